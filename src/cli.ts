@@ -1,0 +1,247 @@
+// Builds the command tree from the specs (loading only the command that runs), maps errors to exit codes,
+// and is the only place that calls process.exit.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option, type Help } from 'commander';
+import type { CommandNode, CommandSpec, OptionSpec } from './core/command.js';
+import { createContext, type GlobalOptions } from './core/context.js';
+import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
+import { integer, number } from './core/validate.js';
+import { rootCommands } from './commands/index.js';
+
+const GLOBAL_OPTIONS: OptionSpec[] = [
+  { flags: '--profile <name>', description: 'configuration profile to use (env SVC_PROFILE)' },
+  { flags: '--base-url <url>', description: 'API base URL (env SVC_BASE_URL)' },
+  { flags: '--emulator', description: 'run against the built-in local emulator (state kept between runs)' },
+  { flags: '--json', description: 'print every field as the API sent it (lists and streams: one JSON value per line)' },
+  { flags: '--timeout <seconds>', description: 'seconds to wait for a reply, and for each chunk of a stream (default 60)', parse: number({ min: 0, minExclusive: true, max: 86400 }) },
+  { flags: '--max-retries <n>', description: 'retries on 429 (and on 408/409/5xx for GET) (default 2)', parse: integer({ min: 0, max: 10 }) },
+  { flags: '-q, --quiet', description: 'no progress or notes on stderr' },
+  { flags: '-v, --verbose', description: 'trace requests and replies on stderr (secrets redacted)' },
+  { flags: '--no-color', description: 'no colour (also NO_COLOR=1)' },
+];
+const GLOBAL_WITH_VALUE = new Set(['--profile', '--base-url', '--timeout', '--max-retries']);
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Camel-case attribute name commander derives from a long flag. */
+function longFlag(flags: string): string {
+  const m = /--([a-z0-9-]+)/i.exec(flags);
+  return m ? `--${m[1]}` : flags.split(/[ ,]/)[0]!;
+}
+
+function makeOption(spec: OptionSpec): Option {
+  const opt = new Option(spec.flags, spec.description);
+  if (spec.default !== undefined) opt.default(spec.default);
+  if (spec.choices) {
+    if (spec.parse) opt.argParser((raw: string, prev: unknown) => spec.parse!(raw, longFlag(spec.flags), prev));
+    else opt.choices(spec.choices as string[]);
+  } else if (spec.parse) {
+    opt.argParser((raw: string, prev: unknown) => spec.parse!(raw, longFlag(spec.flags), prev));
+  }
+  if (spec.hidden) opt.hideHelp();
+  return opt;
+}
+
+function addGlobalOptions(cmd: Command): void {
+  for (const spec of GLOBAL_OPTIONS) cmd.addOption(makeOption(spec));
+}
+
+/** Positional words of argv that may name commands, global options and their values skipped. */
+function commandWords(argv: string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a.startsWith('-')) {
+      if (GLOBAL_WITH_VALUE.has(a)) i++;
+      continue;
+    }
+    words.push(a);
+  }
+  return words;
+}
+
+/** Walk the tree along argv, loading only the groups on the way. */
+async function resolvePath(argv: string[]): Promise<{ path: CommandNode[]; levels: CommandNode[][] }> {
+  const words = commandWords(argv);
+  const path: CommandNode[] = [];
+  const levels: CommandNode[][] = [rootCommands];
+  let nodes = rootCommands;
+  for (const w of words) {
+    const node = nodes.find((n) => n.name === w || n.aliases?.includes(w));
+    if (!node) break;
+    path.push(node);
+    if (!node.children) break;
+    nodes = await node.children();
+    levels.push(nodes);
+  }
+  return { path, levels };
+}
+
+function configure(cmd: Command, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Command {
+  cmd.exitOverride();
+  cmd.configureOutput({
+    writeOut: (s) => streams.stdout.write(s),
+    writeErr: (s) => streams.stderr.write(s),
+  });
+  cmd.configureHelp({ showGlobalOptions: true, sortSubcommands: true, sortOptions: false } as Partial<Help>);
+  cmd.showSuggestionAfterError(true);
+  return cmd;
+}
+
+function addExamples(cmd: Command, examples: string[] | undefined): void {
+  if (examples?.length) cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+}
+
+export async function main(argv: string[]): Promise<never> {
+  const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+  // `svc … | head -1`: a closed pipe is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+  });
+
+  const abort = new AbortController();
+  let interruptHandler: (() => void) | undefined;
+  let interrupts = 0;
+  process.on('SIGINT', () => {
+    if (interruptHandler) return interruptHandler();
+    interrupts++;
+    if (interrupts > 1) process.exit(ExitCode.interrupted);
+    abort.abort();
+    // Give the runner a moment to flush and clean up, then stop regardless.
+    setTimeout(() => process.exit(ExitCode.interrupted), 2000).unref();
+  });
+  process.on('SIGTERM', () => {
+    abort.abort();
+    setTimeout(() => process.exit(143), 2000).unref();
+  });
+
+  let exitCode: number = ExitCode.ok;
+  let cleanup: (() => Promise<void>) | undefined;
+  const ver = version();
+  try {
+    const { path, levels } = await resolvePath(argv);
+    const program = configure(new Command('svc'), streams);
+    program
+      .description('The command line for the svc AI API: text, media, storage, agents and real-time voice.')
+      .version(ver, '-V, --version', 'print the version')
+      .helpOption('-h, --help', 'show help')
+      .addHelpCommand(false);
+    addGlobalOptions(program);
+    program.addHelpText(
+      'after',
+      `\nExamples:\n  $ svc --emulator chat "Write a haiku about terminals"\n  $ cat notes.md | svc chat "summarize" > summary.md\n  $ svc models list --kind language\n\nExit codes: 0 ok, 1 error, 2 usage, 3 cancelled, 4 auth, 5 not found, 6 rate limited, 7 server error, 130 interrupted.\n`,
+    );
+
+    let result: number | undefined;
+    let parent = program;
+    for (let depth = 0; depth < levels.length; depth++) {
+      const selected = path[depth];
+      let next: Command | undefined;
+      for (const node of levels[depth]!) {
+        const sub = configure(new Command(node.name), streams).description(node.summary);
+        for (const a of node.aliases ?? []) sub.alias(a);
+        if (node === selected) {
+          next = sub;
+          const isLast = depth === path.length - 1;
+          if (isLast && node.load) {
+            const spec = (await node.load()).default as CommandSpec;
+            buildLeaf(sub, spec, async (args, opts, globals) => {
+              const ctx = createContext({
+                streams,
+                env: process.env,
+                globals,
+                signal: abort.signal,
+                version: ver,
+                setInterruptHandler: (fn) => {
+                  interruptHandler = fn;
+                },
+              });
+              cleanup = () => ctx.runExitHooks();
+              result = await spec.run(ctx, args, opts);
+            });
+          } else if (node.children) {
+            sub.action(() => {
+              sub.outputHelp({ error: true });
+              result = ExitCode.usage;
+            });
+          }
+        } else if (node.children) {
+          // a stub so help lists it; never run
+          sub.allowUnknownOption(true);
+        }
+        if (node.hidden) parent.addCommand(sub, { hidden: true });
+        else parent.addCommand(sub);
+      }
+      if (!next) break;
+      parent = next;
+    }
+    await program.parseAsync(argv, { from: 'user' });
+    exitCode = result ?? ExitCode.ok;
+    if (result === undefined && path.length === 0) {
+      program.outputHelp({ error: true });
+      exitCode = ExitCode.usage;
+    }
+  } catch (err) {
+    exitCode = handleError(err, abort.signal);
+  }
+  if (cleanup) await cleanup();
+  process.exit(exitCode);
+}
+
+function buildLeaf(
+  cmd: Command,
+  spec: CommandSpec,
+  run: (args: unknown[], opts: Record<string, unknown>, globals: GlobalOptions) => Promise<void>,
+): void {
+  cmd.summary(spec.summary);
+  cmd.description(spec.description ? `${spec.summary}\n\n${spec.description}` : spec.summary);
+  for (const a of spec.args ?? []) {
+    const name = a.variadic ? `${a.name}...` : a.name;
+    const arg = cmd.createArgument(a.required ? `<${name}>` : `[${name}]`, a.description);
+    if (a.choices) arg.choices(a.choices as string[]);
+    cmd.addArgument(arg);
+  }
+  for (const o of spec.options ?? []) cmd.addOption(makeOption(o));
+  addExamples(cmd, spec.examples);
+  cmd.action(async (...params: unknown[]) => {
+    const command = params[params.length - 1] as Command;
+    const args = params.slice(0, -2);
+    const globals = command.optsWithGlobals() as GlobalOptions & Record<string, unknown>;
+    await run(args, command.opts(), {
+      profile: globals.profile,
+      baseUrl: globals.baseUrl,
+      emulator: globals.emulator,
+      json: globals.json,
+      timeout: globals.timeout,
+      maxRetries: globals.maxRetries,
+      quiet: globals.quiet,
+      verbose: globals.verbose,
+      color: globals.color,
+    });
+  });
+}
+
+function handleError(err: unknown, signal: AbortSignal): number {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
+    if (err.code === 'commander.help') return ExitCode.usage;
+    // commander has already printed its message
+    return ExitCode.usage;
+  }
+  if (signal.aborted || err instanceof InterruptedError) {
+    return ExitCode.interrupted;
+  }
+  const color = !process.env.NO_COLOR && process.stderr.isTTY;
+  const label = color ? '\u001b[31merror:\u001b[39m' : 'error:';
+  process.stderr.write(`${label} ${describeError(err)}\n`);
+  if (err instanceof UsageError) {
+    // nothing was sent
+  } else if (process.env.SVC_DEBUG && err instanceof Error && err.stack) {
+    process.stderr.write(err.stack + '\n');
+  }
+  return exitCodeFor(err);
+}

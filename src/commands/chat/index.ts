@@ -1,0 +1,5 @@
+import type { CommandNode } from '../../core/command.js';
+
+export const children: CommandNode[] = [
+  { name: 'get', summary: 'Fetch the result of a deferred chat completion', load: () => import('./get.js') },
+];

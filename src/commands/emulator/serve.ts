@@ -1,0 +1,63 @@
+import { defineCommand } from '../../core/command.js';
+import { integer, repeatable } from '../../core/validate.js';
+import { FaultList, type Fault } from '../../emulator/faults.js';
+import { fail } from '../../core/validate.js';
+
+interface Opts {
+  port: number;
+  host: string;
+  stateDir?: string;
+  memory?: boolean;
+  latency?: number;
+  tokenDelay?: number;
+  deferredDelay?: number;
+  fault?: Fault[];
+}
+
+const faultParser = repeatable<Fault>((raw, flag) => {
+  try {
+    return FaultList.parse(raw);
+  } catch {
+    return fail(flag, raw, 'STATUS[:retry-after=S][:path=RE][:times=N], drop[:after=N], or slow[:ms=N]');
+  }
+});
+
+export default defineCommand<Opts>({
+  summary: 'Serve the emulator on a local port until stopped',
+  description:
+    'Prints the base URL on stdout, then serves every endpoint of the API with its documented behaviour. State is kept in --state-dir (default: the data dir), so it survives restarts. The built-in key (used by --emulator) is always accepted; tests add keys through POST /_emulator/keys.',
+  options: [
+    { flags: '--port <n>', description: 'port to listen on (0: any free port)', default: 0, parse: integer({ min: 0, max: 65535 }) },
+    { flags: '--host <addr>', description: 'address to listen on', default: '127.0.0.1' },
+    { flags: '--state-dir <dir>', description: 'where the state is kept (default: <data dir>/emulator)' },
+    { flags: '--memory', description: 'keep no state on disk' },
+    { flags: '--latency <ms>', description: 'delay added before every reply', parse: integer({ min: 0, max: 60000 }) },
+    { flags: '--token-delay <ms>', description: 'pause between streamed tokens', parse: integer({ min: 0, max: 60000 }) },
+    { flags: '--deferred-delay <ms>', description: 'how long deferred completions stay pending', parse: integer({ min: 0, max: 3600000 }) },
+    { flags: '--fault <spec>', description: 'inject a fault (repeatable): 429:retry-after=1, 500:path=/v1/chat, drop:after=3, slow:ms=500', parse: faultParser },
+  ],
+  examples: ['svc emulator serve --port 8080', 'SVC_BASE_URL=http://127.0.0.1:8080 svc models list', 'svc emulator serve --fault 429:retry-after=1:times=2'],
+  async run(ctx, _args, opts) {
+    const { startEmulator } = await import('../../emulator/server.js');
+    const { emulatorStateDir } = await import('../../core/paths.js');
+    const emu = await startEmulator({
+      port: opts.port,
+      host: opts.host,
+      stateDir: opts.memory ? undefined : (opts.stateDir ?? emulatorStateDir(ctx.env)),
+      latencyMs: opts.latency,
+      tokenDelayMs: opts.tokenDelay,
+      deferredDelayMs: opts.deferredDelay,
+      faults: opts.fault,
+    });
+    ctx.out.line(emu.url);
+    ctx.out.info(`svc emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
+    ctx.out.info(`use it with: SVC_BASE_URL=${emu.url} svc --emulator … or svc --base-url ${emu.url} with the emulator key`);
+    await new Promise<void>((resolve) => {
+      ctx.setInterruptHandler(resolve);
+      ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await emu.close();
+    ctx.out.info('emulator stopped');
+    return 0;
+  },
+});

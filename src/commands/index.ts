@@ -1,0 +1,21 @@
+// The command tree's top level. Groups load their verbs lazily (src/commands/<resource>/index.ts), and a verb's
+// module is imported only when it runs, so `svc --help` and `svc <group> --help` load no command code.
+import type { CommandNode } from '../core/command.js';
+
+const group = (name: string, summary: string, load: () => Promise<{ children: CommandNode[] }>, extra: Partial<CommandNode> = {}): CommandNode => ({
+  name,
+  summary,
+  children: async () => (await load()).children,
+  ...extra,
+});
+
+export const rootCommands: CommandNode[] = [
+  group('auth', 'Log in, check and log out the API key', () => import('./auth/index.js')),
+  { name: 'whoami', summary: 'Show the caller identity behind the API key', load: () => import('./whoami/show.js') },
+  group('config', 'Read and write settings and profiles', () => import('./config/index.js')),
+  group('models', 'List and inspect models and their prices', () => import('./models/index.js')),
+  group('chat', 'Chat with a model (streams by default)', () => import('./chat/index.js'), { load: () => import('./chat/create.js') }),
+  { name: 'api', summary: 'Call any endpoint, raw and authenticated', load: () => import('./api/request.js') },
+  { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/script.js') },
+  group('emulator', 'Run the local emulator of the whole API', () => import('./emulator/index.js')),
+];

@@ -1,0 +1,6 @@
+import type { CommandNode } from '../../core/command.js';
+
+export const children: CommandNode[] = [
+  { name: 'list', summary: 'List models (all, or one kind with prices)', aliases: ['ls'], load: () => import('./list.js') },
+  { name: 'get', summary: 'Show one model', load: () => import('./get.js') },
+];

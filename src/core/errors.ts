@@ -1,0 +1,120 @@
+// Error types and the one mapping from errors to exit codes (used only by src/cli.ts).
+
+export const ExitCode = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  cancelled: 3,
+  auth: 4,
+  notFound: 5,
+  rateLimited: 6,
+  server: 7,
+  interrupted: 130,
+} as const;
+
+/** Bad input found before anything was sent: exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The user declined a confirmation, or a confirmation was needed in a script: exit 3 or 2. */
+export class CancelledError extends Error {
+  override name = 'CancelledError';
+}
+
+/** Ctrl-C: the command stopped at the user's request. */
+export class InterruptedError extends Error {
+  override name = 'InterruptedError';
+  constructor() {
+    super('interrupted');
+  }
+}
+
+/** A non-2xx reply from the API (or an error event on a stream / WebSocket). */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+    readonly requestId?: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The server replied with something that is not what the protocol says (a missing field, bad JSON). */
+export class ProtocolError extends Error {
+  override name = 'ProtocolError';
+  constructor(message: string, readonly requestId?: string) {
+    super(message);
+  }
+}
+
+/** The connection failed or dropped (before or during a reply). */
+export class NetworkError extends Error {
+  override name = 'NetworkError';
+  constructor(message: string, readonly requestId?: string, override readonly cause?: unknown) {
+    super(message);
+  }
+}
+
+export function exitCodeForStatus(status: number, message = ''): number {
+  if (status === 401 || status === 403) return ExitCode.auth;
+  // The API answers 400 for a well-formed but unknown key.
+  if (status === 400 && /api[ -]?key/i.test(message)) return ExitCode.auth;
+  if (status === 404) return ExitCode.notFound;
+  if (status === 429) return ExitCode.rateLimited;
+  if (status >= 500) return ExitCode.server;
+  return ExitCode.error;
+}
+
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof UsageError) return ExitCode.usage;
+  if (err instanceof CancelledError) return ExitCode.cancelled;
+  if (err instanceof InterruptedError) return ExitCode.interrupted;
+  if (err instanceof ApiError) return exitCodeForStatus(err.status, err.message);
+  return ExitCode.error;
+}
+
+/** One line (or a few) for stderr, naming the request id when there is one. */
+export function describeError(err: unknown): string {
+  if (err instanceof ApiError) {
+    const parts = [`${err.message}`];
+    const tail: string[] = [`HTTP ${err.status}`];
+    if (err.code) tail.push(err.code);
+    if (err.requestId) tail.push(`request id ${err.requestId}`);
+    return `${parts.join('')} (${tail.join(', ')})`;
+  }
+  if (err instanceof ProtocolError || err instanceof NetworkError) {
+    return err.requestId ? `${err.message} (request id ${err.requestId})` : err.message;
+  }
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/** Parse an error reply body: JSON `{code, error}`, `{error: {message}}`, or plain text (422). */
+export function parseErrorBody(status: number, text: string, contentType = ''): { message: string; code?: string } {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{') || contentType.includes('json')) {
+    try {
+      const body = JSON.parse(trimmed) as Record<string, unknown>;
+      const err = body.error;
+      let message: string | undefined;
+      let code = typeof body.code === 'string' ? body.code : undefined;
+      if (typeof err === 'string') message = err;
+      else if (err && typeof err === 'object') {
+        const e = err as Record<string, unknown>;
+        if (typeof e.message === 'string') message = e.message;
+        if (!code && typeof e.code === 'string') code = e.code;
+        if (!code && typeof e.type === 'string') code = e.type;
+      }
+      if (!message && typeof body.message === 'string') message = body.message;
+      if (message) return { message, code };
+    } catch {
+      // not JSON after all: fall through to plain text
+    }
+  }
+  return { message: trimmed || `HTTP ${status} with an empty body` };
+}

@@ -1,0 +1,289 @@
+// The one HTTP chokepoint: auth, base URL, user agent, timeouts, retries, request ids, redacted traces.
+// undici is imported lazily (it costs ~70 ms), on the first request.
+import type { Dispatcher } from 'undici';
+import { ApiError, InterruptedError, NetworkError, parseErrorBody } from './errors.js';
+
+export type Query = Record<string, string | number | boolean | undefined | null | (string | number)[]>;
+
+/** A body that can be sent again on a retry: a string/bytes, or a factory making a fresh stream. */
+export type RequestBody = string | Uint8Array | (() => AsyncIterable<Uint8Array> | NodeJS.ReadableStream);
+
+export interface RequestOptions {
+  method: string;
+  /** path below the base URL (`/v1/models`), or an absolute URL */
+  path: string;
+  query?: Query;
+  headers?: Record<string, string>;
+  /** sent as JSON */
+  json?: unknown;
+  body?: RequestBody;
+  /** statuses that are not errors besides 2xx (e.g. 202 for deferred jobs) */
+  okStatuses?: number[];
+  /** false to send no Authorization header (public links) */
+  auth?: boolean;
+  signal?: AbortSignal;
+  /** override the retry count for this call */
+  maxRetries?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  requestId?: string;
+  body: Dispatcher.ResponseData['body'];
+  json<T = unknown>(): Promise<T>;
+  text(): Promise<string>;
+}
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  userAgent: string;
+  timeoutMs: number;
+  connectTimeoutMs?: number;
+  maxRetries: number;
+  /** trace sink for --verbose; every line passes through redaction first */
+  trace?: (line: string) => void;
+  signal?: AbortSignal;
+  /** for tests of the policy */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+const RETRY_ALWAYS = new Set([429]);
+const RETRY_IDEMPOTENT = new Set([408, 409, 500, 502, 503, 504]);
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Retry-After: seconds or an HTTP date; capped at 60 s. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  let ms: number;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(v)) ms = Number(v) * 1000;
+  else {
+    const t = Date.parse(v);
+    if (Number.isNaN(t)) return undefined;
+    ms = t - now;
+  }
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+}
+
+/** Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 8 s, each less up to 25 %. */
+export function backoffMs(attempt: number, random = Math.random): number {
+  const base = Math.min(500 * 2 ** attempt, 8000);
+  return base * (1 - random() * 0.25);
+}
+
+export function shouldRetry(method: string, status: number): boolean {
+  if (RETRY_ALWAYS.has(status)) return true;
+  return (method === 'GET' || method === 'HEAD') && RETRY_IDEMPOTENT.has(status);
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new InterruptedError());
+    const t = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(t);
+      reject(new InterruptedError());
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function buildUrl(baseUrl: string, path: string, query?: Query): string {
+  const url = /^[a-z]+:\/\//i.test(path) ? new URL(path) : new URL(baseUrl.replace(/\/+$/, '') + path);
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v)) for (const item of v) url.searchParams.append(k, String(item));
+    else url.searchParams.set(k, String(v));
+  }
+  return url.toString();
+}
+
+/** Encode one path parameter (ids come from users and servers alike). */
+export const seg = (v: string): string => encodeURIComponent(v);
+
+export class HttpClient {
+  private dispatcher?: Dispatcher;
+  private undici?: typeof import('undici');
+
+  constructor(readonly opts: HttpClientOptions) {}
+
+  get baseUrl(): string {
+    return this.opts.baseUrl;
+  }
+
+  /** Remove the key from any text on its way to a trace or an error message. */
+  redact(text: string): string {
+    const key = this.opts.apiKey;
+    return key ? text.split(key).join('[REDACTED]') : text;
+  }
+
+  private traceLine(line: string): void {
+    this.opts.trace?.(this.redact(line));
+  }
+
+  private async lib() {
+    if (!this.undici) {
+      this.undici = await import('undici');
+      this.dispatcher = new this.undici.Agent({
+        connect: { timeout: this.opts.connectTimeoutMs ?? 10_000 },
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+        keepAliveTimeout: 4_000,
+      });
+    }
+    return { undici: this.undici, dispatcher: this.dispatcher! };
+  }
+
+  headersFor(opts: Pick<RequestOptions, 'headers' | 'auth' | 'json'>): Record<string, string> {
+    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, accept: 'application/json, */*', ...opts.headers };
+    if (opts.json !== undefined) headers['content-type'] = 'application/json';
+    if (opts.auth !== false && this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    return headers;
+  }
+
+  /**
+   * Send a request with the retry policy: 429 always, GET/HEAD also on 408/409/5xx and network errors,
+   * POST on a refused connection (nothing reached the server). Never retried once the body is being read.
+   */
+  async request(req: RequestOptions): Promise<HttpResponse> {
+    const { undici, dispatcher } = await this.lib();
+    const method = req.method.toUpperCase();
+    const url = buildUrl(this.opts.baseUrl, req.path, req.query);
+    const headers = this.headersFor(req);
+    const maxRetries = req.maxRetries ?? this.opts.maxRetries;
+    const signal = req.signal ?? this.opts.signal;
+    const wait = this.opts.sleep ?? sleep;
+    const payload = req.json !== undefined ? JSON.stringify(req.json) : undefined;
+
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw new InterruptedError();
+      const body = payload ?? (typeof req.body === 'function' ? req.body() : req.body);
+      const started = Date.now();
+      this.traceLine(`> ${method} ${url}${attempt ? ` (retry ${attempt}/${maxRetries})` : ''}`);
+      for (const [k, v] of Object.entries(headers)) this.traceLine(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);
+      if (payload !== undefined) this.traceLine(`> ${truncate(payload, 2000)}`);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await undici.request(url, {
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body: body as Dispatcher.DispatchOptions['body'],
+          dispatcher,
+          signal,
+          headersTimeout: this.opts.timeoutMs,
+          bodyTimeout: this.opts.timeoutMs,
+        });
+      } catch (err) {
+        if (signal?.aborted) throw new InterruptedError();
+        const code = (err as { code?: string }).code ?? '';
+        const refused = code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND';
+        const retriable = attempt < maxRetries && (refused || method === 'GET' || method === 'HEAD') && code !== 'ENOTFOUND';
+        this.traceLine(`< network error ${code} ${(err as Error).message}`);
+        if (retriable) {
+          await wait(backoffMs(attempt), signal);
+          continue;
+        }
+        throw new NetworkError(describeNetworkError(err, url), undefined, err);
+      }
+      const requestId = headerValue(res.headers['x-request-id']);
+      this.traceLine(`< ${res.statusCode} ${method} ${url} (${Date.now() - started} ms${requestId ? `, x-request-id ${requestId}` : ''})`);
+      for (const [k, v] of Object.entries(res.headers)) if (k !== 'set-cookie') this.traceLine(`< ${k}: ${String(v)}`);
+
+      const ok = (res.statusCode >= 200 && res.statusCode < 300) || req.okStatuses?.includes(res.statusCode);
+      if (ok) return this.wrap(res, requestId);
+
+      const text = await res.body.text().catch(() => '');
+      this.traceLine(`< ${truncate(text, 2000)}`);
+      const retryAfter = parseRetryAfter(res.headers['retry-after']);
+      if (attempt < maxRetries && shouldRetry(method, res.statusCode)) {
+        const delay = retryAfter ?? backoffMs(attempt);
+        this.traceLine(`retrying in ${Math.round(delay)} ms`);
+        await wait(delay, signal);
+        continue;
+      }
+      const { message, code } = parseErrorBody(res.statusCode, text, headerValue(res.headers['content-type']) ?? '');
+      throw new ApiError(res.statusCode, this.redact(message), code, requestId, retryAfter);
+    }
+  }
+
+  private wrap(res: Dispatcher.ResponseData, requestId: string | undefined): HttpResponse {
+    const trace = (t: string) => this.traceLine(`< ${truncate(t, 2000)}`);
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      requestId,
+      body: res.body,
+      async text() {
+        const t = await res.body.text();
+        trace(t);
+        return t;
+      },
+      async json<T>() {
+        const t = await res.body.text();
+        trace(t);
+        if (t.trim() === '') return undefined as T;
+        try {
+          return JSON.parse(t) as T;
+        } catch {
+          throw new NetworkError(`the server sent a reply that is not JSON: ${truncate(t, 200)}`, requestId);
+        }
+      },
+    };
+  }
+
+  /** Request and parse JSON in one step. */
+  async json<T = unknown>(method: string, path: string, opts: Omit<RequestOptions, 'method' | 'path'> = {}): Promise<T> {
+    const res = await this.request({ method, path, ...opts });
+    return res.json<T>();
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher?.close().catch(() => {});
+  }
+}
+
+export function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function truncate(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
+}
+
+function describeNetworkError(err: unknown, url: string): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string } };
+  const code = e.code ?? e.cause?.code;
+  const host = new URL(url).host;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `cannot connect to ${host}: connection refused`;
+    case 'ENOTFOUND':
+      return `cannot resolve ${host}`;
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `cannot connect to ${host}: timed out`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return `${host} did not answer in time (see --timeout)`;
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `${host} stopped sending in the middle of a reply (see --timeout)`;
+    case 'UND_ERR_SOCKET':
+    case 'ECONNRESET':
+      return `the connection to ${host} was closed unexpectedly`;
+    default:
+      return `request to ${host} failed: ${e.message ?? String(err)}`;
+  }
+}
+
+/** Translate an error thrown while reading a body stream into one of ours. */
+export function streamError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
+  if (signal?.aborted) return new InterruptedError();
+  if (err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError) return err;
+  const code = (err as { code?: string }).code;
+  if (code === 'UND_ERR_BODY_TIMEOUT') return new NetworkError('the stream stalled (no data within --timeout)', requestId, err);
+  return new NetworkError('the connection was lost in the middle of the stream', requestId, err);
+}

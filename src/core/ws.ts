@@ -1,0 +1,170 @@
+// WebSocket helper on `ws` (imported lazily): bearer auth, JSON events, binary frames, close codes as errors.
+import type WebSocket from 'ws';
+import { ApiError, InterruptedError, NetworkError, parseErrorBody } from './errors.js';
+import { buildUrl, type Query } from './http.js';
+
+export interface WsOptions {
+  baseUrl: string;
+  path: string;
+  query?: Query;
+  apiKey?: string;
+  /** browser-style auth through the subprotocol instead of the Authorization header */
+  subprotocol?: string;
+  userAgent: string;
+  signal?: AbortSignal;
+  trace?: (line: string) => void;
+  handshakeTimeoutMs?: number;
+}
+
+export type WsMessage = { type: 'json'; data: Record<string, unknown> & { type?: string } } | { type: 'binary'; data: Buffer };
+
+/** ws:// or wss:// from the REST base URL. */
+export function wsBaseUrl(baseUrl: string): string {
+  return baseUrl.replace(/^http(s?):\/\//i, (_m, s: string) => `ws${s}://`);
+}
+
+/** Close codes the client treats as normal ends of a session. */
+const NORMAL_CLOSE = new Set([1000, 1001, 1005]);
+
+export class WsConnection {
+  private queue: WsMessage[] = [];
+  private waiters: ((v: IteratorResult<WsMessage>) => void)[] = [];
+  private failers: ((e: unknown) => void)[] = [];
+  private closed = false;
+  private failure?: Error;
+  closeCode?: number;
+  closeReason?: string;
+
+  constructor(readonly socket: WebSocket, private readonly redact: (s: string) => string, private readonly trace?: (l: string) => void) {
+    socket.on('message', (data, isBinary) => {
+      let msg: WsMessage;
+      if (isBinary) msg = { type: 'binary', data: Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]) };
+      else {
+        const text = data.toString();
+        this.trace?.(this.redact(`< ${text.length > 500 ? text.slice(0, 500) + '…' : text}`));
+        try {
+          msg = { type: 'json', data: JSON.parse(text) };
+        } catch {
+          msg = { type: 'json', data: { type: 'invalid', raw: text } };
+        }
+      }
+      this.push(msg);
+    });
+    socket.on('close', (code, reason) => {
+      this.closeCode = code;
+      this.closeReason = reason.toString();
+      this.trace?.(`< close ${code} ${this.closeReason}`);
+      if (!NORMAL_CLOSE.has(code) && !this.failure) {
+        this.failure = new NetworkError(`the server closed the connection (code ${code}${this.closeReason ? `: ${this.closeReason}` : ''})`);
+      }
+      this.finish();
+    });
+    socket.on('error', (err) => {
+      if (!this.failure) this.failure = new NetworkError(`WebSocket error: ${err.message}`, undefined, err);
+      this.finish();
+    });
+  }
+
+  private push(msg: WsMessage): void {
+    const w = this.waiters.shift();
+    if (w) {
+      this.failers.shift();
+      w({ value: msg, done: false });
+    } else this.queue.push(msg);
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const waiters = this.waiters.splice(0);
+    const failers = this.failers.splice(0);
+    waiters.forEach((w, i) => (this.failure ? failers[i]!(this.failure) : w({ value: undefined, done: true })));
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && this.socket.readyState === 1;
+  }
+
+  /** Send a JSON event. */
+  send(event: Record<string, unknown>): void {
+    const text = JSON.stringify(event);
+    this.trace?.(this.redact(`> ${text.length > 500 ? text.slice(0, 500) + '…' : text}`));
+    this.socket.send(text);
+  }
+
+  sendBinary(data: Uint8Array): void {
+    this.socket.send(data, { binary: true });
+  }
+
+  /** The next message, or undefined when the socket closed normally; throws on an abnormal close. */
+  next(): Promise<WsMessage | undefined> {
+    const m = this.queue.shift();
+    if (m) return Promise.resolve(m);
+    if (this.closed) return this.failure ? Promise.reject(this.failure) : Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      this.waiters.push((r) => resolve(r.done ? undefined : r.value));
+      this.failers.push(reject);
+    });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<WsMessage> {
+    for (;;) {
+      const m = await this.next();
+      if (!m) return;
+      yield m;
+    }
+  }
+
+  close(code = 1000, reason = ''): void {
+    if (this.socket.readyState === 0 || this.socket.readyState === 1) this.socket.close(code, reason);
+  }
+
+  /** Wait until the socket has closed. */
+  closedPromise(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.socket.once('close', () => resolve()));
+  }
+}
+
+export async function connectWs(opts: WsOptions): Promise<WsConnection> {
+  const { default: WS } = await import('ws');
+  const url = buildUrl(wsBaseUrl(opts.baseUrl), opts.path, opts.query);
+  const redact = (s: string) => (opts.apiKey ? s.split(opts.apiKey).join('[REDACTED]') : s);
+  opts.trace?.(redact(`> WS ${url}`));
+  const headers: Record<string, string> = { 'user-agent': opts.userAgent };
+  if (opts.apiKey && !opts.subprotocol) headers.authorization = `Bearer ${opts.apiKey}`;
+  const socket = new WS(url, opts.subprotocol ? [opts.subprotocol] : [], {
+    headers,
+    handshakeTimeout: opts.handshakeTimeoutMs ?? 15_000,
+    perMessageDeflate: false,
+  });
+  return new Promise<WsConnection>((resolve, reject) => {
+    const onAbort = () => {
+      socket.terminate();
+      reject(new InterruptedError());
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    socket.once('unexpected-response', (_req, res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        opts.signal?.removeEventListener('abort', onAbort);
+        const text = Buffer.concat(chunks).toString();
+        const { message, code } = parseErrorBody(res.statusCode ?? 0, text, String(res.headers['content-type'] ?? ''));
+        const requestId = res.headers['x-request-id'] as string | undefined;
+        opts.trace?.(`< ${res.statusCode} ${redact(text)}`);
+        socket.terminate();
+        reject(new ApiError(res.statusCode ?? 0, redact(message), code, requestId));
+      });
+    });
+    socket.once('open', () => {
+      opts.signal?.removeEventListener('abort', onAbort);
+      opts.trace?.(`< 101 connected`);
+      resolve(new WsConnection(socket, redact, opts.trace));
+    });
+    socket.once('error', (err) => {
+      opts.signal?.removeEventListener('abort', onAbort);
+      reject(new NetworkError(`cannot open WebSocket ${new URL(url).host}${new URL(url).pathname}: ${err.message}`, undefined, err));
+    });
+  });
+}

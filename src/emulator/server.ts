@@ -1,0 +1,374 @@
+// The local emulator's HTTP + WebSocket server: request ids, the request log, fault injection, auth, routing.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
+import { EmulatorCore, type EmulatorSettings } from './core.js';
+import { FaultList, type Fault } from './faults.js';
+import { ERROR_CODES, DeserializeError, HttpError, Router, type EmuRequest, type EmuResponse, type SseWriter } from './router.js';
+import { registerAllRoutes } from './routes/index.js';
+import { StateStore } from './state.js';
+
+export interface EmulatorOptions {
+  port?: number;
+  host?: string;
+  /** persist state here; in memory when absent */
+  stateDir?: string;
+  tokenDelayMs?: number;
+  deferredDelayMs?: number;
+  latencyMs?: number;
+  faults?: Fault[];
+  /** the key always accepted (default: the built-in emulator key) */
+  defaultKey?: string;
+  /** no log lines on stderr */
+  quietLog?: boolean;
+  /** extra settings for route modules */
+  settings?: Partial<EmulatorSettings>;
+}
+
+export interface Emulator {
+  url: string;
+  wsUrl: string;
+  port: number;
+  defaultKey: string;
+  core: EmulatorCore;
+  faults: FaultList;
+  addKey(partial?: Partial<KeyRecord>): KeyRecord;
+  close(): Promise<void>;
+}
+
+const MAX_LOGGED_BODY = 256 * 1024;
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  const store = new StateStore(opts.stateDir);
+  const core = new EmulatorCore(
+    store,
+    { tokenDelayMs: opts.tokenDelayMs, deferredDelayMs: opts.deferredDelayMs, latencyMs: opts.latencyMs, ...opts.settings },
+    opts.defaultKey,
+  );
+  for (const f of opts.faults ?? []) core.faults.add(f);
+  const router = new Router();
+  registerAdminRoutes(router);
+  registerAllRoutes(router);
+
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    handle(router, core, req, res).catch((err) => {
+      if (!res.headersSent) sendError(res, 500, `emulator failure: ${(err as Error).message}`);
+      else res.destroy();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on('upgrade', (req, socket, head) => {
+    handleUpgrade(router, core, wss, req, socket as Socket, head).catch(() => socket.destroy());
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  core.url = `http://${host}:${addr.port}`;
+  core.wsUrl = `ws://${host}:${addr.port}`;
+
+  return {
+    url: core.url,
+    wsUrl: core.wsUrl,
+    port: addr.port,
+    defaultKey: core.defaultKey,
+    core,
+    faults: core.faults,
+    addKey: (p) => core.addKey(p),
+    async close() {
+      core.emit('close');
+      for (const c of wss.clients) c.terminate();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+      store.close();
+    },
+  };
+}
+
+function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (status === 422) {
+    res.writeHead(422, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+    res.end(message);
+    return;
+  }
+  const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(body);
+}
+
+function makeResponse(res: ServerResponse, fault: Fault | undefined): EmuResponse {
+  return {
+    raw: res,
+    json(status, body, headers = {}) {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    },
+    text(status, body, contentType = 'text/plain; charset=utf-8') {
+      res.writeHead(status, { 'content-type': contentType });
+      res.end(body);
+    },
+    empty(status) {
+      res.writeHead(status);
+      res.end();
+    },
+    error(status, message, headers) {
+      sendError(res, status, message, headers);
+    },
+    sse(): SseWriter {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.flushHeaders();
+      let sent = 0;
+      let closed = false;
+      res.on('close', () => {
+        closed = true;
+      });
+      const dropAfter = fault?.kind === 'drop' ? (fault.afterEvents ?? 0) : undefined;
+      const writer: SseWriter = {
+        get closed() {
+          return closed;
+        },
+        async send(data, event) {
+          if (closed) return false;
+          if (dropAfter !== undefined && sent >= dropAfter) {
+            writer.drop();
+            return false;
+          }
+          const frame = `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+          sent++;
+          if (!res.write(frame)) await new Promise<void>((r) => res.once('drain', () => r()));
+          return !closed;
+        },
+        done() {
+          if (closed) return;
+          res.end('data: [DONE]\n\n');
+        },
+        drop() {
+          closed = true;
+          res.socket?.destroy();
+        },
+      };
+      return writer;
+    },
+  };
+}
+
+function makeRequest(req: IncomingMessage, path: string, url: URL, requestId: string, params: Record<string, string>, log?: { body?: string }): EmuRequest {
+  let cached: Promise<Buffer> | undefined;
+  const body = (limit = 64 * 1024 * 1024) => {
+    cached ??= new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > limit) {
+          reject(new HttpError(413, `Request body exceeds the limit of ${limit} bytes`));
+          req.resume();
+          return;
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => {
+        const buf = Buffer.concat(chunks);
+        if (log && buf.length <= MAX_LOGGED_BODY) log.body = buf.toString('utf8');
+        resolve(buf);
+      });
+      req.on('error', reject);
+    });
+    return cached;
+  };
+  return {
+    method: req.method ?? 'GET',
+    path,
+    params,
+    query: url.searchParams,
+    headers: req.headers,
+    raw: req,
+    requestId,
+    body,
+    async json<T>() {
+      const ct = String(req.headers['content-type'] ?? '');
+      if (!ct.includes('json')) throw new HttpError(415, `Expected request with \`Content-Type: application/json\``);
+      const buf = await body();
+      try {
+        return JSON.parse(buf.toString('utf8')) as T;
+      } catch (err) {
+        throw new DeserializeError(`Failed to parse the request body as JSON: ${(err as Error).message}`);
+      }
+    },
+  };
+}
+
+type AuthResult = { ok: true; key: KeyRecord } | { ok: false; status: number; message: string };
+
+function authenticate(core: EmulatorCore, header: string | undefined, path: string, endpoint: string, agentAccess: boolean, subprotocolSecret?: string): AuthResult {
+  let key: KeyRecord | undefined;
+  if (subprotocolSecret !== undefined || (header && /^Bearer\s+svc-cs-/.test(header))) {
+    const value = subprotocolSecret ?? header!.replace(/^Bearer\s+/, '');
+    const secret = core.store.collection<{ value: string; expires_at: number; key: string }>('client_secrets').get(value);
+    if (!secret || secret.expires_at < core.nowSec()) return { ok: false, status: 401, message: 'The client secret is invalid or has expired' };
+    key = core.keys().get(secret.key);
+    if (!key) return { ok: false, status: 401, message: 'The client secret is invalid or has expired' };
+  } else {
+    if (!header) return { ok: false, status: 401, message: 'Missing Authorization header: expected `Authorization: Bearer <API_KEY>`' };
+    const m = /^Bearer\s+(\S+)\s*$/.exec(header);
+    if (!m) return { ok: false, status: 401, message: 'Malformed Authorization header: expected `Bearer <API_KEY>`' };
+    key = core.keys().get(m[1]!);
+    if (!key) return { ok: false, status: 400, message: `Incorrect API key provided: ${redactedKey(m[1]!)}. Obtain an API key from the console.` };
+  }
+  // The key endpoints report the blocked/disabled flags instead of refusing.
+  const reportsFlags = path === '/v1/api-key' || path === '/v1/me';
+  if (!reportsFlags) {
+    if (key.team_blocked) return { ok: false, status: 403, message: 'The team of this API key is blocked' };
+    if (key.api_key_blocked) return { ok: false, status: 403, message: 'This API key is blocked' };
+    if (key.api_key_disabled) return { ok: false, status: 403, message: 'This API key is disabled' };
+    if (!key.acls.includes('api-key:endpoint:*') && !key.acls.includes(`api-key:endpoint:${endpoint}`)) {
+      return { ok: false, status: 403, message: `The API key is not authorized for the endpoint ${endpoint}` };
+    }
+    if (agentAccess && !hasAgentAccess(key)) return { ok: false, status: 403, message: 'The API key does not have agent access' };
+  }
+  return { ok: true, key };
+}
+
+function endpointName(path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  return parts[1] ?? parts[0] ?? '';
+}
+
+async function handle(router: Router, core: EmulatorCore, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://emulator');
+  const path = url.pathname;
+  const method = (req.method ?? 'GET').toUpperCase();
+  const requestId = core.uuid();
+  res.setHeader('x-request-id', requestId);
+  const isAdmin = path.startsWith('/_emulator/');
+  const entry = isAdmin
+    ? undefined
+    : {
+        id: requestId,
+        time: Date.now(),
+        method,
+        path,
+        query: Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.getAll(k).length > 1 ? url.searchParams.getAll(k) : url.searchParams.get(k)!])),
+        headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
+        body: undefined as string | undefined,
+      };
+  if (entry) core.requests.push(entry);
+
+  let fault: Fault | undefined;
+  if (!isAdmin) {
+    if (core.settings.latencyMs > 0) await core.sleep(core.settings.latencyMs);
+    fault = core.faults.take(method, path);
+    if (fault?.kind === 'status') {
+      const headers: Record<string, string> = {};
+      if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+      req.resume();
+      return sendError(res, fault.status ?? 500, fault.message ?? `injected fault ${fault.status}`, headers);
+    }
+    if (fault?.kind === 'drop' && !fault.afterEvents) {
+      req.resume();
+      res.socket?.destroy();
+      return;
+    }
+    if (fault?.kind === 'slow') await core.sleep(fault.delayMs ?? 1000);
+  }
+
+  const { route, params, otherMethods } = router.match(method, path);
+  const emuReq = makeRequest(req, path, url, requestId, params, entry);
+  const emuRes = makeResponse(res, fault);
+  if (!route) {
+    req.resume();
+    if (otherMethods.length) return sendError(res, 405, `Method ${method} is not allowed on ${path}; allowed: ${[...new Set(otherMethods)].join(', ')}`, { allow: [...new Set(otherMethods)].join(', ') });
+    return sendError(res, 404, `No such endpoint: ${method} ${path}`);
+  }
+  if (route.opts.auth !== false) {
+    const auth = authenticate(core, req.headers.authorization, path, route.opts.endpoint ?? endpointName(path), !!route.opts.agentAccess);
+    if (!auth.ok) {
+      req.resume();
+      return sendError(res, auth.status, auth.message);
+    }
+    emuReq.key = auth.key;
+  }
+  try {
+    await route.handler(emuReq, emuRes, core);
+  } catch (err) {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof HttpError) return sendError(res, err.status, err.message, err.headers);
+    return sendError(res, 500, `emulator failure: ${(err as Error).message}`);
+  }
+}
+
+async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://emulator');
+  const path = url.pathname;
+  const requestId = core.uuid();
+  const reject = (status: number, message: string) => {
+    const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
+    socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  };
+  core.requests.push({ id: requestId, time: Date.now(), method: 'WS', path, query: Object.fromEntries(url.searchParams), headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined } });
+  const { route, params } = router.matchWs(path);
+  if (!route) return reject(404, `No such WebSocket endpoint: ${path}`);
+  const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const csProto = protocols.find((p) => p.startsWith('svc-client-secret.'));
+  const emuReq = makeRequest(req, path, url, requestId, params);
+  if (route.opts.auth !== false) {
+    const auth = authenticate(core, req.headers.authorization, path, route.opts.endpoint ?? endpointName(path), !!route.opts.agentAccess, csProto?.slice('svc-client-secret.'.length));
+    if (!auth.ok) return reject(auth.status, auth.message);
+    emuReq.key = auth.key;
+  }
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    Promise.resolve(route.handler(ws, emuReq, core)).catch((err: Error) => {
+      try {
+        ws.send(JSON.stringify({ type: 'error', message: `emulator failure: ${err.message}` }));
+        ws.close(1011, 'internal error');
+      } catch {
+        ws.terminate();
+      }
+    });
+  });
+}
+
+function registerAdminRoutes(router: Router): void {
+  const admin = { auth: false } as const;
+  router.get('/_emulator/requests', (_req, res, core) => res.json(200, core.requests), admin);
+  router.delete('/_emulator/requests', (_req, res, core) => {
+    core.requests.length = 0;
+    res.json(200, { cleared: true });
+  }, admin);
+  router.post('/_emulator/faults', async (req, res, core) => {
+    const body = await req.json<Fault | Fault[]>();
+    for (const f of Array.isArray(body) ? body : [body]) core.faults.add(f);
+    res.json(200, { ok: true });
+  }, admin);
+  router.delete('/_emulator/faults', (_req, res, core) => {
+    core.faults.clear();
+    res.json(200, { ok: true });
+  }, admin);
+  router.post('/_emulator/settings', async (req, res, core) => {
+    Object.assign(core.settings, await req.json());
+    res.json(200, core.settings);
+  }, admin);
+  router.post('/_emulator/keys', async (req, res, core) => {
+    const rec = core.addKey(await req.json<Partial<KeyRecord>>());
+    res.json(200, rec);
+  }, admin);
+  router.post('/_emulator/reset', (_req, res, core) => {
+    core.store.reset();
+    core.requests.length = 0;
+    core.faults.clear();
+    core.addKey({ key: core.defaultKey, name: 'default emulator key' });
+    res.json(200, { ok: true });
+  }, admin);
+}

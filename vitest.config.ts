@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 30_000,
+    // Each file runs the CLI as processes; two cores, so keep parallelism modest.
+    maxWorkers: 2,
+    pool: 'forks',
+  },
+});
