@@ -1,0 +1,73 @@
+// Local tools: `--tool-cmd NAME=COMMAND` binds a function tool the model may call to a shell command on this
+// machine. The call's arguments (JSON) go to the command's stdin; its stdout (trimmed) is the result sent back.
+// Shared by `svc chat`, `svc responses create` and the realtime voice commands. execa is imported lazily.
+import { UsageError } from './errors.js';
+
+export interface ToolCommand {
+  name: string;
+  command: string;
+}
+
+export interface RunToolOptions {
+  signal?: AbortSignal;
+  /** default 60 s */
+  timeoutMs?: number;
+  /** working directory (default: the current one) */
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Parse `NAME=COMMAND`; the name is a function name (letters, digits, `_`, `-`, at most 64). */
+export function parseToolCmd(raw: string): ToolCommand {
+  const i = raw.indexOf('=');
+  const name = i > 0 ? raw.slice(0, i).trim() : '';
+  const command = i > 0 ? raw.slice(i + 1).trim() : '';
+  if (!name || !command) throw new UsageError(`--tool-cmd: ${raw} is not allowed: NAME=COMMAND (e.g. get_weather='./weather.sh')`);
+  if (!NAME.test(name)) throw new UsageError(`--tool-cmd: ${name} is not allowed: a tool name of letters, digits, _ or - (at most 64 characters)`);
+  return { name, command };
+}
+
+/** The commander `parse` form: repeatable, one entry per tool, a name given twice is an error. */
+export function toolCmdParser(raw: string, _flag: string, previous: ToolCommand[] | undefined): ToolCommand[] {
+  const t = parseToolCmd(raw);
+  const list = previous ? [...previous] : [];
+  if (list.some((x) => x.name === t.name)) throw new UsageError(`--tool-cmd: ${t.name} is given twice: one command per tool name`);
+  list.push(t);
+  return list;
+}
+
+/**
+ * Run COMMAND in a shell with the arguments JSON on its stdin. Resolves with its stdout (trimmed). A non-zero
+ * exit, a timeout or a command that cannot start resolve with an error result (a JSON object with `error`), so
+ * the model is told what went wrong and the conversation can continue. Rejects only when `signal` aborts.
+ */
+export async function runToolCommand(command: string, argumentsJson: string, opts: RunToolOptions = {}): Promise<string> {
+  const { execa } = await import('execa');
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const r = await execa(command, {
+    shell: true,
+    input: argumentsJson,
+    reject: false,
+    timeout: timeoutMs,
+    cancelSignal: opts.signal,
+    cwd: opts.cwd,
+    env: opts.env,
+    stripFinalNewline: false,
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (opts.signal?.aborted) {
+    const { InterruptedError } = await import('./errors.js');
+    throw new InterruptedError();
+  }
+  const stdout = String(r.stdout ?? '').trim();
+  if (r.timedOut) return JSON.stringify({ error: `the tool command timed out after ${Math.round(timeoutMs / 1000)} s`, output: stdout });
+  if (r.exitCode !== 0 || r.failed) {
+    const stderr = String(r.stderr ?? '').trim();
+    const why = r.exitCode !== undefined ? `exited with status ${r.exitCode}` : r.signal ? `was stopped by ${r.signal}` : 'could not be run';
+    return JSON.stringify({ error: `the tool command ${why}${stderr ? `: ${stderr.slice(0, 2000)}` : ''}`, output: stdout });
+  }
+  return stdout;
+}
