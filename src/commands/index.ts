@@ -17,5 +17,11 @@ export const rootCommands: CommandNode[] = [
   group('chat', 'Chat with a model (streams by default)', () => import('./chat/index.js'), { load: () => import('./chat/create.js') }),
   { name: 'api', summary: 'Call any endpoint, raw and authenticated', load: () => import('./api/request.js') },
   { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/script.js') },
+  group('agents', 'Create, inspect and update voice agents; keep them as code (pull/push)', () => import('./agents/index.js')),
+  group('phone', 'Buy, assign and release phone numbers (v1), register SIP numbers (v2)', () => import('./phone/index.js')),
+  group('calls', 'Control active SIP calls (transfer, hang up)', () => import('./calls/index.js')),
+  group('realtime', 'Realtime voice sessions and their client secrets', () => import('./realtime/index.js')),
+  group('custom-voices', 'Create and manage custom voices from a reference clip', () => import('./custom-voices/index.js')),
+  group('tts', 'Text to speech and the voices', () => import('./tts/index.js')),
   group('emulator', 'Run the local emulator of the whole API', () => import('./emulator/index.js')),
 ];

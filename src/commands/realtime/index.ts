@@ -1,0 +1,5 @@
+import type { CommandNode } from '../../core/command.js';
+
+export const children: CommandNode[] = [
+  { name: 'client-secret', summary: 'Create an ephemeral client secret for browser-side realtime sessions', load: () => import('./client-secret.js') },
+];
