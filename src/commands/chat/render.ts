@@ -1,0 +1,152 @@
+// Printing chat answers: streamed text to stdout as it arrives, reasoning to a terminal's stderr, tool calls,
+// citations and usage. Shared by `svc chat`, `svc chat get` and the REPL.
+import { ToolCallAccumulator, streamChat, type ChatChunk, type ChatRequest, type ChatResponse, type ChatUsage, type ToolCall } from '../../api/chat.js';
+import type { Context } from '../../core/context.js';
+import { InterruptedError } from '../../core/errors.js';
+import type { HttpClient } from '../../core/http.js';
+
+export interface ChatOutcome {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  usage?: ChatUsage | null;
+  citations?: string[];
+  model?: string;
+}
+
+/** One line for -u: tokens and cost (cost_in_usd_ticks: 1e10 ticks = 1 USD). */
+export function usageLine(usage: ChatUsage | null | undefined, model?: string): string {
+  if (!usage) return 'usage: not reported';
+  const parts = [`${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion`];
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  if (reasoning) parts.push(`(${reasoning} reasoning)`);
+  let line = `usage: ${parts.join(' ')} = ${usage.total_tokens} tokens`;
+  if (typeof usage.cost_in_usd_ticks === 'number') line += ` · $${(usage.cost_in_usd_ticks / 1e10).toFixed(6)}`;
+  if (usage.num_sources_used) line += ` · ${usage.num_sources_used} sources`;
+  if (model) line += ` · ${model}`;
+  return line;
+}
+
+/** Tool calls are data: one JSON object per line in a pipe, a readable line on a terminal. */
+export function printToolCalls(ctx: Context, calls: ToolCall[]): void {
+  for (const call of calls) {
+    let args: unknown = call.function.arguments;
+    try {
+      args = JSON.parse(call.function.arguments);
+    } catch {
+      // keep the raw string when it is not JSON
+    }
+    if (ctx.out.stdoutIsTTY) ctx.out.line(`${ctx.out.c.cyan('tool call')} ${call.function.name}(${JSON.stringify(args)}) ${ctx.out.c.dim(call.id)}`);
+    else ctx.out.printJsonLine({ id: call.id, name: call.function.name, arguments: args });
+  }
+}
+
+export function printEpilogue(ctx: Context, o: ChatOutcome, opts: { usage?: boolean }): void {
+  if (o.finishReason === 'length') ctx.out.warn('the answer was cut off at the token limit (--max-completion-tokens)');
+  if (o.citations?.length) {
+    ctx.out.info(ctx.out.ce.dim('sources:'));
+    for (const c of o.citations) ctx.out.info(ctx.out.ce.dim(`  ${c}`));
+  }
+  if (opts.usage) ctx.out.info(ctx.out.ce.dim(usageLine(o.usage, o.model)));
+}
+
+/** Print a finished (non-streamed) chat response. */
+export function printChatResponse(ctx: Context, res: ChatResponse, opts: { usage?: boolean }): ChatOutcome {
+  if (ctx.out.json) {
+    ctx.out.printJson(res);
+    return outcomeOf(res);
+  }
+  const many = res.choices.length > 1;
+  for (const choice of res.choices) {
+    if (many) ctx.out.line(ctx.out.stdoutIsTTY ? ctx.out.c.dim(`--- choice ${choice.index} ---`) : `--- choice ${choice.index} ---`);
+    if (choice.message.reasoning_content && ctx.out.stderrIsTTY) ctx.out.stderrWrite(ctx.out.ce.dim(choice.message.reasoning_content.trim()) + '\n');
+    if (choice.message.content) ctx.out.line(choice.message.content.replace(/\n$/, ''));
+    if (choice.message.refusal) ctx.out.warn(`refused: ${choice.message.refusal}`);
+    if (choice.message.tool_calls?.length) printToolCalls(ctx, choice.message.tool_calls);
+  }
+  const o = outcomeOf(res);
+  printEpilogue(ctx, o, opts);
+  return o;
+}
+
+export function outcomeOf(res: ChatResponse): ChatOutcome {
+  const first = res.choices[0];
+  return {
+    text: first?.message.content ?? '',
+    reasoning: first?.message.reasoning_content ?? '',
+    toolCalls: first?.message.tool_calls ?? [],
+    finishReason: first?.finish_reason ?? null,
+    usage: res.usage,
+    citations: res.citations,
+    model: res.model,
+  };
+}
+
+/**
+ * Stream a chat answer: choice 0's text goes to stdout the moment it arrives; other choices are printed after.
+ * On a drop or Ctrl-C what was printed stays, the line is ended, and the error goes up.
+ */
+export async function streamChatAnswer(ctx: Context, http: HttpClient, body: ChatRequest, opts: { usage?: boolean; signal?: AbortSignal; quietEpilogue?: boolean }): Promise<ChatOutcome> {
+  const signal = opts.signal ?? ctx.signal;
+  const tools = new ToolCallAccumulator();
+  const others = new Map<number, string>();
+  const outcome: ChatOutcome = { text: '', reasoning: '', toolCalls: [], finishReason: null };
+  let reasoningOpen = false;
+  const showReasoning = ctx.out.stderrIsTTY && !ctx.globals.quiet && !ctx.out.json;
+  const closeReasoning = () => {
+    if (reasoningOpen) ctx.out.stderrWrite('\n');
+    reasoningOpen = false;
+  };
+  try {
+    for await (const chunk of streamChat(http, body, signal)) {
+      if (ctx.out.json) ctx.out.printJsonLine(chunk);
+      collectChunk(chunk, outcome);
+      for (const choice of chunk.choices ?? []) {
+        const d = choice.delta ?? {};
+        if (choice.index === 0) {
+          if (d.reasoning_content) {
+            outcome.reasoning += d.reasoning_content;
+            if (showReasoning) {
+              reasoningOpen = true;
+              ctx.out.stderrWrite(ctx.out.ce.dim(d.reasoning_content));
+            }
+          }
+          if (d.content) {
+            closeReasoning();
+            outcome.text += d.content;
+            if (!ctx.out.json) ctx.out.write(d.content);
+          }
+          if (d.tool_calls) tools.add(d.tool_calls);
+          if (choice.finish_reason) outcome.finishReason = choice.finish_reason;
+        } else if (d.content) {
+          others.set(choice.index, (others.get(choice.index) ?? '') + d.content);
+        }
+      }
+    }
+  } catch (err) {
+    closeReasoning();
+    if (!ctx.out.json && (ctx.out.stdoutIsTTY || !(err instanceof InterruptedError))) ctx.out.endLine();
+    throw err;
+  }
+  closeReasoning();
+  outcome.toolCalls = tools.list();
+  if (!ctx.out.json) {
+    ctx.out.endLine();
+    for (const [index, text] of [...others.entries()].sort(([a], [b]) => a - b)) {
+      ctx.out.line(`--- choice ${index} ---`);
+      ctx.out.line(text.replace(/\n$/, ''));
+    }
+    if (outcome.toolCalls.length) printToolCalls(ctx, outcome.toolCalls);
+    if (!opts.quietEpilogue) printEpilogue(ctx, outcome, opts);
+  } else if (opts.usage && !opts.quietEpilogue) {
+    ctx.out.info(usageLine(outcome.usage, outcome.model));
+  }
+  return outcome;
+}
+
+function collectChunk(chunk: ChatChunk, outcome: ChatOutcome): void {
+  if (chunk.usage) outcome.usage = chunk.usage;
+  if (chunk.citations) outcome.citations = chunk.citations;
+  if (chunk.model) outcome.model = chunk.model;
+}
