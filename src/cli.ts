@@ -5,21 +5,10 @@ import { Command, CommanderError, Option, type Help } from 'commander';
 import type { CommandNode, CommandSpec, OptionSpec } from './core/command.js';
 import { createContext, type GlobalOptions } from './core/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
-import { integer, number } from './core/validate.js';
+import { GLOBAL_OPTIONS } from './core/global-options.js';
 import { rootCommands } from './commands/index.js';
 
-const GLOBAL_OPTIONS: OptionSpec[] = [
-  { flags: '--profile <name>', description: 'configuration profile to use (env SVC_PROFILE)' },
-  { flags: '--base-url <url>', description: 'API base URL (env SVC_BASE_URL)' },
-  { flags: '--emulator', description: 'run against the built-in local emulator (state kept between runs)' },
-  { flags: '--json', description: 'print every field as the API sent it (lists and streams: one JSON value per line)' },
-  { flags: '--timeout <seconds>', description: 'seconds to wait for a reply, and for each chunk of a stream (default 60)', parse: number({ min: 0, minExclusive: true, max: 86400 }) },
-  { flags: '--max-retries <n>', description: 'retries on 429 (and on 408/409/5xx for GET) (default 2)', parse: integer({ min: 0, max: 10 }) },
-  { flags: '-q, --quiet', description: 'no progress or notes on stderr' },
-  { flags: '-v, --verbose', description: 'trace requests and replies on stderr (secrets redacted)' },
-  { flags: '--no-color', description: 'no colour (also NO_COLOR=1)' },
-];
-const GLOBAL_WITH_VALUE = new Set(['--profile', '--base-url', '--timeout', '--max-retries']);
+const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]));
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -29,8 +29,11 @@ export interface Context {
   readonly version: string;
   readonly userAgent: string;
   config(): ResolvedConfig;
-  /** the HTTP client; throws a clear error when no API key is configured (unless auth is false) */
-  http(opts?: { requireKey?: boolean }): Promise<HttpClient>;
+  /**
+   * The HTTP client; throws a clear error when no API key is configured (unless requireKey is false).
+   * With `apiKey`, a separate client using that key (e.g. to check a key before storing it).
+   */
+  http(opts?: { requireKey?: boolean; apiKey?: string }): Promise<HttpClient>;
   /** open a WebSocket on the API with the configured key */
   ws(path: string, query?: Query, opts?: { subprotocol?: string; apiKey?: string }): Promise<WsConnection>;
   /** --verbose trace sink (already redacted by the caller's client) */
@@ -104,12 +107,12 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     trace,
     config: getConfig,
     async http(opts = {}) {
-      client ??= (async () => {
+      const make = async (apiKey?: string) => {
         const cfg = getConfig();
         const ep = await endpoint();
         const c = new HttpClient({
           baseUrl: ep.baseUrl,
-          apiKey: ep.apiKey,
+          apiKey: apiKey ?? ep.apiKey,
           userAgent,
           timeoutMs: cfg.timeoutSec * 1000,
           maxRetries: cfg.maxRetries,
@@ -118,7 +121,9 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
         });
         exitHooks.push(() => c.close());
         return c;
-      })();
+      };
+      if (opts.apiKey) return make(opts.apiKey);
+      client ??= make();
       const c = await client;
       if (opts.requireKey !== false && !c.opts.apiKey) {
         throw new UsageError('no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)');

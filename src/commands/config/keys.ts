@@ -1,0 +1,27 @@
+// The settings a profile holds and how each value is checked. The API key is set only by `svc auth login`.
+import { UsageError } from '../../core/errors.js';
+import { fail, integer, number } from '../../core/validate.js';
+
+export const SETTABLE = ['base_url', 'model', 'timeout', 'max_retries', 'voice'] as const;
+export type SettableKey = (typeof SETTABLE)[number];
+
+export function checkKey(raw: string): SettableKey {
+  if (raw === 'api_key') throw new UsageError('api_key: set it with `svc auth login` (the key is never taken as an argument)');
+  if (!(SETTABLE as readonly string[]).includes(raw)) fail('KEY', raw, `one of ${SETTABLE.join(', ')}`);
+  return raw as SettableKey;
+}
+
+export function checkValue(key: SettableKey, value: string): string {
+  switch (key) {
+    case 'base_url':
+      if (!/^https?:\/\/[^\s/]+/.test(value)) fail('base_url', value, 'an http(s) URL');
+      return value.replace(/\/+$/, '');
+    case 'timeout':
+      return String(number({ min: 0, minExclusive: true, max: 86400 })(value, 'timeout', undefined));
+    case 'max_retries':
+      return String(integer({ min: 0, max: 10 })(value, 'max_retries', undefined));
+    default:
+      if (!value) fail(key, value, 'a non-empty value');
+      return value;
+  }
+}

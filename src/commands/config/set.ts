@@ -1,0 +1,21 @@
+import { defineCommand } from '../../core/command.js';
+import { openConfigStore } from '../../core/config.js';
+import { checkKey, checkValue } from './keys.js';
+
+export default defineCommand({
+  summary: 'Set one setting of the profile',
+  args: [
+    { name: 'key', description: 'base_url, model, timeout, max_retries or voice', required: true },
+    { name: 'value', description: 'the value', required: true },
+  ],
+  examples: ['svc config set model svc-4-mini', 'svc config set base_url http://127.0.0.1:8080 --profile local'],
+  async run(ctx, [rawKey, rawValue]) {
+    const key = checkKey(rawKey);
+    const value = checkValue(key, rawValue);
+    const cfg = ctx.config();
+    const store = await openConfigStore(cfg.dir);
+    store.setProfileValue(cfg.profile, key, value);
+    ctx.out.info(`${key} = ${value} (profile ${cfg.profile})`);
+    return 0;
+  },
+});

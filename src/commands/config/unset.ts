@@ -1,0 +1,16 @@
+import { defineCommand } from '../../core/command.js';
+import { openConfigStore } from '../../core/config.js';
+import { checkKey } from './keys.js';
+
+export default defineCommand({
+  summary: 'Remove one setting of the profile',
+  args: [{ name: 'key', description: 'base_url, model, timeout, max_retries or voice', required: true }],
+  async run(ctx, [raw]) {
+    const key = checkKey(raw);
+    const cfg = ctx.config();
+    const store = await openConfigStore(cfg.dir);
+    store.setProfileValue(cfg.profile, key, undefined);
+    ctx.out.info(`${key} removed (profile ${cfg.profile})`);
+    return 0;
+  },
+});
