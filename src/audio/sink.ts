@@ -1,0 +1,238 @@
+// Audio sinks: the speaker (`speaker`, loaded lazily), a file, or stdout. `write` takes PCM s16le in the
+// sink's format; a file or stdout gets it encoded in a codec (WAV by default, with its sizes patched when a
+// file ends; raw PCM, mu-law, A-law or MP3 by extension or `codec`). `clear()` drops what has not been
+// played yet (barge-in). Encoded bytes that are already in the wanted codec can bypass the PCM path with
+// `openByteSink`.
+import { open, type FileHandle } from 'node:fs/promises';
+import { Mp3Encoder, encodeSamples, wavHeader } from './codecs.js';
+import { loadSpeaker, type SpeakerCtor, type SpeakerLike } from './devices.js';
+import { codecFromPath, type Codec, type PcmFormat } from './format.js';
+
+export type SinkSpec = 'speaker' | '-' | (string & {});
+
+export interface SinkOptions {
+  /** format of the PCM given to write() */
+  format: PcmFormat;
+  /** file/stdout codec (default: by file extension, else wav) */
+  codec?: Codec;
+  /** MP3 bit rate (bits/s, default 128000) */
+  bitRate?: number;
+  /** playback device for the speaker (ALSA name) */
+  device?: string;
+  /** stdout for `-` (default process.stdout) */
+  stdout?: NodeJS.WritableStream;
+}
+
+export interface AudioSink {
+  readonly kind: 'speaker' | 'file' | 'stdout';
+  readonly format: PcmFormat;
+  /** codec written (files and stdout); `pcm` for the speaker */
+  readonly codec: Codec;
+  /** queue PCM for playback / writing; resolves when it was handed on (back-pressure) */
+  write(pcm: Buffer): Promise<void>;
+  /** stop playback now and drop what is queued (barge-in); later writes play again */
+  clear(): void;
+  /** flush, finish the file (WAV sizes) or let the speaker drain; resolves when done */
+  end(): Promise<void>;
+}
+
+export async function openSink(spec: SinkSpec, opts: SinkOptions): Promise<AudioSink> {
+  if (spec === 'speaker') return SpeakerSink.open(opts);
+  const codec = opts.codec ?? (spec === '-' ? 'wav' : (codecFromPath(spec) ?? 'wav'));
+  const out = spec === '-' ? new StdoutTarget(opts.stdout ?? process.stdout) : await FileTarget.open(spec);
+  const encoder = await makeEncoder(codec, opts.format, opts.bitRate);
+  return new EncodedSink(spec === '-' ? 'stdout' : 'file', out, opts.format, codec, encoder);
+}
+
+/** Where encoded bytes go. */
+export interface ByteTarget {
+  write(b: Uint8Array): Promise<void>;
+  /** rewrite bytes at an offset (files only; false when not possible) */
+  patch(offset: number, b: Uint8Array): Promise<boolean>;
+  end(): Promise<void>;
+}
+
+class StdoutTarget implements ByteTarget {
+  constructor(private readonly out: NodeJS.WritableStream) {}
+  write(b: Uint8Array): Promise<void> {
+    if (b.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const ok = this.out.write(b, (err) => (err ? reject(err) : undefined));
+      if (ok) resolve();
+      else this.out.once('drain', () => resolve());
+    });
+  }
+  async patch(): Promise<boolean> {
+    return false;
+  }
+  async end(): Promise<void> {
+    // stdout stays open for the process; nothing to close
+  }
+}
+
+class FileTarget implements ByteTarget {
+  private pos = 0;
+  private constructor(private readonly fh: FileHandle) {}
+  static async open(path: string): Promise<FileTarget> {
+    try {
+      return new FileTarget(await open(path, 'w'));
+    } catch (err) {
+      throw new Error(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (err as Error).message}`);
+    }
+  }
+  async write(b: Uint8Array): Promise<void> {
+    if (b.length === 0) return;
+    await this.fh.write(b, 0, b.length, this.pos);
+    this.pos += b.length;
+  }
+  async patch(offset: number, b: Uint8Array): Promise<boolean> {
+    try {
+      await this.fh.write(b, 0, b.length, offset);
+      return true;
+    } catch {
+      return false; // a pipe or device given as a path
+    }
+  }
+  async end(): Promise<void> {
+    await this.fh.close();
+  }
+}
+
+export async function openByteTarget(spec: '-' | (string & {}), stdout?: NodeJS.WritableStream): Promise<ByteTarget> {
+  return spec === '-' ? new StdoutTarget(stdout ?? process.stdout) : FileTarget.open(spec);
+}
+
+interface Encoder {
+  header?: Buffer;
+  encode(pcm: Buffer): Buffer;
+  flush(): Buffer;
+  /** header rewritten with the final sizes */
+  finalHeader?(dataBytes: number): Buffer;
+}
+
+async function makeEncoder(codec: Codec, format: PcmFormat, bitRate?: number): Promise<Encoder> {
+  switch (codec) {
+    case 'wav':
+      return { header: wavHeader(format), encode: (p) => p, flush: () => Buffer.alloc(0), finalHeader: (n) => wavHeader(format, n) };
+    case 'pcm':
+      return { encode: (p) => p, flush: () => Buffer.alloc(0) };
+    case 'mulaw':
+    case 'alaw':
+      return { encode: (p) => encodeSamples(p, codec), flush: () => Buffer.alloc(0) };
+    case 'mp3': {
+      const enc = await Mp3Encoder.create(format, bitRate);
+      return { encode: (p) => enc.encode(p), flush: () => enc.flush() };
+    }
+  }
+}
+
+class EncodedSink implements AudioSink {
+  private started = false;
+  private dataBytes = 0;
+  private carry = Buffer.alloc(0);
+  constructor(
+    readonly kind: 'file' | 'stdout',
+    private readonly out: ByteTarget,
+    readonly format: PcmFormat,
+    readonly codec: Codec,
+    private readonly enc: Encoder,
+  ) {}
+
+  async write(pcm: Buffer): Promise<void> {
+    if (!this.started) {
+      this.started = true;
+      if (this.enc.header) await this.out.write(this.enc.header);
+    }
+    // whole samples only
+    const all = this.carry.length ? Buffer.concat([this.carry, pcm]) : pcm;
+    const usable = all.length - (all.length % 2);
+    this.carry = Buffer.from(all.subarray(usable));
+    const bytes = this.enc.encode(all.subarray(0, usable));
+    this.dataBytes += bytes.length;
+    await this.out.write(bytes);
+  }
+
+  clear(): void {
+    // a file keeps everything: nothing is "playing"
+  }
+
+  async end(): Promise<void> {
+    if (!this.started && this.enc.header) await this.out.write(this.enc.header);
+    const tail = this.enc.flush();
+    this.dataBytes += tail.length;
+    await this.out.write(tail);
+    if (this.enc.finalHeader) await this.out.patch(0, this.enc.finalHeader(this.dataBytes));
+    await this.out.end();
+  }
+}
+
+/**
+ * Plays through `speaker`. The Speaker instance is created on the first write (so opening costs nothing
+ * until there is sound); clear() closes it without draining and the next write opens a new one.
+ */
+class SpeakerSink implements AudioSink {
+  readonly kind = 'speaker' as const;
+  readonly codec = 'pcm' as const;
+  private speaker: SpeakerLike | undefined;
+  private closing: Promise<void>[] = [];
+  private error: Error | undefined;
+
+  private constructor(private readonly Ctor: SpeakerCtor, readonly format: PcmFormat, private readonly device?: string) {}
+
+  static async open(opts: SinkOptions): Promise<SpeakerSink> {
+    const Ctor = await loadSpeaker();
+    return new SpeakerSink(Ctor, opts.format, opts.device);
+  }
+
+  private current(): SpeakerLike {
+    if (!this.speaker) {
+      const s = new this.Ctor({ channels: this.format.channels, bitDepth: 16, sampleRate: this.format.sampleRate, signed: true, ...(this.device ? { device: this.device } : {}) });
+      s.on('error', (err: Error) => {
+        this.error ??= new Error(`cannot play audio: ${err.message}`);
+      });
+      this.speaker = s;
+    }
+    return this.speaker;
+  }
+
+  write(pcm: Buffer): Promise<void> {
+    if (this.error) return Promise.reject(this.error);
+    if (pcm.length === 0) return Promise.resolve();
+    const s = this.current();
+    return new Promise((resolve) => {
+      const ok = s.write(pcm);
+      if (ok) return resolve();
+      const done = () => {
+        s.removeListener('drain', done);
+        s.removeListener('close', done);
+        resolve();
+      };
+      s.once('drain', done);
+      s.once('close', done);
+    });
+  }
+
+  clear(): void {
+    const s = this.speaker;
+    if (!s) return;
+    this.speaker = undefined;
+    this.closing.push(new Promise<void>((resolve) => {
+      s.once('close', () => resolve());
+      setTimeout(resolve, 1000).unref();
+      s.close(false);
+    }));
+  }
+
+  async end(): Promise<void> {
+    const s = this.speaker;
+    this.speaker = undefined;
+    if (s) {
+      await new Promise<void>((resolve) => {
+        s.once('close', () => resolve());
+        s.end();
+      });
+    }
+    await Promise.all(this.closing);
+    if (this.error) throw this.error;
+  }
+}

@@ -1,0 +1,265 @@
+// Audio sources: the microphone (`mic`), a file, or stdin, all yielding PCM s16le at the requested rate in
+// frames of a fixed duration. WAV is read by its header, MP3 is decoded, anything else is raw bytes in the
+// given encoding. Files and stdin are paced at real time on request (`realtime`), the microphone is real
+// time by nature. A muted source keeps its cadence but yields silence (half-duplex voice sessions).
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Mp3Decoder, PcmConverter, decodeSamples, isMp3, isWav, parseWavHeader, wavSamplesToPcm, type WavSampleFormat } from './codecs.js';
+import { loadMic, AudioDeviceError } from './devices.js';
+import type { Encoding, PcmFormat } from './format.js';
+import { pcmBytes } from './format.js';
+import { Pacer, sleepUntil } from './pacing.js';
+
+export type SourceSpec = 'mic' | '-' | (string & {});
+
+export interface SourceOptions {
+  /** rate of the PCM this source yields */
+  sampleRate: number;
+  /** channels of the PCM this source yields (default 1) */
+  channels?: number;
+  /** how headerless input is coded (default pcm); WAV and MP3 input is recognised by its first bytes */
+  encoding?: Encoding;
+  /** rate of headerless input (default: sampleRate) */
+  inputSampleRate?: number;
+  /** channels of headerless input (default: channels) */
+  inputChannels?: number;
+  /** pace frames at real time (files and stdin; the microphone is always real time) */
+  realtime?: boolean;
+  /** capture device for the microphone (ALSA name, e.g. `default`, `plughw:1,0`) */
+  device?: string;
+  /** ends the source (like close()) */
+  signal?: AbortSignal;
+  /** stdin for `-` (default process.stdin) */
+  stdin?: NodeJS.ReadableStream;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface AudioSource {
+  readonly kind: 'mic' | 'file' | 'stdin';
+  /** format of the PCM yielded */
+  readonly format: PcmFormat;
+  /** format of the input as found (known once the first bytes were read) */
+  readonly inputFormat: PcmFormat | undefined;
+  /**
+   * PCM frames of `frameMs` each (the last may be shorter). Can be iterated once. Ends at the end of the
+   * input or on close().
+   */
+  frames(frameMs: number): AsyncIterable<Buffer>;
+  /** while muted, frames keep coming at the same pace but carry silence */
+  setMuted(muted: boolean): void;
+  readonly muted: boolean;
+  /** stop reading (the microphone is released); a running frames() loop ends */
+  close(): Promise<void>;
+}
+
+/** Open `mic`, `-` (stdin) or a file path. */
+export async function openSource(spec: SourceSpec, opts: SourceOptions): Promise<AudioSource> {
+  const format: PcmFormat = { sampleRate: opts.sampleRate, channels: opts.channels ?? 1 };
+  const stop = new AbortController();
+  opts.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  if (spec === 'mic') return openMic(format, opts, stop);
+  let bytes: AsyncIterable<Buffer>;
+  let destroy: () => void;
+  if (spec === '-') {
+    const stdin = opts.stdin ?? process.stdin;
+    bytes = stdin as AsyncIterable<Buffer>;
+    destroy = () => (stdin as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+  } else {
+    const st = await stat(spec).catch((err: NodeJS.ErrnoException) => {
+      throw new Error(`cannot read ${spec}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+    });
+    if (!st.isFile()) throw new Error(`cannot read ${spec}: not a file`);
+    const rs = createReadStream(spec, { highWaterMark: 64 * 1024 });
+    bytes = rs;
+    destroy = () => rs.destroy();
+  }
+  return new StreamSource(spec === '-' ? 'stdin' : 'file', bytes, format, opts, stop, destroy, !!opts.realtime);
+}
+
+async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortController): Promise<AudioSource> {
+  const micFactory = await loadMic(opts.env);
+  const m = micFactory({
+    rate: String(format.sampleRate),
+    channels: String(format.channels),
+    device: opts.device ?? 'default',
+    bitwidth: '16',
+    encoding: 'signed-integer',
+    endian: 'little',
+  });
+  const stream = m.getAudioStream();
+  let exited = false;
+  stream.on('audioProcessExitComplete', () => {
+    exited = true;
+  });
+  m.start();
+  const src = new StreamSource('mic', stream as AsyncIterable<Buffer>, format, opts, stop, () => m.stop(), false);
+  src.onEmpty = () => {
+    if (exited && !stop.signal.aborted) {
+      throw new AudioDeviceError(`the microphone gave no audio: arecord stopped (device ${opts.device ?? 'default'}; \`arecord -L\` lists the devices, choose one with --input-device)`);
+    }
+  };
+  return src;
+}
+
+class StreamSource implements AudioSource {
+  muted = false;
+  inputFormat: PcmFormat | undefined;
+  onEmpty?: () => void;
+  private used = false;
+
+  constructor(
+    readonly kind: 'mic' | 'file' | 'stdin',
+    private readonly bytes: AsyncIterable<Buffer>,
+    readonly format: PcmFormat,
+    private readonly opts: SourceOptions,
+    private readonly stop: AbortController,
+    private readonly destroy: () => void,
+    private readonly paced: boolean,
+  ) {
+    stop.signal.addEventListener('abort', () => this.destroy(), { once: true });
+  }
+
+  setMuted(muted: boolean): void {
+    this.muted = muted;
+  }
+
+  async close(): Promise<void> {
+    this.stop.abort();
+  }
+
+  frames(frameMs: number): AsyncIterable<Buffer> {
+    if (this.used) throw new Error('an audio source can be read once');
+    this.used = true;
+    return this.generate(frameMs);
+  }
+
+  private async *generate(frameMs: number): AsyncGenerator<Buffer> {
+    const size = pcmBytes(this.format, frameMs);
+    const pacer = this.paced ? new Pacer(frameMs) : undefined;
+    let pending: Buffer[] = [];
+    let pendingLen = 0;
+    let any = false;
+    const signal = this.stop.signal;
+    const emit = async function* (this: StreamSource, frame: Buffer): AsyncGenerator<Buffer> {
+      if (pacer) await pacer.tick(signal);
+      if (signal.aborted) return;
+      yield this.muted ? Buffer.alloc(frame.length) : frame;
+    }.bind(this);
+    try {
+      for await (const pcm of this.pcm()) {
+        if (signal.aborted) return;
+        if (pcm.length === 0) continue;
+        any = true;
+        pending.push(pcm);
+        pendingLen += pcm.length;
+        if (pendingLen < size) continue;
+        let all = Buffer.concat(pending);
+        while (all.length >= size) {
+          const frame = all.subarray(0, size);
+          all = all.subarray(size);
+          for await (const f of emit(frame)) yield f;
+          if (signal.aborted) return;
+        }
+        pending = all.length ? [all] : [];
+        pendingLen = all.length;
+      }
+      if (pendingLen > 0 && !signal.aborted) for await (const f of emit(Buffer.concat(pending))) yield f;
+      if (!any) this.onEmpty?.();
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    } finally {
+      this.destroy();
+    }
+  }
+
+  /** The input decoded to PCM in this source's format, chunk by chunk. */
+  private async *pcm(): AsyncGenerator<Buffer> {
+    let head = Buffer.alloc(0);
+    let decode: ((b: Buffer) => Buffer) | undefined;
+    let converter: PcmConverter | undefined;
+    let mp3: Mp3Decoder | undefined;
+    let remaining = Infinity; // bytes of WAV data left
+    const setup = async (first: Buffer, atEnd: boolean): Promise<Buffer | undefined> => {
+      if (isWav(first)) {
+        const info = parseWavHeader(first);
+        if (!info) {
+          if (atEnd) throw new Error('truncated WAV header');
+          return undefined;
+        }
+        this.inputFormat = info.format;
+        remaining = info.dataLength ?? Infinity;
+        decode = blockDecoder(info.sample, info.blockAlign);
+        converter = new PcmConverter(info.format, this.format);
+        return first.subarray(info.dataOffset);
+      }
+      if (!this.opts.encoding && isMp3(first)) {
+        mp3 = await Mp3Decoder.create();
+        decode = (b) => {
+          const out = mp3!.decode(b);
+          if (mp3!.format && !converter) {
+            this.inputFormat = mp3!.format;
+            converter = new PcmConverter(mp3!.format, this.format);
+          }
+          return out;
+        };
+        return first;
+      }
+      const enc = this.opts.encoding ?? 'pcm';
+      const inFormat = { sampleRate: this.opts.inputSampleRate ?? this.format.sampleRate, channels: this.opts.inputChannels ?? this.format.channels };
+      this.inputFormat = inFormat;
+      converter = new PcmConverter(inFormat, this.format);
+      decode = enc === 'pcm' ? blockDecoder('s16', 2 * inFormat.channels) : enc === 'mulaw' ? blockDecoder('mulaw', inFormat.channels) : blockDecoder('alaw', inFormat.channels);
+      return first;
+    };
+    try {
+      for await (const chunk of this.bytes) {
+        let b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+        if (!decode) {
+          head = Buffer.concat([head, b]);
+          if (head.length < 12) continue;
+          const rest = await setup(head, false);
+          if (rest === undefined) continue;
+          b = rest;
+        }
+        if (remaining !== Infinity) {
+          if (b.length > remaining) b = b.subarray(0, remaining);
+          remaining -= b.length;
+        }
+        const pcm = decode!(b);
+        if (converter) yield converter.push(pcm);
+        if (remaining === 0) break;
+      }
+      if (!decode && head.length) {
+        const rest = await setup(head, true);
+        if (rest && decode) {
+          const pcm = (decode as (b: Buffer) => Buffer)(rest);
+          if (converter) yield (converter as PcmConverter).push(pcm);
+        }
+      }
+    } finally {
+      mp3?.free();
+    }
+  }
+}
+
+/** Decode whole sample frames, carrying a partial frame to the next chunk. */
+function blockDecoder(sample: WavSampleFormat, blockAlign: number): (b: Buffer) => Buffer {
+  let carry = Buffer.alloc(0);
+  return (b) => {
+    const all = carry.length ? Buffer.concat([carry, b]) : b;
+    const usable = all.length - (all.length % blockAlign);
+    carry = Buffer.from(all.subarray(usable));
+    const body = all.subarray(0, usable);
+    return sample === 'mulaw' || sample === 'alaw' ? decodeSamples(body, sample) : wavSamplesToPcm(body, sample);
+  };
+}
+
+/** Read a whole source into one PCM buffer (files and pipes; not the microphone). */
+export async function readAllPcm(source: AudioSource, frameMs = 100): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const f of source.frames(frameMs)) parts.push(f);
+  return Buffer.concat(parts);
+}
+
+export { sleepUntil };
