@@ -7,6 +7,7 @@ import { EmulatorCore, type EmulatorSettings } from './core.js';
 import { FaultList, type Fault } from './faults.js';
 import { ERROR_CODES, DeserializeError, HttpError, Router, type EmuRequest, type EmuResponse, type SseWriter } from './router.js';
 import { registerAllRoutes } from './routes/index.js';
+import { registerCollections } from './search-index.js';
 import { StateStore } from './state.js';
 
 export interface EmulatorOptions {
@@ -24,6 +25,8 @@ export interface EmulatorOptions {
   quietLog?: boolean;
   /** extra settings for route modules */
   settings?: Partial<EmulatorSettings>;
+  /** document collections for POST /v1/documents/search: collection id → file or folder path(s) */
+  collections?: Record<string, string | string[]>;
 }
 
 export interface Emulator {
@@ -47,6 +50,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     opts.defaultKey,
   );
   for (const f of opts.faults ?? []) core.faults.add(f);
+  if (opts.collections) registerCollections(core, opts.collections);
   const router = new Router();
   registerAdminRoutes(router);
   registerAllRoutes(router);

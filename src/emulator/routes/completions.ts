@@ -1,0 +1,105 @@
+// The legacy text endpoints: POST /v1/completions (text completion) and POST /v1/complete (human/assistant
+// prompt). Neither is supported by reasoning models (400).
+import type { LanguageModel } from '../catalog.js';
+import { costTicks, generateReply, requireLanguageModel } from '../engine.js';
+import { checkRange, invalid, requireFields, type EmuRequest, type Router } from '../router.js';
+import type { EmulatorCore } from '../core.js';
+import { countTokens } from '../tokenizer.js';
+import { applyLimits } from './messages.js';
+
+type Body = Record<string, any>;
+
+function legacyModel(core: EmulatorCore, req: EmuRequest, id: unknown, endpoint: string): LanguageModel {
+  const model = requireLanguageModel(id);
+  core.checkModelAcl(req, model.id);
+  if (model.reasoning) {
+    invalid(`Model ${model.id} is a reasoning model and is not supported by the legacy ${endpoint} endpoint; use /v1/chat/completions or /v1/responses`);
+  }
+  return model;
+}
+
+function checkStops(body: Body, field: string): string[] | undefined {
+  const v = body[field];
+  if (v == null) return undefined;
+  const list = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) invalid(`Invalid value for \`${field}\`: expected an array of strings`);
+  if (list.length > 4) invalid(`Invalid value for \`${field}\`: at most 4 stop sequences (got ${list.length})`);
+  return list;
+}
+
+export function register(router: Router): void {
+  router.post('/v1/completions', async (req, res, core) => {
+    const body = await req.json<Body>();
+    requireFields(body, ['prompt', 'model']);
+    const prompts: unknown[] = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
+    if (!Array.isArray(prompts) || prompts.length === 0 || prompts.some((p) => typeof p !== 'string')) invalid('Invalid value for `prompt`: expected a string or an array of strings');
+    checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
+    checkRange(body, 'n', 1, 128, { integer: true });
+    checkRange(body, 'temperature', 0, 2);
+    checkRange(body, 'top_p', 0, 1, { minExclusive: true });
+    checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
+    if (body.suffix != null && typeof body.suffix !== 'string') invalid('Invalid value for `suffix`: expected a string');
+    const stop = checkStops(body, 'stop');
+    const model = legacyModel(core, req, body.model, 'completions');
+    const n: number = body.n ?? 1;
+    const choices: Body[] = [];
+    let promptTokens = 0;
+    let completionTokens = 0;
+    (prompts as string[]).forEach((prompt, p) => {
+      promptTokens += countTokens(prompt);
+      for (let i = 0; i < n; i++) {
+        const reply = generateReply({ model, turns: [{ role: 'user', text: prompt, images: 0 }], seed: body.seed ?? undefined, variant: i });
+        const lim = applyLimits(reply.text, stop, body.max_tokens ?? 16);
+        completionTokens += lim.pieces.length;
+        const text = `${body.echo ? prompt : ''}${lim.text}`;
+        choices.push({ index: p * n + i, text, logprobs: null, finish_reason: lim.reason === 'length' ? 'length' : 'stop' });
+      }
+    });
+    res.json(200, {
+      id: core.uuid(),
+      object: 'text_completion',
+      created: core.nowSec(),
+      model: model.id,
+      choices,
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+        prompt_tokens_details: { text_tokens: promptTokens, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+        cost_in_usd_ticks: costTicks(model, promptTokens, completionTokens),
+      },
+      system_fingerprint: model.fingerprint,
+    });
+  });
+
+  router.post('/v1/complete', async (req, res, core) => {
+    const body = await req.json<Body>();
+    requireFields(body, ['model', 'prompt', 'max_tokens_to_sample']);
+    if (typeof body.prompt !== 'string') invalid('Invalid value for `prompt`: expected a string');
+    if (!body.prompt.includes('\n\nHuman:') || !/\n\nAssistant:\s*$/.test(body.prompt)) {
+      invalid('Invalid value for `prompt`: it must contain "\\n\\nHuman:" turns and end with "\\n\\nAssistant:"');
+    }
+    checkRange(body, 'max_tokens_to_sample', 1, 2147483647, { integer: true });
+    checkRange(body, 'temperature', 0, 2);
+    checkRange(body, 'top_p', 0, 1, { minExclusive: true });
+    checkRange(body, 'top_k', 1, 2147483647, { integer: true });
+    const stop = checkStops(body, 'stop_sequences');
+    const model = legacyModel(core, req, body.model, 'complete');
+    // the last human turn is what gets answered
+    const turns = body.prompt.split(/\n\n(?=Human:|Assistant:)/).filter((s: string) => s.trim()).map((s: string) => {
+      const human = s.startsWith('Human:');
+      return { role: human ? 'user' : 'assistant', text: s.replace(/^(Human|Assistant):\s*/, ''), images: 0 };
+    }).filter((t: { text: string }) => t.text.trim());
+    const reply = generateReply({ model, turns });
+    const lim = applyLimits(reply.text, stop, body.max_tokens_to_sample);
+    res.json(200, {
+      type: 'completion',
+      id: `compl_${core.uuid().replace(/-/g, '').slice(0, 24)}`,
+      completion: ` ${lim.text}`,
+      stop_reason: lim.reason === 'length' ? 'max_tokens' : 'stop_sequence',
+      stop: lim.matched,
+      model: model.id,
+    });
+  });
+}
