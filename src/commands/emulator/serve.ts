@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { defineCommand } from '../../core/command.js';
 import { integer, repeatable } from '../../core/validate.js';
 import { FaultList, type Fault } from '../../emulator/faults.js';
@@ -12,6 +13,7 @@ interface Opts {
   tokenDelay?: number;
   deferredDelay?: number;
   fault?: Fault[];
+  collection?: Record<string, string[]>;
 }
 
 const faultParser = repeatable<Fault>((raw, flag) => {
@@ -21,6 +23,16 @@ const faultParser = repeatable<Fault>((raw, flag) => {
     return fail(flag, raw, 'STATUS[:retry-after=S][:path=RE][:times=N], drop[:after=N], or slow[:ms=N]');
   }
 });
+
+/** `--collection NAME=PATH` (repeatable; a name given again gains the path) */
+const collectionParser = (raw: string, flag: string, previous: Record<string, string[]> | undefined): Record<string, string[]> => {
+  const i = raw.indexOf('=');
+  if (i <= 0 || i === raw.length - 1) fail(flag, raw, 'NAME=FILE_OR_FOLDER');
+  const name = raw.slice(0, i);
+  const path = raw.slice(i + 1);
+  if (!existsSync(path)) fail(flag, raw, 'an existing file or folder after NAME=');
+  return { ...(previous ?? {}), [name]: [...(previous?.[name] ?? []), path] };
+};
 
 export default defineCommand<Opts>({
   summary: 'Serve the emulator on a local port until stopped',
@@ -34,6 +46,7 @@ export default defineCommand<Opts>({
     { flags: '--latency <ms>', description: 'delay added before every reply', parse: integer({ min: 0, max: 60000 }) },
     { flags: '--token-delay <ms>', description: 'pause between streamed tokens', parse: integer({ min: 0, max: 60000 }) },
     { flags: '--deferred-delay <ms>', description: 'how long deferred completions stay pending', parse: integer({ min: 0, max: 3600000 }) },
+    { flags: '--collection <name=path>', description: 'a document collection (for documents search) made of a file or folder (repeatable)', parse: collectionParser },
     { flags: '--fault <spec>', description: 'inject a fault (repeatable): 429:retry-after=1, 500:path=/v1/chat, drop:after=3, slow:ms=500', parse: faultParser },
   ],
   examples: ['svc emulator serve --port 8080', 'SVC_BASE_URL=http://127.0.0.1:8080 svc models list', 'svc emulator serve --fault 429:retry-after=1:times=2'],
@@ -48,6 +61,7 @@ export default defineCommand<Opts>({
       tokenDelayMs: opts.tokenDelay,
       deferredDelayMs: opts.deferredDelay,
       faults: opts.fault,
+      collections: opts.collection,
     });
     ctx.out.line(emu.url);
     ctx.out.info(`svc emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
