@@ -1,0 +1,37 @@
+import { renameSync, writeFileSync, unlinkSync } from 'node:fs';
+import { defineCommand } from '../../core/command.js';
+import { UsageError } from '../../core/errors.js';
+import { getAgent } from '../../api/agents.js';
+
+export default defineCommand<{ output?: string }>({
+  summary: 'Write an agent as JSON (stdout or -o FILE), ready to edit and push',
+  description:
+    'The file holds the agent exactly as the API sent it (every field, including agent_id), so that ' +
+    '`svc agents push -f FILE` of the unchanged file sends nothing. Edit the fields name, instructions, tools, ' +
+    'voice and collection_ids; agent_id, created_at and updated_at are read-only.',
+  args: [{ name: 'id', description: 'agent id', required: true }],
+  options: [{ flags: '-o, --output <file>', description: 'write to this file (atomically) instead of stdout' }],
+  examples: ['svc agents pull agent_123 > agent.json', 'svc agents pull agent_123 -o agent.json'],
+  async run(ctx, [id], opts) {
+    const agent = await getAgent(await ctx.http(), id);
+    const text = `${JSON.stringify(agent, null, 2)}\n`;
+    if (opts.output === undefined || opts.output === '-') {
+      ctx.out.write(text);
+      return 0;
+    }
+    const tmp = `${opts.output}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, text);
+      renameSync(tmp, opts.output);
+    } catch (err) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // nothing to clean
+      }
+      throw new UsageError(`-o: cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    ctx.out.info(`wrote agent ${agent.agent_id} to ${opts.output}`);
+    return 0;
+  },
+});

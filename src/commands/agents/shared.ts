@@ -1,0 +1,268 @@
+// What the agent commands share: reading @FILE and tool files, the limit checks (all before sending),
+// voice id normalisation, the human view of an agent, and the difference shown by `push`.
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../../core/errors.js';
+import { fail } from '../../core/validate.js';
+import type { Output } from '../../core/output.js';
+import { AGENT_LIMITS, BUILTIN_VOICES, TOOL_KINDS, type Agent, type AgentField, type AgentInput } from '../../api/agents.js';
+import { CUSTOM_VOICE_ID } from '../../api/custom-voices.js';
+
+export const VOICE_ALLOWED = `a built-in voice (${BUILTIN_VOICES.join(', ')}, any case) or a custom voice id (8 lowercase letters or digits)`;
+
+/** Built-in ids are case-insensitive (sent lowercase); custom ids are 8 lowercase alphanumerics. */
+export function normalizeVoiceId(raw: string): string | undefined {
+  const lower = raw.toLowerCase();
+  if ((BUILTIN_VOICES as readonly string[]).includes(lower)) return lower;
+  if (CUSTOM_VOICE_ID.test(raw)) return raw;
+  return undefined;
+}
+
+export function voiceIdParser(raw: string, flag: string): string {
+  const v = normalizeVoiceId(raw);
+  if (v === undefined) fail(flag, raw, VOICE_ALLOWED);
+  return v;
+}
+
+function readFileFor(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** `TEXT` as is, `@FILE` read from the file. */
+export function textOrFile(flag: string, value: string): string {
+  return value.startsWith('@') ? readFileFor(flag, value.slice(1)) : value;
+}
+
+/** Each --tool file holds one tool object or an array of them. */
+export function readToolFiles(files: string[]): unknown[] {
+  const tools: unknown[] = [];
+  for (const f of files) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileFor('--tool', f));
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`--tool: ${f} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (Array.isArray(parsed)) tools.push(...parsed);
+    else tools.push(parsed);
+  }
+  return tools;
+}
+
+/** Read an agent JSON file (`-` = stdin text given by the caller); accepts `{agent: {...}}` too. */
+export function parseAgentJson(text: string, source: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${source} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && typeof (parsed as { agent?: unknown }).agent === 'object' && (parsed as { agent?: unknown }).agent !== null) {
+    parsed = (parsed as { agent: unknown }).agent;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`${source}: expected a JSON object describing one agent`);
+  return parsed as Record<string, unknown>;
+}
+
+export function readAgentFile(path: string): Record<string, unknown> {
+  return parseAgentJson(readFileFor('-f', path), path);
+}
+
+/** How a field is named in messages: the flag when it came from flags, `FILE: field` from a file. */
+export type Namer = (field: 'name' | 'instructions' | 'tools' | 'collection_ids' | 'voice' | 'voice_id' | 'vad_threshold' | 'vad_silence_duration_ms') => string;
+
+export const flagNamer: Namer = (f) =>
+  ({
+    name: '--name',
+    instructions: '--instructions',
+    tools: '--tool',
+    collection_ids: '--collection',
+    voice: '--voice',
+    voice_id: '--voice',
+    vad_threshold: '--vad-threshold',
+    vad_silence_duration_ms: '--vad-silence-ms',
+  })[f];
+
+export const fileNamer =
+  (file: string): Namer =>
+  (f) =>
+    `${file}: ${f === 'voice_id' || f === 'vad_threshold' || f === 'vad_silence_duration_ms' ? `voice.${f}` : f}`;
+
+const len = (s: string) => [...s].length;
+
+/** Every documented limit of the agent fields given (absent fields are not checked). Normalises voice ids. */
+export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
+  const out: AgentInput = { ...input };
+  if (input.name !== undefined) {
+    const v = input.name;
+    if (typeof v !== 'string' || v.trim() === '') fail(name('name'), v, 'a non-empty text');
+    if (len(v) > AGENT_LIMITS.name) fail(name('name'), `${v.slice(0, 20)}…`, `at most ${AGENT_LIMITS.name} characters (got ${len(v)})`);
+  }
+  if (input.instructions !== undefined && input.instructions !== null) {
+    const v = input.instructions;
+    if (typeof v !== 'string') fail(name('instructions'), v, 'a text');
+    if (len(v) > AGENT_LIMITS.instructions) fail(name('instructions'), `${v.slice(0, 20)}…`, `at most ${AGENT_LIMITS.instructions.toLocaleString('en-US')} characters (got ${len(v).toLocaleString('en-US')})`);
+  }
+  if (input.tools !== undefined && input.tools !== null) {
+    const v = input.tools;
+    if (!Array.isArray(v)) fail(name('tools'), v, 'a list of tools');
+    if (v.length > AGENT_LIMITS.tools) fail(name('tools'), `${v.length} tools`, `at most ${AGENT_LIMITS.tools} tools per agent`);
+    v.forEach((t, i) => {
+      const tool = t as Record<string, unknown> | null;
+      if (!tool || typeof tool !== 'object' || !(TOOL_KINDS as readonly string[]).includes(tool.type as string)) {
+        fail(name('tools'), `tool ${i + 1} ${JSON.stringify(t)?.slice(0, 60)}`, `an object whose type is one of ${TOOL_KINDS.join(', ')}`);
+      }
+      if (tool.type === 'function') {
+        const fn = tool.function as Record<string, unknown> | undefined;
+        if (!fn || typeof fn.name !== 'string' || fn.name === '') fail(name('tools'), `tool ${i + 1} ${JSON.stringify(t).slice(0, 60)}`, 'a function tool {type: "function", function: {name, description, parameters}}');
+        if (fn.parameters !== undefined && (typeof fn.parameters !== 'object' || fn.parameters === null || Array.isArray(fn.parameters))) {
+          fail(name('tools'), `tool ${i + 1} (${fn.name}) parameters`, 'a JSON-schema object');
+        }
+      }
+    });
+  }
+  if (input.collection_ids !== undefined && input.collection_ids !== null) {
+    const v = input.collection_ids;
+    if (!Array.isArray(v) || v.some((c) => typeof c !== 'string' || c === '')) fail(name('collection_ids'), v, 'a list of collection ids');
+    if (v.length > AGENT_LIMITS.collections) fail(name('collection_ids'), `${v.length} collections`, `at most ${AGENT_LIMITS.collections} collections per agent`);
+  }
+  if (input.voice !== undefined && input.voice !== null) {
+    const v = input.voice as Record<string, unknown>;
+    if (typeof v !== 'object' || Array.isArray(v)) fail(name('voice'), v, 'an object {voice_id, vad_threshold, vad_silence_duration_ms}');
+    const voice: Record<string, unknown> = { ...v };
+    if (v.voice_id !== undefined && v.voice_id !== null) {
+      const id = typeof v.voice_id === 'string' ? normalizeVoiceId(v.voice_id) : undefined;
+      if (id === undefined) fail(name('voice_id'), v.voice_id, VOICE_ALLOWED);
+      voice.voice_id = id;
+    }
+    const [tMin, tMax] = AGENT_LIMITS.vadThreshold;
+    if (v.vad_threshold !== undefined && v.vad_threshold !== null) {
+      const t = v.vad_threshold;
+      if (typeof t !== 'number' || !Number.isFinite(t) || t < tMin || t > tMax) fail(name('vad_threshold'), t, `a number from ${tMin} to ${tMax}`);
+    }
+    const [sMin, sMax] = AGENT_LIMITS.vadSilenceMs;
+    if (v.vad_silence_duration_ms !== undefined && v.vad_silence_duration_ms !== null) {
+      const s = v.vad_silence_duration_ms;
+      if (typeof s !== 'number' || !Number.isInteger(s) || s < sMin || s > sMax) fail(name('vad_silence_duration_ms'), s, `a whole number of milliseconds from ${sMin} to ${sMax.toLocaleString('en-US')}`);
+    }
+    out.voice = voice;
+  }
+  return out;
+}
+
+/** The human view of one agent (stdout). */
+export function printAgent(out: Output, a: Agent): void {
+  const voice = (a.voice ?? null) as Record<string, unknown> | null;
+  const tools = Array.isArray(a.tools) ? a.tools : [];
+  const toolNames = tools.map((t) => {
+    const tool = t as Record<string, any>;
+    return tool?.type === 'function' ? `function:${tool.function?.name ?? tool.name ?? '?'}` : String(tool?.type);
+  });
+  const instr = typeof a.instructions === 'string' ? a.instructions : null;
+  const firstLine = instr === null ? null : instr.split('\n')[0]!.slice(0, 80);
+  out.details([
+    ['agent_id', a.agent_id],
+    ['name', a.name],
+    ['voice', voice?.voice_id ?? null],
+    ['vad_threshold', voice?.vad_threshold ?? null],
+    ['vad_silence_duration_ms', voice?.vad_silence_duration_ms ?? null],
+    ['instructions', instr === null ? null : `${firstLine}${instr.length > (firstLine?.length ?? 0) ? '…' : ''} (${[...instr].length} characters)`],
+    ['tools', toolNames.length ? `${toolNames.length}: ${toolNames.join(', ')}` : null],
+    ['collection_ids', Array.isArray(a.collection_ids) && a.collection_ids.length ? a.collection_ids.join(', ') : null],
+    ['created_at', a.created_at],
+    ['updated_at', a.updated_at],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Agents as code: the comparable form of a field, and a readable difference.
+
+/** Treat the "none" forms alike: null, absent, and an empty list or object. Object keys are sorted. */
+export function canonical(field: AgentField, v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  if ((field === 'tools' || field === 'collection_ids') && Array.isArray(v) && v.length === 0) return null;
+  if (field === 'voice' && typeof v === 'object' && v !== null) {
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined && x !== null);
+    if (entries.length === 0) return null;
+  }
+  return sortKeys(v);
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(
+      Object.keys(v as Record<string, unknown>)
+        .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
+  }
+  return v;
+}
+
+export function sameValue(field: AgentField, a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(field, a)) === JSON.stringify(canonical(field, b));
+}
+
+function asLines(v: unknown): string[] {
+  if (v === null || v === undefined) return ['(none)'];
+  if (typeof v === 'string') return v.split('\n');
+  return JSON.stringify(sortKeys(v), null, 2).split('\n');
+}
+
+/** A line difference (longest common subsequence; fine for agent-sized texts). */
+export function lineDiff(before: string[], after: string[]): { op: ' ' | '-' | '+'; text: string }[] {
+  const n = before.length;
+  const m = after.length;
+  if (n * m > 4_000_000) return [...before.map((text) => ({ op: '-' as const, text })), ...after.map((text) => ({ op: '+' as const, text }))];
+  const dp: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i]![j] = before[i] === after[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
+  const out: { op: ' ' | '-' | '+'; text: string }[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && before[i] === after[j]) {
+      out.push({ op: ' ', text: before[i]! });
+      i++;
+      j++;
+    } else if (j < m && (i === n || dp[i]![j + 1]! >= dp[i + 1]![j]!)) {
+      out.push({ op: '+', text: after[j]! });
+      j++;
+    } else {
+      out.push({ op: '-', text: before[i]! });
+      i++;
+    }
+  }
+  return out;
+}
+
+/** The difference of one field for stderr: `~ field` then -/+ lines (unchanged lines kept only near changes). */
+export function describeChange(field: string, before: unknown, after: unknown, color: { red(s: string): string; green(s: string): string; bold(s: string): string; dim(s: string): string }): string {
+  const scalar = (v: unknown) => v === null || v === undefined || typeof v !== 'object';
+  const oneLine = (v: unknown) => (v === null || v === undefined ? '(none)' : JSON.stringify(v));
+  if (scalar(before) && scalar(after) && !(typeof before === 'string' && before.includes('\n')) && !(typeof after === 'string' && after.includes('\n'))) {
+    return `${color.bold(`~ ${field}`)}: ${color.red(oneLine(before))} → ${color.green(oneLine(after))}`;
+  }
+  const diff = lineDiff(asLines(before), asLines(after));
+  const keep = new Set<number>();
+  diff.forEach((d, k) => {
+    if (d.op !== ' ') for (let x = k - 2; x <= k + 2; x++) keep.add(x);
+  });
+  const lines = [color.bold(`~ ${field}`)];
+  let skipped = false;
+  diff.forEach((d, k) => {
+    if (!keep.has(k)) {
+      if (!skipped) lines.push(color.dim('    …'));
+      skipped = true;
+      return;
+    }
+    skipped = false;
+    lines.push(d.op === '-' ? color.red(`  - ${d.text}`) : d.op === '+' ? color.green(`  + ${d.text}`) : `    ${d.text}`);
+  });
+  return lines.join('\n');
+}

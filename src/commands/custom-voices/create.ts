@@ -1,0 +1,31 @@
+import { basename } from 'node:path';
+import { defineCommand } from '../../core/command.js';
+import { maxLength } from '../../core/validate.js';
+import { CUSTOM_VOICE_LIMITS, createCustomVoice } from '../../api/custom-voices.js';
+import { inspectClip } from './clip.js';
+import { printCustomVoice } from './shared.js';
+
+export default defineCommand<{ name?: string }>({
+  summary: 'Create a custom voice from a reference clip (at most 120 s)',
+  description:
+    'The clip is checked before it is uploaded: readable audio (WAV, MP3, FLAC, OGG, Opus, M4A, AAC, MKV, MP4) of at ' +
+    'most 120 seconds. WAV, MP3 and FLAC are measured from their headers; other containers with ffprobe when it is ' +
+    'installed. The returned voice_id works as --voice in `svc tts say` and `svc agents create`.',
+  args: [{ name: 'clip', description: 'reference audio file', required: true }],
+  options: [{ flags: '--name <name>', description: 'a name for the voice', parse: maxLength(255) }],
+  examples: ['svc custom-voices create me.wav --name "my voice"', 'svc custom-voices create sample.mp3 --json'],
+  async run(ctx, [clip], opts) {
+    const info = await inspectClip(clip, CUSTOM_VOICE_LIMITS.clipSeconds, ctx.env);
+    if (info.duration === undefined) ctx.out.info(`note: could not measure ${basename(clip)} (no ffprobe); trusting its extension (.${info.format}); the server checks the 120 s limit`);
+    const spinner = await ctx.out.spinner(`uploading ${basename(clip)}`);
+    let voice;
+    try {
+      voice = await createCustomVoice(await ctx.http(), { path: clip, filename: basename(clip), contentType: info.contentType }, opts.name);
+    } finally {
+      spinner.stop();
+    }
+    if (ctx.out.json) ctx.out.printJson(voice);
+    else printCustomVoice(ctx.out, voice);
+    return 0;
+  },
+});

@@ -1,0 +1,15 @@
+import { defineCommand } from '../../core/command.js';
+import { getCustomVoice } from '../../api/custom-voices.js';
+import { printCustomVoice } from './shared.js';
+
+export default defineCommand({
+  summary: 'Show one custom voice',
+  args: [{ name: 'id', description: 'custom voice id', required: true }],
+  examples: ['svc custom-voices get ab12cd34'],
+  async run(ctx, [id]) {
+    const v = await getCustomVoice(await ctx.http(), id);
+    if (ctx.out.json) ctx.out.printJson(v);
+    else printCustomVoice(ctx.out, v);
+    return 0;
+  },
+});

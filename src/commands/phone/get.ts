@@ -1,0 +1,15 @@
+import { defineCommand } from '../../core/command.js';
+import { getNumber } from '../../api/phone.js';
+import { printNumber } from './shared.js';
+
+export default defineCommand({
+  summary: 'Show one phone number and the agent it is assigned to',
+  args: [{ name: 'id', description: 'phone number id', required: true }],
+  examples: ['svc phone get pn_123', 'svc phone get pn_123 --json | jq .agent_id'],
+  async run(ctx, [id]) {
+    const pn = await getNumber(await ctx.http(), id);
+    if (ctx.out.json) ctx.out.printJson(pn);
+    else printNumber(ctx.out, pn);
+    return 0;
+  },
+});

@@ -1,0 +1,18 @@
+import { defineCommand } from '../../core/command.js';
+import { confirm } from '../../core/confirm.js';
+import { releaseNumber } from '../../api/phone.js';
+
+export default defineCommand<{ yes?: boolean }>({
+  summary: 'Release a phone number permanently (asks to confirm)',
+  description: 'The number is given up for good. Asks for confirmation on a terminal; in a script pass --yes.',
+  args: [{ name: 'id', description: 'phone number id', required: true }],
+  options: [{ flags: '-y, --yes', description: 'do not ask for confirmation' }],
+  examples: ['svc phone release pn_123', 'svc phone release pn_123 --yes'],
+  async run(ctx, [id], opts) {
+    await confirm(ctx, `Release phone number ${id} permanently?`, { yes: opts.yes });
+    await releaseNumber(await ctx.http(), id);
+    if (ctx.out.json) ctx.out.printJson({ phone_number_id: id, released: true });
+    else ctx.out.info(`released phone number ${id}`);
+    return 0;
+  },
+});

@@ -1,0 +1,17 @@
+import { defineCommand } from '../../../core/command.js';
+import { confirm } from '../../../core/confirm.js';
+import { deleteV2 } from '../../../api/phone.js';
+
+export default defineCommand<{ yes?: boolean }>({
+  summary: 'Remove a v2 phone number (asks to confirm)',
+  args: [{ name: 'id', description: 'phone number id', required: true }],
+  options: [{ flags: '-y, --yes', description: 'do not ask for confirmation' }],
+  examples: ['svc phone v2 delete pn_123 --yes'],
+  async run(ctx, [id], opts) {
+    await confirm(ctx, `Remove phone number ${id} permanently?`, { yes: opts.yes });
+    await deleteV2(await ctx.http(), id);
+    if (ctx.out.json) ctx.out.printJson({ phone_number_id: id, deleted: true });
+    else ctx.out.info(`removed phone number ${id}`);
+    return 0;
+  },
+});

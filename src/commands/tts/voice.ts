@@ -1,0 +1,14 @@
+import { defineCommand } from '../../core/command.js';
+import { getVoice } from '../../api/voices.js';
+
+export default defineCommand({
+  summary: 'Show one voice',
+  args: [{ name: 'id', description: 'voice id (case-insensitive), built-in or custom', required: true }],
+  examples: ['svc tts voice eve', 'svc tts voice Ara --json'],
+  async run(ctx, [id]) {
+    const voice = await getVoice(await ctx.http(), id);
+    if (ctx.out.json) ctx.out.printJson(voice);
+    else ctx.out.details(Object.entries(voice));
+    return 0;
+  },
+});

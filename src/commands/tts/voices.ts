@@ -1,0 +1,24 @@
+import { defineCommand } from '../../core/command.js';
+import { listVoices } from '../../api/voices.js';
+
+export default defineCommand({
+  summary: 'List the built-in voices',
+  examples: ['svc tts voices', 'svc tts voices --json'],
+  async run(ctx) {
+    const voices = await listVoices(await ctx.http());
+    if (ctx.out.json) {
+      for (const v of voices) ctx.out.printJsonLine(v);
+      return 0;
+    }
+    await ctx.out.table(
+      voices,
+      [
+        { header: 'VOICE', get: (v) => v.voice_id },
+        { header: 'NAME', get: (v) => v.name ?? '' },
+        { header: 'LANGUAGE', get: (v) => v.language ?? '' },
+      ],
+      { emptyMessage: 'no voices' },
+    );
+    return 0;
+  },
+});
