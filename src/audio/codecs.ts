@@ -321,20 +321,46 @@ export function convertPcm(pcm: Uint8Array, from: PcmFormat, to: PcmFormat): Buf
 
 // ---------------------------------------------------------------------------------------------- MP3
 
-/** Streaming MP3 encoder (lamejs). Mono or stereo; rates lamejs supports (8000-48000). */
+type LameEncoder = { encodeBuffer(l: Int16Array, r?: Int16Array): Uint8Array; flush(): Uint8Array };
+type LameCtor = new (ch: number, rate: number, kbps: number) => LameEncoder;
+
+/** Sample rate written in the first MPEG audio frame header of `b`. */
+export function mp3SampleRate(b: Uint8Array): number | undefined {
+  for (let i = 0; i + 3 < b.length; i++) {
+    if (b[i] !== 0xff || (b[i + 1]! & 0xe0) !== 0xe0) continue;
+    const version = (b[i + 1]! >> 3) & 3; // 0: MPEG 2.5, 2: MPEG 2, 3: MPEG 1
+    const idx = (b[i + 2]! >> 2) & 3;
+    if (version === 1 || idx === 3) continue;
+    const base = [44100, 48000, 32000][idx]!;
+    return version === 3 ? base : version === 2 ? base / 2 : base / 4;
+  }
+  return undefined;
+}
+
+/**
+ * Streaming MP3 encoder (lamejs). Mono or stereo. At low bit rates LAME lowers the sample rate on its own,
+ * and lamejs's internal resampler then writes silence, so the rate LAME will use is probed first and the
+ * input resampled to it here.
+ */
 export class Mp3Encoder {
-  private constructor(private readonly enc: { encodeBuffer(l: Int16Array, r?: Int16Array): Uint8Array; flush(): Uint8Array }, readonly format: PcmFormat) {}
+  private constructor(private readonly enc: LameEncoder, readonly format: PcmFormat, private readonly resampler?: Resampler) {}
 
   static async create(format: PcmFormat, bitRate = 128000): Promise<Mp3Encoder> {
-    const lame = (await import('@breezystack/lamejs')) as unknown as { Mp3Encoder: new (ch: number, rate: number, kbps: number) => { encodeBuffer(l: Int16Array, r?: Int16Array): Uint8Array; flush(): Uint8Array } };
+    const lame = (await import('@breezystack/lamejs')) as unknown as { Mp3Encoder: LameCtor };
     const channels = Math.min(2, format.channels);
-    return new Mp3Encoder(new lame.Mp3Encoder(channels, format.sampleRate, Math.round(bitRate / 1000)), { sampleRate: format.sampleRate, channels });
+    const kbps = Math.round(bitRate / 1000);
+    const probe = new lame.Mp3Encoder(channels, format.sampleRate, kbps);
+    const silence = new Int16Array(1152 * 2);
+    const head = Buffer.concat([Buffer.from(probe.encodeBuffer(silence, channels === 2 ? silence : undefined)), Buffer.from(probe.flush())]);
+    const rate = mp3SampleRate(head) ?? format.sampleRate;
+    const enc = rate === format.sampleRate ? new lame.Mp3Encoder(channels, format.sampleRate, kbps) : new lame.Mp3Encoder(channels, rate, kbps);
+    return new Mp3Encoder(enc, { sampleRate: rate, channels }, rate === format.sampleRate ? undefined : new Resampler(format.sampleRate, rate, channels));
   }
 
+  /** PCM s16le with `format.channels` channels at the rate given to create(). */
   encode(pcm: Uint8Array): Buffer {
-    const s = samplesOf(pcm);
+    const s = samplesOf(this.resampler ? this.resampler.push(pcm) : pcm);
     const out: Uint8Array[] = [];
-    // lamejs wants modest blocks
     const block = 1152 * 8;
     if (this.format.channels === 1) {
       for (let i = 0; i < s.length; i += block) out.push(this.enc.encodeBuffer(s.subarray(i, i + block)));
