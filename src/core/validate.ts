@@ -33,14 +33,15 @@ export function describeRange(rule: NumberRule): string {
   return kind;
 }
 
-export function checkNumber(flag: string, value: number, rule: NumberRule): number {
+/** `shown` is what the user typed, for the message (defaults to the value). */
+export function checkNumber(flag: string, value: number, rule: NumberRule, shown: unknown = value): number {
   const allowed = describeRange(rule);
-  if (!Number.isFinite(value)) fail(flag, value, allowed);
-  if ((rule.integer || rule.int32) && !Number.isInteger(value)) fail(flag, value, allowed);
+  if (!Number.isFinite(value)) fail(flag, shown, allowed);
+  if ((rule.integer || rule.int32) && !Number.isInteger(value)) fail(flag, shown, allowed);
   const min = rule.min ?? (rule.int32 ? INT32_MIN : undefined);
   const max = rule.max ?? (rule.int32 ? INT32_MAX : undefined);
-  if (min !== undefined && (rule.minExclusive ? value <= min : value < min)) fail(flag, value, allowed);
-  if (max !== undefined && value > max) fail(flag, value, allowed);
+  if (min !== undefined && (rule.minExclusive ? value <= min : value < min)) fail(flag, shown, allowed);
+  if (max !== undefined && value > max) fail(flag, shown, allowed);
   return value;
 }
 
@@ -51,7 +52,7 @@ export function parseNumberStrict(raw: string): number {
 }
 
 export function number(rule: NumberRule = {}): FlagParser<number> {
-  return (raw, flag) => checkNumber(flag, parseNumberStrict(raw), rule);
+  return (raw, flag) => checkNumber(flag, parseNumberStrict(raw), rule, raw);
 }
 
 export function integer(rule: Omit<NumberRule, 'integer'> = {}): FlagParser<number> {

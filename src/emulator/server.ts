@@ -109,7 +109,7 @@ function sendError(res: ServerResponse, status: number, message: string, headers
   res.end(body);
 }
 
-function makeResponse(res: ServerResponse, fault: Fault | undefined): EmuResponse {
+function makeResponse(res: ServerResponse, fault: Fault | undefined, core: EmulatorCore, requestId: string): EmuResponse {
   return {
     raw: res,
     json(status, body, headers = {}) {
@@ -148,6 +148,8 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined): EmuRespons
           }
           const frame = `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
           sent++;
+          // Tests observe when each event left the emulator (e.g. to prove the CLI streams).
+          core.emit('sse', { requestId, index: sent - 1, data });
           if (!res.write(frame)) await new Promise<void>((r) => res.once('drain', () => r()));
           return !closed;
         },
@@ -156,8 +158,12 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined): EmuRespons
           res.end('data: [DONE]\n\n');
         },
         drop() {
+          // End the TCP connection after what was written is flushed, without ending the chunked body:
+          // the client sees a connection lost mid-stream.
           closed = true;
-          res.socket?.destroy();
+          const socket = res.socket;
+          socket?.end();
+          setTimeout(() => socket?.destroy(), 200).unref();
         },
       };
       return writer;
@@ -287,7 +293,7 @@ async function handle(router: Router, core: EmulatorCore, req: IncomingMessage, 
 
   const { route, params, otherMethods } = router.match(method, path);
   const emuReq = makeRequest(req, path, url, requestId, params, entry);
-  const emuRes = makeResponse(res, fault);
+  const emuRes = makeResponse(res, fault, core, requestId);
   if (!route) {
     req.resume();
     if (otherMethods.length) return sendError(res, 405, `Method ${method} is not allowed on ${path}; allowed: ${[...new Set(otherMethods)].join(', ')}`, { allow: [...new Set(otherMethods)].join(', ') });
