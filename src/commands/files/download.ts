@@ -1,0 +1,57 @@
+import { defineCommand } from '../../core/command.js';
+import { oneOf } from '../../core/validate.js';
+import { headerValue } from '../../core/http.js';
+import { CONTENT_FORMATS, fileContent, getFile } from '../../api/files.js';
+import { checkTarget, downloadError, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
+
+interface Opts {
+  output?: string;
+  format?: (typeof CONTENT_FORMATS)[number];
+  force?: boolean;
+}
+
+export default defineCommand<Opts>({
+  summary: 'Download the content of a file',
+  description:
+    'Streams the content to a temporary file beside the target and renames it into place once complete: an interrupted or failed download leaves nothing behind. Without -o the file keeps its stored name in the current directory; `-o DIR` saves it there, `-o -` writes to stdout. Prints the path saved.',
+  args: [{ name: 'id', description: 'file id', required: true }],
+  options: [
+    { flags: '-o, --output <path>', description: 'file or directory to save to, or - for stdout' },
+    { flags: '--format <format>', description: 'original (default) or text', parse: oneOf(CONTENT_FORMATS), choices: CONTENT_FORMATS },
+    { flags: '-f, --force', description: 'overwrite an existing file' },
+  ],
+  examples: ['svc files download file_abc123', 'svc files download file_abc123 -o report.pdf', 'svc files download file_abc123 --format text -o - | less'],
+  async run(ctx, [id], opts) {
+    const { statSync, existsSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const toStdout = opts.output === '-';
+    const isDir = (p: string) => p.endsWith('/') || (existsSync(p) && statSync(p).isDirectory());
+    let target: string | undefined;
+    // a named target is checked before anything is sent
+    if (!toStdout && opts.output !== undefined && !isDir(opts.output)) target = checkTarget(opts.output, { force: opts.force });
+    const http = await ctx.http();
+    if (!toStdout && target === undefined) {
+      const meta = await getFile(http, id);
+      const dir = opts.output ?? '.';
+      target = checkTarget(join(dir, safeFileName(meta.filename, id)), { force: opts.force });
+    }
+    const res = await fileContent(http, id, opts.format);
+    const total = Number(headerValue(res.headers['content-length'])) || undefined;
+    const { progressBar } = await import('../../core/progress.js');
+    const bar = progressBar(ctx.out, `downloading ${id}`, total);
+    let bytes: number;
+    try {
+      if (toStdout) bytes = await streamToStdout(res.body, ctx.streams.stdout, { signal: ctx.signal, onProgress: (n) => bar.update(n) });
+      else bytes = await saveStream(res.body, target!, { force: opts.force, signal: ctx.signal, expectedBytes: total, onProgress: (n) => bar.update(n) });
+    } catch (err) {
+      throw downloadError(err, res.requestId, ctx.signal);
+    } finally {
+      bar.done();
+    }
+    if (toStdout && total !== undefined && bytes !== total) throw downloadError(new Error('short read'), res.requestId);
+    if (toStdout) return 0;
+    if (ctx.out.json) ctx.out.printJson({ id, path: target, bytes });
+    else ctx.out.line(target!);
+    return 0;
+  },
+});

@@ -1,0 +1,15 @@
+import { defineCommand } from '../../core/command.js';
+import { getFile } from '../../api/files.js';
+import { fileDetails } from './shared.js';
+
+export default defineCommand({
+  summary: 'Show the metadata of a file',
+  args: [{ name: 'id', description: 'file id', required: true }],
+  examples: ['svc files get file_abc123', 'svc files get file_abc123 --json'],
+  async run(ctx, [id]) {
+    const file = await getFile(await ctx.http(), id);
+    if (ctx.out.json) ctx.out.printJson(file);
+    else ctx.out.details(fileDetails(file));
+    return 0;
+  },
+});

@@ -1,0 +1,21 @@
+import type { FileObject } from '../../api/files.js';
+import { formatBytes, formatUnixTime, type Column } from '../../core/output.js';
+
+export function fileColumns(tty: boolean): Column<FileObject>[] {
+  return [
+    { header: 'ID', get: (f) => f.id },
+    { header: 'FILENAME', get: (f) => f.filename },
+    { header: 'SIZE', get: (f) => (tty ? formatBytes(f.bytes) : f.bytes), align: 'right' },
+    { header: 'CREATED', get: (f) => formatUnixTime(f.created_at) },
+    { header: 'EXPIRES', get: (f) => formatUnixTime(f.expires_at) },
+  ];
+}
+
+export function fileDetails(f: FileObject): [string, unknown][] {
+  const pairs: [string, unknown][] = [];
+  for (const [k, v] of Object.entries(f)) {
+    if (k === 'created_at' || k === 'expires_at') pairs.push([k, v === null || v === undefined ? v : formatUnixTime(v as number)]);
+    else pairs.push([k, v]);
+  }
+  return pairs;
+}

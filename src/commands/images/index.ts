@@ -1,0 +1,6 @@
+import type { CommandNode } from '../../core/command.js';
+
+export const children: CommandNode[] = [
+  { name: 'generate', summary: 'Generate images from a prompt and save them', aliases: ['gen'], load: () => import('./generate.js') },
+  { name: 'edit', summary: 'Edit an image with a prompt and save the results', load: () => import('./edit.js') },
+];

@@ -1,0 +1,133 @@
+// What generate and edit share: flags, output naming, saving from URLs or base64.
+import type { Context } from '../../core/context.js';
+import type { OptionSpec } from '../../core/command.js';
+import { integer, oneOf } from '../../core/validate.js';
+import { UsageError } from '../../core/errors.js';
+import { checkTarget, downloadError, saveBytes, saveStream } from '../../core/download.js';
+import { DEFAULT_IMAGE_MODEL, IMAGE_ASPECT_RATIOS, IMAGE_RESPONSE_FORMATS, generateImages, type ImageEntry, type ImageRequest } from '../../api/images.js';
+
+export interface ImageOpts {
+  model: string;
+  n?: number;
+  aspectRatio?: string;
+  responseFormat?: string;
+  output?: string;
+  force?: boolean;
+}
+
+export const imageOptions: OptionSpec[] = [
+  { flags: '-m, --model <id>', description: 'image model', default: DEFAULT_IMAGE_MODEL },
+  { flags: '-n, --n <count>', description: 'number of images (1-10, default 1)', parse: integer({ min: 1, max: 10 }) },
+  { flags: '--aspect-ratio <ratio>', description: `one of ${IMAGE_ASPECT_RATIOS.join(', ')}`, parse: oneOf(IMAGE_ASPECT_RATIOS), choices: IMAGE_ASPECT_RATIOS },
+  { flags: '--response-format <format>', description: 'how the API returns images: url or b64_json (the files are saved either way)', parse: oneOf(IMAGE_RESPONSE_FORMATS), choices: IMAGE_RESPONSE_FORMATS },
+  { flags: '-o, --output <path>', description: 'a directory, or a file name (with -n > 1: name-1.png, name-2.png …); default: image-N.png here' },
+  { flags: '-f, --force', description: 'overwrite existing files' },
+];
+
+const EXT: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/jpg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif' };
+
+/** A local image path as a data URL; an http(s) URL as is. Checked before anything is sent. */
+export async function imageRef(value: string, flag: string): Promise<string> {
+  if (/^https?:\/\//i.test(value) || /^data:image\//i.test(value)) return value;
+  const { readFile } = await import('node:fs/promises');
+  const data = await readFile(value).catch(() => undefined);
+  if (!data) throw new UsageError(`${flag}: ${value}: no such file (give a local image or an http(s) URL)`);
+  const mime = sniffImage(data, value);
+  if (!mime) throw new UsageError(`${flag}: ${value} is not a PNG, JPEG, GIF or WebP image`);
+  return `data:${mime};base64,${data.toString('base64')}`;
+}
+
+export function sniffImage(data: Uint8Array, name = ''): string | undefined {
+  const b = Buffer.from(data.buffer, data.byteOffset, Math.min(12, data.length));
+  if (b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  if (b.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
+  if (b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  const ext = name.toLowerCase().split('.').pop();
+  return ext === 'png' ? 'image/png' : ext === 'jpg' || ext === 'jpeg' ? 'image/jpeg' : ext === 'webp' ? 'image/webp' : ext === 'gif' ? 'image/gif' : undefined;
+}
+
+interface Plan {
+  /** where image i goes, given its extension */
+  pathFor(i: number, ext: string): Promise<string>;
+}
+
+/** Decide (and check) where the images go, before anything is sent. */
+export async function planOutput(output: string | undefined, n: number, force: boolean): Promise<Plan> {
+  const { existsSync, statSync } = await import('node:fs');
+  const { join, extname } = await import('node:path');
+  const isDir = output !== undefined && (output.endsWith('/') || (existsSync(output) && statSync(output).isDirectory()));
+  if (output === undefined || isDir) {
+    const dir = output ?? '.';
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--output: the directory ${dir} does not exist`);
+    let next = 1;
+    return {
+      // free names only: never overwrites in this mode
+      async pathFor(_i, ext) {
+        for (;;) {
+          const p = join(dir, `image-${next++}${ext}`);
+          if (!existsSync(p)) return p;
+        }
+      },
+    };
+  }
+  const ext = extname(output);
+  const stem = ext ? output.slice(0, -ext.length) : output;
+  const names = (e: string) => (n === 1 ? [ext ? output : `${output}${e}`] : Array.from({ length: n }, (_, i) => `${stem}-${i + 1}${ext || e}`));
+  // without an extension the final one depends on the reply: check the likely one now
+  for (const p of names(ext || '.png')) checkTarget(p, { force, flag: '--output' });
+  return {
+    async pathFor(i, e) {
+      const p = names(e)[i]!;
+      if (!ext) checkTarget(p, { force, flag: '--output' });
+      return p;
+    },
+  };
+}
+
+export async function runImages(ctx: Context, req: ImageRequest, opts: ImageOpts): Promise<number> {
+  if (req.prompt.trim() === '') throw new UsageError('PROMPT: an empty prompt is not allowed');
+  const n = opts.n ?? 1;
+  const save = !ctx.out.json || opts.output !== undefined;
+  const plan = save ? await planOutput(opts.output, n, !!opts.force) : undefined;
+  const http = await ctx.http();
+  const spinner = await ctx.out.spinner(n === 1 ? 'generating the image' : `generating ${n} images`);
+  let result;
+  try {
+    result = await generateImages(http, req);
+  } finally {
+    spinner.stop();
+  }
+  if (ctx.out.json) ctx.out.printJson(result.raw);
+  if (!plan) return 0;
+  for (let i = 0; i < result.data.length; i++) {
+    const path = await saveImage(ctx, result.data[i]!, i, plan, !!opts.force);
+    if (ctx.out.json) ctx.out.info(path);
+    else ctx.out.line(path);
+  }
+  return 0;
+}
+
+async function saveImage(ctx: Context, entry: ImageEntry, i: number, plan: Plan, force: boolean): Promise<string> {
+  if (typeof entry.b64_json === 'string') {
+    const data = Buffer.from(entry.b64_json, 'base64');
+    const mime = entry.mime_type ?? sniffImage(data) ?? 'image/png';
+    const path = await plan.pathFor(i, EXT[mime] ?? '.png');
+    await saveBytes(data, path, { force, signal: ctx.signal });
+    return path;
+  }
+  if (typeof entry.url !== 'string') throw new Error(`image ${i + 1} of the reply has neither url nor b64_json`);
+  const http = await ctx.http();
+  // the URL is not the API's: never send the key along
+  const res = await http.request({ method: 'GET', path: entry.url, auth: false, headers: { accept: 'image/*' } });
+  const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const fromUrl = /\.(png|jpe?g|webp|gif)(\?|$)/i.exec(entry.url)?.[1]?.toLowerCase();
+  const ext = EXT[type] ?? (fromUrl ? `.${fromUrl === 'jpeg' ? 'jpg' : fromUrl}` : '.png');
+  const path = await plan.pathFor(i, ext);
+  try {
+    await saveStream(res.body, path, { force, signal: ctx.signal });
+  } catch (err) {
+    throw downloadError(err, res.requestId, ctx.signal);
+  }
+  return path;
+}

@@ -1,0 +1,40 @@
+import { defineCommand } from '../../core/command.js';
+import { headerValue } from '../../core/http.js';
+import { checkTarget, downloadError, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
+import { getSkill, skillContent } from '../../api/skills.js';
+
+export default defineCommand<{ output?: string; force?: boolean }>({
+  summary: 'Download the zip archive of a skill',
+  description: 'Saved atomically (temp file, then rename). Without -o: <name>.zip in the current directory; `-o -` writes to stdout. Prints the path saved.',
+  args: [{ name: 'id', description: 'skill id', required: true }],
+  options: [
+    { flags: '-o, --output <path>', description: 'file or directory to save to, or - for stdout' },
+    { flags: '-f, --force', description: 'overwrite an existing file' },
+  ],
+  examples: ['svc skills download skill_abc123', 'svc skills download skill_abc123 -o - | unzip -l /dev/stdin'],
+  async run(ctx, [id], opts) {
+    const { existsSync, statSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const toStdout = opts.output === '-';
+    const isDir = (p: string) => p.endsWith('/') || (existsSync(p) && statSync(p).isDirectory());
+    let target: string | undefined;
+    if (!toStdout && opts.output !== undefined && !isDir(opts.output)) target = checkTarget(opts.output, { force: opts.force });
+    const http = await ctx.http();
+    if (!toStdout && target === undefined) {
+      const skill = await getSkill(http, id);
+      target = checkTarget(join(opts.output ?? '.', `${safeFileName(skill.name, id)}.zip`), { force: opts.force });
+    }
+    const res = await skillContent(http, id);
+    const total = Number(headerValue(res.headers['content-length'])) || undefined;
+    let bytes: number;
+    try {
+      if (toStdout) return (await streamToStdout(res.body, ctx.streams.stdout, { signal: ctx.signal }), 0);
+      bytes = await saveStream(res.body, target!, { force: opts.force, signal: ctx.signal, expectedBytes: total });
+    } catch (err) {
+      throw downloadError(err, res.requestId, ctx.signal);
+    }
+    if (ctx.out.json) ctx.out.printJson({ id, path: target, bytes });
+    else ctx.out.line(target!);
+    return 0;
+  },
+});

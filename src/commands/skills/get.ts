@@ -1,0 +1,15 @@
+import { defineCommand } from '../../core/command.js';
+import { formatUnixTime } from '../../core/output.js';
+import { getSkill } from '../../api/skills.js';
+
+export default defineCommand({
+  summary: 'Show one skill',
+  args: [{ name: 'id', description: 'skill id', required: true }],
+  examples: ['svc skills get skill_abc123'],
+  async run(ctx, [id]) {
+    const s = await getSkill(await ctx.http(), id);
+    if (ctx.out.json) ctx.out.printJson(s);
+    else ctx.out.details(Object.entries(s).map(([k, v]) => [k, k === 'created_at' && typeof v === 'number' ? formatUnixTime(v) : v]));
+    return 0;
+  },
+});

@@ -1,0 +1,26 @@
+import { defineCommand } from '../../core/command.js';
+import { getVideo } from '../../api/videos.js';
+import { reportFailure } from './shared.js';
+
+export default defineCommand({
+  summary: 'Show the status of a video request',
+  description: 'Prints status, progress and (when done) the video URL and duration. A failed job prints its error code and message and exits 1.',
+  args: [{ name: 'request_id', description: 'the request id', required: true }],
+  examples: ['svc videos get 2b1c…', 'svc videos get 2b1c… --json'],
+  async run(ctx, [id]) {
+    const { raw, job } = await getVideo(await ctx.http(), id);
+    if (ctx.out.json) ctx.out.printJson(raw ?? { status: job.status });
+    else
+      ctx.out.details([
+        ['status', job.status],
+        ['progress', job.progress],
+        ['model', job.model],
+        ['url', job.video?.url],
+        ['duration', job.video?.duration],
+        ['respect_moderation', job.video?.respect_moderation],
+        ['error', job.error ? `${job.error.code}: ${job.error.message}` : undefined],
+      ]);
+    if (job.status === 'failed' || job.status === 'expired') return reportFailure(ctx, id, job);
+    return 0;
+  },
+});

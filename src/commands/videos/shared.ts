@@ -1,0 +1,136 @@
+// What the video commands share: flags, media references, the polling loop with its spinner, the download.
+import type { Context } from '../../core/context.js';
+import type { OptionSpec } from '../../core/command.js';
+import type { HttpClient } from '../../core/http.js';
+import { sleep } from '../../core/http.js';
+import { number, oneOf } from '../../core/validate.js';
+import { UsageError } from '../../core/errors.js';
+import { checkTarget, downloadError, saveStream } from '../../core/download.js';
+import { DEFAULT_VIDEO_MODEL, VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, createVideo, getVideo, type VideoKind, type VideoRequest, type VideoStatus } from '../../api/videos.js';
+import { imageRef } from '../images/shared.js';
+
+export interface VideoOpts {
+  model: string;
+  duration?: number;
+  aspectRatio?: string;
+  resolution?: string;
+  image?: string;
+  video?: string;
+  wait?: boolean;
+  output?: string;
+  force?: boolean;
+  pollInterval?: number;
+}
+
+export const waitOptions: OptionSpec[] = [
+  { flags: '-o, --output <file>', description: 'save the video here (default: <request id>.mp4); implies --wait' },
+  { flags: '-f, --force', description: 'overwrite an existing file' },
+  { flags: '--poll-interval <seconds>', description: 'seconds between status checks (0.1-60, default 2)', parse: number({ min: 0.1, max: 60 }) },
+];
+
+export const createOptions: OptionSpec[] = [
+  { flags: '-m, --model <id>', description: 'video model', default: DEFAULT_VIDEO_MODEL },
+  { flags: '--aspect-ratio <ratio>', description: `one of ${VIDEO_ASPECT_RATIOS.join(', ')}`, parse: oneOf(VIDEO_ASPECT_RATIOS), choices: VIDEO_ASPECT_RATIOS },
+  { flags: '--resolution <res>', description: `one of ${VIDEO_RESOLUTIONS.join(', ')}`, parse: oneOf(VIDEO_RESOLUTIONS), choices: VIDEO_RESOLUTIONS },
+  { flags: '--image <path|url>', description: 'first frame: a local image (sent as a data URL) or an http(s) URL' },
+  { flags: '--wait', description: 'wait for the video (spinner with status, progress and elapsed time), then download it' },
+  ...waitOptions,
+];
+
+const VIDEO_MIME: Record<string, string> = { mp4: 'video/mp4', m4v: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm', mkv: 'video/x-matroska' };
+
+/** A local video path as a data URL; an http(s) URL as is. */
+export async function videoRef(value: string, flag: string): Promise<string> {
+  if (/^https?:\/\//i.test(value) || /^data:video\//i.test(value)) return value;
+  const { readFile } = await import('node:fs/promises');
+  const data = await readFile(value).catch(() => undefined);
+  if (!data) throw new UsageError(`${flag}: ${value}: no such file (give a local video or an http(s) URL)`);
+  const ext = value.toLowerCase().split('.').pop() ?? '';
+  const isMp4 = data.subarray(4, 8).toString('latin1') === 'ftyp';
+  const mime = VIDEO_MIME[ext] ?? (isMp4 ? 'video/mp4' : undefined);
+  if (!mime) throw new UsageError(`${flag}: ${value} is not a video file this command knows (mp4, mov, webm, mkv)`);
+  return `data:${mime};base64,${data.toString('base64')}`;
+}
+
+/** Create a job of `kind`, then print its id or wait for it. */
+export async function startVideo(ctx: Context, kind: VideoKind, prompt: string, opts: VideoOpts): Promise<number> {
+  if (prompt.trim() === '') throw new UsageError('PROMPT: an empty prompt is not allowed');
+  const req: VideoRequest = { prompt, model: opts.model };
+  if (opts.duration !== undefined) req.duration = opts.duration;
+  if (opts.aspectRatio) req.aspect_ratio = opts.aspectRatio;
+  if (opts.resolution) req.resolution = opts.resolution;
+  if (opts.image) req.image = { url: await imageRef(opts.image, '--image') };
+  if (kind !== 'generation') {
+    if (!opts.video) throw new UsageError('--video: required (a local video or an http(s) URL)');
+    req.video = { url: await videoRef(opts.video, '--video') };
+  }
+  const wait = opts.wait || opts.output !== undefined;
+  if (wait && opts.output !== undefined) checkTarget(opts.output, { force: opts.force });
+  const http = await ctx.http();
+  const { request_id } = await createVideo(http, kind, req);
+  if (!wait) {
+    if (ctx.out.json) ctx.out.printJson({ request_id });
+    else ctx.out.line(request_id);
+    return 0;
+  }
+  ctx.out.info(`request id ${request_id}`);
+  return waitAndSave(ctx, http, request_id, opts);
+}
+
+/** Poll until the job ends; a spinner shows status, progress and elapsed time on a terminal. */
+export async function pollVideo(ctx: Context, http: HttpClient, id: string, intervalMs: number): Promise<{ raw: unknown; job: VideoStatus }> {
+  const spinner = await ctx.out.spinner(`video ${id}: pending`);
+  const started = ctx.now();
+  try {
+    for (;;) {
+      const { raw, job } = await getVideo(http, id);
+      if (job.status !== 'pending' && job.status !== 'in_progress' && job.status !== 'processing' && job.status !== 'queued') {
+        if (job.status === 'done') spinner.succeed(`video ${id}: done (${elapsed(ctx.now() - started)})`);
+        else spinner.fail(`video ${id}: ${job.status}`);
+        return { raw, job };
+      }
+      const pct = typeof job.progress === 'number' ? ` ${job.progress}%` : '';
+      spinner.update(`video ${id}: ${job.status}${pct} · ${elapsed(ctx.now() - started)}`);
+      await sleep(intervalMs, ctx.signal);
+    }
+  } finally {
+    spinner.stop();
+  }
+}
+
+function elapsed(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+/** A job that did not produce a video: its code and message on stderr, exit 1. */
+export function reportFailure(ctx: Context, id: string, job: VideoStatus): number {
+  const code = job.error?.code ?? job.status;
+  const message = job.error?.message ?? (job.status === 'expired' ? 'the request expired' : 'no video was produced');
+  ctx.out.error(`video ${id} ${job.status}: ${code}: ${message}`);
+  return 1;
+}
+
+export async function waitAndSave(ctx: Context, http: HttpClient, id: string, opts: Pick<VideoOpts, 'output' | 'force' | 'pollInterval'>): Promise<number> {
+  const { raw, job } = await pollVideo(ctx, http, id, (opts.pollInterval ?? 2) * 1000);
+  if (ctx.out.json) ctx.out.printJson(raw);
+  if (job.status !== 'done') return reportFailure(ctx, id, job);
+  if (!job.video?.url) throw new Error(`video ${id} is done but the reply has no video url`);
+  const target = checkTarget(opts.output ?? `${id}.mp4`, { force: opts.force });
+  // the video URL is not the API's: never send the key along
+  const res = await http.request({ method: 'GET', path: job.video.url, auth: false, headers: { accept: 'video/*, */*' } });
+  const total = Number(res.headers['content-length']) || undefined;
+  const { progressBar } = await import('../../core/progress.js');
+  const bar = progressBar(ctx.out, 'downloading the video', total);
+  try {
+    await saveStream(res.body, target, { force: opts.force, signal: ctx.signal, expectedBytes: total, onProgress: (n) => bar.update(n) });
+  } catch (err) {
+    throw downloadError(err, res.requestId, ctx.signal);
+  } finally {
+    bar.done();
+  }
+  const shown = opts.output ?? `${id}.mp4`;
+  if (ctx.out.json) ctx.out.info(shown);
+  else ctx.out.line(shown);
+  return 0;
+}

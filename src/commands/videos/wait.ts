@@ -1,0 +1,15 @@
+import { defineCommand } from '../../core/command.js';
+import { checkTarget } from '../../core/download.js';
+import { waitAndSave, waitOptions, type VideoOpts } from './shared.js';
+
+export default defineCommand<VideoOpts>({
+  summary: 'Wait for a video request, then download the video',
+  description: 'Polls with a spinner (status, progress, elapsed time) on a terminal, then saves the video atomically and prints its path. A failed job prints its error code and message and exits 1.',
+  args: [{ name: 'request_id', description: 'the request id', required: true }],
+  options: waitOptions,
+  examples: ['svc videos wait 2b1c… -o clip.mp4'],
+  async run(ctx, [id], opts) {
+    if (opts.output !== undefined) checkTarget(opts.output, { force: opts.force });
+    return waitAndSave(ctx, await ctx.http(), id, opts);
+  },
+});

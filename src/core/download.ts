@@ -1,0 +1,145 @@
+// Atomic saves: bytes go to a temp file in the target's directory, which is renamed over the target only once
+// complete. A failure, Ctrl-C or SIGTERM removes the temp file, so a partial file never stays behind.
+import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { ApiError, InterruptedError, NetworkError, UsageError } from './errors.js';
+
+const pending = new Set<string>();
+let exitHookInstalled = false;
+
+/** Last resort: whatever path ends the process (the 2 s grace timer after Ctrl-C), leave no temp file. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const p of pending) {
+      try {
+        unlinkSync(p);
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+/**
+ * Check a target path before anything is sent: its directory must exist, and an existing file is only replaced
+ * with `force`. Throws a UsageError naming `flag`.
+ */
+export function checkTarget(target: string, opts: { force?: boolean; flag?: string } = {}): string {
+  const flag = opts.flag ?? '--output';
+  const abs = resolve(target);
+  const dir = dirname(abs);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${flag}: ${target}: the directory ${dir} does not exist`);
+  if (existsSync(abs)) {
+    if (statSync(abs).isDirectory()) throw new UsageError(`${flag}: ${target} is a directory`);
+    if (!opts.force) throw new UsageError(`${flag}: ${target} already exists (use --force to overwrite it)`);
+  }
+  return abs;
+}
+
+export function tempPathFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.part`);
+}
+
+export interface SaveOptions {
+  /** replace an existing file (otherwise the rename refuses when one appeared meanwhile) */
+  force?: boolean;
+  signal?: AbortSignal;
+  /** called with the bytes written so far */
+  onProgress?: (bytes: number) => void;
+  /** when known (Content-Length): fewer or more bytes is an error, and nothing is kept */
+  expectedBytes?: number;
+}
+
+/** Stream `source` into `target` atomically; returns the number of bytes written. */
+export async function saveStream(source: AsyncIterable<Uint8Array>, target: string, opts: SaveOptions = {}): Promise<number> {
+  const { createWriteStream } = await import('node:fs');
+  const { rename, unlink, link } = await import('node:fs/promises');
+  const { pipeline } = await import('node:stream/promises');
+  installExitHook();
+  const abs = resolve(target);
+  const tmp = tempPathFor(abs);
+  pending.add(tmp);
+  let bytes = 0;
+  try {
+    async function* counted() {
+      for await (const chunk of source) {
+        if (opts.signal?.aborted) throw new InterruptedError();
+        bytes += chunk.byteLength;
+        opts.onProgress?.(bytes);
+        yield chunk;
+      }
+    }
+    await pipeline(counted, createWriteStream(tmp, { flags: 'wx', mode: 0o644 }), { signal: opts.signal });
+    if (opts.signal?.aborted) throw new InterruptedError();
+    if (opts.expectedBytes !== undefined && bytes !== opts.expectedBytes) {
+      throw new NetworkError(`the download ended after ${bytes} of ${opts.expectedBytes} bytes`);
+    }
+    if (opts.force) await rename(tmp, abs);
+    else {
+      // no-clobber: link fails when a file appeared at the target meanwhile
+      try {
+        await link(tmp, abs);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') throw new UsageError(`${target} already exists (use --force to overwrite it)`);
+        // a file system without hard links: check, then rename
+        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw err;
+        if (existsSync(abs)) throw new UsageError(`${target} already exists (use --force to overwrite it)`);
+        await rename(tmp, abs);
+      }
+      await unlink(tmp).catch(() => {});
+    }
+    pending.delete(tmp);
+    return bytes;
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    pending.delete(tmp);
+    if (opts.signal?.aborted) throw new InterruptedError();
+    throw err;
+  }
+}
+
+/** Save bytes already in memory, atomically. */
+export async function saveBytes(data: Uint8Array, target: string, opts: SaveOptions = {}): Promise<number> {
+  return saveStream(
+    (async function* () {
+      yield data;
+    })(),
+    target,
+    opts,
+  );
+}
+
+/** Write a stream to stdout with back-pressure (for `-o -`). */
+export async function streamToStdout(source: AsyncIterable<Uint8Array>, stdout: NodeJS.WritableStream, opts: { signal?: AbortSignal; onProgress?: (bytes: number) => void } = {}): Promise<number> {
+  let bytes = 0;
+  for await (const chunk of source) {
+    if (opts.signal?.aborted) throw new InterruptedError();
+    bytes += chunk.byteLength;
+    opts.onProgress?.(bytes);
+    if (!stdout.write(chunk)) await once(stdout, 'drain');
+  }
+  return bytes;
+}
+
+/** A name from a server (or a prompt) made safe as one path segment in a directory we choose. */
+export function safeFileName(name: string | undefined, fallback: string): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '_').trim();
+  return clean === '' || clean === '.' || clean === '..' ? fallback : clean;
+}
+
+/** An error met while saving a download: ours pass through, file system errors keep their message, the rest is a lost connection. */
+export function downloadError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
+  if (signal?.aborted) return new InterruptedError();
+  if (err instanceof UsageError || err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError) return err;
+  const e = err as NodeJS.ErrnoException;
+  if (e && typeof e.syscall === 'string' && e.path) return new Error(`cannot write ${e.path}: ${e.code ?? e.message}`);
+  if (e?.code === 'UND_ERR_BODY_TIMEOUT') return new NetworkError('the download stalled (no data within --timeout)', requestId, err);
+  return new NetworkError('the connection was lost in the middle of the download', requestId, err);
+}

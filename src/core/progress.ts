@@ -1,0 +1,55 @@
+// A byte progress bar on stderr, drawn only on a terminal (never in a pipe, never with --quiet).
+import { formatBytes, type Output } from './output.js';
+
+export interface Progress {
+  update(done: number, total?: number): void;
+  /** erase the bar */
+  done(): void;
+}
+
+const noop: Progress = { update() {}, done() {} };
+
+export function progressBar(out: Output, label: string, total?: number, opts: { now?: () => number; intervalMs?: number } = {}): Progress {
+  if (!out.stderrIsTTY || out.opts.quiet) return noop;
+  const stderr = out.streams.stderr;
+  const now = opts.now ?? Date.now;
+  const interval = opts.intervalMs ?? 100;
+  const started = now();
+  let last = 0;
+  let drawn = false;
+  let current = 0;
+  let size = total;
+  const draw = () => {
+    const cols = Math.max(40, stderr.columns ?? 80);
+    const secs = Math.max(0.001, (now() - started) / 1000);
+    const rate = `${formatBytes(Math.round(current / secs))}/s`;
+    let text: string;
+    if (size && size > 0) {
+      const frac = Math.min(1, current / size);
+      const pct = `${Math.floor(frac * 100)}%`.padStart(4);
+      const tail = ` ${pct} ${formatBytes(current)}/${formatBytes(size)} ${rate}`;
+      const width = Math.max(10, Math.min(30, cols - label.length - tail.length - 4));
+      const filled = Math.round(frac * width);
+      text = `${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}]${tail}`;
+    } else {
+      text = `${label} ${formatBytes(current)} ${rate}`;
+    }
+    stderr.write(`\r${text.slice(0, cols - 1)}\u001b[K`);
+    drawn = true;
+  };
+  return {
+    update(done, t) {
+      current = done;
+      if (t !== undefined) size = t;
+      const n = now();
+      if (n - last >= interval || (size !== undefined && done >= size)) {
+        last = n;
+        draw();
+      }
+    },
+    done() {
+      if (drawn) stderr.write('\r\u001b[K');
+      drawn = false;
+    },
+  };
+}
