@@ -19,12 +19,6 @@ import * as calls from './calls.js';
 import * as secrets from './secrets.js';
 import * as voices from './voices.js';
 import * as customVoices from './custom-voices.js';
-import * as agents from './agents.js';
-import * as phone from './phone.js';
-import * as calls from './calls.js';
-import * as secrets from './secrets.js';
-import * as voices from './voices.js';
-import * as customVoices from './custom-voices.js';
 import * as realtime from './realtime.js';
 
 const modules: { register(router: Router): void }[] = [identity, models, files, skills, images, videos, chat, responses, messages, completions, embeddings, tokenize, documents, agents, phone, calls, secrets, voices, customVoices, realtime];
