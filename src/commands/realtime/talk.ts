@@ -1,0 +1,24 @@
+import { defineCommand } from '../../core/command.js';
+import { SESSION_OPTIONS, TALK_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
+
+export default defineCommand<VoiceFlags>({
+  summary: 'Talk with the model in real time (microphone and speaker, or files and pipes)',
+  description:
+    'Streams the microphone (or --input) to a realtime voice session and plays the answers (or writes them to --output). ' +
+    'The transcript of both sides is printed on stdout, or on stderr when stdout carries the audio (--output -); with --json every ' +
+    'server event (audio as its byte count) is one JSON line there instead. Half-duplex by default: no microphone audio is sent while the ' +
+    'assistant speaks. With a file or stdin as input the session ends once the input is exhausted and the last answer is done. ' +
+    'Tools run as local commands (--tool-cmd NAME=COMMAND).',
+  options: [...TALK_OPTIONS, ...SESSION_OPTIONS],
+  examples: [
+    'svc realtime talk --voice ara',
+    'svc realtime talk --agent agent_123 --duplex',
+    'svc realtime talk --input question.wav --output answer.wav',
+    'svc realtime talk --tool weather.json --tool-cmd get_weather=./weather.sh',
+    'arecord -q -f S16_LE -r 24000 -c 1 -t raw | svc realtime talk --input - --output - | aplay -q',
+  ],
+  async run(ctx, _args, opts) {
+    checkVoiceFlags(ctx, opts);
+    return runVoiceSession(ctx, opts, { labels: { user: 'you', assistant: 'assistant' } });
+  },
+});

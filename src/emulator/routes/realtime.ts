@@ -1,0 +1,143 @@
+// WS /v1/realtime: realtime voice sessions (src/emulator/realtime-session.ts), including sessions on a
+// simulated inbound SIP call (`?call_id=`), where the emulator plays the caller. Admin: GET/DELETE
+// /_emulator/realtime lists what each session saw (append times, response audio times) for tests.
+import type { WebSocket } from 'ws';
+import type { EmulatorCore } from '../core.js';
+import { clearRealtimeLogs, realtimeLogs, type RealtimeSessionLog } from '../realtime-log.js';
+import { EmulatedRealtimeSession, REALTIME_MODELS, REASONING_EFFORTS } from '../realtime-session.js';
+import type { EmuRequest, Router } from '../router.js';
+
+type Json = Record<string, any>;
+
+interface CallRecord {
+  call_id: string;
+  status: 'active' | 'ended' | string;
+  /** what the simulated caller says, one turn each (emulator-only; a default line otherwise) */
+  caller_script?: string | string[];
+  [k: string]: unknown;
+}
+
+export const DEFAULT_CALLER_LINE = 'Hello, I am calling about my order.';
+
+export function register(router: Router): void {
+  router.ws('/v1/realtime', (ws, req, core) => openSession(ws, req, core));
+  router.get('/_emulator/realtime', (_req, res, core) => res.json(200, { sessions: realtimeLogs(core) }), { auth: false });
+  router.delete('/_emulator/realtime', (_req, res, core) => {
+    clearRealtimeLogs(core);
+    res.json(200, { cleared: true });
+  }, { auth: false });
+}
+
+/** The client secret a connection authenticated with, if any. */
+function clientSecretOf(req: EmuRequest): string | undefined {
+  const proto = String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .find((p) => p.startsWith('svc-client-secret.'));
+  if (proto) return proto.slice('svc-client-secret.'.length);
+  const m = /^Bearer\s+(svc-cs-\S+)/.exec(String(req.headers.authorization ?? ''));
+  return m?.[1];
+}
+
+function refuse(ws: WebSocket, type: string, code: string, message: string): void {
+  ws.send(JSON.stringify({ type: 'error', event_id: `event_refused`, error: { type, code, message } }));
+  ws.close(1008, message.slice(0, 120));
+}
+
+function openSession(ws: WebSocket, req: EmuRequest, core: EmulatorCore): void {
+  const callId = req.query.get('call_id') ?? undefined;
+  const secret = clientSecretOf(req);
+  const model = callId ? 'voice-latest' : (req.query.get('model') ?? 'voice-latest');
+  const effort = req.query.get('reasoning.effort') ?? req.query.get('reasoning_effort') ?? 'high';
+  if (!callId && !(REALTIME_MODELS as readonly string[]).includes(model)) {
+    return refuse(ws, 'invalid_request_error', 'invalid_value', `Invalid value for \`model\`: ${model}; must be one of ${REALTIME_MODELS.join(', ')}`);
+  }
+  if (!(REASONING_EFFORTS as readonly string[]).includes(effort)) {
+    return refuse(ws, 'invalid_request_error', 'invalid_value', `Invalid value for \`reasoning.effort\`: ${effort}; must be high or none`);
+  }
+  let call: CallRecord | undefined;
+  if (callId !== undefined) {
+    if (secret) return refuse(ws, 'invalid_request_error', 'permission_denied', 'Sessions on a SIP call (call_id) need an API key; client secrets are not accepted');
+    call = core.store.collection<CallRecord>('calls').get(callId);
+    if (!call || call.status !== 'active') return refuse(ws, 'invalid_request_error', 'not_found', `Call ${callId} was not found or is not active`);
+  }
+  const initial = secret ? core.store.collection<{ session?: Json }>('client_secrets').get(secret)?.session : undefined;
+  const log: RealtimeSessionLog = {
+    session_id: '',
+    ...(callId ? { call_id: callId } : {}),
+    model,
+    reasoning_effort: effort,
+    opened_at: Date.now(),
+    appends: [],
+    input_audio_ms: 0,
+    client_events: [],
+    session: {},
+    transcripts: [],
+    responses: [],
+    function_outputs: [],
+  };
+  realtimeLogs(core).push(log);
+  const session = new EmulatedRealtimeSession(ws, core, { model, reasoningEffort: effort, callId, initial, log });
+  const timers: NodeJS.Timeout[] = [];
+  const onClose = () => session.close(1001, 'emulator closing');
+  core.once('close', onClose);
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) {
+      session.send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_event', message: 'Binary frames are not accepted: send audio as base64 in input_audio_buffer.append' } });
+      return;
+    }
+    session.handleText(data.toString());
+  });
+  ws.on('close', () => {
+    session.markClosed();
+    log.closed_at = Date.now();
+    timers.forEach(clearInterval);
+    core.off('close', onClose);
+  });
+  session.start();
+  if (call && callId) runCaller(session, core, callId, call, timers);
+}
+
+/** The simulated caller of a SIP call: says its lines one turn at a time, then hangs up. */
+function runCaller(session: EmulatedRealtimeSession, core: EmulatorCore, callId: string, call: CallRecord, timers: NodeJS.Timeout[]): void {
+  const calls = core.store.collection<CallRecord>('calls');
+  const script = call.caller_script;
+  const lines = (Array.isArray(script) ? script : typeof script === 'string' ? [script] : [DEFAULT_CALLER_LINE]).filter((l) => typeof l === 'string' && l.trim());
+  let next = 0;
+  let started = false;
+  const say = () => {
+    if (session.isClosed || session.responding || session.awaitingFunctionOutput) return;
+    const current = calls.get(callId);
+    if (!current || current.status !== 'active') return;
+    if (next < lines.length) {
+      session.simulateCaller(lines[next++]!);
+      return;
+    }
+    // the caller has said everything and heard the answer: hang up
+    calls.set(callId, { ...current, status: 'ended', ended_at: new Date().toISOString(), ended_by: 'caller' });
+    core.store.save();
+    session.close(1000, 'call ended');
+  };
+  session.onResponseDone = () => {
+    if (started) setTimeout(say, core.settings.realtimeCallerPauseMs ?? 200);
+  };
+  // The caller speaks once the client has configured the session (or after a short wait without one).
+  const begin = () => {
+    if (started) return;
+    started = true;
+    say();
+  };
+  const origHandle = session.handleText.bind(session);
+  session.handleText = (text: string) => {
+    origHandle(text);
+    if (!started && text.includes('"session.update"')) setTimeout(begin, 50);
+  };
+  timers.push(setTimeout(begin, core.settings.realtimeCallerWaitMs ?? 1000));
+  // The call can end from elsewhere (svc calls hangup): the session ends with it.
+  timers.push(
+    setInterval(() => {
+      const current = calls.get(callId);
+      if (!session.isClosed && (!current || current.status !== 'active')) session.close(1000, 'call ended');
+    }, 200),
+  );
+}

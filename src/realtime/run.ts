@@ -1,0 +1,234 @@
+// What `svc realtime talk`, `svc calls join` and `svc calls listen --join` share: the voice flags, their
+// checks (before anything is sent), building the session configuration (agent + flags), opening the audio
+// ends, and running one session to its end.
+import { existsSync, statSync } from 'node:fs';
+import type { AudioSink } from '../audio/sink.js';
+import type { AudioSource } from '../audio/source.js';
+import { codecFromPath } from '../audio/format.js';
+import {
+  AUDIO_FORMATS,
+  BUILTIN_VOICES,
+  CUSTOM_VOICE_ID,
+  DEPRECATED_MODELS,
+  REALTIME_MODELS,
+  REASONING_EFFORTS,
+  connectRealtime,
+  sessionFromAgent,
+  wireFormat,
+  type AudioFormatName,
+  type SessionUpdate,
+} from '../api/realtime.js';
+import type { OptionSpec } from '../core/command.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { toolCmdParser, type ToolCommand } from '../core/local-tools.js';
+import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
+import { PushToTalkKeys, attachKeys } from './keys.js';
+import { Playback } from './playback.js';
+import { RealtimeSession, type SessionResult, type TurnMode } from './session.js';
+import { sessionTools, toolFileParser } from './tools.js';
+import { TranscriptView, type TranscriptLabels } from './transcript.js';
+
+export interface VoiceFlags {
+  voice?: string;
+  instructions?: string;
+  agent?: string;
+  tool?: Record<string, any>[];
+  toolCmd?: ToolCommand[];
+  toolTimeout?: number;
+  input?: string;
+  output?: string;
+  inputDevice?: string;
+  outputDevice?: string;
+  audioFormat?: AudioFormatName;
+  duplex?: boolean;
+  pushToTalk?: boolean;
+  vadThreshold?: number;
+  vadSilenceMs?: number;
+  model?: string;
+  reasoningEffort?: string;
+}
+
+function voiceParser(raw: string, flag: string): string {
+  const v = raw.toLowerCase();
+  require((BUILTIN_VOICES as readonly string[]).includes(v) || CUSTOM_VOICE_ID.test(raw), flag, raw, `a built-in voice (${BUILTIN_VOICES.join(', ')}) or a custom voice id (8 lowercase letters or digits)`);
+  return (BUILTIN_VOICES as readonly string[]).includes(v) ? v : raw;
+}
+
+/** Flags of the session itself (every voice command). */
+export const SESSION_OPTIONS: OptionSpec[] = [
+  { flags: '--agent <id>', description: 'configure the session from a stored agent (instructions, voice, tools, VAD); flags given too win' },
+  { flags: '--voice <voice>', description: `voice: ${BUILTIN_VOICES.join(', ')}, or a custom voice id`, parse: voiceParser },
+  { flags: '--instructions <text>', description: 'system instructions of the session (at most 256000 characters)', parse: maxLength(256_000) },
+  { flags: '--tool <file>', description: 'function tool(s) from a JSON file (repeatable); flat or nested form', parse: toolFileParser },
+  { flags: '--tool-cmd <name=command>', description: 'run COMMAND when the assistant calls NAME: arguments JSON on stdin, stdout is the result (repeatable)', parse: toolCmdParser },
+  { flags: '--tool-timeout <seconds>', description: 'time limit of one tool command (1-600, default 60)', parse: number({ min: 1, max: 600 }) },
+  { flags: '--vad-threshold <n>', description: 'server VAD threshold, 0.0 to 1.0 (lower is more sensitive)', parse: number({ min: 0, max: 1 }) },
+  { flags: '--vad-silence-ms <ms>', description: 'silence that ends a turn, 0 to 10000 ms', parse: integer({ min: 0, max: 10_000 }) },
+  { flags: '--audio-format <format>', description: 'audio on the wire: pcm (24 kHz pcm16, default), pcmu (G.711 mu-law 8 kHz), pcma (G.711 A-law 8 kHz)', parse: oneOf(AUDIO_FORMATS), choices: AUDIO_FORMATS },
+  { flags: '--input-device <name>', description: 'ALSA capture device for --input mic (default: default)' },
+  { flags: '--output-device <name>', description: 'ALSA playback device for --output speaker' },
+];
+
+/** Flags of `svc realtime talk` only. */
+export const TALK_OPTIONS: OptionSpec[] = [
+  { flags: '--model <model>', description: `${REALTIME_MODELS.join(', ')} (voice-2.0 is deprecated)`, parse: oneOf(REALTIME_MODELS), choices: REALTIME_MODELS },
+  { flags: '--reasoning-effort <effort>', description: 'high (default) or none', parse: oneOf(REASONING_EFFORTS), choices: REASONING_EFFORTS },
+  { flags: '--input <mic|file|->', description: 'audio to send: the microphone (default), a file (WAV, MP3 or raw in the session format), or - for stdin', default: 'mic' },
+  { flags: '--output <speaker|file|->', description: 'where the answers play: the speaker (default), a file (WAV unless the extension says .pcm/.ulaw/.alaw/.mp3), or - for stdout (WAV)', default: 'speaker' },
+  { flags: '--duplex', description: 'keep the microphone open while the assistant speaks; talking over it stops playback (barge-in)' },
+  { flags: '--push-to-talk', description: 'on a terminal: hold space (or tap to toggle) to talk; no server VAD' },
+];
+
+/** Checks that span flags; throws a UsageError (exit 2) before anything is sent. */
+export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
+  const input = f.input;
+  if (input !== undefined && input !== 'mic' && input !== '-') {
+    require(existsSync(input) && statSync(input).isFile(), '--input', input, 'mic, - (stdin) or an existing audio file');
+  }
+  const output = f.output;
+  if (output !== undefined && output !== 'speaker' && output !== '-') {
+    require(!existsSync(output) || statSync(output).isFile(), '--output', output, 'speaker, - (stdout) or a file path');
+  }
+  if (f.pushToTalk) {
+    require(!f.duplex, '--push-to-talk', 'with --duplex', 'one of --push-to-talk or --duplex');
+    require(input === 'mic', '--push-to-talk', `with --input ${input}`, 'the microphone as input (--input mic)');
+    require(!!ctx.streams.stdin.isTTY, '--push-to-talk', 'without a terminal', 'a terminal on stdin (space is the talk key)');
+  }
+  if (input === '-' && output === '-') {
+    // allowed: audio in from stdin, out to stdout; the transcript goes to stderr
+  }
+  const names = new Set<string>();
+  for (const t of f.tool ?? []) {
+    require(!names.has(t.name), '--tool', t.name, 'tool names that are unique');
+    names.add(t.name);
+  }
+  require((f.tool?.length ?? 0) <= 200, '--tool', `${f.tool?.length} tools`, 'at most 200 tools');
+}
+
+export interface RunVoiceOptions {
+  callId?: string;
+  labels: TranscriptLabels;
+  /** where the transcript goes (default: stdout, or stderr when stdout carries audio) */
+  transcriptTo?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** take Ctrl-C over (false when a caller like `calls listen` owns it) */
+  manageInterrupt?: boolean;
+  /** stops the session when aborted */
+  stop?: AbortSignal;
+  /** prefix for stderr notes (several calls at once) */
+  notePrefix?: string;
+}
+
+/** Build the session.update: the agent's settings, then the flags. */
+export async function buildSessionUpdate(ctx: Context, f: VoiceFlags, mode: TurnMode): Promise<SessionUpdate> {
+  let base: SessionUpdate = {};
+  if (f.agent) {
+    const { getAgent } = await import('../api/agents.js');
+    const agent = await getAgent(await ctx.http(), f.agent);
+    base = sessionFromAgent(agent);
+  }
+  const fmt = wireFormat(f.audioFormat ?? 'pcm').format;
+  const update: SessionUpdate = { ...base, audio: { input: { format: fmt }, output: { format: fmt } } };
+  if (f.instructions !== undefined) update.instructions = f.instructions;
+  if (f.voice !== undefined) update.voice = f.voice;
+  if (mode === 'push-to-talk') update.turn_detection = null;
+  else if (f.vadThreshold !== undefined || f.vadSilenceMs !== undefined || base.turn_detection) {
+    update.turn_detection = { ...(base.turn_detection ?? {}), type: 'server_vad' };
+    if (f.vadThreshold !== undefined) update.turn_detection.threshold = f.vadThreshold;
+    if (f.vadSilenceMs !== undefined) update.turn_detection.silence_duration_ms = f.vadSilenceMs;
+  } else update.turn_detection = { type: 'server_vad' };
+  const tools = sessionTools(base.tools ?? [], f.tool ?? [], f.toolCmd ?? []);
+  if (tools.length) update.tools = tools;
+  else delete update.tools;
+  return update;
+}
+
+export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOptions): Promise<number> {
+  const mode: TurnMode = f.pushToTalk ? 'push-to-talk' : f.duplex ? 'duplex' : 'half-duplex';
+  const prefix = o.notePrefix ?? '';
+  if (f.model && DEPRECATED_MODELS.includes(f.model)) ctx.out.warn(`${prefix}the model ${f.model} is deprecated; use voice-latest or voice-3.0`);
+  const update = await buildSessionUpdate(ctx, f, mode);
+  const wire = wireFormat(f.audioFormat ?? 'pcm');
+  const pcmFormat = { sampleRate: wire.sampleRate, channels: 1 };
+
+  let source: AudioSource | undefined;
+  let sink: AudioSink | undefined;
+  if (f.input) {
+    const { openSource } = await import('../audio/source.js');
+    const byName = f.input !== 'mic' && f.input !== '-' ? codecFromPath(f.input) : undefined;
+    const encoding = byName === 'mulaw' || byName === 'alaw' || byName === 'pcm' ? byName : wire.encoding;
+    source = await openSource(f.input, { sampleRate: wire.sampleRate, channels: 1, encoding: byName === 'wav' || byName === 'mp3' ? undefined : encoding, realtime: f.input !== 'mic', device: f.inputDevice, stdin: ctx.streams.stdin, env: ctx.env, signal: ctx.signal });
+  }
+  try {
+    if (f.output) {
+      const { openSink } = await import('../audio/sink.js');
+      sink = await openSink(f.output, { format: pcmFormat, device: f.outputDevice, stdout: ctx.streams.stdout });
+    }
+  } catch (err) {
+    await source?.close();
+    throw err;
+  }
+  const playback = new Playback(sink, wire.encoding, wire.sampleRate);
+  const transcriptTo = o.transcriptTo ?? (f.output === '-' ? ctx.streams.stderr : ctx.streams.stdout);
+  const view = new TranscriptView(transcriptTo, { json: ctx.out.json, labels: o.labels });
+  const commands = new Map((f.toolCmd ?? []).map((t) => [t.name, t.command]));
+
+  let conn;
+  try {
+    conn = await connectRealtime(ctx, { model: f.model, reasoningEffort: f.reasoningEffort, callId: o.callId });
+  } catch (err) {
+    await source?.close();
+    await playback.end().catch(() => undefined);
+    throw err;
+  }
+  const session = new RealtimeSession({
+    conn,
+    update,
+    source,
+    inputEncoding: wire.encoding,
+    playback,
+    view,
+    mode,
+    commands,
+    endWhenInputEnds: !!f.input && f.input !== 'mic',
+    note: (t) => ctx.out.info(`${prefix}${t}`),
+    warn: (t) => ctx.out.warn(`${prefix}${t}`),
+    toolTimeoutMs: f.toolTimeout !== undefined ? f.toolTimeout * 1000 : undefined,
+    signal: ctx.signal,
+  });
+  let interrupts = 0;
+  if (o.manageInterrupt !== false) {
+    ctx.setInterruptHandler(() => {
+      interrupts++;
+      if (interrupts === 1) {
+        ctx.out.info(`${prefix}(ending the session; Ctrl-C again to quit at once)`);
+        session.stop();
+      } else ctx.setInterruptHandler(undefined);
+    });
+  }
+  o.stop?.addEventListener('abort', () => session.stop(), { once: true });
+  let detachKeys: (() => void) | undefined;
+  if (mode === 'push-to-talk') {
+    detachKeys = attachKeys(ctx.streams.stdin, new PushToTalkKeys(session), () => session.stop());
+  }
+  const what = o.callId ? `call ${o.callId}` : 'session';
+  const how = mode === 'push-to-talk' ? 'hold space to talk, q to quit' : mode === 'duplex' ? 'duplex, talk any time' : 'half-duplex: the microphone is muted while the assistant speaks';
+  ctx.out.info(`${prefix}connected to ${what} (${f.input ? how : 'no local audio'}; Ctrl-C ends)`);
+  let result: SessionResult;
+  try {
+    result = await session.run();
+  } finally {
+    detachKeys?.();
+    if (o.manageInterrupt !== false) ctx.setInterruptHandler(undefined);
+    await source?.close();
+    await playback.end();
+  }
+  const why =
+    result.reason === 'input-ended' ? 'the input ended' : result.reason === 'stopped' ? 'stopped' : result.closeReason ? `the server closed it: ${result.closeReason}` : 'the server closed it';
+  ctx.out.info(`${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`);
+  return 0;
+}
+
+export function usage(message: string): never {
+  throw new UsageError(message);
+}

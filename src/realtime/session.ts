@@ -1,0 +1,357 @@
+// One realtime voice session on an open `/v1/realtime` WebSocket: configures it (session.update), streams
+// the input audio (input_audio_buffer.append), plays the answers, prints the transcripts, runs function
+// calls as local commands, and ends when the input is exhausted, the server closes (a call ended) or stop()
+// is called. Turn taking:
+// - half-duplex (default): no input frame is sent from response.created until the answer has been played,
+//   so the assistant cannot hear itself;
+// - duplex: input always flows; at input_audio_buffer.speech_started playback stops (barge-in);
+// - push-to-talk: no server VAD; frames flow only while talking; releasing commits and asks for an answer.
+import { performance } from 'node:perf_hooks';
+import { encodeSamples } from '../audio/codecs.js';
+import { Pacer } from '../audio/pacing.js';
+import type { AudioSource } from '../audio/source.js';
+import { errorFromEvent, isAudioDelta, isTranscriptDelta, isTranscriptDone, type ServerEvent, type SessionUpdate } from '../api/realtime.js';
+import { NetworkError } from '../core/errors.js';
+import { runToolCommand } from '../core/local-tools.js';
+import type { WsConnection } from '../core/ws.js';
+import type { Playback } from './playback.js';
+import type { TranscriptView } from './transcript.js';
+
+export type TurnMode = 'half-duplex' | 'duplex' | 'push-to-talk';
+
+export interface SessionOptions {
+  conn: WsConnection;
+  update: SessionUpdate;
+  source?: AudioSource;
+  /** how input frames are coded on the wire */
+  inputEncoding: 'pcm' | 'mulaw' | 'alaw';
+  playback: Playback;
+  view: TranscriptView;
+  mode: TurnMode;
+  /** tool name → local command */
+  commands: Map<string, string>;
+  /** end once the input is exhausted and the last answer is done (files and pipes) */
+  endWhenInputEnds: boolean;
+  /** notes for people (stderr) */
+  note: (text: string) => void;
+  warn: (text: string) => void;
+  /** input frame length */
+  frameMs?: number;
+  /** quiet time after the input ended before the session is considered finished */
+  settleMs?: number;
+  toolTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface SessionResult {
+  reason: 'input-ended' | 'server-closed' | 'stopped';
+  closeCode?: number;
+  closeReason?: string;
+  session?: Record<string, any>;
+}
+
+interface PendingCall {
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+export class RealtimeSession {
+  private muted = false;
+  private talking = false;
+  private inputDone = false;
+  private responseActive = false;
+  private currentResponse: string | undefined;
+  private readonly ignored = new Set<string>();
+  private awaitingSince = 0;
+  private pendingCalls: PendingCall[] = [];
+  private toolsRunning = 0;
+  private userSpeaking = false;
+  private lastEventAt = performance.now();
+  private stopped: SessionResult['reason'] | undefined;
+  private failure: unknown;
+  private unmuteGen = 0;
+  private serverSession: Record<string, any> | undefined;
+  readonly stats = { appended: 0, dropped: 0, responses: 0, interruptions: 0, toolCalls: 0 };
+
+  constructor(private readonly o: SessionOptions) {}
+
+  /** End the session (Ctrl-C, `q`): close the connection cleanly. */
+  stop(): void {
+    this.stopped ??= 'stopped';
+    this.o.conn.close(1000, 'client stopped');
+  }
+
+  /** Push-to-talk: the user starts or stops talking. */
+  setTalking(on: boolean): void {
+    if (this.o.mode !== 'push-to-talk' || on === this.talking) return;
+    this.talking = on;
+    if (on) {
+      // talking over the answer stops it
+      if (this.responseActive || this.o.playback.playing) this.bargeIn(true);
+      this.setMuted(false);
+      this.o.note('(talking… release space to send)');
+    } else if (this.o.conn.isOpen) {
+      this.o.conn.send({ type: 'input_audio_buffer.commit' });
+      this.o.conn.send({ type: 'response.create' });
+      this.awaitingSince = performance.now();
+    }
+  }
+
+  get isTalking(): boolean {
+    return this.talking;
+  }
+
+  private setMuted(m: boolean): void {
+    this.muted = m;
+    this.o.source?.setMuted(m);
+  }
+
+  async run(): Promise<SessionResult> {
+    const { conn } = this.o;
+    const first = await conn.next();
+    if (!first) throw new NetworkError(`the server closed the connection before the session started${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`);
+    if (first.type !== 'json') throw new NetworkError('the server sent binary data before the session started');
+    const created = first.data as ServerEvent;
+    this.o.view.event(created);
+    if (created.type === 'error') {
+      conn.close();
+      throw errorFromEvent(created);
+    }
+    conn.send({ type: 'session.update', session: this.o.update });
+    // the configuration must be accepted before audio flows
+    for (;;) {
+      const m = await conn.next();
+      if (!m) throw new NetworkError(`the server closed the connection while the session was being configured${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`);
+      if (m.type !== 'json') continue;
+      const ev = m.data as ServerEvent;
+      this.o.view.event(ev);
+      if (ev.type === 'error') {
+        conn.close();
+        throw errorFromEvent(ev);
+      }
+      if (ev.type === 'session.updated') {
+        this.serverSession = ev.session;
+        break;
+      }
+    }
+    const pump = this.o.source ? this.pump().catch((err) => this.fail(err)) : Promise.resolve();
+    try {
+      for await (const m of conn) {
+        if (m.type !== 'json') continue;
+        this.lastEventAt = performance.now();
+        await this.handle(m.data as ServerEvent);
+      }
+    } catch (err) {
+      if (!this.stopped) throw err;
+    } finally {
+      this.stopped ??= 'server-closed';
+      await this.o.source?.close();
+      await pump;
+    }
+    if (this.failure) throw this.failure;
+    return { reason: this.stopped, closeCode: conn.closeCode, closeReason: conn.closeReason, session: this.serverSession };
+  }
+
+  private fail(err: unknown): void {
+    this.failure ??= err;
+    this.stopped ??= 'stopped';
+    this.o.conn.close(1000, 'client error');
+  }
+
+  private shouldSend(): boolean {
+    if (!this.o.conn.isOpen || this.stopped) return false;
+    if (this.o.mode === 'push-to-talk') return this.talking;
+    return !this.muted;
+  }
+
+  private sendFrame(frame: Buffer): void {
+    if (!this.shouldSend()) {
+      this.stats.dropped++;
+      return;
+    }
+    const wire = this.o.inputEncoding === 'pcm' ? frame : encodeSamples(frame, this.o.inputEncoding);
+    this.o.conn.send({ type: 'input_audio_buffer.append', audio: wire.toString('base64') });
+    this.stats.appended++;
+  }
+
+  /** Input frames to the server; then, for files and pipes, the end of the session. */
+  private async pump(): Promise<void> {
+    const frameMs = this.o.frameMs ?? 40;
+    const source = this.o.source!;
+    for await (const frame of source.frames(frameMs)) {
+      if (this.stopped) return;
+      this.sendFrame(frame);
+    }
+    if (this.stopped || !this.o.endWhenInputEnds) return;
+    this.inputDone = true;
+    // Trailing silence lets server VAD end a turn that runs to the end of the input.
+    const td = this.serverSession?.turn_detection ?? this.o.update.turn_detection;
+    if (this.o.mode !== 'push-to-talk' && td !== null) {
+      const ms = (typeof td?.silence_duration_ms === 'number' ? td.silence_duration_ms : 500) + 300;
+      const silence = Buffer.alloc(Math.round((source.format.sampleRate * frameMs) / 1000) * 2 * source.format.channels);
+      const pacer = new Pacer(frameMs);
+      for (let t = 0; t < ms && !this.stopped; t += frameMs) {
+        await pacer.tick(this.o.signal);
+        this.sendFrame(silence);
+      }
+    }
+    await this.settle();
+    if (!this.stopped) {
+      this.stopped = 'input-ended';
+      await this.o.playback.drained(this.o.signal);
+      this.o.conn.close(1000, 'input ended');
+    }
+  }
+
+  /** Wait until nothing is going on: no speech, no answer, no tool, nothing awaited, and quiet for a moment. */
+  private async settle(): Promise<void> {
+    const settleMs = this.o.settleMs ?? 600;
+    for (;;) {
+      if (this.stopped) return;
+      const now = performance.now();
+      if (this.awaitingSince && now - this.awaitingSince > 20_000) this.awaitingSince = 0;
+      const busy = this.userSpeaking || this.responseActive || this.toolsRunning > 0 || this.pendingCalls.length > 0 || this.awaitingSince > 0 || this.o.playback.playing;
+      if (!busy && now - this.lastEventAt >= settleMs) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Stop the answer being played: the user talks over it. */
+  private bargeIn(cancel: boolean): void {
+    this.stats.interruptions++;
+    if (this.currentResponse) this.ignored.add(this.currentResponse);
+    if (cancel && this.responseActive) this.o.conn.send({ type: 'response.cancel' });
+    this.o.playback.clear();
+    this.o.view.interrupted();
+    this.o.note('(interrupted: playback stopped)');
+  }
+
+  private async handle(ev: ServerEvent): Promise<void> {
+    const t = ev.type;
+    this.o.view.event(ev);
+    if (isAudioDelta(t)) {
+      if (ev.response_id && this.ignored.has(ev.response_id)) return;
+      if (typeof ev.delta === 'string') this.o.playback.write(Buffer.from(ev.delta, 'base64'));
+      return;
+    }
+    if (isTranscriptDelta(t)) {
+      if (ev.response_id && this.ignored.has(ev.response_id)) return;
+      if (typeof ev.delta === 'string') this.o.view.assistantDelta(ev.delta);
+      return;
+    }
+    if (isTranscriptDone(t)) {
+      if (ev.response_id && this.ignored.has(ev.response_id)) return;
+      this.o.view.assistantDone(typeof ev.transcript === 'string' ? ev.transcript : typeof ev.text === 'string' ? ev.text : undefined);
+      return;
+    }
+    switch (t) {
+      case 'input_audio_buffer.speech_started':
+        this.userSpeaking = true;
+        if (this.o.mode === 'duplex' && (this.responseActive || this.o.playback.playing)) this.bargeIn(false);
+        return;
+      case 'input_audio_buffer.speech_stopped':
+        this.userSpeaking = false;
+        return;
+      case 'input_audio_buffer.committed':
+        this.userSpeaking = false;
+        if (this.o.mode !== 'push-to-talk') this.awaitingSince = performance.now();
+        return;
+      case 'conversation.item.input_audio_transcription.completed':
+        if (typeof ev.transcript === 'string') this.o.view.user(ev.transcript.trim());
+        return;
+      case 'response.created':
+        this.responseActive = true;
+        this.awaitingSince = 0;
+        this.currentResponse = ev.response?.id;
+        this.stats.responses++;
+        if (this.o.mode === 'half-duplex') {
+          this.unmuteGen++;
+          this.setMuted(true);
+        }
+        return;
+      case 'response.function_call_arguments.done':
+        if (typeof ev.name === 'string' && typeof ev.call_id === 'string') {
+          this.pendingCalls.push({ call_id: ev.call_id, name: ev.name, arguments: typeof ev.arguments === 'string' ? ev.arguments : JSON.stringify(ev.arguments ?? {}) });
+        }
+        return;
+      case 'response.done':
+        return this.responseDone(ev);
+      case 'session.updated':
+        this.serverSession = ev.session;
+        return;
+      case 'error': {
+        const e = errorFromEvent(ev);
+        this.o.warn(`the session reported an error: ${e.message}${e.code ? ` (${e.code})` : ''}`);
+        return;
+      }
+      default:
+        return; // ping, item and part events, unknown types: skipped
+    }
+  }
+
+  private responseDone(ev: ServerEvent): void {
+    this.responseActive = false;
+    const id = ev.response?.id ?? this.currentResponse;
+    const status = ev.response?.status;
+    const wasIgnored = id && this.ignored.has(id);
+    if (this.o.view.hasPartial && !wasIgnored) {
+      if (status === 'cancelled') this.o.view.interrupted();
+      else this.o.view.assistantDone();
+    }
+    this.currentResponse = undefined;
+    if (status === 'failed') {
+      const err = ev.response?.status_details?.error;
+      this.o.warn(`the answer failed${err?.message ? `: ${err.message}` : ''}`);
+    }
+    if (this.pendingCalls.length) {
+      const calls = this.pendingCalls.splice(0);
+      this.toolsRunning++;
+      void this.runTools(calls)
+        .catch((err) => this.fail(err))
+        .finally(() => {
+          this.toolsRunning--;
+        });
+      return;
+    }
+    this.releaseTurn();
+  }
+
+  /** Half-duplex: give the turn back to the user once the answer has been heard. */
+  private releaseTurn(): void {
+    if (this.o.mode !== 'half-duplex') return;
+    const gen = ++this.unmuteGen;
+    void this.o.playback
+      .drained(this.o.signal)
+      .catch((err) => this.fail(err))
+      .then(() => {
+        if (gen === this.unmuteGen && !this.responseActive && this.toolsRunning === 0) this.setMuted(false);
+      });
+  }
+
+  private async runTools(calls: PendingCall[]): Promise<void> {
+    for (const call of calls) {
+      this.stats.toolCalls++;
+      const command = this.o.commands.get(call.name);
+      let output: string;
+      if (!command) {
+        output = JSON.stringify({ error: `no local command for the tool ${call.name}` });
+        this.o.warn(`the assistant called ${call.name}, which has no command: pass --tool-cmd ${call.name}=COMMAND`);
+      } else {
+        this.o.note(`(tool ${call.name} ${call.arguments})`);
+        try {
+          output = await runToolCommand(command, call.arguments, { signal: this.o.signal, timeoutMs: this.o.toolTimeoutMs });
+        } catch (err) {
+          if (this.stopped) return;
+          throw err;
+        }
+        this.o.note(`(tool ${call.name} → ${output.length > 200 ? `${output.slice(0, 200)}…` : output})`);
+      }
+      if (!this.o.conn.isOpen) return;
+      this.o.conn.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call.call_id, output } });
+    }
+    if (!this.o.conn.isOpen) return;
+    this.o.conn.send({ type: 'response.create' });
+    this.awaitingSince = performance.now();
+  }
+}

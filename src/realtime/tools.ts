@@ -1,0 +1,51 @@
+// Tools of a voice session: definitions from `--tool FILE` (one tool or an array; flat or nested form) and
+// from a stored agent, bound to local commands with `--tool-cmd NAME=COMMAND` (src/core/local-tools.ts).
+import { readFileSync } from 'node:fs';
+import { fail } from '../core/validate.js';
+import type { ToolCommand } from '../core/local-tools.js';
+import { flatTool } from '../api/realtime.js';
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The `--tool FILE` parser: repeatable; each file holds one function tool or an array of them. */
+export function toolFileParser(raw: string, flag: string, previous: Record<string, any>[] | undefined): Record<string, any>[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(raw, 'utf8'));
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return fail(flag, raw, e.code ? `a readable JSON file (${e.code})` : `a file of valid JSON (${e.message})`);
+  }
+  const list = (Array.isArray(data) ? data : [data]).map((t, i) => {
+    const flat = flatTool(t as Record<string, any>);
+    if (flat?.type !== 'function' || typeof flat.name !== 'string' || !NAME.test(flat.name)) {
+      fail(flag, `${raw}[${i}]`, 'a function tool {type: "function", name, description, parameters} with a name of letters, digits, _ or - (at most 64)');
+    }
+    return { ...flat, parameters: flat.parameters ?? { type: 'object', properties: {} } };
+  });
+  return [...(previous ?? []), ...list];
+}
+
+/**
+ * The session's tool list: the agent's tools, then `--tool` files (a file replaces an agent tool of the same
+ * name), then a generic definition for every `--tool-cmd` name that has none.
+ */
+export function sessionTools(agentTools: Record<string, any>[], fileTools: Record<string, any>[], commands: ToolCommand[]): Record<string, any>[] {
+  const out = new Map<string, Record<string, any>>();
+  const others: Record<string, any>[] = [];
+  for (const t of [...agentTools, ...fileTools]) {
+    if (t?.type === 'function' && typeof t.name === 'string') out.set(t.name, t);
+    else others.push(t);
+  }
+  for (const c of commands) {
+    if (!out.has(c.name)) {
+      out.set(c.name, {
+        type: 'function',
+        name: c.name,
+        description: `Runs the local command bound to ${c.name}; pass its input as the arguments object`,
+        parameters: { type: 'object', properties: {}, additionalProperties: true },
+      });
+    }
+  }
+  return [...out.values(), ...others];
+}
