@@ -13,6 +13,8 @@ import * as completions from './completions.js';
 import * as embeddings from './embeddings.js';
 import * as tokenize from './tokenize.js';
 import * as documents from './documents.js';
+import * as tts from './tts.js';
+import * as stt from './stt.js';
 import * as agents from './agents.js';
 import * as phone from './phone.js';
 import * as calls from './calls.js';
@@ -21,7 +23,7 @@ import * as voices from './voices.js';
 import * as customVoices from './custom-voices.js';
 import * as realtime from './realtime.js';
 
-const modules: { register(router: Router): void }[] = [identity, models, files, skills, images, videos, chat, responses, messages, completions, embeddings, tokenize, documents, agents, phone, calls, secrets, voices, customVoices, realtime];
+const modules: { register(router: Router): void }[] = [identity, models, files, skills, images, videos, chat, responses, messages, completions, embeddings, tokenize, documents, agents, phone, calls, secrets, voices, customVoices, realtime, tts, stt];
 
 export function registerAllRoutes(router: Router): void {
   for (const m of modules) m.register(router);
