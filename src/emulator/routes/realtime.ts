@@ -2,7 +2,9 @@
 // simulated inbound SIP call (`?call_id=`), where the emulator plays the caller. Admin: GET/DELETE
 // /_emulator/realtime lists what each session saw (append times, response audio times) for tests.
 import type { WebSocket } from 'ws';
+import { endCall } from '../calls.js';
 import type { EmulatorCore } from '../core.js';
+import { agents } from './agents.js';
 import { clearRealtimeLogs, realtimeLogs, type RealtimeSessionLog } from '../realtime-log.js';
 import { EmulatedRealtimeSession, REALTIME_MODELS, REASONING_EFFORTS } from '../realtime-session.js';
 import type { EmuRequest, Router } from '../router.js';
@@ -12,6 +14,8 @@ type Json = Record<string, any>;
 interface CallRecord {
   call_id: string;
   status: 'active' | 'ended' | string;
+  team_id?: string;
+  agent_id?: string | null;
   /** what the simulated caller says, one turn each (emulator-only; a default line otherwise) */
   caller_script?: string | string[];
   [k: string]: unknown;
@@ -59,9 +63,24 @@ function openSession(ws: WebSocket, req: EmuRequest, core: EmulatorCore): void {
   if (callId !== undefined) {
     if (secret) return refuse(ws, 'invalid_request_error', 'permission_denied', 'Sessions on a SIP call (call_id) need an API key; client secrets are not accepted');
     call = core.store.collection<CallRecord>('calls').get(callId);
-    if (!call || call.status !== 'active') return refuse(ws, 'invalid_request_error', 'not_found', `Call ${callId} was not found or is not active`);
+    if (!call || call.status !== 'active' || (call.team_id !== undefined && call.team_id !== req.key?.team_id)) {
+      return refuse(ws, 'invalid_request_error', 'not_found', `Call ${callId} was not found or is not active`);
+    }
   }
-  const initial = secret ? core.store.collection<{ session?: Json }>('client_secrets').get(secret)?.session : undefined;
+  let initial = secret ? core.store.collection<{ session?: Json }>('client_secrets').get(secret)?.session : undefined;
+  if (call?.agent_id) {
+    // a call to a number assigned to an agent starts with the agent's configuration
+    const a = agents(core).get(call.agent_id) as Json | undefined;
+    if (a) {
+      initial = {};
+      if (a.instructions) initial.instructions = a.instructions;
+      if (a.voice?.voice_id) initial.voice = a.voice.voice_id;
+      if (Array.isArray(a.tools)) initial.tools = a.tools;
+      if (a.voice && (a.voice.vad_threshold !== undefined || a.voice.vad_silence_duration_ms !== undefined)) {
+        initial.turn_detection = { type: 'server_vad', ...(a.voice.vad_threshold !== undefined ? { threshold: a.voice.vad_threshold } : {}), ...(a.voice.vad_silence_duration_ms !== undefined ? { silence_duration_ms: a.voice.vad_silence_duration_ms } : {}) };
+      }
+    }
+  }
   const log: RealtimeSessionLog = {
     session_id: '',
     ...(callId ? { call_id: callId } : {}),
@@ -114,8 +133,7 @@ function runCaller(session: EmulatedRealtimeSession, core: EmulatorCore, callId:
       return;
     }
     // the caller has said everything and heard the answer: hang up
-    calls.set(callId, { ...current, status: 'ended', ended_at: new Date().toISOString(), ended_by: 'caller' });
-    core.store.save();
+    endCall(core, callId, 'caller');
     session.close(1000, 'call ended');
   };
   session.onResponseDone = () => {
