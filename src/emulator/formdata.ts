@@ -4,7 +4,8 @@ import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { HttpError } from './router.js';
+import { HttpError, type EmuRequest } from './router.js';
+import type { EmulatorCore } from './core.js';
 
 export interface FormField {
   kind: 'field';
@@ -59,6 +60,22 @@ function params(header: string): Record<string, string> {
 
 export function discard(parts: FormPart[]): void {
   for (const p of parts) if (p.kind === 'file') rmSync(p.path, { force: true });
+}
+
+/**
+ * The request body as an async iterable that also records it, when small, in the emulator's request log (so tests
+ * can look at the multipart body they sent).
+ */
+export async function* logged(req: EmuRequest, core: EmulatorCore, max = 256 * 1024): AsyncGenerator<Buffer> {
+  const kept: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req.raw as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= max) kept.push(chunk);
+    yield chunk;
+  }
+  const entry = core.requests.find((r) => r.id === req.requestId);
+  if (entry && size <= max) entry.body = Buffer.concat(kept).toString('utf8');
 }
 
 /** Read the whole request, writing file parts to `dir`. Throws 400 on a malformed body (files removed). */

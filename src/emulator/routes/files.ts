@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { EmulatorCore } from '../core.js';
 import { HttpError, invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../router.js';
 import { compileFilter, FilterError, type FieldSpec } from '../aip160.js';
-import { discard, parseForm } from '../formdata.js';
+import { discard, logged, parseForm } from '../formdata.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
 export const PUBLIC_LINK_MAX_BYTES = 50 * 1024 * 1024;
@@ -90,7 +90,7 @@ function parseExpires(raw: string | number | undefined | null, field = 'expires_
 async function upload(req: EmuRequest, res: EmuResponse, core: EmulatorCore): Promise<void> {
   const maxBytes = core.settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const dir = core.store.blobDir('files');
-  const parts = await parseForm(req.raw, req.headers['content-type'], { dir, maxFileBytes: maxBytes });
+  const parts = await parseForm(logged(req, core), req.headers['content-type'], { dir, maxFileBytes: maxBytes });
   try {
     const fileIdx = parts.findIndex((p) => p.kind === 'file' && p.name === 'file');
     if (fileIdx === -1) {

@@ -3,7 +3,7 @@ import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EmulatorCore } from '../core.js';
 import { HttpError, invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../router.js';
-import { discard, parseForm } from '../formdata.js';
+import { discard, logged, parseForm } from '../formdata.js';
 import { sendBlob } from './files.js';
 
 export const DEFAULT_MAX_SKILL_BYTES = 50 * 1024 * 1024;
@@ -64,7 +64,7 @@ async function describeArchive(path: string): Promise<{ name: string; descriptio
 async function upload(req: EmuRequest, res: EmuResponse, core: EmulatorCore): Promise<void> {
   const maxBytes = core.settings.maxSkillBytes ?? DEFAULT_MAX_SKILL_BYTES;
   const dir = core.store.blobDir('skills');
-  const parts = await parseForm(req.raw, req.headers['content-type'], { dir, maxFileBytes: maxBytes });
+  const parts = await parseForm(logged(req, core), req.headers['content-type'], { dir, maxFileBytes: maxBytes });
   try {
     const files = parts.filter((p) => p.kind === 'file' && p.name === 'files');
     if (files.length === 0) invalid('Missing the `files` part (one zip archive)');
