@@ -71,3 +71,46 @@ export async function runToolCommand(command: string, argumentsJson: string, opt
   }
   return stdout;
 }
+
+/** A call the model made, in any convention's terms. */
+export interface PendingCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The function definition used for a --tool-cmd that has no --tool schema: any JSON object is accepted. */
+export function defaultToolDefinition(name: string): { name: string; description: string; parameters: Record<string, unknown> } {
+  return { name, description: `Runs the local command bound to ${name}; pass its arguments as a JSON object.`, parameters: { type: 'object', properties: {}, additionalProperties: true } };
+}
+
+/** The tools the model may call but that have no local command (their calls end the loop). */
+export function unboundCalls(calls: PendingCall[], commands: ToolCommand[]): PendingCall[] {
+  return calls.filter((c) => !commands.some((t) => t.name === c.name));
+}
+
+/** Run each call's command in turn; results come back in call order. */
+export async function runCalls(
+  calls: PendingCall[],
+  commands: ToolCommand[],
+  opts: RunToolOptions & { onRun?(call: PendingCall): void; onResult?(call: PendingCall, output: string): void } = {},
+): Promise<{ id: string; output: string }[]> {
+  const results: { id: string; output: string }[] = [];
+  for (const call of calls) {
+    const cmd = commands.find((t) => t.name === call.name);
+    if (!cmd) throw new Error(`no --tool-cmd for the tool ${call.name}`);
+    opts.onRun?.(call);
+    const output = await runToolCommand(cmd.command, call.arguments || '{}', opts);
+    opts.onResult?.(call, output);
+    results.push({ id: call.id, output });
+  }
+  return results;
+}
+
+/** Too many model turns: a clear message and a non-zero exit (1). */
+export class MaxTurnsError extends Error {
+  override name = 'MaxTurnsError';
+  constructor(maxTurns: number, pending: PendingCall[]) {
+    super(`stopped after ${maxTurns} model turn${maxTurns === 1 ? '' : 's'} (--max-turns ${maxTurns}): the model still wanted to call ${[...new Set(pending.map((c) => c.name))].join(', ')}; raise --max-turns to let it continue`);
+  }
+}

@@ -1,0 +1,3 @@
+import type { CommandNode } from '../../core/command.js';
+
+export const children: CommandNode[] = [{ name: 'search', summary: 'Search the documents of one or more collections', load: () => import('./search.js') }];

@@ -1,0 +1,61 @@
+import type { EmbeddingEntry } from '../../api/embeddings.js';
+import { defineCommand } from '../../core/command.js';
+import { UsageError } from '../../core/errors.js';
+import { integer, oneOf } from '../../core/validate.js';
+
+interface Opts {
+  model?: string;
+  dimensions?: number;
+  encodingFormat?: 'float' | 'base64';
+  user?: string;
+  usage?: boolean;
+}
+
+export const DEFAULT_EMBEDDING_MODEL = 'svc-embed-1';
+
+export default defineCommand<Opts>({
+  summary: 'Embed texts: one vector per input, in input order',
+  description:
+    'Inputs are the arguments, or else one per line of stdin. Any number of inputs: they are sent in requests of at most 128 and re-joined in input order. Prints one vector per line (a JSON array of numbers, or the base64 string with --encoding-format base64); --json prints each embedding object as the API sent it, one per line, its `index` being the position in the whole input.',
+  args: [{ name: 'text', description: 'texts to embed (default: one per stdin line)', variadic: true }],
+  options: [
+    { flags: '-m, --model <id>', description: `embedding model (default ${DEFAULT_EMBEDDING_MODEL})` },
+    { flags: '--dimensions <n>', description: 'size of the vectors (at least 1, at most the model\'s size, 256 for svc-embed-1)', parse: integer({ min: 1, int32: true }) },
+    { flags: '--encoding-format <format>', description: 'float or base64 (little-endian float32)', parse: oneOf(['float', 'base64'] as const), choices: ['float', 'base64'] },
+    { flags: '--user <id>', description: 'end-user identifier for abuse monitoring' },
+    { flags: '-u, --usage', description: 'print token usage on stderr' },
+  ],
+  examples: ['svc embed "a red fox" "a brown dog"', 'svc embed < sentences.txt > vectors.jsonl', 'svc embed --dimensions 64 --json "hello"'],
+  async run(ctx, [words], opts) {
+    let inputs = (words as string[] | undefined) ?? [];
+    if (!inputs.length) {
+      if (ctx.streams.stdin.isTTY) throw new UsageError('no input: give texts as arguments, or pipe one text per line on stdin');
+      const text = await ctx.readStdin();
+      inputs = text.replace(/\r?\n$/, '').split(/\r?\n/);
+      if (text === '') inputs = [];
+    }
+    if (!inputs.length) throw new UsageError('no input: give texts as arguments, or pipe one text per line on stdin');
+    const empty = inputs.findIndex((s) => s.trim() === '');
+    if (empty >= 0) {
+      throw new UsageError(words?.length ? `TEXT: argument ${empty + 1} is empty: every input must have text` : `stdin: line ${empty + 1} is empty: every line is one input and must have text`);
+    }
+    const { embedAll } = await import('../../api/embeddings.js');
+    const spinner = await ctx.out.spinner(`embedding ${inputs.length} input${inputs.length === 1 ? '' : 's'}`);
+    let res: Awaited<ReturnType<typeof embedAll>>;
+    try {
+      res = await embedAll(
+        await ctx.http(),
+        { model: opts.model ?? DEFAULT_EMBEDDING_MODEL, input: inputs, dimensions: opts.dimensions, encoding_format: opts.encodingFormat, user: opts.user },
+        { signal: ctx.signal, onBatch: (done, total) => spinner.update(`embedded ${done}/${total}`) },
+      );
+    } finally {
+      spinner.stop();
+    }
+    for (const e of res.data as EmbeddingEntry[]) {
+      if (ctx.out.json) ctx.out.printJsonLine(e);
+      else ctx.out.line(typeof e.embedding === 'string' ? e.embedding : JSON.stringify(e.embedding));
+    }
+    if (opts.usage) ctx.out.info(ctx.out.ce.dim(`usage: ${res.usage.prompt_tokens} tokens · ${res.model ?? ''}`));
+    return 0;
+  },
+});

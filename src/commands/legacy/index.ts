@@ -1,0 +1,6 @@
+import type { CommandNode } from '../../core/command.js';
+
+export const children: CommandNode[] = [
+  { name: 'completions', summary: 'Text completion (POST /v1/completions; not for reasoning models)', load: () => import('./completions.js') },
+  { name: 'complete', summary: 'Human/assistant completion (POST /v1/complete; not for reasoning models)', load: () => import('./complete.js') },
+];

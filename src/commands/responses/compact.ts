@@ -1,0 +1,25 @@
+import { compactResponses } from '../../api/responses.js';
+import { defineCommand } from '../../core/command.js';
+import { require } from '../../core/validate.js';
+import { readInputFlag } from './input.js';
+
+export default defineCommand<{ model: string; input: string }>({
+  summary: 'Compact a conversation into one item to pass as the next --input',
+  description:
+    'Reads the conversation from --input (a JSON array of items, JSON lines such as `svc responses items ID --all --json`, or text) and prints the compaction output: a JSON array to pass verbatim as `svc responses create --input FILE "next turn"`. --json prints the whole compaction result.',
+  options: [
+    { flags: '-m, --model <id>', description: 'model used for the summary (required)' },
+    { flags: '--input <file|->', description: 'the conversation to compact (required; - for stdin)' },
+  ],
+  examples: ['svc responses items 2b6c… --all --json | svc responses compact --model svc-4 --input - > ctx.json', 'svc responses create --input ctx.json "and now?"'],
+  async run(ctx, _args, opts) {
+    require(!!opts.model, '--model', '(missing)', 'a model id (required)');
+    require(!!opts.input, '--input', '(missing)', 'a file or - for stdin (required)');
+    const input = await readInputFlag(ctx, '--input', opts.input);
+    const r = await compactResponses(await ctx.http(), { model: opts.model, input });
+    if (ctx.out.json) ctx.out.printJson(r);
+    else ctx.out.line(JSON.stringify(r.output));
+    if (typeof r.usage?.dropped_message_count === 'number') ctx.out.info(`compacted ${r.usage.dropped_message_count} messages into ${r.output.length} item${r.output.length === 1 ? '' : 's'}`);
+    return 0;
+  },
+});
