@@ -230,12 +230,12 @@ export function lineDiff(before: string[], after: string[]): { op: ' ' | '-' | '
       out.push({ op: ' ', text: before[i]! });
       i++;
       j++;
-    } else if (j < m && (i === n || dp[i]![j + 1]! >= dp[i + 1]![j]!)) {
-      out.push({ op: '+', text: after[j]! });
-      j++;
-    } else {
+    } else if (i < n && (j === m || dp[i + 1]![j]! >= dp[i]![j + 1]!)) {
       out.push({ op: '-', text: before[i]! });
       i++;
+    } else {
+      out.push({ op: '+', text: after[j]! });
+      j++;
     }
   }
   return out;
