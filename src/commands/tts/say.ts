@@ -1,0 +1,196 @@
+import { writeFile } from 'node:fs/promises';
+import { defineCommand, type OptionSpec } from '../../core/command.js';
+import type { Context } from '../../core/context.js';
+import { InterruptedError, UsageError } from '../../core/errors.js';
+import { fail, integer, number, oneOf, require } from '../../core/validate.js';
+import { MP3_BIT_RATES, SAMPLE_RATES, codecFromPath, normalizeCodec, type Codec } from '../../audio/format.js';
+import { TTS_LANGUAGES, TTS_MAX_TEXT, TTS_SPEED, TtsSocket, synthesize, type AudioTimestamps, type TtsRequest, type TtsStreamQuery } from '../../api/tts.js';
+
+export interface TtsOpts {
+  voice?: string;
+  language: string;
+  codec?: Codec;
+  sampleRate?: number;
+  bitRate?: number;
+  speed?: number;
+  optimizeStreamingLatency?: number;
+  textNormalization?: boolean;
+  timestamps?: string | boolean;
+  output?: string;
+  outputDevice?: string;
+}
+
+const codecParser = (raw: string, flag: string): Codec => normalizeCodec(raw) ?? fail(flag, raw, 'one of mp3, wav, pcm, mulaw (or ulaw), alaw');
+const rateParser = (list: readonly number[]) => (raw: string, flag: string): number => {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !list.includes(n)) fail(flag, raw, `one of ${list.join(', ')}`);
+  return n;
+};
+
+/** Flags shared by `tts say` and `tts stream`. */
+export const TTS_OPTIONS: OptionSpec[] = [
+  { flags: '--voice <id>', description: 'voice id: built-in (eve, ara, rex, sal, leo) or custom (default eve)' },
+  { flags: '--language <code>', description: `language, case-insensitive: ${TTS_LANGUAGES.join(', ')}`, default: 'auto', parse: oneOf(TTS_LANGUAGES, { caseInsensitive: true }) },
+  { flags: '--codec <codec>', description: 'mp3, wav, pcm (s16le), mulaw (ulaw), alaw (default: from -o FILE\'s extension, else mp3; pcm for the speaker)', parse: codecParser },
+  { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')} (default 24000)`, parse: rateParser(SAMPLE_RATES) },
+  { flags: '--bit-rate <bps>', description: `MP3 only: ${MP3_BIT_RATES.join(', ')} (default 128000)`, parse: rateParser(MP3_BIT_RATES) },
+  { flags: '--speed <x>', description: `speaking rate ${TTS_SPEED.min} to ${TTS_SPEED.max} (default 1.0)`, parse: number({ min: TTS_SPEED.min, max: TTS_SPEED.max }) },
+  { flags: '--optimize-streaming-latency <n>', description: '0 best quality, 1 smaller first chunk (default 0)', parse: integer({ min: 0, max: 1 }) },
+  { flags: '--text-normalization', description: 'speak written forms (numbers, symbols) as words' },
+  { flags: '--timestamps [file]', description: 'character timings: JSON to FILE, else a line per character on stderr' },
+  { flags: '-o, --output <file|->', description: 'write the audio to FILE or stdout (-) instead of playing it; default: speaker on a terminal, stdout in a pipe' },
+  { flags: '--output-device <name>', description: 'ALSA playback device for the speaker (e.g. default, plughw:0,0)' },
+];
+
+export interface Destination {
+  dest: 'speaker' | '-' | string;
+  codec: Codec;
+  sampleRate: number;
+}
+
+/** Where the audio goes and in which codec; checks that span flags. */
+export function destination(ctx: Context, opts: TtsOpts): Destination {
+  const dest = opts.output ?? (ctx.out.stdoutIsTTY ? 'speaker' : '-');
+  let codec = opts.codec;
+  if (!codec) codec = dest === 'speaker' ? 'pcm' : dest === '-' ? 'mp3' : (codecFromPath(dest) ?? 'mp3');
+  require(opts.bitRate === undefined || codec === 'mp3', '--bit-rate', opts.bitRate, `only with --codec mp3 (the codec is ${codec})`);
+  return { dest, codec, sampleRate: opts.sampleRate ?? 24000 };
+}
+
+export function streamQuery(opts: TtsOpts, d: Destination): TtsStreamQuery {
+  const q: TtsStreamQuery = { language: opts.language, codec: d.codec };
+  if (opts.voice !== undefined) q.voice = opts.voice;
+  if (opts.sampleRate !== undefined) q.sample_rate = opts.sampleRate;
+  if (opts.bitRate !== undefined) q.bit_rate = opts.bitRate;
+  if (opts.optimizeStreamingLatency !== undefined) q.optimize_streaming_latency = opts.optimizeStreamingLatency;
+  if (opts.speed !== undefined) q.speed = opts.speed;
+  if (opts.textNormalization) q.text_normalization = true;
+  if (opts.timestamps) q.with_timestamps = true;
+  return q;
+}
+
+/** Collects character timings (per delta, times from the utterance start) and writes them at the end. */
+export class Timings {
+  chars: string[] = [];
+  times: [number, number][] = [];
+  private offset = 0;
+  private lastEnd = 0;
+  add(ts: AudioTimestamps | undefined): void {
+    if (!ts?.graph_chars) return;
+    ts.graph_chars.forEach((c, i) => {
+      const [a, b] = ts.graph_times?.[i] ?? [0, 0];
+      this.chars.push(c);
+      this.times.push([round2(a + this.offset), round2(b + this.offset)]);
+      this.lastEnd = Math.max(this.lastEnd, b + this.offset);
+    });
+  }
+  /** the next utterance's times continue after this one's audio */
+  nextUtterance(seconds: number): void {
+    this.offset = Math.max(this.lastEnd, seconds);
+  }
+  async write(ctx: Context, target: string | boolean | undefined): Promise<void> {
+    if (!target) return;
+    if (typeof target === 'string') {
+      await writeFile(target, JSON.stringify({ graph_chars: this.chars, graph_times: this.times }) + '\n');
+      ctx.out.info(`character timings: ${target}`);
+      return;
+    }
+    for (let i = 0; i < this.chars.length; i++) {
+      const [a, b] = this.times[i]!;
+      ctx.out.stderrWrite(`${a.toFixed(2)}\t${b.toFixed(2)}\t${JSON.stringify(this.chars[i])}\n`);
+    }
+  }
+}
+
+const round2 = (v: number) => Math.round(v * 100) / 100;
+
+/** Stop cleanly on Ctrl-C: close the socket / body so the loops end and the file is finished. */
+export function onInterrupt(ctx: Context, fn: () => void): void {
+  if (ctx.signal.aborted) fn();
+  else ctx.signal.addEventListener('abort', fn, { once: true });
+}
+
+export default defineCommand<TtsOpts & { rest?: boolean }>({
+  summary: 'Speak text: play it, or write the audio to a file or stdout',
+  description:
+    'Streams over the /v1/tts WebSocket by default (audio starts while the rest is synthesized); --rest uses the one-shot POST /v1/tts. ' +
+    'Plays on the speaker when stdout is a terminal and no -o is given; in a pipe the audio bytes go to stdout. ' +
+    'Inline speech tags ([pause], [laugh], …) and wrapping tags (<whisper>…</whisper>) pass through to the service.',
+  args: [{ name: 'text', description: `the text (at most ${TTS_MAX_TEXT.toLocaleString('en')} characters); - or none reads stdin` }],
+  options: [...TTS_OPTIONS, { flags: '--rest', description: 'one-shot POST /v1/tts instead of the streaming WebSocket' }],
+  examples: ['svc tts say "Hello there"', 'svc tts say "Hello" -o hello.wav', 'echo "Hi" | svc tts say --codec mulaw --sample-rate 8000 > hi.ulaw', 'svc tts say "Hi" --timestamps times.json -o hi.mp3'],
+  async run(ctx, [textArg], opts) {
+    let text: string;
+    if (textArg === undefined || textArg === '-') {
+      if (ctx.streams.stdin.isTTY && textArg === undefined) throw new UsageError('no text: give TEXT, or pipe it on stdin (svc tts say -)');
+      text = (await ctx.readStdin()).replace(/\s+$/, '');
+    } else text = textArg;
+    require(text.trim().length > 0, 'TEXT', text, 'some text to speak');
+    require([...text].length <= TTS_MAX_TEXT, 'TEXT', `${[...text].length} characters`, `at most ${TTS_MAX_TEXT} characters`);
+    const d = destination(ctx, opts);
+    const { EncodedOutput } = await import('../../audio/player.js');
+    const timings = new Timings();
+
+    if (opts.rest) {
+      const body: TtsRequest = { text, language: opts.language, output_format: { codec: d.codec } };
+      if (opts.voice !== undefined) body.voice_id = opts.voice;
+      if (opts.sampleRate !== undefined) body.output_format!.sample_rate = opts.sampleRate;
+      if (opts.bitRate !== undefined) body.output_format!.bit_rate = opts.bitRate;
+      if (opts.speed !== undefined) body.speed = opts.speed;
+      if (opts.optimizeStreamingLatency !== undefined) body.optimize_streaming_latency = opts.optimizeStreamingLatency;
+      if (opts.textNormalization) body.text_normalization = true;
+      if (opts.timestamps) body.with_timestamps = true;
+      const http = await ctx.http();
+      const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
+      const r = await synthesize(http, body, ctx.signal);
+      if (r.codec && r.codec !== d.codec) ctx.out.warn(`the service answered ${r.codec}, not ${d.codec}`);
+      try {
+        if (r.kind === 'json') {
+          await out.write(r.audio);
+          timings.add(r.response.audio_timestamps);
+        } else {
+          for await (const chunk of r.body) await out.write(chunk);
+        }
+      } finally {
+        await out.end();
+      }
+      await timings.write(ctx, opts.timestamps);
+      report(ctx, d, out.bytesIn, r.kind === 'json' ? r.response.duration : out.seconds);
+      return 0;
+    }
+
+    const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
+    let sock: TtsSocket | undefined;
+    try {
+      sock = await TtsSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, d));
+      onInterrupt(ctx, () => sock!.close());
+      // long texts go in pieces, as a client streaming text would send them
+      for (const piece of text.match(/[\s\S]{1,2000}(?=\s|$)|[\s\S]{1,2000}/g) ?? [text]) sock.sendText(piece);
+      sock.done();
+      for (;;) {
+        const ev = await sock.next();
+        if (!ev) break;
+        if (ev.type === 'audio.delta') {
+          await out.write(ev.audio);
+          timings.add(ev.audio_timestamps);
+        } else if (ev.type === 'audio.done') break;
+      }
+      sock.close();
+    } catch (err) {
+      if (!ctx.signal.aborted) throw err;
+    } finally {
+      await out.end();
+    }
+    if (ctx.signal.aborted) throw new InterruptedError();
+    await timings.write(ctx, opts.timestamps);
+    report(ctx, d, out.bytesIn, out.seconds);
+    return 0;
+  },
+});
+
+function report(ctx: Context, d: Destination, bytes: number, seconds: number): void {
+  const what = `${d.codec}${seconds ? `, ${seconds.toFixed(2)} s` : ''}, ${bytes} bytes`;
+  if (ctx.out.json && d.dest !== '-') ctx.out.printJson({ output: d.dest, codec: d.codec, bytes, duration: seconds ? Math.round(seconds * 100) / 100 : undefined });
+  else if (d.dest === 'speaker') ctx.out.info(`played ${what}`);
+  else if (d.dest !== '-') ctx.out.info(`wrote ${d.dest} (${what})`);
+}

@@ -1,0 +1,130 @@
+import { defineCommand } from '../../core/command.js';
+import { InterruptedError, UsageError } from '../../core/errors.js';
+import { TtsSocket } from '../../api/tts.js';
+import { TTS_OPTIONS, Timings, destination, onInterrupt, streamQuery, type TtsOpts } from './say.js';
+
+/**
+ * Splits text arriving in pieces into what can be sent now and utterance ends (blank lines). A trailing
+ * newline is held back until it is known whether a blank line follows.
+ */
+export class UtteranceSplitter {
+  private held = '';
+  /** returns the pieces in order: strings to send, and `null` where an utterance ends */
+  push(chunk: string): (string | null)[] {
+    const text = this.held + chunk;
+    this.held = '';
+    const out: (string | null)[] = [];
+    const re = /\n[ \t\r]*\n\s*/g;
+    let last = 0;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(text))) {
+      // a blank line at the very end may continue in the next chunk: treat it as an end anyway
+      if (m.index > last) out.push(text.slice(last, m.index));
+      out.push(null);
+      last = m.index + m[0].length;
+    }
+    let rest = text.slice(last);
+    const tail = /\n[ \t\r]*$/.exec(rest);
+    if (tail) {
+      this.held = rest.slice(tail.index);
+      rest = rest.slice(0, tail.index);
+    }
+    if (rest) out.push(rest);
+    return out;
+  }
+  /** at the end of input */
+  end(): (string | null)[] {
+    const h = this.held.trim() ? this.held : '';
+    this.held = '';
+    return h ? [h, null] : [null];
+  }
+}
+
+export default defineCommand<TtsOpts>({
+  summary: 'Speak text from stdin as it arrives (a blank line or the end ends an utterance)',
+  description:
+    'Every piece of stdin is sent as text.delta the moment it arrives, and the audio is played or written as it comes back, so ' +
+    '`svc chat "tell a story" | svc tts stream` speaks while the story is still being written. A blank line ends an utterance ' +
+    '(text.done); the end of stdin ends the last one.',
+  options: TTS_OPTIONS,
+  examples: ['svc chat "tell a short story" | svc tts stream', 'tail -f notes.txt | svc tts stream --voice ara', 'cat script.txt | svc tts stream -o script.mp3'],
+  async run(ctx, _args, opts) {
+    if (ctx.streams.stdin.isTTY) ctx.out.info('reading text from the terminal: a blank line speaks it, Ctrl-D ends');
+    const d = destination(ctx, opts);
+    if (d.dest === '-' && ctx.out.stdoutIsTTY) throw new UsageError('-o -: will not write audio bytes to a terminal; redirect stdout or give -o FILE');
+    const { EncodedOutput } = await import('../../audio/player.js');
+    const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
+    const timings = new Timings();
+    const sock = await TtsSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, d));
+    onInterrupt(ctx, () => sock.close());
+    let sentSinceDone = false;
+    let pendingUtterances = 0;
+    let inputEnded = false;
+    let wake: (() => void) | undefined;
+
+    const sendPieces = (pieces: (string | null)[]) => {
+      for (const p of pieces) {
+        if (p === null) {
+          if (sentSinceDone) {
+            sock.done();
+            pendingUtterances++;
+            sentSinceDone = false;
+          }
+        } else if (p.length) {
+          sock.sendText(p);
+          sentSinceDone = true;
+        }
+      }
+    };
+
+    const reader = (async () => {
+      const splitter = new UtteranceSplitter();
+      const stdin = ctx.streams.stdin as NodeJS.ReadableStream & { setEncoding?(e: string): void };
+      stdin.setEncoding?.('utf8');
+      try {
+        for await (const chunk of stdin as AsyncIterable<string>) {
+          if (!sock.conn.isOpen) break;
+          sendPieces(splitter.push(String(chunk)));
+        }
+        if (sock.conn.isOpen) sendPieces(splitter.end());
+      } finally {
+        inputEnded = true;
+        wake?.();
+      }
+    })();
+
+    const receiver = (async () => {
+      // one outstanding next() at a time: a message must never be taken by a read whose result is dropped
+      let next: ReturnType<TtsSocket['next']> | undefined;
+      for (;;) {
+        if (inputEnded && pendingUtterances === 0) break;
+        next ??= sock.next();
+        const ev = await Promise.race([next, new Promise<'wake'>((r) => (wake = () => r('wake')))]);
+        if (ev === 'wake') continue;
+        next = undefined;
+        if (!ev) break;
+        if (ev.type === 'audio.delta') {
+          await out.write(ev.audio);
+          timings.add(ev.audio_timestamps);
+        } else if (ev.type === 'audio.done') {
+          pendingUtterances--;
+          await out.endUtterance();
+          timings.nextUtterance(out.seconds);
+        } else if (ev.type === 'audio.clear') out.clear();
+      }
+    })();
+
+    try {
+      await Promise.all([reader, receiver]);
+    } catch (err) {
+      if (!ctx.signal.aborted) throw err;
+    } finally {
+      sock.close();
+      await out.end();
+    }
+    if (ctx.signal.aborted) throw new InterruptedError();
+    await timings.write(ctx, opts.timestamps);
+    if (d.dest !== '-' && d.dest !== 'speaker') ctx.out.info(`wrote ${d.dest} (${d.codec}, ${out.bytesIn} bytes)`);
+    return 0;
+  },
+});
