@@ -11,6 +11,8 @@ export const BIN = join(ROOT, 'bin', 'svc.js');
 
 /** Keys handed out by these helpers: none of them may ever appear in CLI output. */
 const SECRETS = new Set<string>();
+/** Everything every CLI process of this test file printed; test/setup.ts scans it after the file's tests. */
+const CAPTURED: { args: unknown; text: string }[] = [];
 
 export interface TestEmulator extends Emulator {
   /** a fresh key with every ACL, registered on the emulator */
@@ -28,7 +30,13 @@ export async function startTestEmulator(opts: EmulatorOptions = {}): Promise<Tes
   SECRETS.add(rec.key);
   SECRETS.add(emu.defaultKey);
   const closeEmulator = emu.close.bind(emu);
+  const addKey = emu.addKey.bind(emu);
   return Object.assign(emu, {
+    addKey(partial?: Parameters<typeof addKey>[0]) {
+      const k = addKey(partial);
+      SECRETS.add(k.key);
+      return k;
+    },
     key: rec.key,
     dir,
     requests: () => emu.core.requests,
@@ -85,7 +93,7 @@ export function svcEnv(opts: RunOptions): Record<string, string | undefined> {
 
 /** Start the CLI as a process (for tests that need to signal it or read it while it runs). */
 export function spawnSvc(args: string[], opts: RunOptions = {}): ResultPromise {
-  return execa('node', [BIN, ...args], {
+  const child = execa('node', [BIN, ...args], {
     env: svcEnv(opts),
     extendEnv: false,
     input: opts.input,
@@ -97,6 +105,17 @@ export function spawnSvc(args: string[], opts: RunOptions = {}): ResultPromise {
     stripFinalNewline: false,
     encoding: 'utf8',
   }) as unknown as ResultPromise;
+  child.then(
+    (r) => CAPTURED.push({ args, text: `${String(r.stdout ?? '')}${String(r.stderr ?? '')}` }),
+    () => {},
+  );
+  return child;
+}
+
+/** Scan everything captured so far for any registered key (called after each test file by test/setup.ts). */
+export function scanCapturedOutput(): number {
+  for (const c of CAPTURED) assertNoSecrets(c.text, c.args);
+  return CAPTURED.length;
 }
 
 /** Run the CLI to completion. Fails the test if any registered key shows up in its output. */

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSvc, svc, tempDir } from '../../helpers/cli.js';
+
+const DEFAULT_KEY = 'svc-emulator-local-key-0000000000000000';
+
+async function serve(args: string[]) {
+  const state = tempDir();
+  const child = spawnSvc(['emulator', 'serve', '--port', '0', '--state-dir', state, ...args]);
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    child.once('exit', () => reject(new Error('serve exited early')));
+  });
+  return { child, url, state };
+}
+
+let running: ReturnType<typeof spawnSvc> | undefined;
+afterEach(() => {
+  running?.kill('SIGKILL');
+});
+
+describe('svc emulator serve', () => {
+  it('prints its URL on stdout, serves the API, stops cleanly on SIGINT, and keeps state on disk', async () => {
+    const { child, url, state } = await serve([]);
+    running = child;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const id = (await svc(['chat', '--deferred', 'kept on disk'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } })).stdout.trim();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode).toBe(0);
+    expect(String(r.stderr)).toMatch(/svc emulator listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(String(r.stderr)).toMatch(/emulator stopped/);
+
+    // a new server on the same state dir still knows the deferred request
+    const again = spawnSvc(['emulator', 'serve', '--port', '0', '--state-dir', state]);
+    running = again;
+    const url2 = await new Promise<string>((resolve) => again.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+    const got = await svc(['chat', 'get', id, '--wait'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url2 } });
+    expect(got.exitCode).toBe(0);
+    expect(got.stdout).toMatch(/kept on disk/);
+    again.kill('SIGINT');
+    await again;
+  });
+
+  it('injects faults given with --fault and a token delay', async () => {
+    const { child, url } = await serve(['--fault', '503:path=^/v1/me$:times=3', '--token-delay', '1']);
+    running = child;
+    const r = await svc(['whoami', '--max-retries', '1'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
+    expect(r.exitCode).toBe(7);
+    const ok = await svc(['whoami'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
+    expect(ok.exitCode).toBe(0);
+    child.kill('SIGINT');
+    await child;
+  });
+
+  it('rejects a malformed --fault before starting', async () => {
+    const r = await svc(['emulator', 'serve', '--fault', 'sometimes']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--fault: sometimes .*STATUS\[:retry-after=S\]/);
+  });
+});
