@@ -1,0 +1,193 @@
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEmulator, svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+
+/** A PCM WAV of `seconds` of silence (8 kHz mono 16-bit). */
+function wav(seconds: number): Buffer {
+  const data = Buffer.alloc(Math.round(seconds * 8000) * 2);
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'latin1');
+  h.writeUInt32LE(36 + data.length, 4);
+  h.write('WAVEfmt ', 8, 'latin1');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(8000, 24);
+  h.writeUInt32LE(16000, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'latin1');
+  h.writeUInt32LE(data.length, 40);
+  return Buffer.concat([h, data]);
+}
+
+/** MPEG-1 Layer III frames at 128 kbit/s, 44.1 kHz (417 bytes, 1152 samples each), after an ID3v2 tag. */
+function mp3(seconds: number): Buffer {
+  const frames = Math.ceil((seconds * 44100) / 1152);
+  const frame = Buffer.alloc(417);
+  frame.set([0xff, 0xfb, 0x90, 0x00]);
+  const id3 = Buffer.from([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 10, ...Buffer.alloc(10)]);
+  return Buffer.concat([id3, ...Array.from({ length: frames }, () => frame)]);
+}
+
+describe('svc custom-voices', () => {
+  let id: string;
+  const clip = writeTemp('me.wav', wav(3));
+
+  it('create uploads the clip as multipart field `file` with the name, and prints the voice', async () => {
+    emu.clearRequests();
+    const r = await svc(['custom-voices', 'create', clip, '--name', 'my voice'], { emu });
+    expect(r.exitCode).toBe(0);
+    const rows = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t')));
+    expect(rows.voice_id).toMatch(/^[a-z0-9]{8}$/);
+    expect(rows.name).toBe('my voice');
+    id = rows.voice_id!;
+    const req = emu.requests()[0]!;
+    expect(String(req.headers['content-type'])).toMatch(/^multipart\/form-data; boundary=/);
+    // the emulator stored the clip byte for byte, with its type and name
+    const rec = emu.core.store.collection<{ blob: string; content_type: string; filename: string }>('custom_voices').get(id)!;
+    expect(readFileSync(rec.blob).equals(readFileSync(clip))).toBe(true);
+    expect(rec).toMatchObject({ content_type: 'audio/wav', filename: 'me.wav' });
+  });
+
+  it('the new voice works as an agent voice', async () => {
+    const r = await svc(['agents', 'create', '--name', 'cloned', '--voice', id, '--json'], { emu });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).voice).toEqual({ voice_id: id });
+    const v = await svc(['tts', 'voice', id, '--json'], { emu });
+    expect(JSON.parse(v.stdout)).toEqual({ voice_id: id, name: 'my voice' });
+  });
+
+  it('get / update / list (--json one per line)', async () => {
+    const g = await svc(['custom-voices', 'get', id, '--json'], { emu });
+    expect(JSON.parse(g.stdout)).toMatchObject({ voice_id: id, name: 'my voice', created_at: expect.stringMatching(/Z$/) });
+    emu.clearRequests();
+    const u = await svc(['custom-voices', 'update', id, '--name', 'narrator', '--json'], { emu });
+    expect(JSON.parse(u.stdout).name).toBe('narrator');
+    expect(emu.requests()[0]).toMatchObject({ method: 'PATCH', path: `/v1/custom-voices/${id}` });
+    expect(JSON.parse(emu.requests()[0]!.body!)).toEqual({ name: 'narrator' });
+    const l = await svc(['custom-voices', 'list'], { emu });
+    expect(l.stdout.trim().split('\t').slice(0, 2)).toEqual([id, 'narrator']);
+  });
+
+  it('list pages with pagination_token; --all follows them', async () => {
+    const more = writeTemp('b.mp3', mp3(2));
+    for (let i = 0; i < 2; i++) expect((await svc(['custom-voices', 'create', more, '--name', `v${i}`], { emu })).exitCode).toBe(0);
+    const one = await svc(['custom-voices', 'list', '--limit', '1'], { emu });
+    expect(one.stdout.trim().split('\n')).toHaveLength(1);
+    expect(one.stderr).toContain('more voices: add --all');
+    emu.clearRequests();
+    const all = await svc(['custom-voices', 'list', '--limit', '1', '--all', '--json'], { emu });
+    expect(all.stdout.trim().split('\n').map((l) => JSON.parse(l).name)).toEqual(['narrator', 'v0', 'v1']);
+    expect(emu.requests().map((q) => q.query.pagination_token)).toEqual([undefined, id, expect.stringMatching(/^[a-z0-9]{8}$/)]);
+  });
+
+  it('download -o FILE writes atomically (no temp file left) the bytes uploaded', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'ref.wav');
+    const r = await svc(['custom-voices', 'download', id, '-o', out], { emu });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.trim()).toBe(out);
+    expect(readFileSync(out).equals(readFileSync(clip))).toBe(true);
+    expect(readdirSync(dir)).toEqual(['ref.wav']);
+    const missing = await svc(['custom-voices', 'download', 'zzzzzzzz', '-o', join(dir, 'x.wav')], { emu });
+    expect(missing.exitCode).toBe(5);
+    expect(existsSync(join(dir, 'x.wav'))).toBe(false);
+    expect(readdirSync(dir)).toEqual(['ref.wav']);
+  });
+
+  it('delete asks for --yes in a script, then prints {deleted: true} with --json', async () => {
+    emu.clearRequests();
+    expect((await svc(['custom-voices', 'delete', id], { emu })).exitCode).toBe(2);
+    expect(emu.requests()).toHaveLength(0);
+    const r = await svc(['custom-voices', 'delete', id, '--yes', '--json'], { emu });
+    expect(JSON.parse(r.stdout)).toEqual({ deleted: true });
+    expect((await svc(['custom-voices', 'get', id], { emu })).exitCode).toBe(5);
+  });
+});
+
+describe('the clip is checked before upload (exit 2, nothing sent)', () => {
+  const run = async (args: string[], env?: Record<string, string>) => {
+    emu.clearRequests();
+    const r = await svc(['custom-voices', 'create', ...args], { emu, env });
+    expect(emu.requests()).toHaveLength(0);
+    return r;
+  };
+
+  it('a WAV longer than 120 s (from its header)', async () => {
+    const r = await run([writeTemp('long.wav', wav(121))]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('long.wav is not allowed: a reference clip of at most 120 seconds (this one is 121.0 s)');
+  });
+
+  it('an MP3 longer than 120 s (from its frame headers)', async () => {
+    const r = await run([writeTemp('long.mp3', mp3(125))]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/long\.mp3 is not allowed: a reference clip of at most 120 seconds \(this one is 125\.\d s\)/);
+  });
+
+  it('a file that is not audio', async () => {
+    const r = await run([writeTemp('notes.txt', 'hello there, this is text')]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('notes.txt is not readable audio: unknown format');
+  });
+
+  it('a broken WAV header', async () => {
+    const w = wav(1);
+    w.write('junk', 12, 'latin1');
+    const r = await run([writeTemp('broken.wav', w.subarray(0, 40))]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('broken.wav is not readable audio');
+  });
+
+  it('a missing file', async () => {
+    const r = await run(['/nonexistent/clip.wav']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('cannot read /nonexistent/clip.wav: ENOENT');
+  });
+
+  it('another container goes to ffprobe when present: too long is refused', async () => {
+    const dir = tempDir();
+    const probe = join(dir, 'ffprobe');
+    writeFileSync(probe, '#!/bin/sh\necho \'{"streams":[{"codec_type":"audio"}],"format":{"duration":"150.5"}}\'\n');
+    chmodSync(probe, 0o755);
+    const r = await run([writeTemp('talk.m4a', Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypM4A '), Buffer.alloc(64)]))], { SVC_FFPROBE: probe });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('talk.m4a is not allowed: a reference clip of at most 120 seconds (this one is 150.5 s)');
+  });
+
+  it('another container without an audio stream (per ffprobe) is refused', async () => {
+    const dir = tempDir();
+    const probe = join(dir, 'ffprobe');
+    writeFileSync(probe, '#!/bin/sh\necho \'{"streams":[{"codec_type":"video"}],"format":{"duration":"5"}}\'\n');
+    chmodSync(probe, 0o755);
+    const r = await run([writeTemp('clip.ogg', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))], { SVC_FFPROBE: probe });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('clip.ogg is not readable audio: ffprobe finds no audio stream in it');
+  });
+
+  it('without ffprobe another container is trusted by its extension (with a note) and uploaded', async () => {
+    emu.clearRequests();
+    const r = await svc(['custom-voices', 'create', writeTemp('clip.ogg', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))], { emu, env: { SVC_FFPROBE: '/nonexistent/ffprobe' } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain('trusting its extension (.ogg)');
+    expect(emu.requests()).toHaveLength(1);
+  });
+
+  it('list --limit is 1 to 1000', async () => {
+    for (const bad of ['0', '1001']) {
+      emu.clearRequests();
+      const r = await svc(['custom-voices', 'list', '--limit', bad], { emu });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain(`--limit: ${bad} is not allowed: a whole number from 1 to 1000`);
+      expect(emu.requests()).toHaveLength(0);
+    }
+  });
+});
