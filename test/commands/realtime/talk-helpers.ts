@@ -1,0 +1,51 @@
+// Clips and checks shared by the realtime and calls tests: tone speech the emulator can "hear", and what its
+// answers sound like.
+import { readFileSync } from 'node:fs';
+import { decodeAudio, encodeWav, mulawEncode } from '../../../src/audio/codecs.js';
+import { decodeTones, encodeTones } from '../../../src/emulator/tones.js';
+import { realtimeLogs, type RealtimeSessionLog } from '../../../src/emulator/realtime-log.js';
+import type { TestEmulator } from '../../helpers/cli.js';
+import { writeTemp } from '../../helpers/cli.js';
+
+export type Part = { say: string } | { silence: number };
+
+/** PCM s16le mono at `rate`: spoken parts (tones) and silences (ms). */
+export function clipPcm(parts: Part[], rate = 24000): Buffer {
+  return Buffer.concat(parts.map((p) => ('say' in p ? encodeTones(p.say, rate) : Buffer.alloc(Math.round((rate * p.silence) / 1000) * 2))));
+}
+
+export function wavClip(name: string, parts: Part[], rate = 24000): string {
+  return writeTemp(name, encodeWav(clipPcm(parts, rate), { sampleRate: rate, channels: 1 }));
+}
+
+export function ulawClip(name: string, parts: Part[]): string {
+  return writeTemp(name, mulawEncode(clipPcm(parts, 8000)));
+}
+
+/** The text spoken in an audio file (WAV, or raw in the hinted encoding). */
+export async function spokenIn(path: string, hint: { encoding?: 'pcm' | 'mulaw'; sampleRate?: number } = {}): Promise<string> {
+  const { pcm, format } = await decodeAudio(readFileSync(path), hint);
+  return decodeTones(pcm, format.sampleRate);
+}
+
+/** The emulator's answer audio for a text, as the emulator speaks it (fast voice). */
+export function answerPcm(text: string, rate = 24000): Buffer {
+  return encodeTones(text, rate, { speed: 1.5 });
+}
+
+/** The emulator's log of the newest realtime session. */
+export function lastSession(emu: TestEmulator): RealtimeSessionLog {
+  const all = realtimeLogs(emu.core);
+  if (!all.length) throw new Error('no realtime session was opened');
+  return all[all.length - 1]!;
+}
+
+/** Quick answers for tests that do not look at timing. */
+export function fastEmulator(emu: TestEmulator): void {
+  Object.assign(emu.core.settings, { realtimePace: 0, realtimeResponseDelayMs: 0, realtimeLegacyEvents: 0, realtimeCallerPauseMs: 0 });
+}
+
+/** Answers paced at real time, as the service does. */
+export function realTimeEmulator(emu: TestEmulator): void {
+  Object.assign(emu.core.settings, { realtimePace: 1, realtimeResponseDelayMs: 150, realtimeLegacyEvents: 0 });
+}

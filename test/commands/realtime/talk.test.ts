@@ -1,0 +1,167 @@
+// svc realtime talk with files and pipes: the answer's audio and transcripts, --json, stdout audio, G.711,
+// agents, the model flags, and every usage rule (exit 2, nothing sent).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decodeAudio } from '../../../src/audio/codecs.js';
+import { execa } from 'execa';
+import { BIN, assertNoSecrets, startTestEmulator, svc, svcEnv, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+import { fastEmulator, lastSession, spokenIn, ulawClip, wavClip } from './talk-helpers.js';
+
+let emu: TestEmulator;
+let question: string;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  question = wavClip('question.wav', [{ silence: 200 }, { say: 'what is the weather' }, { silence: 300 }]);
+});
+afterAll(() => emu.close());
+beforeEach(() => fastEmulator(emu));
+
+describe('svc realtime talk (files and pipes)', () => {
+  it('answers a spoken question: the answer audio decodes to the answer text, both transcripts printed', async () => {
+    const out = join(tempDir(), 'answer.wav');
+    const r = await svc(['realtime', 'talk', '--input', question, '--output', out], { emu });
+    expect(r.exitCode).toBe(0);
+    const log = lastSession(emu);
+    const answer = log.responses[0]!.transcript;
+    expect(answer).toMatch(/^You said: what is the weather\. /);
+    expect(r.stdout).toBe(`you: what is the weather\nassistant: ${answer}\n`);
+    expect(await spokenIn(out)).toBe(answer);
+    const { format } = await decodeAudio(readFileSync(out));
+    expect(format).toEqual({ sampleRate: 24000, channels: 1 });
+    expect(r.stderr).toContain('half-duplex');
+    expect(r.stderr).toContain('ended (the input ended; 1 answer)');
+    // the session was configured before audio flowed, with the defaults of the flags
+    expect(log.client_events[0]).toBe('session.update');
+    expect(log.session).toMatchObject({ model: 'voice-latest', turn_detection: { type: 'server_vad' }, audio: { input: { format: { type: 'audio/pcm', rate: 24000 } } } });
+    const ws = emu.requests().filter((q) => q.method === 'WS').at(-1)!;
+    expect(ws.path).toBe('/v1/realtime');
+  });
+
+  it('--json prints every server event as one JSON line (audio as its byte count)', async () => {
+    const r = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.pcm'), '--json'], { emu });
+    expect(r.exitCode).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe('session.created');
+    expect(types).toContain('session.updated');
+    expect(events.find((e) => e.type === 'conversation.item.input_audio_transcription.completed').transcript).toBe('what is the weather');
+    const delta = events.find((e) => e.type === 'response.output_audio.delta');
+    expect(delta.delta).toBeUndefined();
+    expect(delta.delta_bytes).toBeGreaterThan(0);
+    expect(events.find((e) => e.type === 'response.done').response.status).toBe('completed');
+    expect(events.every((e) => typeof e.event_id === 'string')).toBe(true);
+  });
+
+  it('--output - writes the answer as WAV on stdout and the transcript on stderr; legacy audio events are played too', async () => {
+    emu.core.settings.realtimeLegacyEvents = 1;
+    const r = await execa('node', [BIN, 'realtime', 'talk', '--input', question, '--output', '-', '--voice', 'rex', '--instructions', 'Be brief'], {
+      env: svcEnv({ emu }),
+      extendEnv: false,
+      encoding: 'buffer',
+      reject: false,
+      stdin: 'ignore',
+    });
+    const stderr = Buffer.from(r.stderr).toString('utf8');
+    assertNoSecrets(stderr, 'talk --output -');
+    expect(r.exitCode).toBe(0);
+    const file = writeTemp('stdout.wav', Buffer.from(r.stdout));
+    const answer = lastSession(emu).responses[0]!.transcript;
+    expect(await spokenIn(file)).toBe(answer);
+    expect(stderr).toContain(`you: what is the weather\nassistant: ${answer}\n`);
+    expect(lastSession(emu).session).toMatchObject({ voice: 'rex', instructions: 'Be brief' });
+  });
+
+  it('speaks G.711 mu-law with --audio-format pcmu (raw .ulaw in, .ulaw out at 8 kHz)', async () => {
+    const input = ulawClip('q.ulaw', [{ say: 'call me back' }, { silence: 300 }]);
+    const out = join(tempDir(), 'answer.ulaw');
+    const r = await svc(['realtime', 'talk', '--input', input, '--output', out, '--audio-format', 'pcmu'], { emu });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('you: call me back\n');
+    const log = lastSession(emu);
+    expect(log.session).toMatchObject({ audio: { input: { format: { type: 'audio/pcmu' } }, output: { format: { type: 'audio/pcmu' } } } });
+    expect(await spokenIn(out, { encoding: 'mulaw', sampleRate: 8000 })).toBe(log.responses[0]!.transcript);
+  });
+
+  it('configures the session from a stored agent (instructions, voice, tools, VAD); flags win over the agent', async () => {
+    const created = await fetch(`${emu.url}/v1/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'desk',
+        instructions: 'You are the front desk',
+        voice: { voice_id: 'sal', vad_threshold: 0.3, vad_silence_duration_ms: 400 },
+        tools: [{ type: 'function', function: { name: 'lookup', description: 'find', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
+      }),
+    });
+    const { agent } = (await created.json()) as { agent: { agent_id: string } };
+    const r = await svc(['realtime', 'talk', '--agent', agent.agent_id, '--voice', 'leo', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
+    expect(r.exitCode).toBe(0);
+    expect(lastSession(emu).session).toMatchObject({
+      instructions: 'You are the front desk',
+      voice: 'leo',
+      turn_detection: { type: 'server_vad', threshold: 0.3, silence_duration_ms: 400 },
+      tools: [{ type: 'function', name: 'lookup', description: 'find', parameters: { type: 'object', properties: { q: { type: 'string' } } } }],
+    });
+    const missing = await svc(['realtime', 'talk', '--agent', 'agent_nope', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
+    expect(missing.exitCode).toBe(5);
+    expect(missing.stderr).toMatch(/agent_nope.*HTTP 404/);
+  });
+
+  it('sends --model and --reasoning-effort on the connection, and warns that voice-2.0 is deprecated', async () => {
+    emu.clearRequests();
+    const r = await svc(['realtime', 'talk', '--model', 'voice-2.0', '--reasoning-effort', 'none', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain('warning: the model voice-2.0 is deprecated');
+    const ws = emu.requests().find((q) => q.method === 'WS')!;
+    expect(ws.query).toMatchObject({ model: 'voice-2.0', 'reasoning.effort': 'none' });
+    expect(lastSession(emu)).toMatchObject({ model: 'voice-2.0', reasoning_effort: 'none' });
+  });
+
+  it('fails clearly without an API key and on a wrong key', async () => {
+    const none = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: null });
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain('no API key');
+    const wrong = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: 'svc-wrong-key-123456789' });
+    expect(wrong.exitCode).toBe(4);
+    expect(wrong.stderr).toContain('Incorrect API key');
+  });
+
+  const usage: [string, string[], RegExp][] = [
+    ['an unknown model', ['--model', 'voice-9'], /--model: voice-9 is not allowed: one of voice-latest, voice-3.0, voice-2.0/],
+    ['an unknown reasoning effort', ['--reasoning-effort', 'low'], /--reasoning-effort: low is not allowed: one of high, none/],
+    ['an unknown audio format', ['--audio-format', 'opus'], /--audio-format: opus is not allowed: one of pcm, pcmu, pcma/],
+    ['an unknown voice', ['--voice', 'bob'], /--voice: bob is not allowed: a built-in voice \(eve, ara, rex, sal, leo\)/],
+    ['a VAD threshold above 1', ['--vad-threshold', '1.5'], /--vad-threshold: 1.5 is not allowed: a number from 0 to 1/],
+    ['a VAD silence above 10000 ms', ['--vad-silence-ms', '10001'], /--vad-silence-ms: 10001 is not allowed: a whole number from 0 to 10000/],
+    ['a tool timeout of 0', ['--tool-timeout', '0'], /--tool-timeout: 0 is not allowed: a number from 1 to 600/],
+    ['a missing input file', ['--input', '/nonexistent/q.wav'], /--input: \/nonexistent\/q.wav is not allowed: mic, - \(stdin\) or an existing audio file/],
+    ['push-to-talk without a terminal', ['--push-to-talk'], /--push-to-talk: without a terminal is not allowed: a terminal on stdin/],
+    ['push-to-talk with --duplex', ['--push-to-talk', '--duplex'], /--push-to-talk: with --duplex is not allowed: one of --push-to-talk or --duplex/],
+    ['push-to-talk with a file input', ['--push-to-talk', '--input', 'QUESTION'], /--push-to-talk: with --input .* is not allowed: the microphone as input/],
+    ['a malformed --tool-cmd', ['--tool-cmd', 'nocommand'], /--tool-cmd: nocommand is not allowed: NAME=COMMAND/],
+  ];
+  for (const [what, args, message] of usage) {
+    it(`rejects ${what} before sending anything (exit 2)`, async () => {
+      emu.clearRequests();
+      const r = await svc(['realtime', 'talk', ...args.map((a) => (a === 'QUESTION' ? question : a)), '--output', join(tempDir(), 'a.wav')], { emu });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(emu.requests()).toHaveLength(0);
+    });
+  }
+
+  it('rejects a tool file that is not a function tool, and duplicate tool names', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ type: 'function', function: { name: 'has space' } }));
+    writeFileSync(join(dir, 'ok.json'), JSON.stringify({ type: 'function', name: 'lookup', parameters: { type: 'object' } }));
+    emu.clearRequests();
+    const bad = await svc(['realtime', 'talk', '--tool', join(dir, 'bad.json'), '--input', question], { emu });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('a function tool {type: "function", name, description, parameters}');
+    const dup = await svc(['realtime', 'talk', '--tool', join(dir, 'ok.json'), '--tool', join(dir, 'ok.json'), '--input', question], { emu });
+    expect(dup.exitCode).toBe(2);
+    expect(dup.stderr).toContain('--tool: lookup is not allowed: tool names that are unique');
+    expect(emu.requests()).toHaveLength(0);
+  });
+});
