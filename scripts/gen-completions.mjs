@@ -1,6 +1,6 @@
-// Writes completions/svc.bash, _svc (zsh) and svc.fish from the built command tree.
+// Writes completions/svc.bash, _svc (zsh), svc.fish and docs/commands.md from the built command tree.
 import { writeFileSync, mkdirSync } from 'node:fs';
-import { completionScript } from '../dist/commands/completion/script.js';
+import { completionScript, commandsDoc } from '../dist/commands/completion/script.js';
 
 const dir = new URL('../completions/', import.meta.url);
 mkdirSync(dir, { recursive: true });
@@ -9,3 +9,5 @@ for (const [shell, name] of Object.entries(files)) {
   writeFileSync(new URL(name, dir), await completionScript(shell));
   console.log(`completions/${name}`);
 }
+writeFileSync(new URL('../docs/commands.md', import.meta.url), await commandsDoc());
+console.log('docs/commands.md');

@@ -13,11 +13,24 @@ export default defineCommand({
   },
 });
 
-export async function completionScript(shell: (typeof SHELLS)[number]): Promise<string> {
+async function tree() {
   const { rootCommands } = await import('../index.js');
   const { GLOBAL_OPTIONS } = await import('../../core/global-options.js');
   const { collectTree } = await import('../../completion/tree.js');
+  return collectTree(rootCommands, GLOBAL_OPTIONS);
+}
+
+export async function completionScript(shell: (typeof SHELLS)[number]): Promise<string> {
   const scripts = await import('../../completion/scripts.js');
-  const tree = await collectTree(rootCommands, GLOBAL_OPTIONS);
+  const tree = await treeOnce();
   return shell === 'bash' ? scripts.bashScript(tree) : shell === 'zsh' ? scripts.zshScript(tree) : scripts.fishScript(tree);
+}
+
+let cached: ReturnType<typeof tree> | undefined;
+const treeOnce = () => (cached ??= tree());
+
+/** docs/commands.md */
+export async function commandsDoc(): Promise<string> {
+  const { commandsMarkdown } = await import('../../completion/docs.js');
+  return commandsMarkdown(await treeOnce());
 }

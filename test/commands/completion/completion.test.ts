@@ -1,0 +1,66 @@
+// Completion scripts: the checked-in files match the command tree, and real shells complete with them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { ROOT, svc } from '../../helpers/cli.js';
+
+const FILES = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish' } as const;
+
+describe('completion scripts', () => {
+  for (const [shell, file] of Object.entries(FILES)) {
+    it(`completions/${file} matches the command tree (run \`npm run completions\` when this fails)`, async () => {
+      const r = await svc(['completion', shell]);
+      expect(r.exitCode).toBe(0);
+      expect(readFileSync(join(ROOT, 'completions', file), 'utf8')).toBe(r.stdout);
+    });
+  }
+
+  const bash = async (line: string) => {
+    const words = line.split(' ');
+    const script = `source ${join(ROOT, 'completions/svc.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    return (await execa('bash', ['-c', script])).stdout.split('\n').filter(Boolean);
+  };
+
+  it('bash completes commands, verbs, flags and flag values', async () => {
+    expect(await bash('svc mo')).toEqual(['models']);
+    expect(await bash('svc models ')).toEqual(expect.arrayContaining(['list', 'ls', 'get']));
+    expect(await bash('svc models list --k')).toEqual(['--kind']);
+    expect(await bash('svc models list --kind ')).toEqual(['language', 'embedding', 'image', 'video']);
+    expect(await bash('svc --json models list --kind e')).toEqual(['embedding']);
+    expect(await bash('svc chat --reasoning-effort ')).toEqual(['none', 'low', 'medium', 'high']);
+    expect(await bash('svc completion ')).toEqual(['bash', 'zsh', 'fish']);
+  });
+
+  it('zsh completes through the generated function', async () => {
+    const script = `
+      compdef() { :; }
+      compadd() { [[ "$1" == "--" ]] && shift; printf '%s\\n' "$@"; }
+      _files() { echo FILES; }
+      source ${join(ROOT, 'completions/_svc')}
+      words=(svc models list --kind ''); CURRENT=5; _svc
+      echo ---
+      words=(svc cha); CURRENT=2; _svc`;
+    const out = (await execa('zsh', ['-f', '-c', script])).stdout;
+    const [values, top] = out.split('---');
+    expect(values!.trim().split('\n')).toEqual(['language', 'embedding', 'image', 'video']);
+    expect(top!.trim().split('\n')).toContain('chat');
+  });
+
+  it('fish completes with its own completion engine', async () => {
+    const run = async (line: string) =>
+      (await execa('fish', ['--no-config', '-c', `source ${join(ROOT, 'completions/svc.fish')}; complete -C '${line}'`])).stdout
+        .split('\n')
+        .map((l) => l.split('\t')[0])
+        .filter(Boolean);
+    expect(await run('svc models list --kind ')).toEqual(['embedding', 'image', 'language', 'video'].sort());
+    expect(await run('svc mod')).toEqual(['models']);
+  });
+});
+
+describe('docs/commands.md', () => {
+  it('matches the command tree (run `npm run completions` when this fails)', async () => {
+    const { commandsDoc } = await import('../../../src/commands/completion/script.js');
+    expect(readFileSync(join(ROOT, 'docs', 'commands.md'), 'utf8')).toBe(await commandsDoc());
+  });
+});
