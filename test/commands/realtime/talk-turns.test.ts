@@ -1,0 +1,91 @@
+// Turn taking of svc realtime talk against an emulator that paces its answers at real time: a tool call run as
+// a local command in half-duplex (no input frame reaches the server while the assistant speaks), and
+// --duplex barge-in (playback stops at speech_started) versus half-duplex (the same words are not sent).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decodeAudio } from '../../../src/audio/codecs.js';
+import { startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { answerPcm, lastSession, realTimeEmulator, spokenIn, wavClip } from './talk-helpers.js';
+
+let emu: TestEmulator;
+let overlapping: string;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  // a question, then a second one that starts while the answer to the first is being spoken
+  overlapping = wavClip('overlap.wav', [{ silence: 200 }, { say: 'tell me a story' }, { silence: 1500 }, { say: 'stop now' }, { silence: 2500 }]);
+});
+afterAll(() => emu.close());
+beforeEach(() => realTimeEmulator(emu));
+
+describe('svc realtime talk: tools and turn taking', () => {
+  it('runs a tool as a local command and speaks its result; half-duplex sends no frame while the assistant speaks', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'weather.json'), JSON.stringify({ type: 'function', name: 'get_weather', description: 'current weather', parameters: { type: 'object', properties: { city: { type: 'string', enum: ['Paris', 'Oslo'] } }, required: ['city'] } }));
+    writeFileSync(join(dir, 'weather.mjs'), "let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => console.log('sunny in ' + JSON.parse(s).city));\n");
+    const input = wavClip('tool.wav', [{ silence: 200 }, { say: 'please use the get weather tool' }, { silence: 5000 }]);
+    const out = join(dir, 'answer.wav');
+    const r = await svc(['realtime', 'talk', '--input', input, '--output', out, '--tool', join(dir, 'weather.json'), '--tool-cmd', `get_weather=node ${join(dir, 'weather.mjs')}`], { emu });
+    expect(r.exitCode).toBe(0);
+    const log = lastSession(emu);
+    // the emulator asked for the tool with arguments valid against its schema; the command's output came back
+    const call = log.responses[0]!.function_call!;
+    expect(call.name).toBe('get_weather');
+    const city = JSON.parse(call.arguments).city as string;
+    expect(['Paris', 'Oslo']).toContain(city);
+    expect(log.function_outputs).toEqual([{ call_id: call.call_id, output: `sunny in ${city}` }]);
+    expect(log.client_events).toEqual(['session.update', 'conversation.item.create', 'response.create']);
+    // the answer uses the output, as audio and as transcript
+    const answer = `The get_weather tool says: sunny in ${city}`;
+    expect(log.responses[1]).toMatchObject({ status: 'completed', transcript: answer });
+    expect(await spokenIn(out)).toBe(answer);
+    expect(r.stdout).toBe(`you: please use the get weather tool\nassistant: ${answer}\n`);
+    expect(r.stderr).toContain(`(tool get_weather {"city":"${city}"})`);
+    expect(r.stderr).toContain(`(tool get_weather → sunny in ${city})`);
+    // half-duplex: frames before the answers, none while the answer audio went out, frames again afterwards
+    const spoken = log.responses[1]!;
+    expect(spoken.audio_start).toBeDefined();
+    const during = log.appends.filter((t) => t >= spoken.audio_start! && t <= spoken.done_at!);
+    expect(during).toEqual([]);
+    expect(log.appends.some((t) => t < log.responses[0]!.created_at)).toBe(true);
+    expect(log.appends.some((t) => t > spoken.done_at!)).toBe(true);
+    // the muted stretch was dropped, not delayed: less input audio reached the server than the clip holds
+    const clipMs = (await decodeAudio(readFileSync(input))).pcm.length / 48;
+    expect(log.input_audio_ms).toBeLessThan(clipMs);
+  });
+
+  it('--duplex: talking over the answer stops playback (barge-in) and the new question is answered', async () => {
+    const out = join(tempDir(), 'answer.pcm');
+    const r = await svc(['realtime', 'talk', '--duplex', '--input', overlapping, '--output', out], { emu });
+    expect(r.exitCode).toBe(0);
+    const log = lastSession(emu);
+    expect(log.transcripts).toEqual(['tell me a story', 'stop now']);
+    expect(log.responses.map((x) => x.status)).toEqual(['cancelled', 'completed']);
+    expect(r.stderr).toContain('(interrupted: playback stopped)');
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('you: tell me a story');
+    expect(lines[1]).toMatch(/^assistant: .*\[interrupted\]$/);
+    expect(lines[2]).toBe('you: stop now');
+    expect(lines[3]).toBe(`assistant: ${log.responses[1]!.transcript}`);
+    // the output holds the start of the first answer and all of the second: the first one stopped
+    const written = readFileSync(out);
+    const first = answerPcm(log.responses[0]!.transcript);
+    const second = answerPcm(log.responses[1]!.transcript);
+    expect(written.length).toBeLessThan(first.length + second.length);
+    expect(written.subarray(written.length - second.length).equals(second)).toBe(true);
+    expect(written.subarray(0, 4800).equals(first.subarray(0, 4800))).toBe(true);
+  });
+
+  it('half-duplex: the same overlapping words are never sent, so the first answer plays to its end', async () => {
+    const out = join(tempDir(), 'answer.pcm');
+    const r = await svc(['realtime', 'talk', '--input', overlapping, '--output', out], { emu });
+    expect(r.exitCode).toBe(0);
+    const log = lastSession(emu);
+    expect(log.transcripts).toEqual(['tell me a story']);
+    expect(log.responses.map((x) => x.status)).toEqual(['completed']);
+    expect(r.stderr).not.toContain('interrupted');
+    expect(readFileSync(out).equals(answerPcm(log.responses[0]!.transcript))).toBe(true);
+    const spoken = log.responses[0]!;
+    expect(log.appends.filter((t) => t >= spoken.audio_start! && t <= spoken.done_at!)).toEqual([]);
+  });
+});
