@@ -1,0 +1,119 @@
+// svc calls join: a realtime session on a simulated inbound SIP call (the emulator plays the caller).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decodeTones } from '../../../src/emulator/tones.js';
+import { spawnSvc, startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { fastEmulator, lastSession } from '../realtime/talk-helpers.js';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+beforeEach(() => fastEmulator(emu));
+
+async function startCall(body: Record<string, unknown> = {}): Promise<string> {
+  const res = await fetch(`${emu.url}/_emulator/calls`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const { call } = (await res.json()) as { call: { call_id: string } };
+  return call.call_id;
+}
+
+async function callStatus(id: string): Promise<string> {
+  const res = await fetch(`${emu.url}/_emulator/calls/${id}`);
+  return ((await res.json()) as { status: string }).status;
+}
+
+describe('svc calls join', () => {
+  it('joins an active call and prints the transcript of the caller and the agent until the call ends', async () => {
+    const id = await startCall({ caller_script: ['I would like to book a table', 'for two people'] });
+    emu.clearRequests();
+    const r = await svc(['calls', 'join', id, '--instructions', 'You take restaurant bookings', '--voice', 'sal'], { emu });
+    expect(r.exitCode).toBe(0);
+    const log = lastSession(emu);
+    expect(log.call_id).toBe(id);
+    expect(log.session).toMatchObject({ instructions: 'You take restaurant bookings', voice: 'sal' });
+    expect(r.stdout).toBe(
+      `caller: I would like to book a table\nagent: ${log.responses[0]!.transcript}\ncaller: for two people\nagent: ${log.responses[1]!.transcript}\n`,
+    );
+    expect(log.responses[0]!.transcript).toMatch(/^You said: I would like to book a table\./);
+    expect(r.stderr).toContain(`connected to call ${id} (no local audio`);
+    expect(r.stderr).toContain(`call ${id} ended (the server closed it: call ended; 2 answers)`);
+    expect(await callStatus(id)).toBe('ended');
+    // the connection named the call and no model; no audio was sent from here
+    const ws = emu.requests().find((q) => q.method === 'WS')!;
+    expect(ws.query).toEqual({ call_id: id });
+    expect(log.appends).toEqual([]);
+  });
+
+  it('runs the agent\'s tools as local commands during the call, and can save the agent\'s audio', async () => {
+    const created = await fetch(`${emu.url}/v1/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'shop', instructions: 'You track orders', tools: [{ type: 'function', function: { name: 'order_status', description: 'status of an order', parameters: { type: 'object', properties: {} } } }] }),
+    });
+    const { agent } = (await created.json()) as { agent: { agent_id: string } };
+    const id = await startCall({ caller_script: 'what is my order status' });
+    const dir = tempDir();
+    writeFileSync(join(dir, 'status.sh'), '#!/bin/sh\ncat > /dev/null\necho shipped yesterday\n');
+    const out = join(dir, 'agent.pcm');
+    const r = await svc(['calls', 'join', id, '--agent', agent.agent_id, '--tool-cmd', `order_status=sh ${join(dir, 'status.sh')}`, '--output', out], { emu });
+    expect(r.exitCode).toBe(0);
+    const answer = 'The order_status tool says: shipped yesterday';
+    expect(r.stdout).toBe(`caller: what is my order status\nagent: ${answer}\n`);
+    expect(lastSession(emu).session).toMatchObject({ instructions: 'You track orders', tools: [{ name: 'order_status' }] });
+    expect(decodeTones(readFileSync(out), 24000)).toBe(answer);
+  });
+
+  it('--json prints the session events as JSON lines', async () => {
+    const id = await startCall({ caller_script: 'hello there' });
+    const r = await svc(['calls', 'join', id, '--json'], { emu });
+    expect(r.exitCode).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events[0].type).toBe('session.created');
+    expect(events.find((e) => e.type === 'conversation.item.input_audio_transcription.completed').transcript).toBe('hello there');
+    expect(events.at(-1).type).toBe('response.done');
+  });
+
+  it('ends when the call is hung up from elsewhere', async () => {
+    emu.core.settings.realtimeCallerPauseMs = 60_000;
+    const id = await startCall({ caller_script: ['first question', 'second question'] });
+    const proc = spawnSvc(['calls', 'join', id], { emu });
+    let stdout = '';
+    await new Promise<void>((resolve, reject) => {
+      proc.stdout!.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (stdout.includes('agent: ')) resolve();
+      });
+      proc.then(() => reject(new Error(`ended early: ${stdout}`)), reject);
+    });
+    const hang = await svc(['calls', 'hangup', id], { emu });
+    expect(hang.exitCode).toBe(0);
+    const r = await proc;
+    expect(r.exitCode).toBe(0);
+    expect(String(r.stdout)).not.toContain('second question');
+    expect(String(r.stderr)).toContain('call ended; 1 answer)');
+  });
+
+  it('fails clearly on an unknown or ended call (exit 5)', async () => {
+    const r = await svc(['calls', 'join', 'rtc_doesnotexist'], { emu });
+    expect(r.exitCode).toBe(5);
+    expect(r.stderr).toContain('error: Call rtc_doesnotexist was not found or is not active');
+    const id = await startCall();
+    await svc(['calls', 'hangup', id], { emu });
+    const ended = await svc(['calls', 'join', id], { emu });
+    expect(ended.exitCode).toBe(5);
+    expect(ended.stderr).toContain(`Call ${id} was not found or is not active`);
+  });
+
+  it('rejects a malformed call id and bad session flags before connecting (exit 2)', async () => {
+    emu.clearRequests();
+    const bad = await svc(['calls', 'join', 'has space'], { emu });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('CALL_ID: has space is not allowed');
+    const voice = await svc(['calls', 'join', 'rtc_x', '--voice', 'nobody'], { emu });
+    expect(voice.exitCode).toBe(2);
+    expect(voice.stderr).toContain('--voice: nobody is not allowed');
+    expect(emu.requests()).toHaveLength(0);
+  });
+});
