@@ -438,9 +438,31 @@ export function mp3IsMono(b: Uint8Array): boolean | undefined {
   return undefined;
 }
 
+/** Length in bytes of the MPEG audio frame whose header starts at b[i], or 0 when it is not a valid header. */
+function mp3FrameLength(b: Uint8Array, i: number): number {
+  if (i + 3 >= b.length || b[i] !== 0xff || (b[i + 1]! & 0xe0) !== 0xe0) return 0;
+  const version = (b[i + 1]! >> 3) & 3; // 0: 2.5, 2: 2, 3: 1
+  const layer = (b[i + 1]! >> 1) & 3; // 1: III, 2: II, 3: I
+  const brIdx = b[i + 2]! >> 4;
+  const srIdx = (b[i + 2]! >> 2) & 3;
+  if (version === 1 || layer === 0 || brIdx === 0 || brIdx === 15 || srIdx === 3) return 0;
+  const padding = (b[i + 2]! >> 1) & 1;
+  const v1 = version === 3;
+  const table = layer === 3 ? (v1 ? [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448] : [0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256])
+    : layer === 2 ? (v1 ? [0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384] : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160])
+    : v1 ? [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320] : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
+  const bitrate = table[brIdx]! * 1000;
+  const rate = [44100, 48000, 32000][srIdx]! / (v1 ? 1 : version === 2 ? 2 : 4);
+  if (layer === 3) return Math.floor((12 * bitrate) / rate + padding) * 4;
+  return Math.floor(((layer === 1 && !v1 ? 72 : 144) * bitrate) / rate) + padding;
+}
+
+/** An ID3 tag, or a valid MPEG audio frame header (followed by another one when the bytes reach that far). */
 export function isMp3(head: Uint8Array): boolean {
   if (head.length >= 3 && head[0] === 0x49 && head[1] === 0x44 && head[2] === 0x33) return true; // ID3
-  return head.length >= 2 && head[0] === 0xff && (head[1]! & 0xe0) === 0xe0;
+  const len = mp3FrameLength(head, 0);
+  if (!len) return false;
+  return head.length < len + 4 || mp3FrameLength(head, len) > 0;
 }
 
 export async function decodeMp3(bytes: Uint8Array): Promise<{ pcm: Buffer; format: PcmFormat }> {

@@ -193,7 +193,7 @@ class StreamSource implements AudioSource {
         converter = new PcmConverter(info.format, this.format);
         return first.subarray(info.dataOffset);
       }
-      if (!this.opts.encoding && isMp3(first)) {
+      if (isMp3(first)) {
         mp3 = await Mp3Decoder.create();
         decode = (b) => {
           const out = mp3!.decode(b);
@@ -217,7 +217,8 @@ class StreamSource implements AudioSource {
         let b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
         if (!decode) {
           head = Buffer.concat([head, b]);
-          if (head.length < 12) continue;
+          // WAV is known from 12 bytes; telling MP3 from raw bytes needs two frame headers
+          if (head.length < 12 || (!isWav(head) && head.length < 4096)) continue;
           const rest = await setup(head, false);
           if (rest === undefined) continue;
           b = rest;

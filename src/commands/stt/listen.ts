@@ -1,0 +1,242 @@
+import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../core/context.js';
+import { InterruptedError, UsageError } from '../../core/errors.js';
+import { fail, integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
+import { SAMPLE_RATES, type Encoding } from '../../audio/format.js';
+import { STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../api/stt.js';
+import { checkFormatLanguage, rateParser } from './transcribe.js';
+
+interface Opts {
+  input?: string;
+  inputDevice?: string;
+  encoding: string;
+  sampleRate: number;
+  realtime: boolean;
+  interim?: boolean;
+  endpointing?: number;
+  language?: string;
+  format?: boolean;
+  diarize?: boolean;
+  keyterm?: string[];
+  fillerWords?: boolean;
+  smartTurn?: number;
+  smartTurnTimeout?: number;
+  vadThreshold?: number;
+  multichannel?: boolean;
+  channels?: number;
+}
+
+const FRAME_MS = 100;
+
+export default defineCommand<Opts>({
+  summary: 'Transcribe live audio (microphone, file or stdin) as it is spoken',
+  description:
+    'Streams audio over the /v1/stt WebSocket in 100 ms frames at real time, after the service says it is ready. On a terminal a live ' +
+    'line follows the interim results and is fixed when the utterance ends; in a pipe one line per finished utterance; --json prints ' +
+    'every event. WAV and MP3 input is converted to --encoding/--sample-rate; headerless input is read as --encoding at --sample-rate. ' +
+    'Ctrl-C or the end of the input sends audio.done and prints what the final transcript adds.',
+  options: [
+    { flags: '--input <mic|file|->', description: 'mic, an audio file, or - for stdin (default: mic on a terminal, else stdin)' },
+    { flags: '--input-device <name>', description: 'ALSA capture device for the microphone (e.g. default, plughw:1,0)' },
+    { flags: '--encoding <enc>', description: 'audio sent: pcm (s16le), mulaw, alaw', default: 'pcm', parse: (raw: string, flag: string) => (raw.toLowerCase() === 'opus' ? fail(flag, raw, 'pcm, mulaw or alaw (svc does not encode opus)') : oneOf(['pcm', 'mulaw', 'alaw'] as const, { caseInsensitive: true })(raw, flag, undefined)) },
+    { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')}`, default: 16000, parse: rateParser },
+    { flags: '--no-realtime', description: 'send a file or stdin as fast as possible instead of at real time' },
+    { flags: '--interim', description: 'interim results (about every 500 ms)' },
+    { flags: '--endpointing <ms>', description: 'silence before an utterance ends, 0 to 5000 ms', parse: integer({ min: 0, max: 5000 }) },
+    { flags: '--language <code>', description: 'language code; biases recognition, selects --format rules' },
+    { flags: '--format', description: 'inverse text normalization (needs --language)' },
+    { flags: '--diarize', description: 'words carry a speaker number' },
+    { flags: '--keyterm <term>', description: `bias term, repeatable (at most ${STT_MAX_KEYTERMS}, each up to ${STT_MAX_KEYTERM_CHARS} characters)`, parse: repeatable(maxLength(STT_MAX_KEYTERM_CHARS), { max: STT_MAX_KEYTERMS }) },
+    { flags: '--filler-words', description: 'keep filler words (um, uh)' },
+    { flags: '--smart-turn <p>', description: 'end-of-turn probability threshold 0 to 1', parse: number({ min: 0, max: 1 }) },
+    { flags: '--smart-turn-timeout <ms>', description: 'silence that forces the end of a turn, 1 to 5000 ms (only with --smart-turn)', parse: integer({ min: 1, max: 5000 }) },
+    { flags: '--vad-threshold <p>', description: 'speech-probability gate 0 to 1 (0 disables it)', parse: number({ min: 0, max: 1 }) },
+    { flags: '--multichannel', description: 'transcribe each channel on its own (needs --channels)' },
+    { flags: '--channels <n>', description: 'channels of the audio with --multichannel, 2 to 8', parse: integer({ min: 2, max: 8 }) },
+  ],
+  examples: ['svc stt listen', 'svc stt listen --input meeting.wav --interim', 'arecord -f S16_LE -r 16000 | svc stt listen --input -', 'svc stt listen --input call.ulaw --encoding mulaw --sample-rate 8000 --json'],
+  async run(ctx, _args, opts) {
+    require(opts.smartTurnTimeout === undefined || opts.smartTurn !== undefined, '--smart-turn-timeout', opts.smartTurnTimeout, 'only together with --smart-turn');
+    checkFormatLanguage(opts.format, opts.language);
+    require(!opts.multichannel || opts.channels !== undefined, '--multichannel', true, 'needs --channels (2 to 8)');
+    require(opts.channels === undefined || !!opts.multichannel, '--channels', opts.channels, 'only with --multichannel');
+    const input = opts.input ?? (ctx.streams.stdin.isTTY ? 'mic' : '-');
+    if (input === '-' && ctx.streams.stdin.isTTY) throw new UsageError('--input -: stdin is a terminal; pipe audio in, or use --input mic or --input FILE');
+    const encoding = opts.encoding as Encoding;
+    const channels = opts.multichannel ? opts.channels! : 1;
+
+    const { openSource } = await import('../../audio/source.js');
+    const { encodeSamples } = await import('../../audio/codecs.js');
+    // the source first: a missing microphone or file is reported before anything is sent
+    const source = await openSource(input, {
+      sampleRate: opts.sampleRate,
+      channels,
+      encoding,
+      realtime: opts.realtime !== false,
+      device: opts.inputDevice,
+      stdin: ctx.streams.stdin,
+      env: ctx.env,
+    });
+
+    const query: SttStreamQuery = { sample_rate: opts.sampleRate, encoding };
+    if (opts.interim) query.interim_results = true;
+    if (opts.endpointing !== undefined) query.endpointing = opts.endpointing;
+    if (opts.language) query.language = opts.language;
+    if (opts.format) query.format = true;
+    if (opts.diarize) query.diarize = true;
+    if (opts.keyterm?.length) query.keyterm = opts.keyterm;
+    if (opts.fillerWords) query.filler_words = true;
+    if (opts.smartTurn !== undefined) query.smart_turn = opts.smartTurn;
+    if (opts.smartTurnTimeout !== undefined) query.smart_turn_timeout = opts.smartTurnTimeout;
+    if (opts.vadThreshold !== undefined) query.vad_threshold = opts.vadThreshold;
+    if (opts.multichannel) {
+      query.multichannel = true;
+      query.channels = channels;
+    }
+
+    let sock: SttSocket;
+    try {
+      sock = await SttSocket.open((p, q) => ctx.ws(p, q), query);
+    } catch (err) {
+      await source.close();
+      throw err;
+    }
+    // Ctrl-C: stop the audio, let the service finish (audio.done → transcript.done); a second Ctrl-C cuts it.
+    let interrupted = false;
+    ctx.setInterruptHandler(() => {
+      if (interrupted) {
+        sock.close();
+        return;
+      }
+      interrupted = true;
+      void source.close();
+    });
+
+    const view = new Transcript(ctx, !!opts.multichannel);
+    try {
+      // wait until the service is ready for audio
+      for (;;) {
+        const ev = await sock.next();
+        if (!ev) throw new UsageError('the service closed the connection before it was ready');
+        if (ctx.out.json) ctx.out.printJsonLine(ev);
+        if (ev.type === 'transcript.created') break;
+      }
+      const sender = (async () => {
+        try {
+          for await (const frame of source.frames(FRAME_MS)) {
+            if (!sock.conn.isOpen) break;
+            sock.sendAudio(encodeSamples(frame, encoding));
+          }
+        } finally {
+          sock.audioDone();
+        }
+      })();
+      const receiver = (async () => {
+        for (;;) {
+          const ev = await sock.next();
+          if (!ev) break;
+          if (ctx.out.json) ctx.out.printJsonLine(ev);
+          else if (ev.type === 'transcript.partial') view.partial(ev as SttPartial);
+          else if (ev.type === 'transcript.done') view.done(ev as SttDone);
+        }
+      })();
+      await Promise.all([sender, receiver]);
+    } finally {
+      view.flush();
+      await source.close();
+      ctx.setInterruptHandler(undefined);
+      sock.close();
+    }
+    if (interrupted || ctx.signal.aborted) throw new InterruptedError();
+    return 0;
+  },
+});
+
+function label(words: SttWord[] | undefined, text: string): string {
+  if (!words?.some((w) => w.speaker !== undefined)) return text;
+  const parts: string[] = [];
+  let cur: number | undefined = -1;
+  for (const w of words) {
+    if (w.speaker !== cur) {
+      parts.push(`[speaker ${w.speaker}]`);
+      cur = w.speaker;
+    }
+    parts.push(w.text);
+  }
+  return parts.join(' ');
+}
+
+/**
+ * What the user sees. Per channel: finished chunks of the utterance in progress, plus the interim text. On a
+ * terminal the line is rewritten in place; in a pipe a line is printed when an utterance ends.
+ */
+class Transcript {
+  private fixed = new Map<number, string[]>();
+  private interim = new Map<number, string>();
+  private live = false;
+
+  constructor(private readonly ctx: Context, private readonly multichannel: boolean) {}
+
+  private prefix(ch: number): string {
+    return this.multichannel ? `[channel ${ch}] ` : '';
+  }
+
+  private get tty(): boolean {
+    return this.ctx.out.stdoutIsTTY;
+  }
+
+  private render(ch: number): void {
+    if (!this.tty) return;
+    const text = [...(this.fixed.get(ch) ?? []), this.interim.get(ch) ?? ''].filter(Boolean).join(' ');
+    const width = (this.ctx.streams.stdout.columns ?? 80) - 1;
+    const shown = (this.prefix(ch) + text).slice(-width);
+    this.ctx.out.write(`\r\u001b[2K${shown}${this.interim.get(ch) ? '' : ''}`);
+    this.live = shown.length > 0;
+  }
+
+  private emitLine(ch: number, text: string): void {
+    if (this.tty) {
+      this.ctx.out.write(`\r\u001b[2K${this.prefix(ch)}${text}\n`);
+      this.live = false;
+    } else this.ctx.out.line(`${this.prefix(ch)}${text}`);
+  }
+
+  partial(ev: SttPartial): void {
+    const ch = ev.channel_index ?? 0;
+    const text = label(ev.words, ev.text ?? '');
+    if (!ev.is_final) {
+      this.interim.set(ch, text);
+      this.render(ch);
+      return;
+    }
+    this.interim.delete(ch);
+    if (text) this.fixed.set(ch, [...(this.fixed.get(ch) ?? []), text]);
+    if (ev.speech_final) this.endUtterance(ch);
+    else this.render(ch);
+  }
+
+  private endUtterance(ch: number): void {
+    const text = (this.fixed.get(ch) ?? []).join(' ');
+    this.fixed.delete(ch);
+    this.interim.delete(ch);
+    if (text) this.emitLine(ch, text);
+    else if (this.tty && this.live) this.ctx.out.write('\r\u001b[2K');
+  }
+
+  done(ev: SttDone): void {
+    const ch = ev.channel_index ?? 0;
+    const text = label(ev.words, ev.text ?? '');
+    this.interim.delete(ch);
+    if (text) this.fixed.set(ch, [...(this.fixed.get(ch) ?? []), text]);
+    this.endUtterance(ch);
+  }
+
+  /** whatever is still open (the connection ended early) */
+  flush(): void {
+    for (const ch of new Set([...this.fixed.keys(), ...this.interim.keys()])) {
+      const i = this.interim.get(ch);
+      if (i) this.fixed.set(ch, [...(this.fixed.get(ch) ?? []), i]);
+      this.endUtterance(ch);
+    }
+  }
+}

@@ -1,0 +1,208 @@
+import { stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../core/context.js';
+import { UsageError } from '../../core/errors.js';
+import { fail, integer, oneOf, require } from '../../core/validate.js';
+import { SAMPLE_RATES, codecFromPath } from '../../audio/format.js';
+import { STT_AUDIO_FORMATS, STT_FORMAT_LANGUAGES, STT_MAX_FILE, STT_RAW_FORMATS, transcribe, type SttForm, type SttResponse, type SttWord } from '../../api/stt.js';
+
+interface Opts {
+  language?: string;
+  format?: boolean;
+  diarize?: boolean;
+  multichannel?: boolean;
+  channels?: number;
+  audioFormat?: string;
+  sampleRate?: number;
+  words?: boolean;
+  srt?: boolean;
+  vtt?: boolean;
+}
+
+export const rateParser = (raw: string, flag: string): number => {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !(SAMPLE_RATES as readonly number[]).includes(n)) fail(flag, raw, `one of ${SAMPLE_RATES.join(', ')}`);
+  return n;
+};
+
+/** `--format` needs a language it is available for. */
+export function checkFormatLanguage(format: boolean | undefined, language: string | undefined): void {
+  if (!format) return;
+  require(language !== undefined, '--format', true, 'only together with --language');
+  const base = language!.toLowerCase().split('-')[0]!;
+  require((STT_FORMAT_LANGUAGES as readonly string[]).includes(base), '--language', language, `with --format one of ${STT_FORMAT_LANGUAGES.join(', ')}`);
+}
+
+const RAW = STT_RAW_FORMATS as readonly string[];
+
+export default defineCommand<Opts>({
+  summary: 'Transcribe an audio file or URL (text, words, subtitles)',
+  description:
+    'Uploads FILE (streamed from disk, at most 500 MB; WAV, MP3, OGG, Opus, FLAC, AAC, MP4, M4A, MKV are detected; raw pcm, mulaw and alaw need ' +
+    '--audio-format and --sample-rate, taken from a .pcm/.raw/.ulaw/.alaw extension when not given) or has the service fetch URL. ' +
+    'Prints the text; --words a table of word timings; --srt / --vtt subtitles; --json the reply as sent.',
+  args: [{ name: 'source', description: 'audio file path or http(s) URL', required: true }],
+  options: [
+    { flags: '--language <code>', description: 'language code (e.g. en, fr, de, ja); with --format enables inverse text normalization' },
+    { flags: '--format', description: `inverse text normalization (needs --language: ${STT_FORMAT_LANGUAGES.join(', ')})` },
+    { flags: '--diarize', description: 'tell speakers apart (words carry a speaker number)' },
+    { flags: '--multichannel', description: 'transcribe each channel on its own' },
+    { flags: '--channels <n>', description: 'channel count of multichannel raw audio, 2 to 8', parse: integer({ min: 2, max: 8 }) },
+    { flags: '--audio-format <fmt>', description: `${STT_AUDIO_FORMATS.join(', ')} (only needed for raw pcm, mulaw, alaw)`, parse: oneOf(STT_AUDIO_FORMATS, { caseInsensitive: true }) },
+    { flags: '--sample-rate <hz>', description: `raw audio only: ${SAMPLE_RATES.join(', ')}`, parse: rateParser },
+    { flags: '--words', description: 'print every word with its start, end, confidence (and speaker)' },
+    { flags: '--srt', description: 'print SubRip subtitles' },
+    { flags: '--vtt', description: 'print WebVTT subtitles' },
+  ],
+  examples: ['svc stt transcribe meeting.mp3', 'svc stt transcribe call.wav --diarize --words', 'svc stt transcribe talk.wav --srt > talk.srt', 'svc stt transcribe line.ulaw --sample-rate 8000', 'svc stt transcribe https://example.com/a.mp3 --language en --format'],
+  async run(ctx, [source], opts) {
+    require(!(opts.srt && opts.vtt), '--srt', true, 'not together with --vtt (choose one)');
+    require(!(opts.words && (opts.srt || opts.vtt)), '--words', true, 'not together with --srt or --vtt');
+    checkFormatLanguage(opts.format, opts.language);
+    require(opts.channels === undefined || !!opts.multichannel, '--channels', opts.channels, 'only with --multichannel');
+    const isUrl = /^https?:\/\//i.test(source);
+    let input: { path: string; size: number } | { url: string };
+    let audioFormat = opts.audioFormat?.toLowerCase();
+    if (isUrl) {
+      input = { url: source };
+    } else {
+      const st = await stat(source).catch(() => undefined);
+      if (!st || !st.isFile()) throw new UsageError(`${source}: no such file (give an audio file or an http(s) URL)`);
+      require(st.size <= STT_MAX_FILE, 'FILE', `${source} (${st.size} bytes)`, 'at most 500 MB (524288000 bytes)');
+      require(st.size > 0, 'FILE', source, 'a file with audio in it (this one is empty)');
+      input = { path: source, size: st.size };
+      if (!audioFormat) {
+        const byExt = codecFromPath(source);
+        if (byExt === 'pcm' || byExt === 'mulaw' || byExt === 'alaw') {
+          // a raw extension on a file that starts like a container is the container
+          if (!(await looksLikeContainer(source))) audioFormat = byExt;
+        }
+      }
+    }
+    const raw = audioFormat !== undefined && RAW.includes(audioFormat);
+    require(!raw || opts.sampleRate !== undefined, '--sample-rate', '(missing)', `required for raw ${audioFormat} audio: one of ${SAMPLE_RATES.join(', ')}`);
+    require(!(raw && opts.multichannel) || opts.channels !== undefined, '--channels', '(missing)', 'required for multichannel raw audio: 2 to 8');
+    if (opts.sampleRate !== undefined && !raw) ctx.out.warn('--sample-rate is ignored for containers (the file says its rate)');
+
+    const form: SttForm = {};
+    if (audioFormat) form.audio_format = audioFormat;
+    if (raw) form.sample_rate = opts.sampleRate;
+    if (opts.language) form.language = opts.language;
+    if (opts.format) form.format = true;
+    if (opts.multichannel) form.multichannel = true;
+    if (opts.channels !== undefined) form.channels = opts.channels;
+    if (opts.diarize) form.diarize = true;
+
+    const http = await ctx.http();
+    const spin = await ctx.out.spinner(isUrl ? 'transcribing' : `uploading and transcribing ${source}`);
+    let res: SttResponse;
+    try {
+      res = await transcribe(http, input, form, ctx.signal);
+    } finally {
+      spin.stop();
+    }
+    if (ctx.out.json) ctx.out.printJson(res);
+    else if (opts.srt || opts.vtt) printSubtitles(ctx, res, opts.vtt ? 'vtt' : 'srt');
+    else if (opts.words) await printWords(ctx, res);
+    else printText(ctx, res, !!opts.diarize);
+    return 0;
+  },
+});
+
+async function looksLikeContainer(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const b = Buffer.alloc(12);
+    await fh.read(b, 0, 12, 0);
+    const s = b.toString('latin1');
+    return s.startsWith('RIFF') || s.startsWith('ID3') || s.startsWith('OggS') || s.startsWith('fLaC') || s.slice(4, 8) === 'ftyp';
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Consecutive words of one speaker as one line. */
+function speakerLines(words: SttWord[]): { speaker?: number; text: string }[] {
+  const lines: { speaker?: number; text: string }[] = [];
+  for (const w of words) {
+    const last = lines[lines.length - 1];
+    if (last && last.speaker === w.speaker) last.text += ` ${w.text}`;
+    else lines.push({ speaker: w.speaker, text: w.text });
+  }
+  return lines;
+}
+
+function printText(ctx: Context, res: SttResponse, diarize: boolean): void {
+  const c = ctx.out.c;
+  if (res.channels?.length) {
+    for (const ch of res.channels) {
+      if (diarize && ch.words?.some((w) => w.speaker !== undefined)) {
+        for (const l of speakerLines(ch.words)) ctx.out.line(`${c.dim(`[channel ${ch.index}] [speaker ${l.speaker}]`)} ${l.text}`);
+      } else ctx.out.line(`${c.dim(`[channel ${ch.index}]`)} ${ch.text}`);
+    }
+    return;
+  }
+  if (diarize && res.words?.some((w) => w.speaker !== undefined)) {
+    for (const l of speakerLines(res.words)) ctx.out.line(`${c.dim(`[speaker ${l.speaker}]`)} ${l.text}`);
+    return;
+  }
+  ctx.out.line(res.text);
+}
+
+async function printWords(ctx: Context, res: SttResponse): Promise<void> {
+  const rows = res.channels?.length ? res.channels.flatMap((ch) => (ch.words ?? []).map((w) => ({ ...w, channel: ch.index }))) : (res.words ?? []).map((w) => ({ ...w, channel: undefined as number | undefined }));
+  const hasSpeaker = rows.some((w) => w.speaker !== undefined);
+  const hasChannel = rows.some((w) => w.channel !== undefined);
+  await ctx.out.table(
+    rows,
+    [
+      { header: 'START', get: (w) => w.start.toFixed(2), align: 'right' },
+      { header: 'END', get: (w) => w.end.toFixed(2), align: 'right' },
+      { header: 'CONF', get: (w) => (w.confidence === undefined ? '' : w.confidence.toFixed(2)), align: 'right' },
+      ...(hasChannel ? [{ header: 'CHANNEL', get: (w: (typeof rows)[number]) => w.channel }] : []),
+      ...(hasSpeaker ? [{ header: 'SPEAKER', get: (w: (typeof rows)[number]) => w.speaker }] : []),
+      { header: 'WORD', get: (w) => w.text },
+    ],
+    { emptyMessage: 'no words' },
+  );
+}
+
+function stamp(sec: number, sep: ',' | '.'): string {
+  const ms = Math.round(sec * 1000);
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = Math.floor((ms % 60_000) / 1000);
+  return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}${sep}${String(ms % 1000).padStart(3, '0')}`;
+}
+
+/** Words grouped into cues: at most 7 words or 3.5 s, a new cue after sentence punctuation, a speaker change or a pause of 1 s. */
+export function cues(words: SttWord[]): { start: number; end: number; text: string }[] {
+  const out: { start: number; end: number; text: string; n: number; speaker?: number }[] = [];
+  for (const w of words) {
+    const cur = out[out.length - 1];
+    const prevText = cur?.text ?? '';
+    const breakHere = !cur || cur.n >= 7 || w.end - cur.start > 3.5 || /[.?!]$/.test(prevText) || w.start - cur.end > 1 || cur.speaker !== w.speaker;
+    if (breakHere) out.push({ start: w.start, end: w.end, text: w.text, n: 1, speaker: w.speaker });
+    else {
+      cur.text += ` ${w.text}`;
+      cur.end = w.end;
+      cur.n++;
+    }
+  }
+  return out.map((c) => ({ start: c.start, end: c.end, text: c.speaker !== undefined ? `[speaker ${c.speaker}] ${c.text}` : c.text }));
+}
+
+function printSubtitles(ctx: Context, res: SttResponse, kind: 'srt' | 'vtt'): void {
+  const words = res.words ?? res.channels?.flatMap((c) => c.words ?? []).sort((a, b) => a.start - b.start) ?? [];
+  const list = cues(words);
+  if (kind === 'vtt') ctx.out.line('WEBVTT\n');
+  list.forEach((c, i) => {
+    if (kind === 'srt') ctx.out.line(String(i + 1));
+    const sep = kind === 'srt' ? ',' : '.';
+    ctx.out.line(`${stamp(c.start, sep)} --> ${stamp(c.end, sep)}`);
+    ctx.out.line(c.text);
+    ctx.out.line();
+  });
+  if (!list.length) ctx.out.info('no words: empty subtitles');
+}
