@@ -68,10 +68,13 @@ export function buildMultipart(parts: MultipartPart[], opts: MultipartOptions = 
       else if ('data' in part) yield emit(part.data);
       else {
         const { createReadStream } = await import('node:fs');
+        const { memoryPacer } = await import('./download.js');
+        const pace = await memoryPacer();
         let read = 0;
         for await (const chunk of createReadStream(part.path, { highWaterMark: chunkSize }) as AsyncIterable<Buffer>) {
           read += chunk.length;
           if (read > part.size) throw new Error(`${part.path} grew while it was being uploaded`);
+          pace(chunk.length);
           yield emit(chunk);
         }
         if (read !== part.size) throw new Error(`${part.path} changed size while it was being uploaded (${part.size} → ${read} bytes)`);

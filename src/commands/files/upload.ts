@@ -2,6 +2,7 @@ import { defineCommand } from '../../core/command.js';
 import { duration } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
 import { formatBytes } from '../../core/output.js';
+import { leanWasm } from '../../core/download.js';
 import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, guessContentType, uploadFile } from '../../api/files.js';
 
 interface Opts {
@@ -21,16 +22,20 @@ export default defineCommand<Opts>({
   async run(ctx, [paths], opts) {
     const { stat } = await import('node:fs/promises');
     const { basename } = await import('node:path');
+    // a server with a raised limit (an emulator started with a larger maxFileBytes) can be used via SVC_MAX_UPLOAD_BYTES
+    const override = Number(ctx.env.SVC_MAX_UPLOAD_BYTES);
+    const maxBytes = Number.isInteger(override) && override > 0 ? override : MAX_FILE_BYTES;
     const files: { path: string; size: number; filename: string }[] = [];
     // every file is checked before the first byte is sent
     for (const p of paths as string[]) {
       const st = await stat(p).catch(() => undefined);
       if (!st) throw new UsageError(`${p}: no such file`);
       if (!st.isFile()) throw new UsageError(`${p}: not a regular file`);
-      if (st.size > MAX_FILE_BYTES) throw new UsageError(`${p}: ${st.size} bytes is over the limit of ${MAX_FILE_BYTES} bytes (${formatBytes(MAX_FILE_BYTES)}) per file`);
+      if (st.size > maxBytes) throw new UsageError(`${p}: ${st.size} bytes is over the limit of ${maxBytes} bytes (${formatBytes(maxBytes)}) per file`);
       files.push({ path: p, size: st.size, filename: basename(p) });
     }
     if (opts.purpose !== undefined && opts.purpose.trim() === '') throw new UsageError('--purpose: an empty purpose is not allowed');
+    await leanWasm();
     const http = await ctx.http();
     const { progressBar } = await import('../../core/progress.js');
     for (const f of files) {
