@@ -3,14 +3,25 @@ import { createChat, createDeferredChat, type ChatMessage } from '../../api/chat
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
 import { CHAT_REQUEST_OPTIONS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
-import { printChatResponse, streamChatAnswer } from './render.js';
+import { printChatResponse, streamChatAnswer, type ChatOutcome } from './render.js';
+import { DEFAULT_CHAT_MODEL } from './request.js';
+import type { Conversation } from '../../api/conversations.js';
 import { waitForDeferred } from './wait.js';
+import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../core/local-tools.js';
+import { integer, require } from '../../core/validate.js';
+import { DEFAULT_MAX_TURNS } from './loop.js';
 
 export interface ChatCreateFlags extends ChatFlags {
   stream: boolean;
   deferred?: boolean;
   wait?: boolean;
   usage?: boolean;
+  interactive?: boolean;
+  continue?: boolean;
+  conversation?: string;
+  save?: boolean;
+  toolCmd?: ToolCommand[];
+  maxTurns?: number;
 }
 
 /** The prompt: the arguments, joined with stdin when stdin is piped. */
@@ -34,6 +45,12 @@ export default defineCommand<ChatCreateFlags>({
     { flags: '--deferred', description: 'queue the request and print its request id (fetch it with `svc chat get`)' },
     { flags: '--wait', description: 'with --deferred: wait for the result and print it' },
     { flags: '-u, --usage', description: 'print token usage and cost on stderr' },
+    { flags: '-i, --interactive', description: 'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; Ctrl-C cancels the answer' },
+    { flags: '-c, --continue', description: 'continue the last conversation of this profile (kept locally)' },
+    { flags: '--conversation <id>', description: 'continue this local conversation (see `svc conversations list`)' },
+    { flags: '--no-save', description: 'keep no local copy of this conversation' },
+    { flags: '--tool-cmd <name=command>', description: 'run COMMAND for each call of tool NAME (repeatable); arguments as JSON on stdin, its stdout is sent back', parse: toolCmdParser },
+    { flags: '--max-turns <n>', description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`, parse: integer({ min: 1, max: 100 }) },
   ],
   examples: [
     'svc chat "Explain backpressure in one paragraph"',
@@ -41,17 +58,63 @@ export default defineCommand<ChatCreateFlags>({
     'svc chat --image chart.png "what does this show?"',
     'svc chat --schema person.schema.json "invent a person"',
     'svc chat --deferred --wait "a long essay on tides"',
+    'svc chat -c "and now shorter"',
+    'svc chat -i -s "You are terse"',
+    'svc chat --tool weather.json --tool-cmd get_weather=./weather.sh "weather in Paris?"',
   ],
   async run(ctx, [words], flags) {
     const tools = checkChatFlags(flags);
     if (flags.wait && !flags.deferred) throw new UsageError('--wait: only together with --deferred');
+    checkConversationFlags(flags);
+    for (const c of flags.toolCmd ?? []) if (!tools.some((t) => t.function.name === c.name)) tools.push({ type: 'function', function: defaultToolDefinition(c.name) });
     if (flags.maxTokens !== undefined) ctx.out.warn('--max-tokens is deprecated: use --max-completion-tokens');
+    const { ConversationStore } = await import('../../api/conversations.js');
+    const store = new ConversationStore(ctx.env);
+    const profile = ctx.config().profile;
+    let conv: Conversation | undefined;
+    if (flags.continue || flags.conversation) {
+      const id = flags.conversation ?? store.lastId(profile);
+      if (!id) throw new UsageError(`-c: there is no conversation to continue for the profile ${profile} (start one with svc chat "…")`);
+      conv = store.load(id);
+      if (!conv) throw new UsageError(`--conversation: ${id} is not a conversation kept here (see \`svc conversations list\`)`);
+    }
+    const defaultModel = conv?.model ?? ctx.config().model;
+    if (flags.interactive) {
+      const { runRepl } = await import('./interactive.js');
+      conv ??= store.newConversation(profile, flags.model ?? defaultModel ?? DEFAULT_CHAT_MODEL);
+      if (flags.system) setSystem(conv.messages, flags.system);
+      const first = (words ?? []).join(' ').trim();
+      return runRepl(ctx, {
+        flags: { ...flags, model: flags.model ?? defaultModel ?? DEFAULT_CHAT_MODEL },
+        tools,
+        commands: flags.toolCmd ?? [],
+        maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
+        conversation: conv,
+        store,
+        firstPrompt: first || undefined,
+      });
+    }
     const prompt = await readPrompt(ctx, words ?? []);
-    const messages: ChatMessage[] = [];
-    if (flags.system) messages.push({ role: 'system', content: flags.system });
+    const messages: ChatMessage[] = conv ? [...conv.messages] : [];
+    if (flags.system) setSystem(messages, flags.system);
     messages.push(userMessage(prompt, flags));
-    const body = buildChatRequest(flags, messages, ctx.config().model, tools);
+    const body = buildChatRequest(flags, messages, defaultModel, tools);
     const http = await ctx.http();
+    const keep = (outcome: ChatOutcome, all: ChatMessage[] = [...messages, assistantMessage(outcome)]) => {
+      if (flags.save === false) return;
+      const c = conv ?? store.newConversation(profile, body.model);
+      c.model = outcome.model ?? body.model;
+      c.messages = all;
+      store.save(c);
+    };
+
+    if (flags.toolCmd?.length) {
+      const { runToolLoop } = await import('./loop.js');
+      const { messages: _m, ...base } = body;
+      const outcome = await runToolLoop(ctx, http, base, messages, { commands: flags.toolCmd, maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS, stream: flags.stream, usage: flags.usage });
+      keep(outcome, messages);
+      return 0;
+    }
 
     if (flags.deferred) {
       const { request_id } = await createDeferredChat(http, body);
@@ -66,11 +129,32 @@ export default defineCommand<ChatCreateFlags>({
       return 0;
     }
     if (!flags.stream) {
-      printChatResponse(ctx, await createChat(http, body, ctx.signal), { usage: flags.usage });
+      keep(printChatResponse(ctx, await createChat(http, body, ctx.signal), { usage: flags.usage }));
       return 0;
     }
     if (flags.usage || ctx.out.json) body.stream_options = { include_usage: true };
-    await streamChatAnswer(ctx, http, body, { usage: flags.usage });
+    keep(await streamChatAnswer(ctx, http, body, { usage: flags.usage }));
     return 0;
   },
 });
+
+/** The conversation flags (-i, -c, --conversation, --tool-cmd) and what they cannot be combined with. */
+function checkConversationFlags(f: ChatCreateFlags): void {
+  require(!(f.continue && f.conversation), '--conversation', f.conversation, 'not together with -c/--continue');
+  for (const [on, flag] of [[f.interactive, '-i'], [f.continue, '-c'], [f.conversation, '--conversation'], [f.toolCmd?.length, '--tool-cmd']] as const) {
+    require(!(on && f.deferred), '--deferred', 'set', `not together with ${flag}`);
+  }
+  require(!(f.toolCmd?.length && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd');
+  require(!(f.maxTurns !== undefined && !f.toolCmd?.length), '--max-turns', f.maxTurns, 'only together with --tool-cmd');
+}
+
+function setSystem(messages: ChatMessage[], text: string): void {
+  if (messages[0]?.role === 'system') messages[0] = { role: 'system', content: text };
+  else messages.unshift({ role: 'system', content: text });
+}
+
+function assistantMessage(o: ChatOutcome): ChatMessage {
+  const m: ChatMessage = { role: 'assistant', content: o.text || (o.toolCalls.length ? null : '') };
+  if (o.toolCalls.length) m.tool_calls = o.toolCalls;
+  return m;
+}

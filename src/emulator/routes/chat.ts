@@ -2,6 +2,7 @@
 import type { EmulatorCore } from '../core.js';
 import { contentText, costTicks, generateReply, requireLanguageModel, type EngineReply, type EngineTool, type EngineTurn } from '../engine.js';
 import { checkEnum, checkRange, invalid, notFound, requireFields, type EmuRequest, type Router } from '../router.js';
+import { generateWithToolPlan } from '../tool-plan.js';
 
 type Body = Record<string, any>;
 
@@ -102,7 +103,7 @@ function replies(body: Body): { model: ReturnType<typeof requireLanguageModel>; 
   const list: EngineReply[] = [];
   for (let i = 0; i < n; i++) {
     list.push(
-      generateReply({
+      generateWithToolPlan({
         model,
         turns,
         tools: chatTools(body.tools),

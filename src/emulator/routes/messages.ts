@@ -1,8 +1,9 @@
 // POST /v1/messages: the third-party-compatible messages convention (JSON, or its typed event stream), with
 // system, stop_sequences, sampling fields and tools ({name, description, input_schema} → tool_use blocks).
 import type { EmulatorCore } from '../core.js';
-import { contentText, generateReply, requireLanguageModel, type EngineReply, type EngineTurn } from '../engine.js';
+import { contentText, requireLanguageModel, type EngineReply, type EngineTurn } from '../engine.js';
 import { checkRange, invalid, requireFields, type EmuRequest, type EmuResponse, type Router } from '../router.js';
+import { generateWithToolPlan } from '../tool-plan.js';
 import { streamPieces } from '../tokenizer.js';
 
 type Body = Record<string, any>;
@@ -95,7 +96,7 @@ function make(core: EmulatorCore, req: EmuRequest, body: Body): Made {
   const turns = turnsOf(body);
   if (!model.input_modalities.includes('image') && turns.some((t) => t.images > 0)) invalid(`Model ${model.id} does not accept image input`);
   const tc = body.tool_choice;
-  const reply = generateReply({
+  const reply = generateWithToolPlan({
     model,
     turns,
     tools: (body.tools ?? []).map((t: Body) => ({ name: t.name, description: t.description, parameters: t.input_schema })),

@@ -1,9 +1,10 @@
 // The Responses convention: POST /v1/responses (JSON or a typed event stream), stored responses (GET, DELETE,
 // input items paged by cursor), previous_response_id continuation, and POST /v1/responses/compact.
 import type { EmulatorCore } from '../core.js';
-import { contentText, costTicks, generateReply, requireLanguageModel, type EngineReply, type EngineTool, type EngineTurn } from '../engine.js';
+import { contentText, costTicks, requireLanguageModel, type EngineReply, type EngineTool, type EngineTurn } from '../engine.js';
 import type { LanguageModel } from '../catalog.js';
 import { checkEnum, checkRange, invalid, notFound, requireFields, type EmuRequest, type EmuResponse, type Router } from '../router.js';
+import { generateWithToolPlan } from '../tool-plan.js';
 import { countTokens } from '../tokenizer.js';
 
 type Body = Record<string, any>;
@@ -228,7 +229,7 @@ function generate(core: EmulatorCore, req: EmuRequest, body: Body): Generated {
 
   const fmt = body.text?.format;
   const tc = body.tool_choice;
-  const reply = generateReply({
+  const reply = generateWithToolPlan({
     model,
     turns,
     tools: toolsOf(body),

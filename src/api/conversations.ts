@@ -1,0 +1,133 @@
+// Chat conversations kept locally (the chat completions endpoint is stateless): one JSON file per conversation
+// in <data dir>/conversations, plus the last one of each profile (`svc chat -c`). No terminal code here.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChatMessage } from './chat.js';
+import { dataDir } from '../core/paths.js';
+
+export interface Conversation {
+  id: string;
+  profile: string;
+  model: string;
+  created_at: number;
+  updated_at: number;
+  messages: ChatMessage[];
+}
+
+export interface ConversationSummary {
+  id: string;
+  profile: string;
+  model: string;
+  created_at: number;
+  updated_at: number;
+  turns: number;
+  title: string;
+}
+
+const ID = /^conv_[a-z0-9]{6,40}$/;
+
+export class ConversationStore {
+  readonly dir: string;
+
+  constructor(env: NodeJS.ProcessEnv) {
+    this.dir = join(dataDir(env), 'conversations');
+  }
+
+  static isId(id: string): boolean {
+    return ID.test(id);
+  }
+
+  newConversation(profile: string, model: string, nowSec = Math.floor(Date.now() / 1000)): Conversation {
+    const id = `conv_${nowSec.toString(36)}${randomBytes(4).toString('hex')}`;
+    return { id, profile, model, created_at: nowSec, updated_at: nowSec, messages: [] };
+  }
+
+  private file(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  private write(path: string, data: unknown): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(data, null, 2), { mode: 0o600 });
+    renameSync(tmp, path);
+  }
+
+  /** undefined when there is no such conversation (or the id is malformed) */
+  load(id: string): Conversation | undefined {
+    if (!ConversationStore.isId(id)) return undefined;
+    try {
+      return JSON.parse(readFileSync(this.file(id), 'utf8')) as Conversation;
+    } catch {
+      return undefined;
+    }
+  }
+
+  save(conv: Conversation, nowSec = Math.floor(Date.now() / 1000)): void {
+    conv.updated_at = nowSec;
+    this.write(this.file(conv.id), conv);
+    this.setLast(conv.profile, conv.id);
+  }
+
+  delete(id: string): boolean {
+    if (!this.load(id)) return false;
+    rmSync(this.file(id), { force: true });
+    const last = this.readLast();
+    let changed = false;
+    for (const [p, v] of Object.entries(last)) {
+      if (v === id) {
+        delete last[p];
+        changed = true;
+      }
+    }
+    if (changed) this.write(join(this.dir, 'last.json'), last);
+    return true;
+  }
+
+  list(): ConversationSummary[] {
+    let names: string[] = [];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.startsWith('conv_') && n.endsWith('.json'));
+    } catch {
+      return [];
+    }
+    const out: ConversationSummary[] = [];
+    for (const n of names) {
+      const c = this.load(n.slice(0, -5));
+      if (c) out.push(summarize(c));
+    }
+    return out.sort((a, b) => b.updated_at - a.updated_at || b.id.localeCompare(a.id));
+  }
+
+  private readLast(): Record<string, string> {
+    try {
+      return JSON.parse(readFileSync(join(this.dir, 'last.json'), 'utf8')) as Record<string, string>;
+    } catch {
+      return {};
+    }
+  }
+
+  lastId(profile: string): string | undefined {
+    return this.readLast()[profile];
+  }
+
+  setLast(profile: string, id: string): void {
+    const last = this.readLast();
+    if (last[profile] === id) return;
+    last[profile] = id;
+    this.write(join(this.dir, 'last.json'), last);
+  }
+}
+
+export function messageText(m: ChatMessage): string {
+  if (typeof m.content === 'string') return m.content;
+  if (!Array.isArray(m.content)) return '';
+  return m.content.map((p) => (p.type === 'text' ? p.text : p.type === 'image_url' ? '[image]' : `[file ${p.file.file_id}]`)).join(' ');
+}
+
+export function summarize(c: Conversation): ConversationSummary {
+  const firstUser = c.messages.find((m) => m.role === 'user');
+  const title = firstUser ? messageText(firstUser).replace(/\s+/g, ' ').trim().slice(0, 60) : '';
+  return { id: c.id, profile: c.profile, model: c.model, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length, title };
+}

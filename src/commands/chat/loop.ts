@@ -1,0 +1,127 @@
+// The local tool loop of `svc chat --tool-cmd NAME=COMMAND` (also used by the REPL): each call of a bound tool
+// runs its command, the results go back as tool messages, and the model continues until it answers, at most
+// --max-turns model turns. Text streams to stdout as usual; the tool runs are noted on stderr.
+import { ToolCallAccumulator, createChat, streamChat, type ChatMessage, type ChatRequest, type ChatUsage } from '../../api/chat.js';
+import type { Context } from '../../core/context.js';
+import { InterruptedError } from '../../core/errors.js';
+import type { HttpClient } from '../../core/http.js';
+import { MaxTurnsError, runCalls, unboundCalls, type PendingCall, type ToolCommand } from '../../core/local-tools.js';
+import { printEpilogue, printToolCalls, type ChatOutcome } from './render.js';
+
+export const DEFAULT_MAX_TURNS = 8;
+
+export interface LoopOptions {
+  commands: ToolCommand[];
+  maxTurns: number;
+  stream: boolean;
+  usage?: boolean;
+  signal?: AbortSignal;
+}
+
+/** One model turn, printed as it arrives (text to stdout, reasoning to a terminal's stderr); tool calls are returned, not printed. */
+export async function chatTurn(ctx: Context, http: HttpClient, body: ChatRequest, stream: boolean, signal: AbortSignal): Promise<ChatOutcome> {
+  const outcome: ChatOutcome = { text: '', reasoning: '', toolCalls: [], finishReason: null };
+  const showReasoning = ctx.out.stderrIsTTY && !ctx.globals.quiet && !ctx.out.json;
+  if (!stream) {
+    const res = await createChat(http, body, signal);
+    if (ctx.out.json) ctx.out.printJson(res);
+    const first = res.choices[0];
+    outcome.text = first?.message.content ?? '';
+    outcome.reasoning = first?.message.reasoning_content ?? '';
+    outcome.toolCalls = first?.message.tool_calls ?? [];
+    outcome.finishReason = first?.finish_reason ?? null;
+    outcome.usage = res.usage;
+    outcome.citations = res.citations;
+    outcome.model = res.model;
+    if (!ctx.out.json) {
+      if (outcome.reasoning && showReasoning) ctx.out.stderrWrite(ctx.out.ce.dim(outcome.reasoning.trim()) + '\n');
+      if (outcome.text) ctx.out.line(outcome.text.replace(/\n$/, ''));
+    }
+    return outcome;
+  }
+  const calls = new ToolCallAccumulator();
+  let reasoningOpen = false;
+  const closeReasoning = () => {
+    if (reasoningOpen) ctx.out.stderrWrite('\n');
+    reasoningOpen = false;
+  };
+  try {
+    for await (const chunk of streamChat(http, { ...body, stream_options: { include_usage: true } }, signal)) {
+      if (ctx.out.json) ctx.out.printJsonLine(chunk);
+      if (chunk.usage) outcome.usage = chunk.usage;
+      if (chunk.citations) outcome.citations = chunk.citations;
+      if (chunk.model) outcome.model = chunk.model;
+      for (const choice of chunk.choices ?? []) {
+        if (choice.index !== 0) continue;
+        const d = choice.delta ?? {};
+        if (d.reasoning_content) {
+          outcome.reasoning += d.reasoning_content;
+          if (showReasoning) {
+            reasoningOpen = true;
+            ctx.out.stderrWrite(ctx.out.ce.dim(d.reasoning_content));
+          }
+        }
+        if (d.content) {
+          closeReasoning();
+          outcome.text += d.content;
+          if (!ctx.out.json) ctx.out.write(d.content);
+        }
+        if (d.tool_calls) calls.add(d.tool_calls);
+        if (choice.finish_reason) outcome.finishReason = choice.finish_reason;
+      }
+    }
+  } catch (err) {
+    closeReasoning();
+    if (!ctx.out.json && (ctx.out.stdoutIsTTY || !(err instanceof InterruptedError))) ctx.out.endLine();
+    throw err;
+  }
+  closeReasoning();
+  if (!ctx.out.json) ctx.out.endLine();
+  outcome.toolCalls = calls.list();
+  return outcome;
+}
+
+function addUsage(a: ChatUsage | null | undefined, b: ChatUsage | null | undefined): ChatUsage | null | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return {
+    ...b,
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+    completion_tokens_details: { reasoning_tokens: (a.completion_tokens_details?.reasoning_tokens ?? 0) + (b.completion_tokens_details?.reasoning_tokens ?? 0) },
+    ...(typeof b.cost_in_usd_ticks === 'number' ? { cost_in_usd_ticks: (a.cost_in_usd_ticks ?? 0) + b.cost_in_usd_ticks } : {}),
+  };
+}
+
+/**
+ * Model turns until an answer without tool calls (appended to `messages` as they happen). A call of a tool that
+ * has no command ends the loop with the calls printed, as plain `svc chat` does.
+ */
+export async function runToolLoop(ctx: Context, http: HttpClient, base: Omit<ChatRequest, 'messages'>, messages: ChatMessage[], opts: LoopOptions): Promise<ChatOutcome> {
+  const signal = opts.signal ?? ctx.signal;
+  let usage: ChatUsage | null | undefined;
+  let outcome: ChatOutcome;
+  for (let turn = 1; ; turn++) {
+    outcome = await chatTurn(ctx, http, { ...base, messages } as ChatRequest, opts.stream, signal);
+    usage = addUsage(usage, outcome.usage);
+    const assistant: ChatMessage = { role: 'assistant', content: outcome.text || (outcome.toolCalls.length ? null : '') };
+    if (outcome.toolCalls.length) assistant.tool_calls = outcome.toolCalls;
+    messages.push(assistant);
+    if (!outcome.toolCalls.length) break;
+    const pending: PendingCall[] = outcome.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+    if (unboundCalls(pending, opts.commands).length) {
+      if (!ctx.out.json) printToolCalls(ctx, outcome.toolCalls);
+      break;
+    }
+    if (turn >= opts.maxTurns) throw new MaxTurnsError(opts.maxTurns, pending);
+    const results = await runCalls(pending, opts.commands, {
+      signal,
+      onRun: (c) => ctx.out.info(ctx.out.ce.dim(`running ${c.name} ${c.arguments}`)),
+    });
+    for (const r of results) messages.push({ role: 'tool', tool_call_id: r.id, content: r.output });
+  }
+  outcome.usage = usage;
+  if (!ctx.out.json) printEpilogue(ctx, outcome, { usage: opts.usage });
+  return outcome;
+}
