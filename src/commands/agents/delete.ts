@@ -11,8 +11,8 @@ export default defineCommand<{ yes?: boolean }>({
   async run(ctx, [id], opts) {
     await confirm(ctx, `Delete agent ${id} permanently?`, { yes: opts.yes });
     await deleteAgent(await ctx.http(), id);
-    if (ctx.out.json) ctx.out.printJson({ agent_id: id, deleted: true });
-    else ctx.out.info(`deleted agent ${id}`);
+    // 204 without a body: nothing for stdout, even with --json
+    ctx.out.info(`deleted agent ${id}`);
     return 0;
   },
 });

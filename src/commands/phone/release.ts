@@ -11,8 +11,8 @@ export default defineCommand<{ yes?: boolean }>({
   async run(ctx, [id], opts) {
     await confirm(ctx, `Release phone number ${id} permanently?`, { yes: opts.yes });
     await releaseNumber(await ctx.http(), id);
-    if (ctx.out.json) ctx.out.printJson({ phone_number_id: id, released: true });
-    else ctx.out.info(`released phone number ${id}`);
+    // 204 without a body: nothing for stdout, even with --json
+    ctx.out.info(`released phone number ${id}`);
     return 0;
   },
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerSecret, startTestEmulator, svc, type TestEmulator } from '../../helpers/cli.js';
+import { startTestEmulator, svc, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -34,7 +34,6 @@ describe('svc realtime client-secret', () => {
   it('the secret authenticates a WebSocket handshake (as the emulator server accepts it)', async () => {
     const r = await svc(['realtime', 'client-secret', '--expires-after', '60'], { emu });
     const value = r.stdout.trim();
-    registerSecret(value);
     const { default: WebSocket } = await import('ws');
     const ws = new WebSocket(`${emu.wsUrl}/v1/realtime`, [`svc-client-secret.${value}`]);
     const opened = await new Promise<boolean>((resolve) => {

@@ -10,8 +10,8 @@ export default defineCommand<{ yes?: boolean }>({
   async run(ctx, [id], opts) {
     await confirm(ctx, `Remove phone number ${id} permanently?`, { yes: opts.yes });
     await deleteV2(await ctx.http(), id);
-    if (ctx.out.json) ctx.out.printJson({ phone_number_id: id, deleted: true });
-    else ctx.out.info(`removed phone number ${id}`);
+    // 204 without a body: nothing for stdout, even with --json
+    ctx.out.info(`removed phone number ${id}`);
     return 0;
   },
 });
