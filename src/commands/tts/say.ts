@@ -18,6 +18,7 @@ export interface TtsOpts {
   timestamps?: string | boolean;
   output?: string;
   outputDevice?: string;
+  play?: boolean;
 }
 
 const codecParser = (raw: string, flag: string): Codec => normalizeCodec(raw) ?? fail(flag, raw, 'one of mp3, wav, pcm, mulaw (or ulaw), alaw');
@@ -39,6 +40,7 @@ export const TTS_OPTIONS: OptionSpec[] = [
   { flags: '--text-normalization', description: 'speak written forms (numbers, symbols) as words' },
   { flags: '--timestamps [file]', description: 'character timings: JSON to FILE, else a line per character on stderr' },
   { flags: '-o, --output <file|->', description: 'write the audio to FILE or stdout (-) instead of playing it; default: speaker on a terminal, stdout in a pipe' },
+  { flags: '--play', description: 'play on the speaker even when stdout is not a terminal' },
   { flags: '--output-device <name>', description: 'ALSA playback device for the speaker (e.g. default, plughw:0,0)' },
 ];
 
@@ -50,7 +52,8 @@ export interface Destination {
 
 /** Where the audio goes and in which codec; checks that span flags. */
 export function destination(ctx: Context, opts: TtsOpts): Destination {
-  const dest = opts.output ?? (ctx.out.stdoutIsTTY ? 'speaker' : '-');
+  require(!(opts.play && opts.output !== undefined), '--play', true, 'not together with -o/--output');
+  const dest = opts.play ? 'speaker' : (opts.output ?? (ctx.out.stdoutIsTTY ? 'speaker' : '-'));
   let codec = opts.codec;
   if (!codec) codec = dest === 'speaker' ? 'pcm' : dest === '-' ? 'mp3' : (codecFromPath(dest) ?? 'mp3');
   require(opts.bitRate === undefined || codec === 'mp3', '--bit-rate', opts.bitRate, `only with --codec mp3 (the codec is ${codec})`);
