@@ -1,9 +1,13 @@
 // The session's audio on its way out: wire bytes (pcm16 / mu-law / A-law) decoded to PCM for the sink,
 // writes kept in order, and a playback clock. A speaker plays in real time, so "the assistant is still
-// speaking" lasts until the audio written so far has been heard; a file or pipe is done once written.
+// speaking" lasts until the audio written so far has been heard (plus the device's buffering); a file or
+// pipe is done once written.
 import { performance } from 'node:perf_hooks';
 import type { AudioSink } from '../audio/sink.js';
 import { decodeSamples } from '../audio/codecs.js';
+
+/** What a sound card still holds after the last write was handed on (ALSA buffer), heard after it. */
+const DEVICE_TAIL_MS = 250;
 
 export class Playback {
   private chain: Promise<void> = Promise.resolve();
@@ -45,14 +49,14 @@ export class Playback {
 
   /** Is audio still being heard? */
   get playing(): boolean {
-    return this.realTime && performance.now() < this.playEnd;
+    return this.realTime && this.playEnd > 0 && performance.now() < this.playEnd + DEVICE_TAIL_MS;
   }
 
   /** Resolves when what was written has been handed on and (on a speaker) played. */
   async drained(signal?: AbortSignal): Promise<void> {
     await this.chain;
     if (this.failure) throw this.failure;
-    const wait = this.playEnd - performance.now();
+    const wait = this.playEnd > 0 ? this.playEnd + DEVICE_TAIL_MS - performance.now() : 0;
     if (wait > 0 && !signal?.aborted) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, wait);
