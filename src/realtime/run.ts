@@ -74,8 +74,8 @@ export const SESSION_OPTIONS: OptionSpec[] = [
 export const TALK_OPTIONS: OptionSpec[] = [
   { flags: '--model <model>', description: `${REALTIME_MODELS.join(', ')} (voice-2.0 is deprecated)`, parse: oneOf(REALTIME_MODELS), choices: REALTIME_MODELS },
   { flags: '--reasoning-effort <effort>', description: 'high (default) or none', parse: oneOf(REASONING_EFFORTS), choices: REASONING_EFFORTS },
-  { flags: '--input <mic|file|->', description: 'audio to send: the microphone (default), a file (WAV, MP3 or raw in the session format), or - for stdin', default: 'mic' },
-  { flags: '--output <speaker|file|->', description: 'where the answers play: the speaker (default), a file (WAV unless the extension says .pcm/.ulaw/.alaw/.mp3), or - for stdout (WAV)', default: 'speaker' },
+  { flags: '--input <mic|file|->', description: 'audio to send: the microphone (default), a file (WAV, MP3 or raw in the session format), or - for stdin' },
+  { flags: '--output <speaker|file|->', description: 'where the answers play: the speaker (default), a file (WAV unless the extension says .pcm/.ulaw/.alaw/.mp3), or - for stdout (WAV)' },
   { flags: '--duplex', description: 'keep the microphone open while the assistant speaks; talking over it stops playback (barge-in; use headphones)' },
   { flags: '--push-to-talk', description: 'on a terminal: hold space (or tap to toggle) to talk; no server VAD' },
 ];

@@ -18,7 +18,8 @@ export default defineCommand<VoiceFlags>({
     'arecord -q -f S16_LE -r 24000 -c 1 -t raw | svc realtime talk --input - --output - | aplay -q',
   ],
   async run(ctx, _args, opts) {
-    checkVoiceFlags(ctx, opts);
-    return runVoiceSession(ctx, opts, { labels: { user: 'you', assistant: 'assistant' } });
+    const flags = { ...opts, input: opts.input ?? 'mic', output: opts.output ?? 'speaker' };
+    checkVoiceFlags(ctx, flags);
+    return runVoiceSession(ctx, flags, { labels: { user: 'you', assistant: 'assistant' } });
   },
 });

@@ -3,10 +3,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { decodeAudio } from '../../../src/audio/codecs.js';
+import { alawDecode, alawEncode, decodeAudio } from '../../../src/audio/codecs.js';
+import { decodeTones } from '../../../src/emulator/tones.js';
 import { execa } from 'execa';
 import { BIN, assertNoSecrets, startTestEmulator, svc, svcEnv, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
-import { fastEmulator, lastSession, spokenIn, ulawClip, wavClip } from './talk-helpers.js';
+import { clipPcm, fastEmulator, lastSession, spokenIn, ulawClip, wavClip } from './talk-helpers.js';
 
 let emu: TestEmulator;
 let question: string;
@@ -81,6 +82,16 @@ describe('svc realtime talk (files and pipes)', () => {
     const log = lastSession(emu);
     expect(log.session).toMatchObject({ audio: { input: { format: { type: 'audio/pcmu' } }, output: { format: { type: 'audio/pcmu' } } } });
     expect(await spokenIn(out, { encoding: 'mulaw', sampleRate: 8000 })).toBe(log.responses[0]!.transcript);
+  });
+
+  it('reads raw audio in the session format from stdin (--input -), here G.711 A-law with --audio-format pcma', async () => {
+    const input = writeTemp('q.alaw', alawEncode(clipPcm([{ say: 'from a pipe' }, { silence: 300 }], 8000)));
+    const out = join(tempDir(), 'answer.alaw');
+    const r = await svc(['realtime', 'talk', '--input', '-', '--output', out, '--audio-format', 'pcma'], { emu, inputFile: input });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('you: from a pipe\n');
+    const answer = lastSession(emu).responses[0]!.transcript;
+    expect(decodeTones(alawDecode(readFileSync(out)), 8000)).toBe(answer);
   });
 
   it('configures the session from a stored agent (instructions, voice, tools, VAD); flags win over the agent', async () => {
