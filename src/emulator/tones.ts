@@ -114,7 +114,7 @@ export interface Burst {
   purity: number;
 }
 
-const PURITY_MIN = 0.55;
+const PURITY_MIN = 0.7;
 
 /** Find energy bursts (after `fromSec`) and classify each as a symbol or not. */
 export function findBursts(x: Float32Array, sampleRate: number): Burst[] {
@@ -171,20 +171,22 @@ function classify(x: Float32Array, sampleRate: number, s: number, e: number): Bu
   const best = (grid: number[]) => {
     let bi = 0;
     let bp = -1;
+    let second = 0;
     grid.forEach((f, i) => {
       const p = goertzel(x, start, n, f, sampleRate);
       if (p > bp) {
+        second = bp;
         bp = p;
         bi = i;
-      }
+      } else if (p > second) second = p;
     });
-    return { i: bi, p: bp };
+    return { i: bi, p: bp, distinct: bp > 4 * Math.max(0, second) };
   };
   const lo = best(LOW_GRID);
   const hi = best(HIGH_GRID);
   const purity = energy > 0 ? Math.min(1, ((2 / n) * (lo.p + hi.p)) / energy) : 0;
   // both tones must be present at comparable strength
-  const balanced = lo.p > 0 && hi.p > 0 && Math.min(lo.p, hi.p) / Math.max(lo.p, hi.p) > 0.15;
+  const balanced = lo.distinct && hi.distinct && lo.p > 0 && hi.p > 0 && Math.min(lo.p, hi.p) / Math.max(lo.p, hi.p) > 0.15;
   return {
     start: s / sampleRate,
     end: e / sampleRate,
@@ -212,7 +214,12 @@ export function transcribeTones(pcm: Uint8Array, sampleRate: number, offsetSec =
     if (!pending.length) return;
     const text = decoder.decode(Uint8Array.from(pending));
     // a multi-byte character shares its span between its bytes' bursts
-    for (const ch of text) chars.push({ char: ch, start: round2(pendingStart + offsetSec), end: round2(end + offsetSec) });
+    for (const ch of text) {
+      // control characters are never spoken: a burst that decodes to one was not a symbol
+      if (ch < ' ' && ch !== '\n' && ch !== '\t') continue;
+      if (ch === '\ufffd') continue;
+      chars.push({ char: ch, start: round2(pendingStart + offsetSec), end: round2(end + offsetSec) });
+    }
     pending = [];
   };
   for (const b of bursts) {

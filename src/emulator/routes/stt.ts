@@ -69,6 +69,11 @@ export function transcribe(pcm: Buffer, sampleRate: number, offsetSec: number, o
         cur = undefined;
         continue;
       }
+      // a pause longer than a symbol gap also separates words (utterances spoken one after the other)
+      if (cur && c.start - cur.end > 0.15) {
+        words.push({ ...cur, confidence: 0.99 });
+        cur = undefined;
+      }
       if (!cur) cur = { text: c.char, start: c.start, end: c.end };
       else {
         cur.text += c.char;

@@ -65,7 +65,7 @@ describe('svc tts stream', () => {
     expect(wav.readUInt32LE(40)).toBe(wav.length - 44);
     expect(tonesToText(pcm, format.sampleRate)).toBe('first onesecond one');
     const t = await svc(['stt', 'transcribe', out], { emu });
-    expect(t.stdout).toBe('first onesecond one\n');
+    expect(t.stdout).toBe('first one second one\n'); // the pause between utterances separates the words
     expect(emu.requests().filter((q) => q.path === '/v1/tts')).toHaveLength(1); // one connection, two utterances
   });
 
