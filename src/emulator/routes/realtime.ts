@@ -95,7 +95,10 @@ function openSession(ws: WebSocket, req: EmuRequest, core: EmulatorCore): void {
     responses: [],
     function_outputs: [],
   };
-  realtimeLogs(core).push(log);
+  const logs = realtimeLogs(core);
+  logs.push(log);
+  // a long-running emulator keeps the newest sessions only
+  if (logs.length > 200) logs.splice(0, logs.length - 200);
   const session = new EmulatedRealtimeSession(ws, core, { model, reasoningEffort: effort, callId, initial, log });
   const timers: NodeJS.Timeout[] = [];
   const onClose = () => session.close(1001, 'emulator closing');
@@ -105,7 +108,12 @@ function openSession(ws: WebSocket, req: EmuRequest, core: EmulatorCore): void {
       session.send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_event', message: 'Binary frames are not accepted: send audio as base64 in input_audio_buffer.append' } });
       return;
     }
-    session.handleText(data.toString());
+    try {
+      session.handleText(data.toString());
+    } catch (err) {
+      // a bug must not take the whole emulator down: report it on this session only
+      session.send({ type: 'error', error: { type: 'server_error', code: 'internal', message: `emulator failure: ${(err as Error).message}` } });
+    }
   });
   ws.on('close', () => {
     session.markClosed();
