@@ -64,6 +64,9 @@ export async function saveStream(source: AsyncIterable<Uint8Array>, target: stri
   const tmp = tempPathFor(abs);
   pending.add(tmp);
   let bytes = 0;
+  // a source waiting for bytes that never come must still give way on Ctrl-C
+  const onAbort = () => (source as { destroy?: (e?: Error) => void }).destroy?.(new InterruptedError());
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const pace = await memoryPacer();
     async function* counted() {
@@ -102,6 +105,8 @@ export async function saveStream(source: AsyncIterable<Uint8Array>, target: stri
     pending.delete(tmp);
     if (opts.signal?.aborted) throw new InterruptedError();
     throw err;
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
   }
 }
 
