@@ -1,5 +1,6 @@
 import { allInputItems, listInputItems, type InputItem } from '../../api/responses.js';
 import { defineCommand } from '../../core/command.js';
+import { stdoutDrained } from '../embed/create.js';
 import { integer, oneOf } from '../../core/validate.js';
 
 interface Opts {
@@ -53,7 +54,10 @@ export default defineCommand<Opts>({
       else items.push(...page.data);
       if (page.has_more && page.last_id) more = page.last_id;
     }
-    if (ctx.out.json) return 0;
+    if (ctx.out.json) {
+      await stdoutDrained(ctx);
+      return 0;
+    }
     await ctx.out.table(
       items,
       [
@@ -65,6 +69,7 @@ export default defineCommand<Opts>({
       { emptyMessage: 'no input items' },
     );
     if (more) ctx.out.info(`more items: --after ${more} (or --all)`);
+    await stdoutDrained(ctx);
     return 0;
   },
 });
