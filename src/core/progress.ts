@@ -27,7 +27,9 @@ export function progressBar(out: Output, label: string, total?: number, opts: { 
     if (size && size > 0) {
       const frac = Math.min(1, current / size);
       const pct = `${Math.floor(frac * 100)}%`.padStart(4);
-      const tail = ` ${pct} ${formatBytes(current)}/${formatBytes(size)} ${rate}`;
+      // on a narrow terminal the rate, then the byte counts, give way before the bar does
+      const tails = [` ${pct} ${formatBytes(current)}/${formatBytes(size)} ${rate}`, ` ${pct} ${formatBytes(current)}/${formatBytes(size)}`, ` ${pct}`];
+      const tail = tails.find((t) => label.length + t.length + 14 <= cols) ?? tails[2]!;
       const width = Math.max(10, Math.min(30, cols - label.length - tail.length - 4));
       const filled = Math.round(frac * width);
       text = `${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}]${tail}`;
