@@ -190,7 +190,7 @@ class Transcript {
     const text = [...(this.fixed.get(ch) ?? []), this.interim.get(ch) ?? ''].filter(Boolean).join(' ');
     const width = (this.ctx.streams.stdout.columns ?? 80) - 1;
     const shown = (this.prefix(ch) + text).slice(-width);
-    this.ctx.out.write(`\r\u001b[2K${shown}${this.interim.get(ch) ? '' : ''}`);
+    this.ctx.out.write(`\r\u001b[2K${shown}`);
     this.live = shown.length > 0;
   }
 

@@ -131,6 +131,7 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
     require(text.trim().length > 0, 'TEXT', text, 'some text to speak');
     require([...text].length <= TTS_MAX_TEXT, 'TEXT', `${[...text].length} characters`, `at most ${TTS_MAX_TEXT} characters`);
     const d = destination(ctx, opts);
+    if (d.dest === '-' && ctx.out.stdoutIsTTY) throw new UsageError('-o -: will not write audio bytes to a terminal; redirect stdout or give -o FILE');
     const { EncodedOutput } = await import('../../audio/player.js');
     const timings = new Timings();
 
