@@ -65,6 +65,21 @@ describe('svc files upload', () => {
     expect(Object.keys(lines[0]).sort()).toEqual(['bytes', 'created_at', 'expires_at', 'filename', 'id', 'object', 'purpose']);
   });
 
+  it('replays the streamed body on a retry after a 429', async () => {
+    const p = join(dir, 'retry.bin');
+    const content = Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i * 7) % 256));
+    writeFileSync(p, content);
+    emu.clearRequests();
+    emu.faults.add({ kind: 'status', status: 429, retryAfter: '0', method: 'POST', path: '^/v1/files$' });
+    const r = await svc(['files', 'upload', p], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(emu.requests().filter((x) => x.method === 'POST' && x.path === '/v1/files')).toHaveLength(2);
+    const id = r.stdout.split('\t')[0]!;
+    const out = join(dir, 'retry-back.bin');
+    await svc(['files', 'download', id, '-o', out], { emu });
+    expect(sha(readFileSync(out))).toBe(sha(content));
+  });
+
   describe('limits checked before sending (exit 2, nothing sent)', () => {
     const cases: [string, string[], RegExp][] = [
       ['--expires-after below 3600 s', ['--expires-after', '59m'], /--expires-after: 59m.*3600 to 2592000/],
