@@ -51,14 +51,27 @@ export class StateStore {
     return this.counters[name]!;
   }
 
-  /** Persist now (synchronously: an in-process emulator may be stopped by process.exit right after). */
+  /**
+   * Mark the state changed. Writes are coalesced (at most one per 20 ms) so a burst of changes costs one write;
+   * close() and process exit flush what is pending synchronously.
+   */
   save(): void {
     if (!this.file) return;
     this.dirty = true;
-    this.flush();
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), 20);
+    this.timer.unref();
+    if (!this.exitHook) {
+      this.exitHook = () => this.flush();
+      process.once('exit', this.exitHook);
+    }
   }
 
+  private exitHook?: () => void;
+
   flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     if (!this.file || !this.dirty) return;
     this.dirty = false;
     const out: Record<string, Record<string, unknown>> = {};
@@ -85,7 +98,8 @@ export class StateStore {
   }
 
   close(): void {
-    if (this.timer) clearTimeout(this.timer);
     this.flush();
+    if (this.exitHook) process.removeListener('exit', this.exitHook);
+    this.exitHook = undefined;
   }
 }
