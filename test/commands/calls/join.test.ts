@@ -29,7 +29,7 @@ describe('svc calls join', () => {
     const id = await startCall({ caller_script: ['I would like to book a table', 'for two people'] });
     emu.clearRequests();
     const r = await svc(['calls', 'join', id, '--instructions', 'You take restaurant bookings', '--voice', 'sal'], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     const log = lastSession(emu);
     expect(log.call_id).toBe(id);
     expect(log.session).toMatchObject({ instructions: 'You take restaurant bookings', voice: 'sal' });
@@ -58,7 +58,7 @@ describe('svc calls join', () => {
     writeFileSync(join(dir, 'status.sh'), '#!/bin/sh\ncat > /dev/null\necho shipped yesterday\n');
     const out = join(dir, 'agent.pcm');
     const r = await svc(['calls', 'join', id, '--agent', agent.agent_id, '--tool-cmd', `order_status=sh ${join(dir, 'status.sh')}`, '--output', out], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     const answer = 'The order_status tool says: shipped yesterday';
     expect(r.stdout).toBe(`caller: what is my order status\nagent: ${answer}\n`);
     expect(lastSession(emu).session).toMatchObject({ instructions: 'You track orders', tools: [{ name: 'order_status' }] });
@@ -68,7 +68,7 @@ describe('svc calls join', () => {
   it('--json prints the session events as JSON lines', async () => {
     const id = await startCall({ caller_script: 'hello there' });
     const r = await svc(['calls', 'join', id, '--json'], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(events[0].type).toBe('session.created');
     expect(events.find((e) => e.type === 'conversation.item.input_audio_transcription.completed').transcript).toBe('hello there');
@@ -88,31 +88,31 @@ describe('svc calls join', () => {
       proc.then(() => reject(new Error(`ended early: ${stdout}`)), reject);
     });
     const hang = await svc(['calls', 'hangup', id], { emu });
-    expect(hang.exitCode).toBe(0);
+    expect(hang.exitCode, String(hang.stderr)).toBe(0);
     const r = await proc;
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(String(r.stdout)).not.toContain('second question');
     expect(String(r.stderr)).toContain('call ended; 1 answer)');
   });
 
   it('fails clearly on an unknown or ended call (exit 5)', async () => {
     const r = await svc(['calls', 'join', 'rtc_doesnotexist'], { emu });
-    expect(r.exitCode).toBe(5);
+    expect(r.exitCode, String(r.stderr)).toBe(5);
     expect(r.stderr).toContain('error: Call rtc_doesnotexist was not found or is not active');
     const id = await startCall();
     await svc(['calls', 'hangup', id], { emu });
     const ended = await svc(['calls', 'join', id], { emu });
-    expect(ended.exitCode).toBe(5);
+    expect(ended.exitCode, String(ended.stderr)).toBe(5);
     expect(ended.stderr).toContain(`Call ${id} was not found or is not active`);
   });
 
   it('rejects a malformed call id and bad session flags before connecting (exit 2)', async () => {
     emu.clearRequests();
     const bad = await svc(['calls', 'join', 'has space'], { emu });
-    expect(bad.exitCode).toBe(2);
+    expect(bad.exitCode, String(bad.stderr)).toBe(2);
     expect(bad.stderr).toContain('CALL_ID: has space is not allowed');
     const voice = await svc(['calls', 'join', 'rtc_x', '--voice', 'nobody'], { emu });
-    expect(voice.exitCode).toBe(2);
+    expect(voice.exitCode, String(voice.stderr)).toBe(2);
     expect(voice.stderr).toContain('--voice: nobody is not allowed');
     expect(emu.requests()).toHaveLength(0);
   });

@@ -79,7 +79,7 @@ describe('svc calls listen', () => {
     const ok = await post(l.url, body, signedHeaders(SECRET, 'evt_1', body));
     expect(ok).toEqual({ status: 200, body: { ok: true } });
     const r = await l.proc;
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     assertNoSecrets(l.out() + l.err(), 'calls listen');
     expect(l.out()).toBe('rtc_signed\t<sip:+14155550123@example.invalid>\t<sip:+14155550999@example.invalid>\n');
     expect(l.err()).toContain('warning: rejected a webhook (401): no webhook signature matches');
@@ -95,7 +95,7 @@ describe('svc calls listen', () => {
     const second = JSON.stringify(event('rtc_b'));
     expect((await post(l.url, second, signedHeaders(SECRET, 'evt_b', second))).status).toBe(200);
     const r = await l.proc;
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     const lines = l.out().trim().split('\n').map((x) => JSON.parse(x));
     expect(lines).toEqual([JSON.parse(first), JSON.parse(second)]);
   });
@@ -121,7 +121,7 @@ describe('svc calls listen', () => {
     const { call, webhook: delivery } = (await res.json()) as { call: { call_id: string; from: string; to: string }; webhook: { status: number; delivered: boolean } };
     expect(delivery).toMatchObject({ status: 200, delivered: true });
     const r = await proc;
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     const id = call.call_id;
     const log = lastSession(emu);
     expect(log.call_id).toBe(id);
@@ -135,13 +135,13 @@ describe('svc calls listen', () => {
 
   it('needs a secret, and checks its flags before listening (exit 2)', async () => {
     const none = await svc(['calls', 'listen', '--port', '0'], { emu });
-    expect(none.exitCode).toBe(2);
+    expect(none.exitCode, String(none.stderr)).toBe(2);
     expect(none.stderr).toContain('--secret: (none) is not allowed: the webhook signing secret, as --secret or in SVC_WEBHOOK_SECRET');
     const port = await svc(['calls', 'listen', '--port', '70000', '--secret', 's'], { emu });
-    expect(port.exitCode).toBe(2);
+    expect(port.exitCode, String(port.stderr)).toBe(2);
     expect(port.stderr).toContain('--port: 70000 is not allowed: a whole number from 0 to 65535');
     const tol = await svc(['calls', 'listen', '--tolerance', '0', '--secret', 's'], { emu });
-    expect(tol.exitCode).toBe(2);
+    expect(tol.exitCode, String(tol.stderr)).toBe(2);
     expect(tol.stderr).toContain('--tolerance: 0 is not allowed');
   });
 });

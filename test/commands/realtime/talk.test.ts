@@ -22,7 +22,7 @@ describe('svc realtime talk (files and pipes)', () => {
   it('answers a spoken question: the answer audio decodes to the answer text, both transcripts printed', async () => {
     const out = join(tempDir(), 'answer.wav');
     const r = await svc(['realtime', 'talk', '--input', question, '--output', out], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     const log = lastSession(emu);
     const answer = log.responses[0]!.transcript;
     expect(answer).toMatch(/^You said: what is the weather\. /);
@@ -41,7 +41,7 @@ describe('svc realtime talk (files and pipes)', () => {
 
   it('--json prints every server event as one JSON line (audio as its byte count)', async () => {
     const r = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.pcm'), '--json'], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     const types = events.map((e) => e.type);
     expect(types[0]).toBe('session.created');
@@ -65,7 +65,7 @@ describe('svc realtime talk (files and pipes)', () => {
     });
     const stderr = Buffer.from(r.stderr).toString('utf8');
     assertNoSecrets(stderr, 'talk --output -');
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     const file = writeTemp('stdout.wav', Buffer.from(r.stdout));
     const answer = lastSession(emu).responses[0]!.transcript;
     expect(await spokenIn(file)).toBe(answer);
@@ -77,7 +77,7 @@ describe('svc realtime talk (files and pipes)', () => {
     const input = ulawClip('q.ulaw', [{ say: 'call me back' }, { silence: 300 }]);
     const out = join(tempDir(), 'answer.ulaw');
     const r = await svc(['realtime', 'talk', '--input', input, '--output', out, '--audio-format', 'pcmu'], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(r.stdout).toContain('you: call me back\n');
     const log = lastSession(emu);
     expect(log.session).toMatchObject({ audio: { input: { format: { type: 'audio/pcmu' } }, output: { format: { type: 'audio/pcmu' } } } });
@@ -88,7 +88,7 @@ describe('svc realtime talk (files and pipes)', () => {
     const input = writeTemp('q.alaw', alawEncode(clipPcm([{ say: 'from a pipe' }, { silence: 300 }], 8000)));
     const out = join(tempDir(), 'answer.alaw');
     const r = await svc(['realtime', 'talk', '--input', '-', '--output', out, '--audio-format', 'pcma'], { emu, inputFile: input });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(r.stdout).toContain('you: from a pipe\n');
     const answer = lastSession(emu).responses[0]!.transcript;
     expect(decodeTones(alawDecode(readFileSync(out)), 8000)).toBe(answer);
@@ -107,7 +107,7 @@ describe('svc realtime talk (files and pipes)', () => {
     });
     const { agent } = (await created.json()) as { agent: { agent_id: string } };
     const r = await svc(['realtime', 'talk', '--agent', agent.agent_id, '--voice', 'leo', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(lastSession(emu).session).toMatchObject({
       instructions: 'You are the front desk',
       voice: 'leo',
@@ -115,14 +115,14 @@ describe('svc realtime talk (files and pipes)', () => {
       tools: [{ type: 'function', name: 'lookup', description: 'find', parameters: { type: 'object', properties: { q: { type: 'string' } } } }],
     });
     const missing = await svc(['realtime', 'talk', '--agent', 'agent_nope', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
-    expect(missing.exitCode).toBe(5);
+    expect(missing.exitCode, String(missing.stderr)).toBe(5);
     expect(missing.stderr).toMatch(/agent_nope.*HTTP 404/);
   });
 
   it('sends --model and --reasoning-effort on the connection, and warns that voice-2.0 is deprecated', async () => {
     emu.clearRequests();
     const r = await svc(['realtime', 'talk', '--model', 'voice-2.0', '--reasoning-effort', 'none', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(r.stderr).toContain('warning: the model voice-2.0 is deprecated');
     const ws = emu.requests().find((q) => q.method === 'WS')!;
     expect(ws.query).toMatchObject({ model: 'voice-2.0', 'reasoning.effort': 'none' });
@@ -131,10 +131,10 @@ describe('svc realtime talk (files and pipes)', () => {
 
   it('fails clearly without an API key and on a wrong key', async () => {
     const none = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: null });
-    expect(none.exitCode).toBe(2);
+    expect(none.exitCode, String(none.stderr)).toBe(2);
     expect(none.stderr).toContain('no API key');
     const wrong = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: 'svc-wrong-key-123456789' });
-    expect(wrong.exitCode).toBe(4);
+    expect(wrong.exitCode, String(wrong.stderr)).toBe(4);
     expect(wrong.stderr).toContain('Incorrect API key');
   });
 
@@ -156,7 +156,7 @@ describe('svc realtime talk (files and pipes)', () => {
     it(`rejects ${what} before sending anything (exit 2)`, async () => {
       emu.clearRequests();
       const r = await svc(['realtime', 'talk', ...args.map((a) => (a === 'QUESTION' ? question : a)), '--output', join(tempDir(), 'a.wav')], { emu });
-      expect(r.exitCode).toBe(2);
+      expect(r.exitCode, String(r.stderr)).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(emu.requests()).toHaveLength(0);
     });
@@ -168,10 +168,10 @@ describe('svc realtime talk (files and pipes)', () => {
     writeFileSync(join(dir, 'ok.json'), JSON.stringify({ type: 'function', name: 'lookup', parameters: { type: 'object' } }));
     emu.clearRequests();
     const bad = await svc(['realtime', 'talk', '--tool', join(dir, 'bad.json'), '--input', question], { emu });
-    expect(bad.exitCode).toBe(2);
+    expect(bad.exitCode, String(bad.stderr)).toBe(2);
     expect(bad.stderr).toContain('a function tool {type: "function", name, description, parameters}');
     const dup = await svc(['realtime', 'talk', '--tool', join(dir, 'ok.json'), '--tool', join(dir, 'ok.json'), '--input', question], { emu });
-    expect(dup.exitCode).toBe(2);
+    expect(dup.exitCode, String(dup.stderr)).toBe(2);
     expect(dup.stderr).toContain('--tool: lookup is not allowed: tool names that are unique');
     expect(emu.requests()).toHaveLength(0);
   });
