@@ -248,6 +248,14 @@ function authenticate(core: EmulatorCore, header: string | undefined, path: stri
   return { ok: true, key };
 }
 
+/** Query parameters for the request log; a repeated parameter keeps every value. */
+function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
+  return Object.fromEntries([...new Set(params.keys())].map((k) => {
+    const all = params.getAll(k);
+    return [k, all.length > 1 ? all : all[0]!];
+  }));
+}
+
 function endpointName(path: string): string {
   const parts = path.split('/').filter(Boolean);
   return parts[1] ?? parts[0] ?? '';
@@ -267,7 +275,7 @@ async function handle(router: Router, core: EmulatorCore, req: IncomingMessage, 
         time: Date.now(),
         method,
         path,
-        query: Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.getAll(k).length > 1 ? url.searchParams.getAll(k) : url.searchParams.get(k)!])),
+        query: queryRecord(url.searchParams),
         headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
         body: undefined as string | undefined,
       };
@@ -327,7 +335,7 @@ async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketS
     const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
     socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   };
-  core.requests.push({ id: requestId, time: Date.now(), method: 'WS', path, query: Object.fromEntries(url.searchParams), headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined } });
+  core.requests.push({ id: requestId, time: Date.now(), method: 'WS', path, query: queryRecord(url.searchParams), headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined } });
   const { route, params } = router.matchWs(path);
   if (!route) return reject(404, `No such WebSocket endpoint: ${path}`);
   const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
