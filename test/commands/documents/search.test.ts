@@ -1,11 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { spawnSvc, startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
+let docs: string;
 beforeAll(async () => {
-  const docs = tempDir('svc-docs-');
+  docs = tempDir('svc-docs-');
   mkdirSync(join(docs, 'handbook'));
   writeFileSync(join(docs, 'handbook', 'refunds.md'), '---\nyear: 2024\n---\n# Refunds\n\nA refund is paid within 14 days of the return of the goods.\n\nRefunds for digital goods are not possible once downloaded.\n');
   writeFileSync(join(docs, 'handbook', 'holidays.md'), '---\nyear: 2022\n---\n# Holidays\n\nEvery employee has 25 days of paid holidays a year.\n');
@@ -45,6 +46,35 @@ describe('svc documents search', () => {
     const f = await svc(['documents', 'search', 'x', '--collection', 'handbook', '--filter', 'year >'], { emu });
     expect(f.exitCode).toBe(1);
     expect(f.stderr).toMatch(/Invalid filter/);
+  });
+});
+
+describe('svc emulator serve --collection', () => {
+  it('serves a collection made of a folder, searchable over the API', async () => {
+    const server = spawnSvc(['emulator', 'serve', '--memory', '--collection', `handbook=${join(docs, 'handbook')}`], { timeout: 30_000 });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        server.stdout!.on('data', (d: Buffer) => {
+          out += d.toString();
+          const line = out.split('\n')[0];
+          if (out.includes('\n') && line) resolve(line.trim());
+        });
+        server.once('exit', () => reject(new Error(`serve exited: ${out}`)));
+      });
+      const r = await svc(['documents', 'search', 'paid holidays', '--collection', 'handbook', '--json'], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'svc-emulator-local-key-0000000000000000' } });
+      expect(r.exitCode).toBe(0);
+      expect(JSON.parse(r.stdout.split('\n')[0]!).fields.file_name).toBe('holidays.md');
+    } finally {
+      server.kill('SIGTERM');
+      await server.catch(() => undefined);
+    }
+  });
+
+  it('refuses a path that does not exist', async () => {
+    const r = await svc(['emulator', 'serve', '--memory', '--collection', 'x=/nonexistent/dir']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--collection: x=\/nonexistent\/dir .*existing file or folder/);
   });
 });
 
