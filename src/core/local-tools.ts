@@ -1,7 +1,7 @@
 // Local tools: `--tool-cmd NAME=COMMAND` binds a function tool the model may call to a shell command on this
 // machine. The call's arguments (JSON) go to the command's stdin; its stdout (trimmed) is the result sent back.
 // Shared by `svc chat`, `svc responses create` and the realtime voice commands. execa is imported lazily.
-import { UsageError } from './errors.js';
+import { InterruptedError, UsageError } from './errors.js';
 
 export interface ToolCommand {
   name: string;
@@ -46,24 +46,48 @@ export function toolCmdParser(raw: string, _flag: string, previous: ToolCommand[
 export async function runToolCommand(command: string, argumentsJson: string, opts: RunToolOptions = {}): Promise<string> {
   const { execa } = await import('execa');
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const r = await execa(command, {
+  if (opts.signal?.aborted) throw new InterruptedError();
+  // Its own process group, so a timeout or Ctrl-C stops everything the shell started (a grandchild keeping the
+  // output pipe open would otherwise hold the result until it ends on its own).
+  const sub = execa(command, {
     shell: true,
     input: argumentsJson,
     reject: false,
-    timeout: timeoutMs,
-    cancelSignal: opts.signal,
+    detached: process.platform !== 'win32',
     cwd: opts.cwd,
     env: opts.env,
     stripFinalNewline: false,
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   });
-  if (opts.signal?.aborted) {
-    const { InterruptedError } = await import('./errors.js');
-    throw new InterruptedError();
+  const stop = () => {
+    const kill = (sig: NodeJS.Signals) => {
+      try {
+        if (process.platform !== 'win32' && sub.pid) process.kill(-sub.pid, sig);
+        else sub.kill(sig);
+      } catch {
+        // already gone
+      }
+    };
+    kill('SIGTERM');
+    setTimeout(() => kill('SIGKILL'), 2000).unref();
+  };
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, timeoutMs);
+  opts.signal?.addEventListener('abort', stop, { once: true });
+  let r: Awaited<typeof sub>;
+  try {
+    r = await sub;
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', stop);
   }
+  if (opts.signal?.aborted) throw new InterruptedError();
   const stdout = String(r.stdout ?? '').trim();
-  if (r.timedOut) return JSON.stringify({ error: `the tool command timed out after ${Math.round(timeoutMs / 1000)} s`, output: stdout });
+  if (timedOut) return JSON.stringify({ error: `the tool command timed out after ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`}`, output: stdout });
   if (r.exitCode !== 0 || r.failed) {
     const stderr = String(r.stderr ?? '').trim();
     const why = r.exitCode !== undefined ? `exited with status ${r.exitCode}` : r.signal ? `was stopped by ${r.signal}` : 'could not be run';
