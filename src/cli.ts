@@ -178,7 +178,18 @@ export async function main(argv: string[]): Promise<never> {
     exitCode = handleError(err, abort.signal);
   }
   if (cleanup) await cleanup();
+  await flushOutput();
   process.exit(exitCode);
+}
+
+/** Wait until stdout and stderr have handed everything to the OS: a pipe to a slow reader may still hold data. */
+function flushOutput(): Promise<unknown> {
+  const flush = (stream: NodeJS.WriteStream) =>
+    new Promise<void>((resolve) => {
+      if (stream.destroyed || !stream.writable) return resolve();
+      stream.write('', () => resolve());
+    });
+  return Promise.all([flush(process.stdout), flush(process.stderr)]);
 }
 
 function buildLeaf(

@@ -57,27 +57,6 @@ export default defineCommand<Opts>({
       else ctx.out.line(typeof e.embedding === 'string' ? e.embedding : JSON.stringify(e.embedding));
     }
     if (opts.usage) ctx.out.info(ctx.out.ce.dim(`usage: ${res.usage.prompt_tokens} tokens · ${res.model ?? ''}`));
-    await stdoutDrained(ctx);
     return 0;
   },
 });
-
-/**
- * Wait until what was written to stdout has left the process: a pipe takes 64 KiB at a time, and the CLI exits
- * right after the command returns, which would drop the rest of a large output.
- */
-export async function stdoutDrained(ctx: Context): Promise<void> {
-  const out = ctx.streams.stdout as NodeJS.WritableStream & { writableLength?: number; writableNeedDrain?: boolean };
-  if (!out.writableNeedDrain && !out.writableLength) return;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      out.off('drain', done);
-      out.off('error', done);
-      out.off('close', done);
-      resolve();
-    };
-    out.on('drain', done);
-    out.on('error', done);
-    out.on('close', done);
-  });
-}

@@ -1,6 +1,5 @@
 import { allInputItems, listInputItems, type InputItem } from '../../api/responses.js';
 import { defineCommand } from '../../core/command.js';
-import { stdoutDrained } from '../embed/create.js';
 import { integer, oneOf } from '../../core/validate.js';
 
 interface Opts {
@@ -55,7 +54,6 @@ export default defineCommand<Opts>({
       if (page.has_more && page.last_id) more = page.last_id;
     }
     if (ctx.out.json) {
-      await stdoutDrained(ctx);
       return 0;
     }
     await ctx.out.table(
@@ -69,7 +67,6 @@ export default defineCommand<Opts>({
       { emptyMessage: 'no input items' },
     );
     if (more) ctx.out.info(`more items: --after ${more} (or --all)`);
-    await stdoutDrained(ctx);
     return 0;
   },
 });

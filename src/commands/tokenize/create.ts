@@ -1,5 +1,4 @@
 import { defineCommand } from '../../core/command.js';
-import { stdoutDrained } from '../embed/create.js';
 import { UsageError } from '../../core/errors.js';
 import { DEFAULT_CHAT_MODEL } from '../chat/request.js';
 
@@ -45,7 +44,6 @@ export default defineCommand<Opts>({
       { emptyMessage: 'no tokens' },
     );
     if (ctx.out.stdoutIsTTY) ctx.out.info(ctx.out.ce.dim(`${res.token_ids.length} tokens`));
-    await stdoutDrained(ctx);
     return 0;
   },
 });
