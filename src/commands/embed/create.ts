@@ -1,6 +1,5 @@
 import type { EmbeddingEntry } from '../../api/embeddings.js';
 import { defineCommand } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { integer, oneOf } from '../../core/validate.js';
 
