@@ -67,11 +67,11 @@ describe('svc stt listen', () => {
     emu.clearRequests();
     const r = await svc(['stt', 'listen', '--input', hello, '--no-realtime', '--interim', '--endpointing', '0', '--language', 'en', '--format', '--diarize', '--keyterm', 'Hello', '--keyterm', 'WORLD', '--filler-words', '--smart-turn', '0.5', '--smart-turn-timeout', '800', '--vad-threshold', '0.2'], { emu });
     expect(r.exitCode).toBe(0);
-    // both key terms reached the service: it took their spelling (the request log keeps only the last repeat)
+    // both key terms reached the service (repeated on the query string), and it took their spelling
     expect(r.stdout).toBe('[speaker 0] Hello WORLD\n');
     expect(emu.requests()[0]!.query).toEqual({
       sample_rate: '16000', encoding: 'pcm', interim_results: 'true', endpointing: '0', language: 'en', format: 'true', diarize: 'true',
-      keyterm: 'WORLD', filler_words: 'true', smart_turn: '0.5', smart_turn_timeout: '800', vad_threshold: '0.2',
+      keyterm: ['Hello', 'WORLD'], filler_words: 'true', smart_turn: '0.5', smart_turn_timeout: '800', vad_threshold: '0.2',
     });
   });
 
