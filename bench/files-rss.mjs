@@ -36,7 +36,7 @@ async function writeRandom(path, size) {
 function runMeasured(args, env) {
   const useTime = existsSync('/usr/bin/time');
   const cmd = useTime ? '/usr/bin/time' : process.execPath;
-  const argv = useTime ? ['-v', process.execPath, join(ROOT, 'bin', 'svc.js'), ...args] : [join(ROOT, 'bin', 'svc.js'), ...args];
+  const argv = useTime ? ['-v', process.execPath, join(ROOT, 'bin', 'svc.cjs'), ...args] : [join(ROOT, 'bin', 'svc.cjs'), ...args];
   return new Promise((resolveRun, reject) => {
     const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = new URL('..', import.meta.url).pathname;
-export const BIN = join(ROOT, 'bin', 'svc.js');
+export const BIN = join(ROOT, 'bin', 'svc.cjs');
 export const EMULATOR_KEY = 'svc-emulator-local-key-0000000000000000';
 
 export function median(xs) {

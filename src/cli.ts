@@ -7,6 +7,7 @@ import { createContext, type GlobalOptions } from './core/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS } from './core/global-options.js';
 import { rootCommands } from './commands/index.js';
+import { PROGRAM_DESCRIPTION, PROGRAM_EPILOGUE } from './help.js';
 
 const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]));
 
@@ -115,15 +116,12 @@ export async function main(argv: string[]): Promise<never> {
     const { path, levels } = await resolvePath(argv);
     const program = configure(new Command('svc'), streams);
     program
-      .description('The command line for the svc AI API: text, media, storage, agents and real-time voice.')
+      .description(PROGRAM_DESCRIPTION)
       .version(ver, '-V, --version', 'print the version')
       .helpOption('-h, --help', 'show help')
       .addHelpCommand(false);
     addGlobalOptions(program);
-    program.addHelpText(
-      'after',
-      `\nExamples:\n  $ svc --emulator chat "Write a haiku about terminals"\n  $ cat notes.md | svc chat "summarize" > summary.md\n  $ svc models list --kind language\n\nExit codes: 0 ok, 1 error, 2 usage, 3 cancelled, 4 auth, 5 not found, 6 rate limited, 7 server error, 130 interrupted.\n`,
-    );
+    program.addHelpText('after', PROGRAM_EPILOGUE);
 
     let result: number | undefined;
     let parent = program;

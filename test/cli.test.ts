@@ -14,21 +14,21 @@ afterAll(() => emu.close());
 describe('svc --version', () => {
   it('prints the package version and imports no command module (nor the CLI itself)', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await execa('node', ['--import', join(ROOT, 'test/fixtures/trace-imports.mjs'), BIN, '--version'], {
+    const r = await execa('node', ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs'), BIN, '--version'], {
       env: { ...process.env, SVC_TRACE_IMPORTS: trace },
       reject: false,
     });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
     const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-    expect(loaded.some((u) => u.endsWith('/bin/svc.js'))).toBe(true);
+    expect(loaded.some((u) => u.endsWith('/bin/svc.cjs'))).toBe(true);
     expect(loaded.filter((u) => u.includes('/dist/'))).toEqual([]);
     expect(loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
   });
 
   it('svc --help loads no command module', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await execa('node', ['--import', join(ROOT, 'test/fixtures/trace-imports.mjs'), BIN, '--help'], {
+    const r = await execa('node', ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs'), BIN, '--help'], {
       env: { ...process.env, SVC_TRACE_IMPORTS: trace },
       reject: false,
     });

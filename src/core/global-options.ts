@@ -1,15 +1,11 @@
-// Options every command takes.
+// Options every command takes: the data of global-flags.ts with the checks of their values.
 import type { OptionSpec } from './command.js';
-import { integer, number } from './validate.js';
+import { GLOBAL_FLAGS } from './global-flags.js';
+import { integer, number, type FlagParser } from './validate.js';
 
-export const GLOBAL_OPTIONS: OptionSpec[] = [
-  { flags: '--profile <name>', description: 'configuration profile to use (env SVC_PROFILE)' },
-  { flags: '--base-url <url>', description: 'API base URL (env SVC_BASE_URL)' },
-  { flags: '--emulator', description: 'run against the built-in local emulator (state kept between runs)' },
-  { flags: '--json', description: 'print every field as the API sent it (lists and streams: one JSON value per line)' },
-  { flags: '--timeout <seconds>', description: 'seconds to wait for a reply, and for each chunk of a stream (default 60)', parse: number({ min: 0, minExclusive: true, max: 86400 }) },
-  { flags: '--max-retries <n>', description: 'retries on 429 (and on 408/409/5xx for GET) (default 2)', parse: integer({ min: 0, max: 10 }) },
-  { flags: '-q, --quiet', description: 'no progress or notes on stderr' },
-  { flags: '-v, --verbose', description: 'trace requests and replies on stderr (secrets redacted)' },
-  { flags: '--no-color', description: 'no colour (also NO_COLOR=1)' },
-];
+const PARSERS: Record<string, FlagParser<any>> = {
+  '--timeout <seconds>': number({ min: 0, minExclusive: true, max: 86400 }),
+  '--max-retries <n>': integer({ min: 0, max: 10 }),
+};
+
+export const GLOBAL_OPTIONS: OptionSpec[] = GLOBAL_FLAGS.map((f) => ({ ...f, parse: PARSERS[f.flags] }));

@@ -7,7 +7,7 @@ import { execa, type ResultPromise } from 'execa';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
-export const BIN = join(ROOT, 'bin', 'svc.js');
+export const BIN = join(ROOT, 'bin', 'svc.cjs');
 
 /** Keys handed out by these helpers: none of them may ever appear in CLI output. */
 const SECRETS = new Set<string>();
