@@ -152,20 +152,6 @@ export function downloadError(err: unknown, requestId?: string, signal?: AbortSi
 }
 
 /**
- * Keep the HTTP parser's WebAssembly (undici's llhttp) on V8's baseline compiler. The optimising tier-up compiles
- * it again in the background and lifts the peak RSS of a short CLI run by ~35 MB, for no gain on transfers that
- * are bound by the disk and the network. Must run before undici is first loaded (before the first request).
- */
-export async function leanWasm(): Promise<void> {
-  try {
-    const { setFlagsFromString } = await import('node:v8');
-    setFlagsFromString('--liftoff-only');
-  } catch {
-    // not fatal: only memory
-  }
-}
-
-/**
  * Streaming a large file allocates a fresh buffer per chunk. V8 frees them only when it next collects, which it
  * does late (tens of MB of such external memory later), and malloc keeps what piled up: that alone would lift the
  * CLI's peak RSS by ~35 MB. `memoryPacer()` returns a function to call with each chunk's size: every `everyBytes`

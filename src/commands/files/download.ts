@@ -2,7 +2,7 @@ import { defineCommand } from '../../core/command.js';
 import { oneOf } from '../../core/validate.js';
 import { headerValue } from '../../core/http.js';
 import { CONTENT_FORMATS, fileContent, getFile } from '../../api/files.js';
-import { checkTarget, downloadError, leanWasm, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
+import { checkTarget, downloadError, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
 
 interface Opts {
   output?: string;
@@ -29,7 +29,6 @@ export default defineCommand<Opts>({
     let target: string | undefined;
     // a named target is checked before anything is sent
     if (!toStdout && opts.output !== undefined && !isDir(opts.output)) target = checkTarget(opts.output, { force: opts.force });
-    await leanWasm();
     const http = await ctx.http();
     if (!toStdout && target === undefined) {
       const meta = await getFile(http, id);

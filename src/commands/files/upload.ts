@@ -2,7 +2,6 @@ import { defineCommand } from '../../core/command.js';
 import { duration } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
 import { formatBytes } from '../../core/output.js';
-import { leanWasm } from '../../core/download.js';
 import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, guessContentType, uploadFile } from '../../api/files.js';
 
 interface Opts {
@@ -35,7 +34,6 @@ export default defineCommand<Opts>({
       files.push({ path: p, size: st.size, filename: basename(p) });
     }
     if (opts.purpose !== undefined && opts.purpose.trim() === '') throw new UsageError('--purpose: an empty purpose is not allowed');
-    await leanWasm();
     const http = await ctx.http();
     const { progressBar } = await import('../../core/progress.js');
     for (const f of files) {
