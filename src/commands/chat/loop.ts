@@ -1,12 +1,11 @@
 // The local tool loop of `svc chat --tool-cmd NAME=COMMAND` (also used by the REPL): each call of a bound tool
 // runs its command, the results go back as tool messages, and the model continues until it answers, at most
 // --max-turns model turns. Text streams to stdout as usual; the tool runs are noted on stderr.
-import { ToolCallAccumulator, createChat, streamChat, type ChatMessage, type ChatRequest, type ChatUsage } from '../../api/chat.js';
+import { createChat, type ChatMessage, type ChatRequest, type ChatUsage } from '../../api/chat.js';
 import type { Context } from '../../core/context.js';
-import { InterruptedError } from '../../core/errors.js';
 import type { HttpClient } from '../../core/http.js';
 import { MaxTurnsError, runCalls, unboundCalls, type PendingCall, type ToolCommand } from '../../core/local-tools.js';
-import { printEpilogue, printToolCalls, type ChatOutcome } from './render.js';
+import { outcomeOf, printEpilogue, printToolCalls, streamChatAnswer, type ChatOutcome } from './render.js';
 
 export const DEFAULT_MAX_TURNS = 8;
 
@@ -20,64 +19,16 @@ export interface LoopOptions {
 
 /** One model turn, printed as it arrives (text to stdout, reasoning to a terminal's stderr); tool calls are returned, not printed. */
 export async function chatTurn(ctx: Context, http: HttpClient, body: ChatRequest, stream: boolean, signal: AbortSignal): Promise<ChatOutcome> {
-  const outcome: ChatOutcome = { text: '', reasoning: '', toolCalls: [], finishReason: null };
-  const showReasoning = ctx.out.stderrIsTTY && !ctx.globals.quiet && !ctx.out.json;
-  if (!stream) {
-    const res = await createChat(http, body, signal);
-    if (ctx.out.json) ctx.out.printJson(res);
-    const first = res.choices[0];
-    outcome.text = first?.message.content ?? '';
-    outcome.reasoning = first?.message.reasoning_content ?? '';
-    outcome.toolCalls = first?.message.tool_calls ?? [];
-    outcome.finishReason = first?.finish_reason ?? null;
-    outcome.usage = res.usage;
-    outcome.citations = res.citations;
-    outcome.model = res.model;
-    if (!ctx.out.json) {
-      if (outcome.reasoning && showReasoning) ctx.out.stderrWrite(ctx.out.ce.dim(outcome.reasoning.trim()) + '\n');
-      if (outcome.text) ctx.out.line(outcome.text.replace(/\n$/, ''));
-    }
-    return outcome;
+  if (stream) {
+    return streamChatAnswer(ctx, http, { ...body, stream_options: { include_usage: true } }, { signal, quietEpilogue: true, showToolCalls: false });
   }
-  const calls = new ToolCallAccumulator();
-  let reasoningOpen = false;
-  const closeReasoning = () => {
-    if (reasoningOpen) ctx.out.stderrWrite('\n');
-    reasoningOpen = false;
-  };
-  try {
-    for await (const chunk of streamChat(http, { ...body, stream_options: { include_usage: true } }, signal)) {
-      if (ctx.out.json) ctx.out.printJsonLine(chunk);
-      if (chunk.usage) outcome.usage = chunk.usage;
-      if (chunk.citations) outcome.citations = chunk.citations;
-      if (chunk.model) outcome.model = chunk.model;
-      for (const choice of chunk.choices ?? []) {
-        if (choice.index !== 0) continue;
-        const d = choice.delta ?? {};
-        if (d.reasoning_content) {
-          outcome.reasoning += d.reasoning_content;
-          if (showReasoning) {
-            reasoningOpen = true;
-            ctx.out.stderrWrite(ctx.out.ce.dim(d.reasoning_content));
-          }
-        }
-        if (d.content) {
-          closeReasoning();
-          outcome.text += d.content;
-          if (!ctx.out.json) ctx.out.write(d.content);
-        }
-        if (d.tool_calls) calls.add(d.tool_calls);
-        if (choice.finish_reason) outcome.finishReason = choice.finish_reason;
-      }
-    }
-  } catch (err) {
-    closeReasoning();
-    if (!ctx.out.json && (ctx.out.stdoutIsTTY || !(err instanceof InterruptedError))) ctx.out.endLine();
-    throw err;
+  const res = await createChat(http, body, signal);
+  const outcome = outcomeOf(res);
+  if (ctx.out.json) ctx.out.printJson(res);
+  else {
+    if (outcome.reasoning && ctx.out.stderrIsTTY && !ctx.globals.quiet) ctx.out.stderrWrite(ctx.out.ce.dim(outcome.reasoning.trim()) + '\n');
+    if (outcome.text) ctx.out.line(outcome.text.replace(/\n$/, ''));
   }
-  closeReasoning();
-  if (!ctx.out.json) ctx.out.endLine();
-  outcome.toolCalls = calls.list();
   return outcome;
 }
 

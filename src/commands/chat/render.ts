@@ -87,7 +87,12 @@ export function outcomeOf(res: ChatResponse): ChatOutcome {
  * Stream a chat answer: choice 0's text goes to stdout the moment it arrives; other choices are printed after.
  * On a drop or Ctrl-C what was printed stays, the line is ended, and the error goes up.
  */
-export async function streamChatAnswer(ctx: Context, http: HttpClient, body: ChatRequest, opts: { usage?: boolean; signal?: AbortSignal; quietEpilogue?: boolean }): Promise<ChatOutcome> {
+export async function streamChatAnswer(
+  ctx: Context,
+  http: HttpClient,
+  body: ChatRequest,
+  opts: { usage?: boolean; signal?: AbortSignal; quietEpilogue?: boolean; showToolCalls?: boolean },
+): Promise<ChatOutcome> {
   const signal = opts.signal ?? ctx.signal;
   const tools = new ToolCallAccumulator();
   const others = new Map<number, string>();
@@ -137,7 +142,7 @@ export async function streamChatAnswer(ctx: Context, http: HttpClient, body: Cha
       ctx.out.line(`--- choice ${index} ---`);
       ctx.out.line(text.replace(/\n$/, ''));
     }
-    if (outcome.toolCalls.length) printToolCalls(ctx, outcome.toolCalls);
+    if (outcome.toolCalls.length && opts.showToolCalls !== false) printToolCalls(ctx, outcome.toolCalls);
     if (!opts.quietEpilogue) printEpilogue(ctx, outcome, opts);
   } else if (opts.usage && !opts.quietEpilogue) {
     ctx.out.info(usageLine(outcome.usage, outcome.model));
