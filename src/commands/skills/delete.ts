@@ -1,5 +1,5 @@
 import { defineCommand } from '../../core/command.js';
-import { describeError, exitCodeFor } from '../../core/errors.js';
+import { deleteEach } from '../../core/delete-each.js';
 import { deleteSkill } from '../../api/skills.js';
 
 export default defineCommand({
@@ -7,20 +7,5 @@ export default defineCommand({
   description: 'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first failure).',
   args: [{ name: 'id', description: 'skill ids', required: true, variadic: true }],
   examples: ['svc skills delete skill_abc123'],
-  async run(ctx, [ids]) {
-    const http = await ctx.http();
-    let code = 0;
-    for (const id of ids as string[]) {
-      try {
-        const r = await deleteSkill(http, id);
-        if (ctx.out.json) ctx.out.printJsonLine(r);
-        else ctx.out.line(`${r.id ?? id}\t${r.deleted ? 'deleted' : 'not deleted'}`);
-      } catch (err) {
-        if (ctx.signal.aborted) throw err;
-        ctx.out.error(`${id}: ${describeError(err)}`);
-        if (code === 0) code = exitCodeFor(err);
-      }
-    }
-    return code;
-  },
+  run: (ctx, [ids]) => deleteEach(ctx, ids as string[], deleteSkill),
 });
