@@ -45,18 +45,3 @@ export async function deleteSkill(http: HttpClient, id: string): Promise<{ id: s
 export function skillContent(http: HttpClient, id: string): Promise<HttpResponse> {
   return http.request({ method: 'GET', path: `/v1/skills/${seg(id)}/content`, headers: { accept: 'application/zip, */*' } });
 }
-
-/** Front matter of SKILL.md (`---` block of `key: value` lines), or undefined. */
-export function parseFrontMatter(text: string): Record<string, string> | undefined {
-  const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---\s*(\r?\n|$)/.exec(text);
-  if (!m) return undefined;
-  const out: Record<string, string> = {};
-  for (const line of m[1]!.split(/\r?\n/)) {
-    const kv = /^([A-Za-z0-9_-]+)\s*:\s*(.*)$/.exec(line);
-    if (!kv) continue;
-    let v = kv[2]!.trim();
-    if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) v = v.slice(1, -1);
-    out[kv[1]!] = v;
-  }
-  return out;
-}

@@ -2,6 +2,7 @@
 // they are given to the emulator from local files (`svc emulator serve --collection NAME=DIR_OR_FILE`, or
 // `startEmulator({collections})`) and remembered in its state. Files are read, split into chunks and ranked for
 // real: BM25 over words (keyword), cosine of the emulator's embeddings (semantic), or both (hybrid).
+import { splitFrontMatter } from '../core/front-matter.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
@@ -68,18 +69,6 @@ function listFiles(path: string): string[] {
   return out;
 }
 
-/** Front matter `key: value` lines between `---` markers become fields of the document. */
-function frontMatter(text: string): { fields: Record<string, string>; body: string } {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
-  if (!m) return { fields: {}, body: text };
-  const fields: Record<string, string> = {};
-  for (const line of m[1]!.split(/\r?\n/)) {
-    const kv = /^\s*([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$/.exec(line);
-    if (kv) fields[kv[1]!] = kv[2]!.replace(/^["']|["']$/g, '');
-  }
-  return { fields, body: text.slice(m[0].length) };
-}
-
 /** Paragraphs packed into chunks of about CHUNK_CHARS; a longer paragraph is cut at sentence ends. */
 export function chunkText(text: string): string[] {
   const paras = text.split(/\r?\n\s*\r?\n/).map((p) => p.trim()).filter(Boolean);
@@ -136,7 +125,7 @@ function buildCollection(rec: CollectionRecord): { signature: string; chunks: Ch
     if (buf.includes(0)) continue; // binary
     const text = buf.toString('utf8');
     const fileId = `file_${createHash('sha256').update(f.path).digest('hex').slice(0, 24)}`;
-    const { fields: meta, body } = frontMatter(text);
+    const { fields: meta, body } = splitFrontMatter(text) ?? { fields: {}, body: text };
     const rel = relative(statSync(f.root).isDirectory() ? f.root : resolve(f.root, '..'), f.path) || basename(f.path);
     const fields: Record<string, string> = {
       ...meta,

@@ -1,7 +1,8 @@
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
 import { formatBytes } from '../../core/output.js';
-import { MAX_SKILL_BYTES, parseFrontMatter, uploadSkill } from '../../api/skills.js';
+import { MAX_SKILL_BYTES, uploadSkill } from '../../api/skills.js';
+import { parseFrontMatter } from '../../core/front-matter.js';
 
 /** The folder's files, relative paths with `/`, skipping VCS and OS litter. */
 async function walk(root: string): Promise<string[]> {

@@ -1,4 +1,5 @@
 // Skills: zip archives uploaded as multipart (`files` part), described by the front matter of SKILL.md.
+import { parseFrontMatter } from '../../core/front-matter.js';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EmulatorCore } from '../core.js';
@@ -28,21 +29,6 @@ function publicSkill(s: StoredSkill) {
   return { id: s.id, object: 'skill', name: s.name, description: s.description, created_at: s.created_at, default_version: s.default_version, latest_version: s.latest_version };
 }
 
-/** `---\nkey: value\n---` at the top of SKILL.md → its keys (quotes removed). */
-export function frontMatter(text: string): Record<string, string> | undefined {
-  const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---\s*(\r?\n|$)/.exec(text);
-  if (!m) return undefined;
-  const out: Record<string, string> = {};
-  for (const line of m[1]!.split(/\r?\n/)) {
-    const kv = /^([A-Za-z0-9_-]+)\s*:\s*(.*)$/.exec(line);
-    if (!kv) continue;
-    let v = kv[2]!.trim();
-    if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) v = v.slice(1, -1);
-    out[kv[1]!] = v;
-  }
-  return out;
-}
-
 async function describeArchive(path: string): Promise<{ name: string; description: string }> {
   const { unzipSync } = await import('fflate');
   let entries: Record<string, Uint8Array>;
@@ -54,7 +40,7 @@ async function describeArchive(path: string): Promise<{ name: string; descriptio
   }
   const names = Object.keys(entries).filter((n) => /^([^/]+\/)?SKILL\.md$/.test(n)).sort((a, b) => a.length - b.length);
   if (!names.length) invalid('The archive has no SKILL.md at its top level');
-  const fm = frontMatter(Buffer.from(entries[names[0]!]!).toString('utf8'));
+  const fm = parseFrontMatter(Buffer.from(entries[names[0]!]!).toString('utf8'));
   if (!fm) invalid('SKILL.md has no front matter (a --- block with name and description)');
   if (!fm.name) invalid('The front matter of SKILL.md has no `name`');
   if (!fm.description) invalid('The front matter of SKILL.md has no `description`');
