@@ -181,7 +181,8 @@ function compare(a: number | string, b: number | string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function ordered(op: Op, c: number): boolean {
+/** Whether a comparison result (negative, 0, positive) satisfies the operator. */
+export function ordered(op: Op, c: number): boolean {
   switch (op) {
     case '=':
     case ':':

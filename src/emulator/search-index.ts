@@ -2,6 +2,7 @@
 // they are given to the emulator from local files (`svc emulator serve --collection NAME=DIR_OR_FILE`, or
 // `startEmulator({collections})`) and remembered in its state. Files are read, split into chunks and ranked for
 // real: BM25 over words (keyword), cosine of the emulator's embeddings (semantic), or both (hybrid).
+import { ordered, type Op } from './aip160.js';
 import { splitFrontMatter } from '../core/front-matter.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -263,20 +264,7 @@ export function matchesFilter(node: Node, fields: Record<string, string>): boole
       if (node.op === ':') return have.toLowerCase().includes(node.value.toLowerCase());
       const numeric = node.numeric && /^-?\d+(\.\d+)?$/.test(have);
       const c = numeric ? Number(have) - Number(node.value) : have < node.value ? -1 : have > node.value ? 1 : 0;
-      switch (node.op) {
-        case '=':
-          return c === 0;
-        case '!=':
-          return c !== 0;
-        case '>':
-          return c > 0;
-        case '>=':
-          return c >= 0;
-        case '<':
-          return c < 0;
-        default:
-          return c <= 0;
-      }
+      return ordered(node.op as Op, c);
     }
   }
 }
