@@ -64,7 +64,7 @@ _svc_flags() {
     'custom-voices') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'custom-voices create') echo '--name --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'custom-voices delete') echo '--yes --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'custom-voices download') echo '--output --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'custom-voices download') echo '--output --force --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'custom-voices get') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'custom-voices list') echo '--limit --all --page-token --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'custom-voices update') echo '--name --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;

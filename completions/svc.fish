@@ -123,7 +123,7 @@ function __svc_flags
         case 'custom-voices delete'
             printf '%s\n' '--yes' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'custom-voices download'
-            printf '%s\n' '--output' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
+            printf '%s\n' '--output' '--force' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'custom-voices get'
             printf '%s\n' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'custom-voices list'
