@@ -40,6 +40,17 @@ export function checkTarget(target: string, opts: { force?: boolean; flag?: stri
   return abs;
 }
 
+/**
+ * Where a download goes, from `-o`: stdout for `-`; a named file, checked now (before anything is sent); or a
+ * directory (`-o DIR`, or the current one) where `named()` places the resource's own name once it is known.
+ */
+export function planDownload(output: string | undefined, opts: { force?: boolean } = {}): { toStdout: boolean; target?: string; named(name: string): string } {
+  const toStdout = output === '-';
+  const isDir = (p: string) => p.endsWith('/') || (existsSync(p) && statSync(p).isDirectory());
+  const target = !toStdout && output !== undefined && !isDir(output) ? checkTarget(output, opts) : undefined;
+  return { toStdout, target, named: (name) => target ?? checkTarget(join(output ?? '.', name), opts) };
+}
+
 export function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.part`);
 }

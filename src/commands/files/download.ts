@@ -2,7 +2,7 @@ import { defineCommand } from '../../core/command.js';
 import { oneOf } from '../../core/validate.js';
 import { headerValue } from '../../core/http.js';
 import { CONTENT_FORMATS, fileContent, getFile } from '../../api/files.js';
-import { checkTarget, downloadError, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
+import { downloadError, planDownload, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
 
 interface Opts {
   output?: string;
@@ -22,19 +22,10 @@ export default defineCommand<Opts>({
   ],
   examples: ['svc files download file_abc123', 'svc files download file_abc123 -o report.pdf', 'svc files download file_abc123 --format text -o - | less'],
   async run(ctx, [id], opts) {
-    const { statSync, existsSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const toStdout = opts.output === '-';
-    const isDir = (p: string) => p.endsWith('/') || (existsSync(p) && statSync(p).isDirectory());
-    let target: string | undefined;
-    // a named target is checked before anything is sent
-    if (!toStdout && opts.output !== undefined && !isDir(opts.output)) target = checkTarget(opts.output, { force: opts.force });
+    const plan = planDownload(opts.output, { force: opts.force });
     const http = await ctx.http();
-    if (!toStdout && target === undefined) {
-      const meta = await getFile(http, id);
-      const dir = opts.output ?? '.';
-      target = checkTarget(join(dir, safeFileName(meta.filename, id)), { force: opts.force });
-    }
+    const toStdout = plan.toStdout;
+    const target = toStdout ? undefined : (plan.target ?? plan.named(safeFileName((await getFile(http, id)).filename, id)));
     const res = await fileContent(http, id, opts.format);
     const total = Number(headerValue(res.headers['content-length'])) || undefined;
     const { progressBar } = await import('../../core/progress.js');

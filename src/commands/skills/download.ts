@@ -1,6 +1,6 @@
 import { defineCommand } from '../../core/command.js';
 import { headerValue } from '../../core/http.js';
-import { checkTarget, downloadError, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
+import { downloadError, planDownload, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
 import { getSkill, skillContent } from '../../api/skills.js';
 
 export default defineCommand<{ output?: string; force?: boolean }>({
@@ -13,17 +13,10 @@ export default defineCommand<{ output?: string; force?: boolean }>({
   ],
   examples: ['svc skills download skill_abc123', 'svc skills download skill_abc123 -o - | unzip -l /dev/stdin'],
   async run(ctx, [id], opts) {
-    const { existsSync, statSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const toStdout = opts.output === '-';
-    const isDir = (p: string) => p.endsWith('/') || (existsSync(p) && statSync(p).isDirectory());
-    let target: string | undefined;
-    if (!toStdout && opts.output !== undefined && !isDir(opts.output)) target = checkTarget(opts.output, { force: opts.force });
+    const plan = planDownload(opts.output, { force: opts.force });
     const http = await ctx.http();
-    if (!toStdout && target === undefined) {
-      const skill = await getSkill(http, id);
-      target = checkTarget(join(opts.output ?? '.', `${safeFileName(skill.name, id)}.zip`), { force: opts.force });
-    }
+    const toStdout = plan.toStdout;
+    const target = toStdout ? undefined : (plan.target ?? plan.named(`${safeFileName((await getSkill(http, id)).name, id)}.zip`));
     const res = await skillContent(http, id);
     const total = Number(headerValue(res.headers['content-length'])) || undefined;
     let bytes: number;
