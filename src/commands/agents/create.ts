@@ -1,18 +1,10 @@
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
-import { integer, maxLength, number, repeatable } from '../../core/validate.js';
-import { AGENT_FIELDS, AGENT_LIMITS, createAgent, type AgentInput } from '../../api/agents.js';
-import { checkAgentInput, fileNamer, flagNamer, parseAgentJson, printAgent, readAgentFile, readToolFiles, textOrFile, voiceIdParser, type Namer } from './shared.js';
+import { AGENT_FIELDS, createAgent, type AgentInput } from '../../api/agents.js';
+import { AGENT_FIELD_OPTIONS, checkAgentInput, fileNamer, flagNamer, parseAgentJson, printAgent, readAgentFile, readToolFiles, textOrFile, type AgentFieldFlags, type Namer } from './shared.js';
 
-interface Opts {
+interface Opts extends AgentFieldFlags {
   file?: string;
-  name?: string;
-  instructions?: string;
-  voice?: string;
-  vadThreshold?: number;
-  vadSilenceMs?: number;
-  tool?: string[];
-  collection?: string[];
 }
 
 export default defineCommand<Opts>({
@@ -22,13 +14,7 @@ export default defineCommand<Opts>({
     '200 tools, 10 collections, VAD threshold 0-1, VAD silence 0-10,000 ms.',
   options: [
     { flags: '-f, --file <path>', description: 'agent JSON (as written by `svc agents pull`; `-` reads stdin)' },
-    { flags: '--name <name>', description: 'agent name (at most 255 characters)', parse: maxLength(AGENT_LIMITS.name) },
-    { flags: '--instructions <text>', description: 'system prompt, or @FILE to read it from a file (at most 256,000 characters)' },
-    { flags: '--voice <id>', description: 'eve, ara, rex, sal, leo, or a custom voice id', parse: voiceIdParser },
-    { flags: '--vad-threshold <n>', description: 'voice activity threshold, 0 to 1 (lower is more sensitive)', parse: number({ min: 0, max: 1 }) },
-    { flags: '--vad-silence-ms <ms>', description: 'silence before a turn ends, 0 to 10000 ms', parse: integer({ min: 0, max: 10_000 }) },
-    { flags: '--tool <file>', description: 'JSON file with one tool or an array of tools (repeatable; at most 200 tools)', parse: repeatable() },
-    { flags: '--collection <id>', description: 'knowledge-base collection id for file search (repeatable; at most 10)', parse: repeatable(undefined, { max: AGENT_LIMITS.collections }) },
+    ...AGENT_FIELD_OPTIONS,
   ],
   examples: [
     'svc agents create --name support --voice eve --instructions @prompt.md --tool tools.json',

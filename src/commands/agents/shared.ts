@@ -2,7 +2,8 @@
 // voice id normalisation, the human view of an agent, and the difference shown by `push`.
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
-import { fail } from '../../core/validate.js';
+import type { OptionSpec } from '../../core/command.js';
+import { fail, integer, maxLength, number, repeatable } from '../../core/validate.js';
 import type { Output } from '../../core/output.js';
 import { AGENT_LIMITS, BUILTIN_VOICES, TOOL_KINDS, type Agent, type AgentField, type AgentInput } from '../../api/agents.js';
 import { CUSTOM_VOICE_ID } from '../../api/custom-voices.js';
@@ -266,3 +267,24 @@ export function describeChange(field: string, before: unknown, after: unknown, c
   });
   return lines.join('\n');
 }
+
+/** The agent's fields as flags (create and update take the same ones, with the same checks). */
+export interface AgentFieldFlags {
+  name?: string;
+  instructions?: string;
+  voice?: string;
+  vadThreshold?: number;
+  vadSilenceMs?: number;
+  tool?: string[];
+  collection?: string[];
+}
+
+export const AGENT_FIELD_OPTIONS: OptionSpec[] = [
+  { flags: '--name <name>', description: 'agent name (at most 255 characters)', parse: maxLength(AGENT_LIMITS.name) },
+  { flags: '--instructions <text>', description: 'system prompt, or @FILE to read it from a file (at most 256,000 characters)' },
+  { flags: '--voice <id>', description: 'eve, ara, rex, sal, leo, or a custom voice id', parse: voiceIdParser },
+  { flags: '--vad-threshold <n>', description: 'voice activity threshold, 0 to 1 (lower is more sensitive)', parse: number({ min: 0, max: 1 }) },
+  { flags: '--vad-silence-ms <ms>', description: 'silence before a turn ends, 0 to 10000 ms', parse: integer({ min: 0, max: 10_000 }) },
+  { flags: '--tool <file>', description: 'JSON file with one tool or an array of tools (repeatable; at most 200 tools)', parse: repeatable() },
+  { flags: '--collection <id>', description: 'knowledge-base collection id for file search (repeatable; at most 10)', parse: repeatable(undefined, { max: AGENT_LIMITS.collections }) },
+];

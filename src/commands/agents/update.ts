@@ -1,20 +1,13 @@
 import { defineCommand } from '../../core/command.js';
 import { ApiError, UsageError } from '../../core/errors.js';
-import { integer, maxLength, number, oneOf, repeatable } from '../../core/validate.js';
-import { AGENT_LIMITS, getAgent, updateAgent, type AgentField, type AgentInput, type AgentPatch } from '../../api/agents.js';
+import { oneOf, repeatable } from '../../core/validate.js';
+import { getAgent, updateAgent, type AgentField, type AgentInput, type AgentPatch } from '../../api/agents.js';
 import { getNumber } from '../../api/phone.js';
-import { checkAgentInput, flagNamer, printAgent, readToolFiles, textOrFile, voiceIdParser } from './shared.js';
+import { AGENT_FIELD_OPTIONS, checkAgentInput, flagNamer, printAgent, readToolFiles, textOrFile, type AgentFieldFlags } from './shared.js';
 
 const CLEARABLE = ['instructions', 'tools', 'voice', 'collection_ids'] as const;
 
-interface Opts {
-  name?: string;
-  instructions?: string;
-  voice?: string;
-  vadThreshold?: number;
-  vadSilenceMs?: number;
-  tool?: string[];
-  collection?: string[];
+interface Opts extends AgentFieldFlags {
   clear?: (typeof CLEARABLE)[number][];
   phoneNumber?: string;
   unassignPhone?: boolean;
@@ -28,13 +21,7 @@ export default defineCommand<Opts>({
     '--phone-number assigns a number to this agent (409 when another agent holds it); --unassign-phone frees it.',
   args: [{ name: 'id', description: 'agent id', required: true }],
   options: [
-    { flags: '--name <name>', description: 'agent name (at most 255 characters)', parse: maxLength(AGENT_LIMITS.name) },
-    { flags: '--instructions <text>', description: 'system prompt, or @FILE (at most 256,000 characters)' },
-    { flags: '--voice <id>', description: 'eve, ara, rex, sal, leo, or a custom voice id', parse: voiceIdParser },
-    { flags: '--vad-threshold <n>', description: 'voice activity threshold, 0 to 1', parse: number({ min: 0, max: 1 }) },
-    { flags: '--vad-silence-ms <ms>', description: 'silence before a turn ends, 0 to 10000 ms', parse: integer({ min: 0, max: 10_000 }) },
-    { flags: '--tool <file>', description: 'JSON file with one tool or an array (repeatable; replaces all tools; at most 200)', parse: repeatable() },
-    { flags: '--collection <id>', description: 'collection id (repeatable; replaces the list; at most 10)', parse: repeatable(undefined, { max: AGENT_LIMITS.collections }) },
+    ...AGENT_FIELD_OPTIONS,
     { flags: '--clear <field>', description: `clear a field: ${CLEARABLE.join(', ')} (repeatable)`, parse: repeatable(oneOf(CLEARABLE)), choices: CLEARABLE },
     { flags: '--phone-number <id>', description: 'assign this phone number to the agent' },
     { flags: '--unassign-phone', description: 'unassign the phone number of the agent' },
