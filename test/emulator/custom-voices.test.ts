@@ -1,3 +1,4 @@
+import { encodeWav } from '../../src/audio/codecs.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/cli.js';
 
@@ -7,22 +8,9 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
+/** A PCM WAV of `seconds` of silence (8 kHz mono 16-bit). */
 function wav(seconds: number): Buffer {
-  const data = Buffer.alloc(Math.round(seconds * 8000));
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVEfmt ', 8, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(8000, 24);
-  h.writeUInt32LE(8000, 28);
-  h.writeUInt16LE(1, 32);
-  h.writeUInt16LE(8, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(data.length, 40);
-  return Buffer.concat([h, data]);
+  return encodeWav(Buffer.alloc(Math.round(seconds * 8000) * 2), { sampleRate: 8000, channels: 1 });
 }
 
 async function upload(file: Buffer, filename: string, type: string) {

@@ -1,3 +1,4 @@
+import { encodeWav } from '../../../src/audio/codecs.js';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,21 +12,7 @@ afterAll(() => emu.close());
 
 /** A PCM WAV of `seconds` of silence (8 kHz mono 16-bit). */
 function wav(seconds: number): Buffer {
-  const data = Buffer.alloc(Math.round(seconds * 8000) * 2);
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVEfmt ', 8, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(8000, 24);
-  h.writeUInt32LE(16000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(data.length, 40);
-  return Buffer.concat([h, data]);
+  return encodeWav(Buffer.alloc(Math.round(seconds * 8000) * 2), { sampleRate: 8000, channels: 1 });
 }
 
 /** MPEG-1 Layer III frames at 128 kbit/s, 44.1 kHz (417 bytes, 1152 samples each), after an ID3v2 tag. */
