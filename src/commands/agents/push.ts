@@ -35,7 +35,7 @@ export default defineCommand<{ file: string; dryRun?: boolean }>({
       if (wanted.name === undefined || wanted.name === null) throw new UsageError(`${source}: name is required to create an agent`);
       const fields = AGENT_FIELDS.filter((f) => wanted[f] !== undefined && wanted[f] !== null);
       ctx.out.info(`${ce.bold('+ new agent')} with ${fields.join(', ')}`);
-      for (const f of fields) ctx.out.info(describeChange(f, null, wanted[f], ce));
+      for (const f of fields) ctx.out.info(await describeChange(f, null, wanted[f], ce));
       if (opts.dryRun) {
         ctx.out.info('dry run: nothing was sent');
         return 0;
@@ -67,7 +67,7 @@ export default defineCommand<{ file: string; dryRun?: boolean }>({
       return 0;
     }
     ctx.out.info(`${ce.bold(`~ agent ${id}`)}: ${changed.length} field${changed.length > 1 ? 's' : ''} differ`);
-    for (const f of changed) ctx.out.info(describeChange(f, current[f] ?? null, wanted[f] ?? null, ce));
+    for (const f of changed) ctx.out.info(await describeChange(f, current[f] ?? null, wanted[f] ?? null, ce));
     if (opts.dryRun) {
       ctx.out.info('dry run: nothing was sent');
       return 0;

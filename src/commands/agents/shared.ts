@@ -216,55 +216,26 @@ function asLines(v: unknown): string[] {
   return JSON.stringify(sortKeys(v), null, 2).split('\n');
 }
 
-/** A line difference (longest common subsequence; fine for agent-sized texts). */
-export function lineDiff(before: string[], after: string[]): { op: ' ' | '-' | '+'; text: string }[] {
-  const n = before.length;
-  const m = after.length;
-  if (n * m > 4_000_000) return [...before.map((text) => ({ op: '-' as const, text })), ...after.map((text) => ({ op: '+' as const, text }))];
-  const dp: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i]![j] = before[i] === after[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
-  const out: { op: ' ' | '-' | '+'; text: string }[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && before[i] === after[j]) {
-      out.push({ op: ' ', text: before[i]! });
-      i++;
-      j++;
-    } else if (i < n && (j === m || dp[i + 1]![j]! >= dp[i]![j + 1]!)) {
-      out.push({ op: '-', text: before[i]! });
-      i++;
-    } else {
-      out.push({ op: '+', text: after[j]! });
-      j++;
-    }
-  }
-  return out;
-}
-
-/** The difference of one field for stderr: `~ field` then -/+ lines (unchanged lines kept only near changes). */
-export function describeChange(field: string, before: unknown, after: unknown, color: { red(s: string): string; green(s: string): string; bold(s: string): string; dim(s: string): string }): string {
+/** The difference of one field for stderr: `~ field` then unified -/+ hunks with two lines of context (the `diff`
+ * library, Myers' algorithm: one changed line in a 2,000-line text is a small hunk, not a rewrite). */
+export async function describeChange(field: string, before: unknown, after: unknown, color: { red(s: string): string; green(s: string): string; bold(s: string): string; dim(s: string): string }): Promise<string> {
   const scalar = (v: unknown) => v === null || v === undefined || typeof v !== 'object';
   const oneLine = (v: unknown) => (v === null || v === undefined ? '(none)' : JSON.stringify(v));
   if (scalar(before) && scalar(after) && !(typeof before === 'string' && before.includes('\n')) && !(typeof after === 'string' && after.includes('\n'))) {
     return `${color.bold(`~ ${field}`)}: ${color.red(oneLine(before))} → ${color.green(oneLine(after))}`;
   }
-  const diff = lineDiff(asLines(before), asLines(after));
-  const keep = new Set<number>();
-  diff.forEach((d, k) => {
-    if (d.op !== ' ') for (let x = k - 2; x <= k + 2; x++) keep.add(x);
-  });
+  const { structuredPatch } = await import('diff');
+  const text = (v: unknown) => asLines(v).join('\n') + '\n';
+  const patch = structuredPatch('before', 'after', text(before), text(after), undefined, undefined, { context: 2 });
   const lines = [color.bold(`~ ${field}`)];
-  let skipped = false;
-  diff.forEach((d, k) => {
-    if (!keep.has(k)) {
-      if (!skipped) lines.push(color.dim('    …'));
-      skipped = true;
-      return;
+  for (const hunk of patch.hunks) {
+    lines.push(color.dim(`  @@ line ${hunk.oldStart} @@`));
+    for (const l of hunk.lines) {
+      if (l.startsWith('\\')) continue; // "\ No newline at end of file"
+      const body = l.slice(1);
+      lines.push(l[0] === '-' ? color.red(`  - ${body}`) : l[0] === '+' ? color.green(`  + ${body}`) : `    ${body}`);
     }
-    skipped = false;
-    lines.push(d.op === '-' ? color.red(`  - ${d.text}`) : d.op === '+' ? color.green(`  + ${d.text}`) : `    ${d.text}`);
-  });
+  }
   return lines.join('\n');
 }
 

@@ -58,6 +58,28 @@ describe('svc agents pull / push', () => {
     expect(writes()).toHaveLength(0);
   });
 
+  it('--dry-run on 2,100-line instructions with one line changed prints a small diff, not a rewrite', async () => {
+    const long = Array.from({ length: 2100 }, (_, i) => `Rule ${i + 1}: be helpful about topic ${i % 37}.`);
+    const base = JSON.parse(readFileSync(file, 'utf8'));
+    const big = join(dir, 'big.json');
+    writeFileSync(big, JSON.stringify({ ...base, instructions: long.join('\n') }, null, 2));
+    expect((await svc(['agents', 'push', '-f', big], { emu })).exitCode).toBe(0);
+    const edited = [...long];
+    edited[1049] = 'Rule 1050: changed.';
+    writeFileSync(big, JSON.stringify({ ...base, instructions: edited.join('\n') }, null, 2));
+    emu.clearRequests();
+    const r = await svc(['agents', 'push', '-f', big, '--dry-run'], { emu });
+    expect(r.exitCode).toBe(0);
+    const lines = r.stderr.split('\n');
+    expect(lines.filter((l) => l.startsWith('  - '))).toEqual([`  - ${long[1049]}`]);
+    expect(lines.filter((l) => l.startsWith('  + '))).toEqual(['  + Rule 1050: changed.']);
+    expect(r.stderr).toContain('@@ line 1048 @@');
+    expect(lines.length).toBeLessThan(20);
+    expect(writes()).toHaveLength(0);
+    // back to the pulled agent for the tests that follow
+    expect((await svc(['agents', 'push', '-f', file], { emu })).exitCode).toBe(0);
+  });
+
   it('editing one field sends a PATCH whose mask holds only that field', async () => {
     const a = JSON.parse(readFileSync(file, 'utf8'));
     a.voice.vad_threshold = 0.6;

@@ -49,6 +49,13 @@ describe('svc skills upload', () => {
     expect(Buffer.from(entries['pdf-skill/SKILL.md']!).toString()).toBe(SKILL_MD);
   });
 
+  it('a YAML block scalar description (`description: >`) is read as its folded text, by the CLI and the server', async () => {
+    const md = '---\nname: yaml-skill\ndescription: >\n  Fill PDF forms\n  and read them back.\nlicense: MIT\n---\n# body\n';
+    const r = await svc(['skills', 'upload', skillDir('yaml-skill', md), '--json'], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ name: 'yaml-skill', description: 'Fill PDF forms and read them back.\n' });
+  });
+
   it('uploads a zip as is; --json prints the skill as the API sent it', async () => {
     const z = zipFile('ready.zip', { 'SKILL.md': '---\nname: csv-helper\ndescription: Clean CSV files\n---\n', 'README.txt': 'hi' });
     const r = await svc(['skills', 'upload', z, '--json'], { emu });
