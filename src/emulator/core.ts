@@ -1,5 +1,5 @@
 // What every route module shares: the state store, keys, settings, the request log, faults, the clock.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { DEFAULT_EMULATOR_KEY, aclAllowsModel, makeKey, type KeyRecord } from './auth.js';
 import { FaultList } from './faults.js';
@@ -39,8 +39,12 @@ export class EmulatorCore extends EventEmitter {
   wsUrl = '';
   readonly defaultKey: string;
 
-  constructor(readonly store: StateStore, settings: Partial<EmulatorSettings> = {}, defaultKey = DEFAULT_EMULATOR_KEY) {
+  /** `--seed N`: ids, tokens and generated content are drawn from streams seeded by N (deterministic runs) */
+  readonly seed?: number;
+
+  constructor(readonly store: StateStore, settings: Partial<EmulatorSettings> = {}, defaultKey = DEFAULT_EMULATOR_KEY, seed?: number) {
     super();
+    this.seed = seed;
     this.settings = { ...DEFAULT_SETTINGS, ...stripUndefined(settings) } as EmulatorSettings;
     this.defaultKey = defaultKey;
     const keys = this.keys();
@@ -55,7 +59,7 @@ export class EmulatorCore extends EventEmitter {
   }
 
   addKey(partial: Partial<KeyRecord> = {}): KeyRecord {
-    const rec = makeKey(partial);
+    const rec = makeKey({ ...partial, key: partial.key ?? `svc-emu-${this.random(18, 'api-key').toString('hex')}` });
     this.keys().set(rec.key, rec);
     this.store.save();
     return rec;
@@ -74,13 +78,36 @@ export class EmulatorCore extends EventEmitter {
     return Math.floor(Date.now() / 1000);
   }
 
-  uuid(): string {
-    return randomUUID();
+  /**
+   * `n` random bytes. Under --seed each purpose has its own numbered stream (sha256 of seed, purpose, counter), so an
+   * id of one kind does not depend on how many of another kind were made before it.
+   */
+  random(n: number, purpose = 'bytes'): Buffer {
+    if (this.seed === undefined) return randomBytes(n);
+    // the position is part of the state: a fresh state repeats a run, a kept one continues it without collisions
+    const i = this.store.next(`seed:${purpose}`) - 1;
+    const out: Buffer[] = [];
+    for (let block = 0; out.length * 32 < n; block++) out.push(createHash('sha256').update(`${this.seed}\u0000${purpose}\u0000${i}\u0000${block}`).digest());
+    return Buffer.concat(out).subarray(0, n);
   }
 
-  /** `prefix_` + 24 random hex characters */
+  /** a version-4 UUID (seeded under --seed) */
+  uuid(purpose = 'uuid'): string {
+    const b = this.random(16, purpose);
+    b[6] = (b[6]! & 0x0f) | 0x40;
+    b[8] = (b[8]! & 0x3f) | 0x80;
+    const h = b.toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  /** `prefix_` + 24 random hex characters (one seeded stream per prefix) */
   id(prefix: string): string {
-    return `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    return `${prefix}_${this.random(12, `id:${prefix}`).toString('hex')}`;
+  }
+
+  /** The seed for generated text: the request's own `seed`, mixed with --seed when the emulator has one. */
+  textSeed(requestSeed?: number | string): number | string | undefined {
+    return this.seed === undefined ? requestSeed : `${this.seed}/${requestSeed ?? 0}`;
   }
 
   /** 403 when the key's ACLs do not cover the model. */

@@ -415,7 +415,7 @@ export class EmulatedRealtimeSession {
     const said = (user?.text ?? '').replace(/\s+/g, ' ').trim();
     if (!said) return 'Hello, this is the emulator. How can I help?';
     // short, so that the spoken answer stays short; deterministic for the words heard and the session setup
-    const r = rng(`${instructions}|${this.config.voice}|${said}`);
+    const r = rng(`${this.core.seed ?? ''}|${instructions}|${this.config.voice}|${said}`);
     const closing = CLOSINGS[Math.floor(r() * CLOSINGS.length)]!;
     return `You said: ${said.length > 80 ? `${said.slice(0, 80)}...` : said}. ${closing}`;
   }
@@ -449,7 +449,7 @@ export class EmulatedRealtimeSession {
       const tool = this.wantedTool();
       if (tool) {
         const itemId = this.core.id('item');
-        const callId = `call_${this.core.uuid().replace(/-/g, '').slice(0, 20)}`;
+        const callId = `call_${this.core.random(10, 'call').toString('hex')}`;
         const args = JSON.stringify(valueForSchema(tool.parameters as never, `${id}:${tool.name}`) ?? {});
         const item = { id: itemId, object: 'realtime.item', type: 'function_call', status: 'completed', name: tool.name, call_id: callId, arguments: args };
         this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });

@@ -1,4 +1,5 @@
 // The local emulator's HTTP + WebSocket server: request ids, the request log, fault injection, auth, routing.
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -25,6 +26,8 @@ export interface EmulatorOptions {
   quietLog?: boolean;
   /** extra settings for route modules */
   settings?: Partial<EmulatorSettings>;
+  /** `--seed N`: ids, tokens and generated content repeat exactly across runs from the same state */
+  seed?: number;
   /** document collections for POST /v1/documents/search: collection id → file or folder path(s) */
   collections?: Record<string, string | string[]>;
 }
@@ -48,6 +51,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     store,
     { tokenDelayMs: opts.tokenDelayMs, deferredDelayMs: opts.deferredDelayMs, latencyMs: opts.latencyMs, ...opts.settings },
     opts.defaultKey,
+    opts.seed,
   );
   for (const f of opts.faults ?? []) core.faults.add(f);
   if (opts.collections) registerCollections(core, opts.collections);
@@ -265,9 +269,10 @@ async function handle(router: Router, core: EmulatorCore, req: IncomingMessage, 
   const url = new URL(req.url ?? '/', 'http://emulator');
   const path = url.pathname;
   const method = (req.method ?? 'GET').toUpperCase();
-  const requestId = core.uuid();
-  res.setHeader('x-request-id', requestId);
   const isAdmin = path.startsWith('/_emulator/');
+  // admin calls (readiness polls, log reads) do not move the seeded request-id stream
+  const requestId = isAdmin ? randomUUID() : core.uuid('request');
+  res.setHeader('x-request-id', requestId);
   const entry = isAdmin
     ? undefined
     : {
@@ -330,7 +335,7 @@ async function handle(router: Router, core: EmulatorCore, req: IncomingMessage, 
 async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://emulator');
   const path = url.pathname;
-  const requestId = core.uuid();
+  const requestId = core.uuid('request');
   const reject = (status: number, message: string) => {
     const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
     socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);

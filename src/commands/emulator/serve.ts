@@ -14,6 +14,7 @@ interface Opts {
   deferredDelay?: number;
   fault?: Fault[];
   collection?: Record<string, string[]>;
+  seed?: number;
 }
 
 const faultParser = repeatable<Fault>((raw, flag) => {
@@ -46,6 +47,7 @@ export default defineCommand<Opts>({
     { flags: '--latency <ms>', description: 'delay added before every reply', parse: integer({ min: 0, max: 60000 }) },
     { flags: '--token-delay <ms>', description: 'pause between streamed tokens', parse: integer({ min: 0, max: 60000 }) },
     { flags: '--deferred-delay <ms>', description: 'how long deferred completions stay pending', parse: integer({ min: 0, max: 3600000 }) },
+    { flags: '--seed <n>', description: 'make ids, tokens and generated text, images and audio repeat exactly across runs (0-4294967295)', parse: integer({ min: 0, max: 4294967295 }) },
     { flags: '--collection <name=path>', description: 'a document collection (for documents search) made of a file or folder (repeatable)', parse: collectionParser },
     { flags: '--fault <spec>', description: 'inject a fault (repeatable): 429:retry-after=1, 500:path=/v1/chat, drop:after=3, slow:ms=500', parse: faultParser },
   ],
@@ -62,6 +64,7 @@ export default defineCommand<Opts>({
       deferredDelayMs: opts.deferredDelay,
       faults: opts.fault,
       collections: opts.collection,
+      seed: opts.seed,
     });
     ctx.out.line(emu.url);
     ctx.out.info(`svc emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);

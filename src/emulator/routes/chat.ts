@@ -87,7 +87,7 @@ export function chatTools(tools: Body[] | undefined): EngineTool[] {
   return (tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
 }
 
-function replies(body: Body): { model: ReturnType<typeof requireLanguageModel>; list: EngineReply[] } {
+function replies(core: EmulatorCore, body: Body): { model: ReturnType<typeof requireLanguageModel>; list: EngineReply[] } {
   const model = requireLanguageModel(body.model);
   if (model.reasoning) {
     for (const f of ['frequency_penalty', 'presence_penalty', 'stop']) {
@@ -111,7 +111,7 @@ function replies(body: Body): { model: ReturnType<typeof requireLanguageModel>; 
         format: rf?.type === 'json_schema' ? { type: 'json_schema', schema: rf.json_schema.schema, name: rf.json_schema.name } : rf?.type === 'json_object' ? { type: 'json_object' } : undefined,
         maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
         stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
-        seed: body.seed ?? undefined,
+        seed: core.textSeed(body.seed ?? undefined),
         variant: i,
         reasoning: !!model.reasoning && body.reasoning_effort !== 'none',
         search: body.search_parameters != null && body.search_parameters.mode !== 'off',
@@ -142,7 +142,7 @@ function toolCallsOf(r: EngineReply) {
 }
 
 function completion(core: EmulatorCore, body: Body, id: string) {
-  const { model, list } = replies(body);
+  const { model, list } = replies(core, body);
   const res: Record<string, unknown> = {
     id,
     object: 'chat.completion',
@@ -168,7 +168,7 @@ function completion(core: EmulatorCore, body: Body, id: string) {
 }
 
 async function stream(core: EmulatorCore, body: Body, id: string, res: Parameters<Parameters<Router['post']>[1]>[1]) {
-  const { model, list } = replies(body);
+  const { model, list } = replies(core, body);
   const sse = res.sse();
   const created = core.nowSec();
   const base = { id, object: 'chat.completion.chunk', created, model: model.id, service_tier: body.service_tier === 'priority' ? 'priority' : 'auto', system_fingerprint: model.fingerprint };

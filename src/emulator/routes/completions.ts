@@ -48,7 +48,7 @@ export function register(router: Router): void {
     (prompts as string[]).forEach((prompt, p) => {
       promptTokens += countTokens(prompt);
       for (let i = 0; i < n; i++) {
-        const reply = generateReply({ model, turns: [{ role: 'user', text: prompt, images: 0 }], seed: body.seed ?? undefined, variant: i });
+        const reply = generateReply({ model, turns: [{ role: 'user', text: prompt, images: 0 }], seed: core.textSeed(body.seed ?? undefined), variant: i });
         const lim = applyLimits(reply.text, stop, body.max_tokens ?? 16);
         completionTokens += lim.pieces.length;
         const text = `${body.echo ? prompt : ''}${lim.text}`;
@@ -91,11 +91,11 @@ export function register(router: Router): void {
       const human = s.startsWith('Human:');
       return { role: human ? 'user' : 'assistant', text: s.replace(/^(Human|Assistant):\s*/, ''), images: 0 };
     }).filter((t: { text: string }) => t.text.trim());
-    const reply = generateReply({ model, turns });
+    const reply = generateReply({ model, turns, seed: core.textSeed() });
     const lim = applyLimits(reply.text, stop, body.max_tokens_to_sample);
     res.json(200, {
       type: 'completion',
-      id: `compl_${core.uuid().replace(/-/g, '').slice(0, 24)}`,
+      id: core.id('compl'),
       completion: ` ${lim.text}`,
       stop_reason: lim.reason === 'length' ? 'max_tokens' : 'stop_sequence',
       stop: lim.matched,

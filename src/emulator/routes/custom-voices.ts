@@ -2,7 +2,6 @@
 // 120 s are refused), GET list (limit 1-1000, pagination_token), GET/PATCH/DELETE one, GET {id}/audio.
 import { createReadStream, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { EmulatorCore } from '../core.js';
 import { discard, parseForm } from '../formdata.js';
 import { HttpError, invalid, notFound, type EmuRequest, type Router } from '../router.js';
@@ -26,7 +25,7 @@ function voiceOf(core: EmulatorCore, req: EmuRequest): CustomVoiceRecord {
 function newId(core: EmulatorCore): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   for (;;) {
-    const id = [...randomBytes(8)].map((b) => alphabet[b % alphabet.length]).join('');
+    const id = [...core.random(8, 'custom-voice')].map((b) => alphabet[b % alphabet.length]).join('');
     if (!customVoices(core).has(id)) return id;
   }
 }

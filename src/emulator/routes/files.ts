@@ -2,7 +2,6 @@
 // delete, expiry, and public links served without auth from the emulator's public address (quota, revoke).
 import { createReadStream, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { EmulatorCore } from '../core.js';
 import { HttpError, invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../router.js';
@@ -306,7 +305,7 @@ async function createLink(req: EmuRequest, res: EmuResponse, core: EmulatorCore)
   }
   const expiresAt = expiresAfter !== undefined ? now + expiresAfter : f.expires_at;
   // one link per file: sharing again keeps the URL and sets its new expiry
-  const link: PublicLink = existing ?? { token: randomBytes(18).toString('base64url'), file_id: f.id, team_id: team, created_at: now, expires_at: expiresAt, revoked: false };
+  const link: PublicLink = existing ?? { token: core.random(18, 'public-link').toString('base64url'), file_id: f.id, team_id: team, created_at: now, expires_at: expiresAt, revoked: false };
   link.expires_at = expiresAt;
   links(core).set(link.token, link);
   core.store.save();

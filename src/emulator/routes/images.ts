@@ -43,7 +43,7 @@ function answer(req: EmuRequest, res: EmuResponse, core: EmulatorCore, body: Rec
   const dir = core.store.blobDir('images');
   const data = [];
   for (let i = 0; i < n; i++) {
-    const png = pictureFromSeed(`${seed}\u0000${i}`, width, height);
+    const png = pictureFromSeed(`${core.seed === undefined ? '' : `${core.seed}\u0000`}${seed}\u0000${i}`, width, height);
     if (body.response_format === 'b64_json') data.push({ b64_json: png.toString('base64'), mime_type: 'image/png' });
     else {
       // content-addressed: the same request gives the same URL

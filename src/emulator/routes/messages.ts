@@ -101,6 +101,7 @@ function make(core: EmulatorCore, req: EmuRequest, body: Body): Made {
     turns,
     tools: (body.tools ?? []).map((t: Body) => ({ name: t.name, description: t.description, parameters: t.input_schema })),
     toolChoice: tc?.type === 'tool' ? tc.name : tc?.type === 'any' ? 'required' : tc?.type,
+    seed: core.textSeed(),
   });
   const limited = applyLimits(reply.text, body.stop_sequences, body.max_tokens);
   const content: Body[] = [];
@@ -109,7 +110,7 @@ function make(core: EmulatorCore, req: EmuRequest, body: Body): Made {
   } else content.push({ type: 'text', text: limited.text });
   const stopReason = reply.toolCalls.length ? 'tool_use' : limited.reason === 'stop' ? 'stop_sequence' : limited.reason === 'length' ? 'max_tokens' : 'end_turn';
   return {
-    id: `msg_${core.uuid().replace(/-/g, '').slice(0, 24)}`,
+    id: core.id('msg'),
     model: model.id,
     reply,
     limited,

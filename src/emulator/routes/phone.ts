@@ -61,7 +61,8 @@ function numberInUse(core: EmulatorCore, e164: string): boolean {
 /** A free US number in the area code: +1 NPA NXX XXXX (exchange first digit 2-9). */
 function freshNumber(core: EmulatorCore, area: string): string {
   for (let i = 0; i < 1000; i++) {
-    const n = `+1${area}${2 + Math.floor(Math.random() * 8)}${String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0')}`;
+    const r = core.random(4, 'phone-number').readUInt32LE(0);
+    const n = `+1${area}${2 + (r % 8)}${String(Math.floor(r / 8) % 1_000_000).padStart(6, '0')}`;
     if (!numberInUse(core, n)) return n;
   }
   throw new HttpError(409, `No free number left in area code ${area}`);

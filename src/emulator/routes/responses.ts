@@ -236,7 +236,7 @@ function generate(core: EmulatorCore, req: EmuRequest, body: Body): Generated {
     toolChoice: typeof tc === 'object' && tc ? tc.name : tc,
     format: fmt?.type === 'json_schema' ? { type: 'json_schema', schema: fmt.schema, name: fmt.name } : fmt?.type === 'json_object' ? { type: 'json_object' } : undefined,
     maxTokens: body.max_output_tokens ?? undefined,
-    seed: body.seed ?? undefined,
+    seed: core.textSeed(body.seed ?? undefined),
     reasoning: !!model.reasoning && effort !== 'none',
     search: body.search_parameters != null && body.search_parameters.mode !== 'off',
   });

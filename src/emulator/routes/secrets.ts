@@ -1,7 +1,6 @@
 // POST /v1/realtime/client_secrets {expires_after?: {seconds 1..3600, default 600}, session?} → {value,
 // expires_at}. Stored as {value, expires_at, key, session} in `client_secrets`; server.ts accepts them as
 // bearer tokens or `svc-client-secret.<value>` subprotocols on WebSockets until they expire.
-import { randomBytes } from 'node:crypto';
 import { invalid, type Router } from '../router.js';
 
 export interface ClientSecretRecord {
@@ -31,7 +30,7 @@ export function register(router: Router): void {
     }
     if (body.session !== undefined && (typeof body.session !== 'object' || body.session === null || Array.isArray(body.session))) invalid('Invalid value for `session`: expected an object');
     const rec: ClientSecretRecord = {
-      value: `svc-cs-${randomBytes(24).toString('base64url')}`,
+      value: `svc-cs-${core.random(24, 'client-secret').toString('base64url')}`,
       expires_at: core.nowSec() + seconds,
       key: req.key!.key,
       ...(body.session ? { session: body.session } : {}),
