@@ -72,7 +72,7 @@ _svc_flags() {
     'documents search') echo '--collection --filter --limit --mode --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'embed') echo '--model --dimensions --encoding-format --user --usage --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'emulator') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'emulator serve') echo '--port --host --state-dir --memory --latency --token-delay --deferred-delay --collection --fault --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'emulator serve') echo '--port --host --state-dir --memory --latency --token-delay --deferred-delay --seed --collection --fault --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files delete') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files download') echo '--output --format --force --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;

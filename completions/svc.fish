@@ -139,7 +139,7 @@ function __svc_flags
         case 'emulator'
             printf '%s\n' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'emulator serve'
-            printf '%s\n' '--port' '--host' '--state-dir' '--memory' '--latency' '--token-delay' '--deferred-delay' '--collection' '--fault' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
+            printf '%s\n' '--port' '--host' '--state-dir' '--memory' '--latency' '--token-delay' '--deferred-delay' '--seed' '--collection' '--fault' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'files'
             printf '%s\n' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'files delete'
