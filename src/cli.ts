@@ -148,6 +148,7 @@ export async function main(argv: string[]): Promise<never> {
                 },
               });
               cleanup = () => ctx.runExitHooks();
+              await ctx.out.loadColors();
               result = await spec.run(ctx, args, opts);
             });
           } else if (node.children) {
@@ -173,7 +174,7 @@ export async function main(argv: string[]): Promise<never> {
       exitCode = ExitCode.usage;
     }
   } catch (err) {
-    exitCode = handleError(err, abort.signal);
+    exitCode = await handleError(err, abort.signal, argv);
   }
   if (cleanup) await cleanup();
   await flushOutput();
@@ -223,7 +224,7 @@ function buildLeaf(
   });
 }
 
-function handleError(err: unknown, signal: AbortSignal): number {
+async function handleError(err: unknown, signal: AbortSignal, argv: string[]): Promise<number> {
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
     if (err.code === 'commander.help') return ExitCode.usage;
@@ -233,8 +234,9 @@ function handleError(err: unknown, signal: AbortSignal): number {
   if (signal.aborted || err instanceof InterruptedError) {
     return ExitCode.interrupted;
   }
-  const color = !process.env.NO_COLOR && process.stderr.isTTY;
-  const label = color ? '\u001b[31merror:\u001b[39m' : 'error:';
+  const { colorWanted, loadColors } = await import('./core/color.js');
+  const ce = await loadColors(colorWanted(!!process.stderr.isTTY, process.env, argv.includes('--no-color') ? false : undefined), process.env);
+  const label = ce.red('error:');
   process.stderr.write(`${label} ${describeError(err)}\n`);
   if (err instanceof UsageError) {
     // nothing was sent

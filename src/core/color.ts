@@ -1,4 +1,6 @@
-// Minimal ANSI styling. chalk ignores NO_COLOR by design and costs ~20 ms to import; this does neither.
+// The one colour decision (NO_COLOR, FORCE_COLOR, --no-color, TERM=dumb, a terminal) and the styles that follow
+// from it. Styles come from chalk, imported only when colour is on: pipes and scripts never pay its ~14 ms.
+// The same decision is handed to ora (spinner frames and symbols) and to the progress bar.
 export interface Colors {
   enabled: boolean;
   bold(s: string): string;
@@ -10,28 +12,39 @@ export interface Colors {
   magenta(s: string): string;
 }
 
-const wrap = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
-const id = (s: string) => s;
+const plain = (s: string) => s;
+export const NO_COLORS: Colors = { enabled: false, bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
 
-export function makeColors(enabled: boolean): Colors {
-  if (!enabled) return { enabled, bold: id, dim: id, red: id, green: id, yellow: id, cyan: id, magenta: id };
-  return {
-    enabled,
-    bold: wrap(1, 22),
-    dim: wrap(2, 22),
-    red: wrap(31, 39),
-    green: wrap(32, 39),
-    yellow: wrap(33, 39),
-    cyan: wrap(36, 39),
-    magenta: wrap(35, 39),
-  };
-}
-
-/** Colour on a terminal unless NO_COLOR (any non-empty value) or --no-color; FORCE_COLOR forces it on. */
+/** Colour on a terminal unless NO_COLOR (any non-empty value), --no-color or TERM=dumb; FORCE_COLOR forces it on. */
 export function colorWanted(isTTY: boolean, env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean {
   if (flag === false) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
   if (env.TERM === 'dumb') return false;
   return isTTY;
+}
+
+/** chalk's colour level for an enabled stream: 16 colours are all svc uses, more only when asked for. */
+function level(env: NodeJS.ProcessEnv): 1 | 2 | 3 {
+  const forced = Number(env.FORCE_COLOR);
+  if (forced === 2 || forced === 3) return forced;
+  if (env.COLORTERM === 'truecolor' || env.COLORTERM === '24bit') return 3;
+  return /256/.test(env.TERM ?? '') ? 2 : 1;
+}
+
+/** Styles for one decision: plain text when off; chalk (loaded now) when on. */
+export async function loadColors(enabled: boolean, env: NodeJS.ProcessEnv): Promise<Colors> {
+  if (!enabled) return NO_COLORS;
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: level(env) });
+  return {
+    enabled,
+    bold: (s) => chalk.bold(s),
+    dim: (s) => chalk.dim(s),
+    red: (s) => chalk.red(s),
+    green: (s) => chalk.green(s),
+    yellow: (s) => chalk.yellow(s),
+    cyan: (s) => chalk.cyan(s),
+    magenta: (s) => chalk.magenta(s),
+  };
 }

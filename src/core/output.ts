@@ -1,6 +1,6 @@
 // The output layer: stdout is data, stderr is everything else. Tables and colour on a terminal, plain
 // tab-separated lines in a pipe, JSON / NDJSON with --json, spinners only on a terminal's stderr.
-import { colorWanted, makeColors, type Colors } from './color.js';
+import { NO_COLORS, colorWanted, loadColors, type Colors } from './color.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -20,6 +20,8 @@ export interface Column<Row> {
   header: string;
   get: (row: Row) => unknown;
   align?: 'left' | 'right';
+  /** cut this column only when nothing else can give way (id columns are kept by default) */
+  keep?: boolean;
 }
 
 export interface Spinner {
@@ -29,23 +31,43 @@ export interface Spinner {
   stop(): void;
 }
 
+/** ora's "dots" frames */
+const DOTS = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
 const noopSpinner: Spinner = { update() {}, succeed() {}, fail() {}, stop() {} };
 
 export class Output {
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
-  /** colours for stdout text */
-  readonly c: Colors;
-  /** colours for stderr text */
-  readonly ce: Colors;
+  /** the colour decision for stdout and for stderr (NO_COLOR, FORCE_COLOR, --no-color, TERM=dumb, a terminal) */
+  readonly colorStdout: boolean;
+  readonly colorStderr: boolean;
+  /** colours for stdout text (plain until loadColors) */
+  c: Colors = NO_COLORS;
+  /** colours for stderr text (plain until loadColors) */
+  ce: Colors = NO_COLORS;
   /** set when something (a partial line) was written to stdout without a final newline */
   private stdoutMidLine = false;
 
   constructor(readonly streams: Streams, readonly opts: OutputOptions) {
     this.stdoutIsTTY = !!streams.stdout.isTTY;
     this.stderrIsTTY = !!streams.stderr.isTTY;
-    this.c = makeColors(colorWanted(this.stdoutIsTTY, opts.env, opts.color));
-    this.ce = makeColors(colorWanted(this.stderrIsTTY, opts.env, opts.color));
+    this.colorStdout = colorWanted(this.stdoutIsTTY, opts.env, opts.color);
+    this.colorStderr = colorWanted(this.stderrIsTTY, opts.env, opts.color);
+  }
+
+  /** Load the styles the decision asks for (chalk is imported only when some colour is on). */
+  async loadColors(): Promise<void> {
+    this.c = await loadColors(this.colorStdout, this.opts.env);
+    this.ce = this.colorStderr === this.colorStdout ? this.c : await loadColors(this.colorStderr, this.opts.env);
+  }
+
+  /**
+   * Whether stderr can be redrawn in place (spinners, progress bars): a terminal that reports its width, not
+   * TERM=dumb, not --quiet. A pseudo-terminal of 0 columns (script, some CI runners) gets static lines instead.
+   */
+  get liveStderr(): boolean {
+    return this.stderrIsTTY && !this.opts.quiet && (this.streams.stderr.columns ?? 0) > 0 && this.opts.env.TERM !== 'dumb';
   }
 
   get json(): boolean {
@@ -83,26 +105,24 @@ export class Output {
     this.line(JSON.stringify(value));
   }
 
-  /** A table on a terminal; tab-separated rows without a header in a pipe. */
+  /**
+   * A table on a terminal, fitted to its width (one line per row, cut cells end in …); tab-separated rows without
+   * a header in a pipe.
+   */
   async table<Row>(rows: Row[], columns: Column<Row>[], opts: { emptyMessage?: string } = {}): Promise<void> {
-    const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v));
+    const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v)).replace(/[\t\r\n]+/g, ' ');
     if (!this.stdoutIsTTY) {
-      for (const row of rows) this.line(columns.map((col) => cell(col.get(row)).replace(/[\t\n]/g, ' ')).join('\t'));
+      for (const row of rows) this.line(columns.map((col) => cell(col.get(row))).join('\t'));
       return;
     }
     if (rows.length === 0) {
       this.info(opts.emptyMessage ?? 'nothing to show');
       return;
     }
-    const { default: Table } = await import('cli-table3');
-    const table = new Table({
-      head: columns.map((col) => this.c.bold(col.header)),
-      style: { head: [], border: [] },
-      colAligns: columns.map((col) => col.align ?? 'left'),
-      chars: borderless,
-    });
-    for (const row of rows) table.push(columns.map((col) => cell(col.get(row))));
-    this.line(table.toString());
+    const { renderTable } = await import('./table.js');
+    const width = this.streams.stdout.columns || Number(this.opts.env.COLUMNS) || Infinity;
+    const lines = renderTable(columns, rows.map((row) => columns.map((col) => cell(col.get(row)))), width, (h) => this.c.bold(h));
+    this.line(lines.join('\n'));
   }
 
   /** Key/value details of one object (human form). */
@@ -134,29 +154,43 @@ export class Output {
     this.streams.stderr.write(text);
   }
 
-  /** A spinner on stderr when it is a terminal (and not --quiet); a no-op otherwise. */
+  /**
+   * A spinner on stderr: live on a terminal that can be redrawn; on a terminal that cannot (0 columns, TERM=dumb)
+   * the text once and the outcome line, never a redraw; nothing in a pipe or with --quiet.
+   */
   async spinner(text: string): Promise<Spinner> {
     if (!this.stderrIsTTY || this.opts.quiet) return noopSpinner;
+    const ce = this.ce;
+    const done = (symbol: string, t: string | undefined, fallback: string) => `${symbol} ${t ?? fallback}\n`;
+    if (!this.liveStderr) {
+      let current = text;
+      let ended = false;
+      this.streams.stderr.write(`${text}\n`);
+      const end = (line: string) => {
+        if (!ended) this.streams.stderr.write(line);
+        ended = true;
+      };
+      return {
+        update: (t) => void (current = t),
+        succeed: (t) => end(done(ce.green('✔'), t, current)),
+        fail: (t) => end(done(ce.red('✖'), t, current)),
+        stop: () => void (ended = true),
+      };
+    }
     const { default: ora } = await import('ora');
-    const s = ora({ text, stream: this.streams.stderr as NodeJS.WritableStream, color: 'cyan', isEnabled: true });
+    // frames coloured by our decision; ora's own colouring (its chalk) stays off
+    const s = ora({ text, stream: this.streams.stderr as NodeJS.WritableStream, color: false, isEnabled: true, spinner: { interval: 80, frames: DOTS.map((f) => ce.cyan(f)) } });
     s.start();
     return {
       update: (t) => {
         s.text = t;
       },
-      succeed: (t) => void s.succeed(t),
-      fail: (t) => void s.fail(t),
+      succeed: (t) => void s.stopAndPersist({ symbol: ce.green('✔'), text: t }),
+      fail: (t) => void s.stopAndPersist({ symbol: ce.red('✖'), text: t }),
       stop: () => void s.stop(),
     };
   }
 }
-
-const borderless = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '',
-  right: '', 'right-mid': '', middle: '  ',
-};
 
 /** Human-friendly byte counts. */
 export function formatBytes(n: number): string {

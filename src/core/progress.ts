@@ -1,5 +1,7 @@
-// A byte progress bar on stderr, drawn only on a terminal (never in a pipe, never with --quiet).
+// A byte progress bar on stderr, drawn only on a terminal that can be redrawn (never in a pipe, never with --quiet,
+// never on a terminal of 0 columns or TERM=dumb). The bar itself takes the output's colour decision.
 import { formatBytes, type Output } from './output.js';
+import { truncate } from './table.js';
 
 export interface Progress {
   update(done: number, total?: number): void;
@@ -10,7 +12,7 @@ export interface Progress {
 const noop: Progress = { update() {}, done() {} };
 
 export function progressBar(out: Output, label: string, total?: number, opts: { now?: () => number; intervalMs?: number } = {}): Progress {
-  if (!out.stderrIsTTY || out.opts.quiet) return noop;
+  if (!out.liveStderr) return noop;
   const stderr = out.streams.stderr;
   const now = opts.now ?? Date.now;
   const interval = opts.intervalMs ?? 100;
@@ -20,7 +22,7 @@ export function progressBar(out: Output, label: string, total?: number, opts: { 
   let current = 0;
   let size = total;
   const draw = () => {
-    const cols = Math.max(40, stderr.columns ?? 80);
+    const cols = stderr.columns || 80;
     const secs = Math.max(0.001, (now() - started) / 1000);
     const rate = `${formatBytes(Math.round(current / secs))}/s`;
     let text: string;
@@ -32,11 +34,13 @@ export function progressBar(out: Output, label: string, total?: number, opts: { 
       const tail = tails.find((t) => label.length + t.length + 14 <= cols) ?? tails[2]!;
       const width = Math.max(10, Math.min(30, cols - label.length - tail.length - 4));
       const filled = Math.round(frac * width);
-      text = `${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}]${tail}`;
+      const name = truncate(label, cols - 1 - tail.length - width - 3);
+      text = `${name} [${out.ce.cyan('#'.repeat(filled))}${'-'.repeat(width - filled)}]${tail}`;
     } else {
-      text = `${label} ${formatBytes(current)} ${rate}`;
+      const tail = ` ${formatBytes(current)} ${rate}`;
+      text = `${truncate(label, cols - 1 - tail.length)}${tail}`;
     }
-    stderr.write(`\r${text.slice(0, cols - 1)}\u001b[K`);
+    stderr.write(`\r${text}\u001b[K`);
     drawn = true;
   };
   return {
