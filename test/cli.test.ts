@@ -1,9 +1,8 @@
 // The launcher and the command tree: --version, help, usage errors, pipes, NO_COLOR.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, startTestEmulator, svc, svcEnv, tempDir, type TestEmulator } from './helpers/cli.js';
+import { ROOT, isLauncher, startTestEmulator, svc, svcOnTerminal, svcShell, tempDir, type TestEmulator } from './helpers/cli.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -14,24 +13,18 @@ afterAll(() => emu.close());
 describe('svc --version', () => {
   it('prints the package version and imports no command module (nor the CLI itself)', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await execa('node', ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs'), BIN, '--version'], {
-      env: { ...process.env, SVC_TRACE_IMPORTS: trace },
-      reject: false,
-    });
+    const r = await svc(['--version'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+    expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
     const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-    expect(loaded.some((u) => u.endsWith('/bin/svc.cjs'))).toBe(true);
+    expect(loaded.some(isLauncher)).toBe(true);
     expect(loaded.filter((u) => u.includes('/dist/'))).toEqual([]);
     expect(loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
   });
 
   it('svc --help loads no command module', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await execa('node', ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs'), BIN, '--help'], {
-      env: { ...process.env, SVC_TRACE_IMPORTS: trace },
-      reject: false,
-    });
+    const r = await svc(['--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/Usage: svc \[options\] \[command\]/);
     const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
@@ -68,17 +61,36 @@ describe('the command tree', () => {
   });
 
   it('a closed pipe is not an error: `svc models list | head -1` exits 0 quietly', async () => {
-    const r = await execa('bash', ['-o', 'pipefail', '-c', `node ${BIN} models list --kind language | head -1`], { env: svcEnv({ emu }), extendEnv: false, reject: false });
+    const r = await svcShell('svc models list --kind language | head -1', { emu });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout.split('\n')).toHaveLength(1);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr).toBe('');
   });
 
-  it('NO_COLOR keeps ANSI codes out even when colour is forced by a terminal-like setting', async () => {
-    const coloured = await svc(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
-    const plain = await svc(['models', 'get', 'nope'], { emu, env: { NO_COLOR: '1', FORCE_COLOR: undefined } });
-    expect(plain.stderr).not.toMatch(/\u001b\[/);
-    expect(plain.stderr).toMatch(/^error: /);
+  // Colour is decided from behaviour only (what reaches the terminal), so the test holds whatever module decides it.
+  it('FORCE_COLOR=1 on a terminal colours the output; NO_COLOR=1 with everything else equal removes every code', async () => {
+    const SGR = /\u001b\[[0-9;]*m/;
+    const coloured = await svcOnTerminal(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const plain = await svcOnTerminal(['models', 'get', 'nope'], { emu, env: { NO_COLOR: '1', FORCE_COLOR: '1' } });
     expect(coloured.exitCode).toBe(5);
+    expect(plain.exitCode).toBe(5);
+    expect(coloured.screen).toMatch(SGR);
+    expect(coloured.screen).toMatch(/error/);
+    expect(plain.screen).not.toMatch(SGR);
+    const errorLine = (screen: string) => screen.replace(new RegExp(SGR, 'g'), '').split(/\r?\n/).find((l) => l.startsWith('error: '))!;
+    expect(errorLine(plain.screen)).toMatch(/^error: The model nope does not exist/);
+    // the same words, only the codes differ
+    expect(errorLine(coloured.screen).replace(/request id [\w-]+/, '')).toBe(errorLine(plain.screen).replace(/request id [\w-]+/, ''));
+  });
+
+  it('a table on a terminal is coloured with FORCE_COLOR=1 and plain with NO_COLOR=1', async () => {
+    const SGR = /\u001b\[[0-9;]*m/;
+    const coloured = await svcOnTerminal(['models', 'list'], { emu, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const plain = await svcOnTerminal(['models', 'list'], { emu, env: { NO_COLOR: '1', FORCE_COLOR: '1' } });
+    expect(coloured.exitCode).toBe(0);
+    expect(plain.exitCode).toBe(0);
+    expect(coloured.screen).toMatch(SGR);
+    expect(plain.screen).not.toMatch(SGR);
+    expect(plain.screen).toContain('svc-4-mini');
   });
 });

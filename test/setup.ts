@@ -1,7 +1,34 @@
-// After every test file: no API key may appear in anything a CLI process printed (stdout or stderr, --verbose
-// included). svc() checks each run as it ends; this also covers processes started with spawnSvc.
+// Runs in every test file's worker.
+// 1. After every test file: no API key may appear in anything a CLI process printed (stdout or stderr, --verbose
+//    included). svc() checks each run as it ends; this also covers processes started with spawnSvc.
+// 2. A CLI process started other than through test/helpers/cli.ts would escape that scan: child_process is wrapped
+//    so that a command line naming the launcher (bin/svc.cjs) or the built CLI (dist/) throws unless a helper is
+//    starting it.
+import childProcess from 'node:child_process';
+import { syncBuiltinESMExports } from 'node:module';
 import { afterAll } from 'vitest';
-import { scanCapturedOutput } from './helpers/cli.js';
+import { scanCapturedOutput, spawningThroughHelper } from './helpers/cli.js';
+
+const CLI = /bin\/svc\.cjs|\/dist\/[\w/.-]+\.js/;
+const GUARDED = ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork'] as const;
+const mark = Symbol.for('svc.test.spawnGuard');
+const cp = childProcess as unknown as Record<string, ((...a: unknown[]) => unknown) & { [mark]?: true }>;
+for (const name of GUARDED) {
+  const original = cp[name]!;
+  if (original[mark]) continue;
+  const guarded = Object.assign(
+    function (this: unknown, ...args: unknown[]) {
+      const commandLine = [args[0], ...(Array.isArray(args[1]) ? args[1] : [])].map(String).join(' ');
+      if (CLI.test(commandLine) && !spawningThroughHelper()) {
+        throw new Error(`a test started the CLI without test/helpers/cli.ts (its output would not be scanned for keys): ${commandLine}`);
+      }
+      return original.apply(this, args);
+    },
+    { [mark]: true as const },
+  );
+  cp[name] = guarded;
+}
+syncBuiltinESMExports();
 
 afterAll(() => {
   scanCapturedOutput();

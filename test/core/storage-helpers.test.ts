@@ -95,7 +95,8 @@ describe('saveStream', () => {
     const src = new PassThrough();
     const p = saveStream(src, join(d, 'x.bin'), { signal: ac.signal });
     src.write(Buffer.alloc(1000));
-    await new Promise((r) => setTimeout(r, 20));
+    // wait for the temp file to appear (no time is asserted; the limit only avoids hanging)
+    for (let i = 0; i < 500 && !readdirSync(d).some((n) => n.endsWith('.part')); i++) await new Promise((r) => setTimeout(r, 10));
     expect(readdirSync(d).some((n) => n.endsWith('.part'))).toBe(true);
     ac.abort();
     await expect(p).rejects.toThrow(/interrupted/);

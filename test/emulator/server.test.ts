@@ -1,4 +1,6 @@
 // The emulator's core: statuses and error bodies of wire-details.md, request ids, fault injection, persistence.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import { startTestEmulator, svc, tempDir, type TestEmulator } from '../helpers/cli.js';
@@ -77,7 +79,8 @@ describe('emulator statuses and error bodies', () => {
     const times = emu.requests().filter((q) => q.path === '/v1/me').map((q: any) => q.time as number);
     expect(times).toHaveLength(2);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
-    expect(times[1]! - times[0]!).toBeLessThan(3000);
+    // no tight upper bound (a loaded machine is slow); this one only catches a unit error (seconds read as ms × 1000)
+    expect(times[1]! - times[0]!).toBeLessThan(30_000);
   });
 
   it('a slow first byte is waited for within --timeout, and reported when it exceeds it', async () => {
@@ -98,9 +101,18 @@ describe('deferred chat completions and persistence', () => {
     expect(create.exitCode).toBe(0);
     const id = create.stdout.trim();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    // ordering, not timing: the answer is held back until the test releases it in the shared state file
+    const stateFile = join(dataDir, 'emulator', 'state.json');
+    const setReadyAt = (readyAt: number) => {
+      const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+      state.collections.chat_deferred[id].ready_at = readyAt;
+      writeFileSync(stateFile, JSON.stringify(state));
+    };
+    setReadyAt(Date.now() + 3_600_000);
     const pending = await svc(['--emulator', 'chat', 'get', id], { key: null, env });
     expect(pending.exitCode).toBe(1);
     expect(pending.stderr).toMatch(/still pending/);
+    setReadyAt(0);
     const done = await svc(['--emulator', 'chat', 'get', id, '--wait'], { key: null, env });
     expect(done.exitCode).toBe(0);
     expect(done.stdout).toMatch(/^This is the emulator's answer to "a deferred question"/);

@@ -270,11 +270,14 @@ describe('skills, images and videos routes', () => {
     expect((await call('POST', '/v1/videos/extensions', { json: { prompt: 'x', video: { url: 'https://e/v.mp4' }, duration: 11 } })).status).toBe(400);
     expect((await call('POST', '/v1/videos/extensions', { json: { prompt: 'x', video: { url: 'https://e/v.mp4' }, duration: 1 } })).status).toBe(400);
     expect((await call('POST', '/v1/videos/edits', { json: { prompt: 'x' } })).status).toBe(422);
+    // ordering, not timing: the job stays pending until the test marks it ready
+    emu.core.settings.videoDelayMs = 3_600_000;
     const { json } = await call('POST', '/v1/videos/generations', { json: { prompt: 'calm sea', duration: 2 } });
+    emu.core.settings.videoDelayMs = 300;
     const first = await call('GET', `/v1/videos/${json.request_id}`);
     expect(first.status).toBe(202);
     expect(first.json).toMatchObject({ status: 'pending', progress: expect.any(Number) });
-    await new Promise((r) => setTimeout(r, 350));
+    emu.core.store.collection<{ ready_ms: number }>('video_jobs').get(json.request_id)!.ready_ms = 0;
     const done = await call('GET', `/v1/videos/${json.request_id}`);
     expect(done.json).toMatchObject({ status: 'done', video: { duration: 2, respect_moderation: true } });
     const file = await fetch(done.json.video.url);

@@ -3,14 +3,19 @@
 import { mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { execa, type ResultPromise } from 'execa';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
+import { DEFAULT_EMULATOR_KEY } from '../../src/emulator/auth.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
-export const BIN = join(ROOT, 'bin', 'svc.cjs');
+/** the launcher; only this module starts it (see spawningThroughHelper) */
+const LAUNCHER = join(ROOT, 'bin', 'svc.cjs');
+/** whether a path or file URL is the launcher (for import traces) */
+export const isLauncher = (pathOrUrl: string): boolean => pathOrUrl.endsWith(LAUNCHER);
 
 /** Keys handed out by these helpers: none of them may ever appear in CLI output. */
-const SECRETS = new Set<string>();
+const SECRETS = new Set<string>([DEFAULT_EMULATOR_KEY]);
 /** Everything every CLI process of this test file printed; test/setup.ts scans it after the file's tests. */
 const CAPTURED: { args: unknown; text: string }[] = [];
 
@@ -62,6 +67,12 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   input?: string | Buffer;
   inputFile?: string;
+  /** 'pipe' to write to the process's stdin while it runs (spawnSvc) */
+  stdin?: 'pipe';
+  /** 'buffer' keeps stdout/stderr as bytes (spawnSvc) */
+  encoding?: 'utf8' | 'buffer';
+  /** node's own options, before the launcher (e.g. ['--require', tracer]) */
+  nodeArgs?: string[];
   cwd?: string;
   timeout?: number;
   /** config dir (default: a fresh temp dir per run) */
@@ -74,7 +85,8 @@ export interface RunResult {
   stderr: string;
 }
 
-export function svcEnv(opts: RunOptions): Record<string, string | undefined> {
+/** The environment every CLI process of the suite gets (nothing is inherited but PATH, HOME and TMPDIR). */
+function svcEnv(opts: RunOptions): Record<string, string | undefined> {
   const configDir = opts.configDir ?? mkdtempSync(join(tmpdir(), 'svc-cfg-'));
   return {
     PATH: process.env.PATH,
@@ -91,22 +103,46 @@ export function svcEnv(opts: RunOptions): Record<string, string | undefined> {
   };
 }
 
-/** Start the CLI as a process (for tests that need to signal it or read it while it runs). */
+/**
+ * The helpers below are the only way a test starts the CLI: test/setup.ts refuses (throws) any process whose
+ * command line names the launcher unless one of them is starting it, and test/suite-rules.test.ts fails on a
+ * test file that mentions the launcher.
+ */
+let helperSpawning = 0;
+export function spawningThroughHelper(): boolean {
+  return helperSpawning > 0;
+}
+function throughHelper<T>(start: () => T): T {
+  helperSpawning++;
+  try {
+    return start();
+  } finally {
+    helperSpawning--;
+  }
+}
+
+const text = (v: unknown): string => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : String(v ?? ''));
+
+/** Start the CLI as a process (for tests that need to signal it, pipe into it or read it while it runs). */
 export function spawnSvc(args: string[], opts: RunOptions = {}): ResultPromise {
-  const child = execa('node', [BIN, ...args], {
-    env: svcEnv(opts),
-    extendEnv: false,
-    input: opts.input,
-    inputFile: opts.inputFile,
-    stdin: opts.input === undefined && opts.inputFile === undefined ? 'ignore' : undefined,
-    cwd: opts.cwd ?? ROOT,
-    reject: false,
-    timeout: opts.timeout ?? 30_000,
-    stripFinalNewline: false,
-    encoding: 'utf8',
-  }) as unknown as ResultPromise;
+  const stdin = opts.stdin ?? (opts.input === undefined && opts.inputFile === undefined ? 'ignore' : undefined);
+  const child = throughHelper(
+    () =>
+      execa('node', [...(opts.nodeArgs ?? []), LAUNCHER, ...args], {
+        env: svcEnv(opts),
+        extendEnv: false,
+        input: opts.input,
+        inputFile: opts.inputFile,
+        stdin,
+        cwd: opts.cwd ?? ROOT,
+        reject: false,
+        timeout: opts.timeout ?? 30_000,
+        stripFinalNewline: false,
+        encoding: opts.encoding ?? 'utf8',
+      }) as unknown as ResultPromise,
+  );
   child.then(
-    (r) => CAPTURED.push({ args, text: `${String(r.stdout ?? '')}${String(r.stderr ?? '')}` }),
+    (r) => CAPTURED.push({ args, text: text(r.stdout) + text(r.stderr) }),
     () => {},
   );
   return child;
@@ -124,6 +160,111 @@ export async function svc(args: string[], opts: RunOptions = {}): Promise<RunRes
   const result = { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
   assertNoSecrets(result.stdout + result.stderr, args);
   return result;
+}
+
+/** Run the CLI to completion with stdout kept as bytes (audio in a pipe); scanned like svc(). */
+export async function svcBytes(args: string[], opts: RunOptions = {}): Promise<{ exitCode: number; stdout: Buffer; stderr: string }> {
+  const r = await spawnSvc(args, { ...opts, encoding: 'buffer' });
+  const result = { exitCode: r.exitCode ?? -1, stdout: Buffer.from(r.stdout as unknown as Uint8Array), stderr: Buffer.from(r.stderr as unknown as Uint8Array).toString('utf8') };
+  assertNoSecrets(result.stdout.toString('latin1') + result.stderr, args);
+  return result;
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+/** `node <launcher> args…` as one shell word list */
+const commandLine = (args: string[]) => ['node', LAUNCHER, ...args].map(shellQuote).join(' ');
+
+/**
+ * Run a bash script (with pipefail) in which `svc` is the CLI: `svcShell('svc models list | head -1', {emu})`.
+ * The script's stdout and stderr are scanned like svc().
+ */
+export async function svcShell(script: string, opts: RunOptions = {}): Promise<RunResult> {
+  const r = await throughHelper(() =>
+    execa('bash', ['-o', 'pipefail', '-c', `svc() { node ${shellQuote(LAUNCHER)} "$@"; }\n${script}`], {
+      env: svcEnv(opts),
+      extendEnv: false,
+      input: opts.input,
+      stdin: opts.input === undefined ? 'ignore' : undefined,
+      cwd: opts.cwd ?? ROOT,
+      reject: false,
+      timeout: opts.timeout ?? 30_000,
+    }),
+  );
+  const result = { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+  assertNoSecrets(result.stdout + result.stderr, script);
+  return result;
+}
+
+/**
+ * Run the CLI with stdin, stdout and stderr on a pseudo-terminal (util-linux `script`); `typed` is what the user
+ * types (default: nothing, stdin closed). Returns what the terminal showed, scanned for keys.
+ */
+export async function svcOnTerminal(args: string[], opts: RunOptions & { typed?: string } = {}): Promise<{ exitCode: number; screen: string }> {
+  const r = await throughHelper(() =>
+    execa('script', ['-qfec', commandLine(args), '/dev/null'], {
+      env: svcEnv(opts),
+      extendEnv: false,
+      cwd: opts.cwd ?? ROOT,
+      reject: false,
+      timeout: opts.timeout ?? 30_000,
+      ...(opts.typed === undefined ? { stdin: 'ignore' as const } : { input: opts.typed }),
+    }),
+  );
+  const screen = String(r.stdout ?? '');
+  assertNoSecrets(screen, args);
+  return { exitCode: r.exitCode ?? -1, screen };
+}
+
+/**
+ * A tmux server of its own for terminal tests: `start` runs the CLI in a window of the given size (then prints
+ * `EXIT=<code>` and stays, so the screen can still be read); every `screen()` read is scanned for keys.
+ */
+export class TmuxTerminal {
+  private readonly socket = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+  private tmux(...args: string[]): string {
+    return throughHelper(() => execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' }));
+  }
+
+  start(args: string[], opts: RunOptions & { cols?: number; rows?: number } = {}): void {
+    const vars = Object.entries({ ...svcEnv(opts), TERM: 'xterm' })
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${shellQuote(v!)}`)
+      .join(' ');
+    const cmd = `cd ${shellQuote(opts.cwd ?? ROOT)} && env -i ${vars} ${commandLine(args)}; echo "EXIT=$?"; sleep 60`;
+    this.stop();
+    this.tmux('new-session', '-d', '-x', String(opts.cols ?? 120), '-y', String(opts.rows ?? 40), '-s', 'svc', cmd);
+  }
+
+  /** tmux send-keys: text, or key names such as 'Enter', 'Space', 'C-c' */
+  keys(...keys: string[]): void {
+    this.tmux('send-keys', '-t', 'svc', ...keys);
+  }
+
+  screen(): string {
+    const s = this.tmux('capture-pane', '-p', '-J', '-t', 'svc', '-S', '-200');
+    assertNoSecrets(s, 'tmux screen');
+    return s;
+  }
+
+  /** Poll the screen until `what` shows (after offset `after`); no timing is asserted, the limit only avoids hanging. */
+  async waitFor(what: string | RegExp, after = 0, tries = 300): Promise<string> {
+    for (let i = 0; i < tries; i++) {
+      const screen = this.screen();
+      const rest = screen.slice(after);
+      if (typeof what === 'string' ? rest.includes(what) : what.test(rest)) return screen;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`the terminal never showed ${String(what)}:\n${this.screen()}`);
+  }
+
+  stop(): void {
+    try {
+      execFileSync('tmux', ['-L', this.socket, 'kill-server'], { stdio: 'ignore' });
+    } catch {
+      // not running
+    }
+  }
 }
 
 export function assertNoSecrets(text: string, context: unknown): void {

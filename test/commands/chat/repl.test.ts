@@ -1,73 +1,50 @@
 // `svc chat -i` in a real terminal (tmux): turns with the conversation kept, Ctrl-C cancelling the answer in
 // progress without leaving the REPL, commands, and /exit.
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEmulator, svc, svcEnv, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { TmuxTerminal, startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
-const socket = `svc-repl-test-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-const pane = () => tmux('capture-pane', '-p', '-J', '-S', '-200');
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/** Poll the screen until it shows what is expected (no timing is asserted; the limit only avoids hanging). */
-async function waitFor(what: string | RegExp, after = 0): Promise<string> {
-  for (let i = 0; i < 300; i++) {
-    const screen = pane();
-    const rest = screen.slice(after);
-    if (typeof what === 'string' ? rest.includes(what) : what.test(rest)) return screen;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the terminal never showed ${String(what)}:\n${pane()}`);
-}
+const term = new TmuxTerminal();
+const waitFor = (what: string | RegExp, after = 0) => term.waitFor(what, after);
 
 beforeAll(async () => {
   emu = await startTestEmulator();
 });
 afterAll(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // already gone
-  }
+  term.stop();
   await emu.close();
 });
 
 describe('svc chat -i in a terminal', () => {
   it('two turns with history, one cancelled with Ctrl-C, commands, then /exit', async () => {
     const configDir = tempDir();
-    const env = svcEnv({ emu, configDir });
     // the answer the cancelled turn would have given in full
     const full = (await svc(['chat', '--no-save', 'tell me a long story'], { emu, configDir })).stdout.trim();
-    const assignments = Object.entries(env)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}=${quote(v!)}`)
-      .join(' ');
-    tmux('new-session', '-d', '-x', '120', '-y', '40', `env -i ${assignments} TERM=xterm node ${quote(BIN)} chat -i -s 'You are brief'; echo "EXIT=$?"; sleep 60`);
+    term.start(['chat', '-i', '-s', 'You are brief'], { emu, configDir });
     await waitFor('svc chat · svc-latest');
 
     emu.clearRequests();
-    tmux('send-keys', 'first question', 'Enter');
+    term.keys('first question', 'Enter');
     let screen = await waitFor(/answer to "first question"[^\n]*\n[\s\S]*> $/m);
 
     // a slow answer, cancelled in the middle
     emu.core.settings.tokenDelayMs = 150;
-    tmux('send-keys', 'tell me a long story', 'Enter');
+    term.keys('tell me a long story', 'Enter');
     screen = await waitFor('answer to "tell me a long story"', screen.length - 10);
-    tmux('send-keys', 'C-c');
+    term.keys('C-c');
     screen = await waitFor('[cancelled]');
     expect(screen).not.toContain(full);
     emu.core.settings.tokenDelayMs = 0;
 
     // the REPL is still there; a multi-line turn
-    tmux('send-keys', 'second\\', 'Enter');
+    term.keys('second\\', 'Enter');
     await waitFor('… ');
-    tmux('send-keys', 'question', 'Enter');
+    term.keys('question', 'Enter');
     screen = await waitFor(/answer to "second question"/);
 
-    tmux('send-keys', '/model', 'Enter');
+    term.keys('/model', 'Enter');
     await waitFor('model: svc-latest');
-    tmux('send-keys', '/exit', 'Enter');
+    term.keys('/exit', 'Enter');
     screen = await waitFor('EXIT=0');
 
     // the history went with each turn; the cancelled one left no trace
@@ -87,19 +64,13 @@ describe('svc chat -i in a terminal', () => {
   });
 
   it('Ctrl-C at an empty prompt asks for a second one, which leaves', async () => {
-    const env = svcEnv({ emu });
-    const assignments = Object.entries(env)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}=${quote(v!)}`)
-      .join(' ');
-    tmux('kill-server');
-    tmux('new-session', '-d', '-x', '120', '-y', '40', `env -i ${assignments} TERM=xterm node ${quote(BIN)} chat -i --no-save; echo "EXIT=$?"; sleep 60`);
+    term.start(['chat', '-i', '--no-save'], { emu });
     await waitFor('svc chat ·');
-    tmux('send-keys', '/nonsense', 'Enter');
+    term.keys('/nonsense', 'Enter');
     await waitFor('unknown command /nonsense');
-    tmux('send-keys', 'C-c');
+    term.keys('C-c');
     await waitFor('Ctrl-C again');
-    tmux('send-keys', 'C-c');
+    term.keys('C-c');
     await waitFor('EXIT=0');
   });
 });

@@ -64,6 +64,24 @@ describe('svc chat streaming', () => {
     expect(lines.at(-1).usage.total_tokens).toBeGreaterThan(0);
   });
 
+  it('--no-stream --json prints the one completion object as the API sent it, on one line', async () => {
+    emu.clearRequests();
+    const r = await svc(['chat', 'whole please', '--seed', '7', '--no-stream', '--json'], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.endsWith('\n')).toBe(true);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const body = JSON.parse(emu.requests().at(-1)!.body!);
+    expect(body.stream).not.toBe(true);
+    const completion = JSON.parse(r.stdout);
+    expect(completion).toMatchObject({ object: 'chat.completion', id: expect.any(String), created: expect.any(Number), model: expect.stringMatching(/^svc-/) });
+    expect(completion.choices).toHaveLength(1);
+    expect(completion.choices[0]).toMatchObject({ index: 0, finish_reason: 'stop', message: { role: 'assistant' } });
+    expect(completion.usage.total_tokens).toBe(completion.usage.prompt_tokens + completion.usage.completion_tokens);
+    const plain = await svc(['chat', 'whole please', '--seed', '7', '--no-stream'], { emu });
+    expect(`${completion.choices[0].message.content}\n`).toBe(plain.stdout);
+  });
+
   it('-u prints usage and cost on stderr, not stdout', async () => {
     const r = await svc(['chat', 'cost please', '-u'], { emu });
     expect(r.stderr).toMatch(/usage: \d+ prompt \+ \d+ completion = \d+ tokens · \$\d+\.\d{6} · svc-4/);

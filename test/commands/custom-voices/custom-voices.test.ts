@@ -1,8 +1,11 @@
 import { encodeWav } from '../../../src/audio/codecs.js';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+
+const ffmpeg = (args: string[]) => execa('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -140,26 +143,44 @@ describe('the clip is checked before upload (exit 2, nothing sent)', () => {
     expect(r.stderr).toContain('cannot read /nonexistent/clip.wav: ENOENT');
   });
 
-  it('another container goes to ffprobe when present: too long is refused', async () => {
-    const dir = tempDir();
-    const probe = join(dir, 'ffprobe');
-    writeFileSync(probe, '#!/bin/sh\necho \'{"streams":[{"codec_type":"audio"}],"format":{"duration":"150.5"}}\'\n');
-    chmodSync(probe, 0o755);
-    const r = await run([writeTemp('talk.m4a', Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypM4A '), Buffer.alloc(64)]))], { SVC_FFPROBE: probe });
+  // The real ffprobe (installed by scripts/install-system-deps.sh) measures clips that ffmpeg made.
+  it('another container goes to ffprobe: a clip over 120 s is refused', async () => {
+    const long = join(tempDir(), 'talk.m4a');
+    await ffmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=8000:cl=mono', '-t', '150.5', '-c:a', 'aac', '-b:a', '16k', long]);
+    emu.clearRequests();
+    const r = await run([long]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('talk.m4a is not allowed: a reference clip of at most 120 seconds (this one is 150.5 s)');
+    expect(r.stderr).toMatch(/talk\.m4a is not allowed: a reference clip of at most 120 seconds \(this one is 150\.[56] s\)/);
+    expect(emu.requests()).toHaveLength(0);
+  });
+
+  it('another container under 120 s is measured by ffprobe and uploaded without a note', async () => {
+    const short = join(tempDir(), 'short.ogg');
+    await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=16000:duration=2', '-c:a', 'libopus', short]);
+    emu.clearRequests();
+    const r = await svc(['custom-voices', 'create', short], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('trusting its extension');
+    expect(emu.requests()).toHaveLength(1);
   });
 
   it('another container without an audio stream (per ffprobe) is refused', async () => {
-    const dir = tempDir();
-    const probe = join(dir, 'ffprobe');
-    writeFileSync(probe, '#!/bin/sh\necho \'{"streams":[{"codec_type":"video"}],"format":{"duration":"5"}}\'\n');
-    chmodSync(probe, 0o755);
-    const r = await run([writeTemp('clip.ogg', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))], { SVC_FFPROBE: probe });
+    const video = join(tempDir(), 'clip.ogg');
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=c=black:s=16x16:d=1:r=5', '-c:v', 'libtheora', video]);
+    emu.clearRequests();
+    const r = await run([video]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('clip.ogg is not readable audio: ffprobe finds no audio stream in it');
+    expect(emu.requests()).toHaveLength(0);
   });
 
+  it('a file in a container ffprobe cannot read is refused', async () => {
+    const r = await run([writeTemp('clip.ogg', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('clip.ogg is not readable audio');
+  });
+
+  // the one test with a stand-in: ffprobe missing (a path that does not exist)
   it('without ffprobe another container is trusted by its extension (with a note) and uploaded', async () => {
     emu.clearRequests();
     const r = await svc(['custom-voices', 'create', writeTemp('clip.ogg', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))], { emu, env: { SVC_FFPROBE: '/nonexistent/ffprobe' } });

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSvc, svc, tempDir } from '../../helpers/cli.js';
+import { DEFAULT_EMULATOR_KEY } from '../../../src/emulator/auth.js';
 
-const DEFAULT_KEY = 'svc-emulator-local-key-0000000000000000';
+// the helpers register this key as a secret: no output of these runs may show it
+const DEFAULT_KEY = DEFAULT_EMULATOR_KEY;
 
 async function serve(args: string[]) {
   const state = tempDir();

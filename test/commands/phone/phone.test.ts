@@ -1,6 +1,5 @@
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, assertNoSecrets, registerSecret, startTestEmulator, svc, svcEnv, type TestEmulator } from '../../helpers/cli.js';
+import { registerSecret, startTestEmulator, svc, svcOnTerminal, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -12,10 +11,8 @@ const json = (s: string) => JSON.parse(s) as Record<string, any>;
 
 /** Run the CLI on a pseudo-terminal (util-linux `script`), typing `typed` at the prompt. */
 async function onTerminal(args: string[], typed: string) {
-  const cmd = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const r = await execa('script', ['-qec', cmd, '/dev/null'], { env: svcEnv({ emu }), extendEnv: false, input: typed, reject: false, timeout: 30_000 });
-  assertNoSecrets(String(r.stdout), args);
-  return { exitCode: r.exitCode, output: String(r.stdout) };
+  const r = await svcOnTerminal(args, { emu, typed });
+  return { exitCode: r.exitCode, output: r.screen };
 }
 
 describe('svc phone (v1)', () => {

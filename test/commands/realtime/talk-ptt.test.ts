@@ -1,30 +1,24 @@
 // svc realtime talk --push-to-talk on a real terminal (tmux): space toggles talking, releasing commits the turn
 // and asks for the answer; `q` quits. The microphone is the real `mic` package reading a fake `arecord` that
 // produces silence in real time and speaks a clip when the test says so.
-import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, assertNoSecrets, startTestEmulator, svcEnv, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { TmuxTerminal, startTestEmulator, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { clipPcm, lastSession, realTimeEmulator, spokenIn } from './talk-helpers.js';
 
 let emu: TestEmulator;
-const socket = `svc-ptt-${process.pid}`;
+const term = new TmuxTerminal();
 beforeAll(async () => {
   emu = await startTestEmulator();
   realTimeEmulator(emu);
 });
 afterAll(async () => {
-  try {
-    execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
-  } catch {
-    // already gone
-  }
+  term.stop();
   await emu.close();
 });
 
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-const pane = () => tmux('capture-pane', '-p', '-J', '-t', 'ptt', '-S', '-100');
+const pane = () => term.screen();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, fn: () => T | undefined | false, limitMs = 30_000): Promise<T> {
@@ -56,6 +50,7 @@ function tick() {
   if (pos >= 0 && pos < clip.length) { out = clip.subarray(pos, pos + frame); pos += frame; if (pos >= clip.length) fs.writeFileSync(dir + '/done', ''); }
   process.stdout.write(out);
   n++;
+  fs.writeFileSync(dir + '/frames', String(n));
   setTimeout(tick, Math.max(0, start + n * 40 - Date.now()));
 }
 tick();
@@ -69,34 +64,35 @@ describe('svc realtime talk --push-to-talk (on a terminal)', () => {
     const dir = tempDir('svc-ptt-');
     fakeArecord(dir, clipPcm([{ say: 'push to talk works' }, { silence: 300 }]));
     const out = join(dir, 'answer.wav');
-    const env = { ...svcEnv({ emu }), PATH: `${dir}:${process.env.PATH}`, TERM: 'xterm' };
-    const vars = Object.entries(env)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}='${String(v).replace(/'/g, "'\\''")}'`)
-      .join(' ');
-    const cmd = `cd '${ROOT}' && env -i ${vars} node '${BIN}' realtime talk --push-to-talk --output '${out}' 2>&1; echo "EXIT=$?" > '${dir}/exit'; sleep 30`;
-    tmux('new-session', '-d', '-x', '200', '-y', '50', '-s', 'ptt', cmd);
+    // frames the fake microphone has produced so far (40 ms each)
+    const frames = () => (existsSync(join(dir, 'frames')) ? Number(readFileSync(join(dir, 'frames'), 'utf8')) : 0);
+    term.start(['realtime', 'talk', '--push-to-talk', '--output', out], { emu, env: { PATH: `${dir}:${process.env.PATH}` }, cols: 200, rows: 50 });
 
     await until('the session to start', () => pane().includes('hold space to talk'));
-    tmux('send-keys', '-t', 'ptt', 'Space');
+    const SILENCE_FRAMES = 75; // 3 s of silence before talking and 3 s after: none of it may be sent
+    await until('silence before talking', () => frames() >= SILENCE_FRAMES);
+    term.keys('Space');
     await until('talking to start', () => pane().includes('(talking… release space to send)'));
     writeFileSync(join(dir, 'go'), '');
     await until('the clip to be recorded', () => existsSync(join(dir, 'done')));
     await sleep(300);
-    tmux('send-keys', '-t', 'ptt', 'Space');
+    term.keys('Space');
     await until('the answer', () => lastSession(emu).responses[0]?.status === 'completed' && /assistant: .+\n/.test(pane()));
-    tmux('send-keys', '-t', 'ptt', 'q');
-    const exit = await until('svc to exit', () => existsSync(join(dir, 'exit')) && readFileSync(join(dir, 'exit'), 'utf8'));
-    const screen = pane();
-    assertNoSecrets(screen, 'push-to-talk');
-    expect(exit.trim()).toBe('EXIT=0');
+    const released = frames();
+    await until('silence after talking', () => frames() >= released + SILENCE_FRAMES);
+    const producedMs = frames() * 40;
+    term.keys('q');
+    const screen = await term.waitFor(/EXIT=\d+/);
+    expect(screen).toContain('EXIT=0');
 
     const log = lastSession(emu);
     expect(log.session).toMatchObject({ turn_detection: null });
     expect(log.client_events).toEqual(['session.update', 'input_audio_buffer.commit', 'response.create']);
     expect(log.transcripts).toEqual(['push to talk works']);
-    // frames flowed only while talking: about the clip, not the seconds of silence before and after it
-    expect(log.input_audio_ms).toBeLessThan(4000);
+    // frames flowed only while talking: the clip, not the 6 s of silence produced before and after it (a bound
+    // on audio, not on time: a slow machine only lets more silence through the talking window, never outside it)
+    expect(log.input_audio_ms).toBeGreaterThan(0);
+    expect(log.input_audio_ms).toBeLessThanOrEqual(producedMs - SILENCE_FRAMES * 40);
     const answer = log.responses[0]!.transcript;
     expect(screen).toContain('you: push to talk works');
     expect(screen).toContain(`assistant: ${answer}`);

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { alawDecode, alawEncode, decodeAudio } from '../../../src/audio/codecs.js';
 import { decodeTones } from '../../../src/emulator/tones.js';
-import { execa } from 'execa';
-import { BIN, assertNoSecrets, startTestEmulator, svc, svcEnv, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+import { startTestEmulator, svc, svcBytes, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
 import { clipPcm, fastEmulator, lastSession, spokenIn, ulawClip, wavClip } from './talk-helpers.js';
 
 let emu: TestEmulator;
@@ -56,15 +55,8 @@ describe('svc realtime talk (files and pipes)', () => {
 
   it('--output - writes the answer as WAV on stdout and the transcript on stderr; legacy audio events are played too', async () => {
     emu.core.settings.realtimeLegacyEvents = 1;
-    const r = await execa('node', [BIN, 'realtime', 'talk', '--input', question, '--output', '-', '--voice', 'rex', '--instructions', 'Be brief'], {
-      env: svcEnv({ emu }),
-      extendEnv: false,
-      encoding: 'buffer',
-      reject: false,
-      stdin: 'ignore',
-    });
-    const stderr = Buffer.from(r.stderr).toString('utf8');
-    assertNoSecrets(stderr, 'talk --output -');
+    const r = await svcBytes(['realtime', 'talk', '--input', question, '--output', '-', '--voice', 'rex', '--instructions', 'Be brief'], { emu });
+    const stderr = r.stderr;
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const file = writeTemp('stdout.wav', Buffer.from(r.stdout));
     const answer = lastSession(emu).responses[0]!.transcript;

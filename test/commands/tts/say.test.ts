@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { BIN, ROOT, assertNoSecrets, startTestEmulator, svc, svcEnv, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { startTestEmulator, svc, svcBytes, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { decodeAudio, mulawDecode, parseWavHeader } from '../../../src/audio/codecs.js';
 import { tonesToText } from '../../../src/emulator/tones.js';
 
@@ -15,12 +14,7 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 /** Run the CLI with stdout kept as bytes (audio in a pipe). */
-async function svcBytes(args: string[], env: Record<string, string> = {}) {
-  const r = await execa('node', [BIN, ...args], { env: svcEnv({ emu, env }), extendEnv: false, cwd: ROOT, reject: false, encoding: 'buffer', stdin: 'ignore', timeout: 30_000 });
-  const stderr = Buffer.from(r.stderr as Uint8Array).toString();
-  assertNoSecrets(stderr, args);
-  return { exitCode: r.exitCode, stdout: Buffer.from(r.stdout as Uint8Array), stderr };
-}
+const bytesOf = (args: string[]) => svcBytes(args, { emu });
 
 describe('svc tts say', () => {
   it('speaks over the WebSocket into a WAV that stt transcribe reads back', async () => {
@@ -72,7 +66,7 @@ describe('svc tts say', () => {
 
   it('writes MP3 bytes to stdout in a pipe, every flag on the wire', async () => {
     emu.clearRequests();
-    const r = await svcBytes(['tts', 'say', 'pipe it', '--voice', 'ara', '--language', 'EN', '--bit-rate', '64000', '--speed', '1.2', '--optimize-streaming-latency', '1', '--text-normalization']);
+    const r = await bytesOf(['tts', 'say', 'pipe it', '--voice', 'ara', '--language', 'EN', '--bit-rate', '64000', '--speed', '1.2', '--optimize-streaming-latency', '1', '--text-normalization']);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe('');
     const { pcm, format } = await decodeAudio(r.stdout);

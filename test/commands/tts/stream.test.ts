@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { BIN, ROOT, startTestEmulator, svc, svcEnv, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { spawnSvc, startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { decodeAudio } from '../../../src/audio/codecs.js';
 import { tonesToText } from '../../../src/emulator/tones.js';
 import { UtteranceSplitter } from '../../../src/commands/tts/stream.js';
@@ -25,9 +24,8 @@ describe('svc tts stream', () => {
     };
     emu.core.on('tts.audio.delta', onDelta);
     try {
-      const opts = { env: svcEnv({ emu }), extendEnv: false, cwd: ROOT, reject: false, timeout: 40_000 } as const;
-      const chat = execa('node', [BIN, 'chat', 'tell a story about a lighthouse'], { ...opts, stdin: 'ignore', encoding: 'utf8' });
-      const tts = execa('node', [BIN, 'tts', 'stream', '--codec', 'pcm', '--sample-rate', '16000'], { ...opts, stdin: 'pipe', encoding: 'buffer' });
+      const chat = spawnSvc(['chat', 'tell a story about a lighthouse'], { emu, timeout: 40_000 });
+      const tts = spawnSvc(['tts', 'stream', '--codec', 'pcm', '--sample-rate', '16000'], { emu, timeout: 40_000, stdin: 'pipe', encoding: 'buffer' });
       let chatText = '';
       chat.stdout!.on('data', (c: Buffer) => {
         if (!chatText) events.push('chat: first text');

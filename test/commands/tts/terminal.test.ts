@@ -2,8 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { BIN, ROOT, startTestEmulator, svc, svcEnv, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { ROOT, startTestEmulator, svc, svcOnTerminal, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { encodeWav } from '../../../src/audio/codecs.js';
 import { textToTones } from '../../../src/emulator/tones.js';
 
@@ -15,13 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
 /** Run the CLI with stdin, stdout and stderr on a pseudo-terminal; returns what the terminal showed. */
-async function onTerminal(args: string[], env: Record<string, string> = {}) {
-  const r = await execa('script', ['-qfec', ['node', BIN, ...args].map(q).join(' '), '/dev/null'], { env: svcEnv({ emu, env }), extendEnv: false, cwd: ROOT, reject: false, timeout: 30_000, stdin: 'ignore' });
-  return { exitCode: r.exitCode, screen: String(r.stdout) };
-}
+const onTerminal = (args: string[], env: Record<string, string> = {}) => svcOnTerminal(args, { emu, env });
 
 describe('on a terminal', () => {
   it('svc tts say plays on the speaker when stdout is a terminal', async () => {
