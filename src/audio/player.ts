@@ -137,4 +137,12 @@ export class EncodedOutput {
       await this.target.end();
     }
   }
+
+  /** The command failed or was interrupted: stop playing; a file is not written (its target stays as it was). */
+  async abort(): Promise<void> {
+    this.decoder = undefined;
+    this.converter = undefined;
+    if (this.sink) await this.sink.abort().catch(() => undefined);
+    if (this.target) await this.target.abort().catch(() => undefined);
+  }
 }

@@ -2,8 +2,9 @@
 // sink's format; a file or stdout gets it encoded in a codec (WAV by default, with its sizes patched when a
 // file ends; raw PCM, mu-law, A-law or MP3 by extension or `codec`). `clear()` drops what has not been
 // played yet (barge-in). Encoded bytes that are already in the wanted codec can bypass the PCM path with
-// `openByteSink`.
-import { open, type FileHandle } from 'node:fs/promises';
+// `openByteSink`. Files go through the atomic writer: `end()` puts a complete file in place, `abort()` leaves the
+// target as it was.
+import { AtomicFile } from '../core/atomic-file.js';
 import { Mp3Encoder, encodeSamples, wavHeader } from './codecs.js';
 import { loadSpeaker, type SpeakerCtor, type SpeakerLike } from './devices.js';
 import { codecFromPath, type Codec, type PcmFormat } from './format.js';
@@ -34,6 +35,8 @@ export interface AudioSink {
   clear(): void;
   /** flush, finish the file (WAV sizes) or let the speaker drain; resolves when done */
   end(): Promise<void>;
+  /** the command failed: a file is not written (its target untouched), the speaker stops */
+  abort(): Promise<void>;
 }
 
 export async function openSink(spec: SinkSpec, opts: SinkOptions): Promise<AudioSink> {
@@ -50,6 +53,8 @@ export interface ByteTarget {
   /** rewrite bytes at an offset (files only; false when not possible) */
   patch(offset: number, b: Uint8Array): Promise<boolean>;
   end(): Promise<void>;
+  /** drop what was written (files: the target stays as it was) */
+  abort(): Promise<void>;
 }
 
 class StdoutTarget implements ByteTarget {
@@ -68,33 +73,28 @@ class StdoutTarget implements ByteTarget {
   async end(): Promise<void> {
     // stdout stays open for the process; nothing to close
   }
+  async abort(): Promise<void> {
+    // what reached stdout stays there
+  }
 }
 
 class FileTarget implements ByteTarget {
-  private pos = 0;
-  private constructor(private readonly fh: FileHandle) {}
+  private constructor(private readonly file: AtomicFile) {}
   static async open(path: string): Promise<FileTarget> {
-    try {
-      return new FileTarget(await open(path, 'w'));
-    } catch (err) {
-      throw new Error(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (err as Error).message}`);
-    }
+    return new FileTarget(await AtomicFile.create(path));
   }
   async write(b: Uint8Array): Promise<void> {
     if (b.length === 0) return;
-    await this.fh.write(b, 0, b.length, this.pos);
-    this.pos += b.length;
+    await this.file.write(b);
   }
-  async patch(offset: number, b: Uint8Array): Promise<boolean> {
-    try {
-      await this.fh.write(b, 0, b.length, offset);
-      return true;
-    } catch {
-      return false; // a pipe or device given as a path
-    }
+  patch(offset: number, b: Uint8Array): Promise<boolean> {
+    return this.file.writeAt(offset, b);
   }
   async end(): Promise<void> {
-    await this.fh.close();
+    await this.file.commit();
+  }
+  async abort(): Promise<void> {
+    await this.file.discard();
   }
 }
 
@@ -163,6 +163,10 @@ class EncodedSink implements AudioSink {
     await this.out.write(tail);
     if (this.enc.finalHeader) await this.out.patch(0, this.enc.finalHeader(this.dataBytes));
     await this.out.end();
+  }
+
+  async abort(): Promise<void> {
+    await this.out.abort();
   }
 }
 
@@ -234,5 +238,10 @@ class SpeakerSink implements AudioSink {
     }
     await Promise.all(this.closing);
     if (this.error) throw this.error;
+  }
+
+  async abort(): Promise<void> {
+    this.clear();
+    await Promise.all(this.closing);
   }
 }

@@ -1,28 +1,10 @@
-// Atomic saves: bytes go to a temp file in the target's directory, which is renamed over the target only once
-// complete. A failure, Ctrl-C or SIGTERM removes the temp file, so a partial file never stays behind.
-import { existsSync, statSync, unlinkSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+// Downloads: where the bytes go (a checked file, a directory and the resource's name, or stdout) and saving a
+// stream through the one atomic writer (core/atomic-file.ts).
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { ApiError, InterruptedError, NetworkError, UsageError } from './errors.js';
-
-const pending = new Set<string>();
-let exitHookInstalled = false;
-
-/** Last resort: whatever path ends the process (the 2 s grace timer after Ctrl-C), leave no temp file. */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const p of pending) {
-      try {
-        unlinkSync(p);
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
+import { AtomicFile, FileWriteError } from './atomic-file.js';
 
 /**
  * Check a target path before anything is sent: its directory must exist, and an existing file is only replaced
@@ -51,12 +33,8 @@ export function planDownload(output: string | undefined, opts: { force?: boolean
   return { toStdout, target, named: (name) => target ?? checkTarget(join(output ?? '.', name), opts) };
 }
 
-export function tempPathFor(target: string): string {
-  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.part`);
-}
-
 export interface SaveOptions {
-  /** replace an existing file (otherwise the rename refuses when one appeared meanwhile) */
+  /** replace an existing file (otherwise committing refuses when one appeared meanwhile) */
   force?: boolean;
   signal?: AbortSignal;
   /** called with the bytes written so far */
@@ -67,53 +45,25 @@ export interface SaveOptions {
 
 /** Stream `source` into `target` atomically; returns the number of bytes written. */
 export async function saveStream(source: AsyncIterable<Uint8Array>, target: string, opts: SaveOptions = {}): Promise<number> {
-  const { createWriteStream } = await import('node:fs');
-  const { rename, unlink, link } = await import('node:fs/promises');
-  const { pipeline } = await import('node:stream/promises');
-  installExitHook();
-  const abs = resolve(target);
-  const tmp = tempPathFor(abs);
-  pending.add(tmp);
-  let bytes = 0;
+  const file = await AtomicFile.create(target, { replace: !!opts.force });
   // a source waiting for bytes that never come must still give way on Ctrl-C
   const onAbort = () => (source as { destroy?: (e?: Error) => void }).destroy?.(new InterruptedError());
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const pace = await memoryPacer();
-    async function* counted() {
-      for await (const chunk of source) {
-        if (opts.signal?.aborted) throw new InterruptedError();
-        bytes += chunk.byteLength;
-        pace(chunk.byteLength);
-        opts.onProgress?.(bytes);
-        yield chunk;
-      }
+    for await (const chunk of source) {
+      if (opts.signal?.aborted) throw new InterruptedError();
+      await file.write(chunk);
+      pace(chunk.byteLength);
+      opts.onProgress?.(file.bytes);
     }
-    await pipeline(counted, createWriteStream(tmp, { flags: 'wx', mode: 0o644 }), { signal: opts.signal });
     if (opts.signal?.aborted) throw new InterruptedError();
-    if (opts.expectedBytes !== undefined && bytes !== opts.expectedBytes) {
-      throw new NetworkError(`the download ended after ${bytes} of ${opts.expectedBytes} bytes`);
+    if (opts.expectedBytes !== undefined && file.bytes !== opts.expectedBytes) {
+      throw new NetworkError(`the download ended after ${file.bytes} of ${opts.expectedBytes} bytes`);
     }
-    if (opts.force) await rename(tmp, abs);
-    else {
-      // no-clobber: link fails when a file appeared at the target meanwhile
-      try {
-        await link(tmp, abs);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') throw new UsageError(`${target} already exists (use --force to overwrite it)`);
-        // a file system without hard links: check, then rename
-        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw err;
-        if (existsSync(abs)) throw new UsageError(`${target} already exists (use --force to overwrite it)`);
-        await rename(tmp, abs);
-      }
-      await unlink(tmp).catch(() => {});
-    }
-    pending.delete(tmp);
-    return bytes;
+    return await file.commit();
   } catch (err) {
-    await unlink(tmp).catch(() => {});
-    pending.delete(tmp);
+    await file.discard();
     if (opts.signal?.aborted) throw new InterruptedError();
     throw err;
   } finally {
@@ -155,9 +105,9 @@ export function safeFileName(name: string | undefined, fallback: string): string
 /** An error met while saving a download: ours pass through, file system errors keep their message, the rest is a lost connection. */
 export function downloadError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
   if (signal?.aborted) return new InterruptedError();
-  if (err instanceof UsageError || err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError) return err;
+  if (err instanceof UsageError || err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError || err instanceof FileWriteError) return err;
   const e = err as NodeJS.ErrnoException;
-  if (e && typeof e.syscall === 'string' && e.path) return new Error(`cannot write ${e.path}: ${e.code ?? e.message}`);
+  if (e && typeof e.syscall === 'string' && e.path) return new FileWriteError(e.path, e.code, err);
   if (e?.code === 'UND_ERR_BODY_TIMEOUT') return new NetworkError('the download stalled (no data within --timeout)', requestId, err);
   return new NetworkError('the connection was lost in the middle of the download', requestId, err);
 }

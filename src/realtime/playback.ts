@@ -72,7 +72,16 @@ export class Playback {
 
   async end(): Promise<void> {
     await this.chain;
+    if (this.failure) {
+      await this.abort();
+      throw this.failure;
+    }
     if (this.sink) await this.sink.end();
-    if (this.failure) throw this.failure;
+  }
+
+  /** The session failed: stop playing; a recording file is not written (an existing one stays as it was). */
+  async abort(): Promise<void> {
+    await this.chain;
+    await this.sink?.abort().catch(() => undefined);
   }
 }

@@ -178,7 +178,7 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     conn = await connectRealtime(ctx, { model: f.model, reasoningEffort: f.reasoningEffort, callId: o.callId });
   } catch (err) {
     await source?.close();
-    await playback.end().catch(() => undefined);
+    await playback.abort();
     throw err;
   }
   const session = new RealtimeSession({
@@ -214,14 +214,16 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
   const what = o.callId ? `call ${o.callId}` : 'session';
   const how = mode === 'push-to-talk' ? 'hold space to talk, q to quit' : mode === 'duplex' ? 'duplex, talk any time' : 'half-duplex: the microphone is muted while the assistant speaks';
   ctx.out.info(`${prefix}connected to ${what} (${f.input ? how : 'no local audio'}; Ctrl-C ends)`);
-  let result: SessionResult;
+  let result: SessionResult | undefined;
   try {
     result = await session.run();
   } finally {
     detachKeys?.();
     if (o.manageInterrupt !== false) ctx.setInterruptHandler(undefined);
     await source?.close();
-    await playback.end();
+    // a failed session leaves an existing --output FILE as it was
+    if (result) await playback.end();
+    else await playback.abort();
   }
   const why =
     result.reason === 'input-ended' ? 'the input ended' : result.reason === 'stopped' ? 'stopped' : result.closeReason ? `the server closed it: ${result.closeReason}` : 'the server closed it';

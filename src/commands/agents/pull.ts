@@ -1,6 +1,5 @@
-import { renameSync, writeFileSync, unlinkSync } from 'node:fs';
 import { defineCommand } from '../../core/command.js';
-import { UsageError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../core/atomic-file.js';
 import { getAgent } from '../../api/agents.js';
 
 export default defineCommand<{ output?: string }>({
@@ -19,18 +18,7 @@ export default defineCommand<{ output?: string }>({
       ctx.out.write(text);
       return 0;
     }
-    const tmp = `${opts.output}.${process.pid}.tmp`;
-    try {
-      writeFileSync(tmp, text);
-      renameSync(tmp, opts.output);
-    } catch (err) {
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // nothing to clean
-      }
-      throw new UsageError(`-o: cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    await writeFileAtomic(opts.output, text);
     ctx.out.info(`wrote agent ${agent.agent_id} to ${opts.output}`);
     return 0;
   },

@@ -2,7 +2,6 @@
 // conversation kept across turns (and saved locally after each one), /system, /model, /save, /clear, /help,
 // /exit. Ctrl-C cancels the answer in progress and keeps the REPL; at an empty prompt it asks for a second one.
 // The prompt and notes go to stderr, answers to stdout; without a terminal each stdin line is a turn.
-import { writeFileSync } from 'node:fs';
 import type { ChatMessage, ChatRequest, ChatTool } from '../../api/chat.js';
 import { ConversationStore, messageText, type Conversation } from '../../api/conversations.js';
 import type { Context } from '../../core/context.js';
@@ -151,8 +150,13 @@ export async function runRepl(ctx: Context, s: ReplSetup): Promise<number> {
         conv.model = model;
         s.store.save(conv);
         if (arg) {
-          writeFileSync(arg, transcript(conv));
-          note(`saved ${conv.id}; transcript written to ${arg}`);
+          const { writeFileAtomic } = await import('../../core/atomic-file.js');
+          try {
+            await writeFileAtomic(arg, transcript(conv));
+            note(`saved ${conv.id}; transcript written to ${arg}`);
+          } catch (err) {
+            note(`saved ${conv.id}; ${(err as Error).message}`);
+          }
         } else note(`saved ${conv.id} (continue it with: svc chat --conversation ${conv.id})`);
         break;
       }

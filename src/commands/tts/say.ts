@@ -1,7 +1,7 @@
-import { writeFile } from 'node:fs/promises';
 import { defineCommand, type OptionSpec } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
-import { InterruptedError, UsageError } from '../../core/errors.js';
+import { InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../core/atomic-file.js';
 import { fail, integer, number, oneOf, require } from '../../core/validate.js';
 import { MP3_BIT_RATES, SAMPLE_RATES, codecFromPath, normalizeCodec, type Codec } from '../../audio/format.js';
 import { TTS_LANGUAGES, TTS_MAX_TEXT, TTS_SPEED, TtsSocket, synthesize, type AudioTimestamps, type TtsRequest, type TtsStreamQuery } from '../../api/tts.js';
@@ -94,7 +94,7 @@ export class Timings {
   async write(ctx: Context, target: string | boolean | undefined): Promise<void> {
     if (!target) return;
     if (typeof target === 'string') {
-      await writeFile(target, JSON.stringify({ graph_chars: this.chars, graph_times: this.times }) + '\n');
+      await writeFileAtomic(target, JSON.stringify({ graph_chars: this.chars, graph_times: this.times }) + '\n');
       ctx.out.info(`character timings: ${target}`);
       return;
     }
@@ -146,17 +146,22 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
       if (opts.timestamps) body.with_timestamps = true;
       const http = await ctx.http();
       const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
-      const r = await synthesize(http, body, ctx.signal);
-      if (r.codec && r.codec !== d.codec) ctx.out.warn(`the service answered ${r.codec}, not ${d.codec}`);
+      let finished = false;
+      let r: Awaited<ReturnType<typeof synthesize>>;
       try {
+        r = await synthesize(http, body, ctx.signal);
+        if (r.codec && r.codec !== d.codec) ctx.out.warn(`the service answered ${r.codec}, not ${d.codec}`);
         if (r.kind === 'json') {
           await out.write(r.audio);
           timings.add(r.response.audio_timestamps);
         } else {
           for await (const chunk of r.body) await out.write(chunk);
         }
-      } finally {
         await out.end();
+        finished = true;
+      } finally {
+        // a failed or interrupted request leaves an existing -o FILE as it was
+        if (!finished) await out.abort();
       }
       await timings.write(ctx, opts.timestamps);
       report(ctx, d, out.bytesIn, r.kind === 'json' ? r.response.duration : out.seconds);
@@ -165,27 +170,36 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
 
     const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
     let sock: TtsSocket | undefined;
+    let finished = false;
     try {
       sock = await TtsSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, d));
       onInterrupt(ctx, () => sock!.close());
       // long texts go in pieces, as a client streaming text would send them
       for (const piece of text.match(/[\s\S]{1,2000}(?=\s|$)|[\s\S]{1,2000}/g) ?? [text]) sock.sendText(piece);
       sock.done();
+      let complete = false;
       for (;;) {
         const ev = await sock.next();
         if (!ev) break;
         if (ev.type === 'audio.delta') {
           await out.write(ev.audio);
           timings.add(ev.audio_timestamps);
-        } else if (ev.type === 'audio.done') break;
+        } else if (ev.type === 'audio.done') {
+          complete = true;
+          break;
+        }
       }
       sock.close();
-    } catch (err) {
-      if (!ctx.signal.aborted) throw err;
-    } finally {
+      if (ctx.signal.aborted) throw new InterruptedError();
+      if (!complete) throw new NetworkError('the audio stream ended before audio.done: the audio is incomplete');
       await out.end();
+      finished = true;
+    } catch (err) {
+      if (ctx.signal.aborted) throw new InterruptedError();
+      throw err;
+    } finally {
+      if (!finished) await out.abort();
     }
-    if (ctx.signal.aborted) throw new InterruptedError();
     await timings.write(ctx, opts.timestamps);
     report(ctx, d, out.bytesIn, out.seconds);
     return 0;

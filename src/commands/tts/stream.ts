@@ -1,5 +1,5 @@
 import { defineCommand } from '../../core/command.js';
-import { InterruptedError, UsageError } from '../../core/errors.js';
+import { InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
 import { TtsSocket } from '../../api/tts.js';
 import { TTS_OPTIONS, Timings, destination, onInterrupt, streamQuery, type TtsOpts } from './say.js';
 
@@ -102,7 +102,10 @@ export default defineCommand<TtsOpts>({
         const ev = await Promise.race([next, new Promise<'wake'>((r) => (wake = () => r('wake')))]);
         if (ev === 'wake') continue;
         next = undefined;
-        if (!ev) break;
+        if (!ev) {
+          if (pendingUtterances > 0 || sentSinceDone) throw new NetworkError('the connection closed before audio.done: the audio is incomplete');
+          break;
+        }
         if (ev.type === 'audio.delta') {
           await out.write(ev.audio);
           timings.add(ev.audio_timestamps);
@@ -114,15 +117,21 @@ export default defineCommand<TtsOpts>({
       }
     })();
 
+    let finished = false;
     try {
       await Promise.all([reader, receiver]);
+      sock.close();
+      if (ctx.signal.aborted) throw new InterruptedError();
+      await out.end();
+      finished = true;
     } catch (err) {
-      if (!ctx.signal.aborted) throw err;
+      if (ctx.signal.aborted) throw new InterruptedError();
+      throw err;
     } finally {
       sock.close();
-      await out.end();
+      // a failed or interrupted stream leaves an existing -o FILE as it was
+      if (!finished) await out.abort();
     }
-    if (ctx.signal.aborted) throw new InterruptedError();
     await timings.write(ctx, opts.timestamps);
     if (d.dest !== '-' && d.dest !== 'speaker') ctx.out.info(`wrote ${d.dest} (${d.codec}, ${out.bytesIn} bytes)`);
     return 0;
