@@ -33,11 +33,11 @@ _svc_flags() {
     'agents create') echo '--file --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents delete') echo '--yes --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents get') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'agents list') echo '--limit --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'agents list') echo '--limit --all --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents pull') echo '--output --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents push') echo '--file --dry-run --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents update') echo '--name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --unassign-phone --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'api') echo '--field --raw-field --header --input --paginate --include --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'api') echo '--method --field --raw-field --header --input --paginate --slurp --include --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'auth') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'auth login') echo '--with-key --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'auth logout') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -66,7 +66,7 @@ _svc_flags() {
     'custom-voices delete') echo '--yes --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'custom-voices download') echo '--output --force --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'custom-voices get') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'custom-voices list') echo '--limit --all --page-token --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'custom-voices list') echo '--limit --page-token --all --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'custom-voices update') echo '--name --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'documents') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'documents search') echo '--collection --filter --limit --mode --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -77,7 +77,7 @@ _svc_flags() {
     'files delete') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files download') echo '--output --format --force --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files get') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'files list') echo '--limit --order --sort-by --filter --page-token --all --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'files list') echo '--limit --page-token --all --after --order --sort-by --filter --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files share') echo '--expires-after --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files unshare') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files upload') echo '--expires-after --purpose --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -94,13 +94,13 @@ _svc_flags() {
     'phone') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'phone buy') echo '--area-code --name --description --yes --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'phone get') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'phone list') echo '--limit --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'phone list') echo '--limit --all --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'phone release') echo '--yes --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'phone update') echo '--name --description --clear-description --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'phone v2') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'phone v2 create') echo '--origin --name --number --agent --webhook-url --webhook-name --allowed-address --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'phone v2 delete') echo '--yes --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'phone v2 list') echo '--limit --agent --all --page-token --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'phone v2 list') echo '--limit --page-token --all --agent --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'realtime') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'realtime client-secret') echo '--expires-after --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'realtime talk') echo '--model --reasoning-effort --input --output --duplex --push-to-talk --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -109,12 +109,12 @@ _svc_flags() {
     'responses create') echo '--model --instructions --previous --continue --input --image --file-id --no-store --no-stream --reasoning-effort --reasoning-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --logprobs --top-logprobs --no-parallel-tool-calls --tool --tool-cmd --tool-choice --schema --format --search --search-from --search-to --max-search-results --no-citations --prompt-cache-key --service-tier --truncation --user --metadata --usage --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'responses delete') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'responses get') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'responses items') echo '--limit --order --after --all --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'responses items') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'skills') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'skills delete') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'skills download') echo '--output --force --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'skills get') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'skills list') echo '--limit --order --after --all --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'skills list') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'skills upload') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'stt') echo '--profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'stt listen') echo '--input --input-device --encoding --sample-rate --no-realtime --interim --endpointing --language --format --diarize --keyterm --filler-words --smart-turn --smart-turn-timeout --vad-threshold --multichannel --channels --profile --base-url --emulator --json --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -180,7 +180,7 @@ _svc_args() {
     'completion') echo 'bash zsh fish' ;;
   esac
 }
-_svc_value_flags=" --after --agent --allowed-address --allowed-website --area-code --aspect-ratio --audio-format --base-url --bit-rate --channels --clear --codec --collection --conversation --deferred-delay --description --dimensions --duration --encoding --encoding-format --endpointing --excluded-website --excluded-x-handle --expires-after --fault --field --file --file-id --filter --format --frequency-penalty --header --host --image --include --input --input-device --instructions --keyterm --kind --language --latency --limit --logit-bias --max-calls --max-completion-tokens --max-output-tokens --max-retries --max-search-results --max-tokens --max-tokens-to-sample --max-turns --metadata --min-p --mode --model --n --name --number --optimize-streaming-latency --order --origin --output --output-device --page-token --phone-number --poll-interval --port --presence-penalty --previous --profile --prompt-cache-key --purpose --raw-field --reasoning-effort --reasoning-summary --resolution --response-format --rss --sample-rate --schema --search --search-country --search-from --search-source --search-to --secret --seed --service-tier --smart-turn --smart-turn-timeout --sort-by --speed --state-dir --stop --suffix --system --temperature --timeout --timestamps --to --token-delay --tolerance --tool --tool-choice --tool-cmd --tool-timeout --top-k --top-logprobs --top-p --truncation --user --vad-silence-ms --vad-threshold --video --voice --web-search-options --webhook-name --webhook-url --x-handle -> -F -H -f -m -n -o -s -t "
+_svc_value_flags=" --after --agent --allowed-address --allowed-website --area-code --aspect-ratio --audio-format --base-url --bit-rate --channels --clear --codec --collection --conversation --deferred-delay --description --dimensions --duration --encoding --encoding-format --endpointing --excluded-website --excluded-x-handle --expires-after --fault --field --file --file-id --filter --format --frequency-penalty --header --host --image --include --input --input-device --instructions --keyterm --kind --language --latency --limit --logit-bias --max-calls --max-completion-tokens --max-output-tokens --max-retries --max-search-results --max-tokens --max-tokens-to-sample --max-turns --metadata --method --min-p --mode --model --n --name --number --optimize-streaming-latency --order --origin --output --output-device --page-token --phone-number --poll-interval --port --presence-penalty --previous --profile --prompt-cache-key --purpose --raw-field --reasoning-effort --reasoning-summary --resolution --response-format --rss --sample-rate --schema --search --search-country --search-from --search-source --search-to --secret --seed --service-tier --smart-turn --smart-turn-timeout --sort-by --speed --state-dir --stop --suffix --system --temperature --timeout --timestamps --to --token-delay --tolerance --tool --tool-choice --tool-cmd --tool-timeout --top-k --top-logprobs --top-p --truncation --user --vad-silence-ms --vad-threshold --video --voice --web-search-options --webhook-name --webhook-url --x-handle -> -F -H -X -f -m -n -o -s -t "
 
 _svc() {
   local cur prev path="" i w subs

@@ -49,11 +49,11 @@ export async function createAgent(http: HttpClient, body: AgentInput): Promise<A
   return unwrap(await http.json('POST', '/v1/agents', { json: body }), 'create agent');
 }
 
-export async function listAgents(http: HttpClient, limit?: number): Promise<Agent[]> {
-  const raw = (await http.json('GET', '/v1/agents', { query: { limit } })) as Record<string, unknown> | unknown[];
-  const list = Array.isArray(raw) ? raw : (raw?.agents ?? raw?.data);
-  if (!Array.isArray(list)) throw new ProtocolError('the agent list reply has no `agents` list');
-  return list as Agent[];
+/** The list reply as the API sent it, checked to hold an `agents` list. */
+export async function listAgents(http: HttpClient, limit?: number): Promise<{ agents: Agent[] } & Record<string, unknown>> {
+  const raw = (await http.json('GET', '/v1/agents', { query: { limit } })) as Record<string, unknown> | undefined;
+  if (!raw || typeof raw !== 'object' || !Array.isArray(raw.agents)) throw new ProtocolError('the agent list reply has no `agents` list');
+  return raw as { agents: Agent[] } & Record<string, unknown>;
 }
 
 export async function getAgent(http: HttpClient, id: string): Promise<Agent> {

@@ -39,10 +39,11 @@ export async function createCustomVoice(http: HttpClient, clip: { path: string; 
   return expectFields(await res.json<CustomVoice>(), ['voice_id'], 'create custom voice');
 }
 
-export async function listCustomVoicesPage(http: HttpClient, q: { limit?: number; pagination_token?: string }): Promise<{ voices: CustomVoice[]; pagination_token?: string }> {
-  const raw = (await http.json('GET', '/v1/custom-voices', { query: q })) as Record<string, unknown>;
-  const token = typeof raw?.pagination_token === 'string' && raw.pagination_token !== '' ? raw.pagination_token : undefined;
-  return { voices: expectArray<CustomVoice>(raw, 'voices', 'custom voice list'), pagination_token: token };
+/** One page as the API sent it: `voices`, and `pagination_token` while another page exists. */
+export async function listCustomVoicesPage(http: HttpClient, q: { limit?: number; pagination_token?: string }): Promise<{ voices: CustomVoice[]; pagination_token?: string } & Record<string, unknown>> {
+  const raw = (await http.json('GET', '/v1/custom-voices', { query: q })) as { voices: CustomVoice[] } & Record<string, unknown>;
+  expectArray<CustomVoice>(raw, 'voices', 'custom voice list');
+  return raw;
 }
 
 export async function getCustomVoice(http: HttpClient, id: string): Promise<CustomVoice> {

@@ -24,18 +24,18 @@ function unwrap(raw: unknown, what: string): PhoneNumber {
   return expectFields(pn as PhoneNumber, ['phone_number_id'], what);
 }
 
-function listOf(raw: unknown, what: string): PhoneNumber[] {
-  const obj = raw as Record<string, unknown> | unknown[];
-  const list = Array.isArray(obj) ? obj : (obj?.phone_numbers ?? obj?.data);
-  if (!Array.isArray(list)) throw new ProtocolError(`the ${what} reply has no \`phone_numbers\` list`);
-  return list as PhoneNumber[];
+/** A list reply as the API sent it, checked to hold a `phone_numbers` list. */
+function listOf(raw: unknown, what: string): { phone_numbers: PhoneNumber[]; pagination_token?: string } & Record<string, unknown> {
+  const obj = raw as Record<string, unknown> | undefined;
+  if (!obj || typeof obj !== 'object' || !Array.isArray(obj.phone_numbers)) throw new ProtocolError(`the ${what} reply has no \`phone_numbers\` list`);
+  return obj as { phone_numbers: PhoneNumber[] } & Record<string, unknown>;
 }
 
 export async function buyNumber(http: HttpClient, body: { area_code: string; name: string; description?: string }): Promise<PhoneNumber> {
   return unwrap(await http.json('POST', '/v1/phone-numbers', { json: body }), 'buy phone number');
 }
 
-export async function listNumbers(http: HttpClient, limit?: number): Promise<PhoneNumber[]> {
+export async function listNumbers(http: HttpClient, limit?: number): Promise<{ phone_numbers: PhoneNumber[] } & Record<string, unknown>> {
   return listOf(await http.json('GET', '/v1/phone-numbers', { query: { limit } }), 'phone number list');
 }
 
@@ -77,10 +77,8 @@ export async function createV2(http: HttpClient, body: V2CreateBody): Promise<V2
 export async function listV2Page(
   http: HttpClient,
   q: { limit?: number; pagination_token?: string; agent_id?: string },
-): Promise<{ phone_numbers: PhoneNumber[]; pagination_token?: string }> {
-  const raw = (await http.json('GET', '/v2/phone-numbers', { query: q })) as Record<string, unknown>;
-  const token = typeof raw?.pagination_token === 'string' && raw.pagination_token !== '' ? raw.pagination_token : undefined;
-  return { phone_numbers: listOf(raw, 'phone number list'), pagination_token: token };
+): Promise<{ phone_numbers: PhoneNumber[]; pagination_token?: string } & Record<string, unknown>> {
+  return listOf(await http.json('GET', '/v2/phone-numbers', { query: q }), 'phone number list');
 }
 
 export async function deleteV2(http: HttpClient, id: string): Promise<void> {

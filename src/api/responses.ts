@@ -165,18 +165,6 @@ export async function listInputItems(http: HttpClient, id: string, q: { limit?: 
   return page;
 }
 
-/** Every page, following the cursor (`after` = the last id) while `has_more`. */
-export async function* allInputItems(http: HttpClient, id: string, q: { limit?: number; order?: string; after?: string }): AsyncGenerator<InputItem> {
-  let after = q.after;
-  for (;;) {
-    const page = await listInputItems(http, id, { ...q, after });
-    for (const it of page.data) yield it;
-    const last = page.last_id ?? (page.data[page.data.length - 1]?.id as string | undefined);
-    if (!page.has_more || !last || page.data.length === 0) return;
-    after = last;
-  }
-}
-
 export async function compactResponses(http: HttpClient, body: { model: string; input: string | InputItem[] }): Promise<CompactionResult> {
   const res = await http.json<CompactionResult>('POST', '/v1/responses/compact', { json: body });
   expectArray(res, 'output', 'compaction');

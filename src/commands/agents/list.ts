@@ -1,28 +1,27 @@
 import { defineCommand } from '../../core/command.js';
-import { integer } from '../../core/validate.js';
-import { listAgents } from '../../api/agents.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../core/paginate.js';
+import { AGENT_LIMITS, listAgents, type Agent } from '../../api/agents.js';
 
-export default defineCommand<{ limit?: number }>({
+/** The agents list has no cursor: one reply of at most 1000 agents. */
+const CURSOR: CursorRule = { kind: 'none', max: AGENT_LIMITS.listLimit[1] };
+
+export default defineCommand<PageOpts>({
   summary: 'List the agents of the team',
-  options: [{ flags: '--limit <n>', description: 'how many agents (1-1000, default 100)', parse: integer({ min: 1, max: 1000 }) }],
-  examples: ['svc agents list', 'svc agents list --json | jq -r .agent_id'],
+  description: 'The API has no cursor for agents: one reply of --limit agents (default 100); --all asks for the most one reply holds (1000).',
+  options: pageFlags({ noun: 'agents', cursor: CURSOR, limit: { min: AGENT_LIMITS.listLimit[0], max: AGENT_LIMITS.listLimit[1], default: 100 } }),
+  examples: ['svc agents list', 'svc agents list --json --jq .agent_id'],
   async run(ctx, _args, opts) {
-    const agents = await listAgents(await ctx.http(), opts.limit);
-    if (ctx.out.json) {
-      for (const a of agents) ctx.out.printJsonLine(a);
-      return 0;
-    }
-    await ctx.out.table(
-      agents,
-      [
+    const query = firstPageQuery(CURSOR, opts);
+    const http = await ctx.http();
+    return listRows<Agent>(ctx, { fetch: (q) => listAgents(http, q.limit as number | undefined), itemsKey: 'agents', cursor: CURSOR }, query, opts, {
+      noun: 'agents',
+      columns: () => [
         { header: 'ID', get: (a) => a.agent_id },
         { header: 'NAME', get: (a) => a.name },
         { header: 'VOICE', get: (a) => (a.voice as { voice_id?: string } | null | undefined)?.voice_id ?? '' },
         { header: 'TOOLS', get: (a) => (Array.isArray(a.tools) ? a.tools.length : 0), align: 'right' },
         { header: 'UPDATED', get: (a) => a.updated_at ?? '' },
       ],
-      { emptyMessage: 'no agents' },
-    );
-    return 0;
+    });
   },
 });

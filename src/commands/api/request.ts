@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { defineCommand } from '../../core/command.js';
-import { UsageError } from '../../core/errors.js';
-import { fail, repeatable } from '../../core/validate.js';
+import { ProtocolError, UsageError } from '../../core/errors.js';
+import { pages, type ListSource } from '../../core/paginate.js';
+import { fail, oneOf, repeatable } from '../../core/validate.js';
 import type { Query } from '../../core/http.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -12,7 +13,9 @@ interface Opts {
   header?: [string, string][];
   input?: string;
   paginate?: boolean;
+  slurp?: boolean;
   include?: boolean;
+  method?: string;
 }
 
 /** `key=value`, split once. */
@@ -76,84 +79,100 @@ export function setPath(target: Record<string, unknown>, key: string, value: unk
   }
 }
 
-function nextCursor(page: any, query: Query): Query | undefined {
-  if (!page || typeof page !== 'object') return undefined;
-  const list = Object.values(page).find(Array.isArray) as unknown[] | undefined;
-  if (!list || list.length === 0) return undefined;
-  if (typeof page.has_more === 'boolean') {
-    return page.has_more && page.last_id ? { ...query, after: page.last_id } : undefined;
-  }
-  if (typeof page.pagination_token === 'string' && page.pagination_token) {
-    if (page.pagination_token === query.pagination_token) return undefined;
-    // Lists that always return a token end on a short page.
-    const limit = Number(query.limit ?? query.page_size ?? 0);
-    if (limit && list.length < limit) return undefined;
-    return { ...query, pagination_token: page.pagination_token };
-  }
-  return undefined;
-}
-
 export default defineCommand<Opts>({
   summary: 'Call any endpoint, raw and authenticated',
   description:
-    'METHOD and PATH as in the API reference (PATH below the base URL, e.g. /v1/models). Fields become the JSON body (query parameters for GET/DELETE). The reply body is printed as sent (JSON pretty on a terminal). Errors map to the usual exit codes.',
+    'PATH as in the API reference (below the base URL, e.g. /v1/models). The method is GET, or POST when fields or --input are given (GET with --paginate), as in `gh api`; name another with -X or as the first word (`svc api DELETE /v1/files/ID`). Fields become the JSON body (query parameters for GET/DELETE/HEAD). The reply body is printed as sent (JSON pretty on a terminal). --paginate follows the API\'s cursors (has_more/last_id or pagination_token) and prints one page per line; --slurp gathers them into one array. Errors map to the usual exit codes.',
   args: [
-    { name: 'method', description: METHODS.join(', '), required: true },
-    { name: 'path', description: 'path below the base URL, e.g. /v1/models', required: true },
+    { name: 'method-or-path', description: `the path (e.g. /v1/models), or a method (${METHODS.join(', ')}) followed by the path`, required: true },
+    { name: 'path', description: 'the path, when a method comes first' },
   ],
   options: [
+    { flags: '-X, --method <method>', description: `the HTTP method (${METHODS.join(', ')}); default GET, or POST with fields or --input`, parse: oneOf(METHODS, { caseInsensitive: true }) },
     { flags: '-f, --field <key=value>', description: 'a string field (repeatable; a.b and a[] nest)', parse: pair },
     { flags: '-F, --raw-field <key=value>', description: 'a typed field: true, false, null, numbers, JSON, @file (repeatable)', parse: pair },
     { flags: '-H, --header <name:value>', description: 'an extra request header (repeatable)', parse: headerPair },
     { flags: '--input <file>', description: 'the request body from a file, or - for stdin' },
-    { flags: '--paginate', description: 'follow pagination_token / has_more cursors; one JSON page per line' },
+    { flags: '--paginate', description: 'follow the cursors to the last page (GET only); one JSON page per line as the API sent it' },
+    { flags: '--slurp', description: 'with --paginate: print every page in one JSON array' },
     { flags: '-i, --include', description: 'print the status line and headers on stderr' },
   ],
-  examples: ['svc api GET /v1/models', 'svc api POST /v1/tokenize-text -f text="hello" -f model=svc-4', 'svc api GET /v1/files -F limit=10 --paginate', 'svc api POST /v1/chat/completions --input body.json'],
-  async run(ctx, [rawMethod, path], opts) {
-    const method = rawMethod.toUpperCase();
-    if (!(METHODS as readonly string[]).includes(method)) fail('METHOD', rawMethod, METHODS.join(', '));
+  examples: [
+    'svc api /v1/models',
+    'svc api /v1/models --jq \'.data[].id\'',
+    'svc api /v1/tokenize-text -f text="hello" -f model=svc-4',
+    'svc api /v1/files -F limit=10 --paginate --slurp --jq \'[.[].data[]] | length\'',
+    'svc api -X DELETE /v1/files/file_123',
+    'svc api /v1/chat/completions --input body.json',
+  ],
+  async run(ctx, [first, second], opts) {
+    let method: string | undefined = opts.method?.toUpperCase();
+    let path: string = first;
+    if (second !== undefined) {
+      if (!(METHODS as readonly string[]).includes(first.toUpperCase())) fail('METHOD', first, METHODS.join(', '));
+      if (method && method !== first.toUpperCase()) throw new UsageError(`--method ${method} and the method word ${first}: give one of them`);
+      method = first.toUpperCase();
+      path = second;
+    }
     if (!/^(\/|https?:\/\/)/.test(path)) fail('PATH', path, 'a path starting with / (e.g. /v1/models)');
+    if (opts.slurp && !opts.paginate) throw new UsageError('--slurp: only with --paginate');
     const fields: Record<string, unknown> = {};
     for (const [k, v] of opts.field ?? []) setPath(fields, k, v);
     for (const [k, v] of opts.rawField ?? []) setPath(fields, k, typedValue(v));
     const hasFields = Object.keys(fields).length > 0;
+    method ??= (hasFields || opts.input) && !opts.paginate ? 'POST' : 'GET';
+    if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate: only for GET (the method is ${method})`);
     if (opts.input && hasFields && method !== 'GET') throw new UsageError('--input: not together with body fields (-f/-F)');
     const inQuery = method === 'GET' || method === 'DELETE' || method === 'HEAD';
-    let query: Query = {};
+    const query: Query = {};
     if (inQuery) for (const [k, v] of Object.entries(fields)) query[k] = Array.isArray(v) ? (v as (string | number)[]) : typeof v === 'object' && v !== null ? JSON.stringify(v) : (v as string);
     let body: string | Buffer | undefined;
     if (opts.input) body = opts.input === '-' ? Buffer.from(await ctx.readStdin()) : readFileSync(opts.input);
     const headers: Record<string, string> = Object.fromEntries(opts.header ?? []);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
     const http = await ctx.http();
-    for (;;) {
-      const res = await http.request({ method, path, query, headers, json: !inQuery && hasFields ? fields : undefined, body, okStatuses: [202] });
+    const send = async (q: Query) => {
+      const res = await http.request({ method: method!, path, query: q, headers, json: !inQuery && hasFields ? fields : undefined, body, okStatuses: [202] });
       if (opts.include) {
         ctx.out.stderrWrite(`HTTP ${res.status}\n`);
         for (const [k, v] of Object.entries(res.headers)) ctx.out.stderrWrite(`${k}: ${String(v)}\n`);
         ctx.out.stderrWrite('\n');
       }
-      const type = String(res.headers['content-type'] ?? '');
-      if (!type.includes('json')) {
-        // Raw bytes (file contents, audio): stream them through untouched.
-        for await (const chunk of res.body) ctx.out.write(chunk as Buffer);
-        return 0;
+      return res;
+    };
+    if (opts.paginate) {
+      const source: ListSource<unknown> = {
+        cursor: { kind: 'detect' },
+        fetch: async (q) => {
+          const page = await (await send(q)).json<unknown>();
+          if (!page || typeof page !== 'object' || Array.isArray(page)) throw new ProtocolError('--paginate: the reply is not a JSON object, so it has no cursor to follow');
+          return page;
+        },
+      };
+      const slurped: unknown[] = [];
+      for await (const page of pages(source, query)) {
+        if (opts.slurp) slurped.push(page.body);
+        else ctx.out.printJsonLine(page.body);
       }
-      const text = await res.text();
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      if (parsed === undefined) ctx.out.write(text);
-      else if (opts.paginate || !ctx.out.stdoutIsTTY) ctx.out.line(JSON.stringify(parsed));
-      else ctx.out.printJson(parsed);
-      if (!opts.paginate || method !== 'GET') return 0;
-      const next = nextCursor(parsed, query);
-      if (!next) return 0;
-      query = next;
+      if (opts.slurp) ctx.out.printJson(slurped);
+      return 0;
     }
+    const res = await send(query);
+    const type = String(res.headers['content-type'] ?? '');
+    if (!type.includes('json')) {
+      // Raw bytes (file contents, audio): stream them through untouched.
+      for await (const chunk of res.body) ctx.out.write(chunk as Buffer);
+      return 0;
+    }
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined) ctx.out.write(text);
+    else ctx.out.printJson(parsed);
+    return 0;
   },
 });

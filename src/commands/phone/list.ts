@@ -1,27 +1,26 @@
 import { defineCommand } from '../../core/command.js';
-import { integer } from '../../core/validate.js';
-import { listNumbers } from '../../api/phone.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../core/paginate.js';
+import { PHONE_LIMITS, listNumbers, type PhoneNumber } from '../../api/phone.js';
 
-export default defineCommand<{ limit?: number }>({
+/** The v1 list has no cursor: one reply of at most 1000 numbers. */
+const CURSOR: CursorRule = { kind: 'none', max: PHONE_LIMITS.listLimit[1] };
+
+export default defineCommand<PageOpts>({
   summary: 'List the phone numbers of the team',
-  options: [{ flags: '--limit <n>', description: 'how many numbers (1-1000, default 100)', parse: integer({ min: 1, max: 1000 }) }],
+  description: 'The v1 list has no cursor: one reply of --limit numbers (default 100); --all asks for the most one reply holds (1000).',
+  options: pageFlags({ noun: 'numbers', cursor: CURSOR, limit: { min: PHONE_LIMITS.listLimit[0], max: PHONE_LIMITS.listLimit[1], default: 100 } }),
   examples: ['svc phone list', 'svc phone list --json'],
   async run(ctx, _args, opts) {
-    const numbers = await listNumbers(await ctx.http(), opts.limit);
-    if (ctx.out.json) {
-      for (const n of numbers) ctx.out.printJsonLine(n);
-      return 0;
-    }
-    await ctx.out.table(
-      numbers,
-      [
+    const query = firstPageQuery(CURSOR, opts);
+    const http = await ctx.http();
+    return listRows<PhoneNumber>(ctx, { fetch: (q) => listNumbers(http, q.limit as number | undefined), itemsKey: 'phone_numbers', cursor: CURSOR }, query, opts, {
+      noun: 'phone numbers',
+      columns: () => [
         { header: 'ID', get: (n) => n.phone_number_id },
         { header: 'NUMBER', get: (n) => n.phone_number },
         { header: 'NAME', get: (n) => n.name },
         { header: 'AGENT', get: (n) => n.agent_id ?? '' },
       ],
-      { emptyMessage: 'no phone numbers' },
-    );
-    return 0;
+    });
   },
 });

@@ -1,12 +1,10 @@
-import { allInputItems, listInputItems, type InputItem } from '../../api/responses.js';
+import { listInputItems, type InputItem } from '../../api/responses.js';
 import { defineCommand } from '../../core/command.js';
-import { integer, oneOf } from '../../core/validate.js';
+import { oneOf } from '../../core/validate.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../core/paginate.js';
 
-interface Opts {
-  limit?: number;
+interface Opts extends PageOpts {
   order?: 'asc' | 'desc';
-  after?: string;
-  all?: boolean;
 }
 
 /** The readable text of an input item. */
@@ -26,48 +24,30 @@ export function itemText(it: InputItem): string {
   return '';
 }
 
+const CURSOR: CursorRule = { kind: 'after' };
+
 export default defineCommand<Opts>({
   summary: 'List the input items of a stored response',
-  description: 'The items the model saw for this response, earlier turns of a continued conversation included. One page (--limit, --after), or every page with --all (following the cursor). --json: one item per line as the API sent it.',
+  description:
+    'The items the model saw for this response, earlier turns of a continued conversation included. One page by default; --page-token (or --after, the same: an item id) continues from a previous page, --all prints every page as it arrives. --json: one item per line as the API sent it, then the next_page_token record when another page exists.',
   args: [{ name: 'id', description: 'response id', required: true }],
   options: [
-    { flags: '--limit <n>', description: 'items per page (1-100, default 20)', parse: integer({ min: 1, max: 100 }) },
+    ...pageFlags({ noun: 'items', cursor: CURSOR, limit: { max: 100, default: 20 }, after: 'start after this item id (the last_id of the previous page; the same as --page-token)' }),
     { flags: '--order <order>', description: 'asc (default) or desc', parse: oneOf(['asc', 'desc'] as const), choices: ['asc', 'desc'] },
-    { flags: '--after <item-id>', description: 'start after this item id (the cursor)' },
-    { flags: '--all', description: 'every page, following the cursor' },
   ],
   examples: ['svc responses items 2b6c…', 'svc responses items 2b6c… --all --json > history.jsonl'],
   async run(ctx, [id], opts) {
+    const query = { ...firstPageQuery(CURSOR, opts), order: opts.order };
     const http = await ctx.http();
-    const q = { limit: opts.limit, order: opts.order, after: opts.after };
-    const items: InputItem[] = [];
-    let more: string | undefined;
-    if (opts.all) {
-      for await (const it of allInputItems(http, id, q)) {
-        if (ctx.out.json) ctx.out.printJsonLine(it);
-        else items.push(it);
-      }
-    } else {
-      const page = await listInputItems(http, id, q);
-      if (ctx.out.json) for (const it of page.data) ctx.out.printJsonLine(it);
-      else items.push(...page.data);
-      if (page.has_more && page.last_id) more = page.last_id;
-    }
-    if (ctx.out.json) {
-      return 0;
-    }
-    await ctx.out.table(
-      items,
-      [
+    return listRows<InputItem>(ctx, { fetch: (q) => listInputItems(http, id, q), itemsKey: 'data', cursor: CURSOR }, query, opts, {
+      noun: 'input items',
+      columns: (tty) => [
         { header: 'ID', get: (it) => it.id },
         { header: 'TYPE', get: (it) => it.type },
         { header: 'ROLE', get: (it) => it.role ?? '' },
-        { header: 'TEXT', get: (it) => truncate(itemText(it).replace(/\s+/g, ' ').trim(), ctx.out.stdoutIsTTY ? 80 : 2000) },
+        { header: 'TEXT', get: (it) => truncate(itemText(it).replace(/\s+/g, ' ').trim(), tty ? 80 : 2000) },
       ],
-      { emptyMessage: 'no input items' },
-    );
-    if (more) ctx.out.info(`more items: --after ${more} (or --all)`);
-    return 0;
+    });
   },
 });
 

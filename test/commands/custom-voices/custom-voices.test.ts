@@ -72,7 +72,7 @@ describe('svc custom-voices', () => {
     for (let i = 0; i < 2; i++) expect((await svc(['custom-voices', 'create', more, '--name', `v${i}`], { emu })).exitCode).toBe(0);
     const one = await svc(['custom-voices', 'list', '--limit', '1'], { emu });
     expect(one.stdout.trim().split('\n')).toHaveLength(1);
-    expect(one.stderr).toContain('more voices: add --all');
+    expect(one.stderr).toMatch(/more custom voices: --page-token \w+ \(or --all\)/);
     emu.clearRequests();
     const all = await svc(['custom-voices', 'list', '--limit', '1', '--all', '--json'], { emu });
     expect(all.stdout.trim().split('\n').map((l) => JSON.parse(l).name)).toEqual(['narrator', 'v0', 'v1']);

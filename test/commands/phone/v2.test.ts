@@ -46,7 +46,7 @@ describe('svc phone v2', () => {
     emu.clearRequests();
     const page = await svc(['phone', 'v2', 'list', '--limit', '2'], { emu });
     expect(page.stdout.trim().split('\n')).toHaveLength(2);
-    expect(page.stderr).toMatch(/more numbers: add --all, or --page-token pn_\w+/);
+    expect(page.stderr).toMatch(/more phone numbers: --page-token pn_\w+ \(or --all\)/);
     const all = await svc(['phone', 'v2', 'list', '--limit', '2', '--all', '--json'], { emu });
     const names = all.stdout.trim().split('\n').map((l) => json(l).name);
     expect(names).toEqual(['support', 'pbx', 'n0', 'n1', 'n2']);

@@ -48,7 +48,7 @@ describe('svc responses create', () => {
 
     const page = await svc(['responses', 'items', id, '--limit', '2'], { emu, configDir });
     expect(page.stdout.trim().split('\n')).toHaveLength(2);
-    expect(page.stderr).toContain(`--after ${rows[1]![0]}`);
+    expect(page.stderr).toContain(`--page-token ${rows[1]![0]}`);
     const desc = await svc(['responses', 'items', id, '--order', 'desc', '--json'], { emu, configDir });
     expect(JSON.parse(desc.stdout.split('\n')[0]!).content).toBe('third question');
   });

@@ -120,10 +120,10 @@ describe('svc skills list / get / delete / download', () => {
     expect(mine).toEqual(made);
   });
 
-  it('one page hints at --after on stderr', async () => {
+  it('one page names the next cursor on stderr', async () => {
     const r = await svc(['skills', 'list', '--limit', '1'], { emu });
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/more skills: --after skill_\w+/);
+    expect(r.stderr).toMatch(/more skills: --page-token skill_\w+/);
   });
 
   for (const [name, flags, msg] of [
