@@ -6,10 +6,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { execa } from 'execa';
 import { WebSocketServer } from 'ws';
 import { encodeWav } from '../../src/audio/codecs.js';
-import { BIN, ROOT, assertNoSecrets, startTestEmulator, svc, svcEnv, tempDir, type TestEmulator } from '../helpers/cli.js';
+import { spawnSvc, startTestEmulator, svc, svcShell, tempDir, type TestEmulator } from '../helpers/cli.js';
 
 let emu: TestEmulator;
 let ids: { file: string; skill: string; voice: string; agent: string };
@@ -30,12 +29,11 @@ function expectUntouched(dir: string, target: string): void {
   expect(readdirSync(dir)).toEqual([target.slice(dir.length + 1)]);
 }
 
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
 /** The CLI under a shell limit (ulimit -f N: files may not grow beyond N KiB). */
-async function svcLimited(limitKiB: number, args: string[], env: Record<string, string | undefined> = {}) {
-  const r = await execa('bash', ['-c', `ulimit -f ${limitKiB}; exec node "$0" "$@"`, BIN, ...args], { env: svcEnv({ emu, env }), extendEnv: false, cwd: ROOT, reject: false, stdin: 'ignore', timeout: 60_000 });
-  const out = { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
-  assertNoSecrets(out.stdout + out.stderr, args);
-  return out;
+function svcLimited(limitKiB: number, args: string[], input?: string) {
+  return svcShell(`ulimit -f ${limitKiB}; svc ${args.map(quote).join(' ')}`, { emu, input, timeout: 60_000 });
 }
 
 beforeAll(async () => {
@@ -84,9 +82,9 @@ describe('a write beyond ulimit -f is an error naming the file; the existing fil
 
   it('tts stream and realtime talk --output', async () => {
     const a = withTarget('stream.wav');
-    const s = await execa('bash', ['-c', `ulimit -f 1; exec node "$0" "$@"`, BIN, 'tts', 'stream', '-o', a.target], { env: svcEnv({ emu }), extendEnv: false, cwd: ROOT, reject: false, input: 'a long enough sentence to pass one kilobyte of audio\n', timeout: 60_000 });
-    expect(s.exitCode, String(s.stderr)).toBe(1);
-    expect(String(s.stderr)).toContain('disk full or file too large (EFBIG)');
+    const s = await svcLimited(1, ['tts', 'stream', '-o', a.target], 'a long enough sentence to pass one kilobyte of audio\n');
+    expect(s.exitCode, s.stderr).toBe(1);
+    expect(s.stderr).toContain('disk full or file too large (EFBIG)');
     expectUntouched(a.dir, a.target);
 
     const b = withTarget('answer.wav');
@@ -165,7 +163,7 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
   for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
     it(`tts stream -o FILE: ${sig} mid-stream leaves the existing file and no temp file`, async () => {
       const { dir, target } = withTarget('sig.wav');
-      const p = execa('node', [BIN, 'tts', 'stream', '-o', target], { env: svcEnv({ emu }), extendEnv: false, cwd: ROOT, reject: false, stdin: 'pipe', timeout: 60_000 });
+      const p = spawnSvc(['tts', 'stream', '-o', target], { emu, stdin: 'pipe', timeout: 60_000 });
       p.stdin!.write('first utterance\n\n');
       // the temp file exists once audio arrived; then the signal
       for (let i = 0; i < 500 && readdirSync(dir).length < 2; i++) await new Promise((res) => setTimeout(res, 20));

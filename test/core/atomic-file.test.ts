@@ -80,11 +80,18 @@ describe('AtomicFile', () => {
   });
 });
 
-/** Run a small script against the built writer in a child process (shell limits and signals apply to it only). */
+/**
+ * Run a small script against the built writer module in a child process (shell limits and signals apply to it
+ * only). It is not the CLI (no key, nothing to scan): the module's path goes in the environment.
+ */
 function child(script: string, shellPrefix = '') {
-  const mod = join(ROOT, 'dist', 'core', 'atomic-file.js');
-  const code = `import { AtomicFile, writeFileAtomic } from ${JSON.stringify(mod)};\n${script}`;
-  return execa('bash', ['-c', `${shellPrefix} exec node --input-type=module -e "$0"`, code], { reject: false, stdin: 'pipe', timeout: 30_000 });
+  const code = `const { AtomicFile, writeFileAtomic } = await import(process.env.ATOMIC_FILE_MODULE);\n${script}`;
+  return execa('bash', ['-c', `${shellPrefix} exec node --input-type=module -e "$0"`, code], {
+    reject: false,
+    stdin: 'pipe',
+    timeout: 30_000,
+    env: { ATOMIC_FILE_MODULE: join(ROOT, 'dist', 'core', 'atomic-file.js') },
+  });
 }
 
 describe('AtomicFile in a process', () => {
