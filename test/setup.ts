@@ -2,14 +2,14 @@
 // 1. After every test file: no API key may appear in anything a CLI process printed (stdout or stderr, --verbose
 //    included). svc() checks each run as it ends; this also covers processes started with spawnSvc.
 // 2. A CLI process started other than through test/helpers/cli.ts would escape that scan: child_process is wrapped
-//    so that a command line naming the launcher (bin/svc.cjs) or the built CLI (dist/) throws unless a helper is
+//    so that a command line naming the launcher (bin/svc.cjs) or the built CLI (dist/cli.js) throws unless a helper is
 //    starting it.
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import { afterAll } from 'vitest';
 import { scanCapturedOutput, spawningThroughHelper } from './helpers/cli.js';
 
-const CLI = /bin\/svc\.cjs|\/dist\/[\w/.-]+\.js/;
+const CLI = /bin\/svc\.cjs|\/dist\/cli\.js/;
 const GUARDED = ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork'] as const;
 const mark = Symbol.for('svc.test.spawnGuard');
 const cp = childProcess as unknown as Record<string, ((...a: unknown[]) => unknown) & { [mark]?: true }>;

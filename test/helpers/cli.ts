@@ -175,12 +175,12 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const commandLine = (args: string[]) => ['node', LAUNCHER, ...args].map(shellQuote).join(' ');
 
 /**
- * Run a bash script (with pipefail) in which `svc` is the CLI: `svcShell('svc models list | head -1', {emu})`.
- * The script's stdout and stderr are scanned like svc().
+ * Run a bash script (with pipefail) in which `svc` is the CLI: `svcShell('svc models list | head -1', {emu})`;
+ * `args` are the script's "$@" (`svcShell('ulimit -f 1; svc "$@"', {emu, args})`). Its output is scanned like svc().
  */
-export async function svcShell(script: string, opts: RunOptions = {}): Promise<RunResult> {
+export async function svcShell(script: string, opts: RunOptions & { args?: string[] } = {}): Promise<RunResult> {
   const r = await throughHelper(() =>
-    execa('bash', ['-o', 'pipefail', '-c', `svc() { node ${shellQuote(LAUNCHER)} "$@"; }\n${script}`], {
+    execa('bash', ['-o', 'pipefail', '-c', `svc() { node ${shellQuote(LAUNCHER)} "$@"; }\n${script}`, 'svc-shell', ...(opts.args ?? [])], {
       env: svcEnv(opts),
       extendEnv: false,
       input: opts.input,
@@ -196,12 +196,17 @@ export async function svcShell(script: string, opts: RunOptions = {}): Promise<R
 }
 
 /**
- * Run the CLI with stdin, stdout and stderr on a pseudo-terminal (util-linux `script`); `typed` is what the user
- * types (default: nothing, stdin closed). Returns what the terminal showed, scanned for keys.
+ * Run the CLI with stdin, stdout and stderr on a pseudo-terminal (util-linux `script`), of `cols` × `rows` when
+ * given; `typed` is what the user types (default: nothing, stdin closed). Returns what the terminal showed (every
+ * byte, escapes included), scanned for keys.
  */
-export async function svcOnTerminal(args: string[], opts: RunOptions & { typed?: string } = {}): Promise<{ exitCode: number; screen: string }> {
+export async function svcOnTerminal(
+  args: string[],
+  opts: RunOptions & { typed?: string; cols?: number; rows?: number } = {},
+): Promise<{ exitCode: number; screen: string }> {
+  const size = opts.cols === undefined ? '' : `stty cols ${opts.cols} rows ${opts.rows ?? (opts.cols ? 30 : 0)}; `;
   const r = await throughHelper(() =>
-    execa('script', ['-qfec', commandLine(args), '/dev/null'], {
+    execa('script', ['-qfec', `${size}exec ${commandLine(args)}`, '/dev/null'], {
       env: svcEnv(opts),
       extendEnv: false,
       cwd: opts.cwd ?? ROOT,

@@ -1,8 +1,7 @@
 // Real terminals for tests: `script` gives the CLI a pseudo-terminal of a chosen size (0 columns included) and
 // records every byte it wrote, escapes included; tmux gives an interactive screen to type into and read back.
 import { execFileSync } from 'node:child_process';
-import { execa } from 'execa';
-import { BIN, assertNoSecrets, svcEnv, type RunOptions } from './cli.js';
+import { svcOnTerminal, type RunOptions } from './cli.js';
 
 export const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -17,19 +16,9 @@ export interface PtyRun {
 
 /** Run `svc args` on a pseudo-terminal of `cols` × `rows` (stdin, stdout and stderr all on it). */
 export async function svcInPty(args: string[], opts: RunOptions & { cols: number; rows?: number; cwd?: string }): Promise<PtyRun> {
-  const command = `stty cols ${opts.cols} rows ${opts.rows ?? (opts.cols ? 30 : 0)}; exec node ${quote(BIN)} ${args.map(quote).join(' ')}`;
-  const r = await execa('script', ['-qec', command, '/dev/null'], {
-    env: { ...svcEnv(opts), TERM: 'xterm-256color' },
-    extendEnv: false,
-    stdin: 'ignore',
-    cwd: opts.cwd,
-    reject: false,
-    timeout: opts.timeout ?? 60_000,
-    encoding: 'utf8',
-  });
-  const output = String(r.stdout ?? '');
-  assertNoSecrets(output + String(r.stderr ?? ''), args);
-  return { exitCode: r.exitCode ?? -1, output };
+  // the CLI is started by test/helpers/cli.ts (the only place that may: its output is scanned for keys)
+  const r = await svcOnTerminal(args, { ...opts, env: { TERM: 'xterm-256color', ...opts.env }, timeout: opts.timeout ?? 60_000 });
+  return { exitCode: r.exitCode, output: r.screen };
 }
 
 /** One tmux server (its own socket) for a test file; sessions are shells or commands on a screen of a set size. */
@@ -81,5 +70,3 @@ export class Tmux {
     }
   }
 }
-
-export { BIN };

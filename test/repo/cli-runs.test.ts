@@ -19,7 +19,7 @@ function testFiles(dir: string): string[] {
 /** Ways to start the CLI other than the helpers: naming the launcher or the built files, or running node itself. */
 const BYPASS: [RegExp, string][] = [
   [/svc\.cjs|['"`]bin['"`]\s*,\s*['"`]svc|\bbin\/svc\b/, 'names the launcher'],
-  [/['"`]dist['"`]\s*,|\bdist\/cli\.js/, 'names the built CLI'],
+  [/['"`]dist['"`]\s*,\s*['"`]cli\.js|\bdist\/cli\.js/, 'names the built CLI'],
   [/\b(execa|execaNode|spawn|spawnSync|execFile|execFileSync|fork)\(\s*(['"`]node['"`]|process\.execPath)/, 'starts node'],
 ];
 
