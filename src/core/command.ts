@@ -1,6 +1,7 @@
 // A command is data (flags, arguments, help, examples) plus a runner that returns an exit code.
 import type { Context } from './context.js';
 import type { FlagParser } from './validate.js';
+import type { RequestTable } from './request-table.js';
 
 export interface OptionSpec {
   /** commander syntax: '-m, --model <id>', '--stream', '--no-stream' */
@@ -12,6 +13,8 @@ export interface OptionSpec {
   /** shown in help and used by shell completion */
   choices?: readonly string[];
   hidden?: boolean;
+  /** help heading of a shared flag set (core/flag-sets.ts): Model, Sampling, Output, Tools, Search, Audio */
+  group?: string;
 }
 
 export interface ArgSpec {
@@ -28,6 +31,8 @@ export interface CommandSpec<Opts = any> {
   args?: ArgSpec[];
   options?: OptionSpec[];
   examples?: string[];
+  /** the operations this command sends, as request tables (flag → body field → check); read by the coverage test */
+  requests?: RequestTable[];
   /** positional values in declared order (a variadic one is an array); options by camelCase name */
   run(ctx: Context, args: any[], opts: Opts): Promise<number>;
 }

@@ -21,6 +21,7 @@ import {
 import type { OptionSpec } from '../core/command.js';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
+import { AUDIO } from '../core/flag-sets.js';
 import { toolCmdParser, type ToolCommand } from '../core/local-tools.js';
 import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
 import { PushToTalkKeys, attachKeys } from './keys.js';
@@ -66,8 +67,8 @@ export const SESSION_OPTIONS: OptionSpec[] = [
   { flags: '--vad-threshold <n>', description: 'server VAD threshold, 0.0 to 1.0 (lower is more sensitive)', parse: number({ min: 0, max: 1 }) },
   { flags: '--vad-silence-ms <ms>', description: 'silence that ends a turn, 0 to 10000 ms', parse: integer({ min: 0, max: 10_000 }) },
   { flags: '--audio-format <format>', description: 'audio on the wire: pcm (24 kHz pcm16, default), pcmu (G.711 mu-law 8 kHz), pcma (G.711 A-law 8 kHz)', parse: oneOf(AUDIO_FORMATS), choices: AUDIO_FORMATS },
-  { flags: '--input-device <name>', description: 'ALSA capture device for --input mic (default: default)' },
-  { flags: '--output-device <name>', description: 'ALSA playback device for --output speaker' },
+  AUDIO.inputDevice,
+  AUDIO.outputDevice,
 ];
 
 /** Flags of `svc realtime talk` only. */

@@ -2,14 +2,16 @@ import type { Context } from '../../core/context.js';
 import { createChat, createDeferredChat, type ChatMessage } from '../../api/chat.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
-import { CHAT_REQUEST_OPTIONS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
+import { CHAT_REQUEST_ROWS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
 import { printChatResponse, streamChatAnswer, type ChatOutcome } from './render.js';
-import { DEFAULT_CHAT_MODEL } from './request.js';
-import type { Conversation } from '../../api/conversations.js';
+import type { Conversation } from '../../store/conversations.js';
 import { waitForDeferred } from './wait.js';
 import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../core/local-tools.js';
 import { integer, require } from '../../core/validate.js';
 import { DEFAULT_MAX_TURNS } from './loop.js';
+import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, toolCmdFlag } from '../../core/flag-sets.js';
+import type { RequestRow, RequestTable } from '../../core/request-table.js';
+import { readPrompt } from '../../core/text-input.js';
 
 export interface ChatCreateFlags extends ChatFlags {
   stream: boolean;
@@ -24,34 +26,34 @@ export interface ChatCreateFlags extends ChatFlags {
   maxTurns?: number;
 }
 
-/** The prompt: the arguments, joined with stdin when stdin is piped. */
-export async function readPrompt(ctx: Context, words: string[]): Promise<string> {
-  const fromArgs = words.join(' ').trim();
-  let fromStdin = '';
-  if (!ctx.streams.stdin.isTTY) fromStdin = (await ctx.readStdin()).replace(/\s+$/, '');
-  const prompt = fromArgs && fromStdin ? `${fromArgs}\n\n${fromStdin}` : fromArgs || fromStdin;
-  if (!prompt) throw new UsageError('no prompt: give it as arguments (svc chat "…") or pipe text on stdin');
-  return prompt;
-}
+/** POST /v1/chat/completions as `svc chat` sends it: the request rows and this command's own. */
+const CHAT_CREATE_ROWS: RequestRow[] = [
+  ...CHAT_REQUEST_ROWS,
+  OUTPUT.noStream,
+  { flags: '--deferred', description: 'queue the request and print its request id (fetch it with `svc chat get`)', reaches: ['deferred'] },
+  { flags: '--wait', description: 'with --deferred: wait for the result and print it' },
+  { ...OUTPUT.usage, description: 'print token usage and cost on stderr', reaches: ['stream_options'] },
+  { flags: '-i, --interactive', description: 'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; Ctrl-C cancels the answer' },
+  { flags: '-c, --continue', description: 'continue the last conversation of this profile (kept locally)', reaches: ['messages'] },
+  { flags: '--conversation <id>', description: 'continue this local conversation (see `svc conversations list`)', reaches: ['messages'] },
+  { flags: '--no-save', description: 'keep no local copy of this conversation' },
+  toolCmdFlag(toolCmdParser),
+  { flags: '--max-turns <n>', description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`, parse: integer({ min: 1, max: 100 }), group: FLAG_GROUPS.tools },
+];
+
+export const CHAT_TABLE: RequestTable = {
+  operation: 'POST /v1/chat/completions',
+  rows: CHAT_CREATE_ROWS,
+  inputs: { messages: 'PROMPT words joined with piped stdin', stream: 'streamed unless --no-stream' },
+};
 
 export default defineCommand<ChatCreateFlags>({
   summary: 'Chat with a model (streams by default)',
   description:
     'The answer streams to stdout as it is written. Piped stdin is joined to the prompt (`cat notes.md | svc chat "summarize"`). Reasoning shows on a terminal\'s stderr; tool calls are printed (JSON lines in a pipe); -u adds usage and cost on stderr.',
   args: [{ name: 'prompt', description: 'the prompt (joined with piped stdin)', variadic: true }],
-  options: [
-    ...CHAT_REQUEST_OPTIONS,
-    { flags: '--no-stream', description: 'wait for the whole answer instead of streaming it' },
-    { flags: '--deferred', description: 'queue the request and print its request id (fetch it with `svc chat get`)' },
-    { flags: '--wait', description: 'with --deferred: wait for the result and print it' },
-    { flags: '-u, --usage', description: 'print token usage and cost on stderr' },
-    { flags: '-i, --interactive', description: 'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; Ctrl-C cancels the answer' },
-    { flags: '-c, --continue', description: 'continue the last conversation of this profile (kept locally)' },
-    { flags: '--conversation <id>', description: 'continue this local conversation (see `svc conversations list`)' },
-    { flags: '--no-save', description: 'keep no local copy of this conversation' },
-    { flags: '--tool-cmd <name=command>', description: 'run COMMAND for each call of tool NAME (repeatable); arguments as JSON on stdin, its stdout is sent back', parse: toolCmdParser },
-    { flags: '--max-turns <n>', description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`, parse: integer({ min: 1, max: 100 }) },
-  ],
+  options: CHAT_CREATE_ROWS,
+  requests: [CHAT_TABLE],
   examples: [
     'svc chat "Explain backpressure in one paragraph"',
     'cat notes.md | svc chat "summarize" > summary.md',
@@ -68,7 +70,7 @@ export default defineCommand<ChatCreateFlags>({
     checkConversationFlags(flags);
     for (const c of flags.toolCmd ?? []) if (!tools.some((t) => t.function.name === c.name)) tools.push({ type: 'function', function: defaultToolDefinition(c.name) });
     if (flags.maxTokens !== undefined) ctx.out.warn('--max-tokens is deprecated: use --max-completion-tokens');
-    const { ConversationStore } = await import('../../api/conversations.js');
+    const { ConversationStore } = await import('../../store/conversations.js');
     const store = new ConversationStore(ctx.env);
     const profile = ctx.config().profile;
     let conv: Conversation | undefined;
@@ -77,15 +79,16 @@ export default defineCommand<ChatCreateFlags>({
       if (!id) throw new UsageError(`-c: there is no conversation to continue for the profile ${profile} (start one with svc chat "…")`);
       conv = store.load(id);
       if (!conv) throw new UsageError(`--conversation: ${id} is not a conversation kept here (see \`svc conversations list\`)`);
+      if (conv.convention === 'messages') throw new UsageError(`--conversation: ${id} is a conversation of svc messages (continue it with svc messages --conversation ${id})`);
     }
     const defaultModel = conv?.model ?? ctx.config().model;
     if (flags.interactive) {
       const { runRepl } = await import('./interactive.js');
-      conv ??= store.newConversation(profile, flags.model ?? defaultModel ?? DEFAULT_CHAT_MODEL);
+      conv ??= store.newConversation(profile, flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL);
       if (flags.system) setSystem(conv.messages, flags.system);
       const first = (words ?? []).join(' ').trim();
       return runRepl(ctx, {
-        flags: { ...flags, model: flags.model ?? defaultModel ?? DEFAULT_CHAT_MODEL },
+        flags: { ...flags, model: flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL },
         tools,
         commands: flags.toolCmd ?? [],
         maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
@@ -94,7 +97,7 @@ export default defineCommand<ChatCreateFlags>({
         firstPrompt: first || undefined,
       });
     }
-    const prompt = await readPrompt(ctx, words ?? []);
+    const prompt = await readPrompt(ctx, words ?? [], 'svc chat');
     const messages: ChatMessage[] = conv ? [...conv.messages] : [];
     if (flags.system) setSystem(messages, flags.system);
     messages.push(userMessage(prompt, flags));

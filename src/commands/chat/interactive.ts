@@ -3,7 +3,7 @@
 // /exit. Ctrl-C cancels the answer in progress and keeps the REPL; at an empty prompt it asks for a second one.
 // The prompt and notes go to stderr, answers to stdout; without a terminal each stdin line is a turn.
 import type { ChatMessage, ChatRequest, ChatTool } from '../../api/chat.js';
-import { ConversationStore, messageText, type Conversation } from '../../api/conversations.js';
+import { ConversationStore, messageText, type Conversation } from '../../store/conversations.js';
 import type { Context } from '../../core/context.js';
 import { InterruptedError, describeError } from '../../core/errors.js';
 import type { ToolCommand } from '../../core/local-tools.js';

@@ -51,6 +51,12 @@ export function printEpilogue(ctx: Context, o: ChatOutcome, opts: { usage?: bool
   if (opts.usage) ctx.out.info(ctx.out.ce.dim(usageLine(o.usage, o.model)));
 }
 
+/** The line that separates the choices of an answer with -n > 1 (streamed or not). */
+function choiceHeader(ctx: Context, index: number): void {
+  const text = `--- choice ${index} ---`;
+  ctx.out.line(ctx.out.stdoutIsTTY ? ctx.out.c.dim(text) : text);
+}
+
 /** Print a finished (non-streamed) chat response. */
 export function printChatResponse(ctx: Context, res: ChatResponse, opts: { usage?: boolean }): ChatOutcome {
   if (ctx.out.json) {
@@ -59,7 +65,7 @@ export function printChatResponse(ctx: Context, res: ChatResponse, opts: { usage
   }
   const many = res.choices.length > 1;
   for (const choice of res.choices) {
-    if (many) ctx.out.line(ctx.out.stdoutIsTTY ? ctx.out.c.dim(`--- choice ${choice.index} ---`) : `--- choice ${choice.index} ---`);
+    if (many) choiceHeader(ctx, choice.index);
     if (choice.message.reasoning_content && ctx.out.stderrIsTTY) ctx.out.stderrWrite(ctx.out.ce.dim(choice.message.reasoning_content.trim()) + '\n');
     if (choice.message.content) ctx.out.line(choice.message.content.replace(/\n$/, ''));
     if (choice.message.refusal) ctx.out.warn(`refused: ${choice.message.refusal}`);
@@ -99,6 +105,12 @@ export async function streamChatAnswer(
   const outcome: ChatOutcome = { text: '', reasoning: '', toolCalls: [], finishReason: null };
   let reasoningOpen = false;
   const showReasoning = ctx.out.stderrIsTTY && !ctx.globals.quiet && !ctx.out.json;
+  // with several choices, choice 0 streams under its header like the others
+  let headerDue = typeof body.n === 'number' && body.n > 1 && !ctx.out.json;
+  const header0 = () => {
+    if (headerDue) choiceHeader(ctx, 0);
+    headerDue = false;
+  };
   const closeReasoning = () => {
     if (reasoningOpen) ctx.out.stderrWrite('\n');
     reasoningOpen = false;
@@ -119,6 +131,7 @@ export async function streamChatAnswer(
           }
           if (d.content) {
             closeReasoning();
+            header0();
             outcome.text += d.content;
             if (!ctx.out.json) ctx.out.write(d.content);
           }
@@ -137,9 +150,10 @@ export async function streamChatAnswer(
   closeReasoning();
   outcome.toolCalls = tools.list();
   if (!ctx.out.json) {
+    header0();
     ctx.out.endLine();
     for (const [index, text] of [...others.entries()].sort(([a], [b]) => a - b)) {
-      ctx.out.line(`--- choice ${index} ---`);
+      choiceHeader(ctx, index);
       ctx.out.line(text.replace(/\n$/, ''));
     }
     if (outcome.toolCalls.length && opts.showToolCalls !== false) printToolCalls(ctx, outcome.toolCalls);

@@ -1,4 +1,4 @@
-import { ConversationStore } from '../../api/conversations.js';
+import { ConversationStore } from '../../store/conversations.js';
 import { defineCommand } from '../../core/command.js';
 import { ExitCode } from '../../core/errors.js';
 

@@ -1,4 +1,4 @@
-import { ConversationStore } from '../../api/conversations.js';
+import { ConversationStore } from '../../store/conversations.js';
 import { defineCommand } from '../../core/command.js';
 import { formatUnixTime } from '../../core/output.js';
 import { integer } from '../../core/validate.js';

@@ -1,7 +1,9 @@
 import type { EmbeddingEntry } from '../../api/embeddings.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
-import { integer, oneOf } from '../../core/validate.js';
+import { OUTPUT, modelFlag } from '../../core/flag-sets.js';
+import { fillBody, type RequestTable } from '../../core/request-table.js';
+import { integer, oneOf, require } from '../../core/validate.js';
 
 interface Opts {
   model?: string;
@@ -12,21 +14,33 @@ interface Opts {
 }
 
 export const DEFAULT_EMBEDDING_MODEL = 'svc-embed-1';
+/** vector sizes of the embedding models the CLI knows (the catalogue's); other models are checked by the server */
+export const EMBEDDING_SIZES: Record<string, number> = { 'svc-embed-1': 256 };
+
+export const EMBED_TABLE: RequestTable = {
+  operation: 'POST /v1/embeddings',
+  rows: [
+    modelFlag(`embedding model (default ${DEFAULT_EMBEDDING_MODEL})`),
+    { flags: '--dimensions <n>', description: 'size of the vectors (at least 1, at most the model\'s size, 256 for svc-embed-1)', parse: integer({ min: 1, int32: true }), field: 'dimensions' },
+    { flags: '--encoding-format <format>', description: 'float or base64 (little-endian float32)', parse: oneOf(['float', 'base64'] as const), choices: ['float', 'base64'], field: 'encoding_format' },
+    { flags: '--user <id>', description: 'end-user identifier for abuse monitoring', field: 'user' },
+    OUTPUT.usage,
+  ],
+  inputs: { input: 'TEXT arguments, or one input per stdin line' },
+};
 
 export default defineCommand<Opts>({
   summary: 'Embed texts: one vector per input, in input order',
   description:
     'Inputs are the arguments, or else one per line of stdin. Any number of inputs: they are sent in requests of at most 128 and re-joined in input order. Prints one vector per line (a JSON array of numbers, or the base64 string with --encoding-format base64); --json prints each embedding object as the API sent it, one per line, its `index` being the position in the whole input.',
   args: [{ name: 'text', description: 'texts to embed (default: one per stdin line)', variadic: true }],
-  options: [
-    { flags: '-m, --model <id>', description: `embedding model (default ${DEFAULT_EMBEDDING_MODEL})` },
-    { flags: '--dimensions <n>', description: 'size of the vectors (at least 1, at most the model\'s size, 256 for svc-embed-1)', parse: integer({ min: 1, int32: true }) },
-    { flags: '--encoding-format <format>', description: 'float or base64 (little-endian float32)', parse: oneOf(['float', 'base64'] as const), choices: ['float', 'base64'] },
-    { flags: '--user <id>', description: 'end-user identifier for abuse monitoring' },
-    { flags: '-u, --usage', description: 'print token usage on stderr' },
-  ],
+  options: EMBED_TABLE.rows,
+  requests: [EMBED_TABLE],
   examples: ['svc embed "a red fox" "a brown dog"', 'svc embed < sentences.txt > vectors.jsonl', 'svc embed --dimensions 64 --json "hello"'],
   async run(ctx, [words], opts) {
+    const model = opts.model ?? DEFAULT_EMBEDDING_MODEL;
+    const size = EMBEDDING_SIZES[model];
+    require(opts.dimensions === undefined || size === undefined || opts.dimensions <= size, '--dimensions', opts.dimensions, `a whole number from 1 to ${size} (the size of ${model})`);
     let inputs = (words as string[] | undefined) ?? [];
     if (!inputs.length) {
       if (ctx.streams.stdin.isTTY) throw new UsageError('no input: give texts as arguments, or pipe one text per line on stdin');
@@ -45,7 +59,7 @@ export default defineCommand<Opts>({
     try {
       res = await embedAll(
         await ctx.http(),
-        { model: opts.model ?? DEFAULT_EMBEDDING_MODEL, input: inputs, dimensions: opts.dimensions, encoding_format: opts.encodingFormat, user: opts.user },
+        fillBody(EMBED_TABLE.rows, opts, { model, input: inputs }),
         { signal: ctx.signal, onBatch: (done, total) => spinner.update(`embedded ${done}/${total}`) },
       );
     } finally {

@@ -1,6 +1,7 @@
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
-import { imageOptions, imageRef, runImages, type ImageOpts } from './shared.js';
+import { imageRef } from '../../core/image-ref.js';
+import { imageOptions, runImages, type ImageOpts } from './shared.js';
 
 export default defineCommand<ImageOpts & { image?: string }>({
   summary: 'Edit an image with a prompt and save the results',

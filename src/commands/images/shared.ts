@@ -3,6 +3,8 @@ import type { Context } from '../../core/context.js';
 import type { OptionSpec } from '../../core/command.js';
 import { integer, oneOf } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
+import { sniffImage } from '../../core/image-ref.js';
+import { modelFlag } from '../../core/flag-sets.js';
 import { checkTarget, downloadError, saveBytes, saveStream } from '../../core/download.js';
 import { DEFAULT_IMAGE_MODEL, IMAGE_ASPECT_RATIOS, IMAGE_RESPONSE_FORMATS, generateImages, type ImageEntry, type ImageRequest } from '../../api/images.js';
 
@@ -16,7 +18,7 @@ export interface ImageOpts {
 }
 
 export const imageOptions: OptionSpec[] = [
-  { flags: '-m, --model <id>', description: 'image model', default: DEFAULT_IMAGE_MODEL },
+  modelFlag('image model', { default: DEFAULT_IMAGE_MODEL }),
   { flags: '-n, --n <count>', description: 'number of images (1-10, default 1)', parse: integer({ min: 1, max: 10 }) },
   { flags: '--aspect-ratio <ratio>', description: `one of ${IMAGE_ASPECT_RATIOS.join(', ')}`, parse: oneOf(IMAGE_ASPECT_RATIOS), choices: IMAGE_ASPECT_RATIOS },
   { flags: '--response-format <format>', description: 'how the API returns images: url or b64_json (the files are saved either way)', parse: oneOf(IMAGE_RESPONSE_FORMATS), choices: IMAGE_RESPONSE_FORMATS },
@@ -25,27 +27,6 @@ export const imageOptions: OptionSpec[] = [
 ];
 
 const EXT: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/jpg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif' };
-
-/** A local image path as a data URL; an http(s) URL as is. Checked before anything is sent. */
-export async function imageRef(value: string, flag: string): Promise<string> {
-  if (/^https?:\/\//i.test(value) || /^data:image\//i.test(value)) return value;
-  const { readFile } = await import('node:fs/promises');
-  const data = await readFile(value).catch(() => undefined);
-  if (!data) throw new UsageError(`${flag}: ${value}: no such file (give a local image or an http(s) URL)`);
-  const mime = sniffImage(data, value);
-  if (!mime) throw new UsageError(`${flag}: ${value} is not a PNG, JPEG, GIF or WebP image`);
-  return `data:${mime};base64,${data.toString('base64')}`;
-}
-
-export function sniffImage(data: Uint8Array, name = ''): string | undefined {
-  const b = Buffer.from(data.buffer, data.byteOffset, Math.min(12, data.length));
-  if (b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
-  if (b.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
-  if (b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
-  const ext = name.toLowerCase().split('.').pop();
-  return ext === 'png' ? 'image/png' : ext === 'jpg' || ext === 'jpeg' ? 'image/jpeg' : ext === 'webp' ? 'image/webp' : ext === 'gif' ? 'image/gif' : undefined;
-}
 
 interface Plan {
   /** where image i goes, given its extension */

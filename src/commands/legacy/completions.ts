@@ -1,12 +1,14 @@
 import { createTextCompletion } from '../../api/legacy.js';
 import { defineCommand } from '../../core/command.js';
-import { integer, number, repeatable } from '../../core/validate.js';
-import { readPrompt } from '../chat/create.js';
-import { DEFAULT_CHAT_MODEL } from '../chat/request.js';
+import { OUTPUT, modelFlag, resolveModel, sampling } from '../../core/flag-sets.js';
+import { fillBody, type RequestTable } from '../../core/request-table.js';
+import { readPrompt } from '../../core/text-input.js';
+import { integer, repeatable, require } from '../../core/validate.js';
 import { withReasoningHint } from './hint.js';
 
 interface Opts {
   model?: string;
+  prompt?: string[];
   maxTokens?: number;
   n?: number;
   stop?: string[];
@@ -20,37 +22,38 @@ interface Opts {
 
 export const MAX_N = 128;
 
+export const COMPLETIONS_TABLE: RequestTable = {
+  operation: 'POST /v1/completions',
+  rows: [
+    modelFlag(),
+    { flags: '--prompt <text>', description: 'a prompt of a batch (repeatable; sent as an array, completions printed per prompt)', parse: repeatable(), reaches: ['prompt'] },
+    { flags: '--max-tokens <n>', description: 'cap on generated tokens (1 to 2147483647; the server default is 16)', parse: integer({ min: 1, int32: true }), field: 'max_tokens' },
+    { flags: '-n, --n <n>', description: `number of completions per prompt (1-${MAX_N})`, parse: integer({ min: 1, max: MAX_N }), field: 'n' },
+    ...sampling(['stop']),
+    { flags: '--echo', description: 'repeat the prompt before the completion', field: 'echo' },
+    { flags: '--suffix <text>', description: 'text that comes after the completion', field: 'suffix' },
+    ...sampling(['seed', 'temperature', 'topP']),
+    OUTPUT.usage,
+  ],
+  inputs: { prompt: 'PROMPT words joined with piped stdin' },
+};
+
 export default defineCommand<Opts>({
   summary: 'Text completion (POST /v1/completions; not for reasoning models)',
-  description: 'Continues PROMPT (joined with piped stdin). Legacy: replaced by `svc chat`; reasoning models refuse it. Each choice is printed on its own (separated by a line `--- choice N ---` when -n > 1).',
+  description:
+    'Continues PROMPT (joined with piped stdin), or each --prompt of a batch. Legacy: replaced by `svc chat`; reasoning models refuse it. Each choice is printed on its own (separated by a line `--- choice N ---` when there is more than one).',
   args: [{ name: 'prompt', description: 'the text to continue', variadic: true }],
-  options: [
-    { flags: '-m, --model <id>', description: `model id or alias (default: the profile's model, else ${DEFAULT_CHAT_MODEL})` },
-    { flags: '--max-tokens <n>', description: 'cap on generated tokens (1 to 2147483647; the server default is 16)', parse: integer({ min: 1, int32: true }) },
-    { flags: '-n, --n <n>', description: `number of completions (1-${MAX_N})`, parse: integer({ min: 1, max: MAX_N }) },
-    { flags: '--stop <sequence>', description: 'stop sequence (repeatable, at most 4)', parse: repeatable(undefined, { max: 4 }) },
-    { flags: '--echo', description: 'repeat the prompt before the completion' },
-    { flags: '--suffix <text>', description: 'text that comes after the completion' },
-    { flags: '--seed <n>', description: 'best-effort deterministic sampling (32-bit integer)', parse: integer({ int32: true }) },
-    { flags: '-t, --temperature <n>', description: 'sampling temperature (0-2)', parse: number({ min: 0, max: 2 }) },
-    { flags: '--top-p <n>', description: 'nucleus sampling (greater than 0, at most 1)', parse: number({ min: 0, minExclusive: true, max: 1 }) },
-    { flags: '-u, --usage', description: 'print token usage on stderr' },
-  ],
-  examples: ['svc legacy completions "Once upon a time" --max-tokens 50', 'svc legacy completions "1, 2, 3," -n 3 --stop "\\n"'],
+  options: COMPLETIONS_TABLE.rows,
+  requests: [COMPLETIONS_TABLE],
+  examples: ['svc legacy completions "Once upon a time" --max-tokens 50', 'svc legacy completions "1, 2, 3," -n 3 --stop "\\n"', 'svc legacy completions --prompt "Roses are" --prompt "Violets are"'],
   async run(ctx, [words], opts) {
-    const prompt = await readPrompt(ctx, (words as string[] | undefined) ?? []);
-    const body: Record<string, unknown> = { model: opts.model ?? ctx.config().model ?? DEFAULT_CHAT_MODEL, prompt };
-    const set = (k: string, v: unknown) => {
-      if (v !== undefined) body[k] = v;
-    };
-    set('max_tokens', opts.maxTokens);
-    set('n', opts.n);
-    set('stop', opts.stop);
-    if (opts.echo) body.echo = true;
-    set('suffix', opts.suffix);
-    set('seed', opts.seed);
-    set('temperature', opts.temperature);
-    set('top_p', opts.topP);
+    let prompt: string | string[];
+    if (opts.prompt) {
+      require(!(words as string[] | undefined)?.length, '--prompt', opts.prompt[0], 'not together with PROMPT arguments');
+      require(opts.prompt.every((p) => p !== ''), '--prompt', '', 'a non-empty prompt');
+      prompt = opts.prompt;
+    } else prompt = await readPrompt(ctx, (words as string[] | undefined) ?? [], 'svc legacy completions');
+    const body = fillBody(COMPLETIONS_TABLE.rows, opts, { model: resolveModel(ctx, opts.model), prompt } as Record<string, unknown>);
     let res;
     try {
       res = await createTextCompletion(await ctx.http(), body, ctx.signal);

@@ -1,13 +1,23 @@
 import type { ChatTool } from '../../api/chat.js';
 import type { MessagesRequest, MessagesResponse } from '../../api/messages.js';
 import { defineCommand } from '../../core/command.js';
-import { integer, number, repeatable, require } from '../../core/validate.js';
-import { readPrompt } from '../chat/create.js';
-import { DEFAULT_CHAT_MODEL, parseToolFile } from '../chat/request.js';
+import type { Context } from '../../core/context.js';
+import { UsageError } from '../../core/errors.js';
+import { FLAG_GROUPS, OUTPUT, modelFlag, resolveModel, sampling, toolChoiceFlag, toolFlag } from '../../core/flag-sets.js';
+import { parseJsonOrText, readInputText } from '../../core/json-input.js';
+import { fillBody, type RequestTable } from '../../core/request-table.js';
+import { joinWithStdin } from '../../core/text-input.js';
+import { checkTools } from '../../core/tool-file.js';
+import { fail, integer, require } from '../../core/validate.js';
+import type { Conversation, ConversationStore } from '../../store/conversations.js';
 
 interface Opts {
   model?: string;
   system?: string;
+  input?: string;
+  continue?: boolean;
+  conversation?: string;
+  save?: boolean;
   maxTokens: number;
   temperature?: number;
   topP?: number;
@@ -19,66 +29,79 @@ interface Opts {
   usage?: boolean;
 }
 
+type Message = MessagesRequest['messages'][number];
+
 export const DEFAULT_MAX_TOKENS = 1024;
+const TOOL_CHOICES = ['auto', 'any', 'none'] as const;
+
+export const MESSAGES_TABLE: RequestTable = {
+  operation: 'POST /v1/messages',
+  rows: [
+    modelFlag(),
+    { flags: '-s, --system <text>', description: 'system prompt (replaces the one of --input or a continued conversation)', reaches: ['system'] },
+    { flags: '--input <file|->', description: 'earlier turns: a JSON array of {role, content}, {system, messages}, JSON lines, or text (a user turn)', reaches: ['messages', 'system'] },
+    { flags: '-c, --continue', description: 'continue the last messages conversation of this profile (kept locally)', reaches: ['messages'] },
+    { flags: '--conversation <id>', description: 'continue this local conversation (see `svc conversations list`)', reaches: ['messages'] },
+    { flags: '--no-save', description: 'keep no local copy of this conversation' },
+    { flags: '--max-tokens <n>', description: 'cap on output tokens (1 to 2147483647)', default: DEFAULT_MAX_TOKENS, parse: integer({ min: 1, int32: true }), field: 'max_tokens' },
+    ...sampling(['temperature', 'topP', 'topK', 'stop'], { stop: 'stop_sequences' }),
+    OUTPUT.stream,
+    toolFlag('tool(s) from a JSON file (repeatable; at most 128); sent as {name, description, input_schema}'),
+    toolChoiceFlag('auto, any, none, or a tool name to force'),
+    { ...OUTPUT.usage, group: FLAG_GROUPS.output },
+  ],
+  inputs: { messages: 'PROMPT words joined with piped stdin (a new user turn)' },
+};
 
 export default defineCommand<Opts>({
   summary: 'Send a prompt in the messages convention (POST /v1/messages)',
   description:
-    'The third-party-compatible messages convention. The prompt is the arguments, joined with piped stdin. Prints the text blocks; tool_use blocks are printed as JSON lines. --stream prints the text as it arrives; --json prints the message (or, with --stream, each event) as the API sent it.',
+    'The third-party-compatible messages convention. The prompt is the arguments, joined with piped stdin; --input FILE adds earlier turns and -c continues the last conversation (kept locally, like `svc chat`). Prints the text blocks; tool_use blocks are printed as JSON lines. --stream prints the text as it arrives; --json prints the message (or, with --stream, each event) as the API sent it.',
   args: [{ name: 'prompt', description: 'the user message (joined with piped stdin)', variadic: true }],
-  options: [
-    { flags: '-m, --model <id>', description: `model id or alias (default: the profile's model, else ${DEFAULT_CHAT_MODEL})` },
-    { flags: '-s, --system <text>', description: 'system prompt' },
-    { flags: '--max-tokens <n>', description: `cap on output tokens (1 to 2147483647; default ${DEFAULT_MAX_TOKENS})`, default: DEFAULT_MAX_TOKENS, parse: integer({ min: 1, int32: true }) },
-    { flags: '-t, --temperature <n>', description: 'sampling temperature (0-2)', parse: number({ min: 0, max: 2 }) },
-    { flags: '--top-p <n>', description: 'nucleus sampling (greater than 0, at most 1)', parse: number({ min: 0, minExclusive: true, max: 1 }) },
-    { flags: '--top-k <n>', description: 'only the k most likely tokens (1 to 2147483647)', parse: integer({ min: 1, int32: true }) },
-    { flags: '--stop <sequence>', description: 'stop sequence (repeatable, at most 4)', parse: repeatable(undefined, { max: 4 }) },
-    { flags: '--stream', description: 'print the answer as it is written' },
-    { flags: '--tool <file>', description: 'tool(s) from a JSON file (repeatable; at most 128); sent as {name, description, input_schema}', parse: repeatable((raw, flag) => parseToolFile(raw, flag)) },
-    { flags: '--tool-choice <choice>', description: 'auto, any, none, or a tool name to force' },
-    { flags: '-u, --usage', description: 'print token usage on stderr' },
+  options: MESSAGES_TABLE.rows,
+  requests: [MESSAGES_TABLE],
+  examples: [
+    'svc messages "Write a limerick about queues"',
+    'cat draft.md | svc messages -s "You are an editor" "tighten this" --stream',
+    'svc messages --input history.json "and now in French"',
+    'svc messages -c "shorter, please"',
   ],
-  examples: ['svc messages "Write a limerick about queues"', 'cat draft.md | svc messages -s "You are an editor" "tighten this" --stream'],
   async run(ctx, [words], opts) {
-    const tools = (opts.tool ?? []).flat();
-    require(tools.length <= 128, '--tool', `${tools.length} tools`, 'at most 128 tools in all');
-    if (opts.toolChoice !== undefined) {
-      require(['auto', 'any', 'none'].includes(opts.toolChoice) || tools.some((t) => t.function.name === opts.toolChoice), '--tool-choice', opts.toolChoice, `auto, any, none, or the name of a --tool${tools.length ? ` (${tools.map((t) => t.function.name).join(', ')})` : ''}`);
-      require(opts.toolChoice !== 'any' || tools.length > 0, '--tool-choice', opts.toolChoice, 'any needs at least one --tool');
+    const tools = checkTools(opts.tool, opts.toolChoice, TOOL_CHOICES, 'any') as ChatTool[];
+    require(!(opts.continue && opts.conversation), '--conversation', opts.conversation, 'not together with -c/--continue');
+    require(!((opts.continue || opts.conversation) && opts.input), '--input', opts.input, 'not together with -c/--conversation');
+    const { ConversationStore } = await import('../../store/conversations.js');
+    const store = new ConversationStore(ctx.env);
+    const profile = ctx.config().profile;
+    const conv = loadConversation(store, profile, opts);
+    let system: string | undefined;
+    const messages: Message[] = [];
+    for (const m of conv?.messages ?? []) {
+      if (m.role === 'system') system = typeof m.content === 'string' ? m.content : undefined;
+      else messages.push(m as Message);
     }
-    const prompt = await readPrompt(ctx, (words as string[] | undefined) ?? []);
-    const body: MessagesRequest = { model: opts.model ?? ctx.config().model ?? DEFAULT_CHAT_MODEL, max_tokens: opts.maxTokens, messages: [{ role: 'user', content: prompt }] };
-    if (opts.system) body.system = opts.system;
-    if (opts.temperature !== undefined) body.temperature = opts.temperature;
-    if (opts.topP !== undefined) body.top_p = opts.topP;
-    if (opts.topK !== undefined) body.top_k = opts.topK;
-    if (opts.stop) body.stop_sequences = opts.stop;
-    if (tools.length) body.tools = tools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters ?? { type: 'object', properties: {} } }));
-    if (opts.toolChoice) body.tool_choice = ['auto', 'any', 'none'].includes(opts.toolChoice) ? { type: opts.toolChoice } : { type: 'tool', name: opts.toolChoice };
-    const api = await import('../../api/messages.js');
-    const http = await ctx.http();
-    let msg: MessagesResponse;
-    if (opts.stream) {
-      try {
-        msg = await api.consumeMessageStream(api.streamMessageEvents(http, body, ctx.signal), {
-          onEvent: (ev) => {
-            if (ctx.out.json) ctx.out.printJsonLine(ev);
-          },
-          onText: (t) => {
-            if (!ctx.out.json) ctx.out.write(t);
-          },
-        });
-      } finally {
-        if (!ctx.out.json) ctx.out.endLine();
-      }
-    } else {
-      msg = await api.createMessage(http, body, ctx.signal);
-      if (ctx.out.json) ctx.out.printJson(msg);
-      else {
-        const text = api.messageText(msg);
-        if (text) ctx.out.line(text.replace(/\n$/, ''));
-      }
+    if (opts.input) {
+      const earlier = await readConversation(ctx, opts.input);
+      system = earlier.system;
+      messages.push(...earlier.messages);
+    }
+    if (opts.system !== undefined) system = opts.system;
+    const prompt = await joinWithStdin(ctx, (words as string[] | undefined) ?? [], !ctx.streams.stdin.isTTY && opts.input !== '-');
+    if (prompt) messages.push({ role: 'user', content: prompt });
+    if (!messages.length || messages[messages.length - 1]!.role !== 'user') {
+      throw new UsageError(messages.length ? 'no prompt: the conversation ends with an assistant turn; add one as arguments (svc messages "…") or on stdin' : 'no prompt: give it as arguments (svc messages "…"), pipe text on stdin, or use --input FILE');
+    }
+    const model = resolveModel(ctx, opts.model, conv?.model);
+    const body = fillBody(MESSAGES_TABLE.rows, opts, { model, messages } as MessagesRequest);
+    if (system) body.system = system;
+    if (tools.length) body.tools = tools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters }));
+    if (opts.toolChoice) body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(opts.toolChoice) ? { type: opts.toolChoice } : { type: 'tool', name: opts.toolChoice };
+    const msg = await send(ctx, body, !!opts.stream);
+    if (opts.save !== false) {
+      const c = conv ?? store.newConversation(profile, msg.model ?? model, undefined, 'messages');
+      c.model = msg.model ?? model;
+      c.messages = [...(system ? [{ role: 'system' as const, content: system }] : []), ...messages, { role: 'assistant', content: msg.content }] as Conversation['messages'];
+      store.save(c);
     }
     if (!ctx.out.json) {
       for (const b of msg.content) {
@@ -93,3 +116,69 @@ export default defineCommand<Opts>({
     return 0;
   },
 });
+
+function loadConversation(store: ConversationStore, profile: string, opts: Opts): Conversation | undefined {
+  if (!opts.continue && !opts.conversation) return undefined;
+  const id = opts.conversation ?? store.lastId(profile, 'messages');
+  if (!id) throw new UsageError(`-c: there is no messages conversation to continue for the profile ${profile} (start one with svc messages "…")`);
+  const conv = store.load(id);
+  if (!conv) throw new UsageError(`--conversation: ${id} is not a conversation kept here (see \`svc conversations list\`)`);
+  if (conv.convention !== 'messages') throw new UsageError(`--conversation: ${id} is a conversation of svc chat (continue it with svc chat --conversation ${id})`);
+  return conv;
+}
+
+/** --input: earlier turns (and a system prompt) as JSON, JSON lines, or a text that is one user turn. */
+async function readConversation(ctx: Context, path: string): Promise<{ system?: string; messages: Message[] }> {
+  const source = path === '-' ? 'stdin' : path;
+  const parsed = parseJsonOrText(await readInputText(ctx, '--input', path), '--input', source);
+  if (parsed.kind === 'text') return { messages: [{ role: 'user', content: parsed.text.replace(/\s+$/, '') }] };
+  let value: unknown = parsed.kind === 'lines' ? parsed.values : parsed.value;
+  let system: string | undefined;
+  if (typeof value === 'string') return { messages: [{ role: 'user', content: value }] };
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>;
+    if (Array.isArray(o.messages)) {
+      if (typeof o.system === 'string') system = o.system;
+      value = o.messages;
+    } else value = [o];
+  }
+  const messages: Message[] = [];
+  (value as unknown[]).forEach((m, i) => {
+    const r = m as Record<string, unknown> | null;
+    if (r?.role === 'system' && typeof r.content === 'string') {
+      system = r.content;
+      return;
+    }
+    if (!r || (r.role !== 'user' && r.role !== 'assistant') || !(typeof r.content === 'string' || Array.isArray(r.content))) {
+      fail('--input', `${source}[${i}]`, 'messages of {role: user|assistant, content: text or an array of blocks}');
+    }
+    messages.push({ role: r.role, content: r.content } as Message);
+  });
+  return { system, messages };
+}
+
+async function send(ctx: Context, body: MessagesRequest, stream: boolean): Promise<MessagesResponse> {
+  const api = await import('../../api/messages.js');
+  const http = await ctx.http();
+  if (!stream) {
+    const msg = await api.createMessage(http, body, ctx.signal);
+    if (ctx.out.json) ctx.out.printJson(msg);
+    else {
+      const text = api.messageText(msg);
+      if (text) ctx.out.line(text.replace(/\n$/, ''));
+    }
+    return msg;
+  }
+  try {
+    return await api.consumeMessageStream(api.streamMessageEvents(http, body, ctx.signal), {
+      onEvent: (ev) => {
+        if (ctx.out.json) ctx.out.printJsonLine(ev);
+      },
+      onText: (t) => {
+        if (!ctx.out.json) ctx.out.write(t);
+      },
+    });
+  } finally {
+    if (!ctx.out.json) ctx.out.endLine();
+  }
+}

@@ -1,5 +1,6 @@
 import { compactResponses } from '../../api/responses.js';
 import { defineCommand } from '../../core/command.js';
+import { modelFlag } from '../../core/flag-sets.js';
 import { require } from '../../core/validate.js';
 import { readInputFlag } from './input.js';
 
@@ -8,7 +9,7 @@ export default defineCommand<{ model: string; input: string }>({
   description:
     'Reads the conversation from --input (a JSON array of items, JSON lines such as `svc responses items ID --all --json`, or text) and prints the compaction output: a JSON array to pass verbatim as `svc responses create --input FILE "next turn"`. --json prints the whole compaction result.',
   options: [
-    { flags: '-m, --model <id>', description: 'model used for the summary (required)' },
+    modelFlag('model used for the summary (required)'),
     { flags: '--input <file|->', description: 'the conversation to compact (required; - for stdin)' },
   ],
   examples: ['svc responses items 2b6c… --all --json | svc responses compact --model svc-4 --input - > ctx.json', 'svc responses create --input ctx.json "and now?"'],

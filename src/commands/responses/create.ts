@@ -1,13 +1,17 @@
 import { readFileSync } from 'node:fs';
 import type { InputItem, OutputItem, ResponseObject, ResponseUsage, ResponsesRequest } from '../../api/responses.js';
+import type { ChatTool } from '../../api/chat.js';
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
+import { FLAG_GROUPS, OUTPUT, PARALLEL_TOOL_CALLS, SEARCH_ROWS, modelFlag, resolveModel, sampling, searchParameters, toolChoiceFlag, toolCmdFlag, toolFlag, DEFAULT_LANGUAGE_MODEL, type SearchFlags } from '../../core/flag-sets.js';
 import type { HttpClient } from '../../core/http.js';
+import { imageRef } from '../../core/image-ref.js';
 import { MaxTurnsError, defaultToolDefinition, runCalls, toolCmdParser, unboundCalls, type PendingCall, type ToolCommand } from '../../core/local-tools.js';
-import { fail, integer, isoDate, keyValue, number, oneOf, repeatable, require } from '../../core/validate.js';
-import { DEFAULT_CHAT_MODEL, imageUrl, parseToolFile } from '../chat/request.js';
-import type { ChatTool } from '../../api/chat.js';
+import { fillBody, type RequestTable } from '../../core/request-table.js';
+import { joinWithStdin } from '../../core/text-input.js';
+import { checkTools, isFunctionTool, readJsonFile, type ToolEntry } from '../../core/tool-file.js';
+import { fail, integer, keyValue, oneOf, repeatable, require } from '../../core/validate.js';
 import { readInputFlag } from './input.js';
 import { lastResponse, rememberResponse } from './state.js';
 
@@ -23,9 +27,11 @@ export const INCLUDES = [
   'computer_call_output.output.image_url',
   'message.output_text.logprobs',
 ] as const;
-const SEARCH_MODES = ['off', 'on', 'auto'] as const;
+/** hosted tools a --tool file may hold besides functions (a web_search_preview tool is overridden by --search*) */
+export const HOSTED_TOOLS = ['web_search', 'web_search_preview'] as const;
+const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
-export interface ResponsesFlags {
+export interface ResponsesFlags extends SearchFlags {
   model?: string;
   instructions?: string;
   previous?: string;
@@ -35,8 +41,11 @@ export interface ResponsesFlags {
   fileId?: string[];
   store: boolean;
   stream: boolean;
+  background?: boolean;
+  contextManagement?: unknown[];
   reasoningEffort?: string;
   reasoningSummary?: string;
+  reasoningGenerateSummary?: string;
   include?: string[];
   temperature?: number;
   topP?: number;
@@ -47,16 +56,11 @@ export interface ResponsesFlags {
   logprobs?: boolean;
   topLogprobs?: number;
   parallelToolCalls?: boolean;
-  tool?: ChatTool[][];
+  tool?: ToolEntry[][];
   toolCmd?: ToolCommand[];
   toolChoice?: string;
   schema?: string;
   format?: 'text' | 'json_object';
-  search?: string;
-  searchFrom?: string;
-  searchTo?: string;
-  maxSearchResults?: number;
-  citations?: boolean;
   promptCacheKey?: string;
   serviceTier?: string;
   truncation?: string;
@@ -79,62 +83,72 @@ function textOrFile(raw: string, flag: string): string {
   }
 }
 
-function readJson(flag: string, path: string): Record<string, unknown> {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch (err) {
-    return fail(flag, path, `a readable file of JSON (${(err as Error).message})`);
-  }
+/** A JSON array given inline or as a file. */
+function jsonArray(raw: string, flag: string): unknown[] {
+  let v: unknown;
+  if (raw.trim().startsWith('[')) {
+    try {
+      v = JSON.parse(raw);
+    } catch (err) {
+      return fail(flag, raw, `a JSON array, or a file holding one (${(err as Error).message})`);
+    }
+  } else v = readJsonFile(flag, raw);
+  if (!Array.isArray(v)) fail(flag, raw, 'a JSON array, or a file holding one');
+  return v as unknown[];
 }
+
+export const RESPONSES_TABLE: RequestTable = {
+  operation: 'POST /v1/responses',
+  rows: [
+    modelFlag(`model id or alias (default: the continued response's model, the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`),
+    { flags: '--instructions <text|@file>', description: 'system prompt (not with --previous or -c: the earlier one is kept)', parse: textOrFile, field: 'instructions' },
+    { flags: '--previous <id>', description: 'continue the stored response with this id', reaches: ['previous_response_id'] },
+    { flags: '-c, --continue', description: 'continue the last stored response of this profile', reaches: ['previous_response_id'] },
+    { flags: '--input <file|->', description: 'input items (JSON, JSON lines, a compaction result) or text; INPUT words are added as a new user turn', reaches: ['input'] },
+    { flags: '--image <path|url>', description: 'attach an image (repeatable)', parse: repeatable(), reaches: ['input'] },
+    { flags: '--file-id <id>', description: 'attach an uploaded file (repeatable)', parse: repeatable(), reaches: ['input'] },
+    { flags: '--no-store', description: 'do not store the response (it cannot be continued)', field: 'store' },
+    OUTPUT.noStream,
+    { flags: '--background', description: 'run in the background (the spec marks it unsupported: the server decides)', field: 'background' },
+    { flags: '--context-management <json|file>', description: 'context_management array, inline JSON or a file (accepted, not yet executed by the service)', parse: jsonArray, field: 'context_management' },
+    { flags: '--reasoning-effort <level>', description: `reasoning effort: ${EFFORTS.join(', ')} (models without reasoning reject it)`, parse: oneOf(EFFORTS), choices: EFFORTS, field: 'reasoning.effort' },
+    { flags: '--reasoning-summary <kind>', description: `reasoning summary: ${SUMMARIES.join(', ')}`, parse: oneOf(SUMMARIES), choices: SUMMARIES, field: 'reasoning.summary' },
+    { flags: '--reasoning-generate-summary <kind>', description: `reasoning.generate_summary (compatibility): ${SUMMARIES.join(', ')}`, parse: oneOf(SUMMARIES), choices: SUMMARIES, field: 'reasoning.generate_summary' },
+    { flags: '--include <what>', description: `extra output (repeatable): ${INCLUDES.join(', ')}`, parse: repeatable(oneOf(INCLUDES)), choices: INCLUDES, field: 'include' },
+    ...sampling(['temperature', 'topP', 'topK', 'minP']),
+    { flags: '--max-output-tokens <n>', description: 'cap on output and reasoning tokens (1 to 2147483647; default 128000)', parse: integer({ min: 1, int32: true }), field: 'max_output_tokens' },
+    { flags: '--max-turns <n>', description: `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1 to 2147483647)`, parse: integer({ min: 1, int32: true }), field: 'max_turns', group: FLAG_GROUPS.tools },
+    OUTPUT.logprobs,
+    OUTPUT.topLogprobs,
+    PARALLEL_TOOL_CALLS,
+    toolFlag(`function tool(s), or a ${HOSTED_TOOLS.join(' or ')} tool, from a JSON file (repeatable; at most 128 tools)`, { hosted: HOSTED_TOOLS }),
+    toolCmdFlag(toolCmdParser),
+    toolChoiceFlag(),
+    { flags: '--schema <file>', description: 'answer as JSON valid against this JSON schema', reaches: ['text'] },
+    { flags: '--format <type>', description: 'text or json_object', parse: oneOf(['text', 'json_object'] as const), choices: ['text', 'json_object'], reaches: ['text'] },
+    ...SEARCH_ROWS,
+    { flags: '--prompt-cache-key <key>', description: 'stable key for conversation routing and prompt-cache hits', field: 'prompt_cache_key' },
+    { flags: '--service-tier <tier>', description: 'default or priority', parse: oneOf(['default', 'priority'] as const), choices: ['default', 'priority'], field: 'service_tier' },
+    { flags: '--truncation <mode>', description: 'auto or disabled (compatibility only)', parse: oneOf(['auto', 'disabled'] as const), choices: ['auto', 'disabled'], field: 'truncation' },
+    { flags: '--user <id>', description: 'end-user identifier for abuse monitoring', field: 'user' },
+    { flags: '--metadata <key=value>', description: 'metadata (repeatable; kept for compatibility)', parse: keyValue(), field: 'metadata' },
+    { ...OUTPUT.usage, description: 'print token usage and cost on stderr' },
+  ],
+  inputs: { input: 'INPUT words joined with piped stdin', stream: 'streamed unless --no-stream' },
+};
 
 export default defineCommand<ResponsesFlags>({
   summary: 'Create a response (streams by default); -c continues the last stored one',
   description:
-    'INPUT words (joined with piped stdin) become the user turn. Responses are stored by default, so `-c` (the last one of this profile) or `--previous ID` continues the conversation on the server. Text streams to stdout; reasoning summaries show on a terminal\'s stderr. With --tool and --tool-cmd NAME=COMMAND, each call of NAME runs COMMAND locally (arguments as JSON on its stdin, its stdout as the result) until the model answers, at most --max-turns model turns.',
+    'INPUT words (joined with piped stdin) become the user turn. Responses are stored by default, so `-c` (the last one of this profile) or `--previous ID` continues the conversation on the server; on a terminal the new response\'s id is shown on stderr. Text streams to stdout; reasoning summaries show on a terminal\'s stderr. With --tool and --tool-cmd NAME=COMMAND, each call of NAME runs COMMAND locally (arguments as JSON on its stdin, its stdout as the result) until the model answers, at most --max-turns model turns.',
   args: [{ name: 'input', description: 'the user turn (joined with piped stdin)', variadic: true }],
-  options: [
-    { flags: '-m, --model <id>', description: `model id or alias (default: the continued response's model, the profile's model, else ${DEFAULT_CHAT_MODEL})` },
-    { flags: '--instructions <text|@file>', description: 'system prompt (not with --previous or -c: the earlier one is kept)', parse: textOrFile },
-    { flags: '--previous <id>', description: 'continue the stored response with this id' },
-    { flags: '-c, --continue', description: 'continue the last stored response of this profile' },
-    { flags: '--input <file|->', description: 'input items (JSON, JSON lines, a compaction result) or text; INPUT words are added as a new user turn' },
-    { flags: '--image <path|url>', description: 'attach an image (repeatable)', parse: repeatable() },
-    { flags: '--file-id <id>', description: 'attach an uploaded file (repeatable)', parse: repeatable() },
-    { flags: '--no-store', description: 'do not store the response (it cannot be continued)' },
-    { flags: '--no-stream', description: 'wait for the whole response instead of streaming it' },
-    { flags: '--reasoning-effort <level>', description: `reasoning effort: ${EFFORTS.join(', ')} (models without reasoning reject it)`, parse: oneOf(EFFORTS), choices: EFFORTS },
-    { flags: '--reasoning-summary <kind>', description: `reasoning summary: ${SUMMARIES.join(', ')}`, parse: oneOf(SUMMARIES), choices: SUMMARIES },
-    { flags: '--include <what>', description: `extra output (repeatable): ${INCLUDES.join(', ')}`, parse: repeatable(oneOf(INCLUDES)), choices: INCLUDES },
-    { flags: '-t, --temperature <n>', description: 'sampling temperature (0-2)', parse: number({ min: 0, max: 2 }) },
-    { flags: '--top-p <n>', description: 'nucleus sampling (greater than 0, at most 1)', parse: number({ min: 0, minExclusive: true, max: 1 }) },
-    { flags: '--top-k <n>', description: 'only the k most likely tokens (1 to 2147483647)', parse: integer({ min: 1, int32: true }) },
-    { flags: '--min-p <n>', description: 'drop tokens below min-p × the top probability (0-1)', parse: number({ min: 0, max: 1 }) },
-    { flags: '--max-output-tokens <n>', description: 'cap on output and reasoning tokens (1 to 2147483647; default 128000)', parse: integer({ min: 1, int32: true }) },
-    { flags: '--max-turns <n>', description: `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1 to 2147483647)`, parse: integer({ min: 1, int32: true }) },
-    { flags: '--logprobs', description: 'return log probabilities' },
-    { flags: '--top-logprobs <n>', description: 'most likely tokens per position (0-8); needs --logprobs', parse: integer({ min: 0, max: 8 }) },
-    { flags: '--no-parallel-tool-calls', description: 'at most one tool call per answer' },
-    { flags: '--tool <file>', description: 'function tool(s) from a JSON file (repeatable; at most 128 tools)', parse: repeatable((raw, flag) => parseToolFile(raw, flag)) },
-    { flags: '--tool-cmd <name=command>', description: 'run COMMAND for each call of tool NAME (repeatable); arguments as JSON on stdin, stdout is the result', parse: toolCmdParser },
-    { flags: '--tool-choice <choice>', description: 'none, auto, required, or a function name to force' },
-    { flags: '--schema <file>', description: 'answer as JSON valid against this JSON schema' },
-    { flags: '--format <type>', description: 'text or json_object', parse: oneOf(['text', 'json_object'] as const), choices: ['text', 'json_object'] },
-    { flags: '--search <mode>', description: 'live search: off, on, auto', parse: oneOf(SEARCH_MODES), choices: SEARCH_MODES },
-    { flags: '--search-from <date>', description: 'search results from this date (YYYY-MM-DD)', parse: isoDate() },
-    { flags: '--search-to <date>', description: 'search results up to this date (YYYY-MM-DD)', parse: isoDate() },
-    { flags: '--max-search-results <n>', description: 'search results to consider (1-30)', parse: integer({ min: 1, max: 30 }) },
-    { flags: '--no-citations', description: 'do not return citations' },
-    { flags: '--prompt-cache-key <key>', description: 'stable key for conversation routing and prompt-cache hits' },
-    { flags: '--service-tier <tier>', description: 'default or priority', parse: oneOf(['default', 'priority'] as const), choices: ['default', 'priority'] },
-    { flags: '--truncation <mode>', description: 'auto or disabled (compatibility only)', parse: oneOf(['auto', 'disabled'] as const), choices: ['auto', 'disabled'] },
-    { flags: '--user <id>', description: 'end-user identifier for abuse monitoring' },
-    { flags: '--metadata <key=value>', description: 'metadata (repeatable; kept for compatibility)', parse: keyValue() },
-    { flags: '-u, --usage', description: 'print token usage and cost on stderr' },
-  ],
+  options: RESPONSES_TABLE.rows,
+  requests: [RESPONSES_TABLE],
   examples: [
     'svc responses create "Name three prime numbers"',
     'svc responses create -c "and three more"',
     'svc responses create --model svc-4-reasoning --reasoning-effort high "plan a trip"',
+    'svc responses create --search on --search-source news --search-country DE "headlines today"',
     'svc responses create --tool weather.json --tool-cmd get_weather=./weather.sh "weather in Paris?"',
     'svc responses compact --model svc-4 --input history.json > ctx.json && svc responses create --input ctx.json "next question"',
   ],
@@ -142,16 +156,17 @@ export default defineCommand<ResponsesFlags>({
     const tools = checkFlags(flags);
     let previous = flags.previous;
     let model = flags.model;
+    const last = flags.continue || previous ? lastResponse(ctx) : undefined;
     if (flags.continue) {
-      const last = lastResponse(ctx);
       if (!last) throw new UsageError(`-c: there is no stored response to continue for the profile ${ctx.config().profile} (create one first, without --no-store)`);
       previous = last.id;
-      model ??= last.model;
     }
-    model ??= ctx.config().model ?? DEFAULT_CHAT_MODEL;
     const input = await buildInput(ctx, (words as string[] | undefined) ?? [], flags);
-    const base = buildBody(flags, model, tools);
+    const base = buildBody(flags, model ?? '', tools);
     const http = await ctx.http();
+    // the continued response's model, as -c does: the remembered one, else asked of the server
+    if (!model && previous) model = last?.id === previous && last.model ? last.model : (await (await import('../../api/responses.js')).getResponse(http, previous)).model;
+    base.model = resolveModel(ctx, model);
     return runLoop(ctx, http, base, input, previous, flags);
   },
 });
@@ -161,21 +176,13 @@ function checkFlags(f: ResponsesFlags): Record<string, unknown>[] {
   require(!(f.instructions !== undefined && (f.previous || f.continue)), '--instructions', f.instructions?.slice(0, 30), 'not together with --previous or -c (the earlier response\'s instructions are kept)');
   require(f.topLogprobs === undefined || !!f.logprobs, '--top-logprobs', f.topLogprobs, 'only together with --logprobs');
   require(!(f.schema && f.format), '--schema', f.schema, 'not together with --format');
-  require(!(f.searchFrom && f.searchTo && f.searchFrom > f.searchTo), '--search-from', f.searchFrom, `a date not after --search-to ${f.searchTo}`);
-  const defs: Record<string, unknown>[] = (f.tool ?? []).flat().map((t) => ({ type: 'function', name: t.function.name, description: t.function.description, parameters: t.function.parameters, ...(t.function.strict !== undefined ? { strict: t.function.strict } : {}) }));
-  for (const c of f.toolCmd ?? []) if (!defs.some((d) => d.name === c.name)) defs.push({ type: 'function', ...defaultToolDefinition(c.name) });
-  require(defs.length <= 128, '--tool', `${defs.length} tools`, 'at most 128 tools in all');
-  const names = new Set<string>();
-  for (const d of defs) {
-    require(!names.has(d.name as string), '--tool', d.name, 'tool names that are unique');
-    names.add(d.name as string);
-  }
-  if (f.toolChoice !== undefined) {
-    const builtin = ['none', 'auto', 'required'].includes(f.toolChoice);
-    require(builtin || names.has(f.toolChoice), '--tool-choice', f.toolChoice, `none, auto, required, or the name of a tool${names.size ? ` (${[...names].join(', ')})` : ''}`);
-    require(f.toolChoice !== 'required' || names.size > 0, '--tool-choice', f.toolChoice, 'required needs at least one --tool');
-  }
-  return defs;
+  const given = (f.tool ?? []).flat();
+  const bound = (f.toolCmd ?? []).filter((c) => !given.some((t) => isFunctionTool(t) && t.function.name === c.name));
+  const all = checkTools([given, bound.map((c): ChatTool => ({ type: 'function', function: defaultToolDefinition(c.name) }))], f.toolChoice, TOOL_CHOICES, 'required');
+  searchParameters(f);
+  return all.map((t) =>
+    isFunctionTool(t) ? { type: 'function', name: t.function.name, description: t.function.description, parameters: t.function.parameters, ...(t.function.strict !== undefined ? { strict: t.function.strict } : {}) } : { ...t },
+  );
 }
 
 async function buildInput(ctx: Context, words: string[], f: ResponsesFlags): Promise<string | InputItem[]> {
@@ -185,17 +192,14 @@ async function buildInput(ctx: Context, words: string[], f: ResponsesFlags): Pro
     if (typeof from === 'string') items.push({ type: 'message', role: 'user', content: from });
     else items.push(...from);
   }
-  const fromArgs = words.join(' ').trim();
-  let fromStdin = '';
-  if (f.input !== '-' && !ctx.streams.stdin.isTTY) fromStdin = (await ctx.readStdin()).replace(/\s+$/, '');
-  const text = fromArgs && fromStdin ? `${fromArgs}\n\n${fromStdin}` : fromArgs || fromStdin;
+  const text = await joinWithStdin(ctx, words, f.input !== '-' && !ctx.streams.stdin.isTTY);
   if (!text && !items.length) throw new UsageError('no input: give it as arguments (svc responses create "…"), pipe it on stdin, or use --input FILE');
   const attachments = !!(f.image?.length || f.fileId?.length);
   if (!attachments && !items.length) return text;
   if (text || attachments) {
     const parts: Record<string, unknown>[] = [];
     if (text) parts.push({ type: 'input_text', text });
-    for (const img of f.image ?? []) parts.push({ type: 'input_image', image_url: imageUrl(img) });
+    for (const img of f.image ?? []) parts.push({ type: 'input_image', image_url: imageRef(img) });
     for (const id of f.fileId ?? []) parts.push({ type: 'input_file', file_id: id });
     items.push({ type: 'message', role: 'user', content: attachments ? parts : text });
   }
@@ -204,43 +208,16 @@ async function buildInput(ctx: Context, words: string[], f: ResponsesFlags): Pro
 
 function buildBody(f: ResponsesFlags, model: string, tools: Record<string, unknown>[]): RequestBase {
   const body: RequestBase = { model };
-  const set = (k: string, v: unknown) => {
-    if (v !== undefined) body[k] = v;
-  };
-  set('instructions', f.instructions);
-  if (f.store === false) body.store = false;
-  if (f.reasoningEffort || f.reasoningSummary) body.reasoning = { ...(f.reasoningEffort ? { effort: f.reasoningEffort } : {}), ...(f.reasoningSummary ? { summary: f.reasoningSummary } : {}) };
-  set('include', f.include);
-  set('temperature', f.temperature);
-  set('top_p', f.topP);
-  set('top_k', f.topK);
-  set('min_p', f.minP);
-  set('max_output_tokens', f.maxOutputTokens);
-  set('max_turns', f.maxTurns);
-  if (f.logprobs) body.logprobs = true;
-  set('top_logprobs', f.topLogprobs);
-  if (f.parallelToolCalls === false) body.parallel_tool_calls = false;
   if (tools.length) body.tools = tools;
-  if (f.toolChoice !== undefined) body.tool_choice = ['none', 'auto', 'required'].includes(f.toolChoice) ? f.toolChoice : { type: 'function', name: f.toolChoice };
+  if (f.toolChoice !== undefined) body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice) ? f.toolChoice : { type: 'function', name: f.toolChoice };
   if (f.schema) {
-    const data = readJson('--schema', f.schema);
+    const data = readJsonFile('--schema', f.schema) as Record<string, unknown>;
     const wrapped = data && typeof data.schema === 'object' ? data : { name: 'response', schema: data, strict: true };
     body.text = { format: { type: 'json_schema', ...wrapped } };
   } else if (f.format) body.text = { format: { type: f.format } };
-  if (f.search || f.searchFrom || f.searchTo || f.maxSearchResults !== undefined || f.citations === false) {
-    const sp: Record<string, unknown> = { mode: f.search ?? 'auto' };
-    if (f.searchFrom) sp.from_date = f.searchFrom;
-    if (f.searchTo) sp.to_date = f.searchTo;
-    if (f.maxSearchResults !== undefined) sp.max_search_results = f.maxSearchResults;
-    if (f.citations === false) sp.return_citations = false;
-    body.search_parameters = sp;
-  }
-  set('prompt_cache_key', f.promptCacheKey);
-  set('service_tier', f.serviceTier);
-  set('truncation', f.truncation);
-  set('user', f.user);
-  set('metadata', f.metadata);
-  return body;
+  const search = searchParameters(f);
+  if (search) body.search_parameters = search;
+  return fillBody(RESPONSES_TABLE.rows, f, body);
 }
 
 /** One model turn, streamed or not, printed as it arrives. */
@@ -333,9 +310,10 @@ async function runLoop(ctx: Context, http: HttpClient, base: RequestBase, firstI
   let input: string | InputItem[] = firstInput;
   let previous = firstPrevious;
   let usage: ResponseUsage | undefined;
+  let r: ResponseObject;
   for (let turn = 1; ; turn++) {
     const body: ResponsesRequest = { ...base, input, ...(previous ? { previous_response_id: previous } : {}) };
-    const r = await oneTurn(ctx, http, body, f.stream !== false);
+    r = await oneTurn(ctx, http, body, f.stream !== false);
     usage = addUsage(usage, r.usage);
     if (stored && r.store !== false) rememberResponse(ctx, r.id, r.model);
     const calls = api.functionCalls(r);
@@ -361,6 +339,9 @@ async function runLoop(ctx: Context, http: HttpClient, base: RequestBase, firstI
       input = history;
     }
   }
-  if (f.usage) ctx.out.info(ctx.out.ce.dim(responseUsageLine(usage, String(base.model))));
+  // the model that answered (an alias such as svc-latest resolves to a model id)
+  if (f.usage) ctx.out.info(ctx.out.ce.dim(responseUsageLine(usage, r.model ?? String(base.model))));
+  // the id get/delete/items/--previous need: on a terminal only (--json carries it in the events)
+  if (ctx.out.stderrIsTTY && !ctx.out.json && !ctx.globals.quiet && r.store !== false && stored) ctx.out.info(ctx.out.ce.dim(`response ${r.id}`));
   return 0;
 }

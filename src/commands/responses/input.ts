@@ -1,30 +1,16 @@
 // Reading `--input FILE|-` for `responses create` and `responses compact`: a JSON array of items, a JSON string,
 // a compaction result or response object (its `output`), an input-items page (its `data`), JSON lines of items
-// (e.g. `svc responses items ID --all --json`), or else plain text.
-import { readFileSync } from 'node:fs';
+// (e.g. `svc responses items ID --all --json`), or else plain text. Malformed JSON is refused (exit 2).
 import type { InputItem } from '../../api/responses.js';
 import type { Context } from '../../core/context.js';
+import { parseJsonOrText, readInputText } from '../../core/json-input.js';
 import { fail } from '../../core/validate.js';
 
 export function parseInputText(text: string, flag: string, source: string): string | InputItem[] {
-  const t = text.trim();
-  if (!t) fail(flag, source, 'a file with input: JSON items, JSON lines of items, or text (this one is empty)');
-  if (/^[[{"]/.test(t)) {
-    try {
-      return fromJson(JSON.parse(t), flag, source);
-    } catch (err) {
-      if ((err as Error).name === 'UsageError') throw err;
-      // maybe JSON lines
-    }
-    const lines = t.split(/\r?\n/).filter((l) => l.trim());
-    try {
-      const items = lines.map((l) => JSON.parse(l) as unknown);
-      if (items.every((x) => x && typeof x === 'object' && !Array.isArray(x))) return items as InputItem[];
-    } catch {
-      // plain text that happens to start with a bracket
-    }
-  }
-  return text;
+  const parsed = parseJsonOrText(text, flag, source);
+  if (parsed.kind === 'text') return parsed.text;
+  if (parsed.kind === 'lines') return parsed.values as InputItem[];
+  return fromJson(parsed.value, flag, source);
 }
 
 function fromJson(v: unknown, flag: string, source: string): string | InputItem[] {
@@ -44,14 +30,5 @@ function fromJson(v: unknown, flag: string, source: string): string | InputItem[
 
 /** Read FILE, or stdin for `-`. */
 export async function readInputFlag(ctx: Context, flag: string, path: string): Promise<string | InputItem[]> {
-  let text: string;
-  if (path === '-') text = await ctx.readStdin();
-  else {
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (err) {
-      return fail(flag, path, `a readable file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-  }
-  return parseInputText(text, flag, path === '-' ? 'stdin' : path);
+  return parseInputText(await readInputText(ctx, flag, path), flag, path === '-' ? 'stdin' : path);
 }

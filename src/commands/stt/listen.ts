@@ -1,6 +1,7 @@
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
+import { AUDIO } from '../../core/flag-sets.js';
 import { fail, integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
 import { SAMPLE_RATES, type Encoding } from '../../audio/format.js';
 import { STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../api/stt.js';
@@ -37,7 +38,7 @@ export default defineCommand<Opts>({
     'Ctrl-C or the end of the input sends audio.done and prints what the final transcript adds.',
   options: [
     { flags: '--input <mic|file|->', description: 'mic, an audio file, or - for stdin (default: mic on a terminal, else stdin)' },
-    { flags: '--input-device <name>', description: 'ALSA capture device for the microphone (e.g. default, plughw:1,0)' },
+    AUDIO.inputDevice,
     { flags: '--encoding <enc>', description: 'audio sent: pcm (s16le), mulaw, alaw', default: 'pcm', parse: (raw: string, flag: string) => (raw.toLowerCase() === 'opus' ? fail(flag, raw, 'pcm, mulaw or alaw (svc does not encode opus)') : oneOf(['pcm', 'mulaw', 'alaw'] as const, { caseInsensitive: true })(raw, flag, undefined)) },
     { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')}`, default: 16000, parse: rateParser },
     { flags: '--no-realtime', description: 'send a file or stdin as fast as possible instead of at real time' },

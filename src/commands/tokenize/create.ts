@@ -1,30 +1,36 @@
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
-import { DEFAULT_CHAT_MODEL } from '../chat/request.js';
+import { DEFAULT_LANGUAGE_MODEL, modelFlag, resolveModel } from '../../core/flag-sets.js';
+import type { RequestTable } from '../../core/request-table.js';
 
 interface Opts {
   model?: string;
   count?: boolean;
 }
 
+export const TOKENIZE_TABLE: RequestTable = {
+  operation: 'POST /v1/tokenize-text',
+  rows: [modelFlag(`model whose tokenizer to use (default: the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`), { flags: '--count', description: 'print only the number of tokens' }],
+  inputs: { text: 'TEXT, or all of stdin (without its final newline)' },
+};
+
 export default defineCommand<Opts>({
   summary: 'Split text into the model\'s tokens (id, token, bytes)',
-  description: 'TEXT, or all of stdin. Prints a table of token id, token (quoted, so spaces and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the API\'s reply.',
+  description: 'TEXT, or all of stdin (its final newline dropped). Prints a table of token id, token (quoted, so spaces and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the API\'s reply.',
   args: [{ name: 'text', description: 'the text (default: stdin)' }],
-  options: [
-    { flags: '-m, --model <id>', description: `model whose tokenizer to use (default: the profile's model, else ${DEFAULT_CHAT_MODEL})` },
-    { flags: '--count', description: 'print only the number of tokens' },
-  ],
+  options: TOKENIZE_TABLE.rows,
+  requests: [TOKENIZE_TABLE],
   examples: ['svc tokenize "Hello, world"', 'svc tokenize --count < prompt.txt'],
   async run(ctx, [arg], opts) {
     let text: string | undefined = arg;
     if (text === undefined) {
       if (ctx.streams.stdin.isTTY) throw new UsageError('no text: give it as an argument or pipe it on stdin');
-      text = await ctx.readStdin();
+      // like $(…) in a shell: the newline that ends piped text is not part of it
+      text = (await ctx.readStdin()).replace(/\r?\n$/, '');
     }
     if (text === '') throw new UsageError('no text: the text to tokenize is empty');
     const { tokenizeText } = await import('../../api/tokenize.js');
-    const res = await tokenizeText(await ctx.http(), { text, model: opts.model ?? ctx.config().model ?? DEFAULT_CHAT_MODEL }, ctx.signal);
+    const res = await tokenizeText(await ctx.http(), { text, model: resolveModel(ctx, opts.model) }, ctx.signal);
     if (opts.count) {
       if (ctx.out.json) ctx.out.printJson({ count: res.token_ids.length });
       else ctx.out.line(String(res.token_ids.length));

@@ -2,6 +2,7 @@ import { defineCommand, type OptionSpec } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
+import { AUDIO } from '../../core/flag-sets.js';
 import { fail, integer, number, oneOf, require } from '../../core/validate.js';
 import { MP3_BIT_RATES, SAMPLE_RATES, codecFromPath, normalizeCodec, type Codec } from '../../audio/format.js';
 import { TTS_LANGUAGES, TTS_MAX_TEXT, TTS_SPEED, TtsSocket, synthesize, type AudioTimestamps, type TtsRequest, type TtsStreamQuery } from '../../api/tts.js';
@@ -41,7 +42,7 @@ export const TTS_OPTIONS: OptionSpec[] = [
   { flags: '--timestamps [file]', description: 'character timings: JSON to FILE, else a line per character on stderr' },
   { flags: '-o, --output <file|->', description: 'write the audio to FILE or stdout (-) instead of playing it; default: speaker on a terminal, stdout in a pipe' },
   { flags: '--play', description: 'play on the speaker even when stdout is not a terminal' },
-  { flags: '--output-device <name>', description: 'ALSA playback device for the speaker (e.g. default, plughw:0,0)' },
+  AUDIO.outputDevice,
 ];
 
 export interface Destination {

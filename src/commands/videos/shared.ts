@@ -7,7 +7,8 @@ import { number, oneOf } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
 import { checkTarget, downloadError, saveStream } from '../../core/download.js';
 import { DEFAULT_VIDEO_MODEL, VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, createVideo, getVideo, type VideoKind, type VideoRequest, type VideoStatus } from '../../api/videos.js';
-import { imageRef } from '../images/shared.js';
+import { imageRef } from '../../core/image-ref.js';
+import { modelFlag } from '../../core/flag-sets.js';
 
 export interface VideoOpts {
   model: string;
@@ -29,7 +30,7 @@ export const waitOptions: OptionSpec[] = [
 ];
 
 export const createOptions: OptionSpec[] = [
-  { flags: '-m, --model <id>', description: 'video model', default: DEFAULT_VIDEO_MODEL },
+  modelFlag('video model', { default: DEFAULT_VIDEO_MODEL }),
   { flags: '--aspect-ratio <ratio>', description: `one of ${VIDEO_ASPECT_RATIOS.join(', ')}`, parse: oneOf(VIDEO_ASPECT_RATIOS), choices: VIDEO_ASPECT_RATIOS },
   { flags: '--resolution <res>', description: `one of ${VIDEO_RESOLUTIONS.join(', ')}`, parse: oneOf(VIDEO_RESOLUTIONS), choices: VIDEO_RESOLUTIONS },
   { flags: '--image <path|url>', description: 'first frame: a local image (sent as a data URL) or an http(s) URL' },

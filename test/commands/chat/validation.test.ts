@@ -49,8 +49,8 @@ const cases: [string, () => string[], RegExp][] = [
   ['tool file that is not JSON', () => ['--tool', writeTemp('bad.json', '{nope')], /--tool: .*bad\.json .*valid JSON/],
   ['unknown response format', () => ['--response-format', 'yaml'], /--response-format: yaml .*text, json_object/],
   ['schema together with response format', () => ['--schema', writeTemp('s.json', '{"type":"object"}'), '--response-format', 'text'], /--schema: .* not together with --response-format/],
-  ['image that does not exist', () => ['--image', '/nonexistent/pic.png'], /--image: \/nonexistent\/pic\.png .*readable image file/],
-  ['image of an unknown type', () => ['--image', writeTemp('doc.txt', 'x')], /--image: .*doc\.txt .*\.png, \.jpg/],
+  ['image that does not exist', () => ['--image', '/nonexistent/pic.png'], /--image: \/nonexistent\/pic\.png: no such file \(give a readable image file/],
+  ['image of an unknown type', () => ['--image', writeTemp('doc.txt', 'x')], /--image: .*doc\.txt is not a PNG, JPEG, GIF or WebP image/],
   ['web search options that are not an object', () => ['--web-search-options', '[1]'], /--web-search-options: \[1\] .*JSON object/],
   ['--wait without --deferred', () => ['--wait'], /--wait: only together with --deferred/],
 ];

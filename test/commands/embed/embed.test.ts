@@ -45,10 +45,22 @@ describe('svc embed', () => {
     for (const b64 of rows) expect(Buffer.from(b64, 'base64').length).toBe(64);
   });
 
-  it('a dimension beyond the model\'s size is refused by the server with its message', async () => {
-    const r = await svc(['embed', '--dimensions', '300', 'x'], { emu });
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/dimensions.*256/);
+  it('a dimension beyond the known model\'s size is refused before sending (issue 12.3)', async () => {
+    emu.clearRequests();
+    const r = await svc(['embed', '--dimensions', '257', 'x'], { emu });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--dimensions: 257 .*from 1 to 256 \(the size of svc-embed-1\)/);
+    expect(emu.requests()).toEqual([]);
+    const ok = await svc(['embed', '--dimensions', '256', 'x'], { emu });
+    expect(ok.exitCode).toBe(0);
+    expect(JSON.parse(ok.stdout)).toHaveLength(256);
+  });
+
+  it('a model the CLI does not know leaves the size check to the server', async () => {
+    emu.clearRequests();
+    const r = await svc(['embed', '-m', 'svc-embed-9', '--dimensions', '300', 'x'], { emu });
+    expect(r.exitCode).not.toBe(2);
+    expect(emu.requests().some((q) => q.path === '/v1/embeddings')).toBe(true);
   });
 });
 

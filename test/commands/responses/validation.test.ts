@@ -35,7 +35,7 @@ const create: [string, () => string[], RegExp][] = [
   ['search date that does not exist', () => ['--search-to', '2024-13-01'], /--search-to: 2024-13-01 .*YYYY-MM-DD/],
   ['search from after search to', () => ['--search-from', '2024-05-01', '--search-to', '2024-04-01'], /--search-from: 2024-05-01 .*not after --search-to/],
   ['more than 128 tools', () => ['--tool', manyTools()], /--tool: 129 tools .*at most 128/],
-  ['tool choice naming no tool', () => ['--tool', oneTool(), '--tool-choice', 'other'], /--tool-choice: other .*name of a tool \(lookup\)/],
+  ['tool choice naming no tool', () => ['--tool', oneTool(), '--tool-choice', 'other'], /--tool-choice: other .*name of a --tool function \(lookup\)/],
   ['tool choice required without tools', () => ['--tool-choice', 'required'], /--tool-choice: required .*needs at least one --tool/],
   ['tool command without a name', () => ['--tool-cmd', 'just-a-command'], /--tool-cmd: just-a-command .*NAME=COMMAND/],
   ['tool command name with spaces', () => ['--tool-cmd', 'my tool=echo'], /--tool-cmd: my tool .*letters, digits/],

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChatMessage } from './chat.js';
+import type { ChatMessage } from '../api/chat.js';
 import { dataDir } from '../core/paths.js';
 
 export interface Conversation {
@@ -12,6 +12,8 @@ export interface Conversation {
   model: string;
   created_at: number;
   updated_at: number;
+  /** the convention of `messages`: chat completions (absent) or the messages convention (`svc messages`) */
+  convention?: 'chat' | 'messages';
   messages: ChatMessage[];
 }
 
@@ -38,9 +40,9 @@ export class ConversationStore {
     return ID.test(id);
   }
 
-  newConversation(profile: string, model: string, nowSec = Math.floor(Date.now() / 1000)): Conversation {
+  newConversation(profile: string, model: string, nowSec = Math.floor(Date.now() / 1000), convention: 'chat' | 'messages' = 'chat'): Conversation {
     const id = `conv_${nowSec.toString(36)}${randomBytes(4).toString('hex')}`;
-    return { id, profile, model, created_at: nowSec, updated_at: nowSec, messages: [] };
+    return { id, profile, model, created_at: nowSec, updated_at: nowSec, ...(convention === 'messages' ? { convention } : {}), messages: [] };
   }
 
   private file(id: string): string {
@@ -67,7 +69,7 @@ export class ConversationStore {
   save(conv: Conversation, nowSec = Math.floor(Date.now() / 1000)): void {
     conv.updated_at = nowSec;
     this.write(this.file(conv.id), conv);
-    this.setLast(conv.profile, conv.id);
+    this.setLast(lastKey(conv.profile, conv.convention), conv.id);
   }
 
   delete(id: string): boolean {
@@ -108,8 +110,9 @@ export class ConversationStore {
     }
   }
 
-  lastId(profile: string): string | undefined {
-    return this.readLast()[profile];
+  /** the profile's last conversation of a convention (chat and messages are continued separately) */
+  lastId(profile: string, convention: 'chat' | 'messages' = 'chat'): string | undefined {
+    return this.readLast()[lastKey(profile, convention)];
   }
 
   setLast(profile: string, id: string): void {
@@ -120,10 +123,16 @@ export class ConversationStore {
   }
 }
 
+function lastKey(profile: string, convention: 'chat' | 'messages' = 'chat'): string {
+  return convention === 'messages' ? `messages:${profile}` : profile;
+}
+
 export function messageText(m: ChatMessage): string {
   if (typeof m.content === 'string') return m.content;
   if (!Array.isArray(m.content)) return '';
-  return m.content.map((p) => (p.type === 'text' ? p.text : p.type === 'image_url' ? '[image]' : `[file ${p.file.file_id}]`)).join(' ');
+  return (m.content as { type: string; [k: string]: any }[])
+    .map((p) => (p.type === 'text' ? p.text : p.type === 'image_url' || p.type === 'image' ? '[image]' : p.type === 'file' ? `[file ${p.file?.file_id}]` : p.type === 'tool_use' ? `[tool use ${p.name}]` : p.type === 'tool_result' ? '[tool result]' : `[${p.type}]`))
+    .join(' ');
 }
 
 export function summarize(c: Conversation): ConversationSummary {
