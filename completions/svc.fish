@@ -167,9 +167,9 @@ function __svc_flags
         case 'legacy complete'
             printf '%s\n' '--model' '--max-tokens-to-sample' '--temperature' '--top-p' '--top-k' '--stop' '--raw' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'legacy completions'
-            printf '%s\n' '--model' '--max-tokens' '--n' '--stop' '--echo' '--suffix' '--seed' '--temperature' '--top-p' '--usage' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
+            printf '%s\n' '--model' '--prompt' '--max-tokens' '--n' '--stop' '--echo' '--suffix' '--seed' '--temperature' '--top-p' '--usage' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'messages'
-            printf '%s\n' '--model' '--system' '--max-tokens' '--temperature' '--top-p' '--top-k' '--stop' '--stream' '--tool' '--tool-choice' '--usage' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
+            printf '%s\n' '--model' '--system' '--input' '--continue' '--conversation' '--no-save' '--max-tokens' '--temperature' '--top-p' '--top-k' '--stop' '--stream' '--tool' '--tool-choice' '--usage' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'models'
             printf '%s\n' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'models get'
@@ -207,7 +207,7 @@ function __svc_flags
         case 'responses compact'
             printf '%s\n' '--model' '--input' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'responses create'
-            printf '%s\n' '--model' '--instructions' '--previous' '--continue' '--input' '--image' '--file-id' '--no-store' '--no-stream' '--reasoning-effort' '--reasoning-summary' '--include' '--temperature' '--top-p' '--top-k' '--min-p' '--max-output-tokens' '--max-turns' '--logprobs' '--top-logprobs' '--no-parallel-tool-calls' '--tool' '--tool-cmd' '--tool-choice' '--schema' '--format' '--search' '--search-from' '--search-to' '--max-search-results' '--no-citations' '--prompt-cache-key' '--service-tier' '--truncation' '--user' '--metadata' '--usage' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
+            printf '%s\n' '--model' '--instructions' '--previous' '--continue' '--input' '--image' '--file-id' '--no-store' '--no-stream' '--background' '--context-management' '--reasoning-effort' '--reasoning-summary' '--reasoning-generate-summary' '--include' '--temperature' '--top-p' '--top-k' '--min-p' '--max-output-tokens' '--max-turns' '--logprobs' '--top-logprobs' '--no-parallel-tool-calls' '--tool' '--tool-cmd' '--tool-choice' '--schema' '--format' '--search' '--search-from' '--search-to' '--max-search-results' '--no-citations' '--search-source' '--search-country' '--allowed-website' '--excluded-website' '--x-handle' '--excluded-x-handle' '--rss' '--no-safe-search' '--prompt-cache-key' '--service-tier' '--truncation' '--user' '--metadata' '--usage' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'responses delete'
             printf '%s\n' '--profile' '--base-url' '--emulator' '--json' '--timeout' '--max-retries' '--quiet' '--verbose' '--no-color' '--help'
         case 'responses get'
@@ -310,12 +310,16 @@ function __svc_choices
             printf '%s\n' 'none' 'low' 'medium' 'high' 'xhigh'
         case 'responses create|--reasoning-summary'
             printf '%s\n' 'auto' 'concise' 'detailed'
+        case 'responses create|--reasoning-generate-summary'
+            printf '%s\n' 'auto' 'concise' 'detailed'
         case 'responses create|--include'
             printf '%s\n' 'reasoning.encrypted_content' 'web_search_call.action.sources' 'web_search_call.results' 'code_interpreter_call.outputs' 'file_search_call.results' 'message.input_image.image_url' 'computer_call_output.output.image_url' 'message.output_text.logprobs'
         case 'responses create|--format'
             printf '%s\n' 'text' 'json_object'
         case 'responses create|--search'
             printf '%s\n' 'off' 'on' 'auto'
+        case 'responses create|--search-source'
+            printf '%s\n' 'web' 'x' 'news' 'rss'
         case 'responses create|--service-tier'
             printf '%s\n' 'default' 'priority'
         case 'responses create|--truncation'
@@ -344,7 +348,7 @@ function __svc_args
             printf '%s\n' 'bash' 'zsh' 'fish'
     end
 end
-set -g __svc_value_flags '--after' '--agent' '--allowed-address' '--allowed-website' '--area-code' '--aspect-ratio' '--audio-format' '--base-url' '--bit-rate' '--channels' '--clear' '--codec' '--collection' '--conversation' '--deferred-delay' '--description' '--dimensions' '--duration' '--encoding' '--encoding-format' '--endpointing' '--excluded-website' '--excluded-x-handle' '--expires-after' '--fault' '--field' '--file' '--file-id' '--filter' '--format' '--frequency-penalty' '--header' '--host' '--image' '--include' '--input' '--input-device' '--instructions' '--keyterm' '--kind' '--language' '--latency' '--limit' '--logit-bias' '--max-calls' '--max-completion-tokens' '--max-output-tokens' '--max-retries' '--max-search-results' '--max-tokens' '--max-tokens-to-sample' '--max-turns' '--metadata' '--method' '--min-p' '--mode' '--model' '--n' '--name' '--number' '--optimize-streaming-latency' '--order' '--origin' '--output' '--output-device' '--page-token' '--phone-number' '--poll-interval' '--port' '--presence-penalty' '--previous' '--profile' '--prompt-cache-key' '--purpose' '--raw-field' '--reasoning-effort' '--reasoning-summary' '--resolution' '--response-format' '--rss' '--sample-rate' '--schema' '--search' '--search-country' '--search-from' '--search-source' '--search-to' '--secret' '--seed' '--service-tier' '--smart-turn' '--smart-turn-timeout' '--sort-by' '--speed' '--state-dir' '--stop' '--suffix' '--system' '--temperature' '--timeout' '--timestamps' '--to' '--token-delay' '--tolerance' '--tool' '--tool-choice' '--tool-cmd' '--tool-timeout' '--top-k' '--top-logprobs' '--top-p' '--truncation' '--user' '--vad-silence-ms' '--vad-threshold' '--video' '--voice' '--web-search-options' '--webhook-name' '--webhook-url' '--x-handle' '->' '-F' '-H' '-X' '-f' '-m' '-n' '-o' '-s' '-t'
+set -g __svc_value_flags '--after' '--agent' '--allowed-address' '--allowed-website' '--area-code' '--aspect-ratio' '--audio-format' '--base-url' '--bit-rate' '--channels' '--clear' '--codec' '--collection' '--context-management' '--conversation' '--deferred-delay' '--description' '--dimensions' '--duration' '--encoding' '--encoding-format' '--endpointing' '--excluded-website' '--excluded-x-handle' '--expires-after' '--fault' '--field' '--file' '--file-id' '--filter' '--format' '--frequency-penalty' '--header' '--host' '--image' '--include' '--input' '--input-device' '--instructions' '--keyterm' '--kind' '--language' '--latency' '--limit' '--logit-bias' '--max-calls' '--max-completion-tokens' '--max-output-tokens' '--max-retries' '--max-search-results' '--max-tokens' '--max-tokens-to-sample' '--max-turns' '--metadata' '--method' '--min-p' '--mode' '--model' '--n' '--name' '--number' '--optimize-streaming-latency' '--order' '--origin' '--output' '--output-device' '--page-token' '--phone-number' '--poll-interval' '--port' '--presence-penalty' '--previous' '--profile' '--prompt' '--prompt-cache-key' '--purpose' '--raw-field' '--reasoning-effort' '--reasoning-generate-summary' '--reasoning-summary' '--resolution' '--response-format' '--rss' '--sample-rate' '--schema' '--search' '--search-country' '--search-from' '--search-source' '--search-to' '--secret' '--seed' '--service-tier' '--smart-turn' '--smart-turn-timeout' '--sort-by' '--speed' '--state-dir' '--stop' '--suffix' '--system' '--temperature' '--timeout' '--timestamps' '--to' '--token-delay' '--tolerance' '--tool' '--tool-choice' '--tool-cmd' '--tool-timeout' '--top-k' '--top-logprobs' '--top-p' '--truncation' '--user' '--vad-silence-ms' '--vad-threshold' '--video' '--voice' '--web-search-options' '--webhook-name' '--webhook-url' '--x-handle' '->' '-F' '-H' '-X' '-f' '-m' '-n' '-o' '-s' '-t'
 
 function __svc_complete
     set -l tokens (commandline -opc)
