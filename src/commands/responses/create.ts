@@ -86,7 +86,7 @@ function textOrFile(raw: string, flag: string): string {
 /** A JSON array given inline or as a file. */
 function jsonArray(raw: string, flag: string): unknown[] {
   let v: unknown;
-  if (raw.trim().startsWith('[')) {
+  if (/^\s*[[{]/.test(raw)) {
     try {
       v = JSON.parse(raw);
     } catch (err) {
