@@ -1,11 +1,19 @@
 // The optional sound-card packages: `speaker` (playback, native ALSA binding) and `mic` (capture through
 // `arecord`). Both load lazily and only when audio is really played or recorded, so every file and pipe path
 // works on machines without them. Note: loading `speaker` where ALSA has no default device can abort the
-// process, which is why nothing imports it before it is needed.
+// process, which is why nothing imports it before it is needed. Opening a playback device that does not exist
+// aborts the process inside libasound (SIGABRT, uncatchable), so `openSpeaker` first opens the device in a child
+// process (`probePlayback`); the microphone's `arecord` runs as a child anyway, and its first bytes (or its exit)
+// tell whether the capture device opened (source.ts).
 import { accessSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 
 export const INSTALL_HINT = 'install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker (or use -o FILE / --input FILE to work with files and pipes)';
+/** What to do when there is no playback device. */
+export const PLAYBACK_HINT = 'write the audio to a file with --output FILE (-o FILE) or to stdout with --output - instead, or choose a device with --output-device NAME (`aplay -L` lists them)';
+/** What to do when there is no capture device. */
+export const CAPTURE_HINT = 'read a file with --input FILE or stdin with --input - instead, or choose a device with --input-device NAME (`arecord -L` lists them)';
 
 /** A microphone or speaker that cannot be used; the message says what to install. */
 export class AudioDeviceError extends Error {
@@ -33,17 +41,89 @@ export type SpeakerCtor = new (opts: SpeakerOptions) => SpeakerLike;
 
 let speakerCtor: Promise<SpeakerCtor> | undefined;
 
-export function loadSpeaker(): Promise<SpeakerCtor> {
+function loadSpeaker(): Promise<SpeakerCtor> {
   speakerCtor ??= (async () => {
     try {
       const mod = (await import('speaker')) as unknown as { default: SpeakerCtor };
       return mod.default;
     } catch (err) {
       speakerCtor = undefined;
-      throw new AudioDeviceError(`cannot play audio: the \`speaker\` package is not available (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}`);
+      throw new AudioDeviceError(`cannot play audio: the \`speaker\` package is not available (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}; or ${PLAYBACK_HINT}`);
     }
   })();
   return speakerCtor;
+}
+
+export interface PlaybackFormat {
+  sampleRate: number;
+  channels: number;
+  /** ALSA device name (default: ALSA's default) */
+  device?: string;
+}
+
+/** Opens the device once in a child: a missing device aborts the child, not us. Exit 0 = it opened. */
+const PROBE_SCRIPT = `
+const [path, rate, channels, device] = process.argv.slice(1);
+const Speaker = require(path);
+const s = new Speaker({ channels: Number(channels), bitDepth: 16, sampleRate: Number(rate), signed: true, ...(device ? { device } : {}) });
+s.on('error', (e) => { process.stderr.write('error: ' + (e && e.message) + '\\n'); process.exit(3); });
+s.on('close', () => process.exit(0));
+s.end(Buffer.alloc(0)); // opens the device, plays nothing
+`;
+
+const probed = new Map<string, Promise<void>>();
+
+/**
+ * Can the playback device be opened? Runs `speaker` in a child process on the device with this format (an
+ * empty write opens the device and plays nothing). A child that dies (ALSA's assertion) or fails means no
+ * device: an AudioDeviceError that says what to do. A child that does not finish in 10 s (a busy device that blocks) is
+ * given the benefit of the doubt. Once per device and format.
+ */
+export function probePlayback(fmt: PlaybackFormat, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const key = `${fmt.device ?? ''}|${fmt.sampleRate}|${fmt.channels}`;
+  let p = probed.get(key);
+  if (!p) {
+    p = runProbe(fmt, env);
+    probed.set(key, p);
+  }
+  return p;
+}
+
+async function runProbe(fmt: PlaybackFormat, env: NodeJS.ProcessEnv): Promise<void> {
+  let path: string;
+  try {
+    path = createRequire(import.meta.url).resolve('speaker');
+  } catch {
+    await loadSpeaker(); // throws the "not available" error
+    return;
+  }
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['-e', PROBE_SCRIPT, path, String(fmt.sampleRate), String(fmt.channels), fmt.device ?? ''], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d: string) => {
+    if (stderr.length < 4000) stderr += d;
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const result = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+    child.on('error', (error) => resolve({ code: null, signal: null, error }));
+    child.on('close', (code, signal) => resolve({ code, signal }));
+  });
+  clearTimeout(timer);
+  if (result.error) return; // cannot run the probe: no verdict, play as before
+  if (result.signal === 'SIGKILL') return; // timed out: the device exists but is busy
+  if (result.code === 0) return;
+  const device = fmt.device ? `"${fmt.device}"` : 'the default device';
+  const lines = stderr.split('\n').map((l) => l.trim());
+  const alsa = lines.find((l) => l.startsWith('ALSA lib')) ?? lines.find((l) => /error/i.test(l) && !/Assertion/.test(l));
+  const detail = alsa ? ` (ALSA: ${alsa.replace(/^ALSA lib \S+\s*/, '').replace(/^\[[^\]]*\]\s*/, '').replace(/^error:\s*/, '').slice(0, 200)})` : '';
+  throw new AudioDeviceError(`cannot play audio: no sound card, or ${device} cannot be opened${detail}; ${PLAYBACK_HINT}`);
+}
+
+/** The `speaker` class, once the device is known to open (a missing device never reaches the native module). */
+export async function openSpeaker(fmt: PlaybackFormat, env: NodeJS.ProcessEnv = process.env): Promise<SpeakerCtor> {
+  await probePlayback(fmt, env);
+  return loadSpeaker();
 }
 
 export interface MicOptions {

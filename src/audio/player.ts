@@ -38,9 +38,9 @@ export class EncodedOutput {
   static async open(opts: EncodedOutputOptions): Promise<EncodedOutput> {
     const o = new EncodedOutput(opts);
     if (opts.dest === 'speaker') {
-      // load the speaker now, so a missing package is reported before anything is requested
-      const { loadSpeaker } = await import('./devices.js');
-      await loadSpeaker();
+      // check the package and the device now, so either is reported before anything is requested
+      const { openSpeaker } = await import('./devices.js');
+      await openSpeaker({ ...opts.format, device: opts.device });
     } else o.target = await openByteTarget(opts.dest, opts.stdout);
     return o;
   }

@@ -6,7 +6,7 @@
 // target as it was.
 import { AtomicFile } from '../core/atomic-file.js';
 import { Mp3Encoder, encodeSamples, wavHeader } from './codecs.js';
-import { loadSpeaker, type SpeakerCtor, type SpeakerLike } from './devices.js';
+import { openSpeaker, type SpeakerCtor, type SpeakerLike } from './devices.js';
 import { codecFromPath, type Codec, type PcmFormat } from './format.js';
 
 export type SinkSpec = 'speaker' | '-' | (string & {});
@@ -184,7 +184,7 @@ class SpeakerSink implements AudioSink {
   private constructor(private readonly Ctor: SpeakerCtor, readonly format: PcmFormat, private readonly device?: string) {}
 
   static async open(opts: SinkOptions): Promise<SpeakerSink> {
-    const Ctor = await loadSpeaker();
+    const Ctor = await openSpeaker({ ...opts.format, device: opts.device });
     return new SpeakerSink(Ctor, opts.format, opts.device);
   }
 

@@ -5,7 +5,8 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Mp3Decoder, PcmConverter, decodeSamples, isMp3, isWav, parseWavHeader, wavSamplesToPcm, type WavSampleFormat } from './codecs.js';
-import { loadMic, AudioDeviceError } from './devices.js';
+import { CAPTURE_HINT, loadMic, AudioDeviceError } from './devices.js';
+import { InterruptedError } from '../core/errors.js';
 import type { Encoding, PcmFormat } from './format.js';
 import { pcmBytes } from './format.js';
 import { Pacer, sleepUntil } from './pacing.js';
@@ -92,7 +93,42 @@ async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortContro
     exited = true;
   });
   m.start();
-  const src = new StreamSource('mic', stream as AsyncIterable<Buffer>, format, opts, stop, () => m.stop(), false);
+  // arecord writes nothing until the device opened: wait for its first bytes (or its end) so that a machine
+  // without a sound card is told so before anything is sent
+  const it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    stop.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const device = opts.device ?? 'default';
+  let first: IteratorResult<Buffer> | 'aborted';
+  try {
+    first = await Promise.race([it.next(), aborted]);
+  } catch (err) {
+    m.stop();
+    throw new AudioDeviceError(`cannot record: the microphone failed (${(err as Error).message}); ${CAPTURE_HINT}`);
+  } finally {
+    stop.signal.removeEventListener('abort', onAbort!);
+  }
+  if (first === 'aborted') {
+    m.stop();
+    throw new InterruptedError();
+  }
+  if (first.done) {
+    m.stop();
+    throw new AudioDeviceError(`cannot record: no sound card, or the capture device "${device}" cannot be opened (arecord stopped without audio); ${CAPTURE_HINT}`);
+  }
+  const head = first.value;
+  const bytes = (async function* () {
+    yield head;
+    for (;;) {
+      const n = await it.next();
+      if (n.done) return;
+      yield n.value;
+    }
+  })();
+  const src = new StreamSource('mic', bytes, format, opts, stop, () => m.stop(), false);
   src.onEmpty = () => {
     if (exited && !stop.signal.aborted) {
       throw new AudioDeviceError(`the microphone gave no audio: arecord stopped (device ${opts.device ?? 'default'}; \`arecord -L\` lists the devices, choose one with --input-device)`);
