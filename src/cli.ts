@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option, type Help } from 'commander';
 import type { CommandNode, CommandSpec, OptionSpec } from './core/command.js';
-import { createContext, type GlobalOptions } from './core/context.js';
+import { createContext, type EndpointResolver, type GlobalOptions } from './core/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS } from './core/global-options.js';
 import { rootCommands } from './commands/index.js';
@@ -11,9 +11,17 @@ import { PROGRAM_DESCRIPTION, PROGRAM_EPILOGUE } from './help.js';
 
 const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]));
 
+/** The package version; this file runs from dist/ or from the bundle in dist/bundle/. */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'svc-cli') return pkg.version;
+    } catch {
+      // not this one
+    }
+  }
+  return '0.0.0';
 }
 
 /** Camel-case attribute name commander derives from a long flag. */
@@ -71,7 +79,9 @@ async function resolvePath(argv: string[]): Promise<{ path: CommandNode[]; level
   return { path, levels };
 }
 
-function configure(cmd: Command, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Command {
+type Streams = { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream };
+
+function configure(cmd: Command, streams: Streams): Command {
   cmd.exitOverride();
   cmd.configureOutput({
     writeOut: (s) => streams.stdout.write(s),
@@ -86,13 +96,17 @@ function addExamples(cmd: Command, examples: string[] | undefined): void {
   if (examples?.length) cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
 }
 
-export async function main(argv: string[]): Promise<never> {
-  const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+/** What the process hands a command: Ctrl-C and SIGTERM abort `signal`; a command may take Ctrl-C over. */
+interface ProcessControl {
+  signal: AbortSignal;
+  setInterruptHandler(fn: (() => void) | undefined): void;
+}
+
+function handleSignals(): ProcessControl {
   // `svc … | head -1`: a closed pipe is not an error.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
   });
-
   const abort = new AbortController();
   let interruptHandler: (() => void) | undefined;
   let interrupts = 0;
@@ -108,75 +122,136 @@ export async function main(argv: string[]): Promise<never> {
     abort.abort();
     setTimeout(() => process.exit(143), 2000).unref();
   });
+  return {
+    signal: abort.signal,
+    setInterruptHandler: (fn) => {
+      interruptHandler = fn;
+    },
+  };
+}
 
-  let exitCode: number = ExitCode.ok;
-  let cleanup: (() => Promise<void>) | undefined;
-  const ver = version();
-  try {
-    const { path, levels } = await resolvePath(argv);
-    const program = configure(new Command('svc'), streams);
-    program
-      .description(PROGRAM_DESCRIPTION)
-      .version(ver, '-V, --version', 'print the version')
-      .helpOption('-h, --help', 'show help')
-      .addHelpCommand(false);
-    addGlobalOptions(program);
-    program.addHelpText('after', PROGRAM_EPILOGUE);
+/** --emulator: start the emulator in this process (state persisted in the data dir) and send everything to it. */
+function inProcessEmulator(env: NodeJS.ProcessEnv): EndpointResolver {
+  return async (_config, onExit) => {
+    const { startEmulator } = await import('./emulator/server.js');
+    const { emulatorStateDir } = await import('./core/paths.js');
+    const emu = await startEmulator({
+      port: 0,
+      host: '127.0.0.1',
+      stateDir: emulatorStateDir(env),
+      quietLog: true,
+      tokenDelayMs: Number(env.SVC_EMULATOR_TOKEN_DELAY_MS ?? 12),
+    });
+    onExit(() => emu.close());
+    return { baseUrl: emu.url, apiKey: emu.defaultKey };
+  };
+}
 
-    let result: number | undefined;
-    let parent = program;
-    for (let depth = 0; depth < levels.length; depth++) {
-      const selected = path[depth];
-      let next: Command | undefined;
-      for (const node of levels[depth]!) {
-        const sub = configure(new Command(node.name), streams).description(node.summary);
-        for (const a of node.aliases ?? []) sub.alias(a);
-        if (node === selected) {
-          next = sub;
-          const isLast = depth === path.length - 1;
-          if (isLast && node.load) {
-            const spec = (await node.load()).default as CommandSpec;
-            buildLeaf(sub, spec, async (args, opts, globals) => {
-              const ctx = createContext({
-                streams,
-                env: process.env,
-                globals,
-                signal: abort.signal,
-                version: ver,
-                setInterruptHandler: (fn) => {
-                  interruptHandler = fn;
-                },
-              });
-              cleanup = () => ctx.runExitHooks();
-              await ctx.out.loadColors();
-              result = await spec.run(ctx, args, opts);
-            });
-          } else if (node.children) {
-            sub.action(() => {
-              sub.outputHelp({ error: true });
-              result = ExitCode.usage;
-            });
-          }
+/** The root command: description, version, help and the global options. */
+function rootProgram(streams: Streams, ver: string): Command {
+  const program = configure(new Command('svc'), streams);
+  program
+    .description(PROGRAM_DESCRIPTION)
+    .version(ver, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addHelpCommand(false);
+  addGlobalOptions(program);
+  program.addHelpText('after', PROGRAM_EPILOGUE);
+  return program;
+}
+
+interface Invocation {
+  streams: Streams;
+  control: ProcessControl;
+  version: string;
+  /** exit code of the command or group that ran */
+  result?: number;
+  /** the context's exit hooks, once a command has one */
+  cleanup?: () => Promise<void>;
+}
+
+/**
+ * Add the commands of argv's path under `program`. When the path ends at a command, only the nodes on the path
+ * are built (commander objects cost ~0.1 ms each); otherwise (a group, an unknown word, help) every sibling is
+ * built too, so that help lists them and a typo gets a suggestion.
+ */
+async function addCommandPath(program: Command, argv: string[], inv: Invocation): Promise<number> {
+  const { path, levels } = await resolvePath(argv);
+  const last = path[path.length - 1];
+  const pathOnly = !!last?.load && !last.children;
+  let parent = program;
+  for (let depth = 0; depth < levels.length; depth++) {
+    const selected = path[depth];
+    let next: Command | undefined;
+    for (const node of levels[depth]!) {
+      if (pathOnly && node !== selected) continue;
+      const sub = configure(new Command(node.name), inv.streams).description(node.summary);
+      for (const a of node.aliases ?? []) sub.alias(a);
+      if (node === selected) {
+        next = sub;
+        if (depth === path.length - 1 && node.load) {
+          await addRunner(sub, (await node.load()).default as CommandSpec, inv);
         } else if (node.children) {
-          // a stub so help lists it; never run
-          sub.allowUnknownOption(true);
+          sub.action(() => {
+            sub.outputHelp({ error: true });
+            inv.result = ExitCode.usage;
+          });
         }
-        if (node.hidden) parent.addCommand(sub, { hidden: true });
-        else parent.addCommand(sub);
+      } else if (node.children) {
+        // a stub so help lists it; never run
+        sub.allowUnknownOption(true);
       }
-      if (!next) break;
-      parent = next;
+      parent.addCommand(sub, node.hidden ? { hidden: true } : undefined);
     }
+    if (!next) break;
+    parent = next;
+  }
+  return path.length;
+}
+
+/** The command's flags, arguments and help from its spec, and its runner with a fresh context. */
+async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation): Promise<void> {
+  buildLeaf(cmd, spec, async (args, opts, globals) => {
+    const ctx = createContext({
+      streams: inv.streams,
+      env: process.env,
+      globals,
+      signal: inv.control.signal,
+      version: inv.version,
+      setInterruptHandler: inv.control.setInterruptHandler,
+      endpoint: globals.emulator ? inProcessEmulator(process.env) : undefined,
+    });
+    inv.cleanup = () => ctx.runExitHooks();
+    await ctx.out.loadColors();
+    inv.result = await spec.run(ctx, args, opts);
+  });
+}
+
+export async function main(argv: string[]): Promise<never> {
+  // process.stdin is created on first use: most commands never read it, and creating it costs ~2 ms
+  const streams = {
+    get stdin() {
+      return process.stdin;
+    },
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+  const control = handleSignals();
+  const inv: Invocation = { streams, control, version: version() };
+  let exitCode: number = ExitCode.ok;
+  try {
+    const program = rootProgram(streams, inv.version);
+    const depth = await addCommandPath(program, argv, inv);
     await program.parseAsync(argv, { from: 'user' });
-    exitCode = result ?? ExitCode.ok;
-    if (result === undefined && path.length === 0) {
+    exitCode = inv.result ?? ExitCode.ok;
+    if (inv.result === undefined && depth === 0) {
       program.outputHelp({ error: true });
       exitCode = ExitCode.usage;
     }
   } catch (err) {
-    exitCode = await handleError(err, abort.signal, argv);
+    exitCode = await handleError(err, control.signal, argv);
   }
-  if (cleanup) await cleanup();
+  if (inv.cleanup) await inv.cleanup();
   await flushOutput();
   process.exit(exitCode);
 }

@@ -1,6 +1,5 @@
 // The top-level help, printed without loading commander (svc --help is the most common first command).
-import { writeSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { fstatSync, writeSync } from 'node:fs';
 import { rootCommands } from './commands/index.js';
 import { GLOBAL_FLAGS } from './core/global-flags.js';
 
@@ -58,7 +57,8 @@ ${PROGRAM_EPILOGUE}`;
  */
 export function printTopLevelHelp(toStderr: boolean): number {
   const fd = toStderr ? 2 : 1;
-  const width = isatty(fd) ? (toStderr ? process.stderr : process.stdout).columns || 80 : 80;
+  // only a character device can be a terminal; cli.ts imports this file and must not load node:tty for it
+  const width = fstatSync(fd).isCharacterDevice() ? (toStderr ? process.stderr : process.stdout).columns || 80 : 80;
   writeSync(fd, topLevelHelp(width));
   return toStderr ? 2 : 0;
 }

@@ -1,6 +1,5 @@
 // Realtime voice (`/v1/realtime` WebSocket): connection query, event shapes of wire-details.md "Realtime
 // voice", the session configuration (also from a stored agent) and the error events. No terminal code here.
-import type { Context } from '../core/context.js';
 import { ApiError } from '../core/errors.js';
 import type { WsConnection } from '../core/ws.js';
 import type { Agent } from './agents.js';
@@ -82,11 +81,15 @@ export interface ConnectOptions {
   callId?: string;
 }
 
-export async function connectRealtime(ctx: Context, opts: ConnectOptions): Promise<WsConnection> {
+/** Open `/v1/realtime` with `connect` (the command's authenticated WebSocket opener, like TtsSocket.open's). */
+export async function connectRealtime(
+  connect: (path: string, query: Record<string, string | undefined>) => Promise<WsConnection>,
+  opts: ConnectOptions,
+): Promise<WsConnection> {
   const query: Record<string, string | undefined> = opts.callId
     ? { call_id: opts.callId, 'reasoning.effort': opts.reasoningEffort }
     : { model: opts.model, 'reasoning.effort': opts.reasoningEffort };
-  return ctx.ws('/v1/realtime', query);
+  return connect('/v1/realtime', query);
 }
 
 const CODE_STATUS: Record<string, number> = {

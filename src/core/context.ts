@@ -1,9 +1,10 @@
 // The one object a command runner gets: streams and output, global options, and lazy constructors for
-// the config and the HTTP client (nothing is loaded before a command needs it).
+// the config and the HTTP client (nothing is loaded before a command needs it). Core imports nothing above it:
+// where requests go with --emulator is decided by cli.ts and handed in as an EndpointResolver.
 import { resolveConfig, type ResolvedConfig } from './config.js';
 import { HttpClient } from './http.js';
 import { Output, type Streams } from './output.js';
-import { connectWs, type WsConnection } from './ws.js';
+import type { WsConnection } from './ws.js';
 import type { Query } from './http.js';
 import { UsageError } from './errors.js';
 
@@ -50,6 +51,18 @@ export interface Context {
   now(): number;
 }
 
+/** Where requests go and with which key. */
+export interface Endpoint {
+  baseUrl: string;
+  apiKey?: string;
+}
+
+/**
+ * Decides the endpoint from the resolved config (called once, on the first request or WebSocket). cli.ts hands in
+ * the one for --emulator, which starts the emulator in this process; `onExit` registers its cleanup.
+ */
+export type EndpointResolver = (config: ResolvedConfig, onExit: (fn: () => void | Promise<void>) => void) => Promise<Endpoint>;
+
 export interface ContextInit {
   streams: Streams;
   setInterruptHandler(fn: (() => void) | undefined): void;
@@ -57,6 +70,43 @@ export interface ContextInit {
   globals: GlobalOptions;
   signal: AbortSignal;
   version: string;
+  /** default: the configured base URL and key */
+  endpoint?: EndpointResolver;
+}
+
+const NO_KEY = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)';
+
+/** Cleanup run before exit, last registered first; a failing hook never changes the exit code. */
+function exitHookList() {
+  const hooks: (() => void | Promise<void>)[] = [];
+  return {
+    add(fn: () => void | Promise<void>) {
+      hooks.push(fn);
+    },
+    async run() {
+      for (const fn of hooks.splice(0).reverse()) {
+        try {
+          await fn();
+        } catch {
+          // cleanup must never change the exit code
+        }
+      }
+    },
+  };
+}
+
+/** The config (flags over env over file), resolved on first use, and the endpoint it leads to. */
+function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) => void) {
+  let config: ResolvedConfig | undefined;
+  let endpoint: Promise<Endpoint> | undefined;
+  const getConfig = (): ResolvedConfig => {
+    const { profile, baseUrl, timeout, maxRetries } = init.globals;
+    config ??= resolveConfig({ env: init.env, flags: { profile, baseUrl, timeout, maxRetries } });
+    return config;
+  };
+  const resolve: EndpointResolver = init.endpoint ?? (async (cfg) => ({ baseUrl: cfg.baseUrl, apiKey: cfg.apiKey }));
+  const getEndpoint = (): Promise<Endpoint> => (endpoint ??= resolve(getConfig(), onExit));
+  return { getConfig, getEndpoint };
 }
 
 export function createContext(init: ContextInit): Context & { runExitHooks(): Promise<void> } {
@@ -67,36 +117,29 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     color: init.globals.color,
     env: init.env,
   });
-  const exitHooks: (() => void | Promise<void>)[] = [];
-  let config: ResolvedConfig | undefined;
-  let client: Promise<HttpClient> | undefined;
-  let emulatorStarted: Promise<{ baseUrl: string; apiKey: string }> | undefined;
+  const exitHooks = exitHookList();
+  const { getConfig, getEndpoint } = connection(init, exitHooks.add);
   const trace = init.globals.verbose ? (line: string) => init.streams.stderr.write(`${out.ce.dim(line)}\n`) : undefined;
   const userAgent = `svc-cli/${init.version} node/${process.versions.node} ${process.platform}`;
 
-  const getConfig = () => {
-    config ??= resolveConfig({
-      env: init.env,
-      flags: { profile: init.globals.profile, baseUrl: init.globals.baseUrl, timeout: init.globals.timeout, maxRetries: init.globals.maxRetries },
-    });
-    return config;
-  };
-
-  /** With --emulator: start the emulator in this process (state persisted in the data dir) and use it. */
-  const endpoint = async (): Promise<{ baseUrl: string; apiKey?: string }> => {
+  const makeClient = async (apiKey?: string): Promise<HttpClient> => {
     const cfg = getConfig();
-    if (!init.globals.emulator) return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
-    emulatorStarted ??= (async () => {
-      const { startEmulator } = await import('../emulator/server.js');
-      const { emulatorStateDir } = await import('./paths.js');
-      const emu = await startEmulator({ port: 0, host: '127.0.0.1', stateDir: emulatorStateDir(init.env), quietLog: true, tokenDelayMs: Number(init.env.SVC_EMULATOR_TOKEN_DELAY_MS ?? 12) });
-      exitHooks.push(() => emu.close());
-      return { baseUrl: emu.url, apiKey: emu.defaultKey };
-    })();
-    return emulatorStarted;
+    const ep = await getEndpoint();
+    const c = new HttpClient({
+      baseUrl: ep.baseUrl,
+      apiKey: apiKey ?? ep.apiKey,
+      userAgent,
+      timeoutMs: cfg.timeoutSec * 1000,
+      maxRetries: cfg.maxRetries,
+      trace,
+      signal: init.signal,
+    });
+    exitHooks.add(() => c.close());
+    return c;
   };
+  let client: Promise<HttpClient> | undefined;
 
-  const ctx: Context & { runExitHooks(): Promise<void> } = {
+  return {
     streams: init.streams,
     out,
     globals: init.globals,
@@ -107,34 +150,17 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     trace,
     config: getConfig,
     async http(opts = {}) {
-      const make = async (apiKey?: string) => {
-        const cfg = getConfig();
-        const ep = await endpoint();
-        const c = new HttpClient({
-          baseUrl: ep.baseUrl,
-          apiKey: apiKey ?? ep.apiKey,
-          userAgent,
-          timeoutMs: cfg.timeoutSec * 1000,
-          maxRetries: cfg.maxRetries,
-          trace,
-          signal: init.signal,
-        });
-        exitHooks.push(() => c.close());
-        return c;
-      };
-      if (opts.apiKey) return make(opts.apiKey);
-      client ??= make();
-      const c = await client;
-      if (opts.requireKey !== false && !c.opts.apiKey) {
-        throw new UsageError('no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)');
-      }
+      if (opts.apiKey) return makeClient(opts.apiKey);
+      const c = await (client ??= makeClient());
+      if (opts.requireKey !== false && !c.opts.apiKey) throw new UsageError(NO_KEY);
       return c;
     },
     async ws(path, query, opts = {}) {
       const cfg = getConfig();
-      const ep = await endpoint();
+      const ep = await getEndpoint();
       const apiKey = opts.apiKey ?? ep.apiKey;
-      if (!apiKey) throw new UsageError('no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)');
+      if (!apiKey) throw new UsageError(NO_KEY);
+      const { connectWs } = await import('./ws.js');
       return connectWs({
         baseUrl: ep.baseUrl,
         path,
@@ -148,18 +174,8 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       });
     },
     setInterruptHandler: init.setInterruptHandler,
-    onExit(fn) {
-      exitHooks.push(fn);
-    },
-    async runExitHooks() {
-      for (const fn of exitHooks.splice(0).reverse()) {
-        try {
-          await fn();
-        } catch {
-          // cleanup must never change the exit code
-        }
-      }
-    },
+    onExit: exitHooks.add,
+    runExitHooks: exitHooks.run,
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const chunk of init.streams.stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
@@ -167,5 +183,4 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     },
     now: () => Date.now(),
   };
-  return ctx;
 }

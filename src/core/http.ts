@@ -1,5 +1,5 @@
 // The one HTTP chokepoint: auth, base URL, user agent, timeouts, retries, request ids, redacted traces.
-// undici is loaded lazily, on the first request, and only its Agent and request API (see loadAgent).
+// undici is loaded lazily, on the first request, and only its Agent, request API and HTTP/1.1 client (loadAgent).
 import type { Dispatcher } from 'undici';
 import { ApiError, InterruptedError, NetworkError, parseErrorBody } from './errors.js';
 
@@ -249,9 +249,8 @@ export class HttpClient {
 type AgentOptions = ConstructorParameters<typeof import('undici').Agent>[0];
 
 /**
- * undici's Agent with its request API, without the rest of the package: its index also builds fetch, WebSocket,
- * caches and mocks, which costs ~45 ms of start-up for every command (65 ms instead of 20 ms). The version is pinned;
- * should the internal layout change, the whole package is loaded instead.
+ * undici's Agent with its request API and HTTP/1.1 client only (see undici-h1.cts): the whole package costs
+ * ~45 ms more of every request command. Should undici's internal layout change, the whole package is loaded.
  */
 async function loadAgent(options: AgentOptions): Promise<Dispatcher> {
   // Keep undici's WebAssembly HTTP parser on V8's baseline compiler: the optimising tier compiles it again in the
@@ -260,15 +259,8 @@ async function loadAgent(options: AgentOptions): Promise<Dispatcher> {
   const { setFlagsFromString } = await import('node:v8');
   setFlagsFromString('--liftoff-only');
   try {
-    // require(), not import(): the ES module wrapper around CommonJS parses every file of undici once more.
-    const { createRequire } = await import('node:module');
-    const require = createRequire(import.meta.url);
-    const Agent = require('undici/lib/dispatcher/agent.js');
-    const Dispatcher = require('undici/lib/dispatcher/dispatcher.js');
-    const api = require('undici/lib/api/index.js');
-    if (typeof api?.request !== 'function') throw new Error('unexpected undici layout');
-    if (typeof Dispatcher.prototype.request !== 'function') Object.assign(Dispatcher.prototype, api);
-    return new Agent(options) as Dispatcher;
+    const { createAgent } = await import('./undici-h1.cjs');
+    return createAgent(options) as Dispatcher;
   } catch {
     const undici = await import('undici');
     return new undici.Agent(options);

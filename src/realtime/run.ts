@@ -176,7 +176,7 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
 
   let conn;
   try {
-    conn = await connectRealtime(ctx, { model: f.model, reasoningEffort: f.reasoningEffort, callId: o.callId });
+    conn = await connectRealtime((path, query) => ctx.ws(path, query), { model: f.model, reasoningEffort: f.reasoningEffort, callId: o.callId });
   } catch (err) {
     await source?.close();
     await playback.abort();

@@ -1,0 +1,41 @@
+// undici's Agent with its request() API and nothing else, for HTTP/1.1. undici's index also builds fetch,
+// WebSocket, caches and mocks, and its Client loads the HTTP/2 client, which pulls in node:http2, node:tls and
+// node:crypto (~15 ms of every request command, measured in docs/performance.md). svc never offers h2 in ALPN
+// (allowH2 is off), so that module is only needed if a server could pick h2: it is replaced by a stub that
+// loads it on first call. In the bundle (scripts/bundle.mjs) a plugin does the same at build time.
+// The undici version is pinned in package.json; src/core/http.ts falls back to the whole package should this
+// layout change.
+import Module = require('node:module');
+
+type Agent = { request: (...args: unknown[]) => unknown };
+
+/** Replaced with true by scripts/bundle.mjs, where a plugin leaves the HTTP/2 client out at build time. */
+declare const __SVC_BUNDLE__: boolean | undefined;
+
+function deferHttp2Client(): void {
+  let path: string;
+  try {
+    path = require.resolve('undici/lib/dispatcher/client-h2.js');
+  } catch {
+    return;
+  }
+  if (require.cache[path]) return;
+  const stub = new Module(path);
+  stub.filename = path;
+  stub.loaded = true;
+  stub.exports = function connectH2(...args: unknown[]): unknown {
+    delete require.cache[path];
+    return (require(path) as (...a: unknown[]) => unknown)(...args);
+  };
+  require.cache[path] = stub;
+}
+
+export function createAgent(options: unknown): Agent {
+  if (typeof __SVC_BUNDLE__ === 'undefined') deferHttp2Client();
+  const AgentClass = require('undici/lib/dispatcher/agent.js') as new (o: unknown) => Agent;
+  const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as { prototype: Record<string, unknown> };
+  const request = require('undici/lib/api/api-request.js') as unknown;
+  if (typeof request !== 'function') throw new Error('unexpected undici layout');
+  if (typeof Dispatcher.prototype.request !== 'function') Dispatcher.prototype.request = request;
+  return new AgentClass(options);
+}
