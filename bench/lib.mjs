@@ -32,6 +32,41 @@ export function timeCommand(cmd, args, { runs = 15, env = process.env } = {}) {
   return median(times);
 }
 
+function timeOnce(cmd, args, env) {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+/**
+ * A command against its baseline, whole processes, alternating (baseline, command, baseline, …) so that a change of
+ * load on this shared machine hits both alike; one warm-up run each (it also fills svc's code cache).
+ * ratio: median of the per-pair ratios; spread: half their interquartile range, the run-to-run noise a verdict
+ * allows for.
+ */
+export function compareCommands(base, cmd, { runs = 15, env = process.env, baseEnv = env } = {}) {
+  timeOnce(base[0], base.slice(1), baseEnv);
+  timeOnce(cmd[0], cmd.slice(1), env);
+  const baseMs = [];
+  const cmdMs = [];
+  const ratios = [];
+  for (let i = 0; i < runs; i++) {
+    const b = timeOnce(base[0], base.slice(1), baseEnv);
+    const c = timeOnce(cmd[0], cmd.slice(1), env);
+    baseMs.push(b);
+    cmdMs.push(c);
+    ratios.push(c / b);
+  }
+  return {
+    baseMs: median(baseMs),
+    ms: median(cmdMs),
+    ratio: median(ratios),
+    spread: (percentile(ratios, 75) - percentile(ratios, 25)) / 2,
+  };
+}
+
 /** `svc emulator serve` in a child process; resolves with its URL. */
 export function startEmulatorProcess(extra = []) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));

@@ -1,5 +1,8 @@
 // `npm run bench`: runs every bench/*.mjs that exports a default function (each returns rows) and prints one
 // table; every figure is measured in this run, ratios against a baseline measured in the same run.
+// A row with a `goal` is checked: a ratio (or, without a baseline, the value) above goal + spread — the
+// run-to-run spread that row measured — is a miss, and a miss makes the exit status 1.
+// `npm run bench -- startup` runs only the files whose name contains "startup".
 import { readdirSync } from 'node:fs';
 
 const only = process.argv.slice(2);
@@ -10,6 +13,7 @@ const files = readdirSync(new URL('.', import.meta.url))
 
 const fmt = (v) => (typeof v === 'number' ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2)) : String(v ?? ''));
 let failed = false;
+const misses = [];
 for (const file of files) {
   const mod = await import(new URL(file, import.meta.url));
   if (typeof mod.default !== 'function') continue;
@@ -17,13 +21,25 @@ for (const file of files) {
   try {
     const rows = await mod.default();
     for (const r of rows) {
-      const ratio = r.ratio !== undefined ? `  ${r.ratio.toFixed(2)}x ${r.baseline ?? ''}` : '';
-      const target = r.target ? `  (target ${r.target})` : '';
-      process.stdout.write(`${r.name.padEnd(52)} ${fmt(r.value).padStart(10)} ${r.unit ?? ''}${ratio}${target}\n`);
+      let line = `${r.name.padEnd(58)} ${fmt(r.value).padStart(8)} ${(r.unit ?? '').padEnd(4)}`;
+      if (r.ratio !== undefined) {
+        const spread = r.spread !== undefined ? ` ±${r.spread.toFixed(2)}` : '';
+        const base = r.baseValue !== undefined ? ` (${fmt(r.baseValue)} ${r.unit ?? ''})` : '';
+        line += `  ${r.ratio.toFixed(2)}x${spread} of ${r.baseline ?? ''}${base}`;
+      }
+      if (r.goal !== undefined) {
+        const measured = r.ratio ?? r.value;
+        const unit = r.ratio !== undefined ? 'x' : ` ${r.unit ?? ''}`;
+        const ok = measured <= r.goal + (r.spread ?? 0);
+        line += `  goal ≤ ${r.goal}${unit}: ${ok ? 'ok' : 'MISS'}`;
+        if (!ok) misses.push(`${r.name}: ${fmt(measured)}${unit} > ${r.goal}${unit} + ${fmt(r.spread ?? 0)}`);
+      } else if (r.target) line += `  (target ${r.target})`;
+      process.stdout.write(`${line}\n`);
     }
   } catch (err) {
     failed = true;
     process.stdout.write(`failed: ${err.stack ?? err}\n`);
   }
 }
-process.exit(failed ? 1 : 0);
+if (misses.length) process.stdout.write(`\ngoals missed by more than the measured spread:\n${misses.map((m) => `  ${m}`).join('\n')}\n`);
+process.exit(failed || misses.length ? 1 : 0);

@@ -1,30 +1,42 @@
-// Start-up and request overhead: svc --version / --help against `node -e 0`; `svc models list` against a
-// minimal node script and curl making the same request; `svc --emulator models list` against a script that
-// starts the same emulator in-process and makes the request.
+// Cold start, the rows of issue 14 with their goals: svc --version / --help / every command's help against
+// `node -e 0`; `svc models list` and `svc chat --no-stream hi` against minimal node:http scripts making the same
+// request and printing the same thing, against an emulator already running; `svc --emulator models list` against a
+// script that starts the same emulator in-process and makes the request. Whole processes, alternating runs, medians
+// (compareCommands in lib.mjs); a row fails when its ratio exceeds the goal by more than the spread it measured.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, EMULATOR_KEY, ROOT, cleanEnv, startEmulatorProcess, timeCommand } from './lib.mjs';
+import { pathToFileURL } from 'node:url';
+import { BIN, EMULATOR_KEY, ROOT, cleanEnv, compareCommands, startEmulatorProcess } from './lib.mjs';
 
-export default async function startup() {
-  const env = cleanEnv();
-  const node0 = timeCommand('node', ['-e', '0'], { env, runs: 21 });
-  const version = timeCommand('node', [BIN, '--version'], { env, runs: 21 });
-  const help = timeCommand('node', [BIN, '--help'], { env, runs: 21 });
-  const rows = [
-    { name: 'node -e 0', value: node0, unit: 'ms' },
-    { name: 'svc --version', value: version, unit: 'ms', baseline: 'node -e 0', ratio: version / node0, target: '≤ 1.4x' },
-    { name: 'svc --help', value: help, unit: 'ms', baseline: 'node -e 0', ratio: help / node0, target: '≤ 1.7x' },
-  ];
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+/** runs per command in the sweep over every command's help (the slowest three are then measured with RUNS) */
+const SWEEP_RUNS = Number(process.env.BENCH_SWEEP_RUNS ?? 3);
 
-  const emu = await startEmulatorProcess();
-  try {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-    const script = join(dir, 'minimal.mjs');
-    writeFileSync(
-      script,
-      `import http from 'node:http';
+function row(name, baseline, m, goal) {
+  return { name, value: m.ms, unit: 'ms', baseline, baseValue: m.baseMs, ratio: m.ratio, spread: m.spread, goal };
+}
+
+/** Every command path (`chat`, `models list` …), walking the same tree the CLI builds. */
+async function commandPaths() {
+  const { rootCommands } = await import(pathToFileURL(join(ROOT, 'dist/commands/index.js')).href);
+  const paths = [];
+  const walk = async (nodes, prefix) => {
+    for (const n of nodes) {
+      if (n.children) await walk(await n.children(), [...prefix, n.name]);
+      else paths.push([...prefix, n.name]);
+    }
+  };
+  await walk(rootCommands, []);
+  return paths;
+}
+
+function writeScripts(dir) {
+  const get = join(dir, 'minimal-get.mjs');
+  writeFileSync(
+    get,
+    `import http from 'node:http';
 const req = http.get(process.env.URL + '/v1/models', { headers: { authorization: 'Bearer ' + process.env.KEY } }, (res) => {
   let body = '';
   res.setEncoding('utf8');
@@ -32,35 +44,73 @@ const req = http.get(process.env.URL + '/v1/models', { headers: { authorization:
   res.on('end', () => { for (const m of JSON.parse(body).data) process.stdout.write(m.id + '\\n'); });
 });
 req.end();`,
-    );
-    const reqEnv = cleanEnv({ URL: emu.url, KEY: EMULATOR_KEY, SVC_BASE_URL: emu.url, SVC_API_KEY: EMULATOR_KEY });
-    const minimal = timeCommand('node', [script], { env: reqEnv });
-    const svcList = timeCommand('node', [BIN, 'models', 'list'], { env: reqEnv });
-    rows.push({ name: 'minimal node GET /v1/models', value: minimal, unit: 'ms' });
-    rows.push({ name: 'svc models list (running emulator)', value: svcList, unit: 'ms', baseline: 'minimal node script', ratio: svcList / minimal });
-    if (spawnSync('curl', ['--version']).status === 0) {
-      const curl = timeCommand('curl', ['-sf', '-H', `authorization: Bearer ${EMULATOR_KEY}`, `${emu.url}/v1/models`, '-o', '/dev/null'], { env: reqEnv });
-      rows.push({ name: 'curl GET /v1/models', value: curl, unit: 'ms' });
-      rows.push({ name: 'svc models list vs curl', value: svcList, unit: 'ms', baseline: 'curl', ratio: svcList / curl });
-    }
-
-    const inproc = join(dir, 'inproc.mjs');
-    writeFileSync(
-      inproc,
-      `import http from 'node:http';
-const { startEmulator } = await import(${JSON.stringify(join(ROOT, 'dist/emulator/server.js'))});
-const emu = await startEmulator({ stateDir: process.env.STATE });
+  );
+  const post = join(dir, 'minimal-chat.mjs');
+  writeFileSync(
+    post,
+    `import http from 'node:http';
+const body = JSON.stringify({ model: 'svc-latest', messages: [{ role: 'user', content: 'hi' }], stream: false });
+const req = http.request(process.env.URL + '/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ' + process.env.KEY, 'content-type': 'application/json' } }, (res) => {
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (c) => (text += c));
+  res.on('end', () => process.stdout.write(JSON.parse(text).choices[0].message.content + '\\n'));
+});
+req.end(body);`,
+  );
+  const inproc = join(dir, 'inproc.mjs');
+  writeFileSync(
+    inproc,
+    `import http from 'node:http';
+const { startEmulator } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/emulator/server.js')).href)});
+const emu = await startEmulator({ stateDir: process.env.STATE, quietLog: true });
 http.get(emu.url + '/v1/models', { headers: { authorization: 'Bearer ' + emu.defaultKey } }, (res) => {
   let body = '';
   res.on('data', (c) => (body += c));
   res.on('end', async () => { for (const m of JSON.parse(body).data) process.stdout.write(m.id + '\\n'); await emu.close(); process.exit(0); });
 });`,
-    );
+  );
+  return { get, post, inproc };
+}
+
+export default async function startup() {
+  const env = cleanEnv();
+  const node0 = ['node', '-e', '0'];
+  const svc = (...args) => ['node', BIN, ...args];
+  const rows = [
+    row('svc --version', 'node -e 0', compareCommands(node0, svc('--version'), { env, runs: RUNS }), 1.1),
+    row('svc --help', 'node -e 0', compareCommands(node0, svc('--help'), { env, runs: RUNS }), 1.25),
+    row('svc chat --help', 'node -e 0', compareCommands(node0, svc('chat', '--help'), { env, runs: RUNS }), 1.5),
+  ];
+
+  // every command's help: a quick sweep, then the slowest three measured properly
+  const sweep = [];
+  for (const path of await commandPaths()) sweep.push({ path, m: compareCommands(node0, svc(...path, '--help'), { env, runs: SWEEP_RUNS }) });
+  sweep.sort((a, b) => b.m.ratio - a.m.ratio);
+  const worst = sweep
+    .slice(0, 3)
+    .map(({ path }) => ({ path, m: compareCommands(node0, svc(...path, '--help'), { env, runs: RUNS }) }))
+    .sort((a, b) => b.m.ratio - a.m.ratio)[0];
+  rows.push(row(`slowest help of ${sweep.length} commands: ${worst.path.join(' ')}`, 'node -e 0', worst.m, 1.5));
+
+  const emu = await startEmulatorProcess();
+  try {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+    const scripts = writeScripts(dir);
+    const reqEnv = cleanEnv({ URL: emu.url, KEY: EMULATOR_KEY, SVC_BASE_URL: emu.url, SVC_API_KEY: EMULATOR_KEY });
+    rows.push(row('svc models list (running emulator)', 'minimal node:http GET', compareCommands(['node', scripts.get], svc('models', 'list'), { env: reqEnv, runs: RUNS }), 1.3));
+    rows.push(row('svc chat --no-stream hi (running emulator)', 'minimal node:http POST', compareCommands(['node', scripts.post], svc('chat', '--no-stream', 'hi'), { env: reqEnv, runs: RUNS }), 1.3));
+    if (spawnSync('curl', ['--version']).status === 0) {
+      const curl = compareCommands(['curl', '-sf', '-H', `authorization: Bearer ${EMULATOR_KEY}`, `${emu.url}/v1/models`, '-o', '/dev/null'], svc('models', 'list'), { env: reqEnv, runs: RUNS });
+      rows.push(row('svc models list, for reference', 'curl', curl));
+    }
     const state = mkdtempSync(join(tmpdir(), 'svc-bench-state-'));
-    const baselineEmu = timeCommand('node', [inproc], { env: cleanEnv({ STATE: state }) });
-    const svcEmu = timeCommand('node', [BIN, '--emulator', 'models', 'list'], { env: cleanEnv({ SVC_EMULATOR_STATE_DIR: state }) });
-    rows.push({ name: 'minimal script: in-process emulator + GET', value: baselineEmu, unit: 'ms' });
-    rows.push({ name: 'svc --emulator models list', value: svcEmu, unit: 'ms', baseline: 'minimal in-process script', ratio: svcEmu / baselineEmu });
+    const inproc = compareCommands(['node', scripts.inproc], svc('--emulator', 'models', 'list'), {
+      baseEnv: cleanEnv({ STATE: state }),
+      env: cleanEnv({ SVC_EMULATOR_STATE_DIR: state }),
+      runs: RUNS,
+    });
+    rows.push(row('svc --emulator models list', 'minimal in-process emulator + GET', inproc, 1.3));
   } finally {
     emu.stop();
   }

@@ -28,11 +28,37 @@ describe('svc --version', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/Usage: svc \[options\] \[command\]/);
     const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-    // group indexes are fine; verb modules (src/commands/<group>/<verb>.js other than index) are not
-    const verbs = loaded.filter((u) => /\/dist\/commands\/[^/]+\/(?!index\.js)[^/]+\.js$/.test(u));
+    // group indexes are fine; verb modules (dist/commands/<group>/<verb>.js, or its chunk in dist/bundle) are not
+    expect(loaded.some((u) => u.includes('/dist/'))).toBe(true);
+    const verbs = loaded.filter((u) => /\/dist\/(bundle\/)?commands\/[^/]+\/(?!index[.-])[^/]+\.c?js$/.test(u));
     expect(verbs).toEqual([]);
     expect(loaded.filter((u) => /node_modules\/(undici|conf|ora|ws|execa)\//.test(u))).toEqual([]);
   });
+});
+
+describe('svc models list', () => {
+  // the bundle (what runs) and the ES modules in dist/ (after a bare tsc, or SVC_NO_BUNDLE=1)
+  for (const mode of ['bundle', 'modules'] as const) {
+    it(`loads no module of another command and no HTTP/2 code (${mode})`, async () => {
+      const trace = join(tempDir(), 'imports.txt');
+      const r = await svc(['models', 'list'], {
+        emu,
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace, SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined },
+      });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toMatch(/^svc-4\t/m);
+      const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      const commands = loaded.filter((u) => /\/dist\/(bundle\/)?commands\//.test(u));
+      expect(commands.some((u) => /\/commands\/models\/list[.-]/.test(u))).toBe(true);
+      expect(commands.filter((u) => !/\/dist\/(bundle\/)?commands\/(index\.js|models\/)/.test(u))).toEqual([]);
+      expect(loaded.filter((u) => /http2|client-h2/.test(u) && !u.startsWith('deferred:'))).toEqual([]);
+      // the request went through undici's HTTP/1.1 client, bundled or from node_modules
+      const undici = mode === 'bundle' ? /\/dist\/bundle\/core\/undici-h1/ : /node_modules\/undici\/lib\/dispatcher\/client-h1\.js$/;
+      expect(loaded.some((u) => undici.test(u))).toBe(true);
+      expect(loaded.some((u) => u.includes('/dist/bundle/'))).toBe(mode === 'bundle');
+    });
+  }
 });
 
 describe('the command tree', () => {

@@ -20,7 +20,7 @@ function deferHttp2Client(): void {
     return;
   }
   if (require.cache[path]) return;
-  const stub = new Module(path);
+  const stub = new Module('svc:deferred');
   stub.filename = path;
   stub.loaded = true;
   stub.exports = function connectH2(...args: unknown[]): unknown {
