@@ -32,19 +32,25 @@ export function timeCommand(cmd, args, { runs = 15, env = process.env } = {}) {
   return median(times);
 }
 
+const CPU_PRELOAD = join(ROOT, 'bench', 'cpu-usage.cjs');
+
+/** One run: wall ms, and CPU ms for node processes (cpu-usage.cjs preloaded into both sides alike). */
 function timeOnce(cmd, args, env) {
+  const isNode = cmd === 'node';
+  const argv = isNode ? ['--require', CPU_PRELOAD, ...args] : args;
   const t = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(cmd, argv, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
+  const cpu = /svc-bench-cpu-us (\d+)/.exec(String(r.stderr));
+  return { ms, cpuMs: cpu ? Number(cpu[1]) / 1000 : undefined };
 }
 
 /**
  * A command against its baseline, whole processes, alternating (baseline, command, baseline, …) so that a change of
  * load on this shared machine hits both alike; one warm-up run each (it also fills svc's code cache).
- * ratio: median of the per-pair ratios; spread: half their interquartile range, the run-to-run noise a verdict
- * allows for.
+ * ratio: median of the per-pair wall-time ratios; spread: half their interquartile range, the run-to-run noise a
+ * verdict allows for. cpuRatio: the same for CPU time (node processes only), which a loaded machine disturbs less.
  */
 export function compareCommands(base, cmd, { runs = 15, env = process.env, baseEnv = env } = {}) {
   timeOnce(base[0], base.slice(1), baseEnv);
@@ -52,18 +58,21 @@ export function compareCommands(base, cmd, { runs = 15, env = process.env, baseE
   const baseMs = [];
   const cmdMs = [];
   const ratios = [];
+  const cpuRatios = [];
   for (let i = 0; i < runs; i++) {
     const b = timeOnce(base[0], base.slice(1), baseEnv);
     const c = timeOnce(cmd[0], cmd.slice(1), env);
-    baseMs.push(b);
-    cmdMs.push(c);
-    ratios.push(c / b);
+    baseMs.push(b.ms);
+    cmdMs.push(c.ms);
+    ratios.push(c.ms / b.ms);
+    if (b.cpuMs && c.cpuMs) cpuRatios.push(c.cpuMs / b.cpuMs);
   }
   return {
     baseMs: median(baseMs),
     ms: median(cmdMs),
     ratio: median(ratios),
     spread: (percentile(ratios, 75) - percentile(ratios, 25)) / 2,
+    cpuRatio: cpuRatios.length ? median(cpuRatios) : undefined,
   };
 }
 

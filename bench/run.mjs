@@ -1,5 +1,6 @@
 // `npm run bench`: runs every bench/*.mjs that exports a default function (each returns rows) and prints one
 // table; every figure is measured in this run, ratios against a baseline measured in the same run.
+// [cpu …x] is the same ratio in CPU time, for reading a run on a loaded machine; verdicts use wall time.
 // A row with a `goal` is checked: a ratio (or, without a baseline, the value) above goal + spread — the
 // run-to-run spread that row measured — is a miss, and a miss makes the exit status 1.
 // `npm run bench -- startup` runs only the files whose name contains "startup".
@@ -25,7 +26,8 @@ for (const file of files) {
       if (r.ratio !== undefined) {
         const spread = r.spread !== undefined ? ` ±${r.spread.toFixed(2)}` : '';
         const base = r.baseValue !== undefined ? ` (${fmt(r.baseValue)} ${r.unit ?? ''})` : '';
-        line += `  ${r.ratio.toFixed(2)}x${spread} of ${r.baseline ?? ''}${base}`;
+        const cpu = r.cpuRatio !== undefined ? ` [cpu ${r.cpuRatio.toFixed(2)}x]` : '';
+        line += `  ${r.ratio.toFixed(2)}x${spread}${cpu} of ${r.baseline ?? ''}${base}`;
       }
       if (r.goal !== undefined) {
         const measured = r.ratio ?? r.value;

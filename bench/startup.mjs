@@ -15,7 +15,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const SWEEP_RUNS = Number(process.env.BENCH_SWEEP_RUNS ?? 3);
 
 function row(name, baseline, m, goal) {
-  return { name, value: m.ms, unit: 'ms', baseline, baseValue: m.baseMs, ratio: m.ratio, spread: m.spread, goal };
+  return { name, value: m.ms, unit: 'ms', baseline, baseValue: m.baseMs, ratio: m.ratio, spread: m.spread, cpuRatio: m.cpuRatio, goal };
 }
 
 /** Every command path (`chat`, `models list` …), walking the same tree the CLI builds. */
