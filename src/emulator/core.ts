@@ -38,9 +38,12 @@ export class EmulatorCore extends EventEmitter {
   url = '';
   wsUrl = '';
   readonly defaultKey: string;
+  /** when set, /_emulator/* (but health) needs it */
+  adminToken?: string;
 
   /** `--seed N`: ids, tokens and generated content are drawn from streams seeded by N (deterministic runs) */
   readonly seed?: number;
+  private requestCount = 0;
 
   constructor(readonly store: StateStore, settings: Partial<EmulatorSettings> = {}, defaultKey = DEFAULT_EMULATOR_KEY, seed?: number) {
     super();
@@ -84,8 +87,9 @@ export class EmulatorCore extends EventEmitter {
    */
   random(n: number, purpose = 'bytes'): Buffer {
     if (this.seed === undefined) return randomBytes(n);
-    // the position is part of the state: a fresh state repeats a run, a kept one continues it without collisions
-    const i = this.store.next(`seed:${purpose}`) - 1;
+    // the position is part of the state (a fresh state repeats a run, a kept one continues it without collisions);
+    // request ids name no stored thing, so their stream is not saved (reads do not write the state)
+    const i = purpose === 'request' ? this.requestCount++ : this.store.next(`seed:${purpose}`) - 1;
     const out: Buffer[] = [];
     for (let block = 0; out.length * 32 < n; block++) out.push(createHash('sha256').update(`${this.seed}\u0000${purpose}\u0000${i}\u0000${block}`).digest());
     return Buffer.concat(out).subarray(0, n);

@@ -19,8 +19,30 @@ export interface Fault {
 export class FaultList {
   private faults: (Fault & { left: number })[] = [];
 
+  /** Add a fault; throws (naming what is wrong) for one that could never apply or would break every request. */
   add(f: Fault): void {
+    FaultList.check(f);
     this.faults.push({ ...f, left: f.times ?? 1 });
+  }
+
+  static check(f: Fault): void {
+    if (!f || typeof f !== 'object') throw new Error('a fault is an object {kind, …}');
+    if (!['status', 'drop', 'slow'].includes(f.kind)) throw new Error(`unknown fault kind ${JSON.stringify(f.kind)}: status, drop or slow`);
+    if (f.kind === 'status' && (!Number.isInteger(f.status) || f.status! < 400 || f.status! > 599)) throw new Error(`a status fault needs a status from 400 to 599 (got ${JSON.stringify(f.status)})`);
+    if (f.times !== undefined && (!Number.isInteger(f.times) || f.times < 1)) throw new Error(`times must be a positive integer (got ${JSON.stringify(f.times)})`);
+    if (f.path !== undefined) {
+      if (typeof f.path !== 'string') throw new Error('path must be a regular expression string');
+      try {
+        new RegExp(f.path);
+      } catch (err) {
+        throw new Error(`path is not a regular expression: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /** The faults still armed (for GET /_emulator/faults). */
+  list(): (Fault & { left: number })[] {
+    return this.faults.map((f) => ({ ...f }));
   }
 
   clear(): void {

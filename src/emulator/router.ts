@@ -45,8 +45,11 @@ export interface EmuRequest {
   key?: KeyRecord;
   /** read the body as bytes (at most `limit` bytes, 413 beyond) */
   body(limit?: number): Promise<Buffer>;
-  /** read and parse a JSON body: 415 without a JSON content type, 422 when it does not parse */
-  json<T = Record<string, unknown>>(): Promise<T>;
+  /**
+   * read and parse a JSON body: 415 without a JSON content type, 413 beyond 32 MiB, 422 (plain text) when it does
+   * not parse, nests deeper than 128, or is not an object (an array too with `array: true`)
+   */
+  json<T = Record<string, unknown>>(opts?: { array?: boolean }): Promise<T>;
 }
 
 export interface EmuResponse {
@@ -159,6 +162,56 @@ function paramsOf(keys: string[], m: RegExpExecArray): Record<string, string> {
     params[k] = decodeURIComponent(m[i + 1]!);
   });
   return params;
+}
+
+/** The emulator's bound on the choices one request generates (`n`, × prompts for legacy completions); the spec gives only a minimum. */
+export const MAX_CHOICES = 128;
+
+/** The emulator's bounds on a JSON body (the spec gives none): its size (413 above) and nesting (422 above). */
+export const MAX_JSON_BODY = 32 * 1024 * 1024;
+export const MAX_JSON_DEPTH = 128;
+
+/** Where nesting first goes beyond `max` ([line, column], 1-based), scanning outside strings; undefined if never. */
+function tooDeep(buf: Buffer, max: number): [number, number] | undefined {
+  let depth = 0;
+  let inString = false;
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return [line, i - lineStart + 1];
+    } else if (c === 0x5d || c === 0x7d) depth--;
+    else if (c === 0x0a) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return undefined;
+}
+
+const DESERIALIZE = 'Failed to deserialize the JSON body into the target type';
+
+/** Parse a JSON request body the way the service's deserializer refuses it: 422 text for nesting, syntax, type. */
+export function parseJsonBody(buf: Buffer, allowArray: boolean): unknown {
+  const deep = tooDeep(buf, MAX_JSON_DEPTH);
+  if (deep) throw new DeserializeError(`${DESERIALIZE}: recursion limit exceeded at line ${deep[0]} column ${deep[1]}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(buf.toString('utf8'));
+  } catch (err) {
+    throw new DeserializeError(`Failed to parse the request body as JSON: ${(err as Error).message}`);
+  }
+  const isObject = typeof value === 'object' && value !== null && (allowArray || !Array.isArray(value));
+  if (!isObject) {
+    const kind = value === null ? 'null' : Array.isArray(value) ? 'sequence' : typeof value === 'string' ? `string ${JSON.stringify(value).slice(0, 40)}` : `${typeof value} \`${String(value)}\``;
+    throw new DeserializeError(`${DESERIALIZE}: invalid type: ${kind}, expected a JSON object at line 1 column ${buf.length}`);
+  }
+  return value;
 }
 
 /** 422 text for a missing required field, worded as the service words it. */

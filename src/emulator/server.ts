@@ -1,12 +1,12 @@
 // The local emulator's HTTP + WebSocket server: request ids, the request log, fault injection, auth, routing.
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
 import { EmulatorCore, type EmulatorSettings } from './core.js';
 import { FaultList, type Fault } from './faults.js';
-import { ERROR_CODES, DeserializeError, HttpError, Router, type EmuRequest, type EmuResponse, type SseWriter } from './router.js';
+import { ERROR_CODES, HttpError, MAX_JSON_BODY, Router, invalid, parseJsonBody, type EmuRequest, type EmuResponse, type SseWriter } from './router.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerCollections } from './search-index.js';
 import { StateStore } from './state.js';
@@ -26,6 +26,8 @@ export interface EmulatorOptions {
   quietLog?: boolean;
   /** extra settings for route modules */
   settings?: Partial<EmulatorSettings>;
+  /** required (Bearer, or x-emulator-admin-token) on /_emulator/* except the health route; set it off loopback */
+  adminToken?: string;
   /** `--seed N`: ids, tokens and generated content repeat exactly across runs from the same state */
   seed?: number;
   /** document collections for POST /v1/documents/search: collection id → file or folder path(s) */
@@ -44,6 +46,8 @@ export interface Emulator {
 }
 
 const MAX_LOGGED_BODY = 256 * 1024;
+/** largest WebSocket message accepted (the connection closes with 1009 above) */
+const MAX_WS_MESSAGE = 16 * 1024 * 1024;
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   const store = new StateStore(opts.stateDir);
@@ -53,6 +57,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     opts.defaultKey,
     opts.seed,
   );
+  core.adminToken = opts.adminToken;
   for (const f of opts.faults ?? []) core.faults.add(f);
   if (opts.collections) registerCollections(core, opts.collections);
   const router = new Router();
@@ -60,7 +65,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   registerAllRoutes(router);
 
   const sockets = new Set<Socket>();
+  const swept = store.sweepOrphans(blobOwners(core));
+  if (swept.removed && !opts.quietLog) process.stderr.write(`emulator: removed ${swept.removed} orphan blob(s) (${swept.bytes} bytes) left by an earlier crash\n`);
   const server = createServer((req, res) => {
+    commitBeforeReplying(core, res);
     handle(router, core, req, res).catch((err) => {
       if (!res.headersSent) sendError(res, 500, `emulator failure: ${(err as Error).message}`);
       else res.destroy();
@@ -70,7 +78,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
   server.on('upgrade', (req, socket, head) => {
     handleUpgrade(router, core, wss, req, socket as Socket, head).catch(() => socket.destroy());
   });
@@ -100,6 +108,42 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       store.close();
     },
   };
+}
+
+function adminTokenMatches(req: IncomingMessage, token: string): boolean {
+  const given = String(req.headers['x-emulator-admin-token'] ?? /^Bearer\s+(\S+)/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '');
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Whether an address only this machine can reach (no admin token needed there). */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host) || host === '::ffff:127.0.0.1';
+}
+
+/** Blob names each kind's records refer to (the rest are orphans). */
+function blobOwners(core: EmulatorCore): Record<string, Set<string>> {
+  const names = (collection: string, field: string) =>
+    new Set([...core.store.collection<Record<string, unknown>>(collection).values()].map((r) => r[field]).filter((v): v is string => typeof v === 'string'));
+  return { files: names('files', 'blob'), skills: names('skills', 'blob'), 'custom-voices': names('custom_voices', 'voice_id') };
+}
+
+/**
+ * A 2xx means durable: whatever a handler changed is committed (fsync'd, renamed into place) before the status
+ * line goes out, on every path that answers (JSON, streams, blobs, errors).
+ */
+function commitBeforeReplying(core: EmulatorCore, res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    try {
+      core.store.flush();
+    } catch (err) {
+      process.stderr.write(`emulator: could not save the state: ${(err as Error).message}\n`);
+      if (status < 400) status = 500;
+    }
+    return writeHead(status, ...rest);
+  }) as typeof res.writeHead;
 }
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -208,15 +252,10 @@ function makeRequest(req: IncomingMessage, path: string, url: URL, requestId: st
     raw: req,
     requestId,
     body,
-    async json<T>() {
+    async json<T>(opts: { array?: boolean } = {}) {
       const ct = String(req.headers['content-type'] ?? '');
       if (!ct.includes('json')) throw new HttpError(415, `Expected request with \`Content-Type: application/json\``);
-      const buf = await body();
-      try {
-        return JSON.parse(buf.toString('utf8')) as T;
-      } catch (err) {
-        throw new DeserializeError(`Failed to parse the request body as JSON: ${(err as Error).message}`);
-      }
+      return parseJsonBody(await body(MAX_JSON_BODY), opts.array ?? false) as T;
     },
   };
 }
@@ -286,6 +325,10 @@ async function handle(router: Router, core: EmulatorCore, req: IncomingMessage, 
       };
   if (entry) core.requests.push(entry);
 
+  if (isAdmin && core.adminToken && path !== '/_emulator/health' && !adminTokenMatches(req, core.adminToken)) {
+    req.resume();
+    return sendError(res, 401, 'The emulator admin API needs the admin token printed at start (Authorization: Bearer <token> or x-emulator-admin-token)');
+  }
   let fault: Fault | undefined;
   if (!isAdmin) {
     if (core.settings.latencyMs > 0) await core.sleep(core.settings.latencyMs);
@@ -352,6 +395,7 @@ async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketS
     emuReq.key = auth.key;
   }
   wss.handleUpgrade(req, socket, head, (ws) => {
+    guardMessageListeners(ws);
     Promise.resolve(route.handler(ws, emuReq, core)).catch((err: Error) => {
       try {
         ws.send(JSON.stringify({ type: 'error', message: `emulator failure: ${err.message}` }));
@@ -363,25 +407,53 @@ async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketS
   });
 }
 
+/**
+ * A throw in a 'message' listener would surface as an uncaught exception and end the whole emulator: report it
+ * as an error event on that connection instead (a client's bad message never takes the server down).
+ */
+function guardMessageListeners(ws: WebSocket): void {
+  const on = ws.on.bind(ws);
+  ws.on = ((event: string, listener: (...args: unknown[]) => void) => {
+    if (event !== 'message') return on(event as 'close', listener);
+    return on('message', (...args: unknown[]) => {
+      try {
+        listener(...args);
+      } catch (err) {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'error', message: `invalid message: ${(err as Error).message}` }));
+      }
+    });
+  }) as typeof ws.on;
+}
+
 function registerAdminRoutes(router: Router): void {
   const admin = { auth: false } as const;
+  router.get('/_emulator/health', (_req, res, core) => res.json(200, { status: 'ok', url: core.url, ws_url: core.wsUrl, seed: core.seed ?? null }), admin);
   router.get('/_emulator/requests', (_req, res, core) => res.json(200, core.requests), admin);
   router.delete('/_emulator/requests', (_req, res, core) => {
     core.requests.length = 0;
     res.json(200, { cleared: true });
   }, admin);
   router.post('/_emulator/faults', async (req, res, core) => {
-    const body = await req.json<Fault | Fault[]>();
-    for (const f of Array.isArray(body) ? body : [body]) core.faults.add(f);
-    res.json(200, { ok: true });
+    const body = await req.json<Fault | Fault[]>({ array: true });
+    const list = Array.isArray(body) ? body : [body];
+    try {
+      list.forEach((f) => FaultList.check(f));
+    } catch (err) {
+      invalid(`Invalid fault: ${(err as Error).message}`);
+    }
+    for (const f of list) core.faults.add(f);
+    res.json(200, { ok: true, faults: core.faults.list() });
+  }, admin);
+  router.get('/_emulator/faults', (_req, res, core) => res.json(200, { faults: core.faults.list() }), admin);
+  router.post('/_emulator/settings', async (req, res, core) => {
+    const body = await req.json();
+    for (const [k, v] of Object.entries(body)) if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) invalid(`Invalid value for setting \`${k}\`: ${JSON.stringify(v)}; must be a number of at least 0`);
+    Object.assign(core.settings, body);
+    res.json(200, core.settings);
   }, admin);
   router.delete('/_emulator/faults', (_req, res, core) => {
     core.faults.clear();
     res.json(200, { ok: true });
-  }, admin);
-  router.post('/_emulator/settings', async (req, res, core) => {
-    Object.assign(core.settings, await req.json());
-    res.json(200, core.settings);
   }, admin);
   router.post('/_emulator/keys', async (req, res, core) => {
     const rec = core.addKey(await req.json<Partial<KeyRecord>>());

@@ -1,6 +1,9 @@
-// The emulator's state: JSON collections persisted in the state dir (atomic write after each change), so
-// that consecutive `svc --emulator …` invocations see the same data. Large blobs go to files beside it.
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+// The emulator's state: JSON collections persisted in the state dir, so that consecutive `svc --emulator …`
+// invocations see the same data. Large blobs go to files beside it. Durability: the server commits (flush) before
+// it writes any reply's status line, so a change it acknowledged survives kill -9; the file is written whole to a
+// temp file and renamed over the old one, so a crash leaves the old or the new state, never a torn one. (No fsync:
+// the emulator guards against its process dying, not the machine; fsync per request made 1,000 writes take a minute.)
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Collection<T> = Map<string, T>;
@@ -69,16 +72,44 @@ export class StateStore {
 
   private exitHook?: () => void;
 
+  /** Write pending changes now (write a temp file, rename it over the state). A no-op when nothing changed. */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.file || !this.dirty) return;
-    this.dirty = false;
     const out: Record<string, Record<string, unknown>> = {};
     for (const [name, c] of this.collections) out[name] = Object.fromEntries(c);
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ collections: out, counters: this.counters }));
     renameSync(tmp, this.file);
+    this.dirty = false;
+  }
+
+  /**
+   * Remove blobs no record refers to (a crash between storing a blob and committing its record, or temp files
+   * of uploads cut short). `owners`: blob kind → the blob names the state refers to.
+   */
+  sweepOrphans(owners: Record<string, Set<string>>): { removed: number; bytes: number } {
+    let removed = 0;
+    let bytes = 0;
+    if (!this.dir) return { removed, bytes };
+    for (const [kind, keep] of Object.entries(owners)) {
+      const d = join(this.dir, 'blobs', kind);
+      if (!existsSync(d)) continue;
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (!e.isFile() || keep.has(e.name)) continue;
+        const p = join(d, e.name);
+        try {
+          bytes += statSync(p).size;
+          rmSync(p, { force: true });
+          removed++;
+        } catch {
+          // a blob that cannot be removed is left for the next start
+        }
+      }
+    }
+    for (const e of readdirSync(this.dir)) if (e.endsWith('.tmp')) rmSync(join(this.dir, e), { force: true });
+    return { removed, bytes };
   }
 
   /** A folder for blobs of one kind (file contents, generated media). */
@@ -103,3 +134,4 @@ export class StateStore {
     this.exitHook = undefined;
   }
 }
+

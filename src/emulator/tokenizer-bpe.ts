@@ -50,8 +50,16 @@ interface Table {
 
 let table: Table | undefined;
 
+/** Longest pre-token (characters): longer runs are cut, which keeps merging linear in the text's length. */
+const MAX_PRETOKEN = 64;
+
 export function preTokens(text: string): string[] {
-  return text.match(PRETOKEN) ?? [];
+  const out: string[] = [];
+  for (const p of text.match(PRETOKEN) ?? []) {
+    if (p.length <= MAX_PRETOKEN) out.push(p);
+    else for (const c of p.match(/[\s\S]{1,64}/gu) ?? []) out.push(c);
+  }
+  return out;
 }
 
 function train(): Table {
@@ -133,7 +141,7 @@ function encodePiece(piece: string): number[] {
 /** Token ids of a text. */
 export function encode(text: string): number[] {
   const out: number[] = [];
-  for (const p of preTokens(text)) out.push(...encodePiece(p));
+  for (const p of preTokens(text)) for (const id of encodePiece(p)) out.push(id);
   return out;
 }
 

@@ -137,6 +137,8 @@ export default defineCommand<ListenFlags>({
       } catch {
         return reject(400, 'the body is not JSON');
       }
+      // a signed `null`, array or number is refused loudly, not half-read
+      if (typeof ev !== 'object' || ev === null || Array.isArray(ev)) return reject(400, 'the body is not a JSON object (a webhook event)');
       reply(res, 200, { ok: true });
       if (seen.has(id)) return; // a repeated delivery of the same webhook
       seen.add(id);

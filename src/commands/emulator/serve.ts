@@ -53,9 +53,14 @@ export default defineCommand<Opts>({
   ],
   examples: ['svc emulator serve --port 8080', 'SVC_BASE_URL=http://127.0.0.1:8080 svc models list', 'svc emulator serve --fault 429:retry-after=1:times=2'],
   async run(ctx, _args, opts) {
-    const { startEmulator } = await import('../../emulator/server.js');
+    const { startEmulator, isLoopback } = await import('../../emulator/server.js');
     const { emulatorStateDir } = await import('../../core/paths.js');
+    const { randomBytes } = await import('node:crypto');
+    // Off loopback the admin API (which adds keys) would be open to the network: it needs a token there.
+    const offLoopback = !isLoopback(opts.host);
+    const adminToken = ctx.env.SVC_EMULATOR_ADMIN_TOKEN || (offLoopback ? randomBytes(24).toString('hex') : undefined);
     const emu = await startEmulator({
+      adminToken,
       port: opts.port,
       host: opts.host,
       stateDir: opts.memory ? undefined : (opts.stateDir ?? emulatorStateDir(ctx.env)),
@@ -67,6 +72,10 @@ export default defineCommand<Opts>({
       seed: opts.seed,
     });
     ctx.out.line(emu.url);
+    if (offLoopback) {
+      ctx.out.warn(`listening on ${opts.host}: the API (with the built-in key) is reachable from the network; the admin API /_emulator/* needs the admin token`);
+    }
+    if (adminToken && !ctx.env.SVC_EMULATOR_ADMIN_TOKEN) ctx.out.info(`admin token: ${adminToken} (export SVC_EMULATOR_ADMIN_TOKEN=… for svc emulator requests/fault/trigger/reset)`);
     ctx.out.info(`svc emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
     ctx.out.info(`use it with: SVC_BASE_URL=${emu.url} svc --emulator … or svc --base-url ${emu.url} with the emulator key`);
     await new Promise<void>((resolve) => {

@@ -3,7 +3,7 @@
 // caller_script?} starts a simulated inbound call (and delivers the signed webhook); GET /_emulator/calls
 // and /_emulator/calls/{id} show calls with their status.
 import { activeCall, calls, endCall, startInboundCall } from '../calls.js';
-import { invalid, notFound, requireFields, type Router } from '../router.js';
+import { MAX_JSON_BODY, invalid, notFound, parseJsonBody, requireFields, type Router } from '../router.js';
 
 const TARGET_URI = /^(tel:\+[1-9]\d{1,14}|sip:[^@\s:;]+@[A-Za-z0-9.-]+(:\d{1,5})?(;\S*)?)$/;
 
@@ -34,15 +34,9 @@ export function register(router: Router): void {
 
   const admin = { auth: false } as const;
   router.post('/_emulator/calls', async (req, res, core) => {
-    const raw = await req.body();
-    let body: Record<string, any> = {};
-    if (raw.length) {
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        invalid('The body is not JSON');
-      }
-    }
+    // an empty body starts a call on the first number
+    const raw = await req.body(MAX_JSON_BODY);
+    const body = (raw.length ? parseJsonBody(raw, false) : {}) as Record<string, any>;
     const result = await startInboundCall(core, { phone_number_id: body.phone_number_id, from: body.from, caller_script: body.caller_script });
     res.json(200, result);
   }, admin);

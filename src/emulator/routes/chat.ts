@@ -1,7 +1,7 @@
 // POST /v1/chat/completions (synchronous, SSE, deferred) and GET /v1/chat/deferred-completion/{id}.
 import type { EmulatorCore } from '../core.js';
 import { contentText, costTicks, generateReply, requireLanguageModel, type EngineReply, type EngineTool, type EngineTurn } from '../engine.js';
-import { checkEnum, checkRange, invalid, notFound, requireFields, type EmuRequest, type Router } from '../router.js';
+import { MAX_CHOICES, checkEnum, checkRange, invalid, notFound, requireFields, type EmuRequest, type Router } from '../router.js';
 import { generateWithToolPlan } from '../tool-plan.js';
 
 type Body = Record<string, any>;
@@ -27,7 +27,7 @@ export function validateChatBody(body: Body): void {
   checkRange(body, 'presence_penalty', -2, 2);
   checkRange(body, 'temperature', 0, 2);
   checkRange(body, 'top_p', 0, 1, { minExclusive: true });
-  checkRange(body, 'n', 1, 2147483647, { integer: true });
+  checkRange(body, 'n', 1, MAX_CHOICES, { integer: true });
   checkRange(body, 'top_logprobs', 0, 8, { integer: true });
   checkRange(body, 'max_completion_tokens', 1, 2147483647, { integer: true });
   checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });

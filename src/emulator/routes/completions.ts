@@ -2,7 +2,7 @@
 // prompt). Neither is supported by reasoning models (400).
 import type { LanguageModel } from '../catalog.js';
 import { costTicks, generateReply, requireLanguageModel } from '../engine.js';
-import { checkRange, invalid, requireFields, type EmuRequest, type Router } from '../router.js';
+import { MAX_CHOICES, checkRange, invalid, requireFields, type EmuRequest, type Router } from '../router.js';
 import type { EmulatorCore } from '../core.js';
 import { countTokens } from '../tokenizer.js';
 import { applyLimits } from './messages.js';
@@ -34,7 +34,8 @@ export function register(router: Router): void {
     const prompts: unknown[] = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
     if (!Array.isArray(prompts) || prompts.length === 0 || prompts.some((p) => typeof p !== 'string')) invalid('Invalid value for `prompt`: expected a string or an array of strings');
     checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
-    checkRange(body, 'n', 1, 128, { integer: true });
+    checkRange(body, 'n', 1, MAX_CHOICES, { integer: true });
+    if (prompts.length * (body.n ?? 1) > MAX_CHOICES) invalid(`Too many choices: ${prompts.length} prompts × n ${body.n ?? 1}; the emulator generates at most ${MAX_CHOICES} per request`);
     checkRange(body, 'temperature', 0, 2);
     checkRange(body, 'top_p', 0, 1, { minExclusive: true });
     checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });

@@ -86,6 +86,21 @@ describe('svc calls listen', () => {
     expect(l.err()).toContain('warning: rejected a webhook (400): missing webhook-id');
   });
 
+  it('refuses a correctly signed body that is not an event object (null, an array, a number) with 400 and a warning, and keeps listening', async () => {
+    const l = await listen(['--secret', SECRET, '--max-calls', '1']);
+    for (const [i, body] of ['null', '[]', '42'].entries()) {
+      const r = await post(l.url, body, signedHeaders(SECRET, `evt_bad_${i}`, body));
+      expect(r.status).toBe(400);
+      expect(r.body.error).toContain('not a JSON object');
+    }
+    const body = JSON.stringify(event('rtc_after_null'));
+    expect((await post(l.url, body, signedHeaders(SECRET, 'evt_ok', body))).status).toBe(200);
+    const r = await l.proc;
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(l.out()).toMatch(/^rtc_after_null\t/);
+    expect(l.err()).toContain('warning: rejected a webhook (400): the body is not a JSON object');
+  });
+
   it('takes the secret from SVC_WEBHOOK_SECRET, prints one JSON line per call with --json, and ignores repeated deliveries', async () => {
     const l = await listen(['--json', '--max-calls', '2'], { SVC_WEBHOOK_SECRET: SECRET });
     const first = JSON.stringify(event('rtc_a'));

@@ -55,6 +55,22 @@ describe('svc emulator serve', () => {
     await child;
   });
 
+  it('off loopback: warns on stderr and guards the admin API with a token it prints', async () => {
+    const { child, url } = await serve(['--host', '0.0.0.0']);
+    running = child;
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const port = new URL(url).port;
+    const local = `http://127.0.0.1:${port}`;
+    while (!/admin token: [0-9a-f]{48}/.test(stderr)) await new Promise((r) => setTimeout(r, 20));
+    const token = /admin token: ([0-9a-f]{48})/.exec(stderr)![1]!;
+    expect(stderr).toMatch(/warning: listening on 0\.0\.0\.0: .*reachable from the network/);
+    expect((await fetch(`${local}/_emulator/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect((await fetch(`${local}/_emulator/requests`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    child.kill('SIGINT');
+    await child;
+  });
+
   it('rejects a malformed --fault before starting', async () => {
     const r = await svc(['emulator', 'serve', '--fault', 'sometimes']);
     expect(r.exitCode).toBe(2);
