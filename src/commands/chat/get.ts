@@ -1,5 +1,6 @@
 import { getDeferredChat } from '../../api/chat.js';
 import { defineCommand } from '../../core/command.js';
+import { OUTPUT } from '../../core/flag-sets.js';
 import { ExitCode } from '../../core/errors.js';
 import { printChatResponse } from './render.js';
 import { waitForDeferred } from './wait.js';
@@ -10,7 +11,7 @@ export default defineCommand<{ wait?: boolean; usage?: boolean }>({
   args: [{ name: 'request_id', description: 'the id printed by `svc chat --deferred`', required: true }],
   options: [
     { flags: '--wait', description: 'poll until the result is ready' },
-    { flags: '-u, --usage', description: 'print token usage and cost on stderr' },
+    { ...OUTPUT.usage, description: 'print token usage and cost on stderr' },
   ],
   examples: ['svc chat get 5f0c… --wait'],
   async run(ctx, [id], opts) {
