@@ -96,9 +96,11 @@ function addExamples(cmd: Command, examples: string[] | undefined): void {
   if (examples?.length) cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
 }
 
-/** What the process hands a command: Ctrl-C and SIGTERM abort `signal`; a command may take Ctrl-C over. */
+/** What the process hands a command: Ctrl-C, SIGTERM and SIGHUP abort `signal`; a command may take Ctrl-C over. */
 interface ProcessControl {
   signal: AbortSignal;
+  /** 143 after SIGTERM, 129 after SIGHUP: the exit code whatever the command returned */
+  readonly signalExit: number | undefined;
   setInterruptHandler(fn: (() => void) | undefined): void;
 }
 
@@ -118,12 +120,21 @@ function handleSignals(): ProcessControl {
     // Give the runner a moment to flush and clean up, then stop regardless.
     setTimeout(() => process.exit(ExitCode.interrupted), 2000).unref();
   });
-  process.on('SIGTERM', () => {
+  // SIGTERM and SIGHUP (the terminal went away) stop the command like Ctrl-C does — temp files removed, what was
+  // printed kept — and exit 128 + the signal's number.
+  let signalExit: number | undefined;
+  const terminate = (code: number) => () => {
+    signalExit ??= code;
     abort.abort();
-    setTimeout(() => process.exit(143), 2000).unref();
-  });
+    setTimeout(() => process.exit(code), 2000).unref();
+  };
+  process.on('SIGTERM', terminate(ExitCode.terminated));
+  process.on('SIGHUP', terminate(ExitCode.hangup));
   return {
     signal: abort.signal,
+    get signalExit() {
+      return signalExit;
+    },
     setInterruptHandler: (fn) => {
       interruptHandler = fn;
     },
@@ -251,6 +262,7 @@ export async function main(argv: string[]): Promise<never> {
   } catch (err) {
     exitCode = await handleError(err, control.signal, argv);
   }
+  if (control.signalExit !== undefined) exitCode = control.signalExit;
   if (inv.cleanup) await inv.cleanup();
   await flushOutput();
   process.exit(exitCode);

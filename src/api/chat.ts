@@ -1,6 +1,6 @@
 // POST /v1/chat/completions (synchronous, streamed, deferred) and GET /v1/chat/deferred-completion/{id}.
-import { seg, streamError, type HttpClient } from '../core/http.js';
-import { readJsonSse } from '../core/sse.js';
+import { seg, type HttpClient } from '../core/http.js';
+import { readEventStream } from '../core/sse.js';
 import { expectFields } from './guard.js';
 
 export type ContentPart =
@@ -82,11 +82,12 @@ export async function createChat(http: HttpClient, body: ChatRequest, signal?: A
 /** Stream chunks as they arrive. Once the first byte is in, nothing is retried: a drop is an error. */
 export async function* streamChat(http: HttpClient, body: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatChunk> {
   const res = await http.request({ method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: true }, signal, headers: { accept: 'text/event-stream' } });
-  try {
-    for await (const ev of readJsonSse<ChatChunk>(res.body)) yield ev.data;
-  } catch (err) {
-    throw streamError(err, res.requestId, signal);
-  }
+  const events = readEventStream<ChatChunk>(res, {
+    completes: (c) => !!c?.choices?.some?.((ch) => !!ch?.finish_reason),
+    marker: 'finish_reason or [DONE]',
+    signal,
+  });
+  for await (const ev of events) yield ev.data;
 }
 
 export async function createDeferredChat(http: HttpClient, body: ChatRequest): Promise<{ request_id: string }> {

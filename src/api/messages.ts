@@ -1,7 +1,7 @@
 // POST /v1/messages: the third-party-compatible messages convention (JSON or its typed event stream).
-import { ApiError } from '../core/errors.js';
-import { streamError, type HttpClient } from '../core/http.js';
-import { readJsonSse } from '../core/sse.js';
+import { ApiError, ProtocolError } from '../core/errors.js';
+import type { HttpClient } from '../core/http.js';
+import { readTypedEventStream } from '../core/sse.js';
 import { expectFields } from './guard.js';
 
 export interface MessagesRequest {
@@ -36,16 +36,7 @@ export async function createMessage(http: HttpClient, body: MessagesRequest, sig
 
 export async function* streamMessageEvents(http: HttpClient, body: MessagesRequest, signal?: AbortSignal): AsyncGenerator<MessagesEvent> {
   const res = await http.request({ method: 'POST', path: '/v1/messages', json: { ...body, stream: true }, signal, headers: { accept: 'text/event-stream' } });
-  try {
-    for await (const ev of readJsonSse<MessagesEvent>(res.body)) {
-      const data = ev.data;
-      if (data && typeof data.type !== 'string' && ev.event) data.type = ev.event;
-      yield data;
-      if (data?.type === 'message_stop') return;
-    }
-  } catch (err) {
-    throw streamError(err, res.requestId, signal);
-  }
+  yield* readTypedEventStream<MessagesEvent>(res, { endTypes: ['message_stop'], stopAtEnd: true, signal });
 }
 
 /** Assemble the streamed events into the final message, calling onText for each text delta. */
@@ -96,7 +87,7 @@ export async function consumeMessageStream(events: AsyncIterable<MessagesEvent>,
         break; // ping and unknown types
     }
   }
-  if (!msg) throw new ApiError(502, 'the message stream ended before message_start');
+  if (!msg) throw new ProtocolError('the message stream ended before message_start');
   msg.content = blocks.filter(Boolean) as ContentBlock[];
   return msg;
 }

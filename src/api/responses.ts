@@ -1,8 +1,8 @@
 // The Responses convention: POST /v1/responses (JSON or the typed event stream), GET/DELETE /v1/responses/{id},
 // GET /v1/responses/{id}/input_items and POST /v1/responses/compact. No terminal code here.
-import { ApiError, ProtocolError } from '../core/errors.js';
-import { seg, streamError, type HttpClient } from '../core/http.js';
-import { readJsonSse } from '../core/sse.js';
+import { ApiError, IncompleteError } from '../core/errors.js';
+import { seg, type HttpClient } from '../core/http.js';
+import { readTypedEventStream } from '../core/sse.js';
 import { expectArray, expectFields } from './guard.js';
 
 export type InputItem = Record<string, unknown> & { type?: string };
@@ -89,15 +89,7 @@ export async function createResponse(http: HttpClient, body: ResponsesRequest, s
 /** The typed event stream (with or without `event:` lines); ends at `data: [DONE]` or the end of the body. */
 export async function* streamResponseEvents(http: HttpClient, body: ResponsesRequest, signal?: AbortSignal): AsyncGenerator<ResponseEvent> {
   const res = await http.request({ method: 'POST', path: '/v1/responses', json: { ...body, stream: true }, signal, headers: { accept: 'text/event-stream' } });
-  try {
-    for await (const ev of readJsonSse<ResponseEvent>(res.body)) {
-      const data = ev.data;
-      if (data && typeof data === 'object' && typeof data.type !== 'string' && ev.event) data.type = ev.event;
-      yield data;
-    }
-  } catch (err) {
-    throw streamError(err, res.requestId, signal);
-  }
+  yield* readTypedEventStream<ResponseEvent>(res, { endTypes: ['response.completed', 'response.incomplete', 'response.failed', 'error'], signal });
 }
 
 export interface StreamHandlers {
@@ -114,8 +106,6 @@ export interface StreamHandlers {
  */
 export async function consumeResponseStream(events: AsyncIterable<ResponseEvent>, h: StreamHandlers = {}): Promise<ResponseObject> {
   let final: ResponseObject | undefined;
-  const items: OutputItem[] = [];
-  let latest: ResponseObject | undefined;
   for await (const ev of events) {
     h.onEvent?.(ev);
     switch (ev.type) {
@@ -124,13 +114,6 @@ export async function consumeResponseStream(events: AsyncIterable<ResponseEvent>
         break;
       case 'response.reasoning_summary_text.delta':
         if (typeof ev.delta === 'string') h.onReasoning?.(ev.delta);
-        break;
-      case 'response.output_item.done':
-        if (ev.item && typeof ev.output_index === 'number') items[ev.output_index] = ev.item;
-        break;
-      case 'response.created':
-      case 'response.in_progress':
-        if (ev.response) latest = ev.response;
         break;
       case 'response.completed':
       case 'response.incomplete':
@@ -147,8 +130,7 @@ export async function consumeResponseStream(events: AsyncIterable<ResponseEvent>
     }
   }
   if (final) return final;
-  if (latest && items.length) return { ...latest, output: items.filter(Boolean), status: 'incomplete' };
-  throw new ProtocolError('the response stream ended before response.completed');
+  throw new IncompleteError('the response stream ended before response.completed: the output is incomplete');
 }
 
 export async function getResponse(http: HttpClient, id: string): Promise<ResponseObject> {

@@ -4,6 +4,8 @@ import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from './paths.js';
 import { UsageError } from './errors.js';
+import { parseMaxRetries, parseTimeout } from './global-options.js';
+import type { FlagParser } from './validate.js';
 
 export const DEFAULT_BASE_URL = 'https://api.svc.ai';
 export const DEFAULT_PROFILE = 'default';
@@ -53,7 +55,9 @@ export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
   const file = readConfigFile(dir);
   const profile = flags.profile || env.SVC_PROFILE || file.current_profile || DEFAULT_PROFILE;
   const p = file.profiles?.[profile] ?? {};
-  const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
+  // environment variables and profile values are checked like the flags they stand for (exit 2, named)
+  const checked = (v: string | undefined, parse: FlagParser<number>, name: string) => (v === undefined || v === '' ? undefined : parse(String(v), name, undefined));
+  const inProfile = (key: string) => `${key} (profile ${profile} in ${join(dir, CONFIG_FILE)})`;
   const apiKey = env.SVC_API_KEY || p.api_key || undefined;
   return {
     profile,
@@ -62,18 +66,47 @@ export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
     apiKeySource: env.SVC_API_KEY ? 'env' : p.api_key ? 'profile' : undefined,
     model: env.SVC_MODEL || p.model,
     voice: p.voice,
-    timeoutSec: flags.timeout ?? num(env.SVC_TIMEOUT) ?? num(p.timeout) ?? 60,
-    maxRetries: flags.maxRetries ?? num(env.SVC_MAX_RETRIES) ?? num(p.max_retries) ?? 2,
+    timeoutSec: flags.timeout ?? checked(env.SVC_TIMEOUT, parseTimeout, 'SVC_TIMEOUT') ?? checked(p.timeout, parseTimeout, inProfile('timeout')) ?? 60,
+    maxRetries: flags.maxRetries ?? checked(env.SVC_MAX_RETRIES, parseMaxRetries, 'SVC_MAX_RETRIES') ?? checked(p.max_retries, parseMaxRetries, inProfile('max_retries')) ?? 2,
     dir,
     file: join(dir, CONFIG_FILE),
     profileData: p,
   };
 }
 
+/** The environment variable that allows a plain http:// base URL on another host (the key then travels in clear). */
+export const INSECURE_HTTP_ENV = 'SVC_ALLOW_INSECURE_HTTP';
+
+/** A loopback host: localhost, *.localhost, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(h) || h === '::1' || h === '0:0:0:0:0:0:0:1';
+}
+
+/**
+ * Check the base URL before anything is sent: it must be http(s), and plain http only on loopback unless the user
+ * opted in with SVC_ALLOW_INSECURE_HTTP=1 — otherwise the API key would cross the network in clear.
+ */
+export function checkBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv): void {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !/^(1|true|yes)$/i.test(env[INSECURE_HTTP_ENV] ?? '')) {
+    throw new UsageError(
+      `--base-url: ${baseUrl} is not allowed: plain http:// would send the API key in clear to ${url.host}; use https://, a loopback address, or set ${INSECURE_HTTP_ENV}=1 to allow it`,
+    );
+  }
+}
+
 /** Open the config for writing through `conf` (loaded lazily: it costs ~70 ms to import). */
 export async function openConfigStore(dir: string) {
   const { default: Conf } = await import('conf');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700); // mkdir's mode applies only when it creates the folder; it holds the key
   const store = new Conf<ConfigFile>({
     cwd: dir,
     configName: 'config',

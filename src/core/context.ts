@@ -1,12 +1,12 @@
 // The one object a command runner gets: streams and output, global options, and lazy constructors for
 // the config and the HTTP client (nothing is loaded before a command needs it). Core imports nothing above it:
 // where requests go with --emulator is decided by cli.ts and handed in as an EndpointResolver.
-import { resolveConfig, type ResolvedConfig } from './config.js';
+import { checkBaseUrl, resolveConfig, type ResolvedConfig } from './config.js';
 import { HttpClient } from './http.js';
 import { Output, type Streams } from './output.js';
 import type { WsConnection } from './ws.js';
 import type { Query } from './http.js';
-import { UsageError } from './errors.js';
+import { MissingKeyError } from './errors.js';
 
 export interface GlobalOptions {
   profile?: string;
@@ -104,7 +104,12 @@ function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) 
     config ??= resolveConfig({ env: init.env, flags: { profile, baseUrl, timeout, maxRetries } });
     return config;
   };
-  const resolve: EndpointResolver = init.endpoint ?? (async (cfg) => ({ baseUrl: cfg.baseUrl, apiKey: cfg.apiKey }));
+  const resolve: EndpointResolver =
+    init.endpoint ??
+    (async (cfg) => {
+      checkBaseUrl(cfg.baseUrl, init.env);
+      return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
+    });
   const getEndpoint = (): Promise<Endpoint> => (endpoint ??= resolve(getConfig(), onExit));
   return { getConfig, getEndpoint };
 }
@@ -152,14 +157,14 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     async http(opts = {}) {
       if (opts.apiKey) return makeClient(opts.apiKey);
       const c = await (client ??= makeClient());
-      if (opts.requireKey !== false && !c.opts.apiKey) throw new UsageError(NO_KEY);
+      if (opts.requireKey !== false && !c.opts.apiKey) throw new MissingKeyError(NO_KEY);
       return c;
     },
     async ws(path, query, opts = {}) {
       const cfg = getConfig();
       const ep = await getEndpoint();
       const apiKey = opts.apiKey ?? ep.apiKey;
-      if (!apiKey) throw new UsageError(NO_KEY);
+      if (!apiKey) throw new MissingKeyError(NO_KEY);
       const { connectWs } = await import('./ws.js');
       return connectWs({
         baseUrl: ep.baseUrl,
@@ -171,6 +176,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
         signal: init.signal,
         trace,
         handshakeTimeoutMs: cfg.timeoutSec * 1000,
+        idleTimeoutMs: cfg.timeoutSec * 1000,
       });
     },
     setInterruptHandler: init.setInterruptHandler,

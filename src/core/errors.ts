@@ -10,6 +10,9 @@ export const ExitCode = {
   rateLimited: 6,
   server: 7,
   interrupted: 130,
+  /** 128 + the signal's number */
+  hangup: 129,
+  terminated: 143,
 } as const;
 
 /** Bad input found before anything was sent: exit 2. */
@@ -52,6 +55,60 @@ export class ProtocolError extends Error {
   }
 }
 
+/**
+ * A stream or session that ended without its end marker (`[DONE]`/finish_reason, response.completed, message_stop,
+ * audio.done, transcript.done, response.done): what arrived was kept, but it is incomplete (exit 1).
+ */
+export class IncompleteError extends ProtocolError {
+  override name = 'IncompleteError';
+}
+
+/** No API key is configured: exit 4, as for a key the server refuses. */
+export class MissingKeyError extends Error {
+  override name = 'MissingKeyError';
+  constructor(message = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)') {
+    super(message);
+  }
+}
+
+/** Writing a local file failed (disk full, file too large, a closed pipe): never "the connection was lost". */
+export class WriteError extends Error {
+  override name = 'WriteError';
+  constructor(message: string, readonly path?: string, readonly code?: string, override readonly cause?: unknown) {
+    super(message);
+  }
+}
+
+/** errno codes of a failed write and what they mean to a person. */
+const WRITE_ERRNO: Record<string, string> = {
+  EFBIG: 'disk full or file too large',
+  ENOSPC: 'disk full or file too large',
+  EDQUOT: 'disk quota exceeded',
+  EPIPE: 'the reader closed the pipe',
+  EIO: 'input/output error',
+  EROFS: 'read-only file system',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  ENOENT: 'no such file or directory',
+};
+
+/** True for an errno error of the file system (not of a socket). */
+export function isFileSystemError(err: unknown): err is NodeJS.ErrnoException {
+  const e = err as NodeJS.ErrnoException | undefined;
+  return !!e && typeof e.code === 'string' && e.code in WRITE_ERRNO && typeof e.syscall === 'string' && !/^(connect|getaddrinfo|read)$/.test(e.syscall);
+}
+
+/** A failed write of `path` as a WriteError with its own message ("cannot write x.mp3: disk full or file too large"). */
+export function writeError(err: unknown, path?: string): WriteError {
+  if (err instanceof WriteError) return err;
+  const e = err as NodeJS.ErrnoException;
+  const what = WRITE_ERRNO[e?.code ?? ''] ?? e?.message ?? String(err);
+  const where = path ?? e?.path;
+  return new WriteError(`cannot write ${where ?? 'the output'}: ${what}${e?.code ? ` (${e.code})` : ''}`, where, e?.code, err);
+}
+
 /** The connection failed or dropped (before or during a reply). */
 export class NetworkError extends Error {
   override name = 'NetworkError';
@@ -74,6 +131,7 @@ export function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return ExitCode.usage;
   if (err instanceof CancelledError) return ExitCode.cancelled;
   if (err instanceof InterruptedError) return ExitCode.interrupted;
+  if (err instanceof MissingKeyError) return ExitCode.auth;
   if (err instanceof ApiError) return exitCodeForStatus(err.status, err.message);
   return ExitCode.error;
 }
@@ -90,6 +148,12 @@ export function describeError(err: unknown): string {
   if (err instanceof ProtocolError || err instanceof NetworkError) {
     return err.requestId ? `${err.message} (request id ${err.requestId})` : err.message;
   }
+  if (isFileSystemError(err)) {
+    const e = err as NodeJS.ErrnoException;
+    const what = WRITE_ERRNO[e.code!]!;
+    return e.path ? `${e.path}: ${what}` : `${e.syscall ?? 'file'}: ${what}`;
+  }
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return 'the data is nested too deeply to handle';
   if (err instanceof Error) return err.message;
   return String(err);
 }

@@ -3,9 +3,13 @@ import type { OptionSpec } from './command.js';
 import { GLOBAL_FLAGS } from './global-flags.js';
 import { integer, number, type FlagParser } from './validate.js';
 
+/** The checks of --timeout and --max-retries; SVC_TIMEOUT, SVC_MAX_RETRIES and profile values get the same. */
+export const parseTimeout = number({ min: 0, minExclusive: true, max: 86400 });
+export const parseMaxRetries = integer({ min: 0, max: 10 });
+
 const PARSERS: Record<string, FlagParser<any>> = {
-  '--timeout <seconds>': number({ min: 0, minExclusive: true, max: 86400 }),
-  '--max-retries <n>': integer({ min: 0, max: 10 }),
+  '--timeout <seconds>': parseTimeout,
+  '--max-retries <n>': parseMaxRetries,
 };
 
 export const GLOBAL_OPTIONS: OptionSpec[] = GLOBAL_FLAGS.map((f) => ({ ...f, parse: PARSERS[f.flags] }));

@@ -1,7 +1,7 @@
 // The one HTTP chokepoint: auth, base URL, user agent, timeouts, retries, request ids, redacted traces.
 // undici is loaded lazily, on the first request, and only its Agent, request API and HTTP/1.1 client (loadAgent).
 import type { Dispatcher } from 'undici';
-import { ApiError, InterruptedError, NetworkError, parseErrorBody } from './errors.js';
+import { ApiError, InterruptedError, NetworkError, ProtocolError, UsageError, WriteError, isFileSystemError, parseErrorBody, writeError } from './errors.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | (string | number)[]>;
 
@@ -104,8 +104,32 @@ export function buildUrl(baseUrl: string, path: string, query?: Query): string {
   return url.toString();
 }
 
-/** Encode one path parameter (ids come from users and servers alike). */
-export const seg = (v: string): string => encodeURIComponent(v);
+/**
+ * Encode one path parameter (ids come from users and servers alike). `.`, `..` and an empty id would change
+ * which endpoint the path names (`/v1/files/../content` is `/v1/content`): refused before anything is sent.
+ */
+export function seg(v: string): string {
+  const s = String(v);
+  if (s === '' || s === '.' || s === '..') throw new UsageError(`${JSON.stringify(s)} is not a valid id (an id cannot be empty, "." or "..")`);
+  return encodeURIComponent(s);
+}
+
+/** Levels of nesting a JSON body may have: deeper bodies are refused before sending (JSON.stringify recurses). */
+export const MAX_JSON_DEPTH = 200;
+
+/** The nesting depth of a JSON value, counted without recursion; stops counting past `limit`. */
+export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) max = d;
+    if (max > limit) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v as object)) if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+  }
+  return max;
+}
 
 export class HttpClient {
   private dispatcher?: Dispatcher;
@@ -155,6 +179,9 @@ export class HttpClient {
     const maxRetries = req.maxRetries ?? this.opts.maxRetries;
     const signal = req.signal ?? this.opts.signal;
     const wait = this.opts.sleep ?? sleep;
+    if (req.json !== undefined && jsonDepth(req.json) > MAX_JSON_DEPTH) {
+      throw new UsageError(`the request body nests JSON more than ${MAX_JSON_DEPTH} levels deep: check the JSON files given (--schema, --input, --tool, --data)`);
+    }
     const payload = req.json !== undefined ? JSON.stringify(req.json) : undefined;
 
     for (let attempt = 0; ; attempt++) {
@@ -301,7 +328,8 @@ function describeNetworkError(err: unknown, url: string): string {
 /** Translate an error thrown while reading a body stream into one of ours. */
 export function streamError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
   if (signal?.aborted) return new InterruptedError();
-  if (err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError) return err;
+  if (err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError || err instanceof ProtocolError || err instanceof WriteError) return err;
+  if (isFileSystemError(err)) return writeError(err);
   const code = (err as { code?: string }).code;
   if (code === 'UND_ERR_BODY_TIMEOUT') return new NetworkError('the stream stalled (no data within --timeout)', requestId, err);
   return new NetworkError('the connection was lost in the middle of the stream', requestId, err);

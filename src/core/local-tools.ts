@@ -55,7 +55,8 @@ export async function runToolCommand(command: string, argumentsJson: string, opt
     reject: false,
     detached: process.platform !== 'win32',
     cwd: opts.cwd,
-    env: opts.env,
+    env: toolEnvironment(opts.env ?? process.env),
+    extendEnv: false,
     stripFinalNewline: false,
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
@@ -94,6 +95,16 @@ export async function runToolCommand(command: string, argumentsJson: string, opt
     return JSON.stringify({ error: `the tool command ${why}${stderr ? `: ${stderr.slice(0, 2000)}` : ''}`, output: stdout });
   }
   return stdout;
+}
+
+/**
+ * The environment of a tool command: ours without svc's secrets (SVC_API_KEY, SVC_WEBHOOK_SECRET…); the model
+ * chooses the arguments, so the command must not be able to hand the key on.
+ */
+export function toolEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!/^SVC_\w*(API_KEY|SECRET|TOKEN)/.test(k)) out[k] = v;
+  return out;
 }
 
 /** A call the model made, in any convention's terms. */

@@ -1,4 +1,8 @@
-// Server-sent events reader: any chunk boundary, CR/LF/CRLF, multi-line data, comments, event/id lines.
+// Server-sent events reader: any chunk boundary, CR/LF/CRLF, multi-line data, comments, event/id lines; and the
+// checks of a streamed reply (content type, JSON events, the protocol's end marker).
+import { IncompleteError, ProtocolError } from './errors.js';
+import { streamError } from './http.js';
+
 export interface SseEvent {
   event?: string;
   data: string;
@@ -91,20 +95,32 @@ export class SseParser {
   }
 }
 
-/** Read events from a byte stream until it ends or `data: [DONE]` arrives. */
-export async function* readSse(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+/** Every event of a byte stream, `data: [DONE]` included; invalid UTF-8 becomes U+FFFD. */
+export async function* sseEvents(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
   const parser = new SseParser();
   const decoder = new TextDecoder();
   for await (const chunk of stream) {
     const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    for (const ev of parser.push(text)) {
-      if (ev.data === '[DONE]') return;
-      yield ev;
-    }
+    yield* parser.push(text);
   }
-  for (const ev of parser.push(decoder.decode()).concat(parser.end())) {
+  yield* parser.push(decoder.decode());
+  yield* parser.end();
+}
+
+/** Read events from a byte stream until it ends or `data: [DONE]` arrives. */
+export async function* readSse(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+  for await (const ev of sseEvents(stream)) {
     if (ev.data === '[DONE]') return;
     yield ev;
+  }
+}
+
+/** Parse one event's data as JSON; anything else is a protocol error (not a lost connection). */
+export function parseEventData<T>(ev: SseEvent, requestId?: string): T {
+  try {
+    return JSON.parse(ev.data) as T;
+  } catch {
+    throw new ProtocolError(`the stream sent an event that is not JSON: ${JSON.stringify(ev.data.slice(0, 200))}`, requestId);
   }
 }
 
@@ -112,12 +128,92 @@ export async function* readSse(stream: AsyncIterable<Uint8Array | string>): Asyn
 export async function* readJsonSse<T = unknown>(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<{ event?: string; data: T }> {
   for await (const ev of readSse(stream)) {
     if (ev.data === '') continue;
-    let data: T;
-    try {
-      data = JSON.parse(ev.data) as T;
-    } catch {
-      throw new Error(`the stream sent an event that is not JSON: ${ev.data.slice(0, 200)}`);
-    }
-    yield { event: ev.event, data };
+    yield { event: ev.event, data: parseEventData<T>(ev) };
   }
+}
+
+export interface EventStreamReply {
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Uint8Array> & { text?(): Promise<string>; destroy?(err?: Error): unknown };
+  requestId?: string;
+}
+
+export interface EventStreamOptions<T> {
+  /** the protocol's end marker: true for the event that completes the stream (besides `data: [DONE]`) */
+  completes(data: T, event?: string): boolean;
+  /** stop reading at the end marker (protocols that send nothing after it) */
+  stopAtEnd?: boolean;
+  /** how the end marker is named in the note when it is missing */
+  marker: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The JSON events of a streamed reply, checked against its protocol: the reply must be an event stream (a 200
+ * with JSON, HTML or nothing to a streamed request is a protocol error), every event JSON, and the stream must
+ * reach its end marker; a stream that ends without it throws IncompleteError after yielding what arrived.
+ */
+export async function* readEventStream<T>(res: EventStreamReply, opts: EventStreamOptions<T>): AsyncGenerator<{ event?: string; data: T }> {
+  const contentType = String(Array.isArray(res.headers['content-type']) ? res.headers['content-type'][0] : (res.headers['content-type'] ?? ''));
+  if (!/^\s*text\/event-stream/i.test(contentType)) {
+    const text = await readSome(res.body);
+    const shown = text.trim() ? `: ${JSON.stringify(text.trim().slice(0, 200))}` : ' with an empty body';
+    throw new ProtocolError(`the server answered a streamed request with ${contentType ? contentType.split(';')[0] : 'no content type'} instead of an event stream${shown}`, res.requestId);
+  }
+  let complete = false;
+  try {
+    for await (const ev of sseEvents(res.body)) {
+      if (ev.data === '[DONE]') {
+        complete = true;
+        return;
+      }
+      if (ev.data === '') continue;
+      const data = parseEventData<T>(ev, res.requestId);
+      if (opts.completes(data, ev.event)) complete = true;
+      yield { event: ev.event, data };
+      if (complete && opts.stopAtEnd) return;
+    }
+  } catch (err) {
+    throw streamError(err, res.requestId, opts.signal);
+  }
+  if (!complete) throw new IncompleteError(`the stream ended before its end marker (${opts.marker}): the output is incomplete`, res.requestId);
+}
+
+/**
+ * A typed event stream (messages, responses): each event's `type`, taken from its `event:` line when the data has
+ * none; complete once an event of one of `endTypes` arrived.
+ */
+export async function* readTypedEventStream<T extends { type?: unknown }>(
+  res: EventStreamReply,
+  opts: { endTypes: string[]; stopAtEnd?: boolean; signal?: AbortSignal },
+): AsyncGenerator<T> {
+  const typeOf = (data: T, event?: string) => (data && typeof data === 'object' && typeof data.type === 'string' ? data.type : event);
+  const events = readEventStream<T>(res, {
+    completes: (data, event) => opts.endTypes.includes(typeOf(data, event) ?? ''),
+    stopAtEnd: opts.stopAtEnd,
+    marker: opts.endTypes[0]!,
+    signal: opts.signal,
+  });
+  for await (const ev of events) {
+    const data = ev.data;
+    if (data && typeof data === 'object' && typeof data.type !== 'string' && ev.event) data.type = ev.event;
+    yield data;
+  }
+}
+
+/** At most 64 KiB of a body that is not what was asked for, to show in the error. */
+async function readSome(body: AsyncIterable<Uint8Array> & { destroy?(err?: Error): unknown }): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const c of body) {
+      chunks.push(c);
+      size += c.length;
+      if (size >= 65_536) break;
+    }
+  } catch {
+    // what arrived is enough to describe it
+  }
+  body.destroy?.();
+  return Buffer.concat(chunks).toString('utf8');
 }

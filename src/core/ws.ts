@@ -14,6 +14,8 @@ export interface WsOptions {
   signal?: AbortSignal;
   trace?: (line: string) => void;
   handshakeTimeoutMs?: number;
+  /** --timeout: the longest wait for any message while one is due (see WsConnection.awaiting) */
+  idleTimeoutMs?: number;
 }
 
 export type WsMessage = { type: 'json'; data: Record<string, unknown> & { type?: string } } | { type: 'binary'; data: Buffer };
@@ -34,9 +36,23 @@ export class WsConnection {
   private failure?: Error;
   closeCode?: number;
   closeReason?: string;
+  /**
+   * Whether the server owes a message now. While it does, a silence longer than the idle timeout fails the
+   * connection ("no data within --timeout"); a session that may rightly stay quiet (nobody speaks) says false.
+   */
+  awaiting: () => boolean = () => true;
+  private lastMessageAt = Date.now();
+  private idleTimer?: NodeJS.Timeout;
 
-  constructor(readonly socket: WebSocket, private readonly redact: (s: string) => string, private readonly trace?: (l: string) => void) {
+  constructor(
+    readonly socket: WebSocket,
+    private readonly redact: (s: string) => string,
+    private readonly trace?: (l: string) => void,
+    readonly idleTimeoutMs?: number,
+  ) {
+    if (idleTimeoutMs && idleTimeoutMs > 0) this.watchIdle(idleTimeoutMs);
     socket.on('message', (data, isBinary) => {
+      this.lastMessageAt = Date.now();
       let msg: WsMessage;
       if (isBinary) msg = { type: 'binary', data: Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]) };
       else {
@@ -65,6 +81,36 @@ export class WsConnection {
     });
   }
 
+  /**
+   * The idle clock runs from the last message or the last moment nothing was owed, whichever is later; checked a
+   * few times per timeout so a long quiet stretch that was allowed is not counted against the next reply.
+   */
+  private watchIdle(timeoutMs: number): void {
+    let quietSince = Date.now();
+    const step = Math.max(20, Math.min(1000, Math.floor(timeoutMs / 4)));
+    this.idleTimer = setInterval(() => {
+      if (this.closed) return this.stopIdle();
+      const now = Date.now();
+      if (!this.awaiting()) {
+        quietSince = now;
+        return;
+      }
+      if (now - Math.max(this.lastMessageAt, quietSince) < timeoutMs) return;
+      const seconds = timeoutMs / 1000;
+      this.failure ??= new NetworkError(`the server sent nothing for ${seconds} s (--timeout ${seconds}): the session stalled`);
+      this.trace?.(`< idle for ${seconds} s: closing`);
+      this.stopIdle();
+      this.socket.terminate();
+      this.finish();
+    }, step);
+    this.idleTimer.unref();
+  }
+
+  private stopIdle(): void {
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
   private push(msg: WsMessage): void {
     const w = this.waiters.shift();
     if (w) {
@@ -76,6 +122,7 @@ export class WsConnection {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    this.stopIdle();
     const waiters = this.waiters.splice(0);
     const failers = this.failers.splice(0);
     waiters.forEach((w, i) => (this.failure ? failers[i]!(this.failure) : w({ value: undefined, done: true })));
@@ -126,6 +173,12 @@ export class WsConnection {
   }
 }
 
+/** " (code 1000: reason)" of a closed connection, for notes and errors; empty while it is open. */
+export function closeNote(conn: Pick<WsConnection, 'closeCode' | 'closeReason'>): string {
+  const { closeCode, closeReason } = conn;
+  return closeCode ? ` (code ${closeCode}${closeReason ? `: ${closeReason}` : ''})` : '';
+}
+
 export async function connectWs(opts: WsOptions): Promise<WsConnection> {
   const { default: WS } = await import('ws');
   const url = buildUrl(wsBaseUrl(opts.baseUrl), opts.path, opts.query);
@@ -160,7 +213,7 @@ export async function connectWs(opts: WsOptions): Promise<WsConnection> {
     socket.once('open', () => {
       opts.signal?.removeEventListener('abort', onAbort);
       opts.trace?.(`< 101 connected`);
-      resolve(new WsConnection(socket, redact, opts.trace));
+      resolve(new WsConnection(socket, redact, opts.trace, opts.idleTimeoutMs));
     });
     socket.once('error', (err) => {
       opts.signal?.removeEventListener('abort', onAbort);

@@ -182,6 +182,8 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     await playback.abort();
     throw err;
   }
+  const what = o.callId ? `call ${o.callId}` : 'session';
+  const how = mode === 'push-to-talk' ? 'hold space to talk, q to quit' : mode === 'duplex' ? 'duplex, talk any time' : 'half-duplex: the microphone is muted while the assistant speaks';
   const session = new RealtimeSession({
     conn,
     update,
@@ -196,6 +198,7 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     warn: (t) => ctx.out.warn(`${prefix}${t}`),
     toolTimeoutMs: f.toolTimeout !== undefined ? f.toolTimeout * 1000 : undefined,
     signal: ctx.signal,
+    onReady: () => ctx.out.info(`${prefix}connected to ${what} (${f.input ? how : 'no local audio'}; Ctrl-C ends)`),
   });
   let interrupts = 0;
   if (o.manageInterrupt !== false) {
@@ -212,9 +215,6 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
   if (mode === 'push-to-talk') {
     detachKeys = attachKeys(ctx.streams.stdin, new PushToTalkKeys(session), () => session.stop());
   }
-  const what = o.callId ? `call ${o.callId}` : 'session';
-  const how = mode === 'push-to-talk' ? 'hold space to talk, q to quit' : mode === 'duplex' ? 'duplex, talk any time' : 'half-duplex: the microphone is muted while the assistant speaks';
-  ctx.out.info(`${prefix}connected to ${what} (${f.input ? how : 'no local audio'}; Ctrl-C ends)`);
   let result: SessionResult | undefined;
   try {
     result = await session.run();

@@ -11,9 +11,9 @@ import { encodeSamples } from '../audio/codecs.js';
 import { Pacer } from '../audio/pacing.js';
 import type { AudioSource } from '../audio/source.js';
 import { errorFromEvent, isAudioDelta, isTranscriptDelta, isTranscriptDone, type ServerEvent, type SessionUpdate } from '../api/realtime.js';
-import { NetworkError } from '../core/errors.js';
+import { IncompleteError, NetworkError } from '../core/errors.js';
 import { runToolCommand } from '../core/local-tools.js';
-import type { WsConnection } from '../core/ws.js';
+import { closeNote, type WsConnection } from '../core/ws.js';
 import type { Playback } from './playback.js';
 import type { TranscriptView } from './transcript.js';
 
@@ -41,6 +41,8 @@ export interface SessionOptions {
   settleMs?: number;
   toolTimeoutMs?: number;
   signal?: AbortSignal;
+  /** the server accepted the configuration: the session is live (the "connected" note goes here, not before) */
+  onReady?: (session: Record<string, any> | undefined) => void;
 }
 
 export interface SessionResult {
@@ -72,6 +74,7 @@ export class RealtimeSession {
   private failure: unknown;
   private unmuteGen = 0;
   private serverSession: Record<string, any> | undefined;
+  private configured = false;
   readonly stats = { appended: 0, dropped: 0, responses: 0, interruptions: 0, toolCalls: 0 };
 
   constructor(private readonly o: SessionOptions) {}
@@ -109,6 +112,9 @@ export class RealtimeSession {
 
   async run(): Promise<SessionResult> {
     const { conn } = this.o;
+    // --timeout bounds every wait for something the server owes: the start, the configuration, an answer in
+    // progress or one asked for; a quiet stretch while nobody speaks is not a stall
+    conn.awaiting = () => !this.configured || this.responseActive || this.awaitingSince > 0;
     const first = await conn.next();
     if (!first) throw new NetworkError(`the server closed the connection before the session started${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`);
     if (first.type !== 'json') throw new NetworkError('the server sent binary data before the session started');
@@ -135,6 +141,8 @@ export class RealtimeSession {
         break;
       }
     }
+    this.configured = true;
+    this.o.onReady?.(this.serverSession);
     const pump = this.o.source ? this.pump().catch((err) => this.fail(err)) : Promise.resolve();
     try {
       for await (const m of conn) {
@@ -150,6 +158,9 @@ export class RealtimeSession {
       await pump;
     }
     if (this.failure) throw this.failure;
+    if (this.stopped === 'server-closed' && this.responseActive) {
+      throw new IncompleteError(`the server closed the session in the middle of an answer, before response.done${closeNote(conn)}: the answer is incomplete`);
+    }
     return { reason: this.stopped, closeCode: conn.closeCode, closeReason: conn.closeReason, session: this.serverSession };
   }
 

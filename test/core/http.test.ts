@@ -77,3 +77,17 @@ describe('HttpClient against the emulator', () => {
     await expect(c.json('GET', '/v1/models')).rejects.toBeInstanceOf(NetworkError);
   });
 });
+
+describe('path segments and request bodies', () => {
+  it('encodes ids and refuses ".", ".." and empty ids', async () => {
+    const { seg } = await import('../../src/core/http.js');
+    expect(seg('a/b?c')).toBe('a%2Fb%3Fc');
+    for (const bad of ['.', '..', '']) expect(() => seg(bad)).toThrow(/is not a valid id/);
+  });
+
+  it('counts JSON depth without recursion', async () => {
+    const { jsonDepth } = await import('../../src/core/http.js');
+    expect(jsonDepth({ a: [1, { b: 2 }] })).toBe(3);
+    expect(jsonDepth(JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)))).toBeGreaterThan(200);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseParser, readSse } from '../../src/core/sse.js';
+import { SseParser, readEventStream, readSse } from '../../src/core/sse.js';
 
 async function* chunks(parts: string[]) {
   for (const p of parts) yield new TextEncoder().encode(p);
@@ -54,5 +54,49 @@ describe('SSE reader', () => {
     expect(p.push('event: ping\n\ndata:  two spaces\n\n')).toEqual([{ data: ' two spaces' }]);
     expect(p.push('data: tail')).toEqual([]);
     expect(p.end()).toEqual([{ data: 'tail' }]);
+  });
+});
+
+describe('readEventStream (the checks of a streamed reply)', () => {
+  const reply = (parts: string[], contentType = 'text/event-stream') => ({ headers: { 'content-type': contentType }, body: chunks(parts), requestId: 'req_1' });
+  const chat = { completes: (c: any) => !!c?.choices?.some((ch: any) => ch.finish_reason), marker: 'finish_reason or [DONE]' };
+  async function drain(res: ReturnType<typeof reply>, opts = chat) {
+    const got: unknown[] = [];
+    try {
+      for await (const ev of readEventStream(res, opts)) got.push(ev.data);
+      return { got };
+    } catch (err) {
+      return { got, err: err as Error };
+    }
+  }
+
+  it('ends quietly at [DONE] or after the end marker', async () => {
+    expect((await drain(reply(['data: {"choices":[{"delta":{}}]}\n\ndata: [DONE]\n\n']))).err).toBeUndefined();
+    expect((await drain(reply(['data: {"choices":[{"finish_reason":"stop"}]}\n\n']))).err).toBeUndefined();
+  });
+
+  it('keeps what arrived and throws IncompleteError when the stream ends without its marker', async () => {
+    const r = await drain(reply(['data: {"choices":[{"delta":{"content":"Hel"}}]}\n\n']));
+    expect(r.got).toEqual([{ choices: [{ delta: { content: 'Hel' } }] }]);
+    expect(r.err?.name).toBe('IncompleteError');
+    expect(r.err?.message).toMatch(/ended before its end marker \(finish_reason or \[DONE\]\)/);
+  });
+
+  it('a 200 that is not an event stream is a protocol error that shows what came', async () => {
+    for (const [ct, body, shown] of [
+      ['application/json', '{"id":"x"}', /application\/json instead of an event stream: "\{\\"id\\":\\"x\\"\}"/],
+      ['text/html', '<html>hi</html>', /text\/html instead of an event stream/],
+      ['', '', /no content type instead of an event stream with an empty body/],
+    ] as const) {
+      const r = await drain(reply([body], ct));
+      expect(r.err?.name).toBe('ProtocolError');
+      expect(r.err?.message).toMatch(shown);
+    }
+  });
+
+  it('an event that is not JSON is a protocol error, not a lost connection', async () => {
+    const r = await drain(reply(['data: {"choices":[]}\n\ndata: <html>\n\n']));
+    expect(r.err?.name).toBe('ProtocolError');
+    expect(r.err?.message).toMatch(/not JSON: "<html>"/);
   });
 });

@@ -1,7 +1,8 @@
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
-import { InterruptedError, UsageError } from '../../core/errors.js';
+import { IncompleteError, InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
 import { AUDIO } from '../../core/flag-sets.js';
+import { closeNote } from '../../core/ws.js';
 import { fail, integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
 import { SAMPLE_RATES, type Encoding } from '../../audio/format.js';
 import { STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../api/stt.js';
@@ -103,25 +104,37 @@ export default defineCommand<Opts>({
       throw err;
     }
     // Ctrl-C: stop the audio, let the service finish (audio.done → transcript.done); a second Ctrl-C cuts it.
+    // Before the service is ready nothing was sent: the first Ctrl-C ends at once.
     let interrupted = false;
+    let ready = false;
+    let sending = false;
+    let finished = false;
     ctx.setInterruptHandler(() => {
-      if (interrupted) {
+      if (interrupted || !ready) {
+        interrupted = true;
         sock.close();
         return;
       }
       interrupted = true;
       void source.close();
     });
+    // the server owes an answer except while audio is still going out (it may rightly say nothing then)
+    sock.conn.awaiting = () => !sending;
 
     const view = new Transcript(ctx, !!opts.multichannel);
     try {
       // wait until the service is ready for audio
       for (;;) {
         const ev = await sock.next();
-        if (!ev) throw new UsageError('the service closed the connection before it was ready');
+        if (!ev) {
+          if (interrupted) throw new InterruptedError();
+          throw new NetworkError(`the service closed the connection before it was ready${closeNote(sock.conn)}`);
+        }
         if (ctx.out.json) ctx.out.printJsonLine(ev);
         if (ev.type === 'transcript.created') break;
       }
+      ready = true;
+      sending = true;
       const sender = (async () => {
         try {
           for await (const frame of source.frames(FRAME_MS)) {
@@ -129,6 +142,7 @@ export default defineCommand<Opts>({
             sock.sendAudio(encodeSamples(frame, encoding));
           }
         } finally {
+          sending = false;
           sock.audioDone();
         }
       })();
@@ -139,16 +153,22 @@ export default defineCommand<Opts>({
           if (ctx.out.json) ctx.out.printJsonLine(ev);
           else if (ev.type === 'transcript.partial') view.partial(ev as SttPartial);
           else if (ev.type === 'transcript.done') view.done(ev as SttDone);
+          if (ev.type === 'transcript.done') finished = true;
         }
       })();
       await Promise.all([sender, receiver]);
+    } catch (err) {
+      if (interrupted && !(err instanceof UsageError)) throw new InterruptedError();
+      throw err;
     } finally {
       view.flush();
       await source.close();
       ctx.setInterruptHandler(undefined);
       sock.close();
     }
+    // Ctrl-C keeps what was printed (the final transcript included when it came) and exits 130
     if (interrupted || ctx.signal.aborted) throw new InterruptedError();
+    if (!finished) throw new IncompleteError(`the service closed the connection before transcript.done${closeNote(sock.conn)}: the transcript is incomplete`);
     return 0;
   },
 });

@@ -1,8 +1,9 @@
 import { defineCommand, type OptionSpec } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
-import { InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
+import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { AUDIO } from '../../core/flag-sets.js';
+import { closeNote } from '../../core/ws.js';
 import { fail, integer, number, oneOf, require } from '../../core/validate.js';
 import { MP3_BIT_RATES, SAMPLE_RATES, codecFromPath, normalizeCodec, type Codec } from '../../audio/format.js';
 import { TTS_LANGUAGES, TTS_MAX_TEXT, TTS_SPEED, TtsSocket, synthesize, type AudioTimestamps, type TtsRequest, type TtsStreamQuery } from '../../api/tts.js';
@@ -192,7 +193,7 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
       }
       sock.close();
       if (ctx.signal.aborted) throw new InterruptedError();
-      if (!complete) throw new NetworkError('the audio stream ended before audio.done: the audio is incomplete');
+      if (!complete) throw new IncompleteError(`the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`);
       await out.end();
       finished = true;
     } catch (err) {

@@ -1,5 +1,6 @@
 import { defineCommand } from '../../core/command.js';
-import { InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
+import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
+import { closeNote } from '../../core/ws.js';
 import { TtsSocket } from '../../api/tts.js';
 import { TTS_OPTIONS, Timings, destination, onInterrupt, streamQuery, type TtsOpts } from './say.js';
 
@@ -59,6 +60,8 @@ export default defineCommand<TtsOpts>({
     onInterrupt(ctx, () => sock.close());
     let sentSinceDone = false;
     let pendingUtterances = 0;
+    // the service owes audio only for an utterance that was ended (text.done); stdin may rightly be quiet
+    sock.conn.awaiting = () => pendingUtterances > 0;
     let inputEnded = false;
     let wake: (() => void) | undefined;
 
@@ -103,7 +106,7 @@ export default defineCommand<TtsOpts>({
         if (ev === 'wake') continue;
         next = undefined;
         if (!ev) {
-          if (pendingUtterances > 0 || sentSinceDone) throw new NetworkError('the connection closed before audio.done: the audio is incomplete');
+          if (pendingUtterances > 0 || sentSinceDone) throw new IncompleteError(`the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`);
           break;
         }
         if (ev.type === 'audio.delta') {

@@ -36,7 +36,7 @@ describe('svc auth', () => {
     const logout = await svc(['auth', 'logout'], { key: null, configDir });
     expect(logout.exitCode).toBe(0);
     const after = await svc(['auth', 'status'], { key: null, configDir, env: { SVC_BASE_URL: undefined } });
-    expect(after.exitCode).toBe(2);
+    expect(after.exitCode).toBe(4);
     expect(after.stderr).toMatch(/no API key: run `svc auth login`/);
   });
 
