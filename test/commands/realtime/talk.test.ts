@@ -123,7 +123,7 @@ describe('svc realtime talk (files and pipes)', () => {
 
   it('fails clearly without an API key and on a wrong key', async () => {
     const none = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: null });
-    expect(none.exitCode, String(none.stderr)).toBe(2);
+    expect(none.exitCode, String(none.stderr)).toBe(4);
     expect(none.stderr).toContain('no API key');
     const wrong = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: 'svc-wrong-key-123456789' });
     expect(wrong.exitCode, String(wrong.stderr)).toBe(4);
