@@ -6,7 +6,7 @@ import { existsSync, statSync, unlinkSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { UsageError } from './errors.js';
+import { FileWriteError, UsageError } from './errors.js';
 
 /** Temp files of this process not yet renamed or removed. */
 const pending = new Set<string>();
@@ -41,37 +41,8 @@ function installHooks(): void {
   process.on('SIGHUP', onHup);
 }
 
-/** A write to a file the user named failed; `code` is the errno code (EFBIG, ENOSPC, EACCES, …). */
-export class FileWriteError extends Error {
-  override name = 'FileWriteError';
-  constructor(
-    readonly path: string,
-    readonly code: string | undefined,
-    override readonly cause?: unknown,
-  ) {
-    super(`cannot write ${path}: ${reasonFor(code, cause)}`);
-  }
-}
-
-function reasonFor(code: string | undefined, cause: unknown): string {
-  switch (code) {
-    case 'EFBIG':
-    case 'ENOSPC':
-    case 'EDQUOT':
-      return `disk full or file too large (${code})`;
-    case 'EACCES':
-    case 'EPERM':
-      return `permission denied (${code})`;
-    case 'EROFS':
-      return 'read-only file system (EROFS)';
-    case 'ENOENT':
-      return 'no such directory (ENOENT)';
-    case 'EISDIR':
-      return 'it is a directory (EISDIR)';
-    default:
-      return code ?? (cause instanceof Error ? cause.message : String(cause));
-  }
-}
+// The error class and what each errno means live in core/errors (the one classification of errors).
+export { FileWriteError };
 
 /** Wrap a file system error met while writing `path` (ours pass through). */
 export function fileWriteError(err: unknown, path: string): Error {

@@ -71,42 +71,47 @@ export class MissingKeyError extends Error {
   }
 }
 
-/** Writing a local file failed (disk full, file too large, a closed pipe): never "the connection was lost". */
-export class WriteError extends Error {
-  override name = 'WriteError';
-  constructor(message: string, readonly path?: string, readonly code?: string, override readonly cause?: unknown) {
-    super(message);
-  }
-}
-
-/** errno codes of a failed write and what they mean to a person. */
-const WRITE_ERRNO: Record<string, string> = {
+/** errno codes of a failed file operation and what they mean to a person. */
+const FILE_ERRNO: Record<string, string> = {
   EFBIG: 'disk full or file too large',
   ENOSPC: 'disk full or file too large',
-  EDQUOT: 'disk quota exceeded',
+  EDQUOT: 'disk full or file too large',
   EPIPE: 'the reader closed the pipe',
   EIO: 'input/output error',
   EROFS: 'read-only file system',
   EACCES: 'permission denied',
   EPERM: 'permission denied',
-  EISDIR: 'is a directory',
+  EISDIR: 'it is a directory',
   ENOTDIR: 'a part of the path is not a directory',
   ENOENT: 'no such file or directory',
 };
 
-/** True for an errno error of the file system (not of a socket). */
-export function isFileSystemError(err: unknown): err is NodeJS.ErrnoException {
-  const e = err as NodeJS.ErrnoException | undefined;
-  return !!e && typeof e.code === 'string' && e.code in WRITE_ERRNO && typeof e.syscall === 'string' && !/^(connect|getaddrinfo|read)$/.test(e.syscall);
+/** What a failed file operation means ("disk full or file too large (EFBIG)"). */
+export function fileErrorReason(code: string | undefined, cause?: unknown): string {
+  const what = code ? FILE_ERRNO[code] : undefined;
+  if (what) return `${what} (${code})`;
+  return code ?? (cause instanceof Error ? cause.message : String(cause));
 }
 
-/** A failed write of `path` as a WriteError with its own message ("cannot write x.mp3: disk full or file too large"). */
-export function writeError(err: unknown, path?: string): WriteError {
-  if (err instanceof WriteError) return err;
-  const e = err as NodeJS.ErrnoException;
-  const what = WRITE_ERRNO[e?.code ?? ''] ?? e?.message ?? String(err);
-  const where = path ?? e?.path;
-  return new WriteError(`cannot write ${where ?? 'the output'}: ${what}${e?.code ? ` (${e.code})` : ''}`, where, e?.code, err);
+/** True for an errno error of the file system (not of a socket or a connection). */
+export function isFileSystemError(err: unknown): err is NodeJS.ErrnoException {
+  const e = err as NodeJS.ErrnoException | undefined;
+  return !!e && typeof e.code === 'string' && e.code in FILE_ERRNO && typeof e.syscall === 'string' && !/^(connect|getaddrinfo|read|spawn)/.test(e.syscall);
+}
+
+/**
+ * A write to a file the user named failed (disk full, file too large, permission): its own message, never "the
+ * connection was lost". `code` is the errno code (EFBIG, ENOSPC, EACCES, …).
+ */
+export class FileWriteError extends Error {
+  override name = 'FileWriteError';
+  constructor(
+    readonly path: string,
+    readonly code: string | undefined,
+    override readonly cause?: unknown,
+  ) {
+    super(`cannot write ${path}: ${fileErrorReason(code, cause)}`);
+  }
 }
 
 /** The connection failed or dropped (before or during a reply). */
@@ -148,11 +153,7 @@ export function describeError(err: unknown): string {
   if (err instanceof ProtocolError || err instanceof NetworkError) {
     return err.requestId ? `${err.message} (request id ${err.requestId})` : err.message;
   }
-  if (isFileSystemError(err)) {
-    const e = err as NodeJS.ErrnoException;
-    const what = WRITE_ERRNO[e.code!]!;
-    return e.path ? `${e.path}: ${what}` : `${e.syscall ?? 'file'}: ${what}`;
-  }
+  if (isFileSystemError(err)) return `${err.path ?? err.syscall}: ${fileErrorReason(err.code, err)}`;
   if (err instanceof RangeError && /call stack/i.test(err.message)) return 'the data is nested too deeply to handle';
   if (err instanceof Error) return err.message;
   return String(err);

@@ -1,7 +1,7 @@
 // The one HTTP chokepoint: auth, base URL, user agent, timeouts, retries, request ids, redacted traces.
 // undici is loaded lazily, on the first request, and only its Agent, request API and HTTP/1.1 client (loadAgent).
 import type { Dispatcher } from 'undici';
-import { ApiError, InterruptedError, NetworkError, ProtocolError, UsageError, WriteError, isFileSystemError, parseErrorBody, writeError } from './errors.js';
+import { ApiError, FileWriteError, InterruptedError, NetworkError, ProtocolError, UsageError, isFileSystemError, parseErrorBody } from './errors.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | (string | number)[]>;
 
@@ -328,8 +328,8 @@ function describeNetworkError(err: unknown, url: string): string {
 /** Translate an error thrown while reading a body stream into one of ours. */
 export function streamError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
   if (signal?.aborted) return new InterruptedError();
-  if (err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError || err instanceof ProtocolError || err instanceof WriteError) return err;
-  if (isFileSystemError(err)) return writeError(err);
+  if (err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError || err instanceof ProtocolError || err instanceof FileWriteError) return err;
+  if (isFileSystemError(err)) return new FileWriteError(err.path ?? 'the output', err.code, err);
   const code = (err as { code?: string }).code;
   if (code === 'UND_ERR_BODY_TIMEOUT') return new NetworkError('the stream stalled (no data within --timeout)', requestId, err);
   return new NetworkError('the connection was lost in the middle of the stream', requestId, err);
