@@ -5,7 +5,6 @@ import type { WsConnection } from '../core/ws.js';
 import type { Agent } from './agents.js';
 
 export const REALTIME_MODELS = ['voice-latest', 'voice-3.0', 'voice-2.0'] as const;
-export type RealtimeModel = (typeof REALTIME_MODELS)[number];
 export const DEPRECATED_MODELS: readonly string[] = ['voice-2.0'];
 export const REASONING_EFFORTS = ['high', 'none'] as const;
 export const AUDIO_FORMATS = ['pcm', 'pcmu', 'pcma'] as const;
@@ -26,13 +25,6 @@ export function wireFormat(name: AudioFormatName): { format: WireFormat; encodin
   if (name === 'pcmu') return { format: { type: 'audio/pcmu' }, encoding: 'mulaw', sampleRate: 8000 };
   if (name === 'pcma') return { format: { type: 'audio/pcma' }, encoding: 'alaw', sampleRate: 8000 };
   return { format: { type: 'audio/pcm', rate: 24000 }, encoding: 'pcm', sampleRate: 24000 };
-}
-
-export interface FunctionTool {
-  type: 'function';
-  name: string;
-  description?: string;
-  parameters?: Record<string, unknown>;
 }
 
 /** A session tool in the flat form; the nested chat form `{type, function: {...}}` is accepted too. */

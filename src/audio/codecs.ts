@@ -315,10 +315,6 @@ export class PcmConverter {
   }
 }
 
-export function convertPcm(pcm: Uint8Array, from: PcmFormat, to: PcmFormat): Buffer {
-  return new PcmConverter(from, to).push(pcm);
-}
-
 // ---------------------------------------------------------------------------------------------- MP3
 
 type LameEncoder = { encodeBuffer(l: Int16Array, r?: Int16Array): Uint8Array; flush(): Uint8Array };

@@ -12,7 +12,6 @@ export interface PcmFormat {
   channels: number;
 }
 
-export const ENCODINGS: readonly Encoding[] = ['pcm', 'mulaw', 'alaw'];
 export const CODECS: readonly Codec[] = ['mp3', 'wav', 'pcm', 'mulaw', 'alaw'];
 export const SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
 export const MP3_BIT_RATES = [32000, 64000, 96000, 128000, 192000] as const;
@@ -28,16 +27,6 @@ export function normalizeCodec(raw: string): Codec | undefined {
 /** Bytes of PCM s16le for `ms` milliseconds. */
 export function pcmBytes(format: PcmFormat, ms: number): number {
   return Math.round((format.sampleRate * ms) / 1000) * 2 * format.channels;
-}
-
-/** Duration in ms of a PCM s16le buffer. */
-export function pcmDurationMs(format: PcmFormat, bytes: number): number {
-  return (bytes / (2 * format.channels) / format.sampleRate) * 1000;
-}
-
-/** Bytes per sample frame (all channels) of an encoding. */
-export function bytesPerSample(encoding: Encoding): number {
-  return encoding === 'pcm' ? 2 : 1;
 }
 
 /** The codec a file name suggests: .wav .mp3 .pcm/.raw/.s16 .ulaw/.mulaw/.mu/.au-less .alaw/.al */

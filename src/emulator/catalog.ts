@@ -74,30 +74,13 @@ export const VIDEO_MODELS = [
   },
 ];
 
-export type ModelKind = 'language' | 'embedding' | 'image' | 'video';
-
-export const KIND_LISTS: Record<ModelKind, readonly { id: string; aliases: string[] }[]> = {
-  language: LANGUAGE_MODELS,
-  embedding: EMBEDDING_MODELS,
-  image: IMAGE_MODELS,
-  video: VIDEO_MODELS,
-};
-
 /** Emulator-only fields are not part of the API's shapes. */
 export function publicModel<T extends object>(m: T): T {
   const { reasoning: _r, legacyFamily: _l, dimensions: _d, ...rest } = m as T & { reasoning?: unknown; legacyFamily?: unknown; dimensions?: unknown };
   return rest as T;
 }
 
-export function findModel<K extends ModelKind>(kind: K, idOrAlias: string) {
-  return KIND_LISTS[kind].find((m) => m.id === idOrAlias || m.aliases.includes(idOrAlias));
-}
-
 export function findLanguageModel(idOrAlias: string): LanguageModel | undefined {
   return LANGUAGE_MODELS.find((m) => m.id === idOrAlias || m.aliases.includes(idOrAlias));
 }
 
-export const DEFAULT_LANGUAGE_MODEL = 'svc-4';
-export const DEFAULT_EMBEDDING_MODEL = 'svc-embed-1';
-export const DEFAULT_IMAGE_MODEL = 'svc-image-1';
-export const DEFAULT_VIDEO_MODEL = 'svc-video-1';

@@ -152,15 +152,6 @@ export function tokenBytes(id: number): Uint8Array {
   return b;
 }
 
-/** Text of a list of ids (the inverse of encode). */
-export function decode(ids: number[]): string {
-  return Buffer.concat(ids.map((id) => tokenBytes(id))).toString('utf8');
-}
-
-export function vocabularySize(): number {
-  return getTable().vocab.length;
-}
-
 /** The shape of POST /v1/tokenize-text entries. A token that splits a character shows U+FFFD in its string. */
 export function tokenize(text: string): { token_id: number; string_token: string; token_bytes: number[] }[] {
   const decoder = new TextDecoder('utf-8', { fatal: false });

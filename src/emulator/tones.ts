@@ -33,11 +33,6 @@ export interface CharTiming {
   end: number;
 }
 
-/** Length of one symbol (tone + gap) in ms at a speed. */
-export function symbolMs(speed = 1): number {
-  return TONE_MS / speed + GAP_MS;
-}
-
 /**
  * Text → PCM s16le mono at `sampleRate`, with the time span of every character (graph_chars / graph_times of
  * the TTS timestamps).

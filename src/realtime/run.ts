@@ -20,7 +20,6 @@ import {
 } from '../api/realtime.js';
 import type { OptionSpec } from '../core/command.js';
 import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
 import { AUDIO } from '../core/flag-sets.js';
 import { toolCmdParser, type ToolCommand } from '../core/local-tools.js';
 import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
@@ -230,8 +229,4 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     result.reason === 'input-ended' ? 'the input ended' : result.reason === 'stopped' ? 'stopped' : result.closeReason ? `the server closed it: ${result.closeReason}` : 'the server closed it';
   ctx.out.info(`${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`);
   return 0;
-}
-
-export function usage(message: string): never {
-  throw new UsageError(message);
 }

@@ -1,0 +1,193 @@
+// The project's own source read as data (syntax only, no type checking, so it takes well under a second): which
+// module imports which, with the names it takes, and what each module of src/ exports. Used by the
+// import-direction test and the unused-export check (test/repo/).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+export interface Import {
+  from: string;
+  /** a file under src/ (relative to the root) */
+  to: string;
+  /** the names taken; 'all' when they cannot be told (a namespace passed around, an unusual dynamic import) */
+  names: Set<string> | 'all';
+  typeOnly: boolean;
+  dynamic: boolean;
+}
+
+export interface SourceGraph {
+  /** src/ files → their exported names (line of each) */
+  exports: Map<string, Map<string, number>>;
+  /** src/ files → modules they re-export wholesale (`export * from`) */
+  reexportAll: Map<string, string[]>;
+  imports: Import[];
+  /** file → bare package names it imports (the package part of the specifier) */
+  packages: Map<string, Set<string>>;
+  files: string[];
+}
+
+const SCANNED = ['src', 'test', 'bench', 'scripts', 'bin'];
+
+function walk(root: string, dir: string, out: string[]): void {
+  if (!existsSync(join(root, dir))) return;
+  for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(root, p, out);
+    else if (/\.(ts|mts|mjs|cjs|js)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
+  }
+}
+
+/** `./x.js` from a file, or a path into dist/ → the src/ file it stands for (undefined when outside src/). */
+function resolveSpecifier(root: string, from: string, spec: string): string | undefined {
+  let target: string;
+  if (spec.startsWith('.')) target = relative(root, resolve(root, dirname(from), spec));
+  else if (spec.startsWith('/')) target = relative(root, spec);
+  else return undefined;
+  target = target.replace(/^dist\//, 'src/');
+  if (!target.startsWith('src/')) return undefined;
+  const ts = target.replace(/\.js$/, '.ts');
+  return existsSync(join(root, ts)) ? ts : existsSync(join(root, target)) ? target : undefined;
+}
+
+const packageOf = (spec: string): string | undefined => {
+  if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('node:')) return undefined;
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+};
+
+/** Names read from identifier `id` as `id.name` in the file; 'all' when it is used any other way. */
+function propertiesRead(sf: ts.SourceFile, id: string, declaration: ts.Node): Set<string> | 'all' {
+  const names = new Set<string>();
+  let all = false;
+  const visit = (n: ts.Node): void => {
+    if (all) return;
+    if (ts.isIdentifier(n) && n.text === id && n !== declaration) {
+      const p = n.parent;
+      if (ts.isPropertyAccessExpression(p) && p.expression === n) names.add(p.name.text);
+      else if (ts.isQualifiedName(p) && p.left === n) names.add(p.right.text);
+      else if (!(ts.isPropertyAccessExpression(p) && p.name === n) && !ts.isPropertyAssignment(p)) all = true;
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return all ? 'all' : names;
+}
+
+function bindingNames(pattern: ts.ObjectBindingPattern): Set<string> | 'all' {
+  const names = new Set<string>();
+  for (const el of pattern.elements) {
+    if (el.dotDotDotToken) return 'all';
+    const key = el.propertyName ?? el.name;
+    if (!ts.isIdentifier(key) && !ts.isStringLiteral(key)) return 'all';
+    names.add(key.text);
+  }
+  return names;
+}
+
+/** What a dynamic `import(…)` takes, from the code around it. */
+function dynamicNames(sf: ts.SourceFile, call: ts.CallExpression): Set<string> | 'all' {
+  let n: ts.Node = call;
+  while (ts.isParenthesizedExpression(n.parent) || ts.isAwaitExpression(n.parent)) n = n.parent;
+  const p = n.parent;
+  if (ts.isVariableDeclaration(p) && p.initializer === n) {
+    if (ts.isObjectBindingPattern(p.name)) return bindingNames(p.name);
+    if (ts.isIdentifier(p.name)) return propertiesRead(sf, p.name.text, p.name);
+  }
+  if (ts.isPropertyAccessExpression(p) && p.expression === n) {
+    if (p.name.text !== 'then') return new Set([p.name.text]);
+    const cb = (p.parent as ts.CallExpression).arguments?.[0];
+    if (cb && (ts.isArrowFunction(cb) || ts.isFunctionExpression(cb))) {
+      const param = cb.parameters[0]?.name;
+      if (param && ts.isObjectBindingPattern(param)) return bindingNames(param);
+    }
+    return 'all';
+  }
+  // `load: () => import('./verb.js')` in the command tree: a command module, read by the CLI as `.default`
+  if (ts.isArrowFunction(p) && p.body === n && ts.isPropertyAssignment(p.parent) && p.parent.name.getText(sf) === 'load') return new Set(['default']);
+  return 'all';
+}
+
+function specifierOf(arg: ts.Expression | undefined): string | undefined {
+  if (!arg) return undefined;
+  if (ts.isStringLiteralLike(arg)) return arg.text;
+  // import(join(ROOT, 'dist/x.js')) and import(`${…}/dist/x.js`) in scripts: the literal naming dist/
+  let found: string | undefined;
+  const visit = (n: ts.Node) => {
+    if (!found && ts.isStringLiteralLike(n) && /(^|\/)dist\/.+\.js$/.test(n.text)) found = n.text.replace(/^.*?(dist\/)/, '$1');
+    ts.forEachChild(n, visit);
+  };
+  visit(arg);
+  return found ? `/${found}` : undefined;
+}
+
+export function readSourceGraph(root: string): SourceGraph {
+  const files: string[] = [];
+  for (const d of SCANNED) walk(root, d, files);
+  const graph: SourceGraph = { exports: new Map(), reexportAll: new Map(), imports: [], packages: new Map(), files };
+  for (const file of files) {
+    const text = readFileSync(join(root, file), 'utf8');
+    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+    const exported = new Map<string, number>();
+    const line = (n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+    const pkgs = new Set<string>();
+    const addImport = (spec: string | undefined, names: Set<string> | 'all', typeOnly: boolean, dynamic: boolean) => {
+      if (spec === undefined) return;
+      const pkg = packageOf(spec);
+      if (pkg) pkgs.add(pkg);
+      const resolvedSpec = spec.startsWith('/dist/') ? join(root, spec.slice(1)) : spec;
+      const to = resolveSpecifier(root, file, resolvedSpec);
+      if (to) graph.imports.push({ from: file, to, names, typeOnly, dynamic });
+    };
+
+    const visit = (n: ts.Node): void => {
+      if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
+        const c = n.importClause;
+        let names: Set<string> | 'all' = new Set();
+        if (c?.name) names.add('default');
+        const nb = c?.namedBindings;
+        if (nb && ts.isNamedImports(nb)) for (const el of nb.elements) (names as Set<string>).add((el.propertyName ?? el.name).text);
+        if (nb && ts.isNamespaceImport(nb)) names = propertiesRead(sf, nb.name.text, nb.name);
+        const allTypes = !!c && !c.name && !!nb && ts.isNamedImports(nb) && nb.elements.length > 0 && nb.elements.every((el) => el.isTypeOnly);
+        addImport(n.moduleSpecifier.text, names, !!c?.isTypeOnly || allTypes, false);
+      } else if (ts.isExportDeclaration(n)) {
+        const spec = n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier) ? n.moduleSpecifier.text : undefined;
+        if (n.exportClause && ts.isNamedExports(n.exportClause)) {
+          for (const el of n.exportClause.elements) exported.set(el.name.text, line(el));
+          if (spec) addImport(spec, new Set(n.exportClause.elements.map((el) => (el.propertyName ?? el.name).text)), n.isTypeOnly, false);
+        } else if (spec) {
+          const to = resolveSpecifier(root, file, spec);
+          if (to) graph.reexportAll.set(file, [...(graph.reexportAll.get(file) ?? []), to]);
+          addImport(spec, new Set(), n.isTypeOnly, false);
+        }
+      } else if (ts.isExportAssignment(n)) {
+        exported.set('default', line(n));
+      } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        addImport(specifierOf(n.arguments[0]), dynamicNames(sf, n), false, true);
+      } else if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && /require/i.test(n.expression.text) && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) {
+        // require() and createRequire'd functions (requireCjs('alawmulaw'))
+        addImport(n.arguments[0].text, 'all', false, false);
+      } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
+        const q = n.qualifier;
+        addImport(n.argument.literal.text, q ? new Set([ts.isIdentifier(q) ? q.text : q.left.getText(sf)]) : 'all', true, false);
+      }
+      const mods = ts.canHaveModifiers(n) ? ts.getModifiers(n) : undefined;
+      if (mods?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+        const isDefault = mods.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
+        if (ts.isVariableStatement(n)) {
+          for (const d of n.declarationList.declarations) {
+            if (ts.isIdentifier(d.name)) exported.set(d.name.text, line(d));
+            else for (const el of d.name.elements) if (ts.isBindingElement(el) && ts.isIdentifier(el.name)) exported.set(el.name.text, line(el));
+          }
+        } else if (isDefault) exported.set('default', line(n));
+        else if ((n as ts.DeclarationStatement).name && ts.isIdentifier((n as ts.DeclarationStatement).name!)) {
+          exported.set(((n as ts.DeclarationStatement).name as ts.Identifier).text, line(n));
+        }
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(sf);
+    if (file.startsWith('src/')) graph.exports.set(file, exported);
+    graph.packages.set(file, pkgs);
+  }
+  return graph;
+}

@@ -1,0 +1,135 @@
+// Imports point one way: cli → commands → (realtime → api → audio) → core. core imports nothing above it; the
+// emulator (the suite's oracle) imports only audio and core, never the client's api or commands; a command imports
+// no other command; api takes narrow functions, not the command Context; and no module cycle exists.
+// Type-only and dynamic imports count for the direction: a lazy import is still a dependency.
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { readSourceGraph } from '../helpers/source-graph.js';
+
+/**
+ * Back edges on main when this test was written, each being removed by the engineer named. The test fails on any
+ * edge not listed here AND on a listed edge that no longer exists: delete its line when you remove the import, so
+ * the list shrinks to empty.
+ */
+const KNOWN_BACK_EDGES: string[] = [
+  // perf: core/context starts the emulator for --emulator; cli.ts is to hand in an endpoint resolver instead
+  'src/core/context.ts -> src/emulator/server.ts',
+  // perf: api/realtime takes the command Context; it is to take a narrow connect function like tts/stt
+  'src/api/realtime.ts -> src/core/context.ts',
+  // emulator: the emulator takes its limits from the client's api/tts.ts; it is to take them from the spec itself
+  'src/emulator/routes/tts.ts -> src/api/tts.ts',
+  // params: commands import the chat command's modules; shared helpers move down to core/ and api/
+  'src/commands/legacy/complete.ts -> src/commands/chat/create.ts',
+  'src/commands/legacy/complete.ts -> src/commands/chat/request.ts',
+  'src/commands/legacy/completions.ts -> src/commands/chat/create.ts',
+  'src/commands/legacy/completions.ts -> src/commands/chat/request.ts',
+  'src/commands/messages/create.ts -> src/commands/chat/create.ts',
+  'src/commands/messages/create.ts -> src/commands/chat/request.ts',
+  'src/commands/responses/create.ts -> src/commands/chat/request.ts',
+  'src/commands/tokenize/create.ts -> src/commands/chat/request.ts',
+  // params: videos share the images command's output planning
+  'src/commands/videos/shared.ts -> src/commands/images/shared.ts',
+];
+
+type Layer = 'cli' | 'commands' | 'realtime' | 'completion' | 'api' | 'audio' | 'emulator' | 'core';
+
+function layerOf(file: string): Layer {
+  if (file === 'src/cli.ts' || file === 'src/help.ts') return 'cli';
+  const top = file.split('/')[1]!;
+  if (['commands', 'realtime', 'completion', 'api', 'audio', 'emulator', 'core'].includes(top)) return top as Layer;
+  throw new Error(`${file}: a module outside the known layers; add its folder to this test`);
+}
+
+/** What each layer may import besides itself. */
+const ALLOWED: Record<Layer, Layer[]> = {
+  cli: ['commands', 'core'],
+  commands: ['realtime', 'completion', 'api', 'audio', 'emulator', 'core'],
+  realtime: ['api', 'audio', 'core'],
+  completion: ['core'],
+  api: ['audio', 'core'],
+  audio: ['core'],
+  emulator: ['audio', 'core'],
+  core: [],
+};
+
+/** The command machinery (specs, the runner's Context): for commands and the realtime runner, not for api/. */
+const COMMAND_MACHINERY = new Set(['src/core/context.ts', 'src/core/command.ts']);
+
+/** A command's folder (src/commands/<resource>/…); the tree (src/commands/index.ts) links them all. */
+const commandFolder = (file: string) => (/^src\/commands\/([^/]+)\//.exec(file) ?? [])[1];
+
+function backEdge(from: string, to: string): string | undefined {
+  const a = layerOf(from);
+  const b = layerOf(to);
+  if (a !== b && !ALLOWED[a].includes(b)) return `${a} may not import ${b}`;
+  if (a === 'api' && COMMAND_MACHINERY.has(to)) return 'api takes narrow functions, not the command machinery';
+  if (a === 'commands' && b === 'commands' && to !== 'src/commands/index.ts') {
+    const fa = commandFolder(from);
+    const fb = commandFolder(to);
+    if (fb !== undefined && fa !== fb && from !== 'src/commands/index.ts') return 'a command imports no other command';
+  }
+  return undefined;
+}
+
+const graph = readSourceGraph(ROOT);
+const srcImports = graph.imports.filter((i) => i.from.startsWith('src/') && i.from !== i.to);
+
+describe('import direction', () => {
+  it('no import points against the grain, except the listed ones being removed', () => {
+    const found = new Map<string, string>();
+    for (const i of srcImports) {
+      const why = backEdge(i.from, i.to);
+      if (why) found.set(`${i.from} -> ${i.to}`, why);
+    }
+    const unlisted = [...found].filter(([edge]) => !KNOWN_BACK_EDGES.includes(edge)).map(([edge, why]) => `${edge} (${why})`);
+    expect(unlisted, 'new back edges').toEqual([]);
+    const gone = KNOWN_BACK_EDGES.filter((edge) => !found.has(edge));
+    expect(gone, 'listed back edges that no longer exist: delete them from KNOWN_BACK_EDGES').toEqual([]);
+  });
+
+  // Cycles of the modules Node loads together: a type-only import vanishes at run time and a lazy import() loads
+  // after its importer has finished (the completion command reads the command tree that lists it).
+  it('no module cycle among the static imports', () => {
+    const next = new Map<string, string[]>();
+    for (const i of srcImports) if (!i.typeOnly && !i.dynamic) next.set(i.from, [...(next.get(i.from) ?? []), i.to]);
+    // Tarjan's strongly connected components; a component of more than one module is a cycle
+    let index = 0;
+    const idx = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const cycles: string[][] = [];
+    const connect = (v: string): void => {
+      idx.set(v, index);
+      low.set(v, index++);
+      stack.push(v);
+      onStack.add(v);
+      for (const w of next.get(v) ?? []) {
+        if (!idx.has(w)) {
+          connect(w);
+          low.set(v, Math.min(low.get(v)!, low.get(w)!));
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+      }
+      if (low.get(v) === idx.get(v)) {
+        const scc: string[] = [];
+        let w: string;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          scc.push(w);
+        } while (w !== v);
+        if (scc.length > 1) cycles.push(scc.sort());
+      }
+    };
+    for (const v of new Set(srcImports.flatMap((i) => [i.from, i.to]))) if (!idx.has(v)) connect(v);
+    expect(cycles).toEqual([]);
+  });
+
+  it('the rules catch a back edge (the checker itself works)', () => {
+    expect(backEdge('src/core/http.ts', 'src/api/chat.ts')).toMatch(/core may not import api/);
+    expect(backEdge('src/emulator/routes/chat.ts', 'src/commands/chat/create.ts')).toMatch(/emulator may not import commands/);
+    expect(backEdge('src/commands/a/x.ts', 'src/commands/b/y.ts')).toMatch(/no other command/);
+    expect(backEdge('src/commands/chat/create.ts', 'src/api/chat.ts')).toBeUndefined();
+    expect(srcImports.length).toBeGreaterThan(100);
+  });
+});
