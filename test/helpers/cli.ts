@@ -1,6 +1,6 @@
 // Test helpers: an emulator on a real loopback socket, and the built CLI run as a process against it.
 // Every run checks that no API key appears in what the CLI printed (stdout and stderr, --verbose included).
-import { mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -13,6 +13,8 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 const LAUNCHER = join(ROOT, 'bin', 'svc.cjs');
 /** whether a path or file URL is the launcher (for import traces) */
 export const isLauncher = (pathOrUrl: string): boolean => pathOrUrl.endsWith(LAUNCHER);
+/** the launcher's source (for checks of what it loads) */
+export const launcherSource = (): string => readFileSync(LAUNCHER, 'utf8');
 
 /** Keys handed out by these helpers: none of them may ever appear in CLI output. */
 const SECRETS = new Set<string>([DEFAULT_EMULATOR_KEY]);
