@@ -124,14 +124,6 @@ export function parseEventData<T>(ev: SseEvent, requestId?: string): T {
   }
 }
 
-/** Parse each event's data as JSON; the event name, when present, is kept beside it. */
-export async function* readJsonSse<T = unknown>(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<{ event?: string; data: T }> {
-  for await (const ev of readSse(stream)) {
-    if (ev.data === '') continue;
-    yield { event: ev.event, data: parseEventData<T>(ev) };
-  }
-}
-
 export interface EventStreamReply {
   headers: Record<string, string | string[] | undefined>;
   body: AsyncIterable<Uint8Array> & { text?(): Promise<string>; destroy?(err?: Error): unknown };
