@@ -55,9 +55,10 @@ function useCodeCache(bundleDir) {
     Module.enableCompileCache(dir);
     return;
   }
-  // V8 rejects a cache made under other flags: core/http.ts sets this one before undici compiles its WebAssembly,
-  // so it is set here first, before anything is compiled, for the caches made at exit to match the next run.
-  require('node:v8').setFlagsFromString('--liftoff-only');
+  // V8 rejects a cache made under other flags. svc sets two at run time (core/http.ts before undici compiles its
+  // WebAssembly, core/download.ts to collect streamed chunks early): both are set here, before anything is
+  // compiled, so that the caches written at exit match the next run whatever it does.
+  require('node:v8').setFlagsFromString('--liftoff-only --expose-gc');
   const fs = require('node:fs');
   const vm = require('node:vm');
   const prefix = bundleDir + require('node:path').sep;

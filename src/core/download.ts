@@ -85,11 +85,14 @@ export async function saveBytes(data: Uint8Array, target: string, opts: SaveOpti
 /** Write a stream to stdout with back-pressure (for `-o -`). */
 export async function streamToStdout(source: AsyncIterable<Uint8Array>, stdout: NodeJS.WritableStream, opts: { signal?: AbortSignal; onProgress?: (bytes: number) => void } = {}): Promise<number> {
   let bytes = 0;
+  // the chunks are garbage once written, but V8 collects them late: without this, ~30 MB more at the peak
+  const pace = await memoryPacer();
   for await (const chunk of source) {
     if (opts.signal?.aborted) throw new InterruptedError();
     bytes += chunk.byteLength;
     opts.onProgress?.(bytes);
     if (!stdout.write(chunk)) await once(stdout, 'drain');
+    pace(chunk.byteLength);
   }
   return bytes;
 }
