@@ -1,8 +1,14 @@
-// Confirmation of destructive or paid actions. On a terminal: a question on stderr, one line read from stdin.
-// In a script (stdin not a terminal) the answer must be given up front with --yes: otherwise a UsageError
-// (exit 2) before anything is sent. A declined question is a CancelledError (exit 3).
+// The one confirmation rule for every irreversible or billable operation (delete, release, buy, provision,
+// revoke; listed in docs/scripting.md): on a terminal a question on stderr and one line read from stdin; off a
+// terminal the answer must be given up front with -y/--yes, otherwise a UsageError (exit 2) before anything is
+// sent. A declined question is a CancelledError (exit 3). Every such command takes YES_OPTION and calls confirm()
+// before its first request (a future --no-input hooks in here).
 import { CancelledError, UsageError } from './errors.js';
 import type { Context } from './context.js';
+import type { OptionSpec } from './command.js';
+
+/** The flag every confirming command takes. */
+export const YES_OPTION: OptionSpec = { flags: '-y, --yes', description: 'do not ask for confirmation (required when stdin is not a terminal)' };
 
 export interface ConfirmOptions {
   /** the value of --yes */

@@ -1,10 +1,17 @@
-// `svc <resource> delete ID...`: delete every id given, one line per id; a failure on one does not stop the
-// others, and the exit code is that of the first failure.
+// `svc <resource> delete ID...`: confirm once for all (core/confirm), then delete every id given, one line per id;
+// a failure on one does not stop the others, and the exit code is that of the first failure.
+import { confirm } from './confirm.js';
 import type { Context } from './context.js';
 import { describeError, exitCodeFor } from './errors.js';
 import type { HttpClient } from './http.js';
 
-export async function deleteEach(ctx: Context, ids: string[], remove: (http: HttpClient, id: string) => Promise<{ id?: string; deleted?: boolean }>): Promise<number> {
+export async function deleteEach(
+  ctx: Context,
+  what: { noun: string; yes?: boolean },
+  ids: string[],
+  remove: (http: HttpClient, id: string) => Promise<{ id?: string; deleted?: boolean }>,
+): Promise<number> {
+  await confirm(ctx, `Delete ${ids.length === 1 ? `${what.noun} ${ids[0]}` : `${ids.length} ${what.noun}s (${ids.join(', ')})`} permanently?`, { yes: what.yes });
   const http = await ctx.http();
   let code = 0;
   for (const id of ids) {

@@ -1,12 +1,12 @@
 import { defineCommand } from '../../core/command.js';
-import { confirm } from '../../core/confirm.js';
+import { YES_OPTION, confirm } from '../../core/confirm.js';
 import { deleteAgent } from '../../api/agents.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Delete an agent (permanent)',
   description: 'Asks for confirmation on a terminal; in a script pass --yes.',
   args: [{ name: 'id', description: 'agent id', required: true }],
-  options: [{ flags: '-y, --yes', description: 'do not ask for confirmation' }],
+  options: [YES_OPTION],
   examples: ['svc agents delete agent_123', 'svc agents delete agent_123 --yes'],
   async run(ctx, [id], opts) {
     await confirm(ctx, `Delete agent ${id} permanently?`, { yes: opts.yes });

@@ -1,11 +1,11 @@
 import { defineCommand } from '../../core/command.js';
-import { confirm } from '../../core/confirm.js';
+import { YES_OPTION, confirm } from '../../core/confirm.js';
 import { deleteCustomVoice } from '../../api/custom-voices.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Delete a custom voice (asks to confirm)',
   args: [{ name: 'id', description: 'custom voice id', required: true }],
-  options: [{ flags: '-y, --yes', description: 'do not ask for confirmation' }],
+  options: [YES_OPTION],
   examples: ['svc custom-voices delete ab12cd34 --yes'],
   async run(ctx, [id], opts) {
     await confirm(ctx, `Delete custom voice ${id} permanently?`, { yes: opts.yes });

@@ -1,11 +1,13 @@
 import { defineCommand } from '../../core/command.js';
+import { YES_OPTION } from '../../core/confirm.js';
 import { deleteEach } from '../../core/delete-each.js';
 import { deleteFile } from '../../api/files.js';
 
-export default defineCommand({
+export default defineCommand<{ yes?: boolean }>({
   summary: 'Delete files',
-  description: 'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first failure).',
+  description: 'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first failure). Asks once for all on a terminal; off a terminal pass --yes.',
   args: [{ name: 'id', description: 'file ids', required: true, variadic: true }],
-  examples: ['svc files delete file_abc123', 'svc files list --filter \'name:"tmp"\' | cut -f1 | xargs svc files rm'],
-  run: (ctx, [ids]) => deleteEach(ctx, ids as string[], deleteFile),
+  examples: ['svc files delete file_abc123', 'svc files list --filter \'name:"tmp"\' | cut -f1 | xargs svc files rm --yes'],
+  options: [YES_OPTION],
+  run: (ctx, [ids], opts) => deleteEach(ctx, { noun: 'file', yes: opts.yes }, ids as string[], deleteFile),
 });

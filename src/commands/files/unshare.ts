@@ -1,12 +1,15 @@
 import { defineCommand } from '../../core/command.js';
+import { YES_OPTION, confirm } from '../../core/confirm.js';
 import { revokePublicUrl } from '../../api/files.js';
 
-export default defineCommand({
+export default defineCommand<{ yes?: boolean }>({
   summary: 'Revoke the public URL of a file',
-  description: 'The link stops working at once. A file without an active link is not an error (`revoked: false`).',
+  description: 'The link stops working at once. A file without an active link is not an error (`revoked: false`). Asks for confirmation on a terminal; off a terminal pass --yes.',
+  options: [YES_OPTION],
   args: [{ name: 'id', description: 'file id', required: true }],
-  examples: ['svc files unshare file_abc123'],
-  async run(ctx, [id]) {
+  examples: ['svc files unshare file_abc123', 'svc files unshare file_abc123 --yes'],
+  async run(ctx, [id], opts) {
+    await confirm(ctx, `Revoke the public link of file ${id} (it stops working for everyone)?`, { yes: opts.yes });
     const r = await revokePublicUrl(await ctx.http(), id);
     if (ctx.out.json) ctx.out.printJson(r);
     else if (r.revoked) ctx.out.line(`${id}\trevoked${r.public_url ? `\t${r.public_url}` : ''}`);

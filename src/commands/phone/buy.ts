@@ -1,5 +1,5 @@
 import { defineCommand } from '../../core/command.js';
-import { confirm } from '../../core/confirm.js';
+import { YES_OPTION, confirm } from '../../core/confirm.js';
 import { UsageError } from '../../core/errors.js';
 import { maxLength, pattern } from '../../core/validate.js';
 import { PHONE_LIMITS, buyNumber } from '../../api/phone.js';
@@ -12,7 +12,7 @@ export default defineCommand<{ areaCode?: string; name?: string; description?: s
     { flags: '--area-code <nnn>', description: 'three-digit US area code, e.g. 415', parse: pattern(AREA_CODE, 'a three-digit US area code (first digit 2-9), e.g. 415') },
     { flags: '--name <name>', description: 'name of the number (at most 255 characters)', parse: maxLength(PHONE_LIMITS.name) },
     { flags: '--description <text>', description: 'description (at most 1000 characters)', parse: maxLength(PHONE_LIMITS.description) },
-    { flags: '-y, --yes', description: 'do not ask for confirmation' },
+    YES_OPTION,
   ],
   examples: ['svc phone buy --area-code 415 --name "front desk"', 'svc phone buy --area-code 212 --name sales --yes --json'],
   async run(ctx, _args, opts) {

@@ -1,12 +1,12 @@
 import { defineCommand } from '../../core/command.js';
-import { confirm } from '../../core/confirm.js';
+import { YES_OPTION, confirm } from '../../core/confirm.js';
 import { releaseNumber } from '../../api/phone.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Release a phone number permanently (asks to confirm)',
   description: 'The number is given up for good. Asks for confirmation on a terminal; in a script pass --yes.',
   args: [{ name: 'id', description: 'phone number id', required: true }],
-  options: [{ flags: '-y, --yes', description: 'do not ask for confirmation' }],
+  options: [YES_OPTION],
   examples: ['svc phone release pn_123', 'svc phone release pn_123 --yes'],
   async run(ctx, [id], opts) {
     await confirm(ctx, `Release phone number ${id} permanently?`, { yes: opts.yes });

@@ -1,11 +1,13 @@
 import { defineCommand } from '../../core/command.js';
+import { YES_OPTION } from '../../core/confirm.js';
 import { deleteEach } from '../../core/delete-each.js';
 import { deleteSkill } from '../../api/skills.js';
 
-export default defineCommand({
+export default defineCommand<{ yes?: boolean }>({
   summary: 'Delete skills',
-  description: 'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first failure).',
+  description: 'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first failure). Asks once for all on a terminal; off a terminal pass --yes.',
   args: [{ name: 'id', description: 'skill ids', required: true, variadic: true }],
   examples: ['svc skills delete skill_abc123'],
-  run: (ctx, [ids]) => deleteEach(ctx, ids as string[], deleteSkill),
+  options: [YES_OPTION],
+  run: (ctx, [ids], opts) => deleteEach(ctx, { noun: 'skill', yes: opts.yes }, ids as string[], deleteSkill),
 });

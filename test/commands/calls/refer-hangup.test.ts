@@ -25,7 +25,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', () => r()));
   hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks/calls`;
-  const r = await svc(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'inbound', '--webhook-url', hookUrl, '--json'], { emu });
+  const r = await svc(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'inbound', '--webhook-url', hookUrl, '--json', '--yes'], { emu });
   const created = JSON.parse(r.stdout);
   secret = created.webhook.secret;
   numberId = created.phone_number.phone_number_id;

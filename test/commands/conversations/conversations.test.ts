@@ -46,7 +46,7 @@ describe('chat conversations kept locally', () => {
     expect(b3.messages[0]).toEqual({ role: 'system', content: 'be terse' });
     expect(b3.messages).toHaveLength(6);
 
-    const del = await svc(['conversations', 'delete', id!], { emu, configDir });
+    const del = await svc(['conversations', 'delete', id!, '--yes'], { emu, configDir });
     expect(del.stdout).toBe(`${id}\tdeleted\n`);
     const gone = await svc(['conversations', 'show', id!], { emu, configDir });
     expect(gone.exitCode).toBe(5);
@@ -86,7 +86,7 @@ describe('conversation flags are checked before sending', () => {
   }
 
   it('deleting an unknown conversation exits 5', async () => {
-    const r = await svc(['conversations', 'delete', 'conv_nothere1'], { emu });
+    const r = await svc(['conversations', 'delete', 'conv_nothere1', '--yes'], { emu });
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toContain('no conversation conv_nothere1');
   });

@@ -177,7 +177,7 @@ describe('svc files get / list / delete', () => {
   it('delete removes several ids; an unknown one exits 5 after the others are done', async () => {
     const a = await upload('d1.txt', 'd1');
     const b = await upload('d2.txt', 'd2');
-    const r = await svc(['files', 'delete', a, 'file_missing', b], { emu });
+    const r = await svc(['files', 'delete', a, 'file_missing', b, '--yes'], { emu });
     expect(r.exitCode).toBe(5);
     expect(r.stdout).toBe(`${a}\tdeleted\n${b}\tdeleted\n`);
     expect(r.stderr).toMatch(/file_missing: No file with id file_missing \(HTTP 404/);
@@ -257,11 +257,11 @@ describe('svc files share / unshare', () => {
     const res = await fetch(url); // no Authorization header
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('for everyone');
-    const u = await svc(['files', 'unshare', id], { emu });
+    const u = await svc(['files', 'unshare', id, '--yes'], { emu });
     expect(u.exitCode).toBe(0);
     expect(u.stdout).toBe(`${id}\trevoked\t${url}\n`);
     expect((await fetch(url)).status).toBe(404);
-    const again = await svc(['files', 'unshare', id, '--json'], { emu });
+    const again = await svc(['files', 'unshare', id, '--json', '--yes'], { emu });
     expect(JSON.parse(again.stdout)).toMatchObject({ id, revoked: false });
   });
 

@@ -13,7 +13,7 @@ const json = (s: string) => JSON.parse(s) as Record<string, any>;
 
 describe('svc phone v2', () => {
   it('create with a webhook prints the signing secret once, on stdout, with a note on stderr', async () => {
-    const r = await svc(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'support', '--agent', agentId, '--webhook-url', 'https://example.com/hook', '--allowed-address', '203.0.113.0/24'], { emu });
+    const r = await svc(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'support', '--agent', agentId, '--webhook-url', 'https://example.com/hook', '--allowed-address', '203.0.113.0/24', '--yes'], { emu });
     expect(r.exitCode).toBe(0);
     const rows = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t')));
     expect(rows.webhook_secret).toMatch(/^whsec_/);
@@ -41,7 +41,7 @@ describe('svc phone v2', () => {
 
   it('list pages with pagination_token (--all), filters by --agent, clamps the page size at 100 with a note', async () => {
     for (let i = 0; i < 3; i++) {
-      expect((await svc(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', `n${i}`, ...(i === 0 ? ['--agent', agentId] : [])], { emu })).exitCode).toBe(0);
+      expect((await svc(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', `n${i}`, ...(i === 0 ? ['--agent', agentId] : []), '--yes'], { emu })).exitCode).toBe(0);
     }
     emu.clearRequests();
     const page = await svc(['phone', 'v2', 'list', '--limit', '2'], { emu });
@@ -64,7 +64,7 @@ describe('svc phone v2', () => {
   });
 
   it('delete asks for --yes in a script, then removes the number (204)', async () => {
-    const id = json((await svc(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'temp', '--json'], { emu })).stdout).phone_number.phone_number_id;
+    const id = json((await svc(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'temp', '--json', '--yes'], { emu })).stdout).phone_number.phone_number_id;
     emu.clearRequests();
     const no = await svc(['phone', 'v2', 'delete', id], { emu });
     expect(no.exitCode).toBe(2);

@@ -111,7 +111,7 @@ describe('svc responses create', () => {
     expect(got.stdout).toContain('This is the emulator\'s answer to "keep me"');
     const json = await svc(['responses', 'get', id, '--json'], { emu, configDir });
     expect(JSON.parse(json.stdout).id).toBe(id);
-    const del = await svc(['responses', 'delete', id], { emu, configDir });
+    const del = await svc(['responses', 'delete', id, '--yes'], { emu, configDir });
     expect(del.stdout).toBe(`${id}\tdeleted\n`);
     const gone = await svc(['responses', 'get', id], { emu, configDir });
     expect(gone.exitCode).toBe(5);

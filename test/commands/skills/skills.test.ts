@@ -163,7 +163,7 @@ describe('svc skills list / get / delete / download', () => {
   });
 
   it('delete removes several; the rest of the list no longer has them', async () => {
-    const r = await svc(['skills', 'delete', made[3]!, made[4]!, '--json'], { emu });
+    const r = await svc(['skills', 'delete', made[3]!, made[4]!, '--json', '--yes'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
       { id: made[3], object: 'skill.deleted', deleted: true },

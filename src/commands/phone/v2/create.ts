@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { defineCommand } from '../../../core/command.js';
+import { YES_OPTION, confirm } from '../../../core/confirm.js';
 import { UsageError } from '../../../core/errors.js';
 import { fail, maxLength, oneOf, pattern, repeatable, require } from '../../../core/validate.js';
 import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody, type V2Origin } from '../../../api/phone.js';
@@ -13,6 +14,7 @@ interface Opts {
   webhookUrl?: string;
   webhookName?: string;
   allowedAddress?: string[];
+  yes?: boolean;
 }
 
 /** `a.b.c.d/n` (n 0-32) or an IPv6 address with /n (n 0-128). */
@@ -40,7 +42,8 @@ export default defineCommand<Opts>({
   description:
     'origin svc_provisioned: the service provides the number. origin byo_trunk: register a number of your own ' +
     'SIP trunk (Direct SIP); --number (E.164) is required then and allowed only then. With --webhook-url, inbound ' +
-    'calls are announced there (`realtime.call.incoming`), signed with a secret printed once, on stdout.',
+    'calls are announced there (`realtime.call.incoming`), signed with a secret printed once, on stdout. ' +
+    'Provisioning (svc_provisioned) is billed: it asks for confirmation on a terminal; off a terminal pass --yes.',
   options: [
     { flags: '--origin <origin>', description: `${V2_ORIGINS.join(' or ')}`, parse: oneOf(V2_ORIGINS), choices: V2_ORIGINS },
     { flags: '--name <name>', description: 'name of the number (at most 255 characters)', parse: maxLength(PHONE_LIMITS.name) },
@@ -49,9 +52,10 @@ export default defineCommand<Opts>({
     { flags: '--webhook-url <url>', description: 'where `realtime.call.incoming` events are delivered', parse: webhookUrl },
     { flags: '--webhook-name <name>', description: 'name of the webhook (default: the number name; needs --webhook-url)', parse: maxLength(PHONE_LIMITS.name) },
     { flags: '--allowed-address <cidr>', description: 'source address block allowed to send SIP (repeatable), e.g. 203.0.113.0/24', parse: repeatable(cidr) },
+    YES_OPTION,
   ],
   examples: [
-    'svc phone v2 create --origin svc_provisioned --name support --agent agent_123 --webhook-url https://example.com/hooks/calls',
+    'svc phone v2 create --origin svc_provisioned --name support --agent agent_123 --webhook-url https://example.com/hooks/calls --yes',
     'svc phone v2 create --origin byo_trunk --name pbx --number +14155550100 --allowed-address 203.0.113.0/24',
   ],
   async run(ctx, _args, opts) {
@@ -68,6 +72,7 @@ export default defineCommand<Opts>({
     if (opts.webhookUrl !== undefined) body.webhook = { name: opts.webhookName ?? opts.name, url: opts.webhookUrl };
     if (opts.allowedAddress?.length) body.sip_auth = { allowed_addresses: opts.allowedAddress };
 
+    if (opts.origin === 'svc_provisioned') await confirm(ctx, `Provision a new phone number "${opts.name}" (billed)?`, { yes: opts.yes });
     const created = await createV2(await ctx.http(), body);
     const secret = created.webhook?.secret;
     if (ctx.out.json) ctx.out.printJson(created);

@@ -1,11 +1,11 @@
 import { defineCommand } from '../../../core/command.js';
-import { confirm } from '../../../core/confirm.js';
+import { YES_OPTION, confirm } from '../../../core/confirm.js';
 import { deleteV2 } from '../../../api/phone.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Remove a v2 phone number (asks to confirm)',
   args: [{ name: 'id', description: 'phone number id', required: true }],
-  options: [{ flags: '-y, --yes', description: 'do not ask for confirmation' }],
+  options: [YES_OPTION],
   examples: ['svc phone v2 delete pn_123 --yes'],
   async run(ctx, [id], opts) {
     await confirm(ctx, `Remove phone number ${id} permanently?`, { yes: opts.yes });
