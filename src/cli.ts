@@ -296,12 +296,15 @@ function buildLeaf(
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const args = params.slice(0, -2);
-    const globals = command.optsWithGlobals() as GlobalOptions & Record<string, unknown>;
+    const globals = command.optsWithGlobals() as Omit<GlobalOptions, 'jq'> & { jq?: string } & Record<string, unknown>;
+    // --jq loads jq (WebAssembly) only when given; a bad expression stops here, before anything is sent
+    const jq = globals.jq === undefined ? undefined : await (await import('./core/jq.js')).compileJq(globals.jq);
     await run(args, command.opts(), {
       profile: globals.profile,
       baseUrl: globals.baseUrl,
       emulator: globals.emulator,
       json: globals.json,
+      jq,
       timeout: globals.timeout,
       maxRetries: globals.maxRetries,
       quiet: globals.quiet,

@@ -7,12 +7,15 @@ import { Output, type Streams } from './output.js';
 import type { WsConnection } from './ws.js';
 import type { Query } from './http.js';
 import { MissingKeyError } from './errors.js';
+import type { JqFilter } from './jq.js';
 
 export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
   emulator?: boolean;
   json?: boolean;
+  /** --jq, compiled (core/jq) before the command runs */
+  jq?: JqFilter;
   timeout?: number;
   maxRetries?: number;
   quiet?: boolean;
@@ -116,7 +119,8 @@ function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) 
 
 export function createContext(init: ContextInit): Context & { runExitHooks(): Promise<void> } {
   const out = new Output(init.streams, {
-    json: !!init.globals.json,
+    json: !!init.globals.json || !!init.globals.jq,
+    jq: init.globals.jq,
     quiet: !!init.globals.quiet,
     verbose: !!init.globals.verbose,
     color: init.globals.color,

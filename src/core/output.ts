@@ -1,5 +1,6 @@
 // The output layer: stdout is data, stderr is everything else. Tables and colour on a terminal, plain
 // tab-separated lines in a pipe, JSON / NDJSON with --json, spinners only on a terminal's stderr.
+import type { JqFilter } from './jq.js';
 import { NO_COLORS, colorWanted, loadColors, type Colors } from './color.js';
 
 export interface Streams {
@@ -10,6 +11,8 @@ export interface Streams {
 
 export interface OutputOptions {
   json: boolean;
+  /** --jq: every JSON value printed goes through it */
+  jq?: JqFilter;
   quiet: boolean;
   verbose: boolean;
   color: boolean | undefined;
@@ -97,12 +100,19 @@ export class Output {
 
   /** One JSON value: pretty on a terminal, one compact line in a pipe. */
   printJson(value: unknown): void {
+    if (this.opts.jq) return this.printJq(value, this.stdoutIsTTY);
     this.line(this.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value));
   }
 
   /** One JSON value per line (list entries, stream events). */
   printJsonLine(value: unknown): void {
+    if (this.opts.jq) return this.printJq(value, false);
     this.line(JSON.stringify(value));
+  }
+
+  private printJq(value: unknown, pretty: boolean): void {
+    const out = this.opts.jq!.apply(value, pretty);
+    if (out !== '') this.line(out.replace(/\n$/, ''));
   }
 
   /**
