@@ -60,7 +60,7 @@ export function readToolFile(raw: string, flag: string, opts: ToolParseOptions =
     }
     const fn = t?.type === 'function' && t.function ? t.function : t;
     if (!fn || typeof fn.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(fn.name)) {
-      fail(flag, `${raw}[${i}]`, 'a function tool with a name of letters, digits, _ or - (at most 64)');
+      fail(flag, `${raw}[${i}]`, 'a function tool {type: "function", name, description, parameters} with a name of letters, digits, _ or - (at most 64)');
     }
     const parameters = fn.parameters ?? fn.input_schema ?? { type: 'object', properties: {} };
     if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) fail(flag, `${raw}[${i}]`, 'parameters (or input_schema) that is a JSON schema object');

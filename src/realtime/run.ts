@@ -20,7 +20,7 @@ import {
 } from '../api/realtime.js';
 import type { OptionSpec } from '../core/command.js';
 import type { Context } from '../core/context.js';
-import { AUDIO } from '../core/flag-sets.js';
+import { AUDIO, toolCmdFlag, toolFlag } from '../core/flag-sets.js';
 import { toolCmdParser, type ToolCommand } from '../core/local-tools.js';
 import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
 import { PushToTalkKeys, attachKeys } from './keys.js';
@@ -60,8 +60,8 @@ export const SESSION_OPTIONS: OptionSpec[] = [
   { flags: '--agent <id>', description: 'configure the session from a stored agent (instructions, voice, tools, VAD); flags given too win' },
   { flags: '--voice <voice>', description: `voice: ${BUILTIN_VOICES.join(', ')}, or a custom voice id`, parse: voiceParser },
   { flags: '--instructions <text>', description: 'system instructions of the session (at most 256000 characters)', parse: maxLength(256_000) },
-  { flags: '--tool <file>', description: 'function tool(s) from a JSON file (repeatable); flat or nested form', parse: toolFileParser },
-  { flags: '--tool-cmd <name=command>', description: 'run COMMAND when the assistant calls NAME: arguments JSON on stdin, stdout is the result (repeatable)', parse: toolCmdParser },
+  { ...toolFlag('function tool(s) from a JSON file (repeatable); flat or nested form'), parse: toolFileParser },
+  toolCmdFlag(toolCmdParser),
   { flags: '--tool-timeout <seconds>', description: 'time limit of one tool command (1-600, default 60)', parse: number({ min: 1, max: 600 }) },
   { flags: '--vad-threshold <n>', description: 'server VAD threshold, 0.0 to 1.0 (lower is more sensitive)', parse: number({ min: 0, max: 1 }) },
   { flags: '--vad-silence-ms <ms>', description: 'silence that ends a turn, 0 to 10000 ms', parse: integer({ min: 0, max: 10_000 }) },

@@ -1,28 +1,12 @@
 // Tools of a voice session: definitions from `--tool FILE` (one tool or an array; flat or nested form) and
 // from a stored agent, bound to local commands with `--tool-cmd NAME=COMMAND` (src/core/local-tools.ts).
-import { readFileSync } from 'node:fs';
-import { fail } from '../core/validate.js';
 import type { ToolCommand } from '../core/local-tools.js';
+import { readFunctionToolFile } from '../core/tool-file.js';
 import { flatTool } from '../api/realtime.js';
 
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** The `--tool FILE` parser: repeatable; each file holds one function tool or an array of them. */
+/** The `--tool FILE` parser: repeatable; each file holds one function tool or an array (core/tool-file), sent flat. */
 export function toolFileParser(raw: string, flag: string, previous: Record<string, any>[] | undefined): Record<string, any>[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(raw, 'utf8'));
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    return fail(flag, raw, e.code ? `a readable JSON file (${e.code})` : `a file of valid JSON (${e.message})`);
-  }
-  const list = (Array.isArray(data) ? data : [data]).map((t, i) => {
-    const flat = flatTool(t as Record<string, any>);
-    if (flat?.type !== 'function' || typeof flat.name !== 'string' || !NAME.test(flat.name)) {
-      fail(flag, `${raw}[${i}]`, 'a function tool {type: "function", name, description, parameters} with a name of letters, digits, _ or - (at most 64)');
-    }
-    return { ...flat, parameters: flat.parameters ?? { type: 'object', properties: {} } };
-  });
+  const list = readFunctionToolFile(raw, flag).map((t) => flatTool(t as unknown as Record<string, any>));
   return [...(previous ?? []), ...list];
 }
 
