@@ -327,7 +327,10 @@ async function handleError(err: unknown, signal: AbortSignal, argv: string[]): P
   const { colorWanted, loadColors } = await import('./core/color.js');
   const ce = await loadColors(colorWanted(!!process.stderr.isTTY, process.env, argv.includes('--no-color') ? false : undefined), process.env);
   const label = ce.red('error:');
-  process.stderr.write(`${label} ${describeError(err)}\n`);
+  // the message may quote the server: made safe on a terminal
+  const { terminalSafe } = await import('./core/terminal-safe.js');
+  const message = process.stderr.isTTY ? terminalSafe(describeError(err)) : describeError(err);
+  process.stderr.write(`${label} ${message}\n`);
   if (err instanceof UsageError) {
     // nothing was sent
   } else if (process.env.SVC_DEBUG && err instanceof Error && err.stack) {

@@ -128,7 +128,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
   });
   const exitHooks = exitHookList();
   const { getConfig, getEndpoint } = connection(init, exitHooks.add);
-  const trace = init.globals.verbose ? (line: string) => init.streams.stderr.write(`${out.ce.dim(line)}\n`) : undefined;
+  const trace = init.globals.verbose ? (line: string) => out.stderrWrite(`${out.ce.dim(line)}\n`) : undefined;
   const userAgent = `svc-cli/${init.version} node/${process.versions.node} ${process.platform}`;
 
   const makeClient = async (apiKey?: string): Promise<HttpClient> => {

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { ApiError, InterruptedError, NetworkError, UsageError } from './errors.js';
 import { AtomicFile, FileWriteError } from './atomic-file.js';
+import { BIDI_CONTROLS } from './terminal-safe.js';
 
 /**
  * Check a target path before anything is sent: its directory must exist, and an existing file is only replaced
@@ -100,9 +101,11 @@ export async function streamToStdout(source: AsyncIterable<Uint8Array>, stdout: 
 /** A name from a server (or a prompt) made safe as one path segment in a directory we choose. */
 export function safeFileName(name: string | undefined, fallback: string): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  // controls (C0, DEL, C1) and bidirectional overrides (an "exe.txt" that reads "txt.exe") become visible `_`;
+  // leading dots too, so a server cannot make a hidden file (".bashrc") or name a parent
   // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '_').trim();
-  return clean === '' || clean === '.' || clean === '..' ? fallback : clean;
+  const clean = base.replace(/[\u0000-\u001f\u007f-\u009f]/g, '_').replace(BIDI_CONTROLS, '_').trim().replace(/^\.+/, (dots) => '_'.repeat(dots.length));
+  return clean === '' || /^\.+$/.test(base.trim()) ? fallback : clean;
 }
 
 /** An error met while saving a download: ours pass through, file system errors keep their message, the rest is a lost connection. */

@@ -2,6 +2,7 @@
 // tab-separated lines in a pipe, JSON / NDJSON with --json, spinners only on a terminal's stderr.
 import type { JqFilter } from './jq.js';
 import { NO_COLORS, colorWanted, loadColors, type Colors } from './color.js';
+import { jsonSafe, terminalSafe } from './terminal-safe.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -77,15 +78,29 @@ export class Output {
     return this.opts.json;
   }
 
-  /** Raw data to stdout (streamed text, bytes). */
+  /**
+   * Data to stdout (streamed text, bytes). Text on a terminal is made safe first (server text may carry escape
+   * sequences); in a pipe it is written byte for byte.
+   */
   write(chunk: string | Uint8Array): void {
     if (typeof chunk === 'string') {
       if (chunk.length === 0) return;
       this.stdoutMidLine = !chunk.endsWith('\n');
+      if (this.stdoutIsTTY) chunk = terminalSafe(chunk, { keepColor: this.colorStdout });
     } else if (chunk.length > 0) {
       this.stdoutMidLine = chunk[chunk.length - 1] !== 0x0a;
     }
     this.streams.stdout.write(chunk);
+  }
+
+  /** svc's own cursor control on a terminal's stdout (a live line redrawn in place); never server text. */
+  control(sequence: string): void {
+    if (this.stdoutIsTTY) this.streams.stdout.write(sequence);
+  }
+
+  /** Text for stderr, made safe when stderr is a terminal. */
+  private toStderr(text: string): void {
+    this.streams.stderr.write(this.stderrIsTTY ? terminalSafe(text, { keepColor: this.colorStderr }) : text);
   }
 
   /** One line of data to stdout. */
@@ -101,13 +116,13 @@ export class Output {
   /** One JSON value: pretty on a terminal, one compact line in a pipe. */
   printJson(value: unknown): void {
     if (this.opts.jq) return this.printJq(value, this.stdoutIsTTY);
-    this.line(this.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value));
+    this.line(jsonSafe(this.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value)));
   }
 
   /** One JSON value per line (list entries, stream events). */
   printJsonLine(value: unknown): void {
     if (this.opts.jq) return this.printJq(value, false);
-    this.line(JSON.stringify(value));
+    this.line(jsonSafe(JSON.stringify(value)));
   }
 
   private printJq(value: unknown, pretty: boolean): void {
@@ -120,7 +135,9 @@ export class Output {
    * a header in a pipe.
    */
   async table<Row>(rows: Row[], columns: Column<Row>[], opts: { emptyMessage?: string } = {}): Promise<void> {
-    const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v)).replace(/[\t\r\n]+/g, ' ');
+    const text = (v: unknown) => (v === undefined || v === null ? '' : String(v)).replace(/[\t\r\n]+/g, ' ');
+    // on a terminal a cell is measured and cut after it was made safe (a stand-in is one column wide)
+    const cell = this.stdoutIsTTY ? (v: unknown) => terminalSafe(text(v)) : text;
     if (!this.stdoutIsTTY) {
       for (const row of rows) this.line(columns.map((col) => cell(col.get(row))).join('\t'));
       return;
@@ -148,20 +165,20 @@ export class Output {
 
   /** Progress and notes for people: stderr, silenced by --quiet. */
   info(message: string): void {
-    if (!this.opts.quiet) this.streams.stderr.write(message + '\n');
+    if (!this.opts.quiet) this.toStderr(message + '\n');
   }
 
   warn(message: string): void {
-    this.streams.stderr.write(`${this.ce.yellow('warning:')} ${message}\n`);
+    this.toStderr(`${this.ce.yellow('warning:')} ${message}\n`);
   }
 
   error(message: string): void {
-    this.streams.stderr.write(`${this.ce.red('error:')} ${message}\n`);
+    this.toStderr(`${this.ce.red('error:')} ${message}\n`);
   }
 
   /** Raw text to stderr (reasoning traces, live transcripts). */
   stderrWrite(text: string): void {
-    this.streams.stderr.write(text);
+    this.toStderr(text);
   }
 
   /**

@@ -3,6 +3,8 @@
 // every server event except the audio itself is one JSON line (as the API sent it; audio deltas are
 // shown with their byte count instead of the base64 payload).
 
+import { jsonSafe, terminalSafe } from '../core/terminal-safe.js';
+
 export interface TranscriptLabels {
   user: string;
   assistant: string;
@@ -22,7 +24,8 @@ export class TranscriptView {
   }
 
   private write(s: string): void {
-    this.out.write(s);
+    // transcripts are server text: made safe on a terminal, byte for byte in a pipe and with --json
+    this.out.write(this.out.isTTY ? terminalSafe(s) : s);
   }
 
   /** every server event goes through here (only --json prints them) */
@@ -30,10 +33,10 @@ export class TranscriptView {
     if (!this.opts.json) return;
     if (typeof ev.delta === 'string' && /audio\.delta$/.test(String(ev.type))) {
       const { delta, ...rest } = ev;
-      this.write(JSON.stringify({ ...rest, delta_bytes: Buffer.from(delta, 'base64').length }) + '\n');
+      this.write(jsonSafe(JSON.stringify({ ...rest, delta_bytes: Buffer.from(delta, 'base64').length })) + '\n');
       return;
     }
-    this.write(JSON.stringify(ev) + '\n');
+    this.write(jsonSafe(JSON.stringify(ev)) + '\n');
   }
 
   /** a line that is not part of the transcript (the JSON form has the events themselves) */

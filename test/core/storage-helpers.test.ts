@@ -124,6 +124,9 @@ describe('saveStream', () => {
     expect(safeFileName('../../etc/passwd', 'id')).toBe('passwd');
     expect(safeFileName('..', 'id')).toBe('id');
     expect(safeFileName('a\nb', 'id')).toBe('a_b');
+    expect(safeFileName('invoice\u202Etxt.exe', 'id')).toBe('invoice_txt.exe');
+    expect(safeFileName('.bashrc', 'id')).toBe('_bashrc');
+    expect(safeFileName('a\u009bb', 'id')).toBe('a_b');
   });
 });
 

@@ -211,13 +211,15 @@ class Transcript {
     const text = [...(this.fixed.get(ch) ?? []), this.interim.get(ch) ?? ''].filter(Boolean).join(' ');
     const width = (this.ctx.streams.stdout.columns ?? 80) - 1;
     const shown = (this.prefix(ch) + text).slice(-width);
-    this.ctx.out.write(`\r\u001b[2K${shown}`);
+    this.ctx.out.control('\r\u001b[2K');
+    this.ctx.out.write(shown);
     this.live = shown.length > 0;
   }
 
   private emitLine(ch: number, text: string): void {
     if (this.tty) {
-      this.ctx.out.write(`\r\u001b[2K${this.prefix(ch)}${text}\n`);
+      this.ctx.out.control('\r\u001b[2K');
+      this.ctx.out.write(`${this.prefix(ch)}${text}\n`);
       this.live = false;
     } else this.ctx.out.line(`${this.prefix(ch)}${text}`);
   }
@@ -241,7 +243,7 @@ class Transcript {
     this.fixed.delete(ch);
     this.interim.delete(ch);
     if (text) this.emitLine(ch, text);
-    else if (this.tty && this.live) this.ctx.out.write('\r\u001b[2K');
+    else if (this.tty && this.live) this.ctx.out.control('\r\u001b[2K');
   }
 
   done(ev: SttDone): void {
