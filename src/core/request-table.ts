@@ -51,7 +51,7 @@ export function setPath(body: Record<string, unknown>, path: string, value: unkn
 }
 
 /** Fills `body` with the field of every row whose flag was given. */
-export function fillBody<B extends Record<string, unknown>>(rows: readonly RequestRow[], opts: object, body: B): B {
+export function fillBody<B extends object>(rows: readonly RequestRow[], opts: object, body: B): B {
   for (const row of rows) {
     if (!row.field) continue;
     const value = (opts as Record<string, unknown>)[optionKey(row.flags)];
@@ -60,7 +60,7 @@ export function fillBody<B extends Record<string, unknown>>(rows: readonly Reque
     else if (negated(row.flags)) sent = value === false ? false : undefined;
     else if (boolean(row.flags)) sent = value === true ? true : undefined;
     else sent = value;
-    if (sent !== undefined) setPath(body, row.field, sent);
+    if (sent !== undefined) setPath(body as Record<string, unknown>, row.field, sent);
   }
   return body;
 }

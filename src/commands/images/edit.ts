@@ -1,17 +1,16 @@
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
-import { imageRef } from '../../core/image-ref.js';
-import { imageOptions, runImages, type ImageOpts } from './shared.js';
+import { EDIT_TABLE, imageRequest, runImages, type ImageOpts } from './shared.js';
 
 export default defineCommand<ImageOpts & { image?: string }>({
   summary: 'Edit an image with a prompt and save the results',
   description: 'The --image is a local file (sent as a data URL) or an http(s) URL. Results are saved and their paths printed, as with `svc images generate`.',
   args: [{ name: 'prompt', description: 'the change to make', required: true, variadic: true }],
-  options: [{ flags: '--image <path|url>', description: 'the image to edit (required)' }, ...imageOptions],
+  options: EDIT_TABLE.rows,
+  requests: [EDIT_TABLE],
   examples: ['svc images edit "make it night" --image photo.png -o night.png'],
   async run(ctx, [words], opts) {
     if (!opts.image) throw new UsageError('--image: required (a local image or an http(s) URL)');
-    const url = await imageRef(opts.image, '--image');
-    return runImages(ctx, { prompt: (words as string[]).join(' '), model: opts.model, n: opts.n, response_format: opts.responseFormat, aspect_ratio: opts.aspectRatio, image: { url } }, opts);
+    return runImages(ctx, imageRequest(EDIT_TABLE, (words as string[]).join(' '), opts), opts);
   },
 });

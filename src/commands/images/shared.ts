@@ -1,10 +1,11 @@
 // What generate and edit share: flags, output naming, saving from URLs or base64.
 import type { Context } from '../../core/context.js';
-import type { OptionSpec } from '../../core/command.js';
 import { integer, oneOf } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
 import { sniffImage } from '../../core/image-ref.js';
 import { modelFlag } from '../../core/flag-sets.js';
+import { fillBody, type RequestRow, type RequestTable } from '../../core/request-table.js';
+import { imageRef } from '../../core/image-ref.js';
 import { checkTarget, downloadError, saveBytes, saveStream } from '../../core/download.js';
 import { DEFAULT_IMAGE_MODEL, IMAGE_ASPECT_RATIOS, IMAGE_RESPONSE_FORMATS, generateImages, type ImageEntry, type ImageRequest } from '../../api/images.js';
 
@@ -17,14 +18,27 @@ export interface ImageOpts {
   force?: boolean;
 }
 
-export const imageOptions: OptionSpec[] = [
-  modelFlag('image model', { default: DEFAULT_IMAGE_MODEL }),
-  { flags: '-n, --n <count>', description: 'number of images (1-10, default 1)', parse: integer({ min: 1, max: 10 }) },
-  { flags: '--aspect-ratio <ratio>', description: `one of ${IMAGE_ASPECT_RATIOS.join(', ')}`, parse: oneOf(IMAGE_ASPECT_RATIOS), choices: IMAGE_ASPECT_RATIOS },
-  { flags: '--response-format <format>', description: 'how the API returns images: url or b64_json (the files are saved either way)', parse: oneOf(IMAGE_RESPONSE_FORMATS), choices: IMAGE_RESPONSE_FORMATS },
+export const imageOptions: RequestRow[] = [
+  modelFlag('image model', { default: DEFAULT_IMAGE_MODEL, field: 'model' }),
+  { flags: '-n, --n <count>', description: 'number of images (1-10, default 1)', parse: integer({ min: 1, max: 10 }), field: 'n' },
+  { flags: '--aspect-ratio <ratio>', description: `one of ${IMAGE_ASPECT_RATIOS.join(', ')}`, parse: oneOf(IMAGE_ASPECT_RATIOS), choices: IMAGE_ASPECT_RATIOS, field: 'aspect_ratio' },
+  { flags: '--response-format <format>', description: 'how the API returns images: url or b64_json (the files are saved either way)', parse: oneOf(IMAGE_RESPONSE_FORMATS), choices: IMAGE_RESPONSE_FORMATS, field: 'response_format' },
   { flags: '-o, --output <path>', description: 'a directory, or a file name (with -n > 1: name-1.png, name-2.png …); default: image-N.png here' },
   { flags: '-f, --force', description: 'overwrite existing files' },
 ];
+
+const PROMPT_INPUT = { prompt: 'PROMPT words' };
+export const GENERATE_TABLE: RequestTable = { operation: 'POST /v1/images/generations', rows: imageOptions, inputs: PROMPT_INPUT };
+export const EDIT_TABLE: RequestTable = {
+  operation: 'POST /v1/images/edits',
+  rows: [{ flags: '--image <path|url>', description: 'the image to edit (required)', field: 'image', send: (v?: string) => (v === undefined ? undefined : { url: imageRef(v, '--image') }) }, ...imageOptions],
+  inputs: PROMPT_INPUT,
+};
+
+/** The request of a table's flags and the prompt. */
+export function imageRequest(table: RequestTable, prompt: string, opts: ImageOpts): ImageRequest {
+  return fillBody(table.rows, opts, { prompt } as ImageRequest);
+}
 
 const EXT: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/jpg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif' };
 

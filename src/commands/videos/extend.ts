@@ -1,19 +1,21 @@
 import { defineCommand } from '../../core/command.js';
 import { integer } from '../../core/validate.js';
 import { EXTENSION } from '../../api/videos.js';
-import { createOptions, startVideo, type VideoOpts } from './shared.js';
+import { VIDEO_ROW, startVideo, videoTable, type VideoOpts } from './shared.js';
+
+const TABLE = videoTable('extension', [
+  { ...VIDEO_ROW, description: 'the video to extend (required)' },
+  { flags: '--duration <seconds>', description: `seconds to add (${EXTENSION.min}-${EXTENSION.max}, default ${EXTENSION.default})`, parse: integer({ min: EXTENSION.min, max: EXTENSION.max }), field: 'duration' },
+]);
 
 export default defineCommand<VideoOpts>({
   summary: 'Extend a video with a prompt',
   description: 'Adds --duration seconds to the --video (a local file or an http(s) URL). Prints the request id, or waits and downloads with --wait / -o.',
   args: [{ name: 'prompt', description: 'what happens next', required: true, variadic: true }],
-  options: [
-    { flags: '--video <path|url>', description: 'the video to extend (required)' },
-    { flags: '--duration <seconds>', description: `seconds to add (${EXTENSION.min}-${EXTENSION.max}, default ${EXTENSION.default})`, parse: integer({ min: EXTENSION.min, max: EXTENSION.max }) },
-    ...createOptions,
-  ],
+  options: TABLE.rows,
+  requests: [TABLE],
   examples: ['svc videos extend "the boat sails away" --video boat.mp4 --duration 4 --wait -o longer.mp4'],
   async run(ctx, [words], opts) {
-    return startVideo(ctx, 'extension', (words as string[]).join(' '), opts);
+    return startVideo(ctx, TABLE, 'extension', (words as string[]).join(' '), opts);
   },
 });

@@ -9,6 +9,7 @@ import { checkTarget, downloadError, saveStream } from '../../core/download.js';
 import { DEFAULT_VIDEO_MODEL, VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, createVideo, getVideo, type VideoKind, type VideoRequest, type VideoStatus } from '../../api/videos.js';
 import { imageRef } from '../../core/image-ref.js';
 import { modelFlag } from '../../core/flag-sets.js';
+import { fillBody, type RequestRow, type RequestTable } from '../../core/request-table.js';
 
 export interface VideoOpts {
   model: string;
@@ -29,11 +30,11 @@ export const waitOptions: OptionSpec[] = [
   { flags: '--poll-interval <seconds>', description: 'seconds between status checks (0.1-60, default 2)', parse: number({ min: 0.1, max: 60 }) },
 ];
 
-export const createOptions: OptionSpec[] = [
-  modelFlag('video model', { default: DEFAULT_VIDEO_MODEL }),
-  { flags: '--aspect-ratio <ratio>', description: `one of ${VIDEO_ASPECT_RATIOS.join(', ')}`, parse: oneOf(VIDEO_ASPECT_RATIOS), choices: VIDEO_ASPECT_RATIOS },
-  { flags: '--resolution <res>', description: `one of ${VIDEO_RESOLUTIONS.join(', ')}`, parse: oneOf(VIDEO_RESOLUTIONS), choices: VIDEO_RESOLUTIONS },
-  { flags: '--image <path|url>', description: 'first frame: a local image (sent as a data URL) or an http(s) URL' },
+export const createOptions: RequestRow[] = [
+  modelFlag('video model', { default: DEFAULT_VIDEO_MODEL, field: 'model' }),
+  { flags: '--aspect-ratio <ratio>', description: `one of ${VIDEO_ASPECT_RATIOS.join(', ')}`, parse: oneOf(VIDEO_ASPECT_RATIOS), choices: VIDEO_ASPECT_RATIOS, field: 'aspect_ratio' },
+  { flags: '--resolution <res>', description: `one of ${VIDEO_RESOLUTIONS.join(', ')}`, parse: oneOf(VIDEO_RESOLUTIONS), choices: VIDEO_RESOLUTIONS, field: 'resolution' },
+  { flags: '--image <path|url>', description: 'first frame: a local image (sent as a data URL) or an http(s) URL', field: 'image', send: (v?: string) => (v === undefined ? undefined : { url: imageRef(v, '--image') }) },
   { flags: '--wait', description: 'wait for the video (spinner with status, progress and elapsed time), then download it' },
   ...waitOptions,
 ];
@@ -53,14 +54,20 @@ export async function videoRef(value: string, flag: string): Promise<string> {
   return `data:${mime};base64,${data.toString('base64')}`;
 }
 
+/** `--video FILE|URL` of edit and extend (its data URL is made in startVideo: reading a video is async). */
+export const VIDEO_ROW: RequestRow = { flags: '--video <path|url>', description: 'the video (required)', reaches: ['video'] };
+const PROMPT_INPUT = { prompt: 'PROMPT words' };
+
+/** The request table of each kind of video job; `first` rows are the command's own (duration, video). */
+export function videoTable(kind: VideoKind, first: RequestRow[]): RequestTable {
+  const operation = { generation: 'POST /v1/videos/generations', edit: 'POST /v1/videos/edits', extension: 'POST /v1/videos/extensions' }[kind];
+  return { operation, rows: [...first, ...createOptions], inputs: PROMPT_INPUT };
+}
+
 /** Create a job of `kind`, then print its id or wait for it. */
-export async function startVideo(ctx: Context, kind: VideoKind, prompt: string, opts: VideoOpts): Promise<number> {
+export async function startVideo(ctx: Context, table: RequestTable, kind: VideoKind, prompt: string, opts: VideoOpts): Promise<number> {
   if (prompt.trim() === '') throw new UsageError('PROMPT: an empty prompt is not allowed');
-  const req: VideoRequest = { prompt, model: opts.model };
-  if (opts.duration !== undefined) req.duration = opts.duration;
-  if (opts.aspectRatio) req.aspect_ratio = opts.aspectRatio;
-  if (opts.resolution) req.resolution = opts.resolution;
-  if (opts.image) req.image = { url: await imageRef(opts.image, '--image') };
+  const req = fillBody(table.rows, opts, { prompt } as VideoRequest);
   if (kind !== 'generation') {
     if (!opts.video) throw new UsageError('--video: required (a local video or an http(s) URL)');
     req.video = { url: await videoRef(opts.video, '--video') };
