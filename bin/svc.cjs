@@ -12,6 +12,9 @@ if (only === '--version' || only === '-V') {
   load('help').then(({ printTopLevelHelp }) => {
     process.exitCode = printTopLevelHelp(argv.length === 0);
   });
+} else if (argv[0] === '__complete') {
+  // shell completion's dynamic values (runs on every TAB: no commander, no command tree)
+  import('../dist/completion/dynamic.js').then(({ main }) => main(argv.slice(1)));
 } else {
   load('cli').then(({ main }) => main(argv));
 }

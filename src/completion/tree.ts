@@ -1,11 +1,17 @@
-// The whole command tree with every flag, for shell completion (loads every command module: never at start-up).
-import type { CommandNode, CommandSpec, OptionSpec } from '../core/command.js';
+// The whole command tree with every flag, for shell completion, docs/commands.md and the man pages (loads every
+// command module: never at start-up).
+import type { CommandNode, CommandSpec, CompletionKind, OptionSpec } from '../core/command.js';
 
 export interface FlagInfo {
   names: string[];
+  /** the value placeholder as written in the spec, e.g. `<mic|file|->` (empty for switches) */
+  value: string;
   takesValue: boolean;
   choices?: readonly string[];
   description: string;
+  group?: string;
+  /** dynamic values from `svc __complete` */
+  complete?: CompletionKind;
 }
 
 export interface TreeNode {
@@ -13,15 +19,52 @@ export interface TreeNode {
   path: string[];
   names: string[];
   summary: string;
+  description?: string;
   flags: FlagInfo[];
+  args: { name: string; description: string; required?: boolean; variadic?: boolean }[];
+  examples: string[];
   argChoices?: readonly string[];
+  /** dynamic values of the first positional argument */
+  argComplete?: CompletionKind;
   children: TreeNode[];
 }
 
-export function flagInfo(o: OptionSpec): FlagInfo {
-  const names = o.flags.split(/[ ,|]+/).filter((w) => w.startsWith('-'));
-  const takesValue = /<[^>]+>|\[[^\]]+\]/.test(o.flags);
-  return { names, takesValue, choices: o.choices, description: o.description };
+/** The ids a resource's commands take as their first argument. */
+const RESOURCE_IDS: Record<string, CompletionKind> = {
+  files: 'files',
+  agents: 'agents',
+  phone: 'numbers',
+  responses: 'responses',
+  'custom-voices': 'custom-voices',
+  skills: 'skills',
+};
+
+/** Model kinds by the group a --model flag is in. */
+const MODEL_KIND: Record<string, CompletionKind> = { images: 'models:image', videos: 'models:video', embed: 'models:embedding' };
+
+function flagCompletion(names: string[], path: string[]): CompletionKind | undefined {
+  if (names.includes('--profile')) return 'profiles';
+  if (names.includes('--model')) return MODEL_KIND[path[0] ?? ''] ?? 'models:language';
+  if (names.includes('--voice')) return 'voices';
+  if (names.includes('--agent')) return 'agents';
+  return undefined;
+}
+
+export function flagInfo(o: OptionSpec, path: string[] = []): FlagInfo {
+  const value = /[<[].*$/.exec(o.flags)?.[0] ?? '';
+  const names = o.flags
+    .slice(0, o.flags.length - value.length)
+    .split(/[ ,]+/)
+    .filter((w) => w.startsWith('-'));
+  return {
+    names,
+    value,
+    takesValue: value !== '',
+    choices: o.choices,
+    description: o.description,
+    group: o.group,
+    complete: o.complete ?? (value && !o.choices ? flagCompletion(names, path) : undefined),
+  };
 }
 
 export async function collectTree(roots: CommandNode[], globals: OptionSpec[]): Promise<TreeNode> {
@@ -33,19 +76,27 @@ export async function collectTree(roots: CommandNode[], globals: OptionSpec[]): 
       let spec: CommandSpec | undefined;
       if (node.load) spec = (await node.load()).default;
       const children = node.children ? await walk(await node.children(), p) : [];
+      const first = spec?.args?.[0];
+      const idArg = first && /^(id|ids)$/.test(first.name) && p.length === 2 ? RESOURCE_IDS[p[0]!] : undefined;
       out.push({
         path: p,
         names: [node.name, ...(node.aliases ?? [])],
         summary: node.summary,
-        flags: (spec?.options ?? []).filter((o) => !o.hidden).map(flagInfo),
+        description: spec?.description,
+        flags: (spec?.options ?? []).filter((o) => !o.hidden).map((o) => flagInfo(o, p)),
+        args: (spec?.args ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required, variadic: a.variadic })),
+        examples: spec?.examples ?? [],
         argChoices: spec?.args?.find((a) => a.choices)?.choices,
-        children: children.sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' '))),
+        argComplete: first?.complete ?? (first?.name === 'profile' ? 'profiles' : idArg),
+        children: children.sort((a, b) => compare(a.path.join(' '), b.path.join(' '))),
       });
     }
-    return out.sort((a, b) => a.names[0]!.localeCompare(b.names[0]!));
+    return out.sort((a, b) => compare(a.names[0]!, b.names[0]!));
   };
-  return { path: [], names: ['svc'], summary: '', flags: globals.map(flagInfo), children: await walk(roots, []) };
+  return { path: [], names: ['svc'], summary: '', flags: globals.map((o) => flagInfo(o)), args: [], examples: [], children: await walk(roots, []) };
 }
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function flatten(root: TreeNode): TreeNode[] {
   const out: TreeNode[] = [];

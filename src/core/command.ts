@@ -13,9 +13,14 @@ export interface OptionSpec {
   /** shown in help and used by shell completion */
   choices?: readonly string[];
   hidden?: boolean;
+  /** values shell completion asks `svc __complete` for (default: from the flag's name, e.g. --model → models) */
+  complete?: CompletionKind;
   /** help heading of a shared flag set (core/flag-sets.ts): Model, Sampling, Output, Tools, Search, Audio */
   group?: string;
 }
+
+/** Dynamic values for shell completion (src/completion/dynamic.ts). */
+export type CompletionKind = 'profiles' | 'models' | 'models:language' | 'models:image' | 'models:video' | 'models:embedding' | 'voices' | 'files' | 'agents' | 'numbers' | 'responses' | 'custom-voices' | 'skills';
 
 export interface ArgSpec {
   name: string;
@@ -23,6 +28,8 @@ export interface ArgSpec {
   required?: boolean;
   variadic?: boolean;
   choices?: readonly string[];
+  /** values shell completion asks `svc __complete` for (default: ids of the command's resource) */
+  complete?: CompletionKind;
 }
 
 export interface CommandSpec<Opts = any> {

@@ -1,0 +1,224 @@
+// `svc __complete KIND WORDS…`: the values shell completion offers for a flag or argument, one
+// "value<TAB>description" per line. Local values (profiles, built-in voices, the last response ids) are read from
+// disk; values from the API (models, voices, ids of files, agents, numbers, custom voices, skills) are cached on disk
+// for a short while per endpoint, profile and key. Everything is bounded: the API gets at most ~0.8 s, then whatever
+// the cache holds (even stale) is printed; no key, no network, an error → nothing. Never prompts, never writes to
+// stderr, exits 0. Loaded straight from bin/svc.cjs (no commander, no command tree) because it runs on every TAB.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { CompletionKind } from '../core/command.js';
+import { readConfigFile, resolveConfig } from '../core/config.js';
+import { configDir, dataDir } from '../core/paths.js';
+
+type Entry = [value: string, description: string];
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
+/** how long values fetched from the API are reused */
+const FRESH_MS = 60_000;
+/** The answer is printed at most this long after start (SVC_COMPLETE_TIMEOUT_MS; the API gets a little less). */
+const limitMs = (env: NodeJS.ProcessEnv) => Number(env.SVC_COMPLETE_TIMEOUT_MS) || 1000;
+/** what is printed if the hard limit strikes first: the cached values, even stale */
+let fallback: Entry[] = [];
+const BUILTIN_VOICES: Entry[] = [
+  ['eve', 'built-in voice'],
+  ['ara', 'built-in voice'],
+  ['rex', 'built-in voice'],
+  ['sal', 'built-in voice'],
+  ['leo', 'built-in voice'],
+];
+
+export function cacheDir(env: NodeJS.ProcessEnv): string {
+  if (env.SVC_CACHE_DIR) return env.SVC_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'svc');
+}
+
+/** The global options among the words typed so far (they choose the profile and the endpoint). */
+export function globalsOf(words: string[]): { profile?: string; baseUrl?: string; emulator: boolean } {
+  const g: { profile?: string; baseUrl?: string; emulator: boolean } = { emulator: false };
+  for (let i = 0; i < words.length; i++) {
+    const [flag, inline] = words[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = () => inline ?? words[++i];
+    if (flag === '--profile') g.profile = value();
+    else if (flag === '--base-url') g.baseUrl = value();
+    else if (flag === '--emulator') g.emulator = true;
+  }
+  return g;
+}
+
+function profiles(env: NodeJS.ProcessEnv): Entry[] {
+  const file = readConfigFile(configDir(env));
+  return Object.entries(file.profiles ?? {}).map(([name, p]): Entry => [name, `${name === file.current_profile ? 'current · ' : ''}${p.base_url ?? 'default API'}`]);
+}
+
+/** The response ids svc remembers (the last stored response of each profile). */
+function responses(env: NodeJS.ProcessEnv): Entry[] {
+  try {
+    const data = JSON.parse(readFileSync(join(dataDir(env), 'responses', 'last.json'), 'utf8')) as { profiles?: Record<string, { id: string; model?: string }> };
+    return Object.entries(data.profiles ?? {}).map(([profile, r]): Entry => [r.id, `last response of ${profile}${r.model ? ` (${r.model})` : ''}`]);
+  } catch {
+    return [];
+  }
+}
+
+type Http = import('../core/http.js').HttpClient;
+
+/** One API listing per kind: [value, description] pairs. */
+async function fromApi(kind: CompletionKind, http: Http): Promise<Entry[]> {
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  switch (kind) {
+    case 'models':
+    case 'models:language':
+    case 'models:image':
+    case 'models:video':
+    case 'models:embedding': {
+      const { listModels } = await import('../api/models.js');
+      const sub = kind === 'models' ? undefined : (kind.slice(7) as 'language');
+      const { models } = await listModels(http, sub);
+      return models.flatMap((m) => [[m.id, sub ?? str(m.object)] as Entry, ...(m.aliases ?? []).map((a): Entry => [a, `alias of ${m.id}`])]);
+    }
+    case 'voices': {
+      const { listCustomVoicesPage } = await import('../api/custom-voices.js');
+      const { voices } = await listCustomVoicesPage(http, { limit: 100 });
+      return [...BUILTIN_VOICES, ...voices.map((v): Entry => [v.voice_id, `custom voice${v.name ? `: ${v.name}` : ''}`])];
+    }
+    case 'custom-voices': {
+      const { listCustomVoicesPage } = await import('../api/custom-voices.js');
+      const { voices } = await listCustomVoicesPage(http, { limit: 100 });
+      return voices.map((v): Entry => [v.voice_id, str(v.name)]);
+    }
+    case 'files': {
+      const { listFiles } = await import('../api/files.js');
+      return (await listFiles(http, { limit: 100 })).data.map((f): Entry => [f.id, str(f.filename)]);
+    }
+    case 'agents': {
+      const { listAgents } = await import('../api/agents.js');
+      return (await listAgents(http, 100)).map((a): Entry => [a.agent_id, str(a.name)]);
+    }
+    case 'numbers': {
+      const { listNumbers } = await import('../api/phone.js');
+      return (await listNumbers(http, 100)).map((n): Entry => {
+        const r = n as Record<string, unknown>;
+        return [str(r.phone_number_id) || str(r.id), [str(r.phone_number), str(r.name)].filter(Boolean).join(' · ')];
+      });
+    }
+    case 'skills': {
+      const { listSkills } = await import('../api/skills.js');
+      return (await listSkills(http, { limit: 100 })).data.map((s): Entry => [s.id, str(s.name)]);
+    }
+    default:
+      return [];
+  }
+}
+
+interface CacheFile {
+  at: number;
+  entries: Entry[];
+}
+
+function readCache(file: string): CacheFile | undefined {
+  try {
+    const c = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
+    return Array.isArray(c.entries) ? c : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(file: string, entries: Entry[]): void {
+  try {
+    mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ at: Date.now(), entries }), { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch {
+    // a cache that cannot be written only costs the next TAB a request
+  }
+}
+
+/** Values of an API kind: fresh cache, else the API within the budget, else the stale cache. */
+async function apiValues(kind: CompletionKind, words: string[], env: NodeJS.ProcessEnv): Promise<Entry[]> {
+  const g = globalsOf(words);
+  const cfg = resolveConfig({ env, flags: { profile: g.profile, baseUrl: g.baseUrl } });
+  if (!cfg.apiKey && !g.emulator) return kind === 'voices' ? BUILTIN_VOICES : [];
+  const identity = createHash('sha256')
+    .update(`${g.emulator ? 'emulator' : cfg.baseUrl}\n${cfg.profile}\n${cfg.apiKey ?? ''}`)
+    .digest('hex')
+    .slice(0, 16);
+  const file = join(cacheDir(env), 'completion', `${identity}-${kind.replace(':', '-')}.json`);
+  const cached = readCache(file);
+  if (cached && Date.now() - cached.at < FRESH_MS) return cached.entries;
+  if (cached) fallback = cached.entries;
+
+  const budget = Math.max(100, limitMs(env) - 200);
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), budget);
+  const { createContext } = await import('../core/context.js');
+  const { PassThrough } = await import('node:stream');
+  const sink = new PassThrough();
+  const ctx = createContext({
+    streams: { stdin: sink, stdout: sink, stderr: sink },
+    env,
+    globals: { profile: g.profile, baseUrl: g.baseUrl, emulator: g.emulator, quiet: true, maxRetries: 0, timeout: budget / 1000 },
+    signal: abort.signal,
+    version: 'complete',
+    setInterruptHandler: () => {},
+  });
+  try {
+    const work = (async () => fromApi(kind, await ctx.http()))();
+    const late = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+    const entries = await Promise.race([work, late]);
+    if (entries) {
+      writeCache(file, entries);
+      return entries;
+    }
+  } catch {
+    // offline, no access, an old server: fall back to what was cached
+  } finally {
+    clearTimeout(timer);
+  }
+  return cached?.entries ?? (kind === 'voices' ? BUILTIN_VOICES : []);
+}
+
+export async function completeValues(kind: string, words: string[], env: NodeJS.ProcessEnv): Promise<Entry[]> {
+  if (kind === 'profiles') return profiles(env);
+  if (kind === 'responses') return responses(env);
+  return apiValues(kind as CompletionKind, words, env);
+}
+
+/** Entry point from bin/svc.cjs: print the values and exit (sockets and an in-process emulator included). */
+export async function main(argv: string[]): Promise<never> {
+  const [kind = '', ...words] = argv;
+  let done = false;
+  const answer = (entries: Entry[]) => {
+    if (done) return;
+    done = true;
+    process.stdout.write(format(entries), () => process.exit(0));
+  };
+  // the hard limit: whatever is still loading or waiting, the shell gets its answer (the cache, or nothing)
+  setTimeout(() => answer(fallback), limitMs(process.env)).unref();
+  let entries: Entry[] = [];
+  try {
+    entries = await completeValues(kind, words, process.env);
+  } catch {
+    // completion never fails loudly
+  }
+  answer(entries);
+  return new Promise<never>(() => {});
+}
+
+/** "value<TAB>description" lines, each value once; server text never reaches the shell with control characters. */
+function format(entries: Entry[]): string {
+  const seen = new Set<string>();
+  let lines = '';
+  for (const [value, description] of entries) {
+    const v = value.replace(CONTROL, '');
+    if (!v || seen.has(v)) continue;
+    seen.add(v);
+    lines += `${v}\t${description.replace(CONTROL, ' ').trim()}\n`;
+  }
+  return lines;
+}

@@ -1,0 +1,111 @@
+// TAB in real shells: bash, zsh and fish run in tmux with the generated scripts sourced, a `svc` on PATH talking to
+// the emulator. What TAB offers is read off the screen: flags after aliases, descriptions (zsh, fish), enum values
+// (`--order=`), and dynamic values from `svc __complete` (profiles, models, file and agent ids).
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, startTestEmulator, svc, svcEnv, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+import { Tmux } from '../../helpers/terminal.js';
+
+let emu: TestEmulator;
+const tmux = new Tmux();
+const fileIds: string[] = [];
+let agentId = '';
+let env: Record<string, string | undefined>;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  const home = tempDir();
+  const bin = join(home, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec node '${BIN}' "$@"\n`);
+  chmodSync(join(bin, 'svc'), 0o755);
+  const configDir = join(home, 'config');
+  mkdirSync(configDir);
+  writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current_profile: 'work', profiles: { work: {}, staging: { base_url: 'http://127.0.0.1:9' } } }));
+  env = { ...svcEnv({ emu, configDir }), HOME: home, PATH: `${bin}:${process.env.PATH}`, SVC_CACHE_DIR: join(home, 'cache'), SVC_COMPLETE_TIMEOUT_MS: '30000', TERM: 'xterm', PS1: '$ ' };
+  for (const name of ['alpha-report.txt', 'beta-notes.txt']) {
+    const r = await svc(['files', 'upload', writeTemp(name, 'x'), '--json'], { emu });
+    fileIds.push(JSON.parse(r.stdout).id);
+  }
+  const a = await svc(['agents', 'create', '--name', 'front desk', '--json'], { emu });
+  agentId = JSON.parse(a.stdout).agent_id;
+});
+afterAll(async () => {
+  tmux.kill();
+  await emu.close();
+});
+
+const SHELLS = {
+  // one TAB lists every candidate (the default would insert a common prefix first and list on the second TAB)
+  bash: { start: 'bash --norc --noprofile', source: `bind 'set show-all-if-ambiguous on'; source ${join(ROOT, 'completions/svc.bash')}`, tab: ['Tab'] },
+  zsh: { start: 'zsh -f', source: `setopt no_list_ambiguous; autoload -U compinit && compinit -u && source ${join(ROOT, 'completions/_svc')}`, tab: ['Tab'] },
+  fish: { start: 'fish --no-config', source: `source ${join(ROOT, 'completions/svc.fish')}; function fish_prompt; echo '$ '; end`, tab: ['Tab'] },
+} as const;
+
+/** Type `line` into a fresh prompt, press TAB and return the screen once `expected` shows. */
+async function offered(shell: keyof typeof SHELLS, line: string, expected: string | RegExp): Promise<string> {
+  const s = SHELLS[shell];
+  tmux.keys(shell, 'C-c');
+  tmux.type(shell, 'clear');
+  tmux.keys(shell, 'Enter');
+  await tmux.waitFor(shell, /^\$ ?$/m);
+  tmux.type(shell, line);
+  tmux.keys(shell, ...s.tab);
+  return tmux.waitFor(shell, expected);
+}
+
+for (const shell of Object.keys(SHELLS) as (keyof typeof SHELLS)[]) {
+  describe(`${shell}: TAB`, () => {
+    beforeAll(async () => {
+      tmux.start(shell, SHELLS[shell].start, env, 200, 50);
+      await new Promise((r) => setTimeout(r, 300));
+      tmux.type(shell, SHELLS[shell].source);
+      tmux.keys(shell, 'Enter');
+      await tmux.waitFor(shell, /^\$ ?$/m);
+    });
+
+    it('offers the flags of a command after its alias (files ls, files rm)', async () => {
+      let screen = await offered(shell, 'svc files ls --so', /--sort-by/);
+      expect(screen).toContain('--sort-by');
+      screen = await offered(shell, 'svc files ls --', /--page-token/);
+      expect(screen).toMatch(/--order/);
+      expect(screen).toMatch(/--no-color/);
+      screen = await offered(shell, 'svc files rm --', /--help/);
+      expect(screen).toMatch(/--json/);
+    });
+
+    if (shell !== 'bash') {
+      it('shows descriptions of commands and flags', async () => {
+        let screen = await offered(shell, 'svc files ls --', /files per page/);
+        expect(screen).toMatch(/--sort-by.*(created_at|sort)/);
+        screen = await offered(shell, 'svc c', /Print a shell completion script/);
+        expect(screen).toContain('conversations');
+        expect(screen).toContain('custom-voices');
+      });
+    }
+
+    it('completes enum values after --order and --order=', async () => {
+      let screen = await offered(shell, 'svc files ls --order ', /desc/);
+      expect(screen).toContain('asc');
+      screen = await offered(shell, 'svc files list --order=', /desc/);
+      expect(screen).toMatch(/asc/);
+    });
+
+    it('completes file and agent ids from the API, with names as descriptions', async () => {
+      let screen = await offered(shell, 'svc files rm ', new RegExp(fileIds[1]!));
+      expect(screen).toContain(fileIds[0]);
+      if (shell !== 'bash') expect(screen).toContain('alpha-report.txt');
+      // the only agent: TAB writes its id in full
+      screen = await offered(shell, 'svc agents get ', agentId);
+      expect(screen).toContain(`svc agents get ${agentId}`);
+    });
+
+    it('completes profiles and model ids', async () => {
+      let screen = await offered(shell, 'svc --profile ', /staging/);
+      expect(screen).toContain('work');
+      screen = await offered(shell, 'svc chat -m svc-4', /svc-4-mini/);
+      expect(screen).toContain('svc-4-reasoning');
+    });
+  });
+}
