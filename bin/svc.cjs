@@ -14,7 +14,7 @@ if (only === '--version' || only === '-V') {
   });
 } else if (argv[0] === '__complete') {
   // shell completion's dynamic values (runs on every TAB: no commander, no command tree)
-  import('../dist/completion/dynamic.js').then(({ main }) => main(argv.slice(1)));
+  import('../dist/commands/completion/dynamic.js').then(({ main }) => main(argv.slice(1)));
 } else {
   load('cli').then(({ main }) => main(argv));
 }

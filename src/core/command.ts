@@ -19,7 +19,7 @@ export interface OptionSpec {
   group?: string;
 }
 
-/** Dynamic values for shell completion (src/completion/dynamic.ts). */
+/** Dynamic values for shell completion (src/commands/completion/dynamic.ts). */
 export type CompletionKind = 'profiles' | 'models' | 'models:language' | 'models:image' | 'models:video' | 'models:embedding' | 'voices' | 'files' | 'agents' | 'numbers' | 'responses' | 'custom-voices' | 'skills';
 
 export interface ArgSpec {

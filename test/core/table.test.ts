@@ -2,8 +2,7 @@
 // kept whole; checked on real pseudo-terminals of 60 and 120 columns, plus the fitting rules themselves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth, fitWidths, renderTable, truncate } from '../../src/core/table.js';
-import { startTestEmulator, svc, writeTemp, type TestEmulator } from '../helpers/cli.js';
-import { svcInPty } from '../helpers/terminal.js';
+import { startTestEmulator, svc, writeTemp, type TestEmulator, svcOnTerminal } from '../helpers/cli.js';
 
 let emu: TestEmulator;
 const LONG = 'quarterly-report-for-the-board-with-every-appendix-included-final-v2.pdf';
@@ -28,22 +27,22 @@ const screenLines = (output: string) =>
 describe('files ls on a real terminal', () => {
   for (const cols of [60, 120]) {
     it(`${cols} columns: one line per row, none wider than the terminal, ids whole`, async () => {
-      const r = await svcInPty(['files', 'ls'], { emu, cols });
-      expect(r.exitCode, r.output).toBe(0);
-      const lines = screenLines(r.output);
+      const r = await svcOnTerminal(['files', 'ls'], { emu, cols });
+      expect(r.exitCode, r.screen).toBe(0);
+      const lines = screenLines(r.screen);
       expect(lines).toHaveLength(3);
       expect(lines[0]).toMatch(/^ID\s+FILEN\S*\s+SIZE\s+CREAT\S*\s+EXPIRES$/);
       for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(cols);
-      for (const id of ids) expect(r.output).toContain(id);
-      expect(r.output).not.toContain(LONG);
-      expect(r.output).toContain('quart');
-      expect(r.output).toContain('…');
+      for (const id of ids) expect(r.screen).toContain(id);
+      expect(r.screen).not.toContain(LONG);
+      expect(r.screen).toContain('quart');
+      expect(r.screen).toContain('…');
     });
   }
 
   it('at 120 columns the long filename gives way first: the dates stay whole', async () => {
-    const r = await svcInPty(['files', 'ls'], { emu, cols: 120 });
-    const row = screenLines(r.output).find((l) => l.startsWith(ids[0]!))!;
+    const r = await svcOnTerminal(['files', 'ls'], { emu, cols: 120 });
+    const row = screenLines(r.screen).find((l) => l.startsWith(ids[0]!))!;
     expect(row).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+-$/);
     expect(row).toMatch(/quarterly-report-for-the-board-with-every\S*… /);
   });

@@ -1,8 +1,7 @@
 // A terminal that reports 0 columns (a pseudo-terminal without a size: `script` in CI, editor shells) gets no live
 // redraw: every spinner and progress path finishes, prints a bounded amount, and never moves the cursor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, tempDir, type TestEmulator } from '../helpers/cli.js';
-import { svcInPty } from '../helpers/terminal.js';
+import { startTestEmulator, tempDir, type TestEmulator, svcOnTerminal } from '../helpers/cli.js';
 import { livePaths, prepareInputs, type LivePath } from './terminal-paths.js';
 
 let emu: TestEmulator;
@@ -20,18 +19,18 @@ afterAll(() => emu.close());
 describe('a pseudo-terminal of 0 columns', () => {
   it('every spinner and progress path finishes with static lines only', async () => {
     for (const p of paths) {
-      const r = await svcInPty(p.args(tempDir()), { emu, cols: 0, env: { NO_COLOR: undefined, FORCE_COLOR: undefined } });
-      expect(r.exitCode, `${p.name}\n${r.output.slice(0, 2000)}`).toBe(0);
-      expect(r.output.length, p.name).toBeLessThan(4000);
+      const r = await svcOnTerminal(p.args(tempDir()), { emu, cols: 0, env: { NO_COLOR: undefined, FORCE_COLOR: undefined } });
+      expect(r.exitCode, `${p.name}\n${r.screen.slice(0, 2000)}`).toBe(0);
+      expect(r.screen.length, p.name).toBeLessThan(4000);
       // no cursor movement or line erasing: \r only as part of the terminal's CR LF
-      expect(r.output, p.name).not.toMatch(/\u001b\[\d*[ABGK]|\u001b\[2K|\r(?!\n)/);
+      expect(r.screen, p.name).not.toMatch(/\u001b\[\d*[ABGK]|\u001b\[2K|\r(?!\n)/);
     }
   });
 
   it('the spinner text is shown once, then the outcome', async () => {
     const video = paths.find((p) => p.name.startsWith('videos'))!;
-    const r = await svcInPty(video.args(tempDir()), { emu, cols: 0 });
-    expect(r.output.match(/: pending/g)).toHaveLength(1);
-    expect(r.output).toMatch(/✔ video \S+: done/);
+    const r = await svcOnTerminal(video.args(tempDir()), { emu, cols: 0 });
+    expect(r.screen.match(/: pending/g)).toHaveLength(1);
+    expect(r.screen).toMatch(/✔ video \S+: done/);
   });
 });

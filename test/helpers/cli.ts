@@ -243,6 +243,22 @@ export class TmuxTerminal {
     this.tmux('new-session', '-d', '-x', String(opts.cols ?? 120), '-y', String(opts.rows ?? 40), '-s', 'svc', cmd);
   }
 
+  /**
+   * Start a shell command line (e.g. `bash --norc`) in which `svc` on PATH is the CLI, for completion tests; the
+   * environment is the suite's plus `env`.
+   */
+  startShell(command: string, opts: RunOptions & { cols?: number; rows?: number } = {}): void {
+    const bin = mkdtempSync(join(tmpdir(), 'svc-bin-'));
+    writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec ${commandLine([])} "$@"\n`, { mode: 0o755 });
+    const base = svcEnv(opts);
+    const vars = Object.entries({ TERM: 'xterm', ...base, PATH: `${bin}:${base.PATH}` })
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${shellQuote(v!)}`)
+      .join(' ');
+    this.stop();
+    this.tmux('new-session', '-d', '-x', String(opts.cols ?? 120), '-y', String(opts.rows ?? 40), '-s', 'svc', `cd ${shellQuote(opts.cwd ?? ROOT)} && env -i ${vars} ${command}`);
+  }
+
   /** tmux send-keys: text, or key names such as 'Enter', 'Space', 'C-c' */
   keys(...keys: string[]): void {
     this.tmux('send-keys', '-t', 'svc', ...keys);

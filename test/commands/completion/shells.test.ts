@@ -1,29 +1,23 @@
 // TAB in real shells: bash, zsh and fish run in tmux with the generated scripts sourced, a `svc` on PATH talking to
 // the emulator. What TAB offers is read off the screen: flags after aliases, descriptions (zsh, fish), enum values
 // (`--order=`), and dynamic values from `svc __complete` (profiles, models, file and agent ids).
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, startTestEmulator, svc, svcEnv, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
-import { Tmux } from '../../helpers/terminal.js';
+import { ROOT, TmuxTerminal, startTestEmulator, svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
-const tmux = new Tmux();
 const fileIds: string[] = [];
 let agentId = '';
-let env: Record<string, string | undefined>;
+let home: string;
+let configDir: string;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const home = tempDir();
-  const bin = join(home, 'bin');
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec node '${BIN}' "$@"\n`);
-  chmodSync(join(bin, 'svc'), 0o755);
-  const configDir = join(home, 'config');
+  home = tempDir();
+  configDir = join(home, 'config');
   mkdirSync(configDir);
   writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current_profile: 'work', profiles: { work: {}, staging: { base_url: 'http://127.0.0.1:9' } } }));
-  env = { ...svcEnv({ emu, configDir }), HOME: home, PATH: `${bin}:${process.env.PATH}`, SVC_CACHE_DIR: join(home, 'cache'), SVC_COMPLETE_TIMEOUT_MS: '30000', TERM: 'xterm', PS1: '$ ' };
   for (const name of ['alpha-report.txt', 'beta-notes.txt']) {
     const r = await svc(['files', 'upload', writeTemp(name, 'x'), '--json'], { emu });
     fileIds.push(JSON.parse(r.stdout).id);
@@ -32,9 +26,11 @@ beforeAll(async () => {
   agentId = JSON.parse(a.stdout).agent_id;
 });
 afterAll(async () => {
-  tmux.kill();
+  for (const t of Object.values(terminals)) t.stop();
   await emu.close();
 });
+
+const terminals: Record<string, TmuxTerminal> = {};
 
 const SHELLS = {
   // one TAB lists every candidate (the default would insert a common prefix first and list on the second TAB)
@@ -45,24 +41,25 @@ const SHELLS = {
 
 /** Type `line` into a fresh prompt, press TAB and return the screen once `expected` shows. */
 async function offered(shell: keyof typeof SHELLS, line: string, expected: string | RegExp): Promise<string> {
-  const s = SHELLS[shell];
-  tmux.keys(shell, 'C-c');
-  tmux.type(shell, 'clear');
-  tmux.keys(shell, 'Enter');
-  await tmux.waitFor(shell, /^\$ ?$/m);
-  tmux.type(shell, line);
-  tmux.keys(shell, ...s.tab);
-  return tmux.waitFor(shell, expected);
+  const t = terminals[shell]!;
+  t.keys('C-c');
+  t.keys('clear', 'Enter');
+  await t.waitFor(/^\$ ?$/m);
+  t.keys(line);
+  t.keys(...SHELLS[shell].tab);
+  return t.waitFor(expected, 0, 400);
 }
 
 for (const shell of Object.keys(SHELLS) as (keyof typeof SHELLS)[]) {
   describe(`${shell}: TAB`, () => {
     beforeAll(async () => {
-      tmux.start(shell, SHELLS[shell].start, env, 200, 50);
+      const t = (terminals[shell] = new TmuxTerminal());
+      // a generous time limit for __complete: this machine may be loaded (the 1 s default is tested in test/completion)
+      const env = { HOME: home, SVC_CACHE_DIR: join(home, `cache-${shell}`), SVC_COMPLETE_TIMEOUT_MS: '30000', PS1: '$ ' };
+      t.startShell(SHELLS[shell].start, { emu, configDir, env, cols: 200, rows: 50 });
       await new Promise((r) => setTimeout(r, 300));
-      tmux.type(shell, SHELLS[shell].source);
-      tmux.keys(shell, 'Enter');
-      await tmux.waitFor(shell, /^\$ ?$/m);
+      t.keys(SHELLS[shell].source, 'Enter');
+      await t.waitFor(/^\$ ?$/m);
     });
 
     it('offers the flags of a command after its alias (files ls, files rm)', async () => {

@@ -4,13 +4,14 @@
 // for a short while per endpoint, profile and key. Everything is bounded: the API gets at most ~0.8 s, then whatever
 // the cache holds (even stale) is printed; no key, no network, an error → nothing. Never prompts, never writes to
 // stderr, exits 0. Loaded straight from bin/svc.cjs (no commander, no command tree) because it runs on every TAB.
+// With --emulator on the line, only local values are offered (starting an emulator per TAB would cost too much).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { CompletionKind } from '../core/command.js';
-import { readConfigFile, resolveConfig } from '../core/config.js';
-import { configDir, dataDir } from '../core/paths.js';
+import type { CompletionKind } from '../../core/command.js';
+import { readConfigFile, resolveConfig } from '../../core/config.js';
+import { configDir, dataDir } from '../../core/paths.js';
 
 type Entry = [value: string, description: string];
 
@@ -64,7 +65,7 @@ function responses(env: NodeJS.ProcessEnv): Entry[] {
   }
 }
 
-type Http = import('../core/http.js').HttpClient;
+type Http = import('../../core/http.js').HttpClient;
 
 /** One API listing per kind: [value, description] pairs. */
 async function fromApi(kind: CompletionKind, http: Http): Promise<Entry[]> {
@@ -75,38 +76,38 @@ async function fromApi(kind: CompletionKind, http: Http): Promise<Entry[]> {
     case 'models:image':
     case 'models:video':
     case 'models:embedding': {
-      const { listModels } = await import('../api/models.js');
+      const { listModels } = await import('../../api/models.js');
       const sub = kind === 'models' ? undefined : (kind.slice(7) as 'language');
       const { models } = await listModels(http, sub);
       return models.flatMap((m) => [[m.id, sub ?? str(m.object)] as Entry, ...(m.aliases ?? []).map((a): Entry => [a, `alias of ${m.id}`])]);
     }
     case 'voices': {
-      const { listCustomVoicesPage } = await import('../api/custom-voices.js');
+      const { listCustomVoicesPage } = await import('../../api/custom-voices.js');
       const { voices } = await listCustomVoicesPage(http, { limit: 100 });
       return [...BUILTIN_VOICES, ...voices.map((v): Entry => [v.voice_id, `custom voice${v.name ? `: ${v.name}` : ''}`])];
     }
     case 'custom-voices': {
-      const { listCustomVoicesPage } = await import('../api/custom-voices.js');
+      const { listCustomVoicesPage } = await import('../../api/custom-voices.js');
       const { voices } = await listCustomVoicesPage(http, { limit: 100 });
       return voices.map((v): Entry => [v.voice_id, str(v.name)]);
     }
     case 'files': {
-      const { listFiles } = await import('../api/files.js');
+      const { listFiles } = await import('../../api/files.js');
       return (await listFiles(http, { limit: 100 })).data.map((f): Entry => [f.id, str(f.filename)]);
     }
     case 'agents': {
-      const { listAgents } = await import('../api/agents.js');
-      return (await listAgents(http, 100)).map((a): Entry => [a.agent_id, str(a.name)]);
+      const { listAgents } = await import('../../api/agents.js');
+      return (await listAgents(http, 100)).agents.map((a): Entry => [a.agent_id, str(a.name)]);
     }
     case 'numbers': {
-      const { listNumbers } = await import('../api/phone.js');
-      return (await listNumbers(http, 100)).map((n): Entry => {
+      const { listNumbers } = await import('../../api/phone.js');
+      return (await listNumbers(http, 100)).phone_numbers.map((n): Entry => {
         const r = n as Record<string, unknown>;
         return [str(r.phone_number_id) || str(r.id), [str(r.phone_number), str(r.name)].filter(Boolean).join(' · ')];
       });
     }
     case 'skills': {
-      const { listSkills } = await import('../api/skills.js');
+      const { listSkills } = await import('../../api/skills.js');
       return (await listSkills(http, { limit: 100 })).data.map((s): Entry => [s.id, str(s.name)]);
     }
     default:
@@ -143,9 +144,10 @@ function writeCache(file: string, entries: Entry[]): void {
 async function apiValues(kind: CompletionKind, words: string[], env: NodeJS.ProcessEnv): Promise<Entry[]> {
   const g = globalsOf(words);
   const cfg = resolveConfig({ env, flags: { profile: g.profile, baseUrl: g.baseUrl } });
-  if (!cfg.apiKey && !g.emulator) return kind === 'voices' ? BUILTIN_VOICES : [];
+  // --emulator would start an emulator in this process on every TAB: API values are not offered then
+  if (!cfg.apiKey || g.emulator) return kind === 'voices' ? BUILTIN_VOICES : [];
   const identity = createHash('sha256')
-    .update(`${g.emulator ? 'emulator' : cfg.baseUrl}\n${cfg.profile}\n${cfg.apiKey ?? ''}`)
+    .update(`${cfg.baseUrl}\n${cfg.profile}\n${cfg.apiKey}`)
     .digest('hex')
     .slice(0, 16);
   const file = join(cacheDir(env), 'completion', `${identity}-${kind.replace(':', '-')}.json`);
@@ -156,13 +158,13 @@ async function apiValues(kind: CompletionKind, words: string[], env: NodeJS.Proc
   const budget = Math.max(100, limitMs(env) - 200);
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), budget);
-  const { createContext } = await import('../core/context.js');
+  const { createContext } = await import('../../core/context.js');
   const { PassThrough } = await import('node:stream');
   const sink = new PassThrough();
   const ctx = createContext({
     streams: { stdin: sink, stdout: sink, stderr: sink },
     env,
-    globals: { profile: g.profile, baseUrl: g.baseUrl, emulator: g.emulator, quiet: true, maxRetries: 0, timeout: budget / 1000 },
+    globals: { profile: g.profile, baseUrl: g.baseUrl, quiet: true, maxRetries: 0, timeout: budget / 1000 },
     signal: abort.signal,
     version: 'complete',
     setInterruptHandler: () => {},
