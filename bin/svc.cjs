@@ -52,8 +52,11 @@ function useCodeCache(bundleDir) {
   const Module = require('node:module');
   const { join, relative, dirname } = require('node:path');
   const env = process.env;
-  const root = env.SVC_CACHE_DIR || join(env.XDG_CACHE_HOME || join(require('node:os').homedir(), '.cache'), 'svc');
-  const dir = join(root, `v8-${process.version}-${process.arch}`);
+  const root = env.SVC_CACHE_DIR || join(env.XDG_CACHE_HOME || join(env.HOME || require('node:os').homedir(), '.cache'), 'svc');
+  // one folder per Node version and per installed copy of svc (a hash of its path), pruned when written to
+  let hash = 5381;
+  for (let i = 0; i < bundleDir.length; i++) hash = ((hash * 33) ^ bundleDir.charCodeAt(i)) >>> 0;
+  const dir = join(root, `v8-${process.version}-${process.arch}`, hash.toString(36));
   if (typeof Module.enableCompileCache === 'function') {
     Module.enableCompileCache(dir);
     return;
@@ -97,8 +100,26 @@ function useCodeCache(bundleDir) {
         fs.writeFileSync(tmp, script.createCachedData());
         fs.renameSync(tmp, cacheFile);
       }
+      pruneCache(fs, dir, bundleDir);
     } catch {
       // read-only or full: run uncached next time
     }
   });
+}
+
+/** Remove the caches of bundle files that are gone or changed (a rebuild or an upgrade). */
+function pruneCache(fs, dir, bundleDir) {
+  const { join } = require('node:path');
+  for (const name of fs.readdirSync(dir)) {
+    const m = /^(.+)\.(\d+)\.(\d+)\.bin$/.exec(name);
+    if (!m) continue; // another process's temp file, being written
+    let stale = true;
+    try {
+      const st = fs.statSync(join(bundleDir, m[1].replace(/~/g, '/')));
+      stale = st.size !== Number(m[2]) || Math.floor(st.mtimeMs) !== Number(m[3]);
+    } catch {
+      // the bundle file is gone
+    }
+    if (stale) fs.rmSync(join(dir, name), { force: true });
+  }
 }
