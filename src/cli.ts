@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option, type Help } from 'commander';
 import type { CommandNode, CommandSpec, OptionSpec } from './core/command.js';
-import { createContext, type EndpointResolver, type GlobalOptions } from './core/context.js';
+import type { EndpointResolver, GlobalOptions } from './core/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS } from './core/global-options.js';
 import { rootCommands } from './commands/index.js';
@@ -13,7 +13,8 @@ const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes(
 
 /** The package version; this file runs from dist/ or from the bundle in dist/bundle/. */
 function version(): string {
-  for (const rel of ['../package.json', '../../package.json']) {
+  const bundled = import.meta.url.includes('/dist/bundle/');
+  for (const rel of bundled ? ['../../package.json', '../package.json'] : ['../package.json', '../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version: string };
       if (pkg.name === 'svc-cli') return pkg.version;
@@ -223,6 +224,8 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
 /** The command's flags, arguments and help from its spec, and its runner with a fresh context. */
 async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation): Promise<void> {
   buildLeaf(cmd, spec, async (args, opts, globals) => {
+    // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
+    const { createContext } = await import('./core/context.js');
     const ctx = createContext({
       streams: inv.streams,
       env: process.env,
