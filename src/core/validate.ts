@@ -140,3 +140,15 @@ export function keyValue<V = string>(value?: (raw: string, flag: string, key: st
 export function require(ok: boolean, flag: string, value: unknown, allowed: string): void {
   if (!ok) fail(flag, value, allowed);
 }
+
+/** A regular expression given as a flag (a filter): refused with the parser's reason when it does not compile. */
+export function regex(): FlagParser<string> {
+  return (raw, flag) => {
+    try {
+      new RegExp(raw);
+    } catch (err) {
+      fail(flag, raw, `a regular expression (${(err as Error).message})`);
+    }
+    return raw;
+  };
+}

@@ -36,6 +36,8 @@ export interface InboundCallOptions {
   phone_number_id?: string;
   from?: string;
   caller_script?: string | string[];
+  /** deliver the webhook here instead of the number's registered URL (signed with the number's secret) */
+  webhook_url?: string;
 }
 
 export function calls(core: EmulatorCore) {
@@ -123,7 +125,8 @@ export async function startInboundCall(core: EmulatorCore, opts: InboundCallOpti
   calls(core).set(call.call_id, call);
   core.store.save();
   let webhook: WebhookDelivery | null = null;
-  if (number?.webhook) webhook = await deliverWebhook(number.webhook.url, number.webhook.secret, incomingEvent(core, call));
+  if (opts.webhook_url && !number?.webhook) throw new HttpError(400, 'The number has no webhook secret to sign with: register a v2 number with a webhook first');
+  if (number?.webhook) webhook = await deliverWebhook(opts.webhook_url ?? number.webhook.url, number.webhook.secret, incomingEvent(core, call));
   core.emit('call.incoming', call);
   return { call, webhook };
 }

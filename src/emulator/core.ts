@@ -21,6 +21,8 @@ export interface EmulatorSettings {
 export const DEFAULT_SETTINGS: EmulatorSettings = { tokenDelayMs: 0, deferredDelayMs: 1500, latencyMs: 0, videoDelayMs: 1500 };
 
 export interface LoggedRequest {
+  /** position in the log (GET /_emulator/requests?after=SEQ for what came since) */
+  seq: number;
   id: string;
   time: number;
   method: string;
@@ -29,7 +31,15 @@ export interface LoggedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** the body as text when it was read and is small enough (JSON bodies) */
   body?: string;
+  /** request body size in bytes (read, else Content-Length) */
+  bytes?: number;
+  /** set when the reply is finished */
+  status?: number;
+  duration_ms?: number;
 }
+
+/** The request log keeps the newest entries only, so a long-running emulator does not grow without bound. */
+export const MAX_LOGGED_REQUESTS = 10_000;
 
 export class EmulatorCore extends EventEmitter {
   readonly faults = new FaultList();
@@ -40,6 +50,17 @@ export class EmulatorCore extends EventEmitter {
   readonly defaultKey: string;
   /** when set, /_emulator/* (but health) needs it */
   adminToken?: string;
+  /** re-applies the fixtures (set by the server when it has some; reset calls it) */
+  fixtures?: () => Promise<Record<string, number>>;
+  private logSeq = 0;
+
+  /** Add an entry to the request log (numbered; the oldest dropped beyond MAX_LOGGED_REQUESTS). */
+  logRequest(entry: Omit<LoggedRequest, 'seq'>): LoggedRequest {
+    const e = { seq: ++this.logSeq, ...entry };
+    this.requests.push(e);
+    if (this.requests.length > MAX_LOGGED_REQUESTS) this.requests.splice(0, this.requests.length - MAX_LOGGED_REQUESTS);
+    return e;
+  }
 
   /** `--seed N`: ids, tokens and generated content are drawn from streams seeded by N (deterministic runs) */
   readonly seed?: number;

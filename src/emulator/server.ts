@@ -1,5 +1,6 @@
 // The local emulator's HTTP + WebSocket server: request ids, the request log, fault injection, auth, routing.
 import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -7,6 +8,8 @@ import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
 import { EmulatorCore, type EmulatorSettings } from './core.js';
 import { FaultList, type Fault } from './faults.js';
 import { ERROR_CODES, HttpError, MAX_JSON_BODY, Router, invalid, parseJsonBody, type EmuRequest, type EmuResponse, type SseWriter } from './router.js';
+import { registerAdminRoutes } from './admin.js';
+import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerCollections } from './search-index.js';
 import { StateStore } from './state.js';
@@ -28,6 +31,8 @@ export interface EmulatorOptions {
   settings?: Partial<EmulatorSettings>;
   /** required (Bearer, or x-emulator-admin-token) on /_emulator/* except the health route; set it off loopback */
   adminToken?: string;
+  /** seed the state with these (after listening; again after every reset) — see fixtures.ts */
+  fixtures?: { fixtures: Fixtures; dir: string };
   /** `--seed N`: ids, tokens and generated content repeat exactly across runs from the same state */
   seed?: number;
   /** document collections for POST /v1/documents/search: collection id → file or folder path(s) */
@@ -91,6 +96,18 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   core.url = `http://${host}:${addr.port}`;
   core.wsUrl = `ws://${host}:${addr.port}`;
+  if (opts.fixtures) {
+    const { fixtures, dir } = opts.fixtures;
+    core.fixtures = () => applyFixtures(core, fixtures, dir);
+    try {
+      await seedFixtures(core, fixtures, dir);
+    } catch (err) {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+      store.close();
+      throw err;
+    }
+  }
 
   return {
     url: core.url,
@@ -219,7 +236,7 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined, core: Emula
   };
 }
 
-function makeRequest(req: IncomingMessage, path: string, url: URL, requestId: string, params: Record<string, string>, log?: { body?: string }): EmuRequest {
+function makeRequest(req: IncomingMessage, path: string, url: URL, requestId: string, params: Record<string, string>, log?: { body?: string; bytes?: number }): EmuRequest {
   let cached: Promise<Buffer> | undefined;
   const body = (limit = 64 * 1024 * 1024) => {
     cached ??= new Promise<Buffer>((resolve, reject) => {
@@ -236,6 +253,7 @@ function makeRequest(req: IncomingMessage, path: string, url: URL, requestId: st
       });
       req.on('end', () => {
         const buf = Buffer.concat(chunks);
+        if (log) log.bytes = buf.length;
         if (log && buf.length <= MAX_LOGGED_BODY) log.body = buf.toString('utf8');
         resolve(buf);
       });
@@ -312,18 +330,25 @@ async function handle(router: Router, core: EmulatorCore, req: IncomingMessage, 
   // admin calls (readiness polls, log reads) do not move the seeded request-id stream
   const requestId = isAdmin ? randomUUID() : core.uuid('request');
   res.setHeader('x-request-id', requestId);
+  const started = performance.now();
   const entry = isAdmin
     ? undefined
-    : {
+    : core.logRequest({
         id: requestId,
         time: Date.now(),
         method,
         path,
         query: queryRecord(url.searchParams),
         headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
-        body: undefined as string | undefined,
-      };
-  if (entry) core.requests.push(entry);
+        body: undefined,
+        bytes: req.headers['content-length'] ? Number(req.headers['content-length']) : undefined,
+      });
+  if (entry) {
+    res.once('close', () => {
+      entry.status = res.statusCode;
+      entry.duration_ms = Math.round((performance.now() - started) * 10) / 10;
+    });
+  }
 
   if (isAdmin && core.adminToken && path !== '/_emulator/health' && !adminTokenMatches(req, core.adminToken)) {
     req.resume();
@@ -383,7 +408,7 @@ async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketS
     const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
     socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   };
-  core.requests.push({ id: requestId, time: Date.now(), method: 'WS', path, query: queryRecord(url.searchParams), headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined } });
+  core.logRequest({ id: requestId, time: Date.now(), method: 'WS', path, query: queryRecord(url.searchParams), headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined } });
   const { route, params } = router.matchWs(path);
   if (!route) return reject(404, `No such WebSocket endpoint: ${path}`);
   const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -423,47 +448,4 @@ function guardMessageListeners(ws: WebSocket): void {
       }
     });
   }) as typeof ws.on;
-}
-
-function registerAdminRoutes(router: Router): void {
-  const admin = { auth: false } as const;
-  router.get('/_emulator/health', (_req, res, core) => res.json(200, { status: 'ok', url: core.url, ws_url: core.wsUrl, seed: core.seed ?? null }), admin);
-  router.get('/_emulator/requests', (_req, res, core) => res.json(200, core.requests), admin);
-  router.delete('/_emulator/requests', (_req, res, core) => {
-    core.requests.length = 0;
-    res.json(200, { cleared: true });
-  }, admin);
-  router.post('/_emulator/faults', async (req, res, core) => {
-    const body = await req.json<Fault | Fault[]>({ array: true });
-    const list = Array.isArray(body) ? body : [body];
-    try {
-      list.forEach((f) => FaultList.check(f));
-    } catch (err) {
-      invalid(`Invalid fault: ${(err as Error).message}`);
-    }
-    for (const f of list) core.faults.add(f);
-    res.json(200, { ok: true, faults: core.faults.list() });
-  }, admin);
-  router.get('/_emulator/faults', (_req, res, core) => res.json(200, { faults: core.faults.list() }), admin);
-  router.post('/_emulator/settings', async (req, res, core) => {
-    const body = await req.json();
-    for (const [k, v] of Object.entries(body)) if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) invalid(`Invalid value for setting \`${k}\`: ${JSON.stringify(v)}; must be a number of at least 0`);
-    Object.assign(core.settings, body);
-    res.json(200, core.settings);
-  }, admin);
-  router.delete('/_emulator/faults', (_req, res, core) => {
-    core.faults.clear();
-    res.json(200, { ok: true });
-  }, admin);
-  router.post('/_emulator/keys', async (req, res, core) => {
-    const rec = core.addKey(await req.json<Partial<KeyRecord>>());
-    res.json(200, rec);
-  }, admin);
-  router.post('/_emulator/reset', (_req, res, core) => {
-    core.store.reset();
-    core.requests.length = 0;
-    core.faults.clear();
-    core.addKey({ key: core.defaultKey, name: 'default emulator key' });
-    res.json(200, { ok: true });
-  }, admin);
 }

@@ -15,6 +15,9 @@ interface Opts {
   fault?: Fault[];
   collection?: Record<string, string[]>;
   seed?: number;
+  fixtures?: string;
+  printEnv?: boolean;
+  readyFile?: string;
 }
 
 const faultParser = repeatable<Fault>((raw, flag) => {
@@ -38,51 +41,84 @@ const collectionParser = (raw: string, flag: string, previous: Record<string, st
 export default defineCommand<Opts>({
   summary: 'Serve the emulator on a local port until stopped',
   description:
-    'Prints the base URL on stdout, then serves every endpoint of the API with its documented behaviour. State is kept in --state-dir (default: the data dir), so it survives restarts. The built-in key (used by --emulator) is always accepted; tests add keys through POST /_emulator/keys.',
+    'Prints the base URL on stdout (with --print-env: SVC_BASE_URL=… and SVC_API_KEY=… lines for eval or $GITHUB_ENV) and the key to use on stderr, then serves every endpoint of the API with its documented behaviour until Ctrl-C or SIGTERM. --ready-file PATH is written (the same lines as --print-env) once it accepts requests, and removed when it stops; GET /_emulator/health answers 200 too. State is kept in --state-dir (default: the data dir), so it survives restarts; every acknowledged change is on disk before the reply. Off loopback (--host 0.0.0.0) the admin API /_emulator/* needs the admin token it prints (or $SVC_EMULATOR_ADMIN_TOKEN). See docs/emulator.md for fixtures, determinism, triggers and faults.',
   options: [
     { flags: '--port <n>', description: 'port to listen on (0: any free port)', default: 0, parse: integer({ min: 0, max: 65535 }) },
     { flags: '--host <addr>', description: 'address to listen on', default: '127.0.0.1' },
     { flags: '--state-dir <dir>', description: 'where the state is kept (default: <data dir>/emulator)' },
     { flags: '--memory', description: 'keep no state on disk' },
+    { flags: '--fixtures <file>', description: 'seed agents, phone numbers, files, skills, custom voices, collections and keys from a JSON or YAML file (again after `svc emulator reset`)' },
+    { flags: '--seed <n>', description: 'make ids, tokens and generated text, images and audio repeat exactly across runs (0-4294967295)', parse: integer({ min: 0, max: 4294967295 }) },
+    { flags: '--print-env', description: 'print SVC_BASE_URL=… and SVC_API_KEY=… lines on stdout instead of the URL' },
+    { flags: '--ready-file <path>', description: 'write the SVC_BASE_URL/SVC_API_KEY lines to PATH once ready (removed on exit)' },
     { flags: '--latency <ms>', description: 'delay added before every reply', parse: integer({ min: 0, max: 60000 }) },
     { flags: '--token-delay <ms>', description: 'pause between streamed tokens', parse: integer({ min: 0, max: 60000 }) },
     { flags: '--deferred-delay <ms>', description: 'how long deferred completions stay pending', parse: integer({ min: 0, max: 3600000 }) },
-    { flags: '--seed <n>', description: 'make ids, tokens and generated text, images and audio repeat exactly across runs (0-4294967295)', parse: integer({ min: 0, max: 4294967295 }) },
     { flags: '--collection <name=path>', description: 'a document collection (for documents search) made of a file or folder (repeatable)', parse: collectionParser },
     { flags: '--fault <spec>', description: 'inject a fault (repeatable): 429:retry-after=1, 500:path=/v1/chat, drop:after=3, slow:ms=500', parse: faultParser },
   ],
-  examples: ['svc emulator serve --port 8080', 'SVC_BASE_URL=http://127.0.0.1:8080 svc models list', 'svc emulator serve --fault 429:retry-after=1:times=2'],
+  examples: [
+    'svc emulator serve --port 8080',
+    'eval "$(svc emulator serve --print-env --memory &)"',
+    'svc emulator serve --memory --seed 1 --fixtures ci/fixtures.yaml --ready-file /tmp/svc-ready &',
+    'svc emulator serve --fault 429:retry-after=1:times=2',
+  ],
   async run(ctx, _args, opts) {
     const { startEmulator, isLoopback } = await import('../../emulator/server.js');
+    const { loadFixtures, FixtureError } = await import('../../emulator/fixtures.js');
     const { emulatorStateDir } = await import('../../core/paths.js');
     const { randomBytes } = await import('node:crypto');
+    const { UsageError } = await import('../../core/errors.js');
+    const fixtures = opts.fixtures
+      ? await loadFixtures(opts.fixtures).catch((err: Error) => {
+          throw new UsageError(`--fixtures: ${err.message}`);
+        })
+      : undefined;
     // Off loopback the admin API (which adds keys) would be open to the network: it needs a token there.
     const offLoopback = !isLoopback(opts.host);
     const adminToken = ctx.env.SVC_EMULATOR_ADMIN_TOKEN || (offLoopback ? randomBytes(24).toString('hex') : undefined);
-    const emu = await startEmulator({
-      adminToken,
-      port: opts.port,
-      host: opts.host,
-      stateDir: opts.memory ? undefined : (opts.stateDir ?? emulatorStateDir(ctx.env)),
-      latencyMs: opts.latency,
-      tokenDelayMs: opts.tokenDelay,
-      deferredDelayMs: opts.deferredDelay,
-      faults: opts.fault,
-      collections: opts.collection,
-      seed: opts.seed,
-    });
-    ctx.out.line(emu.url);
-    if (offLoopback) {
-      ctx.out.warn(`listening on ${opts.host}: the API (with the built-in key) is reachable from the network; the admin API /_emulator/* needs the admin token`);
+    let emu: Awaited<ReturnType<typeof startEmulator>>;
+    try {
+      emu = await startEmulator({
+        adminToken,
+        port: opts.port,
+        host: opts.host,
+        stateDir: opts.memory ? undefined : (opts.stateDir ?? emulatorStateDir(ctx.env)),
+        latencyMs: opts.latency,
+        tokenDelayMs: opts.tokenDelay,
+        deferredDelayMs: opts.deferredDelay,
+        faults: opts.fault,
+        collections: opts.collection,
+        seed: opts.seed,
+        fixtures,
+      });
+    } catch (err) {
+      if (err instanceof FixtureError) throw new UsageError(`--fixtures ${opts.fixtures}: ${err.message}`);
+      throw err;
     }
-    if (adminToken && !ctx.env.SVC_EMULATOR_ADMIN_TOKEN) ctx.out.info(`admin token: ${adminToken} (export SVC_EMULATOR_ADMIN_TOKEN=… for svc emulator requests/fault/trigger/reset)`);
+    // the emulator's built-in key is public (it is in the docs), so printing it leaks nothing
+    const env = `SVC_BASE_URL=${emu.url}\nSVC_API_KEY=${emu.defaultKey}\n`;
+    if (opts.readyFile) {
+      const { writeFileAtomic } = await import('../../core/atomic-file.js');
+      await writeFileAtomic(opts.readyFile, env);
+    }
+    if (opts.printEnv) ctx.out.write(env);
+    else ctx.out.line(emu.url);
     ctx.out.info(`svc emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
-    ctx.out.info(`use it with: SVC_BASE_URL=${emu.url} svc --emulator … or svc --base-url ${emu.url} with the emulator key`);
+    ctx.out.info(`key: ${emu.defaultKey} (or: svc --emulator …, which uses it by itself)`);
+    ctx.out.info(`use it with: export SVC_BASE_URL=${emu.url} SVC_API_KEY=${emu.defaultKey}`);
+    if (offLoopback) ctx.out.warn(`listening on ${opts.host}: the API (with the built-in key) is reachable from the network; the admin API /_emulator/* needs the admin token`);
+    if (adminToken && !ctx.env.SVC_EMULATOR_ADMIN_TOKEN) ctx.out.info(`admin token: ${adminToken} (export SVC_EMULATOR_ADMIN_TOKEN=… for svc emulator requests/fault/trigger/reset)`);
     await new Promise<void>((resolve) => {
       ctx.setInterruptHandler(resolve);
       ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+      process.once('SIGTERM', () => resolve());
     });
     await emu.close();
+    if (opts.readyFile) {
+      const { rmSync } = await import('node:fs');
+      rmSync(opts.readyFile, { force: true });
+    }
     ctx.out.info('emulator stopped');
     return 0;
   },

@@ -190,7 +190,7 @@ export function register(router: Router): void {
         ok = false;
       }
       if (!ok) invalid(`Invalid value for \`webhook.url\`: ${JSON.stringify(w.url)}; must be an http(s) URL`);
-      webhook = { name: typeof w.name === 'string' && w.name ? w.name : body.name, url: String(w.url), secret: generateSecret() };
+      webhook = { name: typeof w.name === 'string' && w.name ? w.name : body.name, url: String(w.url), secret: core.seed === undefined ? generateSecret() : `whsec_${core.random(24, 'webhook-secret').toString('base64')}` };
     }
     let sipAuth: PhoneV2Record['sip_auth'] = null;
     if (body.sip_auth !== undefined && body.sip_auth !== null) {

@@ -1,0 +1,42 @@
+import { defineCommand } from '../../core/command.js';
+import { fail, integer, oneOf, regex } from '../../core/validate.js';
+import { EmulatorAdmin } from '../../api/emulator.js';
+import { FaultList, type Fault } from '../../emulator/faults.js';
+
+interface Opts {
+  path?: string;
+  method?: string;
+  times?: number;
+}
+
+const GRAMMAR = 'STATUS[:retry-after=S][:message=TEXT][:times=N][:path=RE][:method=M], drop[:after=N], or slow[:ms=N]';
+
+export default defineCommand<Opts>({
+  summary: 'Add a fault to a running emulator',
+  description:
+    `The fault grammar: ${GRAMMAR}. A status fault answers that status (with Retry-After when given) instead of the request; drop cuts a stream after N events (0: the connection at once); slow delays the first byte. Each applies to the next matching request (times=N: the next N). --path, --method and --times override the same fields of the spec.`,
+  args: [{ name: 'spec', description: `the fault: ${GRAMMAR}`, required: true }],
+  options: [
+    { flags: '--path <regex>', description: 'only requests whose path matches (e.g. ^/v1/chat)', parse: regex() },
+    { flags: '--method <method>', description: 'only this HTTP method', parse: oneOf(['GET', 'POST', 'PATCH', 'DELETE'] as const, { caseInsensitive: true }), choices: ['GET', 'POST', 'PATCH', 'DELETE'] },
+    { flags: '--times <n>', description: 'how many requests it applies to (default 1)', parse: integer({ min: 1, max: 1_000_000 }) },
+  ],
+  examples: ['svc emulator fault add 429:retry-after=1:times=2 --path ^/v1/chat', 'svc emulator fault add 503 --method GET --times 3', 'svc emulator fault add drop:after=5 --path /v1/responses'],
+  async run(ctx, [spec], opts) {
+    let fault: Fault;
+    try {
+      fault = FaultList.parse(spec as string);
+      FaultList.check(fault);
+    } catch {
+      return fail('spec', spec, GRAMMAR);
+    }
+    if (opts.path !== undefined) fault.path = opts.path;
+    if (opts.method !== undefined) fault.method = opts.method.toUpperCase();
+    if (opts.times !== undefined) fault.times = opts.times;
+    const admin = new EmulatorAdmin(await ctx.http({ requireKey: false }), ctx.env.SVC_EMULATOR_ADMIN_TOKEN, ctx.signal);
+    const r = await admin.addFaults([fault]);
+    if (ctx.out.json) for (const f of r.faults) ctx.out.printJsonLine(f);
+    else ctx.out.info(`fault added: ${spec}${fault.path ? ` on ${fault.path}` : ''}; ${r.faults.length} armed`);
+    return 0;
+  },
+});
