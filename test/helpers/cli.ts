@@ -310,3 +310,13 @@ export function writeTemp(name: string, content: string | Buffer): string {
   writeFileSync(p, content);
   return p;
 }
+
+/**
+ * A folder holding an executable `svc` (the launcher, as a user's install has it) for scripts that find svc on the
+ * PATH, such as a CI recipe run by svcShell (after `unset -f svc`, so that its function does not shadow it).
+ */
+export function svcBinDir(): string {
+  const bin = mkdtempSync(join(tmpdir(), 'svc-bin-'));
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec node ${shellQuote(LAUNCHER)} "$@"\n`, { mode: 0o755 });
+  return bin;
+}

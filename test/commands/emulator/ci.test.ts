@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verify } from '../../../src/core/webhooks.js';
-import { ROOT, spawnSvc, svc, svcShell, tempDir } from '../../helpers/cli.js';
+import { ROOT, spawnSvc, svc, svcBinDir, svcShell, tempDir } from '../../helpers/cli.js';
 
 const KEY = 'svc-emulator-local-key-0000000000000000';
 const running: ReturnType<typeof spawnSvc>[] = [];
@@ -265,10 +265,7 @@ describe('the CI recipe of docs/emulator.md', () => {
     writeFileSync(join(work, 'run-my-tests.sh'), `#!/bin/sh\nset -e\n${userTests}\n`);
     chmodSync(join(work, 'run-my-tests.sh'), 0o755);
     // `svc` as a user has it: an executable on PATH
-    const bin = join(work, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec node ${join(ROOT, 'bin', 'svc.cjs')} "$@"\n`);
-    chmodSync(join(bin, 'svc'), 0o755);
+    const bin = svcBinDir();
     const runnerTemp = tempDir();
     const r = await svcShell(`unset -f svc\nexport PATH=${bin}:$PATH\n${recipe}`, { cwd: work, env: { RUNNER_TEMP: runnerTemp, SVC_BASE_URL: undefined, SVC_API_KEY: undefined }, key: null, timeout: 90_000 });
     return { ...r, runnerTemp };
