@@ -1,6 +1,7 @@
-// Writes completions/svc.bash, _svc (zsh), svc.fish and docs/commands.md from the built command tree.
+// Writes completions/svc.bash, _svc (zsh), svc.fish, docs/commands.md and man/*.1 from the built command tree.
 import { writeFileSync, mkdirSync } from 'node:fs';
-import { completionScript, commandsDoc } from '../dist/commands/completion/script.js';
+import { completionScript, commandsDoc, manPagesOf } from '../dist/commands/completion/script.js';
+import { readdirSync, rmSync } from 'node:fs';
 
 const dir = new URL('../completions/', import.meta.url);
 mkdirSync(dir, { recursive: true });
@@ -11,3 +12,10 @@ for (const [shell, name] of Object.entries(files)) {
 }
 writeFileSync(new URL('../docs/commands.md', import.meta.url), await commandsDoc());
 console.log('docs/commands.md');
+
+const man = new URL('../man/', import.meta.url);
+mkdirSync(man, { recursive: true });
+const pages = await manPagesOf();
+for (const old of readdirSync(man)) if (!pages.has(old)) rmSync(new URL(old, man));
+for (const [name, page] of pages) writeFileSync(new URL(name, man), page);
+console.log(`man/ (${pages.size} pages)`);

@@ -41,6 +41,8 @@ function makeOption(spec: OptionSpec): Option {
     opt.argParser((raw: string, prev: unknown) => spec.parse!(raw, longFlag(spec.flags), prev));
   }
   if (spec.hidden) opt.hideHelp();
+  // long helps list flags under headings (Model, Sampling, Output, Tools, Audio …); ungrouped ones under Options
+  if (spec.group) opt.helpGroup(`${spec.group}:`);
   return opt;
 }
 
@@ -88,13 +90,15 @@ function configure(cmd: Command, streams: Streams): Command {
     writeOut: (s) => streams.stdout.write(s),
     writeErr: (s) => streams.stderr.write(s),
   });
-  cmd.configureHelp({ showGlobalOptions: true, sortSubcommands: true, sortOptions: false } as Partial<Help>);
+  cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: true, sortOptions: false } as Partial<Help>);
   cmd.showSuggestionAfterError(true);
   return cmd;
 }
 
+/** Examples, then one line pointing to the global options (listed once: svc --help, svc help globals). */
 function addExamples(cmd: Command, examples: string[] | undefined): void {
-  if (examples?.length) cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+  const shown = examples?.length ? `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n` : '';
+  cmd.addHelpText('after', `${shown}\nGlobal options (--json, --quiet, --profile, …): svc help globals\n`);
 }
 
 /** What the process hands a command: Ctrl-C, SIGTERM and SIGHUP abort `signal`; a command may take Ctrl-C over. */

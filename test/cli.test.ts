@@ -80,10 +80,20 @@ describe('the command tree', () => {
     expect(r.stderr).toMatch(/list\|ls/);
   });
 
-  it('help of a command lists its flags, the global options and examples', async () => {
+  it('help of a command lists its flags under headings, examples, and points to the global options in one line', async () => {
     const r = await svc(['chat', '--help']);
     expect(r.exitCode).toBe(0);
-    for (const flag of ['--temperature', '--schema', '--deferred', '--json', '--emulator', 'Examples:']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--temperature', '--schema', '--deferred', 'Examples:']) expect(r.stdout).toContain(flag);
+    for (const heading of ['Model:', 'Sampling:', 'Output:', 'Tools:']) expect(r.stdout).toMatch(new RegExp(`^${heading}$`, 'm'));
+    // the temperature is listed under Sampling, not under Options
+    const sampling = r.stdout.slice(r.stdout.indexOf('\nSampling:'));
+    expect(sampling.slice(0, sampling.indexOf('\n\n'))).toContain('--temperature');
+    // the global options once, at the top level; here a single pointer
+    expect(r.stdout).not.toContain('--max-retries');
+    expect(r.stdout).not.toContain('Global Options:');
+    expect(r.stdout.match(/svc help globals/g)).toHaveLength(1);
+    const top = await svc(['--help']);
+    expect(top.stdout).toContain('--max-retries');
   });
 
   it('a closed pipe is not an error: `svc models list | head -1` exits 0 quietly', async () => {

@@ -1,5 +1,6 @@
 // Printing chat answers: streamed text to stdout as it arrives, reasoning to a terminal's stderr, tool calls,
 // citations and usage. Shared by `svc chat`, `svc chat get` and the REPL.
+import { tokenSum } from '../../core/usage.js';
 import { ToolCallAccumulator, streamChat, type ChatChunk, type ChatRequest, type ChatResponse, type ChatUsage, type ToolCall } from '../../api/chat.js';
 import type { Context } from '../../core/context.js';
 import { InterruptedError } from '../../core/errors.js';
@@ -18,10 +19,8 @@ export interface ChatOutcome {
 /** One line for -u: tokens and cost (cost_in_usd_ticks: 1e10 ticks = 1 USD). */
 export function usageLine(usage: ChatUsage | null | undefined, model?: string): string {
   if (!usage) return 'usage: not reported';
-  const parts = [`${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion`];
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
-  if (reasoning) parts.push(`(${reasoning} reasoning)`);
-  let line = `usage: ${parts.join(' ')} = ${usage.total_tokens} tokens`;
+  let line = `usage: ${tokenSum([usage.prompt_tokens, 'prompt'], [usage.completion_tokens, 'completion'], reasoning, usage.total_tokens)}`;
   if (typeof usage.cost_in_usd_ticks === 'number') line += ` · $${(usage.cost_in_usd_ticks / 1e10).toFixed(6)}`;
   if (usage.num_sources_used) line += ` · ${usage.num_sources_used} sources`;
   if (model) line += ` · ${model}`;

@@ -34,3 +34,9 @@ export async function commandsDoc(): Promise<string> {
   const { commandsMarkdown } = await import('../../completion/docs.js');
   return commandsMarkdown(await treeOnce());
 }
+
+/** man/*.1: file name → page */
+export async function manPagesOf(): Promise<Map<string, string>> {
+  const { manPages } = await import('../../completion/man.js');
+  return manPages(await treeOnce());
+}

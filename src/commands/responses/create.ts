@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { tokenSum } from '../../core/usage.js';
 import type { InputItem, OutputItem, ResponseObject, ResponseUsage, ResponsesRequest } from '../../api/responses.js';
 import type { ChatTool } from '../../api/chat.js';
 import { defineCommand } from '../../core/command.js';
@@ -293,7 +294,7 @@ function addUsage(total: ResponseUsage | undefined, u: ResponseUsage | null | un
 export function responseUsageLine(u: ResponseUsage | undefined, model?: string): string {
   if (!u) return 'usage: not reported';
   const reasoning = u.output_tokens_details?.reasoning_tokens;
-  let line = `usage: ${u.input_tokens} input + ${u.output_tokens} output${reasoning ? ` (${reasoning} reasoning)` : ''} = ${u.total_tokens} tokens`;
+  let line = `usage: ${tokenSum([u.input_tokens, 'input'], [u.output_tokens, 'output'], reasoning, u.total_tokens)}`;
   if (typeof u.cost_in_usd_ticks === 'number') line += ` · $${(u.cost_in_usd_ticks / 1e10).toFixed(6)}`;
   if (model) line += ` · ${model}`;
   return line;

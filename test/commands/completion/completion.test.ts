@@ -1,5 +1,5 @@
 // Completion scripts: the checked-in files match the command tree, and real shells complete with them.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +40,24 @@ describe('completion scripts', () => {
         .filter(Boolean);
     expect(await run('svc models list --kind ')).toEqual(['embedding', 'image', 'language', 'video'].sort());
     expect(await run('svc mod')).toEqual(['models']);
+  });
+});
+
+describe('man pages', () => {
+  it('man/*.1 match the command tree, one page per command (run `npm run completions` when this fails)', async () => {
+    const { manPagesOf } = await import('../../../src/commands/completion/script.js');
+    const pages = await manPagesOf();
+    expect(readdirSync(join(ROOT, 'man')).sort()).toEqual([...pages.keys()].sort());
+    for (const [name, page] of pages) expect(readFileSync(join(ROOT, 'man', name), 'utf8'), name).toBe(page);
+    expect(pages.get('svc-chat.1')).toMatch(/^\.SS Sampling$/m);
+    expect(pages.get('svc-files-list.1')).toContain('Also: \\fBsvc files ls\\fR');
+  });
+
+  it('man renders a page without warnings', async () => {
+    const r = await execa('man', ['--warnings', '-l', join(ROOT, 'man', 'svc-chat.1')], { env: { ...process.env, MANWIDTH: '80', MAN_KEEP_FORMATTING: '' } });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/--temperature/);
+    expect(r.stdout).toMatch(/\n {3}Sampling\n/);
   });
 });
 
