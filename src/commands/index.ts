@@ -34,6 +34,6 @@ export const rootCommands: CommandNode[] = [
   { name: 'embed', summary: 'Embed texts (one vector per input, any number of inputs)', load: () => import('./embed/create.js') },
   { name: 'tokenize', summary: 'Split text into tokens (id, token, bytes) or count them', load: () => import('./tokenize/create.js') },
   group('documents', 'Search the documents of collections', () => import('./documents/index.js')),
-  group('conversations', 'Chat conversations kept locally (list, show, delete)', () => import('./conversations/index.js')),
+  group('conversations', 'Chat and messages conversations kept locally (list, show, delete)', () => import('./conversations/index.js')),
   group('emulator', 'Run the local emulator of the whole API', () => import('./emulator/index.js')),
 ];

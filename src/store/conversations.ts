@@ -24,6 +24,8 @@ export interface ConversationSummary {
   updated_at: number;
   turns: number;
   title: string;
+  /** the command that continues it: chat or messages */
+  command: 'chat' | 'messages';
 }
 
 const ID = /^conv_[a-z0-9]{6,40}$/;
@@ -116,6 +118,12 @@ export class ConversationStore {
     return this.readLast()[lastKey(profile, convention)];
   }
 
+  /** the profile's most recently updated last conversation, of chat or of messages */
+  latestId(profile: string): string | undefined {
+    const ids = [this.lastId(profile), this.lastId(profile, 'messages')].filter((id): id is string => !!id);
+    return ids.map((id) => this.load(id)).filter((c): c is Conversation => !!c).sort((a, b) => b.updated_at - a.updated_at)[0]?.id ?? ids[0];
+  }
+
   setLast(profile: string, id: string): void {
     const last = this.readLast();
     if (last[profile] === id) return;
@@ -139,5 +147,5 @@ export function messageText(m: ChatMessage): string {
 export function summarize(c: Conversation): ConversationSummary {
   const firstUser = c.messages.find((m) => m.role === 'user');
   const title = firstUser ? messageText(firstUser).replace(/\s+/g, ' ').trim().slice(0, 60) : '';
-  return { id: c.id, profile: c.profile, model: c.model, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length, title };
+  return { id: c.id, profile: c.profile, model: c.model, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length, title, command: c.convention === 'messages' ? 'messages' : 'chat' };
 }

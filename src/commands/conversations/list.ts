@@ -4,8 +4,8 @@ import { formatUnixTime } from '../../core/output.js';
 import { integer } from '../../core/validate.js';
 
 export default defineCommand<{ limit?: number; allProfiles?: boolean }>({
-  summary: 'List the chat conversations kept locally',
-  description: 'Conversations of `svc chat` (continued with -c or --conversation ID), newest first, of the current profile unless --all-profiles. --json: one summary per line.',
+  summary: 'List the chat and messages conversations kept locally',
+  description: 'Conversations of `svc chat` and `svc messages` (each continued by its own command with -c or --conversation ID; the COMMAND column says which), newest first, of the current profile unless --all-profiles. --json: one summary per line.',
   options: [
     { flags: '--limit <n>', description: 'at most this many (1-1000)', parse: integer({ min: 1, max: 1000 }) },
     { flags: '--all-profiles', description: 'conversations of every profile' },
@@ -14,7 +14,7 @@ export default defineCommand<{ limit?: number; allProfiles?: boolean }>({
   async run(ctx, _args, opts) {
     const store = new ConversationStore(ctx.env);
     const profile = ctx.config().profile;
-    const last = store.lastId(profile);
+    const last = new Set([store.lastId(profile), store.lastId(profile, 'messages')]);
     let rows = store.list();
     if (!opts.allProfiles) rows = rows.filter((r) => r.profile === profile);
     if (opts.limit) rows = rows.slice(0, opts.limit);
@@ -25,11 +25,12 @@ export default defineCommand<{ limit?: number; allProfiles?: boolean }>({
     await ctx.out.table(
       rows,
       [
-        { header: 'ID', get: (r) => (ctx.out.stdoutIsTTY && r.id === last ? `${r.id} *` : r.id) },
+        { header: 'ID', get: (r) => (ctx.out.stdoutIsTTY && last.has(r.id) ? `${r.id} *` : r.id) },
         { header: 'UPDATED', get: (r) => formatUnixTime(r.updated_at) },
         { header: 'MODEL', get: (r) => r.model },
         { header: 'TURNS', get: (r) => r.turns, align: 'right' },
         { header: 'TITLE', get: (r) => r.title },
+        { header: 'COMMAND', get: (r) => r.command },
       ],
       { emptyMessage: 'no conversations yet: `svc chat "…"` starts one' },
     );

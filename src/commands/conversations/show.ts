@@ -3,13 +3,13 @@ import { defineCommand } from '../../core/command.js';
 import { ExitCode } from '../../core/errors.js';
 
 export default defineCommand({
-  summary: 'Print a conversation (default: the last one of this profile)',
+  summary: 'Print a conversation (default: the last one of this profile, of chat or messages)',
   description: 'Each message as "role: text" (tool calls and results included); --json prints the stored conversation.',
   args: [{ name: 'id', description: 'conversation id (default: the last one)' }],
   examples: ['svc conversations show', 'svc conversations show conv_… --json'],
   async run(ctx, [id]) {
     const store = new ConversationStore(ctx.env);
-    const which = id ?? store.lastId(ctx.config().profile);
+    const which = id ?? store.latestId(ctx.config().profile);
     if (!which) {
       ctx.out.error(`no conversation yet for the profile ${ctx.config().profile}`);
       return ExitCode.notFound;

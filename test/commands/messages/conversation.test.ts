@@ -101,6 +101,9 @@ describe('svc messages conversations', () => {
     expect(chat.stderr).toMatch(/-c: there is no conversation to continue/);
     const list = await svc(['conversations', 'list'], { emu, configDir });
     const id = /conv_[a-z0-9]+/.exec(list.stdout)![0];
+    expect(list.stdout.trim().split('\t').pop()).toBe('messages');
+    const show = await svc(['conversations', 'show'], { emu, configDir });
+    expect(show.stdout.split('\n').filter((l) => /^(system|user|assistant): /.test(l)).map((l) => l.split(':')[0])).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
     const wrong = await svc(['chat', '--conversation', id, 'hi'], { emu, configDir });
     expect(wrong.exitCode).toBe(2);
     expect(wrong.stderr).toContain(`is a conversation of svc messages (continue it with svc messages --conversation ${id})`);
