@@ -47,11 +47,15 @@ export interface SttForm {
   sample_rate?: number;
 }
 
-/** POST /v1/stt with a local file (streamed, `file` last as the API requires) or a URL. */
-export async function transcribe(http: HttpClient, input: { path: string; size: number } | { url: string }, form: SttForm, signal?: AbortSignal): Promise<SttResponse> {
+/** A local file (streamed from disk), bytes in memory (stdin), or a URL the service fetches. */
+export type TranscribeInput = { path: string; size: number } | { data: Uint8Array; filename: string } | { url: string };
+
+/** POST /v1/stt (`file` last as the API requires). */
+export async function transcribe(http: HttpClient, input: TranscribeInput, form: SttForm, signal?: AbortSignal): Promise<SttResponse> {
   const parts: MultipartPart[] = [];
   for (const [k, v] of Object.entries(form)) if (v !== undefined) parts.push({ name: k, value: String(v) });
   if ('url' in input) parts.push({ name: 'url', value: input.url });
+  else if ('data' in input) parts.push({ name: 'file', filename: basename(input.filename), contentType: 'application/octet-stream', data: input.data });
   else parts.push({ name: 'file', filename: basename(input.path), contentType: 'application/octet-stream', path: input.path, size: input.size });
   const mp = buildMultipart(parts);
   const res = await http.request({

@@ -6,7 +6,9 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Mp3Decoder, PcmConverter, decodeSamples, isMp3, isWav, parseWavHeader, wavSamplesToPcm, type WavSampleFormat } from './codecs.js';
 import { CAPTURE_HINT, loadMic, AudioDeviceError } from './devices.js';
-import { InterruptedError } from '../core/errors.js';
+import { InterruptedError, UsageError } from '../core/errors.js';
+import { FFMPEG_HINT, ffmpegAvailable, ffmpegDecode } from './ffmpeg.js';
+import { SNIFF_BYTES, sniffAudio } from './sniff.js';
 import type { Encoding, PcmFormat } from './format.js';
 import { pcmBytes } from './format.js';
 import { Pacer, sleepUntil } from './pacing.js';
@@ -33,6 +35,8 @@ export interface SourceOptions {
   /** stdin for `-` (default process.stdin) */
   stdin?: NodeJS.ReadableStream;
   env?: NodeJS.ProcessEnv;
+  /** the flag that named the input, for messages (default --input) */
+  flag?: string;
 }
 
 export interface AudioSource {
@@ -49,6 +53,8 @@ export interface AudioSource {
   /** while muted, frames keep coming at the same pace but carry silence */
   setMuted(muted: boolean): void;
   readonly muted: boolean;
+  /** what the input was found to be (WAV, MP3, FLAC via ffmpeg, headerless audio, …); undefined for the microphone */
+  readonly container?: string;
   /** stop reading (the microphone is released); a running frames() loop ends */
   close(): Promise<void>;
 }
@@ -59,6 +65,7 @@ export async function openSource(spec: SourceSpec, opts: SourceOptions): Promise
   const stop = new AbortController();
   opts.signal?.addEventListener('abort', () => stop.abort(), { once: true });
   if (spec === 'mic') return openMic(format, opts, stop);
+  const flag = opts.flag ?? '--input';
   let bytes: AsyncIterable<Buffer>;
   let destroy: () => void;
   if (spec === '-') {
@@ -67,14 +74,65 @@ export async function openSource(spec: SourceSpec, opts: SourceOptions): Promise
     destroy = () => (stdin as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
   } else {
     const st = await stat(spec).catch((err: NodeJS.ErrnoException) => {
-      throw new Error(`cannot read ${spec}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+      throw new UsageError(`${flag}: cannot read ${spec}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
     });
-    if (!st.isFile()) throw new Error(`cannot read ${spec}: not a file`);
+    if (!st.isFile()) throw new UsageError(`${flag}: ${spec} is ${st.isDirectory() ? 'a directory' : 'not a file'} (give an audio file, mic or -)`);
     const rs = createReadStream(spec, { highWaterMark: 64 * 1024 });
     bytes = rs;
     destroy = () => rs.destroy();
   }
-  return new StreamSource(spec === '-' ? 'stdin' : 'file', bytes, format, opts, stop, destroy, !!opts.realtime);
+  const kind = spec === '-' ? 'stdin' : 'file';
+  const label = spec === '-' ? 'stdin' : spec;
+  // what the input holds, before anything is sent: text or a container svc cannot read is refused (exit 2)
+  const { head, rest } = await peek(bytes, SNIFF_BYTES);
+  const sniffed = sniffAudio(head);
+  if (sniffed.kind === 'text') {
+    destroy();
+    throw new UsageError(`${flag}: ${label} holds text, not audio`);
+  }
+  if (sniffed.kind === 'container') {
+    if (!ffmpegAvailable(opts.env)) {
+      destroy();
+      throw new UsageError(`${flag}: ${label} is ${sniffed.name} audio; ${FFMPEG_HINT}`);
+    }
+    // a file is given to ffmpeg by name (it may seek, e.g. an M4A whose index is at the end); a pipe streams
+    if (spec !== '-') destroy();
+    const dec = ffmpegDecode(spec === '-' ? { bytes: prepend(head, rest) } : { path: spec }, format, label, opts.env);
+    const decoded = { ...opts, encoding: 'pcm' as const, inputSampleRate: format.sampleRate, inputChannels: format.channels };
+    const src = new StreamSource(kind, dec.pcm, format, decoded, stop, () => {
+      dec.kill();
+      if (spec === '-') destroy();
+    }, !!opts.realtime, true);
+    src.container = sniffed.name;
+    return src;
+  }
+  const src = new StreamSource(kind, prepend(head, rest), format, opts, stop, destroy, !!opts.realtime);
+  src.container = sniffed.name;
+  return src;
+}
+
+/** The first `n` bytes (fewer at the end of the input), and an iterator over the rest. */
+async function peek(bytes: AsyncIterable<Buffer>, n: number): Promise<{ head: Buffer; rest: AsyncIterator<Buffer> }> {
+  const it = bytes[Symbol.asyncIterator]();
+  const parts: Buffer[] = [];
+  let len = 0;
+  while (len < n) {
+    const r = await it.next();
+    if (r.done) break;
+    const b = Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value as Uint8Array);
+    parts.push(b);
+    len += b.length;
+  }
+  return { head: Buffer.concat(parts), rest: it };
+}
+
+async function* prepend(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  if (head.length) yield head;
+  for (;;) {
+    const r = await rest.next();
+    if (r.done) return;
+    yield r.value;
+  }
 }
 
 async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortController): Promise<AudioSource> {
@@ -140,6 +198,7 @@ async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortContro
 class StreamSource implements AudioSource {
   muted = false;
   inputFormat: PcmFormat | undefined;
+  container: string | undefined;
   onEmpty?: () => void;
   private used = false;
 
@@ -151,6 +210,8 @@ class StreamSource implements AudioSource {
     private readonly stop: AbortController,
     private readonly destroy: () => void,
     private readonly paced: boolean,
+    /** the bytes are PCM already (decoded by ffmpeg): no container detection */
+    private readonly decoded = false,
   ) {
     stop.signal.addEventListener('abort', () => this.destroy(), { once: true });
   }
@@ -217,7 +278,7 @@ class StreamSource implements AudioSource {
     let mp3: Mp3Decoder | undefined;
     let remaining = Infinity; // bytes of WAV data left
     const setup = async (first: Buffer, atEnd: boolean): Promise<Buffer | undefined> => {
-      if (isWav(first)) {
+      if (!this.decoded && isWav(first)) {
         const info = parseWavHeader(first);
         if (!info) {
           if (atEnd) throw new Error('truncated WAV header');
@@ -229,7 +290,7 @@ class StreamSource implements AudioSource {
         converter = new PcmConverter(info.format, this.format);
         return first.subarray(info.dataOffset);
       }
-      if (isMp3(first)) {
+      if (!this.decoded && isMp3(first)) {
         mp3 = await Mp3Decoder.create();
         decode = (b) => {
           const out = mp3!.decode(b);

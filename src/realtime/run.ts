@@ -88,7 +88,7 @@ export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
   }
   const output = f.output;
   if (output !== undefined && output !== 'speaker' && output !== '-') {
-    require(!existsSync(output) || statSync(output).isFile(), '--output', output, 'speaker, - (stdout) or a file path');
+    require(!existsSync(output) || !statSync(output).isDirectory(), '--output', output, 'speaker, - (stdout) or a file path (not a directory)');
   }
   if (f.pushToTalk) {
     require(!f.duplex, '--push-to-talk', 'with --duplex', 'one of --push-to-talk or --duplex');

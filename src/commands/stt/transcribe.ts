@@ -1,11 +1,13 @@
-import { stat } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { fail, integer, oneOf, require } from '../../core/validate.js';
 import { SAMPLE_RATES, codecFromPath } from '../../audio/format.js';
-import { STT_AUDIO_FORMATS, STT_FORMAT_LANGUAGES, STT_MAX_FILE, STT_RAW_FORMATS, transcribe, type SttForm, type SttResponse, type SttWord } from '../../api/stt.js';
+import { STT_AUDIO_FORMATS, STT_FORMAT_LANGUAGES, STT_MAX_FILE, STT_RAW_FORMATS, transcribe, type SttForm, type SttResponse, type SttWord, type TranscribeInput } from '../../api/stt.js';
+import { parseWavHeader } from '../../audio/codecs.js';
+import { FFMPEG_HINT, ffmpegAvailable } from '../../audio/ffmpeg.js';
+import { SNIFF_BYTES, sniffAudio } from '../../audio/sniff.js';
 
 interface Opts {
   language?: string;
@@ -39,10 +41,12 @@ const RAW = STT_RAW_FORMATS as readonly string[];
 export default defineCommand<Opts>({
   summary: 'Transcribe an audio file or URL (text, words, subtitles)',
   description:
-    'Uploads FILE (streamed from disk, at most 500 MB; WAV, MP3, OGG, Opus, FLAC, AAC, MP4, M4A, MKV are detected; raw pcm, mulaw and alaw need ' +
-    '--audio-format and --sample-rate, taken from a .pcm/.raw/.ulaw/.alaw extension when not given) or has the service fetch URL. ' +
+    'Uploads FILE (streamed from disk, at most 500 MB) or stdin (-), or has the service fetch URL. The container is recognised by its first ' +
+    'bytes: WAV, MP3, OGG, Opus, FLAC, AAC, MP4, M4A and MKV go up as they are; other formats (AIFF, CAF, AMR, WMA) are converted to WAV ' +
+    'with ffmpeg when it is installed; text is refused. Raw pcm, mulaw and alaw need --audio-format and --sample-rate (the format is taken ' +
+    'from a .pcm/.raw/.ulaw/.alaw extension). ' +
     'Prints the text; --words a table of word timings; --srt / --vtt subtitles; --json the reply as sent.',
-  args: [{ name: 'source', description: 'audio file path or http(s) URL', required: true }],
+  args: [{ name: 'source', description: 'audio file path, - for stdin, or http(s) URL', required: true }],
   options: [
     { flags: '--language <code>', description: 'language code (e.g. en, fr, de, ja); with --format enables inverse text normalization' },
     { flags: '--format', description: `inverse text normalization (needs --language: ${STT_FORMAT_LANGUAGES.join(', ')})` },
@@ -55,30 +59,20 @@ export default defineCommand<Opts>({
     { flags: '--srt', description: 'print SubRip subtitles' },
     { flags: '--vtt', description: 'print WebVTT subtitles' },
   ],
-  examples: ['svc stt transcribe meeting.mp3', 'svc stt transcribe call.wav --diarize --words', 'svc stt transcribe talk.wav --srt > talk.srt', 'svc stt transcribe line.ulaw --sample-rate 8000', 'svc stt transcribe https://example.com/a.mp3 --language en --format'],
+  examples: ['svc stt transcribe meeting.mp3', 'svc tts say "hello" | svc stt transcribe -', 'svc stt transcribe call.wav --diarize --words', 'svc stt transcribe talk.wav --srt > talk.srt', 'svc stt transcribe line.ulaw --sample-rate 8000', 'svc stt transcribe https://example.com/a.mp3 --language en --format'],
   async run(ctx, [source], opts) {
     require(!(opts.srt && opts.vtt), '--srt', true, 'not together with --vtt (choose one)');
     require(!(opts.words && (opts.srt || opts.vtt)), '--words', true, 'not together with --srt or --vtt');
     checkFormatLanguage(opts.format, opts.language);
     require(opts.channels === undefined || !!opts.multichannel, '--channels', opts.channels, 'only with --multichannel');
     const isUrl = /^https?:\/\//i.test(source);
-    let input: { path: string; size: number } | { url: string };
+    let input: TranscribeInput;
     let audioFormat = opts.audioFormat?.toLowerCase();
-    if (isUrl) {
-      input = { url: source };
-    } else {
-      const st = await stat(source).catch(() => undefined);
-      if (!st || !st.isFile()) throw new UsageError(`${source}: no such file (give an audio file or an http(s) URL)`);
-      require(st.size <= STT_MAX_FILE, 'FILE', `${source} (${st.size} bytes)`, 'at most 500 MB (524288000 bytes)');
-      require(st.size > 0, 'FILE', source, 'a file with audio in it (this one is empty)');
-      input = { path: source, size: st.size };
-      if (!audioFormat) {
-        const byExt = codecFromPath(source);
-        if (byExt === 'pcm' || byExt === 'mulaw' || byExt === 'alaw') {
-          // a raw extension on a file that starts like a container is the container
-          if (!(await looksLikeContainer(source))) audioFormat = byExt;
-        }
-      }
+    if (isUrl) input = { url: source };
+    else {
+      const local = await localInput(ctx, source, audioFormat);
+      input = local.input;
+      audioFormat = local.audioFormat;
     }
     const raw = audioFormat !== undefined && RAW.includes(audioFormat);
     require(!raw || opts.sampleRate !== undefined, '--sample-rate', '(missing)', `required for raw ${audioFormat} audio: one of ${SAMPLE_RATES.join(', ')}`);
@@ -110,16 +104,102 @@ export default defineCommand<Opts>({
   },
 });
 
-async function looksLikeContainer(path: string): Promise<boolean> {
+/**
+ * A local FILE or `-` (stdin), checked before anything is sent: its size, and what it holds. WAV, MP3 and the
+ * containers the API lists (FLAC, Ogg, Opus, AAC, MP4/M4A, Matroska) go up as they are — the service decodes them;
+ * other containers (AIFF, CAF, AMR, WMA) are converted to WAV by ffmpeg when it is on PATH, else refused (exit 2);
+ * text is refused; headerless audio needs --audio-format (or a .pcm/.raw/.ulaw/.alaw name) and --sample-rate.
+ */
+async function localInput(ctx: Context, source: string, given: string | undefined): Promise<{ input: TranscribeInput; audioFormat?: string }> {
+  const label = source === '-' ? 'stdin' : source;
+  let head: Buffer;
+  let input: TranscribeInput;
+  if (source === '-') {
+    if (ctx.streams.stdin.isTTY) throw new UsageError('-: stdin is a terminal; pipe audio in (svc tts say hi | svc stt transcribe -) or give FILE');
+    const data = await readAllLimited(ctx.streams.stdin, STT_MAX_FILE);
+    require(data !== undefined, 'FILE', 'stdin', 'at most 500 MB (524288000 bytes)');
+    require(data!.length > 0, 'FILE', 'stdin', 'audio on stdin (it was empty)');
+    head = data!.subarray(0, SNIFF_BYTES);
+    input = { data: data!, filename: 'stdin' };
+  } else {
+    const st = await stat(source).catch(() => undefined);
+    if (!st) throw new UsageError(`${source}: no such file (give an audio file, - for stdin, or an http(s) URL)`);
+    if (st.isDirectory()) throw new UsageError(`${source} is a directory (give an audio file, - for stdin, or an http(s) URL)`);
+    if (!st.isFile()) throw new UsageError(`${source} is not a regular file (give an audio file, or pipe it: svc stt transcribe - < ${source})`);
+    require(st.size <= STT_MAX_FILE, 'FILE', `${source} (${st.size} bytes)`, 'at most 500 MB (524288000 bytes)');
+    require(st.size > 0, 'FILE', source, 'a file with audio in it (this one is empty)');
+    head = await readHead(source, SNIFF_BYTES);
+    input = { path: source, size: st.size };
+  }
+  const sniffed = sniffAudio(head);
+  if (given !== undefined) {
+    // the user said what it is; only a container named as raw is corrected (the service would read garbage)
+    if (RAW.includes(given) && sniffed.kind !== 'raw' && sniffed.kind !== 'text') throw new UsageError(`--audio-format: ${given} is not allowed: ${label} is ${sniffed.name} audio (leave --audio-format out for containers)`);
+    return { input, audioFormat: given };
+  }
+  switch (sniffed.kind) {
+    case 'text':
+      throw new UsageError(`${label} holds text, not audio`);
+    case 'wav':
+    case 'mp3':
+      return { input };
+    case 'container':
+      if (sniffed.upload) return { input };
+      if (!ffmpegAvailable(ctx.env)) throw new UsageError(`${label} is ${sniffed.name} audio, which the service does not read; ${FFMPEG_HINT}`);
+      return { input: { data: await ffmpegToWav(input, label, ctx.env), filename: `${source === '-' ? 'stdin' : source}.wav` } };
+    case 'raw': {
+      const byExt = source === '-' ? undefined : codecFromPath(source);
+      if (byExt === 'pcm' || byExt === 'mulaw' || byExt === 'alaw') return { input, audioFormat: byExt };
+      throw new UsageError(`${label}: not a known audio container (WAV, MP3, FLAC, Ogg, M4A, …); for headerless audio give --audio-format (${STT_RAW_FORMATS.join(', ')}) and --sample-rate`);
+    }
+  }
+}
+
+async function readHead(path: string, n: number): Promise<Buffer> {
   const fh = await open(path, 'r');
   try {
-    const b = Buffer.alloc(12);
-    await fh.read(b, 0, 12, 0);
-    const s = b.toString('latin1');
-    return s.startsWith('RIFF') || s.startsWith('ID3') || s.startsWith('OggS') || s.startsWith('fLaC') || s.slice(4, 8) === 'ftyp';
+    const b = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(b, 0, n, 0);
+    return b.subarray(0, bytesRead);
   } finally {
     await fh.close();
   }
+}
+
+/** All of a stream, or undefined once it passes `limit` bytes. */
+async function readAllLimited(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer | undefined> {
+  const parts: Buffer[] = [];
+  let len = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    len += b.length;
+    if (len > limit) return undefined;
+    parts.push(b);
+  }
+  return Buffer.concat(parts);
+}
+
+/** A container the service does not list, as a 16-bit WAV (channels and rate kept) made by ffmpeg. */
+async function ffmpegToWav(input: TranscribeInput, label: string, env: NodeJS.ProcessEnv): Promise<Buffer> {
+  const { execa } = await import('execa');
+  const fromPath = 'path' in input;
+  const r = await execa('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', fromPath ? input.path : 'pipe:0', '-vn', '-f', 'wav', '-acodec', 'pcm_s16le', 'pipe:1'], {
+    input: 'data' in input ? input.data : undefined,
+    stdin: fromPath ? 'ignore' : undefined,
+    encoding: 'buffer',
+    reject: false,
+    env,
+    maxBuffer: STT_MAX_FILE,
+  });
+  if (r.exitCode !== 0) throw new UsageError(`ffmpeg could not convert ${label}: ${Buffer.from(r.stderr as Uint8Array).toString().trim().split('\n').pop() ?? `exit status ${r.exitCode}`}`);
+  const wav = Buffer.from(r.stdout as Uint8Array);
+  // written to a pipe, the header has no sizes: put them in
+  const info = parseWavHeader(wav);
+  if (info) {
+    wav.writeUInt32LE(wav.length - 8, 4);
+    wav.writeUInt32LE(wav.length - info.dataOffset, info.dataOffset - 4);
+  }
+  return wav;
 }
 
 /** Consecutive words of one speaker as one line. */
