@@ -26,7 +26,6 @@ export const AGENT_FIELDS = ['name', 'instructions', 'tools', 'voice', 'collecti
 export type AgentField = (typeof AGENT_FIELDS)[number];
 export type AgentInput = Partial<Record<AgentField, unknown>>;
 
-export const BUILTIN_VOICES = ['eve', 'ara', 'rex', 'sal', 'leo'] as const;
 export const TOOL_KINDS = ['function', 'web_search', 'x_search', 'file_search', 'mcp'] as const;
 export const AGENT_LIMITS = {
   name: 255,

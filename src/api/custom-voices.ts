@@ -8,8 +8,6 @@ import { expectArray, expectFields } from './guard.js';
 export type CustomVoice = { voice_id: string; name?: string | null; created_at?: string } & Record<string, unknown>;
 
 export const CUSTOM_VOICE_LIMITS = { clipSeconds: 120, listLimit: [1, 1000] } as const;
-/** 8 lowercase letters or digits. */
-export const CUSTOM_VOICE_ID = /^[a-z0-9]{8}$/;
 
 function quote(s: string): string {
   return s.replace(/["\\\r\n]/g, (c) => (c === '"' ? '%22' : c === '\\' ? '\\\\' : ' '));

@@ -9,9 +9,6 @@ export const DEPRECATED_MODELS: readonly string[] = ['voice-2.0'];
 export const REASONING_EFFORTS = ['high', 'none'] as const;
 export const AUDIO_FORMATS = ['pcm', 'pcmu', 'pcma'] as const;
 export type AudioFormatName = (typeof AUDIO_FORMATS)[number];
-export const BUILTIN_VOICES = ['eve', 'ara', 'rex', 'sal', 'leo'] as const;
-/** A custom voice id: 8 lowercase letters or digits. */
-export const CUSTOM_VOICE_ID = /^[a-z0-9]{8}$/;
 
 export type ServerEvent = Record<string, any> & { type: string };
 

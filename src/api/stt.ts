@@ -8,6 +8,8 @@ import { buildMultipart, type MultipartPart } from '../core/multipart.js';
 export const STT_MAX_FILE = 500 * 1024 * 1024;
 export const STT_AUDIO_FORMATS = ['pcm', 'mulaw', 'alaw', 'wav', 'mp3', 'ogg', 'opus', 'flac', 'aac', 'mp4', 'm4a', 'mkv'] as const;
 export const STT_RAW_FORMATS = ['pcm', 'mulaw', 'alaw'] as const;
+/** Streaming STT models (the spec allows only this one today). */
+export const STT_MODELS = ['voice-transcribe-2.0'] as const;
 export const STT_FORMAT_LANGUAGES = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'pt', 'ru', 'sv', 'vi', 'zh'] as const;
 export const STT_MAX_KEYTERMS = 100;
 export const STT_MAX_KEYTERM_CHARS = 50;

@@ -6,6 +6,13 @@ import { ApiError, ProtocolError } from '../core/errors.js';
 import { codecFromContentType, type Codec } from '../audio/format.js';
 
 export const TTS_LANGUAGES = ['auto', 'en', 'ar-EG', 'ar-SA', 'ar-AE', 'bn', 'zh', 'fr', 'de', 'hi', 'id', 'it', 'ja', 'ko', 'pt-BR', 'pt-PT', 'ru', 'es-MX', 'es-ES', 'tr', 'vi'] as const;
+/** A well-formed BCP-47 tag (RFC 5646 syntax: language[-script][-region][-variant…][-extension…][-x-private]) or `auto`. */
+export const BCP47 =
+  /^(?:auto|(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?|x(?:-[a-z\d]{1,8})+)$/i;
+/** The listed spelling of a supported language (case-insensitive), or undefined for another language. */
+export function listedLanguage(tag: string): string | undefined {
+  return TTS_LANGUAGES.find((l) => l.toLowerCase() === tag.toLowerCase());
+}
 export const TTS_MAX_TEXT = 60_000;
 export const TTS_SPEED = { min: 0.7, max: 1.5 } as const;
 

@@ -56,6 +56,15 @@ export function codecFromPath(path: string): Codec | undefined {
   }
 }
 
+/** Audio file extensions svc does not write (it writes wav, mp3, raw pcm, mu-law, A-law). */
+const NOT_WRITTEN = ['ogg', 'oga', 'opus', 'flac', 'm4a', 'mp4', 'aac', 'webm', 'mka', 'aif', 'aiff', 'wma', 'amr', 'caf'];
+
+/** The extension of an audio file name svc cannot write (e.g. `ogg` for x.ogg), else undefined. */
+export function unwritableAudioExtension(path: string): string | undefined {
+  const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+  return ext && NOT_WRITTEN.includes(ext) ? ext : undefined;
+}
+
 const CONTENT_TYPES: Record<Codec, string> = {
   mp3: 'audio/mpeg',
   wav: 'audio/wav',

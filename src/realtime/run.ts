@@ -4,11 +4,9 @@
 import { existsSync, statSync } from 'node:fs';
 import type { AudioSink } from '../audio/sink.js';
 import type { AudioSource } from '../audio/source.js';
-import { codecFromPath } from '../audio/format.js';
+import { codecFromPath, unwritableAudioExtension } from '../audio/format.js';
 import {
   AUDIO_FORMATS,
-  BUILTIN_VOICES,
-  CUSTOM_VOICE_ID,
   DEPRECATED_MODELS,
   REALTIME_MODELS,
   REASONING_EFFORTS,
@@ -18,6 +16,7 @@ import {
   type AudioFormatName,
   type SessionUpdate,
 } from '../api/realtime.js';
+import { BUILTIN_VOICES, voiceIdParser } from '../api/voices.js';
 import type { OptionSpec } from '../core/command.js';
 import type { Context } from '../core/context.js';
 import { AUDIO, toolCmdFlag, toolFlag } from '../core/flag-sets.js';
@@ -49,16 +48,10 @@ export interface VoiceFlags {
   reasoningEffort?: string;
 }
 
-function voiceParser(raw: string, flag: string): string {
-  const v = raw.toLowerCase();
-  require((BUILTIN_VOICES as readonly string[]).includes(v) || CUSTOM_VOICE_ID.test(raw), flag, raw, `a built-in voice (${BUILTIN_VOICES.join(', ')}) or a custom voice id (8 lowercase letters or digits)`);
-  return (BUILTIN_VOICES as readonly string[]).includes(v) ? v : raw;
-}
-
 /** Flags of the session itself (every voice command). */
 export const SESSION_OPTIONS: OptionSpec[] = [
   { flags: '--agent <id>', description: 'configure the session from a stored agent (instructions, voice, tools, VAD); flags given too win' },
-  { flags: '--voice <voice>', description: `voice: ${BUILTIN_VOICES.join(', ')}, or a custom voice id`, parse: voiceParser },
+  { flags: '--voice <voice>', description: `voice: ${BUILTIN_VOICES.join(', ')}, or a custom voice id`, parse: voiceIdParser },
   { flags: '--instructions <text>', description: 'system instructions of the session (at most 256000 characters)', parse: maxLength(256_000) },
   { ...toolFlag('function tool(s) from a JSON file (repeatable); flat or nested form'), parse: toolFileParser },
   toolCmdFlag(toolCmdParser),
@@ -89,6 +82,8 @@ export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
   const output = f.output;
   if (output !== undefined && output !== 'speaker' && output !== '-') {
     require(!existsSync(output) || !statSync(output).isDirectory(), '--output', output, 'speaker, - (stdout) or a file path (not a directory)');
+    const ext = unwritableAudioExtension(output);
+    require(ext === undefined, '--output', output, `a file svc can write: .wav (default), .mp3, .pcm/.raw, .ulaw, .alaw (${ext} is not written)`);
   }
   if (f.pushToTalk) {
     require(!f.duplex, '--push-to-talk', 'with --duplex', 'one of --push-to-talk or --duplex');

@@ -5,24 +5,8 @@ import { UsageError } from '../../core/errors.js';
 import type { OptionSpec } from '../../core/command.js';
 import { fail, integer, maxLength, number, repeatable } from '../../core/validate.js';
 import type { Output } from '../../core/output.js';
-import { AGENT_LIMITS, BUILTIN_VOICES, TOOL_KINDS, type Agent, type AgentField, type AgentInput } from '../../api/agents.js';
-import { CUSTOM_VOICE_ID } from '../../api/custom-voices.js';
-
-export const VOICE_ALLOWED = `a built-in voice (${BUILTIN_VOICES.join(', ')}, any case) or a custom voice id (8 lowercase letters or digits)`;
-
-/** Built-in ids are case-insensitive (sent lowercase); custom ids are 8 lowercase alphanumerics. */
-export function normalizeVoiceId(raw: string): string | undefined {
-  const lower = raw.toLowerCase();
-  if ((BUILTIN_VOICES as readonly string[]).includes(lower)) return lower;
-  if (CUSTOM_VOICE_ID.test(raw)) return raw;
-  return undefined;
-}
-
-export function voiceIdParser(raw: string, flag: string): string {
-  const v = normalizeVoiceId(raw);
-  if (v === undefined) fail(flag, raw, VOICE_ALLOWED);
-  return v;
-}
+import { AGENT_LIMITS, TOOL_KINDS, type Agent, type AgentField, type AgentInput } from '../../api/agents.js';
+import { BUILTIN_VOICES, VOICE_ALLOWED, normalizeVoiceId, voiceIdParser } from '../../api/voices.js';
 
 function readFileFor(flag: string, path: string): string {
   try {
@@ -253,7 +237,7 @@ export interface AgentFieldFlags {
 export const AGENT_FIELD_OPTIONS: OptionSpec[] = [
   { flags: '--name <name>', description: 'agent name (at most 255 characters)', parse: maxLength(AGENT_LIMITS.name) },
   { flags: '--instructions <text>', description: 'system prompt, or @FILE to read it from a file (at most 256,000 characters)' },
-  { flags: '--voice <id>', description: 'eve, ara, rex, sal, leo, or a custom voice id', parse: voiceIdParser },
+  { flags: '--voice <id>', description: `${BUILTIN_VOICES.join(', ')}, or a custom voice id`, parse: voiceIdParser },
   { flags: '--vad-threshold <n>', description: 'voice activity threshold, 0 to 1 (lower is more sensitive)', parse: number({ min: 0, max: 1 }) },
   { flags: '--vad-silence-ms <ms>', description: 'silence before a turn ends, 0 to 10000 ms', parse: integer({ min: 0, max: 10_000 }) },
   { flags: '--tool <file>', description: 'JSON file with one tool or an array of tools (repeatable; at most 200 tools)', parse: repeatable() },

@@ -4,9 +4,10 @@ import { IncompleteError, InterruptedError, UsageError } from '../../core/errors
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { AUDIO } from '../../core/flag-sets.js';
 import { closeNote } from '../../core/ws.js';
-import { fail, integer, number, oneOf, require } from '../../core/validate.js';
-import { MP3_BIT_RATES, SAMPLE_RATES, codecFromPath, normalizeCodec, type Codec } from '../../audio/format.js';
-import { TTS_LANGUAGES, TTS_MAX_TEXT, TTS_SPEED, TtsSocket, synthesize, type AudioTimestamps, type TtsRequest, type TtsStreamQuery } from '../../api/tts.js';
+import { fail, integer, number, require } from '../../core/validate.js';
+import { MP3_BIT_RATES, SAMPLE_RATES, codecFromPath, normalizeCodec, unwritableAudioExtension, type Codec } from '../../audio/format.js';
+import { BUILTIN_VOICES, voiceIdParser } from '../../api/voices.js';
+import { BCP47, TTS_LANGUAGES, TTS_MAX_TEXT, listedLanguage, TTS_SPEED, TtsSocket, synthesize, type AudioTimestamps, type TtsRequest, type TtsStreamQuery } from '../../api/tts.js';
 
 export interface TtsOpts {
   voice?: string;
@@ -23,6 +24,11 @@ export interface TtsOpts {
   play?: boolean;
 }
 
+function languageParser(raw: string, flag: string): string {
+  if (!BCP47.test(raw)) fail(flag, raw, `a BCP-47 language tag (e.g. en, nl, pt-BR) or auto; supported: ${TTS_LANGUAGES.join(', ')}`);
+  return listedLanguage(raw) ?? raw;
+}
+
 const codecParser = (raw: string, flag: string): Codec => normalizeCodec(raw) ?? fail(flag, raw, 'one of mp3, wav, pcm, mulaw (or ulaw), alaw');
 const rateParser = (list: readonly number[]) => (raw: string, flag: string): number => {
   const n = Number(raw);
@@ -32,8 +38,8 @@ const rateParser = (list: readonly number[]) => (raw: string, flag: string): num
 
 /** Flags shared by `tts say` and `tts stream`. */
 export const TTS_OPTIONS: OptionSpec[] = [
-  { flags: '--voice <id>', description: 'voice id: built-in (eve, ara, rex, sal, leo) or custom (default eve)' },
-  { flags: '--language <code>', description: `language, case-insensitive: ${TTS_LANGUAGES.join(', ')}`, default: 'auto', parse: oneOf(TTS_LANGUAGES, { caseInsensitive: true }) },
+  { flags: '--voice <id>', description: `voice id: built-in (${BUILTIN_VOICES.join(', ')}, default eve) or a custom voice id`, parse: voiceIdParser },
+  { flags: '--language <code>', description: `BCP-47 language tag or auto (default), case-insensitive; supported: ${TTS_LANGUAGES.join(', ')} (others may work)`, default: 'auto', parse: languageParser },
   { flags: '--codec <codec>', description: 'mp3, wav, pcm (s16le), mulaw (ulaw), alaw (default: from -o FILE\'s extension, else mp3; pcm for the speaker)', parse: codecParser },
   { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')} (default 24000)`, parse: rateParser(SAMPLE_RATES) },
   { flags: '--bit-rate <bps>', description: `MP3 only: ${MP3_BIT_RATES.join(', ')} (default 128000)`, parse: rateParser(MP3_BIT_RATES) },
@@ -57,7 +63,12 @@ export function destination(ctx: Context, opts: TtsOpts): Destination {
   require(!(opts.play && opts.output !== undefined), '--play', true, 'not together with -o/--output');
   const dest = opts.play ? 'speaker' : (opts.output ?? (ctx.out.stdoutIsTTY ? 'speaker' : '-'));
   let codec = opts.codec;
+  if (!codec && dest !== 'speaker' && dest !== '-') {
+    const ext = unwritableAudioExtension(dest);
+    require(ext === undefined, '-o', dest, `a name svc can write: .mp3, .wav, .pcm/.raw, .ulaw, .alaw (or say the codec with --codec; ${ext} is not a TTS codec)`);
+  }
   if (!codec) codec = dest === 'speaker' ? 'pcm' : dest === '-' ? 'mp3' : (codecFromPath(dest) ?? 'mp3');
+  if (!listedLanguage(opts.language)) ctx.out.info(`note: --language ${opts.language} is not one of the supported languages (${TTS_LANGUAGES.join(', ')}); the service may speak it with varying accuracy`);
   require(opts.bitRate === undefined || codec === 'mp3', '--bit-rate', opts.bitRate, `only with --codec mp3 (the codec is ${codec})`);
   return { dest, codec, sampleRate: opts.sampleRate ?? 24000 };
 }

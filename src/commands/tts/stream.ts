@@ -56,7 +56,28 @@ export default defineCommand<TtsOpts>({
     const { EncodedOutput } = await import('../../audio/player.js');
     const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
     const timings = new Timings();
-    const sock = await TtsSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, d));
+    // some text first: an empty input is exit 2 before any connection
+    const stdin = ctx.streams.stdin as NodeJS.ReadableStream & { setEncoding?(e: string): void };
+    stdin.setEncoding?.('utf8');
+    const input = (stdin as AsyncIterable<string>)[Symbol.asyncIterator]();
+    const first: string[] = [];
+    for (;;) {
+      const r = await input.next();
+      if (r.done) break;
+      first.push(String(r.value));
+      if (/\S/.test(String(r.value))) break;
+    }
+    if (!first.some((t) => /\S/.test(t))) {
+      await out.abort();
+      throw new UsageError('no text on stdin: nothing to speak');
+    }
+    let sock: TtsSocket;
+    try {
+      sock = await TtsSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, d));
+    } catch (err) {
+      await out.abort();
+      throw err;
+    }
     onInterrupt(ctx, () => sock.close());
     let sentSinceDone = false;
     let pendingUtterances = 0;
@@ -82,12 +103,12 @@ export default defineCommand<TtsOpts>({
 
     const reader = (async () => {
       const splitter = new UtteranceSplitter();
-      const stdin = ctx.streams.stdin as NodeJS.ReadableStream & { setEncoding?(e: string): void };
-      stdin.setEncoding?.('utf8');
       try {
-        for await (const chunk of stdin as AsyncIterable<string>) {
-          if (!sock.conn.isOpen) break;
-          sendPieces(splitter.push(String(chunk)));
+        for (const chunk of first) sendPieces(splitter.push(chunk));
+        for (;;) {
+          const r = await input.next();
+          if (r.done || !sock.conn.isOpen) break;
+          sendPieces(splitter.push(String(r.value)));
         }
         if (sock.conn.isOpen) sendPieces(splitter.end());
       } finally {

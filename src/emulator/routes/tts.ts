@@ -30,11 +30,15 @@ export interface TtsParams {
   withTimestamps: boolean;
 }
 
+const WELL_FORMED_TAG = /^(?:(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?|x(?:-[a-z\d]{1,8})+)$/i;
+
 function checkLanguage(v: unknown, field: string): string {
   if (typeof v !== 'string') invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto`);
   const found = TTS_LANGUAGES.find((l) => l.toLowerCase() === v.toLowerCase());
-  if (!found) invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; supported: ${TTS_LANGUAGES.join(', ')}`);
-  return found;
+  if (found) return found;
+  // "other languages may work with varying accuracy": any well-formed BCP-47 tag is taken
+  if (!WELL_FORMED_TAG.test(v)) invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto (supported: ${TTS_LANGUAGES.join(', ')})`);
+  return v;
 }
 
 function resolveParams(core: EmulatorCore, req: EmuRequest, raw: Record<string, unknown>, names: { voice: string }): TtsParams {
