@@ -136,7 +136,7 @@ _svc_flags() {
     'phone v2 delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'phone v2 list') echo '--limit --page-token --all --agent --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'realtime') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'realtime client-secret') echo '--expires-after --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'realtime client-secret') echo '--expires-after --session --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'realtime talk') echo '--model --reasoning-effort --input --output --duplex --push-to-talk --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'responses') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'responses compact') echo '--model --input --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -151,7 +151,7 @@ _svc_flags() {
     'skills list') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'skills upload') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'stt') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'stt listen') echo '--input --input-device --encoding --sample-rate --no-realtime --interim --endpointing --language --format --diarize --keyterm --filler-words --smart-turn --smart-turn-timeout --vad-threshold --multichannel --channels --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'stt listen') echo '--input --input-device --encoding --sample-rate --model --no-realtime --interim --endpointing --language --format --diarize --keyterm --filler-words --smart-turn --smart-turn-timeout --vad-threshold --multichannel --channels --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'stt transcribe') echo '--language --format --diarize --multichannel --channels --audio-format --sample-rate --words --srt --vtt --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'tokenize') echo '--model --count --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'tts') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -251,7 +251,7 @@ _svc_valued() {
     'phone v2 delete') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'phone v2 list') echo ' --limit --page-token --agent --profile --base-url --jq --timeout --max-retries ' ;;
     'realtime') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
-    'realtime client-secret') echo ' --expires-after --profile --base-url --jq --timeout --max-retries ' ;;
+    'realtime client-secret') echo ' --expires-after --session --profile --base-url --jq --timeout --max-retries ' ;;
     'realtime talk') echo ' --model --reasoning-effort --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --max-retries ' ;;
     'responses') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'responses compact') echo ' -m --model --input --profile --base-url --jq --timeout --max-retries ' ;;
@@ -266,7 +266,7 @@ _svc_valued() {
     'skills list') echo ' --limit --page-token --after --order --profile --base-url --jq --timeout --max-retries ' ;;
     'skills upload') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'stt') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
-    'stt listen') echo ' --input --input-device --encoding --sample-rate --endpointing --language --keyterm --smart-turn --smart-turn-timeout --vad-threshold --channels --profile --base-url --jq --timeout --max-retries ' ;;
+    'stt listen') echo ' --input --input-device --encoding --sample-rate --model --endpointing --language --keyterm --smart-turn --smart-turn-timeout --vad-threshold --channels --profile --base-url --jq --timeout --max-retries ' ;;
     'stt transcribe') echo ' --language --channels --audio-format --sample-rate --profile --base-url --jq --timeout --max-retries ' ;;
     'tokenize') echo ' -m --model --profile --base-url --jq --timeout --max-retries ' ;;
     'tts') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
@@ -319,6 +319,7 @@ _svc_choices() {
     'responses create|--truncation') echo 'auto disabled' ;;
     'responses items|--order') echo 'asc desc' ;;
     'skills list|--order') echo 'asc desc' ;;
+    'stt listen|--model') echo 'voice-transcribe-2.0' ;;
     'videos edit|--aspect-ratio') echo '16:9 9:16 1:1 4:3 3:4 3:2 2:3' ;;
     'videos edit|--resolution') echo '480p 720p 1080p' ;;
     'videos extend|--aspect-ratio') echo '16:9 9:16 1:1 4:3 3:4 3:2 2:3' ;;

@@ -177,7 +177,7 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     throw err;
   }
   const what = o.callId ? `call ${o.callId}` : 'session';
-  const how = mode === 'push-to-talk' ? 'hold space to talk, q to quit' : mode === 'duplex' ? 'duplex, talk any time' : 'half-duplex: the microphone is muted while the assistant speaks';
+  const how = localAudio(f, mode, !!o.callId);
   const session = new RealtimeSession({
     conn,
     update,
@@ -192,7 +192,7 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     warn: (t) => ctx.out.warn(`${prefix}${t}`),
     toolTimeoutMs: f.toolTimeout !== undefined ? f.toolTimeout * 1000 : undefined,
     signal: ctx.signal,
-    onReady: () => ctx.out.info(`${prefix}connected to ${what} (${f.input ? how : 'no local audio'}; Ctrl-C ends)`),
+    onReady: () => ctx.out.info(`${prefix}connected to ${what} (${how}; Ctrl-C ends)`),
   });
   let interrupts = 0;
   if (o.manageInterrupt !== false) {
@@ -224,4 +224,20 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     result.reason === 'input-ended' ? 'the input ended' : result.reason === 'stopped' ? 'stopped' : result.closeReason ? `the server closed it: ${result.closeReason}` : 'the server closed it';
   ctx.out.info(`${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`);
   return 0;
+}
+
+/** What the local audio does, for the "connected" note: the input and the output, or that there is none. */
+function localAudio(f: VoiceFlags, mode: TurnMode, call: boolean): string {
+  const parts: string[] = [];
+  if (f.input === 'mic') {
+    parts.push(mode === 'push-to-talk' ? 'hold space to talk, q to quit' : mode === 'duplex' ? 'duplex, talk any time' : 'half-duplex: the microphone is muted while the assistant speaks');
+  } else if (f.input !== undefined) {
+    const what = f.input === '-' ? 'stdin' : f.input;
+    parts.push(`sending ${what} at real time${mode === 'half-duplex' ? ' (not while the assistant speaks)' : ''}`);
+  }
+  const whose = call ? "the agent's audio" : 'the answers';
+  if (f.output === 'speaker') parts.push(`${whose} on the speaker`);
+  else if (f.output === '-') parts.push(`${whose} to stdout`);
+  else if (f.output !== undefined) parts.push(`${whose} to ${f.output}`);
+  return parts.length ? parts.join('; ') : 'no local audio';
 }

@@ -70,7 +70,7 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
   },
   'GET /v2/phone-numbers': { command: 'phone v2 list', via: { limit: '--limit', pagination_token: '--page-token', agent_id: '--agent' } },
   'DELETE /v2/phone-numbers/{phone_number_id}': { command: 'phone v2 delete' },
-  'POST /v1/realtime/client_secrets': { command: 'realtime client-secret', via: { 'expires_after.seconds': '--expires-after' } },
+  'POST /v1/realtime/client_secrets': { command: 'realtime client-secret', via: { 'expires_after.seconds': '--expires-after', session: '--session' } },
   'POST /v1/realtime/calls/{call_id}/refer': { command: 'calls refer', via: { target_uri: '--to' } },
   'POST /v1/realtime/calls/{call_id}/hangup': { command: 'calls hangup' },
   'POST /v1/tts': {
@@ -120,6 +120,7 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
     via: {
       sample_rate: '--sample-rate',
       encoding: '--encoding',
+      model: '--model',
       interim_results: '--interim',
       endpointing: '--endpointing',
       language: '--language',
@@ -140,12 +141,6 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
 const EXCEPTIONS: Record<string, Record<string, string>> = {
   'POST /v1/responses': {
     reasoning_effort: 'non-standard alternative the server reads only when `reasoning` is unset; --reasoning-effort sends reasoning.effort',
-  },
-  'POST /v1/realtime/client_secrets': {
-    session: 'the session body of a client secret (issue 12 item 8: `realtime client-secret --session FILE`, the voice engineer\'s part)',
-  },
-  'WS /v1/stt': {
-    model: 'one value only (voice-transcribe-2.0), the server default (issue 12 item 8 adds the flag: the voice engineer\'s part)',
   },
 };
 

@@ -1,17 +1,18 @@
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { IncompleteError, InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
-import { AUDIO } from '../../core/flag-sets.js';
+import { AUDIO, FLAG_GROUPS } from '../../core/flag-sets.js';
 import { closeNote } from '../../core/ws.js';
 import { fail, integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
 import { SAMPLE_RATES, type Encoding } from '../../audio/format.js';
-import { STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../api/stt.js';
+import { STT_MODELS, STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../api/stt.js';
 import { checkFormatLanguage, rateParser } from './transcribe.js';
 
 interface Opts {
   input?: string;
   inputDevice?: string;
   encoding: string;
+  model?: string;
   sampleRate: number;
   realtime: boolean;
   interim?: boolean;
@@ -42,6 +43,7 @@ export default defineCommand<Opts>({
     AUDIO.inputDevice,
     { flags: '--encoding <enc>', description: 'audio sent: pcm (s16le), mulaw, alaw', default: 'pcm', parse: (raw: string, flag: string) => (raw.toLowerCase() === 'opus' ? fail(flag, raw, 'pcm, mulaw or alaw (svc does not encode opus)') : oneOf(['pcm', 'mulaw', 'alaw'] as const, { caseInsensitive: true })(raw, flag, undefined)) },
     { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')}`, default: 16000, parse: rateParser },
+    { flags: '--model <model>', description: `transcription model: ${STT_MODELS.join(', ')} (the service default)`, parse: oneOf(STT_MODELS), choices: STT_MODELS, group: FLAG_GROUPS.model },
     { flags: '--no-realtime', description: 'send a file or stdin as fast as possible instead of at real time' },
     { flags: '--interim', description: 'interim results (about every 500 ms)' },
     { flags: '--endpointing <ms>', description: 'silence before an utterance ends, 0 to 5000 ms', parse: integer({ min: 0, max: 5000 }) },
@@ -81,6 +83,7 @@ export default defineCommand<Opts>({
     });
 
     const query: SttStreamQuery = { sample_rate: opts.sampleRate, encoding };
+    if (opts.model) query.model = opts.model;
     if (opts.interim) query.interim_results = true;
     if (opts.endpointing !== undefined) query.endpointing = opts.endpointing;
     if (opts.language) query.language = opts.language;

@@ -29,7 +29,7 @@ describe('svc realtime talk (files and pipes)', () => {
     expect(await spokenIn(out)).toBe(answer);
     const { format } = await decodeAudio(readFileSync(out));
     expect(format).toEqual({ sampleRate: 24000, channels: 1 });
-    expect(r.stderr).toContain('half-duplex');
+    expect(r.stderr).toContain('at real time (not while the assistant speaks)'); // half-duplex
     expect(r.stderr).toContain('ended (the input ended; 1 answer)');
     // the session was configured before audio flowed, with the defaults of the flags
     expect(log.client_events[0]).toBe('session.update');
@@ -134,7 +134,7 @@ describe('svc realtime talk (files and pipes)', () => {
     ['an unknown model', ['--model', 'voice-9'], /--model: voice-9 is not allowed: one of voice-latest, voice-3.0, voice-2.0/],
     ['an unknown reasoning effort', ['--reasoning-effort', 'low'], /--reasoning-effort: low is not allowed: one of high, none/],
     ['an unknown audio format', ['--audio-format', 'opus'], /--audio-format: opus is not allowed: one of pcm, pcmu, pcma/],
-    ['an unknown voice', ['--voice', 'bob'], /--voice: bob is not allowed: a built-in voice \(eve, ara, rex, sal, leo\)/],
+    ['an unknown voice', ['--voice', 'bob'], /--voice: bob is not allowed: a built-in voice \(eve, ara, rex, sal, leo, any case\)/],
     ['a VAD threshold above 1', ['--vad-threshold', '1.5'], /--vad-threshold: 1.5 is not allowed: a number from 0 to 1/],
     ['a VAD silence above 10000 ms', ['--vad-silence-ms', '10001'], /--vad-silence-ms: 10001 is not allowed: a whole number from 0 to 10000/],
     ['a tool timeout of 0', ['--tool-timeout', '0'], /--tool-timeout: 0 is not allowed: a number from 1 to 600/],

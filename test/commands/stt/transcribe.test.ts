@@ -129,7 +129,7 @@ describe('svc stt transcribe', () => {
     [['--channels', '2'], /--channels: 2 is not allowed: only with --multichannel/],
     [['--sample-rate', '11025'], /--sample-rate: 11025 is not allowed: one of 8000, 16000/],
     [['--audio-format', 'aiff'], /--audio-format: aiff is not allowed: one of pcm, mulaw, alaw, wav, mp3/],
-    [['--audio-format', 'pcm'], /--sample-rate: \(missing\) is not allowed: required for raw pcm audio/],
+    [['--audio-format', 'pcm'], /--audio-format: pcm is not allowed: .*hello\.wav is WAV audio \(leave --audio-format out for containers\)/],
     [['--format'], /--format: true is not allowed: only together with --language/],
     [['--format', '--language', 'ko'], /--language: ko is not allowed: with --format one of ar, de, en/],
     [['--srt', '--vtt'], /--srt: true is not allowed: not together with --vtt/],

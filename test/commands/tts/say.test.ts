@@ -112,10 +112,10 @@ describe('svc tts say', () => {
     expect(tonesToText(played, 24000)).toBe('played aloud');
   });
 
-  it('reports a voice the service does not know (exit 1, the service message)', async () => {
-    const r = await svc(['tts', 'say', 'x', '--voice', 'nobody', '-o', join(dir, 'n.wav')], { emu });
+  it('reports a custom voice the service does not know (exit 1, the service message)', async () => {
+    const r = await svc(['tts', 'say', 'x', '--voice', 'zz9zz9zz', '-o', join(dir, 'n.wav')], { emu });
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/voice.*nobody/);
+    expect(r.stderr).toMatch(/voice.*zz9zz9zz/);
   });
 
   const bad: [string[], RegExp][] = [
@@ -125,7 +125,9 @@ describe('svc tts say', () => {
     [['--sample-rate', '12000'], /--sample-rate: 12000 is not allowed: one of 8000, 16000, 22050, 24000, 44100, 48000/],
     [['--bit-rate', '100000'], /--bit-rate: 100000 is not allowed: one of 32000, 64000, 96000, 128000, 192000/],
     [['--bit-rate', '64000', '--codec', 'wav'], /--bit-rate: 64000 is not allowed: only with --codec mp3/],
-    [['--language', 'xx'], /--language: xx is not allowed: one of auto, en, ar-EG/],
+    [['--language', 'en_US'], /--language: en_US is not allowed: a BCP-47 language tag \(e\.g\. en, nl, pt-BR\) or auto; supported: auto, en, ar-EG/],
+    [['--voice', 'nobody'], /--voice: nobody is not allowed: a built-in voice \(eve, ara, rex, sal, leo, any case\) or a custom voice id/],
+    [['-o', 'x.ogg'], /-o: x\.ogg is not allowed: a name svc can write: \.mp3, \.wav, \.pcm\/\.raw, \.ulaw, \.alaw/],
     [['--optimize-streaming-latency', '2'], /--optimize-streaming-latency: 2 is not allowed: a whole number from 0 to 1/],
     [['--play', '-o', 'x.wav'], /--play.*not together with -o/],
   ];

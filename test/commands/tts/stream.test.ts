@@ -75,9 +75,11 @@ describe('svc tts stream', () => {
     expect(Number(rows[1]![0])).toBeGreaterThan(Number(rows[0]![1]));
   });
 
-  it('empty input sends no text and exits 0', async () => {
+  it('empty input is exit 2 before connecting (nothing to speak)', async () => {
+    emu.clearRequests();
     const r = await svc(['tts', 'stream', '-o', join(dir, 'empty.wav')], { emu, input: '' });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode).toBe(2);
+    expect(emu.requests()).toHaveLength(0);
   });
 
   it('checks flags before connecting (exit 2)', async () => {
