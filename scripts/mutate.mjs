@@ -4,7 +4,7 @@
 //   node scripts/mutate.mjs            every mutant
 //   node scripts/mutate.mjs no-color   the mutants whose name contains a word
 // The source is restored after each mutant, also on failure and Ctrl-C. Run it in a clean work tree.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -135,7 +135,17 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-const build = () => spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8' });
+/** Run a command to its end (asynchronously, so that Ctrl-C reaches the handler above and restores the source). */
+function run(cmd, args, env = process.env) {
+  return new Promise((done) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.resume();
+    child.on('close', (status) => done({ status, stdout }));
+  });
+}
+const build = () => run('npm', ['run', 'build', '--silent']);
 const rows = [];
 try {
   for (const m of chosen) {
@@ -150,12 +160,12 @@ try {
     writeFileSync(path, original.replace(m.find, m.replace));
     const started = Date.now();
     try {
-      const b = build();
+      const b = await build();
       if (b.status !== 0) {
         rows.push({ ...m, result: 'caught (does not compile)' });
         continue;
       }
-      const t = spawnSync('npx', ['vitest', 'run', '--reporter=dot', ...m.tests], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+      const t = await run('npx', ['vitest', 'run', '--reporter=dot', ...m.tests], { ...process.env, FORCE_COLOR: '0' });
       const failed = /(\d+) failed/.exec(t.stdout)?.[1];
       rows.push({ ...m, result: t.status === 0 ? 'MISSED' : `caught (${failed ?? '?'} failing)`, seconds: Math.round((Date.now() - started) / 1000) });
     } finally {
@@ -166,7 +176,7 @@ try {
   }
 } finally {
   restore();
-  build();
+  await build();
 }
 
 const caught = rows.filter((r) => r.result.startsWith('caught')).length;

@@ -119,6 +119,16 @@ describe('the command tree', () => {
     expect(errorLine(coloured.screen).replace(/request id [\w-]+/, '')).toBe(errorLine(plain.screen).replace(/request id [\w-]+/, ''));
   });
 
+  it('FORCE_COLOR=1 colours even a pipe; without it a pipe is plain', async () => {
+    const SGR = /\u001b\[[0-9;]*m/;
+    const forced = await svc(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const piped = await svc(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined } });
+    expect(forced.exitCode).toBe(5);
+    expect(forced.stderr).toMatch(SGR);
+    expect(piped.stderr).not.toMatch(SGR);
+    expect(piped.stderr).toMatch(/^error: /);
+  });
+
   it('a table on a terminal is coloured with FORCE_COLOR=1 and plain with NO_COLOR=1', async () => {
     const SGR = /\u001b\[[0-9;]*m/;
     const coloured = await svcOnTerminal(['models', 'list'], { emu, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
