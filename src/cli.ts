@@ -6,6 +6,7 @@ import type { CommandNode, CommandSpec, OptionSpec } from './core/command.js';
 import type { EndpointResolver, GlobalOptions } from './core/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS } from './core/global-options.js';
+import type { Streams } from './core/output.js';
 import { rootCommands } from './commands/index.js';
 import { PROGRAM_DESCRIPTION, PROGRAM_EPILOGUE } from './help.js';
 
@@ -82,7 +83,6 @@ async function resolvePath(argv: string[]): Promise<{ path: CommandNode[]; level
   return { path, levels };
 }
 
-type Streams = { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream };
 
 function configure(cmd: Command, streams: Streams): Command {
   cmd.exitOverride();
@@ -102,7 +102,7 @@ function addExamples(cmd: Command, examples: string[] | undefined): void {
 }
 
 /** What the process hands a command: Ctrl-C, SIGTERM and SIGHUP abort `signal`; a command may take Ctrl-C over. */
-interface ProcessControl {
+export interface ProcessControl {
   signal: AbortSignal;
   /** 143 after SIGTERM, 129 after SIGHUP: the exit code whatever the command returned */
   readonly signalExit: number | undefined;
@@ -178,6 +178,7 @@ function rootProgram(streams: Streams, ver: string): Command {
 
 interface Invocation {
   streams: Streams;
+  env: NodeJS.ProcessEnv;
   control: ProcessControl;
   version: string;
   /** exit code of the command or group that ran */
@@ -232,12 +233,12 @@ async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation): Prom
     const { createContext } = await import('./core/context.js');
     const ctx = createContext({
       streams: inv.streams,
-      env: process.env,
+      env: inv.env,
       globals,
       signal: inv.control.signal,
       version: inv.version,
       setInterruptHandler: inv.control.setInterruptHandler,
-      endpoint: globals.emulator ? inProcessEmulator(process.env) : undefined,
+      endpoint: globals.emulator ? inProcessEmulator(inv.env) : undefined,
     });
     inv.cleanup = () => ctx.runExitHooks();
     await ctx.out.loadColors();
@@ -254,8 +255,18 @@ export async function main(argv: string[]): Promise<never> {
     stdout: process.stdout,
     stderr: process.stderr,
   };
-  const control = handleSignals();
-  const inv: Invocation = { streams, control, version: version() };
+  const exitCode = await runCli(argv, { streams, env: process.env, control: handleSignals() });
+  await flushOutput();
+  process.exit(exitCode);
+}
+
+/**
+ * Run one command line with the given streams, environment and process control, and return its exit code. main()
+ * hands it the process's; tests hand it in-memory streams (a terminal or not, any width) to run a command in-process.
+ */
+export async function runCli(argv: string[], io: { streams: Streams; env: NodeJS.ProcessEnv; control: ProcessControl }): Promise<number> {
+  const { streams, env, control } = io;
+  const inv: Invocation = { streams, env, control, version: version() };
   let exitCode: number = ExitCode.ok;
   try {
     const program = rootProgram(streams, inv.version);
@@ -267,12 +278,11 @@ export async function main(argv: string[]): Promise<never> {
       exitCode = ExitCode.usage;
     }
   } catch (err) {
-    exitCode = await handleError(err, control.signal, argv);
+    exitCode = await handleError(err, control.signal, argv, streams.stderr, env);
   }
   if (control.signalExit !== undefined) exitCode = control.signalExit;
   if (inv.cleanup) await inv.cleanup();
-  await flushOutput();
-  process.exit(exitCode);
+  return exitCode;
 }
 
 /** Wait until stdout and stderr have handed everything to the OS: a pipe to a slow reader may still hold data. */
@@ -321,7 +331,7 @@ function buildLeaf(
   });
 }
 
-async function handleError(err: unknown, signal: AbortSignal, argv: string[]): Promise<number> {
+async function handleError(err: unknown, signal: AbortSignal, argv: string[], stderr: Streams['stderr'], env: NodeJS.ProcessEnv): Promise<number> {
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
     if (err.code === 'commander.help') return ExitCode.usage;
@@ -332,16 +342,16 @@ async function handleError(err: unknown, signal: AbortSignal, argv: string[]): P
     return ExitCode.interrupted;
   }
   const { colorWanted, loadColors } = await import('./core/color.js');
-  const ce = await loadColors(colorWanted(!!process.stderr.isTTY, process.env, argv.includes('--no-color') ? false : undefined), process.env);
+  const ce = await loadColors(colorWanted(!!stderr.isTTY, env, argv.includes('--no-color') ? false : undefined), env);
   const label = ce.red('error:');
   // the message may quote the server: made safe on a terminal
   const { terminalSafe } = await import('./core/terminal-safe.js');
-  const message = process.stderr.isTTY ? terminalSafe(describeError(err)) : describeError(err);
-  process.stderr.write(`${label} ${message}\n`);
+  const message = stderr.isTTY ? terminalSafe(describeError(err)) : describeError(err);
+  stderr.write(`${label} ${message}\n`);
   if (err instanceof UsageError) {
     // nothing was sent
-  } else if (process.env.SVC_DEBUG && err instanceof Error && err.stack) {
-    process.stderr.write(err.stack + '\n');
+  } else if (env.SVC_DEBUG && err instanceof Error && err.stack) {
+    stderr.write(err.stack + '\n');
   }
   return exitCodeFor(err);
 }

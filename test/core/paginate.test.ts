@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav } from '../../src/audio/codecs.js';
-import { startTestEmulator, svc, writeTemp, type TestEmulator } from '../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc, writeTemp, type TestEmulator } from '../helpers/cli.js';
 
 let emu: TestEmulator;
 let responseId: string;

@@ -4,6 +4,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
 import { DEFAULT_EMULATOR_KEY } from '../../src/emulator/auth.js';
@@ -169,6 +170,64 @@ export async function svcBytes(args: string[], opts: RunOptions = {}): Promise<{
   const r = await spawnSvc(args, { ...opts, encoding: 'buffer' });
   const result = { exitCode: r.exitCode ?? -1, stdout: Buffer.from(r.stdout as unknown as Uint8Array), stderr: Buffer.from(r.stderr as unknown as Uint8Array).toString('utf8') };
   assertNoSecrets(result.stdout.toString('latin1') + result.stderr, args);
+  return result;
+}
+
+/** A stream that keeps what is written to it, as a terminal of `columns` or as a pipe. */
+class MemoryOutput extends Writable {
+  private readonly chunks: Buffer[] = [];
+  constructor(
+    readonly isTTY: boolean,
+    readonly columns: number | undefined,
+  ) {
+    super({
+      write: (chunk: Buffer | string, _enc, done) => {
+        this.chunks.push(Buffer.from(chunk));
+        done();
+      },
+    });
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+export interface InProcessOptions extends RunOptions {
+  /** stdout and stderr are a terminal (default: pipes) */
+  tty?: boolean;
+  /** the terminal's width (with tty) */
+  columns?: number;
+}
+
+/**
+ * Run a command line in this process, as gh's tests do with IOStreams: the same command tree, specs and runners as
+ * the binary, with in-memory streams (a pipe, or a terminal of a chosen width) and the environment svc() would
+ * give, against the test emulator over loopback. Scanned for keys like svc(). For behaviour that needs a process of
+ * its own (signals, exit on a closed pipe, real terminals, sound devices, the launcher), use svc()/spawnSvc().
+ */
+export async function cli(args: string[], opts: InProcessOptions = {}): Promise<RunResult> {
+  const { runCli } = await import('../../src/cli.js');
+  const input = opts.inputFile !== undefined ? readFileSync(opts.inputFile) : opts.input;
+  const stdin = Object.assign(Readable.from(input === undefined ? [] : [Buffer.from(input)]), { isTTY: false });
+  const stdout = new MemoryOutput(!!opts.tty, opts.tty ? (opts.columns ?? 80) : undefined);
+  const stderr = new MemoryOutput(!!opts.tty, opts.tty ? (opts.columns ?? 80) : undefined);
+  const abort = new AbortController();
+  // a working directory of its own (tests of one file run one after another; the pool runs files in processes)
+  const cwd = process.cwd();
+  if (opts.cwd) process.chdir(opts.cwd);
+  let exitCode: number;
+  try {
+    exitCode = await runCli(args, {
+      streams: { stdin, stdout, stderr },
+      env: { ...svcEnv(opts), TERM: opts.tty ? 'xterm' : undefined },
+      control: { signal: abort.signal, signalExit: undefined, setInterruptHandler: () => {} },
+    });
+  } finally {
+    process.chdir(cwd);
+  }
+  const result = { exitCode, stdout: stdout.text(), stderr: stderr.text() };
+  CAPTURED.push({ args, text: result.stdout + result.stderr });
+  assertNoSecrets(result.stdout + result.stderr, args);
   return result;
 }
 
