@@ -1,16 +1,70 @@
 // The emulator's state: JSON collections persisted in the state dir, so that consecutive `svc --emulator …`
-// invocations see the same data. Large blobs go to files beside it. Durability: the server commits (flush) before
-// it writes any reply's status line, so a change it acknowledged survives kill -9; the file is written whole to a
-// temp file and renamed over the old one, so a crash leaves the old or the new state, never a torn one. (No fsync:
-// the emulator guards against its process dying, not the machine; fsync per request made 1,000 writes take a minute.)
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// invocations see the same data. Large blobs go to files beside it.
+// Durability: the server commits (flush) before it writes any reply's status line, so a change it acknowledged
+// survives kill -9. A commit appends the records that changed to a journal (one JSON line each, one write); the
+// snapshot (state.json, written to a temp file and renamed into place) is rewritten at start, at close, after a
+// reset and when the journal passes 8 MiB. Loading replays the journal over the snapshot (a torn last line from a
+// crash is ignored). Which records changed: those set, deleted or read (`get`) since the last commit, and every
+// record of a collection iterated since then (a record found by a scan may have been changed in place), compared
+// with what was last written. No fsync: the emulator guards against its process dying, not the machine.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Collection<T> = Map<string, T>;
 
+const MAX_JOURNAL_BYTES = 8 * 1024 * 1024;
+
+/** A Map that reports which keys were touched (set, deleted, read) and whether it was iterated. */
+class TrackedMap<V> extends Map<string, V> {
+  touched = new Set<string>();
+  iterated = false;
+
+  override get(key: string): V | undefined {
+    const v = super.get(key);
+    if (v !== undefined) this.touched.add(key);
+    return v;
+  }
+  override set(key: string, value: V): this {
+    super.set(key, value);
+    // Map's constructor calls set before the fields exist
+    this.touched?.add(key);
+    return this;
+  }
+  override delete(key: string): boolean {
+    this.touched.add(key);
+    return super.delete(key);
+  }
+  override clear(): void {
+    for (const k of super.keys()) this.touched.add(k);
+    super.clear();
+  }
+  override values(): MapIterator<V> {
+    this.iterated = true;
+    return super.values();
+  }
+  override entries(): MapIterator<[string, V]> {
+    this.iterated = true;
+    return super.entries();
+  }
+  override [Symbol.iterator](): MapIterator<[string, V]> {
+    this.iterated = true;
+    return super[Symbol.iterator]();
+  }
+  override forEach(fn: (value: V, key: string, map: Map<string, V>) => void, thisArg?: unknown): void {
+    this.iterated = true;
+    super.forEach(fn, thisArg);
+  }
+}
+
+type JournalLine = { c: string; k: string; v?: unknown; d?: true } | { n: Record<string, number> };
+
 export class StateStore {
-  private collections = new Map<string, Map<string, unknown>>();
+  private collections = new Map<string, TrackedMap<unknown>>();
   private counters: Record<string, number> = {};
+  /** what the disk holds: collection → key → JSON of the record */
+  private written = new Map<string, Map<string, string>>();
+  private writtenCounters = '{}';
+  private journalBytes = 0;
   private dirty = false;
   private timer?: NodeJS.Timeout;
 
@@ -18,6 +72,7 @@ export class StateStore {
     if (dir) {
       mkdirSync(dir, { recursive: true });
       this.load();
+      this.snapshot();
     }
   }
 
@@ -25,15 +80,36 @@ export class StateStore {
     return this.dir ? join(this.dir, 'state.json') : undefined;
   }
 
+  private get journal(): string {
+    return join(this.dir!, 'state.journal');
+  }
+
   private load(): void {
     const file = this.file!;
-    if (!existsSync(file)) return;
-    try {
-      const raw = JSON.parse(readFileSync(file, 'utf8')) as { collections: Record<string, Record<string, unknown>>; counters?: Record<string, number> };
-      for (const [name, entries] of Object.entries(raw.collections ?? {})) this.collections.set(name, new Map(Object.entries(entries)));
-      this.counters = raw.counters ?? {};
-    } catch {
-      // a corrupt state file starts the emulator afresh rather than refusing to start
+    if (existsSync(file)) {
+      try {
+        const raw = JSON.parse(readFileSync(file, 'utf8')) as { collections: Record<string, Record<string, unknown>>; counters?: Record<string, number> };
+        for (const [name, entries] of Object.entries(raw.collections ?? {})) {
+          const c = this.collection<unknown>(name);
+          for (const [k, v] of Object.entries(entries)) c.set(k, v);
+        }
+        this.counters = raw.counters ?? {};
+      } catch {
+        // a corrupt state file starts the emulator afresh rather than refusing to start
+      }
+    }
+    if (!existsSync(this.journal)) return;
+    for (const line of readFileSync(this.journal, 'utf8').split('\n')) {
+      if (!line) continue;
+      let entry: JournalLine;
+      try {
+        entry = JSON.parse(line) as JournalLine;
+      } catch {
+        break; // the torn tail of a write cut by a crash: it was never acknowledged
+      }
+      if ('n' in entry) this.counters = entry.n;
+      else if (entry.d) this.collection(entry.c).delete(entry.k);
+      else this.collection(entry.c).set(entry.k, entry.v);
     }
   }
 
@@ -41,10 +117,10 @@ export class StateStore {
   collection<T>(name: string): Collection<T> {
     let c = this.collections.get(name);
     if (!c) {
-      c = new Map();
+      c = new TrackedMap<unknown>();
       this.collections.set(name, c);
     }
-    return c as Collection<T>;
+    return c as unknown as Collection<T>;
   }
 
   /** A monotonically increasing number per name (ids, sequence numbers). */
@@ -55,8 +131,8 @@ export class StateStore {
   }
 
   /**
-   * Mark the state changed. Writes are coalesced (at most one per 20 ms) so a burst of changes costs one write;
-   * close() and process exit flush what is pending synchronously.
+   * Mark the state changed. Without a reply to commit before, changes are written within 20 ms (a burst costs one
+   * write); close() and process exit flush what is pending synchronously.
    */
   save(): void {
     if (!this.file) return;
@@ -72,16 +148,79 @@ export class StateStore {
 
   private exitHook?: () => void;
 
-  /** Write pending changes now (write a temp file, rename it over the state). A no-op when nothing changed. */
+  /** Commit pending changes now: the changed records go to the journal in one append. A no-op when nothing changed. */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.file || !this.dirty) return;
+    if (!this.file) {
+      // in memory: nothing to write, only the change tracking to forget
+      for (const c of this.collections.values()) c.touched.clear();
+      return;
+    }
+    if (!this.dirty) return;
+    const lines: string[] = [];
+    for (const [name, c] of this.collections) {
+      const written = this.writtenOf(name);
+      const keys = c.iterated ? new Set([...Map.prototype.keys.call(c), ...written.keys()]) : c.touched;
+      for (const k of keys) {
+        const v = Map.prototype.get.call(c, k);
+        if (v === undefined) {
+          if (written.delete(k)) lines.push(JSON.stringify({ c: name, k, d: true }));
+          continue;
+        }
+        const json = JSON.stringify(v);
+        if (written.get(k) === json) continue;
+        written.set(k, json);
+        lines.push(`{"c":${JSON.stringify(name)},"k":${JSON.stringify(k)},"v":${json}}`);
+      }
+      c.touched.clear();
+      c.iterated = false;
+    }
+    const counters = JSON.stringify(this.counters);
+    if (counters !== this.writtenCounters) {
+      this.writtenCounters = counters;
+      lines.push(`{"n":${counters}}`);
+    }
+    this.dirty = false;
+    if (!lines.length) return;
+    const text = `${lines.join('\n')}\n`;
+    appendFileSync(this.journal, text);
+    this.journalBytes += Buffer.byteLength(text);
+    if (this.journalBytes > MAX_JOURNAL_BYTES) this.snapshot();
+  }
+
+  private writtenOf(name: string): Map<string, string> {
+    let w = this.written.get(name);
+    if (!w) {
+      w = new Map();
+      this.written.set(name, w);
+    }
+    return w;
+  }
+
+  /** Write the whole state (temp file, rename), then empty the journal it includes. */
+  private snapshot(): void {
+    if (!this.file) return;
     const out: Record<string, Record<string, unknown>> = {};
-    for (const [name, c] of this.collections) out[name] = Object.fromEntries(c);
+    this.written.clear();
+    for (const [name, c] of this.collections) {
+      const w = this.writtenOf(name);
+      const entries: Record<string, unknown> = {};
+      for (const [k, v] of Map.prototype.entries.call(c) as MapIterator<[string, unknown]>) {
+        entries[k] = v;
+        w.set(k, JSON.stringify(v));
+      }
+      out[name] = entries;
+      c.touched.clear();
+      c.iterated = false;
+    }
+    this.writtenCounters = JSON.stringify(this.counters);
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ collections: out, counters: this.counters }));
     renameSync(tmp, this.file);
+    // replaying the old journal over the new snapshot would give the same state, so a crash here is harmless
+    writeFileSync(this.journal, '');
+    this.journalBytes = 0;
     this.dirty = false;
   }
 
@@ -120,16 +259,17 @@ export class StateStore {
     return d;
   }
 
-  /** Remove everything (tests). */
+  /** Remove everything (tests, `svc emulator reset`): a fresh snapshot at once. */
   reset(): void {
     this.collections.clear();
     this.counters = {};
     if (this.dir) rmSync(join(this.dir, 'blobs'), { recursive: true, force: true });
-    this.save();
+    this.snapshot();
   }
 
   close(): void {
     this.flush();
+    if (this.journalBytes > 0) this.snapshot();
     if (this.exitHook) process.removeListener('exit', this.exitHook);
     this.exitHook = undefined;
   }

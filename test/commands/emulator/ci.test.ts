@@ -77,7 +77,8 @@ describe('svc emulator serve for CI', () => {
     expect((await fetch(`${url}/_emulator/health`)).status).toBe(200);
     child.kill('SIGTERM');
     const r = await child;
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode).toBe(143); // stopped cleanly, with the SIGTERM convention of the CLI
+    expect(String(r.stderr)).toContain('emulator stopped');
     expect(String(r.stderr)).toContain(`key: ${KEY}`);
     expect(existsSync(ready)).toBe(false);
   });
