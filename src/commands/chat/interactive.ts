@@ -1,11 +1,12 @@
 // `svc chat -i`: a REPL. Multi-line input (a line ending in \ continues; """ opens and closes a block), the
 // conversation kept across turns (and saved locally after each one), /system, /model, /save, /clear, /help,
-// /exit. Ctrl-C cancels the answer in progress and keeps the REPL; at an empty prompt it asks for a second one.
+// /exit (Tab completes them). Ctrl-C cancels the answer in progress and keeps the REPL; at an empty prompt it asks for a second one.
 // The prompt and notes go to stderr, answers to stdout; without a terminal each stdin line is a turn.
 import type { ChatMessage, ChatRequest, ChatTool } from '../../api/chat.js';
 import { ConversationStore, messageText, type Conversation } from '../../store/conversations.js';
 import type { Context } from '../../core/context.js';
 import { InterruptedError, describeError } from '../../core/errors.js';
+import type { HttpClient } from '../../core/http.js';
 import type { ToolCommand } from '../../core/local-tools.js';
 import { runToolLoop } from './loop.js';
 import { buildChatRequest, type ChatFlags } from './request.js';
@@ -20,107 +21,183 @@ export interface ReplSetup {
   firstPrompt?: string;
 }
 
-const HELP = `commands:
-  /system [TEXT]   show or set the system prompt (an empty TEXT clears it: /system -)
-  /model [ID]      show or switch the model
-  /save [FILE]     save the conversation (and write a transcript to FILE)
-  /clear           start over (a new conversation; the system prompt stays)
-  /help            this list
-  /exit            leave (also Ctrl-D)
+/** The REPL's own commands: the /help text and Tab completion both come from this list. */
+const COMMANDS: { name: string; usage: string; about: string }[] = [
+  { name: 'system', usage: '/system [TEXT]', about: 'show or set the system prompt (an empty TEXT clears it: /system -)' },
+  { name: 'model', usage: '/model [ID]', about: 'show or switch the model' },
+  { name: 'save', usage: '/save [FILE]', about: 'save the conversation (and write a transcript to FILE)' },
+  { name: 'clear', usage: '/clear', about: 'start over (a new conversation; the system prompt stays)' },
+  { name: 'help', usage: '/help', about: 'this list' },
+  { name: 'exit', usage: '/exit', about: 'leave (also /quit, Ctrl-D)' },
+];
+
+const HELP = `commands (Tab completes them):
+${COMMANDS.map((c) => `  ${c.usage.padEnd(16)} ${c.about}`).join('\n')}
 input: a line ending in \\ continues on the next line; """ on its own line opens and closes a block.
 Ctrl-C cancels the answer in progress.`;
 
-export async function runRepl(ctx: Context, s: ReplSetup): Promise<number> {
-  const { createInterface } = await import('node:readline');
-  const stdin = ctx.streams.stdin;
-  const terminal = !!stdin.isTTY && !!ctx.streams.stderr.isTTY;
-  const rl = createInterface({ input: stdin, output: ctx.streams.stderr, terminal, historySize: 1000, prompt: '> ' });
-  const http = await ctx.http();
-  let conv = s.conversation;
-  let model = s.flags.model ?? conv.model;
-  let turnAbort: AbortController | undefined;
-  let armedExit = false;
-  let buffer: string[] = [];
-  let inBlock = false;
-  let closed = false;
-  const note = (msg: string) => ctx.streams.stderr.write(`${ctx.out.ce.dim(msg)}\n`);
-  const prompt = () => {
-    if (terminal && !closed) rl.prompt();
-  };
+/** readline's completer: `/mo` → `/model `; `/` lists every command. Anything else is left alone. */
+export function completeCommand(line: string): [string[], string] {
+  if (!/^\/\S*$/.test(line)) return [[], line];
+  const hits = [...COMMANDS.map((c) => c.name), 'quit'].filter((n) => `/${n}`.startsWith(line)).map((n) => `/${n}`);
+  return [hits.length === 1 ? [`${hits[0]} `] : hits, line];
+}
 
-  const interrupt = () => {
-    if (turnAbort) {
-      turnAbort.abort();
-      return;
-    }
-    if (!terminal) {
-      rl.close();
-      return;
-    }
-    const line = (rl as unknown as { line: string }).line;
-    if (!line && !buffer.length && !inBlock) {
-      if (armedExit) {
-        rl.close();
-        return;
+/** Lines typed → entries: a line ending in \ continues, """ opens and closes a block. */
+class InputAssembler {
+  private buffer: string[] = [];
+  private inBlock = false;
+
+  /** the finished entry, or undefined while more lines are expected */
+  push(raw: string): string | undefined {
+    if (this.inBlock) {
+      if (raw.trim() !== '"""') {
+        this.buffer.push(raw);
+        return undefined;
       }
-      armedExit = true;
-      ctx.streams.stderr.write('\n');
-      note('(Ctrl-C again, /exit or Ctrl-D to leave)');
+      this.inBlock = false;
+      return this.take();
+    }
+    if (raw.trim() === '"""' && !this.buffer.length) {
+      this.inBlock = true;
+      return undefined;
+    }
+    if (raw.endsWith('\\')) {
+      this.buffer.push(raw.slice(0, -1));
+      return undefined;
+    }
+    this.buffer.push(raw);
+    return this.take();
+  }
+
+  get pending(): boolean {
+    return this.inBlock || this.buffer.length > 0;
+  }
+
+  reset(): void {
+    this.buffer = [];
+    this.inBlock = false;
+  }
+
+  private take(): string {
+    const entry = this.buffer.join('\n');
+    this.buffer = [];
+    return entry;
+  }
+}
+
+type Readline = import('node:readline').Interface;
+
+/** One REPL session: the conversation and model, turns, /commands, Ctrl-C. */
+class Repl {
+  private conv: Conversation;
+  private model: string;
+  private turnAbort: AbortController | undefined;
+  private armedExit = false;
+  private closed = false;
+  readonly input = new InputAssembler();
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly s: ReplSetup,
+    private readonly rl: Readline,
+    private readonly http: HttpClient,
+    readonly terminal: boolean,
+  ) {
+    this.conv = s.conversation;
+    this.model = s.flags.model ?? s.conversation.model;
+    rl.on('close', () => {
+      this.closed = true;
+    });
+  }
+
+  note(msg: string): void {
+    this.ctx.streams.stderr.write(`${this.ctx.out.ce.dim(msg)}\n`);
+  }
+
+  prompt(text?: string): void {
+    if (text) this.rl.setPrompt(text);
+    if (this.terminal && !this.closed) this.rl.prompt();
+  }
+
+  banner(): void {
+    const earlier = this.conv.messages.filter((m) => m.role === 'user').length;
+    this.note(`svc chat · ${this.model} · conversation ${this.conv.id}${earlier ? ` (${earlier} earlier turns)` : ''} · /help, /exit or Ctrl-D to leave`);
+  }
+
+  /** Ctrl-C: cancel the answer in progress; else clear the line; at an empty prompt, twice to leave. */
+  interrupt(): void {
+    if (this.turnAbort) return this.turnAbort.abort();
+    if (!this.terminal) return void this.rl.close();
+    const line = (this.rl as unknown as { line: string }).line;
+    if (!line && !this.input.pending) {
+      if (this.armedExit) return void this.rl.close();
+      this.armedExit = true;
+      this.ctx.streams.stderr.write('\n');
+      this.note('(Ctrl-C again, /exit or Ctrl-D to leave)');
     } else {
-      rl.write(null, { ctrl: true, name: 'e' });
-      rl.write(null, { ctrl: true, name: 'u' });
-      ctx.streams.stderr.write('^C\n');
+      this.rl.write(null, { ctrl: true, name: 'e' });
+      this.rl.write(null, { ctrl: true, name: 'u' });
+      this.ctx.streams.stderr.write('^C\n');
     }
-    buffer = [];
-    inBlock = false;
-    rl.setPrompt('> ');
-    prompt();
-  };
-  ctx.setInterruptHandler(interrupt);
-  rl.on('SIGINT', interrupt);
-  rl.on('close', () => {
-    closed = true;
-  });
+    this.input.reset();
+    this.prompt('> ');
+  }
 
-  const save = () => {
-    if (s.flags.save === false) return;
-    conv.model = model;
-    s.store.save(conv);
-  };
+  /** A line read: feed it to the assembler; run the finished entry. false: leave. */
+  async onLine(raw: string): Promise<boolean> {
+    this.armedExit = false;
+    const entry = this.input.push(raw);
+    if (entry === undefined) {
+      this.prompt('… ');
+      return true;
+    }
+    this.rl.setPrompt('> ');
+    const text = entry.trim();
+    if (text.startsWith('/') && !text.includes('\n')) {
+      if (!(await this.command(text))) return false;
+    } else if (text) await this.turn(entry);
+    this.prompt();
+    return true;
+  }
 
-  const setSystem = (text: string | undefined) => {
-    const has = conv.messages[0]?.role === 'system';
+  private save(): void {
+    if (this.s.flags.save === false) return;
+    this.conv.model = this.model;
+    this.s.store.save(this.conv);
+  }
+
+  private setSystem(text: string | undefined): void {
+    const messages = this.conv.messages;
+    const has = messages[0]?.role === 'system';
     if (!text) {
-      if (has) conv.messages.shift();
-    } else if (has) conv.messages[0] = { role: 'system', content: text };
-    else conv.messages.unshift({ role: 'system', content: text });
-  };
+      if (has) messages.shift();
+    } else if (has) messages[0] = { role: 'system', content: text };
+    else messages.unshift({ role: 'system', content: text });
+  }
 
-  const turn = async (text: string) => {
-    const before = conv.messages.length;
-    conv.messages.push({ role: 'user', content: text });
-    turnAbort = new AbortController();
+  /** One turn (tool calls included); a cancelled or failed turn leaves no trace in the conversation. */
+  async turn(text: string): Promise<void> {
+    const messages = this.conv.messages;
+    const before = messages.length;
+    messages.push({ role: 'user', content: text });
+    const abort = (this.turnAbort = new AbortController());
     try {
-      const body = buildChatRequest({ ...s.flags, model }, conv.messages, model, s.tools) as ChatRequest;
-      const { messages: _m, ...base } = body;
-      await runToolLoop(ctx, http, base, conv.messages, { commands: s.commands, maxTurns: s.maxTurns, stream: s.flags.stream !== false, usage: s.flags.usage, signal: turnAbort.signal });
-      save();
+      const { messages: _m, ...base } = buildChatRequest({ ...this.s.flags, model: this.model }, messages, this.model, this.s.tools) as ChatRequest;
+      await runToolLoop(this.ctx, this.http, base, messages, { commands: this.s.commands, maxTurns: this.s.maxTurns, stream: this.s.flags.stream !== false, usage: this.s.flags.usage, signal: abort.signal });
+      this.save();
     } catch (err) {
-      // a cancelled or failed turn leaves no trace in the conversation
-      conv.messages.splice(before);
-      if (turnAbort.signal.aborted || err instanceof InterruptedError) {
-        ctx.out.endLine();
-        note('[cancelled]');
-      } else {
-        ctx.out.endLine();
-        ctx.out.error(describeError(err));
-      }
+      messages.splice(before);
+      this.ctx.out.endLine();
+      if (abort.signal.aborted || err instanceof InterruptedError) this.note('[cancelled]');
+      else this.ctx.out.error(describeError(err));
     } finally {
-      turnAbort = undefined;
+      this.turnAbort = undefined;
     }
-  };
+  }
 
-  const command = async (line: string): Promise<boolean> => {
+  /** A /command; false: leave. */
+  private async command(line: string): Promise<boolean> {
     const [cmd, ...rest] = line.slice(1).split(/\s+/);
     const arg = rest.join(' ').trim();
     switch (cmd) {
@@ -128,90 +205,66 @@ export async function runRepl(ctx: Context, s: ReplSetup): Promise<number> {
       case 'quit':
         return false;
       case 'help':
-        note(HELP);
+        this.note(HELP);
         break;
       case 'system':
         if (!arg) {
-          const sys = conv.messages[0]?.role === 'system' ? messageText(conv.messages[0]) : '';
-          note(sys ? `system: ${sys}` : 'no system prompt');
+          const first = this.conv.messages[0];
+          const sys = first?.role === 'system' ? messageText(first) : '';
+          this.note(sys ? `system: ${sys}` : 'no system prompt');
         } else {
-          setSystem(arg === '-' ? undefined : arg);
-          note(arg === '-' ? 'system prompt cleared' : 'system prompt set');
+          this.setSystem(arg === '-' ? undefined : arg);
+          this.note(arg === '-' ? 'system prompt cleared' : 'system prompt set');
         }
         break;
       case 'model':
-        if (!arg) note(`model: ${model}`);
-        else {
-          model = arg;
-          note(`model: ${model}`);
-        }
+        if (arg) this.model = arg;
+        this.note(`model: ${this.model}`);
         break;
-      case 'save': {
-        conv.model = model;
-        s.store.save(conv);
-        if (arg) {
-          const { writeFileAtomic } = await import('../../core/atomic-file.js');
-          try {
-            await writeFileAtomic(arg, transcript(conv));
-            note(`saved ${conv.id}; transcript written to ${arg}`);
-          } catch (err) {
-            note(`saved ${conv.id}; ${(err as Error).message}`);
-          }
-        } else note(`saved ${conv.id} (continue it with: svc chat --conversation ${conv.id})`);
+      case 'save':
+        await this.saveCommand(arg);
         break;
-      }
       case 'clear': {
-        const sys = conv.messages[0]?.role === 'system' ? conv.messages[0] : undefined;
-        conv = s.store.newConversation(ctx.config().profile, model);
-        if (sys) conv.messages.push(sys);
-        note(`cleared: new conversation ${conv.id}`);
+        const first = this.conv.messages[0];
+        this.conv = this.s.store.newConversation(this.ctx.config().profile, this.model);
+        if (first?.role === 'system') this.conv.messages.push(first);
+        this.note(`cleared: new conversation ${this.conv.id}`);
         break;
       }
       default:
-        ctx.out.error(`unknown command /${cmd}: /help lists them`);
+        this.ctx.out.error(`unknown command /${cmd}: /help lists them`);
     }
     return true;
-  };
-
-  if (terminal) {
-    note(`svc chat · ${model} · conversation ${conv.id}${conv.messages.length ? ` (${conv.messages.filter((m) => m.role === 'user').length} earlier turns)` : ''} · /help, /exit or Ctrl-D to leave`);
   }
-  if (s.firstPrompt) await turn(s.firstPrompt);
-  prompt();
 
-  for await (const raw of rl) {
-    armedExit = false;
-    let entry: string | undefined;
-    if (inBlock) {
-      if (raw.trim() === '"""') {
-        inBlock = false;
-        entry = buffer.join('\n');
-        buffer = [];
-      } else buffer.push(raw);
-    } else if (raw.trim() === '"""' && !buffer.length) {
-      inBlock = true;
-    } else if (raw.endsWith('\\')) {
-      buffer.push(raw.slice(0, -1));
-    } else {
-      buffer.push(raw);
-      entry = buffer.join('\n');
-      buffer = [];
+  private async saveCommand(file: string): Promise<void> {
+    this.conv.model = this.model;
+    this.s.store.save(this.conv);
+    if (!file) return this.note(`saved ${this.conv.id} (continue it with: svc chat --conversation ${this.conv.id})`);
+    const { writeFileAtomic } = await import('../../core/atomic-file.js');
+    try {
+      await writeFileAtomic(file, transcript(this.conv));
+      this.note(`saved ${this.conv.id}; transcript written to ${file}`);
+    } catch (err) {
+      this.note(`saved ${this.conv.id}; ${(err as Error).message}`);
     }
-    if (entry === undefined) {
-      rl.setPrompt('… ');
-      prompt();
-      continue;
-    }
-    rl.setPrompt('> ');
-    const text = entry.trim();
-    if (text.startsWith('/') && !text.includes('\n')) {
-      if (!(await command(text))) break;
-    } else if (text) {
-      await turn(entry);
-    }
-    prompt();
   }
-  closed = true;
+}
+
+export async function runRepl(ctx: Context, s: ReplSetup): Promise<number> {
+  const { createInterface } = await import('node:readline');
+  const stdin = ctx.streams.stdin;
+  const terminal = !!stdin.isTTY && !!ctx.streams.stderr.isTTY;
+  const rl = createInterface({ input: stdin, output: ctx.streams.stderr, terminal, historySize: 1000, prompt: '> ', completer: terminal ? completeCommand : undefined });
+  const repl = new Repl(ctx, s, rl, await ctx.http(), terminal);
+  const interrupt = () => repl.interrupt();
+  ctx.setInterruptHandler(interrupt);
+  rl.on('SIGINT', interrupt);
+
+  if (terminal) repl.banner();
+  if (s.firstPrompt) await repl.turn(s.firstPrompt);
+  repl.prompt();
+  for await (const raw of rl) if (!(await repl.onLine(raw))) break;
   rl.close();
   ctx.setInterruptHandler(undefined);
   if (terminal) ctx.streams.stderr.write('\n');

@@ -63,6 +63,34 @@ describe('svc chat -i in a terminal', () => {
     expect(conv.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual(['first question', 'second\nquestion']);
   });
 
+  it('Tab completes the REPL\'s own /commands', async () => {
+    term.start(['chat', '-i'], { emu, configDir: tempDir() });
+    await waitFor('svc chat · svc-latest');
+    // one match: Tab writes the command in full
+    term.keys('/mo', 'Tab');
+    let screen = await waitFor(/> \/model $/m);
+    term.keys('Enter');
+    screen = await waitFor('model: svc-latest');
+    // several: the second Tab lists them (readline ignores a Tab that arrives while it completes the first)
+    term.keys('/s', 'Tab');
+    await new Promise((r) => setTimeout(r, 300));
+    term.keys('Tab');
+    screen = await waitFor(/\/system\s+\/save/);
+    term.keys('C-u', '/he', 'Tab');
+    await waitFor(/> \/help $/m);
+    term.keys('Enter');
+    await waitFor('Tab completes them');
+    // text that is not a command gets no completion
+    term.keys('plain words', 'Tab');
+    await new Promise((r) => setTimeout(r, 300));
+    term.keys('Enter');
+    await waitFor('answer to "plain words"');
+    term.keys('/ex', 'Tab');
+    await waitFor(/> \/exit $/m);
+    term.keys('Enter');
+    await waitFor('EXIT=0');
+  });
+
   it('Ctrl-C at an empty prompt asks for a second one, which leaves', async () => {
     term.start(['chat', '-i', '--no-save'], { emu });
     await waitFor('svc chat ·');
