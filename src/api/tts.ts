@@ -4,6 +4,7 @@ import type { HttpClient } from '../core/http.js';
 import type { WsConnection } from '../core/ws.js';
 import { ApiError, ProtocolError } from '../core/errors.js';
 import { codecFromContentType, type Codec } from '../audio/format.js';
+import { MAGIC, checkMagic, checkedBody, type BinaryKind } from '../core/binary-reply.js';
 
 export const TTS_LANGUAGES = ['auto', 'en', 'ar-EG', 'ar-SA', 'ar-AE', 'bn', 'zh', 'fr', 'de', 'hi', 'id', 'it', 'ja', 'ko', 'pt-BR', 'pt-PT', 'ru', 'es-MX', 'es-ES', 'tr', 'vi'] as const;
 /** A well-formed BCP-47 tag (RFC 5646 syntax: language[-script][-region][-variant…][-extension…][-x-private]) or `auto`. */
@@ -50,16 +51,32 @@ export type TtsResult =
   | { kind: 'json'; response: TtsResponse; audio: Buffer; codec?: Codec; requestId?: string }
   | { kind: 'raw'; contentType: string; codec?: Codec; body: AsyncIterable<Uint8Array>; requestId?: string };
 
-/** POST /v1/tts. The reply is JSON with base64 audio, or raw audio bytes (decided by Content-Type). */
+/** What a reply of `codec` must look like: an audio content type and, for MP3 and WAV, their first bytes. */
+export function audioKind(codec: Codec): BinaryKind {
+  const magic = codec === 'mp3' ? MAGIC.mp3 : codec === 'wav' ? MAGIC.wav : undefined;
+  return { what: `${codec === 'mp3' ? 'MP3' : codec === 'wav' ? 'WAV' : codec} audio`, contentTypes: /^audio\//, magic };
+}
+
+/**
+ * POST /v1/tts. The reply is JSON with base64 audio, or raw audio bytes (decided by Content-Type); either is
+ * checked against the codec (the one the reply names, else the one asked): an HTML page or the wrong bytes are a
+ * protocol error before anything is written.
+ */
 export async function synthesize(http: HttpClient, req: TtsRequest, signal?: AbortSignal): Promise<TtsResult> {
-  const res = await http.request({ method: 'POST', path: '/v1/tts', json: req, signal });
+  const res = await http.request({ method: 'POST', path: '/v1/tts', json: req, signal, headers: { accept: 'application/json, audio/*' } });
   const ct = String(res.headers['content-type'] ?? '');
+  const asked = req.output_format?.codec ?? 'mp3';
   if (/json/i.test(ct)) {
     const response = await res.json<TtsResponse>();
     if (!response || typeof response.audio !== 'string') throw new ProtocolError('the TTS reply has no `audio` field', res.requestId);
-    return { kind: 'json', response, audio: Buffer.from(response.audio, 'base64'), codec: codecFromContentType(response.content_type ?? ''), requestId: res.requestId };
+    const audio = Buffer.from(response.audio, 'base64');
+    const codec = codecFromContentType(response.content_type ?? '');
+    checkMagic(audio, audioKind(codec ?? asked), res.requestId);
+    return { kind: 'json', response, audio, codec, requestId: res.requestId };
   }
-  return { kind: 'raw', contentType: ct, codec: codecFromContentType(ct), body: res.body as AsyncIterable<Uint8Array>, requestId: res.requestId };
+  const codec = codecFromContentType(ct);
+  const body = checkedBody({ headers: res.headers, body: res.body as AsyncIterable<Uint8Array>, requestId: res.requestId }, audioKind(codec ?? asked));
+  return { kind: 'raw', contentType: ct, codec, body, requestId: res.requestId };
 }
 
 /** Query of the streaming endpoint (only the values given are sent). */

@@ -1,4 +1,5 @@
 // What generate and edit share: flags, output naming, saving from URLs or base64.
+import { MAGIC, checkedBody, type BinaryKind } from '../../core/binary-reply.js';
 import type { Context } from '../../core/context.js';
 import { integer, oneOf } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
@@ -103,6 +104,9 @@ export async function runImages(ctx: Context, req: ImageRequest, opts: ImageOpts
   return 0;
 }
 
+/** An image reply: an image content type and the first bytes of PNG, JPEG, WebP or GIF. */
+const IMAGE: BinaryKind = { what: 'an image', contentTypes: /^image\//, magic: (h) => MAGIC.png(h) || MAGIC.jpeg(h) || MAGIC.webp(h) || MAGIC.gif(h) };
+
 async function saveImage(ctx: Context, entry: ImageEntry, i: number, plan: Plan, force: boolean): Promise<string> {
   if (typeof entry.b64_json === 'string') {
     const data = Buffer.from(entry.b64_json, 'base64');
@@ -120,7 +124,7 @@ async function saveImage(ctx: Context, entry: ImageEntry, i: number, plan: Plan,
   const ext = EXT[type] ?? (fromUrl ? `.${fromUrl === 'jpeg' ? 'jpg' : fromUrl}` : '.png');
   const path = await plan.pathFor(i, ext);
   try {
-    await saveStream(res.body, path, { force, signal: ctx.signal });
+    await saveStream(checkedBody(res, IMAGE), path, { force, signal: ctx.signal });
   } catch (err) {
     throw downloadError(err, res.requestId, ctx.signal);
   }
