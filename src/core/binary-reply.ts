@@ -74,6 +74,7 @@ export async function* checkedBody(
   }
   const first = Buffer.concat(head);
   checkContentType(ct, kind, res.requestId, first.toString('utf8', 0, Math.min(first.length, 400)));
+  if (ended && first.length === 0) throw new ProtocolError(`the server sent an empty reply instead of ${kind.what}`, res.requestId);
   checkMagic(first, kind, res.requestId);
   if (first.length) yield first;
   if (ended) return;

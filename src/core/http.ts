@@ -221,7 +221,7 @@ export class HttpClient {
       for (const [k, v] of Object.entries(res.headers)) if (k !== 'set-cookie') this.traceLine(`< ${k}: ${String(v)}`);
 
       const ok = (res.statusCode >= 200 && res.statusCode < 300) || req.okStatuses?.includes(res.statusCode);
-      if (ok) return this.wrap(res, requestId);
+      if (ok) return this.wrap(res, requestId, signal);
 
       const text = await res.body.text().catch(() => '');
       this.traceLine(`< ${truncate(text, 2000)}`);
@@ -237,26 +237,36 @@ export class HttpClient {
     }
   }
 
-  private wrap(res: Dispatcher.ResponseData, requestId: string | undefined): HttpResponse {
+  private wrap(res: Dispatcher.ResponseData, requestId: string | undefined, signal?: AbortSignal): HttpResponse {
     const trace = (t: string) => this.traceLine(`< ${truncate(t, 2000)}`);
+    // a drop or a stall while the body is read is reported as such, not as undici's own message
+    const readText = async () => {
+      try {
+        const t = await res.body.text();
+        trace(t);
+        return t;
+      } catch (err) {
+        throw streamError(err, requestId, signal);
+      }
+    };
+    const contentType = (headerValue(res.headers['content-type']) ?? '').split(';')[0]!.trim().toLowerCase();
     return {
       status: res.statusCode,
       headers: res.headers,
       requestId,
       body: res.body,
-      async text() {
-        const t = await res.body.text();
-        trace(t);
-        return t;
-      },
+      text: readText,
       async json<T>() {
-        const t = await res.body.text();
-        trace(t);
+        const t = await readText();
         if (t.trim() === '') return undefined as T;
+        // a 200 with a web page (a proxy's error page) or any other type is not the API's answer
+        if (contentType && !/json/.test(contentType)) {
+          throw new ProtocolError(`the server sent ${contentType} instead of JSON: ${JSON.stringify(truncate(t.trim(), 200))}`, requestId);
+        }
         try {
           return JSON.parse(t) as T;
         } catch {
-          throw new NetworkError(`the server sent a reply that is not JSON: ${truncate(t, 200)}`, requestId);
+          throw new ProtocolError(`the server sent a reply that is not valid JSON: ${JSON.stringify(truncate(t, 200))}`, requestId);
         }
       },
     };

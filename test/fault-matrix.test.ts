@@ -1,0 +1,245 @@
+// The fault matrix: every command family against every fault kind of a hostile server (test/helpers/
+// hostile-server.ts) — refused, silent after connect, stall mid-stream, reset mid-body, clean end without the end
+// marker, wrong content type, HTML/empty/malformed bodies, 429/5xx per the retry policy, WebSocket close codes
+// 1000/1006/1011/4xxx, SIGINT/SIGTERM/SIGHUP mid-transfer, and a write failure (ulimit -f). Each row asserts the
+// exit code, what stdout holds, the class of the message on stderr, that an existing output file is untouched
+// on failure, and that no temp file is left. docs/fault-matrix.md is this table in prose, one line per row.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, registerSecret, spawnSvc, svc, svcShell, tempDir } from './helpers/cli.js';
+import { ANSWER, FILE_BYTES, HostileServer, closedPort, type Fault } from './helpers/hostile-server.js';
+
+const KEY = 'svc-hostile-matrix-key-0123456789';
+registerSecret(KEY);
+const OLD = 'OLD CONTENTS — must survive a failure\n';
+const TEXT = ANSWER.join('');
+
+/** Message classes on stderr. */
+const M = {
+  refused: /connection refused|ECONNREFUSED/,
+  timeout: /did not answer in time|stalled|sent nothing for \d+(\.\d+)? s/,
+  lost: /connection was lost|closed unexpectedly|closed the connection \(code (1006|1011|4\d{3})/,
+  incomplete: /end marker|before (audio\.done|transcript\.done|response\.done|response\.completed)|is incomplete/,
+  protocol: /instead of (an event stream|JSON|MP3 audio)|not valid JSON|event that is not JSON|is not MP3 audio|empty reply|has no `\w+` (field|list)|is not a JSON object/,
+  rate: /HTTP 429/,
+  server: /HTTP 50\d/,
+  write: /disk full or file too large \(EFBIG\)/,
+  interrupted: /^$|interrupted|ending/,
+};
+
+type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
+interface Family {
+  name: string;
+  route: string;
+  /** the command; `out` is the output file when the family writes one */
+  args(dir: string, out: string): string[];
+  /** the output file name (families that write one) */
+  out?: string;
+  /** what stdout holds after a success */
+  ok: RegExp;
+}
+
+const wav = join(tempDir('svc-matrix-in-'), 'in.wav');
+const FAMILIES: Record<string, Family> = {
+  'chat streamed': { name: 'chat streamed', route: 'POST /v1/chat/completions', args: () => ['chat', 'hello'], ok: new RegExp(`^${TEXT}\\n$`) },
+  'chat --no-stream': { name: 'chat --no-stream', route: 'POST /v1/chat/completions', args: () => ['chat', '--no-stream', 'hello'], ok: new RegExp(`^${TEXT}\\n$`) },
+  responses: { name: 'responses create', route: 'POST /v1/responses', args: () => ['responses', 'create', 'hello'], ok: new RegExp(`^${TEXT}\\n$`) },
+  messages: { name: 'messages --stream', route: 'POST /v1/messages', args: () => ['messages', '--stream', 'hello'], ok: new RegExp(`^${TEXT}\\n$`) },
+  models: { name: 'models list', route: 'GET /v1/models', args: () => ['models', 'list'], ok: /svc-4/ },
+  upload: { name: 'files upload', route: 'POST /v1/files', args: (dir) => ['files', 'upload', join(dir, 'up.txt')], ok: /file_1/ },
+  download: { name: 'files download', route: 'GET /v1/files/{id}/content', out: 'got.bin', args: (_d, out) => ['files', 'download', 'file_1', '-o', out, '--force'], ok: /got\.bin/ },
+  'tts rest': { name: 'tts say --rest', route: 'POST /v1/tts', out: 'say.mp3', args: (_d, out) => ['tts', 'say', 'hello', '--rest', '-o', out], ok: /^$/ },
+  'tts ws': { name: 'tts say (WebSocket)', route: 'WS /v1/tts', out: 'say.pcm', args: (_d, out) => ['tts', 'say', 'hello', '-o', out], ok: /^$/ },
+  'stt rest': { name: 'stt transcribe', route: 'POST /v1/stt', args: () => ['stt', 'transcribe', wav], ok: new RegExp(TEXT) },
+  'stt ws': { name: 'stt listen', route: 'WS /v1/stt', args: () => ['stt', 'listen', '--input', wav, '--no-realtime'], ok: /Hello/ },
+  realtime: { name: 'realtime talk', route: 'WS /v1/realtime', out: 'talk.wav', args: (_d, out) => ['realtime', 'talk', '--input', wav, '--output', out], ok: new RegExp(TEXT) },
+  calls: { name: 'calls join', route: 'WS /v1/realtime', args: () => ['calls', 'join', 'rtc_hostile1'], ok: new RegExp(TEXT) },
+};
+
+interface Row {
+  family: keyof typeof FAMILIES;
+  fault: string;
+  /** faults planned on the family's route, in order */
+  plan?: Fault[];
+  refused?: boolean;
+  signal?: Signal;
+  ulimit?: boolean;
+  retries?: number;
+  exit: number;
+  stderr: RegExp;
+  /** stdout: the answer kept, nothing, or anything */
+  stdout?: RegExp;
+}
+
+const rows: Row[] = [];
+const add = (r: Row) => rows.push(r);
+
+// HTTP families answering JSON
+for (const family of ['chat --no-stream', 'models', 'upload', 'stt rest'] as const) {
+  add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
+  add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
+  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
+  add({ family, fault: 'stall mid-body', plan: ['stall'], exit: 1, stderr: M.timeout, stdout: /^$/ });
+  add({ family, fault: 'reset mid-body', plan: ['reset'], exit: 1, stderr: M.lost, stdout: /^$/ });
+  add({ family, fault: 'HTML 200', plan: ['html'], exit: 1, stderr: M.protocol, stdout: /^$/ });
+  add({ family, fault: 'empty 200', plan: ['empty'], exit: 1, stderr: M.protocol, stdout: /^$/ });
+  add({ family, fault: 'malformed JSON', plan: ['malformed'], exit: 1, stderr: M.protocol, stdout: /^$/ });
+  add({ family, fault: 'wrong content type', plan: ['wrong-type'], exit: 1, stderr: M.protocol, stdout: /^$/ });
+  add({ family, fault: '429 then ok (retried)', plan: [{ status: 429, retryAfter: '0' }], retries: 2, exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
+  add({ family, fault: '429 every time', plan: [{ status: 429, retryAfter: '0' }, { status: 429, retryAfter: '0' }], retries: 1, exit: 6, stderr: M.rate, stdout: /^$/ });
+  const get = family === 'models';
+  add({ family, fault: get ? '503 then ok (GET retried)' : '500 (POST not retried)', plan: [{ status: get ? 503 : 500 }], retries: 2, exit: get ? 0 : 7, stderr: get ? /^(?!.*error)/s : M.server, stdout: get ? FAMILIES[family].ok : /^$/ });
+}
+
+// streamed families (server-sent events)
+for (const family of ['chat streamed', 'responses', 'messages'] as const) {
+  add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
+  add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
+  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
+  add({ family, fault: 'stall mid-stream', plan: ['stall'], exit: 1, stderr: M.timeout, stdout: /^Hello/ });
+  add({ family, fault: 'reset mid-stream', plan: ['reset'], exit: 1, stderr: M.lost, stdout: /^Hello/ });
+  add({ family, fault: 'clean end without end marker', plan: ['no-end'], exit: 1, stderr: M.incomplete, stdout: /^Hello from the hostile/ });
+  add({ family, fault: 'HTML 200 (not an event stream)', plan: ['html'], exit: 1, stderr: /text\/html instead of an event stream/, stdout: /^$/ });
+  add({ family, fault: 'empty 200', plan: ['empty'], exit: 1, stderr: M.incomplete, stdout: /^$/ });
+  add({ family, fault: 'non-JSON event', plan: ['malformed'], exit: 1, stderr: /event that is not JSON/, stdout: /^(Hello)?\n?$/ });
+  add({ family, fault: 'JSON 200 (wrong content type)', plan: ['wrong-type'], exit: 1, stderr: /application\/json instead of an event stream/, stdout: /^$/ });
+  add({ family, fault: '429 then ok (retried)', plan: [{ status: 429, retryAfter: '0' }], retries: 2, exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
+  add({ family, fault: '500 (POST not retried)', plan: [{ status: 500 }], retries: 2, exit: 7, stderr: M.server, stdout: /^$/ });
+  add({ family, fault: 'SIGINT mid-stream', plan: ['stall'], signal: 'SIGINT', exit: 130, stderr: M.interrupted, stdout: /^Hello/ });
+}
+
+// binary replies written to a file
+for (const family of ['download', 'tts rest'] as const) {
+  const post = family === 'tts rest';
+  add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s });
+  add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused });
+  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout });
+  add({ family, fault: 'stall mid-body', plan: ['stall'], exit: 1, stderr: M.timeout });
+  add({ family, fault: 'reset mid-body', plan: ['reset'], exit: 1, stderr: M.lost });
+  add({ family, fault: post ? '500 (POST not retried)' : '503 then ok (GET retried)', plan: [{ status: post ? 500 : 503 }], retries: 2, exit: post ? 7 : 0, stderr: post ? M.server : /^(?!.*error)/s });
+  add({ family, fault: '429 every time', plan: [{ status: 429, retryAfter: '0' }, { status: 429, retryAfter: '0' }], retries: 1, exit: 6, stderr: M.rate });
+  add({ family, fault: 'write failure (ulimit -f)', ulimit: true, exit: 1, stderr: M.write });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    add({ family, fault: `${signal} mid-transfer`, plan: ['stall'], signal, exit: signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 129, stderr: /^(?!.*error)/s });
+  }
+  if (post) {
+    add({ family, fault: 'HTML 200', plan: ['html'], exit: 1, stderr: /text\/html instead of MP3 audio/ });
+    add({ family, fault: 'empty 200', plan: ['empty'], exit: 1, stderr: /empty reply instead of MP3 audio/ });
+    add({ family, fault: 'malformed (not MP3 bytes)', plan: ['malformed'], exit: 1, stderr: /is not MP3 audio/ });
+    add({ family, fault: 'JSON 200 without audio', plan: ['wrong-type'], exit: 1, stderr: /has no `audio` field/ });
+  }
+}
+
+// WebSocket families
+for (const family of ['tts ws', 'stt ws', 'realtime', 'calls'] as const) {
+  add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
+  add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
+  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
+  add({ family, fault: 'stall mid-session', plan: ['stall'], exit: 1, stderr: M.timeout });
+  add({ family, fault: 'close 1000 before the end marker', plan: [{ close: 1000 }], exit: 1, stderr: M.incomplete });
+  add({ family, fault: 'close 1006 (dropped)', plan: ['drop'], exit: 1, stderr: /code 1006/ });
+  add({ family, fault: 'close 1011', plan: [{ close: 1011 }], exit: 1, stderr: /code 1011/ });
+  add({ family, fault: 'close 4001', plan: [{ close: 4001 }], exit: 1, stderr: /code 4001/ });
+  add({ family, fault: 'SIGTERM mid-session', plan: ['stall'], signal: 'SIGTERM', exit: 143, stderr: /^(?!.*error)/s });
+}
+
+/** docs/fault-matrix.md: the table of the rows, one line per row (written with SVC_UPDATE_DOCS=1). */
+function matrixDoc(): string {
+  const cls = (re: RegExp) => Object.entries(M).find(([, v]) => v === re)?.[0] ?? re.source.replace(/\|/g, '\\|');
+  const lines = rows.map((r) => {
+    const out = FAMILIES[r.family]!.out;
+    const file = out ? (r.exit === 0 ? 'replaced' : 'untouched') : '-';
+    const stdout = !r.stdout ? '-' : r.stdout.source === '^$' ? 'empty' : r.stdout === FAMILIES[r.family]!.ok ? 'the answer' : r.stdout.source.startsWith('^Hello') ? 'what arrived' : 'first event only';
+    const err = r.stderr.source === '^(?!.*error)' ? 'no error' : cls(r.stderr);
+    return `| ${FAMILIES[r.family]!.name} | ${r.fault} | ${r.exit} | ${stdout} | ${err} | ${file} | none |`;
+  });
+  return [
+    '# The fault matrix',
+    '',
+    'Generated from `test/fault-matrix.test.ts` (`SVC_UPDATE_DOCS=1 npx vitest run test/fault-matrix.test.ts`); the test fails when',
+    'this page and the rows differ. Each row runs the built CLI against `test/helpers/hostile-server.ts` (HTTP, SSE and',
+    'WebSocket on loopback, the fault chosen per request) with `--timeout 2` and asserts the exit code, stdout, the class of',
+    'the stderr message, the output file (an existing one is untouched on failure) and that no temp file is left beside it.',
+    '',
+    'Message classes: refused (connection refused), timeout (no byte within --timeout: "did not answer in time", "stalled",',
+    '"sent nothing for N s"), lost (connection lost or closed 1006/1011/4xxx), incomplete (the end marker never came), protocol',
+    '(a 200 that is not what was asked: HTML, JSON instead of an event stream, not valid JSON, wrong magic bytes, empty),',
+    'rate (HTTP 429 after retries), server (HTTP 5xx), write (disk full or file too large), interrupted.',
+    '',
+    `${rows.length} rows.`,
+    '',
+    '| command | fault | exit | stdout | stderr | output file | temp files |',
+    '|---|---|---|---|---|---|---|',
+    ...lines,
+    '',
+  ].join('\n');
+}
+
+describe('fault matrix', () => {
+  it('docs/fault-matrix.md lists every row', () => {
+    const path = join(ROOT, 'docs', 'fault-matrix.md');
+    if (process.env.SVC_UPDATE_DOCS) writeFileSync(path, matrixDoc());
+    expect(readFileSync(path, 'utf8')).toBe(matrixDoc());
+  });
+
+  beforeAll(() => {
+    execFileSync('sox', ['-n', '-r', '16000', '-c', '1', '-b', '16', wav, 'synth', '0.4', 'sine', '440']);
+  });
+  const results: boolean[] = [];
+  afterAll(() => {
+    // the figures of the closing note: rows, passed
+    process.stdout.write(`fault matrix: ${rows.length} rows, ${results.filter(Boolean).length} passed\n`);
+  });
+
+  it.concurrent.each(rows.map((r) => [`${FAMILIES[r.family]!.name} × ${r.fault}`, r] as const))('%s', async (_name, row) => {
+    const fam = FAMILIES[row.family]!;
+    const server = await HostileServer.start();
+    try {
+      const base = row.refused ? await closedPort() : server.url;
+      if (row.plan) server.plan(fam.route, ...row.plan);
+      const dir = tempDir('svc-matrix-');
+      writeFileSync(join(dir, 'up.txt'), 'hello');
+      const out = fam.out ? join(dir, fam.out) : '';
+      if (out) writeFileSync(out, OLD);
+      const args = ['--timeout', '2', '--max-retries', String(row.retries ?? 0), ...fam.args(dir, out)];
+      const opts = { env: { SVC_BASE_URL: base, SVC_API_KEY: KEY }, cwd: dir, timeout: 60_000 };
+      let r: { exitCode: number; stdout: string; stderr: string };
+      if (row.ulimit) {
+        // the reply is larger than 8 blocks of 512 bytes: the write fails with EFBIG
+        r = await svcShell('ulimit -f 8; svc "$@"', { ...opts, args });
+      } else if (row.signal) {
+        const child = spawnSvc(args, opts);
+        await server.whenHeld();
+        // the transfer has begun (the server holds it mid-way): now the signal
+        await new Promise((res) => setTimeout(res, 300));
+        child.kill(row.signal);
+        const c = await child;
+        r = { exitCode: c.exitCode ?? -1, stdout: String(c.stdout ?? ''), stderr: String(c.stderr ?? '') };
+      } else {
+        r = await svc(args, opts);
+      }
+      const why = `exit ${r.exitCode}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+      expect(r.exitCode, why).toBe(row.exit);
+      expect(r.stderr, why).toMatch(row.stderr);
+      if (row.stdout) expect(r.stdout, why).toMatch(row.stdout);
+      if (row.fault.startsWith('silent') && (row.family === 'realtime' || row.family === 'calls')) expect(r.stderr, why).not.toMatch(/connected/);
+      if (out) {
+        const now = readFileSync(out);
+        if (row.exit === 0) {
+          expect(now.toString(), why).not.toBe(OLD);
+          if (row.family === 'download') expect(now.equals(FILE_BYTES)).toBe(true);
+        } else expect(now.toString(), why).toBe(OLD);
+      }
+      // no temp file (".name.pid.rand.part" or any other) beside the target
+      const left = readdirSync(dir).filter((f) => f !== 'up.txt' && f !== fam.out);
+      expect(left, why).toEqual([]);
+      if (out) expect(existsSync(out)).toBe(true);
+      results.push(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
