@@ -231,6 +231,24 @@ export async function cli(args: string[], opts: InProcessOptions = {}): Promise<
   return result;
 }
 
+/** Run the `svc` that `npm install -g --prefix PREFIX` put on PREFIX's PATH (the packaging test); scanned like svc(). */
+export async function svcInstalled(prefix: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const r = await throughHelper(() =>
+    execa(join(prefix, 'bin', 'svc'), args, {
+      env: svcEnv(opts),
+      extendEnv: false,
+      input: opts.input,
+      stdin: opts.input === undefined ? 'ignore' : undefined,
+      cwd: opts.cwd ?? tmpdir(),
+      reject: false,
+      timeout: opts.timeout ?? 60_000,
+    }),
+  );
+  const result = { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+  assertNoSecrets(result.stdout + result.stderr, args);
+  return result;
+}
+
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** `node <launcher> args…` as one shell word list */
 const commandLine = (args: string[]) => ['node', LAUNCHER, ...args].map(shellQuote).join(' ');

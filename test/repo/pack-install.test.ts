@@ -1,0 +1,59 @@
+// The package as users get it: a copy of the working tree without dist/ is packed (prepack builds it), the tarball
+// is installed into an empty prefix, and the installed svc answers --version, chats with the emulator and prints a
+// completion script. Dependencies come from npm's cache when it has them (--prefer-offline), else the registry.
+import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, svcInstalled, tempDir } from '../helpers/cli.js';
+
+const work = tempDir('svc-pack-');
+const clone = join(work, 'clone');
+const prefix = join(work, 'prefix');
+let tarball = '';
+let listing: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(clone);
+  for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'src', 'bin', 'types', 'scripts', 'completions', 'man']) {
+    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(clone, entry), { recursive: true });
+  }
+  // the build tools of the working copy (a fresh clone would have run npm ci)
+  symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+  expect(existsSync(join(clone, 'dist'))).toBe(false);
+  const packed = await execa('npm', ['pack', '--json', '--pack-destination', work], { cwd: clone, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+  tarball = join(work, info!.filename);
+  listing = info!.files.map((f) => f.path);
+  mkdirSync(prefix);
+  await execa('npm', ['install', '--global', '--prefix', prefix, tarball, '--prefer-offline', '--omit=optional', '--no-audit', '--no-fund'], {
+    cwd: work,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+}, 300_000);
+
+describe('npm pack, then npm install -g of the tarball', () => {
+  it('the tarball holds the built CLI, the completions and the man pages (prepack built dist/)', () => {
+    expect(listing).toEqual(expect.arrayContaining(['bin/svc.cjs', 'dist/cli.js', 'dist/help.js', 'completions/svc.bash', 'man/svc.1', 'man/svc-chat.1', 'package.json']));
+    expect(listing.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
+  });
+
+  it('svc --version', async () => {
+    const r = await svcInstalled(prefix, ['--version']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('svc --emulator chat hi', async () => {
+    const r = await svcInstalled(prefix, ['--emulator', 'chat', 'hi'], { key: null });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain('"hi"');
+  });
+
+  it('svc completion bash', async () => {
+    const r = await svcInstalled(prefix, ['completion', 'bash']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('complete -F _svc svc');
+    expect(readdirSync(join(prefix, 'lib', 'node_modules', 'svc-cli', 'man'))).toContain('svc-chat.1');
+  });
+});
