@@ -1,7 +1,7 @@
 // The package as users get it: a copy of the working tree without dist/ is packed (prepack builds it), the tarball
 // is installed into an empty prefix, and the installed svc answers --version, chats with the emulator and prints a
 // completion script. Dependencies come from npm's cache when it has them (--prefer-offline), else the registry.
-import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +34,11 @@ beforeAll(async () => {
 
 describe('npm pack, then npm install -g of the tarball', () => {
   it('the tarball holds the built CLI, the completions and the man pages (prepack built dist/)', () => {
-    expect(listing).toEqual(expect.arrayContaining(['bin/svc.cjs', 'dist/cli.js', 'dist/help.js', 'completions/svc.bash', 'man/svc.1', 'man/svc-chat.1', 'package.json']));
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    expect(listing).toEqual(expect.arrayContaining([pkg.bin.svc!.replace(/^\.\//, ''), 'dist/help.js', 'completions/svc.bash', 'man/svc.1', 'man/svc-chat.1', 'package.json']));
+    // every module tsc writes for src/ (the CLI, the commands, the emulator)
+    expect(listing.filter((f) => f.startsWith('dist/commands/')).length).toBeGreaterThan(100);
+    expect(listing).toContain('dist/emulator/server.js');
     expect(listing.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
   });
 
