@@ -1,7 +1,9 @@
 // One colour decision, honoured by text, spinners and progress bars: every spinner/progress path run on a real
 // pseudo-terminal prints no SGR code with NO_COLOR=1 or --no-color, and prints them with FORCE_COLOR=1.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, tempDir, type TestEmulator, svcOnTerminal } from '../helpers/cli.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, startTestEmulator, svc, tempDir, type TestEmulator, svcOnTerminal } from '../helpers/cli.js';
 import { livePaths, prepareInputs, type LivePath } from './terminal-paths.js';
 
 /** any SGR (colour/style) escape sequence */
@@ -53,5 +55,19 @@ describe('colour on a pseudo-terminal', () => {
     const plain = await svcOnTerminal(['files', 'get', 'file_missing'], { emu, cols: 100, env: { NO_COLOR: '1' } });
     expect(plain.screen).toContain('error:');
     expect(plain.screen).not.toMatch(SGR);
+  });
+
+  it('chalk is loaded only when colour is on: not in a pipe, not with NO_COLOR on a terminal', async () => {
+    const tracer = join(ROOT, 'test/fixtures/trace-imports.cjs');
+    const chalkLoaded = (trace: string) => readFileSync(trace, 'utf8').split('\n').some((u) => u.includes('/node_modules/chalk/'));
+    const inPipe = join(tempDir(), 'imports.txt');
+    expect((await svc(['files', 'ls'], { emu, nodeArgs: ['--require', tracer], env: { SVC_TRACE_IMPORTS: inPipe, NO_COLOR: undefined } })).exitCode).toBe(0);
+    expect(chalkLoaded(inPipe)).toBe(false);
+    const plain = join(tempDir(), 'imports.txt');
+    await svcOnTerminal(['files', 'ls'], { emu, cols: 100, env: { NODE_OPTIONS: `--require ${tracer}`, SVC_TRACE_IMPORTS: plain, NO_COLOR: '1' } });
+    expect(chalkLoaded(plain)).toBe(false);
+    const coloured = join(tempDir(), 'imports.txt');
+    await svcOnTerminal(['files', 'ls'], { emu, cols: 100, env: { NODE_OPTIONS: `--require ${tracer}`, SVC_TRACE_IMPORTS: coloured, NO_COLOR: undefined } });
+    expect(chalkLoaded(coloured)).toBe(true);
   });
 });
