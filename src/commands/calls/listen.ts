@@ -1,8 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../core/context.js';
 import { describeError } from '../../core/errors.js';
 import { integer, require } from '../../core/validate.js';
 import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
+import { sipHeader, type CallEvent } from '../../realtime/webhook-server.js';
 
 interface ListenFlags extends VoiceFlags {
   port: number;
@@ -11,21 +12,6 @@ interface ListenFlags extends VoiceFlags {
   join?: boolean;
   maxCalls?: number;
   tolerance: number;
-}
-
-interface CallEvent {
-  id?: string;
-  type?: string;
-  created_at?: number;
-  data?: { call_id?: string; sip_headers?: { name: string; value: string }[]; metadata?: Record<string, unknown> };
-  [k: string]: unknown;
-}
-
-const MAX_BODY = 1024 * 1024;
-
-function sipHeader(ev: CallEvent, name: string): string {
-  const h = ev.data?.sip_headers?.find((x) => x?.name?.toLowerCase() === name.toLowerCase());
-  return h?.value ?? '';
 }
 
 export default defineCommand<ListenFlags>({
@@ -54,131 +40,92 @@ export default defineCommand<ListenFlags>({
     const secret = opts.secret ?? ctx.env.SVC_WEBHOOK_SECRET;
     require(!!secret, '--secret', '(none)', 'the webhook signing secret, as --secret or in SVC_WEBHOOK_SECRET');
     checkVoiceFlags(ctx, opts);
-    const { verify } = await import('../../core/webhooks.js');
-    const { createServer } = await import('node:http');
-
-    const seen = new Set<string>();
-    const sessions = new Set<Promise<void>>();
-    const stopAll = new AbortController();
-    let calls = 0;
-    let failures = 0;
-    let finish: () => void = () => undefined;
-    const finished = new Promise<void>((resolve) => {
-      finish = resolve;
+    const calls = new Calls(ctx, opts);
+    const { WebhookServer } = await import('../../realtime/webhook-server.js');
+    const server = await WebhookServer.listen({
+      host: opts.host,
+      port: opts.port,
+      secret: secret!,
+      toleranceSec: opts.tolerance,
+      onCall: (ev) => calls.incoming(ev),
+      warn: (m) => ctx.out.warn(m),
+      info: (m) => ctx.out.info(m),
     });
-
-    const printCall = (ev: CallEvent) => {
-      if (ctx.out.json) return ctx.out.printJsonLine(ev);
-      const id = ev.data?.call_id ?? '';
-      const from = sipHeader(ev, 'From');
-      const to = sipHeader(ev, 'To');
-      if (ctx.out.stdoutIsTTY) ctx.out.line(`incoming call ${ctx.out.c.bold(id)}${from ? ` from ${from}` : ''}${to ? ` to ${to}` : ''}`);
-      else ctx.out.line([id, from, to].join('\t'));
-    };
-
-    const checkDone = () => {
-      if (opts.maxCalls !== undefined && calls >= opts.maxCalls && sessions.size === 0) finish();
-    };
-
-    const join = (callId: string) => {
-      const p = runVoiceSession(ctx, { ...opts, input: undefined, output: undefined }, {
-        callId,
-        labels: { user: `[${callId}] caller`, assistant: `[${callId}] agent` },
-        manageInterrupt: false,
-        stop: stopAll.signal,
-        notePrefix: `[${callId}] `,
-      })
-        .then(() => undefined)
-        .catch((err) => {
-          failures++;
-          ctx.out.error(`[${callId}] ${describeError(err)}`);
-        })
-        .finally(() => {
-          sessions.delete(p);
-          checkDone();
-        });
-      sessions.add(p);
-    };
-
-    const reply = (res: ServerResponse, status: number, body: Record<string, unknown>) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-
-    const handle = async (req: IncomingMessage, res: ServerResponse) => {
-      if (req.method !== 'POST') return reply(res, 405, { error: 'webhooks are delivered with POST' });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const c of req as AsyncIterable<Buffer>) {
-        size += c.length;
-        if (size > MAX_BODY) return reply(res, 413, { error: 'body too large' });
-        chunks.push(c);
-      }
-      const body = Buffer.concat(chunks);
-      const h = req.headers;
-      const id = String(h['webhook-id'] ?? '');
-      const ts = String(h['webhook-timestamp'] ?? '');
-      const sig = String(h['webhook-signature'] ?? '');
-      const reject = (status: number, why: string) => {
-        ctx.out.warn(`rejected a webhook (${status}): ${why}`);
-        reply(res, status, { error: why });
-      };
-      if (!id || !ts || !sig) return reject(400, 'missing webhook-id, webhook-timestamp or webhook-signature header');
-      if (!/^\d+$/.test(ts)) return reject(400, `webhook-timestamp is not a number of seconds: ${ts}`);
-      if (!/(^|\s)v1,\S+/.test(sig)) return reject(400, 'webhook-signature has no v1,<base64> signature');
-      try {
-        verify(secret!, h, body, { toleranceSec: opts.tolerance });
-      } catch (err) {
-        return reject(401, (err as Error).message);
-      }
-      let ev: CallEvent;
-      try {
-        ev = JSON.parse(body.toString('utf8')) as CallEvent;
-      } catch {
-        return reject(400, 'the body is not JSON');
-      }
-      // a signed `null`, array or number is refused loudly, not half-read
-      if (typeof ev !== 'object' || ev === null || Array.isArray(ev)) return reject(400, 'the body is not a JSON object (a webhook event)');
-      reply(res, 200, { ok: true });
-      if (seen.has(id)) return; // a repeated delivery of the same webhook
-      seen.add(id);
-      if (ev.type !== 'realtime.call.incoming' || typeof ev.data?.call_id !== 'string') {
-        ctx.out.info(`ignored a verified webhook of type ${ev.type ?? '(none)'}`);
-        return;
-      }
-      if (opts.maxCalls !== undefined && calls >= opts.maxCalls) return;
-      calls++;
-      printCall(ev);
-      if (opts.join) join(ev.data.call_id);
-      checkDone();
-    };
-
-    const server = createServer((req, res) => {
-      handle(req, res).catch((err) => {
-        if (!res.headersSent) reply(res, 500, { error: (err as Error).message });
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (err: NodeJS.ErrnoException) =>
-        reject(err.code === 'EADDRINUSE' ? new Error(`cannot listen on ${opts.host}:${opts.port}: the port is in use (choose another with --port, or 0 for any free port)`) : err),
-      );
-      server.listen(opts.port, opts.host, () => resolve());
-    });
-    const addr = server.address() as { port: number; address: string; family: string };
-    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    ctx.out.info(`listening for realtime.call.incoming webhooks on http://${host}:${addr.port}/ (Ctrl-C stops)`);
-
+    ctx.out.info(`listening for realtime.call.incoming webhooks on ${server.url} (Ctrl-C stops)`);
     ctx.setInterruptHandler(() => {
       ctx.out.info('stopping');
-      finish();
+      calls.finish();
     });
-    ctx.signal.addEventListener('abort', () => finish(), { once: true });
-    await finished;
+    ctx.signal.addEventListener('abort', () => calls.finish(), { once: true });
+    await calls.finished;
     ctx.setInterruptHandler(undefined);
-    stopAll.abort();
     server.close();
-    server.closeAllConnections?.();
-    await Promise.all([...sessions]);
-    return failures > 0 ? 1 : 0;
+    return calls.stop();
   },
 });
+
+/** The verified calls: printed, joined with --join, counted against --max-calls; done when stopped or all ended. */
+class Calls {
+  private count = 0;
+  private failures = 0;
+  private readonly sessions = new Set<Promise<void>>();
+  private readonly stopAll = new AbortController();
+  finish: () => void = () => undefined;
+  readonly finished = new Promise<void>((resolve) => {
+    this.finish = resolve;
+  });
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly opts: ListenFlags,
+  ) {}
+
+  incoming(ev: CallEvent & { data: { call_id: string } }): void {
+    if (this.opts.maxCalls !== undefined && this.count >= this.opts.maxCalls) return;
+    this.count++;
+    this.print(ev);
+    if (this.opts.join) this.join(ev.data.call_id);
+    this.checkDone();
+  }
+
+  /** End every session; exit 1 when one failed. */
+  async stop(): Promise<number> {
+    this.stopAll.abort();
+    await Promise.all([...this.sessions]);
+    return this.failures > 0 ? 1 : 0;
+  }
+
+  private print(ev: CallEvent): void {
+    const out = this.ctx.out;
+    if (out.json) return out.printJsonLine(ev);
+    const id = ev.data?.call_id ?? '';
+    const from = sipHeader(ev, 'From');
+    const to = sipHeader(ev, 'To');
+    if (out.stdoutIsTTY) out.line(`incoming call ${out.c.bold(id)}${from ? ` from ${from}` : ''}${to ? ` to ${to}` : ''}`);
+    else out.line([id, from, to].join('\t'));
+  }
+
+  private checkDone(): void {
+    if (this.opts.maxCalls !== undefined && this.count >= this.opts.maxCalls && this.sessions.size === 0) this.finish();
+  }
+
+  private join(callId: string): void {
+    const p = runVoiceSession(this.ctx, { ...this.opts, input: undefined, output: undefined }, {
+      callId,
+      labels: { user: `[${callId}] caller`, assistant: `[${callId}] agent` },
+      manageInterrupt: false,
+      stop: this.stopAll.signal,
+      notePrefix: `[${callId}] `,
+    })
+      .then(() => undefined)
+      .catch((err) => {
+        this.failures++;
+        this.ctx.out.error(`[${callId}] ${describeError(err)}`);
+      })
+      .finally(() => {
+        this.sessions.delete(p);
+        this.checkDone();
+      });
+    this.sessions.add(p);
+  }
+}

@@ -5,6 +5,7 @@ import { AUDIO, FLAG_GROUPS } from '../../core/flag-sets.js';
 import { closeNote } from '../../core/ws.js';
 import { fail, integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
 import { SAMPLE_RATES, type Encoding } from '../../audio/format.js';
+import type { AudioSource } from '../../audio/source.js';
 import { STT_MODELS, STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../api/stt.js';
 import { checkFormatLanguage, rateParser } from './transcribe.js';
 
@@ -60,17 +61,13 @@ export default defineCommand<Opts>({
   ],
   examples: ['svc stt listen', 'svc stt listen --input meeting.wav --interim', 'arecord -f S16_LE -r 16000 | svc stt listen --input -', 'svc stt listen --input call.ulaw --encoding mulaw --sample-rate 8000 --json'],
   async run(ctx, _args, opts) {
-    require(opts.smartTurnTimeout === undefined || opts.smartTurn !== undefined, '--smart-turn-timeout', opts.smartTurnTimeout, 'only together with --smart-turn');
-    checkFormatLanguage(opts.format, opts.language);
-    require(!opts.multichannel || opts.channels !== undefined, '--multichannel', true, 'needs --channels (2 to 8)');
-    require(opts.channels === undefined || !!opts.multichannel, '--channels', opts.channels, 'only with --multichannel');
+    checkListenFlags(opts);
     const input = opts.input ?? (ctx.streams.stdin.isTTY ? 'mic' : '-');
     if (input === '-' && ctx.streams.stdin.isTTY) throw new UsageError('--input -: stdin is a terminal; pipe audio in, or use --input mic or --input FILE');
     const encoding = opts.encoding as Encoding;
     const channels = opts.multichannel ? opts.channels! : 1;
 
     const { openSource } = await import('../../audio/source.js');
-    const { encodeSamples } = await import('../../audio/codecs.js');
     // the source first: a missing microphone or file is reported before anything is sent
     const source = await openSource(input, {
       sampleRate: opts.sampleRate,
@@ -81,100 +78,130 @@ export default defineCommand<Opts>({
       stdin: ctx.streams.stdin,
       env: ctx.env,
     });
-
-    const query: SttStreamQuery = { sample_rate: opts.sampleRate, encoding };
-    if (opts.model) query.model = opts.model;
-    if (opts.interim) query.interim_results = true;
-    if (opts.endpointing !== undefined) query.endpointing = opts.endpointing;
-    if (opts.language) query.language = opts.language;
-    if (opts.format) query.format = true;
-    if (opts.diarize) query.diarize = true;
-    if (opts.keyterm?.length) query.keyterm = opts.keyterm;
-    if (opts.fillerWords) query.filler_words = true;
-    if (opts.smartTurn !== undefined) query.smart_turn = opts.smartTurn;
-    if (opts.smartTurnTimeout !== undefined) query.smart_turn_timeout = opts.smartTurnTimeout;
-    if (opts.vadThreshold !== undefined) query.vad_threshold = opts.vadThreshold;
-    if (opts.multichannel) {
-      query.multichannel = true;
-      query.channels = channels;
-    }
-
     let sock: SttSocket;
     try {
-      sock = await SttSocket.open((p, q) => ctx.ws(p, q), query);
+      sock = await SttSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, channels));
     } catch (err) {
       await source.close();
       throw err;
     }
-    // Ctrl-C: stop the audio, let the service finish (audio.done → transcript.done); a second Ctrl-C cuts it.
-    // Before the service is ready nothing was sent: the first Ctrl-C ends at once.
-    let interrupted = false;
-    let ready = false;
-    let sending = false;
-    let finished = false;
+    return new LiveTranscription(ctx, sock, source, encoding, new Transcript(ctx, !!opts.multichannel)).run();
+  },
+});
+
+/** Checks that span flags (exit 2, nothing sent). */
+function checkListenFlags(opts: Opts): void {
+  require(opts.smartTurnTimeout === undefined || opts.smartTurn !== undefined, '--smart-turn-timeout', opts.smartTurnTimeout, 'only together with --smart-turn');
+  checkFormatLanguage(opts.format, opts.language);
+  require(!opts.multichannel || opts.channels !== undefined, '--multichannel', true, 'needs --channels (2 to 8)');
+  require(opts.channels === undefined || !!opts.multichannel, '--channels', opts.channels, 'only with --multichannel');
+}
+
+function streamQuery(opts: Opts, channels: number): SttStreamQuery {
+  const query: SttStreamQuery = { sample_rate: opts.sampleRate, encoding: opts.encoding };
+  if (opts.model) query.model = opts.model;
+  if (opts.interim) query.interim_results = true;
+  if (opts.endpointing !== undefined) query.endpointing = opts.endpointing;
+  if (opts.language) query.language = opts.language;
+  if (opts.format) query.format = true;
+  if (opts.diarize) query.diarize = true;
+  if (opts.keyterm?.length) query.keyterm = opts.keyterm;
+  if (opts.fillerWords) query.filler_words = true;
+  if (opts.smartTurn !== undefined) query.smart_turn = opts.smartTurn;
+  if (opts.smartTurnTimeout !== undefined) query.smart_turn_timeout = opts.smartTurnTimeout;
+  if (opts.vadThreshold !== undefined) query.vad_threshold = opts.vadThreshold;
+  if (opts.multichannel) {
+    query.multichannel = true;
+    query.channels = channels;
+  }
+  return query;
+}
+
+/**
+ * One streaming transcription: wait until the service is ready, then send the audio while printing what comes back,
+ * until transcript.done. Ctrl-C stops the audio and lets the service finish (audio.done → transcript.done); a second
+ * Ctrl-C cuts it. Before the service is ready nothing was sent: the first Ctrl-C ends at once.
+ */
+class LiveTranscription {
+  private interrupted = false;
+  private ready = false;
+  private sending = false;
+  private finished = false;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly sock: SttSocket,
+    private readonly source: AudioSource,
+    private readonly encoding: Encoding,
+    private readonly view: Transcript,
+  ) {}
+
+  async run(): Promise<number> {
+    const { ctx, sock } = this;
     ctx.setInterruptHandler(() => {
-      if (interrupted || !ready) {
-        interrupted = true;
-        sock.close();
-        return;
-      }
-      interrupted = true;
-      void source.close();
+      const first = !this.interrupted && this.ready;
+      this.interrupted = true;
+      if (first) void this.source.close();
+      else sock.close();
     });
     // the server owes an answer except while audio is still going out (it may rightly say nothing then)
-    sock.conn.awaiting = () => !sending;
-
-    const view = new Transcript(ctx, !!opts.multichannel);
+    sock.conn.awaiting = () => !this.sending;
     try {
-      // wait until the service is ready for audio
-      for (;;) {
-        const ev = await sock.next();
-        if (!ev) {
-          if (interrupted) throw new InterruptedError();
-          throw new NetworkError(`the service closed the connection before it was ready${closeNote(sock.conn)}`);
-        }
-        if (ctx.out.json) ctx.out.printJsonLine(ev);
-        if (ev.type === 'transcript.created') break;
-      }
-      ready = true;
-      sending = true;
-      const sender = (async () => {
-        try {
-          for await (const frame of source.frames(FRAME_MS)) {
-            if (!sock.conn.isOpen) break;
-            sock.sendAudio(encodeSamples(frame, encoding));
-          }
-        } finally {
-          sending = false;
-          sock.audioDone();
-        }
-      })();
-      const receiver = (async () => {
-        for (;;) {
-          const ev = await sock.next();
-          if (!ev) break;
-          if (ctx.out.json) ctx.out.printJsonLine(ev);
-          else if (ev.type === 'transcript.partial') view.partial(ev as SttPartial);
-          else if (ev.type === 'transcript.done') view.done(ev as SttDone);
-          if (ev.type === 'transcript.done') finished = true;
-        }
-      })();
-      await Promise.all([sender, receiver]);
+      await this.waitReady();
+      await Promise.all([this.send(), this.receive()]);
     } catch (err) {
-      if (interrupted && !(err instanceof UsageError)) throw new InterruptedError();
+      if (this.interrupted && !(err instanceof UsageError)) throw new InterruptedError();
       throw err;
     } finally {
-      view.flush();
-      await source.close();
+      this.view.flush();
+      await this.source.close();
       ctx.setInterruptHandler(undefined);
       sock.close();
     }
     // Ctrl-C keeps what was printed (the final transcript included when it came) and exits 130
-    if (interrupted || ctx.signal.aborted) throw new InterruptedError();
-    if (!finished) throw new IncompleteError(`the service closed the connection before transcript.done${closeNote(sock.conn)}: the transcript is incomplete`);
+    if (this.interrupted || ctx.signal.aborted) throw new InterruptedError();
+    if (!this.finished) throw new IncompleteError(`the service closed the connection before transcript.done${closeNote(sock.conn)}: the transcript is incomplete`);
     return 0;
-  },
-});
+  }
+
+  private async waitReady(): Promise<void> {
+    for (;;) {
+      const ev = await this.sock.next();
+      if (!ev) {
+        if (this.interrupted) throw new InterruptedError();
+        throw new NetworkError(`the service closed the connection before it was ready${closeNote(this.sock.conn)}`);
+      }
+      if (this.ctx.out.json) this.ctx.out.printJsonLine(ev);
+      if (ev.type === 'transcript.created') break;
+    }
+    this.ready = true;
+  }
+
+  private async send(): Promise<void> {
+    const { encodeSamples } = await import('../../audio/codecs.js');
+    this.sending = true;
+    try {
+      for await (const frame of this.source.frames(FRAME_MS)) {
+        if (!this.sock.conn.isOpen) break;
+        this.sock.sendAudio(encodeSamples(frame, this.encoding));
+      }
+    } finally {
+      this.sending = false;
+      this.sock.audioDone();
+    }
+  }
+
+  private async receive(): Promise<void> {
+    for (;;) {
+      const ev = await this.sock.next();
+      if (!ev) break;
+      if (this.ctx.out.json) this.ctx.out.printJsonLine(ev);
+      else if (ev.type === 'transcript.partial') this.view.partial(ev as SttPartial);
+      else if (ev.type === 'transcript.done') this.view.done(ev as SttDone);
+      if (ev.type === 'transcript.done') this.finished = true;
+    }
+  }
+}
 
 function label(words: SttWord[] | undefined, text: string): string {
   if (!words?.some((w) => w.speaker !== undefined)) return text;

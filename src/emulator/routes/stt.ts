@@ -311,135 +311,173 @@ class ChannelState {
 }
 
 async function streamStt(ws: WebSocket, req: EmuRequest, core: EmulatorCore): Promise<void> {
-  const send = (ev: Record<string, unknown>) => {
-    if (ws.readyState === 1) ws.send(JSON.stringify(ev));
-  };
   let p: StreamParams;
   try {
     p = streamParams(req.query);
   } catch (err) {
-    send({ type: 'error', message: (err as Error).message });
+    if (ws.readyState === 1) ws.send(JSON.stringify({ type: 'error', message: (err as Error).message }));
     ws.close(1008, 'invalid request');
     return;
   }
-  const rate = p.sampleRate;
-  const chans = Array.from({ length: p.channels }, (_, i) => new ChannelState(i));
-  const topts = (c: ChannelState): TranscribeOptions => ({ diarize: p.diarize, fillerWords: p.fillerWords, format: p.format, keyterms: p.keyterms, vadThreshold: p.vadThreshold, speakers: c.speakers });
-  const chanField = (c: ChannelState) => (p.multichannel ? { channel_index: c.index } : {});
-  let done = false;
+  const stream = new SttStream(ws, p, core);
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) stream.audio(data as Buffer);
+    else stream.message(data.toString());
+  });
+  // ready: the client must wait for this before it sends audio
+  setTimeout(() => stream.start(), core.settings.sttReadyDelayMs ?? 30);
+  await new Promise<void>((resolve) => ws.once('close', () => resolve()));
+}
 
-  const utterance = (c: ChannelState) => transcribe(Buffer.concat(c.buf), rate, c.bufStart, topts(c));
-  const eot = (text: string) => (/[.?!]["')\]]*$/.test(text.trim()) ? 0.92 : text ? 0.3 : 0.5);
-  const partial = (c: ChannelState, isFinal: boolean, speechFinal: boolean) => {
-    const t = utterance(c);
-    const duration = round2(c.now / rate - c.bufStart);
-    send({
+const eot = (text: string) => (/[.?!]["')\]]*$/.test(text.trim()) ? 0.92 : text ? 0.3 : 0.5);
+
+/** One streaming STT session: audio in (per channel: endpointing, smart turn, interims), transcript events out. */
+class SttStream {
+  private readonly chans: ChannelState[];
+  private ready = false;
+  private done = false;
+  private carry = Buffer.alloc(0);
+  private readonly frameBytes: number;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly p: StreamParams,
+    private readonly core: EmulatorCore,
+  ) {
+    this.chans = Array.from({ length: p.channels }, (_, i) => new ChannelState(i));
+    this.frameBytes = (p.encoding === 'pcm' ? 2 : 1) * p.channels;
+  }
+
+  private send(ev: Record<string, unknown>): void {
+    if (this.ws.readyState === 1) this.ws.send(JSON.stringify(ev));
+  }
+
+  start(): void {
+    this.ready = true;
+    this.send({ type: 'transcript.created', id: this.core.uuid() });
+  }
+
+  audio(data: Buffer): void {
+    if (this.done) return;
+    if (!this.ready) {
+      this.send({ type: 'error', message: 'audio arrived before transcript.created: wait for it before sending audio' });
+      this.done = true;
+      this.ws.close(1008, 'audio before ready');
+      return;
+    }
+    this.core.emit('stt.frame', { time: performance.now(), bytes: data.length });
+    const all = this.carry.length ? Buffer.concat([this.carry, data]) : data;
+    const usable = all.length - (all.length % this.frameBytes);
+    this.carry = Buffer.from(all.subarray(usable));
+    const pcm = decodeSamples(all.subarray(0, usable), this.p.encoding);
+    if (this.p.channels === 1) this.feed(this.chans[0]!, pcm);
+    else for (const c of this.chans) this.feed(c, extractChannel(pcm, this.p.channels, c.index));
+  }
+
+  message(text: string): void {
+    if (this.done) return;
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      this.send({ type: 'error', message: 'message is not JSON' });
+      return;
+    }
+    if (msg.type === 'audio.done') this.finish();
+    else if (msg.type === 'finalize') {
+      for (const c of this.chans) {
+        if (c.buf.length) this.partial(c, true, true);
+        c.ep.reset();
+      }
+    } else this.send({ type: 'error', message: `unknown message type ${JSON.stringify(msg.type)}; expected audio.done or finalize` });
+  }
+
+  private options(c: ChannelState): TranscribeOptions {
+    const p = this.p;
+    return { diarize: p.diarize, fillerWords: p.fillerWords, format: p.format, keyterms: p.keyterms, vadThreshold: p.vadThreshold, speakers: c.speakers };
+  }
+
+  private channelField(c: ChannelState): Record<string, number> {
+    return this.p.multichannel ? { channel_index: c.index } : {};
+  }
+
+  private utterance(c: ChannelState): { text: string; words: Word[] } {
+    return transcribe(Buffer.concat(c.buf), this.p.sampleRate, c.bufStart, this.options(c));
+  }
+
+  private partial(c: ChannelState, isFinal: boolean, speechFinal: boolean): void {
+    const rate = this.p.sampleRate;
+    const t = this.utterance(c);
+    this.send({
       type: 'transcript.partial',
       text: t.text,
       words: t.words,
       is_final: isFinal,
       speech_final: speechFinal,
       start: round2(c.bufStart),
-      duration,
-      ...chanField(c),
-      ...(p.smartTurn !== undefined ? { end_of_turn_confidence: eot(t.text) } : {}),
+      duration: round2(c.now / rate - c.bufStart),
+      ...this.channelField(c),
+      ...(this.p.smartTurn !== undefined ? { end_of_turn_confidence: eot(t.text) } : {}),
     });
     if (isFinal) {
       c.buf = [];
       c.bufStart = c.now / rate;
       c.sinceInterim = 0;
     }
-  };
+  }
 
-  const feed = (c: ChannelState, pcm: Buffer) => {
+  private feed(c: ChannelState, pcm: Buffer): void {
+    const rate = this.p.sampleRate;
     c.buf.push(pcm);
     const frameMs = 10;
-    const levels = frameLevels(pcm, rate, frameMs);
     c.samples += pcm.length / 2;
     c.sinceInterim += (pcm.length / 2 / rate) * 1000;
-    for (const level of levels) {
+    for (const level of frameLevels(pcm, rate, frameMs)) {
       c.ep.push(level, frameMs);
-      if (!c.ep.inSpeech) continue;
-      const silence = c.ep.silenceMs;
-      if (p.smartTurn !== undefined) {
-        if (silence >= VAD_BOUNDARY_MS && !c.chunkFinalSent) {
-          const text = utterance(c).text;
-          if (eot(text) > p.smartTurn) {
-            partial(c, true, true);
-            c.ep.reset();
-            c.chunkFinalSent = false;
-          } else {
-            partial(c, true, false);
-            c.chunkFinalSent = true;
-          }
-        } else if (c.chunkFinalSent && silence >= (p.smartTurnTimeoutMs ?? Infinity)) {
-          partial(c, true, true);
-          c.ep.reset();
-          c.chunkFinalSent = false;
-        } else if (c.chunkFinalSent && silence === 0) c.chunkFinalSent = false;
-      } else if (silence >= Math.max(p.endpointingMs, VAD_BOUNDARY_MS)) {
-        partial(c, true, true);
-        c.ep.reset();
-      }
+      if (c.ep.inSpeech) this.boundary(c);
     }
-    if (p.interim && c.ep.inSpeech && c.sinceInterim >= 500) {
+    if (this.p.interim && c.ep.inSpeech && c.sinceInterim >= 500) {
       c.sinceInterim = 0;
-      partial(c, false, false);
+      this.partial(c, false, false);
     }
-  };
+  }
 
-  const finish = () => {
-    if (done) return;
-    done = true;
-    const total = round2(Math.max(...chans.map((c) => c.samples)) / rate);
-    for (const c of chans) {
-      const t = c.buf.length ? utterance(c) : { text: '', words: [] };
-      send({ type: 'transcript.done', text: t.text, words: t.words, duration: total, ...chanField(c) });
-    }
-    ws.close(1000, 'done');
-  };
-
-  let ready = false;
-  let carry = Buffer.alloc(0);
-  const frameBytes = (p.encoding === 'pcm' ? 2 : 1) * p.channels;
-  ws.on('message', (data, isBinary) => {
-    if (done) return;
-    if (isBinary) {
-      if (!ready) {
-        send({ type: 'error', message: 'audio arrived before transcript.created: wait for it before sending audio' });
-        done = true;
-        ws.close(1008, 'audio before ready');
-        return;
-      }
-      core.emit('stt.frame', { time: performance.now(), bytes: (data as Buffer).length });
-      const all = carry.length ? Buffer.concat([carry, data as Buffer]) : (data as Buffer);
-      const usable = all.length - (all.length % frameBytes);
-      carry = Buffer.from(all.subarray(usable));
-      const pcm = decodeSamples(all.subarray(0, usable), p.encoding);
-      if (p.channels === 1) feed(chans[0]!, pcm);
-      else for (const c of chans) feed(c, extractChannel(pcm, p.channels, c.index));
-      return;
-    }
-    let msg: Record<string, unknown>;
-    try {
-      msg = JSON.parse(data.toString()) as Record<string, unknown>;
-    } catch {
-      send({ type: 'error', message: 'message is not JSON' });
-      return;
-    }
-    if (msg.type === 'audio.done') finish();
-    else if (msg.type === 'finalize') {
-      for (const c of chans) {
-        if (c.buf.length) partial(c, true, true);
+  /** After a 10 ms frame in speech: the end of a chunk or of a turn (endpointing, or smart turn when asked). */
+  private boundary(c: ChannelState): void {
+    const p = this.p;
+    const silence = c.ep.silenceMs;
+    if (p.smartTurn === undefined) {
+      if (silence >= Math.max(p.endpointingMs, VAD_BOUNDARY_MS)) {
+        this.partial(c, true, true);
         c.ep.reset();
       }
-    } else send({ type: 'error', message: `unknown message type ${JSON.stringify(msg.type)}; expected audio.done or finalize` });
-  });
-  // ready: the client must wait for this before it sends audio
-  setTimeout(() => {
-    ready = true;
-    send({ type: 'transcript.created', id: core.uuid() });
-  }, core.settings.sttReadyDelayMs ?? 30);
-  await new Promise<void>((resolve) => ws.once('close', () => resolve()));
+      return;
+    }
+    if (silence >= VAD_BOUNDARY_MS && !c.chunkFinalSent) {
+      if (eot(this.utterance(c).text) > p.smartTurn) {
+        this.partial(c, true, true);
+        c.ep.reset();
+        c.chunkFinalSent = false;
+      } else {
+        this.partial(c, true, false);
+        c.chunkFinalSent = true;
+      }
+    } else if (c.chunkFinalSent && silence >= (p.smartTurnTimeoutMs ?? Infinity)) {
+      this.partial(c, true, true);
+      c.ep.reset();
+      c.chunkFinalSent = false;
+    } else if (c.chunkFinalSent && silence === 0) c.chunkFinalSent = false;
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    const total = round2(Math.max(...this.chans.map((c) => c.samples)) / this.p.sampleRate);
+    for (const c of this.chans) {
+      const t = c.buf.length ? this.utterance(c) : { text: '', words: [] };
+      this.send({ type: 'transcript.done', text: t.text, words: t.words, duration: total, ...this.channelField(c) });
+    }
+    this.ws.close(1000, 'done');
+  }
 }
 
