@@ -72,6 +72,18 @@ describe('HttpClient against the emulator', () => {
     expect(sleeps).toHaveLength(2);
   });
 
+  it('removes the key from a server message that quotes it, and from every --verbose trace line', async () => {
+    emu.faults.add({ kind: 'status', status: 400, message: `the key ${emu.key} is not allowed here`, path: '^/v1/models$' });
+    const trace: string[] = [];
+    const c = new HttpClient({ baseUrl: emu.url, apiKey: emu.key, userAgent: 'test', timeoutMs: 5000, maxRetries: 0, trace: (l) => trace.push(l) });
+    const err = await c.json('GET', '/v1/models').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.message).toContain('the key [REDACTED] is not allowed here');
+    expect(err.message).not.toContain(emu.key);
+    expect(trace.length).toBeGreaterThan(0);
+    expect(trace.join('\n')).not.toContain(emu.key);
+  });
+
   it('reports a refused connection as a network error', async () => {
     const c = new HttpClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', userAgent: 't', timeoutMs: 2000, maxRetries: 0 });
     await expect(c.json('GET', '/v1/models')).rejects.toBeInstanceOf(NetworkError);

@@ -3,7 +3,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, svc, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc, type TestEmulator } from '../../helpers/cli.js';
 import { verify, WebhookVerificationError } from '../../../src/core/webhooks.js';
 
 let emu: TestEmulator;

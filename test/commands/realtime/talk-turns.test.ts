@@ -5,7 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeAudio } from '../../../src/audio/codecs.js';
-import { startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { answerPcm, lastSession, realTimeEmulator, spokenIn, wavClip } from './talk-helpers.js';
 
 let emu: TestEmulator;

@@ -1,7 +1,8 @@
 // One case per documented range or rule of the Responses endpoints: exit 2, a message naming the flag and what is
 // allowed, and nothing sent to the emulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, svc, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc, writeTemp, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {

@@ -129,6 +129,7 @@ describe('svc tts say', () => {
     [['--voice', 'nobody'], /--voice: nobody is not allowed: a built-in voice \(eve, ara, rex, sal, leo, any case\) or a custom voice id/],
     [['-o', 'x.ogg'], /-o: x\.ogg is not allowed: a name svc can write: \.mp3, \.wav, \.pcm\/\.raw, \.ulaw, \.alaw/],
     [['--optimize-streaming-latency', '2'], /--optimize-streaming-latency: 2 is not allowed: a whole number from 0 to 1/],
+    [['--optimize-streaming-latency', '0.5'], /--optimize-streaming-latency: 0\.5 is not allowed: a whole number from 0 to 1/],
     [['--play', '-o', 'x.wav'], /--play.*not together with -o/],
   ];
   for (const [flags, message] of bad) {
