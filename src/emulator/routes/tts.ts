@@ -5,12 +5,15 @@ import type { WebSocket } from 'ws';
 import { performance } from 'node:perf_hooks';
 import { Mp3Encoder, encodeAudio, encodeSamples, wavHeader } from '../../audio/codecs.js';
 import { MP3_BIT_RATES, SAMPLE_RATES, contentTypeOf, normalizeCodec, type Codec, type PcmFormat } from '../../audio/format.js';
-import { TTS_LANGUAGES, TTS_MAX_TEXT } from '../../api/tts.js';
 import type { EmulatorCore } from '../core.js';
 import { HttpError, invalid, requireFields, type EmuRequest, type Router } from '../router.js';
 import { synthesize, type CharTiming } from '../tones.js';
 import { findVoice } from './voices.js';
 
+// The emulator's own reading of voice-api.md (never the client's constants: the emulator is the oracle that
+// catches a wrong client constant). "Rules for TTS REST": text max 60,000 characters; the supported languages.
+const TTS_MAX_TEXT = 60_000;
+const TTS_LANGUAGES = ['auto', 'en', 'ar-EG', 'ar-SA', 'ar-AE', 'bn', 'zh', 'fr', 'de', 'hi', 'id', 'it', 'ja', 'ko', 'pt-BR', 'pt-PT', 'ru', 'es-MX', 'es-ES', 'tr', 'vi'];
 const DEFAULT_VOICE = 'eve';
 /** loudness of each built-in voice (custom voices: 0.87) */
 export const VOICE_LEVEL: Record<string, number> = { eve: 1, ara: 0.75, rex: 0.56, sal: 0.42, leo: 0.32 };
