@@ -3,7 +3,7 @@
 import type { EmulatorCore } from '../core.js';
 import { contentText, costTicks, requireLanguageModel, type EngineReply, type EngineTool, type EngineTurn } from '../engine.js';
 import type { LanguageModel } from '../catalog.js';
-import { checkEnum, checkRange, invalid, notFound, requireFields, type EmuRequest, type EmuResponse, type Router } from '../router.js';
+import { checkEnum, checkRange, invalid, notFound, requireFields, type EmuRequest, type EmuResponse, type Handler, type Router } from '../router.js';
 import { generateWithToolPlan } from '../tool-plan.js';
 import { countTokens } from '../tokenizer.js';
 
@@ -371,101 +371,107 @@ async function streamResponse(core: EmulatorCore, req: EmuRequest, res: EmuRespo
   sse.done();
 }
 
+const create: Handler = async (req, res, core) => {
+  const body = await req.json<Body>();
+  requireFields(body, ['input', 'model']);
+  validateResponsesBody(body);
+  const g = generate(core, req, body);
+  if (body.stream) return streamResponse(core, req, res, body, g);
+  const response = responseObject(core, body, g, core.uuid(), g.status, core.nowSec());
+  save(core, req, body, g, response);
+  res.json(200, response);
+};
+
+const compact: Handler = async (req, res, core) => {
+  const body = await req.json<Body>();
+  requireFields(body, ['model', 'input']);
+  const model = requireLanguageModel(body.model);
+  core.checkModelAcl(req, model.id);
+  if (typeof body.input !== 'string' && !Array.isArray(body.input)) invalid('Invalid value for `input`: expected a string or an array of input items');
+  validateResponsesBody({ input: body.input });
+  const items = normalizeInput(core, body.input);
+  const lines: string[] = [];
+  let dropped = 0;
+  for (const it of items) {
+    if (it.type === 'compaction') {
+      const st = decodeCompaction(it.encrypted_content);
+      lines.push(st.summary);
+      dropped += st.dropped;
+    } else if (it.type === 'message') {
+      lines.push(`${it.role}: ${contentText(it.content).text.replace(/\s+/g, ' ').slice(0, 160)}`);
+      dropped++;
+    } else if (it.type === 'function_call') {
+      lines.push(`assistant called ${it.name}`);
+      dropped++;
+    } else if (it.type === 'function_call_output') {
+      lines.push(`tool: ${String(it.output).slice(0, 80)}`);
+      dropped++;
+    }
+  }
+  const summary = lines.join(' | ').slice(0, 4000);
+  const inputTokens = items.reduce((n, it) => n + countTokens(JSON.stringify(it.content ?? it.output ?? it.encrypted_content ?? '')), 0);
+  const outputTokens = countTokens(summary);
+  res.json(200, {
+    id: core.id('cmp'),
+    object: 'response.compaction',
+    created_at: core.nowSec(),
+    model: model.id,
+    output: [{ type: 'compaction', id: core.id('cmp'), encrypted_content: encodeCompaction({ v: 1, summary, dropped }) }],
+    usage: {
+      dropped_message_count: dropped,
+      input_tokens: inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: inputTokens + outputTokens,
+    },
+  });
+};
+
+const getOne: Handler = (req, res, core) => {
+  res.json(200, findStored(core, req, req.params.id!).response);
+};
+
+const deleteOne: Handler = (req, res, core) => {
+  const rec = findStored(core, req, req.params.id!);
+  store(core).delete(rec.response.id);
+  core.store.save();
+  res.json(200, { id: rec.response.id, object: 'response', deleted: true });
+};
+
+const inputItems: Handler = (req, res, core) => {
+  const rec = findStored(core, req, req.params.id!);
+  const q: Body = {};
+  const rawLimit = req.query.get('limit');
+  if (rawLimit !== null) {
+    q.limit = /^-?\d+$/.test(rawLimit) ? Number(rawLimit) : rawLimit;
+    checkRange(q, 'limit', 1, 100, { integer: true });
+  }
+  const order = req.query.get('order') ?? 'asc';
+  checkEnum({ order }, 'order', ['asc', 'desc']);
+  const limit: number = q.limit ?? 20;
+  const all = order === 'desc' ? [...rec.items].reverse() : rec.items;
+  let start = 0;
+  const after = req.query.get('after');
+  if (after) {
+    const i = all.findIndex((it) => it.id === after);
+    if (i < 0) invalid(`Invalid value for \`after\`: no input item ${after} in response ${rec.response.id}`);
+    start = i + 1;
+  }
+  const data = all.slice(start, start + limit);
+  res.json(200, {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data[data.length - 1]?.id ?? null,
+    has_more: start + limit < all.length,
+  });
+};
+
 export function register(router: Router): void {
-  router.post('/v1/responses', async (req, res, core) => {
-    const body = await req.json<Body>();
-    requireFields(body, ['input', 'model']);
-    validateResponsesBody(body);
-    const g = generate(core, req, body);
-    if (body.stream) return streamResponse(core, req, res, body, g);
-    const response = responseObject(core, body, g, core.uuid(), g.status, core.nowSec());
-    save(core, req, body, g, response);
-    res.json(200, response);
-  });
-
-  router.post('/v1/responses/compact', async (req, res, core) => {
-    const body = await req.json<Body>();
-    requireFields(body, ['model', 'input']);
-    const model = requireLanguageModel(body.model);
-    core.checkModelAcl(req, model.id);
-    if (typeof body.input !== 'string' && !Array.isArray(body.input)) invalid('Invalid value for `input`: expected a string or an array of input items');
-    validateResponsesBody({ input: body.input });
-    const items = normalizeInput(core, body.input);
-    const lines: string[] = [];
-    let dropped = 0;
-    for (const it of items) {
-      if (it.type === 'compaction') {
-        const st = decodeCompaction(it.encrypted_content);
-        lines.push(st.summary);
-        dropped += st.dropped;
-      } else if (it.type === 'message') {
-        lines.push(`${it.role}: ${contentText(it.content).text.replace(/\s+/g, ' ').slice(0, 160)}`);
-        dropped++;
-      } else if (it.type === 'function_call') {
-        lines.push(`assistant called ${it.name}`);
-        dropped++;
-      } else if (it.type === 'function_call_output') {
-        lines.push(`tool: ${String(it.output).slice(0, 80)}`);
-        dropped++;
-      }
-    }
-    const summary = lines.join(' | ').slice(0, 4000);
-    const inputTokens = items.reduce((n, it) => n + countTokens(JSON.stringify(it.content ?? it.output ?? it.encrypted_content ?? '')), 0);
-    const outputTokens = countTokens(summary);
-    res.json(200, {
-      id: core.id('cmp'),
-      object: 'response.compaction',
-      created_at: core.nowSec(),
-      model: model.id,
-      output: [{ type: 'compaction', id: core.id('cmp'), encrypted_content: encodeCompaction({ v: 1, summary, dropped }) }],
-      usage: {
-        dropped_message_count: dropped,
-        input_tokens: inputTokens,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: outputTokens,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: inputTokens + outputTokens,
-      },
-    });
-  });
-
-  router.get('/v1/responses/:id', (req, res, core) => {
-    res.json(200, findStored(core, req, req.params.id!).response);
-  });
-
-  router.delete('/v1/responses/:id', (req, res, core) => {
-    const rec = findStored(core, req, req.params.id!);
-    store(core).delete(rec.response.id);
-    core.store.save();
-    res.json(200, { id: rec.response.id, object: 'response', deleted: true });
-  });
-
-  router.get('/v1/responses/:id/input_items', (req, res, core) => {
-    const rec = findStored(core, req, req.params.id!);
-    const q: Body = {};
-    const rawLimit = req.query.get('limit');
-    if (rawLimit !== null) {
-      q.limit = /^-?\d+$/.test(rawLimit) ? Number(rawLimit) : rawLimit;
-      checkRange(q, 'limit', 1, 100, { integer: true });
-    }
-    const order = req.query.get('order') ?? 'asc';
-    checkEnum({ order }, 'order', ['asc', 'desc']);
-    const limit: number = q.limit ?? 20;
-    const all = order === 'desc' ? [...rec.items].reverse() : rec.items;
-    let start = 0;
-    const after = req.query.get('after');
-    if (after) {
-      const i = all.findIndex((it) => it.id === after);
-      if (i < 0) invalid(`Invalid value for \`after\`: no input item ${after} in response ${rec.response.id}`);
-      start = i + 1;
-    }
-    const data = all.slice(start, start + limit);
-    res.json(200, {
-      object: 'list',
-      data,
-      first_id: data[0]?.id ?? null,
-      last_id: data[data.length - 1]?.id ?? null,
-      has_more: start + limit < all.length,
-    });
-  });
+  router.post('/v1/responses', create);
+  router.post('/v1/responses/compact', compact);
+  router.get('/v1/responses/:id', getOne);
+  router.delete('/v1/responses/:id', deleteOne);
+  router.get('/v1/responses/:id/input_items', inputItems);
 }
