@@ -59,7 +59,11 @@ export function sessionFromAgent(agent: Agent): SessionUpdate {
     if (typeof v.vad_threshold === 'number') s.turn_detection.threshold = v.vad_threshold;
     if (typeof v.vad_silence_duration_ms === 'number') s.turn_detection.silence_duration_ms = v.vad_silence_duration_ms;
   }
-  if (Array.isArray(agent.tools) && agent.tools.length) s.tools = agent.tools.map((t) => flatTool(t as Record<string, any>));
+  const tools = Array.isArray(agent.tools) ? agent.tools.map((t) => flatTool(t as Record<string, any>)) : [];
+  // the knowledge base: the agent's collections searched through a file_search tool, unless it has one already
+  const collections = Array.isArray(agent.collection_ids) ? agent.collection_ids : [];
+  if (collections.length && !tools.some((t) => t?.type === 'file_search')) tools.push({ type: 'file_search', collection_ids: collections });
+  if (tools.length) s.tools = tools;
   return s;
 }
 

@@ -388,6 +388,11 @@ export class EmulatedRealtimeSession {
     throw new ClientEventError('invalid_value', `Invalid value for \`item.type\`: ${JSON.stringify(item.type)}; must be message or function_call_output`, 'item.type');
   }
 
+  private lastUserText(): string {
+    const user = [...this.items].reverse().find((i) => i.type === 'message' && i.role === 'user') as Extract<ConversationItem, { type: 'message' }> | undefined;
+    return user?.text ?? '';
+  }
+
   /** Which tool the last user turn asks for, if any. */
   private wantedTool(): SessionTool | undefined {
     const last = this.items.at(-1);
@@ -450,7 +455,7 @@ export class EmulatedRealtimeSession {
       if (tool) {
         const itemId = this.core.id('item');
         const callId = `call_${this.core.random(10, 'call').toString('hex')}`;
-        const args = JSON.stringify(valueForSchema(tool.parameters as never, `${id}:${tool.name}`) ?? {});
+        const args = JSON.stringify(argumentsFromWords(tool.parameters ?? {}, this.lastUserText(), valueForSchema(tool.parameters as never, `${id}:${tool.name}`)));
         const item = { id: itemId, object: 'realtime.item', type: 'function_call', status: 'completed', name: tool.name, call_id: callId, arguments: args };
         this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
         this.send({ type: 'response.function_call_arguments.delta', response_id: id, item_id: itemId, output_index: 0, call_id: callId, delta: args });
@@ -547,3 +552,29 @@ export class EmulatedRealtimeSession {
 }
 
 class Cancelled extends Error {}
+
+/**
+ * A tool call's arguments: generated from the schema, except the top-level properties the user named with a value
+ * ("… with city Paris", "party_size: 4", "date is \"2026-12-01\""), which take the words said — so a test can
+ * predict the arguments of the call it provokes.
+ */
+function argumentsFromWords(schema: Json, said: string, generated: unknown): Json {
+  const out: Json = generated && typeof generated === 'object' && !Array.isArray(generated) ? { ...(generated as Json) } : {};
+  const props: Record<string, Json> = schema && typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
+  for (const [name, sub] of Object.entries(props)) {
+    const spoken = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[_-]+/g, '[ _-]');
+    const m = new RegExp(`\\b${spoken}\\s*(?:=|:|is|of)?\\s*(?:"([^"]*)"|'([^']*)'|([^\\s,;!?]+(?:\\.\\d+)?))`, 'i').exec(said);
+    if (!m) continue;
+    const word = (m[1] ?? m[2] ?? m[3] ?? '').replace(/\.$/, '');
+    const type = Array.isArray(sub?.type) ? sub.type.find((t: string) => t !== 'null') : sub?.type;
+    if (Array.isArray(sub?.enum) && !sub.enum.includes(word)) continue;
+    if (type === 'integer' || type === 'number') {
+      const n = Number(word);
+      if (Number.isFinite(n) && (type === 'number' || Number.isInteger(n))) out[name] = n;
+    } else if (type === 'boolean') {
+      if (/^(true|yes)$/i.test(word)) out[name] = true;
+      else if (/^(false|no)$/i.test(word)) out[name] = false;
+    } else if (type === 'string' || type === undefined) out[name] = word;
+  }
+  return out;
+}

@@ -1,0 +1,177 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { getAgent, type Agent } from '../../api/agents.js';
+import { connectRealtime, sessionFromAgent, type SessionUpdate } from '../../api/realtime.js';
+import { writeFileAtomic } from '../../core/atomic-file.js';
+import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../core/context.js';
+import { InterruptedError, UsageError } from '../../core/errors.js';
+import { toolCmdFlag } from '../../core/flag-sets.js';
+import { toolCmdParser, type ToolCommand } from '../../core/local-tools.js';
+import { integer, number, oneOf } from '../../core/validate.js';
+import { readTestFiles, type TestCase } from '../../realtime/agent-test-file.js';
+import { caseLine, junitReport, REPORT_FORMATS, tapReport, transcriptName, type ReportFormat } from '../../realtime/agent-test-report.js';
+import { runCase, type CaseResult } from '../../realtime/agent-test-run.js';
+import { checkAgentInput, fileNamer, readAgentFile } from './shared.js';
+
+interface Opts {
+  agentFile?: string;
+  parallel?: number;
+  format?: ReportFormat;
+  output?: string;
+  transcripts?: string;
+  toolCmd?: ToolCommand[];
+  toolTimeout?: number;
+}
+
+const DEFAULT_TRANSCRIPTS = 'agent-test-transcripts';
+
+export default defineCommand<Opts>({
+  summary: 'Run scripted conversations against an agent and check its replies and tool calls',
+  description:
+    'Each case of the test files (YAML or JSON, docs/agent-tests.md) runs in its own realtime session configured ' +
+    'like the agent (instructions, voice, tools, knowledge base): user turns as text or audio files, and per turn ' +
+    'expectations on the reply text and the tools called. Tool calls are answered from the case\'s scripted ' +
+    'results or by --tool-cmd commands. A line per case (or TAP / JUnit XML with --format); the transcript of ' +
+    'each failed case is written to --transcripts DIR. Exit 1 when a case fails, 2 on a malformed test file ' +
+    '(before any connection). Works against the API and the emulator alike.',
+  args: [
+    { name: 'agent', description: 'agent id (leave out with --agent-file)', required: true },
+    { name: 'files', description: 'test files (YAML or JSON)', variadic: true },
+  ],
+  options: [
+    { flags: '--agent-file <path>', description: 'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument is then a test file' },
+    { flags: '-P, --parallel <n>', description: 'cases run at once, each in its own session (1-16, default 1)', parse: integer({ min: 1, max: 16 }) },
+    { flags: '--format <format>', description: 'report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)', parse: oneOf(REPORT_FORMATS), choices: REPORT_FORMATS },
+    { flags: '-o, --output <file>', description: 'write the report to FILE instead of stdout (replaced only when complete)' },
+    { flags: '--transcripts <dir>', description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})` },
+    toolCmdFlag(toolCmdParser),
+    { flags: '--tool-timeout <seconds>', description: 'time limit of one tool command (1-600, default 60)', parse: number({ min: 1, max: 600 }) },
+  ],
+  examples: [
+    'svc agents test agent_123 tests/support.yaml',
+    'svc agents test --agent-file agent.json tests/*.yaml -P 4 --format junit -o report.xml',
+    'svc --emulator agents test --agent-file agent.json tests/booking.yaml --tool-cmd book_table=./fake-booking.sh',
+  ],
+  async run(ctx, [first, rest], opts) {
+    const positional = [first as string, ...((rest as string[] | undefined) ?? [])].filter((x) => x !== undefined);
+    const agentId = opts.agentFile ? undefined : positional[0];
+    const files = opts.agentFile ? positional : positional.slice(1);
+    if (files.length === 0) throw new UsageError(opts.agentFile ? 'give at least one test file' : 'give the agent id, then at least one test file (or --agent-file FILE and test files)');
+    // everything local is checked before any connection
+    const local = opts.agentFile ? localAgent(opts.agentFile) : undefined;
+    const cases = await readTestFiles(files);
+    await compileSchemas(cases);
+    const http = await ctx.http();
+    const agent: Agent = local ?? (await getAgent(http, agentId!));
+    const session = sessionFromAgent(agent);
+    const results = await runAll(ctx, cases, session, opts);
+    await report(ctx, results, opts);
+    return results.every((r) => r.passed) ? 0 : 1;
+  },
+});
+
+/** A local agent definition, checked like `agents push` checks it. */
+function localAgent(path: string): Agent {
+  const raw = readAgentFile(path);
+  const checked = checkAgentInput(raw, fileNamer(path));
+  return { agent_id: typeof raw.agent_id === 'string' ? raw.agent_id : 'local', ...raw, ...checked } as Agent;
+}
+
+/** JSON Schemas of tool expectations compile now, so a broken one is exit 2 before anything is sent. */
+async function compileSchemas(cases: TestCase[]): Promise<void> {
+  for (const c of cases)
+    for (const [i, t] of c.turns.entries())
+      for (const want of t.expect.tool_called ?? []) {
+        if (!want.arguments_schema) continue;
+        try {
+          await schemaValidator(want.arguments_schema);
+        } catch (err) {
+          throw new UsageError(`${c.file}: case "${c.name}", turn ${i + 1}: tool_called ${want.name}: arguments_schema is not a valid JSON Schema: ${(err as Error).message}`);
+        }
+      }
+}
+
+type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+const compiled = new Map<string, Validate>();
+
+/** ajv (the reference JSON Schema validator; draft 2020-12), loaded only when a test uses arguments_schema. */
+async function schemaValidator(schema: Record<string, unknown>): Promise<Validate> {
+  const key = JSON.stringify(schema);
+  let v = compiled.get(key);
+  if (!v) {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    v = new Ajv2020({ allErrors: true, strict: false }).compile(schema) as Validate;
+    compiled.set(key, v);
+  }
+  return v;
+}
+
+async function checkSchema(schema: Record<string, unknown>, value: unknown): Promise<string | undefined> {
+  const validate = await schemaValidator(schema);
+  if (validate(value)) return undefined;
+  return (validate.errors ?? []).map((e) => `arguments${e.instancePath} ${e.message ?? 'is not valid'}`).join(', ') || 'does not match the schema';
+}
+
+async function readAudio(ctx: Context, file: string): Promise<Buffer> {
+  const { openSource } = await import('../../audio/source.js');
+  const source = await openSource(file, { sampleRate: 24_000, channels: 1, realtime: false, env: ctx.env, signal: ctx.signal, flag: 'audio' });
+  const parts: Buffer[] = [];
+  try {
+    for await (const frame of source.frames(100)) parts.push(frame);
+  } finally {
+    await source.close();
+  }
+  return Buffer.concat(parts);
+}
+
+/** Run every case, `--parallel` at a time; a line per case as it finishes (terminal and text format). */
+async function runAll(ctx: Context, cases: TestCase[], session: SessionUpdate, opts: Opts): Promise<CaseResult[]> {
+  const results: CaseResult[] = new Array(cases.length);
+  const commands = new Map((opts.toolCmd ?? []).map((t) => [t.name, t.command]));
+  const live = (opts.format ?? 'text') === 'text' && !ctx.out.json && opts.output === undefined;
+  const c = ctx.out.c;
+  const mark = { ok: c.green('ok  '), fail: c.red('FAIL') };
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cases.length && !ctx.signal.aborted) {
+      const i = next++;
+      const r = await runCase(cases[i]!, {
+        connect: () => connectRealtime((path, query) => ctx.ws(path, query), {}),
+        session,
+        commands,
+        toolTimeoutMs: opts.toolTimeout !== undefined ? opts.toolTimeout * 1000 : undefined,
+        readAudio: (file) => readAudio(ctx, file),
+        checkSchema,
+        signal: ctx.signal,
+      });
+      results[i] = r;
+      if (ctx.out.json) ctx.out.printJsonLine({ name: r.name, file: r.file, passed: r.passed, failures: r.failures, duration_ms: Math.round(r.ms) });
+      else if (live) ctx.out.line(caseLine(r, mark));
+      else ctx.out.info(caseLine(r));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(opts.parallel ?? 1, cases.length) }, worker));
+  if (ctx.signal.aborted) throw new InterruptedError();
+  return results;
+}
+
+async function report(ctx: Context, results: CaseResult[], opts: Opts): Promise<void> {
+  const failed = results.filter((r) => !r.passed);
+  if (failed.length) {
+    const dir = resolve(opts.transcripts ?? DEFAULT_TRANSCRIPTS);
+    mkdirSync(dir, { recursive: true });
+    for (const r of failed) {
+      const path = join(dir, transcriptName(r, results.indexOf(r)));
+      await writeFileAtomic(path, `# ${r.name} (${r.file})\n${r.transcript.join('\n')}\n`);
+    }
+    ctx.out.info(`transcripts of the failed case${failed.length > 1 ? 's' : ''}: ${dir}`);
+  }
+  const format = opts.format ?? 'text';
+  const text = format === 'tap' ? tapReport(results) : format === 'junit' ? junitReport(results) : opts.output !== undefined ? results.map((r) => caseLine(r)).join('\n') + '\n' : undefined;
+  if (text !== undefined) {
+    if (opts.output !== undefined) await writeFileAtomic(opts.output, text);
+    else if (!ctx.out.json) ctx.out.write(text);
+  }
+  ctx.out.info(`${results.length - failed.length} passed, ${failed.length} failed (${results.length} case${results.length === 1 ? '' : 's'})`);
+}
