@@ -3,9 +3,10 @@ import type { Context } from '../../core/context.js';
 import { IncompleteError, InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
 import { AUDIO, FLAG_GROUPS } from '../../core/flag-sets.js';
 import { closeNote } from '../../core/ws.js';
-import { fail, integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
+import { integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
 import { SAMPLE_RATES, type Encoding } from '../../audio/format.js';
 import type { AudioSource } from '../../audio/source.js';
+import { OPUS_RATE } from '../../audio/opus.js';
 import { STT_MODELS, STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../api/stt.js';
 import { checkFormatLanguage, rateParser } from './transcribe.js';
 
@@ -42,7 +43,7 @@ export default defineCommand<Opts>({
   options: [
     { flags: '--input <mic|file|->', description: 'mic, an audio file, or - for stdin (default: mic on a terminal, else stdin)' },
     AUDIO.inputDevice,
-    { flags: '--encoding <enc>', description: 'audio sent: pcm (s16le), mulaw, alaw', default: 'pcm', parse: (raw: string, flag: string) => (raw.toLowerCase() === 'opus' ? fail(flag, raw, 'pcm, mulaw or alaw (svc does not encode opus)') : oneOf(['pcm', 'mulaw', 'alaw'] as const, { caseInsensitive: true })(raw, flag, undefined)) },
+    { flags: '--encoding <enc>', description: 'audio sent: pcm (s16le), mulaw, alaw, or opus (48 kHz mono packets, encoded with ffmpeg; --sample-rate does not apply)', default: 'pcm', parse: oneOf(['pcm', 'mulaw', 'alaw', 'opus'] as const, { caseInsensitive: true }) },
     { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')}`, default: 16000, parse: rateParser },
     { flags: '--model <model>', description: `transcription model: ${STT_MODELS.join(', ')} (the service default)`, parse: oneOf(STT_MODELS), choices: STT_MODELS, group: FLAG_GROUPS.model },
     { flags: '--no-realtime', description: 'send a file or stdin as fast as possible instead of at real time' },
@@ -64,15 +65,21 @@ export default defineCommand<Opts>({
     checkListenFlags(opts);
     const input = opts.input ?? (ctx.streams.stdin.isTTY ? 'mic' : '-');
     if (input === '-' && ctx.streams.stdin.isTTY) throw new UsageError('--input -: stdin is a terminal; pipe audio in, or use --input mic or --input FILE');
-    const encoding = opts.encoding as Encoding;
+    const encoding = opts.encoding as Encoding | 'opus';
     const channels = opts.multichannel ? opts.channels! : 1;
+    if (encoding === 'opus') {
+      const { ffmpegAvailable } = await import('../../audio/ffmpeg.js');
+      require(ffmpegAvailable(ctx.env), '--encoding', 'opus', 'pcm, mulaw or alaw here: svc encodes Opus with ffmpeg (libopus), which is not installed (apt-get install ffmpeg)');
+    }
 
     const { openSource } = await import('../../audio/source.js');
     // the source first: a missing microphone or file is reported before anything is sent
     const source = await openSource(input, {
-      sampleRate: opts.sampleRate,
+      sampleRate: encoding === 'opus' ? OPUS_RATE : opts.sampleRate,
       channels,
-      encoding,
+      // headerless input is read as --encoding at --sample-rate (Opus is only what goes out)
+      encoding: encoding === 'opus' ? 'pcm' : encoding,
+      inputSampleRate: encoding === 'opus' ? opts.sampleRate : undefined,
       realtime: opts.realtime !== false,
       device: opts.inputDevice,
       stdin: ctx.streams.stdin,
@@ -95,10 +102,12 @@ function checkListenFlags(opts: Opts): void {
   checkFormatLanguage(opts.format, opts.language);
   require(!opts.multichannel || opts.channels !== undefined, '--multichannel', true, 'needs --channels (2 to 8)');
   require(opts.channels === undefined || !!opts.multichannel, '--channels', opts.channels, 'only with --multichannel');
+  require(!(opts.multichannel && opts.encoding === 'opus'), '--multichannel', true, 'not with --encoding opus (Opus is sent mono)');
 }
 
 function streamQuery(opts: Opts, channels: number): SttStreamQuery {
-  const query: SttStreamQuery = { sample_rate: opts.sampleRate, encoding: opts.encoding };
+  // the service ignores sample_rate with opus: not sent
+  const query: SttStreamQuery = opts.encoding === 'opus' ? { encoding: 'opus' } : { sample_rate: opts.sampleRate, encoding: opts.encoding };
   if (opts.model) query.model = opts.model;
   if (opts.interim) query.interim_results = true;
   if (opts.endpointing !== undefined) query.endpointing = opts.endpointing;
@@ -132,7 +141,7 @@ class LiveTranscription {
     private readonly ctx: Context,
     private readonly sock: SttSocket,
     private readonly source: AudioSource,
-    private readonly encoding: Encoding,
+    private readonly encoding: Encoding | 'opus',
     private readonly view: Transcript,
   ) {}
 
@@ -178,16 +187,44 @@ class LiveTranscription {
   }
 
   private async send(): Promise<void> {
-    const { encodeSamples } = await import('../../audio/codecs.js');
     this.sending = true;
     try {
-      for await (const frame of this.source.frames(FRAME_MS)) {
-        if (!this.sock.conn.isOpen) break;
-        this.sock.sendAudio(encodeSamples(frame, this.encoding));
+      if (this.encoding === 'opus') await this.sendOpus();
+      else {
+        const { encodeSamples } = await import('../../audio/codecs.js');
+        for await (const frame of this.source.frames(FRAME_MS)) {
+          if (!this.sock.conn.isOpen) break;
+          this.sock.sendAudio(encodeSamples(frame, this.encoding));
+        }
       }
     } finally {
       this.sending = false;
       this.sock.audioDone();
+    }
+  }
+
+  /** PCM frames into the Opus encoder as they come (at real time); each packet out is one binary frame. */
+  private async sendOpus(): Promise<void> {
+    const { OpusEncoder } = await import('../../audio/opus.js');
+    const enc = new OpusEncoder(this.ctx.env);
+    const feeding = (async () => {
+      try {
+        for await (const frame of this.source.frames(FRAME_MS)) {
+          if (!this.sock.conn.isOpen) break;
+          await enc.write(frame);
+        }
+      } finally {
+        enc.end();
+      }
+    })();
+    try {
+      for await (const packet of enc.packets()) {
+        if (!this.sock.conn.isOpen) break;
+        this.sock.sendAudio(packet);
+      }
+      await feeding;
+    } finally {
+      enc.kill();
     }
   }
 

@@ -11,6 +11,8 @@ import { encodeWav } from '../../../src/audio/codecs.js';
 import { textToTones } from '../../../src/emulator/tones.js';
 import { startTestEmulator, svc, svcShell, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { fastEmulator } from '../realtime/talk-helpers.js';
+import { WebSocketServer } from 'ws';
+import { tonesToText } from '../../../src/emulator/tones.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -169,6 +171,98 @@ describe('stt listen --model', () => {
     const bad = await svc(['stt', 'listen', '--input', clip('wav'), '--model', 'whisper'], { emu });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--model: whisper is not allowed: one of voice-transcribe-2\.0/);
+    expect(emu.requests()).toEqual([]);
+  });
+});
+
+/** Ogg CRC-32 (polynomial 0x04c11db7, no reflection), for the test's own Ogg muxer. */
+const CRC = Array.from({ length: 256 }, (_, i) => {
+  let r = i << 24;
+  for (let k = 0; k < 8; k++) r = r & 0x80000000 ? ((r << 1) ^ 0x04c11db7) >>> 0 : (r << 1) >>> 0;
+  return r >>> 0;
+});
+function oggPage(packet: Buffer, seq: number, granule: number, flags: number): Buffer {
+  const lacing: number[] = [];
+  let n = packet.length;
+  while (n >= 255) {
+    lacing.push(255);
+    n -= 255;
+  }
+  lacing.push(n);
+  const h = Buffer.alloc(27 + lacing.length);
+  h.write('OggS', 0, 'latin1');
+  h[5] = flags;
+  h.writeBigInt64LE(BigInt(granule), 6);
+  h.writeUInt32LE(1, 14);
+  h.writeUInt32LE(seq, 18);
+  h[26] = lacing.length;
+  lacing.forEach((v, i) => (h[27 + i] = v));
+  const page = Buffer.concat([h, packet]);
+  let crc = 0;
+  for (const b of page) crc = ((crc << 8) ^ CRC[((crc >>> 24) ^ b) & 0xff]!) >>> 0;
+  page.writeUInt32LE(crc, 22);
+  return page;
+}
+/** The raw packets a client sent, back in an Ogg Opus file (48 kHz mono, 20 ms each) that ffmpeg can decode. */
+function oggOpus(packets: Buffer[]): Buffer {
+  const head = Buffer.alloc(19);
+  head.write('OpusHead', 0, 'latin1');
+  head[8] = 1;
+  head[9] = 1;
+  head.writeUInt16LE(312, 10);
+  head.writeUInt32LE(48000, 12);
+  const tags = Buffer.concat([Buffer.from('OpusTags', 'latin1'), Buffer.from([3, 0, 0, 0]), Buffer.from('svc'), Buffer.alloc(4)]);
+  const pages = [oggPage(head, 0, 0, 2), oggPage(tags, 1, 0, 0)];
+  packets.forEach((p, i) => pages.push(oggPage(p, i + 2, 312 + (i + 1) * 960, i === packets.length - 1 ? 4 : 0)));
+  return Buffer.concat(pages);
+}
+
+describe('stt listen --encoding opus', () => {
+  it('sends one Opus packet per binary frame (20 ms, mono), no sample_rate; the packets decode back to the speech', async () => {
+    const frames: Buffer[] = [];
+    let url = '';
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    wss.on('connection', (ws, req) => {
+      url = req.url ?? '';
+      ws.send(JSON.stringify({ type: 'transcript.created', id: 'x' }));
+      ws.on('message', (d: Buffer, binary) => {
+        if (binary) return void frames.push(Buffer.from(d));
+        if (JSON.parse(String(d)).type !== 'audio.done') return;
+        ws.send(JSON.stringify({ type: 'transcript.done', text: `${frames.length} packets`, words: [], duration: 1 }));
+        ws.close(1000);
+      });
+    });
+    try {
+      const port = (wss.address() as AddressInfo).port;
+      const r = await svc(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--no-realtime'], { env: { SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: 'k-test-opus' } });
+      expect(r.exitCode, r.stderr).toBe(0);
+    } finally {
+      await new Promise((resolve) => wss.close(resolve));
+    }
+    expect(url).toBe('/v1/stt?encoding=opus');
+    // one packet per 20 ms of the clip (16 kHz: 320 samples), one or two more for the encoder's look-ahead
+    const packets = Math.ceil((readFileSync(clip('wav')).length - 44) / 2 / 320);
+    expect(frames.length).toBeGreaterThanOrEqual(packets);
+    expect(frames.length).toBeLessThanOrEqual(packets + 2);
+    for (const f of frames) {
+      expect(f[0]! & 0x04).toBe(0); // mono
+      expect(f[0]! & 0x03).toBe(0); // one frame per packet
+    }
+    const ogg = join(dir, 'sent.opus');
+    writeFileSync(ogg, oggOpus(frames));
+    const pcm = await execa('ffmpeg', ['-loglevel', 'error', '-i', ogg, '-f', 's16le', '-ac', '1', '-ar', '16000', 'pipe:1'], { encoding: 'buffer' });
+    expect(tonesToText(Buffer.from(pcm.stdout as Uint8Array), 16000)).toBe('hello input');
+  });
+
+  it('without ffmpeg, or with --multichannel: exit 2 before anything is sent', async () => {
+    emu.clearRequests();
+    const a = await svc(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus'], { emu, env: { PATH: noFfmpeg } });
+    expect(a.exitCode).toBe(2);
+    expect(a.stderr).toMatch(/--encoding: opus is not allowed: pcm, mulaw or alaw here: svc encodes Opus with ffmpeg \(libopus\), which is not installed/);
+    const b = await svc(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--multichannel', '--channels', '2'], { emu });
+    expect(b.exitCode).toBe(2);
+    expect(b.stderr).toMatch(/--multichannel: true is not allowed: not with --encoding opus/);
     expect(emu.requests()).toEqual([]);
   });
 });

@@ -154,7 +154,7 @@ describe('svc stt listen', () => {
     [['--multichannel'], /--multichannel: true is not allowed: needs --channels/],
     [['--multichannel', '--channels', '9'], /--channels: 9 is not allowed: a whole number from 2 to 8/],
     [['--channels', '2'], /--channels: 2 is not allowed: only with --multichannel/],
-    [['--encoding', 'opus'], /--encoding: opus is not allowed: pcm, mulaw or alaw \(svc does not encode opus\)/],
+    [['--encoding', 'flac'], /--encoding: flac is not allowed: one of pcm, mulaw, alaw, opus/],
     [['--sample-rate', '11025'], /--sample-rate: 11025 is not allowed: one of 8000, 16000/],
     [['--format'], /--format: true is not allowed: only together with --language/],
   ];
