@@ -51,7 +51,7 @@ export function fitWidths(natural: number[], columns: TableColumn[], maxWidth: n
     while (excess > 0) {
       let pick = -1;
       widths.forEach((w, i) => {
-        if (!lastResort && (columns[i]!.keep || /\bid$/i.test(columns[i]!.header))) return;
+        if (!lastResort && (columns[i]!.keep || /(^|[\s_])id$/i.test(columns[i]!.header))) return;
         if (w > floor[i]! && (pick < 0 || w > widths[pick]!)) pick = i;
       });
       if (pick < 0) break;

@@ -67,6 +67,12 @@ describe('fitting rules', () => {
     expect(fitWidths([20, 30, 10], cols, 8 + 4 + 4 + 4 + 4)).toEqual([12, 4, 4]);
   });
 
+  it('columns named like ids (ID, REQUEST ID, VOICE_ID) or marked keep give way last', () => {
+    const named = [{ header: 'REQUEST ID' }, { header: 'NOTE' }, { header: 'VOICE', keep: true }];
+    expect(fitWidths([20, 20, 10], named, 20 + 10 + 10 + 4)).toEqual([20, 10, 10]);
+    expect(fitWidths([20, 20], [{ header: 'VOICE_ID' }, { header: 'NOTE' }], 20 + 8 + 2)).toEqual([20, 8]);
+  });
+
   it('truncate ends in … and counts wide characters as two', () => {
     expect(truncate('abcdefgh', 5)).toBe('abcd…');
     expect(truncate('abc', 5)).toBe('abc');

@@ -15,7 +15,7 @@ export default defineCommand<PageOpts>({
     return listRows<CustomVoice>(ctx, { fetch: (q) => listCustomVoicesPage(http, q), itemsKey: 'voices', cursor: CURSOR }, query, opts, {
       noun: 'custom voices',
       columns: () => [
-        { header: 'VOICE', get: (v) => v.voice_id },
+        { header: 'VOICE', get: (v) => v.voice_id, keep: true },
         { header: 'NAME', get: (v) => v.name ?? '' },
         { header: 'CREATED', get: (v) => v.created_at ?? '' },
       ],

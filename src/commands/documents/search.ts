@@ -49,7 +49,7 @@ export default defineCommand<Opts>({
       [
         { header: '#', get: (r) => r.rank, align: 'right' },
         { header: 'SCORE', get: (r) => r.m.score.toFixed(4), align: 'right' },
-        { header: 'FILE', get: (r) => r.m.file_id },
+        { header: 'FILE', get: (r) => r.m.file_id, keep: true },
         { header: 'NAME', get: (r) => r.m.fields?.file_name ?? r.m.fields?.name ?? '' },
         { header: 'SNIPPET', get: (r) => snippet(r.m, query, width) },
       ],

@@ -17,9 +17,9 @@ export default defineCommand<PageOpts>({
       noun: 'phone numbers',
       columns: () => [
         { header: 'ID', get: (n) => n.phone_number_id },
-        { header: 'NUMBER', get: (n) => n.phone_number },
+        { header: 'NUMBER', get: (n) => n.phone_number, keep: true },
         { header: 'NAME', get: (n) => n.name },
-        { header: 'AGENT', get: (n) => n.agent_id ?? '' },
+        { header: 'AGENT', get: (n) => n.agent_id ?? '', keep: true },
       ],
     });
   },

@@ -13,7 +13,7 @@ export default defineCommand({
     await ctx.out.table(
       voices,
       [
-        { header: 'VOICE', get: (v) => v.voice_id },
+        { header: 'VOICE', get: (v) => v.voice_id, keep: true },
         { header: 'NAME', get: (v) => v.name ?? '' },
         { header: 'LANGUAGE', get: (v) => v.language ?? '' },
       ],

@@ -27,10 +27,10 @@ export default defineCommand<Opts>({
       noun: 'phone numbers',
       columns: () => [
         { header: 'ID', get: (n) => n.phone_number_id },
-        { header: 'NUMBER', get: (n) => n.phone_number },
+        { header: 'NUMBER', get: (n) => n.phone_number, keep: true },
         { header: 'NAME', get: (n) => n.name },
         { header: 'ORIGIN', get: (n) => n.origin },
-        { header: 'AGENT', get: (n) => n.agent_id ?? '' },
+        { header: 'AGENT', get: (n) => n.agent_id ?? '', keep: true },
       ],
     });
   },
