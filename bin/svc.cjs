@@ -54,48 +54,30 @@ function useCodeCache(bundleDir) {
   const env = process.env;
   const root = env.SVC_CACHE_DIR || join(env.XDG_CACHE_HOME || join(env.HOME || require('node:os').homedir(), '.cache'), 'svc');
   // one folder per Node version and per installed copy of svc (a hash of its path), pruned when written to
-  let hash = 5381;
-  for (let i = 0; i < bundleDir.length; i++) hash = ((hash * 33) ^ bundleDir.charCodeAt(i)) >>> 0;
-  const dir = join(root, `v8-${process.version}-${process.arch}`, hash.toString(36));
+  const dir = join(root, `v8-${process.version}-${process.arch}`, djb2(bundleDir).toString(36));
   if (typeof Module.enableCompileCache === 'function') {
     Module.enableCompileCache(dir);
     return;
   }
-  // V8 rejects a cache made under other flags. svc sets two at run time (core/http.ts before undici compiles its
-  // WebAssembly, core/download.ts to collect streamed chunks early): both are set here, before anything is
-  // compiled, so that the caches written at exit match the next run whatever it does.
-  require('node:v8').setFlagsFromString('--liftoff-only --expose-gc');
+  // V8 rejects a cache made under other V8 flags, and svc sets some at run time (core/v8-flags.ts: undici's
+  // WebAssembly tier, the collector of streamed downloads). So caches are kept per set of flags: core/v8-flags.ts
+  // calls the setter below, which first saves what was compiled under the flags so far, then changes them.
   const fs = require('node:fs');
   const vm = require('node:vm');
   const prefix = bundleDir + require('node:path').sep;
-  const toWrite = [];
-  const compile = Module.prototype._compile;
-  Module.prototype._compile = function compileWithCache(content, filename) {
-    if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
-    let cacheFile;
-    let cachedData;
-    try {
-      const st = fs.statSync(filename);
-      cacheFile = join(dir, `${relative(bundleDir, filename).replace(/[\\/]/g, '~')}.${st.size}.${Math.floor(st.mtimeMs)}.bin`);
-      cachedData = fs.readFileSync(cacheFile);
-    } catch {
-      // not cached yet
-    }
-    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
-    if (cacheFile && (!cachedData || script.cachedDataRejected)) toWrite.push({ script, cacheFile });
-    const fn = script.runInThisContext({ displayErrors: true });
-    const mod = this;
-    const req = (id) => mod.require(id);
-    req.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
-    req.cache = Module._cache;
-    req.main = require.main;
-    return fn.call(mod.exports, mod.exports, req, mod, filename, dirname(filename));
+  let flags = '';
+  let pending = [];
+  const cacheName = (filename, st) => {
+    const tag = flags ? `.f${djb2(flags).toString(36)}` : '';
+    return join(dir, `${relative(bundleDir, filename).replace(/[\\/]/g, '~')}.${st.size}.${Math.floor(st.mtimeMs)}${tag}.bin`);
   };
-  process.once('exit', () => {
-    if (toWrite.length === 0) return;
+  const save = () => {
+    if (pending.length === 0) return;
+    const list = pending;
+    pending = [];
     try {
       fs.mkdirSync(dir, { recursive: true });
-      for (const { script, cacheFile } of toWrite) {
+      for (const { script, cacheFile } of list) {
         const tmp = `${cacheFile}.${process.pid}.tmp`;
         fs.writeFileSync(tmp, script.createCachedData());
         fs.renameSync(tmp, cacheFile);
@@ -104,14 +86,73 @@ function useCodeCache(bundleDir) {
     } catch {
       // read-only or full: run uncached next time
     }
-  });
+  };
+  globalThis[Symbol.for('svc.setV8Flags')] = (more) => {
+    const next = [...new Set([...flags.split(' '), ...more.split(' ')].filter(Boolean))].sort().join(' ');
+    if (next === flags) return;
+    save();
+    require('node:v8').setFlagsFromString(more);
+    flags = next;
+  };
+  const compile = Module.prototype._compile;
+  Module.prototype._compile = function compileWithCache(content, filename) {
+    if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
+    let cacheFile;
+    let cachedData;
+    try {
+      cacheFile = cacheName(filename, fs.statSync(filename));
+      cachedData = fs.readFileSync(cacheFile);
+    } catch {
+      // not cached yet
+    }
+    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    if (cacheFile && (!cachedData || script.cachedDataRejected)) pending.push({ script, cacheFile });
+    const fn = script.runInThisContext({ displayErrors: true });
+    const mod = this;
+    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? requireChunk(mod, id) : mod.require(id));
+    req.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
+    req.cache = Module._cache;
+    req.main = require.main;
+    return fn.call(mod.exports, mod.exports, req, mod, filename, dirname(filename));
+  };
+  process.once('exit', save);
+}
+
+/**
+ * A chunk of the bundle requiring another: the path is known, so Node's search (stat calls, realpath, the package
+ * scope) is skipped; the module lands in require.cache like any other.
+ */
+function requireChunk(parent, id) {
+  const Module = require('node:module');
+  const file = require('node:path').join(parent.path ?? require('node:path').dirname(parent.filename), id);
+  const cached = Module._cache[file];
+  if (cached) return cached.exports;
+  if (!file.endsWith('.cjs')) return parent.require(id);
+  const child = new Module(file, parent);
+  child.filename = file;
+  child.paths = parent.paths;
+  Module._cache[file] = child;
+  let loaded = false;
+  try {
+    child._compile(require('node:fs').readFileSync(file, 'utf8'), file);
+    child.loaded = loaded = true;
+  } finally {
+    if (!loaded) delete Module._cache[file];
+  }
+  return child.exports;
+}
+
+function djb2(text) {
+  let hash = 5381;
+  for (let i = 0; i < text.length; i++) hash = ((hash * 33) ^ text.charCodeAt(i)) >>> 0;
+  return hash;
 }
 
 /** Remove the caches of bundle files that are gone or changed (a rebuild or an upgrade). */
 function pruneCache(fs, dir, bundleDir) {
   const { join } = require('node:path');
   for (const name of fs.readdirSync(dir)) {
-    const m = /^(.+)\.(\d+)\.(\d+)\.bin$/.exec(name);
+    const m = /^(.+)\.(\d+)\.(\d+)(\.f[a-z0-9]+)?\.bin$/.exec(name);
     if (!m) continue; // another process's temp file, being written
     let stale = true;
     try {

@@ -3,7 +3,7 @@
 // parts of undici a request needs are bundled in, every other package stays in node_modules (imported on use).
 // Why: the ES module loader costs ~1 ms per file on this machine and CommonJS chunks can be compiled with
 // V8's code cache on Node 20 (see bin/svc.cjs and docs/performance.md).
-import { rmSync, statSync, utimesSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -12,6 +12,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 const OUT = join(DIST, 'bundle');
 const BUNDLED = /^(commander|undici)(\/|$)/;
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 const H2_STUB = '\0svc:undici-client-h2';
 
 /** undici's HTTP/2 client (node:http2 → tls → crypto) is never used: svc does not offer h2 (allowH2 is off). */
@@ -66,7 +67,7 @@ await build({
   // `import('undici')` in core/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
   external: (id) => id.startsWith('node:') || id === 'undici' || (!id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !BUNDLED.test(id)),
   plugins: [noHttp2, importViaLauncher, lazyChildProcess],
-  transform: { define: { __SVC_BUNDLE__: 'true' } },
+  transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   logLevel: 'warn',
   output: {
     dir: OUT,

@@ -12,10 +12,13 @@ import { PROGRAM_DESCRIPTION, PROGRAM_EPILOGUE } from './help.js';
 
 const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]));
 
-/** The package version; this file runs from dist/ or from the bundle in dist/bundle/. */
+/** Written in by scripts/bundle.mjs. */
+declare const __SVC_VERSION__: string | undefined;
+
+/** The package version: in the bundle, written in at build time; in dist/, read from package.json. */
 function version(): string {
-  const bundled = import.meta.url.includes('/dist/bundle/');
-  for (const rel of bundled ? ['../../package.json', '../package.json'] : ['../package.json', '../../package.json']) {
+  if (typeof __SVC_VERSION__ === 'string') return __SVC_VERSION__;
+  for (const rel of ['../package.json', '../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version: string };
       if (pkg.name === 'svc-cli') return pkg.version;

@@ -128,9 +128,9 @@ export function downloadError(err: unknown, requestId?: string, signal?: AbortSi
 export async function memoryPacer(everyBytes = 1024 * 1024): Promise<(bytes: number) => void> {
   let gc: ((opts?: { type?: 'minor' | 'major' }) => void) | undefined;
   try {
-    const { setFlagsFromString } = await import('node:v8');
+    const { setV8Flags } = await import('./v8-flags.js');
     const { runInNewContext } = await import('node:vm');
-    setFlagsFromString('--expose-gc');
+    await setV8Flags('--expose-gc');
     gc = runInNewContext('gc') as typeof gc;
   } catch {
     gc = undefined;

@@ -293,8 +293,8 @@ async function loadAgent(options: AgentOptions): Promise<Dispatcher> {
   // Keep undici's WebAssembly HTTP parser on V8's baseline compiler: the optimising tier compiles it again in the
   // background, which delays the exit of every short command by ~70 ms and lifts the peak RSS by ~35 MB, for no
   // gain on transfers bound by the network and the disk. Must run before undici compiles it.
-  const { setFlagsFromString } = await import('node:v8');
-  setFlagsFromString('--liftoff-only');
+  const { setV8Flags } = await import('./v8-flags.js');
+  await setV8Flags('--liftoff-only');
   try {
     const { createAgent } = await import('./undici-h1.cjs');
     return createAgent(options) as Dispatcher;
