@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeTones } from '../../../src/emulator/tones.js';
-import { spawnSvc, startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { spawnSvc, startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { fastEmulator, lastSession } from '../realtime/talk-helpers.js';
 
 let emu: TestEmulator;

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSvc, startTestEmulator, svc, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { spawnSvc, startTestEmulator, cli as svc, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {

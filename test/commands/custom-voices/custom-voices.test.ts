@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
 
 const ffmpeg = (args: string[]) => execa('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
 

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSvc, startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { spawnSvc, startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
 let docs: string;

@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { encodeWav, interleave, mulawEncode } from '../../../src/audio/codecs.js';
 import { textToTones } from '../../../src/emulator/tones.js';
 
