@@ -11,7 +11,8 @@ export interface SseEvent {
 
 /** Incremental parser; feed it text, take complete events out. */
 export class SseParser {
-  private buffer = '';
+  /** the pieces of the line not yet ended */
+  private open: string[] = [];
   private data: string[] = [];
   private event?: string;
   private id?: string;
@@ -26,15 +27,17 @@ export class SseParser {
       if (s.startsWith('\n')) s = s.slice(1);
       this.pendingCR = false;
     }
-    this.buffer += s;
+    // a line still open is kept as pieces, joined once it ends: a huge line in small chunks stays linear
     let start = 0;
-    for (let i = 0; i < this.buffer.length; i++) {
-      const ch = this.buffer.charCodeAt(i);
+    for (let i = 0; i < s.length; i++) {
+      const ch = s.charCodeAt(i);
       if (ch !== 10 && ch !== 13) continue;
-      const line = this.buffer.slice(start, i);
+      const piece = s.slice(start, i);
+      const line = this.open.length ? this.open.join('') + piece : piece;
+      this.open = [];
       if (ch === 13) {
-        if (i + 1 < this.buffer.length) {
-          if (this.buffer.charCodeAt(i + 1) === 10) i++;
+        if (i + 1 < s.length) {
+          if (s.charCodeAt(i + 1) === 10) i++;
         } else {
           this.pendingCR = true;
         }
@@ -43,17 +46,17 @@ export class SseParser {
       const ev = this.line(line);
       if (ev) out.push(ev);
     }
-    this.buffer = this.buffer.slice(start);
+    if (start < s.length) this.open.push(start === 0 ? s : s.slice(start));
     return out;
   }
 
   /** At the end of the stream: a final event without its blank line still counts. */
   end(): SseEvent[] {
     const out: SseEvent[] = [];
-    if (this.buffer.length) {
-      const ev = this.line(this.buffer);
+    if (this.open.length) {
+      const ev = this.line(this.open.join(''));
       if (ev) out.push(ev);
-      this.buffer = '';
+      this.open = [];
     }
     const ev = this.line('');
     if (ev) out.push(ev);
@@ -161,6 +164,9 @@ export async function* readEventStream<T>(res: EventStreamReply, opts: EventStre
       }
       if (ev.data === '') continue;
       const data = parseEventData<T>(ev, res.requestId);
+      if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+        throw new ProtocolError(`the stream sent an event that is not a JSON object: ${JSON.stringify(ev.data.slice(0, 200))}`, res.requestId);
+      }
       if (opts.completes(data, ev.event)) complete = true;
       yield { event: ev.event, data };
       if (complete && opts.stopAtEnd) return;

@@ -18,7 +18,8 @@ export interface WsOptions {
   idleTimeoutMs?: number;
 }
 
-export type WsMessage = { type: 'json'; data: Record<string, unknown> & { type?: string } } | { type: 'binary'; data: Buffer };
+export type WsJsonEvent = Record<string, unknown> & { type?: string };
+export type WsMessage = { type: 'json'; data: WsJsonEvent } | { type: 'binary'; data: Buffer };
 
 /** ws:// or wss:// from the REST base URL. */
 export function wsBaseUrl(baseUrl: string): string {
@@ -58,11 +59,14 @@ export class WsConnection {
       else {
         const text = data.toString();
         this.trace?.(this.redact(`< ${text.length > 500 ? text.slice(0, 500) + '…' : text}`));
+        let parsed: unknown;
         try {
-          msg = { type: 'json', data: JSON.parse(text) };
+          parsed = JSON.parse(text);
         } catch {
-          msg = { type: 'json', data: { type: 'invalid', raw: text } };
+          parsed = undefined;
         }
+        // every protocol's events are JSON objects with a type; anything else is kept for --json as `invalid`
+        msg = { type: 'json', data: parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as WsJsonEvent) : { type: 'invalid', raw: text } };
       }
       this.push(msg);
     });
