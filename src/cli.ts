@@ -9,6 +9,7 @@ import { GLOBAL_OPTIONS } from './core/global-options.js';
 import type { Streams } from './core/output.js';
 import { rootCommands } from './commands/index.js';
 import { PROGRAM_DESCRIPTION, PROGRAM_EPILOGUE } from './help.js';
+import { didYouMean } from './core/suggest.js';
 
 const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]));
 
@@ -198,6 +199,8 @@ interface Invocation {
 async function addCommandPath(program: Command, argv: string[], inv: Invocation): Promise<number> {
   const { path, levels } = await resolvePath(argv);
   const last = path[path.length - 1];
+  // `svc chat -- get me a recipe`: after --, words are the prompt, not a subcommand of chat
+  if (last?.load && last.children && levels.length > path.length && argv.includes('--')) levels.pop();
   const pathOnly = !!last?.load && !last.children;
   let parent = program;
   for (let depth = 0; depth < levels.length; depth++) {
@@ -211,9 +214,27 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
         next = sub;
         if (depth === path.length - 1 && node.load) {
           await addRunner(sub, (await node.load()).default as CommandSpec, inv);
+          const parentNode = path[depth - 1];
+          if (parentNode?.load) {
+            // `svc chat get me a recipe` ran `chat get`: say how to send such a prompt
+            sub.exitOverride((err) => {
+              if (err.code === 'commander.excessArguments') {
+                inv.streams.stderr.write(`(a prompt that starts with "${node.name}" goes after --: svc ${parentNode.name} -- ${node.name} …)\n`);
+              }
+              throw err;
+            });
+          }
         } else if (node.children) {
+          const children = levels[depth + 1] ?? [];
+          const name = ['svc', ...path.slice(0, depth + 1).map((n) => n.name)].join(' ');
+          sub.allowExcessArguments(true);
           sub.action(() => {
-            sub.outputHelp({ error: true });
+            const [word] = sub.args;
+            if (word === undefined) sub.outputHelp({ error: true });
+            else {
+              const names = children.filter((c) => !c.hidden).flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+              inv.streams.stderr.write(`error: unknown command '${word}' for '${name}'${didYouMean(word, names)}\n(\`${name} --help\` lists its commands)\n`);
+            }
             inv.result = ExitCode.usage;
           });
         }

@@ -1,5 +1,6 @@
 // Checks applied to flags before anything is sent. Each failure names the flag, the value and what is allowed.
 import { UsageError } from './errors.js';
+import { didYouMean } from './suggest.js';
 
 /** A flag parser: turns the raw string into a value, or throws a UsageError naming the flag. */
 export type FlagParser<T = unknown> = (raw: string, flag: string, previous: T | undefined) => T;
@@ -62,7 +63,7 @@ export function integer(rule: Omit<NumberRule, 'integer'> = {}): FlagParser<numb
 export function oneOf<T extends string>(values: readonly T[], opts: { caseInsensitive?: boolean } = {}): FlagParser<T> {
   return (raw, flag) => {
     const found = opts.caseInsensitive ? values.find((v) => v.toLowerCase() === raw.toLowerCase()) : values.find((v) => v === raw);
-    if (found === undefined) fail(flag, raw, `one of ${values.join(', ')}`);
+    if (found === undefined) fail(flag, raw, `one of ${values.join(', ')}${didYouMean(raw, values)}`);
     return found;
   };
 }

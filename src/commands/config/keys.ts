@@ -1,5 +1,6 @@
 // The settings a profile holds and how each value is checked. The API key is set only by `svc auth login`.
 import { UsageError } from '../../core/errors.js';
+import { didYouMean } from '../../core/suggest.js';
 import { fail, integer, number } from '../../core/validate.js';
 
 export const SETTABLE = ['base_url', 'model', 'timeout', 'max_retries', 'voice'] as const;
@@ -7,7 +8,7 @@ export type SettableKey = (typeof SETTABLE)[number];
 
 export function checkKey(raw: string): SettableKey {
   if (raw === 'api_key') throw new UsageError('api_key: set it with `svc auth login` (the key is never taken as an argument)');
-  if (!(SETTABLE as readonly string[]).includes(raw)) fail('KEY', raw, `one of ${SETTABLE.join(', ')}`);
+  if (!(SETTABLE as readonly string[]).includes(raw)) fail('KEY', raw, `one of ${SETTABLE.join(', ')}${didYouMean(raw, SETTABLE)}`);
   return raw as SettableKey;
 }
 

@@ -28,11 +28,12 @@ export default defineCommand<Opts>({
   summary: 'Search the documents of one or more collections',
   description:
     'Ranks the chunks of the collections\' documents against QUERY. Prints rank, score, file id, file name and a snippet (a table on a terminal, tab-separated in a pipe); --json prints each match as the API sent it, one per line. --filter is an expression over document metadata, e.g. `year > 2020 AND author = "ann"`.',
-  args: [{ name: 'query', description: 'what to look for', required: true }],
+  args: [{ name: 'query', description: 'what to look for (several words are joined with spaces)', required: true, variadic: true }],
   options: SEARCH_TABLE.rows,
   requests: [SEARCH_TABLE],
   examples: ['svc documents search "refund policy" --collection handbook', 'svc documents search "q3 revenue" --collection reports --filter \'year >= 2024\' --mode keyword --limit 3'],
-  async run(ctx, [query], opts) {
+  async run(ctx, [words], opts) {
+    const query = (words as string[]).join(' ');
     require(!!opts.collection?.length, '--collection', '(none)', 'at least one collection id');
     require(query.trim() !== '', 'QUERY', JSON.stringify(query), 'a non-empty query');
     require(opts.filter === undefined || opts.filter.trim() !== '', '--filter', JSON.stringify(opts.filter), 'a non-empty expression');

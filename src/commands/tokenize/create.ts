@@ -17,12 +17,13 @@ export const TOKENIZE_TABLE: RequestTable = {
 export default defineCommand<Opts>({
   summary: 'Split text into the model\'s tokens (id, token, bytes)',
   description: 'TEXT, or all of stdin (its final newline dropped). Prints a table of token id, token (quoted, so spaces and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the API\'s reply.',
-  args: [{ name: 'text', description: 'the text (default: stdin)' }],
+  args: [{ name: 'text', description: 'the text; several words are joined with spaces (default: stdin)', variadic: true }],
   options: TOKENIZE_TABLE.rows,
   requests: [TOKENIZE_TABLE],
   examples: ['svc tokenize "Hello, world"', 'svc tokenize --count < prompt.txt'],
   async run(ctx, [arg], opts) {
-    let text: string | undefined = arg;
+    // bare words are one text, as with chat and embed: `svc tokenize hello world`
+    let text: string | undefined = (arg as string[]).length ? (arg as string[]).join(' ') : undefined;
     if (text === undefined) {
       if (ctx.streams.stdin.isTTY) throw new UsageError('no text: give it as an argument or pipe it on stdin');
       // like $(…) in a shell: the newline that ends piped text is not part of it

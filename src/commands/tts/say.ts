@@ -132,10 +132,11 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
     'Streams over the /v1/tts WebSocket by default (audio starts while the rest is synthesized); --rest uses the one-shot POST /v1/tts. ' +
     'Plays on the speaker when stdout is a terminal and no -o is given; in a pipe the audio bytes go to stdout. ' +
     'Inline speech tags ([pause], [laugh], …) and wrapping tags (<whisper>…</whisper>) pass through to the service.',
-  args: [{ name: 'text', description: `the text (at most ${TTS_MAX_TEXT} characters); - or none reads stdin` }],
+  args: [{ name: 'text', description: `the text (at most ${TTS_MAX_TEXT} characters; several words are joined with spaces); - or none reads stdin`, variadic: true }],
   options: [...TTS_OPTIONS, { flags: '--rest', description: 'one-shot POST /v1/tts instead of the streaming WebSocket' }],
   examples: ['svc tts say "Hello there"', 'svc tts say "Hello" -o hello.wav', 'echo "Hi" | svc tts say --codec mulaw --sample-rate 8000 > hi.ulaw', 'svc tts say "Hi" --timestamps times.json -o hi.mp3'],
-  async run(ctx, [textArg], opts) {
+  async run(ctx, [words], opts) {
+    const textArg = (words as string[]).length ? (words as string[]).join(' ') : undefined;
     let text: string;
     if (textArg === undefined || textArg === '-') {
       if (ctx.streams.stdin.isTTY && textArg === undefined) throw new UsageError('no text: give TEXT, or pipe it on stdin (svc tts say -)');
