@@ -3,8 +3,8 @@
 
 _svc_subs() {
   case "$1" in
-    '') echo 'agents api auth calls chat completion config conversations custom-voices documents embed emulator files images legacy messages models phone realtime responses skills stt tokenize tts videos whoami' ;;
-    'agents') echo 'create delete rm get list ls pull push test update' ;;
+    '') echo 'agents api auth calls chat completion config conversations custom-voices documents embed emulator files help images legacy messages models phone realtime responses skills stt tokenize tts version videos whoami' ;;
+    'agents') echo 'create delete rm get list ls pull push update' ;;
     'auth') echo 'login logout status' ;;
     'calls') echo 'hangup join listen refer' ;;
     'chat') echo 'get' ;;
@@ -63,7 +63,6 @@ _svc_flags() {
     'agents list') echo '--limit --all --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents pull') echo '--output --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents push') echo '--file --dry-run --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
-    'agents test') echo '--agent-file --parallel --format --output --transcripts --tool-cmd --tool-timeout --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents update') echo '--name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --unassign-phone --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'api') echo '--method --field --raw-field --header --input --paginate --slurp --include --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'auth') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -116,6 +115,7 @@ _svc_flags() {
     'files share') echo '--expires-after --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files unshare') echo '--yes --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'files upload') echo '--expires-after --purpose --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'help') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'images') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'images edit') echo '--image --model --n --aspect-ratio --response-format --output --force --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'images generate') echo '--model --n --aspect-ratio --response-format --output --force --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -160,6 +160,7 @@ _svc_flags() {
     'tts stream') echo '--voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --text-normalization --timestamps --output --play --output-device --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'tts voice') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'tts voices') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'version') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'videos') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'videos edit') echo '--video --model --aspect-ratio --resolution --image --wait --output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'videos extend') echo '--video --duration --model --aspect-ratio --resolution --image --wait --output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -179,7 +180,6 @@ _svc_valued() {
     'agents list') echo ' --limit --profile --base-url --jq --timeout --max-retries ' ;;
     'agents pull') echo ' -o --output --profile --base-url --jq --timeout --max-retries ' ;;
     'agents push') echo ' -f --file --profile --base-url --jq --timeout --max-retries ' ;;
-    'agents test') echo ' --agent-file -P --parallel --format -o --output --transcripts --tool-cmd --tool-timeout --profile --base-url --jq --timeout --max-retries ' ;;
     'agents update') echo ' --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --profile --base-url --jq --timeout --max-retries ' ;;
     'api') echo ' -X --method -f --field -F --raw-field -H --header --input --profile --base-url --jq --timeout --max-retries ' ;;
     'auth') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
@@ -232,6 +232,7 @@ _svc_valued() {
     'files share') echo ' --expires-after --profile --base-url --jq --timeout --max-retries ' ;;
     'files unshare') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'files upload') echo ' --expires-after --purpose --profile --base-url --jq --timeout --max-retries ' ;;
+    'help') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'images') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'images edit') echo ' --image -m --model -n --n --aspect-ratio --response-format -o --output --profile --base-url --jq --timeout --max-retries ' ;;
     'images generate') echo ' -m --model -n --n --aspect-ratio --response-format -o --output --profile --base-url --jq --timeout --max-retries ' ;;
@@ -276,6 +277,7 @@ _svc_valued() {
     'tts stream') echo ' --voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --timestamps -o --output --output-device --profile --base-url --jq --timeout --max-retries ' ;;
     'tts voice') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'tts voices') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
+    'version') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'videos') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'videos edit') echo ' --video -m --model --aspect-ratio --resolution --image -o --output --poll-interval --profile --base-url --jq --timeout --max-retries ' ;;
     'videos extend') echo ' --video --duration -m --model --aspect-ratio --resolution --image -o --output --poll-interval --profile --base-url --jq --timeout --max-retries ' ;;
@@ -287,7 +289,6 @@ _svc_valued() {
 }
 _svc_choices() {
   case "$1" in
-    'agents test|--format') echo 'text tap junit' ;;
     'agents update|--clear') echo 'instructions tools voice collection_ids' ;;
     'calls join|--audio-format') echo 'pcm pcmu pcma' ;;
     'chat|--response-format') echo 'text json_object' ;;
@@ -342,7 +343,6 @@ _svc_dyn() {
     'agents list|--profile') echo 'profiles' ;;
     'agents pull|--profile') echo 'profiles' ;;
     'agents push|--profile') echo 'profiles' ;;
-    'agents test|--profile') echo 'profiles' ;;
     'agents update|--voice') echo 'voices' ;;
     'agents update|--profile') echo 'profiles' ;;
     'api|--profile') echo 'profiles' ;;
@@ -404,6 +404,7 @@ _svc_dyn() {
     'files share|--profile') echo 'profiles' ;;
     'files unshare|--profile') echo 'profiles' ;;
     'files upload|--profile') echo 'profiles' ;;
+    'help|--profile') echo 'profiles' ;;
     'images|--profile') echo 'profiles' ;;
     'images edit|-m') echo 'models:image' ;;
     'images edit|--model') echo 'models:image' ;;
@@ -470,6 +471,7 @@ _svc_dyn() {
     'tts stream|--profile') echo 'profiles' ;;
     'tts voice|--profile') echo 'profiles' ;;
     'tts voices|--profile') echo 'profiles' ;;
+    'version|--profile') echo 'profiles' ;;
     'videos|--profile') echo 'profiles' ;;
     'videos edit|-m') echo 'models:video' ;;
     'videos edit|--model') echo 'models:video' ;;

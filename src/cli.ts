@@ -8,8 +8,9 @@ import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } fr
 import { GLOBAL_OPTIONS } from './core/global-options.js';
 import type { Streams } from './core/output.js';
 import { rootCommands } from './commands/index.js';
-import { PROGRAM_DESCRIPTION, PROGRAM_EPILOGUE } from './help.js';
+import { HELP_TOPICS, PROGRAM_DESCRIPTION, PROGRAM_EPILOGUE, topLevelHelp } from './help.js';
 import { didYouMean } from './core/suggest.js';
+import { readEnv } from './core/environment.js';
 
 const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]));
 
@@ -160,7 +161,7 @@ function inProcessEmulator(env: NodeJS.ProcessEnv): EndpointResolver {
       host: '127.0.0.1',
       stateDir: emulatorStateDir(env),
       quietLog: true,
-      tokenDelayMs: Number(env.SVC_EMULATOR_TOKEN_DELAY_MS ?? 12),
+      tokenDelayMs: Number(readEnv(env, 'SVC_EMULATOR_TOKEN_DELAY_MS') ?? 12),
     });
     onExit(() => emu.close());
     return { baseUrl: emu.url, apiKey: emu.defaultKey };
@@ -292,6 +293,21 @@ export async function runCli(argv: string[], io: { streams: Streams; env: NodeJS
   const { streams, env, control } = io;
   const inv: Invocation = { streams, env, control, version: version() };
   let exitCode: number = ExitCode.ok;
+  // `svc help files list` is `svc files list --help` (topics and bare `svc help` are the help command's own)
+  const helpFor = argv[0] === 'help' && argv[1] !== undefined && !argv[1].startsWith('-') && !HELP_TOPICS.includes(argv[1]);
+  if (argv.length === 1 && argv[0] === 'help') {
+    streams.stdout.write(topLevelHelp(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80));
+    return ExitCode.ok;
+  }
+  if (helpFor) {
+    const word = argv[1]!;
+    const names = rootCommands.filter((c) => !c.hidden).flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+    if (!rootCommands.some((c) => c.name === word || c.aliases?.includes(word))) {
+      streams.stderr.write(`error: ${word} is not a command or a help topic${didYouMean(word, [...names, ...HELP_TOPICS])}\n(\`svc help\` lists the commands; topics: ${HELP_TOPICS.join(', ')})\n`);
+      return ExitCode.usage;
+    }
+    argv = [...argv.slice(1), '--help'];
+  }
   try {
     const program = rootProgram(streams, inv.version);
     const depth = await addCommandPath(program, argv, inv);
@@ -374,7 +390,7 @@ async function handleError(err: unknown, signal: AbortSignal, argv: string[], st
   stderr.write(`${label} ${message}\n`);
   if (err instanceof UsageError) {
     // nothing was sent
-  } else if (env.SVC_DEBUG && err instanceof Error && err.stack) {
+  } else if (readEnv(env, 'SVC_DEBUG') && err instanceof Error && err.stack) {
     stderr.write(err.stack + '\n');
   }
   return exitCodeFor(err);

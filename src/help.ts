@@ -3,6 +3,9 @@ import { fstatSync, writeSync } from 'node:fs';
 import { rootCommands } from './commands/index.js';
 import { GLOBAL_FLAGS } from './core/global-flags.js';
 
+/** `svc help TOPIC` (src/commands/help/topics.ts); any other word after `help` is a command to show help for. */
+export const HELP_TOPICS = ['environment', 'exit-codes', 'globals'];
+
 export const PROGRAM_DESCRIPTION = 'The command line for the svc AI API: text, media, storage, agents and real-time voice.';
 export const PROGRAM_EPILOGUE = `
 Examples:
@@ -11,6 +14,7 @@ Examples:
   $ svc models list --kind language
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 cancelled, 4 auth, 5 not found, 6 rate limited, 7 server error, 130 interrupted.
+More: svc help environment | exit-codes | globals; scripting contract: docs/scripting.md.
 `;
 
 function wrap(text: string, indent: number, width: number): string {

@@ -36,4 +36,6 @@ export const rootCommands: CommandNode[] = [
   group('documents', 'Search the documents of collections', () => import('./documents/index.js')),
   group('conversations', 'Chat and messages conversations kept locally (list, show, delete)', () => import('./conversations/index.js')),
   group('emulator', 'Run the local emulator of the whole API', () => import('./emulator/index.js')),
+  { name: 'help', summary: 'Help on a command, or a topic: environment, exit-codes, globals', load: () => import('./help/show.js') },
+  { name: 'version', summary: 'Print the version', load: () => import('./version/show.js') },
 ];

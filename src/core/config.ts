@@ -6,6 +6,7 @@ import { configDir } from './paths.js';
 import { UsageError } from './errors.js';
 import { parseMaxRetries, parseTimeout } from './global-options.js';
 import type { FlagParser } from './validate.js';
+import { readEnv } from './environment.js';
 
 export const DEFAULT_BASE_URL = 'https://api.svc.ai';
 export const DEFAULT_PROFILE = 'default';
@@ -53,21 +54,21 @@ export function readConfigFile(dir: string): ConfigFile {
 export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
   const dir = configDir(env);
   const file = readConfigFile(dir);
-  const profile = flags.profile || env.SVC_PROFILE || file.current_profile || DEFAULT_PROFILE;
+  const profile = flags.profile || readEnv(env, 'SVC_PROFILE') || file.current_profile || DEFAULT_PROFILE;
   const p = file.profiles?.[profile] ?? {};
   // environment variables and profile values are checked like the flags they stand for (exit 2, named)
   const checked = (v: string | undefined, parse: FlagParser<number>, name: string) => (v === undefined || v === '' ? undefined : parse(String(v), name, undefined));
   const inProfile = (key: string) => `${key} (profile ${profile} in ${join(dir, CONFIG_FILE)})`;
-  const apiKey = env.SVC_API_KEY || p.api_key || undefined;
+  const apiKey = readEnv(env, 'SVC_API_KEY') || p.api_key || undefined;
   return {
     profile,
-    baseUrl: (flags.baseUrl || env.SVC_BASE_URL || p.base_url || DEFAULT_BASE_URL).replace(/\/+$/, ''),
+    baseUrl: (flags.baseUrl || readEnv(env, 'SVC_BASE_URL') || p.base_url || DEFAULT_BASE_URL).replace(/\/+$/, ''),
     apiKey,
-    apiKeySource: env.SVC_API_KEY ? 'env' : p.api_key ? 'profile' : undefined,
-    model: env.SVC_MODEL || p.model,
+    apiKeySource: readEnv(env, 'SVC_API_KEY') ? 'env' : p.api_key ? 'profile' : undefined,
+    model: readEnv(env, 'SVC_MODEL') || p.model,
     voice: p.voice,
-    timeoutSec: flags.timeout ?? checked(env.SVC_TIMEOUT, parseTimeout, 'SVC_TIMEOUT') ?? checked(p.timeout, parseTimeout, inProfile('timeout')) ?? 60,
-    maxRetries: flags.maxRetries ?? checked(env.SVC_MAX_RETRIES, parseMaxRetries, 'SVC_MAX_RETRIES') ?? checked(p.max_retries, parseMaxRetries, inProfile('max_retries')) ?? 2,
+    timeoutSec: flags.timeout ?? checked(readEnv(env, 'SVC_TIMEOUT'), parseTimeout, 'SVC_TIMEOUT') ?? checked(p.timeout, parseTimeout, inProfile('timeout')) ?? 60,
+    maxRetries: flags.maxRetries ?? checked(readEnv(env, 'SVC_MAX_RETRIES'), parseMaxRetries, 'SVC_MAX_RETRIES') ?? checked(p.max_retries, parseMaxRetries, inProfile('max_retries')) ?? 2,
     dir,
     file: join(dir, CONFIG_FILE),
     profileData: p,
@@ -95,7 +96,7 @@ export function checkBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv): void {
     throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !/^(1|true|yes)$/i.test(env[INSECURE_HTTP_ENV] ?? '')) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !/^(1|true|yes)$/i.test(readEnv(env, INSECURE_HTTP_ENV) ?? '')) {
     throw new UsageError(
       `--base-url: ${baseUrl} is not allowed: plain http:// would send the API key in clear to ${url.host}; use https://, a loopback address, or set ${INSECURE_HTTP_ENV}=1 to allow it`,
     );

@@ -3,6 +3,7 @@
 import type { JqFilter } from './jq.js';
 import { NO_COLORS, colorWanted, loadColors, type Colors } from './color.js';
 import { jsonSafe, terminalSafe } from './terminal-safe.js';
+import { readEnv } from './environment.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -71,7 +72,7 @@ export class Output {
    * TERM=dumb, not --quiet. A pseudo-terminal of 0 columns (script, some CI runners) gets static lines instead.
    */
   get liveStderr(): boolean {
-    return this.stderrIsTTY && !this.opts.quiet && (this.streams.stderr.columns ?? 0) > 0 && this.opts.env.TERM !== 'dumb';
+    return this.stderrIsTTY && !this.opts.quiet && (this.streams.stderr.columns ?? 0) > 0 && readEnv(this.opts.env, 'TERM') !== 'dumb';
   }
 
   get json(): boolean {
@@ -147,7 +148,7 @@ export class Output {
       return;
     }
     const { renderTable } = await import('./table.js');
-    const width = this.streams.stdout.columns || Number(this.opts.env.COLUMNS) || Infinity;
+    const width = this.streams.stdout.columns || Number(readEnv(this.opts.env, 'COLUMNS')) || Infinity;
     const lines = renderTable(columns, rows.map((row) => columns.map((col) => cell(col.get(row)))), width, (h) => this.c.bold(h));
     this.line(lines.join('\n'));
   }

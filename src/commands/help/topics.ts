@@ -1,0 +1,59 @@
+// The help topics for scripts: environment (from the one list the code reads variables through), exit codes (one
+// line per ExitCode), and the global options (from the one list every command takes).
+import { ENVIRONMENT } from '../../core/environment.js';
+import { ExitCode } from '../../core/errors.js';
+import { GLOBAL_FLAGS } from '../../core/global-flags.js';
+
+export const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
+  ok: 'done',
+  error: 'error: a failed request not listed below, a stream cut before its end marker, a --jq runtime error, a pending deferred result',
+  usage: 'usage or validation error, nothing was sent (also: a confirmation needed off a terminal without --yes, a bad --jq expression)',
+  cancelled: 'cancelled: a confirmation was declined',
+  auth: 'authentication or permission (401, 403, no or unknown API key)',
+  notFound: 'not found (404)',
+  rateLimited: 'rate limited after the retries (429)',
+  server: 'server error after the retries (5xx)',
+  interrupted: 'interrupted (Ctrl-C); what was printed is kept',
+  hangup: 'the terminal went away (SIGHUP)',
+  terminated: 'terminated (SIGTERM)',
+};
+
+export interface Topic {
+  name: string;
+  summary: string;
+  /** rows for --json (one per line) */
+  rows(): Record<string, unknown>[];
+  /** the text for people */
+  text(): string;
+}
+
+function columns(rows: [string, string][]): string {
+  const pad = Math.max(...rows.map(([a]) => a.length)) + 2;
+  return rows.map(([a, b]) => `  ${a.padEnd(pad)}${b}`).join('\n');
+}
+
+export const TOPICS: Topic[] = [
+  {
+    name: 'environment',
+    summary: 'every environment variable svc reads',
+    rows: () => ENVIRONMENT.map((v) => ({ name: v.name, description: v.description })),
+    text: () => `Environment variables svc reads (precedence: flag > environment > profile > default):\n\n${columns(ENVIRONMENT.map((v) => [v.name, v.description]))}\n`,
+  },
+  {
+    name: 'exit-codes',
+    summary: 'what each exit code means',
+    rows: () => Object.entries(ExitCode).map(([name, code]) => ({ code, name, meaning: EXIT_CODE_MEANINGS[name as keyof typeof ExitCode] })),
+    text: () =>
+      `Exit codes:\n\n${columns(
+        Object.entries(ExitCode)
+          .sort(([, a], [, b]) => a - b)
+          .map(([name, code]) => [String(code), EXIT_CODE_MEANINGS[name as keyof typeof ExitCode]]),
+      )}\n`,
+  },
+  {
+    name: 'globals',
+    summary: 'the options every command takes',
+    rows: () => GLOBAL_FLAGS.map((f) => ({ flags: f.flags, description: f.description })),
+    text: () => `Options every command takes (before or after the command's own):\n\n${columns(GLOBAL_FLAGS.map((f) => [f.flags, f.description]))}\n`,
+  },
+];
