@@ -4,7 +4,7 @@
 _svc_subs() {
   case "$1" in
     '') echo 'agents api auth calls chat completion config conversations custom-voices documents embed emulator files help images legacy messages models phone realtime responses skills stt tokenize tts version videos whoami' ;;
-    'agents') echo 'create delete rm get list ls pull push update' ;;
+    'agents') echo 'create delete rm get list ls pull push test update' ;;
     'auth') echo 'login logout status' ;;
     'calls') echo 'hangup join listen refer' ;;
     'chat') echo 'get' ;;
@@ -63,6 +63,7 @@ _svc_flags() {
     'agents list') echo '--limit --all --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents pull') echo '--output --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents push') echo '--file --dry-run --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
+    'agents test') echo '--agent-file --parallel --format --output --transcripts --tool-cmd --tool-timeout --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'agents update') echo '--name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --unassign-phone --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'api') echo '--method --field --raw-field --header --input --paginate --slurp --include --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
     'auth') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --help' ;;
@@ -180,6 +181,7 @@ _svc_valued() {
     'agents list') echo ' --limit --profile --base-url --jq --timeout --max-retries ' ;;
     'agents pull') echo ' -o --output --profile --base-url --jq --timeout --max-retries ' ;;
     'agents push') echo ' -f --file --profile --base-url --jq --timeout --max-retries ' ;;
+    'agents test') echo ' --agent-file -P --parallel --format -o --output --transcripts --tool-cmd --tool-timeout --profile --base-url --jq --timeout --max-retries ' ;;
     'agents update') echo ' --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --profile --base-url --jq --timeout --max-retries ' ;;
     'api') echo ' -X --method -f --field -F --raw-field -H --header --input --profile --base-url --jq --timeout --max-retries ' ;;
     'auth') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
@@ -289,6 +291,7 @@ _svc_valued() {
 }
 _svc_choices() {
   case "$1" in
+    'agents test|--format') echo 'text tap junit' ;;
     'agents update|--clear') echo 'instructions tools voice collection_ids' ;;
     'calls join|--audio-format') echo 'pcm pcmu pcma' ;;
     'chat|--response-format') echo 'text json_object' ;;
@@ -343,6 +346,7 @@ _svc_dyn() {
     'agents list|--profile') echo 'profiles' ;;
     'agents pull|--profile') echo 'profiles' ;;
     'agents push|--profile') echo 'profiles' ;;
+    'agents test|--profile') echo 'profiles' ;;
     'agents update|--voice') echo 'voices' ;;
     'agents update|--profile') echo 'profiles' ;;
     'api|--profile') echo 'profiles' ;;
