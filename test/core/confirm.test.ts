@@ -8,7 +8,8 @@ import { encodeWav } from '../../src/audio/codecs.js';
 import { zipSync } from 'fflate';
 import { rootCommands } from '../../src/commands/index.js';
 import type { CommandNode } from '../../src/core/command.js';
-import { ROOT, startTestEmulator, svc, svcOnTerminal, tempDir, type TestEmulator } from '../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { ROOT, startTestEmulator, cli as svc, svcOnTerminal, tempDir, type TestEmulator } from '../helpers/cli.js';
 
 let emu: TestEmulator;
 const configDir = tempDir('svc-confirm-cfg-');

@@ -1,7 +1,8 @@
 // The -u token line adds up as shown.
 import { describe, expect, it } from 'vitest';
 import { tokenSum } from '../../src/core/usage.js';
-import { startTestEmulator, svc } from '../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc } from '../helpers/cli.js';
 
 /** The numbers of `a + b (+ c) = total` on a line, checked to add up. */
 function addsUp(line: string): boolean {

@@ -5,7 +5,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verify } from '../../../src/core/webhooks.js';
-import { ROOT, spawnSvc, svc, svcBinDir, svcShell, tempDir } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { ROOT, spawnSvc, cli as svc, svcBinDir, svcShell, tempDir } from '../../helpers/cli.js';
 
 const KEY = 'svc-emulator-local-key-0000000000000000';
 const running: ReturnType<typeof spawnSvc>[] = [];

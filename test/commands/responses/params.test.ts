@@ -1,6 +1,7 @@
 // issue 12 item 2 (and the responses part of 4): request fields every flag reaches, as the emulator saw them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, svc, svcOnTerminal, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc, svcOnTerminal, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {

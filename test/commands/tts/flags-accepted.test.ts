@@ -6,7 +6,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeWav } from '../../../src/audio/codecs.js';
 import { textToTones } from '../../../src/emulator/tones.js';
-import { startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { fastEmulator } from '../realtime/talk-helpers.js';
 
 let emu: TestEmulator;
