@@ -161,3 +161,17 @@ describe('exit codes and checks before sending', () => {
     expect(statSync(configDir).mode & 0o777).toBe(0o700);
   });
 });
+
+describe('inputs that are directories', () => {
+  it('custom-voices create on a directory says so (exit 2), not EISDIR', async () => {
+    const emu = await startTestEmulator();
+    try {
+      const r = await svc(['custom-voices', 'create', tempDir()], { emu });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(/CLIP: .* is a directory, not an audio file/);
+      expect(emu.requests()).toEqual([]);
+    } finally {
+      await emu.close();
+    }
+  });
+});

@@ -33,6 +33,14 @@ export class InterruptedError extends Error {
   }
 }
 
+/**
+ * A check that needed the server's answer first (a file's remaining lifetime, its size) refused the request:
+ * something was sent, so exit 1, not the "nothing was sent" 2 of a UsageError.
+ */
+export class PreconditionError extends Error {
+  override name = 'PreconditionError';
+}
+
 /** A non-2xx reply from the API (or an error event on a stream / WebSocket). */
 export class ApiError extends Error {
   override name = 'ApiError';

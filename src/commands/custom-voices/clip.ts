@@ -172,6 +172,10 @@ export async function inspectClip(path: string, maxSeconds: number, env: NodeJS.
   } catch (err) {
     throw new UsageError(`CLIP: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  if (fstatSync(fd).isDirectory()) {
+    closeSync(fd);
+    throw new UsageError(`CLIP: ${path} is a directory, not an audio file`);
+  }
   let info: ClipInfo;
   try {
     const r = new Reader(fd);

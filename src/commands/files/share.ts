@@ -1,6 +1,6 @@
 import { defineCommand } from '../../core/command.js';
-import { duration, require } from '../../core/validate.js';
-import { ApiError, UsageError } from '../../core/errors.js';
+import { duration } from '../../core/validate.js';
+import { ApiError, PreconditionError } from '../../core/errors.js';
 import { formatBytes, formatUnixTime } from '../../core/output.js';
 import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, createPublicUrl, getFile } from '../../api/files.js';
 
@@ -17,12 +17,15 @@ export default defineCommand<{ expiresAfter?: number }>({
     // the limits that depend on the file are checked from its metadata before the link is asked for
     const file = await getFile(http, id);
     const now = Math.floor(ctx.now() / 1000);
+    // these checks follow a request (the file's metadata): a refusal is exit 1, not 2 ("nothing was sent")
     if (opts.expiresAfter !== undefined && typeof file.expires_at === 'number') {
       const remaining = file.expires_at - now;
-      require(opts.expiresAfter <= remaining, '--expires-after', `${opts.expiresAfter} seconds`, `at most the file's remaining lifetime (${Math.max(0, remaining)} seconds, until ${formatUnixTime(file.expires_at)})`);
+      if (opts.expiresAfter > remaining) {
+        throw new PreconditionError(`--expires-after: ${opts.expiresAfter} seconds is not allowed: at most the file's remaining lifetime (${Math.max(0, remaining)} seconds, until ${formatUnixTime(file.expires_at)})`);
+      }
     }
-    if (file.bytes === 0) throw new UsageError(`${id}: an empty file cannot be shared`);
-    if (file.bytes > MAX_FILE_BYTES) throw new UsageError(`${id}: ${file.bytes} bytes is over the ${formatBytes(MAX_FILE_BYTES)} limit for public links`);
+    if (file.bytes === 0) throw new PreconditionError(`${id}: an empty file cannot be shared`);
+    if (file.bytes > MAX_FILE_BYTES) throw new PreconditionError(`${id}: ${file.bytes} bytes is over the ${formatBytes(MAX_FILE_BYTES)} limit for public links`);
     let link;
     try {
       link = await createPublicUrl(http, id, opts.expiresAfter);

@@ -291,7 +291,8 @@ describe('svc files share / unshare', () => {
     const id = await upload('short.txt', 'short-lived', ['--expires-after', '2h']);
     emu.clearRequests();
     const r = await svc(['files', 'share', id, '--expires-after', '3h'], { emu });
-    expect(r.exitCode).toBe(2);
+    // a GET was sent to learn the file's lifetime: exit 1, not the "nothing was sent" 2
+    expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/--expires-after: 10800 seconds .*remaining lifetime \((71\d\d|7200) seconds/);
     expect(filesReached().map((x) => `${x.method} ${x.path}`)).toEqual([`GET /v1/files/${id}`]);
   });
@@ -300,7 +301,7 @@ describe('svc files share / unshare', () => {
     const id = await upload('empty.txt', '');
     emu.clearRequests();
     const r = await svc(['files', 'share', id], { emu });
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/empty file cannot be shared/);
     expect(filesReached().some((x) => x.path.endsWith('/public-url'))).toBe(false);
   });
