@@ -257,7 +257,7 @@ _svc_valued() {
     'phone v2 list') echo ' --limit --page-token --agent --profile --base-url --jq --timeout --max-retries ' ;;
     'realtime') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'realtime client-secret') echo ' --expires-after --session --profile --base-url --jq --timeout --max-retries ' ;;
-    'realtime talk') echo ' --model --reasoning-effort --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --max-retries ' ;;
+    'realtime talk') echo ' -m --model --reasoning-effort --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --max-retries ' ;;
     'responses') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'responses compact') echo ' -m --model --input --profile --base-url --jq --timeout --max-retries ' ;;
     'responses create') echo ' -m --model --instructions --previous --input --image --file-id --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include -t --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --top-logprobs --tool --tool-cmd --tool-choice --schema --format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --prompt-cache-key --service-tier --truncation --user --metadata --profile --base-url --jq --timeout --max-retries ' ;;
@@ -312,6 +312,7 @@ _svc_choices() {
     'models get|--kind') echo 'language embedding image video' ;;
     'models list|--kind') echo 'language embedding image video' ;;
     'phone v2 create|--origin') echo 'svc_provisioned byo_trunk' ;;
+    'realtime talk|-m') echo 'voice-latest voice-3.0 voice-2.0' ;;
     'realtime talk|--model') echo 'voice-latest voice-3.0 voice-2.0' ;;
     'realtime talk|--reasoning-effort') echo 'high none' ;;
     'realtime talk|--audio-format') echo 'pcm pcmu pcma' ;;

@@ -19,7 +19,7 @@ import {
 import { BUILTIN_VOICES, voiceIdParser } from '../api/voices.js';
 import type { OptionSpec } from '../core/command.js';
 import type { Context } from '../core/context.js';
-import { AUDIO, toolCmdFlag, toolFlag } from '../core/flag-sets.js';
+import { AUDIO, modelFlag, toolCmdFlag, toolFlag } from '../core/flag-sets.js';
 import { toolCmdParser, type ToolCommand } from '../core/local-tools.js';
 import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
 import { PushToTalkKeys, attachKeys } from './keys.js';
@@ -65,7 +65,7 @@ export const SESSION_OPTIONS: OptionSpec[] = [
 
 /** Flags of `svc realtime talk` only. */
 export const TALK_OPTIONS: OptionSpec[] = [
-  { flags: '--model <model>', description: `${REALTIME_MODELS.join(', ')} (voice-2.0 is deprecated)`, parse: oneOf(REALTIME_MODELS), choices: REALTIME_MODELS },
+  modelFlag(`realtime model: ${REALTIME_MODELS.join(', ')} (voice-2.0 is deprecated)`, { parse: oneOf(REALTIME_MODELS), choices: REALTIME_MODELS }),
   { flags: '--reasoning-effort <effort>', description: 'high (default) or none', parse: oneOf(REASONING_EFFORTS), choices: REASONING_EFFORTS },
   { flags: '--input <mic|file|->', description: 'audio to send: the microphone (default), a file (WAV, MP3 or raw in the session format), or - for stdin' },
   { flags: '--output <speaker|file|->', description: 'where the answers play: the speaker (default), a file (WAV unless the extension says .pcm/.ulaw/.alaw/.mp3), or - for stdout (WAV)' },

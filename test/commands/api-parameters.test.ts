@@ -6,10 +6,10 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CommandNode, CommandSpec, OptionSpec } from '../../src/core/command.js';
+import type { CommandSpec, OptionSpec } from '../../src/core/command.js';
 import { reachedFields, type RequestRow, type RequestTable } from '../../src/core/request-table.js';
-import { rootCommands } from '../../src/commands/index.js';
 import { ROOT } from '../helpers/cli.js';
+import { loadCommandSpecs } from '../helpers/command-tree.js';
 
 interface Fixture {
   operations: Record<string, { source: string; parameters: string[] }>;
@@ -154,18 +154,10 @@ const BEYOND_SPEC: Record<string, Record<string, string>> = {
 const covers = (f: string, p: string) => f === p || p.startsWith(`${f}.`) || f.startsWith(`${p}.`);
 const longFlag = (o: OptionSpec) => /--[a-z0-9-]+/i.exec(o.flags)?.[0].replace(/^--no-/, '--') ?? o.flags;
 
-const specs = new Map<string, CommandSpec>();
-async function walk(nodes: CommandNode[], prefix: string[]): Promise<void> {
-  for (const n of nodes) {
-    const path = [...prefix, n.name];
-    if (n.load) specs.set(path.join(' '), (await n.load()).default);
-    if (n.children) await walk(await n.children(), path);
-  }
-}
-
+let specs: Map<string, CommandSpec>;
 const tables = new Map<string, { command: string; table: RequestTable }[]>();
 beforeAll(async () => {
-  await walk(rootCommands, []);
+  specs = await loadCommandSpecs();
   for (const [command, spec] of specs) {
     for (const table of spec.requests ?? []) tables.set(table.operation, [...(tables.get(table.operation) ?? []), { command, table }]);
   }
@@ -280,7 +272,7 @@ describe('shared flag sets (issue 13.1)', () => {
     const stray: string[] = [];
     let seen = 0;
     for (const [command, spec] of specs) {
-      if (command === 'realtime talk' || command === 'emulator serve') continue; // --model there is the realtime model list (a query value)
+      if (command === 'emulator serve') continue; // its --seed seeds the emulator's random streams, not sampling
       for (const o of spec.options ?? []) {
         const want = groups[longFlag(o)];
         if (!want) continue;
