@@ -472,7 +472,9 @@ export class EmulatedRealtimeSession {
         const base = { response_id: id, item_id: itemId, output_index: 0, content_index: 0 };
         const item = { id: itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] as Json[] };
         this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item });
-        this.send({ type: 'response.content_part.added', ...base, part: { type: 'audio', transcript: '' } });
+        // part types follow the event names: output_audio with response.output_audio.* (audio with the legacy names)
+        const partType = legacy ? 'audio' : 'output_audio';
+        this.send({ type: 'response.content_part.added', ...base, part: { type: partType, transcript: '' } });
         const rate = formatRate(outputFormat);
         const pcm = speak(text, rate, this.voiceSpeed);
         const per = Math.max(1, Math.round((rate * chunkMs) / 1000));
@@ -503,7 +505,7 @@ export class EmulatedRealtimeSession {
         }
         this.send({ type: legacy ? 'response.audio.done' : 'response.output_audio.done', ...base });
         this.send({ type: legacy ? 'response.audio_transcript.done' : 'response.output_audio_transcript.done', ...base, transcript: text });
-        const part = { type: 'audio', transcript: text };
+        const part = { type: partType, transcript: text };
         this.send({ type: 'response.content_part.done', ...base, part });
         const done = { ...item, status: 'completed', content: [part] };
         this.send({ type: 'response.output_item.done', response_id: id, output_index: 0, item: done });

@@ -141,6 +141,26 @@ describe('realtime WebSocket (emulator)', () => {
     c.close();
   });
 
+  it('names content parts after the events: output_audio with response.output_audio.*, audio with the legacy names', async () => {
+    for (const [legacy, part, delta] of [[0, 'output_audio', 'response.output_audio.delta'], [1, 'audio', 'response.audio.delta']] as const) {
+      emu.core.settings.realtimeLegacyEvents = legacy;
+      const c = await Client.open();
+      c.send({ type: 'session.update', session: { turn_detection: null } });
+      await c.waitFor('session.updated');
+      c.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'name the part types' }] } });
+      c.send({ type: 'response.create' });
+      const done = await c.waitFor('response.done');
+      expect(c.types()).toContain(delta);
+      expect((await c.waitFor('response.content_part.added')).part.type).toBe(part);
+      expect((await c.waitFor('response.content_part.done')).part).toMatchObject({ type: part, transcript: expect.any(String) });
+      const item = (await c.waitFor('response.output_item.done')).item;
+      expect(item.content.map((p: { type: string }) => p.type)).toEqual([part]);
+      expect(done.response.output[0].content[0].type).toBe(part);
+      c.close();
+    }
+    emu.core.settings.realtimeLegacyEvents = 0;
+  });
+
   it('asks for a named tool with arguments valid against its schema, then answers with the output', async () => {
     const c = await Client.open();
     const parameters = { type: 'object', properties: { city: { type: 'string', enum: ['Paris', 'Oslo'] }, days: { type: 'integer', minimum: 1, maximum: 3 } }, required: ['city', 'days'] };

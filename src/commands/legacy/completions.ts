@@ -1,4 +1,5 @@
-import { createTextCompletion } from '../../api/legacy.js';
+import { createTextCompletion, streamTextCompletion, type TextCompletionChunk } from '../../api/legacy.js';
+import type { Context } from '../../core/context.js';
 import { defineCommand } from '../../core/command.js';
 import { OUTPUT, modelFlag, resolveModel, sampling } from '../../core/flag-sets.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
@@ -18,6 +19,7 @@ interface Opts {
   temperature?: number;
   topP?: number;
   usage?: boolean;
+  stream?: boolean;
 }
 
 export const MAX_N = 128;
@@ -34,6 +36,7 @@ export const COMPLETIONS_TABLE: RequestTable = {
     { flags: '--suffix <text>', description: 'text that comes after the completion', field: 'suffix' },
     ...sampling(['seed', 'temperature', 'topP']),
     OUTPUT.usage,
+    { flags: '--stream', description: 'print the text as it is generated (server-sent events; --json: one chunk per line)', field: 'stream', reaches: ['stream_options'] },
   ],
   inputs: { prompt: 'PROMPT words joined with piped stdin' },
 };
@@ -45,7 +48,7 @@ export default defineCommand<Opts>({
   args: [{ name: 'prompt', description: 'the text to continue', variadic: true }],
   options: COMPLETIONS_TABLE.rows,
   requests: [COMPLETIONS_TABLE],
-  examples: ['svc legacy completions "Once upon a time" --max-tokens 50', 'svc legacy completions "1, 2, 3," -n 3 --stop "\\n"', 'svc legacy completions --prompt "Roses are" --prompt "Violets are"'],
+  examples: ['svc legacy completions "Once upon a time" --max-tokens 50', 'svc legacy completions "Once upon a time" --stream', 'svc legacy completions "1, 2, 3," -n 3 --stop "\\n"', 'svc legacy completions --prompt "Roses are" --prompt "Violets are"'],
   async run(ctx, [words], opts) {
     let prompt: string | string[];
     if (opts.prompt) {
@@ -54,6 +57,7 @@ export default defineCommand<Opts>({
       prompt = opts.prompt;
     } else prompt = await readPrompt(ctx, (words as string[] | undefined) ?? [], 'svc legacy completions');
     const body = fillBody(COMPLETIONS_TABLE.rows, opts, { model: resolveModel(ctx, opts.model), prompt } as Record<string, unknown>);
+    if (opts.stream) return stream(ctx, body, opts);
     let res;
     try {
       res = await createTextCompletion(await ctx.http(), body, ctx.signal);
@@ -74,3 +78,44 @@ export default defineCommand<Opts>({
     return 0;
   },
 });
+
+/** --stream: text as it arrives; a `--- choice N ---` line whenever another choice of several continues. */
+async function stream(ctx: Context, body: Record<string, unknown>, opts: Opts): Promise<number> {
+  if (opts.usage) body.stream_options = { include_usage: true };
+  const many = (Array.isArray(body.prompt) ? body.prompt.length : 1) * ((body.n as number | undefined) ?? 1) > 1;
+  let current: number | undefined;
+  let open = false;
+  let cut = false;
+  let usage: TextCompletionChunk['usage'];
+  let model = '';
+  try {
+    for await (const chunk of streamTextCompletion(await ctx.http(), body, ctx.signal)) {
+      if (ctx.out.json) {
+        ctx.out.printJsonLine(chunk);
+        continue;
+      }
+      model = chunk.model ?? model;
+      if (chunk.usage) usage = chunk.usage;
+      for (const c of chunk.choices ?? []) {
+        if (c.index !== current && many && c.text) {
+          if (open) ctx.out.write('\n');
+          ctx.out.line(`--- choice ${c.index} ---`);
+          current = c.index;
+          open = false;
+        }
+        if (c.text) {
+          ctx.out.write(c.text);
+          open = !c.text.endsWith('\n');
+        }
+        if (c.finish_reason === 'length') cut = true;
+      }
+    }
+  } catch (err) {
+    if (open) ctx.out.write('\n');
+    throw withReasoningHint(err);
+  }
+  if (open) ctx.out.write('\n');
+  if (cut) ctx.out.info(ctx.out.ce.dim('(cut off at --max-tokens)'));
+  if (opts.usage && usage) ctx.out.info(ctx.out.ce.dim(`usage: ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion = ${usage.total_tokens} tokens · ${model}`));
+  return 0;
+}

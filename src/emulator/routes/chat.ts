@@ -190,12 +190,10 @@ async function stream(core: EmulatorCore, body: Body, id: string, res: Parameter
       await delay();
       if (!(await sse.send(chunk(index, { content: piece })))) return;
     }
+    // as recorded streams of the service do: each tool call whole in one chunk (id, type, name, all arguments)
     for (const [i, call] of r.toolCalls.entries()) {
-      const half = Math.ceil(call.arguments.length / 2);
       await delay();
-      if (!(await sse.send(chunk(index, { tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, half) } }] })))) return;
-      await delay();
-      if (!(await sse.send(chunk(index, { tool_calls: [{ index: i, function: { arguments: call.arguments.slice(half) } }] })))) return;
+      if (!(await sse.send(chunk(index, { tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] })))) return;
     }
     const last = index === list.length - 1;
     const extra = last && r.citations.length ? { citations: r.citations } : {};

@@ -2,7 +2,7 @@
 // prompt). Neither is supported by reasoning models (400).
 import type { LanguageModel } from '../catalog.js';
 import { costTicks, generateReply, requireLanguageModel } from '../engine.js';
-import { MAX_CHOICES, checkRange, invalid, requireFields, type EmuRequest, type Router } from '../router.js';
+import { MAX_CHOICES, checkRange, invalid, requireFields, type EmuRequest, type EmuResponse, type Router } from '../router.js';
 import type { EmulatorCore } from '../core.js';
 import { countTokens } from '../tokenizer.js';
 import { applyLimits } from './messages.js';
@@ -27,6 +27,24 @@ function checkStops(body: Body, field: string): string[] | undefined {
   return list;
 }
 
+/**
+ * `stream: true`: server-sent text_completion chunks, one piece of one choice each (choices one after the other),
+ * a chunk with its finish_reason closing each choice, the usage chunk when asked for, then `[DONE]`.
+ */
+async function streamCompletion(core: EmulatorCore, res: EmuResponse, head: Body, choices: (Body & { pieces: string[] })[], usage: Body | undefined, fingerprint: string): Promise<void> {
+  const sse = res.sse();
+  const chunk = (index: number, text: string, finish: string | null) => ({ ...head, choices: [{ index, text, logprobs: null, finish_reason: finish }], system_fingerprint: fingerprint });
+  for (const c of choices) {
+    for (const piece of c.pieces) {
+      await core.sleep(core.settings.tokenDelayMs);
+      if (!(await sse.send(chunk(c.index, piece, null)))) return;
+    }
+    if (!(await sse.send(chunk(c.index, '', c.finish_reason)))) return;
+  }
+  if (usage && !(await sse.send({ ...head, choices: [], usage, system_fingerprint: fingerprint }))) return;
+  sse.done();
+}
+
 export function register(router: Router): void {
   router.post('/v1/completions', async (req, res, core) => {
     const body = await req.json<Body>();
@@ -42,8 +60,10 @@ export function register(router: Router): void {
     if (body.suffix != null && typeof body.suffix !== 'string') invalid('Invalid value for `suffix`: expected a string');
     const stop = checkStops(body, 'stop');
     const model = legacyModel(core, req, body.model, 'completions');
+    if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') invalid('Invalid value for `stream`: expected a boolean');
+    if (body.stream_options != null && (typeof body.stream_options !== 'object' || !body.stream)) invalid('`stream_options` is only allowed with `stream: true`');
     const n: number = body.n ?? 1;
-    const choices: Body[] = [];
+    const choices: (Body & { pieces: string[] })[] = [];
     let promptTokens = 0;
     let completionTokens = 0;
     (prompts as string[]).forEach((prompt, p) => {
@@ -52,26 +72,21 @@ export function register(router: Router): void {
         const reply = generateReply({ model, turns: [{ role: 'user', text: prompt, images: 0 }], seed: core.textSeed(body.seed ?? undefined), variant: i });
         const lim = applyLimits(reply.text, stop, body.max_tokens ?? 16);
         completionTokens += lim.pieces.length;
-        const text = `${body.echo ? prompt : ''}${lim.text}`;
-        choices.push({ index: p * n + i, text, logprobs: null, finish_reason: lim.reason === 'length' ? 'length' : 'stop' });
+        const pieces = body.echo ? [prompt, ...lim.pieces] : lim.pieces;
+        choices.push({ index: p * n + i, text: pieces.join(''), logprobs: null, finish_reason: lim.reason === 'length' ? 'length' : 'stop', pieces });
       }
     });
-    res.json(200, {
-      id: core.uuid(),
-      object: 'text_completion',
-      created: core.nowSec(),
-      model: model.id,
-      choices,
-      usage: {
-        prompt_tokens: promptTokens,
-        completion_tokens: completionTokens,
-        total_tokens: promptTokens + completionTokens,
-        prompt_tokens_details: { text_tokens: promptTokens, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
-        completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
-        cost_in_usd_ticks: costTicks(model, promptTokens, completionTokens),
-      },
-      system_fingerprint: model.fingerprint,
-    });
+    const head = { id: core.uuid(), object: 'text_completion', created: core.nowSec(), model: model.id };
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { text_tokens: promptTokens, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      cost_in_usd_ticks: costTicks(model, promptTokens, completionTokens),
+    };
+    if (body.stream) return streamCompletion(core, res, head, choices, body.stream_options?.include_usage ? usage : undefined, model.fingerprint);
+    res.json(200, { ...head, choices: choices.map(({ pieces: _, ...c }) => c), usage, system_fingerprint: model.fingerprint });
   });
 
   router.post('/v1/complete', async (req, res, core) => {
