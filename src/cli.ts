@@ -367,6 +367,7 @@ function buildLeaf(
       quiet: globals.quiet,
       verbose: globals.verbose,
       color: globals.color,
+      input: globals.input as boolean | undefined,
     });
   });
 }

@@ -13,7 +13,7 @@ export const DEFAULT_PROFILE = 'default';
 export const CONFIG_FILE = 'config.json';
 
 /** Settings a profile can hold (`svc config set KEY VALUE`). */
-export const PROFILE_KEYS = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key'] as const;
+export const PROFILE_KEYS = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key', 'api_key_cmd'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 export type Profile = Partial<Record<ProfileKey, string>>;
 
@@ -26,8 +26,10 @@ export interface ResolvedConfig {
   profile: string;
   baseUrl: string;
   apiKey?: string;
+  /** a command that prints the key (profile `api_key_cmd`), run when a request needs the key and none is above it */
+  apiKeyCommand?: string;
   /** where the key came from, for `svc auth status` */
-  apiKeySource?: 'env' | 'profile' | 'emulator';
+  apiKeySource?: 'env' | 'profile' | 'command' | 'emulator';
   model?: string;
   voice?: string;
   timeoutSec: number;
@@ -59,12 +61,16 @@ export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
   // environment variables and profile values are checked like the flags they stand for (exit 2, named)
   const checked = (v: string | undefined, parse: FlagParser<number>, name: string) => (v === undefined || v === '' ? undefined : parse(String(v), name, undefined));
   const inProfile = (key: string) => `${key} (profile ${profile} in ${join(dir, CONFIG_FILE)})`;
-  const apiKey = readEnv(env, 'SVC_API_KEY') || p.api_key || undefined;
+  // SVC_API_KEY, then the profile's api_key_cmd, then its stored api_key
+  const envKey = readEnv(env, 'SVC_API_KEY');
+  const apiKeyCommand = !envKey && p.api_key_cmd ? p.api_key_cmd : undefined;
+  const apiKey = envKey || (apiKeyCommand ? undefined : p.api_key) || undefined;
   return {
     profile,
     baseUrl: (flags.baseUrl || readEnv(env, 'SVC_BASE_URL') || p.base_url || DEFAULT_BASE_URL).replace(/\/+$/, ''),
     apiKey,
-    apiKeySource: readEnv(env, 'SVC_API_KEY') ? 'env' : p.api_key ? 'profile' : undefined,
+    apiKeyCommand,
+    apiKeySource: envKey ? 'env' : apiKeyCommand ? 'command' : p.api_key ? 'profile' : undefined,
     model: readEnv(env, 'SVC_MODEL') || p.model,
     voice: p.voice,
     timeoutSec: flags.timeout ?? checked(readEnv(env, 'SVC_TIMEOUT'), parseTimeout, 'SVC_TIMEOUT') ?? checked(p.timeout, parseTimeout, inProfile('timeout')) ?? 60,

@@ -2,10 +2,11 @@
 // revoke; listed in docs/scripting.md): on a terminal a question on stderr and one line read from stdin; off a
 // terminal the answer must be given up front with -y/--yes, otherwise a UsageError (exit 2) before anything is
 // sent. A declined question is a CancelledError (exit 3). Every such command takes YES_OPTION and calls confirm()
-// before its first request (a future --no-input hooks in here).
+// before its first request. With --no-input (SVC_NO_INPUT, CI) the question is not asked even on a terminal.
 import { CancelledError, UsageError } from './errors.js';
 import type { Context } from './context.js';
 import type { OptionSpec } from './command.js';
+import { noInputReason, refusePrompt } from './no-input.js';
 
 /** The flag every confirming command takes. */
 export const YES_OPTION: OptionSpec = { flags: '-y, --yes', description: 'do not ask for confirmation (required when stdin is not a terminal)' };
@@ -18,9 +19,11 @@ export interface ConfirmOptions {
 }
 
 /** Resolves when confirmed; throws UsageError in a script without --yes, CancelledError when declined. */
-export async function confirm(ctx: Pick<Context, 'streams' | 'out'>, question: string, opts: ConfirmOptions = {}): Promise<void> {
+export async function confirm(ctx: Pick<Context, 'streams' | 'out' | 'globals' | 'env'>, question: string, opts: ConfirmOptions = {}): Promise<void> {
   if (opts.yes) return;
   const flag = opts.flag ?? '--yes';
+  const noInput = noInputReason(ctx.globals, ctx.env);
+  if (noInput) refusePrompt(noInput, `${question.replace(/\?$/, '')}: confirmation needed`, `pass ${flag} to confirm`);
   if (!ctx.streams.stdin.isTTY) {
     throw new UsageError(`${question.replace(/\?$/, '')}: confirmation needed, and stdin is not a terminal; pass ${flag} to confirm (nothing was sent)`);
   }

@@ -21,6 +21,8 @@ export interface GlobalOptions {
   quiet?: boolean;
   verbose?: boolean;
   color?: boolean;
+  /** false with --no-input */
+  input?: boolean;
 }
 
 export interface Context {
@@ -111,7 +113,9 @@ function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) 
     init.endpoint ??
     (async (cfg) => {
       checkBaseUrl(cfg.baseUrl, init.env);
-      return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
+      if (cfg.apiKey || !cfg.apiKeyCommand) return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
+      const { keyFromCommand } = await import('./key-command.js');
+      return { baseUrl: cfg.baseUrl, apiKey: keyFromCommand(cfg.apiKeyCommand, init.env, `profile ${cfg.profile}`) };
     });
   const getEndpoint = (): Promise<Endpoint> => (endpoint ??= resolve(getConfig(), onExit));
   return { getConfig, getEndpoint };

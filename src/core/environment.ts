@@ -29,6 +29,8 @@ export const ENVIRONMENT = [
   { name: 'COLORTERM', group: 'output', description: 'truecolor or 24bit: the terminal shows 16 million colours' },
   { name: 'TERM', group: 'output', description: 'dumb: no colour and no live redraw (spinners, progress)' },
   { name: 'COLUMNS', group: 'output', description: 'table width when the terminal does not report one' },
+  { name: 'SVC_NO_INPUT', group: 'output', description: '1: never ask (as --no-input): a command that would prompt exits 2 and names the flag that answers' },
+  { name: 'CI', group: 'output', description: 'set (not 0/false) by CI systems: implies --no-input' },
   { name: 'SVC_DEBUG', group: 'output', description: 'non-empty: print the stack trace of an unexpected error' },
   { name: 'SVC_EMULATOR_STATE_DIR', group: 'emulator', description: 'state of the --emulator emulator (default $SVC_DATA_DIR/emulator)' },
   { name: 'SVC_EMULATOR_TOKEN_DELAY_MS', group: 'emulator', description: 'pause between streamed tokens of the --emulator emulator (default 12)' },

@@ -10,4 +10,5 @@ export const GLOBAL_FLAGS: readonly { flags: string; description: string }[] = [
   { flags: '-q, --quiet', description: 'no progress or notes on stderr' },
   { flags: '-v, --verbose', description: 'trace requests and replies on stderr (secrets redacted)' },
   { flags: '--no-color', description: 'no colour (also NO_COLOR=1)' },
+  { flags: '--no-input', description: 'never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' },
 ];

@@ -2,6 +2,7 @@ import { getApiKey } from '../../api/identity.js';
 import { defineCommand } from '../../core/command.js';
 import { openConfigStore } from '../../core/config.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
+import { noInputReason, refusePrompt } from '../../core/no-input.js';
 import { readHidden } from '../../core/prompt.js';
 
 export default defineCommand<{ withKey?: boolean }>({
@@ -13,6 +14,8 @@ export default defineCommand<{ withKey?: boolean }>({
   async run(ctx, _args, opts) {
     const stdin = ctx.streams.stdin;
     let key: string;
+    const noInput = stdin.isTTY && !opts.withKey ? noInputReason(ctx.globals, ctx.env) : undefined;
+    if (noInput) refusePrompt(noInput, 'auth login asks for the key', 'give it on stdin with --with-key (printenv MY_KEY | svc auth login --with-key), or set api_key_cmd');
     if (stdin.isTTY && !opts.withKey) key = await readHidden(ctx.streams, 'API key: ');
     else {
       if (stdin.isTTY) ctx.out.info('paste the key, then Ctrl-D');

@@ -26,7 +26,7 @@ export default defineCommand({
       ctx.out.details([
         ['profile', cfg.profile],
         ['base url', http.baseUrl],
-        ['key', `${info.redacted_api_key} (${info.api_key_id}, from ${ctx.globals.emulator ? 'the emulator' : cfg.apiKeySource === 'env' ? 'SVC_API_KEY' : 'the profile'})`],
+        ['key', `${info.redacted_api_key} (${info.api_key_id}, from ${ctx.globals.emulator ? 'the emulator' : cfg.apiKeySource === 'env' ? 'SVC_API_KEY' : cfg.apiKeySource === 'command' ? 'api_key_cmd' : 'the profile'})`],
         ['name', info.name],
         ['user', info.user_id],
         ['team', info.team_id],

@@ -1,3 +1,4 @@
+import { noInputReason, refusePrompt } from '../../core/no-input.js';
 import type { Context } from '../../core/context.js';
 import { createChat, createDeferredChat, type ChatMessage } from '../../api/chat.js';
 import { defineCommand } from '../../core/command.js';
@@ -83,6 +84,9 @@ export default defineCommand<ChatCreateFlags>({
     }
     const defaultModel = conv?.model ?? ctx.config().model;
     if (flags.interactive) {
+      // a REPL on a terminal waits for a person; lines piped in are answered in order (no person needed)
+      const noInput = ctx.streams.stdin.isTTY ? noInputReason(ctx.globals, ctx.env) : undefined;
+      if (noInput) refusePrompt(noInput, 'chat -i waits for you to type at the terminal', 'send the prompt as an argument, or pipe the lines into chat -i');
       const { runRepl } = await import('./interactive.js');
       conv ??= store.newConversation(profile, flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL);
       if (flags.system) setSystem(conv.messages, flags.system);

@@ -3,7 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { fail, integer, number } from '../../core/validate.js';
 
-export const SETTABLE = ['base_url', 'model', 'timeout', 'max_retries', 'voice'] as const;
+export const SETTABLE = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key_cmd'] as const;
 export type SettableKey = (typeof SETTABLE)[number];
 
 export function checkKey(raw: string): SettableKey {
@@ -21,6 +21,12 @@ export function checkValue(key: SettableKey, value: string): string {
       return String(number({ min: 0, minExclusive: true, max: 86400 })(value, 'timeout', undefined));
     case 'max_retries':
       return String(integer({ min: 0, max: 10 })(value, 'max_retries', undefined));
+    case 'api_key_cmd':
+      // a command line run without a shell (core/key-command): its quotes must close
+      if (!value.trim() || (value.match(/'/g)?.length ?? 0) % 2 || (value.replace(/\\./g, '').match(/"/g)?.length ?? 0) % 2) {
+        fail('api_key_cmd', value, 'a command line that prints the key (quotes closed), e.g. "pass show svc/key"');
+      }
+      return value;
     default:
       if (!value) fail(key, value, 'a non-empty value');
       return value;

@@ -5,10 +5,10 @@ import { checkKey, checkValue } from './keys.js';
 export default defineCommand({
   summary: 'Set one setting of the profile',
   args: [
-    { name: 'key', description: 'base_url, model, timeout, max_retries or voice', required: true },
+    { name: 'key', description: 'base_url, model, timeout, max_retries, voice or api_key_cmd', required: true },
     { name: 'value', description: 'the value', required: true },
   ],
-  examples: ['svc config set model svc-4-mini', 'svc config set base_url http://127.0.0.1:8080 --profile local'],
+  examples: ['svc config set model svc-4-mini', 'svc config set api_key_cmd "pass show svc/key"', 'svc config set base_url http://127.0.0.1:8080 --profile local'],
   async run(ctx, [rawKey, rawValue]) {
     const key = checkKey(rawKey);
     const value = checkValue(key, rawValue);
