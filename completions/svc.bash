@@ -122,7 +122,7 @@ _svc_flags() {
     'images generate') echo '--model --n --aspect-ratio --response-format --output --force --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'legacy') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'legacy complete') echo '--model --max-tokens-to-sample --temperature --top-p --top-k --stop --raw --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
-    'legacy completions') echo '--model --prompt --max-tokens --n --stop --echo --suffix --seed --temperature --top-p --usage --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
+    'legacy completions') echo '--model --prompt --max-tokens --n --stop --echo --suffix --seed --temperature --top-p --usage --stream --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'messages') echo '--model --system --input --continue --conversation --no-save --max-tokens --temperature --top-p --top-k --stop --stream --tool --tool-choice --usage --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'models') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'models get') echo '--kind --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
