@@ -92,8 +92,8 @@ const MUTANTS = [
   {
     name: '--json lists pretty-printed',
     file: 'src/core/output.ts',
-    find: 'this.line(JSON.stringify(value));',
-    replace: 'this.line(JSON.stringify(value, null, 2));',
+    find: 'this.line(jsonSafe(JSON.stringify(value)));',
+    replace: 'this.line(jsonSafe(JSON.stringify(value, null, 2)));',
     tests: ['test/commands/chat/stream.test.ts', 'test/commands/models'],
   },
   {
@@ -154,6 +154,7 @@ try {
     const hits = original.split(m.find).length - 1;
     if (hits !== 1) {
       rows.push({ ...m, result: `NOT PLANTED (the line occurs ${hits} times; update the script)` });
+      process.stderr.write(`${m.name}: ${rows.at(-1).result}\n`);
       continue;
     }
     restore = () => writeFileSync(path, original);
@@ -163,6 +164,7 @@ try {
       const b = await build();
       if (b.status !== 0) {
         rows.push({ ...m, result: 'caught (does not compile)' });
+        process.stderr.write(`${m.name}: ${rows.at(-1).result}\n`);
         continue;
       }
       const t = await run('npx', ['vitest', 'run', '--reporter=dot', ...m.tests], { ...process.env, FORCE_COLOR: '0' });
