@@ -438,10 +438,6 @@ export class EmulatedRealtimeSession {
     this.active = me;
     const log: RealtimeResponseLog = { response_id: id, created_at: Date.now(), status: 'in_progress', transcript: '' };
     this.setup.log.responses.push(log);
-    const outputFormat = normalizeWireFormat(opts.audio?.output?.format) ?? this.config.audio.output.format;
-    const legacy = (this.core.settings.realtimeLegacyEvents ?? 0) > 0;
-    const pace = this.core.settings.realtimePace ?? 1;
-    const chunkMs = Math.max(10, this.core.settings.realtimeChunkMs ?? 100);
     const delayMs = this.core.settings.realtimeResponseDelayMs ?? 150;
     this.send({ type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', output: [] } });
     const output: Json[] = [];
@@ -453,66 +449,13 @@ export class EmulatedRealtimeSession {
       if (me.cancelled) throw new Cancelled();
       const tool = this.wantedTool();
       if (tool) {
-        const itemId = this.core.id('item');
-        const callId = `call_${this.core.random(10, 'call').toString('hex')}`;
-        const args = JSON.stringify(argumentsFromWords(tool.parameters ?? {}, this.lastUserText(), valueForSchema(tool.parameters as never, `${id}:${tool.name}`)));
-        const item = { id: itemId, object: 'realtime.item', type: 'function_call', status: 'completed', name: tool.name, call_id: callId, arguments: args };
-        this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
-        this.send({ type: 'response.function_call_arguments.delta', response_id: id, item_id: itemId, output_index: 0, call_id: callId, delta: args });
-        this.send({ type: 'response.function_call_arguments.done', response_id: id, item_id: itemId, output_index: 0, call_id: callId, name: tool.name, arguments: args });
-        this.send({ type: 'response.output_item.done', response_id: id, output_index: 0, item });
-        this.items.push({ id: itemId, type: 'function_call', call_id: callId, name: tool.name, arguments: args });
-        log.function_call = { call_id: callId, name: tool.name, arguments: args };
-        output.push(item);
-        outputTokens = Math.ceil(args.length / 4);
+        const r = this.callTool(id, tool, log);
+        output.push(r.item);
+        outputTokens = r.tokens;
       } else {
-        const text = this.answerFor(String(opts.instructions ?? this.config.instructions));
-        log.transcript = text;
-        const itemId = this.core.id('item');
-        const base = { response_id: id, item_id: itemId, output_index: 0, content_index: 0 };
-        const item = { id: itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] as Json[] };
-        this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item });
-        // part types follow the event names: output_audio with response.output_audio.* (audio with the legacy names)
-        const partType = legacy ? 'audio' : 'output_audio';
-        this.send({ type: 'response.content_part.added', ...base, part: { type: partType, transcript: '' } });
-        const rate = formatRate(outputFormat);
-        const pcm = speak(text, rate, this.voiceSpeed);
-        const per = Math.max(1, Math.round((rate * chunkMs) / 1000));
-        const chunks = Math.max(1, Math.ceil(pcm.length / per));
-        const words = text.split(/(?<= )/);
-        let sentWords = 0;
-        let spoken = '';
-        const started = Date.now();
-        for (let i = 0; i < chunks; i++) {
-          if (me.cancelled || this.isClosed) throw new Cancelled();
-          const slice = pcm.subarray(i * per, Math.min(pcm.length, (i + 1) * per));
-          // the transcript runs along with the audio
-          const wordsDue = Math.ceil(((i + 1) / chunks) * words.length);
-          if (wordsDue > sentWords) {
-            const delta = words.slice(sentWords, wordsDue).join('');
-            sentWords = wordsDue;
-            spoken += delta;
-            this.send({ type: 'response.output_audio_transcript.delta', ...base, delta });
-          }
-          if (log.audio_start === undefined) log.audio_start = Date.now();
-          this.send({ type: legacy ? 'response.audio.delta' : 'response.output_audio.delta', ...base, delta: encodeWire(slice, outputFormat).toString('base64') });
-          log.audio_end = Date.now();
-          if (pace > 0) {
-            // pace against the clock so that slow sends do not add up
-            const due = started + ((i + 1) * chunkMs * pace);
-            await this.core.sleep(due - Date.now());
-          }
-        }
-        this.send({ type: legacy ? 'response.audio.done' : 'response.output_audio.done', ...base });
-        this.send({ type: legacy ? 'response.audio_transcript.done' : 'response.output_audio_transcript.done', ...base, transcript: text });
-        const part = { type: partType, transcript: text };
-        this.send({ type: 'response.content_part.done', ...base, part });
-        const done = { ...item, status: 'completed', content: [part] };
-        this.send({ type: 'response.output_item.done', response_id: id, output_index: 0, item: done });
-        this.items.push({ id: itemId, type: 'message', role: 'assistant', text });
-        output.push(done);
-        void spoken;
-        outputTokens = Math.ceil(text.length / 4) + Math.ceil(pcm.length / rate / 0.05);
+        const r = await this.speakAnswer(id, me, log, opts);
+        output.push(r.item);
+        outputTokens = r.tokens;
       }
     } catch (err) {
       if (!(err instanceof Cancelled)) throw err;
@@ -536,6 +479,75 @@ export class EmulatedRealtimeSession {
       },
     });
     this.onResponseDone?.(status);
+  }
+
+  /** The answer is a call of the tool the turn wants: the function_call item, sent whole. */
+  private callTool(id: string, tool: SessionTool, log: RealtimeResponseLog): { item: Json; tokens: number } {
+    const itemId = this.core.id('item');
+    const callId = `call_${this.core.random(10, 'call').toString('hex')}`;
+    const args = JSON.stringify(argumentsFromWords(tool.parameters ?? {}, this.lastUserText(), valueForSchema(tool.parameters as never, `${id}:${tool.name}`)));
+    const item = { id: itemId, object: 'realtime.item', type: 'function_call', status: 'completed', name: tool.name, call_id: callId, arguments: args };
+    this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
+    this.send({ type: 'response.function_call_arguments.delta', response_id: id, item_id: itemId, output_index: 0, call_id: callId, delta: args });
+    this.send({ type: 'response.function_call_arguments.done', response_id: id, item_id: itemId, output_index: 0, call_id: callId, name: tool.name, arguments: args });
+    this.send({ type: 'response.output_item.done', response_id: id, output_index: 0, item });
+    this.items.push({ id: itemId, type: 'function_call', call_id: callId, name: tool.name, arguments: args });
+    log.function_call = { call_id: callId, name: tool.name, arguments: args };
+    return { item, tokens: Math.ceil(args.length / 4) };
+  }
+
+  /** The answer is speech: a message item whose audio (tones of the text) and transcript stream in paced chunks. */
+  private async speakAnswer(id: string, me: { id: string; cancelled?: string }, log: RealtimeResponseLog, opts: Json): Promise<{ item: Json; tokens: number }> {
+    const outputFormat = normalizeWireFormat(opts.audio?.output?.format) ?? this.config.audio.output.format;
+    const legacy = (this.core.settings.realtimeLegacyEvents ?? 0) > 0;
+    const pace = this.core.settings.realtimePace ?? 1;
+    const chunkMs = Math.max(10, this.core.settings.realtimeChunkMs ?? 100);
+    const text = this.answerFor(String(opts.instructions ?? this.config.instructions));
+    log.transcript = text;
+    const itemId = this.core.id('item');
+    const base = { response_id: id, item_id: itemId, output_index: 0, content_index: 0 };
+    const item = { id: itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] as Json[] };
+    this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item });
+    // part types follow the event names: output_audio with response.output_audio.* (audio with the legacy names)
+    const partType = legacy ? 'audio' : 'output_audio';
+    this.send({ type: 'response.content_part.added', ...base, part: { type: partType, transcript: '' } });
+    const rate = formatRate(outputFormat);
+    const pcm = speak(text, rate, this.voiceSpeed);
+    const per = Math.max(1, Math.round((rate * chunkMs) / 1000));
+    const chunks = Math.max(1, Math.ceil(pcm.length / per));
+    const words = text.split(/(?<= )/);
+    let sentWords = 0;
+    let spoken = '';
+    const started = Date.now();
+    for (let i = 0; i < chunks; i++) {
+      if (me.cancelled || this.isClosed) throw new Cancelled();
+      const slice = pcm.subarray(i * per, Math.min(pcm.length, (i + 1) * per));
+      // the transcript runs along with the audio
+      const wordsDue = Math.ceil(((i + 1) / chunks) * words.length);
+      if (wordsDue > sentWords) {
+        const delta = words.slice(sentWords, wordsDue).join('');
+        sentWords = wordsDue;
+        spoken += delta;
+        this.send({ type: 'response.output_audio_transcript.delta', ...base, delta });
+      }
+      if (log.audio_start === undefined) log.audio_start = Date.now();
+      this.send({ type: legacy ? 'response.audio.delta' : 'response.output_audio.delta', ...base, delta: encodeWire(slice, outputFormat).toString('base64') });
+      log.audio_end = Date.now();
+      if (pace > 0) {
+        // pace against the clock so that slow sends do not add up
+        const due = started + ((i + 1) * chunkMs * pace);
+        await this.core.sleep(due - Date.now());
+      }
+    }
+    this.send({ type: legacy ? 'response.audio.done' : 'response.output_audio.done', ...base });
+    this.send({ type: legacy ? 'response.audio_transcript.done' : 'response.output_audio_transcript.done', ...base, transcript: text });
+    const part = { type: partType, transcript: text };
+    this.send({ type: 'response.content_part.done', ...base, part });
+    const done = { ...item, status: 'completed', content: [part] };
+    this.send({ type: 'response.output_item.done', response_id: id, output_index: 0, item: done });
+    this.items.push({ id: itemId, type: 'message', role: 'assistant', text });
+    void spoken;
+    return { item: done, tokens: Math.ceil(text.length / 4) + Math.ceil(pcm.length / rate / 0.05) };
   }
 
   /** called after each response.done (the simulated SIP caller waits on it) */
