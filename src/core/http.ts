@@ -152,7 +152,7 @@ export class HttpClient {
 
   private async agent(): Promise<Dispatcher> {
     this.dispatcher ??= await loadAgent({
-      connect: { timeout: this.opts.connectTimeoutMs ?? 10_000 },
+      connect: { timeout: this.opts.connectTimeoutMs ?? Math.min(10_000, this.opts.timeoutMs) }, // never longer than --timeout
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
       keepAliveTimeout: 4_000,
