@@ -2,6 +2,7 @@
 import { seg, type HttpClient } from '../core/http.js';
 import { ProtocolError } from '../core/errors.js';
 import { expectFields } from './guard.js';
+import { withReply } from '../core/reply.js';
 
 export interface AgentVoice {
   voice_id?: string;
@@ -41,7 +42,7 @@ export const AGENT_LIMITS = {
 function unwrap(raw: unknown, what: string): Agent {
   const obj = raw as Record<string, unknown> | undefined;
   const agent = obj && typeof obj.agent === 'object' && obj.agent !== null ? obj.agent : obj;
-  return expectFields(agent as Agent, ['agent_id'], what);
+  return withReply(expectFields(agent as Agent, ['agent_id'], what), raw);
 }
 
 export async function createAgent(http: HttpClient, body: AgentInput): Promise<Agent> {

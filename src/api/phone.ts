@@ -2,6 +2,7 @@
 import { seg, type HttpClient } from '../core/http.js';
 import { ProtocolError } from '../core/errors.js';
 import { expectFields } from './guard.js';
+import { withReply } from '../core/reply.js';
 
 export type PhoneNumber = {
   phone_number_id: string;
@@ -21,7 +22,7 @@ export type V2Origin = (typeof V2_ORIGINS)[number];
 function unwrap(raw: unknown, what: string): PhoneNumber {
   const obj = raw as Record<string, unknown> | undefined;
   const pn = obj && typeof obj.phone_number === 'object' && obj.phone_number !== null ? obj.phone_number : obj;
-  return expectFields(pn as PhoneNumber, ['phone_number_id'], what);
+  return withReply(expectFields(pn as PhoneNumber, ['phone_number_id'], what), raw);
 }
 
 /** A list reply as the API sent it, checked to hold a `phone_numbers` list. */

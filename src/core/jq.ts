@@ -23,8 +23,10 @@ function jqError(err: unknown): { exit: number; message: string } {
 
 export async function compileJq(expression: string): Promise<JqFilter> {
   if (expression.trim() === '') throw new UsageError('--jq: an empty expression; use . for the whole value');
-  const mod = (await import('jq-web')) as unknown as { default: Promise<JqWeb> | JqWeb };
-  const jq = await mod.default;
+  // required, not imported: the package's export is a promise, and a module namespace with a `then` (as some
+  // loaders build for it) cannot be awaited
+  const { createRequire } = await import('node:module');
+  const jq = await (createRequire(import.meta.url)('jq-web') as Promise<JqWeb>);
   try {
     jq.raw('null', expression, ['-c']);
   } catch (err) {

@@ -4,6 +4,7 @@ import type { JqFilter } from './jq.js';
 import { NO_COLORS, colorWanted, loadColors, type Colors } from './color.js';
 import { jsonSafe, terminalSafe } from './terminal-safe.js';
 import { readEnv } from './environment.js';
+import { replyOf } from './reply.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -115,7 +116,9 @@ export class Output {
   }
 
   /** One JSON value: pretty on a terminal, one compact line in a pipe. */
-  printJson(value: unknown): void {
+  printJson(reply: unknown): void {
+    // a resource the api layer unwrapped prints as the API sent it (core/reply.ts)
+    const value = replyOf(reply);
     if (this.opts.jq) return this.printJq(value, this.stdoutIsTTY);
     this.line(jsonSafe(this.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value)));
   }

@@ -49,7 +49,7 @@ beforeAll(async () => {
   const skill = (await svc(['skills', 'upload', skillDir], { emu })).stdout.trim().split('\t')[0]!;
   writeFileSync(join(d, 'me.wav'), encodeWav(Buffer.alloc(3 * 8000 * 2), { sampleRate: 8000, channels: 1 }));
   const voice = (await svc(['custom-voices', 'create', join(d, 'me.wav'), '--name', 'me', '--json'], { emu })).stdout;
-  const agent = (await svc(['agents', 'create', '--name', 'a', '--instructions', 'y'.repeat(8000), '--json'], { emu })).stdout;
+  const agent = (await svc(['agents', 'create', '--name', 'a', '--instructions', 'y'.repeat(8000), '--json', '--jq', '.agent'], { emu })).stdout;
   ids = { file: JSON.parse(file).id, skill, voice: JSON.parse(voice).voice_id, agent: JSON.parse(agent).agent_id };
 });
 afterAll(async () => {

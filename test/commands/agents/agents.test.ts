@@ -46,11 +46,14 @@ describe('svc agents create / get / list / update / delete', () => {
     const file = writeTemp('agent.json', JSON.stringify({ name: 'from file', instructions: 'hi', voice: { voice_id: 'rex' } }));
     const r = await svc(['agents', 'create', '-f', file, '--name', 'overridden', '--json'], { emu });
     expect(r.exitCode).toBe(0);
-    const a = JSON.parse(r.stdout);
+    // the reply as the API sent it: the agent in its {agent} wrapper (docs/scripting.md)
+    const reply = JSON.parse(r.stdout);
+    expect(Object.keys(reply)).toEqual(['agent']);
+    const a = reply.agent;
     expect(a).toMatchObject({ name: 'overridden', instructions: 'hi', voice: { voice_id: 'rex' }, collection_ids: [] });
     expect(a.agent_id).toMatch(/^agent_/);
     expect(a.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
-    const got = await svc(['agents', 'get', a.agent_id, '--json'], { emu });
+    const got = await svc(['agents', 'get', a.agent_id, '--json', '--jq', '.agent'], { emu });
     expect(JSON.parse(got.stdout)).toEqual(a);
   });
 
@@ -68,9 +71,9 @@ describe('svc agents create / get / list / update / delete', () => {
   });
 
   it('update sends a field mask of exactly the fields given, merging VAD flags into the current voice', async () => {
-    const a = JSON.parse((await svc(['agents', 'create', '--name', 'mask', '--voice', 'sal', '--vad-threshold', '0.2', '--instructions', 'x', '--json'], { emu })).stdout);
+    const a = JSON.parse((await svc(['agents', 'create', '--name', 'mask', '--voice', 'sal', '--vad-threshold', '0.2', '--instructions', 'x', '--json', '--jq', '.agent'], { emu })).stdout);
     emu.clearRequests();
-    const r = await svc(['agents', 'update', a.agent_id, '--vad-silence-ms', '900', '--clear', 'instructions', '--json'], { emu });
+    const r = await svc(['agents', 'update', a.agent_id, '--vad-silence-ms', '900', '--clear', 'instructions', '--json', '--jq', '.agent'], { emu });
     expect(r.exitCode).toBe(0);
     const patch = JSON.parse(emu.requests().find((q) => q.method === 'PATCH')!.body!);
     expect(patch.field_mask.paths.sort()).toEqual(['instructions', 'voice']);

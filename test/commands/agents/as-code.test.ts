@@ -16,7 +16,7 @@ const writes = () => emu.requests().filter((r) => r.method !== 'GET');
 beforeAll(async () => {
   emu = await startTestEmulator();
   const tools = writeTemp('tools.json', JSON.stringify([{ type: 'function', function: { name: 'lookup', description: 'find an order', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } }, { type: 'web_search' }]));
-  const r = await svc(['agents', 'create', '--name', 'support', '--instructions', 'Line one.\nLine two.\nLine three.', '--voice', 'ara', '--vad-threshold', '0.3', '--tool', tools, '--collection', 'col_a', '--json'], { emu });
+  const r = await svc(['agents', 'create', '--name', 'support', '--instructions', 'Line one.\nLine two.\nLine three.', '--voice', 'ara', '--vad-threshold', '0.3', '--tool', tools, '--collection', 'col_a', '--json', '--jq', '.agent'], { emu });
   agentId = JSON.parse(r.stdout).agent_id;
 });
 afterAll(() => emu.close());
@@ -26,7 +26,7 @@ describe('svc agents pull / push', () => {
     const r = await svc(['agents', 'pull', agentId], { emu });
     expect(r.exitCode).toBe(0);
     const pulled = JSON.parse(r.stdout);
-    const got = JSON.parse((await svc(['agents', 'get', agentId, '--json'], { emu })).stdout);
+    const got = JSON.parse((await svc(['agents', 'get', agentId, '--json', '--jq', '.agent'], { emu })).stdout);
     expect(pulled).toEqual(got);
     expect(r.stdout.endsWith('}\n')).toBe(true);
   });
@@ -106,7 +106,7 @@ describe('svc agents pull / push', () => {
     a.collection_ids = null;
     writeFileSync(file, JSON.stringify(a));
     emu.clearRequests();
-    const r = await svc(['agents', 'push', '-f', file, '--json'], { emu });
+    const r = await svc(['agents', 'push', '-f', file, '--json', '--jq', '.agent'], { emu });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(writes()[0]!.body!)).toEqual({ agent: {}, field_mask: { paths: ['collection_ids'] } });
     expect(JSON.parse(r.stdout).collection_ids).toEqual([]);
@@ -123,7 +123,7 @@ describe('svc agents pull / push', () => {
     expect(r.stderr).toContain(`add "agent_id": "${id}"`);
     expect(writes().map((q) => `${q.method} ${q.path}`)).toEqual(['POST /v1/agents']);
     expect(JSON.parse(writes()[0]!.body!)).toEqual({ name: 'created by push', voice: { voice_id: 'leo' } });
-    const got = JSON.parse((await svc(['agents', 'get', id, '--json'], { emu })).stdout);
+    const got = JSON.parse((await svc(['agents', 'get', id, '--json', '--jq', '.agent'], { emu })).stdout);
     expect(got.voice).toEqual({ voice_id: 'leo' });
   });
 

@@ -12,13 +12,13 @@ afterAll(() => emu.close());
 const json = (s: string) => JSON.parse(s) as Record<string, any>;
 
 async function phoneAgent(id: string): Promise<string | null> {
-  const r = await svc(['phone', 'get', id, '--json'], { emu });
+  const r = await svc(['phone', 'get', id, '--json', '--jq', '.phone_number'], { emu });
   expect(r.exitCode).toBe(0);
   return json(r.stdout).agent_id;
 }
 
 async function agentName(id: string): Promise<string> {
-  const r = await svc(['agents', 'get', id, '--json'], { emu });
+  const r = await svc(['agents', 'get', id, '--json', '--jq', '.agent'], { emu });
   expect(r.exitCode).toBe(0);
   return json(r.stdout).name;
 }
@@ -26,7 +26,7 @@ async function agentName(id: string): Promise<string> {
 describe('agent and phone number lifecycle', () => {
   it('buy, create, assign, conflict, unassign, reassign, release, delete', async () => {
     // buy
-    const bought = await svc(['phone', 'buy', '--area-code', '415', '--name', 'front desk', '--yes', '--json'], { emu });
+    const bought = await svc(['phone', 'buy', '--area-code', '415', '--name', 'front desk', '--yes', '--json', '--jq', '.phone_number'], { emu });
     expect(bought.exitCode).toBe(0);
     const pn = json(bought.stdout);
     expect(pn.phone_number).toMatch(/^\+1415\d{7}$/);
@@ -34,8 +34,8 @@ describe('agent and phone number lifecycle', () => {
     expect(await phoneAgent(pn.phone_number_id)).toBeNull();
 
     // two agents
-    const a = json((await svc(['agents', 'create', '--name', 'alpha', '--voice', 'eve', '--json'], { emu })).stdout);
-    const b = json((await svc(['agents', 'create', '--name', 'bravo', '--voice', 'ara', '--json'], { emu })).stdout);
+    const a = json((await svc(['agents', 'create', '--name', 'alpha', '--voice', 'eve', '--json', '--jq', '.agent'], { emu })).stdout);
+    const b = json((await svc(['agents', 'create', '--name', 'bravo', '--voice', 'ara', '--json', '--jq', '.agent'], { emu })).stdout);
     expect(await agentName(a.agent_id)).toBe('alpha');
     expect(await agentName(b.agent_id)).toBe('bravo');
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
     const r = await svc(['files', 'upload', writeTemp(name, 'x'), '--json'], { emu });
     fileIds.push(JSON.parse(r.stdout).id);
   }
-  const a = await svc(['agents', 'create', '--name', 'front desk', '--json'], { emu });
+  const a = await svc(['agents', 'create', '--name', 'front desk', '--json', '--jq', '.agent'], { emu });
   agentId = JSON.parse(a.stdout).agent_id;
 });
 afterAll(async () => {

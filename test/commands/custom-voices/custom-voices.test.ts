@@ -49,8 +49,8 @@ describe('svc custom-voices', () => {
   });
 
   it('the new voice works as an agent voice', async () => {
-    const r = await svc(['agents', 'create', '--name', 'cloned', '--voice', id, '--json'], { emu });
-    expect(r.exitCode).toBe(0);
+    const r = await svc(['agents', 'create', '--name', 'cloned', '--voice', id, '--json', '--jq', '.agent'], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).voice).toEqual({ voice_id: id });
     const v = await svc(['tts', 'voice', id, '--json'], { emu });
     expect(JSON.parse(v.stdout)).toEqual({ voice_id: id, name: 'my voice' });

@@ -40,13 +40,13 @@ describe('svc phone (v1)', () => {
 
   it('update sends a field mask of exactly the fields given', async () => {
     emu.clearRequests();
-    const r = await svc(['phone', 'update', id, '--name', 'sales desk', '--json'], { emu });
+    const r = await svc(['phone', 'update', id, '--name', 'sales desk', '--json', '--jq', '.phone_number'], { emu });
     expect(r.exitCode).toBe(0);
     expect(json(emu.requests()[0]!.body!)).toEqual({ name: 'sales desk', field_mask: { paths: ['name'] } });
     expect(json(r.stdout)).toMatchObject({ name: 'sales desk', description: 'main line' });
-    const cleared = await svc(['phone', 'update', id, '--clear-description', '--json'], { emu });
+    const cleared = await svc(['phone', 'update', id, '--clear-description', '--json', '--jq', '.phone_number'], { emu });
     expect(json(cleared.stdout)).toMatchObject({ name: 'sales desk', description: null });
-    const get = await svc(['phone', 'get', id, '--json'], { emu });
+    const get = await svc(['phone', 'get', id, '--json', '--jq', '.phone_number'], { emu });
     expect(json(get.stdout)).toMatchObject({ name: 'sales desk', description: null });
   });
 

@@ -6,7 +6,7 @@ let emu: TestEmulator;
 let agentId: string;
 beforeAll(async () => {
   emu = await startTestEmulator();
-  agentId = JSON.parse((await svc(['agents', 'create', '--name', 'router', '--json'], { emu })).stdout).agent_id;
+  agentId = JSON.parse((await svc(['agents', 'create', '--name', 'router', '--json', '--jq', '.agent'], { emu })).stdout).agent_id;
 });
 afterAll(() => emu.close());
 
