@@ -1,6 +1,7 @@
 // --jq EXPR: real jq (jq 1.7 compiled to WebAssembly, the jq-web package) applied to every JSON value a command
 // prints with --json. Loaded only when --jq is given (~25 ms). A compile error is a usage error (exit 2, checked
 // before anything is sent); a runtime error stops the command (exit 1), as in gh.
+import type jqWebExport from 'jq-web';
 import { UsageError } from './errors.js';
 
 interface JqWeb {
@@ -26,7 +27,7 @@ export async function compileJq(expression: string): Promise<JqFilter> {
   // required, not imported: the package's export is a promise, and a module namespace with a `then` (as some
   // loaders build for it) cannot be awaited
   const { createRequire } = await import('node:module');
-  const jq = await (createRequire(import.meta.url)('jq-web') as Promise<JqWeb>);
+  const jq: JqWeb = await (createRequire(import.meta.url)('jq-web') as typeof jqWebExport);
   try {
     jq.raw('null', expression, ['-c']);
   } catch (err) {
