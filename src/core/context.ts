@@ -146,6 +146,8 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       maxRetries: cfg.maxRetries,
       trace,
       signal: init.signal,
+      // without --verbose (whose trace says it already) a retry's wait is a note on stderr, silenced by -q
+      onRetry: trace ? undefined : (note) => out.info(note),
     });
     exitHooks.add(() => c.close());
     return c;

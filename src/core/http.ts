@@ -47,6 +47,8 @@ export interface HttpClientOptions {
   signal?: AbortSignal;
   /** for tests of the policy */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** a retry is about to wait: a note for people (stderr, not with --quiet) */
+  onRetry?: (note: string) => void;
 }
 
 const RETRY_ALWAYS = new Set([429]);
@@ -211,7 +213,9 @@ export class HttpClient {
         const retriable = attempt < maxRetries && (refused || method === 'GET' || method === 'HEAD') && code !== 'ENOTFOUND';
         this.traceLine(`< network error ${code} ${(err as Error).message}`);
         if (retriable) {
-          await wait(backoffMs(attempt), signal);
+          const delay = backoffMs(attempt);
+          this.opts.onRetry?.(`note: ${code || 'network error'} on ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s (retry ${attempt + 1} of ${maxRetries})`);
+          await wait(delay, signal);
           continue;
         }
         throw new NetworkError(describeNetworkError(err, url), undefined, err);
@@ -229,6 +233,8 @@ export class HttpClient {
       if (attempt < maxRetries && shouldRetry(method, res.statusCode)) {
         const delay = retryAfter ?? backoffMs(attempt);
         this.traceLine(`retrying in ${Math.round(delay)} ms`);
+        const why = retryAfter !== undefined ? ' (the server\'s Retry-After)' : '';
+        this.opts.onRetry?.(`note: HTTP ${res.statusCode} from ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s${why} (retry ${attempt + 1} of ${maxRetries})`);
         await wait(delay, signal);
         continue;
       }
