@@ -78,75 +78,83 @@ export async function* logged(req: EmuRequest, core: EmulatorCore, max = 256 * 1
   if (entry && size <= max) entry.body = Buffer.concat(kept).toString('utf8');
 }
 
+/** The part whose headers these are: a field (kept in memory) or a file (to be written to `dir`). */
+function partFromHeaders(headers: string, dir: string): FormPart {
+  let disposition = '';
+  let type = 'application/octet-stream';
+  for (const l of headers.split('\r\n')) {
+    const i = l.indexOf(':');
+    if (i < 0) continue;
+    const k = l.slice(0, i).trim().toLowerCase();
+    const v = l.slice(i + 1).trim();
+    if (k === 'content-disposition') disposition = v;
+    else if (k === 'content-type') type = v;
+  }
+  if (!/^form-data/i.test(disposition)) throw new HttpError(400, 'A multipart part has no `Content-Disposition: form-data` header');
+  const p = params(disposition);
+  if (p.name === undefined) throw new HttpError(400, 'A multipart part has no name');
+  if (p.filename === undefined) return { kind: 'field', name: p.name, value: '' };
+  const filename = p.filename.replace(/%22/g, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n');
+  return { kind: 'file', name: p.name, filename, contentType: type, size: 0, path: join(dir, `upload-${randomUUID()}`), tooLarge: false };
+}
+
+/** Where the bytes of the part being read go: a field's chunks (bounded), or a file on disk (bytes beyond the limit dropped). */
+class PartWriter {
+  private field?: { part: FormField; chunks: Buffer[]; size: number };
+  private file?: { part: FormFile; ws: WriteStream };
+
+  constructor(private readonly maxField: number, private readonly maxFile: number) {}
+
+  begin(part: FormPart): void {
+    if (part.kind === 'field') this.field = { part, chunks: [], size: 0 };
+    else this.file = { part, ws: createWriteStream(part.path) };
+  }
+
+  async write(data: Buffer): Promise<void> {
+    if (data.length === 0) return;
+    if (this.field) {
+      this.field.size += data.length;
+      if (this.field.size > this.maxField) throw new HttpError(400, `The form field ${this.field.part.name} is too long (at most ${this.maxField} bytes)`);
+      this.field.chunks.push(Buffer.from(data));
+    } else if (this.file) {
+      const { part, ws } = this.file;
+      part.size += data.length;
+      if (part.size > this.maxFile) {
+        if (!part.tooLarge) {
+          part.tooLarge = true;
+          ws.end();
+        }
+        return;
+      }
+      if (!ws.write(data)) await once(ws, 'drain');
+    }
+  }
+
+  /** The part is complete: the field's value is set, the file closed. */
+  async end(): Promise<void> {
+    if (this.field) {
+      this.field.part.value = Buffer.concat(this.field.chunks).toString('utf8');
+      this.field = undefined;
+    }
+    if (this.file) {
+      const { ws } = this.file;
+      if (!ws.writableEnded) ws.end();
+      if (!ws.closed) await once(ws, 'close');
+      this.file = undefined;
+    }
+  }
+}
+
 /** Read the whole request, writing file parts to `dir`. Throws 400 on a malformed body (files removed). */
 export async function parseForm(body: AsyncIterable<Buffer>, contentType: string | undefined, opts: ParseOptions): Promise<FormPart[]> {
   const boundary = boundaryOf(contentType);
   const delim = Buffer.from(`\r\n--${boundary}`);
   const headerEnd = Buffer.from('\r\n\r\n');
-  const maxField = opts.maxFieldBytes ?? 64 * 1024;
   const parts: FormPart[] = [];
+  const writer = new PartWriter(opts.maxFieldBytes ?? 64 * 1024, opts.maxFileBytes);
   // the leading CRLF lets the first boundary match the same delimiter as the others
   let buf: Buffer = Buffer.from('\r\n');
   let state: 'preamble' | 'after' | 'headers' | 'body' | 'done' = 'preamble';
-  let field: { part: FormField; chunks: Buffer[]; size: number } | undefined;
-  let file: { part: FormFile; ws?: WriteStream } | undefined;
-
-  const emit = async (data: Buffer) => {
-    if (data.length === 0) return;
-    if (field) {
-      field.size += data.length;
-      if (field.size > maxField) throw new HttpError(400, `The form field ${field.part.name} is too long (at most ${maxField} bytes)`);
-      field.chunks.push(Buffer.from(data));
-    } else if (file) {
-      file.part.size += data.length;
-      if (file.part.size > opts.maxFileBytes) {
-        if (!file.part.tooLarge) {
-          file.part.tooLarge = true;
-          file.ws?.end();
-        }
-        return;
-      }
-      if (!file.ws!.write(data)) await once(file.ws!, 'drain');
-    }
-  };
-  const finish = async () => {
-    if (field) {
-      field.part.value = Buffer.concat(field.chunks).toString('utf8');
-      field = undefined;
-    }
-    if (file) {
-      const ws = file.ws!;
-      if (!ws.writableEnded) ws.end();
-      if (!ws.closed) await once(ws, 'close');
-      file = undefined;
-    }
-  };
-  const start = (headers: string) => {
-    const lines = headers.split('\r\n');
-    let disposition = '';
-    let type = 'application/octet-stream';
-    for (const l of lines) {
-      const i = l.indexOf(':');
-      if (i < 0) continue;
-      const k = l.slice(0, i).trim().toLowerCase();
-      const v = l.slice(i + 1).trim();
-      if (k === 'content-disposition') disposition = v;
-      else if (k === 'content-type') type = v;
-    }
-    if (!/^form-data/i.test(disposition)) throw new HttpError(400, 'A multipart part has no `Content-Disposition: form-data` header');
-    const p = params(disposition);
-    if (p.name === undefined) throw new HttpError(400, 'A multipart part has no name');
-    if (p.filename !== undefined) {
-      const filename = p.filename.replace(/%22/g, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n');
-      const part: FormFile = { kind: 'file', name: p.name, filename, contentType: type, size: 0, path: join(opts.dir, `upload-${randomUUID()}`), tooLarge: false };
-      parts.push(part);
-      file = { part, ws: createWriteStream(part.path) };
-    } else {
-      const part: FormField = { kind: 'field', name: p.name, value: '' };
-      parts.push(part);
-      field = { part, chunks: [], size: 0 };
-    }
-  };
 
   try {
     for await (const chunk of body) {
@@ -161,13 +169,13 @@ export async function parseForm(body: AsyncIterable<Buffer>, contentType: string
           if (idx === -1) {
             const keep = delim.length - 1;
             if (buf.length > keep) {
-              if (state === 'body') await emit(buf.subarray(0, buf.length - keep));
+              if (state === 'body') await writer.write(buf.subarray(0, buf.length - keep));
               buf = buf.subarray(buf.length - keep);
             }
             break;
           }
-          if (state === 'body') await emit(buf.subarray(0, idx));
-          await finish();
+          if (state === 'body') await writer.write(buf.subarray(0, idx));
+          await writer.end();
           buf = buf.subarray(idx + delim.length);
           state = 'after';
         }
@@ -192,7 +200,9 @@ export async function parseForm(body: AsyncIterable<Buffer>, contentType: string
             if (buf.length > 16 * 1024) throw new HttpError(400, 'Multipart part headers are too long');
             break;
           }
-          start(buf.subarray(0, idx).toString('utf8'));
+          const part = partFromHeaders(buf.subarray(0, idx).toString('utf8'), opts.dir);
+          parts.push(part);
+          writer.begin(part);
           buf = buf.subarray(idx + headerEnd.length);
           state = 'body';
         }
@@ -200,7 +210,7 @@ export async function parseForm(body: AsyncIterable<Buffer>, contentType: string
     }
     if (state !== 'done') throw new HttpError(400, 'The multipart body ended before its closing boundary');
   } catch (err) {
-    await finish().catch(() => {});
+    await writer.end().catch(() => {});
     discard(parts);
     throw err;
   }

@@ -147,6 +147,10 @@ const EXCEPTIONS: Record<string, Record<string, string>> = {
 /** Fields a request table sends that the spec does not list, with the reason (anything else is a typo). */
 const BEYOND_SPEC: Record<string, Record<string, string>> = {
   'POST /v1/messages': { tool_choice: 'the convention\'s tool_choice ({type: auto|any|none|tool}); the spec lists tools only, the emulator and well-known clients take it' },
+  'POST /v1/completions': {
+    stream: 'issue 12 item 11: the emulator streams legacy completions like the compatible convention (the spec leaves it open)',
+    stream_options: 'include_usage with stream: true, as on chat completions (wire-details.md)',
+  },
   'POST /v1/embeddings': { user: 'end-user identifier of the compatible convention; the spec lists only some fields ("beyond these: not shown")' },
 };
 
