@@ -2,8 +2,10 @@ import { defineCommand } from '../../core/command.js';
 
 export default defineCommand({
   summary: 'Print the path of the configuration file',
+  examples: ['svc config path', 'svc config path --json'],
   async run(ctx) {
-    ctx.out.line(ctx.config().file);
+    if (ctx.out.json) ctx.out.printJson({ path: ctx.config().file });
+    else ctx.out.line(ctx.config().file);
     return 0;
   },
 });

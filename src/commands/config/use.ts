@@ -1,12 +1,21 @@
 import { defineCommand } from '../../core/command.js';
-import { openConfigStore } from '../../core/config.js';
+import { openConfigStore, readConfigFile } from '../../core/config.js';
+import { UsageError } from '../../core/errors.js';
+import { didYouMean } from '../../core/suggest.js';
 import { pattern } from '../../core/validate.js';
 
-export default defineCommand({
+export default defineCommand<{ create?: boolean }>({
   summary: 'Make a profile the current one',
+  description: 'A profile that does not exist is refused (exit 2), unless --create.',
   args: [{ name: 'profile', description: 'profile name', required: true }],
-  async run(ctx, [name]) {
+  options: [{ flags: '--create', description: 'make the profile if it does not exist yet' }],
+  examples: ['svc config use work', 'svc config use staging --create'],
+  async run(ctx, [name], opts) {
     pattern(/^[\w.-]{1,64}$/, 'a name of letters, digits, _, . or - (at most 64)')(name, 'PROFILE', undefined);
+    const known = Object.keys(readConfigFile(ctx.config().dir).profiles ?? {});
+    if (!opts.create && name !== 'default' && !known.includes(name)) {
+      throw new UsageError(`PROFILE: ${name} does not exist${didYouMean(name, known)}; profiles: ${known.join(', ') || '(none)'}; add --create to make it`);
+    }
     const store = await openConfigStore(ctx.config().dir);
     store.setCurrentProfile(name);
     ctx.out.info(`current profile: ${name}`);
