@@ -84,7 +84,7 @@ _svc_flags() {
     'config path') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'config set') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'config unset') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
-    'config use') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
+    'config use') echo '--create --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'conversations') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'conversations delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
     'conversations list') echo '--limit --all-profiles --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --help' ;;
