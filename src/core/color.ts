@@ -11,10 +11,12 @@ export interface Colors {
   yellow(s: string): string;
   cyan(s: string): string;
   magenta(s: string): string;
+  italic(s: string): string;
+  underline(s: string): string;
 }
 
 const plain = (s: string) => s;
-export const NO_COLORS: Colors = { enabled: false, bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
+export const NO_COLORS: Colors = { enabled: false, bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain, italic: plain, underline: plain };
 
 /** Colour on a terminal unless NO_COLOR (any non-empty value), --no-color or TERM=dumb; FORCE_COLOR forces it on. */
 export function colorWanted(isTTY: boolean, env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean {
@@ -47,5 +49,7 @@ export async function loadColors(enabled: boolean, env: NodeJS.ProcessEnv): Prom
     yellow: (s) => chalk.yellow(s),
     cyan: (s) => chalk.cyan(s),
     magenta: (s) => chalk.magenta(s),
+    italic: (s) => chalk.italic(s),
+    underline: (s) => chalk.underline(s),
   };
 }

@@ -1,7 +1,7 @@
 // The emulator's text "model", shared by every text convention (chat, responses, messages, legacy):
 // a deterministic answer, tool calls valid against the tool's schema, JSON valid against a response schema.
 import { findLanguageModel, type LanguageModel } from './catalog.js';
-import { answerText, valueForSchema } from './generate.js';
+import { answerText, markdownInPrompt, valueForSchema } from './generate.js';
 import { HttpError, notFound } from './router.js';
 import { countTokens, streamPieces } from './tokenizer.js';
 
@@ -113,7 +113,7 @@ export function generateReply(req: EngineRequest): EngineReply {
   } else if (last?.toolResult) {
     text = `The tool returned ${last.text.trim().slice(0, 200)}. ${answerText(prompt, seed, 1)}`;
   } else {
-    text = answerText(prompt, seed);
+    text = markdownInPrompt(prompt) ?? answerText(prompt, seed);
   }
   let finishReason: EngineReply['finishReason'] = 'stop';
   for (const s of req.stop ?? []) {

@@ -25,6 +25,20 @@ export function pick<T>(list: readonly T[], r: () => number): T {
 }
 
 /** The emulator's answer to a prompt: a short, readable, deterministic paragraph. */
+/**
+ * The text of a fenced block marked `markdown` in the prompt (```markdown … ``` or ~~~markdown … ~~~, closed by a
+ * fence of the same character at least as long), so that a client's Markdown rendering can be tested with a known
+ * answer; undefined when the prompt has none.
+ */
+export function markdownInPrompt(prompt: string): string | undefined {
+  const open = /^ {0,3}(`{3,}|~{3,})[ \t]*markdown[ \t]*\n/im.exec(prompt);
+  if (!open) return undefined;
+  const rest = prompt.slice(open.index + open[0].length);
+  const fence = open[1]!;
+  const close = new RegExp(`^ {0,3}\\${fence[0]}{${fence.length},}[ \t]*$`, 'm').exec(rest);
+  return close ? rest.slice(0, close.index) : rest;
+}
+
 export function answerText(prompt: string, seed: number | string = 0, sentences?: number): string {
   const r = rng(`${seed}:${prompt}`);
   const topic = prompt.replace(/\s+/g, ' ').trim().slice(0, 80);

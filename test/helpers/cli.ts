@@ -341,8 +341,9 @@ export class TmuxTerminal {
     this.tmux('send-keys', '-t', 'svc', ...keys);
   }
 
-  screen(): string {
-    const s = this.tmux('capture-pane', '-p', '-J', '-t', 'svc', '-S', '-200');
+  /** The screen's text; with `escapes`, its styles as SGR sequences too (capture-pane -e). */
+  screen(opts: { escapes?: boolean } = {}): string {
+    const s = this.tmux('capture-pane', '-p', '-J', ...(opts.escapes ? ['-e'] : []), '-t', 'svc', '-S', '-200');
     assertNoSecrets(s, 'tmux screen');
     return s;
   }

@@ -18,6 +18,7 @@ export interface ChatCreateFlags extends ChatFlags {
   stream: boolean;
   deferred?: boolean;
   wait?: boolean;
+  raw?: boolean;
   usage?: boolean;
   interactive?: boolean;
   continue?: boolean;
@@ -34,6 +35,7 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   { flags: '--deferred', description: 'queue the request and print its request id (fetch it with `svc chat get`)', reaches: ['deferred'] },
   { flags: '--wait', description: 'with --deferred: wait for the result and print it' },
   { ...OUTPUT.usage, description: 'print token usage and cost on stderr', reaches: ['stream_options'] },
+  { flags: '--raw', description: 'on a terminal, print the answer as the model wrote it (no Markdown rendering)' },
   { flags: '-i, --interactive', description: 'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; Ctrl-C cancels the answer' },
   { flags: '-c, --continue', description: 'continue the last conversation of this profile (kept locally)', reaches: ['messages'] },
   { flags: '--conversation <id>', description: 'continue this local conversation (see `svc conversations list`)', reaches: ['messages'] },
@@ -62,6 +64,7 @@ export default defineCommand<ChatCreateFlags>({
     'svc chat --schema person.schema.json "invent a person"',
     'svc chat --deferred --wait "a long essay on tides"',
     'svc chat -c "and now shorter"',
+    'svc chat --raw "a README for this tool"',
     'svc chat -i -s "You are terse"',
     'svc chat --tool weather.json --tool-cmd get_weather=./weather.sh "weather in Paris?"',
   ],
@@ -140,7 +143,7 @@ export default defineCommand<ChatCreateFlags>({
       return 0;
     }
     if (flags.usage || ctx.out.json) body.stream_options = { include_usage: true };
-    keep(await streamChatAnswer(ctx, http, body, { usage: flags.usage }));
+    keep(await streamChatAnswer(ctx, http, body, { usage: flags.usage, raw: flags.raw }));
     return 0;
   },
 });

@@ -5,6 +5,17 @@ import { ToolCallAccumulator, streamChat, type ChatChunk, type ChatRequest, type
 import type { Context } from '../../core/context.js';
 import { InterruptedError } from '../../core/errors.js';
 import type { HttpClient } from '../../core/http.js';
+import type { MarkdownStream } from '../../core/markdown.js';
+
+/**
+ * The Markdown renderer for a streamed answer: on a terminal with colour on, unless --json or --raw (pipes,
+ * --json, --raw and NO_COLOR get the text as the model wrote it; docs/text.md).
+ */
+export async function answerRenderer(ctx: Context, raw: boolean | undefined): Promise<MarkdownStream | undefined> {
+  if (raw || ctx.out.json || !ctx.out.stdoutIsTTY || !ctx.out.colorStdout) return undefined;
+  const { MarkdownStream } = await import('../../core/markdown.js');
+  return MarkdownStream.create(ctx.out.c, (text) => ctx.out.write(text));
+}
 
 export interface ChatOutcome {
   text: string;
@@ -96,9 +107,10 @@ export async function streamChatAnswer(
   ctx: Context,
   http: HttpClient,
   body: ChatRequest,
-  opts: { usage?: boolean; signal?: AbortSignal; quietEpilogue?: boolean; showToolCalls?: boolean },
+  opts: { usage?: boolean; signal?: AbortSignal; quietEpilogue?: boolean; showToolCalls?: boolean; raw?: boolean },
 ): Promise<ChatOutcome> {
   const signal = opts.signal ?? ctx.signal;
+  const markdown = await answerRenderer(ctx, opts.raw);
   const tools = new ToolCallAccumulator();
   const others = new Map<number, string>();
   const outcome: ChatOutcome = { text: '', reasoning: '', toolCalls: [], finishReason: null };
@@ -132,7 +144,11 @@ export async function streamChatAnswer(
             closeReasoning();
             header0();
             outcome.text += d.content;
-            if (!ctx.out.json) ctx.out.write(d.content);
+            if (markdown) {
+              const printing = markdown.push(d.content); // a promise only when a block was completed
+              if (printing) await printing;
+            }
+            else if (!ctx.out.json) ctx.out.write(d.content);
           }
           if (d.tool_calls) tools.add(d.tool_calls);
           if (choice.finish_reason) outcome.finishReason = choice.finish_reason;
@@ -141,8 +157,11 @@ export async function streamChatAnswer(
         }
       }
     }
+    await markdown?.end();
   } catch (err) {
     closeReasoning();
+    // what arrived stays: the block in progress is printed as it stands
+    await markdown?.end().catch(() => undefined);
     if (!ctx.out.json && (ctx.out.stdoutIsTTY || !(err instanceof InterruptedError))) ctx.out.endLine();
     throw err;
   }
