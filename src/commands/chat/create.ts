@@ -53,7 +53,7 @@ export const CHAT_TABLE: RequestTable = {
 export default defineCommand<ChatCreateFlags>({
   summary: 'Chat with a model (streams by default)',
   description:
-    'The answer streams to stdout as it is written. Piped stdin is joined to the prompt (`cat notes.md | svc chat "summarize"`). Reasoning shows on a terminal\'s stderr; tool calls are printed (JSON lines in a pipe); -u adds usage and cost on stderr.',
+    'The answer streams to stdout as it is written; on a terminal with colour it is rendered as Markdown block by block (headings, lists, tables, highlighted code; --raw for the text as written — pipes and --json are always raw). Piped stdin is joined to the prompt (`cat notes.md | svc chat "summarize"`). Reasoning shows on a terminal\'s stderr; tool calls are printed (JSON lines in a pipe); -u adds usage and cost on stderr.',
   args: [{ name: 'prompt', description: 'the prompt (joined with piped stdin)', variadic: true }],
   options: CHAT_CREATE_ROWS,
   requests: [CHAT_TABLE],
