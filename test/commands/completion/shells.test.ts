@@ -39,12 +39,29 @@ const SHELLS = {
   fish: { start: 'fish --no-config', source: `source ${join(ROOT, 'completions/svc.fish')}; function fish_prompt; echo '$ '; end`, tab: ['Tab'] },
 } as const;
 
+/**
+ * An empty screen with only the prompt. Ctrl-C makes the terminal flush input it has not read yet, so keys sent
+ * right after it can lose their first letters on a loaded machine ("lear: command not found"): clear again until
+ * the screen holds the prompt alone.
+ */
+async function freshPrompt(t: TmuxTerminal): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    t.keys('C-c');
+    await t.waitFor(/^\$ ?$/m);
+    t.keys('clear', 'Enter');
+    try {
+      await t.waitFor(/^\s*\$ ?\s*$/, 0, 50);
+      return;
+    } catch (err) {
+      if (attempt >= 5) throw err;
+    }
+  }
+}
+
 /** Type `line` into a fresh prompt, press TAB and return the screen once `expected` shows. */
 async function offered(shell: keyof typeof SHELLS, line: string, expected: string | RegExp): Promise<string> {
   const t = terminals[shell]!;
-  t.keys('C-c');
-  t.keys('clear', 'Enter');
-  await t.waitFor(/^\$ ?$/m);
+  await freshPrompt(t);
   t.keys(line);
   t.keys(...SHELLS[shell].tab);
   return t.waitFor(expected, 0, 400);
@@ -60,6 +77,7 @@ for (const shell of Object.keys(SHELLS) as (keyof typeof SHELLS)[]) {
       await new Promise((r) => setTimeout(r, 300));
       t.keys(SHELLS[shell].source, 'Enter');
       await t.waitFor(/^\$ ?$/m);
+      await freshPrompt(t);
     });
 
     it('offers the flags of a command after its alias (files ls, files rm)', async () => {
