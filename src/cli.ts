@@ -251,6 +251,13 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
   return path.length;
 }
 
+/** `models list`: the words of a command below the program. */
+function commandName(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
+}
+
 /** The command's flags, arguments and help from its spec, and its runner with a fresh context. */
 async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation): Promise<void> {
   buildLeaf(cmd, spec, async (args, opts, globals) => {
@@ -262,6 +269,7 @@ async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation): Prom
       globals,
       signal: inv.control.signal,
       version: inv.version,
+      command: commandName(cmd),
       setInterruptHandler: inv.control.setInterruptHandler,
       endpoint: globals.emulator ? inProcessEmulator(inv.env) : undefined,
     });
@@ -368,6 +376,8 @@ function buildLeaf(
       verbose: globals.verbose,
       color: globals.color,
       input: globals.input as boolean | undefined,
+      log: globals.log as boolean | undefined,
+      budgetStrict: globals.budgetStrict as boolean | undefined,
     });
   });
 }

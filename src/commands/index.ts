@@ -35,6 +35,8 @@ export const rootCommands: CommandNode[] = [
   { name: 'tokenize', summary: 'Split text into tokens (id, token, bytes) or count them', load: () => import('./tokenize/create.js') },
   group('documents', 'Search the documents of collections', () => import('./documents/index.js')),
   group('conversations', 'Chat and messages conversations kept locally (list, show, delete)', () => import('./conversations/index.js')),
+  group('logs', 'The local log of API calls: list, search, show, delete', () => import('./logs/index.js'), { load: () => import('./logs/list.js') }),
+  { name: 'usage', summary: 'Tokens and dollars spent, by day, model or command (from the call log)', load: () => import('./usage/show.js') },
   group('emulator', 'Run the local emulator of the whole API', () => import('./emulator/index.js')),
   { name: 'help', summary: 'Help on a command, or a topic: environment, exit-codes, globals', load: () => import('./help/show.js') },
   { name: 'version', summary: 'Print the version', load: () => import('./version/show.js') },

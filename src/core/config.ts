@@ -13,7 +13,7 @@ export const DEFAULT_PROFILE = 'default';
 export const CONFIG_FILE = 'config.json';
 
 /** Settings a profile can hold (`svc config set KEY VALUE`). */
-export const PROFILE_KEYS = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key', 'api_key_cmd'] as const;
+export const PROFILE_KEYS = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key', 'api_key_cmd', 'log', 'log.retention_days', 'budget.daily'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 export type Profile = Partial<Record<ProfileKey, string>>;
 

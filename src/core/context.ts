@@ -6,7 +6,8 @@ import { HttpClient } from './http.js';
 import { Output, type Streams } from './output.js';
 import type { WsConnection } from './ws.js';
 import type { Query } from './http.js';
-import { MissingKeyError } from './errors.js';
+import { MissingKeyError, UsageError } from './errors.js';
+import type { CallRecorder } from './call-recorder.js';
 import type { JqFilter } from './jq.js';
 
 export interface GlobalOptions {
@@ -23,6 +24,10 @@ export interface GlobalOptions {
   color?: boolean;
   /** false with --no-input */
   input?: boolean;
+  /** false with --no-log: this run's calls are not logged */
+  log?: boolean;
+  /** --budget-strict: refuse to send when today's spend has reached budget.daily */
+  budgetStrict?: boolean;
 }
 
 export interface Context {
@@ -54,6 +59,10 @@ export interface Context {
   /** read all of stdin (when it is not a terminal) */
   readStdin(): Promise<string>;
   now(): number;
+  /** add what a text command knows (model, usage, prompt, streamed answer) to the log record of its last call */
+  logCall(details: import('./call-log.js').CallDetails): void;
+  /** whether this run's calls are logged (known once http() has been called): streams then ask for their usage */
+  logsCalls(): boolean;
 }
 
 /** Where requests go and with which key. */
@@ -75,6 +84,8 @@ export interface ContextInit {
   globals: GlobalOptions;
   signal: AbortSignal;
   version: string;
+  /** the command's words (`chat`, `models list`), for the call log */
+  command?: string;
   /** default: the configured base URL and key */
   endpoint?: EndpointResolver;
 }
@@ -138,7 +149,10 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
   const makeClient = async (apiKey?: string): Promise<HttpClient> => {
     const cfg = getConfig();
     const ep = await getEndpoint();
+    await startLog();
     const c = new HttpClient({
+      onCall: recorder?.onCall,
+      onReply: recorder?.onReply,
       baseUrl: ep.baseUrl,
       apiKey: apiKey ?? ep.apiKey,
       userAgent,
@@ -153,6 +167,40 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     return c;
   };
   let client: Promise<HttpClient> | undefined;
+  let recorder: CallRecorder | undefined;
+
+  /** The call log of this run (unless --no-log or `log false`), and the daily budget's check before anything is sent. */
+  const startLog = async (): Promise<void> => {
+    if (recorder || init.globals.log === false) return;
+    const cfg = getConfig();
+    if (cfg.profileData.log === 'false') return;
+    const { CallRecorder } = await import('./call-recorder.js');
+    const { DEFAULT_RETENTION_DAYS } = await import('./call-log.js');
+    await checkBudget(cfg.profileData['budget.daily']);
+    recorder = new CallRecorder(init.env, init.command ?? '', Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS));
+    const rec = recorder;
+    exitHooks.add(() =>
+      rec.flush(async () => {
+        const c = await client;
+        if (!c) return undefined;
+        const catalogue = new HttpClient({ ...c.opts, onCall: undefined, onReply: undefined, maxRetries: 0 });
+        try {
+          return await catalogue.json('GET', '/v1/language-models');
+        } finally {
+          await catalogue.close();
+        }
+      }),
+    );
+  };
+  const checkBudget = async (budget: string | undefined): Promise<void> => {
+    if (budget === undefined) return;
+    const { spentToday, logDir } = await import('./call-log.js');
+    const spent = spentToday(logDir(init.env), new Date());
+    if (spent < Number(budget)) return;
+    const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
+    if (init.globals.budgetStrict) throw new UsageError(`--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`);
+    out.warn(msg);
+  };
 
   return {
     streams: init.streams,
@@ -198,5 +246,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       return Buffer.concat(chunks).toString('utf8');
     },
     now: () => Date.now(),
+    logCall: (details) => recorder?.details(details),
+    logsCalls: () => !!recorder,
   };
 }

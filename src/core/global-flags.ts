@@ -11,4 +11,6 @@ export const GLOBAL_FLAGS: readonly { flags: string; description: string }[] = [
   { flags: '-v, --verbose', description: 'trace requests and replies on stderr (secrets redacted)' },
   { flags: '--no-color', description: 'no colour (also NO_COLOR=1)' },
   { flags: '--no-input', description: 'never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' },
+  { flags: '--no-log', description: 'do not record this run in the call log (svc logs; `svc config set log false` for always)' },
+  { flags: '--budget-strict', description: 'refuse to send (exit 2) once today\'s spend has reached budget.daily' },
 ];

@@ -45,10 +45,26 @@ export interface HttpClientOptions {
   /** trace sink for --verbose; every line passes through redaction first */
   trace?: (line: string) => void;
   signal?: AbortSignal;
+  /** told of each request once it is answered or has failed (the call log, core/call-log.ts) */
+  onCall?: (call: HttpCall) => void;
+  /** told of each JSON reply parsed, with the call it answers */
+  onReply?: (call: HttpCall, body: unknown) => void;
   /** for tests of the policy */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** a retry is about to wait: a note for people (stderr, not with --quiet) */
   onRetry?: (note: string) => void;
+}
+
+/** One request as the call log sees it (after retries). */
+export interface HttpCall {
+  method: string;
+  path: string;
+  status: number | null;
+  durationMs: number;
+  requestId?: string;
+  error?: string;
+  /** the JSON body sent */
+  json?: unknown;
 }
 
 const RETRY_ALWAYS = new Set([429]);
@@ -185,6 +201,13 @@ export class HttpClient {
       throw new UsageError(`the request body nests JSON more than ${MAX_JSON_DEPTH} levels deep: check the JSON files given (--schema, --input, --tool, --data)`);
     }
     const payload = req.json !== undefined ? JSON.stringify(req.json) : undefined;
+    const t0 = Date.now();
+    const report = (status: number | null, requestId?: string, error?: string): HttpCall | undefined => {
+      if (!this.opts.onCall) return undefined;
+      const call: HttpCall = { method, path: new URL(url).pathname, status, durationMs: Date.now() - t0, requestId, error, json: req.json };
+      this.opts.onCall(call);
+      return call;
+    };
 
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw new InterruptedError();
@@ -218,14 +241,16 @@ export class HttpClient {
           await wait(delay, signal);
           continue;
         }
-        throw new NetworkError(describeNetworkError(err, url), undefined, err);
+        const e = new NetworkError(describeNetworkError(err, url), undefined, err);
+        report(null, undefined, e.message);
+        throw e;
       }
       const requestId = headerValue(res.headers['x-request-id']);
       this.traceLine(`< ${res.statusCode} ${method} ${url} (${Date.now() - started} ms${requestId ? `, x-request-id ${requestId}` : ''})`);
       for (const [k, v] of Object.entries(res.headers)) if (k !== 'set-cookie') this.traceLine(`< ${k}: ${String(v)}`);
 
       const ok = (res.statusCode >= 200 && res.statusCode < 300) || req.okStatuses?.includes(res.statusCode);
-      if (ok) return this.wrap(res, requestId, signal);
+      if (ok) return this.wrap(res, requestId, signal, report(res.statusCode, requestId));
 
       const text = await res.body.text().catch(() => '');
       this.traceLine(`< ${truncate(text, 2000)}`);
@@ -239,11 +264,13 @@ export class HttpClient {
         continue;
       }
       const { message, code } = parseErrorBody(res.statusCode, text, headerValue(res.headers['content-type']) ?? '');
+      report(res.statusCode, requestId, this.redact(message));
       throw new ApiError(res.statusCode, this.redact(message), code, requestId, retryAfter);
     }
   }
 
-  private wrap(res: Dispatcher.ResponseData, requestId: string | undefined, signal?: AbortSignal): HttpResponse {
+  private wrap(res: Dispatcher.ResponseData, requestId: string | undefined, signal?: AbortSignal, call?: HttpCall): HttpResponse {
+    const onReply = this.opts.onReply;
     const trace = (t: string) => this.traceLine(`< ${truncate(t, 2000)}`);
     // a drop or a stall while the body is read is reported as such, not as undici's own message
     const readText = async () => {
@@ -269,11 +296,14 @@ export class HttpClient {
         if (contentType && !/json/.test(contentType)) {
           throw new ProtocolError(`the server sent ${contentType} instead of JSON: ${JSON.stringify(truncate(t.trim(), 200))}`, requestId);
         }
+        let parsed: T;
         try {
-          return JSON.parse(t) as T;
+          parsed = JSON.parse(t) as T;
         } catch {
           throw new ProtocolError(`the server sent a reply that is not valid JSON: ${JSON.stringify(truncate(t, 200))}`, requestId);
         }
+        if (call && onReply) onReply(call, parsed);
+        return parsed;
       },
     };
   }

@@ -142,7 +142,8 @@ export default defineCommand<ChatCreateFlags>({
       keep(printChatResponse(ctx, await createChat(http, body, ctx.signal), { usage: flags.usage }));
       return 0;
     }
-    if (flags.usage || ctx.out.json) body.stream_options = { include_usage: true };
+    // the call log records the usage of every answer
+    if (flags.usage || ctx.out.json || ctx.logsCalls()) body.stream_options = { include_usage: true };
     keep(await streamChatAnswer(ctx, http, body, { usage: flags.usage, raw: flags.raw }));
     return 0;
   },

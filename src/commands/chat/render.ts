@@ -167,6 +167,7 @@ export async function streamChatAnswer(
   }
   closeReasoning();
   outcome.toolCalls = tools.list();
+  ctx.logCall({ model: outcome.model, usage: outcome.usage, answer: outcome.text });
   if (!ctx.out.json) {
     header0();
     ctx.out.endLine();

@@ -164,7 +164,8 @@ async function apiValues(kind: CompletionKind, words: string[], env: NodeJS.Proc
   const ctx = createContext({
     streams: { stdin: sink, stdout: sink, stderr: sink },
     env,
-    globals: { profile: g.profile, baseUrl: g.baseUrl, quiet: true, maxRetries: 0, timeout: budget / 1000 },
+    // completion lookups are not the user's calls: not logged
+    globals: { profile: g.profile, baseUrl: g.baseUrl, quiet: true, maxRetries: 0, timeout: budget / 1000, log: false },
     signal: abort.signal,
     version: 'complete',
     setInterruptHandler: () => {},

@@ -3,7 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { fail, integer, number } from '../../core/validate.js';
 
-export const SETTABLE = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key_cmd'] as const;
+export const SETTABLE = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key_cmd', 'log', 'log.retention_days', 'budget.daily'] as const;
 export type SettableKey = (typeof SETTABLE)[number];
 
 export function checkKey(raw: string): SettableKey {
@@ -27,6 +27,13 @@ export function checkValue(key: SettableKey, value: string): string {
         fail('api_key_cmd', value, 'a command line that prints the key (quotes closed), e.g. "pass show svc/key"');
       }
       return value;
+    case 'log':
+      if (!/^(true|false)$/.test(value)) fail('log', value, 'true or false');
+      return value;
+    case 'log.retention_days':
+      return String(integer({ min: 1, max: 3650 })(value, 'log.retention_days', undefined));
+    case 'budget.daily':
+      return String(number({ min: 0, minExclusive: true, max: 1e9 })(value, 'budget.daily', undefined));
     default:
       if (!value) fail(key, value, 'a non-empty value');
       return value;
