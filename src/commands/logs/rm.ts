@@ -13,7 +13,7 @@ export default defineCommand<{ yes?: boolean; all?: boolean; olderThan?: number 
     { flags: '--older-than <duration>', description: 'delete the days older than this (e.g. 30d)', parse: duration({ min: 86400, max: 3650 * 86400 }) },
     YES_OPTION,
   ],
-  examples: ['svc logs rm 20261122-213614-k3x9q', 'svc logs rm --older-than 30d --yes', 'svc logs rm --all --yes'],
+  examples: ['svc logs rm 20261122-213614-k3x9q0ab', 'svc logs rm --older-than 30d --yes', 'svc logs rm --all --yes'],
   async run(ctx, [ids], opts) {
     const list = (ids as string[] | undefined) ?? [];
     const ways = [list.length > 0, !!opts.all, opts.olderThan !== undefined].filter(Boolean).length;

@@ -6,7 +6,7 @@ export default defineCommand({
   summary: 'Print one logged call (a conversation turn readably)',
   description: 'The call\'s details, then the prompt and the answer as they were (capped at 8192 characters each when logged). --json: the record as stored.',
   args: [{ name: 'id', description: 'the call id (svc logs)', required: true }],
-  examples: ['svc logs show 20261122-213614-k3x9q', 'svc logs show 20261122-213614-k3x9q --json'],
+  examples: ['svc logs show 20261122-213614-k3x9q0ab', 'svc logs show 20261122-213614-k3x9q0ab --json'],
   async run(ctx, [id]) {
     const rec = findRecord(logDir(ctx.env), id as string);
     if (!rec) {

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
+import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator({ tokenDelayMs: 0 });
+});
+afterAll(() => emu.close());
+
+const records = async (configDir: string, ...args: string[]) => {
+  const r = await svc(['logs', '--json', ...args], { emu, configDir });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return r.stdout.trim() ? r.stdout.trim().split('\n').map((l) => JSON.parse(l)) : [];
+};
+
+describe('svc logs', () => {
+  it('records every call (status, request id, duration, model, prompt, answer) and never the key; --no-log and `log false` record nothing', async () => {
+    const configDir = tempDir();
+    expect((await svc(['chat', 'tell me about tides'], { emu, configDir })).exitCode).toBe(0);
+    expect((await svc(['tokenize', 'abc def'], { emu, configDir })).exitCode).toBe(0);
+    expect((await svc(['files', 'get', 'file_nope'], { emu, configDir })).exitCode).toBe(5);
+    expect((await svc(['models', 'list', '--no-log'], { emu, configDir })).exitCode).toBe(0);
+    const recs = await records(configDir);
+    expect(recs.map((r) => [r.command, r.status])).toEqual([
+      ['files get', 404],
+      ['tokenize', 200],
+      ['chat', 200],
+    ]);
+    const chat = recs[2];
+    expect(chat).toMatchObject({ method: 'POST', path: '/v1/chat/completions', model: 'svc-4', prompt: 'tell me about tides' });
+    expect(chat.answer).toMatch(/^This is the emulator's answer to "tell me about tides"/);
+    expect(chat.request_id).toMatch(/\S/);
+    expect(chat.usage.total_tokens).toBeGreaterThan(0);
+    expect(chat.cost_usd).toBeGreaterThan(0);
+    expect(recs[0].error).toMatch(/file_nope|not found/i);
+    const files = readdirSync(join(configDir, 'data', 'logs'));
+    expect(files).toEqual([`calls-${new Date().toISOString().slice(0, 10)}.jsonl`]);
+
+    expect((await svc(['config', 'set', 'log', 'false'], { configDir })).exitCode).toBe(0);
+    expect((await svc(['chat', 'not logged'], { emu, configDir })).exitCode).toBe(0);
+    expect(await records(configDir)).toHaveLength(3);
+    const bad = await svc(['config', 'set', 'log', 'maybe'], { configDir });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/log.*maybe.*true or false/);
+  });
+
+  it('--model, --grep, --command and --since filter; a pipe gets TSV rows; show prints the turn readably', async () => {
+    const configDir = tempDir();
+    await svc(['chat', '-m', 'svc-4-mini', 'the INVOICE for march'], { emu, configDir });
+    await svc(['chat', 'something else'], { emu, configDir });
+    await svc(['models', 'list'], { emu, configDir });
+    expect((await records(configDir, '--model', 'svc-4-mini')).map((r) => r.prompt)).toEqual(['the INVOICE for march']);
+    expect((await records(configDir, '--grep', 'invoice')).map((r) => r.model)).toEqual(['svc-4-mini']);
+    expect((await records(configDir, '--command', 'models')).map((r) => r.command)).toEqual(['models list']);
+    expect(await records(configDir, '--since', '1h')).toHaveLength(3);
+    const tsv = await svc(['logs'], { emu, configDir });
+    const rows = tsv.stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(rows).toHaveLength(3);
+    expect(rows[0]![1]).toBe('models list');
+    const id = rows[2]![8]!;
+    expect(id).toMatch(/^\d{8}-\d{6}-[a-z0-9]{8}$/);
+    const show = await svc(['logs', 'show', id], { emu, configDir });
+    expect(show.exitCode).toBe(0);
+    expect(show.stdout).toMatch(/^command\tchat$/m);
+    expect(show.stdout).toMatch(/\nuser:\nthe INVOICE for march\n\nassistant:\nThis is the emulator's answer to "the INVOICE for march"/);
+    const missing = await svc(['logs', 'show', '20200101-000000-aaaaaaaa'], { emu, configDir });
+    expect(missing.exitCode).toBe(5);
+    expect(missing.stderr).toMatch(/no logged call 20200101-000000-aaaaaaaa/);
+  });
+
+  it('rm follows the confirmation rule: exit 2 off a terminal without --yes (nothing removed), then by id and --all', async () => {
+    const configDir = tempDir();
+    await svc(['models', 'list'], { emu, configDir });
+    await svc(['models', 'list'], { emu, configDir });
+    const [a, b] = await records(configDir);
+    const refused = await svc(['logs', 'rm', a.id], { emu, configDir });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/pass --yes/);
+    expect(await records(configDir)).toHaveLength(2);
+    const rm = await svc(['logs', 'rm', a.id, '--yes'], { emu, configDir });
+    expect(rm.exitCode, rm.stderr).toBe(0);
+    expect((await records(configDir)).map((r) => r.id)).toEqual([b.id]);
+    const both = await svc(['logs', 'rm', b.id, '--all', '--yes'], { emu, configDir });
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toMatch(/one of them/);
+    expect((await svc(['logs', 'rm', '--all', '--yes'], { emu, configDir })).exitCode).toBe(0);
+    expect(existsSync(join(configDir, 'data', 'logs', `calls-${new Date().toISOString().slice(0, 10)}.jsonl`))).toBe(false);
+    expect(await records(configDir)).toEqual([]);
+  });
+});
