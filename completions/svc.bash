@@ -249,8 +249,8 @@ _svc_valued() {
     'legacy') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'legacy complete') echo ' -m --model --max-tokens-to-sample -t --temperature --top-p --top-k --stop --profile --base-url --jq --timeout --max-retries ' ;;
     'legacy completions') echo ' -m --model --prompt --max-tokens -n --n --stop --suffix --seed -t --temperature --top-p --profile --base-url --jq --timeout --max-retries ' ;;
-    'logs') echo ' --since --model --command --grep --limit --profile --base-url --jq --timeout --max-retries ' ;;
-    'logs list') echo ' --since --model --command --grep --limit --profile --base-url --jq --timeout --max-retries ' ;;
+    'logs') echo ' --since -m --model --command --grep --limit --profile --base-url --jq --timeout --max-retries ' ;;
+    'logs list') echo ' --since -m --model --command --grep --limit --profile --base-url --jq --timeout --max-retries ' ;;
     'logs rm') echo ' --older-than --profile --base-url --jq --timeout --max-retries ' ;;
     'logs show') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'messages') echo ' -m --model -s --system --input --conversation --max-tokens -t --temperature --top-p --top-k --stop --tool --tool-choice --profile --base-url --jq --timeout --max-retries ' ;;
@@ -291,7 +291,7 @@ _svc_valued() {
     'tts stream') echo ' --voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --timestamps -o --output --output-device --profile --base-url --jq --timeout --max-retries ' ;;
     'tts voice') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'tts voices') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
-    'usage') echo ' --since --by --model --command --profile --base-url --jq --timeout --max-retries ' ;;
+    'usage') echo ' --since --by -m --model --command --profile --base-url --jq --timeout --max-retries ' ;;
     'version') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'videos') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'videos edit') echo ' --video -m --model --aspect-ratio --resolution --image -o --output --poll-interval --profile --base-url --jq --timeout --max-retries ' ;;
@@ -437,8 +437,10 @@ _svc_dyn() {
     'legacy completions|-m') echo 'models:language' ;;
     'legacy completions|--model') echo 'models:language' ;;
     'legacy completions|--profile') echo 'profiles' ;;
+    'logs|-m') echo 'models:language' ;;
     'logs|--model') echo 'models:language' ;;
     'logs|--profile') echo 'profiles' ;;
+    'logs list|-m') echo 'models:language' ;;
     'logs list|--model') echo 'models:language' ;;
     'logs list|--profile') echo 'profiles' ;;
     'logs rm|--profile') echo 'profiles' ;;
@@ -495,6 +497,7 @@ _svc_dyn() {
     'tts stream|--profile') echo 'profiles' ;;
     'tts voice|--profile') echo 'profiles' ;;
     'tts voices|--profile') echo 'profiles' ;;
+    'usage|-m') echo 'models:language' ;;
     'usage|--model') echo 'models:language' ;;
     'usage|--profile') echo 'profiles' ;;
     'version|--profile') echo 'profiles' ;;

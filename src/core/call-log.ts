@@ -96,6 +96,18 @@ export function capTexts(rec: CallRecord): CallRecord {
   return rec;
 }
 
+/**
+ * One line: the metadata first, prompt and answer last, so that a query of the figures alone parses only what comes
+ * before `,"prompt":` (inside a JSON string every `"` is escaped, so that text cannot occur there unless structural).
+ */
+function serialize(rec: CallRecord): string {
+  const { prompt, answer, truncated, ...meta } = rec;
+  return JSON.stringify({ ...meta, prompt, answer, truncated });
+}
+
+const TEXTS_START = ',"prompt":"';
+const TEXTS_START_ANSWER = ',"answer":"';
+
 /** Append records: one write per record, on a file opened with O_APPEND. */
 export function appendRecords(dir: string, records: CallRecord[], retentionDays = DEFAULT_RETENTION_DAYS): void {
   if (!records.length) return;
@@ -103,7 +115,7 @@ export function appendRecords(dir: string, records: CallRecord[], retentionDays 
   for (const rec of records) {
     const file = dayFile(dir, dayOf(rec.time));
     const fresh = !statSync(file, { throwIfNoEntry: false });
-    appendFileSync(file, `${JSON.stringify(capTexts(rec))}\n`, { mode: 0o600 });
+    appendFileSync(file, `${serialize(capTexts(rec))}\n`, { mode: 0o600 });
     if (fresh) prune(dir, retentionDays, new Date(rec.time));
   }
 }
@@ -146,6 +158,8 @@ export interface LogQuery {
   model?: string;
   command?: string;
   grep?: string;
+  /** false: prompt and answer are not needed (they are skipped, not parsed) */
+  texts?: boolean;
 }
 
 /** Records matching the query, oldest first. A torn or foreign line is skipped. */
@@ -168,8 +182,14 @@ export function readRecords(dir: string, q: LogQuery = {}): CallRecord[] {
       if (needle && !line.toLowerCase().includes(needle)) continue;
       if (q.model && !line.includes(q.model)) continue;
       let rec: CallRecord;
+      let json = line;
+      if (q.texts === false) {
+        let cut = line.indexOf(TEXTS_START);
+        if (cut < 0) cut = line.indexOf(TEXTS_START_ANSWER);
+        if (cut > 0) json = `${line.slice(0, cut)}}`;
+      }
       try {
-        rec = JSON.parse(line) as CallRecord;
+        rec = JSON.parse(json) as CallRecord;
       } catch {
         continue;
       }
@@ -279,5 +299,5 @@ export function priceCost(prices: Prices | undefined, model: string | undefined,
 /** Dollars spent today (UTC) according to the log. */
 export function spentToday(dir: string, now: Date): number {
   const day = now.toISOString().slice(0, 10);
-  return readRecords(dir, { since: Date.parse(`${day}T00:00:00Z`) }).reduce((s, r) => s + (r.cost_usd ?? 0), 0);
+  return readRecords(dir, { since: Date.parse(`${day}T00:00:00Z`), texts: false }).reduce((s, r) => s + (r.cost_usd ?? 0), 0);
 }

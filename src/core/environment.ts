@@ -19,7 +19,7 @@ export const ENVIRONMENT = [
   { name: 'SVC_MAX_UPLOAD_BYTES', group: 'api', description: 'largest file `files upload` sends (default the API\'s 50 MiB; for servers with a raised limit)' },
   { name: 'SVC_WEBHOOK_SECRET', group: 'api', description: 'webhook signing secret for `svc calls listen` (--secret)' },
   { name: 'SVC_CONFIG_DIR', group: 'files', description: 'configuration folder (default $XDG_CONFIG_HOME/svc, i.e. ~/.config/svc)' },
-  { name: 'SVC_DATA_DIR', group: 'files', description: 'data folder: local conversations, the --emulator state (default $XDG_DATA_HOME/svc)' },
+  { name: 'SVC_DATA_DIR', group: 'files', description: 'data folder: local conversations, the call log (logs/), the --emulator state (default $XDG_DATA_HOME/svc)' },
   { name: 'SVC_CACHE_DIR', group: 'files', description: 'start-up code cache (default $XDG_CACHE_HOME/svc, i.e. ~/.cache/svc)' },
   { name: 'XDG_CONFIG_HOME', group: 'files', description: 'base of the default configuration folder (default ~/.config)' },
   { name: 'XDG_DATA_HOME', group: 'files', description: 'base of the default data folder (default ~/.local/share)' },

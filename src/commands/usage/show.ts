@@ -50,7 +50,7 @@ export default defineCommand<{ since?: number; by?: By; model?: string; command?
   examples: ['svc usage', 'svc usage --since 7d --by model', 'svc usage --json | jq -s "map(select(.total))[0].cost_usd"'],
   async run(ctx, _args, opts) {
     const by = opts.by ?? 'day';
-    const records = readRecords(logDir(ctx.env), { since: sinceMs(ctx.now(), opts.since ?? 30 * 86400), model: opts.model, command: opts.command });
+    const records = readRecords(logDir(ctx.env), { since: sinceMs(ctx.now(), opts.since ?? 30 * 86400), model: opts.model, command: opts.command, texts: false });
     const rows = summarize(records, by);
     const total = summarize(records.map((r) => ({ ...r, time: '', model: 'total', command: 'total' })), 'model')[0];
     if (ctx.out.json) {
