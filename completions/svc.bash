@@ -87,7 +87,7 @@ _svc_flags() {
     'config path') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'config set') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'config unset') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'config use') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'config use') echo '--create --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'conversations') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'conversations delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'conversations list') echo '--limit --all-profiles --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
