@@ -11,8 +11,51 @@ import { terminalSafe } from './terminal-safe.js';
 type Lexer = (src: string) => Token[];
 interface Highlighter {
   getLanguage(name: string): unknown;
+  registerLanguage(name: string, language: unknown): void;
   highlight(code: string, opts: { language: string; ignoreIllegals: boolean }): { value: string };
 }
+type LanguageModule = Promise<{ default: unknown }>;
+
+/**
+ * The languages highlighted, each loaded with the first block in it: highlight.js's core (~20 ms) and one
+ * language (~10 ms) instead of its common set (~150 ms, a visible pause in the middle of an answer).
+ * Literal specifiers: the bundle routes each import() through the launcher (scripts/bundle.mjs).
+ */
+const LANGUAGES: Record<string, () => LanguageModule> = {
+  bash: () => import('highlight.js/lib/languages/bash'),
+  c: () => import('highlight.js/lib/languages/c'),
+  cpp: () => import('highlight.js/lib/languages/cpp'),
+  csharp: () => import('highlight.js/lib/languages/csharp'),
+  css: () => import('highlight.js/lib/languages/css'),
+  diff: () => import('highlight.js/lib/languages/diff'),
+  dockerfile: () => import('highlight.js/lib/languages/dockerfile'),
+  go: () => import('highlight.js/lib/languages/go'),
+  ini: () => import('highlight.js/lib/languages/ini'),
+  java: () => import('highlight.js/lib/languages/java'),
+  javascript: () => import('highlight.js/lib/languages/javascript'),
+  json: () => import('highlight.js/lib/languages/json'),
+  kotlin: () => import('highlight.js/lib/languages/kotlin'),
+  lua: () => import('highlight.js/lib/languages/lua'),
+  makefile: () => import('highlight.js/lib/languages/makefile'),
+  markdown: () => import('highlight.js/lib/languages/markdown'),
+  php: () => import('highlight.js/lib/languages/php'),
+  python: () => import('highlight.js/lib/languages/python'),
+  ruby: () => import('highlight.js/lib/languages/ruby'),
+  rust: () => import('highlight.js/lib/languages/rust'),
+  scala: () => import('highlight.js/lib/languages/scala'),
+  sql: () => import('highlight.js/lib/languages/sql'),
+  swift: () => import('highlight.js/lib/languages/swift'),
+  typescript: () => import('highlight.js/lib/languages/typescript'),
+  xml: () => import('highlight.js/lib/languages/xml'),
+  yaml: () => import('highlight.js/lib/languages/yaml'),
+};
+const ALIASES: Record<string, string> = {
+  js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript', node: 'javascript',
+  ts: 'typescript', tsx: 'typescript', py: 'python', python3: 'python', sh: 'bash', shell: 'bash', zsh: 'bash',
+  console: 'bash', rb: 'ruby', rs: 'rust', golang: 'go', yml: 'yaml', html: 'xml', htm: 'xml', svg: 'xml',
+  'c++': 'cpp', cc: 'cpp', cxx: 'cpp', hpp: 'cpp', h: 'c', cs: 'csharp', kt: 'kotlin', md: 'markdown',
+  docker: 'dockerfile', make: 'makefile', mk: 'makefile', toml: 'ini', jsonc: 'json', patch: 'diff',
+};
 
 /** A fence line: up to 3 spaces, then 3 or more backticks or tildes. */
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
@@ -30,17 +73,16 @@ export class MarkdownStream {
   private fence: { char: string; length: number } | null = null;
   private blocksPrinted = 0;
   private hljs: Highlighter | null = null;
+  /** marked's lexer, loading while the request is sent (awaited at the first finished block) */
+  private readonly lexer: Promise<Lexer>;
 
-  private constructor(
-    private readonly lex: Lexer,
+  /** Create only when the answer is to be rendered: it starts loading marked. */
+  constructor(
     private readonly c: Colors,
     private readonly print: (text: string) => void,
-  ) {}
-
-  /** Loads the lexer (marked, ~10 ms): call only when the answer is to be rendered. */
-  static async create(c: Colors, print: (text: string) => void): Promise<MarkdownStream> {
-    const { lexer } = await import('marked');
-    return new MarkdownStream((src) => lexer(src, { gfm: true }), c, print);
+  ) {
+    this.lexer = import('marked').then(({ lexer }) => (src: string) => lexer(src, { gfm: true }));
+    this.lexer.catch(() => undefined); // a failed load is reported by the first flush
   }
 
   /** A piece of the answer: the cost of a piece without a newline is one string append. */
@@ -85,11 +127,8 @@ export class MarkdownStream {
     this.pending = this.pending.slice(cut);
     this.scanned -= Math.min(cut, this.scanned);
     // controls become visible stand-ins before anything is styled: the only escapes printed are svc's own
-    const tokens = this.lex(terminalSafe(text));
-    if (!this.hljs && tokens.some((t) => t.type === 'code' && (t as Tokens.Code).lang)) {
-      const mod = (await import('highlight.js/lib/common')) as unknown as { default?: Highlighter } & Highlighter;
-      this.hljs = mod.default ?? mod;
-    }
+    const tokens = (await this.lexer)(terminalSafe(text));
+    for (const t of tokens) if (t.type === 'code') await this.loadLanguage(languageOf(t as Tokens.Code));
     let out = '';
     for (const token of tokens) {
       const block = this.block(token, '');
@@ -97,6 +136,18 @@ export class MarkdownStream {
       out += (this.blocksPrinted++ > 0 ? '\n' : '') + block + '\n';
     }
     if (out) this.print(out);
+  }
+
+  /** highlight.js's core and the language of a code block, the first time it is needed. */
+  private async loadLanguage(lang: string): Promise<void> {
+    const name = ALIASES[lang] ?? lang;
+    const load = Object.hasOwn(LANGUAGES, name) ? LANGUAGES[name] : undefined;
+    if (!load || this.hljs?.getLanguage(name)) return;
+    if (!this.hljs) {
+      const core = (await import('highlight.js/lib/core')) as unknown as { default: Highlighter };
+      this.hljs = core.default;
+    }
+    this.hljs.registerLanguage(name, (await load()).default);
   }
 
   /** One block, its lines prefixed by `indent` (nested lists and quotes); null for blank space. */
@@ -159,7 +210,7 @@ export class MarkdownStream {
 
   private code(t: Tokens.Code, indent: string): string {
     const c = this.c;
-    const lang = (t.lang ?? '').split(/\s/)[0]!.toLowerCase();
+    const lang = languageOf(t);
     let body = t.text;
     if (lang && this.hljs?.getLanguage(lang)) body = htmlToStyled(this.hljs.highlight(t.text, { language: lang, ignoreIllegals: true }).value, c);
     const label = lang ? indent + c.dim(`┌ ${lang}`) + '\n' : '';
@@ -221,6 +272,10 @@ export class MarkdownStream {
     }
     return s;
   }
+}
+
+function languageOf(t: Tokens.Code): string {
+  return (t.lang ?? '').trim().split(/\s/)[0]!.toLowerCase();
 }
 
 function prefixLines(text: string, prefix: string): string {

@@ -14,7 +14,7 @@ import type { MarkdownStream } from '../../core/markdown.js';
 export async function answerRenderer(ctx: Context, raw: boolean | undefined): Promise<MarkdownStream | undefined> {
   if (raw || ctx.out.json || !ctx.out.stdoutIsTTY || !ctx.out.colorStdout) return undefined;
   const { MarkdownStream } = await import('../../core/markdown.js');
-  return MarkdownStream.create(ctx.out.c, (text) => ctx.out.write(text));
+  return new MarkdownStream(ctx.out.c, (text) => ctx.out.write(text));
 }
 
 export interface ChatOutcome {
