@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
-import { ApiError, InterruptedError, NetworkError, UsageError } from './errors.js';
+import { ApiError, InterruptedError, NetworkError, ProtocolError, UsageError } from './errors.js';
 import { AtomicFile, FileWriteError } from './atomic-file.js';
 import { BIDI_CONTROLS } from './terminal-safe.js';
 
@@ -111,7 +111,7 @@ export function safeFileName(name: string | undefined, fallback: string): string
 /** An error met while saving a download: ours pass through, file system errors keep their message, the rest is a lost connection. */
 export function downloadError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
   if (signal?.aborted) return new InterruptedError();
-  if (err instanceof UsageError || err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError || err instanceof FileWriteError) return err;
+  if (err instanceof UsageError || err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError || err instanceof ProtocolError || err instanceof FileWriteError) return err;
   const e = err as NodeJS.ErrnoException;
   if (e && typeof e.syscall === 'string' && e.path) return new FileWriteError(e.path, e.code, err);
   if (e?.code === 'UND_ERR_BODY_TIMEOUT') return new NetworkError('the download stalled (no data within --timeout)', requestId, err);

@@ -1,4 +1,5 @@
 // What the video commands share: flags, media references, the polling loop with its spinner, the download.
+import { checkedBody, MAGIC, type BinaryKind } from '../../core/binary-reply.js';
 import type { Context } from '../../core/context.js';
 import type { OptionSpec } from '../../core/command.js';
 import type { HttpClient } from '../../core/http.js';
@@ -119,6 +120,9 @@ export function reportFailure(ctx: Context, id: string, job: VideoStatus): numbe
   return 1;
 }
 
+/** A video reply: a video content type and the first bytes of an MP4/MOV (ftyp box) or WebM/Matroska (EBML). */
+const VIDEO: BinaryKind = { what: 'a video', contentTypes: /^video\//, magic: (h) => MAGIC.mp4(h) || (h.length >= 4 && h.readUInt32BE(0) === 0x1a45dfa3) };
+
 export async function waitAndSave(ctx: Context, http: HttpClient, id: string, opts: Pick<VideoOpts, 'output' | 'force' | 'pollInterval'>): Promise<number> {
   const { raw, job } = await pollVideo(ctx, http, id, (opts.pollInterval ?? 2) * 1000);
   if (ctx.out.json) ctx.out.printJson(raw);
@@ -131,7 +135,7 @@ export async function waitAndSave(ctx: Context, http: HttpClient, id: string, op
   const { progressBar } = await import('../../core/progress.js');
   const bar = progressBar(ctx.out, 'downloading the video', total);
   try {
-    await saveStream(res.body, target, { force: opts.force, signal: ctx.signal, expectedBytes: total, onProgress: (n) => bar.update(n) });
+    await saveStream(checkedBody(res, VIDEO), target, { force: opts.force, signal: ctx.signal, expectedBytes: total, onProgress: (n) => bar.update(n) });
   } catch (err) {
     throw downloadError(err, res.requestId, ctx.signal);
   } finally {
