@@ -198,12 +198,13 @@ export class MarkdownStream {
     const width = l.ordered ? String(start + l.items.length - 1).length + 2 : 2;
     return l.items
       .map((item, i) => {
-        const marker = l.ordered ? `${start + i}.`.padEnd(width) : '• ';
+        const number = `${start + i}.`;
+        const marker = l.ordered ? this.c.cyan(number) + ' '.repeat(width - number.length) : this.c.cyan('•') + ' ';
         const box = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
         const body = this.blocks(item.tokens.filter((t) => t.type !== 'checkbox'), '', l.loose ? '\n\n' : '\n');
         const [first = '', ...rest] = body.split('\n');
         const pad = ' '.repeat(width);
-        return [indent + this.c.cyan(marker) + box + first, ...rest.map((r) => (r === '' ? '' : indent + pad + r))].join('\n');
+        return [indent + marker + box + first, ...rest.map((r) => (r === '' ? '' : indent + pad + r))].join('\n');
       })
       .join(l.loose ? '\n\n' : '\n');
   }
