@@ -75,7 +75,7 @@ export class RealtimeSession {
   private unmuteGen = 0;
   private serverSession: Record<string, any> | undefined;
   private configured = false;
-  readonly stats = { appended: 0, dropped: 0, responses: 0, interruptions: 0, toolCalls: 0 };
+  readonly stats = { appended: 0, dropped: 0, responses: 0, interruptions: 0, toolCalls: 0, eventsAfterReady: 0 };
 
   constructor(private readonly o: SessionOptions) {}
 
@@ -148,6 +148,7 @@ export class RealtimeSession {
       for await (const m of conn) {
         if (m.type !== 'json') continue;
         this.lastEventAt = performance.now();
+        if ((m.data as ServerEvent).type !== 'ping') this.stats.eventsAfterReady++;
         await this.handle(m.data as ServerEvent);
       }
     } catch (err) {
@@ -158,6 +159,11 @@ export class RealtimeSession {
       await pump;
     }
     if (this.failure) throw this.failure;
+    if (this.stopped === 'input-ended' && this.stats.appended > 0 && this.stats.eventsAfterReady === 0) {
+      // audio went out and nothing at all came back (no speech detected, no answer): a mute server, not a conversation
+      const seconds = ((this.stats.appended * (this.o.frameMs ?? 40)) / 1000).toFixed(1);
+      throw new IncompleteError(`no answer: the server said nothing after the session started (${seconds} s of audio sent; no speech detected, no response)`);
+    }
     if (this.stopped === 'server-closed' && this.responseActive) {
       throw new IncompleteError(`the server closed the session in the middle of an answer, before response.done${closeNote(conn)}: the answer is incomplete`);
     }
