@@ -50,6 +50,8 @@ export const OUTPUT = {
   /** not streamed by default */
   stream: { flags: '--stream', description: 'print the answer as it is written', group: O, field: 'stream' } as RequestRow,
   logprobs: { flags: '--logprobs', description: 'return log probabilities of the output tokens', group: O, field: 'logprobs' } as RequestRow,
+  /** streamed answers rendered as Markdown on a terminal (core/answer-writer) */
+  raw: { flags: '--raw', description: 'on a terminal, print the answer as the model wrote it (no Markdown rendering)', group: O } as RequestRow,
   topLogprobs: { flags: '--top-logprobs <n>', description: 'most likely tokens per position (0-8); needs --logprobs', parse: integer({ min: 0, max: 8 }), group: O, field: 'top_logprobs' } as RequestRow,
 };
 

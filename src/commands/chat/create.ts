@@ -35,7 +35,7 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   { flags: '--deferred', description: 'queue the request and print its request id (fetch it with `svc chat get`)', reaches: ['deferred'] },
   { flags: '--wait', description: 'with --deferred: wait for the result and print it' },
   { ...OUTPUT.usage, description: 'print token usage and cost on stderr', reaches: ['stream_options'] },
-  { flags: '--raw', description: 'on a terminal, print the answer as the model wrote it (no Markdown rendering)' },
+  OUTPUT.raw,
   { flags: '-i, --interactive', description: 'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; Ctrl-C cancels the answer' },
   { flags: '-c, --continue', description: 'continue the last conversation of this profile (kept locally)', reaches: ['messages'] },
   { flags: '--conversation <id>', description: 'continue this local conversation (see `svc conversations list`)', reaches: ['messages'] },

@@ -5,17 +5,7 @@ import { ToolCallAccumulator, streamChat, type ChatChunk, type ChatRequest, type
 import type { Context } from '../../core/context.js';
 import { InterruptedError } from '../../core/errors.js';
 import type { HttpClient } from '../../core/http.js';
-import type { MarkdownStream } from '../../core/markdown.js';
-
-/**
- * The Markdown renderer for a streamed answer: on a terminal with colour on, unless --json or --raw (pipes,
- * --json, --raw and NO_COLOR get the text as the model wrote it; docs/text.md).
- */
-export async function answerRenderer(ctx: Context, raw: boolean | undefined): Promise<MarkdownStream | undefined> {
-  if (raw || ctx.out.json || !ctx.out.stdoutIsTTY || !ctx.out.colorStdout) return undefined;
-  const { MarkdownStream } = await import('../../core/markdown.js');
-  return new MarkdownStream(ctx.out.c, (text) => ctx.out.write(text));
-}
+import { answerRenderer } from '../../core/answer-writer.js';
 
 export interface ChatOutcome {
   text: string;

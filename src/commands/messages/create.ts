@@ -1,3 +1,4 @@
+import { answerWriter } from '../../core/answer-writer.js';
 import type { ChatTool } from '../../api/chat.js';
 import type { MessagesRequest, MessagesResponse } from '../../api/messages.js';
 import { defineCommand } from '../../core/command.js';
@@ -27,6 +28,7 @@ interface Opts {
   tool?: ChatTool[][];
   toolChoice?: string;
   usage?: boolean;
+  raw?: boolean;
 }
 
 type Message = MessagesRequest['messages'][number];
@@ -49,6 +51,7 @@ export const MESSAGES_TABLE: RequestTable = {
     toolFlag('tool(s) from a JSON file (repeatable; at most 128); sent as {name, description, input_schema}'),
     toolChoiceFlag('auto, any, none, or a tool name to force'),
     { ...OUTPUT.usage, group: FLAG_GROUPS.output },
+    OUTPUT.raw,
   ],
   inputs: { messages: 'PROMPT words joined with piped stdin (a new user turn)' },
 };
@@ -96,7 +99,7 @@ export default defineCommand<Opts>({
     if (system) body.system = system;
     if (tools.length) body.tools = tools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters }));
     if (opts.toolChoice) body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(opts.toolChoice) ? { type: opts.toolChoice } : { type: 'tool', name: opts.toolChoice };
-    const msg = await send(ctx, body, !!opts.stream);
+    const msg = await send(ctx, body, !!opts.stream, opts.raw);
     if (opts.save !== false) {
       const c = conv ?? store.newConversation(profile, msg.model ?? model, undefined, 'messages');
       c.model = msg.model ?? model;
@@ -157,7 +160,7 @@ async function readConversation(ctx: Context, path: string): Promise<{ system?: 
   return { system, messages };
 }
 
-async function send(ctx: Context, body: MessagesRequest, stream: boolean): Promise<MessagesResponse> {
+async function send(ctx: Context, body: MessagesRequest, stream: boolean, raw?: boolean): Promise<MessagesResponse> {
   const api = await import('../../api/messages.js');
   const http = await ctx.http();
   if (!stream) {
@@ -169,16 +172,18 @@ async function send(ctx: Context, body: MessagesRequest, stream: boolean): Promi
     }
     return msg;
   }
+  const answer = await answerWriter(ctx, raw);
   try {
-    return await api.consumeMessageStream(api.streamMessageEvents(http, body, ctx.signal), {
+    const msg = await api.consumeMessageStream(api.streamMessageEvents(http, body, ctx.signal), {
       onEvent: (ev) => {
         if (ctx.out.json) ctx.out.printJsonLine(ev);
       },
-      onText: (t) => {
-        if (!ctx.out.json) ctx.out.write(t);
-      },
+      onText: (t) => answer.write(t),
     });
+    ctx.logCall({ model: msg.model, usage: msg.usage, answer: api.messageText(msg) });
+    return msg;
   } finally {
+    await answer.end();
     if (!ctx.out.json) ctx.out.endLine();
   }
 }

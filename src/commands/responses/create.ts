@@ -1,3 +1,4 @@
+import { answerWriter } from '../../core/answer-writer.js';
 import { readFileSync } from 'node:fs';
 import { tokenSum } from '../../core/usage.js';
 import type { InputItem, OutputItem, ResponseObject, ResponseUsage, ResponsesRequest } from '../../api/responses.js';
@@ -42,6 +43,7 @@ export interface ResponsesFlags extends SearchFlags {
   fileId?: string[];
   store: boolean;
   stream: boolean;
+  raw?: boolean;
   background?: boolean;
   contextManagement?: unknown[];
   reasoningEffort?: string;
@@ -110,6 +112,7 @@ export const RESPONSES_TABLE: RequestTable = {
     { flags: '--file-id <id>', description: 'attach an uploaded file (repeatable)', parse: repeatable(), reaches: ['input'] },
     { flags: '--no-store', description: 'do not store the response (it cannot be continued)', field: 'store' },
     OUTPUT.noStream,
+    OUTPUT.raw,
     { flags: '--background', description: 'run in the background (the spec marks it unsupported: the server decides)', field: 'background' },
     { flags: '--context-management <json|file>', description: 'context_management array, inline JSON or a file (accepted, not yet executed by the service)', parse: jsonArray, field: 'context_management' },
     { flags: '--reasoning-effort <level>', description: `reasoning effort: ${EFFORTS.join(', ')} (models without reasoning reject it)`, parse: oneOf(EFFORTS), choices: EFFORTS, field: 'reasoning.effort' },
@@ -222,7 +225,7 @@ function buildBody(f: ResponsesFlags, model: string, tools: Record<string, unkno
 }
 
 /** One model turn, streamed or not, printed as it arrives. */
-async function oneTurn(ctx: Context, http: HttpClient, body: ResponsesRequest, stream: boolean): Promise<ResponseObject> {
+async function oneTurn(ctx: Context, http: HttpClient, body: ResponsesRequest, stream: boolean, raw?: boolean): Promise<ResponseObject> {
   const api = await import('../../api/responses.js');
   if (!stream) {
     const r = await api.createResponse(http, body, ctx.signal);
@@ -241,6 +244,7 @@ async function oneTurn(ctx: Context, http: HttpClient, body: ResponsesRequest, s
     if (reasoningOpen) ctx.out.stderrWrite('\n');
     reasoningOpen = false;
   };
+  const answer = await answerWriter(ctx, raw);
   try {
     const r = await api.consumeResponseStream(api.streamResponseEvents(http, body, ctx.signal), {
       onEvent: (ev) => {
@@ -253,14 +257,17 @@ async function oneTurn(ctx: Context, http: HttpClient, body: ResponsesRequest, s
       },
       onText: (d) => {
         closeReasoning();
-        if (!ctx.out.json) ctx.out.write(d);
+        answer.write(d);
       },
     });
     closeReasoning();
+    await answer.end();
     if (!ctx.out.json) ctx.out.endLine();
+    ctx.logCall({ model: r.model, usage: r.usage, answer: api.outputText(r) });
     return r;
   } catch (err) {
     closeReasoning();
+    await answer.end().catch(() => undefined);
     if (!ctx.out.json) ctx.out.endLine();
     throw err;
   }
@@ -314,7 +321,7 @@ async function runLoop(ctx: Context, http: HttpClient, base: RequestBase, firstI
   let r: ResponseObject;
   for (let turn = 1; ; turn++) {
     const body: ResponsesRequest = { ...base, input, ...(previous ? { previous_response_id: previous } : {}) };
-    r = await oneTurn(ctx, http, body, f.stream !== false);
+    r = await oneTurn(ctx, http, body, f.stream !== false, f.raw);
     usage = addUsage(usage, r.usage);
     if (stored && r.store !== false) rememberResponse(ctx, r.id, r.model);
     const calls = api.functionCalls(r);
