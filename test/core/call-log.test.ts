@@ -28,7 +28,7 @@ describe('the call log under concurrent writers', () => {
     const up = await svc(['files', 'upload', '--no-log', ...paths], { emu, configDir, timeout: 120_000 });
     expect(up.exitCode, up.stderr).toBe(0);
     emu.clearRequests();
-    const run = await svcShell('for i in 1 2 3 4 5 6 7 8; do svc files list --all --limit 1 > "out$i" & done; for j in 1 2 3 4 5 6 7 8; do wait -n || exit 9; done', {
+    const run = await svcShell('pids=(); for i in 1 2 3 4 5 6 7 8; do svc files list --all --limit 1 > "out$i" & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done', {
       emu,
       configDir,
       cwd: src,
@@ -49,7 +49,7 @@ describe('the call log under concurrent writers', () => {
   it('records past the size of a pipe buffer are capped and stay whole with 8 writers appending at once', async () => {
     const configDir = tempDir();
     const big = 'word '.repeat(4000);
-    const run = await svcShell('for i in 1 2 3 4 5 6 7 8; do (for j in 1 2 3; do svc chat --no-save "$BIG $i $j" > /dev/null || exit 1; done) & done; for j in 1 2 3 4 5 6 7 8; do wait -n || exit 9; done', {
+    const run = await svcShell('pids=(); for i in 1 2 3 4 5 6 7 8; do (for j in 1 2 3; do svc chat --no-save "$BIG $i $j" > /dev/null || exit 1; done) & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done', {
       emu,
       configDir,
       env: { BIG: big },
