@@ -304,7 +304,15 @@ export async function svcOnTerminal(
  * `EXIT=<code>` and stays, so the screen can still be read); every `screen()` read is scanned for keys.
  */
 export class TmuxTerminal {
-  private readonly socket = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private socket = TmuxTerminal.socketName();
+
+  /**
+   * Each start gets a server of its own: a new session on the socket of a server just killed can meet that server
+   * still exiting ("server exited unexpectedly").
+   */
+  private static socketName(): string {
+    return `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  }
 
   private tmux(...args: string[]): string {
     return throughHelper(() => execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' }));
@@ -317,6 +325,7 @@ export class TmuxTerminal {
       .join(' ');
     const cmd = `cd ${shellQuote(opts.cwd ?? ROOT)} && env -i ${vars} ${commandLine(args)}; echo "EXIT=$?"; sleep 60`;
     this.stop();
+    this.socket = TmuxTerminal.socketName();
     this.tmux('new-session', '-d', '-x', String(opts.cols ?? 120), '-y', String(opts.rows ?? 40), '-s', 'svc', cmd);
   }
 
@@ -333,6 +342,7 @@ export class TmuxTerminal {
       .map(([k, v]) => `${k}=${shellQuote(v!)}`)
       .join(' ');
     this.stop();
+    this.socket = TmuxTerminal.socketName();
     this.tmux('new-session', '-d', '-x', String(opts.cols ?? 120), '-y', String(opts.rows ?? 40), '-s', 'svc', `cd ${shellQuote(opts.cwd ?? ROOT)} && env -i ${vars} ${command}`);
   }
 
