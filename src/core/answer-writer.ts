@@ -6,7 +6,7 @@ import type { Context } from './context.js';
 import type { MarkdownStream } from './markdown.js';
 
 /** The Markdown renderer for a streamed answer, or undefined when the text goes out as written. */
-export async function answerRenderer(ctx: Context, raw: boolean | undefined): Promise<MarkdownStream | undefined> {
+async function answerRenderer(ctx: Context, raw: boolean | undefined): Promise<MarkdownStream | undefined> {
   if (raw || ctx.out.json || !ctx.out.stdoutIsTTY || !ctx.out.colorStdout) return undefined;
   const { MarkdownStream } = await import('./markdown.js');
   return new MarkdownStream(ctx.out.c, (text) => ctx.out.write(text));

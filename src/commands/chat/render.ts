@@ -5,7 +5,7 @@ import { ToolCallAccumulator, streamChat, type ChatChunk, type ChatRequest, type
 import type { Context } from '../../core/context.js';
 import { InterruptedError } from '../../core/errors.js';
 import type { HttpClient } from '../../core/http.js';
-import { answerRenderer } from '../../core/answer-writer.js';
+import { answerWriter } from '../../core/answer-writer.js';
 
 export interface ChatOutcome {
   text: string;
@@ -100,7 +100,7 @@ export async function streamChatAnswer(
   opts: { usage?: boolean; signal?: AbortSignal; quietEpilogue?: boolean; showToolCalls?: boolean; raw?: boolean },
 ): Promise<ChatOutcome> {
   const signal = opts.signal ?? ctx.signal;
-  const markdown = await answerRenderer(ctx, opts.raw);
+  const answer = await answerWriter(ctx, opts.raw);
   const tools = new ToolCallAccumulator();
   const others = new Map<number, string>();
   const outcome: ChatOutcome = { text: '', reasoning: '', toolCalls: [], finishReason: null };
@@ -134,11 +134,7 @@ export async function streamChatAnswer(
             closeReasoning();
             header0();
             outcome.text += d.content;
-            if (markdown) {
-              const printing = markdown.push(d.content); // a promise only when a block was completed
-              if (printing) await printing;
-            }
-            else if (!ctx.out.json) ctx.out.write(d.content);
+            answer.write(d.content);
           }
           if (d.tool_calls) tools.add(d.tool_calls);
           if (choice.finish_reason) outcome.finishReason = choice.finish_reason;
@@ -147,11 +143,11 @@ export async function streamChatAnswer(
         }
       }
     }
-    await markdown?.end();
+    await answer.end();
   } catch (err) {
     closeReasoning();
     // what arrived stays: the block in progress is printed as it stands
-    await markdown?.end().catch(() => undefined);
+    await answer.end().catch(() => undefined);
     if (!ctx.out.json && (ctx.out.stdoutIsTTY || !(err instanceof InterruptedError))) ctx.out.endLine();
     throw err;
   }
