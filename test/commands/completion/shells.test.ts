@@ -32,11 +32,15 @@ afterAll(async () => {
 
 const terminals: Record<string, TmuxTerminal> = {};
 
+/**
+ * Each shell sources its completion script at start-up (an rc file, or fish's init command), not from typed
+ * input: keys sent before a loaded machine's shell reads its terminal could be lost, leaving it without completion.
+ */
 const SHELLS = {
   // one TAB lists every candidate (the default would insert a common prefix first and list on the second TAB)
-  bash: { start: 'bash --norc --noprofile', source: `bind 'set show-all-if-ambiguous on'; source ${join(ROOT, 'completions/svc.bash')}`, tab: ['Tab'] },
-  zsh: { start: 'zsh -f', source: `setopt no_list_ambiguous; autoload -U compinit && compinit -u && source ${join(ROOT, 'completions/_svc')}`, tab: ['Tab'] },
-  fish: { start: 'fish --no-config', source: `source ${join(ROOT, 'completions/svc.fish')}; function fish_prompt; echo '$ '; end`, tab: ['Tab'] },
+  bash: { start: (rc: string) => `bash --noprofile --rcfile ${rc}`, rc: `bind 'set show-all-if-ambiguous on'\nsource ${join(ROOT, 'completions/svc.bash')}\n`, tab: ['Tab'] },
+  zsh: { start: () => 'zsh --no-globalrcs', rc: `setopt no_list_ambiguous\nautoload -U compinit && compinit -u\nsource ${join(ROOT, 'completions/_svc')}\n`, tab: ['Tab'] },
+  fish: { start: (rc: string) => `fish --no-config -C 'source ${rc}'`, rc: `source ${join(ROOT, 'completions/svc.fish')}\nfunction fish_prompt; echo '$ '; end\n`, tab: ['Tab'] },
 } as const;
 
 /**
@@ -72,10 +76,13 @@ for (const shell of Object.keys(SHELLS) as (keyof typeof SHELLS)[]) {
     beforeAll(async () => {
       const t = (terminals[shell] = new TmuxTerminal());
       // a generous time limit for __complete: this machine may be loaded (the 1 s default is tested in test/completion)
-      const env = { HOME: home, SVC_CACHE_DIR: join(home, `cache-${shell}`), SVC_COMPLETE_TIMEOUT_MS: '30000', PS1: '$ ' };
-      t.startShell(SHELLS[shell].start, { emu, configDir, env, cols: 200, rows: 50 });
-      await new Promise((r) => setTimeout(r, 300));
-      t.keys(SHELLS[shell].source, 'Enter');
+      // zsh reads its rc file from ZDOTDIR; bash and fish are given theirs
+      const dotDir = join(home, `rc-${shell}`);
+      mkdirSync(dotDir);
+      const rc = join(dotDir, shell === 'zsh' ? '.zshrc' : 'rc');
+      writeFileSync(rc, shell === 'fish' ? SHELLS[shell].rc : `PS1='$ '\n${SHELLS[shell].rc}`);
+      const env = { HOME: home, ZDOTDIR: dotDir, SVC_CACHE_DIR: join(home, `cache-${shell}`), SVC_COMPLETE_TIMEOUT_MS: '30000', PS1: '$ ' };
+      t.startShell(SHELLS[shell].start(rc), { emu, configDir, env, cols: 200, rows: 50 });
       await t.waitFor(/^\$ ?$/m);
       await freshPrompt(t);
     });
