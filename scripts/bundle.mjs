@@ -1,4 +1,4 @@
-// Second build step (after tsc): dist/*.js → dist/bundle/*.cjs, the code bin/svc.cjs runs. One CommonJS file per
+// Second build step (after scripts/build.mjs): dist/*.js → dist/bundle/*.cjs, the code bin/svc.cjs runs. One CommonJS file per
 // command (named after its module, e.g. commands/models/list-<hash>.cjs) plus shared chunks; commander and the
 // parts of undici a request needs are bundled in, every other package stays in node_modules (imported on use).
 // Why: the ES module loader costs ~1 ms per file on this machine and CommonJS chunks can be compiled with

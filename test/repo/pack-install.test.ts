@@ -36,7 +36,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
   it('the tarball holds the built CLI, the completions and the man pages (prepack built dist/)', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
     expect(listing).toEqual(expect.arrayContaining([pkg.bin.svc!.replace(/^\.\//, ''), 'dist/help.js', 'completions/svc.bash', 'man/svc.1', 'man/svc-chat.1', 'package.json']));
-    // every module tsc writes for src/ (the CLI, the commands, the emulator)
+    // every module the build writes for src/ (the CLI, the commands, the emulator)
     expect(listing.filter((f) => f.startsWith('dist/commands/')).length).toBeGreaterThan(100);
     expect(listing).toContain('dist/emulator/server.js');
     expect(listing.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);

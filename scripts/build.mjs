@@ -1,0 +1,60 @@
+// First build step: every module of src/ compiled on its own to dist/ with TypeScript's transpileModule (no type
+// check), then dist/ holds exactly what src/ has (modules of deleted sources are removed). The output is the same
+// as tsc's, byte for byte (the code passes --isolatedModules). Types are checked by `npm run typecheck`, which the
+// suite runs as a test (test/repo/typecheck.test.ts) in parallel with the others: this step takes ~3 s of CPU where
+// tsc took ~10, and npm pack's prepack (a clean build) gets the same saving.
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src');
+const DIST = join(ROOT, 'dist');
+/** dist/bundle is the second step's (scripts/bundle.mjs) */
+const NOT_OURS = join(DIST, 'bundle');
+
+const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, {
+  ...ts.sys,
+  onUnRecoverableConfigFileDiagnostic: (d) => {
+    throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  },
+});
+
+function* walk(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else yield path;
+  }
+}
+
+// tsconfig's module is NodeNext, whose format per file comes from package.json ("type": "module") and the
+// extension; transpileModule reads no package.json, so the format is named here: .cts is CommonJS, .ts an ES module.
+const emitted = new Set();
+for (const file of walk(SRC)) {
+  if (file.endsWith('.d.ts') || !/\.c?ts$/.test(file)) continue;
+  const commonJs = file.endsWith('.cts');
+  const { outputText, diagnostics } = ts.transpileModule(readFileSync(file, 'utf8'), {
+    fileName: file,
+    reportDiagnostics: true,
+    compilerOptions: {
+      ...config.options,
+      module: commonJs ? ts.ModuleKind.CommonJS : ts.ModuleKind.ES2022,
+      moduleResolution: commonJs ? ts.ModuleResolutionKind.Node10 : ts.ModuleResolutionKind.Bundler,
+    },
+  });
+  if (diagnostics?.length) {
+    process.stderr.write(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' }));
+    process.exit(1);
+  }
+  const out = join(DIST, relative(SRC, file)).replace(/\.cts$/, '.cjs').replace(/\.ts$/, '.js');
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, outputText);
+  emitted.add(out);
+}
+
+// what a deleted or renamed source left behind
+for (const file of walk(DIST)) {
+  if (!file.startsWith(NOT_OURS + '/') && !emitted.has(file)) rmSync(file);
+}
