@@ -1,6 +1,8 @@
 // The call log (issue 16, docs/logs.md): what logging adds to a call, and queries over 100,000 records.
 // - append, in-process: one typical text-command record (prompt and answer included) appended per call, as the
 //   exit hook does it (JSON, one O_APPEND write; a new day file's pruning included once) — goal < 2 ms;
+// - a WebSocket session: what the session reader adds per event crossing the socket (a realtime answer's mix of
+//   audio and transcript deltas), and writing a realtime session's record (conversation turns included) at exit;
 // - `svc models list` against `svc --no-log models list`, whole processes against an emulator already running;
 // - `svc usage --since 30d --by model`, `svc logs --grep` and `svc logs show ID` over 100,000 records in 30 day
 //   files, whole processes — goal < 1000 ms each.
@@ -25,7 +27,26 @@ function record(i, day, model) {
     status: 200,
     duration_ms: 100 + (i % 400),
     request_id: `0000${i}-aaaa-bbbb-cccc-dddddddddddd`,
-    ...(i % 5
+    ...(i % 10 === 3
+      ? {
+          // a realtime session (every tenth record): the conversation in turns after prompt and answer
+          command: 'realtime talk',
+          method: 'WS',
+          path: '/v1/realtime',
+          status: 101,
+          close_code: 1000,
+          model: 'voice-latest',
+          usage: { input_tokens: 200 + (i % 50), output_tokens: 900 + (i % 200), total_tokens: 1100 + (i % 50) + (i % 200) },
+          prompt: `question number ${i} about tides\nand a second one`,
+          answer: `An answer to question ${i}.\nAnd a second answer.`,
+          turns: [
+            { role: 'user', text: `question number ${i} about tides` },
+            { role: 'assistant', text: `An answer to question ${i}.` },
+            { role: 'user', text: 'and a second one' },
+            { role: 'assistant', text: 'And a second answer.' },
+          ],
+        }
+      : i % 5
       ? {
           model,
           usage: { input_tokens: 20 + (i % 50), output_tokens: 80 + (i % 200), total_tokens: 100 + (i % 50) + (i % 200) },
@@ -70,6 +91,8 @@ export default async function callLog() {
   const perCall = Number(process.hrtime.bigint() - t0) / 1e6 / n;
   rows.push({ name: `call log: append one record (mean of ${n})`, value: perCall, unit: 'ms', goal: 2 });
 
+  rows.push(...(await sessionRows(dir)));
+
   // loading the log's modules, in a fresh process (what a logged call pays once, besides the append)
   const load = spawnSync('node', ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/core/call-recorder.js')).href)}); console.log(performance.now() - t);`], { encoding: 'utf8' });
   rows.push({ name: 'call log: loading its modules (fresh process, dist/)', value: Number(load.stdout.trim()), unit: 'ms' });
@@ -93,6 +116,45 @@ export default async function callLog() {
   rows.push(queryRow('svc logs --model svc-3 --json', ['logs', '--model', 'svc-3', '--json'], qenv));
   rows.push(queryRow('svc logs show ID', ['logs', 'show', someId], qenv));
   return rows;
+}
+
+/**
+ * A realtime session through the recorder as core/ws feeds it: 60 answers of 50 audio deltas (4.8 KB of base64
+ * each, 100 ms of 24 kHz pcm16) and 20 transcript deltas, each with its response.done; then the exit's flush.
+ */
+async function sessionRows(dir) {
+  const { CallRecorder } = await import(pathToFileURL(join(ROOT, 'dist/core/call-recorder.js')).href);
+  const audio = Buffer.alloc(4800, 7).toString('base64');
+  const events = [];
+  for (let a = 0; a < 60; a++) {
+    events.push({ type: 'conversation.item.input_audio_transcription.completed', transcript: `question ${a}` });
+    events.push({ type: 'response.created', response: { id: `r${a}` } });
+    for (let d = 0; d < 50; d++) {
+      events.push({ type: 'response.output_audio.delta', response_id: `r${a}`, delta: audio });
+      if (d % 5 === 0) events.push({ type: 'response.output_audio_transcript.delta', response_id: `r${a}`, delta: 'a few words ' });
+    }
+    events.push({ type: 'response.output_audio_transcript.done', response_id: `r${a}`, transcript: 'a few words '.repeat(10).trim() });
+    events.push({ type: 'response.done', response: { id: `r${a}`, status: 'completed', usage: { input_tokens: 20, output_tokens: 90, total_tokens: 110 } } });
+  }
+  const env = { SVC_DATA_DIR: join(dir, '..') };
+  const sessions = 20;
+  let feedNs = 0n;
+  let flushNs = 0n;
+  for (let s = 0; s < sessions; s++) {
+    const rec = new CallRecorder(env, 'realtime talk', 30);
+    const w = rec.onWsOpen({ path: '/v1/realtime', query: { model: 'voice-latest' }, status: 101, startedAt: Date.now(), requestId: 'req' });
+    const t = process.hrtime.bigint();
+    for (const ev of events) w.received(ev);
+    w.ended(1000, undefined, true);
+    const t1 = process.hrtime.bigint();
+    await rec.flush(async () => undefined);
+    flushNs += process.hrtime.bigint() - t1;
+    feedNs += t1 - t;
+  }
+  return [
+    { name: `call log: reading one WebSocket event of a realtime session (mean of ${sessions * events.length})`, value: Number(feedNs) / 1e6 / (sessions * events.length), unit: 'ms' },
+    { name: `call log: writing a realtime session's record at exit (60 turns each way, mean of ${sessions})`, value: Number(flushNs) / 1e6 / sessions, unit: 'ms', goal: 2 },
+  ];
 }
 
 /** 100,000 records in 30 day files (UTC days back from today) under a fresh data folder. */

@@ -314,7 +314,7 @@ _svc_choices() {
     'chat|--service-tier') echo 'auto priority' ;;
     'documents search|--mode') echo 'hybrid semantic keyword' ;;
     'embed|--encoding-format') echo 'float base64' ;;
-    'emulator fault add|--method') echo 'GET POST PATCH DELETE' ;;
+    'emulator fault add|--method') echo 'GET POST PATCH DELETE WS' ;;
     'files download|--format') echo 'original text' ;;
     'files list|--order') echo 'asc desc' ;;
     'files list|--sort-by') echo 'created_at filename size' ;;

@@ -32,10 +32,19 @@ export interface CallRecord {
   usage?: CallUsage;
   /** US dollars: the API's own figure when it sent one, else from the catalogue's prices; absent when unknown */
   cost_usd?: number;
+  /** WebSocket sessions: the code of the close frame that ended it (1006: the connection was cut) */
+  close_code?: number;
   prompt?: string;
   answer?: string;
+  /** realtime sessions: the conversation in order (the prompt and answer hold the user's and the assistant's) */
+  turns?: CallTurn[];
   truncated?: boolean;
   error?: string;
+}
+
+export interface CallTurn {
+  role: 'user' | 'assistant' | 'tool';
+  text: string;
 }
 
 /** What a text command adds to the record of its last call. */
@@ -101,12 +110,12 @@ export function capTexts(rec: CallRecord): CallRecord {
  * before `,"prompt":` (inside a JSON string every `"` is escaped, so that text cannot occur there unless structural).
  */
 function serialize(rec: CallRecord): string {
-  const { prompt, answer, truncated, ...meta } = rec;
-  return JSON.stringify({ ...meta, prompt, answer, truncated });
+  const { prompt, answer, turns, truncated, ...meta } = rec;
+  return JSON.stringify({ ...meta, prompt, answer, turns, truncated });
 }
 
-const TEXTS_START = ',"prompt":"';
-const TEXTS_START_ANSWER = ',"answer":"';
+/** Where the texts start in a line: the first of these present. */
+const TEXTS_STARTS = [',"prompt":"', ',"answer":"', ',"turns":['];
 
 /** Append records: one write per record, on a file opened with O_APPEND. */
 export function appendRecords(dir: string, records: CallRecord[], retentionDays = DEFAULT_RETENTION_DAYS): void {
@@ -184,9 +193,13 @@ export function readRecords(dir: string, q: LogQuery = {}): CallRecord[] {
       let rec: CallRecord;
       let json = line;
       if (q.texts === false) {
-        let cut = line.indexOf(TEXTS_START);
-        if (cut < 0) cut = line.indexOf(TEXTS_START_ANSWER);
-        if (cut > 0) json = `${line.slice(0, cut)}}`;
+        for (const start of TEXTS_STARTS) {
+          const cut = line.indexOf(start);
+          if (cut > 0) {
+            json = `${line.slice(0, cut)}}`;
+            break;
+          }
+        }
       }
       try {
         rec = JSON.parse(json) as CallRecord;

@@ -1,12 +1,16 @@
-// The calls of one command run, collected from the HTTP chokepoint (status, duration, request id, JSON replies)
-// and from text commands (ctx.logCall: streamed answers and their usage), written to the call log at exit.
+// The calls of one command run, collected from the HTTP chokepoint (status, duration, request id, JSON replies),
+// from the WebSocket chokepoint (a record per session: the handshake, then what core/ws-session-log reads from its
+// events) and from text commands (ctx.logCall: streamed answers and their usage), written to the call log at exit.
 import { appendRecords, logDir, newCallId, normalizeUsage, priceCost, reportedCost, cachedPrices, savePrices, pricesFromCatalogue, type CallDetails, type CallRecord, type Prices } from './call-log.js';
 import type { HttpCall } from './http.js';
+import type { WsHandshake, WsWatcher } from './ws.js';
+import { WsSessionLog } from './ws-session-log.js';
 
 export class CallRecorder {
   private readonly records: CallRecord[] = [];
   private readonly byCall = new Map<HttpCall, CallRecord>();
   private readonly rawUsage = new Map<CallRecord, unknown>();
+  private readonly sessions = new Map<CallRecord, WsSessionLog>();
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -35,6 +39,30 @@ export class CallRecorder {
     }
     this.records.push(rec);
     this.byCall.set(call, rec);
+  };
+
+  /** A WebSocket handshake: its record now; an open session is read until it ends (or until the flush at exit). */
+  readonly onWsOpen = (h: WsHandshake): WsWatcher | undefined => {
+    const started = new Date(h.startedAt);
+    const rec: CallRecord = {
+      id: newCallId(started),
+      time: started.toISOString(),
+      command: this.command,
+      method: 'WS',
+      path: h.path,
+      status: h.status,
+      duration_ms: Date.now() - h.startedAt,
+      ...(h.requestId ? { request_id: h.requestId } : {}),
+      ...(h.error ? { error: h.error } : {}),
+    };
+    const model = h.query?.model;
+    if (typeof model === 'string' && model) rec.model = model;
+    this.records.push(rec);
+    // refused, or no reply: the record is complete
+    if (h.status !== 101) return undefined;
+    const session = new WsSessionLog(h.path, h.query, h.startedAt);
+    this.sessions.set(rec, session);
+    return session;
   };
 
   readonly onReply = (call: HttpCall, body: unknown): void => {
@@ -66,8 +94,26 @@ export class CallRecorder {
   }
 
   /** Costs (the API's, else from the catalogue's prices fetched at most once a day), then one append per record. */
+  /** Sessions still open are recorded as they stand (interrupted: what arrived is kept). */
+  private closeSessions(): void {
+    const now = Date.now();
+    for (const [rec, session] of this.sessions) this.add(rec, { usage: session.fill(rec, now) });
+    this.sessions.clear();
+  }
+
+  /** At process exit before flush() could finish (a second Ctrl-C, the stop after a signal): no price lookup. */
+  flushNow(): void {
+    this.closeSessions();
+    for (const rec of this.records) {
+      const reported = rec.usage ? reportedCost(this.rawUsage.get(rec)) : undefined;
+      if (reported !== undefined) rec.cost_usd = reported;
+    }
+    appendRecords(logDir(this.env), this.records.splice(0), this.retentionDays);
+  }
+
   async flush(fetchCatalogue: () => Promise<unknown>): Promise<void> {
     if (!this.records.length) return;
+    this.closeSessions();
     let prices: Prices | undefined;
     let fetched = false;
     for (const rec of this.records) {

@@ -61,7 +61,7 @@ export interface Context {
   now(): number;
   /** add what a text command knows (model, usage, prompt, streamed answer) to the log record of its last call */
   logCall(details: import('./call-log.js').CallDetails): void;
-  /** whether this run's calls are logged (known once http() has been called): streams then ask for their usage */
+  /** whether this run's calls are logged (known once http() or ws() has been called): streams then ask for their usage */
   logsCalls(): boolean;
 }
 
@@ -179,18 +179,25 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     await checkBudget(cfg.profileData['budget.daily']);
     recorder = new CallRecorder(init.env, init.command ?? '', Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS));
     const rec = recorder;
-    exitHooks.add(() =>
-      rec.flush(async () => {
-        const c = await client;
-        if (!c) return undefined;
-        const catalogue = new HttpClient({ ...c.opts, onCall: undefined, onReply: undefined, maxRetries: 0 });
-        try {
-          return await catalogue.json('GET', '/v1/language-models');
-        } finally {
-          await catalogue.close();
-        }
-      }),
-    );
+    // a process that ends before the exit hooks finish (a second Ctrl-C) still writes what it holds
+    const atExit = () => rec.flushNow();
+    process.once('exit', atExit);
+    exitHooks.add(async () => {
+      try {
+        await rec.flush(async () => {
+          const c = await client;
+          if (!c) return undefined;
+          const catalogue = new HttpClient({ ...c.opts, onCall: undefined, onReply: undefined, maxRetries: 0 });
+          try {
+            return await catalogue.json('GET', '/v1/language-models');
+          } finally {
+            await catalogue.close();
+          }
+        });
+      } finally {
+        process.removeListener('exit', atExit);
+      }
+    });
   };
   const checkBudget = async (budget: string | undefined): Promise<void> => {
     if (budget === undefined) return;
@@ -223,6 +230,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       const ep = await getEndpoint();
       const apiKey = opts.apiKey ?? ep.apiKey;
       if (!apiKey) throw new MissingKeyError(NO_KEY);
+      await startLog();
       const { connectWs } = await import('./ws.js');
       return connectWs({
         baseUrl: ep.baseUrl,
@@ -235,6 +243,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
         trace,
         handshakeTimeoutMs: cfg.timeoutSec * 1000,
         idleTimeoutMs: cfg.timeoutSec * 1000,
+        watch: recorder?.onWsOpen,
       });
     },
     setInterruptHandler: init.setInterruptHandler,

@@ -16,6 +16,32 @@ export interface WsOptions {
   handshakeTimeoutMs?: number;
   /** --timeout: the longest wait for any message while one is due (see WsConnection.awaiting) */
   idleTimeoutMs?: number;
+  /** the call log (core/call-recorder): told the handshake's outcome; what it returns sees the session */
+  watch?: (handshake: WsHandshake) => WsWatcher | undefined;
+}
+
+/** The outcome of a handshake, for the call log (like HttpCall for a request). */
+export interface WsHandshake {
+  path: string;
+  query?: Query;
+  /** 101 when the socket opened, the status of a refused upgrade, null when no reply came */
+  status: number | null;
+  /** when the handshake started (ms since the epoch) */
+  startedAt: number;
+  requestId?: string;
+  /** why it failed (redacted) */
+  error?: string;
+}
+
+/** Sees one open session: every JSON event each way, and its end (once). */
+export interface WsWatcher {
+  sent(event: Record<string, unknown>): void;
+  received(event: WsJsonEvent): void;
+  /**
+   * The session ended: the code of the close frame that ended it (the client's own when it closed first; 1006 when the
+   * connection was cut), why when it was not a normal end, and whether the client closed it.
+   */
+  ended(code: number | undefined, error: string | undefined, byClient: boolean): void;
 }
 
 export type WsJsonEvent = Record<string, unknown> & { type?: string };
@@ -50,6 +76,7 @@ export class WsConnection {
     private readonly redact: (s: string) => string,
     private readonly trace?: (l: string) => void,
     readonly idleTimeoutMs?: number,
+    private readonly watcher?: WsWatcher,
   ) {
     if (idleTimeoutMs && idleTimeoutMs > 0) this.watchIdle(idleTimeoutMs);
     socket.on('message', (data, isBinary) => {
@@ -67,6 +94,7 @@ export class WsConnection {
         }
         // every protocol's events are JSON objects with a type; anything else is kept for --json as `invalid`
         msg = { type: 'json', data: parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as WsJsonEvent) : { type: 'invalid', raw: text } };
+        this.watcher?.received(msg.data);
       }
       this.push(msg);
     });
@@ -77,6 +105,7 @@ export class WsConnection {
       if (!NORMAL_CLOSE.has(code) && !this.failure) {
         this.failure = new NetworkError(`the server closed the connection (code ${code}${this.closeReason ? `: ${this.closeReason}` : ''})`);
       }
+      this.report(code, this.failure?.message, false);
       this.finish();
     });
     socket.on('error', (err) => {
@@ -110,6 +139,15 @@ export class WsConnection {
     this.idleTimer.unref();
   }
 
+  private reported = false;
+
+  /** Tell the watcher how the session ended, once (it still sees what arrives after the client's close). */
+  private report(code: number | undefined, error: string | undefined, byClient: boolean): void {
+    if (this.reported) return;
+    this.reported = true;
+    this.watcher?.ended(code, error, byClient);
+  }
+
   private stopIdle(): void {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = undefined;
@@ -140,6 +178,7 @@ export class WsConnection {
   send(event: Record<string, unknown>): void {
     const text = JSON.stringify(event);
     this.trace?.(this.redact(`> ${text.length > 500 ? text.slice(0, 500) + '…' : text}`));
+    this.watcher?.sent(event);
     this.socket.send(text);
   }
 
@@ -167,7 +206,11 @@ export class WsConnection {
   }
 
   close(code = 1000, reason = ''): void {
-    if (this.socket.readyState === 0 || this.socket.readyState === 1) this.socket.close(code, reason);
+    if (this.socket.readyState === 0 || this.socket.readyState === 1) {
+      // the session ends here, with this code (the server answers with it); a failure seen before still counts
+      this.report(code, this.failure?.message, true);
+      this.socket.close(code, reason);
+    }
   }
 
   /** Wait until the socket has closed. */
@@ -188,6 +231,15 @@ export async function connectWs(opts: WsOptions): Promise<WsConnection> {
   const url = buildUrl(wsBaseUrl(opts.baseUrl), opts.path, opts.query);
   const redact = (s: string) => (opts.apiKey ? s.split(opts.apiKey).join('[REDACTED]') : s);
   opts.trace?.(redact(`> WS ${url}`));
+  const startedAt = Date.now();
+  let requestId: string | undefined;
+  let told = false;
+  // once: a socket error after the open (or after a refusal) belongs to the session, not to the handshake
+  const handshake = (status: number | null, error?: string): WsWatcher | undefined => {
+    if (told) return undefined;
+    told = true;
+    return opts.watch?.({ path: opts.path, query: opts.query, status, startedAt, requestId, error });
+  };
   const headers: Record<string, string> = { 'user-agent': opts.userAgent };
   if (opts.apiKey && !opts.subprotocol) headers.authorization = `Bearer ${opts.apiKey}`;
   const socket = new WS(url, opts.subprotocol ? [opts.subprotocol] : [], {
@@ -198,6 +250,7 @@ export async function connectWs(opts: WsOptions): Promise<WsConnection> {
   return new Promise<WsConnection>((resolve, reject) => {
     const onAbort = () => {
       socket.terminate();
+      handshake(null, 'interrupted before the connection opened');
       reject(new InterruptedError());
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -208,20 +261,26 @@ export async function connectWs(opts: WsOptions): Promise<WsConnection> {
         opts.signal?.removeEventListener('abort', onAbort);
         const text = Buffer.concat(chunks).toString();
         const { message, code } = parseErrorBody(res.statusCode ?? 0, text, String(res.headers['content-type'] ?? ''));
-        const requestId = res.headers['x-request-id'] as string | undefined;
+        requestId = res.headers['x-request-id'] as string | undefined;
         opts.trace?.(`< ${res.statusCode} ${redact(text)}`);
         socket.terminate();
+        handshake(res.statusCode ?? null, redact(message));
         reject(new ApiError(res.statusCode ?? 0, redact(message), code, requestId));
       });
     });
+    socket.once('upgrade', (res) => {
+      requestId = res.headers['x-request-id'] as string | undefined;
+    });
     socket.once('open', () => {
       opts.signal?.removeEventListener('abort', onAbort);
-      opts.trace?.(`< 101 connected`);
-      resolve(new WsConnection(socket, redact, opts.trace, opts.idleTimeoutMs));
+      opts.trace?.(`< 101 connected${requestId ? ` (x-request-id ${requestId})` : ''}`);
+      resolve(new WsConnection(socket, redact, opts.trace, opts.idleTimeoutMs, handshake(101)));
     });
     socket.once('error', (err) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      reject(new NetworkError(`cannot open WebSocket ${new URL(url).host}${new URL(url).pathname}: ${err.message}`, undefined, err));
+      const e = new NetworkError(`cannot open WebSocket ${new URL(url).host}${new URL(url).pathname}: ${err.message}`, undefined, err);
+      handshake(null, redact(e.message));
+      reject(e);
     });
   });
 }

@@ -84,6 +84,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     s.on('close', () => sockets.delete(s));
   });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
+  // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
+  wss.on('headers', (headers, req) => {
+    const id = upgradeIds.get(req);
+    if (id) headers.push(`x-request-id: ${id}`);
+  });
   server.on('upgrade', (req, socket, head) => {
     handleUpgrade(router, core, wss, req, socket as Socket, head).catch(() => socket.destroy());
   });
@@ -400,15 +405,24 @@ async function handle(router: Router, core: EmulatorCore, req: IncomingMessage, 
   }
 }
 
+/** The request id of each upgrade in progress, for its 101's headers. */
+const upgradeIds = new WeakMap<IncomingMessage, string>();
+
 async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://emulator');
   const path = url.pathname;
   const requestId = core.uuid('request');
-  const reject = (status: number, message: string) => {
+  upgradeIds.set(req, requestId);
+  const reject = (status: number, message: string, extra = '') => {
     const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
-    socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   };
   core.logRequest({ id: requestId, time: Date.now(), method: 'WS', path, query: queryRecord(url.searchParams), headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined } });
+  // faults apply to an upgrade as method WS: a refused upgrade, a socket cut at once or after N server events, a slow 101
+  const fault = core.faults.take('WS', path);
+  if (fault?.kind === 'status') return reject(fault.status ?? 500, fault.message ?? `injected fault ${fault.status}`, fault.retryAfter !== undefined ? `retry-after: ${fault.retryAfter}\r\n` : '');
+  if (fault?.kind === 'drop' && !fault.afterEvents) return void socket.destroy();
+  if (fault?.kind === 'slow') await core.sleep(fault.delayMs ?? 1000);
   const { route, params } = router.matchWs(path);
   if (!route) return reject(404, `No such WebSocket endpoint: ${path}`);
   const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -421,6 +435,7 @@ async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketS
   }
   wss.handleUpgrade(req, socket, head, (ws) => {
     guardMessageListeners(ws);
+    if (fault?.kind === 'drop') cutAfter(ws, fault.afterEvents!);
     Promise.resolve(route.handler(ws, emuReq, core)).catch((err: Error) => {
       try {
         ws.send(JSON.stringify({ type: 'error', message: `emulator failure: ${err.message}` }));
@@ -430,6 +445,16 @@ async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketS
       }
     });
   });
+}
+
+/** The connection is cut (no close frame) in place of the server's event number `n + 1`. */
+function cutAfter(ws: WebSocket, n: number): void {
+  let sent = 0;
+  const send = ws.send.bind(ws);
+  ws.send = ((...args: Parameters<WebSocket['send']>) => {
+    if (sent++ < n) return send(...args);
+    ws.terminate();
+  }) as WebSocket['send'];
 }
 
 /**

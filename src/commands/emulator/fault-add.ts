@@ -9,19 +9,21 @@ interface Opts {
   times?: number;
 }
 
+const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'WS'] as const;
+
 const GRAMMAR = 'STATUS[:retry-after=S][:message=TEXT][:times=N][:path=RE][:method=M], drop[:after=N], or slow[:ms=N]';
 
 export default defineCommand<Opts>({
   summary: 'Add a fault to a running emulator',
   description:
-    `The fault grammar: ${GRAMMAR}. A status fault answers that status (with Retry-After when given) instead of the request; drop cuts a stream after N events (0: the connection at once); slow delays the first byte. Each applies to the next matching request (times=N: the next N). --path, --method and --times override the same fields of the spec.`,
+    `The fault grammar: ${GRAMMAR}. A status fault answers that status (with Retry-After when given) instead of the request; drop cuts a stream after N events (0: the connection at once); slow delays the first byte. A WebSocket upgrade is a request of method WS: a status refuses it, drop:after=N cuts the session after N server events. Each applies to the next matching request (times=N: the next N). --path, --method and --times override the same fields of the spec.`,
   args: [{ name: 'spec', description: `the fault: ${GRAMMAR}`, required: true }],
   options: [
     { flags: '--path <regex>', description: 'only requests whose path matches (e.g. ^/v1/chat)', parse: regex() },
-    { flags: '--method <method>', description: 'only this HTTP method', parse: oneOf(['GET', 'POST', 'PATCH', 'DELETE'] as const, { caseInsensitive: true }), choices: ['GET', 'POST', 'PATCH', 'DELETE'] },
+    { flags: '--method <method>', description: 'only this HTTP method, or WS for WebSocket upgrades', parse: oneOf(METHODS, { caseInsensitive: true }), choices: METHODS },
     { flags: '--times <n>', description: 'how many requests it applies to (default 1)', parse: integer({ min: 1, max: 1_000_000 }) },
   ],
-  examples: ['svc emulator fault add 429:retry-after=1:times=2 --path ^/v1/chat', 'svc emulator fault add 503 --method GET --times 3', 'svc emulator fault add drop:after=5 --path /v1/responses'],
+  examples: ['svc emulator fault add 429:retry-after=1:times=2 --path ^/v1/chat', 'svc emulator fault add 503 --method GET --times 3', 'svc emulator fault add drop:after=5 --path /v1/responses', 'svc emulator fault add 503 --method WS --path ^/v1/stt'],
   async run(ctx, [spec], opts) {
     let fault: Fault;
     try {
