@@ -152,7 +152,7 @@ async function sessionRows(dir) {
     feedNs += t1 - t;
   }
   return [
-    { name: `call log: reading one WebSocket event of a realtime session (mean of ${sessions * events.length})`, value: Number(feedNs) / 1e6 / (sessions * events.length), unit: 'ms' },
+    { name: `call log: reading one WebSocket event of a realtime session (mean of ${sessions * events.length})`, value: Number(feedNs) / 1e3 / (sessions * events.length), unit: 'µs' },
     { name: `call log: writing a realtime session's record at exit (60 turns each way, mean of ${sessions})`, value: Number(flushNs) / 1e6 / sessions, unit: 'ms', goal: 2 },
   ];
 }
