@@ -44,32 +44,43 @@ function load(name) {
  * Compile the files of the bundle with V8's code cache: the first run of a file stores what V8 compiled (after the
  * command ran, so the functions it used are included) and later runs skip parsing and compiling. Node ≥ 22.1 does
  * this itself (module.enableCompileCache); on Node 20 it is vm.Script's cachedData. One cache file per bundle file,
- * keyed by its size and mtime (V8 checks its own version, flags and the source length and rejects a mismatch, in
- * which case the file is compiled as usual and the cache written again). Cache dir: $SVC_CACHE_DIR, else
- * $XDG_CACHE_HOME/svc, else ~/.cache/svc; a cache that cannot be read or written only costs the time it saves.
+ * in a folder per build (dist/bundle/build-id, a hash of the bundle written by scripts/bundle.mjs: no stat of each
+ * file); V8 also checks its own version, its flags and the source length, and rejects a mismatch, in which case the
+ * file is compiled as usual and the cache written again. Cache dir: $SVC_CACHE_DIR, else $XDG_CACHE_HOME/svc, else
+ * ~/.cache/svc; a cache that cannot be read or written only costs the time it saves.
+ * Path work is plain string work here: node:path's functions, run cold for each file, cost ~2 ms per command.
  */
 function useCodeCache(bundleDir) {
   const Module = require('node:module');
-  const { join, relative, dirname } = require('node:path');
+  const fs = require('node:fs');
+  const sep = require('node:path').sep;
   const env = process.env;
-  const root = env.SVC_CACHE_DIR || join(env.XDG_CACHE_HOME || join(env.HOME || require('node:os').homedir(), '.cache'), 'svc');
-  // one folder per Node version and per installed copy of svc (a hash of its path), pruned when written to
-  const dir = join(root, `v8-${process.version}-${process.arch}`, djb2(bundleDir).toString(36));
+  const home = () => env.HOME || require('node:os').homedir();
+  const root = env.SVC_CACHE_DIR || (env.XDG_CACHE_HOME || home() + sep + '.cache') + sep + 'svc';
+  // one folder per Node version and per installed copy of svc (a hash of its path), in it one per build
+  const copyDir = `${root}${sep}v8-${process.version}-${process.arch}${sep}${djb2(bundleDir).toString(36)}`;
   if (typeof Module.enableCompileCache === 'function') {
-    Module.enableCompileCache(dir);
+    Module.enableCompileCache(copyDir);
     return;
   }
+  let build;
+  try {
+    build = fs.readFileSync(bundleDir + sep + 'build-id', 'latin1').trim();
+  } catch {
+    return; // a bundle without its id (an older build): no cache rather than a stale one
+  }
+  if (!/^[0-9a-z]+$/.test(build)) return;
+  const dir = copyDir + sep + build;
   // V8 rejects a cache made under other V8 flags, and svc sets some at run time (core/v8-flags.ts: undici's
   // WebAssembly tier, the collector of streamed downloads). So caches are kept per set of flags: core/v8-flags.ts
   // calls the setter below, which first saves what was compiled under the flags so far, then changes them.
-  const fs = require('node:fs');
   const vm = require('node:vm');
-  const prefix = bundleDir + require('node:path').sep;
+  const prefix = bundleDir + sep;
   let flags = '';
   let pending = [];
-  const cacheName = (filename, st) => {
+  const cacheName = (filename) => {
     const tag = flags ? `.f${djb2(flags).toString(36)}` : '';
-    return join(dir, `${relative(bundleDir, filename).replace(/[\\/]/g, '~')}.${st.size}.${Math.floor(st.mtimeMs)}${tag}.bin`);
+    return `${dir}${sep}${filename.slice(prefix.length).split(sep).join('~')}${tag}.bin`;
   };
   const save = () => {
     if (pending.length === 0) return;
@@ -82,7 +93,8 @@ function useCodeCache(bundleDir) {
         fs.writeFileSync(tmp, script.createCachedData());
         fs.renameSync(tmp, cacheFile);
       }
-      pruneCache(fs, dir, bundleDir);
+      // the caches of other builds of this copy (before a rebuild or an upgrade) are dead
+      for (const name of fs.readdirSync(copyDir)) if (name !== build) fs.rmSync(copyDir + sep + name, { recursive: true, force: true });
     } catch {
       // read-only or full: run uncached next time
     }
@@ -97,34 +109,37 @@ function useCodeCache(bundleDir) {
   const compile = Module.prototype._compile;
   Module.prototype._compile = function compileWithCache(content, filename) {
     if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
-    let cacheFile;
+    const cacheFile = cacheName(filename);
     let cachedData;
     try {
-      cacheFile = cacheName(filename, fs.statSync(filename));
       cachedData = fs.readFileSync(cacheFile);
     } catch {
       // not cached yet
     }
     const script = new vm.Script(Module.wrap(content), { filename, cachedData });
-    if (cacheFile && (!cachedData || script.cachedDataRejected)) pending.push({ script, cacheFile });
+    if (!cachedData || script.cachedDataRejected) pending.push({ script, cacheFile });
     const fn = script.runInThisContext({ displayErrors: true });
     const mod = this;
-    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? requireChunk(mod, id) : mod.require(id));
+    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? requireChunk(mod, id, sep) : mod.require(id));
     req.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
     req.cache = Module._cache;
     req.main = require.main;
-    return fn.call(mod.exports, mod.exports, req, mod, filename, dirname(filename));
+    return fn.call(mod.exports, mod.exports, req, mod, filename, filename.slice(0, filename.lastIndexOf(sep)));
   };
   process.once('exit', save);
 }
 
 /**
- * A chunk of the bundle requiring another: the path is known, so Node's search (stat calls, realpath, the package
- * scope) is skipped; the module lands in require.cache like any other.
+ * A chunk of the bundle requiring another (`./x.cjs`, `../../shared/x.cjs`): the path is known, so Node's search
+ * (stat calls, realpath, the package scope) is skipped; the module lands in require.cache like any other.
  */
-function requireChunk(parent, id) {
+function requireChunk(parent, id, sep) {
   const Module = require('node:module');
-  const file = require('node:path').join(parent.path ?? require('node:path').dirname(parent.filename), id);
+  let dir = parent.filename.slice(0, parent.filename.lastIndexOf(sep));
+  let rest = id;
+  for (; rest.startsWith('../'); rest = rest.slice(3)) dir = dir.slice(0, dir.lastIndexOf(sep));
+  if (rest.startsWith('./')) rest = rest.slice(2);
+  const file = dir + sep + (sep === '/' ? rest : rest.split('/').join(sep));
   const cached = Module._cache[file];
   if (cached) return cached.exports;
   if (!file.endsWith('.cjs')) return parent.require(id);
@@ -146,21 +161,4 @@ function djb2(text) {
   let hash = 5381;
   for (let i = 0; i < text.length; i++) hash = ((hash * 33) ^ text.charCodeAt(i)) >>> 0;
   return hash;
-}
-
-/** Remove the caches of bundle files that are gone or changed (a rebuild or an upgrade). */
-function pruneCache(fs, dir, bundleDir) {
-  const { join } = require('node:path');
-  for (const name of fs.readdirSync(dir)) {
-    const m = /^(.+)\.(\d+)\.(\d+)(\.f[a-z0-9]+)?\.bin$/.exec(name);
-    if (!m) continue; // another process's temp file, being written
-    let stale = true;
-    try {
-      const st = fs.statSync(join(bundleDir, m[1].replace(/~/g, '/')));
-      stale = st.size !== Number(m[2]) || Math.floor(st.mtimeMs) !== Number(m[3]);
-    } catch {
-      // the bundle file is gone
-    }
-    if (stale) fs.rmSync(join(dir, name), { force: true });
-  }
 }

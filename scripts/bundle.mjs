@@ -3,7 +3,8 @@
 // parts of undici a request needs are bundled in, every other package stays in node_modules (imported on use).
 // Why: the ES module loader costs ~1 ms per file on this machine and CommonJS chunks can be compiled with
 // V8's code cache on Node 20 (see bin/svc.cjs and docs/performance.md).
-import { readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -43,6 +44,43 @@ const lazyChildProcess = {
 };
 
 /**
+ * undici calls node:assert only as `assert(condition)`, and loading node:assert costs ~3 ms of every request
+ * command. In undici's files that use it so, it is a function that loads node:assert only when a condition fails
+ * (the same AssertionError then). The build fails if undici starts to use assert otherwise.
+ */
+const LAZY_ASSERT = '\0svc:lazy-assert';
+const lazyAssert = {
+  name: 'svc-lazy-assert',
+  resolveId(source) {
+    return source === LAZY_ASSERT ? LAZY_ASSERT : null;
+  },
+  load(id) {
+    if (id !== LAZY_ASSERT) return null;
+    return `module.exports = function assert(value, message) { if (!value) require('node:assert').ok(value, message); };`;
+  },
+  transform(code, id) {
+    if (!/[\\/]undici[\\/]lib[\\/]/.test(id) || !code.includes("require('node:assert')")) return null;
+    if (!/^const assert = require\('node:assert'\)$/m.test(code) || /\bassert\s*\.|\bassert\b(?!\s*\()/.test(code.replace(/^const assert = require\('node:assert'\)$/m, '')))
+      this.error(`undici's ${id} uses node:assert other than as assert(condition): update scripts/bundle.mjs`);
+    return code.replace("require('node:assert')", `require(${JSON.stringify(LAZY_ASSERT)})`);
+  },
+};
+
+/**
+ * Modules the HTTP/1.1 client requires only in rare cases stay in node_modules, required from there on use: the
+ * fetch body (FormData request bodies, which svc does not send through undici) and the WebAssembly parser without
+ * SIMD (a fallback for CPUs without it). ~90 KB less to read on every request command.
+ */
+const RARE_UNDICI = { '../web/fetch/body.js': 'undici/lib/web/fetch/body.js', '../llhttp/llhttp-wasm.js': 'undici/lib/llhttp/llhttp-wasm.js' };
+const rareUndiciOutside = {
+  name: 'svc-rare-undici-outside',
+  resolveId(source, importer) {
+    if (!/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(importer ?? '')) return null;
+    return Object.hasOwn(RARE_UNDICI, source) ? { id: RARE_UNDICI[source], external: true } : null;
+  },
+};
+
+/**
  * Packages stay in node_modules and are loaded with import() (several are ES modules only). An import() compiled
  * from V8's code cache on Node 20 has no loader to call ("A dynamic import callback was not specified"), so the
  * bundle asks the launcher to import them: bin/svc.cjs is compiled by Node itself.
@@ -66,7 +104,7 @@ await build({
   platform: 'node',
   // `import('undici')` in core/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
   external: (id) => id.startsWith('node:') || id === 'undici' || (!id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !BUNDLED.test(id)),
-  plugins: [noHttp2, importViaLauncher, lazyChildProcess],
+  plugins: [noHttp2, lazyAssert, rareUndiciOutside, importViaLauncher, lazyChildProcess],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   logLevel: 'warn',
   output: {
@@ -83,6 +121,12 @@ await build({
     },
   },
 });
+// the id of this build: bin/svc.cjs keeps V8's code cache in a folder of that name (no stat of each file per run)
+const hash = createHash('sha256');
+for (const file of readdirSync(OUT, { recursive: true }).map(String).filter((f) => f.endsWith('.cjs')).sort()) {
+  hash.update(`${file}\0`).update(readFileSync(join(OUT, file))).update('\0');
+}
+writeFileSync(join(OUT, 'build-id'), `${hash.digest('hex').slice(0, 16)}\n`);
 // bin/svc.cjs runs the bundle only when it is newer than dist/cli.js (a bare `tsc` leaves it stale)
 const now = new Date(Math.max(Date.now(), statSync(join(DIST, 'cli.js')).mtimeMs + 1));
 for (const name of ['cli.cjs', 'help.cjs']) utimesSync(join(OUT, name), now, now);

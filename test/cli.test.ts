@@ -1,6 +1,6 @@
 // The launcher and the command tree: --version, help, usage errors, pipes, NO_COLOR.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, isLauncher, startTestEmulator, svc, svcOnTerminal, svcShell, tempDir, type TestEmulator } from './helpers/cli.js';
 
@@ -59,6 +59,62 @@ describe('svc models list', () => {
       expect(loaded.some((u) => u.includes('/dist/bundle/'))).toBe(mode === 'bundle');
     });
   }
+});
+
+describe("the launcher's code cache (bin/svc.cjs)", () => {
+  const cacheFiles = (dir: string): string[] =>
+    readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.bin'))
+      .map((f) => join(dir, f));
+  const buildId = () => readFileSync(join(ROOT, 'dist/bundle/build-id'), 'utf8').trim();
+
+  it('is written on the first run into a folder of the build, and a missing, corrupt or foreign cache changes nothing but speed', async () => {
+    const cache = tempDir();
+    const run = () => svc(['models', 'list'], { emu, env: { SVC_CACHE_DIR: cache } });
+    const first = await run();
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toMatch(/^svc-4\t/m);
+    const files = cacheFiles(cache);
+    expect(files.length).toBeGreaterThan(3);
+    expect(files.every((f) => dirname(f).endsWith(`${sep}${buildId()}`))).toBe(true);
+    expect(files.some((f) => /cli\.cjs(\.f[a-z0-9]+)?\.bin$/.test(f))).toBe(true);
+
+    // from the cache: the same output
+    const cached = await run();
+    expect([cached.exitCode, cached.stdout, cached.stderr]).toEqual([0, first.stdout, first.stderr]);
+
+    // corrupt: every cache file is garbage (V8 rejects it), the command runs as compiled from source and rewrites them
+    for (const f of files) writeFileSync(f, Buffer.alloc(64, 7));
+    const corrupt = await run();
+    expect([corrupt.exitCode, corrupt.stdout, corrupt.stderr]).toEqual([0, first.stdout, first.stderr]);
+    expect(files.filter((f) => readFileSync(f).equals(Buffer.alloc(64, 7)))).toEqual([]);
+
+    // foreign: each file holds the cache of another file (same V8, other source), and a truncated one
+    const datas = files.map((f) => readFileSync(f));
+    files.forEach((f, i) => writeFileSync(f, datas[(i + 1) % datas.length]!));
+    writeFileSync(files[0]!, datas[0]!.subarray(0, datas[0]!.length >> 1));
+    const foreign = await run();
+    expect([foreign.exitCode, foreign.stdout, foreign.stderr]).toEqual([0, first.stdout, first.stderr]);
+
+    // a cache folder of an older build is removed when this build writes its caches
+    const copyDir = dirname(dirname(files[0]!));
+    const old = join(copyDir, 'a0b1c2d3e4f5a6b7');
+    mkdirSync(old);
+    writeFileSync(join(old, 'cli.cjs.bin'), 'old');
+    rmSync(files[0]!);
+    const again = await run();
+    expect([again.exitCode, again.stdout]).toEqual([0, first.stdout]);
+    expect(existsSync(old)).toBe(false);
+  });
+
+  it('a cache folder that cannot be written is no error', async () => {
+    const file = join(tempDir(), 'not-a-dir');
+    writeFileSync(file, '');
+    const r = await svc(['models', 'list'], { emu, env: { SVC_CACHE_DIR: file } });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(/^svc-4\t/m);
+  });
 });
 
 describe('the command tree', () => {
