@@ -61,7 +61,7 @@ describe('svc models list', () => {
   }
 });
 
-describe("the launcher's code cache (bin/svc.cjs)", () => {
+describe("the launcher's code cache", () => {
   const cacheFiles = (dir: string): string[] =>
     readdirSync(dir, { recursive: true })
       .map(String)

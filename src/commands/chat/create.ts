@@ -1,18 +1,14 @@
-import { noInputReason, refusePrompt } from '../../core/no-input.js';
 import type { Context } from '../../core/context.js';
-import { createChat, createDeferredChat, type ChatMessage } from '../../api/chat.js';
+import type { ChatMessage } from '../../api/chat.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
-import { CHAT_REQUEST_ROWS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
-import { printChatResponse, streamChatAnswer, type ChatOutcome } from './render.js';
+import { CHAT_REQUEST_ROWS, DEFAULT_MAX_TURNS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
+import type { ChatOutcome } from './render.js';
 import type { Conversation } from '../../store/conversations.js';
-import { waitForDeferred } from './wait.js';
 import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../core/local-tools.js';
 import { integer, require } from '../../core/validate.js';
-import { DEFAULT_MAX_TURNS } from './loop.js';
 import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, toolCmdFlag } from '../../core/flag-sets.js';
 import type { RequestRow, RequestTable } from '../../core/request-table.js';
-import { readPrompt } from '../../core/text-input.js';
 
 export interface ChatCreateFlags extends ChatFlags {
   stream: boolean;
@@ -50,6 +46,8 @@ export const CHAT_TABLE: RequestTable = {
   inputs: { messages: 'PROMPT words joined with piped stdin', stream: 'streamed unless --no-stream' },
 };
 
+// What only a run needs (the HTTP client, the renderers, stdin) is imported in run(): `svc chat --help` loads the
+// flags and nothing else (docs/performance.md).
 export default defineCommand<ChatCreateFlags>({
   summary: 'Chat with a model (streams by default)',
   description:
@@ -88,6 +86,7 @@ export default defineCommand<ChatCreateFlags>({
     const defaultModel = conv?.model ?? ctx.config().model;
     if (flags.interactive) {
       // a REPL on a terminal waits for a person; lines piped in are answered in order (no person needed)
+      const { noInputReason, refusePrompt } = await import('../../core/no-input.js');
       const noInput = ctx.streams.stdin.isTTY ? noInputReason(ctx.globals, ctx.env) : undefined;
       if (noInput) refusePrompt(noInput, 'chat -i waits for you to type at the terminal', 'send the prompt as an argument, or pipe the lines into chat -i');
       const { runRepl } = await import('./interactive.js');
@@ -104,6 +103,11 @@ export default defineCommand<ChatCreateFlags>({
         firstPrompt: first || undefined,
       });
     }
+    const [{ readPrompt }, { createChat, createDeferredChat }, { printChatResponse, streamChatAnswer }] = await Promise.all([
+      import('../../core/text-input.js'),
+      import('../../api/chat.js'),
+      import('./render.js'),
+    ]);
     const prompt = await readPrompt(ctx, words ?? [], 'svc chat');
     const messages: ChatMessage[] = conv ? [...conv.messages] : [];
     if (flags.system) setSystem(messages, flags.system);
@@ -134,6 +138,7 @@ export default defineCommand<ChatCreateFlags>({
         ctx.out.info(`queued; fetch the answer with: svc chat get ${request_id} --wait`);
         return 0;
       }
+      const { waitForDeferred } = await import('./wait.js');
       const res = await waitForDeferred(ctx, http, request_id);
       printChatResponse(ctx, res, { usage: flags.usage });
       return 0;

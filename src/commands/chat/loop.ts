@@ -7,7 +7,6 @@ import type { HttpClient } from '../../core/http.js';
 import { MaxTurnsError, runCalls, unboundCalls, type PendingCall, type ToolCommand } from '../../core/local-tools.js';
 import { outcomeOf, printEpilogue, printToolCalls, streamChatAnswer, type ChatOutcome } from './render.js';
 
-export const DEFAULT_MAX_TURNS = 8;
 
 export interface LoopOptions {
   commands: ToolCommand[];
