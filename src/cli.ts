@@ -8,7 +8,7 @@ import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } fr
 import { GLOBAL_OPTIONS } from './core/global-options.js';
 import type { Streams } from './core/output.js';
 import { rootCommands } from './commands/index.js';
-import { HELP_TOPICS, PROGRAM_DESCRIPTION, PROGRAM_EPILOGUE, topLevelHelp } from './help.js';
+import { HELP_TOPICS, PROGRAM_DESCRIPTION, topLevelHelp } from './help.js';
 import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
 
@@ -177,7 +177,9 @@ function rootProgram(streams: Streams, ver: string): Command {
     .helpOption('-h, --help', 'show help')
     .addHelpCommand(false);
   addGlobalOptions(program);
-  program.addHelpText('after', PROGRAM_EPILOGUE);
+  // the launcher's text (bin/svc.cjs answers a bare `svc --help` without commander): the same whichever way the
+  // root's help is asked (`svc --no-color --help`, `svc help`, the in-process runner)
+  program.helpInformation = () => topLevelHelp(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80);
   return program;
 }
 

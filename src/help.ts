@@ -7,7 +7,7 @@ import { GLOBAL_FLAGS } from './core/global-flags.js';
 export const HELP_TOPICS = ['environment', 'exit-codes', 'globals'];
 
 export const PROGRAM_DESCRIPTION = 'The command line for the svc AI API: text, media, storage, agents and real-time voice.';
-export const PROGRAM_EPILOGUE = `
+const PROGRAM_EPILOGUE = `
 Examples:
   $ svc --emulator chat "Write a haiku about terminals"
   $ cat notes.md | svc chat "summarize" > summary.md

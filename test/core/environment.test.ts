@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT } from '../../src/core/environment.js';
 import { ExitCode } from '../../src/core/errors.js';
-import { ROOT, svc } from '../helpers/cli.js';
+import { ROOT, cli as svc, svc as svcProcess } from '../helpers/cli.js';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -72,6 +72,9 @@ describe('svc help and svc version', () => {
     const top = await svc(['help']);
     expect(top.exitCode).toBe(0);
     expect(top.stdout).toBe((await svc(['--help'])).stdout);
+    // whichever way the root's help is asked, and in the binary too (its launcher answers a bare --help itself)
+    expect((await svc(['--no-color', '--help'])).stdout).toBe(top.stdout);
+    expect((await svcProcess(['--help'])).stdout).toBe(top.stdout);
   });
 
   it('an unknown command or topic exits 2 with a suggestion', async () => {

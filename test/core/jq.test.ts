@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startTestEmulator, svc, tempDir, writeTemp, type TestEmulator } from '../helpers/cli.js';
+import { ROOT, startTestEmulator, cli as svc, svc as svcProcess, tempDir, writeTemp, type TestEmulator } from '../helpers/cli.js';
 
 let emu: TestEmulator;
 const ids: string[] = [];
@@ -61,13 +61,13 @@ describe('--jq', () => {
 
   it('jq is loaded only with --jq', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svc(['files', 'list', '--json'], { emu, nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['files', 'list', '--json'], { emu, nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
     expect(r.exitCode).toBe(0);
     const loaded = readFileSync(trace, 'utf8');
     expect(loaded).toMatch(/\/commands\/files\/list[-.]/);
     expect(loaded).not.toMatch(/jq-web|\/core\/jq[-.]/);
     const trace2 = join(tempDir(), 'imports.txt');
-    await svc(['files', 'list', '--jq', '.id'], { emu, nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace2 } });
+    await svcProcess(['files', 'list', '--jq', '.id'], { emu, nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace2 } });
     expect(readFileSync(trace2, 'utf8')).toMatch(/jq-web/);
   });
 });

@@ -1,6 +1,6 @@
 // config get shows what applies when unset; get/path speak JSON; use refuses an unknown profile unless --create.
 import { describe, expect, it } from 'vitest';
-import { svc, tempDir } from '../../helpers/cli.js';
+import { cli as svc, tempDir } from '../../helpers/cli.js';
 
 describe('svc config', () => {
   it('get of an unset key prints the value that applies, with a note; --json says where it comes from', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerSecret, startTestEmulator, svc, svcOnTerminal, type TestEmulator } from '../../helpers/cli.js';
+import { registerSecret, startTestEmulator, cli as svc, svcOnTerminal, type TestEmulator } from '../../helpers/cli.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {

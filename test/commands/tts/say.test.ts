@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestEmulator, svc, svcBytes, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { startTestEmulator, cli as svc, svc as svcProcess, svcBytes, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { decodeAudio, mulawDecode, parseWavHeader } from '../../../src/audio/codecs.js';
 import { tonesToText } from '../../../src/emulator/tones.js';
 
@@ -103,7 +103,7 @@ describe('svc tts say', () => {
     const capture = join(dir, 'played.raw');
     const conf = join(dir, 'asound-file.conf');
     writeFileSync(conf, `pcm.!default { type file; slave.pcm { type null }; file "|cat >> ${capture}"; format "raw" }\nctl.!default { type hw card 0 }\n`);
-    const r = await svc(['tts', 'say', 'played aloud', '--play'], { emu, env: { ALSA_CONFIG_PATH: conf } });
+    const r = await svcProcess(['tts', 'say', 'played aloud', '--play'], { emu, env: { ALSA_CONFIG_PATH: conf } });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/played pcm, 1\.\d\d s/);
     for (let i = 0; i < 50 && !existsSync(capture); i++) await new Promise((res) => setTimeout(res, 20));
