@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import { encodeWav } from '../../src/audio/codecs.js';
-import { spawnSvc, startTestEmulator, svc, svcShell, tempDir, type TestEmulator } from '../helpers/cli.js';
+import { spawnSvc, startTestEmulator, cli as svc, svcShell, tempDir, type TestEmulator } from '../helpers/cli.js';
 
 let emu: TestEmulator;
 let ids: { file: string; skill: string; voice: string; agent: string };

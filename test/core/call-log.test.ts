@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestEmulator, svc, svcShell, tempDir, type TestEmulator } from '../helpers/cli.js';
+import { startTestEmulator, cli as svc, svcShell, tempDir, type TestEmulator } from '../helpers/cli.js';
 import { CallRecorder } from '../../src/core/call-recorder.js';
 import { appendRecords, dayFiles, readRecords, type CallRecord } from '../../src/core/call-log.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { encodeWav } from '../../../src/audio/codecs.js';
 import { textToTones } from '../../../src/emulator/tones.js';
-import { startTestEmulator, svc, svcShell, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { startTestEmulator, cli as svc, svcShell, tempDir, type TestEmulator } from '../../helpers/cli.js';
 import { fastEmulator } from '../realtime/talk-helpers.js';
 import { WebSocketServer } from 'ws';
 import { tonesToText } from '../../../src/emulator/tones.js';
