@@ -117,6 +117,27 @@ const MUTANTS = [
     replace: 'chmodSync(store.path, 0o644);',
     tests: ['test/commands/auth'],
   },
+  {
+    name: 'realtime usage not summed over answers',
+    file: 'src/core/ws-session-log.ts',
+    find: "for (const [k, v] of Object.entries(u)) if (typeof v === 'number' && Number.isFinite(v)) sum[k] = (sum[k] ?? 0) + v;",
+    replace: "for (const [k, v] of Object.entries(u)) if (typeof v === 'number' && Number.isFinite(v)) sum[k] = v;",
+    tests: ['test/core/ws-session-log.test.ts'],
+  },
+  {
+    name: 'calls lost when the process exits before the exit hooks',
+    file: 'src/core/context.ts',
+    find: "process.once('exit', atExit);",
+    replace: 'void atExit;',
+    tests: ['test/core/ws-session-log.test.ts'],
+  },
+  {
+    name: 'WebSocket upgrade refusal not logged',
+    file: 'src/core/ws.ts',
+    find: 'handshake(res.statusCode ?? null, redact(message));',
+    replace: 'void message;',
+    tests: ['test/core/ws-session-log.test.ts'],
+  },
 ];
 
 const only = process.argv.slice(2);

@@ -175,6 +175,7 @@ describe('a session still open when svc exits', () => {
   });
 
   it('is logged as interrupted with what had arrived (the answer in progress, the usage so far)', async () => {
+    // the events as core/ws hands them to the recorder
     const dataDir = tempDir();
     const rec = new CallRecorder({ SVC_DATA_DIR: dataDir }, 'realtime talk', 30);
     const w = rec.onWsOpen({ path: '/v1/realtime', query: { model: 'voice-3.0' }, status: 101, startedAt: Date.now() - 50, requestId: 'req-1' })!;
@@ -184,10 +185,14 @@ describe('a session still open when svc exits', () => {
     w.received({ type: 'response.done', response: { status: 'completed', usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 } } });
     w.sent({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'second' }] } });
     w.received({ type: 'response.created', response: { id: 'r2' } });
-    w.received({ type: 'response.output_audio_transcript.delta', delta: 'two, half' });
+    w.received({ type: 'response.output_text.done', text: 'two' });
+    w.received({ type: 'response.done', response: { status: 'completed', usage: { input_tokens: 9, output_tokens: 2, total_tokens: 11 } } });
+    w.received({ type: 'response.created', response: { id: 'r3' } });
+    w.received({ type: 'response.output_audio_transcript.delta', delta: 'three, half' });
     rec.flushNow();
     const [r] = readRecords(join(dataDir, 'logs'));
-    expect(r).toMatchObject({ method: 'WS', status: 101, request_id: 'req-1', model: 'voice-3.0', usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 } });
+    // the usage of every response.done so far, summed
+    expect(r).toMatchObject({ method: 'WS', status: 101, request_id: 'req-1', model: 'voice-3.0', usage: { input_tokens: 12, output_tokens: 6, total_tokens: 18 } });
     expect(r!.duration_ms).toBeGreaterThanOrEqual(50);
     expect(r!.close_code).toBeUndefined();
     expect(r!.error).toBe('svc exited before the session ended (interrupted)');
@@ -195,7 +200,8 @@ describe('a session still open when svc exits', () => {
       { role: 'user', text: 'first' },
       { role: 'assistant', text: 'one' },
       { role: 'user', text: 'second' },
-      { role: 'assistant', text: 'two, half' },
+      { role: 'assistant', text: 'two' },
+      { role: 'assistant', text: 'three, half' },
     ]);
   });
 
