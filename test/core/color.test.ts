@@ -25,19 +25,20 @@ const run = (p: LivePath, env: Record<string, string | undefined>, extra: string
 
 describe('colour on a pseudo-terminal', () => {
   it('NO_COLOR=1: no SGR code on any spinner or progress path', async () => {
-    for (const p of paths) {
-      const r = await run(p, { NO_COLOR: '1' });
-      expect(r.exitCode, `${p.name}\n${r.screen}`).toBe(0);
-      expect(r.screen, p.name).not.toMatch(SGR);
-    }
+    // each on a terminal of its own, all at once: they wait on the emulator's delays, not on the CPU
+    const runs = await Promise.all(paths.map((p) => run(p, { NO_COLOR: '1' })));
+    paths.forEach((p, i) => {
+      expect(runs[i]!.exitCode, `${p.name}\n${runs[i]!.screen}`).toBe(0);
+      expect(runs[i]!.screen, p.name).not.toMatch(SGR);
+    });
   });
 
   it('FORCE_COLOR=1: every spinner and progress path is coloured', async () => {
-    for (const p of paths) {
-      const r = await run(p, { NO_COLOR: undefined, FORCE_COLOR: '1' });
-      expect(r.exitCode, `${p.name}\n${r.screen}`).toBe(0);
-      expect(r.screen, p.name).toMatch(SGR);
-    }
+    const runs = await Promise.all(paths.map((p) => run(p, { NO_COLOR: undefined, FORCE_COLOR: '1' })));
+    paths.forEach((p, i) => {
+      expect(runs[i]!.exitCode, `${p.name}\n${runs[i]!.screen}`).toBe(0);
+      expect(runs[i]!.screen, p.name).toMatch(SGR);
+    });
   });
 
   it('--no-color wins over FORCE_COLOR: no spinner colour, no green ✔', async () => {

@@ -18,13 +18,15 @@ afterAll(() => emu.close());
 
 describe('a pseudo-terminal of 0 columns', () => {
   it('every spinner and progress path finishes with static lines only', async () => {
-    for (const p of paths) {
-      const r = await svcOnTerminal(p.args(tempDir()), { emu, cols: 0, env: { NO_COLOR: undefined, FORCE_COLOR: undefined } });
+    // each on a terminal of its own, all at once: they wait on the emulator's delays, not on the CPU
+    const runs = await Promise.all(paths.map((p) => svcOnTerminal(p.args(tempDir()), { emu, cols: 0, env: { NO_COLOR: undefined, FORCE_COLOR: undefined } })));
+    paths.forEach((p, i) => {
+      const r = runs[i]!;
       expect(r.exitCode, `${p.name}\n${r.screen.slice(0, 2000)}`).toBe(0);
       expect(r.screen.length, p.name).toBeLessThan(4000);
       // no cursor movement or line erasing: \r only as part of the terminal's CR LF
       expect(r.screen, p.name).not.toMatch(/\u001b\[\d*[ABGK]|\u001b\[2K|\r(?!\n)/);
-    }
+    });
   });
 
   it('the spinner text is shown once, then the outcome', async () => {
