@@ -61,6 +61,8 @@ export class WsSessionLog implements WsWatcher {
   private utterances = { ended: 0, done: 0 };
   private sttDone = false;
   private sttLine = new Map<number, string[]>();
+  /** stt: lines say their channel only when each channel is transcribed on its own */
+  private readonly multichannel: boolean;
   private end?: { at: number; code?: number; error?: string; byClient: boolean };
 
   constructor(
@@ -69,6 +71,7 @@ export class WsSessionLog implements WsWatcher {
     private readonly startedAt: number,
   ) {
     this.protocol = protocolOf(path);
+    this.multichannel = query?.multichannel === true || query?.multichannel === 'true';
     const model = query?.model;
     // a call_id session ignores the model asked for: its session.created says which one it is
     this.model = typeof model === 'string' && model && query?.call_id === undefined ? model : DEFAULT_MODEL[this.protocol];
@@ -148,16 +151,16 @@ export class WsSessionLog implements WsWatcher {
   }
 
   private stt(ev: WsJsonEvent): void {
-    const ch = typeof ev.channel_index === 'number' ? ev.channel_index : undefined;
+    const ch = typeof ev.channel_index === 'number' ? ev.channel_index : 0;
     const line = (text: string) => {
-      const parts = this.sttLine.get(ch ?? 0) ?? [];
+      const parts = this.sttLine.get(ch) ?? [];
       if (text) parts.push(text);
-      this.sttLine.set(ch ?? 0, parts);
+      this.sttLine.set(ch, parts);
     };
     const endLine = () => {
-      const parts = this.sttLine.get(ch ?? 0);
-      this.sttLine.delete(ch ?? 0);
-      if (parts?.length) this.texts.add('assistant', `${ch !== undefined ? `[channel ${ch}] ` : ''}${parts.join(' ')}`);
+      const parts = this.sttLine.get(ch);
+      this.sttLine.delete(ch);
+      if (parts?.length) this.texts.add('assistant', this.sttText(ch, parts));
     };
     if (ev.type === 'transcript.partial' && ev.is_final === true) {
       line(str(ev.text)?.trim() ?? '');
@@ -167,6 +170,10 @@ export class WsSessionLog implements WsWatcher {
       endLine();
       this.sttDone = true;
     }
+  }
+
+  private sttText(ch: number, parts: string[]): string {
+    return `${this.multichannel ? `[channel ${ch}] ` : ''}${parts.join(' ')}`;
   }
 
   ended(code: number | undefined, error: string | undefined, byClient: boolean): void {
@@ -191,7 +198,7 @@ export class WsSessionLog implements WsWatcher {
     if (error.length) rec.error = error.join('; ');
     if (this.model) rec.model = this.model;
     // what was still arriving is kept: the STT lines not yet ended, the answer in progress
-    for (const [ch, parts] of this.sttLine) if (parts.length) this.texts.add('assistant', `${this.sttLine.size > 1 || ch ? `[channel ${ch}] ` : ''}${parts.join(' ')}`);
+    for (const [ch, parts] of this.sttLine) if (parts.length) this.texts.add('assistant', this.sttText(ch, parts));
     this.sttLine.clear();
     if (this.partial.trim()) this.texts.add('assistant', this.partial.trim());
     this.partial = '';

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cli as svc, startTestEmulator, svcShell, tempDir, writeTemp, type TestEmulator } from '../helpers/cli.js';
 import { CallRecorder } from '../../src/core/call-recorder.js';
 import { readRecords, type CallRecord } from '../../src/core/call-log.js';
+import { encodeWav, interleave } from '../../src/audio/codecs.js';
+import { textToTones } from '../../src/emulator/tones.js';
 import { fastEmulator, lastSession, wavClip } from '../commands/realtime/talk-helpers.js';
 
 let emu: TestEmulator;
@@ -118,6 +120,18 @@ describe('WebSocket sessions in the call log', () => {
     const show = await svc(['logs', 'show', stream!.id], { emu, configDir });
     expect(show.stdout).toContain('\ntext:\nhello world\nsecond one\n');
     expect((await svc(['logs', 'show', listen!.id], { emu, configDir })).stdout).toContain(`\ntranscript:\n${listen!.answer}\n`);
+  });
+
+  it('stt listen --multichannel: the transcript names each line\'s channel', async () => {
+    const configDir = tempDir();
+    const left = textToTones('left', 16000);
+    const right = Buffer.concat([Buffer.alloc(3200), textToTones('right', 16000)]);
+    const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc(Math.max(left.length, right.length) - b.length)]);
+    const wav = writeTemp('stereo.wav', encodeWav(interleave([pad(left), pad(right)]), { sampleRate: 16000, channels: 2 }));
+    const r = await svc(['stt', 'listen', '--input', wav, '--multichannel', '--channels', '2', '--no-realtime'], { emu, configDir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [rec] = await records(configDir);
+    expect(rec!.answer!.split('\n').sort()).toEqual(['[channel 0] left', '[channel 1] right']);
   });
 
   it('a refused upgrade is logged with its status, request id and error: an unknown key (400) and an injected 503', async () => {
