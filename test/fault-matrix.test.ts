@@ -21,7 +21,7 @@ const M = {
   refused: /connection refused|ECONNREFUSED/,
   timeout: /did not answer in time|stalled|sent nothing for \d+(\.\d+)? s/,
   lost: /connection was lost|closed unexpectedly|closed the connection \(code (1006|1011|4\d{3})/,
-  incomplete: /end marker|before (audio\.done|transcript\.done|response\.done|response\.completed)|is incomplete/,
+  incomplete: /end marker|in the middle of a turn|before (audio\.done|transcript\.done|response\.done|response\.completed)|is incomplete/,
   protocol: /instead of (an event stream|JSON|MP3 audio)|not valid JSON|event that is not JSON|is not MP3 audio|empty reply|has no `\w+` (field|list)|is not a JSON object/,
   rate: /HTTP 429/,
   server: /HTTP 50\d/,
@@ -40,6 +40,12 @@ interface Family {
   out?: string;
   /** what stdout holds after a success */
   ok: RegExp;
+  /** files the command reads, written into the row's folder */
+  inputs?: Record<string, string>;
+  /** what it writes beside them by design (not a temp file left behind) */
+  writes?: string[];
+  /** a test runner: a failure is its report's line on stdout, the summary goes to stderr */
+  reportsFailuresOnStdout?: boolean;
 }
 
 const wav = join(tempDir('svc-matrix-in-'), 'in.wav');
@@ -57,6 +63,19 @@ const FAMILIES: Record<string, Family> = {
   'stt ws': { name: 'stt listen', route: 'WS /v1/stt', args: () => ['stt', 'listen', '--input', wav, '--no-realtime'], ok: /Hello/ },
   realtime: { name: 'realtime talk', route: 'WS /v1/realtime', out: 'talk.wav', args: (_d, out) => ['realtime', 'talk', '--input', wav, '--output', out], ok: new RegExp(TEXT) },
   calls: { name: 'calls join', route: 'WS /v1/realtime', args: () => ['calls', 'join', 'rtc_hostile1'], ok: new RegExp(TEXT) },
+  // one case, one audio turn: the session is the same socket as realtime talk's, read by the test runner
+  'agents test': {
+    name: 'agents test',
+    route: 'WS /v1/realtime',
+    inputs: {
+      'agent.json': JSON.stringify({ name: 'desk', instructions: 'answer' }),
+      'suite.json': JSON.stringify({ cases: [{ name: 'greets', turns: [{ audio: wav, expect: { reply_contains: 'Hello' } }] }] }),
+    },
+    args: (dir) => ['agents', 'test', '--agent-file', join(dir, 'agent.json'), join(dir, 'suite.json')],
+    ok: /^ok +greets/,
+    writes: ['agent-test-transcripts'],
+    reportsFailuresOnStdout: true,
+  },
 };
 
 interface Row {
@@ -146,14 +165,28 @@ for (const family of ['tts ws', 'stt ws', 'realtime', 'calls'] as const) {
   add({ family, fault: 'SIGTERM mid-session', plan: ['stall'], signal: 'SIGTERM', exit: 143, stderr: /^(?!.*error)/s });
 }
 
+// the test runner: a failing session fails its case (exit 1) with the class of fault in the report, never the run
+{
+  const family = 'agents test';
+  add({ family, fault: 'ok', exit: 0, stderr: /1 passed, 0 failed/, stdout: FAMILIES[family]!.ok });
+  add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^FAIL greets/ });
+  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^FAIL greets/ });
+  add({ family, fault: 'stall mid-session', plan: ['stall'], exit: 1, stderr: M.timeout, stdout: /^FAIL greets/ });
+  add({ family, fault: 'close 1000 before the end marker', plan: [{ close: 1000 }], exit: 1, stderr: M.incomplete, stdout: /^FAIL greets/ });
+  add({ family, fault: 'close 1006 (dropped)', plan: ['drop'], exit: 1, stderr: /code 1006/, stdout: /^FAIL greets/ });
+  add({ family, fault: 'close 1011', plan: [{ close: 1011 }], exit: 1, stderr: /code 1011/, stdout: /^FAIL greets/ });
+  add({ family, fault: 'close 4001', plan: [{ close: 4001 }], exit: 1, stderr: /code 4001/, stdout: /^FAIL greets/ });
+  add({ family, fault: 'SIGTERM mid-session', plan: ['stall'], signal: 'SIGTERM', exit: 143, stderr: /^(?!.*error)/s });
+}
+
 /** docs/fault-matrix.md: the table of the rows, one line per row (written with SVC_UPDATE_DOCS=1). */
 function matrixDoc(): string {
   const cls = (re: RegExp) => Object.entries(M).find(([, v]) => v === re)?.[0] ?? re.source.replace(/\|/g, '\\|');
   const lines = rows.map((r) => {
     const out = FAMILIES[r.family]!.out;
     const file = out ? (r.exit === 0 ? 'replaced' : 'untouched') : '-';
-    const stdout = !r.stdout ? '-' : r.stdout.source === '^$' ? 'empty' : r.stdout === FAMILIES[r.family]!.ok ? 'the answer' : r.stdout.source.startsWith('^Hello') ? 'what arrived' : 'first event only';
-    const err = r.stderr.source === '^(?!.*error)' ? 'no error' : cls(r.stderr);
+    const stdout = !r.stdout ? '-' : r.stdout.source === '^$' ? 'empty' : r.stdout === FAMILIES[r.family]!.ok ? 'the answer' : r.stdout.source.startsWith('^Hello') ? 'what arrived' : r.stdout.source.startsWith('^FAIL') ? 'the failed case' : 'first event only';
+    const err = r.stderr.source === '^(?!.*error)' ? 'no error' : FAMILIES[r.family]!.reportsFailuresOnStdout && r.exit === 1 ? `${cls(r.stderr)} (in the case's line on stdout)` : cls(r.stderr);
     return `| ${FAMILIES[r.family]!.name} | ${r.fault} | ${r.exit} | ${stdout} | ${err} | ${file} | none |`;
   });
   return [
@@ -202,6 +235,7 @@ describe('fault matrix', () => {
       if (row.plan) server.plan(fam.route, ...row.plan);
       const dir = tempDir('svc-matrix-');
       writeFileSync(join(dir, 'up.txt'), 'hello');
+      for (const [name, text] of Object.entries(fam.inputs ?? {})) writeFileSync(join(dir, name), text);
       const out = fam.out ? join(dir, fam.out) : '';
       if (out) writeFileSync(out, OLD);
       const args = ['--timeout', '2', '--max-retries', String(row.retries ?? 0), ...fam.args(dir, out)];
@@ -223,7 +257,9 @@ describe('fault matrix', () => {
       }
       const why = `exit ${r.exitCode}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
       expect(r.exitCode, why).toBe(row.exit);
-      expect(r.stderr, why).toMatch(row.stderr);
+      // a test runner reports the fault in the failing case's line; its stderr has the summary
+      expect(fam.reportsFailuresOnStdout && row.exit === 1 ? r.stdout : r.stderr, why).toMatch(row.stderr);
+      if (fam.reportsFailuresOnStdout && row.exit === 1) expect(r.stderr, why).toMatch(/0 passed, 1 failed/);
       if (row.stdout) expect(r.stdout, why).toMatch(row.stdout);
       if (row.fault.startsWith('silent') && (row.family === 'realtime' || row.family === 'calls')) expect(r.stderr, why).not.toMatch(/connected/);
       if (out) {
@@ -234,7 +270,7 @@ describe('fault matrix', () => {
         } else expect(now.toString(), why).toBe(OLD);
       }
       // no temp file (".name.pid.rand.part" or any other) beside the target
-      const left = readdirSync(dir).filter((f) => f !== 'up.txt' && f !== fam.out);
+      const left = readdirSync(dir).filter((f) => f !== 'up.txt' && f !== fam.out && !(f in (fam.inputs ?? {})) && !fam.writes?.includes(f));
       expect(left, why).toEqual([]);
       if (out) expect(existsSync(out)).toBe(true);
       results.push(true);
