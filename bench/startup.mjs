@@ -81,6 +81,9 @@ export default async function startup() {
     row('svc --version', 'node -e 0', compareCommands(node0, svc('--version'), { env, runs: RUNS }), 1.1),
     row('svc --help', 'node -e 0', compareCommands(node0, svc('--help'), { env, runs: RUNS }), 1.25),
     row('svc chat --help', 'node -e 0', compareCommands(node0, svc('chat', '--help'), { env, runs: RUNS }), 1.5),
+    // for reference: the same help rendered by the CLI (commander), as on a terminal; into a pipe, a file or
+    // /dev/null (the rows above) bin/svc.cjs prints the page rendered at build time
+    row('svc --no-color chat --help (rendered by the CLI)', 'node -e 0', compareCommands(node0, svc('--no-color', 'chat', '--help'), { env, runs: RUNS })),
   ];
 
   // every command's help: a quick sweep, then the slowest three measured properly

@@ -4,7 +4,8 @@
 // Why: the ES module loader costs ~1 ms per file on this machine and CommonJS chunks can be compiled with
 // V8's code cache on Node 20 (see bin/svc.cjs and docs/performance.md).
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -121,6 +122,14 @@ await build({
     },
   },
 });
+// help pages: `svc <command…> --help` into a pipe or a file, rendered once here (scripts/help-pages.mjs renders them
+// in a child process whose stdout is a pipe, as commander sees it then); bin/svc.cjs prints them without loading the CLI
+const pages = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'scripts', 'help-pages.mjs')], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+for (const [words, text] of Object.entries(pages)) {
+  const file = join(OUT, 'help', `${words.split(' ').join('/')}.txt`);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
 // the id of this build: bin/svc.cjs keeps V8's code cache in a folder of that name (no stat of each file per run)
 const hash = createHash('sha256');
 for (const file of readdirSync(OUT, { recursive: true }).map(String).filter((f) => f.endsWith('.cjs')).sort()) {

@@ -2,6 +2,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CommandNode } from '../src/core/command.js';
+import { rootCommands } from '../src/commands/index.js';
 import { ROOT, isLauncher, startTestEmulator, svc, svcOnTerminal, svcShell, tempDir, type TestEmulator } from './helpers/cli.js';
 
 let emu: TestEmulator;
@@ -114,6 +116,55 @@ describe("the launcher's code cache", () => {
     const r = await svc(['models', 'list'], { emu, env: { SVC_CACHE_DIR: file } });
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toMatch(/^svc-4\t/m);
+  });
+});
+
+describe('help pages rendered at build time', () => {
+  const page = (words: string[]) => join(ROOT, 'dist/bundle/help', `${words.join('/')}.txt`);
+
+  it('every group and command has one, and into a pipe it is what commander prints there, with nothing of the CLI loaded', async () => {
+    const missing: string[] = [];
+    const walk = async (nodes: CommandNode[], prefix: string[]): Promise<void> => {
+      for (const n of nodes) {
+        if (!existsSync(page([...prefix, n.name]))) missing.push([...prefix, n.name].join(' '));
+        if (n.children) await walk(await n.children(), [...prefix, n.name]);
+      }
+    };
+    await walk(rootCommands, []);
+    expect(missing).toEqual([]);
+
+    for (const words of [['chat'], ['models'], ['models', 'list'], ['conversations', 'list']]) {
+      const trace = join(tempDir(), 'imports.txt');
+      const fast = await svc([...words, '--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+      // commander, from the ES modules of dist/ (SVC_NO_BUNDLE also turns the pages off)
+      const rendered = await svc([...words, '--help'], { env: { SVC_NO_BUNDLE: '1' } });
+      expect([fast.exitCode, fast.stderr]).toEqual([0, '']);
+      expect([rendered.exitCode, rendered.stderr]).toEqual([0, '']);
+      expect(fast.stdout).toBe(rendered.stdout);
+      expect(fast.stdout).toBe(readFileSync(page(words), 'utf8'));
+      expect(readFileSync(trace, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
+    }
+  });
+
+  it('without a page (an alias, a prompt word) the CLI renders help; -h is --help', async () => {
+    const alias = await svc(['models', 'ls', '--help']);
+    expect(alias.exitCode).toBe(0);
+    expect(alias.stdout).toBe(readFileSync(page(['models', 'list']), 'utf8'));
+    const short = await svc(['models', 'list', '-h']);
+    expect([short.exitCode, short.stdout]).toEqual([0, alias.stdout]);
+    const word = await svc(['embed', 'hello', '--help']);
+    expect(word.exitCode).toBe(0);
+    expect(word.stdout).toBe(readFileSync(page(['embed']), 'utf8'));
+  });
+
+  it('on a terminal, help is rendered at its width', async () => {
+    const r = await svcOnTerminal(['models', 'list', '--help'], { cols: 60 });
+    const lines = r.screen.split(/\r?\n/);
+    expect(lines.some((l) => l.startsWith('Usage: svc models list'))).toBe(true);
+    // (examples and the pointer to the global options are printed as written, not wrapped)
+    const wrapped = (l: string) => !l.startsWith('  $ ') && !l.startsWith('Global options');
+    expect(Math.max(...lines.filter(wrapped).map((l) => l.trimEnd().length))).toBeLessThanOrEqual(60);
+    expect(readFileSync(page(['models', 'list']), 'utf8').split('\n').some((l) => wrapped(l) && l.length > 60)).toBe(true);
   });
 });
 
