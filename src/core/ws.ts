@@ -110,6 +110,8 @@ export class WsConnection {
     });
     socket.on('error', (err) => {
       if (!this.failure) this.failure = new NetworkError(`WebSocket error: ${err.message}`, undefined, err);
+      // the socket is gone (its close event, 1006, may come after the command has ended)
+      this.report(1006, this.failure.message, false);
       this.finish();
     });
   }
@@ -133,6 +135,7 @@ export class WsConnection {
       this.failure ??= new NetworkError(`the server sent nothing for ${seconds} s (--timeout ${seconds}): the session stalled`);
       this.trace?.(`< idle for ${seconds} s: closing`);
       this.stopIdle();
+      this.report(1006, this.failure.message, false);
       this.socket.terminate();
       this.finish();
     }, step);

@@ -9,6 +9,7 @@ import { readRecords, type CallRecord } from '../../src/core/call-log.js';
 import { encodeWav, interleave } from '../../src/audio/codecs.js';
 import { textToTones } from '../../src/emulator/tones.js';
 import { fastEmulator, lastSession, wavClip } from '../commands/realtime/talk-helpers.js';
+import { ANSWER, HostileServer } from '../helpers/hostile-server.js';
 
 let emu: TestEmulator;
 let question: string;
@@ -166,6 +167,26 @@ describe('WebSocket sessions in the call log', () => {
     expect(talk).toMatchObject({ command: 'realtime talk', path: '/v1/realtime', status: 101, close_code: 1006 });
     expect(talk!.error).toMatch(/closed the connection \(code 1006\)/);
     expect(talk!.prompt).toBe('what is the weather');
+  });
+
+  it('against a hostile server: a clean close before the end, a stall past --timeout, a close with an error code', async () => {
+    const server = await HostileServer.start();
+    try {
+      server.plan('WS /v1/tts', { close: 1000 }).plan('WS /v1/stt', 'stall').plan('WS /v1/realtime', { close: 1011 });
+      const configDir = tempDir();
+      const opts = { configDir, env: { SVC_BASE_URL: server.url, SVC_API_KEY: 'svc-hostile-key-0000' } };
+      expect((await svc(['tts', 'stream', '-o', join(tempDir(), 'a.mp3')], { ...opts, input: 'hello\n' })).exitCode).toBe(1);
+      expect((await svc(['--timeout', '1', 'stt', 'listen', '--input', question, '--no-realtime'], opts)).exitCode).not.toBe(0);
+      expect((await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], opts)).exitCode).not.toBe(0);
+      const [talk, stt, tts] = await records(configDir);
+      expect(tts).toMatchObject({ path: '/v1/tts', status: 101, close_code: 1000, prompt: 'hello', error: 'the session ended before audio.done: the audio is incomplete' });
+      expect(stt).toMatchObject({ path: '/v1/stt', status: 101, close_code: 1006, answer: ANSWER[0] });
+      expect(stt!.error).toMatch(/^the server sent nothing for 1 s \(--timeout 1\): the session stalled; the session ended before transcript.done/);
+      expect(talk).toMatchObject({ path: '/v1/realtime', status: 101, close_code: 1011, answer: ANSWER.join('') });
+      expect(talk!.error).toBe('the server closed the connection (code 1011: hostile close); the session ended in the middle of an answer (no response.done)');
+    } finally {
+      await server.close();
+    }
   });
 
   it('--no-log and `config set log false` write no record of a session', async () => {
