@@ -16,6 +16,7 @@ if (only === '--version' || only === '-V') {
   // shell completion's dynamic values (runs on every TAB: no commander, no command tree)
   import('../dist/commands/completion/dynamic.js').then(({ main }) => main(argv.slice(1)));
 } else if (!printHelpPage(argv)) {
+  emptyStdinFromNullDevice();
   load('cli').then(({ main }) => main(argv));
 }
 
@@ -54,6 +55,38 @@ function printHelpPage(args) {
     }
   }
   return true;
+}
+
+/**
+ * stdin from the null device (cron jobs, CI steps, `< /dev/null`): an empty stream. For a device Node makes a file
+ * stream, which loads fs streams, fs/promises and readline (~3 ms of `svc chat`, which reads stdin when it is not a
+ * terminal); the empty stream gives what it would (no data, then the end). Decided when stdin is first used.
+ */
+function emptyStdinFromNullDevice() {
+  const made = Object.getOwnPropertyDescriptor(process, 'stdin');
+  if (!made || typeof made.get !== 'function') return;
+  const set = (stream) => Object.defineProperty(process, 'stdin', { value: stream, configurable: true, enumerable: made.enumerable, writable: true });
+  Object.defineProperty(process, 'stdin', {
+    configurable: true,
+    enumerable: made.enumerable,
+    get() {
+      let stream;
+      try {
+        const fs = require('node:fs');
+        const st = fs.fstatSync(0);
+        if (st.isCharacterDevice() && st.rdev === fs.statSync('/dev/null').rdev) {
+          const { Readable } = require('node:stream');
+          stream = Object.assign(new Readable({ read() { this.push(null); } }), { fd: 0, isTTY: false });
+        }
+      } catch {
+        // stdin closed or not inspectable: Node's own
+      }
+      Object.defineProperty(process, 'stdin', made);
+      stream ??= process.stdin;
+      set(stream);
+      return stream;
+    },
+  });
 }
 
 /** The named entry of the bundle when it is fresh, else the ES module in dist/. */

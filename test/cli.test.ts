@@ -168,6 +168,27 @@ describe('help pages rendered at build time', () => {
   });
 });
 
+describe('stdin from the null device', () => {
+  it('is empty without a file stream: svc chat takes the prompt from its words, or says there is none (exit 2)', async () => {
+    const trace = join(tempDir(), 'imports.txt');
+    const r = await svc(['chat', '--no-stream', 'hi'], { emu, inputFile: '/dev/null', nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain('"hi"');
+    // what a file stream on a device would have loaded
+    expect(readFileSync(trace, 'utf8').split('\n').filter((u) => /^node:internal\/(fs\/streams|fs\/promises|readline\/)/.test(u))).toEqual([]);
+    const none = await svc(['chat', '--no-stream'], { emu, inputFile: '/dev/null' });
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain('no prompt');
+    // a file and a pipe are read as before
+    const file = join(tempDir(), 'prompt.txt');
+    writeFileSync(file, 'from a file\n');
+    const fromFile = await svc(['chat', '--no-stream'], { emu, inputFile: file });
+    expect([fromFile.exitCode, fromFile.stdout]).toEqual([0, expect.stringContaining('"from a file"')]);
+    const piped = await svc(['chat', '--no-stream', 'hi'], { emu, input: 'piped' });
+    expect([piped.exitCode, piped.stdout]).toEqual([0, expect.stringContaining('"hi piped"')]);
+  });
+});
+
 describe('the command tree', () => {
   it('an unknown command or option is a usage error (exit 2) with a suggestion', async () => {
     const r = await svc(['modles']);
