@@ -2,7 +2,7 @@
 // appended with one write on an O_APPEND descriptor, so that any number of svc processes can log at once without
 // a lock (Linux keeps one write to a local file whole). Prompt and answer are capped so a record stays small.
 // Files older than the retention (default 30 days) and the oldest past 200 MB are deleted when a day file is created.
-import { appendFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir } from './paths.js';
 
@@ -186,7 +186,7 @@ export function readRecords(dir: string, q: LogQuery = {}): CallRecord[] {
       continue;
     }
     for (const line of text.split('\n')) {
-      if (!line) continue;
+      if (!line || line.charCodeAt(0) === 0x20) continue; // empty, or a removed record's spaces
       // cheap text filters before parsing
       if (needle && !line.toLowerCase().includes(needle)) continue;
       if (q.model && !line.includes(q.model)) continue;
@@ -223,30 +223,35 @@ export function findRecord(dir: string, id: string): CallRecord | undefined {
 }
 
 /**
- * Remove records by id: each day file concerned is rewritten (temp file, rename). A record appended by another
- * process between the read and the rename of that day's file would be lost: documented in docs/logs.md.
+ * Remove records by id: each one's line is overwritten in place with as many spaces (a line readers skip), by
+ * positional writes into the day file. The file is never rewritten or renamed, so records other processes append
+ * meanwhile (O_APPEND, at the end) are never lost, and the removed text is gone from the disk, not only hidden.
  */
 export function removeRecords(dir: string, ids: Set<string>): number {
   let removed = 0;
   const days = new Set([...ids].map(dayOfId).filter((d): d is string => !!d));
   for (const day of days) {
-    const file = dayFile(dir, day);
-    let text: string;
+    let fd: number;
     try {
-      text = readFileSync(file, 'utf8');
+      fd = openSync(dayFile(dir, day), 'r+');
     } catch {
       continue;
     }
-    const lines = text.split('\n').filter((l) => l);
-    const kept = lines.filter((l) => {
-      const m = /^\{"id":"([^"]+)"/.exec(l);
-      return !(m && ids.has(m[1]!));
-    });
-    if (kept.length === lines.length) continue;
-    removed += lines.length - kept.length;
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, kept.length ? `${kept.join('\n')}\n` : '', { mode: 0o600 });
-    renameSync(tmp, file);
+    try {
+      const bytes = readFileSync(fd);
+      for (let start = 0; start < bytes.length; ) {
+        let end = bytes.indexOf(0x0a, start);
+        if (end < 0) end = bytes.length; // a record still being appended ends later: not ours to touch
+        const m = /^\{"id":"([^"]+)"/.exec(bytes.toString('latin1', start, Math.min(end, start + 80)));
+        if (m && ids.has(m[1]!) && end < bytes.length) {
+          writeSync(fd, Buffer.alloc(end - start, 0x20), 0, end - start, start);
+          removed++;
+        }
+        start = end + 1;
+      }
+    } finally {
+      closeSync(fd);
+    }
   }
   return removed;
 }

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestEmulator, cli as svc, svcShell, tempDir, type TestEmulator } from '../helpers/cli.js';
+import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
+import { ROOT, startTestEmulator, cli as svc, svcShell, tempDir, type TestEmulator } from '../helpers/cli.js';
 import { CallRecorder } from '../../src/core/call-recorder.js';
-import { appendRecords, dayFiles, readRecords, type CallRecord } from '../../src/core/call-log.js';
+import { appendRecords, dayFiles, newCallId, readRecords, removeRecords, type CallRecord } from '../../src/core/call-log.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -64,6 +66,41 @@ describe('the call log under concurrent writers', () => {
       expect(r.usage!.total_tokens).toBeGreaterThan(0);
     }
   }, 240_000);
+
+  it('removing records by id (svc logs rm ID) while 4 processes append: every appended record is kept, the removed ones are gone', async () => {
+    const dir = join(tempDir(), 'logs');
+    const record = (command: string): CallRecord => {
+      const now = new Date();
+      return { id: newCallId(now), time: now.toISOString(), command, method: 'GET', path: '/v1/models', status: 200, duration_ms: 1 };
+    };
+    const seeded = Array.from({ length: 200 }, () => record('seeded'));
+    appendRecords(dir, seeded);
+    // the writers append one record per write, as svc processes do, to the same day file
+    const module = pathToFileURL(join(ROOT, 'dist/core/call-log.js')).href;
+    const writers = [0, 1, 2, 3].map((w) =>
+      execa(process.execPath, ['--input-type=module', '-e', `import { appendRecords, newCallId } from '${module}';
+for (let i = 0; i < 2000; i++) { const now = new Date(); appendRecords(${JSON.stringify(dir)}, [{ id: newCallId(now), time: now.toISOString(), command: 'writer ${w}', method: 'GET', path: '/v1/models', status: 200, duration_ms: 1 }]); }`]),
+    );
+    // the removals start once every writer is appending
+    const today = dayFiles(dir)[0]!.file;
+    while ([0, 1, 2, 3].some((w) => !readFileSync(today, 'utf8').includes(`"writer ${w}"`))) await new Promise((r) => setTimeout(r, 5));
+    const removed = seeded.filter((_, i) => i % 2 === 0).map((r) => r.id);
+    let count = 0;
+    for (let i = 0; i < removed.length; i += 5) {
+      count += removeRecords(dir, new Set(removed.slice(i, i + 5)));
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await Promise.all(writers);
+    expect(count).toBe(100);
+    const left = readRecords(dir);
+    for (const w of [0, 1, 2, 3]) expect(left.filter((r) => r.command === `writer ${w}`)).toHaveLength(2000);
+    const ids = new Set(left.map((r) => r.id));
+    expect(removed.filter((id) => ids.has(id))).toEqual([]);
+    expect(left.filter((r) => r.command === 'seeded')).toHaveLength(100);
+    // the removed records' text is gone from the file, not only hidden
+    const onDisk = dayFiles(dir).map((f) => readFileSync(f.file, 'utf8')).join('');
+    expect(removed.some((id) => onDisk.includes(id))).toBe(false);
+  });
 });
 
 describe('the call log store', () => {
