@@ -121,6 +121,10 @@ describe('WebSocket sessions in the call log', () => {
     const show = await svc(['logs', 'show', stream!.id], { emu, configDir });
     expect(show.stdout).toContain('\ntext:\nhello world\nsecond one\n');
     expect((await svc(['logs', 'show', listen!.id], { emu, configDir })).stdout).toContain(`\ntranscript:\n${listen!.answer}\n`);
+    // the list's PROMPT column (TSV in a pipe): the text sent to TTS, the transcript of STT
+    const rows = (await svc(['logs'], { emu, configDir })).stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(rows.find((c) => c[1] === 'tts stream')![7]).toBe('hello world second one');
+    expect(rows.find((c) => c[1] === 'stt listen')![7]).toMatch(/hello world/);
   });
 
   it('stt listen --multichannel: the transcript names each line\'s channel', async () => {

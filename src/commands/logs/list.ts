@@ -35,7 +35,8 @@ export default defineCommand<{ since?: number; model?: string; command?: string;
         { header: 'MS', get: (r) => r.duration_ms, align: 'right' },
         { header: 'TOKENS', get: (r) => r.usage?.total_tokens ?? '', align: 'right' },
         { header: 'COST', get: (r) => (r.cost_usd === undefined ? '' : `$${r.cost_usd.toFixed(6)}`), align: 'right' },
-        { header: 'PROMPT', get: (r) => oneLine(r.prompt ?? `${r.method} ${r.path}`) },
+        // a speech-to-text session has no prompt: its transcript says more than its path
+        { header: 'PROMPT', get: (r) => oneLine(r.prompt ?? r.answer ?? `${r.method} ${r.path}`) },
         { header: 'ID', get: (r) => r.id },
       ],
       { emptyMessage: 'no calls logged (in this period)' },
