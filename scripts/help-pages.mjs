@@ -10,18 +10,24 @@ const control = { signal: new AbortController().signal, signalExit: undefined, s
 const walk = async (nodes, prefix) => {
   for (const node of nodes) {
     const path = [...prefix, node.name];
-    let out = '';
-    let err = '';
-    const streams = {
-      get stdin() {
-        return process.stdin;
-      },
-      stdout: { isTTY: false, write: (s) => ((out += s), true) },
-      stderr: { isTTY: false, write: (s) => ((err += s), true) },
+    const render = async (flag) => {
+      let out = '';
+      let err = '';
+      const streams = {
+        get stdin() {
+          return process.stdin;
+        },
+        stdout: { isTTY: false, write: (s) => ((out += s), true) },
+        stderr: { isTTY: false, write: (s) => ((err += s), true) },
+      };
+      const code = await runCli([...path, flag], { streams, env: {}, control });
+      if (code !== 0 || err !== '') throw new Error(`svc ${path.join(' ')} ${flag}: exit ${code} ${err}`);
+      return out;
     };
-    const code = await runCli([...path, '--help'], { streams, env: {}, control });
-    if (code !== 0 || err !== '') throw new Error(`svc ${path.join(' ')} --help: exit ${code} ${err}`);
-    pages[path.join(' ')] = out;
+    const page = await render('--help');
+    // the launcher prints the page for -h too: a command that gave -h another meaning must not get one
+    if ((await render('-h')) !== page) throw new Error(`svc ${path.join(' ')}: -h is not --help; help pages (bin/svc.cjs) assume it is`);
+    pages[path.join(' ')] = page;
     if (node.children) await walk(await node.children(), path);
   }
 };
