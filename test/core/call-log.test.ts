@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { execa } from 'execa';
+import { fork } from 'node:child_process';
 import { ROOT, startTestEmulator, cli as svc, svcShell, tempDir, type TestEmulator } from '../helpers/cli.js';
 import { CallRecorder } from '../../src/core/call-recorder.js';
 import { appendRecords, dayFiles, newCallId, readRecords, removeRecords, type CallRecord } from '../../src/core/call-log.js';
@@ -76,10 +75,11 @@ describe('the call log under concurrent writers', () => {
     const seeded = Array.from({ length: 200 }, () => record('seeded'));
     appendRecords(dir, seeded);
     // the writers append one record per write, as svc processes do, to the same day file
-    const module = pathToFileURL(join(ROOT, 'dist/core/call-log.js')).href;
-    const writers = [0, 1, 2, 3].map((w) =>
-      execa(process.execPath, ['--input-type=module', '-e', `import { appendRecords, newCallId } from '${module}';
-for (let i = 0; i < 2000; i++) { const now = new Date(); appendRecords(${JSON.stringify(dir)}, [{ id: newCallId(now), time: now.toISOString(), command: 'writer ${w}', method: 'GET', path: '/v1/models', status: 200, duration_ms: 1 }]); }`]),
+    const writers = [0, 1, 2, 3].map(
+      (w) =>
+        new Promise<number | null>((done, fail) =>
+          fork(join(ROOT, 'test/fixtures/append-records.mjs'), [dir, `writer ${w}`, '2000']).on('error', fail).on('exit', done),
+        ),
     );
     // the removals start once every writer is appending
     const today = dayFiles(dir)[0]!.file;
@@ -90,7 +90,7 @@ for (let i = 0; i < 2000; i++) { const now = new Date(); appendRecords(${JSON.st
       count += removeRecords(dir, new Set(removed.slice(i, i + 5)));
       await new Promise((r) => setTimeout(r, 2));
     }
-    await Promise.all(writers);
+    expect(await Promise.all(writers)).toEqual([0, 0, 0, 0]);
     expect(count).toBe(100);
     const left = readRecords(dir);
     for (const w of [0, 1, 2, 3]) expect(left.filter((r) => r.command === `writer ${w}`)).toHaveLength(2000);
