@@ -1,6 +1,6 @@
 // Shared helpers for benchmarks: timing of whole processes, percentiles, an emulator in a child process.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,12 +34,15 @@ export function timeCommand(cmd, args, { runs = 15, env = process.env } = {}) {
 
 const CPU_PRELOAD = join(ROOT, 'bench', 'cpu-usage.cjs');
 
-/** One run: wall ms, and CPU ms for node processes (cpu-usage.cjs preloaded into both sides alike). */
-function timeOnce(cmd, args, env) {
+/**
+ * One run: wall ms, and CPU ms for node processes (cpu-usage.cjs preloaded into both sides alike). `terminal`: stdin
+ * and stdout are this process's (a terminal, see compareOnTerminal); stderr is read for the CPU time either way.
+ */
+function timeOnce(cmd, args, env, terminal = false) {
   const isNode = cmd === 'node';
   const argv = isNode ? ['--require', CPU_PRELOAD, ...args] : args;
   const t = process.hrtime.bigint();
-  const r = spawnSync(cmd, argv, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(cmd, argv, { env, stdio: terminal ? ['inherit', 'inherit', 'pipe'] : ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   const cpu = /svc-bench-cpu-us (\d+)/.exec(String(r.stderr));
@@ -52,16 +55,16 @@ function timeOnce(cmd, args, env) {
  * ratio: median of the per-pair wall-time ratios; spread: half their interquartile range, the run-to-run noise a
  * verdict allows for. cpuRatio: the same for CPU time (node processes only), which a loaded machine disturbs less.
  */
-export function compareCommands(base, cmd, { runs = 15, env = process.env, baseEnv = env } = {}) {
-  timeOnce(base[0], base.slice(1), baseEnv);
-  timeOnce(cmd[0], cmd.slice(1), env);
+export function compareCommands(base, cmd, { runs = 15, env = process.env, baseEnv = env, terminal = false } = {}) {
+  timeOnce(base[0], base.slice(1), baseEnv, terminal);
+  timeOnce(cmd[0], cmd.slice(1), env, terminal);
   const baseMs = [];
   const cmdMs = [];
   const ratios = [];
   const cpuRatios = [];
   for (let i = 0; i < runs; i++) {
-    const b = timeOnce(base[0], base.slice(1), baseEnv);
-    const c = timeOnce(cmd[0], cmd.slice(1), env);
+    const b = timeOnce(base[0], base.slice(1), baseEnv, terminal);
+    const c = timeOnce(cmd[0], cmd.slice(1), env, terminal);
     baseMs.push(b.ms);
     cmdMs.push(c.ms);
     ratios.push(c.ms / b.ms);
@@ -74,6 +77,22 @@ export function compareCommands(base, cmd, { runs = 15, env = process.env, baseE
     spread: (percentile(ratios, 75) - percentile(ratios, 25)) / 2,
     cpuRatio: cpuRatios.length ? median(cpuRatios) : undefined,
   };
+}
+
+const quote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`;
+
+/**
+ * compareCommands for each of `pairs` ({ base, cmd, runs }) with stdin and stdout on a terminal of `cols` columns
+ * (a pseudo-terminal of util-linux `script`): the comparisons run in one process inside it (bench/on-terminal.cjs),
+ * so that the time of `script` itself is in neither side.
+ */
+export function compareOnTerminal(pairs, { cols, rows = 40, env }) {
+  const result = join(mkdtempSync(join(tmpdir(), 'svc-bench-tty-')), 'result.json');
+  const driver = join(ROOT, 'bench', 'on-terminal.cjs');
+  const line = `stty cols ${cols} rows ${rows}; exec node ${quote(driver)} ${quote(result)} ${quote(JSON.stringify(pairs.map((p) => ({ ...p, env }))))}`;
+  const r = spawnSync('script', ['-qfec', line, '/dev/null'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0) throw new Error(`on a terminal: script exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(readFileSync(result, 'utf8'));
 }
 
 /** `svc emulator serve` in a child process; resolves with its URL. */

@@ -21,9 +21,11 @@ if (only === '--version' || only === '-V') {
 }
 
 /**
- * `svc <command…> --help` into a pipe, a file or /dev/null: the page rendered at build time (scripts/help-pages.mjs),
- * the same bytes commander prints there, without loading the CLI (~10 ms less for a command with many flags). On a
- * terminal (help fits its width), with options before --help, an alias, or no page of this build: the CLI.
+ * `svc <command…> --help` without loading the CLI (~10 ms less for a command with many flags), from what the build
+ * rendered (scripts/help-pages.mjs): into a pipe, a file or /dev/null the page, the same bytes commander prints
+ * there; on a terminal the page's layout, laid out at the terminal's width by commander's own Help class alone
+ * (dist/bundle/help-layout.cjs), as commander would. With options before --help, an alias, or no page of this
+ * build: the CLI.
  */
 function printHelpPage(args) {
   const last = args[args.length - 1];
@@ -31,15 +33,19 @@ function printHelpPage(args) {
   const words = args.slice(0, -1);
   if (!words.every((w) => /^[a-z0-9][a-z0-9-]*$/.test(w))) return false;
   const fs = require('node:fs');
-  const dist = `${__dirname}/../dist`;
+  const bundle = `${__dirname}/../dist/bundle`;
   let page;
   try {
+    // a page of this build only (the bundle is fresh, as load() checks)
+    if (fs.statSync(`${bundle}/cli.cjs`).mtimeMs < fs.statSync(`${__dirname}/../dist/cli.js`).mtimeMs) return false;
+    const file = `${bundle}/help/${words.join('/')}`;
     // a character device is a terminal unless it is the null device
     const out = fs.fstatSync(1);
-    if (out.isCharacterDevice() && out.rdev !== fs.statSync('/dev/null').rdev) return false;
-    // a page of this build only (the bundle is fresh, as load() checks)
-    if (fs.statSync(`${dist}/bundle/cli.cjs`).mtimeMs < fs.statSync(`${dist}/cli.js`).mtimeMs) return false;
-    page = fs.readFileSync(`${dist}/bundle/help/${words.join('/')}.txt`);
+    if (out.isCharacterDevice() && out.rdev !== fs.statSync('/dev/null').rdev) {
+      const layout = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8'));
+      const stdout = process.stdout; // the width as commander reads it (a tty.WriteStream: ~2 ms, the cost of this path)
+      page = Buffer.from(require(`${bundle}/help-layout.cjs`).formatHelpLayout(layout, stdout.isTTY ? stdout.columns : undefined));
+    } else page = fs.readFileSync(`${file}.txt`);
   } catch {
     return false;
   }

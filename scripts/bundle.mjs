@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, relative } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
@@ -99,6 +100,9 @@ const importViaLauncher = {
   },
 };
 
+/** less to read and hash on every run: no comments, no indentation; names kept for readable stack traces */
+const COMPACT = { comments: false, minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } } };
+
 rmSync(OUT, { recursive: true, force: true });
 await build({
   input: { cli: join(DIST, 'cli.js'), help: join(DIST, 'help.js') },
@@ -111,9 +115,7 @@ await build({
   output: {
     dir: OUT,
     format: 'cjs',
-    // less to read and hash on every run: no comments, no indentation; names kept for readable stack traces
-    comments: false,
-    minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+    ...COMPACT,
     entryFileNames: '[name].cjs',
     chunkFileNames: (chunk) => {
       const facade = chunk.facadeModuleId;
@@ -123,13 +125,24 @@ await build({
   },
 });
 // help pages: `svc <command…> --help` into a pipe or a file, rendered once here (scripts/help-pages.mjs renders them
-// in a child process whose stdout is a pipe, as commander sees it then); bin/svc.cjs prints them without loading the CLI
+// in a child process whose stdout is a pipe, as commander sees it then); bin/svc.cjs prints them without loading the CLI,
+// the text (.txt) into anything else, on a terminal the layout (.json) laid out at its width with help-layout.cjs
 const pages = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'scripts', 'help-pages.mjs')], { encoding: 'utf8', maxBuffer: 64 << 20 }));
-for (const [words, text] of Object.entries(pages)) {
-  const file = join(OUT, 'help', `${words.split(' ').join('/')}.txt`);
+for (const [words, { text, layout }] of Object.entries(pages)) {
+  const file = join(OUT, 'help', words.split(' ').join('/'));
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, text);
+  writeFileSync(`${file}.txt`, text);
+  writeFileSync(`${file}.json`, JSON.stringify(layout));
 }
+// core/help-layout.ts with commander's help.js alone (its Help class; not the whole package, which the CLI's chunks hold)
+const commanderHelp = join(dirname(createRequire(import.meta.url).resolve('commander')), 'lib', 'help.js');
+await build({
+  input: { 'help-layout': join(DIST, 'core', 'help-layout.js') },
+  platform: 'node',
+  plugins: [{ name: 'svc-commander-help-only', resolveId: (source) => (source === 'commander' ? commanderHelp : null) }],
+  logLevel: 'warn',
+  output: { dir: OUT, format: 'cjs', ...COMPACT, entryFileNames: '[name].cjs' },
+});
 // the id of this build: bin/svc.cjs keeps V8's code cache in a folder of that name (no stat of each file per run)
 const hash = createHash('sha256');
 for (const file of readdirSync(OUT, { recursive: true }).map(String).filter((f) => f.endsWith('.cjs')).sort()) {

@@ -157,8 +157,29 @@ describe('help pages rendered at build time', () => {
     expect(word.stdout).toBe(readFileSync(page(['embed']), 'utf8'));
   });
 
-  it('on a terminal, help is rendered at its width', async () => {
+  it('on a terminal, help is laid out at its width from the page\'s layout, as commander renders it, with nothing of the CLI loaded', async () => {
+    for (const cols of [80, 120]) {
+      for (const words of [['chat'], ['models'], ['models', 'list']]) {
+        const trace = join(tempDir(), 'imports.txt');
+        const fast = await svcOnTerminal([...words, '--help'], { cols, env: { NODE_OPTIONS: `--require ${join(ROOT, 'test/fixtures/trace-imports.cjs')}`, SVC_TRACE_IMPORTS: trace } });
+        // commander in the CLI, on the same terminal (the ES modules of dist/; SVC_NO_BUNDLE also turns the pages off)
+        const rendered = await svcOnTerminal([...words, '--help'], { cols, env: { SVC_NO_BUNDLE: '1' } });
+        expect([fast.exitCode, rendered.exitCode]).toEqual([0, 0]);
+        expect(fast.screen).toBe(rendered.screen);
+        expect(fast.screen).toMatch(new RegExp(`^Usage: svc ${words.join(' ')}`));
+        const loaded = readFileSync(trace, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'));
+        expect(loaded.map((u) => u.slice(u.indexOf('/dist/')))).toEqual(['/dist/bundle/help-layout.cjs']);
+      }
+    }
+    // wider than 80 columns, descriptions use the width (the page into a pipe is wrapped at 80)
+    const wide = await svcOnTerminal(['chat', '--help'], { cols: 120 });
+    expect(Math.max(...wide.screen.split(/\r?\n/).filter((l) => l.startsWith('  -')).map((l) => l.trimEnd().length))).toBeGreaterThan(80);
+  });
+
+  it('on a narrow terminal, help is wrapped at its width', async () => {
     const r = await svcOnTerminal(['models', 'list', '--help'], { cols: 60 });
+    const rendered = await svcOnTerminal(['models', 'list', '--help'], { cols: 60, env: { SVC_NO_BUNDLE: '1' } });
+    expect(r.screen).toBe(rendered.screen);
     const lines = r.screen.split(/\r?\n/);
     expect(lines.some((l) => l.startsWith('Usage: svc models list'))).toBe(true);
     // (examples and the pointer to the global options are printed as written, not wrapped)
