@@ -7,6 +7,7 @@
 import { Help } from 'commander';
 import { rootCommands } from '../dist/commands/index.js';
 import { runCli } from '../dist/cli.js';
+import { HELP_TOPICS } from '../dist/help.js';
 import { formatHelpLayout } from '../dist/core/help-layout.js';
 
 /** widths the layout is checked at: narrow terminals, the usual ones, a wide one, a terminal reporting no size */
@@ -75,4 +76,6 @@ const walk = async (nodes, prefix) => {
   }
 };
 await walk(rootCommands, []);
+// the launcher prints the page of `svc help <words…>` too: a help topic (`svc help globals`) must not have one
+for (const topic of HELP_TOPICS) if (pages[topic]) throw new Error(`svc ${topic}: a command named as a help topic; bin/svc.cjs would print its page for \`svc help ${topic}\``);
 process.stdout.write(JSON.stringify(pages));

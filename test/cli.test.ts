@@ -146,6 +146,17 @@ describe('help pages rendered at build time', () => {
     }
   });
 
+  it('svc help <command…> prints the same page, without the CLI; a help topic is the CLI\'s', async () => {
+    const trace = join(tempDir(), 'imports.txt');
+    const r = await svc(['help', 'models', 'list'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, readFileSync(page(['models', 'list']), 'utf8'), '']);
+    expect(readFileSync(trace, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
+    const onTerminal = await svcOnTerminal(['help', 'chat'], { cols: 100 });
+    expect(onTerminal.screen).toBe((await svcOnTerminal(['chat', '--help'], { cols: 100, env: { SVC_NO_BUNDLE: '1' } })).screen);
+    const topic = await svc(['help', 'globals']);
+    expect([topic.exitCode, topic.stdout]).toEqual([0, expect.stringContaining('--json')]);
+  });
+
   it('without a page (an alias, a prompt word) the CLI renders help; -h is --help', async () => {
     const alias = await svc(['models', 'ls', '--help']);
     expect(alias.exitCode).toBe(0);
