@@ -81,6 +81,7 @@ export default async function startup() {
     row('svc --version', 'node -e 0', compareCommands(node0, svc('--version'), { env, runs: RUNS }), 1.1),
     row('svc --help', 'node -e 0', compareCommands(node0, svc('--help'), { env, runs: RUNS }), 1.25),
     row('svc chat --help (into a pipe)', 'node -e 0', compareCommands(node0, svc('chat', '--help'), { env, runs: RUNS }), 1.5),
+    row('svc help chat (into a pipe)', 'node -e 0', compareCommands(node0, svc('help', 'chat'), { env, runs: RUNS }), 1.5),
   ];
   // on a terminal (how people read help): laid out at its width by the launcher (bin/svc.cjs), the baseline on the
   // same terminal
