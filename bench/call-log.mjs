@@ -142,6 +142,7 @@ async function sessionRows(dir) {
   let flushNs = 0n;
   for (let s = 0; s < sessions; s++) {
     const rec = new CallRecorder(env, 'realtime talk', 30);
+    await rec.readySessions();
     const w = rec.onWsOpen({ path: '/v1/realtime', query: { model: 'voice-latest' }, status: 101, startedAt: Date.now(), requestId: 'req' });
     const t = process.hrtime.bigint();
     for (const ev of events) w.received(ev);

@@ -4,13 +4,15 @@
 import { appendRecords, logDir, newCallId, normalizeUsage, priceCost, reportedCost, cachedPrices, savePrices, pricesFromCatalogue, type CallDetails, type CallRecord, type Prices } from './call-log.js';
 import type { HttpCall } from './http.js';
 import type { WsHandshake, WsWatcher } from './ws.js';
-import { WsSessionLog } from './ws-session-log.js';
+import type { WsSessionLog } from './ws-session-log.js';
 
 export class CallRecorder {
   private readonly records: CallRecord[] = [];
   private readonly byCall = new Map<HttpCall, CallRecord>();
   private readonly rawUsage = new Map<CallRecord, unknown>();
   private readonly sessions = new Map<CallRecord, WsSessionLog>();
+  /** the reader of sessions' events, loaded by readySessions() before a socket opens (HTTP-only runs never load it) */
+  private SessionLog?: typeof WsSessionLog;
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -41,6 +43,10 @@ export class CallRecorder {
     this.byCall.set(call, rec);
   };
 
+  async readySessions(): Promise<void> {
+    this.SessionLog ??= (await import('./ws-session-log.js')).WsSessionLog;
+  }
+
   /** A WebSocket handshake: its record now; an open session is read until it ends (or until the flush at exit). */
   readonly onWsOpen = (h: WsHandshake): WsWatcher | undefined => {
     const started = new Date(h.startedAt);
@@ -59,8 +65,8 @@ export class CallRecorder {
     if (typeof model === 'string' && model) rec.model = model;
     this.records.push(rec);
     // refused, or no reply: the record is complete
-    if (h.status !== 101) return undefined;
-    const session = new WsSessionLog(h.path, h.query, h.startedAt);
+    if (h.status !== 101 || !this.SessionLog) return undefined;
+    const session = new this.SessionLog(h.path, h.query, h.startedAt);
     this.sessions.set(rec, session);
     return session;
   };

@@ -231,6 +231,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       const apiKey = opts.apiKey ?? ep.apiKey;
       if (!apiKey) throw new MissingKeyError(NO_KEY);
       await startLog();
+      await recorder?.readySessions();
       const { connectWs } = await import('./ws.js');
       return connectWs({
         baseUrl: ep.baseUrl,

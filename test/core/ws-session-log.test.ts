@@ -217,6 +217,7 @@ describe('a session still open when svc exits', () => {
     // the events as core/ws hands them to the recorder
     const dataDir = tempDir();
     const rec = new CallRecorder({ SVC_DATA_DIR: dataDir }, 'realtime talk', 30);
+    await rec.readySessions();
     const w = rec.onWsOpen({ path: '/v1/realtime', query: { model: 'voice-3.0' }, status: 101, startedAt: Date.now() - 50, requestId: 'req-1' })!;
     w.sent({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first' }] } });
     w.received({ type: 'response.created', response: { id: 'r1' } });
@@ -247,6 +248,7 @@ describe('a session still open when svc exits', () => {
   it('texts are capped while collected, like an HTTP record', async () => {
     const dataDir = tempDir();
     const rec = new CallRecorder({ SVC_DATA_DIR: dataDir }, 'tts stream', 30);
+    await rec.readySessions();
     const w = rec.onWsOpen({ path: '/v1/tts', status: 101, startedAt: Date.now() })!;
     for (let i = 0; i < 100; i++) w.sent({ type: 'text.delta', delta: 'x'.repeat(1000) });
     w.sent({ type: 'text.done' });
