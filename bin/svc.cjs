@@ -15,8 +15,8 @@ if (only === '--version' || only === '-V') {
 } else if (argv[0] === '__complete') {
   // shell completion's dynamic values (runs on every TAB: no commander, no command tree)
   import('../dist/commands/completion/dynamic.js').then(({ main }) => main(argv.slice(1)));
-} else if (!printHelpPage(argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv)) {
-  // (`svc help files list` is `svc files list --help`; a help topic has no page)
+} else if (!printHelpPage(argv[0] === 'help' && argv[1] !== '--help' && argv[1] !== '-h' ? [...argv.slice(1), '--help'] : argv)) {
+  // (`svc help files list` is `svc files list --help`, `svc help --help` the help command's own; a topic has no page)
   emptyStdinFromNullDevice();
   load('cli').then(({ main }) => main(argv));
 }

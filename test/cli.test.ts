@@ -155,6 +155,11 @@ describe('help pages rendered at build time', () => {
     expect(onTerminal.screen).toBe((await svcOnTerminal(['chat', '--help'], { cols: 100, env: { SVC_NO_BUNDLE: '1' } })).screen);
     const topic = await svc(['help', 'globals']);
     expect([topic.exitCode, topic.stdout]).toEqual([0, expect.stringContaining('--json')]);
+    // the help command's own help is its page too
+    const trace2 = join(tempDir(), 'imports.txt');
+    const own = await svc(['help', '--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace2 } });
+    expect([own.exitCode, own.stdout]).toEqual([0, readFileSync(page(['help']), 'utf8')]);
+    expect(readFileSync(trace2, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
   });
 
   it('without a page (an alias, a prompt word) the CLI renders help; -h is --help', async () => {
