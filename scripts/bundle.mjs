@@ -14,7 +14,9 @@ import { build } from 'rolldown';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 const OUT = join(DIST, 'bundle');
-const BUNDLED = /^(commander|undici)(\/|$)/;
+// chalk too: an ES module package, whose import() would start Node's ES module loader (~12 ms of every command that
+// prints in colour on a terminal); bundled, it is one more CommonJS chunk with a code cache
+const BUNDLED = /^(commander|undici|chalk)(\/|$)/;
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 const H2_STUB = '\0svc:undici-client-h2';
 
@@ -108,7 +110,8 @@ await build({
   input: { cli: join(DIST, 'cli.js'), help: join(DIST, 'help.js') },
   platform: 'node',
   // `import('undici')` in core/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
-  external: (id) => id.startsWith('node:') || id === 'undici' || (!id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !BUNDLED.test(id)),
+  // (`#name`: a bundled package's own subpath import, e.g. chalk's #ansi-styles)
+  external: (id) => id.startsWith('node:') || id === 'undici' || (!/^[./\0#]/.test(id) && !BUNDLED.test(id)),
   plugins: [noHttp2, lazyAssert, rareUndiciOutside, importViaLauncher, lazyChildProcess],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   logLevel: 'warn',
@@ -120,6 +123,7 @@ await build({
     chunkFileNames: (chunk) => {
       const facade = chunk.facadeModuleId;
       if (facade && facade.startsWith(DIST + '/')) return relative(DIST, facade).replace(/\.js$/, '') + '-[hash].cjs';
+      if (facade && /[\\/]node_modules[\\/]chalk[\\/]/.test(facade)) return 'shared/chalk-[hash].cjs';
       return 'shared/[name]-[hash].cjs';
     },
   },

@@ -60,7 +60,8 @@ describe('colour on a pseudo-terminal', () => {
 
   it('chalk is loaded only when colour is on: not in a pipe, not with NO_COLOR on a terminal', async () => {
     const tracer = join(ROOT, 'test/fixtures/trace-imports.cjs');
-    const chalkLoaded = (trace: string) => readFileSync(trace, 'utf8').split('\n').some((u) => u.includes('/node_modules/chalk/'));
+    // chalk is bundled (dist/bundle/shared/chalk-*.cjs); from node_modules when the launcher runs dist/ (SVC_NO_BUNDLE)
+    const chalkLoaded = (trace: string) => readFileSync(trace, 'utf8').split('\n').some((u) => u.includes('/node_modules/chalk/') || /\/dist\/bundle\/shared\/chalk-/.test(u));
     const inPipe = join(tempDir(), 'imports.txt');
     expect((await svc(['files', 'ls'], { emu, nodeArgs: ['--require', tracer], env: { SVC_TRACE_IMPORTS: inPipe, NO_COLOR: undefined } })).exitCode).toBe(0);
     expect(chalkLoaded(inPipe)).toBe(false);
