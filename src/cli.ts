@@ -97,6 +97,8 @@ function configure(cmd: Command, streams: Streams): Command {
   });
   cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: true, sortOptions: false } as Partial<Help>);
   cmd.showSuggestionAfterError(true);
+  // the root's words (and the completion scripts'), not commander's "display help for command"
+  cmd.helpOption('-h, --help', 'show help');
   return cmd;
 }
 
@@ -174,7 +176,6 @@ function rootProgram(streams: Streams, ver: string): Command {
   program
     .description(PROGRAM_DESCRIPTION)
     .version(ver, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
     .addHelpCommand(false);
   addGlobalOptions(program);
   // the launcher's text (bin/svc.cjs answers a bare `svc --help` without commander): the same whichever way the
