@@ -149,10 +149,10 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
   const makeClient = async (apiKey?: string): Promise<HttpClient> => {
     const cfg = getConfig();
     const ep = await getEndpoint();
-    await startLog();
+    await log.start();
     const c = new HttpClient({
-      onCall: recorder?.onCall,
-      onReply: recorder?.onReply,
+      onCall: log.recorder?.onCall,
+      onReply: log.recorder?.onReply,
       baseUrl: ep.baseUrl,
       apiKey: apiKey ?? ep.apiKey,
       userAgent,
@@ -167,47 +167,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     return c;
   };
   let client: Promise<HttpClient> | undefined;
-  let recorder: CallRecorder | undefined;
-
-  /** The call log of this run (unless --no-log or `log false`), and the daily budget's check before anything is sent. */
-  const startLog = async (): Promise<void> => {
-    if (recorder || init.globals.log === false) return;
-    const cfg = getConfig();
-    if (cfg.profileData.log === 'false') return;
-    const { CallRecorder } = await import('./call-recorder.js');
-    const { DEFAULT_RETENTION_DAYS } = await import('./call-log.js');
-    await checkBudget(cfg.profileData['budget.daily']);
-    recorder = new CallRecorder(init.env, init.command ?? '', Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS));
-    const rec = recorder;
-    // a process that ends before the exit hooks finish (a second Ctrl-C) still writes what it holds
-    const atExit = () => rec.flushNow();
-    process.once('exit', atExit);
-    exitHooks.add(async () => {
-      try {
-        await rec.flush(async () => {
-          const c = await client;
-          if (!c) return undefined;
-          const catalogue = new HttpClient({ ...c.opts, onCall: undefined, onReply: undefined, maxRetries: 0 });
-          try {
-            return await catalogue.json('GET', '/v1/language-models');
-          } finally {
-            await catalogue.close();
-          }
-        });
-      } finally {
-        process.removeListener('exit', atExit);
-      }
-    });
-  };
-  const checkBudget = async (budget: string | undefined): Promise<void> => {
-    if (budget === undefined) return;
-    const { spentToday, logDir } = await import('./call-log.js');
-    const spent = spentToday(logDir(init.env), new Date());
-    if (spent < Number(budget)) return;
-    const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
-    if (init.globals.budgetStrict) throw new UsageError(`--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`);
-    out.warn(msg);
-  };
+  const log = callLog(init, out, getConfig, exitHooks.add, () => client);
 
   return {
     streams: init.streams,
@@ -230,8 +190,8 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       const ep = await getEndpoint();
       const apiKey = opts.apiKey ?? ep.apiKey;
       if (!apiKey) throw new MissingKeyError(NO_KEY);
-      await startLog();
-      await recorder?.readySessions();
+      await log.start();
+      await log.recorder?.readySessions();
       const { connectWs } = await import('./ws.js');
       return connectWs({
         baseUrl: ep.baseUrl,
@@ -244,7 +204,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
         trace,
         handshakeTimeoutMs: cfg.timeoutSec * 1000,
         idleTimeoutMs: cfg.timeoutSec * 1000,
-        watch: recorder?.onWsOpen,
+        watch: log.recorder?.onWsOpen,
       });
     },
     setInterruptHandler: init.setInterruptHandler,
@@ -256,7 +216,60 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       return Buffer.concat(chunks).toString('utf8');
     },
     now: () => Date.now(),
-    logCall: (details) => recorder?.details(details),
-    logsCalls: () => !!recorder,
+    logCall: (details) => log.recorder?.details(details),
+    logsCalls: () => !!log.recorder,
+  };
+}
+
+/**
+ * The call log of this run (unless --no-log or `log false`): started before the first request or socket (the daily
+ * budget is checked then, before anything is sent), written at exit, costs priced from the catalogue when needed.
+ */
+function callLog(init: ContextInit, out: Output, getConfig: () => ResolvedConfig, onExit: (fn: () => void | Promise<void>) => void, client: () => Promise<HttpClient> | undefined) {
+  let recorder: CallRecorder | undefined;
+  const checkBudget = async (budget: string | undefined): Promise<void> => {
+    if (budget === undefined) return;
+    const { spentToday, logDir } = await import('./call-log.js');
+    const spent = spentToday(logDir(init.env), new Date());
+    if (spent < Number(budget)) return;
+    const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
+    if (init.globals.budgetStrict) throw new UsageError(`--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`);
+    out.warn(msg);
+  };
+  /** the catalogue's prices, for records whose usage the API did not price */
+  const fetchCatalogue = async (): Promise<unknown> => {
+    const c = await client();
+    if (!c) return undefined;
+    const catalogue = new HttpClient({ ...c.opts, onCall: undefined, onReply: undefined, maxRetries: 0 });
+    try {
+      return await catalogue.json('GET', '/v1/language-models');
+    } finally {
+      await catalogue.close();
+    }
+  };
+  const start = async (): Promise<void> => {
+    if (recorder || init.globals.log === false) return;
+    const cfg = getConfig();
+    if (cfg.profileData.log === 'false') return;
+    const { CallRecorder } = await import('./call-recorder.js');
+    const { DEFAULT_RETENTION_DAYS } = await import('./call-log.js');
+    await checkBudget(cfg.profileData['budget.daily']);
+    const rec = (recorder = new CallRecorder(init.env, init.command ?? '', Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS)));
+    // a process that ends before the exit hooks finish (a second Ctrl-C) still writes what it holds
+    const atExit = () => rec.flushNow();
+    process.once('exit', atExit);
+    onExit(async () => {
+      try {
+        await rec.flush(fetchCatalogue);
+      } finally {
+        process.removeListener('exit', atExit);
+      }
+    });
+  };
+  return {
+    start,
+    get recorder(): CallRecorder | undefined {
+      return recorder;
+    },
   };
 }

@@ -2,6 +2,7 @@ import { defineCommand } from '../../core/command.js';
 import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
 import { closeNote } from '../../core/ws.js';
 import { TtsSocket } from '../../api/tts.js';
+import type { EncodedOutput } from '../../audio/player.js';
 import { TTS_OPTIONS, Timings, destination, onInterrupt, streamQuery, type TtsOpts } from './say.js';
 
 /**
@@ -57,16 +58,7 @@ export default defineCommand<TtsOpts>({
     const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
     const timings = new Timings();
     // some text first: an empty input is exit 2 before any connection
-    const stdin = ctx.streams.stdin as NodeJS.ReadableStream & { setEncoding?(e: string): void };
-    stdin.setEncoding?.('utf8');
-    const input = (stdin as AsyncIterable<string>)[Symbol.asyncIterator]();
-    const first: string[] = [];
-    for (;;) {
-      const r = await input.next();
-      if (r.done) break;
-      first.push(String(r.value));
-      if (/\S/.test(String(r.value))) break;
-    }
+    const { input, first } = await firstText(ctx.streams.stdin);
     if (!first.some((t) => /\S/.test(t))) {
       await out.abort();
       throw new UsageError('no text on stdin: nothing to speak');
@@ -79,71 +71,11 @@ export default defineCommand<TtsOpts>({
       throw err;
     }
     onInterrupt(ctx, () => sock.close());
-    let sentSinceDone = false;
-    let pendingUtterances = 0;
-    // the service owes audio only for an utterance that was ended (text.done); stdin may rightly be quiet
-    sock.conn.awaiting = () => pendingUtterances > 0;
-    let inputEnded = false;
-    let wake: (() => void) | undefined;
-
-    const sendPieces = (pieces: (string | null)[]) => {
-      for (const p of pieces) {
-        if (p === null) {
-          if (sentSinceDone) {
-            sock.done();
-            pendingUtterances++;
-            sentSinceDone = false;
-          }
-        } else if (p.length) {
-          sock.sendText(p);
-          sentSinceDone = true;
-        }
-      }
-    };
-
-    const reader = (async () => {
-      const splitter = new UtteranceSplitter();
-      try {
-        for (const chunk of first) sendPieces(splitter.push(chunk));
-        for (;;) {
-          const r = await input.next();
-          if (r.done || !sock.conn.isOpen) break;
-          sendPieces(splitter.push(String(r.value)));
-        }
-        if (sock.conn.isOpen) sendPieces(splitter.end());
-      } finally {
-        inputEnded = true;
-        wake?.();
-      }
-    })();
-
-    const receiver = (async () => {
-      // one outstanding next() at a time: a message must never be taken by a read whose result is dropped
-      let next: ReturnType<TtsSocket['next']> | undefined;
-      for (;;) {
-        if (inputEnded && pendingUtterances === 0) break;
-        next ??= sock.next();
-        const ev = await Promise.race([next, new Promise<'wake'>((r) => (wake = () => r('wake')))]);
-        if (ev === 'wake') continue;
-        next = undefined;
-        if (!ev) {
-          if (pendingUtterances > 0 || sentSinceDone) throw new IncompleteError(`the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`);
-          break;
-        }
-        if (ev.type === 'audio.delta') {
-          await out.write(ev.audio);
-          timings.add(ev.audio_timestamps);
-        } else if (ev.type === 'audio.done') {
-          pendingUtterances--;
-          await out.endUtterance();
-          timings.nextUtterance(out.seconds);
-        } else if (ev.type === 'audio.clear') out.clear();
-      }
-    })();
+    const session = exchange(sock, input, first, out, timings);
 
     let finished = false;
     try {
-      await Promise.all([reader, receiver]);
+      await session;
       sock.close();
       if (ctx.signal.aborted) throw new InterruptedError();
       await out.end();
@@ -161,3 +93,87 @@ export default defineCommand<TtsOpts>({
     return 0;
   },
 });
+
+/** stdin's pieces up to the first that is not blank (read before connecting: no text is exit 2, nothing sent) */
+async function firstText(stdin: NodeJS.ReadableStream): Promise<{ input: AsyncIterator<string>; first: string[] }> {
+  (stdin as { setEncoding?(e: string): void }).setEncoding?.('utf8');
+  const input = (stdin as AsyncIterable<string>)[Symbol.asyncIterator]();
+  const first: string[] = [];
+  for (;;) {
+    const r = await input.next();
+    if (r.done) break;
+    first.push(String(r.value));
+    if (/\S/.test(String(r.value))) break;
+  }
+  return { input, first };
+}
+
+/**
+ * The session: stdin's text goes out as it arrives (a blank line or the end ends an utterance) while the audio that
+ * comes back is played or written; done when the input has ended and every utterance's audio.done has arrived.
+ */
+function exchange(sock: TtsSocket, input: AsyncIterator<string>, first: string[], out: EncodedOutput, timings: Timings): Promise<unknown> {
+  let sentSinceDone = false;
+  let pendingUtterances = 0;
+  // the service owes audio only for an utterance that was ended (text.done); stdin may rightly be quiet
+  sock.conn.awaiting = () => pendingUtterances > 0;
+  let inputEnded = false;
+  let wake: (() => void) | undefined;
+
+  const sendPieces = (pieces: (string | null)[]) => {
+    for (const p of pieces) {
+      if (p === null) {
+        if (sentSinceDone) {
+          sock.done();
+          pendingUtterances++;
+          sentSinceDone = false;
+        }
+      } else if (p.length) {
+        sock.sendText(p);
+        sentSinceDone = true;
+      }
+    }
+  };
+
+  const reader = (async () => {
+    const splitter = new UtteranceSplitter();
+    try {
+      for (const chunk of first) sendPieces(splitter.push(chunk));
+      for (;;) {
+        const r = await input.next();
+        if (r.done || !sock.conn.isOpen) break;
+        sendPieces(splitter.push(String(r.value)));
+      }
+      if (sock.conn.isOpen) sendPieces(splitter.end());
+    } finally {
+      inputEnded = true;
+      wake?.();
+    }
+  })();
+
+  const receiver = (async () => {
+    // one outstanding next() at a time: a message must never be taken by a read whose result is dropped
+    let next: ReturnType<TtsSocket['next']> | undefined;
+    for (;;) {
+      if (inputEnded && pendingUtterances === 0) break;
+      next ??= sock.next();
+      const ev = await Promise.race([next, new Promise<'wake'>((r) => (wake = () => r('wake')))]);
+      if (ev === 'wake') continue;
+      next = undefined;
+      if (!ev) {
+        if (pendingUtterances > 0 || sentSinceDone) throw new IncompleteError(`the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`);
+        break;
+      }
+      if (ev.type === 'audio.delta') {
+        await out.write(ev.audio);
+        timings.add(ev.audio_timestamps);
+      } else if (ev.type === 'audio.done') {
+        pendingUtterances--;
+        await out.endUtterance();
+        timings.nextUtterance(out.seconds);
+      } else if (ev.type === 'audio.clear') out.clear();
+    }
+  })();
+
+  return Promise.all([reader, receiver]);
+}
