@@ -68,6 +68,8 @@ function printHelpPage(args) {
  * stdin from the null device (cron jobs, CI steps, `< /dev/null`): an empty stream. For a device Node makes a file
  * stream, which loads fs streams, fs/promises and readline (~3 ms of `svc chat`, which reads stdin when it is not a
  * terminal); the empty stream gives what it would (no data, then the end). Decided when stdin is first used.
+ * It is marked (Symbol.for('svc.nullDevice')): ctx.readStdin() then knows it is empty without reading it, whose
+ * async iterator, run cold, cost ~1.7 ms of `svc chat hi < /dev/null`.
  */
 function emptyStdinFromNullDevice() {
   const made = Object.getOwnPropertyDescriptor(process, 'stdin');
@@ -83,7 +85,7 @@ function emptyStdinFromNullDevice() {
         const st = fs.fstatSync(0);
         if (st.isCharacterDevice() && st.rdev === fs.statSync('/dev/null').rdev) {
           const { Readable } = require('node:stream');
-          stream = Object.assign(new Readable({ read() { this.push(null); } }), { fd: 0, isTTY: false });
+          stream = Object.assign(new Readable({ read() { this.push(null); } }), { fd: 0, isTTY: false, [Symbol.for('svc.nullDevice')]: true });
         }
       } catch {
         // stdin closed or not inspectable: Node's own
