@@ -114,6 +114,8 @@ export interface ProcessControl {
   /** 143 after SIGTERM, 129 after SIGHUP: the exit code whatever the command returned */
   readonly signalExit: number | undefined;
   setInterruptHandler(fn: (() => void) | undefined): void;
+  /** main(): the process exits once the command has returned, and the system closes its connections */
+  exitsAfterRun?: boolean;
 }
 
 function handleSignals(): ProcessControl {
@@ -150,6 +152,7 @@ function handleSignals(): ProcessControl {
     setInterruptHandler: (fn) => {
       interruptHandler = fn;
     },
+    exitsAfterRun: true,
   };
 }
 
@@ -274,6 +277,7 @@ async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation): Prom
       version: inv.version,
       command: commandName(cmd),
       setInterruptHandler: inv.control.setInterruptHandler,
+      exitsAfterRun: inv.control.exitsAfterRun,
       endpoint: globals.emulator ? inProcessEmulator(inv.env) : undefined,
     });
     inv.cleanup = () => ctx.runExitHooks();

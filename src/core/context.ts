@@ -88,9 +88,21 @@ export interface ContextInit {
   command?: string;
   /** default: the configured base URL and key */
   endpoint?: EndpointResolver;
+  /** the process exits once the command has returned (main): its connections are left to the system to close */
+  exitsAfterRun?: boolean;
 }
 
 const NO_KEY = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)';
+
+/** All of stdin as text. */
+async function readAll(stdin: Streams['stdin']): Promise<string> {
+  // the launcher's stream for the null device (bin/svc.cjs): empty, known without reading it (the stream's async
+  // iterator, run cold, cost ~1.7 ms of `svc chat hi < /dev/null`)
+  if ((stdin as unknown as Record<symbol, unknown>)[Symbol.for('svc.nullDevice')]) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** Cleanup run before exit, last registered first; a failing hook never changes the exit code. */
 function exitHookList() {
@@ -163,7 +175,8 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       // without --verbose (whose trace says it already) a retry's wait is a note on stderr, silenced by -q
       onRetry: trace ? undefined : (note) => out.info(note),
     });
-    exitHooks.add(() => c.close());
+    // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
+    if (!init.exitsAfterRun) exitHooks.add(() => c.close());
     return c;
   };
   let client: Promise<HttpClient> | undefined;
@@ -210,14 +223,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     setInterruptHandler: init.setInterruptHandler,
     onExit: exitHooks.add,
     runExitHooks: exitHooks.run,
-    async readStdin() {
-      // the launcher's stream for the null device (bin/svc.cjs): empty, known without reading (its async iterator
-      // costs ~1 ms of `svc chat < /dev/null`, cold)
-      if ((init.streams.stdin as unknown as Record<symbol, unknown>)[Symbol.for('svc.nullDevice')]) return '';
-      const chunks: Buffer[] = [];
-      for await (const chunk of init.streams.stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
-      return Buffer.concat(chunks).toString('utf8');
-    },
+    readStdin: () => readAll(init.streams.stdin),
     now: () => Date.now(),
     logCall: (details) => log.recorder?.details(details),
     logsCalls: () => !!log.recorder,
