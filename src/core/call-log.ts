@@ -234,8 +234,10 @@ export function removeRecords(dir: string, ids: Set<string>): number {
     let fd: number;
     try {
       fd = openSync(dayFile(dir, day), 'r+');
-    } catch {
-      continue;
+    } catch (err) {
+      // no file for that day: nothing of it to remove; any other failure (a read-only folder) is the command's error
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw err;
     }
     try {
       const bytes = readFileSync(fd);

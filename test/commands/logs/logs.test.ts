@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 // Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
 import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
@@ -89,5 +89,19 @@ describe('svc logs', () => {
     expect((await svc(['logs', 'rm', '--all', '--yes'], { emu, configDir })).exitCode).toBe(0);
     expect(existsSync(join(configDir, 'data', 'logs', `calls-${new Date().toISOString().slice(0, 10)}.jsonl`))).toBe(false);
     expect(await records(configDir)).toEqual([]);
+  });
+
+  it('rm by id when the day file cannot be written: the file system error, exit 1, not "not in the log"', async () => {
+    const configDir = tempDir();
+    await svc(['models', 'list'], { emu, configDir });
+    const [rec] = await records(configDir);
+    // a day file that cannot be opened for writing (a directory in its place: root ignores permission bits)
+    const file = join(configDir, 'data', 'logs', `calls-${rec.time.slice(0, 10)}.jsonl`);
+    renameSync(file, `${file}.kept`);
+    mkdirSync(file);
+    const r = await svc(['logs', 'rm', rec.id, '--yes'], { emu, configDir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`${file}: it is a directory (EISDIR)`);
+    expect(r.stderr).not.toMatch(/deleted|not in the log/);
   });
 });
