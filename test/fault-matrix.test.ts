@@ -40,6 +40,8 @@ interface Family {
   out?: string;
   /** what stdout holds after a success */
   ok: RegExp;
+  /** what the command reads on stdin */
+  stdin?: string;
   /** files the command reads, written into the row's folder */
   inputs?: Record<string, string>;
   /** what it writes beside them by design (not a temp file left behind) */
@@ -59,6 +61,8 @@ const FAMILIES: Record<string, Family> = {
   download: { name: 'files download', route: 'GET /v1/files/{id}/content', out: 'got.bin', args: (_d, out) => ['files', 'download', 'file_1', '-o', out, '--force'], ok: /got\.bin/ },
   'tts rest': { name: 'tts say --rest', route: 'POST /v1/tts', out: 'say.mp3', args: (_d, out) => ['tts', 'say', 'hello', '--rest', '-o', out], ok: /^$/ },
   'tts ws': { name: 'tts say (WebSocket)', route: 'WS /v1/tts', out: 'say.pcm', args: (_d, out) => ['tts', 'say', 'hello', '-o', out], ok: /^$/ },
+  // text from stdin, sent as it arrives: the same socket as tts say's, driven by another loop
+  'tts stream': { name: 'tts stream', route: 'WS /v1/tts', out: 'stream.pcm', stdin: 'hello\n', args: (_d, out) => ['tts', 'stream', '-o', out], ok: /^$/ },
   'stt rest': { name: 'stt transcribe', route: 'POST /v1/stt', args: () => ['stt', 'transcribe', wav], ok: new RegExp(TEXT) },
   'stt ws': { name: 'stt listen', route: 'WS /v1/stt', args: () => ['stt', 'listen', '--input', wav, '--no-realtime'], ok: /Hello/ },
   realtime: { name: 'realtime talk', route: 'WS /v1/realtime', out: 'talk.wav', args: (_d, out) => ['realtime', 'talk', '--input', wav, '--output', out], ok: new RegExp(TEXT) },
@@ -153,7 +157,7 @@ for (const family of ['download', 'tts rest'] as const) {
 }
 
 // WebSocket families
-for (const family of ['tts ws', 'stt ws', 'realtime', 'calls'] as const) {
+for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as const) {
   add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
   add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
   add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
@@ -239,7 +243,7 @@ describe('fault matrix', () => {
       const out = fam.out ? join(dir, fam.out) : '';
       if (out) writeFileSync(out, OLD);
       const args = ['--timeout', '2', '--max-retries', String(row.retries ?? 0), ...fam.args(dir, out)];
-      const opts = { env: { SVC_BASE_URL: base, SVC_API_KEY: KEY }, cwd: dir, timeout: 60_000 };
+      const opts = { env: { SVC_BASE_URL: base, SVC_API_KEY: KEY }, cwd: dir, timeout: 60_000, input: fam.stdin };
       let r: { exitCode: number; stdout: string; stderr: string };
       if (row.ulimit) {
         // the reply is larger than 8 blocks of 512 bytes: the write fails with EFBIG
