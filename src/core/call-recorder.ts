@@ -99,7 +99,6 @@ export class CallRecorder {
     }
   }
 
-  /** Costs (the API's, else from the catalogue's prices fetched at most once a day), then one append per record. */
   /** Sessions still open are recorded as they stand (interrupted: what arrived is kept). */
   private closeSessions(): void {
     const now = Date.now();
@@ -117,6 +116,7 @@ export class CallRecorder {
     appendRecords(logDir(this.env), this.records.splice(0), this.retentionDays);
   }
 
+  /** Costs (the API's, else from the catalogue's prices fetched at most once a day), then one append per record. */
   async flush(fetchCatalogue: () => Promise<unknown>): Promise<void> {
     if (!this.records.length) return;
     this.closeSessions();

@@ -7,7 +7,6 @@ import type { HttpClient } from '../../core/http.js';
 import { MaxTurnsError, runCalls, unboundCalls, type PendingCall, type ToolCommand } from '../../core/local-tools.js';
 import { outcomeOf, printEpilogue, printToolCalls, streamChatAnswer, type ChatOutcome } from './render.js';
 
-
 export interface LoopOptions {
   commands: ToolCommand[];
   maxTurns: number;
