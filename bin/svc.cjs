@@ -109,6 +109,8 @@ function load(name) {
       if (statSync(bundled).mtimeMs >= statSync(join(dist, `${name}.js`)).mtimeMs) {
         // the bundle's import() of packages (scripts/bundle.mjs): resolved from here, the same package root
         globalThis[Symbol.for('svc.import')] = (specifier) => import(specifier);
+        // undici's parser, compiled ahead of the first connection (src/core/http-parser.ts)
+        globalThis[Symbol.for('svc.llhttpFile')] = join(dist, 'bundle', 'llhttp_simd.wasm');
         if (!process.env.SVC_NO_COMPILE_CACHE) useCodeCache(join(dist, 'bundle'));
         return Promise.resolve(require(bundled));
       }

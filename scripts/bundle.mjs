@@ -87,6 +87,22 @@ const rareUndiciOutside = {
 };
 
 /**
+ * undici's HTTP/1.1 client compiles its WebAssembly parser on the first connection; src/core/http-parser.ts
+ * compiles it beforehand on V8's worker threads, from the file written below (LLHTTP_FILE), and undici takes that
+ * module when it is ready (else it compiles its own, as usual). The build fails if undici's code changes.
+ */
+const LLHTTP_FILE = 'llhttp_simd.wasm';
+const parserCompiledBeforehand = {
+  name: 'svc-parser-compiled-beforehand',
+  transform(code, id) {
+    if (!/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(id)) return null;
+    const own = "mod = new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))";
+    if (!code.includes(own)) this.error("undici's client-h1.js no longer compiles its parser as expected: update scripts/bundle.mjs");
+    return code.replace(own, `mod = globalThis[Symbol.for('svc.llhttpModule')] ?? new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))`);
+  },
+};
+
+/**
  * Packages stay in node_modules and are loaded with import() (several are ES modules only). An import() compiled
  * from V8's code cache on Node 20 has no loader to call ("A dynamic import callback was not specified"), so the
  * bundle asks the launcher to import them: bin/svc.cjs is compiled by Node itself.
@@ -114,7 +130,7 @@ await build({
   // `import('undici')` in core/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
   // (`#name`: a bundled package's own subpath import, e.g. chalk's #ansi-styles)
   external: (id) => id.startsWith('node:') || id === 'undici' || (!/^[./\0#]/.test(id) && !BUNDLED.test(id)),
-  plugins: [noHttp2, lazyAssert, rareUndiciOutside, importViaLauncher, lazyChildProcess],
+  plugins: [noHttp2, lazyAssert, rareUndiciOutside, parserCompiledBeforehand, importViaLauncher, lazyChildProcess],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   logLevel: 'warn',
   output: {
@@ -132,6 +148,8 @@ await build({
     },
   },
 });
+// undici's parser as a file (its package holds it as base64 text in a module), for src/core/http-parser.ts
+writeFileSync(join(OUT, LLHTTP_FILE), createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js'));
 // help pages: `svc <command…> --help` into a pipe or a file, rendered once here (scripts/help-pages.mjs renders them
 // in a child process whose stdout is a pipe, as commander sees it then); bin/svc.cjs prints them without loading the CLI,
 // the text (.txt) into anything else, on a terminal the layout (.json) laid out at its width with help-layout.cjs

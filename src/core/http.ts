@@ -325,19 +325,24 @@ type AgentOptions = ConstructorParameters<typeof import('undici').Agent>[0];
  * undici's Agent with its request API and HTTP/1.1 client only (see undici-h1.cts): the whole package costs
  * ~45 ms more of every request command. Should undici's internal layout change, the whole package is loaded.
  */
-async function loadAgent(options: AgentOptions, secure: boolean): Promise<Dispatcher> {
+async function loadAgent(options: NonNullable<AgentOptions>, secure: boolean): Promise<Dispatcher> {
   // Keep undici's WebAssembly HTTP parser on V8's baseline compiler: the optimising tier compiles it again in the
   // background, which delays the exit of every short command by ~70 ms and lifts the peak RSS by ~35 MB, for no
-  // gain on transfers bound by the network and the disk. Must run before undici compiles it.
+  // gain on transfers bound by the network and the disk. And compile all of it at once (not each function on its
+  // first call), on V8's worker threads while undici loads (http-parser.ts). Must run before undici compiles it.
   // Node's own modules loaded after a change of V8's flags are compiled without their built-in code cache: those
   // undici loads (node:http and the modules it loads, node:tls for https) are loaded first (~3 ms of every request).
   await import('node:http');
   if (secure) await import('node:tls');
   const { setV8Flags } = await import('./v8-flags.js');
-  await setV8Flags('--liftoff-only');
+  await setV8Flags('--liftoff-only --no-wasm-lazy-compilation');
+  const { compileParserInBackground } = await import('./http-parser.js');
+  const parserReady = compileParserInBackground();
   try {
     const { createAgent } = await import('./undici-h1.cjs');
-    return createAgent(options) as Dispatcher;
+    // one turn of the event loop, in which V8 hands the parser's compilation to its worker threads
+    if (parserReady) await new Promise((resolve) => setImmediate(resolve));
+    return createAgent(options, parserReady) as Dispatcher;
   } catch {
     const undici = await import('undici');
     return new undici.Agent(options);

@@ -6,6 +6,7 @@
 // The undici version is pinned in package.json; src/core/http.ts falls back to the whole package should this
 // layout change.
 import Module = require('node:module');
+import type { Socket } from 'node:net';
 
 type Agent = { request: (...args: unknown[]) => unknown };
 
@@ -30,12 +31,35 @@ function deferHttp2Client(): void {
   require.cache[path] = stub;
 }
 
-export function createAgent(options: unknown): Agent {
+type Connector = (opts: unknown, callback: (err: Error | null, socket: Socket | null) => void) => unknown;
+
+/**
+ * @param parserReady settles once undici's parser, compiled ahead (core/http-parser.ts), is there or has failed:
+ *   a new connection waits for it before undici takes the socket (and compiles the parser on the main thread).
+ */
+export function createAgent(options: { connect?: object } = {}, parserReady?: Promise<unknown>): Agent {
   if (typeof __SVC_BUNDLE__ === 'undefined') deferHttp2Client();
   const AgentClass = require('undici/lib/dispatcher/agent.js') as new (o: unknown) => Agent;
   const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as { prototype: Record<string, unknown> };
   const request = require('undici/lib/api/api-request.js') as unknown;
   if (typeof request !== 'function') throw new Error('unexpected undici layout');
   if (typeof Dispatcher.prototype.request !== 'function') Dispatcher.prototype.request = request;
-  return new AgentClass(options);
+  if (!parserReady) return new AgentClass(options);
+  // undici's own connector, made as its pool would make it from these options
+  const buildConnector = require('undici/lib/core/connect.js') as (o: object) => Connector;
+  const connect = buildConnector({ ...options.connect });
+  let ready = false;
+  void parserReady.finally(() => (ready = true));
+  const waitingForParser: Connector = (opts, callback) =>
+    connect(opts, (err, socket) => {
+      if (err || ready || !socket) return callback(err, socket);
+      // an error meanwhile is undici's to report once it has the socket (it checks socket.errored)
+      const keep = (): void => {};
+      socket.on('error', keep);
+      void parserReady.finally(() => {
+        socket.off('error', keep);
+        callback(null, socket);
+      });
+    });
+  return new AgentClass({ ...options, connect: waitingForParser });
 }
