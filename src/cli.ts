@@ -1,6 +1,6 @@
 // Builds the command tree from the specs (loading only the command that runs), maps errors to exit codes,
 // and is the only place that calls process.exit.
-import { readFileSync } from 'node:fs';
+import { fstatSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, Option, type Help } from 'commander';
 import type { CommandNode, CommandSpec, OptionSpec } from './core/command.js';
 import type { EndpointResolver, GlobalOptions } from './core/context.js';
@@ -287,16 +287,30 @@ async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation): Prom
 }
 
 export async function main(argv: string[]): Promise<never> {
-  // process.stdin is created on first use: most commands never read it, and creating it costs ~2 ms
+  // process.stdin and process.stderr are made on first use: most commands never read stdin, most runs that succeed
+  // write nothing to stderr, and making each costs 1–2 ms (into a pipe: a socket and its handle). Whether stderr is
+  // a terminal is known without making it unless it is a character device (a terminal, /dev/null).
+  let stderrMade = false;
+  let stderrIsTTY = false;
+  try {
+    stderrIsTTY = fstatSync(2).isCharacterDevice() && !!process.stderr.isTTY;
+    stderrMade = stderrIsTTY;
+  } catch {
+    // fd 2 closed: nothing can be shown there
+  }
   const streams = {
     get stdin() {
       return process.stdin;
     },
     stdout: process.stdout,
-    stderr: process.stderr,
+    get stderr() {
+      stderrMade = true;
+      return process.stderr;
+    },
+    stderrIsTTY,
   };
   const exitCode = await runCli(argv, { streams, env: process.env, control: handleSignals() });
-  await flushOutput();
+  await flushOutput(stderrMade);
   process.exit(exitCode);
 }
 
@@ -340,14 +354,14 @@ export async function runCli(argv: string[], io: { streams: Streams; env: NodeJS
   return exitCode;
 }
 
-/** Wait until stdout and stderr have handed everything to the OS: a pipe to a slow reader may still hold data. */
-function flushOutput(): Promise<unknown> {
+/** Wait until stdout and stderr (if made) have handed everything to the OS: a pipe to a slow reader may still hold data. */
+function flushOutput(stderrMade: boolean): Promise<unknown> {
   const flush = (stream: NodeJS.WriteStream) =>
     new Promise<void>((resolve) => {
       if (stream.destroyed || !stream.writable) return resolve();
       stream.write('', () => resolve());
     });
-  return Promise.all([flush(process.stdout), flush(process.stderr)]);
+  return Promise.all([flush(process.stdout), stderrMade ? flush(process.stderr) : undefined]);
 }
 
 function buildLeaf(

@@ -63,6 +63,21 @@ describe('svc models list', () => {
   }
 });
 
+describe('stderr', () => {
+  // making process.stderr costs ~0.7 ms into a pipe (a socket and its handle): main() makes it when it is used
+  it('is not made by a run that writes nothing there, and carries what a run writes there', async () => {
+    const trace = join(tempDir(), 'stderr.txt');
+    const opts = { emu, nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-stderr.cjs')], env: { SVC_TRACE_STDERR: trace } };
+    const ok = await svc(['models', 'list'], opts);
+    expect([ok.exitCode, ok.stderr]).toEqual([0, '']);
+    expect(existsSync(trace)).toBe(false);
+    const failed = await svc(['models', 'get', 'no-such-model'], opts);
+    expect(failed.exitCode).toBe(5);
+    expect(failed.stderr).toMatch(/^error: .*no-such-model/);
+    expect(readFileSync(trace, 'utf8')).toMatch(/^Error: made/);
+  });
+});
+
 describe("undici's HTTP parser", () => {
   // compiled ahead on V8's worker threads from the bundle's file (src/core/http-parser.ts), and that module is the one
   // undici instantiates; without the bundle undici compiles its own on the main thread, as it always does

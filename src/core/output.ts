@@ -10,6 +10,8 @@ export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  /** whether stderr is a terminal, when known without asking the stream (main(): process.stderr is made on use) */
+  stderrIsTTY?: boolean;
 }
 
 export interface OutputOptions {
@@ -57,7 +59,7 @@ export class Output {
 
   constructor(readonly streams: Streams, readonly opts: OutputOptions) {
     this.stdoutIsTTY = !!streams.stdout.isTTY;
-    this.stderrIsTTY = !!streams.stderr.isTTY;
+    this.stderrIsTTY = streams.stderrIsTTY ?? !!streams.stderr.isTTY;
     this.colorStdout = colorWanted(this.stdoutIsTTY, opts.env, opts.color);
     this.colorStderr = colorWanted(this.stderrIsTTY, opts.env, opts.color);
   }
