@@ -1,8 +1,9 @@
 // Builds the command tree from the specs (loading only the command that runs), maps errors to exit codes,
 // and is the only place that calls process.exit.
 import { fstatSync, readFileSync } from 'node:fs';
-import { Command, CommanderError, Option, type Help } from 'commander';
-import type { CommandNode, CommandSpec, OptionSpec } from './core/command.js';
+import { Command, CommanderError, type Help } from 'commander';
+import type { CommandNode, CommandSpec } from './core/command.js';
+import { makeOption, optionsNeeded } from './core/command-options.js';
 import type { EndpointResolver, GlobalOptions } from './core/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS } from './core/global-options.js';
@@ -13,6 +14,11 @@ import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
 
 const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]));
+
+/** the program's own flags, which a command line may give to any command */
+function programFlags(): ReadonlySet<string> {
+  return new Set(['-h', '--help', '-V', '--version', ...GLOBAL_OPTIONS.flatMap((o) => o.flags.split(/[ ,|]+/).filter((w) => w.startsWith('-')))]);
+}
 
 /** Written in by scripts/bundle.mjs. */
 declare const __SVC_VERSION__: string | undefined;
@@ -29,27 +35,6 @@ function version(): string {
     }
   }
   return '0.0.0';
-}
-
-/** Camel-case attribute name commander derives from a long flag. */
-function longFlag(flags: string): string {
-  const m = /--([a-z0-9-]+)/i.exec(flags);
-  return m ? `--${m[1]}` : flags.split(/[ ,]/)[0]!;
-}
-
-function makeOption(spec: OptionSpec): Option {
-  const opt = new Option(spec.flags, spec.description);
-  if (spec.default !== undefined) opt.default(spec.default);
-  if (spec.choices) {
-    if (spec.parse) opt.argParser((raw: string, prev: unknown) => spec.parse!(raw, longFlag(spec.flags), prev));
-    else opt.choices(spec.choices as string[]);
-  } else if (spec.parse) {
-    opt.argParser((raw: string, prev: unknown) => spec.parse!(raw, longFlag(spec.flags), prev));
-  }
-  if (spec.hidden) opt.hideHelp();
-  // long helps list flags under headings (Model, Sampling, Output, Tools, Audio …); ungrouped ones under Options
-  if (spec.group) opt.helpGroup(`${spec.group}:`);
-  return opt;
 }
 
 function addGlobalOptions(cmd: Command): void {
@@ -220,7 +205,7 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
       if (node === selected) {
         next = sub;
         if (depth === path.length - 1 && node.load) {
-          await addRunner(sub, (await node.load()).default as CommandSpec, inv);
+          await addRunner(sub, (await node.load()).default as CommandSpec, inv, argv);
           const parentNode = path[depth - 1];
           if (parentNode?.load) {
             // `svc chat get me a recipe` ran `chat get`: say how to send such a prompt
@@ -265,8 +250,8 @@ function commandName(cmd: Command): string {
 }
 
 /** The command's flags, arguments and help from its spec, and its runner with a fresh context. */
-async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation): Promise<void> {
-  buildLeaf(cmd, spec, async (args, opts, globals) => {
+async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation, argv: string[]): Promise<void> {
+  buildLeaf(cmd, spec, argv, async (args, opts, globals) => {
     // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
     const { createContext } = await import('./core/context.js');
     const ctx = createContext({
@@ -367,6 +352,7 @@ function flushOutput(stderrMade: boolean): Promise<unknown> {
 function buildLeaf(
   cmd: Command,
   spec: CommandSpec,
+  argv: string[],
   run: (args: unknown[], opts: Record<string, unknown>, globals: GlobalOptions) => Promise<void>,
 ): void {
   cmd.summary(spec.summary);
@@ -377,7 +363,7 @@ function buildLeaf(
     if (a.choices) arg.choices(a.choices as string[]);
     cmd.addArgument(arg);
   }
-  for (const o of spec.options ?? []) cmd.addOption(makeOption(o));
+  for (const o of optionsNeeded(spec.options ?? [], argv, programFlags())) cmd.addOption(makeOption(o));
   addExamples(cmd, spec.examples);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;

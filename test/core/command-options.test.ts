@@ -1,0 +1,98 @@
+// A command's options for one command line (src/core/command-options.ts): commander, given only the options
+// optionsNeeded() picks, must parse every command line as it does with all of them — the same values, the same
+// errors, the same messages. Checked here for every flag of every command, alone and together.
+import { Command, CommanderError } from 'commander';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { CommandSpec, OptionSpec } from '../../src/core/command.js';
+import { makeOption, optionsNeeded } from '../../src/core/command-options.js';
+import { loadCommandSpecs } from '../helpers/command-tree.js';
+
+let specs: Map<string, CommandSpec>;
+beforeAll(async () => {
+  specs = await loadCommandSpecs();
+});
+
+/** What commander makes of argv with these options: the values, or the error and what it printed. */
+function parse(spec: CommandSpec, options: readonly OptionSpec[], argv: string[]): unknown {
+  let printed = '';
+  const cmd = new Command('x').exitOverride().showSuggestionAfterError(true).allowExcessArguments(true);
+  cmd.configureOutput({ writeOut: (s) => (printed += s), writeErr: (s) => (printed += s) });
+  for (const a of spec.args ?? []) cmd.argument(a.variadic ? `[${a.name}...]` : `[${a.name}]`);
+  for (const o of options) cmd.addOption(makeOption(o));
+  cmd.action(() => {});
+  try {
+    cmd.parse(argv, { from: 'user' });
+    return { values: cmd.opts(), args: cmd.args };
+  } catch (err) {
+    if (!(err instanceof CommanderError) && !(err instanceof Error)) throw err;
+    return { error: err.message, code: (err as CommanderError).code, printed: printed.replace(/Usage:[^]*/, '') };
+  }
+}
+
+/** A value a flag takes: one of its choices, else a word its parser may or may not accept (both are compared). */
+function valueFor(o: OptionSpec): string | undefined {
+  if (!/[<[]/.test(o.flags)) return undefined;
+  return o.choices?.[0] ?? '1';
+}
+
+function wordsFor(o: OptionSpec): string[][] {
+  const names = o.flags.split(/[ ,|]+/).filter((w) => w.startsWith('-'));
+  const value = valueFor(o);
+  return names.flatMap((n) => {
+    if (value === undefined) return [[n]];
+    const forms = [[n, value], [n]];
+    if (n.startsWith('--')) forms.push([`${n}=${value}`]);
+    else forms.push([`${n}${value}`]);
+    return forms;
+  });
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+describe('optionsNeeded', () => {
+  it('parses each flag of every command as all of the options do', () => {
+    let lines = 0;
+    for (const [name, spec] of specs) {
+      const all = spec.options ?? [];
+      for (const o of all) {
+        for (const words of wordsFor(o)) {
+          const argv = ['prompt words', ...words];
+          const picked = optionsNeeded(all, argv, NONE);
+          expect(parse(spec, picked, argv), `${name} ${argv.join(' ')}`).toEqual(parse(spec, all, argv));
+          lines++;
+        }
+      }
+    }
+    expect(lines).toBeGreaterThan(1000);
+  });
+
+  it('parses command lines of several flags, unknown flags, help, `--` and values that look like flags alike', () => {
+    const chat = specs.get('chat')!;
+    const all = chat.options!;
+    const lines = [
+      ['hi'],
+      ['hi', '--no-stream', '-m', 'svc-mini', '--temperature', '0.5', '--max-completion-tokens', '20'],
+      ['hi', '--no-stream', '--no-save', '--usage'],
+      ['hi', '--temprature', '1'],
+      ['hi', '--temperature', '-1'],
+      ['hi', '-x'],
+      ['hi', '--system', '--no-stream'],
+      ['--', '--no-stream', 'is a word'],
+      ['hi', '--stream', '--no-stream'],
+    ];
+    for (const argv of lines) expect(parse(chat, optionsNeeded(all, argv, NONE), argv), argv.join(' ')).toEqual(parse(chat, all, argv));
+  });
+
+  it('builds only the named options, those with a default and the negations; all of them for help or an unknown flag', () => {
+    const chat = specs.get('chat')!;
+    const all = chat.options!;
+    const flags = (argv: string[], elsewhere = NONE) => optionsNeeded(all, argv, elsewhere).map((o) => o.flags);
+    const always = all.filter((o) => o.default !== undefined || o.flags.includes('--no-')).map((o) => o.flags);
+    expect(always.length).toBeLessThan(all.length / 2);
+    expect(flags(['hi'])).toEqual(always);
+    expect(flags(['hi', '--temperature', '1'])).toEqual(all.filter((o) => always.includes(o.flags) || o.flags.includes('--temperature <')).map((o) => o.flags));
+    expect(flags(['hi', '--help'])).toHaveLength(all.length);
+    expect(flags(['hi', '--json'])).toHaveLength(all.length);
+    expect(flags(['hi', '--json'], new Set(['--json']))).toEqual(always);
+  });
+});
