@@ -87,6 +87,34 @@ const rareUndiciOutside = {
 };
 
 /**
+ * undici loads node:http (~0.8 ms with its _http_* modules, and before svc changes V8's flags, see core/http.ts)
+ * for two things: the default of maxHeaderSize, which svc sets itself (core/http.ts), and IncomingMessage, to
+ * recognise one in util.destroy(). Both are looked up when used. The build fails if undici's code changes.
+ */
+const HTTP_USES = [
+  {
+    file: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    from: /^const http = require\('node:http'\)\n([^]*)^const getDefaultNodeMaxHeaderSize = http &&\n  http\.maxHeaderSize &&\n  Number\.isInteger\(http\.maxHeaderSize\) &&\n  http\.maxHeaderSize > 0\n  \? \(\) => http\.maxHeaderSize\n  : \(\) => \{ (throw new InvalidArgumentError\('http module not available or http\.maxHeaderSize invalid'\)) \}\n/m,
+    to: "$1const getDefaultNodeMaxHeaderSize = () => {\n  const { maxHeaderSize } = require('node:http')\n  if (Number.isInteger(maxHeaderSize) && maxHeaderSize > 0) return maxHeaderSize\n  $2\n}\n",
+  },
+  {
+    file: /[\\/]undici[\\/]lib[\\/]core[\\/]util\.js$/,
+    from: /^const \{ IncomingMessage \} = require\('node:http'\)\n([^]*)Object\.getPrototypeOf\(stream\)\.constructor === IncomingMessage\)/m,
+    to: "$1Object.getPrototypeOf(stream).constructor === require('node:http').IncomingMessage)",
+  },
+];
+const undiciWithoutHttp = {
+  name: 'svc-undici-without-node-http',
+  transform(code, id) {
+    const use = HTTP_USES.find((u) => u.file.test(id));
+    if (!use) return null;
+    const out = code.replace(use.from, use.to);
+    if (out === code || /^\S[^\n]*require\('node:http'\)/m.test(out)) this.error(`undici's ${id} uses node:http other than as expected: update scripts/bundle.mjs`);
+    return out;
+  },
+};
+
+/**
  * undici's HTTP/1.1 client compiles its WebAssembly parser on the first connection; src/core/http-parser.ts
  * compiles it beforehand on V8's worker threads, from the file written below (LLHTTP_FILE), and undici takes that
  * module when it is ready (else it compiles its own, as usual). The build fails if undici's code changes.
@@ -130,7 +158,7 @@ await build({
   // `import('undici')` in core/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
   // (`#name`: a bundled package's own subpath import, e.g. chalk's #ansi-styles)
   external: (id) => id.startsWith('node:') || id === 'undici' || (!/^[./\0#]/.test(id) && !BUNDLED.test(id)),
-  plugins: [noHttp2, lazyAssert, rareUndiciOutside, parserCompiledBeforehand, importViaLauncher, lazyChildProcess],
+  plugins: [noHttp2, lazyAssert, rareUndiciOutside, parserCompiledBeforehand, undiciWithoutHttp, importViaLauncher, lazyChildProcess],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   logLevel: 'warn',
   output: {

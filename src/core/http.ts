@@ -174,6 +174,8 @@ export class HttpClient {
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
       keepAliveTimeout: 4_000,
+      // Node's default for a response's headers, set here so that undici does not load node:http to read it
+      maxHeaderSize: MAX_HEADER_BYTES,
     }, this.opts.baseUrl.startsWith('https:'));
     return this.dispatcher;
   }
@@ -321,6 +323,9 @@ export class HttpClient {
 
 type AgentOptions = ConstructorParameters<typeof import('undici').Agent>[0];
 
+/** the largest response head undici accepts: node:http's default (16 KiB) */
+const MAX_HEADER_BYTES = 16 * 1024;
+
 /**
  * undici's Agent with its request API and HTTP/1.1 client only (see undici-h1.cts): the whole package costs
  * ~45 ms more of every request command. Should undici's internal layout change, the whole package is loaded.
@@ -331,8 +336,8 @@ async function loadAgent(options: NonNullable<AgentOptions>, secure: boolean): P
   // gain on transfers bound by the network and the disk. And compile all of it at once (not each function on its
   // first call), on V8's worker threads while undici loads (http-parser.ts). Must run before undici compiles it.
   // Node's own modules loaded after a change of V8's flags are compiled without their built-in code cache: those
-  // undici loads (node:http and the modules it loads, node:tls for https) are loaded first (~3 ms of every request).
-  await import('node:http');
+  // undici loads (node:net and the modules it loads, node:tls for https) are loaded first (~3 ms of every request).
+  await import('node:net');
   if (secure) await import('node:tls');
   const { setV8Flags } = await import('./v8-flags.js');
   await setV8Flags('--liftoff-only --no-wasm-lazy-compilation');
