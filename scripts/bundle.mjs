@@ -116,12 +116,20 @@ const undiciWithoutHttp = {
 
 /**
  * undici's HTTP/1.1 client compiles its WebAssembly parser on the first connection; src/core/http-parser.ts
- * compiles it beforehand on V8's worker threads, from the file written below (LLHTTP_FILE), and undici takes that
- * module when it is ready (else it compiles its own, as usual). The build fails if undici's code changes.
+ * compiles it beforehand on V8's worker threads, from the file written below (LLHTTP_FILE, beside undici's chunk),
+ * and undici takes that module when it is ready (else it compiles its own, as usual). undici's own copy of the
+ * parser, a module of base64 text (72 KB of source and code cache to read in every request), reads that file
+ * too. The build fails if undici's code changes.
  */
-const LLHTTP_FILE = 'llhttp_simd.wasm';
+const LLHTTP_FILE = 'core/llhttp_simd.wasm';
 const parserCompiledBeforehand = {
   name: 'svc-parser-compiled-beforehand',
+  load(id) {
+    if (!/[\\/]undici[\\/]lib[\\/]llhttp[\\/]llhttp_simd-wasm\.js$/.test(id)) return null;
+    const own = readFileSync(id, 'utf8');
+    if (!/^const wasmBase64 = '[A-Za-z0-9+/=]+'$/m.test(own)) this.error("undici's llhttp_simd-wasm.js is no longer base64 text: update scripts/bundle.mjs");
+    return `let bytes\nObject.defineProperty(module, 'exports', { get: () => (bytes ??= require('node:fs').readFileSync(__dirname + '/${LLHTTP_FILE.split('/').pop()}')) })\n`;
+  },
   transform(code, id) {
     if (!/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(id)) return null;
     const own = "mod = new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))";

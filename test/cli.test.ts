@@ -93,7 +93,7 @@ describe("undici's HTTP parser", () => {
       });
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toMatch(/^svc-4\t/m);
-      const parserBytes = readFileSync(join(ROOT, 'dist/bundle/llhttp_simd.wasm')).length;
+      const parserBytes = readFileSync(join(ROOT, 'dist/bundle/core/llhttp_simd.wasm')).length;
       const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
       expect(lines).toEqual(mode === 'bundle' ? [`async ${parserBytes}`, 'instance 0'] : [`sync ${parserBytes}`, 'instance 0']);
     });

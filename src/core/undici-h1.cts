@@ -5,7 +5,6 @@
 // loads it on first call. In the bundle (scripts/bundle.mjs) a plugin does the same at build time.
 // The undici version is pinned in package.json; src/core/http.ts falls back to the whole package should this
 // layout change.
-import Module = require('node:module');
 import type { Socket } from 'node:net';
 
 type Agent = { request: (...args: unknown[]) => unknown };
@@ -21,6 +20,8 @@ function deferHttp2Client(): void {
     return;
   }
   if (require.cache[path]) return;
+  // (node:module only here: the bundle, which never runs this, requires nothing at its top level that a request does not need)
+  const Module = require('node:module') as typeof import('node:module');
   const stub = new Module('svc:deferred');
   stub.filename = path;
   stub.loaded = true;

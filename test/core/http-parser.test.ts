@@ -17,7 +17,7 @@ afterEach(() => {
 
 describe('compileParserInBackground', () => {
   it('compiles the bundle’s parser and hands undici the module', async () => {
-    global[FILE] = join(ROOT, 'dist/bundle/llhttp_simd.wasm');
+    global[FILE] = join(ROOT, 'dist/bundle/core/llhttp_simd.wasm');
     const ready = compileParserInBackground();
     expect(ready).toBeInstanceOf(Promise);
     await ready;
