@@ -3,7 +3,7 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, type Help } from 'commander';
 import type { CommandNode, CommandSpec } from './core/command.js';
-import { makeOption, optionsNeeded } from './core/command-options.js';
+import { flagNames, makeOption, optionsNeeded } from './core/command-options.js';
 import type { EndpointResolver, GlobalOptions } from './core/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS } from './core/global-options.js';
@@ -17,7 +17,7 @@ const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes(
 
 /** the program's own flags, which a command line may give to any command */
 function programFlags(): ReadonlySet<string> {
-  return new Set(['-h', '--help', '-V', '--version', ...GLOBAL_OPTIONS.flatMap((o) => o.flags.split(/[ ,|]+/).filter((w) => w.startsWith('-')))]);
+  return new Set(['-h', '--help', '-V', '--version', ...flagNames(GLOBAL_OPTIONS)]);
 }
 
 /** Written in by scripts/bundle.mjs. */
@@ -37,8 +37,14 @@ function version(): string {
   return '0.0.0';
 }
 
-function addGlobalOptions(cmd: Command): void {
-  for (const spec of GLOBAL_OPTIONS) cmd.addOption(makeOption(spec));
+/**
+ * The global options on the program, once the command is known: those the command line needs (as for a command's
+ * own, see core/command-options.ts), all of them when no command was found or argv has an option word that is
+ * neither a global one nor one of the command's.
+ */
+function addGlobalOptions(cmd: Command, argv: string[], commandFlags: ReadonlySet<string> | undefined): void {
+  const specs = commandFlags ? optionsNeeded(GLOBAL_OPTIONS, argv, new Set(['-V', '--version', ...commandFlags])) : GLOBAL_OPTIONS;
+  for (const spec of specs) cmd.addOption(makeOption(spec));
 }
 
 /** Positional words of argv that may name commands, global options and their values skipped. */
@@ -165,7 +171,6 @@ function rootProgram(streams: Streams, ver: string): Command {
     .description(PROGRAM_DESCRIPTION)
     .version(ver, '-V, --version', 'print the version')
     .addHelpCommand(false);
-  addGlobalOptions(program);
   // the launcher's text (bin/svc.cjs answers a bare `svc --help` without commander): the same whichever way the
   // root's help is asked (`svc --no-color --help`, `svc help`, the in-process runner)
   program.helpInformation = () => topLevelHelp(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80);
@@ -181,6 +186,8 @@ interface Invocation {
   result?: number;
   /** the context's exit hooks, once a command has one */
   cleanup?: () => Promise<void>;
+  /** the flags of the command that runs (once its spec is loaded), for the global options it needs */
+  commandFlags?: ReadonlySet<string>;
 }
 
 /**
@@ -251,6 +258,7 @@ function commandName(cmd: Command): string {
 
 /** The command's flags, arguments and help from its spec, and its runner with a fresh context. */
 async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation, argv: string[]): Promise<void> {
+  inv.commandFlags = flagNames(spec.options ?? []);
   buildLeaf(cmd, spec, argv, async (args, opts, globals) => {
     // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
     const { createContext } = await import('./core/context.js');
@@ -325,6 +333,7 @@ export async function runCli(argv: string[], io: { streams: Streams; env: NodeJS
   try {
     const program = rootProgram(streams, inv.version);
     const depth = await addCommandPath(program, argv, inv);
+    addGlobalOptions(program, argv, inv.commandFlags);
     await program.parseAsync(argv, { from: 'user' });
     exitCode = inv.result ?? ExitCode.ok;
     if (inv.result === undefined && depth === 0) {

@@ -26,8 +26,13 @@ export function makeOption(spec: OptionSpec): Option {
 }
 
 /** '-m, --model <id>' → ['-m', '--model'] */
-function flagNames(flags: string): string[] {
+function namesOf(flags: string): string[] {
   return flags.split(/[ ,|]+/).filter((w) => w.startsWith('-'));
+}
+
+/** Every flag word of these options ('-m', '--model', '--no-stream' …). */
+export function flagNames(specs: readonly OptionSpec[]): Set<string> {
+  return new Set(specs.flatMap((s) => namesOf(s.flags)));
 }
 
 /**
@@ -49,7 +54,7 @@ export function optionsNeeded(specs: readonly OptionSpec[], argv: readonly strin
   const needed: OptionSpec[] = [];
   const known = new Set(elsewhere);
   for (const spec of specs) {
-    const names = flagNames(spec.flags);
+    const names = namesOf(spec.flags);
     for (const n of names) known.add(n);
     if (spec.default !== undefined || spec.flags.includes('--no-') || names.some((n) => named.has(n))) needed.push(spec);
   }

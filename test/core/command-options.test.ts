@@ -4,7 +4,8 @@
 import { Command, CommanderError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CommandSpec, OptionSpec } from '../../src/core/command.js';
-import { makeOption, optionsNeeded } from '../../src/core/command-options.js';
+import { flagNames, makeOption, optionsNeeded } from '../../src/core/command-options.js';
+import { GLOBAL_OPTIONS } from '../../src/core/global-options.js';
 import { loadCommandSpecs } from '../helpers/command-tree.js';
 
 let specs: Map<string, CommandSpec>;
@@ -49,6 +50,30 @@ function wordsFor(o: OptionSpec): string[][] {
 
 const NONE: ReadonlySet<string> = new Set();
 
+/** A program with the global options and one command under it, as src/cli.ts builds them: what parsing gives. */
+function parseWithGlobals(spec: CommandSpec, argv: string[], pick: boolean): unknown {
+  let printed = '';
+  const output = { writeOut: (t: string) => (printed += t), writeErr: (t: string) => (printed += t) };
+  const program = new Command('svc').exitOverride().showSuggestionAfterError(true).configureOutput(output);
+  const sub = new Command('cmd').exitOverride().showSuggestionAfterError(true).allowExcessArguments(true).configureOutput(output);
+  for (const a of spec.args ?? []) sub.argument(a.variadic ? `[${a.name}...]` : `[${a.name}]`);
+  const own = spec.options ?? [];
+  const globalFlags = new Set(['-h', '--help', ...flagNames(GLOBAL_OPTIONS)]);
+  for (const o of pick ? optionsNeeded(own, argv, globalFlags) : own) sub.addOption(makeOption(o));
+  let values: unknown;
+  sub.action((...params: unknown[]) => {
+    values = (params[params.length - 1] as Command).optsWithGlobals();
+  });
+  program.addCommand(sub);
+  for (const o of pick ? optionsNeeded(GLOBAL_OPTIONS, argv, new Set(['-V', '--version', ...flagNames(own)])) : GLOBAL_OPTIONS) program.addOption(makeOption(o));
+  try {
+    program.parse(['cmd', ...argv], { from: 'user' });
+    return { values };
+  } catch (err) {
+    return { error: (err as Error).message, printed: printed.replace(/Usage:[^]*/, '') };
+  }
+}
+
 describe('optionsNeeded', () => {
   it('parses each flag of every command as all of the options do', () => {
     let lines = 0;
@@ -81,6 +106,24 @@ describe('optionsNeeded', () => {
       ['hi', '--stream', '--no-stream'],
     ];
     for (const argv of lines) expect(parse(chat, optionsNeeded(all, argv, NONE), argv), argv.join(' ')).toEqual(parse(chat, all, argv));
+  });
+
+  it('parses the global options, before and after the command and among its flags, as all of them do', () => {
+    let lines = 0;
+    for (const name of ['chat', 'models list', 'files upload', 'tts say', 'images generate']) {
+      const spec = specs.get(name)!;
+      const own = spec.options ?? [];
+      const some = own.slice(0, 3).flatMap((o) => wordsFor(o).slice(0, 1));
+      for (const g of GLOBAL_OPTIONS) {
+        for (const words of wordsFor(g)) {
+          for (const argv of [[...words, 'x'], ['x', ...words], ...some.map((w) => ['x', ...w, ...words]), ['x', '--no-such-flag', ...words], [...words.map((w) => w.replace(/^--/, '--x')), 'x']]) {
+            expect(parseWithGlobals(spec, argv, true), `${name} ${argv.join(' ')}`).toEqual(parseWithGlobals(spec, argv, false));
+            lines++;
+          }
+        }
+      }
+    }
+    expect(lines).toBeGreaterThan(300);
   });
 
   it('builds only the named options, those with a default and the negations; all of them for help or an unknown flag', () => {
