@@ -1,6 +1,10 @@
 // Chat conversations kept locally (the chat completions endpoint is stateless): one JSON file per conversation
 // in <data dir>/conversations, plus the last one of each profile (`svc chat -c`). No terminal code here.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// The last one is a symbolic link last/<profile> whose target is the conversation's id, replaced by renaming a new
+// link over it: atomic, with no file to read and write again. Older versions kept them in last.json, which saving
+// read, rewrote and renamed over (~0.5 ms of every `svc chat`); it is still read, when newer than the link (an
+// older svc ran since), and still written where links cannot be made.
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../api/chat.js';
 import { dataDir } from '../core/paths.js';
@@ -78,6 +82,13 @@ export class ConversationStore {
   delete(id: string): boolean {
     if (!this.load(id)) return false;
     rmSync(this.file(id), { force: true });
+    let links: string[] = [];
+    try {
+      links = readdirSync(join(this.dir, 'last'));
+    } catch {
+      // none yet
+    }
+    for (const name of links) if (this.readLink(decodeURIComponent(name))?.id === id) rmSync(join(this.dir, 'last', name), { force: true });
     const last = this.readLast();
     let changed = false;
     for (const [p, v] of Object.entries(last)) {
@@ -105,6 +116,21 @@ export class ConversationStore {
     return out.sort((a, b) => b.updated_at - a.updated_at || b.id.localeCompare(a.id));
   }
 
+  private link(key: string): string {
+    return join(this.dir, 'last', encodeURIComponent(key));
+  }
+
+  /** the id a last/ link names, and when it was made; undefined without one */
+  private readLink(key: string): { id: string; at: number } | undefined {
+    try {
+      const link = this.link(key);
+      const id = readlinkSync(link);
+      return ConversationStore.isId(id) ? { id, at: lstatSync(link).mtimeMs } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   private readLast(): Record<string, string> {
     try {
       return JSON.parse(readFileSync(join(this.dir, 'last.json'), 'utf8')) as Record<string, string>;
@@ -115,7 +141,12 @@ export class ConversationStore {
 
   /** the profile's last conversation of a convention (chat and messages are continued separately) */
   lastId(profile: string, convention: 'chat' | 'messages' = 'chat'): string | undefined {
-    return this.readLast()[lastKey(profile, convention)];
+    const key = lastKey(profile, convention);
+    const linked = this.readLink(key);
+    const legacy = this.readLast()[key];
+    if (!linked || !legacy) return linked?.id ?? legacy;
+    const legacyAt = statSync(join(this.dir, 'last.json'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    return legacyAt > linked.at ? legacy : linked.id;
   }
 
   /** the profile's most recently updated last conversation, of chat or of messages */
@@ -124,10 +155,25 @@ export class ConversationStore {
     return ids.map((id) => this.load(id)).filter((c): c is Conversation => !!c).sort((a, b) => b.updated_at - a.updated_at)[0]?.id ?? ids[0];
   }
 
-  setLast(profile: string, id: string): void {
+  setLast(key: string, id: string): void {
+    const link = this.link(key);
+    const tmp = `${link}.${process.pid}.tmp`;
+    try {
+      mkdirSync(join(this.dir, 'last'), { recursive: true, mode: 0o700 });
+      symlinkSync(id, tmp);
+      renameSync(tmp, link);
+      return;
+    } catch {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // no last/ folder to leave it in
+      }
+    }
+    // no symbolic links here: last.json, as older versions kept it
     const last = this.readLast();
-    if (last[profile] === id) return;
-    last[profile] = id;
+    if (last[key] === id) return;
+    last[key] = id;
     this.write(join(this.dir, 'last.json'), last);
   }
 }
