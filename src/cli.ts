@@ -9,7 +9,6 @@ import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } fr
 import { GLOBAL_OPTIONS } from './core/global-options.js';
 import type { Streams } from './core/output.js';
 import { rootCommands } from './commands/index.js';
-import { HELP_TOPICS, PROGRAM_DESCRIPTION, topLevelHelp } from './help.js';
 import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
 
@@ -164,17 +163,22 @@ function inProcessEmulator(env: NodeJS.ProcessEnv): EndpointResolver {
   };
 }
 
-/** The root command: description, version, help and the global options. */
+/** The root command: version and help (the global options are added once the command is known). */
 function rootProgram(streams: Streams, ver: string): Command {
   const program = configure(new Command('svc'), streams);
-  program
-    .description(PROGRAM_DESCRIPTION)
-    .version(ver, '-V, --version', 'print the version')
-    .addHelpCommand(false);
-  // the launcher's text (bin/svc.cjs answers a bare `svc --help` without commander): the same whichever way the
-  // root's help is asked (`svc --no-color --help`, `svc help`, the in-process runner)
-  program.helpInformation = () => topLevelHelp(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80);
+  program.version(ver, '-V, --version', 'print the version').addHelpCommand(false);
   return program;
+}
+
+/**
+ * The root's description and help, for a command line that names no command (the only one that can show it):
+ * help.ts is loaded for them only. The text is the launcher's (bin/svc.cjs answers a bare `svc --help` without
+ * commander): the same whichever way the root's help is asked (`svc --no-color --help`, `svc help`, in-process).
+ */
+async function addRootHelp(program: Command, streams: Streams): Promise<void> {
+  const { PROGRAM_DESCRIPTION, topLevelHelp } = await import('./help.js');
+  program.description(PROGRAM_DESCRIPTION);
+  program.helpInformation = () => topLevelHelp(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80);
 }
 
 interface Invocation {
@@ -316,8 +320,10 @@ export async function runCli(argv: string[], io: { streams: Streams; env: NodeJS
   const inv: Invocation = { streams, env, control, version: version() };
   let exitCode: number = ExitCode.ok;
   // `svc help files list` is `svc files list --help` (topics and bare `svc help` are the help command's own)
-  const helpFor = argv[0] === 'help' && argv[1] !== undefined && !argv[1].startsWith('-') && !HELP_TOPICS.includes(argv[1]);
-  if (argv.length === 1 && argv[0] === 'help') {
+  const help = argv[0] === 'help' ? await import('./help.js') : undefined;
+  const { HELP_TOPICS = [], topLevelHelp } = help ?? {};
+  const helpFor = !!help && argv[1] !== undefined && !argv[1].startsWith('-') && !HELP_TOPICS.includes(argv[1]);
+  if (argv.length === 1 && topLevelHelp) {
     streams.stdout.write(topLevelHelp(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80));
     return ExitCode.ok;
   }
@@ -333,6 +339,7 @@ export async function runCli(argv: string[], io: { streams: Streams; env: NodeJS
   try {
     const program = rootProgram(streams, inv.version);
     const depth = await addCommandPath(program, argv, inv);
+    if (depth === 0) await addRootHelp(program, streams);
     addGlobalOptions(program, argv, inv.commandFlags);
     await program.parseAsync(argv, { from: 'user' });
     exitCode = inv.result ?? ExitCode.ok;
