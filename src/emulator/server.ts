@@ -448,12 +448,24 @@ async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketS
 }
 
 /** The connection is cut (no close frame) in place of the server's event number `n + 1`. */
+/**
+ * A drop after n events (n ≥ 1; 0 is refused before the upgrade): the client gets exactly n, then the connection
+ * is cut, once the n-th has been handed to the system: terminate() discards what the socket still buffers, which
+ * under load lost earlier events too (a realtime session's transcript, event 8 of 12, in one CI run).
+ */
 function cutAfter(ws: WebSocket, n: number): void {
   let sent = 0;
-  const send = ws.send.bind(ws);
-  ws.send = ((...args: Parameters<WebSocket['send']>) => {
-    if (sent++ < n) return send(...args);
-    ws.terminate();
+  const send = ws.send.bind(ws) as (data: unknown, options?: object, cb?: (err?: Error) => void) => void;
+  type Done = (err?: Error) => void;
+  ws.send = ((data: unknown, options?: object | Done, cb?: Done) => {
+    const done = typeof options === 'function' ? (options as Done) : cb;
+    const opts = typeof options === 'function' ? {} : (options ?? {});
+    if (sent >= n) return; // cut (or being cut): nothing more goes out
+    if (++sent < n) return send(data, opts, done);
+    send(data, opts, (err) => {
+      done?.(err);
+      ws.terminate();
+    });
   }) as WebSocket['send'];
 }
 
