@@ -435,7 +435,7 @@ async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketS
   }
   wss.handleUpgrade(req, socket, head, (ws) => {
     guardMessageListeners(ws);
-    if (fault?.kind === 'drop') cutAfter(ws, fault.afterEvents!);
+    if (fault?.kind === 'drop') cutAfter(ws, socket, fault.afterEvents!);
     Promise.resolve(route.handler(ws, emuReq, core)).catch((err: Error) => {
       try {
         ws.send(JSON.stringify({ type: 'error', message: `emulator failure: ${err.message}` }));
@@ -450,10 +450,13 @@ async function handleUpgrade(router: Router, core: EmulatorCore, wss: WebSocketS
 /** The connection is cut (no close frame) in place of the server's event number `n + 1`. */
 /**
  * A drop after n events (n ≥ 1; 0 is refused before the upgrade): the client gets exactly n, then the connection
- * is cut, once the n-th has been handed to the system: terminate() discards what the socket still buffers, which
- * under load lost earlier events too (a realtime session's transcript, event 8 of 12, in one CI run).
+ * ends without a closing handshake (the client sees 1006). The TCP connection is ended once the n-th event has been
+ * handed to the system, and destroyed when the client has closed its side (or after 5 s): destroyed at once (ws's
+ * terminate()) while the client's own messages were still unread here, the system resets the connection, and the
+ * client's system then discards events it had received but not yet read (under load, a realtime session's
+ * transcript, event 8 of 12).
  */
-function cutAfter(ws: WebSocket, n: number): void {
+function cutAfter(ws: WebSocket, socket: Socket, n: number): void {
   let sent = 0;
   const send = ws.send.bind(ws) as (data: unknown, options?: object, cb?: (err?: Error) => void) => void;
   type Done = (err?: Error) => void;
@@ -464,7 +467,10 @@ function cutAfter(ws: WebSocket, n: number): void {
     if (++sent < n) return send(data, opts, done);
     send(data, opts, (err) => {
       done?.(err);
-      ws.terminate();
+      socket.end();
+      // the client closes its side once it has read to the end; a client that does not is cut after 5 s
+      const stop = setTimeout(() => ws.terminate(), 5000).unref();
+      socket.once('close', () => clearTimeout(stop));
     });
   }) as WebSocket['send'];
 }
