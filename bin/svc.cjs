@@ -170,17 +170,24 @@ function useCodeCache(bundleDir) {
     if (pending.length === 0) return;
     const list = pending;
     pending = [];
+    let tmp;
     try {
       fs.mkdirSync(dir, { recursive: true });
       for (const { script, cacheFile } of list) {
-        const tmp = `${cacheFile}.${process.pid}.tmp`;
+        tmp = `${cacheFile}.${process.pid}.tmp`;
         fs.writeFileSync(tmp, script.createCachedData());
         fs.renameSync(tmp, cacheFile);
+        tmp = undefined;
       }
       // the caches of other builds of this copy (before a rebuild or an upgrade) are dead
       for (const name of fs.readdirSync(copyDir)) if (name !== build) fs.rmSync(copyDir + sep + name, { recursive: true, force: true });
     } catch {
-      // read-only or full: run uncached next time
+      // read-only or full: run uncached next time (and leave no half-written cache file)
+      try {
+        if (tmp) fs.rmSync(tmp, { force: true });
+      } catch {
+        // no folder to have left it in
+      }
     }
   };
   globalThis[Symbol.for('svc.setV8Flags')] = (more) => {

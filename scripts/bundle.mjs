@@ -173,7 +173,7 @@ const CHUNK_GROUPS = [
   // apart: the launcher loads them alone for `svc --help`)
   group('cli-core', 3, ['core/errors', 'core/validate', 'core/environment', 'core/global-options', 'core/suggest', 'core/command-options', 'core/command']),
   // a command's context and its HTTP client, up to undici (its own chunk, loaded on the first request)
-  group('request', 2, ['core/context', 'core/config', 'core/paths', 'core/output', 'core/color', 'core/terminal-safe', 'core/reply', 'core/http', 'core/http-parser', 'core/v8-flags', 'core/call-recorder', 'core/call-log', 'api/guard']),
+  group('request', 2, ['core/context', 'core/config', 'core/paths', 'core/output', 'core/color', 'core/terminal-safe', 'core/reply', 'core/http', 'core/http-parser', 'core/v8-flags', 'core/call-recorder', 'core/call-log', 'core/json-file', 'api/guard']),
   // text generation (chat, messages, responses, and the commands that share their flags)
   group('generation', 1, ['core/flag-sets', 'core/request-table', 'core/tool-file', 'core/image-ref', 'core/local-tools', 'core/text-input', 'core/sse', 'core/usage', 'core/answer-writer', 'store/conversations', 'api/chat', 'commands/chat/request', 'commands/chat/render']),
 ];

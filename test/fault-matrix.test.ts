@@ -1,9 +1,10 @@
 // The fault matrix: every command family against every fault kind of a hostile server (test/helpers/
 // hostile-server.ts) — refused, silent after connect, stall mid-stream, reset mid-body, clean end without the end
 // marker, wrong content type, HTML/empty/malformed bodies, 429/5xx per the retry policy, WebSocket close codes
-// 1000/1006/1011/4xxx, SIGINT/SIGTERM/SIGHUP mid-transfer, and a write failure (ulimit -f). Each row asserts the
-// exit code, what stdout holds, the class of the message on stderr, that an existing output file is untouched
-// on failure, and that no temp file is left. docs/fault-matrix.md is this table in prose, one line per row.
+// 1000/1006/1011/4xxx, SIGINT/SIGTERM/SIGHUP mid-transfer, and a write failure (ulimit -f: of the output file, of
+// the conversation chat keeps, of the call log). Each row asserts the exit code, what stdout holds, the class of the
+// message on stderr, that an existing output file is untouched on failure, and that no temp file is left, beside
+// the output or in svc's data folder. docs/fault-matrix.md is this table in prose, one line per row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -89,7 +90,8 @@ interface Row {
   plan?: Fault[];
   refused?: boolean;
   signal?: Signal;
-  ulimit?: boolean;
+  /** the process's file size limit, in blocks of 512 bytes (`ulimit -f`) */
+  ulimit?: number;
   retries?: number;
   exit: number;
   stderr: RegExp;
@@ -144,7 +146,7 @@ for (const family of ['download', 'tts rest'] as const) {
   add({ family, fault: 'reset mid-body', plan: ['reset'], exit: 1, stderr: M.lost });
   add({ family, fault: post ? '500 (POST not retried)' : '503 then ok (GET retried)', plan: [{ status: post ? 500 : 503 }], retries: 2, exit: post ? 7 : 0, stderr: post ? M.server : /^(?!.*error)/s });
   add({ family, fault: '429 every time', plan: [{ status: 429, retryAfter: '0' }, { status: 429, retryAfter: '0' }], retries: 1, exit: 6, stderr: M.rate });
-  add({ family, fault: 'write failure (ulimit -f)', ulimit: true, exit: 1, stderr: M.write });
+  add({ family, fault: 'write failure (ulimit -f)', ulimit: 8, exit: 1, stderr: M.write });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     add({ family, fault: `${signal} mid-transfer`, plan: ['stall'], signal, exit: signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 129, stderr: /^(?!.*error)/s });
   }
@@ -183,6 +185,13 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   add({ family, fault: 'SIGTERM mid-session', plan: ['stall'], signal: 'SIGTERM', exit: 143, stderr: /^(?!.*error)/s });
 }
 
+// svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is
+// the run's error (naming the file), a call log that cannot be written only a warning (the run's outcome stands)
+for (const family of ['chat --no-stream', 'chat streamed'] as const) {
+  add({ family, fault: 'conversation not written (ulimit -f 0)', ulimit: 0, exit: 1, stderr: /cannot write .*conv_\w+\.json: disk full or file too large \(EFBIG\)/, stdout: FAMILIES[family].ok });
+}
+add({ family: 'models', fault: 'call log not written (ulimit -f 0)', ulimit: 0, exit: 0, stderr: /warning: this run is not in the call log: cannot write .*calls-[\d-]+\.jsonl: disk full or file too large \(EFBIG\)/, stdout: FAMILIES.models.ok });
+
 /** docs/fault-matrix.md: the table of the rows, one line per row (written with SVC_UPDATE_DOCS=1). */
 function matrixDoc(): string {
   const cls = (re: RegExp) => Object.entries(M).find(([, v]) => v === re)?.[0] ?? re.source.replace(/\|/g, '\\|');
@@ -199,7 +208,8 @@ function matrixDoc(): string {
     'Generated from `test/fault-matrix.test.ts` (`SVC_UPDATE_DOCS=1 npx vitest run test/fault-matrix.test.ts`); the test fails when',
     'this page and the rows differ. Each row runs the built CLI against `test/helpers/hostile-server.ts` (HTTP, SSE and',
     'WebSocket on loopback, the fault chosen per request) with `--timeout 2` and asserts the exit code, stdout, the class of',
-    'the stderr message, the output file (an existing one is untouched on failure) and that no temp file is left beside it.',
+    'the stderr message, the output file (an existing one is untouched on failure) and that no temp file is left beside it',
+    'or in svc\'s data folder (conversations, the call log).',
     '',
     'Message classes: refused (connection refused), timeout (no byte within --timeout: "did not answer in time", "stalled",',
     '"sent nothing for N s"), lost (connection lost or closed 1006/1011/4xxx), incomplete (the end marker never came), protocol',
@@ -243,11 +253,14 @@ describe('fault matrix', () => {
       const out = fam.out ? join(dir, fam.out) : '';
       if (out) writeFileSync(out, OLD);
       const args = ['--timeout', '2', '--max-retries', String(row.retries ?? 0), ...fam.args(dir, out)];
-      const opts = { env: { SVC_BASE_URL: base, SVC_API_KEY: KEY }, cwd: dir, timeout: 60_000, input: fam.stdin };
+      const data = join(dir, 'data');
+      const opts = { env: { SVC_BASE_URL: base, SVC_API_KEY: KEY, SVC_DATA_DIR: data }, cwd: dir, timeout: 60_000, input: fam.stdin };
       let r: { exitCode: number; stdout: string; stderr: string };
-      if (row.ulimit) {
+      if (row.ulimit !== undefined) {
         // the reply is larger than 8 blocks of 512 bytes: the write fails with EFBIG
-        r = await svcShell('ulimit -f 8; svc "$@"', { ...opts, args });
+        r = await svcShell(`ulimit -f ${row.ulimit}; svc "$@"`, { ...opts, args });
+        // (svcShell, like execa, drops the final newline of stdout)
+        if (r.stdout) r.stdout += '\n';
       } else if (row.signal) {
         const child = spawnSvc(args, opts);
         await server.whenHeld();
@@ -274,8 +287,11 @@ describe('fault matrix', () => {
         } else expect(now.toString(), why).toBe(OLD);
       }
       // no temp file (".name.pid.rand.part" or any other) beside the target
-      const left = readdirSync(dir).filter((f) => f !== 'up.txt' && f !== fam.out && !(f in (fam.inputs ?? {})) && !fam.writes?.includes(f));
+      const left = readdirSync(dir).filter((f) => f !== 'up.txt' && f !== 'data' && f !== fam.out && !(f in (fam.inputs ?? {})) && !fam.writes?.includes(f));
       expect(left, why).toEqual([]);
+      // nor in svc's own files (conversations, the call log)
+      const ownTemp = existsSync(data) ? readdirSync(data, { recursive: true }).map(String).filter((f) => /\.(tmp|part)$/.test(f)) : [];
+      expect(ownTemp, why).toEqual([]);
       if (out) expect(existsSync(out)).toBe(true);
       results.push(true);
     } finally {

@@ -2,9 +2,11 @@
 // appended with one write on an O_APPEND descriptor, so that any number of svc processes can log at once without
 // a lock (Linux keeps one write to a local file whole). Prompt and answer are capped so a record stays small.
 // Files older than the retention (default 30 days) and the oldest past 200 MB are deleted when a day file is created.
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir } from './paths.js';
+import { writeJsonFile } from './json-file.js';
+import { FileWriteError } from './errors.js';
 
 /** Characters of prompt and of answer kept per record (the rest is dropped and `truncated` set). */
 export const TEXT_CAP = 8192;
@@ -124,7 +126,11 @@ export function appendRecords(dir: string, records: CallRecord[], retentionDays 
   for (const rec of records) {
     const file = dayFile(dir, dayOf(rec.time));
     const fresh = !statSync(file, { throwIfNoEntry: false });
-    appendFileSync(file, `${serialize(capTexts(rec))}\n`, { mode: 0o600 });
+    try {
+      appendFileSync(file, `${serialize(capTexts(rec))}\n`, { mode: 0o600 });
+    } catch (err) {
+      throw new FileWriteError(file, (err as NodeJS.ErrnoException).code, err);
+    }
     if (fresh) prune(dir, retentionDays, new Date(rec.time));
   }
 }
@@ -301,11 +307,7 @@ export function cachedPrices(env: NodeJS.ProcessEnv, now: number): Prices | unde
 }
 
 export function savePrices(env: NodeJS.ProcessEnv, prices: Prices): void {
-  const file = priceFile(env);
-  mkdirSync(join(dataDir(env), 'cache'), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(prices));
-  renameSync(tmp, file);
+  writeJsonFile(priceFile(env), prices);
 }
 
 /** Cost from the prices (reasoning tokens at the output price, when counted apart from the output). */

@@ -6,7 +6,7 @@ import { HttpClient } from './http.js';
 import { Output, type Streams } from './output.js';
 import type { WsConnection } from './ws.js';
 import type { Query } from './http.js';
-import { MissingKeyError, UsageError } from './errors.js';
+import { MissingKeyError, UsageError, describeError } from './errors.js';
 import type { CallRecorder } from './call-recorder.js';
 import type { JqFilter } from './jq.js';
 
@@ -264,12 +264,22 @@ function callLog(init: ContextInit, out: Output, getConfig: () => ResolvedConfig
     const { DEFAULT_RETENTION_DAYS } = await import('./call-log.js');
     await checkBudget(cfg.profileData['budget.daily']);
     const rec = (recorder = new CallRecorder(init.env, init.command ?? '', Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS)));
+    // the run's outcome stands when its record cannot be written (a full disk, no folder for it), but it is said
+    const unlogged = (err: unknown) => out.warn(`this run is not in the call log: ${describeError(err)}`);
     // a process that ends before the exit hooks finish (a second Ctrl-C) still writes what it holds
-    const atExit = () => rec.flushNow();
+    const atExit = () => {
+      try {
+        rec.flushNow();
+      } catch (err) {
+        unlogged(err);
+      }
+    };
     process.once('exit', atExit);
     onExit(async () => {
       try {
         await rec.flush(fetchCatalogue);
+      } catch (err) {
+        unlogged(err);
       } finally {
         process.removeListener('exit', atExit);
       }

@@ -91,6 +91,7 @@ const FILE_ERRNO: Record<string, string> = {
   EPERM: 'permission denied',
   EISDIR: 'it is a directory',
   ENOTDIR: 'a part of the path is not a directory',
+  EEXIST: 'something is already in the way (a file where a folder is needed?)',
   ENOENT: 'no such file or directory',
 };
 

@@ -4,10 +4,11 @@
 // link over it: atomic, with no file to read and write again. Older versions kept them in last.json, which saving
 // read, rewrote and renamed over (~0.5 ms of every `svc chat`); it is still read, when newer than the link (an
 // older svc ran since), and still written where links cannot be made.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../api/chat.js';
 import { dataDir } from '../core/paths.js';
+import { writeJsonFile } from '../core/json-file.js';
 
 export interface Conversation {
   id: string;
@@ -57,10 +58,7 @@ export class ConversationStore {
   }
 
   private write(path: string, data: unknown): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(data, null, 2), { mode: 0o600 });
-    renameSync(tmp, path);
+    writeJsonFile(path, data, { pretty: true });
   }
 
   /** undefined when there is no such conversation (or the id is malformed) */

@@ -6,12 +6,13 @@
 // stderr, exits 0. Loaded straight from bin/svc.cjs (no commander, no command tree) because it runs on every TAB.
 // With --emulator on the line, only local values are offered (starting an emulator per TAB would cost too much).
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CompletionKind } from '../../core/command.js';
 import { readConfigFile, resolveConfig } from '../../core/config.js';
 import { configDir, dataDir } from '../../core/paths.js';
+import { writeJsonFile } from '../../core/json-file.js';
 
 type Entry = [value: string, description: string];
 
@@ -131,10 +132,7 @@ function readCache(file: string): CacheFile | undefined {
 
 function writeCache(file: string, entries: Entry[]): void {
   try {
-    mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ at: Date.now(), entries }), { mode: 0o600 });
-    renameSync(tmp, file);
+    writeJsonFile(file, { at: Date.now(), entries });
   } catch {
     // a cache that cannot be written only costs the next TAB a request
   }

@@ -1,8 +1,9 @@
 // The last stored response of each profile (`svc responses create -c` continues it), kept in the data dir.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../../core/context.js';
 import { dataDir } from '../../core/paths.js';
+import { writeJsonFile } from '../../core/json-file.js';
 
 interface LastFile {
   profiles: Record<string, { id: string; model?: string; at: number }>;
@@ -22,11 +23,7 @@ function read(ctx: Context): LastFile {
 }
 
 function write(ctx: Context, data: LastFile): void {
-  const f = file(ctx);
-  mkdirSync(join(f, '..'), { recursive: true, mode: 0o700 });
-  const tmp = `${f}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(data, null, 2), { mode: 0o600 });
-  renameSync(tmp, f);
+  writeJsonFile(file(ctx), data, { pretty: true });
 }
 
 export function lastResponse(ctx: Context): { id: string; model?: string } | undefined {

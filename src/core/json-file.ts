@@ -1,0 +1,23 @@
+// svc's own small JSON files (conversations, the last response, the price cache, completion caches): written to a
+// temp file beside the target and renamed over it, so a reader never sees half a file. A failed write (disk full,
+// a file where a folder should be) removes the temp file and is an error that names the target. Not
+// core/atomic-file.ts: that one streams into files the user named, and loads node:crypto for its temp names.
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { FileWriteError } from './errors.js';
+
+export function writeJsonFile(path: string, data: unknown, opts: { pretty?: boolean } = {}): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(tmp, opts.pretty ? JSON.stringify(data, null, 2) : JSON.stringify(data), { mode: 0o600 });
+    renameSync(tmp, path);
+  } catch (err) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // no folder to have left it in
+    }
+    throw new FileWriteError(path, (err as NodeJS.ErrnoException).code, err);
+  }
+}
