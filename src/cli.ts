@@ -2,8 +2,8 @@
 // and is the only place that calls process.exit.
 import { fstatSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, type Help } from 'commander';
-import type { CommandNode, CommandSpec } from './core/command.js';
-import { flagNames, makeOption, optionsNeeded } from './core/command-options.js';
+import type { CommandNode, CommandSpec, OptionSpec } from './core/command.js';
+import { commandLineOptions, makeOption } from './core/command-options.js';
 import type { EndpointResolver, GlobalOptions } from './core/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS } from './core/global-options.js';
@@ -13,11 +13,6 @@ import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
 
 const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]));
-
-/** the program's own flags, which a command line may give to any command */
-function programFlags(): ReadonlySet<string> {
-  return new Set(['-h', '--help', '-V', '--version', ...flagNames(GLOBAL_OPTIONS)]);
-}
 
 /** Written in by scripts/bundle.mjs. */
 declare const __SVC_VERSION__: string | undefined;
@@ -37,12 +32,10 @@ function version(): string {
 }
 
 /**
- * The global options on the program, once the command is known: those the command line needs (as for a command's
- * own, see core/command-options.ts), all of them when no command was found or argv has an option word that is
- * neither a global one nor one of the command's.
+ * The global options on the program, once the command is known: those its command line needs (core/command-options.ts),
+ * all of them when no command was found.
  */
-function addGlobalOptions(cmd: Command, argv: string[], commandFlags: ReadonlySet<string> | undefined): void {
-  const specs = commandFlags ? optionsNeeded(GLOBAL_OPTIONS, argv, new Set(['-V', '--version', ...commandFlags])) : GLOBAL_OPTIONS;
+function addGlobalOptions(cmd: Command, specs: readonly OptionSpec[] = GLOBAL_OPTIONS): void {
   for (const spec of specs) cmd.addOption(makeOption(spec));
 }
 
@@ -190,8 +183,8 @@ interface Invocation {
   result?: number;
   /** the context's exit hooks, once a command has one */
   cleanup?: () => Promise<void>;
-  /** the flags of the command that runs (once its spec is loaded), for the global options it needs */
-  commandFlags?: ReadonlySet<string>;
+  /** the global options the command line needs (once the command's spec is loaded) */
+  globalOptions?: readonly OptionSpec[];
 }
 
 /**
@@ -262,8 +255,9 @@ function commandName(cmd: Command): string {
 
 /** The command's flags, arguments and help from its spec, and its runner with a fresh context. */
 async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation, argv: string[]): Promise<void> {
-  inv.commandFlags = flagNames(spec.options ?? []);
-  buildLeaf(cmd, spec, argv, async (args, opts, globals) => {
+  const options = commandLineOptions(spec.options ?? [], GLOBAL_OPTIONS, argv);
+  inv.globalOptions = options.globals;
+  buildLeaf(cmd, spec, options.own, async (args, opts, globals) => {
     // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
     const { createContext } = await import('./core/context.js');
     const ctx = createContext({
@@ -340,7 +334,7 @@ export async function runCli(argv: string[], io: { streams: Streams; env: NodeJS
     const program = rootProgram(streams, inv.version);
     const depth = await addCommandPath(program, argv, inv);
     if (depth === 0) await addRootHelp(program, streams);
-    addGlobalOptions(program, argv, inv.commandFlags);
+    addGlobalOptions(program, inv.globalOptions);
     await program.parseAsync(argv, { from: 'user' });
     exitCode = inv.result ?? ExitCode.ok;
     if (inv.result === undefined && depth === 0) {
@@ -368,7 +362,7 @@ function flushOutput(stderrMade: boolean): Promise<unknown> {
 function buildLeaf(
   cmd: Command,
   spec: CommandSpec,
-  argv: string[],
+  options: readonly OptionSpec[],
   run: (args: unknown[], opts: Record<string, unknown>, globals: GlobalOptions) => Promise<void>,
 ): void {
   cmd.summary(spec.summary);
@@ -379,7 +373,7 @@ function buildLeaf(
     if (a.choices) arg.choices(a.choices as string[]);
     cmd.addArgument(arg);
   }
-  for (const o of optionsNeeded(spec.options ?? [], argv, programFlags())) cmd.addOption(makeOption(o));
+  for (const o of options) cmd.addOption(makeOption(o));
   addExamples(cmd, spec.examples);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;

@@ -31,7 +31,7 @@ function namesOf(flags: string): string[] {
 }
 
 /** Every flag word of these options ('-m', '--model', '--no-stream' …). */
-export function flagNames(specs: readonly OptionSpec[]): Set<string> {
+function flagNames(specs: readonly OptionSpec[]): Set<string> {
   return new Set(specs.flatMap((s) => namesOf(s.flags)));
 }
 
@@ -60,4 +60,18 @@ export function optionsNeeded(specs: readonly OptionSpec[], argv: readonly strin
   }
   for (const n of named) if (!known.has(n)) return specs;
   return needed;
+}
+
+/** the program's own flags besides the global options */
+const PROGRAM_FLAGS = ['-h', '--help', '-V', '--version'];
+
+/**
+ * What a command line needs of the command's options and of the program's global ones (each as optionsNeeded
+ * picks them): each set knows the other's flags and the program's, so that none of them is an unknown word there.
+ */
+export function commandLineOptions(own: readonly OptionSpec[], globals: readonly OptionSpec[], argv: readonly string[]): { own: readonly OptionSpec[]; globals: readonly OptionSpec[] } {
+  return {
+    own: optionsNeeded(own, argv, new Set([...PROGRAM_FLAGS, ...flagNames(globals)])),
+    globals: optionsNeeded(globals, argv, new Set([...PROGRAM_FLAGS, ...flagNames(own)])),
+  };
 }

@@ -4,7 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CommandSpec, OptionSpec } from '../../src/core/command.js';
-import { flagNames, makeOption, optionsNeeded } from '../../src/core/command-options.js';
+import { commandLineOptions, makeOption, optionsNeeded } from '../../src/core/command-options.js';
 import { GLOBAL_OPTIONS } from '../../src/core/global-options.js';
 import { loadCommandSpecs } from '../helpers/command-tree.js';
 
@@ -13,21 +13,33 @@ beforeAll(async () => {
   specs = await loadCommandSpecs();
 });
 
-/** What commander makes of argv with these options: the values, or the error and what it printed. */
-function parse(spec: CommandSpec, options: readonly OptionSpec[], argv: string[]): unknown {
+/** Commander's outcome for argv: the values (read once parsed), or the error and what it printed. */
+function outcome(cmd: Command, argv: string[], values: () => unknown): unknown {
   let printed = '';
-  const cmd = new Command('x').exitOverride().showSuggestionAfterError(true).allowExcessArguments(true);
-  cmd.configureOutput({ writeOut: (s) => (printed += s), writeErr: (s) => (printed += s) });
-  for (const a of spec.args ?? []) cmd.argument(a.variadic ? `[${a.name}...]` : `[${a.name}]`);
-  for (const o of options) cmd.addOption(makeOption(o));
-  cmd.action(() => {});
+  const output = { writeOut: (t: string) => (printed += t), writeErr: (t: string) => (printed += t) };
+  for (let c: Command | null = cmd; c; c = c.parent) c.exitOverride().showSuggestionAfterError(true).configureOutput(output);
+  const root = cmd.parent ?? cmd;
   try {
-    cmd.parse(argv, { from: 'user' });
-    return { values: cmd.opts(), args: cmd.args };
+    root.parse(root === cmd ? argv : [cmd.name(), ...argv], { from: 'user' });
+    return { values: values() };
   } catch (err) {
-    if (!(err instanceof CommanderError) && !(err instanceof Error)) throw err;
+    if (!(err instanceof Error)) throw err;
     return { error: err.message, code: (err as CommanderError).code, printed: printed.replace(/Usage:[^]*/, '') };
   }
+}
+
+/** A command of these options and the spec's arguments (all optional: flags are what is compared). */
+function commandOf(name: string, spec: CommandSpec, options: readonly OptionSpec[]): Command {
+  const cmd = new Command(name).allowExcessArguments(true);
+  for (const a of spec.args ?? []) cmd.argument(a.variadic ? `[${a.name}...]` : `[${a.name}]`);
+  for (const o of options) cmd.addOption(makeOption(o));
+  return cmd;
+}
+
+/** What commander makes of argv with these options: the values, or the error and what it printed. */
+function parse(spec: CommandSpec, options: readonly OptionSpec[], argv: string[]): unknown {
+  const cmd = commandOf('x', spec, options).action(() => {});
+  return outcome(cmd, argv, () => ({ opts: cmd.opts(), args: cmd.args }));
 }
 
 /** A value a flag takes: one of its choices, else a word its parser may or may not accept (both are compared). */
@@ -50,28 +62,19 @@ function wordsFor(o: OptionSpec): string[][] {
 
 const NONE: ReadonlySet<string> = new Set();
 
-/** A program with the global options and one command under it, as src/cli.ts builds them: what parsing gives. */
+/** The program with the global options and one command under it, as src/cli.ts builds them: what parsing gives. */
 function parseWithGlobals(spec: CommandSpec, argv: string[], pick: boolean): unknown {
-  let printed = '';
-  const output = { writeOut: (t: string) => (printed += t), writeErr: (t: string) => (printed += t) };
-  const program = new Command('svc').exitOverride().showSuggestionAfterError(true).configureOutput(output);
-  const sub = new Command('cmd').exitOverride().showSuggestionAfterError(true).allowExcessArguments(true).configureOutput(output);
-  for (const a of spec.args ?? []) sub.argument(a.variadic ? `[${a.name}...]` : `[${a.name}]`);
   const own = spec.options ?? [];
-  const globalFlags = new Set(['-h', '--help', ...flagNames(GLOBAL_OPTIONS)]);
-  for (const o of pick ? optionsNeeded(own, argv, globalFlags) : own) sub.addOption(makeOption(o));
+  const picked = pick ? commandLineOptions(own, GLOBAL_OPTIONS, argv) : { own, globals: GLOBAL_OPTIONS };
+  const program = new Command('svc');
+  for (const o of picked.globals) program.addOption(makeOption(o));
+  const sub = commandOf('cmd', spec, picked.own);
   let values: unknown;
   sub.action((...params: unknown[]) => {
     values = (params[params.length - 1] as Command).optsWithGlobals();
   });
   program.addCommand(sub);
-  for (const o of pick ? optionsNeeded(GLOBAL_OPTIONS, argv, new Set(['-V', '--version', ...flagNames(own)])) : GLOBAL_OPTIONS) program.addOption(makeOption(o));
-  try {
-    program.parse(['cmd', ...argv], { from: 'user' });
-    return { values };
-  } catch (err) {
-    return { error: (err as Error).message, printed: printed.replace(/Usage:[^]*/, '') };
-  }
+  return outcome(sub, argv, () => values);
 }
 
 describe('optionsNeeded', () => {
