@@ -8,14 +8,14 @@ import { CallRecorder } from '../../src/core/call-recorder.js';
 import { readRecords, type CallRecord } from '../../src/core/call-log.js';
 import { encodeWav, interleave } from '../../src/audio/codecs.js';
 import { textToTones } from '../../src/emulator/tones.js';
-import { fastEmulator, lastSession, wavClip } from '../commands/realtime/talk-helpers.js';
+import { fastEmulator, lastSession, questionClip } from '../commands/realtime/talk-helpers.js';
 import { ANSWER, HostileServer } from '../helpers/hostile-server.js';
 
 let emu: TestEmulator;
 let question: string;
 beforeAll(async () => {
   emu = await startTestEmulator();
-  question = wavClip('question.wav', [{ silence: 200 }, { say: 'what is the weather' }, { silence: 300 }]);
+  question = questionClip();
 });
 afterAll(() => emu.close());
 beforeEach(() => fastEmulator(emu));

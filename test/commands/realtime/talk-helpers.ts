@@ -18,6 +18,11 @@ export function wavClip(name: string, parts: Part[], rate = 24000): string {
   return writeTemp(name, encodeWav(clipPcm(parts, rate), { sampleRate: rate, channels: 1 }));
 }
 
+/** The spoken question the realtime tests ask ("what is the weather", with silence around it), as a WAV file. */
+export function questionClip(): string {
+  return wavClip('question.wav', [{ silence: 200 }, { say: 'what is the weather' }, { silence: 300 }]);
+}
+
 export function ulawClip(name: string, parts: Part[]): string {
   return writeTemp(name, mulawEncode(clipPcm(parts, 8000)));
 }

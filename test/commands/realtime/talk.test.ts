@@ -6,13 +6,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { alawDecode, alawEncode, decodeAudio } from '../../../src/audio/codecs.js';
 import { decodeTones } from '../../../src/emulator/tones.js';
 import { startTestEmulator, svc, svcBytes, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
-import { clipPcm, fastEmulator, lastSession, spokenIn, ulawClip, wavClip } from './talk-helpers.js';
+import { clipPcm, fastEmulator, lastSession, questionClip, spokenIn, ulawClip, wavClip } from './talk-helpers.js';
 
 let emu: TestEmulator;
 let question: string;
 beforeAll(async () => {
   emu = await startTestEmulator();
-  question = wavClip('question.wav', [{ silence: 200 }, { say: 'what is the weather' }, { silence: 300 }]);
+  question = questionClip();
 });
 afterAll(() => emu.close());
 beforeEach(() => fastEmulator(emu));
