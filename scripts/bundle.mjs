@@ -207,8 +207,11 @@ await build({
     },
   },
 });
-// undici's parser as a file (its package holds it as base64 text in a module), for src/core/http-parser.ts
+// undici's parser as a file (its package holds it as base64 text in a module), for src/core/http-parser.ts; undici's
+// own copy reads it from beside its chunk (__dirname), so that chunk must be in the same folder
 writeFileSync(join(OUT, LLHTTP_FILE), createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js'));
+const undiciChunk = readdirSync(OUT, { recursive: true }).map(String).find((f) => f.endsWith('.cjs') && readFileSync(join(OUT, f), 'latin1').includes('svc.llhttpModule'));
+if (!undiciChunk || dirname(undiciChunk) !== dirname(LLHTTP_FILE)) throw new Error(`scripts/bundle.mjs: undici's chunk (${undiciChunk}) is not beside ${LLHTTP_FILE}`);
 // help pages: `svc <command…> --help` into a pipe or a file, rendered once here (scripts/help-pages.mjs renders them
 // in a child process whose stdout is a pipe, as commander sees it then); bin/svc.cjs prints them without loading the CLI,
 // the text (.txt) into anything else, on a terminal the layout (.json) laid out at its width with help-layout.cjs
