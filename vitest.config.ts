@@ -13,9 +13,9 @@ const LONGEST = [
   'test/fault-matrix.test.ts',
   'test/repo/pack-install.test.ts',
   'test/repo/typecheck.test.ts',
-  'test/core/zero-columns.test.ts',
+  'test/term/zero-columns.test.ts',
   'test/commands/realtime/talk-ptt.test.ts',
-  'test/core/color.test.ts',
+  'test/term/color.test.ts',
   'test/core/atomic-file-commands.test.ts',
   'test/commands/chat/markdown.test.ts',
 ];
@@ -33,7 +33,7 @@ class LongestFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     reporters: ['default', './test/reporters/summary.ts'],
     testTimeout: 60_000,

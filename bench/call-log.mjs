@@ -80,7 +80,7 @@ function queryRow(name, args, env, runs = 7) {
 
 export default async function callLog() {
   const rows = [];
-  const { appendRecords, capTexts } = await import(pathToFileURL(join(ROOT, 'dist/core/call-log.js')).href);
+  const { appendRecords, capTexts } = await import(pathToFileURL(join(ROOT, 'dist/apilog/log.js')).href);
 
   // append, in-process
   const dir = join(mkdtempSync(join(tmpdir(), 'svc-bench-log-')), 'logs');
@@ -94,7 +94,7 @@ export default async function callLog() {
   rows.push(...(await sessionRows(dir)));
 
   // loading the log's modules, in a fresh process (what a logged call pays once, besides the append)
-  const load = spawnSync('node', ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/core/call-recorder.js')).href)}); console.log(performance.now() - t);`], { encoding: 'utf8' });
+  const load = spawnSync('node', ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/apilog/recorder.js')).href)}); console.log(performance.now() - t);`], { encoding: 'utf8' });
   rows.push({ name: 'call log: loading its modules (fresh process, dist/)', value: Number(load.stdout.trim()), unit: 'ms' });
 
   // whole process: logging on against --no-log
@@ -119,11 +119,11 @@ export default async function callLog() {
 }
 
 /**
- * A realtime session through the recorder as core/ws feeds it: 60 answers of 50 audio deltas (4.8 KB of base64
+ * A realtime session through the recorder as net/ws feeds it: 60 answers of 50 audio deltas (4.8 KB of base64
  * each, 100 ms of 24 kHz pcm16) and 20 transcript deltas, each with its response.done; then the exit's flush.
  */
 async function sessionRows(dir) {
-  const { CallRecorder } = await import(pathToFileURL(join(ROOT, 'dist/core/call-recorder.js')).href);
+  const { CallRecorder } = await import(pathToFileURL(join(ROOT, 'dist/apilog/recorder.js')).href);
   const audio = Buffer.alloc(4800, 7).toString('base64');
   const events = [];
   for (let a = 0; a < 60; a++) {

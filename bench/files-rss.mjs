@@ -79,7 +79,7 @@ function runMeasured(args, env, { slowReader } = {}) {
 }
 
 export default async function run() {
-  const { startEmulator } = await import(pathToFileURL(join(ROOT, 'dist', 'emulator', 'server.js')).href);
+  const { startEmulator } = await import(pathToFileURL(join(ROOT, 'packages', 'emulator', 'dist', 'server.js')).href);
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-rss-'));
   const emu = await startEmulator({ port: 0, stateDir: join(dir, 'state'), quietLog: true, settings: { maxFileBytes: 400 * 1024 * 1024 } });
   try {

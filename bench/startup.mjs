@@ -62,7 +62,7 @@ req.end(body);`,
   writeFileSync(
     inproc,
     `import http from 'node:http';
-const { startEmulator } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/emulator/server.js')).href)});
+const { startEmulator } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'packages/emulator/dist/server.js')).href)});
 const emu = await startEmulator({ stateDir: process.env.STATE, quietLog: true });
 http.get(emu.url + '/v1/models', { headers: { authorization: 'Bearer ' + emu.defaultKey } }, (res) => {
   let body = '';

@@ -38,7 +38,7 @@ function printHelpPage(args) {
   let page;
   try {
     // a page of this build only (the bundle is fresh, as load() checks)
-    if (fs.statSync(`${bundle}/cli.cjs`).mtimeMs < fs.statSync(`${__dirname}/../dist/cli.js`).mtimeMs) return false;
+    if (!bundleIsFresh(fs, `${bundle}/cli.cjs`, `${__dirname}/../dist/cli.js`)) return false;
     const file = `${bundle}/help/${words.join('/')}`;
     // a character device is a terminal unless it is the null device
     const out = fs.fstatSync(1);
@@ -98,19 +98,27 @@ function emptyStdinFromNullDevice() {
   });
 }
 
+/**
+ * Whether the bundle is at least as new as the ES modules it was built from. A package as installed holds the bundle
+ * alone (package.json's files): an installer writes files in any order, so their times say nothing there.
+ */
+function bundleIsFresh(fs, bundled, module) {
+  const built = fs.statSync(module, { throwIfNoEntry: false });
+  return !built || fs.statSync(bundled).mtimeMs >= built.mtimeMs;
+}
+
 /** The named entry of the bundle when it is fresh, else the ES module in dist/. */
 function load(name) {
   const { join } = require('node:path');
-  const { statSync } = require('node:fs');
   const dist = join(__dirname, '..', 'dist');
   const bundled = join(dist, 'bundle', `${name}.cjs`);
   if (!process.env.SVC_NO_BUNDLE) {
     try {
-      if (statSync(bundled).mtimeMs >= statSync(join(dist, `${name}.js`)).mtimeMs) {
+      if (bundleIsFresh(require('node:fs'), bundled, join(dist, `${name}.js`))) {
         // the bundle's import() of packages (scripts/bundle.mjs): resolved from here, the same package root
         globalThis[Symbol.for('svc.import')] = (specifier) => import(specifier);
-        // undici's parser, compiled ahead of the first connection (src/core/http-parser.ts)
-        globalThis[Symbol.for('svc.llhttpFile')] = join(dist, 'bundle', 'core', 'llhttp_simd.wasm');
+        // undici's parser, compiled ahead of the first connection (src/net/http-parser.ts)
+        globalThis[Symbol.for('svc.llhttpFile')] = join(dist, 'bundle', 'net', 'llhttp_simd.wasm');
         if (!process.env.SVC_NO_COMPILE_CACHE) useCodeCache(join(dist, 'bundle'));
         // its path is known: no search (stat calls, realpath, the package scope) as for any chunk
         return Promise.resolve(requireChunk(module, `../dist/bundle/${name}.cjs`, require('node:path').sep));
@@ -155,8 +163,8 @@ function useCodeCache(bundleDir) {
   }
   if (!/^[0-9a-z]+$/.test(build)) return;
   const dir = copyDir + sep + build;
-  // V8 rejects a cache made under other V8 flags, and svc sets some at run time (core/v8-flags.ts: undici's
-  // WebAssembly tier, the collector of streamed downloads). So caches are kept per set of flags: core/v8-flags.ts
+  // V8 rejects a cache made under other V8 flags, and svc sets some at run time (net/v8-flags.ts: undici's
+  // WebAssembly tier, the collector of streamed downloads). So caches are kept per set of flags: net/v8-flags.ts
   // calls the setter below, which first saves what was compiled under the flags so far, then changes them.
   const vm = require('node:vm');
   const prefix = bundleDir + sep;

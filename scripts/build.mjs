@@ -1,5 +1,6 @@
-// First build step: every module of src/ compiled on its own to dist/ with TypeScript's transpileModule (no type
-// check), then dist/ holds exactly what src/ has (modules of deleted sources are removed). The output is the same
+// First build step: every module of each package's src/ compiled on its own to that package's dist/ with TypeScript's
+// transpileModule (no type check), then each dist/ holds exactly what its src/ has (modules of deleted sources are
+// removed). The packages build in dependency order: svc-formats, svc-emulator, then the CLI (the repository's root). The output is the same
 // as tsc's, byte for byte (the code passes --isolatedModules). Types are checked by `npm run typecheck`, which the
 // suite runs as a test (test/repo/typecheck.test.ts) in parallel with the others: this step takes ~3 s of CPU where
 // tsc took ~10, and npm pack's prepack (a clean build) gets the same saving.
@@ -9,10 +10,8 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SRC = join(ROOT, 'src');
-const DIST = join(ROOT, 'dist');
-/** dist/bundle is the second step's (scripts/bundle.mjs) */
-const NOT_OURS = join(DIST, 'bundle');
+/** the package folders, each with src/ and dist/, in dependency order */
+const PACKAGES = [join(ROOT, 'packages', 'formats'), join(ROOT, 'packages', 'emulator'), ROOT];
 
 const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, {
   ...ts.sys,
@@ -31,6 +30,11 @@ function* walk(dir) {
 
 // tsconfig's module is NodeNext, whose format per file comes from package.json ("type": "module") and the
 // extension; transpileModule reads no package.json, so the format is named here: .cts is CommonJS, .ts an ES module.
+function buildPackage(dir) {
+const SRC = join(dir, 'src');
+const DIST = join(dir, 'dist');
+/** dist/bundle is the second step's (scripts/bundle.mjs) */
+const NOT_OURS = join(DIST, 'bundle');
 const emitted = new Set();
 for (const file of walk(SRC)) {
   if (file.endsWith('.d.ts') || !/\.c?ts$/.test(file)) continue;
@@ -58,3 +62,5 @@ for (const file of walk(SRC)) {
 for (const file of walk(DIST)) {
   if (!file.startsWith(NOT_OURS + '/') && !emitted.has(file)) rmSync(file);
 }
+}
+for (const dir of PACKAGES) buildPackage(dir);

@@ -4,7 +4,7 @@
 // Why: the ES module loader costs ~1 ms per file on this machine and CommonJS chunks can be compiled with
 // V8's code cache on Node 20 (see bin/svc.cjs and docs/performance.md).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
@@ -18,7 +18,10 @@ const OUT = join(DIST, 'bundle');
 // and compile them without a cache (chalk: +11 ms CPU of every command printing in colour on a terminal; marked and
 // highlight.js: +33 ms of every chat answer rendered on a terminal). Bundled, each is a CommonJS chunk with a code
 // cache; highlight.js's languages stay one chunk each, loaded when a code block names one.
-const BUNDLED = /^(commander|undici|chalk|marked|highlight\.js)(\/|$)/;
+// svc's own packages (the emulator, the formats) are bundled too: `--emulator` loads them as chunks with a code cache.
+const BUNDLED = /^(commander|undici|chalk|marked|highlight\.js|svc-emulator|svc-formats)(\/|$)/;
+/** the dist/ folders of svc's own packages, whose modules' chunks are named after them (emulator/server-….cjs) */
+const PACKAGE_DISTS = ['emulator', 'formats'].map((name) => [name, realpathSync(join(ROOT, 'node_modules', `svc-${name}`, 'dist'))]);
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 const H2_STUB = '\0svc:undici-client-h2';
 
@@ -87,8 +90,8 @@ const rareUndiciOutside = {
 };
 
 /**
- * undici loads node:http (~0.8 ms with its _http_* modules, and before svc changes V8's flags, see core/http.ts)
- * for two things: the default of maxHeaderSize, which svc sets itself (core/http.ts), and IncomingMessage, to
+ * undici loads node:http (~0.8 ms with its _http_* modules, and before svc changes V8's flags, see net/http.ts)
+ * for two things: the default of maxHeaderSize, which svc sets itself (net/http.ts), and IncomingMessage, to
  * recognise one in util.destroy(). Both are looked up when used. The build fails if undici's code changes.
  */
 const HTTP_USES = [
@@ -115,13 +118,13 @@ const undiciWithoutHttp = {
 };
 
 /**
- * undici's HTTP/1.1 client compiles its WebAssembly parser on the first connection; src/core/http-parser.ts
+ * undici's HTTP/1.1 client compiles its WebAssembly parser on the first connection; src/net/http-parser.ts
  * compiles it beforehand on V8's worker threads, from the file written below (LLHTTP_FILE, beside undici's chunk),
  * and undici takes that module when it is ready (else it compiles its own, as usual). undici's own copy of the
  * parser, a module of base64 text (72 KB of source and code cache to read in every request), reads that file
  * too. The build fails if undici's code changes.
  */
-const LLHTTP_FILE = 'core/llhttp_simd.wasm';
+const LLHTTP_FILE = 'net/llhttp_simd.wasm';
 const parserCompiledBeforehand = {
   name: 'svc-parser-compiled-beforehand',
   load(id) {
@@ -171,11 +174,11 @@ function group(name, priority, modules) {
 const CHUNK_GROUPS = [
   // besides commander and cli.ts (cli.cjs): what parsing a command line needs (help.ts and global-flags.ts stay
   // apart: the launcher loads them alone for `svc --help`)
-  group('cli-core', 3, ['core/errors', 'core/validate', 'core/environment', 'core/global-options', 'core/suggest', 'core/command-options', 'core/command']),
+  group('cli-core', 3, ['core/errors', 'core/validate', 'core/environment', 'core/global-options', 'core/suggest', 'cmdutil/command-options', 'cmdutil/command']),
   // a command's context and its HTTP client, up to undici (its own chunk, loaded on the first request)
-  group('request', 2, ['core/context', 'core/config', 'core/paths', 'core/output', 'core/color', 'core/terminal-safe', 'core/reply', 'core/http', 'core/http-parser', 'core/v8-flags', 'core/call-recorder', 'core/call-log', 'core/json-file', 'api/guard']),
+  group('request', 2, ['runtime/context', 'runtime/config', 'core/paths', 'term/output', 'term/color', 'term/terminal-safe', 'term/reply', 'net/http', 'net/http-parser', 'net/v8-flags', 'apilog/recorder', 'apilog/log', 'core/json-file', 'endpoints/guard']),
   // text generation (chat, messages, responses, and the commands that share their flags)
-  group('generation', 1, ['core/flag-sets', 'core/request-table', 'core/tool-file', 'core/image-ref', 'core/local-tools', 'core/text-input', 'core/sse', 'core/usage', 'core/answer-writer', 'store/conversations', 'api/chat', 'commands/chat/request', 'commands/chat/render']),
+  group('generation', 1, ['cmdutil/flag-sets', 'core/request-table', 'cmdutil/tool-file', 'cmdutil/image-ref', 'cmdutil/local-tools', 'cmdutil/text-input', 'net/sse', 'term/usage', 'cmdutil/answer-writer', 'store/conversations', 'endpoints/chat', 'commands/chat/request', 'commands/chat/render']),
 ];
 
 /** less to read and hash on every run: no comments, no indentation; names kept for readable stack traces */
@@ -185,7 +188,7 @@ rmSync(OUT, { recursive: true, force: true });
 await build({
   input: { cli: join(DIST, 'cli.js'), help: join(DIST, 'help.js') },
   platform: 'node',
-  // `import('undici')` in core/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
+  // `import('undici')` in net/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
   // (`#name`: a bundled package's own subpath import, e.g. chalk's #ansi-styles)
   external: (id) => id.startsWith('node:') || id === 'undici' || (!/^[./\0#]/.test(id) && !BUNDLED.test(id)),
   plugins: [noHttp2, lazyAssert, rareUndiciOutside, parserCompiledBeforehand, undiciWithoutHttp, importViaLauncher, lazyChildProcess],
@@ -200,6 +203,8 @@ await build({
     chunkFileNames: (chunk) => {
       const facade = chunk.facadeModuleId;
       if (facade && facade.startsWith(DIST + '/')) return relative(DIST, facade).replace(/\.js$/, '') + '-[hash].cjs';
+      const own = facade && PACKAGE_DISTS.find(([, dir]) => facade.startsWith(dir + '/'));
+      if (own) return `${own[0]}/${relative(own[1], facade).replace(/\.js$/, '')}-[hash].cjs`;
       // a bundled package's entry: named after it (shared/chalk-…, shared/marked-…, shared/highlight.js-bash-…)
       const pkg = facade && /[\\/]node_modules[\\/]([^\\/]+)[\\/]/.exec(facade)?.[1];
       if (pkg) return `shared/${pkg}-[name]-[hash].cjs`;
@@ -207,7 +212,7 @@ await build({
     },
   },
 });
-// undici's parser as a file (its package holds it as base64 text in a module), for src/core/http-parser.ts; undici's
+// undici's parser as a file (its package holds it as base64 text in a module), for src/net/http-parser.ts; undici's
 // own copy reads it from beside its chunk (__dirname), so that chunk must be in the same folder
 writeFileSync(join(OUT, LLHTTP_FILE), createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js'));
 const undiciChunk = readdirSync(OUT, { recursive: true }).map(String).find((f) => f.endsWith('.cjs') && readFileSync(join(OUT, f), 'latin1').includes('svc.llhttpModule'));
@@ -222,10 +227,10 @@ for (const [words, { text, layout }] of Object.entries(pages)) {
   writeFileSync(`${file}.txt`, text);
   writeFileSync(`${file}.json`, JSON.stringify(layout));
 }
-// core/help-layout.ts with commander's help.js alone (its Help class; not the whole package, which the CLI's chunks hold)
+// term/help-layout.ts with commander's help.js alone (its Help class; not the whole package, which the CLI's chunks hold)
 const commanderHelp = join(dirname(createRequire(import.meta.url).resolve('commander')), 'lib', 'help.js');
 await build({
-  input: { 'help-layout': join(DIST, 'core', 'help-layout.js') },
+  input: { 'help-layout': join(DIST, 'term', 'help-layout.js') },
   platform: 'node',
   plugins: [{ name: 'svc-commander-help-only', resolveId: (source) => (source === 'commander' ? commanderHelp : null) }],
   logLevel: 'warn',

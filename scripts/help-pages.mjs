@@ -1,6 +1,6 @@
 // Run by scripts/bundle.mjs in a child process whose stdout is a pipe: renders `svc <command…> --help` of every
 // group and command as commander prints it into a pipe or a file (80 columns, no colour), records its layout (the
-// terms and descriptions commander computed, src/core/help-layout.ts) and prints them as one JSON object
+// terms and descriptions commander computed, src/term/help-layout.ts) and prints them as one JSON object
 // { "models list": { text, layout } }. bin/svc.cjs prints the text when stdout is not a terminal and lays the layout
 // out at the terminal's width on a terminal, without loading the CLI (docs/performance.md). The layout is checked
 // here against commander's own formatHelp at several widths: the build fails where they would differ.
@@ -8,7 +8,7 @@ import { Help } from 'commander';
 import { rootCommands } from '../dist/commands/index.js';
 import { runCli } from '../dist/cli.js';
 import { HELP_TOPICS } from '../dist/help.js';
-import { formatHelpLayout } from '../dist/core/help-layout.js';
+import { formatHelpLayout } from '../dist/term/help-layout.js';
 
 /** widths the layout is checked at: narrow terminals, the usual ones, a wide one, a terminal reporting no size */
 const WIDTHS = [0, 20, 40, 60, 79, 80, 100, 120, 132, 200, 400];

@@ -2,12 +2,13 @@
 // and is the only place that calls process.exit.
 import { fstatSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, type Help } from 'commander';
-import type { CommandNode, CommandSpec, OptionSpec } from './core/command.js';
-import { commandLineOptions, makeOption } from './core/command-options.js';
-import type { EndpointResolver, GlobalOptions } from './core/context.js';
+import type { CommandNode, CommandSpec } from './cmdutil/command.js';
+import type { OptionSpec } from './core/option-spec.js';
+import { commandLineOptions, makeOption } from './cmdutil/command-options.js';
+import type { EndpointResolver, GlobalOptions } from './runtime/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS } from './core/global-options.js';
-import type { Streams } from './core/output.js';
+import type { Streams } from './term/output.js';
 import { rootCommands } from './commands/index.js';
 import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
@@ -32,7 +33,7 @@ function version(): string {
 }
 
 /**
- * The global options on the program, once the command is known: those its command line needs (core/command-options.ts),
+ * The global options on the program, once the command is known: those its command line needs (cmdutil/command-options.ts),
  * all of them when no command was found.
  */
 function addGlobalOptions(cmd: Command, specs: readonly OptionSpec[] = GLOBAL_OPTIONS): void {
@@ -142,7 +143,7 @@ function handleSignals(): ProcessControl {
 /** --emulator: start the emulator in this process (state persisted in the data dir) and send everything to it. */
 function inProcessEmulator(env: NodeJS.ProcessEnv): EndpointResolver {
   return async (_config, onExit) => {
-    const { startEmulator } = await import('./emulator/server.js');
+    const { startEmulator } = await import('svc-emulator');
     const { emulatorStateDir } = await import('./core/paths.js');
     const emu = await startEmulator({
       port: 0,
@@ -259,7 +260,7 @@ async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation, argv:
   inv.globalOptions = options.globals;
   buildLeaf(cmd, spec, options.own, async (args, opts, globals) => {
     // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
-    const { createContext } = await import('./core/context.js');
+    const { createContext } = await import('./runtime/context.js');
     const ctx = createContext({
       streams: inv.streams,
       env: inv.env,
@@ -380,7 +381,7 @@ function buildLeaf(
     const args = params.slice(0, -2);
     const globals = command.optsWithGlobals() as Omit<GlobalOptions, 'jq'> & { jq?: string } & Record<string, unknown>;
     // --jq loads jq (WebAssembly) only when given; a bad expression stops here, before anything is sent
-    const jq = globals.jq === undefined ? undefined : await (await import('./core/jq.js')).compileJq(globals.jq);
+    const jq = globals.jq === undefined ? undefined : await (await import('./term/jq.js')).compileJq(globals.jq);
     await run(args, command.opts(), {
       profile: globals.profile,
       baseUrl: globals.baseUrl,
@@ -409,11 +410,11 @@ async function handleError(err: unknown, signal: AbortSignal, argv: string[], st
   if (signal.aborted || err instanceof InterruptedError) {
     return ExitCode.interrupted;
   }
-  const { colorWanted, loadColors } = await import('./core/color.js');
+  const { colorWanted, loadColors } = await import('./term/color.js');
   const ce = await loadColors(colorWanted(!!stderr.isTTY, env, argv.includes('--no-color') ? false : undefined), env);
   const label = ce.red('error:');
   // the message may quote the server: made safe on a terminal
-  const { terminalSafe } = await import('./core/terminal-safe.js');
+  const { terminalSafe } = await import('./term/terminal-safe.js');
   const message = stderr.isTTY ? terminalSafe(describeError(err)) : describeError(err);
   stderr.write(`${label} ${message}\n`);
   if (err instanceof UsageError) {

@@ -2,9 +2,13 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandNode } from '../src/core/command.js';
+import type { CommandNode } from '../src/cmdutil/command.js';
 import { rootCommands } from '../src/commands/index.js';
-import { ROOT, isLauncher, startTestEmulator, svc, svcOnTerminal, svcShell, tempDir, type TestEmulator } from './helpers/cli.js';
+import { ROOT, tempDir } from './helpers/files.js';
+import { isLauncher } from './helpers/run-env.js';
+import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { svcProcess, svcShell } from './helpers/subprocess.js';
+import { svcOnTerminal } from './helpers/terminal.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -15,7 +19,7 @@ afterAll(() => emu.close());
 describe('svc --version', () => {
   it('prints the package version and imports no command module (nor the CLI itself)', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svc(['--version'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['--version'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
     const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
@@ -26,7 +30,7 @@ describe('svc --version', () => {
 
   it('svc --help loads no command module', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svc(['--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/Usage: svc \[options\] \[command\]/);
     const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
@@ -43,7 +47,7 @@ describe('svc models list', () => {
   for (const mode of ['bundle', 'modules'] as const) {
     it(`loads no module of another command and no HTTP/2 code (${mode})`, async () => {
       const trace = join(tempDir(), 'imports.txt');
-      const r = await svc(['models', 'list'], {
+      const r = await svcProcess(['models', 'list'], {
         emu,
         nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
         env: { SVC_TRACE_IMPORTS: trace, SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined },
@@ -56,7 +60,7 @@ describe('svc models list', () => {
       expect(commands.filter((u) => !/\/dist\/(bundle\/)?commands\/(index\.js|models\/)/.test(u))).toEqual([]);
       expect(loaded.filter((u) => /http2|client-h2/.test(u) && !u.startsWith('deferred:'))).toEqual([]);
       // the request went through undici's HTTP/1.1 client, bundled or from node_modules
-      const undici = mode === 'bundle' ? /\/dist\/bundle\/core\/undici-h1/ : /node_modules\/undici\/lib\/dispatcher\/client-h1\.js$/;
+      const undici = mode === 'bundle' ? /\/dist\/bundle\/net\/undici-h1/ : /node_modules\/undici\/lib\/dispatcher\/client-h1\.js$/;
       expect(loaded.some((u) => undici.test(u))).toBe(true);
       expect(loaded.some((u) => u.includes('/dist/bundle/'))).toBe(mode === 'bundle');
       // the bundle's undici reads node:http's maxHeaderSize and IncomingMessage only when used (scripts/bundle.mjs)
@@ -70,10 +74,10 @@ describe('stderr', () => {
   it('is not made by a run that writes nothing there, and carries what a run writes there', async () => {
     const trace = join(tempDir(), 'stderr.txt');
     const opts = { emu, nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-stderr.cjs')], env: { SVC_TRACE_STDERR: trace } };
-    const ok = await svc(['models', 'list'], opts);
+    const ok = await svcProcess(['models', 'list'], opts);
     expect([ok.exitCode, ok.stderr]).toEqual([0, '']);
     expect(existsSync(trace)).toBe(false);
-    const failed = await svc(['models', 'get', 'no-such-model'], opts);
+    const failed = await svcProcess(['models', 'get', 'no-such-model'], opts);
     expect(failed.exitCode).toBe(5);
     expect(failed.stderr).toMatch(/^error: .*no-such-model/);
     expect(readFileSync(trace, 'utf8')).toMatch(/^Error: made/);
@@ -81,19 +85,19 @@ describe('stderr', () => {
 });
 
 describe("undici's HTTP parser", () => {
-  // compiled ahead on V8's worker threads from the bundle's file (src/core/http-parser.ts), and that module is the one
+  // compiled ahead on V8's worker threads from the bundle's file (src/net/http-parser.ts), and that module is the one
   // undici instantiates; without the bundle undici compiles its own on the main thread, as it always does
   for (const mode of ['bundle', 'modules'] as const) {
     it(`is compiled ${mode === 'bundle' ? 'ahead, off the main thread, and used' : 'by undici itself'} (${mode})`, async () => {
       const trace = join(tempDir(), 'wasm.txt');
-      const r = await svc(['models', 'list'], {
+      const r = await svcProcess(['models', 'list'], {
         emu,
         nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-wasm.cjs')],
         env: { SVC_TRACE_WASM: trace, SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined },
       });
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toMatch(/^svc-4\t/m);
-      const parserBytes = readFileSync(join(ROOT, 'dist/bundle/core/llhttp_simd.wasm')).length;
+      const parserBytes = readFileSync(join(ROOT, 'dist/bundle/net/llhttp_simd.wasm')).length;
       const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
       expect(lines).toEqual(mode === 'bundle' ? [`async ${parserBytes}`, 'instance 0'] : [`sync ${parserBytes}`, 'instance 0']);
     });
@@ -110,7 +114,7 @@ describe("the launcher's code cache", () => {
 
   it('is written on the first run into a folder of the build, and a missing, corrupt or foreign cache changes nothing but speed', async () => {
     const cache = tempDir();
-    const run = () => svc(['models', 'list'], { emu, env: { SVC_CACHE_DIR: cache } });
+    const run = () => svcProcess(['models', 'list'], { emu, env: { SVC_CACHE_DIR: cache } });
     const first = await run();
     expect(first.exitCode).toBe(0);
     expect(first.stdout).toMatch(/^svc-4\t/m);
@@ -150,7 +154,7 @@ describe("the launcher's code cache", () => {
   it('a cache folder that cannot be written is no error', async () => {
     const file = join(tempDir(), 'not-a-dir');
     writeFileSync(file, '');
-    const r = await svc(['models', 'list'], { emu, env: { SVC_CACHE_DIR: file } });
+    const r = await svcProcess(['models', 'list'], { emu, env: { SVC_CACHE_DIR: file } });
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toMatch(/^svc-4\t/m);
   });
@@ -172,9 +176,9 @@ describe('help pages rendered at build time', () => {
 
     for (const words of [['chat'], ['models'], ['models', 'list'], ['conversations', 'list']]) {
       const trace = join(tempDir(), 'imports.txt');
-      const fast = await svc([...words, '--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+      const fast = await svcProcess([...words, '--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
       // commander, from the ES modules of dist/ (SVC_NO_BUNDLE also turns the pages off)
-      const rendered = await svc([...words, '--help'], { env: { SVC_NO_BUNDLE: '1' } });
+      const rendered = await svcProcess([...words, '--help'], { env: { SVC_NO_BUNDLE: '1' } });
       expect([fast.exitCode, fast.stderr]).toEqual([0, '']);
       expect([rendered.exitCode, rendered.stderr]).toEqual([0, '']);
       expect(fast.stdout).toBe(rendered.stdout);
@@ -185,27 +189,27 @@ describe('help pages rendered at build time', () => {
 
   it('svc help <command…> prints the same page, without the CLI; a help topic is the CLI\'s', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svc(['help', 'models', 'list'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['help', 'models', 'list'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
     expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, readFileSync(page(['models', 'list']), 'utf8'), '']);
     expect(readFileSync(trace, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
     const onTerminal = await svcOnTerminal(['help', 'chat'], { cols: 100 });
     expect(onTerminal.screen).toBe((await svcOnTerminal(['chat', '--help'], { cols: 100, env: { SVC_NO_BUNDLE: '1' } })).screen);
-    const topic = await svc(['help', 'globals']);
+    const topic = await svcProcess(['help', 'globals']);
     expect([topic.exitCode, topic.stdout]).toEqual([0, expect.stringContaining('--json')]);
     // the help command's own help is its page too
     const trace2 = join(tempDir(), 'imports.txt');
-    const own = await svc(['help', '--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace2 } });
+    const own = await svcProcess(['help', '--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace2 } });
     expect([own.exitCode, own.stdout]).toEqual([0, readFileSync(page(['help']), 'utf8')]);
     expect(readFileSync(trace2, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
   });
 
   it('without a page (an alias, a prompt word) the CLI renders help; -h is --help', async () => {
-    const alias = await svc(['models', 'ls', '--help']);
+    const alias = await svcProcess(['models', 'ls', '--help']);
     expect(alias.exitCode).toBe(0);
     expect(alias.stdout).toBe(readFileSync(page(['models', 'list']), 'utf8'));
-    const short = await svc(['models', 'list', '-h']);
+    const short = await svcProcess(['models', 'list', '-h']);
     expect([short.exitCode, short.stdout]).toEqual([0, alias.stdout]);
-    const word = await svc(['embed', 'hello', '--help']);
+    const word = await svcProcess(['embed', 'hello', '--help']);
     expect(word.exitCode).toBe(0);
     expect(word.stdout).toBe(readFileSync(page(['embed']), 'utf8'));
   });
@@ -245,37 +249,37 @@ describe('help pages rendered at build time', () => {
 describe('stdin from the null device', () => {
   it('is empty without a file stream: svc chat takes the prompt from its words, or says there is none (exit 2)', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svc(['chat', '--no-stream', 'hi'], { emu, inputFile: '/dev/null', nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['chat', '--no-stream', 'hi'], { emu, inputFile: '/dev/null', nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toContain('"hi"');
     // what a file stream on a device would have loaded
     expect(readFileSync(trace, 'utf8').split('\n').filter((u) => /^node:internal\/(fs\/streams|fs\/promises|readline\/)/.test(u))).toEqual([]);
-    const none = await svc(['chat', '--no-stream'], { emu, inputFile: '/dev/null' });
+    const none = await svcProcess(['chat', '--no-stream'], { emu, inputFile: '/dev/null' });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('no prompt');
     // a file and a pipe are read as before
     const file = join(tempDir(), 'prompt.txt');
     writeFileSync(file, 'from a file\n');
-    const fromFile = await svc(['chat', '--no-stream'], { emu, inputFile: file });
+    const fromFile = await svcProcess(['chat', '--no-stream'], { emu, inputFile: file });
     expect([fromFile.exitCode, fromFile.stdout]).toEqual([0, expect.stringContaining('"from a file"')]);
-    const piped = await svc(['chat', '--no-stream', 'hi'], { emu, input: 'piped' });
+    const piped = await svcProcess(['chat', '--no-stream', 'hi'], { emu, input: 'piped' });
     expect([piped.exitCode, piped.stdout]).toEqual([0, expect.stringContaining('"hi piped"')]);
   });
 });
 
 describe('the command tree', () => {
   it('an unknown command or option is a usage error (exit 2) with a suggestion', async () => {
-    const r = await svc(['modles']);
+    const r = await svcProcess(['modles']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'modles'/);
     expect(r.stderr).toMatch(/Did you mean models\?/);
-    const o = await svc(['models', 'list', '--kindd', 'x']);
+    const o = await svcProcess(['models', 'list', '--kindd', 'x']);
     expect(o.exitCode).toBe(2);
     expect(o.stderr).toMatch(/unknown option '--kindd'/);
   });
 
   it('a group without a verb shows its help on stderr and exits 2', async () => {
-    const r = await svc(['models']);
+    const r = await svcProcess(['models']);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/Usage: svc models/);
@@ -283,7 +287,7 @@ describe('the command tree', () => {
   });
 
   it('help of a command lists its flags under headings, examples, and points to the global options in one line', async () => {
-    const r = await svc(['chat', '--help']);
+    const r = await svcProcess(['chat', '--help']);
     expect(r.exitCode).toBe(0);
     for (const flag of ['--temperature', '--schema', '--deferred', 'Examples:']) expect(r.stdout).toContain(flag);
     for (const heading of ['Model:', 'Sampling:', 'Output:', 'Tools:']) expect(r.stdout).toMatch(new RegExp(`^${heading}$`, 'm'));
@@ -294,7 +298,7 @@ describe('the command tree', () => {
     expect(r.stdout).not.toContain('--max-retries');
     expect(r.stdout).not.toContain('Global Options:');
     expect(r.stdout.match(/svc help globals/g)).toHaveLength(1);
-    const top = await svc(['--help']);
+    const top = await svcProcess(['--help']);
     expect(top.stdout).toContain('--max-retries');
   });
 
@@ -323,8 +327,8 @@ describe('the command tree', () => {
 
   it('FORCE_COLOR=1 colours even a pipe; without it a pipe is plain', async () => {
     const SGR = /\u001b\[[0-9;]*m/;
-    const forced = await svc(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
-    const piped = await svc(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined } });
+    const forced = await svcProcess(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const piped = await svcProcess(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined } });
     expect(forced.exitCode).toBe(5);
     expect(forced.stderr).toMatch(SGR);
     expect(piped.stderr).not.toMatch(SGR);

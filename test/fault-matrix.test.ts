@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, registerSecret, spawnSvc, svc, svcShell, tempDir } from './helpers/cli.js';
+import { ROOT, tempDir } from './helpers/files.js';
+import { registerSecret } from './helpers/secrets.js';
+import { spawnSvc, svcProcess, svcShell } from './helpers/subprocess.js';
 import { ANSWER, FILE_BYTES, HostileServer, closedPort, type Fault } from './helpers/hostile-server.js';
 
 const KEY = 'svc-hostile-matrix-key-0123456789';
@@ -270,7 +272,7 @@ describe('fault matrix', () => {
         const c = await child;
         r = { exitCode: c.exitCode ?? -1, stdout: String(c.stdout ?? ''), stderr: String(c.stderr ?? '') };
       } else {
-        r = await svc(args, opts);
+        r = await svcProcess(args, opts);
       }
       const why = `exit ${r.exitCode}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
       expect(r.exitCode, why).toBe(row.exit);

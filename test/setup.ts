@@ -1,13 +1,14 @@
 // Runs in every test file's worker.
 // 1. After every test file: no API key may appear in anything a CLI process printed (stdout or stderr, --verbose
 //    included). svc() checks each run as it ends; this also covers processes started with spawnSvc.
-// 2. A CLI process started other than through test/helpers/cli.ts would escape that scan: child_process is wrapped
+// 2. A CLI process started other than through the runner helpers (test/helpers/in-process.ts, subprocess.ts, terminal.ts) would escape that scan: child_process is wrapped
 //    so that a command line naming the launcher (bin/svc.cjs) or the built CLI (dist/cli.js) throws unless a helper is
 //    starting it.
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import { afterAll } from 'vitest';
-import { scanCapturedOutput, spawningThroughHelper } from './helpers/cli.js';
+import { scanCapturedOutput } from './helpers/secrets.js';
+import { spawningThroughHelper } from './helpers/run-env.js';
 
 const CLI = /bin\/svc\.cjs|\/dist\/cli\.js/;
 const GUARDED = ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork'] as const;
@@ -20,7 +21,7 @@ for (const name of GUARDED) {
     function (this: unknown, ...args: unknown[]) {
       const commandLine = [args[0], ...(Array.isArray(args[1]) ? args[1] : [])].map(String).join(' ');
       if (CLI.test(commandLine) && !spawningThroughHelper()) {
-        throw new Error(`a test started the CLI without test/helpers/cli.ts (its output would not be scanned for keys): ${commandLine}`);
+        throw new Error(`a test started the CLI without the runner helpers of test/helpers/ (its output would not be scanned for keys): ${commandLine}`);
       }
       return original.apply(this, args);
     },

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { onPath } from './devices.js';
-import type { PcmFormat } from './format.js';
+import type { PcmFormat } from 'svc-formats/audio-format';
 
 export const FFMPEG_HINT = 'svc decodes WAV and MP3 itself; for other formats install ffmpeg (apt-get install ffmpeg, brew install ffmpeg) or convert the file first (ffmpeg -i IN OUT.wav)';
 

@@ -2,8 +2,8 @@
 // speaker (decoded to PCM), or written as is to a file or stdout. Several WAV utterances become one WAV
 // (later headers dropped, sizes patched when a file ends).
 import { performance } from 'node:perf_hooks';
-import { PcmConverter, createStreamDecoder, parseWavHeader, type StreamDecoder } from './codecs.js';
-import type { Codec, PcmFormat } from './format.js';
+import { PcmConverter, createStreamDecoder, parseWavHeader, type StreamDecoder } from 'svc-formats/audio-codecs';
+import type { Codec, PcmFormat } from 'svc-formats/audio-format';
 import { openByteTarget, openSink, type AudioSink, type ByteTarget } from './sink.js';
 
 export interface EncodedOutputOptions {

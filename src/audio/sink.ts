@@ -5,9 +5,9 @@
 // `openByteSink`. Files go through the atomic writer: `end()` puts a complete file in place, `abort()` leaves the
 // target as it was.
 import { AtomicFile } from '../core/atomic-file.js';
-import { Mp3Encoder, encodeSamples, wavHeader } from './codecs.js';
+import { Mp3Encoder, encodeSamples, wavHeader } from 'svc-formats/audio-codecs';
 import { openSpeaker, type SpeakerCtor, type SpeakerLike } from './devices.js';
-import { codecFromPath, type Codec, type PcmFormat } from './format.js';
+import { codecFromPath, type Codec, type PcmFormat } from 'svc-formats/audio-format';
 
 export type SinkSpec = 'speaker' | '-' | (string & {});
 

@@ -1,7 +1,7 @@
 // What an input file or stream holds, from its first bytes: the containers svc decodes itself (WAV, MP3), the
 // ones it hands to `ffmpeg` (FLAC, Ogg, MP4/M4A, AAC, Matroska/WebM, AIFF, …), text (a transcript or a note named
 // .wav by mistake), or nothing recognisable (headerless audio: raw samples in the given encoding).
-import { isMp3, isWav } from './codecs.js';
+import { isMp3, isWav } from 'svc-formats/audio-codecs';
 
 export type Sniffed =
   | { kind: 'wav' | 'mp3'; name: string }

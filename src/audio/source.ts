@@ -4,13 +4,13 @@
 // time by nature. A muted source keeps its cadence but yields silence (half-duplex voice sessions).
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Mp3Decoder, PcmConverter, decodeSamples, isMp3, isWav, parseWavHeader, wavSamplesToPcm, type WavSampleFormat } from './codecs.js';
+import { Mp3Decoder, PcmConverter, decodeSamples, isMp3, isWav, parseWavHeader, wavSamplesToPcm, type WavSampleFormat } from 'svc-formats/audio-codecs';
 import { CAPTURE_HINT, loadMic, AudioDeviceError } from './devices.js';
 import { InterruptedError, UsageError } from '../core/errors.js';
 import { FFMPEG_HINT, ffmpegAvailable, ffmpegDecode } from './ffmpeg.js';
 import { SNIFF_BYTES, sniffAudio } from './sniff.js';
-import type { Encoding, PcmFormat } from './format.js';
-import { pcmBytes } from './format.js';
+import type { Encoding, PcmFormat } from 'svc-formats/audio-format';
+import { pcmBytes } from 'svc-formats/audio-format';
 import { Pacer, sleepUntil } from './pacing.js';
 
 export type SourceSpec = 'mic' | '-' | (string & {});

@@ -1,6 +1,6 @@
 // The command tree's top level. Groups load their verbs lazily (src/commands/<resource>/index.ts), and a verb's
 // module is imported only when it runs, so `svc --help` and `svc <group> --help` load no command code.
-import type { CommandNode } from '../core/command.js';
+import type { CommandNode } from '../cmdutil/command.js';
 
 const group = (name: string, summary: string, load: () => Promise<{ children: CommandNode[] }>, extra: Partial<CommandNode> = {}): CommandNode => ({
   name,

@@ -1,6 +1,7 @@
 // The whole command tree with every flag, for shell completion, docs/commands.md and the man pages (loads every
 // command module: never at start-up).
-import type { CommandNode, CommandSpec, CompletionKind, OptionSpec } from '../core/command.js';
+import type { CommandNode, CommandSpec } from '../cmdutil/command.js';
+import type { CompletionKind, OptionSpec } from '../core/option-spec.js';
 
 export interface FlagInfo {
   names: string[];

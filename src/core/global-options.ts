@@ -1,5 +1,5 @@
 // Options every command takes: the data of global-flags.ts with the checks of their values.
-import type { OptionSpec } from './command.js';
+import type { OptionSpec } from './option-spec.js';
 import { GLOBAL_FLAGS } from './global-flags.js';
 import { integer, number, type FlagParser } from './validate.js';
 

@@ -1,7 +1,7 @@
 // A request table: one row per flag of an operation — the flag, the body field it fills and the check of its value.
 // The command builds its options and its request body from the same rows, and the API-parameter coverage test
 // (test/commands/api-parameters.test.ts) reads the rows to prove every documented field is reachable.
-import type { OptionSpec } from './command.js';
+import type { OptionSpec } from './option-spec.js';
 
 export interface RequestRow extends OptionSpec {
   /** the body field this flag fills (a dotted path for a nested field); none: a local flag */

@@ -4,7 +4,7 @@
 // pipe is done once written.
 import { performance } from 'node:perf_hooks';
 import type { AudioSink } from '../audio/sink.js';
-import { decodeSamples } from '../audio/codecs.js';
+import { decodeSamples } from 'svc-formats/audio-codecs';
 
 /** What a sound card still holds after the last write was handed on (ALSA buffer), heard after it. */
 const DEVICE_TAIL_MS = 250;

@@ -4,7 +4,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type { AudioSink } from '../audio/sink.js';
 import type { AudioSource } from '../audio/source.js';
-import { codecFromPath, unwritableAudioExtension } from '../audio/format.js';
+import { codecFromPath, unwritableAudioExtension } from 'svc-formats/audio-format';
 import {
   AUDIO_FORMATS,
   DEPRECATED_MODELS,
@@ -15,12 +15,12 @@ import {
   wireFormat,
   type AudioFormatName,
   type SessionUpdate,
-} from '../api/realtime.js';
-import { BUILTIN_VOICES, voiceIdParser } from '../api/voices.js';
-import type { OptionSpec } from '../core/command.js';
-import type { Context } from '../core/context.js';
-import { AUDIO, modelFlag, toolCmdFlag, toolFlag } from '../core/flag-sets.js';
-import { toolCmdParser, type ToolCommand } from '../core/local-tools.js';
+} from '../endpoints/realtime.js';
+import { BUILTIN_VOICES, voiceIdParser } from '../endpoints/voices.js';
+import type { OptionSpec } from '../core/option-spec.js';
+import type { Context } from '../runtime/context.js';
+import { AUDIO, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
+import { toolCmdParser, type ToolCommand } from '../cmdutil/local-tools.js';
 import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
 import { PushToTalkKeys, attachKeys } from './keys.js';
 import { Playback } from './playback.js';
@@ -118,7 +118,7 @@ export interface RunVoiceOptions {
 export async function buildSessionUpdate(ctx: Context, f: VoiceFlags, mode: TurnMode): Promise<SessionUpdate> {
   let base: SessionUpdate = {};
   if (f.agent) {
-    const { getAgent } = await import('../api/agents.js');
+    const { getAgent } = await import('../endpoints/agents.js');
     const agent = await getAgent(await ctx.http(), f.agent);
     base = sessionFromAgent(agent);
   }

@@ -7,13 +7,13 @@
 // - duplex: input always flows; at input_audio_buffer.speech_started playback stops (barge-in);
 // - push-to-talk: no server VAD; frames flow only while talking; releasing commits and asks for an answer.
 import { performance } from 'node:perf_hooks';
-import { encodeSamples } from '../audio/codecs.js';
+import { encodeSamples } from 'svc-formats/audio-codecs';
 import { Pacer } from '../audio/pacing.js';
 import type { AudioSource } from '../audio/source.js';
-import { errorFromEvent, isAudioDelta, isTranscriptDelta, isTranscriptDone, type ServerEvent, type SessionUpdate } from '../api/realtime.js';
+import { errorFromEvent, isAudioDelta, isTranscriptDelta, isTranscriptDone, type ServerEvent, type SessionUpdate } from '../endpoints/realtime.js';
 import { IncompleteError, NetworkError } from '../core/errors.js';
-import { runToolCommand } from '../core/local-tools.js';
-import { closeNote, type WsConnection } from '../core/ws.js';
+import { runToolCommand } from '../cmdutil/local-tools.js';
+import { closeNote, type WsConnection } from '../net/ws.js';
 import type { Playback } from './playback.js';
 import type { TranscriptView } from './transcript.js';
 

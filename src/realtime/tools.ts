@@ -1,10 +1,10 @@
 // Tools of a voice session: definitions from `--tool FILE` (one tool or an array; flat or nested form) and
-// from a stored agent, bound to local commands with `--tool-cmd NAME=COMMAND` (src/core/local-tools.ts).
-import type { ToolCommand } from '../core/local-tools.js';
-import { readFunctionToolFile } from '../core/tool-file.js';
-import { flatTool } from '../api/realtime.js';
+// from a stored agent, bound to local commands with `--tool-cmd NAME=COMMAND` (src/cmdutil/local-tools.ts).
+import type { ToolCommand } from '../cmdutil/local-tools.js';
+import { readFunctionToolFile } from '../cmdutil/tool-file.js';
+import { flatTool } from '../endpoints/realtime.js';
 
-/** The `--tool FILE` parser: repeatable; each file holds one function tool or an array (core/tool-file), sent flat. */
+/** The `--tool FILE` parser: repeatable; each file holds one function tool or an array (cmdutil/tool-file), sent flat. */
 export function toolFileParser(raw: string, flag: string, previous: Record<string, any>[] | undefined): Record<string, any>[] {
   const list = readFunctionToolFile(raw, flag).map((t) => flatTool(t as unknown as Record<string, any>));
   return [...(previous ?? []), ...list];

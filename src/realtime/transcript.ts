@@ -3,7 +3,7 @@
 // every server event except the audio itself is one JSON line (as the API sent it; audio deltas are
 // shown with their byte count instead of the base64 payload).
 
-import { jsonSafe, terminalSafe } from '../core/terminal-safe.js';
+import { jsonSafe, terminalSafe } from '../term/terminal-safe.js';
 
 export interface TranscriptLabels {
   user: string;

@@ -45,7 +45,7 @@ export class WebhookServer {
   /** Listen on host:port (a port in use is an error that says what to do). */
   static async listen(opts: WebhookServerOptions): Promise<WebhookServer> {
     const { createServer } = await import('node:http');
-    const { verify } = await import('../core/webhooks.js');
+    const { verify } = await import('svc-formats/webhooks');
     const server = createServer();
     const ws = new WebhookServer(server, opts, verify as WebhookServer['verify']);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {

@@ -6,7 +6,7 @@
 // older svc ran since), and still written where links cannot be made.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChatMessage } from '../api/chat.js';
+import type { ChatMessage } from '../endpoints/chat.js';
 import { dataDir } from '../core/paths.js';
 import { writeJsonFile } from '../core/json-file.js';
 

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import {
   Resampler, alawDecode, alawEncode, bufferOf, createStreamDecoder, decodeAudio, encodeMp3, encodeWav, isMp3, mixChannels,
   mulawDecode, mulawEncode, parseWavHeader, resample, wavHeader,
-} from '../../src/audio/codecs.js';
+} from 'svc-formats/audio-codecs';
 import { openSource, readAllPcm } from '../../src/audio/source.js';
 import { openSink } from '../../src/audio/sink.js';
 import { Pacer } from '../../src/audio/pacing.js';
-import { goertzel, synthesize, textToTones, toFloat, tonesToText } from '../../src/emulator/tones.js';
-import { voicedSegments } from '../../src/emulator/vad.js';
+import { goertzel, synthesize, textToTones, toFloat, tonesToText } from 'svc-emulator/tones';
+import { voicedSegments } from 'svc-emulator/vad';
 
 function sine(freq: number, rate: number, ms: number, amp = 0.5): Buffer {
   const n = Math.round((rate * ms) / 1000);

@@ -4,8 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeWav } from '../../src/audio/codecs.js';
-import { ROOT, spawnSvc, startTestEmulator, svc, svcOnTerminal, tempDir, type TestEmulator } from '../helpers/cli.js';
+import { encodeWav } from 'svc-formats/audio-codecs';
+import { ROOT, tempDir } from '../helpers/files.js';
+import { spawnSvc, svcProcess } from '../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { svcOnTerminal } from '../helpers/terminal.js';
 
 const NO_CARD = join(ROOT, 'test', 'fixtures', 'asound-nocard.conf');
 const NULL_CARD = join(ROOT, 'test', 'fixtures', 'asound-null.conf');
@@ -23,7 +26,7 @@ afterAll(() => emu.close());
 
 async function run(args: string[], expected: RegExp, env: Record<string, string> = { ALSA_CONFIG_PATH: NO_CARD }, input?: string) {
   emu.clearRequests();
-  const r = await svc(args, { emu, env, input });
+  const r = await svcProcess(args, { emu, env, input });
   expect(r.exitCode, r.stderr).toBe(1);
   expect(r.stderr).toMatch(expected);
   expect(r.stderr).not.toMatch(/Assertion|Aborted|core dumped/);
@@ -59,8 +62,8 @@ describe('no sound card: capture (arecord installed)', () => {
 describe('no sound card: files and pipes keep working', () => {
   it('tts say -o FILE and stt listen from a file exit 0', async () => {
     const out = join(tempDir('svc-nocard-'), 'a.wav');
-    expect((await svc(['tts', 'say', 'fine', '-o', out], { emu, env: { ALSA_CONFIG_PATH: NO_CARD } })).exitCode).toBe(0);
-    const r = await svc(['stt', 'listen', '--input', out, '--no-realtime'], { emu, env: { ALSA_CONFIG_PATH: NO_CARD } });
+    expect((await svcProcess(['tts', 'say', 'fine', '-o', out], { emu, env: { ALSA_CONFIG_PATH: NO_CARD } })).exitCode).toBe(0);
+    const r = await svcProcess(['stt', 'listen', '--input', out, '--no-realtime'], { emu, env: { ALSA_CONFIG_PATH: NO_CARD } });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('fine\n');
   });

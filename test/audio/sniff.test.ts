@@ -3,10 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { encodeWav } from '../../src/audio/codecs.js';
+import { encodeWav } from 'svc-formats/audio-codecs';
 import { looksLikeText, sniffAudio } from '../../src/audio/sniff.js';
-import { textToTones } from '../../src/emulator/tones.js';
-import { tempDir } from '../helpers/cli.js';
+import { textToTones } from 'svc-emulator/tones';
+import { tempDir } from '../helpers/files.js';
 
 const dir = tempDir('svc-sniff-');
 const files: Record<string, Buffer> = {};

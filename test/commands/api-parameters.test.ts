@@ -6,9 +6,10 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CommandSpec, OptionSpec } from '../../src/core/command.js';
+import type { CommandSpec } from '../../src/cmdutil/command.js';
+import type { OptionSpec } from '../../src/core/option-spec.js';
 import { reachedFields, type RequestRow, type RequestTable } from '../../src/core/request-table.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/files.js';
 import { loadCommandSpecs } from '../helpers/command-tree.js';
 
 interface Fixture {
@@ -254,7 +255,7 @@ describe('the API-parameter table', () => {
 });
 
 describe('shared flag sets (issue 13.1)', () => {
-  it('-m/--model, the sampling, output and tool flags come from core/flag-sets (their help group) in every command', () => {
+  it('-m/--model, the sampling, output and tool flags come from cmdutil/flag-sets (their help group) in every command', () => {
     const groups: Record<string, string> = {
       '--model': 'Model',
       '--temperature': 'Sampling',

@@ -3,14 +3,16 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, svc, tempDir, writeTemp, type TestEmulator } from '../helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { svcProcess } from '../helpers/subprocess.js';
+import { tempDir, writeTemp } from '../helpers/files.js';
 
 let emu: TestEmulator;
 let fileId: string;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const r = await svc(['files', 'upload', writeTemp('report.txt', 'x'), '--json'], { emu });
+  const r = await svcProcess(['files', 'upload', writeTemp('report.txt', 'x'), '--json'], { emu });
   fileId = JSON.parse(r.stdout).id;
 });
 afterAll(() => emu.close());
@@ -22,25 +24,25 @@ describe('svc __complete', () => {
     const cache = tempDir();
     // generous limit: this machine may be loaded; the default (1 s) is exercised below
     const env = { SVC_CACHE_DIR: cache, SVC_COMPLETE_TIMEOUT_MS: '30000' };
-    const r = await svc(['__complete', 'files', 'files', 'get'], { emu, env });
+    const r = await svcProcess(['__complete', 'files', 'files', 'get'], { emu, env });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe('');
     expect(lines(r.stdout)).toContain(`${fileId}\treport.txt`);
     emu.clearRequests();
-    const again = await svc(['__complete', 'files'], { emu, env });
+    const again = await svcProcess(['__complete', 'files'], { emu, env });
     expect(again.stdout).toBe(r.stdout);
     expect(emu.requests()).toHaveLength(0);
   });
 
   it('a server that never answers: the stale cache is printed within the default limit, exit 0', async () => {
     const cache = tempDir();
-    await svc(['__complete', 'files'], { emu, env: { SVC_CACHE_DIR: cache, SVC_COMPLETE_TIMEOUT_MS: '30000' } });
+    await svcProcess(['__complete', 'files'], { emu, env: { SVC_CACHE_DIR: cache, SVC_COMPLETE_TIMEOUT_MS: '30000' } });
     const dir = join(cache, 'completion');
     const [name] = readdirSync(dir);
     const file = join(dir, name!);
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), at: 0 }));
     emu.faults.add({ kind: 'slow', delayMs: 60_000, times: 5 });
-    const r = await svc(['__complete', 'files'], { emu, env: { SVC_CACHE_DIR: cache } });
+    const r = await svcProcess(['__complete', 'files'], { emu, env: { SVC_CACHE_DIR: cache } });
     emu.faults.clear();
     expect(r.exitCode).toBe(0);
     expect(lines(r.stdout)).toEqual([`${fileId}\treport.txt`]);
@@ -48,27 +50,27 @@ describe('svc __complete', () => {
 
   it('no API key: nothing, no request, no prompt; voices still lists the built-in ones', async () => {
     emu.clearRequests();
-    const r = await svc(['__complete', 'files'], { emu, key: null, env: { SVC_CACHE_DIR: tempDir() } });
+    const r = await svcProcess(['__complete', 'files'], { emu, key: null, env: { SVC_CACHE_DIR: tempDir() } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('');
-    const v = await svc(['__complete', 'voices'], { emu, key: null, env: { SVC_CACHE_DIR: tempDir() } });
+    const v = await svcProcess(['__complete', 'voices'], { emu, key: null, env: { SVC_CACHE_DIR: tempDir() } });
     expect(lines(v.stdout).map((l) => l.split('\t')[0])).toEqual(['eve', 'ara', 'rex', 'sal', 'leo']);
     expect(emu.requests()).toHaveLength(0);
   });
 
   it('models of the kind the command takes, aliases included; profiles from the config file', async () => {
     const env = { SVC_CACHE_DIR: tempDir(), SVC_COMPLETE_TIMEOUT_MS: '30000' };
-    const m = await svc(['__complete', 'models:image'], { emu, env });
+    const m = await svcProcess(['__complete', 'models:image'], { emu, env });
     expect(lines(m.stdout).map((l) => l.split('\t')[0])).toContain('svc-image-1');
     expect(m.stdout).not.toContain('svc-4\t');
     const configDir = tempDir();
     writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current_profile: 'b', profiles: { a: {}, b: { base_url: 'http://x' } } }));
-    const p = await svc(['__complete', 'profiles'], { emu, configDir });
+    const p = await svcProcess(['__complete', 'profiles'], { emu, configDir });
     expect(lines(p.stdout)).toEqual(['a\tdefault API', 'b\tcurrent · http://x']);
   });
 
   it('--profile and --base-url typed on the line choose the endpoint', async () => {
-    const r = await svc(['__complete', 'files', '--base-url', 'http://127.0.0.1:9', 'files', 'get'], { emu, env: { SVC_CACHE_DIR: tempDir(), SVC_COMPLETE_TIMEOUT_MS: '30000' } });
+    const r = await svcProcess(['__complete', 'files', '--base-url', 'http://127.0.0.1:9', 'files', 'get'], { emu, env: { SVC_CACHE_DIR: tempDir(), SVC_COMPLETE_TIMEOUT_MS: '30000' } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('');
   });

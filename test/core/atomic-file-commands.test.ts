@@ -7,8 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer } from 'ws';
-import { encodeWav } from '../../src/audio/codecs.js';
-import { spawnSvc, startTestEmulator, cli as svc, svcShell, tempDir, type TestEmulator } from '../helpers/cli.js';
+import { encodeWav } from 'svc-formats/audio-codecs';
+import { spawnSvc, svcShell } from '../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/files.js';
 
 let emu: TestEmulator;
 let ids: { file: string; skill: string; voice: string; agent: string };
@@ -41,15 +44,15 @@ beforeAll(async () => {
   const d = tempDir('svc-atomic-src-');
   dirs.push(d);
   writeFileSync(join(d, 'data.txt'), 'x'.repeat(20_000));
-  const file = (await svc(['files', 'upload', join(d, 'data.txt'), '--json'], { emu })).stdout;
+  const file = (await svcInProcess(['files', 'upload', join(d, 'data.txt'), '--json'], { emu })).stdout;
   const skillDir = join(d, 'skill');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(skillDir);
   writeFileSync(join(skillDir, 'SKILL.md'), `---\nname: big-skill\ndescription: a skill with a large file\n---\n${randomBytes(6000).toString('base64')}\n`); // does not compress below the limit
-  const skill = (await svc(['skills', 'upload', skillDir], { emu })).stdout.trim().split('\t')[0]!;
+  const skill = (await svcInProcess(['skills', 'upload', skillDir], { emu })).stdout.trim().split('\t')[0]!;
   writeFileSync(join(d, 'me.wav'), encodeWav(Buffer.alloc(3 * 8000 * 2), { sampleRate: 8000, channels: 1 }));
-  const voice = (await svc(['custom-voices', 'create', join(d, 'me.wav'), '--name', 'me', '--json'], { emu })).stdout;
-  const agent = (await svc(['agents', 'create', '--name', 'a', '--instructions', 'y'.repeat(8000), '--json', '--jq', '.agent'], { emu })).stdout;
+  const voice = (await svcInProcess(['custom-voices', 'create', join(d, 'me.wav'), '--name', 'me', '--json'], { emu })).stdout;
+  const agent = (await svcInProcess(['agents', 'create', '--name', 'a', '--instructions', 'y'.repeat(8000), '--json', '--jq', '.agent'], { emu })).stdout;
   ids = { file: JSON.parse(file).id, skill, voice: JSON.parse(voice).voice_id, agent: JSON.parse(agent).agent_id };
 });
 afterAll(async () => {
@@ -89,7 +92,7 @@ describe('a write beyond ulimit -f is an error naming the file; the existing fil
 
     const b = withTarget('answer.wav');
     const clip = join(b.dir, '..', `${b.dir.split('/').pop()}-q.wav`);
-    await svc(['tts', 'say', 'what time is it', '-o', clip, '--sample-rate', '24000'], { emu });
+    await svcInProcess(['tts', 'say', 'what time is it', '-o', clip, '--sample-rate', '24000'], { emu });
     const t = await svcLimited(1, ['realtime', 'talk', '--input', clip, '--output', b.target]);
     rmSync(clip, { force: true });
     expect(t.exitCode, t.stderr).toBe(1);
@@ -101,7 +104,7 @@ describe('a write beyond ulimit -f is an error naming the file; the existing fil
 describe('a failed request or stream leaves -o FILE untouched', () => {
   it('tts say over the WebSocket: a server error mid-session', async () => {
     const { dir, target } = withTarget('x.mp3');
-    const r = await svc(['tts', 'say', 'hello', '--voice', 'zzzzzzzz', '-o', target], { emu });
+    const r = await svcInProcess(['tts', 'say', 'hello', '--voice', 'zzzzzzzz', '-o', target], { emu });
     expect(r.exitCode).not.toBe(0);
     expectUntouched(dir, target);
   });
@@ -110,7 +113,7 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
     const { dir, target } = withTarget('x.mp3');
     emu.faults.add({ kind: 'status', status: 500, path: '^/v1/tts$', times: 10 });
     try {
-      const r = await svc(['tts', 'say', 'hello', '--rest', '-o', target], { emu, env: { SVC_MAX_RETRIES: '0' } });
+      const r = await svcInProcess(['tts', 'say', 'hello', '--rest', '-o', target], { emu, env: { SVC_MAX_RETRIES: '0' } });
       expect(r.exitCode).toBe(7);
     } finally {
       emu.faults.clear();
@@ -144,7 +147,7 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
 
     it('tts say: audio deltas then a dropped connection without audio.done → exit 1, incomplete, file untouched', async () => {
       const { dir, target } = withTarget('cut.mp3');
-      const r = await svc(['tts', 'say', 'hello', '-o', target], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut' } });
+      const r = await svcInProcess(['tts', 'say', 'hello', '-o', target], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut' } });
       expect(r.exitCode, r.stderr).toBe(1);
       expectUntouched(dir, target);
     });
@@ -153,7 +156,7 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
       const { dir, target } = withTarget('rec.wav');
       const clip = join(dir, '..', `${dir.split('/').pop()}-in.wav`);
       writeFileSync(clip, encodeWav(Buffer.alloc(4800), { sampleRate: 24000, channels: 1 }));
-      const r = await svc(['realtime', 'talk', '--input', clip, '--output', target], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut', SVC_MAX_RETRIES: '0' } });
+      const r = await svcInProcess(['realtime', 'talk', '--input', clip, '--output', target], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut', SVC_MAX_RETRIES: '0' } });
       rmSync(clip, { force: true });
       expect(r.exitCode, r.stderr).toBe(7);
       expectUntouched(dir, target);

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { AtomicFile, FileWriteError, writeFileAtomic } from '../../src/core/atomic-file.js';
-import { ROOT, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/files.js';
 
 const dirs: string[] = [];
 function dir(): string {

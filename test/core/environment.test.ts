@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT } from '../../src/core/environment.js';
 import { ExitCode } from '../../src/core/errors.js';
-import { ROOT, cli as svc, svc as svcProcess } from '../helpers/cli.js';
+import { ROOT } from '../helpers/files.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { svcProcess } from '../helpers/subprocess.js';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -27,7 +29,7 @@ function variablesRead(): Map<string, string> {
 
 describe('svc help environment', () => {
   it('lists every variable the source reads', async () => {
-    const r = await svc(['help', 'environment']);
+    const r = await svcInProcess(['help', 'environment']);
     expect(r.exitCode, r.stderr).toBe(0);
     const listed = new Set([...r.stdout.matchAll(/^ {2}([A-Z][A-Z0-9_]+) /gm)].map((m) => m[1]!));
     const read = variablesRead();
@@ -38,7 +40,7 @@ describe('svc help environment', () => {
   });
 
   it('--json: one {name, description} per line', async () => {
-    const r = await svc(['help', 'environment', '--json']);
+    const r = await svcInProcess(['help', 'environment', '--json']);
     const rows = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(rows).toEqual(ENVIRONMENT.map((v) => ({ name: v.name, description: v.description })));
   });
@@ -52,43 +54,43 @@ describe('svc help environment', () => {
 
 describe('svc help and svc version', () => {
   it('svc help exit-codes names every exit code', async () => {
-    const r = await svc(['help', 'exit-codes']);
+    const r = await svcInProcess(['help', 'exit-codes']);
     expect(r.exitCode).toBe(0);
     for (const code of Object.values(ExitCode)) expect(r.stdout).toMatch(new RegExp(`^ {2}${code} +\\S`, 'm'));
   });
 
   it('svc help globals lists the global options, --jq included', async () => {
-    const r = await svc(['help', 'globals']);
+    const r = await svcInProcess(['help', 'globals']);
     expect(r.exitCode).toBe(0);
     for (const flag of ['--profile <name>', '--json', '--jq <expr>', '-q, --quiet', '--no-color']) expect(r.stdout).toContain(flag);
   });
 
   it('svc help COMMAND is the command\'s --help; bare svc help is the top-level help on stdout, exit 0', async () => {
-    const viaHelp = await svc(['help', 'files', 'list']);
-    const viaFlag = await svc(['files', 'list', '--help']);
+    const viaHelp = await svcInProcess(['help', 'files', 'list']);
+    const viaFlag = await svcInProcess(['files', 'list', '--help']);
     expect(viaHelp.exitCode).toBe(0);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
     expect(viaHelp.stdout).toContain('--page-token');
-    const top = await svc(['help']);
+    const top = await svcInProcess(['help']);
     expect(top.exitCode).toBe(0);
-    expect(top.stdout).toBe((await svc(['--help'])).stdout);
+    expect(top.stdout).toBe((await svcInProcess(['--help'])).stdout);
     // whichever way the root's help is asked, and in the binary too (its launcher answers a bare --help itself)
-    expect((await svc(['--no-color', '--help'])).stdout).toBe(top.stdout);
+    expect((await svcInProcess(['--no-color', '--help'])).stdout).toBe(top.stdout);
     expect((await svcProcess(['--help'])).stdout).toBe(top.stdout);
   });
 
   it('an unknown command or topic exits 2 with a suggestion', async () => {
-    const r = await svc(['help', 'fils']);
+    const r = await svcInProcess(['help', 'fils']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('(did you mean files?)');
-    const t = await svc(['help', 'environmnt']);
+    const t = await svcInProcess(['help', 'environmnt']);
     expect(t.exitCode).toBe(2);
     expect(t.stderr).toContain('(did you mean environment?)');
   });
 
   it('svc version prints the package version; --json adds node and platform', async () => {
     const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
-    expect((await svc(['version'])).stdout).toBe(`${version}\n`);
-    expect(JSON.parse((await svc(['version', '--json'])).stdout)).toEqual({ version, node: process.versions.node, platform: `${process.platform}-${process.arch}` });
+    expect((await svcInProcess(['version'])).stdout).toBe(`${version}\n`);
+    expect(JSON.parse((await svcInProcess(['version', '--json'])).stdout)).toEqual({ version, node: process.versions.node, platform: `${process.platform}-${process.arch}` });
   });
 });

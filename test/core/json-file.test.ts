@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeJsonFile } from '../../src/core/json-file.js';
 import { FileWriteError } from '../../src/core/errors.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/files.js';
 
 describe('writeJsonFile', () => {
   it('makes the folder, writes the JSON (pretty when asked) and replaces an existing file whole', () => {

@@ -2,7 +2,8 @@
 // join into one text, and `--` sends words that look like a subcommand as the prompt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closest } from '../../src/core/suggest.js';
-import { startTestEmulator, svc, type TestEmulator } from '../helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { svcProcess } from '../helpers/subprocess.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -31,7 +32,7 @@ describe('did you mean, at every level, exit 2 and nothing sent', () => {
   ] as [string[], string | RegExp][]) {
     it(`svc ${args.join(' ')}`, async () => {
       emu.clearRequests();
-      const r = await svc(args, { emu });
+      const r = await svcProcess(args, { emu });
       expect(r.exitCode).toBe(2);
       if (typeof want === 'string') expect(r.stderr).toContain(want);
       else expect(r.stderr).toMatch(want);
@@ -43,18 +44,18 @@ describe('did you mean, at every level, exit 2 and nothing sent', () => {
 describe('arguments', () => {
   it('svc tokenize hello world tokenizes the two words as one text', async () => {
     emu.clearRequests();
-    const r = await svc(['tokenize', 'hello', 'world', '--count'], { emu });
+    const r = await svcProcess(['tokenize', 'hello', 'world', '--count'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(emu.requests()[0]!.body!).text).toBe('hello world');
   });
 
   it('svc chat -- get me a recipe sends the words as the prompt; without -- it says how', async () => {
     emu.clearRequests();
-    const r = await svc(['chat', '--no-stream', '--', 'get', 'me', 'a', 'recipe'], { emu });
+    const r = await svcProcess(['chat', '--no-stream', '--', 'get', 'me', 'a', 'recipe'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const body = JSON.parse(emu.requests().find((q) => q.path === '/v1/chat/completions')!.body!);
     expect(body.messages.at(-1).content).toBe('get me a recipe');
-    const without = await svc(['chat', 'get', 'me', 'a', 'recipe'], { emu });
+    const without = await svcProcess(['chat', 'get', 'me', 'a', 'recipe'], { emu });
     expect(without.exitCode).toBe(2);
     expect(without.stderr).toContain('svc chat -- get');
   });

@@ -1,5 +1,5 @@
 // The command tree's specs by command words ('files list' → its spec), every verb module loaded.
-import type { CommandNode, CommandSpec } from '../../src/core/command.js';
+import type { CommandNode, CommandSpec } from '../../src/cmdutil/command.js';
 import { rootCommands } from '../../src/commands/index.js';
 
 export async function loadCommandSpecs(): Promise<Map<string, CommandSpec>> {

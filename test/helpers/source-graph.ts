@@ -26,25 +26,47 @@ export interface SourceGraph {
   files: string[];
 }
 
-const SCANNED = ['src', 'test', 'bench', 'scripts', 'bin'];
+const SCANNED = ['src', 'test', 'bench', 'scripts', 'bin', 'packages'];
+
+/** svc's own packages: name → folder (a bare `svc-emulator/faults` is packages/emulator/src/faults.ts) */
+export const OWN_PACKAGES: Record<string, string> = { 'svc-emulator': 'packages/emulator', 'svc-formats': 'packages/formats' };
+
+/** whether a file is source of a package (src/ of the CLI, packages/NAME/src/ of the others) */
+export const isSource = (file: string): boolean => /^(packages\/[^/]+\/)?src\//.test(file);
 
 function walk(root: string, dir: string, out: string[]): void {
   if (!existsSync(join(root, dir))) return;
   for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) walk(root, p, out);
+    // a package's build output and installed modules are not its source
+    if (e.isDirectory()) {
+      if (e.name !== 'node_modules' && !(dir.startsWith('packages') && e.name === 'dist')) walk(root, p, out);
+    }
     else if (/\.(ts|mts|mjs|cjs|js)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
   }
 }
 
-/** `./x.js` from a file, or a path into dist/ → the src/ file it stands for (undefined when outside src/). */
+/** The source file a package specifier of svc's own names, through its package.json's exports. */
+function ownPackageFile(root: string, spec: string): string | undefined {
+  const name = spec.split('/')[0]!;
+  const dir = OWN_PACKAGES[name];
+  if (!dir) return undefined;
+  const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
+  const entry = pkg.exports[`.${spec.slice(name.length)}`];
+  return entry ? join(dir, entry.types) : undefined;
+}
+
+/**
+ * `./x.js` from a file, a path into a dist/, or a specifier of svc's own packages → the source file it stands for
+ * (undefined when it is not svc's source).
+ */
 function resolveSpecifier(root: string, from: string, spec: string): string | undefined {
   let target: string;
   if (spec.startsWith('.')) target = relative(root, resolve(root, dirname(from), spec));
   else if (spec.startsWith('/')) target = relative(root, spec);
-  else return undefined;
-  target = target.replace(/^dist\//, 'src/');
-  if (!target.startsWith('src/')) return undefined;
+  else return ownPackageFile(root, spec);
+  target = target.replace(/^(packages\/[^/]+\/)?dist\//, '$1src/');
+  if (!isSource(target)) return undefined;
   const ts = target.replace(/\.js$/, '.ts');
   return existsSync(join(root, ts)) ? ts : existsSync(join(root, target)) ? target : undefined;
 }
@@ -113,7 +135,7 @@ function specifierOf(arg: ts.Expression | undefined): string | undefined {
   // import(join(ROOT, 'dist/x.js')) and import(`${…}/dist/x.js`) in scripts: the literal naming dist/
   let found: string | undefined;
   const visit = (n: ts.Node) => {
-    if (!found && ts.isStringLiteralLike(n) && /(^|\/)dist\/.+\.js$/.test(n.text)) found = n.text.replace(/^.*?(dist\/)/, '$1');
+    if (!found && ts.isStringLiteralLike(n) && /(^|\/)dist\/.+\.js$/.test(n.text)) found = n.text.replace(/^.*?((packages\/[^/]+\/)?dist\/)/, '$1');
     ts.forEachChild(n, visit);
   };
   visit(arg);
@@ -134,7 +156,7 @@ export function readSourceGraph(root: string): SourceGraph {
       if (spec === undefined) return;
       const pkg = packageOf(spec);
       if (pkg) pkgs.add(pkg);
-      const resolvedSpec = spec.startsWith('/dist/') ? join(root, spec.slice(1)) : spec;
+      const resolvedSpec = /^\/(packages\/[^/]+\/)?dist\//.test(spec) ? join(root, spec.slice(1)) : spec;
       const to = resolveSpecifier(root, file, resolvedSpec);
       if (to) graph.imports.push({ from: file, to, names, typeOnly, dynamic });
     };
@@ -186,7 +208,7 @@ export function readSourceGraph(root: string): SourceGraph {
       ts.forEachChild(n, visit);
     };
     visit(sf);
-    if (file.startsWith('src/')) graph.exports.set(file, exported);
+    if (isSource(file)) graph.exports.set(file, exported);
     graph.packages.set(file, pkgs);
   }
   return graph;

@@ -1,12 +1,12 @@
-// Every CLI process a test starts goes through test/helpers/cli.ts, which scans what it printed for API keys.
+// Every CLI process a test starts goes through a runner helper (test/helpers/subprocess.ts, terminal.ts), which scans what it printed for API keys.
 // test/setup.ts refuses such a process at run time; this finds the attempt in the source, even in a test that
 // did not run.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/files.js';
 
-const HELPERS = new Set(['test/helpers/cli.ts', 'test/setup.ts']);
+const HELPERS = new Set(['test/helpers/run-env.ts', 'test/helpers/subprocess.ts', 'test/helpers/terminal.ts', 'test/setup.ts']);
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -24,7 +24,7 @@ const BYPASS: [RegExp, string][] = [
 ];
 
 describe('CLI processes in tests', () => {
-  it('are started only through test/helpers/cli.ts', () => {
+  it('are started only through the runner helpers of test/helpers/', () => {
     const offenders: string[] = [];
     for (const file of testFiles(join(ROOT, 'test'))) {
       if (HELPERS.has(file) || file === 'test/repo/cli-runs.test.ts') continue;
@@ -38,6 +38,6 @@ describe('CLI processes in tests', () => {
     const { execa } = await import('execa');
     const launcher = join(ROOT, 'bin', 'svc' + '.cjs');
     const child = async () => execa('node', [launcher, '--version']);
-    await expect(child()).rejects.toThrow(/started the CLI without test\/helpers\/cli\.ts/);
+    await expect(child()).rejects.toThrow(/started the CLI without the runner helpers of test\/helpers\//);
   });
 });

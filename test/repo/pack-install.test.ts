@@ -5,7 +5,8 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync }
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, svcInstalled, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/files.js';
+import { svcInstalled } from '../helpers/subprocess.js';
 
 const work = tempDir('svc-pack-');
 const clone = join(work, 'clone');
@@ -15,8 +16,10 @@ let listing: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(clone);
-  for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'src', 'bin', 'types', 'scripts', 'completions', 'man']) {
-    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(clone, entry), { recursive: true });
+  for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'src', 'packages', 'bin', 'types', 'scripts', 'completions', 'man']) {
+    // the packages' sources, not what a build left in them
+    const source = (from: string) => !/[\\/]packages[\\/][^\\/]+[\\/](dist|node_modules)$/.test(from);
+    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(clone, entry), { recursive: true, filter: source });
   }
   // the build tools of the working copy (a fresh clone would have run npm ci)
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
@@ -33,12 +36,15 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('npm pack, then npm install -g of the tarball', () => {
-  it('the tarball holds the built CLI, the completions and the man pages (prepack built dist/)', () => {
+  it('the tarball holds the bundled CLI, the completions and the man pages (prepack built dist/)', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    expect(listing).toEqual(expect.arrayContaining([pkg.bin.svc!.replace(/^\.\//, ''), 'dist/help.js', 'completions/svc.bash', 'man/svc.1', 'man/svc-chat.1', 'package.json']));
-    // every module the build writes for src/ (the CLI, the commands, the emulator)
-    expect(listing.filter((f) => f.startsWith('dist/commands/')).length).toBeGreaterThan(100);
-    expect(listing).toContain('dist/emulator/server.js');
+    expect(listing).toEqual(expect.arrayContaining([pkg.bin.svc!.replace(/^\.\//, ''), 'dist/bundle/cli.cjs', 'dist/bundle/help.cjs', 'dist/bundle/build-id', 'completions/svc.bash', 'man/svc.1', 'man/svc-chat.1', 'package.json']));
+    // a chunk for every command, the emulator and formats packages bundled, and only the bundle of dist/: the
+    // launcher runs it (the ES modules it was built from are for development)
+    expect(listing.filter((f) => f.startsWith('dist/bundle/commands/')).length).toBeGreaterThan(100);
+    expect(listing.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/'))).toEqual([]);
+    expect(listing.filter((f) => /^dist\/bundle\/emulator\/server-[\w-]+\.cjs$/.test(f))).toHaveLength(1);
+    expect(listing.some((f) => f.startsWith('node_modules/') || f.startsWith('packages/'))).toBe(false);
     expect(listing.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
   });
 

@@ -2,7 +2,7 @@
 // own without checking types (scripts/build.mjs), so the suite runs tsc here, in parallel with the other files.
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/files.js';
 
 describe('types', () => {
   it('tsc --noEmit finds no error in src/ (the build does not check types)', async () => {

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, launcherSource } from '../helpers/cli.js';
+import { ROOT } from '../helpers/files.js';
+import { launcherSource } from '../helpers/run-env.js';
 import { readSourceGraph } from '../helpers/source-graph.js';
 
 const graph = readSourceGraph(ROOT);
@@ -16,7 +17,7 @@ const graph = readSourceGraph(ROOT);
 const AWAITING_USE: string[] = [
   // params: request tables and tool files (core/), for the coverage test and the tool flags
   'src/core/request-table.ts tableOptions',
-  'src/core/tool-file.ts toolName',
+  'src/cmdutil/tool-file.ts toolName',
 ];
 
 /** Names of each src/ module that some other file takes ('all' when it cannot be told). */

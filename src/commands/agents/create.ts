@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
-import { AGENT_FIELDS, createAgent, type AgentInput } from '../../api/agents.js';
+import { AGENT_FIELDS, createAgent, type AgentInput } from '../../endpoints/agents.js';
 import { AGENT_FIELD_OPTIONS, checkAgentInput, fileNamer, flagNamer, parseAgentJson, printAgent, readAgentFile, readToolFiles, textOrFile, type AgentFieldFlags, type Namer } from './shared.js';
 
 interface Opts extends AgentFieldFlags {

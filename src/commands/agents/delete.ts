@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { YES_OPTION, confirm } from '../../core/confirm.js';
-import { deleteAgent } from '../../api/agents.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
+import { deleteAgent } from '../../endpoints/agents.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Delete an agent (permanent)',

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { getAgent } from '../../api/agents.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { getAgent } from '../../endpoints/agents.js';
 import { printAgent } from './shared.js';
 
 export default defineCommand({

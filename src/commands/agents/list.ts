@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../core/paginate.js';
-import { AGENT_LIMITS, listAgents, type Agent } from '../../api/agents.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../cmdutil/paginate.js';
+import { AGENT_LIMITS, listAgents, type Agent } from '../../endpoints/agents.js';
 
 /** The agents list has no cursor: one reply of at most 1000 agents. */
 const CURSOR: CursorRule = { kind: 'none', max: AGENT_LIMITS.listLimit[1] };

@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
-import { getAgent } from '../../api/agents.js';
+import { getAgent } from '../../endpoints/agents.js';
 
 export default defineCommand<{ output?: string }>({
   summary: 'Write an agent as JSON (stdout or -o FILE), ready to edit and push',

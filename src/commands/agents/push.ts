@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { ApiError, UsageError } from '../../core/errors.js';
-import { AGENT_FIELDS, createAgent, getAgent, updateAgent, type Agent, type AgentField, type AgentInput } from '../../api/agents.js';
+import { AGENT_FIELDS, createAgent, getAgent, updateAgent, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
 import { canonical, checkAgentInput, describeChange, fileNamer, parseAgentJson, readAgentFile, sameValue } from './shared.js';
 
 const READ_ONLY = new Set(['agent_id', 'created_at', 'updated_at']);

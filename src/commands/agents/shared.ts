@@ -2,11 +2,11 @@
 // voice id normalisation, the human view of an agent, and the difference shown by `push`.
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
-import type { OptionSpec } from '../../core/command.js';
+import type { OptionSpec } from '../../core/option-spec.js';
 import { fail, integer, maxLength, number, repeatable } from '../../core/validate.js';
-import type { Output } from '../../core/output.js';
-import { AGENT_LIMITS, TOOL_KINDS, type Agent, type AgentField, type AgentInput } from '../../api/agents.js';
-import { BUILTIN_VOICES, VOICE_ALLOWED, normalizeVoiceId, voiceIdParser } from '../../api/voices.js';
+import type { Output } from '../../term/output.js';
+import { AGENT_LIMITS, TOOL_KINDS, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
+import { BUILTIN_VOICES, VOICE_ALLOWED, normalizeVoiceId, voiceIdParser } from '../../endpoints/voices.js';
 
 function readFileFor(flag: string, path: string): string {
   try {

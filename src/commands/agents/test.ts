@@ -1,17 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { getAgent, type Agent } from '../../api/agents.js';
-import { connectRealtime, sessionFromAgent, type SessionUpdate } from '../../api/realtime.js';
+import { getAgent, type Agent } from '../../endpoints/agents.js';
+import { connectRealtime, sessionFromAgent, type SessionUpdate } from '../../endpoints/realtime.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
-import { defineCommand } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
-import { toolCmdFlag } from '../../core/flag-sets.js';
-import { toolCmdParser, type ToolCommand } from '../../core/local-tools.js';
+import { toolCmdFlag } from '../../cmdutil/flag-sets.js';
+import { toolCmdParser, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, number, oneOf } from '../../core/validate.js';
-import { readTestFiles, type TestCase } from '../../realtime/agent-test-file.js';
-import { caseLine, junitReport, REPORT_FORMATS, tapReport, transcriptName, type ReportFormat } from '../../realtime/agent-test-report.js';
-import { runCase, type CaseResult } from '../../realtime/agent-test-run.js';
+import { readTestFiles, type TestCase } from '../../agent-tests/test-file.js';
+import { caseLine, junitReport, REPORT_FORMATS, tapReport, transcriptName, type ReportFormat } from '../../agent-tests/report.js';
+import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
 import { checkAgentInput, fileNamer, readAgentFile } from './shared.js';
 
 interface Opts {

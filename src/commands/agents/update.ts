@@ -1,8 +1,8 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { ApiError, UsageError } from '../../core/errors.js';
 import { oneOf, repeatable } from '../../core/validate.js';
-import { getAgent, updateAgent, type AgentField, type AgentInput, type AgentPatch } from '../../api/agents.js';
-import { getNumber } from '../../api/phone.js';
+import { getAgent, updateAgent, type AgentField, type AgentInput, type AgentPatch } from '../../endpoints/agents.js';
+import { getNumber } from '../../endpoints/phone.js';
 import { AGENT_FIELD_OPTIONS, checkAgentInput, flagNamer, printAgent, readToolFiles, textOrFile, type AgentFieldFlags } from './shared.js';
 
 const CLEARABLE = ['instructions', 'tools', 'voice', 'collection_ids'] as const;
@@ -92,7 +92,7 @@ export default defineCommand<Opts>({
 });
 
 /** A 409 on assignment: name the agent that holds the number, and how to free it. */
-async function explainConflict(http: Awaited<ReturnType<import('../../core/context.js').Context['http']>>, err: ApiError, phone: string, id: string): Promise<ApiError> {
+async function explainConflict(http: Awaited<ReturnType<import('../../runtime/context.js').Context['http']>>, err: ApiError, phone: string, id: string): Promise<ApiError> {
   let holder: string | undefined;
   try {
     const pn = await getNumber(http, phone);

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { ProtocolError, UsageError } from '../../core/errors.js';
-import { pages, type ListSource } from '../../core/paginate.js';
+import { pages, type ListSource } from '../../cmdutil/paginate.js';
 import { fail, oneOf, repeatable } from '../../core/validate.js';
-import type { Query } from '../../core/http.js';
+import type { Query } from '../../net/http.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 

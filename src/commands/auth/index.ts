@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'login', summary: 'Store an API key (read from stdin or a hidden prompt) after checking it', load: () => import('./login.js') },

@@ -1,9 +1,9 @@
-import { getApiKey } from '../../api/identity.js';
-import { defineCommand } from '../../core/command.js';
-import { openConfigStore } from '../../core/config.js';
+import { getApiKey } from '../../endpoints/identity.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { openConfigStore } from '../../runtime/config.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
-import { noInputReason, refusePrompt } from '../../core/no-input.js';
-import { readHidden } from '../../core/prompt.js';
+import { noInputReason, refusePrompt } from '../../runtime/no-input.js';
+import { readHidden } from '../../term/prompt.js';
 
 export default defineCommand<{ withKey?: boolean }>({
   summary: 'Store an API key (read from stdin or a hidden prompt) after checking it',

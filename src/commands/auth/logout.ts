@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { openConfigStore, readConfigFile } from '../../core/config.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { openConfigStore, readConfigFile } from '../../runtime/config.js';
 
 export default defineCommand({
   summary: 'Remove the stored API key of the profile',

@@ -1,5 +1,5 @@
-import { getApiKey, getMe, type ApiKeyInfo, type CallerIdentity } from '../../api/identity.js';
-import { defineCommand } from '../../core/command.js';
+import { getApiKey, getMe, type ApiKeyInfo, type CallerIdentity } from '../../endpoints/identity.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { ApiError, ExitCode, describeError, exitCodeForStatus } from '../../core/errors.js';
 
 export default defineCommand({

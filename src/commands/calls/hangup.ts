@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { hangupCall } from '../../api/calls.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { hangupCall } from '../../endpoints/calls.js';
 
 export default defineCommand({
   summary: 'End an active SIP call',

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'refer', summary: 'Transfer an active SIP call to a tel: or sip: address', load: () => import('./refer.js') },

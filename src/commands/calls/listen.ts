@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import type { Context } from '../../runtime/context.js';
 import { describeError } from '../../core/errors.js';
 import { integer, require } from '../../core/validate.js';
 import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';

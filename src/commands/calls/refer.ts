@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { pattern } from '../../core/validate.js';
-import { TARGET_URI, referCall } from '../../api/calls.js';
+import { TARGET_URI, referCall } from '../../endpoints/calls.js';
 
 export default defineCommand<{ to?: string }>({
   summary: 'Transfer an active SIP call to a tel: or sip: address',

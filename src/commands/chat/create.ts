@@ -1,13 +1,13 @@
-import type { Context } from '../../core/context.js';
-import type { ChatMessage } from '../../api/chat.js';
-import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../runtime/context.js';
+import type { ChatMessage } from '../../endpoints/chat.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { CHAT_REQUEST_ROWS, DEFAULT_MAX_TURNS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
 import type { ChatOutcome } from './render.js';
 import type { Conversation } from '../../store/conversations.js';
-import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../core/local-tools.js';
+import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
-import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, toolCmdFlag } from '../../core/flag-sets.js';
+import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, toolCmdFlag } from '../../cmdutil/flag-sets.js';
 import type { RequestRow, RequestTable } from '../../core/request-table.js';
 
 export interface ChatCreateFlags extends ChatFlags {
@@ -86,7 +86,7 @@ export default defineCommand<ChatCreateFlags>({
     const defaultModel = conv?.model ?? ctx.config().model;
     if (flags.interactive) {
       // a REPL on a terminal waits for a person; lines piped in are answered in order (no person needed)
-      const { noInputReason, refusePrompt } = await import('../../core/no-input.js');
+      const { noInputReason, refusePrompt } = await import('../../runtime/no-input.js');
       const noInput = ctx.streams.stdin.isTTY ? noInputReason(ctx.globals, ctx.env) : undefined;
       if (noInput) refusePrompt(noInput, 'chat -i waits for you to type at the terminal', 'send the prompt as an argument, or pipe the lines into chat -i');
       const { runRepl } = await import('./interactive.js');
@@ -104,8 +104,8 @@ export default defineCommand<ChatCreateFlags>({
       });
     }
     const [{ readPrompt }, { createChat, createDeferredChat }, { printChatResponse, streamChatAnswer }] = await Promise.all([
-      import('../../core/text-input.js'),
-      import('../../api/chat.js'),
+      import('../../cmdutil/text-input.js'),
+      import('../../endpoints/chat.js'),
       import('./render.js'),
     ]);
     const prompt = await readPrompt(ctx, words ?? [], 'svc chat');

@@ -1,6 +1,6 @@
-import { getDeferredChat } from '../../api/chat.js';
-import { defineCommand } from '../../core/command.js';
-import { OUTPUT } from '../../core/flag-sets.js';
+import { getDeferredChat } from '../../endpoints/chat.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { OUTPUT } from '../../cmdutil/flag-sets.js';
 import { ExitCode } from '../../core/errors.js';
 import { printChatResponse } from './render.js';
 import { waitForDeferred } from './wait.js';

@@ -2,12 +2,12 @@
 // conversation kept across turns (and saved locally after each one), /system, /model, /save, /clear, /help,
 // /exit (Tab completes them). Ctrl-C cancels the answer in progress and keeps the REPL; at an empty prompt it asks for a second one.
 // The prompt and notes go to stderr, answers to stdout; without a terminal each stdin line is a turn.
-import type { ChatMessage, ChatRequest, ChatTool } from '../../api/chat.js';
+import type { ChatMessage, ChatRequest, ChatTool } from '../../endpoints/chat.js';
 import { ConversationStore, messageText, type Conversation } from '../../store/conversations.js';
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../runtime/context.js';
 import { InterruptedError, describeError } from '../../core/errors.js';
-import type { HttpClient } from '../../core/http.js';
-import type { ToolCommand } from '../../core/local-tools.js';
+import type { HttpClient } from '../../net/http.js';
+import type { ToolCommand } from '../../cmdutil/local-tools.js';
 import { runToolLoop } from './loop.js';
 import { buildChatRequest, type ChatFlags } from './request.js';
 

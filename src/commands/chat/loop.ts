@@ -1,10 +1,10 @@
 // The local tool loop of `svc chat --tool-cmd NAME=COMMAND` (also used by the REPL): each call of a bound tool
 // runs its command, the results go back as tool messages, and the model continues until it answers, at most
 // --max-turns model turns. Text streams to stdout as usual; the tool runs are noted on stderr.
-import { createChat, type ChatMessage, type ChatRequest, type ChatUsage } from '../../api/chat.js';
-import type { Context } from '../../core/context.js';
-import type { HttpClient } from '../../core/http.js';
-import { MaxTurnsError, runCalls, unboundCalls, type PendingCall, type ToolCommand } from '../../core/local-tools.js';
+import { createChat, type ChatMessage, type ChatRequest, type ChatUsage } from '../../endpoints/chat.js';
+import type { Context } from '../../runtime/context.js';
+import type { HttpClient } from '../../net/http.js';
+import { MaxTurnsError, runCalls, unboundCalls, type PendingCall, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { outcomeOf, printEpilogue, printToolCalls, streamChatAnswer, type ChatOutcome } from './render.js';
 
 export interface LoopOptions {

@@ -1,11 +1,11 @@
 // Printing chat answers: streamed text to stdout as it arrives, reasoning to a terminal's stderr, tool calls,
 // citations and usage. Shared by `svc chat`, `svc chat get` and the REPL.
-import { tokenSum } from '../../core/usage.js';
-import { ToolCallAccumulator, streamChat, type ChatChunk, type ChatRequest, type ChatResponse, type ChatUsage, type ToolCall } from '../../api/chat.js';
-import type { Context } from '../../core/context.js';
+import { tokenSum } from '../../term/usage.js';
+import { ToolCallAccumulator, streamChat, type ChatChunk, type ChatRequest, type ChatResponse, type ChatUsage, type ToolCall } from '../../endpoints/chat.js';
+import type { Context } from '../../runtime/context.js';
 import { InterruptedError } from '../../core/errors.js';
-import type { HttpClient } from '../../core/http.js';
-import { answerWriter } from '../../core/answer-writer.js';
+import type { HttpClient } from '../../net/http.js';
+import { answerWriter } from '../../cmdutil/answer-writer.js';
 
 export interface ChatOutcome {
   text: string;

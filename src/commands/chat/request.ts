@@ -1,10 +1,10 @@
 // The chat completions request table: every field of the spec's chat request as a flag (its check and its body
 // field), and the request body built from it.
-import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../api/chat.js';
-import { DEFAULT_LANGUAGE_MODEL, OUTPUT, PARALLEL_TOOL_CALLS, SEARCH_ROWS, modelFlag, sampling, searchParameters, toolChoiceFlag, toolFlag, type SearchFlags } from '../../core/flag-sets.js';
-import { imageRef } from '../../core/image-ref.js';
+import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../endpoints/chat.js';
+import { DEFAULT_LANGUAGE_MODEL, OUTPUT, PARALLEL_TOOL_CALLS, SEARCH_ROWS, modelFlag, sampling, searchParameters, toolChoiceFlag, toolFlag, type SearchFlags } from '../../cmdutil/flag-sets.js';
+import { imageRef } from '../../cmdutil/image-ref.js';
 import { fillBody, type RequestRow } from '../../core/request-table.js';
-import { checkTools, readJsonFile } from '../../core/tool-file.js';
+import { checkTools, readJsonFile } from '../../cmdutil/tool-file.js';
 import { fail, integer, keyValue, number, oneOf, repeatable, require } from '../../core/validate.js';
 
 export const REASONING_EFFORTS = ['none', 'low', 'medium', 'high'] as const;

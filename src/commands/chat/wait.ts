@@ -1,7 +1,7 @@
 // Poll a deferred chat completion until it is ready (202 while pending), with a spinner on a terminal.
-import { getDeferredChat, type ChatResponse } from '../../api/chat.js';
-import type { Context } from '../../core/context.js';
-import { sleep, type HttpClient } from '../../core/http.js';
+import { getDeferredChat, type ChatResponse } from '../../endpoints/chat.js';
+import type { Context } from '../../runtime/context.js';
+import { sleep, type HttpClient } from '../../net/http.js';
 
 export async function waitForDeferred(ctx: Context, http: HttpClient, requestId: string, intervalMs = 1000): Promise<ChatResponse> {
   const started = Date.now();

@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { CompletionKind } from '../../core/command.js';
-import { readConfigFile, resolveConfig } from '../../core/config.js';
+import type { CompletionKind } from '../../core/option-spec.js';
+import { readConfigFile, resolveConfig } from '../../runtime/config.js';
 import { configDir, dataDir } from '../../core/paths.js';
 import { writeJsonFile } from '../../core/json-file.js';
 
@@ -66,7 +66,7 @@ function responses(env: NodeJS.ProcessEnv): Entry[] {
   }
 }
 
-type Http = import('../../core/http.js').HttpClient;
+type Http = import('../../net/http.js').HttpClient;
 
 /** One API listing per kind: [value, description] pairs. */
 async function fromApi(kind: CompletionKind, http: Http): Promise<Entry[]> {
@@ -77,38 +77,38 @@ async function fromApi(kind: CompletionKind, http: Http): Promise<Entry[]> {
     case 'models:image':
     case 'models:video':
     case 'models:embedding': {
-      const { listModels } = await import('../../api/models.js');
+      const { listModels } = await import('../../endpoints/models.js');
       const sub = kind === 'models' ? undefined : (kind.slice(7) as 'language');
       const { models } = await listModels(http, sub);
       return models.flatMap((m) => [[m.id, sub ?? str(m.object)] as Entry, ...(m.aliases ?? []).map((a): Entry => [a, `alias of ${m.id}`])]);
     }
     case 'voices': {
-      const { listCustomVoicesPage } = await import('../../api/custom-voices.js');
+      const { listCustomVoicesPage } = await import('../../endpoints/custom-voices.js');
       const { voices } = await listCustomVoicesPage(http, { limit: 100 });
       return [...BUILTIN_VOICES, ...voices.map((v): Entry => [v.voice_id, `custom voice${v.name ? `: ${v.name}` : ''}`])];
     }
     case 'custom-voices': {
-      const { listCustomVoicesPage } = await import('../../api/custom-voices.js');
+      const { listCustomVoicesPage } = await import('../../endpoints/custom-voices.js');
       const { voices } = await listCustomVoicesPage(http, { limit: 100 });
       return voices.map((v): Entry => [v.voice_id, str(v.name)]);
     }
     case 'files': {
-      const { listFiles } = await import('../../api/files.js');
+      const { listFiles } = await import('../../endpoints/files.js');
       return (await listFiles(http, { limit: 100 })).data.map((f): Entry => [f.id, str(f.filename)]);
     }
     case 'agents': {
-      const { listAgents } = await import('../../api/agents.js');
+      const { listAgents } = await import('../../endpoints/agents.js');
       return (await listAgents(http, 100)).agents.map((a): Entry => [a.agent_id, str(a.name)]);
     }
     case 'numbers': {
-      const { listNumbers } = await import('../../api/phone.js');
+      const { listNumbers } = await import('../../endpoints/phone.js');
       return (await listNumbers(http, 100)).phone_numbers.map((n): Entry => {
         const r = n as Record<string, unknown>;
         return [str(r.phone_number_id) || str(r.id), [str(r.phone_number), str(r.name)].filter(Boolean).join(' · ')];
       });
     }
     case 'skills': {
-      const { listSkills } = await import('../../api/skills.js');
+      const { listSkills } = await import('../../endpoints/skills.js');
       return (await listSkills(http, { limit: 100 })).data.map((s): Entry => [s.id, str(s.name)]);
     }
     default:
@@ -156,7 +156,7 @@ async function apiValues(kind: CompletionKind, words: string[], env: NodeJS.Proc
   const budget = Math.max(100, limitMs(env) - 200);
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), budget);
-  const { createContext } = await import('../../core/context.js');
+  const { createContext } = await import('../../runtime/context.js');
   const { PassThrough } = await import('node:stream');
   const sink = new PassThrough();
   const ctx = createContext({

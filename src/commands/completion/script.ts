@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { ExitCode } from '../../core/errors.js';
 import { checkKey } from './keys.js';
 

@@ -22,7 +22,7 @@ export function checkValue(key: SettableKey, value: string): string {
     case 'max_retries':
       return String(integer({ min: 0, max: 10 })(value, 'max_retries', undefined));
     case 'api_key_cmd':
-      // a command line run without a shell (core/key-command): its quotes must close
+      // a command line run without a shell (runtime/key-command): its quotes must close
       if (!value.trim() || (value.match(/'/g)?.length ?? 0) % 2 || (value.replace(/\\./g, '').match(/"/g)?.length ?? 0) % 2) {
         fail('api_key_cmd', value, 'a command line that prints the key (quotes closed), e.g. "pass show svc/key"');
       }

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { readConfigFile, redactKey } from '../../core/config.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { readConfigFile, redactKey } from '../../runtime/config.js';
 
 export default defineCommand({
   summary: 'List the settings of the profile (the key redacted)',

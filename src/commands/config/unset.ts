@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { openConfigStore } from '../../core/config.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { openConfigStore } from '../../runtime/config.js';
 import { checkKey } from './keys.js';
 
 export default defineCommand({

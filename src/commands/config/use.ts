@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { openConfigStore, readConfigFile } from '../../core/config.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { openConfigStore, readConfigFile } from '../../runtime/config.js';
 import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { pattern } from '../../core/validate.js';

@@ -1,6 +1,6 @@
 import { ConversationStore } from '../../store/conversations.js';
-import { defineCommand } from '../../core/command.js';
-import { YES_OPTION, confirm } from '../../core/confirm.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { ExitCode } from '../../core/errors.js';
 
 export default defineCommand<{ yes?: boolean }>({

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'list', summary: 'List the chat conversations kept locally', aliases: ['ls'], load: () => import('./list.js') },

@@ -1,6 +1,6 @@
 import { ConversationStore } from '../../store/conversations.js';
-import { defineCommand } from '../../core/command.js';
-import { formatUnixTime } from '../../core/output.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { formatUnixTime } from '../../term/output.js';
 import { integer } from '../../core/validate.js';
 
 export default defineCommand<{ limit?: number; allProfiles?: boolean }>({

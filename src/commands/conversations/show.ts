@@ -1,5 +1,5 @@
 import { ConversationStore, messageText } from '../../store/conversations.js';
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { ExitCode } from '../../core/errors.js';
 
 export default defineCommand({

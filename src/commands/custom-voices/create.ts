@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { maxLength } from '../../core/validate.js';
-import { CUSTOM_VOICE_LIMITS, createCustomVoice } from '../../api/custom-voices.js';
+import { CUSTOM_VOICE_LIMITS, createCustomVoice } from '../../endpoints/custom-voices.js';
 import { inspectClip } from './clip.js';
 import { printCustomVoice } from './shared.js';
 

@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { YES_OPTION, confirm } from '../../core/confirm.js';
-import { deleteCustomVoice } from '../../api/custom-voices.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
+import { deleteCustomVoice } from '../../endpoints/custom-voices.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Delete a custom voice (asks to confirm)',

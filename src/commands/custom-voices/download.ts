@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { checkTarget, downloadError, saveStream, streamToStdout } from '../../core/download.js';
-import { downloadCustomVoice } from '../../api/custom-voices.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { checkTarget, downloadError, saveStream, streamToStdout } from '../../net/download.js';
+import { downloadCustomVoice } from '../../endpoints/custom-voices.js';
 const EXT: Record<string, string> = {
   'audio/wav': 'wav',
   'audio/x-wav': 'wav',

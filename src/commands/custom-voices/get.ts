@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { getCustomVoice } from '../../api/custom-voices.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { getCustomVoice } from '../../endpoints/custom-voices.js';
 import { printCustomVoice } from './shared.js';
 
 export default defineCommand({

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'create', summary: 'Create a custom voice from a reference clip (at most 120 s)', load: () => import('./create.js') },

@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../core/paginate.js';
-import { CUSTOM_VOICE_LIMITS, listCustomVoicesPage, type CustomVoice } from '../../api/custom-voices.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../cmdutil/paginate.js';
+import { CUSTOM_VOICE_LIMITS, listCustomVoicesPage, type CustomVoice } from '../../endpoints/custom-voices.js';
 
 const CURSOR: CursorRule = { kind: 'token' };
 

@@ -1,5 +1,5 @@
-import type { Output } from '../../core/output.js';
-import type { CustomVoice } from '../../api/custom-voices.js';
+import type { Output } from '../../term/output.js';
+import type { CustomVoice } from '../../endpoints/custom-voices.js';
 
 export function printCustomVoice(out: Output, v: CustomVoice): void {
   const pairs: [string, unknown][] = [['voice_id', v.voice_id]];

@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { maxLength } from '../../core/validate.js';
-import { updateCustomVoice } from '../../api/custom-voices.js';
+import { updateCustomVoice } from '../../endpoints/custom-voices.js';
 import { printCustomVoice } from './shared.js';
 
 export default defineCommand<{ name?: string }>({

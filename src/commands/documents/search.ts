@@ -1,5 +1,5 @@
-import { RETRIEVAL_MODES, type RetrievalMode, type SearchMatch, type SearchRequest } from '../../api/documents.js';
-import { defineCommand } from '../../core/command.js';
+import { RETRIEVAL_MODES, type RetrievalMode, type SearchMatch, type SearchRequest } from '../../endpoints/documents.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { integer, oneOf, repeatable, require } from '../../core/validate.js';
 
@@ -38,7 +38,7 @@ export default defineCommand<Opts>({
     require(query.trim() !== '', 'QUERY', JSON.stringify(query), 'a non-empty query');
     require(opts.filter === undefined || opts.filter.trim() !== '', '--filter', JSON.stringify(opts.filter), 'a non-empty expression');
     const body = fillBody(SEARCH_TABLE.rows, opts, { query } as SearchRequest);
-    const { searchDocuments } = await import('../../api/documents.js');
+    const { searchDocuments } = await import('../../endpoints/documents.js');
     const { matches } = await searchDocuments(await ctx.http(), body, ctx.signal);
     if (ctx.out.json) {
       for (const m of matches) ctx.out.printJsonLine(m);

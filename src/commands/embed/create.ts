@@ -1,7 +1,7 @@
-import type { EmbeddingEntry } from '../../api/embeddings.js';
-import { defineCommand } from '../../core/command.js';
+import type { EmbeddingEntry } from '../../endpoints/embeddings.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
-import { OUTPUT, modelFlag } from '../../core/flag-sets.js';
+import { OUTPUT, modelFlag } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { integer, oneOf, require } from '../../core/validate.js';
 
@@ -53,7 +53,7 @@ export default defineCommand<Opts>({
     if (empty >= 0) {
       throw new UsageError(words?.length ? `TEXT: argument ${empty + 1} is empty: every input must have text` : `stdin: line ${empty + 1} is empty: every line is one input and must have text`);
     }
-    const { embedAll } = await import('../../api/embeddings.js');
+    const { embedAll } = await import('../../endpoints/embeddings.js');
     const spinner = await ctx.out.spinner(`embedding ${inputs.length} input${inputs.length === 1 ? '' : 's'}`);
     let res: Awaited<ReturnType<typeof embedAll>>;
     try {

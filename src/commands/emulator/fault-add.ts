@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { fail, integer, oneOf, regex } from '../../core/validate.js';
-import { EmulatorAdmin } from '../../api/emulator.js';
-import { FaultList, type Fault } from '../../emulator/faults.js';
+import { EmulatorAdmin } from '../../endpoints/emulator.js';
+import { FaultList, type Fault } from 'svc-emulator/faults';
 
 interface Opts {
   path?: string;

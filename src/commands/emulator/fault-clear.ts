@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { EmulatorAdmin } from '../../api/emulator.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { EmulatorAdmin } from '../../endpoints/emulator.js';
 
 export default defineCommand({
   summary: 'Remove every fault from a running emulator',

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { EmulatorAdmin, type FaultSpec } from '../../api/emulator.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { EmulatorAdmin, type FaultSpec } from '../../endpoints/emulator.js';
 
 function describeFault(f: FaultSpec): string {
   const what = f.kind === 'status' ? `${f.status}${f.retryAfter !== undefined ? ` retry-after=${f.retryAfter}` : ''}` : f.kind === 'drop' ? `drop after ${f.afterEvents ?? 0} events` : `slow ${f.delayMs ?? 1000} ms`;

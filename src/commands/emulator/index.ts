@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'serve', summary: 'Serve the emulator on a local port until stopped', load: () => import('./serve.js') },

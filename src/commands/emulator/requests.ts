@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { integer, pattern, regex } from '../../core/validate.js';
-import { EmulatorAdmin, type LoggedRequest } from '../../api/emulator.js';
+import { EmulatorAdmin, type LoggedRequest } from '../../endpoints/emulator.js';
 
 interface Opts {
   follow?: boolean;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { integer, repeatable } from '../../core/validate.js';
-import { FaultList, type Fault } from '../../emulator/faults.js';
+import { FaultList, type Fault } from 'svc-emulator/faults';
 import { fail } from '../../core/validate.js';
 
 interface Opts {
@@ -41,7 +41,7 @@ const collectionParser = (raw: string, flag: string, previous: Record<string, st
 export default defineCommand<Opts>({
   summary: 'Serve the emulator on a local port until stopped',
   description:
-    'Prints the base URL on stdout (with --print-env: SVC_BASE_URL=… and SVC_API_KEY=… lines for eval or $GITHUB_ENV) and the key to use on stderr, then serves every endpoint of the API with its documented behaviour until Ctrl-C (exit 0) or SIGTERM (exit 143). --ready-file PATH is written (the same lines as --print-env) once it accepts requests, and removed when it stops; GET /_emulator/health answers 200 too. State is kept in --state-dir (default: the data dir), so it survives restarts; every acknowledged change is on disk before the reply. Off loopback (--host 0.0.0.0) the admin API /_emulator/* needs the admin token it prints (or $SVC_EMULATOR_ADMIN_TOKEN). See docs/emulator.md for fixtures, determinism, triggers and faults.',
+    'Prints the base URL on stdout (with --print-env: SVC_BASE_URL=… and SVC_API_KEY=… lines for eval or $GITHUB_ENV) and the key to use on stderr, then serves every endpoint of the API with its documented behaviour until Ctrl-C (exit 0) or SIGTERM (exit 143). --ready-file PATH is written (the same lines as --print-env) once it accepts requests, and removed when it stops; GET /_emulator/health answers 200 too. State is kept in --state-dir (default: the data dir), so it survives restarts; every acknowledged change is on disk before the reply. Off loopback (--host 0.0.0.0) the admin API /_emulator/* needs the admin token it prints (or $SVC_EMULATOR_ADMIN_TOKEN). See packages/emulator/README.md for fixtures, determinism, triggers and faults.',
   options: [
     { flags: '--port <n>', description: 'port to listen on (0: any free port)', default: 0, parse: integer({ min: 0, max: 65535 }) },
     { flags: '--host <addr>', description: 'address to listen on', default: '127.0.0.1' },
@@ -64,8 +64,8 @@ export default defineCommand<Opts>({
     'svc emulator serve --fault 429:retry-after=1:times=2',
   ],
   async run(ctx, _args, opts) {
-    const { startEmulator, isLoopback } = await import('../../emulator/server.js');
-    const { loadFixtures, FixtureError } = await import('../../emulator/fixtures.js');
+    const { startEmulator, isLoopback } = await import('svc-emulator');
+    const { loadFixtures, FixtureError } = await import('svc-emulator/fixtures');
     const { emulatorStateDir } = await import('../../core/paths.js');
     const { randomBytes } = await import('node:crypto');
     const { UsageError } = await import('../../core/errors.js');

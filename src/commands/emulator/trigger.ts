@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { fail, pattern, repeatable } from '../../core/validate.js';
-import { EmulatorAdmin, type TriggerKind } from '../../api/emulator.js';
+import { EmulatorAdmin, type TriggerKind } from '../../endpoints/emulator.js';
 
 interface Opts {
   number?: string;

@@ -1,8 +1,8 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { headerValue } from '../../core/http.js';
-import { CONTENT_FORMATS, fileContent, getFile } from '../../api/files.js';
-import { downloadError, planDownload, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
+import { headerValue } from '../../net/http.js';
+import { CONTENT_FORMATS, fileContent, getFile } from '../../endpoints/files.js';
+import { downloadError, planDownload, safeFileName, saveStream, streamToStdout } from '../../net/download.js';
 
 interface Opts {
   output?: string;
@@ -28,7 +28,7 @@ export default defineCommand<Opts>({
     const target = toStdout ? undefined : (plan.target ?? plan.named(safeFileName((await getFile(http, id)).filename, id)));
     const res = await fileContent(http, id, opts.format);
     const total = Number(headerValue(res.headers['content-length'])) || undefined;
-    const { progressBar } = await import('../../core/progress.js');
+    const { progressBar } = await import('../../term/progress.js');
     const bar = progressBar(ctx.out, `downloading ${id}`, total);
     let bytes: number;
     try {

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { getFile } from '../../api/files.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { getFile } from '../../endpoints/files.js';
 import { fileDetails } from './shared.js';
 
 export default defineCommand({

@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../core/paginate.js';
-import { ORDERS, SORT_FIELDS, listFiles, type FileObject } from '../../api/files.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../cmdutil/paginate.js';
+import { ORDERS, SORT_FIELDS, listFiles, type FileObject } from '../../endpoints/files.js';
 import { fileColumns } from './shared.js';
 
 interface Opts extends PageOpts {

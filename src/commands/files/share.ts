@@ -1,8 +1,8 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { duration } from '../../core/validate.js';
 import { ApiError, PreconditionError } from '../../core/errors.js';
-import { formatBytes, formatUnixTime } from '../../core/output.js';
-import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, createPublicUrl, getFile } from '../../api/files.js';
+import { formatBytes, formatUnixTime } from '../../term/output.js';
+import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, createPublicUrl, getFile } from '../../endpoints/files.js';
 
 export const PUBLIC_URL_QUOTA = 1000;
 

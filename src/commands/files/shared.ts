@@ -1,5 +1,5 @@
-import type { FileObject } from '../../api/files.js';
-import { formatBytes, formatUnixTime, type Column } from '../../core/output.js';
+import type { FileObject } from '../../endpoints/files.js';
+import { formatBytes, formatUnixTime, type Column } from '../../term/output.js';
 
 export function fileColumns(tty: boolean): Column<FileObject>[] {
   return [

@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { YES_OPTION, confirm } from '../../core/confirm.js';
-import { revokePublicUrl } from '../../api/files.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
+import { revokePublicUrl } from '../../endpoints/files.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Revoke the public URL of a file',

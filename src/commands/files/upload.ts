@@ -1,8 +1,8 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { duration } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
-import { formatBytes } from '../../core/output.js';
-import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, guessContentType, uploadFile } from '../../api/files.js';
+import { formatBytes } from '../../term/output.js';
+import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, guessContentType, uploadFile } from '../../endpoints/files.js';
 
 interface Opts {
   expiresAfter?: number;
@@ -35,7 +35,7 @@ export default defineCommand<Opts>({
     }
     if (opts.purpose !== undefined && opts.purpose.trim() === '') throw new UsageError('--purpose: an empty purpose is not allowed');
     const http = await ctx.http();
-    const { progressBar } = await import('../../core/progress.js');
+    const { progressBar } = await import('../../term/progress.js');
     for (const f of files) {
       const bar = progressBar(ctx.out, `uploading ${f.filename}`, f.size);
       let file;

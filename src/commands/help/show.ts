@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { TOPICS } from './topics.js';

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { EDIT_TABLE, imageRequest, runImages, type ImageOpts } from './shared.js';
 

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { GENERATE_TABLE, imageRequest, runImages, type ImageOpts } from './shared.js';
 
 export default defineCommand<ImageOpts>({

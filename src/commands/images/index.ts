@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'generate', summary: 'Generate images from a prompt and save them', aliases: ['gen'], load: () => import('./generate.js') },

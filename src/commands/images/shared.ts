@@ -1,14 +1,14 @@
 // What generate and edit share: flags, output naming, saving from URLs or base64.
-import { MAGIC, checkedBody, type BinaryKind } from '../../core/binary-reply.js';
-import type { Context } from '../../core/context.js';
+import { MAGIC, checkedBody, type BinaryKind } from '../../net/binary-reply.js';
+import type { Context } from '../../runtime/context.js';
 import { integer, oneOf } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
-import { sniffImage } from '../../core/image-ref.js';
-import { modelFlag } from '../../core/flag-sets.js';
+import { sniffImage } from '../../cmdutil/image-ref.js';
+import { modelFlag } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestRow, type RequestTable } from '../../core/request-table.js';
-import { imageRef } from '../../core/image-ref.js';
-import { checkTarget, downloadError, saveBytes, saveStream } from '../../core/download.js';
-import { DEFAULT_IMAGE_MODEL, IMAGE_ASPECT_RATIOS, IMAGE_RESPONSE_FORMATS, generateImages, type ImageEntry, type ImageRequest } from '../../api/images.js';
+import { imageRef } from '../../cmdutil/image-ref.js';
+import { checkTarget, downloadError, saveBytes, saveStream } from '../../net/download.js';
+import { DEFAULT_IMAGE_MODEL, IMAGE_ASPECT_RATIOS, IMAGE_RESPONSE_FORMATS, generateImages, type ImageEntry, type ImageRequest } from '../../endpoints/images.js';
 
 export interface ImageOpts {
   model: string;

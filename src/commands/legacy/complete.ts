@@ -1,8 +1,8 @@
-import { createComplete, humanAssistantPrompt } from '../../api/legacy.js';
-import { defineCommand } from '../../core/command.js';
-import { modelFlag, resolveModel, sampling } from '../../core/flag-sets.js';
+import { createComplete, humanAssistantPrompt } from '../../endpoints/legacy.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { modelFlag, resolveModel, sampling } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
-import { readPrompt } from '../../core/text-input.js';
+import { readPrompt } from '../../cmdutil/text-input.js';
 import { integer, require } from '../../core/validate.js';
 import { withReasoningHint } from './hint.js';
 

@@ -1,9 +1,9 @@
-import { createTextCompletion, streamTextCompletion, type TextCompletionChunk } from '../../api/legacy.js';
-import type { Context } from '../../core/context.js';
-import { defineCommand } from '../../core/command.js';
-import { OUTPUT, modelFlag, resolveModel, sampling } from '../../core/flag-sets.js';
+import { createTextCompletion, streamTextCompletion, type TextCompletionChunk } from '../../endpoints/legacy.js';
+import type { Context } from '../../runtime/context.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { OUTPUT, modelFlag, resolveModel, sampling } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
-import { readPrompt } from '../../core/text-input.js';
+import { readPrompt } from '../../cmdutil/text-input.js';
 import { integer, repeatable, require } from '../../core/validate.js';
 import { withReasoningHint } from './hint.js';
 

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'completions', summary: 'Text completion (POST /v1/completions; not for reasoning models)', load: () => import('./completions.js') },

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'list', summary: 'List and search the logged API calls', aliases: ['ls'], load: () => import('./list.js') },

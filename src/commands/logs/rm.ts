@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { YES_OPTION, confirm } from '../../core/confirm.js';
-import { logDir, removeDays, removeRecords } from '../../core/call-log.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
+import { logDir, removeDays, removeRecords } from '../../apilog/log.js';
 import { duration, require } from '../../core/validate.js';
 import { ExitCode } from '../../core/errors.js';
 

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { findRecord, logDir } from '../../core/call-log.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { findRecord, logDir } from '../../apilog/log.js';
 import { ExitCode } from '../../core/errors.js';
 
 /** WebSocket close codes worth a word (RFC 6455). */

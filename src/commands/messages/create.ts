@@ -1,14 +1,14 @@
-import { answerWriter } from '../../core/answer-writer.js';
-import type { ChatTool } from '../../api/chat.js';
-import type { MessagesRequest, MessagesResponse } from '../../api/messages.js';
-import { defineCommand } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import { answerWriter } from '../../cmdutil/answer-writer.js';
+import type { ChatTool } from '../../endpoints/chat.js';
+import type { MessagesRequest, MessagesResponse } from '../../endpoints/messages.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
-import { FLAG_GROUPS, OUTPUT, modelFlag, resolveModel, sampling, toolChoiceFlag, toolFlag } from '../../core/flag-sets.js';
-import { parseJsonOrText, readInputText } from '../../core/json-input.js';
+import { FLAG_GROUPS, OUTPUT, modelFlag, resolveModel, sampling, toolChoiceFlag, toolFlag } from '../../cmdutil/flag-sets.js';
+import { parseJsonOrText, readInputText } from '../../cmdutil/json-input.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
-import { joinWithStdin } from '../../core/text-input.js';
-import { checkTools } from '../../core/tool-file.js';
+import { joinWithStdin } from '../../cmdutil/text-input.js';
+import { checkTools } from '../../cmdutil/tool-file.js';
 import { fail, integer, require } from '../../core/validate.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
 
@@ -161,7 +161,7 @@ async function readConversation(ctx: Context, path: string): Promise<{ system?: 
 }
 
 async function send(ctx: Context, body: MessagesRequest, stream: boolean, raw?: boolean): Promise<MessagesResponse> {
-  const api = await import('../../api/messages.js');
+  const api = await import('../../endpoints/messages.js');
   const http = await ctx.http();
   if (!stream) {
     const msg = await api.createMessage(http, body, ctx.signal);

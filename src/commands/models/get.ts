@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { MODEL_KINDS, dollarsPerImage, dollarsPerMillionTokens, formatDollars, getModel, type ModelKind } from '../../api/models.js';
+import { MODEL_KINDS, dollarsPerImage, dollarsPerMillionTokens, formatDollars, getModel, type ModelKind } from '../../endpoints/models.js';
 
 const PRICE_FIELDS = [
   'prompt_text_token_price',

@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { MODEL_KINDS, dollarsPerImage, dollarsPerMillionTokens, formatDollars, listModels, type Model, type ModelKind } from '../../api/models.js';
-import type { Column } from '../../core/output.js';
+import { MODEL_KINDS, dollarsPerImage, dollarsPerMillionTokens, formatDollars, listModels, type Model, type ModelKind } from '../../endpoints/models.js';
+import type { Column } from '../../term/output.js';
 
 export default defineCommand<{ kind?: ModelKind }>({
   summary: 'List models (all, or one kind with prices)',

@@ -1,8 +1,8 @@
-import { defineCommand } from '../../core/command.js';
-import { YES_OPTION, confirm } from '../../core/confirm.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { UsageError } from '../../core/errors.js';
 import { maxLength, pattern } from '../../core/validate.js';
-import { PHONE_LIMITS, buyNumber } from '../../api/phone.js';
+import { PHONE_LIMITS, buyNumber } from '../../endpoints/phone.js';
 import { AREA_CODE, printNumber } from './shared.js';
 
 export default defineCommand<{ areaCode?: string; name?: string; description?: string; yes?: boolean }>({

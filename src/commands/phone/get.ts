@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { getNumber } from '../../api/phone.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { getNumber } from '../../endpoints/phone.js';
 import { printNumber } from './shared.js';
 
 export default defineCommand({

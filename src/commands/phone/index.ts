@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'buy', summary: 'Buy a US phone number in an area code (asks to confirm)', load: () => import('./buy.js') },

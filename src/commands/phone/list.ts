@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../core/paginate.js';
-import { PHONE_LIMITS, listNumbers, type PhoneNumber } from '../../api/phone.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../cmdutil/paginate.js';
+import { PHONE_LIMITS, listNumbers, type PhoneNumber } from '../../endpoints/phone.js';
 
 /** The v1 list has no cursor: one reply of at most 1000 numbers. */
 const CURSOR: CursorRule = { kind: 'none', max: PHONE_LIMITS.listLimit[1] };

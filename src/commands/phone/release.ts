@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { YES_OPTION, confirm } from '../../core/confirm.js';
-import { releaseNumber } from '../../api/phone.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
+import { releaseNumber } from '../../endpoints/phone.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Release a phone number permanently (asks to confirm)',

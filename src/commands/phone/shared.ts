@@ -1,5 +1,5 @@
-import type { Output } from '../../core/output.js';
-import type { PhoneNumber } from '../../api/phone.js';
+import type { Output } from '../../term/output.js';
+import type { PhoneNumber } from '../../endpoints/phone.js';
 
 export function printNumber(out: Output, pn: PhoneNumber): void {
   const pairs: [string, unknown][] = [

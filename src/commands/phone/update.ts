@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { maxLength } from '../../core/validate.js';
-import { PHONE_LIMITS, updateNumber } from '../../api/phone.js';
+import { PHONE_LIMITS, updateNumber } from '../../endpoints/phone.js';
 import { printNumber } from './shared.js';
 
 export default defineCommand<{ name?: string; description?: string; clearDescription?: boolean }>({

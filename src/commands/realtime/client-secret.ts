@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
-import { readJsonFile } from '../../core/tool-file.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { fail, parseDuration } from '../../core/validate.js';
-import { createClientSecret } from '../../api/realtime-secrets.js';
+import { createClientSecret } from '../../endpoints/realtime-secrets.js';
 
 export default defineCommand<{ expiresAfter: number; session?: Record<string, unknown> }>({
   summary: 'Create an ephemeral client secret for browser-side realtime sessions',

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'client-secret', summary: 'Create an ephemeral client secret for browser-side realtime sessions', load: () => import('./client-secret.js') },

@@ -1,6 +1,6 @@
-import { compactResponses } from '../../api/responses.js';
-import { defineCommand } from '../../core/command.js';
-import { modelFlag } from '../../core/flag-sets.js';
+import { compactResponses } from '../../endpoints/responses.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { modelFlag } from '../../cmdutil/flag-sets.js';
 import { require } from '../../core/validate.js';
 import { readInputFlag } from './input.js';
 

@@ -1,18 +1,18 @@
-import { answerWriter } from '../../core/answer-writer.js';
+import { answerWriter } from '../../cmdutil/answer-writer.js';
 import { readFileSync } from 'node:fs';
-import { tokenSum } from '../../core/usage.js';
-import type { InputItem, OutputItem, ResponseObject, ResponseUsage, ResponsesRequest } from '../../api/responses.js';
-import type { ChatTool } from '../../api/chat.js';
-import { defineCommand } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import { tokenSum } from '../../term/usage.js';
+import type { InputItem, OutputItem, ResponseObject, ResponseUsage, ResponsesRequest } from '../../endpoints/responses.js';
+import type { ChatTool } from '../../endpoints/chat.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
-import { FLAG_GROUPS, OUTPUT, PARALLEL_TOOL_CALLS, SEARCH_ROWS, modelFlag, resolveModel, sampling, searchParameters, toolChoiceFlag, toolCmdFlag, toolFlag, DEFAULT_LANGUAGE_MODEL, type SearchFlags } from '../../core/flag-sets.js';
-import type { HttpClient } from '../../core/http.js';
-import { imageRef } from '../../core/image-ref.js';
-import { MaxTurnsError, defaultToolDefinition, runCalls, toolCmdParser, unboundCalls, type PendingCall, type ToolCommand } from '../../core/local-tools.js';
+import { FLAG_GROUPS, OUTPUT, PARALLEL_TOOL_CALLS, SEARCH_ROWS, modelFlag, resolveModel, sampling, searchParameters, toolChoiceFlag, toolCmdFlag, toolFlag, DEFAULT_LANGUAGE_MODEL, type SearchFlags } from '../../cmdutil/flag-sets.js';
+import type { HttpClient } from '../../net/http.js';
+import { imageRef } from '../../cmdutil/image-ref.js';
+import { MaxTurnsError, defaultToolDefinition, runCalls, toolCmdParser, unboundCalls, type PendingCall, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
-import { joinWithStdin } from '../../core/text-input.js';
-import { checkTools, isFunctionTool, readJsonFile, type ToolEntry } from '../../core/tool-file.js';
+import { joinWithStdin } from '../../cmdutil/text-input.js';
+import { checkTools, isFunctionTool, readJsonFile, type ToolEntry } from '../../cmdutil/tool-file.js';
 import { fail, integer, keyValue, oneOf, repeatable, require } from '../../core/validate.js';
 import { readInputFlag } from './input.js';
 import { lastResponse, rememberResponse } from './state.js';
@@ -169,7 +169,7 @@ export default defineCommand<ResponsesFlags>({
     const base = buildBody(flags, model ?? '', tools);
     const http = await ctx.http();
     // the continued response's model, as -c does: the remembered one, else asked of the server
-    if (!model && previous) model = last?.id === previous && last.model ? last.model : (await (await import('../../api/responses.js')).getResponse(http, previous)).model;
+    if (!model && previous) model = last?.id === previous && last.model ? last.model : (await (await import('../../endpoints/responses.js')).getResponse(http, previous)).model;
     base.model = resolveModel(ctx, model);
     return runLoop(ctx, http, base, input, previous, flags);
   },
@@ -226,7 +226,7 @@ function buildBody(f: ResponsesFlags, model: string, tools: Record<string, unkno
 
 /** One model turn, streamed or not, printed as it arrives. */
 async function oneTurn(ctx: Context, http: HttpClient, body: ResponsesRequest, stream: boolean, raw?: boolean): Promise<ResponseObject> {
-  const api = await import('../../api/responses.js');
+  const api = await import('../../endpoints/responses.js');
   if (!stream) {
     const r = await api.createResponse(http, body, ctx.signal);
     if (ctx.out.json) ctx.out.printJson(r);
@@ -309,7 +309,7 @@ export function responseUsageLine(u: ResponseUsage | undefined, model?: string):
 
 /** Model turns until the answer: calls of tools bound by --tool-cmd are run locally and their outputs sent back. */
 async function runLoop(ctx: Context, http: HttpClient, base: RequestBase, firstInput: string | InputItem[], firstPrevious: string | undefined, f: ResponsesFlags): Promise<number> {
-  const api = await import('../../api/responses.js');
+  const api = await import('../../endpoints/responses.js');
   const maxTurns = f.maxTurns ?? DEFAULT_MAX_TURNS;
   const commands = f.toolCmd ?? [];
   const stored = f.store !== false;

@@ -1,6 +1,6 @@
-import { deleteResponse } from '../../api/responses.js';
-import { defineCommand } from '../../core/command.js';
-import { YES_OPTION, confirm } from '../../core/confirm.js';
+import { deleteResponse } from '../../endpoints/responses.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { forgetResponse } from './state.js';
 
 export default defineCommand<{ yes?: boolean }>({

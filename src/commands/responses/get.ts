@@ -1,6 +1,6 @@
-import { getResponse, outputText, reasoningText } from '../../api/responses.js';
-import { defineCommand } from '../../core/command.js';
-import { formatUnixTime } from '../../core/output.js';
+import { getResponse, outputText, reasoningText } from '../../endpoints/responses.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { formatUnixTime } from '../../term/output.js';
 
 export default defineCommand({
   summary: 'Show a stored response',

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'create', summary: 'Create a response (streams by default); -c continues the last stored one', load: () => import('./create.js') },

@@ -1,9 +1,9 @@
 // Reading `--input FILE|-` for `responses create` and `responses compact`: a JSON array of items, a JSON string,
 // a compaction result or response object (its `output`), an input-items page (its `data`), JSON lines of items
 // (e.g. `svc responses items ID --all --json`), or else plain text. Malformed JSON is refused (exit 2).
-import type { InputItem } from '../../api/responses.js';
-import type { Context } from '../../core/context.js';
-import { parseJsonOrText, readInputText } from '../../core/json-input.js';
+import type { InputItem } from '../../endpoints/responses.js';
+import type { Context } from '../../runtime/context.js';
+import { parseJsonOrText, readInputText } from '../../cmdutil/json-input.js';
 import { fail } from '../../core/validate.js';
 
 export function parseInputText(text: string, flag: string, source: string): string | InputItem[] {

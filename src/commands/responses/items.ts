@@ -1,7 +1,7 @@
-import { listInputItems, type InputItem } from '../../api/responses.js';
-import { defineCommand } from '../../core/command.js';
+import { listInputItems, type InputItem } from '../../endpoints/responses.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../core/paginate.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../cmdutil/paginate.js';
 
 interface Opts extends PageOpts {
   order?: 'asc' | 'desc';

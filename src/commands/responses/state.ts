@@ -1,7 +1,7 @@
 // The last stored response of each profile (`svc responses create -c` continues it), kept in the data dir.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../runtime/context.js';
 import { dataDir } from '../../core/paths.js';
 import { writeJsonFile } from '../../core/json-file.js';
 

@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
-import { YES_OPTION } from '../../core/confirm.js';
-import { deleteEach } from '../../core/delete-each.js';
-import { deleteSkill } from '../../api/skills.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { YES_OPTION } from '../../cmdutil/confirm.js';
+import { deleteEach } from '../../cmdutil/delete-each.js';
+import { deleteSkill } from '../../endpoints/skills.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Delete skills',

@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
-import { headerValue } from '../../core/http.js';
-import { downloadError, planDownload, safeFileName, saveStream, streamToStdout } from '../../core/download.js';
-import { getSkill, skillContent } from '../../api/skills.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { headerValue } from '../../net/http.js';
+import { downloadError, planDownload, safeFileName, saveStream, streamToStdout } from '../../net/download.js';
+import { getSkill, skillContent } from '../../endpoints/skills.js';
 
 export default defineCommand<{ output?: string; force?: boolean }>({
   summary: 'Download the zip archive of a skill',

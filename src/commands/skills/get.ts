@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { formatUnixTime } from '../../core/output.js';
-import { getSkill } from '../../api/skills.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { formatUnixTime } from '../../term/output.js';
+import { getSkill } from '../../endpoints/skills.js';
 
 export default defineCommand({
   summary: 'Show one skill',

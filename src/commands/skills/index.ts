@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'upload', summary: 'Upload a skill (a zip archive, or a folder zipped on the fly)', load: () => import('./upload.js') },

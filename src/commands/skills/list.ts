@@ -1,8 +1,8 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { formatUnixTime, type Column } from '../../core/output.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../core/paginate.js';
-import { listSkills, type Skill } from '../../api/skills.js';
+import { formatUnixTime, type Column } from '../../term/output.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../cmdutil/paginate.js';
+import { listSkills, type Skill } from '../../endpoints/skills.js';
 
 const ORDERS = ['asc', 'desc'] as const;
 const CURSOR: CursorRule = { kind: 'after' };

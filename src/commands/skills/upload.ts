@@ -1,8 +1,8 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
-import { formatBytes } from '../../core/output.js';
-import { MAX_SKILL_BYTES, uploadSkill } from '../../api/skills.js';
-import { parseFrontMatter } from '../../core/front-matter.js';
+import { formatBytes } from '../../term/output.js';
+import { MAX_SKILL_BYTES, uploadSkill } from '../../endpoints/skills.js';
+import { parseFrontMatter } from 'svc-formats/front-matter';
 
 /** The folder's files, relative paths with `/`, skipping VCS and OS litter. */
 async function walk(root: string): Promise<string[]> {
@@ -73,7 +73,7 @@ export default defineCommand({
       throw new UsageError(`${path}: not a file or folder`);
     }
     const http = await ctx.http();
-    const { progressBar } = await import('../../core/progress.js');
+    const { progressBar } = await import('../../term/progress.js');
     const bar = progressBar(ctx.out, `uploading ${upload.filename}`, upload.size);
     let skill;
     try {

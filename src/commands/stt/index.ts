@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'transcribe', summary: 'Transcribe an audio file or URL (text, words, subtitles)', load: () => import('./transcribe.js') },

@@ -1,13 +1,13 @@
-import { defineCommand } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import type { Context } from '../../runtime/context.js';
 import { IncompleteError, InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
-import { AUDIO, FLAG_GROUPS } from '../../core/flag-sets.js';
-import { closeNote } from '../../core/ws.js';
+import { AUDIO, FLAG_GROUPS } from '../../cmdutil/flag-sets.js';
+import { closeNote } from '../../net/ws.js';
 import { integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
-import { SAMPLE_RATES, type Encoding } from '../../audio/format.js';
+import { SAMPLE_RATES, type Encoding } from 'svc-formats/audio-format';
 import type { AudioSource } from '../../audio/source.js';
 import { OPUS_RATE } from '../../audio/opus.js';
-import { STT_MODELS, STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../api/stt.js';
+import { STT_MODELS, STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../endpoints/stt.js';
 import { checkFormatLanguage, rateParser } from './transcribe.js';
 
 interface Opts {
@@ -191,7 +191,7 @@ class LiveTranscription {
     try {
       if (this.encoding === 'opus') await this.sendOpus();
       else {
-        const { encodeSamples } = await import('../../audio/codecs.js');
+        const { encodeSamples } = await import('svc-formats/audio-codecs');
         for await (const frame of this.source.frames(FRAME_MS)) {
           if (!this.sock.conn.isOpen) break;
           this.sock.sendAudio(encodeSamples(frame, this.encoding));

@@ -1,11 +1,11 @@
 import { open, stat } from 'node:fs/promises';
-import { defineCommand } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
 import { fail, integer, oneOf, require } from '../../core/validate.js';
-import { SAMPLE_RATES, codecFromPath } from '../../audio/format.js';
-import { STT_AUDIO_FORMATS, STT_FORMAT_LANGUAGES, STT_MAX_FILE, STT_RAW_FORMATS, transcribe, type SttForm, type SttResponse, type SttWord, type TranscribeInput } from '../../api/stt.js';
-import { parseWavHeader } from '../../audio/codecs.js';
+import { SAMPLE_RATES, codecFromPath } from 'svc-formats/audio-format';
+import { STT_AUDIO_FORMATS, STT_FORMAT_LANGUAGES, STT_MAX_FILE, STT_RAW_FORMATS, transcribe, type SttForm, type SttResponse, type SttWord, type TranscribeInput } from '../../endpoints/stt.js';
+import { parseWavHeader } from 'svc-formats/audio-codecs';
 import { FFMPEG_HINT, ffmpegAvailable } from '../../audio/ffmpeg.js';
 import { SNIFF_BYTES, sniffAudio } from '../../audio/sniff.js';
 

@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
-import { DEFAULT_LANGUAGE_MODEL, modelFlag, resolveModel } from '../../core/flag-sets.js';
+import { DEFAULT_LANGUAGE_MODEL, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
 import type { RequestTable } from '../../core/request-table.js';
 
 interface Opts {
@@ -30,7 +30,7 @@ export default defineCommand<Opts>({
       text = (await ctx.readStdin()).replace(/\r?\n$/, '');
     }
     if (text === '') throw new UsageError('no text: the text to tokenize is empty');
-    const { tokenizeText } = await import('../../api/tokenize.js');
+    const { tokenizeText } = await import('../../endpoints/tokenize.js');
     const res = await tokenizeText(await ctx.http(), { text, model: resolveModel(ctx, opts.model) }, ctx.signal);
     if (opts.count) {
       if (ctx.out.json) ctx.out.printJson({ count: res.token_ids.length });

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'say', summary: 'Speak text: play it, or write the audio to a file or stdout', load: () => import('./say.js') },

@@ -1,13 +1,14 @@
-import { defineCommand, type OptionSpec } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { type OptionSpec } from '../../core/option-spec.js';
+import type { Context } from '../../runtime/context.js';
 import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
-import { AUDIO } from '../../core/flag-sets.js';
-import { closeNote } from '../../core/ws.js';
+import { AUDIO } from '../../cmdutil/flag-sets.js';
+import { closeNote } from '../../net/ws.js';
 import { fail, integer, number, require } from '../../core/validate.js';
-import { MP3_BIT_RATES, SAMPLE_RATES, codecFromPath, normalizeCodec, unwritableAudioExtension, type Codec } from '../../audio/format.js';
-import { BUILTIN_VOICES, voiceIdParser } from '../../api/voices.js';
-import { BCP47, TTS_LANGUAGES, TTS_MAX_TEXT, listedLanguage, TTS_SPEED, TtsSocket, synthesize, type AudioTimestamps, type TtsRequest, type TtsStreamQuery } from '../../api/tts.js';
+import { MP3_BIT_RATES, SAMPLE_RATES, codecFromPath, normalizeCodec, unwritableAudioExtension, type Codec } from 'svc-formats/audio-format';
+import { BUILTIN_VOICES, voiceIdParser } from '../../endpoints/voices.js';
+import { BCP47, TTS_LANGUAGES, TTS_MAX_TEXT, listedLanguage, TTS_SPEED, TtsSocket, synthesize, type AudioTimestamps, type TtsRequest, type TtsStreamQuery } from '../../endpoints/tts.js';
 
 export interface TtsOpts {
   voice?: string;

@@ -1,7 +1,7 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
-import { closeNote } from '../../core/ws.js';
-import { TtsSocket } from '../../api/tts.js';
+import { closeNote } from '../../net/ws.js';
+import { TtsSocket } from '../../endpoints/tts.js';
 import type { EncodedOutput } from '../../audio/player.js';
 import { TTS_OPTIONS, Timings, destination, onInterrupt, streamQuery, type TtsOpts } from './say.js';
 

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { getVoice } from '../../api/voices.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { getVoice } from '../../endpoints/voices.js';
 
 export default defineCommand({
   summary: 'Show one voice',

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { listVoices } from '../../api/voices.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { listVoices } from '../../endpoints/voices.js';
 
 export default defineCommand({
   summary: 'List the built-in voices',

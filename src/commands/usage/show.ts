@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
-import { logDir, readRecords, type CallRecord } from '../../core/call-log.js';
-import { COMMAND_FILTER, MODEL_FILTER, SINCE_FLAG, sinceMs } from '../../core/log-flags.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { logDir, readRecords, type CallRecord } from '../../apilog/log.js';
+import { COMMAND_FILTER, MODEL_FILTER, SINCE_FLAG, sinceMs } from '../../cmdutil/log-flags.js';
 import { oneOf } from '../../core/validate.js';
 
 const BY = ['day', 'model', 'command'] as const;

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 
 export default defineCommand({
   summary: 'Print the version (--json: with the Node.js version and platform)',

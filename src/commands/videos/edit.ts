@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { VIDEO_ROW, startVideo, videoTable, type VideoOpts } from './shared.js';
 
 const TABLE = videoTable('edit', [{ ...VIDEO_ROW, description: 'the video to edit (required)' }]);

@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { integer } from '../../core/validate.js';
-import { EXTENSION } from '../../api/videos.js';
+import { EXTENSION } from '../../endpoints/videos.js';
 import { VIDEO_ROW, startVideo, videoTable, type VideoOpts } from './shared.js';
 
 const TABLE = videoTable('extension', [

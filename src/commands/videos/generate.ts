@@ -1,6 +1,6 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { integer } from '../../core/validate.js';
-import { DURATION } from '../../api/videos.js';
+import { DURATION } from '../../endpoints/videos.js';
 import { startVideo, videoTable, type VideoOpts } from './shared.js';
 
 const TABLE = videoTable('generation', [

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { getVideo } from '../../api/videos.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { getVideo } from '../../endpoints/videos.js';
 import { reportFailure } from './shared.js';
 
 export default defineCommand({

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../core/command.js';
+import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'generate', summary: 'Start a video from a prompt (optionally wait and download it)', aliases: ['gen'], load: () => import('./generate.js') },

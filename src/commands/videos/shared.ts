@@ -1,15 +1,15 @@
 // What the video commands share: flags, media references, the polling loop with its spinner, the download.
-import { checkedBody, MAGIC, type BinaryKind } from '../../core/binary-reply.js';
-import type { Context } from '../../core/context.js';
-import type { OptionSpec } from '../../core/command.js';
-import type { HttpClient } from '../../core/http.js';
-import { sleep } from '../../core/http.js';
+import { checkedBody, MAGIC, type BinaryKind } from '../../net/binary-reply.js';
+import type { Context } from '../../runtime/context.js';
+import type { OptionSpec } from '../../core/option-spec.js';
+import type { HttpClient } from '../../net/http.js';
+import { sleep } from '../../net/http.js';
 import { number, oneOf } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
-import { checkTarget, downloadError, saveStream } from '../../core/download.js';
-import { DEFAULT_VIDEO_MODEL, VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, createVideo, getVideo, type VideoKind, type VideoRequest, type VideoStatus } from '../../api/videos.js';
-import { imageRef } from '../../core/image-ref.js';
-import { modelFlag } from '../../core/flag-sets.js';
+import { checkTarget, downloadError, saveStream } from '../../net/download.js';
+import { DEFAULT_VIDEO_MODEL, VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, createVideo, getVideo, type VideoKind, type VideoRequest, type VideoStatus } from '../../endpoints/videos.js';
+import { imageRef } from '../../cmdutil/image-ref.js';
+import { modelFlag } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestRow, type RequestTable } from '../../core/request-table.js';
 
 export interface VideoOpts {
@@ -132,7 +132,7 @@ export async function waitAndSave(ctx: Context, http: HttpClient, id: string, op
   // the video URL is not the API's: never send the key along
   const res = await http.request({ method: 'GET', path: job.video.url, auth: false, headers: { accept: 'video/*, */*' } });
   const total = Number(res.headers['content-length']) || undefined;
-  const { progressBar } = await import('../../core/progress.js');
+  const { progressBar } = await import('../../term/progress.js');
   const bar = progressBar(ctx.out, 'downloading the video', total);
   try {
     await saveStream(checkedBody(res, VIDEO), target, { force: opts.force, signal: ctx.signal, expectedBytes: total, onProgress: (n) => bar.update(n) });

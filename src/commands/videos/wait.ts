@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { checkTarget } from '../../core/download.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { checkTarget } from '../../net/download.js';
 import { waitAndSave, waitOptions, type VideoOpts } from './shared.js';
 
 export default defineCommand<VideoOpts>({

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { getMe } from '../../api/identity.js';
+import { defineCommand } from '../../cmdutil/command.js';
+import { getMe } from '../../endpoints/identity.js';
 
 export default defineCommand({
   summary: 'Show the caller identity behind the API key',

@@ -1,8 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -18,7 +20,7 @@ describe('svc agents create / get / list / update / delete', () => {
     writeFileSync(join(dir, 'prompt.md'), 'You answer the phone.\nBe brief.');
     writeFileSync(join(dir, 'one.json'), JSON.stringify(fnTool('lookup')));
     writeFileSync(join(dir, 'many.json'), JSON.stringify([fnTool('book'), { type: 'web_search' }]));
-    const r = await svc(
+    const r = await svcInProcess(
       ['agents', 'create', '--name', 'desk', '--voice', 'EVE', '--vad-threshold', '0.4', '--vad-silence-ms', '700', '--instructions', `@${join(dir, 'prompt.md')}`,
         '--tool', join(dir, 'one.json'), '--tool', join(dir, 'many.json'), '--collection', 'col_1', '--collection', 'col_2'],
       { emu },
@@ -44,7 +46,7 @@ describe('svc agents create / get / list / update / delete', () => {
 
   it('creates from -f FILE with flags overriding, --json prints the agent as sent by the API', async () => {
     const file = writeTemp('agent.json', JSON.stringify({ name: 'from file', instructions: 'hi', voice: { voice_id: 'rex' } }));
-    const r = await svc(['agents', 'create', '-f', file, '--name', 'overridden', '--json'], { emu });
+    const r = await svcInProcess(['agents', 'create', '-f', file, '--name', 'overridden', '--json'], { emu });
     expect(r.exitCode).toBe(0);
     // the reply as the API sent it: the agent in its {agent} wrapper (docs/scripting.md)
     const reply = JSON.parse(r.stdout);
@@ -53,17 +55,17 @@ describe('svc agents create / get / list / update / delete', () => {
     expect(a).toMatchObject({ name: 'overridden', instructions: 'hi', voice: { voice_id: 'rex' }, collection_ids: [] });
     expect(a.agent_id).toMatch(/^agent_/);
     expect(a.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
-    const got = await svc(['agents', 'get', a.agent_id, '--json', '--jq', '.agent'], { emu });
+    const got = await svcInProcess(['agents', 'get', a.agent_id, '--json', '--jq', '.agent'], { emu });
     expect(JSON.parse(got.stdout)).toEqual(a);
   });
 
   it('lists agents: TSV rows in a pipe, one JSON object per line with --json, --limit sent', async () => {
-    const r = await svc(['agents', 'list'], { emu });
+    const r = await svcInProcess(['agents', 'list'], { emu });
     expect(r.exitCode).toBe(0);
     const names = r.stdout.trim().split('\n').map((l) => l.split('\t')[1]);
     expect(names).toEqual(['desk', 'overridden']);
     emu.clearRequests();
-    const j = await svc(['agents', 'list', '--limit', '1', '--json'], { emu });
+    const j = await svcInProcess(['agents', 'list', '--limit', '1', '--json'], { emu });
     const lines = j.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!).name).toBe('desk');
@@ -71,9 +73,9 @@ describe('svc agents create / get / list / update / delete', () => {
   });
 
   it('update sends a field mask of exactly the fields given, merging VAD flags into the current voice', async () => {
-    const a = JSON.parse((await svc(['agents', 'create', '--name', 'mask', '--voice', 'sal', '--vad-threshold', '0.2', '--instructions', 'x', '--json', '--jq', '.agent'], { emu })).stdout);
+    const a = JSON.parse((await svcInProcess(['agents', 'create', '--name', 'mask', '--voice', 'sal', '--vad-threshold', '0.2', '--instructions', 'x', '--json', '--jq', '.agent'], { emu })).stdout);
     emu.clearRequests();
-    const r = await svc(['agents', 'update', a.agent_id, '--vad-silence-ms', '900', '--clear', 'instructions', '--json', '--jq', '.agent'], { emu });
+    const r = await svcInProcess(['agents', 'update', a.agent_id, '--vad-silence-ms', '900', '--clear', 'instructions', '--json', '--jq', '.agent'], { emu });
     expect(r.exitCode).toBe(0);
     const patch = JSON.parse(emu.requests().find((q) => q.method === 'PATCH')!.body!);
     expect(patch.field_mask.paths.sort()).toEqual(['instructions', 'voice']);
@@ -87,15 +89,15 @@ describe('svc agents create / get / list / update / delete', () => {
 
   it('update with nothing to change, or set and clear of one field, is a usage error', async () => {
     emu.clearRequests();
-    const none = await svc(['agents', 'update', 'agent_x'], { emu });
+    const none = await svcInProcess(['agents', 'update', 'agent_x'], { emu });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('nothing to update');
-    const both = await svc(['agents', 'update', 'agent_x', '--clear', 'tools', '--tool', writeTemp('t.json', JSON.stringify(fnTool('a')))], { emu });
+    const both = await svcInProcess(['agents', 'update', 'agent_x', '--clear', 'tools', '--tool', writeTemp('t.json', JSON.stringify(fnTool('a')))], { emu });
     expect(both.exitCode).toBe(2);
     expect(both.stderr).toContain('--clear tools');
-    const two = await svc(['agents', 'update', 'agent_x', '--phone-number', 'pn_1', '--unassign-phone'], { emu });
+    const two = await svcInProcess(['agents', 'update', 'agent_x', '--phone-number', 'pn_1', '--unassign-phone'], { emu });
     expect(two.exitCode).toBe(2);
-    const badClear = await svc(['agents', 'update', 'agent_x', '--clear', 'name'], { emu });
+    const badClear = await svcInProcess(['agents', 'update', 'agent_x', '--clear', 'name'], { emu });
     expect(badClear.exitCode).toBe(2);
     expect(badClear.stderr).toContain('instructions, tools, voice, collection_ids');
     expect(emu.requests()).toHaveLength(0);
@@ -103,19 +105,19 @@ describe('svc agents create / get / list / update / delete', () => {
 
   it('delete without --yes in a script exits 2 and sends nothing; a missing agent exits 5', async () => {
     emu.clearRequests();
-    const r = await svc(['agents', 'delete', 'agent_nope'], { emu });
+    const r = await svcInProcess(['agents', 'delete', 'agent_nope'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--yes');
     expect(emu.requests()).toHaveLength(0);
-    const missing = await svc(['agents', 'delete', 'agent_nope', '--yes'], { emu });
+    const missing = await svcInProcess(['agents', 'delete', 'agent_nope', '--yes'], { emu });
     expect(missing.exitCode).toBe(5);
   });
 
   it('a key without agent access gets exit 4', async () => {
     const rec = emu.addKey({ acls: ['api-key:endpoint:chat', 'api-key:model:*'] });
-    const { registerSecret } = await import('../../helpers/cli.js');
+    const { registerSecret } = await import('../../helpers/secrets.js');
     registerSecret(rec.key);
-    const r = await svc(['agents', 'list'], { emu, key: rec.key });
+    const r = await svcInProcess(['agents', 'list'], { emu, key: rec.key });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/HTTP 403/);
   });
@@ -137,7 +139,7 @@ describe('agent limits are checked before sending (exit 2, nothing sent)', () =>
   for (const [rule, args, message] of cases) {
     it(rule, async () => {
       emu.clearRequests();
-      const r = await svc(['agents', 'create', ...args], { emu });
+      const r = await svcInProcess(['agents', 'create', ...args], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(emu.requests()).toHaveLength(0);
@@ -147,7 +149,7 @@ describe('agent limits are checked before sending (exit 2, nothing sent)', () =>
   it('limits in -f FILE are named by the file and field', async () => {
     const file = writeTemp('agent.json', JSON.stringify({ name: 'a', voice: { voice_id: 'eve', vad_silence_duration_ms: 20000 } }));
     emu.clearRequests();
-    const r = await svc(['agents', 'create', '-f', file], { emu });
+    const r = await svcInProcess(['agents', 'create', '-f', file], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`${file}: voice.vad_silence_duration_ms: 20000 is not allowed: a whole number of milliseconds from 0 to 10,000`);
     expect(emu.requests()).toHaveLength(0);
@@ -156,7 +158,7 @@ describe('agent limits are checked before sending (exit 2, nothing sent)', () =>
   it('list --limit is 1 to 1000', async () => {
     emu.clearRequests();
     for (const bad of ['0', '1001']) {
-      const r = await svc(['agents', 'list', '--limit', bad], { emu });
+      const r = await svcInProcess(['agents', 'list', '--limit', bad], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(`--limit: ${bad} is not allowed: a whole number from 1 to 1000`);
     }
@@ -165,7 +167,7 @@ describe('agent limits are checked before sending (exit 2, nothing sent)', () =>
 
   it('update checks the same limits', async () => {
     emu.clearRequests();
-    const r = await svc(['agents', 'update', 'agent_x', '--name', 'n'.repeat(256)], { emu });
+    const r = await svcInProcess(['agents', 'update', 'agent_x', '--name', 'n'.repeat(256)], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--name');
     expect(emu.requests()).toHaveLength(0);

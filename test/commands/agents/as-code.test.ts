@@ -3,8 +3,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 let agentId: string;
@@ -16,27 +18,27 @@ const writes = () => emu.requests().filter((r) => r.method !== 'GET');
 beforeAll(async () => {
   emu = await startTestEmulator();
   const tools = writeTemp('tools.json', JSON.stringify([{ type: 'function', function: { name: 'lookup', description: 'find an order', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } }, { type: 'web_search' }]));
-  const r = await svc(['agents', 'create', '--name', 'support', '--instructions', 'Line one.\nLine two.\nLine three.', '--voice', 'ara', '--vad-threshold', '0.3', '--tool', tools, '--collection', 'col_a', '--json', '--jq', '.agent'], { emu });
+  const r = await svcInProcess(['agents', 'create', '--name', 'support', '--instructions', 'Line one.\nLine two.\nLine three.', '--voice', 'ara', '--vad-threshold', '0.3', '--tool', tools, '--collection', 'col_a', '--json', '--jq', '.agent'], { emu });
   agentId = JSON.parse(r.stdout).agent_id;
 });
 afterAll(() => emu.close());
 
 describe('svc agents pull / push', () => {
   it('pull prints the agent as JSON on stdout, every field as the API sent it', async () => {
-    const r = await svc(['agents', 'pull', agentId], { emu });
+    const r = await svcInProcess(['agents', 'pull', agentId], { emu });
     expect(r.exitCode).toBe(0);
     const pulled = JSON.parse(r.stdout);
-    const got = JSON.parse((await svc(['agents', 'get', agentId, '--json', '--jq', '.agent'], { emu })).stdout);
+    const got = JSON.parse((await svcInProcess(['agents', 'get', agentId, '--json', '--jq', '.agent'], { emu })).stdout);
     expect(pulled).toEqual(got);
     expect(r.stdout.endsWith('}\n')).toBe(true);
   });
 
   it('push of the unchanged pulled file sends nothing', async () => {
-    const pulled = await svc(['agents', 'pull', agentId, '-o', file], { emu });
+    const pulled = await svcInProcess(['agents', 'pull', agentId, '-o', file], { emu });
     expect(pulled.exitCode).toBe(0);
     expect(pulled.stdout).toBe('');
     emu.clearRequests();
-    const r = await svc(['agents', 'push', '-f', file], { emu });
+    const r = await svcInProcess(['agents', 'push', '-f', file], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('already matches');
     expect(r.stdout.trim()).toBe(agentId);
@@ -50,7 +52,7 @@ describe('svc agents pull / push', () => {
     const edited = join(dir, 'dry.json');
     writeFileSync(edited, JSON.stringify(a, null, 2));
     emu.clearRequests();
-    const r = await svc(['agents', 'push', '-f', edited, '--dry-run'], { emu });
+    const r = await svcInProcess(['agents', 'push', '-f', edited, '--dry-run'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('~ instructions');
     expect(r.stderr).toContain('  - Line two.');
@@ -64,12 +66,12 @@ describe('svc agents pull / push', () => {
     const base = JSON.parse(readFileSync(file, 'utf8'));
     const big = join(dir, 'big.json');
     writeFileSync(big, JSON.stringify({ ...base, instructions: long.join('\n') }, null, 2));
-    expect((await svc(['agents', 'push', '-f', big], { emu })).exitCode).toBe(0);
+    expect((await svcInProcess(['agents', 'push', '-f', big], { emu })).exitCode).toBe(0);
     const edited = [...long];
     edited[1049] = 'Rule 1050: changed.';
     writeFileSync(big, JSON.stringify({ ...base, instructions: edited.join('\n') }, null, 2));
     emu.clearRequests();
-    const r = await svc(['agents', 'push', '-f', big, '--dry-run'], { emu });
+    const r = await svcInProcess(['agents', 'push', '-f', big, '--dry-run'], { emu });
     expect(r.exitCode).toBe(0);
     const lines = r.stderr.split('\n');
     expect(lines.filter((l) => l.startsWith('  - '))).toEqual([`  - ${long[1049]}`]);
@@ -78,7 +80,7 @@ describe('svc agents pull / push', () => {
     expect(lines.length).toBeLessThan(20);
     expect(writes()).toHaveLength(0);
     // back to the pulled agent for the tests that follow
-    expect((await svc(['agents', 'push', '-f', file], { emu })).exitCode).toBe(0);
+    expect((await svcInProcess(['agents', 'push', '-f', file], { emu })).exitCode).toBe(0);
   });
 
   it('editing one field sends a PATCH whose mask holds only that field', async () => {
@@ -86,7 +88,7 @@ describe('svc agents pull / push', () => {
     a.voice.vad_threshold = 0.6;
     writeFileSync(file, JSON.stringify(a, null, 2));
     emu.clearRequests();
-    const r = await svc(['agents', 'push', '-f', file], { emu });
+    const r = await svcInProcess(['agents', 'push', '-f', file], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('~ voice');
     expect(r.stderr).toContain('-   "vad_threshold": 0.3');
@@ -97,7 +99,7 @@ describe('svc agents pull / push', () => {
     expect(r.stderr).not.toContain('warning');
     // and it is now in sync
     emu.clearRequests();
-    expect((await svc(['agents', 'push', '-f', file], { emu })).stderr).toContain('already matches');
+    expect((await svcInProcess(['agents', 'push', '-f', file], { emu })).stderr).toContain('already matches');
     expect(writes()).toHaveLength(0);
   });
 
@@ -106,7 +108,7 @@ describe('svc agents pull / push', () => {
     a.collection_ids = null;
     writeFileSync(file, JSON.stringify(a));
     emu.clearRequests();
-    const r = await svc(['agents', 'push', '-f', file, '--json', '--jq', '.agent'], { emu });
+    const r = await svcInProcess(['agents', 'push', '-f', file, '--json', '--jq', '.agent'], { emu });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(writes()[0]!.body!)).toEqual({ agent: {}, field_mask: { paths: ['collection_ids'] } });
     expect(JSON.parse(r.stdout).collection_ids).toEqual([]);
@@ -115,7 +117,7 @@ describe('svc agents pull / push', () => {
   it('a file without agent_id creates the agent (after reading it back)', async () => {
     const f = writeTemp('new.json', JSON.stringify({ name: 'created by push', voice: { voice_id: 'Leo' } }));
     emu.clearRequests();
-    const r = await svc(['agents', 'push', '-f', f], { emu });
+    const r = await svcInProcess(['agents', 'push', '-f', f], { emu });
     expect(r.exitCode).toBe(0);
     const id = r.stdout.trim();
     expect(id).toMatch(/^agent_/);
@@ -123,7 +125,7 @@ describe('svc agents pull / push', () => {
     expect(r.stderr).toContain(`add "agent_id": "${id}"`);
     expect(writes().map((q) => `${q.method} ${q.path}`)).toEqual(['POST /v1/agents']);
     expect(JSON.parse(writes()[0]!.body!)).toEqual({ name: 'created by push', voice: { voice_id: 'leo' } });
-    const got = JSON.parse((await svc(['agents', 'get', id, '--json', '--jq', '.agent'], { emu })).stdout);
+    const got = JSON.parse((await svcInProcess(['agents', 'get', id, '--json', '--jq', '.agent'], { emu })).stdout);
     expect(got.voice).toEqual({ voice_id: 'leo' });
   });
 
@@ -137,7 +139,7 @@ describe('svc agents pull / push', () => {
     const set = agents.set.bind(agents);
     agents.set = (k, v) => set(k, v.name === 'renamed' ? { ...v, name: 'RENAMED BY SERVER' } : v);
     try {
-      const r = await svc(['agents', 'push', '-f', file], { emu });
+      const r = await svcInProcess(['agents', 'push', '-f', file], { emu });
       expect(r.exitCode).toBe(0);
       expect(r.stderr).toContain('warning: the server did not keep name as sent: sent "renamed", now "RENAMED BY SERVER"');
       expect(emu.requests().slice(-1)[0]).toMatchObject({ method: 'GET', path: `/v1/agents/${agentId}` });
@@ -148,17 +150,17 @@ describe('svc agents pull / push', () => {
 
   it('an unknown agent_id exits 5 with a hint; invalid JSON and limits are usage errors', async () => {
     const f = writeTemp('gone.json', JSON.stringify({ agent_id: 'agent_gone', name: 'x' }));
-    const r = await svc(['agents', 'push', '-f', f], { emu });
+    const r = await svcInProcess(['agents', 'push', '-f', f], { emu });
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toContain('remove "agent_id" from the file');
     emu.clearRequests();
-    const bad = await svc(['agents', 'push', '-f', writeTemp('bad.json', '{"name": ')], { emu });
+    const bad = await svcInProcess(['agents', 'push', '-f', writeTemp('bad.json', '{"name": ')], { emu });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('is not valid JSON');
-    const limit = await svc(['agents', 'push', '-f', writeTemp('lim.json', JSON.stringify({ agent_id: agentId, collection_ids: Array.from({ length: 11 }, (_, i) => `c${i}`) }))], { emu });
+    const limit = await svcInProcess(['agents', 'push', '-f', writeTemp('lim.json', JSON.stringify({ agent_id: agentId, collection_ids: Array.from({ length: 11 }, (_, i) => `c${i}`) }))], { emu });
     expect(limit.exitCode).toBe(2);
     expect(limit.stderr).toContain('collection_ids: 11 collections is not allowed: at most 10 collections per agent');
-    const noFile = await svc(['agents', 'push'], { emu });
+    const noFile = await svcInProcess(['agents', 'push'], { emu });
     expect(noFile.exitCode).toBe(2);
     expect(emu.requests()).toHaveLength(0);
   });

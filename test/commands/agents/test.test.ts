@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { cli as svc, startTestEmulator, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 const dir = tempDir();
@@ -72,7 +74,7 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   Object.assign(emu.core.settings, { realtimePace: 0, realtimeResponseDelayMs: 0, realtimeLegacyEvents: 0 });
   // the audio turn: speech from the emulator's own TTS, which its realtime engine hears back
-  const tts = await svc(['tts', 'say', 'Hello from an audio file', '--codec', 'wav', '--sample-rate', '24000', '-o', join(dir, 'hello.wav')], { emu });
+  const tts = await svcInProcess(['tts', 'say', 'Hello from an audio file', '--codec', 'wav', '--sample-rate', '24000', '-o', join(dir, 'hello.wav')], { emu });
   expect(tts.exitCode).toBe(0);
 });
 afterAll(() => emu.close());
@@ -83,7 +85,7 @@ describe('svc agents test', () => {
     writeFileSync(suite, SUITE);
     const report = join(dir, 'report.xml');
     const transcripts = join(dir, 'transcripts');
-    const r = await svc(['agents', 'test', '--agent-file', agentFile, suite, '-P', '3', '--format', 'junit', '-o', report, '--transcripts', transcripts], { emu });
+    const r = await svcInProcess(['agents', 'test', '--agent-file', agentFile, suite, '-P', '3', '--format', 'junit', '-o', report, '--transcripts', transcripts], { emu });
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stderr).toContain('5 passed, 1 failed (6 cases)');
     const xml = readFileSync(report, 'utf8');
@@ -107,7 +109,7 @@ describe('svc agents test', () => {
     const res = await fetch(`${emu.url}/_emulator/realtime`, { method: 'DELETE' });
     expect(res.ok).toBe(true);
     const suite = writeTemp('one.yaml', SUITE.split('  - name: small talk')[0]!);
-    const r = await svc(['agents', 'test', '--agent-file', agentFile, suite, '--json'], { emu });
+    const r = await svcInProcess(['agents', 'test', '--agent-file', agentFile, suite, '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout.trim())).toMatchObject({ name: 'calls book_table with the party size said', passed: true, failures: [] });
     const { sessions } = (await (await fetch(`${emu.url}/_emulator/realtime`)).json()) as { sessions: any[] };
@@ -125,7 +127,7 @@ describe('svc agents test', () => {
 
   it('a stored agent by id, a --tool-cmd tool, TAP on stdout', async () => {
     const tools = writeTemp('tools.json', JSON.stringify([BOOK_TABLE]));
-    const created = await svc(['agents', 'create', '--name', 'stored', '--tool', tools, '--json'], { emu });
+    const created = await svcInProcess(['agents', 'create', '--name', 'stored', '--tool', tools, '--json'], { emu });
     expect(created.exitCode, created.stderr).toBe(0);
     const id = (JSON.parse(created.stdout).agent ?? JSON.parse(created.stdout)).agent_id as string;
     const suite = writeTemp(
@@ -137,7 +139,7 @@ describe('svc agents test', () => {
         ],
       }),
     );
-    const r = await svc(['agents', 'test', id, suite, '--format', 'tap', '--tool-cmd', `book_table=node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('seats='+JSON.parse(s).party_size))"`], { emu });
+    const r = await svcInProcess(['agents', 'test', id, suite, '--format', 'tap', '--tool-cmd', `book_table=node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('seats='+JSON.parse(s).party_size))"`], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('TAP version 14\n1..2\nok 1 - the command answers\nok 2 - plain\n');
     expect(emu.requests().some((q) => q.method === 'GET' && q.path === `/v1/agents/${id}`)).toBe(true);
@@ -145,7 +147,7 @@ describe('svc agents test', () => {
 
   it('a tool call with no scripted result and no --tool-cmd fails the case and says how to answer it', async () => {
     const suite = writeTemp('unscripted.yaml', 'cases:\n  - name: unscripted\n    turns:\n      - user: "book_table party_size 2"\n');
-    const r = await svc(['agents', 'test', '--agent-file', agentFile, suite, '--transcripts', join(dir, 't2')], { emu });
+    const r = await svcInProcess(['agents', 'test', '--agent-file', agentFile, suite, '--transcripts', join(dir, 't2')], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toContain('FAIL unscripted');
     expect(r.stdout).toContain('add tools.book_table to the case or pass --tool-cmd book_table=COMMAND');
@@ -157,7 +159,7 @@ describe('svc agents test', () => {
       'bad.yaml',
       'cases:\n  - name: x\n    turns:\n      - user: hi\n        audio: nope.wav\n        expect: {reply_matches: "(", within_seconds: -1, colour: red}\n  - turns: []\n',
     );
-    const r = await svc(['agents', 'test', '--agent-file', agentFile, bad], { emu });
+    const r = await svcInProcess(['agents', 'test', '--agent-file', agentFile, bad], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('cases[0].turns[0]: give exactly one of user (text) or audio (a file)');
     expect(r.stderr).toContain('cases[0].turns[0].audio: nope.wav: no such file');
@@ -168,11 +170,11 @@ describe('svc agents test', () => {
     expect(r.stderr).toContain('cases[1].turns: required: a list of at least one turn');
     expect(emu.requests()).toEqual([]);
     const notYaml = writeTemp('bad2.json', '{"cases": [');
-    const r2 = await svc(['agents', 'test', 'agent_1', notYaml], { emu });
+    const r2 = await svcInProcess(['agents', 'test', 'agent_1', notYaml], { emu });
     expect(r2.exitCode).toBe(2);
     expect(r2.stderr).toContain('bad2.json: JSON:');
     const schema = writeTemp('bad3.yaml', 'cases:\n  - name: s\n    turns:\n      - user: hi\n        expect: {tool_called: {name: t, arguments_schema: {type: 12}}}\n');
-    const r3 = await svc(['agents', 'test', 'agent_1', schema], { emu });
+    const r3 = await svcInProcess(['agents', 'test', 'agent_1', schema], { emu });
     expect(r3.exitCode).toBe(2);
     expect(r3.stderr).toContain('arguments_schema is not a valid JSON Schema');
     expect(emu.requests()).toEqual([]);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPath, typedValue } from '../../../src/commands/api/request.js';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -28,7 +30,7 @@ describe('field parsing', () => {
 
 describe('svc api', () => {
   it('GET prints the body as sent (one compact line in a pipe)', async () => {
-    const r = await svc(['api', 'GET', '/v1/models/svc-4'], { emu });
+    const r = await svcInProcess(['api', 'GET', '/v1/models/svc-4'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 'svc-4', object: 'model' });
@@ -36,7 +38,7 @@ describe('svc api', () => {
 
   it('POST sends -f/-F fields as a JSON body', async () => {
     emu.clearRequests();
-    const r = await svc(['api', 'post', '/v1/chat/completions', '-f', 'model=svc-4', '-F', 'messages[][role]=user', '-F', 'max_completion_tokens=3', '-F', 'stream=false'], { emu });
+    const r = await svcInProcess(['api', 'post', '/v1/chat/completions', '-f', 'model=svc-4', '-F', 'messages[][role]=user', '-F', 'max_completion_tokens=3', '-F', 'stream=false'], { emu });
     // messages[][role] builds [{role: 'user'}]; content is missing so the emulator's message text is empty, but valid
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(emu.requests().at(-1)!.body!)).toEqual({ model: 'svc-4', messages: [{ role: 'user' }], max_completion_tokens: 3, stream: false });
@@ -45,29 +47,29 @@ describe('svc api', () => {
 
   it('--input sends a file as the body', async () => {
     const body = writeTemp('b.json', JSON.stringify({ model: 'svc-4', messages: [{ role: 'user', content: 'from a file' }] }));
-    const r = await svc(['api', 'POST', '/v1/chat/completions', '--input', body], { emu });
+    const r = await svcInProcess(['api', 'POST', '/v1/chat/completions', '--input', body], { emu });
     expect(JSON.parse(r.stdout).choices[0].message.content).toMatch(/from a file/);
   });
 
   it('GET fields become query parameters; -i shows status and headers on stderr', async () => {
     emu.clearRequests();
-    const r = await svc(['api', 'GET', '/v1/models', '-f', 'x=1', '-i'], { emu });
+    const r = await svcInProcess(['api', 'GET', '/v1/models', '-f', 'x=1', '-i'], { emu });
     expect(emu.requests().at(-1)!.query).toEqual({ x: '1' });
     expect(r.stderr).toMatch(/^HTTP 200\n/);
     expect(r.stderr).toMatch(/x-request-id: [0-9a-f-]{36}/);
   });
 
   it('maps API errors to exit codes and shows the message and request id', async () => {
-    const r = await svc(['api', 'GET', '/v1/models/missing'], { emu });
+    const r = await svcInProcess(['api', 'GET', '/v1/models/missing'], { emu });
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toMatch(/missing does not exist.*HTTP 404, not-found, request id [0-9a-f-]{36}/);
   });
 
   it('rejects a bad method, a bad path and an Authorization header before sending', async () => {
     emu.clearRequests();
-    expect((await svc(['api', 'FETCH', '/v1/models'], { emu })).stderr).toMatch(/METHOD: FETCH .*GET, POST, PUT, PATCH, DELETE, HEAD/);
-    expect((await svc(['api', 'GET', 'v1/models'], { emu })).stderr).toMatch(/PATH: v1\/models .*starting with \//);
-    const h = await svc(['api', 'GET', '/v1/models', '-H', 'Authorization: Bearer x'], { emu });
+    expect((await svcInProcess(['api', 'FETCH', '/v1/models'], { emu })).stderr).toMatch(/METHOD: FETCH .*GET, POST, PUT, PATCH, DELETE, HEAD/);
+    expect((await svcInProcess(['api', 'GET', 'v1/models'], { emu })).stderr).toMatch(/PATH: v1\/models .*starting with \//);
+    const h = await svcInProcess(['api', 'GET', '/v1/models', '-H', 'Authorization: Bearer x'], { emu });
     expect(h.exitCode).toBe(2);
     expect(h.stderr).toMatch(/--header: Authorization .*any header but Authorization/);
     expect(emu.requests()).toHaveLength(0);

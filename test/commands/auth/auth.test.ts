@@ -1,8 +1,11 @@
 import { statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { registerSecret, startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { registerSecret } from '../../helpers/secrets.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -13,7 +16,7 @@ afterAll(() => emu.close());
 describe('svc auth', () => {
   it('login reads the key from stdin, checks it, and stores it in a 0600 file; status and logout follow', async () => {
     const configDir = tempDir();
-    const login = await svc(['auth', 'login', '--with-key', '--base-url', emu.url], { key: null, input: `${emu.key}\n`, configDir });
+    const login = await svcInProcess(['auth', 'login', '--with-key', '--base-url', emu.url], { key: null, input: `${emu.key}\n`, configDir });
     expect(login.exitCode).toBe(0);
     expect(login.stderr).toMatch(/logged in: key svc…\w{4} "test key" of team team_emulator; saved to profile default/);
     const file = join(configDir, 'config.json');
@@ -23,20 +26,20 @@ describe('svc auth', () => {
     expect(saved.profiles.default.base_url).toBe(emu.url);
 
     // No SVC_API_KEY and no SVC_BASE_URL: everything comes from the profile.
-    const status = await svc(['auth', 'status'], { key: null, configDir, env: { SVC_BASE_URL: undefined } });
+    const status = await svcInProcess(['auth', 'status'], { key: null, configDir, env: { SVC_BASE_URL: undefined } });
     expect(status.exitCode).toBe(0);
     expect(status.stdout).toMatch(/key\s+svc…\w{4} \(key_\w+, from the profile\)/);
     expect(status.stdout).toMatch(/acls\s+api-key:endpoint:\*, api-key:model:\*/);
 
-    const json = await svc(['auth', 'status', '--json'], { key: null, configDir, env: { SVC_BASE_URL: undefined } });
+    const json = await svcInProcess(['auth', 'status', '--json'], { key: null, configDir, env: { SVC_BASE_URL: undefined } });
     expect(JSON.parse(json.stdout).api_key.team_id).toBe('team_emulator');
 
-    const list = await svc(['config', 'list'], { key: null, configDir });
+    const list = await svcInProcess(['config', 'list'], { key: null, configDir });
     expect(list.stdout).toMatch(/default\*\tapi_key\tsvc…\w{4}/);
 
-    const logout = await svc(['auth', 'logout'], { key: null, configDir });
+    const logout = await svcInProcess(['auth', 'logout'], { key: null, configDir });
     expect(logout.exitCode).toBe(0);
-    const after = await svc(['auth', 'status'], { key: null, configDir, env: { SVC_BASE_URL: undefined } });
+    const after = await svcInProcess(['auth', 'status'], { key: null, configDir, env: { SVC_BASE_URL: undefined } });
     expect(after.exitCode).toBe(4);
     expect(after.stderr).toMatch(/no API key: run `svc auth login`/);
   });
@@ -44,23 +47,23 @@ describe('svc auth', () => {
   it('login refuses an unknown key (exit 4) and saves nothing', async () => {
     const configDir = tempDir();
     registerSecret('svc-emu-not-a-real-key-123456');
-    const r = await svc(['auth', 'login'], { emu, key: null, input: 'svc-emu-not-a-real-key-123456\n', configDir });
+    const r = await svcInProcess(['auth', 'login'], { emu, key: null, input: 'svc-emu-not-a-real-key-123456\n', configDir });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/Incorrect API key provided: svc…3456.*HTTP 400/);
     expect(() => statSync(join(configDir, 'config.json'))).toThrow();
   });
 
   it('login with an empty stdin is a usage error', async () => {
-    const r = await svc(['auth', 'login'], { key: null, input: '' });
+    const r = await svcInProcess(['auth', 'login'], { key: null, input: '' });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/no API key given/);
   });
 
   it('the key is never accepted as an argument', async () => {
-    const r = await svc(['auth', 'login', '--key', 'abc'], { key: null, input: '' });
+    const r = await svcInProcess(['auth', 'login', '--key', 'abc'], { key: null, input: '' });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/unknown option '--key'/);
-    const c = await svc(['config', 'set', 'api_key', 'abc']);
+    const c = await svcInProcess(['config', 'set', 'api_key', 'abc']);
     expect(c.exitCode).toBe(2);
     expect(c.stderr).toMatch(/api_key: set it with `svc auth login`/);
   });
@@ -69,11 +72,11 @@ describe('svc auth', () => {
     for (const flags of [{ api_key_blocked: true }, { api_key_disabled: true }, { team_blocked: true }]) {
       const rec = emu.addKey(flags);
       registerSecret(rec.key);
-      const r = await svc(['auth', 'status'], { emu, key: rec.key });
+      const r = await svcInProcess(['auth', 'status'], { emu, key: rec.key });
       expect(r.exitCode).toBe(4);
       expect(r.stderr).toMatch(/the API key is not usable: (blocked|disabled|team blocked)/);
       // other endpoints refuse such a key with 403 → exit 4
-      const m = await svc(['models', 'list'], { emu, key: rec.key });
+      const m = await svcInProcess(['models', 'list'], { emu, key: rec.key });
       expect(m.exitCode).toBe(4);
       expect(m.stderr).toMatch(/HTTP 403, permission-denied/);
     }
@@ -82,52 +85,52 @@ describe('svc auth', () => {
   it('an ACL that does not cover an endpoint or a model is refused (exit 4)', async () => {
     const rec = emu.addKey({ acls: ['api-key:endpoint:models', 'api-key:model:svc-4-mini'] });
     registerSecret(rec.key);
-    expect((await svc(['models', 'list'], { emu, key: rec.key })).exitCode).toBe(0);
-    const chat = await svc(['chat', 'hi'], { emu, key: rec.key });
+    expect((await svcInProcess(['models', 'list'], { emu, key: rec.key })).exitCode).toBe(0);
+    const chat = await svcInProcess(['chat', 'hi'], { emu, key: rec.key });
     expect(chat.exitCode).toBe(4);
     expect(chat.stderr).toMatch(/not authorized for the endpoint chat/);
     const rec2 = emu.addKey({ acls: ['api-key:endpoint:*', 'api-key:model:svc-4-mini'] });
     registerSecret(rec2.key);
-    const chat2 = await svc(['chat', '-m', 'svc-4', 'hi'], { emu, key: rec2.key });
+    const chat2 = await svcInProcess(['chat', '-m', 'svc-4', 'hi'], { emu, key: rec2.key });
     expect(chat2.exitCode).toBe(4);
     expect(chat2.stderr).toMatch(/does not have access to model svc-4/);
-    expect((await svc(['chat', '-m', 'svc-4-mini', 'hi'], { emu, key: rec2.key })).exitCode).toBe(0);
+    expect((await svcInProcess(['chat', '-m', 'svc-4-mini', 'hi'], { emu, key: rec2.key })).exitCode).toBe(0);
   });
 
   it('--verbose traces requests with the key redacted', async () => {
-    const r = await svc(['models', 'get', 'svc-4', '-v'], { emu });
+    const r = await svcInProcess(['models', 'get', 'svc-4', '-v'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/> GET http:\/\/127\.0\.0\.1:\d+\/v1\/models\/svc-4/);
     expect(r.stderr).toContain('> authorization: Bearer [REDACTED]');
     expect(r.stderr).toMatch(/< 200 GET .* x-request-id [0-9a-f-]{36}/);
-    // svc() itself fails the test if the key appears anywhere in stdout or stderr
+    // svcInProcess() itself fails the test if the key appears anywhere in stdout or stderr
   });
 });
 
 describe('svc config', () => {
   it('sets, gets, unsets and checks values; profiles are separate', async () => {
     const configDir = tempDir();
-    expect((await svc(['config', 'set', 'model', 'svc-4-mini'], { configDir })).exitCode).toBe(0);
-    expect((await svc(['config', 'get', 'model'], { configDir })).stdout).toBe('svc-4-mini\n');
-    expect((await svc(['config', 'get', 'model', '--profile', 'other'], { configDir })).exitCode).toBe(5);
-    const bad = await svc(['config', 'set', 'timeout', '-1'], { configDir });
+    expect((await svcInProcess(['config', 'set', 'model', 'svc-4-mini'], { configDir })).exitCode).toBe(0);
+    expect((await svcInProcess(['config', 'get', 'model'], { configDir })).stdout).toBe('svc-4-mini\n');
+    expect((await svcInProcess(['config', 'get', 'model', '--profile', 'other'], { configDir })).exitCode).toBe(5);
+    const bad = await svcInProcess(['config', 'set', 'timeout', '-1'], { configDir });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/timeout: -1 .*greater than 0 and at most 86400/);
-    const unknown = await svc(['config', 'set', 'colour', 'red'], { configDir });
+    const unknown = await svcInProcess(['config', 'set', 'colour', 'red'], { configDir });
     expect(unknown.stderr).toMatch(/KEY: colour .*one of base_url, model, timeout, max_retries, voice/);
-    expect((await svc(['config', 'unset', 'model'], { configDir })).exitCode).toBe(0);
-    expect((await svc(['config', 'get', 'model'], { configDir })).exitCode).toBe(5);
-    expect((await svc(['config', 'path'], { configDir })).stdout).toBe(join(configDir, 'config.json') + '\n');
+    expect((await svcInProcess(['config', 'unset', 'model'], { configDir })).exitCode).toBe(0);
+    expect((await svcInProcess(['config', 'get', 'model'], { configDir })).exitCode).toBe(5);
+    expect((await svcInProcess(['config', 'path'], { configDir })).stdout).toBe(join(configDir, 'config.json') + '\n');
   });
 
   it('flag > env > profile > default for the base URL', async () => {
     const configDir = tempDir();
-    await svc(['config', 'set', 'base_url', 'http://127.0.0.1:9'], { configDir });
-    const fromProfile = await svc(['models', 'list', '--max-retries', '0'], { configDir, key: 'k', env: { SVC_BASE_URL: undefined } });
+    await svcInProcess(['config', 'set', 'base_url', 'http://127.0.0.1:9'], { configDir });
+    const fromProfile = await svcInProcess(['models', 'list', '--max-retries', '0'], { configDir, key: 'k', env: { SVC_BASE_URL: undefined } });
     expect(fromProfile.stderr).toMatch(/127\.0\.0\.1:9/);
-    const fromEnv = await svc(['models', 'list'], { emu, configDir });
+    const fromEnv = await svcInProcess(['models', 'list'], { emu, configDir });
     expect(fromEnv.exitCode).toBe(0);
-    const fromFlag = await svc(['models', 'list', '--base-url', 'http://127.0.0.1:7', '--max-retries', '0'], { emu, configDir });
+    const fromFlag = await svcInProcess(['models', 'list', '--base-url', 'http://127.0.0.1:7', '--max-retries', '0'], { emu, configDir });
     expect(fromFlag.stderr).toMatch(/127\.0\.0\.1:7/);
   });
 });

@@ -3,7 +3,10 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli as svc, registerSecret, startTestEmulator, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { registerSecret } from '../../helpers/secrets.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 const dir = tempDir();
@@ -20,12 +23,12 @@ function script(name: string, body: string): string {
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const set = await svc(['config', 'set', 'base_url', emu.url], { configDir, key: null });
+  const set = await svcInProcess(['config', 'set', 'base_url', emu.url], { configDir, key: null });
   expect(set.exitCode, set.stderr).toBe(0);
 });
 afterAll(() => emu.close());
 
-const run = (args: string[], env: Record<string, string> = {}) => svc(args, { configDir, key: null, env, emu: undefined });
+const run = (args: string[], env: Record<string, string> = {}) => svcInProcess(args, { configDir, key: null, env, emu: undefined });
 
 describe('api_key_cmd', () => {
   it('the key printed by the command (first line, trimmed) authenticates the request, and never shows', async () => {
@@ -33,7 +36,7 @@ describe('api_key_cmd', () => {
     const cmd = script('key.sh', `printf '%s\\n' "$@" > ${marker}\n[ -t 0 ] && echo "stdin is a terminal" >&2\nread -r x && echo "stdin was readable" >> ${marker}\necho "  ${emu.key}  "\necho "url: https://example.invalid"`);
     expect((await run(['config', 'set', 'api_key_cmd', `${cmd} 'two words' "x\\"y" $HOME`])).exitCode).toBe(0);
     emu.clearRequests();
-    const r = await svc(['models', 'list', '-v'], { configDir, key: null, input: 'data meant for svc\n' });
+    const r = await svcInProcess(['models', 'list', '-v'], { configDir, key: null, input: 'data meant for svc\n' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain('svc-4');
     expect(r.stderr).toContain('authorization: Bearer [REDACTED]');
@@ -49,7 +52,7 @@ describe('api_key_cmd', () => {
     const marker = join(dir, 'not-run');
     const cmd = script('key2.sh', `touch ${marker}; echo nothing`);
     expect((await run(['config', 'set', 'api_key_cmd', cmd])).exitCode).toBe(0);
-    const r = await svc(['models', 'list'], { configDir, key: emu.key });
+    const r = await svcInProcess(['models', 'list'], { configDir, key: emu.key });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);
   });

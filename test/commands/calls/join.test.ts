@@ -2,9 +2,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { decodeTones } from '../../../src/emulator/tones.js';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { spawnSvc, startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { decodeTones } from 'svc-emulator/tones';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { spawnSvc } from '../../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 import { fastEmulator, lastSession } from '../realtime/talk-helpers.js';
 
 let emu: TestEmulator;
@@ -29,7 +32,7 @@ describe('svc calls join', () => {
   it('joins an active call and prints the transcript of the caller and the agent until the call ends', async () => {
     const id = await startCall({ caller_script: ['I would like to book a table', 'for two people'] });
     emu.clearRequests();
-    const r = await svc(['calls', 'join', id, '--instructions', 'You take restaurant bookings', '--voice', 'sal'], { emu });
+    const r = await svcInProcess(['calls', 'join', id, '--instructions', 'You take restaurant bookings', '--voice', 'sal'], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const log = lastSession(emu);
     expect(log.call_id).toBe(id);
@@ -58,7 +61,7 @@ describe('svc calls join', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'status.sh'), '#!/bin/sh\ncat > /dev/null\necho shipped yesterday\n');
     const out = join(dir, 'agent.pcm');
-    const r = await svc(['calls', 'join', id, '--agent', agent.agent_id, '--tool-cmd', `order_status=sh ${join(dir, 'status.sh')}`, '--output', out], { emu });
+    const r = await svcInProcess(['calls', 'join', id, '--agent', agent.agent_id, '--tool-cmd', `order_status=sh ${join(dir, 'status.sh')}`, '--output', out], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const answer = 'The order_status tool says: shipped yesterday';
     expect(r.stdout).toBe(`caller: what is my order status\nagent: ${answer}\n`);
@@ -68,7 +71,7 @@ describe('svc calls join', () => {
 
   it('--json prints the session events as JSON lines', async () => {
     const id = await startCall({ caller_script: 'hello there' });
-    const r = await svc(['calls', 'join', id, '--json'], { emu });
+    const r = await svcInProcess(['calls', 'join', id, '--json'], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(events[0].type).toBe('session.created');
@@ -88,7 +91,7 @@ describe('svc calls join', () => {
       });
       proc.then(() => reject(new Error(`ended early: ${stdout}`)), reject);
     });
-    const hang = await svc(['calls', 'hangup', id], { emu });
+    const hang = await svcInProcess(['calls', 'hangup', id], { emu });
     expect(hang.exitCode, String(hang.stderr)).toBe(0);
     const r = await proc;
     expect(r.exitCode, String(r.stderr)).toBe(0);
@@ -97,22 +100,22 @@ describe('svc calls join', () => {
   });
 
   it('fails clearly on an unknown or ended call (exit 5)', async () => {
-    const r = await svc(['calls', 'join', 'rtc_doesnotexist'], { emu });
+    const r = await svcInProcess(['calls', 'join', 'rtc_doesnotexist'], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(5);
     expect(r.stderr).toContain('error: Call rtc_doesnotexist was not found or is not active');
     const id = await startCall();
-    await svc(['calls', 'hangup', id], { emu });
-    const ended = await svc(['calls', 'join', id], { emu });
+    await svcInProcess(['calls', 'hangup', id], { emu });
+    const ended = await svcInProcess(['calls', 'join', id], { emu });
     expect(ended.exitCode, String(ended.stderr)).toBe(5);
     expect(ended.stderr).toContain(`Call ${id} was not found or is not active`);
   });
 
   it('rejects a malformed call id and bad session flags before connecting (exit 2)', async () => {
     emu.clearRequests();
-    const bad = await svc(['calls', 'join', 'has space'], { emu });
+    const bad = await svcInProcess(['calls', 'join', 'has space'], { emu });
     expect(bad.exitCode, String(bad.stderr)).toBe(2);
     expect(bad.stderr).toContain('CALL_ID: has space is not allowed');
-    const voice = await svc(['calls', 'join', 'rtc_x', '--voice', 'nobody'], { emu });
+    const voice = await svcInProcess(['calls', 'join', 'rtc_x', '--voice', 'nobody'], { emu });
     expect(voice.exitCode, String(voice.stderr)).toBe(2);
     expect(voice.stderr).toContain('--voice: nobody is not allowed');
     expect(emu.requests()).toHaveLength(0);

@@ -3,8 +3,10 @@
 // realtime.call.incoming webhook of a v2 phone number.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signedHeaders, generateSecret } from '../../../src/core/webhooks.js';
-import { assertNoSecrets, spawnSvc, startTestEmulator, svc, type TestEmulator } from '../../helpers/cli.js';
+import { signedHeaders, generateSecret } from 'svc-formats/webhooks';
+import { assertNoSecrets } from '../../helpers/secrets.js';
+import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { fastEmulator, lastSession } from '../realtime/talk-helpers.js';
 
 let emu: TestEmulator;
@@ -149,13 +151,13 @@ describe('svc calls listen', () => {
   });
 
   it('needs a secret, and checks its flags before listening (exit 2)', async () => {
-    const none = await svc(['calls', 'listen', '--port', '0'], { emu });
+    const none = await svcProcess(['calls', 'listen', '--port', '0'], { emu });
     expect(none.exitCode, String(none.stderr)).toBe(2);
     expect(none.stderr).toContain('--secret: (none) is not allowed: the webhook signing secret, as --secret or in SVC_WEBHOOK_SECRET');
-    const port = await svc(['calls', 'listen', '--port', '70000', '--secret', 's'], { emu });
+    const port = await svcProcess(['calls', 'listen', '--port', '70000', '--secret', 's'], { emu });
     expect(port.exitCode, String(port.stderr)).toBe(2);
     expect(port.stderr).toContain('--port: 70000 is not allowed: a whole number from 0 to 65535');
-    const tol = await svc(['calls', 'listen', '--tolerance', '0', '--secret', 's'], { emu });
+    const tol = await svcProcess(['calls', 'listen', '--tolerance', '0', '--secret', 's'], { emu });
     expect(tol.exitCode, String(tol.stderr)).toBe(2);
     expect(tol.stderr).toContain('--tolerance: 0 is not allowed');
   });

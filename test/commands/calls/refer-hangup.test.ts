@@ -3,9 +3,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, type TestEmulator } from '../../helpers/cli.js';
-import { verify, WebhookVerificationError } from '../../../src/core/webhooks.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { verify, WebhookVerificationError } from 'svc-formats/webhooks';
 
 let emu: TestEmulator;
 let hooks: Server;
@@ -26,7 +27,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', () => r()));
   hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks/calls`;
-  const r = await svc(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'inbound', '--webhook-url', hookUrl, '--json', '--yes'], { emu });
+  const r = await svcInProcess(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'inbound', '--webhook-url', hookUrl, '--json', '--yes'], { emu });
   const created = JSON.parse(r.stdout);
   secret = created.webhook.secret;
   numberId = created.phone_number.phone_number_id;
@@ -70,24 +71,24 @@ describe('svc calls refer / hangup', () => {
   it('refer transfers an active call (the call then ends); --json prints the reply', async () => {
     const { call } = await startCall({ phone_number_id: numberId });
     emu.clearRequests();
-    const r = await svc(['calls', 'refer', call.call_id, '--to', 'tel:+14155550100', '--json'], { emu });
+    const r = await svcInProcess(['calls', 'refer', call.call_id, '--to', 'tel:+14155550100', '--json'], { emu });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({});
     expect(JSON.parse(emu.requests()[0]!.body!)).toEqual({ target_uri: 'tel:+14155550100' });
     expect(await callStatus(call.call_id)).toMatchObject({ status: 'ended', transferred_to: 'tel:+14155550100' });
-    const again = await svc(['calls', 'hangup', call.call_id], { emu });
+    const again = await svcInProcess(['calls', 'hangup', call.call_id], { emu });
     expect(again.exitCode).toBe(5);
     expect(again.stderr).toContain('not found or no longer active');
   });
 
   it('refer accepts sip:user@host; hangup ends a call (message on stderr, nothing on stdout)', async () => {
     const a = (await startCall()).call;
-    const sip = await svc(['calls', 'refer', a.call_id, '--to', 'sip:desk@pbx.example.com'], { emu });
+    const sip = await svcInProcess(['calls', 'refer', a.call_id, '--to', 'sip:desk@pbx.example.com'], { emu });
     expect(sip.exitCode).toBe(0);
     expect(sip.stdout).toBe('');
     expect(sip.stderr).toContain(`transferred call ${a.call_id} to sip:desk@pbx.example.com`);
     const b = (await startCall()).call;
-    const h = await svc(['calls', 'hangup', b.call_id], { emu });
+    const h = await svcInProcess(['calls', 'hangup', b.call_id], { emu });
     expect(h.exitCode).toBe(0);
     expect(h.stdout).toBe('');
     expect(h.stderr).toContain(`hung up call ${b.call_id}`);
@@ -95,7 +96,7 @@ describe('svc calls refer / hangup', () => {
   });
 
   it('an unknown call is 404 (exit 5)', async () => {
-    const r = await svc(['calls', 'hangup', 'rtc_unknown'], { emu });
+    const r = await svcInProcess(['calls', 'hangup', 'rtc_unknown'], { emu });
     expect(r.exitCode).toBe(5);
   });
 
@@ -110,7 +111,7 @@ describe('svc calls refer / hangup', () => {
   for (const [rule, uri] of bad) {
     it(`refer refuses ${rule} before sending`, async () => {
       emu.clearRequests();
-      const r = await svc(['calls', 'refer', 'rtc_1', '--to', uri], { emu });
+      const r = await svcInProcess(['calls', 'refer', 'rtc_1', '--to', uri], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(`--to: ${uri} is not allowed: tel:+<E.164 number>`);
       expect(emu.requests()).toHaveLength(0);
@@ -119,7 +120,7 @@ describe('svc calls refer / hangup', () => {
 
   it('refer without --to is a usage error', async () => {
     emu.clearRequests();
-    const r = await svc(['calls', 'refer', 'rtc_1'], { emu });
+    const r = await svcInProcess(['calls', 'refer', 'rtc_1'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--to is required');
     expect(emu.requests()).toHaveLength(0);

@@ -1,8 +1,10 @@
 // Markdown rendered while the answer streams (issue 16.4): on a real terminal (tmux) the finished blocks show
 // styled while the rest of the answer is still arriving; in a pipe, with --raw and with NO_COLOR the text is
-// printed as the model wrote it. The emulator answers with the ```markdown block of the prompt (docs/emulator.md).
+// printed as the model wrote it. The emulator answers with the ```markdown block of the prompt (packages/emulator/README.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TmuxTerminal, startTestEmulator, svcBytes, svcOnTerminal, type TestEmulator } from '../../helpers/cli.js';
+import { TmuxTerminal, svcOnTerminal } from '../../helpers/terminal.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcBytes } from '../../helpers/subprocess.js';
 
 const TAIL_WORDS = 200;
 const ANSWER = [

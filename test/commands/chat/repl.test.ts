@@ -1,7 +1,10 @@
 // `svc chat -i` in a real terminal (tmux): turns with the conversation kept, Ctrl-C cancelling the answer in
 // progress without leaving the REPL, commands, and /exit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TmuxTerminal, startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { TmuxTerminal } from '../../helpers/terminal.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcProcess } from '../../helpers/subprocess.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 const term = new TmuxTerminal();
@@ -19,7 +22,7 @@ describe('svc chat -i in a terminal', () => {
   it('two turns with history, one cancelled with Ctrl-C, commands, then /exit', async () => {
     const configDir = tempDir();
     // the answer the cancelled turn would have given in full
-    const full = (await svc(['chat', '--no-save', 'tell me a long story'], { emu, configDir })).stdout.trim();
+    const full = (await svcProcess(['chat', '--no-save', 'tell me a long story'], { emu, configDir })).stdout.trim();
     term.start(['chat', '-i', '-s', 'You are brief'], { emu, configDir });
     await waitFor('svc chat · svc-latest');
 
@@ -58,7 +61,7 @@ describe('svc chat -i in a terminal', () => {
     expect(last.some((m) => m.content.includes('long story'))).toBe(false);
 
     // the session was kept as a conversation
-    const show = await svc(['conversations', 'show', '--json'], { emu, configDir });
+    const show = await svcProcess(['conversations', 'show', '--json'], { emu, configDir });
     const conv = JSON.parse(show.stdout);
     expect(conv.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual(['first question', 'second\nquestion']);
   });

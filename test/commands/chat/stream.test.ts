@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { spawnSvc, startTestEmulator, cli as svc, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { spawnSvc } from '../../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -42,8 +44,8 @@ describe('svc chat streaming', () => {
   });
 
   it('streams the same text as the synchronous answer, ending with one newline', async () => {
-    const streamed = await svc(['chat', 'same text please', '--seed', '7'], { emu });
-    const sync = await svc(['chat', 'same text please', '--seed', '7', '--no-stream'], { emu });
+    const streamed = await svcInProcess(['chat', 'same text please', '--seed', '7'], { emu });
+    const sync = await svcInProcess(['chat', 'same text please', '--seed', '7', '--no-stream'], { emu });
     expect(streamed.exitCode).toBe(0);
     expect(streamed.stdout).toBe(sync.stdout);
     expect(streamed.stdout.endsWith('.\n')).toBe(true);
@@ -51,7 +53,7 @@ describe('svc chat streaming', () => {
 
   it('joins piped stdin to the prompt', async () => {
     emu.clearRequests();
-    const r = await svc(['chat', 'summarize'], { emu, input: 'line one\nline two\n' });
+    const r = await svcInProcess(['chat', 'summarize'], { emu, input: 'line one\nline two\n' });
     expect(r.exitCode).toBe(0);
     const body = JSON.parse(emu.requests().at(-1)!.body!);
     expect(body.messages).toEqual([{ role: 'user', content: 'summarize\n\nline one\nline two' }]);
@@ -59,7 +61,7 @@ describe('svc chat streaming', () => {
   });
 
   it('--json prints every chunk as one JSON line, with the usage chunk', async () => {
-    const r = await svc(['chat', 'json please', '--json'], { emu });
+    const r = await svcInProcess(['chat', 'json please', '--json'], { emu });
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
     expect(lines.at(-1).usage.total_tokens).toBeGreaterThan(0);
@@ -67,7 +69,7 @@ describe('svc chat streaming', () => {
 
   it('--no-stream --json prints the one completion object as the API sent it, on one line', async () => {
     emu.clearRequests();
-    const r = await svc(['chat', 'whole please', '--seed', '7', '--no-stream', '--json'], { emu });
+    const r = await svcInProcess(['chat', 'whole please', '--seed', '7', '--no-stream', '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout.endsWith('\n')).toBe(true);
@@ -79,19 +81,19 @@ describe('svc chat streaming', () => {
     expect(completion.choices).toHaveLength(1);
     expect(completion.choices[0]).toMatchObject({ index: 0, finish_reason: 'stop', message: { role: 'assistant' } });
     expect(completion.usage.total_tokens).toBe(completion.usage.prompt_tokens + completion.usage.completion_tokens);
-    const plain = await svc(['chat', 'whole please', '--seed', '7', '--no-stream'], { emu });
+    const plain = await svcInProcess(['chat', 'whole please', '--seed', '7', '--no-stream'], { emu });
     expect(`${completion.choices[0].message.content}\n`).toBe(plain.stdout);
   });
 
   it('-u prints usage and cost on stderr, not stdout', async () => {
-    const r = await svc(['chat', 'cost please', '-u'], { emu });
+    const r = await svcInProcess(['chat', 'cost please', '-u'], { emu });
     expect(r.stderr).toMatch(/usage: \d+ prompt \+ \d+ completion = \d+ tokens · \$\d+\.\d{6} · svc-4/);
     expect(r.stdout).not.toContain('usage');
   });
 
   it('keeps the text already printed when the connection drops mid-stream, explains, exits non-zero', async () => {
     emu.faults.add({ kind: 'drop', afterEvents: 4, path: '/v1/chat/completions' });
-    const r = await svc(['chat', 'drop me'], { emu });
+    const r = await svcInProcess(['chat', 'drop me'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^This is/);
     expect(r.stdout.length).toBeGreaterThan(4);
@@ -101,7 +103,7 @@ describe('svc chat streaming', () => {
   it('never retries a stream that has started; a 429 before it starts is retried', async () => {
     emu.faults.add({ kind: 'status', status: 429, retryAfter: '0', path: '/v1/chat/completions' });
     emu.clearRequests();
-    const r = await svc(['chat', 'after a 429'], { emu });
+    const r = await svcInProcess(['chat', 'after a 429'], { emu });
     expect(r.exitCode).toBe(0);
     expect(emu.requests().filter((q) => q.path === '/v1/chat/completions')).toHaveLength(2);
   });
@@ -126,9 +128,9 @@ describe('svc chat streaming', () => {
   });
 
   it('prints tool calls as JSON lines in a pipe', async () => {
-    const { writeTemp } = await import('../../helpers/cli.js');
+    const { writeTemp } = await import('../../helpers/files.js');
     const tool = writeTemp('tool.json', JSON.stringify({ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } }, required: ['city', 'days'] } }));
-    const r = await svc(['chat', '--tool', tool, 'what is the weather in Paris?'], { emu });
+    const r = await svcInProcess(['chat', '--tool', tool, 'what is the weather in Paris?'], { emu });
     expect(r.exitCode).toBe(0);
     const call = JSON.parse(r.stdout.trim());
     expect(call.name).toBe('get_weather');
@@ -138,9 +140,9 @@ describe('svc chat streaming', () => {
   });
 
   it('--schema gets JSON valid against the schema', async () => {
-    const { writeTemp } = await import('../../helpers/cli.js');
+    const { writeTemp } = await import('../../helpers/files.js');
     const schema = writeTemp('s.json', JSON.stringify({ type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0, maximum: 120 }, tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } } }, required: ['name', 'age', 'tags'] }));
-    const r = await svc(['chat', '--schema', schema, 'invent a person'], { emu });
+    const r = await svcInProcess(['chat', '--schema', schema, 'invent a person'], { emu });
     const v = JSON.parse(r.stdout);
     expect(typeof v.name).toBe('string');
     expect(Number.isInteger(v.age)).toBe(true);
@@ -148,10 +150,10 @@ describe('svc chat streaming', () => {
   });
 
   it('--image sends a local file as a data URL image part', async () => {
-    const { writeTemp } = await import('../../helpers/cli.js');
+    const { writeTemp } = await import('../../helpers/files.js');
     const png = writeTemp('x.png', Buffer.from('89504e470d0a1a0a', 'hex'));
     emu.clearRequests();
-    const r = await svc(['chat', '--image', png, 'describe'], { emu });
+    const r = await svcInProcess(['chat', '--image', png, 'describe'], { emu });
     expect(r.exitCode).toBe(0);
     const body = JSON.parse(emu.requests().at(-1)!.body!);
     expect(body.messages[0].content).toEqual([

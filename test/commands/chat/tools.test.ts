@@ -3,8 +3,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -28,7 +30,7 @@ describe('svc chat with local tools', () => {
   it('runs a real local command twice and ends with the model\'s answer', async () => {
     writeFileSync(log, '');
     emu.clearRequests();
-    const r = await svc(['chat', '--tool', tool, '--tool-cmd', `get_weather=${script}`, 'use get_weather for Paris, then get_weather for Rome'], { emu });
+    const r = await svcInProcess(['chat', '--tool', tool, '--tool-cmd', `get_weather=${script}`, 'use get_weather for Paris, then get_weather for Rome'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^The tool returned 18C and cloudy\. This is the emulator's answer/);
     const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -47,7 +49,7 @@ describe('svc chat with local tools', () => {
 
   it('--max-turns 1 stops with a clear message and a non-zero exit', async () => {
     writeFileSync(log, '');
-    const r = await svc(['chat', '--tool', tool, '--tool-cmd', `get_weather=${script}`, '--max-turns', '1', 'weather in Oslo?'], { emu });
+    const r = await svcInProcess(['chat', '--tool', tool, '--tool-cmd', `get_weather=${script}`, '--max-turns', '1', 'weather in Oslo?'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('stopped after 1 model turn (--max-turns 1): the model still wanted to call get_weather; raise --max-turns');
     expect(readFileSync(log, 'utf8')).toBe('');
@@ -55,7 +57,7 @@ describe('svc chat with local tools', () => {
 
   it('a failing command is reported to the model as an error result and the loop goes on', async () => {
     emu.clearRequests();
-    const r = await svc(['chat', '--tool', tool, '--tool-cmd', 'get_weather=echo broken >&2; exit 3', '--no-stream', 'weather in Lima?'], { emu });
+    const r = await svcInProcess(['chat', '--tool', tool, '--tool-cmd', 'get_weather=echo broken >&2; exit 3', '--no-stream', 'weather in Lima?'], { emu });
     expect(r.exitCode).toBe(0);
     const toolMsg = chatBodies()[1].messages.find((m: any) => m.role === 'tool');
     expect(JSON.parse(toolMsg.content)).toEqual({ error: 'the tool command exited with status 3: broken', output: '' });
@@ -65,11 +67,11 @@ describe('svc chat with local tools', () => {
   it('a --tool-cmd without a --tool file gets a permissive definition; the conversation is kept for -c', async () => {
     const configDir = tempDir();
     emu.clearRequests();
-    const r = await svc(['chat', '--tool-cmd', 'today=date +%Y', 'what year is it? use today'], { emu, configDir });
+    const r = await svcInProcess(['chat', '--tool-cmd', 'today=date +%Y', 'what year is it? use today'], { emu, configDir });
     expect(r.exitCode).toBe(0);
     expect(chatBodies()[0].tools[0].function).toMatchObject({ name: 'today', parameters: { type: 'object' } });
     expect(r.stdout).toContain(`The tool returned ${new Date().getFullYear()}`);
-    const next = await svc(['chat', '-c', 'thanks'], { emu, configDir });
+    const next = await svcInProcess(['chat', '-c', 'thanks'], { emu, configDir });
     expect(next.exitCode).toBe(0);
     const roles = chatBodies().pop()!.messages.map((m: any) => m.role);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
@@ -89,7 +91,7 @@ describe('tool loop flags are checked before sending', () => {
   for (const [name, args, message] of cases) {
     it(name, async () => {
       emu.clearRequests();
-      const r = await svc(['chat', ...args, 'hi'], { emu });
+      const r = await svcInProcess(['chat', ...args, 'hi'], { emu });
       expect(r.stderr).toMatch(message);
       expect(r.exitCode).toBe(2);
       expect(emu.requests()).toHaveLength(0);

@@ -1,8 +1,10 @@
 // One case per documented range or rule of the chat request: exit 2, a message naming the flag and what is
 // allowed, and nothing sent to the emulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -60,7 +62,7 @@ describe('svc chat rejects bad input before sending', () => {
   for (const [name, args, message] of cases) {
     it(name, async () => {
       emu.clearRequests();
-      const r = await svc(['chat', ...args(), 'hello'], { emu });
+      const r = await svcInProcess(['chat', ...args(), 'hello'], { emu });
       expect(r.stderr).toMatch(message);
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe('');
@@ -70,20 +72,20 @@ describe('svc chat rejects bad input before sending', () => {
 
   it('no prompt at all', async () => {
     emu.clearRequests();
-    const r = await svc(['chat'], { emu, input: '' });
+    const r = await svcInProcess(['chat'], { emu, input: '' });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/no prompt/);
     expect(emu.requests()).toHaveLength(0);
   });
 
   it('the emulator enforces the same rules when a raw request bypasses the CLI', async () => {
-    const r = await svc(['api', 'POST', '/v1/chat/completions', '-f', 'model=svc-4', '-F', 'messages=[{"role":"user","content":"x"}]', '-F', 'temperature=3'], { emu });
+    const r = await svcInProcess(['api', 'POST', '/v1/chat/completions', '-f', 'model=svc-4', '-F', 'messages=[{"role":"user","content":"x"}]', '-F', 'temperature=3'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/temperature.*at most 2.*HTTP 400, invalid-argument, request id/);
   });
 
   it('reasoning models refuse penalties and stop sequences (server message shown)', async () => {
-    const r = await svc(['chat', '-m', 'svc-4-reasoning', '--frequency-penalty', '1', 'hello'], { emu });
+    const r = await svcInProcess(['chat', '-m', 'svc-4-reasoning', '--frequency-penalty', '1', 'hello'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/not supported on reasoning model svc-4-reasoning: frequency_penalty/);
   });

@@ -3,14 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { ROOT, svc } from '../../helpers/cli.js';
+import { ROOT } from '../../helpers/files.js';
+import { svcProcess } from '../../helpers/subprocess.js';
 
 const FILES = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish' } as const;
 
 describe('completion scripts', () => {
   for (const [shell, file] of Object.entries(FILES)) {
     it(`completions/${file} matches the command tree (run \`npm run completions\` when this fails)`, async () => {
-      const r = await svc(['completion', shell]);
+      const r = await svcProcess(['completion', shell]);
       expect(r.exitCode).toBe(0);
       expect(readFileSync(join(ROOT, 'completions', file), 'utf8')).toBe(r.stdout);
     });

@@ -4,7 +4,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, TmuxTerminal, startTestEmulator, svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
+import { TmuxTerminal } from '../../helpers/terminal.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcProcess } from '../../helpers/subprocess.js';
 
 let emu: TestEmulator;
 const fileIds: string[] = [];
@@ -19,10 +22,10 @@ beforeAll(async () => {
   mkdirSync(configDir);
   writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current_profile: 'work', profiles: { work: {}, staging: { base_url: 'http://127.0.0.1:9' } } }));
   for (const name of ['alpha-report.txt', 'beta-notes.txt']) {
-    const r = await svc(['files', 'upload', writeTemp(name, 'x'), '--json'], { emu });
+    const r = await svcProcess(['files', 'upload', writeTemp(name, 'x'), '--json'], { emu });
     fileIds.push(JSON.parse(r.stdout).id);
   }
-  const a = await svc(['agents', 'create', '--name', 'front desk', '--json', '--jq', '.agent'], { emu });
+  const a = await svcProcess(['agents', 'create', '--name', 'front desk', '--json', '--jq', '.agent'], { emu });
   agentId = JSON.parse(a.stdout).agent_id;
 });
 afterAll(async () => {

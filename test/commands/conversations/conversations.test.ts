@@ -1,8 +1,10 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -16,10 +18,10 @@ describe('chat conversations kept locally', () => {
   it('`cat a.txt | svc chat "summarize"` then `svc chat -c "and now shorter"` continue in a pipe', async () => {
     const configDir = tempDir();
     emu.clearRequests();
-    const first = await svc(['chat', 'summarize'], { emu, configDir, input: 'A long text about tides and the moon.\n' });
+    const first = await svcInProcess(['chat', 'summarize'], { emu, configDir, input: 'A long text about tides and the moon.\n' });
     expect(first.exitCode).toBe(0);
     expect(first.stdout).toMatch(/^This is the emulator's answer to "summarize A long text about tides/);
-    const second = await svc(['chat', '-c', 'and now shorter'], { emu, configDir });
+    const second = await svcInProcess(['chat', '-c', 'and now shorter'], { emu, configDir });
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toMatch(/^This is the emulator's answer to "and now shorter"/);
     const [b1, b2] = chatBodies();
@@ -30,30 +32,30 @@ describe('chat conversations kept locally', () => {
       { role: 'user', content: 'and now shorter' },
     ]);
 
-    const list = await svc(['conversations', 'list'], { emu, configDir });
+    const list = await svcInProcess(['conversations', 'list'], { emu, configDir });
     const rows = list.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(rows).toHaveLength(1);
     const [id, , model, turns, title] = rows[0]!;
     expect(id).toMatch(/^conv_/);
     expect([model, turns, title]).toEqual(['svc-4', '2', 'summarize A long text about tides and the moon.']);
 
-    const show = await svc(['conversations', 'show'], { emu, configDir });
+    const show = await svcInProcess(['conversations', 'show'], { emu, configDir });
     expect(show.stdout.split('\n').filter((l) => /^(user|assistant): /.test(l))).toHaveLength(4);
-    const json = await svc(['conversations', 'show', id!, '--json'], { emu, configDir });
+    const json = await svcInProcess(['conversations', 'show', id!, '--json'], { emu, configDir });
     expect(JSON.parse(json.stdout).messages).toHaveLength(4);
 
     // --conversation ID continues that one; -s replaces the system prompt
     emu.clearRequests();
-    await svc(['chat', '--conversation', id!, '-s', 'be terse', 'third'], { emu, configDir });
+    await svcInProcess(['chat', '--conversation', id!, '-s', 'be terse', 'third'], { emu, configDir });
     const [b3] = chatBodies();
     expect(b3.messages[0]).toEqual({ role: 'system', content: 'be terse' });
     expect(b3.messages).toHaveLength(6);
 
-    const del = await svc(['conversations', 'delete', id!, '--yes'], { emu, configDir });
+    const del = await svcInProcess(['conversations', 'delete', id!, '--yes'], { emu, configDir });
     expect(del.stdout).toBe(`${id}\tdeleted\n`);
-    const gone = await svc(['conversations', 'show', id!], { emu, configDir });
+    const gone = await svcInProcess(['conversations', 'show', id!], { emu, configDir });
     expect(gone.exitCode).toBe(5);
-    const cont = await svc(['chat', '-c', 'x'], { emu, configDir });
+    const cont = await svcInProcess(['chat', '-c', 'x'], { emu, configDir });
     expect(cont.exitCode).toBe(2);
     expect(cont.stderr).toContain('no conversation to continue');
   });
@@ -62,17 +64,17 @@ describe('chat conversations kept locally', () => {
     const configDir = tempDir();
     const dir = join(configDir, 'data', 'conversations');
     const idOf = (stdout: string) => JSON.parse(stdout).id as string;
-    await svc(['chat', 'first'], { emu, configDir });
+    await svcInProcess(['chat', 'first'], { emu, configDir });
     const [firstId] = readdirSync(dir).filter((n) => n.startsWith('conv_')).map((n) => n.slice(0, -5));
     expect(lstatSync(join(dir, 'last', 'default')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(join(dir, 'last', 'default'))).toBe(firstId);
     expect(existsSync(join(dir, 'last.json'))).toBe(false);
     // messages keep their own last one
-    await svc(['messages', 'in messages'], { emu, configDir });
+    await svcInProcess(['messages', 'in messages'], { emu, configDir });
     expect(readdirSync(join(dir, 'last')).sort()).toEqual(['default', 'messages%3Adefault']);
 
     // an older svc wrote last.json after the link was made: its conversation is the one continued
-    const second = await svc(['chat', 'second', '--no-save'], { emu, configDir });
+    const second = await svcInProcess(['chat', 'second', '--no-save'], { emu, configDir });
     expect(second.exitCode).toBe(0);
     const older = { id: 'conv_olderversion1', profile: 'default', model: 'svc-4', created_at: 1, updated_at: 1, messages: [{ role: 'user', content: 'from an older svc' }] };
     writeFileSync(join(dir, `${older.id}.json`), JSON.stringify(older));
@@ -80,18 +82,18 @@ describe('chat conversations kept locally', () => {
     const past = new Date(Date.now() - 60_000);
     utimesSync(join(dir, 'last.json'), new Date(), new Date(Date.now() + 1000));
     emu.clearRequests();
-    await svc(['chat', '-c', 'continue it'], { emu, configDir });
+    await svcInProcess(['chat', '-c', 'continue it'], { emu, configDir });
     expect(chatBodies()[0].messages[0]).toEqual({ role: 'user', content: 'from an older svc' });
     // … and once that run has saved, the link is the newer one again
     utimesSync(join(dir, 'last.json'), past, past);
     emu.clearRequests();
-    await svc(['chat', '-c', 'once more'], { emu, configDir });
+    await svcInProcess(['chat', '-c', 'once more'], { emu, configDir });
     expect(chatBodies()[0].messages.map((m: { content: string }) => m.content)).toEqual(['from an older svc', 'continue it', expect.any(String), 'once more']);
 
     // delete removes the link that names it
-    const show = await svc(['conversations', 'show', '--json'], { emu, configDir });
+    const show = await svcInProcess(['conversations', 'show', '--json'], { emu, configDir });
     const lastId = idOf(show.stdout);
-    await svc(['conversations', 'delete', lastId, '--yes'], { emu, configDir });
+    await svcInProcess(['conversations', 'delete', lastId, '--yes'], { emu, configDir });
     expect(readdirSync(join(dir, 'last'))).toEqual(['messages%3Adefault']);
 
     // where no link can be made (here last/ is a file), last.json is written and read as before
@@ -99,22 +101,22 @@ describe('chat conversations kept locally', () => {
     const plainDir = join(plain, 'data', 'conversations');
     mkdirSync(plainDir, { recursive: true });
     writeFileSync(join(plainDir, 'last'), 'not a folder');
-    await svc(['chat', 'kept in last.json'], { emu, configDir: plain });
+    await svcInProcess(['chat', 'kept in last.json'], { emu, configDir: plain });
     const kept = JSON.parse(readFileSync(join(plainDir, 'last.json'), 'utf8')).default;
     expect(kept).toMatch(/^conv_/);
     emu.clearRequests();
-    await svc(['chat', '-c', 'and continued'], { emu, configDir: plain });
+    await svcInProcess(['chat', '-c', 'and continued'], { emu, configDir: plain });
     expect(chatBodies()[0].messages[0]).toEqual({ role: 'user', content: 'kept in last.json' });
     expect(readdirSync(plainDir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
   it('--no-save keeps nothing; --json lists one summary per line', async () => {
     const configDir = tempDir();
-    await svc(['chat', '--no-save', 'hi'], { emu, configDir });
-    expect((await svc(['conversations', 'list', '--json'], { emu, configDir })).stdout).toBe('');
-    await svc(['chat', 'hello'], { emu, configDir });
-    await svc(['chat', 'again'], { emu, configDir });
-    const lines = (await svc(['conversations', 'list', '--json'], { emu, configDir })).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    await svcInProcess(['chat', '--no-save', 'hi'], { emu, configDir });
+    expect((await svcInProcess(['conversations', 'list', '--json'], { emu, configDir })).stdout).toBe('');
+    await svcInProcess(['chat', 'hello'], { emu, configDir });
+    await svcInProcess(['chat', 'again'], { emu, configDir });
+    const lines = (await svcInProcess(['conversations', 'list', '--json'], { emu, configDir })).stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ turns: 1, model: 'svc-4', profile: 'default' });
   });
@@ -131,7 +133,7 @@ describe('conversation flags are checked before sending', () => {
   for (const [name, args, message] of cases) {
     it(name, async () => {
       emu.clearRequests();
-      const r = await svc(['chat', ...args, 'hi'], { emu });
+      const r = await svcInProcess(['chat', ...args, 'hi'], { emu });
       expect(r.stderr).toMatch(message);
       expect(r.exitCode).toBe(2);
       expect(emu.requests()).toHaveLength(0);
@@ -139,7 +141,7 @@ describe('conversation flags are checked before sending', () => {
   }
 
   it('deleting an unknown conversation exits 5', async () => {
-    const r = await svc(['conversations', 'delete', 'conv_nothere1', '--yes'], { emu });
+    const r = await svcInProcess(['conversations', 'delete', 'conv_nothere1', '--yes'], { emu });
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toContain('no conversation conv_nothere1');
   });

@@ -1,10 +1,12 @@
-import { encodeWav } from '../../../src/audio/codecs.js';
+import { encodeWav } from 'svc-formats/audio-codecs';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
 
 const ffmpeg = (args: string[]) => execa('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
 
@@ -34,7 +36,7 @@ describe('svc custom-voices', () => {
 
   it('create uploads the clip as multipart field `file` with the name, and prints the voice', async () => {
     emu.clearRequests();
-    const r = await svc(['custom-voices', 'create', clip, '--name', 'my voice'], { emu });
+    const r = await svcInProcess(['custom-voices', 'create', clip, '--name', 'my voice'], { emu });
     expect(r.exitCode).toBe(0);
     const rows = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t')));
     expect(rows.voice_id).toMatch(/^[a-z0-9]{8}$/);
@@ -49,33 +51,33 @@ describe('svc custom-voices', () => {
   });
 
   it('the new voice works as an agent voice', async () => {
-    const r = await svc(['agents', 'create', '--name', 'cloned', '--voice', id, '--json', '--jq', '.agent'], { emu });
+    const r = await svcInProcess(['agents', 'create', '--name', 'cloned', '--voice', id, '--json', '--jq', '.agent'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).voice).toEqual({ voice_id: id });
-    const v = await svc(['tts', 'voice', id, '--json'], { emu });
+    const v = await svcInProcess(['tts', 'voice', id, '--json'], { emu });
     expect(JSON.parse(v.stdout)).toEqual({ voice_id: id, name: 'my voice' });
   });
 
   it('get / update / list (--json one per line)', async () => {
-    const g = await svc(['custom-voices', 'get', id, '--json'], { emu });
+    const g = await svcInProcess(['custom-voices', 'get', id, '--json'], { emu });
     expect(JSON.parse(g.stdout)).toMatchObject({ voice_id: id, name: 'my voice', created_at: expect.stringMatching(/Z$/) });
     emu.clearRequests();
-    const u = await svc(['custom-voices', 'update', id, '--name', 'narrator', '--json'], { emu });
+    const u = await svcInProcess(['custom-voices', 'update', id, '--name', 'narrator', '--json'], { emu });
     expect(JSON.parse(u.stdout).name).toBe('narrator');
     expect(emu.requests()[0]).toMatchObject({ method: 'PATCH', path: `/v1/custom-voices/${id}` });
     expect(JSON.parse(emu.requests()[0]!.body!)).toEqual({ name: 'narrator' });
-    const l = await svc(['custom-voices', 'list'], { emu });
+    const l = await svcInProcess(['custom-voices', 'list'], { emu });
     expect(l.stdout.trim().split('\t').slice(0, 2)).toEqual([id, 'narrator']);
   });
 
   it('list pages with pagination_token; --all follows them', async () => {
     const more = writeTemp('b.mp3', mp3(2));
-    for (let i = 0; i < 2; i++) expect((await svc(['custom-voices', 'create', more, '--name', `v${i}`], { emu })).exitCode).toBe(0);
-    const one = await svc(['custom-voices', 'list', '--limit', '1'], { emu });
+    for (let i = 0; i < 2; i++) expect((await svcInProcess(['custom-voices', 'create', more, '--name', `v${i}`], { emu })).exitCode).toBe(0);
+    const one = await svcInProcess(['custom-voices', 'list', '--limit', '1'], { emu });
     expect(one.stdout.trim().split('\n')).toHaveLength(1);
     expect(one.stderr).toMatch(/more custom voices: --page-token \w+ \(or --all\)/);
     emu.clearRequests();
-    const all = await svc(['custom-voices', 'list', '--limit', '1', '--all', '--json'], { emu });
+    const all = await svcInProcess(['custom-voices', 'list', '--limit', '1', '--all', '--json'], { emu });
     expect(all.stdout.trim().split('\n').map((l) => JSON.parse(l).name)).toEqual(['narrator', 'v0', 'v1']);
     expect(emu.requests().map((q) => q.query.pagination_token)).toEqual([undefined, id, expect.stringMatching(/^[a-z0-9]{8}$/)]);
   });
@@ -83,12 +85,12 @@ describe('svc custom-voices', () => {
   it('download -o FILE writes atomically (no temp file left) the bytes uploaded', async () => {
     const dir = tempDir();
     const out = join(dir, 'ref.wav');
-    const r = await svc(['custom-voices', 'download', id, '-o', out], { emu });
+    const r = await svcInProcess(['custom-voices', 'download', id, '-o', out], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim()).toBe(out);
     expect(readFileSync(out).equals(readFileSync(clip))).toBe(true);
     expect(readdirSync(dir)).toEqual(['ref.wav']);
-    const missing = await svc(['custom-voices', 'download', 'zzzzzzzz', '-o', join(dir, 'x.wav')], { emu });
+    const missing = await svcInProcess(['custom-voices', 'download', 'zzzzzzzz', '-o', join(dir, 'x.wav')], { emu });
     expect(missing.exitCode).toBe(5);
     expect(existsSync(join(dir, 'x.wav'))).toBe(false);
     expect(readdirSync(dir)).toEqual(['ref.wav']);
@@ -96,18 +98,18 @@ describe('svc custom-voices', () => {
 
   it('delete asks for --yes in a script, then prints {deleted: true} with --json', async () => {
     emu.clearRequests();
-    expect((await svc(['custom-voices', 'delete', id], { emu })).exitCode).toBe(2);
+    expect((await svcInProcess(['custom-voices', 'delete', id], { emu })).exitCode).toBe(2);
     expect(emu.requests()).toHaveLength(0);
-    const r = await svc(['custom-voices', 'delete', id, '--yes', '--json'], { emu });
+    const r = await svcInProcess(['custom-voices', 'delete', id, '--yes', '--json'], { emu });
     expect(JSON.parse(r.stdout)).toEqual({ deleted: true });
-    expect((await svc(['custom-voices', 'get', id], { emu })).exitCode).toBe(5);
+    expect((await svcInProcess(['custom-voices', 'get', id], { emu })).exitCode).toBe(5);
   });
 });
 
 describe('the clip is checked before upload (exit 2, nothing sent)', () => {
   const run = async (args: string[], env?: Record<string, string>) => {
     emu.clearRequests();
-    const r = await svc(['custom-voices', 'create', ...args], { emu, env });
+    const r = await svcInProcess(['custom-voices', 'create', ...args], { emu, env });
     expect(emu.requests()).toHaveLength(0);
     return r;
   };
@@ -159,7 +161,7 @@ describe('the clip is checked before upload (exit 2, nothing sent)', () => {
     const short = join(tempDir(), 'short.ogg');
     await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=16000:duration=2', '-c:a', 'libopus', short]);
     emu.clearRequests();
-    const r = await svc(['custom-voices', 'create', short], { emu });
+    const r = await svcInProcess(['custom-voices', 'create', short], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('trusting its extension');
     expect(emu.requests()).toHaveLength(1);
@@ -184,7 +186,7 @@ describe('the clip is checked before upload (exit 2, nothing sent)', () => {
   // the one test with a stand-in: ffprobe missing (a path that does not exist)
   it('without ffprobe another container is trusted by its extension (with a note) and uploaded', async () => {
     emu.clearRequests();
-    const r = await svc(['custom-voices', 'create', writeTemp('clip.ogg', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))], { emu, env: { SVC_FFPROBE: '/nonexistent/ffprobe' } });
+    const r = await svcInProcess(['custom-voices', 'create', writeTemp('clip.ogg', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))], { emu, env: { SVC_FFPROBE: '/nonexistent/ffprobe' } });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('trusting its extension (.ogg)');
     expect(emu.requests()).toHaveLength(1);
@@ -193,7 +195,7 @@ describe('the clip is checked before upload (exit 2, nothing sent)', () => {
   it('list --limit is 1 to 1000', async () => {
     for (const bad of ['0', '1001']) {
       emu.clearRequests();
-      const r = await svc(['custom-voices', 'list', '--limit', bad], { emu });
+      const r = await svcInProcess(['custom-voices', 'list', '--limit', bad], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(`--limit: ${bad} is not allowed: a whole number from 1 to 1000`);
       expect(emu.requests()).toHaveLength(0);

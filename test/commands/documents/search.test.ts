@@ -1,8 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { spawnSvc, startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { spawnSvc } from '../../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 let docs: string;
@@ -18,7 +21,7 @@ afterAll(() => emu.close());
 
 describe('svc documents search', () => {
   it('prints a ranked table in a pipe: rank, score, file id, name, snippet', async () => {
-    const r = await svc(['documents', 'search', 'refund of digital goods', '--collection', 'handbook'], { emu });
+    const r = await svcInProcess(['documents', 'search', 'refund of digital goods', '--collection', 'handbook'], { emu });
     expect(r.exitCode).toBe(0);
     const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(rows[0]![0]).toBe('1');
@@ -31,7 +34,7 @@ describe('svc documents search', () => {
 
   it('sends limit, mode and filter; --json prints each match as sent', async () => {
     emu.clearRequests();
-    const r = await svc(['documents', 'search', 'days', '--collection', 'handbook', '--limit', '1', '--mode', 'keyword', '--filter', 'year >= 2023', '--json'], { emu });
+    const r = await svcInProcess(['documents', 'search', 'days', '--collection', 'handbook', '--limit', '1', '--mode', 'keyword', '--filter', 'year >= 2023', '--json'], { emu });
     const body = JSON.parse(emu.requests().find((q) => q.path === '/v1/documents/search')!.body!);
     expect(body).toEqual({ query: 'days', source: { collection_ids: ['handbook'] }, limit: 1, retrieval_mode: { type: 'keyword' }, filter: 'year >= 2023' });
     const matches = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -41,10 +44,10 @@ describe('svc documents search', () => {
   });
 
   it('an unknown collection or a bad filter shows the server\'s message', async () => {
-    const r = await svc(['documents', 'search', 'x', '--collection', 'nope'], { emu });
+    const r = await svcInProcess(['documents', 'search', 'x', '--collection', 'nope'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('the collection nope does not exist');
-    const f = await svc(['documents', 'search', 'x', '--collection', 'handbook', '--filter', 'year >'], { emu });
+    const f = await svcInProcess(['documents', 'search', 'x', '--collection', 'handbook', '--filter', 'year >'], { emu });
     expect(f.exitCode).toBe(1);
     expect(f.stderr).toMatch(/Invalid filter/);
   });
@@ -63,7 +66,7 @@ describe('svc emulator serve --collection', () => {
         });
         server.once('exit', () => reject(new Error(`serve exited: ${out}`)));
       });
-      const r = await svc(['documents', 'search', 'paid holidays', '--collection', 'handbook', '--json'], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'svc-emulator-local-key-0000000000000000' } });
+      const r = await svcInProcess(['documents', 'search', 'paid holidays', '--collection', 'handbook', '--json'], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'svc-emulator-local-key-0000000000000000' } });
       expect(r.exitCode).toBe(0);
       expect(JSON.parse(r.stdout.split('\n')[0]!).fields.file_name).toBe('holidays.md');
     } finally {
@@ -73,7 +76,7 @@ describe('svc emulator serve --collection', () => {
   });
 
   it('refuses a path that does not exist', async () => {
-    const r = await svc(['emulator', 'serve', '--memory', '--collection', 'x=/nonexistent/dir']);
+    const r = await svcInProcess(['emulator', 'serve', '--memory', '--collection', 'x=/nonexistent/dir']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--collection: x=\/nonexistent\/dir .*existing file or folder/);
   });
@@ -91,7 +94,7 @@ describe('svc documents search rejects bad input before sending', () => {
   for (const [name, args, message] of cases) {
     it(name, async () => {
       emu.clearRequests();
-      const r = await svc(['documents', 'search', ...args], { emu });
+      const r = await svcInProcess(['documents', 'search', ...args], { emu });
       expect(r.stderr).toMatch(message);
       expect(r.exitCode).toBe(2);
       expect(emu.requests()).toHaveLength(0);

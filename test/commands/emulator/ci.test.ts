@@ -1,12 +1,14 @@
 // The emulator as a service in users' CI (issue 15): key and env printed, readiness, fixtures and reset,
-// triggers, the request log, faults from the CLI, and the CI recipe of docs/emulator.md run as written.
+// triggers, the request log, faults from the CLI, and the CI recipe of packages/emulator/README.md run as written.
 import { createServer } from 'node:http';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verify } from '../../../src/core/webhooks.js';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { ROOT, spawnSvc, cli as svc, svcBinDir, svcShell, tempDir } from '../../helpers/cli.js';
+import { verify } from 'svc-formats/webhooks';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { ROOT, tempDir } from '../../helpers/files.js';
+import { spawnSvc, svcBinDir, svcShell } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 
 const KEY = 'svc-emulator-local-key-0000000000000000';
 const running: ReturnType<typeof spawnSvc>[] = [];
@@ -87,26 +89,26 @@ describe('svc emulator serve for CI', () => {
   it('--fixtures seeds keys with ACLs, agents, numbers, files (inline and from paths) and collections; reset restores them', async () => {
     const { file } = fixturesFile();
     const { url } = await serve(['--fixtures', file, '--seed', '5']);
-    const files = await svc(['files', 'list', '--json'], on(url));
+    const files = await svcInProcess(['files', 'list', '--json'], on(url));
     expect(files.exitCode, files.stderr).toBe(0);
     const names = files.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((f) => f.filename).map((f) => f.filename).sort();
     expect(names).toEqual(['notes.txt', 'report.txt']);
-    const agents = await svc(['agents', 'list', '--json'], on(url));
+    const agents = await svcInProcess(['agents', 'list', '--json'], on(url));
     expect(agents.stdout).toContain('front-desk');
-    const search = await svc(['documents', 'search', 'refunds paid', '--collection', 'handbook', '--json'], on(url));
+    const search = await svcInProcess(['documents', 'search', 'refunds paid', '--collection', 'handbook', '--json'], on(url));
     expect(search.exitCode, search.stderr).toBe(0);
     expect(search.stdout).toContain('14 days');
     // the fixture key reaches models but not chat
-    expect((await svc(['models', 'list'], on(url, 'ci-models-only-key-0000000000'))).exitCode).toBe(0);
-    const chat = await svc(['chat', 'hi'], on(url, 'ci-models-only-key-0000000000'));
+    expect((await svcInProcess(['models', 'list'], on(url, 'ci-models-only-key-0000000000'))).exitCode).toBe(0);
+    const chat = await svcInProcess(['chat', 'hi'], on(url, 'ci-models-only-key-0000000000'));
     expect(chat.exitCode).toBe(4);
     // change the state, then reset: the fixtures come back and the change is gone
-    const up = await svc(['files', 'upload', join(ROOT, 'package.json')], on(url));
+    const up = await svcInProcess(['files', 'upload', join(ROOT, 'package.json')], on(url));
     expect(up.exitCode, up.stderr).toBe(0);
-    const reset = await svc(['emulator', 'reset', '--json'], on(url));
+    const reset = await svcInProcess(['emulator', 'reset', '--json'], on(url));
     expect(reset.exitCode, reset.stderr).toBe(0);
     expect(JSON.parse(reset.stdout).fixtures).toEqual({ keys: 1, agents: 1, phone_numbers: 1, files: 2, collections: 1 });
-    const after = await svc(['files', 'list', '--json'], on(url));
+    const after = await svcInProcess(['files', 'list', '--json'], on(url));
     const again = after.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((f) => f.filename).map((f) => f.filename).sort();
     expect(again).toEqual(['notes.txt', 'report.txt']);
   });
@@ -114,11 +116,11 @@ describe('svc emulator serve for CI', () => {
   it('refuses a fixtures file with an unknown section or a bad entry (exit 2, naming it)', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'bad.yaml'), 'widgets: []\n');
-    const r = await svc(['emulator', 'serve', '--memory', '--fixtures', join(dir, 'bad.yaml')]);
+    const r = await svcInProcess(['emulator', 'serve', '--memory', '--fixtures', join(dir, 'bad.yaml')]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--fixtures: .*unknown section widgets/);
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ phone_numbers: [{ api: 'v1', name: 'x', area_code: '12' }] }));
-    const r2 = await svc(['emulator', 'serve', '--memory', '--fixtures', join(dir, 'bad.json')]);
+    const r2 = await svcInProcess(['emulator', 'serve', '--memory', '--fixtures', join(dir, 'bad.json')]);
     expect(r2.exitCode).toBe(2);
     expect(r2.stderr).toMatch(/phone_numbers\[0\]: 400 .*area_code/);
   });
@@ -140,7 +142,7 @@ describe('svc emulator trigger', () => {
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
     try {
       const port = (hook.address() as { port: number }).port;
-      const r = await svc(['emulator', 'trigger', 'incoming-call', '--webhook', `http://127.0.0.1:${port}/`, '--from', '+14155550142'], on(url));
+      const r = await svcInProcess(['emulator', 'trigger', 'incoming-call', '--webhook', `http://127.0.0.1:${port}/`, '--from', '+14155550142'], on(url));
       expect(r.exitCode, r.stderr).toBe(0);
       const callId = r.stdout.trim();
       expect(callId).toMatch(/^rtc_[0-9a-f]{24}$/);
@@ -163,38 +165,38 @@ describe('svc emulator trigger', () => {
     // video: pending for an hour, done after the trigger
     const made = await fetch(`${url}/v1/videos/generations`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a calm sea' }) });
     const video = (await made.json()) as { request_id: string };
-    expect((await svc(['videos', 'get', video.request_id, '--json'], on(url))).stdout).toContain('pending');
-    expect((await svc(['emulator', 'trigger', 'video-done', video.request_id], on(url))).exitCode).toBe(0);
-    expect((await svc(['videos', 'get', video.request_id, '--json'], on(url))).stdout).toContain('"done"');
+    expect((await svcInProcess(['videos', 'get', video.request_id, '--json'], on(url))).stdout).toContain('pending');
+    expect((await svcInProcess(['emulator', 'trigger', 'video-done', video.request_id], on(url))).exitCode).toBe(0);
+    expect((await svcInProcess(['videos', 'get', video.request_id, '--json'], on(url))).stdout).toContain('"done"');
     // deferred completion: pending (exit 1), ready after the trigger
-    const id = (await svc(['chat', '--deferred', 'later please'], on(url))).stdout.trim();
-    expect((await svc(['chat', 'get', id], on(url))).exitCode).toBe(1);
-    expect((await svc(['emulator', 'trigger', 'deferred-ready', id], on(url))).exitCode).toBe(0);
-    const done = await svc(['chat', 'get', id], on(url));
+    const id = (await svcInProcess(['chat', '--deferred', 'later please'], on(url))).stdout.trim();
+    expect((await svcInProcess(['chat', 'get', id], on(url))).exitCode).toBe(1);
+    expect((await svcInProcess(['emulator', 'trigger', 'deferred-ready', id], on(url))).exitCode).toBe(0);
+    const done = await svcInProcess(['chat', 'get', id], on(url));
     expect(done.exitCode, done.stderr).toBe(0);
     expect(done.stdout).toContain('later please');
     // file: gone (404, exit 5) once expired
     const dir = tempDir();
     writeFileSync(join(dir, 'short.txt'), 'short lived');
-    const file = JSON.parse((await svc(['files', 'upload', join(dir, 'short.txt'), '--json'], on(url))).stdout) as { id: string };
-    expect((await svc(['files', 'get', file.id], on(url))).exitCode).toBe(0);
-    expect((await svc(['emulator', 'trigger', 'file-expired', file.id], on(url))).exitCode).toBe(0);
-    expect((await svc(['files', 'get', file.id], on(url))).exitCode).toBe(5);
+    const file = JSON.parse((await svcInProcess(['files', 'upload', join(dir, 'short.txt'), '--json'], on(url))).stdout) as { id: string };
+    expect((await svcInProcess(['files', 'get', file.id], on(url))).exitCode).toBe(0);
+    expect((await svcInProcess(['emulator', 'trigger', 'file-expired', file.id], on(url))).exitCode).toBe(0);
+    expect((await svcInProcess(['files', 'get', file.id], on(url))).exitCode).toBe(5);
     // unknown id → 404 → exit 5; missing id and unknown event → exit 2, nothing sent
-    expect((await svc(['emulator', 'trigger', 'file-expired', 'file_nope'], on(url))).exitCode).toBe(5);
-    const noId = await svc(['emulator', 'trigger', 'video-done'], on(url));
+    expect((await svcInProcess(['emulator', 'trigger', 'file-expired', 'file_nope'], on(url))).exitCode).toBe(5);
+    const noId = await svcInProcess(['emulator', 'trigger', 'video-done'], on(url));
     expect(noId.exitCode).toBe(2);
     expect(noId.stderr).toContain('id');
-    expect((await svc(['emulator', 'trigger', 'earthquake'], on(url))).exitCode).toBe(2);
+    expect((await svcInProcess(['emulator', 'trigger', 'earthquake'], on(url))).exitCode).toBe(2);
   });
 });
 
 describe('svc emulator requests and fault', () => {
   it('prints the request log with filters (keys redacted), --json, and --follow until Ctrl-C', async () => {
     const { url } = await serve([]);
-    await svc(['models', 'list'], on(url));
-    await svc(['chat', 'hi', '-m', 'nope'], on(url));
-    const all = await svc(['emulator', 'requests'], on(url));
+    await svcInProcess(['models', 'list'], on(url));
+    await svcInProcess(['chat', 'hi', '-m', 'nope'], on(url));
+    const all = await svcInProcess(['emulator', 'requests'], on(url));
     expect(all.exitCode).toBe(0);
     const rows = all.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(rows).toHaveLength(2);
@@ -202,7 +204,7 @@ describe('svc emulator requests and fault', () => {
     expect(rows[0]![2]).toMatch(/^\/v1\/.*models/);
     expect(rows[1]!.slice(1, 4)).toEqual(['POST', '/v1/chat/completions', '404']);
     expect(rows[1]![6]).toMatch(/^[0-9a-f-]{36}$/);
-    const only4xx = await svc(['emulator', 'requests', '--status', '4xx', '--json'], on(url));
+    const only4xx = await svcInProcess(['emulator', 'requests', '--status', '4xx', '--json'], on(url));
     const lines = only4xx.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.length).toBe(1);
     expect(lines[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', status: 404 });
@@ -210,9 +212,9 @@ describe('svc emulator requests and fault', () => {
     expect(typeof lines[0].duration_ms).toBe('number');
     expect(lines[0].bytes).toBeGreaterThan(0);
     expect(only4xx.stdout).not.toContain(KEY);
-    const byPath = await svc(['emulator', 'requests', '--path', '^/v1/chat', '--json'], on(url));
+    const byPath = await svcInProcess(['emulator', 'requests', '--path', '^/v1/chat', '--json'], on(url));
     expect(byPath.stdout.trim().split('\n')).toHaveLength(1);
-    expect((await svc(['emulator', 'requests', '--status', '42'], on(url))).exitCode).toBe(2);
+    expect((await svcInProcess(['emulator', 'requests', '--status', '42'], on(url))).exitCode).toBe(2);
 
     // --follow: prints what arrives after it started, until Ctrl-C
     const follow = spawnSvc(['emulator', 'requests', '--follow', '--path', '^/v1/me$', '--interval', '50'], on(url));
@@ -220,7 +222,7 @@ describe('svc emulator requests and fault', () => {
     let out = '';
     follow.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     await new Promise((r) => setTimeout(r, 300));
-    expect((await svc(['whoami'], on(url))).exitCode).toBe(0);
+    expect((await svcInProcess(['whoami'], on(url))).exitCode).toBe(0);
     while (!out.includes('/v1/me')) await new Promise((r) => setTimeout(r, 50));
     follow.kill('SIGINT');
     const f = await follow;
@@ -231,31 +233,31 @@ describe('svc emulator requests and fault', () => {
 
   it('fault add/list/clear on a running emulator: 429 with Retry-After twice, then success', async () => {
     const { url } = await serve([]);
-    const add = await svc(['emulator', 'fault', 'add', '429:retry-after=0:times=2', '--path', '^/v1/me$'], on(url));
+    const add = await svcInProcess(['emulator', 'fault', 'add', '429:retry-after=0:times=2', '--path', '^/v1/me$'], on(url));
     expect(add.exitCode, add.stderr).toBe(0);
-    const list = await svc(['emulator', 'fault', 'list', '--json'], on(url));
+    const list = await svcInProcess(['emulator', 'fault', 'list', '--json'], on(url));
     expect(JSON.parse(list.stdout.trim())).toMatchObject({ kind: 'status', status: 429, retryAfter: '0', path: '^/v1/me$', left: 2 });
     // no retries: the first two calls meet the fault (exit 6), the third passes
-    expect((await svc(['whoami', '--max-retries', '0'], on(url))).exitCode).toBe(6);
-    expect((await svc(['whoami', '--max-retries', '0'], on(url))).exitCode).toBe(6);
-    expect((await svc(['whoami', '--max-retries', '0'], on(url))).exitCode).toBe(0);
+    expect((await svcInProcess(['whoami', '--max-retries', '0'], on(url))).exitCode).toBe(6);
+    expect((await svcInProcess(['whoami', '--max-retries', '0'], on(url))).exitCode).toBe(6);
+    expect((await svcInProcess(['whoami', '--max-retries', '0'], on(url))).exitCode).toBe(0);
     // with svc's own retries a 429 is absorbed
-    await svc(['emulator', 'fault', 'add', '429', '--times', '2', '--path', '^/v1/me$'], on(url));
-    expect((await svc(['whoami'], on(url))).exitCode).toBe(0);
-    await svc(['emulator', 'fault', 'add', '503:times=5'], on(url));
-    expect((await svc(['emulator', 'fault', 'clear'], on(url))).exitCode).toBe(0);
-    expect((await svc(['emulator', 'fault', 'list', '--json'], on(url))).stdout).toBe('');
-    expect((await svc(['whoami'], on(url))).exitCode).toBe(0);
-    const bad = await svc(['emulator', 'fault', 'add', 'sometimes'], on(url));
+    await svcInProcess(['emulator', 'fault', 'add', '429', '--times', '2', '--path', '^/v1/me$'], on(url));
+    expect((await svcInProcess(['whoami'], on(url))).exitCode).toBe(0);
+    await svcInProcess(['emulator', 'fault', 'add', '503:times=5'], on(url));
+    expect((await svcInProcess(['emulator', 'fault', 'clear'], on(url))).exitCode).toBe(0);
+    expect((await svcInProcess(['emulator', 'fault', 'list', '--json'], on(url))).stdout).toBe('');
+    expect((await svcInProcess(['whoami'], on(url))).exitCode).toBe(0);
+    const bad = await svcInProcess(['emulator', 'fault', 'add', 'sometimes'], on(url));
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/STATUS\[:retry-after=S\]/);
-    expect((await svc(['emulator', 'fault', 'add', '500', '--path', '('], on(url))).exitCode).toBe(2);
+    expect((await svcInProcess(['emulator', 'fault', 'add', '500', '--path', '('], on(url))).exitCode).toBe(2);
   });
 });
 
-describe('the CI recipe of docs/emulator.md', () => {
+describe('the CI recipe of packages/emulator/README.md', () => {
   const recipe = (() => {
-    const doc = readFileSync(join(ROOT, 'docs', 'emulator.md'), 'utf8');
+    const doc = readFileSync(join(ROOT, 'packages', 'emulator', 'README.md'), 'utf8');
     const m = /### A CI recipe[\s\S]*?```bash\n([\s\S]*?)```/.exec(doc);
     return m![1]!;
   })();

@@ -2,7 +2,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSvc, svc, tempDir } from '../../helpers/cli.js';
+import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { tempDir } from '../../helpers/files.js';
 
 const DEFAULT_KEY = 'svc-emulator-local-key-0000000000000000';
 const running: ReturnType<typeof spawnSvc>[] = [];
@@ -24,7 +25,7 @@ async function script(url: string): Promise<Record<string, string>> {
   const dir = tempDir();
   const env = { SVC_BASE_URL: url };
   const run = async (args: string[]) => {
-    const r = await svc(args, { key: DEFAULT_KEY, env });
+    const r = await svcProcess(args, { key: DEFAULT_KEY, env });
     expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     return r.stdout;
   };
@@ -65,7 +66,7 @@ describe('svc emulator serve --seed', () => {
   }, 180_000);
 
   it('refuses a seed outside 0-4294967295', async () => {
-    const r = await svc(['emulator', 'serve', '--seed', '-1']);
+    const r = await svcProcess(['emulator', 'serve', '--seed', '-1']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--seed/);
   });

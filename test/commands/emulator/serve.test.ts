@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSvc, svc, tempDir } from '../../helpers/cli.js';
-import { DEFAULT_EMULATOR_KEY } from '../../../src/emulator/auth.js';
+import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { tempDir } from '../../helpers/files.js';
+import { DEFAULT_EMULATOR_KEY } from 'svc-emulator/auth';
 
 // the helpers register this key as a secret: no output of these runs may show it
 const DEFAULT_KEY = DEFAULT_EMULATOR_KEY;
@@ -25,7 +26,7 @@ describe('svc emulator serve', () => {
     const { child, url, state } = await serve([]);
     running = child;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const id = (await svc(['chat', '--deferred', 'kept on disk'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } })).stdout.trim();
+    const id = (await svcProcess(['chat', '--deferred', 'kept on disk'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } })).stdout.trim();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     child.kill('SIGINT');
     const r = await child;
@@ -37,7 +38,7 @@ describe('svc emulator serve', () => {
     const again = spawnSvc(['emulator', 'serve', '--port', '0', '--state-dir', state]);
     running = again;
     const url2 = await new Promise<string>((resolve) => again.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
-    const got = await svc(['chat', 'get', id, '--wait'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url2 } });
+    const got = await svcProcess(['chat', 'get', id, '--wait'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url2 } });
     expect(got.exitCode).toBe(0);
     expect(got.stdout).toMatch(/kept on disk/);
     again.kill('SIGINT');
@@ -47,9 +48,9 @@ describe('svc emulator serve', () => {
   it('injects faults given with --fault and a token delay', async () => {
     const { child, url } = await serve(['--fault', '503:path=^/v1/me$:times=3', '--token-delay', '1']);
     running = child;
-    const r = await svc(['whoami', '--max-retries', '1'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
+    const r = await svcProcess(['whoami', '--max-retries', '1'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
     expect(r.exitCode).toBe(7);
-    const ok = await svc(['whoami'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
+    const ok = await svcProcess(['whoami'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
     expect(ok.exitCode).toBe(0);
     child.kill('SIGINT');
     await child;
@@ -72,7 +73,7 @@ describe('svc emulator serve', () => {
   });
 
   it('rejects a malformed --fault before starting', async () => {
-    const r = await svc(['emulator', 'serve', '--fault', 'sometimes']);
+    const r = await svcProcess(['emulator', 'serve', '--fault', 'sometimes']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--fault: sometimes .*STATUS\[:retry-after=S\]/);
   });

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -19,7 +21,7 @@ const filesReached = () => emu.requests().filter((r) => r.path.startsWith('/v1/f
 async function upload(name: string, content: string | Buffer, extra: string[] = []): Promise<string> {
   const p = join(dir, name);
   writeFileSync(p, content);
-  const r = await svc(['files', 'upload', p, ...extra], { emu });
+  const r = await svcInProcess(['files', 'upload', p, ...extra], { emu });
   expect(r.exitCode, r.stderr).toBe(0);
   return r.stdout.split('\t')[0]!;
 }
@@ -30,7 +32,7 @@ describe('svc files upload', () => {
     const b = join(dir, 'two.bin');
     writeFileSync(a, 'first file\n');
     writeFileSync(b, Buffer.alloc(300_000, 7));
-    const r = await svc(['files', 'upload', a, b], { emu });
+    const r = await svcInProcess(['files', 'upload', a, b], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(rows).toHaveLength(2);
@@ -43,7 +45,7 @@ describe('svc files upload', () => {
     emu.clearRequests();
     const p = join(dir, 'exp.txt');
     writeFileSync(p, 'expiring');
-    const r = await svc(['files', 'upload', p, '--expires-after', '1h', '--purpose', 'batch', '--json'], { emu });
+    const r = await svcInProcess(['files', 'upload', p, '--expires-after', '1h', '--purpose', 'batch', '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const f = JSON.parse(r.stdout);
     expect(f).toMatchObject({ object: 'file', bytes: 8, filename: 'exp.txt', purpose: 'batch' });
@@ -60,7 +62,7 @@ describe('svc files upload', () => {
   it('--json prints one file object per line as the API sent it', async () => {
     const p = join(dir, 'j.txt');
     writeFileSync(p, 'j');
-    const r = await svc(['files', 'upload', p, p, '--json'], { emu });
+    const r = await svcInProcess(['files', 'upload', p, p, '--json'], { emu });
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(Object.keys(lines[0]).sort()).toEqual(['bytes', 'created_at', 'expires_at', 'filename', 'id', 'object', 'purpose']);
@@ -72,12 +74,12 @@ describe('svc files upload', () => {
     writeFileSync(p, content);
     emu.clearRequests();
     emu.faults.add({ kind: 'status', status: 429, retryAfter: '0', method: 'POST', path: '^/v1/files$' });
-    const r = await svc(['files', 'upload', p], { emu });
+    const r = await svcInProcess(['files', 'upload', p], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(emu.requests().filter((x) => x.method === 'POST' && x.path === '/v1/files')).toHaveLength(2);
     const id = r.stdout.split('\t')[0]!;
     const out = join(dir, 'retry-back.bin');
-    await svc(['files', 'download', id, '-o', out], { emu });
+    await svcInProcess(['files', 'download', id, '-o', out], { emu });
     expect(sha(readFileSync(out))).toBe(sha(content));
   });
 
@@ -92,7 +94,7 @@ describe('svc files upload', () => {
         emu.clearRequests();
         const p = join(dir, 'x.txt');
         writeFileSync(p, 'x');
-        const r = await svc(['files', 'upload', p, ...flags], { emu });
+        const r = await svcInProcess(['files', 'upload', p, ...flags], { emu });
         expect(r.exitCode).toBe(2);
         expect(r.stderr).toMatch(msg);
         expect(emu.requests()).toHaveLength(0);
@@ -106,7 +108,7 @@ describe('svc files upload', () => {
       const big = join(dir, 'big.bin');
       writeFileSync(big, '');
       truncateSync(big, 50 * 1024 * 1024 + 1); // sparse: no disk used
-      const r = await svc(['files', 'upload', ok, big], { emu });
+      const r = await svcInProcess(['files', 'upload', ok, big], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/big\.bin: 52428801 bytes is over the limit of 52428800 bytes/);
       expect(emu.requests()).toHaveLength(0); // not even the small one went
@@ -114,10 +116,10 @@ describe('svc files upload', () => {
 
     it('a missing file and a directory', async () => {
       emu.clearRequests();
-      const r1 = await svc(['files', 'upload', join(dir, 'nope.txt')], { emu });
+      const r1 = await svcInProcess(['files', 'upload', join(dir, 'nope.txt')], { emu });
       expect(r1.exitCode).toBe(2);
       expect(r1.stderr).toMatch(/nope\.txt: no such file/);
-      const r2 = await svc(['files', 'upload', dir], { emu });
+      const r2 = await svcInProcess(['files', 'upload', dir], { emu });
       expect(r2.exitCode).toBe(2);
       expect(r2.stderr).toMatch(/not a regular file/);
       expect(emu.requests()).toHaveLength(0);
@@ -128,17 +130,17 @@ describe('svc files upload', () => {
 describe('svc files get / list / delete', () => {
   it('get shows the metadata; --json every field', async () => {
     const id = await upload('meta.csv', 'a,b\n1,2\n');
-    const r = await svc(['files', 'get', id], { emu });
+    const r = await svcInProcess(['files', 'get', id], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain(`id\t${id}`);
     expect(r.stdout).toContain('filename\tmeta.csv');
     expect(r.stdout).toContain('bytes\t8');
-    const j = await svc(['files', 'get', id, '--json'], { emu });
+    const j = await svcInProcess(['files', 'get', id, '--json'], { emu });
     expect(JSON.parse(j.stdout)).toMatchObject({ id, object: 'file', bytes: 8, filename: 'meta.csv', expires_at: null });
   });
 
   it('list prints tab-separated rows in a pipe, newest first by default', async () => {
-    const r = await svc(['files', 'list', '--limit', '2'], { emu });
+    const r = await svcInProcess(['files', 'list', '--limit', '2'], { emu });
     expect(r.exitCode).toBe(0);
     const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(rows).toHaveLength(2);
@@ -148,7 +150,7 @@ describe('svc files get / list / delete', () => {
   });
 
   it('list sorts by size ascending', async () => {
-    const r = await svc(['files', 'list', '--sort-by', 'size', '--order', 'asc', '--json'], { emu });
+    const r = await svcInProcess(['files', 'list', '--sort-by', 'size', '--order', 'asc', '--json'], { emu });
     const sizes = r.stdout.trim().split('\n').map((l) => JSON.parse(l).bytes as number);
     expect(sizes.length).toBeGreaterThan(3);
     expect(sizes).toEqual([...sizes].sort((a, b) => a - b));
@@ -162,7 +164,7 @@ describe('svc files get / list / delete', () => {
   ] as [string, string[], RegExp][]) {
     it(`list rejects ${name} before sending`, async () => {
       emu.clearRequests();
-      const r = await svc(['files', 'list', ...flags], { emu });
+      const r = await svcInProcess(['files', 'list', ...flags], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(msg);
       expect(emu.requests()).toHaveLength(0);
@@ -170,7 +172,7 @@ describe('svc files get / list / delete', () => {
   }
 
   it('an invalid filter is the API’s 400, shown with its position', async () => {
-    const r = await svc(['files', 'list', '--filter', 'size_bytes > "big"'], { emu });
+    const r = await svcInProcess(['files', 'list', '--filter', 'size_bytes > "big"'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/invalid filter at position 1: size_bytes compares with a whole number.*HTTP 400/);
   });
@@ -178,13 +180,13 @@ describe('svc files get / list / delete', () => {
   it('delete removes several ids; an unknown one exits 5 after the others are done', async () => {
     const a = await upload('d1.txt', 'd1');
     const b = await upload('d2.txt', 'd2');
-    const r = await svc(['files', 'delete', a, 'file_missing', b, '--yes'], { emu });
+    const r = await svcInProcess(['files', 'delete', a, 'file_missing', b, '--yes'], { emu });
     expect(r.exitCode).toBe(5);
     expect(r.stdout).toBe(`${a}\tdeleted\n${b}\tdeleted\n`);
     expect(r.stderr).toMatch(/file_missing: No file with id file_missing \(HTTP 404/);
-    const g = await svc(['files', 'get', a], { emu });
+    const g = await svcInProcess(['files', 'get', a], { emu });
     expect(g.exitCode).toBe(5);
-    const c = await svc(['files', 'download', b, '-o', join(dir, 'gone.txt')], { emu });
+    const c = await svcInProcess(['files', 'download', b, '-o', join(dir, 'gone.txt')], { emu });
     expect(c.exitCode).toBe(5);
     expect(existsSync(join(dir, 'gone.txt'))).toBe(false);
   });
@@ -195,13 +197,13 @@ describe('svc files download', () => {
     const content = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) % 256));
     const id = await upload('blob.bin', content);
     const out = join(dir, 'out1.bin');
-    const r = await svc(['files', 'download', id, '-o', out], { emu });
+    const r = await svcInProcess(['files', 'download', id, '-o', out], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${out}\n`);
     expect(sha(readFileSync(out))).toBe(sha(content));
     const sub = join(dir, 'sub');
     mkdirSync(sub);
-    const r2 = await svc(['files', 'download', id, '-o', sub], { emu });
+    const r2 = await svcInProcess(['files', 'download', id, '-o', sub], { emu });
     expect(r2.exitCode, r2.stderr).toBe(0);
     expect(sha(readFileSync(join(sub, 'blob.bin')))).toBe(sha(content));
     expect(readdirSync(sub)).toEqual(['blob.bin']);
@@ -210,7 +212,7 @@ describe('svc files download', () => {
   it('-o - writes the bytes to stdout; --format text asks for text', async () => {
     const id = await upload('note.md', '# title\nbody\n');
     emu.clearRequests();
-    const r = await svc(['files', 'download', id, '-o', '-', '--format', 'text'], { emu });
+    const r = await svcInProcess(['files', 'download', id, '-o', '-', '--format', 'text'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('# title\nbody\n');
     expect(emu.requests().map((x) => [x.path, x.query.format])).toEqual([[`/v1/files/${id}/content`, 'text']]);
@@ -221,19 +223,19 @@ describe('svc files download', () => {
     const out = join(dir, 'exists.txt');
     writeFileSync(out, 'old content');
     emu.clearRequests();
-    const r = await svc(['files', 'download', id, '-o', out], { emu });
+    const r = await svcInProcess(['files', 'download', id, '-o', out], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/exists\.txt already exists \(use --force/);
     expect(emu.requests()).toHaveLength(0);
     expect(readFileSync(out, 'utf8')).toBe('old content');
-    const f = await svc(['files', 'download', id, '-o', out, '--force'], { emu });
+    const f = await svcInProcess(['files', 'download', id, '-o', out, '--force'], { emu });
     expect(f.exitCode).toBe(0);
     expect(readFileSync(out, 'utf8')).toBe('new content');
   });
 
   it('rejects --format pdf before sending', async () => {
     emu.clearRequests();
-    const r = await svc(['files', 'download', 'file_x', '--format', 'pdf'], { emu });
+    const r = await svcInProcess(['files', 'download', 'file_x', '--format', 'pdf'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--format: pdf .*original, text/);
     expect(emu.requests()).toHaveLength(0);
@@ -242,7 +244,7 @@ describe('svc files download', () => {
   it('--json reports id, path and bytes', async () => {
     const id = await upload('js.txt', '12345');
     const out = join(dir, 'js-out.txt');
-    const r = await svc(['files', 'download', id, '-o', out, '--json'], { emu });
+    const r = await svcInProcess(['files', 'download', id, '-o', out, '--json'], { emu });
     expect(JSON.parse(r.stdout)).toEqual({ id, path: out, bytes: 5 });
   });
 });
@@ -250,7 +252,7 @@ describe('svc files download', () => {
 describe('svc files share / unshare', () => {
   it('a public URL works without auth, and 404s after unshare', async () => {
     const id = await upload('public.txt', 'for everyone');
-    const r = await svc(['files', 'share', id, '--expires-after', '2h'], { emu });
+    const r = await svcInProcess(['files', 'share', id, '--expires-after', '2h'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const url = r.stdout.trim();
     expect(url.startsWith(`${emu.url}/public/files/`)).toBe(true);
@@ -258,17 +260,17 @@ describe('svc files share / unshare', () => {
     const res = await fetch(url); // no Authorization header
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('for everyone');
-    const u = await svc(['files', 'unshare', id, '--yes'], { emu });
+    const u = await svcInProcess(['files', 'unshare', id, '--yes'], { emu });
     expect(u.exitCode).toBe(0);
     expect(u.stdout).toBe(`${id}\trevoked\t${url}\n`);
     expect((await fetch(url)).status).toBe(404);
-    const again = await svc(['files', 'unshare', id, '--json', '--yes'], { emu });
+    const again = await svcInProcess(['files', 'unshare', id, '--json', '--yes'], { emu });
     expect(JSON.parse(again.stdout)).toMatchObject({ id, revoked: false });
   });
 
   it('--json prints public_url and expires_at', async () => {
     const id = await upload('pj.txt', 'x');
-    const r = await svc(['files', 'share', id, '--json'], { emu });
+    const r = await svcInProcess(['files', 'share', id, '--json'], { emu });
     const j = JSON.parse(r.stdout);
     expect(Object.keys(j).sort()).toEqual(['expires_at', 'public_url']);
     expect(j.expires_at).toBeNull(); // inherits the file's expiry: none
@@ -280,7 +282,7 @@ describe('svc files share / unshare', () => {
   ]) {
     it(`rejects --expires-after ${name} before sending`, async () => {
       emu.clearRequests();
-      const r = await svc(['files', 'share', 'file_x', '--expires-after', value!], { emu });
+      const r = await svcInProcess(['files', 'share', 'file_x', '--expires-after', value!], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(new RegExp(`--expires-after: ${value} .*3600 to 2592000`));
       expect(emu.requests()).toHaveLength(0);
@@ -290,7 +292,7 @@ describe('svc files share / unshare', () => {
   it('rejects a link that would outlive the file, asking for no link', async () => {
     const id = await upload('short.txt', 'short-lived', ['--expires-after', '2h']);
     emu.clearRequests();
-    const r = await svc(['files', 'share', id, '--expires-after', '3h'], { emu });
+    const r = await svcInProcess(['files', 'share', id, '--expires-after', '3h'], { emu });
     // a GET was sent to learn the file's lifetime: exit 1, not the "nothing was sent" 2
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/--expires-after: 10800 seconds .*remaining lifetime \((71\d\d|7200) seconds/);
@@ -300,7 +302,7 @@ describe('svc files share / unshare', () => {
   it('rejects sharing an empty file, asking for no link', async () => {
     const id = await upload('empty.txt', '');
     emu.clearRequests();
-    const r = await svc(['files', 'share', id], { emu });
+    const r = await svcInProcess(['files', 'share', id], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/empty file cannot be shared/);
     expect(filesReached().some((x) => x.path.endsWith('/public-url'))).toBe(false);
@@ -318,7 +320,7 @@ describe('svc files share / unshare', () => {
       links.set(`tok${i}`, { token: `tok${i}`, file_id: fid, team_id: team, created_at: 0, expires_at: null, revoked: false });
     }
     try {
-      const r = await svc(['files', 'share', id, '--max-retries', '0'], { emu });
+      const r = await svcInProcess(['files', 'share', id, '--max-retries', '0'], { emu });
       expect(r.exitCode).toBe(6);
       expect(r.stderr).toMatch(/public link quota or rate limit reached \(a team may have 1000 active links; revoke unused ones with `svc files unshare ID`\).*HTTP 429/);
     } finally {

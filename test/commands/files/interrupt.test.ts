@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSvc, startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 let id: string;
@@ -13,7 +15,7 @@ beforeAll(async () => {
   dir = tempDir('svc-int-');
   const src = join(dir, 'big.bin');
   writeFileSync(src, randomBytes(8 * 1024 * 1024));
-  const r = await svc(['files', 'upload', src], { emu });
+  const r = await svcProcess(['files', 'upload', src], { emu });
   expect(r.exitCode, r.stderr).toBe(0);
   id = r.stdout.split('\t')[0]!;
 });
@@ -52,7 +54,7 @@ describe('svc files download, interrupted', () => {
     emu.core.settings.contentDropAfterBytes = 1024 * 1024;
     const out = join(dir, 'out-drop');
     mkdirSync(out);
-    const r = await svc(['files', 'download', id, '-o', join(out, 'copy.bin')], { emu });
+    const r = await svcProcess(['files', 'download', id, '-o', join(out, 'copy.bin')], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/connection .*(lost|closed)/);
     expect(readdirSync(out)).toEqual([]);
@@ -62,7 +64,7 @@ describe('svc files download, interrupted', () => {
   it('after all that, a clean download still works', async () => {
     const out = join(dir, 'out-ok');
     mkdirSync(out);
-    const r = await svc(['files', 'download', id, '-o', join(out, 'copy.bin')], { emu });
+    const r = await svcProcess(['files', 'download', id, '-o', join(out, 'copy.bin')], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readdirSync(out)).toEqual(['copy.bin']);
   });

@@ -2,8 +2,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 interface Made {
@@ -34,7 +36,7 @@ beforeAll(async () => {
     paths.push(join(dir, name));
     meta.push({ name, size, type });
   }
-  const r = await svc(['files', 'upload', ...paths], { emu, timeout: 60_000 });
+  const r = await svcInProcess(['files', 'upload', ...paths], { emu, timeout: 60_000 });
   expect(r.exitCode, r.stderr).toBe(0);
   const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
   rows.forEach((row, i) => made.push({ id: row[0]!, ...meta[i]! }));
@@ -47,7 +49,7 @@ const ids = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l
 describe('svc files list --all', () => {
   it('returns all 250 files exactly once with --limit 100 (three pages, tokens passed back)', async () => {
     emu.clearRequests();
-    const r = await svc(['files', 'list', '--all', '--limit', '100'], { emu });
+    const r = await svcInProcess(['files', 'list', '--all', '--limit', '100'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const got = ids(r.stdout);
     expect(got).toHaveLength(250);
@@ -62,14 +64,14 @@ describe('svc files list --all', () => {
 
   it('stops on an empty page when the last page is full (--limit 50), still each once, in order', async () => {
     emu.clearRequests();
-    const r = await svc(['files', 'list', '--all', '--limit', '50', '--sort-by', 'filename', '--order', 'asc', '--json'], { emu });
+    const r = await svcInProcess(['files', 'list', '--all', '--limit', '50', '--sort-by', 'filename', '--order', 'asc', '--json'], { emu });
     const names = r.stdout.trim().split('\n').map((l) => JSON.parse(l).filename as string);
     expect(names).toEqual(made.map((m) => m.name).sort());
     expect(emu.requests().filter((x) => x.path === '/v1/files')).toHaveLength(6);
   });
 
   it('pages by size in descending order without gaps or repeats', async () => {
-    const r = await svc(['files', 'list', '--all', '--limit', '7', '--sort-by', 'size', '--json'], { emu });
+    const r = await svcInProcess(['files', 'list', '--all', '--limit', '7', '--sort-by', 'size', '--json'], { emu });
     const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; bytes: number });
     expect(got).toHaveLength(250);
     expect(new Set(got.map((g) => g.id)).size).toBe(250);
@@ -79,7 +81,7 @@ describe('svc files list --all', () => {
 
 describe('svc files list --filter (AIP-160)', () => {
   const run = async (filter: string) => {
-    const r = await svc(['files', 'list', '--all', '--filter', filter], { emu });
+    const r = await svcInProcess(['files', 'list', '--all', '--filter', filter], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     return new Set(ids(r.stdout));
   };

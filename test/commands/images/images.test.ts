@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 let base: string;
@@ -24,7 +26,7 @@ const fresh = () => {
 describe('svc images generate', () => {
   it('saves real PNGs in the current directory and prints their paths', async () => {
     const cwd = fresh();
-    const r = await svc(['images', 'generate', 'a', 'red', 'fox', '-n', '2'], { emu, cwd });
+    const r = await svcInProcess(['images', 'generate', 'a', 'red', 'fox', '-n', '2'], { emu, cwd });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('image-1.png\nimage-2.png\n');
     const a = readFileSync(join(cwd, 'image-1.png'));
@@ -43,31 +45,31 @@ describe('svc images generate', () => {
   it('never overwrites in a directory: the next free names are used', async () => {
     const cwd = fresh();
     writeFileSync(join(cwd, 'image-1.png'), 'mine');
-    const r = await svc(['images', 'generate', 'a red fox', '-o', cwd], { emu });
+    const r = await svcInProcess(['images', 'generate', 'a red fox', '-o', cwd], { emu });
     expect(r.stdout).toBe(`${join(cwd, 'image-2.png')}\n`);
     expect(readFileSync(join(cwd, 'image-1.png'), 'utf8')).toBe('mine');
   });
 
   it('is deterministic: b64_json gives the same bytes as the URL, and the aspect ratio shapes it', async () => {
     const d = fresh();
-    await svc(['images', 'generate', 'a lighthouse', '-o', join(d, 'url.png')], { emu });
-    const r = await svc(['images', 'generate', 'a lighthouse', '--response-format', 'b64_json', '-o', join(d, 'b64.png')], { emu });
+    await svcInProcess(['images', 'generate', 'a lighthouse', '-o', join(d, 'url.png')], { emu });
+    const r = await svcInProcess(['images', 'generate', 'a lighthouse', '--response-format', 'b64_json', '-o', join(d, 'b64.png')], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(join(d, 'b64.png')).equals(readFileSync(join(d, 'url.png')))).toBe(true);
-    await svc(['images', 'generate', 'a lighthouse', '--aspect-ratio', '16:9', '-o', join(d, 'wide.png')], { emu });
+    await svcInProcess(['images', 'generate', 'a lighthouse', '--aspect-ratio', '16:9', '-o', join(d, 'wide.png')], { emu });
     expect(dims(readFileSync(join(d, 'wide.png')))).toEqual({ width: 256, height: 144 });
   });
 
   it('-o FILE with -n 3 numbers the files', async () => {
     const d = fresh();
-    const r = await svc(['images', 'generate', 'icons', '-n', '3', '-o', join(d, 'icon.png')], { emu });
+    const r = await svcInProcess(['images', 'generate', 'icons', '-n', '3', '-o', join(d, 'icon.png')], { emu });
     expect(r.stdout.trim().split('\n')).toEqual([1, 2, 3].map((i) => join(d, `icon-${i}.png`)));
     expect(readdirSync(d).sort()).toEqual(['icon-1.png', 'icon-2.png', 'icon-3.png']);
   });
 
   it('--json prints the raw reply and saves nothing without -o', async () => {
     const cwd = fresh();
-    const r = await svc(['images', 'generate', 'x', '--response-format', 'b64_json', '--json'], { emu, cwd });
+    const r = await svcInProcess(['images', 'generate', 'x', '--response-format', 'b64_json', '--json'], { emu, cwd });
     const j = JSON.parse(r.stdout);
     expect(j.data[0]).toEqual({ b64_json: expect.any(String), mime_type: 'image/png' });
     expect(readdirSync(cwd)).toEqual([]);
@@ -77,7 +79,7 @@ describe('svc images generate', () => {
     const d = fresh();
     writeFileSync(join(d, 'taken.png'), 'x');
     emu.clearRequests();
-    const r = await svc(['images', 'generate', 'x', '-o', join(d, 'taken.png')], { emu });
+    const r = await svcInProcess(['images', 'generate', 'x', '-o', join(d, 'taken.png')], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/taken\.png already exists/);
     expect(emu.requests()).toHaveLength(0);
@@ -87,9 +89,9 @@ describe('svc images generate', () => {
 describe('svc images edit', () => {
   it('sends a local image as a data URL and saves the result', async () => {
     const d = fresh();
-    await svc(['images', 'generate', 'a cat', '-o', join(d, 'cat.png')], { emu });
+    await svcInProcess(['images', 'generate', 'a cat', '-o', join(d, 'cat.png')], { emu });
     emu.clearRequests();
-    const r = await svc(['images', 'edit', 'make', 'it', 'night', '--image', join(d, 'cat.png'), '-o', join(d, 'night.png')], { emu });
+    const r = await svcInProcess(['images', 'edit', 'make', 'it', 'night', '--image', join(d, 'cat.png'), '-o', join(d, 'night.png')], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const body = JSON.parse(emu.requests().find((x) => x.path === '/v1/images/edits')!.body!);
     expect(body.prompt).toBe('make it night');
@@ -101,7 +103,7 @@ describe('svc images edit', () => {
   it('passes an http(s) URL through unchanged', async () => {
     const d = fresh();
     emu.clearRequests();
-    const r = await svc(['images', 'edit', 'brighter', '--image', 'https://example.com/a.jpg', '-o', join(d, 'e.png')], { emu });
+    const r = await svcInProcess(['images', 'edit', 'brighter', '--image', 'https://example.com/a.jpg', '-o', join(d, 'e.png')], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(emu.requests()[0]!.body!).image).toEqual({ url: 'https://example.com/a.jpg' });
   });
@@ -128,7 +130,7 @@ describe('limits checked before sending (exit 2, nothing sent)', () => {
     it(name, async () => {
       const a = args();
       emu.clearRequests();
-      const r = await svc(['images', ...a], { emu, cwd: base });
+      const r = await svcInProcess(['images', ...a], { emu, cwd: base });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(msg);
       expect(emu.requests()).toHaveLength(0);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -12,16 +13,16 @@ const sent = (path: string) => emu.requests().filter((r) => r.path === path).map
 
 describe('svc legacy completions', () => {
   it('prints the completion, and each choice with -n', async () => {
-    const r = await svc(['legacy', 'completions', 'Once upon a time', '--max-tokens', '8'], { emu });
+    const r = await svcInProcess(['legacy', 'completions', 'Once upon a time', '--max-tokens', '8'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim().split(/\s+/).length).toBeLessThanOrEqual(9);
-    const many = await svc(['legacy', 'completions', 'Once', '-n', '2', '--max-tokens', '3'], { emu });
+    const many = await svcInProcess(['legacy', 'completions', 'Once', '-n', '2', '--max-tokens', '3'], { emu });
     expect(many.stdout).toMatch(/^--- choice 0 ---\n.+\n--- choice 1 ---\n.+\n$/);
   });
 
   it('sends its fields and prints --json as sent', async () => {
     emu.clearRequests();
-    const r = await svc(['legacy', 'completions', 'abc', '--echo', '--suffix', 'END', '--seed', '7', '--stop', '\n', '--temperature', '0', '--top-p', '1', '--json'], { emu });
+    const r = await svcInProcess(['legacy', 'completions', 'abc', '--echo', '--suffix', 'END', '--seed', '7', '--stop', '\n', '--temperature', '0', '--top-p', '1', '--json'], { emu });
     expect(sent('/v1/completions')[0]).toMatchObject({ prompt: 'abc', echo: true, suffix: 'END', seed: 7, stop: ['\n'], temperature: 0, top_p: 1 });
     const body = JSON.parse(r.stdout);
     expect(body).toMatchObject({ object: 'text_completion' });
@@ -29,7 +30,7 @@ describe('svc legacy completions', () => {
   });
 
   it('a reasoning model is refused: the server\'s message is shown, exit 1', async () => {
-    const r = await svc(['legacy', 'completions', '-m', 'svc-4-reasoning', 'hi'], { emu });
+    const r = await svcInProcess(['legacy', 'completions', '-m', 'svc-4-reasoning', 'hi'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/svc-4-reasoning is a reasoning model and is not supported by the legacy completions endpoint/);
     expect(r.stderr).toContain('svc chat');
@@ -40,7 +41,7 @@ describe('svc legacy completions', () => {
 describe('svc legacy complete', () => {
   it('wraps the prompt in the human/assistant format and prints the completion', async () => {
     emu.clearRequests();
-    const r = await svc(['legacy', 'complete', 'What is a queue?', '--stop', 'STOP', '--top-k', '5'], { emu });
+    const r = await svcInProcess(['legacy', 'complete', 'What is a queue?', '--stop', 'STOP', '--top-k', '5'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^This is the emulator's answer to "What is a queue\?"/);
     expect(sent('/v1/complete')[0]).toMatchObject({ prompt: '\n\nHuman: What is a queue?\n\nAssistant:', max_tokens_to_sample: 256, stop_sequences: ['STOP'], top_k: 5 });
@@ -48,13 +49,13 @@ describe('svc legacy complete', () => {
 
   it('--raw sends the prompt as given; --json prints the reply', async () => {
     emu.clearRequests();
-    const r = await svc(['legacy', 'complete', '--raw', '--json'], { emu, input: '\n\nHuman: hi\n\nAssistant:' });
+    const r = await svcInProcess(['legacy', 'complete', '--raw', '--json'], { emu, input: '\n\nHuman: hi\n\nAssistant:' });
     expect(sent('/v1/complete')[0].prompt).toBe('\n\nHuman: hi\n\nAssistant:');
     expect(JSON.parse(r.stdout)).toMatchObject({ type: 'completion', model: 'svc-4' });
   });
 
   it('a reasoning model is refused with the server\'s message', async () => {
-    const r = await svc(['legacy', 'complete', '-m', 'svc-reasoning', 'hi'], { emu });
+    const r = await svcInProcess(['legacy', 'complete', '-m', 'svc-reasoning', 'hi'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/reasoning model and is not supported by the legacy complete endpoint/);
   });
@@ -79,7 +80,7 @@ describe('svc legacy rejects bad input before sending', () => {
   for (const [name, args, message] of cases) {
     it(name, async () => {
       emu.clearRequests();
-      const r = await svc(['legacy', ...args, 'hi'], { emu });
+      const r = await svcInProcess(['legacy', ...args, 'hi'], { emu });
       expect(r.stderr).toMatch(message);
       expect(r.exitCode).toBe(2);
       expect(emu.requests()).toHaveLength(0);

@@ -1,7 +1,8 @@
 // svc legacy completions --stream (issue 12 item 11): the text as it is generated, the same text as without
 // --stream, choice headers, --json one chunk per line, usage from the usage chunk.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, cli as svc, type TestEmulator } from '../../helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -13,9 +14,9 @@ const sent = () => emu.requests().filter((r) => r.path === '/v1/completions').ma
 
 describe('svc legacy completions --stream', () => {
   it('streams the same text as the plain call, with stream: true sent', async () => {
-    const plain = await svc(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--seed', '4'], { emu });
+    const plain = await svcInProcess(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--seed', '4'], { emu });
     emu.clearRequests();
-    const streamed = await svc(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--seed', '4', '--stream'], { emu });
+    const streamed = await svcInProcess(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--seed', '4', '--stream'], { emu });
     expect(streamed.exitCode, streamed.stderr).toBe(0);
     expect(streamed.stdout).toBe(plain.stdout);
     expect(sent()[0]).toMatchObject({ stream: true, prompt: 'Once upon a time' });
@@ -23,9 +24,9 @@ describe('svc legacy completions --stream', () => {
   });
 
   it('prints a header per choice for several choices, and usage from the usage chunk with -u', async () => {
-    const plain = await svc(['legacy', 'completions', 'Once', '-n', '2', '--max-tokens', '3'], { emu });
+    const plain = await svcInProcess(['legacy', 'completions', 'Once', '-n', '2', '--max-tokens', '3'], { emu });
     emu.clearRequests();
-    const r = await svc(['legacy', 'completions', 'Once', '-n', '2', '--max-tokens', '3', '--stream', '-u'], { emu });
+    const r = await svcInProcess(['legacy', 'completions', 'Once', '-n', '2', '--max-tokens', '3', '--stream', '-u'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe(plain.stdout);
     expect(r.stdout).toMatch(/^--- choice 0 ---\n.+\n--- choice 1 ---\n.+\n$/);
@@ -34,7 +35,7 @@ describe('svc legacy completions --stream', () => {
   });
 
   it('--json prints every chunk as one JSON line', async () => {
-    const r = await svc(['legacy', 'completions', 'Hello', '--max-tokens', '4', '--stream', '--json'], { emu });
+    const r = await svcInProcess(['legacy', 'completions', 'Hello', '--max-tokens', '4', '--stream', '--json'], { emu });
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(1);
     expect(lines.every((l) => l.object === 'text_completion')).toBe(true);
@@ -44,7 +45,7 @@ describe('svc legacy completions --stream', () => {
 
   it('a stream cut before [DONE] keeps what arrived and exits 1 (the connection lost mid-stream)', async () => {
     emu.faults.add({ kind: 'drop', afterEvents: 2, path: '^/v1/completions$' });
-    const r = await svc(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--stream'], { emu });
+    const r = await svcInProcess(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--stream'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stdout.length).toBeGreaterThan(0);
     expect(r.stderr).toMatch(/connection was lost|incomplete/);

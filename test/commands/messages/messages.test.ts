@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -12,26 +14,26 @@ const sent = () => emu.requests().filter((r) => r.path === '/v1/messages').map((
 
 describe('svc messages', () => {
   it('prints the text in a pipe; --stream prints the same text', async () => {
-    const plain = await svc(['messages', 'hello there'], { emu });
+    const plain = await svcInProcess(['messages', 'hello there'], { emu });
     expect(plain.exitCode).toBe(0);
     expect(plain.stdout).toMatch(/^This is the emulator's answer to "hello there"\..*\n$/);
     expect(plain.stderr).toBe('');
-    const streamed = await svc(['messages', '--stream', 'hello there'], { emu });
+    const streamed = await svcInProcess(['messages', '--stream', 'hello there'], { emu });
     expect(streamed.stdout).toBe(plain.stdout);
   });
 
   it('sends the convention\'s fields: system, max_tokens, stop_sequences, sampling, stdin joined', async () => {
     emu.clearRequests();
-    const r = await svc(['messages', '-s', 'be terse', '--max-tokens', '200', '--stop', 'answer', '--temperature', '0.2', '--top-p', '0.9', '--top-k', '40', 'summarize'], { emu, input: 'some text' });
+    const r = await svcInProcess(['messages', '-s', 'be terse', '--max-tokens', '200', '--stop', 'answer', '--temperature', '0.2', '--top-p', '0.9', '--top-k', '40', 'summarize'], { emu, input: 'some text' });
     expect(r.exitCode).toBe(0);
     expect(sent()[0]).toMatchObject({ model: 'svc-latest', system: 'be terse', max_tokens: 200, stop_sequences: ['answer'], temperature: 0.2, top_p: 0.9, top_k: 40, messages: [{ role: 'user', content: 'summarize\n\nsome text' }] });
     expect(r.stdout).not.toContain('answer');
   });
 
   it('--json prints the message as sent; with --stream one event per line', async () => {
-    const r = await svc(['messages', '--json', 'hi'], { emu });
+    const r = await svcInProcess(['messages', '--json', 'hi'], { emu });
     expect(JSON.parse(r.stdout)).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn' });
-    const s = await svc(['messages', '--json', '--stream', 'hi'], { emu });
+    const s = await svcInProcess(['messages', '--json', '--stream', 'hi'], { emu });
     const types = s.stdout.trim().split('\n').map((l) => JSON.parse(l).type);
     expect(types[0]).toBe('message_start');
     expect(types).toContain('content_block_delta');
@@ -39,10 +41,10 @@ describe('svc messages', () => {
   });
 
   it('a cut answer warns on stderr; tool_use blocks are JSON lines', async () => {
-    const cut = await svc(['messages', '--max-tokens', '2', 'hello'], { emu });
+    const cut = await svcInProcess(['messages', '--max-tokens', '2', 'hello'], { emu });
     expect(cut.stderr).toContain('cut off at 2 tokens');
     const tool = writeTemp('t.json', JSON.stringify({ name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }));
-    const t = await svc(['messages', '--tool', tool, '--stream', 'find it'], { emu });
+    const t = await svcInProcess(['messages', '--tool', tool, '--stream', 'find it'], { emu });
     const use = JSON.parse(t.stdout.trim());
     expect(use.name).toBe('lookup');
     expect(typeof use.input.q).toBe('string');
@@ -64,7 +66,7 @@ describe('svc messages rejects bad input before sending', () => {
   for (const [name, args, message] of cases) {
     it(name, async () => {
       emu.clearRequests();
-      const r = await svc(['messages', ...args, 'hi'], { emu });
+      const r = await svcInProcess(['messages', ...args, 'hi'], { emu });
       expect(r.stderr).toMatch(message);
       expect(r.exitCode).toBe(2);
       expect(emu.requests()).toHaveLength(0);

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerSecret, startTestEmulator, cli as svc, svcOnTerminal, type TestEmulator } from '../../helpers/cli.js';
+import { registerSecret } from '../../helpers/secrets.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { svcOnTerminal } from '../../helpers/terminal.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -19,7 +22,7 @@ describe('svc phone (v1)', () => {
   let id: string;
 
   it('buy --yes prints the number; in a pipe as key/value lines', async () => {
-    const r = await svc(['phone', 'buy', '--area-code', '212', '--name', 'sales', '--description', 'main line', '--yes'], { emu });
+    const r = await svcInProcess(['phone', 'buy', '--area-code', '212', '--name', 'sales', '--description', 'main line', '--yes'], { emu });
     expect(r.exitCode).toBe(0);
     const rows = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t')));
     expect(rows.phone_number).toMatch(/^\+1212\d{7}$/);
@@ -30,38 +33,38 @@ describe('svc phone (v1)', () => {
   });
 
   it('list: TSV rows, --json one object per line, --limit passed', async () => {
-    const r = await svc(['phone', 'list'], { emu });
+    const r = await svcInProcess(['phone', 'list'], { emu });
     expect(r.stdout.trim().split('\n').map((l) => l.split('\t')[0])).toEqual([id]);
     emu.clearRequests();
-    const j = await svc(['phone', 'list', '--json', '--limit', '5'], { emu });
+    const j = await svcInProcess(['phone', 'list', '--json', '--limit', '5'], { emu });
     expect(json(j.stdout.trim())).toMatchObject({ phone_number_id: id, name: 'sales', agent_id: null });
     expect(emu.requests()[0]!.query).toEqual({ limit: '5' });
   });
 
   it('update sends a field mask of exactly the fields given', async () => {
     emu.clearRequests();
-    const r = await svc(['phone', 'update', id, '--name', 'sales desk', '--json', '--jq', '.phone_number'], { emu });
+    const r = await svcInProcess(['phone', 'update', id, '--name', 'sales desk', '--json', '--jq', '.phone_number'], { emu });
     expect(r.exitCode).toBe(0);
     expect(json(emu.requests()[0]!.body!)).toEqual({ name: 'sales desk', field_mask: { paths: ['name'] } });
     expect(json(r.stdout)).toMatchObject({ name: 'sales desk', description: 'main line' });
-    const cleared = await svc(['phone', 'update', id, '--clear-description', '--json', '--jq', '.phone_number'], { emu });
+    const cleared = await svcInProcess(['phone', 'update', id, '--clear-description', '--json', '--jq', '.phone_number'], { emu });
     expect(json(cleared.stdout)).toMatchObject({ name: 'sales desk', description: null });
-    const get = await svc(['phone', 'get', id, '--json', '--jq', '.phone_number'], { emu });
+    const get = await svcInProcess(['phone', 'get', id, '--json', '--jq', '.phone_number'], { emu });
     expect(json(get.stdout)).toMatchObject({ name: 'sales desk', description: null });
   });
 
   it('release without --yes in a script exits 2 and sends nothing', async () => {
     emu.clearRequests();
-    const r = await svc(['phone', 'release', id], { emu });
+    const r = await svcInProcess(['phone', 'release', id], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`Release phone number ${id} permanently: confirmation needed, and stdin is not a terminal; pass --yes`);
     expect(emu.requests()).toHaveLength(0);
-    expect((await svc(['phone', 'get', id], { emu })).exitCode).toBe(0);
+    expect((await svcInProcess(['phone', 'get', id], { emu })).exitCode).toBe(0);
   });
 
   it('buy without --yes in a script exits 2 and sends nothing', async () => {
     emu.clearRequests();
-    const r = await svc(['phone', 'buy', '--area-code', '415', '--name', 'x'], { emu });
+    const r = await svcInProcess(['phone', 'buy', '--area-code', '415', '--name', 'x'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--yes');
     expect(emu.requests()).toHaveLength(0);
@@ -77,13 +80,13 @@ describe('svc phone (v1)', () => {
     const yes = await onTerminal(['phone', 'release', id], 'y\n');
     expect(yes.exitCode).toBe(0);
     expect(emu.requests().map((q) => `${q.method} ${q.path}`)).toEqual([`DELETE /v1/phone-numbers/${id}`]);
-    expect((await svc(['phone', 'get', id], { emu })).exitCode).toBe(5);
+    expect((await svcInProcess(['phone', 'get', id], { emu })).exitCode).toBe(5);
   });
 
   it('a key with phone-number access but no agent access gets 403 (exit 4)', async () => {
     const rec = emu.addKey({ acls: ['api-key:endpoint:phone-numbers', 'api-key:model:*'] });
     registerSecret(rec.key);
-    const r = await svc(['phone', 'list'], { emu, key: rec.key });
+    const r = await svcInProcess(['phone', 'list'], { emu, key: rec.key });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('does not have agent access');
   });
@@ -107,7 +110,7 @@ describe('phone v1 limits are checked before sending (exit 2, nothing sent)', ()
   for (const [rule, args, message] of cases) {
     it(rule, async () => {
       emu.clearRequests();
-      const r = await svc(args, { emu });
+      const r = await svcInProcess(args, { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(message);
       expect(emu.requests()).toHaveLength(0);

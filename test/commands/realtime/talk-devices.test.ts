@@ -4,7 +4,10 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawnSvc, startTestEmulator, tempDir, assertNoSecrets, type TestEmulator } from '../../helpers/cli.js';
+import { spawnSvc } from '../../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { tempDir } from '../../helpers/files.js';
+import { assertNoSecrets } from '../../helpers/secrets.js';
 import { answerPcm, lastSession, realTimeEmulator, wavClip } from './talk-helpers.js';
 
 let emu: TestEmulator;

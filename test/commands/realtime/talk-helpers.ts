@@ -1,11 +1,11 @@
 // Clips and checks shared by the realtime and calls tests: tone speech the emulator can "hear", and what its
 // answers sound like.
 import { readFileSync } from 'node:fs';
-import { decodeAudio, encodeWav, mulawEncode } from '../../../src/audio/codecs.js';
-import { decodeTones, encodeTones } from '../../../src/emulator/tones.js';
-import { realtimeLogs, type RealtimeSessionLog } from '../../../src/emulator/realtime-log.js';
-import type { TestEmulator } from '../../helpers/cli.js';
-import { writeTemp } from '../../helpers/cli.js';
+import { decodeAudio, encodeWav, mulawEncode } from 'svc-formats/audio-codecs';
+import { decodeTones, encodeTones } from 'svc-emulator/tones';
+import { realtimeLogs, type RealtimeSessionLog } from 'svc-emulator/realtime-log';
+import type { TestEmulator } from '../../helpers/emulator.js';
+import { writeTemp } from '../../helpers/files.js';
 
 export type Part = { say: string } | { silence: number };
 

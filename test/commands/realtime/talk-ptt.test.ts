@@ -4,7 +4,9 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TmuxTerminal, startTestEmulator, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { TmuxTerminal } from '../../helpers/terminal.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { tempDir } from '../../helpers/files.js';
 import { clipPcm, lastSession, realTimeEmulator, spokenIn } from './talk-helpers.js';
 
 let emu: TestEmulator;

@@ -4,9 +4,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { decodeAudio } from '../../../src/audio/codecs.js';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { decodeAudio } from 'svc-formats/audio-codecs';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 import { answerPcm, lastSession, realTimeEmulator, spokenIn, wavClip } from './talk-helpers.js';
 
 let emu: TestEmulator;
@@ -26,7 +28,7 @@ describe('svc realtime talk: tools and turn taking', () => {
     writeFileSync(join(dir, 'weather.mjs'), "let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => console.log('sunny in ' + JSON.parse(s).city));\n");
     const input = wavClip('tool.wav', [{ silence: 200 }, { say: 'please use the get weather tool' }, { silence: 5000 }]);
     const out = join(dir, 'answer.wav');
-    const r = await svc(['realtime', 'talk', '--input', input, '--output', out, '--tool', join(dir, 'weather.json'), '--tool-cmd', `get_weather=node ${join(dir, 'weather.mjs')}`], { emu });
+    const r = await svcInProcess(['realtime', 'talk', '--input', input, '--output', out, '--tool', join(dir, 'weather.json'), '--tool-cmd', `get_weather=node ${join(dir, 'weather.mjs')}`], { emu });
     expect(r.exitCode).toBe(0);
     const log = lastSession(emu);
     // the emulator asked for the tool with arguments valid against its schema; the command's output came back
@@ -57,7 +59,7 @@ describe('svc realtime talk: tools and turn taking', () => {
 
   it('--duplex: talking over the answer stops playback (barge-in) and the new question is answered', async () => {
     const out = join(tempDir(), 'answer.pcm');
-    const r = await svc(['realtime', 'talk', '--duplex', '--input', overlapping, '--output', out], { emu });
+    const r = await svcInProcess(['realtime', 'talk', '--duplex', '--input', overlapping, '--output', out], { emu });
     expect(r.exitCode).toBe(0);
     const log = lastSession(emu);
     expect(log.transcripts).toEqual(['tell me a story', 'stop now']);
@@ -79,7 +81,7 @@ describe('svc realtime talk: tools and turn taking', () => {
 
   it('half-duplex: the same overlapping words are never sent, so the first answer plays to its end', async () => {
     const out = join(tempDir(), 'answer.pcm');
-    const r = await svc(['realtime', 'talk', '--input', overlapping, '--output', out], { emu });
+    const r = await svcInProcess(['realtime', 'talk', '--input', overlapping, '--output', out], { emu });
     expect(r.exitCode).toBe(0);
     const log = lastSession(emu);
     expect(log.transcripts).toEqual(['tell me a story']);

@@ -3,9 +3,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { alawDecode, alawEncode, decodeAudio } from '../../../src/audio/codecs.js';
-import { decodeTones } from '../../../src/emulator/tones.js';
-import { startTestEmulator, svc, svcBytes, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+import { alawDecode, alawEncode, decodeAudio } from 'svc-formats/audio-codecs';
+import { decodeTones } from 'svc-emulator/tones';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcProcess, svcBytes } from '../../helpers/subprocess.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
 import { clipPcm, fastEmulator, lastSession, questionClip, spokenIn, ulawClip, wavClip } from './talk-helpers.js';
 
 let emu: TestEmulator;
@@ -20,7 +22,7 @@ beforeEach(() => fastEmulator(emu));
 describe('svc realtime talk (files and pipes)', () => {
   it('answers a spoken question: the answer audio decodes to the answer text, both transcripts printed', async () => {
     const out = join(tempDir(), 'answer.wav');
-    const r = await svc(['realtime', 'talk', '--input', question, '--output', out], { emu });
+    const r = await svcProcess(['realtime', 'talk', '--input', question, '--output', out], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const log = lastSession(emu);
     const answer = log.responses[0]!.transcript;
@@ -39,7 +41,7 @@ describe('svc realtime talk (files and pipes)', () => {
   });
 
   it('--json prints every server event as one JSON line (audio as its byte count)', async () => {
-    const r = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.pcm'), '--json'], { emu });
+    const r = await svcProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.pcm'), '--json'], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     const types = events.map((e) => e.type);
@@ -68,7 +70,7 @@ describe('svc realtime talk (files and pipes)', () => {
   it('speaks G.711 mu-law with --audio-format pcmu (raw .ulaw in, .ulaw out at 8 kHz)', async () => {
     const input = ulawClip('q.ulaw', [{ say: 'call me back' }, { silence: 300 }]);
     const out = join(tempDir(), 'answer.ulaw');
-    const r = await svc(['realtime', 'talk', '--input', input, '--output', out, '--audio-format', 'pcmu'], { emu });
+    const r = await svcProcess(['realtime', 'talk', '--input', input, '--output', out, '--audio-format', 'pcmu'], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(r.stdout).toContain('you: call me back\n');
     const log = lastSession(emu);
@@ -79,7 +81,7 @@ describe('svc realtime talk (files and pipes)', () => {
   it('reads raw audio in the session format from stdin (--input -), here G.711 A-law with --audio-format pcma', async () => {
     const input = writeTemp('q.alaw', alawEncode(clipPcm([{ say: 'from a pipe' }, { silence: 300 }], 8000)));
     const out = join(tempDir(), 'answer.alaw');
-    const r = await svc(['realtime', 'talk', '--input', '-', '--output', out, '--audio-format', 'pcma'], { emu, inputFile: input });
+    const r = await svcProcess(['realtime', 'talk', '--input', '-', '--output', out, '--audio-format', 'pcma'], { emu, inputFile: input });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(r.stdout).toContain('you: from a pipe\n');
     const answer = lastSession(emu).responses[0]!.transcript;
@@ -98,7 +100,7 @@ describe('svc realtime talk (files and pipes)', () => {
       }),
     });
     const { agent } = (await created.json()) as { agent: { agent_id: string } };
-    const r = await svc(['realtime', 'talk', '--agent', agent.agent_id, '--voice', 'leo', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
+    const r = await svcProcess(['realtime', 'talk', '--agent', agent.agent_id, '--voice', 'leo', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(lastSession(emu).session).toMatchObject({
       instructions: 'You are the front desk',
@@ -106,14 +108,14 @@ describe('svc realtime talk (files and pipes)', () => {
       turn_detection: { type: 'server_vad', threshold: 0.3, silence_duration_ms: 400 },
       tools: [{ type: 'function', name: 'lookup', description: 'find', parameters: { type: 'object', properties: { q: { type: 'string' } } } }],
     });
-    const missing = await svc(['realtime', 'talk', '--agent', 'agent_nope', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
+    const missing = await svcProcess(['realtime', 'talk', '--agent', 'agent_nope', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
     expect(missing.exitCode, String(missing.stderr)).toBe(5);
     expect(missing.stderr).toMatch(/agent_nope.*HTTP 404/);
   });
 
   it('sends --model and --reasoning-effort on the connection, and warns that voice-2.0 is deprecated', async () => {
     emu.clearRequests();
-    const r = await svc(['realtime', 'talk', '--model', 'voice-2.0', '--reasoning-effort', 'none', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
+    const r = await svcProcess(['realtime', 'talk', '--model', 'voice-2.0', '--reasoning-effort', 'none', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(r.stderr).toContain('warning: the model voice-2.0 is deprecated');
     const ws = emu.requests().find((q) => q.method === 'WS')!;
@@ -122,10 +124,10 @@ describe('svc realtime talk (files and pipes)', () => {
   });
 
   it('fails clearly without an API key and on a wrong key', async () => {
-    const none = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: null });
+    const none = await svcProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: null });
     expect(none.exitCode, String(none.stderr)).toBe(4);
     expect(none.stderr).toContain('no API key');
-    const wrong = await svc(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: 'svc-wrong-key-123456789' });
+    const wrong = await svcProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, key: 'svc-wrong-key-123456789' });
     expect(wrong.exitCode, String(wrong.stderr)).toBe(4);
     expect(wrong.stderr).toContain('Incorrect API key');
   });
@@ -147,7 +149,7 @@ describe('svc realtime talk (files and pipes)', () => {
   for (const [what, args, message] of usage) {
     it(`rejects ${what} before sending anything (exit 2)`, async () => {
       emu.clearRequests();
-      const r = await svc(['realtime', 'talk', ...args.map((a) => (a === 'QUESTION' ? question : a)), '--output', join(tempDir(), 'a.wav')], { emu });
+      const r = await svcProcess(['realtime', 'talk', ...args.map((a) => (a === 'QUESTION' ? question : a)), '--output', join(tempDir(), 'a.wav')], { emu });
       expect(r.exitCode, String(r.stderr)).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(emu.requests()).toHaveLength(0);
@@ -159,10 +161,10 @@ describe('svc realtime talk (files and pipes)', () => {
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ type: 'function', function: { name: 'has space' } }));
     writeFileSync(join(dir, 'ok.json'), JSON.stringify({ type: 'function', name: 'lookup', parameters: { type: 'object' } }));
     emu.clearRequests();
-    const bad = await svc(['realtime', 'talk', '--tool', join(dir, 'bad.json'), '--input', question], { emu });
+    const bad = await svcProcess(['realtime', 'talk', '--tool', join(dir, 'bad.json'), '--input', question], { emu });
     expect(bad.exitCode, String(bad.stderr)).toBe(2);
     expect(bad.stderr).toContain('a function tool {type: "function", name, description, parameters}');
-    const dup = await svc(['realtime', 'talk', '--tool', join(dir, 'ok.json'), '--tool', join(dir, 'ok.json'), '--input', question], { emu });
+    const dup = await svcProcess(['realtime', 'talk', '--tool', join(dir, 'ok.json'), '--tool', join(dir, 'ok.json'), '--input', question], { emu });
     expect(dup.exitCode, String(dup.stderr)).toBe(2);
     expect(dup.stderr).toContain('--tool: lookup is not allowed: tool names that are unique');
     expect(emu.requests()).toHaveLength(0);

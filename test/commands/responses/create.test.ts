@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -19,12 +21,12 @@ describe('svc responses create', () => {
   it('continues a stored conversation across three invocations; items lists every input in order across pages', async () => {
     const configDir = tempDir();
     emu.clearRequests();
-    const one = await svc(['responses', 'create', 'first question'], { emu, configDir });
+    const one = await svcInProcess(['responses', 'create', 'first question'], { emu, configDir });
     expect(one.exitCode).toBe(0);
     expect(one.stdout).toMatch(/^This is the emulator's answer to "first question"\./);
-    const two = await svc(['responses', 'create', '-c', 'second question'], { emu, configDir });
+    const two = await svcInProcess(['responses', 'create', '-c', 'second question'], { emu, configDir });
     expect(two.exitCode).toBe(0);
-    const three = await svc(['responses', 'create', '-c', 'third question', '--json'], { emu, configDir });
+    const three = await svcInProcess(['responses', 'create', '-c', 'third question', '--json'], { emu, configDir });
     expect(three.exitCode).toBe(0);
     const final = lastEvent(three.stdout);
     expect(final.type).toBe('response.completed');
@@ -39,7 +41,7 @@ describe('svc responses create', () => {
     expect(final.response.previous_response_id).toBe(sent[2].previous_response_id);
 
     emu.clearRequests();
-    const all = await svc(['responses', 'items', id, '--all', '--limit', '2'], { emu, configDir });
+    const all = await svcInProcess(['responses', 'items', id, '--all', '--limit', '2'], { emu, configDir });
     expect(all.exitCode).toBe(0);
     const rows = all.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(rows.map((r) => r[2])).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
@@ -47,45 +49,45 @@ describe('svc responses create', () => {
     const pages = emu.requests().filter((r) => r.path.endsWith('/input_items'));
     expect(pages.map((p) => p.query.after ?? null)).toEqual([null, rows[1]![0], rows[3]![0]]);
 
-    const page = await svc(['responses', 'items', id, '--limit', '2'], { emu, configDir });
+    const page = await svcInProcess(['responses', 'items', id, '--limit', '2'], { emu, configDir });
     expect(page.stdout.trim().split('\n')).toHaveLength(2);
     expect(page.stderr).toContain(`--page-token ${rows[1]![0]}`);
-    const desc = await svc(['responses', 'items', id, '--order', 'desc', '--json'], { emu, configDir });
+    const desc = await svcInProcess(['responses', 'items', id, '--order', 'desc', '--json'], { emu, configDir });
     expect(JSON.parse(desc.stdout.split('\n')[0]!).content).toBe('third question');
   });
 
   it('streams the same text as the synchronous answer; --json streams one event per line', async () => {
-    const streamed = await svc(['responses', 'create', '--no-store', 'same prompt'], { emu });
-    const sync = await svc(['responses', 'create', '--no-store', '--no-stream', 'same prompt'], { emu });
+    const streamed = await svcInProcess(['responses', 'create', '--no-store', 'same prompt'], { emu });
+    const sync = await svcInProcess(['responses', 'create', '--no-store', '--no-stream', 'same prompt'], { emu });
     expect(streamed.stdout).toBe(sync.stdout);
     expect(streamed.stdout.endsWith('.\n')).toBe(true);
-    const json = await svc(['responses', 'create', '--no-store', '--json', 'same prompt'], { emu });
+    const json = await svcInProcess(['responses', 'create', '--no-store', '--json', 'same prompt'], { emu });
     const events = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(events[0].type).toBe('response.created');
     expect(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('')).toBe(streamed.stdout.trimEnd());
-    const whole = await svc(['responses', 'create', '--no-store', '--no-stream', '--json', 'same prompt'], { emu });
+    const whole = await svcInProcess(['responses', 'create', '--no-store', '--no-stream', '--json', 'same prompt'], { emu });
     expect(JSON.parse(whole.stdout)).toMatchObject({ object: 'response', status: 'completed', store: false });
   });
 
   it('joins piped stdin to the input, sends instructions and the request fields given', async () => {
     emu.clearRequests();
-    const r = await svc(['responses', 'create', 'summarize', '--instructions', 'be brief', '--temperature', '0.5', '--max-output-tokens', '50', '--include', 'reasoning.encrypted_content', '--service-tier', 'priority', '--metadata', 'k=v'], { emu, input: 'a long text\n' });
+    const r = await svcInProcess(['responses', 'create', 'summarize', '--instructions', 'be brief', '--temperature', '0.5', '--max-output-tokens', '50', '--include', 'reasoning.encrypted_content', '--service-tier', 'priority', '--metadata', 'k=v'], { emu, input: 'a long text\n' });
     expect(r.exitCode).toBe(0);
     const [body] = bodies('/v1/responses');
     expect(body).toMatchObject({ input: 'summarize\n\na long text', instructions: 'be brief', temperature: 0.5, max_output_tokens: 50, include: ['reasoning.encrypted_content'], service_tier: 'priority', metadata: { k: 'v' }, stream: true });
   });
 
   it('reasoning summaries stay off stdout in a pipe; a cut answer warns on stderr', async () => {
-    const r = await svc(['responses', 'create', '--no-store', '-m', 'svc-4-reasoning', '--reasoning-effort', 'high', 'think'], { emu });
+    const r = await svcInProcess(['responses', 'create', '--no-store', '-m', 'svc-4-reasoning', '--reasoning-effort', 'high', 'think'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).not.toContain('Considering');
-    const cut = await svc(['responses', 'create', '--no-store', '--max-output-tokens', '3', 'hello'], { emu });
+    const cut = await svcInProcess(['responses', 'create', '--no-store', '--max-output-tokens', '3', 'hello'], { emu });
     expect(cut.stdout.trim().length).toBeLessThan(30);
     expect(cut.stderr).toContain('cut off');
   });
 
   it('shows the server message when a model rejects reasoning effort', async () => {
-    const r = await svc(['responses', 'create', '--no-store', '-m', 'svc-4', '--reasoning-effort', 'high', 'x'], { emu });
+    const r = await svcInProcess(['responses', 'create', '--no-store', '-m', 'svc-4', '--reasoning-effort', 'high', 'x'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/does not support reasoning effort.*HTTP 400/);
   });
@@ -93,56 +95,56 @@ describe('svc responses create', () => {
   it('-c without a stored response is a usage error; --no-store does not become the last one', async () => {
     const configDir = tempDir();
     emu.clearRequests();
-    const none = await svc(['responses', 'create', '-c', 'x'], { emu, configDir });
+    const none = await svcInProcess(['responses', 'create', '-c', 'x'], { emu, configDir });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('no stored response to continue');
-    await svc(['responses', 'create', '--no-store', 'x'], { emu, configDir });
-    const still = await svc(['responses', 'create', '-c', 'x'], { emu, configDir });
+    await svcInProcess(['responses', 'create', '--no-store', 'x'], { emu, configDir });
+    const still = await svcInProcess(['responses', 'create', '-c', 'x'], { emu, configDir });
     expect(still.exitCode).toBe(2);
     expect(bodies('/v1/responses')).toHaveLength(1);
   });
 
   it('get shows a stored response; delete makes it 404 (exit 5) and -c forgets it', async () => {
     const configDir = tempDir();
-    const made = await svc(['responses', 'create', '--no-stream', '--json', 'keep me'], { emu, configDir });
+    const made = await svcInProcess(['responses', 'create', '--no-stream', '--json', 'keep me'], { emu, configDir });
     const id = JSON.parse(made.stdout).id;
-    const got = await svc(['responses', 'get', id], { emu, configDir });
+    const got = await svcInProcess(['responses', 'get', id], { emu, configDir });
     expect(got.stdout).toContain(`id\t${id}`);
     expect(got.stdout).toContain('status\tcompleted');
     expect(got.stdout).toContain('This is the emulator\'s answer to "keep me"');
-    const json = await svc(['responses', 'get', id, '--json'], { emu, configDir });
+    const json = await svcInProcess(['responses', 'get', id, '--json'], { emu, configDir });
     expect(JSON.parse(json.stdout).id).toBe(id);
-    const del = await svc(['responses', 'delete', id, '--yes'], { emu, configDir });
+    const del = await svcInProcess(['responses', 'delete', id, '--yes'], { emu, configDir });
     expect(del.stdout).toBe(`${id}\tdeleted\n`);
-    const gone = await svc(['responses', 'get', id], { emu, configDir });
+    const gone = await svcInProcess(['responses', 'get', id], { emu, configDir });
     expect(gone.exitCode).toBe(5);
     expect(gone.stderr).toMatch(/not found.*HTTP 404/);
-    const cont = await svc(['responses', 'create', '-c', 'x'], { emu, configDir });
+    const cont = await svcInProcess(['responses', 'create', '-c', 'x'], { emu, configDir });
     expect(cont.exitCode).toBe(2);
   });
 
   it('compact output is usable verbatim as the next --input', async () => {
     const configDir = tempDir();
-    await svc(['responses', 'create', 'my name is Ada'], { emu, configDir });
-    const r2 = await svc(['responses', 'create', '-c', 'I like tea', '--json', '--no-stream'], { emu, configDir });
+    await svcInProcess(['responses', 'create', 'my name is Ada'], { emu, configDir });
+    const r2 = await svcInProcess(['responses', 'create', '-c', 'I like tea', '--json', '--no-stream'], { emu, configDir });
     const id = JSON.parse(r2.stdout).id;
-    const items = await svc(['responses', 'items', id, '--all', '--json'], { emu, configDir });
+    const items = await svcInProcess(['responses', 'items', id, '--all', '--json'], { emu, configDir });
     const history = writeTemp('history.jsonl', items.stdout);
-    const compact = await svc(['responses', 'compact', '--model', 'svc-4', '--input', history], { emu, configDir });
+    const compact = await svcInProcess(['responses', 'compact', '--model', 'svc-4', '--input', history], { emu, configDir });
     expect(compact.exitCode).toBe(0);
     expect(compact.stderr).toContain('compacted 3 messages into 1 item');
     const output = JSON.parse(compact.stdout);
     expect(output[0].type).toBe('compaction');
     const ctxFile = writeTemp('ctx.json', compact.stdout);
     emu.clearRequests();
-    const next = await svc(['responses', 'create', '--input', ctxFile, 'what is my name?'], { emu, configDir });
+    const next = await svcInProcess(['responses', 'create', '--input', ctxFile, 'what is my name?'], { emu, configDir });
     expect(next.exitCode).toBe(0);
     const [body] = bodies('/v1/responses');
     expect(body.input).toEqual([...output, { type: 'message', role: 'user', content: 'what is my name?' }]);
     // the same through stdin
-    const piped = await svc(['responses', 'compact', '--model', 'svc-4', '--input', '-'], { emu, configDir, input: items.stdout });
+    const piped = await svcInProcess(['responses', 'compact', '--model', 'svc-4', '--input', '-'], { emu, configDir, input: items.stdout });
     expect(JSON.parse(piped.stdout)[0].type).toBe('compaction');
-    const missing = await svc(['responses', 'compact', '--input', history], { emu, configDir });
+    const missing = await svcInProcess(['responses', 'compact', '--input', history], { emu, configDir });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('--model');
   });
@@ -156,7 +158,7 @@ describe('svc responses create with local tools', () => {
     writeFileSync(script, `#!/bin/sh\nread args\necho "$args" >> ${log}\necho "sunny and 21C"\n`, { mode: 0o755 });
     const tool = writeTemp('weather.json', JSON.stringify({ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }));
     emu.clearRequests();
-    const r = await svc(['responses', 'create', '--tool', tool, '--tool-cmd', `get_weather=${script}`, 'use get_weather for Paris, then get_weather for Oslo'], { emu });
+    const r = await svcInProcess(['responses', 'create', '--tool', tool, '--tool-cmd', `get_weather=${script}`, 'use get_weather for Paris, then get_weather for Oslo'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^The tool returned sunny and 21C\./);
     const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -172,10 +174,10 @@ describe('svc responses create with local tools', () => {
 
   it('--max-turns 1 stops with a clear message and exit 1; without --tool-cmd the calls are printed', async () => {
     const tool = writeTemp('t.json', JSON.stringify({ name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }));
-    const stopped = await svc(['responses', 'create', '--no-store', '--tool', tool, '--tool-cmd', 'lookup=cat', '--max-turns', '1', 'lookup something'], { emu });
+    const stopped = await svcInProcess(['responses', 'create', '--no-store', '--tool', tool, '--tool-cmd', 'lookup=cat', '--max-turns', '1', 'lookup something'], { emu });
     expect(stopped.exitCode).toBe(1);
     expect(stopped.stderr).toContain('stopped after 1 model turn (--max-turns 1): the model still wanted to call lookup');
-    const printed = await svc(['responses', 'create', '--no-store', '--tool', tool, 'lookup something'], { emu });
+    const printed = await svcInProcess(['responses', 'create', '--no-store', '--tool', tool, 'lookup something'], { emu });
     expect(printed.exitCode).toBe(0);
     const call = JSON.parse(printed.stdout.trim());
     expect(call.name).toBe('lookup');
@@ -207,7 +209,7 @@ describe('the event stream reader', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   it('skips unknown event types and reads frames without an event line', async () => {
-    const r = await svc(['responses', 'create', '--no-store', 'hi'], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'test-key-not-secret' } });
+    const r = await svcInProcess(['responses', 'create', '--no-store', 'hi'], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'test-key-not-secret' } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('Hello, world\n');
     expect(r.stderr).toBe('');

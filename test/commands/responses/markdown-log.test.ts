@@ -1,7 +1,10 @@
 // messages and responses create stream like chat: Markdown rendered on a terminal with colour (raw with --raw and
 // in a pipe), and the streamed answer and its usage go into the call log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, svc, svcBytes, svcOnTerminal, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcProcess, svcBytes } from '../../helpers/subprocess.js';
+import { svcOnTerminal } from '../../helpers/terminal.js';
+import { tempDir } from '../../helpers/files.js';
 
 const ANSWER = ['## Release notes', '', '- first item', '- second item', '', '```js', 'const answer = 42;', '```', ''].join('\n');
 const PROMPT = `Repeat this:\n~~~markdown\n${ANSWER}~~~\n`;
@@ -36,9 +39,9 @@ describe('streamed answers of messages and responses create', () => {
 
     it(`${name}: the streamed answer and its tokens are in the call log`, async () => {
       const configDir = tempDir();
-      const r = await svc([...args, 'say hello to the log'], { emu, configDir });
+      const r = await svcProcess([...args, 'say hello to the log'], { emu, configDir });
       expect(r.exitCode, r.stderr).toBe(0);
-      const logs = await svc(['logs', '--json'], { emu, configDir });
+      const logs = await svcProcess(['logs', '--json'], { emu, configDir });
       expect(logs.exitCode, logs.stderr).toBe(0);
       const records = logs.stdout.trim().split('\n').map((l) => JSON.parse(l));
       const call = records.find((x) => x.method === 'POST');

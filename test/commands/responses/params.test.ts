@@ -1,7 +1,10 @@
 // issue 12 item 2 (and the responses part of 4): request fields every flag reaches, as the emulator saw them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, svcOnTerminal, tempDir, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { svcOnTerminal } from '../../helpers/terminal.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -14,7 +17,7 @@ const posted = () => emu.requests().filter((r) => r.path === '/v1/responses' && 
 describe('svc responses create: every field', () => {
   it('search source flags build search_parameters.sources, as chat does', async () => {
     emu.clearRequests();
-    const r = await svc(['responses', 'create', '--search', 'on', '--search-source', 'news', '--search-country', 'de', '--allowed-website', 'example.org', '--x-handle', 'svc', '--rss', 'https://example.org/feed.xml', '--no-safe-search', 'headlines'], { emu });
+    const r = await svcInProcess(['responses', 'create', '--search', 'on', '--search-source', 'news', '--search-country', 'de', '--allowed-website', 'example.org', '--x-handle', 'svc', '--rss', 'https://example.org/feed.xml', '--no-safe-search', 'headlines'], { emu });
     expect(r.exitCode).toBe(0);
     expect(posted()[0].search_parameters).toEqual({
       mode: 'on',
@@ -31,14 +34,14 @@ describe('svc responses create: every field', () => {
     emu.clearRequests();
     const web = writeTemp('web.json', JSON.stringify({ type: 'web_search' }));
     const fn = writeTemp('fn.json', JSON.stringify({ name: 'lookup', parameters: { type: 'object', properties: {} } }));
-    const r = await svc(['responses', 'create', '--tool', web, '--tool', fn, 'find it'], { emu });
+    const r = await svcInProcess(['responses', 'create', '--tool', web, '--tool', fn, 'find it'], { emu });
     expect(r.exitCode).toBe(0);
     expect(posted()[0].tools).toEqual([{ type: 'web_search' }, { type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }]);
   });
 
   it('a tool of a type the convention does not know is exit 2', async () => {
     emu.clearRequests();
-    const r = await svc(['responses', 'create', '--tool', writeTemp('shell.json', JSON.stringify({ type: 'shell' })), 'x'], { emu });
+    const r = await svcInProcess(['responses', 'create', '--tool', writeTemp('shell.json', JSON.stringify({ type: 'shell' })), 'x'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--tool: .*shell\.json\[0\] .*function, web_search, web_search_preview \(got "shell"\)/);
     expect(emu.requests()).toEqual([]);
@@ -48,48 +51,48 @@ describe('svc responses create: every field', () => {
     emu.clearRequests();
     const cm = [{ type: 'compaction', compact_threshold: 1000 }];
     const file = writeTemp('cm.json', JSON.stringify(cm));
-    const r = await svc(['responses', 'create', '-m', 'svc-4-reasoning', '--context-management', file, '--reasoning-generate-summary', 'concise', '--reasoning-summary', 'auto', 'plan'], { emu });
+    const r = await svcInProcess(['responses', 'create', '-m', 'svc-4-reasoning', '--context-management', file, '--reasoning-generate-summary', 'concise', '--reasoning-summary', 'auto', 'plan'], { emu });
     expect(r.exitCode).toBe(0);
-    const inline = await svc(['responses', 'create', '--context-management', JSON.stringify(cm), 'x'], { emu });
+    const inline = await svcInProcess(['responses', 'create', '--context-management', JSON.stringify(cm), 'x'], { emu });
     expect(inline.exitCode).toBe(0);
     const [a, b] = posted();
     expect(a.context_management).toEqual(cm);
     expect(a.reasoning).toEqual({ summary: 'auto', generate_summary: 'concise' });
     expect(b.context_management).toEqual(cm);
-    const bad = await svc(['responses', 'create', '--context-management', '{"a":1}', 'x'], { emu });
+    const bad = await svcInProcess(['responses', 'create', '--context-management', '{"a":1}', 'x'], { emu });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--context-management: .*a JSON array/);
   });
 
   it('--background is sent; the server refuses it (unsupported) and its message is shown, exit 1', async () => {
     emu.clearRequests();
-    const r = await svc(['responses', 'create', '--background', 'x'], { emu });
+    const r = await svcInProcess(['responses', 'create', '--background', 'x'], { emu });
     expect(posted()[0].background).toBe(true);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/background responses are not supported/);
   });
 
   it('--previous ID without -m uses the continued response\'s model (asked of the server when not remembered)', async () => {
-    const one = await svc(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], { emu });
+    const one = await svcInProcess(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], { emu });
     const id = JSON.parse(one.stdout).id as string;
     emu.clearRequests();
     // a fresh config dir: nothing remembered, so the model comes from GET /v1/responses/ID
-    const two = await svc(['responses', 'create', '--previous', id, 'second'], { emu });
+    const two = await svcInProcess(['responses', 'create', '--previous', id, 'second'], { emu });
     expect(two.exitCode).toBe(0);
     expect(emu.requests().some((q) => q.method === 'GET' && q.path === `/v1/responses/${id}`)).toBe(true);
     expect(posted()[0]).toMatchObject({ model: 'svc-4-mini', previous_response_id: id });
     emu.clearRequests();
-    const three = await svc(['responses', 'create', '--previous', id, '-m', 'svc-4', 'third'], { emu });
+    const three = await svcInProcess(['responses', 'create', '--previous', id, '-m', 'svc-4', 'third'], { emu });
     expect(three.exitCode).toBe(0);
     expect(posted()[0].model).toBe('svc-4');
   });
 
   it('--previous with the remembered last response takes its model without asking', async () => {
     const configDir = tempDir();
-    const one = await svc(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], { emu, configDir });
+    const one = await svcInProcess(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], { emu, configDir });
     const id = JSON.parse(one.stdout).id as string;
     emu.clearRequests();
-    const two = await svc(['responses', 'create', '--previous', id, 'second'], { emu, configDir });
+    const two = await svcInProcess(['responses', 'create', '--previous', id, 'second'], { emu, configDir });
     expect(two.exitCode).toBe(0);
     expect(emu.requests().filter((q) => q.method === 'GET')).toEqual([]);
     expect(posted()[0].model).toBe('svc-4-mini');
@@ -97,17 +100,17 @@ describe('svc responses create: every field', () => {
 
   it('a malformed JSON --input file is exit 2, nothing sent; text files stay text', async () => {
     emu.clearRequests();
-    const bad = await svc(['responses', 'create', '--input', writeTemp('bad.json', '[{"type": "message", "role": "user"'), 'x'], { emu });
+    const bad = await svcInProcess(['responses', 'create', '--input', writeTemp('bad.json', '[{"type": "message", "role": "user"'), 'x'], { emu });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--input: .*bad\.json .*valid JSON or JSON lines/);
     expect(emu.requests()).toEqual([]);
-    const text = await svc(['responses', 'create', '--input', writeTemp('notes.txt', 'plain notes'), '--no-stream'], { emu });
+    const text = await svcInProcess(['responses', 'create', '--input', writeTemp('notes.txt', 'plain notes'), '--no-stream'], { emu });
     expect(text.exitCode).toBe(0);
     expect(posted()[0].input).toEqual([{ type: 'message', role: 'user', content: 'plain notes' }]);
   });
 
   it('-u names the model that answered, not the alias that was asked for', async () => {
-    const r = await svc(['responses', 'create', '-u', 'hi'], { emu });
+    const r = await svcInProcess(['responses', 'create', '-u', 'hi'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/usage: .* · svc-4\n/);
     expect(r.stderr).not.toContain('svc-latest');
@@ -117,7 +120,7 @@ describe('svc responses create: every field', () => {
     const term = await svcOnTerminal(['responses', 'create', 'hello'], { emu });
     expect(term.exitCode).toBe(0);
     expect(term.screen).toMatch(/\nresponse [0-9a-z_-]{8,}/);
-    const pipe = await svc(['responses', 'create', 'hello'], { emu });
+    const pipe = await svcInProcess(['responses', 'create', 'hello'], { emu });
     expect(pipe.stderr).toBe('');
     const unstored = await svcOnTerminal(['responses', 'create', '--no-store', 'hello'], { emu });
     expect(unstored.screen).not.toMatch(/\nresponse /);

@@ -1,8 +1,10 @@
 // One case per documented range or rule of the Responses endpoints: exit 2, a message naming the flag and what is
 // allowed, and nothing sent to the emulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, writeTemp, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { writeTemp } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -54,7 +56,7 @@ describe('svc responses create rejects bad input before sending', () => {
   for (const [name, args, message] of create) {
     it(name, async () => {
       emu.clearRequests();
-      const r = await svc(['responses', 'create', ...args(), 'hello'], { emu });
+      const r = await svcInProcess(['responses', 'create', ...args(), 'hello'], { emu });
       expect(r.stderr).toMatch(message);
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe('');
@@ -64,7 +66,7 @@ describe('svc responses create rejects bad input before sending', () => {
 
   it('no input at all', async () => {
     emu.clearRequests();
-    const r = await svc(['responses', 'create'], { emu });
+    const r = await svcInProcess(['responses', 'create'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('no input');
     expect(emu.requests()).toHaveLength(0);
@@ -81,7 +83,7 @@ describe('svc responses items rejects bad input before sending', () => {
   for (const [name, args, message] of items) {
     it(name, async () => {
       emu.clearRequests();
-      const r = await svc(['responses', 'items', 'some-id', ...args], { emu });
+      const r = await svcInProcess(['responses', 'items', 'some-id', ...args], { emu });
       expect(r.stderr).toMatch(message);
       expect(r.exitCode).toBe(2);
       expect(emu.requests()).toHaveLength(0);
@@ -90,10 +92,10 @@ describe('svc responses items rejects bad input before sending', () => {
 
   it('compact needs --model and --input', async () => {
     emu.clearRequests();
-    const noModel = await svc(['responses', 'compact', '--input', writeTemp('h.json', '[]')], { emu });
+    const noModel = await svcInProcess(['responses', 'compact', '--input', writeTemp('h.json', '[]')], { emu });
     expect(noModel.stderr).toMatch(/--model: .*required/);
     expect(noModel.exitCode).toBe(2);
-    const noInput = await svc(['responses', 'compact', '--model', 'svc-4'], { emu });
+    const noInput = await svcInProcess(['responses', 'compact', '--model', 'svc-4'], { emu });
     expect(noInput.stderr).toMatch(/--input: .*required/);
     expect(noInput.exitCode).toBe(2);
     expect(emu.requests()).toHaveLength(0);

@@ -2,8 +2,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -34,7 +36,7 @@ describe('svc skills upload', () => {
   it('zips a folder on the fly; the archive comes back with every file', async () => {
     const d = skillDir('pdf-skill', SKILL_MD);
     emu.clearRequests();
-    const r = await svc(['skills', 'upload', d], { emu });
+    const r = await svcInProcess(['skills', 'upload', d], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const [id, name] = r.stdout.trim().split('\t');
     expect(id).toMatch(/^skill_/);
@@ -42,7 +44,7 @@ describe('svc skills upload', () => {
     const req = emu.requests().find((x) => x.method === 'POST' && x.path === '/v1/skills')!;
     expect(req.body).toContain('name="files"; filename="pdf-skill.zip"');
     const out = join(dir, 'back.zip');
-    const dl = await svc(['skills', 'download', id!, '-o', out], { emu });
+    const dl = await svcInProcess(['skills', 'download', id!, '-o', out], { emu });
     expect(dl.exitCode, dl.stderr).toBe(0);
     expect(dl.stdout).toBe(`${out}\n`);
     const entries = unzipSync(readFileSync(out));
@@ -52,20 +54,20 @@ describe('svc skills upload', () => {
 
   it('a YAML block scalar description (`description: >`) is read as its folded text, by the CLI and the server', async () => {
     const md = '---\nname: yaml-skill\ndescription: >\n  Fill PDF forms\n  and read them back.\nlicense: MIT\n---\n# body\n';
-    const r = await svc(['skills', 'upload', skillDir('yaml-skill', md), '--json'], { emu });
+    const r = await svcInProcess(['skills', 'upload', skillDir('yaml-skill', md), '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ name: 'yaml-skill', description: 'Fill PDF forms and read them back.\n' });
   });
 
   it('uploads a zip as is; --json prints the skill as the API sent it', async () => {
     const z = zipFile('ready.zip', { 'SKILL.md': '---\nname: csv-helper\ndescription: Clean CSV files\n---\n', 'README.txt': 'hi' });
-    const r = await svc(['skills', 'upload', z, '--json'], { emu });
+    const r = await svcInProcess(['skills', 'upload', z, '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout);
     expect(s).toMatchObject({ object: 'skill', name: 'csv-helper', description: 'Clean CSV files' });
     expect(Object.keys(s).sort()).toEqual(['created_at', 'default_version', 'description', 'id', 'latest_version', 'name', 'object']);
     const out = join(dir, 'ready-back.zip');
-    await svc(['skills', 'download', s.id, '-o', out], { emu });
+    await svcInProcess(['skills', 'download', s.id, '-o', out], { emu });
     expect(readFileSync(out).equals(readFileSync(z))).toBe(true);
   });
 
@@ -83,7 +85,7 @@ describe('svc skills upload', () => {
       it(name, async () => {
         const p = make();
         emu.clearRequests();
-        const r = await svc(['skills', 'upload', p], { emu });
+        const r = await svcInProcess(['skills', 'upload', p], { emu });
         expect(r.exitCode).toBe(2);
         expect(r.stderr).toMatch(msg);
         expect(emu.requests()).toHaveLength(0);
@@ -97,14 +99,14 @@ describe('svc skills list / get / delete / download', () => {
   beforeAll(async () => {
     for (let i = 0; i < 5; i++) {
       const z = zipFile(`s${i}.zip`, { [`s${i}/SKILL.md`]: `---\nname: s${i}\ndescription: skill number ${i}\n---\n` });
-      const r = await svc(['skills', 'upload', z], { emu });
+      const r = await svcInProcess(['skills', 'upload', z], { emu });
       made.push(r.stdout.split('\t')[0]!);
     }
   });
 
   it('--all follows the cursor: each skill once, newest first', async () => {
     emu.clearRequests();
-    const r = await svc(['skills', 'list', '--all', '--limit', '2'], { emu });
+    const r = await svcInProcess(['skills', 'list', '--all', '--limit', '2'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const ids = r.stdout.trim().split('\n').map((l) => l.split('\t')[0]);
     expect(new Set(ids).size).toBe(ids.length);
@@ -115,14 +117,14 @@ describe('svc skills list / get / delete / download', () => {
   });
 
   it('--order asc --json, one skill per line', async () => {
-    const r = await svc(['skills', 'list', '--order', 'asc', '--json'], { emu });
+    const r = await svcInProcess(['skills', 'list', '--order', 'asc', '--json'], { emu });
     const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     const mine = rows.filter((s) => made.includes(s.id)).map((s) => s.id);
     expect(mine).toEqual(made);
   });
 
   it('one page names the next cursor on stderr', async () => {
-    const r = await svc(['skills', 'list', '--limit', '1'], { emu });
+    const r = await svcInProcess(['skills', 'list', '--limit', '1'], { emu });
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/more skills: --page-token skill_\w+/);
   });
@@ -134,7 +136,7 @@ describe('svc skills list / get / delete / download', () => {
   ] as [string, string[], RegExp][]) {
     it(`list rejects ${name} before sending`, async () => {
       emu.clearRequests();
-      const r = await svc(['skills', 'list', ...flags], { emu });
+      const r = await svcInProcess(['skills', 'list', ...flags], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(msg);
       expect(emu.requests()).toHaveLength(0);
@@ -142,10 +144,10 @@ describe('svc skills list / get / delete / download', () => {
   }
 
   it('get shows the skill; an unknown id exits 5', async () => {
-    const r = await svc(['skills', 'get', made[2]!], { emu });
+    const r = await svcInProcess(['skills', 'get', made[2]!], { emu });
     expect(r.stdout).toContain('name\ts2');
     expect(r.stdout).toContain('description\tskill number 2');
-    const g = await svc(['skills', 'get', 'skill_nope'], { emu });
+    const g = await svcInProcess(['skills', 'get', 'skill_nope'], { emu });
     expect(g.exitCode).toBe(5);
   });
 
@@ -153,24 +155,24 @@ describe('svc skills list / get / delete / download', () => {
     const out = join(dir, 'taken.zip');
     writeFileSync(out, 'x');
     emu.clearRequests();
-    const r = await svc(['skills', 'download', made[0]!, '-o', out], { emu });
+    const r = await svcInProcess(['skills', 'download', made[0]!, '-o', out], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/taken\.zip already exists/);
     expect(emu.requests()).toHaveLength(0);
     const into = join(dir, 'into');
     mkdirSync(into);
-    const d = await svc(['skills', 'download', made[0]!, '-o', into], { emu });
+    const d = await svcInProcess(['skills', 'download', made[0]!, '-o', into], { emu });
     expect(d.stdout.trim()).toBe(join(into, 's0.zip'));
   });
 
   it('delete removes several; the rest of the list no longer has them', async () => {
-    const r = await svc(['skills', 'delete', made[3]!, made[4]!, '--json', '--yes'], { emu });
+    const r = await svcInProcess(['skills', 'delete', made[3]!, made[4]!, '--json', '--yes'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
       { id: made[3], object: 'skill.deleted', deleted: true },
       { id: made[4], object: 'skill.deleted', deleted: true },
     ]);
-    const l = await svc(['skills', 'list', '--json'], { emu });
+    const l = await svcInProcess(['skills', 'list', '--json'], { emu });
     const ids = l.stdout.trim().split('\n').map((x) => JSON.parse(x).id);
     expect(ids).not.toContain(made[3]);
     expect(ids).toContain(made[2]);

@@ -7,12 +7,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { encodeWav } from '../../../src/audio/codecs.js';
-import { textToTones } from '../../../src/emulator/tones.js';
-import { startTestEmulator, cli as svc, svcShell, tempDir, type TestEmulator } from '../../helpers/cli.js';
+import { encodeWav } from 'svc-formats/audio-codecs';
+import { textToTones } from 'svc-emulator/tones';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { svcShell } from '../../helpers/subprocess.js';
+import { tempDir } from '../../helpers/files.js';
 import { fastEmulator } from '../realtime/talk-helpers.js';
 import { WebSocketServer } from 'ws';
-import { tonesToText } from '../../../src/emulator/tones.js';
+import { tonesToText } from 'svc-emulator/tones';
 
 let emu: TestEmulator;
 let dir: string;
@@ -45,7 +48,7 @@ async function upload(file: string): Promise<{ fields: string[]; file: Buffer }>
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const r = await svc(['stt', 'transcribe', file], { env: { SVC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, SVC_API_KEY: 'k-test-upload' } });
+    const r = await svcInProcess(['stt', 'transcribe', file], { env: { SVC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, SVC_API_KEY: 'k-test-upload' } });
     expect(r.exitCode, r.stderr).toBe(0);
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -66,7 +69,7 @@ describe('stt transcribe: stdin, directories, containers', () => {
 
   it('a directory is exit 2 with a clear message, nothing sent', async () => {
     emu.clearRequests();
-    const r = await svc(['stt', 'transcribe', dir], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', dir], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`${dir} is a directory (give an audio file, - for stdin, or an http(s) URL)`);
     expect(emu.requests()).toEqual([]);
@@ -74,7 +77,7 @@ describe('stt transcribe: stdin, directories, containers', () => {
 
   it('text named .wav is exit 2, nothing sent', async () => {
     emu.clearRequests();
-    const r = await svc(['stt', 'transcribe', join(dir, 'notes.wav')], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', join(dir, 'notes.wav')], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('notes.wav holds text, not audio');
     expect(emu.requests()).toEqual([]);
@@ -88,7 +91,7 @@ describe('stt transcribe: stdin, directories, containers', () => {
 
   it('AIFF (not in the API list) is converted to WAV by ffmpeg and transcribed', async () => {
     emu.clearRequests();
-    const r = await svc(['stt', 'transcribe', clip('aiff')], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', clip('aiff')], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('hello input\n');
     const up = await upload(clip('aiff'));
@@ -98,7 +101,7 @@ describe('stt transcribe: stdin, directories, containers', () => {
 
   it('without ffmpeg, AIFF is exit 2 naming the format and what to install', async () => {
     emu.clearRequests();
-    const r = await svc(['stt', 'transcribe', clip('aiff')], { emu, env: { PATH: noFfmpeg } });
+    const r = await svcInProcess(['stt', 'transcribe', clip('aiff')], { emu, env: { PATH: noFfmpeg } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/hello\.aiff is AIFF audio, which the service does not read; .*install ffmpeg \(apt-get install ffmpeg/);
     expect(emu.requests()).toEqual([]);
@@ -108,7 +111,7 @@ describe('stt transcribe: stdin, directories, containers', () => {
     emu.clearRequests();
     const raw = join(dir, 'mystery.bin');
     writeFileSync(raw, textToTones('raw', 16000));
-    const r = await svc(['stt', 'transcribe', raw], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', raw], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/not a known audio container .*--audio-format \(pcm, mulaw, alaw\) and --sample-rate/);
     expect(emu.requests()).toEqual([]);
@@ -118,21 +121,21 @@ describe('stt transcribe: stdin, directories, containers', () => {
 describe('stt listen and realtime talk: containers through ffmpeg', () => {
   for (const ext of ['flac', 'ogg', 'm4a']) {
     it(`stt listen --input hello.${ext}`, async () => {
-      const r = await svc(['stt', 'listen', '--input', clip(ext), '--no-realtime'], { emu });
+      const r = await svcInProcess(['stt', 'listen', '--input', clip(ext), '--no-realtime'], { emu });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout).toBe('hello input\n');
     });
   }
 
   it('stt listen from stdin holding FLAC', async () => {
-    const r = await svc(['stt', 'listen', '--input', '-', '--no-realtime'], { emu, inputFile: clip('flac') });
+    const r = await svcInProcess(['stt', 'listen', '--input', '-', '--no-realtime'], { emu, inputFile: clip('flac') });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('hello input\n');
   });
 
   it('realtime talk --input hello.m4a: the session hears it', async () => {
     fastEmulator(emu);
-    const r = await svc(['realtime', 'talk', '--input', clip('m4a'), '--output', join(dir, 'answer.wav')], { emu });
+    const r = await svcInProcess(['realtime', 'talk', '--input', clip('m4a'), '--output', join(dir, 'answer.wav')], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^you: hello input\n/);
     // the note says what the input does (it is not a microphone)
@@ -143,7 +146,7 @@ describe('stt listen and realtime talk: containers through ffmpeg', () => {
   it('without ffmpeg: exit 2 naming the format, before anything is sent', async () => {
     for (const args of [['stt', 'listen', '--input', clip('ogg')], ['realtime', 'talk', '--input', clip('ogg'), '--output', '-']]) {
       emu.clearRequests();
-      const r = await svc(args, { emu, env: { PATH: noFfmpeg } });
+      const r = await svcInProcess(args, { emu, env: { PATH: noFfmpeg } });
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/--input: .*hello\.ogg is Ogg Vorbis audio; svc decodes WAV and MP3 itself; for other formats install ffmpeg/);
       expect(emu.requests()).toEqual([]);
@@ -153,7 +156,7 @@ describe('stt listen and realtime talk: containers through ffmpeg', () => {
   it('text named .wav: exit 2 for stt listen and realtime talk', async () => {
     for (const args of [['stt', 'listen', '--input', join(dir, 'notes.wav')], ['realtime', 'talk', '--input', join(dir, 'notes.wav'), '--output', '-']]) {
       emu.clearRequests();
-      const r = await svc(args, { emu });
+      const r = await svcInProcess(args, { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('notes.wav holds text, not audio');
       expect(emu.requests()).toEqual([]);
@@ -164,11 +167,11 @@ describe('stt listen and realtime talk: containers through ffmpeg', () => {
 describe('stt listen --model', () => {
   it('is sent in the query; another value is exit 2', async () => {
     emu.clearRequests();
-    const r = await svc(['stt', 'listen', '--input', clip('wav'), '--no-realtime', '--model', 'voice-transcribe-2.0'], { emu });
+    const r = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--no-realtime', '--model', 'voice-transcribe-2.0'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(emu.requests().find((q) => q.path === '/v1/stt')!.query).toMatchObject({ model: 'voice-transcribe-2.0' });
     emu.clearRequests();
-    const bad = await svc(['stt', 'listen', '--input', clip('wav'), '--model', 'whisper'], { emu });
+    const bad = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--model', 'whisper'], { emu });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--model: whisper is not allowed: one of voice-transcribe-2\.0/);
     expect(emu.requests()).toEqual([]);
@@ -235,7 +238,7 @@ describe('stt listen --encoding opus', () => {
     });
     try {
       const port = (wss.address() as AddressInfo).port;
-      const r = await svc(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--no-realtime'], { env: { SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: 'k-test-opus' } });
+      const r = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--no-realtime'], { env: { SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: 'k-test-opus' } });
       expect(r.exitCode, r.stderr).toBe(0);
     } finally {
       await new Promise((resolve) => wss.close(resolve));
@@ -257,10 +260,10 @@ describe('stt listen --encoding opus', () => {
 
   it('without ffmpeg, or with --multichannel: exit 2 before anything is sent', async () => {
     emu.clearRequests();
-    const a = await svc(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus'], { emu, env: { PATH: noFfmpeg } });
+    const a = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus'], { emu, env: { PATH: noFfmpeg } });
     expect(a.exitCode).toBe(2);
     expect(a.stderr).toMatch(/--encoding: opus is not allowed: pcm, mulaw or alaw here: svc encodes Opus with ffmpeg \(libopus\), which is not installed/);
-    const b = await svc(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--multichannel', '--channels', '2'], { emu });
+    const b = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--multichannel', '--channels', '2'], { emu });
     expect(b.exitCode).toBe(2);
     expect(b.stderr).toMatch(/--multichannel: true is not allowed: not with --encoding opus/);
     expect(emu.requests()).toEqual([]);

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { spawnSvc, startTestEmulator, svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
-import { encodeWav, interleave } from '../../../src/audio/codecs.js';
-import { textToTones } from '../../../src/emulator/tones.js';
+import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { tempDir } from '../../helpers/files.js';
+import { encodeWav, interleave } from 'svc-formats/audio-codecs';
+import { textToTones } from 'svc-emulator/tones';
 
 let emu: TestEmulator;
 let dir: string;
@@ -12,7 +14,7 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   dir = tempDir('svc-listen-');
   hello = join(dir, 'hello.wav');
-  expect((await svc(['tts', 'say', 'hello world', '-o', hello], { emu })).exitCode).toBe(0);
+  expect((await svcProcess(['tts', 'say', 'hello world', '-o', hello], { emu })).exitCode).toBe(0);
 });
 afterAll(() => emu.close());
 
@@ -26,7 +28,7 @@ describe('svc stt listen', () => {
     emu.core.on('stt.frame', onFrame);
     emu.core.settings.sttReadyDelayMs = 300; // audio before the ready event would be refused
     try {
-      const r = await svc(['stt', 'listen', '--input', hello], { emu });
+      const r = await svcProcess(['stt', 'listen', '--input', hello], { emu });
       expect(r).toMatchObject({ exitCode: 0, stdout: 'hello world\n', stderr: '' });
     } finally {
       emu.core.off('stt.frame', onFrame);
@@ -40,21 +42,21 @@ describe('svc stt listen', () => {
 
   it('mu-law at 8 kHz, from a headerless file and from stdin', async () => {
     const ulaw = join(dir, 'hello.ulaw');
-    await svc(['tts', 'say', 'hello world', '--codec', 'mulaw', '--sample-rate', '8000', '-o', ulaw], { emu });
+    await svcProcess(['tts', 'say', 'hello world', '--codec', 'mulaw', '--sample-rate', '8000', '-o', ulaw], { emu });
     emu.clearRequests();
-    const r = await svc(['stt', 'listen', '--input', ulaw, '--encoding', 'mulaw', '--sample-rate', '8000'], { emu });
+    const r = await svcProcess(['stt', 'listen', '--input', ulaw, '--encoding', 'mulaw', '--sample-rate', '8000'], { emu });
     expect(r.stdout).toBe('hello world\n');
     expect(emu.requests()[0]!.query).toMatchObject({ sample_rate: '8000', encoding: 'mulaw' });
-    const s = await svc(['stt', 'listen', '--input', '-', '--encoding', 'mulaw', '--sample-rate', '8000', '--no-realtime'], { emu, input: readFileSync(ulaw) });
+    const s = await svcProcess(['stt', 'listen', '--input', '-', '--encoding', 'mulaw', '--sample-rate', '8000', '--no-realtime'], { emu, input: readFileSync(ulaw) });
     expect(s.stdout).toBe('hello world\n');
   });
 
   it('one line per utterance in a pipe; --json prints every event', async () => {
     const two = join(dir, 'two.wav');
     writeFileSync(two, encodeWav(Buffer.concat([textToTones('first part.', 16000), silence(16000, 900), textToTones('second part', 16000)]), { sampleRate: 16000, channels: 1 }));
-    const r = await svc(['stt', 'listen', '--input', two, '--no-realtime'], { emu });
+    const r = await svcProcess(['stt', 'listen', '--input', two, '--no-realtime'], { emu });
     expect(r.stdout).toBe('first part.\nsecond part\n');
-    const j = await svc(['stt', 'listen', '--input', two, '--no-realtime', '--json', '--interim', '--endpointing', '300'], { emu });
+    const j = await svcProcess(['stt', 'listen', '--input', two, '--no-realtime', '--json', '--interim', '--endpointing', '300'], { emu });
     const events = j.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(events[0].type).toBe('transcript.created');
     const finals = events.filter((e) => e.type === 'transcript.partial' && e.speech_final);
@@ -65,7 +67,7 @@ describe('svc stt listen', () => {
 
   it('every query parameter goes on the wire', async () => {
     emu.clearRequests();
-    const r = await svc(['stt', 'listen', '--input', hello, '--no-realtime', '--interim', '--endpointing', '0', '--language', 'en', '--format', '--diarize', '--keyterm', 'Hello', '--keyterm', 'WORLD', '--filler-words', '--smart-turn', '0.5', '--smart-turn-timeout', '800', '--vad-threshold', '0.2'], { emu });
+    const r = await svcProcess(['stt', 'listen', '--input', hello, '--no-realtime', '--interim', '--endpointing', '0', '--language', 'en', '--format', '--diarize', '--keyterm', 'Hello', '--keyterm', 'WORLD', '--filler-words', '--smart-turn', '0.5', '--smart-turn-timeout', '800', '--vad-threshold', '0.2'], { emu });
     expect(r.exitCode).toBe(0);
     // both key terms reached the service (repeated on the query string), and it took their spelling
     expect(r.stdout).toBe('[speaker 0] Hello WORLD\n');
@@ -82,7 +84,7 @@ describe('svc stt listen', () => {
     const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc(len - b.length)]);
     const wav = join(dir, 'stereo.wav');
     writeFileSync(wav, encodeWav(interleave([pad(left), pad(right)]), { sampleRate: 16000, channels: 2 }));
-    const r = await svc(['stt', 'listen', '--input', wav, '--multichannel', '--channels', '2', '--no-realtime'], { emu });
+    const r = await svcProcess(['stt', 'listen', '--input', wav, '--multichannel', '--channels', '2', '--no-realtime'], { emu });
     expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['[channel 0] left', '[channel 1] right']);
   });
 
@@ -94,7 +96,7 @@ describe('svc stt listen', () => {
     writeFileSync(clip, encodeWav(Buffer.concat([textToTones('from the mic', 16000), silence(16000, 200)]), { sampleRate: 16000, channels: 1 }));
     writeFileSync(join(bin, 'arecord'), `#!/bin/sh\necho "$@" > "${argsLog}"\nexec cat "${clip}"\n`);
     chmodSync(join(bin, 'arecord'), 0o755);
-    const r = await svc(['stt', 'listen', '--input', 'mic', '--input-device', 'plughw:7,0'], { emu, env: { PATH: `${bin}:${process.env.PATH}` } });
+    const r = await svcProcess(['stt', 'listen', '--input', 'mic', '--input-device', 'plughw:7,0'], { emu, env: { PATH: `${bin}:${process.env.PATH}` } });
     expect(r).toMatchObject({ exitCode: 0, stdout: 'from the mic\n' });
     expect(readFileSync(argsLog, 'utf8').trim()).toBe('-c 1 -r 16000 -f S16_LE -D plughw:7,0');
   });
@@ -108,7 +110,7 @@ describe('svc stt listen', () => {
       // already there
     }
     emu.clearRequests();
-    const r = await svc(['stt', 'listen', '--input', 'mic'], { emu, env: { PATH: bin } });
+    const r = await svcProcess(['stt', 'listen', '--input', 'mic'], { emu, env: { PATH: bin } });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/cannot record: `arecord` is not installed; install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker/);
     expect(emu.requests()).toHaveLength(0);
@@ -161,7 +163,7 @@ describe('svc stt listen', () => {
   for (const [flags, message] of bad) {
     it(`rejects ${flags.slice(0, 4).join(' ')}${flags.length > 4 ? ' …' : ''} (exit 2, nothing sent)`, async () => {
       emu.clearRequests();
-      const r = await svc(['stt', 'listen', '--input', hello, ...flags], { emu });
+      const r = await svcProcess(['stt', 'listen', '--input', hello, ...flags], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(emu.requests()).toHaveLength(0);

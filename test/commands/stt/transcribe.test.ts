@@ -4,10 +4,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
-import { encodeWav, interleave, mulawEncode } from '../../../src/audio/codecs.js';
-import { textToTones } from '../../../src/emulator/tones.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
+import { encodeWav, interleave, mulawEncode } from 'svc-formats/audio-codecs';
+import { textToTones } from 'svc-emulator/tones';
 
 let emu: TestEmulator;
 let dir: string;
@@ -16,7 +18,7 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   dir = tempDir('svc-stt-');
   hello = join(dir, 'hello.wav');
-  const r = await svc(['tts', 'say', 'hello world. how are you?', '-o', hello], { emu });
+  const r = await svcInProcess(['tts', 'say', 'hello world. how are you?', '-o', hello], { emu });
   expect(r.exitCode).toBe(0);
 });
 afterAll(() => emu.close());
@@ -26,38 +28,38 @@ const silence = (rate: number, ms: number) => Buffer.alloc(Math.round((rate * ms
 describe('svc stt transcribe', () => {
   it('prints the text in a pipe, and the reply as sent with --json', async () => {
     emu.clearRequests();
-    const r = await svc(['stt', 'transcribe', hello], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', hello], { emu });
     expect(r).toMatchObject({ exitCode: 0, stdout: 'hello world. how are you?\n', stderr: '' });
     const req = emu.requests()[0]!;
     expect(req.path).toBe('/v1/stt');
     expect(String(req.headers['content-type'])).toMatch(/^multipart\/form-data; boundary=/);
-    const j = await svc(['stt', 'transcribe', hello, '--json'], { emu });
+    const j = await svcInProcess(['stt', 'transcribe', hello, '--json'], { emu });
     const body = JSON.parse(j.stdout);
     expect(body).toMatchObject({ text: 'hello world. how are you?', language: '', duration: expect.any(Number) });
     expect(body.words[0]).toEqual({ text: 'hello', start: 0.06, end: 0.44, confidence: 0.99 });
   });
 
   it('--words lists word timings; --srt and --vtt print subtitles', async () => {
-    const w = await svc(['stt', 'transcribe', hello, '--words'], { emu });
+    const w = await svcInProcess(['stt', 'transcribe', hello, '--words'], { emu });
     const rows = w.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(rows[0]).toEqual(['0.06', '0.44', '0.99', 'hello']);
     expect(rows.map((x) => x[3])).toEqual(['hello', 'world.', 'how', 'are', 'you?']);
-    const srt = await svc(['stt', 'transcribe', hello, '--srt'], { emu });
+    const srt = await svcInProcess(['stt', 'transcribe', hello, '--srt'], { emu });
     expect(srt.stdout).toMatch(/^1\n00:00:00,060 --> 00:00:0\d,\d{3}\nhello world\.\n\n2\n00:00:0\d,\d{3} --> 00:00:0\d,\d{3}\nhow are you\?\n\n$/);
-    const vtt = await svc(['stt', 'transcribe', hello, '--vtt'], { emu });
+    const vtt = await svcInProcess(['stt', 'transcribe', hello, '--vtt'], { emu });
     expect(vtt.stdout).toMatch(/^WEBVTT\n\n00:00:00\.060 --> 00:00:0\d\.\d{3}\nhello world\.\n\n00:00:0\d\.\d{3} --> /);
   });
 
   it('--diarize tells two voices apart', async () => {
     const a = join(dir, 'a.wav');
     const b = join(dir, 'b.wav');
-    await svc(['tts', 'say', 'hi there', '--voice', 'eve', '--codec', 'pcm', '--sample-rate', '16000', '-o', a.replace('.wav', '.pcm')], { emu });
-    await svc(['tts', 'say', 'hello back', '--voice', 'leo', '--codec', 'pcm', '--sample-rate', '16000', '-o', b.replace('.wav', '.pcm')], { emu });
+    await svcInProcess(['tts', 'say', 'hi there', '--voice', 'eve', '--codec', 'pcm', '--sample-rate', '16000', '-o', a.replace('.wav', '.pcm')], { emu });
+    await svcInProcess(['tts', 'say', 'hello back', '--voice', 'leo', '--codec', 'pcm', '--sample-rate', '16000', '-o', b.replace('.wav', '.pcm')], { emu });
     const both = join(dir, 'dialog.wav');
     writeFileSync(both, encodeWav(Buffer.concat([readFileSync(a.replace('.wav', '.pcm')), silence(16000, 300), readFileSync(b.replace('.wav', '.pcm'))]), { sampleRate: 16000, channels: 1 }));
-    const r = await svc(['stt', 'transcribe', both, '--diarize'], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', both, '--diarize'], { emu });
     expect(r.stdout).toBe('[speaker 0] hi there\n[speaker 1] hello back\n');
-    const words = await svc(['stt', 'transcribe', both, '--diarize', '--words'], { emu });
+    const words = await svcInProcess(['stt', 'transcribe', both, '--diarize', '--words'], { emu });
     expect(words.stdout.trim().split('\n').map((l) => l.split('\t').slice(3))).toEqual([['0', 'hi'], ['0', 'there'], ['1', 'hello'], ['1', 'back']]);
   });
 
@@ -69,16 +71,16 @@ describe('svc stt transcribe', () => {
     const stereo = interleave([pad(left), pad(right)]);
     const wav = join(dir, 'stereo.wav');
     writeFileSync(wav, encodeWav(stereo, { sampleRate: 8000, channels: 2 }));
-    const r = await svc(['stt', 'transcribe', wav, '--multichannel'], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', wav, '--multichannel'], { emu });
     expect(r.stdout).toBe('[channel 0] left side\n[channel 1] right\n');
     const raw = join(dir, 'stereo.ulaw');
     writeFileSync(raw, mulawEncode(stereo));
-    const ok = await svc(['stt', 'transcribe', raw, '--sample-rate', '8000', '--multichannel', '--channels', '2', '--json'], { emu });
+    const ok = await svcInProcess(['stt', 'transcribe', raw, '--sample-rate', '8000', '--multichannel', '--channels', '2', '--json'], { emu });
     const body = JSON.parse(ok.stdout);
     expect(body.channels.map((c: { text: string }) => c.text)).toEqual(['left side', 'right']);
     expect(body.text).toBe('left right side'); // words of both channels by time
     emu.clearRequests();
-    const missing = await svc(['stt', 'transcribe', raw, '--sample-rate', '8000', '--multichannel'], { emu });
+    const missing = await svcInProcess(['stt', 'transcribe', raw, '--sample-rate', '8000', '--multichannel'], { emu });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/--channels: \(missing\) is not allowed: required for multichannel raw audio: 2 to 8/);
     expect(emu.requests()).toHaveLength(0);
@@ -92,7 +94,7 @@ describe('svc stt transcribe', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hello.wav`;
-      const r = await svc(['stt', 'transcribe', url], { emu });
+      const r = await svcInProcess(['stt', 'transcribe', url], { emu });
       expect(r.stdout).toBe('hello world. how are you?\n');
     } finally {
       server.close();
@@ -102,7 +104,7 @@ describe('svc stt transcribe', () => {
   it('other audio (espeak-ng speech) comes back as voiced segments with timings', async () => {
     const speech = join(dir, 'speech.wav');
     await execa('espeak-ng', ['-w', speech, 'hello there. this is a test']);
-    const r = await svc(['stt', 'transcribe', speech, '--json'], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', speech, '--json'], { emu });
     const body = JSON.parse(r.stdout);
     expect(body.words.length).toBeGreaterThan(0);
     for (const w of body.words) {
@@ -118,7 +120,7 @@ describe('svc stt transcribe', () => {
     ftruncateSync(fd, 500 * 1024 * 1024 + 1); // sparse: no disk used
     closeSync(fd);
     emu.clearRequests();
-    const r = await svc(['stt', 'transcribe', big], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', big], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/FILE: .*big\.wav \(524288001 bytes\) is not allowed: at most 500 MB/);
     expect(emu.requests()).toHaveLength(0);
@@ -138,7 +140,7 @@ describe('svc stt transcribe', () => {
   for (const [flags, message] of bad) {
     it(`rejects ${flags.join(' ')} (exit 2, nothing sent)`, async () => {
       emu.clearRequests();
-      const r = await svc(['stt', 'transcribe', hello, ...flags], { emu });
+      const r = await svcInProcess(['stt', 'transcribe', hello, ...flags], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(emu.requests()).toHaveLength(0);
@@ -146,14 +148,14 @@ describe('svc stt transcribe', () => {
   }
 
   it('a missing file is a usage error; a raw file needs its rate', async () => {
-    const r = await svc(['stt', 'transcribe', join(dir, 'nope.wav')], { emu });
+    const r = await svcInProcess(['stt', 'transcribe', join(dir, 'nope.wav')], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/nope\.wav: no such file/);
     const raw = join(dir, 'x.pcm');
     writeFileSync(raw, textToTones('x', 16000));
-    const r2 = await svc(['stt', 'transcribe', raw], { emu });
+    const r2 = await svcInProcess(['stt', 'transcribe', raw], { emu });
     expect(r2.exitCode).toBe(2);
     expect(r2.stderr).toMatch(/--sample-rate: \(missing\) is not allowed: required for raw pcm audio/);
-    expect((await svc(['stt', 'transcribe', raw, '--sample-rate', '16000'], { emu })).stdout).toBe('x\n');
+    expect((await svcInProcess(['stt', 'transcribe', raw, '--sample-rate', '16000'], { emu })).stdout).toBe('x\n');
   });
 });

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestEmulator, cli as svc, svc as svcProcess, svcBytes, tempDir, type TestEmulator } from '../../helpers/cli.js';
-import { decodeAudio, mulawDecode, parseWavHeader } from '../../../src/audio/codecs.js';
-import { tonesToText } from '../../../src/emulator/tones.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { svcProcess, svcBytes } from '../../helpers/subprocess.js';
+import { tempDir } from '../../helpers/files.js';
+import { decodeAudio, mulawDecode, parseWavHeader } from 'svc-formats/audio-codecs';
+import { tonesToText } from 'svc-emulator/tones';
 
 let emu: TestEmulator;
 let dir: string;
@@ -20,7 +23,7 @@ describe('svc tts say', () => {
   it('speaks over the WebSocket into a WAV that stt transcribe reads back', async () => {
     const out = join(dir, 'hello.wav');
     emu.clearRequests();
-    const r = await svc(['tts', 'say', 'hello world', '-o', out], { emu });
+    const r = await svcInProcess(['tts', 'say', 'hello world', '-o', out], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/wrote .*hello\.wav \(wav, 1\.\d\d s, \d+ bytes\)/);
@@ -31,7 +34,7 @@ describe('svc tts say', () => {
     const info = parseWavHeader(wav)!;
     expect(info.format).toEqual({ sampleRate: 24000, channels: 1 });
     expect(info.dataLength).toBe(wav.length - 44); // streamed header patched at the end
-    const t = await svc(['stt', 'transcribe', out], { emu });
+    const t = await svcInProcess(['stt', 'transcribe', out], { emu });
     expect(t.exitCode).toBe(0);
     expect(t.stdout).toBe('hello world\n');
   });
@@ -40,13 +43,13 @@ describe('svc tts say', () => {
     const ws = join(dir, 'ws.wav');
     const rest = join(dir, 'rest.wav');
     const raw = join(dir, 'raw.wav');
-    await svc(['tts', 'say', 'same bytes', '-o', ws], { emu });
+    await svcInProcess(['tts', 'say', 'same bytes', '-o', ws], { emu });
     emu.clearRequests();
-    expect((await svc(['tts', 'say', 'same bytes', '--rest', '-o', rest], { emu })).exitCode).toBe(0);
+    expect((await svcInProcess(['tts', 'say', 'same bytes', '--rest', '-o', rest], { emu })).exitCode).toBe(0);
     expect(JSON.parse(emu.requests()[0]!.body!)).toEqual({ text: 'same bytes', language: 'auto', output_format: { codec: 'wav' } });
     emu.core.settings.ttsRawReplies = 1;
     try {
-      expect((await svc(['tts', 'say', 'same bytes', '--rest', '-o', raw], { emu })).exitCode).toBe(0);
+      expect((await svcInProcess(['tts', 'say', 'same bytes', '--rest', '-o', raw], { emu })).exitCode).toBe(0);
     } finally {
       emu.core.settings.ttsRawReplies = 0;
     }
@@ -56,11 +59,11 @@ describe('svc tts say', () => {
 
   it('mu-law at 8 kHz round-trips through a headerless file', async () => {
     const out = join(dir, 'hello.ulaw');
-    const r = await svc(['tts', 'say', 'hello world', '--codec', 'ulaw', '--sample-rate', '8000', '-o', out], { emu });
+    const r = await svcInProcess(['tts', 'say', 'hello world', '--codec', 'ulaw', '--sample-rate', '8000', '-o', out], { emu });
     expect(r.exitCode).toBe(0);
     const bytes = readFileSync(out);
     expect(tonesToText(mulawDecode(bytes), 8000)).toBe('hello world');
-    const t = await svc(['stt', 'transcribe', out, '--sample-rate', '8000'], { emu });
+    const t = await svcInProcess(['stt', 'transcribe', out, '--sample-rate', '8000'], { emu });
     expect(t.stdout).toBe('hello world\n');
   });
 
@@ -76,26 +79,26 @@ describe('svc tts say', () => {
 
   it('reads the text from stdin with -', async () => {
     const out = join(dir, 'stdin.wav');
-    const r = await svc(['tts', 'say', '-', '-o', out], { emu, input: 'from stdin\n' });
+    const r = await svcInProcess(['tts', 'say', '-', '-o', out], { emu, input: 'from stdin\n' });
     expect(r.exitCode).toBe(0);
-    expect((await svc(['stt', 'transcribe', out], { emu })).stdout).toBe('from stdin\n');
+    expect((await svcInProcess(['stt', 'transcribe', out], { emu })).stdout).toBe('from stdin\n');
   });
 
   it('--timestamps writes the character timings (file) or lists them on stderr', async () => {
     const file = join(dir, 'times.json');
-    const r = await svc(['tts', 'say', 'Hi!', '--timestamps', file, '-o', join(dir, 't.mp3')], { emu });
+    const r = await svcInProcess(['tts', 'say', 'Hi!', '--timestamps', file, '-o', join(dir, 't.mp3')], { emu });
     expect(r.exitCode).toBe(0);
     const ts = JSON.parse(readFileSync(file, 'utf8'));
     expect(ts.graph_chars).toEqual(['H', 'i', '!']);
     expect(ts.graph_times[0][0]).toBeCloseTo(0.06, 2);
     expect(ts.graph_times[1][0]).toBeGreaterThan(ts.graph_times[0][1]);
-    const rest = await svc(['tts', 'say', 'ok', '--rest', '--timestamps', '-o', join(dir, 't2.wav')], { emu });
+    const rest = await svcInProcess(['tts', 'say', 'ok', '--rest', '--timestamps', '-o', join(dir, 't2.wav')], { emu });
     expect(rest.stderr.split('\n').filter((l) => l.includes('\t'))).toEqual(['0.06\t0.12\t"o"', '0.14\t0.20\t"k"']);
   });
 
   it('--json with -o prints what was written', async () => {
     const out = join(dir, 'j.pcm');
-    const r = await svc(['tts', 'say', 'json', '-o', out, '--json'], { emu });
+    const r = await svcInProcess(['tts', 'say', 'json', '-o', out, '--json'], { emu });
     expect(JSON.parse(r.stdout)).toMatchObject({ output: out, codec: 'pcm', bytes: readFileSync(out).length });
   });
 
@@ -113,7 +116,7 @@ describe('svc tts say', () => {
   });
 
   it('reports a custom voice the service does not know (exit 1, the service message)', async () => {
-    const r = await svc(['tts', 'say', 'x', '--voice', 'zz9zz9zz', '-o', join(dir, 'n.wav')], { emu });
+    const r = await svcInProcess(['tts', 'say', 'x', '--voice', 'zz9zz9zz', '-o', join(dir, 'n.wav')], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/voice.*zz9zz9zz/);
   });
@@ -137,7 +140,7 @@ describe('svc tts say', () => {
       emu.clearRequests();
       const args = ['tts', 'say', 'hello', ...flags];
       if (!flags.includes('-o')) args.push('-o', join(dir, 'never.mp3'));
-      const r = await svc(args, { emu });
+      const r = await svcInProcess(args, { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(emu.requests()).toHaveLength(0);
@@ -146,7 +149,7 @@ describe('svc tts say', () => {
 
   it('rejects text over 60,000 characters (exit 2, nothing sent)', async () => {
     emu.clearRequests();
-    const r = await svc(['tts', 'say', '-', '-o', join(dir, 'long.mp3')], { emu, input: 'a'.repeat(60_001) });
+    const r = await svcInProcess(['tts', 'say', '-', '-o', join(dir, 'long.mp3')], { emu, input: 'a'.repeat(60_001) });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/TEXT: 60001 characters is not allowed: at most 60000 characters/);
     expect(emu.requests()).toHaveLength(0);

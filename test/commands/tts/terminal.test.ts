@@ -2,9 +2,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, startTestEmulator, svc, svcOnTerminal, tempDir, type TestEmulator } from '../../helpers/cli.js';
-import { encodeWav } from '../../../src/audio/codecs.js';
-import { textToTones } from '../../../src/emulator/tones.js';
+import { ROOT, tempDir } from '../../helpers/files.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcProcess } from '../../helpers/subprocess.js';
+import { svcOnTerminal } from '../../helpers/terminal.js';
+import { encodeWav } from 'svc-formats/audio-codecs';
+import { textToTones } from 'svc-emulator/tones';
 
 let emu: TestEmulator;
 let dir: string;
@@ -26,7 +29,7 @@ describe('on a terminal', () => {
     expect(r.exitCode).toBe(0);
     expect(r.screen).toMatch(/played pcm, 1\.\d\d s/);
     for (let i = 0; i < 50 && !existsSync(capture); i++) await new Promise((res) => setTimeout(res, 20));
-    const { tonesToText } = await import('../../../src/emulator/tones.js');
+    const { tonesToText } = await import('svc-emulator/tones');
     expect(tonesToText(readFileSync(capture), 24000)).toBe('on the terminal');
   });
 
@@ -54,12 +57,12 @@ describe('without the speaker package', () => {
   it('says what to install, sends nothing, and files still work', async () => {
     const env = { NODE_OPTIONS: `--import ${join(ROOT, 'test', 'fixtures', 'no-speaker.mjs')}` };
     emu.clearRequests();
-    const r = await svc(['tts', 'say', 'hi', '--play'], { emu, env });
+    const r = await svcProcess(['tts', 'say', 'hi', '--play'], { emu, env });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/cannot play audio: the `speaker` package is not available .*apt-get install libasound2-dev alsa-utils && npm rebuild speaker/);
     expect(emu.requests()).toHaveLength(0);
     const out = join(dir, 'still.wav');
-    expect((await svc(['tts', 'say', 'still works', '-o', out], { emu, env })).exitCode).toBe(0);
-    expect((await svc(['stt', 'transcribe', out], { emu, env })).stdout).toBe('still works\n');
+    expect((await svcProcess(['tts', 'say', 'still works', '-o', out], { emu, env })).exitCode).toBe(0);
+    expect((await svcProcess(['stt', 'transcribe', out], { emu, env })).stdout).toBe('still works\n');
   });
 });

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli as svc, tempDir } from '../../helpers/cli.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 
 let server: Server;
 let base: string;
@@ -43,7 +44,7 @@ describe('svc videos wait: the downloaded reply must be a video', () => {
       const dir = tempDir();
       const out = join(dir, 'clip.mp4');
       writeFileSync(out, 'my old clip');
-      const r = await svc(['videos', 'wait', name, '-o', out, '--force', '--base-url', base], { key: 'svc-test-key-for-a-fake-server' });
+      const r = await svcInProcess(['videos', 'wait', name, '-o', out, '--force', '--base-url', base], { key: 'svc-test-key-for-a-fake-server' });
       expect(r.exitCode, r.stderr).toBe(1);
       expect(r.stderr).toMatch(message);
       expect(readFileSync(out, 'utf8')).toBe('my old clip');
@@ -54,7 +55,7 @@ describe('svc videos wait: the downloaded reply must be a video', () => {
   it('a real MP4 (ftyp box) is saved', async () => {
     const dir = tempDir();
     const out = join(dir, 'clip.mp4');
-    const r = await svc(['videos', 'wait', 'real', '-o', out, '--base-url', base], { key: 'svc-test-key-for-a-fake-server' });
+    const r = await svcInProcess(['videos', 'wait', 'real', '-o', out, '--base-url', base], { key: 'svc-test-key-for-a-fake-server' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(out)).toEqual(VIDEOS['real.mp4']!.body);
   });

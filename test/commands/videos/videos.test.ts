@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (cli(): the same command tree, in-memory streams, the key scan): see test/helpers/cli.ts.
-import { startTestEmulator, cli as svc, tempDir, type TestEmulator } from '../../helpers/cli.js';
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -19,16 +21,16 @@ describe('svc videos generate', () => {
   it('prints the request id; get shows it pending, then done', async () => {
     emu.core.settings.videoDelayMs = 60_000;
     try {
-      const r = await svc(['videos', 'generate', 'waves', 'at', 'dusk', '--duration', '3', '--resolution', '720p', '--aspect-ratio', '9:16'], { emu });
+      const r = await svcInProcess(['videos', 'generate', 'waves', 'at', 'dusk', '--duration', '3', '--resolution', '720p', '--aspect-ratio', '9:16'], { emu });
       expect(r.exitCode, r.stderr).toBe(0);
       const id = r.stdout.trim();
       expect(id).toMatch(UUID);
       const body = JSON.parse(emu.requests().find((x) => x.path === '/v1/videos/generations')!.body!);
       expect(body).toEqual({ prompt: 'waves at dusk', model: 'svc-video-1', duration: 3, aspect_ratio: '9:16', resolution: '720p' });
-      const g = await svc(['videos', 'get', id], { emu });
+      const g = await svcInProcess(['videos', 'get', id], { emu });
       expect(g.exitCode).toBe(0);
       expect(g.stdout).toMatch(/^status\tpending\nprogress\t\d+\nmodel\tsvc-video-1\n$/);
-      const j = await svc(['videos', 'get', id, '--json'], { emu });
+      const j = await svcInProcess(['videos', 'get', id, '--json'], { emu });
       expect(JSON.parse(j.stdout)).toMatchObject({ status: 'pending', model: 'svc-video-1' });
     } finally {
       emu.core.settings.videoDelayMs = 400;
@@ -38,7 +40,7 @@ describe('svc videos generate', () => {
   it('--wait -o out.mp4 ends with the video on disk (fetched without the key)', async () => {
     const out = join(dir, 'out.mp4');
     emu.clearRequests();
-    const r = await svc(['videos', 'generate', 'a paper boat', '--duration', '5', '--wait', '-o', out, ...POLL], { emu });
+    const r = await svcInProcess(['videos', 'generate', 'a paper boat', '--duration', '5', '--wait', '-o', out, ...POLL], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${out}\n`);
     expect(r.stderr).toMatch(/^request id [0-9a-f-]{36}\n$/);
@@ -53,19 +55,19 @@ describe('svc videos generate', () => {
 
   it('a failing job exits 1 with the job’s error code and message', async () => {
     const out = join(dir, 'never.mp4');
-    const r = await svc(['videos', 'generate', 'this', 'should', 'fail', '--wait', '-o', out, ...POLL], { emu });
+    const r = await svcInProcess(['videos', 'generate', 'this', 'should', 'fail', '--wait', '-o', out, ...POLL], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/error: video [0-9a-f-]{36} failed: generation-failed: The video could not be generated/);
     expect(existsSync(out)).toBe(false);
     const id = /video ([0-9a-f-]{36})/.exec(r.stderr)![1]!;
-    const g = await svc(['videos', 'get', id], { emu });
+    const g = await svcInProcess(['videos', 'get', id], { emu });
     expect(g.exitCode).toBe(1);
     expect(g.stdout).toContain('status\tfailed');
     expect(g.stderr).toContain('generation-failed');
   });
 
   it('--wait --json prints the final poll result as sent', async () => {
-    const r = await svc(['videos', 'generate', 'clouds', '--wait', '--json', '-o', join(dir, 'clouds.mp4'), ...POLL], { emu });
+    const r = await svcInProcess(['videos', 'generate', 'clouds', '--wait', '--json', '-o', join(dir, 'clouds.mp4'), ...POLL], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j).toMatchObject({ status: 'done', model: 'svc-video-1', video: { duration: 8, respect_moderation: true } });
@@ -75,12 +77,12 @@ describe('svc videos generate', () => {
 
 describe('svc videos wait / edit / extend', () => {
   it('wait ID -o downloads a job started earlier', async () => {
-    const gen = await svc(['videos', 'generate', 'rain'], { emu });
+    const gen = await svcInProcess(['videos', 'generate', 'rain'], { emu });
     expect(gen.exitCode, gen.stderr).toBe(0);
     const id = gen.stdout.trim();
     expect(id).toMatch(UUID);
     const out = join(dir, 'rain.mp4');
-    const r = await svc(['videos', 'wait', id, '-o', out, ...POLL], { emu });
+    const r = await svcInProcess(['videos', 'wait', id, '-o', out, ...POLL], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(out).subarray(4, 8).toString('latin1')).toBe('ftyp');
   });
@@ -89,7 +91,7 @@ describe('svc videos wait / edit / extend', () => {
     const src = join(dir, 'out.mp4');
     if (!existsSync(src)) writeFileSync(src, Buffer.concat([Buffer.from([0, 0, 0, 8]), Buffer.from('ftyp')]));
     emu.clearRequests();
-    const r = await svc(['videos', 'extend', 'it', 'sails', 'away', '--video', src, '--duration', '4'], { emu });
+    const r = await svcInProcess(['videos', 'extend', 'it', 'sails', 'away', '--video', src, '--duration', '4'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const body = JSON.parse(emu.requests().find((x) => x.path === '/v1/videos/extensions')!.body!);
     expect(body.duration).toBe(4);
@@ -99,14 +101,14 @@ describe('svc videos wait / edit / extend', () => {
   it('edit passes a URL through and can wait', async () => {
     const out = join(dir, 'edited.mp4');
     emu.clearRequests();
-    const r = await svc(['videos', 'edit', 'black and white', '--video', 'https://example.com/v.mp4', '-o', out, ...POLL], { emu });
+    const r = await svcInProcess(['videos', 'edit', 'black and white', '--video', 'https://example.com/v.mp4', '-o', out, ...POLL], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(emu.requests().find((x) => x.path === '/v1/videos/edits')!.body!).video).toEqual({ url: 'https://example.com/v.mp4' });
     expect(existsSync(out)).toBe(true);
   });
 
   it('an unknown request id exits 5', async () => {
-    const r = await svc(['videos', 'get', 'nope'], { emu });
+    const r = await svcInProcess(['videos', 'get', 'nope'], { emu });
     expect(r.exitCode).toBe(5);
   });
 });
@@ -127,7 +129,7 @@ describe('limits checked before sending (exit 2, nothing sent)', () => {
   for (const [name, args, msg] of cases) {
     it(name, async () => {
       emu.clearRequests();
-      const r = await svc(['videos', ...args], { emu });
+      const r = await svcInProcess(['videos', ...args], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(msg);
       expect(emu.requests()).toHaveLength(0);
@@ -138,7 +140,7 @@ describe('limits checked before sending (exit 2, nothing sent)', () => {
     const out = join(dir, 'exists.mp4');
     writeFileSync(out, 'x');
     emu.clearRequests();
-    const r = await svc(['videos', 'generate', 'x', '-o', out], { emu });
+    const r = await svcInProcess(['videos', 'generate', 'x', '-o', out], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/exists\.mp4 already exists/);
     expect(emu.requests()).toHaveLength(0);

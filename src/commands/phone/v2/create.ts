@@ -1,9 +1,9 @@
 import { isIP } from 'node:net';
-import { defineCommand } from '../../../core/command.js';
-import { YES_OPTION, confirm } from '../../../core/confirm.js';
+import { defineCommand } from '../../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
 import { UsageError } from '../../../core/errors.js';
 import { fail, maxLength, oneOf, pattern, repeatable, require } from '../../../core/validate.js';
-import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody, type V2Origin } from '../../../api/phone.js';
+import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody, type V2Origin } from '../../../endpoints/phone.js';
 import { E164 } from '../shared.js';
 
 interface Opts {

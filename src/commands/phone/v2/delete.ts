@@ -1,6 +1,6 @@
-import { defineCommand } from '../../../core/command.js';
-import { YES_OPTION, confirm } from '../../../core/confirm.js';
-import { deleteV2 } from '../../../api/phone.js';
+import { defineCommand } from '../../../cmdutil/command.js';
+import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
+import { deleteV2 } from '../../../endpoints/phone.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Remove a v2 phone number (asks to confirm)',

@@ -1,4 +1,4 @@
-import type { CommandNode } from '../../../core/command.js';
+import type { CommandNode } from '../../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
   { name: 'create', summary: 'Provision a number or register a number of your own SIP trunk', load: () => import('./create.js') },

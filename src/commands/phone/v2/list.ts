@@ -1,6 +1,6 @@
-import { defineCommand } from '../../../core/command.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../../core/paginate.js';
-import { PHONE_LIMITS, listV2Page, type PhoneNumber } from '../../../api/phone.js';
+import { defineCommand } from '../../../cmdutil/command.js';
+import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../../cmdutil/paginate.js';
+import { PHONE_LIMITS, listV2Page, type PhoneNumber } from '../../../endpoints/phone.js';
 
 interface Opts extends PageOpts {
   agent?: string;

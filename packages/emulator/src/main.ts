@@ -1,0 +1,111 @@
+// `svc-emulator serve`: the emulator as a program of its own, with the flags of `svc emulator serve` (docs in
+// README.md). State is kept in --state-dir when given, else in memory. A bad flag is exit 2 naming the flag, the
+// value and what is allowed; Ctrl-C (exit 0) and SIGTERM (exit 143) stop it after closing every connection.
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { FaultList, type Fault } from './faults.js';
+import { FixtureError, loadFixtures } from './fixtures.js';
+import { isLoopback, startEmulator } from './server.js';
+
+const USAGE = `usage: svc-emulator serve [--port N] [--host ADDR] [--state-dir DIR] [--fixtures FILE] [--seed N]
+                          [--print-env] [--ready-file PATH] [--latency MS] [--token-delay MS] [--deferred-delay MS]
+                          [--collection NAME=PATH]... [--fault SPEC]...`;
+
+class FlagError extends Error {}
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string', default: '127.0.0.1' },
+  'state-dir': { type: 'string' },
+  fixtures: { type: 'string' },
+  seed: { type: 'string' },
+  'print-env': { type: 'boolean' },
+  'ready-file': { type: 'string' },
+  latency: { type: 'string' },
+  'token-delay': { type: 'string' },
+  'deferred-delay': { type: 'string' },
+  collection: { type: 'string', multiple: true },
+  fault: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function integerFlag(flag: string, raw: string | undefined, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) > max) throw new FlagError(`--${flag}: ${JSON.stringify(raw)} is not allowed (a whole number from 0 to ${max})`);
+  return Number(raw);
+}
+
+function collections(raws: string[] = []): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const raw of raws) {
+    const i = raw.indexOf('=');
+    if (i <= 0 || i === raw.length - 1 || !existsSync(raw.slice(i + 1))) throw new FlagError(`--collection: ${JSON.stringify(raw)} is not allowed (NAME=FILE_OR_FOLDER, an existing path)`);
+    (out[raw.slice(0, i)] ??= []).push(raw.slice(i + 1));
+  }
+  return out;
+}
+
+function faults(raws: string[] = []): Fault[] {
+  return raws.map((raw) => {
+    try {
+      return FaultList.parse(raw);
+    } catch {
+      throw new FlagError(`--fault: ${JSON.stringify(raw)} is not allowed (STATUS[:retry-after=S][:path=RE][:times=N], drop[:after=N], or slow[:ms=N])`);
+    }
+  });
+}
+
+/** Runs the command line; resolves with the exit code once the emulator has stopped. */
+export async function main(argv: string[]): Promise<number> {
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+  try {
+    const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    values = parsed.values;
+    if (values.help) return (process.stdout.write(`${USAGE}\n`), 0);
+    if (parsed.positionals.length !== 1 || parsed.positionals[0] !== 'serve') throw new FlagError(USAGE);
+  } catch (err) {
+    say(`svc-emulator: ${(err as Error).message}`);
+    return 2;
+  }
+  let emu: Awaited<ReturnType<typeof startEmulator>>;
+  const adminToken = process.env.SVC_EMULATOR_ADMIN_TOKEN || (isLoopback(values.host) ? undefined : randomBytes(24).toString('hex'));
+  try {
+    emu = await startEmulator({
+      port: integerFlag('port', values.port, 65535) ?? 0,
+      host: values.host,
+      stateDir: values['state-dir'],
+      seed: integerFlag('seed', values.seed, 4294967295),
+      latencyMs: integerFlag('latency', values.latency, 60000),
+      tokenDelayMs: integerFlag('token-delay', values['token-delay'], 60000),
+      deferredDelayMs: integerFlag('deferred-delay', values['deferred-delay'], 3600000),
+      collections: collections(values.collection),
+      faults: faults(values.fault),
+      fixtures: values.fixtures ? await loadFixtures(values.fixtures) : undefined,
+      adminToken,
+    });
+  } catch (err) {
+    if (err instanceof FlagError) return (say(`svc-emulator: ${err.message}`), 2);
+    if (err instanceof FixtureError || (err as NodeJS.ErrnoException).code === 'ENOENT') return (say(`svc-emulator: --fixtures ${values.fixtures}: ${(err as Error).message}`), 2);
+    say(`svc-emulator: ${(err as Error).message}`);
+    return 1;
+  }
+  const env = `SVC_BASE_URL=${emu.url}\nSVC_API_KEY=${emu.defaultKey}\n`;
+  const readyFile = values['ready-file'];
+  if (readyFile) {
+    writeFileSync(`${readyFile}.tmp`, env);
+    renameSync(`${readyFile}.tmp`, readyFile);
+  }
+  process.stdout.write(values['print-env'] ? env : `${emu.url}\n`);
+  say(`svc-emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
+  say(`key: ${emu.defaultKey}`);
+  if (adminToken && !process.env.SVC_EMULATOR_ADMIN_TOKEN) say(`admin token: ${adminToken} (for /_emulator/*)`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve(s));
+  });
+  await emu.close();
+  if (readyFile) rmSync(readyFile, { force: true });
+  say('svc-emulator stopped');
+  return signal === 'SIGTERM' ? 143 : 0;
+}

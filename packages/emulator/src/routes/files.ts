@@ -1,0 +1,344 @@
+// Files: streamed multipart upload to disk, list (AIP-160 filter, sort, pagination_token), metadata, content,
+// delete, expiry, and public links served without auth from the emulator's public address (quota, revoke).
+import { createReadStream, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import type { Backend } from '../backend.js';
+import { HttpError, invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../router.js';
+import { compileFilter, FilterError, type FieldSpec } from '../aip160.js';
+import { discard, logged, parseForm } from '../formdata.js';
+
+export const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
+export const PUBLIC_LINK_MAX_BYTES = 50 * 1024 * 1024;
+export const DEFAULT_PUBLIC_LINK_QUOTA = 1000;
+const EXPIRES_MIN = 3600;
+const EXPIRES_MAX = 2_592_000;
+const UNSUPPORTED_PUBLIC_TYPES = ['application/x-msdownload', 'application/x-executable', 'application/x-sh', 'application/x-msi'];
+
+export interface StoredFile {
+  id: string;
+  object: 'file';
+  bytes: number;
+  created_at: number;
+  expires_at: number | null;
+  filename: string;
+  purpose: string;
+  content_type: string;
+  user_defined_id?: string;
+  upload_status: 'Complete';
+  team_id: string;
+  /** order of creation (tie-break for sorting and paging) */
+  seq: number;
+  blob: string;
+}
+
+export interface PublicLink {
+  token: string;
+  file_id: string;
+  team_id: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked: boolean;
+}
+
+export const files = (core: Backend) => core.store.collection<StoredFile>('files');
+export const links = (core: Backend) => core.store.collection<PublicLink>('file_links');
+
+export function publicFile(f: StoredFile) {
+  return { id: f.id, object: 'file', bytes: f.bytes, created_at: f.created_at, expires_at: f.expires_at, filename: f.filename, purpose: f.purpose };
+}
+
+function blobPath(core: Backend, f: StoredFile): string {
+  return join(core.store.blobDir('files'), f.blob);
+}
+
+const expired = (core: Backend, expiresAt: number | null) => expiresAt !== null && expiresAt <= core.nowSec();
+
+/** Remove a file and its content (and its links). */
+function removeFile(core: Backend, f: StoredFile): void {
+  files(core).delete(f.id);
+  rmSync(blobPath(core, f), { force: true });
+  for (const l of links(core).values()) if (l.file_id === f.id) l.revoked = true;
+  core.store.save();
+}
+
+/** Expired files go away when they are next looked at. */
+function sweep(core: Backend): void {
+  for (const f of [...files(core).values()]) if (expired(core, f.expires_at)) removeFile(core, f);
+}
+
+/** A live file of the caller's team, or 404 (missing, deleted, expired or another team's). */
+export function findFile(core: Backend, req: EmuRequest, id: string): StoredFile {
+  const f = files(core).get(id);
+  if (f && expired(core, f.expires_at)) removeFile(core, f);
+  if (!f || expired(core, f.expires_at) || f.team_id !== req.key?.team_id) notFound(`No file with id ${id}`);
+  return f;
+}
+
+function validFilename(name: string): boolean {
+  return name.trim() !== '' && name !== '.' && name !== '..' && !/[\\/\u0000-\u001f\u007f]/.test(name) && Buffer.byteLength(name) <= 255;
+}
+
+function parseExpires(raw: string | number | undefined | null, field = 'expires_after'): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const n = typeof raw === 'number' ? raw : /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n < EXPIRES_MIN || n > EXPIRES_MAX) invalid(`Invalid value for \`${field}\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX}`);
+  return n;
+}
+
+async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
+  const maxBytes = core.settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const dir = core.store.blobDir('files');
+  const parts = await parseForm(logged(req, core), req.headers['content-type'], { dir, maxFileBytes: maxBytes });
+  try {
+    const fileIdx = parts.findIndex((p) => p.kind === 'file' && p.name === 'file');
+    if (fileIdx === -1) {
+      if (parts.some((p) => p.name === 'file')) invalid('The `file` part has no filename');
+      invalid('Missing the `file` part');
+    }
+    const file = parts[fileIdx]!;
+    if (file.kind !== 'file') invalid('The `file` part has no filename');
+    const expiresIdx = parts.findIndex((p) => p.name === 'expires_after');
+    if (expiresIdx > fileIdx) invalid('The `expires_after` field must appear before the `file` part');
+    if (fileIdx !== parts.length - 1) invalid('The `file` part must be the last part of the form');
+    if (file.filename === undefined || file.filename === '') invalid('The `file` part has no filename');
+    if (!validFilename(file.filename)) invalid(`Invalid filename ${JSON.stringify(file.filename)}`);
+    if (file.tooLarge) throw new HttpError(413, `The file exceeds the limit of ${maxBytes} bytes`);
+    const field = (name: string) => {
+      const p = parts.find((x) => x.name === name);
+      return p?.kind === 'field' ? p.value : undefined;
+    };
+    const expiresAfter = parseExpires(field('expires_after'));
+    const now = core.nowSec();
+    const id = core.id('file');
+    const rec: StoredFile = {
+      id,
+      object: 'file',
+      bytes: file.size,
+      created_at: now,
+      expires_at: expiresAfter === undefined ? null : now + expiresAfter,
+      filename: file.filename,
+      purpose: field('purpose') ?? 'assistants',
+      content_type: file.contentType.split(';')[0]!.trim() || 'application/octet-stream',
+      user_defined_id: field('user_defined_id'),
+      upload_status: 'Complete',
+      team_id: req.key!.team_id,
+      seq: core.store.next('file_seq'),
+      blob: id,
+    };
+    renameSync(file.path, join(dir, rec.blob));
+    for (const p of parts) if (p !== file && p.kind === 'file') rmSync(p.path, { force: true });
+    files(core).set(id, rec);
+    core.store.save();
+    res.json(200, publicFile(rec));
+  } catch (err) {
+    discard(parts);
+    throw err;
+  }
+}
+
+// ---- listing ----
+
+const FILTER_FIELDS: Record<string, FieldSpec<StoredFile>> = {
+  name: { kind: 'fuzzy', get: (f) => f.filename },
+  file_name: { kind: 'fuzzy', get: (f) => f.filename },
+  file_id: { kind: 'exact', get: (f) => f.id },
+  size_bytes: { kind: 'int', get: (f) => f.bytes },
+  content_type: { kind: 'partial', get: (f) => f.content_type },
+  created_at: { kind: 'time', get: (f) => f.created_at },
+  expires_at: { kind: 'time', get: (f) => f.expires_at },
+  upload_status: { kind: 'exact', get: (f) => f.upload_status },
+  user_defined_id: { kind: 'exact', get: (f) => f.user_defined_id },
+};
+
+const SORT_KEYS = {
+  created_at: (f: StoredFile) => f.created_at,
+  filename: (f: StoredFile) => f.filename,
+  size: (f: StoredFile) => f.bytes,
+} as const;
+type SortBy = keyof typeof SORT_KEYS;
+
+interface Cursor {
+  s: SortBy;
+  o: 'asc' | 'desc';
+  v: string | number;
+  q: number;
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(token: string): Cursor {
+  try {
+    const c = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Cursor;
+    if (typeof c.q !== 'number' || !(c.s in SORT_KEYS)) throw new Error('bad');
+    return c;
+  } catch {
+    invalid(`Invalid pagination_token ${JSON.stringify(token)}`);
+  }
+}
+
+function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
+  sweep(core);
+  const q = req.query;
+  const limitRaw = q.get('limit');
+  let limit = 100;
+  if (limitRaw !== null) {
+    limit = /^\d+$/.test(limitRaw) ? Number(limitRaw) : Number.NaN;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) invalid(`Invalid value for \`limit\`: ${JSON.stringify(limitRaw)}; must be an integer from 1 to 100`);
+  }
+  const order = q.get('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') invalid(`Invalid value for \`order\`: ${JSON.stringify(order)}; must be one of asc, desc`);
+  const sortBy = (q.get('sort_by') ?? 'created_at') as SortBy;
+  if (!(sortBy in SORT_KEYS)) invalid(`Invalid value for \`sort_by\`: ${JSON.stringify(sortBy)}; must be one of created_at, filename, size`);
+  let match: (f: StoredFile) => boolean;
+  try {
+    match = compileFilter(q.get('filter'), FILTER_FIELDS);
+  } catch (err) {
+    if (err instanceof FilterError) invalid(err.message);
+    throw err;
+  }
+  const key = SORT_KEYS[sortBy];
+  const dir = order === 'asc' ? 1 : -1;
+  const cmp = (av: string | number, aq: number, bv: string | number, bq: number) => (av < bv ? -1 : av > bv ? 1 : aq - bq) * dir;
+  const team = req.key!.team_id;
+  const all = [...files(core).values()].filter((f) => f.team_id === team && match(f)).sort((a, b) => cmp(key(a), a.seq, key(b), b.seq));
+  let start = 0;
+  const token = q.get('pagination_token');
+  const after = q.get('after');
+  if (token) {
+    const c = decodeCursor(token);
+    if (c.s !== sortBy || c.o !== order) invalid('The pagination_token belongs to a listing with another sort_by or order');
+    start = all.findIndex((f) => cmp(key(f), f.seq, c.v, c.q) > 0);
+    if (start === -1) start = all.length;
+  } else if (after) {
+    const i = all.findIndex((f) => f.id === after);
+    start = i === -1 ? all.length : i + 1;
+  }
+  const page = all.slice(start, start + limit);
+  const last = page[page.length - 1];
+  res.json(200, { data: page.map(publicFile), pagination_token: last ? encodeCursor({ s: sortBy, o: order, v: key(last), q: last.seq }) : (token ?? '') });
+}
+
+// ---- content ----
+
+function waitDrain(raw: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    raw.on('close', done);
+  });
+}
+
+/**
+ * Stream a blob. `contentChunkDelayMs` paces it (64 KiB per step) and `contentDropAfterBytes` cuts the connection
+ * once after that many bytes: both let tests interrupt a download half-way.
+ */
+export async function sendBlob(core: Backend, res: EmuResponse, path: string, headers: Record<string, string | number>): Promise<void> {
+  const raw = res.raw;
+  const size = statSync(path).size;
+  raw.writeHead(200, { 'content-length': size, ...headers });
+  const delay = core.settings.contentChunkDelayMs ?? 0;
+  const dropAfter = core.settings.contentDropAfterBytes ?? 0;
+  let sent = 0;
+  const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (raw.destroyed) return;
+      if (dropAfter > 0 && sent + chunk.length > dropAfter) {
+        core.settings.contentDropAfterBytes = 0;
+        raw.write(chunk.subarray(0, Math.max(0, dropAfter - sent)));
+        raw.socket?.destroy();
+        return;
+      }
+      sent += chunk.length;
+      if (!raw.write(chunk)) await waitDrain(raw);
+      if (delay > 0) await core.sleep(delay);
+    }
+    raw.end();
+  } finally {
+    stream.destroy();
+  }
+}
+
+async function content(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
+  const f = findFile(core, req, req.params.id!);
+  const format = req.query.get('format') ?? 'original';
+  if (format !== 'original' && format !== 'text') invalid(`Invalid value for \`format\`: ${JSON.stringify(format)}; must be one of original, text`);
+  const type = format === 'text' ? 'text/plain; charset=utf-8' : 'application/octet-stream';
+  await sendBlob(core, res, blobPath(core, f), { 'content-type': type, 'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(f.filename)}` });
+}
+
+// ---- public links ----
+
+function activeLink(core: Backend, l: PublicLink): boolean {
+  if (l.revoked || expired(core, l.expires_at)) return false;
+  const f = files(core).get(l.file_id);
+  return !!f && !expired(core, f.expires_at);
+}
+
+async function createLink(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
+  const f = findFile(core, req, req.params.id!);
+  const body = await req.json<Record<string, unknown>>();
+  if (!body || typeof body !== 'object' || Array.isArray(body)) invalid('The body must be a JSON object');
+  const raw = body.expires_after;
+  if (raw !== undefined && raw !== null && typeof raw !== 'number') invalid(`Invalid value for \`expires_after\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX}`);
+  const expiresAfter = parseExpires(raw as number | undefined);
+  const now = core.nowSec();
+  if (expiresAfter !== undefined && f.expires_at !== null && expiresAfter > f.expires_at - now) {
+    invalid(`Invalid value for \`expires_after\`: ${expiresAfter} is greater than the file's remaining lifetime of ${f.expires_at - now} seconds`);
+  }
+  if (f.bytes === 0) invalid('An empty file cannot have a public URL');
+  if (f.bytes > PUBLIC_LINK_MAX_BYTES) invalid(`A file larger than ${PUBLIC_LINK_MAX_BYTES} bytes cannot have a public URL`);
+  if (UNSUPPORTED_PUBLIC_TYPES.includes(f.content_type)) invalid(`Files of type ${f.content_type} cannot have a public URL`);
+  const team = req.key!.team_id;
+  const all = [...links(core).values()];
+  const existing = all.find((l) => l.file_id === f.id && activeLink(core, l));
+  const quota = core.settings.publicLinkQuota ?? DEFAULT_PUBLIC_LINK_QUOTA;
+  if (!existing && all.filter((l) => l.team_id === team && activeLink(core, l)).length >= quota) {
+    throw new HttpError(429, `Quota exceeded: the team already has ${quota} active public file URLs; revoke one before creating another`);
+  }
+  const expiresAt = expiresAfter !== undefined ? now + expiresAfter : f.expires_at;
+  // one link per file: sharing again keeps the URL and sets its new expiry
+  const link: PublicLink = existing ?? { token: core.random(18, 'public-link').toString('base64url'), file_id: f.id, team_id: team, created_at: now, expires_at: expiresAt, revoked: false };
+  link.expires_at = expiresAt;
+  links(core).set(link.token, link);
+  core.store.save();
+  res.json(200, { public_url: `${core.publicUrl}/files/${link.token}`, expires_at: expiresAt });
+}
+
+function revokeLink(req: EmuRequest, res: EmuResponse, core: Backend): void {
+  const f = findFile(core, req, req.params.id!);
+  req.raw.resume();
+  const active = [...links(core).values()].filter((l) => l.file_id === f.id && activeLink(core, l));
+  for (const l of active) l.revoked = true;
+  if (active.length) core.store.save();
+  res.json(200, { id: f.id, revoked: active.length > 0, public_url: active[0] ? `${core.publicUrl}/files/${active[0].token}` : '' });
+}
+
+async function servePublic(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
+  const l = links(core).get(req.params.token!);
+  if (!l || !activeLink(core, l)) notFound('No such public file');
+  const f = files(core).get(l.file_id)!;
+  await sendBlob(core, res, blobPath(core, f), { 'content-type': f.content_type, 'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(f.filename)}` });
+}
+
+export function register(router: Router): void {
+  router.post('/v1/files', upload);
+  router.get('/v1/files', list);
+  router.get('/v1/files/:id', (req, res, core) => res.json(200, publicFile(findFile(core, req, req.params.id!))));
+  router.delete('/v1/files/:id', (req, res, core) => {
+    const f = findFile(core, req, req.params.id!);
+    removeFile(core, f);
+    res.json(200, { id: f.id, deleted: true });
+  });
+  router.get('/v1/files/:id/content', content);
+  router.post('/v1/files/:id/public-url', createLink);
+  router.post('/v1/files/:id/public-url/revoke', revokeLink);
+  router.get('/public/files/:token', servePublic, { auth: false });
+}

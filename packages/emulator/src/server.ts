@@ -1,0 +1,494 @@
+// The local emulator's HTTP + WebSocket server: request ids, the request log, fault injection, auth, routing.
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
+import { Backend, type EmulatorSettings } from './backend.js';
+import { FaultList, type Fault } from './faults.js';
+import { ERROR_CODES, HttpError, MAX_JSON_BODY, Router, invalid, parseJsonBody, type EmuRequest, type EmuResponse, type SseWriter } from './router.js';
+import { registerAdminRoutes } from './admin.js';
+import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
+import { registerAllRoutes } from './routes/index.js';
+import { registerCollections } from './search-index.js';
+import { StateStore } from './state.js';
+
+export interface EmulatorOptions {
+  port?: number;
+  host?: string;
+  /** persist state here; in memory when absent */
+  stateDir?: string;
+  tokenDelayMs?: number;
+  deferredDelayMs?: number;
+  latencyMs?: number;
+  faults?: Fault[];
+  /** the key always accepted (default: the built-in emulator key) */
+  defaultKey?: string;
+  /** no log lines on stderr */
+  quietLog?: boolean;
+  /** extra settings for route modules */
+  settings?: Partial<EmulatorSettings>;
+  /** required (Bearer, or x-emulator-admin-token) on /_emulator/* except the health route; set it off loopback */
+  adminToken?: string;
+  /** seed the state with these (after listening; again after every reset) — see fixtures.ts */
+  fixtures?: { fixtures: Fixtures; dir: string };
+  /** `--seed N`: ids, tokens and generated content repeat exactly across runs from the same state */
+  seed?: number;
+  /** document collections for POST /v1/documents/search: collection id → file or folder path(s) */
+  collections?: Record<string, string | string[]>;
+}
+
+export interface Emulator {
+  url: string;
+  wsUrl: string;
+  port: number;
+  defaultKey: string;
+  core: Backend;
+  faults: FaultList;
+  addKey(partial?: Partial<KeyRecord>): KeyRecord;
+  close(): Promise<void>;
+}
+
+const MAX_LOGGED_BODY = 256 * 1024;
+/** largest WebSocket message accepted (the connection closes with 1009 above) */
+const MAX_WS_MESSAGE = 16 * 1024 * 1024;
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  const store = new StateStore(opts.stateDir);
+  const core = new Backend(
+    store,
+    { tokenDelayMs: opts.tokenDelayMs, deferredDelayMs: opts.deferredDelayMs, latencyMs: opts.latencyMs, ...opts.settings },
+    opts.defaultKey,
+    opts.seed,
+  );
+  core.adminToken = opts.adminToken;
+  for (const f of opts.faults ?? []) core.faults.add(f);
+  if (opts.collections) registerCollections(core, opts.collections);
+  const router = new Router();
+  registerAdminRoutes(router);
+  registerAllRoutes(router);
+
+  const sockets = new Set<Socket>();
+  const swept = store.sweepOrphans(blobOwners(core));
+  if (swept.removed && !opts.quietLog) process.stderr.write(`emulator: removed ${swept.removed} orphan blob(s) (${swept.bytes} bytes) left by an earlier crash\n`);
+  const server = createServer((req, res) => {
+    commitBeforeReplying(core, res);
+    handle(router, core, req, res).catch((err) => {
+      if (!res.headersSent) sendError(res, 500, `emulator failure: ${(err as Error).message}`);
+      else res.destroy();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
+  // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
+  wss.on('headers', (headers, req) => {
+    const id = upgradeIds.get(req);
+    if (id) headers.push(`x-request-id: ${id}`);
+  });
+  server.on('upgrade', (req, socket, head) => {
+    handleUpgrade(router, core, wss, req, socket as Socket, head).catch(() => socket.destroy());
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  core.url = `http://${host}:${addr.port}`;
+  core.wsUrl = `ws://${host}:${addr.port}`;
+  if (opts.fixtures) {
+    const { fixtures, dir } = opts.fixtures;
+    core.fixtures = () => applyFixtures(core, fixtures, dir);
+    try {
+      await seedFixtures(core, fixtures, dir);
+    } catch (err) {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+      store.close();
+      throw err;
+    }
+  }
+
+  return {
+    url: core.url,
+    wsUrl: core.wsUrl,
+    port: addr.port,
+    defaultKey: core.defaultKey,
+    core,
+    faults: core.faults,
+    addKey: (p) => core.addKey(p),
+    async close() {
+      core.emit('close');
+      for (const c of wss.clients) c.terminate();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+      store.close();
+    },
+  };
+}
+
+function adminTokenMatches(req: IncomingMessage, token: string): boolean {
+  const given = String(req.headers['x-emulator-admin-token'] ?? /^Bearer\s+(\S+)/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '');
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Whether an address only this machine can reach (no admin token needed there). */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host) || host === '::ffff:127.0.0.1';
+}
+
+/** Blob names each kind's records refer to (the rest are orphans). */
+function blobOwners(core: Backend): Record<string, Set<string>> {
+  const names = (collection: string, field: string) =>
+    new Set([...core.store.collection<Record<string, unknown>>(collection).values()].map((r) => r[field]).filter((v): v is string => typeof v === 'string'));
+  return { files: names('files', 'blob'), skills: names('skills', 'blob'), 'custom-voices': names('custom_voices', 'voice_id') };
+}
+
+/**
+ * A 2xx means durable: whatever a handler changed is committed (fsync'd, renamed into place) before the status
+ * line goes out, on every path that answers (JSON, streams, blobs, errors).
+ */
+function commitBeforeReplying(core: Backend, res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    try {
+      core.store.flush();
+    } catch (err) {
+      process.stderr.write(`emulator: could not save the state: ${(err as Error).message}\n`);
+      if (status < 400) status = 500;
+    }
+    return writeHead(status, ...rest);
+  }) as typeof res.writeHead;
+}
+
+function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (status === 422) {
+    res.writeHead(422, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+    res.end(message);
+    return;
+  }
+  const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(body);
+}
+
+function makeResponse(res: ServerResponse, fault: Fault | undefined, core: Backend, requestId: string): EmuResponse {
+  return {
+    raw: res,
+    json(status, body, headers = {}) {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    },
+    text(status, body, contentType = 'text/plain; charset=utf-8') {
+      res.writeHead(status, { 'content-type': contentType });
+      res.end(body);
+    },
+    empty(status) {
+      res.writeHead(status);
+      res.end();
+    },
+    error(status, message, headers) {
+      sendError(res, status, message, headers);
+    },
+    sse(): SseWriter {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.flushHeaders();
+      let sent = 0;
+      let closed = false;
+      res.on('close', () => {
+        closed = true;
+      });
+      const dropAfter = fault?.kind === 'drop' ? (fault.afterEvents ?? 0) : undefined;
+      const writer: SseWriter = {
+        get closed() {
+          return closed;
+        },
+        async send(data, event) {
+          if (closed) return false;
+          if (dropAfter !== undefined && sent >= dropAfter) {
+            writer.drop();
+            return false;
+          }
+          const frame = `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+          sent++;
+          // Tests observe when each event left the emulator (e.g. to prove the CLI streams).
+          core.emit('sse', { requestId, index: sent - 1, data });
+          if (!res.write(frame)) await new Promise<void>((r) => res.once('drain', () => r()));
+          return !closed;
+        },
+        done() {
+          if (closed) return;
+          res.end('data: [DONE]\n\n');
+        },
+        drop() {
+          // End the TCP connection after what was written is flushed, without ending the chunked body:
+          // the client sees a connection lost mid-stream.
+          closed = true;
+          const socket = res.socket;
+          socket?.end();
+          setTimeout(() => socket?.destroy(), 200).unref();
+        },
+      };
+      return writer;
+    },
+  };
+}
+
+function makeRequest(req: IncomingMessage, path: string, url: URL, requestId: string, params: Record<string, string>, log?: { body?: string; bytes?: number }): EmuRequest {
+  let cached: Promise<Buffer> | undefined;
+  const body = (limit = 64 * 1024 * 1024) => {
+    cached ??= new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > limit) {
+          reject(new HttpError(413, `Request body exceeds the limit of ${limit} bytes`));
+          req.resume();
+          return;
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => {
+        const buf = Buffer.concat(chunks);
+        if (log) log.bytes = buf.length;
+        if (log && buf.length <= MAX_LOGGED_BODY) log.body = buf.toString('utf8');
+        resolve(buf);
+      });
+      req.on('error', reject);
+    });
+    return cached;
+  };
+  return {
+    method: req.method ?? 'GET',
+    path,
+    params,
+    query: url.searchParams,
+    headers: req.headers,
+    raw: req,
+    requestId,
+    body,
+    async json<T>(opts: { array?: boolean } = {}) {
+      const ct = String(req.headers['content-type'] ?? '');
+      if (!ct.includes('json')) throw new HttpError(415, `Expected request with \`Content-Type: application/json\``);
+      return parseJsonBody(await body(MAX_JSON_BODY), opts.array ?? false) as T;
+    },
+  };
+}
+
+type AuthResult = { ok: true; key: KeyRecord } | { ok: false; status: number; message: string };
+
+function authenticate(core: Backend, header: string | undefined, path: string, endpoint: string, agentAccess: boolean, subprotocolSecret?: string): AuthResult {
+  let key: KeyRecord | undefined;
+  if (subprotocolSecret !== undefined || (header && /^Bearer\s+svc-cs-/.test(header))) {
+    const value = subprotocolSecret ?? header!.replace(/^Bearer\s+/, '');
+    const secret = core.store.collection<{ value: string; expires_at: number; key: string }>('client_secrets').get(value);
+    if (!secret || secret.expires_at < core.nowSec()) return { ok: false, status: 401, message: 'The client secret is invalid or has expired' };
+    key = core.keys().get(secret.key);
+    if (!key) return { ok: false, status: 401, message: 'The client secret is invalid or has expired' };
+  } else {
+    if (!header) return { ok: false, status: 401, message: 'Missing Authorization header: expected `Authorization: Bearer <API_KEY>`' };
+    const m = /^Bearer\s+(\S+)\s*$/.exec(header);
+    if (!m) return { ok: false, status: 401, message: 'Malformed Authorization header: expected `Bearer <API_KEY>`' };
+    key = core.keys().get(m[1]!);
+    if (!key) return { ok: false, status: 400, message: `Incorrect API key provided: ${redactedKey(m[1]!)}. Obtain an API key from the console.` };
+  }
+  // The key endpoints report the blocked/disabled flags instead of refusing.
+  const reportsFlags = path === '/v1/api-key' || path === '/v1/me';
+  if (!reportsFlags) {
+    if (key.team_blocked) return { ok: false, status: 403, message: 'The team of this API key is blocked' };
+    if (key.api_key_blocked) return { ok: false, status: 403, message: 'This API key is blocked' };
+    if (key.api_key_disabled) return { ok: false, status: 403, message: 'This API key is disabled' };
+    if (!key.acls.includes('api-key:endpoint:*') && !key.acls.includes(`api-key:endpoint:${endpoint}`)) {
+      return { ok: false, status: 403, message: `The API key is not authorized for the endpoint ${endpoint}` };
+    }
+    if (agentAccess && !hasAgentAccess(key)) return { ok: false, status: 403, message: 'The API key does not have agent access' };
+  }
+  return { ok: true, key };
+}
+
+/** Query parameters for the request log; a repeated parameter keeps every value. */
+function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
+  return Object.fromEntries([...new Set(params.keys())].map((k) => {
+    const all = params.getAll(k);
+    return [k, all.length > 1 ? all : all[0]!];
+  }));
+}
+
+function endpointName(path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  return parts[1] ?? parts[0] ?? '';
+}
+
+async function handle(router: Router, core: Backend, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://emulator');
+  const path = url.pathname;
+  const method = (req.method ?? 'GET').toUpperCase();
+  const isAdmin = path.startsWith('/_emulator/');
+  // admin calls (readiness polls, log reads) do not move the seeded request-id stream
+  const requestId = isAdmin ? randomUUID() : core.uuid('request');
+  res.setHeader('x-request-id', requestId);
+  const started = performance.now();
+  const entry = isAdmin
+    ? undefined
+    : core.logRequest({
+        id: requestId,
+        time: Date.now(),
+        method,
+        path,
+        query: queryRecord(url.searchParams),
+        headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
+        body: undefined,
+        bytes: req.headers['content-length'] ? Number(req.headers['content-length']) : undefined,
+      });
+  if (entry) {
+    res.once('close', () => {
+      entry.status = res.statusCode;
+      entry.duration_ms = Math.round((performance.now() - started) * 10) / 10;
+    });
+  }
+
+  if (isAdmin && core.adminToken && path !== '/_emulator/health' && !adminTokenMatches(req, core.adminToken)) {
+    req.resume();
+    return sendError(res, 401, 'The emulator admin API needs the admin token printed at start (Authorization: Bearer <token> or x-emulator-admin-token)');
+  }
+  let fault: Fault | undefined;
+  if (!isAdmin) {
+    if (core.settings.latencyMs > 0) await core.sleep(core.settings.latencyMs);
+    fault = core.faults.take(method, path);
+    if (fault?.kind === 'status') {
+      const headers: Record<string, string> = {};
+      if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+      req.resume();
+      return sendError(res, fault.status ?? 500, fault.message ?? `injected fault ${fault.status}`, headers);
+    }
+    if (fault?.kind === 'drop' && !fault.afterEvents) {
+      req.resume();
+      res.socket?.destroy();
+      return;
+    }
+    if (fault?.kind === 'slow') await core.sleep(fault.delayMs ?? 1000);
+  }
+
+  const { route, params, otherMethods } = router.match(method, path);
+  const emuReq = makeRequest(req, path, url, requestId, params, entry);
+  const emuRes = makeResponse(res, fault, core, requestId);
+  if (!route) {
+    req.resume();
+    if (otherMethods.length) return sendError(res, 405, `Method ${method} is not allowed on ${path}; allowed: ${[...new Set(otherMethods)].join(', ')}`, { allow: [...new Set(otherMethods)].join(', ') });
+    return sendError(res, 404, `No such endpoint: ${method} ${path}`);
+  }
+  if (route.opts.auth !== false) {
+    const auth = authenticate(core, req.headers.authorization, path, route.opts.endpoint ?? endpointName(path), !!route.opts.agentAccess);
+    if (!auth.ok) {
+      req.resume();
+      return sendError(res, auth.status, auth.message);
+    }
+    emuReq.key = auth.key;
+  }
+  try {
+    await route.handler(emuReq, emuRes, core);
+  } catch (err) {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof HttpError) return sendError(res, err.status, err.message, err.headers);
+    return sendError(res, 500, `emulator failure: ${(err as Error).message}`);
+  }
+}
+
+/** The request id of each upgrade in progress, for its 101's headers. */
+const upgradeIds = new WeakMap<IncomingMessage, string>();
+
+async function handleUpgrade(router: Router, core: Backend, wss: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://emulator');
+  const path = url.pathname;
+  const requestId = core.uuid('request');
+  upgradeIds.set(req, requestId);
+  const reject = (status: number, message: string, extra = '') => {
+    const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
+    socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  };
+  core.logRequest({ id: requestId, time: Date.now(), method: 'WS', path, query: queryRecord(url.searchParams), headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined } });
+  // faults apply to an upgrade as method WS: a refused upgrade, a socket cut at once or after N server events, a slow 101
+  const fault = core.faults.take('WS', path);
+  if (fault?.kind === 'status') return reject(fault.status ?? 500, fault.message ?? `injected fault ${fault.status}`, fault.retryAfter !== undefined ? `retry-after: ${fault.retryAfter}\r\n` : '');
+  if (fault?.kind === 'drop' && !fault.afterEvents) return void socket.destroy();
+  if (fault?.kind === 'slow') await core.sleep(fault.delayMs ?? 1000);
+  const { route, params } = router.matchWs(path);
+  if (!route) return reject(404, `No such WebSocket endpoint: ${path}`);
+  const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const csProto = protocols.find((p) => p.startsWith('svc-client-secret.'));
+  const emuReq = makeRequest(req, path, url, requestId, params);
+  if (route.opts.auth !== false) {
+    const auth = authenticate(core, req.headers.authorization, path, route.opts.endpoint ?? endpointName(path), !!route.opts.agentAccess, csProto?.slice('svc-client-secret.'.length));
+    if (!auth.ok) return reject(auth.status, auth.message);
+    emuReq.key = auth.key;
+  }
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    guardMessageListeners(ws);
+    if (fault?.kind === 'drop') cutAfter(ws, socket, fault.afterEvents!);
+    Promise.resolve(route.handler(ws, emuReq, core)).catch((err: Error) => {
+      try {
+        ws.send(JSON.stringify({ type: 'error', message: `emulator failure: ${err.message}` }));
+        ws.close(1011, 'internal error');
+      } catch {
+        ws.terminate();
+      }
+    });
+  });
+}
+
+/** The connection is cut (no close frame) in place of the server's event number `n + 1`. */
+/**
+ * A drop after n events (n ≥ 1; 0 is refused before the upgrade): the client gets exactly n, then the connection
+ * ends without a closing handshake (the client sees 1006). The TCP connection is ended once the n-th event has been
+ * handed to the system, and destroyed when the client has closed its side (or after 5 s): destroyed at once (ws's
+ * terminate()) while the client's own messages were still unread here, the system resets the connection, and the
+ * client's system then discards events it had received but not yet read (under load, a realtime session's
+ * transcript, event 8 of 12).
+ */
+function cutAfter(ws: WebSocket, socket: Socket, n: number): void {
+  let sent = 0;
+  const send = ws.send.bind(ws) as (data: unknown, options?: object, cb?: (err?: Error) => void) => void;
+  type Done = (err?: Error) => void;
+  ws.send = ((data: unknown, options?: object | Done, cb?: Done) => {
+    const done = typeof options === 'function' ? (options as Done) : cb;
+    const opts = typeof options === 'function' ? {} : (options ?? {});
+    if (sent >= n) return; // cut (or being cut): nothing more goes out
+    if (++sent < n) return send(data, opts, done);
+    send(data, opts, (err) => {
+      done?.(err);
+      socket.end();
+      // the client closes its side once it has read to the end; a client that does not is cut after 5 s
+      const stop = setTimeout(() => ws.terminate(), 5000).unref();
+      socket.once('close', () => clearTimeout(stop));
+    });
+  }) as WebSocket['send'];
+}
+
+/**
+ * A throw in a 'message' listener would surface as an uncaught exception and end the whole emulator: report it
+ * as an error event on that connection instead (a client's bad message never takes the server down).
+ */
+function guardMessageListeners(ws: WebSocket): void {
+  const on = ws.on.bind(ws);
+  ws.on = ((event: string, listener: (...args: unknown[]) => void) => {
+    if (event !== 'message') return on(event as 'close', listener);
+    return on('message', (...args: unknown[]) => {
+      try {
+        listener(...args);
+      } catch (err) {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'error', message: `invalid message: ${(err as Error).message}` }));
+      }
+    });
+  }) as typeof ws.on;
+}

@@ -1,0 +1,46 @@
+import { encodeWav } from 'svc-formats/audio-codecs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+
+/** A PCM WAV of `seconds` of silence (8 kHz mono 16-bit). */
+function wav(seconds: number): Buffer {
+  return encodeWav(Buffer.alloc(Math.round(seconds * 8000) * 2), { sampleRate: 8000, channels: 1 });
+}
+
+async function upload(file: Buffer, filename: string, type: string) {
+  const form = new FormData();
+  form.append('name', 'test');
+  form.append('file', new Blob([file], { type }), filename);
+  const res = await fetch(`${emu.url}/v1/custom-voices`, { method: 'POST', headers: { authorization: `Bearer ${emu.key}` }, body: form });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+describe('emulator custom voices', () => {
+  it('accepts a clip of up to 120 s and returns an 8-character id; refuses a longer WAV and non-audio', async () => {
+    const ok = await upload(wav(120), 'a.wav', 'audio/wav');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ voice_id: expect.stringMatching(/^[a-z0-9]{8}$/), name: 'test', created_at: expect.stringMatching(/Z$/) });
+    const long = await upload(wav(120.5), 'b.wav', 'audio/wav');
+    expect(long.status).toBe(400);
+    expect(long.body.error).toContain('at most 120 seconds');
+    const text = await upload(Buffer.from('hello'), 'notes.txt', 'text/plain');
+    expect(text.status).toBe(400);
+  });
+
+  it('list limit 1..1000 (400 outside), delete returns {deleted: true}', async () => {
+    const h = { authorization: `Bearer ${emu.key}` };
+    expect((await fetch(`${emu.url}/v1/custom-voices?limit=0`, { headers: h })).status).toBe(400);
+    expect((await fetch(`${emu.url}/v1/custom-voices?limit=1001`, { headers: h })).status).toBe(400);
+    const list = (await (await fetch(`${emu.url}/v1/custom-voices?limit=1000`, { headers: h })).json()) as { voices: { voice_id: string }[] };
+    const id = list.voices[0]!.voice_id;
+    const del = await fetch(`${emu.url}/v1/custom-voices/${id}`, { method: 'DELETE', headers: h });
+    expect(await del.json()).toEqual({ deleted: true });
+    expect((await fetch(`${emu.url}/v1/custom-voices/${id}/audio`, { headers: h })).status).toBe(404);
+  });
+});

@@ -1,0 +1,42 @@
+// A streamed answer to stdout: rendered as Markdown block by block on a terminal with colour (unless --json or
+// --raw; pipes, --json, --raw and NO_COLOR get the text as the model wrote it — docs/text.md), raw otherwise.
+// Pieces keep their order even while a finished block is still being printed (highlighting loads a language on
+// first use). Shared by chat, messages and responses create.
+import type { Context } from '../runtime/context.js';
+import type { MarkdownStream } from '../term/markdown.js';
+
+/** The Markdown renderer for a streamed answer, or undefined when the text goes out as written. */
+async function answerRenderer(ctx: Context, raw: boolean | undefined): Promise<MarkdownStream | undefined> {
+  if (raw || ctx.out.json || !ctx.out.stdoutIsTTY || !ctx.out.colorStdout) return undefined;
+  const { MarkdownStream } = await import('../term/markdown.js');
+  return new MarkdownStream(ctx.out.c, (text) => ctx.out.write(text));
+}
+
+export interface AnswerWriter {
+  /** a piece of the answer as it arrives (callbacks that cannot wait) */
+  write(piece: string): void;
+  /** everything written is printed: the block in progress too (also after a drop or Ctrl-C) */
+  end(): Promise<void>;
+}
+
+export async function answerWriter(ctx: Context, raw: boolean | undefined): Promise<AnswerWriter> {
+  const markdown = await answerRenderer(ctx, raw);
+  if (!markdown) {
+    return {
+      write: (piece) => {
+        if (!ctx.out.json) ctx.out.write(piece);
+      },
+      end: async () => {},
+    };
+  }
+  let printing: Promise<void> = Promise.resolve();
+  return {
+    write: (piece) => {
+      printing = printing.then(() => markdown.push(piece));
+    },
+    end: async () => {
+      await printing.catch(() => undefined);
+      await markdown.end();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+// A command is data (flags, arguments, help, examples) plus a runner that returns an exit code.
+import type { Context } from '../runtime/context.js';
+import type { RequestTable } from '../core/request-table.js';
+import type { ArgSpec, OptionSpec } from '../core/option-spec.js';
+
+export interface CommandSpec<Opts = any> {
+  summary: string;
+  description?: string;
+  args?: ArgSpec[];
+  options?: OptionSpec[];
+  examples?: string[];
+  /** the operations this command sends, as request tables (flag → body field → check); read by the coverage test */
+  requests?: RequestTable[];
+  /** positional values in declared order (a variadic one is an array); options by camelCase name */
+  run(ctx: Context, args: any[], opts: Opts): Promise<number>;
+}
+
+/** A node of the command tree: a leaf has `load`, a group has `children`, `chat` has both. */
+export interface CommandNode {
+  name: string;
+  summary: string;
+  aliases?: string[];
+  load?: () => Promise<{ default: CommandSpec }>;
+  children?: () => Promise<CommandNode[]> | CommandNode[];
+  hidden?: boolean;
+}
+
+export function defineCommand<Opts = any>(spec: CommandSpec<Opts>): CommandSpec<Opts> {
+  return spec;
+}

@@ -1,0 +1,17 @@
+// The text a generation command sends: its argument words joined with piped stdin.
+import type { Context } from '../runtime/context.js';
+import { UsageError } from '../core/errors.js';
+
+/** The words, then a blank line, then stdin (when piped); trailing whitespace of stdin dropped. */
+export async function joinWithStdin(ctx: Context, words: string[], readStdin = !ctx.streams.stdin.isTTY): Promise<string> {
+  const fromArgs = words.join(' ').trim();
+  const fromStdin = readStdin ? (await ctx.readStdin()).replace(/\s+$/, '') : '';
+  return fromArgs && fromStdin ? `${fromArgs}\n\n${fromStdin}` : fromArgs || fromStdin;
+}
+
+/** The prompt, or a usage error that shows how to give one to `command` (e.g. `svc messages`). */
+export async function readPrompt(ctx: Context, words: string[], command: string): Promise<string> {
+  const prompt = await joinWithStdin(ctx, words);
+  if (!prompt) throw new UsageError(`no prompt: give it as arguments (${command} "…") or pipe text on stdin`);
+  return prompt;
+}

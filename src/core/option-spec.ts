@@ -1,0 +1,31 @@
+// A command's flags and positional arguments as data: what help, parsing, completion and the request tables read.
+import type { FlagParser } from './validate.js';
+
+export interface OptionSpec {
+  /** commander syntax: '-m, --model <id>', '--stream', '--no-stream' */
+  flags: string;
+  description: string;
+  default?: unknown;
+  /** parse and check the raw value; failures name the flag (exit 2, nothing sent) */
+  parse?: FlagParser<any>;
+  /** shown in help and used by shell completion */
+  choices?: readonly string[];
+  hidden?: boolean;
+  /** values shell completion asks `svc __complete` for (default: from the flag's name, e.g. --model → models) */
+  complete?: CompletionKind;
+  /** help heading of a shared flag set (cmdutil/flag-sets.ts): Model, Sampling, Output, Tools, Search, Audio */
+  group?: string;
+}
+
+/** Dynamic values for shell completion (src/commands/completion/dynamic.ts). */
+export type CompletionKind = 'profiles' | 'models' | 'models:language' | 'models:image' | 'models:video' | 'models:embedding' | 'voices' | 'files' | 'agents' | 'numbers' | 'responses' | 'custom-voices' | 'skills';
+
+export interface ArgSpec {
+  name: string;
+  description: string;
+  required?: boolean;
+  variadic?: boolean;
+  choices?: readonly string[];
+  /** values shell completion asks `svc __complete` for (default: ids of the command's resource) */
+  complete?: CompletionKind;
+}

@@ -1,0 +1,77 @@
+// Agents: POST/GET /v1/agents, GET/PATCH/DELETE /v1/agents/{agent_id}.
+import { seg, type HttpClient } from '../net/http.js';
+import { ProtocolError } from '../core/errors.js';
+import { expectFields } from './guard.js';
+import { withReply } from '../term/reply.js';
+
+export interface AgentVoice {
+  voice_id?: string;
+  vad_threshold?: number;
+  vad_silence_duration_ms?: number;
+  [k: string]: unknown;
+}
+
+export type Agent = {
+  agent_id: string;
+  name: string;
+  instructions?: string | null;
+  tools?: unknown[] | null;
+  voice?: AgentVoice | null;
+  collection_ids?: string[] | null;
+  created_at?: string;
+  updated_at?: string;
+} & Record<string, unknown>;
+
+/** The fields a client may write (also the valid field-mask paths). */
+export const AGENT_FIELDS = ['name', 'instructions', 'tools', 'voice', 'collection_ids'] as const;
+export type AgentField = (typeof AGENT_FIELDS)[number];
+export type AgentInput = Partial<Record<AgentField, unknown>>;
+
+export const TOOL_KINDS = ['function', 'web_search', 'x_search', 'file_search', 'mcp'] as const;
+export const AGENT_LIMITS = {
+  name: 255,
+  instructions: 256_000,
+  tools: 200,
+  collections: 10,
+  vadThreshold: [0, 1],
+  vadSilenceMs: [0, 10_000],
+  listLimit: [1, 1000],
+} as const;
+
+/** Get / create / update reply: `{agent}`; a bare agent is accepted too. */
+function unwrap(raw: unknown, what: string): Agent {
+  const obj = raw as Record<string, unknown> | undefined;
+  const agent = obj && typeof obj.agent === 'object' && obj.agent !== null ? obj.agent : obj;
+  return withReply(expectFields(agent as Agent, ['agent_id'], what), raw);
+}
+
+export async function createAgent(http: HttpClient, body: AgentInput): Promise<Agent> {
+  return unwrap(await http.json('POST', '/v1/agents', { json: body }), 'create agent');
+}
+
+/** The list reply as the API sent it, checked to hold an `agents` list. */
+export async function listAgents(http: HttpClient, limit?: number): Promise<{ agents: Agent[] } & Record<string, unknown>> {
+  const raw = (await http.json('GET', '/v1/agents', { query: { limit } })) as Record<string, unknown> | undefined;
+  if (!raw || typeof raw !== 'object' || !Array.isArray(raw.agents)) throw new ProtocolError('the agent list reply has no `agents` list');
+  return raw as { agents: Agent[] } & Record<string, unknown>;
+}
+
+export async function getAgent(http: HttpClient, id: string): Promise<Agent> {
+  return unwrap(await http.json('GET', `/v1/agents/${seg(id)}`), 'agent');
+}
+
+export interface AgentPatch {
+  agent: AgentInput;
+  field_mask: { paths: string[] };
+  /** a phone number id assigns it; the empty string unassigns */
+  phone_number_id?: string;
+}
+
+export async function updateAgent(http: HttpClient, id: string, patch: AgentPatch): Promise<Agent> {
+  return unwrap(await http.json('PATCH', `/v1/agents/${seg(id)}`, { json: patch }), 'update agent');
+}
+
+export async function deleteAgent(http: HttpClient, id: string): Promise<void> {
+  const res = await http.request({ method: 'DELETE', path: `/v1/agents/${seg(id)}` });
+  await res.body.dump();
+}

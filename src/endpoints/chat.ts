@@ -1,0 +1,124 @@
+// POST /v1/chat/completions (synchronous, streamed, deferred) and GET /v1/chat/deferred-completion/{id}.
+import { seg, type HttpClient } from '../net/http.js';
+import { readEventStream } from '../net/sse.js';
+import { expectFields } from './guard.js';
+
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } }
+  | { type: 'file'; file: { file_id: string } };
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
+  content: string | ContentPart[] | null;
+  name?: string;
+  reasoning_content?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+}
+
+export interface ChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  [field: string]: unknown;
+}
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  completion_tokens_details?: { reasoning_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number; image_tokens?: number };
+  num_sources_used?: number;
+  cost_in_usd_ticks?: number;
+}
+
+export interface ChatChoice {
+  index: number;
+  message: { role: string; content: string | null; refusal?: string | null; reasoning_content?: string; tool_calls?: ToolCall[] };
+  finish_reason: string | null;
+}
+
+export interface ChatResponse {
+  id: string;
+  object: string;
+  created: number;
+  model: string;
+  choices: ChatChoice[];
+  service_tier?: string;
+  citations?: string[];
+  system_fingerprint?: string | null;
+  usage?: ChatUsage | null;
+  [field: string]: unknown;
+}
+
+export interface ChatChunk {
+  id: string;
+  object: string;
+  created: number;
+  model: string;
+  choices: { index: number; delta: { role?: string; content?: string | null; reasoning_content?: string | null; tool_calls?: (Partial<ToolCall> & { index: number; function?: { name?: string; arguments?: string } })[] }; finish_reason?: string | null }[];
+  citations?: string[];
+  usage?: ChatUsage | null;
+  [field: string]: unknown;
+}
+
+export async function createChat(http: HttpClient, body: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
+  const res = await http.json<ChatResponse>('POST', '/v1/chat/completions', { json: { ...body, stream: false }, signal });
+  return expectFields(res, ['id', 'choices'], 'chat completion');
+}
+
+/** Stream chunks as they arrive. Once the first byte is in, nothing is retried: a drop is an error. */
+export async function* streamChat(http: HttpClient, body: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatChunk> {
+  const res = await http.request({ method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: true }, signal, headers: { accept: 'text/event-stream' } });
+  const events = readEventStream<ChatChunk>(res, {
+    completes: (c) => !!c?.choices?.some?.((ch) => !!ch?.finish_reason),
+    marker: 'finish_reason or [DONE]',
+    signal,
+  });
+  for await (const ev of events) yield ev.data;
+}
+
+export async function createDeferredChat(http: HttpClient, body: ChatRequest): Promise<{ request_id: string }> {
+  return expectFields(await http.json<{ request_id: string }>('POST', '/v1/chat/completions', { json: { ...body, deferred: true, stream: false } }), ['request_id'], 'deferred chat');
+}
+
+/** The result of a deferred completion: undefined while it is pending (202). */
+export async function getDeferredChat(http: HttpClient, requestId: string): Promise<ChatResponse | undefined> {
+  const res = await http.request({ method: 'GET', path: `/v1/chat/deferred-completion/${seg(requestId)}`, okStatuses: [202] });
+  if (res.status === 202) {
+    await res.body.dump();
+    return undefined;
+  }
+  return expectFields(await res.json<ChatResponse>(), ['id', 'choices'], 'deferred chat result');
+}
+
+/** Accumulate streamed tool-call deltas (by index) into whole calls. */
+export class ToolCallAccumulator {
+  private calls = new Map<number, ToolCall>();
+
+  add(deltas: NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>): void {
+    for (const d of deltas) {
+      const cur = this.calls.get(d.index) ?? { id: '', type: 'function' as const, function: { name: '', arguments: '' } };
+      if (d.id) cur.id = d.id;
+      if (d.function?.name) cur.function.name += d.function.name;
+      if (d.function?.arguments) cur.function.arguments += d.function.arguments;
+      this.calls.set(d.index, cur);
+    }
+  }
+
+  list(): ToolCall[] {
+    return [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c);
+  }
+}

@@ -1,0 +1,88 @@
+// Phone numbers: v1 (/v1/phone-numbers) and v2 (/v2/phone-numbers).
+import { seg, type HttpClient } from '../net/http.js';
+import { ProtocolError } from '../core/errors.js';
+import { expectFields } from './guard.js';
+import { withReply } from '../term/reply.js';
+
+export type PhoneNumber = {
+  phone_number_id: string;
+  phone_number?: string;
+  name?: string | null;
+  description?: string | null;
+  area_code?: string;
+  agent_id?: string | null;
+  created_at?: string;
+  updated_at?: string;
+} & Record<string, unknown>;
+
+export const PHONE_LIMITS = { name: 255, description: 1000, listLimit: [1, 1000], v2PageMax: 100 } as const;
+export const V2_ORIGINS = ['svc_provisioned', 'byo_trunk'] as const;
+export type V2Origin = (typeof V2_ORIGINS)[number];
+
+function unwrap(raw: unknown, what: string): PhoneNumber {
+  const obj = raw as Record<string, unknown> | undefined;
+  const pn = obj && typeof obj.phone_number === 'object' && obj.phone_number !== null ? obj.phone_number : obj;
+  return withReply(expectFields(pn as PhoneNumber, ['phone_number_id'], what), raw);
+}
+
+/** A list reply as the API sent it, checked to hold a `phone_numbers` list. */
+function listOf(raw: unknown, what: string): { phone_numbers: PhoneNumber[]; pagination_token?: string } & Record<string, unknown> {
+  const obj = raw as Record<string, unknown> | undefined;
+  if (!obj || typeof obj !== 'object' || !Array.isArray(obj.phone_numbers)) throw new ProtocolError(`the ${what} reply has no \`phone_numbers\` list`);
+  return obj as { phone_numbers: PhoneNumber[] } & Record<string, unknown>;
+}
+
+export async function buyNumber(http: HttpClient, body: { area_code: string; name: string; description?: string }): Promise<PhoneNumber> {
+  return unwrap(await http.json('POST', '/v1/phone-numbers', { json: body }), 'buy phone number');
+}
+
+export async function listNumbers(http: HttpClient, limit?: number): Promise<{ phone_numbers: PhoneNumber[] } & Record<string, unknown>> {
+  return listOf(await http.json('GET', '/v1/phone-numbers', { query: { limit } }), 'phone number list');
+}
+
+export async function getNumber(http: HttpClient, id: string): Promise<PhoneNumber> {
+  return unwrap(await http.json('GET', `/v1/phone-numbers/${seg(id)}`), 'phone number');
+}
+
+export async function updateNumber(http: HttpClient, id: string, body: { name?: string; description?: string; field_mask: { paths: string[] } }): Promise<PhoneNumber> {
+  return unwrap(await http.json('PATCH', `/v1/phone-numbers/${seg(id)}`, { json: body }), 'update phone number');
+}
+
+export async function releaseNumber(http: HttpClient, id: string): Promise<void> {
+  const res = await http.request({ method: 'DELETE', path: `/v1/phone-numbers/${seg(id)}` });
+  await res.body.dump();
+}
+
+export interface V2CreateBody {
+  origin: V2Origin;
+  name: string;
+  phone_number?: string;
+  agent_id?: string;
+  webhook?: { name: string; url: string };
+  sip_auth?: { allowed_addresses: string[] };
+}
+
+export interface V2Created {
+  phone_number: PhoneNumber;
+  webhook?: { name?: string; url?: string; secret?: string } | null;
+  [k: string]: unknown;
+}
+
+export async function createV2(http: HttpClient, body: V2CreateBody): Promise<V2Created> {
+  const raw = await http.json<V2Created>('POST', '/v2/phone-numbers', { json: body });
+  expectFields(raw, ['phone_number'], 'create phone number');
+  expectFields(raw.phone_number, ['phone_number_id'], 'create phone number');
+  return raw;
+}
+
+export async function listV2Page(
+  http: HttpClient,
+  q: { limit?: number; pagination_token?: string; agent_id?: string },
+): Promise<{ phone_numbers: PhoneNumber[]; pagination_token?: string } & Record<string, unknown>> {
+  return listOf(await http.json('GET', '/v2/phone-numbers', { query: q }), 'phone number list');
+}
+
+export async function deleteV2(http: HttpClient, id: string): Promise<void> {
+  const res = await http.request({ method: 'DELETE', path: `/v2/phone-numbers/${seg(id)}` });
+  await res.body.dump();
+}

@@ -1,0 +1,149 @@
+// Speech to text: POST /v1/stt (multipart, streamed from disk) and the /v1/stt WebSocket. No terminal code.
+import { basename } from 'node:path';
+import type { HttpClient } from '../net/http.js';
+import type { WsConnection } from '../net/ws.js';
+import { ApiError, ProtocolError } from '../core/errors.js';
+import { buildMultipart, type MultipartPart } from '../net/multipart.js';
+
+export const STT_MAX_FILE = 500 * 1024 * 1024;
+export const STT_AUDIO_FORMATS = ['pcm', 'mulaw', 'alaw', 'wav', 'mp3', 'ogg', 'opus', 'flac', 'aac', 'mp4', 'm4a', 'mkv'] as const;
+export const STT_RAW_FORMATS = ['pcm', 'mulaw', 'alaw'] as const;
+/** Streaming STT models (the spec allows only this one today). */
+export const STT_MODELS = ['voice-transcribe-2.0'] as const;
+export const STT_FORMAT_LANGUAGES = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'pt', 'ru', 'sv', 'vi', 'zh'] as const;
+export const STT_MAX_KEYTERMS = 100;
+export const STT_MAX_KEYTERM_CHARS = 50;
+
+export interface SttWord {
+  text: string;
+  start: number;
+  end: number;
+  confidence?: number;
+  speaker?: number;
+  [k: string]: unknown;
+}
+
+export interface SttChannel {
+  index: number;
+  language?: string;
+  text: string;
+  words?: SttWord[];
+}
+
+export interface SttResponse {
+  text: string;
+  language: string;
+  duration: number;
+  words?: SttWord[];
+  channels?: SttChannel[];
+  [k: string]: unknown;
+}
+
+export interface SttForm {
+  language?: string;
+  format?: boolean;
+  multichannel?: boolean;
+  channels?: number;
+  diarize?: boolean;
+  audio_format?: string;
+  sample_rate?: number;
+}
+
+/** A local file (streamed from disk), bytes in memory (stdin), or a URL the service fetches. */
+export type TranscribeInput = { path: string; size: number } | { data: Uint8Array; filename: string } | { url: string };
+
+/** POST /v1/stt (`file` last as the API requires). */
+export async function transcribe(http: HttpClient, input: TranscribeInput, form: SttForm, signal?: AbortSignal): Promise<SttResponse> {
+  const parts: MultipartPart[] = [];
+  for (const [k, v] of Object.entries(form)) if (v !== undefined) parts.push({ name: k, value: String(v) });
+  if ('url' in input) parts.push({ name: 'url', value: input.url });
+  else if ('data' in input) parts.push({ name: 'file', filename: basename(input.filename), contentType: 'application/octet-stream', data: input.data });
+  else parts.push({ name: 'file', filename: basename(input.path), contentType: 'application/octet-stream', path: input.path, size: input.size });
+  const mp = buildMultipart(parts);
+  const res = await http.request({
+    method: 'POST',
+    path: '/v1/stt',
+    headers: { 'content-type': mp.contentType, 'content-length': String(mp.contentLength) },
+    body: mp.body,
+    signal,
+  });
+  const body = await res.json<SttResponse>();
+  if (!body || typeof body.text !== 'string') throw new ProtocolError('the transcription reply has no `text` field', res.requestId);
+  return body;
+}
+
+export interface SttStreamQuery {
+  sample_rate?: number;
+  encoding?: string;
+  interim_results?: boolean;
+  endpointing?: number;
+  language?: string;
+  format?: boolean;
+  model?: string;
+  multichannel?: boolean;
+  channels?: number;
+  diarize?: boolean;
+  keyterm?: string[];
+  filler_words?: boolean;
+  smart_turn?: number;
+  smart_turn_timeout?: number;
+  vad_threshold?: number;
+}
+
+export interface SttPartial {
+  type: 'transcript.partial';
+  text: string;
+  words?: SttWord[];
+  is_final: boolean;
+  speech_final: boolean;
+  start?: number;
+  duration?: number;
+  channel_index?: number;
+  end_of_turn_confidence?: number;
+  [k: string]: unknown;
+}
+
+export interface SttDone {
+  type: 'transcript.done';
+  text: string;
+  words?: SttWord[];
+  duration?: number;
+  channel_index?: number;
+  [k: string]: unknown;
+}
+
+export type SttEvent = { type: 'transcript.created'; id?: string; [k: string]: unknown } | SttPartial | SttDone | { type: string; [k: string]: unknown };
+
+/** One streaming STT connection (one utterance stream per connection). */
+export class SttSocket {
+  constructor(readonly conn: WsConnection) {}
+
+  static async open(connect: (path: string, query: Record<string, string | number | boolean | (string | number)[] | undefined>) => Promise<WsConnection>, query: SttStreamQuery): Promise<SttSocket> {
+    return new SttSocket(await connect('/v1/stt', { ...query }));
+  }
+
+  sendAudio(frame: Uint8Array): void {
+    this.conn.sendBinary(frame);
+  }
+  finalize(): void {
+    this.conn.send({ type: 'finalize' });
+  }
+  audioDone(): void {
+    if (this.conn.isOpen) this.conn.send({ type: 'audio.done' });
+  }
+  close(): void {
+    this.conn.close();
+  }
+
+  /** The next event; undefined once the server closed. `error` events are thrown as ApiError. */
+  async next(): Promise<SttEvent | undefined> {
+    for (;;) {
+      const m = await this.conn.next();
+      if (!m) return undefined;
+      if (m.type === 'binary') continue;
+      const ev = m.data as SttEvent;
+      if (ev.type === 'error') throw new ApiError(400, String((ev as { message?: unknown }).message ?? 'speech to text failed'), 'stream-error');
+      return ev;
+    }
+  }
+}

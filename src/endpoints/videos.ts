@@ -1,0 +1,46 @@
+// Videos: asynchronous jobs (generation, edit, extension) polled by request id.
+import { seg, type HttpClient } from '../net/http.js';
+import { expectFields } from './guard.js';
+
+export const VIDEO_ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '3:2', '2:3'] as const;
+export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'] as const;
+export const DEFAULT_VIDEO_MODEL = 'svc-video-1';
+export const DURATION = { min: 1, max: 15, default: 8 };
+export const EXTENSION = { min: 2, max: 10, default: 6 };
+
+export type VideoKind = 'generation' | 'edit' | 'extension';
+
+export interface VideoRequest {
+  prompt: string;
+  model: string;
+  duration?: number;
+  aspect_ratio?: string;
+  resolution?: string;
+  image?: { url: string };
+  video?: { url: string };
+}
+
+export interface VideoStatus {
+  /** pending (HTTP 202), done, failed, expired */
+  status: string;
+  progress?: number;
+  model?: string;
+  video?: { url: string; duration?: number; respect_moderation?: boolean };
+  error?: { code?: string; message?: string };
+  [k: string]: unknown;
+}
+
+const PATHS: Record<VideoKind, string> = { generation: '/v1/videos/generations', edit: '/v1/videos/edits', extension: '/v1/videos/extensions' };
+
+export async function createVideo(http: HttpClient, kind: VideoKind, req: VideoRequest): Promise<{ request_id: string }> {
+  return expectFields(await http.json<{ request_id: string }>('POST', PATHS[kind], { json: req }), ['request_id'], 'video');
+}
+
+/** One poll: a 202 is a job still running (its body may be empty or carry status and progress). */
+export async function getVideo(http: HttpClient, id: string): Promise<{ httpStatus: number; raw: unknown; job: VideoStatus }> {
+  const res = await http.request({ method: 'GET', path: `/v1/videos/${seg(id)}`, okStatuses: [202] });
+  const raw = (await res.json<VideoStatus | undefined>()) ?? undefined;
+  if (res.status === 202) return { httpStatus: 202, raw, job: { ...(raw ?? {}), status: raw?.status && raw.status !== 'done' ? raw.status : 'pending' } };
+  const job = expectFields(raw as VideoStatus, ['status'], 'video');
+  return { httpStatus: res.status, raw, job };
+}

@@ -1,0 +1,37 @@
+// Voices: the one list of built-in voice ids and the custom voice id shape (used by tts, realtime and agents),
+// and GET /v1/tts/voices and /v1/tts/voices/{voice_id}.
+import { seg, type HttpClient } from '../net/http.js';
+import { fail } from '../core/validate.js';
+import { expectArray, expectFields } from './guard.js';
+
+export const BUILTIN_VOICES = ['eve', 'ara', 'rex', 'sal', 'leo'] as const;
+/** A custom voice id: 8 lowercase letters or digits. */
+export const CUSTOM_VOICE_ID = /^[a-z0-9]{8}$/;
+export const VOICE_ALLOWED = `a built-in voice (${BUILTIN_VOICES.join(', ')}, any case) or a custom voice id (8 lowercase letters or digits)`;
+
+/** Built-in ids are case-insensitive (sent lowercase); custom ids are 8 lowercase alphanumerics; else undefined. */
+export function normalizeVoiceId(raw: string): string | undefined {
+  const lower = raw.toLowerCase();
+  if ((BUILTIN_VOICES as readonly string[]).includes(lower)) return lower;
+  if (CUSTOM_VOICE_ID.test(raw)) return raw;
+  return undefined;
+}
+
+/** `--voice` of every command: checked before anything is sent (exit 2 naming the flag). */
+export function voiceIdParser(raw: string, flag: string): string {
+  const v = normalizeVoiceId(raw);
+  if (v === undefined) fail(flag, raw, VOICE_ALLOWED);
+  return v;
+}
+
+export type Voice = { voice_id: string; name?: string; language?: string } & Record<string, unknown>;
+
+export async function listVoices(http: HttpClient): Promise<Voice[]> {
+  return expectArray<Voice>(await http.json('GET', '/v1/tts/voices'), 'voices', 'voice list');
+}
+
+export async function getVoice(http: HttpClient, id: string): Promise<Voice> {
+  const raw = (await http.json('GET', `/v1/tts/voices/${seg(id)}`)) as Record<string, unknown>;
+  const v = raw && typeof raw.voice === 'object' && raw.voice !== null ? raw.voice : raw;
+  return expectFields(v as Voice, ['voice_id'], 'voice');
+}

@@ -1,0 +1,396 @@
+// The one HTTP chokepoint: auth, base URL, user agent, timeouts, retries, request ids, redacted traces.
+// undici is loaded lazily, on the first request, and only its Agent, request API and HTTP/1.1 client (loadAgent).
+import type { Dispatcher } from 'undici';
+import { ApiError, FileWriteError, InterruptedError, NetworkError, ProtocolError, UsageError, isFileSystemError, parseErrorBody } from '../core/errors.js';
+
+export type Query = Record<string, string | number | boolean | undefined | null | (string | number)[]>;
+
+/** A body that can be sent again on a retry: a string/bytes, or a factory making a fresh stream. */
+export type RequestBody = string | Uint8Array | (() => AsyncIterable<Uint8Array> | NodeJS.ReadableStream);
+
+export interface RequestOptions {
+  method: string;
+  /** path below the base URL (`/v1/models`), or an absolute URL */
+  path: string;
+  query?: Query;
+  headers?: Record<string, string>;
+  /** sent as JSON */
+  json?: unknown;
+  body?: RequestBody;
+  /** statuses that are not errors besides 2xx (e.g. 202 for deferred jobs) */
+  okStatuses?: number[];
+  /** false to send no Authorization header (public links) */
+  auth?: boolean;
+  signal?: AbortSignal;
+  /** override the retry count for this call */
+  maxRetries?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  requestId?: string;
+  body: Dispatcher.ResponseData['body'];
+  json<T = unknown>(): Promise<T>;
+  text(): Promise<string>;
+}
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  userAgent: string;
+  timeoutMs: number;
+  connectTimeoutMs?: number;
+  maxRetries: number;
+  /** trace sink for --verbose; every line passes through redaction first */
+  trace?: (line: string) => void;
+  signal?: AbortSignal;
+  /** told of each request once it is answered or has failed (the call log, apilog/log.ts) */
+  onCall?: (call: HttpCall) => void;
+  /** told of each JSON reply parsed, with the call it answers */
+  onReply?: (call: HttpCall, body: unknown) => void;
+  /** for tests of the policy */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** a retry is about to wait: a note for people (stderr, not with --quiet) */
+  onRetry?: (note: string) => void;
+}
+
+/** One request as the call log sees it (after retries). */
+export interface HttpCall {
+  method: string;
+  path: string;
+  status: number | null;
+  durationMs: number;
+  requestId?: string;
+  error?: string;
+  /** the JSON body sent */
+  json?: unknown;
+}
+
+const RETRY_ALWAYS = new Set([429]);
+const RETRY_IDEMPOTENT = new Set([408, 409, 500, 502, 503, 504]);
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Retry-After: seconds or an HTTP date; capped at 60 s. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  let ms: number;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(v)) ms = Number(v) * 1000;
+  else {
+    const t = Date.parse(v);
+    if (Number.isNaN(t)) return undefined;
+    ms = t - now;
+  }
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+}
+
+/** Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 8 s, each less up to 25 %. */
+export function backoffMs(attempt: number, random = Math.random): number {
+  const base = Math.min(500 * 2 ** attempt, 8000);
+  return base * (1 - random() * 0.25);
+}
+
+export function shouldRetry(method: string, status: number): boolean {
+  if (RETRY_ALWAYS.has(status)) return true;
+  return (method === 'GET' || method === 'HEAD') && RETRY_IDEMPOTENT.has(status);
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new InterruptedError());
+    const t = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(t);
+      reject(new InterruptedError());
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function buildUrl(baseUrl: string, path: string, query?: Query): string {
+  const url = /^[a-z]+:\/\//i.test(path) ? new URL(path) : new URL(baseUrl.replace(/\/+$/, '') + path);
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v)) for (const item of v) url.searchParams.append(k, String(item));
+    else url.searchParams.set(k, String(v));
+  }
+  return url.toString();
+}
+
+/**
+ * Encode one path parameter (ids come from users and servers alike). `.`, `..` and an empty id would change
+ * which endpoint the path names (`/v1/files/../content` is `/v1/content`): refused before anything is sent.
+ */
+export function seg(v: string): string {
+  const s = String(v);
+  if (s === '' || s === '.' || s === '..') throw new UsageError(`${JSON.stringify(s)} is not a valid id (an id cannot be empty, "." or "..")`);
+  return encodeURIComponent(s);
+}
+
+/** Levels of nesting a JSON body may have: deeper bodies are refused before sending (JSON.stringify recurses). */
+export const MAX_JSON_DEPTH = 200;
+
+/** The nesting depth of a JSON value, counted without recursion; stops counting past `limit`. */
+export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) max = d;
+    if (max > limit) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v as object)) if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+export class HttpClient {
+  private dispatcher?: Dispatcher;
+
+  constructor(readonly opts: HttpClientOptions) {}
+
+  get baseUrl(): string {
+    return this.opts.baseUrl;
+  }
+
+  /** Remove the key from any text on its way to a trace or an error message. */
+  redact(text: string): string {
+    const key = this.opts.apiKey;
+    return key ? text.split(key).join('[REDACTED]') : text;
+  }
+
+  private traceLine(line: string): void {
+    this.opts.trace?.(this.redact(line));
+  }
+
+  private async agent(): Promise<Dispatcher> {
+    this.dispatcher ??= await loadAgent({
+      connect: { timeout: this.opts.connectTimeoutMs ?? Math.min(10_000, this.opts.timeoutMs) }, // never longer than --timeout
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      keepAliveTimeout: 4_000,
+      // Node's default for a response's headers, set here so that undici does not load node:http to read it
+      maxHeaderSize: MAX_HEADER_BYTES,
+    }, this.opts.baseUrl.startsWith('https:'));
+    return this.dispatcher;
+  }
+
+  headersFor(opts: Pick<RequestOptions, 'headers' | 'auth' | 'json'>): Record<string, string> {
+    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, accept: 'application/json, */*', ...opts.headers };
+    if (opts.json !== undefined) headers['content-type'] = 'application/json';
+    if (opts.auth !== false && this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    return headers;
+  }
+
+  /**
+   * Send a request with the retry policy: 429 always, GET/HEAD also on 408/409/5xx and network errors,
+   * POST on a refused connection (nothing reached the server). Never retried once the body is being read.
+   */
+  async request(req: RequestOptions): Promise<HttpResponse> {
+    const dispatcher = await this.agent();
+    const method = req.method.toUpperCase();
+    const url = buildUrl(this.opts.baseUrl, req.path, req.query);
+    const headers = this.headersFor(req);
+    const maxRetries = req.maxRetries ?? this.opts.maxRetries;
+    const signal = req.signal ?? this.opts.signal;
+    const wait = this.opts.sleep ?? sleep;
+    if (req.json !== undefined && jsonDepth(req.json) > MAX_JSON_DEPTH) {
+      throw new UsageError(`the request body nests JSON more than ${MAX_JSON_DEPTH} levels deep: check the JSON files given (--schema, --input, --tool, --data)`);
+    }
+    const payload = req.json !== undefined ? JSON.stringify(req.json) : undefined;
+    const t0 = Date.now();
+    const report = (status: number | null, requestId?: string, error?: string): HttpCall | undefined => {
+      if (!this.opts.onCall) return undefined;
+      const call: HttpCall = { method, path: new URL(url).pathname, status, durationMs: Date.now() - t0, requestId, error, json: req.json };
+      this.opts.onCall(call);
+      return call;
+    };
+
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw new InterruptedError();
+      const body = payload ?? (typeof req.body === 'function' ? req.body() : req.body);
+      const started = Date.now();
+      this.traceLine(`> ${method} ${url}${attempt ? ` (retry ${attempt}/${maxRetries})` : ''}`);
+      for (const [k, v] of Object.entries(headers)) this.traceLine(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);
+      if (payload !== undefined) this.traceLine(`> ${truncate(payload, 2000)}`);
+      let res: Dispatcher.ResponseData;
+      try {
+        const target = new URL(url);
+        res = await dispatcher.request({
+          origin: target.origin,
+          path: target.pathname + target.search,
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body: body as Dispatcher.DispatchOptions['body'],
+          signal,
+          headersTimeout: this.opts.timeoutMs,
+          bodyTimeout: this.opts.timeoutMs,
+        });
+      } catch (err) {
+        if (signal?.aborted) throw new InterruptedError();
+        const code = (err as { code?: string }).code ?? '';
+        const refused = code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND';
+        const retriable = attempt < maxRetries && (refused || method === 'GET' || method === 'HEAD') && code !== 'ENOTFOUND';
+        this.traceLine(`< network error ${code} ${(err as Error).message}`);
+        if (retriable) {
+          const delay = backoffMs(attempt);
+          this.opts.onRetry?.(`note: ${code || 'network error'} on ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s (retry ${attempt + 1} of ${maxRetries})`);
+          await wait(delay, signal);
+          continue;
+        }
+        const e = new NetworkError(describeNetworkError(err, url), undefined, err);
+        report(null, undefined, e.message);
+        throw e;
+      }
+      const requestId = headerValue(res.headers['x-request-id']);
+      this.traceLine(`< ${res.statusCode} ${method} ${url} (${Date.now() - started} ms${requestId ? `, x-request-id ${requestId}` : ''})`);
+      for (const [k, v] of Object.entries(res.headers)) if (k !== 'set-cookie') this.traceLine(`< ${k}: ${String(v)}`);
+
+      const ok = (res.statusCode >= 200 && res.statusCode < 300) || req.okStatuses?.includes(res.statusCode);
+      if (ok) return this.wrap(res, requestId, signal, report(res.statusCode, requestId));
+
+      const text = await res.body.text().catch(() => '');
+      this.traceLine(`< ${truncate(text, 2000)}`);
+      const retryAfter = parseRetryAfter(res.headers['retry-after']);
+      if (attempt < maxRetries && shouldRetry(method, res.statusCode)) {
+        const delay = retryAfter ?? backoffMs(attempt);
+        this.traceLine(`retrying in ${Math.round(delay)} ms`);
+        const why = retryAfter !== undefined ? ' (the server\'s Retry-After)' : '';
+        this.opts.onRetry?.(`note: HTTP ${res.statusCode} from ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s${why} (retry ${attempt + 1} of ${maxRetries})`);
+        await wait(delay, signal);
+        continue;
+      }
+      const { message, code } = parseErrorBody(res.statusCode, text, headerValue(res.headers['content-type']) ?? '');
+      report(res.statusCode, requestId, this.redact(message));
+      throw new ApiError(res.statusCode, this.redact(message), code, requestId, retryAfter);
+    }
+  }
+
+  private wrap(res: Dispatcher.ResponseData, requestId: string | undefined, signal?: AbortSignal, call?: HttpCall): HttpResponse {
+    const onReply = this.opts.onReply;
+    const trace = (t: string) => this.traceLine(`< ${truncate(t, 2000)}`);
+    // a drop or a stall while the body is read is reported as such, not as undici's own message
+    const readText = async () => {
+      try {
+        const t = await res.body.text();
+        trace(t);
+        return t;
+      } catch (err) {
+        throw streamError(err, requestId, signal);
+      }
+    };
+    const contentType = (headerValue(res.headers['content-type']) ?? '').split(';')[0]!.trim().toLowerCase();
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      requestId,
+      body: res.body,
+      text: readText,
+      async json<T>() {
+        const t = await readText();
+        if (t.trim() === '') return undefined as T;
+        // a 200 with a web page (a proxy's error page) or any other type is not the API's answer
+        if (contentType && !/json/.test(contentType)) {
+          throw new ProtocolError(`the server sent ${contentType} instead of JSON: ${JSON.stringify(truncate(t.trim(), 200))}`, requestId);
+        }
+        let parsed: T;
+        try {
+          parsed = JSON.parse(t) as T;
+        } catch {
+          throw new ProtocolError(`the server sent a reply that is not valid JSON: ${JSON.stringify(truncate(t, 200))}`, requestId);
+        }
+        if (call && onReply) onReply(call, parsed);
+        return parsed;
+      },
+    };
+  }
+
+  /** Request and parse JSON in one step. */
+  async json<T = unknown>(method: string, path: string, opts: Omit<RequestOptions, 'method' | 'path'> = {}): Promise<T> {
+    const res = await this.request({ method, path, ...opts });
+    return res.json<T>();
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher?.close().catch(() => {});
+  }
+}
+
+type AgentOptions = ConstructorParameters<typeof import('undici').Agent>[0];
+
+/** the largest response head undici accepts: node:http's default (16 KiB) */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * undici's Agent with its request API and HTTP/1.1 client only (see undici-h1.cts): the whole package costs
+ * ~45 ms more of every request command. Should undici's internal layout change, the whole package is loaded.
+ */
+async function loadAgent(options: NonNullable<AgentOptions>, secure: boolean): Promise<Dispatcher> {
+  // Keep undici's WebAssembly HTTP parser on V8's baseline compiler: the optimising tier compiles it again in the
+  // background, which delays the exit of every short command by ~70 ms and lifts the peak RSS by ~35 MB, for no
+  // gain on transfers bound by the network and the disk. And compile all of it at once (not each function on its
+  // first call), on V8's worker threads while undici loads (http-parser.ts). Must run before undici compiles it.
+  // Node's own modules loaded after a change of V8's flags are compiled without their built-in code cache: those
+  // undici loads (node:net and the modules it loads, node:tls for https) are loaded first (~3 ms of every request).
+  await import('node:net');
+  if (secure) await import('node:tls');
+  const { setV8Flags } = await import('./v8-flags.js');
+  await setV8Flags('--liftoff-only --no-wasm-lazy-compilation');
+  const { compileParserInBackground } = await import('./http-parser.js');
+  const parserReady = compileParserInBackground();
+  try {
+    const { createAgent } = await import('./undici-h1.cjs');
+    // one turn of the event loop, in which V8 hands the parser's compilation to its worker threads
+    if (parserReady) await new Promise((resolve) => setImmediate(resolve));
+    return createAgent(options, parserReady) as Dispatcher;
+  } catch {
+    const undici = await import('undici');
+    return new undici.Agent(options);
+  }
+}
+
+export function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function truncate(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
+}
+
+function describeNetworkError(err: unknown, url: string): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string } };
+  const code = e.code ?? e.cause?.code;
+  const host = new URL(url).host;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `cannot connect to ${host}: connection refused`;
+    case 'ENOTFOUND':
+      return `cannot resolve ${host}`;
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `cannot connect to ${host}: timed out`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return `${host} did not answer in time (see --timeout)`;
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `${host} stopped sending in the middle of a reply (see --timeout)`;
+    case 'UND_ERR_SOCKET':
+    case 'ECONNRESET':
+      return `the connection to ${host} was closed unexpectedly`;
+    default:
+      return `request to ${host} failed: ${e.message ?? String(err)}`;
+  }
+}
+
+/** Translate an error thrown while reading a body stream into one of ours. */
+export function streamError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
+  if (signal?.aborted) return new InterruptedError();
+  if (err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError || err instanceof ProtocolError || err instanceof FileWriteError) return err;
+  if (isFileSystemError(err)) return new FileWriteError(err.path ?? 'the output', err.code, err);
+  const code = (err as { code?: string }).code;
+  if (code === 'UND_ERR_BODY_TIMEOUT') return new NetworkError('the stream stalled (no data within --timeout)', requestId, err);
+  return new NetworkError('the connection was lost in the middle of the stream', requestId, err);
+}

@@ -1,0 +1,148 @@
+// Configuration and profiles. Reads parse the file directly (fast start-up); writes go through `conf`
+// (atomic write, mode 0600 because the file may hold an API key). Precedence: flag > env > profile > default.
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configDir } from '../core/paths.js';
+import { UsageError } from '../core/errors.js';
+import { parseMaxRetries, parseTimeout } from '../core/global-options.js';
+import type { FlagParser } from '../core/validate.js';
+import { readEnv } from '../core/environment.js';
+
+export const DEFAULT_BASE_URL = 'https://api.svc.ai';
+export const DEFAULT_PROFILE = 'default';
+export const CONFIG_FILE = 'config.json';
+
+/** Settings a profile can hold (`svc config set KEY VALUE`). */
+export const PROFILE_KEYS = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key', 'api_key_cmd', 'log', 'log.retention_days', 'budget.daily'] as const;
+export type ProfileKey = (typeof PROFILE_KEYS)[number];
+export type Profile = Partial<Record<ProfileKey, string>>;
+
+export interface ConfigFile {
+  current_profile?: string;
+  profiles?: Record<string, Profile>;
+}
+
+export interface ResolvedConfig {
+  profile: string;
+  baseUrl: string;
+  apiKey?: string;
+  /** a command that prints the key (profile `api_key_cmd`), run when a request needs the key and none is above it */
+  apiKeyCommand?: string;
+  /** where the key came from, for `svc auth status` */
+  apiKeySource?: 'env' | 'profile' | 'command' | 'emulator';
+  model?: string;
+  voice?: string;
+  timeoutSec: number;
+  maxRetries: number;
+  dir: string;
+  file: string;
+  profileData: Profile;
+}
+
+export interface ConfigInputs {
+  env: NodeJS.ProcessEnv;
+  flags: { profile?: string; baseUrl?: string; timeout?: number; maxRetries?: number };
+}
+
+export function readConfigFile(dir: string): ConfigFile {
+  try {
+    return JSON.parse(readFileSync(join(dir, CONFIG_FILE), 'utf8')) as ConfigFile;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new UsageError(`cannot read ${join(dir, CONFIG_FILE)}: ${(err as Error).message}`);
+  }
+}
+
+export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
+  const dir = configDir(env);
+  const file = readConfigFile(dir);
+  const profile = flags.profile || readEnv(env, 'SVC_PROFILE') || file.current_profile || DEFAULT_PROFILE;
+  const p = file.profiles?.[profile] ?? {};
+  // environment variables and profile values are checked like the flags they stand for (exit 2, named)
+  const checked = (v: string | undefined, parse: FlagParser<number>, name: string) => (v === undefined || v === '' ? undefined : parse(String(v), name, undefined));
+  const inProfile = (key: string) => `${key} (profile ${profile} in ${join(dir, CONFIG_FILE)})`;
+  // SVC_API_KEY, then the profile's api_key_cmd, then its stored api_key
+  const envKey = readEnv(env, 'SVC_API_KEY');
+  const apiKeyCommand = !envKey && p.api_key_cmd ? p.api_key_cmd : undefined;
+  const apiKey = envKey || (apiKeyCommand ? undefined : p.api_key) || undefined;
+  return {
+    profile,
+    baseUrl: (flags.baseUrl || readEnv(env, 'SVC_BASE_URL') || p.base_url || DEFAULT_BASE_URL).replace(/\/+$/, ''),
+    apiKey,
+    apiKeyCommand,
+    apiKeySource: envKey ? 'env' : apiKeyCommand ? 'command' : p.api_key ? 'profile' : undefined,
+    model: readEnv(env, 'SVC_MODEL') || p.model,
+    voice: p.voice,
+    timeoutSec: flags.timeout ?? checked(readEnv(env, 'SVC_TIMEOUT'), parseTimeout, 'SVC_TIMEOUT') ?? checked(p.timeout, parseTimeout, inProfile('timeout')) ?? 60,
+    maxRetries: flags.maxRetries ?? checked(readEnv(env, 'SVC_MAX_RETRIES'), parseMaxRetries, 'SVC_MAX_RETRIES') ?? checked(p.max_retries, parseMaxRetries, inProfile('max_retries')) ?? 2,
+    dir,
+    file: join(dir, CONFIG_FILE),
+    profileData: p,
+  };
+}
+
+/** The environment variable that allows a plain http:// base URL on another host (the key then travels in clear). */
+export const INSECURE_HTTP_ENV = 'SVC_ALLOW_INSECURE_HTTP';
+
+/** A loopback host: localhost, *.localhost, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(h) || h === '::1' || h === '0:0:0:0:0:0:0:1';
+}
+
+/**
+ * Check the base URL before anything is sent: it must be http(s), and plain http only on loopback unless the user
+ * opted in with SVC_ALLOW_INSECURE_HTTP=1 — otherwise the API key would cross the network in clear.
+ */
+export function checkBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv): void {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !/^(1|true|yes)$/i.test(readEnv(env, INSECURE_HTTP_ENV) ?? '')) {
+    throw new UsageError(
+      `--base-url: ${baseUrl} is not allowed: plain http:// would send the API key in clear to ${url.host}; use https://, a loopback address, or set ${INSECURE_HTTP_ENV}=1 to allow it`,
+    );
+  }
+}
+
+/** Open the config for writing through `conf` (loaded lazily: it costs ~70 ms to import). */
+export async function openConfigStore(dir: string) {
+  const { default: Conf } = await import('conf');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700); // mkdir's mode applies only when it creates the folder; it holds the key
+  const store = new Conf<ConfigFile>({
+    cwd: dir,
+    configName: 'config',
+    projectName: 'svc',
+    projectSuffix: '',
+    configFileMode: 0o600,
+    clearInvalidConfig: false,
+  });
+  return {
+    path: store.path,
+    read: (): ConfigFile => store.store,
+    setProfileValue(profile: string, key: ProfileKey, value: string | undefined) {
+      const profiles = { ...(store.get('profiles') ?? {}) };
+      const next: Profile = { ...(profiles[profile] ?? {}) };
+      if (value === undefined) delete next[key];
+      else next[key] = value;
+      profiles[profile] = next;
+      store.set('profiles', profiles);
+      chmodSync(store.path, 0o600); // conf's mode applies only when it creates the file
+    },
+    setCurrentProfile(profile: string) {
+      store.set('current_profile', profile);
+    },
+  };
+}
+
+/** `sk-abc…wxyz` style: enough to recognise a key, never enough to use it. */
+export function redactKey(key: string | undefined): string {
+  if (!key) return '(none)';
+  if (key.length <= 10) return '****';
+  return `${key.slice(0, 3)}…${key.slice(-4)}`;
+}

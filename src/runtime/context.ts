@@ -1,0 +1,294 @@
+// The one object a command runner gets: streams and output, global options, and lazy constructors for
+// the config and the HTTP client (nothing is loaded before a command needs it). Core imports nothing above it:
+// where requests go with --emulator is decided by cli.ts and handed in as an EndpointResolver.
+import { checkBaseUrl, resolveConfig, type ResolvedConfig } from './config.js';
+import { HttpClient } from '../net/http.js';
+import { Output, type Streams } from '../term/output.js';
+import type { WsConnection } from '../net/ws.js';
+import type { Query } from '../net/http.js';
+import { MissingKeyError, UsageError, describeError } from '../core/errors.js';
+import type { CallRecorder } from '../apilog/recorder.js';
+import type { JqFilter } from '../term/jq.js';
+
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  emulator?: boolean;
+  json?: boolean;
+  /** --jq, compiled (term/jq) before the command runs */
+  jq?: JqFilter;
+  timeout?: number;
+  maxRetries?: number;
+  quiet?: boolean;
+  verbose?: boolean;
+  color?: boolean;
+  /** false with --no-input */
+  input?: boolean;
+  /** false with --no-log: this run's calls are not logged */
+  log?: boolean;
+  /** --budget-strict: refuse to send when today's spend has reached budget.daily */
+  budgetStrict?: boolean;
+}
+
+export interface Context {
+  readonly streams: Streams;
+  readonly out: Output;
+  readonly globals: GlobalOptions;
+  readonly env: NodeJS.ProcessEnv;
+  /** aborted on Ctrl-C */
+  readonly signal: AbortSignal;
+  readonly version: string;
+  readonly userAgent: string;
+  config(): ResolvedConfig;
+  /**
+   * The HTTP client; throws a clear error when no API key is configured (unless requireKey is false).
+   * With `apiKey`, a separate client using that key (e.g. to check a key before storing it).
+   */
+  http(opts?: { requireKey?: boolean; apiKey?: string }): Promise<HttpClient>;
+  /** open a WebSocket on the API with the configured key */
+  ws(path: string, query?: Query, opts?: { subprotocol?: string; apiKey?: string }): Promise<WsConnection>;
+  /** --verbose trace sink (already redacted by the caller's client) */
+  trace?: (line: string) => void;
+  /**
+   * Take Ctrl-C over (a REPL cancels the answer in progress, a server stops cleanly); pass undefined to give it
+   * back. Without a handler, Ctrl-C aborts `signal` and the command exits 130.
+   */
+  setInterruptHandler(fn: (() => void) | undefined): void;
+  /** register cleanup run before exit (e.g. stop the in-process emulator) */
+  onExit(fn: () => void | Promise<void>): void;
+  /** read all of stdin (when it is not a terminal) */
+  readStdin(): Promise<string>;
+  now(): number;
+  /** add what a text command knows (model, usage, prompt, streamed answer) to the log record of its last call */
+  logCall(details: import('../apilog/log.js').CallDetails): void;
+  /** whether this run's calls are logged (known once http() or ws() has been called): streams then ask for their usage */
+  logsCalls(): boolean;
+}
+
+/** Where requests go and with which key. */
+export interface Endpoint {
+  baseUrl: string;
+  apiKey?: string;
+}
+
+/**
+ * Decides the endpoint from the resolved config (called once, on the first request or WebSocket). cli.ts hands in
+ * the one for --emulator, which starts the emulator in this process; `onExit` registers its cleanup.
+ */
+export type EndpointResolver = (config: ResolvedConfig, onExit: (fn: () => void | Promise<void>) => void) => Promise<Endpoint>;
+
+export interface ContextInit {
+  streams: Streams;
+  setInterruptHandler(fn: (() => void) | undefined): void;
+  env: NodeJS.ProcessEnv;
+  globals: GlobalOptions;
+  signal: AbortSignal;
+  version: string;
+  /** the command's words (`chat`, `models list`), for the call log */
+  command?: string;
+  /** default: the configured base URL and key */
+  endpoint?: EndpointResolver;
+  /** the process exits once the command has returned (main): its connections are left to the system to close */
+  exitsAfterRun?: boolean;
+}
+
+const NO_KEY = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)';
+
+/** All of stdin as text. */
+async function readAll(stdin: Streams['stdin']): Promise<string> {
+  // the launcher's stream for the null device (bin/svc.cjs): empty, known without reading it (the stream's async
+  // iterator, run cold, cost ~1.7 ms of `svc chat hi < /dev/null`)
+  if ((stdin as unknown as Record<symbol, unknown>)[Symbol.for('svc.nullDevice')]) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Cleanup run before exit, last registered first; a failing hook never changes the exit code. */
+function exitHookList() {
+  const hooks: (() => void | Promise<void>)[] = [];
+  return {
+    add(fn: () => void | Promise<void>) {
+      hooks.push(fn);
+    },
+    async run() {
+      for (const fn of hooks.splice(0).reverse()) {
+        try {
+          await fn();
+        } catch {
+          // cleanup must never change the exit code
+        }
+      }
+    },
+  };
+}
+
+/** The config (flags over env over file), resolved on first use, and the endpoint it leads to. */
+function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) => void) {
+  let config: ResolvedConfig | undefined;
+  let endpoint: Promise<Endpoint> | undefined;
+  const getConfig = (): ResolvedConfig => {
+    const { profile, baseUrl, timeout, maxRetries } = init.globals;
+    config ??= resolveConfig({ env: init.env, flags: { profile, baseUrl, timeout, maxRetries } });
+    return config;
+  };
+  const resolve: EndpointResolver =
+    init.endpoint ??
+    (async (cfg) => {
+      checkBaseUrl(cfg.baseUrl, init.env);
+      if (cfg.apiKey || !cfg.apiKeyCommand) return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
+      const { keyFromCommand } = await import('./key-command.js');
+      return { baseUrl: cfg.baseUrl, apiKey: keyFromCommand(cfg.apiKeyCommand, init.env, `profile ${cfg.profile}`) };
+    });
+  const getEndpoint = (): Promise<Endpoint> => (endpoint ??= resolve(getConfig(), onExit));
+  return { getConfig, getEndpoint };
+}
+
+export function createContext(init: ContextInit): Context & { runExitHooks(): Promise<void> } {
+  const out = new Output(init.streams, {
+    json: !!init.globals.json || !!init.globals.jq,
+    jq: init.globals.jq,
+    quiet: !!init.globals.quiet,
+    verbose: !!init.globals.verbose,
+    color: init.globals.color,
+    env: init.env,
+  });
+  const exitHooks = exitHookList();
+  const { getConfig, getEndpoint } = connection(init, exitHooks.add);
+  const trace = init.globals.verbose ? (line: string) => out.stderrWrite(`${out.ce.dim(line)}\n`) : undefined;
+  const userAgent = `svc-cli/${init.version} node/${process.versions.node} ${process.platform}`;
+
+  const makeClient = async (apiKey?: string): Promise<HttpClient> => {
+    const cfg = getConfig();
+    const ep = await getEndpoint();
+    await log.start();
+    const c = new HttpClient({
+      onCall: log.recorder?.onCall,
+      onReply: log.recorder?.onReply,
+      baseUrl: ep.baseUrl,
+      apiKey: apiKey ?? ep.apiKey,
+      userAgent,
+      timeoutMs: cfg.timeoutSec * 1000,
+      maxRetries: cfg.maxRetries,
+      trace,
+      signal: init.signal,
+      // without --verbose (whose trace says it already) a retry's wait is a note on stderr, silenced by -q
+      onRetry: trace ? undefined : (note) => out.info(note),
+    });
+    // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
+    if (!init.exitsAfterRun) exitHooks.add(() => c.close());
+    return c;
+  };
+  let client: Promise<HttpClient> | undefined;
+  const log = callLog(init, out, getConfig, exitHooks.add, () => client);
+
+  return {
+    streams: init.streams,
+    out,
+    globals: init.globals,
+    env: init.env,
+    signal: init.signal,
+    version: init.version,
+    userAgent,
+    trace,
+    config: getConfig,
+    async http(opts = {}) {
+      if (opts.apiKey) return makeClient(opts.apiKey);
+      const c = await (client ??= makeClient());
+      if (opts.requireKey !== false && !c.opts.apiKey) throw new MissingKeyError(NO_KEY);
+      return c;
+    },
+    async ws(path, query, opts = {}) {
+      const cfg = getConfig();
+      const ep = await getEndpoint();
+      const apiKey = opts.apiKey ?? ep.apiKey;
+      if (!apiKey) throw new MissingKeyError(NO_KEY);
+      await log.start();
+      await log.recorder?.readySessions();
+      const { connectWs } = await import('../net/ws.js');
+      return connectWs({
+        baseUrl: ep.baseUrl,
+        path,
+        query,
+        apiKey,
+        subprotocol: opts.subprotocol,
+        userAgent,
+        signal: init.signal,
+        trace,
+        handshakeTimeoutMs: cfg.timeoutSec * 1000,
+        idleTimeoutMs: cfg.timeoutSec * 1000,
+        watch: log.recorder?.onWsOpen,
+      });
+    },
+    setInterruptHandler: init.setInterruptHandler,
+    onExit: exitHooks.add,
+    runExitHooks: exitHooks.run,
+    readStdin: () => readAll(init.streams.stdin),
+    now: () => Date.now(),
+    logCall: (details) => log.recorder?.details(details),
+    logsCalls: () => !!log.recorder,
+  };
+}
+
+/**
+ * The call log of this run (unless --no-log or `log false`): started before the first request or socket (the daily
+ * budget is checked then, before anything is sent), written at exit, costs priced from the catalogue when needed.
+ */
+function callLog(init: ContextInit, out: Output, getConfig: () => ResolvedConfig, onExit: (fn: () => void | Promise<void>) => void, client: () => Promise<HttpClient> | undefined) {
+  let recorder: CallRecorder | undefined;
+  const checkBudget = async (budget: string | undefined): Promise<void> => {
+    if (budget === undefined) return;
+    const { spentToday, logDir } = await import('../apilog/log.js');
+    const spent = spentToday(logDir(init.env), new Date());
+    if (spent < Number(budget)) return;
+    const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
+    if (init.globals.budgetStrict) throw new UsageError(`--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`);
+    out.warn(msg);
+  };
+  /** the catalogue's prices, for records whose usage the API did not price */
+  const fetchCatalogue = async (): Promise<unknown> => {
+    const c = await client();
+    if (!c) return undefined;
+    const catalogue = new HttpClient({ ...c.opts, onCall: undefined, onReply: undefined, maxRetries: 0 });
+    try {
+      return await catalogue.json('GET', '/v1/language-models');
+    } finally {
+      await catalogue.close();
+    }
+  };
+  const start = async (): Promise<void> => {
+    if (recorder || init.globals.log === false) return;
+    const cfg = getConfig();
+    if (cfg.profileData.log === 'false') return;
+    const { CallRecorder } = await import('../apilog/recorder.js');
+    const { DEFAULT_RETENTION_DAYS } = await import('../apilog/log.js');
+    await checkBudget(cfg.profileData['budget.daily']);
+    const rec = (recorder = new CallRecorder(init.env, init.command ?? '', Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS)));
+    // the run's outcome stands when its record cannot be written (a full disk, no folder for it), but it is said
+    const unlogged = (err: unknown) => out.warn(`this run is not in the call log: ${describeError(err)}`);
+    // a process that ends before the exit hooks finish (a second Ctrl-C) still writes what it holds
+    const atExit = () => {
+      try {
+        rec.flushNow();
+      } catch (err) {
+        unlogged(err);
+      }
+    };
+    process.once('exit', atExit);
+    onExit(async () => {
+      try {
+        await rec.flush(fetchCatalogue);
+      } catch (err) {
+        unlogged(err);
+      } finally {
+        process.removeListener('exit', atExit);
+      }
+    });
+  };
+  return {
+    start,
+    get recorder(): CallRecorder | undefined {
+      return recorder;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// The CLI run in the test's own process, as gh's tests do with IOStreams: runCli of src/cli.ts with in-memory
+// streams (a pipe, or a terminal of a chosen width). The default runner for tests of output and exit codes.
+import { readFileSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import { svcEnv, type RunOptions, type RunResult } from './run-env.js';
+import { assertNoSecrets, captureOutput } from './secrets.js';
+
+/** A stream that keeps what is written to it, as a terminal of `columns` or as a pipe. */
+class MemoryOutput extends Writable {
+  private readonly chunks: Buffer[] = [];
+  constructor(
+    readonly isTTY: boolean,
+    readonly columns: number | undefined,
+  ) {
+    super({
+      write: (chunk: Buffer | string, _enc, done) => {
+        this.chunks.push(Buffer.from(chunk));
+        done();
+      },
+    });
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+export interface InProcessOptions extends RunOptions {
+  /** stdout and stderr are a terminal (default: pipes) */
+  tty?: boolean;
+  /** the terminal's width (with tty) */
+  columns?: number;
+}
+
+/**
+ * Run a command line in this process, as gh's tests do with IOStreams: the same command tree, specs and runners as
+ * the binary, with in-memory streams (a pipe, or a terminal of a chosen width) and the environment svcProcess() would
+ * give, against the test emulator over loopback. Scanned for keys like svcProcess(). For behaviour that needs a process of
+ * its own (signals, exit on a closed pipe, real terminals, sound devices, the launcher), use svcProcess()/spawnSvc() (test/helpers/subprocess.ts).
+ */
+export async function svcInProcess(args: string[], opts: InProcessOptions = {}): Promise<RunResult> {
+  const { runCli } = await import('../../src/cli.js');
+  const input = opts.inputFile !== undefined ? readFileSync(opts.inputFile) : opts.input;
+  const stdin = Object.assign(Readable.from(input === undefined ? [] : [Buffer.from(input)]), { isTTY: false });
+  const stdout = new MemoryOutput(!!opts.tty, opts.tty ? (opts.columns ?? 80) : undefined);
+  const stderr = new MemoryOutput(!!opts.tty, opts.tty ? (opts.columns ?? 80) : undefined);
+  const abort = new AbortController();
+  // a working directory of its own (tests of one file run one after another; the pool runs files in processes)
+  const cwd = process.cwd();
+  if (opts.cwd) process.chdir(opts.cwd);
+  let exitCode: number;
+  try {
+    exitCode = await runCli(args, {
+      streams: { stdin, stdout, stderr },
+      env: { ...svcEnv(opts), TERM: opts.tty ? 'xterm' : undefined },
+      control: { signal: abort.signal, signalExit: undefined, setInterruptHandler: () => {} },
+    });
+  } finally {
+    process.chdir(cwd);
+  }
+  const result = { exitCode, stdout: stdout.text(), stderr: stderr.text() };
+  captureOutput(args, result.stdout + result.stderr);
+  assertNoSecrets(result.stdout + result.stderr, args);
+  return result;
+}
+

@@ -1,0 +1,101 @@
+// The built CLI as a process of its own (node bin/svc.cjs): for the launcher, signals, a closed pipe, sound devices,
+// NODE_OPTIONS and PATH tricks, shell pipelines and the installed package. Every run's output is scanned for keys.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { ROOT } from './files.js';
+import { LAUNCHER, shellQuote, svcEnv, throughHelper, type RunOptions, type RunResult } from './run-env.js';
+import { assertNoSecrets, captureOutput } from './secrets.js';
+
+const text = (v: unknown): string => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : String(v ?? ''));
+
+/** Start the CLI as a process (for tests that need to signal it, pipe into it or read it while it runs). */
+export function spawnSvc(args: string[], opts: RunOptions = {}): ResultPromise {
+  const stdin = opts.stdin ?? (opts.input === undefined && opts.inputFile === undefined ? 'ignore' : undefined);
+  const child = throughHelper(
+    () =>
+      execa('node', [...(opts.nodeArgs ?? []), LAUNCHER, ...args], {
+        env: svcEnv(opts),
+        extendEnv: false,
+        input: opts.input,
+        inputFile: opts.inputFile,
+        stdin,
+        cwd: opts.cwd ?? ROOT,
+        reject: false,
+        timeout: opts.timeout ?? 30_000,
+        stripFinalNewline: false,
+        encoding: opts.encoding ?? 'utf8',
+      }) as unknown as ResultPromise,
+  );
+  child.then(
+    (r) => captureOutput(args, text(r.stdout) + text(r.stderr)),
+    () => {},
+  );
+  return child;
+}
+
+/** Run the CLI to completion. Fails the test if any registered key shows up in its output. */
+export async function svcProcess(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const r = await spawnSvc(args, opts);
+  const result = { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+  assertNoSecrets(result.stdout + result.stderr, args);
+  return result;
+}
+
+/** Run the CLI to completion with stdout kept as bytes (audio in a pipe); scanned like svcProcess(). */
+export async function svcBytes(args: string[], opts: RunOptions = {}): Promise<{ exitCode: number; stdout: Buffer; stderr: string }> {
+  const r = await spawnSvc(args, { ...opts, encoding: 'buffer' });
+  const result = { exitCode: r.exitCode ?? -1, stdout: Buffer.from(r.stdout as unknown as Uint8Array), stderr: Buffer.from(r.stderr as unknown as Uint8Array).toString('utf8') };
+  assertNoSecrets(result.stdout.toString('latin1') + result.stderr, args);
+  return result;
+}
+
+/** Run the `svc` that `npm install -g --prefix PREFIX` put on PREFIX's PATH (the packaging test); scanned like svcProcess(). */
+export async function svcInstalled(prefix: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const r = await throughHelper(() =>
+    execa(join(prefix, 'bin', 'svc'), args, {
+      env: svcEnv(opts),
+      extendEnv: false,
+      input: opts.input,
+      stdin: opts.input === undefined ? 'ignore' : undefined,
+      cwd: opts.cwd ?? tmpdir(),
+      reject: false,
+      timeout: opts.timeout ?? 60_000,
+    }),
+  );
+  const result = { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+  assertNoSecrets(result.stdout + result.stderr, args);
+  return result;
+}
+
+/**
+ * Run a bash script (with pipefail) in which `svc` is the CLI: `svcShell('svc models list | head -1', {emu})`;
+ * `args` are the script's "$@" (`svcShell('ulimit -f 1; svc "$@"', {emu, args})`). Its output is scanned like svcProcess().
+ */
+export async function svcShell(script: string, opts: RunOptions & { args?: string[] } = {}): Promise<RunResult> {
+  const r = await throughHelper(() =>
+    execa('bash', ['-o', 'pipefail', '-c', `svc() { node ${shellQuote(LAUNCHER)} "$@"; }\n${script}`, 'svc-shell', ...(opts.args ?? [])], {
+      env: svcEnv(opts),
+      extendEnv: false,
+      input: opts.input,
+      stdin: opts.input === undefined ? 'ignore' : undefined,
+      cwd: opts.cwd ?? ROOT,
+      reject: false,
+      timeout: opts.timeout ?? 30_000,
+    }),
+  );
+  const result = { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+  assertNoSecrets(result.stdout + result.stderr, script);
+  return result;
+}
+
+/**
+ * A folder holding an executable `svc` (the launcher, as a user's install has it) for scripts that find svc on the
+ * PATH, such as a CI recipe run by svcShell (after `unset -f svc`, so that its function does not shadow it).
+ */
+export function svcBinDir(): string {
+  const bin = mkdtempSync(join(tmpdir(), 'svc-bin-'));
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec node ${shellQuote(LAUNCHER)} "$@"\n`, { mode: 0o755 });
+  return bin;
+}

@@ -1,0 +1,65 @@
+// The packages' own dependency lists are the rule of who may use whom: every import of a package's source and tests
+// is a Node built-in, a file of the same package, or a package its package.json lists (tests may also use the
+// repository's tools and dependencies). svc-emulator lists svc-formats and no part of the CLI, so the emulator — the
+// suite's oracle — cannot share a constant with the client; svc-formats lists neither.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/files.js';
+import { readSourceGraph } from '../helpers/source-graph.js';
+
+interface Manifest {
+  name: string;
+  version: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+const manifest = (dir: string): Manifest => JSON.parse(readFileSync(`${ROOT}/${dir}package.json`, 'utf8')) as Manifest;
+const root = manifest('');
+const graph = readSourceGraph(ROOT);
+const PACKAGES = ['packages/formats', 'packages/emulator'];
+
+describe('packages', () => {
+  for (const dir of PACKAGES) {
+    const pkg = manifest(`${dir}/`);
+    it(`${pkg.name} imports only its own files and what its package.json lists`, () => {
+      const listed = new Set(Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }));
+      const devTools = new Set(Object.keys({ ...root.dependencies, ...root.devDependencies }));
+      const offenders: string[] = [];
+      const files = graph.files.filter((f) => f.startsWith(`${dir}/`));
+      expect(files.length).toBeGreaterThan(0);
+      for (const file of files) {
+        const test = file.startsWith(`${dir}/test/`);
+        for (const name of graph.packages.get(file) ?? []) {
+          if (name !== pkg.name && !listed.has(name) && !(test && devTools.has(name))) offenders.push(`${file} imports ${name}`);
+        }
+      }
+      for (const i of graph.imports) {
+        if (i.from.startsWith(`${dir}/`) && !i.to.startsWith(`${dir}/`) && !i.to.startsWith('packages/')) offenders.push(`${i.from} reaches ${i.to}`);
+        if (i.from.startsWith(`${dir}/`) && i.to.startsWith('packages/') && !i.to.startsWith(`${dir}/`)) {
+          const other = manifest(`${i.to.split('/').slice(0, 2).join('/')}/`).name;
+          if (!listed.has(other)) offenders.push(`${i.from} reaches ${i.to} (${other} is not a dependency)`);
+        }
+      }
+      expect(offenders).toEqual([]);
+    });
+  }
+
+  it('the emulator depends on the formats package and on nothing of the CLI', () => {
+    const emulator = manifest('packages/emulator/');
+    expect(Object.keys(emulator.dependencies ?? {})).toContain('svc-formats');
+    expect(Object.keys(emulator.dependencies ?? {})).not.toContain(root.name);
+    expect(Object.keys(manifest('packages/formats/').dependencies ?? {}).filter((d) => d.startsWith('svc-'))).toEqual([]);
+  });
+
+  // the bundle holds both packages' code (scripts/bundle.mjs), so the CLI's tarball needs neither installed; the
+  // third-party packages their code imports stay in node_modules, so they are the CLI's dependencies too
+  it('the CLI builds on both packages, and depends on what their bundled code imports', () => {
+    const cli = manifest('') as Manifest & { workspaces?: string[] };
+    expect(cli.devDependencies).toMatchObject({ 'svc-emulator': cli.version, 'svc-formats': cli.version });
+    const own = new Set(Object.keys(cli.dependencies ?? {}));
+    const theirs = PACKAGES.flatMap((dir) => Object.keys(manifest(`${dir}/`).dependencies ?? {})).filter((d) => !d.startsWith('svc-'));
+    expect(theirs.filter((d) => !own.has(d))).toEqual([]);
+    expect(cli.workspaces).toEqual(PACKAGES);
+  });
+});

@@ -1,0 +1,40 @@
+// A terminal that reports 0 columns (a pseudo-terminal without a size: `script` in CI, editor shells) gets no live
+// redraw: every spinner and progress path finishes, prints a bounded amount, and never moves the cursor.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { tempDir } from '../helpers/files.js';
+import { svcOnTerminal } from '../helpers/terminal.js';
+import { livePaths, prepareInputs, type LivePath } from './terminal-paths.js';
+
+let emu: TestEmulator;
+let paths: LivePath[];
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  // long enough that a redrawing spinner would write megabytes (the bug: 47 MB in 25 s)
+  emu.core.settings.deferredDelayMs = 2500;
+  emu.core.settings.videoDelayMs = 2500;
+  paths = livePaths(await prepareInputs(emu));
+});
+afterAll(() => emu.close());
+
+describe('a pseudo-terminal of 0 columns', () => {
+  it('every spinner and progress path finishes with static lines only', async () => {
+    // each on a terminal of its own, all at once: they wait on the emulator's delays, not on the CPU
+    const runs = await Promise.all(paths.map((p) => svcOnTerminal(p.args(tempDir()), { emu, cols: 0, env: { NO_COLOR: undefined, FORCE_COLOR: undefined } })));
+    paths.forEach((p, i) => {
+      const r = runs[i]!;
+      expect(r.exitCode, `${p.name}\n${r.screen.slice(0, 2000)}`).toBe(0);
+      expect(r.screen.length, p.name).toBeLessThan(4000);
+      // no cursor movement or line erasing: \r only as part of the terminal's CR LF
+      expect(r.screen, p.name).not.toMatch(/\u001b\[\d*[ABGK]|\u001b\[2K|\r(?!\n)/);
+    });
+  });
+
+  it('the spinner text is shown once, then the outcome', async () => {
+    const video = paths.find((p) => p.name.startsWith('videos'))!;
+    const r = await svcOnTerminal(video.args(tempDir()), { emu, cols: 0 });
+    expect(r.screen.match(/: pending/g)).toHaveLength(1);
+    expect(r.screen).toMatch(/✔ video \S+: done/);
+  });
+});
