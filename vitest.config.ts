@@ -27,7 +27,10 @@ class LongestFirst extends BaseSequencer {
       const i = LONGEST.indexOf(relative(f.project.config.root, f.moduleId));
       return i < 0 ? LONGEST.length : i;
     };
-    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .map(({ f }) => f);
   }
 }
 

@@ -36,7 +36,11 @@ function record(i, day, model) {
           status: 101,
           close_code: 1000,
           model: 'voice-latest',
-          usage: { input_tokens: 200 + (i % 50), output_tokens: 900 + (i % 200), total_tokens: 1100 + (i % 50) + (i % 200) },
+          usage: {
+            input_tokens: 200 + (i % 50),
+            output_tokens: 900 + (i % 200),
+            total_tokens: 1100 + (i % 50) + (i % 200),
+          },
           prompt: `question number ${i} about tides\nand a second one`,
           answer: `An answer to question ${i}.\nAnd a second answer.`,
           turns: [
@@ -47,15 +51,19 @@ function record(i, day, model) {
           ],
         }
       : i % 5
-      ? {
-          model,
-          usage: { input_tokens: 20 + (i % 50), output_tokens: 80 + (i % 200), total_tokens: 100 + (i % 50) + (i % 200) },
-          cost_usd: 0.0001 + (i % 7) * 1e-5,
-          // prompt and answer last, as the log writes them
-          prompt: `question number ${i} about tides, the moon and the sea`,
-          answer: `This is an answer of a few sentences to question ${i}. `.repeat(4),
-        }
-      : {}),
+        ? {
+            model,
+            usage: {
+              input_tokens: 20 + (i % 50),
+              output_tokens: 80 + (i % 200),
+              total_tokens: 100 + (i % 50) + (i % 200),
+            },
+            cost_usd: 0.0001 + (i % 7) * 1e-5,
+            // prompt and answer last, as the log writes them
+            prompt: `question number ${i} about tides, the moon and the sea`,
+            answer: `This is an answer of a few sentences to question ${i}. `.repeat(4),
+          }
+        : {}),
   };
 }
 
@@ -87,23 +95,52 @@ export default async function callLog() {
   const today = new Date().toISOString().slice(0, 10);
   const n = 2000;
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) appendRecords(dir, [capTexts({ ...record(i, today, 'svc-4'), time: new Date().toISOString() })]);
+  for (let i = 0; i < n; i++)
+    appendRecords(dir, [capTexts({ ...record(i, today, 'svc-4'), time: new Date().toISOString() })]);
   const perCall = Number(process.hrtime.bigint() - t0) / 1e6 / n;
   rows.push({ name: `call log: append one record (mean of ${n})`, value: perCall, unit: 'ms', goal: 2 });
 
   rows.push(...(await sessionRows(dir)));
 
   // loading the log's modules, in a fresh process (what a logged call pays once, besides the append)
-  const load = spawnSync('node', ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/apilog/recorder.js')).href)}); console.log(performance.now() - t);`], { encoding: 'utf8' });
-  rows.push({ name: 'call log: loading its modules (fresh process, dist/)', value: Number(load.stdout.trim()), unit: 'ms' });
+  const load = spawnSync(
+    'node',
+    [
+      '--input-type=module',
+      '-e',
+      `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/apilog/recorder.js')).href)}); console.log(performance.now() - t);`,
+    ],
+    { encoding: 'utf8' },
+  );
+  rows.push({
+    name: 'call log: loading its modules (fresh process, dist/)',
+    value: Number(load.stdout.trim()),
+    unit: 'ms',
+  });
 
   // whole process: logging on against --no-log
   const emu = await startEmulatorProcess();
   try {
     const env = cleanEnv({ SVC_BASE_URL: emu.url, SVC_API_KEY: EMULATOR_KEY });
-    const m = compareCommands(['node', BIN, '--no-log', 'models', 'list'], ['node', BIN, 'models', 'list'], { runs: RUNS, env });
-    rows.push({ name: 'svc models list (logged)', value: m.ms, unit: 'ms', baseline: 'svc --no-log models list', baseValue: m.baseMs, ratio: m.ratio, spread: m.spread, cpuRatio: m.cpuRatio });
-    rows.push({ name: 'call log: whole-call difference of medians (noise on a loaded machine)', value: m.ms - m.baseMs, unit: 'ms' });
+    const m = compareCommands(['node', BIN, '--no-log', 'models', 'list'], ['node', BIN, 'models', 'list'], {
+      runs: RUNS,
+      env,
+    });
+    rows.push({
+      name: 'svc models list (logged)',
+      value: m.ms,
+      unit: 'ms',
+      baseline: 'svc --no-log models list',
+      baseValue: m.baseMs,
+      ratio: m.ratio,
+      spread: m.spread,
+      cpuRatio: m.cpuRatio,
+    });
+    rows.push({
+      name: 'call log: whole-call difference of medians (noise on a loaded machine)',
+      value: m.ms - m.baseMs,
+      unit: 'ms',
+    });
   } finally {
     emu.stop();
   }
@@ -131,10 +168,18 @@ async function sessionRows(dir) {
     events.push({ type: 'response.created', response: { id: `r${a}` } });
     for (let d = 0; d < 50; d++) {
       events.push({ type: 'response.output_audio.delta', response_id: `r${a}`, delta: audio });
-      if (d % 5 === 0) events.push({ type: 'response.output_audio_transcript.delta', response_id: `r${a}`, delta: 'a few words ' });
+      if (d % 5 === 0)
+        events.push({ type: 'response.output_audio_transcript.delta', response_id: `r${a}`, delta: 'a few words ' });
     }
-    events.push({ type: 'response.output_audio_transcript.done', response_id: `r${a}`, transcript: 'a few words '.repeat(10).trim() });
-    events.push({ type: 'response.done', response: { id: `r${a}`, status: 'completed', usage: { input_tokens: 20, output_tokens: 90, total_tokens: 110 } } });
+    events.push({
+      type: 'response.output_audio_transcript.done',
+      response_id: `r${a}`,
+      transcript: 'a few words '.repeat(10).trim(),
+    });
+    events.push({
+      type: 'response.done',
+      response: { id: `r${a}`, status: 'completed', usage: { input_tokens: 20, output_tokens: 90, total_tokens: 110 } },
+    });
   }
   const env = { SVC_DATA_DIR: join(dir, '..') };
   const sessions = 20;
@@ -143,7 +188,13 @@ async function sessionRows(dir) {
   for (let s = 0; s < sessions; s++) {
     const rec = new CallRecorder(env, 'realtime talk', 30);
     await rec.readySessions();
-    const w = rec.onWsOpen({ path: '/v1/realtime', query: { model: 'voice-latest' }, status: 101, startedAt: Date.now(), requestId: 'req' });
+    const w = rec.onWsOpen({
+      path: '/v1/realtime',
+      query: { model: 'voice-latest' },
+      status: 101,
+      startedAt: Date.now(),
+      requestId: 'req',
+    });
     const t = process.hrtime.bigint();
     for (const ev of events) w.received(ev);
     w.ended(1000, undefined, true);
@@ -153,8 +204,17 @@ async function sessionRows(dir) {
     feedNs += t1 - t;
   }
   return [
-    { name: `call log: reading one WebSocket event of a realtime session (mean of ${sessions * events.length})`, value: Number(feedNs) / 1e3 / (sessions * events.length), unit: 'µs' },
-    { name: `call log: writing a realtime session's record at exit (60 turns each way, mean of ${sessions})`, value: Number(flushNs) / 1e6 / sessions, unit: 'ms', goal: 2 },
+    {
+      name: `call log: reading one WebSocket event of a realtime session (mean of ${sessions * events.length})`,
+      value: Number(feedNs) / 1e3 / (sessions * events.length),
+      unit: 'µs',
+    },
+    {
+      name: `call log: writing a realtime session's record at exit (60 turns each way, mean of ${sessions})`,
+      value: Number(flushNs) / 1e6 / sessions,
+      unit: 'ms',
+      goal: 2,
+    },
   ];
 }
 

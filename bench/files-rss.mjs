@@ -39,7 +39,9 @@ async function writeRandom(path, size) {
 function runMeasured(args, env, { slowReader } = {}) {
   const useTime = existsSync('/usr/bin/time');
   const cmd = useTime ? '/usr/bin/time' : process.execPath;
-  const argv = useTime ? ['-v', process.execPath, join(ROOT, 'bin', 'svc.cjs'), ...args] : [join(ROOT, 'bin', 'svc.cjs'), ...args];
+  const argv = useTime
+    ? ['-v', process.execPath, join(ROOT, 'bin', 'svc.cjs'), ...args]
+    : [join(ROOT, 'bin', 'svc.cjs'), ...args];
   return new Promise((resolveRun, reject) => {
     const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -81,7 +83,12 @@ function runMeasured(args, env, { slowReader } = {}) {
 export default async function run() {
   const { startEmulator } = await import(pathToFileURL(join(ROOT, 'packages', 'emulator', 'dist', 'server.js')).href);
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-rss-'));
-  const emu = await startEmulator({ port: 0, stateDir: join(dir, 'state'), quietLog: true, settings: { maxFileBytes: 400 * 1024 * 1024 } });
+  const emu = await startEmulator({
+    port: 0,
+    stateDir: join(dir, 'state'),
+    quietLog: true,
+    settings: { maxFileBytes: 400 * 1024 * 1024 },
+  });
   try {
     const src = join(dir, 'big.bin');
     await writeRandom(src, SIZE);
@@ -110,7 +117,8 @@ export default async function run() {
     // -o - into a pipe read slowly: memory must stay bounded by the buffers, not grow with the file
     const slow = await runMeasured(['files', 'download', id, '-o', '-'], env, { slowReader: 2 });
     if (slow.code !== 0) throw new Error(`download to stdout failed: ${slow.stderr}`);
-    if (slow.sha256 !== want) throw new Error(`sha256 mismatch on stdout: ${want} != ${slow.sha256} (${slow.bytes} bytes)`);
+    if (slow.sha256 !== want)
+      throw new Error(`sha256 mismatch on stdout: ${want} != ${slow.sha256} (${slow.bytes} bytes)`);
     const mb = (b) => Math.round((b / (1024 * 1024)) * 10) / 10;
     return [
       { name: 'files upload 300 MB: CLI peak RSS', value: mb(up.rss), unit: 'MiB', goal: LIMIT_MB },
@@ -128,5 +136,6 @@ export default async function run() {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const rows = await run();
-  for (const r of rows) console.log(`${r.name}: ${r.value} ${r.unit}${r.goal !== undefined ? ` (goal ≤ ${r.goal})` : ''}`);
+  for (const r of rows)
+    console.log(`${r.name}: ${r.value} ${r.unit}${r.goal !== undefined ? ` (goal ≤ ${r.goal})` : ''}`);
 }

@@ -42,7 +42,10 @@ function timeOnce(cmd, args, env, terminal = false) {
   const isNode = cmd === 'node';
   const argv = isNode ? ['--require', CPU_PRELOAD, ...args] : args;
   const t = process.hrtime.bigint();
-  const r = spawnSync(cmd, argv, { env, stdio: terminal ? ['inherit', 'inherit', 'pipe'] : ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(cmd, argv, {
+    env,
+    stdio: terminal ? ['inherit', 'inherit', 'pipe'] : ['ignore', 'ignore', 'pipe'],
+  });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   const cpu = /svc-bench-cpu-us (\d+)/.exec(String(r.stderr));
@@ -110,5 +113,12 @@ export function startEmulatorProcess(extra = []) {
 
 export function cleanEnv(extra = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-cfg-'));
-  return { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', SVC_CONFIG_DIR: dir, SVC_DATA_DIR: dir, ...extra };
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NO_COLOR: '1',
+    SVC_CONFIG_DIR: dir,
+    SVC_DATA_DIR: dir,
+    ...extra,
+  };
 }

@@ -4,6 +4,8 @@ const { writeFileSync } = require('node:fs');
 
 const [resultFile, pairs] = process.argv.slice(2);
 import('./lib.mjs').then(({ compareCommands }) => {
-  const results = JSON.parse(pairs).map(({ base, cmd, runs, env }) => compareCommands(base, cmd, { runs, env, terminal: true }));
+  const results = JSON.parse(pairs).map(({ base, cmd, runs, env }) =>
+    compareCommands(base, cmd, { runs, env, terminal: true }),
+  );
   writeFileSync(resultFile, JSON.stringify(results));
 });

@@ -43,5 +43,6 @@ for (const file of files) {
     process.stdout.write(`failed: ${err.stack ?? err}\n`);
   }
 }
-if (misses.length) process.stdout.write(`\ngoals missed by more than the measured spread:\n${misses.map((m) => `  ${m}`).join('\n')}\n`);
+if (misses.length)
+  process.stdout.write(`\ngoals missed by more than the measured spread:\n${misses.map((m) => `  ${m}`).join('\n')}\n`);
 process.exit(failed || misses.length ? 1 : 0);

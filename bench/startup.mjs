@@ -15,7 +15,17 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const SWEEP_RUNS = Number(process.env.BENCH_SWEEP_RUNS ?? 3);
 
 function row(name, baseline, m, goal) {
-  return { name, value: m.ms, unit: 'ms', baseline, baseValue: m.baseMs, ratio: m.ratio, spread: m.spread, cpuRatio: m.cpuRatio, goal };
+  return {
+    name,
+    value: m.ms,
+    unit: 'ms',
+    baseline,
+    baseValue: m.baseMs,
+    ratio: m.ratio,
+    spread: m.spread,
+    cpuRatio: m.cpuRatio,
+    goal,
+  };
 }
 
 /** Every command path (`chat`, `models list` …), walking the same tree the CLI builds. */
@@ -80,34 +90,78 @@ export default async function startup() {
   const rows = [
     row('svc --version', 'node -e 0', compareCommands(node0, svc('--version'), { env, runs: RUNS }), 1.1),
     row('svc --help', 'node -e 0', compareCommands(node0, svc('--help'), { env, runs: RUNS }), 1.25),
-    row('svc chat --help (into a pipe)', 'node -e 0', compareCommands(node0, svc('chat', '--help'), { env, runs: RUNS }), 1.5),
-    row('svc help chat (into a pipe)', 'node -e 0', compareCommands(node0, svc('help', 'chat'), { env, runs: RUNS }), 1.5),
+    row(
+      'svc chat --help (into a pipe)',
+      'node -e 0',
+      compareCommands(node0, svc('chat', '--help'), { env, runs: RUNS }),
+      1.5,
+    ),
+    row(
+      'svc help chat (into a pipe)',
+      'node -e 0',
+      compareCommands(node0, svc('help', 'chat'), { env, runs: RUNS }),
+      1.5,
+    ),
   ];
   // on a terminal (how people read help): laid out at its width by the launcher (bin/svc.cjs), the baseline on the
   // same terminal
-  const [chatOnTerminal] = compareOnTerminal([{ base: node0, cmd: svc('chat', '--help'), runs: RUNS }], { cols: 120, env });
+  const [chatOnTerminal] = compareOnTerminal([{ base: node0, cmd: svc('chat', '--help'), runs: RUNS }], {
+    cols: 120,
+    env,
+  });
   rows.push(row('svc chat --help on a terminal of 120 columns', 'node -e 0', chatOnTerminal, 1.5));
 
   // every command's help on a terminal: a quick sweep, then the slowest three measured properly
   const paths = await commandPaths();
-  const sweep = compareOnTerminal(paths.map((path) => ({ base: node0, cmd: svc(...path, '--help'), runs: SWEEP_RUNS })), { cols: 100, env })
+  const sweep = compareOnTerminal(
+    paths.map((path) => ({ base: node0, cmd: svc(...path, '--help'), runs: SWEEP_RUNS })),
+    { cols: 100, env },
+  )
     .map((m, i) => ({ path: paths[i], m }))
     .sort((a, b) => b.m.ratio - a.m.ratio)
     .slice(0, 3);
-  const slowest = compareOnTerminal(sweep.map(({ path }) => ({ base: node0, cmd: svc(...path, '--help'), runs: RUNS })), { cols: 100, env })
+  const slowest = compareOnTerminal(
+    sweep.map(({ path }) => ({ base: node0, cmd: svc(...path, '--help'), runs: RUNS })),
+    { cols: 100, env },
+  )
     .map((m, i) => ({ path: sweep[i].path, m }))
     .sort((a, b) => b.m.ratio - a.m.ratio)[0];
-  rows.push(row(`slowest help of ${paths.length} commands on a terminal of 100 columns: ${slowest.path.join(' ')}`, 'node -e 0', slowest.m, 1.5));
+  rows.push(
+    row(
+      `slowest help of ${paths.length} commands on a terminal of 100 columns: ${slowest.path.join(' ')}`,
+      'node -e 0',
+      slowest.m,
+      1.5,
+    ),
+  );
 
   const emu = await startEmulatorProcess();
   try {
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
     const scripts = writeScripts(dir);
     const reqEnv = cleanEnv({ URL: emu.url, KEY: EMULATOR_KEY, SVC_BASE_URL: emu.url, SVC_API_KEY: EMULATOR_KEY });
-    rows.push(row('svc models list (running emulator)', 'minimal node:http GET', compareCommands(['node', scripts.get], svc('models', 'list'), { env: reqEnv, runs: RUNS }), 1.3));
-    rows.push(row('svc chat --no-stream hi (running emulator)', 'minimal node:http POST', compareCommands(['node', scripts.post], svc('chat', '--no-stream', 'hi'), { env: reqEnv, runs: RUNS }), 1.3));
+    rows.push(
+      row(
+        'svc models list (running emulator)',
+        'minimal node:http GET',
+        compareCommands(['node', scripts.get], svc('models', 'list'), { env: reqEnv, runs: RUNS }),
+        1.3,
+      ),
+    );
+    rows.push(
+      row(
+        'svc chat --no-stream hi (running emulator)',
+        'minimal node:http POST',
+        compareCommands(['node', scripts.post], svc('chat', '--no-stream', 'hi'), { env: reqEnv, runs: RUNS }),
+        1.3,
+      ),
+    );
     if (spawnSync('curl', ['--version']).status === 0) {
-      const curl = compareCommands(['curl', '-sf', '-H', `authorization: Bearer ${EMULATOR_KEY}`, `${emu.url}/v1/models`, '-o', '/dev/null'], svc('models', 'list'), { env: reqEnv, runs: RUNS });
+      const curl = compareCommands(
+        ['curl', '-sf', '-H', `authorization: Bearer ${EMULATOR_KEY}`, `${emu.url}/v1/models`, '-o', '/dev/null'],
+        svc('models', 'list'),
+        { env: reqEnv, runs: RUNS },
+      );
       rows.push(row('svc models list, for reference', 'curl', curl));
     }
     const state = mkdtempSync(join(tmpdir(), 'svc-bench-state-'));

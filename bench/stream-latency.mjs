@@ -59,7 +59,13 @@ const req = http.request(process.env.URL + '/v1/chat/completions', { method: 'PO
 });
 req.end(body);`,
     );
-    const env = cleanEnv({ SVC_BASE_URL: emu.url, SVC_API_KEY: emu.defaultKey, URL: emu.url, KEY: emu.defaultKey, PROMPT: 'latency probe' });
+    const env = cleanEnv({
+      SVC_BASE_URL: emu.url,
+      SVC_API_KEY: emu.defaultKey,
+      URL: emu.url,
+      KEY: emu.defaultKey,
+      PROMPT: 'latency probe',
+    });
     const cli = [];
     const base = [];
     for (let i = 0; i < 5; i++) {
@@ -68,7 +74,13 @@ req.end(body);`,
     }
     return [
       { name: 'token latency, minimal SSE reader (median)', value: median(base), unit: 'ms' },
-      { name: 'token latency, svc chat (median)', value: median(cli), unit: 'ms', baseline: 'minimal SSE reader', ratio: median(cli) / Math.max(median(base), 0.001) },
+      {
+        name: 'token latency, svc chat (median)',
+        value: median(cli),
+        unit: 'ms',
+        baseline: 'minimal SSE reader',
+        ratio: median(cli) / Math.max(median(base), 0.001),
+      },
       { name: 'token latency, svc chat (p99)', value: percentile(cli, 99), unit: 'ms' },
       { name: 'added latency per token (median, svc − minimal)', value: median(cli) - median(base), unit: 'ms' },
     ];

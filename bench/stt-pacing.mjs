@@ -15,7 +15,9 @@ function run(args, env, onStdout) {
     let err = '';
     child.stdout.on('data', (d) => onStdout?.(d));
     child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`svc ${args.join(' ')} exited ${code}: ${err}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`svc ${args.join(' ')} exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -25,12 +27,22 @@ export default async function main() {
   const { encodeWav } = await import('../dist/audio/codecs.js');
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-voice-'));
   const emu = await startEmulator({ port: 0, quietLog: true });
-  const env = cleanEnv({ SVC_BASE_URL: emu.url, SVC_API_KEY: emu.defaultKey, ALSA_CONFIG_PATH: join(ROOT, 'test', 'fixtures', 'asound-null.conf') });
+  const env = cleanEnv({
+    SVC_BASE_URL: emu.url,
+    SVC_API_KEY: emu.defaultKey,
+    ALSA_CONFIG_PATH: join(ROOT, 'test', 'fixtures', 'asound-null.conf'),
+  });
   const rows = [];
   try {
     // ~6 s of audio: about 60 frames
     const clip = join(dir, 'clip.wav');
-    writeFileSync(clip, encodeWav(textToTones('pacing is measured where the frames arrive, one every tenth of a second.', 16000), { sampleRate: 16000, channels: 1 }));
+    writeFileSync(
+      clip,
+      encodeWav(textToTones('pacing is measured where the frames arrive, one every tenth of a second.', 16000), {
+        sampleRate: 16000,
+        channels: 1,
+      }),
+    );
     const arrivals = [];
     const onFrame = (f) => arrivals.push(f.time);
     emu.core.on('stt.frame', onFrame);
@@ -38,8 +50,18 @@ export default async function main() {
     emu.core.off('stt.frame', onFrame);
     const intervals = arrivals.slice(1).map((t, i) => t - arrivals[i]);
     const drift = arrivals.length > 1 ? arrivals[arrivals.length - 1] - arrivals[0] - 100 * (arrivals.length - 1) : NaN;
-    rows.push({ name: `stt listen frame interval, median (${intervals.length} intervals)`, value: median(intervals), unit: 'ms', target: '100' });
-    rows.push({ name: 'stt listen frame interval, p99', value: percentile(intervals, 99), unit: 'ms', target: '≤ 110' });
+    rows.push({
+      name: `stt listen frame interval, median (${intervals.length} intervals)`,
+      value: median(intervals),
+      unit: 'ms',
+      target: '100',
+    });
+    rows.push({
+      name: 'stt listen frame interval, p99',
+      value: percentile(intervals, 99),
+      unit: 'ms',
+      target: '≤ 110',
+    });
     rows.push({ name: 'stt listen frame interval, p1', value: percentile(intervals, 1), unit: 'ms', target: '≥ 90' });
     rows.push({ name: 'stt listen drift over the whole clip', value: drift, unit: 'ms', target: '|x| < 10' });
 
@@ -49,12 +71,25 @@ export default async function main() {
       let got;
       const onDelta = (e) => (sent ??= e.time);
       emu.core.on('tts.audio.delta', onDelta);
-      await run(['tts', 'say', 'latency to the sink', '--codec', 'pcm', '--sample-rate', '16000'], env, () => (got ??= performance.now()));
+      await run(
+        ['tts', 'say', 'latency to the sink', '--codec', 'pcm', '--sample-rate', '16000'],
+        env,
+        () => (got ??= performance.now()),
+      );
       emu.core.off('tts.audio.delta', onDelta);
       latencies.push(got - sent);
     }
-    rows.push({ name: 'tts first audio.delta → first bytes at the sink, median', value: median(latencies), unit: 'ms', target: '< 20' });
-    rows.push({ name: 'tts first audio.delta → first bytes at the sink, max of 7', value: Math.max(...latencies), unit: 'ms' });
+    rows.push({
+      name: 'tts first audio.delta → first bytes at the sink, median',
+      value: median(latencies),
+      unit: 'ms',
+      target: '< 20',
+    });
+    rows.push({
+      name: 'tts first audio.delta → first bytes at the sink, max of 7',
+      value: Math.max(...latencies),
+      unit: 'ms',
+    });
   } finally {
     await emu.close();
   }
@@ -62,5 +97,6 @@ export default async function main() {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  for (const r of await main()) console.log(`${r.name.padEnd(60)} ${r.value.toFixed(2)} ${r.unit}${r.target ? `  (target ${r.target})` : ''}`);
+  for (const r of await main())
+    console.log(`${r.name.padEnd(60)} ${r.value.toFixed(2)} ${r.unit}${r.target ? `  (target ${r.target})` : ''}`);
 }

@@ -15,7 +15,9 @@ if (only === '--version' || only === '-V') {
 } else if (argv[0] === '__complete') {
   // shell completion's dynamic values (runs on every TAB: no commander, no command tree)
   import('../dist/commands/completion/dynamic.js').then(({ main }) => main(argv.slice(1)));
-} else if (!printHelpPage(argv[0] === 'help' && argv[1] !== '--help' && argv[1] !== '-h' ? [...argv.slice(1), '--help'] : argv)) {
+} else if (
+  !printHelpPage(argv[0] === 'help' && argv[1] !== '--help' && argv[1] !== '-h' ? [...argv.slice(1), '--help'] : argv)
+) {
   // (`svc help files list` is `svc files list --help`, `svc help --help` the help command's own; a topic has no page)
   emptyStdinFromNullDevice();
   load('cli').then(({ main }) => main(argv));
@@ -45,7 +47,9 @@ function printHelpPage(args) {
     if (out.isCharacterDevice() && out.rdev !== fs.statSync('/dev/null').rdev) {
       const layout = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8'));
       const stdout = process.stdout; // the width as commander reads it (a tty.WriteStream: ~2 ms, the cost of this path)
-      page = Buffer.from(require(`${bundle}/help-layout.cjs`).formatHelpLayout(layout, stdout.isTTY ? stdout.columns : undefined));
+      page = Buffer.from(
+        require(`${bundle}/help-layout.cjs`).formatHelpLayout(layout, stdout.isTTY ? stdout.columns : undefined),
+      );
     } else page = fs.readFileSync(`${file}.txt`);
   } catch {
     return false;
@@ -54,7 +58,8 @@ function printHelpPage(args) {
   try {
     while (written < page.length) written += fs.writeSync(1, page, written);
   } catch (err) {
-    if (err.code === 'EAGAIN') process.stdout.write(page.subarray(written)); // a non-blocking pipe: the stream waits
+    if (err.code === 'EAGAIN')
+      process.stdout.write(page.subarray(written)); // a non-blocking pipe: the stream waits
     else if (err.code !== 'EPIPE') {
       // a closed pipe is not an error (as in the CLI); a full disk is
       process.stderr.write(`error: cannot write the help: ${err.message}\n`);
@@ -74,7 +79,13 @@ function printHelpPage(args) {
 function emptyStdinFromNullDevice() {
   const made = Object.getOwnPropertyDescriptor(process, 'stdin');
   if (!made || typeof made.get !== 'function') return;
-  const set = (stream) => Object.defineProperty(process, 'stdin', { value: stream, configurable: true, enumerable: made.enumerable, writable: true });
+  const set = (stream) =>
+    Object.defineProperty(process, 'stdin', {
+      value: stream,
+      configurable: true,
+      enumerable: made.enumerable,
+      writable: true,
+    });
   Object.defineProperty(process, 'stdin', {
     configurable: true,
     enumerable: made.enumerable,
@@ -85,7 +96,14 @@ function emptyStdinFromNullDevice() {
         const st = fs.fstatSync(0);
         if (st.isCharacterDevice() && st.rdev === fs.statSync('/dev/null').rdev) {
           const { Readable } = require('node:stream');
-          stream = Object.assign(new Readable({ read() { this.push(null); } }), { fd: 0, isTTY: false, [Symbol.for('svc.nullDevice')]: true });
+          stream = Object.assign(
+            new Readable({
+              read() {
+                this.push(null);
+              },
+            }),
+            { fd: 0, isTTY: false, [Symbol.for('svc.nullDevice')]: true },
+          );
         }
       } catch {
         // stdin closed or not inspectable: Node's own
@@ -188,7 +206,8 @@ function useCodeCache(bundleDir) {
         tmp = undefined;
       }
       // the caches of other builds of this copy (before a rebuild or an upgrade) are dead
-      for (const name of fs.readdirSync(copyDir)) if (name !== build) fs.rmSync(copyDir + sep + name, { recursive: true, force: true });
+      for (const name of fs.readdirSync(copyDir))
+        if (name !== build) fs.rmSync(copyDir + sep + name, { recursive: true, force: true });
     } catch {
       // read-only or full: run uncached next time (and leave no half-written cache file)
       try {

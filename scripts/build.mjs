@@ -13,12 +13,16 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** the package folders, each with src/ and dist/, in dependency order */
 const PACKAGES = [join(ROOT, 'packages', 'formats'), join(ROOT, 'packages', 'emulator'), ROOT];
 
-const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, {
-  ...ts.sys,
-  onUnRecoverableConfigFileDiagnostic: (d) => {
-    throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+const config = ts.getParsedCommandLineOfConfigFile(
+  join(ROOT, 'tsconfig.json'),
+  {},
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    },
   },
-});
+);
 
 function* walk(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -31,36 +35,44 @@ function* walk(dir) {
 // tsconfig's module is NodeNext, whose format per file comes from package.json ("type": "module") and the
 // extension; transpileModule reads no package.json, so the format is named here: .cts is CommonJS, .ts an ES module.
 function buildPackage(dir) {
-const SRC = join(dir, 'src');
-const DIST = join(dir, 'dist');
-/** dist/bundle is the second step's (scripts/bundle.mjs) */
-const NOT_OURS = join(DIST, 'bundle');
-const emitted = new Set();
-for (const file of walk(SRC)) {
-  if (file.endsWith('.d.ts') || !/\.c?ts$/.test(file)) continue;
-  const commonJs = file.endsWith('.cts');
-  const { outputText, diagnostics } = ts.transpileModule(readFileSync(file, 'utf8'), {
-    fileName: file,
-    reportDiagnostics: true,
-    compilerOptions: {
-      ...config.options,
-      module: commonJs ? ts.ModuleKind.CommonJS : ts.ModuleKind.ES2022,
-      moduleResolution: commonJs ? ts.ModuleResolutionKind.Node10 : ts.ModuleResolutionKind.Bundler,
-    },
-  });
-  if (diagnostics?.length) {
-    process.stderr.write(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' }));
-    process.exit(1);
+  const SRC = join(dir, 'src');
+  const DIST = join(dir, 'dist');
+  /** dist/bundle is the second step's (scripts/bundle.mjs) */
+  const NOT_OURS = join(DIST, 'bundle');
+  const emitted = new Set();
+  for (const file of walk(SRC)) {
+    if (file.endsWith('.d.ts') || !/\.c?ts$/.test(file)) continue;
+    const commonJs = file.endsWith('.cts');
+    const { outputText, diagnostics } = ts.transpileModule(readFileSync(file, 'utf8'), {
+      fileName: file,
+      reportDiagnostics: true,
+      compilerOptions: {
+        ...config.options,
+        module: commonJs ? ts.ModuleKind.CommonJS : ts.ModuleKind.ES2022,
+        moduleResolution: commonJs ? ts.ModuleResolutionKind.Node10 : ts.ModuleResolutionKind.Bundler,
+      },
+    });
+    if (diagnostics?.length) {
+      process.stderr.write(
+        ts.formatDiagnostics(diagnostics, {
+          getCanonicalFileName: (f) => f,
+          getCurrentDirectory: () => ROOT,
+          getNewLine: () => '\n',
+        }),
+      );
+      process.exit(1);
+    }
+    const out = join(DIST, relative(SRC, file))
+      .replace(/\.cts$/, '.cjs')
+      .replace(/\.ts$/, '.js');
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, outputText);
+    emitted.add(out);
   }
-  const out = join(DIST, relative(SRC, file)).replace(/\.cts$/, '.cjs').replace(/\.ts$/, '.js');
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, outputText);
-  emitted.add(out);
-}
 
-// what a deleted or renamed source left behind
-for (const file of walk(DIST)) {
-  if (!file.startsWith(NOT_OURS + '/') && !emitted.has(file)) rmSync(file);
-}
+  // what a deleted or renamed source left behind
+  for (const file of walk(DIST)) {
+    if (!file.startsWith(NOT_OURS + '/') && !emitted.has(file)) rmSync(file);
+  }
 }
 for (const dir of PACKAGES) buildPackage(dir);

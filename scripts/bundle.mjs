@@ -4,7 +4,17 @@
 // Why: the ES module loader costs ~1 ms per file on this machine and CommonJS chunks can be compiled with
 // V8's code cache on Node 20 (see bin/svc.cjs and docs/performance.md).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
@@ -21,7 +31,10 @@ const OUT = join(DIST, 'bundle');
 // svc's own packages (the emulator, the formats) are bundled too: `--emulator` loads them as chunks with a code cache.
 const BUNDLED = /^(commander|undici|chalk|marked|highlight\.js|svc-emulator|svc-formats)(\/|$)/;
 /** the dist/ folders of svc's own packages, whose modules' chunks are named after them (emulator/server-….cjs) */
-const PACKAGE_DISTS = ['emulator', 'formats'].map((name) => [name, realpathSync(join(ROOT, 'node_modules', `svc-${name}`, 'dist'))]);
+const PACKAGE_DISTS = ['emulator', 'formats'].map((name) => [
+  name,
+  realpathSync(join(ROOT, 'node_modules', `svc-${name}`, 'dist')),
+]);
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 const H2_STUB = '\0svc:undici-client-h2';
 
@@ -29,7 +42,8 @@ const H2_STUB = '\0svc:undici-client-h2';
 const noHttp2 = {
   name: 'svc-no-http2',
   resolveId(source, importer) {
-    if (/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(importer ?? '') && /client-h2(\.js)?$/.test(source)) return H2_STUB;
+    if (/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(importer ?? '') && /client-h2(\.js)?$/.test(source))
+      return H2_STUB;
     return null;
   },
   load(id) {
@@ -47,7 +61,8 @@ const lazyChildProcess = {
   transform(code, id) {
     if (!/[\\/]commander[\\/]lib[\\/]command\.js$/.test(id)) return null;
     const eager = "require('node:child_process')";
-    if (!code.includes(eager)) this.error('commander no longer requires node:child_process as expected: update scripts/bundle.mjs');
+    if (!code.includes(eager))
+      this.error('commander no longer requires node:child_process as expected: update scripts/bundle.mjs');
     return code.replace(eager, "new Proxy({}, { get: (_, key) => require('node:child_process')[key] })");
   },
 };
@@ -69,7 +84,10 @@ const lazyAssert = {
   },
   transform(code, id) {
     if (!/[\\/]undici[\\/]lib[\\/]/.test(id) || !code.includes("require('node:assert')")) return null;
-    if (!/^const assert = require\('node:assert'\)$/m.test(code) || /\bassert\s*\.|\bassert\b(?!\s*\()/.test(code.replace(/^const assert = require\('node:assert'\)$/m, '')))
+    if (
+      !/^const assert = require\('node:assert'\)$/m.test(code) ||
+      /\bassert\s*\.|\bassert\b(?!\s*\()/.test(code.replace(/^const assert = require\('node:assert'\)$/m, ''))
+    )
       this.error(`undici's ${id} uses node:assert other than as assert(condition): update scripts/bundle.mjs`);
     return code.replace("require('node:assert')", `require(${JSON.stringify(LAZY_ASSERT)})`);
   },
@@ -80,7 +98,10 @@ const lazyAssert = {
  * fetch body (FormData request bodies, which svc does not send through undici) and the WebAssembly parser without
  * SIMD (a fallback for CPUs without it). ~90 KB less to read on every request command.
  */
-const RARE_UNDICI = { '../web/fetch/body.js': 'undici/lib/web/fetch/body.js', '../llhttp/llhttp-wasm.js': 'undici/lib/llhttp/llhttp-wasm.js' };
+const RARE_UNDICI = {
+  '../web/fetch/body.js': 'undici/lib/web/fetch/body.js',
+  '../llhttp/llhttp-wasm.js': 'undici/lib/llhttp/llhttp-wasm.js',
+};
 const rareUndiciOutside = {
   name: 'svc-rare-undici-outside',
   resolveId(source, importer) {
@@ -112,7 +133,8 @@ const undiciWithoutHttp = {
     const use = HTTP_USES.find((u) => u.file.test(id));
     if (!use) return null;
     const out = code.replace(use.from, use.to);
-    if (out === code || /^\S[^\n]*require\('node:http'\)/m.test(out)) this.error(`undici's ${id} uses node:http other than as expected: update scripts/bundle.mjs`);
+    if (out === code || /^\S[^\n]*require\('node:http'\)/m.test(out))
+      this.error(`undici's ${id} uses node:http other than as expected: update scripts/bundle.mjs`);
     return out;
   },
 };
@@ -130,14 +152,19 @@ const parserCompiledBeforehand = {
   load(id) {
     if (!/[\\/]undici[\\/]lib[\\/]llhttp[\\/]llhttp_simd-wasm\.js$/.test(id)) return null;
     const own = readFileSync(id, 'utf8');
-    if (!/^const wasmBase64 = '[A-Za-z0-9+/=]+'$/m.test(own)) this.error("undici's llhttp_simd-wasm.js is no longer base64 text: update scripts/bundle.mjs");
+    if (!/^const wasmBase64 = '[A-Za-z0-9+/=]+'$/m.test(own))
+      this.error("undici's llhttp_simd-wasm.js is no longer base64 text: update scripts/bundle.mjs");
     return `let bytes\nObject.defineProperty(module, 'exports', { get: () => (bytes ??= require('node:fs').readFileSync(__dirname + '/${LLHTTP_FILE.split('/').pop()}')) })\n`;
   },
   transform(code, id) {
     if (!/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(id)) return null;
     const own = "mod = new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))";
-    if (!code.includes(own)) this.error("undici's client-h1.js no longer compiles its parser as expected: update scripts/bundle.mjs");
-    return code.replace(own, `mod = globalThis[Symbol.for('svc.llhttpModule')] ?? new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))`);
+    if (!code.includes(own))
+      this.error("undici's client-h1.js no longer compiles its parser as expected: update scripts/bundle.mjs");
+    return code.replace(
+      own,
+      `mod = globalThis[Symbol.for('svc.llhttpModule')] ?? new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))`,
+    );
   },
 };
 
@@ -167,18 +194,57 @@ const importViaLauncher = {
  */
 /** A chunk of the named modules of dist/ (and nothing else: their dependencies go where they would go anyway). */
 function group(name, priority, modules) {
-  for (const m of modules) if (!existsSync(join(DIST, `${m}.js`))) throw new Error(`scripts/bundle.mjs: the chunk ${name} names ${m}, which is not in dist/`);
+  for (const m of modules)
+    if (!existsSync(join(DIST, `${m}.js`)))
+      throw new Error(`scripts/bundle.mjs: the chunk ${name} names ${m}, which is not in dist/`);
   const files = new Set(modules.map((m) => join(DIST, `${m}.js`)));
   return { name, priority, includeDependenciesRecursively: false, test: (id) => files.has(id) };
 }
 const CHUNK_GROUPS = [
   // besides commander and cli.ts (cli.cjs): what parsing a command line needs (help.ts and global-flags.ts stay
   // apart: the launcher loads them alone for `svc --help`)
-  group('cli-core', 3, ['core/errors', 'core/validate', 'core/environment', 'core/global-options', 'core/suggest', 'cmdutil/command-options', 'cmdutil/command']),
+  group('cli-core', 3, [
+    'core/errors',
+    'core/validate',
+    'core/environment',
+    'core/global-options',
+    'core/suggest',
+    'cmdutil/command-options',
+    'cmdutil/command',
+  ]),
   // a command's context and its HTTP client, up to undici (its own chunk, loaded on the first request)
-  group('request', 2, ['runtime/context', 'runtime/config', 'core/paths', 'term/output', 'term/color', 'term/terminal-safe', 'term/reply', 'net/http', 'net/http-parser', 'net/v8-flags', 'apilog/recorder', 'apilog/log', 'core/json-file', 'endpoints/guard']),
+  group('request', 2, [
+    'runtime/context',
+    'runtime/config',
+    'core/paths',
+    'term/output',
+    'term/color',
+    'term/terminal-safe',
+    'term/reply',
+    'net/http',
+    'net/http-parser',
+    'net/v8-flags',
+    'apilog/recorder',
+    'apilog/log',
+    'core/json-file',
+    'endpoints/guard',
+  ]),
   // text generation (chat, messages, responses, and the commands that share their flags)
-  group('generation', 1, ['cmdutil/flag-sets', 'core/request-table', 'cmdutil/tool-file', 'cmdutil/image-ref', 'cmdutil/local-tools', 'cmdutil/text-input', 'net/sse', 'term/usage', 'cmdutil/answer-writer', 'store/conversations', 'endpoints/chat', 'commands/chat/request', 'commands/chat/render']),
+  group('generation', 1, [
+    'cmdutil/flag-sets',
+    'core/request-table',
+    'cmdutil/tool-file',
+    'cmdutil/image-ref',
+    'cmdutil/local-tools',
+    'cmdutil/text-input',
+    'net/sse',
+    'term/usage',
+    'cmdutil/answer-writer',
+    'store/conversations',
+    'endpoints/chat',
+    'commands/chat/request',
+    'commands/chat/render',
+  ]),
 ];
 
 /** less to read and hash on every run: no comments, no indentation; names kept for readable stack traces */
@@ -191,7 +257,15 @@ await build({
   // `import('undici')` in net/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
   // (`#name`: a bundled package's own subpath import, e.g. chalk's #ansi-styles)
   external: (id) => id.startsWith('node:') || id === 'undici' || (!/^[./\0#]/.test(id) && !BUNDLED.test(id)),
-  plugins: [noHttp2, lazyAssert, rareUndiciOutside, parserCompiledBeforehand, undiciWithoutHttp, importViaLauncher, lazyChildProcess],
+  plugins: [
+    noHttp2,
+    lazyAssert,
+    rareUndiciOutside,
+    parserCompiledBeforehand,
+    undiciWithoutHttp,
+    importViaLauncher,
+    lazyChildProcess,
+  ],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   logLevel: 'warn',
   output: {
@@ -215,12 +289,17 @@ await build({
 // undici's parser as a file (its package holds it as base64 text in a module), for src/net/http-parser.ts; undici's
 // own copy reads it from beside its chunk (__dirname), so that chunk must be in the same folder
 writeFileSync(join(OUT, LLHTTP_FILE), createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js'));
-const undiciChunk = readdirSync(OUT, { recursive: true }).map(String).find((f) => f.endsWith('.cjs') && readFileSync(join(OUT, f), 'latin1').includes('svc.llhttpModule'));
-if (!undiciChunk || dirname(undiciChunk) !== dirname(LLHTTP_FILE)) throw new Error(`scripts/bundle.mjs: undici's chunk (${undiciChunk}) is not beside ${LLHTTP_FILE}`);
+const undiciChunk = readdirSync(OUT, { recursive: true })
+  .map(String)
+  .find((f) => f.endsWith('.cjs') && readFileSync(join(OUT, f), 'latin1').includes('svc.llhttpModule'));
+if (!undiciChunk || dirname(undiciChunk) !== dirname(LLHTTP_FILE))
+  throw new Error(`scripts/bundle.mjs: undici's chunk (${undiciChunk}) is not beside ${LLHTTP_FILE}`);
 // help pages: `svc <command…> --help` into a pipe or a file, rendered once here (scripts/help-pages.mjs renders them
 // in a child process whose stdout is a pipe, as commander sees it then); bin/svc.cjs prints them without loading the CLI,
 // the text (.txt) into anything else, on a terminal the layout (.json) laid out at its width with help-layout.cjs
-const pages = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'scripts', 'help-pages.mjs')], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+const pages = JSON.parse(
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'help-pages.mjs')], { encoding: 'utf8', maxBuffer: 64 << 20 }),
+);
 for (const [words, { text, layout }] of Object.entries(pages)) {
   const file = join(OUT, 'help', words.split(' ').join('/'));
   mkdirSync(dirname(file), { recursive: true });
@@ -232,14 +311,22 @@ const commanderHelp = join(dirname(createRequire(import.meta.url).resolve('comma
 await build({
   input: { 'help-layout': join(DIST, 'term', 'help-layout.js') },
   platform: 'node',
-  plugins: [{ name: 'svc-commander-help-only', resolveId: (source) => (source === 'commander' ? commanderHelp : null) }],
+  plugins: [
+    { name: 'svc-commander-help-only', resolveId: (source) => (source === 'commander' ? commanderHelp : null) },
+  ],
   logLevel: 'warn',
   output: { dir: OUT, format: 'cjs', ...COMPACT, entryFileNames: '[name].cjs' },
 });
 // the id of this build: bin/svc.cjs keeps V8's code cache in a folder of that name (no stat of each file per run)
 const hash = createHash('sha256');
-for (const file of readdirSync(OUT, { recursive: true }).map(String).filter((f) => f.endsWith('.cjs')).sort()) {
-  hash.update(`${file}\0`).update(readFileSync(join(OUT, file))).update('\0');
+for (const file of readdirSync(OUT, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith('.cjs'))
+  .sort()) {
+  hash
+    .update(`${file}\0`)
+    .update(readFileSync(join(OUT, file)))
+    .update('\0');
 }
 writeFileSync(join(OUT, 'build-id'), `${hash.digest('hex').slice(0, 16)}\n`);
 // bin/svc.cjs runs the bundle only when it is newer than dist/cli.js (a bare `tsc` leaves it stale)

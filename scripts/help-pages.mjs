@@ -37,7 +37,10 @@ Help.prototype.formatHelp = function recordLayout(cmd, helper) {
     atWidth.helpWidth = width;
     const want = formatHelp.call(atWidth, cmd, atWidth);
     const got = formatHelpLayout(layout, width);
-    if (got !== want) throw new Error(`svc ${cmd.name()}: its help laid out from data at ${width} columns is not commander's:\n${got}\n---\n${want}`);
+    if (got !== want)
+      throw new Error(
+        `svc ${cmd.name()}: its help laid out from data at ${width} columns is not commander's:\n${got}\n---\n${want}`,
+      );
   }
   formatted.push({ layout, text });
   return text;
@@ -67,15 +70,25 @@ const walk = async (nodes, prefix) => {
     // the text around commander's part (addHelpText) is the same at every width
     const at = formatted.length === 1 ? page.indexOf(formatted[0].text) : -1;
     if (at < 0) throw new Error(`svc ${path.join(' ')} --help: not one help text of commander's in the page`);
-    const layout = { ...formatted[0].layout, before: page.slice(0, at), after: page.slice(at + formatted[0].text.length) };
-    if (formatHelpLayout(layout, undefined) !== page) throw new Error(`svc ${path.join(' ')} --help: the page laid out from data differs`);
+    const layout = {
+      ...formatted[0].layout,
+      before: page.slice(0, at),
+      after: page.slice(at + formatted[0].text.length),
+    };
+    if (formatHelpLayout(layout, undefined) !== page)
+      throw new Error(`svc ${path.join(' ')} --help: the page laid out from data differs`);
     // the launcher prints the page for -h too: a command that gave -h another meaning must not get one
-    if ((await render('-h')) !== page) throw new Error(`svc ${path.join(' ')}: -h is not --help; help pages (bin/svc.cjs) assume it is`);
+    if ((await render('-h')) !== page)
+      throw new Error(`svc ${path.join(' ')}: -h is not --help; help pages (bin/svc.cjs) assume it is`);
     pages[path.join(' ')] = { text: page, layout };
     if (node.children) await walk(await node.children(), path);
   }
 };
 await walk(rootCommands, []);
 // the launcher prints the page of `svc help <words…>` too: a help topic (`svc help globals`) must not have one
-for (const topic of HELP_TOPICS) if (pages[topic]) throw new Error(`svc ${topic}: a command named as a help topic; bin/svc.cjs would print its page for \`svc help ${topic}\``);
+for (const topic of HELP_TOPICS)
+  if (pages[topic])
+    throw new Error(
+      `svc ${topic}: a command named as a help topic; bin/svc.cjs would print its page for \`svc help ${topic}\``,
+    );
 process.stdout.write(JSON.stringify(pages));

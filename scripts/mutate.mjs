@@ -80,7 +80,11 @@ const MUTANTS = [
     file: 'src/core/validate.ts',
     find: 'if ((rule.integer || rule.int32) && !Number.isInteger(value)) fail(flag, shown, allowed);',
     replace: 'if (rule.int32 && !Number.isInteger(value)) fail(flag, shown, allowed);',
-    tests: ['test/commands/chat/validation.test.ts', 'test/commands/tts/say.test.ts', 'test/commands/files/paging.test.ts'],
+    tests: [
+      'test/commands/chat/validation.test.ts',
+      'test/commands/tts/say.test.ts',
+      'test/commands/files/paging.test.ts',
+    ],
   },
   {
     name: '404 exits 1 (not 5)',
@@ -190,7 +194,11 @@ try {
       }
       const t = await run('npx', ['vitest', 'run', '--reporter=dot', ...m.tests], { ...process.env, FORCE_COLOR: '0' });
       const failed = /(\d+) failed/.exec(t.stdout)?.[1];
-      rows.push({ ...m, result: t.status === 0 ? 'MISSED' : `caught (${failed ?? '?'} failing)`, seconds: Math.round((Date.now() - started) / 1000) });
+      rows.push({
+        ...m,
+        result: t.status === 0 ? 'MISSED' : `caught (${failed ?? '?'} failing)`,
+        seconds: Math.round((Date.now() - started) / 1000),
+      });
     } finally {
       restore();
       restore = () => {};
@@ -206,6 +214,7 @@ const caught = rows.filter((r) => r.result.startsWith('caught')).length;
 const pad = (s, n) => String(s).padEnd(n);
 console.log(`| ${pad('mutant', 32)} | ${pad('file', 24)} | ${pad('result', 22)} | tests run`);
 console.log(`|${'-'.repeat(34)}|${'-'.repeat(26)}|${'-'.repeat(24)}|${'-'.repeat(10)}`);
-for (const r of rows) console.log(`| ${pad(r.name, 32)} | ${pad(r.file, 24)} | ${pad(r.result, 22)} | ${r.tests.join(' ')}`);
+for (const r of rows)
+  console.log(`| ${pad(r.name, 32)} | ${pad(r.file, 24)} | ${pad(r.result, 22)} | ${r.tests.join(' ')}`);
 console.log(`\n${caught} of ${rows.length} planted bugs caught`);
 process.exitCode = caught === rows.length ? 0 : 1;

@@ -13,7 +13,9 @@ import { rootCommands } from './commands/index.js';
 import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
 
-const GLOBAL_WITH_VALUE = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]));
+const GLOBAL_WITH_VALUE = new Set(
+  GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]),
+);
 
 /** Written in by scripts/bundle.mjs. */
 declare const __SVC_VERSION__: string | undefined;
@@ -71,7 +73,6 @@ async function resolvePath(argv: string[]): Promise<{ path: CommandNode[]; level
   }
   return { path, levels };
 }
-
 
 function configure(cmd: Command, streams: Streams): Command {
   cmd.exitOverride();
@@ -216,7 +217,9 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
             // `svc chat get me a recipe` ran `chat get`: say how to send such a prompt
             sub.exitOverride((err) => {
               if (err.code === 'commander.excessArguments') {
-                inv.streams.stderr.write(`(a prompt that starts with "${node.name}" goes after --: svc ${parentNode.name} -- ${node.name} …)\n`);
+                inv.streams.stderr.write(
+                  `(a prompt that starts with "${node.name}" goes after --: svc ${parentNode.name} -- ${node.name} …)\n`,
+                );
               }
               throw err;
             });
@@ -230,7 +233,9 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
             if (word === undefined) sub.outputHelp({ error: true });
             else {
               const names = children.filter((c) => !c.hidden).flatMap((c) => [c.name, ...(c.aliases ?? [])]);
-              inv.streams.stderr.write(`error: unknown command '${word}' for '${name}'${didYouMean(word, names)}\n(\`${name} --help\` lists its commands)\n`);
+              inv.streams.stderr.write(
+                `error: unknown command '${word}' for '${name}'${didYouMean(word, names)}\n(\`${name} --help\` lists its commands)\n`,
+              );
             }
             inv.result = ExitCode.usage;
           });
@@ -310,7 +315,10 @@ export async function main(argv: string[]): Promise<never> {
  * Run one command line with the given streams, environment and process control, and return its exit code. main()
  * hands it the process's; tests hand it in-memory streams (a terminal or not, any width) to run a command in-process.
  */
-export async function runCli(argv: string[], io: { streams: Streams; env: NodeJS.ProcessEnv; control: ProcessControl }): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: { streams: Streams; env: NodeJS.ProcessEnv; control: ProcessControl },
+): Promise<number> {
   const { streams, env, control } = io;
   const inv: Invocation = { streams, env, control, version: version() };
   let exitCode: number = ExitCode.ok;
@@ -326,7 +334,9 @@ export async function runCli(argv: string[], io: { streams: Streams; env: NodeJS
     const word = argv[1]!;
     const names = rootCommands.filter((c) => !c.hidden).flatMap((c) => [c.name, ...(c.aliases ?? [])]);
     if (!rootCommands.some((c) => c.name === word || c.aliases?.includes(word))) {
-      streams.stderr.write(`error: ${word} is not a command or a help topic${didYouMean(word, [...names, ...HELP_TOPICS])}\n(\`svc help\` lists the commands; topics: ${HELP_TOPICS.join(', ')})\n`);
+      streams.stderr.write(
+        `error: ${word} is not a command or a help topic${didYouMean(word, [...names, ...HELP_TOPICS])}\n(\`svc help\` lists the commands; topics: ${HELP_TOPICS.join(', ')})\n`,
+      );
       return ExitCode.usage;
     }
     argv = [...argv.slice(1), '--help'];
@@ -400,7 +410,13 @@ function buildLeaf(
   });
 }
 
-async function handleError(err: unknown, signal: AbortSignal, argv: string[], stderr: Streams['stderr'], env: NodeJS.ProcessEnv): Promise<number> {
+async function handleError(
+  err: unknown,
+  signal: AbortSignal,
+  argv: string[],
+  stderr: Streams['stderr'],
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
     if (err.code === 'commander.help') return ExitCode.usage;

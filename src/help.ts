@@ -6,7 +6,8 @@ import { GLOBAL_FLAGS } from './core/global-flags.js';
 /** `svc help TOPIC` (src/commands/help/topics.ts); any other word after `help` is a command to show help for. */
 export const HELP_TOPICS = ['environment', 'exit-codes', 'globals'];
 
-export const PROGRAM_DESCRIPTION = 'The command line for the svc AI API: text, media, storage, agents and real-time voice.';
+export const PROGRAM_DESCRIPTION =
+  'The command line for the svc AI API: text, media, storage, agents and real-time voice.';
 const PROGRAM_EPILOGUE = `
 Examples:
   $ svc --emulator chat "Write a haiku about terminals"
@@ -42,7 +43,8 @@ export function topLevelHelp(width = 80): string {
     .map((c): [string, string] => [c.aliases?.length ? `${c.name}|${c.aliases.join('|')}` : c.name, c.summary])
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)); // not localeCompare: ICU costs ~6 ms to start
   const pad = Math.max(...[...options, ...commands].map(([term]) => term.length)) + 2;
-  const rows = (list: [string, string][]) => list.map(([term, text]) => `  ${term.padEnd(pad)} ${wrap(text, pad + 3, width)}`).join('\n');
+  const rows = (list: [string, string][]) =>
+    list.map(([term, text]) => `  ${term.padEnd(pad)} ${wrap(text, pad + 3, width)}`).join('\n');
   return `Usage: svc [options] [command]
 
 ${wrap(PROGRAM_DESCRIPTION, 0, width)}

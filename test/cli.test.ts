@@ -19,7 +19,10 @@ afterAll(() => emu.close());
 describe('svc --version', () => {
   it('prints the package version and imports no command module (nor the CLI itself)', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svcProcess(['--version'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['--version'], {
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+      env: { SVC_TRACE_IMPORTS: trace },
+    });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
     const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
@@ -30,7 +33,10 @@ describe('svc --version', () => {
 
   it('svc --help loads no command module', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svcProcess(['--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['--help'], {
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+      env: { SVC_TRACE_IMPORTS: trace },
+    });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/Usage: svc \[options\] \[command\]/);
     const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
@@ -60,7 +66,8 @@ describe('svc models list', () => {
       expect(commands.filter((u) => !/\/dist\/(bundle\/)?commands\/(index\.js|models\/)/.test(u))).toEqual([]);
       expect(loaded.filter((u) => /http2|client-h2/.test(u) && !u.startsWith('deferred:'))).toEqual([]);
       // the request went through undici's HTTP/1.1 client, bundled or from node_modules
-      const undici = mode === 'bundle' ? /\/dist\/bundle\/net\/undici-h1/ : /node_modules\/undici\/lib\/dispatcher\/client-h1\.js$/;
+      const undici =
+        mode === 'bundle' ? /\/dist\/bundle\/net\/undici-h1/ : /node_modules\/undici\/lib\/dispatcher\/client-h1\.js$/;
       expect(loaded.some((u) => undici.test(u))).toBe(true);
       expect(loaded.some((u) => u.includes('/dist/bundle/'))).toBe(mode === 'bundle');
       // the bundle's undici reads node:http's maxHeaderSize and IncomingMessage only when used (scripts/bundle.mjs)
@@ -73,7 +80,11 @@ describe('stderr', () => {
   // making process.stderr costs ~0.7 ms into a pipe (a socket and its handle): main() makes it when it is used
   it('is not made by a run that writes nothing there, and carries what a run writes there', async () => {
     const trace = join(tempDir(), 'stderr.txt');
-    const opts = { emu, nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-stderr.cjs')], env: { SVC_TRACE_STDERR: trace } };
+    const opts = {
+      emu,
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-stderr.cjs')],
+      env: { SVC_TRACE_STDERR: trace },
+    };
     const ok = await svcProcess(['models', 'list'], opts);
     expect([ok.exitCode, ok.stderr]).toEqual([0, '']);
     expect(existsSync(trace)).toBe(false);
@@ -99,7 +110,9 @@ describe("undici's HTTP parser", () => {
       expect(r.stdout).toMatch(/^svc-4\t/m);
       const parserBytes = readFileSync(join(ROOT, 'dist/bundle/net/llhttp_simd.wasm')).length;
       const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-      expect(lines).toEqual(mode === 'bundle' ? [`async ${parserBytes}`, 'instance 0'] : [`sync ${parserBytes}`, 'instance 0']);
+      expect(lines).toEqual(
+        mode === 'bundle' ? [`async ${parserBytes}`, 'instance 0'] : [`sync ${parserBytes}`, 'instance 0'],
+      );
     });
   }
 });
@@ -176,31 +189,54 @@ describe('help pages rendered at build time', () => {
 
     for (const words of [['chat'], ['models'], ['models', 'list'], ['conversations', 'list']]) {
       const trace = join(tempDir(), 'imports.txt');
-      const fast = await svcProcess([...words, '--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+      const fast = await svcProcess([...words, '--help'], {
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace },
+      });
       // commander, from the ES modules of dist/ (SVC_NO_BUNDLE also turns the pages off)
       const rendered = await svcProcess([...words, '--help'], { env: { SVC_NO_BUNDLE: '1' } });
       expect([fast.exitCode, fast.stderr]).toEqual([0, '']);
       expect([rendered.exitCode, rendered.stderr]).toEqual([0, '']);
       expect(fast.stdout).toBe(rendered.stdout);
       expect(fast.stdout).toBe(readFileSync(page(words), 'utf8'));
-      expect(readFileSync(trace, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
+      expect(
+        readFileSync(trace, 'utf8')
+          .split('\n')
+          .filter((u) => u.includes('/dist/') || u.includes('/node_modules/')),
+      ).toEqual([]);
     }
   });
 
-  it('svc help <command…> prints the same page, without the CLI; a help topic is the CLI\'s', async () => {
+  it("svc help <command…> prints the same page, without the CLI; a help topic is the CLI's", async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svcProcess(['help', 'models', 'list'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['help', 'models', 'list'], {
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+      env: { SVC_TRACE_IMPORTS: trace },
+    });
     expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, readFileSync(page(['models', 'list']), 'utf8'), '']);
-    expect(readFileSync(trace, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
+    expect(
+      readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((u) => u.includes('/dist/') || u.includes('/node_modules/')),
+    ).toEqual([]);
     const onTerminal = await svcOnTerminal(['help', 'chat'], { cols: 100 });
-    expect(onTerminal.screen).toBe((await svcOnTerminal(['chat', '--help'], { cols: 100, env: { SVC_NO_BUNDLE: '1' } })).screen);
+    expect(onTerminal.screen).toBe(
+      (await svcOnTerminal(['chat', '--help'], { cols: 100, env: { SVC_NO_BUNDLE: '1' } })).screen,
+    );
     const topic = await svcProcess(['help', 'globals']);
     expect([topic.exitCode, topic.stdout]).toEqual([0, expect.stringContaining('--json')]);
     // the help command's own help is its page too
     const trace2 = join(tempDir(), 'imports.txt');
-    const own = await svcProcess(['help', '--help'], { nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace2 } });
+    const own = await svcProcess(['help', '--help'], {
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+      env: { SVC_TRACE_IMPORTS: trace2 },
+    });
     expect([own.exitCode, own.stdout]).toEqual([0, readFileSync(page(['help']), 'utf8')]);
-    expect(readFileSync(trace2, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
+    expect(
+      readFileSync(trace2, 'utf8')
+        .split('\n')
+        .filter((u) => u.includes('/dist/') || u.includes('/node_modules/')),
+    ).toEqual([]);
   });
 
   it('without a page (an alias, a prompt word) the CLI renders help; -h is --help', async () => {
@@ -214,23 +250,35 @@ describe('help pages rendered at build time', () => {
     expect(word.stdout).toBe(readFileSync(page(['embed']), 'utf8'));
   });
 
-  it('on a terminal, help is laid out at its width from the page\'s layout, as commander renders it, with nothing of the CLI loaded', async () => {
+  it("on a terminal, help is laid out at its width from the page's layout, as commander renders it, with nothing of the CLI loaded", async () => {
     for (const cols of [80, 120]) {
       for (const words of [['chat'], ['models'], ['models', 'list']]) {
         const trace = join(tempDir(), 'imports.txt');
-        const fast = await svcOnTerminal([...words, '--help'], { cols, env: { NODE_OPTIONS: `--require ${join(ROOT, 'test/fixtures/trace-imports.cjs')}`, SVC_TRACE_IMPORTS: trace } });
+        const fast = await svcOnTerminal([...words, '--help'], {
+          cols,
+          env: { NODE_OPTIONS: `--require ${join(ROOT, 'test/fixtures/trace-imports.cjs')}`, SVC_TRACE_IMPORTS: trace },
+        });
         // commander in the CLI, on the same terminal (the ES modules of dist/; SVC_NO_BUNDLE also turns the pages off)
         const rendered = await svcOnTerminal([...words, '--help'], { cols, env: { SVC_NO_BUNDLE: '1' } });
         expect([fast.exitCode, rendered.exitCode]).toEqual([0, 0]);
         expect(fast.screen).toBe(rendered.screen);
         expect(fast.screen).toMatch(new RegExp(`^Usage: svc ${words.join(' ')}`));
-        const loaded = readFileSync(trace, 'utf8').split('\n').filter((u) => u.includes('/dist/') || u.includes('/node_modules/'));
+        const loaded = readFileSync(trace, 'utf8')
+          .split('\n')
+          .filter((u) => u.includes('/dist/') || u.includes('/node_modules/'));
         expect(loaded.map((u) => u.slice(u.indexOf('/dist/')))).toEqual(['/dist/bundle/help-layout.cjs']);
       }
     }
     // wider than 80 columns, descriptions use the width (the page into a pipe is wrapped at 80)
     const wide = await svcOnTerminal(['chat', '--help'], { cols: 120 });
-    expect(Math.max(...wide.screen.split(/\r?\n/).filter((l) => l.startsWith('  -')).map((l) => l.trimEnd().length))).toBeGreaterThan(80);
+    expect(
+      Math.max(
+        ...wide.screen
+          .split(/\r?\n/)
+          .filter((l) => l.startsWith('  -'))
+          .map((l) => l.trimEnd().length),
+      ),
+    ).toBeGreaterThan(80);
   });
 
   it('on a narrow terminal, help is wrapped at its width', async () => {
@@ -242,18 +290,31 @@ describe('help pages rendered at build time', () => {
     // (examples and the pointer to the global options are printed as written, not wrapped)
     const wrapped = (l: string) => !l.startsWith('  $ ') && !l.startsWith('Global options');
     expect(Math.max(...lines.filter(wrapped).map((l) => l.trimEnd().length))).toBeLessThanOrEqual(60);
-    expect(readFileSync(page(['models', 'list']), 'utf8').split('\n').some((l) => wrapped(l) && l.length > 60)).toBe(true);
+    expect(
+      readFileSync(page(['models', 'list']), 'utf8')
+        .split('\n')
+        .some((l) => wrapped(l) && l.length > 60),
+    ).toBe(true);
   });
 });
 
 describe('stdin from the null device', () => {
   it('is empty without a file stream: svc chat takes the prompt from its words, or says there is none (exit 2)', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svcProcess(['chat', '--no-stream', 'hi'], { emu, inputFile: '/dev/null', nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['chat', '--no-stream', 'hi'], {
+      emu,
+      inputFile: '/dev/null',
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+      env: { SVC_TRACE_IMPORTS: trace },
+    });
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toContain('"hi"');
     // what a file stream on a device would have loaded
-    expect(readFileSync(trace, 'utf8').split('\n').filter((u) => /^node:internal\/(fs\/streams|fs\/promises|readline\/)/.test(u))).toEqual([]);
+    expect(
+      readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((u) => /^node:internal\/(fs\/streams|fs\/promises|readline\/)/.test(u)),
+    ).toEqual([]);
     const none = await svcProcess(['chat', '--no-stream'], { emu, inputFile: '/dev/null' });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('no prompt');
@@ -290,7 +351,8 @@ describe('the command tree', () => {
     const r = await svcProcess(['chat', '--help']);
     expect(r.exitCode).toBe(0);
     for (const flag of ['--temperature', '--schema', '--deferred', 'Examples:']) expect(r.stdout).toContain(flag);
-    for (const heading of ['Model:', 'Sampling:', 'Output:', 'Tools:']) expect(r.stdout).toMatch(new RegExp(`^${heading}$`, 'm'));
+    for (const heading of ['Model:', 'Sampling:', 'Output:', 'Tools:'])
+      expect(r.stdout).toMatch(new RegExp(`^${heading}$`, 'm'));
     // the temperature is listed under Sampling, not under Options
     const sampling = r.stdout.slice(r.stdout.indexOf('\nSampling:'));
     expect(sampling.slice(0, sampling.indexOf('\n\n'))).toContain('--temperature');
@@ -312,17 +374,26 @@ describe('the command tree', () => {
   // Colour is decided from behaviour only (what reaches the terminal), so the test holds whatever module decides it.
   it('FORCE_COLOR=1 on a terminal colours the output; NO_COLOR=1 with everything else equal removes every code', async () => {
     const SGR = /\u001b\[[0-9;]*m/;
-    const coloured = await svcOnTerminal(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const coloured = await svcOnTerminal(['models', 'get', 'nope'], {
+      emu,
+      env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
+    });
     const plain = await svcOnTerminal(['models', 'get', 'nope'], { emu, env: { NO_COLOR: '1', FORCE_COLOR: '1' } });
     expect(coloured.exitCode).toBe(5);
     expect(plain.exitCode).toBe(5);
     expect(coloured.screen).toMatch(SGR);
     expect(coloured.screen).toMatch(/error/);
     expect(plain.screen).not.toMatch(SGR);
-    const errorLine = (screen: string) => screen.replace(new RegExp(SGR, 'g'), '').split(/\r?\n/).find((l) => l.startsWith('error: '))!;
+    const errorLine = (screen: string) =>
+      screen
+        .replace(new RegExp(SGR, 'g'), '')
+        .split(/\r?\n/)
+        .find((l) => l.startsWith('error: '))!;
     expect(errorLine(plain.screen)).toMatch(/^error: The model nope does not exist/);
     // the same words, only the codes differ
-    expect(errorLine(coloured.screen).replace(/request id [\w-]+/, '')).toBe(errorLine(plain.screen).replace(/request id [\w-]+/, ''));
+    expect(errorLine(coloured.screen).replace(/request id [\w-]+/, '')).toBe(
+      errorLine(plain.screen).replace(/request id [\w-]+/, ''),
+    );
   });
 
   it('FORCE_COLOR=1 colours even a pipe; without it a pipe is plain', async () => {

@@ -24,8 +24,10 @@ const M = {
   refused: /connection refused|ECONNREFUSED/,
   timeout: /did not answer in time|stalled|sent nothing for \d+(\.\d+)? s/,
   lost: /connection was lost|closed unexpectedly|closed the connection \(code (1006|1011|4\d{3})/,
-  incomplete: /end marker|in the middle of a turn|before (audio\.done|transcript\.done|response\.done|response\.completed)|is incomplete/,
-  protocol: /instead of (an event stream|JSON|MP3 audio)|not valid JSON|event that is not JSON|is not MP3 audio|empty reply|has no `\w+` (field|list)|is not a JSON object/,
+  incomplete:
+    /end marker|in the middle of a turn|before (audio\.done|transcript\.done|response\.done|response\.completed)|is incomplete/,
+  protocol:
+    /instead of (an event stream|JSON|MP3 audio)|not valid JSON|event that is not JSON|is not MP3 audio|empty reply|has no `\w+` (field|list)|is not a JSON object/,
   rate: /HTTP 429/,
   server: /HTTP 50\d/,
   write: /disk full or file too large \(EFBIG\)/,
@@ -55,28 +57,101 @@ interface Family {
 
 const wav = join(tempDir('svc-matrix-in-'), 'in.wav');
 const FAMILIES: Record<string, Family> = {
-  'chat streamed': { name: 'chat streamed', route: 'POST /v1/chat/completions', args: () => ['chat', 'hello'], ok: new RegExp(`^${TEXT}\\n$`) },
-  'chat --no-stream': { name: 'chat --no-stream', route: 'POST /v1/chat/completions', args: () => ['chat', '--no-stream', 'hello'], ok: new RegExp(`^${TEXT}\\n$`) },
-  responses: { name: 'responses create', route: 'POST /v1/responses', args: () => ['responses', 'create', 'hello'], ok: new RegExp(`^${TEXT}\\n$`) },
-  messages: { name: 'messages --stream', route: 'POST /v1/messages', args: () => ['messages', '--stream', 'hello'], ok: new RegExp(`^${TEXT}\\n$`) },
+  'chat streamed': {
+    name: 'chat streamed',
+    route: 'POST /v1/chat/completions',
+    args: () => ['chat', 'hello'],
+    ok: new RegExp(`^${TEXT}\\n$`),
+  },
+  'chat --no-stream': {
+    name: 'chat --no-stream',
+    route: 'POST /v1/chat/completions',
+    args: () => ['chat', '--no-stream', 'hello'],
+    ok: new RegExp(`^${TEXT}\\n$`),
+  },
+  responses: {
+    name: 'responses create',
+    route: 'POST /v1/responses',
+    args: () => ['responses', 'create', 'hello'],
+    ok: new RegExp(`^${TEXT}\\n$`),
+  },
+  messages: {
+    name: 'messages --stream',
+    route: 'POST /v1/messages',
+    args: () => ['messages', '--stream', 'hello'],
+    ok: new RegExp(`^${TEXT}\\n$`),
+  },
   models: { name: 'models list', route: 'GET /v1/models', args: () => ['models', 'list'], ok: /svc-4/ },
-  upload: { name: 'files upload', route: 'POST /v1/files', args: (dir) => ['files', 'upload', join(dir, 'up.txt')], ok: /file_1/ },
-  download: { name: 'files download', route: 'GET /v1/files/{id}/content', out: 'got.bin', args: (_d, out) => ['files', 'download', 'file_1', '-o', out, '--force'], ok: /got\.bin/ },
-  'tts rest': { name: 'tts say --rest', route: 'POST /v1/tts', out: 'say.mp3', args: (_d, out) => ['tts', 'say', 'hello', '--rest', '-o', out], ok: /^$/ },
-  'tts ws': { name: 'tts say (WebSocket)', route: 'WS /v1/tts', out: 'say.pcm', args: (_d, out) => ['tts', 'say', 'hello', '-o', out], ok: /^$/ },
+  upload: {
+    name: 'files upload',
+    route: 'POST /v1/files',
+    args: (dir) => ['files', 'upload', join(dir, 'up.txt')],
+    ok: /file_1/,
+  },
+  download: {
+    name: 'files download',
+    route: 'GET /v1/files/{id}/content',
+    out: 'got.bin',
+    args: (_d, out) => ['files', 'download', 'file_1', '-o', out, '--force'],
+    ok: /got\.bin/,
+  },
+  'tts rest': {
+    name: 'tts say --rest',
+    route: 'POST /v1/tts',
+    out: 'say.mp3',
+    args: (_d, out) => ['tts', 'say', 'hello', '--rest', '-o', out],
+    ok: /^$/,
+  },
+  'tts ws': {
+    name: 'tts say (WebSocket)',
+    route: 'WS /v1/tts',
+    out: 'say.pcm',
+    args: (_d, out) => ['tts', 'say', 'hello', '-o', out],
+    ok: /^$/,
+  },
   // text from stdin, sent as it arrives: the same socket as tts say's, driven by another loop
-  'tts stream': { name: 'tts stream', route: 'WS /v1/tts', out: 'stream.pcm', stdin: 'hello\n', args: (_d, out) => ['tts', 'stream', '-o', out], ok: /^$/ },
-  'stt rest': { name: 'stt transcribe', route: 'POST /v1/stt', args: () => ['stt', 'transcribe', wav], ok: new RegExp(TEXT) },
-  'stt ws': { name: 'stt listen', route: 'WS /v1/stt', args: () => ['stt', 'listen', '--input', wav, '--no-realtime'], ok: /Hello/ },
-  realtime: { name: 'realtime talk', route: 'WS /v1/realtime', out: 'talk.wav', args: (_d, out) => ['realtime', 'talk', '--input', wav, '--output', out], ok: new RegExp(TEXT) },
-  calls: { name: 'calls join', route: 'WS /v1/realtime', args: () => ['calls', 'join', 'rtc_hostile1'], ok: new RegExp(TEXT) },
+  'tts stream': {
+    name: 'tts stream',
+    route: 'WS /v1/tts',
+    out: 'stream.pcm',
+    stdin: 'hello\n',
+    args: (_d, out) => ['tts', 'stream', '-o', out],
+    ok: /^$/,
+  },
+  'stt rest': {
+    name: 'stt transcribe',
+    route: 'POST /v1/stt',
+    args: () => ['stt', 'transcribe', wav],
+    ok: new RegExp(TEXT),
+  },
+  'stt ws': {
+    name: 'stt listen',
+    route: 'WS /v1/stt',
+    args: () => ['stt', 'listen', '--input', wav, '--no-realtime'],
+    ok: /Hello/,
+  },
+  realtime: {
+    name: 'realtime talk',
+    route: 'WS /v1/realtime',
+    out: 'talk.wav',
+    args: (_d, out) => ['realtime', 'talk', '--input', wav, '--output', out],
+    ok: new RegExp(TEXT),
+  },
+  calls: {
+    name: 'calls join',
+    route: 'WS /v1/realtime',
+    args: () => ['calls', 'join', 'rtc_hostile1'],
+    ok: new RegExp(TEXT),
+  },
   // one case, one audio turn: the session is the same socket as realtime talk's, read by the test runner
   'agents test': {
     name: 'agents test',
     route: 'WS /v1/realtime',
     inputs: {
       'agent.json': JSON.stringify({ name: 'desk', instructions: 'answer' }),
-      'suite.json': JSON.stringify({ cases: [{ name: 'greets', turns: [{ audio: wav, expect: { reply_contains: 'Hello' } }] }] }),
+      'suite.json': JSON.stringify({
+        cases: [{ name: 'greets', turns: [{ audio: wav, expect: { reply_contains: 'Hello' } }] }],
+      }),
     },
     args: (dir) => ['agents', 'test', '--agent-file', join(dir, 'agent.json'), join(dir, 'suite.json')],
     ok: /^ok +greets/,
@@ -115,10 +190,37 @@ for (const family of ['chat --no-stream', 'models', 'upload', 'stt rest'] as con
   add({ family, fault: 'empty 200', plan: ['empty'], exit: 1, stderr: M.protocol, stdout: /^$/ });
   add({ family, fault: 'malformed JSON', plan: ['malformed'], exit: 1, stderr: M.protocol, stdout: /^$/ });
   add({ family, fault: 'wrong content type', plan: ['wrong-type'], exit: 1, stderr: M.protocol, stdout: /^$/ });
-  add({ family, fault: '429 then ok (retried)', plan: [{ status: 429, retryAfter: '0' }], retries: 2, exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
-  add({ family, fault: '429 every time', plan: [{ status: 429, retryAfter: '0' }, { status: 429, retryAfter: '0' }], retries: 1, exit: 6, stderr: M.rate, stdout: /^$/ });
+  add({
+    family,
+    fault: '429 then ok (retried)',
+    plan: [{ status: 429, retryAfter: '0' }],
+    retries: 2,
+    exit: 0,
+    stderr: /^(?!.*error)/s,
+    stdout: FAMILIES[family].ok,
+  });
+  add({
+    family,
+    fault: '429 every time',
+    plan: [
+      { status: 429, retryAfter: '0' },
+      { status: 429, retryAfter: '0' },
+    ],
+    retries: 1,
+    exit: 6,
+    stderr: M.rate,
+    stdout: /^$/,
+  });
   const get = family === 'models';
-  add({ family, fault: get ? '503 then ok (GET retried)' : '500 (POST not retried)', plan: [{ status: get ? 503 : 500 }], retries: 2, exit: get ? 0 : 7, stderr: get ? /^(?!.*error)/s : M.server, stdout: get ? FAMILIES[family].ok : /^$/ });
+  add({
+    family,
+    fault: get ? '503 then ok (GET retried)' : '500 (POST not retried)',
+    plan: [{ status: get ? 503 : 500 }],
+    retries: 2,
+    exit: get ? 0 : 7,
+    stderr: get ? /^(?!.*error)/s : M.server,
+    stdout: get ? FAMILIES[family].ok : /^$/,
+  });
 }
 
 // streamed families (server-sent events)
@@ -128,14 +230,66 @@ for (const family of ['chat streamed', 'responses', 'messages'] as const) {
   add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
   add({ family, fault: 'stall mid-stream', plan: ['stall'], exit: 1, stderr: M.timeout, stdout: /^Hello/ });
   add({ family, fault: 'reset mid-stream', plan: ['reset'], exit: 1, stderr: M.lost, stdout: /^Hello/ });
-  add({ family, fault: 'clean end without end marker', plan: ['no-end'], exit: 1, stderr: M.incomplete, stdout: /^Hello from the hostile/ });
-  add({ family, fault: 'HTML 200 (not an event stream)', plan: ['html'], exit: 1, stderr: /text\/html instead of an event stream/, stdout: /^$/ });
+  add({
+    family,
+    fault: 'clean end without end marker',
+    plan: ['no-end'],
+    exit: 1,
+    stderr: M.incomplete,
+    stdout: /^Hello from the hostile/,
+  });
+  add({
+    family,
+    fault: 'HTML 200 (not an event stream)',
+    plan: ['html'],
+    exit: 1,
+    stderr: /text\/html instead of an event stream/,
+    stdout: /^$/,
+  });
   add({ family, fault: 'empty 200', plan: ['empty'], exit: 1, stderr: M.incomplete, stdout: /^$/ });
-  add({ family, fault: 'non-JSON event', plan: ['malformed'], exit: 1, stderr: /event that is not JSON/, stdout: /^(Hello)?\n?$/ });
-  add({ family, fault: 'JSON 200 (wrong content type)', plan: ['wrong-type'], exit: 1, stderr: /application\/json instead of an event stream/, stdout: /^$/ });
-  add({ family, fault: '429 then ok (retried)', plan: [{ status: 429, retryAfter: '0' }], retries: 2, exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
-  add({ family, fault: '500 (POST not retried)', plan: [{ status: 500 }], retries: 2, exit: 7, stderr: M.server, stdout: /^$/ });
-  add({ family, fault: 'SIGINT mid-stream', plan: ['stall'], signal: 'SIGINT', exit: 130, stderr: M.interrupted, stdout: /^Hello/ });
+  add({
+    family,
+    fault: 'non-JSON event',
+    plan: ['malformed'],
+    exit: 1,
+    stderr: /event that is not JSON/,
+    stdout: /^(Hello)?\n?$/,
+  });
+  add({
+    family,
+    fault: 'JSON 200 (wrong content type)',
+    plan: ['wrong-type'],
+    exit: 1,
+    stderr: /application\/json instead of an event stream/,
+    stdout: /^$/,
+  });
+  add({
+    family,
+    fault: '429 then ok (retried)',
+    plan: [{ status: 429, retryAfter: '0' }],
+    retries: 2,
+    exit: 0,
+    stderr: /^(?!.*error)/s,
+    stdout: FAMILIES[family].ok,
+  });
+  add({
+    family,
+    fault: '500 (POST not retried)',
+    plan: [{ status: 500 }],
+    retries: 2,
+    exit: 7,
+    stderr: M.server,
+    stdout: /^$/,
+  });
+  add({
+    family,
+    fault: 'SIGINT mid-stream',
+    plan: ['stall'],
+    signal: 'SIGINT',
+    exit: 130,
+    stderr: M.interrupted,
+    stdout: /^Hello/,
+  });
 }
 
 // binary replies written to a file
@@ -146,11 +300,35 @@ for (const family of ['download', 'tts rest'] as const) {
   add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout });
   add({ family, fault: 'stall mid-body', plan: ['stall'], exit: 1, stderr: M.timeout });
   add({ family, fault: 'reset mid-body', plan: ['reset'], exit: 1, stderr: M.lost });
-  add({ family, fault: post ? '500 (POST not retried)' : '503 then ok (GET retried)', plan: [{ status: post ? 500 : 503 }], retries: 2, exit: post ? 7 : 0, stderr: post ? M.server : /^(?!.*error)/s });
-  add({ family, fault: '429 every time', plan: [{ status: 429, retryAfter: '0' }, { status: 429, retryAfter: '0' }], retries: 1, exit: 6, stderr: M.rate });
+  add({
+    family,
+    fault: post ? '500 (POST not retried)' : '503 then ok (GET retried)',
+    plan: [{ status: post ? 500 : 503 }],
+    retries: 2,
+    exit: post ? 7 : 0,
+    stderr: post ? M.server : /^(?!.*error)/s,
+  });
+  add({
+    family,
+    fault: '429 every time',
+    plan: [
+      { status: 429, retryAfter: '0' },
+      { status: 429, retryAfter: '0' },
+    ],
+    retries: 1,
+    exit: 6,
+    stderr: M.rate,
+  });
   add({ family, fault: 'write failure (ulimit -f)', ulimit: 8, exit: 1, stderr: M.write });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    add({ family, fault: `${signal} mid-transfer`, plan: ['stall'], signal, exit: signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 129, stderr: /^(?!.*error)/s });
+    add({
+      family,
+      fault: `${signal} mid-transfer`,
+      plan: ['stall'],
+      signal,
+      exit: signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 129,
+      stderr: /^(?!.*error)/s,
+    });
   }
   if (post) {
     add({ family, fault: 'HTML 200', plan: ['html'], exit: 1, stderr: /text\/html instead of MP3 audio/ });
@@ -180,7 +358,14 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^FAIL greets/ });
   add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^FAIL greets/ });
   add({ family, fault: 'stall mid-session', plan: ['stall'], exit: 1, stderr: M.timeout, stdout: /^FAIL greets/ });
-  add({ family, fault: 'close 1000 before the end marker', plan: [{ close: 1000 }], exit: 1, stderr: M.incomplete, stdout: /^FAIL greets/ });
+  add({
+    family,
+    fault: 'close 1000 before the end marker',
+    plan: [{ close: 1000 }],
+    exit: 1,
+    stderr: M.incomplete,
+    stdout: /^FAIL greets/,
+  });
   add({ family, fault: 'close 1006 (dropped)', plan: ['drop'], exit: 1, stderr: /code 1006/, stdout: /^FAIL greets/ });
   add({ family, fault: 'close 1011', plan: [{ close: 1011 }], exit: 1, stderr: /code 1011/, stdout: /^FAIL greets/ });
   add({ family, fault: 'close 4001', plan: [{ close: 4001 }], exit: 1, stderr: /code 4001/, stdout: /^FAIL greets/ });
@@ -190,9 +375,24 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
 // svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is
 // the run's error (naming the file), a call log that cannot be written only a warning (the run's outcome stands)
 for (const family of ['chat --no-stream', 'chat streamed'] as const) {
-  add({ family, fault: 'conversation not written (ulimit -f 0)', ulimit: 0, exit: 1, stderr: /cannot write .*conv_\w+\.json: disk full or file too large \(EFBIG\)/, stdout: FAMILIES[family].ok });
+  add({
+    family,
+    fault: 'conversation not written (ulimit -f 0)',
+    ulimit: 0,
+    exit: 1,
+    stderr: /cannot write .*conv_\w+\.json: disk full or file too large \(EFBIG\)/,
+    stdout: FAMILIES[family].ok,
+  });
 }
-add({ family: 'models', fault: 'call log not written (ulimit -f 0)', ulimit: 0, exit: 0, stderr: /warning: this run is not in the call log: cannot write .*calls-[\d-]+\.jsonl: disk full or file too large \(EFBIG\)/, stdout: FAMILIES.models.ok });
+add({
+  family: 'models',
+  fault: 'call log not written (ulimit -f 0)',
+  ulimit: 0,
+  exit: 0,
+  stderr:
+    /warning: this run is not in the call log: cannot write .*calls-[\d-]+\.jsonl: disk full or file too large \(EFBIG\)/,
+  stdout: FAMILIES.models.ok,
+});
 
 /** docs/fault-matrix.md: the table of the rows, one line per row (written with SVC_UPDATE_DOCS=1). */
 function matrixDoc(): string {
@@ -200,8 +400,23 @@ function matrixDoc(): string {
   const lines = rows.map((r) => {
     const out = FAMILIES[r.family]!.out;
     const file = out ? (r.exit === 0 ? 'replaced' : 'untouched') : '-';
-    const stdout = !r.stdout ? '-' : r.stdout.source === '^$' ? 'empty' : r.stdout === FAMILIES[r.family]!.ok ? 'the answer' : r.stdout.source.startsWith('^Hello') ? 'what arrived' : r.stdout.source.startsWith('^FAIL') ? 'the failed case' : 'first event only';
-    const err = r.stderr.source === '^(?!.*error)' ? 'no error' : FAMILIES[r.family]!.reportsFailuresOnStdout && r.exit === 1 ? `${cls(r.stderr)} (in the case's line on stdout)` : cls(r.stderr);
+    const stdout = !r.stdout
+      ? '-'
+      : r.stdout.source === '^$'
+        ? 'empty'
+        : r.stdout === FAMILIES[r.family]!.ok
+          ? 'the answer'
+          : r.stdout.source.startsWith('^Hello')
+            ? 'what arrived'
+            : r.stdout.source.startsWith('^FAIL')
+              ? 'the failed case'
+              : 'first event only';
+    const err =
+      r.stderr.source === '^(?!.*error)'
+        ? 'no error'
+        : FAMILIES[r.family]!.reportsFailuresOnStdout && r.exit === 1
+          ? `${cls(r.stderr)} (in the case's line on stdout)`
+          : cls(r.stderr);
     return `| ${FAMILIES[r.family]!.name} | ${r.fault} | ${r.exit} | ${stdout} | ${err} | ${file} | none |`;
   });
   return [
@@ -211,7 +426,7 @@ function matrixDoc(): string {
     'this page and the rows differ. Each row runs the built CLI against `test/helpers/hostile-server.ts` (HTTP, SSE and',
     'WebSocket on loopback, the fault chosen per request) with `--timeout 2` and asserts the exit code, stdout, the class of',
     'the stderr message, the output file (an existing one is untouched on failure) and that no temp file is left beside it',
-    'or in svc\'s data folder (conversations, the call log).',
+    "or in svc's data folder (conversations, the call log).",
     '',
     'Message classes: refused (connection refused), timeout (no byte within --timeout: "did not answer in time", "stalled",',
     '"sent nothing for N s"), lost (connection lost or closed 1006/1011/4xxx), incomplete (the end marker never came), protocol',
@@ -243,61 +458,77 @@ describe('fault matrix', () => {
     process.stdout.write(`fault matrix: ${rows.length} rows, ${results.filter(Boolean).length} passed\n`);
   });
 
-  it.concurrent.each(rows.map((r) => [`${FAMILIES[r.family]!.name} × ${r.fault}`, r] as const))('%s', async (_name, row) => {
-    const fam = FAMILIES[row.family]!;
-    const server = await HostileServer.start();
-    try {
-      const base = row.refused ? await closedPort() : server.url;
-      if (row.plan) server.plan(fam.route, ...row.plan);
-      const dir = tempDir('svc-matrix-');
-      writeFileSync(join(dir, 'up.txt'), 'hello');
-      for (const [name, text] of Object.entries(fam.inputs ?? {})) writeFileSync(join(dir, name), text);
-      const out = fam.out ? join(dir, fam.out) : '';
-      if (out) writeFileSync(out, OLD);
-      const args = ['--timeout', '2', '--max-retries', String(row.retries ?? 0), ...fam.args(dir, out)];
-      const data = join(dir, 'data');
-      const opts = { env: { SVC_BASE_URL: base, SVC_API_KEY: KEY, SVC_DATA_DIR: data }, cwd: dir, timeout: 60_000, input: fam.stdin };
-      let r: { exitCode: number; stdout: string; stderr: string };
-      if (row.ulimit !== undefined) {
-        // the reply is larger than 8 blocks of 512 bytes: the write fails with EFBIG
-        r = await svcShell(`ulimit -f ${row.ulimit}; svc "$@"`, { ...opts, args });
-        // (svcShell, like execa, drops the final newline of stdout)
-        if (r.stdout) r.stdout += '\n';
-      } else if (row.signal) {
-        const child = spawnSvc(args, opts);
-        await server.whenHeld();
-        // the transfer has begun (the server holds it mid-way): now the signal
-        await new Promise((res) => setTimeout(res, 300));
-        child.kill(row.signal);
-        const c = await child;
-        r = { exitCode: c.exitCode ?? -1, stdout: String(c.stdout ?? ''), stderr: String(c.stderr ?? '') };
-      } else {
-        r = await svcProcess(args, opts);
+  it.concurrent.each(rows.map((r) => [`${FAMILIES[r.family]!.name} × ${r.fault}`, r] as const))(
+    '%s',
+    async (_name, row) => {
+      const fam = FAMILIES[row.family]!;
+      const server = await HostileServer.start();
+      try {
+        const base = row.refused ? await closedPort() : server.url;
+        if (row.plan) server.plan(fam.route, ...row.plan);
+        const dir = tempDir('svc-matrix-');
+        writeFileSync(join(dir, 'up.txt'), 'hello');
+        for (const [name, text] of Object.entries(fam.inputs ?? {})) writeFileSync(join(dir, name), text);
+        const out = fam.out ? join(dir, fam.out) : '';
+        if (out) writeFileSync(out, OLD);
+        const args = ['--timeout', '2', '--max-retries', String(row.retries ?? 0), ...fam.args(dir, out)];
+        const data = join(dir, 'data');
+        const opts = {
+          env: { SVC_BASE_URL: base, SVC_API_KEY: KEY, SVC_DATA_DIR: data },
+          cwd: dir,
+          timeout: 60_000,
+          input: fam.stdin,
+        };
+        let r: { exitCode: number; stdout: string; stderr: string };
+        if (row.ulimit !== undefined) {
+          // the reply is larger than 8 blocks of 512 bytes: the write fails with EFBIG
+          r = await svcShell(`ulimit -f ${row.ulimit}; svc "$@"`, { ...opts, args });
+          // (svcShell, like execa, drops the final newline of stdout)
+          if (r.stdout) r.stdout += '\n';
+        } else if (row.signal) {
+          const child = spawnSvc(args, opts);
+          await server.whenHeld();
+          // the transfer has begun (the server holds it mid-way): now the signal
+          await new Promise((res) => setTimeout(res, 300));
+          child.kill(row.signal);
+          const c = await child;
+          r = { exitCode: c.exitCode ?? -1, stdout: String(c.stdout ?? ''), stderr: String(c.stderr ?? '') };
+        } else {
+          r = await svcProcess(args, opts);
+        }
+        const why = `exit ${r.exitCode}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+        expect(r.exitCode, why).toBe(row.exit);
+        // a test runner reports the fault in the failing case's line; its stderr has the summary
+        expect(fam.reportsFailuresOnStdout && row.exit === 1 ? r.stdout : r.stderr, why).toMatch(row.stderr);
+        if (fam.reportsFailuresOnStdout && row.exit === 1) expect(r.stderr, why).toMatch(/0 passed, 1 failed/);
+        if (row.stdout) expect(r.stdout, why).toMatch(row.stdout);
+        if (row.fault.startsWith('silent') && (row.family === 'realtime' || row.family === 'calls'))
+          expect(r.stderr, why).not.toMatch(/connected/);
+        if (out) {
+          const now = readFileSync(out);
+          if (row.exit === 0) {
+            expect(now.toString(), why).not.toBe(OLD);
+            if (row.family === 'download') expect(now.equals(FILE_BYTES)).toBe(true);
+          } else expect(now.toString(), why).toBe(OLD);
+        }
+        // no temp file (".name.pid.rand.part" or any other) beside the target
+        const left = readdirSync(dir).filter(
+          (f) =>
+            f !== 'up.txt' && f !== 'data' && f !== fam.out && !(f in (fam.inputs ?? {})) && !fam.writes?.includes(f),
+        );
+        expect(left, why).toEqual([]);
+        // nor in svc's own files (conversations, the call log)
+        const ownTemp = existsSync(data)
+          ? readdirSync(data, { recursive: true })
+              .map(String)
+              .filter((f) => /\.(tmp|part)$/.test(f))
+          : [];
+        expect(ownTemp, why).toEqual([]);
+        if (out) expect(existsSync(out)).toBe(true);
+        results.push(true);
+      } finally {
+        await server.close();
       }
-      const why = `exit ${r.exitCode}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
-      expect(r.exitCode, why).toBe(row.exit);
-      // a test runner reports the fault in the failing case's line; its stderr has the summary
-      expect(fam.reportsFailuresOnStdout && row.exit === 1 ? r.stdout : r.stderr, why).toMatch(row.stderr);
-      if (fam.reportsFailuresOnStdout && row.exit === 1) expect(r.stderr, why).toMatch(/0 passed, 1 failed/);
-      if (row.stdout) expect(r.stdout, why).toMatch(row.stdout);
-      if (row.fault.startsWith('silent') && (row.family === 'realtime' || row.family === 'calls')) expect(r.stderr, why).not.toMatch(/connected/);
-      if (out) {
-        const now = readFileSync(out);
-        if (row.exit === 0) {
-          expect(now.toString(), why).not.toBe(OLD);
-          if (row.family === 'download') expect(now.equals(FILE_BYTES)).toBe(true);
-        } else expect(now.toString(), why).toBe(OLD);
-      }
-      // no temp file (".name.pid.rand.part" or any other) beside the target
-      const left = readdirSync(dir).filter((f) => f !== 'up.txt' && f !== 'data' && f !== fam.out && !(f in (fam.inputs ?? {})) && !fam.writes?.includes(f));
-      expect(left, why).toEqual([]);
-      // nor in svc's own files (conversations, the call log)
-      const ownTemp = existsSync(data) ? readdirSync(data, { recursive: true }).map(String).filter((f) => /\.(tmp|part)$/.test(f)) : [];
-      expect(ownTemp, why).toEqual([]);
-      if (out) expect(existsSync(out)).toBe(true);
-      results.push(true);
-    } finally {
-      await server.close();
-    }
-  });
+    },
+  );
 });

@@ -27,27 +27,41 @@ describe('--timeout bounds the wait of every WebSocket command on a silent serve
     ['realtime talk', '/v1/realtime', ['realtime', 'talk', '--input', wav, '--output', 'out.wav']],
     ['calls join', '/v1/realtime', ['calls', 'join', 'rtc_silent1']],
   ];
-  it.concurrent.each(commands)('%s: the handshake succeeds, then nothing → exit 1 after --timeout', async (_name, route, args, input) => {
-    const server = await HostileServer.start();
-    try {
-      server.plan(`WS ${route}`, 'silent');
-      const dir = tempDir('svc-silent-');
-      const r = await svcProcess(['--timeout', '1', ...args], { env: { SVC_BASE_URL: server.url, SVC_API_KEY: KEY }, cwd: dir, input, timeout: 60_000 });
-      expect(r.exitCode, r.stderr).toBe(1);
-      expect(r.stderr).toMatch(/the server sent nothing for 1 s \(--timeout 1\)/);
-      // the WebSocket was open (the wait was after the handshake), and nobody claimed to be connected
-      expect(server.hits.map((h) => h.route)).toEqual([`WS ${route}`]);
-      expect(r.stderr).not.toMatch(/connected/);
-    } finally {
-      await server.close();
-    }
-  });
+  it.concurrent.each(commands)(
+    '%s: the handshake succeeds, then nothing → exit 1 after --timeout',
+    async (_name, route, args, input) => {
+      const server = await HostileServer.start();
+      try {
+        server.plan(`WS ${route}`, 'silent');
+        const dir = tempDir('svc-silent-');
+        const r = await svcProcess(['--timeout', '1', ...args], {
+          env: { SVC_BASE_URL: server.url, SVC_API_KEY: KEY },
+          cwd: dir,
+          input,
+          timeout: 60_000,
+        });
+        expect(r.exitCode, r.stderr).toBe(1);
+        expect(r.stderr).toMatch(/the server sent nothing for 1 s \(--timeout 1\)/);
+        // the WebSocket was open (the wait was after the handshake), and nobody claimed to be connected
+        expect(server.hits.map((h) => h.route)).toEqual([`WS ${route}`]);
+        expect(r.stderr).not.toMatch(/connected/);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });
 
 describe('server text on a terminal', () => {
   const ESC = '\u001b';
   // title change, clear screen, an OSC 8 link, a C1 CSI
-  const HOSTILE = [`Hi${ESC}]0;pwned${ESC}\\`, `${ESC}[2J${ESC}[H`, `${ESC}]8;;http://evil${ESC}\\link`, '\u009b31m', ' end'];
+  const HOSTILE = [
+    `Hi${ESC}]0;pwned${ESC}\\`,
+    `${ESC}[2J${ESC}[H`,
+    `${ESC}]8;;http://evil${ESC}\\link`,
+    '\u009b31m',
+    ' end',
+  ];
   const raw = /\u001b\]|\u001b\[2J|\u009b/;
   let server: HostileServer;
   beforeAll(async () => {
@@ -59,11 +73,31 @@ describe('server text on a terminal', () => {
   const env = () => ({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY });
 
   const cases: [string, string[], () => void, RegExp][] = [
-    ['chat output (streamed)', ['chat', 'hi'], () => {}, /Hi␛]0;pwned␛\\␛\[2J␛\[H␛]8;;http:\/\/evil␛\\link\ufffd31m end/],
-    ['an error message', ['chat', 'hi'], () => server.plan('POST /v1/chat/completions', { status: 400 }), /error: denied␛]0;owned␛\\␛\[2J/],
+    [
+      'chat output (streamed)',
+      ['chat', 'hi'],
+      () => {},
+      /Hi␛]0;pwned␛\\␛\[2J␛\[H␛]8;;http:\/\/evil␛\\link\ufffd31m end/,
+    ],
+    [
+      'an error message',
+      ['chat', 'hi'],
+      () => server.plan('POST /v1/chat/completions', { status: 400 }),
+      /error: denied␛]0;owned␛\\␛\[2J/,
+    ],
     ['table cells', ['models', 'list'], () => {}, /Hi␛]0;pwned␛\\␛\[2J␛\[H/],
-    ['a transcript (stt listen)', ['stt', 'listen', '--input', wav, '--no-realtime'], () => {}, /␛\[2J␛\[H␛]8;;http:\/\/evil␛\\link/],
-    ['a transcript (realtime talk)', ['realtime', 'talk', '--input', wav, '--output', join(tempDir('svc-tty-'), 'o.wav')], () => {}, /assistant: Hi␛]0;pwned/],
+    [
+      'a transcript (stt listen)',
+      ['stt', 'listen', '--input', wav, '--no-realtime'],
+      () => {},
+      /␛\[2J␛\[H␛]8;;http:\/\/evil␛\\link/,
+    ],
+    [
+      'a transcript (realtime talk)',
+      ['realtime', 'talk', '--input', wav, '--output', join(tempDir('svc-tty-'), 'o.wav')],
+      () => {},
+      /assistant: Hi␛]0;pwned/,
+    ],
   ];
   for (const [what, args, plan, shown] of cases) {
     it(`${what}: neutralised on a pseudo-terminal, byte-exact in a pipe`, async () => {
@@ -83,7 +117,11 @@ describe('server text on a terminal', () => {
   }
 
   it('--json stays parseable and exact on a terminal: C1 escaped, the value unchanged', async () => {
-    const tty = await svcOnTerminal(['chat', '--no-stream', '--json', 'hi'], { env: env(), cols: 400, timeout: 60_000 });
+    const tty = await svcOnTerminal(['chat', '--no-stream', '--json', 'hi'], {
+      env: env(),
+      cols: 400,
+      timeout: 60_000,
+    });
     expect(tty.screen).not.toMatch(raw);
     expect(tty.screen).toContain('\\u009b31m');
     const pipe = await svcProcess(['chat', '--no-stream', '--json', 'hi'], { env: env() });
@@ -137,12 +175,18 @@ describe('exit codes and checks before sending', () => {
   });
 
   it('a plain http:// base URL off loopback is refused unless SVC_ALLOW_INSECURE_HTTP=1', async () => {
-    const r = await svcProcess(['models', 'list'], { env: { SVC_BASE_URL: 'http://api.example.invalid', SVC_API_KEY: KEY } });
+    const r = await svcProcess(['models', 'list'], {
+      env: { SVC_BASE_URL: 'http://api.example.invalid', SVC_API_KEY: KEY },
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/plain http:\/\/ would send the API key in clear to api\.example\.invalid/);
-    const ws = await svcProcess(['tts', 'say', 'hi', '-o', join(tempDir(), 'x.pcm')], { env: { SVC_BASE_URL: 'http://10.0.0.1:9', SVC_API_KEY: KEY } });
+    const ws = await svcProcess(['tts', 'say', 'hi', '-o', join(tempDir(), 'x.pcm')], {
+      env: { SVC_BASE_URL: 'http://10.0.0.1:9', SVC_API_KEY: KEY },
+    });
     expect(ws.exitCode).toBe(2);
-    const allowed = await svcProcess(['--max-retries', '0', 'models', 'list'], { env: { SVC_BASE_URL: 'http://api.example.invalid', SVC_API_KEY: KEY, SVC_ALLOW_INSECURE_HTTP: '1' } });
+    const allowed = await svcProcess(['--max-retries', '0', 'models', 'list'], {
+      env: { SVC_BASE_URL: 'http://api.example.invalid', SVC_API_KEY: KEY, SVC_ALLOW_INSECURE_HTTP: '1' },
+    });
     expect(allowed.exitCode).toBe(1);
     expect(allowed.stderr).toMatch(/cannot resolve api\.example\.invalid/);
   });

@@ -21,7 +21,9 @@ for (const name of GUARDED) {
     function (this: unknown, ...args: unknown[]) {
       const commandLine = [args[0], ...(Array.isArray(args[1]) ? args[1] : [])].map(String).join(' ');
       if (CLI.test(commandLine) && !spawningThroughHelper()) {
-        throw new Error(`a test started the CLI without the runner helpers of test/helpers/ (its output would not be scanned for keys): ${commandLine}`);
+        throw new Error(
+          `a test started the CLI without the runner helpers of test/helpers/ (its output would not be scanned for keys): ${commandLine}`,
+        );
       }
       return original.apply(this, args);
     },

@@ -3,7 +3,13 @@
 // checked against each turn's expectations. A turn ends with the first answer that calls no tool; tool calls in
 // between are answered from the case's scripted results or the `--tool-cmd` commands.
 import { performance } from 'node:perf_hooks';
-import { errorFromEvent, isTranscriptDelta, isTranscriptDone, type ServerEvent, type SessionUpdate } from '../endpoints/realtime.js';
+import {
+  errorFromEvent,
+  isTranscriptDelta,
+  isTranscriptDone,
+  type ServerEvent,
+  type SessionUpdate,
+} from '../endpoints/realtime.js';
 import { IncompleteError, NetworkError } from '../core/errors.js';
 import { runToolCommand } from '../cmdutil/local-tools.js';
 import { closeNote, type WsConnection } from '../net/ws.js';
@@ -80,7 +86,14 @@ export async function runCase(c: TestCase, o: CaseRunOptions): Promise<CaseResul
   } finally {
     conn?.close(1000, 'test case done');
   }
-  return { name: c.name, file: c.file, passed: failures.length === 0, failures, ms: performance.now() - started, transcript };
+  return {
+    name: c.name,
+    file: c.file,
+    passed: failures.length === 0,
+    failures,
+    ms: performance.now() - started,
+    transcript,
+  };
 }
 
 async function nextEvent(conn: WsConnection, during: string): Promise<ServerEvent> {
@@ -108,7 +121,10 @@ async function configure(conn: WsConnection, session: SessionUpdate, transcript:
 
 async function sendUserTurn(conn: WsConnection, turn: TestTurn, o: CaseRunOptions): Promise<void> {
   if (turn.user !== undefined) {
-    conn.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: turn.user }] } });
+    conn.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: turn.user }] },
+    });
   } else {
     const pcm = await o.readAudio(turn.audio!);
     for (let at = 0; at < pcm.length; at += APPEND_BYTES) {
@@ -119,7 +135,13 @@ async function sendUserTurn(conn: WsConnection, turn: TestTurn, o: CaseRunOption
   conn.send({ type: 'response.create' });
 }
 
-async function runTurn(conn: WsConnection, turn: TestTurn, c: TestCase, o: CaseRunOptions, transcript: string[]): Promise<TurnRecord> {
+async function runTurn(
+  conn: WsConnection,
+  turn: TestTurn,
+  c: TestCase,
+  o: CaseRunOptions,
+  transcript: string[],
+): Promise<TurnRecord> {
   const t0 = performance.now();
   const record: TurnRecord = { said: turn.user ?? '', reply: '', calls: [], ms: 0 };
   transcript.push(turn.user !== undefined ? `user: ${turn.user}` : `user (audio ${turn.audio}):`);
@@ -132,12 +154,16 @@ async function runTurn(conn: WsConnection, turn: TestTurn, c: TestCase, o: CaseR
       transcript.push(`agent: ${text}`);
     }
     if (calls.length === 0) break;
-    if (++rounds > MAX_TOOL_ROUNDS) throw new IncompleteError(`the agent kept calling tools (${MAX_TOOL_ROUNDS} rounds in one turn)`);
+    if (++rounds > MAX_TOOL_ROUNDS)
+      throw new IncompleteError(`the agent kept calling tools (${MAX_TOOL_ROUNDS} rounds in one turn)`);
     for (const call of calls) {
       await answerCall(call, c, o);
       record.calls.push(call);
       transcript.push(`tool ${call.name}(${call.raw}) → ${call.result}`);
-      conn.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call.callId, output: call.result } });
+      conn.send({
+        type: 'conversation.item.create',
+        item: { type: 'function_call_output', call_id: call.callId, output: call.result },
+      });
     }
     conn.send({ type: 'response.create' });
   }
@@ -146,7 +172,11 @@ async function runTurn(conn: WsConnection, turn: TestTurn, c: TestCase, o: CaseR
 }
 
 /** Events up to response.done: the answer's text and the tools it calls. */
-async function readResponse(conn: WsConnection, record: TurnRecord, transcript: string[]): Promise<{ text: string; calls: ToolCall[] }> {
+async function readResponse(
+  conn: WsConnection,
+  record: TurnRecord,
+  transcript: string[],
+): Promise<{ text: string; calls: ToolCall[] }> {
   let deltas = '';
   let done: string | undefined;
   const calls: ToolCall[] = [];
@@ -154,11 +184,16 @@ async function readResponse(conn: WsConnection, record: TurnRecord, transcript: 
     const ev = await nextEvent(conn, 'in the middle of a turn');
     const t = ev.type;
     if (isTranscriptDelta(t) && typeof ev.delta === 'string') deltas += ev.delta;
-    else if (isTranscriptDone(t)) done = typeof ev.transcript === 'string' ? ev.transcript : typeof ev.text === 'string' ? ev.text : undefined;
+    else if (isTranscriptDone(t))
+      done = typeof ev.transcript === 'string' ? ev.transcript : typeof ev.text === 'string' ? ev.text : undefined;
     else if (t === 'conversation.item.input_audio_transcription.completed' && typeof ev.transcript === 'string') {
       record.said = ev.transcript.trim();
       transcript.push(`  (heard: ${record.said})`);
-    } else if (t === 'response.function_call_arguments.done' && typeof ev.name === 'string' && typeof ev.call_id === 'string') {
+    } else if (
+      t === 'response.function_call_arguments.done' &&
+      typeof ev.name === 'string' &&
+      typeof ev.call_id === 'string'
+    ) {
       const raw = typeof ev.arguments === 'string' ? ev.arguments : JSON.stringify(ev.arguments ?? {});
       let parsed: unknown = raw;
       try {
@@ -170,7 +205,10 @@ async function readResponse(conn: WsConnection, record: TurnRecord, transcript: 
     } else if (t === 'error') throw errorFromEvent(ev);
     else if (t === 'response.done') {
       const status = ev.response?.status;
-      if (status === 'failed') throw new IncompleteError(`the answer failed${ev.response?.status_details?.error?.message ? `: ${ev.response.status_details.error.message}` : ''}`);
+      if (status === 'failed')
+        throw new IncompleteError(
+          `the answer failed${ev.response?.status_details?.error?.message ? `: ${ev.response.status_details.error.message}` : ''}`,
+        );
       if (status === 'cancelled') throw new IncompleteError('the answer was cancelled by the server');
       return { text: (done ?? deltas).trim(), calls };
     }
@@ -200,22 +238,30 @@ async function check(turn: TestTurn, r: TurnRecord, o: CaseRunOptions): Promise<
   const reply = r.reply;
   const lower = reply.toLowerCase();
   const quoted = JSON.stringify(reply.length > 160 ? `${reply.slice(0, 160)}…` : reply);
-  for (const s of e.reply_contains ?? []) if (!lower.includes(s.toLowerCase())) out.push(`the reply does not contain ${JSON.stringify(s)}: ${quoted}`);
-  for (const s of e.reply_not_contains ?? []) if (lower.includes(s.toLowerCase())) out.push(`the reply contains ${JSON.stringify(s)}: ${quoted}`);
+  for (const s of e.reply_contains ?? [])
+    if (!lower.includes(s.toLowerCase())) out.push(`the reply does not contain ${JSON.stringify(s)}: ${quoted}`);
+  for (const s of e.reply_not_contains ?? [])
+    if (lower.includes(s.toLowerCase())) out.push(`the reply contains ${JSON.stringify(s)}: ${quoted}`);
   for (const re of e.reply_matches ?? []) if (!re.test(reply)) out.push(`the reply does not match ${re}: ${quoted}`);
-  if (e.no_tool_call && r.calls.length) out.push(`no tool call was expected; the agent called ${r.calls.map((x) => `${x.name}(${x.raw})`).join(', ')}`);
+  if (e.no_tool_call && r.calls.length)
+    out.push(`no tool call was expected; the agent called ${r.calls.map((x) => `${x.name}(${x.raw})`).join(', ')}`);
   for (const want of e.tool_called ?? []) {
     const why = await matchCall(want, r.calls, o);
     if (why) out.push(why);
   }
-  for (const x of r.calls.filter((c) => c.unanswered)) out.push(`the agent called ${x.name}, which has no result in this test: add tools.${x.name} to the case or pass --tool-cmd ${x.name}=COMMAND`);
-  if (e.within_seconds !== undefined && r.ms > e.within_seconds * 1000) out.push(`the turn took ${(r.ms / 1000).toFixed(2)} s: more than ${e.within_seconds} s`);
+  for (const x of r.calls.filter((c) => c.unanswered))
+    out.push(
+      `the agent called ${x.name}, which has no result in this test: add tools.${x.name} to the case or pass --tool-cmd ${x.name}=COMMAND`,
+    );
+  if (e.within_seconds !== undefined && r.ms > e.within_seconds * 1000)
+    out.push(`the turn took ${(r.ms / 1000).toFixed(2)} s: more than ${e.within_seconds} s`);
   return out;
 }
 
 async function matchCall(want: ToolExpectation, calls: ToolCall[], o: CaseRunOptions): Promise<string | undefined> {
   const named = calls.filter((x) => x.name === want.name);
-  if (named.length === 0) return `the tool ${want.name} was not called${calls.length ? ` (called: ${calls.map((x) => x.name).join(', ')})` : ' (no tool was called)'}`;
+  if (named.length === 0)
+    return `the tool ${want.name} was not called${calls.length ? ` (called: ${calls.map((x) => x.name).join(', ')})` : ' (no tool was called)'}`;
   const reasons: string[] = [];
   for (const call of named) {
     let why: string | undefined;
@@ -230,7 +276,8 @@ async function matchCall(want: ToolExpectation, calls: ToolCall[], o: CaseRunOpt
 /** undefined when every key of `want` is in `got` with an equal value (objects compared the same way, recursively). */
 export function partialMismatch(want: unknown, got: unknown, path: string): string | undefined {
   if (want !== null && typeof want === 'object' && !Array.isArray(want)) {
-    if (got === null || typeof got !== 'object' || Array.isArray(got)) return `${path} is ${JSON.stringify(got)}, not an object`;
+    if (got === null || typeof got !== 'object' || Array.isArray(got))
+      return `${path} is ${JSON.stringify(got)}, not an object`;
     for (const [k, v] of Object.entries(want)) {
       if (!(k in got)) return `${path}.${k} is missing`;
       const why = partialMismatch(v, (got as Record<string, unknown>)[k], `${path}.${k}`);
@@ -239,7 +286,8 @@ export function partialMismatch(want: unknown, got: unknown, path: string): stri
     return undefined;
   }
   if (Array.isArray(want)) {
-    if (!Array.isArray(got) || got.length !== want.length) return `${path} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
+    if (!Array.isArray(got) || got.length !== want.length)
+      return `${path} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
     for (const [i, v] of want.entries()) {
       const why = partialMismatch(v, got[i], `${path}[${i}]`);
       if (why) return why;

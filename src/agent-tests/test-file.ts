@@ -43,7 +43,14 @@ export interface TestCase {
 const LIMITS = { cases: 500, turns: 50, text: 20_000, withinSeconds: 600 };
 const CASE_KEYS = ['name', 'tools', 'turns'];
 const TURN_KEYS = ['user', 'audio', 'expect'];
-const EXPECT_KEYS = ['reply_contains', 'reply_not_contains', 'reply_matches', 'tool_called', 'no_tool_call', 'within_seconds'];
+const EXPECT_KEYS = [
+  'reply_contains',
+  'reply_not_contains',
+  'reply_matches',
+  'tool_called',
+  'no_tool_call',
+  'within_seconds',
+];
 
 type Json = Record<string, unknown>;
 
@@ -75,7 +82,10 @@ export async function readTestFiles(paths: string[]): Promise<TestCase[]> {
     if (where !== undefined) report.push(`${c.file}: case "${c.name}" is also in ${where}: case names must be unique`);
     seen.set(c.name, c.file);
   }
-  if (report.length) throw new UsageError(`malformed agent test file${report.length > 1 ? 's' : ''}:\n  ${report.slice(0, 20).join('\n  ')}${report.length > 20 ? `\n  … and ${report.length - 20} more` : ''}`);
+  if (report.length)
+    throw new UsageError(
+      `malformed agent test file${report.length > 1 ? 's' : ''}:\n  ${report.slice(0, 20).join('\n  ')}${report.length > 20 ? `\n  … and ${report.length - 20} more` : ''}`,
+    );
   if (cases.length === 0) throw new UsageError(`no test cases in ${paths.join(', ')}`);
   return cases;
 }
@@ -83,31 +93,34 @@ export async function readTestFiles(paths: string[]): Promise<TestCase[]> {
 async function parseDocument(path: string, p: FileProblem): Promise<unknown> {
   let text: string;
   try {
-    if (statSync(path).isDirectory()) return p.add('file', 'is a directory; give test files (YAML or JSON)'), undefined;
+    if (statSync(path).isDirectory())
+      return (p.add('file', 'is a directory; give test files (YAML or JSON)'), undefined);
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return p.add('file', e.code === 'ENOENT' ? 'no such file' : e.message), undefined;
+    return (p.add('file', e.code === 'ENOENT' ? 'no such file' : e.message), undefined);
   }
   if (/\.json$/i.test(path) || /^\s*[[{]/.test(text)) {
     try {
       return JSON.parse(text);
     } catch (err) {
-      return p.add('JSON', (err as Error).message), undefined;
+      return (p.add('JSON', (err as Error).message), undefined);
     }
   }
   const { parse } = await import('yaml');
   try {
     return parse(text, { maxAliasCount: 100 });
   } catch (err) {
-    return p.add('YAML', (err as Error).message.split('\n')[0]!), undefined;
+    return (p.add('YAML', (err as Error).message.split('\n')[0]!), undefined);
   }
 }
 
 function checkSuite(doc: unknown, p: FileProblem): TestCase[] {
   const list = Array.isArray(doc) ? doc : isObject(doc) ? doc.cases : undefined;
-  if (!Array.isArray(list)) return p.add('cases', 'required: a list of test cases (or the file itself is that list)'), [];
-  if (isObject(doc)) for (const k of Object.keys(doc)) if (k !== 'cases' && k !== '$schema') p.add(k, 'unknown key (allowed: cases)');
+  if (!Array.isArray(list))
+    return (p.add('cases', 'required: a list of test cases (or the file itself is that list)'), []);
+  if (isObject(doc))
+    for (const k of Object.keys(doc)) if (k !== 'cases' && k !== '$schema') p.add(k, 'unknown key (allowed: cases)');
   if (list.length > LIMITS.cases) p.add('cases', `${list.length} cases: at most ${LIMITS.cases} per file`);
   const base = dirname(resolve(p.file));
   return list.flatMap((c, i) => {
@@ -117,11 +130,12 @@ function checkSuite(doc: unknown, p: FileProblem): TestCase[] {
 }
 
 function unknownKeys(o: Json, allowed: string[], path: string, p: FileProblem): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) p.add(`${path}.${k}`, `unknown key (allowed: ${allowed.join(', ')})`);
+  for (const k of Object.keys(o))
+    if (!allowed.includes(k)) p.add(`${path}.${k}`, `unknown key (allowed: ${allowed.join(', ')})`);
 }
 
 function checkCase(c: unknown, path: string, p: FileProblem, base: string): TestCase | undefined {
-  if (!isObject(c)) return p.add(path, 'must be an object with name and turns'), undefined;
+  if (!isObject(c)) return (p.add(path, 'must be an object with name and turns'), undefined);
   unknownKeys(c, CASE_KEYS, path, p);
   const before = p.problems.length;
   if (typeof c.name !== 'string' || !c.name.trim()) p.add(`${path}.name`, 'required: a non-empty string');
@@ -136,17 +150,19 @@ function checkCase(c: unknown, path: string, p: FileProblem, base: string): Test
 }
 
 function checkTurn(t: unknown, path: string, p: FileProblem, base: string): TestTurn | undefined {
-  if (!isObject(t)) return p.add(path, 'must be an object with user (text) or audio (a file), and expect'), undefined;
+  if (!isObject(t)) return (p.add(path, 'must be an object with user (text) or audio (a file), and expect'), undefined);
   unknownKeys(t, TURN_KEYS, path, p);
   const turn: TestTurn = { expect: {} };
-  if ((t.user === undefined) === (t.audio === undefined)) p.add(path, 'give exactly one of user (text) or audio (a file)');
+  if ((t.user === undefined) === (t.audio === undefined))
+    p.add(path, 'give exactly one of user (text) or audio (a file)');
   if (t.user !== undefined) {
     if (typeof t.user !== 'string' || !t.user.trim()) p.add(`${path}.user`, 'must be non-empty text');
     else if (t.user.length > LIMITS.text) p.add(`${path}.user`, `${t.user.length} characters: at most ${LIMITS.text}`);
     else turn.user = t.user;
   }
   if (t.audio !== undefined) {
-    if (typeof t.audio !== 'string' || !t.audio) p.add(`${path}.audio`, 'must be the path of an audio file (relative to the test file)');
+    if (typeof t.audio !== 'string' || !t.audio)
+      p.add(`${path}.audio`, 'must be the path of an audio file (relative to the test file)');
     else {
       const file = resolve(base, t.audio);
       let ok = false;
@@ -163,11 +179,12 @@ function checkTurn(t: unknown, path: string, p: FileProblem, base: string): Test
   return turn;
 }
 
-const strings = (v: unknown): string[] | undefined => (typeof v === 'string' ? [v] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
+const strings = (v: unknown): string[] | undefined =>
+  typeof v === 'string' ? [v] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
 
 function checkExpect(e: unknown, path: string, p: FileProblem): TurnExpectation {
   const out: TurnExpectation = {};
-  if (!isObject(e)) return p.add(path, 'must be an object of expectations'), out;
+  if (!isObject(e)) return (p.add(path, 'must be an object of expectations'), out);
   unknownKeys(e, EXPECT_KEYS, path, p);
   for (const k of ['reply_contains', 'reply_not_contains'] as const) {
     if (e[k] === undefined) continue;
@@ -177,7 +194,8 @@ function checkExpect(e: unknown, path: string, p: FileProblem): TurnExpectation 
   }
   if (e.reply_matches !== undefined) {
     const list = strings(e.reply_matches);
-    if (!list) p.add(`${path}.reply_matches`, 'must be a regular expression (a string, "/…/flags" for flags) or a list of them');
+    if (!list)
+      p.add(`${path}.reply_matches`, 'must be a regular expression (a string, "/…/flags" for flags) or a list of them');
     else
       out.reply_matches = list.flatMap((src, i) => {
         const m = /^\/(.*)\/([a-z]*)$/s.exec(src);
@@ -194,21 +212,26 @@ function checkExpect(e: unknown, path: string, p: FileProblem): TurnExpectation 
     out.tool_called = list.flatMap((x, i) => {
       const at = `${path}.tool_called${Array.isArray(e.tool_called) ? `[${i}]` : ''}`;
       if (typeof x === 'string' && x) return [{ name: x }];
-      if (!isObject(x) || typeof x.name !== 'string' || !x.name) return p.add(at, 'must be a tool name, or {name, arguments?, arguments_schema?}'), [];
+      if (!isObject(x) || typeof x.name !== 'string' || !x.name)
+        return (p.add(at, 'must be a tool name, or {name, arguments?, arguments_schema?}'), []);
       unknownKeys(x, ['name', 'arguments', 'arguments_schema'], at, p);
-      if (x.arguments !== undefined && !isObject(x.arguments)) p.add(`${at}.arguments`, 'must be an object (the arguments that must match)');
-      if (x.arguments_schema !== undefined && !isObject(x.arguments_schema)) p.add(`${at}.arguments_schema`, 'must be a JSON Schema object');
+      if (x.arguments !== undefined && !isObject(x.arguments))
+        p.add(`${at}.arguments`, 'must be an object (the arguments that must match)');
+      if (x.arguments_schema !== undefined && !isObject(x.arguments_schema))
+        p.add(`${at}.arguments_schema`, 'must be a JSON Schema object');
       return [x as unknown as ToolExpectation];
     });
   }
   if (e.no_tool_call !== undefined) {
     if (typeof e.no_tool_call !== 'boolean') p.add(`${path}.no_tool_call`, 'must be true or false');
     else out.no_tool_call = e.no_tool_call;
-    if (e.no_tool_call === true && out.tool_called?.length) p.add(`${path}.no_tool_call`, 'contradicts tool_called in the same turn');
+    if (e.no_tool_call === true && out.tool_called?.length)
+      p.add(`${path}.no_tool_call`, 'contradicts tool_called in the same turn');
   }
   if (e.within_seconds !== undefined) {
     const n = e.within_seconds;
-    if (typeof n !== 'number' || !(n > 0) || n > LIMITS.withinSeconds) p.add(`${path}.within_seconds`, `must be a number of seconds, more than 0 and at most ${LIMITS.withinSeconds}`);
+    if (typeof n !== 'number' || !(n > 0) || n > LIMITS.withinSeconds)
+      p.add(`${path}.within_seconds`, `must be a number of seconds, more than 0 and at most ${LIMITS.withinSeconds}`);
     else out.within_seconds = n;
   }
   return out;

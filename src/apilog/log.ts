@@ -2,7 +2,17 @@
 // appended with one write on an O_APPEND descriptor, so that any number of svc processes can log at once without
 // a lock (Linux keeps one write to a local file whole). Prompt and answer are capped so a record stays small.
 // Files older than the retention (default 30 days) and the oldest past 200 MB are deleted when a day file is created.
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { dataDir } from '../core/paths.js';
 import { writeJsonFile } from '../core/json-file.js';
@@ -80,9 +90,17 @@ export function normalizeUsage(u: unknown): CallUsage | undefined {
   const input = num(o.prompt_tokens) ?? num(o.input_tokens);
   const output = num(o.completion_tokens) ?? num(o.output_tokens) ?? 0;
   if (input === undefined) return undefined;
-  const reasoning = num(o.reasoning_tokens) ?? num(o.completion_tokens_details?.reasoning_tokens) ?? num(o.output_tokens_details?.reasoning_tokens);
+  const reasoning =
+    num(o.reasoning_tokens) ??
+    num(o.completion_tokens_details?.reasoning_tokens) ??
+    num(o.output_tokens_details?.reasoning_tokens);
   const total = num(o.total_tokens) ?? input + output;
-  return { input_tokens: input, output_tokens: output, ...(reasoning ? { reasoning_tokens: reasoning } : {}), total_tokens: total };
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    ...(reasoning ? { reasoning_tokens: reasoning } : {}),
+    total_tokens: total,
+  };
 }
 
 /** The API's cost (1e10 ticks = 1 USD), when it sent one. */
@@ -321,5 +339,8 @@ export function priceCost(prices: Prices | undefined, model: string | undefined,
 /** Dollars spent today (UTC) according to the log. */
 export function spentToday(dir: string, now: Date): number {
   const day = now.toISOString().slice(0, 10);
-  return readRecords(dir, { since: Date.parse(`${day}T00:00:00Z`), texts: false }).reduce((s, r) => s + (r.cost_usd ?? 0), 0);
+  return readRecords(dir, { since: Date.parse(`${day}T00:00:00Z`), texts: false }).reduce(
+    (s, r) => s + (r.cost_usd ?? 0),
+    0,
+  );
 }

@@ -1,7 +1,20 @@
 // The calls of one command run, collected from the HTTP chokepoint (status, duration, request id, JSON replies),
 // from the WebSocket chokepoint (a record per session: the handshake, then what apilog/ws-session reads from its
 // events) and from text commands (ctx.logCall: streamed answers and their usage), written to the call log at exit.
-import { appendRecords, logDir, newCallId, normalizeUsage, priceCost, reportedCost, cachedPrices, savePrices, pricesFromCatalogue, type CallDetails, type CallRecord, type Prices } from './log.js';
+import {
+  appendRecords,
+  logDir,
+  newCallId,
+  normalizeUsage,
+  priceCost,
+  reportedCost,
+  cachedPrices,
+  savePrices,
+  pricesFromCatalogue,
+  type CallDetails,
+  type CallRecord,
+  type Prices,
+} from './log.js';
 import type { HttpCall } from '../net/http.js';
 import type { WsHandshake, WsWatcher } from '../net/ws.js';
 import type { WsSessionLog } from './ws-session.js';
@@ -151,7 +164,9 @@ export class CallRecorder {
 function textOf(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    const parts = content.map((p) => (typeof p === 'string' ? p : typeof p?.text === 'string' ? p.text : '')).filter(Boolean);
+    const parts = content
+      .map((p) => (typeof p === 'string' ? p : typeof p?.text === 'string' ? p.text : ''))
+      .filter(Boolean);
     return parts.length ? parts.join('\n') : undefined;
   }
   return undefined;
@@ -176,7 +191,10 @@ function answerOf(b: Record<string, any>): string | undefined {
   const choice = Array.isArray(b.choices) ? b.choices[0] : undefined;
   if (choice) return textOf(choice.message?.content) ?? (typeof choice.text === 'string' ? choice.text : undefined);
   if (Array.isArray(b.output)) {
-    const texts = b.output.flatMap((o: any) => (Array.isArray(o?.content) ? o.content : [])).map((c: any) => (typeof c?.text === 'string' ? c.text : '')).filter(Boolean);
+    const texts = b.output
+      .flatMap((o: any) => (Array.isArray(o?.content) ? o.content : []))
+      .map((c: any) => (typeof c?.text === 'string' ? c.text : ''))
+      .filter(Boolean);
     return texts.length ? texts.join('\n') : undefined;
   }
   if (Array.isArray(b.content) && b.type === 'message') return textOf(b.content);

@@ -13,10 +13,12 @@ type Protocol = 'realtime' | 'tts' | 'stt' | 'other';
 /** The model a session uses when the query names none (voice-api.md; a realtime session also says it in session.created). */
 const DEFAULT_MODEL: Partial<Record<Protocol, string>> = { realtime: 'voice-latest', stt: 'voice-transcribe-2.0' };
 
-const protocolOf = (path: string): Protocol => (path === '/v1/realtime' ? 'realtime' : path === '/v1/tts' ? 'tts' : path === '/v1/stt' ? 'stt' : 'other');
+const protocolOf = (path: string): Protocol =>
+  path === '/v1/realtime' ? 'realtime' : path === '/v1/tts' ? 'tts' : path === '/v1/stt' ? 'stt' : 'other';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const obj = (v: unknown): Record<string, any> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : undefined);
+const obj = (v: unknown): Record<string, any> | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : undefined;
 
 /** Text kept per role (user, assistant, tool): the first TEXT_CAP characters, then `truncated`. */
 class CappedTurns {
@@ -74,7 +76,8 @@ export class WsSessionLog implements WsWatcher {
     this.multichannel = query?.multichannel === true || query?.multichannel === 'true';
     const model = query?.model;
     // a call_id session ignores the model asked for: its session.created says which one it is
-    this.model = typeof model === 'string' && model && query?.call_id === undefined ? model : DEFAULT_MODEL[this.protocol];
+    this.model =
+      typeof model === 'string' && model && query?.call_id === undefined ? model : DEFAULT_MODEL[this.protocol];
   }
 
   sent(ev: Record<string, unknown>): void {
@@ -82,11 +85,15 @@ export class WsSessionLog implements WsWatcher {
       if (ev.type !== 'conversation.item.create') return;
       const item = obj(ev.item);
       if (item?.type === 'message' && item.role === 'user') {
-        const text = (Array.isArray(item.content) ? item.content : []).map((c: any) => str(c?.text) ?? str(c?.transcript) ?? '').filter(Boolean).join('\n');
+        const text = (Array.isArray(item.content) ? item.content : [])
+          .map((c: any) => str(c?.text) ?? str(c?.transcript) ?? '')
+          .filter(Boolean)
+          .join('\n');
         this.texts.add('user', text);
       } else if (item?.type === 'function_call_output') {
         const turn = this.toolTurns.get(String(item.call_id));
-        if (turn && typeof item.output === 'string') turn.text += ` → ${item.output.length > 500 ? `${item.output.slice(0, 500)}…` : item.output}`;
+        if (turn && typeof item.output === 'string')
+          turn.text += ` → ${item.output.length > 500 ? `${item.output.slice(0, 500)}…` : item.output}`;
       }
     } else if (this.protocol === 'tts') {
       if (ev.type === 'text.delta' && typeof ev.delta === 'string') this.texts.add('user', ev.delta, true);
@@ -115,14 +122,26 @@ export class WsSessionLog implements WsWatcher {
   private realtime(ev: WsJsonEvent): void {
     const t = ev.type ?? '';
     const session = obj(ev.session);
-    if ((t === 'session.created' || t === 'session.updated') && typeof session?.model === 'string') this.model = session.model;
-    else if (t === 'conversation.item.input_audio_transcription.completed' && typeof ev.transcript === 'string') this.texts.add('user', ev.transcript.trim());
+    if ((t === 'session.created' || t === 'session.updated') && typeof session?.model === 'string')
+      this.model = session.model;
+    else if (t === 'conversation.item.input_audio_transcription.completed' && typeof ev.transcript === 'string')
+      this.texts.add('user', ev.transcript.trim());
     else if (t === 'response.created') {
       this.answering = true;
       this.partial = '';
-    } else if (t === 'response.output_audio_transcript.delta' || t === 'response.audio_transcript.delta' || t === 'response.output_text.delta' || t === 'response.text.delta') {
+    } else if (
+      t === 'response.output_audio_transcript.delta' ||
+      t === 'response.audio_transcript.delta' ||
+      t === 'response.output_text.delta' ||
+      t === 'response.text.delta'
+    ) {
       if (typeof ev.delta === 'string') this.partial += ev.delta.slice(0, TEXT_CAP + 1 - this.partial.length);
-    } else if (t === 'response.output_audio_transcript.done' || t === 'response.audio_transcript.done' || t === 'response.output_text.done' || t === 'response.text.done') {
+    } else if (
+      t === 'response.output_audio_transcript.done' ||
+      t === 'response.audio_transcript.done' ||
+      t === 'response.output_text.done' ||
+      t === 'response.text.done'
+    ) {
       this.texts.add('assistant', (str(ev.transcript) ?? str(ev.text) ?? this.partial).trim());
       this.partial = '';
     } else if (t === 'response.function_call_arguments.done' && typeof ev.name === 'string') {
@@ -182,9 +201,12 @@ export class WsSessionLog implements WsWatcher {
 
   /** What the server owed and never sent, when it (not the client) ended the session. */
   private incomplete(): string | undefined {
-    if (this.protocol === 'realtime' && this.answering) return 'the session ended in the middle of an answer (no response.done)';
-    if (this.protocol === 'tts' && this.utterances.ended > this.utterances.done) return 'the session ended before audio.done: the audio is incomplete';
-    if (this.protocol === 'stt' && !this.sttDone) return 'the session ended before transcript.done: the transcript is incomplete';
+    if (this.protocol === 'realtime' && this.answering)
+      return 'the session ended in the middle of an answer (no response.done)';
+    if (this.protocol === 'tts' && this.utterances.ended > this.utterances.done)
+      return 'the session ended before audio.done: the audio is incomplete';
+    if (this.protocol === 'stt' && !this.sttDone)
+      return 'the session ended before transcript.done: the transcript is incomplete';
     return undefined;
   }
 
@@ -193,7 +215,11 @@ export class WsSessionLog implements WsWatcher {
     const end = this.end;
     rec.duration_ms = (end?.at ?? now) - this.startedAt;
     if (end?.code !== undefined) rec.close_code = end.code;
-    const cut = end ? (end.byClient ? undefined : this.incomplete()) : 'svc exited before the session ended (interrupted)';
+    const cut = end
+      ? end.byClient
+        ? undefined
+        : this.incomplete()
+      : 'svc exited before the session ended (interrupted)';
     const error = [end?.error, this.error, cut].filter((e, i, all): e is string => !!e && all.indexOf(e) === i);
     if (error.length) rec.error = error.join('; ');
     if (this.model) rec.model = this.model;
@@ -210,5 +236,4 @@ export class WsSessionLog implements WsWatcher {
     if (this.texts.truncated) rec.truncated = true;
     return this.usage;
   }
-
 }

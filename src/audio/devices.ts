@@ -9,11 +9,14 @@ import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 
-export const INSTALL_HINT = 'install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker (or use -o FILE / --input FILE to work with files and pipes)';
+export const INSTALL_HINT =
+  'install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker (or use -o FILE / --input FILE to work with files and pipes)';
 /** What to do when there is no playback device. */
-export const PLAYBACK_HINT = 'write the audio to a file with --output FILE (-o FILE) or to stdout with --output - instead, or choose a device with --output-device NAME (`aplay -L` lists them)';
+export const PLAYBACK_HINT =
+  'write the audio to a file with --output FILE (-o FILE) or to stdout with --output - instead, or choose a device with --output-device NAME (`aplay -L` lists them)';
 /** What to do when there is no capture device. */
-export const CAPTURE_HINT = 'read a file with --input FILE or stdin with --input - instead, or choose a device with --input-device NAME (`arecord -L` lists them)';
+export const CAPTURE_HINT =
+  'read a file with --input FILE or stdin with --input - instead, or choose a device with --input-device NAME (`arecord -L` lists them)';
 
 /** A microphone or speaker that cannot be used; the message says what to install. */
 export class AudioDeviceError extends Error {
@@ -48,7 +51,9 @@ function loadSpeaker(): Promise<SpeakerCtor> {
       return mod.default;
     } catch (err) {
       speakerCtor = undefined;
-      throw new AudioDeviceError(`cannot play audio: the \`speaker\` package is not available (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}; or ${PLAYBACK_HINT}`);
+      throw new AudioDeviceError(
+        `cannot play audio: the \`speaker\` package is not available (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}; or ${PLAYBACK_HINT}`,
+      );
     }
   })();
   return speakerCtor;
@@ -98,7 +103,11 @@ async function runProbe(fmt: PlaybackFormat, env: NodeJS.ProcessEnv): Promise<vo
     return;
   }
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['-e', PROBE_SCRIPT, path, String(fmt.sampleRate), String(fmt.channels), fmt.device ?? ''], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['-e', PROBE_SCRIPT, path, String(fmt.sampleRate), String(fmt.channels), fmt.device ?? ''],
+    { env, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (d: string) => {
@@ -115,9 +124,18 @@ async function runProbe(fmt: PlaybackFormat, env: NodeJS.ProcessEnv): Promise<vo
   if (result.code === 0) return;
   const device = fmt.device ? `"${fmt.device}"` : 'the default device';
   const lines = stderr.split('\n').map((l) => l.trim());
-  const alsa = lines.find((l) => l.startsWith('ALSA lib')) ?? lines.find((l) => /error/i.test(l) && !/Assertion/.test(l));
-  const detail = alsa ? ` (ALSA: ${alsa.replace(/^ALSA lib \S+\s*/, '').replace(/^\[[^\]]*\]\s*/, '').replace(/^error:\s*/, '').slice(0, 200)})` : '';
-  throw new AudioDeviceError(`cannot play audio: no sound card, or ${device} cannot be opened${detail}; ${PLAYBACK_HINT}`);
+  const alsa =
+    lines.find((l) => l.startsWith('ALSA lib')) ?? lines.find((l) => /error/i.test(l) && !/Assertion/.test(l));
+  const detail = alsa
+    ? ` (ALSA: ${alsa
+        .replace(/^ALSA lib \S+\s*/, '')
+        .replace(/^\[[^\]]*\]\s*/, '')
+        .replace(/^error:\s*/, '')
+        .slice(0, 200)})`
+    : '';
+  throw new AudioDeviceError(
+    `cannot play audio: no sound card, or ${device} cannot be opened${detail}; ${PLAYBACK_HINT}`,
+  );
 }
 
 /** The `speaker` class, once the device is known to open (a missing device never reaches the native module). */
@@ -171,6 +189,8 @@ export async function loadMic(env: NodeJS.ProcessEnv = process.env): Promise<Mic
     const mod = (await import('mic')) as unknown as { default: MicFactory };
     return mod.default;
   } catch (err) {
-    throw new AudioDeviceError(`cannot record: the \`mic\` package is not available (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}`);
+    throw new AudioDeviceError(
+      `cannot record: the \`mic\` package is not available (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}`,
+    );
   }
 }

@@ -7,7 +7,8 @@ import { PassThrough } from 'node:stream';
 import { onPath } from './devices.js';
 import type { PcmFormat } from 'svc-formats/audio-format';
 
-export const FFMPEG_HINT = 'svc decodes WAV and MP3 itself; for other formats install ffmpeg (apt-get install ffmpeg, brew install ffmpeg) or convert the file first (ffmpeg -i IN OUT.wav)';
+export const FFMPEG_HINT =
+  'svc decodes WAV and MP3 itself; for other formats install ffmpeg (apt-get install ffmpeg, brew install ffmpeg) or convert the file first (ffmpeg -i IN OUT.wav)';
 
 export function ffmpegAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
   return onPath('ffmpeg', env);
@@ -21,9 +22,31 @@ export interface FfmpegDecoder {
 }
 
 /** Decode `input` (a file path, or bytes arriving) to PCM with ffmpeg. `label` names the input in errors. */
-export function ffmpegDecode(input: { path: string } | { bytes: AsyncIterable<Buffer> }, format: PcmFormat, label: string, env: NodeJS.ProcessEnv = process.env): FfmpegDecoder {
+export function ffmpegDecode(
+  input: { path: string } | { bytes: AsyncIterable<Buffer> },
+  format: PcmFormat,
+  label: string,
+  env: NodeJS.ProcessEnv = process.env,
+): FfmpegDecoder {
   const fromPath = 'path' in input;
-  const args = ['-hide_banner', '-loglevel', 'error', ...(fromPath ? ['-nostdin'] : []), '-i', fromPath ? input.path : 'pipe:0', '-vn', '-f', 's16le', '-acodec', 'pcm_s16le', '-ac', String(format.channels), '-ar', String(format.sampleRate), 'pipe:1'];
+  const args = [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    ...(fromPath ? ['-nostdin'] : []),
+    '-i',
+    fromPath ? input.path : 'pipe:0',
+    '-vn',
+    '-f',
+    's16le',
+    '-acodec',
+    'pcm_s16le',
+    '-ac',
+    String(format.channels),
+    '-ar',
+    String(format.sampleRate),
+    'pipe:1',
+  ];
   const child = spawn('ffmpeg', args, { env, stdio: [fromPath ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8');

@@ -53,7 +53,34 @@ export class OpusEncoder {
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.child = spawn(
       'ffmpeg',
-      ['-hide_banner', '-loglevel', 'error', '-f', 's16le', '-ar', String(OPUS_RATE), '-ac', '1', '-i', 'pipe:0', '-c:a', 'libopus', '-b:a', '32k', '-application', 'voip', '-frame_duration', '20', '-f', 'ogg', '-page_duration', '20000', '-flush_packets', '1', 'pipe:1'],
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-f',
+        's16le',
+        '-ar',
+        String(OPUS_RATE),
+        '-ac',
+        '1',
+        '-i',
+        'pipe:0',
+        '-c:a',
+        'libopus',
+        '-b:a',
+        '32k',
+        '-application',
+        'voip',
+        '-frame_duration',
+        '20',
+        '-f',
+        'ogg',
+        '-page_duration',
+        '20000',
+        '-flush_packets',
+        '1',
+        'pipe:1',
+      ],
       { env, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     // read from the start: node drops a child's unread output when it exits
@@ -102,6 +129,9 @@ export class OpusEncoder {
     }
     const r = await exited;
     if (r.error) throw new Error(`cannot run ffmpeg to encode Opus: ${r.error.message}`);
-    if (r.code !== 0 && r.code !== null) throw new Error(`ffmpeg could not encode Opus: ${this.stderr.trim().split('\n').pop() ?? `exit status ${r.code}`}`);
+    if (r.code !== 0 && r.code !== null)
+      throw new Error(
+        `ffmpeg could not encode Opus: ${this.stderr.trim().split('\n').pop() ?? `exit status ${r.code}`}`,
+      );
   }
 }

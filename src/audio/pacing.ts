@@ -21,7 +21,10 @@ export class Pacer {
   private start: number | undefined;
   private n = 0;
 
-  constructor(readonly intervalMs: number, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    readonly intervalMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** When the next tick is due (ms, monotonic). The first tick is due at once and starts the clock. */
   get nextDue(): number {

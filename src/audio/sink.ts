@@ -113,7 +113,12 @@ interface Encoder {
 async function makeEncoder(codec: Codec, format: PcmFormat, bitRate?: number): Promise<Encoder> {
   switch (codec) {
     case 'wav':
-      return { header: wavHeader(format), encode: (p) => p, flush: () => Buffer.alloc(0), finalHeader: (n) => wavHeader(format, n) };
+      return {
+        header: wavHeader(format),
+        encode: (p) => p,
+        flush: () => Buffer.alloc(0),
+        finalHeader: (n) => wavHeader(format, n),
+      };
     case 'pcm':
       return { encode: (p) => p, flush: () => Buffer.alloc(0) };
     case 'mulaw':
@@ -181,7 +186,11 @@ class SpeakerSink implements AudioSink {
   private closing: Promise<void>[] = [];
   private error: Error | undefined;
 
-  private constructor(private readonly Ctor: SpeakerCtor, readonly format: PcmFormat, private readonly device?: string) {}
+  private constructor(
+    private readonly Ctor: SpeakerCtor,
+    readonly format: PcmFormat,
+    private readonly device?: string,
+  ) {}
 
   static async open(opts: SinkOptions): Promise<SpeakerSink> {
     const Ctor = await openSpeaker({ ...opts.format, device: opts.device });
@@ -190,7 +199,13 @@ class SpeakerSink implements AudioSink {
 
   private current(): SpeakerLike {
     if (!this.speaker) {
-      const s = new this.Ctor({ channels: this.format.channels, bitDepth: 16, sampleRate: this.format.sampleRate, signed: true, ...(this.device ? { device: this.device } : {}) });
+      const s = new this.Ctor({
+        channels: this.format.channels,
+        bitDepth: 16,
+        sampleRate: this.format.sampleRate,
+        signed: true,
+        ...(this.device ? { device: this.device } : {}),
+      });
       s.on('error', (err: Error) => {
         this.error ??= new Error(`cannot play audio: ${err.message}`);
       });
@@ -220,11 +235,13 @@ class SpeakerSink implements AudioSink {
     const s = this.speaker;
     if (!s) return;
     this.speaker = undefined;
-    this.closing.push(new Promise<void>((resolve) => {
-      s.once('close', () => resolve());
-      setTimeout(resolve, 1000).unref();
-      s.close(false);
-    }));
+    this.closing.push(
+      new Promise<void>((resolve) => {
+        s.once('close', () => resolve());
+        setTimeout(resolve, 1000).unref();
+        s.close(false);
+      }),
+    );
   }
 
   async end(): Promise<void> {

@@ -28,17 +28,22 @@ export function sniffAudio(head: Uint8Array): Sniffed {
   }
   if (head.length >= 12 && ascii(head, 4, 8) === 'ftyp') {
     const brand = ascii(head, 8, 12);
-    return /^M4[AB] /.test(brand) ? { kind: 'container', name: 'M4A', upload: 'm4a' } : { kind: 'container', name: `MP4 (${brand.trim()})`, upload: 'mp4' };
+    return /^M4[AB] /.test(brand)
+      ? { kind: 'container', name: 'M4A', upload: 'm4a' }
+      : { kind: 'container', name: `MP4 (${brand.trim()})`, upload: 'mp4' };
   }
-  if (head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) return { kind: 'container', name: 'Matroska/WebM', upload: 'mkv' };
+  if (head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3)
+    return { kind: 'container', name: 'Matroska/WebM', upload: 'mkv' };
   if (s4 === 'FORM' && /^AIF[FC]$/.test(ascii(head, 8, 12))) return { kind: 'container', name: 'AIFF' };
   if (s4 === 'caff') return { kind: 'container', name: 'CAF' };
   if (ascii(head, 0, 5) === '#!AMR') return { kind: 'container', name: 'AMR' };
-  if (head[0] === 0x30 && head[1] === 0x26 && head[2] === 0xb2 && head[3] === 0x75) return { kind: 'container', name: 'WMA/ASF' };
+  if (head[0] === 0x30 && head[1] === 0x26 && head[2] === 0xb2 && head[3] === 0x75)
+    return { kind: 'container', name: 'WMA/ASF' };
   if (s4 === 'RIFF') return { kind: 'container', name: `RIFF ${ascii(head, 8, 12).trim()}` };
   if (isMp3(head)) return { kind: 'mp3', name: 'MP3' };
   // ADTS AAC: 12 sync bits and layer 00 (MP3 frames have a non-zero layer)
-  if (head[0] === 0xff && head.length > 1 && (head[1]! & 0xf6) === 0xf0) return { kind: 'container', name: 'AAC (ADTS)', upload: 'aac' };
+  if (head[0] === 0xff && head.length > 1 && (head[1]! & 0xf6) === 0xf0)
+    return { kind: 'container', name: 'AAC (ADTS)', upload: 'aac' };
   if (looksLikeText(head)) return { kind: 'text', name: 'text' };
   return { kind: 'raw', name: 'headerless audio' };
 }

@@ -4,7 +4,16 @@
 // time by nature. A muted source keeps its cadence but yields silence (half-duplex voice sessions).
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Mp3Decoder, PcmConverter, decodeSamples, isMp3, isWav, parseWavHeader, wavSamplesToPcm, type WavSampleFormat } from 'svc-formats/audio-codecs';
+import {
+  Mp3Decoder,
+  PcmConverter,
+  decodeSamples,
+  isMp3,
+  isWav,
+  parseWavHeader,
+  wavSamplesToPcm,
+  type WavSampleFormat,
+} from 'svc-formats/audio-codecs';
 import { CAPTURE_HINT, loadMic, AudioDeviceError } from './devices.js';
 import { InterruptedError, UsageError } from '../core/errors.js';
 import { FFMPEG_HINT, ffmpegAvailable, ffmpegDecode } from './ffmpeg.js';
@@ -76,7 +85,10 @@ export async function openSource(spec: SourceSpec, opts: SourceOptions): Promise
     const st = await stat(spec).catch((err: NodeJS.ErrnoException) => {
       throw new UsageError(`${flag}: cannot read ${spec}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
     });
-    if (!st.isFile()) throw new UsageError(`${flag}: ${spec} is ${st.isDirectory() ? 'a directory' : 'not a file'} (give an audio file, mic or -)`);
+    if (!st.isFile())
+      throw new UsageError(
+        `${flag}: ${spec} is ${st.isDirectory() ? 'a directory' : 'not a file'} (give an audio file, mic or -)`,
+      );
     const rs = createReadStream(spec, { highWaterMark: 64 * 1024 });
     bytes = rs;
     destroy = () => rs.destroy();
@@ -98,11 +110,25 @@ export async function openSource(spec: SourceSpec, opts: SourceOptions): Promise
     // a file is given to ffmpeg by name (it may seek, e.g. an M4A whose index is at the end); a pipe streams
     if (spec !== '-') destroy();
     const dec = ffmpegDecode(spec === '-' ? { bytes: prepend(head, rest) } : { path: spec }, format, label, opts.env);
-    const decoded = { ...opts, encoding: 'pcm' as const, inputSampleRate: format.sampleRate, inputChannels: format.channels };
-    const src = new StreamSource(kind, dec.pcm, format, decoded, stop, () => {
-      dec.kill();
-      if (spec === '-') destroy();
-    }, !!opts.realtime, true);
+    const decoded = {
+      ...opts,
+      encoding: 'pcm' as const,
+      inputSampleRate: format.sampleRate,
+      inputChannels: format.channels,
+    };
+    const src = new StreamSource(
+      kind,
+      dec.pcm,
+      format,
+      decoded,
+      stop,
+      () => {
+        dec.kill();
+        if (spec === '-') destroy();
+      },
+      !!opts.realtime,
+      true,
+    );
     src.container = sniffed.name;
     return src;
   }
@@ -175,7 +201,9 @@ async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortContro
   }
   if (first.done) {
     m.stop();
-    throw new AudioDeviceError(`cannot record: no sound card, or the capture device "${device}" cannot be opened (arecord stopped without audio); ${CAPTURE_HINT}`);
+    throw new AudioDeviceError(
+      `cannot record: no sound card, or the capture device "${device}" cannot be opened (arecord stopped without audio); ${CAPTURE_HINT}`,
+    );
   }
   const head = first.value;
   const bytes = (async function* () {
@@ -189,7 +217,9 @@ async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortContro
   const src = new StreamSource('mic', bytes, format, opts, stop, () => m.stop(), false);
   src.onEmpty = () => {
     if (exited && !stop.signal.aborted) {
-      throw new AudioDeviceError(`the microphone gave no audio: arecord stopped (device ${opts.device ?? 'default'}; \`arecord -L\` lists the devices, choose one with --input-device)`);
+      throw new AudioDeviceError(
+        `the microphone gave no audio: arecord stopped (device ${opts.device ?? 'default'}; \`arecord -L\` lists the devices, choose one with --input-device)`,
+      );
     }
   };
   return src;
@@ -303,10 +333,18 @@ class StreamSource implements AudioSource {
         return first;
       }
       const enc = this.opts.encoding ?? 'pcm';
-      const inFormat = { sampleRate: this.opts.inputSampleRate ?? this.format.sampleRate, channels: this.opts.inputChannels ?? this.format.channels };
+      const inFormat = {
+        sampleRate: this.opts.inputSampleRate ?? this.format.sampleRate,
+        channels: this.opts.inputChannels ?? this.format.channels,
+      };
       this.inputFormat = inFormat;
       converter = new PcmConverter(inFormat, this.format);
-      decode = enc === 'pcm' ? blockDecoder('s16', 2 * inFormat.channels) : enc === 'mulaw' ? blockDecoder('mulaw', inFormat.channels) : blockDecoder('alaw', inFormat.channels);
+      decode =
+        enc === 'pcm'
+          ? blockDecoder('s16', 2 * inFormat.channels)
+          : enc === 'mulaw'
+            ? blockDecoder('mulaw', inFormat.channels)
+            : blockDecoder('alaw', inFormat.channels);
       return first;
     };
     try {

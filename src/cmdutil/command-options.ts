@@ -42,7 +42,11 @@ function flagNames(specs: readonly OptionSpec[]): Set<string> {
  * global flags): commander then lists them, or names the unknown flag and suggests the closest. Words after `--`
  * are arguments. A value that looks like a flag (`--temperature -1`) counts as one: a superset is parsed alike.
  */
-export function optionsNeeded(specs: readonly OptionSpec[], argv: readonly string[], elsewhere: ReadonlySet<string>): readonly OptionSpec[] {
+export function optionsNeeded(
+  specs: readonly OptionSpec[],
+  argv: readonly string[],
+  elsewhere: ReadonlySet<string>,
+): readonly OptionSpec[] {
   const named = new Set<string>();
   for (const word of argv) {
     if (word === '--') break;
@@ -56,7 +60,8 @@ export function optionsNeeded(specs: readonly OptionSpec[], argv: readonly strin
   for (const spec of specs) {
     const names = namesOf(spec.flags);
     for (const n of names) known.add(n);
-    if (spec.default !== undefined || spec.flags.includes('--no-') || names.some((n) => named.has(n))) needed.push(spec);
+    if (spec.default !== undefined || spec.flags.includes('--no-') || names.some((n) => named.has(n)))
+      needed.push(spec);
   }
   for (const n of named) if (!known.has(n)) return specs;
   return needed;
@@ -69,7 +74,11 @@ const PROGRAM_FLAGS = ['-h', '--help', '-V', '--version'];
  * What a command line needs of the command's options and of the program's global ones (each as optionsNeeded
  * picks them): each set knows the other's flags and the program's, so that none of them is an unknown word there.
  */
-export function commandLineOptions(own: readonly OptionSpec[], globals: readonly OptionSpec[], argv: readonly string[]): { own: readonly OptionSpec[]; globals: readonly OptionSpec[] } {
+export function commandLineOptions(
+  own: readonly OptionSpec[],
+  globals: readonly OptionSpec[],
+  argv: readonly string[],
+): { own: readonly OptionSpec[]; globals: readonly OptionSpec[] } {
   return {
     own: optionsNeeded(own, argv, new Set([...PROGRAM_FLAGS, ...flagNames(globals)])),
     globals: optionsNeeded(globals, argv, new Set([...PROGRAM_FLAGS, ...flagNames(own)])),

@@ -9,7 +9,10 @@ import type { OptionSpec } from '../core/option-spec.js';
 import { noInputReason, refusePrompt } from '../runtime/no-input.js';
 
 /** The flag every confirming command takes. */
-export const YES_OPTION: OptionSpec = { flags: '-y, --yes', description: 'do not ask for confirmation (required when stdin is not a terminal)' };
+export const YES_OPTION: OptionSpec = {
+  flags: '-y, --yes',
+  description: 'do not ask for confirmation (required when stdin is not a terminal)',
+};
 
 export interface ConfirmOptions {
   /** the value of --yes */
@@ -19,17 +22,24 @@ export interface ConfirmOptions {
 }
 
 /** Resolves when confirmed; throws UsageError in a script without --yes, CancelledError when declined. */
-export async function confirm(ctx: Pick<Context, 'streams' | 'out' | 'globals' | 'env'>, question: string, opts: ConfirmOptions = {}): Promise<void> {
+export async function confirm(
+  ctx: Pick<Context, 'streams' | 'out' | 'globals' | 'env'>,
+  question: string,
+  opts: ConfirmOptions = {},
+): Promise<void> {
   if (opts.yes) return;
   const flag = opts.flag ?? '--yes';
   const noInput = noInputReason(ctx.globals, ctx.env);
   if (noInput) refusePrompt(noInput, `${question.replace(/\?$/, '')}: confirmation needed`, `pass ${flag} to confirm`);
   if (!ctx.streams.stdin.isTTY) {
-    throw new UsageError(`${question.replace(/\?$/, '')}: confirmation needed, and stdin is not a terminal; pass ${flag} to confirm (nothing was sent)`);
+    throw new UsageError(
+      `${question.replace(/\?$/, '')}: confirmation needed, and stdin is not a terminal; pass ${flag} to confirm (nothing was sent)`,
+    );
   }
   ctx.streams.stderr.write(`${question} [y/N] `);
   const answer = await readLine(ctx.streams.stdin);
-  if (answer === undefined || !/^\s*y(es)?\s*$/i.test(answer)) throw new CancelledError('cancelled: nothing was changed');
+  if (answer === undefined || !/^\s*y(es)?\s*$/i.test(answer))
+    throw new CancelledError('cancelled: nothing was changed');
 }
 
 /** One line from a stream (undefined at end of input). Leaves the stream paused for others. */

@@ -11,7 +11,11 @@ export async function deleteEach(
   ids: string[],
   remove: (http: HttpClient, id: string) => Promise<{ id?: string; deleted?: boolean }>,
 ): Promise<number> {
-  await confirm(ctx, `Delete ${ids.length === 1 ? `${what.noun} ${ids[0]}` : `${ids.length} ${what.noun}s (${ids.join(', ')})`} permanently?`, { yes: what.yes });
+  await confirm(
+    ctx,
+    `Delete ${ids.length === 1 ? `${what.noun} ${ids[0]}` : `${ids.length} ${what.noun}s (${ids.join(', ')})`} permanently?`,
+    { yes: what.yes },
+  );
   const http = await ctx.http();
   let code = 0;
   for (const id of ids) {

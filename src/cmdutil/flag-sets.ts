@@ -7,14 +7,24 @@ import { readToolFile, type ToolParseOptions } from './tool-file.js';
 import { UsageError } from '../core/errors.js';
 import { fail, integer, isoDate, number, oneOf, repeatable } from '../core/validate.js';
 
-export const FLAG_GROUPS = { model: 'Model', sampling: 'Sampling', output: 'Output', tools: 'Tools', search: 'Search', audio: 'Audio' } as const;
+export const FLAG_GROUPS = {
+  model: 'Model',
+  sampling: 'Sampling',
+  output: 'Output',
+  tools: 'Tools',
+  search: 'Search',
+  audio: 'Audio',
+} as const;
 
 /** The language model used when neither -m nor the profile names one. */
 export const DEFAULT_LANGUAGE_MODEL = 'svc-latest';
 
 // ---- model
 /** `-m, --model <id>`; `about` says what the model is for and which default applies. */
-export function modelFlag(about = `model id or alias (default: the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`, extra: Partial<RequestRow> = {}): RequestRow {
+export function modelFlag(
+  about = `model id or alias (default: the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`,
+  extra: Partial<RequestRow> = {},
+): RequestRow {
   return { flags: '-m, --model <id>', description: about, group: FLAG_GROUPS.model, reaches: ['model'], ...extra };
 }
 
@@ -26,18 +36,69 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
 // ---- sampling
 const S = FLAG_GROUPS.sampling;
 export const SAMPLING = {
-  temperature: { flags: '-t, --temperature <n>', description: 'sampling temperature (0-2, default 1)', parse: number({ min: 0, max: 2 }), group: S, field: 'temperature' },
-  topP: { flags: '--top-p <n>', description: 'nucleus sampling (greater than 0, at most 1)', parse: number({ min: 0, minExclusive: true, max: 1 }), group: S, field: 'top_p' },
-  topK: { flags: '--top-k <n>', description: 'only the k most likely tokens (1 to 2147483647)', parse: integer({ min: 1, int32: true }), group: S, field: 'top_k' },
-  minP: { flags: '--min-p <n>', description: 'drop tokens below min-p × the top probability (0-1)', parse: number({ min: 0, max: 1 }), group: S, field: 'min_p' },
-  frequencyPenalty: { flags: '--frequency-penalty <n>', description: 'frequency penalty (-2 to 2); not for reasoning models', parse: number({ min: -2, max: 2 }), group: S, field: 'frequency_penalty' },
-  presencePenalty: { flags: '--presence-penalty <n>', description: 'presence penalty (-2 to 2); not for reasoning models', parse: number({ min: -2, max: 2 }), group: S, field: 'presence_penalty' },
-  seed: { flags: '--seed <n>', description: 'best-effort deterministic sampling (32-bit integer)', parse: integer({ int32: true }), group: S, field: 'seed' },
-  stop: { flags: '--stop <sequence>', description: 'stop sequence (repeatable, at most 4)', parse: repeatable(undefined, { max: 4 }), group: S, field: 'stop' },
+  temperature: {
+    flags: '-t, --temperature <n>',
+    description: 'sampling temperature (0-2, default 1)',
+    parse: number({ min: 0, max: 2 }),
+    group: S,
+    field: 'temperature',
+  },
+  topP: {
+    flags: '--top-p <n>',
+    description: 'nucleus sampling (greater than 0, at most 1)',
+    parse: number({ min: 0, minExclusive: true, max: 1 }),
+    group: S,
+    field: 'top_p',
+  },
+  topK: {
+    flags: '--top-k <n>',
+    description: 'only the k most likely tokens (1 to 2147483647)',
+    parse: integer({ min: 1, int32: true }),
+    group: S,
+    field: 'top_k',
+  },
+  minP: {
+    flags: '--min-p <n>',
+    description: 'drop tokens below min-p × the top probability (0-1)',
+    parse: number({ min: 0, max: 1 }),
+    group: S,
+    field: 'min_p',
+  },
+  frequencyPenalty: {
+    flags: '--frequency-penalty <n>',
+    description: 'frequency penalty (-2 to 2); not for reasoning models',
+    parse: number({ min: -2, max: 2 }),
+    group: S,
+    field: 'frequency_penalty',
+  },
+  presencePenalty: {
+    flags: '--presence-penalty <n>',
+    description: 'presence penalty (-2 to 2); not for reasoning models',
+    parse: number({ min: -2, max: 2 }),
+    group: S,
+    field: 'presence_penalty',
+  },
+  seed: {
+    flags: '--seed <n>',
+    description: 'best-effort deterministic sampling (32-bit integer)',
+    parse: integer({ int32: true }),
+    group: S,
+    field: 'seed',
+  },
+  stop: {
+    flags: '--stop <sequence>',
+    description: 'stop sequence (repeatable, at most 4)',
+    parse: repeatable(undefined, { max: 4 }),
+    group: S,
+    field: 'stop',
+  },
 } satisfies Record<string, RequestRow>;
 
 /** The named sampling rows, in the order given; `fields` renames a body field (e.g. stop → stop_sequences). */
-export function sampling(names: (keyof typeof SAMPLING)[], fields: Partial<Record<keyof typeof SAMPLING, string>> = {}): RequestRow[] {
+export function sampling(
+  names: (keyof typeof SAMPLING)[],
+  fields: Partial<Record<keyof typeof SAMPLING, string>> = {},
+): RequestRow[] {
   return names.map((n) => ({ ...SAMPLING[n], field: fields[n] ?? SAMPLING[n].field }));
 }
 
@@ -46,27 +107,72 @@ const O = FLAG_GROUPS.output;
 export const OUTPUT = {
   usage: { flags: '-u, --usage', description: 'print token usage on stderr', group: O } as RequestRow,
   /** streamed by default */
-  noStream: { flags: '--no-stream', description: 'wait for the whole answer instead of streaming it', group: O, reaches: ['stream'] } as RequestRow,
+  noStream: {
+    flags: '--no-stream',
+    description: 'wait for the whole answer instead of streaming it',
+    group: O,
+    reaches: ['stream'],
+  } as RequestRow,
   /** not streamed by default */
-  stream: { flags: '--stream', description: 'print the answer as it is written', group: O, field: 'stream' } as RequestRow,
-  logprobs: { flags: '--logprobs', description: 'return log probabilities of the output tokens', group: O, field: 'logprobs' } as RequestRow,
+  stream: {
+    flags: '--stream',
+    description: 'print the answer as it is written',
+    group: O,
+    field: 'stream',
+  } as RequestRow,
+  logprobs: {
+    flags: '--logprobs',
+    description: 'return log probabilities of the output tokens',
+    group: O,
+    field: 'logprobs',
+  } as RequestRow,
   /** streamed answers rendered as Markdown on a terminal (cmdutil/answer-writer) */
-  raw: { flags: '--raw', description: 'on a terminal, print the answer as the model wrote it (no Markdown rendering)', group: O } as RequestRow,
-  topLogprobs: { flags: '--top-logprobs <n>', description: 'most likely tokens per position (0-8); needs --logprobs', parse: integer({ min: 0, max: 8 }), group: O, field: 'top_logprobs' } as RequestRow,
+  raw: {
+    flags: '--raw',
+    description: 'on a terminal, print the answer as the model wrote it (no Markdown rendering)',
+    group: O,
+  } as RequestRow,
+  topLogprobs: {
+    flags: '--top-logprobs <n>',
+    description: 'most likely tokens per position (0-8); needs --logprobs',
+    parse: integer({ min: 0, max: 8 }),
+    group: O,
+    field: 'top_logprobs',
+  } as RequestRow,
 };
 
 // ---- tools
 const T = FLAG_GROUPS.tools;
 /** `--tool FILE` (repeatable): function tools read from JSON files; the field is filled by the command (its shape differs per convention). */
-export function toolFlag(description = 'function tool(s) from a JSON file (repeatable; at most 128 tools)', parse: ToolParseOptions = {}): RequestRow {
-  return { flags: '--tool <file>', description, parse: repeatable((raw, flag) => readToolFile(raw, flag, parse)), group: T, reaches: ['tools'] };
+export function toolFlag(
+  description = 'function tool(s) from a JSON file (repeatable; at most 128 tools)',
+  parse: ToolParseOptions = {},
+): RequestRow {
+  return {
+    flags: '--tool <file>',
+    description,
+    parse: repeatable((raw, flag) => readToolFile(raw, flag, parse)),
+    group: T,
+    reaches: ['tools'],
+  };
 }
 export function toolChoiceFlag(description = 'none, auto, required, or a function name to force'): RequestRow {
   return { flags: '--tool-choice <choice>', description, group: T, reaches: ['tool_choice'] };
 }
-export const PARALLEL_TOOL_CALLS: RequestRow = { flags: '--no-parallel-tool-calls', description: 'at most one tool call per answer', group: T, field: 'parallel_tool_calls' };
+export const PARALLEL_TOOL_CALLS: RequestRow = {
+  flags: '--no-parallel-tool-calls',
+  description: 'at most one tool call per answer',
+  group: T,
+  field: 'parallel_tool_calls',
+};
 export function toolCmdFlag(parse: RequestRow['parse']): RequestRow {
-  return { flags: '--tool-cmd <name=command>', description: 'run COMMAND for each call of tool NAME (repeatable); arguments as JSON on stdin, its stdout is sent back', parse, group: T };
+  return {
+    flags: '--tool-cmd <name=command>',
+    description:
+      'run COMMAND for each call of tool NAME (repeatable); arguments as JSON on stdin, its stdout is sent back',
+    parse,
+    group: T,
+  };
 }
 
 // ---- search (search_parameters: chat completions and responses)
@@ -90,26 +196,119 @@ export interface SearchFlags {
 }
 const SOURCES = 'search_parameters.sources';
 export const SEARCH_ROWS: RequestRow[] = [
-  { flags: '--search <mode>', description: 'live search: off, on, auto', parse: oneOf(SEARCH_MODES), choices: SEARCH_MODES, group: Q, reaches: ['search_parameters.mode'] },
-  { flags: '--search-from <date>', description: 'search results from this date (YYYY-MM-DD)', parse: isoDate(), group: Q, reaches: ['search_parameters.from_date'] },
-  { flags: '--search-to <date>', description: 'search results up to this date (YYYY-MM-DD)', parse: isoDate(), group: Q, reaches: ['search_parameters.to_date'] },
-  { flags: '--max-search-results <n>', description: 'search results to consider (1-30)', parse: integer({ min: 1, max: 30 }), group: Q, reaches: ['search_parameters.max_search_results'] },
-  { flags: '--no-citations', description: 'do not return citations', group: Q, reaches: ['search_parameters.return_citations'] },
-  { flags: '--search-source <type>', description: `search source (repeatable): ${SEARCH_SOURCES.join(', ')}`, parse: repeatable(oneOf(SEARCH_SOURCES)), choices: SEARCH_SOURCES, group: Q, reaches: [SOURCES] },
-  { flags: '--search-country <code>', description: 'country for web and news search (ISO 3166-1 alpha-2)', parse: (raw, flag) => (/^[A-Za-z]{2}$/.test(raw) ? raw.toUpperCase() : fail(flag, raw, 'a two-letter country code')), group: Q, reaches: [SOURCES] },
-  { flags: '--allowed-website <domain>', description: 'only search these websites (repeatable)', parse: repeatable(), group: Q, reaches: [SOURCES] },
-  { flags: '--excluded-website <domain>', description: 'never search these websites (repeatable)', parse: repeatable(), group: Q, reaches: [SOURCES] },
-  { flags: '--x-handle <handle>', description: 'only these social-feed handles (repeatable)', parse: repeatable(), group: Q, reaches: [SOURCES] },
-  { flags: '--excluded-x-handle <handle>', description: 'never these social-feed handles (repeatable)', parse: repeatable(), group: Q, reaches: [SOURCES] },
-  { flags: '--rss <url>', description: 'RSS feed to search (repeatable)', parse: repeatable(), group: Q, reaches: [SOURCES] },
-  { flags: '--no-safe-search', description: 'turn safe search off for web and news sources', group: Q, reaches: [SOURCES] },
+  {
+    flags: '--search <mode>',
+    description: 'live search: off, on, auto',
+    parse: oneOf(SEARCH_MODES),
+    choices: SEARCH_MODES,
+    group: Q,
+    reaches: ['search_parameters.mode'],
+  },
+  {
+    flags: '--search-from <date>',
+    description: 'search results from this date (YYYY-MM-DD)',
+    parse: isoDate(),
+    group: Q,
+    reaches: ['search_parameters.from_date'],
+  },
+  {
+    flags: '--search-to <date>',
+    description: 'search results up to this date (YYYY-MM-DD)',
+    parse: isoDate(),
+    group: Q,
+    reaches: ['search_parameters.to_date'],
+  },
+  {
+    flags: '--max-search-results <n>',
+    description: 'search results to consider (1-30)',
+    parse: integer({ min: 1, max: 30 }),
+    group: Q,
+    reaches: ['search_parameters.max_search_results'],
+  },
+  {
+    flags: '--no-citations',
+    description: 'do not return citations',
+    group: Q,
+    reaches: ['search_parameters.return_citations'],
+  },
+  {
+    flags: '--search-source <type>',
+    description: `search source (repeatable): ${SEARCH_SOURCES.join(', ')}`,
+    parse: repeatable(oneOf(SEARCH_SOURCES)),
+    choices: SEARCH_SOURCES,
+    group: Q,
+    reaches: [SOURCES],
+  },
+  {
+    flags: '--search-country <code>',
+    description: 'country for web and news search (ISO 3166-1 alpha-2)',
+    parse: (raw, flag) =>
+      /^[A-Za-z]{2}$/.test(raw) ? raw.toUpperCase() : fail(flag, raw, 'a two-letter country code'),
+    group: Q,
+    reaches: [SOURCES],
+  },
+  {
+    flags: '--allowed-website <domain>',
+    description: 'only search these websites (repeatable)',
+    parse: repeatable(),
+    group: Q,
+    reaches: [SOURCES],
+  },
+  {
+    flags: '--excluded-website <domain>',
+    description: 'never search these websites (repeatable)',
+    parse: repeatable(),
+    group: Q,
+    reaches: [SOURCES],
+  },
+  {
+    flags: '--x-handle <handle>',
+    description: 'only these social-feed handles (repeatable)',
+    parse: repeatable(),
+    group: Q,
+    reaches: [SOURCES],
+  },
+  {
+    flags: '--excluded-x-handle <handle>',
+    description: 'never these social-feed handles (repeatable)',
+    parse: repeatable(),
+    group: Q,
+    reaches: [SOURCES],
+  },
+  {
+    flags: '--rss <url>',
+    description: 'RSS feed to search (repeatable)',
+    parse: repeatable(),
+    group: Q,
+    reaches: [SOURCES],
+  },
+  {
+    flags: '--no-safe-search',
+    description: 'turn safe search off for web and news sources',
+    group: Q,
+    reaches: [SOURCES],
+  },
 ];
 
 /** The search_parameters object for the search flags, or undefined when none was given. */
 export function searchParameters(f: SearchFlags): Record<string, unknown> | undefined {
-  const any = f.search || f.searchFrom || f.searchTo || f.maxSearchResults !== undefined || f.citations === false || f.searchSource || f.allowedWebsite || f.excludedWebsite || f.xHandle || f.excludedXHandle || f.rss || f.searchCountry || f.safeSearch === false;
+  const any =
+    f.search ||
+    f.searchFrom ||
+    f.searchTo ||
+    f.maxSearchResults !== undefined ||
+    f.citations === false ||
+    f.searchSource ||
+    f.allowedWebsite ||
+    f.excludedWebsite ||
+    f.xHandle ||
+    f.excludedXHandle ||
+    f.rss ||
+    f.searchCountry ||
+    f.safeSearch === false;
   if (!any) return undefined;
-  if (f.searchFrom && f.searchTo && f.searchFrom > f.searchTo) fail('--search-from', f.searchFrom, `a date not after --search-to ${f.searchTo}`);
+  if (f.searchFrom && f.searchTo && f.searchFrom > f.searchTo)
+    fail('--search-from', f.searchFrom, `a date not after --search-to ${f.searchTo}`);
   const sp: Record<string, unknown> = { mode: f.search ?? 'auto' };
   if (f.searchFrom) sp.from_date = f.searchFrom;
   if (f.searchTo) sp.to_date = f.searchTo;
@@ -139,6 +338,14 @@ export function searchParameters(f: SearchFlags): Record<string, unknown> | unde
 // ---- audio (local devices of the voice commands)
 const A = FLAG_GROUPS.audio;
 export const AUDIO = {
-  inputDevice: { flags: '--input-device <name>', description: 'ALSA capture device for the microphone (e.g. default, plughw:1,0; `arecord -L` lists them)', group: A } as RequestRow,
-  outputDevice: { flags: '--output-device <name>', description: 'ALSA playback device for the speaker (e.g. default, plughw:0,0; `aplay -L` lists them)', group: A } as RequestRow,
+  inputDevice: {
+    flags: '--input-device <name>',
+    description: 'ALSA capture device for the microphone (e.g. default, plughw:1,0; `arecord -L` lists them)',
+    group: A,
+  } as RequestRow,
+  outputDevice: {
+    flags: '--output-device <name>',
+    description: 'ALSA playback device for the speaker (e.g. default, plughw:0,0; `aplay -L` lists them)',
+    group: A,
+  } as RequestRow,
 };

@@ -9,9 +9,18 @@ export function sniffImage(data: Uint8Array, name = ''): string | undefined {
   if (b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
   if (b.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
-  if (b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'image/webp';
   const ext = name.toLowerCase().split('.').pop();
-  return ext === 'png' ? 'image/png' : ext === 'jpg' || ext === 'jpeg' ? 'image/jpeg' : ext === 'webp' ? 'image/webp' : ext === 'gif' ? 'image/gif' : undefined;
+  return ext === 'png'
+    ? 'image/png'
+    : ext === 'jpg' || ext === 'jpeg'
+      ? 'image/jpeg'
+      : ext === 'webp'
+        ? 'image/webp'
+        : ext === 'gif'
+          ? 'image/gif'
+          : undefined;
 }
 
 /** The URL sent for an image flag's value; a missing or non-image file is a usage error naming the flag. */
@@ -22,7 +31,8 @@ export function imageRef(value: string, flag = '--image'): string {
     data = readFileSync(value);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UsageError(`${flag}: ${value}: no such file (give a readable image file or an http(s) URL)`);
+    if (code === 'ENOENT')
+      throw new UsageError(`${flag}: ${value}: no such file (give a readable image file or an http(s) URL)`);
     return fail(flag, value, `a readable image file or an http(s) URL (${code ?? (err as Error).message})`);
   }
   const mime = sniffImage(data, value);

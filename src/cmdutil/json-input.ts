@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import type { Context } from '../runtime/context.js';
 import { fail } from '../core/validate.js';
 
-export type ParsedInput = { kind: 'json'; value: unknown } | { kind: 'lines'; values: Record<string, unknown>[] } | { kind: 'text'; text: string };
+export type ParsedInput =
+  | { kind: 'json'; value: unknown }
+  | { kind: 'lines'; values: Record<string, unknown>[] }
+  | { kind: 'text'; text: string };
 
 export function parseJsonOrText(text: string, flag: string, source: string): ParsedInput {
   const t = text.trim();
@@ -20,13 +23,18 @@ export function parseJsonOrText(text: string, flag: string, source: string): Par
   if (lines.length > 1) {
     try {
       const values = lines.map((l) => JSON.parse(l) as unknown);
-      if (values.every((x) => x && typeof x === 'object' && !Array.isArray(x))) return { kind: 'lines', values: values as Record<string, unknown>[] };
+      if (values.every((x) => x && typeof x === 'object' && !Array.isArray(x)))
+        return { kind: 'lines', values: values as Record<string, unknown>[] };
     } catch {
       // not JSON lines either
     }
   }
   if (t.startsWith('"')) return { kind: 'text', text };
-  return fail(flag, source, `valid JSON or JSON lines (${error}); to send the text as it is, give it as arguments or on stdin`);
+  return fail(
+    flag,
+    source,
+    `valid JSON or JSON lines (${error}); to send the text as it is, give it as arguments or on stdin`,
+  );
 }
 
 /** The text of FILE, or of stdin for `-`. */

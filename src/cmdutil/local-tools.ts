@@ -24,8 +24,12 @@ export function parseToolCmd(raw: string): ToolCommand {
   const i = raw.indexOf('=');
   const name = i > 0 ? raw.slice(0, i).trim() : '';
   const command = i > 0 ? raw.slice(i + 1).trim() : '';
-  if (!name || !command) throw new UsageError(`--tool-cmd: ${raw} is not allowed: NAME=COMMAND (e.g. get_weather='./weather.sh')`);
-  if (!NAME.test(name)) throw new UsageError(`--tool-cmd: ${name} is not allowed: a tool name of letters, digits, _ or - (at most 64 characters)`);
+  if (!name || !command)
+    throw new UsageError(`--tool-cmd: ${raw} is not allowed: NAME=COMMAND (e.g. get_weather='./weather.sh')`);
+  if (!NAME.test(name))
+    throw new UsageError(
+      `--tool-cmd: ${name} is not allowed: a tool name of letters, digits, _ or - (at most 64 characters)`,
+    );
   return { name, command };
 }
 
@@ -33,7 +37,8 @@ export function parseToolCmd(raw: string): ToolCommand {
 export function toolCmdParser(raw: string, _flag: string, previous: ToolCommand[] | undefined): ToolCommand[] {
   const t = parseToolCmd(raw);
   const list = previous ? [...previous] : [];
-  if (list.some((x) => x.name === t.name)) throw new UsageError(`--tool-cmd: ${t.name} is given twice: one command per tool name`);
+  if (list.some((x) => x.name === t.name))
+    throw new UsageError(`--tool-cmd: ${t.name} is given twice: one command per tool name`);
   list.push(t);
   return list;
 }
@@ -43,7 +48,11 @@ export function toolCmdParser(raw: string, _flag: string, previous: ToolCommand[
  * exit, a timeout or a command that cannot start resolve with an error result (a JSON object with `error`), so
  * the model is told what went wrong and the conversation can continue. Rejects only when `signal` aborts.
  */
-export async function runToolCommand(command: string, argumentsJson: string, opts: RunToolOptions = {}): Promise<string> {
+export async function runToolCommand(
+  command: string,
+  argumentsJson: string,
+  opts: RunToolOptions = {},
+): Promise<string> {
   const { execa } = await import('execa');
   const timeoutMs = opts.timeoutMs ?? 60_000;
   if (opts.signal?.aborted) throw new InterruptedError();
@@ -88,11 +97,23 @@ export async function runToolCommand(command: string, argumentsJson: string, opt
   }
   if (opts.signal?.aborted) throw new InterruptedError();
   const stdout = String(r.stdout ?? '').trim();
-  if (timedOut) return JSON.stringify({ error: `the tool command timed out after ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`}`, output: stdout });
+  if (timedOut)
+    return JSON.stringify({
+      error: `the tool command timed out after ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`}`,
+      output: stdout,
+    });
   if (r.exitCode !== 0 || r.failed) {
     const stderr = String(r.stderr ?? '').trim();
-    const why = r.exitCode !== undefined ? `exited with status ${r.exitCode}` : r.signal ? `was stopped by ${r.signal}` : 'could not be run';
-    return JSON.stringify({ error: `the tool command ${why}${stderr ? `: ${stderr.slice(0, 2000)}` : ''}`, output: stdout });
+    const why =
+      r.exitCode !== undefined
+        ? `exited with status ${r.exitCode}`
+        : r.signal
+          ? `was stopped by ${r.signal}`
+          : 'could not be run';
+    return JSON.stringify({
+      error: `the tool command ${why}${stderr ? `: ${stderr.slice(0, 2000)}` : ''}`,
+      output: stdout,
+    });
   }
   return stdout;
 }
@@ -115,8 +136,16 @@ export interface PendingCall {
 }
 
 /** The function definition used for a --tool-cmd that has no --tool schema: any JSON object is accepted. */
-export function defaultToolDefinition(name: string): { name: string; description: string; parameters: Record<string, unknown> } {
-  return { name, description: `Runs the local command bound to ${name}; pass its arguments as a JSON object.`, parameters: { type: 'object', properties: {}, additionalProperties: true } };
+export function defaultToolDefinition(name: string): {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+} {
+  return {
+    name,
+    description: `Runs the local command bound to ${name}; pass its arguments as a JSON object.`,
+    parameters: { type: 'object', properties: {}, additionalProperties: true },
+  };
 }
 
 /** The tools the model may call but that have no local command (their calls end the loop). */
@@ -146,6 +175,8 @@ export async function runCalls(
 export class MaxTurnsError extends Error {
   override name = 'MaxTurnsError';
   constructor(maxTurns: number, pending: PendingCall[]) {
-    super(`stopped after ${maxTurns} model turn${maxTurns === 1 ? '' : 's'} (--max-turns ${maxTurns}): the model still wanted to call ${[...new Set(pending.map((c) => c.name))].join(', ')}; raise --max-turns to let it continue`);
+    super(
+      `stopped after ${maxTurns} model turn${maxTurns === 1 ? '' : 's'} (--max-turns ${maxTurns}): the model still wanted to call ${[...new Set(pending.map((c) => c.name))].join(', ')}; raise --max-turns to let it continue`,
+    );
   }
 }

@@ -9,7 +9,11 @@ export const SINCE_FLAG: OptionSpec = {
   parse: duration({ min: 1, max: 3650 * 86400 }),
 };
 export const MODEL_FILTER: OptionSpec = modelFlag('only calls to this model (as sent or as answered)');
-export const COMMAND_FILTER: OptionSpec = { flags: '--command <words>', description: 'only calls of this command (e.g. chat, "models list")' };
+export const COMMAND_FILTER: OptionSpec = {
+  flags: '--command <words>',
+  description: 'only calls of this command (e.g. chat, "models list")',
+};
 
 /** The earliest time (ms) a --since of `secs` seconds allows. */
-export const sinceMs = (now: number, secs: number | undefined): number | undefined => (secs === undefined ? undefined : now - secs * 1000);
+export const sinceMs = (now: number, secs: number | undefined): number | undefined =>
+  secs === undefined ? undefined : now - secs * 1000;

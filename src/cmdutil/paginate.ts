@@ -80,7 +80,10 @@ export class Page<Item> {
     if (rule.kind === 'none') return undefined;
     if (rule.kind === 'after') {
       if (body.has_more !== true) return undefined;
-      const last = typeof body.last_id === 'string' && body.last_id ? body.last_id : (items[items.length - 1] as Record<string, unknown> | undefined)?.[rule.idKey ?? 'id'];
+      const last =
+        typeof body.last_id === 'string' && body.last_id
+          ? body.last_id
+          : (items[items.length - 1] as Record<string, unknown> | undefined)?.[rule.idKey ?? 'id'];
       return typeof last === 'string' && last ? { param: 'after', cursor: last } : undefined;
     }
     const token = body.pagination_token;
@@ -113,7 +116,11 @@ export async function* pages<Item>(source: ListSource<Item>, query: Query): Asyn
     yield page;
     const cursor = page.nextCursor();
     if (cursor === undefined) return;
-    if (seen.has(cursor)) throw new ProtocolError(`the API sent the page cursor ${JSON.stringify(cursor)} a second time; stopped so as not to loop`, undefined);
+    if (seen.has(cursor))
+      throw new ProtocolError(
+        `the API sent the page cursor ${JSON.stringify(cursor)} a second time; stopped so as not to loop`,
+        undefined,
+      );
     seen.add(cursor);
     q = page.nextPageQuery();
   }
@@ -150,11 +157,17 @@ export function pageFlags(o: PageFlagOptions): OptionSpec[] {
     },
   ];
   if (o.cursor.kind === 'none') {
-    flags.push({ flags: '--all', description: `as many ${o.noun} as the API gives in one reply (${o.cursor.max}); the API has no cursor` });
+    flags.push({
+      flags: '--all',
+      description: `as many ${o.noun} as the API gives in one reply (${o.cursor.max}); the API has no cursor`,
+    });
     return flags;
   }
   flags.push(
-    { flags: '--page-token <cursor>', description: 'the page after this cursor (the next_page_token of a previous page)' },
+    {
+      flags: '--page-token <cursor>',
+      description: 'the page after this cursor (the next_page_token of a previous page)',
+    },
     { flags: '--all', description: 'every page, rows printed as each page arrives' },
   );
   if (o.after) flags.push({ flags: '--after <id>', description: o.after });
@@ -163,7 +176,8 @@ export function pageFlags(o: PageFlagOptions): OptionSpec[] {
 
 /** The query of the first page from the page flags (the endpoint's own parameters added by the caller). */
 export function firstPageQuery(cursor: CursorRule, opts: PageOpts, flags: { after?: boolean } = {}): Query {
-  if (opts.pageToken !== undefined && opts.after !== undefined) throw new UsageError('--page-token and --after: give one of them (both say where the page starts)');
+  if (opts.pageToken !== undefined && opts.after !== undefined)
+    throw new UsageError('--page-token and --after: give one of them (both say where the page starts)');
   if (opts.pageToken === '') throw new UsageError('--page-token: an empty cursor; omit the flag for the first page');
   const query: Query = {};
   if (opts.limit !== undefined) query.limit = opts.limit;
@@ -186,14 +200,22 @@ export interface ListOutput<Item> {
  * another page exists and --all was not given; in a pipe tab-separated rows as pages arrive; on a terminal one table,
  * and the next cursor as a note on stderr.
  */
-export async function listRows<Item>(ctx: Context, source: ListSource<Item>, query: Query, opts: { all?: boolean }, out: ListOutput<Item>): Promise<number> {
+export async function listRows<Item>(
+  ctx: Context,
+  source: ListSource<Item>,
+  query: Query,
+  opts: { all?: boolean },
+  out: ListOutput<Item>,
+): Promise<number> {
   const tty = ctx.out.stdoutIsTTY && !ctx.out.json;
   const collected: Item[] = [];
   let next: string | undefined;
   let count = 0;
-  const walk = opts.all ? pages(source, query) : (async function* () {
-    yield await firstPage(source, query);
-  })();
+  const walk = opts.all
+    ? pages(source, query)
+    : (async function* () {
+        yield await firstPage(source, query);
+      })();
   for await (const page of walk) {
     const items = page.items;
     count += items.length;
@@ -209,7 +231,9 @@ export async function listRows<Item>(ctx: Context, source: ListSource<Item>, que
   }
   if (source.cursor.kind === 'none' && count >= Number(query.limit ?? Infinity)) {
     const max = source.cursor.max;
-    ctx.out.info(`note: ${count} ${out.noun}, as many as --limit ${String(query.limit)} asks for; the API has no cursor${Number(query.limit) < max ? `: --all asks for up to ${max}` : ''}`);
+    ctx.out.info(
+      `note: ${count} ${out.noun}, as many as --limit ${String(query.limit)} asks for; the API has no cursor${Number(query.limit) < max ? `: --all asks for up to ${max}` : ''}`,
+    );
   }
   return 0;
 }

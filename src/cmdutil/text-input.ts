@@ -3,7 +3,11 @@ import type { Context } from '../runtime/context.js';
 import { UsageError } from '../core/errors.js';
 
 /** The words, then a blank line, then stdin (when piped); trailing whitespace of stdin dropped. */
-export async function joinWithStdin(ctx: Context, words: string[], readStdin = !ctx.streams.stdin.isTTY): Promise<string> {
+export async function joinWithStdin(
+  ctx: Context,
+  words: string[],
+  readStdin = !ctx.streams.stdin.isTTY,
+): Promise<string> {
   const fromArgs = words.join(' ').trim();
   const fromStdin = readStdin ? (await ctx.readStdin()).replace(/\s+$/, '') : '';
   return fromArgs && fromStdin ? `${fromArgs}\n\n${fromStdin}` : fromArgs || fromStdin;

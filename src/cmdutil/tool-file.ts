@@ -60,11 +60,24 @@ export function readToolFile(raw: string, flag: string, opts: ToolParseOptions =
     }
     const fn = t?.type === 'function' && t.function ? t.function : t;
     if (!fn || typeof fn.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(fn.name)) {
-      fail(flag, `${raw}[${i}]`, 'a function tool {type: "function", name, description, parameters} with a name of letters, digits, _ or - (at most 64)');
+      fail(
+        flag,
+        `${raw}[${i}]`,
+        'a function tool {type: "function", name, description, parameters} with a name of letters, digits, _ or - (at most 64)',
+      );
     }
     const parameters = fn.parameters ?? fn.input_schema ?? { type: 'object', properties: {} };
-    if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) fail(flag, `${raw}[${i}]`, 'parameters (or input_schema) that is a JSON schema object');
-    return { type: 'function', function: { name: fn.name, description: fn.description, parameters, ...(fn.strict !== undefined ? { strict: fn.strict } : {}) } };
+    if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters))
+      fail(flag, `${raw}[${i}]`, 'parameters (or input_schema) that is a JSON schema object');
+    return {
+      type: 'function',
+      function: {
+        name: fn.name,
+        description: fn.description,
+        parameters,
+        ...(fn.strict !== undefined ? { strict: fn.strict } : {}),
+      },
+    };
   });
 }
 
@@ -82,7 +95,12 @@ export function toolName(t: ToolEntry): string {
  * The tools of all --tool files: at most 128, unique names; and a --tool-choice that is one of `keywords` or the
  * name of a given function. `needsTools` is the keyword that requires at least one tool (required / any).
  */
-export function checkTools(files: ToolEntry[][] | undefined, choice: string | undefined, keywords: readonly string[], needsTools: string): ToolEntry[] {
+export function checkTools(
+  files: ToolEntry[][] | undefined,
+  choice: string | undefined,
+  keywords: readonly string[],
+  needsTools: string,
+): ToolEntry[] {
   const tools = (files ?? []).flat();
   require(tools.length <= MAX_TOOLS, '--tool', `${tools.length} tools`, `at most ${MAX_TOOLS} tools in all`);
   const names = new Set<string>();
@@ -92,8 +110,12 @@ export function checkTools(files: ToolEntry[][] | undefined, choice: string | un
     names.add(t.function.name);
   }
   if (choice !== undefined) {
-    require(keywords.includes(choice) || names.has(choice), '--tool-choice', choice, `${keywords.join(', ')}, or the name of a --tool function${names.size ? ` (${[...names].join(', ')})` : ''}`);
-    require(choice !== needsTools || tools.length > 0, '--tool-choice', choice, `${needsTools} needs at least one --tool`);
+    require(keywords.includes(choice) ||
+      names.has(
+        choice,
+      ), '--tool-choice', choice, `${keywords.join(', ')}, or the name of a --tool function${names.size ? ` (${[...names].join(', ')})` : ''}`);
+    require(choice !== needsTools ||
+      tools.length > 0, '--tool-choice', choice, `${needsTools} needs at least one --tool`);
   }
   return tools;
 }

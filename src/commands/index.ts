@@ -2,7 +2,12 @@
 // module is imported only when it runs, so `svc --help` and `svc <group> --help` load no command code.
 import type { CommandNode } from '../cmdutil/command.js';
 
-const group = (name: string, summary: string, load: () => Promise<{ children: CommandNode[] }>, extra: Partial<CommandNode> = {}): CommandNode => ({
+const group = (
+  name: string,
+  summary: string,
+  load: () => Promise<{ children: CommandNode[] }>,
+  extra: Partial<CommandNode> = {},
+): CommandNode => ({
   name,
   summary,
   children: async () => (await load()).children,
@@ -18,26 +23,74 @@ export const rootCommands: CommandNode[] = [
   group('skills', 'Upload, list, download and delete skills (zip archives)', () => import('./skills/index.js')),
   group('images', 'Generate and edit images (saved to files)', () => import('./images/index.js')),
   group('videos', 'Generate, edit and extend videos; wait for and download them', () => import('./videos/index.js')),
-  group('chat', 'Chat with a model (streams by default)', () => import('./chat/index.js'), { load: () => import('./chat/create.js') }),
+  group('chat', 'Chat with a model (streams by default)', () => import('./chat/index.js'), {
+    load: () => import('./chat/create.js'),
+  }),
   { name: 'api', summary: 'Call any endpoint, raw and authenticated', load: () => import('./api/request.js') },
-  { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/script.js') },
-  group('agents', 'Create, inspect and update voice agents; keep them as code (pull/push)', () => import('./agents/index.js')),
-  group('phone', 'Buy, assign and release phone numbers (v1), register SIP numbers (v2)', () => import('./phone/index.js')),
+  {
+    name: 'completion',
+    summary: 'Print a shell completion script (bash, zsh, fish)',
+    load: () => import('./completion/script.js'),
+  },
+  group(
+    'agents',
+    'Create, inspect and update voice agents; keep them as code (pull/push)',
+    () => import('./agents/index.js'),
+  ),
+  group(
+    'phone',
+    'Buy, assign and release phone numbers (v1), register SIP numbers (v2)',
+    () => import('./phone/index.js'),
+  ),
   group('calls', 'Control active SIP calls (transfer, hang up)', () => import('./calls/index.js')),
   group('realtime', 'Realtime voice sessions and their client secrets', () => import('./realtime/index.js')),
-  group('custom-voices', 'Create and manage custom voices from a reference clip', () => import('./custom-voices/index.js')),
+  group(
+    'custom-voices',
+    'Create and manage custom voices from a reference clip',
+    () => import('./custom-voices/index.js'),
+  ),
   group('tts', 'Text to speech and the voices', () => import('./tts/index.js')),
   group('stt', 'Speech to text: transcribe files and live audio', () => import('./stt/index.js')),
-  group('responses', 'Stored responses: create (streamed), continue (-c), inspect, compact', () => import('./responses/index.js')),
+  group(
+    'responses',
+    'Stored responses: create (streamed), continue (-c), inspect, compact',
+    () => import('./responses/index.js'),
+  ),
   { name: 'messages', summary: 'Send a prompt in the messages convention', load: () => import('./messages/create.js') },
-  group('legacy', 'Legacy text completions (completions, complete; not for reasoning models)', () => import('./legacy/index.js')),
-  { name: 'embed', summary: 'Embed texts (one vector per input, any number of inputs)', load: () => import('./embed/create.js') },
-  { name: 'tokenize', summary: 'Split text into tokens (id, token, bytes) or count them', load: () => import('./tokenize/create.js') },
+  group(
+    'legacy',
+    'Legacy text completions (completions, complete; not for reasoning models)',
+    () => import('./legacy/index.js'),
+  ),
+  {
+    name: 'embed',
+    summary: 'Embed texts (one vector per input, any number of inputs)',
+    load: () => import('./embed/create.js'),
+  },
+  {
+    name: 'tokenize',
+    summary: 'Split text into tokens (id, token, bytes) or count them',
+    load: () => import('./tokenize/create.js'),
+  },
   group('documents', 'Search the documents of collections', () => import('./documents/index.js')),
-  group('conversations', 'Chat and messages conversations kept locally (list, show, delete)', () => import('./conversations/index.js')),
-  group('logs', 'The local log of API calls: list, search, show, delete', () => import('./logs/index.js'), { load: () => import('./logs/list.js') }),
-  { name: 'usage', summary: 'Tokens and dollars spent, by day, model or command (from the call log)', load: () => import('./usage/show.js') },
+  group(
+    'conversations',
+    'Chat and messages conversations kept locally (list, show, delete)',
+    () => import('./conversations/index.js'),
+  ),
+  group('logs', 'The local log of API calls: list, search, show, delete', () => import('./logs/index.js'), {
+    load: () => import('./logs/list.js'),
+  }),
+  {
+    name: 'usage',
+    summary: 'Tokens and dollars spent, by day, model or command (from the call log)',
+    load: () => import('./usage/show.js'),
+  },
   group('emulator', 'Run the local emulator of the whole API', () => import('./emulator/index.js')),
-  { name: 'help', summary: 'Help on a command, or a topic: environment, exit-codes, globals', load: () => import('./help/show.js') },
+  {
+    name: 'help',
+    summary: 'Help on a command, or a topic: environment, exit-codes, globals',
+    load: () => import('./help/show.js'),
+  },
   { name: 'version', summary: 'Print the version', load: () => import('./version/show.js') },
 ];

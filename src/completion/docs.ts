@@ -9,7 +9,9 @@ export function flagTerm(f: FlagInfo): string {
 }
 
 export function flagMeaning(f: FlagInfo): string {
-  const listed = f.choices?.every((c) => new RegExp(`(^|[^\\w-])${c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^\\w-]|$)`).test(f.description));
+  const listed = f.choices?.every((c) =>
+    new RegExp(`(^|[^\\w-])${c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^\\w-]|$)`).test(f.description),
+  );
   return f.choices && !listed ? `${f.description} (${f.choices.join(', ')})` : f.description;
 }
 

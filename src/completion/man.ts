@@ -54,10 +54,30 @@ export function manPage(n: TreeNode, root: TreeNode): string {
     `${roff(name)} \\- ${roff(n === root ? 'the command line for the svc AI API' : n.summary)}`,
     '.SH SYNOPSIS',
     `.B ${roff(words)}`,
-    roff([n.flags.length || n === root ? '[options]' : '', n.children.length ? (n.flags.length ? '[command]' : '<command>') : '', ...args].filter(Boolean).join(' ')),
+    roff(
+      [
+        n.flags.length || n === root ? '[options]' : '',
+        n.children.length ? (n.flags.length ? '[command]' : '<command>') : '',
+        ...args,
+      ]
+        .filter(Boolean)
+        .join(' '),
+    ),
   ];
-  if (n.names.length > 1) lines.push('.PP', `Also: ${n.names.slice(1).map((a) => `\\fB${roff(['svc', ...n.path.slice(0, -1), a].join(' '))}\\fR`).join(', ')}`);
-  lines.push('.SH DESCRIPTION', roff(n === root ? 'The command line for the svc AI API: text, media, storage, agents and real-time voice.' : n.summary));
+  if (n.names.length > 1)
+    lines.push(
+      '.PP',
+      `Also: ${n.names
+        .slice(1)
+        .map((a) => `\\fB${roff(['svc', ...n.path.slice(0, -1), a].join(' '))}\\fR`)
+        .join(', ')}`,
+    );
+  lines.push(
+    '.SH DESCRIPTION',
+    roff(
+      n === root ? 'The command line for the svc AI API: text, media, storage, agents and real-time voice.' : n.summary,
+    ),
+  );
   if (n.description) lines.push('.PP', roff(n.description));
   if (n.args.length) {
     lines.push('.SH ARGUMENTS');
@@ -65,10 +85,15 @@ export function manPage(n: TreeNode, root: TreeNode): string {
   }
   if (n.children.length) {
     lines.push('.SH COMMANDS');
-    for (const c of n.children) lines.push('.TP', `\\fB${roff(c.names.join(', '))}\\fR`, `${roff(c.summary)} (see \\fB${manName(c)}\\fR(1))`);
+    for (const c of n.children)
+      lines.push('.TP', `\\fB${roff(c.names.join(', '))}\\fR`, `${roff(c.summary)} (see \\fB${manName(c)}\\fR(1))`);
   }
   if (n.flags.length) lines.push('.SH OPTIONS', ...options(n.flags));
-  if (n !== root) lines.push('.SH GLOBAL OPTIONS', `Every command takes the global options listed in \\fBsvc\\fR(1) (also: \\fBsvc help globals\\fR).`);
+  if (n !== root)
+    lines.push(
+      '.SH GLOBAL OPTIONS',
+      `Every command takes the global options listed in \\fBsvc\\fR(1) (also: \\fBsvc help globals\\fR).`,
+    );
   if (n.examples.length) lines.push('.SH EXAMPLES', '.nf', ...n.examples.map((e) => `  $ ${roff(e)}`), '.fi');
   const parent = n.path.length > 1 ? `\\fB${manName({ ...n, path: n.path.slice(0, -1) } as TreeNode)}\\fR(1), ` : '';
   lines.push('.SH SEE ALSO', n === root ? '\\fBsvc help\\fR, docs/commands.md' : `${parent}\\fBsvc\\fR(1)`);

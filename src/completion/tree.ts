@@ -41,7 +41,11 @@ const RESOURCE_IDS: Record<string, CompletionKind> = {
 };
 
 /** Model kinds by the group a --model flag is in. */
-const MODEL_KIND: Record<string, CompletionKind> = { images: 'models:image', videos: 'models:video', embed: 'models:embedding' };
+const MODEL_KIND: Record<string, CompletionKind> = {
+  images: 'models:image',
+  videos: 'models:video',
+  embed: 'models:embedding',
+};
 
 function flagCompletion(names: string[], path: string[]): CompletionKind | undefined {
   if (names.includes('--profile')) return 'profiles';
@@ -85,7 +89,12 @@ export async function collectTree(roots: CommandNode[], globals: OptionSpec[]): 
         summary: node.summary,
         description: spec?.description,
         flags: (spec?.options ?? []).filter((o) => !o.hidden).map((o) => flagInfo(o, p)),
-        args: (spec?.args ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required, variadic: a.variadic })),
+        args: (spec?.args ?? []).map((a) => ({
+          name: a.name,
+          description: a.description,
+          required: a.required,
+          variadic: a.variadic,
+        })),
         examples: spec?.examples ?? [],
         argChoices: spec?.args?.find((a) => a.choices)?.choices,
         argComplete: first?.complete ?? (first?.name === 'profile' ? 'profiles' : idArg),
@@ -94,7 +103,15 @@ export async function collectTree(roots: CommandNode[], globals: OptionSpec[]): 
     }
     return out.sort((a, b) => compare(a.names[0]!, b.names[0]!));
   };
-  return { path: [], names: ['svc'], summary: '', flags: globals.map((o) => flagInfo(o)), args: [], examples: [], children: await walk(roots, []) };
+  return {
+    path: [],
+    names: ['svc'],
+    summary: '',
+    flags: globals.map((o) => flagInfo(o)),
+    args: [],
+    examples: [],
+    children: await walk(roots, []),
+  };
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -177,7 +177,8 @@ export class AtomicFile {
           if (code === 'EEXIST') throw new UsageError(`${this.label} already exists (use --force to overwrite it)`);
           // a file system without hard links: check, then rename
           if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw err;
-          if (existsSync(this.target)) throw new UsageError(`${this.label} already exists (use --force to overwrite it)`);
+          if (existsSync(this.target))
+            throw new UsageError(`${this.label} already exists (use --force to overwrite it)`);
           await rename(tempPath, this.target);
         }
       }
@@ -208,7 +209,11 @@ export class AtomicFile {
 }
 
 /** Write `data` to `target` atomically (replacing it unless `replace: false`). */
-export async function writeFileAtomic(target: string, data: Uint8Array | string, opts: AtomicFileOptions = {}): Promise<number> {
+export async function writeFileAtomic(
+  target: string,
+  data: Uint8Array | string,
+  opts: AtomicFileOptions = {},
+): Promise<number> {
   const f = await AtomicFile.create(target, opts);
   try {
     await f.write(typeof data === 'string' ? Buffer.from(data) : data);

@@ -9,39 +9,118 @@ export interface EnvVar {
 }
 
 export const ENVIRONMENT = [
-  { name: 'SVC_API_KEY', group: 'api', description: 'the API key (before the stored one; never accepted as an argument)' },
+  {
+    name: 'SVC_API_KEY',
+    group: 'api',
+    description: 'the API key (before the stored one; never accepted as an argument)',
+  },
   { name: 'SVC_BASE_URL', group: 'api', description: 'API base URL (default https://api.svc.ai; --base-url)' },
   { name: 'SVC_PROFILE', group: 'api', description: 'configuration profile (--profile)' },
-  { name: 'SVC_MODEL', group: 'api', description: 'default model, before the profile\'s (-m)' },
-  { name: 'SVC_TIMEOUT', group: 'api', description: 'seconds to wait for a reply and for each chunk of a stream (default 60); checked like --timeout (a bad value is exit 2)' },
-  { name: 'SVC_MAX_RETRIES', group: 'api', description: 'retries on 429, and on 408/409/5xx for GET (default 2); checked like --max-retries' },
-  { name: 'SVC_ALLOW_INSECURE_HTTP', group: 'api', description: '1: allow a plain http:// base URL on a host that is not loopback (refused otherwise, exit 2: the key would cross the network in clear)' },
-  { name: 'SVC_MAX_UPLOAD_BYTES', group: 'api', description: 'largest file `files upload` sends (default the API\'s 50 MiB; for servers with a raised limit)' },
+  { name: 'SVC_MODEL', group: 'api', description: "default model, before the profile's (-m)" },
+  {
+    name: 'SVC_TIMEOUT',
+    group: 'api',
+    description:
+      'seconds to wait for a reply and for each chunk of a stream (default 60); checked like --timeout (a bad value is exit 2)',
+  },
+  {
+    name: 'SVC_MAX_RETRIES',
+    group: 'api',
+    description: 'retries on 429, and on 408/409/5xx for GET (default 2); checked like --max-retries',
+  },
+  {
+    name: 'SVC_ALLOW_INSECURE_HTTP',
+    group: 'api',
+    description:
+      '1: allow a plain http:// base URL on a host that is not loopback (refused otherwise, exit 2: the key would cross the network in clear)',
+  },
+  {
+    name: 'SVC_MAX_UPLOAD_BYTES',
+    group: 'api',
+    description: "largest file `files upload` sends (default the API's 50 MiB; for servers with a raised limit)",
+  },
   { name: 'SVC_WEBHOOK_SECRET', group: 'api', description: 'webhook signing secret for `svc calls listen` (--secret)' },
-  { name: 'SVC_CONFIG_DIR', group: 'files', description: 'configuration folder (default $XDG_CONFIG_HOME/svc, i.e. ~/.config/svc)' },
-  { name: 'SVC_DATA_DIR', group: 'files', description: 'data folder: local conversations, the call log (logs/), the --emulator state (default $XDG_DATA_HOME/svc)' },
-  { name: 'SVC_CACHE_DIR', group: 'files', description: 'start-up code cache (default $XDG_CACHE_HOME/svc, i.e. ~/.cache/svc)' },
-  { name: 'XDG_CONFIG_HOME', group: 'files', description: 'base of the default configuration folder (default ~/.config)' },
+  {
+    name: 'SVC_CONFIG_DIR',
+    group: 'files',
+    description: 'configuration folder (default $XDG_CONFIG_HOME/svc, i.e. ~/.config/svc)',
+  },
+  {
+    name: 'SVC_DATA_DIR',
+    group: 'files',
+    description:
+      'data folder: local conversations, the call log (logs/), the --emulator state (default $XDG_DATA_HOME/svc)',
+  },
+  {
+    name: 'SVC_CACHE_DIR',
+    group: 'files',
+    description: 'start-up code cache (default $XDG_CACHE_HOME/svc, i.e. ~/.cache/svc)',
+  },
+  {
+    name: 'XDG_CONFIG_HOME',
+    group: 'files',
+    description: 'base of the default configuration folder (default ~/.config)',
+  },
   { name: 'XDG_DATA_HOME', group: 'files', description: 'base of the default data folder (default ~/.local/share)' },
   { name: 'XDG_CACHE_HOME', group: 'files', description: 'base of the default cache folder (default ~/.cache)' },
   { name: 'NO_COLOR', group: 'output', description: 'non-empty: no colour (also --no-color)' },
-  { name: 'FORCE_COLOR', group: 'output', description: 'force colour on (1, 2, 3: 16, 256 or 16 million colours), 0: off' },
+  {
+    name: 'FORCE_COLOR',
+    group: 'output',
+    description: 'force colour on (1, 2, 3: 16, 256 or 16 million colours), 0: off',
+  },
   { name: 'COLORTERM', group: 'output', description: 'truecolor or 24bit: the terminal shows 16 million colours' },
   { name: 'TERM', group: 'output', description: 'dumb: no colour and no live redraw (spinners, progress)' },
   { name: 'COLUMNS', group: 'output', description: 'table width when the terminal does not report one' },
-  { name: 'SVC_NO_INPUT', group: 'output', description: '1: never ask (as --no-input): a command that would prompt exits 2 and names the flag that answers' },
+  {
+    name: 'SVC_NO_INPUT',
+    group: 'output',
+    description: '1: never ask (as --no-input): a command that would prompt exits 2 and names the flag that answers',
+  },
   { name: 'CI', group: 'output', description: 'set (not 0/false) by CI systems: implies --no-input' },
   { name: 'SVC_DEBUG', group: 'output', description: 'non-empty: print the stack trace of an unexpected error' },
-  { name: 'SVC_EMULATOR_STATE_DIR', group: 'emulator', description: 'state of the --emulator emulator (default $SVC_DATA_DIR/emulator)' },
-  { name: 'SVC_EMULATOR_TOKEN_DELAY_MS', group: 'emulator', description: 'pause between streamed tokens of the --emulator emulator (default 12)' },
-  { name: 'SVC_EMULATOR_ADMIN_TOKEN', group: 'emulator', description: 'admin token of `svc emulator serve` and the `svc emulator` admin commands' },
-  { name: 'SVC_FFPROBE', group: 'tools', description: 'the ffprobe program used to check clips (default ffprobe on PATH)' },
-  { name: 'SVC_COMPLETE_TIMEOUT_MS', group: 'tools', description: 'longest wait of shell completion for ids fetched from the API (default 1000 ms)' },
+  {
+    name: 'SVC_EMULATOR_STATE_DIR',
+    group: 'emulator',
+    description: 'state of the --emulator emulator (default $SVC_DATA_DIR/emulator)',
+  },
+  {
+    name: 'SVC_EMULATOR_TOKEN_DELAY_MS',
+    group: 'emulator',
+    description: 'pause between streamed tokens of the --emulator emulator (default 12)',
+  },
+  {
+    name: 'SVC_EMULATOR_ADMIN_TOKEN',
+    group: 'emulator',
+    description: 'admin token of `svc emulator serve` and the `svc emulator` admin commands',
+  },
+  {
+    name: 'SVC_FFPROBE',
+    group: 'tools',
+    description: 'the ffprobe program used to check clips (default ffprobe on PATH)',
+  },
+  {
+    name: 'SVC_COMPLETE_TIMEOUT_MS',
+    group: 'tools',
+    description: 'longest wait of shell completion for ids fetched from the API (default 1000 ms)',
+  },
   { name: 'PATH', group: 'tools', description: 'where arecord, ffmpeg and ffprobe are found' },
-  { name: 'HOME', group: 'system', description: 'the home folder the default configuration, data and cache folders are under' },
+  {
+    name: 'HOME',
+    group: 'system',
+    description: 'the home folder the default configuration, data and cache folders are under',
+  },
   { name: 'TMPDIR', group: 'system', description: 'temporary files (an emulator without a state folder)' },
-  { name: 'SVC_NO_BUNDLE', group: 'system', description: 'non-empty: run the ES modules in dist/ instead of the start-up bundle (development)' },
-  { name: 'SVC_NO_COMPILE_CACHE', group: 'system', description: 'non-empty: do not use the start-up code cache (development)' },
+  {
+    name: 'SVC_NO_BUNDLE',
+    group: 'system',
+    description: 'non-empty: run the ES modules in dist/ instead of the start-up bundle (development)',
+  },
+  {
+    name: 'SVC_NO_COMPILE_CACHE',
+    group: 'system',
+    description: 'non-empty: do not use the start-up code cache (development)',
+  },
 ] as const satisfies readonly EnvVar[];
 
 export type EnvName = (typeof ENVIRONMENT)[number]['name'];

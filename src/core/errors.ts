@@ -58,7 +58,10 @@ export class ApiError extends Error {
 /** The server replied with something that is not what the protocol says (a missing field, bad JSON). */
 export class ProtocolError extends Error {
   override name = 'ProtocolError';
-  constructor(message: string, readonly requestId?: string) {
+  constructor(
+    message: string,
+    readonly requestId?: string,
+  ) {
     super(message);
   }
 }
@@ -74,7 +77,9 @@ export class IncompleteError extends ProtocolError {
 /** No API key is configured: exit 4, as for a key the server refuses. */
 export class MissingKeyError extends Error {
   override name = 'MissingKeyError';
-  constructor(message = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)') {
+  constructor(
+    message = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)',
+  ) {
     super(message);
   }
 }
@@ -105,7 +110,13 @@ export function fileErrorReason(code: string | undefined, cause?: unknown): stri
 /** True for an errno error of the file system (not of a socket or a connection). */
 export function isFileSystemError(err: unknown): err is NodeJS.ErrnoException {
   const e = err as NodeJS.ErrnoException | undefined;
-  return !!e && typeof e.code === 'string' && e.code in FILE_ERRNO && typeof e.syscall === 'string' && !/^(connect|getaddrinfo|read|spawn)/.test(e.syscall);
+  return (
+    !!e &&
+    typeof e.code === 'string' &&
+    e.code in FILE_ERRNO &&
+    typeof e.syscall === 'string' &&
+    !/^(connect|getaddrinfo|read|spawn)/.test(e.syscall)
+  );
 }
 
 /**
@@ -126,7 +137,11 @@ export class FileWriteError extends Error {
 /** The connection failed or dropped (before or during a reply). */
 export class NetworkError extends Error {
   override name = 'NetworkError';
-  constructor(message: string, readonly requestId?: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly requestId?: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
   }
 }

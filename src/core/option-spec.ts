@@ -18,7 +18,20 @@ export interface OptionSpec {
 }
 
 /** Dynamic values for shell completion (src/commands/completion/dynamic.ts). */
-export type CompletionKind = 'profiles' | 'models' | 'models:language' | 'models:image' | 'models:video' | 'models:embedding' | 'voices' | 'files' | 'agents' | 'numbers' | 'responses' | 'custom-voices' | 'skills';
+export type CompletionKind =
+  | 'profiles'
+  | 'models'
+  | 'models:language'
+  | 'models:image'
+  | 'models:video'
+  | 'models:embedding'
+  | 'voices'
+  | 'files'
+  | 'agents'
+  | 'numbers'
+  | 'responses'
+  | 'custom-voices'
+  | 'skills';
 
 export interface ArgSpec {
   name: string;

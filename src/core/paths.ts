@@ -8,11 +8,15 @@ function homedir(env: NodeJS.ProcessEnv): string {
 }
 
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  return readEnv(env, 'SVC_CONFIG_DIR') || join(readEnv(env, 'XDG_CONFIG_HOME') || join(homedir(env), '.config'), 'svc');
+  return (
+    readEnv(env, 'SVC_CONFIG_DIR') || join(readEnv(env, 'XDG_CONFIG_HOME') || join(homedir(env), '.config'), 'svc')
+  );
 }
 
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return readEnv(env, 'SVC_DATA_DIR') || join(readEnv(env, 'XDG_DATA_HOME') || join(homedir(env), '.local', 'share'), 'svc');
+  return (
+    readEnv(env, 'SVC_DATA_DIR') || join(readEnv(env, 'XDG_DATA_HOME') || join(homedir(env), '.local', 'share'), 'svc')
+  );
 }
 
 /** State of the emulator started by `--emulator` (persisted between invocations). */

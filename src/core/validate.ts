@@ -62,7 +62,9 @@ export function integer(rule: Omit<NumberRule, 'integer'> = {}): FlagParser<numb
 
 export function oneOf<T extends string>(values: readonly T[], opts: { caseInsensitive?: boolean } = {}): FlagParser<T> {
   return (raw, flag) => {
-    const found = opts.caseInsensitive ? values.find((v) => v.toLowerCase() === raw.toLowerCase()) : values.find((v) => v === raw);
+    const found = opts.caseInsensitive
+      ? values.find((v) => v.toLowerCase() === raw.toLowerCase())
+      : values.find((v) => v === raw);
     if (found === undefined) fail(flag, raw, `one of ${values.join(', ')}${didYouMean(raw, values)}`);
     return found;
   };
@@ -87,7 +89,8 @@ export function isoDate(): FlagParser<string> {
   return (raw, flag) => {
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
     const d = m ? new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!)) : null;
-    if (!m || !d || d.getUTCMonth() !== +m[2]! - 1 || d.getUTCDate() !== +m[3]!) fail(flag, raw, 'a date as YYYY-MM-DD');
+    if (!m || !d || d.getUTCMonth() !== +m[2]! - 1 || d.getUTCDate() !== +m[3]!)
+      fail(flag, raw, 'a date as YYYY-MM-DD');
     return raw;
   };
 }
@@ -104,7 +107,9 @@ export function repeatable<T = string>(item?: FlagParser<T>, opts: { max?: numbe
 
 /** A duration like 90, 90s, 30m, 1h, 7d → seconds. */
 export function parseDuration(raw: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)?$/i.exec(raw.trim());
+  const m = /^(\d+(?:\.\d+)?)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)?$/i.exec(
+    raw.trim(),
+  );
   if (!m) return Number.NaN;
   const n = Number(m[1]);
   const unit = (m[2] ?? 's').toLowerCase()[0];
@@ -127,7 +132,9 @@ export function duration(rule: { min?: number; max?: number } = {}): FlagParser<
 }
 
 /** `key=value` pairs, repeatable, into a record. */
-export function keyValue<V = string>(value?: (raw: string, flag: string, key: string) => V): FlagParser<Record<string, V>> {
+export function keyValue<V = string>(
+  value?: (raw: string, flag: string, key: string) => V,
+): FlagParser<Record<string, V>> {
   return (raw, flag, previous) => {
     const i = raw.indexOf('=');
     if (i <= 0) fail(flag, raw, 'KEY=VALUE');

@@ -50,9 +50,13 @@ export async function createAgent(http: HttpClient, body: AgentInput): Promise<A
 }
 
 /** The list reply as the API sent it, checked to hold an `agents` list. */
-export async function listAgents(http: HttpClient, limit?: number): Promise<{ agents: Agent[] } & Record<string, unknown>> {
+export async function listAgents(
+  http: HttpClient,
+  limit?: number,
+): Promise<{ agents: Agent[] } & Record<string, unknown>> {
   const raw = (await http.json('GET', '/v1/agents', { query: { limit } })) as Record<string, unknown> | undefined;
-  if (!raw || typeof raw !== 'object' || !Array.isArray(raw.agents)) throw new ProtocolError('the agent list reply has no `agents` list');
+  if (!raw || typeof raw !== 'object' || !Array.isArray(raw.agents))
+    throw new ProtocolError('the agent list reply has no `agents` list');
   return raw as { agents: Agent[] } & Record<string, unknown>;
 }
 

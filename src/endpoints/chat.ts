@@ -46,7 +46,13 @@ export interface ChatUsage {
 
 export interface ChatChoice {
   index: number;
-  message: { role: string; content: string | null; refusal?: string | null; reasoning_content?: string; tool_calls?: ToolCall[] };
+  message: {
+    role: string;
+    content: string | null;
+    refusal?: string | null;
+    reasoning_content?: string;
+    tool_calls?: ToolCall[];
+  };
   finish_reason: string | null;
 }
 
@@ -68,20 +74,42 @@ export interface ChatChunk {
   object: string;
   created: number;
   model: string;
-  choices: { index: number; delta: { role?: string; content?: string | null; reasoning_content?: string | null; tool_calls?: (Partial<ToolCall> & { index: number; function?: { name?: string; arguments?: string } })[] }; finish_reason?: string | null }[];
+  choices: {
+    index: number;
+    delta: {
+      role?: string;
+      content?: string | null;
+      reasoning_content?: string | null;
+      tool_calls?: (Partial<ToolCall> & { index: number; function?: { name?: string; arguments?: string } })[];
+    };
+    finish_reason?: string | null;
+  }[];
   citations?: string[];
   usage?: ChatUsage | null;
   [field: string]: unknown;
 }
 
 export async function createChat(http: HttpClient, body: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
-  const res = await http.json<ChatResponse>('POST', '/v1/chat/completions', { json: { ...body, stream: false }, signal });
+  const res = await http.json<ChatResponse>('POST', '/v1/chat/completions', {
+    json: { ...body, stream: false },
+    signal,
+  });
   return expectFields(res, ['id', 'choices'], 'chat completion');
 }
 
 /** Stream chunks as they arrive. Once the first byte is in, nothing is retried: a drop is an error. */
-export async function* streamChat(http: HttpClient, body: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatChunk> {
-  const res = await http.request({ method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: true }, signal, headers: { accept: 'text/event-stream' } });
+export async function* streamChat(
+  http: HttpClient,
+  body: ChatRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<ChatChunk> {
+  const res = await http.request({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    json: { ...body, stream: true },
+    signal,
+    headers: { accept: 'text/event-stream' },
+  });
   const events = readEventStream<ChatChunk>(res, {
     completes: (c) => !!c?.choices?.some?.((ch) => !!ch?.finish_reason),
     marker: 'finish_reason or [DONE]',
@@ -91,12 +119,22 @@ export async function* streamChat(http: HttpClient, body: ChatRequest, signal?: 
 }
 
 export async function createDeferredChat(http: HttpClient, body: ChatRequest): Promise<{ request_id: string }> {
-  return expectFields(await http.json<{ request_id: string }>('POST', '/v1/chat/completions', { json: { ...body, deferred: true, stream: false } }), ['request_id'], 'deferred chat');
+  return expectFields(
+    await http.json<{ request_id: string }>('POST', '/v1/chat/completions', {
+      json: { ...body, deferred: true, stream: false },
+    }),
+    ['request_id'],
+    'deferred chat',
+  );
 }
 
 /** The result of a deferred completion: undefined while it is pending (202). */
 export async function getDeferredChat(http: HttpClient, requestId: string): Promise<ChatResponse | undefined> {
-  const res = await http.request({ method: 'GET', path: `/v1/chat/deferred-completion/${seg(requestId)}`, okStatuses: [202] });
+  const res = await http.request({
+    method: 'GET',
+    path: `/v1/chat/deferred-completion/${seg(requestId)}`,
+    okStatuses: [202],
+  });
   if (res.status === 202) {
     await res.body.dump();
     return undefined;
@@ -110,7 +148,11 @@ export class ToolCallAccumulator {
 
   add(deltas: NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>): void {
     for (const d of deltas) {
-      const cur = this.calls.get(d.index) ?? { id: '', type: 'function' as const, function: { name: '', arguments: '' } };
+      const cur = this.calls.get(d.index) ?? {
+        id: '',
+        type: 'function' as const,
+        function: { name: '', arguments: '' },
+      };
       if (d.id) cur.id = d.id;
       if (d.function?.name) cur.function.name += d.function.name;
       if (d.function?.arguments) cur.function.arguments += d.function.arguments;

@@ -23,7 +23,11 @@ export interface SearchRequest {
   retrieval_mode?: { type: RetrievalMode };
 }
 
-export async function searchDocuments(http: HttpClient, body: SearchRequest, signal?: AbortSignal): Promise<{ matches: SearchMatch[] }> {
+export async function searchDocuments(
+  http: HttpClient,
+  body: SearchRequest,
+  signal?: AbortSignal,
+): Promise<{ matches: SearchMatch[] }> {
   const res = await http.json<{ matches: SearchMatch[] }>('POST', '/v1/documents/search', { json: body, signal });
   expectArray(res, 'matches', 'document search');
   return res;

@@ -18,7 +18,11 @@ export interface EmbeddingResponse {
   usage?: { prompt_tokens: number; total_tokens: number };
 }
 
-export async function createEmbeddings(http: HttpClient, body: { model: string; input: string[]; dimensions?: number; encoding_format?: string; user?: string }, signal?: AbortSignal): Promise<EmbeddingResponse> {
+export async function createEmbeddings(
+  http: HttpClient,
+  body: { model: string; input: string[]; dimensions?: number; encoding_format?: string; user?: string },
+  signal?: AbortSignal,
+): Promise<EmbeddingResponse> {
   const res = await http.json<EmbeddingResponse>('POST', '/v1/embeddings', { json: body, signal });
   expectArray(res, 'data', 'embeddings');
   return res;

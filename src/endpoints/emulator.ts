@@ -31,13 +31,23 @@ export interface FaultSpec {
 
 export type TriggerKind = 'incoming-call' | 'video-done' | 'deferred-ready' | 'file-expired';
 
-const adminHeaders = (token: string | undefined): Record<string, string> => (token ? { 'x-emulator-admin-token': token } : {});
+const adminHeaders = (token: string | undefined): Record<string, string> =>
+  token ? { 'x-emulator-admin-token': token } : {};
 
 export class EmulatorAdmin {
-  constructor(private http: HttpClient, private token: string | undefined, private signal?: AbortSignal) {}
+  constructor(
+    private http: HttpClient,
+    private token: string | undefined,
+    private signal?: AbortSignal,
+  ) {}
 
   private call<T>(method: string, path: string, opts: { json?: unknown; query?: Query } = {}): Promise<T> {
-    return this.http.json<T>(method, `/_emulator/${path}`, { ...opts, headers: adminHeaders(this.token), auth: false, signal: this.signal });
+    return this.http.json<T>(method, `/_emulator/${path}`, {
+      ...opts,
+      headers: adminHeaders(this.token),
+      auth: false,
+      signal: this.signal,
+    });
   }
 
   health() {

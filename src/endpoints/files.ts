@@ -41,7 +41,13 @@ export async function uploadFile(http: HttpClient, input: UploadInput): Promise<
   const parts: MultipartPart[] = [];
   if (input.expiresAfter !== undefined) parts.push({ name: 'expires_after', value: String(input.expiresAfter) });
   if (input.purpose !== undefined) parts.push({ name: 'purpose', value: input.purpose });
-  parts.push({ name: 'file', filename: input.filename, contentType: input.contentType, path: input.path, size: input.size });
+  parts.push({
+    name: 'file',
+    filename: input.filename,
+    contentType: input.contentType,
+    path: input.path,
+    size: input.size,
+  });
   const mp = buildMultipart(parts, { onProgress: input.onProgress });
   const res = await http.request({
     method: 'POST',
@@ -71,20 +77,46 @@ export async function getFile(http: HttpClient, id: string): Promise<FileObject>
 }
 
 export async function deleteFile(http: HttpClient, id: string): Promise<{ id: string; deleted: boolean }> {
-  return expectFields(await http.json<{ id: string; deleted: boolean }>('DELETE', `/v1/files/${seg(id)}`), ['deleted'], 'file delete');
+  return expectFields(
+    await http.json<{ id: string; deleted: boolean }>('DELETE', `/v1/files/${seg(id)}`),
+    ['deleted'],
+    'file delete',
+  );
 }
 
 export function fileContent(http: HttpClient, id: string, format?: string): Promise<HttpResponse> {
-  return http.request({ method: 'GET', path: `/v1/files/${seg(id)}/content`, query: { format }, headers: { accept: '*/*' } });
+  return http.request({
+    method: 'GET',
+    path: `/v1/files/${seg(id)}/content`,
+    query: { format },
+    headers: { accept: '*/*' },
+  });
 }
 
-export async function createPublicUrl(http: HttpClient, id: string, expiresAfter?: number): Promise<{ public_url: string; expires_at: number | null }> {
+export async function createPublicUrl(
+  http: HttpClient,
+  id: string,
+  expiresAfter?: number,
+): Promise<{ public_url: string; expires_at: number | null }> {
   const body = expiresAfter === undefined ? {} : { expires_after: expiresAfter };
-  return expectFields(await http.json<{ public_url: string; expires_at: number | null }>('POST', `/v1/files/${seg(id)}/public-url`, { json: body }), ['public_url'], 'public URL');
+  return expectFields(
+    await http.json<{ public_url: string; expires_at: number | null }>('POST', `/v1/files/${seg(id)}/public-url`, {
+      json: body,
+    }),
+    ['public_url'],
+    'public URL',
+  );
 }
 
-export async function revokePublicUrl(http: HttpClient, id: string): Promise<{ id: string; revoked: boolean; public_url?: string | null }> {
-  return expectFields(await http.json<{ id: string; revoked: boolean }>('POST', `/v1/files/${seg(id)}/public-url/revoke`), ['revoked'], 'revoke');
+export async function revokePublicUrl(
+  http: HttpClient,
+  id: string,
+): Promise<{ id: string; revoked: boolean; public_url?: string | null }> {
+  return expectFields(
+    await http.json<{ id: string; revoked: boolean }>('POST', `/v1/files/${seg(id)}/public-url/revoke`),
+    ['revoked'],
+    'revoke',
+  );
 }
 
 /** A MIME type from the file name (the API stores what the part declares). */
@@ -94,12 +126,43 @@ export function guessContentType(name: string): string {
 }
 
 const MIME: Record<string, string> = {
-  txt: 'text/plain', md: 'text/markdown', csv: 'text/csv', tsv: 'text/tab-separated-values', html: 'text/html', htm: 'text/html',
-  json: 'application/json', jsonl: 'application/jsonl', xml: 'application/xml', yaml: 'application/yaml', yml: 'application/yaml',
-  pdf: 'application/pdf', zip: 'application/zip', gz: 'application/gzip', tar: 'application/x-tar',
-  doc: 'application/msword', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
-  mp3: 'audio/mpeg', wav: 'audio/wav', ogg: 'audio/ogg', flac: 'audio/flac', mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime',
-  js: 'text/javascript', ts: 'text/plain', py: 'text/x-python', c: 'text/plain', go: 'text/plain', rs: 'text/plain', sh: 'text/plain',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  html: 'text/html',
+  htm: 'text/html',
+  json: 'application/json',
+  jsonl: 'application/jsonl',
+  xml: 'application/xml',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  gz: 'application/gzip',
+  tar: 'application/x-tar',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  flac: 'audio/flac',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
+  js: 'text/javascript',
+  ts: 'text/plain',
+  py: 'text/x-python',
+  c: 'text/plain',
+  go: 'text/plain',
+  rs: 'text/plain',
+  sh: 'text/plain',
 };

@@ -4,7 +4,8 @@ import { ProtocolError } from '../core/errors.js';
 export function expectFields<T>(value: T, fields: string[], what: string): T {
   if (!value || typeof value !== 'object') throw new ProtocolError(`the ${what} reply is not a JSON object`);
   for (const f of fields) {
-    if ((value as Record<string, unknown>)[f] === undefined) throw new ProtocolError(`the ${what} reply has no \`${f}\` field`);
+    if ((value as Record<string, unknown>)[f] === undefined)
+      throw new ProtocolError(`the ${what} reply has no \`${f}\` field`);
   }
   return value;
 }

@@ -26,7 +26,11 @@ export interface CallerIdentity {
 }
 
 export async function getApiKey(http: HttpClient): Promise<ApiKeyInfo> {
-  return expectFields(await http.json<ApiKeyInfo>('GET', '/v1/api-key'), ['redacted_api_key', 'team_id', 'acls'], 'api key');
+  return expectFields(
+    await http.json<ApiKeyInfo>('GET', '/v1/api-key'),
+    ['redacted_api_key', 'team_id', 'acls'],
+    'api key',
+  );
 }
 
 export async function getMe(http: HttpClient): Promise<CallerIdentity> {

@@ -2,7 +2,22 @@
 import type { HttpClient } from '../net/http.js';
 import { expectArray } from './guard.js';
 
-export const IMAGE_ASPECT_RATIOS = ['1:1', '3:4', '4:3', '9:16', '16:9', '2:3', '3:2', '9:19.5', '19.5:9', '9:20', '20:9', '1:2', '2:1', 'auto'] as const;
+export const IMAGE_ASPECT_RATIOS = [
+  '1:1',
+  '3:4',
+  '4:3',
+  '9:16',
+  '16:9',
+  '2:3',
+  '3:2',
+  '9:19.5',
+  '19.5:9',
+  '9:20',
+  '20:9',
+  '1:2',
+  '2:1',
+  'auto',
+] as const;
 export const IMAGE_RESPONSE_FORMATS = ['url', 'b64_json'] as const;
 export const DEFAULT_IMAGE_MODEL = 'svc-image-1';
 
@@ -22,7 +37,10 @@ export interface ImageRequest {
   image?: { url: string };
 }
 
-export async function generateImages(http: HttpClient, req: ImageRequest): Promise<{ raw: unknown; data: ImageEntry[] }> {
+export async function generateImages(
+  http: HttpClient,
+  req: ImageRequest,
+): Promise<{ raw: unknown; data: ImageEntry[] }> {
   const raw = await http.json('POST', req.image ? '/v1/images/edits' : '/v1/images/generations', { json: req });
   return { raw, data: expectArray<ImageEntry>(raw, 'data', 'image') };
 }

@@ -23,7 +23,11 @@ export interface CompleteResponse {
   [field: string]: unknown;
 }
 
-export async function createTextCompletion(http: HttpClient, body: Record<string, unknown>, signal?: AbortSignal): Promise<TextCompletionResponse> {
+export async function createTextCompletion(
+  http: HttpClient,
+  body: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<TextCompletionResponse> {
   const res = await http.json<TextCompletionResponse>('POST', '/v1/completions', { json: body, signal });
   expectArray(res, 'choices', 'text completion');
   return res;
@@ -39,14 +43,32 @@ export interface TextCompletionChunk {
 }
 
 /** `stream: true`: the chunks as they arrive; the stream must end with `[DONE]` (else it is incomplete: an error). */
-export async function* streamTextCompletion(http: HttpClient, body: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<TextCompletionChunk> {
-  const res = await http.request({ method: 'POST', path: '/v1/completions', json: { ...body, stream: true }, signal, headers: { accept: 'text/event-stream' } });
+export async function* streamTextCompletion(
+  http: HttpClient,
+  body: Record<string, unknown>,
+  signal?: AbortSignal,
+): AsyncGenerator<TextCompletionChunk> {
+  const res = await http.request({
+    method: 'POST',
+    path: '/v1/completions',
+    json: { ...body, stream: true },
+    signal,
+    headers: { accept: 'text/event-stream' },
+  });
   const events = readEventStream<TextCompletionChunk>(res, { completes: () => false, marker: '[DONE]', signal });
   for await (const ev of events) yield ev.data;
 }
 
-export async function createComplete(http: HttpClient, body: Record<string, unknown>, signal?: AbortSignal): Promise<CompleteResponse> {
-  return expectFields(await http.json<CompleteResponse>('POST', '/v1/complete', { json: body, signal }), ['completion'], 'complete');
+export async function createComplete(
+  http: HttpClient,
+  body: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<CompleteResponse> {
+  return expectFields(
+    await http.json<CompleteResponse>('POST', '/v1/complete', { json: body, signal }),
+    ['completion'],
+    'complete',
+  );
 }
 
 /** The human/assistant prompt format of /v1/complete. */

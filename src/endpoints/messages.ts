@@ -11,7 +11,10 @@ export interface MessagesRequest {
   [field: string]: unknown;
 }
 
-export type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown } | { type: string; [k: string]: unknown };
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: string; [k: string]: unknown };
 
 export interface MessagesResponse {
   id: string;
@@ -21,7 +24,12 @@ export interface MessagesResponse {
   model: string;
   stop_reason: string | null;
   stop_sequence: string | null;
-  usage?: { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number };
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_creation_input_tokens?: number;
+    cache_read_input_tokens?: number;
+  };
   [field: string]: unknown;
 }
 
@@ -30,17 +38,38 @@ export interface MessagesEvent {
   [field: string]: any;
 }
 
-export async function createMessage(http: HttpClient, body: MessagesRequest, signal?: AbortSignal): Promise<MessagesResponse> {
-  return expectFields(await http.json<MessagesResponse>('POST', '/v1/messages', { json: { ...body, stream: false }, signal }), ['id', 'content'], 'message');
+export async function createMessage(
+  http: HttpClient,
+  body: MessagesRequest,
+  signal?: AbortSignal,
+): Promise<MessagesResponse> {
+  return expectFields(
+    await http.json<MessagesResponse>('POST', '/v1/messages', { json: { ...body, stream: false }, signal }),
+    ['id', 'content'],
+    'message',
+  );
 }
 
-export async function* streamMessageEvents(http: HttpClient, body: MessagesRequest, signal?: AbortSignal): AsyncGenerator<MessagesEvent> {
-  const res = await http.request({ method: 'POST', path: '/v1/messages', json: { ...body, stream: true }, signal, headers: { accept: 'text/event-stream' } });
+export async function* streamMessageEvents(
+  http: HttpClient,
+  body: MessagesRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<MessagesEvent> {
+  const res = await http.request({
+    method: 'POST',
+    path: '/v1/messages',
+    json: { ...body, stream: true },
+    signal,
+    headers: { accept: 'text/event-stream' },
+  });
   yield* readTypedEventStream<MessagesEvent>(res, { endTypes: ['message_stop'], stopAtEnd: true, signal });
 }
 
 /** Assemble the streamed events into the final message, calling onText for each text delta. */
-export async function consumeMessageStream(events: AsyncIterable<MessagesEvent>, h: { onText?(t: string): void; onEvent?(ev: MessagesEvent): void } = {}): Promise<MessagesResponse> {
+export async function consumeMessageStream(
+  events: AsyncIterable<MessagesEvent>,
+  h: { onText?(t: string): void; onEvent?(ev: MessagesEvent): void } = {},
+): Promise<MessagesResponse> {
   let msg: MessagesResponse | undefined;
   const blocks: Record<string, any>[] = [];
   const partial: string[] = [];
@@ -93,5 +122,8 @@ export async function consumeMessageStream(events: AsyncIterable<MessagesEvent>,
 }
 
 export function messageText(m: Pick<MessagesResponse, 'content'>): string {
-  return m.content.filter((b): b is { type: 'text'; text: string } => b.type === 'text').map((b) => b.text).join('');
+  return m.content
+    .filter((b): b is { type: 'text'; text: string } => b.type === 'text')
+    .map((b) => b.text)
+    .join('');
 }

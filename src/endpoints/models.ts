@@ -12,7 +12,10 @@ const KIND_PATH: Record<ModelKind, string> = {
   video: '/v1/video-generation-models',
 };
 
-export type Model = { id: string; created: number; object: string; owned_by: string; aliases?: string[] } & Record<string, unknown>;
+export type Model = { id: string; created: number; object: string; owned_by: string; aliases?: string[] } & Record<
+  string,
+  unknown
+>;
 
 export async function listModels(http: HttpClient, kind?: ModelKind): Promise<{ raw: unknown; models: Model[] }> {
   if (!kind) {

@@ -26,17 +26,27 @@ function unwrap(raw: unknown, what: string): PhoneNumber {
 }
 
 /** A list reply as the API sent it, checked to hold a `phone_numbers` list. */
-function listOf(raw: unknown, what: string): { phone_numbers: PhoneNumber[]; pagination_token?: string } & Record<string, unknown> {
+function listOf(
+  raw: unknown,
+  what: string,
+): { phone_numbers: PhoneNumber[]; pagination_token?: string } & Record<string, unknown> {
   const obj = raw as Record<string, unknown> | undefined;
-  if (!obj || typeof obj !== 'object' || !Array.isArray(obj.phone_numbers)) throw new ProtocolError(`the ${what} reply has no \`phone_numbers\` list`);
+  if (!obj || typeof obj !== 'object' || !Array.isArray(obj.phone_numbers))
+    throw new ProtocolError(`the ${what} reply has no \`phone_numbers\` list`);
   return obj as { phone_numbers: PhoneNumber[] } & Record<string, unknown>;
 }
 
-export async function buyNumber(http: HttpClient, body: { area_code: string; name: string; description?: string }): Promise<PhoneNumber> {
+export async function buyNumber(
+  http: HttpClient,
+  body: { area_code: string; name: string; description?: string },
+): Promise<PhoneNumber> {
   return unwrap(await http.json('POST', '/v1/phone-numbers', { json: body }), 'buy phone number');
 }
 
-export async function listNumbers(http: HttpClient, limit?: number): Promise<{ phone_numbers: PhoneNumber[] } & Record<string, unknown>> {
+export async function listNumbers(
+  http: HttpClient,
+  limit?: number,
+): Promise<{ phone_numbers: PhoneNumber[] } & Record<string, unknown>> {
   return listOf(await http.json('GET', '/v1/phone-numbers', { query: { limit } }), 'phone number list');
 }
 
@@ -44,7 +54,11 @@ export async function getNumber(http: HttpClient, id: string): Promise<PhoneNumb
   return unwrap(await http.json('GET', `/v1/phone-numbers/${seg(id)}`), 'phone number');
 }
 
-export async function updateNumber(http: HttpClient, id: string, body: { name?: string; description?: string; field_mask: { paths: string[] } }): Promise<PhoneNumber> {
+export async function updateNumber(
+  http: HttpClient,
+  id: string,
+  body: { name?: string; description?: string; field_mask: { paths: string[] } },
+): Promise<PhoneNumber> {
   return unwrap(await http.json('PATCH', `/v1/phone-numbers/${seg(id)}`, { json: body }), 'update phone number');
 }
 

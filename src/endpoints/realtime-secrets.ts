@@ -8,11 +8,21 @@ export interface ClientSecret {
   [k: string]: unknown;
 }
 
-export async function createClientSecret(http: HttpClient, expiresAfterSec?: number, session?: Record<string, unknown>): Promise<ClientSecret> {
+export async function createClientSecret(
+  http: HttpClient,
+  expiresAfterSec?: number,
+  session?: Record<string, unknown>,
+): Promise<ClientSecret> {
   const body: Record<string, unknown> = {};
   if (expiresAfterSec !== undefined) body.expires_after = { seconds: expiresAfterSec };
   if (session) body.session = session;
-  const raw = await http.json<ClientSecret & { client_secret?: ClientSecret }>('POST', '/v1/realtime/client_secrets', { json: body });
+  const raw = await http.json<ClientSecret & { client_secret?: ClientSecret }>('POST', '/v1/realtime/client_secrets', {
+    json: body,
+  });
   // some deployments nest the secret: accept both
-  return expectFields(raw?.client_secret && !raw.value ? raw.client_secret : raw, ['value', 'expires_at'], 'client secret');
+  return expectFields(
+    raw?.client_secret && !raw.value ? raw.client_secret : raw,
+    ['value', 'expires_at'],
+    'client secret',
+  );
 }

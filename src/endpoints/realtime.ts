@@ -18,7 +18,11 @@ export interface WireFormat {
 }
 
 /** The wire format of a `--audio-format` name, and how its bytes are coded locally. */
-export function wireFormat(name: AudioFormatName): { format: WireFormat; encoding: 'pcm' | 'mulaw' | 'alaw'; sampleRate: number } {
+export function wireFormat(name: AudioFormatName): {
+  format: WireFormat;
+  encoding: 'pcm' | 'mulaw' | 'alaw';
+  sampleRate: number;
+} {
   if (name === 'pcmu') return { format: { type: 'audio/pcmu' }, encoding: 'mulaw', sampleRate: 8000 };
   if (name === 'pcma') return { format: { type: 'audio/pcma' }, encoding: 'alaw', sampleRate: 8000 };
   return { format: { type: 'audio/pcm', rate: 24000 }, encoding: 'pcm', sampleRate: 24000 };
@@ -28,7 +32,12 @@ export function wireFormat(name: AudioFormatName): { format: WireFormat; encodin
 export function flatTool(t: Record<string, any>): Record<string, any> {
   if (t?.type === 'function' && t.function && typeof t.function === 'object') {
     const f = t.function;
-    return { type: 'function', name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), parameters: f.parameters ?? { type: 'object', properties: {} } };
+    return {
+      type: 'function',
+      name: f.name,
+      ...(f.description !== undefined ? { description: f.description } : {}),
+      parameters: f.parameters ?? { type: 'object', properties: {} },
+    };
   }
   return t;
 }
@@ -62,7 +71,8 @@ export function sessionFromAgent(agent: Agent): SessionUpdate {
   const tools = Array.isArray(agent.tools) ? agent.tools.map((t) => flatTool(t as Record<string, any>)) : [];
   // the knowledge base: the agent's collections searched through a file_search tool, unless it has one already
   const collections = Array.isArray(agent.collection_ids) ? agent.collection_ids : [];
-  if (collections.length && !tools.some((t) => t?.type === 'file_search')) tools.push({ type: 'file_search', collection_ids: collections });
+  if (collections.length && !tools.some((t) => t?.type === 'file_search'))
+    tools.push({ type: 'file_search', collection_ids: collections });
   if (tools.length) s.tools = tools;
   return s;
 }
@@ -103,8 +113,16 @@ export function errorFromEvent(ev: ServerEvent): ApiError {
   const e = (ev.error && typeof ev.error === 'object' ? ev.error : ev) as Record<string, unknown>;
   const code = typeof e.code === 'string' ? e.code : undefined;
   const type = typeof e.type === 'string' ? e.type : undefined;
-  const message = typeof e.message === 'string' ? e.message : typeof ev.message === 'string' ? ev.message : 'the realtime session reported an error';
-  const status = (code ? CODE_STATUS[code] : undefined) ?? (type ? CODE_STATUS[type] : undefined) ?? (type === 'server_error' ? 500 : type === 'authentication_error' ? 401 : 400);
+  const message =
+    typeof e.message === 'string'
+      ? e.message
+      : typeof ev.message === 'string'
+        ? ev.message
+        : 'the realtime session reported an error';
+  const status =
+    (code ? CODE_STATUS[code] : undefined) ??
+    (type ? CODE_STATUS[type] : undefined) ??
+    (type === 'server_error' ? 500 : type === 'authentication_error' ? 401 : 400);
   return new ApiError(status, message, code ?? type);
 }
 
@@ -114,9 +132,19 @@ export function isAudioDelta(type: string): boolean {
 }
 
 export function isTranscriptDelta(type: string): boolean {
-  return type === 'response.output_audio_transcript.delta' || type === 'response.audio_transcript.delta' || type === 'response.output_text.delta' || type === 'response.text.delta';
+  return (
+    type === 'response.output_audio_transcript.delta' ||
+    type === 'response.audio_transcript.delta' ||
+    type === 'response.output_text.delta' ||
+    type === 'response.text.delta'
+  );
 }
 
 export function isTranscriptDone(type: string): boolean {
-  return type === 'response.output_audio_transcript.done' || type === 'response.audio_transcript.done' || type === 'response.output_text.done' || type === 'response.text.done';
+  return (
+    type === 'response.output_audio_transcript.done' ||
+    type === 'response.audio_transcript.done' ||
+    type === 'response.output_text.done' ||
+    type === 'response.text.done'
+  );
 }

@@ -81,15 +81,32 @@ export interface CompactionResult {
   usage?: Record<string, unknown> & { dropped_message_count?: number };
 }
 
-export async function createResponse(http: HttpClient, body: ResponsesRequest, signal?: AbortSignal): Promise<ResponseObject> {
+export async function createResponse(
+  http: HttpClient,
+  body: ResponsesRequest,
+  signal?: AbortSignal,
+): Promise<ResponseObject> {
   const res = await http.json<ResponseObject>('POST', '/v1/responses', { json: { ...body, stream: false }, signal });
   return expectFields(res, ['id', 'output', 'status'], 'response');
 }
 
 /** The typed event stream (with or without `event:` lines); ends at `data: [DONE]` or the end of the body. */
-export async function* streamResponseEvents(http: HttpClient, body: ResponsesRequest, signal?: AbortSignal): AsyncGenerator<ResponseEvent> {
-  const res = await http.request({ method: 'POST', path: '/v1/responses', json: { ...body, stream: true }, signal, headers: { accept: 'text/event-stream' } });
-  yield* readTypedEventStream<ResponseEvent>(res, { endTypes: ['response.completed', 'response.incomplete', 'response.failed', 'error'], signal });
+export async function* streamResponseEvents(
+  http: HttpClient,
+  body: ResponsesRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<ResponseEvent> {
+  const res = await http.request({
+    method: 'POST',
+    path: '/v1/responses',
+    json: { ...body, stream: true },
+    signal,
+    headers: { accept: 'text/event-stream' },
+  });
+  yield* readTypedEventStream<ResponseEvent>(res, {
+    endTypes: ['response.completed', 'response.incomplete', 'response.failed', 'error'],
+    signal,
+  });
 }
 
 export interface StreamHandlers {
@@ -104,7 +121,10 @@ export interface StreamHandlers {
  * (from response.completed / incomplete) is returned. Unknown event types are skipped; an `error` event or
  * `response.failed` is an ApiError.
  */
-export async function consumeResponseStream(events: AsyncIterable<ResponseEvent>, h: StreamHandlers = {}): Promise<ResponseObject> {
+export async function consumeResponseStream(
+  events: AsyncIterable<ResponseEvent>,
+  h: StreamHandlers = {},
+): Promise<ResponseObject> {
   let final: ResponseObject | undefined;
   for await (const ev of events) {
     h.onEvent?.(ev);
@@ -137,17 +157,31 @@ export async function getResponse(http: HttpClient, id: string): Promise<Respons
   return expectFields(await http.json<ResponseObject>('GET', `/v1/responses/${seg(id)}`), ['id', 'output'], 'response');
 }
 
-export async function deleteResponse(http: HttpClient, id: string): Promise<{ id: string; object: string; deleted: boolean }> {
-  return expectFields(await http.json<{ id: string; object: string; deleted: boolean }>('DELETE', `/v1/responses/${seg(id)}`), ['id', 'deleted'], 'delete response');
+export async function deleteResponse(
+  http: HttpClient,
+  id: string,
+): Promise<{ id: string; object: string; deleted: boolean }> {
+  return expectFields(
+    await http.json<{ id: string; object: string; deleted: boolean }>('DELETE', `/v1/responses/${seg(id)}`),
+    ['id', 'deleted'],
+    'delete response',
+  );
 }
 
-export async function listInputItems(http: HttpClient, id: string, q: { limit?: number; order?: string; after?: string }): Promise<InputItemsPage> {
+export async function listInputItems(
+  http: HttpClient,
+  id: string,
+  q: { limit?: number; order?: string; after?: string },
+): Promise<InputItemsPage> {
   const page = await http.json<InputItemsPage>('GET', `/v1/responses/${seg(id)}/input_items`, { query: q });
   expectArray(page, 'data', 'input items');
   return page;
 }
 
-export async function compactResponses(http: HttpClient, body: { model: string; input: string | InputItem[] }): Promise<CompactionResult> {
+export async function compactResponses(
+  http: HttpClient,
+  body: { model: string; input: string | InputItem[] },
+): Promise<CompactionResult> {
   const res = await http.json<CompactionResult>('POST', '/v1/responses/compact', { json: body });
   expectArray(res, 'output', 'compaction');
   return res;
@@ -158,7 +192,8 @@ export function outputText(r: Pick<ResponseObject, 'output'>): string {
   let text = '';
   for (const item of r.output ?? []) {
     if (item.type !== 'message') continue;
-    for (const part of item.content ?? []) if (part.type === 'output_text' && typeof part.text === 'string') text += part.text;
+    for (const part of item.content ?? [])
+      if (part.type === 'output_text' && typeof part.text === 'string') text += part.text;
   }
   return text;
 }

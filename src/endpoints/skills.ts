@@ -5,7 +5,15 @@ import { expectArray, expectFields } from './guard.js';
 
 export const MAX_SKILL_BYTES = 50 * 1024 * 1024;
 
-export type Skill = { id: string; object: string; name: string; description: string; created_at: number; default_version?: string; latest_version?: string } & Record<string, unknown>;
+export type Skill = {
+  id: string;
+  object: string;
+  name: string;
+  description: string;
+  created_at: number;
+  default_version?: string;
+  latest_version?: string;
+} & Record<string, unknown>;
 
 export interface SkillList {
   object: string;
@@ -24,11 +32,19 @@ export async function uploadSkill(
     ? { name: 'files', filename: zip.filename, contentType: 'application/zip', data: zip.data }
     : { name: 'files', filename: zip.filename, contentType: 'application/zip', path: zip.path!, size: zip.size };
   const mp = buildMultipart([part], { onProgress });
-  const res = await http.request({ method: 'POST', path: '/v1/skills', headers: { 'content-type': mp.contentType, 'content-length': String(mp.contentLength) }, body: mp.body });
+  const res = await http.request({
+    method: 'POST',
+    path: '/v1/skills',
+    headers: { 'content-type': mp.contentType, 'content-length': String(mp.contentLength) },
+    body: mp.body,
+  });
   return expectFields(await res.json<Skill>(), ['id'], 'skill upload');
 }
 
-export async function listSkills(http: HttpClient, q: { limit?: number; order?: string; after?: string }): Promise<SkillList> {
+export async function listSkills(
+  http: HttpClient,
+  q: { limit?: number; order?: string; after?: string },
+): Promise<SkillList> {
   const raw = await http.json<SkillList>('GET', '/v1/skills', { query: { ...q } });
   expectArray(raw, 'data', 'skill list');
   return raw;
@@ -39,9 +55,17 @@ export async function getSkill(http: HttpClient, id: string): Promise<Skill> {
 }
 
 export async function deleteSkill(http: HttpClient, id: string): Promise<{ id: string; deleted: boolean }> {
-  return expectFields(await http.json<{ id: string; deleted: boolean }>('DELETE', `/v1/skills/${seg(id)}`), ['deleted'], 'skill delete');
+  return expectFields(
+    await http.json<{ id: string; deleted: boolean }>('DELETE', `/v1/skills/${seg(id)}`),
+    ['deleted'],
+    'skill delete',
+  );
 }
 
 export function skillContent(http: HttpClient, id: string): Promise<HttpResponse> {
-  return http.request({ method: 'GET', path: `/v1/skills/${seg(id)}/content`, headers: { accept: 'application/zip, */*' } });
+  return http.request({
+    method: 'GET',
+    path: `/v1/skills/${seg(id)}/content`,
+    headers: { accept: 'application/zip, */*' },
+  });
 }

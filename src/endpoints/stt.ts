@@ -6,7 +6,20 @@ import { ApiError, ProtocolError } from '../core/errors.js';
 import { buildMultipart, type MultipartPart } from '../net/multipart.js';
 
 export const STT_MAX_FILE = 500 * 1024 * 1024;
-export const STT_AUDIO_FORMATS = ['pcm', 'mulaw', 'alaw', 'wav', 'mp3', 'ogg', 'opus', 'flac', 'aac', 'mp4', 'm4a', 'mkv'] as const;
+export const STT_AUDIO_FORMATS = [
+  'pcm',
+  'mulaw',
+  'alaw',
+  'wav',
+  'mp3',
+  'ogg',
+  'opus',
+  'flac',
+  'aac',
+  'mp4',
+  'm4a',
+  'mkv',
+] as const;
 export const STT_RAW_FORMATS = ['pcm', 'mulaw', 'alaw'] as const;
 /** Streaming STT models (the spec allows only this one today). */
 export const STT_MODELS = ['voice-transcribe-2.0'] as const;
@@ -53,12 +66,30 @@ export interface SttForm {
 export type TranscribeInput = { path: string; size: number } | { data: Uint8Array; filename: string } | { url: string };
 
 /** POST /v1/stt (`file` last as the API requires). */
-export async function transcribe(http: HttpClient, input: TranscribeInput, form: SttForm, signal?: AbortSignal): Promise<SttResponse> {
+export async function transcribe(
+  http: HttpClient,
+  input: TranscribeInput,
+  form: SttForm,
+  signal?: AbortSignal,
+): Promise<SttResponse> {
   const parts: MultipartPart[] = [];
   for (const [k, v] of Object.entries(form)) if (v !== undefined) parts.push({ name: k, value: String(v) });
   if ('url' in input) parts.push({ name: 'url', value: input.url });
-  else if ('data' in input) parts.push({ name: 'file', filename: basename(input.filename), contentType: 'application/octet-stream', data: input.data });
-  else parts.push({ name: 'file', filename: basename(input.path), contentType: 'application/octet-stream', path: input.path, size: input.size });
+  else if ('data' in input)
+    parts.push({
+      name: 'file',
+      filename: basename(input.filename),
+      contentType: 'application/octet-stream',
+      data: input.data,
+    });
+  else
+    parts.push({
+      name: 'file',
+      filename: basename(input.path),
+      contentType: 'application/octet-stream',
+      path: input.path,
+      size: input.size,
+    });
   const mp = buildMultipart(parts);
   const res = await http.request({
     method: 'POST',
@@ -68,7 +99,8 @@ export async function transcribe(http: HttpClient, input: TranscribeInput, form:
     signal,
   });
   const body = await res.json<SttResponse>();
-  if (!body || typeof body.text !== 'string') throw new ProtocolError('the transcription reply has no `text` field', res.requestId);
+  if (!body || typeof body.text !== 'string')
+    throw new ProtocolError('the transcription reply has no `text` field', res.requestId);
   return body;
 }
 
@@ -112,13 +144,23 @@ export interface SttDone {
   [k: string]: unknown;
 }
 
-export type SttEvent = { type: 'transcript.created'; id?: string; [k: string]: unknown } | SttPartial | SttDone | { type: string; [k: string]: unknown };
+export type SttEvent =
+  | { type: 'transcript.created'; id?: string; [k: string]: unknown }
+  | SttPartial
+  | SttDone
+  | { type: string; [k: string]: unknown };
 
 /** One streaming STT connection (one utterance stream per connection). */
 export class SttSocket {
   constructor(readonly conn: WsConnection) {}
 
-  static async open(connect: (path: string, query: Record<string, string | number | boolean | (string | number)[] | undefined>) => Promise<WsConnection>, query: SttStreamQuery): Promise<SttSocket> {
+  static async open(
+    connect: (
+      path: string,
+      query: Record<string, string | number | boolean | (string | number)[] | undefined>,
+    ) => Promise<WsConnection>,
+    query: SttStreamQuery,
+  ): Promise<SttSocket> {
     return new SttSocket(await connect('/v1/stt', { ...query }));
   }
 
@@ -142,7 +184,12 @@ export class SttSocket {
       if (!m) return undefined;
       if (m.type === 'binary') continue;
       const ev = m.data as SttEvent;
-      if (ev.type === 'error') throw new ApiError(400, String((ev as { message?: unknown }).message ?? 'speech to text failed'), 'stream-error');
+      if (ev.type === 'error')
+        throw new ApiError(
+          400,
+          String((ev as { message?: unknown }).message ?? 'speech to text failed'),
+          'stream-error',
+        );
       return ev;
     }
   }

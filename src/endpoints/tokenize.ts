@@ -8,7 +8,11 @@ export interface Token {
   token_bytes: number[];
 }
 
-export async function tokenizeText(http: HttpClient, body: { text: string; model: string }, signal?: AbortSignal): Promise<{ token_ids: Token[] }> {
+export async function tokenizeText(
+  http: HttpClient,
+  body: { text: string; model: string },
+  signal?: AbortSignal,
+): Promise<{ token_ids: Token[] }> {
   const res = await http.json<{ token_ids: Token[] }>('POST', '/v1/tokenize-text', { json: body, signal });
   expectArray(res, 'token_ids', 'tokenization');
   return res;

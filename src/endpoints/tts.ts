@@ -6,7 +6,29 @@ import { ApiError, ProtocolError } from '../core/errors.js';
 import { codecFromContentType, type Codec } from 'svc-formats/audio-format';
 import { MAGIC, checkMagic, checkedBody, type BinaryKind } from '../net/binary-reply.js';
 
-export const TTS_LANGUAGES = ['auto', 'en', 'ar-EG', 'ar-SA', 'ar-AE', 'bn', 'zh', 'fr', 'de', 'hi', 'id', 'it', 'ja', 'ko', 'pt-BR', 'pt-PT', 'ru', 'es-MX', 'es-ES', 'tr', 'vi'] as const;
+export const TTS_LANGUAGES = [
+  'auto',
+  'en',
+  'ar-EG',
+  'ar-SA',
+  'ar-AE',
+  'bn',
+  'zh',
+  'fr',
+  'de',
+  'hi',
+  'id',
+  'it',
+  'ja',
+  'ko',
+  'pt-BR',
+  'pt-PT',
+  'ru',
+  'es-MX',
+  'es-ES',
+  'tr',
+  'vi',
+] as const;
 /** A well-formed BCP-47 tag (RFC 5646 syntax: language[-script][-region][-variant…][-extension…][-x-private]) or `auto`. */
 export const BCP47 =
   /^(?:auto|(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?|x(?:-[a-z\d]{1,8})+)$/i;
@@ -54,7 +76,11 @@ export type TtsResult =
 /** What a reply of `codec` must look like: an audio content type and, for MP3 and WAV, their first bytes. */
 export function audioKind(codec: Codec): BinaryKind {
   const magic = codec === 'mp3' ? MAGIC.mp3 : codec === 'wav' ? MAGIC.wav : undefined;
-  return { what: `${codec === 'mp3' ? 'MP3' : codec === 'wav' ? 'WAV' : codec} audio`, contentTypes: /^audio\//, magic };
+  return {
+    what: `${codec === 'mp3' ? 'MP3' : codec === 'wav' ? 'WAV' : codec} audio`,
+    contentTypes: /^audio\//,
+    magic,
+  };
 }
 
 /**
@@ -63,19 +89,29 @@ export function audioKind(codec: Codec): BinaryKind {
  * protocol error before anything is written.
  */
 export async function synthesize(http: HttpClient, req: TtsRequest, signal?: AbortSignal): Promise<TtsResult> {
-  const res = await http.request({ method: 'POST', path: '/v1/tts', json: req, signal, headers: { accept: 'application/json, audio/*' } });
+  const res = await http.request({
+    method: 'POST',
+    path: '/v1/tts',
+    json: req,
+    signal,
+    headers: { accept: 'application/json, audio/*' },
+  });
   const ct = String(res.headers['content-type'] ?? '');
   const asked = req.output_format?.codec ?? 'mp3';
   if (/json/i.test(ct)) {
     const response = await res.json<TtsResponse>();
-    if (!response || typeof response.audio !== 'string') throw new ProtocolError('the TTS reply has no `audio` field', res.requestId);
+    if (!response || typeof response.audio !== 'string')
+      throw new ProtocolError('the TTS reply has no `audio` field', res.requestId);
     const audio = Buffer.from(response.audio, 'base64');
     const codec = codecFromContentType(response.content_type ?? '');
     checkMagic(audio, audioKind(codec ?? asked), res.requestId);
     return { kind: 'json', response, audio, codec, requestId: res.requestId };
   }
   const codec = codecFromContentType(ct);
-  const body = checkedBody({ headers: res.headers, body: res.body as AsyncIterable<Uint8Array>, requestId: res.requestId }, audioKind(codec ?? asked));
+  const body = checkedBody(
+    { headers: res.headers, body: res.body as AsyncIterable<Uint8Array>, requestId: res.requestId },
+    audioKind(codec ?? asked),
+  );
   return { kind: 'raw', contentType: ct, codec, body, requestId: res.requestId };
 }
 
@@ -102,7 +138,10 @@ export type TtsEvent =
 export class TtsSocket {
   constructor(readonly conn: WsConnection) {}
 
-  static async open(connect: (path: string, query: Record<string, string | number | boolean | undefined>) => Promise<WsConnection>, query: TtsStreamQuery): Promise<TtsSocket> {
+  static async open(
+    connect: (path: string, query: Record<string, string | number | boolean | undefined>) => Promise<WsConnection>,
+    query: TtsStreamQuery,
+  ): Promise<TtsSocket> {
     return new TtsSocket(await connect('/v1/tts', { ...query }));
   }
 
@@ -130,14 +169,23 @@ export class TtsSocket {
       switch (ev.type) {
         case 'audio.delta': {
           if (typeof ev.delta !== 'string') throw new ProtocolError('audio.delta without a `delta` string');
-          return { type: 'audio.delta', audio: Buffer.from(ev.delta, 'base64'), audio_timestamps: ev.audio_timestamps as AudioTimestamps | undefined, raw: ev };
+          return {
+            type: 'audio.delta',
+            audio: Buffer.from(ev.delta, 'base64'),
+            audio_timestamps: ev.audio_timestamps as AudioTimestamps | undefined,
+            raw: ev,
+          };
         }
         case 'audio.done':
           return { type: 'audio.done', trace_id: ev.trace_id as string | undefined, raw: ev };
         case 'audio.clear':
           return { type: 'audio.clear', raw: ev };
         case 'error':
-          throw new ApiError(400, String(ev.message ?? (ev.error as { message?: string } | undefined)?.message ?? 'text to speech failed'), 'stream-error');
+          throw new ApiError(
+            400,
+            String(ev.message ?? (ev.error as { message?: string } | undefined)?.message ?? 'text to speech failed'),
+            'stream-error',
+          );
         default:
           return { type: 'other', raw: ev };
       }

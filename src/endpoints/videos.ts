@@ -30,17 +30,37 @@ export interface VideoStatus {
   [k: string]: unknown;
 }
 
-const PATHS: Record<VideoKind, string> = { generation: '/v1/videos/generations', edit: '/v1/videos/edits', extension: '/v1/videos/extensions' };
+const PATHS: Record<VideoKind, string> = {
+  generation: '/v1/videos/generations',
+  edit: '/v1/videos/edits',
+  extension: '/v1/videos/extensions',
+};
 
-export async function createVideo(http: HttpClient, kind: VideoKind, req: VideoRequest): Promise<{ request_id: string }> {
-  return expectFields(await http.json<{ request_id: string }>('POST', PATHS[kind], { json: req }), ['request_id'], 'video');
+export async function createVideo(
+  http: HttpClient,
+  kind: VideoKind,
+  req: VideoRequest,
+): Promise<{ request_id: string }> {
+  return expectFields(
+    await http.json<{ request_id: string }>('POST', PATHS[kind], { json: req }),
+    ['request_id'],
+    'video',
+  );
 }
 
 /** One poll: a 202 is a job still running (its body may be empty or carry status and progress). */
-export async function getVideo(http: HttpClient, id: string): Promise<{ httpStatus: number; raw: unknown; job: VideoStatus }> {
+export async function getVideo(
+  http: HttpClient,
+  id: string,
+): Promise<{ httpStatus: number; raw: unknown; job: VideoStatus }> {
   const res = await http.request({ method: 'GET', path: `/v1/videos/${seg(id)}`, okStatuses: [202] });
   const raw = (await res.json<VideoStatus | undefined>()) ?? undefined;
-  if (res.status === 202) return { httpStatus: 202, raw, job: { ...(raw ?? {}), status: raw?.status && raw.status !== 'done' ? raw.status : 'pending' } };
+  if (res.status === 202)
+    return {
+      httpStatus: 202,
+      raw,
+      job: { ...(raw ?? {}), status: raw?.status && raw.status !== 'done' ? raw.status : 'pending' },
+    };
   const job = expectFields(raw as VideoStatus, ['status'], 'video');
   return { httpStatus: res.status, raw, job };
 }

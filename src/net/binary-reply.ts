@@ -13,7 +13,8 @@ export interface BinaryKind {
   magic?: (head: Buffer) => boolean;
 }
 
-const ascii = (head: Buffer, at: number, s: string) => head.length >= at + s.length && head.toString('latin1', at, at + s.length) === s;
+const ascii = (head: Buffer, at: number, s: string) =>
+  head.length >= at + s.length && head.toString('latin1', at, at + s.length) === s;
 
 export const MAGIC = {
   mp3: (h: Buffer) => ascii(h, 0, 'ID3') || (h.length >= 2 && h[0] === 0xff && (h[1]! & 0xe0) === 0xe0),
@@ -33,7 +34,10 @@ export function checkContentType(contentType: string, kind: BinaryKind, requestI
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   if (type === '' || type === 'application/octet-stream' || kind.contentTypes.test(type)) return;
   const shown = body !== undefined ? (body.trim() ? `: ${JSON.stringify(body.trim().slice(0, 200))}` : ' (empty)') : '';
-  throw new ProtocolError(`the server sent ${type}${TEXTUAL.test(type) ? '' : ' data'} instead of ${kind.what}${shown}`, requestId);
+  throw new ProtocolError(
+    `the server sent ${type}${TEXTUAL.test(type) ? '' : ' data'} instead of ${kind.what}${shown}`,
+    requestId,
+  );
 }
 
 /** Check the first bytes of a binary reply (nothing to check for headerless kinds or an empty reply). */
@@ -42,7 +46,10 @@ export function checkMagic(head: Buffer, kind: BinaryKind, requestId?: string): 
   const text = head.toString('utf8', 0, Math.min(head.length, 60));
   // eslint-disable-next-line no-control-regex
   const printable = /^[\x09\x0a\x0d\x20-\x7e]*$/.test(text) ? `: ${JSON.stringify(text)}` : '';
-  throw new ProtocolError(`the server's reply is not ${kind.what} (its first bytes are not those of ${kind.what})${printable}`, requestId);
+  throw new ProtocolError(
+    `the server's reply is not ${kind.what} (its first bytes are not those of ${kind.what})${printable}`,
+    requestId,
+  );
 }
 
 /**
@@ -53,7 +60,9 @@ export async function* checkedBody(
   res: { headers: Record<string, string | string[] | undefined>; body: AsyncIterable<Uint8Array>; requestId?: string },
   kind: BinaryKind,
 ): AsyncGenerator<Uint8Array> {
-  const ct = String(Array.isArray(res.headers['content-type']) ? res.headers['content-type'][0] : (res.headers['content-type'] ?? ''));
+  const ct = String(
+    Array.isArray(res.headers['content-type']) ? res.headers['content-type'][0] : (res.headers['content-type'] ?? ''),
+  );
   const source = res.body[Symbol.asyncIterator]();
   // a drop or a stall while reading is reported as such (not as an internal undici message)
   const iterator = {
@@ -74,7 +83,8 @@ export async function* checkedBody(
   }
   const first = Buffer.concat(head);
   checkContentType(ct, kind, res.requestId, first.toString('utf8', 0, Math.min(first.length, 400)));
-  if (ended && first.length === 0) throw new ProtocolError(`the server sent an empty reply instead of ${kind.what}`, res.requestId);
+  if (ended && first.length === 0)
+    throw new ProtocolError(`the server sent an empty reply instead of ${kind.what}`, res.requestId);
   checkMagic(first, kind, res.requestId);
   if (first.length) yield first;
   if (ended) return;

@@ -15,7 +15,8 @@ export function checkTarget(target: string, opts: { force?: boolean; flag?: stri
   const flag = opts.flag ?? '--output';
   const abs = resolve(target);
   const dir = dirname(abs);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${flag}: ${target}: the directory ${dir} does not exist`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`${flag}: ${target}: the directory ${dir} does not exist`);
   if (existsSync(abs)) {
     if (statSync(abs).isDirectory()) throw new UsageError(`${flag}: ${target} is a directory`);
     if (!opts.force) throw new UsageError(`${flag}: ${target} already exists (use --force to overwrite it)`);
@@ -27,7 +28,10 @@ export function checkTarget(target: string, opts: { force?: boolean; flag?: stri
  * Where a download goes, from `-o`: stdout for `-`; a named file, checked now (before anything is sent); or a
  * directory (`-o DIR`, or the current one) where `named()` places the resource's own name once it is known.
  */
-export function planDownload(output: string | undefined, opts: { force?: boolean } = {}): { toStdout: boolean; target?: string; named(name: string): string } {
+export function planDownload(
+  output: string | undefined,
+  opts: { force?: boolean } = {},
+): { toStdout: boolean; target?: string; named(name: string): string } {
   const toStdout = output === '-';
   const isDir = (p: string) => p.endsWith('/') || (existsSync(p) && statSync(p).isDirectory());
   const target = !toStdout && output !== undefined && !isDir(output) ? checkTarget(output, opts) : undefined;
@@ -45,7 +49,11 @@ export interface SaveOptions {
 }
 
 /** Stream `source` into `target` atomically; returns the number of bytes written. */
-export async function saveStream(source: AsyncIterable<Uint8Array>, target: string, opts: SaveOptions = {}): Promise<number> {
+export async function saveStream(
+  source: AsyncIterable<Uint8Array>,
+  target: string,
+  opts: SaveOptions = {},
+): Promise<number> {
   const file = await AtomicFile.create(target, { replace: !!opts.force });
   // a source waiting for bytes that never come must still give way on Ctrl-C
   const onAbort = () => (source as { destroy?: (e?: Error) => void }).destroy?.(new InterruptedError());
@@ -84,7 +92,11 @@ export async function saveBytes(data: Uint8Array, target: string, opts: SaveOpti
 }
 
 /** Write a stream to stdout with back-pressure (for `-o -`). */
-export async function streamToStdout(source: AsyncIterable<Uint8Array>, stdout: NodeJS.WritableStream, opts: { signal?: AbortSignal; onProgress?: (bytes: number) => void } = {}): Promise<number> {
+export async function streamToStdout(
+  source: AsyncIterable<Uint8Array>,
+  stdout: NodeJS.WritableStream,
+  opts: { signal?: AbortSignal; onProgress?: (bytes: number) => void } = {},
+): Promise<number> {
   let bytes = 0;
   // the chunks are garbage once written, but V8 collects them late: without this, ~30 MB more at the peak
   const pace = await memoryPacer();
@@ -104,17 +116,30 @@ export function safeFileName(name: string | undefined, fallback: string): string
   // controls (C0, DEL, C1) and bidirectional overrides (an "exe.txt" that reads "txt.exe") become visible `_`;
   // leading dots too, so a server cannot make a hidden file (".bashrc") or name a parent
   // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f-\u009f]/g, '_').replace(BIDI_CONTROLS, '_').trim().replace(/^\.+/, (dots) => '_'.repeat(dots.length));
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '_')
+    .replace(BIDI_CONTROLS, '_')
+    .trim()
+    .replace(/^\.+/, (dots) => '_'.repeat(dots.length));
   return clean === '' || /^\.+$/.test(base.trim()) ? fallback : clean;
 }
 
 /** An error met while saving a download: ours pass through, file system errors keep their message, the rest is a lost connection. */
 export function downloadError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
   if (signal?.aborted) return new InterruptedError();
-  if (err instanceof UsageError || err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError || err instanceof ProtocolError || err instanceof FileWriteError) return err;
+  if (
+    err instanceof UsageError ||
+    err instanceof InterruptedError ||
+    err instanceof ApiError ||
+    err instanceof NetworkError ||
+    err instanceof ProtocolError ||
+    err instanceof FileWriteError
+  )
+    return err;
   const e = err as NodeJS.ErrnoException;
   if (e && typeof e.syscall === 'string' && e.path) return new FileWriteError(e.path, e.code, err);
-  if (e?.code === 'UND_ERR_BODY_TIMEOUT') return new NetworkError('the download stalled (no data within --timeout)', requestId, err);
+  if (e?.code === 'UND_ERR_BODY_TIMEOUT')
+    return new NetworkError('the download stalled (no data within --timeout)', requestId, err);
   return new NetworkError('the connection was lost in the middle of the download', requestId, err);
 }
 

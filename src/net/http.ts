@@ -1,7 +1,16 @@
 // The one HTTP chokepoint: auth, base URL, user agent, timeouts, retries, request ids, redacted traces.
 // undici is loaded lazily, on the first request, and only its Agent, request API and HTTP/1.1 client (loadAgent).
 import type { Dispatcher } from 'undici';
-import { ApiError, FileWriteError, InterruptedError, NetworkError, ProtocolError, UsageError, isFileSystemError, parseErrorBody } from '../core/errors.js';
+import {
+  ApiError,
+  FileWriteError,
+  InterruptedError,
+  NetworkError,
+  ProtocolError,
+  UsageError,
+  isFileSystemError,
+  parseErrorBody,
+} from '../core/errors.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | (string | number)[]>;
 
@@ -128,7 +137,8 @@ export function buildUrl(baseUrl: string, path: string, query?: Query): string {
  */
 export function seg(v: string): string {
   const s = String(v);
-  if (s === '' || s === '.' || s === '..') throw new UsageError(`${JSON.stringify(s)} is not a valid id (an id cannot be empty, "." or "..")`);
+  if (s === '' || s === '.' || s === '..')
+    throw new UsageError(`${JSON.stringify(s)} is not a valid id (an id cannot be empty, "." or "..")`);
   return encodeURIComponent(s);
 }
 
@@ -144,7 +154,8 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
     if (v === null || typeof v !== 'object') continue;
     if (d > max) max = d;
     if (max > limit) return max;
-    for (const child of Array.isArray(v) ? v : Object.values(v as object)) if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v as object))
+      if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
   }
   return max;
 }
@@ -169,19 +180,26 @@ export class HttpClient {
   }
 
   private async agent(): Promise<Dispatcher> {
-    this.dispatcher ??= await loadAgent({
-      connect: { timeout: this.opts.connectTimeoutMs ?? Math.min(10_000, this.opts.timeoutMs) }, // never longer than --timeout
-      headersTimeout: this.opts.timeoutMs,
-      bodyTimeout: this.opts.timeoutMs,
-      keepAliveTimeout: 4_000,
-      // Node's default for a response's headers, set here so that undici does not load node:http to read it
-      maxHeaderSize: MAX_HEADER_BYTES,
-    }, this.opts.baseUrl.startsWith('https:'));
+    this.dispatcher ??= await loadAgent(
+      {
+        connect: { timeout: this.opts.connectTimeoutMs ?? Math.min(10_000, this.opts.timeoutMs) }, // never longer than --timeout
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+        keepAliveTimeout: 4_000,
+        // Node's default for a response's headers, set here so that undici does not load node:http to read it
+        maxHeaderSize: MAX_HEADER_BYTES,
+      },
+      this.opts.baseUrl.startsWith('https:'),
+    );
     return this.dispatcher;
   }
 
   headersFor(opts: Pick<RequestOptions, 'headers' | 'auth' | 'json'>): Record<string, string> {
-    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, accept: 'application/json, */*', ...opts.headers };
+    const headers: Record<string, string> = {
+      'user-agent': this.opts.userAgent,
+      accept: 'application/json, */*',
+      ...opts.headers,
+    };
     if (opts.json !== undefined) headers['content-type'] = 'application/json';
     if (opts.auth !== false && this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
     return headers;
@@ -200,13 +218,23 @@ export class HttpClient {
     const signal = req.signal ?? this.opts.signal;
     const wait = this.opts.sleep ?? sleep;
     if (req.json !== undefined && jsonDepth(req.json) > MAX_JSON_DEPTH) {
-      throw new UsageError(`the request body nests JSON more than ${MAX_JSON_DEPTH} levels deep: check the JSON files given (--schema, --input, --tool, --data)`);
+      throw new UsageError(
+        `the request body nests JSON more than ${MAX_JSON_DEPTH} levels deep: check the JSON files given (--schema, --input, --tool, --data)`,
+      );
     }
     const payload = req.json !== undefined ? JSON.stringify(req.json) : undefined;
     const t0 = Date.now();
     const report = (status: number | null, requestId?: string, error?: string): HttpCall | undefined => {
       if (!this.opts.onCall) return undefined;
-      const call: HttpCall = { method, path: new URL(url).pathname, status, durationMs: Date.now() - t0, requestId, error, json: req.json };
+      const call: HttpCall = {
+        method,
+        path: new URL(url).pathname,
+        status,
+        durationMs: Date.now() - t0,
+        requestId,
+        error,
+        json: req.json,
+      };
       this.opts.onCall(call);
       return call;
     };
@@ -216,7 +244,8 @@ export class HttpClient {
       const body = payload ?? (typeof req.body === 'function' ? req.body() : req.body);
       const started = Date.now();
       this.traceLine(`> ${method} ${url}${attempt ? ` (retry ${attempt}/${maxRetries})` : ''}`);
-      for (const [k, v] of Object.entries(headers)) this.traceLine(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);
+      for (const [k, v] of Object.entries(headers))
+        this.traceLine(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);
       if (payload !== undefined) this.traceLine(`> ${truncate(payload, 2000)}`);
       let res: Dispatcher.ResponseData;
       try {
@@ -235,11 +264,14 @@ export class HttpClient {
         if (signal?.aborted) throw new InterruptedError();
         const code = (err as { code?: string }).code ?? '';
         const refused = code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND';
-        const retriable = attempt < maxRetries && (refused || method === 'GET' || method === 'HEAD') && code !== 'ENOTFOUND';
+        const retriable =
+          attempt < maxRetries && (refused || method === 'GET' || method === 'HEAD') && code !== 'ENOTFOUND';
         this.traceLine(`< network error ${code} ${(err as Error).message}`);
         if (retriable) {
           const delay = backoffMs(attempt);
-          this.opts.onRetry?.(`note: ${code || 'network error'} on ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s (retry ${attempt + 1} of ${maxRetries})`);
+          this.opts.onRetry?.(
+            `note: ${code || 'network error'} on ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s (retry ${attempt + 1} of ${maxRetries})`,
+          );
           await wait(delay, signal);
           continue;
         }
@@ -248,7 +280,9 @@ export class HttpClient {
         throw e;
       }
       const requestId = headerValue(res.headers['x-request-id']);
-      this.traceLine(`< ${res.statusCode} ${method} ${url} (${Date.now() - started} ms${requestId ? `, x-request-id ${requestId}` : ''})`);
+      this.traceLine(
+        `< ${res.statusCode} ${method} ${url} (${Date.now() - started} ms${requestId ? `, x-request-id ${requestId}` : ''})`,
+      );
       for (const [k, v] of Object.entries(res.headers)) if (k !== 'set-cookie') this.traceLine(`< ${k}: ${String(v)}`);
 
       const ok = (res.statusCode >= 200 && res.statusCode < 300) || req.okStatuses?.includes(res.statusCode);
@@ -260,8 +294,10 @@ export class HttpClient {
       if (attempt < maxRetries && shouldRetry(method, res.statusCode)) {
         const delay = retryAfter ?? backoffMs(attempt);
         this.traceLine(`retrying in ${Math.round(delay)} ms`);
-        const why = retryAfter !== undefined ? ' (the server\'s Retry-After)' : '';
-        this.opts.onRetry?.(`note: HTTP ${res.statusCode} from ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s${why} (retry ${attempt + 1} of ${maxRetries})`);
+        const why = retryAfter !== undefined ? " (the server's Retry-After)" : '';
+        this.opts.onRetry?.(
+          `note: HTTP ${res.statusCode} from ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s${why} (retry ${attempt + 1} of ${maxRetries})`,
+        );
         await wait(delay, signal);
         continue;
       }
@@ -271,7 +307,12 @@ export class HttpClient {
     }
   }
 
-  private wrap(res: Dispatcher.ResponseData, requestId: string | undefined, signal?: AbortSignal, call?: HttpCall): HttpResponse {
+  private wrap(
+    res: Dispatcher.ResponseData,
+    requestId: string | undefined,
+    signal?: AbortSignal,
+    call?: HttpCall,
+  ): HttpResponse {
     const onReply = this.opts.onReply;
     const trace = (t: string) => this.traceLine(`< ${truncate(t, 2000)}`);
     // a drop or a stall while the body is read is reported as such, not as undici's own message
@@ -296,13 +337,19 @@ export class HttpClient {
         if (t.trim() === '') return undefined as T;
         // a 200 with a web page (a proxy's error page) or any other type is not the API's answer
         if (contentType && !/json/.test(contentType)) {
-          throw new ProtocolError(`the server sent ${contentType} instead of JSON: ${JSON.stringify(truncate(t.trim(), 200))}`, requestId);
+          throw new ProtocolError(
+            `the server sent ${contentType} instead of JSON: ${JSON.stringify(truncate(t.trim(), 200))}`,
+            requestId,
+          );
         }
         let parsed: T;
         try {
           parsed = JSON.parse(t) as T;
         } catch {
-          throw new ProtocolError(`the server sent a reply that is not valid JSON: ${JSON.stringify(truncate(t, 200))}`, requestId);
+          throw new ProtocolError(
+            `the server sent a reply that is not valid JSON: ${JSON.stringify(truncate(t, 200))}`,
+            requestId,
+          );
         }
         if (call && onReply) onReply(call, parsed);
         return parsed;
@@ -311,7 +358,11 @@ export class HttpClient {
   }
 
   /** Request and parse JSON in one step. */
-  async json<T = unknown>(method: string, path: string, opts: Omit<RequestOptions, 'method' | 'path'> = {}): Promise<T> {
+  async json<T = unknown>(
+    method: string,
+    path: string,
+    opts: Omit<RequestOptions, 'method' | 'path'> = {},
+  ): Promise<T> {
     const res = await this.request({ method, path, ...opts });
     return res.json<T>();
   }
@@ -388,9 +439,17 @@ function describeNetworkError(err: unknown, url: string): string {
 /** Translate an error thrown while reading a body stream into one of ours. */
 export function streamError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
   if (signal?.aborted) return new InterruptedError();
-  if (err instanceof InterruptedError || err instanceof ApiError || err instanceof NetworkError || err instanceof ProtocolError || err instanceof FileWriteError) return err;
+  if (
+    err instanceof InterruptedError ||
+    err instanceof ApiError ||
+    err instanceof NetworkError ||
+    err instanceof ProtocolError ||
+    err instanceof FileWriteError
+  )
+    return err;
   if (isFileSystemError(err)) return new FileWriteError(err.path ?? 'the output', err.code, err);
   const code = (err as { code?: string }).code;
-  if (code === 'UND_ERR_BODY_TIMEOUT') return new NetworkError('the stream stalled (no data within --timeout)', requestId, err);
+  if (code === 'UND_ERR_BODY_TIMEOUT')
+    return new NetworkError('the stream stalled (no data within --timeout)', requestId, err);
   return new NetworkError('the connection was lost in the middle of the stream', requestId, err);
 }

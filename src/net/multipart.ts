@@ -33,7 +33,8 @@ export function quoteParam(v: string): string {
 
 function partHeader(boundary: string, part: MultipartPart): Buffer {
   let h = `--${boundary}\r\nContent-Disposition: form-data; name=${quoteParam(part.name)}`;
-  if ('filename' in part) h += `; filename=${quoteParam(part.filename)}\r\nContent-Type: ${part.contentType ?? 'application/octet-stream'}`;
+  if ('filename' in part)
+    h += `; filename=${quoteParam(part.filename)}\r\nContent-Type: ${part.contentType ?? 'application/octet-stream'}`;
   return Buffer.from(`${h}\r\n\r\n`, 'utf8');
 }
 
@@ -77,7 +78,8 @@ export function buildMultipart(parts: MultipartPart[], opts: MultipartOptions = 
           pace(chunk.length);
           yield emit(chunk);
         }
-        if (read !== part.size) throw new Error(`${part.path} changed size while it was being uploaded (${part.size} → ${read} bytes)`);
+        if (read !== part.size)
+          throw new Error(`${part.path} changed size while it was being uploaded (${part.size} → ${read} bytes)`);
       }
       yield emit(crlf);
     }

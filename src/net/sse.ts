@@ -123,7 +123,10 @@ export function parseEventData<T>(ev: SseEvent, requestId?: string): T {
   try {
     return JSON.parse(ev.data) as T;
   } catch {
-    throw new ProtocolError(`the stream sent an event that is not JSON: ${JSON.stringify(ev.data.slice(0, 200))}`, requestId);
+    throw new ProtocolError(
+      `the stream sent an event that is not JSON: ${JSON.stringify(ev.data.slice(0, 200))}`,
+      requestId,
+    );
   }
 }
 
@@ -148,12 +151,20 @@ export interface EventStreamOptions<T> {
  * with JSON, HTML or nothing to a streamed request is a protocol error), every event JSON, and the stream must
  * reach its end marker; a stream that ends without it throws IncompleteError after yielding what arrived.
  */
-export async function* readEventStream<T>(res: EventStreamReply, opts: EventStreamOptions<T>): AsyncGenerator<{ event?: string; data: T }> {
-  const contentType = String(Array.isArray(res.headers['content-type']) ? res.headers['content-type'][0] : (res.headers['content-type'] ?? ''));
+export async function* readEventStream<T>(
+  res: EventStreamReply,
+  opts: EventStreamOptions<T>,
+): AsyncGenerator<{ event?: string; data: T }> {
+  const contentType = String(
+    Array.isArray(res.headers['content-type']) ? res.headers['content-type'][0] : (res.headers['content-type'] ?? ''),
+  );
   if (!/^\s*text\/event-stream/i.test(contentType)) {
     const text = await readSome(res.body);
     const shown = text.trim() ? `: ${JSON.stringify(text.trim().slice(0, 200))}` : ' with an empty body';
-    throw new ProtocolError(`the server answered a streamed request with ${contentType ? contentType.split(';')[0] : 'no content type'} instead of an event stream${shown}`, res.requestId);
+    throw new ProtocolError(
+      `the server answered a streamed request with ${contentType ? contentType.split(';')[0] : 'no content type'} instead of an event stream${shown}`,
+      res.requestId,
+    );
   }
   let complete = false;
   try {
@@ -165,7 +176,10 @@ export async function* readEventStream<T>(res: EventStreamReply, opts: EventStre
       if (ev.data === '') continue;
       const data = parseEventData<T>(ev, res.requestId);
       if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-        throw new ProtocolError(`the stream sent an event that is not a JSON object: ${JSON.stringify(ev.data.slice(0, 200))}`, res.requestId);
+        throw new ProtocolError(
+          `the stream sent an event that is not a JSON object: ${JSON.stringify(ev.data.slice(0, 200))}`,
+          res.requestId,
+        );
       }
       if (opts.completes(data, ev.event)) complete = true;
       yield { event: ev.event, data };
@@ -174,7 +188,11 @@ export async function* readEventStream<T>(res: EventStreamReply, opts: EventStre
   } catch (err) {
     throw streamError(err, res.requestId, opts.signal);
   }
-  if (!complete) throw new IncompleteError(`the stream ended before its end marker (${opts.marker}): the output is incomplete`, res.requestId);
+  if (!complete)
+    throw new IncompleteError(
+      `the stream ended before its end marker (${opts.marker}): the output is incomplete`,
+      res.requestId,
+    );
 }
 
 /**
@@ -185,7 +203,8 @@ export async function* readTypedEventStream<T extends { type?: unknown }>(
   res: EventStreamReply,
   opts: { endTypes: string[]; stopAtEnd?: boolean; signal?: AbortSignal },
 ): AsyncGenerator<T> {
-  const typeOf = (data: T, event?: string) => (data && typeof data === 'object' && typeof data.type === 'string' ? data.type : event);
+  const typeOf = (data: T, event?: string) =>
+    data && typeof data === 'object' && typeof data.type === 'string' ? data.type : event;
   const events = readEventStream<T>(res, {
     completes: (data, event) => opts.endTypes.includes(typeOf(data, event) ?? ''),
     stopAtEnd: opts.stopAtEnd,

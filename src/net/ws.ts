@@ -93,7 +93,13 @@ export class WsConnection {
           parsed = undefined;
         }
         // every protocol's events are JSON objects with a type; anything else is kept for --json as `invalid`
-        msg = { type: 'json', data: parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as WsJsonEvent) : { type: 'invalid', raw: text } };
+        msg = {
+          type: 'json',
+          data:
+            parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+              ? (parsed as WsJsonEvent)
+              : { type: 'invalid', raw: text },
+        };
         this.watcher?.received(msg.data);
       }
       this.push(msg);
@@ -103,7 +109,9 @@ export class WsConnection {
       this.closeReason = reason.toString();
       this.trace?.(`< close ${code} ${this.closeReason}`);
       if (!NORMAL_CLOSE.has(code) && !this.failure) {
-        this.failure = new NetworkError(`the server closed the connection (code ${code}${this.closeReason ? `: ${this.closeReason}` : ''})`);
+        this.failure = new NetworkError(
+          `the server closed the connection (code ${code}${this.closeReason ? `: ${this.closeReason}` : ''})`,
+        );
       }
       this.report(code, this.failure?.message, false);
       this.finish();
@@ -132,7 +140,9 @@ export class WsConnection {
       }
       if (now - Math.max(this.lastMessageAt, quietSince) < timeoutMs) return;
       const seconds = timeoutMs / 1000;
-      this.failure ??= new NetworkError(`the server sent nothing for ${seconds} s (--timeout ${seconds}): the session stalled`);
+      this.failure ??= new NetworkError(
+        `the server sent nothing for ${seconds} s (--timeout ${seconds}): the session stalled`,
+      );
       this.trace?.(`< idle for ${seconds} s: closing`);
       this.stopIdle();
       this.report(1006, this.failure.message, false);
@@ -281,7 +291,11 @@ export async function connectWs(opts: WsOptions): Promise<WsConnection> {
     });
     socket.once('error', (err) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      const e = new NetworkError(`cannot open WebSocket ${new URL(url).host}${new URL(url).pathname}: ${err.message}`, undefined, err);
+      const e = new NetworkError(
+        `cannot open WebSocket ${new URL(url).host}${new URL(url).pathname}: ${err.message}`,
+        undefined,
+        err,
+      );
       handshake(null, redact(e.message));
       reject(e);
     });

@@ -19,7 +19,10 @@ export class PushToTalkKeys {
   private held = false;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly target: PttTarget, private readonly now: () => number = () => Date.now()) {}
+  constructor(
+    private readonly target: PttTarget,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
 
   /** A space press. */
   space(): void {
@@ -54,7 +57,11 @@ export class PushToTalkKeys {
 }
 
 /** Read keys from a terminal in raw mode; returns a function that gives the terminal back. */
-export function attachKeys(stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown }, keys: PushToTalkKeys, onQuit: () => void): () => void {
+export function attachKeys(
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown },
+  keys: PushToTalkKeys,
+  onQuit: () => void,
+): () => void {
   stdin.setRawMode?.(true);
   stdin.resume();
   const onData = (chunk: Buffer | string) => {

@@ -35,9 +35,11 @@ export class Playback {
     if (this.realTime) this.playEnd = Math.max(performance.now(), this.playEnd) + ms;
     this.bytes += pcm.length;
     const sink = this.sink;
-    this.chain = this.chain.then(() => sink.write(pcm)).catch((err: Error) => {
-      this.failure ??= err;
-    });
+    this.chain = this.chain
+      .then(() => sink.write(pcm))
+      .catch((err: Error) => {
+        this.failure ??= err;
+      });
   }
 
   /** Stop playback now (barge-in). */

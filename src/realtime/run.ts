@@ -50,26 +50,74 @@ export interface VoiceFlags {
 
 /** Flags of the session itself (every voice command). */
 export const SESSION_OPTIONS: OptionSpec[] = [
-  { flags: '--agent <id>', description: 'configure the session from a stored agent (instructions, voice, tools, VAD); flags given too win' },
-  { flags: '--voice <voice>', description: `voice: ${BUILTIN_VOICES.join(', ')}, or a custom voice id`, parse: voiceIdParser },
-  { flags: '--instructions <text>', description: 'system instructions of the session (at most 256000 characters)', parse: maxLength(256_000) },
+  {
+    flags: '--agent <id>',
+    description: 'configure the session from a stored agent (instructions, voice, tools, VAD); flags given too win',
+  },
+  {
+    flags: '--voice <voice>',
+    description: `voice: ${BUILTIN_VOICES.join(', ')}, or a custom voice id`,
+    parse: voiceIdParser,
+  },
+  {
+    flags: '--instructions <text>',
+    description: 'system instructions of the session (at most 256000 characters)',
+    parse: maxLength(256_000),
+  },
   { ...toolFlag('function tool(s) from a JSON file (repeatable); flat or nested form'), parse: toolFileParser },
   toolCmdFlag(toolCmdParser),
-  { flags: '--tool-timeout <seconds>', description: 'time limit of one tool command (1-600, default 60)', parse: number({ min: 1, max: 600 }) },
-  { flags: '--vad-threshold <n>', description: 'server VAD threshold, 0.0 to 1.0 (lower is more sensitive)', parse: number({ min: 0, max: 1 }) },
-  { flags: '--vad-silence-ms <ms>', description: 'silence that ends a turn, 0 to 10000 ms', parse: integer({ min: 0, max: 10_000 }) },
-  { flags: '--audio-format <format>', description: 'audio on the wire: pcm (24 kHz pcm16, default), pcmu (G.711 mu-law 8 kHz), pcma (G.711 A-law 8 kHz)', parse: oneOf(AUDIO_FORMATS), choices: AUDIO_FORMATS },
+  {
+    flags: '--tool-timeout <seconds>',
+    description: 'time limit of one tool command (1-600, default 60)',
+    parse: number({ min: 1, max: 600 }),
+  },
+  {
+    flags: '--vad-threshold <n>',
+    description: 'server VAD threshold, 0.0 to 1.0 (lower is more sensitive)',
+    parse: number({ min: 0, max: 1 }),
+  },
+  {
+    flags: '--vad-silence-ms <ms>',
+    description: 'silence that ends a turn, 0 to 10000 ms',
+    parse: integer({ min: 0, max: 10_000 }),
+  },
+  {
+    flags: '--audio-format <format>',
+    description: 'audio on the wire: pcm (24 kHz pcm16, default), pcmu (G.711 mu-law 8 kHz), pcma (G.711 A-law 8 kHz)',
+    parse: oneOf(AUDIO_FORMATS),
+    choices: AUDIO_FORMATS,
+  },
   AUDIO.inputDevice,
   AUDIO.outputDevice,
 ];
 
 /** Flags of `svc realtime talk` only. */
 export const TALK_OPTIONS: OptionSpec[] = [
-  modelFlag(`realtime model: ${REALTIME_MODELS.join(', ')} (voice-2.0 is deprecated)`, { parse: oneOf(REALTIME_MODELS), choices: REALTIME_MODELS }),
-  { flags: '--reasoning-effort <effort>', description: 'high (default) or none', parse: oneOf(REASONING_EFFORTS), choices: REASONING_EFFORTS },
-  { flags: '--input <mic|file|->', description: 'audio to send: the microphone (default), a file (WAV, MP3 or raw in the session format), or - for stdin' },
-  { flags: '--output <speaker|file|->', description: 'where the answers play: the speaker (default), a file (WAV unless the extension says .pcm/.ulaw/.alaw/.mp3), or - for stdout (WAV)' },
-  { flags: '--duplex', description: 'keep the microphone open while the assistant speaks; talking over it stops playback (barge-in; use headphones)' },
+  modelFlag(`realtime model: ${REALTIME_MODELS.join(', ')} (voice-2.0 is deprecated)`, {
+    parse: oneOf(REALTIME_MODELS),
+    choices: REALTIME_MODELS,
+  }),
+  {
+    flags: '--reasoning-effort <effort>',
+    description: 'high (default) or none',
+    parse: oneOf(REASONING_EFFORTS),
+    choices: REASONING_EFFORTS,
+  },
+  {
+    flags: '--input <mic|file|->',
+    description:
+      'audio to send: the microphone (default), a file (WAV, MP3 or raw in the session format), or - for stdin',
+  },
+  {
+    flags: '--output <speaker|file|->',
+    description:
+      'where the answers play: the speaker (default), a file (WAV unless the extension says .pcm/.ulaw/.alaw/.mp3), or - for stdout (WAV)',
+  },
+  {
+    flags: '--duplex',
+    description:
+      'keep the microphone open while the assistant speaks; talking over it stops playback (barge-in; use headphones)',
+  },
   { flags: '--push-to-talk', description: 'on a terminal: hold space (or tap to toggle) to talk; no server VAD' },
 ];
 
@@ -77,18 +125,22 @@ export const TALK_OPTIONS: OptionSpec[] = [
 export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
   const input = f.input;
   if (input !== undefined && input !== 'mic' && input !== '-') {
-    require(existsSync(input) && statSync(input).isFile(), '--input', input, 'mic, - (stdin) or an existing audio file');
+    require(existsSync(input) &&
+      statSync(input).isFile(), '--input', input, 'mic, - (stdin) or an existing audio file');
   }
   const output = f.output;
   if (output !== undefined && output !== 'speaker' && output !== '-') {
-    require(!existsSync(output) || !statSync(output).isDirectory(), '--output', output, 'speaker, - (stdout) or a file path (not a directory)');
+    require(!existsSync(output) ||
+      !statSync(output).isDirectory(), '--output', output, 'speaker, - (stdout) or a file path (not a directory)');
     const ext = unwritableAudioExtension(output);
-    require(ext === undefined, '--output', output, `a file svc can write: .wav (default), .mp3, .pcm/.raw, .ulaw, .alaw (${ext} is not written)`);
+    require(ext ===
+      undefined, '--output', output, `a file svc can write: .wav (default), .mp3, .pcm/.raw, .ulaw, .alaw (${ext} is not written)`);
   }
   if (f.pushToTalk) {
     require(!f.duplex, '--push-to-talk', 'with --duplex', 'one of --push-to-talk or --duplex');
     require(input === 'mic', '--push-to-talk', `with --input ${input}`, 'the microphone as input (--input mic)');
-    require(!!ctx.streams.stdin.isTTY, '--push-to-talk', 'without a terminal', 'a terminal on stdin (space is the talk key)');
+    require(!!ctx.streams.stdin
+      .isTTY, '--push-to-talk', 'without a terminal', 'a terminal on stdin (space is the talk key)');
   }
   if (input === '-' && output === '-') {
     // allowed: audio in from stdin, out to stdout; the transcript goes to stderr
@@ -141,7 +193,8 @@ export async function buildSessionUpdate(ctx: Context, f: VoiceFlags, mode: Turn
 export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOptions): Promise<number> {
   const mode: TurnMode = f.pushToTalk ? 'push-to-talk' : f.duplex ? 'duplex' : 'half-duplex';
   const prefix = o.notePrefix ?? '';
-  if (f.model && DEPRECATED_MODELS.includes(f.model)) ctx.out.warn(`${prefix}the model ${f.model} is deprecated; use voice-latest or voice-3.0`);
+  if (f.model && DEPRECATED_MODELS.includes(f.model))
+    ctx.out.warn(`${prefix}the model ${f.model} is deprecated; use voice-latest or voice-3.0`);
   const update = await buildSessionUpdate(ctx, f, mode);
   const wire = wireFormat(f.audioFormat ?? 'pcm');
   const pcmFormat = { sampleRate: wire.sampleRate, channels: 1 };
@@ -152,7 +205,16 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     const { openSource } = await import('../audio/source.js');
     const byName = f.input !== 'mic' && f.input !== '-' ? codecFromPath(f.input) : undefined;
     const encoding = byName === 'mulaw' || byName === 'alaw' || byName === 'pcm' ? byName : wire.encoding;
-    source = await openSource(f.input, { sampleRate: wire.sampleRate, channels: 1, encoding: byName === 'wav' || byName === 'mp3' ? undefined : encoding, realtime: f.input !== 'mic', device: f.inputDevice, stdin: ctx.streams.stdin, env: ctx.env, signal: ctx.signal });
+    source = await openSource(f.input, {
+      sampleRate: wire.sampleRate,
+      channels: 1,
+      encoding: byName === 'wav' || byName === 'mp3' ? undefined : encoding,
+      realtime: f.input !== 'mic',
+      device: f.inputDevice,
+      stdin: ctx.streams.stdin,
+      env: ctx.env,
+      signal: ctx.signal,
+    });
   }
   try {
     if (f.output) {
@@ -170,7 +232,11 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
 
   let conn;
   try {
-    conn = await connectRealtime((path, query) => ctx.ws(path, query), { model: f.model, reasoningEffort: f.reasoningEffort, callId: o.callId });
+    conn = await connectRealtime((path, query) => ctx.ws(path, query), {
+      model: f.model,
+      reasoningEffort: f.reasoningEffort,
+      callId: o.callId,
+    });
   } catch (err) {
     await source?.close();
     await playback.abort();
@@ -221,8 +287,16 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     else await playback.abort();
   }
   const why =
-    result.reason === 'input-ended' ? 'the input ended' : result.reason === 'stopped' ? 'stopped' : result.closeReason ? `the server closed it: ${result.closeReason}` : 'the server closed it';
-  ctx.out.info(`${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`);
+    result.reason === 'input-ended'
+      ? 'the input ended'
+      : result.reason === 'stopped'
+        ? 'stopped'
+        : result.closeReason
+          ? `the server closed it: ${result.closeReason}`
+          : 'the server closed it';
+  ctx.out.info(
+    `${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`,
+  );
   return 0;
 }
 
@@ -230,7 +304,13 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
 function localAudio(f: VoiceFlags, mode: TurnMode, call: boolean): string {
   const parts: string[] = [];
   if (f.input === 'mic') {
-    parts.push(mode === 'push-to-talk' ? 'hold space to talk, q to quit' : mode === 'duplex' ? 'duplex, talk any time' : 'half-duplex: the microphone is muted while the assistant speaks');
+    parts.push(
+      mode === 'push-to-talk'
+        ? 'hold space to talk, q to quit'
+        : mode === 'duplex'
+          ? 'duplex, talk any time'
+          : 'half-duplex: the microphone is muted while the assistant speaks',
+    );
   } else if (f.input !== undefined) {
     const what = f.input === '-' ? 'stdin' : f.input;
     parts.push(`sending ${what} at real time${mode === 'half-duplex' ? ' (not while the assistant speaks)' : ''}`);

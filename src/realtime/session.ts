@@ -10,7 +10,14 @@ import { performance } from 'node:perf_hooks';
 import { encodeSamples } from 'svc-formats/audio-codecs';
 import { Pacer } from '../audio/pacing.js';
 import type { AudioSource } from '../audio/source.js';
-import { errorFromEvent, isAudioDelta, isTranscriptDelta, isTranscriptDone, type ServerEvent, type SessionUpdate } from '../endpoints/realtime.js';
+import {
+  errorFromEvent,
+  isAudioDelta,
+  isTranscriptDelta,
+  isTranscriptDone,
+  type ServerEvent,
+  type SessionUpdate,
+} from '../endpoints/realtime.js';
 import { IncompleteError, NetworkError } from '../core/errors.js';
 import { runToolCommand } from '../cmdutil/local-tools.js';
 import { closeNote, type WsConnection } from '../net/ws.js';
@@ -116,7 +123,10 @@ export class RealtimeSession {
     // progress or one asked for; a quiet stretch while nobody speaks is not a stall
     conn.awaiting = () => !this.configured || this.responseActive || this.awaitingSince > 0;
     const first = await conn.next();
-    if (!first) throw new NetworkError(`the server closed the connection before the session started${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`);
+    if (!first)
+      throw new NetworkError(
+        `the server closed the connection before the session started${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`,
+      );
     if (first.type !== 'json') throw new NetworkError('the server sent binary data before the session started');
     const created = first.data as ServerEvent;
     this.o.view.event(created);
@@ -128,7 +138,10 @@ export class RealtimeSession {
     // the configuration must be accepted before audio flows
     for (;;) {
       const m = await conn.next();
-      if (!m) throw new NetworkError(`the server closed the connection while the session was being configured${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`);
+      if (!m)
+        throw new NetworkError(
+          `the server closed the connection while the session was being configured${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`,
+        );
       if (m.type !== 'json') continue;
       const ev = m.data as ServerEvent;
       this.o.view.event(ev);
@@ -162,12 +175,21 @@ export class RealtimeSession {
     if (this.stopped === 'input-ended' && this.stats.appended > 0 && this.stats.eventsAfterReady === 0) {
       // audio went out and nothing at all came back (no speech detected, no answer): a mute server, not a conversation
       const seconds = ((this.stats.appended * (this.o.frameMs ?? 40)) / 1000).toFixed(1);
-      throw new IncompleteError(`no answer: the server said nothing after the session started (${seconds} s of audio sent; no speech detected, no response)`);
+      throw new IncompleteError(
+        `no answer: the server said nothing after the session started (${seconds} s of audio sent; no speech detected, no response)`,
+      );
     }
     if (this.stopped === 'server-closed' && this.responseActive) {
-      throw new IncompleteError(`the server closed the session in the middle of an answer, before response.done${closeNote(conn)}: the answer is incomplete`);
+      throw new IncompleteError(
+        `the server closed the session in the middle of an answer, before response.done${closeNote(conn)}: the answer is incomplete`,
+      );
     }
-    return { reason: this.stopped, closeCode: conn.closeCode, closeReason: conn.closeReason, session: this.serverSession };
+    return {
+      reason: this.stopped,
+      closeCode: conn.closeCode,
+      closeReason: conn.closeReason,
+      session: this.serverSession,
+    };
   }
 
   private fail(err: unknown): void {
@@ -206,7 +228,9 @@ export class RealtimeSession {
     const td = this.serverSession?.turn_detection ?? this.o.update.turn_detection;
     if (this.o.mode !== 'push-to-talk' && td !== null) {
       const ms = (typeof td?.silence_duration_ms === 'number' ? td.silence_duration_ms : 500) + 300;
-      const silence = Buffer.alloc(Math.round((source.format.sampleRate * frameMs) / 1000) * 2 * source.format.channels);
+      const silence = Buffer.alloc(
+        Math.round((source.format.sampleRate * frameMs) / 1000) * 2 * source.format.channels,
+      );
       const pacer = new Pacer(frameMs);
       for (let t = 0; t < ms && !this.stopped; t += frameMs) {
         await pacer.tick(this.o.signal);
@@ -228,7 +252,13 @@ export class RealtimeSession {
       if (this.stopped) return;
       const now = performance.now();
       if (this.awaitingSince && now - this.awaitingSince > 20_000) this.awaitingSince = 0;
-      const busy = this.userSpeaking || this.responseActive || this.toolsRunning > 0 || this.pendingCalls.length > 0 || this.awaitingSince > 0 || this.o.playback.playing;
+      const busy =
+        this.userSpeaking ||
+        this.responseActive ||
+        this.toolsRunning > 0 ||
+        this.pendingCalls.length > 0 ||
+        this.awaitingSince > 0 ||
+        this.o.playback.playing;
       if (!busy && now - this.lastEventAt >= settleMs) return;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -259,7 +289,9 @@ export class RealtimeSession {
     }
     if (isTranscriptDone(t)) {
       if (ev.response_id && this.ignored.has(ev.response_id)) return;
-      this.o.view.assistantDone(typeof ev.transcript === 'string' ? ev.transcript : typeof ev.text === 'string' ? ev.text : undefined);
+      this.o.view.assistantDone(
+        typeof ev.transcript === 'string' ? ev.transcript : typeof ev.text === 'string' ? ev.text : undefined,
+      );
       return;
     }
     switch (t) {
@@ -289,7 +321,11 @@ export class RealtimeSession {
         return;
       case 'response.function_call_arguments.done':
         if (typeof ev.name === 'string' && typeof ev.call_id === 'string') {
-          this.pendingCalls.push({ call_id: ev.call_id, name: ev.name, arguments: typeof ev.arguments === 'string' ? ev.arguments : JSON.stringify(ev.arguments ?? {}) });
+          this.pendingCalls.push({
+            call_id: ev.call_id,
+            name: ev.name,
+            arguments: typeof ev.arguments === 'string' ? ev.arguments : JSON.stringify(ev.arguments ?? {}),
+          });
         }
         return;
       case 'response.done':
@@ -357,7 +393,10 @@ export class RealtimeSession {
       } else {
         this.o.note(`(tool ${call.name} ${call.arguments})`);
         try {
-          output = await runToolCommand(command, call.arguments, { signal: this.o.signal, timeoutMs: this.o.toolTimeoutMs });
+          output = await runToolCommand(command, call.arguments, {
+            signal: this.o.signal,
+            timeoutMs: this.o.toolTimeoutMs,
+          });
         } catch (err) {
           if (this.stopped) return;
           throw err;
@@ -365,7 +404,10 @@ export class RealtimeSession {
         this.o.note(`(tool ${call.name} → ${output.length > 200 ? `${output.slice(0, 200)}…` : output})`);
       }
       if (!this.o.conn.isOpen) return;
-      this.o.conn.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call.call_id, output } });
+      this.o.conn.send({
+        type: 'conversation.item.create',
+        item: { type: 'function_call_output', call_id: call.call_id, output },
+      });
     }
     if (!this.o.conn.isOpen) return;
     this.o.conn.send({ type: 'response.create' });

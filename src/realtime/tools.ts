@@ -5,7 +5,11 @@ import { readFunctionToolFile } from '../cmdutil/tool-file.js';
 import { flatTool } from '../endpoints/realtime.js';
 
 /** The `--tool FILE` parser: repeatable; each file holds one function tool or an array (cmdutil/tool-file), sent flat. */
-export function toolFileParser(raw: string, flag: string, previous: Record<string, any>[] | undefined): Record<string, any>[] {
+export function toolFileParser(
+  raw: string,
+  flag: string,
+  previous: Record<string, any>[] | undefined,
+): Record<string, any>[] {
   const list = readFunctionToolFile(raw, flag).map((t) => flatTool(t as unknown as Record<string, any>));
   return [...(previous ?? []), ...list];
 }
@@ -14,7 +18,11 @@ export function toolFileParser(raw: string, flag: string, previous: Record<strin
  * The session's tool list: the agent's tools, then `--tool` files (a file replaces an agent tool of the same
  * name), then a generic definition for every `--tool-cmd` name that has none.
  */
-export function sessionTools(agentTools: Record<string, any>[], fileTools: Record<string, any>[], commands: ToolCommand[]): Record<string, any>[] {
+export function sessionTools(
+  agentTools: Record<string, any>[],
+  fileTools: Record<string, any>[],
+  commands: ToolCommand[],
+): Record<string, any>[] {
   const out = new Map<string, Record<string, any>>();
   const others: Record<string, any>[] = [];
   for (const t of [...agentTools, ...fileTools]) {

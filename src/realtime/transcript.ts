@@ -73,7 +73,8 @@ export class TranscriptView {
     const text = transcript ?? this.partial;
     if (this.live) {
       if (!this.midLine && text) this.write(`${this.opts.labels.assistant}: ${text}`);
-      else if (transcript && this.partial !== transcript && transcript.startsWith(this.partial)) this.write(transcript.slice(this.partial.length));
+      else if (transcript && this.partial !== transcript && transcript.startsWith(this.partial))
+        this.write(transcript.slice(this.partial.length));
       if (this.midLine || text) this.write(note ? ` ${note}\n` : '\n');
     } else if (text || note) {
       this.write(`${this.opts.labels.assistant}: ${text}${note ? `${text ? ' ' : ''}${note}` : ''}\n`);

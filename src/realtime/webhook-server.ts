@@ -39,7 +39,12 @@ export class WebhookServer {
   private constructor(
     private readonly server: Server,
     private readonly opts: WebhookServerOptions,
-    private readonly verify: (secret: string, headers: IncomingMessage['headers'], body: Buffer, o: { toleranceSec: number }) => unknown,
+    private readonly verify: (
+      secret: string,
+      headers: IncomingMessage['headers'],
+      body: Buffer,
+      o: { toleranceSec: number },
+    ) => unknown,
   ) {}
 
   /** Listen on host:port (a port in use is an error that says what to do). */
@@ -55,7 +60,13 @@ export class WebhookServer {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) =>
-        reject(err.code === 'EADDRINUSE' ? new Error(`cannot listen on ${opts.host}:${opts.port}: the port is in use (choose another with --port, or 0 for any free port)`) : err),
+        reject(
+          err.code === 'EADDRINUSE'
+            ? new Error(
+                `cannot listen on ${opts.host}:${opts.port}: the port is in use (choose another with --port, or 0 for any free port)`,
+              )
+            : err,
+        ),
       );
       server.listen(opts.port, opts.host, () => resolve());
     });
@@ -101,7 +112,8 @@ export class WebhookServer {
       return reject(400, 'the body is not JSON');
     }
     // a signed `null`, array or number is refused loudly, not half-read
-    if (typeof ev !== 'object' || ev === null || Array.isArray(ev)) return reject(400, 'the body is not a JSON object (a webhook event)');
+    if (typeof ev !== 'object' || ev === null || Array.isArray(ev))
+      return reject(400, 'the body is not a JSON object (a webhook event)');
     reply(res, 200, { ok: true });
     if (this.seen.has(id)) return; // a repeated delivery of the same webhook
     this.seen.add(id);

@@ -13,7 +13,18 @@ export const DEFAULT_PROFILE = 'default';
 export const CONFIG_FILE = 'config.json';
 
 /** Settings a profile can hold (`svc config set KEY VALUE`). */
-export const PROFILE_KEYS = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key', 'api_key_cmd', 'log', 'log.retention_days', 'budget.daily'] as const;
+export const PROFILE_KEYS = [
+  'base_url',
+  'model',
+  'timeout',
+  'max_retries',
+  'voice',
+  'api_key',
+  'api_key_cmd',
+  'log',
+  'log.retention_days',
+  'budget.daily',
+] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 export type Profile = Partial<Record<ProfileKey, string>>;
 
@@ -59,7 +70,8 @@ export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
   const profile = flags.profile || readEnv(env, 'SVC_PROFILE') || file.current_profile || DEFAULT_PROFILE;
   const p = file.profiles?.[profile] ?? {};
   // environment variables and profile values are checked like the flags they stand for (exit 2, named)
-  const checked = (v: string | undefined, parse: FlagParser<number>, name: string) => (v === undefined || v === '' ? undefined : parse(String(v), name, undefined));
+  const checked = (v: string | undefined, parse: FlagParser<number>, name: string) =>
+    v === undefined || v === '' ? undefined : parse(String(v), name, undefined);
   const inProfile = (key: string) => `${key} (profile ${profile} in ${join(dir, CONFIG_FILE)})`;
   // SVC_API_KEY, then the profile's api_key_cmd, then its stored api_key
   const envKey = readEnv(env, 'SVC_API_KEY');
@@ -73,8 +85,16 @@ export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
     apiKeySource: envKey ? 'env' : apiKeyCommand ? 'command' : p.api_key ? 'profile' : undefined,
     model: readEnv(env, 'SVC_MODEL') || p.model,
     voice: p.voice,
-    timeoutSec: flags.timeout ?? checked(readEnv(env, 'SVC_TIMEOUT'), parseTimeout, 'SVC_TIMEOUT') ?? checked(p.timeout, parseTimeout, inProfile('timeout')) ?? 60,
-    maxRetries: flags.maxRetries ?? checked(readEnv(env, 'SVC_MAX_RETRIES'), parseMaxRetries, 'SVC_MAX_RETRIES') ?? checked(p.max_retries, parseMaxRetries, inProfile('max_retries')) ?? 2,
+    timeoutSec:
+      flags.timeout ??
+      checked(readEnv(env, 'SVC_TIMEOUT'), parseTimeout, 'SVC_TIMEOUT') ??
+      checked(p.timeout, parseTimeout, inProfile('timeout')) ??
+      60,
+    maxRetries:
+      flags.maxRetries ??
+      checked(readEnv(env, 'SVC_MAX_RETRIES'), parseMaxRetries, 'SVC_MAX_RETRIES') ??
+      checked(p.max_retries, parseMaxRetries, inProfile('max_retries')) ??
+      2,
     dir,
     file: join(dir, CONFIG_FILE),
     profileData: p,
@@ -87,7 +107,13 @@ export const INSECURE_HTTP_ENV = 'SVC_ALLOW_INSECURE_HTTP';
 /** A loopback host: localhost, *.localhost, 127.0.0.0/8, ::1. */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(h) || h === '::1' || h === '0:0:0:0:0:0:0:1';
+  return (
+    h === 'localhost' ||
+    h.endsWith('.localhost') ||
+    /^127(\.\d{1,3}){3}$/.test(h) ||
+    h === '::1' ||
+    h === '0:0:0:0:0:0:0:1'
+  );
 }
 
 /**
@@ -101,8 +127,13 @@ export function checkBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv): void {
   } catch {
     throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !/^(1|true|yes)$/i.test(readEnv(env, INSECURE_HTTP_ENV) ?? '')) {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
+  if (
+    url.protocol === 'http:' &&
+    !isLoopbackHost(url.hostname) &&
+    !/^(1|true|yes)$/i.test(readEnv(env, INSECURE_HTTP_ENV) ?? '')
+  ) {
     throw new UsageError(
       `--base-url: ${baseUrl} is not allowed: plain http:// would send the API key in clear to ${url.host}; use https://, a loopback address, or set ${INSECURE_HTTP_ENV}=1 to allow it`,
     );

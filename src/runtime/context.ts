@@ -75,7 +75,10 @@ export interface Endpoint {
  * Decides the endpoint from the resolved config (called once, on the first request or WebSocket). cli.ts hands in
  * the one for --emulator, which starts the emulator in this process; `onExit` registers its cleanup.
  */
-export type EndpointResolver = (config: ResolvedConfig, onExit: (fn: () => void | Promise<void>) => void) => Promise<Endpoint>;
+export type EndpointResolver = (
+  config: ResolvedConfig,
+  onExit: (fn: () => void | Promise<void>) => void,
+) => Promise<Endpoint>;
 
 export interface ContextInit {
   streams: Streams;
@@ -234,7 +237,13 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
  * The call log of this run (unless --no-log or `log false`): started before the first request or socket (the daily
  * budget is checked then, before anything is sent), written at exit, costs priced from the catalogue when needed.
  */
-function callLog(init: ContextInit, out: Output, getConfig: () => ResolvedConfig, onExit: (fn: () => void | Promise<void>) => void, client: () => Promise<HttpClient> | undefined) {
+function callLog(
+  init: ContextInit,
+  out: Output,
+  getConfig: () => ResolvedConfig,
+  onExit: (fn: () => void | Promise<void>) => void,
+  client: () => Promise<HttpClient> | undefined,
+) {
   let recorder: CallRecorder | undefined;
   const checkBudget = async (budget: string | undefined): Promise<void> => {
     if (budget === undefined) return;
@@ -242,7 +251,10 @@ function callLog(init: ContextInit, out: Output, getConfig: () => ResolvedConfig
     const spent = spentToday(logDir(init.env), new Date());
     if (spent < Number(budget)) return;
     const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
-    if (init.globals.budgetStrict) throw new UsageError(`--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`);
+    if (init.globals.budgetStrict)
+      throw new UsageError(
+        `--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`,
+      );
     out.warn(msg);
   };
   /** the catalogue's prices, for records whose usage the API did not price */
@@ -263,7 +275,11 @@ function callLog(init: ContextInit, out: Output, getConfig: () => ResolvedConfig
     const { CallRecorder } = await import('../apilog/recorder.js');
     const { DEFAULT_RETENTION_DAYS } = await import('../apilog/log.js');
     await checkBudget(cfg.profileData['budget.daily']);
-    const rec = (recorder = new CallRecorder(init.env, init.command ?? '', Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS)));
+    const rec = (recorder = new CallRecorder(
+      init.env,
+      init.command ?? '',
+      Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS),
+    ));
     // the run's outcome stands when its record cannot be written (a full disk, no folder for it), but it is said
     const unlogged = (err: unknown) => out.warn(`this run is not in the call log: ${describeError(err)}`);
     // a process that ends before the exit hooks finish (a second Ctrl-C) still writes what it holds

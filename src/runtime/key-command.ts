@@ -18,7 +18,8 @@ export function splitCommandLine(line: string): string[] {
     const ch = line[i]!;
     if (quote) {
       if (ch === quote) quote = undefined;
-      else if (ch === '\\' && quote === '"' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]!)) word += line[++i]!;
+      else if (ch === '\\' && quote === '"' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]!))
+        word += line[++i]!;
       else word += ch;
     } else if (ch === "'" || ch === '"') {
       quote = ch;
@@ -37,23 +38,38 @@ export function splitCommandLine(line: string): string[] {
 /** Run the key command; a failure is a MissingKeyError (exit 4) that says what went wrong, never what it printed. */
 export function keyFromCommand(line: string, env: NodeJS.ProcessEnv, where: string): string {
   const argv = splitCommandLine(line);
-  if (argv.length === 0) throw new MissingKeyError(`api_key_cmd (${where}) is empty: set it to a command that prints the key, or unset it`);
+  if (argv.length === 0)
+    throw new MissingKeyError(`api_key_cmd (${where}) is empty: set it to a command that prints the key, or unset it`);
   // the command gets the environment without svc's own secrets
   const childEnv = { ...env };
   delete childEnv.SVC_API_KEY;
-  const r = spawnSync(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv, timeout: TIMEOUT_MS, maxBuffer: 1 << 20, encoding: 'utf8' });
+  const r = spawnSync(argv[0]!, argv.slice(1), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: childEnv,
+    timeout: TIMEOUT_MS,
+    maxBuffer: 1 << 20,
+    encoding: 'utf8',
+  });
   const shown = `api_key_cmd ${JSON.stringify(argv[0])} (${where})`;
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'not found (is it installed and on PATH?)' : code === 'ETIMEDOUT' ? `gave no key within ${TIMEOUT_MS / 1000} s` : r.error.message;
+    const why =
+      code === 'ENOENT'
+        ? 'not found (is it installed and on PATH?)'
+        : code === 'ETIMEDOUT'
+          ? `gave no key within ${TIMEOUT_MS / 1000} s`
+          : r.error.message;
     throw new MissingKeyError(`${shown}: ${why}`);
   }
   if (r.status !== 0) {
     const said = (r.stderr ?? '').trim().split('\n')[0]?.slice(0, 200);
-    throw new MissingKeyError(`${shown} failed (${r.signal ? `killed by ${r.signal}` : `exit ${r.status}`})${said ? `: ${terminalSafe(said)}` : ''}`);
+    throw new MissingKeyError(
+      `${shown} failed (${r.signal ? `killed by ${r.signal}` : `exit ${r.status}`})${said ? `: ${terminalSafe(said)}` : ''}`,
+    );
   }
   const key = (r.stdout ?? '').split('\n')[0]!.trim();
   if (!key) throw new MissingKeyError(`${shown} printed no key (its first line of output was empty)`);
-  if (/\s/.test(key)) throw new MissingKeyError(`${shown} printed something that is not a key (its first line has spaces)`);
+  if (/\s/.test(key))
+    throw new MissingKeyError(`${shown} printed something that is not a key (its first line has spaces)`);
   return key;
 }

@@ -4,7 +4,17 @@
 // link over it: atomic, with no file to read and write again. Older versions kept them in last.json, which saving
 // read, rewrote and renamed over (~0.5 ms of every `svc chat`); it is still read, when newer than the link (an
 // older svc ran since), and still written where links cannot be made.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../endpoints/chat.js';
 import { dataDir } from '../core/paths.js';
@@ -46,11 +56,26 @@ export class ConversationStore {
     return ID.test(id);
   }
 
-  newConversation(profile: string, model: string, nowSec = Math.floor(Date.now() / 1000), convention: 'chat' | 'messages' = 'chat'): Conversation {
+  newConversation(
+    profile: string,
+    model: string,
+    nowSec = Math.floor(Date.now() / 1000),
+    convention: 'chat' | 'messages' = 'chat',
+  ): Conversation {
     // a local name, not a secret: Math.random spares loading node:crypto (~2 ms of every `svc chat`)
-    const suffix = Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0');
+    const suffix = Math.floor(Math.random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
     const id = `conv_${nowSec.toString(36)}${suffix}`;
-    return { id, profile, model, created_at: nowSec, updated_at: nowSec, ...(convention === 'messages' ? { convention } : {}), messages: [] };
+    return {
+      id,
+      profile,
+      model,
+      created_at: nowSec,
+      updated_at: nowSec,
+      ...(convention === 'messages' ? { convention } : {}),
+      messages: [],
+    };
   }
 
   private file(id: string): string {
@@ -86,7 +111,8 @@ export class ConversationStore {
     } catch {
       // none yet
     }
-    for (const name of links) if (this.readLink(decodeURIComponent(name))?.id === id) rmSync(join(this.dir, 'last', name), { force: true });
+    for (const name of links)
+      if (this.readLink(decodeURIComponent(name))?.id === id) rmSync(join(this.dir, 'last', name), { force: true });
     const last = this.readLast();
     let changed = false;
     for (const [p, v] of Object.entries(last)) {
@@ -150,7 +176,12 @@ export class ConversationStore {
   /** the profile's most recently updated last conversation, of chat or of messages */
   latestId(profile: string): string | undefined {
     const ids = [this.lastId(profile), this.lastId(profile, 'messages')].filter((id): id is string => !!id);
-    return ids.map((id) => this.load(id)).filter((c): c is Conversation => !!c).sort((a, b) => b.updated_at - a.updated_at)[0]?.id ?? ids[0];
+    return (
+      ids
+        .map((id) => this.load(id))
+        .filter((c): c is Conversation => !!c)
+        .sort((a, b) => b.updated_at - a.updated_at)[0]?.id ?? ids[0]
+    );
   }
 
   setLast(key: string, id: string): void {
@@ -184,12 +215,33 @@ export function messageText(m: ChatMessage): string {
   if (typeof m.content === 'string') return m.content;
   if (!Array.isArray(m.content)) return '';
   return (m.content as { type: string; [k: string]: any }[])
-    .map((p) => (p.type === 'text' ? p.text : p.type === 'image_url' || p.type === 'image' ? '[image]' : p.type === 'file' ? `[file ${p.file?.file_id}]` : p.type === 'tool_use' ? `[tool use ${p.name}]` : p.type === 'tool_result' ? '[tool result]' : `[${p.type}]`))
+    .map((p) =>
+      p.type === 'text'
+        ? p.text
+        : p.type === 'image_url' || p.type === 'image'
+          ? '[image]'
+          : p.type === 'file'
+            ? `[file ${p.file?.file_id}]`
+            : p.type === 'tool_use'
+              ? `[tool use ${p.name}]`
+              : p.type === 'tool_result'
+                ? '[tool result]'
+                : `[${p.type}]`,
+    )
     .join(' ');
 }
 
 export function summarize(c: Conversation): ConversationSummary {
   const firstUser = c.messages.find((m) => m.role === 'user');
   const title = firstUser ? messageText(firstUser).replace(/\s+/g, ' ').trim().slice(0, 60) : '';
-  return { id: c.id, profile: c.profile, model: c.model, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length, title, command: c.convention === 'messages' ? 'messages' : 'chat' };
+  return {
+    id: c.id,
+    profile: c.profile,
+    model: c.model,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+    turns: c.messages.filter((m) => m.role === 'user').length,
+    title,
+    command: c.convention === 'messages' ? 'messages' : 'chat',
+  };
 }

@@ -16,13 +16,29 @@ export interface Colors {
 }
 
 const plain = (s: string) => s;
-export const NO_COLORS: Colors = { enabled: false, bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain, italic: plain, underline: plain };
+export const NO_COLORS: Colors = {
+  enabled: false,
+  bold: plain,
+  dim: plain,
+  red: plain,
+  green: plain,
+  yellow: plain,
+  cyan: plain,
+  magenta: plain,
+  italic: plain,
+  underline: plain,
+};
 
 /** Colour on a terminal unless NO_COLOR (any non-empty value), --no-color or TERM=dumb; FORCE_COLOR forces it on. */
 export function colorWanted(isTTY: boolean, env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean {
   if (flag === false) return false;
   if (readEnv(env, 'NO_COLOR') !== undefined && readEnv(env, 'NO_COLOR') !== '') return false;
-  if (readEnv(env, 'FORCE_COLOR') !== undefined && readEnv(env, 'FORCE_COLOR') !== '0' && readEnv(env, 'FORCE_COLOR') !== 'false') return true;
+  if (
+    readEnv(env, 'FORCE_COLOR') !== undefined &&
+    readEnv(env, 'FORCE_COLOR') !== '0' &&
+    readEnv(env, 'FORCE_COLOR') !== 'false'
+  )
+    return true;
   if (readEnv(env, 'TERM') === 'dumb') return false;
   return isTTY;
 }

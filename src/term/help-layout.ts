@@ -25,7 +25,9 @@ export function formatHelpLayout(layout: HelpLayout, helpWidth: number | undefin
   const lines = [layout.usage, ''];
   if (layout.description.length > 0) lines.push(helper.boxWrap(layout.description, helper.helpWidth ?? 80), '');
   for (const [heading, items] of layout.sections) {
-    const formatted = items.map(([term, description]) => helper.formatItem(term, layout.termWidth, description, helper));
+    const formatted = items.map(([term, description]) =>
+      helper.formatItem(term, layout.termWidth, description, helper),
+    );
     lines.push(...helper.formatItemList(heading, formatted, helper));
   }
   return layout.before + lines.join('\n') + layout.after;

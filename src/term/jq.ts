@@ -18,7 +18,10 @@ export interface JqFilter {
 function jqError(err: unknown): { exit: number; message: string } {
   const text = err instanceof Error ? err.message : String(err);
   const m = /^Non-zero exit code: (\d+)\n?/.exec(text);
-  const message = (m ? text.slice(m[0].length) : text).replace(/^jq: /gm, '').replace(/ \(at inputString:\d+\)/g, '').replace(/\s+$/, '');
+  const message = (m ? text.slice(m[0].length) : text)
+    .replace(/^jq: /gm, '')
+    .replace(/ \(at inputString:\d+\)/g, '')
+    .replace(/\s+$/, '');
   return { exit: m ? Number(m[1]) : 1, message };
 }
 
@@ -32,7 +35,10 @@ export async function compileJq(expression: string): Promise<JqFilter> {
     jq.raw('null', expression, ['-c']);
   } catch (err) {
     const e = jqError(err);
-    if (e.exit === 3) throw new UsageError(`--jq: ${JSON.stringify(expression)} is not a valid jq expression: ${e.message.split('\n')[0]}`);
+    if (e.exit === 3)
+      throw new UsageError(
+        `--jq: ${JSON.stringify(expression)} is not a valid jq expression: ${e.message.split('\n')[0]}`,
+      );
     // any other failure on a null input is a runtime matter of that input, not of the expression
   }
   return {

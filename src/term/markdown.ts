@@ -50,11 +50,40 @@ const LANGUAGES: Record<string, () => LanguageModule> = {
   yaml: () => import('highlight.js/lib/languages/yaml'),
 };
 const ALIASES: Record<string, string> = {
-  js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript', node: 'javascript',
-  ts: 'typescript', tsx: 'typescript', py: 'python', python3: 'python', sh: 'bash', shell: 'bash', zsh: 'bash',
-  console: 'bash', rb: 'ruby', rs: 'rust', golang: 'go', yml: 'yaml', html: 'xml', htm: 'xml', svg: 'xml',
-  'c++': 'cpp', cc: 'cpp', cxx: 'cpp', hpp: 'cpp', h: 'c', cs: 'csharp', kt: 'kotlin', md: 'markdown',
-  docker: 'dockerfile', make: 'makefile', mk: 'makefile', toml: 'ini', jsonc: 'json', patch: 'diff',
+  js: 'javascript',
+  jsx: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  node: 'javascript',
+  ts: 'typescript',
+  tsx: 'typescript',
+  py: 'python',
+  python3: 'python',
+  sh: 'bash',
+  shell: 'bash',
+  zsh: 'bash',
+  console: 'bash',
+  rb: 'ruby',
+  rs: 'rust',
+  golang: 'go',
+  yml: 'yaml',
+  html: 'xml',
+  htm: 'xml',
+  svg: 'xml',
+  'c++': 'cpp',
+  cc: 'cpp',
+  cxx: 'cpp',
+  hpp: 'cpp',
+  h: 'c',
+  cs: 'csharp',
+  kt: 'kotlin',
+  md: 'markdown',
+  docker: 'dockerfile',
+  make: 'makefile',
+  mk: 'makefile',
+  toml: 'ini',
+  jsonc: 'json',
+  patch: 'diff',
 };
 
 /** A fence line: up to 3 spaces, then 3 or more backticks or tildes. */
@@ -81,7 +110,11 @@ export class MarkdownStream {
     private readonly c: Colors,
     private readonly print: (text: string) => void,
   ) {
-    this.lexer = import('marked').then(({ lexer }) => (src: string) => lexer(src, { gfm: true }));
+    this.lexer = import('marked').then(
+      ({ lexer }) =>
+        (src: string) =>
+          lexer(src, { gfm: true }),
+    );
     this.lexer.catch(() => undefined); // a failed load is reported by the first flush
   }
 
@@ -109,7 +142,12 @@ export class MarkdownStream {
   private blockEndsAfter(line: string): boolean {
     const fence = FENCE.exec(line);
     if (this.fence) {
-      if (fence && fence[1]![0] === this.fence.char && fence[1]!.length >= this.fence.length && line.slice(fence[0].length).trim() === '') {
+      if (
+        fence &&
+        fence[1]![0] === this.fence.char &&
+        fence[1]!.length >= this.fence.length &&
+        line.slice(fence[0].length).trim() === ''
+      ) {
         this.fence = null;
         return true;
       }
@@ -159,7 +197,9 @@ export class MarkdownStream {
       case 'heading': {
         const h = t as Tokens.Heading;
         const text = this.inline(h.tokens);
-        return indent + (h.depth === 1 ? c.bold(c.underline(text)) : h.depth === 2 ? c.bold(c.magenta(text)) : c.bold(text));
+        return (
+          indent + (h.depth === 1 ? c.bold(c.underline(text)) : h.depth === 2 ? c.bold(c.magenta(text)) : c.bold(text))
+        );
       }
       case 'paragraph':
         return prefixLines(this.inline((t as Tokens.Paragraph).tokens), indent);
@@ -201,7 +241,11 @@ export class MarkdownStream {
         const number = `${start + i}.`;
         const marker = l.ordered ? this.c.cyan(number) + ' '.repeat(width - number.length) : this.c.cyan('•') + ' ';
         const box = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
-        const body = this.blocks(item.tokens.filter((t) => t.type !== 'checkbox'), '', l.loose ? '\n\n' : '\n');
+        const body = this.blocks(
+          item.tokens.filter((t) => t.type !== 'checkbox'),
+          '',
+          l.loose ? '\n\n' : '\n',
+        );
         const [first = '', ...rest] = body.split('\n');
         const pad = ' '.repeat(width);
         return [indent + marker + box + first, ...rest.map((r) => (r === '' ? '' : indent + pad + r))].join('\n');
@@ -213,7 +257,8 @@ export class MarkdownStream {
     const c = this.c;
     const lang = languageOf(t);
     let body = t.text;
-    if (lang && this.hljs?.getLanguage(lang)) body = htmlToStyled(this.hljs.highlight(t.text, { language: lang, ignoreIllegals: true }).value, c);
+    if (lang && this.hljs?.getLanguage(lang))
+      body = htmlToStyled(this.hljs.highlight(t.text, { language: lang, ignoreIllegals: true }).value, c);
     const label = lang ? indent + c.dim(`┌ ${lang}`) + '\n' : '';
     return label + prefixLines(body, indent + c.dim('│ '));
   }
@@ -225,10 +270,18 @@ export class MarkdownStream {
     const widths = head.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
     const fit = (s: string, i: number) => {
       const gap = ' '.repeat(Math.max(0, widths[i]! - visibleWidth(s)));
-      return t.align[i] === 'right' ? gap + s : t.align[i] === 'center' ? gap.slice(0, gap.length >> 1) + s + gap.slice(gap.length >> 1) : s + gap;
+      return t.align[i] === 'right'
+        ? gap + s
+        : t.align[i] === 'center'
+          ? gap.slice(0, gap.length >> 1) + s + gap.slice(gap.length >> 1)
+          : s + gap;
     };
     const line = (cells: string[]) => indent + cells.map(fit).join(c.dim(' │ ')).trimEnd();
-    return [line(head.map((h) => c.bold(h))), indent + c.dim(widths.map((w) => '─'.repeat(w)).join('─┼─')), ...rows.map(line)].join('\n');
+    return [
+      line(head.map((h) => c.bold(h))),
+      indent + c.dim(widths.map((w) => '─'.repeat(w)).join('─┼─')),
+      ...rows.map(line),
+    ].join('\n');
   }
 
   private inline(tokens: Token[] | undefined): string {
@@ -254,7 +307,9 @@ export class MarkdownStream {
         case 'link': {
           const l = t as Tokens.Link;
           const text = this.inline(l.tokens);
-          s += c.underline(text) + (l.href && l.href !== l.text && `mailto:${l.text}` !== l.href ? c.dim(` (${l.href})`) : '');
+          s +=
+            c.underline(text) +
+            (l.href && l.href !== l.text && `mailto:${l.text}` !== l.href ? c.dim(` (${l.href})`) : '');
           break;
         }
         case 'image': {
@@ -280,7 +335,12 @@ function languageOf(t: Tokens.Code): string {
 }
 
 function prefixLines(text: string, prefix: string): string {
-  return prefix === '' ? text : text.split('\n').map((l) => prefix + l).join('\n');
+  return prefix === ''
+    ? text
+    : text
+        .split('\n')
+        .map((l) => prefix + l)
+        .join('\n');
 }
 
 /** Columns a styled string takes (SGR codes take none; wide characters are not measured, Markdown tables rarely have them). */
@@ -300,7 +360,14 @@ function scopeStyle(scope: string, c: Colors): ((s: string) => string) | undefin
   return undefined;
 }
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#x27;': "'", '&#39;': "'" };
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#x27;': "'",
+  '&#39;': "'",
+};
 
 /**
  * highlight.js's HTML (`<span class="hljs-keyword">…</span>`, entities) as text styled with the palette; styles are

@@ -57,7 +57,10 @@ export class Output {
   /** set when something (a partial line) was written to stdout without a final newline */
   private stdoutMidLine = false;
 
-  constructor(readonly streams: Streams, readonly opts: OutputOptions) {
+  constructor(
+    readonly streams: Streams,
+    readonly opts: OutputOptions,
+  ) {
     this.stdoutIsTTY = !!streams.stdout.isTTY;
     this.stderrIsTTY = streams.stderrIsTTY ?? !!streams.stderr.isTTY;
     this.colorStdout = colorWanted(this.stdoutIsTTY, opts.env, opts.color);
@@ -75,7 +78,12 @@ export class Output {
    * TERM=dumb, not --quiet. A pseudo-terminal of 0 columns (script, some CI runners) gets static lines instead.
    */
   get liveStderr(): boolean {
-    return this.stderrIsTTY && !this.opts.quiet && (this.streams.stderr.columns ?? 0) > 0 && readEnv(this.opts.env, 'TERM') !== 'dumb';
+    return (
+      this.stderrIsTTY &&
+      !this.opts.quiet &&
+      (this.streams.stderr.columns ?? 0) > 0 &&
+      readEnv(this.opts.env, 'TERM') !== 'dumb'
+    );
   }
 
   get json(): boolean {
@@ -154,7 +162,12 @@ export class Output {
     }
     const { renderTable } = await import('./table.js');
     const width = this.streams.stdout.columns || Number(readEnv(this.opts.env, 'COLUMNS')) || Infinity;
-    const lines = renderTable(columns, rows.map((row) => columns.map((col) => cell(col.get(row)))), width, (h) => this.c.bold(h));
+    const lines = renderTable(
+      columns,
+      rows.map((row) => columns.map((col) => cell(col.get(row)))),
+      width,
+      (h) => this.c.bold(h),
+    );
     this.line(lines.join('\n'));
   }
 
@@ -212,7 +225,13 @@ export class Output {
     }
     const { default: ora } = await import('ora');
     // frames coloured by our decision; ora's own colouring (its chalk) stays off
-    const s = ora({ text, stream: this.streams.stderr as NodeJS.WritableStream, color: false, isEnabled: true, spinner: { interval: 80, frames: DOTS.map((f) => ce.cyan(f)) } });
+    const s = ora({
+      text,
+      stream: this.streams.stderr as NodeJS.WritableStream,
+      color: false,
+      isEnabled: true,
+      spinner: { interval: 80, frames: DOTS.map((f) => ce.cyan(f)) },
+    });
     s.start();
     return {
       update: (t) => {

@@ -11,7 +11,12 @@ export interface Progress {
 
 const noop: Progress = { update() {}, done() {} };
 
-export function progressBar(out: Output, label: string, total?: number, opts: { now?: () => number; intervalMs?: number } = {}): Progress {
+export function progressBar(
+  out: Output,
+  label: string,
+  total?: number,
+  opts: { now?: () => number; intervalMs?: number } = {},
+): Progress {
   if (!out.liveStderr) return noop;
   const stderr = out.streams.stderr;
   const now = opts.now ?? Date.now;
@@ -30,7 +35,11 @@ export function progressBar(out: Output, label: string, total?: number, opts: { 
       const frac = Math.min(1, current / size);
       const pct = `${Math.floor(frac * 100)}%`.padStart(4);
       // on a narrow terminal the rate, then the byte counts, give way before the bar does
-      const tails = [` ${pct} ${formatBytes(current)}/${formatBytes(size)} ${rate}`, ` ${pct} ${formatBytes(current)}/${formatBytes(size)}`, ` ${pct}`];
+      const tails = [
+        ` ${pct} ${formatBytes(current)}/${formatBytes(size)} ${rate}`,
+        ` ${pct} ${formatBytes(current)}/${formatBytes(size)}`,
+        ` ${pct}`,
+      ];
       const tail = tails.find((t) => label.length + t.length + 14 <= cols) ?? tails[2]!;
       const width = Math.max(10, Math.min(30, cols - label.length - tail.length - 4));
       const filled = Math.round(frac * width);

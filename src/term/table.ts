@@ -14,7 +14,8 @@ const GAP = 2;
 const MIN_WIDTH = 4;
 
 const ZERO_WIDTH = /[\p{M}\u200b-\u200f\u2060\ufe0f]/u;
-const WIDE = /[\p{Extended_Pictographic}\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]/u;
+const WIDE =
+  /[\p{Extended_Pictographic}\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]/u;
 
 /** Display width of text without escape sequences: wide (CJK, emoji) characters count 2, marks 0. */
 export function displayWidth(text: string): number {
@@ -66,7 +67,12 @@ export function fitWidths(natural: number[], columns: TableColumn[], maxWidth: n
  * The table's lines: a header line (styled by `head`) then one line per row. Cells are single-line text already
  * (the caller flattens newlines and makes server text safe).
  */
-export function renderTable(columns: TableColumn[], rows: string[][], maxWidth: number, head: (s: string) => string = (s) => s): string[] {
+export function renderTable(
+  columns: TableColumn[],
+  rows: string[][],
+  maxWidth: number,
+  head: (s: string) => string = (s) => s,
+): string[] {
   const natural = columns.map((c, i) => Math.max(displayWidth(c.header), ...rows.map((r) => displayWidth(r[i]!))));
   const widths = fitWidths(natural, columns, maxWidth > 0 ? maxWidth : Infinity);
   const line = (cells: string[], style?: (s: string) => string) =>
@@ -80,5 +86,11 @@ export function renderTable(columns: TableColumn[], rows: string[][], maxWidth: 
       })
       .join(' '.repeat(GAP))
       .trimEnd();
-  return [line(columns.map((c) => c.header), head), ...rows.map((r) => line(r))];
+  return [
+    line(
+      columns.map((c) => c.header),
+      head,
+    ),
+    ...rows.map((r) => line(r)),
+  ];
 }

@@ -4,7 +4,21 @@
 // replaced by a visible stand-in. Pipes and --json stay byte-exact (JSON escapes controls, C1 included).
 
 /** The SGR sequences of svc's own palette (bold, dim, italic, underline, red, green, yellow, magenta, cyan and their resets). */
-const OWN_SGR = new Set(['\x1b[1m', '\x1b[2m', '\x1b[22m', '\x1b[3m', '\x1b[23m', '\x1b[4m', '\x1b[24m', '\x1b[31m', '\x1b[32m', '\x1b[33m', '\x1b[35m', '\x1b[36m', '\x1b[39m']);
+const OWN_SGR = new Set([
+  '\x1b[1m',
+  '\x1b[2m',
+  '\x1b[22m',
+  '\x1b[3m',
+  '\x1b[23m',
+  '\x1b[4m',
+  '\x1b[24m',
+  '\x1b[31m',
+  '\x1b[32m',
+  '\x1b[33m',
+  '\x1b[35m',
+  '\x1b[36m',
+  '\x1b[39m',
+]);
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 // eslint-disable-next-line no-control-regex
@@ -25,7 +39,9 @@ function standIn(ch: string): string {
  */
 export function terminalSafe(text: string, opts: { keepColor?: boolean } = {}): string {
   if (!ANY_UNSAFE.test(text)) return text;
-  return text.replace(UNSAFE, (m) => (m.length > 1 ? (opts.keepColor && OWN_SGR.has(m) ? m : `\u241b${m.slice(1)}`) : standIn(m)));
+  return text.replace(UNSAFE, (m) =>
+    m.length > 1 ? (opts.keepColor && OWN_SGR.has(m) ? m : `\u241b${m.slice(1)}`) : standIn(m),
+  );
 }
 
 /**

@@ -3,7 +3,12 @@
 // inside it (responses: input + output = total, reasoning among the output); any remainder is shown as "other".
 
 /** `7 prompt + 26 completion + 15 reasoning = 48 tokens`, or `7 input + 41 output (15 of them reasoning) = 48 tokens`. */
-export function tokenSum(input: [number, string], output: [number, string], reasoning: number | undefined, total: number): string {
+export function tokenSum(
+  input: [number, string],
+  output: [number, string],
+  reasoning: number | undefined,
+  total: number,
+): string {
   const terms = [`${input[0]} ${input[1]}`, `${output[0]} ${output[1]}`];
   let sum = input[0] + output[0];
   let inside = '';

@@ -7,7 +7,14 @@ import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { svcInProcess } from '../helpers/in-process.js';
 import { svcShell } from '../helpers/subprocess.js';
 import { CallRecorder } from '../../src/apilog/recorder.js';
-import { appendRecords, dayFiles, newCallId, readRecords, removeRecords, type CallRecord } from '../../src/apilog/log.js';
+import {
+  appendRecords,
+  dayFiles,
+  newCallId,
+  readRecords,
+  removeRecords,
+  type CallRecord,
+} from '../../src/apilog/log.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -32,14 +39,22 @@ describe('the call log under concurrent writers', () => {
     const up = await svcInProcess(['files', 'upload', '--no-log', ...paths], { emu, configDir, timeout: 120_000 });
     expect(up.exitCode, up.stderr).toBe(0);
     emu.clearRequests();
-    const run = await svcShell('pids=(); for i in 1 2 3 4 5 6 7 8; do svc files list --all --limit 1 > "out$i" & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done', {
-      emu,
-      configDir,
-      cwd: src,
-      timeout: 170_000,
-    });
+    const run = await svcShell(
+      'pids=(); for i in 1 2 3 4 5 6 7 8; do svc files list --all --limit 1 > "out$i" & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done',
+      {
+        emu,
+        configDir,
+        cwd: src,
+        timeout: 170_000,
+      },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
-    for (let i = 1; i <= 8; i++) expect(readFileSync(join(src, `out${i}`), 'utf8').trim().split('\n')).toHaveLength(200);
+    for (let i = 1; i <= 8; i++)
+      expect(
+        readFileSync(join(src, `out${i}`), 'utf8')
+          .trim()
+          .split('\n'),
+      ).toHaveLength(200);
     const sent = emu.requests().filter((r) => r.path === '/v1/files');
     expect(sent.length).toBeGreaterThanOrEqual(8 * 200);
     const lines = logLines(configDir);
@@ -53,12 +68,15 @@ describe('the call log under concurrent writers', () => {
   it('records past the size of a pipe buffer are capped and stay whole with 8 writers appending at once', async () => {
     const configDir = tempDir();
     const big = 'word '.repeat(4000);
-    const run = await svcShell('pids=(); for i in 1 2 3 4 5 6 7 8; do (for j in 1 2 3; do svc chat --no-save "$BIG $i $j" > /dev/null || exit 1; done) & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done', {
-      emu,
-      configDir,
-      env: { BIG: big },
-      timeout: 170_000,
-    });
+    const run = await svcShell(
+      'pids=(); for i in 1 2 3 4 5 6 7 8; do (for j in 1 2 3; do svc chat --no-save "$BIG $i $j" > /dev/null || exit 1; done) & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done',
+      {
+        emu,
+        configDir,
+        env: { BIG: big },
+        timeout: 170_000,
+      },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     const records = logLines(configDir).map((l) => JSON.parse(l) as CallRecord);
     expect(records).toHaveLength(24);
@@ -73,7 +91,15 @@ describe('the call log under concurrent writers', () => {
     const dir = join(tempDir(), 'logs');
     const record = (command: string): CallRecord => {
       const now = new Date();
-      return { id: newCallId(now), time: now.toISOString(), command, method: 'GET', path: '/v1/models', status: 200, duration_ms: 1 };
+      return {
+        id: newCallId(now),
+        time: now.toISOString(),
+        command,
+        method: 'GET',
+        path: '/v1/models',
+        status: 200,
+        duration_ms: 1,
+      };
     };
     const seeded = Array.from({ length: 200 }, () => record('seeded'));
     appendRecords(dir, seeded);
@@ -81,12 +107,15 @@ describe('the call log under concurrent writers', () => {
     const writers = [0, 1, 2, 3].map(
       (w) =>
         new Promise<number | null>((done, fail) =>
-          fork(join(ROOT, 'test/fixtures/append-records.mjs'), [dir, `writer ${w}`, '2000']).on('error', fail).on('exit', done),
+          fork(join(ROOT, 'test/fixtures/append-records.mjs'), [dir, `writer ${w}`, '2000'])
+            .on('error', fail)
+            .on('exit', done),
         ),
     );
     // the removals start once every writer is appending
     const today = dayFiles(dir)[0]!.file;
-    while ([0, 1, 2, 3].some((w) => !readFileSync(today, 'utf8').includes(`"writer ${w}"`))) await new Promise((r) => setTimeout(r, 5));
+    while ([0, 1, 2, 3].some((w) => !readFileSync(today, 'utf8').includes(`"writer ${w}"`)))
+      await new Promise((r) => setTimeout(r, 5));
     const removed = seeded.filter((_, i) => i % 2 === 0).map((r) => r.id);
     let count = 0;
     for (let i = 0; i < removed.length; i += 5) {
@@ -101,7 +130,9 @@ describe('the call log under concurrent writers', () => {
     expect(removed.filter((id) => ids.has(id))).toEqual([]);
     expect(left.filter((r) => r.command === 'seeded')).toHaveLength(100);
     // the removed records' text is gone from the file, not only hidden
-    const onDisk = dayFiles(dir).map((f) => readFileSync(f.file, 'utf8')).join('');
+    const onDisk = dayFiles(dir)
+      .map((f) => readFileSync(f.file, 'utf8'))
+      .join('');
     expect(removed.some((id) => onDisk.includes(id))).toBe(false);
   });
 });
@@ -112,15 +143,34 @@ describe('the call log store', () => {
       const dataDir = tempDir();
       const env = { SVC_DATA_DIR: dataDir };
       const rec = new CallRecorder(env, 'messages', 30);
-      const call = { method: 'POST', path: '/v1/messages', status: 200, durationMs: 5, json: { model: 'm-1', messages: [{ role: 'user', content: 'hi' }] } };
+      const call = {
+        method: 'POST',
+        path: '/v1/messages',
+        status: 200,
+        durationMs: 5,
+        json: { model: 'm-1', messages: [{ role: 'user', content: 'hi' }] },
+      };
       rec.onCall(call);
-      rec.onReply(call, { type: 'message', model: 'm-1', content: [{ type: 'text', text: 'hello' }], usage: { input_tokens: 10, output_tokens: 20 } });
+      rec.onReply(call, {
+        type: 'message',
+        model: 'm-1',
+        content: [{ type: 'text', text: 'hello' }],
+        usage: { input_tokens: 10, output_tokens: 20 },
+      });
       await rec.flush(async () => {
         if (!reachable) throw new Error('down');
-        return { models: [{ id: 'm-1', aliases: ['m'], prompt_text_token_price: 30000, completion_text_token_price: 150000 }] };
+        return {
+          models: [{ id: 'm-1', aliases: ['m'], prompt_text_token_price: 30000, completion_text_token_price: 150000 }],
+        };
       });
       const [r] = readRecords(join(dataDir, 'logs'));
-      expect(r).toMatchObject({ command: 'messages', model: 'm-1', prompt: 'hi', answer: 'hello', usage: { input_tokens: 10, output_tokens: 20, total_tokens: 30 } });
+      expect(r).toMatchObject({
+        command: 'messages',
+        model: 'm-1',
+        prompt: 'hi',
+        answer: 'hello',
+        usage: { input_tokens: 10, output_tokens: 20, total_tokens: 30 },
+      });
       if (reachable) expect(r!.cost_usd).toBeCloseTo((10 * 30000 + 20 * 150000) / 1e10, 15);
       else expect(r).not.toHaveProperty('cost_usd');
     }
@@ -128,7 +178,15 @@ describe('the call log store', () => {
 
   it('day files past the retention are deleted when a new day starts; a torn line is skipped by queries', () => {
     const dir = join(tempDir(), 'logs');
-    const at = (day: string): CallRecord => ({ id: `${day.replace(/-/g, '')}-120000-aaaaaaaa`, time: `${day}T12:00:00.000Z`, command: 'x', method: 'GET', path: '/', status: 200, duration_ms: 1 });
+    const at = (day: string): CallRecord => ({
+      id: `${day.replace(/-/g, '')}-120000-aaaaaaaa`,
+      time: `${day}T12:00:00.000Z`,
+      command: 'x',
+      method: 'GET',
+      path: '/',
+      status: 200,
+      duration_ms: 1,
+    });
     appendRecords(dir, [at('2026-01-01'), at('2026-01-20')], 30);
     writeFileSync(join(dir, 'calls-2026-01-20.jsonl'), '{"id":"torn', { flag: 'a' });
     expect(readRecords(dir).map((r) => r.time.slice(0, 10))).toEqual(['2026-01-01', '2026-01-20']);

@@ -26,11 +26,22 @@ beforeEach(() => fastEmulator(emu));
 const records = async (configDir: string, ...args: string[]): Promise<CallRecord[]> => {
   const r = await svcInProcess(['logs', '--json', ...args], { emu, configDir });
   expect(r.exitCode, r.stderr).toBe(0);
-  return r.stdout.trim() ? r.stdout.trim().split('\n').map((l) => JSON.parse(l) as CallRecord) : [];
+  return r.stdout.trim()
+    ? r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as CallRecord)
+    : [];
 };
 
 /** The emulator's request id of the newest WebSocket upgrade on a path. */
-const upgradeId = (path: string): string => (emu.requests().filter((q) => q.method === 'WS' && q.path === path).at(-1) as { id: string }).id;
+const upgradeId = (path: string): string =>
+  (
+    emu
+      .requests()
+      .filter((q) => q.method === 'WS' && q.path === path)
+      .at(-1) as { id: string }
+  ).id;
 
 /** Token usage summed over the response.done events of a --json transcript. */
 function reportedUsage(jsonLines: string): { input_tokens: number; output_tokens: number; total_tokens: number } {
@@ -47,7 +58,10 @@ describe('WebSocket sessions in the call log', () => {
   it('a realtime talk session is one record: 101, request id, close code, duration, model, the conversation, the usage the emulator reported', async () => {
     const configDir = tempDir();
     const t0 = Date.now();
-    const r = await svcInProcess(['realtime', 'talk', '-m', 'voice-3.0', '--input', question, '--output', join(tempDir(), 'a.wav'), '--json'], { emu, configDir });
+    const r = await svcInProcess(
+      ['realtime', 'talk', '-m', 'voice-3.0', '--input', question, '--output', join(tempDir(), 'a.wav'), '--json'],
+      { emu, configDir },
+    );
     const elapsed = Date.now() - t0;
     expect(r.exitCode, r.stderr).toBe(0);
     const usage = reportedUsage(r.stdout);
@@ -55,7 +69,15 @@ describe('WebSocket sessions in the call log', () => {
     const answer = lastSession(emu).responses[0]!.transcript;
     const [rec, ...more] = await records(configDir);
     expect(more).toEqual([]);
-    expect(rec).toMatchObject({ command: 'realtime talk', method: 'WS', path: '/v1/realtime', status: 101, close_code: 1000, model: 'voice-3.0', request_id: upgradeId('/v1/realtime') });
+    expect(rec).toMatchObject({
+      command: 'realtime talk',
+      method: 'WS',
+      path: '/v1/realtime',
+      status: 101,
+      close_code: 1000,
+      model: 'voice-3.0',
+      request_id: upgradeId('/v1/realtime'),
+    });
     expect(rec!.usage).toEqual(usage);
     expect(rec!.prompt).toBe('what is the weather');
     expect(rec!.answer).toBe(answer);
@@ -74,16 +96,49 @@ describe('WebSocket sessions in the call log', () => {
     expect(show.stdout).toContain('request\tWS /v1/realtime\n');
     expect(show.stdout).toContain('close code\t1000 (normal)\n');
     expect(show.stdout).toContain(`\nuser:\nwhat is the weather\n\nassistant:\n${answer}\n`);
-    const total = (await svcInProcess(['usage', '--json', '--by', 'model'], { emu, configDir })).stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(total.find((g) => g.model === 'voice-3.0')).toMatchObject({ calls: 1, input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, total_tokens: usage.total_tokens });
+    const total = (await svcInProcess(['usage', '--json', '--by', 'model'], { emu, configDir })).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(total.find((g) => g.model === 'voice-3.0')).toMatchObject({
+      calls: 1,
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      total_tokens: usage.total_tokens,
+    });
   });
 
   it('agents test: one record per case session, with the typed user turns, the replies and the tool calls', async () => {
     const configDir = tempDir();
-    const agent = writeTemp('agent.json', JSON.stringify({ name: 'booking', instructions: 'You book tables.', tools: [{ type: 'function', function: { name: 'book_table', parameters: { type: 'object', properties: { party_size: { type: 'integer' } } } } }] }));
+    const agent = writeTemp(
+      'agent.json',
+      JSON.stringify({
+        name: 'booking',
+        instructions: 'You book tables.',
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'book_table',
+              parameters: { type: 'object', properties: { party_size: { type: 'integer' } } },
+            },
+          },
+        ],
+      }),
+    );
     const suite = writeTemp(
       'suite.yaml',
-      ['cases:', '  - name: greets', '    turns:', '      - user: "Hello there"', '  - name: books', '    tools:', '      book_table: {reference: R-42}', '    turns:', '      - user: "book_table party_size 2"'].join('\n'),
+      [
+        'cases:',
+        '  - name: greets',
+        '    turns:',
+        '      - user: "Hello there"',
+        '  - name: books',
+        '    tools:',
+        '      book_table: {reference: R-42}',
+        '    turns:',
+        '      - user: "book_table party_size 2"',
+      ].join('\n'),
     );
     const r = await svcInProcess(['agents', 'test', '--agent-file', agent, suite, '--json'], { emu, configDir });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
@@ -102,7 +157,11 @@ describe('WebSocket sessions in the call log', () => {
   it('tts stream: the text sent; stt listen: the transcript and the model; both 101 with their request ids', async () => {
     const configDir = tempDir();
     const out = join(tempDir(), 'spoken.wav');
-    const tts = await svcInProcess(['tts', 'stream', '-o', out], { emu, configDir, input: 'hello world\n\nsecond one\n' });
+    const tts = await svcInProcess(['tts', 'stream', '-o', out], {
+      emu,
+      configDir,
+      input: 'hello world\n\nsecond one\n',
+    });
     expect(tts.exitCode, tts.stderr).toBe(0);
     const ttsId = upgradeId('/v1/tts');
     const stt = await svcInProcess(['stt', 'listen', '--input', out, '--no-realtime'], { emu, configDir });
@@ -110,10 +169,25 @@ describe('WebSocket sessions in the call log', () => {
     const sttId = upgradeId('/v1/stt');
     const [listen, stream, ...more] = await records(configDir);
     expect(more).toEqual([]);
-    expect(stream).toMatchObject({ command: 'tts stream', method: 'WS', path: '/v1/tts', status: 101, close_code: 1000, request_id: ttsId });
+    expect(stream).toMatchObject({
+      command: 'tts stream',
+      method: 'WS',
+      path: '/v1/tts',
+      status: 101,
+      close_code: 1000,
+      request_id: ttsId,
+    });
     expect(stream!.prompt).toBe('hello world\nsecond one');
     expect(stream!.model).toBeUndefined();
-    expect(listen).toMatchObject({ command: 'stt listen', method: 'WS', path: '/v1/stt', status: 101, close_code: 1000, request_id: sttId, model: 'voice-transcribe-2.0' });
+    expect(listen).toMatchObject({
+      command: 'stt listen',
+      method: 'WS',
+      path: '/v1/stt',
+      status: 101,
+      close_code: 1000,
+      request_id: sttId,
+      model: 'voice-transcribe-2.0',
+    });
     expect(listen!.answer).toBe(stt.stdout.trim());
     expect(listen!.answer).toMatch(/hello world/);
     for (const x of [listen!, stream!]) {
@@ -123,20 +197,31 @@ describe('WebSocket sessions in the call log', () => {
     }
     const show = await svcInProcess(['logs', 'show', stream!.id], { emu, configDir });
     expect(show.stdout).toContain('\ntext:\nhello world\nsecond one\n');
-    expect((await svcInProcess(['logs', 'show', listen!.id], { emu, configDir })).stdout).toContain(`\ntranscript:\n${listen!.answer}\n`);
+    expect((await svcInProcess(['logs', 'show', listen!.id], { emu, configDir })).stdout).toContain(
+      `\ntranscript:\n${listen!.answer}\n`,
+    );
     // the list's PROMPT column (TSV in a pipe): the text sent to TTS, the transcript of STT
-    const rows = (await svcInProcess(['logs'], { emu, configDir })).stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = (await svcInProcess(['logs'], { emu, configDir })).stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.find((c) => c[1] === 'tts stream')![7]).toBe('hello world second one');
     expect(rows.find((c) => c[1] === 'stt listen')![7]).toMatch(/hello world/);
   });
 
-  it('stt listen --multichannel: the transcript names each line\'s channel', async () => {
+  it("stt listen --multichannel: the transcript names each line's channel", async () => {
     const configDir = tempDir();
     const left = textToTones('left', 16000);
     const right = Buffer.concat([Buffer.alloc(3200), textToTones('right', 16000)]);
     const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc(Math.max(left.length, right.length) - b.length)]);
-    const wav = writeTemp('stereo.wav', encodeWav(interleave([pad(left), pad(right)]), { sampleRate: 16000, channels: 2 }));
-    const r = await svcInProcess(['stt', 'listen', '--input', wav, '--multichannel', '--channels', '2', '--no-realtime'], { emu, configDir });
+    const wav = writeTemp(
+      'stereo.wav',
+      encodeWav(interleave([pad(left), pad(right)]), { sampleRate: 16000, channels: 2 }),
+    );
+    const r = await svcInProcess(
+      ['stt', 'listen', '--input', wav, '--multichannel', '--channels', '2', '--no-realtime'],
+      { emu, configDir },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const [rec] = await records(configDir);
     expect(rec!.answer!.split('\n').sort()).toEqual(['[channel 0] left', '[channel 1] right']);
@@ -144,16 +229,30 @@ describe('WebSocket sessions in the call log', () => {
 
   it('a refused upgrade is logged with its status, request id and error: an unknown key (400) and an injected 503', async () => {
     const configDir = tempDir();
-    const bad = await svcInProcess(['tts', 'stream', '-o', join(tempDir(), 'x.mp3')], { emu, configDir, key: 'svc-bad-key-0000', input: 'hello\n' });
+    const bad = await svcInProcess(['tts', 'stream', '-o', join(tempDir(), 'x.mp3')], {
+      emu,
+      configDir,
+      key: 'svc-bad-key-0000',
+      input: 'hello\n',
+    });
     expect(bad.exitCode).toBe(4);
     emu.faults.add({ kind: 'status', status: 503, method: 'WS', path: '^/v1/stt$', message: 'speech is down' });
-    const down = await svcInProcess(['stt', 'listen', '--input', writeTemp('quiet.raw', Buffer.alloc(3200))], { emu, configDir });
+    const down = await svcInProcess(['stt', 'listen', '--input', writeTemp('quiet.raw', Buffer.alloc(3200))], {
+      emu,
+      configDir,
+    });
     expect(down.exitCode).toBe(7);
     const [stt, tts] = await records(configDir);
     expect(tts).toMatchObject({ method: 'WS', path: '/v1/tts', status: 400, request_id: upgradeId('/v1/tts') });
     expect(tts!.error).toMatch(/^Incorrect API key provided/);
     expect(JSON.stringify(tts)).not.toContain('svc-bad-key-0000');
-    expect(stt).toMatchObject({ method: 'WS', path: '/v1/stt', status: 503, request_id: upgradeId('/v1/stt'), error: 'speech is down' });
+    expect(stt).toMatchObject({
+      method: 'WS',
+      path: '/v1/stt',
+      status: 503,
+      request_id: upgradeId('/v1/stt'),
+      error: 'speech is down',
+    });
     for (const x of [stt!, tts!]) {
       expect(x.close_code).toBeUndefined();
       expect(x.prompt).toBeUndefined();
@@ -166,7 +265,10 @@ describe('WebSocket sessions in the call log', () => {
     expect(join1.exitCode).not.toBe(0);
     // the session starts, the answer begins, then the connection is cut
     emu.faults.add({ kind: 'drop', method: 'WS', path: '^/v1/realtime$', afterEvents: 12 });
-    const cut = await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, configDir });
+    const cut = await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], {
+      emu,
+      configDir,
+    });
     expect(cut.exitCode).not.toBe(0);
     const [talk, call] = await records(configDir);
     expect(call).toMatchObject({ command: 'calls join', path: '/v1/realtime', status: 101 });
@@ -182,15 +284,32 @@ describe('WebSocket sessions in the call log', () => {
       server.plan('WS /v1/tts', { close: 1000 }).plan('WS /v1/stt', 'stall').plan('WS /v1/realtime', { close: 1011 });
       const configDir = tempDir();
       const opts = { configDir, env: { SVC_BASE_URL: server.url, SVC_API_KEY: 'svc-hostile-key-0000' } };
-      expect((await svcInProcess(['tts', 'stream', '-o', join(tempDir(), 'a.mp3')], { ...opts, input: 'hello\n' })).exitCode).toBe(1);
-      expect((await svcInProcess(['--timeout', '1', 'stt', 'listen', '--input', question, '--no-realtime'], opts)).exitCode).not.toBe(0);
-      expect((await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], opts)).exitCode).not.toBe(0);
+      expect(
+        (await svcInProcess(['tts', 'stream', '-o', join(tempDir(), 'a.mp3')], { ...opts, input: 'hello\n' })).exitCode,
+      ).toBe(1);
+      expect(
+        (await svcInProcess(['--timeout', '1', 'stt', 'listen', '--input', question, '--no-realtime'], opts)).exitCode,
+      ).not.toBe(0);
+      expect(
+        (await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], opts))
+          .exitCode,
+      ).not.toBe(0);
       const [talk, stt, tts] = await records(configDir);
-      expect(tts).toMatchObject({ path: '/v1/tts', status: 101, close_code: 1000, prompt: 'hello', error: 'the session ended before audio.done: the audio is incomplete' });
+      expect(tts).toMatchObject({
+        path: '/v1/tts',
+        status: 101,
+        close_code: 1000,
+        prompt: 'hello',
+        error: 'the session ended before audio.done: the audio is incomplete',
+      });
       expect(stt).toMatchObject({ path: '/v1/stt', status: 101, close_code: 1006, answer: ANSWER[0] });
-      expect(stt!.error).toMatch(/^the server sent nothing for 1 s \(--timeout 1\): the session stalled; the session ended before transcript.done/);
+      expect(stt!.error).toMatch(
+        /^the server sent nothing for 1 s \(--timeout 1\): the session stalled; the session ended before transcript.done/,
+      );
       expect(talk).toMatchObject({ path: '/v1/realtime', status: 101, close_code: 1011, answer: ANSWER.join('') });
-      expect(talk!.error).toBe('the server closed the connection (code 1011: hostile close); the session ended in the middle of an answer (no response.done)');
+      expect(talk!.error).toBe(
+        'the server closed the connection (code 1011: hostile close); the session ended in the middle of an answer (no response.done)',
+      );
     } finally {
       await server.close();
     }
@@ -198,9 +317,24 @@ describe('WebSocket sessions in the call log', () => {
 
   it('--no-log and `config set log false` write no record of a session', async () => {
     const configDir = tempDir();
-    expect((await svcInProcess(['--no-log', 'tts', 'stream', '-o', join(tempDir(), 'a.mp3')], { emu, configDir, input: 'not logged\n' })).exitCode).toBe(0);
+    expect(
+      (
+        await svcInProcess(['--no-log', 'tts', 'stream', '-o', join(tempDir(), 'a.mp3')], {
+          emu,
+          configDir,
+          input: 'not logged\n',
+        })
+      ).exitCode,
+    ).toBe(0);
     expect((await svcInProcess(['config', 'set', 'log', 'false'], { configDir })).exitCode).toBe(0);
-    expect((await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], { emu, configDir })).exitCode).toBe(0);
+    expect(
+      (
+        await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], {
+          emu,
+          configDir,
+        })
+      ).exitCode,
+    ).toBe(0);
     expect(readRecords(join(configDir, 'data', 'logs'))).toEqual([]);
   });
 });
@@ -208,12 +342,22 @@ describe('WebSocket sessions in the call log', () => {
 describe('a session still open when svc exits', () => {
   it('a process that exits in the middle (its pipe closed by `head -1`) still logs the session, as interrupted', async () => {
     const configDir = tempDir();
-    const r = await svcShell(`svc realtime talk --input '${question}' --output /dev/null --json | head -1`, { emu, configDir });
+    const r = await svcShell(`svc realtime talk --input '${question}' --output /dev/null --json | head -1`, {
+      emu,
+      configDir,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).type).toBe('session.created');
     const [rec, ...more] = readRecords(join(configDir, 'data', 'logs'));
     expect(more).toEqual([]);
-    expect(rec).toMatchObject({ command: 'realtime talk', method: 'WS', path: '/v1/realtime', status: 101, model: 'voice-latest', error: 'svc exited before the session ended (interrupted)' });
+    expect(rec).toMatchObject({
+      command: 'realtime talk',
+      method: 'WS',
+      path: '/v1/realtime',
+      status: 101,
+      model: 'voice-latest',
+      error: 'svc exited before the session ended (interrupted)',
+    });
   });
 
   it('is logged as interrupted with what had arrived (the answer in progress, the usage so far)', async () => {
@@ -221,21 +365,45 @@ describe('a session still open when svc exits', () => {
     const dataDir = tempDir();
     const rec = new CallRecorder({ SVC_DATA_DIR: dataDir }, 'realtime talk', 30);
     await rec.readySessions();
-    const w = rec.onWsOpen({ path: '/v1/realtime', query: { model: 'voice-3.0' }, status: 101, startedAt: Date.now() - 50, requestId: 'req-1' })!;
-    w.sent({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first' }] } });
+    const w = rec.onWsOpen({
+      path: '/v1/realtime',
+      query: { model: 'voice-3.0' },
+      status: 101,
+      startedAt: Date.now() - 50,
+      requestId: 'req-1',
+    })!;
+    w.sent({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first' }] },
+    });
     w.received({ type: 'response.created', response: { id: 'r1' } });
     w.received({ type: 'response.output_audio_transcript.done', transcript: 'one' });
-    w.received({ type: 'response.done', response: { status: 'completed', usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 } } });
-    w.sent({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'second' }] } });
+    w.received({
+      type: 'response.done',
+      response: { status: 'completed', usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7 } },
+    });
+    w.sent({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'second' }] },
+    });
     w.received({ type: 'response.created', response: { id: 'r2' } });
     w.received({ type: 'response.output_text.done', text: 'two' });
-    w.received({ type: 'response.done', response: { status: 'completed', usage: { input_tokens: 9, output_tokens: 2, total_tokens: 11 } } });
+    w.received({
+      type: 'response.done',
+      response: { status: 'completed', usage: { input_tokens: 9, output_tokens: 2, total_tokens: 11 } },
+    });
     w.received({ type: 'response.created', response: { id: 'r3' } });
     w.received({ type: 'response.output_audio_transcript.delta', delta: 'three, half' });
     rec.flushNow();
     const [r] = readRecords(join(dataDir, 'logs'));
     // the usage of every response.done so far, summed
-    expect(r).toMatchObject({ method: 'WS', status: 101, request_id: 'req-1', model: 'voice-3.0', usage: { input_tokens: 12, output_tokens: 6, total_tokens: 18 } });
+    expect(r).toMatchObject({
+      method: 'WS',
+      status: 101,
+      request_id: 'req-1',
+      model: 'voice-3.0',
+      usage: { input_tokens: 12, output_tokens: 6, total_tokens: 18 },
+    });
     expect(r!.duration_ms).toBeGreaterThanOrEqual(50);
     expect(r!.close_code).toBeUndefined();
     expect(r!.error).toBe('svc exited before the session ended (interrupted)');

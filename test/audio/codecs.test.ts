@@ -4,8 +4,21 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  Resampler, alawDecode, alawEncode, bufferOf, createStreamDecoder, decodeAudio, encodeMp3, encodeWav, isMp3, mixChannels,
-  mulawDecode, mulawEncode, parseWavHeader, resample, wavHeader,
+  Resampler,
+  alawDecode,
+  alawEncode,
+  bufferOf,
+  createStreamDecoder,
+  decodeAudio,
+  encodeMp3,
+  encodeWav,
+  isMp3,
+  mixChannels,
+  mulawDecode,
+  mulawEncode,
+  parseWavHeader,
+  resample,
+  wavHeader,
 } from 'svc-formats/audio-codecs';
 import { openSource, readAllPcm } from '../../src/audio/source.js';
 import { openSink } from '../../src/audio/sink.js';
@@ -27,7 +40,13 @@ describe('codecs', () => {
     const pcm = sine(440, 16000, 100);
     const wav = encodeWav(pcm, { sampleRate: 16000, channels: 1 });
     expect(wav.length).toBe(44 + pcm.length);
-    expect(parseWavHeader(wav)).toEqual({ format: { sampleRate: 16000, channels: 1 }, sample: 's16', blockAlign: 2, dataOffset: 44, dataLength: pcm.length });
+    expect(parseWavHeader(wav)).toEqual({
+      format: { sampleRate: 16000, channels: 1 },
+      sample: 's16',
+      blockAlign: 2,
+      dataOffset: 44,
+      dataLength: pcm.length,
+    });
     const streamed = wavHeader({ sampleRate: 8000, channels: 2 });
     expect(parseWavHeader(streamed)!.dataLength).toBeUndefined();
     expect(parseWavHeader(wavHeader({ sampleRate: 8000, channels: 1 }, 10, 'mulaw'))!.sample).toBe('mulaw');
@@ -38,7 +57,10 @@ describe('codecs', () => {
   it('mu-law and A-law round trip within the G.711 quantization error', () => {
     const pcm = sine(1000, 8000, 50);
     const s = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
-    for (const [enc, dec] of [[mulawEncode, mulawDecode], [alawEncode, alawDecode]] as const) {
+    for (const [enc, dec] of [
+      [mulawEncode, mulawDecode],
+      [alawEncode, alawDecode],
+    ] as const) {
       const coded = enc(pcm);
       expect(coded.length).toBe(s.length);
       const back = dec(coded);
@@ -78,14 +100,20 @@ describe('codecs', () => {
   });
 
   it('encodes MP3 with lamejs and decodes it with mpg123 (also at a low bit rate where LAME changes the rate)', async () => {
-    for (const [rate, kbps] of [[24000, 128000], [24000, 32000], [8000, 32000]] as const) {
+    for (const [rate, kbps] of [
+      [24000, 128000],
+      [24000, 32000],
+      [8000, 32000],
+    ] as const) {
       const mp3 = await encodeMp3(sine(1000, rate, 500), { sampleRate: rate, channels: 1 }, kbps);
       expect(isMp3(mp3)).toBe(true);
       const { pcm, format } = await decodeAudio(mp3);
       expect(format.channels).toBe(1);
       const x = toFloat(pcm);
       const n = Math.round(format.sampleRate * 0.2);
-      expect(goertzel(x, n, n, 1000, format.sampleRate)).toBeGreaterThan(50 * goertzel(x, n, n, 1700, format.sampleRate));
+      expect(goertzel(x, n, n, 1000, format.sampleRate)).toBeGreaterThan(
+        50 * goertzel(x, n, n, 1700, format.sampleRate),
+      );
     }
     expect(isMp3(mulawEncode(Buffer.alloc(8000)))).toBe(false); // mu-law silence is 0xFF bytes
   });
@@ -116,7 +144,8 @@ describe('tones (the emulator voice)', () => {
   });
 
   it('survives speed 0.7 to 1.5 and gives character timings', () => {
-    for (const speed of [0.7, 1, 1.5]) expect(tonesToText(textToTones('Speed test.', 16000, { speed }), 16000)).toBe('Speed test.');
+    for (const speed of [0.7, 1, 1.5])
+      expect(tonesToText(textToTones('Speed test.', 16000, { speed }), 16000)).toBe('Speed test.');
     const { chars } = synthesize('ab', 24000);
     expect(chars.map((c) => c.char)).toEqual(['a', 'b']);
     expect(chars[0]!.start).toBeCloseTo(0.06, 2);
@@ -126,9 +155,17 @@ describe('tones (the emulator voice)', () => {
   it('does not read a plain tone or noise as text; VAD finds the voiced parts', () => {
     const noise = bufferOf(Int16Array.from({ length: 16000 }, () => Math.round((Math.random() - 0.5) * 20000)));
     expect(tonesToText(noise, 16000)).toBe('');
-    const clip = Buffer.concat([Buffer.alloc(8000 * 2), sine(220, 16000, 600), Buffer.alloc(16000), sine(330, 16000, 300)]);
+    const clip = Buffer.concat([
+      Buffer.alloc(8000 * 2),
+      sine(220, 16000, 600),
+      Buffer.alloc(16000),
+      sine(330, 16000, 300),
+    ]);
     const segs = voicedSegments(clip, 16000);
-    expect(segs.map((s) => [s.start, s.end])).toEqual([[0.5, 1.1], [1.6, 1.9]]);
+    expect(segs.map((s) => [s.start, s.end])).toEqual([
+      [0.5, 1.1],
+      [1.6, 1.9],
+    ]);
   });
 });
 
@@ -147,9 +184,17 @@ describe('sources and sinks', () => {
 
   it('reads raw mu-law from stdin as declared, and muting yields silence at the same length', async () => {
     const pcm = textToTones('mu', 8000);
-    const src = await openSource('-', { sampleRate: 8000, encoding: 'mulaw', stdin: Readable.from([mulawEncode(pcm)]) });
+    const src = await openSource('-', {
+      sampleRate: 8000,
+      encoding: 'mulaw',
+      stdin: Readable.from([mulawEncode(pcm)]),
+    });
     expect(tonesToText(await readAllPcm(src), 8000)).toBe('mu');
-    const muted = await openSource('-', { sampleRate: 8000, encoding: 'mulaw', stdin: Readable.from([mulawEncode(pcm)]) });
+    const muted = await openSource('-', {
+      sampleRate: 8000,
+      encoding: 'mulaw',
+      stdin: Readable.from([mulawEncode(pcm)]),
+    });
     muted.setMuted(true);
     const all = await readAllPcm(muted);
     expect(all.length).toBe(pcm.length);

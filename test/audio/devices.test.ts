@@ -13,7 +13,8 @@ import { svcOnTerminal } from '../helpers/terminal.js';
 const NO_CARD = join(ROOT, 'test', 'fixtures', 'asound-nocard.conf');
 const NULL_CARD = join(ROOT, 'test', 'fixtures', 'asound-null.conf');
 const PLAY = /cannot play audio: .*--output FILE .*--output - .*--output-device NAME/;
-const RECORD = /cannot record: no sound card, or the capture device "[^"]+" cannot be opened .*--input FILE .*--input - .*--input-device NAME/;
+const RECORD =
+  /cannot record: no sound card, or the capture device "[^"]+" cannot be opened .*--input FILE .*--input - .*--input-device NAME/;
 
 let emu: TestEmulator;
 let clip: string;
@@ -24,7 +25,12 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-async function run(args: string[], expected: RegExp, env: Record<string, string> = { ALSA_CONFIG_PATH: NO_CARD }, input?: string) {
+async function run(
+  args: string[],
+  expected: RegExp,
+  env: Record<string, string> = { ALSA_CONFIG_PATH: NO_CARD },
+  input?: string,
+) {
   emu.clearRequests();
   const r = await svcProcess(args, { emu, env, input });
   expect(r.exitCode, r.stderr).toBe(1);
@@ -50,7 +56,11 @@ describe('no sound card: playback', () => {
   it('realtime talk without --output (the speaker)', () => run(['realtime', 'talk', '--input', clip], PLAY));
   it('calls join --output speaker', () => run(['calls', 'join', 'rtc_x', '--output', 'speaker'], PLAY));
   it('--output-device naming a device that does not exist, with a working default', () =>
-    run(['tts', 'say', 'hello', '--play', '--output-device', 'hw:7,0'], /cannot play audio: no sound card, or "hw:7,0" cannot be opened/, { ALSA_CONFIG_PATH: NULL_CARD }));
+    run(
+      ['tts', 'say', 'hello', '--play', '--output-device', 'hw:7,0'],
+      /cannot play audio: no sound card, or "hw:7,0" cannot be opened/,
+      { ALSA_CONFIG_PATH: NULL_CARD },
+    ));
 });
 
 describe('no sound card: capture (arecord installed)', () => {
@@ -62,8 +72,13 @@ describe('no sound card: capture (arecord installed)', () => {
 describe('no sound card: files and pipes keep working', () => {
   it('tts say -o FILE and stt listen from a file exit 0', async () => {
     const out = join(tempDir('svc-nocard-'), 'a.wav');
-    expect((await svcProcess(['tts', 'say', 'fine', '-o', out], { emu, env: { ALSA_CONFIG_PATH: NO_CARD } })).exitCode).toBe(0);
-    const r = await svcProcess(['stt', 'listen', '--input', out, '--no-realtime'], { emu, env: { ALSA_CONFIG_PATH: NO_CARD } });
+    expect(
+      (await svcProcess(['tts', 'say', 'fine', '-o', out], { emu, env: { ALSA_CONFIG_PATH: NO_CARD } })).exitCode,
+    ).toBe(0);
+    const r = await svcProcess(['stt', 'listen', '--input', out, '--no-realtime'], {
+      emu,
+      env: { ALSA_CONFIG_PATH: NO_CARD },
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('fine\n');
   });

@@ -33,12 +33,18 @@ describe('sniffAudio', () => {
     ['aiff', { kind: 'container', name: 'AIFF' }],
     ['aac', { kind: 'container', name: 'AAC (ADTS)', upload: 'aac' }],
   ];
-  for (const [ext, want] of expected) it(`${ext}`, () => expect(sniffAudio(files[ext]!.subarray(0, 4096))).toMatchObject(want));
+  for (const [ext, want] of expected)
+    it(`${ext}`, () => expect(sniffAudio(files[ext]!.subarray(0, 4096))).toMatchObject(want));
 
   it('text (even named .wav) is text; raw samples and silence are headerless audio', () => {
-    expect(sniffAudio(Buffer.from('WEBVTT\n\n00:00.000 --> 00:01.000\nhello there, this is a transcript\n'.repeat(20)))).toEqual({ kind: 'text', name: 'text' });
+    expect(
+      sniffAudio(Buffer.from('WEBVTT\n\n00:00.000 --> 00:01.000\nhello there, this is a transcript\n'.repeat(20))),
+    ).toEqual({ kind: 'text', name: 'text' });
     expect(sniffAudio(Buffer.alloc(4096))).toEqual({ kind: 'raw', name: 'headerless audio' });
-    expect(sniffAudio(textToTones('raw tones', 16000).subarray(0, 4096))).toEqual({ kind: 'raw', name: 'headerless audio' });
+    expect(sniffAudio(textToTones('raw tones', 16000).subarray(0, 4096))).toEqual({
+      kind: 'raw',
+      name: 'headerless audio',
+    });
     expect(looksLikeText(Buffer.from('short'))).toBe(false);
     expect(looksLikeText(Buffer.from([0xff, 0xfe, ...Buffer.from('not utf-8 text at all, really not')]))).toBe(false);
   });

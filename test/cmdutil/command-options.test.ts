@@ -18,7 +18,8 @@ beforeAll(async () => {
 function outcome(cmd: Command, argv: string[], values: () => unknown): unknown {
   let printed = '';
   const output = { writeOut: (t: string) => (printed += t), writeErr: (t: string) => (printed += t) };
-  for (let c: Command | null = cmd; c; c = c.parent) c.exitOverride().showSuggestionAfterError(true).configureOutput(output);
+  for (let c: Command | null = cmd; c; c = c.parent)
+    c.exitOverride().showSuggestionAfterError(true).configureOutput(output);
   const root = cmd.parent ?? cmd;
   try {
     root.parse(root === cmd ? argv : [cmd.name(), ...argv], { from: 'user' });
@@ -109,7 +110,8 @@ describe('optionsNeeded', () => {
       ['--', '--no-stream', 'is a word'],
       ['hi', '--stream', '--no-stream'],
     ];
-    for (const argv of lines) expect(parse(chat, optionsNeeded(all, argv, NONE), argv), argv.join(' ')).toEqual(parse(chat, all, argv));
+    for (const argv of lines)
+      expect(parse(chat, optionsNeeded(all, argv, NONE), argv), argv.join(' ')).toEqual(parse(chat, all, argv));
   });
 
   it('parses the global options, before and after the command and among its flags, as all of them do', () => {
@@ -120,8 +122,16 @@ describe('optionsNeeded', () => {
       const some = own.slice(0, 3).flatMap((o) => wordsFor(o).slice(0, 1));
       for (const g of GLOBAL_OPTIONS) {
         for (const words of wordsFor(g)) {
-          for (const argv of [[...words, 'x'], ['x', ...words], ...some.map((w) => ['x', ...w, ...words]), ['x', '--no-such-flag', ...words], [...words.map((w) => w.replace(/^--/, '--x')), 'x']]) {
-            expect(parseWithGlobals(spec, argv, true), `${name} ${argv.join(' ')}`).toEqual(parseWithGlobals(spec, argv, false));
+          for (const argv of [
+            [...words, 'x'],
+            ['x', ...words],
+            ...some.map((w) => ['x', ...w, ...words]),
+            ['x', '--no-such-flag', ...words],
+            [...words.map((w) => w.replace(/^--/, '--x')), 'x'],
+          ]) {
+            expect(parseWithGlobals(spec, argv, true), `${name} ${argv.join(' ')}`).toEqual(
+              parseWithGlobals(spec, argv, false),
+            );
             lines++;
           }
         }
@@ -137,7 +147,9 @@ describe('optionsNeeded', () => {
     const always = all.filter((o) => o.default !== undefined || o.flags.includes('--no-')).map((o) => o.flags);
     expect(always.length).toBeLessThan(all.length / 2);
     expect(flags(['hi'])).toEqual(always);
-    expect(flags(['hi', '--temperature', '1'])).toEqual(all.filter((o) => always.includes(o.flags) || o.flags.includes('--temperature <')).map((o) => o.flags));
+    expect(flags(['hi', '--temperature', '1'])).toEqual(
+      all.filter((o) => always.includes(o.flags) || o.flags.includes('--temperature <')).map((o) => o.flags),
+    );
     expect(flags(['hi', '--help'])).toHaveLength(all.length);
     expect(flags(['hi', '--json'])).toHaveLength(all.length);
     expect(flags(['hi', '--json'], new Set(['--json']))).toEqual(always);

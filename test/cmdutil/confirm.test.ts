@@ -49,7 +49,11 @@ const fileId = async () => {
 };
 
 const cases: Case[] = [
-  { name: 'files delete', make: async () => ['files', 'delete', await fileId(), await fileId()], request: { method: 'DELETE', path: /^\/v1\/files\/file_/ } },
+  {
+    name: 'files delete',
+    make: async () => ['files', 'delete', await fileId(), await fileId()],
+    request: { method: 'DELETE', path: /^\/v1\/files\/file_/ },
+  },
   {
     name: 'files unshare',
     make: async () => {
@@ -63,36 +67,71 @@ const cases: Case[] = [
     name: 'skills delete',
     make: async () => {
       const form = new FormData();
-      form.append('files', new Blob([zipSync({ 'SKILL.md': Buffer.from('---\nname: s\ndescription: d\n---\n') })], { type: 'application/zip' }), 's.zip');
+      form.append(
+        'files',
+        new Blob([zipSync({ 'SKILL.md': Buffer.from('---\nname: s\ndescription: d\n---\n') })], {
+          type: 'application/zip',
+        }),
+        's.zip',
+      );
       return ['skills', 'delete', (await api('POST', '/v1/skills', form)).id];
     },
     request: { method: 'DELETE', path: /^\/v1\/skills\// },
   },
   {
     name: 'responses delete',
-    make: async () => ['responses', 'delete', (await api('POST', '/v1/responses', { model: 'svc-4', input: 'hi', store: true })).id],
+    make: async () => [
+      'responses',
+      'delete',
+      (await api('POST', '/v1/responses', { model: 'svc-4', input: 'hi', store: true })).id,
+    ],
     request: { method: 'DELETE', path: /^\/v1\/responses\// },
   },
   {
     name: 'custom-voices delete',
     make: async () => {
       const form = new FormData();
-      form.append('file', new Blob([encodeWav(Buffer.alloc(16000 * 2), { sampleRate: 8000, channels: 1 })], { type: 'audio/wav' }), 'v.wav');
+      form.append(
+        'file',
+        new Blob([encodeWav(Buffer.alloc(16000 * 2), { sampleRate: 8000, channels: 1 })], { type: 'audio/wav' }),
+        'v.wav',
+      );
       return ['custom-voices', 'delete', (await api('POST', '/v1/custom-voices', form)).voice_id];
     },
     request: { method: 'DELETE', path: /^\/v1\/custom-voices\// },
   },
-  { name: 'agents delete', make: async () => ['agents', 'delete', (await api('POST', '/v1/agents', { name: 'a' })).agent.agent_id], request: { method: 'DELETE', path: /^\/v1\/agents\// } },
-  { name: 'phone buy', make: async () => ['phone', 'buy', '--area-code', '415', '--name', 'desk'], request: { method: 'POST', path: /^\/v1\/phone-numbers$/ } },
+  {
+    name: 'agents delete',
+    make: async () => ['agents', 'delete', (await api('POST', '/v1/agents', { name: 'a' })).agent.agent_id],
+    request: { method: 'DELETE', path: /^\/v1\/agents\// },
+  },
+  {
+    name: 'phone buy',
+    make: async () => ['phone', 'buy', '--area-code', '415', '--name', 'desk'],
+    request: { method: 'POST', path: /^\/v1\/phone-numbers$/ },
+  },
   {
     name: 'phone release',
-    make: async () => ['phone', 'release', (await api('POST', '/v1/phone-numbers', { area_code: '415', name: 'x' })).phone_number.phone_number_id],
+    make: async () => [
+      'phone',
+      'release',
+      (await api('POST', '/v1/phone-numbers', { area_code: '415', name: 'x' })).phone_number.phone_number_id,
+    ],
     request: { method: 'DELETE', path: /^\/v1\/phone-numbers\// },
   },
-  { name: 'phone v2 create (provision)', make: async () => ['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'line'], request: { method: 'POST', path: /^\/v2\/phone-numbers$/ } },
+  {
+    name: 'phone v2 create (provision)',
+    make: async () => ['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'line'],
+    request: { method: 'POST', path: /^\/v2\/phone-numbers$/ },
+  },
   {
     name: 'phone v2 delete',
-    make: async () => ['phone', 'v2', 'delete', (await api('POST', '/v2/phone-numbers', { origin: 'svc_provisioned', name: 'y' })).phone_number.phone_number_id],
+    make: async () => [
+      'phone',
+      'v2',
+      'delete',
+      (await api('POST', '/v2/phone-numbers', { origin: 'svc_provisioned', name: 'y' })).phone_number.phone_number_id,
+    ],
     request: { method: 'DELETE', path: /^\/v2\/phone-numbers\// },
   },
 ];
@@ -115,7 +154,10 @@ describe('irreversible and billable commands: off a terminal --yes is required',
   it('conversations delete (local history): exit 2 without --yes, the conversation stays; gone with --yes', async () => {
     const made = await svcInProcess(['chat', 'hello'], { emu, configDir });
     expect(made.exitCode, made.stderr).toBe(0);
-    const id = (await svcInProcess(['conversations', 'list', '--json'], { emu, configDir })).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).id)[0];
+    const id = (await svcInProcess(['conversations', 'list', '--json'], { emu, configDir })).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).id)[0];
     expect(id).toMatch(/^conv_/);
     const no = await svcInProcess(['conversations', 'delete', id], { emu, configDir });
     expect(no.exitCode).toBe(2);
@@ -153,7 +195,10 @@ describe('docs/scripting.md lists every command that takes --yes, and only those
     };
     await walk(rootCommands, []);
     const doc = readFileSync(join(ROOT, 'docs', 'scripting.md'), 'utf8');
-    const section = doc.slice(doc.indexOf('## Confirmations'), doc.indexOf('\n## ', doc.indexOf('## Confirmations') + 5));
+    const section = doc.slice(
+      doc.indexOf('## Confirmations'),
+      doc.indexOf('\n## ', doc.indexOf('## Confirmations') + 5),
+    );
     const listed = [...section.matchAll(/^\| `svc ([a-z0-9 -]+)` \|/gm)].map((m) => m[1]!.trim());
     expect(withYes.sort()).toEqual(listed.sort());
     expect(withYes.length).toBeGreaterThanOrEqual(11);

@@ -1,10 +1,20 @@
 // The local tool runner shared by chat, responses and the realtime commands.
 import { describe, expect, it } from 'vitest';
-import { MaxTurnsError, parseToolCmd, runCalls, runToolCommand, toolCmdParser, unboundCalls } from '../../src/cmdutil/local-tools.js';
+import {
+  MaxTurnsError,
+  parseToolCmd,
+  runCalls,
+  runToolCommand,
+  toolCmdParser,
+  unboundCalls,
+} from '../../src/cmdutil/local-tools.js';
 
 describe('parseToolCmd', () => {
   it('splits NAME=COMMAND at the first =', () => {
-    expect(parseToolCmd('get_weather=./w.sh --units=metric')).toEqual({ name: 'get_weather', command: './w.sh --units=metric' });
+    expect(parseToolCmd('get_weather=./w.sh --units=metric')).toEqual({
+      name: 'get_weather',
+      command: './w.sh --units=metric',
+    });
   });
 
   it('refuses a missing name or command, and names that are not function names', () => {
@@ -64,14 +74,24 @@ describe('runCalls', () => {
       { id: 'c1', output: '{"n":1}' },
       { id: 'c2', output: '{"n":2}' },
     ]);
-    expect(unboundCalls([...calls, { id: 'c3', name: 'other', arguments: '{}' }], commands).map((c) => c.id)).toEqual(['c3']);
-    expect(new MaxTurnsError(2, calls).message).toContain('stopped after 2 model turns (--max-turns 2): the model still wanted to call echo_args');
+    expect(unboundCalls([...calls, { id: 'c3', name: 'other', arguments: '{}' }], commands).map((c) => c.id)).toEqual([
+      'c3',
+    ]);
+    expect(new MaxTurnsError(2, calls).message).toContain(
+      'stopped after 2 model turns (--max-turns 2): the model still wanted to call echo_args',
+    );
   });
 });
 
 describe('the environment of a tool command', () => {
   it('has no svc secret: the model chooses the arguments, the command must not be able to hand the key on', async () => {
-    const env = { PATH: process.env.PATH, SVC_API_KEY: 'svc-secret-key', SVC_WEBHOOK_SECRET: 'whsec', SVC_PROFILE: 'work', OTHER_TOKEN: 'kept' };
+    const env = {
+      PATH: process.env.PATH,
+      SVC_API_KEY: 'svc-secret-key',
+      SVC_WEBHOOK_SECRET: 'whsec',
+      SVC_PROFILE: 'work',
+      OTHER_TOKEN: 'kept',
+    };
     const out = await runToolCommand('env', '{}', { env });
     expect(out).not.toMatch(/svc-secret-key|whsec|SVC_API_KEY|SVC_WEBHOOK_SECRET/);
     expect(out).toMatch(/SVC_PROFILE=work/);

@@ -38,7 +38,11 @@ beforeAll(async () => {
     await api('POST', '/v1/skills', skill);
     const voice = new FormData();
     voice.append('name', `voice ${i}`);
-    voice.append('file', new Blob([encodeWav(Buffer.alloc(8000 * 2 * 2), { sampleRate: 8000, channels: 1 })], { type: 'audio/wav' }), `v${i}.wav`);
+    voice.append(
+      'file',
+      new Blob([encodeWav(Buffer.alloc(8000 * 2 * 2), { sampleRate: 8000, channels: 1 })], { type: 'audio/wav' }),
+      `v${i}.wav`,
+    );
     await api('POST', '/v1/custom-voices', voice);
     await api('POST', '/v2/phone-numbers', { origin: 'svc_provisioned', name: `line ${i}` });
     await api('POST', '/v1/agents', { name: `agent ${i}` });
@@ -49,7 +53,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => emu.close());
 
-const parseLines = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const parseLines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const isCursor = (v: Record<string, unknown>) => Object.keys(v).length === 1 && typeof v.next_page_token === 'string';
 
 /** Page through a list by hand: rows until the cursor record, then --page-token with its value. */
@@ -76,7 +84,10 @@ async function byHand(args: string[]): Promise<{ rows: unknown[]; pages: number 
 describe('every list pages by hand from its --json output alone, and gets exactly the rows of --all', () => {
   const lists: [string, () => string[]][] = [
     ['files list', () => ['files', 'list', '--limit', '2']],
-    ['files list (sorted by name, ascending)', () => ['files', 'list', '--limit', '3', '--sort-by', 'filename', '--order', 'asc']],
+    [
+      'files list (sorted by name, ascending)',
+      () => ['files', 'list', '--limit', '3', '--sort-by', 'filename', '--order', 'asc'],
+    ],
     ['skills list', () => ['skills', 'list', '--limit', '2']],
     ['custom-voices list', () => ['custom-voices', 'list', '--limit', '2']],
     ['phone v2 list', () => ['phone', 'v2', 'list', '--limit', '2']],
@@ -124,10 +135,12 @@ describe('every list pages by hand from its --json output alone, and gets exactl
     expect(emu.requests()).toHaveLength(0);
   });
 
-  it('files list --after sends the API\'s compatibility parameter', async () => {
+  it("files list --after sends the API's compatibility parameter", async () => {
     const first = parseLines((await svcInProcess(['files', 'list', '--json', '--limit', '3'], { emu })).stdout);
     emu.clearRequests();
-    const r = await svcInProcess(['files', 'list', '--json', '--after', first[1]!.id as string, '--limit', '1'], { emu });
+    const r = await svcInProcess(['files', 'list', '--json', '--after', first[1]!.id as string, '--limit', '1'], {
+      emu,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(emu.requests()[0]!.query).toMatchObject({ after: first[1]!.id, limit: '1' });
     expect(parseLines(r.stdout)[0]).toEqual(first[2]);
@@ -162,7 +175,12 @@ describe('the repeated-cursor guard', () => {
     server = createServer((_req, res) => {
       hits++;
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ voices: [{ voice_id: `v${hits}`, name: 'loop' }], pagination_token: hits === 1 ? 'tok-a' : 'tok-b' }));
+      res.end(
+        JSON.stringify({
+          voices: [{ voice_id: `v${hits}`, name: 'loop' }],
+          pagination_token: hits === 1 ? 'tok-a' : 'tok-b',
+        }),
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -170,7 +188,10 @@ describe('the repeated-cursor guard', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   it('a cursor sent twice stops --all with exit 1 after printing the rows that arrived', async () => {
-    const r = await svcInProcess(['custom-voices', 'list', '--all', '--json'], { key: 'sk-test-loop', env: { SVC_BASE_URL: url, SVC_API_KEY: 'sk-test-loop-key-000000' } });
+    const r = await svcInProcess(['custom-voices', 'list', '--all', '--json'], {
+      key: 'sk-test-loop',
+      env: { SVC_BASE_URL: url, SVC_API_KEY: 'sk-test-loop-key-000000' },
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/page cursor "tok-b" a second time/);
     expect(parseLines(r.stdout).map((v) => v.voice_id)).toEqual(['v1', 'v2', 'v3']);

@@ -27,7 +27,10 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
   'GET /v1/chat/deferred-completion/{request_id}': { command: 'chat get' },
   'GET /v1/responses/{response_id}': { command: 'responses get' },
   'DELETE /v1/responses/{response_id}': { command: 'responses delete' },
-  'GET /v1/responses/{response_id}/input_items': { command: 'responses items', via: { limit: '--limit', order: '--order', after: '--after' } },
+  'GET /v1/responses/{response_id}/input_items': {
+    command: 'responses items',
+    via: { limit: '--limit', order: '--order', after: '--after' },
+  },
   'POST /v1/responses/compact': { command: 'responses compact', via: { model: '--model', input: '--input' } },
   'GET /v1/videos/{request_id}': { command: 'videos get' },
   'GET /v1/models': { command: 'models list' },
@@ -40,8 +43,21 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
   'GET /v1/image-generation-models/{model_id}': { command: 'models get' },
   'GET /v1/video-generation-models': { command: 'models list' },
   'GET /v1/video-generation-models/{model_id}': { command: 'models get' },
-  'GET /v1/files': { command: 'files list', via: { limit: '--limit', order: '--order', sort_by: '--sort-by', pagination_token: '--page-token', after: '--after', filter: '--filter' } },
-  'POST /v1/files': { command: 'files upload', via: { file: 'ARG path', expires_after: '--expires-after', purpose: '--purpose' } },
+  'GET /v1/files': {
+    command: 'files list',
+    via: {
+      limit: '--limit',
+      order: '--order',
+      sort_by: '--sort-by',
+      pagination_token: '--page-token',
+      after: '--after',
+      filter: '--filter',
+    },
+  },
+  'POST /v1/files': {
+    command: 'files upload',
+    via: { file: 'ARG path', expires_after: '--expires-after', purpose: '--purpose' },
+  },
   'GET /v1/files/{file_id}': { command: 'files get' },
   'DELETE /v1/files/{file_id}': { command: 'files delete' },
   'GET /v1/files/{file_id}/content': { command: 'files download', via: { format: '--format' } },
@@ -54,24 +70,55 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
   'GET /v1/skills/{skill_id}/content': { command: 'skills download' },
   'POST /v1/agents': {
     command: 'agents create',
-    via: { name: '--name', instructions: '--instructions', tools: '--tool', 'voice.voice_id': '--voice', 'voice.vad_threshold': '--vad-threshold', 'voice.vad_silence_duration_ms': '--vad-silence-ms', collection_ids: '--collection' },
+    via: {
+      name: '--name',
+      instructions: '--instructions',
+      tools: '--tool',
+      'voice.voice_id': '--voice',
+      'voice.vad_threshold': '--vad-threshold',
+      'voice.vad_silence_duration_ms': '--vad-silence-ms',
+      collection_ids: '--collection',
+    },
   },
   'GET /v1/agents': { command: 'agents list', via: { limit: '--limit' } },
   'GET /v1/agents/{agent_id}': { command: 'agents get' },
-  'PATCH /v1/agents/{agent_id}': { command: 'agents update', via: { agent: '--name', 'field_mask.paths': '--clear', phone_number_id: '--phone-number' } },
+  'PATCH /v1/agents/{agent_id}': {
+    command: 'agents update',
+    via: { agent: '--name', 'field_mask.paths': '--clear', phone_number_id: '--phone-number' },
+  },
   'DELETE /v1/agents/{agent_id}': { command: 'agents delete' },
-  'POST /v1/phone-numbers': { command: 'phone buy', via: { area_code: '--area-code', name: '--name', description: '--description' } },
+  'POST /v1/phone-numbers': {
+    command: 'phone buy',
+    via: { area_code: '--area-code', name: '--name', description: '--description' },
+  },
   'GET /v1/phone-numbers': { command: 'phone list', via: { limit: '--limit' } },
   'GET /v1/phone-numbers/{phone_number_id}': { command: 'phone get' },
-  'PATCH /v1/phone-numbers/{phone_number_id}': { command: 'phone update', via: { name: '--name', description: '--description', 'field_mask.paths': '--clear-description' } },
+  'PATCH /v1/phone-numbers/{phone_number_id}': {
+    command: 'phone update',
+    via: { name: '--name', description: '--description', 'field_mask.paths': '--clear-description' },
+  },
   'DELETE /v1/phone-numbers/{phone_number_id}': { command: 'phone release' },
   'POST /v2/phone-numbers': {
     command: 'phone v2 create',
-    via: { origin: '--origin', name: '--name', phone_number: '--number', agent_id: '--agent', 'webhook.name': '--webhook-name', 'webhook.url': '--webhook-url', 'sip_auth.allowed_addresses': '--allowed-address' },
+    via: {
+      origin: '--origin',
+      name: '--name',
+      phone_number: '--number',
+      agent_id: '--agent',
+      'webhook.name': '--webhook-name',
+      'webhook.url': '--webhook-url',
+      'sip_auth.allowed_addresses': '--allowed-address',
+    },
   },
-  'GET /v2/phone-numbers': { command: 'phone v2 list', via: { limit: '--limit', pagination_token: '--page-token', agent_id: '--agent' } },
+  'GET /v2/phone-numbers': {
+    command: 'phone v2 list',
+    via: { limit: '--limit', pagination_token: '--page-token', agent_id: '--agent' },
+  },
   'DELETE /v2/phone-numbers/{phone_number_id}': { command: 'phone v2 delete' },
-  'POST /v1/realtime/client_secrets': { command: 'realtime client-secret', via: { 'expires_after.seconds': '--expires-after', session: '--session' } },
+  'POST /v1/realtime/client_secrets': {
+    command: 'realtime client-secret',
+    via: { 'expires_after.seconds': '--expires-after', session: '--session' },
+  },
   'POST /v1/realtime/calls/{call_id}/refer': { command: 'calls refer', via: { target_uri: '--to' } },
   'POST /v1/realtime/calls/{call_id}/hangup': { command: 'calls hangup' },
   'POST /v1/tts': {
@@ -93,15 +140,31 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
   'GET /v1/tts/voices/{voice_id}': { command: 'tts voice' },
   'POST /v1/stt': {
     command: 'stt transcribe',
-    via: { file: 'ARG source', url: 'ARG source', audio_format: '--audio-format', sample_rate: '--sample-rate', language: '--language', format: '--format', multichannel: '--multichannel', channels: '--channels', diarize: '--diarize' },
+    via: {
+      file: 'ARG source',
+      url: 'ARG source',
+      audio_format: '--audio-format',
+      sample_rate: '--sample-rate',
+      language: '--language',
+      format: '--format',
+      multichannel: '--multichannel',
+      channels: '--channels',
+      diarize: '--diarize',
+    },
   },
   'POST /v1/custom-voices': { command: 'custom-voices create', via: { file: 'ARG clip' } },
-  'GET /v1/custom-voices': { command: 'custom-voices list', via: { limit: '--limit', pagination_token: '--page-token' } },
+  'GET /v1/custom-voices': {
+    command: 'custom-voices list',
+    via: { limit: '--limit', pagination_token: '--page-token' },
+  },
   'GET /v1/custom-voices/{voice_id}': { command: 'custom-voices get' },
   'PATCH /v1/custom-voices/{voice_id}': { command: 'custom-voices update' },
   'DELETE /v1/custom-voices/{voice_id}': { command: 'custom-voices delete' },
   'GET /v1/custom-voices/{voice_id}/audio': { command: 'custom-voices download' },
-  'WS /v1/realtime': { command: 'realtime talk', via: { call_id: 'calls join > ARG call_id', model: '--model', 'reasoning.effort': '--reasoning-effort' } },
+  'WS /v1/realtime': {
+    command: 'realtime talk',
+    via: { call_id: 'calls join > ARG call_id', model: '--model', 'reasoning.effort': '--reasoning-effort' },
+  },
   'WS /v1/tts': {
     command: 'tts stream',
     via: {
@@ -141,18 +204,25 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
 /** Parameters deliberately reached by no flag, with the reason. */
 const EXCEPTIONS: Record<string, Record<string, string>> = {
   'POST /v1/responses': {
-    reasoning_effort: 'non-standard alternative the server reads only when `reasoning` is unset; --reasoning-effort sends reasoning.effort',
+    reasoning_effort:
+      'non-standard alternative the server reads only when `reasoning` is unset; --reasoning-effort sends reasoning.effort',
   },
 };
 
 /** Fields a request table sends that the spec does not list, with the reason (anything else is a typo). */
 const BEYOND_SPEC: Record<string, Record<string, string>> = {
-  'POST /v1/messages': { tool_choice: 'the convention\'s tool_choice ({type: auto|any|none|tool}); the spec lists tools only, the emulator and well-known clients take it' },
+  'POST /v1/messages': {
+    tool_choice:
+      "the convention's tool_choice ({type: auto|any|none|tool}); the spec lists tools only, the emulator and well-known clients take it",
+  },
   'POST /v1/completions': {
-    stream: 'issue 12 item 11: the emulator streams legacy completions like the compatible convention (the spec leaves it open)',
+    stream:
+      'issue 12 item 11: the emulator streams legacy completions like the compatible convention (the spec leaves it open)',
     stream_options: 'include_usage with stream: true, as on chat completions (wire-details.md)',
   },
-  'POST /v1/embeddings': { user: 'end-user identifier of the compatible convention; the spec lists only some fields ("beyond these: not shown")' },
+  'POST /v1/embeddings': {
+    user: 'end-user identifier of the compatible convention; the spec lists only some fields ("beyond these: not shown")',
+  },
 };
 
 /** a documented parameter p is reached by a field f: the same, f a part of p (its whole object), or p a part of f */
@@ -164,7 +234,8 @@ const tables = new Map<string, { command: string; table: RequestTable }[]>();
 beforeAll(async () => {
   specs = await loadCommandSpecs();
   for (const [command, spec] of specs) {
-    for (const table of spec.requests ?? []) tables.set(table.operation, [...(tables.get(table.operation) ?? []), { command, table }]);
+    for (const table of spec.requests ?? [])
+      tables.set(table.operation, [...(tables.get(table.operation) ?? []), { command, table }]);
   }
 });
 
@@ -178,13 +249,16 @@ function reaches(command: string, via: string): boolean {
 
 describe('the API-parameter table', () => {
   it('holds every operation of the spec, and each parameter name appears in the spec text', () => {
-    const spec = ['inference-api.md', 'voice-api.md', 'wire-details.md'].map((f) => readFileSync(join(ROOT, '..', 'shared', 'spec', f), 'utf8')).join('\n');
+    const spec = ['inference-api.md', 'voice-api.md', 'wire-details.md']
+      .map((f) => readFileSync(join(ROOT, '..', 'shared', 'spec', f), 'utf8'))
+      .join('\n');
     const ops = Object.keys(fixture.operations);
     expect(ops.length).toBe(72);
     for (const op of ops) {
       const path = op.split(' ')[1]!.replace(/\{[a-z_]+\}/g, '{');
       expect(spec.includes(path.split('{')[0]!), op).toBe(true);
-      for (const p of fixture.operations[op]!.parameters) expect(spec.includes(p.split('.').pop()!), `${op} ${p}`).toBe(true);
+      for (const p of fixture.operations[op]!.parameters)
+        expect(spec.includes(p.split('.').pop()!), `${op} ${p}`).toBe(true);
     }
   });
 
@@ -194,7 +268,8 @@ describe('the API-parameter table', () => {
       expect(!!byTable || !!REACH[op], `${op}: no command sends it`).toBe(true);
       if (REACH[op]) expect(specs.has(REACH[op]!.command), `${op}: command ${REACH[op]!.command}`).toBe(true);
     }
-    for (const op of [...tables.keys(), ...Object.keys(REACH)]) expect(fixture.operations[op], `${op} is not an operation of the spec`).toBeDefined();
+    for (const op of [...tables.keys(), ...Object.keys(REACH)])
+      expect(fixture.operations[op], `${op} is not an operation of the spec`).toBeDefined();
   });
 
   it('every parameter of an operation with a request table is reached by one of its rows or inputs', () => {
@@ -224,7 +299,8 @@ describe('the API-parameter table', () => {
     for (const [, users] of tables) {
       for (const { command, table } of users) {
         const options = specs.get(command)!.options ?? [];
-        for (const row of table.rows as RequestRow[]) expect(options.includes(row), `${command}: ${row.flags}`).toBe(true);
+        for (const row of table.rows as RequestRow[])
+          expect(options.includes(row), `${command}: ${row.flags}`).toBe(true);
       }
     }
   });
@@ -237,18 +313,23 @@ describe('the API-parameter table', () => {
         if (!via[p]) missing.push(`${op} ${p}: no flag named in REACH`);
         else if (!reaches(command, via[p]!)) missing.push(`${op} ${p}: ${command} has no ${via[p]}`);
       }
-      for (const p of Object.keys(via)) expect(fixture.operations[op]!.parameters, `${op}: REACH names ${p}`).toContain(p);
+      for (const p of Object.keys(via))
+        expect(fixture.operations[op]!.parameters, `${op}: REACH names ${p}`).toContain(p);
     }
     expect(missing).toEqual([]);
   });
 
-  it('exceptions name documented parameters, and a table operation\'s exception is really not reached', () => {
+  it("exceptions name documented parameters, and a table operation's exception is really not reached", () => {
     for (const [op, list] of Object.entries(EXCEPTIONS)) {
       for (const [p, reason] of Object.entries(list)) {
         expect(fixture.operations[op]!.parameters, op).toContain(p);
         expect(reason.length).toBeGreaterThan(20);
         const users = tables.get(op);
-        if (users) expect(users.flatMap((u) => reachedFields(u.table)).some((f) => covers(f, p)), `${op} ${p} is reached now: drop the exception`).toBe(false);
+        if (users)
+          expect(
+            users.flatMap((u) => reachedFields(u.table)).some((f) => covers(f, p)),
+            `${op} ${p} is reached now: drop the exception`,
+          ).toBe(false);
       }
     }
   });
@@ -289,7 +370,7 @@ describe('shared flag sets (issue 13.1)', () => {
     expect(seen).toBeGreaterThan(40);
   });
 
-  it('no command module imports another command\'s module', () => {
+  it("no command module imports another command's module", () => {
     const base = join(ROOT, 'src', 'commands');
     const files: string[] = [];
     const list = (dir: string) => {

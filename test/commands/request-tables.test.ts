@@ -45,11 +45,15 @@ const BASE: Record<string, string[]> = {
 };
 
 const longFlag = (flags: string) => /--[a-z0-9-]+/i.exec(flags)![0];
-const has = (body: Record<string, any>, path: string) => path.split('.').reduce<any>((at, k) => (at && typeof at === 'object' ? at[k] : undefined), body) !== undefined;
+const has = (body: Record<string, any>, path: string) =>
+  path.split('.').reduce<any>((at, k) => (at && typeof at === 'object' ? at[k] : undefined), body) !== undefined;
 
 describe('request tables reach the emulator', () => {
   it('covers every command that declares a table with field rows', () => {
-    const declared = [...specs].filter(([, s]) => s.requests?.some((t) => (t.rows as RequestRow[]).some((r) => r.field))).map(([c]) => c).sort();
+    const declared = [...specs]
+      .filter(([, s]) => s.requests?.some((t) => (t.rows as RequestRow[]).some((r) => r.field)))
+      .map(([c]) => c)
+      .sort();
     expect(declared).toEqual(Object.keys(BASE).sort());
   });
 

@@ -64,13 +64,19 @@ describe('svc __complete', () => {
     expect(lines(m.stdout).map((l) => l.split('\t')[0])).toContain('svc-image-1');
     expect(m.stdout).not.toContain('svc-4\t');
     const configDir = tempDir();
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current_profile: 'b', profiles: { a: {}, b: { base_url: 'http://x' } } }));
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({ current_profile: 'b', profiles: { a: {}, b: { base_url: 'http://x' } } }),
+    );
     const p = await svcProcess(['__complete', 'profiles'], { emu, configDir });
     expect(lines(p.stdout)).toEqual(['a\tdefault API', 'b\tcurrent · http://x']);
   });
 
   it('--profile and --base-url typed on the line choose the endpoint', async () => {
-    const r = await svcProcess(['__complete', 'files', '--base-url', 'http://127.0.0.1:9', 'files', 'get'], { emu, env: { SVC_CACHE_DIR: tempDir(), SVC_COMPLETE_TIMEOUT_MS: '30000' } });
+    const r = await svcProcess(['__complete', 'files', '--base-url', 'http://127.0.0.1:9', 'files', 'get'], {
+      emu,
+      env: { SVC_CACHE_DIR: tempDir(), SVC_COMPLETE_TIMEOUT_MS: '30000' },
+    });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('');
   });

@@ -48,11 +48,20 @@ beforeAll(async () => {
   const skillDir = join(d, 'skill');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(skillDir);
-  writeFileSync(join(skillDir, 'SKILL.md'), `---\nname: big-skill\ndescription: a skill with a large file\n---\n${randomBytes(6000).toString('base64')}\n`); // does not compress below the limit
+  writeFileSync(
+    join(skillDir, 'SKILL.md'),
+    `---\nname: big-skill\ndescription: a skill with a large file\n---\n${randomBytes(6000).toString('base64')}\n`,
+  ); // does not compress below the limit
   const skill = (await svcInProcess(['skills', 'upload', skillDir], { emu })).stdout.trim().split('\t')[0]!;
   writeFileSync(join(d, 'me.wav'), encodeWav(Buffer.alloc(3 * 8000 * 2), { sampleRate: 8000, channels: 1 }));
-  const voice = (await svcInProcess(['custom-voices', 'create', join(d, 'me.wav'), '--name', 'me', '--json'], { emu })).stdout;
-  const agent = (await svcInProcess(['agents', 'create', '--name', 'a', '--instructions', 'y'.repeat(8000), '--json', '--jq', '.agent'], { emu })).stdout;
+  const voice = (await svcInProcess(['custom-voices', 'create', join(d, 'me.wav'), '--name', 'me', '--json'], { emu }))
+    .stdout;
+  const agent = (
+    await svcInProcess(
+      ['agents', 'create', '--name', 'a', '--instructions', 'y'.repeat(8000), '--json', '--jq', '.agent'],
+      { emu },
+    )
+  ).stdout;
   ids = { file: JSON.parse(file).id, skill, voice: JSON.parse(voice).voice_id, agent: JSON.parse(agent).agent_id };
 });
 afterAll(async () => {
@@ -64,9 +73,23 @@ describe('a write beyond ulimit -f is an error naming the file; the existing fil
   const rows: [string, (t: string) => string[]][] = [
     ['tts say (WebSocket)', (t) => ['tts', 'say', 'hello there, a longer sentence to speak', '-o', t]],
     ['tts say --rest', (t) => ['tts', 'say', 'hello there, a longer sentence to speak', '--rest', '-o', t]],
-    ['tts say --timestamps FILE', (t) => ['tts', 'say', 'timings of a sentence long enough for more than one kilobyte of JSON', '-o', '/dev/null', '--timestamps', t]],
+    [
+      'tts say --timestamps FILE',
+      (t) => [
+        'tts',
+        'say',
+        'timings of a sentence long enough for more than one kilobyte of JSON',
+        '-o',
+        '/dev/null',
+        '--timestamps',
+        t,
+      ],
+    ],
     ['images generate', (t) => ['images', 'generate', 'a red square', '-o', t, '--force']],
-    ['videos generate --wait', (t) => ['videos', 'generate', 'a paper boat', '--wait', '--poll-interval', '0.1', '-o', t, '--force']],
+    [
+      'videos generate --wait',
+      (t) => ['videos', 'generate', 'a paper boat', '--wait', '--poll-interval', '0.1', '-o', t, '--force'],
+    ],
     ['agents pull -o', (t) => ['agents', 'pull', ids.agent, '-o', t]],
     ['files download', (t) => ['files', 'download', ids.file, '-o', t, '--force']],
     ['skills download', (t) => ['skills', 'download', ids.skill, '-o', t, '--force']],
@@ -85,7 +108,11 @@ describe('a write beyond ulimit -f is an error naming the file; the existing fil
 
   it('tts stream and realtime talk --output', async () => {
     const a = withTarget('stream.wav');
-    const s = await svcLimited(1, ['tts', 'stream', '-o', a.target], 'a long enough sentence to pass one kilobyte of audio\n');
+    const s = await svcLimited(
+      1,
+      ['tts', 'stream', '-o', a.target],
+      'a long enough sentence to pass one kilobyte of audio\n',
+    );
     expect(s.exitCode, s.stderr).toBe(1);
     expect(s.stderr).toContain('disk full or file too large (EFBIG)');
     expectUntouched(a.dir, a.target);
@@ -113,7 +140,10 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
     const { dir, target } = withTarget('x.mp3');
     emu.faults.add({ kind: 'status', status: 500, path: '^/v1/tts$', times: 10 });
     try {
-      const r = await svcInProcess(['tts', 'say', 'hello', '--rest', '-o', target], { emu, env: { SVC_MAX_RETRIES: '0' } });
+      const r = await svcInProcess(['tts', 'say', 'hello', '--rest', '-o', target], {
+        emu,
+        env: { SVC_MAX_RETRIES: '0' },
+      });
       expect(r.exitCode).toBe(7);
     } finally {
       emu.faults.clear();
@@ -125,11 +155,15 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
     let server: Server;
     let url: string;
     beforeAll(async () => {
-      server = createServer((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"code":"internal","error":"upgrade refused"}'));
+      server = createServer((_req, res) =>
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"code":"internal","error":"upgrade refused"}'),
+      );
       const wss = new WebSocketServer({ noServer: true });
       server.on('upgrade', (req, socket, head) => {
         if (!req.url?.startsWith('/v1/tts')) {
-          socket.end('HTTP/1.1 500 Error\r\ncontent-type: application/json\r\ncontent-length: 40\r\nconnection: close\r\n\r\n{"code":"internal","error":"no session"}');
+          socket.end(
+            'HTTP/1.1 500 Error\r\ncontent-type: application/json\r\ncontent-length: 40\r\nconnection: close\r\n\r\n{"code":"internal","error":"no session"}',
+          );
           return;
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
@@ -147,7 +181,9 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
 
     it('tts say: audio deltas then a dropped connection without audio.done → exit 1, incomplete, file untouched', async () => {
       const { dir, target } = withTarget('cut.mp3');
-      const r = await svcInProcess(['tts', 'say', 'hello', '-o', target], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut' } });
+      const r = await svcInProcess(['tts', 'say', 'hello', '-o', target], {
+        env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut' },
+      });
       expect(r.exitCode, r.stderr).toBe(1);
       expectUntouched(dir, target);
     });
@@ -156,7 +192,9 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
       const { dir, target } = withTarget('rec.wav');
       const clip = join(dir, '..', `${dir.split('/').pop()}-in.wav`);
       writeFileSync(clip, encodeWav(Buffer.alloc(4800), { sampleRate: 24000, channels: 1 }));
-      const r = await svcInProcess(['realtime', 'talk', '--input', clip, '--output', target], { env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut', SVC_MAX_RETRIES: '0' } });
+      const r = await svcInProcess(['realtime', 'talk', '--input', clip, '--output', target], {
+        env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut', SVC_MAX_RETRIES: '0' },
+      });
       rmSync(clip, { force: true });
       expect(r.exitCode, r.stderr).toBe(7);
       expectUntouched(dir, target);

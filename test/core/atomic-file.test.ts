@@ -76,7 +76,9 @@ describe('AtomicFile', () => {
 
   it('a directory as the target is refused with a message naming it', async () => {
     const d = dir();
-    await expect(AtomicFile.create(d, { label: 'somewhere' })).rejects.toThrow(/cannot write somewhere: it is a directory \(EISDIR\)/);
+    await expect(AtomicFile.create(d, { label: 'somewhere' })).rejects.toThrow(
+      /cannot write somewhere: it is a directory \(EISDIR\)/,
+    );
   });
 });
 

@@ -21,8 +21,14 @@ function variablesRead(): Map<string, string> {
   const found = new Map<string, string>();
   for (const file of [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'bin'))]) {
     const text = readFileSync(file, 'utf8');
-    const patterns = [/\benv\??\.([A-Z][A-Z0-9_]+)\b/g, /\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]/g, /readEnv\([^,]+,\s*'([A-Z][A-Z0-9_]+)'\)/g, /\b(SVC_[A-Z0-9_]+)\b/g];
-    for (const re of patterns) for (const m of text.matchAll(re)) if (!found.has(m[1]!)) found.set(m[1]!, file.slice(ROOT.length + 1));
+    const patterns = [
+      /\benv\??\.([A-Z][A-Z0-9_]+)\b/g,
+      /\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]/g,
+      /readEnv\([^,]+,\s*'([A-Z][A-Z0-9_]+)'\)/g,
+      /\b(SVC_[A-Z0-9_]+)\b/g,
+    ];
+    for (const re of patterns)
+      for (const m of text.matchAll(re)) if (!found.has(m[1]!)) found.set(m[1]!, file.slice(ROOT.length + 1));
   }
   return found;
 }
@@ -41,13 +47,19 @@ describe('svc help environment', () => {
 
   it('--json: one {name, description} per line', async () => {
     const r = await svcInProcess(['help', 'environment', '--json']);
-    const rows = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const rows = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(rows).toEqual(ENVIRONMENT.map((v) => ({ name: v.name, description: v.description })));
   });
 
   it('the README environment table names every variable', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('## Environment'), readme.indexOf('\n## ', readme.indexOf('## Environment') + 5));
+    const table = readme.slice(
+      readme.indexOf('## Environment'),
+      readme.indexOf('\n## ', readme.indexOf('## Environment') + 5),
+    );
     expect(ENVIRONMENT.filter((v) => !table.includes(`\`${v.name}\``)).map((v) => v.name)).toEqual([]);
   });
 });
@@ -62,10 +74,11 @@ describe('svc help and svc version', () => {
   it('svc help globals lists the global options, --jq included', async () => {
     const r = await svcInProcess(['help', 'globals']);
     expect(r.exitCode).toBe(0);
-    for (const flag of ['--profile <name>', '--json', '--jq <expr>', '-q, --quiet', '--no-color']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--profile <name>', '--json', '--jq <expr>', '-q, --quiet', '--no-color'])
+      expect(r.stdout).toContain(flag);
   });
 
-  it('svc help COMMAND is the command\'s --help; bare svc help is the top-level help on stdout, exit 0', async () => {
+  it("svc help COMMAND is the command's --help; bare svc help is the top-level help on stdout, exit 0", async () => {
     const viaHelp = await svcInProcess(['help', 'files', 'list']);
     const viaFlag = await svcInProcess(['files', 'list', '--help']);
     expect(viaHelp.exitCode).toBe(0);
@@ -91,6 +104,10 @@ describe('svc help and svc version', () => {
   it('svc version prints the package version; --json adds node and platform', async () => {
     const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
     expect((await svcInProcess(['version'])).stdout).toBe(`${version}\n`);
-    expect(JSON.parse((await svcInProcess(['version', '--json'])).stdout)).toEqual({ version, node: process.versions.node, platform: `${process.platform}-${process.arch}` });
+    expect(JSON.parse((await svcInProcess(['version', '--json'])).stdout)).toEqual({
+      version,
+      node: process.versions.node,
+      platform: `${process.platform}-${process.arch}`,
+    });
   });
 });

@@ -27,8 +27,14 @@ describe('did you mean, at every level, exit 2 and nothing sent', () => {
     [['files', 'lst'], "unknown command 'lst' for 'svc files' (did you mean list?)"],
     [['phone', 'v2', 'lis'], "unknown command 'lis' for 'svc phone v2' (did you mean list?)"],
     [['files', 'list', '--limt', '2'], 'Did you mean --limit?'],
-    [['files', 'list', '--sort-by', 'sise'], '--sort-by: sise is not allowed: one of created_at, filename, size (did you mean size?)'],
-    [['config', 'set', 'modle', 'svc-4'], /KEY: modle is not allowed: one of base_url, model, [a-z_., ]+ \(did you mean model\?\)/],
+    [
+      ['files', 'list', '--sort-by', 'sise'],
+      '--sort-by: sise is not allowed: one of created_at, filename, size (did you mean size?)',
+    ],
+    [
+      ['config', 'set', 'modle', 'svc-4'],
+      /KEY: modle is not allowed: one of base_url, model, [a-z_., ]+ \(did you mean model\?\)/,
+    ],
   ] as [string[], string | RegExp][]) {
     it(`svc ${args.join(' ')}`, async () => {
       emu.clearRequests();

@@ -44,7 +44,10 @@ export interface Hit {
 }
 
 /** An ID3 header is what the magic check looks at; 20 KB so that `ulimit -f 8` (4 KiB) cuts the write. */
-export const MP3_BYTES = Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(20_000, 0x55)]);
+export const MP3_BYTES = Buffer.concat([
+  Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x00', 'latin1'),
+  Buffer.alloc(20_000, 0x55),
+]);
 export const FILE_BYTES = Buffer.alloc(64 * 1024, 0x61);
 /** Text the server puts in every answer: the matrix checks that what arrived is kept. */
 export const ANSWER = ['Hello', ' from', ' the', ' hostile', ' server.'];
@@ -127,18 +130,26 @@ export class HostileServer {
     }
     const reply = this.normalReply(route, json);
     if (!reply) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${route}` } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no route ${route}` } }));
       return;
     }
     if (fault === 'ok') {
-      res.writeHead(200, { 'content-type': reply.type, 'content-length': String(Buffer.byteLength(reply.body)), 'x-request-id': 'req_hostile' });
+      res.writeHead(200, {
+        'content-type': reply.type,
+        'content-length': String(Buffer.byteLength(reply.body)),
+        'x-request-id': 'req_hostile',
+      });
       res.end(reply.body);
       return;
     }
     if (typeof fault === 'object' && 'status' in fault) {
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': 'req_hostile' };
       if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
-      res.writeHead(fault.status, headers).end(fault.body ?? JSON.stringify({ error: { message: this.errorMessage, type: 'hostile' } }));
+      res
+        .writeHead(fault.status, headers)
+        .end(fault.body ?? JSON.stringify({ error: { message: this.errorMessage, type: 'hostile' } }));
       return;
     }
     const part = reply.partial ?? reply.body.subarray(0, Math.floor(reply.body.length / 2));
@@ -172,7 +183,10 @@ export class HostileServer {
         res.end(reply.malformed ?? '{"id": "broken", "choices": [');
         return;
       case 'wrong-type':
-        res.writeHead(200, { 'content-type': reply.type.startsWith('application/json') ? 'text/plain' : 'application/json', 'x-request-id': 'req_hostile' });
+        res.writeHead(200, {
+          'content-type': reply.type.startsWith('application/json') ? 'text/plain' : 'application/json',
+          'x-request-id': 'req_hostile',
+        });
         res.end(JSON.stringify({ id: 'x', object: 'not what was asked' }));
         return;
       default:
@@ -181,46 +195,139 @@ export class HostileServer {
   }
 
   /** The well-formed reply of each route; `partial` is a prefix without the end marker (streams). */
-  private normalReply(route: string, json: Record<string, unknown>): { type: string; body: Buffer; partial?: Buffer; malformed?: string } | undefined {
+  private normalReply(
+    route: string,
+    json: Record<string, unknown>,
+  ): { type: string; body: Buffer; partial?: Buffer; malformed?: string } | undefined {
     const text = this.answer;
     const sse = (events: unknown[], done: string[]) => {
       const lines = events.map((e) => `data: ${JSON.stringify(e)}\n\n`);
-      return { type: 'text/event-stream', body: Buffer.from(lines.join('') + done.join('')), partial: Buffer.from(lines.slice(0, -1).join('')), malformed: `${lines[0]}data: {"truncated": \n\n` };
+      return {
+        type: 'text/event-stream',
+        body: Buffer.from(lines.join('') + done.join('')),
+        partial: Buffer.from(lines.slice(0, -1).join('')),
+        malformed: `${lines[0]}data: {"truncated": \n\n`,
+      };
     };
     const now = 1_700_000_000;
     switch (route) {
       case 'POST /v1/chat/completions': {
         if (json.stream) {
-          const chunks = text.map((t, i) => ({ id: 'chat_1', object: 'chat.completion.chunk', created: now, model: 'svc-4', choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: t } : { content: t }, finish_reason: null }] }));
-          chunks.push({ id: 'chat_1', object: 'chat.completion.chunk', created: now, model: 'svc-4', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+          const chunks = text.map((t, i) => ({
+            id: 'chat_1',
+            object: 'chat.completion.chunk',
+            created: now,
+            model: 'svc-4',
+            choices: [
+              { index: 0, delta: i === 0 ? { role: 'assistant', content: t } : { content: t }, finish_reason: null },
+            ],
+          }));
+          chunks.push({
+            id: 'chat_1',
+            object: 'chat.completion.chunk',
+            created: now,
+            model: 'svc-4',
+            choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+          });
           return sse(chunks, ['data: [DONE]\n\n']);
         }
-        return jsonReply({ id: 'chat_1', object: 'chat.completion', created: now, model: 'svc-4', choices: [{ index: 0, message: { role: 'assistant', content: text.join('') }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 } });
+        return jsonReply({
+          id: 'chat_1',
+          object: 'chat.completion',
+          created: now,
+          model: 'svc-4',
+          choices: [{ index: 0, message: { role: 'assistant', content: text.join('') }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 },
+        });
       }
       case 'POST /v1/responses': {
-        const response = { id: 'resp_1', object: 'response', created_at: now, model: 'svc-4', status: 'completed', output: [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: text.join(''), annotations: [] }] }], usage: { input_tokens: 1, output_tokens: 5, total_tokens: 6 } };
+        const response = {
+          id: 'resp_1',
+          object: 'response',
+          created_at: now,
+          model: 'svc-4',
+          status: 'completed',
+          output: [
+            {
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: text.join(''), annotations: [] }],
+            },
+          ],
+          usage: { input_tokens: 1, output_tokens: 5, total_tokens: 6 },
+        };
         if (json.stream) {
-          const events: unknown[] = [{ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress', output: [] } }];
-          for (const t of text) events.push({ type: 'response.output_text.delta', sequence_number: events.length, item_id: 'msg_1', output_index: 0, content_index: 0, delta: t });
+          const events: unknown[] = [
+            {
+              type: 'response.created',
+              sequence_number: 0,
+              response: { ...response, status: 'in_progress', output: [] },
+            },
+          ];
+          for (const t of text)
+            events.push({
+              type: 'response.output_text.delta',
+              sequence_number: events.length,
+              item_id: 'msg_1',
+              output_index: 0,
+              content_index: 0,
+              delta: t,
+            });
           events.push({ type: 'response.completed', sequence_number: events.length, response });
           return sse(events, []);
         }
         return jsonReply(response);
       }
       case 'POST /v1/messages': {
-        const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'svc-4', content: [{ type: 'text', text: text.join('') }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 5 } };
+        const message = {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'svc-4',
+          content: [{ type: 'text', text: text.join('') }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 5 },
+        };
         if (json.stream) {
-          const events: unknown[] = [{ type: 'message_start', message: { ...message, content: [], stop_reason: null } }, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }];
-          for (const t of text) events.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } });
-          events.push({ type: 'content_block_stop', index: 0 }, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }, { type: 'message_stop' });
+          const events: unknown[] = [
+            { type: 'message_start', message: { ...message, content: [], stop_reason: null } },
+            { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          ];
+          for (const t of text)
+            events.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } });
+          events.push(
+            { type: 'content_block_stop', index: 0 },
+            {
+              type: 'message_delta',
+              delta: { stop_reason: 'end_turn', stop_sequence: null },
+              usage: { output_tokens: 5 },
+            },
+            { type: 'message_stop' },
+          );
           return sse(events, []);
         }
         return jsonReply(message);
       }
       case 'GET /v1/models':
-        return jsonReply({ object: 'list', data: [{ id: text.join('').replace(/\s/g, '-'), object: 'model', created: now, owned_by: 'hostile' }, { id: 'svc-4', object: 'model', created: now, owned_by: 'svc' }] });
+        return jsonReply({
+          object: 'list',
+          data: [
+            { id: text.join('').replace(/\s/g, '-'), object: 'model', created: now, owned_by: 'hostile' },
+            { id: 'svc-4', object: 'model', created: now, owned_by: 'svc' },
+          ],
+        });
       case 'POST /v1/files':
-        return jsonReply({ id: 'file_1', object: 'file', bytes: 5, created_at: now, filename: 'up.txt', purpose: 'assistants' });
+        return jsonReply({
+          id: 'file_1',
+          object: 'file',
+          bytes: 5,
+          created_at: now,
+          filename: 'up.txt',
+          purpose: 'assistants',
+        });
       case 'GET /v1/files/{id}/content':
         return { type: 'application/octet-stream', body: FILE_BYTES };
       case 'POST /v1/tts':
@@ -249,7 +356,8 @@ export class HostileServer {
       if (fault === 'ok') return false;
       if (fault === 'stall') this.hold();
       else if (fault === 'drop') ws.terminate();
-      else if (typeof fault === 'object' && 'close' in fault) ws.close(fault.close, fault.close === 1000 ? '' : 'hostile close');
+      else if (typeof fault === 'object' && 'close' in fault)
+        ws.close(fault.close, fault.close === 1000 ? '' : 'hostile close');
       return true;
     };
     const send = (ev: unknown) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(ev));
@@ -273,7 +381,14 @@ export class HostileServer {
         if (isBinary) {
           if (!partialSent) {
             partialSent = true;
-            send({ type: 'transcript.partial', text: text[0], is_final: true, speech_final: false, start: 0, duration: 0.1 });
+            send({
+              type: 'transcript.partial',
+              text: text[0],
+              is_final: true,
+              speech_final: false,
+              start: 0,
+              duration: 0.1,
+            });
             broken();
           }
           return;
@@ -293,7 +408,11 @@ export class HostileServer {
         answered = true;
         send({ type: 'input_audio_buffer.committed', item_id: 'item_1' });
         send({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress' } });
-        send({ type: 'response.output_audio.delta', response_id: 'resp_1', delta: Buffer.alloc(4800, 3).toString('base64') });
+        send({
+          type: 'response.output_audio.delta',
+          response_id: 'resp_1',
+          delta: Buffer.alloc(4800, 3).toString('base64'),
+        });
         send({ type: 'response.output_audio_transcript.delta', response_id: 'resp_1', delta: text.join('') });
         if (broken()) return;
         send({ type: 'response.output_audio_transcript.done', response_id: 'resp_1', transcript: text.join('') });

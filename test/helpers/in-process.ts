@@ -62,4 +62,3 @@ export async function svcInProcess(args: string[], opts: InProcessOptions = {}):
   assertNoSecrets(result.stdout + result.stderr, args);
   return result;
 }
-

@@ -29,7 +29,10 @@ export interface SourceGraph {
 const SCANNED = ['src', 'test', 'bench', 'scripts', 'bin', 'packages'];
 
 /** svc's own packages: name → folder (a bare `svc-emulator/faults` is packages/emulator/src/faults.ts) */
-export const OWN_PACKAGES: Record<string, string> = { 'svc-emulator': 'packages/emulator', 'svc-formats': 'packages/formats' };
+export const OWN_PACKAGES: Record<string, string> = {
+  'svc-emulator': 'packages/emulator',
+  'svc-formats': 'packages/formats',
+};
 
 /** whether a file is source of a package (src/ of the CLI, packages/NAME/src/ of the others) */
 export const isSource = (file: string): boolean => /^(packages\/[^/]+\/)?src\//.test(file);
@@ -41,8 +44,7 @@ function walk(root: string, dir: string, out: string[]): void {
     // a package's build output and installed modules are not its source
     if (e.isDirectory()) {
       if (e.name !== 'node_modules' && !(dir.startsWith('packages') && e.name === 'dist')) walk(root, p, out);
-    }
-    else if (/\.(ts|mts|mjs|cjs|js)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
+    } else if (/\.(ts|mts|mjs|cjs|js)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
   }
 }
 
@@ -51,7 +53,9 @@ function ownPackageFile(root: string, spec: string): string | undefined {
   const name = spec.split('/')[0]!;
   const dir = OWN_PACKAGES[name];
   if (!dir) return undefined;
-  const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
+  const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as {
+    exports: Record<string, { types: string }>;
+  };
   const entry = pkg.exports[`.${spec.slice(name.length)}`];
   return entry ? join(dir, entry.types) : undefined;
 }
@@ -125,7 +129,13 @@ function dynamicNames(sf: ts.SourceFile, call: ts.CallExpression): Set<string> |
     return 'all';
   }
   // `load: () => import('./verb.js')` in the command tree: a command module, read by the CLI as `.default`
-  if (ts.isArrowFunction(p) && p.body === n && ts.isPropertyAssignment(p.parent) && p.parent.name.getText(sf) === 'load') return new Set(['default']);
+  if (
+    ts.isArrowFunction(p) &&
+    p.body === n &&
+    ts.isPropertyAssignment(p.parent) &&
+    p.parent.name.getText(sf) === 'load'
+  )
+    return new Set(['default']);
   return 'all';
 }
 
@@ -135,7 +145,8 @@ function specifierOf(arg: ts.Expression | undefined): string | undefined {
   // import(join(ROOT, 'dist/x.js')) and import(`${…}/dist/x.js`) in scripts: the literal naming dist/
   let found: string | undefined;
   const visit = (n: ts.Node) => {
-    if (!found && ts.isStringLiteralLike(n) && /(^|\/)dist\/.+\.js$/.test(n.text)) found = n.text.replace(/^.*?((packages\/[^/]+\/)?dist\/)/, '$1');
+    if (!found && ts.isStringLiteralLike(n) && /(^|\/)dist\/.+\.js$/.test(n.text))
+      found = n.text.replace(/^.*?((packages\/[^/]+\/)?dist\/)/, '$1');
     ts.forEachChild(n, visit);
   };
   visit(arg);
@@ -148,7 +159,13 @@ export function readSourceGraph(root: string): SourceGraph {
   const graph: SourceGraph = { exports: new Map(), reexportAll: new Map(), imports: [], packages: new Map(), files };
   for (const file of files) {
     const text = readFileSync(join(root, file), 'utf8');
-    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+    const sf = ts.createSourceFile(
+      file,
+      text,
+      ts.ScriptTarget.Latest,
+      true,
+      file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
+    );
     const exported = new Map<string, number>();
     const line = (n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
     const pkgs = new Set<string>();
@@ -167,15 +184,28 @@ export function readSourceGraph(root: string): SourceGraph {
         let names: Set<string> | 'all' = new Set();
         if (c?.name) names.add('default');
         const nb = c?.namedBindings;
-        if (nb && ts.isNamedImports(nb)) for (const el of nb.elements) (names as Set<string>).add((el.propertyName ?? el.name).text);
+        if (nb && ts.isNamedImports(nb))
+          for (const el of nb.elements) (names as Set<string>).add((el.propertyName ?? el.name).text);
         if (nb && ts.isNamespaceImport(nb)) names = propertiesRead(sf, nb.name.text, nb.name);
-        const allTypes = !!c && !c.name && !!nb && ts.isNamedImports(nb) && nb.elements.length > 0 && nb.elements.every((el) => el.isTypeOnly);
+        const allTypes =
+          !!c &&
+          !c.name &&
+          !!nb &&
+          ts.isNamedImports(nb) &&
+          nb.elements.length > 0 &&
+          nb.elements.every((el) => el.isTypeOnly);
         addImport(n.moduleSpecifier.text, names, !!c?.isTypeOnly || allTypes, false);
       } else if (ts.isExportDeclaration(n)) {
         const spec = n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier) ? n.moduleSpecifier.text : undefined;
         if (n.exportClause && ts.isNamedExports(n.exportClause)) {
           for (const el of n.exportClause.elements) exported.set(el.name.text, line(el));
-          if (spec) addImport(spec, new Set(n.exportClause.elements.map((el) => (el.propertyName ?? el.name).text)), n.isTypeOnly, false);
+          if (spec)
+            addImport(
+              spec,
+              new Set(n.exportClause.elements.map((el) => (el.propertyName ?? el.name).text)),
+              n.isTypeOnly,
+              false,
+            );
         } else if (spec) {
           const to = resolveSpecifier(root, file, spec);
           if (to) graph.reexportAll.set(file, [...(graph.reexportAll.get(file) ?? []), to]);
@@ -185,12 +215,23 @@ export function readSourceGraph(root: string): SourceGraph {
         exported.set('default', line(n));
       } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) {
         addImport(specifierOf(n.arguments[0]), dynamicNames(sf, n), false, true);
-      } else if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && /require/i.test(n.expression.text) && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) {
+      } else if (
+        ts.isCallExpression(n) &&
+        ts.isIdentifier(n.expression) &&
+        /require/i.test(n.expression.text) &&
+        n.arguments[0] &&
+        ts.isStringLiteral(n.arguments[0])
+      ) {
         // require() and createRequire'd functions (requireCjs('alawmulaw'))
         addImport(n.arguments[0].text, 'all', false, false);
       } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
         const q = n.qualifier;
-        addImport(n.argument.literal.text, q ? new Set([ts.isIdentifier(q) ? q.text : q.left.getText(sf)]) : 'all', true, false);
+        addImport(
+          n.argument.literal.text,
+          q ? new Set([ts.isIdentifier(q) ? q.text : q.left.getText(sf)]) : 'all',
+          true,
+          false,
+        );
       }
       const mods = ts.canHaveModifiers(n) ? ts.getModifiers(n) : undefined;
       if (mods?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
@@ -198,7 +239,9 @@ export function readSourceGraph(root: string): SourceGraph {
         if (ts.isVariableStatement(n)) {
           for (const d of n.declarationList.declarations) {
             if (ts.isIdentifier(d.name)) exported.set(d.name.text, line(d));
-            else for (const el of d.name.elements) if (ts.isBindingElement(el) && ts.isIdentifier(el.name)) exported.set(el.name.text, line(el));
+            else
+              for (const el of d.name.elements)
+                if (ts.isBindingElement(el) && ts.isIdentifier(el.name)) exported.set(el.name.text, line(el));
           }
         } else if (isDefault) exported.set('default', line(n));
         else if ((n as ts.DeclarationStatement).name && ts.isIdentifier((n as ts.DeclarationStatement).name!)) {

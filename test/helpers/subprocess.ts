@@ -44,9 +44,16 @@ export async function svcProcess(args: string[], opts: RunOptions = {}): Promise
 }
 
 /** Run the CLI to completion with stdout kept as bytes (audio in a pipe); scanned like svcProcess(). */
-export async function svcBytes(args: string[], opts: RunOptions = {}): Promise<{ exitCode: number; stdout: Buffer; stderr: string }> {
+export async function svcBytes(
+  args: string[],
+  opts: RunOptions = {},
+): Promise<{ exitCode: number; stdout: Buffer; stderr: string }> {
   const r = await spawnSvc(args, { ...opts, encoding: 'buffer' });
-  const result = { exitCode: r.exitCode ?? -1, stdout: Buffer.from(r.stdout as unknown as Uint8Array), stderr: Buffer.from(r.stderr as unknown as Uint8Array).toString('utf8') };
+  const result = {
+    exitCode: r.exitCode ?? -1,
+    stdout: Buffer.from(r.stdout as unknown as Uint8Array),
+    stderr: Buffer.from(r.stderr as unknown as Uint8Array).toString('utf8'),
+  };
   assertNoSecrets(result.stdout.toString('latin1') + result.stderr, args);
   return result;
 }
@@ -75,15 +82,26 @@ export async function svcInstalled(prefix: string, args: string[], opts: RunOpti
  */
 export async function svcShell(script: string, opts: RunOptions & { args?: string[] } = {}): Promise<RunResult> {
   const r = await throughHelper(() =>
-    execa('bash', ['-o', 'pipefail', '-c', `svc() { node ${shellQuote(LAUNCHER)} "$@"; }\n${script}`, 'svc-shell', ...(opts.args ?? [])], {
-      env: svcEnv(opts),
-      extendEnv: false,
-      input: opts.input,
-      stdin: opts.input === undefined ? 'ignore' : undefined,
-      cwd: opts.cwd ?? ROOT,
-      reject: false,
-      timeout: opts.timeout ?? 30_000,
-    }),
+    execa(
+      'bash',
+      [
+        '-o',
+        'pipefail',
+        '-c',
+        `svc() { node ${shellQuote(LAUNCHER)} "$@"; }\n${script}`,
+        'svc-shell',
+        ...(opts.args ?? []),
+      ],
+      {
+        env: svcEnv(opts),
+        extendEnv: false,
+        input: opts.input,
+        stdin: opts.input === undefined ? 'ignore' : undefined,
+        cwd: opts.cwd ?? ROOT,
+        reject: false,
+        timeout: opts.timeout ?? 30_000,
+      },
+    ),
   );
   const result = { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
   assertNoSecrets(result.stdout + result.stderr, script);

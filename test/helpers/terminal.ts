@@ -78,7 +78,17 @@ export class TmuxTerminal {
       .join(' ');
     this.stop();
     this.socket = TmuxTerminal.socketName();
-    this.tmux('new-session', '-d', '-x', String(opts.cols ?? 120), '-y', String(opts.rows ?? 40), '-s', 'svc', `cd ${shellQuote(opts.cwd ?? ROOT)} && env -i ${vars} ${command}`);
+    this.tmux(
+      'new-session',
+      '-d',
+      '-x',
+      String(opts.cols ?? 120),
+      '-y',
+      String(opts.rows ?? 40),
+      '-s',
+      'svc',
+      `cd ${shellQuote(opts.cwd ?? ROOT)} && env -i ${vars} ${command}`,
+    );
   }
 
   /** tmux send-keys: text, or key names such as 'Enter', 'Space', 'C-c' */
@@ -112,4 +122,3 @@ export class TmuxTerminal {
     }
   }
 }
-

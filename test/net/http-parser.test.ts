@@ -23,7 +23,9 @@ describe('compileParserInBackground', () => {
     await ready;
     const module = global[COMPILED] as WebAssembly.Module;
     expect(module).toBeInstanceOf(WebAssembly.Module);
-    expect(WebAssembly.Module.exports(module).map((e) => e.name)).toEqual(expect.arrayContaining(['llhttp_alloc', 'llhttp_execute']));
+    expect(WebAssembly.Module.exports(module).map((e) => e.name)).toEqual(
+      expect.arrayContaining(['llhttp_alloc', 'llhttp_execute']),
+    );
     // once there, not again
     expect(compileParserInBackground()).toBeUndefined();
   });

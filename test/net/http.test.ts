@@ -37,7 +37,14 @@ describe('HttpClient against the emulator', () => {
   let emu: TestEmulator;
   const sleeps: number[] = [];
   const client = () =>
-    new HttpClient({ baseUrl: emu.url, apiKey: emu.key, userAgent: 'test', timeoutMs: 5000, maxRetries: 2, sleep: async (ms) => void sleeps.push(ms) });
+    new HttpClient({
+      baseUrl: emu.url,
+      apiKey: emu.key,
+      userAgent: 'test',
+      timeoutMs: 5000,
+      maxRetries: 2,
+      sleep: async (ms) => void sleeps.push(ms),
+    });
   beforeAll(async () => {
     emu = await startTestEmulator();
   });
@@ -65,7 +72,9 @@ describe('HttpClient against the emulator', () => {
 
     emu.faults.add({ kind: 'status', status: 503, path: '^/v1/models$', times: 3 });
     emu.clearRequests();
-    const err2 = await client().json('GET', '/v1/models').catch((e) => e);
+    const err2 = await client()
+      .json('GET', '/v1/models')
+      .catch((e) => e);
     expect(err2.status).toBe(503);
     expect(err2.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(emu.requests()).toHaveLength(3);
@@ -73,9 +82,21 @@ describe('HttpClient against the emulator', () => {
   });
 
   it('removes the key from a server message that quotes it, and from every --verbose trace line', async () => {
-    emu.faults.add({ kind: 'status', status: 400, message: `the key ${emu.key} is not allowed here`, path: '^/v1/models$' });
+    emu.faults.add({
+      kind: 'status',
+      status: 400,
+      message: `the key ${emu.key} is not allowed here`,
+      path: '^/v1/models$',
+    });
     const trace: string[] = [];
-    const c = new HttpClient({ baseUrl: emu.url, apiKey: emu.key, userAgent: 'test', timeoutMs: 5000, maxRetries: 0, trace: (l) => trace.push(l) });
+    const c = new HttpClient({
+      baseUrl: emu.url,
+      apiKey: emu.key,
+      userAgent: 'test',
+      timeoutMs: 5000,
+      maxRetries: 0,
+      trace: (l) => trace.push(l),
+    });
     const err = await c.json('GET', '/v1/models').catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.message).toContain('the key [REDACTED] is not allowed here');
@@ -85,7 +106,13 @@ describe('HttpClient against the emulator', () => {
   });
 
   it('reports a refused connection as a network error', async () => {
-    const c = new HttpClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', userAgent: 't', timeoutMs: 2000, maxRetries: 0 });
+    const c = new HttpClient({
+      baseUrl: 'http://127.0.0.1:1',
+      apiKey: 'k',
+      userAgent: 't',
+      timeoutMs: 2000,
+      maxRetries: 0,
+    });
     await expect(c.json('GET', '/v1/models')).rejects.toBeInstanceOf(NetworkError);
   });
 });

@@ -20,7 +20,11 @@ function rng(seed: number) {
     x ^= x << 5;
     return (x >>> 0) / 0x1_0000_0000;
   };
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(a: readonly T[]) => a[Math.floor(next() * a.length)]! };
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(a: readonly T[]) => a[Math.floor(next() * a.length)]!,
+  };
 }
 
 const EVENTS = [
@@ -46,7 +50,18 @@ const EVENTS = [
   '{"type":{"nested":true}}',
   '[DONE]',
 ];
-const GARBAGE = ['', ':comment', 'event: message_stop', 'id: 7', 'retry: 10', 'data', 'data:', 'nonsense', '\u0000\u001b[2J', 'data: \ud800'];
+const GARBAGE = [
+  '',
+  ':comment',
+  'event: message_stop',
+  'id: 7',
+  'retry: 10',
+  'data',
+  'data:',
+  'nonsense',
+  '\u0000\u001b[2J',
+  'data: \ud800',
+];
 
 function randomBytes(r: ReturnType<typeof rng>, n: number): Uint8Array {
   const b = new Uint8Array(n);
@@ -62,7 +77,8 @@ function sseInput(r: ReturnType<typeof rng>): Uint8Array[] {
     const roll = r.next();
     if (roll < 0.55) parts.push(`data: ${r.pick(EVENTS)}${r.pick(['\n\n', '\r\n\r\n', '\r\r', '\n'])}`);
     else if (roll < 0.8) parts.push(`${r.pick(GARBAGE)}${r.pick(['\n', '\r\n', '\r', ''])}`);
-    else if (roll < 0.805) parts.push(`data: ${'x'.repeat(8_000 + r.int(24_000))}\n\n`); // a huge line
+    else if (roll < 0.805)
+      parts.push(`data: ${'x'.repeat(8_000 + r.int(24_000))}\n\n`); // a huge line
     else {
       const e = r.pick(EVENTS);
       parts.push(`data: ${e.slice(0, r.int(e.length + 1))}\n\n`); // truncated JSON
@@ -86,7 +102,8 @@ function sseInput(r: ReturnType<typeof rng>): Uint8Array[] {
 
 /** inputs per reader (SVC_FUZZ_N for a longer run) */
 const N = Number(process.env.SVC_FUZZ_N ?? 100_000);
-const classified = (err: unknown) => err instanceof ProtocolError || err instanceof ApiError || err instanceof NetworkError;
+const classified = (err: unknown) =>
+  err instanceof ProtocolError || err instanceof ApiError || err instanceof NetworkError;
 
 describe('reader fuzz', () => {
   it('the SSE reader takes 100,000 generated bodies: events or a classified error, never a crash', async () => {
@@ -103,10 +120,19 @@ describe('reader fuzz', () => {
         events += p.push(d.decode()).length + p.end().length;
         continue;
       }
-      const res = { headers: { 'content-type': 'text/event-stream' }, body: (async function* () { yield* chunks; })(), requestId: 'req_fuzz' };
+      const res = {
+        headers: { 'content-type': 'text/event-stream' },
+        body: (async function* () {
+          yield* chunks;
+        })(),
+        requestId: 'req_fuzz',
+      };
       const reader =
         i % 16 === 0
-          ? readEventStream<{ choices?: { finish_reason?: string }[] }>(res, { completes: (c) => !!c?.choices?.some?.((ch) => !!ch?.finish_reason), marker: '[DONE]' })
+          ? readEventStream<{ choices?: { finish_reason?: string }[] }>(res, {
+              completes: (c) => !!c?.choices?.some?.((ch) => !!ch?.finish_reason),
+              marker: '[DONE]',
+            })
           : readTypedEventStream<{ type?: unknown }>(res, { endTypes: ['message_stop', 'response.completed'] });
       try {
         for await (const ev of reader) {
@@ -154,7 +180,8 @@ describe('reader fuzz', () => {
           const m = await conn.next();
           if (m?.type === 'json') {
             const ev = m.data as { type: string };
-            if (ev.type === 'error' && !(errorFromEvent(ev as never) instanceof ApiError)) throw new Error('error event not an ApiError');
+            if (ev.type === 'error' && !(errorFromEvent(ev as never) instanceof ApiError))
+              throw new Error('error event not an ApiError');
             else void isAudioDelta(String(ev.type));
           }
         }

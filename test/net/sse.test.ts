@@ -11,7 +11,8 @@ async function collect(parts: string[]) {
   return out;
 }
 
-const STREAM = 'event: response.created\ndata: {"a":1}\n\n: keep-alive comment\n\ndata: line one\ndata: line two\n\nid: 7\ndata: {"b":2}\n\ndata: [DONE]\n\ndata: after done\n\n';
+const STREAM =
+  'event: response.created\ndata: {"a":1}\n\n: keep-alive comment\n\ndata: line one\ndata: line two\n\nid: 7\ndata: {"b":2}\n\ndata: [DONE]\n\ndata: after done\n\n';
 const EXPECTED = [
   { event: 'response.created', data: '{"a":1}' },
   { data: 'line one\nline two' },
@@ -58,8 +59,15 @@ describe('SSE reader', () => {
 });
 
 describe('readEventStream (the checks of a streamed reply)', () => {
-  const reply = (parts: string[], contentType = 'text/event-stream') => ({ headers: { 'content-type': contentType }, body: chunks(parts), requestId: 'req_1' });
-  const chat = { completes: (c: any) => !!c?.choices?.some((ch: any) => ch.finish_reason), marker: 'finish_reason or [DONE]' };
+  const reply = (parts: string[], contentType = 'text/event-stream') => ({
+    headers: { 'content-type': contentType },
+    body: chunks(parts),
+    requestId: 'req_1',
+  });
+  const chat = {
+    completes: (c: any) => !!c?.choices?.some((ch: any) => ch.finish_reason),
+    marker: 'finish_reason or [DONE]',
+  };
   async function drain(res: ReturnType<typeof reply>, opts = chat) {
     const got: unknown[] = [];
     try {

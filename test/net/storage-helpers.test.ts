@@ -84,7 +84,15 @@ describe('saveStream', () => {
   it('a short body (fewer bytes than Content-Length) is an error and keeps nothing', async () => {
     const d = dir();
     const target = join(d, 'short.bin');
-    await expect(saveStream((async function* () { yield Buffer.alloc(10); })(), target, { expectedBytes: 20 })).rejects.toThrow(/after 10 of 20 bytes/);
+    await expect(
+      saveStream(
+        (async function* () {
+          yield Buffer.alloc(10);
+        })(),
+        target,
+        { expectedBytes: 20 },
+      ),
+    ).rejects.toThrow(/after 10 of 20 bytes/);
     expect(existsSync(target)).toBe(false);
     expect(readdirSync(d)).toEqual([]);
   });
@@ -96,7 +104,8 @@ describe('saveStream', () => {
     const p = saveStream(src, join(d, 'x.bin'), { signal: ac.signal });
     src.write(Buffer.alloc(1000));
     // wait for the temp file to appear (no time is asserted; the limit only avoids hanging)
-    for (let i = 0; i < 500 && !readdirSync(d).some((n) => n.endsWith('.part')); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && !readdirSync(d).some((n) => n.endsWith('.part')); i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(readdirSync(d).some((n) => n.endsWith('.part'))).toBe(true);
     ac.abort();
     await expect(p).rejects.toThrow(/interrupted/);
@@ -136,7 +145,10 @@ describe('progressBar', () => {
     const stderr = Object.assign(new PassThrough(), { isTTY, columns: 80 });
     stderr.on('data', (c) => (text += c));
     const stdout = Object.assign(new PassThrough(), { isTTY: false });
-    const out = new Output({ stdin: new PassThrough(), stdout, stderr }, { json: false, quiet, verbose: false, color: false, env: {} });
+    const out = new Output(
+      { stdin: new PassThrough(), stdout, stderr },
+      { json: false, quiet, verbose: false, color: false, env: {} },
+    );
     return { out, text: () => text };
   };
 

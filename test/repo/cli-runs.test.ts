@@ -6,7 +6,12 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/files.js';
 
-const HELPERS = new Set(['test/helpers/run-env.ts', 'test/helpers/subprocess.ts', 'test/helpers/terminal.ts', 'test/setup.ts']);
+const HELPERS = new Set([
+  'test/helpers/run-env.ts',
+  'test/helpers/subprocess.ts',
+  'test/helpers/terminal.ts',
+  'test/setup.ts',
+]);
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -20,7 +25,10 @@ function testFiles(dir: string): string[] {
 const BYPASS: [RegExp, string][] = [
   [/svc\.cjs|['"`]bin['"`]\s*,\s*['"`]svc|\bbin\/svc\b/, 'names the launcher'],
   [/['"`]dist['"`]\s*,\s*['"`]cli\.js|\bdist\/cli\.js/, 'names the built CLI'],
-  [/\b(execa|execaNode|spawn|spawnSync|execFile|execFileSync|fork)\(\s*(['"`]node['"`]|process\.execPath)/, 'starts node'],
+  [
+    /\b(execa|execaNode|spawn|spawnSync|execFile|execFileSync|fork)\(\s*(['"`]node['"`]|process\.execPath)/,
+    'starts node',
+  ],
 ];
 
 describe('CLI processes in tests', () => {

@@ -23,11 +23,21 @@ describe('function length', () => {
     for (const file of sources(join(ROOT, 'src'))) {
       const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
       const visit = (node: ts.Node): void => {
-        if (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node)) {
+        if (
+          ts.isFunctionDeclaration(node) ||
+          ts.isMethodDeclaration(node) ||
+          ts.isArrowFunction(node) ||
+          ts.isFunctionExpression(node)
+        ) {
           seen++;
-          const lines = sf.getLineAndCharacterOfPosition(node.getEnd()).line - sf.getLineAndCharacterOfPosition(node.getStart()).line;
+          const lines =
+            sf.getLineAndCharacterOfPosition(node.getEnd()).line -
+            sf.getLineAndCharacterOfPosition(node.getStart()).line;
           const name = (node as ts.FunctionDeclaration).name?.getText() ?? '(anonymous)';
-          if (lines > LIMIT) long.push(`${relative(ROOT, file)}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${name}: ${lines} lines`);
+          if (lines > LIMIT)
+            long.push(
+              `${relative(ROOT, file)}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${name}: ${lines} lines`,
+            );
         }
         ts.forEachChild(node, visit);
       };

@@ -16,7 +16,24 @@ import { isSource, readSourceGraph } from '../helpers/source-graph.js';
  */
 const KNOWN_BACK_EDGES: string[] = [];
 
-const LAYERS = ['cli', 'commands', 'agent-tests', 'realtime', 'completion', 'store', 'endpoints', 'audio', 'cmdutil', 'runtime', 'apilog', 'net', 'term', 'core', 'emulator', 'formats'] as const;
+const LAYERS = [
+  'cli',
+  'commands',
+  'agent-tests',
+  'realtime',
+  'completion',
+  'store',
+  'endpoints',
+  'audio',
+  'cmdutil',
+  'runtime',
+  'apilog',
+  'net',
+  'term',
+  'core',
+  'emulator',
+  'formats',
+] as const;
 type Layer = (typeof LAYERS)[number];
 
 function layerOf(file: string): Layer {
@@ -63,7 +80,8 @@ function backEdge(from: string, to: string): string | undefined {
   const a = layerOf(from);
   const b = layerOf(to);
   if (a !== b && !ALLOWED[a].includes(b)) return `${a} may not import ${b}`;
-  if (a === 'endpoints' && COMMAND_MACHINERY.includes(b)) return 'endpoints take narrow functions, not the command machinery';
+  if (a === 'endpoints' && COMMAND_MACHINERY.includes(b))
+    return 'endpoints take narrow functions, not the command machinery';
   if (a === 'commands' && b === 'commands' && to !== 'src/commands/index.ts') {
     const fa = commandFolder(from);
     const fb = commandFolder(to);
@@ -82,7 +100,9 @@ describe('import direction', () => {
       const why = backEdge(i.from, i.to);
       if (why) found.set(`${i.from} -> ${i.to}`, why);
     }
-    const unlisted = [...found].filter(([edge]) => !KNOWN_BACK_EDGES.includes(edge)).map(([edge, why]) => `${edge} (${why})`);
+    const unlisted = [...found]
+      .filter(([edge]) => !KNOWN_BACK_EDGES.includes(edge))
+      .map(([edge, why]) => `${edge} (${why})`);
     expect(unlisted, 'new back edges').toEqual([]);
     const gone = KNOWN_BACK_EDGES.filter((edge) => !found.has(edge));
     expect(gone, 'listed back edges that no longer exist: delete them from KNOWN_BACK_EDGES').toEqual([]);
@@ -131,8 +151,12 @@ describe('import direction', () => {
     expect(backEdge('src/core/option-spec.ts', 'src/cmdutil/command.ts')).toMatch(/core may not import cmdutil/);
     expect(backEdge('src/term/output.ts', 'src/runtime/context.ts')).toMatch(/term may not import runtime/);
     expect(backEdge('src/endpoints/chat.ts', 'src/runtime/context.ts')).toMatch(/endpoints may not import runtime/);
-    expect(backEdge('packages/emulator/src/routes/chat.ts', 'src/commands/chat/create.ts')).toMatch(/emulator may not import commands/);
-    expect(backEdge('packages/formats/src/webhooks.ts', 'packages/emulator/src/server.ts')).toMatch(/formats may not import emulator/);
+    expect(backEdge('packages/emulator/src/routes/chat.ts', 'src/commands/chat/create.ts')).toMatch(
+      /emulator may not import commands/,
+    );
+    expect(backEdge('packages/formats/src/webhooks.ts', 'packages/emulator/src/server.ts')).toMatch(
+      /formats may not import emulator/,
+    );
     expect(backEdge('src/commands/a/x.ts', 'src/commands/b/y.ts')).toMatch(/no other command/);
     expect(backEdge('src/commands/chat/create.ts', 'src/endpoints/chat.ts')).toBeUndefined();
     expect(srcImports.length).toBeGreaterThan(100);

@@ -16,29 +16,70 @@ let listing: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(clone);
-  for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'src', 'packages', 'bin', 'types', 'scripts', 'completions', 'man']) {
+  for (const entry of [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'README.md',
+    'src',
+    'packages',
+    'bin',
+    'types',
+    'scripts',
+    'completions',
+    'man',
+  ]) {
     // the packages' sources, not what a build left in them
     const source = (from: string) => !/[\\/]packages[\\/][^\\/]+[\\/](dist|node_modules)$/.test(from);
-    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(clone, entry), { recursive: true, filter: source });
+    if (existsSync(join(ROOT, entry)))
+      cpSync(join(ROOT, entry), join(clone, entry), { recursive: true, filter: source });
   }
   // the build tools of the working copy (a fresh clone would have run npm ci)
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
   expect(existsSync(join(clone, 'dist'))).toBe(false);
-  const packed = await execa('npm', ['pack', '--json', '--pack-destination', work], { cwd: clone, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const packed = await execa('npm', ['pack', '--json', '--pack-destination', work], {
+    cwd: clone,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
   const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, info!.filename);
   listing = info!.files.map((f) => f.path);
   mkdirSync(prefix);
-  await execa('npm', ['install', '--global', '--prefix', prefix, tarball, '--prefer-offline', '--omit=optional', '--no-audit', '--no-fund'], {
-    cwd: work,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
+  await execa(
+    'npm',
+    [
+      'install',
+      '--global',
+      '--prefix',
+      prefix,
+      tarball,
+      '--prefer-offline',
+      '--omit=optional',
+      '--no-audit',
+      '--no-fund',
+    ],
+    {
+      cwd: work,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    },
+  );
 }, 300_000);
 
 describe('npm pack, then npm install -g of the tarball', () => {
   it('the tarball holds the bundled CLI, the completions and the man pages (prepack built dist/)', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    expect(listing).toEqual(expect.arrayContaining([pkg.bin.svc!.replace(/^\.\//, ''), 'dist/bundle/cli.cjs', 'dist/bundle/help.cjs', 'dist/bundle/build-id', 'completions/svc.bash', 'man/svc.1', 'man/svc-chat.1', 'package.json']));
+    expect(listing).toEqual(
+      expect.arrayContaining([
+        pkg.bin.svc!.replace(/^\.\//, ''),
+        'dist/bundle/cli.cjs',
+        'dist/bundle/help.cjs',
+        'dist/bundle/build-id',
+        'completions/svc.bash',
+        'man/svc.1',
+        'man/svc-chat.1',
+        'package.json',
+      ]),
+    );
     // a chunk for every command, the emulator and formats packages bundled, and only the bundle of dist/: the
     // launcher runs it (the ES modules it was built from are for development)
     expect(listing.filter((f) => f.startsWith('dist/bundle/commands/')).length).toBeGreaterThan(100);

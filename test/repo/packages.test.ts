@@ -31,11 +31,13 @@ describe('packages', () => {
       for (const file of files) {
         const test = file.startsWith(`${dir}/test/`);
         for (const name of graph.packages.get(file) ?? []) {
-          if (name !== pkg.name && !listed.has(name) && !(test && devTools.has(name))) offenders.push(`${file} imports ${name}`);
+          if (name !== pkg.name && !listed.has(name) && !(test && devTools.has(name)))
+            offenders.push(`${file} imports ${name}`);
         }
       }
       for (const i of graph.imports) {
-        if (i.from.startsWith(`${dir}/`) && !i.to.startsWith(`${dir}/`) && !i.to.startsWith('packages/')) offenders.push(`${i.from} reaches ${i.to}`);
+        if (i.from.startsWith(`${dir}/`) && !i.to.startsWith(`${dir}/`) && !i.to.startsWith('packages/'))
+          offenders.push(`${i.from} reaches ${i.to}`);
         if (i.from.startsWith(`${dir}/`) && i.to.startsWith('packages/') && !i.to.startsWith(`${dir}/`)) {
           const other = manifest(`${i.to.split('/').slice(0, 2).join('/')}/`).name;
           if (!listed.has(other)) offenders.push(`${i.from} reaches ${i.to} (${other} is not a dependency)`);
@@ -49,7 +51,9 @@ describe('packages', () => {
     const emulator = manifest('packages/emulator/');
     expect(Object.keys(emulator.dependencies ?? {})).toContain('svc-formats');
     expect(Object.keys(emulator.dependencies ?? {})).not.toContain(root.name);
-    expect(Object.keys(manifest('packages/formats/').dependencies ?? {}).filter((d) => d.startsWith('svc-'))).toEqual([]);
+    expect(Object.keys(manifest('packages/formats/').dependencies ?? {}).filter((d) => d.startsWith('svc-'))).toEqual(
+      [],
+    );
   });
 
   // the bundle holds both packages' code (scripts/bundle.mjs), so the CLI's tarball needs neither installed; the
@@ -58,7 +62,9 @@ describe('packages', () => {
     const cli = manifest('') as Manifest & { workspaces?: string[] };
     expect(cli.devDependencies).toMatchObject({ 'svc-emulator': cli.version, 'svc-formats': cli.version });
     const own = new Set(Object.keys(cli.dependencies ?? {}));
-    const theirs = PACKAGES.flatMap((dir) => Object.keys(manifest(`${dir}/`).dependencies ?? {})).filter((d) => !d.startsWith('svc-'));
+    const theirs = PACKAGES.flatMap((dir) => Object.keys(manifest(`${dir}/`).dependencies ?? {})).filter(
+      (d) => !d.startsWith('svc-'),
+    );
     expect(theirs.filter((d) => !own.has(d))).toEqual([]);
     expect(cli.workspaces).toEqual(PACKAGES);
   });

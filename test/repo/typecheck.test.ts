@@ -6,7 +6,11 @@ import { ROOT } from '../helpers/files.js';
 
 describe('types', () => {
   it('tsc --noEmit finds no error in src/ (the build does not check types)', async () => {
-    const r = await execa('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit'], { cwd: ROOT, reject: false, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const r = await execa('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit'], {
+      cwd: ROOT,
+      reject: false,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
     expect(r.stdout + r.stderr, 'tsc reported errors').not.toMatch(/error TS\d+/);
     expect(r.exitCode).toBe(0);
   }, 180_000);

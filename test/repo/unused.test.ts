@@ -26,7 +26,7 @@ function usedNames(): Map<string, Set<string> | 'all'> {
   const add = (file: string, names: Set<string> | 'all'): boolean => {
     const had = used.get(file);
     if (had === 'all') return false;
-    if (names === 'all') return used.set(file, 'all'), true;
+    if (names === 'all') return (used.set(file, 'all'), true);
     const set = had ?? new Set<string>();
     const before = set.size;
     for (const n of names) set.add(n);
@@ -36,7 +36,10 @@ function usedNames(): Map<string, Set<string> | 'all'> {
   for (const imp of graph.imports) if (imp.from !== imp.to) add(imp.to, imp.names);
   // the launcher loads its entries by name (`load('cli').then(({ main }) => …)`, a bundle or dist/)
   const launcher = launcherSource();
-  for (const [file, name] of [['src/cli.ts', 'main'], ['src/help.ts', 'printTopLevelHelp']] as const) {
+  for (const [file, name] of [
+    ['src/cli.ts', 'main'],
+    ['src/help.ts', 'printTopLevelHelp'],
+  ] as const) {
     if (new RegExp(`\\{ ${name} \\}`).test(launcher)) add(file, new Set([name]));
   }
   // a name taken from a module that re-exports everything of another (`export * from`) is taken from that one
@@ -46,7 +49,8 @@ function usedNames(): Map<string, Set<string> | 'all'> {
       const names = used.get(file);
       if (!names) continue;
       const own = graph.exports.get(file)!;
-      for (const t of targets) changed = add(t, names === 'all' ? 'all' : new Set([...names].filter((n) => !own.has(n)))) || changed;
+      for (const t of targets)
+        changed = add(t, names === 'all' ? 'all' : new Set([...names].filter((n) => !own.has(n)))) || changed;
     }
   }
   return used;
@@ -61,11 +65,17 @@ describe('dead code', () => {
       if (taken === 'all') continue;
       const text = readFileSync(join(ROOT, file), 'utf8');
       // used in its own module (a type in an exported signature, a helper of an exported function): not dead
-      const usedHere = (name: string) => (text.match(new RegExp(`(?<![\\w$])(?<!(?:^|[^.])\\.)${name.replace(/\$/g, '\\$')}(?![\\w$])`, 'g')) ?? []).length > 1;
-      for (const [name, line] of names) if (!taken?.has(name) && (name === 'default' || !usedHere(name))) unused.push(`${file}:${line} ${name}`);
+      const usedHere = (name: string) =>
+        (text.match(new RegExp(`(?<![\\w$])(?<!(?:^|[^.])\\.)${name.replace(/\$/g, '\\$')}(?![\\w$])`, 'g')) ?? [])
+          .length > 1;
+      for (const [name, line] of names)
+        if (!taken?.has(name) && (name === 'default' || !usedHere(name))) unused.push(`${file}:${line} ${name}`);
     }
     const awaiting = (u: string) => AWAITING_USE.includes(u.replace(/:\d+ /, ' '));
-    expect(unused.filter((u) => !awaiting(u)), 'exports nothing uses: remove them (or the export keyword)').toEqual([]);
+    expect(
+      unused.filter((u) => !awaiting(u)),
+      'exports nothing uses: remove them (or the export keyword)',
+    ).toEqual([]);
     const nowUsed = AWAITING_USE.filter((a) => !unused.some((u) => u.replace(/:\d+ /, ' ') === a));
     expect(nowUsed, 'used or removed now: delete them from AWAITING_USE').toEqual([]);
   });
@@ -75,7 +85,9 @@ describe('dead code', () => {
     const imported = new Set([...graph.packages.values()].flatMap((s) => [...s]));
     const scripts = Object.values(pkg.scripts ?? {}).join('\n');
     const runs = (name: string): boolean => {
-      const meta = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+      const meta = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+        bin?: string | Record<string, string>;
+      };
       const bins = typeof meta.bin === 'string' ? [name] : Object.keys(meta.bin ?? {});
       return bins.some((b) => new RegExp(`(^|[\\s;&|(])(npx )?${b}\\b`).test(scripts));
     };

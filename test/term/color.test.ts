@@ -53,7 +53,11 @@ describe('colour on a pseudo-terminal', () => {
   });
 
   it('a terminal without NO_COLOR is coloured; errors too, unless NO_COLOR', async () => {
-    const coloured = await svcOnTerminal(['files', 'get', 'file_missing'], { emu, cols: 100, env: { NO_COLOR: undefined } });
+    const coloured = await svcOnTerminal(['files', 'get', 'file_missing'], {
+      emu,
+      cols: 100,
+      env: { NO_COLOR: undefined },
+    });
     expect(coloured.exitCode).toBe(5);
     expect(coloured.screen).toMatch(/\u001b\[31merror:/);
     const plain = await svcOnTerminal(['files', 'get', 'file_missing'], { emu, cols: 100, env: { NO_COLOR: '1' } });
@@ -64,15 +68,34 @@ describe('colour on a pseudo-terminal', () => {
   it('chalk is loaded only when colour is on: not in a pipe, not with NO_COLOR on a terminal', async () => {
     const tracer = join(ROOT, 'test/fixtures/trace-imports.cjs');
     // chalk is bundled (dist/bundle/shared/chalk-*.cjs); from node_modules when the launcher runs dist/ (SVC_NO_BUNDLE)
-    const chalkLoaded = (trace: string) => readFileSync(trace, 'utf8').split('\n').some((u) => u.includes('/node_modules/chalk/') || /\/dist\/bundle\/shared\/chalk-/.test(u));
+    const chalkLoaded = (trace: string) =>
+      readFileSync(trace, 'utf8')
+        .split('\n')
+        .some((u) => u.includes('/node_modules/chalk/') || /\/dist\/bundle\/shared\/chalk-/.test(u));
     const inPipe = join(tempDir(), 'imports.txt');
-    expect((await svcProcess(['files', 'ls'], { emu, nodeArgs: ['--require', tracer], env: { SVC_TRACE_IMPORTS: inPipe, NO_COLOR: undefined } })).exitCode).toBe(0);
+    expect(
+      (
+        await svcProcess(['files', 'ls'], {
+          emu,
+          nodeArgs: ['--require', tracer],
+          env: { SVC_TRACE_IMPORTS: inPipe, NO_COLOR: undefined },
+        })
+      ).exitCode,
+    ).toBe(0);
     expect(chalkLoaded(inPipe)).toBe(false);
     const plain = join(tempDir(), 'imports.txt');
-    await svcOnTerminal(['files', 'ls'], { emu, cols: 100, env: { NODE_OPTIONS: `--require ${tracer}`, SVC_TRACE_IMPORTS: plain, NO_COLOR: '1' } });
+    await svcOnTerminal(['files', 'ls'], {
+      emu,
+      cols: 100,
+      env: { NODE_OPTIONS: `--require ${tracer}`, SVC_TRACE_IMPORTS: plain, NO_COLOR: '1' },
+    });
     expect(chalkLoaded(plain)).toBe(false);
     const coloured = join(tempDir(), 'imports.txt');
-    await svcOnTerminal(['files', 'ls'], { emu, cols: 100, env: { NODE_OPTIONS: `--require ${tracer}`, SVC_TRACE_IMPORTS: coloured, NO_COLOR: undefined } });
+    await svcOnTerminal(['files', 'ls'], {
+      emu,
+      cols: 100,
+      env: { NODE_OPTIONS: `--require ${tracer}`, SVC_TRACE_IMPORTS: coloured, NO_COLOR: undefined },
+    });
     expect(chalkLoaded(coloured)).toBe(true);
   });
 });

@@ -12,7 +12,9 @@ let emu: TestEmulator;
 const ids: string[] = [];
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const r = await svcInProcess(['files', 'upload', writeTemp('a.txt', 'aaa'), writeTemp('b.txt', 'bbbbbb'), '--json'], { emu });
+  const r = await svcInProcess(['files', 'upload', writeTemp('a.txt', 'aaa'), writeTemp('b.txt', 'bbbbbb'), '--json'], {
+    emu,
+  });
   expect(r.exitCode, r.stderr).toBe(0);
   for (const line of r.stdout.split('\n').filter(Boolean)) ids.push(JSON.parse(line).id);
 });
@@ -28,19 +30,29 @@ describe('--jq', () => {
   it('svc api /v1/models --jq .data[].id prints the model ids (and implies --json)', async () => {
     const r = await svcInProcess(['api', '/v1/models', '--jq', '.data[].id'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
-    const models = JSON.parse((await svcInProcess(['api', '/v1/models'], { emu })).stdout).data.map((m: { id: string }) => m.id);
+    const models = JSON.parse((await svcInProcess(['api', '/v1/models'], { emu })).stdout).data.map(
+      (m: { id: string }) => m.id,
+    );
     expect(r.stdout).toBe(models.map((id: string) => `${id}\n`).join(''));
     expect(models).toContain('svc-4');
   });
 
   it('real jq semantics: select, arithmetic, object construction, string interpolation, the cursor record', async () => {
-    const big = await svcInProcess(['files', 'list', '--jq', 'select(.bytes > 4) | "\\(.filename)=\\(.bytes * 2)"'], { emu });
+    const big = await svcInProcess(['files', 'list', '--jq', 'select(.bytes > 4) | "\\(.filename)=\\(.bytes * 2)"'], {
+      emu,
+    });
     expect(big.stdout).toBe('b.txt=12\n');
     const obj = await svcInProcess(['files', 'get', ids[0]!, '--jq', '{name: .filename, size: .bytes}'], { emu });
     expect(JSON.parse(obj.stdout)).toEqual({ name: 'a.txt', size: 3 });
-    const cursor = await svcInProcess(['files', 'list', '--limit', '1', '--jq', 'select(.next_page_token) | .next_page_token'], { emu });
+    const cursor = await svcInProcess(
+      ['files', 'list', '--limit', '1', '--jq', 'select(.next_page_token) | .next_page_token'],
+      { emu },
+    );
     expect(cursor.stdout.trim()).toMatch(/^\S+$/);
-    const page = await svcInProcess(['files', 'list', '--limit', '1', '--page-token', cursor.stdout.trim(), '--jq', '.id'], { emu });
+    const page = await svcInProcess(
+      ['files', 'list', '--limit', '1', '--page-token', cursor.stdout.trim(), '--jq', '.id'],
+      { emu },
+    );
     expect(page.stdout.split('\n')[0]).toBe(ids[0]);
   });
 
@@ -56,7 +68,7 @@ describe('--jq', () => {
     expect(unknown.stderr).toMatch(/nosuchfn\/1 is not defined/);
   });
 
-  it('a runtime error exits 1 with jq\'s message', async () => {
+  it("a runtime error exits 1 with jq's message", async () => {
     const r = await svcInProcess(['files', 'list', '--jq', '.id | error("stop here")'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/--jq: error: stop here/);
@@ -64,13 +76,21 @@ describe('--jq', () => {
 
   it('jq is loaded only with --jq', async () => {
     const trace = join(tempDir(), 'imports.txt');
-    const r = await svcProcess(['files', 'list', '--json'], { emu, nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace } });
+    const r = await svcProcess(['files', 'list', '--json'], {
+      emu,
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+      env: { SVC_TRACE_IMPORTS: trace },
+    });
     expect(r.exitCode).toBe(0);
     const loaded = readFileSync(trace, 'utf8');
     expect(loaded).toMatch(/\/commands\/files\/list[-.]/);
     expect(loaded).not.toMatch(/jq-web|\/term\/jq[-.]/);
     const trace2 = join(tempDir(), 'imports.txt');
-    await svcProcess(['files', 'list', '--jq', '.id'], { emu, nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')], env: { SVC_TRACE_IMPORTS: trace2 } });
+    await svcProcess(['files', 'list', '--jq', '.id'], {
+      emu,
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+      env: { SVC_TRACE_IMPORTS: trace2 },
+    });
     expect(readFileSync(trace2, 'utf8')).toMatch(/jq-web/);
   });
 });

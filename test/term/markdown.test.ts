@@ -6,7 +6,18 @@ import { NO_COLORS, type Colors } from '../../src/term/color.js';
 
 // visible markers instead of colour codes, so that the styles can be asserted as text
 const tag = (name: string) => (s: string) => `<${name}>${s}</${name}>`;
-const MARKS: Colors = { ...NO_COLORS, enabled: true, bold: tag('b'), dim: (s) => s, italic: tag('i'), underline: tag('u'), cyan: tag('c'), magenta: tag('m'), green: tag('g'), yellow: tag('y') };
+const MARKS: Colors = {
+  ...NO_COLORS,
+  enabled: true,
+  bold: tag('b'),
+  dim: (s) => s,
+  italic: tag('i'),
+  underline: tag('u'),
+  cyan: tag('c'),
+  magenta: tag('m'),
+  green: tag('g'),
+  yellow: tag('y'),
+};
 
 async function feed(pieces: string[]): Promise<{ afterEach: string[]; final: string }> {
   let printed = '';
@@ -39,7 +50,12 @@ describe('MarkdownStream', () => {
   });
 
   it('a fence inside a longer fence does not close it; an unknown language stays plain; lists and tables', async () => {
-    const { final } = await feed(['````md\n```\ninner\n```\n````\n', '\n', '```nosuchlang\nx <y>\n```\n', '\n1. one\n2. two\n- [x] done\n\n| a | b |\n|---|--:|\n| 10 | 2 |\n']);
+    const { final } = await feed([
+      '````md\n```\ninner\n```\n````\n',
+      '\n',
+      '```nosuchlang\nx <y>\n```\n',
+      '\n1. one\n2. two\n- [x] done\n\n| a | b |\n|---|--:|\n| 10 | 2 |\n',
+    ]);
     expect(final).toContain('│ ```\n│ inner\n│ ```\n');
     expect(final).toContain('│ x <y>\n');
     expect(final).toContain('<c>1.</c> one\n<c>2.</c> two\n');

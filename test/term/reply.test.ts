@@ -18,7 +18,9 @@ describe('--json of a single resource is the reply as sent', () => {
     expect(keys(created.stdout)).toEqual(['agent']);
     const id = JSON.parse(created.stdout).agent.agent_id;
     expect(keys((await svcProcess(['agents', 'get', id, '--json'], { emu })).stdout)).toEqual(['agent']);
-    expect(keys((await svcProcess(['agents', 'update', id, '--name', 'w2', '--json'], { emu })).stdout)).toEqual(['agent']);
+    expect(keys((await svcProcess(['agents', 'update', id, '--name', 'w2', '--json'], { emu })).stdout)).toEqual([
+      'agent',
+    ]);
   });
 
   it('phone buy / get / update keep the {phone_number} wrapper, as phone v2 create keeps {phone_number, webhook}', async () => {
@@ -26,8 +28,25 @@ describe('--json of a single resource is the reply as sent', () => {
     expect(keys(bought.stdout)).toEqual(['phone_number']);
     const id = JSON.parse(bought.stdout).phone_number.phone_number_id;
     expect(keys((await svcProcess(['phone', 'get', id, '--json'], { emu })).stdout)).toEqual(['phone_number']);
-    expect(keys((await svcProcess(['phone', 'update', id, '--name', 'y', '--json'], { emu })).stdout)).toEqual(['phone_number']);
-    const v2 = await svcProcess(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'z', '--webhook-url', 'https://example.com/h', '--yes', '--json'], { emu });
+    expect(keys((await svcProcess(['phone', 'update', id, '--name', 'y', '--json'], { emu })).stdout)).toEqual([
+      'phone_number',
+    ]);
+    const v2 = await svcProcess(
+      [
+        'phone',
+        'v2',
+        'create',
+        '--origin',
+        'svc_provisioned',
+        '--name',
+        'z',
+        '--webhook-url',
+        'https://example.com/h',
+        '--yes',
+        '--json',
+      ],
+      { emu },
+    );
     expect(keys(v2.stdout)).toEqual(['phone_number', 'webhook']);
   });
 

@@ -84,7 +84,14 @@ describe('fitting rules', () => {
   });
 
   it('rows never wrap: every line fits, right-aligned columns pad on the left', () => {
-    const lines = renderTable([{ header: 'NAME' }, { header: 'SIZE', align: 'right' }], [['a-very-long-name-indeed', '10 B'], ['b', '2.0 KiB']], 20);
+    const lines = renderTable(
+      [{ header: 'NAME' }, { header: 'SIZE', align: 'right' }],
+      [
+        ['a-very-long-name-indeed', '10 B'],
+        ['b', '2.0 KiB'],
+      ],
+      20,
+    );
     expect(lines).toEqual(['NAME            SIZE', 'a-very-lon…     10 B', 'b            2.0 KiB']);
   });
 });

@@ -36,7 +36,10 @@ export async function prepareInputs(emu: TestEmulator): Promise<Inputs> {
 export function livePaths(inp: Inputs): LivePath[] {
   return [
     { name: 'chat --deferred --wait (spinner)', args: () => ['chat', '--deferred', '--wait', 'hi'] },
-    { name: 'videos generate --wait (spinner, download progress)', args: (d) => ['videos', 'generate', 'a cat', '--wait', '-o', join(d, 'v.mp4')] },
+    {
+      name: 'videos generate --wait (spinner, download progress)',
+      args: (d) => ['videos', 'generate', 'a cat', '--wait', '-o', join(d, 'v.mp4')],
+    },
     { name: 'images generate (spinner)', args: (d) => ['images', 'generate', 'a fox', '-o', join(d, 'fox.png')] },
     { name: 'embed (spinner)', args: () => ['embed', 'a red fox'] },
     { name: 'custom-voices create (spinner)', args: () => ['custom-voices', 'create', inp.clip, '--name', 'me'] },

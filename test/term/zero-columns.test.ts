@@ -21,7 +21,11 @@ afterAll(() => emu.close());
 describe('a pseudo-terminal of 0 columns', () => {
   it('every spinner and progress path finishes with static lines only', async () => {
     // each on a terminal of its own, all at once: they wait on the emulator's delays, not on the CPU
-    const runs = await Promise.all(paths.map((p) => svcOnTerminal(p.args(tempDir()), { emu, cols: 0, env: { NO_COLOR: undefined, FORCE_COLOR: undefined } })));
+    const runs = await Promise.all(
+      paths.map((p) =>
+        svcOnTerminal(p.args(tempDir()), { emu, cols: 0, env: { NO_COLOR: undefined, FORCE_COLOR: undefined } }),
+      ),
+    );
     paths.forEach((p, i) => {
       const r = runs[i]!;
       expect(r.exitCode, `${p.name}\n${r.screen.slice(0, 2000)}`).toBe(0);

@@ -22,9 +22,13 @@ function requestLog(core: Backend, q: URLSearchParams): LoggedRequest[] {
     }
   }
   const status = q.get('status');
-  if (status && !/^[1-5](\d\d|xx)$/.test(status)) invalid(`Invalid value for \`status\`: ${JSON.stringify(status)}; a status like 429 or a class like 4xx`);
-  const matchesStatus = (s?: number) => !status || (s !== undefined && (status.endsWith('xx') ? String(s)[0] === status[0] : String(s) === status));
-  const list = core.requests.filter((r) => r.seq > after && (!pathRe || pathRe.test(r.path)) && matchesStatus(r.status));
+  if (status && !/^[1-5](\d\d|xx)$/.test(status))
+    invalid(`Invalid value for \`status\`: ${JSON.stringify(status)}; a status like 429 or a class like 4xx`);
+  const matchesStatus = (s?: number) =>
+    !status || (s !== undefined && (status.endsWith('xx') ? String(s)[0] === status[0] : String(s) === status));
+  const list = core.requests.filter(
+    (r) => r.seq > after && (!pathRe || pathRe.test(r.path)) && matchesStatus(r.status),
+  );
   const keys = [...core.keys().keys()].filter((k) => k.length >= 8);
   let text = JSON.stringify(list);
   for (const k of keys) text = text.split(k).join('[REDACTED]');
@@ -68,7 +72,8 @@ function phoneNumberId(core: Backend, number: unknown): string | undefined {
 }
 
 async function triggerIncomingCall(core: Backend, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  if (body.webhook !== undefined && (typeof body.webhook !== 'string' || !/^https?:\/\//.test(body.webhook))) invalid('Invalid value for `webhook`: expected an http(s) URL');
+  if (body.webhook !== undefined && (typeof body.webhook !== 'string' || !/^https?:\/\//.test(body.webhook)))
+    invalid('Invalid value for `webhook`: expected an http(s) URL');
   const result = await startInboundCall(core, {
     phone_number_id: phoneNumberId(core, body.number),
     from: body.from as string | undefined,
@@ -80,57 +85,91 @@ async function triggerIncomingCall(core: Backend, body: Record<string, unknown>)
 
 export function registerAdminRoutes(router: Router): void {
   const admin = { auth: false } as const;
-  router.get('/_emulator/health', (_req, res, core) => res.json(200, { status: 'ok', url: core.url, ws_url: core.wsUrl, seed: core.seed ?? null }), admin);
+  router.get(
+    '/_emulator/health',
+    (_req, res, core) => res.json(200, { status: 'ok', url: core.url, ws_url: core.wsUrl, seed: core.seed ?? null }),
+    admin,
+  );
   router.get('/_emulator/requests', (req, res, core) => res.json(200, requestLog(core, req.query)), admin);
-  router.delete('/_emulator/requests', (_req, res, core) => {
-    core.requests.length = 0;
-    res.json(200, { cleared: true });
-  }, admin);
-  router.post('/_emulator/faults', async (req, res, core) => {
-    const body = await req.json<Fault | Fault[]>({ array: true });
-    const list = Array.isArray(body) ? body : [body];
-    try {
-      list.forEach((f) => FaultList.check(f));
-    } catch (err) {
-      invalid(`Invalid fault: ${(err as Error).message}`);
-    }
-    for (const f of list) core.faults.add(f);
-    res.json(200, { ok: true, faults: core.faults.list() });
-  }, admin);
+  router.delete(
+    '/_emulator/requests',
+    (_req, res, core) => {
+      core.requests.length = 0;
+      res.json(200, { cleared: true });
+    },
+    admin,
+  );
+  router.post(
+    '/_emulator/faults',
+    async (req, res, core) => {
+      const body = await req.json<Fault | Fault[]>({ array: true });
+      const list = Array.isArray(body) ? body : [body];
+      try {
+        list.forEach((f) => FaultList.check(f));
+      } catch (err) {
+        invalid(`Invalid fault: ${(err as Error).message}`);
+      }
+      for (const f of list) core.faults.add(f);
+      res.json(200, { ok: true, faults: core.faults.list() });
+    },
+    admin,
+  );
   router.get('/_emulator/faults', (_req, res, core) => res.json(200, { faults: core.faults.list() }), admin);
-  router.delete('/_emulator/faults', (_req, res, core) => {
-    core.faults.clear();
-    res.json(200, { ok: true });
-  }, admin);
-  router.post('/_emulator/settings', async (req, res, core) => {
-    const body = await req.json();
-    for (const [k, v] of Object.entries(body)) if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) invalid(`Invalid value for setting \`${k}\`: ${JSON.stringify(v)}; must be a number of at least 0`);
-    Object.assign(core.settings, body);
-    res.json(200, core.settings);
-  }, admin);
-  router.post('/_emulator/keys', async (req, res, core) => {
-    const rec = core.addKey(await req.json<Partial<KeyRecord>>());
-    res.json(200, rec);
-  }, admin);
-  router.post('/_emulator/reset', async (_req, res, core) => {
-    core.store.reset();
-    core.requests.length = 0;
-    core.faults.clear();
-    core.addKey({ key: core.defaultKey, name: 'default emulator key' });
-    const fixtures = core.fixtures ? await core.fixtures() : undefined;
-    res.json(200, { ok: true, ...(fixtures ? { fixtures } : {}) });
-  }, admin);
-  router.post('/_emulator/trigger/:kind', async (req, res, core) => {
-    const kind = req.params.kind!;
-    const body = await req.json();
-    const id = () => {
-      if (typeof body.id !== 'string' || !body.id) invalid(`The trigger ${kind} needs an \`id\``);
-      return body.id;
-    };
-    if (kind === 'incoming-call') return res.json(200, await triggerIncomingCall(core, body));
-    if (kind === 'video-done') return res.json(200, triggerVideoDone(core, id()));
-    if (kind === 'deferred-ready') return res.json(200, triggerDeferredReady(core, id()));
-    if (kind === 'file-expired') return res.json(200, triggerFileExpired(core, id()));
-    notFound(`No trigger ${kind}; triggers: ${TRIGGERS.join(', ')}`);
-  }, admin);
+  router.delete(
+    '/_emulator/faults',
+    (_req, res, core) => {
+      core.faults.clear();
+      res.json(200, { ok: true });
+    },
+    admin,
+  );
+  router.post(
+    '/_emulator/settings',
+    async (req, res, core) => {
+      const body = await req.json();
+      for (const [k, v] of Object.entries(body))
+        if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+          invalid(`Invalid value for setting \`${k}\`: ${JSON.stringify(v)}; must be a number of at least 0`);
+      Object.assign(core.settings, body);
+      res.json(200, core.settings);
+    },
+    admin,
+  );
+  router.post(
+    '/_emulator/keys',
+    async (req, res, core) => {
+      const rec = core.addKey(await req.json<Partial<KeyRecord>>());
+      res.json(200, rec);
+    },
+    admin,
+  );
+  router.post(
+    '/_emulator/reset',
+    async (_req, res, core) => {
+      core.store.reset();
+      core.requests.length = 0;
+      core.faults.clear();
+      core.addKey({ key: core.defaultKey, name: 'default emulator key' });
+      const fixtures = core.fixtures ? await core.fixtures() : undefined;
+      res.json(200, { ok: true, ...(fixtures ? { fixtures } : {}) });
+    },
+    admin,
+  );
+  router.post(
+    '/_emulator/trigger/:kind',
+    async (req, res, core) => {
+      const kind = req.params.kind!;
+      const body = await req.json();
+      const id = () => {
+        if (typeof body.id !== 'string' || !body.id) invalid(`The trigger ${kind} needs an \`id\``);
+        return body.id;
+      };
+      if (kind === 'incoming-call') return res.json(200, await triggerIncomingCall(core, body));
+      if (kind === 'video-done') return res.json(200, triggerVideoDone(core, id()));
+      if (kind === 'deferred-ready') return res.json(200, triggerDeferredReady(core, id()));
+      if (kind === 'file-expired') return res.json(200, triggerFileExpired(core, id()));
+      notFound(`No trigger ${kind}; triggers: ${TRIGGERS.join(', ')}`);
+    },
+    admin,
+  );
 }

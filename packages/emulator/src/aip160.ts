@@ -12,7 +12,10 @@ export type Node =
   | { type: 'cmp'; field: string; op: Op; value: string; quoted: boolean; pos: number };
 
 export class FilterError extends Error {
-  constructor(message: string, readonly pos: number) {
+  constructor(
+    message: string,
+    readonly pos: number,
+  ) {
     super(`invalid filter at position ${pos + 1}: ${message}`);
   }
 }
@@ -128,9 +131,17 @@ export function parseFilter(src: string, defaultField = 'name'): Node | undefine
       if (t.kind !== 'word') throw new FilterError('a field name cannot be quoted', t.pos);
       p++;
       const v = peek();
-      if (!v || (v.kind !== 'word' && v.kind !== 'string')) throw new FilterError(`expected a value after ${next.text}`, v?.pos ?? src.length);
+      if (!v || (v.kind !== 'word' && v.kind !== 'string'))
+        throw new FilterError(`expected a value after ${next.text}`, v?.pos ?? src.length);
       p++;
-      return { type: 'cmp', field: t.text, op: next.text as Op, value: v.text, quoted: v.kind === 'string', pos: t.pos };
+      return {
+        type: 'cmp',
+        field: t.text,
+        op: next.text as Op,
+        value: v.text,
+        quoted: v.kind === 'string',
+        pos: t.pos,
+      };
     }
     return { type: 'cmp', field: defaultField, op: ':', value: t.text, quoted: t.kind === 'string', pos: t.pos };
   }
@@ -147,7 +158,11 @@ export interface FieldSpec<R> {
 }
 
 /** Check every comparison against the known fields (so a bad filter is a 400 even on an empty list). */
-export function compileFilter<R>(src: string | undefined | null, fields: Record<string, FieldSpec<R>>, defaultField = 'name'): (r: R) => boolean {
+export function compileFilter<R>(
+  src: string | undefined | null,
+  fields: Record<string, FieldSpec<R>>,
+  defaultField = 'name',
+): (r: R) => boolean {
   if (!src || !src.trim()) return () => true;
   const node = parseFilter(src, defaultField);
   if (!node) return () => true;
@@ -161,9 +176,18 @@ function validate<R>(node: Node, fields: Record<string, FieldSpec<R>>): void {
     return;
   }
   const spec = fields[node.field];
-  if (!spec) throw new FilterError(`unknown field ${node.field}; filterable fields: ${Object.keys(fields).join(', ')}`, node.pos);
-  if (spec.kind === 'int' && !/^-?\d+$/.test(node.value)) throw new FilterError(`${node.field} compares with a whole number, not ${JSON.stringify(node.value)}`, node.pos);
-  if (spec.kind === 'time' && parseTime(node.value) === undefined) throw new FilterError(`${node.field} compares with an RFC 3339 timestamp, not ${JSON.stringify(node.value)}`, node.pos);
+  if (!spec)
+    throw new FilterError(
+      `unknown field ${node.field}; filterable fields: ${Object.keys(fields).join(', ')}`,
+      node.pos,
+    );
+  if (spec.kind === 'int' && !/^-?\d+$/.test(node.value))
+    throw new FilterError(`${node.field} compares with a whole number, not ${JSON.stringify(node.value)}`, node.pos);
+  if (spec.kind === 'time' && parseTime(node.value) === undefined)
+    throw new FilterError(
+      `${node.field} compares with an RFC 3339 timestamp, not ${JSON.stringify(node.value)}`,
+      node.pos,
+    );
 }
 
 export function parseTime(v: string): number | undefined {
@@ -174,7 +198,13 @@ export function parseTime(v: string): number | undefined {
 }
 
 function wildcard(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    'i',
+  );
 }
 
 function compare(a: number | string, b: number | string): number {
@@ -202,10 +232,16 @@ export function ordered(op: Op, c: number): boolean {
 
 function evaluate<R>(node: Node, r: R, fields: Record<string, FieldSpec<R>>): boolean {
   if (node.type === 'not') return !evaluate(node.item, r, fields);
-  if (node.type !== 'cmp') return node.type === 'and' ? node.items.every((n) => evaluate(n, r, fields)) : node.items.some((n) => evaluate(n, r, fields));
+  if (node.type !== 'cmp')
+    return node.type === 'and'
+      ? node.items.every((n) => evaluate(n, r, fields))
+      : node.items.some((n) => evaluate(n, r, fields));
   const spec = fields[node.field]!;
   const actual = spec.get(r);
-  if (actual === undefined || actual === null) return node.op === '!=' ? node.value !== 'null' : (node.op === '=' || node.op === ':') && node.value === 'null' && !node.quoted;
+  if (actual === undefined || actual === null)
+    return node.op === '!='
+      ? node.value !== 'null'
+      : (node.op === '=' || node.op === ':') && node.value === 'null' && !node.quoted;
   const v = node.value;
   switch (spec.kind) {
     case 'int':

@@ -18,7 +18,12 @@ export interface EmulatorSettings {
   [name: string]: number;
 }
 
-export const DEFAULT_SETTINGS: EmulatorSettings = { tokenDelayMs: 0, deferredDelayMs: 1500, latencyMs: 0, videoDelayMs: 1500 };
+export const DEFAULT_SETTINGS: EmulatorSettings = {
+  tokenDelayMs: 0,
+  deferredDelayMs: 1500,
+  latencyMs: 0,
+  videoDelayMs: 1500,
+};
 
 export interface LoggedRequest {
   /** position in the log (GET /_emulator/requests?after=SEQ for what came since) */
@@ -66,7 +71,12 @@ export class Backend extends EventEmitter {
   readonly seed?: number;
   private requestCount = 0;
 
-  constructor(readonly store: StateStore, settings: Partial<EmulatorSettings> = {}, defaultKey = DEFAULT_EMULATOR_KEY, seed?: number) {
+  constructor(
+    readonly store: StateStore,
+    settings: Partial<EmulatorSettings> = {},
+    defaultKey = DEFAULT_EMULATOR_KEY,
+    seed?: number,
+  ) {
     super();
     this.seed = seed;
     this.settings = { ...DEFAULT_SETTINGS, ...stripUndefined(settings) } as EmulatorSettings;
@@ -112,7 +122,8 @@ export class Backend extends EventEmitter {
     // request ids name no stored thing, so their stream is not saved (reads do not write the state)
     const i = purpose === 'request' ? this.requestCount++ : this.store.next(`seed:${purpose}`) - 1;
     const out: Buffer[] = [];
-    for (let block = 0; out.length * 32 < n; block++) out.push(createHash('sha256').update(`${this.seed}\u0000${purpose}\u0000${i}\u0000${block}`).digest());
+    for (let block = 0; out.length * 32 < n; block++)
+      out.push(createHash('sha256').update(`${this.seed}\u0000${purpose}\u0000${i}\u0000${block}`).digest());
     return Buffer.concat(out).subarray(0, n);
   }
 
@@ -137,7 +148,8 @@ export class Backend extends EventEmitter {
 
   /** 403 when the key's ACLs do not cover the model. */
   checkModelAcl(req: EmuRequest, model: string): void {
-    if (req.key && !aclAllowsModel(req.key, model)) throw new HttpError(403, `The API key does not have access to model ${model}`);
+    if (req.key && !aclAllowsModel(req.key, model))
+      throw new HttpError(403, `The API key does not have access to model ${model}`);
   }
 
   sleep(ms: number): Promise<void> {

@@ -50,7 +50,12 @@ export function activeCall(core: Backend, id: string): CallRecord | undefined {
   return c && c.status === 'active' ? c : undefined;
 }
 
-export function endCall(core: Backend, id: string, by: string, extra: Partial<CallRecord> = {}): CallRecord | undefined {
+export function endCall(
+  core: Backend,
+  id: string,
+  by: string,
+  extra: Partial<CallRecord> = {},
+): CallRecord | undefined {
   const c = calls(core).get(id);
   if (!c) return undefined;
   const next: CallRecord = { ...c, ...extra, status: 'ended', ended_at: new Date().toISOString(), ended_by: by };
@@ -78,13 +83,21 @@ export function incomingEvent(core: Backend, call: CallRecord): Record<string, u
 }
 
 /** POST a signed event to a URL (one attempt, 10 s timeout); reports what happened. */
-export async function deliverWebhook(url: string, secret: string, event: Record<string, unknown>): Promise<WebhookDelivery> {
+export async function deliverWebhook(
+  url: string,
+  secret: string,
+  event: Record<string, unknown>,
+): Promise<WebhookDelivery> {
   const body = JSON.stringify(event);
   const id = String(event.id);
   try {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'svc-emulator-webhooks', ...signedHeaders(secret, id, body) },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'svc-emulator-webhooks',
+        ...signedHeaders(secret, id, body),
+      },
       body,
       signal: AbortSignal.timeout(10_000),
     });
@@ -100,10 +113,21 @@ export async function deliverWebhook(url: string, secret: string, event: Record<
  * unknown); without, to the newest v2 number that has a webhook (else any number, else a placeholder).
  * When the number has a webhook, `realtime.call.incoming` is delivered before this resolves.
  */
-export async function startInboundCall(core: Backend, opts: InboundCallOptions = {}): Promise<{ call: CallRecord; webhook: WebhookDelivery | null }> {
+export async function startInboundCall(
+  core: Backend,
+  opts: InboundCallOptions = {},
+): Promise<{ call: CallRecord; webhook: WebhookDelivery | null }> {
   const v2 = [...phoneNumbersV2(core).values()];
   const v1 = [...phoneNumbersV1(core).values()];
-  let number: { phone_number_id: string; phone_number: string; team_id: string; agent_id: string | null; webhook?: { url: string; secret: string } | null } | undefined;
+  let number:
+    | {
+        phone_number_id: string;
+        phone_number: string;
+        team_id: string;
+        agent_id: string | null;
+        webhook?: { url: string; secret: string } | null;
+      }
+    | undefined;
   if (opts.phone_number_id !== undefined) {
     number = phoneNumbersV2(core).get(opts.phone_number_id) ?? phoneNumbersV1(core).get(opts.phone_number_id);
     if (!number) throw new HttpError(404, `Phone number ${opts.phone_number_id} not found`);
@@ -111,7 +135,8 @@ export async function startInboundCall(core: Backend, opts: InboundCallOptions =
     number = v2.reverse().find((p) => p.webhook) ?? v2[0] ?? v1[v1.length - 1];
   }
   const from = opts.from ?? '+14155550123';
-  if (typeof from !== 'string' || !/^\+[1-9]\d{1,14}$/.test(from)) throw new HttpError(400, `Invalid value for \`from\`: ${JSON.stringify(from)}; must be an E.164 number`);
+  if (typeof from !== 'string' || !/^\+[1-9]\d{1,14}$/.test(from))
+    throw new HttpError(400, `Invalid value for \`from\`: ${JSON.stringify(from)}; must be an E.164 number`);
   const call: CallRecord = {
     call_id: core.id('rtc'),
     status: 'active',
@@ -125,8 +150,17 @@ export async function startInboundCall(core: Backend, opts: InboundCallOptions =
   calls(core).set(call.call_id, call);
   core.store.save();
   let webhook: WebhookDelivery | null = null;
-  if (opts.webhook_url && !number?.webhook) throw new HttpError(400, 'The number has no webhook secret to sign with: register a v2 number with a webhook first');
-  if (number?.webhook) webhook = await deliverWebhook(opts.webhook_url ?? number.webhook.url, number.webhook.secret, incomingEvent(core, call));
+  if (opts.webhook_url && !number?.webhook)
+    throw new HttpError(
+      400,
+      'The number has no webhook secret to sign with: register a v2 number with a webhook first',
+    );
+  if (number?.webhook)
+    webhook = await deliverWebhook(
+      opts.webhook_url ?? number.webhook.url,
+      number.webhook.secret,
+      incomingEvent(core, call),
+    );
   core.emit('call.incoming', call);
   return { call, webhook };
 }

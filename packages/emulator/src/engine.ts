@@ -25,7 +25,10 @@ export interface EngineRequest {
   tools?: EngineTool[];
   /** 'auto' | 'none' | 'required' | a function name */
   toolChoice?: string;
-  format?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; schema: Record<string, unknown>; name?: string };
+  format?:
+    | { type: 'text' }
+    | { type: 'json_object' }
+    | { type: 'json_schema'; schema: Record<string, unknown>; name?: string };
   maxTokens?: number;
   stop?: string[];
   seed?: number | string;
@@ -55,7 +58,8 @@ export interface EngineReply {
 }
 
 export function requireLanguageModel(id: unknown): LanguageModel {
-  if (typeof id !== 'string' || id === '') throw new HttpError(400, 'Invalid value for `model`: a model id is required');
+  if (typeof id !== 'string' || id === '')
+    throw new HttpError(400, 'Invalid value for `model`: a model id is required');
   const m = findLanguageModel(id);
   if (!m) notFound(`The model ${id} does not exist or your team does not have access to it`);
   return m;
@@ -88,7 +92,8 @@ export function generateReply(req: EngineRequest): EngineReply {
   if (wantsTool) {
     // A named choice forces that tool; otherwise the tool the prompt names, else the first one.
     const lower = prompt.toLowerCase();
-    const tool = tools.find((t) => t.name === choice) ?? tools.find((t) => lower.includes(t.name.toLowerCase())) ?? tools[0];
+    const tool =
+      tools.find((t) => t.name === choice) ?? tools.find((t) => lower.includes(t.name.toLowerCase())) ?? tools[0];
     if (tool) {
       const args = valueForSchema(tool.parameters as never, `${seed}:${tool.name}:${prompt}`) ?? {};
       const argText = JSON.stringify(args);
@@ -126,9 +131,21 @@ export function generateReply(req: EngineRequest): EngineReply {
     text = pieces.join('');
     finishReason = 'length';
   }
-  const reasoning = req.reasoning ? `Considering the request "${prompt.slice(0, 60)}" and how to answer it briefly.` : undefined;
+  const reasoning = req.reasoning
+    ? `Considering the request "${prompt.slice(0, 60)}" and how to answer it briefly.`
+    : undefined;
   const reasoningTokens = reasoning ? countTokens(reasoning) : 0;
-  return { text, pieces, reasoning, toolCalls: [], finishReason, promptTokens, completionTokens: pieces.length, reasoningTokens, citations };
+  return {
+    text,
+    pieces,
+    reasoning,
+    toolCalls: [],
+    finishReason,
+    promptTokens,
+    completionTokens: pieces.length,
+    reasoningTokens,
+    citations,
+  };
 }
 
 /** Cost in ticks (1e10 per USD): prices are USD cents per 100 million tokens, so ticks = tokens × price. */

@@ -27,9 +27,12 @@ export class FaultList {
 
   static check(f: Fault): void {
     if (!f || typeof f !== 'object') throw new Error('a fault is an object {kind, …}');
-    if (!['status', 'drop', 'slow'].includes(f.kind)) throw new Error(`unknown fault kind ${JSON.stringify(f.kind)}: status, drop or slow`);
-    if (f.kind === 'status' && (!Number.isInteger(f.status) || f.status! < 400 || f.status! > 599)) throw new Error(`a status fault needs a status from 400 to 599 (got ${JSON.stringify(f.status)})`);
-    if (f.times !== undefined && (!Number.isInteger(f.times) || f.times < 1)) throw new Error(`times must be a positive integer (got ${JSON.stringify(f.times)})`);
+    if (!['status', 'drop', 'slow'].includes(f.kind))
+      throw new Error(`unknown fault kind ${JSON.stringify(f.kind)}: status, drop or slow`);
+    if (f.kind === 'status' && (!Number.isInteger(f.status) || f.status! < 400 || f.status! > 599))
+      throw new Error(`a status fault needs a status from 400 to 599 (got ${JSON.stringify(f.status)})`);
+    if (f.times !== undefined && (!Number.isInteger(f.times) || f.times < 1))
+      throw new Error(`times must be a positive integer (got ${JSON.stringify(f.times)})`);
     if (f.path !== undefined) {
       if (typeof f.path !== 'string') throw new Error('path must be a regular expression string');
       try {
@@ -51,7 +54,10 @@ export class FaultList {
 
   /** Take the first fault that applies to this request (consuming one use). */
   take(method: string, path: string): Fault | undefined {
-    const i = this.faults.findIndex((f) => f.left > 0 && (!f.method || f.method.toUpperCase() === method) && (!f.path || new RegExp(f.path).test(path)));
+    const i = this.faults.findIndex(
+      (f) =>
+        f.left > 0 && (!f.method || f.method.toUpperCase() === method) && (!f.path || new RegExp(f.path).test(path)),
+    );
     if (i === -1) return undefined;
     const f = this.faults[i]!;
     f.left--;

@@ -14,13 +14,28 @@ export interface Fixtures {
   keys?: Partial<KeyRecord>[];
   agents?: (Json & { key?: string })[];
   phone_numbers?: (Json & { api?: 'v1' | 'v2'; agent?: string; key?: string })[];
-  files?: { filename?: string; content?: string; content_base64?: string; path?: string; expires_after?: number; key?: string }[];
+  files?: {
+    filename?: string;
+    content?: string;
+    content_base64?: string;
+    path?: string;
+    expires_after?: number;
+    key?: string;
+  }[];
   skills?: { path: string; key?: string }[];
   custom_voices?: { path: string; name?: string; key?: string }[];
   collections?: Record<string, string | string[]>;
 }
 
-const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.flac': 'audio/flac', '.ogg': 'audio/ogg', '.opus': 'audio/opus', '.m4a': 'audio/mp4', '.aac': 'audio/aac' };
+const AUDIO_TYPES: Record<string, string> = {
+  '.wav': 'audio/wav',
+  '.mp3': 'audio/mpeg',
+  '.flac': 'audio/flac',
+  '.ogg': 'audio/ogg',
+  '.opus': 'audio/opus',
+  '.m4a': 'audio/mp4',
+  '.aac': 'audio/aac',
+};
 
 const SECTIONS = ['keys', 'agents', 'phone_numbers', 'files', 'skills', 'custom_voices', 'collections'];
 
@@ -38,14 +53,19 @@ export async function loadFixtures(file: string): Promise<{ fixtures: Fixtures; 
   try {
     data = /\.json$/i.test(file) ? JSON.parse(text) : (await import('yaml')).parse(text);
   } catch (err) {
-    throw new FixtureError(`${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(err as Error).message}`);
+    throw new FixtureError(
+      `${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+    );
   }
   if (data === null || data === undefined) data = {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new FixtureError(`${file}: expected a mapping with sections ${SECTIONS.join(', ')}`);
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new FixtureError(`${file}: expected a mapping with sections ${SECTIONS.join(', ')}`);
   for (const [k, v] of Object.entries(data as Json)) {
-    if (!SECTIONS.includes(k)) throw new FixtureError(`${file}: unknown section ${k}; sections: ${SECTIONS.join(', ')}`);
+    if (!SECTIONS.includes(k))
+      throw new FixtureError(`${file}: unknown section ${k}; sections: ${SECTIONS.join(', ')}`);
     const isList = k !== 'collections';
-    if (isList ? !Array.isArray(v) : typeof v !== 'object' || v === null || Array.isArray(v)) throw new FixtureError(`${file}: ${k} must be ${isList ? 'a list' : 'a mapping of name → path(s)'}`);
+    if (isList ? !Array.isArray(v) : typeof v !== 'object' || v === null || Array.isArray(v))
+      throw new FixtureError(`${file}: ${k} must be ${isList ? 'a list' : 'a mapping of name → path(s)'}`);
   }
   return { fixtures: data as Fixtures, dir: dirname(resolve(file)) };
 }
@@ -54,7 +74,11 @@ export async function loadFixtures(file: string): Promise<{ fixtures: Fixtures; 
  * Apply the fixtures unless this state already has them (the same fixtures, by content): a kept state dir is not
  * seeded twice. Reset clears the mark, so the fixtures come back after it.
  */
-export async function seedFixtures(core: Backend, fixtures: Fixtures, dir: string): Promise<Record<string, number> | undefined> {
+export async function seedFixtures(
+  core: Backend,
+  fixtures: Fixtures,
+  dir: string,
+): Promise<Record<string, number> | undefined> {
   const mark = createHash('sha256').update(JSON.stringify(fixtures)).update(dir).digest('hex');
   const meta = core.store.collection<string>('fixtures');
   if (meta.get('applied') === mark) {
@@ -71,10 +95,20 @@ export async function seedFixtures(core: Backend, fixtures: Fixtures, dir: strin
 export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   const count = (k: string) => (counts[k] = (counts[k] ?? 0) + 1);
-  const call = async (where: string, method: string, path: string, key: string | undefined, body: Json | FormData): Promise<Json> => {
+  const call = async (
+    where: string,
+    method: string,
+    path: string,
+    key: string | undefined,
+    body: Json | FormData,
+  ): Promise<Json> => {
     const headers: Record<string, string> = { authorization: `Bearer ${key ?? core.defaultKey}` };
     if (!(body instanceof FormData)) headers['content-type'] = 'application/json';
-    const res = await fetch(`${core.url}${path}`, { method, headers, body: body instanceof FormData ? body : JSON.stringify(body) });
+    const res = await fetch(`${core.url}${path}`, {
+      method,
+      headers,
+      body: body instanceof FormData ? body : JSON.stringify(body),
+    });
     const text = await res.text();
     if (!res.ok) throw new FixtureError(`fixtures ${where}: ${res.status} ${text.slice(0, 300)}`);
     return text ? (JSON.parse(text) as Json) : {};
@@ -101,18 +135,26 @@ export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: stri
   for (const [i, p] of (fixtures.phone_numbers ?? []).entries()) {
     const { api = 'v2', agent, key, ...body } = p;
     if (agent !== undefined) {
-      if (!agentIds.has(agent)) throw new FixtureError(`fixtures phone_numbers[${i}]: no agent named ${agent} in the fixtures`);
+      if (!agentIds.has(agent))
+        throw new FixtureError(`fixtures phone_numbers[${i}]: no agent named ${agent} in the fixtures`);
       body.agent_id = agentIds.get(agent);
     }
     // a fixture may fix the webhook's signing secret, so that a CI job can verify deliveries with a known one
     const webhook = body.webhook as Json | undefined;
     const secret = typeof webhook?.secret === 'string' ? webhook.secret : undefined;
     if (secret !== undefined) body.webhook = { ...webhook, secret: undefined };
-    const made = await call(`phone_numbers[${i}]`, 'POST', api === 'v1' ? '/v1/phone-numbers' : '/v2/phone-numbers', key, { ...(api === 'v2' ? { origin: 'svc_provisioned' } : {}), ...body });
+    const made = await call(
+      `phone_numbers[${i}]`,
+      'POST',
+      api === 'v1' ? '/v1/phone-numbers' : '/v2/phone-numbers',
+      key,
+      { ...(api === 'v2' ? { origin: 'svc_provisioned' } : {}), ...body },
+    );
     if (secret !== undefined) {
       const id = String((made.phone_number as Json | undefined)?.phone_number_id);
       const rec = core.store.collection<{ webhook: { secret: string } | null }>('phone_numbers_v2').get(id);
-      if (!rec?.webhook) throw new FixtureError(`fixtures phone_numbers[${i}]: webhook.secret needs a v2 number with a webhook`);
+      if (!rec?.webhook)
+        throw new FixtureError(`fixtures phone_numbers[${i}]: webhook.secret needs a v2 number with a webhook`);
       rec.webhook.secret = secret;
       core.store.save();
     }
@@ -120,7 +162,14 @@ export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: stri
   }
   for (const [i, f] of (fixtures.files ?? []).entries()) {
     const where = `files[${i}]`;
-    const bytes = f.path !== undefined ? read(where, f.path) : f.content_base64 !== undefined ? Buffer.from(f.content_base64, 'base64') : f.content !== undefined ? Buffer.from(f.content) : undefined;
+    const bytes =
+      f.path !== undefined
+        ? read(where, f.path)
+        : f.content_base64 !== undefined
+          ? Buffer.from(f.content_base64, 'base64')
+          : f.content !== undefined
+            ? Buffer.from(f.content)
+            : undefined;
     if (!bytes) throw new FixtureError(`fixtures ${where}: give content, content_base64 or path`);
     const form = new FormData();
     if (f.expires_after !== undefined) form.append('expires_after', String(f.expires_after));
@@ -143,7 +192,12 @@ export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: stri
     count('custom_voices');
   }
   if (fixtures.collections) {
-    const named = Object.fromEntries(Object.entries(fixtures.collections).map(([name, paths]) => [name, (Array.isArray(paths) ? paths : [paths]).map((p) => resolve(dir, p))]));
+    const named = Object.fromEntries(
+      Object.entries(fixtures.collections).map(([name, paths]) => [
+        name,
+        (Array.isArray(paths) ? paths : [paths]).map((p) => resolve(dir, p)),
+      ]),
+    );
     registerCollections(core, named);
     counts.collections = Object.keys(named).length;
   }

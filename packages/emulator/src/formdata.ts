@@ -90,12 +90,21 @@ function partFromHeaders(headers: string, dir: string): FormPart {
     if (k === 'content-disposition') disposition = v;
     else if (k === 'content-type') type = v;
   }
-  if (!/^form-data/i.test(disposition)) throw new HttpError(400, 'A multipart part has no `Content-Disposition: form-data` header');
+  if (!/^form-data/i.test(disposition))
+    throw new HttpError(400, 'A multipart part has no `Content-Disposition: form-data` header');
   const p = params(disposition);
   if (p.name === undefined) throw new HttpError(400, 'A multipart part has no name');
   if (p.filename === undefined) return { kind: 'field', name: p.name, value: '' };
   const filename = p.filename.replace(/%22/g, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n');
-  return { kind: 'file', name: p.name, filename, contentType: type, size: 0, path: join(dir, `upload-${randomUUID()}`), tooLarge: false };
+  return {
+    kind: 'file',
+    name: p.name,
+    filename,
+    contentType: type,
+    size: 0,
+    path: join(dir, `upload-${randomUUID()}`),
+    tooLarge: false,
+  };
 }
 
 /** Where the bytes of the part being read go: a field's chunks (bounded), or a file on disk (bytes beyond the limit dropped). */
@@ -103,7 +112,10 @@ class PartWriter {
   private field?: { part: FormField; chunks: Buffer[]; size: number };
   private file?: { part: FormFile; ws: WriteStream };
 
-  constructor(private readonly maxField: number, private readonly maxFile: number) {}
+  constructor(
+    private readonly maxField: number,
+    private readonly maxFile: number,
+  ) {}
 
   begin(part: FormPart): void {
     if (part.kind === 'field') this.field = { part, chunks: [], size: 0 };
@@ -114,7 +126,8 @@ class PartWriter {
     if (data.length === 0) return;
     if (this.field) {
       this.field.size += data.length;
-      if (this.field.size > this.maxField) throw new HttpError(400, `The form field ${this.field.part.name} is too long (at most ${this.maxField} bytes)`);
+      if (this.field.size > this.maxField)
+        throw new HttpError(400, `The form field ${this.field.part.name} is too long (at most ${this.maxField} bytes)`);
       this.field.chunks.push(Buffer.from(data));
     } else if (this.file) {
       const { part, ws } = this.file;
@@ -146,7 +159,11 @@ class PartWriter {
 }
 
 /** Read the whole request, writing file parts to `dir`. Throws 400 on a malformed body (files removed). */
-export async function parseForm(body: AsyncIterable<Buffer>, contentType: string | undefined, opts: ParseOptions): Promise<FormPart[]> {
+export async function parseForm(
+  body: AsyncIterable<Buffer>,
+  contentType: string | undefined,
+  opts: ParseOptions,
+): Promise<FormPart[]> {
   const boundary = boundaryOf(contentType);
   const delim = Buffer.from(`\r\n--${boundary}`);
   const headerEnd = Buffer.from('\r\n\r\n');

@@ -81,7 +81,12 @@ type Schema = {
 };
 
 /** A value valid against the (common subset of) JSON Schema given: types, enums, ranges, lengths, required. */
-export function valueForSchema(schema: Schema | undefined, seed: string, root: Schema | undefined = schema, depth = 0): unknown {
+export function valueForSchema(
+  schema: Schema | undefined,
+  seed: string,
+  root: Schema | undefined = schema,
+  depth = 0,
+): unknown {
   const r = rng(seed);
   if (!schema || depth > 8) return null;
   if (schema.$ref && root) {
@@ -93,11 +98,14 @@ export function valueForSchema(schema: Schema | undefined, seed: string, root: S
   if (schema.anyOf?.length) return valueForSchema(schema.anyOf[0], seed, root, depth + 1);
   if (schema.oneOf?.length) return valueForSchema(schema.oneOf[0], seed, root, depth + 1);
   if (schema.allOf?.length) return valueForSchema(Object.assign({}, ...schema.allOf), seed, root, depth + 1);
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') ?? 'null' : schema.type ?? (schema.properties ? 'object' : 'string');
+  const type = Array.isArray(schema.type)
+    ? (schema.type.find((t) => t !== 'null') ?? 'null')
+    : (schema.type ?? (schema.properties ? 'object' : 'string'));
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const [k, sub] of Object.entries(schema.properties ?? {})) out[k] = valueForSchema(sub, `${seed}.${k}`, root, depth + 1);
+      for (const [k, sub] of Object.entries(schema.properties ?? {}))
+        out[k] = valueForSchema(sub, `${seed}.${k}`, root, depth + 1);
       return out;
     }
     case 'array': {
@@ -108,8 +116,12 @@ export function valueForSchema(schema: Schema | undefined, seed: string, root: S
     }
     case 'integer':
     case 'number': {
-      let lo = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + (type === 'integer' ? 1 : 0.001) : 0);
-      let hi = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - (type === 'integer' ? 1 : 0.001) : lo + 100);
+      let lo =
+        schema.minimum ??
+        (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + (type === 'integer' ? 1 : 0.001) : 0);
+      let hi =
+        schema.maximum ??
+        (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - (type === 'integer' ? 1 : 0.001) : lo + 100);
       if (hi < lo) [lo, hi] = [hi, lo];
       if (type === 'integer') return Math.ceil(lo) + Math.floor(r() * (Math.floor(hi) - Math.ceil(lo) + 1));
       return Math.round((lo + r() * (hi - lo)) * 100) / 100;

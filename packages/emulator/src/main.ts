@@ -32,7 +32,8 @@ const OPTIONS = {
 
 function integerFlag(flag: string, raw: string | undefined, max: number): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) > max) throw new FlagError(`--${flag}: ${JSON.stringify(raw)} is not allowed (a whole number from 0 to ${max})`);
+  if (!/^\d+$/.test(raw) || Number(raw) > max)
+    throw new FlagError(`--${flag}: ${JSON.stringify(raw)} is not allowed (a whole number from 0 to ${max})`);
   return Number(raw);
 }
 
@@ -40,7 +41,10 @@ function collections(raws: string[] = []): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const raw of raws) {
     const i = raw.indexOf('=');
-    if (i <= 0 || i === raw.length - 1 || !existsSync(raw.slice(i + 1))) throw new FlagError(`--collection: ${JSON.stringify(raw)} is not allowed (NAME=FILE_OR_FOLDER, an existing path)`);
+    if (i <= 0 || i === raw.length - 1 || !existsSync(raw.slice(i + 1)))
+      throw new FlagError(
+        `--collection: ${JSON.stringify(raw)} is not allowed (NAME=FILE_OR_FOLDER, an existing path)`,
+      );
     (out[raw.slice(0, i)] ??= []).push(raw.slice(i + 1));
   }
   return out;
@@ -51,7 +55,9 @@ function faults(raws: string[] = []): Fault[] {
     try {
       return FaultList.parse(raw);
     } catch {
-      throw new FlagError(`--fault: ${JSON.stringify(raw)} is not allowed (STATUS[:retry-after=S][:path=RE][:times=N], drop[:after=N], or slow[:ms=N])`);
+      throw new FlagError(
+        `--fault: ${JSON.stringify(raw)} is not allowed (STATUS[:retry-after=S][:path=RE][:times=N], drop[:after=N], or slow[:ms=N])`,
+      );
     }
   });
 }
@@ -70,7 +76,8 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   let emu: Awaited<ReturnType<typeof startEmulator>>;
-  const adminToken = process.env.SVC_EMULATOR_ADMIN_TOKEN || (isLoopback(values.host) ? undefined : randomBytes(24).toString('hex'));
+  const adminToken =
+    process.env.SVC_EMULATOR_ADMIN_TOKEN || (isLoopback(values.host) ? undefined : randomBytes(24).toString('hex'));
   try {
     emu = await startEmulator({
       port: integerFlag('port', values.port, 65535) ?? 0,
@@ -87,7 +94,8 @@ export async function main(argv: string[]): Promise<number> {
     });
   } catch (err) {
     if (err instanceof FlagError) return (say(`svc-emulator: ${err.message}`), 2);
-    if (err instanceof FixtureError || (err as NodeJS.ErrnoException).code === 'ENOENT') return (say(`svc-emulator: --fixtures ${values.fixtures}: ${(err as Error).message}`), 2);
+    if (err instanceof FixtureError || (err as NodeJS.ErrnoException).code === 'ENOENT')
+      return (say(`svc-emulator: --fixtures ${values.fixtures}: ${(err as Error).message}`), 2);
     say(`svc-emulator: ${(err as Error).message}`);
     return 1;
   }

@@ -46,7 +46,12 @@ export function encodePng(width: number, height: number, rgb: Uint8Array): Buffe
     raw[y * (width * 3 + 1)] = 0; // filter: none
     Buffer.from(rgb.buffer, rgb.byteOffset + y * width * 3, width * 3).copy(raw, y * (width * 3 + 1) + 1);
   }
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** Width and height for an aspect ratio `W:H` with the long side `long` pixels. */
@@ -55,7 +60,9 @@ export function dimensions(aspect: string | undefined, long = 256): { width: num
   if (!m) return { width: long, height: long };
   const w = Number(m[1]);
   const h = Number(m[2]);
-  return w >= h ? { width: long, height: Math.max(1, Math.round((long * h) / w)) } : { width: Math.max(1, Math.round((long * w) / h)), height: long };
+  return w >= h
+    ? { width: long, height: Math.max(1, Math.round((long * h) / w)) }
+    : { width: Math.max(1, Math.round((long * w) / h)), height: long };
 }
 
 /** A picture that depends only on `seed`: a two-colour gradient with a disc and stripes. */

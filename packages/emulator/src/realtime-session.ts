@@ -5,7 +5,15 @@
 import type { WebSocket } from 'ws';
 import type { Backend } from './backend.js';
 import { rng, valueForSchema } from './generate.js';
-import { decodeWire, encodeWire, formatRate, hear, normalizeWireFormat, speak, type WireFormat } from './realtime-audio.js';
+import {
+  decodeWire,
+  encodeWire,
+  formatRate,
+  hear,
+  normalizeWireFormat,
+  speak,
+  type WireFormat,
+} from './realtime-audio.js';
 import type { RealtimeResponseLog, RealtimeSessionLog } from './realtime-log.js';
 import { EnergyVad } from './realtime-vad.js';
 
@@ -14,7 +22,12 @@ type Json = Record<string, any>;
 export const REALTIME_MODELS = ['voice-latest', 'voice-3.0', 'voice-2.0'] as const;
 export const REASONING_EFFORTS = ['high', 'none'] as const;
 export const BUILTIN_VOICES = ['eve', 'ara', 'rex', 'sal', 'leo'];
-const CLOSINGS = ['This is the emulator speaking.', 'The emulator heard you.', 'Noted by the emulator.', 'Thanks for calling the emulator.'];
+const CLOSINGS = [
+  'This is the emulator speaking.',
+  'The emulator heard you.',
+  'Noted by the emulator.',
+  'Thanks for calling the emulator.',
+];
 const OTHER_TOOL_KINDS = ['web_search', 'x_search', 'file_search', 'mcp'];
 
 export interface SessionTool {
@@ -58,7 +71,11 @@ export interface SessionSetup {
 }
 
 class ClientEventError extends Error {
-  constructor(readonly code: string, message: string, readonly param?: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+  ) {
     super(message);
   }
 }
@@ -75,7 +92,11 @@ export class EmulatedRealtimeSession {
   private closed = false;
   private seq = 0;
 
-  constructor(private readonly ws: WebSocket, private readonly core: Backend, private readonly setup: SessionSetup) {
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly core: Backend,
+    private readonly setup: SessionSetup,
+  ) {
     this.config = {
       id: core.id('sess'),
       object: 'realtime.session',
@@ -83,7 +104,10 @@ export class EmulatedRealtimeSession {
       instructions: '',
       voice: 'eve',
       turn_detection: { type: 'server_vad', threshold: 0.5, silence_duration_ms: 500, prefix_padding_ms: 300 },
-      audio: { input: { format: { type: 'audio/pcm', rate: 24000 } }, output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'eve' } },
+      audio: {
+        input: { format: { type: 'audio/pcm', rate: 24000 } },
+        output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'eve' },
+      },
       tools: [],
       reasoning: { effort: setup.reasoningEffort },
     };
@@ -135,12 +159,20 @@ export class EmulatedRealtimeSession {
 
   send(event: Json): void {
     if (this.isClosed) return;
-    this.ws.send(JSON.stringify({ event_id: `event_${(++this.seq).toString().padStart(6, '0')}${this.config.id.slice(-6)}`, ...event }));
+    this.ws.send(
+      JSON.stringify({
+        event_id: `event_${(++this.seq).toString().padStart(6, '0')}${this.config.id.slice(-6)}`,
+        ...event,
+      }),
+    );
   }
 
   start(): void {
     this.send({ type: 'session.created', session: this.publicSession() });
-    this.send({ type: 'conversation.created', conversation: { id: this.core.id('conv'), object: 'realtime.conversation' } });
+    this.send({
+      type: 'conversation.created',
+      conversation: { id: this.core.id('conv'), object: 'realtime.conversation' },
+    });
   }
 
   close(code = 1000, reason = ''): void {
@@ -184,7 +216,16 @@ export class EmulatedRealtimeSession {
   }
 
   private error(code: string, message: string, param?: string, eventId?: string): void {
-    this.send({ type: 'error', error: { type: 'invalid_request_error', code, message, ...(param ? { param } : {}), ...(eventId ? { event_id: eventId } : {}) } });
+    this.send({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        code,
+        message,
+        ...(param ? { param } : {}),
+        ...(eventId ? { event_id: eventId } : {}),
+      },
+    });
   }
 
   private dispatch(ev: Json): void {
@@ -209,11 +250,16 @@ export class EmulatedRealtimeSession {
       case 'conversation.item.create':
         return this.createItem(ev.item, ev.previous_item_id);
       case 'response.create':
-        if (this.active) throw new ClientEventError('conversation_already_has_active_response', `Conversation already has an active response in progress: ${this.active.id}`);
+        if (this.active)
+          throw new ClientEventError(
+            'conversation_already_has_active_response',
+            `Conversation already has an active response in progress: ${this.active.id}`,
+          );
         this.startResponse(ev.response ?? {});
         return;
       case 'response.cancel':
-        if (!this.active) throw new ClientEventError('response_cancel_not_active', 'Cancellation failed: no active response found');
+        if (!this.active)
+          throw new ClientEventError('response_cancel_not_active', 'Cancellation failed: no active response found');
         this.active.cancelled = 'client_cancelled';
         return;
       default:
@@ -223,17 +269,28 @@ export class EmulatedRealtimeSession {
 
   /** Merge a session.update; every field is checked before anything changes. */
   applyUpdate(s: Json): void {
-    if (!s || typeof s !== 'object') throw new ClientEventError('invalid_value', '`session` must be an object', 'session');
+    if (!s || typeof s !== 'object')
+      throw new ClientEventError('invalid_value', '`session` must be an object', 'session');
     const next: SessionConfig = JSON.parse(JSON.stringify(this.config));
     if (s.instructions !== undefined) {
-      if (typeof s.instructions !== 'string') throw new ClientEventError('invalid_value', '`session.instructions` must be a string', 'session.instructions');
-      if (s.instructions.length > 256_000) throw new ClientEventError('invalid_value', '`session.instructions` is longer than 256000 characters', 'session.instructions');
+      if (typeof s.instructions !== 'string')
+        throw new ClientEventError('invalid_value', '`session.instructions` must be a string', 'session.instructions');
+      if (s.instructions.length > 256_000)
+        throw new ClientEventError(
+          'invalid_value',
+          '`session.instructions` is longer than 256000 characters',
+          'session.instructions',
+        );
       next.instructions = s.instructions;
     }
     const voice = s.voice ?? s.audio?.output?.voice;
     if (voice !== undefined) {
       if (typeof voice !== 'string' || !(BUILTIN_VOICES.includes(voice.toLowerCase()) || /^[a-z0-9]{8}$/.test(voice))) {
-        throw new ClientEventError('invalid_value', `Invalid value for \`session.voice\`: ${JSON.stringify(voice)}; must be one of ${BUILTIN_VOICES.join(', ')} or a custom voice id`, 'session.voice');
+        throw new ClientEventError(
+          'invalid_value',
+          `Invalid value for \`session.voice\`: ${JSON.stringify(voice)}; must be one of ${BUILTIN_VOICES.join(', ')} or a custom voice id`,
+          'session.voice',
+        );
       }
       next.voice = voice.toLowerCase();
       next.audio.output.voice = next.voice;
@@ -242,12 +299,21 @@ export class EmulatedRealtimeSession {
       const td = s.turn_detection;
       if (td === null || td?.type === 'none') next.turn_detection = null;
       else if (typeof td === 'object' && (td.type === undefined || td.type === 'server_vad')) {
-        const cur = next.turn_detection ?? { type: 'server_vad', threshold: 0.5, silence_duration_ms: 500, prefix_padding_ms: 300 };
+        const cur = next.turn_detection ?? {
+          type: 'server_vad',
+          threshold: 0.5,
+          silence_duration_ms: 500,
+          prefix_padding_ms: 300,
+        };
         const num = (field: string, min: number, max: number, integer: boolean, fallback: number): number => {
           const v = td[field];
           if (v === undefined || v === null) return fallback;
           if (typeof v !== 'number' || v < min || v > max || (integer && !Number.isInteger(v))) {
-            throw new ClientEventError('invalid_value', `Invalid value for \`session.turn_detection.${field}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer ' : ''}from ${min} to ${max}`, `session.turn_detection.${field}`);
+            throw new ClientEventError(
+              'invalid_value',
+              `Invalid value for \`session.turn_detection.${field}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer ' : ''}from ${min} to ${max}`,
+              `session.turn_detection.${field}`,
+            );
           }
           return v;
         };
@@ -257,36 +323,66 @@ export class EmulatedRealtimeSession {
           silence_duration_ms: num('silence_duration_ms', 0, 10_000, true, cur.silence_duration_ms),
           prefix_padding_ms: num('prefix_padding_ms', 0, 10_000, true, cur.prefix_padding_ms),
         };
-      } else throw new ClientEventError('invalid_value', `Invalid value for \`session.turn_detection.type\`: ${JSON.stringify(td?.type)}; must be server_vad or null`, 'session.turn_detection.type');
+      } else
+        throw new ClientEventError(
+          'invalid_value',
+          `Invalid value for \`session.turn_detection.type\`: ${JSON.stringify(td?.type)}; must be server_vad or null`,
+          'session.turn_detection.type',
+        );
     }
     for (const dir of ['input', 'output'] as const) {
       const f = s.audio?.[dir]?.format ?? (dir === 'input' ? s.input_audio_format : s.output_audio_format);
       if (f === undefined) continue;
       const wf = normalizeWireFormat(f);
-      if (!wf) throw new ClientEventError('invalid_value', `Invalid value for \`session.audio.${dir}.format\`: ${JSON.stringify(f)}; must be {type: "audio/pcm", rate: 24000}, {type: "audio/pcmu"} or {type: "audio/pcma"}`, `session.audio.${dir}.format`);
+      if (!wf)
+        throw new ClientEventError(
+          'invalid_value',
+          `Invalid value for \`session.audio.${dir}.format\`: ${JSON.stringify(f)}; must be {type: "audio/pcm", rate: 24000}, {type: "audio/pcmu"} or {type: "audio/pcma"}`,
+          `session.audio.${dir}.format`,
+        );
       next.audio[dir].format = wf;
     }
     if (s.tools !== undefined) {
-      if (!Array.isArray(s.tools)) throw new ClientEventError('invalid_value', '`session.tools` must be an array', 'session.tools');
-      if (s.tools.length > 200) throw new ClientEventError('invalid_value', `\`session.tools\`: at most 200 tools (got ${s.tools.length})`, 'session.tools');
+      if (!Array.isArray(s.tools))
+        throw new ClientEventError('invalid_value', '`session.tools` must be an array', 'session.tools');
+      if (s.tools.length > 200)
+        throw new ClientEventError(
+          'invalid_value',
+          `\`session.tools\`: at most 200 tools (got ${s.tools.length})`,
+          'session.tools',
+        );
       next.tools = s.tools.map((t: Json, i: number): SessionTool | { type: string } => {
         // flat form, and the nested chat form: accept both
         if (OTHER_TOOL_KINDS.includes(t?.type)) return t as { type: string };
         const fn = t?.type === 'function' && t.function && typeof t.function === 'object' ? t.function : t;
         if (t?.type !== 'function' || typeof fn?.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(fn.name)) {
-          throw new ClientEventError('invalid_value', `Invalid value for \`session.tools[${i}]\`: expected {type: "function", name, description, parameters}`, `session.tools[${i}]`);
+          throw new ClientEventError(
+            'invalid_value',
+            `Invalid value for \`session.tools[${i}]\`: expected {type: "function", name, description, parameters}`,
+            `session.tools[${i}]`,
+          );
         }
-        return { type: 'function', name: fn.name, description: fn.description, parameters: fn.parameters ?? { type: 'object', properties: {} } } as SessionTool;
+        return {
+          type: 'function',
+          name: fn.name,
+          description: fn.description,
+          parameters: fn.parameters ?? { type: 'object', properties: {} },
+        } as SessionTool;
       });
     }
     if (s.model !== undefined && !(REALTIME_MODELS as readonly string[]).includes(s.model)) {
-      throw new ClientEventError('invalid_value', `Invalid value for \`session.model\`: ${JSON.stringify(s.model)}; must be one of ${REALTIME_MODELS.join(', ')}`, 'session.model');
+      throw new ClientEventError(
+        'invalid_value',
+        `Invalid value for \`session.model\`: ${JSON.stringify(s.model)}; must be one of ${REALTIME_MODELS.join(', ')}`,
+        'session.model',
+      );
     }
     Object.assign(this.config, next);
   }
 
   private append(audio: unknown): void {
-    if (typeof audio !== 'string') throw new ClientEventError('invalid_value', '`audio` must be a base64 string', 'audio');
+    if (typeof audio !== 'string')
+      throw new ClientEventError('invalid_value', '`audio` must be a base64 string', 'audio');
     const pcm = decodeWire(Buffer.from(audio, 'base64'), this.config.audio.input.format);
     this.setup.log.input_audio_ms += (pcm.length * 1000) / formatRate(this.config.audio.input.format);
     if (!this.config.turn_detection) {
@@ -311,10 +407,17 @@ export class EmulatedRealtimeSession {
 
   private commit(): void {
     if (this.config.turn_detection && this.vad.speaking) {
-      throw new ClientEventError('invalid_request', 'With server VAD the turn is committed by the server; set turn_detection to null to commit by hand');
+      throw new ClientEventError(
+        'invalid_request',
+        'With server VAD the turn is committed by the server; set turn_detection to null to commit by hand',
+      );
     }
     const ms = (this.bufferSamples * 1000) / formatRate(this.config.audio.input.format);
-    if (ms < 100) throw new ClientEventError('input_audio_buffer_commit_empty', `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${ms.toFixed(2)}ms of audio.`);
+    if (ms < 100)
+      throw new ClientEventError(
+        'input_audio_buffer_commit_empty',
+        `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${ms.toFixed(2)}ms of audio.`,
+      );
     const pcm = new Int16Array(this.bufferSamples);
     let o = 0;
     for (const p of this.buffer) {
@@ -333,7 +436,12 @@ export class EmulatedRealtimeSession {
     const transcript = hear(pcm, formatRate(this.config.audio.input.format));
     this.addUserText(itemId, transcript, previous, true);
     this.setup.log.transcripts.push(transcript);
-    this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript });
+    this.send({
+      type: 'conversation.item.input_audio_transcription.completed',
+      item_id: itemId,
+      content_index: 0,
+      transcript,
+    });
     if (autoRespond && !this.active) this.startResponse({});
   }
 
@@ -345,7 +453,11 @@ export class EmulatedRealtimeSession {
     this.setup.log.input_audio_ms += (pcm.length * 1000) / rate;
     const at = this.vad.nowMs;
     this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: at, item_id: itemId });
-    this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: at + Math.round((pcm.length * 1000) / rate), item_id: itemId });
+    this.send({
+      type: 'input_audio_buffer.speech_stopped',
+      audio_end_ms: at + Math.round((pcm.length * 1000) / rate),
+      item_id: itemId,
+    });
     this.userTurn(itemId, pcm, true);
   }
 
@@ -354,42 +466,79 @@ export class EmulatedRealtimeSession {
     this.send({
       type: 'conversation.item.added',
       previous_item_id: previous,
-      item: { id: itemId, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [audio ? { type: 'input_audio', transcript: null } : { type: 'input_text', text }] },
+      item: {
+        id: itemId,
+        object: 'realtime.item',
+        type: 'message',
+        status: 'completed',
+        role: 'user',
+        content: [audio ? { type: 'input_audio', transcript: null } : { type: 'input_text', text }],
+      },
     });
   }
 
   private createItem(item: Json, previousItemId?: string): void {
-    if (!item || typeof item !== 'object') throw new ClientEventError('invalid_value', '`item` must be an object', 'item');
+    if (!item || typeof item !== 'object')
+      throw new ClientEventError('invalid_value', '`item` must be an object', 'item');
     const previous = previousItemId ?? this.items.at(-1)?.id ?? null;
     const id = typeof item.id === 'string' ? item.id : this.core.id('item');
     if (item.type === 'function_call_output') {
-      if (typeof item.call_id !== 'string') throw new ClientEventError('invalid_value', '`item.call_id` is required for function_call_output', 'item.call_id');
+      if (typeof item.call_id !== 'string')
+        throw new ClientEventError(
+          'invalid_value',
+          '`item.call_id` is required for function_call_output',
+          'item.call_id',
+        );
       if (!this.items.some((i) => i.type === 'function_call' && i.call_id === item.call_id)) {
-        throw new ClientEventError('invalid_value', `No function call with call_id ${item.call_id} in this conversation`, 'item.call_id');
+        throw new ClientEventError(
+          'invalid_value',
+          `No function call with call_id ${item.call_id} in this conversation`,
+          'item.call_id',
+        );
       }
       const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
       this.items.push({ id, type: 'function_call_output', call_id: item.call_id, output });
       this.setup.log.function_outputs.push({ call_id: item.call_id, output });
-      this.send({ type: 'conversation.item.added', previous_item_id: previous, item: { id, object: 'realtime.item', type: 'function_call_output', call_id: item.call_id, output } });
+      this.send({
+        type: 'conversation.item.added',
+        previous_item_id: previous,
+        item: { id, object: 'realtime.item', type: 'function_call_output', call_id: item.call_id, output },
+      });
       return;
     }
     if (item.type === 'message' || item.type === undefined) {
       const role = item.role ?? 'user';
-      if (!['user', 'assistant', 'system'].includes(role)) throw new ClientEventError('invalid_value', '`item.role` must be user, assistant or system', 'item.role');
+      if (!['user', 'assistant', 'system'].includes(role))
+        throw new ClientEventError('invalid_value', '`item.role` must be user, assistant or system', 'item.role');
       const content = Array.isArray(item.content) ? item.content : [];
-      const text = content.map((c: Json) => (typeof c?.text === 'string' ? c.text : typeof c?.transcript === 'string' ? c.transcript : '')).join(' ').trim();
+      const text = content
+        .map((c: Json) =>
+          typeof c?.text === 'string' ? c.text : typeof c?.transcript === 'string' ? c.transcript : '',
+        )
+        .join(' ')
+        .trim();
       if (role === 'user') this.addUserText(id, text, previous, false);
       else {
         this.items.push({ id, type: 'message', role, text });
-        this.send({ type: 'conversation.item.added', previous_item_id: previous, item: { id, object: 'realtime.item', type: 'message', status: 'completed', role, content } });
+        this.send({
+          type: 'conversation.item.added',
+          previous_item_id: previous,
+          item: { id, object: 'realtime.item', type: 'message', status: 'completed', role, content },
+        });
       }
       return;
     }
-    throw new ClientEventError('invalid_value', `Invalid value for \`item.type\`: ${JSON.stringify(item.type)}; must be message or function_call_output`, 'item.type');
+    throw new ClientEventError(
+      'invalid_value',
+      `Invalid value for \`item.type\`: ${JSON.stringify(item.type)}; must be message or function_call_output`,
+      'item.type',
+    );
   }
 
   private lastUserText(): string {
-    const user = [...this.items].reverse().find((i) => i.type === 'message' && i.role === 'user') as Extract<ConversationItem, { type: 'message' }> | undefined;
+    const user = [...this.items].reverse().find((i) => i.type === 'message' && i.role === 'user') as
+      | Extract<ConversationItem, { type: 'message' }>
+      | undefined;
     return user?.text ?? '';
   }
 
@@ -401,8 +550,15 @@ export class EmulatedRealtimeSession {
     const fns = this.config.tools.filter((t): t is SessionTool => t.type === 'function');
     if (fns.length === 0) return undefined;
     for (const t of fns) {
-      const spaced = t.name.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
-      if (said.includes(` ${spaced} `) || said.replace(/ /g, '').includes(t.name.toLowerCase().replace(/[^a-z0-9]/g, ''))) return t;
+      const spaced = t.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, ' ')
+        .trim();
+      if (
+        said.includes(` ${spaced} `) ||
+        said.replace(/ /g, '').includes(t.name.toLowerCase().replace(/[^a-z0-9]/g, ''))
+      )
+        return t;
     }
     if (/\b(use|call|run)\b/.test(said) && /\btools?\b/.test(said)) return fns[0];
     return undefined;
@@ -412,11 +568,15 @@ export class EmulatedRealtimeSession {
   private answerFor(instructions: string): string {
     const last = this.items.at(-1);
     if (last?.type === 'function_call_output') {
-      const call = this.items.find((i) => i.type === 'function_call' && i.call_id === last.call_id) as Extract<ConversationItem, { type: 'function_call' }> | undefined;
+      const call = this.items.find((i) => i.type === 'function_call' && i.call_id === last.call_id) as
+        | Extract<ConversationItem, { type: 'function_call' }>
+        | undefined;
       const out = last.output.replace(/\s+/g, ' ').trim().slice(0, 160);
       return `The ${call?.name ?? 'tool'} tool says: ${out}`;
     }
-    const user = [...this.items].reverse().find((i) => i.type === 'message' && i.role === 'user') as Extract<ConversationItem, { type: 'message' }> | undefined;
+    const user = [...this.items].reverse().find((i) => i.type === 'message' && i.role === 'user') as
+      | Extract<ConversationItem, { type: 'message' }>
+      | undefined;
     const said = (user?.text ?? '').replace(/\s+/g, ' ').trim();
     if (!said) return 'Hello, this is the emulator. How can I help?';
     // short, so that the spoken answer stays short; deterministic for the words heard and the session setup
@@ -428,7 +588,10 @@ export class EmulatedRealtimeSession {
   private startResponse(opts: Json): void {
     this.respond(opts).catch((err: Error) => {
       this.active = undefined;
-      this.send({ type: 'error', error: { type: 'server_error', code: 'internal', message: `emulator failure: ${err.message}` } });
+      this.send({
+        type: 'error',
+        error: { type: 'server_error', code: 'internal', message: `emulator failure: ${err.message}` },
+      });
     });
   }
 
@@ -439,7 +602,10 @@ export class EmulatedRealtimeSession {
     const log: RealtimeResponseLog = { response_id: id, created_at: Date.now(), status: 'in_progress', transcript: '' };
     this.setup.log.responses.push(log);
     const delayMs = this.core.settings.realtimeResponseDelayMs ?? 150;
-    this.send({ type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', output: [] } });
+    this.send({
+      type: 'response.created',
+      response: { id, object: 'realtime.response', status: 'in_progress', output: [] },
+    });
     const output: Json[] = [];
     let status: RealtimeResponseLog['status'] = 'completed';
     let reason: string | undefined;
@@ -466,7 +632,10 @@ export class EmulatedRealtimeSession {
     }
     log.status = status;
     log.done_at = Date.now();
-    const inputTokens = this.items.reduce((n, i) => n + Math.ceil(('text' in i ? i.text : 'output' in i ? i.output : i.arguments).length / 4), 0);
+    const inputTokens = this.items.reduce(
+      (n, i) => n + Math.ceil(('text' in i ? i.text : 'output' in i ? i.output : i.arguments).length / 4),
+      0,
+    );
     this.send({
       type: 'response.done',
       response: {
@@ -485,11 +654,45 @@ export class EmulatedRealtimeSession {
   private callTool(id: string, tool: SessionTool, log: RealtimeResponseLog): { item: Json; tokens: number } {
     const itemId = this.core.id('item');
     const callId = `call_${this.core.random(10, 'call').toString('hex')}`;
-    const args = JSON.stringify(argumentsFromWords(tool.parameters ?? {}, this.lastUserText(), valueForSchema(tool.parameters as never, `${id}:${tool.name}`)));
-    const item = { id: itemId, object: 'realtime.item', type: 'function_call', status: 'completed', name: tool.name, call_id: callId, arguments: args };
-    this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
-    this.send({ type: 'response.function_call_arguments.delta', response_id: id, item_id: itemId, output_index: 0, call_id: callId, delta: args });
-    this.send({ type: 'response.function_call_arguments.done', response_id: id, item_id: itemId, output_index: 0, call_id: callId, name: tool.name, arguments: args });
+    const args = JSON.stringify(
+      argumentsFromWords(
+        tool.parameters ?? {},
+        this.lastUserText(),
+        valueForSchema(tool.parameters as never, `${id}:${tool.name}`),
+      ),
+    );
+    const item = {
+      id: itemId,
+      object: 'realtime.item',
+      type: 'function_call',
+      status: 'completed',
+      name: tool.name,
+      call_id: callId,
+      arguments: args,
+    };
+    this.send({
+      type: 'response.output_item.added',
+      response_id: id,
+      output_index: 0,
+      item: { ...item, status: 'in_progress', arguments: '' },
+    });
+    this.send({
+      type: 'response.function_call_arguments.delta',
+      response_id: id,
+      item_id: itemId,
+      output_index: 0,
+      call_id: callId,
+      delta: args,
+    });
+    this.send({
+      type: 'response.function_call_arguments.done',
+      response_id: id,
+      item_id: itemId,
+      output_index: 0,
+      call_id: callId,
+      name: tool.name,
+      arguments: args,
+    });
     this.send({ type: 'response.output_item.done', response_id: id, output_index: 0, item });
     this.items.push({ id: itemId, type: 'function_call', call_id: callId, name: tool.name, arguments: args });
     log.function_call = { call_id: callId, name: tool.name, arguments: args };
@@ -497,7 +700,12 @@ export class EmulatedRealtimeSession {
   }
 
   /** The answer is speech: a message item whose audio (tones of the text) and transcript stream in paced chunks. */
-  private async speakAnswer(id: string, me: { id: string; cancelled?: string }, log: RealtimeResponseLog, opts: Json): Promise<{ item: Json; tokens: number }> {
+  private async speakAnswer(
+    id: string,
+    me: { id: string; cancelled?: string },
+    log: RealtimeResponseLog,
+    opts: Json,
+  ): Promise<{ item: Json; tokens: number }> {
     const outputFormat = normalizeWireFormat(opts.audio?.output?.format) ?? this.config.audio.output.format;
     const legacy = (this.core.settings.realtimeLegacyEvents ?? 0) > 0;
     const pace = this.core.settings.realtimePace ?? 1;
@@ -506,7 +714,14 @@ export class EmulatedRealtimeSession {
     log.transcript = text;
     const itemId = this.core.id('item');
     const base = { response_id: id, item_id: itemId, output_index: 0, content_index: 0 };
-    const item = { id: itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] as Json[] };
+    const item = {
+      id: itemId,
+      object: 'realtime.item',
+      type: 'message',
+      role: 'assistant',
+      status: 'in_progress',
+      content: [] as Json[],
+    };
     this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item });
     // part types follow the event names: output_audio with response.output_audio.* (audio with the legacy names)
     const partType = legacy ? 'audio' : 'output_audio';
@@ -531,16 +746,24 @@ export class EmulatedRealtimeSession {
         this.send({ type: 'response.output_audio_transcript.delta', ...base, delta });
       }
       if (log.audio_start === undefined) log.audio_start = Date.now();
-      this.send({ type: legacy ? 'response.audio.delta' : 'response.output_audio.delta', ...base, delta: encodeWire(slice, outputFormat).toString('base64') });
+      this.send({
+        type: legacy ? 'response.audio.delta' : 'response.output_audio.delta',
+        ...base,
+        delta: encodeWire(slice, outputFormat).toString('base64'),
+      });
       log.audio_end = Date.now();
       if (pace > 0) {
         // pace against the clock so that slow sends do not add up
-        const due = started + ((i + 1) * chunkMs * pace);
+        const due = started + (i + 1) * chunkMs * pace;
         await this.core.sleep(due - Date.now());
       }
     }
     this.send({ type: legacy ? 'response.audio.done' : 'response.output_audio.done', ...base });
-    this.send({ type: legacy ? 'response.audio_transcript.done' : 'response.output_audio_transcript.done', ...base, transcript: text });
+    this.send({
+      type: legacy ? 'response.audio_transcript.done' : 'response.output_audio_transcript.done',
+      ...base,
+      transcript: text,
+    });
     const part = { type: partType, transcript: text };
     this.send({ type: 'response.content_part.done', ...base, part });
     const done = { ...item, status: 'completed', content: [part] };
@@ -573,11 +796,18 @@ class Cancelled extends Error {}
  * predict the arguments of the call it provokes.
  */
 function argumentsFromWords(schema: Json, said: string, generated: unknown): Json {
-  const out: Json = generated && typeof generated === 'object' && !Array.isArray(generated) ? { ...(generated as Json) } : {};
-  const props: Record<string, Json> = schema && typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
+  const out: Json =
+    generated && typeof generated === 'object' && !Array.isArray(generated) ? { ...(generated as Json) } : {};
+  const props: Record<string, Json> =
+    schema && typeof schema === 'object' && schema.properties && typeof schema.properties === 'object'
+      ? schema.properties
+      : {};
   for (const [name, sub] of Object.entries(props)) {
     const spoken = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[_-]+/g, '[ _-]');
-    const m = new RegExp(`\\b${spoken}\\s*(?:=|:|is|of)?\\s*(?:"([^"]*)"|'([^']*)'|([^\\s,;!?]+(?:\\.\\d+)?))`, 'i').exec(said);
+    const m = new RegExp(
+      `\\b${spoken}\\s*(?:=|:|is|of)?\\s*(?:"([^"]*)"|'([^']*)'|([^\\s,;!?]+(?:\\.\\d+)?))`,
+      'i',
+    ).exec(said);
     if (!m) continue;
     const word = (m[1] ?? m[2] ?? m[3] ?? '').replace(/\.$/, '');
     const type = Array.isArray(sub?.type) ? sub.type.find((t: string) => t !== 'null') : sub?.type;

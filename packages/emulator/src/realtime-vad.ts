@@ -30,7 +30,10 @@ export class EnergyVad {
   /** recent frames for the prefix padding */
   private recent: Int16Array[] = [];
 
-  constructor(readonly rate: number, public opts: VadOptions) {
+  constructor(
+    readonly rate: number,
+    public opts: VadOptions,
+  ) {
     this.frame = Math.max(1, Math.round((rate * FRAME_MS) / 1000));
   }
 

@@ -21,7 +21,11 @@ export const ERROR_CODES: Record<number, string> = {
 
 /** Thrown by handlers to answer with an error status. */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(message);
   }
 }
@@ -100,10 +104,12 @@ interface WsRoute {
 
 function compile(path: string): { pattern: RegExp; keys: string[] } {
   const keys: string[] = [];
-  const src = path.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '{' || c === '}' ? c : `\\${c}`)).replace(/:([a-zA-Z_]+)/g, (_m, k: string) => {
-    keys.push(k);
-    return '([^/]+)';
-  });
+  const src = path
+    .replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '{' || c === '}' ? c : `\\${c}`))
+    .replace(/:([a-zA-Z_]+)/g, (_m, k: string) => {
+      keys.push(k);
+      return '([^/]+)';
+    });
   return { pattern: new RegExp(`^${src}$`), keys };
 }
 
@@ -208,8 +214,17 @@ export function parseJsonBody(buf: Buffer, allowArray: boolean): unknown {
   }
   const isObject = typeof value === 'object' && value !== null && (allowArray || !Array.isArray(value));
   if (!isObject) {
-    const kind = value === null ? 'null' : Array.isArray(value) ? 'sequence' : typeof value === 'string' ? `string ${JSON.stringify(value).slice(0, 40)}` : `${typeof value} \`${String(value)}\``;
-    throw new DeserializeError(`${DESERIALIZE}: invalid type: ${kind}, expected a JSON object at line 1 column ${buf.length}`);
+    const kind =
+      value === null
+        ? 'null'
+        : Array.isArray(value)
+          ? 'sequence'
+          : typeof value === 'string'
+            ? `string ${JSON.stringify(value).slice(0, 40)}`
+            : `${typeof value} \`${String(value)}\``;
+    throw new DeserializeError(
+      `${DESERIALIZE}: invalid type: ${kind}, expected a JSON object at line 1 column ${buf.length}`,
+    );
   }
   return value;
 }
@@ -217,7 +232,10 @@ export function parseJsonBody(buf: Buffer, allowArray: boolean): unknown {
 /** 422 text for a missing required field, worded as the service words it. */
 export function requireFields(body: Record<string, unknown>, fields: string[]): void {
   for (const f of fields) {
-    if (body[f] === undefined) throw new DeserializeError(`Failed to deserialize the JSON body into the target type: missing field \`${f}\` at line 1 column ${JSON.stringify(body).length}`);
+    if (body[f] === undefined)
+      throw new DeserializeError(
+        `Failed to deserialize the JSON body into the target type: missing field \`${f}\` at line 1 column ${JSON.stringify(body).length}`,
+      );
   }
 }
 
@@ -231,16 +249,31 @@ export function notFound(message: string): never {
 }
 
 /** Checks used by route modules for documented ranges (400 when violated). */
-export function checkRange(body: Record<string, unknown>, field: string, min: number, max: number, opts: { integer?: boolean; minExclusive?: boolean } = {}): void {
+export function checkRange(
+  body: Record<string, unknown>,
+  field: string,
+  min: number,
+  max: number,
+  opts: { integer?: boolean; minExclusive?: boolean } = {},
+): void {
   const v = body[field];
   if (v === undefined || v === null) return;
-  if (typeof v !== 'number' || !Number.isFinite(v) || (opts.integer && !Number.isInteger(v)) || (opts.minExclusive ? v <= min : v < min) || v > max) {
-    invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be ${opts.integer ? 'an integer ' : ''}${opts.minExclusive ? `greater than ${min}` : `at least ${min}`} and at most ${max}`);
+  if (
+    typeof v !== 'number' ||
+    !Number.isFinite(v) ||
+    (opts.integer && !Number.isInteger(v)) ||
+    (opts.minExclusive ? v <= min : v < min) ||
+    v > max
+  ) {
+    invalid(
+      `Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be ${opts.integer ? 'an integer ' : ''}${opts.minExclusive ? `greater than ${min}` : `at least ${min}`} and at most ${max}`,
+    );
   }
 }
 
 export function checkEnum(body: Record<string, unknown>, field: string, values: readonly string[]): void {
   const v = body[field];
   if (v === undefined || v === null) return;
-  if (typeof v !== 'string' || !values.includes(v)) invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be one of ${values.join(', ')}`);
+  if (typeof v !== 'string' || !values.includes(v))
+    invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be one of ${values.join(', ')}`);
 }

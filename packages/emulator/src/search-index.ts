@@ -72,7 +72,10 @@ function listFiles(path: string): string[] {
 
 /** Paragraphs packed into chunks of about CHUNK_CHARS; a longer paragraph is cut at sentence ends. */
 export function chunkText(text: string): string[] {
-  const paras = text.split(/\r?\n\s*\r?\n/).map((p) => p.trim()).filter(Boolean);
+  const paras = text
+    .split(/\r?\n\s*\r?\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   const pieces: string[] = [];
   for (const p of paras) {
     if (p.length <= CHUNK_CHARS) pieces.push(p);
@@ -137,7 +140,14 @@ function buildCollection(rec: CollectionRecord): { signature: string; chunks: Ch
       collection_id: rec.id,
     };
     chunkText(body).forEach((content, i) => {
-      chunks.push({ file_id: fileId, chunk_id: `${fileId}_c${i}`, chunk_content: content, collection_id: rec.id, fields, terms: words(content) });
+      chunks.push({
+        file_id: fileId,
+        chunk_id: `${fileId}_c${i}`,
+        chunk_content: content,
+        collection_id: rec.id,
+        fields,
+        terms: words(content),
+      });
     });
   }
   return { signature, chunks };
@@ -236,7 +246,8 @@ export function parseFilter(src: string): Node {
     if (!/^[A-Za-z_][\w.-]*$/.test(tok)) bad(`expected a field name, got ${tok}`);
     i++;
     const op = peek();
-    if (!op || !['=', '!=', '>', '>=', '<', '<=', ':'].includes(op)) return bad(`expected an operator (=, !=, >, >=, <, <=, :) after ${tok}`);
+    if (!op || !['=', '!=', '>', '>=', '<', '<=', ':'].includes(op))
+      return bad(`expected an operator (=, !=, >, >=, <, <=, :) after ${tok}`);
     i++;
     const raw = peek();
     if (raw === undefined || raw === '(' || raw === ')') return bad(`expected a value after ${tok} ${op}`);

@@ -7,7 +7,17 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
 import { Backend, type EmulatorSettings } from './backend.js';
 import { FaultList, type Fault } from './faults.js';
-import { ERROR_CODES, HttpError, MAX_JSON_BODY, Router, invalid, parseJsonBody, type EmuRequest, type EmuResponse, type SseWriter } from './router.js';
+import {
+  ERROR_CODES,
+  HttpError,
+  MAX_JSON_BODY,
+  Router,
+  invalid,
+  parseJsonBody,
+  type EmuRequest,
+  type EmuResponse,
+  type SseWriter,
+} from './router.js';
 import { registerAdminRoutes } from './admin.js';
 import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
 import { registerAllRoutes } from './routes/index.js';
@@ -58,7 +68,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const store = new StateStore(opts.stateDir);
   const core = new Backend(
     store,
-    { tokenDelayMs: opts.tokenDelayMs, deferredDelayMs: opts.deferredDelayMs, latencyMs: opts.latencyMs, ...opts.settings },
+    {
+      tokenDelayMs: opts.tokenDelayMs,
+      deferredDelayMs: opts.deferredDelayMs,
+      latencyMs: opts.latencyMs,
+      ...opts.settings,
+    },
     opts.defaultKey,
     opts.seed,
   );
@@ -71,7 +86,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
   const sockets = new Set<Socket>();
   const swept = store.sweepOrphans(blobOwners(core));
-  if (swept.removed && !opts.quietLog) process.stderr.write(`emulator: removed ${swept.removed} orphan blob(s) (${swept.bytes} bytes) left by an earlier crash\n`);
+  if (swept.removed && !opts.quietLog)
+    process.stderr.write(
+      `emulator: removed ${swept.removed} orphan blob(s) (${swept.bytes} bytes) left by an earlier crash\n`,
+    );
   const server = createServer((req, res) => {
     commitBeforeReplying(core, res);
     handle(router, core, req, res).catch((err) => {
@@ -133,7 +151,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 }
 
 function adminTokenMatches(req: IncomingMessage, token: string): boolean {
-  const given = String(req.headers['x-emulator-admin-token'] ?? /^Bearer\s+(\S+)/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '');
+  const given = String(
+    req.headers['x-emulator-admin-token'] ?? /^Bearer\s+(\S+)/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '',
+  );
   const a = Buffer.from(given);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -147,8 +167,16 @@ export function isLoopback(host: string): boolean {
 /** Blob names each kind's records refer to (the rest are orphans). */
 function blobOwners(core: Backend): Record<string, Set<string>> {
   const names = (collection: string, field: string) =>
-    new Set([...core.store.collection<Record<string, unknown>>(collection).values()].map((r) => r[field]).filter((v): v is string => typeof v === 'string'));
-  return { files: names('files', 'blob'), skills: names('skills', 'blob'), 'custom-voices': names('custom_voices', 'voice_id') };
+    new Set(
+      [...core.store.collection<Record<string, unknown>>(collection).values()]
+        .map((r) => r[field])
+        .filter((v): v is string => typeof v === 'string'),
+    );
+  return {
+    files: names('files', 'blob'),
+    skills: names('skills', 'blob'),
+    'custom-voices': names('custom_voices', 'voice_id'),
+  };
 }
 
 /**
@@ -198,7 +226,11 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined, core: Backe
       sendError(res, status, message, headers);
     },
     sse(): SseWriter {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       res.flushHeaders();
       let sent = 0;
       let closed = false;
@@ -241,7 +273,14 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined, core: Backe
   };
 }
 
-function makeRequest(req: IncomingMessage, path: string, url: URL, requestId: string, params: Record<string, string>, log?: { body?: string; bytes?: number }): EmuRequest {
+function makeRequest(
+  req: IncomingMessage,
+  path: string,
+  url: URL,
+  requestId: string,
+  params: Record<string, string>,
+  log?: { body?: string; bytes?: number },
+): EmuRequest {
   let cached: Promise<Buffer> | undefined;
   const body = (limit = 64 * 1024 * 1024) => {
     cached ??= new Promise<Buffer>((resolve, reject) => {
@@ -285,20 +324,40 @@ function makeRequest(req: IncomingMessage, path: string, url: URL, requestId: st
 
 type AuthResult = { ok: true; key: KeyRecord } | { ok: false; status: number; message: string };
 
-function authenticate(core: Backend, header: string | undefined, path: string, endpoint: string, agentAccess: boolean, subprotocolSecret?: string): AuthResult {
+function authenticate(
+  core: Backend,
+  header: string | undefined,
+  path: string,
+  endpoint: string,
+  agentAccess: boolean,
+  subprotocolSecret?: string,
+): AuthResult {
   let key: KeyRecord | undefined;
   if (subprotocolSecret !== undefined || (header && /^Bearer\s+svc-cs-/.test(header))) {
     const value = subprotocolSecret ?? header!.replace(/^Bearer\s+/, '');
-    const secret = core.store.collection<{ value: string; expires_at: number; key: string }>('client_secrets').get(value);
-    if (!secret || secret.expires_at < core.nowSec()) return { ok: false, status: 401, message: 'The client secret is invalid or has expired' };
+    const secret = core.store
+      .collection<{ value: string; expires_at: number; key: string }>('client_secrets')
+      .get(value);
+    if (!secret || secret.expires_at < core.nowSec())
+      return { ok: false, status: 401, message: 'The client secret is invalid or has expired' };
     key = core.keys().get(secret.key);
     if (!key) return { ok: false, status: 401, message: 'The client secret is invalid or has expired' };
   } else {
-    if (!header) return { ok: false, status: 401, message: 'Missing Authorization header: expected `Authorization: Bearer <API_KEY>`' };
+    if (!header)
+      return {
+        ok: false,
+        status: 401,
+        message: 'Missing Authorization header: expected `Authorization: Bearer <API_KEY>`',
+      };
     const m = /^Bearer\s+(\S+)\s*$/.exec(header);
     if (!m) return { ok: false, status: 401, message: 'Malformed Authorization header: expected `Bearer <API_KEY>`' };
     key = core.keys().get(m[1]!);
-    if (!key) return { ok: false, status: 400, message: `Incorrect API key provided: ${redactedKey(m[1]!)}. Obtain an API key from the console.` };
+    if (!key)
+      return {
+        ok: false,
+        status: 400,
+        message: `Incorrect API key provided: ${redactedKey(m[1]!)}. Obtain an API key from the console.`,
+      };
   }
   // The key endpoints report the blocked/disabled flags instead of refusing.
   const reportsFlags = path === '/v1/api-key' || path === '/v1/me';
@@ -309,17 +368,20 @@ function authenticate(core: Backend, header: string | undefined, path: string, e
     if (!key.acls.includes('api-key:endpoint:*') && !key.acls.includes(`api-key:endpoint:${endpoint}`)) {
       return { ok: false, status: 403, message: `The API key is not authorized for the endpoint ${endpoint}` };
     }
-    if (agentAccess && !hasAgentAccess(key)) return { ok: false, status: 403, message: 'The API key does not have agent access' };
+    if (agentAccess && !hasAgentAccess(key))
+      return { ok: false, status: 403, message: 'The API key does not have agent access' };
   }
   return { ok: true, key };
 }
 
 /** Query parameters for the request log; a repeated parameter keeps every value. */
 function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
-  return Object.fromEntries([...new Set(params.keys())].map((k) => {
-    const all = params.getAll(k);
-    return [k, all.length > 1 ? all : all[0]!];
-  }));
+  return Object.fromEntries(
+    [...new Set(params.keys())].map((k) => {
+      const all = params.getAll(k);
+      return [k, all.length > 1 ? all : all[0]!];
+    }),
+  );
 }
 
 function endpointName(path: string): string {
@@ -357,7 +419,11 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
 
   if (isAdmin && core.adminToken && path !== '/_emulator/health' && !adminTokenMatches(req, core.adminToken)) {
     req.resume();
-    return sendError(res, 401, 'The emulator admin API needs the admin token printed at start (Authorization: Bearer <token> or x-emulator-admin-token)');
+    return sendError(
+      res,
+      401,
+      'The emulator admin API needs the admin token printed at start (Authorization: Bearer <token> or x-emulator-admin-token)',
+    );
   }
   let fault: Fault | undefined;
   if (!isAdmin) {
@@ -382,11 +448,23 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   const emuRes = makeResponse(res, fault, core, requestId);
   if (!route) {
     req.resume();
-    if (otherMethods.length) return sendError(res, 405, `Method ${method} is not allowed on ${path}; allowed: ${[...new Set(otherMethods)].join(', ')}`, { allow: [...new Set(otherMethods)].join(', ') });
+    if (otherMethods.length)
+      return sendError(
+        res,
+        405,
+        `Method ${method} is not allowed on ${path}; allowed: ${[...new Set(otherMethods)].join(', ')}`,
+        { allow: [...new Set(otherMethods)].join(', ') },
+      );
     return sendError(res, 404, `No such endpoint: ${method} ${path}`);
   }
   if (route.opts.auth !== false) {
-    const auth = authenticate(core, req.headers.authorization, path, route.opts.endpoint ?? endpointName(path), !!route.opts.agentAccess);
+    const auth = authenticate(
+      core,
+      req.headers.authorization,
+      path,
+      route.opts.endpoint ?? endpointName(path),
+      !!route.opts.agentAccess,
+    );
     if (!auth.ok) {
       req.resume();
       return sendError(res, auth.status, auth.message);
@@ -408,28 +486,59 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
 /** The request id of each upgrade in progress, for its 101's headers. */
 const upgradeIds = new WeakMap<IncomingMessage, string>();
 
-async function handleUpgrade(router: Router, core: Backend, wss: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+async function handleUpgrade(
+  router: Router,
+  core: Backend,
+  wss: WebSocketServer,
+  req: IncomingMessage,
+  socket: Socket,
+  head: Buffer,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://emulator');
   const path = url.pathname;
   const requestId = core.uuid('request');
   upgradeIds.set(req, requestId);
   const reject = (status: number, message: string, extra = '') => {
     const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
-    socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   };
-  core.logRequest({ id: requestId, time: Date.now(), method: 'WS', path, query: queryRecord(url.searchParams), headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined } });
+  core.logRequest({
+    id: requestId,
+    time: Date.now(),
+    method: 'WS',
+    path,
+    query: queryRecord(url.searchParams),
+    headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
+  });
   // faults apply to an upgrade as method WS: a refused upgrade, a socket cut at once or after N server events, a slow 101
   const fault = core.faults.take('WS', path);
-  if (fault?.kind === 'status') return reject(fault.status ?? 500, fault.message ?? `injected fault ${fault.status}`, fault.retryAfter !== undefined ? `retry-after: ${fault.retryAfter}\r\n` : '');
+  if (fault?.kind === 'status')
+    return reject(
+      fault.status ?? 500,
+      fault.message ?? `injected fault ${fault.status}`,
+      fault.retryAfter !== undefined ? `retry-after: ${fault.retryAfter}\r\n` : '',
+    );
   if (fault?.kind === 'drop' && !fault.afterEvents) return void socket.destroy();
   if (fault?.kind === 'slow') await core.sleep(fault.delayMs ?? 1000);
   const { route, params } = router.matchWs(path);
   if (!route) return reject(404, `No such WebSocket endpoint: ${path}`);
-  const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const csProto = protocols.find((p) => p.startsWith('svc-client-secret.'));
   const emuReq = makeRequest(req, path, url, requestId, params);
   if (route.opts.auth !== false) {
-    const auth = authenticate(core, req.headers.authorization, path, route.opts.endpoint ?? endpointName(path), !!route.opts.agentAccess, csProto?.slice('svc-client-secret.'.length));
+    const auth = authenticate(
+      core,
+      req.headers.authorization,
+      path,
+      route.opts.endpoint ?? endpointName(path),
+      !!route.opts.agentAccess,
+      csProto?.slice('svc-client-secret.'.length),
+    );
     if (!auth.ok) return reject(auth.status, auth.message);
     emuReq.key = auth.key;
   }
@@ -487,7 +596,8 @@ function guardMessageListeners(ws: WebSocket): void {
       try {
         listener(...args);
       } catch (err) {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'error', message: `invalid message: ${(err as Error).message}` }));
+        if (ws.readyState === ws.OPEN)
+          ws.send(JSON.stringify({ type: 'error', message: `invalid message: ${(err as Error).message}` }));
       }
     });
   }) as typeof ws.on;

@@ -7,7 +7,17 @@
 // crash is ignored). Which records changed: those set, deleted or read (`get`) since the last commit, and every
 // record of a collection iterated since then (a record found by a scan may have been changed in place), compared
 // with what was last written. No fsync: the emulator guards against its process dying, not the machine.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export type Collection<T> = Map<string, T>;
@@ -88,7 +98,10 @@ export class StateStore {
     const file = this.file!;
     if (existsSync(file)) {
       try {
-        const raw = JSON.parse(readFileSync(file, 'utf8')) as { collections: Record<string, Record<string, unknown>>; counters?: Record<string, number> };
+        const raw = JSON.parse(readFileSync(file, 'utf8')) as {
+          collections: Record<string, Record<string, unknown>>;
+          counters?: Record<string, number>;
+        };
         for (const [name, entries] of Object.entries(raw.collections ?? {})) {
           const c = this.collection<unknown>(name);
           for (const [k, v] of Object.entries(entries)) c.set(k, v);
@@ -274,4 +287,3 @@ export class StateStore {
     this.exitHook = undefined;
   }
 }
-

@@ -36,7 +36,8 @@ Thank you! Yes, no, maybe. I think that this would be the best way to do it, bec
 They were there, where their work was. We will see what you have done and what we should do next time.
 `;
 
-const PRETOKEN = /'(?:s|t|re|ve|m|ll|d)|[ \t]?\p{L}+|[ \t]?\p{N}{1,3}|[ \t]?[^\s\p{L}\p{N}]+|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
+const PRETOKEN =
+  /'(?:s|t|re|ve|m|ll|d)|[ \t]?\p{L}+|[ \t]?\p{N}{1,3}|[ \t]?[^\s\p{L}\p{N}]+|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
 const MAX_MERGES = 700;
 
 interface Table {

@@ -37,7 +37,11 @@ export interface CharTiming {
  * Text → PCM s16le mono at `sampleRate`, with the time span of every character (graph_chars / graph_times of
  * the TTS timestamps).
  */
-export function synthesize(text: string, sampleRate: number, opts: ToneOptions = {}): { pcm: Buffer; chars: CharTiming[] } {
+export function synthesize(
+  text: string,
+  sampleRate: number,
+  opts: ToneOptions = {},
+): { pcm: Buffer; chars: CharTiming[] } {
   const speed = opts.speed ?? 1;
   const toneLen = Math.round((sampleRate * TONE_MS) / speed / 1000);
   const gapLen = Math.round((sampleRate * GAP_MS) / 1000);
@@ -58,7 +62,12 @@ export function synthesize(text: string, sampleRate: number, opts: ToneOptions =
       const f1 = LOW_GRID[byte >> 4]!;
       const f2 = HIGH_GRID[byte & 15]!;
       for (let i = 0; i < toneLen; i++) {
-        const env = i < edge ? 0.5 - 0.5 * Math.cos((Math.PI * i) / edge) : i >= toneLen - edge ? 0.5 - 0.5 * Math.cos((Math.PI * (toneLen - 1 - i)) / edge) : 1;
+        const env =
+          i < edge
+            ? 0.5 - 0.5 * Math.cos((Math.PI * i) / edge)
+            : i >= toneLen - edge
+              ? 0.5 - 0.5 * Math.cos((Math.PI * (toneLen - 1 - i)) / edge)
+              : 1;
         const t = i / sampleRate;
         out[pos + i] = Math.round(amp * env * (Math.sin(2 * Math.PI * f1 * t) + Math.sin(2 * Math.PI * f2 * t)));
       }
@@ -145,7 +154,10 @@ export function findBursts(x: Float32Array, sampleRate: number): Burst[] {
   for (const [a, b] of long) {
     const len = b - a;
     const gapFrames = GAP_MS / 2.5;
-    const k = typical >= minFrames && len > 1.6 * typical ? Math.max(1, Math.round((len + gapFrames) / (typical + gapFrames))) : 1;
+    const k =
+      typical >= minFrames && len > 1.6 * typical
+        ? Math.max(1, Math.round((len + gapFrames) / (typical + gapFrames)))
+        : 1;
     const piece = (len + gapFrames) / k;
     for (let j = 0; j < k; j++) {
       const s = Math.round(a + j * piece);
@@ -181,7 +193,8 @@ function classify(x: Float32Array, sampleRate: number, s: number, e: number): Bu
   const hi = best(HIGH_GRID);
   const purity = energy > 0 ? Math.min(1, ((2 / n) * (lo.p + hi.p)) / energy) : 0;
   // both tones must be present at comparable strength
-  const balanced = lo.distinct && hi.distinct && lo.p > 0 && hi.p > 0 && Math.min(lo.p, hi.p) / Math.max(lo.p, hi.p) > 0.15;
+  const balanced =
+    lo.distinct && hi.distinct && lo.p > 0 && hi.p > 0 && Math.min(lo.p, hi.p) / Math.max(lo.p, hi.p) > 0.15;
   return {
     start: s / sampleRate,
     end: e / sampleRate,

@@ -12,7 +12,8 @@ function namedInOrder(prompt: string, names: string[]): string[] {
     for (let i = lower.indexOf(n); i >= 0; i = lower.indexOf(n, i + n.length)) {
       const before = lower[i - 1];
       const after = lower[i + n.length];
-      if ((before === undefined || !/[\w-]/.test(before)) && (after === undefined || !/[\w-]/.test(after))) hits.push({ at: i, name });
+      if ((before === undefined || !/[\w-]/.test(before)) && (after === undefined || !/[\w-]/.test(after)))
+        hits.push({ at: i, name });
     }
   }
   return hits.sort((a, b) => a.at - b.at).map((h) => h.name);
@@ -24,10 +25,18 @@ export function generateWithToolPlan(req: EngineRequest): EngineReply {
   while (u >= 0 && (req.turns[u]!.role !== 'user' || req.turns[u]!.toolResult)) u--;
   const forced = req.toolChoice !== undefined && !['auto', 'required', 'none'].includes(req.toolChoice);
   if (u < 0 || !tools.length || req.toolChoice === 'none' || forced) return generateReply(req);
-  const plan = namedInOrder(req.turns[u]!.text, tools.map((t) => t.name));
+  const plan = namedInOrder(
+    req.turns[u]!.text,
+    tools.map((t) => t.name),
+  );
   if (plan.length <= 1) return generateReply(req);
   const done = req.turns.slice(u + 1).filter((t) => t.toolResult).length;
   if (done >= plan.length) return generateReply(req);
   // the next call of the plan: answered as if the prompt had just been asked, with that tool forced
-  return generateReply({ ...req, turns: req.turns.slice(0, u + 1), toolChoice: plan[done], variant: (req.variant ?? 0) * 1000 + done });
+  return generateReply({
+    ...req,
+    turns: req.turns.slice(0, u + 1),
+    toolChoice: plan[done],
+    variant: (req.variant ?? 0) * 1000 + done,
+  });
 }

@@ -82,7 +82,10 @@ export class Endpointer {
   silenceMs = 0;
   private voicedMs = 0;
 
-  constructor(private readonly floor = 0.01, private readonly minSpeechMs = 30) {}
+  constructor(
+    private readonly floor = 0.01,
+    private readonly minSpeechMs = 30,
+  ) {}
 
   /** Feed the level of `ms` of audio. Returns 'start' when speech begins. */
   push(level: number, ms: number): 'start' | undefined {

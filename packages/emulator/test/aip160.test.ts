@@ -19,10 +19,31 @@ const FIELDS: Record<string, FieldSpec<Rec>> = {
 };
 const T = (iso: string) => Date.parse(iso) / 1000;
 const RECS: Rec[] = [
-  { name: 'Quarterly Report.pdf', size: 2_000_000, type: 'application/pdf', id: 'file_a', at: T('2024-03-01T00:00:00Z'), exp: null },
-  { name: 'draft notes.txt', size: 500, type: 'text/plain', id: 'file_b', at: T('2023-12-31T23:59:59Z'), exp: T('2030-01-01T00:00:00Z') },
+  {
+    name: 'Quarterly Report.pdf',
+    size: 2_000_000,
+    type: 'application/pdf',
+    id: 'file_a',
+    at: T('2024-03-01T00:00:00Z'),
+    exp: null,
+  },
+  {
+    name: 'draft notes.txt',
+    size: 500,
+    type: 'text/plain',
+    id: 'file_b',
+    at: T('2023-12-31T23:59:59Z'),
+    exp: T('2030-01-01T00:00:00Z'),
+  },
   { name: 'tmp.csv', size: 1_000_001, type: 'text/csv', id: 'file_c', at: T('2024-06-01T12:00:00Z'), exp: null },
-  { name: 'report-final.docx', size: 40_000, type: 'application/vnd.openxmlformats', id: 'file_d', at: T('2024-01-15T00:00:00Z'), exp: T('2024-02-01T00:00:00Z') },
+  {
+    name: 'report-final.docx',
+    size: 40_000,
+    type: 'application/vnd.openxmlformats',
+    id: 'file_d',
+    at: T('2024-01-15T00:00:00Z'),
+    exp: T('2024-02-01T00:00:00Z'),
+  },
 ];
 const ids = (filter: string) => RECS.filter(compileFilter<Rec>(filter, FIELDS)).map((r) => r.id);
 

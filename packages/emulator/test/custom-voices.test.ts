@@ -17,7 +17,11 @@ async function upload(file: Buffer, filename: string, type: string) {
   const form = new FormData();
   form.append('name', 'test');
   form.append('file', new Blob([file], { type }), filename);
-  const res = await fetch(`${emu.url}/v1/custom-voices`, { method: 'POST', headers: { authorization: `Bearer ${emu.key}` }, body: form });
+  const res = await fetch(`${emu.url}/v1/custom-voices`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${emu.key}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
@@ -25,7 +29,11 @@ describe('emulator custom voices', () => {
   it('accepts a clip of up to 120 s and returns an 8-character id; refuses a longer WAV and non-audio', async () => {
     const ok = await upload(wav(120), 'a.wav', 'audio/wav');
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ voice_id: expect.stringMatching(/^[a-z0-9]{8}$/), name: 'test', created_at: expect.stringMatching(/Z$/) });
+    expect(ok.body).toMatchObject({
+      voice_id: expect.stringMatching(/^[a-z0-9]{8}$/),
+      name: 'test',
+      created_at: expect.stringMatching(/Z$/),
+    });
     const long = await upload(wav(120.5), 'b.wav', 'audio/wav');
     expect(long.status).toBe(400);
     expect(long.body.error).toContain('at most 120 seconds');
@@ -37,7 +45,9 @@ describe('emulator custom voices', () => {
     const h = { authorization: `Bearer ${emu.key}` };
     expect((await fetch(`${emu.url}/v1/custom-voices?limit=0`, { headers: h })).status).toBe(400);
     expect((await fetch(`${emu.url}/v1/custom-voices?limit=1001`, { headers: h })).status).toBe(400);
-    const list = (await (await fetch(`${emu.url}/v1/custom-voices?limit=1000`, { headers: h })).json()) as { voices: { voice_id: string }[] };
+    const list = (await (await fetch(`${emu.url}/v1/custom-voices?limit=1000`, { headers: h })).json()) as {
+      voices: { voice_id: string }[];
+    };
     const id = list.voices[0]!.voice_id;
     const del = await fetch(`${emu.url}/v1/custom-voices/${id}`, { method: 'DELETE', headers: h });
     expect(await del.json()).toEqual({ deleted: true });

@@ -15,7 +15,11 @@ afterAll(async () => {
 });
 
 const post = async (path: string, body: string | Buffer, headers: Record<string, string> = {}) => {
-  const r = await fetch(`${emu.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json', ...headers }, body });
+  const r = await fetch(`${emu.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json', ...headers },
+    body,
+  });
   return { status: r.status, text: await r.text() };
 };
 const alive = async () => (await fetch(`${emu.url}/_emulator/health`)).status === 200;
@@ -26,12 +30,24 @@ describe('emulator hardening: bounded work, client errors are 4xx', () => {
     registerAllRoutes(router);
     const deep = '['.repeat(200_000) + ']'.repeat(200_000);
     const deepObject = '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000);
-    const paths = router.routes.filter((r) => r.method === 'POST' || r.method === 'PATCH').map((r) => ({ method: r.method, path: r.pattern.source.slice(1, -1).replace(/\(\[\^\/\]\+\)/g, 'x1').replace(/\\/g, '') }));
+    const paths = router.routes
+      .filter((r) => r.method === 'POST' || r.method === 'PATCH')
+      .map((r) => ({
+        method: r.method,
+        path: r.pattern.source
+          .slice(1, -1)
+          .replace(/\(\[\^\/\]\+\)/g, 'x1')
+          .replace(/\\/g, ''),
+      }));
     expect(paths.length).toBeGreaterThan(30);
     const statuses = new Map<number, number>();
     for (const { method, path } of paths) {
       for (const body of ['null', '[]', '"text"', '42', deep, deepObject]) {
-        const r = await fetch(`${emu.url}${path}`, { method, headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' }, body });
+        const r = await fetch(`${emu.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
+          body,
+        });
         const text = await r.text();
         expect(r.status, `${method} ${path} ${body.slice(0, 10)}: ${text.slice(0, 120)}`).toBeLessThan(500);
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
@@ -40,7 +56,9 @@ describe('emulator hardening: bounded work, client errors are 4xx', () => {
     // the JSON routes refuse a non-object body the way the service's deserializer does
     const nul = await post('/v1/chat/completions', 'null');
     expect(nul.status).toBe(422);
-    expect(nul.text).toMatch(/^Failed to deserialize the JSON body into the target type: invalid type: null, expected a JSON object/);
+    expect(nul.text).toMatch(
+      /^Failed to deserialize the JSON body into the target type: invalid type: null, expected a JSON object/,
+    );
     const tooDeep = await post('/v1/chat/completions', deep);
     expect(tooDeep.status).toBe(422);
     expect(tooDeep.text).toMatch(/recursion limit exceeded at line 1 column 129/);
@@ -49,10 +67,16 @@ describe('emulator hardening: bounded work, client errors are 4xx', () => {
   });
 
   it('bounds generated choices (n, prompts × n) and the text a model reads, with 400s naming the limit', async () => {
-    const chat = await post('/v1/chat/completions', JSON.stringify({ model: 'svc-4', messages: [{ role: 'user', content: 'hi' }], n: 1_000_000_000 }));
+    const chat = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'svc-4', messages: [{ role: 'user', content: 'hi' }], n: 1_000_000_000 }),
+    );
     expect(chat.status).toBe(400);
     expect(chat.text).toContain('at most 128');
-    const legacy = await post('/v1/completions', JSON.stringify({ model: 'svc-3', prompt: Array.from({ length: 100 }, () => 'x'), n: 2 }));
+    const legacy = await post(
+      '/v1/completions',
+      JSON.stringify({ model: 'svc-3', prompt: Array.from({ length: 100 }, () => 'x'), n: 2 }),
+    );
     expect(legacy.status).toBe(400);
     expect(legacy.text).toContain('at most 128');
     // 2 MB of text to tokenize: an over-long prompt, not a stack overflow
@@ -80,7 +104,9 @@ describe('emulator hardening: bounded work, client errors are 4xx', () => {
   });
 
   it('survives bad WebSocket messages (null, deep JSON) with an error event on that connection', async () => {
-    const ws = new WebSocket(`${emu.wsUrl}/v1/stt?sample_rate=16000&encoding=pcm`, { headers: { authorization: `Bearer ${emu.key}` } });
+    const ws = new WebSocket(`${emu.wsUrl}/v1/stt?sample_rate=16000&encoding=pcm`, {
+      headers: { authorization: `Bearer ${emu.key}` },
+    });
     const messages: string[] = [];
     ws.on('message', (d, binary) => {
       if (!binary) messages.push(d.toString());
@@ -105,7 +131,11 @@ describe('emulator hardening: bounded work, client errors are 4xx', () => {
   });
 
   it('refuses a fault that would break every request (bad regular expression) with 400', async () => {
-    const r = await fetch(`${emu.url}/_emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'status', status: 503, path: '(' }) });
+    const r = await fetch(`${emu.url}/_emulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'status', status: 503, path: '(' }),
+    });
     expect(r.status).toBe(400);
     expect(await r.text()).toContain('path is not a regular expression');
     expect((await fetch(`${emu.url}/v1/models`, { headers: { authorization: `Bearer ${emu.key}` } })).status).toBe(200);
@@ -116,7 +146,12 @@ describe('emulator admin API off loopback', () => {
   it('needs the admin token for /_emulator/* (health stays open)', async () => {
     const guarded = await startTestEmulator({ adminToken: 'test-admin-token-1234' });
     try {
-      const keys = (headers: Record<string, string>) => fetch(`${guarded.url}/_emulator/keys`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+      const keys = (headers: Record<string, string>) =>
+        fetch(`${guarded.url}/_emulator/keys`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: '{}',
+        });
       const refused = await keys({});
       expect(refused.status).toBe(401);
       expect(await refused.text()).toContain('admin token');

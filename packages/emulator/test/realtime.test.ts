@@ -14,7 +14,12 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 beforeEach(() => {
-  Object.assign(emu.core.settings, { realtimePace: 0, realtimeResponseDelayMs: 0, realtimeCallerPauseMs: 0, realtimeLegacyEvents: 0 });
+  Object.assign(emu.core.settings, {
+    realtimePace: 0,
+    realtimeResponseDelayMs: 0,
+    realtimeCallerPauseMs: 0,
+    realtimeLegacyEvents: 0,
+  });
 });
 
 type Ev = Record<string, any> & { type: string };
@@ -33,7 +38,11 @@ class Client {
       this.waiters.splice(0).forEach((w) => w());
     });
   }
-  static async open(query = '', headers: Record<string, string> = { authorization: `Bearer ${emu.key}` }, protocols: string[] = []): Promise<Client> {
+  static async open(
+    query = '',
+    headers: Record<string, string> = { authorization: `Bearer ${emu.key}` },
+    protocols: string[] = [],
+  ): Promise<Client> {
     const ws = new WebSocket(`${emu.wsUrl}/v1/realtime${query}`, protocols, { headers });
     const c = new Client(ws);
     await new Promise<void>((resolve, reject) => {
@@ -50,7 +59,10 @@ class Client {
     for (;;) {
       const found = this.events.filter((e) => e.type === type);
       if (found.length >= n) return found[n - 1]!;
-      if (this.closed) throw new Error(`closed (${this.closed.code} ${this.closed.reason}) before ${type}; got ${this.events.map((e) => e.type).join(', ')}`);
+      if (this.closed)
+        throw new Error(
+          `closed (${this.closed.code} ${this.closed.reason}) before ${type}; got ${this.events.map((e) => e.type).join(', ')}`,
+        );
       await new Promise<void>((r) => this.waiters.push(r));
     }
   }
@@ -60,7 +72,8 @@ class Client {
   }
   /** send pcm16 at 24 kHz in 100 ms appends */
   appendPcm(pcm: Buffer, encode: (b: Buffer) => Buffer = (b) => b, chunk = 4800): void {
-    for (let i = 0; i < pcm.length; i += chunk) this.send({ type: 'input_audio_buffer.append', audio: encode(pcm.subarray(i, i + chunk)).toString('base64') });
+    for (let i = 0; i < pcm.length; i += chunk)
+      this.send({ type: 'input_audio_buffer.append', audio: encode(pcm.subarray(i, i + chunk)).toString('base64') });
   }
   types(): string[] {
     return this.events.map((e) => e.type);
@@ -76,11 +89,29 @@ describe('realtime WebSocket (emulator)', () => {
   it('opens with session.created and applies session.update', async () => {
     const c = await Client.open('?model=voice-3.0');
     const created = await c.waitFor('session.created');
-    expect(created.session).toMatchObject({ model: 'voice-3.0', voice: 'eve', turn_detection: { type: 'server_vad' }, audio: { input: { format: { type: 'audio/pcm', rate: 24000 } } } });
+    expect(created.session).toMatchObject({
+      model: 'voice-3.0',
+      voice: 'eve',
+      turn_detection: { type: 'server_vad' },
+      audio: { input: { format: { type: 'audio/pcm', rate: 24000 } } },
+    });
     expect(created.event_id).toMatch(/^event_/);
-    c.send({ type: 'session.update', session: { instructions: 'Be brief', voice: 'ara', turn_detection: { type: 'server_vad', silence_duration_ms: 300 }, audio: { output: { format: { type: 'audio/pcmu' } } } } });
+    c.send({
+      type: 'session.update',
+      session: {
+        instructions: 'Be brief',
+        voice: 'ara',
+        turn_detection: { type: 'server_vad', silence_duration_ms: 300 },
+        audio: { output: { format: { type: 'audio/pcmu' } } },
+      },
+    });
     const updated = await c.waitFor('session.updated');
-    expect(updated.session).toMatchObject({ instructions: 'Be brief', voice: 'ara', turn_detection: { silence_duration_ms: 300, threshold: 0.5 }, audio: { output: { format: { type: 'audio/pcmu' } } } });
+    expect(updated.session).toMatchObject({
+      instructions: 'Be brief',
+      voice: 'ara',
+      turn_detection: { silence_duration_ms: 300, threshold: 0.5 },
+      audio: { output: { format: { type: 'audio/pcmu' } } },
+    });
     c.send({ type: 'session.update', session: { turn_detection: { type: 'server_vad', threshold: 2 } } });
     const err = await c.waitFor('error');
     expect(err.error).toMatchObject({ type: 'invalid_request_error', param: 'session.turn_detection.threshold' });
@@ -101,26 +132,43 @@ describe('realtime WebSocket (emulator)', () => {
     expect(heard.transcript).toBe('what time is it');
     const done = await c.waitFor('response.done');
     expect(done.response.status).toBe('completed');
-    const audio = Buffer.concat(c.events.filter((e) => e.type === 'response.output_audio.delta').map((e) => Buffer.from(e.delta, 'base64')));
+    const audio = Buffer.concat(
+      c.events.filter((e) => e.type === 'response.output_audio.delta').map((e) => Buffer.from(e.delta, 'base64')),
+    );
     const transcript = (await c.waitFor('response.output_audio_transcript.done')).transcript;
     expect(transcript).toContain('You said: what time is it.');
     expect(decodeTones(audio, 24000)).toBe(transcript);
-    const deltas = c.events.filter((e) => e.type === 'response.output_audio_transcript.delta').map((e) => e.delta).join('');
+    const deltas = c.events
+      .filter((e) => e.type === 'response.output_audio_transcript.delta')
+      .map((e) => e.delta)
+      .join('');
     expect(deltas).toBe(transcript);
     const order = c.types().filter((t) => /speech_|committed|transcription|response\.(created|done)/.test(t));
-    expect(order).toEqual(['input_audio_buffer.speech_started', 'input_audio_buffer.speech_stopped', 'input_audio_buffer.committed', 'conversation.item.input_audio_transcription.completed', 'response.created', 'response.done']);
+    expect(order).toEqual([
+      'input_audio_buffer.speech_started',
+      'input_audio_buffer.speech_stopped',
+      'input_audio_buffer.committed',
+      'conversation.item.input_audio_transcription.completed',
+      'response.created',
+      'response.done',
+    ]);
     c.close();
   });
 
   it('speaks G.711 mu-law at 8 kHz when the session asks for audio/pcmu, and can use the legacy event names', async () => {
     emu.core.settings.realtimeLegacyEvents = 1;
     const c = await Client.open();
-    c.send({ type: 'session.update', session: { audio: { input: { format: { type: 'audio/pcmu' } }, output: { format: { type: 'audio/pcmu' } } } } });
+    c.send({
+      type: 'session.update',
+      session: { audio: { input: { format: { type: 'audio/pcmu' } }, output: { format: { type: 'audio/pcmu' } } } },
+    });
     await c.waitFor('session.updated');
     c.appendPcm(Buffer.concat([encodeTones('hello phone', 8000), silence(800, 8000)]), mulawEncode, 1600);
     expect((await c.waitFor('conversation.item.input_audio_transcription.completed')).transcript).toBe('hello phone');
     await c.waitFor('response.done');
-    const audio = Buffer.concat(c.events.filter((e) => e.type === 'response.audio.delta').map((e) => Buffer.from(e.delta, 'base64')));
+    const audio = Buffer.concat(
+      c.events.filter((e) => e.type === 'response.audio.delta').map((e) => Buffer.from(e.delta, 'base64')),
+    );
     expect(c.types()).not.toContain('response.output_audio.delta');
     expect(decodeTones(mulawDecode(audio), 8000)).toBe((await c.waitFor('response.audio_transcript.done')).transcript);
     c.close();
@@ -142,17 +190,26 @@ describe('realtime WebSocket (emulator)', () => {
   });
 
   it('names content parts after the events: output_audio with response.output_audio.*, audio with the legacy names', async () => {
-    for (const [legacy, part, delta] of [[0, 'output_audio', 'response.output_audio.delta'], [1, 'audio', 'response.audio.delta']] as const) {
+    for (const [legacy, part, delta] of [
+      [0, 'output_audio', 'response.output_audio.delta'],
+      [1, 'audio', 'response.audio.delta'],
+    ] as const) {
       emu.core.settings.realtimeLegacyEvents = legacy;
       const c = await Client.open();
       c.send({ type: 'session.update', session: { turn_detection: null } });
       await c.waitFor('session.updated');
-      c.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'name the part types' }] } });
+      c.send({
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'name the part types' }] },
+      });
       c.send({ type: 'response.create' });
       const done = await c.waitFor('response.done');
       expect(c.types()).toContain(delta);
       expect((await c.waitFor('response.content_part.added')).part.type).toBe(part);
-      expect((await c.waitFor('response.content_part.done')).part).toMatchObject({ type: part, transcript: expect.any(String) });
+      expect((await c.waitFor('response.content_part.done')).part).toMatchObject({
+        type: part,
+        transcript: expect.any(String),
+      });
       const item = (await c.waitFor('response.output_item.done')).item;
       expect(item.content.map((p: { type: string }) => p.type)).toEqual([part]);
       expect(done.response.output[0].content[0].type).toBe(part);
@@ -163,9 +220,27 @@ describe('realtime WebSocket (emulator)', () => {
 
   it('asks for a named tool with arguments valid against its schema, then answers with the output', async () => {
     const c = await Client.open();
-    const parameters = { type: 'object', properties: { city: { type: 'string', enum: ['Paris', 'Oslo'] }, days: { type: 'integer', minimum: 1, maximum: 3 } }, required: ['city', 'days'] };
-    c.send({ type: 'session.update', session: { tools: [{ type: 'function', name: 'get_weather', description: 'weather', parameters }, { type: 'function', function: { name: 'other_tool', parameters: { type: 'object' } } }] } });
-    expect((await c.waitFor('session.updated')).session.tools.map((t: Ev) => t.name)).toEqual(['get_weather', 'other_tool']);
+    const parameters = {
+      type: 'object',
+      properties: {
+        city: { type: 'string', enum: ['Paris', 'Oslo'] },
+        days: { type: 'integer', minimum: 1, maximum: 3 },
+      },
+      required: ['city', 'days'],
+    };
+    c.send({
+      type: 'session.update',
+      session: {
+        tools: [
+          { type: 'function', name: 'get_weather', description: 'weather', parameters },
+          { type: 'function', function: { name: 'other_tool', parameters: { type: 'object' } } },
+        ],
+      },
+    });
+    expect((await c.waitFor('session.updated')).session.tools.map((t: Ev) => t.name)).toEqual([
+      'get_weather',
+      'other_tool',
+    ]);
     c.appendPcm(Buffer.concat([encodeTones('please check the get weather tool', 24000), silence(800)]));
     const call = await c.waitFor('response.function_call_arguments.done');
     expect(call.name).toBe('get_weather');
@@ -174,14 +249,19 @@ describe('realtime WebSocket (emulator)', () => {
     expect(args.days).toBeGreaterThanOrEqual(1);
     expect(args.days).toBeLessThanOrEqual(3);
     await c.waitFor('response.done');
-    c.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call.call_id, output: 'sunny and mild' } });
+    c.send({
+      type: 'conversation.item.create',
+      item: { type: 'function_call_output', call_id: call.call_id, output: 'sunny and mild' },
+    });
     await c.waitFor('conversation.item.added', 2);
     c.send({ type: 'response.create' });
     const done = await c.waitFor('response.done', 2);
     expect(done.response.status).toBe('completed');
     const transcript = (await c.waitFor('response.output_audio_transcript.done')).transcript;
     expect(transcript).toBe('The get_weather tool says: sunny and mild');
-    const audio = Buffer.concat(c.events.filter((e) => e.type === 'response.output_audio.delta').map((e) => Buffer.from(e.delta, 'base64')));
+    const audio = Buffer.concat(
+      c.events.filter((e) => e.type === 'response.output_audio.delta').map((e) => Buffer.from(e.delta, 'base64')),
+    );
     expect(decodeTones(audio, 24000)).toBe(transcript);
     c.close();
   });
@@ -213,8 +293,12 @@ describe('realtime WebSocket (emulator)', () => {
     const c = await Client.open(`?call_id=${call.call_id}`);
     await c.waitFor('session.created');
     c.send({ type: 'session.update', session: { instructions: 'You are a shop assistant' } });
-    expect((await c.waitFor('conversation.item.input_audio_transcription.completed')).transcript).toBe('I need help with my order');
-    expect((await c.waitFor('response.output_audio_transcript.done')).transcript).toContain('You said: I need help with my order.');
+    expect((await c.waitFor('conversation.item.input_audio_transcription.completed')).transcript).toBe(
+      'I need help with my order',
+    );
+    expect((await c.waitFor('response.output_audio_transcript.done')).transcript).toContain(
+      'You said: I need help with my order.',
+    );
     expect(await c.waitClose()).toEqual({ code: 1000, reason: 'call ended' });
     const res = await fetch(`${emu.url}/_emulator/calls/${call.call_id}`);
     expect(await res.json()).toMatchObject({ status: 'ended', ended_by: 'caller' });
@@ -228,7 +312,13 @@ describe('realtime WebSocket (emulator)', () => {
     expect(err.error).toMatchObject({ code: 'not_found', message: 'Call rtc_nope was not found or is not active' });
     expect(c.types()).not.toContain('session.created');
     const { call } = await startInboundCall(emu.core, {});
-    const secret = await (await fetch(`${emu.url}/v1/realtime/client_secrets`, { method: 'POST', headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' }, body: '{}' })).json();
+    const secret = await (
+      await fetch(`${emu.url}/v1/realtime/client_secrets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json();
     const d = await Client.open(`?call_id=${call.call_id}`, {}, [`svc-client-secret.${secret.value}`]);
     expect((await d.waitFor('error')).error.code).toBe('permission_denied');
     // without call_id the client secret is fine

@@ -12,10 +12,17 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 const auth = () => ({ authorization: `Bearer ${emu.key}` });
-const post = (body: unknown) => fetch(`${emu.url}/v1/tts`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (body: unknown) =>
+  fetch(`${emu.url}/v1/tts`, {
+    method: 'POST',
+    headers: { ...auth(), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 /** A WebSocket with a queue of received messages. */
-async function connect(path: string): Promise<{ ws: WebSocket; next: () => Promise<Record<string, any> | Buffer>; closed: Promise<number> }> {
+async function connect(
+  path: string,
+): Promise<{ ws: WebSocket; next: () => Promise<Record<string, any> | Buffer>; closed: Promise<number> }> {
   const ws = new WebSocket(`${emu.wsUrl}${path}`, { headers: auth() });
   const queue: (Record<string, any> | Buffer)[] = [];
   const waiters: ((m: Record<string, any> | Buffer) => void)[] = [];
@@ -30,12 +37,22 @@ async function connect(path: string): Promise<{ ws: WebSocket; next: () => Promi
     ws.once('open', r);
     ws.once('error', j);
   });
-  return { ws, next: () => (queue.length ? Promise.resolve(queue.shift()!) : new Promise((r) => waiters.push(r))), closed };
+  return {
+    ws,
+    next: () => (queue.length ? Promise.resolve(queue.shift()!) : new Promise((r) => waiters.push(r))),
+    closed,
+  };
 }
 
 describe('emulator POST /v1/tts', () => {
   it('answers JSON with base64 audio, its content type, duration and timestamps', async () => {
-    const res = await post({ text: 'Hi', language: 'EN', voice_id: 'Eve', output_format: { codec: 'ulaw', sample_rate: 8000 }, with_timestamps: true });
+    const res = await post({
+      text: 'Hi',
+      language: 'EN',
+      voice_id: 'Eve',
+      output_format: { codec: 'ulaw', sample_rate: 8000 },
+      with_timestamps: true,
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, any>;
     expect(body.content_type).toBe('audio/basic');
@@ -47,19 +64,35 @@ describe('emulator POST /v1/tts', () => {
   });
 
   it('speaks in every codec and rate as real audio', async () => {
-    for (const [codec, type] of [['mp3', 'audio/mpeg'], ['wav', 'audio/wav'], ['pcm', 'audio/pcm'], ['alaw', 'audio/alaw']] as const) {
-      const body = (await (await post({ text: 'ok', language: 'auto', output_format: { codec, sample_rate: 16000, bit_rate: 32000 } })).json()) as Record<string, any>;
+    for (const [codec, type] of [
+      ['mp3', 'audio/mpeg'],
+      ['wav', 'audio/wav'],
+      ['pcm', 'audio/pcm'],
+      ['alaw', 'audio/alaw'],
+    ] as const) {
+      const body = (await (
+        await post({ text: 'ok', language: 'auto', output_format: { codec, sample_rate: 16000, bit_rate: 32000 } })
+      ).json()) as Record<string, any>;
       expect(body.content_type).toBe(type);
       const { pcm, format } = await decodeAudio(Buffer.from(body.audio, 'base64'), { codec, sampleRate: 16000 });
       expect(tonesToText(pcm, format.sampleRate)).toBe('ok');
     }
-    const wav = Buffer.from(((await (await post({ text: 'w', language: 'auto', output_format: { codec: 'wav', sample_rate: 48000 } })).json()) as any).audio, 'base64');
+    const wav = Buffer.from(
+      (
+        (await (
+          await post({ text: 'w', language: 'auto', output_format: { codec: 'wav', sample_rate: 48000 } })
+        ).json()) as any
+      ).audio,
+      'base64',
+    );
     expect(parseWavHeader(wav)!.format.sampleRate).toBe(48000);
   });
 
   it('does not speak speech tags, pauses at [pause], normalizes numbers on request', async () => {
     const get = async (b: Record<string, unknown>) => {
-      const r = (await (await post({ language: 'en', output_format: { codec: 'pcm', sample_rate: 16000 }, ...b })).json()) as any;
+      const r = (await (
+        await post({ language: 'en', output_format: { codec: 'pcm', sample_rate: 16000 }, ...b })
+      ).json()) as any;
       return { text: tonesToText(Buffer.from(r.audio, 'base64'), 16000), duration: r.duration as number };
     };
     const tagged = await get({ text: 'a [pause] <whisper>b</whisper> [laugh]' });
@@ -183,7 +216,13 @@ describe('emulator /v1/stt', () => {
     const audio = mulawEncode(textToTones('hi', 8000, { tailMs: 0 }));
     for (let i = 0; i < audio.length; i += 800) c.ws.send(audio.subarray(i, i + 800));
     c.ws.send(JSON.stringify({ type: 'finalize' }));
-    expect(await c.next()).toMatchObject({ type: 'transcript.partial', text: 'hi', is_final: true, speech_final: true, start: 0 });
+    expect(await c.next()).toMatchObject({
+      type: 'transcript.partial',
+      text: 'hi',
+      is_final: true,
+      speech_final: true,
+      start: 0,
+    });
     c.ws.send(JSON.stringify({ type: 'audio.done' }));
     expect(await c.next()).toMatchObject({ type: 'transcript.done', text: '', duration: expect.any(Number) });
     expect(await c.closed).toBe(1000);
@@ -194,7 +233,13 @@ describe('emulator /v1/stt', () => {
     expect(((await c.next()) as any).type).toBe('transcript.created');
     c.ws.send(Buffer.concat([textToTones('so', 16000, { tailMs: 0 }), Buffer.alloc(16000)]));
     const chunk = (await c.next()) as any;
-    expect(chunk).toMatchObject({ type: 'transcript.partial', text: 'so', is_final: true, speech_final: false, end_of_turn_confidence: 0.3 });
+    expect(chunk).toMatchObject({
+      type: 'transcript.partial',
+      text: 'so',
+      is_final: true,
+      speech_final: false,
+      end_of_turn_confidence: 0.3,
+    });
     expect(await c.next()).toMatchObject({ type: 'transcript.partial', is_final: true, speech_final: true });
     c.ws.send(Buffer.concat([textToTones('done.', 16000, { tailMs: 0 }), Buffer.alloc(3200)]));
     expect(await c.next()).toMatchObject({ text: 'done.', speech_final: true, end_of_turn_confidence: 0.92 });

@@ -70,7 +70,11 @@ export interface WavInfo {
 }
 
 export function isWav(head: Uint8Array): boolean {
-  return head.length >= 12 && Buffer.from(head.subarray(0, 4)).toString('latin1') === 'RIFF' && Buffer.from(head.subarray(8, 12)).toString('latin1') === 'WAVE';
+  return (
+    head.length >= 12 &&
+    Buffer.from(head.subarray(0, 4)).toString('latin1') === 'RIFF' &&
+    Buffer.from(head.subarray(8, 12)).toString('latin1') === 'WAVE'
+  );
 }
 
 /**
@@ -104,7 +108,13 @@ export function parseWavHeader(buf: Uint8Array): WavInfo | undefined {
       const bits = b.readUInt16LE(off + 22);
       // WAVE_FORMAT_EXTENSIBLE: the real tag is the first two bytes of the sub-format GUID
       if (tag === 0xfffe && size >= 40) tag = b.readUInt16LE(off + 8 + 24);
-      fmt = { tag, channels: b.readUInt16LE(off + 10), rate: b.readUInt32LE(off + 12), blockAlign: b.readUInt16LE(off + 20), bits };
+      fmt = {
+        tag,
+        channels: b.readUInt16LE(off + 10),
+        rate: b.readUInt32LE(off + 12),
+        blockAlign: b.readUInt16LE(off + 20),
+        bits,
+      };
       if (!fmt.channels || !fmt.rate) throw new Error('WAV file has a zero sample rate or channel count');
     }
     off += 8 + size + (size % 2);
@@ -244,7 +254,11 @@ export class Resampler {
   private readonly box: number;
   private boxHist: number[][] = [];
 
-  constructor(readonly fromRate: number, readonly toRate: number, readonly channels: number) {
+  constructor(
+    readonly fromRate: number,
+    readonly toRate: number,
+    readonly channels: number,
+  ) {
     this.step = fromRate / toRate;
     this.box = this.step >= 2 ? Math.min(8, Math.floor(this.step)) : 1;
   }
@@ -303,7 +317,10 @@ export function resample(pcm: Uint8Array, fromRate: number, toRate: number, chan
 /** Streaming conversion between two PCM formats (channels first, then rate). */
 export class PcmConverter {
   private readonly resampler?: Resampler;
-  constructor(readonly from: PcmFormat, readonly to: PcmFormat) {
+  constructor(
+    readonly from: PcmFormat,
+    readonly to: PcmFormat,
+  ) {
     if (from.sampleRate !== to.sampleRate) this.resampler = new Resampler(from.sampleRate, to.sampleRate, to.channels);
   }
   get identity(): boolean {
@@ -339,7 +356,11 @@ export function mp3SampleRate(b: Uint8Array): number | undefined {
  * input resampled to it here.
  */
 export class Mp3Encoder {
-  private constructor(private readonly enc: LameEncoder, readonly format: PcmFormat, private readonly resampler?: Resampler) {}
+  private constructor(
+    private readonly enc: LameEncoder,
+    readonly format: PcmFormat,
+    private readonly resampler?: Resampler,
+  ) {}
 
   static async create(format: PcmFormat, bitRate = 128000): Promise<Mp3Encoder> {
     const lame = (await import('@breezystack/lamejs')) as unknown as { Mp3Encoder: LameCtor };
@@ -347,10 +368,20 @@ export class Mp3Encoder {
     const kbps = Math.round(bitRate / 1000);
     const probe = new lame.Mp3Encoder(channels, format.sampleRate, kbps);
     const silence = new Int16Array(1152 * 2);
-    const head = Buffer.concat([Buffer.from(probe.encodeBuffer(silence, channels === 2 ? silence : undefined)), Buffer.from(probe.flush())]);
+    const head = Buffer.concat([
+      Buffer.from(probe.encodeBuffer(silence, channels === 2 ? silence : undefined)),
+      Buffer.from(probe.flush()),
+    ]);
     const rate = mp3SampleRate(head) ?? format.sampleRate;
-    const enc = rate === format.sampleRate ? new lame.Mp3Encoder(channels, format.sampleRate, kbps) : new lame.Mp3Encoder(channels, rate, kbps);
-    return new Mp3Encoder(enc, { sampleRate: rate, channels }, rate === format.sampleRate ? undefined : new Resampler(format.sampleRate, rate, channels));
+    const enc =
+      rate === format.sampleRate
+        ? new lame.Mp3Encoder(channels, format.sampleRate, kbps)
+        : new lame.Mp3Encoder(channels, rate, kbps);
+    return new Mp3Encoder(
+      enc,
+      { sampleRate: rate, channels },
+      rate === format.sampleRate ? undefined : new Resampler(format.sampleRate, rate, channels),
+    );
   }
 
   /** PCM s16le with `format.channels` channels at the rate given to create(). */
@@ -368,7 +399,8 @@ export class Mp3Encoder {
         l[i] = s[2 * i]!;
         r[i] = s[2 * i + 1]!;
       }
-      for (let i = 0; i < frames; i += block) out.push(this.enc.encodeBuffer(l.subarray(i, i + block), r.subarray(i, i + block)));
+      for (let i = 0; i < frames; i += block)
+        out.push(this.enc.encodeBuffer(l.subarray(i, i + block), r.subarray(i, i + block)));
     }
     return Buffer.concat(out.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)));
   }
@@ -396,7 +428,9 @@ export class Mp3Decoder {
   private constructor(private readonly dec: MpegDecoderLike) {}
 
   static async create(): Promise<Mp3Decoder> {
-    const { MPEGDecoder } = (await import('mpg123-decoder')) as unknown as { MPEGDecoder: new (o?: object) => MpegDecoderLike };
+    const { MPEGDecoder } = (await import('mpg123-decoder')) as unknown as {
+      MPEGDecoder: new (o?: object) => MpegDecoderLike;
+    };
     const dec = new MPEGDecoder();
     await dec.ready;
     return new Mp3Decoder(dec);
@@ -413,7 +447,8 @@ export class Mp3Decoder {
     const channels = this.mono ? 1 : r.channelData.length;
     this.format ??= { sampleRate: r.sampleRate, channels };
     const out = new Int16Array(r.samplesDecoded * channels);
-    for (let i = 0; i < r.samplesDecoded; i++) for (let c = 0; c < channels; c++) out[i * channels + c] = floatToS16(r.channelData[c]![i]!);
+    for (let i = 0; i < r.samplesDecoded; i++)
+      for (let c = 0; c < channels; c++) out[i * channels + c] = floatToS16(r.channelData[c]![i]!);
     return bufferOf(out);
   }
 
@@ -429,7 +464,8 @@ export function mp3IsMono(b: Uint8Array): boolean | undefined {
     i = 10 + ((b[6]! & 0x7f) << 21) + ((b[7]! & 0x7f) << 14) + ((b[8]! & 0x7f) << 7) + (b[9]! & 0x7f);
   }
   for (; i + 3 < b.length; i++) {
-    if (b[i] === 0xff && (b[i + 1]! & 0xe0) === 0xe0 && (b[i + 1]! & 0x06) !== 0 && (b[i + 2]! & 0xf0) !== 0xf0) return (b[i + 3]! >> 6) === 3;
+    if (b[i] === 0xff && (b[i + 1]! & 0xe0) === 0xe0 && (b[i + 1]! & 0x06) !== 0 && (b[i + 2]! & 0xf0) !== 0xf0)
+      return b[i + 3]! >> 6 === 3;
   }
   return undefined;
 }
@@ -444,9 +480,18 @@ function mp3FrameLength(b: Uint8Array, i: number): number {
   if (version === 1 || layer === 0 || brIdx === 0 || brIdx === 15 || srIdx === 3) return 0;
   const padding = (b[i + 2]! >> 1) & 1;
   const v1 = version === 3;
-  const table = layer === 3 ? (v1 ? [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448] : [0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256])
-    : layer === 2 ? (v1 ? [0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384] : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160])
-    : v1 ? [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320] : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
+  const table =
+    layer === 3
+      ? v1
+        ? [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448]
+        : [0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256]
+      : layer === 2
+        ? v1
+          ? [0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384]
+          : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
+        : v1
+          ? [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+          : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
   const bitrate = table[brIdx]! * 1000;
   const rate = [44100, 48000, 32000][srIdx]! / (v1 ? 1 : version === 2 ? 2 : 4);
   if (layer === 3) return Math.floor((12 * bitrate) / rate + padding) * 4;
@@ -482,22 +527,37 @@ export interface RawHint {
 }
 
 /** Decode a whole audio file (WAV, MP3, or raw bytes described by `hint`) to PCM s16le. */
-export async function decodeAudio(bytes: Uint8Array, hint: RawHint & { codec?: Codec } = {}): Promise<{ pcm: Buffer; format: PcmFormat }> {
+export async function decodeAudio(
+  bytes: Uint8Array,
+  hint: RawHint & { codec?: Codec } = {},
+): Promise<{ pcm: Buffer; format: PcmFormat }> {
   if (hint.codec === 'wav' || (!hint.codec && isWav(bytes))) {
     const info = parseWavHeader(bytes);
     if (!info) throw new Error('truncated WAV file');
-    const end = info.dataLength === undefined ? bytes.length : Math.min(bytes.length, info.dataOffset + info.dataLength);
+    const end =
+      info.dataLength === undefined ? bytes.length : Math.min(bytes.length, info.dataOffset + info.dataLength);
     const usable = end - info.dataOffset - ((end - info.dataOffset) % info.blockAlign);
-    return { pcm: wavSamplesToPcm(bytes.subarray(info.dataOffset, info.dataOffset + usable), info.sample), format: info.format };
+    return {
+      pcm: wavSamplesToPcm(bytes.subarray(info.dataOffset, info.dataOffset + usable), info.sample),
+      format: info.format,
+    };
   }
   if (hint.codec === 'mp3' || (!hint.codec && !hint.encoding && isMp3(bytes))) return decodeMp3(bytes);
   const encoding: Encoding = hint.codec === 'mulaw' || hint.codec === 'alaw' ? hint.codec : (hint.encoding ?? 'pcm');
   const format = { sampleRate: hint.sampleRate ?? 16000, channels: hint.channels ?? 1 };
-  return { pcm: decodeSamples(encoding === 'pcm' ? bytes.subarray(0, bytes.length - (bytes.length % 2)) : bytes, encoding), format };
+  return {
+    pcm: decodeSamples(encoding === 'pcm' ? bytes.subarray(0, bytes.length - (bytes.length % 2)) : bytes, encoding),
+    format,
+  };
 }
 
 /** Encode PCM s16le as a whole file in a codec. */
-export async function encodeAudio(pcm: Uint8Array, format: PcmFormat, codec: Codec, opts: { bitRate?: number } = {}): Promise<Buffer> {
+export async function encodeAudio(
+  pcm: Uint8Array,
+  format: PcmFormat,
+  codec: Codec,
+  opts: { bitRate?: number } = {},
+): Promise<Buffer> {
   switch (codec) {
     case 'wav':
       return encodeWav(pcm, format);

@@ -57,7 +57,22 @@ export function codecFromPath(path: string): Codec | undefined {
 }
 
 /** Audio file extensions svc does not write (it writes wav, mp3, raw pcm, mu-law, A-law). */
-const NOT_WRITTEN = ['ogg', 'oga', 'opus', 'flac', 'm4a', 'mp4', 'aac', 'webm', 'mka', 'aif', 'aiff', 'wma', 'amr', 'caf'];
+const NOT_WRITTEN = [
+  'ogg',
+  'oga',
+  'opus',
+  'flac',
+  'm4a',
+  'mp4',
+  'aac',
+  'webm',
+  'mka',
+  'aif',
+  'aiff',
+  'wma',
+  'amr',
+  'caf',
+];
 
 /** The extension of an audio file name svc cannot write (e.g. `ogg` for x.ogg), else undefined. */
 export function unwritableAudioExtension(path: string): string | undefined {
@@ -83,7 +98,8 @@ export function codecFromContentType(ct: string): Codec | undefined {
   if (t === 'audio/mpeg' || t === 'audio/mp3') return 'mp3';
   if (t === 'audio/wav' || t === 'audio/x-wav' || t === 'audio/wave' || t === 'audio/vnd.wave') return 'wav';
   if (t === 'audio/pcm' || t === 'audio/l16' || t === 'audio/x-pcm') return 'pcm';
-  if (t === 'audio/basic' || t === 'audio/mulaw' || t === 'audio/x-mulaw' || t === 'audio/pcmu' || t === 'audio/ulaw') return 'mulaw';
+  if (t === 'audio/basic' || t === 'audio/mulaw' || t === 'audio/x-mulaw' || t === 'audio/pcmu' || t === 'audio/ulaw')
+    return 'mulaw';
   if (t === 'audio/alaw' || t === 'audio/x-alaw' || t === 'audio/pcma') return 'alaw';
   return undefined;
 }

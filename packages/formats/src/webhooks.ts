@@ -18,7 +18,9 @@ export interface WebhookHeaders {
 }
 
 export function secretBytes(secret: string): Buffer {
-  return secret.startsWith(SECRET_PREFIX) ? Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
+  return secret.startsWith(SECRET_PREFIX)
+    ? Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64')
+    : Buffer.from(secret, 'utf8');
 }
 
 /** A fresh signing secret: `whsec_` + base64 of 24 random bytes. */
@@ -35,8 +37,17 @@ export function sign(secret: string, id: string, timestamp: number | string, bod
 }
 
 /** The three headers of a delivery. */
-export function signedHeaders(secret: string, id: string, body: string | Buffer, timestamp = Math.floor(Date.now() / 1000)): WebhookHeaders {
-  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(secret, id, timestamp, body) };
+export function signedHeaders(
+  secret: string,
+  id: string,
+  body: string | Buffer,
+  timestamp = Math.floor(Date.now() / 1000),
+): WebhookHeaders {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': sign(secret, id, timestamp, body),
+  };
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
@@ -57,11 +68,13 @@ export function verify(
   const id = header(headers, 'webhook-id');
   const ts = header(headers, 'webhook-timestamp');
   const sigs = header(headers, 'webhook-signature');
-  if (!id || !ts || !sigs) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
+  if (!id || !ts || !sigs)
+    throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
   if (!/^\d+$/.test(ts)) throw new WebhookVerificationError(`webhook-timestamp is not a number of seconds: ${ts}`);
   const now = opts.nowSec ?? Math.floor(Date.now() / 1000);
   const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
-  if (Math.abs(now - Number(ts)) > tolerance) throw new WebhookVerificationError(`webhook-timestamp ${ts} is more than ${tolerance} s away from now`);
+  if (Math.abs(now - Number(ts)) > tolerance)
+    throw new WebhookVerificationError(`webhook-timestamp ${ts} is more than ${tolerance} s away from now`);
   const expected = Buffer.from(sign(secret, id, ts, body).slice(3), 'base64');
   for (const entry of sigs.split(' ')) {
     const [version, value] = entry.split(',', 2);

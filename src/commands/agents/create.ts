@@ -1,7 +1,19 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { AGENT_FIELDS, createAgent, type AgentInput } from '../../endpoints/agents.js';
-import { AGENT_FIELD_OPTIONS, checkAgentInput, fileNamer, flagNamer, parseAgentJson, printAgent, readAgentFile, readToolFiles, textOrFile, type AgentFieldFlags, type Namer } from './shared.js';
+import {
+  AGENT_FIELD_OPTIONS,
+  checkAgentInput,
+  fileNamer,
+  flagNamer,
+  parseAgentJson,
+  printAgent,
+  readAgentFile,
+  readToolFiles,
+  textOrFile,
+  type AgentFieldFlags,
+  type Namer,
+} from './shared.js';
 
 interface Opts extends AgentFieldFlags {
   file?: string;

@@ -1,7 +1,23 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { ApiError, UsageError } from '../../core/errors.js';
-import { AGENT_FIELDS, createAgent, getAgent, updateAgent, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
-import { canonical, checkAgentInput, describeChange, fileNamer, parseAgentJson, readAgentFile, sameValue } from './shared.js';
+import {
+  AGENT_FIELDS,
+  createAgent,
+  getAgent,
+  updateAgent,
+  type Agent,
+  type AgentField,
+  type AgentInput,
+} from '../../endpoints/agents.js';
+import {
+  canonical,
+  checkAgentInput,
+  describeChange,
+  fileNamer,
+  parseAgentJson,
+  readAgentFile,
+  sameValue,
+} from './shared.js';
 
 const READ_ONLY = new Set(['agent_id', 'created_at', 'updated_at']);
 
@@ -16,23 +32,31 @@ export default defineCommand<{ file: string; dryRun?: boolean }>({
     { flags: '-f, --file <path>', description: 'agent JSON (`-` reads stdin)' },
     { flags: '--dry-run', description: 'show what would change; send nothing' },
   ],
-  examples: ['svc agents pull agent_123 -o agent.json && $EDITOR agent.json && svc agents push -f agent.json', 'svc agents push -f agent.json --dry-run'],
+  examples: [
+    'svc agents pull agent_123 -o agent.json && $EDITOR agent.json && svc agents push -f agent.json',
+    'svc agents push -f agent.json --dry-run',
+  ],
   async run(ctx, _args, opts) {
     if (opts.file === undefined) throw new UsageError('-f, --file is required: the agent JSON to push');
     const source = opts.file === '-' ? 'stdin' : opts.file;
     const raw = opts.file === '-' ? parseAgentJson(await ctx.readStdin(), 'stdin') : readAgentFile(opts.file);
     for (const k of Object.keys(raw)) {
-      if (!READ_ONLY.has(k) && !(AGENT_FIELDS as readonly string[]).includes(k)) ctx.out.warn(`${source}: field "${k}" is not an agent field; ignored`);
+      if (!READ_ONLY.has(k) && !(AGENT_FIELDS as readonly string[]).includes(k))
+        ctx.out.warn(`${source}: field "${k}" is not an agent field; ignored`);
     }
     const id = raw.agent_id;
-    if (id !== undefined && id !== null && (typeof id !== 'string' || id === '')) throw new UsageError(`${source}: agent_id: ${JSON.stringify(id)} is not allowed: an agent id (or leave it out to create a new agent)`);
+    if (id !== undefined && id !== null && (typeof id !== 'string' || id === ''))
+      throw new UsageError(
+        `${source}: agent_id: ${JSON.stringify(id)} is not allowed: an agent id (or leave it out to create a new agent)`,
+      );
     const desired: AgentInput = {};
     for (const f of AGENT_FIELDS) if (f in raw) desired[f] = raw[f] as unknown;
     const wanted = checkAgentInput(desired, fileNamer(source));
     const ce = ctx.out.ce;
 
     if (typeof id !== 'string') {
-      if (wanted.name === undefined || wanted.name === null) throw new UsageError(`${source}: name is required to create an agent`);
+      if (wanted.name === undefined || wanted.name === null)
+        throw new UsageError(`${source}: name is required to create an agent`);
       const fields = AGENT_FIELDS.filter((f) => wanted[f] !== undefined && wanted[f] !== null);
       ctx.out.info(`${ce.bold('+ new agent')} with ${fields.join(', ')}`);
       for (const f of fields) ctx.out.info(await describeChange(f, null, wanted[f], ce));
@@ -43,7 +67,9 @@ export default defineCommand<{ file: string; dryRun?: boolean }>({
       const http = await ctx.http();
       const created = await createAgent(http, Object.fromEntries(fields.map((f) => [f, wanted[f]])));
       report(ctx, created, await getAgent(http, created.agent_id), fields, wanted);
-      ctx.out.info(`created agent ${created.agent_id}; add "agent_id": "${created.agent_id}" to ${source} (or pull it again) so the next push updates it`);
+      ctx.out.info(
+        `created agent ${created.agent_id}; add "agent_id": "${created.agent_id}" to ${source} (or pull it again) so the next push updates it`,
+      );
       if (ctx.out.json) ctx.out.printJson(created);
       else ctx.out.line(created.agent_id);
       return 0;
@@ -55,7 +81,12 @@ export default defineCommand<{ file: string; dryRun?: boolean }>({
       current = await getAgent(http, id);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
-        throw new ApiError(404, `agent ${id} (from ${source}) does not exist: remove "agent_id" from the file to create it anew. Server said: ${err.message}`, err.code, err.requestId);
+        throw new ApiError(
+          404,
+          `agent ${id} (from ${source}) does not exist: remove "agent_id" from the file to create it anew. Server said: ${err.message}`,
+          err.code,
+          err.requestId,
+        );
       }
       throw err;
     }
@@ -86,10 +117,18 @@ export default defineCommand<{ file: string; dryRun?: boolean }>({
 });
 
 /** Warn about every field sent that the server did not keep as sent (read back after the write). */
-function report(ctx: Parameters<Parameters<typeof defineCommand>[0]['run']>[0], _reply: Agent, readBack: Agent, fields: AgentField[], wanted: AgentInput): void {
+function report(
+  ctx: Parameters<Parameters<typeof defineCommand>[0]['run']>[0],
+  _reply: Agent,
+  readBack: Agent,
+  fields: AgentField[],
+  wanted: AgentInput,
+): void {
   for (const f of fields) {
     if (!sameValue(f, readBack[f], wanted[f])) {
-      ctx.out.warn(`the server did not keep ${f} as sent: sent ${JSON.stringify(canonical(f, wanted[f]))}, now ${JSON.stringify(canonical(f, readBack[f]))}`);
+      ctx.out.warn(
+        `the server did not keep ${f} as sent: sent ${JSON.stringify(canonical(f, wanted[f]))}, now ${JSON.stringify(canonical(f, readBack[f]))}`,
+      );
     }
   }
 }

@@ -12,7 +12,9 @@ function readFileFor(flag: string, path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new UsageError(`${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(
+      `${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }
 
@@ -46,10 +48,17 @@ export function parseAgentJson(text: string, source: string): Record<string, unk
   } catch (err) {
     throw new UsageError(`${source} is not valid JSON: ${(err as Error).message}`);
   }
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && typeof (parsed as { agent?: unknown }).agent === 'object' && (parsed as { agent?: unknown }).agent !== null) {
+  if (
+    parsed &&
+    typeof parsed === 'object' &&
+    !Array.isArray(parsed) &&
+    typeof (parsed as { agent?: unknown }).agent === 'object' &&
+    (parsed as { agent?: unknown }).agent !== null
+  ) {
     parsed = (parsed as { agent: unknown }).agent;
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`${source}: expected a JSON object describing one agent`);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`${source}: expected a JSON object describing one agent`);
   return parsed as Record<string, unknown>;
 }
 
@@ -58,7 +67,17 @@ export function readAgentFile(path: string): Record<string, unknown> {
 }
 
 /** How a field is named in messages: the flag when it came from flags, `FILE: field` from a file. */
-export type Namer = (field: 'name' | 'instructions' | 'tools' | 'collection_ids' | 'voice' | 'voice_id' | 'vad_threshold' | 'vad_silence_duration_ms') => string;
+export type Namer = (
+  field:
+    | 'name'
+    | 'instructions'
+    | 'tools'
+    | 'collection_ids'
+    | 'voice'
+    | 'voice_id'
+    | 'vad_threshold'
+    | 'vad_silence_duration_ms',
+) => string;
 
 export const flagNamer: Namer = (f) =>
   ({
@@ -85,26 +104,45 @@ export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
   if (input.name !== undefined) {
     const v = input.name;
     if (typeof v !== 'string' || v.trim() === '') fail(name('name'), v, 'a non-empty text');
-    if (len(v) > AGENT_LIMITS.name) fail(name('name'), `${v.slice(0, 20)}…`, `at most ${AGENT_LIMITS.name} characters (got ${len(v)})`);
+    if (len(v) > AGENT_LIMITS.name)
+      fail(name('name'), `${v.slice(0, 20)}…`, `at most ${AGENT_LIMITS.name} characters (got ${len(v)})`);
   }
   if (input.instructions !== undefined && input.instructions !== null) {
     const v = input.instructions;
     if (typeof v !== 'string') fail(name('instructions'), v, 'a text');
-    if (len(v) > AGENT_LIMITS.instructions) fail(name('instructions'), `${v.slice(0, 20)}…`, `at most ${AGENT_LIMITS.instructions.toLocaleString('en-US')} characters (got ${len(v).toLocaleString('en-US')})`);
+    if (len(v) > AGENT_LIMITS.instructions)
+      fail(
+        name('instructions'),
+        `${v.slice(0, 20)}…`,
+        `at most ${AGENT_LIMITS.instructions.toLocaleString('en-US')} characters (got ${len(v).toLocaleString('en-US')})`,
+      );
   }
   if (input.tools !== undefined && input.tools !== null) {
     const v = input.tools;
     if (!Array.isArray(v)) fail(name('tools'), v, 'a list of tools');
-    if (v.length > AGENT_LIMITS.tools) fail(name('tools'), `${v.length} tools`, `at most ${AGENT_LIMITS.tools} tools per agent`);
+    if (v.length > AGENT_LIMITS.tools)
+      fail(name('tools'), `${v.length} tools`, `at most ${AGENT_LIMITS.tools} tools per agent`);
     v.forEach((t, i) => {
       const tool = t as Record<string, unknown> | null;
       if (!tool || typeof tool !== 'object' || !(TOOL_KINDS as readonly string[]).includes(tool.type as string)) {
-        fail(name('tools'), `tool ${i + 1} ${JSON.stringify(t)?.slice(0, 60)}`, `an object whose type is one of ${TOOL_KINDS.join(', ')}`);
+        fail(
+          name('tools'),
+          `tool ${i + 1} ${JSON.stringify(t)?.slice(0, 60)}`,
+          `an object whose type is one of ${TOOL_KINDS.join(', ')}`,
+        );
       }
       if (tool.type === 'function') {
         const fn = tool.function as Record<string, unknown> | undefined;
-        if (!fn || typeof fn.name !== 'string' || fn.name === '') fail(name('tools'), `tool ${i + 1} ${JSON.stringify(t).slice(0, 60)}`, 'a function tool {type: "function", function: {name, description, parameters}}');
-        if (fn.parameters !== undefined && (typeof fn.parameters !== 'object' || fn.parameters === null || Array.isArray(fn.parameters))) {
+        if (!fn || typeof fn.name !== 'string' || fn.name === '')
+          fail(
+            name('tools'),
+            `tool ${i + 1} ${JSON.stringify(t).slice(0, 60)}`,
+            'a function tool {type: "function", function: {name, description, parameters}}',
+          );
+        if (
+          fn.parameters !== undefined &&
+          (typeof fn.parameters !== 'object' || fn.parameters === null || Array.isArray(fn.parameters))
+        ) {
           fail(name('tools'), `tool ${i + 1} (${fn.name}) parameters`, 'a JSON-schema object');
         }
       }
@@ -112,12 +150,19 @@ export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
   }
   if (input.collection_ids !== undefined && input.collection_ids !== null) {
     const v = input.collection_ids;
-    if (!Array.isArray(v) || v.some((c) => typeof c !== 'string' || c === '')) fail(name('collection_ids'), v, 'a list of collection ids');
-    if (v.length > AGENT_LIMITS.collections) fail(name('collection_ids'), `${v.length} collections`, `at most ${AGENT_LIMITS.collections} collections per agent`);
+    if (!Array.isArray(v) || v.some((c) => typeof c !== 'string' || c === ''))
+      fail(name('collection_ids'), v, 'a list of collection ids');
+    if (v.length > AGENT_LIMITS.collections)
+      fail(
+        name('collection_ids'),
+        `${v.length} collections`,
+        `at most ${AGENT_LIMITS.collections} collections per agent`,
+      );
   }
   if (input.voice !== undefined && input.voice !== null) {
     const v = input.voice as Record<string, unknown>;
-    if (typeof v !== 'object' || Array.isArray(v)) fail(name('voice'), v, 'an object {voice_id, vad_threshold, vad_silence_duration_ms}');
+    if (typeof v !== 'object' || Array.isArray(v))
+      fail(name('voice'), v, 'an object {voice_id, vad_threshold, vad_silence_duration_ms}');
     const voice: Record<string, unknown> = { ...v };
     if (v.voice_id !== undefined && v.voice_id !== null) {
       const id = typeof v.voice_id === 'string' ? normalizeVoiceId(v.voice_id) : undefined;
@@ -127,12 +172,18 @@ export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
     const [tMin, tMax] = AGENT_LIMITS.vadThreshold;
     if (v.vad_threshold !== undefined && v.vad_threshold !== null) {
       const t = v.vad_threshold;
-      if (typeof t !== 'number' || !Number.isFinite(t) || t < tMin || t > tMax) fail(name('vad_threshold'), t, `a number from ${tMin} to ${tMax}`);
+      if (typeof t !== 'number' || !Number.isFinite(t) || t < tMin || t > tMax)
+        fail(name('vad_threshold'), t, `a number from ${tMin} to ${tMax}`);
     }
     const [sMin, sMax] = AGENT_LIMITS.vadSilenceMs;
     if (v.vad_silence_duration_ms !== undefined && v.vad_silence_duration_ms !== null) {
       const s = v.vad_silence_duration_ms;
-      if (typeof s !== 'number' || !Number.isInteger(s) || s < sMin || s > sMax) fail(name('vad_silence_duration_ms'), s, `a whole number of milliseconds from ${sMin} to ${sMax.toLocaleString('en-US')}`);
+      if (typeof s !== 'number' || !Number.isInteger(s) || s < sMin || s > sMax)
+        fail(
+          name('vad_silence_duration_ms'),
+          s,
+          `a whole number of milliseconds from ${sMin} to ${sMax.toLocaleString('en-US')}`,
+        );
     }
     out.voice = voice;
   }
@@ -155,7 +206,12 @@ export function printAgent(out: Output, a: Agent): void {
     ['voice', voice?.voice_id ?? null],
     ['vad_threshold', voice?.vad_threshold ?? null],
     ['vad_silence_duration_ms', voice?.vad_silence_duration_ms ?? null],
-    ['instructions', instr === null ? null : `${firstLine}${instr.length > (firstLine?.length ?? 0) ? '…' : ''} (${[...instr].length} characters)`],
+    [
+      'instructions',
+      instr === null
+        ? null
+        : `${firstLine}${instr.length > (firstLine?.length ?? 0) ? '…' : ''} (${[...instr].length} characters)`,
+    ],
     ['tools', toolNames.length ? `${toolNames.length}: ${toolNames.join(', ')}` : null],
     ['collection_ids', Array.isArray(a.collection_ids) && a.collection_ids.length ? a.collection_ids.join(', ') : null],
     ['created_at', a.created_at],
@@ -202,10 +258,20 @@ function asLines(v: unknown): string[] {
 
 /** The difference of one field for stderr: `~ field` then unified -/+ hunks with two lines of context (the `diff`
  * library, Myers' algorithm: one changed line in a 2,000-line text is a small hunk, not a rewrite). */
-export async function describeChange(field: string, before: unknown, after: unknown, color: { red(s: string): string; green(s: string): string; bold(s: string): string; dim(s: string): string }): Promise<string> {
+export async function describeChange(
+  field: string,
+  before: unknown,
+  after: unknown,
+  color: { red(s: string): string; green(s: string): string; bold(s: string): string; dim(s: string): string },
+): Promise<string> {
   const scalar = (v: unknown) => v === null || v === undefined || typeof v !== 'object';
   const oneLine = (v: unknown) => (v === null || v === undefined ? '(none)' : JSON.stringify(v));
-  if (scalar(before) && scalar(after) && !(typeof before === 'string' && before.includes('\n')) && !(typeof after === 'string' && after.includes('\n'))) {
+  if (
+    scalar(before) &&
+    scalar(after) &&
+    !(typeof before === 'string' && before.includes('\n')) &&
+    !(typeof after === 'string' && after.includes('\n'))
+  ) {
     return `${color.bold(`~ ${field}`)}: ${color.red(oneLine(before))} → ${color.green(oneLine(after))}`;
   }
   const { structuredPatch } = await import('diff');
@@ -236,10 +302,29 @@ export interface AgentFieldFlags {
 
 export const AGENT_FIELD_OPTIONS: OptionSpec[] = [
   { flags: '--name <name>', description: 'agent name (at most 255 characters)', parse: maxLength(AGENT_LIMITS.name) },
-  { flags: '--instructions <text>', description: 'system prompt, or @FILE to read it from a file (at most 256,000 characters)' },
+  {
+    flags: '--instructions <text>',
+    description: 'system prompt, or @FILE to read it from a file (at most 256,000 characters)',
+  },
   { flags: '--voice <id>', description: `${BUILTIN_VOICES.join(', ')}, or a custom voice id`, parse: voiceIdParser },
-  { flags: '--vad-threshold <n>', description: 'voice activity threshold, 0 to 1 (lower is more sensitive)', parse: number({ min: 0, max: 1 }) },
-  { flags: '--vad-silence-ms <ms>', description: 'silence before a turn ends, 0 to 10000 ms', parse: integer({ min: 0, max: 10_000 }) },
-  { flags: '--tool <file>', description: 'JSON file with one tool or an array of tools (repeatable; at most 200 tools)', parse: repeatable() },
-  { flags: '--collection <id>', description: 'knowledge-base collection id for file search (repeatable; at most 10)', parse: repeatable(undefined, { max: AGENT_LIMITS.collections }) },
+  {
+    flags: '--vad-threshold <n>',
+    description: 'voice activity threshold, 0 to 1 (lower is more sensitive)',
+    parse: number({ min: 0, max: 1 }),
+  },
+  {
+    flags: '--vad-silence-ms <ms>',
+    description: 'silence before a turn ends, 0 to 10000 ms',
+    parse: integer({ min: 0, max: 10_000 }),
+  },
+  {
+    flags: '--tool <file>',
+    description: 'JSON file with one tool or an array of tools (repeatable; at most 200 tools)',
+    parse: repeatable(),
+  },
+  {
+    flags: '--collection <id>',
+    description: 'knowledge-base collection id for file search (repeatable; at most 10)',
+    parse: repeatable(undefined, { max: AGENT_LIMITS.collections }),
+  },
 ];

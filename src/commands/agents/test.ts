@@ -10,7 +10,14 @@ import { toolCmdFlag } from '../../cmdutil/flag-sets.js';
 import { toolCmdParser, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, number, oneOf } from '../../core/validate.js';
 import { readTestFiles, type TestCase } from '../../agent-tests/test-file.js';
-import { caseLine, junitReport, REPORT_FORMATS, tapReport, transcriptName, type ReportFormat } from '../../agent-tests/report.js';
+import {
+  caseLine,
+  junitReport,
+  REPORT_FORMATS,
+  tapReport,
+  transcriptName,
+  type ReportFormat,
+} from '../../agent-tests/report.js';
 import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
 import { checkAgentInput, fileNamer, readAgentFile } from './shared.js';
 
@@ -31,7 +38,7 @@ export default defineCommand<Opts>({
   description:
     'Each case of the test files (YAML or JSON, docs/agent-tests.md) runs in its own realtime session configured ' +
     'like the agent (instructions, voice, tools, knowledge base): user turns as text or audio files, and per turn ' +
-    'expectations on the reply text and the tools called. Tool calls are answered from the case\'s scripted ' +
+    "expectations on the reply text and the tools called. Tool calls are answered from the case's scripted " +
     'results or by --tool-cmd commands. A line per case (or TAP / JUnit XML with --format); the transcript of ' +
     'each failed case is written to --transcripts DIR. Exit 1 when a case fails, 2 on a malformed test file ' +
     '(before any connection). Works against the API and the emulator alike.',
@@ -40,13 +47,36 @@ export default defineCommand<Opts>({
     { name: 'files', description: 'test files (YAML or JSON)', variadic: true },
   ],
   options: [
-    { flags: '--agent-file <path>', description: 'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument is then a test file' },
-    { flags: '-P, --parallel <n>', description: 'cases run at once, each in its own session (1-16, default 1)', parse: integer({ min: 1, max: 16 }) },
-    { flags: '--format <format>', description: 'report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)', parse: oneOf(REPORT_FORMATS), choices: REPORT_FORMATS },
-    { flags: '-o, --output <file>', description: 'write the report to FILE instead of stdout (replaced only when complete)' },
-    { flags: '--transcripts <dir>', description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})` },
+    {
+      flags: '--agent-file <path>',
+      description:
+        'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument is then a test file',
+    },
+    {
+      flags: '-P, --parallel <n>',
+      description: 'cases run at once, each in its own session (1-16, default 1)',
+      parse: integer({ min: 1, max: 16 }),
+    },
+    {
+      flags: '--format <format>',
+      description: 'report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)',
+      parse: oneOf(REPORT_FORMATS),
+      choices: REPORT_FORMATS,
+    },
+    {
+      flags: '-o, --output <file>',
+      description: 'write the report to FILE instead of stdout (replaced only when complete)',
+    },
+    {
+      flags: '--transcripts <dir>',
+      description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
+    },
     toolCmdFlag(toolCmdParser),
-    { flags: '--tool-timeout <seconds>', description: 'time limit of one tool command (1-600, default 60)', parse: number({ min: 1, max: 600 }) },
+    {
+      flags: '--tool-timeout <seconds>',
+      description: 'time limit of one tool command (1-600, default 60)',
+      parse: number({ min: 1, max: 600 }),
+    },
   ],
   examples: [
     'svc agents test agent_123 tests/support.yaml',
@@ -57,7 +87,12 @@ export default defineCommand<Opts>({
     const positional = [first as string, ...((rest as string[] | undefined) ?? [])].filter((x) => x !== undefined);
     const agentId = opts.agentFile ? undefined : positional[0];
     const files = opts.agentFile ? positional : positional.slice(1);
-    if (files.length === 0) throw new UsageError(opts.agentFile ? 'give at least one test file' : 'give the agent id, then at least one test file (or --agent-file FILE and test files)');
+    if (files.length === 0)
+      throw new UsageError(
+        opts.agentFile
+          ? 'give at least one test file'
+          : 'give the agent id, then at least one test file (or --agent-file FILE and test files)',
+      );
     // everything local is checked before any connection
     const local = opts.agentFile ? localAgent(opts.agentFile) : undefined;
     const cases = await readTestFiles(files);
@@ -87,7 +122,9 @@ async function compileSchemas(cases: TestCase[]): Promise<void> {
         try {
           await schemaValidator(want.arguments_schema);
         } catch (err) {
-          throw new UsageError(`${c.file}: case "${c.name}", turn ${i + 1}: tool_called ${want.name}: arguments_schema is not a valid JSON Schema: ${(err as Error).message}`);
+          throw new UsageError(
+            `${c.file}: case "${c.name}", turn ${i + 1}: tool_called ${want.name}: arguments_schema is not a valid JSON Schema: ${(err as Error).message}`,
+          );
         }
       }
 }
@@ -110,12 +147,22 @@ async function schemaValidator(schema: Record<string, unknown>): Promise<Validat
 async function checkSchema(schema: Record<string, unknown>, value: unknown): Promise<string | undefined> {
   const validate = await schemaValidator(schema);
   if (validate(value)) return undefined;
-  return (validate.errors ?? []).map((e) => `arguments${e.instancePath} ${e.message ?? 'is not valid'}`).join(', ') || 'does not match the schema';
+  return (
+    (validate.errors ?? []).map((e) => `arguments${e.instancePath} ${e.message ?? 'is not valid'}`).join(', ') ||
+    'does not match the schema'
+  );
 }
 
 async function readAudio(ctx: Context, file: string): Promise<Buffer> {
   const { openSource } = await import('../../audio/source.js');
-  const source = await openSource(file, { sampleRate: 24_000, channels: 1, realtime: false, env: ctx.env, signal: ctx.signal, flag: 'audio' });
+  const source = await openSource(file, {
+    sampleRate: 24_000,
+    channels: 1,
+    realtime: false,
+    env: ctx.env,
+    signal: ctx.signal,
+    flag: 'audio',
+  });
   const parts: Buffer[] = [];
   try {
     for await (const frame of source.frames(100)) parts.push(frame);
@@ -146,7 +193,14 @@ async function runAll(ctx: Context, cases: TestCase[], session: SessionUpdate, o
         signal: ctx.signal,
       });
       results[i] = r;
-      if (ctx.out.json) ctx.out.printJsonLine({ name: r.name, file: r.file, passed: r.passed, failures: r.failures, duration_ms: Math.round(r.ms) });
+      if (ctx.out.json)
+        ctx.out.printJsonLine({
+          name: r.name,
+          file: r.file,
+          passed: r.passed,
+          failures: r.failures,
+          duration_ms: Math.round(r.ms),
+        });
       else if (live) ctx.out.line(caseLine(r, mark));
       else ctx.out.info(caseLine(r));
     }
@@ -168,10 +222,19 @@ async function report(ctx: Context, results: CaseResult[], opts: Opts): Promise<
     ctx.out.info(`transcripts of the failed case${failed.length > 1 ? 's' : ''}: ${dir}`);
   }
   const format = opts.format ?? 'text';
-  const text = format === 'tap' ? tapReport(results) : format === 'junit' ? junitReport(results) : opts.output !== undefined ? results.map((r) => caseLine(r)).join('\n') + '\n' : undefined;
+  const text =
+    format === 'tap'
+      ? tapReport(results)
+      : format === 'junit'
+        ? junitReport(results)
+        : opts.output !== undefined
+          ? results.map((r) => caseLine(r)).join('\n') + '\n'
+          : undefined;
   if (text !== undefined) {
     if (opts.output !== undefined) await writeFileAtomic(opts.output, text);
     else if (!ctx.out.json) ctx.out.write(text);
   }
-  ctx.out.info(`${results.length - failed.length} passed, ${failed.length} failed (${results.length} case${results.length === 1 ? '' : 's'})`);
+  ctx.out.info(
+    `${results.length - failed.length} passed, ${failed.length} failed (${results.length} case${results.length === 1 ? '' : 's'})`,
+  );
 }

@@ -3,7 +3,15 @@ import { ApiError, UsageError } from '../../core/errors.js';
 import { oneOf, repeatable } from '../../core/validate.js';
 import { getAgent, updateAgent, type AgentField, type AgentInput, type AgentPatch } from '../../endpoints/agents.js';
 import { getNumber } from '../../endpoints/phone.js';
-import { AGENT_FIELD_OPTIONS, checkAgentInput, flagNamer, printAgent, readToolFiles, textOrFile, type AgentFieldFlags } from './shared.js';
+import {
+  AGENT_FIELD_OPTIONS,
+  checkAgentInput,
+  flagNamer,
+  printAgent,
+  readToolFiles,
+  textOrFile,
+  type AgentFieldFlags,
+} from './shared.js';
 
 const CLEARABLE = ['instructions', 'tools', 'voice', 'collection_ids'] as const;
 
@@ -22,7 +30,12 @@ export default defineCommand<Opts>({
   args: [{ name: 'id', description: 'agent id', required: true }],
   options: [
     ...AGENT_FIELD_OPTIONS,
-    { flags: '--clear <field>', description: `clear a field: ${CLEARABLE.join(', ')} (repeatable)`, parse: repeatable(oneOf(CLEARABLE)), choices: CLEARABLE },
+    {
+      flags: '--clear <field>',
+      description: `clear a field: ${CLEARABLE.join(', ')} (repeatable)`,
+      parse: repeatable(oneOf(CLEARABLE)),
+      choices: CLEARABLE,
+    },
     { flags: '--phone-number <id>', description: 'assign this phone number to the agent' },
     { flags: '--unassign-phone', description: 'unassign the phone number of the agent' },
   ],
@@ -57,10 +70,15 @@ export default defineCommand<Opts>({
       if (flagOf[f]) throw new UsageError(`--clear ${f}: cannot both set and clear ${f}`);
       paths.add(f);
     }
-    if (opts.phoneNumber !== undefined && opts.unassignPhone) throw new UsageError('--phone-number and --unassign-phone: give one or the other');
-    if (opts.phoneNumber !== undefined && opts.phoneNumber.trim() === '') throw new UsageError('--phone-number: "" is not allowed: a phone number id (use --unassign-phone to unassign)');
+    if (opts.phoneNumber !== undefined && opts.unassignPhone)
+      throw new UsageError('--phone-number and --unassign-phone: give one or the other');
+    if (opts.phoneNumber !== undefined && opts.phoneNumber.trim() === '')
+      throw new UsageError('--phone-number: "" is not allowed: a phone number id (use --unassign-phone to unassign)');
     const phone = opts.unassignPhone ? '' : opts.phoneNumber;
-    if (paths.size === 0 && phone === undefined) throw new UsageError('nothing to update: give at least one field flag, --clear, --phone-number or --unassign-phone');
+    if (paths.size === 0 && phone === undefined)
+      throw new UsageError(
+        'nothing to update: give at least one field flag, --clear, --phone-number or --unassign-phone',
+      );
     const checked = checkAgentInput(input, flagNamer);
 
     const http = await ctx.http();
@@ -92,7 +110,12 @@ export default defineCommand<Opts>({
 });
 
 /** A 409 on assignment: name the agent that holds the number, and how to free it. */
-async function explainConflict(http: Awaited<ReturnType<import('../../runtime/context.js').Context['http']>>, err: ApiError, phone: string, id: string): Promise<ApiError> {
+async function explainConflict(
+  http: Awaited<ReturnType<import('../../runtime/context.js').Context['http']>>,
+  err: ApiError,
+  phone: string,
+  id: string,
+): Promise<ApiError> {
   let holder: string | undefined;
   try {
     const pn = await getNumber(http, phone);
@@ -102,5 +125,10 @@ async function explainConflict(http: Awaited<ReturnType<import('../../runtime/co
   }
   const who = holder ? `agent ${holder}` : 'another agent';
   const hint = holder ? `; unassign it first: svc agents update ${holder} --unassign-phone` : '';
-  return new ApiError(409, `phone number ${phone} is already assigned to ${who}, so it was not assigned to ${id} (nothing changed)${hint}. Server said: ${err.message}`, err.code, err.requestId);
+  return new ApiError(
+    409,
+    `phone number ${phone} is already assigned to ${who}, so it was not assigned to ${id} (nothing changed)${hint}. Server said: ${err.message}`,
+    err.code,
+    err.requestId,
+  );
 }

@@ -28,7 +28,8 @@ const headerPair = repeatable<[string, string]>((raw, flag) => {
   const i = raw.indexOf(':');
   if (i <= 0) fail(flag, raw, 'NAME: VALUE');
   const name = raw.slice(0, i).trim();
-  if (/^authorization$/i.test(name)) fail(flag, name, 'any header but Authorization (the key comes from the configuration)');
+  if (/^authorization$/i.test(name))
+    fail(flag, name, 'any header but Authorization (the key comes from the configuration)');
   return [name, raw.slice(i + 1).trim()];
 });
 
@@ -82,26 +83,41 @@ export function setPath(target: Record<string, unknown>, key: string, value: unk
 export default defineCommand<Opts>({
   summary: 'Call any endpoint, raw and authenticated',
   description:
-    'PATH as in the API reference (below the base URL, e.g. /v1/models). The method is GET, or POST when fields or --input are given (GET with --paginate), as in `gh api`; name another with -X or as the first word (`svc api DELETE /v1/files/ID`). Fields become the JSON body (query parameters for GET/DELETE/HEAD). The reply body is printed as sent (JSON pretty on a terminal). --paginate follows the API\'s cursors (has_more/last_id or pagination_token) and prints one page per line; --slurp gathers them into one array. Errors map to the usual exit codes.',
+    "PATH as in the API reference (below the base URL, e.g. /v1/models). The method is GET, or POST when fields or --input are given (GET with --paginate), as in `gh api`; name another with -X or as the first word (`svc api DELETE /v1/files/ID`). Fields become the JSON body (query parameters for GET/DELETE/HEAD). The reply body is printed as sent (JSON pretty on a terminal). --paginate follows the API's cursors (has_more/last_id or pagination_token) and prints one page per line; --slurp gathers them into one array. Errors map to the usual exit codes.",
   args: [
-    { name: 'method-or-path', description: `the path (e.g. /v1/models), or a method (${METHODS.join(', ')}) followed by the path`, required: true },
+    {
+      name: 'method-or-path',
+      description: `the path (e.g. /v1/models), or a method (${METHODS.join(', ')}) followed by the path`,
+      required: true,
+    },
     { name: 'path', description: 'the path, when a method comes first' },
   ],
   options: [
-    { flags: '-X, --method <method>', description: `the HTTP method (${METHODS.join(', ')}); default GET, or POST with fields or --input`, parse: oneOf(METHODS, { caseInsensitive: true }) },
+    {
+      flags: '-X, --method <method>',
+      description: `the HTTP method (${METHODS.join(', ')}); default GET, or POST with fields or --input`,
+      parse: oneOf(METHODS, { caseInsensitive: true }),
+    },
     { flags: '-f, --field <key=value>', description: 'a string field (repeatable; a.b and a[] nest)', parse: pair },
-    { flags: '-F, --raw-field <key=value>', description: 'a typed field: true, false, null, numbers, JSON, @file (repeatable)', parse: pair },
+    {
+      flags: '-F, --raw-field <key=value>',
+      description: 'a typed field: true, false, null, numbers, JSON, @file (repeatable)',
+      parse: pair,
+    },
     { flags: '-H, --header <name:value>', description: 'an extra request header (repeatable)', parse: headerPair },
     { flags: '--input <file>', description: 'the request body from a file, or - for stdin' },
-    { flags: '--paginate', description: 'follow the cursors to the last page (GET only); one JSON page per line as the API sent it' },
+    {
+      flags: '--paginate',
+      description: 'follow the cursors to the last page (GET only); one JSON page per line as the API sent it',
+    },
     { flags: '--slurp', description: 'with --paginate: print every page in one JSON array' },
     { flags: '-i, --include', description: 'print the status line and headers on stderr' },
   ],
   examples: [
     'svc api /v1/models',
-    'svc api /v1/models --jq \'.data[].id\'',
+    "svc api /v1/models --jq '.data[].id'",
     'svc api /v1/tokenize-text -f text="hello" -f model=svc-4',
-    'svc api /v1/files -F limit=10 --paginate --slurp --jq \'[.[].data[]] | length\'',
+    "svc api /v1/files -F limit=10 --paginate --slurp --jq '[.[].data[]] | length'",
     'svc api -X DELETE /v1/files/file_123',
     'svc api /v1/chat/completions --input body.json',
   ],
@@ -110,7 +126,8 @@ export default defineCommand<Opts>({
     let path: string = first;
     if (second !== undefined) {
       if (!(METHODS as readonly string[]).includes(first.toUpperCase())) fail('METHOD', first, METHODS.join(', '));
-      if (method && method !== first.toUpperCase()) throw new UsageError(`--method ${method} and the method word ${first}: give one of them`);
+      if (method && method !== first.toUpperCase())
+        throw new UsageError(`--method ${method} and the method word ${first}: give one of them`);
       method = first.toUpperCase();
       path = second;
     }
@@ -122,17 +139,33 @@ export default defineCommand<Opts>({
     const hasFields = Object.keys(fields).length > 0;
     method ??= (hasFields || opts.input) && !opts.paginate ? 'POST' : 'GET';
     if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate: only for GET (the method is ${method})`);
-    if (opts.input && hasFields && method !== 'GET') throw new UsageError('--input: not together with body fields (-f/-F)');
+    if (opts.input && hasFields && method !== 'GET')
+      throw new UsageError('--input: not together with body fields (-f/-F)');
     const inQuery = method === 'GET' || method === 'DELETE' || method === 'HEAD';
     const query: Query = {};
-    if (inQuery) for (const [k, v] of Object.entries(fields)) query[k] = Array.isArray(v) ? (v as (string | number)[]) : typeof v === 'object' && v !== null ? JSON.stringify(v) : (v as string);
+    if (inQuery)
+      for (const [k, v] of Object.entries(fields))
+        query[k] = Array.isArray(v)
+          ? (v as (string | number)[])
+          : typeof v === 'object' && v !== null
+            ? JSON.stringify(v)
+            : (v as string);
     let body: string | Buffer | undefined;
     if (opts.input) body = opts.input === '-' ? Buffer.from(await ctx.readStdin()) : readFileSync(opts.input);
     const headers: Record<string, string> = Object.fromEntries(opts.header ?? []);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
     const http = await ctx.http();
     const send = async (q: Query) => {
-      const res = await http.request({ method: method!, path, query: q, headers, json: !inQuery && hasFields ? fields : undefined, body, okStatuses: [202] });
+      const res = await http.request({
+        method: method!,
+        path,
+        query: q,
+        headers,
+        json: !inQuery && hasFields ? fields : undefined,
+        body,
+        okStatuses: [202],
+      });
       if (opts.include) {
         ctx.out.stderrWrite(`HTTP ${res.status}\n`);
         for (const [k, v] of Object.entries(res.headers)) ctx.out.stderrWrite(`${k}: ${String(v)}\n`);
@@ -145,7 +178,8 @@ export default defineCommand<Opts>({
         cursor: { kind: 'detect' },
         fetch: async (q) => {
           const page = await (await send(q)).json<unknown>();
-          if (!page || typeof page !== 'object' || Array.isArray(page)) throw new ProtocolError('--paginate: the reply is not a JSON object, so it has no cursor to follow');
+          if (!page || typeof page !== 'object' || Array.isArray(page))
+            throw new ProtocolError('--paginate: the reply is not a JSON object, so it has no cursor to follow');
           return page;
         },
       };

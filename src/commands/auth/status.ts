@@ -26,7 +26,10 @@ export default defineCommand({
       ctx.out.details([
         ['profile', cfg.profile],
         ['base url', http.baseUrl],
-        ['key', `${info.redacted_api_key} (${info.api_key_id}, from ${ctx.globals.emulator ? 'the emulator' : cfg.apiKeySource === 'env' ? 'SVC_API_KEY' : cfg.apiKeySource === 'command' ? 'api_key_cmd' : 'the profile'})`],
+        [
+          'key',
+          `${info.redacted_api_key} (${info.api_key_id}, from ${ctx.globals.emulator ? 'the emulator' : cfg.apiKeySource === 'env' ? 'SVC_API_KEY' : cfg.apiKeySource === 'command' ? 'api_key_cmd' : 'the profile'})`,
+        ],
         ['name', info.name],
         ['user', info.user_id],
         ['team', info.team_id],
@@ -38,7 +41,9 @@ export default defineCommand({
       ]);
     }
     if (unusable) {
-      ctx.out.error(`the API key is not usable: ${[info.api_key_blocked && 'blocked', info.api_key_disabled && 'disabled', info.team_blocked && 'team blocked'].filter(Boolean).join(', ')}`);
+      ctx.out.error(
+        `the API key is not usable: ${[info.api_key_blocked && 'blocked', info.api_key_disabled && 'disabled', info.team_blocked && 'team blocked'].filter(Boolean).join(', ')}`,
+      );
       return ExitCode.auth;
     }
     return 0;

@@ -4,7 +4,7 @@ import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } fr
 
 export const JOIN_AUDIO_OPTIONS = [
   { flags: '--input <mic|file|->', description: 'also send local audio to the call (default: none)' },
-  { flags: '--output <speaker|file|->', description: 'also play or save the agent\'s audio (default: none)' },
+  { flags: '--output <speaker|file|->', description: "also play or save the agent's audio (default: none)" },
 ];
 
 export default defineCommand<VoiceFlags>({
@@ -16,7 +16,11 @@ export default defineCommand<VoiceFlags>({
     'the call ends, or with Ctrl-C.',
   args: [{ name: 'call_id', description: 'the call id from the realtime.call.incoming webhook', required: true }],
   options: [...JOIN_AUDIO_OPTIONS, ...SESSION_OPTIONS],
-  examples: ['svc calls join rtc_abc123 --agent agent_123', 'svc calls join rtc_abc123 --instructions "You are a helpful receptionist" --tool-cmd lookup=./lookup.sh', 'svc calls join rtc_abc123 --output call.wav'],
+  examples: [
+    'svc calls join rtc_abc123 --agent agent_123',
+    'svc calls join rtc_abc123 --instructions "You are a helpful receptionist" --tool-cmd lookup=./lookup.sh',
+    'svc calls join rtc_abc123 --output call.wav',
+  ],
   async run(ctx, [callId], opts) {
     pattern(/^[\x21-\x7e]{1,200}$/, 'a call id from the realtime.call.incoming webhook')(callId, 'CALL_ID', undefined);
     checkVoiceFlags(ctx, opts);

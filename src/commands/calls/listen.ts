@@ -23,12 +23,30 @@ export default defineCommand<ListenFlags>({
     'tab-separated in a pipe, a sentence on a terminal, the whole event as one JSON line with --json. With --join a realtime session ' +
     'joins each call (configured by --agent and the session flags) and its transcript is printed too. Ctrl-C stops.',
   options: [
-    { flags: '--port <port>', description: 'port to listen on (0 picks a free one; default 8080)', parse: integer({ min: 0, max: 65535 }), default: 8080 },
-    { flags: '--host <address>', description: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)', default: '127.0.0.1' },
+    {
+      flags: '--port <port>',
+      description: 'port to listen on (0 picks a free one; default 8080)',
+      parse: integer({ min: 0, max: 65535 }),
+      default: 8080,
+    },
+    {
+      flags: '--host <address>',
+      description: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)',
+      default: '127.0.0.1',
+    },
     { flags: '--secret <secret>', description: 'the webhook signing secret (env SVC_WEBHOOK_SECRET); whsec_… or raw' },
-    { flags: '--tolerance <seconds>', description: 'accepted age of a webhook timestamp, 1-3600 s (default 300)', parse: integer({ min: 1, max: 3600 }), default: 300 },
+    {
+      flags: '--tolerance <seconds>',
+      description: 'accepted age of a webhook timestamp, 1-3600 s (default 300)',
+      parse: integer({ min: 1, max: 3600 }),
+      default: 300,
+    },
     { flags: '--join', description: 'join each call with a realtime session and print its transcript' },
-    { flags: '--max-calls <n>', description: 'stop after n verified calls (and, with --join, once their sessions ended)', parse: integer({ min: 1, max: 1_000_000 }) },
+    {
+      flags: '--max-calls <n>',
+      description: 'stop after n verified calls (and, with --join, once their sessions ended)',
+      parse: integer({ min: 1, max: 1_000_000 }),
+    },
     ...SESSION_OPTIONS.filter((o) => !/--input-device|--output-device|--audio-format/.test(o.flags)),
   ],
   examples: [
@@ -101,7 +119,8 @@ class Calls {
     const id = ev.data?.call_id ?? '';
     const from = sipHeader(ev, 'From');
     const to = sipHeader(ev, 'To');
-    if (out.stdoutIsTTY) out.line(`incoming call ${out.c.bold(id)}${from ? ` from ${from}` : ''}${to ? ` to ${to}` : ''}`);
+    if (out.stdoutIsTTY)
+      out.line(`incoming call ${out.c.bold(id)}${from ? ` from ${from}` : ''}${to ? ` to ${to}` : ''}`);
     else out.line([id, from, to].join('\t'));
   }
 
@@ -110,13 +129,17 @@ class Calls {
   }
 
   private join(callId: string): void {
-    const p = runVoiceSession(this.ctx, { ...this.opts, input: undefined, output: undefined }, {
-      callId,
-      labels: { user: `[${callId}] caller`, assistant: `[${callId}] agent` },
-      manageInterrupt: false,
-      stop: this.stopAll.signal,
-      notePrefix: `[${callId}] `,
-    })
+    const p = runVoiceSession(
+      this.ctx,
+      { ...this.opts, input: undefined, output: undefined },
+      {
+        callId,
+        labels: { user: `[${callId}] caller`, assistant: `[${callId}] agent` },
+        manageInterrupt: false,
+        stop: this.stopAll.signal,
+        notePrefix: `[${callId}] `,
+      },
+    )
       .then(() => undefined)
       .catch((err) => {
         this.failures++;

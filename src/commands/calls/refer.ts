@@ -10,7 +10,10 @@ export default defineCommand<{ to?: string }>({
     {
       flags: '--to <uri>',
       description: 'tel:+<E.164> for the phone network, or sip:<user>@<host>',
-      parse: pattern(TARGET_URI, 'tel:+<E.164 number> (e.g. tel:+14155550100) or sip:<user>@<host> (e.g. sip:desk@pbx.example.com)'),
+      parse: pattern(
+        TARGET_URI,
+        'tel:+<E.164 number> (e.g. tel:+14155550100) or sip:<user>@<host> (e.g. sip:desk@pbx.example.com)',
+      ),
     },
   ],
   examples: ['svc calls refer rtc_123 --to tel:+14155550100', 'svc calls refer rtc_123 --to sip:desk@pbx.example.com'],

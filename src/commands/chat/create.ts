@@ -2,7 +2,14 @@ import type { Context } from '../../runtime/context.js';
 import type { ChatMessage } from '../../endpoints/chat.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
-import { CHAT_REQUEST_ROWS, DEFAULT_MAX_TURNS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
+import {
+  CHAT_REQUEST_ROWS,
+  DEFAULT_MAX_TURNS,
+  buildChatRequest,
+  checkChatFlags,
+  userMessage,
+  type ChatFlags,
+} from './request.js';
 import type { ChatOutcome } from './render.js';
 import type { Conversation } from '../../store/conversations.js';
 import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
@@ -28,16 +35,37 @@ export interface ChatCreateFlags extends ChatFlags {
 const CHAT_CREATE_ROWS: RequestRow[] = [
   ...CHAT_REQUEST_ROWS,
   OUTPUT.noStream,
-  { flags: '--deferred', description: 'queue the request and print its request id (fetch it with `svc chat get`)', reaches: ['deferred'] },
+  {
+    flags: '--deferred',
+    description: 'queue the request and print its request id (fetch it with `svc chat get`)',
+    reaches: ['deferred'],
+  },
   { flags: '--wait', description: 'with --deferred: wait for the result and print it' },
   { ...OUTPUT.usage, description: 'print token usage and cost on stderr', reaches: ['stream_options'] },
   OUTPUT.raw,
-  { flags: '-i, --interactive', description: 'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; Ctrl-C cancels the answer' },
-  { flags: '-c, --continue', description: 'continue the last conversation of this profile (kept locally)', reaches: ['messages'] },
-  { flags: '--conversation <id>', description: 'continue this local conversation (see `svc conversations list`)', reaches: ['messages'] },
+  {
+    flags: '-i, --interactive',
+    description:
+      'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; Ctrl-C cancels the answer',
+  },
+  {
+    flags: '-c, --continue',
+    description: 'continue the last conversation of this profile (kept locally)',
+    reaches: ['messages'],
+  },
+  {
+    flags: '--conversation <id>',
+    description: 'continue this local conversation (see `svc conversations list`)',
+    reaches: ['messages'],
+  },
   { flags: '--no-save', description: 'keep no local copy of this conversation' },
   toolCmdFlag(toolCmdParser),
-  { flags: '--max-turns <n>', description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`, parse: integer({ min: 1, max: 100 }), group: FLAG_GROUPS.tools },
+  {
+    flags: '--max-turns <n>',
+    description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`,
+    parse: integer({ min: 1, max: 100 }),
+    group: FLAG_GROUPS.tools,
+  },
 ];
 
 export const CHAT_TABLE: RequestTable = {
@@ -70,7 +98,9 @@ export default defineCommand<ChatCreateFlags>({
     const tools = checkChatFlags(flags);
     if (flags.wait && !flags.deferred) throw new UsageError('--wait: only together with --deferred');
     checkConversationFlags(flags);
-    for (const c of flags.toolCmd ?? []) if (!tools.some((t) => t.function.name === c.name)) tools.push({ type: 'function', function: defaultToolDefinition(c.name) });
+    for (const c of flags.toolCmd ?? [])
+      if (!tools.some((t) => t.function.name === c.name))
+        tools.push({ type: 'function', function: defaultToolDefinition(c.name) });
     if (flags.maxTokens !== undefined) ctx.out.warn('--max-tokens is deprecated: use --max-completion-tokens');
     const { ConversationStore } = await import('../../store/conversations.js');
     const store = new ConversationStore(ctx.env);
@@ -78,17 +108,29 @@ export default defineCommand<ChatCreateFlags>({
     let conv: Conversation | undefined;
     if (flags.continue || flags.conversation) {
       const id = flags.conversation ?? store.lastId(profile);
-      if (!id) throw new UsageError(`-c: there is no conversation to continue for the profile ${profile} (start one with svc chat "…")`);
+      if (!id)
+        throw new UsageError(
+          `-c: there is no conversation to continue for the profile ${profile} (start one with svc chat "…")`,
+        );
       conv = store.load(id);
-      if (!conv) throw new UsageError(`--conversation: ${id} is not a conversation kept here (see \`svc conversations list\`)`);
-      if (conv.convention === 'messages') throw new UsageError(`--conversation: ${id} is a conversation of svc messages (continue it with svc messages --conversation ${id})`);
+      if (!conv)
+        throw new UsageError(`--conversation: ${id} is not a conversation kept here (see \`svc conversations list\`)`);
+      if (conv.convention === 'messages')
+        throw new UsageError(
+          `--conversation: ${id} is a conversation of svc messages (continue it with svc messages --conversation ${id})`,
+        );
     }
     const defaultModel = conv?.model ?? ctx.config().model;
     if (flags.interactive) {
       // a REPL on a terminal waits for a person; lines piped in are answered in order (no person needed)
       const { noInputReason, refusePrompt } = await import('../../runtime/no-input.js');
       const noInput = ctx.streams.stdin.isTTY ? noInputReason(ctx.globals, ctx.env) : undefined;
-      if (noInput) refusePrompt(noInput, 'chat -i waits for you to type at the terminal', 'send the prompt as an argument, or pipe the lines into chat -i');
+      if (noInput)
+        refusePrompt(
+          noInput,
+          'chat -i waits for you to type at the terminal',
+          'send the prompt as an argument, or pipe the lines into chat -i',
+        );
       const { runRepl } = await import('./interactive.js');
       conv ??= store.newConversation(profile, flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL);
       if (flags.system) setSystem(conv.messages, flags.system);
@@ -103,11 +145,12 @@ export default defineCommand<ChatCreateFlags>({
         firstPrompt: first || undefined,
       });
     }
-    const [{ readPrompt }, { createChat, createDeferredChat }, { printChatResponse, streamChatAnswer }] = await Promise.all([
-      import('../../cmdutil/text-input.js'),
-      import('../../endpoints/chat.js'),
-      import('./render.js'),
-    ]);
+    const [{ readPrompt }, { createChat, createDeferredChat }, { printChatResponse, streamChatAnswer }] =
+      await Promise.all([
+        import('../../cmdutil/text-input.js'),
+        import('../../endpoints/chat.js'),
+        import('./render.js'),
+      ]);
     const prompt = await readPrompt(ctx, words ?? [], 'svc chat');
     const messages: ChatMessage[] = conv ? [...conv.messages] : [];
     if (flags.system) setSystem(messages, flags.system);
@@ -125,7 +168,12 @@ export default defineCommand<ChatCreateFlags>({
     if (flags.toolCmd?.length) {
       const { runToolLoop } = await import('./loop.js');
       const { messages: _m, ...base } = body;
-      const outcome = await runToolLoop(ctx, http, base, messages, { commands: flags.toolCmd, maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS, stream: flags.stream, usage: flags.usage });
+      const outcome = await runToolLoop(ctx, http, base, messages, {
+        commands: flags.toolCmd,
+        maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
+        stream: flags.stream,
+        usage: flags.usage,
+      });
       keep(outcome, messages);
       return 0;
     }
@@ -157,11 +205,18 @@ export default defineCommand<ChatCreateFlags>({
 /** The conversation flags (-i, -c, --conversation, --tool-cmd) and what they cannot be combined with. */
 function checkConversationFlags(f: ChatCreateFlags): void {
   require(!(f.continue && f.conversation), '--conversation', f.conversation, 'not together with -c/--continue');
-  for (const [on, flag] of [[f.interactive, '-i'], [f.continue, '-c'], [f.conversation, '--conversation'], [f.toolCmd?.length, '--tool-cmd']] as const) {
+  for (const [on, flag] of [
+    [f.interactive, '-i'],
+    [f.continue, '-c'],
+    [f.conversation, '--conversation'],
+    [f.toolCmd?.length, '--tool-cmd'],
+  ] as const) {
     require(!(on && f.deferred), '--deferred', 'set', `not together with ${flag}`);
   }
   require(!(f.toolCmd?.length && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd');
-  require(!(f.maxTurns !== undefined && !f.toolCmd?.length), '--max-turns', f.maxTurns, 'only together with --tool-cmd');
+  require(!(
+    f.maxTurns !== undefined && !f.toolCmd?.length
+  ), '--max-turns', f.maxTurns, 'only together with --tool-cmd');
 }
 
 function setSystem(messages: ChatMessage[], text: string): void {

@@ -23,7 +23,11 @@ export interface ReplSetup {
 
 /** The REPL's own commands: the /help text and Tab completion both come from this list. */
 const COMMANDS: { name: string; usage: string; about: string }[] = [
-  { name: 'system', usage: '/system [TEXT]', about: 'show or set the system prompt (an empty TEXT clears it: /system -)' },
+  {
+    name: 'system',
+    usage: '/system [TEXT]',
+    about: 'show or set the system prompt (an empty TEXT clears it: /system -)',
+  },
   { name: 'model', usage: '/model [ID]', about: 'show or switch the model' },
   { name: 'save', usage: '/save [FILE]', about: 'save the conversation (and write a transcript to FILE)' },
   { name: 'clear', usage: '/clear', about: 'start over (a new conversation; the system prompt stays)' },
@@ -122,7 +126,9 @@ class Repl {
 
   banner(): void {
     const earlier = this.conv.messages.filter((m) => m.role === 'user').length;
-    this.note(`svc chat · ${this.model} · conversation ${this.conv.id}${earlier ? ` (${earlier} earlier turns)` : ''} · /help, /exit or Ctrl-D to leave`);
+    this.note(
+      `svc chat · ${this.model} · conversation ${this.conv.id}${earlier ? ` (${earlier} earlier turns)` : ''} · /help, /exit or Ctrl-D to leave`,
+    );
   }
 
   /** Ctrl-C: cancel the answer in progress; else clear the line; at an empty prompt, twice to leave. */
@@ -183,8 +189,19 @@ class Repl {
     messages.push({ role: 'user', content: text });
     const abort = (this.turnAbort = new AbortController());
     try {
-      const { messages: _m, ...base } = buildChatRequest({ ...this.s.flags, model: this.model }, messages, this.model, this.s.tools) as ChatRequest;
-      await runToolLoop(this.ctx, this.http, base, messages, { commands: this.s.commands, maxTurns: this.s.maxTurns, stream: this.s.flags.stream !== false, usage: this.s.flags.usage, signal: abort.signal });
+      const { messages: _m, ...base } = buildChatRequest(
+        { ...this.s.flags, model: this.model },
+        messages,
+        this.model,
+        this.s.tools,
+      ) as ChatRequest;
+      await runToolLoop(this.ctx, this.http, base, messages, {
+        commands: this.s.commands,
+        maxTurns: this.s.maxTurns,
+        stream: this.s.flags.stream !== false,
+        usage: this.s.flags.usage,
+        signal: abort.signal,
+      });
       this.save();
     } catch (err) {
       messages.splice(before);
@@ -255,7 +272,14 @@ export async function runRepl(ctx: Context, s: ReplSetup): Promise<number> {
   const { createInterface } = await import('node:readline');
   const stdin = ctx.streams.stdin;
   const terminal = !!stdin.isTTY && !!ctx.streams.stderr.isTTY;
-  const rl = createInterface({ input: stdin, output: ctx.streams.stderr, terminal, historySize: 1000, prompt: '> ', completer: terminal ? completeCommand : undefined });
+  const rl = createInterface({
+    input: stdin,
+    output: ctx.streams.stderr,
+    terminal,
+    historySize: 1000,
+    prompt: '> ',
+    completer: terminal ? completeCommand : undefined,
+  });
   const repl = new Repl(ctx, s, rl, await ctx.http(), terminal);
   const interrupt = () => repl.interrupt();
   ctx.setInterruptHandler(interrupt);
@@ -277,7 +301,11 @@ export function transcript(conv: Conversation): string {
   for (const m of conv.messages as ChatMessage[]) {
     const text = messageText(m);
     if (m.role === 'tool') lines.push(`**tool** (${m.tool_call_id}): ${text}`, '');
-    else if (m.tool_calls?.length) lines.push(`**${m.role}** calls ${m.tool_calls.map((c) => `${c.function.name}(${c.function.arguments})`).join(', ')}`, '');
+    else if (m.tool_calls?.length)
+      lines.push(
+        `**${m.role}** calls ${m.tool_calls.map((c) => `${c.function.name}(${c.function.arguments})`).join(', ')}`,
+        '',
+      );
     else lines.push(`**${m.role}**: ${text}`, '');
   }
   return lines.join('\n');

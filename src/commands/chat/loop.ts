@@ -4,7 +4,13 @@
 import { createChat, type ChatMessage, type ChatRequest, type ChatUsage } from '../../endpoints/chat.js';
 import type { Context } from '../../runtime/context.js';
 import type { HttpClient } from '../../net/http.js';
-import { MaxTurnsError, runCalls, unboundCalls, type PendingCall, type ToolCommand } from '../../cmdutil/local-tools.js';
+import {
+  MaxTurnsError,
+  runCalls,
+  unboundCalls,
+  type PendingCall,
+  type ToolCommand,
+} from '../../cmdutil/local-tools.js';
 import { outcomeOf, printEpilogue, printToolCalls, streamChatAnswer, type ChatOutcome } from './render.js';
 
 export interface LoopOptions {
@@ -16,15 +22,27 @@ export interface LoopOptions {
 }
 
 /** One model turn, printed as it arrives (text to stdout, reasoning to a terminal's stderr); tool calls are returned, not printed. */
-export async function chatTurn(ctx: Context, http: HttpClient, body: ChatRequest, stream: boolean, signal: AbortSignal): Promise<ChatOutcome> {
+export async function chatTurn(
+  ctx: Context,
+  http: HttpClient,
+  body: ChatRequest,
+  stream: boolean,
+  signal: AbortSignal,
+): Promise<ChatOutcome> {
   if (stream) {
-    return streamChatAnswer(ctx, http, { ...body, stream_options: { include_usage: true } }, { signal, quietEpilogue: true, showToolCalls: false });
+    return streamChatAnswer(
+      ctx,
+      http,
+      { ...body, stream_options: { include_usage: true } },
+      { signal, quietEpilogue: true, showToolCalls: false },
+    );
   }
   const res = await createChat(http, body, signal);
   const outcome = outcomeOf(res);
   if (ctx.out.json) ctx.out.printJson(res);
   else {
-    if (outcome.reasoning && ctx.out.stderrIsTTY && !ctx.globals.quiet) ctx.out.stderrWrite(ctx.out.ce.dim(outcome.reasoning.trim()) + '\n');
+    if (outcome.reasoning && ctx.out.stderrIsTTY && !ctx.globals.quiet)
+      ctx.out.stderrWrite(ctx.out.ce.dim(outcome.reasoning.trim()) + '\n');
     if (outcome.text) ctx.out.line(outcome.text.replace(/\n$/, ''));
   }
   return outcome;
@@ -38,8 +56,13 @@ function addUsage(a: ChatUsage | null | undefined, b: ChatUsage | null | undefin
     prompt_tokens: a.prompt_tokens + b.prompt_tokens,
     completion_tokens: a.completion_tokens + b.completion_tokens,
     total_tokens: a.total_tokens + b.total_tokens,
-    completion_tokens_details: { reasoning_tokens: (a.completion_tokens_details?.reasoning_tokens ?? 0) + (b.completion_tokens_details?.reasoning_tokens ?? 0) },
-    ...(typeof b.cost_in_usd_ticks === 'number' ? { cost_in_usd_ticks: (a.cost_in_usd_ticks ?? 0) + b.cost_in_usd_ticks } : {}),
+    completion_tokens_details: {
+      reasoning_tokens:
+        (a.completion_tokens_details?.reasoning_tokens ?? 0) + (b.completion_tokens_details?.reasoning_tokens ?? 0),
+    },
+    ...(typeof b.cost_in_usd_ticks === 'number'
+      ? { cost_in_usd_ticks: (a.cost_in_usd_ticks ?? 0) + b.cost_in_usd_ticks }
+      : {}),
   };
 }
 
@@ -47,18 +70,31 @@ function addUsage(a: ChatUsage | null | undefined, b: ChatUsage | null | undefin
  * Model turns until an answer without tool calls (appended to `messages` as they happen). A call of a tool that
  * has no command ends the loop with the calls printed, as plain `svc chat` does.
  */
-export async function runToolLoop(ctx: Context, http: HttpClient, base: Omit<ChatRequest, 'messages'>, messages: ChatMessage[], opts: LoopOptions): Promise<ChatOutcome> {
+export async function runToolLoop(
+  ctx: Context,
+  http: HttpClient,
+  base: Omit<ChatRequest, 'messages'>,
+  messages: ChatMessage[],
+  opts: LoopOptions,
+): Promise<ChatOutcome> {
   const signal = opts.signal ?? ctx.signal;
   let usage: ChatUsage | null | undefined;
   let outcome: ChatOutcome;
   for (let turn = 1; ; turn++) {
     outcome = await chatTurn(ctx, http, { ...base, messages } as ChatRequest, opts.stream, signal);
     usage = addUsage(usage, outcome.usage);
-    const assistant: ChatMessage = { role: 'assistant', content: outcome.text || (outcome.toolCalls.length ? null : '') };
+    const assistant: ChatMessage = {
+      role: 'assistant',
+      content: outcome.text || (outcome.toolCalls.length ? null : ''),
+    };
     if (outcome.toolCalls.length) assistant.tool_calls = outcome.toolCalls;
     messages.push(assistant);
     if (!outcome.toolCalls.length) break;
-    const pending: PendingCall[] = outcome.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+    const pending: PendingCall[] = outcome.toolCalls.map((c) => ({
+      id: c.id,
+      name: c.function.name,
+      arguments: c.function.arguments,
+    }));
     if (unboundCalls(pending, opts.commands).length) {
       if (!ctx.out.json) printToolCalls(ctx, outcome.toolCalls);
       break;

@@ -1,7 +1,15 @@
 // Printing chat answers: streamed text to stdout as it arrives, reasoning to a terminal's stderr, tool calls,
 // citations and usage. Shared by `svc chat`, `svc chat get` and the REPL.
 import { tokenSum } from '../../term/usage.js';
-import { ToolCallAccumulator, streamChat, type ChatChunk, type ChatRequest, type ChatResponse, type ChatUsage, type ToolCall } from '../../endpoints/chat.js';
+import {
+  ToolCallAccumulator,
+  streamChat,
+  type ChatChunk,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatUsage,
+  type ToolCall,
+} from '../../endpoints/chat.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError } from '../../core/errors.js';
 import type { HttpClient } from '../../net/http.js';
@@ -37,7 +45,10 @@ export function printToolCalls(ctx: Context, calls: ToolCall[]): void {
     } catch {
       // keep the raw string when it is not JSON
     }
-    if (ctx.out.stdoutIsTTY) ctx.out.line(`${ctx.out.c.cyan('tool call')} ${call.function.name}(${JSON.stringify(args)}) ${ctx.out.c.dim(call.id)}`);
+    if (ctx.out.stdoutIsTTY)
+      ctx.out.line(
+        `${ctx.out.c.cyan('tool call')} ${call.function.name}(${JSON.stringify(args)}) ${ctx.out.c.dim(call.id)}`,
+      );
     else ctx.out.printJsonLine({ id: call.id, name: call.function.name, arguments: args });
   }
 }
@@ -66,7 +77,8 @@ export function printChatResponse(ctx: Context, res: ChatResponse, opts: { usage
   const many = res.choices.length > 1;
   for (const choice of res.choices) {
     if (many) choiceHeader(ctx, choice.index);
-    if (choice.message.reasoning_content && ctx.out.stderrIsTTY) ctx.out.stderrWrite(ctx.out.ce.dim(choice.message.reasoning_content.trim()) + '\n');
+    if (choice.message.reasoning_content && ctx.out.stderrIsTTY)
+      ctx.out.stderrWrite(ctx.out.ce.dim(choice.message.reasoning_content.trim()) + '\n');
     if (choice.message.content) ctx.out.line(choice.message.content.replace(/\n$/, ''));
     if (choice.message.refusal) ctx.out.warn(`refused: ${choice.message.refusal}`);
     if (choice.message.tool_calls?.length) printToolCalls(ctx, choice.message.tool_calls);

@@ -1,7 +1,18 @@
 // The chat completions request table: every field of the spec's chat request as a flag (its check and its body
 // field), and the request body built from it.
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../endpoints/chat.js';
-import { DEFAULT_LANGUAGE_MODEL, OUTPUT, PARALLEL_TOOL_CALLS, SEARCH_ROWS, modelFlag, sampling, searchParameters, toolChoiceFlag, toolFlag, type SearchFlags } from '../../cmdutil/flag-sets.js';
+import {
+  DEFAULT_LANGUAGE_MODEL,
+  OUTPUT,
+  PARALLEL_TOOL_CALLS,
+  SEARCH_ROWS,
+  modelFlag,
+  sampling,
+  searchParameters,
+  toolChoiceFlag,
+  toolFlag,
+  type SearchFlags,
+} from '../../cmdutil/flag-sets.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import { fillBody, type RequestRow } from '../../core/request-table.js';
 import { checkTools, readJsonFile } from '../../cmdutil/tool-file.js';
@@ -56,18 +67,53 @@ function jsonObject(raw: string, flag: string): Record<string, unknown> {
 export const CHAT_REQUEST_ROWS: RequestRow[] = [
   modelFlag(),
   { flags: '-s, --system <text>', description: 'system prompt', reaches: ['messages'] },
-  { flags: '--image <path|url>', description: 'attach an image (repeatable); a local file is sent as a data URL', parse: repeatable(), reaches: ['messages'] },
-  { flags: '--file-id <id>', description: 'attach an uploaded file (repeatable)', parse: repeatable(), reaches: ['messages'] },
+  {
+    flags: '--image <path|url>',
+    description: 'attach an image (repeatable); a local file is sent as a data URL',
+    parse: repeatable(),
+    reaches: ['messages'],
+  },
+  {
+    flags: '--file-id <id>',
+    description: 'attach an uploaded file (repeatable)',
+    parse: repeatable(),
+    reaches: ['messages'],
+  },
   toolFlag(),
   toolChoiceFlag(),
   PARALLEL_TOOL_CALLS,
-  { flags: '--schema <file>', description: 'answer as JSON valid against this JSON schema (json_schema output)', reaches: ['response_format'] },
-  { flags: '--response-format <type>', description: 'text or json_object', parse: oneOf(['text', 'json_object'] as const), choices: ['text', 'json_object'], reaches: ['response_format'] },
+  {
+    flags: '--schema <file>',
+    description: 'answer as JSON valid against this JSON schema (json_schema output)',
+    reaches: ['response_format'],
+  },
+  {
+    flags: '--response-format <type>',
+    description: 'text or json_object',
+    parse: oneOf(['text', 'json_object'] as const),
+    choices: ['text', 'json_object'],
+    reaches: ['response_format'],
+  },
   ...SEARCH_ROWS,
   ...sampling(['temperature', 'topP', 'frequencyPenalty', 'presencePenalty']),
-  { flags: '--max-completion-tokens <n>', description: 'cap on visible output tokens (1 to 2147483647; default 128000)', parse: integer({ min: 1, int32: true }), field: 'max_completion_tokens' },
-  { flags: '--max-tokens <n>', description: 'deprecated: use --max-completion-tokens', parse: integer({ min: 1, int32: true }), field: 'max_tokens' },
-  { flags: '-n, --n <n>', description: 'number of choices (at least 1; all are billed)', parse: integer({ min: 1, int32: true }), field: 'n' },
+  {
+    flags: '--max-completion-tokens <n>',
+    description: 'cap on visible output tokens (1 to 2147483647; default 128000)',
+    parse: integer({ min: 1, int32: true }),
+    field: 'max_completion_tokens',
+  },
+  {
+    flags: '--max-tokens <n>',
+    description: 'deprecated: use --max-completion-tokens',
+    parse: integer({ min: 1, int32: true }),
+    field: 'max_tokens',
+  },
+  {
+    flags: '-n, --n <n>',
+    description: 'number of choices (at least 1; all are billed)',
+    parse: integer({ min: 1, int32: true }),
+    field: 'n',
+  },
   ...sampling(['seed', 'stop']),
   {
     flags: '--logit-bias <id=bias>',
@@ -80,17 +126,39 @@ export const CHAT_REQUEST_ROWS: RequestRow[] = [
   },
   OUTPUT.logprobs,
   OUTPUT.topLogprobs,
-  { flags: '--reasoning-effort <level>', description: `reasoning effort: ${REASONING_EFFORTS.join(', ')}`, parse: oneOf(REASONING_EFFORTS), choices: REASONING_EFFORTS, field: 'reasoning_effort' },
-  { flags: '--service-tier <tier>', description: 'auto or priority (higher priority, higher price)', parse: oneOf(SERVICE_TIERS), choices: SERVICE_TIERS, field: 'service_tier' },
-  { flags: '--prompt-cache-key <key>', description: 'stable key for sticky routing and prompt-cache hits', field: 'prompt_cache_key' },
+  {
+    flags: '--reasoning-effort <level>',
+    description: `reasoning effort: ${REASONING_EFFORTS.join(', ')}`,
+    parse: oneOf(REASONING_EFFORTS),
+    choices: REASONING_EFFORTS,
+    field: 'reasoning_effort',
+  },
+  {
+    flags: '--service-tier <tier>',
+    description: 'auto or priority (higher priority, higher price)',
+    parse: oneOf(SERVICE_TIERS),
+    choices: SERVICE_TIERS,
+    field: 'service_tier',
+  },
+  {
+    flags: '--prompt-cache-key <key>',
+    description: 'stable key for sticky routing and prompt-cache hits',
+    field: 'prompt_cache_key',
+  },
   { flags: '--user <id>', description: 'end-user identifier for abuse monitoring', field: 'user' },
-  { flags: '--web-search-options <json>', description: 'compatibility web_search_options object (prefer --search)', parse: jsonObject, field: 'web_search_options' },
+  {
+    flags: '--web-search-options <json>',
+    description: 'compatibility web_search_options object (prefer --search)',
+    parse: jsonObject,
+    field: 'web_search_options',
+  },
 ];
 
 /** Checks that involve several flags or collected values (run before anything is sent). */
 export function checkChatFlags(f: ChatFlags): ChatTool[] {
   const tools = checkTools(f.tool, f.toolChoice, TOOL_CHOICES, 'required') as ChatTool[];
-  require(f.topLogprobs === undefined || !!f.logprobs, '--top-logprobs', f.topLogprobs, 'only together with --logprobs');
+  require(f.topLogprobs === undefined ||
+    !!f.logprobs, '--top-logprobs', f.topLogprobs, 'only together with --logprobs');
   require(!(f.schema && f.responseFormat), '--schema', f.schema, 'not together with --response-format');
   searchParameters(f);
   return tools;
@@ -107,15 +175,25 @@ export function userMessage(text: string, f: Pick<ChatFlags, 'image' | 'fileId'>
 }
 
 /** The request body for the given flags and conversation (only fields the user set are sent). */
-export function buildChatRequest(f: ChatFlags, messages: ChatMessage[], defaultModel: string | undefined, tools = checkChatFlags(f)): ChatRequest {
+export function buildChatRequest(
+  f: ChatFlags,
+  messages: ChatMessage[],
+  defaultModel: string | undefined,
+  tools = checkChatFlags(f),
+): ChatRequest {
   const body: ChatRequest = { model: f.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL, messages };
   if (tools.length) body.tools = tools;
   if (f.toolChoice !== undefined) {
-    body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice) ? f.toolChoice : { type: 'function', function: { name: f.toolChoice } };
+    body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice)
+      ? f.toolChoice
+      : { type: 'function', function: { name: f.toolChoice } };
   }
   if (f.schema) {
     const data = readJsonFile('--schema', f.schema) as Record<string, unknown>;
-    const wrapped = data && typeof data.schema === 'object' && !('type' in data && data.type !== 'json_schema') ? data : { name: 'response', schema: data, strict: true };
+    const wrapped =
+      data && typeof data.schema === 'object' && !('type' in data && data.type !== 'json_schema')
+        ? data
+        : { name: 'response', schema: data, strict: true };
     body.response_format = { type: 'json_schema', json_schema: wrapped };
   } else if (f.responseFormat) body.response_format = { type: f.responseFormat };
   const search = searchParameters(f);

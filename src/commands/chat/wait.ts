@@ -3,7 +3,12 @@ import { getDeferredChat, type ChatResponse } from '../../endpoints/chat.js';
 import type { Context } from '../../runtime/context.js';
 import { sleep, type HttpClient } from '../../net/http.js';
 
-export async function waitForDeferred(ctx: Context, http: HttpClient, requestId: string, intervalMs = 1000): Promise<ChatResponse> {
+export async function waitForDeferred(
+  ctx: Context,
+  http: HttpClient,
+  requestId: string,
+  intervalMs = 1000,
+): Promise<ChatResponse> {
   const started = Date.now();
   const spinner = await ctx.out.spinner(`waiting for ${requestId}`);
   try {

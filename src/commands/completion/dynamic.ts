@@ -53,14 +53,20 @@ export function globalsOf(words: string[]): { profile?: string; baseUrl?: string
 
 function profiles(env: NodeJS.ProcessEnv): Entry[] {
   const file = readConfigFile(configDir(env));
-  return Object.entries(file.profiles ?? {}).map(([name, p]): Entry => [name, `${name === file.current_profile ? 'current · ' : ''}${p.base_url ?? 'default API'}`]);
+  return Object.entries(file.profiles ?? {}).map(
+    ([name, p]): Entry => [name, `${name === file.current_profile ? 'current · ' : ''}${p.base_url ?? 'default API'}`],
+  );
 }
 
 /** The response ids svc remembers (the last stored response of each profile). */
 function responses(env: NodeJS.ProcessEnv): Entry[] {
   try {
-    const data = JSON.parse(readFileSync(join(dataDir(env), 'responses', 'last.json'), 'utf8')) as { profiles?: Record<string, { id: string; model?: string }> };
-    return Object.entries(data.profiles ?? {}).map(([profile, r]): Entry => [r.id, `last response of ${profile}${r.model ? ` (${r.model})` : ''}`]);
+    const data = JSON.parse(readFileSync(join(dataDir(env), 'responses', 'last.json'), 'utf8')) as {
+      profiles?: Record<string, { id: string; model?: string }>;
+    };
+    return Object.entries(data.profiles ?? {}).map(
+      ([profile, r]): Entry => [r.id, `last response of ${profile}${r.model ? ` (${r.model})` : ''}`],
+    );
   } catch {
     return [];
   }
@@ -80,12 +86,18 @@ async function fromApi(kind: CompletionKind, http: Http): Promise<Entry[]> {
       const { listModels } = await import('../../endpoints/models.js');
       const sub = kind === 'models' ? undefined : (kind.slice(7) as 'language');
       const { models } = await listModels(http, sub);
-      return models.flatMap((m) => [[m.id, sub ?? str(m.object)] as Entry, ...(m.aliases ?? []).map((a): Entry => [a, `alias of ${m.id}`])]);
+      return models.flatMap((m) => [
+        [m.id, sub ?? str(m.object)] as Entry,
+        ...(m.aliases ?? []).map((a): Entry => [a, `alias of ${m.id}`]),
+      ]);
     }
     case 'voices': {
       const { listCustomVoicesPage } = await import('../../endpoints/custom-voices.js');
       const { voices } = await listCustomVoicesPage(http, { limit: 100 });
-      return [...BUILTIN_VOICES, ...voices.map((v): Entry => [v.voice_id, `custom voice${v.name ? `: ${v.name}` : ''}`])];
+      return [
+        ...BUILTIN_VOICES,
+        ...voices.map((v): Entry => [v.voice_id, `custom voice${v.name ? `: ${v.name}` : ''}`]),
+      ];
     }
     case 'custom-voices': {
       const { listCustomVoicesPage } = await import('../../endpoints/custom-voices.js');
@@ -170,7 +182,9 @@ async function apiValues(kind: CompletionKind, words: string[], env: NodeJS.Proc
   });
   try {
     const work = (async () => fromApi(kind, await ctx.http()))();
-    const late = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+    const late = new Promise<undefined>((resolve) =>
+      abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
+    );
     const entries = await Promise.race([work, late]);
     if (entries) {
       writeCache(file, entries);

@@ -4,7 +4,8 @@ const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 export default defineCommand({
   summary: 'Print a shell completion script (bash, zsh, fish)',
-  description: 'The same scripts are shipped in completions/. bash: `source <(svc completion bash)`; zsh: `svc completion zsh > "${fpath[1]}/_svc"`; fish: `svc completion fish > ~/.config/fish/completions/svc.fish`.',
+  description:
+    'The same scripts are shipped in completions/. bash: `source <(svc completion bash)`; zsh: `svc completion zsh > "${fpath[1]}/_svc"`; fish: `svc completion fish > ~/.config/fish/completions/svc.fish`.',
   args: [{ name: 'shell', description: SHELLS.join(', '), required: true, choices: SHELLS }],
   examples: ['source <(svc completion bash)', 'svc completion fish > ~/.config/fish/completions/svc.fish'],
   async run(ctx, [shell]) {
@@ -23,7 +24,11 @@ async function tree() {
 export async function completionScript(shell: (typeof SHELLS)[number]): Promise<string> {
   const scripts = await import('../../completion/scripts.js');
   const tree = await treeOnce();
-  return shell === 'bash' ? scripts.bashScript(tree) : shell === 'zsh' ? scripts.zshScript(tree) : scripts.fishScript(tree);
+  return shell === 'bash'
+    ? scripts.bashScript(tree)
+    : shell === 'zsh'
+      ? scripts.zshScript(tree)
+      : scripts.fishScript(tree);
 }
 
 let cached: ReturnType<typeof tree> | undefined;

@@ -15,7 +15,8 @@ function effective(ctx: Parameters<Parameters<typeof defineCommand>[0]['run']>[0
 
 export default defineCommand({
   summary: 'Print one setting of the profile (or the value that applies when it is not set)',
-  description: 'A key the profile does not set prints the value that applies (environment or default) with a note on stderr; a key with no value at all exits 5 with a message. --json: {"key", "value", "source"}.',
+  description:
+    'A key the profile does not set prints the value that applies (environment or default) with a note on stderr; a key with no value at all exits 5 with a message. --json: {"key", "value", "source"}.',
   args: [{ name: 'key', description: 'base_url, model, timeout, max_retries or voice', required: true }],
   examples: ['svc config get model', 'svc config get base_url --json'],
   async run(ctx, [raw]) {
@@ -32,7 +33,10 @@ export default defineCommand({
     if (ctx.out.json) ctx.out.printJson({ key, value, source });
     else {
       ctx.out.line(value);
-      if (set === undefined) ctx.out.info(`note: ${key} is not set in profile ${cfg.profile}; this is the value that applies (environment or default)`);
+      if (set === undefined)
+        ctx.out.info(
+          `note: ${key} is not set in profile ${cfg.profile}; this is the value that applies (environment or default)`,
+        );
     }
     return 0;
   },

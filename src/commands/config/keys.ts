@@ -3,12 +3,24 @@ import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { fail, integer, number } from '../../core/validate.js';
 
-export const SETTABLE = ['base_url', 'model', 'timeout', 'max_retries', 'voice', 'api_key_cmd', 'log', 'log.retention_days', 'budget.daily'] as const;
+export const SETTABLE = [
+  'base_url',
+  'model',
+  'timeout',
+  'max_retries',
+  'voice',
+  'api_key_cmd',
+  'log',
+  'log.retention_days',
+  'budget.daily',
+] as const;
 export type SettableKey = (typeof SETTABLE)[number];
 
 export function checkKey(raw: string): SettableKey {
-  if (raw === 'api_key') throw new UsageError('api_key: set it with `svc auth login` (the key is never taken as an argument)');
-  if (!(SETTABLE as readonly string[]).includes(raw)) fail('KEY', raw, `one of ${SETTABLE.join(', ')}${didYouMean(raw, SETTABLE)}`);
+  if (raw === 'api_key')
+    throw new UsageError('api_key: set it with `svc auth login` (the key is never taken as an argument)');
+  if (!(SETTABLE as readonly string[]).includes(raw))
+    fail('KEY', raw, `one of ${SETTABLE.join(', ')}${didYouMean(raw, SETTABLE)}`);
   return raw as SettableKey;
 }
 
@@ -23,7 +35,11 @@ export function checkValue(key: SettableKey, value: string): string {
       return String(integer({ min: 0, max: 10 })(value, 'max_retries', undefined));
     case 'api_key_cmd':
       // a command line run without a shell (runtime/key-command): its quotes must close
-      if (!value.trim() || (value.match(/'/g)?.length ?? 0) % 2 || (value.replace(/\\./g, '').match(/"/g)?.length ?? 0) % 2) {
+      if (
+        !value.trim() ||
+        (value.match(/'/g)?.length ?? 0) % 2 ||
+        (value.replace(/\\./g, '').match(/"/g)?.length ?? 0) % 2
+      ) {
         fail('api_key_cmd', value, 'a command line that prints the key (quotes closed), e.g. "pass show svc/key"');
       }
       return value;

@@ -18,11 +18,15 @@ export default defineCommand({
       for (const r of rows) ctx.out.printJsonLine(r);
       return 0;
     }
-    await ctx.out.table(rows, [
-      { header: 'PROFILE', get: (r) => `${r.profile}${r.profile === cfg.profile ? '*' : ''}` },
-      { header: 'KEY', get: (r) => r.key },
-      { header: 'VALUE', get: (r) => r.value },
-    ], { emptyMessage: `profile ${cfg.profile} has no settings` });
+    await ctx.out.table(
+      rows,
+      [
+        { header: 'PROFILE', get: (r) => `${r.profile}${r.profile === cfg.profile ? '*' : ''}` },
+        { header: 'KEY', get: (r) => r.key },
+        { header: 'VALUE', get: (r) => r.value },
+      ],
+      { emptyMessage: `profile ${cfg.profile} has no settings` },
+    );
     return 0;
   },
 });

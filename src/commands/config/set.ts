@@ -8,7 +8,11 @@ export default defineCommand({
     { name: 'key', description: 'base_url, model, timeout, max_retries, voice or api_key_cmd', required: true },
     { name: 'value', description: 'the value', required: true },
   ],
-  examples: ['svc config set model svc-4-mini', 'svc config set api_key_cmd "pass show svc/key"', 'svc config set base_url http://127.0.0.1:8080 --profile local'],
+  examples: [
+    'svc config set model svc-4-mini',
+    'svc config set api_key_cmd "pass show svc/key"',
+    'svc config set base_url http://127.0.0.1:8080 --profile local',
+  ],
   async run(ctx, [rawKey, rawValue]) {
     const key = checkKey(rawKey);
     const value = checkValue(key, rawValue);

@@ -14,7 +14,9 @@ export default defineCommand<{ create?: boolean }>({
     pattern(/^[\w.-]{1,64}$/, 'a name of letters, digits, _, . or - (at most 64)')(name, 'PROFILE', undefined);
     const known = Object.keys(readConfigFile(ctx.config().dir).profiles ?? {});
     if (!opts.create && name !== 'default' && !known.includes(name)) {
-      throw new UsageError(`PROFILE: ${name} does not exist${didYouMean(name, known)}; profiles: ${known.join(', ') || '(none)'}; add --create to make it`);
+      throw new UsageError(
+        `PROFILE: ${name} does not exist${didYouMean(name, known)}; profiles: ${known.join(', ') || '(none)'}; add --create to make it`,
+      );
     }
     const store = await openConfigStore(ctx.config().dir);
     store.setCurrentProfile(name);

@@ -5,12 +5,17 @@ import { ExitCode } from '../../core/errors.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Delete conversations',
-  description: 'The local history of each conversation is removed for good. Asks once for all on a terminal; off a terminal pass --yes.',
+  description:
+    'The local history of each conversation is removed for good. Asks once for all on a terminal; off a terminal pass --yes.',
   args: [{ name: 'id', description: 'conversation ids', required: true, variadic: true }],
   options: [YES_OPTION],
   examples: ['svc conversations delete conv_…'],
   async run(ctx, [ids], opts) {
-    await confirm(ctx, `Delete ${(ids as string[]).length === 1 ? `conversation ${(ids as string[])[0]}` : `${(ids as string[]).length} conversations`} permanently?`, { yes: opts.yes });
+    await confirm(
+      ctx,
+      `Delete ${(ids as string[]).length === 1 ? `conversation ${(ids as string[])[0]}` : `${(ids as string[]).length} conversations`} permanently?`,
+      { yes: opts.yes },
+    );
     const store = new ConversationStore(ctx.env);
     const missing: string[] = [];
     for (const id of ids as string[]) {

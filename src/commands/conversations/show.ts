@@ -28,7 +28,8 @@ export default defineCommand({
       const label = m.role === 'user' ? c.bold('user') : m.role === 'assistant' ? c.cyan('assistant') : c.dim(m.role);
       const text = messageText(m);
       if (text) ctx.out.line(`${label}: ${text}`);
-      for (const call of m.tool_calls ?? []) ctx.out.line(`${label}: ${c.dim('calls')} ${call.function.name}(${call.function.arguments})`);
+      for (const call of m.tool_calls ?? [])
+        ctx.out.line(`${label}: ${c.dim('calls')} ${call.function.name}(${call.function.arguments})`);
     }
     return 0;
   },

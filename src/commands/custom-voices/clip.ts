@@ -108,7 +108,8 @@ export function mp3Frame(h: Buffer): { bytes: number; seconds: number } | undefi
   const bitrate = BITRATES[table]![brIndex - 1]! * 1000;
   const rate = RATES[version]![srIndex]!;
   const samples = layer === 1 ? 384 : layer === 2 || version === 3 ? 1152 : 576;
-  const bytes = layer === 1 ? (Math.floor((12 * bitrate) / rate) + pad) * 4 : Math.floor(((samples / 8) * bitrate) / rate) + pad;
+  const bytes =
+    layer === 1 ? (Math.floor((12 * bitrate) / rate) + pad) * 4 : Math.floor(((samples / 8) * bitrate) / rate) + pad;
   return { bytes, seconds: samples / rate };
 }
 
@@ -148,14 +149,24 @@ function flacDuration(r: Reader): number | undefined {
   return rate && total ? total / rate : undefined;
 }
 
-async function ffprobe(path: string, env: NodeJS.ProcessEnv): Promise<{ duration?: number; audio: boolean } | 'missing'> {
+async function ffprobe(
+  path: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ duration?: number; audio: boolean } | 'missing'> {
   const { execa } = await import('execa');
   const bin = env.SVC_FFPROBE || 'ffprobe';
-  const r = await execa(bin, ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type', '-of', 'json', path], { reject: false, timeout: 20_000 });
+  const r = await execa(
+    bin,
+    ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type', '-of', 'json', path],
+    { reject: false, timeout: 20_000 },
+  );
   if ((r as { code?: string }).code === 'ENOENT' || r.exitCode === undefined || r.exitCode === 127) return 'missing';
   if (r.exitCode !== 0) return { audio: false };
   try {
-    const info = JSON.parse(String(r.stdout)) as { format?: { duration?: string }; streams?: { codec_type?: string }[] };
+    const info = JSON.parse(String(r.stdout)) as {
+      format?: { duration?: string };
+      streams?: { codec_type?: string }[];
+    };
     const audio = (info.streams ?? []).some((s) => s.codec_type === 'audio');
     const d = Number(info.format?.duration);
     return { audio, duration: Number.isFinite(d) ? d : undefined };
@@ -184,14 +195,24 @@ export async function inspectClip(path: string, maxSeconds: number, env: NodeJS.
     const ext0 = extname(path).slice(1).toLowerCase();
     const ext = EXT_ALIASES[ext0] ?? ext0;
     const sniffed = head.length >= 12 ? sniff(head) : undefined;
-    const format = sniffed === 'mp4' && ext === 'm4a' ? 'm4a' : sniffed === 'ogg' && ext === 'opus' ? 'opus' : sniffed === 'mkv' && ext === 'webm' ? 'webm' : sniffed ?? ext;
+    const format =
+      sniffed === 'mp4' && ext === 'm4a'
+        ? 'm4a'
+        : sniffed === 'ogg' && ext === 'opus'
+          ? 'opus'
+          : sniffed === 'mkv' && ext === 'webm'
+            ? 'webm'
+            : (sniffed ?? ext);
     if (!(format in CONTENT_TYPES)) bad(path, `unknown format; expected one of ${CLIP_EXTENSIONS.join(', ')}`);
     const contentType = CONTENT_TYPES[format]!;
     if (format === 'wav') info = { format, contentType, duration: wavDuration(r, path), via: 'header' };
     else if (format === 'mp3') info = { format, contentType, duration: mp3Duration(r, path), via: 'frames' };
     else {
       const flac = format === 'flac' && sniffed === 'flac' ? flacDuration(r) : undefined;
-      info = flac !== undefined ? { format, contentType, duration: flac, via: 'header' } : { format, contentType, via: 'extension' };
+      info =
+        flac !== undefined
+          ? { format, contentType, duration: flac, via: 'header' }
+          : { format, contentType, via: 'extension' };
     }
   } finally {
     closeSync(fd);
@@ -204,7 +225,9 @@ export async function inspectClip(path: string, maxSeconds: number, env: NodeJS.
     }
   }
   if (info.duration !== undefined && info.duration > maxSeconds) {
-    throw new UsageError(`CLIP: ${basename(path)} is not allowed: a reference clip of at most ${maxSeconds} seconds (this one is ${info.duration.toFixed(1)} s)`);
+    throw new UsageError(
+      `CLIP: ${basename(path)} is not allowed: a reference clip of at most ${maxSeconds} seconds (this one is ${info.duration.toFixed(1)} s)`,
+    );
   }
   return info;
 }

@@ -16,11 +16,18 @@ export default defineCommand<{ name?: string }>({
   examples: ['svc custom-voices create me.wav --name "my voice"', 'svc custom-voices create sample.mp3 --json'],
   async run(ctx, [clip], opts) {
     const info = await inspectClip(clip, CUSTOM_VOICE_LIMITS.clipSeconds, ctx.env);
-    if (info.duration === undefined) ctx.out.info(`note: could not measure ${basename(clip)} (no ffprobe); trusting its extension (.${info.format}); the server checks the 120 s limit`);
+    if (info.duration === undefined)
+      ctx.out.info(
+        `note: could not measure ${basename(clip)} (no ffprobe); trusting its extension (.${info.format}); the server checks the 120 s limit`,
+      );
     const spinner = await ctx.out.spinner(`uploading ${basename(clip)}`);
     let voice;
     try {
-      voice = await createCustomVoice(await ctx.http(), { path: clip, filename: basename(clip), contentType: info.contentType }, opts.name);
+      voice = await createCustomVoice(
+        await ctx.http(),
+        { path: clip, filename: basename(clip), contentType: info.contentType },
+        opts.name,
+      );
     } finally {
       spinner.stop();
     }

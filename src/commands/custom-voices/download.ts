@@ -16,7 +16,8 @@ const EXT: Record<string, string> = {
 
 export default defineCommand<{ output?: string; force?: boolean }>({
   summary: 'Download the reference clip of a custom voice',
-  description: 'Written to a temporary file beside the target, renamed into place when complete. `-o -` (or a pipe without -o) writes to stdout; on a terminal without -o the file is <voice_id>.<ext>.',
+  description:
+    'Written to a temporary file beside the target, renamed into place when complete. `-o -` (or a pipe without -o) writes to stdout; on a terminal without -o the file is <voice_id>.<ext>.',
   args: [{ name: 'id', description: 'custom voice id', required: true }],
   options: [
     { flags: '-o, --output <file>', description: 'where to write (`-` for stdout)' },
@@ -33,7 +34,10 @@ export default defineCommand<{ output?: string; force?: boolean }>({
         await streamToStdout(res.body, ctx.streams.stdout, { signal: ctx.signal });
         return 0;
       }
-      const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const type = String(res.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim()
+        .toLowerCase();
       const target = checkTarget(opts.output ?? `${id}.${EXT[type] ?? 'audio'}`, { force: opts.force });
       await saveStream(res.body, target, { force: opts.force, signal: ctx.signal });
       if (ctx.out.json) ctx.out.printJson({ voice_id: id, path: target, content_type: type });

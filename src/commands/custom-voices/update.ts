@@ -10,7 +10,8 @@ export default defineCommand<{ name?: string }>({
   options: [{ flags: '--name <name>', description: 'new name', parse: maxLength(255) }],
   examples: ['svc custom-voices update ab12cd34 --name "narrator"'],
   async run(ctx, [id], opts) {
-    if (opts.name === undefined || opts.name.trim() === '') throw new UsageError('--name is required: the new name of the voice');
+    if (opts.name === undefined || opts.name.trim() === '')
+      throw new UsageError('--name is required: the new name of the voice');
     const v = await updateCustomVoice(await ctx.http(), id, { name: opts.name });
     if (ctx.out.json) ctx.out.printJson(v);
     else printCustomVoice(ctx.out, v);

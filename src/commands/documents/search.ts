@@ -1,4 +1,9 @@
-import { RETRIEVAL_MODES, type RetrievalMode, type SearchMatch, type SearchRequest } from '../../endpoints/documents.js';
+import {
+  RETRIEVAL_MODES,
+  type RetrievalMode,
+  type SearchMatch,
+  type SearchRequest,
+} from '../../endpoints/documents.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { integer, oneOf, repeatable, require } from '../../core/validate.js';
@@ -16,10 +21,27 @@ export const MAX_LIMIT = 100;
 export const SEARCH_TABLE: RequestTable = {
   operation: 'POST /v1/documents/search',
   rows: [
-    { flags: '--collection <id>', description: 'collection to search (repeatable; at least one)', parse: repeatable(), field: 'source.collection_ids' },
+    {
+      flags: '--collection <id>',
+      description: 'collection to search (repeatable; at least one)',
+      parse: repeatable(),
+      field: 'source.collection_ids',
+    },
     { flags: '--filter <expr>', description: 'metadata filter (=, !=, >, >=, <, <=, AND, OR, NOT)', field: 'filter' },
-    { flags: '--limit <n>', description: `matches to return (1-${MAX_LIMIT}, default 10)`, parse: integer({ min: 1, max: MAX_LIMIT }), field: 'limit' },
-    { flags: '--mode <mode>', description: `retrieval mode: ${RETRIEVAL_MODES.join(', ')} (default hybrid)`, parse: oneOf(RETRIEVAL_MODES), choices: RETRIEVAL_MODES, field: 'retrieval_mode', send: (v?: string) => (v ? { type: v } : undefined) },
+    {
+      flags: '--limit <n>',
+      description: `matches to return (1-${MAX_LIMIT}, default 10)`,
+      parse: integer({ min: 1, max: MAX_LIMIT }),
+      field: 'limit',
+    },
+    {
+      flags: '--mode <mode>',
+      description: `retrieval mode: ${RETRIEVAL_MODES.join(', ')} (default hybrid)`,
+      parse: oneOf(RETRIEVAL_MODES),
+      choices: RETRIEVAL_MODES,
+      field: 'retrieval_mode',
+      send: (v?: string) => (v ? { type: v } : undefined),
+    },
   ],
   inputs: { query: 'QUERY' },
 };
@@ -28,15 +50,27 @@ export default defineCommand<Opts>({
   summary: 'Search the documents of one or more collections',
   description:
     'Ranks the chunks of the collections\' documents against QUERY. Prints rank, score, file id, file name and a snippet (a table on a terminal, tab-separated in a pipe); --json prints each match as the API sent it, one per line. --filter is an expression over document metadata, e.g. `year > 2020 AND author = "ann"`.',
-  args: [{ name: 'query', description: 'what to look for (several words are joined with spaces)', required: true, variadic: true }],
+  args: [
+    {
+      name: 'query',
+      description: 'what to look for (several words are joined with spaces)',
+      required: true,
+      variadic: true,
+    },
+  ],
   options: SEARCH_TABLE.rows,
   requests: [SEARCH_TABLE],
-  examples: ['svc documents search "refund policy" --collection handbook', 'svc documents search "q3 revenue" --collection reports --filter \'year >= 2024\' --mode keyword --limit 3'],
+  examples: [
+    'svc documents search "refund policy" --collection handbook',
+    'svc documents search "q3 revenue" --collection reports --filter \'year >= 2024\' --mode keyword --limit 3',
+  ],
   async run(ctx, [words], opts) {
     const query = (words as string[]).join(' ');
     require(!!opts.collection?.length, '--collection', '(none)', 'at least one collection id');
     require(query.trim() !== '', 'QUERY', JSON.stringify(query), 'a non-empty query');
-    require(opts.filter === undefined || opts.filter.trim() !== '', '--filter', JSON.stringify(opts.filter), 'a non-empty expression');
+    require(opts.filter === undefined || opts.filter.trim() !== '', '--filter', JSON.stringify(
+      opts.filter,
+    ), 'a non-empty expression');
     const body = fillBody(SEARCH_TABLE.rows, opts, { query } as SearchRequest);
     const { searchDocuments } = await import('../../endpoints/documents.js');
     const { matches } = await searchDocuments(await ctx.http(), body, ctx.signal);

@@ -21,8 +21,19 @@ export const EMBED_TABLE: RequestTable = {
   operation: 'POST /v1/embeddings',
   rows: [
     modelFlag(`embedding model (default ${DEFAULT_EMBEDDING_MODEL})`),
-    { flags: '--dimensions <n>', description: 'size of the vectors (at least 1, at most the model\'s size, 256 for svc-embed-1)', parse: integer({ min: 1, int32: true }), field: 'dimensions' },
-    { flags: '--encoding-format <format>', description: 'float or base64 (little-endian float32)', parse: oneOf(['float', 'base64'] as const), choices: ['float', 'base64'], field: 'encoding_format' },
+    {
+      flags: '--dimensions <n>',
+      description: "size of the vectors (at least 1, at most the model's size, 256 for svc-embed-1)",
+      parse: integer({ min: 1, int32: true }),
+      field: 'dimensions',
+    },
+    {
+      flags: '--encoding-format <format>',
+      description: 'float or base64 (little-endian float32)',
+      parse: oneOf(['float', 'base64'] as const),
+      choices: ['float', 'base64'],
+      field: 'encoding_format',
+    },
     { flags: '--user <id>', description: 'end-user identifier for abuse monitoring', field: 'user' },
     OUTPUT.usage,
   ],
@@ -36,14 +47,22 @@ export default defineCommand<Opts>({
   args: [{ name: 'text', description: 'texts to embed (default: one per stdin line)', variadic: true }],
   options: EMBED_TABLE.rows,
   requests: [EMBED_TABLE],
-  examples: ['svc embed "a red fox" "a brown dog"', 'svc embed < sentences.txt > vectors.jsonl', 'svc embed --dimensions 64 --json "hello"'],
+  examples: [
+    'svc embed "a red fox" "a brown dog"',
+    'svc embed < sentences.txt > vectors.jsonl',
+    'svc embed --dimensions 64 --json "hello"',
+  ],
   async run(ctx, [words], opts) {
     const model = opts.model ?? DEFAULT_EMBEDDING_MODEL;
     const size = EMBEDDING_SIZES[model];
-    require(opts.dimensions === undefined || size === undefined || opts.dimensions <= size, '--dimensions', opts.dimensions, `a whole number from 1 to ${size} (the size of ${model})`);
+    require(opts.dimensions === undefined ||
+      size === undefined ||
+      opts.dimensions <=
+        size, '--dimensions', opts.dimensions, `a whole number from 1 to ${size} (the size of ${model})`);
     let inputs = (words as string[] | undefined) ?? [];
     if (!inputs.length) {
-      if (ctx.streams.stdin.isTTY) throw new UsageError('no input: give texts as arguments, or pipe one text per line on stdin');
+      if (ctx.streams.stdin.isTTY)
+        throw new UsageError('no input: give texts as arguments, or pipe one text per line on stdin');
       const text = await ctx.readStdin();
       inputs = text.replace(/\r?\n$/, '').split(/\r?\n/);
       if (text === '') inputs = [];
@@ -51,17 +70,20 @@ export default defineCommand<Opts>({
     if (!inputs.length) throw new UsageError('no input: give texts as arguments, or pipe one text per line on stdin');
     const empty = inputs.findIndex((s) => s.trim() === '');
     if (empty >= 0) {
-      throw new UsageError(words?.length ? `TEXT: argument ${empty + 1} is empty: every input must have text` : `stdin: line ${empty + 1} is empty: every line is one input and must have text`);
+      throw new UsageError(
+        words?.length
+          ? `TEXT: argument ${empty + 1} is empty: every input must have text`
+          : `stdin: line ${empty + 1} is empty: every line is one input and must have text`,
+      );
     }
     const { embedAll } = await import('../../endpoints/embeddings.js');
     const spinner = await ctx.out.spinner(`embedding ${inputs.length} input${inputs.length === 1 ? '' : 's'}`);
     let res: Awaited<ReturnType<typeof embedAll>>;
     try {
-      res = await embedAll(
-        await ctx.http(),
-        fillBody(EMBED_TABLE.rows, opts, { model, input: inputs }),
-        { signal: ctx.signal, onBatch: (done, total) => spinner.update(`embedded ${done}/${total}`) },
-      );
+      res = await embedAll(await ctx.http(), fillBody(EMBED_TABLE.rows, opts, { model, input: inputs }), {
+        signal: ctx.signal,
+        onBatch: (done, total) => spinner.update(`embedded ${done}/${total}`),
+      });
     } finally {
       spinner.stop();
     }

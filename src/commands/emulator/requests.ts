@@ -18,12 +18,29 @@ export default defineCommand<Opts>({
   options: [
     { flags: '-f, --follow', description: 'keep printing new requests as they arrive' },
     { flags: '--path <regex>', description: 'only paths matching (e.g. ^/v1/chat)', parse: regex() },
-    { flags: '--status <code>', description: 'only this status (429) or class (4xx)', parse: pattern(/^[1-5](\d\d|xx)$/, 'a status like 429 or a class like 4xx') },
-    { flags: '--interval <ms>', description: 'with --follow: how often to ask for new requests', default: 250, parse: integer({ min: 10, max: 60_000 }) },
+    {
+      flags: '--status <code>',
+      description: 'only this status (429) or class (4xx)',
+      parse: pattern(/^[1-5](\d\d|xx)$/, 'a status like 429 or a class like 4xx'),
+    },
+    {
+      flags: '--interval <ms>',
+      description: 'with --follow: how often to ask for new requests',
+      default: 250,
+      parse: integer({ min: 10, max: 60_000 }),
+    },
   ],
-  examples: ['svc emulator requests', 'svc emulator requests --status 4xx --json', 'svc emulator requests --follow --path ^/v1/chat'],
+  examples: [
+    'svc emulator requests',
+    'svc emulator requests --status 4xx --json',
+    'svc emulator requests --follow --path ^/v1/chat',
+  ],
   async run(ctx, _args, opts) {
-    const admin = new EmulatorAdmin(await ctx.http({ requireKey: false }), ctx.env.SVC_EMULATOR_ADMIN_TOKEN, ctx.signal);
+    const admin = new EmulatorAdmin(
+      await ctx.http({ requireKey: false }),
+      ctx.env.SVC_EMULATOR_ADMIN_TOKEN,
+      ctx.signal,
+    );
     const query = { path: opts.path, status: opts.status };
     const print = async (rows: LoggedRequest[], header: boolean) => {
       if (ctx.out.json) {
@@ -32,18 +49,25 @@ export default defineCommand<Opts>({
       }
       if (!ctx.out.stdoutIsTTY || !header) {
         // a pipe (or follow after the first page): one tab-separated line per request
-        for (const r of rows) ctx.out.line([time(r.time), r.method, r.path, r.status ?? '-', r.duration_ms ?? '-', r.bytes ?? 0, r.id].join('\t'));
+        for (const r of rows)
+          ctx.out.line(
+            [time(r.time), r.method, r.path, r.status ?? '-', r.duration_ms ?? '-', r.bytes ?? 0, r.id].join('\t'),
+          );
         return;
       }
-      await ctx.out.table(rows, [
-        { header: 'TIME', get: (r) => time(r.time) },
-        { header: 'METHOD', get: (r) => r.method },
-        { header: 'PATH', get: (r) => r.path },
-        { header: 'STATUS', get: (r) => r.status ?? '-', align: 'right' },
-        { header: 'MS', get: (r) => r.duration_ms ?? '-', align: 'right' },
-        { header: 'BYTES', get: (r) => r.bytes ?? 0, align: 'right' },
-        { header: 'REQUEST ID', get: (r) => r.id, keep: true },
-      ], { emptyMessage: opts.follow ? undefined : 'no requests logged' });
+      await ctx.out.table(
+        rows,
+        [
+          { header: 'TIME', get: (r) => time(r.time) },
+          { header: 'METHOD', get: (r) => r.method },
+          { header: 'PATH', get: (r) => r.path },
+          { header: 'STATUS', get: (r) => r.status ?? '-', align: 'right' },
+          { header: 'MS', get: (r) => r.duration_ms ?? '-', align: 'right' },
+          { header: 'BYTES', get: (r) => r.bytes ?? 0, align: 'right' },
+          { header: 'REQUEST ID', get: (r) => r.id, keep: true },
+        ],
+        { emptyMessage: opts.follow ? undefined : 'no requests logged' },
+      );
     };
     // a request still being answered has no status yet: it is printed once it is finished
     const finished = (rows: LoggedRequest[]) => {
@@ -63,10 +87,14 @@ export default defineCommand<Opts>({
     for (;;) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, opts.interval);
-        ctx.signal.addEventListener('abort', () => {
-          clearTimeout(t);
-          resolve();
-        }, { once: true });
+        ctx.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(t);
+            resolve();
+          },
+          { once: true },
+        );
       });
       if (ctx.signal.aborted) return 130;
       const fresh = finished(await admin.requests({ ...query, after }));

@@ -29,7 +29,11 @@ const faultParser = repeatable<Fault>((raw, flag) => {
 });
 
 /** `--collection NAME=PATH` (repeatable; a name given again gains the path) */
-const collectionParser = (raw: string, flag: string, previous: Record<string, string[]> | undefined): Record<string, string[]> => {
+const collectionParser = (
+  raw: string,
+  flag: string,
+  previous: Record<string, string[]> | undefined,
+): Record<string, string[]> => {
   const i = raw.indexOf('=');
   if (i <= 0 || i === raw.length - 1) fail(flag, raw, 'NAME=FILE_OR_FOLDER');
   const name = raw.slice(0, i);
@@ -43,19 +47,51 @@ export default defineCommand<Opts>({
   description:
     'Prints the base URL on stdout (with --print-env: SVC_BASE_URL=… and SVC_API_KEY=… lines for eval or $GITHUB_ENV) and the key to use on stderr, then serves every endpoint of the API with its documented behaviour until Ctrl-C (exit 0) or SIGTERM (exit 143). --ready-file PATH is written (the same lines as --print-env) once it accepts requests, and removed when it stops; GET /_emulator/health answers 200 too. State is kept in --state-dir (default: the data dir), so it survives restarts; every acknowledged change is on disk before the reply. Off loopback (--host 0.0.0.0) the admin API /_emulator/* needs the admin token it prints (or $SVC_EMULATOR_ADMIN_TOKEN). See packages/emulator/README.md for fixtures, determinism, triggers and faults.',
   options: [
-    { flags: '--port <n>', description: 'port to listen on (0: any free port)', default: 0, parse: integer({ min: 0, max: 65535 }) },
+    {
+      flags: '--port <n>',
+      description: 'port to listen on (0: any free port)',
+      default: 0,
+      parse: integer({ min: 0, max: 65535 }),
+    },
     { flags: '--host <addr>', description: 'address to listen on', default: '127.0.0.1' },
     { flags: '--state-dir <dir>', description: 'where the state is kept (default: <data dir>/emulator)' },
     { flags: '--memory', description: 'keep no state on disk' },
-    { flags: '--fixtures <file>', description: 'seed agents, phone numbers, files, skills, custom voices, collections and keys from a JSON or YAML file (again after `svc emulator reset`)' },
-    { flags: '--seed <n>', description: 'make ids, tokens and generated text, images and audio repeat exactly across runs (0-4294967295)', parse: integer({ min: 0, max: 4294967295 }) },
+    {
+      flags: '--fixtures <file>',
+      description:
+        'seed agents, phone numbers, files, skills, custom voices, collections and keys from a JSON or YAML file (again after `svc emulator reset`)',
+    },
+    {
+      flags: '--seed <n>',
+      description: 'make ids, tokens and generated text, images and audio repeat exactly across runs (0-4294967295)',
+      parse: integer({ min: 0, max: 4294967295 }),
+    },
     { flags: '--print-env', description: 'print SVC_BASE_URL=… and SVC_API_KEY=… lines on stdout instead of the URL' },
-    { flags: '--ready-file <path>', description: 'write the SVC_BASE_URL/SVC_API_KEY lines to PATH once ready (removed on exit)' },
+    {
+      flags: '--ready-file <path>',
+      description: 'write the SVC_BASE_URL/SVC_API_KEY lines to PATH once ready (removed on exit)',
+    },
     { flags: '--latency <ms>', description: 'delay added before every reply', parse: integer({ min: 0, max: 60000 }) },
-    { flags: '--token-delay <ms>', description: 'pause between streamed tokens', parse: integer({ min: 0, max: 60000 }) },
-    { flags: '--deferred-delay <ms>', description: 'how long deferred completions stay pending', parse: integer({ min: 0, max: 3600000 }) },
-    { flags: '--collection <name=path>', description: 'a document collection (for documents search) made of a file or folder (repeatable)', parse: collectionParser },
-    { flags: '--fault <spec>', description: 'inject a fault (repeatable): 429:retry-after=1, 500:path=/v1/chat, drop:after=3, slow:ms=500', parse: faultParser },
+    {
+      flags: '--token-delay <ms>',
+      description: 'pause between streamed tokens',
+      parse: integer({ min: 0, max: 60000 }),
+    },
+    {
+      flags: '--deferred-delay <ms>',
+      description: 'how long deferred completions stay pending',
+      parse: integer({ min: 0, max: 3600000 }),
+    },
+    {
+      flags: '--collection <name=path>',
+      description: 'a document collection (for documents search) made of a file or folder (repeatable)',
+      parse: collectionParser,
+    },
+    {
+      flags: '--fault <spec>',
+      description: 'inject a fault (repeatable): 429:retry-after=1, 500:path=/v1/chat, drop:after=3, slow:ms=500',
+      parse: faultParser,
+    },
   ],
   examples: [
     'svc emulator serve --port 8080',
@@ -107,8 +143,14 @@ export default defineCommand<Opts>({
     ctx.out.info(`svc emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
     ctx.out.info(`key: ${emu.defaultKey} (or: svc --emulator …, which uses it by itself)`);
     ctx.out.info(`use it with: export SVC_BASE_URL=${emu.url} SVC_API_KEY=${emu.defaultKey}`);
-    if (offLoopback) ctx.out.warn(`listening on ${opts.host}: the API (with the built-in key) is reachable from the network; the admin API /_emulator/* needs the admin token`);
-    if (adminToken && !ctx.env.SVC_EMULATOR_ADMIN_TOKEN) ctx.out.info(`admin token: ${adminToken} (export SVC_EMULATOR_ADMIN_TOKEN=… for svc emulator requests/fault/trigger/reset)`);
+    if (offLoopback)
+      ctx.out.warn(
+        `listening on ${opts.host}: the API (with the built-in key) is reachable from the network; the admin API /_emulator/* needs the admin token`,
+      );
+    if (adminToken && !ctx.env.SVC_EMULATOR_ADMIN_TOKEN)
+      ctx.out.info(
+        `admin token: ${adminToken} (export SVC_EMULATOR_ADMIN_TOKEN=… for svc emulator requests/fault/trigger/reset)`,
+      );
     await new Promise<void>((resolve) => {
       ctx.setInterruptHandler(resolve);
       ctx.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -5,9 +5,13 @@ import { deleteFile } from '../../endpoints/files.js';
 
 export default defineCommand<{ yes?: boolean }>({
   summary: 'Delete files',
-  description: 'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first failure). Asks once for all on a terminal; off a terminal pass --yes.',
+  description:
+    'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first failure). Asks once for all on a terminal; off a terminal pass --yes.',
   args: [{ name: 'id', description: 'file ids', required: true, variadic: true }],
-  examples: ['svc files delete file_abc123', 'svc files list --filter \'name:"tmp"\' | cut -f1 | xargs svc files rm --yes'],
+  examples: [
+    'svc files delete file_abc123',
+    'svc files list --filter \'name:"tmp"\' | cut -f1 | xargs svc files rm --yes',
+  ],
   options: [YES_OPTION],
   run: (ctx, [ids], opts) => deleteEach(ctx, { noun: 'file', yes: opts.yes }, ids as string[], deleteFile),
 });

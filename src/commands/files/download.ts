@@ -17,23 +17,44 @@ export default defineCommand<Opts>({
   args: [{ name: 'id', description: 'file id', required: true }],
   options: [
     { flags: '-o, --output <path>', description: 'file or directory to save to, or - for stdout' },
-    { flags: '--format <format>', description: 'original (default) or text', parse: oneOf(CONTENT_FORMATS), choices: CONTENT_FORMATS },
+    {
+      flags: '--format <format>',
+      description: 'original (default) or text',
+      parse: oneOf(CONTENT_FORMATS),
+      choices: CONTENT_FORMATS,
+    },
     { flags: '-f, --force', description: 'overwrite an existing file' },
   ],
-  examples: ['svc files download file_abc123', 'svc files download file_abc123 -o report.pdf', 'svc files download file_abc123 --format text -o - | less'],
+  examples: [
+    'svc files download file_abc123',
+    'svc files download file_abc123 -o report.pdf',
+    'svc files download file_abc123 --format text -o - | less',
+  ],
   async run(ctx, [id], opts) {
     const plan = planDownload(opts.output, { force: opts.force });
     const http = await ctx.http();
     const toStdout = plan.toStdout;
-    const target = toStdout ? undefined : (plan.target ?? plan.named(safeFileName((await getFile(http, id)).filename, id)));
+    const target = toStdout
+      ? undefined
+      : (plan.target ?? plan.named(safeFileName((await getFile(http, id)).filename, id)));
     const res = await fileContent(http, id, opts.format);
     const total = Number(headerValue(res.headers['content-length'])) || undefined;
     const { progressBar } = await import('../../term/progress.js');
     const bar = progressBar(ctx.out, `downloading ${id}`, total);
     let bytes: number;
     try {
-      if (toStdout) bytes = await streamToStdout(res.body, ctx.streams.stdout, { signal: ctx.signal, onProgress: (n) => bar.update(n) });
-      else bytes = await saveStream(res.body, target!, { force: opts.force, signal: ctx.signal, expectedBytes: total, onProgress: (n) => bar.update(n) });
+      if (toStdout)
+        bytes = await streamToStdout(res.body, ctx.streams.stdout, {
+          signal: ctx.signal,
+          onProgress: (n) => bar.update(n),
+        });
+      else
+        bytes = await saveStream(res.body, target!, {
+          force: opts.force,
+          signal: ctx.signal,
+          expectedBytes: total,
+          onProgress: (n) => bar.update(n),
+        });
     } catch (err) {
       throw downloadError(err, res.requestId, ctx.signal);
     } finally {

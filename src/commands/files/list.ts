@@ -18,9 +18,19 @@ export default defineCommand<Opts>({
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints every page as it arrives. --filter takes an AIP-160 expression over name (or file_name, fuzzy with `:`), file_id, size_bytes, content_type, created_at, expires_at (RFC 3339), upload_status and user_defined_id, with = != > >= < <= :, AND, OR, NOT and parentheses.',
   options: [
-    ...pageFlags({ noun: 'files', cursor: CURSOR, limit: { max: 100, default: 100 }, after: 'the files after this file id (the API\'s `after`, kept for compatibility; --page-token is the cursor)' }),
+    ...pageFlags({
+      noun: 'files',
+      cursor: CURSOR,
+      limit: { max: 100, default: 100 },
+      after: "the files after this file id (the API's `after`, kept for compatibility; --page-token is the cursor)",
+    }),
     { flags: '--order <order>', description: 'asc or desc (default desc)', parse: oneOf(ORDERS), choices: ORDERS },
-    { flags: '--sort-by <field>', description: 'created_at (default), filename or size', parse: oneOf(SORT_FIELDS), choices: SORT_FIELDS },
+    {
+      flags: '--sort-by <field>',
+      description: 'created_at (default), filename or size',
+      parse: oneOf(SORT_FIELDS),
+      choices: SORT_FIELDS,
+    },
     { flags: '--filter <expr>', description: 'AIP-160 filter, e.g. \'name:"report" AND size_bytes > 1000\'' },
   ],
   examples: [
@@ -32,6 +42,12 @@ export default defineCommand<Opts>({
   async run(ctx, _args, opts) {
     const query = { ...firstPageQuery(CURSOR, opts), order: opts.order, sort_by: opts.sortBy, filter: opts.filter };
     const http = await ctx.http();
-    return listRows<FileObject>(ctx, { fetch: (q) => listFiles(http, q), itemsKey: 'data', cursor: CURSOR }, query, opts, { noun: 'files', columns: fileColumns });
+    return listRows<FileObject>(
+      ctx,
+      { fetch: (q) => listFiles(http, q), itemsKey: 'data', cursor: CURSOR },
+      query,
+      opts,
+      { noun: 'files', columns: fileColumns },
+    );
   },
 });

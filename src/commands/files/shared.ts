@@ -14,7 +14,8 @@ export function fileColumns(tty: boolean): Column<FileObject>[] {
 export function fileDetails(f: FileObject): [string, unknown][] {
   const pairs: [string, unknown][] = [];
   for (const [k, v] of Object.entries(f)) {
-    if (k === 'created_at' || k === 'expires_at') pairs.push([k, v === null || v === undefined ? v : formatUnixTime(v as number)]);
+    if (k === 'created_at' || k === 'expires_at')
+      pairs.push([k, v === null || v === undefined ? v : formatUnixTime(v as number)]);
     else pairs.push([k, v]);
   }
   return pairs;

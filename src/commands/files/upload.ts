@@ -14,10 +14,18 @@ export default defineCommand<Opts>({
   description: `Each file is streamed from disk as a multipart upload (never read whole into memory), with a progress bar on a terminal. At most ${formatBytes(MAX_FILE_BYTES)} per file. Prints one line per file: id, filename, bytes.`,
   args: [{ name: 'path', description: 'files to upload', required: true, variadic: true }],
   options: [
-    { flags: '--expires-after <duration>', description: `delete the file after this long (${EXPIRES_MIN}-${EXPIRES_MAX} seconds; 1h, 30d …)`, parse: duration({ min: EXPIRES_MIN, max: EXPIRES_MAX }) },
+    {
+      flags: '--expires-after <duration>',
+      description: `delete the file after this long (${EXPIRES_MIN}-${EXPIRES_MAX} seconds; 1h, 30d …)`,
+      parse: duration({ min: EXPIRES_MIN, max: EXPIRES_MAX }),
+    },
     { flags: '--purpose <purpose>', description: 'purpose recorded with the file' },
   ],
-  examples: ['svc files upload report.pdf', 'svc files upload *.csv --expires-after 7d', 'svc files upload notes.md --json'],
+  examples: [
+    'svc files upload report.pdf',
+    'svc files upload *.csv --expires-after 7d',
+    'svc files upload notes.md --json',
+  ],
   async run(ctx, [paths], opts) {
     const { stat } = await import('node:fs/promises');
     const { basename } = await import('node:path');
@@ -30,10 +38,14 @@ export default defineCommand<Opts>({
       const st = await stat(p).catch(() => undefined);
       if (!st) throw new UsageError(`${p}: no such file`);
       if (!st.isFile()) throw new UsageError(`${p}: not a regular file`);
-      if (st.size > maxBytes) throw new UsageError(`${p}: ${st.size} bytes is over the limit of ${maxBytes} bytes (${formatBytes(maxBytes)}) per file`);
+      if (st.size > maxBytes)
+        throw new UsageError(
+          `${p}: ${st.size} bytes is over the limit of ${maxBytes} bytes (${formatBytes(maxBytes)}) per file`,
+        );
       files.push({ path: p, size: st.size, filename: basename(p) });
     }
-    if (opts.purpose !== undefined && opts.purpose.trim() === '') throw new UsageError('--purpose: an empty purpose is not allowed');
+    if (opts.purpose !== undefined && opts.purpose.trim() === '')
+      throw new UsageError('--purpose: an empty purpose is not allowed');
     const http = await ctx.http();
     const { progressBar } = await import('../../term/progress.js');
     for (const f of files) {
@@ -51,7 +63,12 @@ export default defineCommand<Opts>({
         bar.done();
       }
       if (ctx.out.json) ctx.out.printJsonLine(file);
-      else ctx.out.line(ctx.out.stdoutIsTTY ? `${file.id}  ${file.filename}  ${formatBytes(file.bytes)}` : `${file.id}\t${file.filename}\t${file.bytes}`);
+      else
+        ctx.out.line(
+          ctx.out.stdoutIsTTY
+            ? `${file.id}  ${file.filename}  ${formatBytes(file.bytes)}`
+            : `${file.id}\t${file.filename}\t${file.bytes}`,
+        );
     }
     return 0;
   },

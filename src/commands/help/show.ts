@@ -6,9 +6,17 @@ import { TOPICS } from './topics.js';
 export default defineCommand({
   summary: 'Help on a command, or a topic: environment, exit-codes, globals',
   description:
-    '`svc help files list` is `svc files list --help`. Topics: ' + TOPICS.map((t) => `${t.name} (${t.summary})`).join(', ') + '. With --json a topic prints one JSON object per line.',
+    '`svc help files list` is `svc files list --help`. Topics: ' +
+    TOPICS.map((t) => `${t.name} (${t.summary})`).join(', ') +
+    '. With --json a topic prints one JSON object per line.',
   args: [{ name: 'command-or-topic', description: 'a command path (files list) or a topic', variadic: true }],
-  examples: ['svc help', 'svc help files list', 'svc help environment', 'svc help exit-codes --json', 'svc help globals'],
+  examples: [
+    'svc help',
+    'svc help files list',
+    'svc help environment',
+    'svc help exit-codes --json',
+    'svc help globals',
+  ],
   async run(ctx, [words]) {
     const [first] = words as string[];
     // bare `svc help` and command words never reach here: cli.ts prints the top-level help, and turns
@@ -18,7 +26,13 @@ export default defineCommand({
       return 0;
     }
     const topic = TOPICS.find((t) => t.name === first);
-    if (!topic) throw new UsageError(`TOPIC: ${first} is not a command or a topic: ${TOPICS.map((t) => t.name).join(', ')}${didYouMean(first, TOPICS.map((t) => t.name))}`);
+    if (!topic)
+      throw new UsageError(
+        `TOPIC: ${first} is not a command or a topic: ${TOPICS.map((t) => t.name).join(', ')}${didYouMean(
+          first,
+          TOPICS.map((t) => t.name),
+        )}`,
+      );
     if (ctx.out.json) for (const row of topic.rows()) ctx.out.printJsonLine(row);
     else ctx.out.write(topic.text());
     return 0;

@@ -6,8 +6,10 @@ import { GLOBAL_FLAGS } from '../../core/global-flags.js';
 
 export const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   ok: 'done',
-  error: 'error: a failed request not listed below, a stream cut before its end marker, a --jq runtime error, a pending deferred result',
-  usage: 'usage or validation error, nothing was sent (also: a confirmation needed off a terminal without --yes, a bad --jq expression)',
+  error:
+    'error: a failed request not listed below, a stream cut before its end marker, a --jq runtime error, a pending deferred result',
+  usage:
+    'usage or validation error, nothing was sent (also: a confirmation needed off a terminal without --yes, a bad --jq expression)',
   cancelled: 'cancelled: a confirmation was declined',
   auth: 'authentication or permission (401, 403, no or unknown API key)',
   notFound: 'not found (404)',
@@ -37,12 +39,18 @@ export const TOPICS: Topic[] = [
     name: 'environment',
     summary: 'every environment variable svc reads',
     rows: () => ENVIRONMENT.map((v) => ({ name: v.name, description: v.description })),
-    text: () => `Environment variables svc reads (precedence: flag > environment > profile > default):\n\n${columns(ENVIRONMENT.map((v) => [v.name, v.description]))}\n`,
+    text: () =>
+      `Environment variables svc reads (precedence: flag > environment > profile > default):\n\n${columns(ENVIRONMENT.map((v) => [v.name, v.description]))}\n`,
   },
   {
     name: 'exit-codes',
     summary: 'what each exit code means',
-    rows: () => Object.entries(ExitCode).map(([name, code]) => ({ code, name, meaning: EXIT_CODE_MEANINGS[name as keyof typeof ExitCode] })),
+    rows: () =>
+      Object.entries(ExitCode).map(([name, code]) => ({
+        code,
+        name,
+        meaning: EXIT_CODE_MEANINGS[name as keyof typeof ExitCode],
+      })),
     text: () =>
       `Exit codes:\n\n${columns(
         Object.entries(ExitCode)
@@ -54,6 +62,7 @@ export const TOPICS: Topic[] = [
     name: 'globals',
     summary: 'the options every command takes',
     rows: () => GLOBAL_FLAGS.map((f) => ({ flags: f.flags, description: f.description })),
-    text: () => `Options every command takes (before or after the command's own):\n\n${columns(GLOBAL_FLAGS.map((f) => [f.flags, f.description]))}\n`,
+    text: () =>
+      `Options every command takes (before or after the command's own):\n\n${columns(GLOBAL_FLAGS.map((f) => [f.flags, f.description]))}\n`,
   },
 ];

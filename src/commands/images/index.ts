@@ -1,6 +1,11 @@
 import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
-  { name: 'generate', summary: 'Generate images from a prompt and save them', aliases: ['gen'], load: () => import('./generate.js') },
+  {
+    name: 'generate',
+    summary: 'Generate images from a prompt and save them',
+    aliases: ['gen'],
+    load: () => import('./generate.js'),
+  },
   { name: 'edit', summary: 'Edit an image with a prompt and save the results', load: () => import('./edit.js') },
 ];

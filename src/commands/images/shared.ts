@@ -8,7 +8,14 @@ import { modelFlag } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestRow, type RequestTable } from '../../core/request-table.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import { checkTarget, downloadError, saveBytes, saveStream } from '../../net/download.js';
-import { DEFAULT_IMAGE_MODEL, IMAGE_ASPECT_RATIOS, IMAGE_RESPONSE_FORMATS, generateImages, type ImageEntry, type ImageRequest } from '../../endpoints/images.js';
+import {
+  DEFAULT_IMAGE_MODEL,
+  IMAGE_ASPECT_RATIOS,
+  IMAGE_RESPONSE_FORMATS,
+  generateImages,
+  type ImageEntry,
+  type ImageRequest,
+} from '../../endpoints/images.js';
 
 export interface ImageOpts {
   model: string;
@@ -21,18 +28,50 @@ export interface ImageOpts {
 
 export const imageOptions: RequestRow[] = [
   modelFlag('image model', { default: DEFAULT_IMAGE_MODEL, field: 'model' }),
-  { flags: '-n, --n <count>', description: 'number of images (1-10, default 1)', parse: integer({ min: 1, max: 10 }), field: 'n' },
-  { flags: '--aspect-ratio <ratio>', description: `one of ${IMAGE_ASPECT_RATIOS.join(', ')}`, parse: oneOf(IMAGE_ASPECT_RATIOS), choices: IMAGE_ASPECT_RATIOS, field: 'aspect_ratio' },
-  { flags: '--response-format <format>', description: 'how the API returns images: url or b64_json (the files are saved either way)', parse: oneOf(IMAGE_RESPONSE_FORMATS), choices: IMAGE_RESPONSE_FORMATS, field: 'response_format' },
-  { flags: '-o, --output <path>', description: 'a directory, or a file name (with -n > 1: name-1.png, name-2.png …); default: image-N.png here' },
+  {
+    flags: '-n, --n <count>',
+    description: 'number of images (1-10, default 1)',
+    parse: integer({ min: 1, max: 10 }),
+    field: 'n',
+  },
+  {
+    flags: '--aspect-ratio <ratio>',
+    description: `one of ${IMAGE_ASPECT_RATIOS.join(', ')}`,
+    parse: oneOf(IMAGE_ASPECT_RATIOS),
+    choices: IMAGE_ASPECT_RATIOS,
+    field: 'aspect_ratio',
+  },
+  {
+    flags: '--response-format <format>',
+    description: 'how the API returns images: url or b64_json (the files are saved either way)',
+    parse: oneOf(IMAGE_RESPONSE_FORMATS),
+    choices: IMAGE_RESPONSE_FORMATS,
+    field: 'response_format',
+  },
+  {
+    flags: '-o, --output <path>',
+    description: 'a directory, or a file name (with -n > 1: name-1.png, name-2.png …); default: image-N.png here',
+  },
   { flags: '-f, --force', description: 'overwrite existing files' },
 ];
 
 const PROMPT_INPUT = { prompt: 'PROMPT words' };
-export const GENERATE_TABLE: RequestTable = { operation: 'POST /v1/images/generations', rows: imageOptions, inputs: PROMPT_INPUT };
+export const GENERATE_TABLE: RequestTable = {
+  operation: 'POST /v1/images/generations',
+  rows: imageOptions,
+  inputs: PROMPT_INPUT,
+};
 export const EDIT_TABLE: RequestTable = {
   operation: 'POST /v1/images/edits',
-  rows: [{ flags: '--image <path|url>', description: 'the image to edit (required)', field: 'image', send: (v?: string) => (v === undefined ? undefined : { url: imageRef(v, '--image') }) }, ...imageOptions],
+  rows: [
+    {
+      flags: '--image <path|url>',
+      description: 'the image to edit (required)',
+      field: 'image',
+      send: (v?: string) => (v === undefined ? undefined : { url: imageRef(v, '--image') }),
+    },
+    ...imageOptions,
+  ],
   inputs: PROMPT_INPUT,
 };
 
@@ -41,7 +80,13 @@ export function imageRequest(table: RequestTable, prompt: string, opts: ImageOpt
   return fillBody(table.rows, opts, { prompt } as ImageRequest);
 }
 
-const EXT: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/jpg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif' };
+const EXT: Record<string, string> = {
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/jpg': '.jpg',
+  'image/webp': '.webp',
+  'image/gif': '.gif',
+};
 
 interface Plan {
   /** where image i goes, given its extension */
@@ -52,10 +97,12 @@ interface Plan {
 export async function planOutput(output: string | undefined, n: number, force: boolean): Promise<Plan> {
   const { existsSync, statSync } = await import('node:fs');
   const { join, extname } = await import('node:path');
-  const isDir = output !== undefined && (output.endsWith('/') || (existsSync(output) && statSync(output).isDirectory()));
+  const isDir =
+    output !== undefined && (output.endsWith('/') || (existsSync(output) && statSync(output).isDirectory()));
   if (output === undefined || isDir) {
     const dir = output ?? '.';
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--output: the directory ${dir} does not exist`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new UsageError(`--output: the directory ${dir} does not exist`);
     let next = 1;
     return {
       // free names only: never overwrites in this mode
@@ -69,7 +116,8 @@ export async function planOutput(output: string | undefined, n: number, force: b
   }
   const ext = extname(output);
   const stem = ext ? output.slice(0, -ext.length) : output;
-  const names = (e: string) => (n === 1 ? [ext ? output : `${output}${e}`] : Array.from({ length: n }, (_, i) => `${stem}-${i + 1}${ext || e}`));
+  const names = (e: string) =>
+    n === 1 ? [ext ? output : `${output}${e}`] : Array.from({ length: n }, (_, i) => `${stem}-${i + 1}${ext || e}`);
   // without an extension the final one depends on the reply: check the likely one now
   for (const p of names(ext || '.png')) checkTarget(p, { force, flag: '--output' });
   return {
@@ -105,7 +153,11 @@ export async function runImages(ctx: Context, req: ImageRequest, opts: ImageOpts
 }
 
 /** An image reply: an image content type and the first bytes of PNG, JPEG, WebP or GIF. */
-const IMAGE: BinaryKind = { what: 'an image', contentTypes: /^image\//, magic: (h) => MAGIC.png(h) || MAGIC.jpeg(h) || MAGIC.webp(h) || MAGIC.gif(h) };
+const IMAGE: BinaryKind = {
+  what: 'an image',
+  contentTypes: /^image\//,
+  magic: (h) => MAGIC.png(h) || MAGIC.jpeg(h) || MAGIC.webp(h) || MAGIC.gif(h),
+};
 
 async function saveImage(ctx: Context, entry: ImageEntry, i: number, plan: Plan, force: boolean): Promise<string> {
   if (typeof entry.b64_json === 'string') {
@@ -119,7 +171,9 @@ async function saveImage(ctx: Context, entry: ImageEntry, i: number, plan: Plan,
   const http = await ctx.http();
   // the URL is not the API's: never send the key along
   const res = await http.request({ method: 'GET', path: entry.url, auth: false, headers: { accept: 'image/*' } });
-  const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const type = String(res.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim();
   const fromUrl = /\.(png|jpe?g|webp|gif)(\?|$)/i.exec(entry.url)?.[1]?.toLowerCase();
   const ext = EXT[type] ?? (fromUrl ? `.${fromUrl === 'jpeg' ? 'jpg' : fromUrl}` : '.png');
   const path = await plan.pathFor(i, ext);

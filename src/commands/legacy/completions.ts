@@ -28,15 +28,35 @@ export const COMPLETIONS_TABLE: RequestTable = {
   operation: 'POST /v1/completions',
   rows: [
     modelFlag(),
-    { flags: '--prompt <text>', description: 'a prompt of a batch (repeatable; sent as an array, completions printed per prompt)', parse: repeatable(), reaches: ['prompt'] },
-    { flags: '--max-tokens <n>', description: 'cap on generated tokens (1 to 2147483647; the server default is 16)', parse: integer({ min: 1, int32: true }), field: 'max_tokens' },
-    { flags: '-n, --n <n>', description: `number of completions per prompt (1-${MAX_N})`, parse: integer({ min: 1, max: MAX_N }), field: 'n' },
+    {
+      flags: '--prompt <text>',
+      description: 'a prompt of a batch (repeatable; sent as an array, completions printed per prompt)',
+      parse: repeatable(),
+      reaches: ['prompt'],
+    },
+    {
+      flags: '--max-tokens <n>',
+      description: 'cap on generated tokens (1 to 2147483647; the server default is 16)',
+      parse: integer({ min: 1, int32: true }),
+      field: 'max_tokens',
+    },
+    {
+      flags: '-n, --n <n>',
+      description: `number of completions per prompt (1-${MAX_N})`,
+      parse: integer({ min: 1, max: MAX_N }),
+      field: 'n',
+    },
     ...sampling(['stop']),
     { flags: '--echo', description: 'repeat the prompt before the completion', field: 'echo' },
     { flags: '--suffix <text>', description: 'text that comes after the completion', field: 'suffix' },
     ...sampling(['seed', 'temperature', 'topP']),
     OUTPUT.usage,
-    { flags: '--stream', description: 'print the text as it is generated (server-sent events; --json: one chunk per line)', field: 'stream', reaches: ['stream_options'] },
+    {
+      flags: '--stream',
+      description: 'print the text as it is generated (server-sent events; --json: one chunk per line)',
+      field: 'stream',
+      reaches: ['stream_options'],
+    },
   ],
   inputs: { prompt: 'PROMPT words joined with piped stdin' },
 };
@@ -48,15 +68,24 @@ export default defineCommand<Opts>({
   args: [{ name: 'prompt', description: 'the text to continue', variadic: true }],
   options: COMPLETIONS_TABLE.rows,
   requests: [COMPLETIONS_TABLE],
-  examples: ['svc legacy completions "Once upon a time" --max-tokens 50', 'svc legacy completions "Once upon a time" --stream', 'svc legacy completions "1, 2, 3," -n 3 --stop "\\n"', 'svc legacy completions --prompt "Roses are" --prompt "Violets are"'],
+  examples: [
+    'svc legacy completions "Once upon a time" --max-tokens 50',
+    'svc legacy completions "Once upon a time" --stream',
+    'svc legacy completions "1, 2, 3," -n 3 --stop "\\n"',
+    'svc legacy completions --prompt "Roses are" --prompt "Violets are"',
+  ],
   async run(ctx, [words], opts) {
     let prompt: string | string[];
     if (opts.prompt) {
-      require(!(words as string[] | undefined)?.length, '--prompt', opts.prompt[0], 'not together with PROMPT arguments');
+      require(!(words as string[] | undefined)?.length, '--prompt', opts
+        .prompt[0], 'not together with PROMPT arguments');
       require(opts.prompt.every((p) => p !== ''), '--prompt', '', 'a non-empty prompt');
       prompt = opts.prompt;
     } else prompt = await readPrompt(ctx, (words as string[] | undefined) ?? [], 'svc legacy completions');
-    const body = fillBody(COMPLETIONS_TABLE.rows, opts, { model: resolveModel(ctx, opts.model), prompt } as Record<string, unknown>);
+    const body = fillBody(COMPLETIONS_TABLE.rows, opts, { model: resolveModel(ctx, opts.model), prompt } as Record<
+      string,
+      unknown
+    >);
     if (opts.stream) return stream(ctx, body, opts);
     let res;
     try {
@@ -73,8 +102,14 @@ export default defineCommand<Opts>({
       if (many) ctx.out.line(`--- choice ${c.index} ---`);
       ctx.out.line(c.text.replace(/\n$/, ''));
     }
-    if (res.choices.some((c) => c.finish_reason === 'length')) ctx.out.info(ctx.out.ce.dim('(cut off at --max-tokens)'));
-    if (opts.usage && res.usage) ctx.out.info(ctx.out.ce.dim(`usage: ${res.usage.prompt_tokens} prompt + ${res.usage.completion_tokens} completion = ${res.usage.total_tokens} tokens · ${res.model}`));
+    if (res.choices.some((c) => c.finish_reason === 'length'))
+      ctx.out.info(ctx.out.ce.dim('(cut off at --max-tokens)'));
+    if (opts.usage && res.usage)
+      ctx.out.info(
+        ctx.out.ce.dim(
+          `usage: ${res.usage.prompt_tokens} prompt + ${res.usage.completion_tokens} completion = ${res.usage.total_tokens} tokens · ${res.model}`,
+        ),
+      );
     return 0;
   },
 });
@@ -116,6 +151,11 @@ async function stream(ctx: Context, body: Record<string, unknown>, opts: Opts): 
   }
   if (open) ctx.out.write('\n');
   if (cut) ctx.out.info(ctx.out.ce.dim('(cut off at --max-tokens)'));
-  if (opts.usage && usage) ctx.out.info(ctx.out.ce.dim(`usage: ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion = ${usage.total_tokens} tokens · ${model}`));
+  if (opts.usage && usage)
+    ctx.out.info(
+      ctx.out.ce.dim(
+        `usage: ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion = ${usage.total_tokens} tokens · ${model}`,
+      ),
+    );
   return 0;
 }

@@ -14,11 +14,20 @@ export default defineCommand<{ since?: number; model?: string; command?: string;
     MODEL_FILTER,
     COMMAND_FILTER,
     { flags: '--grep <text>', description: 'only calls whose record contains this text (any case)' },
-    { flags: '--limit <n>', description: 'at most this many, newest first (1-1000000, default 50 on a terminal)', parse: integer({ min: 1, max: 1_000_000 }) },
+    {
+      flags: '--limit <n>',
+      description: 'at most this many, newest first (1-1000000, default 50 on a terminal)',
+      parse: integer({ min: 1, max: 1_000_000 }),
+    },
   ],
   examples: ['svc logs', 'svc logs --since 7d --model svc-4', 'svc logs --grep invoice --json | jq -r .answer'],
   async run(ctx, _args, opts) {
-    let rows = readRecords(logDir(ctx.env), { since: sinceMs(ctx.now(), opts.since), model: opts.model, command: opts.command, grep: opts.grep }).reverse();
+    let rows = readRecords(logDir(ctx.env), {
+      since: sinceMs(ctx.now(), opts.since),
+      model: opts.model,
+      command: opts.command,
+      grep: opts.grep,
+    }).reverse();
     const limit = opts.limit ?? (ctx.out.stdoutIsTTY && !ctx.out.json ? 50 : undefined);
     if (limit) rows = rows.slice(0, limit);
     if (ctx.out.json) {

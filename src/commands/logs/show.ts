@@ -3,12 +3,18 @@ import { findRecord, logDir } from '../../apilog/log.js';
 import { ExitCode } from '../../core/errors.js';
 
 /** WebSocket close codes worth a word (RFC 6455). */
-const CLOSE_CODES: Record<number, string> = { 1000: 'normal', 1001: 'going away', 1006: 'connection cut', 1008: 'policy', 1011: 'server error' };
+const CLOSE_CODES: Record<number, string> = {
+  1000: 'normal',
+  1001: 'going away',
+  1006: 'connection cut',
+  1008: 'policy',
+  1011: 'server error',
+};
 
 export default defineCommand({
   summary: 'Print one logged call (a conversation turn readably)',
   description:
-    'The call\'s details, then the prompt and the answer as they were (capped at 8192 characters each when logged); a realtime session as its ' +
+    "The call's details, then the prompt and the answer as they were (capped at 8192 characters each when logged); a realtime session as its " +
     'conversation turn by turn (user, assistant, tool calls). --json: the record as stored.',
   args: [{ name: 'id', description: 'the call id (svc logs)', required: true }],
   examples: ['svc logs show 20261122-213614-k3x9q0ab', 'svc logs show 20261122-213614-k3x9q0ab --json'],
@@ -29,10 +35,20 @@ export default defineCommand({
       ['request', `${rec.method} ${rec.path}`],
       ['status', rec.status ?? 'no reply'],
       ['duration', `${rec.duration_ms} ms`],
-      ['close code', rec.close_code === undefined ? undefined : `${rec.close_code}${CLOSE_CODES[rec.close_code] ? ` (${CLOSE_CODES[rec.close_code]})` : ''}`],
+      [
+        'close code',
+        rec.close_code === undefined
+          ? undefined
+          : `${rec.close_code}${CLOSE_CODES[rec.close_code] ? ` (${CLOSE_CODES[rec.close_code]})` : ''}`,
+      ],
       ['request id', rec.request_id],
       ['model', rec.model],
-      ['tokens', rec.usage ? `${rec.usage.input_tokens} in + ${rec.usage.output_tokens} out = ${rec.usage.total_tokens}` : undefined],
+      [
+        'tokens',
+        rec.usage
+          ? `${rec.usage.input_tokens} in + ${rec.usage.output_tokens} out = ${rec.usage.total_tokens}`
+          : undefined,
+      ],
       ['cost', rec.cost_usd === undefined ? undefined : `$${rec.cost_usd.toFixed(6)}`],
       ['error', rec.error],
     ];

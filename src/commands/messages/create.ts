@@ -4,7 +4,15 @@ import type { MessagesRequest, MessagesResponse } from '../../endpoints/messages
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
-import { FLAG_GROUPS, OUTPUT, modelFlag, resolveModel, sampling, toolChoiceFlag, toolFlag } from '../../cmdutil/flag-sets.js';
+import {
+  FLAG_GROUPS,
+  OUTPUT,
+  modelFlag,
+  resolveModel,
+  sampling,
+  toolChoiceFlag,
+  toolFlag,
+} from '../../cmdutil/flag-sets.js';
 import { parseJsonOrText, readInputText } from '../../cmdutil/json-input.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { joinWithStdin } from '../../cmdutil/text-input.js';
@@ -40,12 +48,35 @@ export const MESSAGES_TABLE: RequestTable = {
   operation: 'POST /v1/messages',
   rows: [
     modelFlag(),
-    { flags: '-s, --system <text>', description: 'system prompt (replaces the one of --input or a continued conversation)', reaches: ['system'] },
-    { flags: '--input <file|->', description: 'earlier turns: a JSON array of {role, content}, {system, messages}, JSON lines, or text (a user turn)', reaches: ['messages', 'system'] },
-    { flags: '-c, --continue', description: 'continue the last messages conversation of this profile (kept locally)', reaches: ['messages'] },
-    { flags: '--conversation <id>', description: 'continue this local conversation (see `svc conversations list`)', reaches: ['messages'] },
+    {
+      flags: '-s, --system <text>',
+      description: 'system prompt (replaces the one of --input or a continued conversation)',
+      reaches: ['system'],
+    },
+    {
+      flags: '--input <file|->',
+      description:
+        'earlier turns: a JSON array of {role, content}, {system, messages}, JSON lines, or text (a user turn)',
+      reaches: ['messages', 'system'],
+    },
+    {
+      flags: '-c, --continue',
+      description: 'continue the last messages conversation of this profile (kept locally)',
+      reaches: ['messages'],
+    },
+    {
+      flags: '--conversation <id>',
+      description: 'continue this local conversation (see `svc conversations list`)',
+      reaches: ['messages'],
+    },
     { flags: '--no-save', description: 'keep no local copy of this conversation' },
-    { flags: '--max-tokens <n>', description: 'cap on output tokens (1 to 2147483647)', default: DEFAULT_MAX_TOKENS, parse: integer({ min: 1, int32: true }), field: 'max_tokens' },
+    {
+      flags: '--max-tokens <n>',
+      description: 'cap on output tokens (1 to 2147483647)',
+      default: DEFAULT_MAX_TOKENS,
+      parse: integer({ min: 1, int32: true }),
+      field: 'max_tokens',
+    },
     ...sampling(['temperature', 'topP', 'topK', 'stop'], { stop: 'stop_sequences' }),
     OUTPUT.stream,
     toolFlag('tool(s) from a JSON file (repeatable; at most 128); sent as {name, description, input_schema}'),
@@ -71,8 +102,13 @@ export default defineCommand<Opts>({
   ],
   async run(ctx, [words], opts) {
     const tools = checkTools(opts.tool, opts.toolChoice, TOOL_CHOICES, 'any') as ChatTool[];
-    require(!(opts.continue && opts.conversation), '--conversation', opts.conversation, 'not together with -c/--continue');
-    require(!((opts.continue || opts.conversation) && opts.input), '--input', opts.input, 'not together with -c/--conversation');
+    require(!(
+      opts.continue && opts.conversation
+    ), '--conversation', opts.conversation, 'not together with -c/--continue');
+    require(!(
+      (opts.continue || opts.conversation) &&
+      opts.input
+    ), '--input', opts.input, 'not together with -c/--conversation');
     const { ConversationStore } = await import('../../store/conversations.js');
     const store = new ConversationStore(ctx.env);
     const profile = ctx.config().profile;
@@ -89,33 +125,60 @@ export default defineCommand<Opts>({
       messages.push(...earlier.messages);
     }
     if (opts.system !== undefined) system = opts.system;
-    const prompt = await joinWithStdin(ctx, (words as string[] | undefined) ?? [], !ctx.streams.stdin.isTTY && opts.input !== '-');
+    const prompt = await joinWithStdin(
+      ctx,
+      (words as string[] | undefined) ?? [],
+      !ctx.streams.stdin.isTTY && opts.input !== '-',
+    );
     if (prompt) messages.push({ role: 'user', content: prompt });
     if (!messages.length || messages[messages.length - 1]!.role !== 'user') {
-      throw new UsageError(messages.length ? 'no prompt: the conversation ends with an assistant turn; add one as arguments (svc messages "…") or on stdin' : 'no prompt: give it as arguments (svc messages "…"), pipe text on stdin, or use --input FILE');
+      throw new UsageError(
+        messages.length
+          ? 'no prompt: the conversation ends with an assistant turn; add one as arguments (svc messages "…") or on stdin'
+          : 'no prompt: give it as arguments (svc messages "…"), pipe text on stdin, or use --input FILE',
+      );
     }
     const model = resolveModel(ctx, opts.model, conv?.model);
     const body = fillBody(MESSAGES_TABLE.rows, opts, { model, messages } as MessagesRequest);
     if (system) body.system = system;
-    if (tools.length) body.tools = tools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters }));
-    if (opts.toolChoice) body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(opts.toolChoice) ? { type: opts.toolChoice } : { type: 'tool', name: opts.toolChoice };
+    if (tools.length)
+      body.tools = tools.map((t) => ({
+        name: t.function.name,
+        description: t.function.description,
+        input_schema: t.function.parameters,
+      }));
+    if (opts.toolChoice)
+      body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(opts.toolChoice)
+        ? { type: opts.toolChoice }
+        : { type: 'tool', name: opts.toolChoice };
     const msg = await send(ctx, body, !!opts.stream, opts.raw);
     if (opts.save !== false) {
       const c = conv ?? store.newConversation(profile, msg.model ?? model, undefined, 'messages');
       c.model = msg.model ?? model;
-      c.messages = [...(system ? [{ role: 'system' as const, content: system }] : []), ...messages, { role: 'assistant', content: msg.content }] as Conversation['messages'];
+      c.messages = [
+        ...(system ? [{ role: 'system' as const, content: system }] : []),
+        ...messages,
+        { role: 'assistant', content: msg.content },
+      ] as Conversation['messages'];
       store.save(c);
     }
     if (!ctx.out.json) {
       for (const b of msg.content) {
         if (b.type !== 'tool_use') continue;
         const u = b as { id: string; name: string; input: unknown };
-        if (ctx.out.stdoutIsTTY) ctx.out.line(`${ctx.out.c.cyan('tool use')} ${u.name}(${JSON.stringify(u.input)}) ${ctx.out.c.dim(u.id)}`);
+        if (ctx.out.stdoutIsTTY)
+          ctx.out.line(`${ctx.out.c.cyan('tool use')} ${u.name}(${JSON.stringify(u.input)}) ${ctx.out.c.dim(u.id)}`);
         else ctx.out.printJsonLine({ id: u.id, name: u.name, input: u.input });
       }
     }
-    if (msg.stop_reason === 'max_tokens') ctx.out.warn(`the answer was cut off at ${opts.maxTokens} tokens (--max-tokens)`);
-    if (opts.usage && msg.usage) ctx.out.info(ctx.out.ce.dim(`usage: ${msg.usage.input_tokens} input + ${msg.usage.output_tokens} output tokens · ${msg.model}`));
+    if (msg.stop_reason === 'max_tokens')
+      ctx.out.warn(`the answer was cut off at ${opts.maxTokens} tokens (--max-tokens)`);
+    if (opts.usage && msg.usage)
+      ctx.out.info(
+        ctx.out.ce.dim(
+          `usage: ${msg.usage.input_tokens} input + ${msg.usage.output_tokens} output tokens · ${msg.model}`,
+        ),
+      );
     return 0;
   },
 });
@@ -123,10 +186,17 @@ export default defineCommand<Opts>({
 function loadConversation(store: ConversationStore, profile: string, opts: Opts): Conversation | undefined {
   if (!opts.continue && !opts.conversation) return undefined;
   const id = opts.conversation ?? store.lastId(profile, 'messages');
-  if (!id) throw new UsageError(`-c: there is no messages conversation to continue for the profile ${profile} (start one with svc messages "…")`);
+  if (!id)
+    throw new UsageError(
+      `-c: there is no messages conversation to continue for the profile ${profile} (start one with svc messages "…")`,
+    );
   const conv = store.load(id);
-  if (!conv) throw new UsageError(`--conversation: ${id} is not a conversation kept here (see \`svc conversations list\`)`);
-  if (conv.convention !== 'messages') throw new UsageError(`--conversation: ${id} is a conversation of svc chat (continue it with svc chat --conversation ${id})`);
+  if (!conv)
+    throw new UsageError(`--conversation: ${id} is not a conversation kept here (see \`svc conversations list\`)`);
+  if (conv.convention !== 'messages')
+    throw new UsageError(
+      `--conversation: ${id} is a conversation of svc chat (continue it with svc chat --conversation ${id})`,
+    );
   return conv;
 }
 
@@ -152,7 +222,11 @@ async function readConversation(ctx: Context, path: string): Promise<{ system?: 
       system = r.content;
       return;
     }
-    if (!r || (r.role !== 'user' && r.role !== 'assistant') || !(typeof r.content === 'string' || Array.isArray(r.content))) {
+    if (
+      !r ||
+      (r.role !== 'user' && r.role !== 'assistant') ||
+      !(typeof r.content === 'string' || Array.isArray(r.content))
+    ) {
       fail('--input', `${source}[${i}]`, 'messages of {role: user|assistant, content: text or an array of blocks}');
     }
     messages.push({ role: r.role, content: r.content } as Message);

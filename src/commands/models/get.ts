@@ -1,6 +1,13 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { MODEL_KINDS, dollarsPerImage, dollarsPerMillionTokens, formatDollars, getModel, type ModelKind } from '../../endpoints/models.js';
+import {
+  MODEL_KINDS,
+  dollarsPerImage,
+  dollarsPerMillionTokens,
+  formatDollars,
+  getModel,
+  type ModelKind,
+} from '../../endpoints/models.js';
 
 const PRICE_FIELDS = [
   'prompt_text_token_price',
@@ -16,7 +23,14 @@ const PRICE_FIELDS = [
 export default defineCommand<{ kind?: ModelKind }>({
   summary: 'Show one model',
   args: [{ name: 'id', description: 'model id or alias', required: true }],
-  options: [{ flags: '--kind <kind>', description: `model kind: ${MODEL_KINDS.join(', ')} (full record with prices)`, parse: oneOf(MODEL_KINDS), choices: MODEL_KINDS }],
+  options: [
+    {
+      flags: '--kind <kind>',
+      description: `model kind: ${MODEL_KINDS.join(', ')} (full record with prices)`,
+      parse: oneOf(MODEL_KINDS),
+      choices: MODEL_KINDS,
+    },
+  ],
   examples: ['svc models get svc-4 --kind language', 'svc models get svc-latest'],
   async run(ctx, [id], opts) {
     const model = await getModel(await ctx.http(), id, opts.kind);
@@ -28,7 +42,8 @@ export default defineCommand<{ kind?: ModelKind }>({
     for (const [k, v] of Object.entries(model)) {
       if (PRICE_FIELDS.includes(k)) pairs.push([`${k} ($/1M tokens)`, formatDollars(dollarsPerMillionTokens(v))]);
       else if (k === 'image_price') pairs.push(['image_price ($/image)', formatDollars(dollarsPerImage(v))]);
-      else if (k === 'search_price') pairs.push(['search_price ($/1M searches)', formatDollars(dollarsPerMillionTokens(v))]);
+      else if (k === 'search_price')
+        pairs.push(['search_price ($/1M searches)', formatDollars(dollarsPerMillionTokens(v))]);
       else if (k === 'created') pairs.push([k, new Date((v as number) * 1000).toISOString()]);
       else pairs.push([k, Array.isArray(v) ? v.join(', ') : v]);
     }

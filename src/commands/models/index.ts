@@ -1,6 +1,11 @@
 import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
-  { name: 'list', summary: 'List models (all, or one kind with prices)', aliases: ['ls'], load: () => import('./list.js') },
+  {
+    name: 'list',
+    summary: 'List models (all, or one kind with prices)',
+    aliases: ['ls'],
+    load: () => import('./list.js'),
+  },
   { name: 'get', summary: 'Show one model', load: () => import('./get.js') },
 ];

@@ -1,12 +1,28 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { MODEL_KINDS, dollarsPerImage, dollarsPerMillionTokens, formatDollars, listModels, type Model, type ModelKind } from '../../endpoints/models.js';
+import {
+  MODEL_KINDS,
+  dollarsPerImage,
+  dollarsPerMillionTokens,
+  formatDollars,
+  listModels,
+  type Model,
+  type ModelKind,
+} from '../../endpoints/models.js';
 import type { Column } from '../../term/output.js';
 
 export default defineCommand<{ kind?: ModelKind }>({
   summary: 'List models (all, or one kind with prices)',
-  description: 'Without --kind: every model the key can use. With --kind: the full records of that kind, prices in dollars per million tokens (per image for image models).',
-  options: [{ flags: '--kind <kind>', description: `model kind: ${MODEL_KINDS.join(', ')}`, parse: oneOf(MODEL_KINDS), choices: MODEL_KINDS }],
+  description:
+    'Without --kind: every model the key can use. With --kind: the full records of that kind, prices in dollars per million tokens (per image for image models).',
+  options: [
+    {
+      flags: '--kind <kind>',
+      description: `model kind: ${MODEL_KINDS.join(', ')}`,
+      parse: oneOf(MODEL_KINDS),
+      choices: MODEL_KINDS,
+    },
+  ],
   examples: ['svc models list', 'svc models list --kind language', 'svc models list --kind image --json'],
   async run(ctx, _args, opts) {
     const http = await ctx.http();
@@ -23,10 +39,19 @@ export default defineCommand<{ kind?: ModelKind }>({
 export function columnsFor(kind: ModelKind | undefined): Column<Model>[] {
   const id: Column<Model> = { header: 'ID', get: (m) => m.id };
   const aliases: Column<Model> = { header: 'ALIASES', get: (m) => (m.aliases ?? []).join(', ') };
-  const perM = (field: string, header: string): Column<Model> => ({ header, get: (m) => formatDollars(dollarsPerMillionTokens(m[field])), align: 'right' });
+  const perM = (field: string, header: string): Column<Model> => ({
+    header,
+    get: (m) => formatDollars(dollarsPerMillionTokens(m[field])),
+    align: 'right',
+  });
   switch (kind) {
     case undefined:
-      return [id, aliases, { header: 'OWNER', get: (m) => m.owned_by }, { header: 'CREATED', get: (m) => new Date(m.created * 1000).toISOString().slice(0, 10) }];
+      return [
+        id,
+        aliases,
+        { header: 'OWNER', get: (m) => m.owned_by },
+        { header: 'CREATED', get: (m) => new Date(m.created * 1000).toISOString().slice(0, 10) },
+      ];
     case 'language':
       return [
         id,
@@ -39,8 +64,18 @@ export function columnsFor(kind: ModelKind | undefined): Column<Model>[] {
     case 'embedding':
       return [id, aliases, perM('prompt_text_token_price', 'IN $/1M')];
     case 'image':
-      return [id, aliases, { header: '$/IMAGE', get: (m) => formatDollars(dollarsPerImage(m.image_price)), align: 'right' }, { header: 'MAX PROMPT', get: (m) => m.max_prompt_length, align: 'right' }];
+      return [
+        id,
+        aliases,
+        { header: '$/IMAGE', get: (m) => formatDollars(dollarsPerImage(m.image_price)), align: 'right' },
+        { header: 'MAX PROMPT', get: (m) => m.max_prompt_length, align: 'right' },
+      ];
     case 'video':
-      return [id, aliases, { header: 'INPUT', get: (m) => (m.input_modalities as string[] | undefined)?.join('+') }, { header: 'OUTPUT', get: (m) => (m.output_modalities as string[] | undefined)?.join('+') }];
+      return [
+        id,
+        aliases,
+        { header: 'INPUT', get: (m) => (m.input_modalities as string[] | undefined)?.join('+') },
+        { header: 'OUTPUT', get: (m) => (m.output_modalities as string[] | undefined)?.join('+') },
+      ];
   }
 }

@@ -9,17 +9,38 @@ export default defineCommand<{ areaCode?: string; name?: string; description?: s
   summary: 'Buy a US phone number in an area code (asks to confirm)',
   description: 'Buying a number is billed. Asks for confirmation on a terminal; in a script pass --yes.',
   options: [
-    { flags: '--area-code <nnn>', description: 'three-digit US area code, e.g. 415', parse: pattern(AREA_CODE, 'a three-digit US area code (first digit 2-9), e.g. 415') },
-    { flags: '--name <name>', description: 'name of the number (at most 255 characters)', parse: maxLength(PHONE_LIMITS.name) },
-    { flags: '--description <text>', description: 'description (at most 1000 characters)', parse: maxLength(PHONE_LIMITS.description) },
+    {
+      flags: '--area-code <nnn>',
+      description: 'three-digit US area code, e.g. 415',
+      parse: pattern(AREA_CODE, 'a three-digit US area code (first digit 2-9), e.g. 415'),
+    },
+    {
+      flags: '--name <name>',
+      description: 'name of the number (at most 255 characters)',
+      parse: maxLength(PHONE_LIMITS.name),
+    },
+    {
+      flags: '--description <text>',
+      description: 'description (at most 1000 characters)',
+      parse: maxLength(PHONE_LIMITS.description),
+    },
     YES_OPTION,
   ],
-  examples: ['svc phone buy --area-code 415 --name "front desk"', 'svc phone buy --area-code 212 --name sales --yes --json'],
+  examples: [
+    'svc phone buy --area-code 415 --name "front desk"',
+    'svc phone buy --area-code 212 --name sales --yes --json',
+  ],
   async run(ctx, _args, opts) {
-    if (opts.areaCode === undefined) throw new UsageError('--area-code is required: a three-digit US area code, e.g. 415');
-    if (opts.name === undefined || opts.name.trim() === '') throw new UsageError('--name is required: a name for the number (at most 255 characters)');
+    if (opts.areaCode === undefined)
+      throw new UsageError('--area-code is required: a three-digit US area code, e.g. 415');
+    if (opts.name === undefined || opts.name.trim() === '')
+      throw new UsageError('--name is required: a name for the number (at most 255 characters)');
     await confirm(ctx, `Buy a phone number in area code ${opts.areaCode} (billed)?`, { yes: opts.yes });
-    const pn = await buyNumber(await ctx.http(), { area_code: opts.areaCode, name: opts.name, ...(opts.description !== undefined ? { description: opts.description } : {}) });
+    const pn = await buyNumber(await ctx.http(), {
+      area_code: opts.areaCode,
+      name: opts.name,
+      ...(opts.description !== undefined ? { description: opts.description } : {}),
+    });
     if (ctx.out.json) ctx.out.printJson(pn);
     else printNumber(ctx.out, pn);
     return 0;

@@ -10,14 +10,22 @@ export default defineCommand<{ name?: string; description?: string; clearDescrip
   args: [{ name: 'id', description: 'phone number id', required: true }],
   options: [
     { flags: '--name <name>', description: 'new name (at most 255 characters)', parse: maxLength(PHONE_LIMITS.name) },
-    { flags: '--description <text>', description: 'new description (at most 1000 characters)', parse: maxLength(PHONE_LIMITS.description) },
+    {
+      flags: '--description <text>',
+      description: 'new description (at most 1000 characters)',
+      parse: maxLength(PHONE_LIMITS.description),
+    },
     { flags: '--clear-description', description: 'remove the description' },
   ],
   examples: ['svc phone update pn_123 --name "front desk"', 'svc phone update pn_123 --description "main line"'],
   async run(ctx, [id], opts) {
-    if (opts.name !== undefined && opts.name.trim() === '') throw new UsageError('--name: "" is not allowed: a non-empty name (at most 255 characters)');
-    if (opts.description !== undefined && opts.clearDescription) throw new UsageError('--description and --clear-description: give one or the other');
-    const body: { name?: string; description?: string; field_mask: { paths: string[] } } = { field_mask: { paths: [] } };
+    if (opts.name !== undefined && opts.name.trim() === '')
+      throw new UsageError('--name: "" is not allowed: a non-empty name (at most 255 characters)');
+    if (opts.description !== undefined && opts.clearDescription)
+      throw new UsageError('--description and --clear-description: give one or the other');
+    const body: { name?: string; description?: string; field_mask: { paths: string[] } } = {
+      field_mask: { paths: [] },
+    };
     if (opts.name !== undefined) {
       body.name = opts.name;
       body.field_mask.paths.push('name');
@@ -27,7 +35,8 @@ export default defineCommand<{ name?: string; description?: string; clearDescrip
       body.field_mask.paths.push('description');
     }
     if (opts.clearDescription) body.field_mask.paths.push('description');
-    if (body.field_mask.paths.length === 0) throw new UsageError('nothing to update: give --name, --description or --clear-description');
+    if (body.field_mask.paths.length === 0)
+      throw new UsageError('nothing to update: give --name, --description or --clear-description');
     const pn = await updateNumber(await ctx.http(), id, body);
     if (ctx.out.json) ctx.out.printJson(pn);
     else printNumber(ctx.out, pn);

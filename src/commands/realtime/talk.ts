@@ -1,5 +1,11 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { SESSION_OPTIONS, TALK_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
+import {
+  SESSION_OPTIONS,
+  TALK_OPTIONS,
+  checkVoiceFlags,
+  runVoiceSession,
+  type VoiceFlags,
+} from '../../realtime/run.js';
 
 export default defineCommand<VoiceFlags>({
   summary: 'Talk with the model in real time (microphone and speaker, or files and pipes)',

@@ -12,7 +12,10 @@ export default defineCommand<{ model: string; input: string }>({
     modelFlag('model used for the summary (required)'),
     { flags: '--input <file|->', description: 'the conversation to compact (required; - for stdin)' },
   ],
-  examples: ['svc responses items 2b6c… --all --json | svc responses compact --model svc-4 --input - > ctx.json', 'svc responses create --input ctx.json "and now?"'],
+  examples: [
+    'svc responses items 2b6c… --all --json | svc responses compact --model svc-4 --input - > ctx.json',
+    'svc responses create --input ctx.json "and now?"',
+  ],
   async run(ctx, _args, opts) {
     require(!!opts.model, '--model', '(missing)', 'a model id (required)');
     require(!!opts.input, '--input', '(missing)', 'a file or - for stdin (required)');
@@ -20,7 +23,10 @@ export default defineCommand<{ model: string; input: string }>({
     const r = await compactResponses(await ctx.http(), { model: opts.model, input });
     if (ctx.out.json) ctx.out.printJson(r);
     else ctx.out.line(JSON.stringify(r.output));
-    if (typeof r.usage?.dropped_message_count === 'number') ctx.out.info(`compacted ${r.usage.dropped_message_count} messages into ${r.output.length} item${r.output.length === 1 ? '' : 's'}`);
+    if (typeof r.usage?.dropped_message_count === 'number')
+      ctx.out.info(
+        `compacted ${r.usage.dropped_message_count} messages into ${r.output.length} item${r.output.length === 1 ? '' : 's'}`,
+      );
     return 0;
   },
 });

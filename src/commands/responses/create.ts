@@ -1,15 +1,43 @@
 import { answerWriter } from '../../cmdutil/answer-writer.js';
 import { readFileSync } from 'node:fs';
 import { tokenSum } from '../../term/usage.js';
-import type { InputItem, OutputItem, ResponseObject, ResponseUsage, ResponsesRequest } from '../../endpoints/responses.js';
+import type {
+  InputItem,
+  OutputItem,
+  ResponseObject,
+  ResponseUsage,
+  ResponsesRequest,
+} from '../../endpoints/responses.js';
 import type { ChatTool } from '../../endpoints/chat.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
-import { FLAG_GROUPS, OUTPUT, PARALLEL_TOOL_CALLS, SEARCH_ROWS, modelFlag, resolveModel, sampling, searchParameters, toolChoiceFlag, toolCmdFlag, toolFlag, DEFAULT_LANGUAGE_MODEL, type SearchFlags } from '../../cmdutil/flag-sets.js';
+import {
+  FLAG_GROUPS,
+  OUTPUT,
+  PARALLEL_TOOL_CALLS,
+  SEARCH_ROWS,
+  modelFlag,
+  resolveModel,
+  sampling,
+  searchParameters,
+  toolChoiceFlag,
+  toolCmdFlag,
+  toolFlag,
+  DEFAULT_LANGUAGE_MODEL,
+  type SearchFlags,
+} from '../../cmdutil/flag-sets.js';
 import type { HttpClient } from '../../net/http.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
-import { MaxTurnsError, defaultToolDefinition, runCalls, toolCmdParser, unboundCalls, type PendingCall, type ToolCommand } from '../../cmdutil/local-tools.js';
+import {
+  MaxTurnsError,
+  defaultToolDefinition,
+  runCalls,
+  toolCmdParser,
+  unboundCalls,
+  type PendingCall,
+  type ToolCommand,
+} from '../../cmdutil/local-tools.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { joinWithStdin } from '../../cmdutil/text-input.js';
 import { checkTools, isFunctionTool, readJsonFile, type ToolEntry } from '../../cmdutil/tool-file.js';
@@ -103,39 +131,143 @@ function jsonArray(raw: string, flag: string): unknown[] {
 export const RESPONSES_TABLE: RequestTable = {
   operation: 'POST /v1/responses',
   rows: [
-    modelFlag(`model id or alias (default: the continued response's model, the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`),
-    { flags: '--instructions <text|@file>', description: 'system prompt (not with --previous or -c: the earlier one is kept)', parse: textOrFile, field: 'instructions' },
-    { flags: '--previous <id>', description: 'continue the stored response with this id', reaches: ['previous_response_id'] },
-    { flags: '-c, --continue', description: 'continue the last stored response of this profile', reaches: ['previous_response_id'] },
-    { flags: '--input <file|->', description: 'input items (JSON, JSON lines, a compaction result) or text; INPUT words are added as a new user turn', reaches: ['input'] },
-    { flags: '--image <path|url>', description: 'attach an image (repeatable)', parse: repeatable(), reaches: ['input'] },
-    { flags: '--file-id <id>', description: 'attach an uploaded file (repeatable)', parse: repeatable(), reaches: ['input'] },
+    modelFlag(
+      `model id or alias (default: the continued response's model, the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`,
+    ),
+    {
+      flags: '--instructions <text|@file>',
+      description: 'system prompt (not with --previous or -c: the earlier one is kept)',
+      parse: textOrFile,
+      field: 'instructions',
+    },
+    {
+      flags: '--previous <id>',
+      description: 'continue the stored response with this id',
+      reaches: ['previous_response_id'],
+    },
+    {
+      flags: '-c, --continue',
+      description: 'continue the last stored response of this profile',
+      reaches: ['previous_response_id'],
+    },
+    {
+      flags: '--input <file|->',
+      description:
+        'input items (JSON, JSON lines, a compaction result) or text; INPUT words are added as a new user turn',
+      reaches: ['input'],
+    },
+    {
+      flags: '--image <path|url>',
+      description: 'attach an image (repeatable)',
+      parse: repeatable(),
+      reaches: ['input'],
+    },
+    {
+      flags: '--file-id <id>',
+      description: 'attach an uploaded file (repeatable)',
+      parse: repeatable(),
+      reaches: ['input'],
+    },
     { flags: '--no-store', description: 'do not store the response (it cannot be continued)', field: 'store' },
     OUTPUT.noStream,
     OUTPUT.raw,
-    { flags: '--background', description: 'run in the background (the spec marks it unsupported: the server decides)', field: 'background' },
-    { flags: '--context-management <json|file>', description: 'context_management array, inline JSON or a file (accepted, not yet executed by the service)', parse: jsonArray, field: 'context_management' },
-    { flags: '--reasoning-effort <level>', description: `reasoning effort: ${EFFORTS.join(', ')} (models without reasoning reject it)`, parse: oneOf(EFFORTS), choices: EFFORTS, field: 'reasoning.effort' },
-    { flags: '--reasoning-summary <kind>', description: `reasoning summary: ${SUMMARIES.join(', ')}`, parse: oneOf(SUMMARIES), choices: SUMMARIES, field: 'reasoning.summary' },
-    { flags: '--reasoning-generate-summary <kind>', description: `reasoning.generate_summary (compatibility): ${SUMMARIES.join(', ')}`, parse: oneOf(SUMMARIES), choices: SUMMARIES, field: 'reasoning.generate_summary' },
-    { flags: '--include <what>', description: `extra output (repeatable): ${INCLUDES.join(', ')}`, parse: repeatable(oneOf(INCLUDES)), choices: INCLUDES, field: 'include' },
+    {
+      flags: '--background',
+      description: 'run in the background (the spec marks it unsupported: the server decides)',
+      field: 'background',
+    },
+    {
+      flags: '--context-management <json|file>',
+      description: 'context_management array, inline JSON or a file (accepted, not yet executed by the service)',
+      parse: jsonArray,
+      field: 'context_management',
+    },
+    {
+      flags: '--reasoning-effort <level>',
+      description: `reasoning effort: ${EFFORTS.join(', ')} (models without reasoning reject it)`,
+      parse: oneOf(EFFORTS),
+      choices: EFFORTS,
+      field: 'reasoning.effort',
+    },
+    {
+      flags: '--reasoning-summary <kind>',
+      description: `reasoning summary: ${SUMMARIES.join(', ')}`,
+      parse: oneOf(SUMMARIES),
+      choices: SUMMARIES,
+      field: 'reasoning.summary',
+    },
+    {
+      flags: '--reasoning-generate-summary <kind>',
+      description: `reasoning.generate_summary (compatibility): ${SUMMARIES.join(', ')}`,
+      parse: oneOf(SUMMARIES),
+      choices: SUMMARIES,
+      field: 'reasoning.generate_summary',
+    },
+    {
+      flags: '--include <what>',
+      description: `extra output (repeatable): ${INCLUDES.join(', ')}`,
+      parse: repeatable(oneOf(INCLUDES)),
+      choices: INCLUDES,
+      field: 'include',
+    },
     ...sampling(['temperature', 'topP', 'topK', 'minP']),
-    { flags: '--max-output-tokens <n>', description: 'cap on output and reasoning tokens (1 to 2147483647; default 128000)', parse: integer({ min: 1, int32: true }), field: 'max_output_tokens' },
-    { flags: '--max-turns <n>', description: `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1 to 2147483647)`, parse: integer({ min: 1, int32: true }), field: 'max_turns', group: FLAG_GROUPS.tools },
+    {
+      flags: '--max-output-tokens <n>',
+      description: 'cap on output and reasoning tokens (1 to 2147483647; default 128000)',
+      parse: integer({ min: 1, int32: true }),
+      field: 'max_output_tokens',
+    },
+    {
+      flags: '--max-turns <n>',
+      description: `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1 to 2147483647)`,
+      parse: integer({ min: 1, int32: true }),
+      field: 'max_turns',
+      group: FLAG_GROUPS.tools,
+    },
     OUTPUT.logprobs,
     OUTPUT.topLogprobs,
     PARALLEL_TOOL_CALLS,
-    toolFlag(`function tool(s), or a ${HOSTED_TOOLS.join(' or ')} tool, from a JSON file (repeatable; at most 128 tools)`, { hosted: HOSTED_TOOLS }),
+    toolFlag(
+      `function tool(s), or a ${HOSTED_TOOLS.join(' or ')} tool, from a JSON file (repeatable; at most 128 tools)`,
+      { hosted: HOSTED_TOOLS },
+    ),
     toolCmdFlag(toolCmdParser),
     toolChoiceFlag(),
     { flags: '--schema <file>', description: 'answer as JSON valid against this JSON schema', reaches: ['text'] },
-    { flags: '--format <type>', description: 'text or json_object', parse: oneOf(['text', 'json_object'] as const), choices: ['text', 'json_object'], reaches: ['text'] },
+    {
+      flags: '--format <type>',
+      description: 'text or json_object',
+      parse: oneOf(['text', 'json_object'] as const),
+      choices: ['text', 'json_object'],
+      reaches: ['text'],
+    },
     ...SEARCH_ROWS,
-    { flags: '--prompt-cache-key <key>', description: 'stable key for conversation routing and prompt-cache hits', field: 'prompt_cache_key' },
-    { flags: '--service-tier <tier>', description: 'default or priority', parse: oneOf(['default', 'priority'] as const), choices: ['default', 'priority'], field: 'service_tier' },
-    { flags: '--truncation <mode>', description: 'auto or disabled (compatibility only)', parse: oneOf(['auto', 'disabled'] as const), choices: ['auto', 'disabled'], field: 'truncation' },
+    {
+      flags: '--prompt-cache-key <key>',
+      description: 'stable key for conversation routing and prompt-cache hits',
+      field: 'prompt_cache_key',
+    },
+    {
+      flags: '--service-tier <tier>',
+      description: 'default or priority',
+      parse: oneOf(['default', 'priority'] as const),
+      choices: ['default', 'priority'],
+      field: 'service_tier',
+    },
+    {
+      flags: '--truncation <mode>',
+      description: 'auto or disabled (compatibility only)',
+      parse: oneOf(['auto', 'disabled'] as const),
+      choices: ['auto', 'disabled'],
+      field: 'truncation',
+    },
     { flags: '--user <id>', description: 'end-user identifier for abuse monitoring', field: 'user' },
-    { flags: '--metadata <key=value>', description: 'metadata (repeatable; kept for compatibility)', parse: keyValue(), field: 'metadata' },
+    {
+      flags: '--metadata <key=value>',
+      description: 'metadata (repeatable; kept for compatibility)',
+      parse: keyValue(),
+      field: 'metadata',
+    },
     { ...OUTPUT.usage, description: 'print token usage and cost on stderr' },
   ],
   inputs: { input: 'INPUT words joined with piped stdin', stream: 'streamed unless --no-stream' },
@@ -144,7 +276,7 @@ export const RESPONSES_TABLE: RequestTable = {
 export default defineCommand<ResponsesFlags>({
   summary: 'Create a response (streams by default); -c continues the last stored one',
   description:
-    'INPUT words (joined with piped stdin) become the user turn. Responses are stored by default, so `-c` (the last one of this profile) or `--previous ID` continues the conversation on the server; on a terminal the new response\'s id is shown on stderr. Text streams to stdout; reasoning summaries show on a terminal\'s stderr. With --tool and --tool-cmd NAME=COMMAND, each call of NAME runs COMMAND locally (arguments as JSON on its stdin, its stdout as the result) until the model answers, at most --max-turns model turns.',
+    "INPUT words (joined with piped stdin) become the user turn. Responses are stored by default, so `-c` (the last one of this profile) or `--previous ID` continues the conversation on the server; on a terminal the new response's id is shown on stderr. Text streams to stdout; reasoning summaries show on a terminal's stderr. With --tool and --tool-cmd NAME=COMMAND, each call of NAME runs COMMAND locally (arguments as JSON on its stdin, its stdout as the result) until the model answers, at most --max-turns model turns.",
   args: [{ name: 'input', description: 'the user turn (joined with piped stdin)', variadic: true }],
   options: RESPONSES_TABLE.rows,
   requests: [RESPONSES_TABLE],
@@ -162,14 +294,21 @@ export default defineCommand<ResponsesFlags>({
     let model = flags.model;
     const last = flags.continue || previous ? lastResponse(ctx) : undefined;
     if (flags.continue) {
-      if (!last) throw new UsageError(`-c: there is no stored response to continue for the profile ${ctx.config().profile} (create one first, without --no-store)`);
+      if (!last)
+        throw new UsageError(
+          `-c: there is no stored response to continue for the profile ${ctx.config().profile} (create one first, without --no-store)`,
+        );
       previous = last.id;
     }
     const input = await buildInput(ctx, (words as string[] | undefined) ?? [], flags);
     const base = buildBody(flags, model ?? '', tools);
     const http = await ctx.http();
     // the continued response's model, as -c does: the remembered one, else asked of the server
-    if (!model && previous) model = last?.id === previous && last.model ? last.model : (await (await import('../../endpoints/responses.js')).getResponse(http, previous)).model;
+    if (!model && previous)
+      model =
+        last?.id === previous && last.model
+          ? last.model
+          : (await (await import('../../endpoints/responses.js')).getResponse(http, previous)).model;
     base.model = resolveModel(ctx, model);
     return runLoop(ctx, http, base, input, previous, flags);
   },
@@ -177,15 +316,32 @@ export default defineCommand<ResponsesFlags>({
 
 function checkFlags(f: ResponsesFlags): Record<string, unknown>[] {
   require(!(f.continue && f.previous), '--previous', f.previous, 'not together with -c/--continue');
-  require(!(f.instructions !== undefined && (f.previous || f.continue)), '--instructions', f.instructions?.slice(0, 30), 'not together with --previous or -c (the earlier response\'s instructions are kept)');
-  require(f.topLogprobs === undefined || !!f.logprobs, '--top-logprobs', f.topLogprobs, 'only together with --logprobs');
+  require(!(f.instructions !== undefined && (f.previous || f.continue)), '--instructions', f.instructions?.slice(
+    0,
+    30,
+  ), "not together with --previous or -c (the earlier response's instructions are kept)");
+  require(f.topLogprobs === undefined ||
+    !!f.logprobs, '--top-logprobs', f.topLogprobs, 'only together with --logprobs');
   require(!(f.schema && f.format), '--schema', f.schema, 'not together with --format');
   const given = (f.tool ?? []).flat();
   const bound = (f.toolCmd ?? []).filter((c) => !given.some((t) => isFunctionTool(t) && t.function.name === c.name));
-  const all = checkTools([given, bound.map((c): ChatTool => ({ type: 'function', function: defaultToolDefinition(c.name) }))], f.toolChoice, TOOL_CHOICES, 'required');
+  const all = checkTools(
+    [given, bound.map((c): ChatTool => ({ type: 'function', function: defaultToolDefinition(c.name) }))],
+    f.toolChoice,
+    TOOL_CHOICES,
+    'required',
+  );
   searchParameters(f);
   return all.map((t) =>
-    isFunctionTool(t) ? { type: 'function', name: t.function.name, description: t.function.description, parameters: t.function.parameters, ...(t.function.strict !== undefined ? { strict: t.function.strict } : {}) } : { ...t },
+    isFunctionTool(t)
+      ? {
+          type: 'function',
+          name: t.function.name,
+          description: t.function.description,
+          parameters: t.function.parameters,
+          ...(t.function.strict !== undefined ? { strict: t.function.strict } : {}),
+        }
+      : { ...t },
   );
 }
 
@@ -197,7 +353,10 @@ async function buildInput(ctx: Context, words: string[], f: ResponsesFlags): Pro
     else items.push(...from);
   }
   const text = await joinWithStdin(ctx, words, f.input !== '-' && !ctx.streams.stdin.isTTY);
-  if (!text && !items.length) throw new UsageError('no input: give it as arguments (svc responses create "…"), pipe it on stdin, or use --input FILE');
+  if (!text && !items.length)
+    throw new UsageError(
+      'no input: give it as arguments (svc responses create "…"), pipe it on stdin, or use --input FILE',
+    );
   const attachments = !!(f.image?.length || f.fileId?.length);
   if (!attachments && !items.length) return text;
   if (text || attachments) {
@@ -213,7 +372,10 @@ async function buildInput(ctx: Context, words: string[], f: ResponsesFlags): Pro
 function buildBody(f: ResponsesFlags, model: string, tools: Record<string, unknown>[]): RequestBase {
   const body: RequestBase = { model };
   if (tools.length) body.tools = tools;
-  if (f.toolChoice !== undefined) body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice) ? f.toolChoice : { type: 'function', name: f.toolChoice };
+  if (f.toolChoice !== undefined)
+    body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice)
+      ? f.toolChoice
+      : { type: 'function', name: f.toolChoice };
   if (f.schema) {
     const data = readJsonFile('--schema', f.schema) as Record<string, unknown>;
     const wrapped = data && typeof data.schema === 'object' ? data : { name: 'response', schema: data, strict: true };
@@ -225,14 +387,21 @@ function buildBody(f: ResponsesFlags, model: string, tools: Record<string, unkno
 }
 
 /** One model turn, streamed or not, printed as it arrives. */
-async function oneTurn(ctx: Context, http: HttpClient, body: ResponsesRequest, stream: boolean, raw?: boolean): Promise<ResponseObject> {
+async function oneTurn(
+  ctx: Context,
+  http: HttpClient,
+  body: ResponsesRequest,
+  stream: boolean,
+  raw?: boolean,
+): Promise<ResponseObject> {
   const api = await import('../../endpoints/responses.js');
   if (!stream) {
     const r = await api.createResponse(http, body, ctx.signal);
     if (ctx.out.json) ctx.out.printJson(r);
     else {
       const reasoning = api.reasoningText(r);
-      if (reasoning && ctx.out.stderrIsTTY && !ctx.globals.quiet) ctx.out.stderrWrite(ctx.out.ce.dim(reasoning.trim()) + '\n');
+      if (reasoning && ctx.out.stderrIsTTY && !ctx.globals.quiet)
+        ctx.out.stderrWrite(ctx.out.ce.dim(reasoning.trim()) + '\n');
       const text = api.outputText(r);
       if (text) ctx.out.line(text.replace(/\n$/, ''));
     }
@@ -281,7 +450,10 @@ function printCalls(ctx: Context, calls: OutputItem[]): void {
     } catch {
       // keep the raw text
     }
-    if (ctx.out.stdoutIsTTY) ctx.out.line(`${ctx.out.c.cyan('tool call')} ${c.name}(${JSON.stringify(args)}) ${ctx.out.c.dim(String(c.call_id))}`);
+    if (ctx.out.stdoutIsTTY)
+      ctx.out.line(
+        `${ctx.out.c.cyan('tool call')} ${c.name}(${JSON.stringify(args)}) ${ctx.out.c.dim(String(c.call_id))}`,
+      );
     else ctx.out.printJsonLine({ id: c.call_id, name: c.name, arguments: args });
   }
 }
@@ -293,8 +465,14 @@ function addUsage(total: ResponseUsage | undefined, u: ResponseUsage | null | un
     input_tokens: total.input_tokens + u.input_tokens,
     output_tokens: total.output_tokens + u.output_tokens,
     total_tokens: total.total_tokens + u.total_tokens,
-    output_tokens_details: { reasoning_tokens: (total.output_tokens_details?.reasoning_tokens ?? 0) + (u.output_tokens_details?.reasoning_tokens ?? 0) },
-    cost_in_usd_ticks: typeof u.cost_in_usd_ticks === 'number' ? (total.cost_in_usd_ticks ?? 0) + u.cost_in_usd_ticks : total.cost_in_usd_ticks,
+    output_tokens_details: {
+      reasoning_tokens:
+        (total.output_tokens_details?.reasoning_tokens ?? 0) + (u.output_tokens_details?.reasoning_tokens ?? 0),
+    },
+    cost_in_usd_ticks:
+      typeof u.cost_in_usd_ticks === 'number'
+        ? (total.cost_in_usd_ticks ?? 0) + u.cost_in_usd_ticks
+        : total.cost_in_usd_ticks,
   };
 }
 
@@ -308,13 +486,21 @@ export function responseUsageLine(u: ResponseUsage | undefined, model?: string):
 }
 
 /** Model turns until the answer: calls of tools bound by --tool-cmd are run locally and their outputs sent back. */
-async function runLoop(ctx: Context, http: HttpClient, base: RequestBase, firstInput: string | InputItem[], firstPrevious: string | undefined, f: ResponsesFlags): Promise<number> {
+async function runLoop(
+  ctx: Context,
+  http: HttpClient,
+  base: RequestBase,
+  firstInput: string | InputItem[],
+  firstPrevious: string | undefined,
+  f: ResponsesFlags,
+): Promise<number> {
   const api = await import('../../endpoints/responses.js');
   const maxTurns = f.maxTurns ?? DEFAULT_MAX_TURNS;
   const commands = f.toolCmd ?? [];
   const stored = f.store !== false;
   // without storage the whole conversation is sent again each turn
-  const history: InputItem[] = typeof firstInput === 'string' ? [{ type: 'message', role: 'user', content: firstInput }] : [...firstInput];
+  const history: InputItem[] =
+    typeof firstInput === 'string' ? [{ type: 'message', role: 'user', content: firstInput }] : [...firstInput];
   let input: string | InputItem[] = firstInput;
   let previous = firstPrevious;
   let usage: ResponseUsage | undefined;
@@ -325,9 +511,14 @@ async function runLoop(ctx: Context, http: HttpClient, base: RequestBase, firstI
     usage = addUsage(usage, r.usage);
     if (stored && r.store !== false) rememberResponse(ctx, r.id, r.model);
     const calls = api.functionCalls(r);
-    if (r.status === 'incomplete') ctx.out.warn(`the answer was cut off (${r.incomplete_details?.reason ?? 'incomplete'}; see --max-output-tokens)`);
+    if (r.status === 'incomplete')
+      ctx.out.warn(`the answer was cut off (${r.incomplete_details?.reason ?? 'incomplete'}; see --max-output-tokens)`);
     if (!calls.length) break;
-    const pending: PendingCall[] = calls.map((c) => ({ id: String(c.call_id), name: String(c.name), arguments: String(c.arguments ?? '{}') }));
+    const pending: PendingCall[] = calls.map((c) => ({
+      id: String(c.call_id),
+      name: String(c.name),
+      arguments: String(c.arguments ?? '{}'),
+    }));
     if (!commands.length || unboundCalls(pending, commands).length) {
       // a call nobody runs here is the answer: print it for the caller
       if (!ctx.out.json) printCalls(ctx, calls);
@@ -338,7 +529,11 @@ async function runLoop(ctx: Context, http: HttpClient, base: RequestBase, firstI
       signal: ctx.signal,
       onRun: (c) => ctx.out.info(ctx.out.ce.dim(`running ${c.name} ${c.arguments}`)),
     });
-    const outputs: InputItem[] = results.map((x) => ({ type: 'function_call_output', call_id: x.id, output: x.output }));
+    const outputs: InputItem[] = results.map((x) => ({
+      type: 'function_call_output',
+      call_id: x.id,
+      output: x.output,
+    }));
     if (stored && r.store !== false) {
       previous = r.id;
       input = outputs;
@@ -350,6 +545,7 @@ async function runLoop(ctx: Context, http: HttpClient, base: RequestBase, firstI
   // the model that answered (an alias such as svc-latest resolves to a model id)
   if (f.usage) ctx.out.info(ctx.out.ce.dim(responseUsageLine(usage, r.model ?? String(base.model))));
   // the id get/delete/items/--previous need: on a terminal only (--json carries it in the events)
-  if (ctx.out.stderrIsTTY && !ctx.out.json && !ctx.globals.quiet && r.store !== false && stored) ctx.out.info(ctx.out.ce.dim(`response ${r.id}`));
+  if (ctx.out.stderrIsTTY && !ctx.out.json && !ctx.globals.quiet && r.store !== false && stored)
+    ctx.out.info(ctx.out.ce.dim(`response ${r.id}`));
   return 0;
 }

@@ -4,7 +4,8 @@ import { formatUnixTime } from '../../term/output.js';
 
 export default defineCommand({
   summary: 'Show a stored response',
-  description: 'Details on stdout (key/value lines), then the output text. --json prints the response object as the API sent it.',
+  description:
+    'Details on stdout (key/value lines), then the output text. --json prints the response object as the API sent it.',
   args: [{ name: 'id', description: 'response id', required: true }],
   examples: ['svc responses get 2b6c…', 'svc responses get 2b6c… --json | jq .usage'],
   async run(ctx, [id]) {
@@ -21,7 +22,12 @@ export default defineCommand({
       ['created_at', formatUnixTime(r.created_at)],
       ['previous_response_id', r.previous_response_id ?? null],
       ['store', r.store],
-      ['usage', r.usage ? `${r.usage.input_tokens} input + ${r.usage.output_tokens} output = ${r.usage.total_tokens} tokens` : null],
+      [
+        'usage',
+        r.usage
+          ? `${r.usage.input_tokens} input + ${r.usage.output_tokens} output = ${r.usage.total_tokens} tokens`
+          : null,
+      ],
       ['tool_calls', calls.length ? calls.map((c) => `${c.name}(${c.arguments})`).join('; ') : undefined],
     ]);
     const reasoning = reasoningText(r);

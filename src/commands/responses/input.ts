@@ -21,7 +21,8 @@ function fromJson(v: unknown, flag: string, source: string): string | InputItem[
   }
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    if (Array.isArray(o.output) && (o.object === 'response.compaction' || o.object === 'response')) return o.output as InputItem[];
+    if (Array.isArray(o.output) && (o.object === 'response.compaction' || o.object === 'response'))
+      return o.output as InputItem[];
     if (Array.isArray(o.data) && o.object === 'list') return o.data as InputItem[];
     if (typeof o.type === 'string' || typeof o.role === 'string') return [o as InputItem];
   }

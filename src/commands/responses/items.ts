@@ -13,13 +13,22 @@ export function itemText(it: InputItem): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((p: Record<string, unknown>) => (typeof p.text === 'string' ? p.text : p.type === 'input_image' ? '[image]' : p.type === 'input_file' ? `[file ${String(p.file_id)}]` : ''))
+      .map((p: Record<string, unknown>) =>
+        typeof p.text === 'string'
+          ? p.text
+          : p.type === 'input_image'
+            ? '[image]'
+            : p.type === 'input_file'
+              ? `[file ${String(p.file_id)}]`
+              : '',
+      )
       .filter(Boolean)
       .join(' ');
   }
   if (it.type === 'function_call') return `${String(it.name)}(${String(it.arguments ?? '')})`;
   if (it.type === 'function_call_output') return String(it.output ?? '');
-  if (it.type === 'reasoning') return ((it.summary as { text: string }[] | undefined) ?? []).map((s) => s.text).join(' ');
+  if (it.type === 'reasoning')
+    return ((it.summary as { text: string }[] | undefined) ?? []).map((s) => s.text).join(' ');
   if (it.type === 'compaction') return '[compacted conversation]';
   return '';
 }
@@ -32,22 +41,38 @@ export default defineCommand<Opts>({
     'The items the model saw for this response, earlier turns of a continued conversation included. One page by default; --page-token (or --after, the same: an item id) continues from a previous page, --all prints every page as it arrives. --json: one item per line as the API sent it, then the next_page_token record when another page exists.',
   args: [{ name: 'id', description: 'response id', required: true }],
   options: [
-    ...pageFlags({ noun: 'items', cursor: CURSOR, limit: { max: 100, default: 20 }, after: 'start after this item id (the last_id of the previous page; the same as --page-token)' }),
-    { flags: '--order <order>', description: 'asc (default) or desc', parse: oneOf(['asc', 'desc'] as const), choices: ['asc', 'desc'] },
+    ...pageFlags({
+      noun: 'items',
+      cursor: CURSOR,
+      limit: { max: 100, default: 20 },
+      after: 'start after this item id (the last_id of the previous page; the same as --page-token)',
+    }),
+    {
+      flags: '--order <order>',
+      description: 'asc (default) or desc',
+      parse: oneOf(['asc', 'desc'] as const),
+      choices: ['asc', 'desc'],
+    },
   ],
   examples: ['svc responses items 2b6c…', 'svc responses items 2b6c… --all --json > history.jsonl'],
   async run(ctx, [id], opts) {
     const query = { ...firstPageQuery(CURSOR, opts), order: opts.order };
     const http = await ctx.http();
-    return listRows<InputItem>(ctx, { fetch: (q) => listInputItems(http, id, q), itemsKey: 'data', cursor: CURSOR }, query, opts, {
-      noun: 'input items',
-      columns: (tty) => [
-        { header: 'ID', get: (it) => it.id },
-        { header: 'TYPE', get: (it) => it.type },
-        { header: 'ROLE', get: (it) => it.role ?? '' },
-        { header: 'TEXT', get: (it) => truncate(itemText(it).replace(/\s+/g, ' ').trim(), tty ? 80 : 2000) },
-      ],
-    });
+    return listRows<InputItem>(
+      ctx,
+      { fetch: (q) => listInputItems(http, id, q), itemsKey: 'data', cursor: CURSOR },
+      query,
+      opts,
+      {
+        noun: 'input items',
+        columns: (tty) => [
+          { header: 'ID', get: (it) => it.id },
+          { header: 'TYPE', get: (it) => it.type },
+          { header: 'ROLE', get: (it) => it.role ?? '' },
+          { header: 'TEXT', get: (it) => truncate(itemText(it).replace(/\s+/g, ' ').trim(), tty ? 80 : 2000) },
+        ],
+      },
+    );
   },
 });
 

@@ -5,7 +5,8 @@ import { getSkill, skillContent } from '../../endpoints/skills.js';
 
 export default defineCommand<{ output?: string; force?: boolean }>({
   summary: 'Download the zip archive of a skill',
-  description: 'Saved atomically (temp file, then rename). Without -o: <name>.zip in the current directory; `-o -` writes to stdout. Prints the path saved.',
+  description:
+    'Saved atomically (temp file, then rename). Without -o: <name>.zip in the current directory; `-o -` writes to stdout. Prints the path saved.',
   args: [{ name: 'id', description: 'skill id', required: true }],
   options: [
     { flags: '-o, --output <path>', description: 'file or directory to save to, or - for stdout' },
@@ -16,7 +17,9 @@ export default defineCommand<{ output?: string; force?: boolean }>({
     const plan = planDownload(opts.output, { force: opts.force });
     const http = await ctx.http();
     const toStdout = plan.toStdout;
-    const target = toStdout ? undefined : (plan.target ?? plan.named(`${safeFileName((await getSkill(http, id)).name, id)}.zip`));
+    const target = toStdout
+      ? undefined
+      : (plan.target ?? plan.named(`${safeFileName((await getSkill(http, id)).name, id)}.zip`));
     const res = await skillContent(http, id);
     const total = Number(headerValue(res.headers['content-length'])) || undefined;
     let bytes: number;

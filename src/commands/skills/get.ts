@@ -9,7 +9,10 @@ export default defineCommand({
   async run(ctx, [id]) {
     const s = await getSkill(await ctx.http(), id);
     if (ctx.out.json) ctx.out.printJson(s);
-    else ctx.out.details(Object.entries(s).map(([k, v]) => [k, k === 'created_at' && typeof v === 'number' ? formatUnixTime(v) : v]));
+    else
+      ctx.out.details(
+        Object.entries(s).map(([k, v]) => [k, k === 'created_at' && typeof v === 'number' ? formatUnixTime(v) : v]),
+      );
     return 0;
   },
 });

@@ -20,15 +20,24 @@ const columns = (): Column<Skill>[] => [
 
 export default defineCommand<Opts>({
   summary: 'List skills',
-  description: 'One page by default; --page-token (or --after, the same: a skill id) continues from a previous page, --all prints every page as it arrives.',
+  description:
+    'One page by default; --page-token (or --after, the same: a skill id) continues from a previous page, --all prints every page as it arrives.',
   options: [
-    ...pageFlags({ noun: 'skills', cursor: CURSOR, limit: { max: 100, default: 100 }, after: 'start after this skill id (the last_id of the previous page; the same as --page-token)' }),
+    ...pageFlags({
+      noun: 'skills',
+      cursor: CURSOR,
+      limit: { max: 100, default: 100 },
+      after: 'start after this skill id (the last_id of the previous page; the same as --page-token)',
+    }),
     { flags: '--order <order>', description: 'asc or desc (default desc)', parse: oneOf(ORDERS), choices: ORDERS },
   ],
   examples: ['svc skills list', 'svc skills list --all --order asc --json'],
   async run(ctx, _args, opts) {
     const query = { ...firstPageQuery(CURSOR, opts), order: opts.order };
     const http = await ctx.http();
-    return listRows<Skill>(ctx, { fetch: (q) => listSkills(http, q), itemsKey: 'data', cursor: CURSOR }, query, opts, { noun: 'skills', columns });
+    return listRows<Skill>(ctx, { fetch: (q) => listSkills(http, q), itemsKey: 'data', cursor: CURSOR }, query, opts, {
+      noun: 'skills',
+      columns,
+    });
   },
 });

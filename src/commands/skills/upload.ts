@@ -51,14 +51,21 @@ export default defineCommand({
       for (const f of files) {
         const data = await readFile(`${path}/${f}`);
         total += data.length;
-        if (total > MAX_SKILL_BYTES) throw new UsageError(`${path}: more than ${formatBytes(MAX_SKILL_BYTES)} of files; a skill is at most ${MAX_SKILL_BYTES} bytes`);
+        if (total > MAX_SKILL_BYTES)
+          throw new UsageError(
+            `${path}: more than ${formatBytes(MAX_SKILL_BYTES)} of files; a skill is at most ${MAX_SKILL_BYTES} bytes`,
+          );
         tree[`${top}/${f}`] = data;
       }
       const zip = zipSync(tree, { level: 6, mtime: new Date('2000-01-01T00:00:00Z') });
-      if (zip.length > MAX_SKILL_BYTES) throw new UsageError(`${path}: the archive is ${zip.length} bytes, over the limit of ${MAX_SKILL_BYTES} bytes`);
+      if (zip.length > MAX_SKILL_BYTES)
+        throw new UsageError(`${path}: the archive is ${zip.length} bytes, over the limit of ${MAX_SKILL_BYTES} bytes`);
       upload = { filename: `${top}.zip`, size: zip.length, data: zip };
     } else if (st.isFile()) {
-      if (st.size > MAX_SKILL_BYTES) throw new UsageError(`${path}: ${st.size} bytes is over the limit of ${MAX_SKILL_BYTES} bytes (${formatBytes(MAX_SKILL_BYTES)})`);
+      if (st.size > MAX_SKILL_BYTES)
+        throw new UsageError(
+          `${path}: ${st.size} bytes is over the limit of ${MAX_SKILL_BYTES} bytes (${formatBytes(MAX_SKILL_BYTES)})`,
+        );
       const { unzipSync } = await import('fflate');
       let entries: Record<string, Uint8Array>;
       try {

@@ -7,7 +7,16 @@ import { integer, maxLength, number, oneOf, repeatable, require } from '../../co
 import { SAMPLE_RATES, type Encoding } from 'svc-formats/audio-format';
 import type { AudioSource } from '../../audio/source.js';
 import { OPUS_RATE } from '../../audio/opus.js';
-import { STT_MODELS, STT_MAX_KEYTERMS, STT_MAX_KEYTERM_CHARS, SttSocket, type SttDone, type SttPartial, type SttStreamQuery, type SttWord } from '../../endpoints/stt.js';
+import {
+  STT_MODELS,
+  STT_MAX_KEYTERMS,
+  STT_MAX_KEYTERM_CHARS,
+  SttSocket,
+  type SttDone,
+  type SttPartial,
+  type SttStreamQuery,
+  type SttWord,
+} from '../../endpoints/stt.js';
 import { checkFormatLanguage, rateParser } from './transcribe.js';
 
 interface Opts {
@@ -41,35 +50,82 @@ export default defineCommand<Opts>({
     'every event. WAV and MP3 input is converted to --encoding/--sample-rate; headerless input is read as --encoding at --sample-rate. ' +
     'Ctrl-C or the end of the input sends audio.done and prints what the final transcript adds.',
   options: [
-    { flags: '--input <mic|file|->', description: 'mic, an audio file, or - for stdin (default: mic on a terminal, else stdin)' },
+    {
+      flags: '--input <mic|file|->',
+      description: 'mic, an audio file, or - for stdin (default: mic on a terminal, else stdin)',
+    },
     AUDIO.inputDevice,
-    { flags: '--encoding <enc>', description: 'audio sent: pcm (s16le), mulaw, alaw, or opus (48 kHz mono packets, encoded with ffmpeg; --sample-rate does not apply)', default: 'pcm', parse: oneOf(['pcm', 'mulaw', 'alaw', 'opus'] as const, { caseInsensitive: true }) },
+    {
+      flags: '--encoding <enc>',
+      description:
+        'audio sent: pcm (s16le), mulaw, alaw, or opus (48 kHz mono packets, encoded with ffmpeg; --sample-rate does not apply)',
+      default: 'pcm',
+      parse: oneOf(['pcm', 'mulaw', 'alaw', 'opus'] as const, { caseInsensitive: true }),
+    },
     { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')}`, default: 16000, parse: rateParser },
-    { flags: '--model <model>', description: `transcription model: ${STT_MODELS.join(', ')} (the service default)`, parse: oneOf(STT_MODELS), choices: STT_MODELS, group: FLAG_GROUPS.model },
+    {
+      flags: '--model <model>',
+      description: `transcription model: ${STT_MODELS.join(', ')} (the service default)`,
+      parse: oneOf(STT_MODELS),
+      choices: STT_MODELS,
+      group: FLAG_GROUPS.model,
+    },
     { flags: '--no-realtime', description: 'send a file or stdin as fast as possible instead of at real time' },
     { flags: '--interim', description: 'interim results (about every 500 ms)' },
-    { flags: '--endpointing <ms>', description: 'silence before an utterance ends, 0 to 5000 ms', parse: integer({ min: 0, max: 5000 }) },
+    {
+      flags: '--endpointing <ms>',
+      description: 'silence before an utterance ends, 0 to 5000 ms',
+      parse: integer({ min: 0, max: 5000 }),
+    },
     { flags: '--language <code>', description: 'language code; biases recognition, selects --format rules' },
     { flags: '--format', description: 'inverse text normalization (needs --language)' },
     { flags: '--diarize', description: 'words carry a speaker number' },
-    { flags: '--keyterm <term>', description: `bias term, repeatable (at most ${STT_MAX_KEYTERMS}, each up to ${STT_MAX_KEYTERM_CHARS} characters)`, parse: repeatable(maxLength(STT_MAX_KEYTERM_CHARS), { max: STT_MAX_KEYTERMS }) },
+    {
+      flags: '--keyterm <term>',
+      description: `bias term, repeatable (at most ${STT_MAX_KEYTERMS}, each up to ${STT_MAX_KEYTERM_CHARS} characters)`,
+      parse: repeatable(maxLength(STT_MAX_KEYTERM_CHARS), { max: STT_MAX_KEYTERMS }),
+    },
     { flags: '--filler-words', description: 'keep filler words (um, uh)' },
-    { flags: '--smart-turn <p>', description: 'end-of-turn probability threshold 0 to 1', parse: number({ min: 0, max: 1 }) },
-    { flags: '--smart-turn-timeout <ms>', description: 'silence that forces the end of a turn, 1 to 5000 ms (only with --smart-turn)', parse: integer({ min: 1, max: 5000 }) },
-    { flags: '--vad-threshold <p>', description: 'speech-probability gate 0 to 1 (0 disables it)', parse: number({ min: 0, max: 1 }) },
+    {
+      flags: '--smart-turn <p>',
+      description: 'end-of-turn probability threshold 0 to 1',
+      parse: number({ min: 0, max: 1 }),
+    },
+    {
+      flags: '--smart-turn-timeout <ms>',
+      description: 'silence that forces the end of a turn, 1 to 5000 ms (only with --smart-turn)',
+      parse: integer({ min: 1, max: 5000 }),
+    },
+    {
+      flags: '--vad-threshold <p>',
+      description: 'speech-probability gate 0 to 1 (0 disables it)',
+      parse: number({ min: 0, max: 1 }),
+    },
     { flags: '--multichannel', description: 'transcribe each channel on its own (needs --channels)' },
-    { flags: '--channels <n>', description: 'channels of the audio with --multichannel, 2 to 8', parse: integer({ min: 2, max: 8 }) },
+    {
+      flags: '--channels <n>',
+      description: 'channels of the audio with --multichannel, 2 to 8',
+      parse: integer({ min: 2, max: 8 }),
+    },
   ],
-  examples: ['svc stt listen', 'svc stt listen --input meeting.wav --interim', 'arecord -f S16_LE -r 16000 | svc stt listen --input -', 'svc stt listen --input call.ulaw --encoding mulaw --sample-rate 8000 --json'],
+  examples: [
+    'svc stt listen',
+    'svc stt listen --input meeting.wav --interim',
+    'arecord -f S16_LE -r 16000 | svc stt listen --input -',
+    'svc stt listen --input call.ulaw --encoding mulaw --sample-rate 8000 --json',
+  ],
   async run(ctx, _args, opts) {
     checkListenFlags(opts);
     const input = opts.input ?? (ctx.streams.stdin.isTTY ? 'mic' : '-');
-    if (input === '-' && ctx.streams.stdin.isTTY) throw new UsageError('--input -: stdin is a terminal; pipe audio in, or use --input mic or --input FILE');
+    if (input === '-' && ctx.streams.stdin.isTTY)
+      throw new UsageError('--input -: stdin is a terminal; pipe audio in, or use --input mic or --input FILE');
     const encoding = opts.encoding as Encoding | 'opus';
     const channels = opts.multichannel ? opts.channels! : 1;
     if (encoding === 'opus') {
       const { ffmpegAvailable } = await import('../../audio/ffmpeg.js');
-      require(ffmpegAvailable(ctx.env), '--encoding', 'opus', 'pcm, mulaw or alaw here: svc encodes Opus with ffmpeg (libopus), which is not installed (apt-get install ffmpeg)');
+      require(ffmpegAvailable(
+        ctx.env,
+      ), '--encoding', 'opus', 'pcm, mulaw or alaw here: svc encodes Opus with ffmpeg (libopus), which is not installed (apt-get install ffmpeg)');
     }
 
     const { openSource } = await import('../../audio/source.js');
@@ -98,16 +154,20 @@ export default defineCommand<Opts>({
 
 /** Checks that span flags (exit 2, nothing sent). */
 function checkListenFlags(opts: Opts): void {
-  require(opts.smartTurnTimeout === undefined || opts.smartTurn !== undefined, '--smart-turn-timeout', opts.smartTurnTimeout, 'only together with --smart-turn');
+  require(opts.smartTurnTimeout === undefined ||
+    opts.smartTurn !== undefined, '--smart-turn-timeout', opts.smartTurnTimeout, 'only together with --smart-turn');
   checkFormatLanguage(opts.format, opts.language);
   require(!opts.multichannel || opts.channels !== undefined, '--multichannel', true, 'needs --channels (2 to 8)');
   require(opts.channels === undefined || !!opts.multichannel, '--channels', opts.channels, 'only with --multichannel');
-  require(!(opts.multichannel && opts.encoding === 'opus'), '--multichannel', true, 'not with --encoding opus (Opus is sent mono)');
+  require(!(
+    opts.multichannel && opts.encoding === 'opus'
+  ), '--multichannel', true, 'not with --encoding opus (Opus is sent mono)');
 }
 
 function streamQuery(opts: Opts, channels: number): SttStreamQuery {
   // the service ignores sample_rate with opus: not sent
-  const query: SttStreamQuery = opts.encoding === 'opus' ? { encoding: 'opus' } : { sample_rate: opts.sampleRate, encoding: opts.encoding };
+  const query: SttStreamQuery =
+    opts.encoding === 'opus' ? { encoding: 'opus' } : { sample_rate: opts.sampleRate, encoding: opts.encoding };
   if (opts.model) query.model = opts.model;
   if (opts.interim) query.interim_results = true;
   if (opts.endpointing !== undefined) query.endpointing = opts.endpointing;
@@ -169,7 +229,10 @@ class LiveTranscription {
     }
     // Ctrl-C keeps what was printed (the final transcript included when it came) and exits 130
     if (this.interrupted || ctx.signal.aborted) throw new InterruptedError();
-    if (!this.finished) throw new IncompleteError(`the service closed the connection before transcript.done${closeNote(sock.conn)}: the transcript is incomplete`);
+    if (!this.finished)
+      throw new IncompleteError(
+        `the service closed the connection before transcript.done${closeNote(sock.conn)}: the transcript is incomplete`,
+      );
     return 0;
   }
 
@@ -263,7 +326,10 @@ class Transcript {
   private interim = new Map<number, string>();
   private live = false;
 
-  constructor(private readonly ctx: Context, private readonly multichannel: boolean) {}
+  constructor(
+    private readonly ctx: Context,
+    private readonly multichannel: boolean,
+  ) {}
 
   private prefix(ch: number): string {
     return this.multichannel ? `[channel ${ch}] ` : '';

@@ -4,7 +4,17 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
 import { fail, integer, oneOf, require } from '../../core/validate.js';
 import { SAMPLE_RATES, codecFromPath } from 'svc-formats/audio-format';
-import { STT_AUDIO_FORMATS, STT_FORMAT_LANGUAGES, STT_MAX_FILE, STT_RAW_FORMATS, transcribe, type SttForm, type SttResponse, type SttWord, type TranscribeInput } from '../../endpoints/stt.js';
+import {
+  STT_AUDIO_FORMATS,
+  STT_FORMAT_LANGUAGES,
+  STT_MAX_FILE,
+  STT_RAW_FORMATS,
+  transcribe,
+  type SttForm,
+  type SttResponse,
+  type SttWord,
+  type TranscribeInput,
+} from '../../endpoints/stt.js';
 import { parseWavHeader } from 'svc-formats/audio-codecs';
 import { FFMPEG_HINT, ffmpegAvailable } from '../../audio/ffmpeg.js';
 import { SNIFF_BYTES, sniffAudio } from '../../audio/sniff.js';
@@ -24,7 +34,8 @@ interface Opts {
 
 export const rateParser = (raw: string, flag: string): number => {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !(SAMPLE_RATES as readonly number[]).includes(n)) fail(flag, raw, `one of ${SAMPLE_RATES.join(', ')}`);
+  if (!/^\d+$/.test(raw.trim()) || !(SAMPLE_RATES as readonly number[]).includes(n))
+    fail(flag, raw, `one of ${SAMPLE_RATES.join(', ')}`);
   return n;
 };
 
@@ -33,7 +44,9 @@ export function checkFormatLanguage(format: boolean | undefined, language: strin
   if (!format) return;
   require(language !== undefined, '--format', true, 'only together with --language');
   const base = language!.toLowerCase().split('-')[0]!;
-  require((STT_FORMAT_LANGUAGES as readonly string[]).includes(base), '--language', language, `with --format one of ${STT_FORMAT_LANGUAGES.join(', ')}`);
+  require((STT_FORMAT_LANGUAGES as readonly string[]).includes(
+    base,
+  ), '--language', language, `with --format one of ${STT_FORMAT_LANGUAGES.join(', ')}`);
 }
 
 const RAW = STT_RAW_FORMATS as readonly string[];
@@ -48,23 +61,45 @@ export default defineCommand<Opts>({
     'Prints the text; --words a table of word timings; --srt / --vtt subtitles; --json the reply as sent.',
   args: [{ name: 'source', description: 'audio file path, - for stdin, or http(s) URL', required: true }],
   options: [
-    { flags: '--language <code>', description: 'language code (e.g. en, fr, de, ja); with --format enables inverse text normalization' },
-    { flags: '--format', description: `inverse text normalization (needs --language: ${STT_FORMAT_LANGUAGES.join(', ')})` },
+    {
+      flags: '--language <code>',
+      description: 'language code (e.g. en, fr, de, ja); with --format enables inverse text normalization',
+    },
+    {
+      flags: '--format',
+      description: `inverse text normalization (needs --language: ${STT_FORMAT_LANGUAGES.join(', ')})`,
+    },
     { flags: '--diarize', description: 'tell speakers apart (words carry a speaker number)' },
     { flags: '--multichannel', description: 'transcribe each channel on its own' },
-    { flags: '--channels <n>', description: 'channel count of multichannel raw audio, 2 to 8', parse: integer({ min: 2, max: 8 }) },
-    { flags: '--audio-format <fmt>', description: `${STT_AUDIO_FORMATS.join(', ')} (only needed for raw pcm, mulaw, alaw)`, parse: oneOf(STT_AUDIO_FORMATS, { caseInsensitive: true }) },
+    {
+      flags: '--channels <n>',
+      description: 'channel count of multichannel raw audio, 2 to 8',
+      parse: integer({ min: 2, max: 8 }),
+    },
+    {
+      flags: '--audio-format <fmt>',
+      description: `${STT_AUDIO_FORMATS.join(', ')} (only needed for raw pcm, mulaw, alaw)`,
+      parse: oneOf(STT_AUDIO_FORMATS, { caseInsensitive: true }),
+    },
     { flags: '--sample-rate <hz>', description: `raw audio only: ${SAMPLE_RATES.join(', ')}`, parse: rateParser },
     { flags: '--words', description: 'print every word with its start, end, confidence (and speaker)' },
     { flags: '--srt', description: 'print SubRip subtitles' },
     { flags: '--vtt', description: 'print WebVTT subtitles' },
   ],
-  examples: ['svc stt transcribe meeting.mp3', 'svc tts say "hello" | svc stt transcribe -', 'svc stt transcribe call.wav --diarize --words', 'svc stt transcribe talk.wav --srt > talk.srt', 'svc stt transcribe line.ulaw --sample-rate 8000', 'svc stt transcribe https://example.com/a.mp3 --language en --format'],
+  examples: [
+    'svc stt transcribe meeting.mp3',
+    'svc tts say "hello" | svc stt transcribe -',
+    'svc stt transcribe call.wav --diarize --words',
+    'svc stt transcribe talk.wav --srt > talk.srt',
+    'svc stt transcribe line.ulaw --sample-rate 8000',
+    'svc stt transcribe https://example.com/a.mp3 --language en --format',
+  ],
   async run(ctx, [source], opts) {
     require(!(opts.srt && opts.vtt), '--srt', true, 'not together with --vtt (choose one)');
     require(!(opts.words && (opts.srt || opts.vtt)), '--words', true, 'not together with --srt or --vtt');
     checkFormatLanguage(opts.format, opts.language);
-    require(opts.channels === undefined || !!opts.multichannel, '--channels', opts.channels, 'only with --multichannel');
+    require(opts.channels === undefined ||
+      !!opts.multichannel, '--channels', opts.channels, 'only with --multichannel');
     const isUrl = /^https?:\/\//i.test(source);
     let input: TranscribeInput;
     let audioFormat = opts.audioFormat?.toLowerCase();
@@ -75,9 +110,13 @@ export default defineCommand<Opts>({
       audioFormat = local.audioFormat;
     }
     const raw = audioFormat !== undefined && RAW.includes(audioFormat);
-    require(!raw || opts.sampleRate !== undefined, '--sample-rate', '(missing)', `required for raw ${audioFormat} audio: one of ${SAMPLE_RATES.join(', ')}`);
-    require(!(raw && opts.multichannel) || opts.channels !== undefined, '--channels', '(missing)', 'required for multichannel raw audio: 2 to 8');
-    if (opts.sampleRate !== undefined && !raw) ctx.out.warn('--sample-rate is ignored for containers (the file says its rate)');
+    require(!raw ||
+      opts.sampleRate !==
+        undefined, '--sample-rate', '(missing)', `required for raw ${audioFormat} audio: one of ${SAMPLE_RATES.join(', ')}`);
+    require(!(raw && opts.multichannel) ||
+      opts.channels !== undefined, '--channels', '(missing)', 'required for multichannel raw audio: 2 to 8');
+    if (opts.sampleRate !== undefined && !raw)
+      ctx.out.warn('--sample-rate is ignored for containers (the file says its rate)');
 
     const form: SttForm = {};
     if (audioFormat) form.audio_format = audioFormat;
@@ -110,12 +149,19 @@ export default defineCommand<Opts>({
  * other containers (AIFF, CAF, AMR, WMA) are converted to WAV by ffmpeg when it is on PATH, else refused (exit 2);
  * text is refused; headerless audio needs --audio-format (or a .pcm/.raw/.ulaw/.alaw name) and --sample-rate.
  */
-async function localInput(ctx: Context, source: string, given: string | undefined): Promise<{ input: TranscribeInput; audioFormat?: string }> {
+async function localInput(
+  ctx: Context,
+  source: string,
+  given: string | undefined,
+): Promise<{ input: TranscribeInput; audioFormat?: string }> {
   const label = source === '-' ? 'stdin' : source;
   let head: Buffer;
   let input: TranscribeInput;
   if (source === '-') {
-    if (ctx.streams.stdin.isTTY) throw new UsageError('-: stdin is a terminal; pipe audio in (svc tts say hi | svc stt transcribe -) or give FILE');
+    if (ctx.streams.stdin.isTTY)
+      throw new UsageError(
+        '-: stdin is a terminal; pipe audio in (svc tts say hi | svc stt transcribe -) or give FILE',
+      );
     const data = await readAllLimited(ctx.streams.stdin, STT_MAX_FILE);
     require(data !== undefined, 'FILE', 'stdin', 'at most 500 MB (524288000 bytes)');
     require(data!.length > 0, 'FILE', 'stdin', 'audio on stdin (it was empty)');
@@ -124,8 +170,12 @@ async function localInput(ctx: Context, source: string, given: string | undefine
   } else {
     const st = await stat(source).catch(() => undefined);
     if (!st) throw new UsageError(`${source}: no such file (give an audio file, - for stdin, or an http(s) URL)`);
-    if (st.isDirectory()) throw new UsageError(`${source} is a directory (give an audio file, - for stdin, or an http(s) URL)`);
-    if (!st.isFile()) throw new UsageError(`${source} is not a regular file (give an audio file, or pipe it: svc stt transcribe - < ${source})`);
+    if (st.isDirectory())
+      throw new UsageError(`${source} is a directory (give an audio file, - for stdin, or an http(s) URL)`);
+    if (!st.isFile())
+      throw new UsageError(
+        `${source} is not a regular file (give an audio file, or pipe it: svc stt transcribe - < ${source})`,
+      );
     require(st.size <= STT_MAX_FILE, 'FILE', `${source} (${st.size} bytes)`, 'at most 500 MB (524288000 bytes)');
     require(st.size > 0, 'FILE', source, 'a file with audio in it (this one is empty)');
     head = await readHead(source, SNIFF_BYTES);
@@ -134,7 +184,10 @@ async function localInput(ctx: Context, source: string, given: string | undefine
   const sniffed = sniffAudio(head);
   if (given !== undefined) {
     // the user said what it is; only a container named as raw is corrected (the service would read garbage)
-    if (RAW.includes(given) && sniffed.kind !== 'raw' && sniffed.kind !== 'text') throw new UsageError(`--audio-format: ${given} is not allowed: ${label} is ${sniffed.name} audio (leave --audio-format out for containers)`);
+    if (RAW.includes(given) && sniffed.kind !== 'raw' && sniffed.kind !== 'text')
+      throw new UsageError(
+        `--audio-format: ${given} is not allowed: ${label} is ${sniffed.name} audio (leave --audio-format out for containers)`,
+      );
     return { input, audioFormat: given };
   }
   switch (sniffed.kind) {
@@ -145,12 +198,17 @@ async function localInput(ctx: Context, source: string, given: string | undefine
       return { input };
     case 'container':
       if (sniffed.upload) return { input };
-      if (!ffmpegAvailable(ctx.env)) throw new UsageError(`${label} is ${sniffed.name} audio, which the service does not read; ${FFMPEG_HINT}`);
-      return { input: { data: await ffmpegToWav(input, label, ctx.env), filename: `${source === '-' ? 'stdin' : source}.wav` } };
+      if (!ffmpegAvailable(ctx.env))
+        throw new UsageError(`${label} is ${sniffed.name} audio, which the service does not read; ${FFMPEG_HINT}`);
+      return {
+        input: { data: await ffmpegToWav(input, label, ctx.env), filename: `${source === '-' ? 'stdin' : source}.wav` },
+      };
     case 'raw': {
       const byExt = source === '-' ? undefined : codecFromPath(source);
       if (byExt === 'pcm' || byExt === 'mulaw' || byExt === 'alaw') return { input, audioFormat: byExt };
-      throw new UsageError(`${label}: not a known audio container (WAV, MP3, FLAC, Ogg, M4A, …); for headerless audio give --audio-format (${STT_RAW_FORMATS.join(', ')}) and --sample-rate`);
+      throw new UsageError(
+        `${label}: not a known audio container (WAV, MP3, FLAC, Ogg, M4A, …); for headerless audio give --audio-format (${STT_RAW_FORMATS.join(', ')}) and --sample-rate`,
+      );
     }
   }
 }
@@ -183,15 +241,40 @@ async function readAllLimited(stream: NodeJS.ReadableStream, limit: number): Pro
 async function ffmpegToWav(input: TranscribeInput, label: string, env: NodeJS.ProcessEnv): Promise<Buffer> {
   const { execa } = await import('execa');
   const fromPath = 'path' in input;
-  const r = await execa('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', fromPath ? input.path : 'pipe:0', '-vn', '-f', 'wav', '-acodec', 'pcm_s16le', 'pipe:1'], {
-    input: 'data' in input ? input.data : undefined,
-    stdin: fromPath ? 'ignore' : undefined,
-    encoding: 'buffer',
-    reject: false,
-    env,
-    maxBuffer: STT_MAX_FILE,
-  });
-  if (r.exitCode !== 0) throw new UsageError(`ffmpeg could not convert ${label}: ${Buffer.from(r.stderr as Uint8Array).toString().trim().split('\n').pop() ?? `exit status ${r.exitCode}`}`);
+  const r = await execa(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-i',
+      fromPath ? input.path : 'pipe:0',
+      '-vn',
+      '-f',
+      'wav',
+      '-acodec',
+      'pcm_s16le',
+      'pipe:1',
+    ],
+    {
+      input: 'data' in input ? input.data : undefined,
+      stdin: fromPath ? 'ignore' : undefined,
+      encoding: 'buffer',
+      reject: false,
+      env,
+      maxBuffer: STT_MAX_FILE,
+    },
+  );
+  if (r.exitCode !== 0)
+    throw new UsageError(
+      `ffmpeg could not convert ${label}: ${
+        Buffer.from(r.stderr as Uint8Array)
+          .toString()
+          .trim()
+          .split('\n')
+          .pop() ?? `exit status ${r.exitCode}`
+      }`,
+    );
   const wav = Buffer.from(r.stdout as Uint8Array);
   // written to a pipe, the header has no sizes: put them in
   const info = parseWavHeader(wav);
@@ -218,7 +301,8 @@ function printText(ctx: Context, res: SttResponse, diarize: boolean): void {
   if (res.channels?.length) {
     for (const ch of res.channels) {
       if (diarize && ch.words?.some((w) => w.speaker !== undefined)) {
-        for (const l of speakerLines(ch.words)) ctx.out.line(`${c.dim(`[channel ${ch.index}] [speaker ${l.speaker}]`)} ${l.text}`);
+        for (const l of speakerLines(ch.words))
+          ctx.out.line(`${c.dim(`[channel ${ch.index}] [speaker ${l.speaker}]`)} ${l.text}`);
       } else ctx.out.line(`${c.dim(`[channel ${ch.index}]`)} ${ch.text}`);
     }
     return;
@@ -231,7 +315,9 @@ function printText(ctx: Context, res: SttResponse, diarize: boolean): void {
 }
 
 async function printWords(ctx: Context, res: SttResponse): Promise<void> {
-  const rows = res.channels?.length ? res.channels.flatMap((ch) => (ch.words ?? []).map((w) => ({ ...w, channel: ch.index }))) : (res.words ?? []).map((w) => ({ ...w, channel: undefined as number | undefined }));
+  const rows = res.channels?.length
+    ? res.channels.flatMap((ch) => (ch.words ?? []).map((w) => ({ ...w, channel: ch.index })))
+    : (res.words ?? []).map((w) => ({ ...w, channel: undefined as number | undefined }));
   const hasSpeaker = rows.some((w) => w.speaker !== undefined);
   const hasChannel = rows.some((w) => w.channel !== undefined);
   await ctx.out.table(
@@ -262,7 +348,13 @@ export function cues(words: SttWord[]): { start: number; end: number; text: stri
   for (const w of words) {
     const cur = out[out.length - 1];
     const prevText = cur?.text ?? '';
-    const breakHere = !cur || cur.n >= 7 || w.end - cur.start > 3.5 || /[.?!]$/.test(prevText) || w.start - cur.end > 1 || cur.speaker !== w.speaker;
+    const breakHere =
+      !cur ||
+      cur.n >= 7 ||
+      w.end - cur.start > 3.5 ||
+      /[.?!]$/.test(prevText) ||
+      w.start - cur.end > 1 ||
+      cur.speaker !== w.speaker;
     if (breakHere) out.push({ start: w.start, end: w.end, text: w.text, n: 1, speaker: w.speaker });
     else {
       cur.text += ` ${w.text}`;
@@ -270,7 +362,11 @@ export function cues(words: SttWord[]): { start: number; end: number; text: stri
       cur.n++;
     }
   }
-  return out.map((c) => ({ start: c.start, end: c.end, text: c.speaker !== undefined ? `[speaker ${c.speaker}] ${c.text}` : c.text }));
+  return out.map((c) => ({
+    start: c.start,
+    end: c.end,
+    text: c.speaker !== undefined ? `[speaker ${c.speaker}] ${c.text}` : c.text,
+  }));
 }
 
 function printSubtitles(ctx: Context, res: SttResponse, kind: 'srt' | 'vtt'): void {

@@ -10,14 +10,20 @@ interface Opts {
 
 export const TOKENIZE_TABLE: RequestTable = {
   operation: 'POST /v1/tokenize-text',
-  rows: [modelFlag(`model whose tokenizer to use (default: the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`), { flags: '--count', description: 'print only the number of tokens' }],
+  rows: [
+    modelFlag(`model whose tokenizer to use (default: the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`),
+    { flags: '--count', description: 'print only the number of tokens' },
+  ],
   inputs: { text: 'TEXT, or all of stdin (without its final newline)' },
 };
 
 export default defineCommand<Opts>({
-  summary: 'Split text into the model\'s tokens (id, token, bytes)',
-  description: 'TEXT, or all of stdin (its final newline dropped). Prints a table of token id, token (quoted, so spaces and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the API\'s reply.',
-  args: [{ name: 'text', description: 'the text; several words are joined with spaces (default: stdin)', variadic: true }],
+  summary: "Split text into the model's tokens (id, token, bytes)",
+  description:
+    "TEXT, or all of stdin (its final newline dropped). Prints a table of token id, token (quoted, so spaces and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the API's reply.",
+  args: [
+    { name: 'text', description: 'the text; several words are joined with spaces (default: stdin)', variadic: true },
+  ],
   options: TOKENIZE_TABLE.rows,
   requests: [TOKENIZE_TABLE],
   examples: ['svc tokenize "Hello, world"', 'svc tokenize --count < prompt.txt'],

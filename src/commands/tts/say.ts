@@ -6,9 +6,27 @@ import { writeFileAtomic } from '../../core/atomic-file.js';
 import { AUDIO } from '../../cmdutil/flag-sets.js';
 import { closeNote } from '../../net/ws.js';
 import { fail, integer, number, require } from '../../core/validate.js';
-import { MP3_BIT_RATES, SAMPLE_RATES, codecFromPath, normalizeCodec, unwritableAudioExtension, type Codec } from 'svc-formats/audio-format';
+import {
+  MP3_BIT_RATES,
+  SAMPLE_RATES,
+  codecFromPath,
+  normalizeCodec,
+  unwritableAudioExtension,
+  type Codec,
+} from 'svc-formats/audio-format';
 import { BUILTIN_VOICES, voiceIdParser } from '../../endpoints/voices.js';
-import { BCP47, TTS_LANGUAGES, TTS_MAX_TEXT, listedLanguage, TTS_SPEED, TtsSocket, synthesize, type AudioTimestamps, type TtsRequest, type TtsStreamQuery } from '../../endpoints/tts.js';
+import {
+  BCP47,
+  TTS_LANGUAGES,
+  TTS_MAX_TEXT,
+  listedLanguage,
+  TTS_SPEED,
+  TtsSocket,
+  synthesize,
+  type AudioTimestamps,
+  type TtsRequest,
+  type TtsStreamQuery,
+} from '../../endpoints/tts.js';
 
 export interface TtsOpts {
   voice?: string;
@@ -26,29 +44,67 @@ export interface TtsOpts {
 }
 
 function languageParser(raw: string, flag: string): string {
-  if (!BCP47.test(raw)) fail(flag, raw, `a BCP-47 language tag (e.g. en, nl, pt-BR) or auto; supported: ${TTS_LANGUAGES.join(', ')}`);
+  if (!BCP47.test(raw))
+    fail(flag, raw, `a BCP-47 language tag (e.g. en, nl, pt-BR) or auto; supported: ${TTS_LANGUAGES.join(', ')}`);
   return listedLanguage(raw) ?? raw;
 }
 
-const codecParser = (raw: string, flag: string): Codec => normalizeCodec(raw) ?? fail(flag, raw, 'one of mp3, wav, pcm, mulaw (or ulaw), alaw');
-const rateParser = (list: readonly number[]) => (raw: string, flag: string): number => {
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !list.includes(n)) fail(flag, raw, `one of ${list.join(', ')}`);
-  return n;
-};
+const codecParser = (raw: string, flag: string): Codec =>
+  normalizeCodec(raw) ?? fail(flag, raw, 'one of mp3, wav, pcm, mulaw (or ulaw), alaw');
+const rateParser =
+  (list: readonly number[]) =>
+  (raw: string, flag: string): number => {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || !list.includes(n)) fail(flag, raw, `one of ${list.join(', ')}`);
+    return n;
+  };
 
 /** Flags shared by `tts say` and `tts stream`. */
 export const TTS_OPTIONS: OptionSpec[] = [
-  { flags: '--voice <id>', description: `voice id: built-in (${BUILTIN_VOICES.join(', ')}, default eve) or a custom voice id`, parse: voiceIdParser },
-  { flags: '--language <code>', description: `BCP-47 language tag or auto (default), case-insensitive; supported: ${TTS_LANGUAGES.join(', ')} (others may work)`, default: 'auto', parse: languageParser },
-  { flags: '--codec <codec>', description: 'mp3, wav, pcm (s16le), mulaw (ulaw), alaw (default: from -o FILE\'s extension, else mp3; pcm for the speaker)', parse: codecParser },
-  { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')} (default 24000)`, parse: rateParser(SAMPLE_RATES) },
-  { flags: '--bit-rate <bps>', description: `MP3 only: ${MP3_BIT_RATES.join(', ')} (default 128000)`, parse: rateParser(MP3_BIT_RATES) },
-  { flags: '--speed <x>', description: `speaking rate ${TTS_SPEED.min} to ${TTS_SPEED.max} (default 1.0)`, parse: number({ min: TTS_SPEED.min, max: TTS_SPEED.max }) },
-  { flags: '--optimize-streaming-latency <n>', description: '0 best quality, 1 smaller first chunk (default 0)', parse: integer({ min: 0, max: 1 }) },
+  {
+    flags: '--voice <id>',
+    description: `voice id: built-in (${BUILTIN_VOICES.join(', ')}, default eve) or a custom voice id`,
+    parse: voiceIdParser,
+  },
+  {
+    flags: '--language <code>',
+    description: `BCP-47 language tag or auto (default), case-insensitive; supported: ${TTS_LANGUAGES.join(', ')} (others may work)`,
+    default: 'auto',
+    parse: languageParser,
+  },
+  {
+    flags: '--codec <codec>',
+    description:
+      "mp3, wav, pcm (s16le), mulaw (ulaw), alaw (default: from -o FILE's extension, else mp3; pcm for the speaker)",
+    parse: codecParser,
+  },
+  {
+    flags: '--sample-rate <hz>',
+    description: `${SAMPLE_RATES.join(', ')} (default 24000)`,
+    parse: rateParser(SAMPLE_RATES),
+  },
+  {
+    flags: '--bit-rate <bps>',
+    description: `MP3 only: ${MP3_BIT_RATES.join(', ')} (default 128000)`,
+    parse: rateParser(MP3_BIT_RATES),
+  },
+  {
+    flags: '--speed <x>',
+    description: `speaking rate ${TTS_SPEED.min} to ${TTS_SPEED.max} (default 1.0)`,
+    parse: number({ min: TTS_SPEED.min, max: TTS_SPEED.max }),
+  },
+  {
+    flags: '--optimize-streaming-latency <n>',
+    description: '0 best quality, 1 smaller first chunk (default 0)',
+    parse: integer({ min: 0, max: 1 }),
+  },
   { flags: '--text-normalization', description: 'speak written forms (numbers, symbols) as words' },
   { flags: '--timestamps [file]', description: 'character timings: JSON to FILE, else a line per character on stderr' },
-  { flags: '-o, --output <file|->', description: 'write the audio to FILE or stdout (-) instead of playing it; default: speaker on a terminal, stdout in a pipe' },
+  {
+    flags: '-o, --output <file|->',
+    description:
+      'write the audio to FILE or stdout (-) instead of playing it; default: speaker on a terminal, stdout in a pipe',
+  },
   { flags: '--play', description: 'play on the speaker even when stdout is not a terminal' },
   AUDIO.outputDevice,
 ];
@@ -66,11 +122,16 @@ export function destination(ctx: Context, opts: TtsOpts): Destination {
   let codec = opts.codec;
   if (!codec && dest !== 'speaker' && dest !== '-') {
     const ext = unwritableAudioExtension(dest);
-    require(ext === undefined, '-o', dest, `a name svc can write: .mp3, .wav, .pcm/.raw, .ulaw, .alaw (or say the codec with --codec; ${ext} is not a TTS codec)`);
+    require(ext ===
+      undefined, '-o', dest, `a name svc can write: .mp3, .wav, .pcm/.raw, .ulaw, .alaw (or say the codec with --codec; ${ext} is not a TTS codec)`);
   }
   if (!codec) codec = dest === 'speaker' ? 'pcm' : dest === '-' ? 'mp3' : (codecFromPath(dest) ?? 'mp3');
-  if (!listedLanguage(opts.language)) ctx.out.info(`note: --language ${opts.language} is not one of the supported languages (${TTS_LANGUAGES.join(', ')}); the service may speak it with varying accuracy`);
-  require(opts.bitRate === undefined || codec === 'mp3', '--bit-rate', opts.bitRate, `only with --codec mp3 (the codec is ${codec})`);
+  if (!listedLanguage(opts.language))
+    ctx.out.info(
+      `note: --language ${opts.language} is not one of the supported languages (${TTS_LANGUAGES.join(', ')}); the service may speak it with varying accuracy`,
+    );
+  require(opts.bitRate === undefined ||
+    codec === 'mp3', '--bit-rate', opts.bitRate, `only with --codec mp3 (the codec is ${codec})`);
   return { dest, codec, sampleRate: opts.sampleRate ?? 24000 };
 }
 
@@ -133,20 +194,37 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
     'Streams over the /v1/tts WebSocket by default (audio starts while the rest is synthesized); --rest uses the one-shot POST /v1/tts. ' +
     'Plays on the speaker when stdout is a terminal and no -o is given; in a pipe the audio bytes go to stdout. ' +
     'Inline speech tags ([pause], [laugh], …) and wrapping tags (<whisper>…</whisper>) pass through to the service.',
-  args: [{ name: 'text', description: `the text (at most ${TTS_MAX_TEXT} characters; several words are joined with spaces); - or none reads stdin`, variadic: true }],
-  options: [...TTS_OPTIONS, { flags: '--rest', description: 'one-shot POST /v1/tts instead of the streaming WebSocket' }],
-  examples: ['svc tts say "Hello there"', 'svc tts say "Hello" -o hello.wav', 'echo "Hi" | svc tts say --codec mulaw --sample-rate 8000 > hi.ulaw', 'svc tts say "Hi" --timestamps times.json -o hi.mp3'],
+  args: [
+    {
+      name: 'text',
+      description: `the text (at most ${TTS_MAX_TEXT} characters; several words are joined with spaces); - or none reads stdin`,
+      variadic: true,
+    },
+  ],
+  options: [
+    ...TTS_OPTIONS,
+    { flags: '--rest', description: 'one-shot POST /v1/tts instead of the streaming WebSocket' },
+  ],
+  examples: [
+    'svc tts say "Hello there"',
+    'svc tts say "Hello" -o hello.wav',
+    'echo "Hi" | svc tts say --codec mulaw --sample-rate 8000 > hi.ulaw',
+    'svc tts say "Hi" --timestamps times.json -o hi.mp3',
+  ],
   async run(ctx, [words], opts) {
     const textArg = (words as string[]).length ? (words as string[]).join(' ') : undefined;
     let text: string;
     if (textArg === undefined || textArg === '-') {
-      if (ctx.streams.stdin.isTTY && textArg === undefined) throw new UsageError('no text: give TEXT, or pipe it on stdin (svc tts say -)');
+      if (ctx.streams.stdin.isTTY && textArg === undefined)
+        throw new UsageError('no text: give TEXT, or pipe it on stdin (svc tts say -)');
       text = (await ctx.readStdin()).replace(/\s+$/, '');
     } else text = textArg;
     require(text.trim().length > 0, 'TEXT', text, 'some text to speak');
-    require([...text].length <= TTS_MAX_TEXT, 'TEXT', `${[...text].length} characters`, `at most ${TTS_MAX_TEXT} characters`);
+    require([...text].length <=
+      TTS_MAX_TEXT, 'TEXT', `${[...text].length} characters`, `at most ${TTS_MAX_TEXT} characters`);
     const d = destination(ctx, opts);
-    if (d.dest === '-' && ctx.out.stdoutIsTTY) throw new UsageError('-o -: will not write audio bytes to a terminal; redirect stdout or give -o FILE');
+    if (d.dest === '-' && ctx.out.stdoutIsTTY)
+      throw new UsageError('-o -: will not write audio bytes to a terminal; redirect stdout or give -o FILE');
     const { EncodedOutput } = await import('../../audio/player.js');
     const timings = new Timings();
 
@@ -160,7 +238,13 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
       if (opts.textNormalization) body.text_normalization = true;
       if (opts.timestamps) body.with_timestamps = true;
       const http = await ctx.http();
-      const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
+      const out = await EncodedOutput.open({
+        dest: d.dest,
+        codec: d.codec,
+        format: { sampleRate: d.sampleRate, channels: 1 },
+        device: opts.outputDevice,
+        stdout: ctx.streams.stdout,
+      });
       let finished = false;
       let r: Awaited<ReturnType<typeof synthesize>>;
       try {
@@ -183,7 +267,13 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
       return 0;
     }
 
-    const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
+    const out = await EncodedOutput.open({
+      dest: d.dest,
+      codec: d.codec,
+      format: { sampleRate: d.sampleRate, channels: 1 },
+      device: opts.outputDevice,
+      stdout: ctx.streams.stdout,
+    });
     let sock: TtsSocket | undefined;
     let finished = false;
     try {
@@ -206,7 +296,10 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
       }
       sock.close();
       if (ctx.signal.aborted) throw new InterruptedError();
-      if (!complete) throw new IncompleteError(`the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`);
+      if (!complete)
+        throw new IncompleteError(
+          `the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`,
+        );
       await out.end();
       finished = true;
     } catch (err) {
@@ -223,7 +316,13 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
 
 function report(ctx: Context, d: Destination, bytes: number, seconds: number): void {
   const what = `${d.codec}${seconds ? `, ${seconds.toFixed(2)} s` : ''}, ${bytes} bytes`;
-  if (ctx.out.json && d.dest !== '-') ctx.out.printJson({ output: d.dest, codec: d.codec, bytes, duration: seconds ? Math.round(seconds * 100) / 100 : undefined });
+  if (ctx.out.json && d.dest !== '-')
+    ctx.out.printJson({
+      output: d.dest,
+      codec: d.codec,
+      bytes,
+      duration: seconds ? Math.round(seconds * 100) / 100 : undefined,
+    });
   else if (d.dest === 'speaker') ctx.out.info(`played ${what}`);
   else if (d.dest !== '-') ctx.out.info(`wrote ${d.dest} (${what})`);
 }

@@ -49,13 +49,24 @@ export default defineCommand<TtsOpts>({
     '`svc chat "tell a story" | svc tts stream` speaks while the story is still being written. A blank line ends an utterance ' +
     '(text.done); the end of stdin ends the last one.',
   options: TTS_OPTIONS,
-  examples: ['svc chat "tell a short story" | svc tts stream', 'tail -f notes.txt | svc tts stream --voice ara', 'cat script.txt | svc tts stream -o script.mp3'],
+  examples: [
+    'svc chat "tell a short story" | svc tts stream',
+    'tail -f notes.txt | svc tts stream --voice ara',
+    'cat script.txt | svc tts stream -o script.mp3',
+  ],
   async run(ctx, _args, opts) {
     if (ctx.streams.stdin.isTTY) ctx.out.info('reading text from the terminal: a blank line speaks it, Ctrl-D ends');
     const d = destination(ctx, opts);
-    if (d.dest === '-' && ctx.out.stdoutIsTTY) throw new UsageError('-o -: will not write audio bytes to a terminal; redirect stdout or give -o FILE');
+    if (d.dest === '-' && ctx.out.stdoutIsTTY)
+      throw new UsageError('-o -: will not write audio bytes to a terminal; redirect stdout or give -o FILE');
     const { EncodedOutput } = await import('../../audio/player.js');
-    const out = await EncodedOutput.open({ dest: d.dest, codec: d.codec, format: { sampleRate: d.sampleRate, channels: 1 }, device: opts.outputDevice, stdout: ctx.streams.stdout });
+    const out = await EncodedOutput.open({
+      dest: d.dest,
+      codec: d.codec,
+      format: { sampleRate: d.sampleRate, channels: 1 },
+      device: opts.outputDevice,
+      stdout: ctx.streams.stdout,
+    });
     const timings = new Timings();
     // some text first: an empty input is exit 2 before any connection
     const { input, first } = await firstText(ctx.streams.stdin);
@@ -112,7 +123,13 @@ async function firstText(stdin: NodeJS.ReadableStream): Promise<{ input: AsyncIt
  * The session: stdin's text goes out as it arrives (a blank line or the end ends an utterance) while the audio that
  * comes back is played or written; done when the input has ended and every utterance's audio.done has arrived.
  */
-function exchange(sock: TtsSocket, input: AsyncIterator<string>, first: string[], out: EncodedOutput, timings: Timings): Promise<unknown> {
+function exchange(
+  sock: TtsSocket,
+  input: AsyncIterator<string>,
+  first: string[],
+  out: EncodedOutput,
+  timings: Timings,
+): Promise<unknown> {
   let sentSinceDone = false;
   let pendingUtterances = 0;
   // the service owes audio only for an utterance that was ended (text.done); stdin may rightly be quiet
@@ -161,7 +178,10 @@ function exchange(sock: TtsSocket, input: AsyncIterator<string>, first: string[]
       if (ev === 'wake') continue;
       next = undefined;
       if (!ev) {
-        if (pendingUtterances > 0 || sentSinceDone) throw new IncompleteError(`the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`);
+        if (pendingUtterances > 0 || sentSinceDone)
+          throw new IncompleteError(
+            `the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`,
+          );
         break;
       }
       if (ev.type === 'audio.delta') {

@@ -17,14 +17,27 @@ interface UsageRow {
   calls_without_cost: number;
 }
 
-const keyOf = (r: CallRecord, by: By): string => (by === 'day' ? r.time.slice(0, 10) : by === 'model' ? (r.model ?? '(none)') : r.command || '(none)');
+const keyOf = (r: CallRecord, by: By): string =>
+  by === 'day' ? r.time.slice(0, 10) : by === 'model' ? (r.model ?? '(none)') : r.command || '(none)';
 
 function summarize(records: CallRecord[], by: By): UsageRow[] {
   const rows = new Map<string, UsageRow>();
   for (const r of records) {
     const key = keyOf(r, by);
     let row = rows.get(key);
-    if (!row) rows.set(key, (row = { key, calls: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0, calls_without_cost: 0 }));
+    if (!row)
+      rows.set(
+        key,
+        (row = {
+          key,
+          calls: 0,
+          input_tokens: 0,
+          output_tokens: 0,
+          total_tokens: 0,
+          cost_usd: 0,
+          calls_without_cost: 0,
+        }),
+      );
     row.calls++;
     if (r.usage) {
       row.input_tokens += r.usage.input_tokens;
@@ -34,7 +47,9 @@ function summarize(records: CallRecord[], by: By): UsageRow[] {
     }
     row.cost_usd += r.cost_usd ?? 0;
   }
-  return [...rows.values()].sort((a, b) => (by === 'day' ? a.key.localeCompare(b.key) : b.cost_usd - a.cost_usd || b.total_tokens - a.total_tokens));
+  return [...rows.values()].sort((a, b) =>
+    by === 'day' ? a.key.localeCompare(b.key) : b.cost_usd - a.cost_usd || b.total_tokens - a.total_tokens,
+  );
 }
 
 export default defineCommand<{ since?: number; by?: By; model?: string; command?: string }>({
@@ -47,15 +62,40 @@ export default defineCommand<{ since?: number; by?: By; model?: string; command?
     MODEL_FILTER,
     COMMAND_FILTER,
   ],
-  examples: ['svc usage', 'svc usage --since 7d --by model', 'svc usage --json | jq -s "map(select(.total))[0].cost_usd"'],
+  examples: [
+    'svc usage',
+    'svc usage --since 7d --by model',
+    'svc usage --json | jq -s "map(select(.total))[0].cost_usd"',
+  ],
   async run(ctx, _args, opts) {
     const by = opts.by ?? 'day';
-    const records = readRecords(logDir(ctx.env), { since: sinceMs(ctx.now(), opts.since ?? 30 * 86400), model: opts.model, command: opts.command, texts: false });
+    const records = readRecords(logDir(ctx.env), {
+      since: sinceMs(ctx.now(), opts.since ?? 30 * 86400),
+      model: opts.model,
+      command: opts.command,
+      texts: false,
+    });
     const rows = summarize(records, by);
-    const total = summarize(records.map((r) => ({ ...r, time: '', model: 'total', command: 'total' })), 'model')[0];
+    const total = summarize(
+      records.map((r) => ({ ...r, time: '', model: 'total', command: 'total' })),
+      'model',
+    )[0];
     if (ctx.out.json) {
       for (const r of rows) ctx.out.printJsonLine({ [by]: r.key, ...withoutKey(r) });
-      ctx.out.printJsonLine({ total: true, ...withoutKey(total ?? { key: '', calls: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0, calls_without_cost: 0 }) });
+      ctx.out.printJsonLine({
+        total: true,
+        ...withoutKey(
+          total ?? {
+            key: '',
+            calls: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            total_tokens: 0,
+            cost_usd: 0,
+            calls_without_cost: 0,
+          },
+        ),
+      });
       return 0;
     }
     const shown = ctx.out.stdoutIsTTY && total ? [...rows, { ...total, key: 'total' }] : rows;

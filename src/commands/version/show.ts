@@ -4,7 +4,12 @@ export default defineCommand({
   summary: 'Print the version (--json: with the Node.js version and platform)',
   examples: ['svc version', 'svc version --json'],
   async run(ctx) {
-    if (ctx.out.json) ctx.out.printJson({ version: ctx.version, node: process.versions.node, platform: `${process.platform}-${process.arch}` });
+    if (ctx.out.json)
+      ctx.out.printJson({
+        version: ctx.version,
+        node: process.versions.node,
+        platform: `${process.platform}-${process.arch}`,
+      });
     else ctx.out.line(ctx.version);
     return 0;
   },

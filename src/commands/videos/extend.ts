@@ -5,12 +5,18 @@ import { VIDEO_ROW, startVideo, videoTable, type VideoOpts } from './shared.js';
 
 const TABLE = videoTable('extension', [
   { ...VIDEO_ROW, description: 'the video to extend (required)' },
-  { flags: '--duration <seconds>', description: `seconds to add (${EXTENSION.min}-${EXTENSION.max}, default ${EXTENSION.default})`, parse: integer({ min: EXTENSION.min, max: EXTENSION.max }), field: 'duration' },
+  {
+    flags: '--duration <seconds>',
+    description: `seconds to add (${EXTENSION.min}-${EXTENSION.max}, default ${EXTENSION.default})`,
+    parse: integer({ min: EXTENSION.min, max: EXTENSION.max }),
+    field: 'duration',
+  },
 ]);
 
 export default defineCommand<VideoOpts>({
   summary: 'Extend a video with a prompt',
-  description: 'Adds --duration seconds to the --video (a local file or an http(s) URL). Prints the request id, or waits and downloads with --wait / -o.',
+  description:
+    'Adds --duration seconds to the --video (a local file or an http(s) URL). Prints the request id, or waits and downloads with --wait / -o.',
   args: [{ name: 'prompt', description: 'what happens next', required: true, variadic: true }],
   options: TABLE.rows,
   requests: [TABLE],

@@ -1,7 +1,12 @@
 import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
-  { name: 'generate', summary: 'Start a video from a prompt (optionally wait and download it)', aliases: ['gen'], load: () => import('./generate.js') },
+  {
+    name: 'generate',
+    summary: 'Start a video from a prompt (optionally wait and download it)',
+    aliases: ['gen'],
+    load: () => import('./generate.js'),
+  },
   { name: 'edit', summary: 'Edit a video with a prompt', load: () => import('./edit.js') },
   { name: 'extend', summary: 'Extend a video with a prompt', load: () => import('./extend.js') },
   { name: 'get', summary: 'Show the status of a video request', load: () => import('./get.js') },

@@ -7,7 +7,16 @@ import { sleep } from '../../net/http.js';
 import { number, oneOf } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
 import { checkTarget, downloadError, saveStream } from '../../net/download.js';
-import { DEFAULT_VIDEO_MODEL, VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, createVideo, getVideo, type VideoKind, type VideoRequest, type VideoStatus } from '../../endpoints/videos.js';
+import {
+  DEFAULT_VIDEO_MODEL,
+  VIDEO_ASPECT_RATIOS,
+  VIDEO_RESOLUTIONS,
+  createVideo,
+  getVideo,
+  type VideoKind,
+  type VideoRequest,
+  type VideoStatus,
+} from '../../endpoints/videos.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import { modelFlag } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestRow, type RequestTable } from '../../core/request-table.js';
@@ -28,19 +37,49 @@ export interface VideoOpts {
 export const waitOptions: OptionSpec[] = [
   { flags: '-o, --output <file>', description: 'save the video here (default: <request id>.mp4); implies --wait' },
   { flags: '-f, --force', description: 'overwrite an existing file' },
-  { flags: '--poll-interval <seconds>', description: 'seconds between status checks (0.1-60, default 2)', parse: number({ min: 0.1, max: 60 }) },
+  {
+    flags: '--poll-interval <seconds>',
+    description: 'seconds between status checks (0.1-60, default 2)',
+    parse: number({ min: 0.1, max: 60 }),
+  },
 ];
 
 export const createOptions: RequestRow[] = [
   modelFlag('video model', { default: DEFAULT_VIDEO_MODEL, field: 'model' }),
-  { flags: '--aspect-ratio <ratio>', description: `one of ${VIDEO_ASPECT_RATIOS.join(', ')}`, parse: oneOf(VIDEO_ASPECT_RATIOS), choices: VIDEO_ASPECT_RATIOS, field: 'aspect_ratio' },
-  { flags: '--resolution <res>', description: `one of ${VIDEO_RESOLUTIONS.join(', ')}`, parse: oneOf(VIDEO_RESOLUTIONS), choices: VIDEO_RESOLUTIONS, field: 'resolution' },
-  { flags: '--image <path|url>', description: 'first frame: a local image (sent as a data URL) or an http(s) URL', field: 'image', send: (v?: string) => (v === undefined ? undefined : { url: imageRef(v, '--image') }) },
-  { flags: '--wait', description: 'wait for the video (spinner with status, progress and elapsed time), then download it' },
+  {
+    flags: '--aspect-ratio <ratio>',
+    description: `one of ${VIDEO_ASPECT_RATIOS.join(', ')}`,
+    parse: oneOf(VIDEO_ASPECT_RATIOS),
+    choices: VIDEO_ASPECT_RATIOS,
+    field: 'aspect_ratio',
+  },
+  {
+    flags: '--resolution <res>',
+    description: `one of ${VIDEO_RESOLUTIONS.join(', ')}`,
+    parse: oneOf(VIDEO_RESOLUTIONS),
+    choices: VIDEO_RESOLUTIONS,
+    field: 'resolution',
+  },
+  {
+    flags: '--image <path|url>',
+    description: 'first frame: a local image (sent as a data URL) or an http(s) URL',
+    field: 'image',
+    send: (v?: string) => (v === undefined ? undefined : { url: imageRef(v, '--image') }),
+  },
+  {
+    flags: '--wait',
+    description: 'wait for the video (spinner with status, progress and elapsed time), then download it',
+  },
   ...waitOptions,
 ];
 
-const VIDEO_MIME: Record<string, string> = { mp4: 'video/mp4', m4v: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm', mkv: 'video/x-matroska' };
+const VIDEO_MIME: Record<string, string> = {
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+  mkv: 'video/x-matroska',
+};
 
 /** A local video path as a data URL; an http(s) URL as is. */
 export async function videoRef(value: string, flag: string): Promise<string> {
@@ -56,17 +95,31 @@ export async function videoRef(value: string, flag: string): Promise<string> {
 }
 
 /** `--video FILE|URL` of edit and extend (its data URL is made in startVideo: reading a video is async). */
-export const VIDEO_ROW: RequestRow = { flags: '--video <path|url>', description: 'the video (required)', reaches: ['video'] };
+export const VIDEO_ROW: RequestRow = {
+  flags: '--video <path|url>',
+  description: 'the video (required)',
+  reaches: ['video'],
+};
 const PROMPT_INPUT = { prompt: 'PROMPT words' };
 
 /** The request table of each kind of video job; `first` rows are the command's own (duration, video). */
 export function videoTable(kind: VideoKind, first: RequestRow[]): RequestTable {
-  const operation = { generation: 'POST /v1/videos/generations', edit: 'POST /v1/videos/edits', extension: 'POST /v1/videos/extensions' }[kind];
+  const operation = {
+    generation: 'POST /v1/videos/generations',
+    edit: 'POST /v1/videos/edits',
+    extension: 'POST /v1/videos/extensions',
+  }[kind];
   return { operation, rows: [...first, ...createOptions], inputs: PROMPT_INPUT };
 }
 
 /** Create a job of `kind`, then print its id or wait for it. */
-export async function startVideo(ctx: Context, table: RequestTable, kind: VideoKind, prompt: string, opts: VideoOpts): Promise<number> {
+export async function startVideo(
+  ctx: Context,
+  table: RequestTable,
+  kind: VideoKind,
+  prompt: string,
+  opts: VideoOpts,
+): Promise<number> {
   if (prompt.trim() === '') throw new UsageError('PROMPT: an empty prompt is not allowed');
   const req = fillBody(table.rows, opts, { prompt } as VideoRequest);
   if (kind !== 'generation') {
@@ -87,13 +140,23 @@ export async function startVideo(ctx: Context, table: RequestTable, kind: VideoK
 }
 
 /** Poll until the job ends; a spinner shows status, progress and elapsed time on a terminal. */
-export async function pollVideo(ctx: Context, http: HttpClient, id: string, intervalMs: number): Promise<{ raw: unknown; job: VideoStatus }> {
+export async function pollVideo(
+  ctx: Context,
+  http: HttpClient,
+  id: string,
+  intervalMs: number,
+): Promise<{ raw: unknown; job: VideoStatus }> {
   const spinner = await ctx.out.spinner(`video ${id}: pending`);
   const started = ctx.now();
   try {
     for (;;) {
       const { raw, job } = await getVideo(http, id);
-      if (job.status !== 'pending' && job.status !== 'in_progress' && job.status !== 'processing' && job.status !== 'queued') {
+      if (
+        job.status !== 'pending' &&
+        job.status !== 'in_progress' &&
+        job.status !== 'processing' &&
+        job.status !== 'queued'
+      ) {
         if (job.status === 'done') spinner.succeed(`video ${id}: done (${elapsed(ctx.now() - started)})`);
         else spinner.fail(`video ${id}: ${job.status}`);
         return { raw, job };
@@ -121,21 +184,40 @@ export function reportFailure(ctx: Context, id: string, job: VideoStatus): numbe
 }
 
 /** A video reply: a video content type and the first bytes of an MP4/MOV (ftyp box) or WebM/Matroska (EBML). */
-const VIDEO: BinaryKind = { what: 'a video', contentTypes: /^video\//, magic: (h) => MAGIC.mp4(h) || (h.length >= 4 && h.readUInt32BE(0) === 0x1a45dfa3) };
+const VIDEO: BinaryKind = {
+  what: 'a video',
+  contentTypes: /^video\//,
+  magic: (h) => MAGIC.mp4(h) || (h.length >= 4 && h.readUInt32BE(0) === 0x1a45dfa3),
+};
 
-export async function waitAndSave(ctx: Context, http: HttpClient, id: string, opts: Pick<VideoOpts, 'output' | 'force' | 'pollInterval'>): Promise<number> {
+export async function waitAndSave(
+  ctx: Context,
+  http: HttpClient,
+  id: string,
+  opts: Pick<VideoOpts, 'output' | 'force' | 'pollInterval'>,
+): Promise<number> {
   const { raw, job } = await pollVideo(ctx, http, id, (opts.pollInterval ?? 2) * 1000);
   if (ctx.out.json) ctx.out.printJson(raw);
   if (job.status !== 'done') return reportFailure(ctx, id, job);
   if (!job.video?.url) throw new Error(`video ${id} is done but the reply has no video url`);
   const target = checkTarget(opts.output ?? `${id}.mp4`, { force: opts.force });
   // the video URL is not the API's: never send the key along
-  const res = await http.request({ method: 'GET', path: job.video.url, auth: false, headers: { accept: 'video/*, */*' } });
+  const res = await http.request({
+    method: 'GET',
+    path: job.video.url,
+    auth: false,
+    headers: { accept: 'video/*, */*' },
+  });
   const total = Number(res.headers['content-length']) || undefined;
   const { progressBar } = await import('../../term/progress.js');
   const bar = progressBar(ctx.out, 'downloading the video', total);
   try {
-    await saveStream(checkedBody(res, VIDEO), target, { force: opts.force, signal: ctx.signal, expectedBytes: total, onProgress: (n) => bar.update(n) });
+    await saveStream(checkedBody(res, VIDEO), target, {
+      force: opts.force,
+      signal: ctx.signal,
+      expectedBytes: total,
+      onProgress: (n) => bar.update(n),
+    });
   } catch (err) {
     throw downloadError(err, res.requestId, ctx.signal);
   } finally {

@@ -12,7 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const fnTool = (name: string) => ({ type: 'function', function: { name, description: `does ${name}`, parameters: { type: 'object', properties: {}, required: [] } } });
+const fnTool = (name: string) => ({
+  type: 'function',
+  function: { name, description: `does ${name}`, parameters: { type: 'object', properties: {}, required: [] } },
+});
 
 describe('svc agents create / get / list / update / delete', () => {
   it('creates from flags (@FILE instructions, tool files holding one tool or an array) and shows it in a pipe', async () => {
@@ -21,12 +24,37 @@ describe('svc agents create / get / list / update / delete', () => {
     writeFileSync(join(dir, 'one.json'), JSON.stringify(fnTool('lookup')));
     writeFileSync(join(dir, 'many.json'), JSON.stringify([fnTool('book'), { type: 'web_search' }]));
     const r = await svcInProcess(
-      ['agents', 'create', '--name', 'desk', '--voice', 'EVE', '--vad-threshold', '0.4', '--vad-silence-ms', '700', '--instructions', `@${join(dir, 'prompt.md')}`,
-        '--tool', join(dir, 'one.json'), '--tool', join(dir, 'many.json'), '--collection', 'col_1', '--collection', 'col_2'],
+      [
+        'agents',
+        'create',
+        '--name',
+        'desk',
+        '--voice',
+        'EVE',
+        '--vad-threshold',
+        '0.4',
+        '--vad-silence-ms',
+        '700',
+        '--instructions',
+        `@${join(dir, 'prompt.md')}`,
+        '--tool',
+        join(dir, 'one.json'),
+        '--tool',
+        join(dir, 'many.json'),
+        '--collection',
+        'col_1',
+        '--collection',
+        'col_2',
+      ],
       { emu },
     );
     expect(r.exitCode).toBe(0);
-    const rows = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t')));
+    const rows = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    );
     expect(rows.name).toBe('desk');
     expect(rows.voice).toBe('eve');
     expect(rows.vad_threshold).toBe('0.4');
@@ -45,7 +73,10 @@ describe('svc agents create / get / list / update / delete', () => {
   });
 
   it('creates from -f FILE with flags overriding, --json prints the agent as sent by the API', async () => {
-    const file = writeTemp('agent.json', JSON.stringify({ name: 'from file', instructions: 'hi', voice: { voice_id: 'rex' } }));
+    const file = writeTemp(
+      'agent.json',
+      JSON.stringify({ name: 'from file', instructions: 'hi', voice: { voice_id: 'rex' } }),
+    );
     const r = await svcInProcess(['agents', 'create', '-f', file, '--name', 'overridden', '--json'], { emu });
     expect(r.exitCode).toBe(0);
     // the reply as the API sent it: the agent in its {agent} wrapper (docs/scripting.md)
@@ -62,7 +93,10 @@ describe('svc agents create / get / list / update / delete', () => {
   it('lists agents: TSV rows in a pipe, one JSON object per line with --json, --limit sent', async () => {
     const r = await svcInProcess(['agents', 'list'], { emu });
     expect(r.exitCode).toBe(0);
-    const names = r.stdout.trim().split('\n').map((l) => l.split('\t')[1]);
+    const names = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[1]);
     expect(names).toEqual(['desk', 'overridden']);
     emu.clearRequests();
     const j = await svcInProcess(['agents', 'list', '--limit', '1', '--json'], { emu });
@@ -73,9 +107,44 @@ describe('svc agents create / get / list / update / delete', () => {
   });
 
   it('update sends a field mask of exactly the fields given, merging VAD flags into the current voice', async () => {
-    const a = JSON.parse((await svcInProcess(['agents', 'create', '--name', 'mask', '--voice', 'sal', '--vad-threshold', '0.2', '--instructions', 'x', '--json', '--jq', '.agent'], { emu })).stdout);
+    const a = JSON.parse(
+      (
+        await svcInProcess(
+          [
+            'agents',
+            'create',
+            '--name',
+            'mask',
+            '--voice',
+            'sal',
+            '--vad-threshold',
+            '0.2',
+            '--instructions',
+            'x',
+            '--json',
+            '--jq',
+            '.agent',
+          ],
+          { emu },
+        )
+      ).stdout,
+    );
     emu.clearRequests();
-    const r = await svcInProcess(['agents', 'update', a.agent_id, '--vad-silence-ms', '900', '--clear', 'instructions', '--json', '--jq', '.agent'], { emu });
+    const r = await svcInProcess(
+      [
+        'agents',
+        'update',
+        a.agent_id,
+        '--vad-silence-ms',
+        '900',
+        '--clear',
+        'instructions',
+        '--json',
+        '--jq',
+        '.agent',
+      ],
+      { emu },
+    );
     expect(r.exitCode).toBe(0);
     const patch = JSON.parse(emu.requests().find((q) => q.method === 'PATCH')!.body!);
     expect(patch.field_mask.paths.sort()).toEqual(['instructions', 'voice']);
@@ -92,10 +161,15 @@ describe('svc agents create / get / list / update / delete', () => {
     const none = await svcInProcess(['agents', 'update', 'agent_x'], { emu });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('nothing to update');
-    const both = await svcInProcess(['agents', 'update', 'agent_x', '--clear', 'tools', '--tool', writeTemp('t.json', JSON.stringify(fnTool('a')))], { emu });
+    const both = await svcInProcess(
+      ['agents', 'update', 'agent_x', '--clear', 'tools', '--tool', writeTemp('t.json', JSON.stringify(fnTool('a')))],
+      { emu },
+    );
     expect(both.exitCode).toBe(2);
     expect(both.stderr).toContain('--clear tools');
-    const two = await svcInProcess(['agents', 'update', 'agent_x', '--phone-number', 'pn_1', '--unassign-phone'], { emu });
+    const two = await svcInProcess(['agents', 'update', 'agent_x', '--phone-number', 'pn_1', '--unassign-phone'], {
+      emu,
+    });
     expect(two.exitCode).toBe(2);
     const badClear = await svcInProcess(['agents', 'update', 'agent_x', '--clear', 'name'], { emu });
     expect(badClear.exitCode).toBe(2);
@@ -126,14 +200,51 @@ describe('svc agents create / get / list / update / delete', () => {
 describe('agent limits are checked before sending (exit 2, nothing sent)', () => {
   const cases: [string, string[], RegExp][] = [
     ['name over 255 characters', ['--name', 'n'.repeat(256)], /--name: .* at most 255 characters \(got 256\)/],
-    ['instructions over 256,000 characters', ['--name', 'a', '--instructions', `@${writeTemp('big.txt', 'i'.repeat(256_001))}`], /--instructions: .* at most 256,000 characters \(got 256,001\)/],
-    ['more than 200 tools', ['--name', 'a', '--tool', writeTemp('tools.json', JSON.stringify(Array.from({ length: 201 }, (_, i) => fnTool(`f${i}`))))], /--tool: 201 tools is not allowed: at most 200 tools per agent/],
-    ['more than 10 collections', ['--name', 'a', ...Array.from({ length: 11 }, (_, i) => ['--collection', `c${i}`]).flat()], /--collection: 11 values is not allowed: at most 10/],
-    ['VAD threshold above 1', ['--name', 'a', '--vad-threshold', '1.5'], /--vad-threshold: 1.5 is not allowed: a number from 0 to 1/],
-    ['VAD threshold below 0', ['--name', 'a', '--vad-threshold', '-0.1'], /--vad-threshold: -0.1 is not allowed: a number from 0 to 1/],
-    ['VAD silence above 10,000 ms', ['--name', 'a', '--vad-silence-ms', '10001'], /--vad-silence-ms: 10001 is not allowed: a whole number from 0 to 10000/],
-    ['unknown voice id', ['--name', 'a', '--voice', 'bob'], /--voice: bob is not allowed: a built-in voice \(eve, ara, rex, sal, leo, any case\) or a custom voice id/],
-    ['tool of an unknown kind', ['--name', 'a', '--tool', writeTemp('k.json', JSON.stringify({ type: 'code_interpreter' }))], /--tool: tool 1 .* one of function, web_search, x_search, file_search, mcp/],
+    [
+      'instructions over 256,000 characters',
+      ['--name', 'a', '--instructions', `@${writeTemp('big.txt', 'i'.repeat(256_001))}`],
+      /--instructions: .* at most 256,000 characters \(got 256,001\)/,
+    ],
+    [
+      'more than 200 tools',
+      [
+        '--name',
+        'a',
+        '--tool',
+        writeTemp('tools.json', JSON.stringify(Array.from({ length: 201 }, (_, i) => fnTool(`f${i}`)))),
+      ],
+      /--tool: 201 tools is not allowed: at most 200 tools per agent/,
+    ],
+    [
+      'more than 10 collections',
+      ['--name', 'a', ...Array.from({ length: 11 }, (_, i) => ['--collection', `c${i}`]).flat()],
+      /--collection: 11 values is not allowed: at most 10/,
+    ],
+    [
+      'VAD threshold above 1',
+      ['--name', 'a', '--vad-threshold', '1.5'],
+      /--vad-threshold: 1.5 is not allowed: a number from 0 to 1/,
+    ],
+    [
+      'VAD threshold below 0',
+      ['--name', 'a', '--vad-threshold', '-0.1'],
+      /--vad-threshold: -0.1 is not allowed: a number from 0 to 1/,
+    ],
+    [
+      'VAD silence above 10,000 ms',
+      ['--name', 'a', '--vad-silence-ms', '10001'],
+      /--vad-silence-ms: 10001 is not allowed: a whole number from 0 to 10000/,
+    ],
+    [
+      'unknown voice id',
+      ['--name', 'a', '--voice', 'bob'],
+      /--voice: bob is not allowed: a built-in voice \(eve, ara, rex, sal, leo, any case\) or a custom voice id/,
+    ],
+    [
+      'tool of an unknown kind',
+      ['--name', 'a', '--tool', writeTemp('k.json', JSON.stringify({ type: 'code_interpreter' }))],
+      /--tool: tool 1 .* one of function, web_search, x_search, file_search, mcp/,
+    ],
     ['missing name', ['--voice', 'eve'], /--name is required/],
   ];
   for (const [rule, args, message] of cases) {
@@ -147,11 +258,16 @@ describe('agent limits are checked before sending (exit 2, nothing sent)', () =>
   }
 
   it('limits in -f FILE are named by the file and field', async () => {
-    const file = writeTemp('agent.json', JSON.stringify({ name: 'a', voice: { voice_id: 'eve', vad_silence_duration_ms: 20000 } }));
+    const file = writeTemp(
+      'agent.json',
+      JSON.stringify({ name: 'a', voice: { voice_id: 'eve', vad_silence_duration_ms: 20000 } }),
+    );
     emu.clearRequests();
     const r = await svcInProcess(['agents', 'create', '-f', file], { emu });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(`${file}: voice.vad_silence_duration_ms: 20000 is not allowed: a whole number of milliseconds from 0 to 10,000`);
+    expect(r.stderr).toContain(
+      `${file}: voice.vad_silence_duration_ms: 20000 is not allowed: a whole number of milliseconds from 0 to 10,000`,
+    );
     expect(emu.requests()).toHaveLength(0);
   });
 

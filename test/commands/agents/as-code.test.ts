@@ -17,8 +17,42 @@ const writes = () => emu.requests().filter((r) => r.method !== 'GET');
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const tools = writeTemp('tools.json', JSON.stringify([{ type: 'function', function: { name: 'lookup', description: 'find an order', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } }, { type: 'web_search' }]));
-  const r = await svcInProcess(['agents', 'create', '--name', 'support', '--instructions', 'Line one.\nLine two.\nLine three.', '--voice', 'ara', '--vad-threshold', '0.3', '--tool', tools, '--collection', 'col_a', '--json', '--jq', '.agent'], { emu });
+  const tools = writeTemp(
+    'tools.json',
+    JSON.stringify([
+      {
+        type: 'function',
+        function: {
+          name: 'lookup',
+          description: 'find an order',
+          parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        },
+      },
+      { type: 'web_search' },
+    ]),
+  );
+  const r = await svcInProcess(
+    [
+      'agents',
+      'create',
+      '--name',
+      'support',
+      '--instructions',
+      'Line one.\nLine two.\nLine three.',
+      '--voice',
+      'ara',
+      '--vad-threshold',
+      '0.3',
+      '--tool',
+      tools,
+      '--collection',
+      'col_a',
+      '--json',
+      '--jq',
+      '.agent',
+    ],
+    { emu },
+  );
   agentId = JSON.parse(r.stdout).agent_id;
 });
 afterAll(() => emu.close());
@@ -28,7 +62,9 @@ describe('svc agents pull / push', () => {
     const r = await svcInProcess(['agents', 'pull', agentId], { emu });
     expect(r.exitCode).toBe(0);
     const pulled = JSON.parse(r.stdout);
-    const got = JSON.parse((await svcInProcess(['agents', 'get', agentId, '--json', '--jq', '.agent'], { emu })).stdout);
+    const got = JSON.parse(
+      (await svcInProcess(['agents', 'get', agentId, '--json', '--jq', '.agent'], { emu })).stdout,
+    );
     expect(pulled).toEqual(got);
     expect(r.stdout.endsWith('}\n')).toBe(true);
   });
@@ -95,7 +131,10 @@ describe('svc agents pull / push', () => {
     expect(r.stderr).toContain('+   "vad_threshold": 0.6');
     const w = writes();
     expect(w.map((q) => q.method)).toEqual(['PATCH']);
-    expect(JSON.parse(w[0]!.body!)).toEqual({ agent: { voice: { voice_id: 'ara', vad_threshold: 0.6 } }, field_mask: { paths: ['voice'] } });
+    expect(JSON.parse(w[0]!.body!)).toEqual({
+      agent: { voice: { voice_id: 'ara', vad_threshold: 0.6 } },
+      field_mask: { paths: ['voice'] },
+    });
     expect(r.stderr).not.toContain('warning');
     // and it is now in sync
     emu.clearRequests();
@@ -141,7 +180,9 @@ describe('svc agents pull / push', () => {
     try {
       const r = await svcInProcess(['agents', 'push', '-f', file], { emu });
       expect(r.exitCode).toBe(0);
-      expect(r.stderr).toContain('warning: the server did not keep name as sent: sent "renamed", now "RENAMED BY SERVER"');
+      expect(r.stderr).toContain(
+        'warning: the server did not keep name as sent: sent "renamed", now "RENAMED BY SERVER"',
+      );
       expect(emu.requests().slice(-1)[0]).toMatchObject({ method: 'GET', path: `/v1/agents/${agentId}` });
     } finally {
       agents.set = set;
@@ -157,7 +198,18 @@ describe('svc agents pull / push', () => {
     const bad = await svcInProcess(['agents', 'push', '-f', writeTemp('bad.json', '{"name": ')], { emu });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('is not valid JSON');
-    const limit = await svcInProcess(['agents', 'push', '-f', writeTemp('lim.json', JSON.stringify({ agent_id: agentId, collection_ids: Array.from({ length: 11 }, (_, i) => `c${i}`) }))], { emu });
+    const limit = await svcInProcess(
+      [
+        'agents',
+        'push',
+        '-f',
+        writeTemp(
+          'lim.json',
+          JSON.stringify({ agent_id: agentId, collection_ids: Array.from({ length: 11 }, (_, i) => `c${i}`) }),
+        ),
+      ],
+      { emu },
+    );
     expect(limit.exitCode).toBe(2);
     expect(limit.stderr).toContain('collection_ids: 11 collections is not allowed: at most 10 collections per agent');
     const noFile = await svcInProcess(['agents', 'push'], { emu });

@@ -27,7 +27,10 @@ async function agentName(id: string): Promise<string> {
 describe('agent and phone number lifecycle', () => {
   it('buy, create, assign, conflict, unassign, reassign, release, delete', async () => {
     // buy
-    const bought = await svcInProcess(['phone', 'buy', '--area-code', '415', '--name', 'front desk', '--yes', '--json', '--jq', '.phone_number'], { emu });
+    const bought = await svcInProcess(
+      ['phone', 'buy', '--area-code', '415', '--name', 'front desk', '--yes', '--json', '--jq', '.phone_number'],
+      { emu },
+    );
     expect(bought.exitCode).toBe(0);
     const pn = json(bought.stdout);
     expect(pn.phone_number).toMatch(/^\+1415\d{7}$/);
@@ -35,8 +38,20 @@ describe('agent and phone number lifecycle', () => {
     expect(await phoneAgent(pn.phone_number_id)).toBeNull();
 
     // two agents
-    const a = json((await svcInProcess(['agents', 'create', '--name', 'alpha', '--voice', 'eve', '--json', '--jq', '.agent'], { emu })).stdout);
-    const b = json((await svcInProcess(['agents', 'create', '--name', 'bravo', '--voice', 'ara', '--json', '--jq', '.agent'], { emu })).stdout);
+    const a = json(
+      (
+        await svcInProcess(['agents', 'create', '--name', 'alpha', '--voice', 'eve', '--json', '--jq', '.agent'], {
+          emu,
+        })
+      ).stdout,
+    );
+    const b = json(
+      (
+        await svcInProcess(['agents', 'create', '--name', 'bravo', '--voice', 'ara', '--json', '--jq', '.agent'], {
+          emu,
+        })
+      ).stdout,
+    );
     expect(await agentName(a.agent_id)).toBe('alpha');
     expect(await agentName(b.agent_id)).toBe('bravo');
 
@@ -48,7 +63,10 @@ describe('agent and phone number lifecycle', () => {
 
     // bravo cannot take it: 409 naming alpha, nothing changes
     emu.clearRequests();
-    const conflict = await svcInProcess(['agents', 'update', b.agent_id, '--phone-number', pn.phone_number_id, '--name', 'bravo 2'], { emu });
+    const conflict = await svcInProcess(
+      ['agents', 'update', b.agent_id, '--phone-number', pn.phone_number_id, '--name', 'bravo 2'],
+      { emu },
+    );
     expect(conflict.exitCode).toBe(1);
     expect(conflict.stderr).toContain(`phone number ${pn.phone_number_id} is already assigned to agent ${a.agent_id}`);
     expect(conflict.stderr).toContain(`svc agents update ${a.agent_id} --unassign-phone`);
@@ -67,7 +85,9 @@ describe('agent and phone number lifecycle', () => {
     expect(await phoneAgent(pn.phone_number_id)).toBeNull();
 
     // reassign to bravo
-    expect((await svcInProcess(['agents', 'update', b.agent_id, '--phone-number', pn.phone_number_id], { emu })).exitCode).toBe(0);
+    expect(
+      (await svcInProcess(['agents', 'update', b.agent_id, '--phone-number', pn.phone_number_id], { emu })).exitCode,
+    ).toBe(0);
     expect(await phoneAgent(pn.phone_number_id)).toBe(b.agent_id);
 
     // release: gone for good

@@ -18,10 +18,22 @@ const BOOK_TABLE = {
   function: {
     name: 'book_table',
     description: 'book a table',
-    parameters: { type: 'object', properties: { party_size: { type: 'integer' }, city: { type: 'string' } }, required: ['party_size'] },
+    parameters: {
+      type: 'object',
+      properties: { party_size: { type: 'integer' }, city: { type: 'string' } },
+      required: ['party_size'],
+    },
   },
 };
-const agentFile = writeTemp('agent.json', JSON.stringify({ name: 'booking', instructions: 'You book tables.', voice: { voice_id: 'ara' }, tools: [BOOK_TABLE] }));
+const agentFile = writeTemp(
+  'agent.json',
+  JSON.stringify({
+    name: 'booking',
+    instructions: 'You book tables.',
+    voice: { voice_id: 'ara' },
+    tools: [BOOK_TABLE],
+  }),
+);
 
 const SUITE = `
 cases:
@@ -74,7 +86,20 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   Object.assign(emu.core.settings, { realtimePace: 0, realtimeResponseDelayMs: 0, realtimeLegacyEvents: 0 });
   // the audio turn: speech from the emulator's own TTS, which its realtime engine hears back
-  const tts = await svcInProcess(['tts', 'say', 'Hello from an audio file', '--codec', 'wav', '--sample-rate', '24000', '-o', join(dir, 'hello.wav')], { emu });
+  const tts = await svcInProcess(
+    [
+      'tts',
+      'say',
+      'Hello from an audio file',
+      '--codec',
+      'wav',
+      '--sample-rate',
+      '24000',
+      '-o',
+      join(dir, 'hello.wav'),
+    ],
+    { emu },
+  );
   expect(tts.exitCode).toBe(0);
 });
 afterAll(() => emu.close());
@@ -85,7 +110,24 @@ describe('svc agents test', () => {
     writeFileSync(suite, SUITE);
     const report = join(dir, 'report.xml');
     const transcripts = join(dir, 'transcripts');
-    const r = await svcInProcess(['agents', 'test', '--agent-file', agentFile, suite, '-P', '3', '--format', 'junit', '-o', report, '--transcripts', transcripts], { emu });
+    const r = await svcInProcess(
+      [
+        'agents',
+        'test',
+        '--agent-file',
+        agentFile,
+        suite,
+        '-P',
+        '3',
+        '--format',
+        'junit',
+        '-o',
+        report,
+        '--transcripts',
+        transcripts,
+      ],
+      { emu },
+    );
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stderr).toContain('5 passed, 1 failed (6 cases)');
     const xml = readFileSync(report, 'utf8');
@@ -93,7 +135,13 @@ describe('svc agents test', () => {
     const failures = [...xml.matchAll(/<testcase [^>]*name="([^"]+)"[^/]*>\s*<failure message="([^"]*)"/g)];
     expect(failures.map((m) => m[1])).toEqual(['expects a goodbye it never gets']);
     expect(failures[0]![2]).toContain('turn 1: the reply does not contain &quot;goodbye&quot;');
-    for (const name of ['calls book_table with the party size said', 'small talk calls no tool', 'the reply repeats the question', 'the scripted tool result reaches the next reply', 'an audio turn is heard']) {
+    for (const name of [
+      'calls book_table with the party size said',
+      'small talk calls no tool',
+      'the reply repeats the question',
+      'the scripted tool result reaches the next reply',
+      'an audio turn is heard',
+    ]) {
       expect(xml).toContain(`name="${name}" time="`);
       expect(r.stderr).toContain(`ok   ${name}`);
     }
@@ -111,7 +159,11 @@ describe('svc agents test', () => {
     const suite = writeTemp('one.yaml', SUITE.split('  - name: small talk')[0]!);
     const r = await svcInProcess(['agents', 'test', '--agent-file', agentFile, suite, '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout.trim())).toMatchObject({ name: 'calls book_table with the party size said', passed: true, failures: [] });
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      name: 'calls book_table with the party size said',
+      passed: true,
+      failures: [],
+    });
     const { sessions } = (await (await fetch(`${emu.url}/_emulator/realtime`)).json()) as { sessions: any[] };
     expect(sessions).toHaveLength(1);
     const s = sessions[0];
@@ -134,20 +186,49 @@ describe('svc agents test', () => {
       'cmd.json',
       JSON.stringify({
         cases: [
-          { name: 'the command answers', turns: [{ user: 'book_table party_size 3', expect: { tool_called: { name: 'book_table', arguments: { party_size: 3 } }, reply_contains: 'seats=3' } }] },
+          {
+            name: 'the command answers',
+            turns: [
+              {
+                user: 'book_table party_size 3',
+                expect: {
+                  tool_called: { name: 'book_table', arguments: { party_size: 3 } },
+                  reply_contains: 'seats=3',
+                },
+              },
+            ],
+          },
           { name: 'plain', turns: [{ user: 'good morning', expect: { reply_contains: 'good morning' } }] },
         ],
       }),
     );
-    const r = await svcInProcess(['agents', 'test', id, suite, '--format', 'tap', '--tool-cmd', `book_table=node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('seats='+JSON.parse(s).party_size))"`], { emu });
+    const r = await svcInProcess(
+      [
+        'agents',
+        'test',
+        id,
+        suite,
+        '--format',
+        'tap',
+        '--tool-cmd',
+        `book_table=node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('seats='+JSON.parse(s).party_size))"`,
+      ],
+      { emu },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('TAP version 14\n1..2\nok 1 - the command answers\nok 2 - plain\n');
     expect(emu.requests().some((q) => q.method === 'GET' && q.path === `/v1/agents/${id}`)).toBe(true);
   });
 
   it('a tool call with no scripted result and no --tool-cmd fails the case and says how to answer it', async () => {
-    const suite = writeTemp('unscripted.yaml', 'cases:\n  - name: unscripted\n    turns:\n      - user: "book_table party_size 2"\n');
-    const r = await svcInProcess(['agents', 'test', '--agent-file', agentFile, suite, '--transcripts', join(dir, 't2')], { emu });
+    const suite = writeTemp(
+      'unscripted.yaml',
+      'cases:\n  - name: unscripted\n    turns:\n      - user: "book_table party_size 2"\n',
+    );
+    const r = await svcInProcess(
+      ['agents', 'test', '--agent-file', agentFile, suite, '--transcripts', join(dir, 't2')],
+      { emu },
+    );
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toContain('FAIL unscripted');
     expect(r.stdout).toContain('add tools.book_table to the case or pass --tool-cmd book_table=COMMAND');
@@ -173,7 +254,10 @@ describe('svc agents test', () => {
     const r2 = await svcInProcess(['agents', 'test', 'agent_1', notYaml], { emu });
     expect(r2.exitCode).toBe(2);
     expect(r2.stderr).toContain('bad2.json: JSON:');
-    const schema = writeTemp('bad3.yaml', 'cases:\n  - name: s\n    turns:\n      - user: hi\n        expect: {tool_called: {name: t, arguments_schema: {type: 12}}}\n');
+    const schema = writeTemp(
+      'bad3.yaml',
+      'cases:\n  - name: s\n    turns:\n      - user: hi\n        expect: {tool_called: {name: t, arguments_schema: {type: 12}}}\n',
+    );
     const r3 = await svcInProcess(['agents', 'test', 'agent_1', schema], { emu });
     expect(r3.exitCode).toBe(2);
     expect(r3.stderr).toContain('arguments_schema is not a valid JSON Schema');

@@ -38,15 +38,38 @@ describe('svc api', () => {
 
   it('POST sends -f/-F fields as a JSON body', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['api', 'post', '/v1/chat/completions', '-f', 'model=svc-4', '-F', 'messages[][role]=user', '-F', 'max_completion_tokens=3', '-F', 'stream=false'], { emu });
+    const r = await svcInProcess(
+      [
+        'api',
+        'post',
+        '/v1/chat/completions',
+        '-f',
+        'model=svc-4',
+        '-F',
+        'messages[][role]=user',
+        '-F',
+        'max_completion_tokens=3',
+        '-F',
+        'stream=false',
+      ],
+      { emu },
+    );
     // messages[][role] builds [{role: 'user'}]; content is missing so the emulator's message text is empty, but valid
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(emu.requests().at(-1)!.body!)).toEqual({ model: 'svc-4', messages: [{ role: 'user' }], max_completion_tokens: 3, stream: false });
+    expect(JSON.parse(emu.requests().at(-1)!.body!)).toEqual({
+      model: 'svc-4',
+      messages: [{ role: 'user' }],
+      max_completion_tokens: 3,
+      stream: false,
+    });
     expect(JSON.parse(r.stdout).choices[0].finish_reason).toBe('length');
   });
 
   it('--input sends a file as the body', async () => {
-    const body = writeTemp('b.json', JSON.stringify({ model: 'svc-4', messages: [{ role: 'user', content: 'from a file' }] }));
+    const body = writeTemp(
+      'b.json',
+      JSON.stringify({ model: 'svc-4', messages: [{ role: 'user', content: 'from a file' }] }),
+    );
     const r = await svcInProcess(['api', 'POST', '/v1/chat/completions', '--input', body], { emu });
     expect(JSON.parse(r.stdout).choices[0].message.content).toMatch(/from a file/);
   });
@@ -67,8 +90,12 @@ describe('svc api', () => {
 
   it('rejects a bad method, a bad path and an Authorization header before sending', async () => {
     emu.clearRequests();
-    expect((await svcInProcess(['api', 'FETCH', '/v1/models'], { emu })).stderr).toMatch(/METHOD: FETCH .*GET, POST, PUT, PATCH, DELETE, HEAD/);
-    expect((await svcInProcess(['api', 'GET', 'v1/models'], { emu })).stderr).toMatch(/PATH: v1\/models .*starting with \//);
+    expect((await svcInProcess(['api', 'FETCH', '/v1/models'], { emu })).stderr).toMatch(
+      /METHOD: FETCH .*GET, POST, PUT, PATCH, DELETE, HEAD/,
+    );
+    expect((await svcInProcess(['api', 'GET', 'v1/models'], { emu })).stderr).toMatch(
+      /PATH: v1\/models .*starting with \//,
+    );
     const h = await svcInProcess(['api', 'GET', '/v1/models', '-H', 'Authorization: Bearer x'], { emu });
     expect(h.exitCode).toBe(2);
     expect(h.stderr).toMatch(/--header: Authorization .*any header but Authorization/);

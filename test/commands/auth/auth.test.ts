@@ -16,7 +16,11 @@ afterAll(() => emu.close());
 describe('svc auth', () => {
   it('login reads the key from stdin, checks it, and stores it in a 0600 file; status and logout follow', async () => {
     const configDir = tempDir();
-    const login = await svcInProcess(['auth', 'login', '--with-key', '--base-url', emu.url], { key: null, input: `${emu.key}\n`, configDir });
+    const login = await svcInProcess(['auth', 'login', '--with-key', '--base-url', emu.url], {
+      key: null,
+      input: `${emu.key}\n`,
+      configDir,
+    });
     expect(login.exitCode).toBe(0);
     expect(login.stderr).toMatch(/logged in: key svc…\w{4} "test key" of team team_emulator; saved to profile default/);
     const file = join(configDir, 'config.json');
@@ -31,7 +35,11 @@ describe('svc auth', () => {
     expect(status.stdout).toMatch(/key\s+svc…\w{4} \(key_\w+, from the profile\)/);
     expect(status.stdout).toMatch(/acls\s+api-key:endpoint:\*, api-key:model:\*/);
 
-    const json = await svcInProcess(['auth', 'status', '--json'], { key: null, configDir, env: { SVC_BASE_URL: undefined } });
+    const json = await svcInProcess(['auth', 'status', '--json'], {
+      key: null,
+      configDir,
+      env: { SVC_BASE_URL: undefined },
+    });
     expect(JSON.parse(json.stdout).api_key.team_id).toBe('team_emulator');
 
     const list = await svcInProcess(['config', 'list'], { key: null, configDir });
@@ -47,7 +55,12 @@ describe('svc auth', () => {
   it('login refuses an unknown key (exit 4) and saves nothing', async () => {
     const configDir = tempDir();
     registerSecret('svc-emu-not-a-real-key-123456');
-    const r = await svcInProcess(['auth', 'login'], { emu, key: null, input: 'svc-emu-not-a-real-key-123456\n', configDir });
+    const r = await svcInProcess(['auth', 'login'], {
+      emu,
+      key: null,
+      input: 'svc-emu-not-a-real-key-123456\n',
+      configDir,
+    });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/Incorrect API key provided: svc…3456.*HTTP 400/);
     expect(() => statSync(join(configDir, 'config.json'))).toThrow();
@@ -126,11 +139,18 @@ describe('svc config', () => {
   it('flag > env > profile > default for the base URL', async () => {
     const configDir = tempDir();
     await svcInProcess(['config', 'set', 'base_url', 'http://127.0.0.1:9'], { configDir });
-    const fromProfile = await svcInProcess(['models', 'list', '--max-retries', '0'], { configDir, key: 'k', env: { SVC_BASE_URL: undefined } });
+    const fromProfile = await svcInProcess(['models', 'list', '--max-retries', '0'], {
+      configDir,
+      key: 'k',
+      env: { SVC_BASE_URL: undefined },
+    });
     expect(fromProfile.stderr).toMatch(/127\.0\.0\.1:9/);
     const fromEnv = await svcInProcess(['models', 'list'], { emu, configDir });
     expect(fromEnv.exitCode).toBe(0);
-    const fromFlag = await svcInProcess(['models', 'list', '--base-url', 'http://127.0.0.1:7', '--max-retries', '0'], { emu, configDir });
+    const fromFlag = await svcInProcess(['models', 'list', '--base-url', 'http://127.0.0.1:7', '--max-retries', '0'], {
+      emu,
+      configDir,
+    });
     expect(fromFlag.stderr).toMatch(/127\.0\.0\.1:7/);
   });
 });

@@ -28,12 +28,16 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const run = (args: string[], env: Record<string, string> = {}) => svcInProcess(args, { configDir, key: null, env, emu: undefined });
+const run = (args: string[], env: Record<string, string> = {}) =>
+  svcInProcess(args, { configDir, key: null, env, emu: undefined });
 
 describe('api_key_cmd', () => {
   it('the key printed by the command (first line, trimmed) authenticates the request, and never shows', async () => {
     const marker = join(dir, 'ran');
-    const cmd = script('key.sh', `printf '%s\\n' "$@" > ${marker}\n[ -t 0 ] && echo "stdin is a terminal" >&2\nread -r x && echo "stdin was readable" >> ${marker}\necho "  ${emu.key}  "\necho "url: https://example.invalid"`);
+    const cmd = script(
+      'key.sh',
+      `printf '%s\\n' "$@" > ${marker}\n[ -t 0 ] && echo "stdin is a terminal" >&2\nread -r x && echo "stdin was readable" >> ${marker}\necho "  ${emu.key}  "\necho "url: https://example.invalid"`,
+    );
     expect((await run(['config', 'set', 'api_key_cmd', `${cmd} 'two words' "x\\"y" $HOME`])).exitCode).toBe(0);
     emu.clearRequests();
     const r = await svcInProcess(['models', 'list', '-v'], { configDir, key: null, input: 'data meant for svc\n' });

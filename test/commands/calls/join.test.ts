@@ -18,7 +18,11 @@ afterAll(() => emu.close());
 beforeEach(() => fastEmulator(emu));
 
 async function startCall(body: Record<string, unknown> = {}): Promise<string> {
-  const res = await fetch(`${emu.url}/_emulator/calls`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${emu.url}/_emulator/calls`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const { call } = (await res.json()) as { call: { call_id: string } };
   return call.call_id;
 }
@@ -32,7 +36,10 @@ describe('svc calls join', () => {
   it('joins an active call and prints the transcript of the caller and the agent until the call ends', async () => {
     const id = await startCall({ caller_script: ['I would like to book a table', 'for two people'] });
     emu.clearRequests();
-    const r = await svcInProcess(['calls', 'join', id, '--instructions', 'You take restaurant bookings', '--voice', 'sal'], { emu });
+    const r = await svcInProcess(
+      ['calls', 'join', id, '--instructions', 'You take restaurant bookings', '--voice', 'sal'],
+      { emu },
+    );
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const log = lastSession(emu);
     expect(log.call_id).toBe(id);
@@ -50,22 +57,51 @@ describe('svc calls join', () => {
     expect(log.appends).toEqual([]);
   });
 
-  it('runs the agent\'s tools as local commands during the call, and can save the agent\'s audio', async () => {
+  it("runs the agent's tools as local commands during the call, and can save the agent's audio", async () => {
     const created = await fetch(`${emu.url}/v1/agents`, {
       method: 'POST',
       headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'shop', instructions: 'You track orders', tools: [{ type: 'function', function: { name: 'order_status', description: 'status of an order', parameters: { type: 'object', properties: {} } } }] }),
+      body: JSON.stringify({
+        name: 'shop',
+        instructions: 'You track orders',
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'order_status',
+              description: 'status of an order',
+              parameters: { type: 'object', properties: {} },
+            },
+          },
+        ],
+      }),
     });
     const { agent } = (await created.json()) as { agent: { agent_id: string } };
     const id = await startCall({ caller_script: 'what is my order status' });
     const dir = tempDir();
     writeFileSync(join(dir, 'status.sh'), '#!/bin/sh\ncat > /dev/null\necho shipped yesterday\n');
     const out = join(dir, 'agent.pcm');
-    const r = await svcInProcess(['calls', 'join', id, '--agent', agent.agent_id, '--tool-cmd', `order_status=sh ${join(dir, 'status.sh')}`, '--output', out], { emu });
+    const r = await svcInProcess(
+      [
+        'calls',
+        'join',
+        id,
+        '--agent',
+        agent.agent_id,
+        '--tool-cmd',
+        `order_status=sh ${join(dir, 'status.sh')}`,
+        '--output',
+        out,
+      ],
+      { emu },
+    );
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const answer = 'The order_status tool says: shipped yesterday';
     expect(r.stdout).toBe(`caller: what is my order status\nagent: ${answer}\n`);
-    expect(lastSession(emu).session).toMatchObject({ instructions: 'You track orders', tools: [{ name: 'order_status' }] });
+    expect(lastSession(emu).session).toMatchObject({
+      instructions: 'You track orders',
+      tools: [{ name: 'order_status' }],
+    });
     expect(decodeTones(readFileSync(out), 24000)).toBe(answer);
   });
 
@@ -73,9 +109,14 @@ describe('svc calls join', () => {
     const id = await startCall({ caller_script: 'hello there' });
     const r = await svcInProcess(['calls', 'join', id, '--json'], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events[0].type).toBe('session.created');
-    expect(events.find((e) => e.type === 'conversation.item.input_audio_transcription.completed').transcript).toBe('hello there');
+    expect(events.find((e) => e.type === 'conversation.item.input_audio_transcription.completed').transcript).toBe(
+      'hello there',
+    );
     expect(events.at(-1).type).toBe('response.done');
   });
 

@@ -24,11 +24,22 @@ function event(callId: string, id = `evt_${callId}`): Record<string, unknown> {
     id,
     type: 'realtime.call.incoming',
     created_at: Math.floor(Date.now() / 1000),
-    data: { call_id: callId, sip_headers: [{ name: 'From', value: '<sip:+14155550123@example.invalid>' }, { name: 'To', value: '<sip:+14155550999@example.invalid>' }], metadata: {} },
+    data: {
+      call_id: callId,
+      sip_headers: [
+        { name: 'From', value: '<sip:+14155550123@example.invalid>' },
+        { name: 'To', value: '<sip:+14155550999@example.invalid>' },
+      ],
+      metadata: {},
+    },
   };
 }
 
-async function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
@@ -75,7 +86,9 @@ describe('svc calls listen', () => {
     expect(old.body.error).toContain('more than 300 s away from now');
     // no signature headers at all, and a malformed one
     expect((await post(l.url, body, {})).status).toBe(400);
-    expect((await post(l.url, body, { ...signedHeaders(SECRET, 'evt_1', body), 'webhook-signature': 'garbage' })).status).toBe(400);
+    expect(
+      (await post(l.url, body, { ...signedHeaders(SECRET, 'evt_1', body), 'webhook-signature': 'garbage' })).status,
+    ).toBe(400);
     expect(l.out()).toBe('');
     // finally the real thing
     const ok = await post(l.url, body, signedHeaders(SECRET, 'evt_1', body));
@@ -113,7 +126,11 @@ describe('svc calls listen', () => {
     expect((await post(l.url, second, signedHeaders(SECRET, 'evt_b', second))).status).toBe(200);
     const r = await l.proc;
     expect(r.exitCode, String(r.stderr)).toBe(0);
-    const lines = l.out().trim().split('\n').map((x) => JSON.parse(x));
+    const lines = l
+      .out()
+      .trim()
+      .split('\n')
+      .map((x) => JSON.parse(x));
     expect(lines).toEqual([JSON.parse(first), JSON.parse(second)]);
   });
 
@@ -122,10 +139,32 @@ describe('svc calls listen', () => {
     const created = await fetch(`${emu.url}/v2/phone-numbers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ origin: 'svc_provisioned', name: 'front desk', webhook: { name: 'hook', url: `http://127.0.0.1:${port}/calls` } }),
+      body: JSON.stringify({
+        origin: 'svc_provisioned',
+        name: 'front desk',
+        webhook: { name: 'hook', url: `http://127.0.0.1:${port}/calls` },
+      }),
     });
-    const { phone_number, webhook } = (await created.json()) as { phone_number: { phone_number_id: string }; webhook: { secret: string } };
-    const proc = spawnSvc(['calls', 'listen', '--port', String(port), '--secret', webhook.secret, '--join', '--max-calls', '1', '--instructions', 'You answer the front desk phone'], { emu, timeout: 40_000 });
+    const { phone_number, webhook } = (await created.json()) as {
+      phone_number: { phone_number_id: string };
+      webhook: { secret: string };
+    };
+    const proc = spawnSvc(
+      [
+        'calls',
+        'listen',
+        '--port',
+        String(port),
+        '--secret',
+        webhook.secret,
+        '--join',
+        '--max-calls',
+        '1',
+        '--instructions',
+        'You answer the front desk phone',
+      ],
+      { emu, timeout: 40_000 },
+    );
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
       proc.stderr!.on('data', (d: Buffer) => {
@@ -134,8 +173,15 @@ describe('svc calls listen', () => {
       });
       proc.then(() => reject(new Error(stderr)), reject);
     });
-    const res = await fetch(`${emu.url}/_emulator/calls`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ phone_number_id: phone_number.phone_number_id, caller_script: 'is the shop open today' }) });
-    const { call, webhook: delivery } = (await res.json()) as { call: { call_id: string; from: string; to: string }; webhook: { status: number; delivered: boolean } };
+    const res = await fetch(`${emu.url}/_emulator/calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ phone_number_id: phone_number.phone_number_id, caller_script: 'is the shop open today' }),
+    });
+    const { call, webhook: delivery } = (await res.json()) as {
+      call: { call_id: string; from: string; to: string };
+      webhook: { status: number; delivered: boolean };
+    };
     expect(delivery).toMatchObject({ status: 200, delivered: true });
     const r = await proc;
     expect(r.exitCode, String(r.stderr)).toBe(0);
@@ -153,7 +199,9 @@ describe('svc calls listen', () => {
   it('needs a secret, and checks its flags before listening (exit 2)', async () => {
     const none = await svcProcess(['calls', 'listen', '--port', '0'], { emu });
     expect(none.exitCode, String(none.stderr)).toBe(2);
-    expect(none.stderr).toContain('--secret: (none) is not allowed: the webhook signing secret, as --secret or in SVC_WEBHOOK_SECRET');
+    expect(none.stderr).toContain(
+      '--secret: (none) is not allowed: the webhook signing secret, as --secret or in SVC_WEBHOOK_SECRET',
+    );
     const port = await svcProcess(['calls', 'listen', '--port', '70000', '--secret', 's'], { emu });
     expect(port.exitCode, String(port.stderr)).toBe(2);
     expect(port.stderr).toContain('--port: 70000 is not allowed: a whole number from 0 to 65535');

@@ -27,7 +27,22 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', () => r()));
   hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks/calls`;
-  const r = await svcInProcess(['phone', 'v2', 'create', '--origin', 'svc_provisioned', '--name', 'inbound', '--webhook-url', hookUrl, '--json', '--yes'], { emu });
+  const r = await svcInProcess(
+    [
+      'phone',
+      'v2',
+      'create',
+      '--origin',
+      'svc_provisioned',
+      '--name',
+      'inbound',
+      '--webhook-url',
+      hookUrl,
+      '--json',
+      '--yes',
+    ],
+    { emu },
+  );
   const created = JSON.parse(r.stdout);
   secret = created.webhook.secret;
   numberId = created.phone_number.phone_number_id;
@@ -38,7 +53,11 @@ afterAll(async () => {
 });
 
 async function startCall(body: Record<string, unknown> = {}) {
-  const res = await fetch(`${emu.url}/_emulator/calls`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${emu.url}/_emulator/calls`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as { call: Record<string, any>; webhook: Record<string, any> | null };
 }
@@ -58,12 +77,18 @@ describe('inbound call webhook', () => {
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(() => verify(secret, headers, body)).not.toThrow();
     const event = JSON.parse(body);
-    expect(event).toMatchObject({ object: 'event', type: 'realtime.call.incoming', data: { call_id: call.call_id, metadata: {} } });
+    expect(event).toMatchObject({
+      object: 'event',
+      type: 'realtime.call.incoming',
+      data: { call_id: call.call_id, metadata: {} },
+    });
     expect(event.id).toBe(headers['webhook-id']);
     expect(event.data.sip_headers).toContainEqual({ name: 'From', value: expect.stringContaining('+12125550199') });
     // a changed body or another secret does not verify
     expect(() => verify(secret, headers, body.replace('incoming', 'incomin9'))).toThrow(WebhookVerificationError);
-    expect(() => verify('whsec_' + Buffer.from('another secret').toString('base64'), headers, body)).toThrow(/no webhook signature matches/);
+    expect(() => verify('whsec_' + Buffer.from('another secret').toString('base64'), headers, body)).toThrow(
+      /no webhook signature matches/,
+    );
   });
 });
 

@@ -94,7 +94,11 @@ describe('svc chat renders Markdown on a terminal as it streams', () => {
 
   it('keeps server escapes harmless: controls in the answer become visible stand-ins', async () => {
     const hostile = '# Title \x1b]0;pwned\x07\n\ntext \x1b[2J here\n';
-    const r = await svcOnTerminal(['chat', '--no-save', `~~~markdown\n${hostile}~~~\n`], { emu, env: COLOR, cols: 200 });
+    const r = await svcOnTerminal(['chat', '--no-save', `~~~markdown\n${hostile}~~~\n`], {
+      emu,
+      env: COLOR,
+      cols: 200,
+    });
     expect(r.exitCode).toBe(0);
     expect(r.screen).not.toContain('\x1b]0;');
     expect(r.screen).not.toContain('\x1b[2J');

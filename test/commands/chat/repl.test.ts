@@ -51,7 +51,10 @@ describe('svc chat -i in a terminal', () => {
     screen = await waitFor('EXIT=0');
 
     // the history went with each turn; the cancelled one left no trace
-    const bodies = emu.requests().filter((r) => r.path === '/v1/chat/completions').map((r) => JSON.parse(r.body!));
+    const bodies = emu
+      .requests()
+      .filter((r) => r.path === '/v1/chat/completions')
+      .map((r) => JSON.parse(r.body!));
     expect(bodies).toHaveLength(3);
     const last = bodies[2].messages as { role: string; content: string }[];
     expect(last.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
@@ -63,10 +66,12 @@ describe('svc chat -i in a terminal', () => {
     // the session was kept as a conversation
     const show = await svcProcess(['conversations', 'show', '--json'], { emu, configDir });
     const conv = JSON.parse(show.stdout);
-    expect(conv.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual(['first question', 'second\nquestion']);
+    expect(
+      conv.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content),
+    ).toEqual(['first question', 'second\nquestion']);
   });
 
-  it('Tab completes the REPL\'s own /commands', async () => {
+  it("Tab completes the REPL's own /commands", async () => {
     term.start(['chat', '-i'], { emu, configDir: tempDir() });
     await waitFor('svc chat · svc-latest');
     // one match: Tab writes the command in full

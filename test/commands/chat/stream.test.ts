@@ -62,7 +62,10 @@ describe('svc chat streaming', () => {
 
   it('--json prints every chunk as one JSON line, with the usage chunk', async () => {
     const r = await svcInProcess(['chat', 'json please', '--json'], { emu });
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
     expect(lines.at(-1).usage.total_tokens).toBeGreaterThan(0);
   });
@@ -77,7 +80,12 @@ describe('svc chat streaming', () => {
     const body = JSON.parse(emu.requests().at(-1)!.body!);
     expect(body.stream).not.toBe(true);
     const completion = JSON.parse(r.stdout);
-    expect(completion).toMatchObject({ object: 'chat.completion', id: expect.any(String), created: expect.any(Number), model: expect.stringMatching(/^svc-/) });
+    expect(completion).toMatchObject({
+      object: 'chat.completion',
+      id: expect.any(String),
+      created: expect.any(Number),
+      model: expect.stringMatching(/^svc-/),
+    });
     expect(completion.choices).toHaveLength(1);
     expect(completion.choices[0]).toMatchObject({ index: 0, finish_reason: 'stop', message: { role: 'assistant' } });
     expect(completion.usage.total_tokens).toBe(completion.usage.prompt_tokens + completion.usage.completion_tokens);
@@ -129,7 +137,17 @@ describe('svc chat streaming', () => {
 
   it('prints tool calls as JSON lines in a pipe', async () => {
     const { writeTemp } = await import('../../helpers/files.js');
-    const tool = writeTemp('tool.json', JSON.stringify({ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } }, required: ['city', 'days'] } }));
+    const tool = writeTemp(
+      'tool.json',
+      JSON.stringify({
+        name: 'get_weather',
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+          required: ['city', 'days'],
+        },
+      }),
+    );
     const r = await svcInProcess(['chat', '--tool', tool, 'what is the weather in Paris?'], { emu });
     expect(r.exitCode).toBe(0);
     const call = JSON.parse(r.stdout.trim());
@@ -141,7 +159,18 @@ describe('svc chat streaming', () => {
 
   it('--schema gets JSON valid against the schema', async () => {
     const { writeTemp } = await import('../../helpers/files.js');
-    const schema = writeTemp('s.json', JSON.stringify({ type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0, maximum: 120 }, tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } } }, required: ['name', 'age', 'tags'] }));
+    const schema = writeTemp(
+      's.json',
+      JSON.stringify({
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          age: { type: 'integer', minimum: 0, maximum: 120 },
+          tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } },
+        },
+        required: ['name', 'age', 'tags'],
+      }),
+    );
     const r = await svcInProcess(['chat', '--schema', schema, 'invent a person'], { emu });
     const v = JSON.parse(r.stdout);
     expect(typeof v.name).toBe('string');

@@ -20,20 +20,47 @@ beforeAll(async () => {
   script = join(dir, 'weather.sh');
   // a real command: reads the arguments JSON on stdin, logs it, answers on stdout
   writeFileSync(script, `#!/bin/sh\nargs=$(cat)\necho "$args" >> ${log}\necho "18C and cloudy"\n`, { mode: 0o755 });
-  tool = writeTemp('weather.json', JSON.stringify({ type: 'function', function: { name: 'get_weather', description: 'weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }));
+  tool = writeTemp(
+    'weather.json',
+    JSON.stringify({
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'weather of a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    }),
+  );
 });
 afterAll(() => emu.close());
 
-const chatBodies = () => emu.requests().filter((r) => r.path === '/v1/chat/completions').map((r) => JSON.parse(r.body!));
+const chatBodies = () =>
+  emu
+    .requests()
+    .filter((r) => r.path === '/v1/chat/completions')
+    .map((r) => JSON.parse(r.body!));
 
 describe('svc chat with local tools', () => {
-  it('runs a real local command twice and ends with the model\'s answer', async () => {
+  it("runs a real local command twice and ends with the model's answer", async () => {
     writeFileSync(log, '');
     emu.clearRequests();
-    const r = await svcInProcess(['chat', '--tool', tool, '--tool-cmd', `get_weather=${script}`, 'use get_weather for Paris, then get_weather for Rome'], { emu });
+    const r = await svcInProcess(
+      [
+        'chat',
+        '--tool',
+        tool,
+        '--tool-cmd',
+        `get_weather=${script}`,
+        'use get_weather for Paris, then get_weather for Rome',
+      ],
+      { emu },
+    );
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^The tool returned 18C and cloudy\. This is the emulator's answer/);
-    const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const calls = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(calls).toHaveLength(2);
     for (const c of calls) expect(typeof c.city).toBe('string');
     const bodies = chatBodies();
@@ -49,15 +76,23 @@ describe('svc chat with local tools', () => {
 
   it('--max-turns 1 stops with a clear message and a non-zero exit', async () => {
     writeFileSync(log, '');
-    const r = await svcInProcess(['chat', '--tool', tool, '--tool-cmd', `get_weather=${script}`, '--max-turns', '1', 'weather in Oslo?'], { emu });
+    const r = await svcInProcess(
+      ['chat', '--tool', tool, '--tool-cmd', `get_weather=${script}`, '--max-turns', '1', 'weather in Oslo?'],
+      { emu },
+    );
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain('stopped after 1 model turn (--max-turns 1): the model still wanted to call get_weather; raise --max-turns');
+    expect(r.stderr).toContain(
+      'stopped after 1 model turn (--max-turns 1): the model still wanted to call get_weather; raise --max-turns',
+    );
     expect(readFileSync(log, 'utf8')).toBe('');
   });
 
   it('a failing command is reported to the model as an error result and the loop goes on', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['chat', '--tool', tool, '--tool-cmd', 'get_weather=echo broken >&2; exit 3', '--no-stream', 'weather in Lima?'], { emu });
+    const r = await svcInProcess(
+      ['chat', '--tool', tool, '--tool-cmd', 'get_weather=echo broken >&2; exit 3', '--no-stream', 'weather in Lima?'],
+      { emu },
+    );
     expect(r.exitCode).toBe(0);
     const toolMsg = chatBodies()[1].messages.find((m: any) => m.role === 'tool');
     expect(JSON.parse(toolMsg.content)).toEqual({ error: 'the tool command exited with status 3: broken', output: '' });
@@ -67,13 +102,18 @@ describe('svc chat with local tools', () => {
   it('a --tool-cmd without a --tool file gets a permissive definition; the conversation is kept for -c', async () => {
     const configDir = tempDir();
     emu.clearRequests();
-    const r = await svcInProcess(['chat', '--tool-cmd', 'today=date +%Y', 'what year is it? use today'], { emu, configDir });
+    const r = await svcInProcess(['chat', '--tool-cmd', 'today=date +%Y', 'what year is it? use today'], {
+      emu,
+      configDir,
+    });
     expect(r.exitCode).toBe(0);
     expect(chatBodies()[0].tools[0].function).toMatchObject({ name: 'today', parameters: { type: 'object' } });
     expect(r.stdout).toContain(`The tool returned ${new Date().getFullYear()}`);
     const next = await svcInProcess(['chat', '-c', 'thanks'], { emu, configDir });
     expect(next.exitCode).toBe(0);
-    const roles = chatBodies().pop()!.messages.map((m: any) => m.role);
+    const roles = chatBodies()
+      .pop()!
+      .messages.map((m: any) => m.role);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
   });
 });

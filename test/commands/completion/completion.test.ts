@@ -35,7 +35,13 @@ describe('completion scripts', () => {
 
   it('fish completes with its own completion engine', async () => {
     const run = async (line: string) =>
-      (await execa('fish', ['--no-config', '-c', `source ${join(ROOT, 'completions/svc.fish')}; complete -C '${line}'`])).stdout
+      (
+        await execa('fish', [
+          '--no-config',
+          '-c',
+          `source ${join(ROOT, 'completions/svc.fish')}; complete -C '${line}'`,
+        ])
+      ).stdout
         .split('\n')
         .map((l) => l.split('\t')[0])
         .filter(Boolean);
@@ -55,7 +61,9 @@ describe('man pages', () => {
   });
 
   it('man renders a page without warnings', async () => {
-    const r = await execa('man', ['--warnings', '-l', join(ROOT, 'man', 'svc-chat.1')], { env: { ...process.env, MANWIDTH: '80', MAN_KEEP_FORMATTING: '' } });
+    const r = await execa('man', ['--warnings', '-l', join(ROOT, 'man', 'svc-chat.1')], {
+      env: { ...process.env, MANWIDTH: '80', MAN_KEEP_FORMATTING: '' },
+    });
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/--temperature/);
     expect(r.stdout).toMatch(/\n {3}Sampling\n/);
@@ -75,6 +83,7 @@ describe('docs/commands.md', () => {
     expect(doc).toContain('| `--order <order>` | asc or desc (default desc) |');
     expect(doc).not.toMatch(/asc or desc \(default desc\) \(asc, desc\)/);
     // a value placeholder never leaks into the flag lists of the scripts
-    for (const file of Object.values(FILES)) expect(readFileSync(join(ROOT, 'completions', file), 'utf8')).not.toMatch(/[ '"]->[ '"\n]/);
+    for (const file of Object.values(FILES))
+      expect(readFileSync(join(ROOT, 'completions', file), 'utf8')).not.toMatch(/[ '"]->[ '"\n]/);
   });
 });

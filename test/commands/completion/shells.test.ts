@@ -20,7 +20,10 @@ beforeAll(async () => {
   home = tempDir();
   configDir = join(home, 'config');
   mkdirSync(configDir);
-  writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current_profile: 'work', profiles: { work: {}, staging: { base_url: 'http://127.0.0.1:9' } } }));
+  writeFileSync(
+    join(configDir, 'config.json'),
+    JSON.stringify({ current_profile: 'work', profiles: { work: {}, staging: { base_url: 'http://127.0.0.1:9' } } }),
+  );
   for (const name of ['alpha-report.txt', 'beta-notes.txt']) {
     const r = await svcProcess(['files', 'upload', writeTemp(name, 'x'), '--json'], { emu });
     fileIds.push(JSON.parse(r.stdout).id);
@@ -41,9 +44,21 @@ const terminals: Record<string, TmuxTerminal> = {};
  */
 const SHELLS = {
   // one TAB lists every candidate (the default would insert a common prefix first and list on the second TAB)
-  bash: { start: (rc: string) => `bash --noprofile --rcfile ${rc}`, rc: `bind 'set show-all-if-ambiguous on'\nsource ${join(ROOT, 'completions/svc.bash')}\n`, tab: ['Tab'] },
-  zsh: { start: () => 'zsh --no-globalrcs', rc: `setopt no_list_ambiguous\nautoload -U compinit && compinit -u\nsource ${join(ROOT, 'completions/_svc')}\n`, tab: ['Tab'] },
-  fish: { start: (rc: string) => `fish --no-config -C 'source ${rc}'`, rc: `source ${join(ROOT, 'completions/svc.fish')}\nfunction fish_prompt; echo '$ '; end\n`, tab: ['Tab'] },
+  bash: {
+    start: (rc: string) => `bash --noprofile --rcfile ${rc}`,
+    rc: `bind 'set show-all-if-ambiguous on'\nsource ${join(ROOT, 'completions/svc.bash')}\n`,
+    tab: ['Tab'],
+  },
+  zsh: {
+    start: () => 'zsh --no-globalrcs',
+    rc: `setopt no_list_ambiguous\nautoload -U compinit && compinit -u\nsource ${join(ROOT, 'completions/_svc')}\n`,
+    tab: ['Tab'],
+  },
+  fish: {
+    start: (rc: string) => `fish --no-config -C 'source ${rc}'`,
+    rc: `source ${join(ROOT, 'completions/svc.fish')}\nfunction fish_prompt; echo '$ '; end\n`,
+    tab: ['Tab'],
+  },
 } as const;
 
 /**
@@ -84,7 +99,13 @@ for (const shell of Object.keys(SHELLS) as (keyof typeof SHELLS)[]) {
       mkdirSync(dotDir);
       const rc = join(dotDir, shell === 'zsh' ? '.zshrc' : 'rc');
       writeFileSync(rc, shell === 'fish' ? SHELLS[shell].rc : `PS1='$ '\n${SHELLS[shell].rc}`);
-      const env = { HOME: home, ZDOTDIR: dotDir, SVC_CACHE_DIR: join(home, `cache-${shell}`), SVC_COMPLETE_TIMEOUT_MS: '30000', PS1: '$ ' };
+      const env = {
+        HOME: home,
+        ZDOTDIR: dotDir,
+        SVC_CACHE_DIR: join(home, `cache-${shell}`),
+        SVC_COMPLETE_TIMEOUT_MS: '30000',
+        PS1: '$ ',
+      };
       t.startShell(SHELLS[shell].start(rc), { emu, configDir, env, cols: 200, rows: 50 });
       await t.waitFor(/^\$ ?$/m);
       await freshPrompt(t);

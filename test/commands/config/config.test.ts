@@ -16,12 +16,18 @@ describe('svc config', () => {
     expect(none.exitCode).toBe(5);
     expect(none.stderr).toContain('voice is not set in profile default, and has no default');
     await svcInProcess(['config', 'set', 'model', 'svc-4-mini'], { configDir });
-    expect(JSON.parse((await svcInProcess(['config', 'get', 'model', '--json'], { configDir })).stdout)).toEqual({ key: 'model', value: 'svc-4-mini', source: 'profile' });
+    expect(JSON.parse((await svcInProcess(['config', 'get', 'model', '--json'], { configDir })).stdout)).toEqual({
+      key: 'model',
+      value: 'svc-4-mini',
+      source: 'profile',
+    });
   });
 
   it('path --json', async () => {
     const configDir = tempDir();
-    expect(JSON.parse((await svcInProcess(['config', 'path', '--json'], { configDir })).stdout)).toEqual({ path: `${configDir}/config.json` });
+    expect(JSON.parse((await svcInProcess(['config', 'path', '--json'], { configDir })).stdout)).toEqual({
+      path: `${configDir}/config.json`,
+    });
   });
 
   it('use refuses an unknown profile (exit 2, with a suggestion) unless --create', async () => {

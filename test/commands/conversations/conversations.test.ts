@@ -1,4 +1,13 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
@@ -12,13 +21,21 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const chatBodies = () => emu.requests().filter((r) => r.path === '/v1/chat/completions').map((r) => JSON.parse(r.body!));
+const chatBodies = () =>
+  emu
+    .requests()
+    .filter((r) => r.path === '/v1/chat/completions')
+    .map((r) => JSON.parse(r.body!));
 
 describe('chat conversations kept locally', () => {
   it('`cat a.txt | svc chat "summarize"` then `svc chat -c "and now shorter"` continue in a pipe', async () => {
     const configDir = tempDir();
     emu.clearRequests();
-    const first = await svcInProcess(['chat', 'summarize'], { emu, configDir, input: 'A long text about tides and the moon.\n' });
+    const first = await svcInProcess(['chat', 'summarize'], {
+      emu,
+      configDir,
+      input: 'A long text about tides and the moon.\n',
+    });
     expect(first.exitCode).toBe(0);
     expect(first.stdout).toMatch(/^This is the emulator's answer to "summarize A long text about tides/);
     const second = await svcInProcess(['chat', '-c', 'and now shorter'], { emu, configDir });
@@ -33,7 +50,10 @@ describe('chat conversations kept locally', () => {
     ]);
 
     const list = await svcInProcess(['conversations', 'list'], { emu, configDir });
-    const rows = list.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = list.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows).toHaveLength(1);
     const [id, , model, turns, title] = rows[0]!;
     expect(id).toMatch(/^conv_/);
@@ -65,7 +85,9 @@ describe('chat conversations kept locally', () => {
     const dir = join(configDir, 'data', 'conversations');
     const idOf = (stdout: string) => JSON.parse(stdout).id as string;
     await svcInProcess(['chat', 'first'], { emu, configDir });
-    const [firstId] = readdirSync(dir).filter((n) => n.startsWith('conv_')).map((n) => n.slice(0, -5));
+    const [firstId] = readdirSync(dir)
+      .filter((n) => n.startsWith('conv_'))
+      .map((n) => n.slice(0, -5));
     expect(lstatSync(join(dir, 'last', 'default')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(join(dir, 'last', 'default'))).toBe(firstId);
     expect(existsSync(join(dir, 'last.json'))).toBe(false);
@@ -76,7 +98,14 @@ describe('chat conversations kept locally', () => {
     // an older svc wrote last.json after the link was made: its conversation is the one continued
     const second = await svcInProcess(['chat', 'second', '--no-save'], { emu, configDir });
     expect(second.exitCode).toBe(0);
-    const older = { id: 'conv_olderversion1', profile: 'default', model: 'svc-4', created_at: 1, updated_at: 1, messages: [{ role: 'user', content: 'from an older svc' }] };
+    const older = {
+      id: 'conv_olderversion1',
+      profile: 'default',
+      model: 'svc-4',
+      created_at: 1,
+      updated_at: 1,
+      messages: [{ role: 'user', content: 'from an older svc' }],
+    };
     writeFileSync(join(dir, `${older.id}.json`), JSON.stringify(older));
     writeFileSync(join(dir, 'last.json'), JSON.stringify({ default: older.id }));
     const past = new Date(Date.now() - 60_000);
@@ -88,7 +117,12 @@ describe('chat conversations kept locally', () => {
     utimesSync(join(dir, 'last.json'), past, past);
     emu.clearRequests();
     await svcInProcess(['chat', '-c', 'once more'], { emu, configDir });
-    expect(chatBodies()[0].messages.map((m: { content: string }) => m.content)).toEqual(['from an older svc', 'continue it', expect.any(String), 'once more']);
+    expect(chatBodies()[0].messages.map((m: { content: string }) => m.content)).toEqual([
+      'from an older svc',
+      'continue it',
+      expect.any(String),
+      'once more',
+    ]);
 
     // delete removes the link that names it
     const show = await svcInProcess(['conversations', 'show', '--json'], { emu, configDir });
@@ -116,17 +150,28 @@ describe('chat conversations kept locally', () => {
     expect((await svcInProcess(['conversations', 'list', '--json'], { emu, configDir })).stdout).toBe('');
     await svcInProcess(['chat', 'hello'], { emu, configDir });
     await svcInProcess(['chat', 'again'], { emu, configDir });
-    const lines = (await svcInProcess(['conversations', 'list', '--json'], { emu, configDir })).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await svcInProcess(['conversations', 'list', '--json'], { emu, configDir })).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ turns: 1, model: 'svc-4', profile: 'default' });
   });
 });
 
 const cases: [string, string[], RegExp][] = [
-  ['-c together with --conversation', ['-c', '--conversation', 'conv_abcdef12'], /--conversation: conv_abcdef12 .*not together with -c/],
+  [
+    '-c together with --conversation',
+    ['-c', '--conversation', 'conv_abcdef12'],
+    /--conversation: conv_abcdef12 .*not together with -c/,
+  ],
   ['--deferred with -c', ['--deferred', '-c'], /--deferred: .*not together with -c/],
   ['--deferred with -i', ['--deferred', '-i'], /--deferred: .*not together with -i/],
-  ['an unknown conversation', ['--conversation', 'conv_doesnotexist'], /--conversation: conv_doesnotexist is not a conversation kept here/],
+  [
+    'an unknown conversation',
+    ['--conversation', 'conv_doesnotexist'],
+    /--conversation: conv_doesnotexist is not a conversation kept here/,
+  ],
 ];
 
 describe('conversation flags are checked before sending', () => {

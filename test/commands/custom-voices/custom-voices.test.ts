@@ -38,20 +38,29 @@ describe('svc custom-voices', () => {
     emu.clearRequests();
     const r = await svcInProcess(['custom-voices', 'create', clip, '--name', 'my voice'], { emu });
     expect(r.exitCode).toBe(0);
-    const rows = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t')));
+    const rows = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    );
     expect(rows.voice_id).toMatch(/^[a-z0-9]{8}$/);
     expect(rows.name).toBe('my voice');
     id = rows.voice_id!;
     const req = emu.requests()[0]!;
     expect(String(req.headers['content-type'])).toMatch(/^multipart\/form-data; boundary=/);
     // the emulator stored the clip byte for byte, with its type and name
-    const rec = emu.core.store.collection<{ blob: string; content_type: string; filename: string }>('custom_voices').get(id)!;
+    const rec = emu.core.store
+      .collection<{ blob: string; content_type: string; filename: string }>('custom_voices')
+      .get(id)!;
     expect(readFileSync(rec.blob).equals(readFileSync(clip))).toBe(true);
     expect(rec).toMatchObject({ content_type: 'audio/wav', filename: 'me.wav' });
   });
 
   it('the new voice works as an agent voice', async () => {
-    const r = await svcInProcess(['agents', 'create', '--name', 'cloned', '--voice', id, '--json', '--jq', '.agent'], { emu });
+    const r = await svcInProcess(['agents', 'create', '--name', 'cloned', '--voice', id, '--json', '--jq', '.agent'], {
+      emu,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).voice).toEqual({ voice_id: id });
     const v = await svcInProcess(['tts', 'voice', id, '--json'], { emu });
@@ -60,7 +69,11 @@ describe('svc custom-voices', () => {
 
   it('get / update / list (--json one per line)', async () => {
     const g = await svcInProcess(['custom-voices', 'get', id, '--json'], { emu });
-    expect(JSON.parse(g.stdout)).toMatchObject({ voice_id: id, name: 'my voice', created_at: expect.stringMatching(/Z$/) });
+    expect(JSON.parse(g.stdout)).toMatchObject({
+      voice_id: id,
+      name: 'my voice',
+      created_at: expect.stringMatching(/Z$/),
+    });
     emu.clearRequests();
     const u = await svcInProcess(['custom-voices', 'update', id, '--name', 'narrator', '--json'], { emu });
     expect(JSON.parse(u.stdout).name).toBe('narrator');
@@ -72,14 +85,24 @@ describe('svc custom-voices', () => {
 
   it('list pages with pagination_token; --all follows them', async () => {
     const more = writeTemp('b.mp3', mp3(2));
-    for (let i = 0; i < 2; i++) expect((await svcInProcess(['custom-voices', 'create', more, '--name', `v${i}`], { emu })).exitCode).toBe(0);
+    for (let i = 0; i < 2; i++)
+      expect((await svcInProcess(['custom-voices', 'create', more, '--name', `v${i}`], { emu })).exitCode).toBe(0);
     const one = await svcInProcess(['custom-voices', 'list', '--limit', '1'], { emu });
     expect(one.stdout.trim().split('\n')).toHaveLength(1);
     expect(one.stderr).toMatch(/more custom voices: --page-token \w+ \(or --all\)/);
     emu.clearRequests();
     const all = await svcInProcess(['custom-voices', 'list', '--limit', '1', '--all', '--json'], { emu });
-    expect(all.stdout.trim().split('\n').map((l) => JSON.parse(l).name)).toEqual(['narrator', 'v0', 'v1']);
-    expect(emu.requests().map((q) => q.query.pagination_token)).toEqual([undefined, id, expect.stringMatching(/^[a-z0-9]{8}$/)]);
+    expect(
+      all.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).name),
+    ).toEqual(['narrator', 'v0', 'v1']);
+    expect(emu.requests().map((q) => q.query.pagination_token)).toEqual([
+      undefined,
+      id,
+      expect.stringMatching(/^[a-z0-9]{8}$/),
+    ]);
   });
 
   it('download -o FILE writes atomically (no temp file left) the bytes uploaded', async () => {
@@ -117,13 +140,17 @@ describe('the clip is checked before upload (exit 2, nothing sent)', () => {
   it('a WAV longer than 120 s (from its header)', async () => {
     const r = await run([writeTemp('long.wav', wav(121))]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('long.wav is not allowed: a reference clip of at most 120 seconds (this one is 121.0 s)');
+    expect(r.stderr).toContain(
+      'long.wav is not allowed: a reference clip of at most 120 seconds (this one is 121.0 s)',
+    );
   });
 
   it('an MP3 longer than 120 s (from its frame headers)', async () => {
     const r = await run([writeTemp('long.mp3', mp3(125))]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/long\.mp3 is not allowed: a reference clip of at most 120 seconds \(this one is 125\.\d s\)/);
+    expect(r.stderr).toMatch(
+      /long\.mp3 is not allowed: a reference clip of at most 120 seconds \(this one is 125\.\d s\)/,
+    );
   });
 
   it('a file that is not audio', async () => {
@@ -153,7 +180,9 @@ describe('the clip is checked before upload (exit 2, nothing sent)', () => {
     emu.clearRequests();
     const r = await run([long]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/talk\.m4a is not allowed: a reference clip of at most 120 seconds \(this one is 150\.[56] s\)/);
+    expect(r.stderr).toMatch(
+      /talk\.m4a is not allowed: a reference clip of at most 120 seconds \(this one is 150\.[56] s\)/,
+    );
     expect(emu.requests()).toHaveLength(0);
   });
 
@@ -186,7 +215,10 @@ describe('the clip is checked before upload (exit 2, nothing sent)', () => {
   // the one test with a stand-in: ffprobe missing (a path that does not exist)
   it('without ffprobe another container is trusted by its extension (with a note) and uploaded', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['custom-voices', 'create', writeTemp('clip.ogg', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))], { emu, env: { SVC_FFPROBE: '/nonexistent/ffprobe' } });
+    const r = await svcInProcess(
+      ['custom-voices', 'create', writeTemp('clip.ogg', Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))],
+      { emu, env: { SVC_FFPROBE: '/nonexistent/ffprobe' } },
+    );
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('trusting its extension (.ogg)');
     expect(emu.requests()).toHaveLength(1);

@@ -9,7 +9,11 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const posts = () => emu.requests().filter((r) => r.path === '/v1/embeddings').map((r) => JSON.parse(r.body!));
+const posts = () =>
+  emu
+    .requests()
+    .filter((r) => r.path === '/v1/embeddings')
+    .map((r) => JSON.parse(r.body!));
 
 describe('svc embed', () => {
   it('300 stdin lines go out as three requests and come back as 300 vectors in input order', async () => {
@@ -20,7 +24,10 @@ describe('svc embed', () => {
     const sent = posts();
     expect(sent.map((b) => b.input.length)).toEqual([128, 128, 44]);
     expect(sent.flatMap((b) => b.input)).toEqual(lines);
-    const vectors = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as number[]);
+    const vectors = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as number[]);
     expect(vectors).toHaveLength(300);
     for (const v of vectors) expect(v).toHaveLength(256);
     // each vector is the one of its own line: spot-check by embedding lines alone
@@ -33,21 +40,31 @@ describe('svc embed', () => {
   it('--json prints each embedding object with its index in the whole input', async () => {
     const lines = Array.from({ length: 130 }, (_, i) => `t${i}`);
     const r = await svcInProcess(['embed', '--json'], { emu, input: lines.join('\n') });
-    const objs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const objs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(objs.map((o) => o.index)).toEqual(lines.map((_, i) => i));
     expect(objs[0]).toMatchObject({ object: 'embedding' });
   });
 
   it('arguments are inputs; --dimensions and --encoding-format base64 are sent and honoured', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['embed', '--dimensions', '16', '--encoding-format', 'base64', 'alpha', 'beta'], { emu });
-    expect(posts()[0]).toMatchObject({ model: 'svc-embed-1', input: ['alpha', 'beta'], dimensions: 16, encoding_format: 'base64' });
+    const r = await svcInProcess(['embed', '--dimensions', '16', '--encoding-format', 'base64', 'alpha', 'beta'], {
+      emu,
+    });
+    expect(posts()[0]).toMatchObject({
+      model: 'svc-embed-1',
+      input: ['alpha', 'beta'],
+      dimensions: 16,
+      encoding_format: 'base64',
+    });
     const rows = r.stdout.trim().split('\n');
     expect(rows).toHaveLength(2);
     for (const b64 of rows) expect(Buffer.from(b64, 'base64').length).toBe(64);
   });
 
-  it('a dimension beyond the known model\'s size is refused before sending (issue 12.3)', async () => {
+  it("a dimension beyond the known model's size is refused before sending (issue 12.3)", async () => {
     emu.clearRequests();
     const r = await svcInProcess(['embed', '--dimensions', '257', 'x'], { emu });
     expect(r.exitCode).toBe(2);

@@ -16,7 +16,9 @@ afterEach(() => {
   for (const c of running.splice(0)) c.kill('SIGKILL');
 });
 
-async function serve(args: string[]): Promise<{ child: ReturnType<typeof spawnSvc>; url: string; stderr: () => string }> {
+async function serve(
+  args: string[],
+): Promise<{ child: ReturnType<typeof spawnSvc>; url: string; stderr: () => string }> {
   const child = spawnSvc(['emulator', 'serve', '--port', '0', '--memory', ...args], { timeout: 120_000 });
   running.push(child);
   let err = '';
@@ -65,7 +67,9 @@ function fixturesFile(): { file: string; dir: string } {
 describe('svc emulator serve for CI', () => {
   it('prints the key, --print-env lines, and writes/removes the --ready-file', async () => {
     const ready = join(tempDir(), 'svc.env');
-    const child = spawnSvc(['emulator', 'serve', '--port', '0', '--memory', '--print-env', '--ready-file', ready], { timeout: 60_000 });
+    const child = spawnSvc(['emulator', 'serve', '--port', '0', '--memory', '--print-env', '--ready-file', ready], {
+      timeout: 60_000,
+    });
     running.push(child);
     const out = await new Promise<string>((resolve) => {
       let s = '';
@@ -74,7 +78,9 @@ describe('svc emulator serve for CI', () => {
         if (s.split('\n').length >= 3) resolve(s);
       });
     });
-    expect(out).toMatch(/^SVC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\nSVC_API_KEY=svc-emulator-local-key-0000000000000000\n$/);
+    expect(out).toMatch(
+      /^SVC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\nSVC_API_KEY=svc-emulator-local-key-0000000000000000\n$/,
+    );
     expect(readFileSync(ready, 'utf8')).toBe(out);
     const url = /SVC_BASE_URL=(\S+)/.exec(out)![1]!;
     expect((await fetch(`${url}/_emulator/health`)).status).toBe(200);
@@ -91,11 +97,20 @@ describe('svc emulator serve for CI', () => {
     const { url } = await serve(['--fixtures', file, '--seed', '5']);
     const files = await svcInProcess(['files', 'list', '--json'], on(url));
     expect(files.exitCode, files.stderr).toBe(0);
-    const names = files.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((f) => f.filename).map((f) => f.filename).sort();
+    const names = files.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((f) => f.filename)
+      .map((f) => f.filename)
+      .sort();
     expect(names).toEqual(['notes.txt', 'report.txt']);
     const agents = await svcInProcess(['agents', 'list', '--json'], on(url));
     expect(agents.stdout).toContain('front-desk');
-    const search = await svcInProcess(['documents', 'search', 'refunds paid', '--collection', 'handbook', '--json'], on(url));
+    const search = await svcInProcess(
+      ['documents', 'search', 'refunds paid', '--collection', 'handbook', '--json'],
+      on(url),
+    );
     expect(search.exitCode, search.stderr).toBe(0);
     expect(search.stdout).toContain('14 days');
     // the fixture key reaches models but not chat
@@ -107,9 +122,21 @@ describe('svc emulator serve for CI', () => {
     expect(up.exitCode, up.stderr).toBe(0);
     const reset = await svcInProcess(['emulator', 'reset', '--json'], on(url));
     expect(reset.exitCode, reset.stderr).toBe(0);
-    expect(JSON.parse(reset.stdout).fixtures).toEqual({ keys: 1, agents: 1, phone_numbers: 1, files: 2, collections: 1 });
+    expect(JSON.parse(reset.stdout).fixtures).toEqual({
+      keys: 1,
+      agents: 1,
+      phone_numbers: 1,
+      files: 2,
+      collections: 1,
+    });
     const after = await svcInProcess(['files', 'list', '--json'], on(url));
-    const again = after.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((f) => f.filename).map((f) => f.filename).sort();
+    const again = after.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((f) => f.filename)
+      .map((f) => f.filename)
+      .sort();
     expect(again).toEqual(['notes.txt', 'report.txt']);
   });
 
@@ -119,7 +146,10 @@ describe('svc emulator serve for CI', () => {
     const r = await svcInProcess(['emulator', 'serve', '--memory', '--fixtures', join(dir, 'bad.yaml')]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--fixtures: .*unknown section widgets/);
-    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ phone_numbers: [{ api: 'v1', name: 'x', area_code: '12' }] }));
+    writeFileSync(
+      join(dir, 'bad.json'),
+      JSON.stringify({ phone_numbers: [{ api: 'v1', name: 'x', area_code: '12' }] }),
+    );
     const r2 = await svcInProcess(['emulator', 'serve', '--memory', '--fixtures', join(dir, 'bad.json')]);
     expect(r2.exitCode).toBe(2);
     expect(r2.stderr).toMatch(/phone_numbers\[0\]: 400 .*area_code/);
@@ -142,7 +172,10 @@ describe('svc emulator trigger', () => {
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
     try {
       const port = (hook.address() as { port: number }).port;
-      const r = await svcInProcess(['emulator', 'trigger', 'incoming-call', '--webhook', `http://127.0.0.1:${port}/`, '--from', '+14155550142'], on(url));
+      const r = await svcInProcess(
+        ['emulator', 'trigger', 'incoming-call', '--webhook', `http://127.0.0.1:${port}/`, '--from', '+14155550142'],
+        on(url),
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       const callId = r.stdout.trim();
       expect(callId).toMatch(/^rtc_[0-9a-f]{24}$/);
@@ -152,7 +185,10 @@ describe('svc emulator trigger', () => {
       expect(event).toMatchObject({ type: 'realtime.call.incoming', data: { call_id: callId } });
       // signed with the secret the fixtures fixed
       expect(() => verify('whsec_a25vd24taW4tY2k=', got[0]!.headers, got[0]!.body)).not.toThrow();
-      const calls = (await (await fetch(`${url}/_emulator/calls/${callId}`)).json()) as { status: string; from: string };
+      const calls = (await (await fetch(`${url}/_emulator/calls/${callId}`)).json()) as {
+        status: string;
+        from: string;
+      };
       expect(calls).toMatchObject({ status: 'active', from: '+14155550142' });
     } finally {
       hook.close();
@@ -161,9 +197,17 @@ describe('svc emulator trigger', () => {
 
   it('video-done, deferred-ready and file-expired make the event happen now; bad use is exit 2 or 5', async () => {
     const { url } = await serve(['--deferred-delay', '3600000']);
-    await fetch(`${url}/_emulator/settings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ videoDelayMs: 3_600_000 }) });
+    await fetch(`${url}/_emulator/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ videoDelayMs: 3_600_000 }),
+    });
     // video: pending for an hour, done after the trigger
-    const made = await fetch(`${url}/v1/videos/generations`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a calm sea' }) });
+    const made = await fetch(`${url}/v1/videos/generations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a calm sea' }),
+    });
     const video = (await made.json()) as { request_id: string };
     expect((await svcInProcess(['videos', 'get', video.request_id, '--json'], on(url))).stdout).toContain('pending');
     expect((await svcInProcess(['emulator', 'trigger', 'video-done', video.request_id], on(url))).exitCode).toBe(0);
@@ -178,7 +222,9 @@ describe('svc emulator trigger', () => {
     // file: gone (404, exit 5) once expired
     const dir = tempDir();
     writeFileSync(join(dir, 'short.txt'), 'short lived');
-    const file = JSON.parse((await svcInProcess(['files', 'upload', join(dir, 'short.txt'), '--json'], on(url))).stdout) as { id: string };
+    const file = JSON.parse(
+      (await svcInProcess(['files', 'upload', join(dir, 'short.txt'), '--json'], on(url))).stdout,
+    ) as { id: string };
     expect((await svcInProcess(['files', 'get', file.id], on(url))).exitCode).toBe(0);
     expect((await svcInProcess(['emulator', 'trigger', 'file-expired', file.id], on(url))).exitCode).toBe(0);
     expect((await svcInProcess(['files', 'get', file.id], on(url))).exitCode).toBe(5);
@@ -198,14 +244,20 @@ describe('svc emulator requests and fault', () => {
     await svcInProcess(['chat', 'hi', '-m', 'nope'], on(url));
     const all = await svcInProcess(['emulator', 'requests'], on(url));
     expect(all.exitCode).toBe(0);
-    const rows = all.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows).toHaveLength(2);
     expect(rows[0]!.slice(1, 4)).toEqual(['GET', rows[0]![2], '200']);
     expect(rows[0]![2]).toMatch(/^\/v1\/.*models/);
     expect(rows[1]!.slice(1, 4)).toEqual(['POST', '/v1/chat/completions', '404']);
     expect(rows[1]![6]).toMatch(/^[0-9a-f-]{36}$/);
     const only4xx = await svcInProcess(['emulator', 'requests', '--status', '4xx', '--json'], on(url));
-    const lines = only4xx.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = only4xx.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBe(1);
     expect(lines[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', status: 404 });
     expect(lines[0].headers.authorization).toBe('[present]');
@@ -233,10 +285,19 @@ describe('svc emulator requests and fault', () => {
 
   it('fault add/list/clear on a running emulator: 429 with Retry-After twice, then success', async () => {
     const { url } = await serve([]);
-    const add = await svcInProcess(['emulator', 'fault', 'add', '429:retry-after=0:times=2', '--path', '^/v1/me$'], on(url));
+    const add = await svcInProcess(
+      ['emulator', 'fault', 'add', '429:retry-after=0:times=2', '--path', '^/v1/me$'],
+      on(url),
+    );
     expect(add.exitCode, add.stderr).toBe(0);
     const list = await svcInProcess(['emulator', 'fault', 'list', '--json'], on(url));
-    expect(JSON.parse(list.stdout.trim())).toMatchObject({ kind: 'status', status: 429, retryAfter: '0', path: '^/v1/me$', left: 2 });
+    expect(JSON.parse(list.stdout.trim())).toMatchObject({
+      kind: 'status',
+      status: 429,
+      retryAfter: '0',
+      path: '^/v1/me$',
+      left: 2,
+    });
     // no retries: the first two calls meet the fault (exit 6), the third passes
     expect((await svcInProcess(['whoami', '--max-retries', '0'], on(url))).exitCode).toBe(6);
     expect((await svcInProcess(['whoami', '--max-retries', '0'], on(url))).exitCode).toBe(6);
@@ -265,23 +326,34 @@ describe('the CI recipe of packages/emulator/README.md', () => {
   async function runRecipe(userTests: string) {
     const work = tempDir();
     mkdirSync(join(work, 'ci'));
-    writeFileSync(join(work, 'ci', 'svc-fixtures.yaml'), 'files:\n  - filename: seeded.txt\n    content: "from the fixtures"\n');
+    writeFileSync(
+      join(work, 'ci', 'svc-fixtures.yaml'),
+      'files:\n  - filename: seeded.txt\n    content: "from the fixtures"\n',
+    );
     writeFileSync(join(work, 'run-my-tests.sh'), `#!/bin/sh\nset -e\n${userTests}\n`);
     chmodSync(join(work, 'run-my-tests.sh'), 0o755);
     // `svc` as a user has it: an executable on PATH
     const bin = svcBinDir();
     const runnerTemp = tempDir();
-    const r = await svcShell(`unset -f svc\nexport PATH=${bin}:$PATH\n${recipe}`, { cwd: work, env: { RUNNER_TEMP: runnerTemp, SVC_BASE_URL: undefined, SVC_API_KEY: undefined }, key: null, timeout: 90_000 });
+    const r = await svcShell(`unset -f svc\nexport PATH=${bin}:$PATH\n${recipe}`, {
+      cwd: work,
+      env: { RUNNER_TEMP: runnerTemp, SVC_BASE_URL: undefined, SVC_API_KEY: undefined },
+      key: null,
+      timeout: 90_000,
+    });
     return { ...r, runnerTemp };
   }
 
   it('passing tests: the recipe exits 0, the tests saw the fixtures, and the emulator is stopped', async () => {
-    const r = await runRecipe('svc files list | grep -q seeded.txt\nsvc chat --no-stream "hello from CI" | grep -q "hello from CI"');
+    const r = await runRecipe(
+      'svc files list | grep -q seeded.txt\nsvc chat --no-stream "hello from CI" | grep -q "hello from CI"',
+    );
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(readFileSync(join(r.runnerTemp, 'svc-emulator.log'), 'utf8')).toContain('svc emulator listening on');
     // the trap stopped it: the ready file is removed on exit
-    for (let i = 0; i < 100 && existsSync(join(r.runnerTemp, 'svc.env')); i++) await new Promise((res) => setTimeout(res, 50));
+    for (let i = 0; i < 100 && existsSync(join(r.runnerTemp, 'svc.env')); i++)
+      await new Promise((res) => setTimeout(res, 50));
     expect(existsSync(join(r.runnerTemp, 'svc.env'))).toBe(false);
   });
 

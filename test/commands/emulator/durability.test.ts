@@ -28,7 +28,9 @@ async function listAll(url: string): Promise<Set<string>> {
   const ids = new Set<string>();
   let token = '';
   for (;;) {
-    const r = await fetch(`${url}/v1/files?limit=100${token ? `&pagination_token=${encodeURIComponent(token)}` : ''}`, { headers: auth });
+    const r = await fetch(`${url}/v1/files?limit=100${token ? `&pagination_token=${encodeURIComponent(token)}` : ''}`, {
+      headers: auth,
+    });
     const page = (await r.json()) as { data: { id: string }[]; pagination_token: string };
     for (const f of page.data) ids.add(f.id);
     if (!page.data.length || page.pagination_token === token) return ids;
@@ -88,7 +90,9 @@ describe('emulator durability', () => {
     const blobs = readdirSync(join(state, 'blobs', 'files'));
     expect(blobs.length).toBe(listed.size);
     expect(readdirSync(state).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-    console.log(`crash test: ${attempted} uploads attempted, ${acked.size} acknowledged before kill -9, ${failed} cut off, ${listed.size} listed after restart, ${identical} identical, ${blobs.length} blobs on disk`);
+    console.log(
+      `crash test: ${attempted} uploads attempted, ${acked.size} acknowledged before kill -9, ${failed} cut off, ${listed.size} listed after restart, ${identical} identical, ${blobs.length} blobs on disk`,
+    );
     second.child.kill('SIGINT');
     expect(String((await second.child).stderr)).toMatch(/removed \d+ orphan blob/);
   }, 240_000);

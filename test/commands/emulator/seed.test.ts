@@ -29,7 +29,10 @@ async function script(url: string): Promise<Record<string, string>> {
     expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     return r.stdout;
   };
-  const noClock = (line: string) => JSON.stringify(JSON.parse(line), (k, v) => (/^(created|created_at|expires_at|modified_at)$/.test(k) ? undefined : v));
+  const noClock = (line: string) =>
+    JSON.stringify(JSON.parse(line), (k, v) =>
+      /^(created|created_at|expires_at|modified_at)$/.test(k) ? undefined : v,
+    );
   const upload = join(dir, 'notes.txt');
   writeFileSync(upload, 'the same bytes every time\n');
   const out: Record<string, string> = {};

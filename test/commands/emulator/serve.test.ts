@@ -26,7 +26,9 @@ describe('svc emulator serve', () => {
     const { child, url, state } = await serve([]);
     running = child;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const id = (await svcProcess(['chat', '--deferred', 'kept on disk'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } })).stdout.trim();
+    const id = (
+      await svcProcess(['chat', '--deferred', 'kept on disk'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } })
+    ).stdout.trim();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     child.kill('SIGINT');
     const r = await child;
@@ -37,7 +39,9 @@ describe('svc emulator serve', () => {
     // a new server on the same state dir still knows the deferred request
     const again = spawnSvc(['emulator', 'serve', '--port', '0', '--state-dir', state]);
     running = again;
-    const url2 = await new Promise<string>((resolve) => again.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+    const url2 = await new Promise<string>((resolve) =>
+      again.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+    );
     const got = await svcProcess(['chat', 'get', id, '--wait'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url2 } });
     expect(got.exitCode).toBe(0);
     expect(got.stdout).toMatch(/kept on disk/);
@@ -66,8 +70,18 @@ describe('svc emulator serve', () => {
     while (!/admin token: [0-9a-f]{48}/.test(stderr)) await new Promise((r) => setTimeout(r, 20));
     const token = /admin token: ([0-9a-f]{48})/.exec(stderr)![1]!;
     expect(stderr).toMatch(/warning: listening on 0\.0\.0\.0: .*reachable from the network/);
-    expect((await fetch(`${local}/_emulator/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
-    expect((await fetch(`${local}/_emulator/requests`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${local}/_emulator/keys`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(401);
+    expect((await fetch(`${local}/_emulator/requests`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      200,
+    );
     child.kill('SIGINT');
     await child;
   });

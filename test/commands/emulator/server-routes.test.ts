@@ -43,12 +43,22 @@ describe('emulator statuses and error bodies', () => {
     const r405 = await fetch(`${emu.url}/v1/models`, { method: 'DELETE', headers: auth() });
     expect(r405.status).toBe(405);
     expect(r405.headers.get('allow')).toBe('GET');
-    const r415 = await fetch(`${emu.url}/v1/chat/completions`, { method: 'POST', headers: { ...auth(), 'content-type': 'text/plain' }, body: 'hi' });
+    const r415 = await fetch(`${emu.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'text/plain' },
+      body: 'hi',
+    });
     expect(r415.status).toBe(415);
-    const r422 = await fetch(`${emu.url}/v1/chat/completions`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"messages":[]}' });
+    const r422 = await fetch(`${emu.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{"messages":[]}',
+    });
     expect(r422.status).toBe(422);
     expect(r422.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect(await r422.text()).toMatch(/^Failed to deserialize the JSON body into the target type: missing field `model`/);
+    expect(await r422.text()).toMatch(
+      /^Failed to deserialize the JSON body into the target type: missing field `model`/,
+    );
   });
 
   it('the CLI shows a 422 plain-text message as the error', async () => {
@@ -79,7 +89,10 @@ describe('emulator statuses and error bodies', () => {
     emu.clearRequests();
     const r = await svcInProcess(['whoami'], { emu });
     expect(r.exitCode).toBe(0);
-    const times = emu.requests().filter((q) => q.path === '/v1/me').map((q: any) => q.time as number);
+    const times = emu
+      .requests()
+      .filter((q) => q.path === '/v1/me')
+      .map((q: any) => q.time as number);
     expect(times).toHaveLength(2);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
     // no tight upper bound (a loaded machine is slow); this one only catches a unit error (seconds read as ms × 1000)

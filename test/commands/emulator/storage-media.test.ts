@@ -57,21 +57,59 @@ const upload = async (name = 'a.txt', content = 'hello', extra: Part[] = []) => 
 
 describe('POST /v1/files form rules', () => {
   it('stores the part and answers a File', async () => {
-    const f = await upload('x.txt', 'abc', [{ name: 'expires_after', value: '7200' }, { name: 'purpose', value: 'batch' }]);
+    const f = await upload('x.txt', 'abc', [
+      { name: 'expires_after', value: '7200' },
+      { name: 'purpose', value: 'batch' },
+    ]);
     expect(f).toMatchObject({ object: 'file', bytes: 3, filename: 'x.txt', purpose: 'batch' });
     expect(f.expires_at! - f.created_at).toBe(7200);
   });
 
   const bad: [string, Part[], RegExp][] = [
-    ['expires_after after the file part', [{ name: 'file', filename: 'a.txt', value: 'x' }, { name: 'expires_after', value: '7200' }], /expires_after` field must appear before/],
-    ['a part after the file', [{ name: 'file', filename: 'a.txt', value: 'x' }, { name: 'purpose', value: 'p' }], /must be the last part/],
+    [
+      'expires_after after the file part',
+      [
+        { name: 'file', filename: 'a.txt', value: 'x' },
+        { name: 'expires_after', value: '7200' },
+      ],
+      /expires_after` field must appear before/,
+    ],
+    [
+      'a part after the file',
+      [
+        { name: 'file', filename: 'a.txt', value: 'x' },
+        { name: 'purpose', value: 'p' },
+      ],
+      /must be the last part/,
+    ],
     ['no file part', [{ name: 'purpose', value: 'p' }], /Missing the `file` part/],
     ['a file part without a filename', [{ name: 'file', value: 'x' }], /no filename/],
     ['an empty filename', [{ name: 'file', filename: '', value: 'x' }], /no filename/],
     ['a filename with a slash', [{ name: 'file', filename: 'a/b.txt', value: 'x' }], /Invalid filename/],
-    ['expires_after below 3600', [{ name: 'expires_after', value: '3599' }, { name: 'file', filename: 'a.txt', value: 'x' }], /3600 to 2592000/],
-    ['expires_after above 2592000', [{ name: 'expires_after', value: '2592001' }, { name: 'file', filename: 'a.txt', value: 'x' }], /3600 to 2592000/],
-    ['expires_after not a number', [{ name: 'expires_after', value: '1h' }, { name: 'file', filename: 'a.txt', value: 'x' }], /3600 to 2592000/],
+    [
+      'expires_after below 3600',
+      [
+        { name: 'expires_after', value: '3599' },
+        { name: 'file', filename: 'a.txt', value: 'x' },
+      ],
+      /3600 to 2592000/,
+    ],
+    [
+      'expires_after above 2592000',
+      [
+        { name: 'expires_after', value: '2592001' },
+        { name: 'file', filename: 'a.txt', value: 'x' },
+      ],
+      /3600 to 2592000/,
+    ],
+    [
+      'expires_after not a number',
+      [
+        { name: 'expires_after', value: '1h' },
+        { name: 'file', filename: 'a.txt', value: 'x' },
+      ],
+      /3600 to 2592000/,
+    ],
   ];
   for (const [name, parts, msg] of bad) {
     it(`400: ${name}`, async () => {
@@ -95,10 +133,14 @@ describe('POST /v1/files form rules', () => {
   it('413 over the size limit (a setting, 50 MiB by default)', async () => {
     emu.core.settings.maxFileBytes = 1000;
     try {
-      const r = await call('POST', '/v1/files', { form: [{ name: 'file', filename: 'big.bin', value: Buffer.alloc(1001) }] });
+      const r = await call('POST', '/v1/files', {
+        form: [{ name: 'file', filename: 'big.bin', value: Buffer.alloc(1001) }],
+      });
       expect(r.status).toBe(413);
       expect(r.json.code).toBe('payload-too-large');
-      const ok = await call('POST', '/v1/files', { form: [{ name: 'file', filename: 'fits.bin', value: Buffer.alloc(1000) }] });
+      const ok = await call('POST', '/v1/files', {
+        form: [{ name: 'file', filename: 'fits.bin', value: Buffer.alloc(1000) }],
+      });
       expect(ok.status).toBe(200);
     } finally {
       delete emu.core.settings.maxFileBytes;
@@ -109,7 +151,8 @@ describe('POST /v1/files form rules', () => {
 describe('files: lifetime, teams, links', () => {
   it('an expired file is gone: metadata, content and list', async () => {
     const f = await upload('soon.txt', 'bye', [{ name: 'expires_after', value: '3600' }]);
-    emu.core.store.collection<{ expires_at: number }>('files').get(f.id)!.expires_at = Math.floor(Date.now() / 1000) - 1;
+    emu.core.store.collection<{ expires_at: number }>('files').get(f.id)!.expires_at =
+      Math.floor(Date.now() / 1000) - 1;
     expect((await call('GET', `/v1/files/${f.id}`)).status).toBe(404);
     expect((await call('GET', `/v1/files/${f.id}/content`)).status).toBe(404);
     const list = await call('GET', '/v1/files?limit=100');
@@ -158,7 +201,10 @@ describe('files: lifetime, teams, links', () => {
     expect(inherit.json.expires_at).toBe(f.expires_at);
     const empty = await upload('empty.txt', '');
     expect((await call('POST', `/v1/files/${empty.id}/public-url`, { json: {} })).json.error).toMatch(/empty file/);
-    const noBody = await fetch(`${emu.url}/v1/files/${f.id}/public-url`, { method: 'POST', headers: { authorization: `Bearer ${emu.key}` } });
+    const noBody = await fetch(`${emu.url}/v1/files/${f.id}/public-url`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.key}` },
+    });
     expect(noBody.status).toBe(415);
   });
 
@@ -166,7 +212,10 @@ describe('files: lifetime, teams, links', () => {
     const team = emu.addKey({ team_id: 'team_quota' });
     const ids: string[] = [];
     for (let i = 0; i < 1001; i++) {
-      const r = await call('POST', '/v1/files', { key: team.key, form: [{ name: 'file', filename: `q${i}.txt`, value: 'q' }] });
+      const r = await call('POST', '/v1/files', {
+        key: team.key,
+        form: [{ name: 'file', filename: `q${i}.txt`, value: 'q' }],
+      });
       ids.push(r.json.id);
     }
     for (let i = 0; i < 1000; i++) {
@@ -175,7 +224,10 @@ describe('files: lifetime, teams, links', () => {
     }
     const over = await call('POST', `/v1/files/${ids[1000]}/public-url`, { key: team.key, json: {} });
     expect(over.status).toBe(429);
-    expect(over.json).toEqual({ code: 'resource-exhausted', error: expect.stringMatching(/1000 active public file URLs/) });
+    expect(over.json).toEqual({
+      code: 'resource-exhausted',
+      error: expect.stringMatching(/1000 active public file URLs/),
+    });
     // sharing an already shared file again is not a new link
     expect((await call('POST', `/v1/files/${ids[0]}/public-url`, { key: team.key, json: {} })).status).toBe(200);
     await call('POST', `/v1/files/${ids[0]}/public-url/revoke`, { key: team.key });
@@ -225,17 +277,30 @@ describe('streaming multipart parser', () => {
 });
 
 describe('skills, images and videos routes', () => {
-  const zip = (entries: Record<string, string>) => Buffer.from(zipSync(Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, Buffer.from(v)]))));
+  const zip = (entries: Record<string, string>) =>
+    Buffer.from(zipSync(Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, Buffer.from(v)]))));
 
   it('skills: 400 without SKILL.md front matter, 200 with it, cursor list', async () => {
-    const noMd = await call('POST', '/v1/skills', { form: [{ name: 'files', filename: 's.zip', value: zip({ 'a.txt': 'x' }), type: 'application/zip' }] });
+    const noMd = await call('POST', '/v1/skills', {
+      form: [{ name: 'files', filename: 's.zip', value: zip({ 'a.txt': 'x' }), type: 'application/zip' }],
+    });
     expect(noMd.status).toBe(400);
-    const noFm = await call('POST', '/v1/skills', { form: [{ name: 'files', filename: 's.zip', value: zip({ 'SKILL.md': '# hi' }) }] });
+    const noFm = await call('POST', '/v1/skills', {
+      form: [{ name: 'files', filename: 's.zip', value: zip({ 'SKILL.md': '# hi' }) }],
+    });
     expect(noFm.json.error).toMatch(/no front matter/);
     const notZip = await call('POST', '/v1/skills', { form: [{ name: 'files', filename: 's.zip', value: 'plain' }] });
     expect(notZip.json.error).toMatch(/not a valid zip/);
     for (let i = 0; i < 3; i++) {
-      const ok = await call('POST', '/v1/skills', { form: [{ name: 'files', filename: 's.zip', value: zip({ [`d/SKILL.md`]: `---\nname: n${i}\ndescription: d${i}\n---\n` }) }] });
+      const ok = await call('POST', '/v1/skills', {
+        form: [
+          {
+            name: 'files',
+            filename: 's.zip',
+            value: zip({ [`d/SKILL.md`]: `---\nname: n${i}\ndescription: d${i}\n---\n` }),
+          },
+        ],
+      });
       expect(ok.json).toMatchObject({ object: 'skill', name: `n${i}`, description: `d${i}` });
     }
     const page = await call('GET', '/v1/skills?limit=2');
@@ -250,15 +315,23 @@ describe('skills, images and videos routes', () => {
   it('images: n 1-10, formats, prompt length against max_prompt_length, 422 without prompt', async () => {
     expect((await call('POST', '/v1/images/generations', { json: { prompt: 'x', n: 11 } })).status).toBe(400);
     expect((await call('POST', '/v1/images/generations', { json: { prompt: 'x', n: 0 } })).status).toBe(400);
-    expect((await call('POST', '/v1/images/generations', { json: { prompt: 'x', response_format: 'png' } })).status).toBe(400);
-    expect((await call('POST', '/v1/images/generations', { json: { prompt: 'x', aspect_ratio: '5:7' } })).status).toBe(400);
+    expect(
+      (await call('POST', '/v1/images/generations', { json: { prompt: 'x', response_format: 'png' } })).status,
+    ).toBe(400);
+    expect((await call('POST', '/v1/images/generations', { json: { prompt: 'x', aspect_ratio: '5:7' } })).status).toBe(
+      400,
+    );
     const long = await call('POST', '/v1/images/generations', { json: { prompt: 'x'.repeat(1025) } });
     expect(long.json.error).toMatch(/at most 1024/);
     const missing = await call('POST', '/v1/images/generations', { json: { model: 'svc-image-1' } });
     expect(missing.status).toBe(422);
     expect(missing.text).toMatch(/missing field `prompt`/);
-    expect((await call('POST', '/v1/images/edits', { json: { prompt: 'x', image: { url: 'file:///etc/passwd' } } })).status).toBe(400);
-    const b64 = await call('POST', '/v1/images/generations', { json: { prompt: 'x', n: 3, response_format: 'b64_json' } });
+    expect(
+      (await call('POST', '/v1/images/edits', { json: { prompt: 'x', image: { url: 'file:///etc/passwd' } } })).status,
+    ).toBe(400);
+    const b64 = await call('POST', '/v1/images/generations', {
+      json: { prompt: 'x', n: 3, response_format: 'b64_json' },
+    });
     expect(b64.json.data).toHaveLength(3);
     const png = Buffer.from(b64.json.data[0].b64_json, 'base64');
     expect(png.subarray(1, 4).toString()).toBe('PNG');
@@ -267,9 +340,23 @@ describe('skills, images and videos routes', () => {
   it('videos: ranges; 202 with progress, then done; failed prompts carry an error', async () => {
     expect((await call('POST', '/v1/videos/generations', { json: { prompt: 'x', duration: 16 } })).status).toBe(400);
     expect((await call('POST', '/v1/videos/generations', { json: { prompt: 'x', duration: 0 } })).status).toBe(400);
-    expect((await call('POST', '/v1/videos/generations', { json: { prompt: 'x', resolution: '4k' } })).status).toBe(400);
-    expect((await call('POST', '/v1/videos/extensions', { json: { prompt: 'x', video: { url: 'https://e/v.mp4' }, duration: 11 } })).status).toBe(400);
-    expect((await call('POST', '/v1/videos/extensions', { json: { prompt: 'x', video: { url: 'https://e/v.mp4' }, duration: 1 } })).status).toBe(400);
+    expect((await call('POST', '/v1/videos/generations', { json: { prompt: 'x', resolution: '4k' } })).status).toBe(
+      400,
+    );
+    expect(
+      (
+        await call('POST', '/v1/videos/extensions', {
+          json: { prompt: 'x', video: { url: 'https://e/v.mp4' }, duration: 11 },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call('POST', '/v1/videos/extensions', {
+          json: { prompt: 'x', video: { url: 'https://e/v.mp4' }, duration: 1 },
+        })
+      ).status,
+    ).toBe(400);
     expect((await call('POST', '/v1/videos/edits', { json: { prompt: 'x' } })).status).toBe(422);
     // ordering, not timing: the job stays pending until the test marks it ready
     emu.core.settings.videoDelayMs = 3_600_000;
@@ -287,7 +374,10 @@ describe('skills, images and videos routes', () => {
     await new Promise((r) => setTimeout(r, 350));
     const failed = await call('GET', `/v1/videos/${fail.json.request_id}`);
     expect(failed.status).toBe(200);
-    expect(failed.json).toMatchObject({ status: 'failed', error: { code: 'generation-failed', message: expect.any(String) } });
+    expect(failed.json).toMatchObject({
+      status: 'failed',
+      error: { code: 'generation-failed', message: expect.any(String) },
+    });
   });
 });
 

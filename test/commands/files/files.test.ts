@@ -34,7 +34,10 @@ describe('svc files upload', () => {
     writeFileSync(b, Buffer.alloc(300_000, 7));
     const r = await svcInProcess(['files', 'upload', a, b], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows).toHaveLength(2);
     expect(rows[0]).toEqual([expect.stringMatching(/^file_/), 'one.txt', '11']);
     expect(rows[1]).toEqual([expect.stringMatching(/^file_/), 'two.bin', '300000']);
@@ -45,7 +48,9 @@ describe('svc files upload', () => {
     emu.clearRequests();
     const p = join(dir, 'exp.txt');
     writeFileSync(p, 'expiring');
-    const r = await svcInProcess(['files', 'upload', p, '--expires-after', '1h', '--purpose', 'batch', '--json'], { emu });
+    const r = await svcInProcess(['files', 'upload', p, '--expires-after', '1h', '--purpose', 'batch', '--json'], {
+      emu,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     const f = JSON.parse(r.stdout);
     expect(f).toMatchObject({ object: 'file', bytes: 8, filename: 'exp.txt', purpose: 'batch' });
@@ -63,9 +68,20 @@ describe('svc files upload', () => {
     const p = join(dir, 'j.txt');
     writeFileSync(p, 'j');
     const r = await svcInProcess(['files', 'upload', p, p, '--json'], { emu });
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
-    expect(Object.keys(lines[0]).sort()).toEqual(['bytes', 'created_at', 'expires_at', 'filename', 'id', 'object', 'purpose']);
+    expect(Object.keys(lines[0]).sort()).toEqual([
+      'bytes',
+      'created_at',
+      'expires_at',
+      'filename',
+      'id',
+      'object',
+      'purpose',
+    ]);
   });
 
   it('replays the streamed body on a retry after a 429', async () => {
@@ -136,13 +152,22 @@ describe('svc files get / list / delete', () => {
     expect(r.stdout).toContain('filename\tmeta.csv');
     expect(r.stdout).toContain('bytes\t8');
     const j = await svcInProcess(['files', 'get', id, '--json'], { emu });
-    expect(JSON.parse(j.stdout)).toMatchObject({ id, object: 'file', bytes: 8, filename: 'meta.csv', expires_at: null });
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      id,
+      object: 'file',
+      bytes: 8,
+      filename: 'meta.csv',
+      expires_at: null,
+    });
   });
 
   it('list prints tab-separated rows in a pipe, newest first by default', async () => {
     const r = await svcInProcess(['files', 'list', '--limit', '2'], { emu });
     expect(r.exitCode).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows).toHaveLength(2);
     expect(rows[0]![1]).toBe('meta.csv');
     expect(rows[0]).toHaveLength(5);
@@ -151,7 +176,10 @@ describe('svc files get / list / delete', () => {
 
   it('list sorts by size ascending', async () => {
     const r = await svcInProcess(['files', 'list', '--sort-by', 'size', '--order', 'asc', '--json'], { emu });
-    const sizes = r.stdout.trim().split('\n').map((l) => JSON.parse(l).bytes as number);
+    const sizes = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).bytes as number);
     expect(sizes.length).toBeGreaterThan(3);
     expect(sizes).toEqual([...sizes].sort((a, b) => a - b));
   });
@@ -317,12 +345,21 @@ describe('svc files share / unshare', () => {
     for (let i = 0; i < 1000; i++) {
       const fid = `file_quota${i}`;
       files.set(fid, { ...files.get(id)!, id: fid, seq: 100000 + i });
-      links.set(`tok${i}`, { token: `tok${i}`, file_id: fid, team_id: team, created_at: 0, expires_at: null, revoked: false });
+      links.set(`tok${i}`, {
+        token: `tok${i}`,
+        file_id: fid,
+        team_id: team,
+        created_at: 0,
+        expires_at: null,
+        revoked: false,
+      });
     }
     try {
       const r = await svcInProcess(['files', 'share', id, '--max-retries', '0'], { emu });
       expect(r.exitCode).toBe(6);
-      expect(r.stderr).toMatch(/public link quota or rate limit reached \(a team may have 1000 active links; revoke unused ones with `svc files unshare ID`\).*HTTP 429/);
+      expect(r.stderr).toMatch(
+        /public link quota or rate limit reached \(a team may have 1000 active links; revoke unused ones with `svc files unshare ID`\).*HTTP 429/,
+      );
     } finally {
       for (let i = 0; i < 1000; i++) {
         links.delete(`tok${i}`);

@@ -38,13 +38,21 @@ beforeAll(async () => {
   }
   const r = await svcInProcess(['files', 'upload', ...paths], { emu, timeout: 60_000 });
   expect(r.exitCode, r.stderr).toBe(0);
-  const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+  const rows = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
   rows.forEach((row, i) => made.push({ id: row[0]!, ...meta[i]! }));
   expect(made).toHaveLength(250);
 }, 60_000);
 afterAll(() => emu.close());
 
-const ids = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+const ids = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t')[0]!);
 
 describe('svc files list --all', () => {
   it('returns all 250 files exactly once with --limit 100 (three pages, tokens passed back)', async () => {
@@ -64,15 +72,24 @@ describe('svc files list --all', () => {
 
   it('stops on an empty page when the last page is full (--limit 50), still each once, in order', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['files', 'list', '--all', '--limit', '50', '--sort-by', 'filename', '--order', 'asc', '--json'], { emu });
-    const names = r.stdout.trim().split('\n').map((l) => JSON.parse(l).filename as string);
+    const r = await svcInProcess(
+      ['files', 'list', '--all', '--limit', '50', '--sort-by', 'filename', '--order', 'asc', '--json'],
+      { emu },
+    );
+    const names = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).filename as string);
     expect(names).toEqual(made.map((m) => m.name).sort());
     expect(emu.requests().filter((x) => x.path === '/v1/files')).toHaveLength(6);
   });
 
   it('pages by size in descending order without gaps or repeats', async () => {
     const r = await svcInProcess(['files', 'list', '--all', '--limit', '7', '--sort-by', 'size', '--json'], { emu });
-    const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; bytes: number });
+    const got = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; bytes: number });
     expect(got).toHaveLength(250);
     expect(new Set(got.map((g) => g.id)).size).toBe(250);
     expect(got.map((g) => g.bytes)).toEqual(made.map((m) => m.size).sort((a, b) => b - a));
@@ -89,7 +106,9 @@ describe('svc files list --filter (AIP-160)', () => {
 
   it('AND, OR, NOT with parentheses, fuzzy name and partial content type', async () => {
     const got = await run('(name:"report" OR name:"DRAFT") AND NOT content_type = "json" AND size_bytes >= 300');
-    const want = expected((m) => (m.name.includes('report') || m.name.includes('draft')) && !m.type.includes('json') && m.size >= 300);
+    const want = expected(
+      (m) => (m.name.includes('report') || m.name.includes('draft')) && !m.type.includes('json') && m.size >= 300,
+    );
     expect(want.size).toBeGreaterThan(10);
     expect(got).toEqual(want);
   });
@@ -105,7 +124,9 @@ describe('svc files list --filter (AIP-160)', () => {
     const target = made[123]!;
     expect(await run(`file_id = "${target.id}"`)).toEqual(new Set([target.id]));
     expect(await run(`size_bytes != ${target.size} AND file_name = "${target.name}"`)).toEqual(new Set());
-    const all = await run('created_at >= "2000-01-01T00:00:00Z" AND upload_status = "Complete" AND NOT expires_at < "2000-01-01T00:00:00Z"');
+    const all = await run(
+      'created_at >= "2000-01-01T00:00:00Z" AND upload_status = "Complete" AND NOT expires_at < "2000-01-01T00:00:00Z"',
+    );
     expect(all.size).toBe(250);
     expect(await run('created_at < "2000-01-01T00:00:00Z"')).toEqual(new Set());
   });

@@ -53,10 +53,15 @@ describe('svc images generate', () => {
   it('is deterministic: b64_json gives the same bytes as the URL, and the aspect ratio shapes it', async () => {
     const d = fresh();
     await svcInProcess(['images', 'generate', 'a lighthouse', '-o', join(d, 'url.png')], { emu });
-    const r = await svcInProcess(['images', 'generate', 'a lighthouse', '--response-format', 'b64_json', '-o', join(d, 'b64.png')], { emu });
+    const r = await svcInProcess(
+      ['images', 'generate', 'a lighthouse', '--response-format', 'b64_json', '-o', join(d, 'b64.png')],
+      { emu },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(join(d, 'b64.png')).equals(readFileSync(join(d, 'url.png')))).toBe(true);
-    await svcInProcess(['images', 'generate', 'a lighthouse', '--aspect-ratio', '16:9', '-o', join(d, 'wide.png')], { emu });
+    await svcInProcess(['images', 'generate', 'a lighthouse', '--aspect-ratio', '16:9', '-o', join(d, 'wide.png')], {
+      emu,
+    });
     expect(dims(readFileSync(join(d, 'wide.png')))).toEqual({ width: 256, height: 144 });
   });
 
@@ -91,7 +96,10 @@ describe('svc images edit', () => {
     const d = fresh();
     await svcInProcess(['images', 'generate', 'a cat', '-o', join(d, 'cat.png')], { emu });
     emu.clearRequests();
-    const r = await svcInProcess(['images', 'edit', 'make', 'it', 'night', '--image', join(d, 'cat.png'), '-o', join(d, 'night.png')], { emu });
+    const r = await svcInProcess(
+      ['images', 'edit', 'make', 'it', 'night', '--image', join(d, 'cat.png'), '-o', join(d, 'night.png')],
+      { emu },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const body = JSON.parse(emu.requests().find((x) => x.path === '/v1/images/edits')!.body!);
     expect(body.prompt).toBe('make it night');
@@ -103,7 +111,10 @@ describe('svc images edit', () => {
   it('passes an http(s) URL through unchanged', async () => {
     const d = fresh();
     emu.clearRequests();
-    const r = await svcInProcess(['images', 'edit', 'brighter', '--image', 'https://example.com/a.jpg', '-o', join(d, 'e.png')], { emu });
+    const r = await svcInProcess(
+      ['images', 'edit', 'brighter', '--image', 'https://example.com/a.jpg', '-o', join(d, 'e.png')],
+      { emu },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(emu.requests()[0]!.body!).image).toEqual({ url: 'https://example.com/a.jpg' });
   });
@@ -119,10 +130,22 @@ describe('limits checked before sending (exit 2, nothing sent)', () => {
     ['-n 0', () => ['generate', 'x', '-n', '0'], /--n: 0 .*1 to 10/],
     ['-n 11', () => ['generate', 'x', '-n', '11'], /--n: 11 .*1 to 10/],
     ['--aspect-ratio 5:7', () => ['generate', 'x', '--aspect-ratio', '5:7'], /--aspect-ratio: 5:7 .*one of 1:1, 3:4/],
-    ['--response-format png', () => ['generate', 'x', '--response-format', 'png'], /--response-format: png .*url, b64_json/],
+    [
+      '--response-format png',
+      () => ['generate', 'x', '--response-format', 'png'],
+      /--response-format: png .*url, b64_json/,
+    ],
     ['edit without --image', () => ['edit', 'x'], /--image: required/],
-    ['edit with a missing image', () => ['edit', 'x', '--image', join(base, 'missing.png')], /missing\.png: no such file/],
-    ['edit with a file that is not an image', () => ['edit', 'x', '--image', txt()], /not a PNG, JPEG, GIF or WebP image/],
+    [
+      'edit with a missing image',
+      () => ['edit', 'x', '--image', join(base, 'missing.png')],
+      /missing\.png: no such file/,
+    ],
+    [
+      'edit with a file that is not an image',
+      () => ['edit', 'x', '--image', txt()],
+      /not a PNG, JPEG, GIF or WebP image/,
+    ],
     ['an empty prompt', () => ['generate', ''], /empty prompt/],
     ['-o into a missing directory', () => ['generate', 'x', '-o', join(base, 'nodir', 'sub') + '/'], /does not exist/],
   ];

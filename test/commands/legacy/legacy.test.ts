@@ -9,7 +9,11 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const sent = (path: string) => emu.requests().filter((r) => r.path === path).map((r) => JSON.parse(r.body!));
+const sent = (path: string) =>
+  emu
+    .requests()
+    .filter((r) => r.path === path)
+    .map((r) => JSON.parse(r.body!));
 
 describe('svc legacy completions', () => {
   it('prints the completion, and each choice with -n', async () => {
@@ -22,17 +26,46 @@ describe('svc legacy completions', () => {
 
   it('sends its fields and prints --json as sent', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['legacy', 'completions', 'abc', '--echo', '--suffix', 'END', '--seed', '7', '--stop', '\n', '--temperature', '0', '--top-p', '1', '--json'], { emu });
-    expect(sent('/v1/completions')[0]).toMatchObject({ prompt: 'abc', echo: true, suffix: 'END', seed: 7, stop: ['\n'], temperature: 0, top_p: 1 });
+    const r = await svcInProcess(
+      [
+        'legacy',
+        'completions',
+        'abc',
+        '--echo',
+        '--suffix',
+        'END',
+        '--seed',
+        '7',
+        '--stop',
+        '\n',
+        '--temperature',
+        '0',
+        '--top-p',
+        '1',
+        '--json',
+      ],
+      { emu },
+    );
+    expect(sent('/v1/completions')[0]).toMatchObject({
+      prompt: 'abc',
+      echo: true,
+      suffix: 'END',
+      seed: 7,
+      stop: ['\n'],
+      temperature: 0,
+      top_p: 1,
+    });
     const body = JSON.parse(r.stdout);
     expect(body).toMatchObject({ object: 'text_completion' });
     expect(body.choices[0].text.startsWith('abc')).toBe(true);
   });
 
-  it('a reasoning model is refused: the server\'s message is shown, exit 1', async () => {
+  it("a reasoning model is refused: the server's message is shown, exit 1", async () => {
     const r = await svcInProcess(['legacy', 'completions', '-m', 'svc-4-reasoning', 'hi'], { emu });
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/svc-4-reasoning is a reasoning model and is not supported by the legacy completions endpoint/);
+    expect(r.stderr).toMatch(
+      /svc-4-reasoning is a reasoning model and is not supported by the legacy completions endpoint/,
+    );
     expect(r.stderr).toContain('svc chat');
     expect(r.stdout).toBe('');
   });
@@ -44,17 +77,25 @@ describe('svc legacy complete', () => {
     const r = await svcInProcess(['legacy', 'complete', 'What is a queue?', '--stop', 'STOP', '--top-k', '5'], { emu });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^This is the emulator's answer to "What is a queue\?"/);
-    expect(sent('/v1/complete')[0]).toMatchObject({ prompt: '\n\nHuman: What is a queue?\n\nAssistant:', max_tokens_to_sample: 256, stop_sequences: ['STOP'], top_k: 5 });
+    expect(sent('/v1/complete')[0]).toMatchObject({
+      prompt: '\n\nHuman: What is a queue?\n\nAssistant:',
+      max_tokens_to_sample: 256,
+      stop_sequences: ['STOP'],
+      top_k: 5,
+    });
   });
 
   it('--raw sends the prompt as given; --json prints the reply', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['legacy', 'complete', '--raw', '--json'], { emu, input: '\n\nHuman: hi\n\nAssistant:' });
+    const r = await svcInProcess(['legacy', 'complete', '--raw', '--json'], {
+      emu,
+      input: '\n\nHuman: hi\n\nAssistant:',
+    });
     expect(sent('/v1/complete')[0].prompt).toBe('\n\nHuman: hi\n\nAssistant:');
     expect(JSON.parse(r.stdout)).toMatchObject({ type: 'completion', model: 'svc-4' });
   });
 
-  it('a reasoning model is refused with the server\'s message', async () => {
+  it("a reasoning model is refused with the server's message", async () => {
     const r = await svcInProcess(['legacy', 'complete', '-m', 'svc-reasoning', 'hi'], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/reasoning model and is not supported by the legacy complete endpoint/);
@@ -65,14 +106,30 @@ const cases: [string, string[], RegExp][] = [
   ['completions: n of 0', ['completions', '-n', '0'], /--n: 0 .*from 1 to 128/],
   ['completions: n above 128', ['completions', '-n', '129'], /--n: 129 .*from 1 to 128/],
   ['completions: max_tokens of 0', ['completions', '--max-tokens', '0'], /--max-tokens: 0 .*from 1 to 2147483647/],
-  ['completions: more than 4 stop sequences', ['completions', '--stop', 'a', '--stop', 'b', '--stop', 'c', '--stop', 'd', '--stop', 'e'], /--stop: 5 values .*at most 4/],
-  ['completions: seed beyond int32', ['completions', '--seed', '2147483648'], /--seed: 2147483648 .*from -2147483648 to 2147483647/],
+  [
+    'completions: more than 4 stop sequences',
+    ['completions', '--stop', 'a', '--stop', 'b', '--stop', 'c', '--stop', 'd', '--stop', 'e'],
+    /--stop: 5 values .*at most 4/,
+  ],
+  [
+    'completions: seed beyond int32',
+    ['completions', '--seed', '2147483648'],
+    /--seed: 2147483648 .*from -2147483648 to 2147483647/,
+  ],
   ['completions: temperature above 2', ['completions', '--temperature', '3'], /--temperature: 3 .*from 0 to 2/],
   ['completions: top_p of 0', ['completions', '--top-p', '0'], /--top-p: 0 .*greater than 0/],
-  ['complete: max_tokens_to_sample of 0', ['complete', '--max-tokens-to-sample', '0'], /--max-tokens-to-sample: 0 .*from 1 to 2147483647/],
+  [
+    'complete: max_tokens_to_sample of 0',
+    ['complete', '--max-tokens-to-sample', '0'],
+    /--max-tokens-to-sample: 0 .*from 1 to 2147483647/,
+  ],
   ['complete: top_k of 0', ['complete', '--top-k', '0'], /--top-k: 0 .*from 1 to 2147483647/],
   ['complete: temperature below 0', ['complete', '--temperature', '-1'], /--temperature: -1 .*from 0 to 2/],
-  ['complete: more than 4 stop sequences', ['complete', '--stop', 'a', '--stop', 'b', '--stop', 'c', '--stop', 'd', '--stop', 'e'], /--stop: 5 values .*at most 4/],
+  [
+    'complete: more than 4 stop sequences',
+    ['complete', '--stop', 'a', '--stop', 'b', '--stop', 'c', '--stop', 'd', '--stop', 'e'],
+    /--stop: 5 values .*at most 4/,
+  ],
   ['complete: --raw prompt not in the format', ['complete', '--raw'], /--raw: .*ends with/],
 ];
 

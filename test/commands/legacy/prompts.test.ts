@@ -10,15 +10,27 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const posted = () => emu.requests().filter((r) => r.path === '/v1/completions').map((r) => JSON.parse(r.body!));
+const posted = () =>
+  emu
+    .requests()
+    .filter((r) => r.path === '/v1/completions')
+    .map((r) => JSON.parse(r.body!));
 
 describe('svc legacy completions --prompt', () => {
   it('several --prompt are sent as one array; every choice is printed under its header', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['legacy', 'completions', '--prompt', 'Roses are', '--prompt', 'Violets are', '-n', '2', '--max-tokens', '5'], { emu });
+    const r = await svcInProcess(
+      ['legacy', 'completions', '--prompt', 'Roses are', '--prompt', 'Violets are', '-n', '2', '--max-tokens', '5'],
+      { emu },
+    );
     expect(r.exitCode).toBe(0);
     expect(posted()[0]).toMatchObject({ prompt: ['Roses are', 'Violets are'], n: 2, max_tokens: 5 });
-    expect(r.stdout.match(/^--- choice \d ---$/gm)).toEqual(['--- choice 0 ---', '--- choice 1 ---', '--- choice 2 ---', '--- choice 3 ---']);
+    expect(r.stdout.match(/^--- choice \d ---$/gm)).toEqual([
+      '--- choice 0 ---',
+      '--- choice 1 ---',
+      '--- choice 2 ---',
+      '--- choice 3 ---',
+    ]);
   });
 
   it('--json prints the reply as sent (one choice per prompt)', async () => {

@@ -10,13 +10,23 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const sent = () => emu.requests().filter((r) => r.path === '/v1/completions').map((r) => JSON.parse(r.body!));
+const sent = () =>
+  emu
+    .requests()
+    .filter((r) => r.path === '/v1/completions')
+    .map((r) => JSON.parse(r.body!));
 
 describe('svc legacy completions --stream', () => {
   it('streams the same text as the plain call, with stream: true sent', async () => {
-    const plain = await svcInProcess(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--seed', '4'], { emu });
+    const plain = await svcInProcess(
+      ['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--seed', '4'],
+      { emu },
+    );
     emu.clearRequests();
-    const streamed = await svcInProcess(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--seed', '4', '--stream'], { emu });
+    const streamed = await svcInProcess(
+      ['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--seed', '4', '--stream'],
+      { emu },
+    );
     expect(streamed.exitCode, streamed.stderr).toBe(0);
     expect(streamed.stdout).toBe(plain.stdout);
     expect(sent()[0]).toMatchObject({ stream: true, prompt: 'Once upon a time' });
@@ -26,7 +36,9 @@ describe('svc legacy completions --stream', () => {
   it('prints a header per choice for several choices, and usage from the usage chunk with -u', async () => {
     const plain = await svcInProcess(['legacy', 'completions', 'Once', '-n', '2', '--max-tokens', '3'], { emu });
     emu.clearRequests();
-    const r = await svcInProcess(['legacy', 'completions', 'Once', '-n', '2', '--max-tokens', '3', '--stream', '-u'], { emu });
+    const r = await svcInProcess(['legacy', 'completions', 'Once', '-n', '2', '--max-tokens', '3', '--stream', '-u'], {
+      emu,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe(plain.stdout);
     expect(r.stdout).toMatch(/^--- choice 0 ---\n.+\n--- choice 1 ---\n.+\n$/);
@@ -35,8 +47,13 @@ describe('svc legacy completions --stream', () => {
   });
 
   it('--json prints every chunk as one JSON line', async () => {
-    const r = await svcInProcess(['legacy', 'completions', 'Hello', '--max-tokens', '4', '--stream', '--json'], { emu });
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const r = await svcInProcess(['legacy', 'completions', 'Hello', '--max-tokens', '4', '--stream', '--json'], {
+      emu,
+    });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(1);
     expect(lines.every((l) => l.object === 'text_completion')).toBe(true);
     expect(lines.at(-1).choices[0].finish_reason).toMatch(/^(stop|length)$/);
@@ -45,7 +62,9 @@ describe('svc legacy completions --stream', () => {
 
   it('a stream cut before [DONE] keeps what arrived and exits 1 (the connection lost mid-stream)', async () => {
     emu.faults.add({ kind: 'drop', afterEvents: 2, path: '^/v1/completions$' });
-    const r = await svcInProcess(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--stream'], { emu });
+    const r = await svcInProcess(['legacy', 'completions', 'Once upon a time', '--max-tokens', '10', '--stream'], {
+      emu,
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stdout.length).toBeGreaterThan(0);
     expect(r.stderr).toMatch(/connection was lost|incomplete/);

@@ -15,7 +15,12 @@ afterAll(() => emu.close());
 const records = async (configDir: string, ...args: string[]) => {
   const r = await svcInProcess(['logs', '--json', ...args], { emu, configDir });
   expect(r.exitCode, r.stderr).toBe(0);
-  return r.stdout.trim() ? r.stdout.trim().split('\n').map((l) => JSON.parse(l)) : [];
+  return r.stdout.trim()
+    ? r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
 };
 
 describe('svc logs', () => {
@@ -32,7 +37,12 @@ describe('svc logs', () => {
       ['chat', 200],
     ]);
     const chat = recs[2];
-    expect(chat).toMatchObject({ method: 'POST', path: '/v1/chat/completions', model: 'svc-4', prompt: 'tell me about tides' });
+    expect(chat).toMatchObject({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      model: 'svc-4',
+      prompt: 'tell me about tides',
+    });
     expect(chat.answer).toMatch(/^This is the emulator's answer to "tell me about tides"/);
     expect(chat.request_id).toMatch(/\S/);
     expect(chat.usage.total_tokens).toBeGreaterThan(0);
@@ -59,7 +69,10 @@ describe('svc logs', () => {
     expect((await records(configDir, '--command', 'models')).map((r) => r.command)).toEqual(['models list']);
     expect(await records(configDir, '--since', '1h')).toHaveLength(3);
     const tsv = await svcInProcess(['logs'], { emu, configDir });
-    const rows = tsv.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = tsv.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows).toHaveLength(3);
     expect(rows[0]![1]).toBe('models list');
     const id = rows[2]![8]!;
@@ -67,7 +80,9 @@ describe('svc logs', () => {
     const show = await svcInProcess(['logs', 'show', id], { emu, configDir });
     expect(show.exitCode).toBe(0);
     expect(show.stdout).toMatch(/^command\tchat$/m);
-    expect(show.stdout).toMatch(/\nuser:\nthe INVOICE for march\n\nassistant:\nThis is the emulator's answer to "the INVOICE for march"/);
+    expect(show.stdout).toMatch(
+      /\nuser:\nthe INVOICE for march\n\nassistant:\nThis is the emulator's answer to "the INVOICE for march"/,
+    );
     const missing = await svcInProcess(['logs', 'show', '20200101-000000-aaaaaaaa'], { emu, configDir });
     expect(missing.exitCode).toBe(5);
     expect(missing.stderr).toMatch(/no logged call 20200101-000000-aaaaaaaa/);
@@ -89,7 +104,9 @@ describe('svc logs', () => {
     expect(both.exitCode).toBe(2);
     expect(both.stderr).toMatch(/one of them/);
     expect((await svcInProcess(['logs', 'rm', '--all', '--yes'], { emu, configDir })).exitCode).toBe(0);
-    expect(existsSync(join(configDir, 'data', 'logs', `calls-${new Date().toISOString().slice(0, 10)}.jsonl`))).toBe(false);
+    expect(existsSync(join(configDir, 'data', 'logs', `calls-${new Date().toISOString().slice(0, 10)}.jsonl`))).toBe(
+      false,
+    );
     expect(await records(configDir)).toEqual([]);
   });
 

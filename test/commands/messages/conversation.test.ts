@@ -15,13 +15,20 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const sent = () => emu.requests().filter((r) => r.path === '/v1/messages').map((r) => JSON.parse(r.body!));
+const sent = () =>
+  emu
+    .requests()
+    .filter((r) => r.path === '/v1/messages')
+    .map((r) => JSON.parse(r.body!));
 const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 
 describe('svc messages tools', () => {
   it('a tool file in the messages form sends its input_schema (not an empty schema)', async () => {
     emu.clearRequests();
-    const tool = writeTemp('weather.json', JSON.stringify({ name: 'get_weather', description: 'weather of a city', input_schema: schema }));
+    const tool = writeTemp(
+      'weather.json',
+      JSON.stringify({ name: 'get_weather', description: 'weather of a city', input_schema: schema }),
+    );
     const r = await svcInProcess(['messages', '--tool', tool, 'weather in Paris?'], { emu });
     expect(r.exitCode).toBe(0);
     expect(sent()[0].tools).toEqual([{ name: 'get_weather', description: 'weather of a city', input_schema: schema }]);
@@ -29,7 +36,10 @@ describe('svc messages tools', () => {
 
   it('the chat and flat forms reach input_schema too', async () => {
     emu.clearRequests();
-    const nested = writeTemp('nested.json', JSON.stringify({ type: 'function', function: { name: 'a', parameters: schema } }));
+    const nested = writeTemp(
+      'nested.json',
+      JSON.stringify({ type: 'function', function: { name: 'a', parameters: schema } }),
+    );
     const flat = writeTemp('flat.json', JSON.stringify([{ type: 'function', name: 'b', parameters: schema }]));
     const r = await svcInProcess(['messages', '--tool', nested, '--tool', flat, 'hi'], { emu });
     expect(r.exitCode).toBe(0);
@@ -51,7 +61,16 @@ describe('svc messages tools', () => {
 describe('svc messages conversations', () => {
   it('--input FILE sends the earlier turns and its system prompt, then the new user turn', async () => {
     emu.clearRequests();
-    const file = writeTemp('history.json', JSON.stringify({ system: 'be terse', messages: [{ role: 'user', content: 'my name is Ada' }, { role: 'assistant', content: 'Hello Ada.' }] }));
+    const file = writeTemp(
+      'history.json',
+      JSON.stringify({
+        system: 'be terse',
+        messages: [
+          { role: 'user', content: 'my name is Ada' },
+          { role: 'assistant', content: 'Hello Ada.' },
+        ],
+      }),
+    );
     const r = await svcInProcess(['messages', '--input', file, 'what is my name?'], { emu });
     expect(r.exitCode).toBe(0);
     expect(sent()[0]).toMatchObject({
@@ -66,7 +85,13 @@ describe('svc messages conversations', () => {
 
   it('--input - reads JSON lines from stdin; a conversation ending in a user turn needs no prompt', async () => {
     emu.clearRequests();
-    const lines = [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }, { role: 'user', content: 'three' }].map((m) => JSON.stringify(m)).join('\n');
+    const lines = [
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'two' },
+      { role: 'user', content: 'three' },
+    ]
+      .map((m) => JSON.stringify(m))
+      .join('\n');
     const r = await svcInProcess(['messages', '--input', '-'], { emu, input: lines });
     expect(r.exitCode).toBe(0);
     expect(sent()[0].messages.map((m: { content: string }) => m.content)).toEqual(['one', 'two', 'three']);
@@ -81,7 +106,10 @@ describe('svc messages conversations', () => {
   });
 
   it('a message that is neither user nor assistant is exit 2', async () => {
-    const r = await svcInProcess(['messages', '--input', writeTemp('tool.json', JSON.stringify([{ role: 'tool', content: 'x' }])), 'hi'], { emu });
+    const r = await svcInProcess(
+      ['messages', '--input', writeTemp('tool.json', JSON.stringify([{ role: 'tool', content: 'x' }])), 'hi'],
+      { emu },
+    );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--input: .*tool\.json\[0\] .*role: user\|assistant/);
   });
@@ -106,10 +134,17 @@ describe('svc messages conversations', () => {
     const id = /conv_[a-z0-9]+/.exec(list.stdout)![0];
     expect(list.stdout.trim().split('\t').pop()).toBe('messages');
     const show = await svcInProcess(['conversations', 'show'], { emu, configDir });
-    expect(show.stdout.split('\n').filter((l) => /^(system|user|assistant): /.test(l)).map((l) => l.split(':')[0])).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
+    expect(
+      show.stdout
+        .split('\n')
+        .filter((l) => /^(system|user|assistant): /.test(l))
+        .map((l) => l.split(':')[0]),
+    ).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
     const wrong = await svcInProcess(['chat', '--conversation', id, 'hi'], { emu, configDir });
     expect(wrong.exitCode).toBe(2);
-    expect(wrong.stderr).toContain(`is a conversation of svc messages (continue it with svc messages --conversation ${id})`);
+    expect(wrong.stderr).toContain(
+      `is a conversation of svc messages (continue it with svc messages --conversation ${id})`,
+    );
     emu.clearRequests();
     const again = await svcInProcess(['messages', '--conversation', id, 'and again'], { emu, configDir });
     expect(again.exitCode).toBe(0);
@@ -127,7 +162,11 @@ describe('svc messages conversations', () => {
 
 describe('svc messages and legacy: small items', () => {
   it('the no-prompt error names the command that was run', async () => {
-    for (const [cmd, shown] of [[['messages'], 'svc messages "…"'], [['legacy', 'completions'], 'svc legacy completions "…"'], [['legacy', 'complete'], 'svc legacy complete "…"']] as const) {
+    for (const [cmd, shown] of [
+      [['messages'], 'svc messages "…"'],
+      [['legacy', 'completions'], 'svc legacy completions "…"'],
+      [['legacy', 'complete'], 'svc legacy complete "…"'],
+    ] as const) {
       const r = await svcInProcess([...cmd], { emu, input: '' });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(shown);

@@ -10,7 +10,11 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const sent = () => emu.requests().filter((r) => r.path === '/v1/messages').map((r) => JSON.parse(r.body!));
+const sent = () =>
+  emu
+    .requests()
+    .filter((r) => r.path === '/v1/messages')
+    .map((r) => JSON.parse(r.body!));
 
 describe('svc messages', () => {
   it('prints the text in a pipe; --stream prints the same text', async () => {
@@ -22,11 +26,38 @@ describe('svc messages', () => {
     expect(streamed.stdout).toBe(plain.stdout);
   });
 
-  it('sends the convention\'s fields: system, max_tokens, stop_sequences, sampling, stdin joined', async () => {
+  it("sends the convention's fields: system, max_tokens, stop_sequences, sampling, stdin joined", async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['messages', '-s', 'be terse', '--max-tokens', '200', '--stop', 'answer', '--temperature', '0.2', '--top-p', '0.9', '--top-k', '40', 'summarize'], { emu, input: 'some text' });
+    const r = await svcInProcess(
+      [
+        'messages',
+        '-s',
+        'be terse',
+        '--max-tokens',
+        '200',
+        '--stop',
+        'answer',
+        '--temperature',
+        '0.2',
+        '--top-p',
+        '0.9',
+        '--top-k',
+        '40',
+        'summarize',
+      ],
+      { emu, input: 'some text' },
+    );
     expect(r.exitCode).toBe(0);
-    expect(sent()[0]).toMatchObject({ model: 'svc-latest', system: 'be terse', max_tokens: 200, stop_sequences: ['answer'], temperature: 0.2, top_p: 0.9, top_k: 40, messages: [{ role: 'user', content: 'summarize\n\nsome text' }] });
+    expect(sent()[0]).toMatchObject({
+      model: 'svc-latest',
+      system: 'be terse',
+      max_tokens: 200,
+      stop_sequences: ['answer'],
+      temperature: 0.2,
+      top_p: 0.9,
+      top_k: 40,
+      messages: [{ role: 'user', content: 'summarize\n\nsome text' }],
+    });
     expect(r.stdout).not.toContain('answer');
   });
 
@@ -34,7 +65,10 @@ describe('svc messages', () => {
     const r = await svcInProcess(['messages', '--json', 'hi'], { emu });
     expect(JSON.parse(r.stdout)).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn' });
     const s = await svcInProcess(['messages', '--json', '--stream', 'hi'], { emu });
-    const types = s.stdout.trim().split('\n').map((l) => JSON.parse(l).type);
+    const types = s.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).type);
     expect(types[0]).toBe('message_start');
     expect(types).toContain('content_block_delta');
     expect(types[types.length - 1]).toBe('message_stop');
@@ -43,7 +77,13 @@ describe('svc messages', () => {
   it('a cut answer warns on stderr; tool_use blocks are JSON lines', async () => {
     const cut = await svcInProcess(['messages', '--max-tokens', '2', 'hello'], { emu });
     expect(cut.stderr).toContain('cut off at 2 tokens');
-    const tool = writeTemp('t.json', JSON.stringify({ name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }));
+    const tool = writeTemp(
+      't.json',
+      JSON.stringify({
+        name: 'lookup',
+        parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+      }),
+    );
     const t = await svcInProcess(['messages', '--tool', tool, '--stream', 'find it'], { emu });
     const use = JSON.parse(t.stdout.trim());
     expect(use.name).toBe('lookup');
@@ -58,8 +98,16 @@ const cases: [string, string[], RegExp][] = [
   ['temperature above 2', ['--temperature', '2.1'], /--temperature: 2\.1 .*from 0 to 2/],
   ['top_p of 0', ['--top-p', '0'], /--top-p: 0 .*greater than 0 and at most 1/],
   ['top_k of 0', ['--top-k', '0'], /--top-k: 0 .*from 1 to 2147483647/],
-  ['more than 4 stop sequences', ['--stop', 'a', '--stop', 'b', '--stop', 'c', '--stop', 'd', '--stop', 'e'], /--stop: 5 values .*at most 4/],
-  ['tool choice naming no tool', ['--tool-choice', 'other'], /--tool-choice: other .*auto, any, none, or the name of a --tool/],
+  [
+    'more than 4 stop sequences',
+    ['--stop', 'a', '--stop', 'b', '--stop', 'c', '--stop', 'd', '--stop', 'e'],
+    /--stop: 5 values .*at most 4/,
+  ],
+  [
+    'tool choice naming no tool',
+    ['--tool-choice', 'other'],
+    /--tool-choice: other .*auto, any, none, or the name of a --tool/,
+  ],
 ];
 
 describe('svc messages rejects bad input before sending', () => {

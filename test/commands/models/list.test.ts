@@ -13,7 +13,10 @@ describe('svc models list', () => {
   it('lists every model as tab-separated rows in a pipe', async () => {
     const r = await svcInProcess(['models', 'list'], { emu });
     expect(r.exitCode).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((row) => row[0])).toContain('svc-4');
     expect(rows.map((row) => row[0])).toContain('svc-embed-1');
     expect(r.stderr).toBe('');
@@ -22,7 +25,10 @@ describe('svc models list', () => {
   it('turns language prices into dollars per million tokens', async () => {
     const r = await svcInProcess(['models', 'list', '--kind', 'language'], { emu });
     expect(r.exitCode).toBe(0);
-    const row = r.stdout.split('\n').find((l) => l.startsWith('svc-4\t'))!.split('\t');
+    const row = r.stdout
+      .split('\n')
+      .find((l) => l.startsWith('svc-4\t'))!
+      .split('\t');
     // 30000 cents per 100M tokens = $3.00 per 1M; 150000 → $15.00
     expect(row).toEqual(['svc-4', 'svc-latest, svc-4-latest', 'text+image', '$3.00', '$0.75', '$15.00']);
   });
@@ -34,7 +40,10 @@ describe('svc models list', () => {
 
   it('--json prints one model per line as the API sent it', async () => {
     const r = await svcInProcess(['models', 'list', '--kind', 'embedding', '--json'], { emu });
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ id: 'svc-embed-1', prompt_text_token_price: 1000, object: 'model' });
   });
 

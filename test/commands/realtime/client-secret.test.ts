@@ -17,7 +17,9 @@ describe('svc realtime client-secret', () => {
     expect(r.stdout).toMatch(/^svc-cs-[A-Za-z0-9_-]+\n$/);
     expect(r.stderr).toMatch(/^expires at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/);
     expect(JSON.parse(emu.requests()[0]!.body!)).toEqual({ expires_after: { seconds: 600 } });
-    const stored = emu.core.store.collection<{ expires_at: number; key: string }>('client_secrets').get(r.stdout.trim())!;
+    const stored = emu.core.store
+      .collection<{ expires_at: number; key: string }>('client_secrets')
+      .get(r.stdout.trim())!;
     const after = Math.ceil(Date.now() / 1000);
     // 600 s after the moment the secret was made, which lies between the two readings of the clock
     expect(stored.expires_at).toBeGreaterThanOrEqual(before + 600);

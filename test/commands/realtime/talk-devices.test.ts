@@ -29,7 +29,10 @@ function fakeArecord(clip: string): string {
 /** An ALSA configuration whose default playback device writes raw samples to `out`. */
 function alsaToFile(out: string): string {
   const conf = join(tempDir('svc-alsa-'), 'asound.conf');
-  writeFileSync(conf, `pcm.nul { type null }\npcm.!default {\n  type file\n  slave.pcm "nul"\n  file "|cat >> ${out}"\n  format "raw"\n}\n`);
+  writeFileSync(
+    conf,
+    `pcm.nul { type null }\npcm.!default {\n  type file\n  slave.pcm "nul"\n  file "|cat >> ${out}"\n  format "raw"\n}\n`,
+  );
   return conf;
 }
 

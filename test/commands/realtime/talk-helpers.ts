@@ -11,7 +11,9 @@ export type Part = { say: string } | { silence: number };
 
 /** PCM s16le mono at `rate`: spoken parts (tones) and silences (ms). */
 export function clipPcm(parts: Part[], rate = 24000): Buffer {
-  return Buffer.concat(parts.map((p) => ('say' in p ? encodeTones(p.say, rate) : Buffer.alloc(Math.round((rate * p.silence) / 1000) * 2))));
+  return Buffer.concat(
+    parts.map((p) => ('say' in p ? encodeTones(p.say, rate) : Buffer.alloc(Math.round((rate * p.silence) / 1000) * 2))),
+  );
 }
 
 export function wavClip(name: string, parts: Part[], rate = 24000): string {
@@ -28,7 +30,10 @@ export function ulawClip(name: string, parts: Part[]): string {
 }
 
 /** The text spoken in an audio file (WAV, or raw in the hinted encoding). */
-export async function spokenIn(path: string, hint: { encoding?: 'pcm' | 'mulaw'; sampleRate?: number } = {}): Promise<string> {
+export async function spokenIn(
+  path: string,
+  hint: { encoding?: 'pcm' | 'mulaw'; sampleRate?: number } = {},
+): Promise<string> {
   const { pcm, format } = await decodeAudio(readFileSync(path), hint);
   return decodeTones(pcm, format.sampleRate);
 }
@@ -47,7 +52,12 @@ export function lastSession(emu: TestEmulator): RealtimeSessionLog {
 
 /** Quick answers for tests that do not look at timing. */
 export function fastEmulator(emu: TestEmulator): void {
-  Object.assign(emu.core.settings, { realtimePace: 0, realtimeResponseDelayMs: 0, realtimeLegacyEvents: 0, realtimeCallerPauseMs: 0 });
+  Object.assign(emu.core.settings, {
+    realtimePace: 0,
+    realtimeResponseDelayMs: 0,
+    realtimeLegacyEvents: 0,
+    realtimeCallerPauseMs: 0,
+  });
 }
 
 /** Answers paced at real time, as the service does. */

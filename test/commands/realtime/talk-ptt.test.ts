@@ -68,7 +68,12 @@ describe('svc realtime talk --push-to-talk (on a terminal)', () => {
     const out = join(dir, 'answer.wav');
     // frames the fake microphone has produced so far (40 ms each)
     const frames = () => (existsSync(join(dir, 'frames')) ? Number(readFileSync(join(dir, 'frames'), 'utf8')) : 0);
-    term.start(['realtime', 'talk', '--push-to-talk', '--output', out], { emu, env: { PATH: `${dir}:${process.env.PATH}` }, cols: 200, rows: 50 });
+    term.start(['realtime', 'talk', '--push-to-talk', '--output', out], {
+      emu,
+      env: { PATH: `${dir}:${process.env.PATH}` },
+      cols: 200,
+      rows: 50,
+    });
 
     await until('the session to start', () => pane().includes('hold space to talk'));
     const SILENCE_FRAMES = 75; // 3 s of silence before talking and 3 s after: none of it may be sent
@@ -79,7 +84,10 @@ describe('svc realtime talk --push-to-talk (on a terminal)', () => {
     await until('the clip to be recorded', () => existsSync(join(dir, 'done')));
     await sleep(300);
     term.keys('Space');
-    await until('the answer', () => lastSession(emu).responses[0]?.status === 'completed' && /assistant: .+\n/.test(pane()));
+    await until(
+      'the answer',
+      () => lastSession(emu).responses[0]?.status === 'completed' && /assistant: .+\n/.test(pane()),
+    );
     const released = frames();
     await until('silence after talking', () => frames() >= released + SILENCE_FRAMES);
     const producedMs = frames() * 40;

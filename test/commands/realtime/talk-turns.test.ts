@@ -16,7 +16,13 @@ let overlapping: string;
 beforeAll(async () => {
   emu = await startTestEmulator();
   // a question, then a second one that starts while the answer to the first is being spoken
-  overlapping = wavClip('overlap.wav', [{ silence: 200 }, { say: 'tell me a story' }, { silence: 1500 }, { say: 'stop now' }, { silence: 2500 }]);
+  overlapping = wavClip('overlap.wav', [
+    { silence: 200 },
+    { say: 'tell me a story' },
+    { silence: 1500 },
+    { say: 'stop now' },
+    { silence: 2500 },
+  ]);
 });
 afterAll(() => emu.close());
 beforeEach(() => realTimeEmulator(emu));
@@ -24,11 +30,44 @@ beforeEach(() => realTimeEmulator(emu));
 describe('svc realtime talk: tools and turn taking', () => {
   it('runs a tool as a local command and speaks its result; half-duplex sends no frame while the assistant speaks', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'weather.json'), JSON.stringify({ type: 'function', name: 'get_weather', description: 'current weather', parameters: { type: 'object', properties: { city: { type: 'string', enum: ['Paris', 'Oslo'] } }, required: ['city'] } }));
-    writeFileSync(join(dir, 'weather.mjs'), "let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => console.log('sunny in ' + JSON.parse(s).city));\n");
-    const input = wavClip('tool.wav', [{ silence: 200 }, { say: 'please use the get weather tool' }, { silence: 5000 }]);
+    writeFileSync(
+      join(dir, 'weather.json'),
+      JSON.stringify({
+        type: 'function',
+        name: 'get_weather',
+        description: 'current weather',
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string', enum: ['Paris', 'Oslo'] } },
+          required: ['city'],
+        },
+      }),
+    );
+    writeFileSync(
+      join(dir, 'weather.mjs'),
+      "let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => console.log('sunny in ' + JSON.parse(s).city));\n",
+    );
+    const input = wavClip('tool.wav', [
+      { silence: 200 },
+      { say: 'please use the get weather tool' },
+      { silence: 5000 },
+    ]);
     const out = join(dir, 'answer.wav');
-    const r = await svcInProcess(['realtime', 'talk', '--input', input, '--output', out, '--tool', join(dir, 'weather.json'), '--tool-cmd', `get_weather=node ${join(dir, 'weather.mjs')}`], { emu });
+    const r = await svcInProcess(
+      [
+        'realtime',
+        'talk',
+        '--input',
+        input,
+        '--output',
+        out,
+        '--tool',
+        join(dir, 'weather.json'),
+        '--tool-cmd',
+        `get_weather=node ${join(dir, 'weather.mjs')}`,
+      ],
+      { emu },
+    );
     expect(r.exitCode).toBe(0);
     const log = lastSession(emu);
     // the emulator asked for the tool with arguments valid against its schema; the command's output came back

@@ -6,7 +6,17 @@ import { svcProcess, svcBytes } from '../../helpers/subprocess.js';
 import { svcOnTerminal } from '../../helpers/terminal.js';
 import { tempDir } from '../../helpers/files.js';
 
-const ANSWER = ['## Release notes', '', '- first item', '- second item', '', '```js', 'const answer = 42;', '```', ''].join('\n');
+const ANSWER = [
+  '## Release notes',
+  '',
+  '- first item',
+  '- second item',
+  '',
+  '```js',
+  'const answer = 42;',
+  '```',
+  '',
+].join('\n');
 const PROMPT = `Repeat this:\n~~~markdown\n${ANSWER}~~~\n`;
 const COLOR = { NO_COLOR: '' };
 const COMMANDS: [string, string[]][] = [
@@ -43,7 +53,10 @@ describe('streamed answers of messages and responses create', () => {
       expect(r.exitCode, r.stderr).toBe(0);
       const logs = await svcProcess(['logs', '--json'], { emu, configDir });
       expect(logs.exitCode, logs.stderr).toBe(0);
-      const records = logs.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const records = logs.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       const call = records.find((x) => x.method === 'POST');
       expect(call, logs.stdout).toBeDefined();
       expect(call.answer).toContain('say hello to the log');

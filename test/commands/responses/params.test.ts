@@ -12,12 +12,36 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const posted = () => emu.requests().filter((r) => r.path === '/v1/responses' && r.method === 'POST').map((r) => JSON.parse(r.body!));
+const posted = () =>
+  emu
+    .requests()
+    .filter((r) => r.path === '/v1/responses' && r.method === 'POST')
+    .map((r) => JSON.parse(r.body!));
 
 describe('svc responses create: every field', () => {
   it('search source flags build search_parameters.sources, as chat does', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['responses', 'create', '--search', 'on', '--search-source', 'news', '--search-country', 'de', '--allowed-website', 'example.org', '--x-handle', 'svc', '--rss', 'https://example.org/feed.xml', '--no-safe-search', 'headlines'], { emu });
+    const r = await svcInProcess(
+      [
+        'responses',
+        'create',
+        '--search',
+        'on',
+        '--search-source',
+        'news',
+        '--search-country',
+        'de',
+        '--allowed-website',
+        'example.org',
+        '--x-handle',
+        'svc',
+        '--rss',
+        'https://example.org/feed.xml',
+        '--no-safe-search',
+        'headlines',
+      ],
+      { emu },
+    );
     expect(r.exitCode).toBe(0);
     expect(posted()[0].search_parameters).toEqual({
       mode: 'on',
@@ -36,12 +60,18 @@ describe('svc responses create: every field', () => {
     const fn = writeTemp('fn.json', JSON.stringify({ name: 'lookup', parameters: { type: 'object', properties: {} } }));
     const r = await svcInProcess(['responses', 'create', '--tool', web, '--tool', fn, 'find it'], { emu });
     expect(r.exitCode).toBe(0);
-    expect(posted()[0].tools).toEqual([{ type: 'web_search' }, { type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }]);
+    expect(posted()[0].tools).toEqual([
+      { type: 'web_search' },
+      { type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } },
+    ]);
   });
 
   it('a tool of a type the convention does not know is exit 2', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['responses', 'create', '--tool', writeTemp('shell.json', JSON.stringify({ type: 'shell' })), 'x'], { emu });
+    const r = await svcInProcess(
+      ['responses', 'create', '--tool', writeTemp('shell.json', JSON.stringify({ type: 'shell' })), 'x'],
+      { emu },
+    );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--tool: .*shell\.json\[0\] .*function, web_search, web_search_preview \(got "shell"\)/);
     expect(emu.requests()).toEqual([]);
@@ -51,9 +81,26 @@ describe('svc responses create: every field', () => {
     emu.clearRequests();
     const cm = [{ type: 'compaction', compact_threshold: 1000 }];
     const file = writeTemp('cm.json', JSON.stringify(cm));
-    const r = await svcInProcess(['responses', 'create', '-m', 'svc-4-reasoning', '--context-management', file, '--reasoning-generate-summary', 'concise', '--reasoning-summary', 'auto', 'plan'], { emu });
+    const r = await svcInProcess(
+      [
+        'responses',
+        'create',
+        '-m',
+        'svc-4-reasoning',
+        '--context-management',
+        file,
+        '--reasoning-generate-summary',
+        'concise',
+        '--reasoning-summary',
+        'auto',
+        'plan',
+      ],
+      { emu },
+    );
     expect(r.exitCode).toBe(0);
-    const inline = await svcInProcess(['responses', 'create', '--context-management', JSON.stringify(cm), 'x'], { emu });
+    const inline = await svcInProcess(['responses', 'create', '--context-management', JSON.stringify(cm), 'x'], {
+      emu,
+    });
     expect(inline.exitCode).toBe(0);
     const [a, b] = posted();
     expect(a.context_management).toEqual(cm);
@@ -72,8 +119,10 @@ describe('svc responses create: every field', () => {
     expect(r.stderr).toMatch(/background responses are not supported/);
   });
 
-  it('--previous ID without -m uses the continued response\'s model (asked of the server when not remembered)', async () => {
-    const one = await svcInProcess(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], { emu });
+  it("--previous ID without -m uses the continued response's model (asked of the server when not remembered)", async () => {
+    const one = await svcInProcess(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], {
+      emu,
+    });
     const id = JSON.parse(one.stdout).id as string;
     emu.clearRequests();
     // a fresh config dir: nothing remembered, so the model comes from GET /v1/responses/ID
@@ -89,7 +138,10 @@ describe('svc responses create: every field', () => {
 
   it('--previous with the remembered last response takes its model without asking', async () => {
     const configDir = tempDir();
-    const one = await svcInProcess(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], { emu, configDir });
+    const one = await svcInProcess(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], {
+      emu,
+      configDir,
+    });
     const id = JSON.parse(one.stdout).id as string;
     emu.clearRequests();
     const two = await svcInProcess(['responses', 'create', '--previous', id, 'second'], { emu, configDir });
@@ -100,11 +152,17 @@ describe('svc responses create: every field', () => {
 
   it('a malformed JSON --input file is exit 2, nothing sent; text files stay text', async () => {
     emu.clearRequests();
-    const bad = await svcInProcess(['responses', 'create', '--input', writeTemp('bad.json', '[{"type": "message", "role": "user"'), 'x'], { emu });
+    const bad = await svcInProcess(
+      ['responses', 'create', '--input', writeTemp('bad.json', '[{"type": "message", "role": "user"'), 'x'],
+      { emu },
+    );
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--input: .*bad\.json .*valid JSON or JSON lines/);
     expect(emu.requests()).toEqual([]);
-    const text = await svcInProcess(['responses', 'create', '--input', writeTemp('notes.txt', 'plain notes'), '--no-stream'], { emu });
+    const text = await svcInProcess(
+      ['responses', 'create', '--input', writeTemp('notes.txt', 'plain notes'), '--no-stream'],
+      { emu },
+    );
     expect(text.exitCode).toBe(0);
     expect(posted()[0].input).toEqual([{ type: 'message', role: 'user', content: 'plain notes' }]);
   });

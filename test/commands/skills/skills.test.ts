@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const SKILL_MD = '---\nname: pdf-tools\ndescription: "Read and fill PDF forms"\n---\n# PDF tools\nUse scripts/fill.py.\n';
+const SKILL_MD =
+  '---\nname: pdf-tools\ndescription: "Read and fill PDF forms"\n---\n# PDF tools\nUse scripts/fill.py.\n';
 
 function skillDir(name: string, md: string | undefined, extra: Record<string, string> = {}): string {
   const d = join(dir, name);
@@ -53,19 +54,34 @@ describe('svc skills upload', () => {
   });
 
   it('a YAML block scalar description (`description: >`) is read as its folded text, by the CLI and the server', async () => {
-    const md = '---\nname: yaml-skill\ndescription: >\n  Fill PDF forms\n  and read them back.\nlicense: MIT\n---\n# body\n';
+    const md =
+      '---\nname: yaml-skill\ndescription: >\n  Fill PDF forms\n  and read them back.\nlicense: MIT\n---\n# body\n';
     const r = await svcInProcess(['skills', 'upload', skillDir('yaml-skill', md), '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ name: 'yaml-skill', description: 'Fill PDF forms and read them back.\n' });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      name: 'yaml-skill',
+      description: 'Fill PDF forms and read them back.\n',
+    });
   });
 
   it('uploads a zip as is; --json prints the skill as the API sent it', async () => {
-    const z = zipFile('ready.zip', { 'SKILL.md': '---\nname: csv-helper\ndescription: Clean CSV files\n---\n', 'README.txt': 'hi' });
+    const z = zipFile('ready.zip', {
+      'SKILL.md': '---\nname: csv-helper\ndescription: Clean CSV files\n---\n',
+      'README.txt': 'hi',
+    });
     const r = await svcInProcess(['skills', 'upload', z, '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout);
     expect(s).toMatchObject({ object: 'skill', name: 'csv-helper', description: 'Clean CSV files' });
-    expect(Object.keys(s).sort()).toEqual(['created_at', 'default_version', 'description', 'id', 'latest_version', 'name', 'object']);
+    expect(Object.keys(s).sort()).toEqual([
+      'created_at',
+      'default_version',
+      'description',
+      'id',
+      'latest_version',
+      'name',
+      'object',
+    ]);
     const out = join(dir, 'ready-back.zip');
     await svcInProcess(['skills', 'download', s.id, '-o', out], { emu });
     expect(readFileSync(out).equals(readFileSync(z))).toBe(true);
@@ -75,10 +91,22 @@ describe('svc skills upload', () => {
     const cases: [string, () => string, RegExp][] = [
       ['a folder without SKILL.md', () => skillDir('no-md', undefined), /no SKILL\.md at the top level/],
       ['SKILL.md without front matter', () => skillDir('no-fm', '# just a title\n'), /SKILL\.md has no front matter/],
-      ['front matter without a description', () => skillDir('no-desc', '---\nname: x\n---\n'), /front matter of SKILL\.md has no description/],
-      ['front matter without a name', () => skillDir('no-name', '---\ndescription: y\n---\n'), /front matter of SKILL\.md has no name/],
+      [
+        'front matter without a description',
+        () => skillDir('no-desc', '---\nname: x\n---\n'),
+        /front matter of SKILL\.md has no description/,
+      ],
+      [
+        'front matter without a name',
+        () => skillDir('no-name', '---\ndescription: y\n---\n'),
+        /front matter of SKILL\.md has no name/,
+      ],
       ['a zip without SKILL.md', () => zipFile('empty.zip', { 'other.md': 'x' }), /no SKILL\.md at the top level/],
-      ['a file that is not a zip', () => (writeFileSync(join(dir, 'notzip.zip'), 'plain text'), join(dir, 'notzip.zip')), /not a zip archive/],
+      [
+        'a file that is not a zip',
+        () => (writeFileSync(join(dir, 'notzip.zip'), 'plain text'), join(dir, 'notzip.zip')),
+        /not a zip archive/,
+      ],
       ['a missing path', () => join(dir, 'nope'), /no such file or folder/],
     ];
     for (const [name, make, msg] of cases) {
@@ -108,7 +136,10 @@ describe('svc skills list / get / delete / download', () => {
     emu.clearRequests();
     const r = await svcInProcess(['skills', 'list', '--all', '--limit', '2'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
-    const ids = r.stdout.trim().split('\n').map((l) => l.split('\t')[0]);
+    const ids = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[0]);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.slice(0, 5)).toEqual([...made].reverse());
     const lists = emu.requests().filter((x) => x.path === '/v1/skills');
@@ -118,7 +149,10 @@ describe('svc skills list / get / delete / download', () => {
 
   it('--order asc --json, one skill per line', async () => {
     const r = await svcInProcess(['skills', 'list', '--order', 'asc', '--json'], { emu });
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const mine = rows.filter((s) => made.includes(s.id)).map((s) => s.id);
     expect(mine).toEqual(made);
   });
@@ -168,12 +202,20 @@ describe('svc skills list / get / delete / download', () => {
   it('delete removes several; the rest of the list no longer has them', async () => {
     const r = await svcInProcess(['skills', 'delete', made[3]!, made[4]!, '--json', '--yes'], { emu });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { id: made[3], object: 'skill.deleted', deleted: true },
       { id: made[4], object: 'skill.deleted', deleted: true },
     ]);
     const l = await svcInProcess(['skills', 'list', '--json'], { emu });
-    const ids = l.stdout.trim().split('\n').map((x) => JSON.parse(x).id);
+    const ids = l.stdout
+      .trim()
+      .split('\n')
+      .map((x) => JSON.parse(x).id);
     expect(ids).not.toContain(made[3]);
     expect(ids).toContain(made[2]);
   });

@@ -26,8 +26,15 @@ const clip = (ext: string) => join(dir, `hello.${ext}`);
 beforeAll(async () => {
   emu = await startTestEmulator();
   dir = tempDir('svc-input-audio-');
-  writeFileSync(clip('wav'), encodeWav(Buffer.concat([Buffer.alloc(3200), textToTones('hello input', 16000), Buffer.alloc(16000)]), { sampleRate: 16000, channels: 1 }));
-  for (const ext of ['flac', 'ogg', 'm4a', 'aiff']) await execa('ffmpeg', ['-loglevel', 'error', '-y', '-i', clip('wav'), clip(ext)]);
+  writeFileSync(
+    clip('wav'),
+    encodeWav(Buffer.concat([Buffer.alloc(3200), textToTones('hello input', 16000), Buffer.alloc(16000)]), {
+      sampleRate: 16000,
+      channels: 1,
+    }),
+  );
+  for (const ext of ['flac', 'ogg', 'm4a', 'aiff'])
+    await execa('ffmpeg', ['-loglevel', 'error', '-y', '-i', clip('wav'), clip(ext)]);
   writeFileSync(join(dir, 'notes.wav'), 'These are meeting notes, not a recording.\n'.repeat(40));
   noFfmpeg = join(dir, 'bin');
   mkdirSync(noFfmpeg);
@@ -48,7 +55,9 @@ async function upload(file: string): Promise<{ fields: string[]; file: Buffer }>
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const r = await svcInProcess(['stt', 'transcribe', file], { env: { SVC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, SVC_API_KEY: 'k-test-upload' } });
+    const r = await svcInProcess(['stt', 'transcribe', file], {
+      env: { SVC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, SVC_API_KEY: 'k-test-upload' },
+    });
     expect(r.exitCode, r.stderr).toBe(0);
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -103,7 +112,9 @@ describe('stt transcribe: stdin, directories, containers', () => {
     emu.clearRequests();
     const r = await svcInProcess(['stt', 'transcribe', clip('aiff')], { emu, env: { PATH: noFfmpeg } });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/hello\.aiff is AIFF audio, which the service does not read; .*install ffmpeg \(apt-get install ffmpeg/);
+    expect(r.stderr).toMatch(
+      /hello\.aiff is AIFF audio, which the service does not read; .*install ffmpeg \(apt-get install ffmpeg/,
+    );
     expect(emu.requests()).toEqual([]);
   });
 
@@ -135,26 +146,38 @@ describe('stt listen and realtime talk: containers through ffmpeg', () => {
 
   it('realtime talk --input hello.m4a: the session hears it', async () => {
     fastEmulator(emu);
-    const r = await svcInProcess(['realtime', 'talk', '--input', clip('m4a'), '--output', join(dir, 'answer.wav')], { emu });
+    const r = await svcInProcess(['realtime', 'talk', '--input', clip('m4a'), '--output', join(dir, 'answer.wav')], {
+      emu,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^you: hello input\n/);
     // the note says what the input does (it is not a microphone)
-    expect(r.stderr).toContain(`connected to session (sending ${clip('m4a')} at real time (not while the assistant speaks); the answers to ${join(dir, 'answer.wav')}; Ctrl-C ends)`);
+    expect(r.stderr).toContain(
+      `connected to session (sending ${clip('m4a')} at real time (not while the assistant speaks); the answers to ${join(dir, 'answer.wav')}; Ctrl-C ends)`,
+    );
     expect(r.stderr).not.toContain('microphone');
   });
 
   it('without ffmpeg: exit 2 naming the format, before anything is sent', async () => {
-    for (const args of [['stt', 'listen', '--input', clip('ogg')], ['realtime', 'talk', '--input', clip('ogg'), '--output', '-']]) {
+    for (const args of [
+      ['stt', 'listen', '--input', clip('ogg')],
+      ['realtime', 'talk', '--input', clip('ogg'), '--output', '-'],
+    ]) {
       emu.clearRequests();
       const r = await svcInProcess(args, { emu, env: { PATH: noFfmpeg } });
       expect(r.exitCode, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(/--input: .*hello\.ogg is Ogg Vorbis audio; svc decodes WAV and MP3 itself; for other formats install ffmpeg/);
+      expect(r.stderr).toMatch(
+        /--input: .*hello\.ogg is Ogg Vorbis audio; svc decodes WAV and MP3 itself; for other formats install ffmpeg/,
+      );
       expect(emu.requests()).toEqual([]);
     }
   });
 
   it('text named .wav: exit 2 for stt listen and realtime talk', async () => {
-    for (const args of [['stt', 'listen', '--input', join(dir, 'notes.wav')], ['realtime', 'talk', '--input', join(dir, 'notes.wav'), '--output', '-']]) {
+    for (const args of [
+      ['stt', 'listen', '--input', join(dir, 'notes.wav')],
+      ['realtime', 'talk', '--input', join(dir, 'notes.wav'), '--output', '-'],
+    ]) {
       emu.clearRequests();
       const r = await svcInProcess(args, { emu });
       expect(r.exitCode).toBe(2);
@@ -167,7 +190,10 @@ describe('stt listen and realtime talk: containers through ffmpeg', () => {
 describe('stt listen --model', () => {
   it('is sent in the query; another value is exit 2', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--no-realtime', '--model', 'voice-transcribe-2.0'], { emu });
+    const r = await svcInProcess(
+      ['stt', 'listen', '--input', clip('wav'), '--no-realtime', '--model', 'voice-transcribe-2.0'],
+      { emu },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(emu.requests().find((q) => q.path === '/v1/stt')!.query).toMatchObject({ model: 'voice-transcribe-2.0' });
     emu.clearRequests();
@@ -214,7 +240,12 @@ function oggOpus(packets: Buffer[]): Buffer {
   head[9] = 1;
   head.writeUInt16LE(312, 10);
   head.writeUInt32LE(48000, 12);
-  const tags = Buffer.concat([Buffer.from('OpusTags', 'latin1'), Buffer.from([3, 0, 0, 0]), Buffer.from('svc'), Buffer.alloc(4)]);
+  const tags = Buffer.concat([
+    Buffer.from('OpusTags', 'latin1'),
+    Buffer.from([3, 0, 0, 0]),
+    Buffer.from('svc'),
+    Buffer.alloc(4),
+  ]);
   const pages = [oggPage(head, 0, 0, 2), oggPage(tags, 1, 0, 0)];
   packets.forEach((p, i) => pages.push(oggPage(p, i + 2, 312 + (i + 1) * 960, i === packets.length - 1 ? 4 : 0)));
   return Buffer.concat(pages);
@@ -238,7 +269,9 @@ describe('stt listen --encoding opus', () => {
     });
     try {
       const port = (wss.address() as AddressInfo).port;
-      const r = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--no-realtime'], { env: { SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: 'k-test-opus' } });
+      const r = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--no-realtime'], {
+        env: { SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: 'k-test-opus' },
+      });
       expect(r.exitCode, r.stderr).toBe(0);
     } finally {
       await new Promise((resolve) => wss.close(resolve));
@@ -254,16 +287,28 @@ describe('stt listen --encoding opus', () => {
     }
     const ogg = join(dir, 'sent.opus');
     writeFileSync(ogg, oggOpus(frames));
-    const pcm = await execa('ffmpeg', ['-loglevel', 'error', '-i', ogg, '-f', 's16le', '-ac', '1', '-ar', '16000', 'pipe:1'], { encoding: 'buffer' });
+    const pcm = await execa(
+      'ffmpeg',
+      ['-loglevel', 'error', '-i', ogg, '-f', 's16le', '-ac', '1', '-ar', '16000', 'pipe:1'],
+      { encoding: 'buffer' },
+    );
     expect(tonesToText(Buffer.from(pcm.stdout as Uint8Array), 16000)).toBe('hello input');
   });
 
   it('without ffmpeg, or with --multichannel: exit 2 before anything is sent', async () => {
     emu.clearRequests();
-    const a = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus'], { emu, env: { PATH: noFfmpeg } });
+    const a = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus'], {
+      emu,
+      env: { PATH: noFfmpeg },
+    });
     expect(a.exitCode).toBe(2);
-    expect(a.stderr).toMatch(/--encoding: opus is not allowed: pcm, mulaw or alaw here: svc encodes Opus with ffmpeg \(libopus\), which is not installed/);
-    const b = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--multichannel', '--channels', '2'], { emu });
+    expect(a.stderr).toMatch(
+      /--encoding: opus is not allowed: pcm, mulaw or alaw here: svc encodes Opus with ffmpeg \(libopus\), which is not installed/,
+    );
+    const b = await svcInProcess(
+      ['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--multichannel', '--channels', '2'],
+      { emu },
+    );
     expect(b.exitCode).toBe(2);
     expect(b.stderr).toMatch(/--multichannel: true is not allowed: not with --encoding opus/);
     expect(emu.requests()).toEqual([]);

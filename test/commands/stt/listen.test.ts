@@ -34,7 +34,11 @@ describe('svc stt listen', () => {
       emu.core.off('stt.frame', onFrame);
       emu.core.settings.sttReadyDelayMs = 30;
     }
-    expect(emu.requests()[0]).toMatchObject({ method: 'WS', path: '/v1/stt', query: { sample_rate: '16000', encoding: 'pcm' } });
+    expect(emu.requests()[0]).toMatchObject({
+      method: 'WS',
+      path: '/v1/stt',
+      query: { sample_rate: '16000', encoding: 'pcm' },
+    });
     // 24 kHz file → 16 kHz pcm: 3200-byte frames (100 ms), the last one shorter
     expect(frames.slice(0, -1).every((b) => b === 3200)).toBe(true);
     expect(frames.length).toBe(11);
@@ -44,20 +48,37 @@ describe('svc stt listen', () => {
     const ulaw = join(dir, 'hello.ulaw');
     await svcProcess(['tts', 'say', 'hello world', '--codec', 'mulaw', '--sample-rate', '8000', '-o', ulaw], { emu });
     emu.clearRequests();
-    const r = await svcProcess(['stt', 'listen', '--input', ulaw, '--encoding', 'mulaw', '--sample-rate', '8000'], { emu });
+    const r = await svcProcess(['stt', 'listen', '--input', ulaw, '--encoding', 'mulaw', '--sample-rate', '8000'], {
+      emu,
+    });
     expect(r.stdout).toBe('hello world\n');
     expect(emu.requests()[0]!.query).toMatchObject({ sample_rate: '8000', encoding: 'mulaw' });
-    const s = await svcProcess(['stt', 'listen', '--input', '-', '--encoding', 'mulaw', '--sample-rate', '8000', '--no-realtime'], { emu, input: readFileSync(ulaw) });
+    const s = await svcProcess(
+      ['stt', 'listen', '--input', '-', '--encoding', 'mulaw', '--sample-rate', '8000', '--no-realtime'],
+      { emu, input: readFileSync(ulaw) },
+    );
     expect(s.stdout).toBe('hello world\n');
   });
 
   it('one line per utterance in a pipe; --json prints every event', async () => {
     const two = join(dir, 'two.wav');
-    writeFileSync(two, encodeWav(Buffer.concat([textToTones('first part.', 16000), silence(16000, 900), textToTones('second part', 16000)]), { sampleRate: 16000, channels: 1 }));
+    writeFileSync(
+      two,
+      encodeWav(
+        Buffer.concat([textToTones('first part.', 16000), silence(16000, 900), textToTones('second part', 16000)]),
+        { sampleRate: 16000, channels: 1 },
+      ),
+    );
     const r = await svcProcess(['stt', 'listen', '--input', two, '--no-realtime'], { emu });
     expect(r.stdout).toBe('first part.\nsecond part\n');
-    const j = await svcProcess(['stt', 'listen', '--input', two, '--no-realtime', '--json', '--interim', '--endpointing', '300'], { emu });
-    const events = j.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const j = await svcProcess(
+      ['stt', 'listen', '--input', two, '--no-realtime', '--json', '--interim', '--endpointing', '300'],
+      { emu },
+    );
+    const events = j.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events[0].type).toBe('transcript.created');
     const finals = events.filter((e) => e.type === 'transcript.partial' && e.speech_final);
     expect(finals.map((e) => e.text)).toEqual(['first part.']);
@@ -67,13 +88,50 @@ describe('svc stt listen', () => {
 
   it('every query parameter goes on the wire', async () => {
     emu.clearRequests();
-    const r = await svcProcess(['stt', 'listen', '--input', hello, '--no-realtime', '--interim', '--endpointing', '0', '--language', 'en', '--format', '--diarize', '--keyterm', 'Hello', '--keyterm', 'WORLD', '--filler-words', '--smart-turn', '0.5', '--smart-turn-timeout', '800', '--vad-threshold', '0.2'], { emu });
+    const r = await svcProcess(
+      [
+        'stt',
+        'listen',
+        '--input',
+        hello,
+        '--no-realtime',
+        '--interim',
+        '--endpointing',
+        '0',
+        '--language',
+        'en',
+        '--format',
+        '--diarize',
+        '--keyterm',
+        'Hello',
+        '--keyterm',
+        'WORLD',
+        '--filler-words',
+        '--smart-turn',
+        '0.5',
+        '--smart-turn-timeout',
+        '800',
+        '--vad-threshold',
+        '0.2',
+      ],
+      { emu },
+    );
     expect(r.exitCode).toBe(0);
     // both key terms reached the service (repeated on the query string), and it took their spelling
     expect(r.stdout).toBe('[speaker 0] Hello WORLD\n');
     expect(emu.requests()[0]!.query).toEqual({
-      sample_rate: '16000', encoding: 'pcm', interim_results: 'true', endpointing: '0', language: 'en', format: 'true', diarize: 'true',
-      keyterm: ['Hello', 'WORLD'], filler_words: 'true', smart_turn: '0.5', smart_turn_timeout: '800', vad_threshold: '0.2',
+      sample_rate: '16000',
+      encoding: 'pcm',
+      interim_results: 'true',
+      endpointing: '0',
+      language: 'en',
+      format: 'true',
+      diarize: 'true',
+      keyterm: ['Hello', 'WORLD'],
+      filler_words: 'true',
+      smart_turn: '0.5',
+      smart_turn_timeout: '800',
+      vad_threshold: '0.2',
     });
   });
 
@@ -84,7 +142,10 @@ describe('svc stt listen', () => {
     const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc(len - b.length)]);
     const wav = join(dir, 'stereo.wav');
     writeFileSync(wav, encodeWav(interleave([pad(left), pad(right)]), { sampleRate: 16000, channels: 2 }));
-    const r = await svcProcess(['stt', 'listen', '--input', wav, '--multichannel', '--channels', '2', '--no-realtime'], { emu });
+    const r = await svcProcess(
+      ['stt', 'listen', '--input', wav, '--multichannel', '--channels', '2', '--no-realtime'],
+      { emu },
+    );
     expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['[channel 0] left', '[channel 1] right']);
   });
 
@@ -93,10 +154,19 @@ describe('svc stt listen', () => {
     mkdirSync(bin, { recursive: true });
     const argsLog = join(dir, 'arecord-args.txt');
     const clip = join(dir, 'mic-clip.wav');
-    writeFileSync(clip, encodeWav(Buffer.concat([textToTones('from the mic', 16000), silence(16000, 200)]), { sampleRate: 16000, channels: 1 }));
+    writeFileSync(
+      clip,
+      encodeWav(Buffer.concat([textToTones('from the mic', 16000), silence(16000, 200)]), {
+        sampleRate: 16000,
+        channels: 1,
+      }),
+    );
     writeFileSync(join(bin, 'arecord'), `#!/bin/sh\necho "$@" > "${argsLog}"\nexec cat "${clip}"\n`);
     chmodSync(join(bin, 'arecord'), 0o755);
-    const r = await svcProcess(['stt', 'listen', '--input', 'mic', '--input-device', 'plughw:7,0'], { emu, env: { PATH: `${bin}:${process.env.PATH}` } });
+    const r = await svcProcess(['stt', 'listen', '--input', 'mic', '--input-device', 'plughw:7,0'], {
+      emu,
+      env: { PATH: `${bin}:${process.env.PATH}` },
+    });
     expect(r).toMatchObject({ exitCode: 0, stdout: 'from the mic\n' });
     expect(readFileSync(argsLog, 'utf8').trim()).toBe('-c 1 -r 16000 -f S16_LE -D plughw:7,0');
   });
@@ -112,7 +182,9 @@ describe('svc stt listen', () => {
     emu.clearRequests();
     const r = await svcProcess(['stt', 'listen', '--input', 'mic'], { emu, env: { PATH: bin } });
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/cannot record: `arecord` is not installed; install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker/);
+    expect(r.stderr).toMatch(
+      /cannot record: `arecord` is not installed; install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker/,
+    );
     expect(emu.requests()).toHaveLength(0);
     expect(dirname(process.execPath)).toBeTruthy();
   });
@@ -149,10 +221,16 @@ describe('svc stt listen', () => {
     [['--endpointing', '5001'], /--endpointing: 5001 is not allowed: a whole number from 0 to 5000/],
     [['--smart-turn', '1.5'], /--smart-turn: 1\.5 is not allowed: a number from 0 to 1/],
     [['--smart-turn-timeout', '100'], /--smart-turn-timeout: 100 is not allowed: only together with --smart-turn/],
-    [['--smart-turn', '0.5', '--smart-turn-timeout', '0'], /--smart-turn-timeout: 0 is not allowed: a whole number from 1 to 5000/],
+    [
+      ['--smart-turn', '0.5', '--smart-turn-timeout', '0'],
+      /--smart-turn-timeout: 0 is not allowed: a whole number from 1 to 5000/,
+    ],
     [['--vad-threshold', '-0.1'], /--vad-threshold: -0\.1 is not allowed: a number from 0 to 1/],
     [['--keyterm', 'x'.repeat(51)], /--keyterm: x+… is not allowed: at most 50 characters \(got 51\)/],
-    [Array.from({ length: 101 }, (_, i) => ['--keyterm', `t${i}`]).flat(), /--keyterm: 101 values is not allowed: at most 100/],
+    [
+      Array.from({ length: 101 }, (_, i) => ['--keyterm', `t${i}`]).flat(),
+      /--keyterm: 101 values is not allowed: at most 100/,
+    ],
     [['--multichannel'], /--multichannel: true is not allowed: needs --channels/],
     [['--multichannel', '--channels', '9'], /--channels: 9 is not allowed: a whole number from 2 to 8/],
     [['--channels', '2'], /--channels: 2 is not allowed: only with --multichannel/],

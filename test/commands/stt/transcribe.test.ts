@@ -41,11 +41,16 @@ describe('svc stt transcribe', () => {
 
   it('--words lists word timings; --srt and --vtt print subtitles', async () => {
     const w = await svcInProcess(['stt', 'transcribe', hello, '--words'], { emu });
-    const rows = w.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = w.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows[0]).toEqual(['0.06', '0.44', '0.99', 'hello']);
     expect(rows.map((x) => x[3])).toEqual(['hello', 'world.', 'how', 'are', 'you?']);
     const srt = await svcInProcess(['stt', 'transcribe', hello, '--srt'], { emu });
-    expect(srt.stdout).toMatch(/^1\n00:00:00,060 --> 00:00:0\d,\d{3}\nhello world\.\n\n2\n00:00:0\d,\d{3} --> 00:00:0\d,\d{3}\nhow are you\?\n\n$/);
+    expect(srt.stdout).toMatch(
+      /^1\n00:00:00,060 --> 00:00:0\d,\d{3}\nhello world\.\n\n2\n00:00:0\d,\d{3} --> 00:00:0\d,\d{3}\nhow are you\?\n\n$/,
+    );
     const vtt = await svcInProcess(['stt', 'transcribe', hello, '--vtt'], { emu });
     expect(vtt.stdout).toMatch(/^WEBVTT\n\n00:00:00\.060 --> 00:00:0\d\.\d{3}\nhello world\.\n\n00:00:0\d\.\d{3} --> /);
   });
@@ -53,14 +58,64 @@ describe('svc stt transcribe', () => {
   it('--diarize tells two voices apart', async () => {
     const a = join(dir, 'a.wav');
     const b = join(dir, 'b.wav');
-    await svcInProcess(['tts', 'say', 'hi there', '--voice', 'eve', '--codec', 'pcm', '--sample-rate', '16000', '-o', a.replace('.wav', '.pcm')], { emu });
-    await svcInProcess(['tts', 'say', 'hello back', '--voice', 'leo', '--codec', 'pcm', '--sample-rate', '16000', '-o', b.replace('.wav', '.pcm')], { emu });
+    await svcInProcess(
+      [
+        'tts',
+        'say',
+        'hi there',
+        '--voice',
+        'eve',
+        '--codec',
+        'pcm',
+        '--sample-rate',
+        '16000',
+        '-o',
+        a.replace('.wav', '.pcm'),
+      ],
+      { emu },
+    );
+    await svcInProcess(
+      [
+        'tts',
+        'say',
+        'hello back',
+        '--voice',
+        'leo',
+        '--codec',
+        'pcm',
+        '--sample-rate',
+        '16000',
+        '-o',
+        b.replace('.wav', '.pcm'),
+      ],
+      { emu },
+    );
     const both = join(dir, 'dialog.wav');
-    writeFileSync(both, encodeWav(Buffer.concat([readFileSync(a.replace('.wav', '.pcm')), silence(16000, 300), readFileSync(b.replace('.wav', '.pcm'))]), { sampleRate: 16000, channels: 1 }));
+    writeFileSync(
+      both,
+      encodeWav(
+        Buffer.concat([
+          readFileSync(a.replace('.wav', '.pcm')),
+          silence(16000, 300),
+          readFileSync(b.replace('.wav', '.pcm')),
+        ]),
+        { sampleRate: 16000, channels: 1 },
+      ),
+    );
     const r = await svcInProcess(['stt', 'transcribe', both, '--diarize'], { emu });
     expect(r.stdout).toBe('[speaker 0] hi there\n[speaker 1] hello back\n');
     const words = await svcInProcess(['stt', 'transcribe', both, '--diarize', '--words'], { emu });
-    expect(words.stdout.trim().split('\n').map((l) => l.split('\t').slice(3))).toEqual([['0', 'hi'], ['0', 'there'], ['1', 'hello'], ['1', 'back']]);
+    expect(
+      words.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t').slice(3)),
+    ).toEqual([
+      ['0', 'hi'],
+      ['0', 'there'],
+      ['1', 'hello'],
+      ['1', 'back'],
+    ]);
   });
 
   it('--multichannel transcribes each channel; raw multichannel needs --channels', async () => {
@@ -75,14 +130,19 @@ describe('svc stt transcribe', () => {
     expect(r.stdout).toBe('[channel 0] left side\n[channel 1] right\n');
     const raw = join(dir, 'stereo.ulaw');
     writeFileSync(raw, mulawEncode(stereo));
-    const ok = await svcInProcess(['stt', 'transcribe', raw, '--sample-rate', '8000', '--multichannel', '--channels', '2', '--json'], { emu });
+    const ok = await svcInProcess(
+      ['stt', 'transcribe', raw, '--sample-rate', '8000', '--multichannel', '--channels', '2', '--json'],
+      { emu },
+    );
     const body = JSON.parse(ok.stdout);
     expect(body.channels.map((c: { text: string }) => c.text)).toEqual(['left side', 'right']);
     expect(body.text).toBe('left right side'); // words of both channels by time
     emu.clearRequests();
     const missing = await svcInProcess(['stt', 'transcribe', raw, '--sample-rate', '8000', '--multichannel'], { emu });
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toMatch(/--channels: \(missing\) is not allowed: required for multichannel raw audio: 2 to 8/);
+    expect(missing.stderr).toMatch(
+      /--channels: \(missing\) is not allowed: required for multichannel raw audio: 2 to 8/,
+    );
     expect(emu.requests()).toHaveLength(0);
   });
 
@@ -132,7 +192,10 @@ describe('svc stt transcribe', () => {
     [['--channels', '2'], /--channels: 2 is not allowed: only with --multichannel/],
     [['--sample-rate', '11025'], /--sample-rate: 11025 is not allowed: one of 8000, 16000/],
     [['--audio-format', 'aiff'], /--audio-format: aiff is not allowed: one of pcm, mulaw, alaw, wav, mp3/],
-    [['--audio-format', 'pcm'], /--audio-format: pcm is not allowed: .*hello\.wav is WAV audio \(leave --audio-format out for containers\)/],
+    [
+      ['--audio-format', 'pcm'],
+      /--audio-format: pcm is not allowed: .*hello\.wav is WAV audio \(leave --audio-format out for containers\)/,
+    ],
     [['--format'], /--format: true is not allowed: only together with --language/],
     [['--format', '--language', 'ko'], /--language: ko is not allowed: with --format one of ar, de, en/],
     [['--srt', '--vtt'], /--srt: true is not allowed: not together with --vtt/],

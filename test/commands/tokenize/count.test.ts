@@ -10,7 +10,11 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const sentText = () => emu.requests().filter((r) => r.path === '/v1/tokenize-text').map((r) => JSON.parse(r.body!).text as string);
+const sentText = () =>
+  emu
+    .requests()
+    .filter((r) => r.path === '/v1/tokenize-text')
+    .map((r) => JSON.parse(r.body!).text as string);
 
 describe('svc tokenize --count with stdin', () => {
   it('`echo hello | svc tokenize --count` counts what `svc tokenize --count hello` counts', async () => {

@@ -14,7 +14,10 @@ describe('svc tokenize', () => {
     const text = 'Hello, the conversation café 🎉';
     const r = await svcInProcess(['tokenize', text], { emu });
     expect(r.exitCode).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     const bytes = Buffer.concat(rows.map((row) => Buffer.from(row[2]!.split(' ').map((h) => parseInt(h, 16)))));
     expect(bytes.toString('utf8')).toBe(text);
     for (const row of rows) expect(row[0]).toMatch(/^\d+$/);
@@ -27,7 +30,9 @@ describe('svc tokenize', () => {
     const n = JSON.parse(json.stdout).token_ids.length;
     const count = await svcInProcess(['tokenize', '--count'], { emu, input: text });
     expect(count.stdout).toBe(`${n}\n`);
-    expect(Buffer.concat(JSON.parse(json.stdout).token_ids.map((t: any) => Buffer.from(t.token_bytes))).toString()).toBe(text);
+    expect(
+      Buffer.concat(JSON.parse(json.stdout).token_ids.map((t: any) => Buffer.from(t.token_bytes))).toString(),
+    ).toBe(text);
   });
 
   it('an unknown model is a 404 (exit 5); empty text is refused before sending', async () => {

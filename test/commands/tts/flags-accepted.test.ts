@@ -21,7 +21,12 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 describe('tts --language', () => {
-  for (const [tag, sent] of [['nl', 'nl'], ['en-US', 'en-US'], ['PT-br', 'pt-BR'], ['zh-Hant-TW', 'zh-Hant-TW']] as const) {
+  for (const [tag, sent] of [
+    ['nl', 'nl'],
+    ['en-US', 'en-US'],
+    ['PT-br', 'pt-BR'],
+    ['zh-Hant-TW', 'zh-Hant-TW'],
+  ] as const) {
     it(`${tag} is sent as ${sent}${sent === 'pt-BR' ? ' (the listed spelling)' : ', with a note that it is outside the listed set'}`, async () => {
       emu.clearRequests();
       const r = await svcInProcess(['tts', 'say', 'hallo', '--language', tag, '-o', join(dir, `${tag}.wav`)], { emu });
@@ -34,7 +39,9 @@ describe('tts --language', () => {
 
   it('--rest sends it in the body too', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['tts', 'say', 'hallo', '--rest', '--language', 'nl', '-o', join(dir, 'rest.wav')], { emu });
+    const r = await svcInProcess(['tts', 'say', 'hallo', '--rest', '--language', 'nl', '-o', join(dir, 'rest.wav')], {
+      emu,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(emu.requests()[0]!.body!)).toMatchObject({ language: 'nl' });
   });
@@ -50,7 +57,10 @@ describe('tts -o and --codec', () => {
 
   it('realtime talk --output x.flac is exit 2 before anything is sent', async () => {
     emu.clearRequests();
-    const r = await svcInProcess(['realtime', 'talk', '--input', '-', '--output', join(dir, 'x.flac')], { emu, input: '' });
+    const r = await svcInProcess(['realtime', 'talk', '--input', '-', '--output', join(dir, 'x.flac')], {
+      emu,
+      input: '',
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--output: .*x\.flac is not allowed: a file svc can write: \.wav \(default\), \.mp3/);
     expect(emu.requests()).toEqual([]);
@@ -95,7 +105,11 @@ describe('realtime client-secret --session FILE', () => {
 
 describe('the "connected" note says what the local audio does', () => {
   async function startCall(): Promise<string> {
-    const res = await fetch(`${emu.url}/_emulator/calls`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ caller_script: ['hello'] }) });
+    const res = await fetch(`${emu.url}/_emulator/calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ caller_script: ['hello'] }),
+    });
     return ((await res.json()) as { call: { call_id: string } }).call.call_id;
   }
 
@@ -112,10 +126,15 @@ describe('the "connected" note says what the local audio does', () => {
   it('realtime talk --input FILE does not mention a microphone', async () => {
     fastEmulator(emu);
     const clip = join(dir, 'q.wav');
-    writeFileSync(clip, encodeWav(Buffer.concat([textToTones('hi', 24000), Buffer.alloc(24000)]), { sampleRate: 24000, channels: 1 }));
+    writeFileSync(
+      clip,
+      encodeWav(Buffer.concat([textToTones('hi', 24000), Buffer.alloc(24000)]), { sampleRate: 24000, channels: 1 }),
+    );
     const r = await svcInProcess(['realtime', 'talk', '--input', clip, '--output', '-'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`connected to session (sending ${clip} at real time (not while the assistant speaks); the answers to stdout; Ctrl-C ends)`);
+    expect(r.stderr).toContain(
+      `connected to session (sending ${clip} at real time (not while the assistant speaks); the answers to stdout; Ctrl-C ends)`,
+    );
     expect(r.stderr).not.toContain('microphone');
   });
 });

@@ -46,7 +46,11 @@ describe('svc tts say', () => {
     await svcInProcess(['tts', 'say', 'same bytes', '-o', ws], { emu });
     emu.clearRequests();
     expect((await svcInProcess(['tts', 'say', 'same bytes', '--rest', '-o', rest], { emu })).exitCode).toBe(0);
-    expect(JSON.parse(emu.requests()[0]!.body!)).toEqual({ text: 'same bytes', language: 'auto', output_format: { codec: 'wav' } });
+    expect(JSON.parse(emu.requests()[0]!.body!)).toEqual({
+      text: 'same bytes',
+      language: 'auto',
+      output_format: { codec: 'wav' },
+    });
     emu.core.settings.ttsRawReplies = 1;
     try {
       expect((await svcInProcess(['tts', 'say', 'same bytes', '--rest', '-o', raw], { emu })).exitCode).toBe(0);
@@ -59,7 +63,9 @@ describe('svc tts say', () => {
 
   it('mu-law at 8 kHz round-trips through a headerless file', async () => {
     const out = join(dir, 'hello.ulaw');
-    const r = await svcInProcess(['tts', 'say', 'hello world', '--codec', 'ulaw', '--sample-rate', '8000', '-o', out], { emu });
+    const r = await svcInProcess(['tts', 'say', 'hello world', '--codec', 'ulaw', '--sample-rate', '8000', '-o', out], {
+      emu,
+    });
     expect(r.exitCode).toBe(0);
     const bytes = readFileSync(out);
     expect(tonesToText(mulawDecode(bytes), 8000)).toBe('hello world');
@@ -69,12 +75,35 @@ describe('svc tts say', () => {
 
   it('writes MP3 bytes to stdout in a pipe, every flag on the wire', async () => {
     emu.clearRequests();
-    const r = await bytesOf(['tts', 'say', 'pipe it', '--voice', 'ara', '--language', 'EN', '--bit-rate', '64000', '--speed', '1.2', '--optimize-streaming-latency', '1', '--text-normalization']);
+    const r = await bytesOf([
+      'tts',
+      'say',
+      'pipe it',
+      '--voice',
+      'ara',
+      '--language',
+      'EN',
+      '--bit-rate',
+      '64000',
+      '--speed',
+      '1.2',
+      '--optimize-streaming-latency',
+      '1',
+      '--text-normalization',
+    ]);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe('');
     const { pcm, format } = await decodeAudio(r.stdout);
     expect(tonesToText(pcm, format.sampleRate)).toBe('pipe it');
-    expect(emu.requests()[0]!.query).toEqual({ voice: 'ara', language: 'en', codec: 'mp3', bit_rate: '64000', speed: '1.2', optimize_streaming_latency: '1', text_normalization: 'true' });
+    expect(emu.requests()[0]!.query).toEqual({
+      voice: 'ara',
+      language: 'en',
+      codec: 'mp3',
+      bit_rate: '64000',
+      speed: '1.2',
+      optimize_streaming_latency: '1',
+      text_normalization: 'true',
+    });
   });
 
   it('reads the text from stdin with -', async () => {
@@ -105,7 +134,10 @@ describe('svc tts say', () => {
   it('plays through the real speaker package into ALSA (file plugin) and the sound decodes to the text', async () => {
     const capture = join(dir, 'played.raw');
     const conf = join(dir, 'asound-file.conf');
-    writeFileSync(conf, `pcm.!default { type file; slave.pcm { type null }; file "|cat >> ${capture}"; format "raw" }\nctl.!default { type hw card 0 }\n`);
+    writeFileSync(
+      conf,
+      `pcm.!default { type file; slave.pcm { type null }; file "|cat >> ${capture}"; format "raw" }\nctl.!default { type hw card 0 }\n`,
+    );
     const r = await svcProcess(['tts', 'say', 'played aloud', '--play'], { emu, env: { ALSA_CONFIG_PATH: conf } });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/played pcm, 1\.\d\d s/);
@@ -128,11 +160,23 @@ describe('svc tts say', () => {
     [['--sample-rate', '12000'], /--sample-rate: 12000 is not allowed: one of 8000, 16000, 22050, 24000, 44100, 48000/],
     [['--bit-rate', '100000'], /--bit-rate: 100000 is not allowed: one of 32000, 64000, 96000, 128000, 192000/],
     [['--bit-rate', '64000', '--codec', 'wav'], /--bit-rate: 64000 is not allowed: only with --codec mp3/],
-    [['--language', 'en_US'], /--language: en_US is not allowed: a BCP-47 language tag \(e\.g\. en, nl, pt-BR\) or auto; supported: auto, en, ar-EG/],
-    [['--voice', 'nobody'], /--voice: nobody is not allowed: a built-in voice \(eve, ara, rex, sal, leo, any case\) or a custom voice id/],
+    [
+      ['--language', 'en_US'],
+      /--language: en_US is not allowed: a BCP-47 language tag \(e\.g\. en, nl, pt-BR\) or auto; supported: auto, en, ar-EG/,
+    ],
+    [
+      ['--voice', 'nobody'],
+      /--voice: nobody is not allowed: a built-in voice \(eve, ara, rex, sal, leo, any case\) or a custom voice id/,
+    ],
     [['-o', 'x.ogg'], /-o: x\.ogg is not allowed: a name svc can write: \.mp3, \.wav, \.pcm\/\.raw, \.ulaw, \.alaw/],
-    [['--optimize-streaming-latency', '2'], /--optimize-streaming-latency: 2 is not allowed: a whole number from 0 to 1/],
-    [['--optimize-streaming-latency', '0.5'], /--optimize-streaming-latency: 0\.5 is not allowed: a whole number from 0 to 1/],
+    [
+      ['--optimize-streaming-latency', '2'],
+      /--optimize-streaming-latency: 2 is not allowed: a whole number from 0 to 1/,
+    ],
+    [
+      ['--optimize-streaming-latency', '0.5'],
+      /--optimize-streaming-latency: 0\.5 is not allowed: a whole number from 0 to 1/,
+    ],
     [['--play', '-o', 'x.wav'], /--play.*not together with -o/],
   ];
   for (const [flags, message] of bad) {

@@ -27,7 +27,12 @@ describe('svc tts stream', () => {
     emu.core.on('tts.audio.delta', onDelta);
     try {
       const chat = spawnSvc(['chat', 'tell a story about a lighthouse'], { emu, timeout: 40_000 });
-      const tts = spawnSvc(['tts', 'stream', '--codec', 'pcm', '--sample-rate', '16000'], { emu, timeout: 40_000, stdin: 'pipe', encoding: 'buffer' });
+      const tts = spawnSvc(['tts', 'stream', '--codec', 'pcm', '--sample-rate', '16000'], {
+        emu,
+        timeout: 40_000,
+        stdin: 'pipe',
+        encoding: 'buffer',
+      });
       let chatText = '';
       chat.stdout!.on('data', (c: Buffer) => {
         if (!chatText) events.push('chat: first text');
@@ -43,7 +48,12 @@ describe('svc tts stream', () => {
       const [c, t] = await Promise.all([chat, tts]);
       expect(c.exitCode).toBe(0);
       expect(t.exitCode).toBe(0);
-      expect(events).toEqual(['chat: first text', 'emulator: first audio.delta', 'tts stream: first audio bytes on stdout', 'chat: stream ended']);
+      expect(events).toEqual([
+        'chat: first text',
+        'emulator: first audio.delta',
+        'tts stream: first audio bytes on stdout',
+        'chat: stream ended',
+      ]);
       // and everything that was written was spoken
       const pcm = Buffer.from(t.stdout as Uint8Array);
       expect(tonesToText(pcm, 16000)).toBe(chatText.trim());
@@ -57,7 +67,10 @@ describe('svc tts stream', () => {
   it('a blank line ends an utterance; several utterances make one WAV file', async () => {
     const out = join(dir, 'two.wav');
     emu.clearRequests();
-    const r = await svcProcess(['tts', 'stream', '-o', out, '--voice', 'rex'], { emu, input: 'first one\n\nsecond one\n' });
+    const r = await svcProcess(['tts', 'stream', '-o', out, '--voice', 'rex'], {
+      emu,
+      input: 'first one\n\nsecond one\n',
+    });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/wrote .*two\.wav \(wav, \d+ bytes\)/);
     const wav = readFileSync(out);
@@ -72,7 +85,10 @@ describe('svc tts stream', () => {
   it('--timestamps continues the times across utterances', async () => {
     const r = await svcProcess(['tts', 'stream', '-o', join(dir, 'ts.mp3'), '--timestamps'], { emu, input: 'a\n\nb' });
     expect(r.exitCode).toBe(0);
-    const rows = r.stderr.split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t'));
+    const rows = r.stderr
+      .split('\n')
+      .filter((l) => l.includes('\t'))
+      .map((l) => l.split('\t'));
     expect(rows.map((x) => x[2])).toEqual(['"a"', '"b"']);
     expect(Number(rows[1]![0])).toBeGreaterThan(Number(rows[0]![1]));
   });

@@ -24,7 +24,10 @@ describe('on a terminal', () => {
   it('svc tts say plays on the speaker when stdout is a terminal', async () => {
     const capture = join(dir, 'tty.raw');
     const conf = join(dir, 'asound.conf');
-    writeFileSync(conf, `pcm.!default { type file; slave.pcm { type null }; file "|cat >> ${capture}"; format "raw" }\n`);
+    writeFileSync(
+      conf,
+      `pcm.!default { type file; slave.pcm { type null }; file "|cat >> ${capture}"; format "raw" }\n`,
+    );
     const r = await onTerminal(['tts', 'say', 'on the terminal'], { ALSA_CONFIG_PATH: conf });
     expect(r.exitCode).toBe(0);
     expect(r.screen).toMatch(/played pcm, 1\.\d\d s/);
@@ -35,7 +38,13 @@ describe('on a terminal', () => {
 
   it('svc stt listen rewrites one live line with interim results and fixes it at the end of the utterance', async () => {
     const wav = join(dir, 'live.wav');
-    writeFileSync(wav, encodeWav(Buffer.concat([textToTones('a live line that grows.', 16000), Buffer.alloc(16000 * 2)]), { sampleRate: 16000, channels: 1 }));
+    writeFileSync(
+      wav,
+      encodeWav(Buffer.concat([textToTones('a live line that grows.', 16000), Buffer.alloc(16000 * 2)]), {
+        sampleRate: 16000,
+        channels: 1,
+      }),
+    );
     const r = await onTerminal(['stt', 'listen', '--input', wav, '--interim', '--no-realtime']);
     expect(r.exitCode).toBe(0);
     const rewrites = r.screen.split('\r\u001b[2K').filter(Boolean);
@@ -59,7 +68,9 @@ describe('without the speaker package', () => {
     emu.clearRequests();
     const r = await svcProcess(['tts', 'say', 'hi', '--play'], { emu, env });
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/cannot play audio: the `speaker` package is not available .*apt-get install libasound2-dev alsa-utils && npm rebuild speaker/);
+    expect(r.stderr).toMatch(
+      /cannot play audio: the `speaker` package is not available .*apt-get install libasound2-dev alsa-utils && npm rebuild speaker/,
+    );
     expect(emu.requests()).toHaveLength(0);
     const out = join(dir, 'still.wav');
     expect((await svcProcess(['tts', 'say', 'still works', '-o', out], { emu, env })).exitCode).toBe(0);

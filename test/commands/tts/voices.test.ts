@@ -19,7 +19,10 @@ describe('svc tts voices / voice', () => {
 
   it('--json prints one voice per line as sent', async () => {
     const r = await svcInProcess(['tts', 'voices', '--json'], { emu });
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(5);
     expect(lines[0]).toEqual({ voice_id: 'eve', name: 'Eve', language: 'en' });
   });

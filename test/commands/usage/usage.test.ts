@@ -22,14 +22,21 @@ describe('svc usage', () => {
     const configDir = tempDir();
     const reported: (Usage & { model: string })[] = [];
     for (const [i, model] of ['svc-4', 'svc-4-mini', 'svc-4', 'svc-4-reasoning'].entries()) {
-      const r = await svcInProcess(['chat', '--no-stream', '--json', '-m', model, `question ${i} about tides`], { emu, configDir });
+      const r = await svcInProcess(['chat', '--no-stream', '--json', '-m', model, `question ${i} about tides`], {
+        emu,
+        configDir,
+      });
       expect(r.exitCode, r.stderr).toBe(0);
       const body = JSON.parse(r.stdout) as { usage: Usage; model: string };
       reported.push({ ...body.usage, model });
       // streamed: the usage arrives in the last chunk
       const s = await svcInProcess(['chat', '--json', '-m', model, `streamed ${i}`], { emu, configDir });
       expect(s.exitCode, s.stderr).toBe(0);
-      const last = s.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((c) => c.usage);
+      const last = s.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .find((c) => c.usage);
       reported.push({ ...last.usage, model });
     }
     // a call without usage counts as a call and adds no tokens
@@ -37,10 +44,18 @@ describe('svc usage', () => {
 
     const out = await svcInProcess(['usage', '--json', '--by', 'model'], { emu, configDir });
     expect(out.exitCode, out.stderr).toBe(0);
-    const rows = out.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = out.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const total = rows.find((r) => r.total);
     const sum = (f: (u: Usage) => number, list = reported) => list.reduce((s, u) => s + f(u), 0);
-    expect(total).toMatchObject({ calls: 9, input_tokens: sum((u) => u.prompt_tokens), total_tokens: sum((u) => u.total_tokens), calls_without_cost: 0 });
+    expect(total).toMatchObject({
+      calls: 9,
+      input_tokens: sum((u) => u.prompt_tokens),
+      total_tokens: sum((u) => u.total_tokens),
+      calls_without_cost: 0,
+    });
     expect(total.cost_usd).toBeCloseTo(sum((u) => u.cost_in_usd_ticks) / 1e10, 12);
     const mini = rows.find((r) => r.model === 'svc-4-mini');
     const miniReported = reported.filter((u) => u.model === 'svc-4-mini');

@@ -14,7 +14,10 @@ let base: string;
 const VIDEOS: Record<string, { type: string; body: Buffer }> = {
   'page.mp4': { type: 'text/html', body: Buffer.from('<html><body>Access denied</body></html>') },
   'junk.mp4': { type: 'video/mp4', body: Buffer.from('this is not a video at all, just text') },
-  'real.mp4': { type: 'video/mp4', body: Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(64, 7)]) },
+  'real.mp4': {
+    type: 'video/mp4',
+    body: Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(64, 7)]),
+  },
 };
 
 beforeAll(async () => {
@@ -22,7 +25,13 @@ beforeAll(async () => {
     const m = /^\/v1\/videos\/(\w+)$/.exec(req.url ?? '');
     if (m) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: 'done', model: 'svc-video-1', video: { url: `${base}/files/${m[1]}.mp4`, duration: 1 } }));
+      res.end(
+        JSON.stringify({
+          status: 'done',
+          model: 'svc-video-1',
+          video: { url: `${base}/files/${m[1]}.mp4`, duration: 1 },
+        }),
+      );
       return;
     }
     const v = VIDEOS[(req.url ?? '').replace('/files/', '')];
@@ -44,7 +53,9 @@ describe('svc videos wait: the downloaded reply must be a video', () => {
       const dir = tempDir();
       const out = join(dir, 'clip.mp4');
       writeFileSync(out, 'my old clip');
-      const r = await svcInProcess(['videos', 'wait', name, '-o', out, '--force', '--base-url', base], { key: 'svc-test-key-for-a-fake-server' });
+      const r = await svcInProcess(['videos', 'wait', name, '-o', out, '--force', '--base-url', base], {
+        key: 'svc-test-key-for-a-fake-server',
+      });
       expect(r.exitCode, r.stderr).toBe(1);
       expect(r.stderr).toMatch(message);
       expect(readFileSync(out, 'utf8')).toBe('my old clip');
@@ -55,7 +66,9 @@ describe('svc videos wait: the downloaded reply must be a video', () => {
   it('a real MP4 (ftyp box) is saved', async () => {
     const dir = tempDir();
     const out = join(dir, 'clip.mp4');
-    const r = await svcInProcess(['videos', 'wait', 'real', '-o', out, '--base-url', base], { key: 'svc-test-key-for-a-fake-server' });
+    const r = await svcInProcess(['videos', 'wait', 'real', '-o', out, '--base-url', base], {
+      key: 'svc-test-key-for-a-fake-server',
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(out)).toEqual(VIDEOS['real.mp4']!.body);
   });

@@ -21,12 +21,33 @@ describe('svc videos generate', () => {
   it('prints the request id; get shows it pending, then done', async () => {
     emu.core.settings.videoDelayMs = 60_000;
     try {
-      const r = await svcInProcess(['videos', 'generate', 'waves', 'at', 'dusk', '--duration', '3', '--resolution', '720p', '--aspect-ratio', '9:16'], { emu });
+      const r = await svcInProcess(
+        [
+          'videos',
+          'generate',
+          'waves',
+          'at',
+          'dusk',
+          '--duration',
+          '3',
+          '--resolution',
+          '720p',
+          '--aspect-ratio',
+          '9:16',
+        ],
+        { emu },
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       const id = r.stdout.trim();
       expect(id).toMatch(UUID);
       const body = JSON.parse(emu.requests().find((x) => x.path === '/v1/videos/generations')!.body!);
-      expect(body).toEqual({ prompt: 'waves at dusk', model: 'svc-video-1', duration: 3, aspect_ratio: '9:16', resolution: '720p' });
+      expect(body).toEqual({
+        prompt: 'waves at dusk',
+        model: 'svc-video-1',
+        duration: 3,
+        aspect_ratio: '9:16',
+        resolution: '720p',
+      });
       const g = await svcInProcess(['videos', 'get', id], { emu });
       expect(g.exitCode).toBe(0);
       expect(g.stdout).toMatch(/^status\tpending\nprogress\t\d+\nmodel\tsvc-video-1\n$/);
@@ -40,7 +61,10 @@ describe('svc videos generate', () => {
   it('--wait -o out.mp4 ends with the video on disk (fetched without the key)', async () => {
     const out = join(dir, 'out.mp4');
     emu.clearRequests();
-    const r = await svcInProcess(['videos', 'generate', 'a paper boat', '--duration', '5', '--wait', '-o', out, ...POLL], { emu });
+    const r = await svcInProcess(
+      ['videos', 'generate', 'a paper boat', '--duration', '5', '--wait', '-o', out, ...POLL],
+      { emu },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${out}\n`);
     expect(r.stderr).toMatch(/^request id [0-9a-f-]{36}\n$/);
@@ -55,7 +79,9 @@ describe('svc videos generate', () => {
 
   it('a failing job exits 1 with the job’s error code and message', async () => {
     const out = join(dir, 'never.mp4');
-    const r = await svcInProcess(['videos', 'generate', 'this', 'should', 'fail', '--wait', '-o', out, ...POLL], { emu });
+    const r = await svcInProcess(['videos', 'generate', 'this', 'should', 'fail', '--wait', '-o', out, ...POLL], {
+      emu,
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/error: video [0-9a-f-]{36} failed: generation-failed: The video could not be generated/);
     expect(existsSync(out)).toBe(false);
@@ -67,7 +93,10 @@ describe('svc videos generate', () => {
   });
 
   it('--wait --json prints the final poll result as sent', async () => {
-    const r = await svcInProcess(['videos', 'generate', 'clouds', '--wait', '--json', '-o', join(dir, 'clouds.mp4'), ...POLL], { emu });
+    const r = await svcInProcess(
+      ['videos', 'generate', 'clouds', '--wait', '--json', '-o', join(dir, 'clouds.mp4'), ...POLL],
+      { emu },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j).toMatchObject({ status: 'done', model: 'svc-video-1', video: { duration: 8, respect_moderation: true } });
@@ -91,7 +120,9 @@ describe('svc videos wait / edit / extend', () => {
     const src = join(dir, 'out.mp4');
     if (!existsSync(src)) writeFileSync(src, Buffer.concat([Buffer.from([0, 0, 0, 8]), Buffer.from('ftyp')]));
     emu.clearRequests();
-    const r = await svcInProcess(['videos', 'extend', 'it', 'sails', 'away', '--video', src, '--duration', '4'], { emu });
+    const r = await svcInProcess(['videos', 'extend', 'it', 'sails', 'away', '--video', src, '--duration', '4'], {
+      emu,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     const body = JSON.parse(emu.requests().find((x) => x.path === '/v1/videos/extensions')!.body!);
     expect(body.duration).toBe(4);
@@ -101,9 +132,14 @@ describe('svc videos wait / edit / extend', () => {
   it('edit passes a URL through and can wait', async () => {
     const out = join(dir, 'edited.mp4');
     emu.clearRequests();
-    const r = await svcInProcess(['videos', 'edit', 'black and white', '--video', 'https://example.com/v.mp4', '-o', out, ...POLL], { emu });
+    const r = await svcInProcess(
+      ['videos', 'edit', 'black and white', '--video', 'https://example.com/v.mp4', '-o', out, ...POLL],
+      { emu },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(emu.requests().find((x) => x.path === '/v1/videos/edits')!.body!).video).toEqual({ url: 'https://example.com/v.mp4' });
+    expect(JSON.parse(emu.requests().find((x) => x.path === '/v1/videos/edits')!.body!).video).toEqual({
+      url: 'https://example.com/v.mp4',
+    });
     expect(existsSync(out)).toBe(true);
   });
 
@@ -117,8 +153,16 @@ describe('limits checked before sending (exit 2, nothing sent)', () => {
   const cases: [string, string[], RegExp][] = [
     ['generate --duration 0', ['generate', 'x', '--duration', '0'], /--duration: 0 .*1 to 15/],
     ['generate --duration 16', ['generate', 'x', '--duration', '16'], /--duration: 16 .*1 to 15/],
-    ['extend --duration 1', ['extend', 'x', '--video', 'https://e.com/v.mp4', '--duration', '1'], /--duration: 1 .*2 to 10/],
-    ['extend --duration 11', ['extend', 'x', '--video', 'https://e.com/v.mp4', '--duration', '11'], /--duration: 11 .*2 to 10/],
+    [
+      'extend --duration 1',
+      ['extend', 'x', '--video', 'https://e.com/v.mp4', '--duration', '1'],
+      /--duration: 1 .*2 to 10/,
+    ],
+    [
+      'extend --duration 11',
+      ['extend', 'x', '--video', 'https://e.com/v.mp4', '--duration', '11'],
+      /--duration: 11 .*2 to 10/,
+    ],
     ['--resolution 4k', ['generate', 'x', '--resolution', '4k'], /--resolution: 4k .*480p, 720p, 1080p/],
     ['--aspect-ratio 5:4', ['generate', 'x', '--aspect-ratio', '5:4'], /--aspect-ratio: 5:4 .*one of 16:9/],
     ['edit without --video', ['edit', 'x'], /--video: required/],

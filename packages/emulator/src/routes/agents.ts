@@ -53,20 +53,24 @@ function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[n
     case 'instructions':
       if (v === null) return;
       if (typeof v !== 'string') invalid('Invalid value for `instructions`: expected a string');
-      if (chars(v) > 256_000) invalid(`Invalid value for \`instructions\`: at most 256000 characters (got ${chars(v)})`);
+      if (chars(v) > 256_000)
+        invalid(`Invalid value for \`instructions\`: at most 256000 characters (got ${chars(v)})`);
       return;
     case 'tools':
       if (v === null) return;
       if (!Array.isArray(v)) invalid('Invalid value for `tools`: expected an array');
       if (v.length > 200) invalid(`Invalid value for \`tools\`: at most 200 tools (got ${v.length})`);
       v.forEach((t: Json, i) => {
-        if (!t || typeof t !== 'object' || !TOOL_KINDS.includes(t.type)) invalid(`Invalid value for \`tools[${i}].type\`: must be one of ${TOOL_KINDS.join(', ')}`);
-        if (t.type === 'function' && (typeof t.function?.name !== 'string' || !t.function.name)) invalid(`Invalid value for \`tools[${i}]\`: a function tool needs \`function.name\``);
+        if (!t || typeof t !== 'object' || !TOOL_KINDS.includes(t.type))
+          invalid(`Invalid value for \`tools[${i}].type\`: must be one of ${TOOL_KINDS.join(', ')}`);
+        if (t.type === 'function' && (typeof t.function?.name !== 'string' || !t.function.name))
+          invalid(`Invalid value for \`tools[${i}]\`: a function tool needs \`function.name\``);
       });
       return;
     case 'collection_ids':
       if (v === null) return;
-      if (!Array.isArray(v) || v.some((c) => typeof c !== 'string')) invalid('Invalid value for `collection_ids`: expected an array of strings');
+      if (!Array.isArray(v) || v.some((c) => typeof c !== 'string'))
+        invalid('Invalid value for `collection_ids`: expected an array of strings');
       if (v.length > 10) invalid(`Invalid value for \`collection_ids\`: at most 10 collections (got ${v.length})`);
       return;
     case 'voice': {
@@ -74,12 +78,19 @@ function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[n
       if (typeof v !== 'object' || Array.isArray(v)) invalid('Invalid value for `voice`: expected an object');
       const voice = v as Json;
       if (voice.voice_id !== undefined && voice.voice_id !== null) {
-        if (typeof voice.voice_id !== 'string' || !findVoice(core, voice.voice_id, teamId)) invalid(`Invalid value for \`voice.voice_id\`: ${JSON.stringify(voice.voice_id)} is not a built-in voice (eve, ara, rex, sal, leo) or a custom voice of the team`);
+        if (typeof voice.voice_id !== 'string' || !findVoice(core, voice.voice_id, teamId))
+          invalid(
+            `Invalid value for \`voice.voice_id\`: ${JSON.stringify(voice.voice_id)} is not a built-in voice (eve, ara, rex, sal, leo) or a custom voice of the team`,
+          );
       }
       const t = voice.vad_threshold;
-      if (t !== undefined && t !== null && (typeof t !== 'number' || t < 0 || t > 1)) invalid(`Invalid value for \`voice.vad_threshold\`: ${JSON.stringify(t)}; must be from 0.0 to 1.0`);
+      if (t !== undefined && t !== null && (typeof t !== 'number' || t < 0 || t > 1))
+        invalid(`Invalid value for \`voice.vad_threshold\`: ${JSON.stringify(t)}; must be from 0.0 to 1.0`);
       const s = voice.vad_silence_duration_ms;
-      if (s !== undefined && s !== null && (typeof s !== 'number' || !Number.isInteger(s) || s < 0 || s > 10_000)) invalid(`Invalid value for \`voice.vad_silence_duration_ms\`: ${JSON.stringify(s)}; must be an integer from 0 to 10000`);
+      if (s !== undefined && s !== null && (typeof s !== 'number' || !Number.isInteger(s) || s < 0 || s > 10_000))
+        invalid(
+          `Invalid value for \`voice.vad_silence_duration_ms\`: ${JSON.stringify(s)}; must be an integer from 0 to 10000`,
+        );
       return;
     }
   }
@@ -100,95 +111,129 @@ function limitOf(req: EmuRequest): number {
   const raw = req.query.get('limit');
   if (raw === null) return 100;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1 || n > 1000) invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
+  if (!/^\d+$/.test(raw) || n < 1 || n > 1000)
+    invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
   return n;
 }
 
 export function register(router: Router): void {
   const opts = { agentAccess: true } as const;
 
-  router.post('/v1/agents', async (req, res, core) => {
-    const body = await req.json<Json>();
-    requireFields(body, ['name']);
-    const team = req.key!.team_id;
-    for (const f of AGENT_PATHS) if (body[f] !== undefined) checkField(core, team, f, body[f]);
-    const now = new Date().toISOString();
-    const rec: AgentRecord = {
-      agent_id: core.id('agent'),
-      team_id: team,
-      name: body.name,
-      instructions: stored(core, team, 'instructions', body.instructions) as string | null,
-      tools: stored(core, team, 'tools', body.tools) as unknown[] | null,
-      voice: stored(core, team, 'voice', body.voice) as Json | null,
-      collection_ids: stored(core, team, 'collection_ids', body.collection_ids) as string[],
-      created_at: now,
-      updated_at: now,
-    };
-    agents(core).set(rec.agent_id, rec);
-    core.store.save();
-    res.json(200, { agent: publicAgent(rec) });
-  }, opts);
+  router.post(
+    '/v1/agents',
+    async (req, res, core) => {
+      const body = await req.json<Json>();
+      requireFields(body, ['name']);
+      const team = req.key!.team_id;
+      for (const f of AGENT_PATHS) if (body[f] !== undefined) checkField(core, team, f, body[f]);
+      const now = new Date().toISOString();
+      const rec: AgentRecord = {
+        agent_id: core.id('agent'),
+        team_id: team,
+        name: body.name,
+        instructions: stored(core, team, 'instructions', body.instructions) as string | null,
+        tools: stored(core, team, 'tools', body.tools) as unknown[] | null,
+        voice: stored(core, team, 'voice', body.voice) as Json | null,
+        collection_ids: stored(core, team, 'collection_ids', body.collection_ids) as string[],
+        created_at: now,
+        updated_at: now,
+      };
+      agents(core).set(rec.agent_id, rec);
+      core.store.save();
+      res.json(200, { agent: publicAgent(rec) });
+    },
+    opts,
+  );
 
-  router.get('/v1/agents', (req, res, core) => {
-    const limit = limitOf(req);
-    const list = [...agents(core).values()].filter((a) => a.team_id === req.key!.team_id).slice(0, limit);
-    res.json(200, { agents: list.map(publicAgent) });
-  }, opts);
+  router.get(
+    '/v1/agents',
+    (req, res, core) => {
+      const limit = limitOf(req);
+      const list = [...agents(core).values()].filter((a) => a.team_id === req.key!.team_id).slice(0, limit);
+      res.json(200, { agents: list.map(publicAgent) });
+    },
+    opts,
+  );
 
-  router.get('/v1/agents/:id', (req, res, core) => res.json(200, { agent: publicAgent(agentOf(core, req, req.params.id!)) }), opts);
+  router.get(
+    '/v1/agents/:id',
+    (req, res, core) => res.json(200, { agent: publicAgent(agentOf(core, req, req.params.id!)) }),
+    opts,
+  );
 
-  router.patch('/v1/agents/:id', async (req, res, core) => {
-    const current = agentOf(core, req, req.params.id!);
-    const body = await req.json<Json>();
-    requireFields(body, ['agent', 'field_mask']);
-    if (!body.agent || typeof body.agent !== 'object' || Array.isArray(body.agent)) invalid('Invalid value for `agent`: expected an object');
-    const paths = body.field_mask?.paths;
-    if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) invalid('Invalid value for `field_mask.paths`: expected an array of strings');
-    for (const p of paths as string[]) {
-      if (!(AGENT_PATHS as readonly string[]).includes(p)) invalid(`Invalid field_mask path \`${p}\`; valid paths: ${AGENT_PATHS.join(', ')}`);
-    }
-    const team = req.key!.team_id;
-    const masked = [...new Set(paths as (typeof AGENT_PATHS)[number][])];
-    for (const f of masked) {
-      const v = body.agent[f];
-      if (f === 'name' && (v === undefined || v === null)) invalid('Invalid value for `name`: the name cannot be cleared');
-      if (v !== undefined) checkField(core, team, f, v);
-    }
-    // phone number assignment: checked before anything is written, so the whole PATCH is atomic
-    const phoneId = body.phone_number_id;
-    if (phoneId !== undefined && phoneId !== null && typeof phoneId !== 'string') invalid('Invalid value for `phone_number_id`: expected a string');
-    const numbers = phoneNumbersV1(core);
-    let target;
-    if (typeof phoneId === 'string' && phoneId !== '') {
-      target = numbers.get(phoneId);
-      if (!target || target.team_id !== team) notFound(`Phone number ${phoneId} not found`);
-      if (target.agent_id && target.agent_id !== current.agent_id) {
-        const holder = agents(core).get(target.agent_id);
-        throw new HttpError(409, `Phone number ${phoneId} (${target.phone_number}) is already assigned to agent ${target.agent_id}${holder ? ` ("${holder.name}")` : ''}; unassign it from that agent first`);
+  router.patch(
+    '/v1/agents/:id',
+    async (req, res, core) => {
+      const current = agentOf(core, req, req.params.id!);
+      const body = await req.json<Json>();
+      requireFields(body, ['agent', 'field_mask']);
+      if (!body.agent || typeof body.agent !== 'object' || Array.isArray(body.agent))
+        invalid('Invalid value for `agent`: expected an object');
+      const paths = body.field_mask?.paths;
+      if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
+        invalid('Invalid value for `field_mask.paths`: expected an array of strings');
+      for (const p of paths as string[]) {
+        if (!(AGENT_PATHS as readonly string[]).includes(p))
+          invalid(`Invalid field_mask path \`${p}\`; valid paths: ${AGENT_PATHS.join(', ')}`);
       }
-    }
-    const now = new Date().toISOString();
-    const next: AgentRecord = { ...current, updated_at: now };
-    for (const f of masked) (next as unknown as Json)[f] = stored(core, team, f, body.agent[f]);
-    if (typeof phoneId === 'string') {
-      // an agent holds at most one number: assigning replaces, the empty string unassigns
-      for (const pn of numbers.values()) {
-        if (pn.agent_id === current.agent_id && pn.phone_number_id !== phoneId) numbers.set(pn.phone_number_id, { ...pn, agent_id: null, updated_at: now });
+      const team = req.key!.team_id;
+      const masked = [...new Set(paths as (typeof AGENT_PATHS)[number][])];
+      for (const f of masked) {
+        const v = body.agent[f];
+        if (f === 'name' && (v === undefined || v === null))
+          invalid('Invalid value for `name`: the name cannot be cleared');
+        if (v !== undefined) checkField(core, team, f, v);
       }
-      if (target && target.agent_id !== current.agent_id) numbers.set(target.phone_number_id, { ...target, agent_id: current.agent_id, updated_at: now });
-    }
-    agents(core).set(next.agent_id, next);
-    core.store.save();
-    res.json(200, { agent: publicAgent(next) });
-  }, opts);
+      // phone number assignment: checked before anything is written, so the whole PATCH is atomic
+      const phoneId = body.phone_number_id;
+      if (phoneId !== undefined && phoneId !== null && typeof phoneId !== 'string')
+        invalid('Invalid value for `phone_number_id`: expected a string');
+      const numbers = phoneNumbersV1(core);
+      let target;
+      if (typeof phoneId === 'string' && phoneId !== '') {
+        target = numbers.get(phoneId);
+        if (!target || target.team_id !== team) notFound(`Phone number ${phoneId} not found`);
+        if (target.agent_id && target.agent_id !== current.agent_id) {
+          const holder = agents(core).get(target.agent_id);
+          throw new HttpError(
+            409,
+            `Phone number ${phoneId} (${target.phone_number}) is already assigned to agent ${target.agent_id}${holder ? ` ("${holder.name}")` : ''}; unassign it from that agent first`,
+          );
+        }
+      }
+      const now = new Date().toISOString();
+      const next: AgentRecord = { ...current, updated_at: now };
+      for (const f of masked) (next as unknown as Json)[f] = stored(core, team, f, body.agent[f]);
+      if (typeof phoneId === 'string') {
+        // an agent holds at most one number: assigning replaces, the empty string unassigns
+        for (const pn of numbers.values()) {
+          if (pn.agent_id === current.agent_id && pn.phone_number_id !== phoneId)
+            numbers.set(pn.phone_number_id, { ...pn, agent_id: null, updated_at: now });
+        }
+        if (target && target.agent_id !== current.agent_id)
+          numbers.set(target.phone_number_id, { ...target, agent_id: current.agent_id, updated_at: now });
+      }
+      agents(core).set(next.agent_id, next);
+      core.store.save();
+      res.json(200, { agent: publicAgent(next) });
+    },
+    opts,
+  );
 
-  router.delete('/v1/agents/:id', (req, res, core) => {
-    const a = agentOf(core, req, req.params.id!);
-    agents(core).delete(a.agent_id);
-    const now = new Date().toISOString();
-    for (const pn of phoneNumbersV1(core).values()) if (pn.agent_id === a.agent_id) phoneNumbersV1(core).set(pn.phone_number_id, { ...pn, agent_id: null, updated_at: now });
-    for (const pn of phoneNumbersV2(core).values()) if (pn.agent_id === a.agent_id) phoneNumbersV2(core).set(pn.phone_number_id, { ...pn, agent_id: null });
-    core.store.save();
-    res.empty(204);
-  }, opts);
+  router.delete(
+    '/v1/agents/:id',
+    (req, res, core) => {
+      const a = agentOf(core, req, req.params.id!);
+      agents(core).delete(a.agent_id);
+      const now = new Date().toISOString();
+      for (const pn of phoneNumbersV1(core).values())
+        if (pn.agent_id === a.agent_id)
+          phoneNumbersV1(core).set(pn.phone_number_id, { ...pn, agent_id: null, updated_at: now });
+      for (const pn of phoneNumbersV2(core).values())
+        if (pn.agent_id === a.agent_id) phoneNumbersV2(core).set(pn.phone_number_id, { ...pn, agent_id: null });
+      core.store.save();
+      res.empty(204);
+    },
+    opts,
+  );
 }

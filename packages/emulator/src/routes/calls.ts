@@ -19,7 +19,9 @@ export function register(router: Router): void {
     const body = await req.json<Record<string, unknown>>();
     requireFields(body, ['target_uri']);
     if (typeof body.target_uri !== 'string' || !TARGET_URI.test(body.target_uri)) {
-      invalid(`Invalid value for \`target_uri\`: ${JSON.stringify(body.target_uri)}; must be tel:+<E.164> or sip:<user>@<host>`);
+      invalid(
+        `Invalid value for \`target_uri\`: ${JSON.stringify(body.target_uri)}; must be tel:+<E.164> or sip:<user>@<host>`,
+      );
     }
     endCall(core, call.call_id, 'refer', { transferred_to: body.target_uri });
     res.json(200, {});
@@ -33,17 +35,29 @@ export function register(router: Router): void {
   });
 
   const admin = { auth: false } as const;
-  router.post('/_emulator/calls', async (req, res, core) => {
-    // an empty body starts a call on the first number
-    const raw = await req.body(MAX_JSON_BODY);
-    const body = (raw.length ? parseJsonBody(raw, false) : {}) as Record<string, any>;
-    const result = await startInboundCall(core, { phone_number_id: body.phone_number_id, from: body.from, caller_script: body.caller_script });
-    res.json(200, result);
-  }, admin);
+  router.post(
+    '/_emulator/calls',
+    async (req, res, core) => {
+      // an empty body starts a call on the first number
+      const raw = await req.body(MAX_JSON_BODY);
+      const body = (raw.length ? parseJsonBody(raw, false) : {}) as Record<string, any>;
+      const result = await startInboundCall(core, {
+        phone_number_id: body.phone_number_id,
+        from: body.from,
+        caller_script: body.caller_script,
+      });
+      res.json(200, result);
+    },
+    admin,
+  );
   router.get('/_emulator/calls', (_req, res, core) => res.json(200, { calls: [...calls(core).values()] }), admin);
-  router.get('/_emulator/calls/:id', (req, res, core) => {
-    const c = calls(core).get(req.params.id!);
-    if (!c) notFound(`Call ${req.params.id} not found`);
-    res.json(200, c);
-  }, admin);
+  router.get(
+    '/_emulator/calls/:id',
+    (req, res, core) => {
+      const c = calls(core).get(req.params.id!);
+      if (!c) notFound(`Call ${req.params.id} not found`);
+      res.json(200, c);
+    },
+    admin,
+  );
 }

@@ -1,7 +1,24 @@
 // POST /v1/chat/completions (synchronous, SSE, deferred) and GET /v1/chat/deferred-completion/{id}.
 import type { Backend } from '../backend.js';
-import { contentText, costTicks, generateReply, requireLanguageModel, type EngineReply, type EngineTool, type EngineTurn } from '../engine.js';
-import { MAX_CHOICES, checkEnum, checkRange, invalid, notFound, requireFields, type EmuRequest, type Router } from '../router.js';
+import {
+  contentText,
+  costTicks,
+  generateReply,
+  requireLanguageModel,
+  type EngineReply,
+  type EngineTool,
+  type EngineTurn,
+} from '../engine.js';
+import {
+  MAX_CHOICES,
+  checkEnum,
+  checkRange,
+  invalid,
+  notFound,
+  requireFields,
+  type EmuRequest,
+  type Router,
+} from '../router.js';
 import { generateWithToolPlan } from '../tool-plan.js';
 
 type Body = Record<string, any>;
@@ -21,7 +38,8 @@ export function validateChatBody(body: Body): void {
   if (!Array.isArray(body.messages)) invalid('Invalid value for `messages`: expected an array of messages');
   if (body.messages.length === 0) invalid('Invalid value for `messages`: at least one message is required');
   body.messages.forEach((m: Body, i: number) => {
-    if (!m || typeof m !== 'object' || !ROLES.includes(m.role)) invalid(`Invalid value for \`messages[${i}].role\`: must be one of ${ROLES.join(', ')}`);
+    if (!m || typeof m !== 'object' || !ROLES.includes(m.role))
+      invalid(`Invalid value for \`messages[${i}].role\`: must be one of ${ROLES.join(', ')}`);
   });
   checkRange(body, 'frequency_penalty', -2, 2);
   checkRange(body, 'presence_penalty', -2, 2);
@@ -34,7 +52,8 @@ export function validateChatBody(body: Body): void {
   checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
   checkEnum(body, 'reasoning_effort', ['none', 'low', 'medium', 'high']);
   checkEnum(body, 'service_tier', ['auto', 'priority']);
-  if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.logprobs !== true) invalid('`top_logprobs` requires `logprobs` to be true');
+  if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.logprobs !== true)
+    invalid('`top_logprobs` requires `logprobs` to be true');
   if (body.stop !== undefined && body.stop !== null) {
     const stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
     if (!Array.isArray(stop) || stop.length > 4) invalid('Invalid value for `stop`: at most 4 stop sequences');
@@ -43,36 +62,54 @@ export function validateChatBody(body: Body): void {
     if (!Array.isArray(body.tools)) invalid('Invalid value for `tools`: expected an array');
     if (body.tools.length > 128) invalid(`Invalid value for \`tools\`: at most 128 tools (got ${body.tools.length})`);
     body.tools.forEach((t: Body, i: number) => {
-      if (t?.type !== 'function' || typeof t.function?.name !== 'string') invalid(`Invalid value for \`tools[${i}]\`: only function tools \`{type: "function", function: {name, parameters}}\` are supported`);
+      if (t?.type !== 'function' || typeof t.function?.name !== 'string')
+        invalid(
+          `Invalid value for \`tools[${i}]\`: only function tools \`{type: "function", function: {name, parameters}}\` are supported`,
+        );
     });
   }
   if (body.logit_bias !== undefined && body.logit_bias !== null) {
     for (const [k, v] of Object.entries(body.logit_bias as Record<string, unknown>)) {
       if (!/^\d+$/.test(k)) invalid(`Invalid key in \`logit_bias\`: ${k} is not a token id`);
-      if (typeof v !== 'number' || v < -100 || v > 100) invalid(`Invalid value in \`logit_bias\` for ${k}: must be from -100 to 100`);
+      if (typeof v !== 'number' || v < -100 || v > 100)
+        invalid(`Invalid value in \`logit_bias\` for ${k}: must be from -100 to 100`);
     }
   }
   const tc = body.tool_choice;
   if (tc !== undefined && tc !== null) {
     if (typeof tc === 'string') {
-      if (!['none', 'auto', 'required'].includes(tc)) invalid('Invalid value for `tool_choice`: must be none, auto, required or {type: "function", function: {name}}');
+      if (!['none', 'auto', 'required'].includes(tc))
+        invalid(
+          'Invalid value for `tool_choice`: must be none, auto, required or {type: "function", function: {name}}',
+        );
       if (tc === 'required' && !body.tools?.length) invalid('`tool_choice` required needs at least one tool');
-    } else if (tc.type !== 'function' || typeof tc.function?.name !== 'string' || !body.tools?.some((t: Body) => t.function?.name === tc.function.name)) {
+    } else if (
+      tc.type !== 'function' ||
+      typeof tc.function?.name !== 'string' ||
+      !body.tools?.some((t: Body) => t.function?.name === tc.function.name)
+    ) {
       invalid('Invalid value for `tool_choice`: the forced function must be one of `tools`');
     }
   }
   const rf = body.response_format;
   if (rf !== undefined && rf !== null) {
-    if (!['text', 'json_object', 'json_schema'].includes(rf.type)) invalid('Invalid value for `response_format.type`: must be text, json_object or json_schema');
-    if (rf.type === 'json_schema' && (typeof rf.json_schema !== 'object' || typeof rf.json_schema?.schema !== 'object')) invalid('`response_format.json_schema.schema` is required for json_schema');
+    if (!['text', 'json_object', 'json_schema'].includes(rf.type))
+      invalid('Invalid value for `response_format.type`: must be text, json_object or json_schema');
+    if (rf.type === 'json_schema' && (typeof rf.json_schema !== 'object' || typeof rf.json_schema?.schema !== 'object'))
+      invalid('`response_format.json_schema.schema` is required for json_schema');
   }
   const sp = body.search_parameters;
   if (sp !== undefined && sp !== null) {
     checkEnum(sp, 'mode', ['off', 'on', 'auto']);
     checkRange(sp, 'max_search_results', 1, 30, { integer: true });
-    for (const f of ['from_date', 'to_date']) if (sp[f] != null && !DATE.test(sp[f])) invalid(`Invalid value for \`search_parameters.${f}\`: expected YYYY-MM-DD`);
-    if (sp.from_date && sp.to_date && sp.from_date > sp.to_date) invalid('`search_parameters.from_date` is after `to_date`');
-    for (const s of sp.sources ?? []) if (!['web', 'x', 'news', 'rss'].includes(s?.type)) invalid('Invalid value for `search_parameters.sources[].type`: must be web, x, news or rss');
+    for (const f of ['from_date', 'to_date'])
+      if (sp[f] != null && !DATE.test(sp[f]))
+        invalid(`Invalid value for \`search_parameters.${f}\`: expected YYYY-MM-DD`);
+    if (sp.from_date && sp.to_date && sp.from_date > sp.to_date)
+      invalid('`search_parameters.from_date` is after `to_date`');
+    for (const s of sp.sources ?? [])
+      if (!['web', 'x', 'news', 'rss'].includes(s?.type))
+        invalid('Invalid value for `search_parameters.sources[].type`: must be web, x, news or rss');
   }
 }
 
@@ -84,19 +121,26 @@ export function chatTurns(messages: Body[]): EngineTurn[] {
 }
 
 export function chatTools(tools: Body[] | undefined): EngineTool[] {
-  return (tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
+  return (tools ?? []).map((t) => ({
+    name: t.function.name,
+    description: t.function.description,
+    parameters: t.function.parameters,
+  }));
 }
 
 function replies(core: Backend, body: Body): { model: ReturnType<typeof requireLanguageModel>; list: EngineReply[] } {
   const model = requireLanguageModel(body.model);
   if (model.reasoning) {
     for (const f of ['frequency_penalty', 'presence_penalty', 'stop']) {
-      if (body[f] !== undefined && body[f] !== null) invalid(`Argument not supported on reasoning model ${model.id}: ${f}`);
+      if (body[f] !== undefined && body[f] !== null)
+        invalid(`Argument not supported on reasoning model ${model.id}: ${f}`);
     }
   }
-  if (model.legacyFamily && body.presence_penalty != null) invalid(`Argument not supported on model ${model.id}: presence_penalty`);
+  if (model.legacyFamily && body.presence_penalty != null)
+    invalid(`Argument not supported on model ${model.id}: presence_penalty`);
   const turns = chatTurns(body.messages);
-  if (!model.input_modalities.includes('image') && turns.some((t) => t.images > 0)) invalid(`Model ${model.id} does not accept image input`);
+  if (!model.input_modalities.includes('image') && turns.some((t) => t.images > 0))
+    invalid(`Model ${model.id} does not accept image input`);
   const rf = body.response_format;
   const tc = body.tool_choice;
   const n = body.n ?? 1;
@@ -108,9 +152,14 @@ function replies(core: Backend, body: Body): { model: ReturnType<typeof requireL
         turns,
         tools: chatTools(body.tools),
         toolChoice: typeof tc === 'object' && tc ? tc.function.name : tc,
-        format: rf?.type === 'json_schema' ? { type: 'json_schema', schema: rf.json_schema.schema, name: rf.json_schema.name } : rf?.type === 'json_object' ? { type: 'json_object' } : undefined,
+        format:
+          rf?.type === 'json_schema'
+            ? { type: 'json_schema', schema: rf.json_schema.schema, name: rf.json_schema.name }
+            : rf?.type === 'json_object'
+              ? { type: 'json_object' }
+              : undefined,
         maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
-        stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
+        stop: typeof body.stop === 'string' ? [body.stop] : (body.stop ?? undefined),
         seed: core.textSeed(body.seed ?? undefined),
         variant: i,
         reasoning: !!model.reasoning && body.reasoning_effort !== 'none',
@@ -131,7 +180,12 @@ function usageOf(model: ReturnType<typeof requireLanguageModel>, list: EngineRep
     completion_tokens: completion,
     total_tokens: prompt + completion + reasoning,
     prompt_tokens_details: { text_tokens: prompt, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
     num_sources_used: sources,
     cost_in_usd_ticks: costTicks(model, prompt, completion + reasoning),
   };
@@ -171,8 +225,20 @@ async function stream(core: Backend, body: Body, id: string, res: Parameters<Par
   const { model, list } = replies(core, body);
   const sse = res.sse();
   const created = core.nowSec();
-  const base = { id, object: 'chat.completion.chunk', created, model: model.id, service_tier: body.service_tier === 'priority' ? 'priority' : 'auto', system_fingerprint: model.fingerprint };
-  const chunk = (index: number, delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) => ({
+  const base = {
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: model.id,
+    service_tier: body.service_tier === 'priority' ? 'priority' : 'auto',
+    system_fingerprint: model.fingerprint,
+  };
+  const chunk = (
+    index: number,
+    delta: Record<string, unknown>,
+    finish: string | null = null,
+    extra: Record<string, unknown> = {},
+  ) => ({
     ...base,
     choices: [{ index, delta, finish_reason: finish }],
     ...extra,
@@ -193,7 +259,16 @@ async function stream(core: Backend, body: Body, id: string, res: Parameters<Par
     // as recorded streams of the service do: each tool call whole in one chunk (id, type, name, all arguments)
     for (const [i, call] of r.toolCalls.entries()) {
       await delay();
-      if (!(await sse.send(chunk(index, { tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] })))) return;
+      if (
+        !(await sse.send(
+          chunk(index, {
+            tool_calls: [
+              { index: i, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } },
+            ],
+          }),
+        ))
+      )
+        return;
     }
     const last = index === list.length - 1;
     const extra = last && r.citations.length ? { citations: r.citations } : {};
@@ -210,31 +285,44 @@ function deferredStore(core: Backend) {
 }
 
 export function register(router: Router): void {
-  router.post('/v1/chat/completions', async (req: EmuRequest, res, core) => {
-    const body = await req.json<Body>();
-    requireFields(body, ['messages', 'model']);
-    validateChatBody(body);
-    core.checkModelAcl(req, String(body.model));
-    const id = core.uuid();
-    if (body.deferred) {
-      const response = completion(core, { ...body, stream: false }, id);
-      const now = core.now();
-      deferredStore(core).set(id, { request_id: id, ready_at: now + core.settings.deferredDelayMs, expires_at: now + 24 * 3600 * 1000, response });
-      core.store.save();
-      return res.json(200, { request_id: id });
-    }
-    if (body.stream) return stream(core, body, id, res);
-    res.json(200, completion(core, body, id));
-  }, { endpoint: 'chat' });
+  router.post(
+    '/v1/chat/completions',
+    async (req: EmuRequest, res, core) => {
+      const body = await req.json<Body>();
+      requireFields(body, ['messages', 'model']);
+      validateChatBody(body);
+      core.checkModelAcl(req, String(body.model));
+      const id = core.uuid();
+      if (body.deferred) {
+        const response = completion(core, { ...body, stream: false }, id);
+        const now = core.now();
+        deferredStore(core).set(id, {
+          request_id: id,
+          ready_at: now + core.settings.deferredDelayMs,
+          expires_at: now + 24 * 3600 * 1000,
+          response,
+        });
+        core.store.save();
+        return res.json(200, { request_id: id });
+      }
+      if (body.stream) return stream(core, body, id, res);
+      res.json(200, completion(core, body, id));
+    },
+    { endpoint: 'chat' },
+  );
 
-  router.get('/v1/chat/deferred-completion/:id', (req, res, core) => {
-    const store = deferredStore(core);
-    const rec = store.get(req.params.id!);
-    if (!rec || rec.expires_at < core.now()) notFound(`No deferred completion with request id ${req.params.id}`);
-    if (core.now() < rec.ready_at) return res.empty(202);
-    // A finished result is delivered once.
-    store.delete(rec.request_id);
-    core.store.save();
-    res.json(200, rec.response);
-  }, { endpoint: 'chat' });
+  router.get(
+    '/v1/chat/deferred-completion/:id',
+    (req, res, core) => {
+      const store = deferredStore(core);
+      const rec = store.get(req.params.id!);
+      if (!rec || rec.expires_at < core.now()) notFound(`No deferred completion with request id ${req.params.id}`);
+      if (core.now() < rec.ready_at) return res.empty(202);
+      // A finished result is delivered once.
+      store.delete(rec.request_id);
+      core.store.save();
+      res.json(200, rec.response);
+    },
+    { endpoint: 'chat' },
+  );
 }

@@ -2,7 +2,15 @@
 // prompt). Neither is supported by reasoning models (400).
 import type { LanguageModel } from '../catalog.js';
 import { costTicks, generateReply, requireLanguageModel } from '../engine.js';
-import { MAX_CHOICES, checkRange, invalid, requireFields, type EmuRequest, type EmuResponse, type Router } from '../router.js';
+import {
+  MAX_CHOICES,
+  checkRange,
+  invalid,
+  requireFields,
+  type EmuRequest,
+  type EmuResponse,
+  type Router,
+} from '../router.js';
 import type { Backend } from '../backend.js';
 import { countTokens } from '../tokenizer.js';
 import { applyLimits } from './messages.js';
@@ -13,7 +21,9 @@ function legacyModel(core: Backend, req: EmuRequest, id: unknown, endpoint: stri
   const model = requireLanguageModel(id);
   core.checkModelAcl(req, model.id);
   if (model.reasoning) {
-    invalid(`Model ${model.id} is a reasoning model and is not supported by the legacy ${endpoint} endpoint; use /v1/chat/completions or /v1/responses`);
+    invalid(
+      `Model ${model.id} is a reasoning model and is not supported by the legacy ${endpoint} endpoint; use /v1/chat/completions or /v1/responses`,
+    );
   }
   return model;
 }
@@ -22,7 +32,8 @@ function checkStops(body: Body, field: string): string[] | undefined {
   const v = body[field];
   if (v == null) return undefined;
   const list = typeof v === 'string' ? [v] : v;
-  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) invalid(`Invalid value for \`${field}\`: expected an array of strings`);
+  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string'))
+    invalid(`Invalid value for \`${field}\`: expected an array of strings`);
   if (list.length > 4) invalid(`Invalid value for \`${field}\`: at most 4 stop sequences (got ${list.length})`);
   return list;
 }
@@ -31,9 +42,20 @@ function checkStops(body: Body, field: string): string[] | undefined {
  * `stream: true`: server-sent text_completion chunks, one piece of one choice each (choices one after the other),
  * a chunk with its finish_reason closing each choice, the usage chunk when asked for, then `[DONE]`.
  */
-async function streamCompletion(core: Backend, res: EmuResponse, head: Body, choices: (Body & { pieces: string[] })[], usage: Body | undefined, fingerprint: string): Promise<void> {
+async function streamCompletion(
+  core: Backend,
+  res: EmuResponse,
+  head: Body,
+  choices: (Body & { pieces: string[] })[],
+  usage: Body | undefined,
+  fingerprint: string,
+): Promise<void> {
   const sse = res.sse();
-  const chunk = (index: number, text: string, finish: string | null) => ({ ...head, choices: [{ index, text, logprobs: null, finish_reason: finish }], system_fingerprint: fingerprint });
+  const chunk = (index: number, text: string, finish: string | null) => ({
+    ...head,
+    choices: [{ index, text, logprobs: null, finish_reason: finish }],
+    system_fingerprint: fingerprint,
+  });
   for (const c of choices) {
     for (const piece of c.pieces) {
       await core.sleep(core.settings.tokenDelayMs);
@@ -50,18 +72,25 @@ export function register(router: Router): void {
     const body = await req.json<Body>();
     requireFields(body, ['prompt', 'model']);
     const prompts: unknown[] = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
-    if (!Array.isArray(prompts) || prompts.length === 0 || prompts.some((p) => typeof p !== 'string')) invalid('Invalid value for `prompt`: expected a string or an array of strings');
+    if (!Array.isArray(prompts) || prompts.length === 0 || prompts.some((p) => typeof p !== 'string'))
+      invalid('Invalid value for `prompt`: expected a string or an array of strings');
     checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
     checkRange(body, 'n', 1, MAX_CHOICES, { integer: true });
-    if (prompts.length * (body.n ?? 1) > MAX_CHOICES) invalid(`Too many choices: ${prompts.length} prompts × n ${body.n ?? 1}; the emulator generates at most ${MAX_CHOICES} per request`);
+    if (prompts.length * (body.n ?? 1) > MAX_CHOICES)
+      invalid(
+        `Too many choices: ${prompts.length} prompts × n ${body.n ?? 1}; the emulator generates at most ${MAX_CHOICES} per request`,
+      );
     checkRange(body, 'temperature', 0, 2);
     checkRange(body, 'top_p', 0, 1, { minExclusive: true });
     checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
-    if (body.suffix != null && typeof body.suffix !== 'string') invalid('Invalid value for `suffix`: expected a string');
+    if (body.suffix != null && typeof body.suffix !== 'string')
+      invalid('Invalid value for `suffix`: expected a string');
     const stop = checkStops(body, 'stop');
     const model = legacyModel(core, req, body.model, 'completions');
-    if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') invalid('Invalid value for `stream`: expected a boolean');
-    if (body.stream_options != null && (typeof body.stream_options !== 'object' || !body.stream)) invalid('`stream_options` is only allowed with `stream: true`');
+    if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
+      invalid('Invalid value for `stream`: expected a boolean');
+    if (body.stream_options != null && (typeof body.stream_options !== 'object' || !body.stream))
+      invalid('`stream_options` is only allowed with `stream: true`');
     const n: number = body.n ?? 1;
     const choices: (Body & { pieces: string[] })[] = [];
     let promptTokens = 0;
@@ -69,11 +98,22 @@ export function register(router: Router): void {
     (prompts as string[]).forEach((prompt, p) => {
       promptTokens += countTokens(prompt);
       for (let i = 0; i < n; i++) {
-        const reply = generateReply({ model, turns: [{ role: 'user', text: prompt, images: 0 }], seed: core.textSeed(body.seed ?? undefined), variant: i });
+        const reply = generateReply({
+          model,
+          turns: [{ role: 'user', text: prompt, images: 0 }],
+          seed: core.textSeed(body.seed ?? undefined),
+          variant: i,
+        });
         const lim = applyLimits(reply.text, stop, body.max_tokens ?? 16);
         completionTokens += lim.pieces.length;
         const pieces = body.echo ? [prompt, ...lim.pieces] : lim.pieces;
-        choices.push({ index: p * n + i, text: pieces.join(''), logprobs: null, finish_reason: lim.reason === 'length' ? 'length' : 'stop', pieces });
+        choices.push({
+          index: p * n + i,
+          text: pieces.join(''),
+          logprobs: null,
+          finish_reason: lim.reason === 'length' ? 'length' : 'stop',
+          pieces,
+        });
       }
     });
     const head = { id: core.uuid(), object: 'text_completion', created: core.nowSec(), model: model.id };
@@ -82,11 +122,29 @@ export function register(router: Router): void {
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
       prompt_tokens_details: { text_tokens: promptTokens, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: 0,
+        audio_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
+      },
       cost_in_usd_ticks: costTicks(model, promptTokens, completionTokens),
     };
-    if (body.stream) return streamCompletion(core, res, head, choices, body.stream_options?.include_usage ? usage : undefined, model.fingerprint);
-    res.json(200, { ...head, choices: choices.map(({ pieces: _, ...c }) => c), usage, system_fingerprint: model.fingerprint });
+    if (body.stream)
+      return streamCompletion(
+        core,
+        res,
+        head,
+        choices,
+        body.stream_options?.include_usage ? usage : undefined,
+        model.fingerprint,
+      );
+    res.json(200, {
+      ...head,
+      choices: choices.map(({ pieces: _, ...c }) => c),
+      usage,
+      system_fingerprint: model.fingerprint,
+    });
   });
 
   router.post('/v1/complete', async (req, res, core) => {
@@ -103,10 +161,14 @@ export function register(router: Router): void {
     const stop = checkStops(body, 'stop_sequences');
     const model = legacyModel(core, req, body.model, 'complete');
     // the last human turn is what gets answered
-    const turns = body.prompt.split(/\n\n(?=Human:|Assistant:)/).filter((s: string) => s.trim()).map((s: string) => {
-      const human = s.startsWith('Human:');
-      return { role: human ? 'user' : 'assistant', text: s.replace(/^(Human|Assistant):\s*/, ''), images: 0 };
-    }).filter((t: { text: string }) => t.text.trim());
+    const turns = body.prompt
+      .split(/\n\n(?=Human:|Assistant:)/)
+      .filter((s: string) => s.trim())
+      .map((s: string) => {
+        const human = s.startsWith('Human:');
+        return { role: human ? 'user' : 'assistant', text: s.replace(/^(Human|Assistant):\s*/, ''), images: 0 };
+      })
+      .filter((t: { text: string }) => t.text.trim());
     const reply = generateReply({ model, turns, seed: core.textSeed() });
     const lim = applyLimits(reply.text, stop, body.max_tokens_to_sample);
     res.json(200, {

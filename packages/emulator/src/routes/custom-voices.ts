@@ -33,7 +33,8 @@ function newId(core: Backend): string {
 /** Seconds of a WAV file from its header, undefined when it is not one; 400 when it is broken. */
 function wavSeconds(path: string): number | undefined {
   const buf = readFileSync(path);
-  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'RIFF' || buf.toString('latin1', 8, 12) !== 'WAVE') return undefined;
+  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'RIFF' || buf.toString('latin1', 8, 12) !== 'WAVE')
+    return undefined;
   let pos = 12;
   let byteRate = 0;
   while (pos + 8 <= buf.length) {
@@ -59,10 +60,17 @@ export function register(router: Router): void {
       if (!file || file.kind !== 'file') invalid('Missing the `file` part: the reference audio');
       if (file.tooLarge) throw new HttpError(413, `The reference clip exceeds ${MAX_CLIP_BYTES} bytes`);
       if (file.size === 0) invalid('The reference clip is empty');
-      const isAudio = /^audio\//i.test(file.contentType) || /^video\/(mp4|x-matroska|webm)/i.test(file.contentType) || AUDIO_EXT.test(file.filename ?? '');
-      if (!isAudio) invalid(`The reference clip is not audio (${file.contentType}); supported: WAV, MP3, FLAC, OGG, Opus, M4A, AAC, MKV, MP4`);
+      const isAudio =
+        /^audio\//i.test(file.contentType) ||
+        /^video\/(mp4|x-matroska|webm)/i.test(file.contentType) ||
+        AUDIO_EXT.test(file.filename ?? '');
+      if (!isAudio)
+        invalid(
+          `The reference clip is not audio (${file.contentType}); supported: WAV, MP3, FLAC, OGG, Opus, M4A, AAC, MKV, MP4`,
+        );
       const secs = wavSeconds(file.path);
-      if (secs !== undefined && secs > MAX_SECONDS) invalid(`The reference clip is ${secs.toFixed(1)} seconds long; at most ${MAX_SECONDS} seconds are allowed`);
+      if (secs !== undefined && secs > MAX_SECONDS)
+        invalid(`The reference clip is ${secs.toFixed(1)} seconds long; at most ${MAX_SECONDS} seconds are allowed`);
       const nameField = parts.find((p) => p.name === 'name' && p.kind === 'field');
       const name = nameField && nameField.kind === 'field' ? nameField.value : null;
       if (name !== null && [...name].length > 255) invalid('Invalid value for `name`: at most 255 characters');
@@ -90,7 +98,8 @@ export function register(router: Router): void {
   router.get('/v1/custom-voices', (req, res, core) => {
     const raw = req.query.get('limit');
     const limit = raw === null ? 100 : Number(raw);
-    if (raw !== null && (!/^\d+$/.test(raw) || limit < 1 || limit > 1000)) invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
+    if (raw !== null && (!/^\d+$/.test(raw) || limit < 1 || limit > 1000))
+      invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
     const all = [...customVoices(core).values()].filter((v) => v.team_id === req.key!.team_id);
     const token = req.query.get('pagination_token');
     let start = 0;
@@ -101,7 +110,10 @@ export function register(router: Router): void {
     }
     const page = all.slice(start, start + limit);
     const more = start + limit < all.length;
-    res.json(200, { voices: page.map(publicVoice), ...(more ? { pagination_token: page[page.length - 1]!.voice_id } : {}) });
+    res.json(200, {
+      voices: page.map(publicVoice),
+      ...(more ? { pagination_token: page[page.length - 1]!.voice_id } : {}),
+    });
   });
 
   router.get('/v1/custom-voices/:id', (req, res, core) => res.json(200, publicVoice(voiceOf(core, req))));
@@ -109,7 +121,8 @@ export function register(router: Router): void {
   router.patch('/v1/custom-voices/:id', async (req, res, core) => {
     const v = voiceOf(core, req);
     const body = await req.json<Record<string, unknown>>();
-    if (body.name !== undefined && body.name !== null && (typeof body.name !== 'string' || [...body.name].length > 255)) invalid('Invalid value for `name`: a string of at most 255 characters');
+    if (body.name !== undefined && body.name !== null && (typeof body.name !== 'string' || [...body.name].length > 255))
+      invalid('Invalid value for `name`: a string of at most 255 characters');
     const next = { ...v, ...(body.name !== undefined ? { name: (body.name as string | null) ?? null } : {}) };
     customVoices(core).set(v.voice_id, next);
     core.store.save();
@@ -132,7 +145,11 @@ export function register(router: Router): void {
     } catch {
       notFound(`The audio of custom voice ${v.voice_id} is gone`);
     }
-    res.raw.writeHead(200, { 'content-type': v.content_type, 'content-length': String(size), 'content-disposition': `attachment; filename="${v.filename.replace(/"/g, '')}"` });
+    res.raw.writeHead(200, {
+      'content-type': v.content_type,
+      'content-length': String(size),
+      'content-disposition': `attachment; filename="${v.filename.replace(/"/g, '')}"`,
+    });
     createReadStream(v.blob).pipe(res.raw);
   });
 }

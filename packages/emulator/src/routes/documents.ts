@@ -10,16 +10,25 @@ export function register(router: Router): void {
   router.post('/v1/documents/search', async (req, res, core) => {
     const body = await req.json<Record<string, any>>();
     requireFields(body, ['query', 'source']);
-    if (typeof body.query !== 'string' || body.query.trim() === '') invalid('Invalid value for `query`: a non-empty string is required');
+    if (typeof body.query !== 'string' || body.query.trim() === '')
+      invalid('Invalid value for `query`: a non-empty string is required');
     const ids = body.source?.collection_ids;
     if (!Array.isArray(ids) || ids.length === 0 || ids.some((x: unknown) => typeof x !== 'string' || x === '')) {
       invalid('Invalid value for `source.collection_ids`: at least one collection id is required');
     }
     checkRange(body, 'limit', 1, MAX_SEARCH_LIMIT, { integer: true });
-    if (body.filter != null && typeof body.filter !== 'string') invalid('Invalid value for `filter`: expected a string');
+    if (body.filter != null && typeof body.filter !== 'string')
+      invalid('Invalid value for `filter`: expected a string');
     const mode = body.retrieval_mode?.type ?? 'hybrid';
-    if (!MODES.includes(mode)) invalid(`Invalid value for \`retrieval_mode.type\`: ${JSON.stringify(mode)}; must be one of ${MODES.join(', ')}`);
-    const matches = search(core, { query: body.query, collectionIds: ids, filter: body.filter ?? undefined, limit: body.limit ?? 10, mode });
+    if (!MODES.includes(mode))
+      invalid(`Invalid value for \`retrieval_mode.type\`: ${JSON.stringify(mode)}; must be one of ${MODES.join(', ')}`);
+    const matches = search(core, {
+      query: body.query,
+      collectionIds: ids,
+      filter: body.filter ?? undefined,
+      limit: body.limit ?? 10,
+      mode,
+    });
     res.json(200, { matches });
   });
 }

@@ -12,14 +12,16 @@ export function register(router: Router): void {
     requireFields(body, ['input', 'model']);
     const model = EMBEDDING_MODELS.find((m) => m.id === body.model || m.aliases.includes(body.model));
     if (!model) {
-      if (typeof body.model === 'string' && findLanguageModel(body.model)) invalid(`Model ${body.model} is not an embedding model`);
+      if (typeof body.model === 'string' && findLanguageModel(body.model))
+        invalid(`Model ${body.model} is not an embedding model`);
       notFound(`The model ${String(body.model)} does not exist or your team does not have access to it`);
     }
     core.checkModelAcl(req, model.id);
     const input: unknown[] = typeof body.input === 'string' ? [body.input] : body.input;
     if (!Array.isArray(input)) invalid('Invalid value for `input`: expected a string or an array of strings');
     if (input.length === 0) invalid('Invalid value for `input`: at least one input is required');
-    if (input.length > MAX_EMBEDDING_INPUTS) invalid(`Invalid value for \`input\`: at most ${MAX_EMBEDDING_INPUTS} inputs per request (got ${input.length})`);
+    if (input.length > MAX_EMBEDDING_INPUTS)
+      invalid(`Invalid value for \`input\`: at most ${MAX_EMBEDDING_INPUTS} inputs per request (got ${input.length})`);
     input.forEach((s, i) => {
       if (typeof s !== 'string') invalid(`Invalid value for \`input[${i}]\`: expected a string`);
       if (s === '') invalid(`Invalid value for \`input[${i}]\`: the string is empty`);

@@ -13,7 +13,12 @@ export const PUBLIC_LINK_MAX_BYTES = 50 * 1024 * 1024;
 export const DEFAULT_PUBLIC_LINK_QUOTA = 1000;
 const EXPIRES_MIN = 3600;
 const EXPIRES_MAX = 2_592_000;
-const UNSUPPORTED_PUBLIC_TYPES = ['application/x-msdownload', 'application/x-executable', 'application/x-sh', 'application/x-msi'];
+const UNSUPPORTED_PUBLIC_TYPES = [
+  'application/x-msdownload',
+  'application/x-executable',
+  'application/x-sh',
+  'application/x-msi',
+];
 
 export interface StoredFile {
   id: string;
@@ -45,7 +50,15 @@ export const files = (core: Backend) => core.store.collection<StoredFile>('files
 export const links = (core: Backend) => core.store.collection<PublicLink>('file_links');
 
 export function publicFile(f: StoredFile) {
-  return { id: f.id, object: 'file', bytes: f.bytes, created_at: f.created_at, expires_at: f.expires_at, filename: f.filename, purpose: f.purpose };
+  return {
+    id: f.id,
+    object: 'file',
+    bytes: f.bytes,
+    created_at: f.created_at,
+    expires_at: f.expires_at,
+    filename: f.filename,
+    purpose: f.purpose,
+  };
 }
 
 function blobPath(core: Backend, f: StoredFile): string {
@@ -76,13 +89,22 @@ export function findFile(core: Backend, req: EmuRequest, id: string): StoredFile
 }
 
 function validFilename(name: string): boolean {
-  return name.trim() !== '' && name !== '.' && name !== '..' && !/[\\/\u0000-\u001f\u007f]/.test(name) && Buffer.byteLength(name) <= 255;
+  return (
+    name.trim() !== '' &&
+    name !== '.' &&
+    name !== '..' &&
+    !/[\\/\u0000-\u001f\u007f]/.test(name) &&
+    Buffer.byteLength(name) <= 255
+  );
 }
 
 function parseExpires(raw: string | number | undefined | null, field = 'expires_after'): number | undefined {
   if (raw === undefined || raw === null) return undefined;
   const n = typeof raw === 'number' ? raw : /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(n) || n < EXPIRES_MIN || n > EXPIRES_MAX) invalid(`Invalid value for \`${field}\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX}`);
+  if (!Number.isInteger(n) || n < EXPIRES_MIN || n > EXPIRES_MAX)
+    invalid(
+      `Invalid value for \`${field}\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX}`,
+    );
   return n;
 }
 
@@ -186,12 +208,15 @@ function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
   let limit = 100;
   if (limitRaw !== null) {
     limit = /^\d+$/.test(limitRaw) ? Number(limitRaw) : Number.NaN;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) invalid(`Invalid value for \`limit\`: ${JSON.stringify(limitRaw)}; must be an integer from 1 to 100`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      invalid(`Invalid value for \`limit\`: ${JSON.stringify(limitRaw)}; must be an integer from 1 to 100`);
   }
   const order = q.get('order') ?? 'desc';
-  if (order !== 'asc' && order !== 'desc') invalid(`Invalid value for \`order\`: ${JSON.stringify(order)}; must be one of asc, desc`);
+  if (order !== 'asc' && order !== 'desc')
+    invalid(`Invalid value for \`order\`: ${JSON.stringify(order)}; must be one of asc, desc`);
   const sortBy = (q.get('sort_by') ?? 'created_at') as SortBy;
-  if (!(sortBy in SORT_KEYS)) invalid(`Invalid value for \`sort_by\`: ${JSON.stringify(sortBy)}; must be one of created_at, filename, size`);
+  if (!(sortBy in SORT_KEYS))
+    invalid(`Invalid value for \`sort_by\`: ${JSON.stringify(sortBy)}; must be one of created_at, filename, size`);
   let match: (f: StoredFile) => boolean;
   try {
     match = compileFilter(q.get('filter'), FILTER_FIELDS);
@@ -201,15 +226,19 @@ function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
   }
   const key = SORT_KEYS[sortBy];
   const dir = order === 'asc' ? 1 : -1;
-  const cmp = (av: string | number, aq: number, bv: string | number, bq: number) => (av < bv ? -1 : av > bv ? 1 : aq - bq) * dir;
+  const cmp = (av: string | number, aq: number, bv: string | number, bq: number) =>
+    (av < bv ? -1 : av > bv ? 1 : aq - bq) * dir;
   const team = req.key!.team_id;
-  const all = [...files(core).values()].filter((f) => f.team_id === team && match(f)).sort((a, b) => cmp(key(a), a.seq, key(b), b.seq));
+  const all = [...files(core).values()]
+    .filter((f) => f.team_id === team && match(f))
+    .sort((a, b) => cmp(key(a), a.seq, key(b), b.seq));
   let start = 0;
   const token = q.get('pagination_token');
   const after = q.get('after');
   if (token) {
     const c = decodeCursor(token);
-    if (c.s !== sortBy || c.o !== order) invalid('The pagination_token belongs to a listing with another sort_by or order');
+    if (c.s !== sortBy || c.o !== order)
+      invalid('The pagination_token belongs to a listing with another sort_by or order');
     start = all.findIndex((f) => cmp(key(f), f.seq, c.v, c.q) > 0);
     if (start === -1) start = all.length;
   } else if (after) {
@@ -218,7 +247,10 @@ function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
   }
   const page = all.slice(start, start + limit);
   const last = page[page.length - 1];
-  res.json(200, { data: page.map(publicFile), pagination_token: last ? encodeCursor({ s: sortBy, o: order, v: key(last), q: last.seq }) : (token ?? '') });
+  res.json(200, {
+    data: page.map(publicFile),
+    pagination_token: last ? encodeCursor({ s: sortBy, o: order, v: key(last), q: last.seq }) : (token ?? ''),
+  });
 }
 
 // ---- content ----
@@ -239,7 +271,12 @@ function waitDrain(raw: ServerResponse): Promise<void> {
  * Stream a blob. `contentChunkDelayMs` paces it (64 KiB per step) and `contentDropAfterBytes` cuts the connection
  * once after that many bytes: both let tests interrupt a download half-way.
  */
-export async function sendBlob(core: Backend, res: EmuResponse, path: string, headers: Record<string, string | number>): Promise<void> {
+export async function sendBlob(
+  core: Backend,
+  res: EmuResponse,
+  path: string,
+  headers: Record<string, string | number>,
+): Promise<void> {
   const raw = res.raw;
   const size = statSync(path).size;
   raw.writeHead(200, { 'content-length': size, ...headers });
@@ -269,9 +306,13 @@ export async function sendBlob(core: Backend, res: EmuResponse, path: string, he
 async function content(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
   const f = findFile(core, req, req.params.id!);
   const format = req.query.get('format') ?? 'original';
-  if (format !== 'original' && format !== 'text') invalid(`Invalid value for \`format\`: ${JSON.stringify(format)}; must be one of original, text`);
+  if (format !== 'original' && format !== 'text')
+    invalid(`Invalid value for \`format\`: ${JSON.stringify(format)}; must be one of original, text`);
   const type = format === 'text' ? 'text/plain; charset=utf-8' : 'application/octet-stream';
-  await sendBlob(core, res, blobPath(core, f), { 'content-type': type, 'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(f.filename)}` });
+  await sendBlob(core, res, blobPath(core, f), {
+    'content-type': type,
+    'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(f.filename)}`,
+  });
 }
 
 // ---- public links ----
@@ -287,25 +328,42 @@ async function createLink(req: EmuRequest, res: EmuResponse, core: Backend): Pro
   const body = await req.json<Record<string, unknown>>();
   if (!body || typeof body !== 'object' || Array.isArray(body)) invalid('The body must be a JSON object');
   const raw = body.expires_after;
-  if (raw !== undefined && raw !== null && typeof raw !== 'number') invalid(`Invalid value for \`expires_after\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX}`);
+  if (raw !== undefined && raw !== null && typeof raw !== 'number')
+    invalid(
+      `Invalid value for \`expires_after\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX}`,
+    );
   const expiresAfter = parseExpires(raw as number | undefined);
   const now = core.nowSec();
   if (expiresAfter !== undefined && f.expires_at !== null && expiresAfter > f.expires_at - now) {
-    invalid(`Invalid value for \`expires_after\`: ${expiresAfter} is greater than the file's remaining lifetime of ${f.expires_at - now} seconds`);
+    invalid(
+      `Invalid value for \`expires_after\`: ${expiresAfter} is greater than the file's remaining lifetime of ${f.expires_at - now} seconds`,
+    );
   }
   if (f.bytes === 0) invalid('An empty file cannot have a public URL');
-  if (f.bytes > PUBLIC_LINK_MAX_BYTES) invalid(`A file larger than ${PUBLIC_LINK_MAX_BYTES} bytes cannot have a public URL`);
-  if (UNSUPPORTED_PUBLIC_TYPES.includes(f.content_type)) invalid(`Files of type ${f.content_type} cannot have a public URL`);
+  if (f.bytes > PUBLIC_LINK_MAX_BYTES)
+    invalid(`A file larger than ${PUBLIC_LINK_MAX_BYTES} bytes cannot have a public URL`);
+  if (UNSUPPORTED_PUBLIC_TYPES.includes(f.content_type))
+    invalid(`Files of type ${f.content_type} cannot have a public URL`);
   const team = req.key!.team_id;
   const all = [...links(core).values()];
   const existing = all.find((l) => l.file_id === f.id && activeLink(core, l));
   const quota = core.settings.publicLinkQuota ?? DEFAULT_PUBLIC_LINK_QUOTA;
   if (!existing && all.filter((l) => l.team_id === team && activeLink(core, l)).length >= quota) {
-    throw new HttpError(429, `Quota exceeded: the team already has ${quota} active public file URLs; revoke one before creating another`);
+    throw new HttpError(
+      429,
+      `Quota exceeded: the team already has ${quota} active public file URLs; revoke one before creating another`,
+    );
   }
   const expiresAt = expiresAfter !== undefined ? now + expiresAfter : f.expires_at;
   // one link per file: sharing again keeps the URL and sets its new expiry
-  const link: PublicLink = existing ?? { token: core.random(18, 'public-link').toString('base64url'), file_id: f.id, team_id: team, created_at: now, expires_at: expiresAt, revoked: false };
+  const link: PublicLink = existing ?? {
+    token: core.random(18, 'public-link').toString('base64url'),
+    file_id: f.id,
+    team_id: team,
+    created_at: now,
+    expires_at: expiresAt,
+    revoked: false,
+  };
   link.expires_at = expiresAt;
   links(core).set(link.token, link);
   core.store.save();
@@ -318,14 +376,21 @@ function revokeLink(req: EmuRequest, res: EmuResponse, core: Backend): void {
   const active = [...links(core).values()].filter((l) => l.file_id === f.id && activeLink(core, l));
   for (const l of active) l.revoked = true;
   if (active.length) core.store.save();
-  res.json(200, { id: f.id, revoked: active.length > 0, public_url: active[0] ? `${core.publicUrl}/files/${active[0].token}` : '' });
+  res.json(200, {
+    id: f.id,
+    revoked: active.length > 0,
+    public_url: active[0] ? `${core.publicUrl}/files/${active[0].token}` : '',
+  });
 }
 
 async function servePublic(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
   const l = links(core).get(req.params.token!);
   if (!l || !activeLink(core, l)) notFound('No such public file');
   const f = files(core).get(l.file_id)!;
-  await sendBlob(core, res, blobPath(core, f), { 'content-type': f.content_type, 'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(f.filename)}` });
+  await sendBlob(core, res, blobPath(core, f), {
+    'content-type': f.content_type,
+    'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(f.filename)}`,
+  });
 }
 
 export function register(router: Router): void {

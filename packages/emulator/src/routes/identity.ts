@@ -27,7 +27,12 @@ export function register(router: Router): void {
       team_id: k.team_id,
       zdr_status: 'no_zdr',
       team_blocked: k.team_blocked,
-      api_key: { redacted_api_key: redactedKey(k.key), api_key_id: k.api_key_id, blocked: k.api_key_blocked, disabled: k.api_key_disabled },
+      api_key: {
+        redacted_api_key: redactedKey(k.key),
+        api_key_id: k.api_key_id,
+        blocked: k.api_key_blocked,
+        disabled: k.api_key_disabled,
+      },
     });
   });
 }

@@ -5,11 +5,34 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IMAGE_MODELS } from '../catalog.js';
 import type { Backend } from '../backend.js';
-import { checkEnum, invalid, notFound, requireFields, type EmuRequest, type EmuResponse, type Router } from '../router.js';
+import {
+  checkEnum,
+  invalid,
+  notFound,
+  requireFields,
+  type EmuRequest,
+  type EmuResponse,
+  type Router,
+} from '../router.js';
 import { dimensions, pictureFromSeed } from '../png.js';
 import { sendBlob } from './files.js';
 
-export const IMAGE_ASPECT_RATIOS = ['1:1', '3:4', '4:3', '9:16', '16:9', '2:3', '3:2', '9:19.5', '19.5:9', '9:20', '20:9', '1:2', '2:1', 'auto'];
+export const IMAGE_ASPECT_RATIOS = [
+  '1:1',
+  '3:4',
+  '4:3',
+  '9:16',
+  '16:9',
+  '2:3',
+  '3:2',
+  '9:19.5',
+  '19.5:9',
+  '9:20',
+  '20:9',
+  '1:2',
+  '2:1',
+  'auto',
+];
 
 function model(core: Backend, req: EmuRequest, id: unknown) {
   const name = typeof id === 'string' ? id : 'svc-image-1';
@@ -21,18 +44,22 @@ function model(core: Backend, req: EmuRequest, id: unknown) {
 
 function checkCommon(body: Record<string, unknown>, maxPrompt: number): void {
   if (typeof body.prompt !== 'string') invalid('Invalid value for `prompt`: must be a string');
-  if ([...body.prompt].length > maxPrompt) invalid(`The prompt is ${[...body.prompt].length} characters long; the model accepts at most ${maxPrompt}`);
+  if ([...body.prompt].length > maxPrompt)
+    invalid(`The prompt is ${[...body.prompt].length} characters long; the model accepts at most ${maxPrompt}`);
   if (body.prompt.trim() === '') invalid('The prompt is empty');
   checkEnum(body, 'response_format', ['url', 'b64_json']);
   checkEnum(body, 'aspect_ratio', IMAGE_ASPECT_RATIOS);
   const n = body.n;
-  if (n !== undefined && n !== null && (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 10)) invalid(`Invalid value for \`n\`: ${JSON.stringify(n)}; must be an integer from 1 to 10`);
+  if (n !== undefined && n !== null && (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 10))
+    invalid(`Invalid value for \`n\`: ${JSON.stringify(n)}; must be an integer from 1 to 10`);
 }
 
 function checkImageRef(v: unknown, field: string): string {
   const url = (v as { url?: unknown } | undefined)?.url;
-  if (!v || typeof v !== 'object' || typeof url !== 'string') invalid(`Invalid value for \`${field}\`: must be an object with a \`url\` string`);
-  if (!/^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i.test(url) && !/^https?:\/\//i.test(url)) invalid(`Invalid value for \`${field}.url\`: must be an http(s) URL or a base64 data URL of an image`);
+  if (!v || typeof v !== 'object' || typeof url !== 'string')
+    invalid(`Invalid value for \`${field}\`: must be an object with a \`url\` string`);
+  if (!/^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i.test(url) && !/^https?:\/\//i.test(url))
+    invalid(`Invalid value for \`${field}.url\`: must be an http(s) URL or a base64 data URL of an image`);
   return url;
 }
 
@@ -43,7 +70,11 @@ function answer(req: EmuRequest, res: EmuResponse, core: Backend, body: Record<s
   const dir = core.store.blobDir('images');
   const data = [];
   for (let i = 0; i < n; i++) {
-    const png = pictureFromSeed(`${core.seed === undefined ? '' : `${core.seed}\u0000`}${seed}\u0000${i}`, width, height);
+    const png = pictureFromSeed(
+      `${core.seed === undefined ? '' : `${core.seed}\u0000`}${seed}\u0000${i}`,
+      width,
+      height,
+    );
     if (body.response_format === 'b64_json') data.push({ b64_json: png.toString('base64'), mime_type: 'image/png' });
     else {
       // content-addressed: the same request gives the same URL
@@ -73,10 +104,14 @@ export function register(router: Router): void {
     const ref = createHash('sha256').update(url).digest('hex');
     answer(req, res, core, body, `edit\u0000${m.id}\u0000${body.prompt}\u0000${ref}\u0000${body.aspect_ratio ?? ''}`);
   });
-  router.get('/public/images/:name', async (req, res, core) => {
-    const name = req.params.name!;
-    const path = join(core.store.blobDir('images'), name);
-    if (!/^[0-9a-f]{32}\.png$/.test(name) || !existsSync(path)) notFound('No such image');
-    await sendBlob(core, res, path, { 'content-type': 'image/png' });
-  }, { auth: false });
+  router.get(
+    '/public/images/:name',
+    async (req, res, core) => {
+      const name = req.params.name!;
+      const path = join(core.store.blobDir('images'), name);
+      if (!/^[0-9a-f]{32}\.png$/.test(name) || !existsSync(path)) notFound('No such image');
+      await sendBlob(core, res, path, { 'content-type': 'image/png' });
+    },
+    { auth: false },
+  );
 }

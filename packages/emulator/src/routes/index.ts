@@ -23,7 +23,30 @@ import * as voices from './voices.js';
 import * as customVoices from './custom-voices.js';
 import * as realtime from './realtime.js';
 
-const modules: { register(router: Router): void }[] = [identity, models, files, skills, images, videos, chat, responses, messages, completions, embeddings, tokenize, documents, agents, phone, calls, secrets, voices, customVoices, realtime, tts, stt];
+const modules: { register(router: Router): void }[] = [
+  identity,
+  models,
+  files,
+  skills,
+  images,
+  videos,
+  chat,
+  responses,
+  messages,
+  completions,
+  embeddings,
+  tokenize,
+  documents,
+  agents,
+  phone,
+  calls,
+  secrets,
+  voices,
+  customVoices,
+  realtime,
+  tts,
+  stt,
+];
 
 export function registerAllRoutes(router: Router): void {
   for (const m of modules) m.register(router);

@@ -9,7 +9,11 @@ import { streamPieces } from '../tokenizer.js';
 type Body = Record<string, any>;
 
 /** Cut generated text at the first stop sequence, then at max tokens; says which limit ended it. */
-export function applyLimits(text: string, stop: string[] | undefined, maxTokens: number | undefined): { text: string; pieces: string[]; reason: 'end' | 'stop' | 'length'; matched: string | null } {
+export function applyLimits(
+  text: string,
+  stop: string[] | undefined,
+  maxTokens: number | undefined,
+): { text: string; pieces: string[]; reason: 'end' | 'stop' | 'length'; matched: string | null } {
   let reason: 'end' | 'stop' | 'length' = 'end';
   let matched: string | null = null;
   let cut = text.length;
@@ -33,32 +37,42 @@ export function applyLimits(text: string, stop: string[] | undefined, maxTokens:
 }
 
 export function validateMessagesBody(body: Body): void {
-  if (!Array.isArray(body.messages) || body.messages.length === 0) invalid('Invalid value for `messages`: at least one message is required');
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    invalid('Invalid value for `messages`: at least one message is required');
   body.messages.forEach((m: Body, i: number) => {
-    if (!m || !['user', 'assistant'].includes(m.role)) invalid(`Invalid value for \`messages[${i}].role\`: must be user or assistant`);
-    if (typeof m.content !== 'string' && !Array.isArray(m.content)) invalid(`Invalid value for \`messages[${i}].content\`: expected a string or content blocks`);
+    if (!m || !['user', 'assistant'].includes(m.role))
+      invalid(`Invalid value for \`messages[${i}].role\`: must be user or assistant`);
+    if (typeof m.content !== 'string' && !Array.isArray(m.content))
+      invalid(`Invalid value for \`messages[${i}].content\`: expected a string or content blocks`);
   });
-  if (body.messages[0].role !== 'user') invalid('Invalid value for `messages`: the first message must have the role user');
+  if (body.messages[0].role !== 'user')
+    invalid('Invalid value for `messages`: the first message must have the role user');
   checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
   checkRange(body, 'temperature', 0, 2);
   checkRange(body, 'top_p', 0, 1, { minExclusive: true });
   checkRange(body, 'top_k', 1, 2147483647, { integer: true });
-  if (body.system != null && typeof body.system !== 'string' && !Array.isArray(body.system)) invalid('Invalid value for `system`: expected a string');
+  if (body.system != null && typeof body.system !== 'string' && !Array.isArray(body.system))
+    invalid('Invalid value for `system`: expected a string');
   if (body.stop_sequences != null) {
-    if (!Array.isArray(body.stop_sequences) || body.stop_sequences.some((s: unknown) => typeof s !== 'string')) invalid('Invalid value for `stop_sequences`: expected an array of strings');
-    if (body.stop_sequences.length > 4) invalid(`Invalid value for \`stop_sequences\`: at most 4 stop sequences (got ${body.stop_sequences.length})`);
+    if (!Array.isArray(body.stop_sequences) || body.stop_sequences.some((s: unknown) => typeof s !== 'string'))
+      invalid('Invalid value for `stop_sequences`: expected an array of strings');
+    if (body.stop_sequences.length > 4)
+      invalid(`Invalid value for \`stop_sequences\`: at most 4 stop sequences (got ${body.stop_sequences.length})`);
   }
   if (body.tools != null) {
     if (!Array.isArray(body.tools)) invalid('Invalid value for `tools`: expected an array');
     if (body.tools.length > 128) invalid(`Invalid value for \`tools\`: at most 128 tools (got ${body.tools.length})`);
     body.tools.forEach((t: Body, i: number) => {
-      if (typeof t?.name !== 'string' || typeof t.input_schema !== 'object') invalid(`Invalid value for \`tools[${i}]\`: a tool is {name, description, input_schema}`);
+      if (typeof t?.name !== 'string' || typeof t.input_schema !== 'object')
+        invalid(`Invalid value for \`tools[${i}]\`: a tool is {name, description, input_schema}`);
     });
   }
   const tc = body.tool_choice;
   if (tc != null) {
-    if (!['auto', 'any', 'tool', 'none'].includes(tc.type)) invalid('Invalid value for `tool_choice.type`: must be auto, any, tool or none');
-    if (tc.type === 'tool' && !body.tools?.some((t: Body) => t.name === tc.name)) invalid('Invalid value for `tool_choice.name`: the forced tool must be one of `tools`');
+    if (!['auto', 'any', 'tool', 'none'].includes(tc.type))
+      invalid('Invalid value for `tool_choice.type`: must be auto, any, tool or none');
+    if (tc.type === 'tool' && !body.tools?.some((t: Body) => t.name === tc.name))
+      invalid('Invalid value for `tool_choice.name`: the forced tool must be one of `tools`');
   }
 }
 
@@ -69,7 +83,8 @@ function turnsOf(body: Body): EngineTurn[] {
     if (Array.isArray(m.content)) {
       const results = m.content.filter((b: Body) => b?.type === 'tool_result');
       if (results.length) {
-        for (const r of results) turns.push({ role: 'tool', text: contentText(r.content).text, images: 0, toolResult: true });
+        for (const r of results)
+          turns.push({ role: 'tool', text: contentText(r.content).text, images: 0, toolResult: true });
         continue;
       }
     }
@@ -94,21 +109,38 @@ function make(core: Backend, req: EmuRequest, body: Body): Made {
   const model = requireLanguageModel(body.model);
   core.checkModelAcl(req, model.id);
   const turns = turnsOf(body);
-  if (!model.input_modalities.includes('image') && turns.some((t) => t.images > 0)) invalid(`Model ${model.id} does not accept image input`);
+  if (!model.input_modalities.includes('image') && turns.some((t) => t.images > 0))
+    invalid(`Model ${model.id} does not accept image input`);
   const tc = body.tool_choice;
   const reply = generateWithToolPlan({
     model,
     turns,
-    tools: (body.tools ?? []).map((t: Body) => ({ name: t.name, description: t.description, parameters: t.input_schema })),
+    tools: (body.tools ?? []).map((t: Body) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.input_schema,
+    })),
     toolChoice: tc?.type === 'tool' ? tc.name : tc?.type === 'any' ? 'required' : tc?.type,
     seed: core.textSeed(),
   });
   const limited = applyLimits(reply.text, body.stop_sequences, body.max_tokens);
   const content: Body[] = [];
   if (reply.toolCalls.length) {
-    for (const c of reply.toolCalls) content.push({ type: 'tool_use', id: `toolu_${c.id.replace(/^call_/, '')}`, name: c.name, input: JSON.parse(c.arguments) });
+    for (const c of reply.toolCalls)
+      content.push({
+        type: 'tool_use',
+        id: `toolu_${c.id.replace(/^call_/, '')}`,
+        name: c.name,
+        input: JSON.parse(c.arguments),
+      });
   } else content.push({ type: 'text', text: limited.text });
-  const stopReason = reply.toolCalls.length ? 'tool_use' : limited.reason === 'stop' ? 'stop_sequence' : limited.reason === 'length' ? 'max_tokens' : 'end_turn';
+  const stopReason = reply.toolCalls.length
+    ? 'tool_use'
+    : limited.reason === 'stop'
+      ? 'stop_sequence'
+      : limited.reason === 'length'
+        ? 'max_tokens'
+        : 'end_turn';
   return {
     id: core.id('msg'),
     model: model.id,
@@ -130,7 +162,12 @@ function messageObject(m: Made, done: boolean): Body {
     model: m.model,
     stop_reason: done ? m.stopReason : null,
     stop_sequence: done ? m.limited.matched : null,
-    usage: { input_tokens: m.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: done ? m.outputTokens : 1 },
+    usage: {
+      input_tokens: m.inputTokens,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: done ? m.outputTokens : 1,
+    },
   };
 }
 
@@ -152,12 +189,19 @@ async function stream(core: Backend, res: EmuResponse, m: Made): Promise<void> {
       const half = Math.ceil(json.length / 2);
       for (const part of [json.slice(0, half), json.slice(half)]) {
         await delay();
-        if (!(await send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } }))) return;
+        if (!(await send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } })))
+          return;
       }
     }
     if (!(await send('content_block_stop', { index }))) return;
   }
-  if (!(await send('message_delta', { delta: { stop_reason: m.stopReason, stop_sequence: m.limited.matched }, usage: { output_tokens: m.outputTokens } }))) return;
+  if (
+    !(await send('message_delta', {
+      delta: { stop_reason: m.stopReason, stop_sequence: m.limited.matched },
+      usage: { output_tokens: m.outputTokens },
+    }))
+  )
+    return;
   if (!(await send('message_stop', {}))) return;
   // this convention's stream ends with message_stop, without a [DONE] line
   res.raw.end();

@@ -28,6 +28,8 @@ export function register(router: Router): void {
   ];
   for (const [path, list] of kinds) {
     router.get(`/v1/${path}`, (_req, res) => res.json(200, { models: list.map(publicModel) }), { endpoint: 'models' });
-    router.get(`/v1/${path}/:id`, (req, res) => res.json(200, publicModel(find(list, req.params.id!))), { endpoint: 'models' });
+    router.get(`/v1/${path}/:id`, (req, res) => res.json(200, publicModel(find(list, req.params.id!))), {
+      endpoint: 'models',
+    });
   }
 }

@@ -4,7 +4,16 @@
 import { isIP } from 'node:net';
 import type { Backend } from '../backend.js';
 import { generateSecret } from 'svc-formats/webhooks';
-import { HttpError, checkEnum, invalid, notFound, requireFields, type EmuRequest, type Handler, type Router } from '../router.js';
+import {
+  HttpError,
+  checkEnum,
+  invalid,
+  notFound,
+  requireFields,
+  type EmuRequest,
+  type Handler,
+  type Router,
+} from '../router.js';
 
 type Json = Record<string, any>;
 
@@ -46,7 +55,14 @@ export function publicV1(p: PhoneV1Record): Json {
 }
 
 export function publicV2(p: PhoneV2Record): Json {
-  return { phone_number_id: p.phone_number_id, phone_number: p.phone_number, name: p.name, origin: p.origin, agent_id: p.agent_id, created_at: p.created_at };
+  return {
+    phone_number_id: p.phone_number_id,
+    phone_number: p.phone_number,
+    name: p.name,
+    origin: p.origin,
+    agent_id: p.agent_id,
+    created_at: p.created_at,
+  };
 }
 
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -99,7 +115,8 @@ function validCidr(s: unknown): boolean {
 const createV1: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
   requireFields(body, ['area_code', 'name']);
-  if (typeof body.area_code !== 'string' || !/^[2-9]\d{2}$/.test(body.area_code)) invalid(`Invalid value for \`area_code\`: ${JSON.stringify(body.area_code)}; must be a 3-digit US area code`);
+  if (typeof body.area_code !== 'string' || !/^[2-9]\d{2}$/.test(body.area_code))
+    invalid(`Invalid value for \`area_code\`: ${JSON.stringify(body.area_code)}; must be a 3-digit US area code`);
   checkText(body, 'name', 255, true);
   checkText(body, 'description', 1000, false);
   const now = new Date().toISOString();
@@ -122,7 +139,8 @@ const createV1: Handler = async (req, res, core) => {
 const listV1: Handler = (req, res, core) => {
   const raw = req.query.get('limit');
   const limit = raw === null ? 100 : Number(raw);
-  if (raw !== null && (!/^\d+$/.test(raw) || limit < 1 || limit > 1000)) invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
+  if (raw !== null && (!/^\d+$/.test(raw) || limit < 1 || limit > 1000))
+    invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
   const list = [...phoneNumbersV1(core).values()].filter((p) => p.team_id === req.key!.team_id).slice(0, limit);
   res.json(200, { phone_numbers: list.map(publicV1) });
 };
@@ -134,8 +152,11 @@ const updateV1: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
   requireFields(body, ['field_mask']);
   const paths = body.field_mask?.paths;
-  if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) invalid('Invalid value for `field_mask.paths`: expected an array of strings');
-  for (const p of paths as string[]) if (p !== 'name' && p !== 'description') invalid(`Invalid field_mask path \`${p}\`; valid paths: name, description`);
+  if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
+    invalid('Invalid value for `field_mask.paths`: expected an array of strings');
+  for (const p of paths as string[])
+    if (p !== 'name' && p !== 'description')
+      invalid(`Invalid field_mask path \`${p}\`; valid paths: name, description`);
   const next: PhoneV1Record = { ...current, updated_at: new Date().toISOString() };
   if (paths.includes('name')) {
     if (body.name === undefined || body.name === null) invalid('Invalid value for `name`: the name cannot be cleared');
@@ -171,7 +192,8 @@ function webhookOf(core: Backend, body: Json): PhoneV2Record['webhook'] {
     ok = false;
   }
   if (!ok) invalid(`Invalid value for \`webhook.url\`: ${JSON.stringify(w.url)}; must be an http(s) URL`);
-  const secret = core.seed === undefined ? generateSecret() : `whsec_${core.random(24, 'webhook-secret').toString('base64')}`;
+  const secret =
+    core.seed === undefined ? generateSecret() : `whsec_${core.random(24, 'webhook-secret').toString('base64')}`;
   return { name: typeof w.name === 'string' && w.name ? w.name : body.name, url: String(w.url), secret };
 }
 
@@ -180,7 +202,8 @@ function sipAuthOf(body: Json): PhoneV2Record['sip_auth'] {
   const list = body.sip_auth.allowed_addresses;
   if (!Array.isArray(list)) invalid('Invalid value for `sip_auth.allowed_addresses`: expected an array of CIDR blocks');
   list.forEach((c: unknown, i: number) => {
-    if (!validCidr(c)) invalid(`Invalid value for \`sip_auth.allowed_addresses[${i}]\`: ${JSON.stringify(c)} is not a CIDR block`);
+    if (!validCidr(c))
+      invalid(`Invalid value for \`sip_auth.allowed_addresses[${i}]\`: ${JSON.stringify(c)} is not a CIDR block`);
   });
   return { allowed_addresses: list };
 }
@@ -193,11 +216,17 @@ const createV2: Handler = async (req, res, core) => {
   const team = req.key!.team_id;
   let e164: string;
   if (body.origin === 'byo_trunk') {
-    if (typeof body.phone_number !== 'string' || !E164.test(body.phone_number)) invalid(`Invalid value for \`phone_number\`: ${JSON.stringify(body.phone_number)}; a byo_trunk number in E.164 form is required`);
+    if (typeof body.phone_number !== 'string' || !E164.test(body.phone_number))
+      invalid(
+        `Invalid value for \`phone_number\`: ${JSON.stringify(body.phone_number)}; a byo_trunk number in E.164 form is required`,
+      );
     e164 = body.phone_number;
     if (numberInUse(core, e164)) throw new HttpError(409, `Phone number ${e164} is already registered`);
   } else {
-    if (body.phone_number !== undefined && body.phone_number !== null) invalid('Invalid value for `phone_number`: only byo_trunk numbers carry a phone_number; svc_provisioned numbers are chosen by the service');
+    if (body.phone_number !== undefined && body.phone_number !== null)
+      invalid(
+        'Invalid value for `phone_number`: only byo_trunk numbers carry a phone_number; svc_provisioned numbers are chosen by the service',
+      );
     e164 = freshNumber(core, '415');
   }
   if (body.agent_id !== undefined && body.agent_id !== null) {
@@ -226,12 +255,15 @@ const listV2: Handler = (req, res, core) => {
   const raw = req.query.get('limit');
   let limit = 20;
   if (raw !== null) {
-    if (!/^\d+$/.test(raw) || Number(raw) < 1) invalid(`Invalid value for \`limit\`: ${raw}; must be a positive integer (values above 100 are clamped)`);
+    if (!/^\d+$/.test(raw) || Number(raw) < 1)
+      invalid(`Invalid value for \`limit\`: ${raw}; must be a positive integer (values above 100 are clamped)`);
     limit = Math.min(Number(raw), 100);
   }
   const agent = req.query.get('agent_id');
   const team = req.key!.team_id;
-  const all = [...phoneNumbersV2(core).values()].filter((p) => p.team_id === team && (agent === null || p.agent_id === agent));
+  const all = [...phoneNumbersV2(core).values()].filter(
+    (p) => p.team_id === team && (agent === null || p.agent_id === agent),
+  );
   const token = req.query.get('pagination_token');
   let start = 0;
   if (token !== null && token !== '') {
@@ -241,7 +273,10 @@ const listV2: Handler = (req, res, core) => {
   }
   const page = all.slice(start, start + limit);
   const more = start + limit < all.length;
-  res.json(200, { phone_numbers: page.map(publicV2), ...(more ? { pagination_token: page[page.length - 1]!.phone_number_id } : {}) });
+  res.json(200, {
+    phone_numbers: page.map(publicV2),
+    ...(more ? { pagination_token: page[page.length - 1]!.phone_number_id } : {}),
+  });
 };
 
 const deleteV2: Handler = (req, res, core) => {

@@ -25,11 +25,17 @@ export const DEFAULT_CALLER_LINE = 'Hello, I am calling about my order.';
 
 export function register(router: Router): void {
   router.ws('/v1/realtime', (ws, req, core) => openSession(ws, req, core));
-  router.get('/_emulator/realtime', (_req, res, core) => res.json(200, { sessions: realtimeLogs(core) }), { auth: false });
-  router.delete('/_emulator/realtime', (_req, res, core) => {
-    clearRealtimeLogs(core);
-    res.json(200, { cleared: true });
-  }, { auth: false });
+  router.get('/_emulator/realtime', (_req, res, core) => res.json(200, { sessions: realtimeLogs(core) }), {
+    auth: false,
+  });
+  router.delete(
+    '/_emulator/realtime',
+    (_req, res, core) => {
+      clearRealtimeLogs(core);
+      res.json(200, { cleared: true });
+    },
+    { auth: false },
+  );
 }
 
 /** The client secret a connection authenticated with, if any. */
@@ -54,14 +60,30 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
   const model = callId ? 'voice-latest' : (req.query.get('model') ?? 'voice-latest');
   const effort = req.query.get('reasoning.effort') ?? req.query.get('reasoning_effort') ?? 'high';
   if (!callId && !(REALTIME_MODELS as readonly string[]).includes(model)) {
-    return refuse(ws, 'invalid_request_error', 'invalid_value', `Invalid value for \`model\`: ${model}; must be one of ${REALTIME_MODELS.join(', ')}`);
+    return refuse(
+      ws,
+      'invalid_request_error',
+      'invalid_value',
+      `Invalid value for \`model\`: ${model}; must be one of ${REALTIME_MODELS.join(', ')}`,
+    );
   }
   if (!(REASONING_EFFORTS as readonly string[]).includes(effort)) {
-    return refuse(ws, 'invalid_request_error', 'invalid_value', `Invalid value for \`reasoning.effort\`: ${effort}; must be high or none`);
+    return refuse(
+      ws,
+      'invalid_request_error',
+      'invalid_value',
+      `Invalid value for \`reasoning.effort\`: ${effort}; must be high or none`,
+    );
   }
   let call: CallRecord | undefined;
   if (callId !== undefined) {
-    if (secret) return refuse(ws, 'invalid_request_error', 'permission_denied', 'Sessions on a SIP call (call_id) need an API key; client secrets are not accepted');
+    if (secret)
+      return refuse(
+        ws,
+        'invalid_request_error',
+        'permission_denied',
+        'Sessions on a SIP call (call_id) need an API key; client secrets are not accepted',
+      );
     call = core.store.collection<CallRecord>('calls').get(callId);
     if (!call || call.status !== 'active' || (call.team_id !== undefined && call.team_id !== req.key?.team_id)) {
       return refuse(ws, 'invalid_request_error', 'not_found', `Call ${callId} was not found or is not active`);
@@ -77,7 +99,13 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
       if (a.voice?.voice_id) initial.voice = a.voice.voice_id;
       if (Array.isArray(a.tools)) initial.tools = a.tools;
       if (a.voice && (a.voice.vad_threshold !== undefined || a.voice.vad_silence_duration_ms !== undefined)) {
-        initial.turn_detection = { type: 'server_vad', ...(a.voice.vad_threshold !== undefined ? { threshold: a.voice.vad_threshold } : {}), ...(a.voice.vad_silence_duration_ms !== undefined ? { silence_duration_ms: a.voice.vad_silence_duration_ms } : {}) };
+        initial.turn_detection = {
+          type: 'server_vad',
+          ...(a.voice.vad_threshold !== undefined ? { threshold: a.voice.vad_threshold } : {}),
+          ...(a.voice.vad_silence_duration_ms !== undefined
+            ? { silence_duration_ms: a.voice.vad_silence_duration_ms }
+            : {}),
+        };
       }
     }
   }
@@ -105,14 +133,24 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
   core.once('close', onClose);
   ws.on('message', (data, isBinary) => {
     if (isBinary) {
-      session.send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_event', message: 'Binary frames are not accepted: send audio as base64 in input_audio_buffer.append' } });
+      session.send({
+        type: 'error',
+        error: {
+          type: 'invalid_request_error',
+          code: 'invalid_event',
+          message: 'Binary frames are not accepted: send audio as base64 in input_audio_buffer.append',
+        },
+      });
       return;
     }
     try {
       session.handleText(data.toString());
     } catch (err) {
       // a bug must not take the whole emulator down: report it on this session only
-      session.send({ type: 'error', error: { type: 'server_error', code: 'internal', message: `emulator failure: ${(err as Error).message}` } });
+      session.send({
+        type: 'error',
+        error: { type: 'server_error', code: 'internal', message: `emulator failure: ${(err as Error).message}` },
+      });
     }
   });
   ws.on('close', () => {
@@ -126,10 +164,18 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
 }
 
 /** The simulated caller of a SIP call: says its lines one turn at a time, then hangs up. */
-function runCaller(session: EmulatedRealtimeSession, core: Backend, callId: string, call: CallRecord, timers: NodeJS.Timeout[]): void {
+function runCaller(
+  session: EmulatedRealtimeSession,
+  core: Backend,
+  callId: string,
+  call: CallRecord,
+  timers: NodeJS.Timeout[],
+): void {
   const calls = core.store.collection<CallRecord>('calls');
   const script = call.caller_script;
-  const lines = (Array.isArray(script) ? script : typeof script === 'string' ? [script] : [DEFAULT_CALLER_LINE]).filter((l) => typeof l === 'string' && l.trim());
+  const lines = (Array.isArray(script) ? script : typeof script === 'string' ? [script] : [DEFAULT_CALLER_LINE]).filter(
+    (l) => typeof l === 'string' && l.trim(),
+  );
   let next = 0;
   let started = false;
   const say = () => {

@@ -1,9 +1,26 @@
 // The Responses convention: POST /v1/responses (JSON or a typed event stream), stored responses (GET, DELETE,
 // input items paged by cursor), previous_response_id continuation, and POST /v1/responses/compact.
 import type { Backend } from '../backend.js';
-import { contentText, costTicks, requireLanguageModel, type EngineReply, type EngineTool, type EngineTurn } from '../engine.js';
+import {
+  contentText,
+  costTicks,
+  requireLanguageModel,
+  type EngineReply,
+  type EngineTool,
+  type EngineTurn,
+} from '../engine.js';
 import type { LanguageModel } from '../catalog.js';
-import { checkEnum, checkRange, invalid, notFound, requireFields, type EmuRequest, type EmuResponse, type Handler, type Router } from '../router.js';
+import {
+  checkEnum,
+  checkRange,
+  invalid,
+  notFound,
+  requireFields,
+  type EmuRequest,
+  type EmuResponse,
+  type Handler,
+  type Router,
+} from '../router.js';
 import { generateWithToolPlan } from '../tool-plan.js';
 import { countTokens } from '../tokenizer.js';
 
@@ -51,21 +68,26 @@ function findStored(core: Backend, req: EmuRequest, id: string): StoredResponse 
 /** Every documented range and rule of the Responses request (400 when broken). */
 export function validateResponsesBody(body: Body): void {
   const input = body.input;
-  if (typeof input !== 'string' && !Array.isArray(input)) invalid('Invalid value for `input`: expected a string or an array of input items');
+  if (typeof input !== 'string' && !Array.isArray(input))
+    invalid('Invalid value for `input`: expected a string or an array of input items');
   if (Array.isArray(input)) {
     input.forEach((it: Item, i: number) => {
       if (!it || typeof it !== 'object') invalid(`Invalid value for \`input[${i}]\`: expected an object`);
       const type = it.type ?? (it.role ? 'message' : undefined);
       if (type === 'message') {
-        if (!ROLES.includes(it.role)) invalid(`Invalid value for \`input[${i}].role\`: must be one of ${ROLES.join(', ')}`);
-        if (typeof it.content !== 'string' && !Array.isArray(it.content)) invalid(`Invalid value for \`input[${i}].content\`: expected a string or an array of content parts`);
+        if (!ROLES.includes(it.role))
+          invalid(`Invalid value for \`input[${i}].role\`: must be one of ${ROLES.join(', ')}`);
+        if (typeof it.content !== 'string' && !Array.isArray(it.content))
+          invalid(`Invalid value for \`input[${i}].content\`: expected a string or an array of content parts`);
       } else if (type === 'function_call_output') {
         if (typeof it.call_id !== 'string') invalid(`Invalid value for \`input[${i}].call_id\`: a string is required`);
         if (typeof it.output !== 'string') invalid(`Invalid value for \`input[${i}].output\`: a string is required`);
       } else if (type === 'function_call') {
-        if (typeof it.call_id !== 'string' || typeof it.name !== 'string') invalid(`Invalid value for \`input[${i}]\`: a function_call needs call_id and name`);
+        if (typeof it.call_id !== 'string' || typeof it.name !== 'string')
+          invalid(`Invalid value for \`input[${i}]\`: a function_call needs call_id and name`);
       } else if (type === 'compaction') {
-        if (typeof it.encrypted_content !== 'string') invalid(`Invalid value for \`input[${i}].encrypted_content\`: a string is required`);
+        if (typeof it.encrypted_content !== 'string')
+          invalid(`Invalid value for \`input[${i}].encrypted_content\`: a string is required`);
       } else if (type !== 'reasoning') {
         invalid(`Invalid value for \`input[${i}].type\`: ${JSON.stringify(type)} is not an input item type`);
       }
@@ -73,7 +95,9 @@ export function validateResponsesBody(body: Body): void {
   }
   if (body.background === true) invalid('Invalid value for `background`: background responses are not supported');
   if (body.instructions != null && body.previous_response_id != null) {
-    invalid('`instructions` cannot be combined with `previous_response_id`: the system prompt of the earlier response is used');
+    invalid(
+      '`instructions` cannot be combined with `previous_response_id`: the system prompt of the earlier response is used',
+    );
   }
   checkRange(body, 'temperature', 0, 2);
   checkRange(body, 'top_p', 0, 1, { minExclusive: true });
@@ -92,15 +116,20 @@ export function validateResponsesBody(body: Body): void {
   }
   if (body.include != null) {
     if (!Array.isArray(body.include)) invalid('Invalid value for `include`: expected an array');
-    for (const v of body.include) if (!INCLUDE_VALUES.includes(v)) invalid(`Invalid value for \`include\`: ${JSON.stringify(v)}; supported: ${INCLUDE_VALUES.join(', ')}`);
+    for (const v of body.include)
+      if (!INCLUDE_VALUES.includes(v))
+        invalid(`Invalid value for \`include\`: ${JSON.stringify(v)}; supported: ${INCLUDE_VALUES.join(', ')}`);
   }
   if (body.tools != null) {
     if (!Array.isArray(body.tools)) invalid('Invalid value for `tools`: expected an array');
     if (body.tools.length > 128) invalid(`Invalid value for \`tools\`: at most 128 tools (got ${body.tools.length})`);
     body.tools.forEach((t: Body, i: number) => {
       if (t?.type === 'function') {
-        if (typeof t.name !== 'string' || !t.name) invalid(`Invalid value for \`tools[${i}]\`: a function tool is flat: {type: "function", name, parameters}`);
-      } else if (!['web_search', 'web_search_preview', 'x_search', 'file_search', 'code_interpreter', 'mcp'].includes(t?.type)) {
+        if (typeof t.name !== 'string' || !t.name)
+          invalid(`Invalid value for \`tools[${i}]\`: a function tool is flat: {type: "function", name, parameters}`);
+      } else if (
+        !['web_search', 'web_search_preview', 'x_search', 'file_search', 'code_interpreter', 'mcp'].includes(t?.type)
+      ) {
         invalid(`Invalid value for \`tools[${i}].type\`: ${JSON.stringify(t?.type)} is not a supported tool type`);
       }
     });
@@ -108,21 +137,30 @@ export function validateResponsesBody(body: Body): void {
   const tc = body.tool_choice;
   if (tc != null) {
     if (typeof tc === 'string') {
-      if (!['none', 'auto', 'required'].includes(tc)) invalid('Invalid value for `tool_choice`: must be none, auto, required or {type: "function", name}');
-    } else if (tc.type !== 'function' || typeof tc.name !== 'string' || !body.tools?.some((t: Body) => t.name === tc.name)) {
+      if (!['none', 'auto', 'required'].includes(tc))
+        invalid('Invalid value for `tool_choice`: must be none, auto, required or {type: "function", name}');
+    } else if (
+      tc.type !== 'function' ||
+      typeof tc.name !== 'string' ||
+      !body.tools?.some((t: Body) => t.name === tc.name)
+    ) {
       invalid('Invalid value for `tool_choice`: the forced function must be one of `tools`');
     }
   }
   const fmt = body.text?.format;
   if (fmt != null) {
-    if (!['text', 'json_object', 'json_schema'].includes(fmt.type)) invalid('Invalid value for `text.format.type`: must be text, json_object or json_schema');
-    if (fmt.type === 'json_schema' && (typeof fmt.schema !== 'object' || fmt.schema === null)) invalid('`text.format.schema` is required for json_schema');
+    if (!['text', 'json_object', 'json_schema'].includes(fmt.type))
+      invalid('Invalid value for `text.format.type`: must be text, json_object or json_schema');
+    if (fmt.type === 'json_schema' && (typeof fmt.schema !== 'object' || fmt.schema === null))
+      invalid('`text.format.schema` is required for json_schema');
   }
   const sp = body.search_parameters;
   if (sp != null) {
     checkEnum(sp, 'mode', ['off', 'on', 'auto']);
     checkRange(sp, 'max_search_results', 1, 30, { integer: true });
-    for (const f of ['from_date', 'to_date']) if (sp[f] != null && !DATE.test(sp[f])) invalid(`Invalid value for \`search_parameters.${f}\`: expected YYYY-MM-DD`);
+    for (const f of ['from_date', 'to_date'])
+      if (sp[f] != null && !DATE.test(sp[f]))
+        invalid(`Invalid value for \`search_parameters.${f}\`: expected YYYY-MM-DD`);
   }
 }
 
@@ -153,7 +191,16 @@ function normalizeInput(core: Backend, input: string | Item[]): Item[] {
   const list: Item[] = typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input;
   return list.map((it) => {
     const type = it.type ?? 'message';
-    const prefix = type === 'message' ? 'msg' : type === 'function_call_output' ? 'fco' : type === 'function_call' ? 'fc' : type === 'compaction' ? 'cmp' : 'rs';
+    const prefix =
+      type === 'message'
+        ? 'msg'
+        : type === 'function_call_output'
+          ? 'fco'
+          : type === 'function_call'
+            ? 'fc'
+            : type === 'compaction'
+              ? 'cmp'
+              : 'rs';
     // ids the caller gives (items of earlier responses) are kept, so input_items match the outputs they came from
     return { ...it, type, id: typeof it.id === 'string' ? it.id : core.id(prefix) };
   });
@@ -188,7 +235,9 @@ function turnsOf(items: Item[], instructions: string | null): EngineTurn[] {
 }
 
 function toolsOf(body: Body): EngineTool[] {
-  return (body.tools ?? []).filter((t: Body) => t.type === 'function').map((t: Body) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+  return (body.tools ?? [])
+    .filter((t: Body) => t.type === 'function')
+    .map((t: Body) => ({ name: t.name, description: t.description, parameters: t.parameters }));
 }
 
 interface Generated {
@@ -205,7 +254,8 @@ function generate(core: Backend, req: EmuRequest, body: Body): Generated {
   const model = requireLanguageModel(body.model);
   core.checkModelAcl(req, model.id);
   const effort = body.reasoning?.effort ?? (body.reasoning == null ? body.reasoning_effort : undefined);
-  if (effort != null && !model.reasoning) invalid(`Model ${model.id} does not support reasoning effort; reasoning is supported by svc-4-reasoning`);
+  if (effort != null && !model.reasoning)
+    invalid(`Model ${model.id} does not support reasoning effort; reasoning is supported by svc-4-reasoning`);
 
   let prior: Item[] = [];
   let instructions: string | null = body.instructions ?? null;
@@ -221,11 +271,13 @@ function generate(core: Backend, req: EmuRequest, body: Body): Generated {
   // a tool result must answer a call the model made
   const calls = new Set(items.filter((it) => it.type === 'function_call').map((it) => it.call_id));
   for (const it of items) {
-    if (it.type === 'function_call_output' && !calls.has(it.call_id)) invalid(`No tool call found for function call output with call_id ${it.call_id}`);
+    if (it.type === 'function_call_output' && !calls.has(it.call_id))
+      invalid(`No tool call found for function call output with call_id ${it.call_id}`);
   }
   const turns = turnsOf(items, instructions);
   if (!turns.some((t) => t.role !== 'system')) invalid('Invalid value for `input`: there is no user input to answer');
-  if (!model.input_modalities.includes('image') && turns.some((t) => t.images > 0)) invalid(`Model ${model.id} does not accept image input`);
+  if (!model.input_modalities.includes('image') && turns.some((t) => t.images > 0))
+    invalid(`Model ${model.id} does not accept image input`);
 
   const fmt = body.text?.format;
   const tc = body.tool_choice;
@@ -234,7 +286,12 @@ function generate(core: Backend, req: EmuRequest, body: Body): Generated {
     turns,
     tools: toolsOf(body),
     toolChoice: typeof tc === 'object' && tc ? tc.name : tc,
-    format: fmt?.type === 'json_schema' ? { type: 'json_schema', schema: fmt.schema, name: fmt.name } : fmt?.type === 'json_object' ? { type: 'json_object' } : undefined,
+    format:
+      fmt?.type === 'json_schema'
+        ? { type: 'json_schema', schema: fmt.schema, name: fmt.name }
+        : fmt?.type === 'json_object'
+          ? { type: 'json_object' }
+          : undefined,
     maxTokens: body.max_output_tokens ?? undefined,
     seed: core.textSeed(body.seed ?? undefined),
     reasoning: !!model.reasoning && effort !== 'none',
@@ -243,15 +300,34 @@ function generate(core: Backend, req: EmuRequest, body: Body): Generated {
 
   const output: Item[] = [];
   if (reply.reasoning) {
-    const rs: Item = { id: core.id('rs'), type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: reply.reasoning }] };
-    if (body.include?.includes('reasoning.encrypted_content')) rs.encrypted_content = Buffer.from(reply.reasoning).toString('base64');
+    const rs: Item = {
+      id: core.id('rs'),
+      type: 'reasoning',
+      status: 'completed',
+      summary: [{ type: 'summary_text', text: reply.reasoning }],
+    };
+    if (body.include?.includes('reasoning.encrypted_content'))
+      rs.encrypted_content = Buffer.from(reply.reasoning).toString('base64');
     output.push(rs);
   }
   for (const call of reply.toolCalls) {
-    output.push({ id: core.id('fc'), type: 'function_call', status: 'completed', call_id: call.id, name: call.name, arguments: call.arguments });
+    output.push({
+      id: core.id('fc'),
+      type: 'function_call',
+      status: 'completed',
+      call_id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    });
   }
   if (!reply.toolCalls.length) {
-    const annotations = reply.citations.map((url) => ({ type: 'url_citation', url, title: null, start_index: 0, end_index: reply.text.length }));
+    const annotations = reply.citations.map((url) => ({
+      type: 'url_citation',
+      url,
+      title: null,
+      start_index: 0,
+      end_index: reply.text.length,
+    }));
     output.push({
       id: core.id('msg'),
       type: 'message',
@@ -276,7 +352,14 @@ function generate(core: Backend, req: EmuRequest, body: Body): Generated {
   return { model, reply, items, instructions, output, status, usage };
 }
 
-function responseObject(core: Backend, body: Body, g: Generated | undefined, id: string, status: string, createdAt: number): Body {
+function responseObject(
+  core: Backend,
+  body: Body,
+  g: Generated | undefined,
+  id: string,
+  status: string,
+  createdAt: number,
+): Body {
   const tc = body.tool_choice;
   const effort = body.reasoning?.effort ?? (body.reasoning == null ? body.reasoning_effort : undefined);
   return {
@@ -317,11 +400,22 @@ function responseObject(core: Backend, body: Body, g: Generated | undefined, id:
 
 function save(core: Backend, req: EmuRequest, body: Body, g: Generated, response: Body): void {
   if (body.store === false) return;
-  store(core).set(response.id, { team: req.key?.team_id ?? '', response, items: g.items, instructions: g.instructions });
+  store(core).set(response.id, {
+    team: req.key?.team_id ?? '',
+    response,
+    items: g.items,
+    instructions: g.instructions,
+  });
   core.store.save();
 }
 
-async function streamResponse(core: Backend, req: EmuRequest, res: EmuResponse, body: Body, g: Generated): Promise<void> {
+async function streamResponse(
+  core: Backend,
+  req: EmuRequest,
+  res: EmuResponse,
+  body: Body,
+  g: Generated,
+): Promise<void> {
   const id = core.uuid();
   const createdAt = core.nowSec();
   const sse = res.sse();
@@ -334,40 +428,125 @@ async function streamResponse(core: Backend, req: EmuRequest, res: EmuResponse, 
   if (!(await send('response.in_progress', { response: pending }))) return;
   for (const [outputIndex, item] of g.output.entries()) {
     const start =
-      item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : item.type === 'reasoning' ? { ...item, status: 'in_progress', summary: [] } : { ...item, status: 'in_progress', arguments: '' };
+      item.type === 'message'
+        ? { ...item, status: 'in_progress', content: [] }
+        : item.type === 'reasoning'
+          ? { ...item, status: 'in_progress', summary: [] }
+          : { ...item, status: 'in_progress', arguments: '' };
     if (!(await send('response.output_item.added', { output_index: outputIndex, item: start }))) return;
     if (item.type === 'reasoning') {
       const text: string = item.summary[0].text;
-      if (!(await send('response.reasoning_summary_part.added', { item_id: item.id, output_index: outputIndex, summary_index: 0, part: { type: 'summary_text', text: '' } }))) return;
+      if (
+        !(await send('response.reasoning_summary_part.added', {
+          item_id: item.id,
+          output_index: outputIndex,
+          summary_index: 0,
+          part: { type: 'summary_text', text: '' },
+        }))
+      )
+        return;
       for (const piece of text.match(/\S+\s*/g) ?? []) {
         await delay();
-        if (!(await send('response.reasoning_summary_text.delta', { item_id: item.id, output_index: outputIndex, summary_index: 0, delta: piece }))) return;
+        if (
+          !(await send('response.reasoning_summary_text.delta', {
+            item_id: item.id,
+            output_index: outputIndex,
+            summary_index: 0,
+            delta: piece,
+          }))
+        )
+          return;
       }
-      if (!(await send('response.reasoning_summary_text.done', { item_id: item.id, output_index: outputIndex, summary_index: 0, text }))) return;
-      if (!(await send('response.reasoning_summary_part.done', { item_id: item.id, output_index: outputIndex, summary_index: 0, part: { type: 'summary_text', text } }))) return;
+      if (
+        !(await send('response.reasoning_summary_text.done', {
+          item_id: item.id,
+          output_index: outputIndex,
+          summary_index: 0,
+          text,
+        }))
+      )
+        return;
+      if (
+        !(await send('response.reasoning_summary_part.done', {
+          item_id: item.id,
+          output_index: outputIndex,
+          summary_index: 0,
+          part: { type: 'summary_text', text },
+        }))
+      )
+        return;
     } else if (item.type === 'function_call') {
       const args: string = item.arguments;
       const half = Math.ceil(args.length / 2);
       for (const delta of [args.slice(0, half), args.slice(half)]) {
         await delay();
-        if (!(await send('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta }))) return;
+        if (
+          !(await send('response.function_call_arguments.delta', {
+            item_id: item.id,
+            output_index: outputIndex,
+            delta,
+          }))
+        )
+          return;
       }
-      if (!(await send('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, arguments: args }))) return;
+      if (
+        !(await send('response.function_call_arguments.done', {
+          item_id: item.id,
+          output_index: outputIndex,
+          arguments: args,
+        }))
+      )
+        return;
     } else if (item.type === 'message') {
       const part = item.content[0];
-      if (!(await send('response.content_part.added', { item_id: item.id, output_index: outputIndex, content_index: 0, part: { ...part, text: '' } }))) return;
+      if (
+        !(await send('response.content_part.added', {
+          item_id: item.id,
+          output_index: outputIndex,
+          content_index: 0,
+          part: { ...part, text: '' },
+        }))
+      )
+        return;
       for (const piece of g.reply.pieces) {
         await delay();
-        if (!(await send('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta: piece, logprobs: [] }))) return;
+        if (
+          !(await send('response.output_text.delta', {
+            item_id: item.id,
+            output_index: outputIndex,
+            content_index: 0,
+            delta: piece,
+            logprobs: [],
+          }))
+        )
+          return;
       }
-      if (!(await send('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text: part.text, logprobs: [] }))) return;
-      if (!(await send('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part }))) return;
+      if (
+        !(await send('response.output_text.done', {
+          item_id: item.id,
+          output_index: outputIndex,
+          content_index: 0,
+          text: part.text,
+          logprobs: [],
+        }))
+      )
+        return;
+      if (
+        !(await send('response.content_part.done', {
+          item_id: item.id,
+          output_index: outputIndex,
+          content_index: 0,
+          part,
+        }))
+      )
+        return;
     }
     if (!(await send('response.output_item.done', { output_index: outputIndex, item }))) return;
   }
   // stored before the last event, so a client that reads it can continue at once
   save(core, req, body, g, final);
-  if (!(await send(g.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: final }))) return;
+  if (!(await send(g.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: final })))
+    return;
   sse.done();
 }
 
@@ -387,7 +566,8 @@ const compact: Handler = async (req, res, core) => {
   requireFields(body, ['model', 'input']);
   const model = requireLanguageModel(body.model);
   core.checkModelAcl(req, model.id);
-  if (typeof body.input !== 'string' && !Array.isArray(body.input)) invalid('Invalid value for `input`: expected a string or an array of input items');
+  if (typeof body.input !== 'string' && !Array.isArray(body.input))
+    invalid('Invalid value for `input`: expected a string or an array of input items');
   validateResponsesBody({ input: body.input });
   const items = normalizeInput(core, body.input);
   const lines: string[] = [];
@@ -409,14 +589,19 @@ const compact: Handler = async (req, res, core) => {
     }
   }
   const summary = lines.join(' | ').slice(0, 4000);
-  const inputTokens = items.reduce((n, it) => n + countTokens(JSON.stringify(it.content ?? it.output ?? it.encrypted_content ?? '')), 0);
+  const inputTokens = items.reduce(
+    (n, it) => n + countTokens(JSON.stringify(it.content ?? it.output ?? it.encrypted_content ?? '')),
+    0,
+  );
   const outputTokens = countTokens(summary);
   res.json(200, {
     id: core.id('cmp'),
     object: 'response.compaction',
     created_at: core.nowSec(),
     model: model.id,
-    output: [{ type: 'compaction', id: core.id('cmp'), encrypted_content: encodeCompaction({ v: 1, summary, dropped }) }],
+    output: [
+      { type: 'compaction', id: core.id('cmp'), encrypted_content: encodeCompaction({ v: 1, summary, dropped }) },
+    ],
     usage: {
       dropped_message_count: dropped,
       input_tokens: inputTokens,

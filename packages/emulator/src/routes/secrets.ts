@@ -25,10 +25,15 @@ export function register(router: Router): void {
     let seconds = 600;
     if (body.expires_after !== undefined && body.expires_after !== null) {
       const s = body.expires_after.seconds;
-      if (typeof s !== 'number' || !Number.isInteger(s) || s < 1 || s > 3600) invalid(`Invalid value for \`expires_after.seconds\`: ${JSON.stringify(s)}; must be an integer from 1 to 3600`);
+      if (typeof s !== 'number' || !Number.isInteger(s) || s < 1 || s > 3600)
+        invalid(`Invalid value for \`expires_after.seconds\`: ${JSON.stringify(s)}; must be an integer from 1 to 3600`);
       seconds = s;
     }
-    if (body.session !== undefined && (typeof body.session !== 'object' || body.session === null || Array.isArray(body.session))) invalid('Invalid value for `session`: expected an object');
+    if (
+      body.session !== undefined &&
+      (typeof body.session !== 'object' || body.session === null || Array.isArray(body.session))
+    )
+      invalid('Invalid value for `session`: expected an object');
     const rec: ClientSecretRecord = {
       value: `svc-cs-${core.random(24, 'client-secret').toString('base64url')}`,
       expires_at: core.nowSec() + seconds,

@@ -26,7 +26,15 @@ interface StoredSkill {
 const skills = (core: Backend) => core.store.collection<StoredSkill>('skills');
 
 function publicSkill(s: StoredSkill) {
-  return { id: s.id, object: 'skill', name: s.name, description: s.description, created_at: s.created_at, default_version: s.default_version, latest_version: s.latest_version };
+  return {
+    id: s.id,
+    object: 'skill',
+    name: s.name,
+    description: s.description,
+    created_at: s.created_at,
+    default_version: s.default_version,
+    latest_version: s.latest_version,
+  };
 }
 
 async function describeArchive(path: string): Promise<{ name: string; description: string }> {
@@ -38,7 +46,9 @@ async function describeArchive(path: string): Promise<{ name: string; descriptio
   } catch {
     invalid('The uploaded file is not a valid zip archive');
   }
-  const names = Object.keys(entries).filter((n) => /^([^/]+\/)?SKILL\.md$/.test(n)).sort((a, b) => a.length - b.length);
+  const names = Object.keys(entries)
+    .filter((n) => /^([^/]+\/)?SKILL\.md$/.test(n))
+    .sort((a, b) => a.length - b.length);
   if (!names.length) invalid('The archive has no SKILL.md at its top level');
   const fm = parseFrontMatter(Buffer.from(entries[names[0]!]!).toString('utf8'));
   if (!fm) invalid('SKILL.md has no front matter (a --- block with name and description)');
@@ -62,7 +72,18 @@ async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise
     const now = core.nowSec();
     const id = core.id('skill');
     const version = String(core.now() * 1000 + (core.store.next('skill_version') % 1000));
-    const rec: StoredSkill = { id, object: 'skill', ...meta, created_at: now, default_version: version, latest_version: version, team_id: req.key!.team_id, seq: core.store.next('skill_seq'), blob: id, bytes: file.size };
+    const rec: StoredSkill = {
+      id,
+      object: 'skill',
+      ...meta,
+      created_at: now,
+      default_version: version,
+      latest_version: version,
+      team_id: req.key!.team_id,
+      seq: core.store.next('skill_seq'),
+      blob: id,
+      bytes: file.size,
+    };
     renameSync(file.path, join(dir, id));
     discard(parts.filter((p) => p !== file));
     skills(core).set(id, rec);
@@ -85,11 +106,15 @@ function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
   let limit = 100;
   if (limitRaw !== null) {
     limit = /^\d+$/.test(limitRaw) ? Number(limitRaw) : Number.NaN;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) invalid(`Invalid value for \`limit\`: ${JSON.stringify(limitRaw)}; must be an integer from 1 to 100`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      invalid(`Invalid value for \`limit\`: ${JSON.stringify(limitRaw)}; must be an integer from 1 to 100`);
   }
   const order = req.query.get('order') ?? 'desc';
-  if (order !== 'asc' && order !== 'desc') invalid(`Invalid value for \`order\`: ${JSON.stringify(order)}; must be one of asc, desc`);
-  const all = [...skills(core).values()].filter((s) => s.team_id === req.key!.team_id).sort((a, b) => (order === 'asc' ? a.seq - b.seq : b.seq - a.seq));
+  if (order !== 'asc' && order !== 'desc')
+    invalid(`Invalid value for \`order\`: ${JSON.stringify(order)}; must be one of asc, desc`);
+  const all = [...skills(core).values()]
+    .filter((s) => s.team_id === req.key!.team_id)
+    .sort((a, b) => (order === 'asc' ? a.seq - b.seq : b.seq - a.seq));
   const after = req.query.get('after');
   let start = 0;
   if (after) {
@@ -98,7 +123,13 @@ function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
     start = i + 1;
   }
   const page = all.slice(start, start + limit);
-  res.json(200, { object: 'list', data: page.map(publicSkill), first_id: page[0]?.id ?? null, has_more: start + limit < all.length, last_id: page[page.length - 1]?.id ?? null });
+  res.json(200, {
+    object: 'list',
+    data: page.map(publicSkill),
+    first_id: page[0]?.id ?? null,
+    has_more: start + limit < all.length,
+    last_id: page[page.length - 1]?.id ?? null,
+  });
 }
 
 export function register(router: Router): void {
@@ -114,6 +145,9 @@ export function register(router: Router): void {
   });
   router.get('/v1/skills/:id/content', async (req, res, core) => {
     const s = find(core, req);
-    await sendBlob(core, res, join(core.store.blobDir('skills'), s.blob), { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${s.name.replace(/[^A-Za-z0-9._-]/g, '_')}.zip"` });
+    await sendBlob(core, res, join(core.store.blobDir('skills'), s.blob), {
+      'content-type': 'application/zip',
+      'content-disposition': `attachment; filename="${s.name.replace(/[^A-Za-z0-9._-]/g, '_')}.zip"`,
+    });
   });
 }

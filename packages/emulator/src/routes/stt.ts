@@ -44,7 +44,36 @@ export interface TranscribeOptions {
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
-const NUMBER_WORDS: Record<string, number> = { zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
+const NUMBER_WORDS: Record<string, number> = {
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+};
 
 /** Inverse text normalization (format=true): number words → digits, "percent" → %. */
 function formatWord(w: string): string {
@@ -58,7 +87,12 @@ function formatWord(w: string): string {
 }
 
 /** Transcribe PCM s16le mono: words with timings (seconds from `offsetSec`). */
-export function transcribe(pcm: Buffer, sampleRate: number, offsetSec: number, opts: TranscribeOptions = {}): { text: string; words: Word[] } {
+export function transcribe(
+  pcm: Buffer,
+  sampleRate: number,
+  offsetSec: number,
+  opts: TranscribeOptions = {},
+): { text: string; words: Word[] } {
   const tones = transcribeTones(pcm, sampleRate, offsetSec);
   let words: Word[] = [];
   if (tones.chars.length) {
@@ -85,7 +119,12 @@ export function transcribe(pcm: Buffer, sampleRate: number, offsetSec: number, o
     const gate = (opts.vadThreshold ?? 0.08) * 0.25;
     for (const s of voicedSegments(pcm, sampleRate)) {
       if (s.level < gate) continue;
-      words.push({ text: '[speech]', start: round2(s.start + offsetSec), end: round2(s.end + offsetSec), confidence: 0.5 });
+      words.push({
+        text: '[speech]',
+        start: round2(s.start + offsetSec),
+        end: round2(s.end + offsetSec),
+        confidence: 0.5,
+      });
     }
   }
   if (!opts.fillerWords) words = words.filter((w) => !FILLERS.test(w.text));
@@ -125,7 +164,8 @@ function boolField(v: string | undefined, name: string): boolean {
 function rateField(v: string | undefined, name: string): number | undefined {
   if (v === undefined || v === '') return undefined;
   const n = Number(v);
-  if (!(SAMPLE_RATES as readonly number[]).includes(n)) invalid(`Invalid value for \`${name}\`: ${JSON.stringify(v)}; must be one of ${SAMPLE_RATES.join(', ')}`);
+  if (!(SAMPLE_RATES as readonly number[]).includes(n))
+    invalid(`Invalid value for \`${name}\`: ${JSON.stringify(v)}; must be one of ${SAMPLE_RATES.join(', ')}`);
   return n;
 }
 
@@ -133,7 +173,10 @@ function checkFormatLanguage(format: boolean, language: string | undefined): voi
   if (!format) return;
   if (!language) invalid('`format=true` requires `language`');
   const base = language.toLowerCase().split('-')[0]!;
-  if (!FORMAT_LANGS.includes(base)) invalid(`\`format=true\` is not available for language ${JSON.stringify(language)}; available for ${FORMAT_LANGS.join(', ')}`);
+  if (!FORMAT_LANGS.includes(base))
+    invalid(
+      `\`format=true\` is not available for language ${JSON.stringify(language)}; available for ${FORMAT_LANGS.join(', ')}`,
+    );
 }
 
 // ------------------------------------------------------------------------------------------------ REST
@@ -142,7 +185,10 @@ export function register(router: Router): void {
   router.post('/v1/stt', async (req, res, core) => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-emu-stt-'));
     try {
-      const parts = await parseForm(req.raw as AsyncIterable<Buffer>, req.headers['content-type'], { dir, maxFileBytes: MAX_FILE });
+      const parts = await parseForm(req.raw as AsyncIterable<Buffer>, req.headers['content-type'], {
+        dir,
+        maxFileBytes: MAX_FILE,
+      });
       const fields: Record<string, string> = {};
       let file: FormFile | undefined;
       for (const [i, p] of parts.entries()) {
@@ -163,12 +209,21 @@ export function register(router: Router): void {
   router.ws('/v1/stt', (ws, req, core) => streamStt(ws, req, core));
 }
 
-async function transcribeForm(core: Backend, fields: Record<string, string>, file: FormFile | undefined): Promise<Record<string, unknown>> {
+async function transcribeForm(
+  core: Backend,
+  fields: Record<string, string>,
+  file: FormFile | undefined,
+): Promise<Record<string, unknown>> {
   const audioFormat = fields.audio_format?.toLowerCase();
   if (audioFormat !== undefined && !RAW.includes(audioFormat) && !CONTAINERS.includes(audioFormat)) {
-    invalid(`Invalid value for \`audio_format\`: ${JSON.stringify(fields.audio_format)}; must be one of ${[...RAW, ...CONTAINERS].join(', ')}`);
+    invalid(
+      `Invalid value for \`audio_format\`: ${JSON.stringify(fields.audio_format)}; must be one of ${[...RAW, ...CONTAINERS].join(', ')}`,
+    );
   }
-  const sampleRate = rateField(fields.sample_rate ?? fields.sample_rate_hertz, fields.sample_rate !== undefined ? 'sample_rate' : 'sample_rate_hertz');
+  const sampleRate = rateField(
+    fields.sample_rate ?? fields.sample_rate_hertz,
+    fields.sample_rate !== undefined ? 'sample_rate' : 'sample_rate_hertz',
+  );
   const language = fields.language || undefined;
   const format = boolField(fields.format, 'format');
   checkFormatLanguage(format, language);
@@ -177,7 +232,8 @@ async function transcribeForm(core: Backend, fields: Record<string, string>, fil
   let channels: number | undefined;
   if (fields.channels !== undefined && fields.channels !== '') {
     channels = Number(fields.channels);
-    if (!Number.isInteger(channels) || channels < 2 || channels > 8) invalid(`Invalid value for \`channels\`: ${JSON.stringify(fields.channels)}; must be an integer from 2 to 8`);
+    if (!Number.isInteger(channels) || channels < 2 || channels > 8)
+      invalid(`Invalid value for \`channels\`: ${JSON.stringify(fields.channels)}; must be an integer from 2 to 8`);
   }
   let bytes: Buffer;
   if (file) bytes = readFileSync(file.path);
@@ -190,9 +246,17 @@ async function transcribeForm(core: Backend, fields: Record<string, string>, fil
   }
   let decoded: { pcm: Buffer; format: { sampleRate: number; channels: number } };
   try {
-    if (raw) decoded = await decodeAudio(bytes, { encoding: audioFormat as Encoding, sampleRate, channels: multichannel ? channels : 1 });
+    if (raw)
+      decoded = await decodeAudio(bytes, {
+        encoding: audioFormat as Encoding,
+        sampleRate,
+        channels: multichannel ? channels : 1,
+      });
     else if (isWav(bytes) || isMp3(bytes)) decoded = await decodeAudio(bytes);
-    else if (audioFormat === undefined) invalid('Cannot detect the audio container; for headerless audio set `audio_format` (pcm, mulaw, alaw) and `sample_rate`');
+    else if (audioFormat === undefined)
+      invalid(
+        'Cannot detect the audio container; for headerless audio set `audio_format` (pcm, mulaw, alaw) and `sample_rate`',
+      );
     else invalid(`The emulator decodes WAV, MP3 and raw pcm/mulaw/alaw; ${audioFormat} is not supported here`);
   } catch (err) {
     if (err instanceof HttpError) throw err;
@@ -208,7 +272,13 @@ async function transcribeForm(core: Backend, fields: Record<string, string>, fil
       return { index: i, language: '', text: t.text, words: t.words.map(clean) };
     });
     const all = chans.flatMap((c) => c.words).sort((a, b) => a.start - b.start);
-    return { text: all.map((w) => w.text).join(' '), language: '', duration, ...(all.length ? { words: all } : {}), channels: chans };
+    return {
+      text: all.map((w) => w.text).join(' '),
+      language: '',
+      duration,
+      ...(all.length ? { words: all } : {}),
+      channels: chans,
+    };
   }
   const mono = mixChannels(pcm, fmt.channels, 1);
   const t = transcribe(mono, fmt.sampleRate, 0, opts);
@@ -253,7 +323,10 @@ function num(q: URLSearchParams, name: string, min: number, max: number, integer
   const v = q.get(name);
   if (v === null || v === '') return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) invalid(`Invalid value for \`${name}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max)
+    invalid(
+      `Invalid value for \`${name}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`,
+    );
   return n;
 }
 
@@ -261,9 +334,13 @@ function streamParams(q: URLSearchParams): StreamParams {
   const sampleRate = rateField(q.get('sample_rate') ?? undefined, 'sample_rate') ?? 16000;
   const encoding = (q.get('encoding') ?? 'pcm').toLowerCase();
   if (encoding === 'opus') invalid('The emulator does not decode opus; use encoding pcm, mulaw or alaw');
-  if (!RAW.includes(encoding)) invalid(`Invalid value for \`encoding\`: ${JSON.stringify(q.get('encoding'))}; must be one of pcm, mulaw, alaw, opus`);
+  if (!RAW.includes(encoding))
+    invalid(
+      `Invalid value for \`encoding\`: ${JSON.stringify(q.get('encoding'))}; must be one of pcm, mulaw, alaw, opus`,
+    );
   const model = q.get('model');
-  if (model !== null && model !== 'voice-transcribe-2.0') invalid(`Invalid value for \`model\`: ${JSON.stringify(model)}; only voice-transcribe-2.0`);
+  if (model !== null && model !== 'voice-transcribe-2.0')
+    invalid(`Invalid value for \`model\`: ${JSON.stringify(model)}; only voice-transcribe-2.0`);
   const language = q.get('language') || undefined;
   const format = boolField(q.get('format') ?? undefined, 'format');
   checkFormatLanguage(format, language);
@@ -276,7 +353,8 @@ function streamParams(q: URLSearchParams): StreamParams {
   if (long !== undefined) invalid(`\`keyterm\` ${JSON.stringify(long)} is too long; at most 50 characters`);
   const smartTurn = num(q, 'smart_turn', 0, 1, false);
   const smartTurnTimeoutMs = num(q, 'smart_turn_timeout', 1, 5000, true);
-  if (smartTurnTimeoutMs !== undefined && smartTurn === undefined) invalid('`smart_turn_timeout` is only allowed with `smart_turn`');
+  if (smartTurnTimeoutMs !== undefined && smartTurn === undefined)
+    invalid('`smart_turn_timeout` is only allowed with `smart_turn`');
   return {
     sampleRate,
     encoding: encoding as Encoding,
@@ -360,7 +438,10 @@ class SttStream {
   audio(data: Buffer): void {
     if (this.done) return;
     if (!this.ready) {
-      this.send({ type: 'error', message: 'audio arrived before transcript.created: wait for it before sending audio' });
+      this.send({
+        type: 'error',
+        message: 'audio arrived before transcript.created: wait for it before sending audio',
+      });
       this.done = true;
       this.ws.close(1008, 'audio before ready');
       return;
@@ -389,12 +470,23 @@ class SttStream {
         if (c.buf.length) this.partial(c, true, true);
         c.ep.reset();
       }
-    } else this.send({ type: 'error', message: `unknown message type ${JSON.stringify(msg.type)}; expected audio.done or finalize` });
+    } else
+      this.send({
+        type: 'error',
+        message: `unknown message type ${JSON.stringify(msg.type)}; expected audio.done or finalize`,
+      });
   }
 
   private options(c: ChannelState): TranscribeOptions {
     const p = this.p;
-    return { diarize: p.diarize, fillerWords: p.fillerWords, format: p.format, keyterms: p.keyterms, vadThreshold: p.vadThreshold, speakers: c.speakers };
+    return {
+      diarize: p.diarize,
+      fillerWords: p.fillerWords,
+      format: p.format,
+      keyterms: p.keyterms,
+      vadThreshold: p.vadThreshold,
+      speakers: c.speakers,
+    };
   }
 
   private channelField(c: ChannelState): Record<string, number> {
@@ -480,4 +572,3 @@ class SttStream {
     this.ws.close(1000, 'done');
   }
 }
-

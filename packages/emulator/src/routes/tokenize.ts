@@ -13,7 +13,10 @@ export function register(router: Router): void {
     core.checkModelAcl(req, model.id);
     const tokens = tokenize(body.text);
     // a text the model could not read is refused like an over-long prompt (and bounds the reply's size)
-    if (tokens.length > model.context_length) invalid(`This model's maximum prompt length is ${model.context_length} tokens but the text is ${tokens.length} tokens`);
+    if (tokens.length > model.context_length)
+      invalid(
+        `This model's maximum prompt length is ${model.context_length} tokens but the text is ${tokens.length} tokens`,
+      );
     res.json(200, { token_ids: tokens });
   });
 }

@@ -4,7 +4,14 @@
 import type { WebSocket } from 'ws';
 import { performance } from 'node:perf_hooks';
 import { Mp3Encoder, encodeAudio, encodeSamples, wavHeader } from 'svc-formats/audio-codecs';
-import { MP3_BIT_RATES, SAMPLE_RATES, contentTypeOf, normalizeCodec, type Codec, type PcmFormat } from 'svc-formats/audio-format';
+import {
+  MP3_BIT_RATES,
+  SAMPLE_RATES,
+  contentTypeOf,
+  normalizeCodec,
+  type Codec,
+  type PcmFormat,
+} from 'svc-formats/audio-format';
 import type { Backend } from '../backend.js';
 import { HttpError, invalid, requireFields, type EmuRequest, type Router } from '../router.js';
 import { synthesize, type CharTiming } from '../tones.js';
@@ -13,13 +20,63 @@ import { findVoice } from './voices.js';
 // The emulator's own reading of voice-api.md (never the client's constants: the emulator is the oracle that
 // catches a wrong client constant). "Rules for TTS REST": text max 60,000 characters; the supported languages.
 const TTS_MAX_TEXT = 60_000;
-const TTS_LANGUAGES = ['auto', 'en', 'ar-EG', 'ar-SA', 'ar-AE', 'bn', 'zh', 'fr', 'de', 'hi', 'id', 'it', 'ja', 'ko', 'pt-BR', 'pt-PT', 'ru', 'es-MX', 'es-ES', 'tr', 'vi'];
+const TTS_LANGUAGES = [
+  'auto',
+  'en',
+  'ar-EG',
+  'ar-SA',
+  'ar-AE',
+  'bn',
+  'zh',
+  'fr',
+  'de',
+  'hi',
+  'id',
+  'it',
+  'ja',
+  'ko',
+  'pt-BR',
+  'pt-PT',
+  'ru',
+  'es-MX',
+  'es-ES',
+  'tr',
+  'vi',
+];
 const DEFAULT_VOICE = 'eve';
 /** loudness of each built-in voice (custom voices: 0.87) */
 export const VOICE_LEVEL: Record<string, number> = { eve: 1, ara: 0.75, rex: 0.56, sal: 0.42, leo: 0.32 };
 const PAUSE_MS: Record<string, number> = { pause: 400, 'long-pause': 1200 };
-const INLINE_TAGS = ['pause', 'long-pause', 'hum-tune', 'laugh', 'chuckle', 'giggle', 'cry', 'tsk', 'tongue-click', 'lip-smack', 'breath', 'inhale', 'exhale', 'sigh'];
-const WRAP_TAGS = ['soft', 'whisper', 'loud', 'build-intensity', 'decrease-intensity', 'higher-pitch', 'lower-pitch', 'slow', 'fast', 'sing-song', 'singing', 'emphasis'];
+const INLINE_TAGS = [
+  'pause',
+  'long-pause',
+  'hum-tune',
+  'laugh',
+  'chuckle',
+  'giggle',
+  'cry',
+  'tsk',
+  'tongue-click',
+  'lip-smack',
+  'breath',
+  'inhale',
+  'exhale',
+  'sigh',
+];
+const WRAP_TAGS = [
+  'soft',
+  'whisper',
+  'loud',
+  'build-intensity',
+  'decrease-intensity',
+  'higher-pitch',
+  'lower-pitch',
+  'slow',
+  'fast',
+  'sing-song',
+  'singing',
+  'emphasis',
+];
 
 export interface TtsParams {
   voice: string;
@@ -33,32 +90,59 @@ export interface TtsParams {
   withTimestamps: boolean;
 }
 
-const WELL_FORMED_TAG = /^(?:(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?|x(?:-[a-z\d]{1,8})+)$/i;
+const WELL_FORMED_TAG =
+  /^(?:(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?|x(?:-[a-z\d]{1,8})+)$/i;
 
 function checkLanguage(v: unknown, field: string): string {
-  if (typeof v !== 'string') invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto`);
+  if (typeof v !== 'string')
+    invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto`);
   const found = TTS_LANGUAGES.find((l) => l.toLowerCase() === v.toLowerCase());
   if (found) return found;
   // "other languages may work with varying accuracy": any well-formed BCP-47 tag is taken
-  if (!WELL_FORMED_TAG.test(v)) invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto (supported: ${TTS_LANGUAGES.join(', ')})`);
+  if (!WELL_FORMED_TAG.test(v))
+    invalid(
+      `Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto (supported: ${TTS_LANGUAGES.join(', ')})`,
+    );
   return v;
 }
 
-function resolveParams(core: Backend, req: EmuRequest, raw: Record<string, unknown>, names: { voice: string }): TtsParams {
+function resolveParams(
+  core: Backend,
+  req: EmuRequest,
+  raw: Record<string, unknown>,
+  names: { voice: string },
+): TtsParams {
   const voiceId = raw.voice === undefined || raw.voice === null ? DEFAULT_VOICE : String(raw.voice);
   const voice = findVoice(core, voiceId, req.key?.team_id);
-  if (!voice) invalid(`Invalid value for \`${names.voice}\`: ${JSON.stringify(voiceId)}; not a built-in voice (eve, ara, rex, sal, leo) or a custom voice of the team`);
+  if (!voice)
+    invalid(
+      `Invalid value for \`${names.voice}\`: ${JSON.stringify(voiceId)}; not a built-in voice (eve, ara, rex, sal, leo) or a custom voice of the team`,
+    );
   const language = checkLanguage(raw.language, 'language');
   const codec = raw.codec === undefined || raw.codec === null ? 'mp3' : normalizeCodec(String(raw.codec));
-  if (!codec) invalid(`Invalid value for \`codec\`: ${JSON.stringify(raw.codec)}; must be one of mp3, wav, pcm, mulaw, alaw`);
+  if (!codec)
+    invalid(`Invalid value for \`codec\`: ${JSON.stringify(raw.codec)}; must be one of mp3, wav, pcm, mulaw, alaw`);
   const sampleRate = raw.sample_rate === undefined || raw.sample_rate === null ? 24000 : Number(raw.sample_rate);
-  if (!(SAMPLE_RATES as readonly number[]).includes(sampleRate)) invalid(`Invalid value for \`sample_rate\`: ${JSON.stringify(raw.sample_rate)}; must be one of ${SAMPLE_RATES.join(', ')}`);
+  if (!(SAMPLE_RATES as readonly number[]).includes(sampleRate))
+    invalid(
+      `Invalid value for \`sample_rate\`: ${JSON.stringify(raw.sample_rate)}; must be one of ${SAMPLE_RATES.join(', ')}`,
+    );
   const bitRate = raw.bit_rate === undefined || raw.bit_rate === null ? 128000 : Number(raw.bit_rate);
-  if (!(MP3_BIT_RATES as readonly number[]).includes(bitRate)) invalid(`Invalid value for \`bit_rate\`: ${JSON.stringify(raw.bit_rate)}; must be one of ${MP3_BIT_RATES.join(', ')}`);
+  if (!(MP3_BIT_RATES as readonly number[]).includes(bitRate))
+    invalid(
+      `Invalid value for \`bit_rate\`: ${JSON.stringify(raw.bit_rate)}; must be one of ${MP3_BIT_RATES.join(', ')}`,
+    );
   const speed = raw.speed === undefined || raw.speed === null ? 1 : Number(raw.speed);
-  if (!Number.isFinite(speed) || speed < 0.7 || speed > 1.5) invalid(`Invalid value for \`speed\`: ${JSON.stringify(raw.speed)}; must be at least 0.7 and at most 1.5`);
-  const osl = raw.optimize_streaming_latency === undefined || raw.optimize_streaming_latency === null ? 0 : Number(raw.optimize_streaming_latency);
-  if (osl !== 0 && osl !== 1) invalid(`Invalid value for \`optimize_streaming_latency\`: ${JSON.stringify(raw.optimize_streaming_latency)}; must be 0 or 1`);
+  if (!Number.isFinite(speed) || speed < 0.7 || speed > 1.5)
+    invalid(`Invalid value for \`speed\`: ${JSON.stringify(raw.speed)}; must be at least 0.7 and at most 1.5`);
+  const osl =
+    raw.optimize_streaming_latency === undefined || raw.optimize_streaming_latency === null
+      ? 0
+      : Number(raw.optimize_streaming_latency);
+  if (osl !== 0 && osl !== 1)
+    invalid(
+      `Invalid value for \`optimize_streaming_latency\`: ${JSON.stringify(raw.optimize_streaming_latency)}; must be 0 or 1`,
+    );
   return {
     voice: voice.voice_id,
     level: voice.custom ? 0.87 : (VOICE_LEVEL[voice.voice_id] ?? 1),
@@ -81,21 +165,53 @@ function bool(v: unknown, field: string): boolean {
 
 // ------------------------------------------------------------------------------------------------ text → sound
 
-const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const ONES = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
 export function numberWords(n: number): string {
   if (n < 20) return ONES[n]!;
   if (n < 100) return TENS[Math.floor(n / 10)]! + (n % 10 ? `-${ONES[n % 10]}` : '');
   if (n < 1000) return `${ONES[Math.floor(n / 100)]} hundred${n % 100 ? ` ${numberWords(n % 100)}` : ''}`;
-  if (n < 1_000_000) return `${numberWords(Math.floor(n / 1000))} thousand${n % 1000 ? ` ${numberWords(n % 1000)}` : ''}`;
-  return String(n).split('').map((d) => ONES[Number(d)]).join(' ');
+  if (n < 1_000_000)
+    return `${numberWords(Math.floor(n / 1000))} thousand${n % 1000 ? ` ${numberWords(n % 1000)}` : ''}`;
+  return String(n)
+    .split('')
+    .map((d) => ONES[Number(d)])
+    .join(' ');
 }
 
 /** Written form → spoken form (text_normalization): numbers, %, &, +. */
 export function normalizeText(text: string): string {
   return text
-    .replace(/\d+/g, (d) => (d.length > 7 ? d.split('').map((c) => ONES[Number(c)]).join(' ') : numberWords(Number(d))))
+    .replace(/\d+/g, (d) =>
+      d.length > 7
+        ? d
+            .split('')
+            .map((c) => ONES[Number(c)])
+            .join(' ')
+        : numberWords(Number(d)),
+    )
     .replace(/%/g, ' percent')
     .replace(/&/g, ' and ')
     .replace(/\+/g, ' plus ');
@@ -122,7 +238,11 @@ interface Rendered {
 }
 
 /** Render text (tags, normalization) to PCM s16le mono; timings in seconds from `offsetSec`. */
-export function render(text: string, p: TtsParams, opts: { leadMs: number; tailMs: number; offsetSec: number }): Rendered {
+export function render(
+  text: string,
+  p: TtsParams,
+  opts: { leadMs: number; tailMs: number; offsetSec: number },
+): Rendered {
   const parts: Buffer[] = [];
   const chars: CharTiming[] = [];
   let t = opts.offsetSec;
@@ -163,15 +283,25 @@ export function register(router: Router): void {
     const body = await req.json<Record<string, unknown>>();
     requireFields(body, ['text', 'language']);
     if (typeof body.text !== 'string') invalid('Invalid value for `text`: must be a string');
-    if ([...body.text].length > TTS_MAX_TEXT) invalid(`\`text\` is too long: ${[...body.text].length} characters; at most ${TTS_MAX_TEXT}`);
+    if ([...body.text].length > TTS_MAX_TEXT)
+      invalid(`\`text\` is too long: ${[...body.text].length} characters; at most ${TTS_MAX_TEXT}`);
     const of = (body.output_format ?? {}) as Record<string, unknown>;
     if (typeof of !== 'object' || Array.isArray(of)) invalid('Invalid value for `output_format`: must be an object');
-    const p = resolveParams(core, req, { ...body, voice: body.voice_id, codec: of.codec, sample_rate: of.sample_rate, bit_rate: of.bit_rate }, { voice: 'voice_id' });
+    const p = resolveParams(
+      core,
+      req,
+      { ...body, voice: body.voice_id, codec: of.codec, sample_rate: of.sample_rate, bit_rate: of.bit_rate },
+      { voice: 'voice_id' },
+    );
     const r = render(body.text, p, { leadMs: 60, tailMs: 120, offsetSec: 0 });
     const audio = await encodeAudio(r.pcm, { sampleRate: p.sampleRate, channels: 1 }, p.codec, { bitRate: p.bitRate });
     const duration = round2(r.pcm.length / 2 / p.sampleRate);
     if (core.settings.ttsRawReplies && !p.withTimestamps) {
-      res.raw.writeHead(200, { 'content-type': contentTypeOf(p.codec), 'content-length': audio.length, 'x-request-id': req.requestId });
+      res.raw.writeHead(200, {
+        'content-type': contentTypeOf(p.codec),
+        'content-length': audio.length,
+        'x-request-id': req.requestId,
+      });
       res.raw.end(audio);
       return;
     }
@@ -216,7 +346,11 @@ async function streamTts(ws: WebSocket, req: EmuRequest, core: Backend): Promise
     else bytes = encodeSamples(pcm, p.codec === 'pcm' ? 'pcm' : p.codec);
     if (bytes.length === 0 && !(p.withTimestamps && chars.length)) return;
     core.emit('tts.audio.delta', { time: performance.now(), bytes: bytes.length });
-    send(ws, { type: 'audio.delta', delta: bytes.toString('base64'), ...(p.withTimestamps ? { audio_timestamps: timestamps(chars) } : {}) });
+    send(ws, {
+      type: 'audio.delta',
+      delta: bytes.toString('base64'),
+      ...(p.withTimestamps ? { audio_timestamps: timestamps(chars) } : {}),
+    });
   };
 
   const onText = async (delta: string) => {
@@ -256,22 +390,28 @@ async function streamTts(ws: WebSocket, req: EmuRequest, core: Backend): Promise
       return;
     }
     // handled in order, one at a time
-    queue = queue.then(async () => {
-      switch (msg.type) {
-        case 'text.delta':
-          if (typeof msg.delta !== 'string') return send(ws, { type: 'error', message: 'text.delta needs a string `delta`' });
-          return onText(msg.delta);
-        case 'text.done':
-          return onDone();
-        case 'text.clear':
-          started = false;
-          offsetSec = 0;
-          mp3 = undefined;
-          return send(ws, { type: 'audio.clear' });
-        default:
-          return send(ws, { type: 'error', message: `unknown message type ${JSON.stringify(msg.type)}; expected text.delta, text.done or text.clear` });
-      }
-    }).catch((err: Error) => send(ws, { type: 'error', message: `emulator failure: ${err.message}` }));
+    queue = queue
+      .then(async () => {
+        switch (msg.type) {
+          case 'text.delta':
+            if (typeof msg.delta !== 'string')
+              return send(ws, { type: 'error', message: 'text.delta needs a string `delta`' });
+            return onText(msg.delta);
+          case 'text.done':
+            return onDone();
+          case 'text.clear':
+            started = false;
+            offsetSec = 0;
+            mp3 = undefined;
+            return send(ws, { type: 'audio.clear' });
+          default:
+            return send(ws, {
+              type: 'error',
+              message: `unknown message type ${JSON.stringify(msg.type)}; expected text.delta, text.done or text.clear`,
+            });
+        }
+      })
+      .catch((err: Error) => send(ws, { type: 'error', message: `emulator failure: ${err.message}` }));
   });
   await new Promise<void>((resolve) => ws.once('close', () => resolve()));
 }

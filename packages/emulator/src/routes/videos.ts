@@ -36,16 +36,23 @@ function model(core: Backend, req: EmuRequest, id: unknown): string {
 
 function checkRef(v: unknown, field: string, kind: 'image' | 'video'): string {
   const url = (v as { url?: unknown } | undefined)?.url;
-  if (!v || typeof v !== 'object' || typeof url !== 'string') invalid(`Invalid value for \`${field}\`: must be an object with a \`url\` string`);
+  if (!v || typeof v !== 'object' || typeof url !== 'string')
+    invalid(`Invalid value for \`${field}\`: must be an object with a \`url\` string`);
   const data = new RegExp(`^data:${kind}/[a-z0-9.+-]+;base64,`, 'i');
-  if (!data.test(url) && !/^https?:\/\//i.test(url)) invalid(`Invalid value for \`${field}.url\`: must be an http(s) URL or a base64 data URL of ${kind === 'image' ? 'an image' : 'a video'}`);
+  if (!data.test(url) && !/^https?:\/\//i.test(url))
+    invalid(
+      `Invalid value for \`${field}.url\`: must be an http(s) URL or a base64 data URL of ${kind === 'image' ? 'an image' : 'a video'}`,
+    );
   return url;
 }
 
 function checkDuration(body: Record<string, unknown>, min: number, max: number, def: number): number {
   const d = body.duration;
   if (d === undefined || d === null) return def;
-  if (typeof d !== 'number' || !Number.isInteger(d) || d < min || d > max) invalid(`Invalid value for \`duration\`: ${JSON.stringify(d)}; must be an integer number of seconds from ${min} to ${max}`);
+  if (typeof d !== 'number' || !Number.isInteger(d) || d < min || d > max)
+    invalid(
+      `Invalid value for \`duration\`: ${JSON.stringify(d)}; must be an integer number of seconds from ${min} to ${max}`,
+    );
   return d;
 }
 
@@ -89,7 +96,8 @@ function create(kind: VideoJob['kind']) {
   return async (req: EmuRequest, res: import('../router.js').EmuResponse, core: Backend) => {
     const body = await req.json();
     requireFields(body, kind === 'generation' ? ['prompt'] : ['prompt', 'video']);
-    if (typeof body.prompt !== 'string' || body.prompt.trim() === '') invalid('Invalid value for `prompt`: must be a non-empty string');
+    if (typeof body.prompt !== 'string' || body.prompt.trim() === '')
+      invalid('Invalid value for `prompt`: must be a non-empty string');
     const m = model(core, req, body.model);
     checkEnum(body, 'aspect_ratio', VIDEO_ASPECT_RATIOS);
     checkEnum(body, 'resolution', VIDEO_RESOLUTIONS);
@@ -98,11 +106,22 @@ function create(kind: VideoJob['kind']) {
     if (kind === 'generation') duration = checkDuration(body, 1, 15, 8);
     else {
       const src = checkRef(body.video, 'video', 'video');
-      duration = kind === 'extension' ? sourceDuration(core, src) + checkDuration(body, 2, 10, 6) : sourceDuration(core, src);
+      duration =
+        kind === 'extension' ? sourceDuration(core, src) + checkDuration(body, 2, 10, 6) : sourceDuration(core, src);
     }
     const now = core.now();
     const id = core.uuid();
-    jobs(core).set(id, { request_id: id, team_id: req.key!.team_id, model: m, prompt: body.prompt, kind, duration, created_ms: now, ready_ms: now + core.settings.videoDelayMs, fail: /fail/i.test(body.prompt) });
+    jobs(core).set(id, {
+      request_id: id,
+      team_id: req.key!.team_id,
+      model: m,
+      prompt: body.prompt,
+      kind,
+      duration,
+      created_ms: now,
+      ready_ms: now + core.settings.videoDelayMs,
+      fail: /fail/i.test(body.prompt),
+    });
     core.store.save();
     res.json(200, { request_id: id });
   };
@@ -117,20 +136,44 @@ export function register(router: Router): void {
     if (!job || job.team_id !== req.key?.team_id) notFound(`No video request with id ${req.params.id}`);
     const now = core.now();
     if (now < job.ready_ms) {
-      const progress = Math.min(99, Math.floor(((now - job.created_ms) / Math.max(1, job.ready_ms - job.created_ms)) * 100));
+      const progress = Math.min(
+        99,
+        Math.floor(((now - job.created_ms) / Math.max(1, job.ready_ms - job.created_ms)) * 100),
+      );
       return res.json(202, { status: 'pending', progress, model: job.model });
     }
     if (job.fail) {
-      return res.json(200, { status: 'failed', model: job.model, error: { code: 'generation-failed', message: 'The video could not be generated: the emulator fails every prompt that contains "fail"' } });
+      return res.json(200, {
+        status: 'failed',
+        model: job.model,
+        error: {
+          code: 'generation-failed',
+          message: 'The video could not be generated: the emulator fails every prompt that contains "fail"',
+        },
+      });
     }
     const path = join(core.store.blobDir('videos'), `${job.request_id}.mp4`);
-    if (!existsSync(path)) writeFileSync(path, mp4For(`${job.model}\u0000${job.prompt}\u0000${job.kind}`, job.duration));
-    res.json(200, { status: 'done', progress: 100, model: job.model, video: { url: `${core.publicUrl}/videos/${job.request_id}.mp4`, duration: job.duration, respect_moderation: true } });
+    if (!existsSync(path))
+      writeFileSync(path, mp4For(`${job.model}\u0000${job.prompt}\u0000${job.kind}`, job.duration));
+    res.json(200, {
+      status: 'done',
+      progress: 100,
+      model: job.model,
+      video: {
+        url: `${core.publicUrl}/videos/${job.request_id}.mp4`,
+        duration: job.duration,
+        respect_moderation: true,
+      },
+    });
   });
-  router.get('/public/videos/:name', async (req, res, core) => {
-    const m = /^([0-9a-f-]{36})\.mp4$/.exec(req.params.name!);
-    const path = m ? join(core.store.blobDir('videos'), `${m[1]}.mp4`) : '';
-    if (!m || !existsSync(path)) notFound('No such video');
-    await sendBlob(core, res, path, { 'content-type': 'video/mp4' });
-  }, { auth: false });
+  router.get(
+    '/public/videos/:name',
+    async (req, res, core) => {
+      const m = /^([0-9a-f-]{36})\.mp4$/.exec(req.params.name!);
+      const path = m ? join(core.store.blobDir('videos'), `${m[1]}.mp4`) : '';
+      if (!m || !existsSync(path)) notFound('No such video');
+      await sendBlob(core, res, path, { 'content-type': 'video/mp4' });
+    },
+    { auth: false },
+  );
 }

@@ -33,11 +33,16 @@ export function customVoices(core: Backend) {
 }
 
 /** A built-in voice (any case) or a custom voice (of the team, when given); undefined when unknown. */
-export function findVoice(core: Backend, id: string, teamId?: string): { voice_id: string; name: string; custom: boolean } | undefined {
+export function findVoice(
+  core: Backend,
+  id: string,
+  teamId?: string,
+): { voice_id: string; name: string; custom: boolean } | undefined {
   const builtin = BUILTIN_VOICES.find((v) => v.voice_id === id.toLowerCase());
   if (builtin) return { voice_id: builtin.voice_id, name: builtin.name, custom: false };
   const custom = customVoices(core).get(id);
-  if (custom && (teamId === undefined || custom.team_id === teamId)) return { voice_id: custom.voice_id, name: custom.name ?? custom.voice_id, custom: true };
+  if (custom && (teamId === undefined || custom.team_id === teamId))
+    return { voice_id: custom.voice_id, name: custom.name ?? custom.voice_id, custom: true };
   return undefined;
 }
 

@@ -22,7 +22,8 @@ export function cidr(raw: string, flag: string): string {
   const m = /^([^/]+)\/(\d{1,3})$/.exec(raw);
   const family = m ? isIP(m[1]!) : 0;
   const bits = m ? Number(m[2]) : NaN;
-  if (!m || family === 0 || bits > (family === 4 ? 32 : 128)) fail(flag, raw, 'a CIDR block such as 203.0.113.0/24 or 2001:db8::/32');
+  if (!m || family === 0 || bits > (family === 4 ? 32 : 128))
+    fail(flag, raw, 'a CIDR block such as 203.0.113.0/24 or 2001:db8::/32');
   return raw;
 }
 
@@ -45,13 +46,38 @@ export default defineCommand<Opts>({
     'calls are announced there (`realtime.call.incoming`), signed with a secret printed once, on stdout. ' +
     'Provisioning (svc_provisioned) is billed: it asks for confirmation on a terminal; off a terminal pass --yes.',
   options: [
-    { flags: '--origin <origin>', description: `${V2_ORIGINS.join(' or ')}`, parse: oneOf(V2_ORIGINS), choices: V2_ORIGINS },
-    { flags: '--name <name>', description: 'name of the number (at most 255 characters)', parse: maxLength(PHONE_LIMITS.name) },
-    { flags: '--number <e164>', description: 'the number in E.164 form, e.g. +14155550100 (byo_trunk only)', parse: pattern(E164, 'a number in E.164 form: + then up to 15 digits, e.g. +14155550100') },
+    {
+      flags: '--origin <origin>',
+      description: `${V2_ORIGINS.join(' or ')}`,
+      parse: oneOf(V2_ORIGINS),
+      choices: V2_ORIGINS,
+    },
+    {
+      flags: '--name <name>',
+      description: 'name of the number (at most 255 characters)',
+      parse: maxLength(PHONE_LIMITS.name),
+    },
+    {
+      flags: '--number <e164>',
+      description: 'the number in E.164 form, e.g. +14155550100 (byo_trunk only)',
+      parse: pattern(E164, 'a number in E.164 form: + then up to 15 digits, e.g. +14155550100'),
+    },
     { flags: '--agent <id>', description: 'route calls of this number to this agent' },
-    { flags: '--webhook-url <url>', description: 'where `realtime.call.incoming` events are delivered', parse: webhookUrl },
-    { flags: '--webhook-name <name>', description: 'name of the webhook (default: the number name; needs --webhook-url)', parse: maxLength(PHONE_LIMITS.name) },
-    { flags: '--allowed-address <cidr>', description: 'source address block allowed to send SIP (repeatable), e.g. 203.0.113.0/24', parse: repeatable(cidr) },
+    {
+      flags: '--webhook-url <url>',
+      description: 'where `realtime.call.incoming` events are delivered',
+      parse: webhookUrl,
+    },
+    {
+      flags: '--webhook-name <name>',
+      description: 'name of the webhook (default: the number name; needs --webhook-url)',
+      parse: maxLength(PHONE_LIMITS.name),
+    },
+    {
+      flags: '--allowed-address <cidr>',
+      description: 'source address block allowed to send SIP (repeatable), e.g. 203.0.113.0/24',
+      parse: repeatable(cidr),
+    },
     YES_OPTION,
   ],
   examples: [
@@ -60,11 +86,18 @@ export default defineCommand<Opts>({
   ],
   async run(ctx, _args, opts) {
     if (opts.origin === undefined) throw new UsageError(`--origin is required: ${V2_ORIGINS.join(' or ')}`);
-    if (opts.name === undefined || opts.name.trim() === '') throw new UsageError('--name is required: a name for the number (at most 255 characters)');
-    if (opts.origin === 'byo_trunk') require(opts.number !== undefined, '--number', '(missing)', 'required with --origin byo_trunk: the E.164 number of your trunk');
-    else require(opts.number === undefined, '--number', opts.number, 'only with --origin byo_trunk (svc_provisioned numbers are chosen by the service)');
-    require(opts.webhookName === undefined || opts.webhookUrl !== undefined, '--webhook-name', opts.webhookName, 'only together with --webhook-url');
-    if (opts.agent !== undefined && opts.agent.trim() === '') throw new UsageError('--agent: "" is not allowed: an agent id');
+    if (opts.name === undefined || opts.name.trim() === '')
+      throw new UsageError('--name is required: a name for the number (at most 255 characters)');
+    if (opts.origin === 'byo_trunk')
+      require(opts.number !==
+        undefined, '--number', '(missing)', 'required with --origin byo_trunk: the E.164 number of your trunk');
+    else
+      require(opts.number ===
+        undefined, '--number', opts.number, 'only with --origin byo_trunk (svc_provisioned numbers are chosen by the service)');
+    require(opts.webhookName === undefined ||
+      opts.webhookUrl !== undefined, '--webhook-name', opts.webhookName, 'only together with --webhook-url');
+    if (opts.agent !== undefined && opts.agent.trim() === '')
+      throw new UsageError('--agent: "" is not allowed: an agent id');
 
     const body: V2CreateBody = { origin: opts.origin, name: opts.name };
     if (opts.number !== undefined) body.phone_number = opts.number;
@@ -72,7 +105,8 @@ export default defineCommand<Opts>({
     if (opts.webhookUrl !== undefined) body.webhook = { name: opts.webhookName ?? opts.name, url: opts.webhookUrl };
     if (opts.allowedAddress?.length) body.sip_auth = { allowed_addresses: opts.allowedAddress };
 
-    if (opts.origin === 'svc_provisioned') await confirm(ctx, `Provision a new phone number "${opts.name}" (billed)?`, { yes: opts.yes });
+    if (opts.origin === 'svc_provisioned')
+      await confirm(ctx, `Provision a new phone number "${opts.name}" (billed)?`, { yes: opts.yes });
     const created = await createV2(await ctx.http(), body);
     const secret = created.webhook?.secret;
     if (ctx.out.json) ctx.out.printJson(created);
@@ -89,7 +123,10 @@ export default defineCommand<Opts>({
         ['webhook_secret', secret],
       ]);
     }
-    if (secret) ctx.out.info('note: the webhook signing secret is shown this once and cannot be read again; store it now (e.g. for `svc calls listen --secret`)');
+    if (secret)
+      ctx.out.info(
+        'note: the webhook signing secret is shown this once and cannot be read again; store it now (e.g. for `svc calls listen --secret`)',
+      );
     return 0;
   },
 });
