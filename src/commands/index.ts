@@ -56,7 +56,11 @@ export const rootCommands: CommandNode[] = [
     'Stored responses: create (streamed), continue (-c), inspect, compact',
     () => import('./responses/index.js'),
   ),
-  { name: 'messages', summary: 'Send a prompt in the messages convention', load: () => import('./messages/create.js') },
+  {
+    name: 'messages',
+    summary: 'Send a prompt in the messages convention (POST /v1/messages)',
+    load: () => import('./messages/create.js'),
+  },
   group(
     'legacy',
     'Legacy text completions (completions, complete; not for reasoning models)',
@@ -64,7 +68,7 @@ export const rootCommands: CommandNode[] = [
   ),
   {
     name: 'embed',
-    summary: 'Embed texts (one vector per input, any number of inputs)',
+    summary: 'Embed texts: one vector per input, in input order',
     load: () => import('./embed/create.js'),
   },
   {
@@ -92,5 +96,9 @@ export const rootCommands: CommandNode[] = [
     summary: 'Help on a command, or a topic: environment, exit-codes, globals',
     load: () => import('./help/show.js'),
   },
-  { name: 'version', summary: 'Print the version', load: () => import('./version/show.js') },
+  {
+    name: 'version',
+    summary: 'Print the version (--json: with the Node.js version and platform)',
+    load: () => import('./version/show.js'),
+  },
 ];

@@ -1,7 +1,11 @@
 import type { CommandNode } from '../../cmdutil/command.js';
 
 export const children: CommandNode[] = [
-  { name: 'get', summary: 'Print one setting of the profile', load: () => import('./get.js') },
+  {
+    name: 'get',
+    summary: 'Print one setting of the profile (or the value that applies when it is not set)',
+    load: () => import('./get.js'),
+  },
   { name: 'set', summary: 'Set one setting of the profile', load: () => import('./set.js') },
   { name: 'unset', summary: 'Remove one setting of the profile', load: () => import('./unset.js') },
   {

@@ -3,13 +3,13 @@ import type { CommandNode } from '../../cmdutil/command.js';
 export const children: CommandNode[] = [
   {
     name: 'list',
-    summary: 'List the chat conversations kept locally',
+    summary: 'List the chat and messages conversations kept locally',
     aliases: ['ls'],
     load: () => import('./list.js'),
   },
   {
     name: 'show',
-    summary: 'Print a conversation (default: the last one of this profile)',
+    summary: 'Print a conversation (default: the last one of this profile, of chat or messages)',
     load: () => import('./show.js'),
   },
   { name: 'delete', summary: 'Delete conversations', aliases: ['rm'], load: () => import('./delete.js') },

@@ -26,8 +26,12 @@ export const children: CommandNode[] = [
         summary: 'Add a fault: 429:retry-after=1:times=2, 500, drop:after=3, slow:ms=500',
         load: () => import('./fault-add.js'),
       },
-      { name: 'list', summary: 'List the faults still armed', load: () => import('./fault-list.js') },
-      { name: 'clear', summary: 'Remove every fault', load: () => import('./fault-clear.js') },
+      {
+        name: 'list',
+        summary: 'List the faults still armed on a running emulator',
+        load: () => import('./fault-list.js'),
+      },
+      { name: 'clear', summary: 'Remove every fault from a running emulator', load: () => import('./fault-clear.js') },
     ],
   },
 ];

@@ -8,7 +8,7 @@ export const children: CommandNode[] = [
   },
   {
     name: 'stream',
-    summary: 'Speak text from stdin as it arrives (a blank line ends an utterance)',
+    summary: 'Speak text from stdin as it arrives (a blank line or the end ends an utterance)',
     load: () => import('./stream.js'),
   },
   { name: 'voices', summary: 'List the built-in voices', load: () => import('./voices.js') },
