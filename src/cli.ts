@@ -211,7 +211,7 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
       if (node === selected) {
         next = sub;
         if (depth === path.length - 1 && node.load) {
-          await addRunner(sub, (await node.load()).default as CommandSpec, inv, argv);
+          await addRunner(sub, node, (await node.load()).default as CommandSpec, inv, argv);
           const parentNode = path[depth - 1];
           if (parentNode?.load) {
             // `svc chat get me a recipe` ran `chat get`: say how to send such a prompt
@@ -259,11 +259,17 @@ function commandName(cmd: Command): string {
   return words.join(' ');
 }
 
-/** The command's flags, arguments and help from its spec, and its runner with a fresh context. */
-async function addRunner(cmd: Command, spec: CommandSpec, inv: Invocation, argv: string[]): Promise<void> {
+/** The command's summary (its node's), flags, arguments and help (its spec's), and its runner with a fresh context. */
+async function addRunner(
+  cmd: Command,
+  node: CommandNode,
+  spec: CommandSpec,
+  inv: Invocation,
+  argv: string[],
+): Promise<void> {
   const options = commandLineOptions(spec.options ?? [], GLOBAL_OPTIONS, argv);
   inv.globalOptions = options.globals;
-  buildLeaf(cmd, spec, options.own, async (args, opts, globals) => {
+  buildLeaf(cmd, node.summary, spec, options.own, async (args, opts, globals) => {
     // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
     const { createContext } = await import('./runtime/context.js');
     const ctx = createContext({
@@ -372,12 +378,13 @@ function flushOutput(stderrMade: boolean): Promise<unknown> {
 
 function buildLeaf(
   cmd: Command,
+  summary: string,
   spec: CommandSpec,
   options: readonly OptionSpec[],
   run: (args: unknown[], opts: Record<string, unknown>, globals: GlobalOptions) => Promise<void>,
 ): void {
-  cmd.summary(spec.summary);
-  cmd.description(spec.description ? `${spec.summary}\n\n${spec.description}` : spec.summary);
+  cmd.summary(summary);
+  cmd.description(spec.description ? `${summary}\n\n${spec.description}` : summary);
   for (const a of spec.args ?? []) {
     const name = a.variadic ? `${a.name}...` : a.name;
     const arg = cmd.createArgument(a.required ? `<${name}>` : `[${name}]`, a.description);

@@ -3,8 +3,9 @@ import type { Context } from '../runtime/context.js';
 import type { RequestTable } from '../core/request-table.js';
 import type { ArgSpec, OptionSpec } from '../core/option-spec.js';
 
+/** A command's spec: its one-line summary is its tree node's (CommandNode.summary), said nowhere else. */
 export interface CommandSpec<Opts = any> {
-  summary: string;
+  /** the help text after the summary */
   description?: string;
   args?: ArgSpec[];
   options?: OptionSpec[];
@@ -18,6 +19,7 @@ export interface CommandSpec<Opts = any> {
 /** A node of the command tree: a leaf has `load`, a group has `children`, `chat` has both. */
 export interface CommandNode {
   name: string;
+  /** the one line that group listings, help and man pages, docs/commands.md and completion show for it */
   summary: string;
   aliases?: string[];
   load?: () => Promise<{ default: CommandSpec }>;

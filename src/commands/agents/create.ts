@@ -20,7 +20,6 @@ interface Opts extends AgentFieldFlags {
 }
 
 export default defineCommand<Opts>({
-  summary: 'Create an agent from flags or a JSON file',
   description:
     'Flags override the fields of -f FILE. Limits (checked before sending): name 255 characters, instructions 256,000, ' +
     '200 tools, 10 collections, VAD threshold 0-1, VAD silence 0-10,000 ms.',

@@ -3,7 +3,6 @@ import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { deleteAgent } from '../../endpoints/agents.js';
 
 export default defineCommand<{ yes?: boolean }>({
-  summary: 'Delete an agent (permanent)',
   description: 'Asks for confirmation on a terminal; in a script pass --yes.',
   args: [{ name: 'id', description: 'agent id', required: true }],
   options: [YES_OPTION],

@@ -3,7 +3,6 @@ import { getAgent } from '../../endpoints/agents.js';
 import { printAgent } from './shared.js';
 
 export default defineCommand({
-  summary: 'Show one agent',
   args: [{ name: 'id', description: 'agent id', required: true }],
   examples: ['svc agents get agent_123', 'svc agents get agent_123 --json'],
   async run(ctx, [id]) {

@@ -6,7 +6,6 @@ import { AGENT_LIMITS, listAgents, type Agent } from '../../endpoints/agents.js'
 const CURSOR: CursorRule = { kind: 'none', max: AGENT_LIMITS.listLimit[1] };
 
 export default defineCommand<PageOpts>({
-  summary: 'List the agents of the team',
   description:
     'The API has no cursor for agents: one reply of --limit agents (default 100); --all asks for the most one reply holds (1000).',
   options: pageFlags({

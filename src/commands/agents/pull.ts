@@ -3,7 +3,6 @@ import { writeFileAtomic } from '../../core/atomic-file.js';
 import { getAgent } from '../../endpoints/agents.js';
 
 export default defineCommand<{ output?: string }>({
-  summary: 'Write an agent as JSON (stdout or -o FILE), ready to edit and push',
   description:
     'The file holds the agent exactly as the API sent it (every field, including agent_id), so that ' +
     '`svc agents push -f FILE` of the unchanged file sends nothing. Edit the fields name, instructions, tools, ' +

@@ -22,7 +22,6 @@ import {
 const READ_ONLY = new Set(['agent_id', 'created_at', 'updated_at']);
 
 export default defineCommand<{ file: string; dryRun?: boolean }>({
-  summary: 'Create or update an agent to match a JSON file, showing the difference first',
   description:
     'Without "agent_id" in the file the agent is created. With it, the agent is read and only the fields that ' +
     'differ are sent (the field mask holds exactly those); the difference is shown on stderr first. A field set to ' +

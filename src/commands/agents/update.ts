@@ -22,7 +22,6 @@ interface Opts extends AgentFieldFlags {
 }
 
 export default defineCommand<Opts>({
-  summary: 'Change the fields given (the field mask is exactly those fields); assign or unassign a phone number',
   description:
     'Only the fields given are written; the others stay as they are. --tool and --collection replace the whole list. ' +
     'A VAD flag alone keeps the current voice (the voice is read first and merged). --clear FIELD empties one field. ' +

@@ -6,7 +6,6 @@ import { noInputReason, refusePrompt } from '../../runtime/no-input.js';
 import { readHidden } from '../../term/prompt.js';
 
 export default defineCommand<{ withKey?: boolean }>({
-  summary: 'Store an API key (read from stdin or a hidden prompt) after checking it',
   description:
     'The key is never taken as an argument. On a terminal it is asked for without echo; otherwise it is read from stdin (`--with-key` says so explicitly). It is checked with GET /v1/api-key, then saved in the profile (config file mode 0600). --base-url given here is saved with it.',
   options: [{ flags: '--with-key', description: 'read the key from stdin (for scripts)' }],

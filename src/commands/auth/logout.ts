@@ -2,7 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { openConfigStore, readConfigFile } from '../../runtime/config.js';
 
 export default defineCommand({
-  summary: 'Remove the stored API key of the profile',
   examples: ['svc auth logout', 'svc auth logout --profile work'],
   async run(ctx) {
     const cfg = ctx.config();

@@ -3,7 +3,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { ApiError, ExitCode, describeError, exitCodeForStatus } from '../../core/errors.js';
 
 export default defineCommand({
-  summary: 'Show the key in use, its team, flags and ACLs (exit 4 when unusable)',
   examples: ['svc auth status', 'svc auth status --json'],
   async run(ctx) {
     const cfg = ctx.config();

@@ -2,7 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { hangupCall } from '../../endpoints/calls.js';
 
 export default defineCommand({
-  summary: 'End an active SIP call',
   args: [{ name: 'call-id', description: 'call id (from the realtime.call.incoming webhook)', required: true }],
   examples: ['svc calls hangup rtc_123'],
   async run(ctx, [callId]) {

@@ -8,7 +8,6 @@ export const JOIN_AUDIO_OPTIONS = [
 ];
 
 export default defineCommand<VoiceFlags>({
-  summary: 'Run a realtime voice session on an inbound SIP call (transcript on the terminal)',
   description:
     'Connects to the call announced by a realtime.call.incoming webhook (/v1/realtime?call_id=…, API key only) and configures the ' +
     'session (from --agent and the flags). The caller and the agent talk over the phone line; the transcript of both is printed on ' +

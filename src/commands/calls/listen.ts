@@ -15,7 +15,6 @@ interface ListenFlags extends VoiceFlags {
 }
 
 export default defineCommand<ListenFlags>({
-  summary: 'Receive realtime.call.incoming webhooks, verify them, print (and join) each call',
   description:
     'Runs a local HTTP server for the webhooks of inbound SIP calls. Every delivery is checked with the Standard Webhooks signature ' +
     '(webhook-id, webhook-timestamp, webhook-signature with the signing secret): missing or malformed headers are refused with 400, ' +

@@ -4,7 +4,6 @@ import { pattern } from '../../core/validate.js';
 import { TARGET_URI, referCall } from '../../endpoints/calls.js';
 
 export default defineCommand<{ to?: string }>({
-  summary: 'Transfer an active SIP call to a tel: or sip: address',
   args: [{ name: 'call-id', description: 'call id (from the realtime.call.incoming webhook)', required: true }],
   options: [
     {

@@ -77,7 +77,6 @@ export const CHAT_TABLE: RequestTable = {
 // What only a run needs (the HTTP client, the renderers, stdin) is imported in run(): `svc chat --help` loads the
 // flags and nothing else (docs/performance.md).
 export default defineCommand<ChatCreateFlags>({
-  summary: 'Chat with a model (streams by default)',
   description:
     'The answer streams to stdout as it is written; on a terminal with colour it is rendered as Markdown block by block (headings, lists, tables, highlighted code; --raw for the text as written — pipes and --json are always raw). Piped stdin is joined to the prompt (`cat notes.md | svc chat "summarize"`). Reasoning shows on a terminal\'s stderr; tool calls are printed (JSON lines in a pipe); -u adds usage and cost on stderr.',
   args: [{ name: 'prompt', description: 'the prompt (joined with piped stdin)', variadic: true }],

@@ -3,7 +3,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 export default defineCommand({
-  summary: 'Print a shell completion script (bash, zsh, fish)',
   description:
     'The same scripts are shipped in completions/. bash: `source <(svc completion bash)`; zsh: `svc completion zsh > "${fpath[1]}/_svc"`; fish: `svc completion fish > ~/.config/fish/completions/svc.fish`.',
   args: [{ name: 'shell', description: SHELLS.join(', '), required: true, choices: SHELLS }],

@@ -2,7 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { readConfigFile, redactKey } from '../../runtime/config.js';
 
 export default defineCommand({
-  summary: 'List the settings of the profile (the key redacted)',
   options: [{ flags: '--all', description: 'every profile' }],
   async run(ctx, _args, opts: { all?: boolean }) {
     const cfg = ctx.config();

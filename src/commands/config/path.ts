@@ -1,7 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
 
 export default defineCommand({
-  summary: 'Print the path of the configuration file',
   examples: ['svc config path', 'svc config path --json'],
   async run(ctx) {
     if (ctx.out.json) ctx.out.printJson({ path: ctx.config().file });

@@ -3,7 +3,6 @@ import { openConfigStore } from '../../runtime/config.js';
 import { checkKey, checkValue } from './keys.js';
 
 export default defineCommand({
-  summary: 'Set one setting of the profile',
   args: [
     { name: 'key', description: 'base_url, model, timeout, max_retries, voice or api_key_cmd', required: true },
     { name: 'value', description: 'the value', required: true },

@@ -3,7 +3,6 @@ import { openConfigStore } from '../../runtime/config.js';
 import { checkKey } from './keys.js';
 
 export default defineCommand({
-  summary: 'Remove one setting of the profile',
   args: [{ name: 'key', description: 'base_url, model, timeout, max_retries or voice', required: true }],
   async run(ctx, [raw]) {
     const key = checkKey(raw);

@@ -5,7 +5,6 @@ import { didYouMean } from '../../core/suggest.js';
 import { pattern } from '../../core/validate.js';
 
 export default defineCommand<{ create?: boolean }>({
-  summary: 'Make a profile the current one',
   description: 'A profile that does not exist is refused (exit 2), unless --create.',
   args: [{ name: 'profile', description: 'profile name', required: true }],
   options: [{ flags: '--create', description: 'make the profile if it does not exist yet' }],

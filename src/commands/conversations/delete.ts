@@ -4,7 +4,6 @@ import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { ExitCode } from '../../core/errors.js';
 
 export default defineCommand<{ yes?: boolean }>({
-  summary: 'Delete conversations',
   description:
     'The local history of each conversation is removed for good. Asks once for all on a terminal; off a terminal pass --yes.',
   args: [{ name: 'id', description: 'conversation ids', required: true, variadic: true }],

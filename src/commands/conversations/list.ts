@@ -4,7 +4,6 @@ import { formatUnixTime } from '../../term/output.js';
 import { integer } from '../../core/validate.js';
 
 export default defineCommand<{ limit?: number; allProfiles?: boolean }>({
-  summary: 'List the chat and messages conversations kept locally',
   description:
     'Conversations of `svc chat` and `svc messages` (each continued by its own command with -c or --conversation ID; the COMMAND column says which), newest first, of the current profile unless --all-profiles. --json: one summary per line.',
   options: [

@@ -3,7 +3,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { ExitCode } from '../../core/errors.js';
 
 export default defineCommand({
-  summary: 'Print a conversation (default: the last one of this profile, of chat or messages)',
   description: 'Each message as "role: text" (tool calls and results included); --json prints the stored conversation.',
   args: [{ name: 'id', description: 'conversation id (default: the last one)' }],
   examples: ['svc conversations show', 'svc conversations show conv_… --json'],

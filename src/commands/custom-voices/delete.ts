@@ -3,7 +3,6 @@ import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { deleteCustomVoice } from '../../endpoints/custom-voices.js';
 
 export default defineCommand<{ yes?: boolean }>({
-  summary: 'Delete a custom voice (asks to confirm)',
   args: [{ name: 'id', description: 'custom voice id', required: true }],
   options: [YES_OPTION],
   examples: ['svc custom-voices delete ab12cd34 --yes'],

@@ -15,7 +15,6 @@ const EXT: Record<string, string> = {
 };
 
 export default defineCommand<{ output?: string; force?: boolean }>({
-  summary: 'Download the reference clip of a custom voice',
   description:
     'Written to a temporary file beside the target, renamed into place when complete. `-o -` (or a pipe without -o) writes to stdout; on a terminal without -o the file is <voice_id>.<ext>.',
   args: [{ name: 'id', description: 'custom voice id', required: true }],

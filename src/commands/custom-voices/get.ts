@@ -3,7 +3,6 @@ import { getCustomVoice } from '../../endpoints/custom-voices.js';
 import { printCustomVoice } from './shared.js';
 
 export default defineCommand({
-  summary: 'Show one custom voice',
   args: [{ name: 'id', description: 'custom voice id', required: true }],
   examples: ['svc custom-voices get ab12cd34'],
   async run(ctx, [id]) {

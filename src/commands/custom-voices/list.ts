@@ -5,7 +5,6 @@ import { CUSTOM_VOICE_LIMITS, listCustomVoicesPage, type CustomVoice } from '../
 const CURSOR: CursorRule = { kind: 'token' };
 
 export default defineCommand<PageOpts>({
-  summary: 'List the custom voices of the team',
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints every page as it arrives.',
   options: pageFlags({

@@ -5,7 +5,6 @@ import { updateCustomVoice } from '../../endpoints/custom-voices.js';
 import { printCustomVoice } from './shared.js';
 
 export default defineCommand<{ name?: string }>({
-  summary: 'Rename a custom voice',
   args: [{ name: 'id', description: 'custom voice id', required: true }],
   options: [{ flags: '--name <name>', description: 'new name', parse: maxLength(255) }],
   examples: ['svc custom-voices update ab12cd34 --name "narrator"'],

@@ -2,7 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { EmulatorAdmin } from '../../endpoints/emulator.js';
 
 export default defineCommand({
-  summary: 'Remove every fault from a running emulator',
   examples: ['svc emulator fault clear'],
   async run(ctx) {
     const admin = new EmulatorAdmin(

@@ -12,7 +12,6 @@ function describeFault(f: FaultSpec): string {
 }
 
 export default defineCommand({
-  summary: 'List the faults still armed on a running emulator',
   examples: ['svc emulator fault list', 'svc emulator fault list --json'],
   async run(ctx) {
     const admin = new EmulatorAdmin(

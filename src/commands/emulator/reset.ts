@@ -2,7 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { EmulatorAdmin } from '../../endpoints/emulator.js';
 
 export default defineCommand({
-  summary: "Clear a running emulator's state and re-apply its fixtures",
   description:
     'Removes every resource, key (but the built-in one), fault and logged request of the emulator at the base URL (SVC_BASE_URL or --base-url), then creates its --fixtures again. Off loopback set SVC_EMULATOR_ADMIN_TOKEN to the token it printed.',
   examples: ['svc emulator reset', 'SVC_BASE_URL=http://127.0.0.1:8080 svc emulator reset --json'],

@@ -43,7 +43,6 @@ const collectionParser = (
 };
 
 export default defineCommand<Opts>({
-  summary: 'Serve the emulator on a local port until stopped',
   description:
     'Prints the base URL on stdout (with --print-env: SVC_BASE_URL=… and SVC_API_KEY=… lines for eval or $GITHUB_ENV) and the key to use on stderr, then serves every endpoint of the API with its documented behaviour until Ctrl-C (exit 0) or SIGTERM (exit 143). --ready-file PATH is written (the same lines as --print-env) once it accepts requests, and removed when it stops; GET /_emulator/health answers 200 too. State is kept in --state-dir (default: the data dir), so it survives restarts; every acknowledged change is on disk before the reply. Off loopback (--host 0.0.0.0) the admin API /_emulator/* needs the admin token it prints (or $SVC_EMULATOR_ADMIN_TOKEN). See packages/emulator/README.md for fixtures, determinism, triggers and faults.',
   options: [

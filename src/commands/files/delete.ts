@@ -4,7 +4,6 @@ import { deleteEach } from '../../cmdutil/delete-each.js';
 import { deleteFile } from '../../endpoints/files.js';
 
 export default defineCommand<{ yes?: boolean }>({
-  summary: 'Delete files',
   description:
     'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first failure). Asks once for all on a terminal; off a terminal pass --yes.',
   args: [{ name: 'id', description: 'file ids', required: true, variadic: true }],

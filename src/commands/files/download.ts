@@ -11,7 +11,6 @@ interface Opts {
 }
 
 export default defineCommand<Opts>({
-  summary: 'Download the content of a file',
   description:
     'Streams the content to a temporary file beside the target and renames it into place once complete: an interrupted or failed download leaves nothing behind. Without -o the file keeps its stored name in the current directory; `-o DIR` saves it there, `-o -` writes to stdout. Prints the path saved.',
   args: [{ name: 'id', description: 'file id', required: true }],

@@ -3,7 +3,6 @@ import { getFile } from '../../endpoints/files.js';
 import { fileDetails } from './shared.js';
 
 export default defineCommand({
-  summary: 'Show the metadata of a file',
   args: [{ name: 'id', description: 'file id', required: true }],
   examples: ['svc files get file_abc123', 'svc files get file_abc123 --json'],
   async run(ctx, [id]) {

@@ -14,7 +14,6 @@ interface Opts extends PageOpts {
 const CURSOR: CursorRule = { kind: 'token', shortPageEnds: { defaultLimit: 100 } };
 
 export default defineCommand<Opts>({
-  summary: 'List stored files',
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints every page as it arrives. --filter takes an AIP-160 expression over name (or file_name, fuzzy with `:`), file_id, size_bytes, content_type, created_at, expires_at (RFC 3339), upload_status and user_defined_id, with = != > >= < <= :, AND, OR, NOT and parentheses.',
   options: [

@@ -7,7 +7,6 @@ import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, createPublicUrl, getFile } fr
 export const PUBLIC_URL_QUOTA = 1000;
 
 export default defineCommand<{ expiresAfter?: number }>({
-  summary: 'Create a public, unauthenticated URL for a file',
   description: `Anyone with the URL can download the file until it expires or \`svc files unshare\` revokes it. --expires-after is ${EXPIRES_MIN}-${EXPIRES_MAX} seconds and not beyond the file's own remaining lifetime; without it the link inherits the file's expiry (or never expires). A team has at most ${PUBLIC_URL_QUOTA} active links.`,
   args: [{ name: 'id', description: 'file id', required: true }],
   options: [

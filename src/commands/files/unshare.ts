@@ -3,7 +3,6 @@ import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { revokePublicUrl } from '../../endpoints/files.js';
 
 export default defineCommand<{ yes?: boolean }>({
-  summary: 'Revoke the public URL of a file',
   description:
     'The link stops working at once. A file without an active link is not an error (`revoked: false`). Asks for confirmation on a terminal; off a terminal pass --yes.',
   options: [YES_OPTION],

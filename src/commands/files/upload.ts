@@ -10,7 +10,6 @@ interface Opts {
 }
 
 export default defineCommand<Opts>({
-  summary: 'Upload files (streamed from disk)',
   description: `Each file is streamed from disk as a multipart upload (never read whole into memory), with a progress bar on a terminal. At most ${formatBytes(MAX_FILE_BYTES)} per file. Prints one line per file: id, filename, bytes.`,
   args: [{ name: 'path', description: 'files to upload', required: true, variadic: true }],
   options: [

@@ -4,7 +4,6 @@ import { didYouMean } from '../../core/suggest.js';
 import { TOPICS } from './topics.js';
 
 export default defineCommand({
-  summary: 'Help on a command, or a topic: environment, exit-codes, globals',
   description:
     '`svc help files list` is `svc files list --help`. Topics: ' +
     TOPICS.map((t) => `${t.name} (${t.summary})`).join(', ') +

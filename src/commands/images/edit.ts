@@ -3,7 +3,6 @@ import { UsageError } from '../../core/errors.js';
 import { EDIT_TABLE, imageRequest, runImages, type ImageOpts } from './shared.js';
 
 export default defineCommand<ImageOpts & { image?: string }>({
-  summary: 'Edit an image with a prompt and save the results',
   description:
     'The --image is a local file (sent as a data URL) or an http(s) URL. Results are saved and their paths printed, as with `svc images generate`.',
   args: [{ name: 'prompt', description: 'the change to make', required: true, variadic: true }],

@@ -36,7 +36,6 @@ export const COMPLETE_TABLE: RequestTable = {
 };
 
 export default defineCommand<Opts>({
-  summary: 'Human/assistant completion (POST /v1/complete; not for reasoning models)',
   description:
     'PROMPT (joined with piped stdin) is wrapped as "\\n\\nHuman: PROMPT\\n\\nAssistant:" unless --raw says it is already in that format. Legacy: reasoning models refuse it.',
   args: [{ name: 'prompt', description: 'the human turn', variadic: true }],

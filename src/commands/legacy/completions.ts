@@ -62,7 +62,6 @@ export const COMPLETIONS_TABLE: RequestTable = {
 };
 
 export default defineCommand<Opts>({
-  summary: 'Text completion (POST /v1/completions; not for reasoning models)',
   description:
     'Continues PROMPT (joined with piped stdin), or each --prompt of a batch. Legacy: replaced by `svc chat`; reasoning models refuse it. Each choice is printed on its own (separated by a line `--- choice N ---` when there is more than one).',
   args: [{ name: 'prompt', description: 'the text to continue', variadic: true }],

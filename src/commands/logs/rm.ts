@@ -5,7 +5,6 @@ import { duration, require } from '../../core/validate.js';
 import { ExitCode } from '../../core/errors.js';
 
 export default defineCommand<{ yes?: boolean; all?: boolean; olderThan?: number }>({
-  summary: 'Delete logged calls (by id, by age, or all)',
   description:
     'Removes records for good. Ids: the line of each record is blanked in place (records other svc runs append meanwhile are kept). --older-than and --all delete whole day files (UTC days). Asks on a terminal; off a terminal pass --yes.',
   args: [{ name: 'id', description: 'call ids (svc logs)', variadic: true }],

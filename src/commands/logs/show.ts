@@ -12,7 +12,6 @@ const CLOSE_CODES: Record<number, string> = {
 };
 
 export default defineCommand({
-  summary: 'Print one logged call (a conversation turn readably)',
   description:
     "The call's details, then the prompt and the answer as they were (capped at 8192 characters each when logged); a realtime session as its " +
     'conversation turn by turn (user, assistant, tool calls). --json: the record as stored.',

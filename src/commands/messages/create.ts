@@ -88,7 +88,6 @@ export const MESSAGES_TABLE: RequestTable = {
 };
 
 export default defineCommand<Opts>({
-  summary: 'Send a prompt in the messages convention (POST /v1/messages)',
   description:
     'The third-party-compatible messages convention. The prompt is the arguments, joined with piped stdin; --input FILE adds earlier turns and -c continues the last conversation (kept locally, like `svc chat`). Prints the text blocks; tool_use blocks are printed as JSON lines. --stream prints the text as it arrives; --json prints the message (or, with --stream, each event) as the API sent it.',
   args: [{ name: 'prompt', description: 'the user message (joined with piped stdin)', variadic: true }],

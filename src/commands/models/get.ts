@@ -21,7 +21,6 @@ const PRICE_FIELDS = [
 ];
 
 export default defineCommand<{ kind?: ModelKind }>({
-  summary: 'Show one model',
   args: [{ name: 'id', description: 'model id or alias', required: true }],
   options: [
     {

@@ -12,7 +12,6 @@ import {
 import type { Column } from '../../term/output.js';
 
 export default defineCommand<{ kind?: ModelKind }>({
-  summary: 'List models (all, or one kind with prices)',
   description:
     'Without --kind: every model the key can use. With --kind: the full records of that kind, prices in dollars per million tokens (per image for image models).',
   options: [

@@ -6,7 +6,6 @@ import { PHONE_LIMITS, buyNumber } from '../../endpoints/phone.js';
 import { AREA_CODE, printNumber } from './shared.js';
 
 export default defineCommand<{ areaCode?: string; name?: string; description?: string; yes?: boolean }>({
-  summary: 'Buy a US phone number in an area code (asks to confirm)',
   description: 'Buying a number is billed. Asks for confirmation on a terminal; in a script pass --yes.',
   options: [
     {

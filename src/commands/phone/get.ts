@@ -3,7 +3,6 @@ import { getNumber } from '../../endpoints/phone.js';
 import { printNumber } from './shared.js';
 
 export default defineCommand({
-  summary: 'Show one phone number and the agent it is assigned to',
   args: [{ name: 'id', description: 'phone number id', required: true }],
   examples: ['svc phone get pn_123', 'svc phone get pn_123 --json | jq .agent_id'],
   async run(ctx, [id]) {

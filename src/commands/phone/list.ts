@@ -6,7 +6,6 @@ import { PHONE_LIMITS, listNumbers, type PhoneNumber } from '../../endpoints/pho
 const CURSOR: CursorRule = { kind: 'none', max: PHONE_LIMITS.listLimit[1] };
 
 export default defineCommand<PageOpts>({
-  summary: 'List the phone numbers of the team',
   description:
     'The v1 list has no cursor: one reply of --limit numbers (default 100); --all asks for the most one reply holds (1000).',
   options: pageFlags({

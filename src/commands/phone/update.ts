@@ -5,7 +5,6 @@ import { PHONE_LIMITS, updateNumber } from '../../endpoints/phone.js';
 import { printNumber } from './shared.js';
 
 export default defineCommand<{ name?: string; description?: string; clearDescription?: boolean }>({
-  summary: 'Change the name or description of a phone number',
   description: 'Only the fields given are written (the field mask is exactly those fields).',
   args: [{ name: 'id', description: 'phone number id', required: true }],
   options: [

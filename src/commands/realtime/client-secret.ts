@@ -4,7 +4,6 @@ import { fail, parseDuration } from '../../core/validate.js';
 import { createClientSecret } from '../../endpoints/realtime-secrets.js';
 
 export default defineCommand<{ expiresAfter: number; session?: Record<string, unknown> }>({
-  summary: 'Create an ephemeral client secret for browser-side realtime sessions',
   description:
     'Prints only the secret (for scripts: `SECRET=$(svc realtime client-secret)`); --json prints {value, expires_at}. ' +
     'A browser sends it as the bearer token or as the subprotocol `svc-client-secret.<SECRET>`. ' +

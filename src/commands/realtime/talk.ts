@@ -8,7 +8,6 @@ import {
 } from '../../realtime/run.js';
 
 export default defineCommand<VoiceFlags>({
-  summary: 'Talk with the model in real time (microphone and speaker, or files and pipes)',
   description:
     'Streams the microphone (or --input) to a realtime voice session and plays the answers (or writes them to --output). ' +
     'The transcript of both sides is printed on stdout, or on stderr when stdout carries the audio (--output -); with --json every ' +

@@ -5,7 +5,6 @@ import { require } from '../../core/validate.js';
 import { readInputFlag } from './input.js';
 
 export default defineCommand<{ model: string; input: string }>({
-  summary: 'Compact a conversation into one item to pass as the next --input',
   description:
     'Reads the conversation from --input (a JSON array of items, JSON lines such as `svc responses items ID --all --json`, or text) and prints the compaction output: a JSON array to pass verbatim as `svc responses create --input FILE "next turn"`. --json prints the whole compaction result.',
   options: [

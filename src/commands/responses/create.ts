@@ -274,7 +274,6 @@ export const RESPONSES_TABLE: RequestTable = {
 };
 
 export default defineCommand<ResponsesFlags>({
-  summary: 'Create a response (streams by default); -c continues the last stored one',
   description:
     "INPUT words (joined with piped stdin) become the user turn. Responses are stored by default, so `-c` (the last one of this profile) or `--previous ID` continues the conversation on the server; on a terminal the new response's id is shown on stderr. Text streams to stdout; reasoning summaries show on a terminal's stderr. With --tool and --tool-cmd NAME=COMMAND, each call of NAME runs COMMAND locally (arguments as JSON on its stdin, its stdout as the result) until the model answers, at most --max-turns model turns.",
   args: [{ name: 'input', description: 'the user turn (joined with piped stdin)', variadic: true }],

@@ -4,7 +4,6 @@ import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { forgetResponse } from './state.js';
 
 export default defineCommand<{ yes?: boolean }>({
-  summary: 'Delete a stored response',
   description:
     'After this, getting it answers 404 (exit 5). If it was the one `-c` would continue, that is forgotten too. Asks for confirmation on a terminal; off a terminal pass --yes.',
   options: [YES_OPTION],

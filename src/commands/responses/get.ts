@@ -3,7 +3,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { formatUnixTime } from '../../term/output.js';
 
 export default defineCommand({
-  summary: 'Show a stored response',
   description:
     'Details on stdout (key/value lines), then the output text. --json prints the response object as the API sent it.',
   args: [{ name: 'id', description: 'response id', required: true }],

@@ -36,7 +36,6 @@ export function itemText(it: InputItem): string {
 const CURSOR: CursorRule = { kind: 'after' };
 
 export default defineCommand<Opts>({
-  summary: 'List the input items of a stored response',
   description:
     'The items the model saw for this response, earlier turns of a continued conversation included. One page by default; --page-token (or --after, the same: an item id) continues from a previous page, --all prints every page as it arrives. --json: one item per line as the API sent it, then the next_page_token record when another page exists.',
   args: [{ name: 'id', description: 'response id', required: true }],

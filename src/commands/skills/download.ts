@@ -4,7 +4,6 @@ import { downloadError, planDownload, safeFileName, saveStream, streamToStdout }
 import { getSkill, skillContent } from '../../endpoints/skills.js';
 
 export default defineCommand<{ output?: string; force?: boolean }>({
-  summary: 'Download the zip archive of a skill',
   description:
     'Saved atomically (temp file, then rename). Without -o: <name>.zip in the current directory; `-o -` writes to stdout. Prints the path saved.',
   args: [{ name: 'id', description: 'skill id', required: true }],

@@ -3,7 +3,6 @@ import { formatUnixTime } from '../../term/output.js';
 import { getSkill } from '../../endpoints/skills.js';
 
 export default defineCommand({
-  summary: 'Show one skill',
   args: [{ name: 'id', description: 'skill id', required: true }],
   examples: ['svc skills get skill_abc123'],
   async run(ctx, [id]) {

@@ -19,7 +19,6 @@ const columns = (): Column<Skill>[] => [
 ];
 
 export default defineCommand<Opts>({
-  summary: 'List skills',
   description:
     'One page by default; --page-token (or --after, the same: a skill id) continues from a previous page, --all prints every page as it arrives.',
   options: [

@@ -43,7 +43,6 @@ interface Opts {
 const FRAME_MS = 100;
 
 export default defineCommand<Opts>({
-  summary: 'Transcribe live audio (microphone, file or stdin) as it is spoken',
   description:
     'Streams audio over the /v1/stt WebSocket in 100 ms frames at real time, after the service says it is ready. On a terminal a live ' +
     'line follows the interim results and is fixed when the utterance ends; in a pipe one line per finished utterance; --json prints ' +

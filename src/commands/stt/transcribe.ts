@@ -52,7 +52,6 @@ export function checkFormatLanguage(format: boolean | undefined, language: strin
 const RAW = STT_RAW_FORMATS as readonly string[];
 
 export default defineCommand<Opts>({
-  summary: 'Transcribe an audio file or URL (text, words, subtitles)',
   description:
     'Uploads FILE (streamed from disk, at most 500 MB) or stdin (-), or has the service fetch URL. The container is recognised by its first ' +
     'bytes: WAV, MP3, OGG, Opus, FLAC, AAC, MP4, M4A and MKV go up as they are; other formats (AIFF, CAF, AMR, WMA) are converted to WAV ' +

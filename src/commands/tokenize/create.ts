@@ -18,7 +18,6 @@ export const TOKENIZE_TABLE: RequestTable = {
 };
 
 export default defineCommand<Opts>({
-  summary: "Split text into the model's tokens (id, token, bytes)",
   description:
     "TEXT, or all of stdin (its final newline dropped). Prints a table of token id, token (quoted, so spaces and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the API's reply.",
   args: [

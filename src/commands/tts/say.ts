@@ -189,7 +189,6 @@ export function onInterrupt(ctx: Context, fn: () => void): void {
 }
 
 export default defineCommand<TtsOpts & { rest?: boolean }>({
-  summary: 'Speak text: play it, or write the audio to a file or stdout',
   description:
     'Streams over the /v1/tts WebSocket by default (audio starts while the rest is synthesized); --rest uses the one-shot POST /v1/tts. ' +
     'Plays on the speaker when stdout is a terminal and no -o is given; in a pipe the audio bytes go to stdout. ' +

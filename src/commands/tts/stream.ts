@@ -43,7 +43,6 @@ export class UtteranceSplitter {
 }
 
 export default defineCommand<TtsOpts>({
-  summary: 'Speak text from stdin as it arrives (a blank line or the end ends an utterance)',
   description:
     'Every piece of stdin is sent as text.delta the moment it arrives, and the audio is played or written as it comes back, so ' +
     '`svc chat "tell a story" | svc tts stream` speaks while the story is still being written. A blank line ends an utterance ' +

@@ -2,7 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { getVoice } from '../../endpoints/voices.js';
 
 export default defineCommand({
-  summary: 'Show one voice',
   args: [{ name: 'id', description: 'voice id (case-insensitive), built-in or custom', required: true }],
   examples: ['svc tts voice eve', 'svc tts voice Ara --json'],
   async run(ctx, [id]) {

@@ -2,7 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { listVoices } from '../../endpoints/voices.js';
 
 export default defineCommand({
-  summary: 'List the built-in voices',
   examples: ['svc tts voices', 'svc tts voices --json'],
   async run(ctx) {
     const voices = await listVoices(await ctx.http());

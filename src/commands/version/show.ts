@@ -1,7 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
 
 export default defineCommand({
-  summary: 'Print the version (--json: with the Node.js version and platform)',
   examples: ['svc version', 'svc version --json'],
   async run(ctx) {
     if (ctx.out.json)

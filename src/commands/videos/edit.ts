@@ -4,7 +4,6 @@ import { VIDEO_ROW, startVideo, videoTable, type VideoOpts } from './shared.js';
 const TABLE = videoTable('edit', [{ ...VIDEO_ROW, description: 'the video to edit (required)' }]);
 
 export default defineCommand<VideoOpts>({
-  summary: 'Edit a video with a prompt',
   description:
     'The --video is a local file (sent as a data URL) or an http(s) URL. Prints the request id, or waits and downloads with --wait / -o.',
   args: [{ name: 'prompt', description: 'the change to make', required: true, variadic: true }],

@@ -14,7 +14,6 @@ const TABLE = videoTable('extension', [
 ]);
 
 export default defineCommand<VideoOpts>({
-  summary: 'Extend a video with a prompt',
   description:
     'Adds --duration seconds to the --video (a local file or an http(s) URL). Prints the request id, or waits and downloads with --wait / -o.',
   args: [{ name: 'prompt', description: 'what happens next', required: true, variadic: true }],

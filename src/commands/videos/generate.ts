@@ -13,7 +13,6 @@ const TABLE = videoTable('generation', [
 ]);
 
 export default defineCommand<VideoOpts>({
-  summary: 'Start a video from a prompt (optionally wait and download it)',
   description:
     'Prints the request id; with --wait (or -o) polls until the video is done, then downloads it and prints its path. A failed job prints its error code and message and exits 1.',
   args: [{ name: 'prompt', description: 'what the video shows', required: true, variadic: true }],

@@ -3,7 +3,6 @@ import { getVideo } from '../../endpoints/videos.js';
 import { reportFailure } from './shared.js';
 
 export default defineCommand({
-  summary: 'Show the status of a video request',
   description:
     'Prints status, progress and (when done) the video URL and duration. A failed job prints its error code and message and exits 1.',
   args: [{ name: 'request_id', description: 'the request id', required: true }],

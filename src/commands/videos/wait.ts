@@ -3,7 +3,6 @@ import { checkTarget } from '../../net/download.js';
 import { waitAndSave, waitOptions, type VideoOpts } from './shared.js';
 
 export default defineCommand<VideoOpts>({
-  summary: 'Wait for a video request, then download the video',
   description:
     'Polls with a spinner (status, progress, elapsed time) on a terminal, then saves the video atomically and prints its path. A failed job prints its error code and message and exits 1.',
   args: [{ name: 'request_id', description: 'the request id', required: true }],

@@ -2,7 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { getMe } from '../../endpoints/identity.js';
 
 export default defineCommand({
-  summary: 'Show the caller identity behind the API key',
   examples: ['svc whoami', 'svc whoami --json'],
   async run(ctx) {
     const me = await getMe(await ctx.http());

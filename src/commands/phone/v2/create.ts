@@ -39,7 +39,6 @@ function webhookUrl(raw: string, flag: string): string {
 }
 
 export default defineCommand<Opts>({
-  summary: 'Provision a number or register a number of your own SIP trunk',
   description:
     'origin svc_provisioned: the service provides the number. origin byo_trunk: register a number of your own ' +
     'SIP trunk (Direct SIP); --number (E.164) is required then and allowed only then. With --webhook-url, inbound ' +

@@ -3,7 +3,6 @@ import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
 import { deleteV2 } from '../../../endpoints/phone.js';
 
 export default defineCommand<{ yes?: boolean }>({
-  summary: 'Remove a v2 phone number (asks to confirm)',
   args: [{ name: 'id', description: 'phone number id', required: true }],
   options: [YES_OPTION],
   examples: ['svc phone v2 delete pn_123 --yes'],

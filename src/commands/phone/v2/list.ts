@@ -9,7 +9,6 @@ interface Opts extends PageOpts {
 const CURSOR: CursorRule = { kind: 'token' };
 
 export default defineCommand<Opts>({
-  summary: 'List v2 phone numbers (one page, or --all)',
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints every page as it arrives. The page size is at most 100 (a larger --limit is clamped, with a note).',
   options: [
