@@ -7,7 +7,7 @@ import type { OptionSpec } from './core/option-spec.js';
 import { commandLineOptions, makeOption } from './cmdutil/command-options.js';
 import type { EndpointResolver, GlobalOptions } from './runtime/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
-import { GLOBAL_OPTIONS } from './core/global-options.js';
+import { GLOBAL_OPTIONS, globalValues } from './core/global-options.js';
 import type { Streams } from './term/output.js';
 import { rootCommands } from './commands/index.js';
 import { didYouMean } from './core/suggest.js';
@@ -396,24 +396,10 @@ function buildLeaf(
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const args = params.slice(0, -2);
-    const globals = command.optsWithGlobals() as Omit<GlobalOptions, 'jq'> & { jq?: string } & Record<string, unknown>;
+    const globals = globalValues(command.optsWithGlobals());
     // --jq loads jq (WebAssembly) only when given; a bad expression stops here, before anything is sent
     const jq = globals.jq === undefined ? undefined : await (await import('./term/jq.js')).compileJq(globals.jq);
-    await run(args, command.opts(), {
-      profile: globals.profile,
-      baseUrl: globals.baseUrl,
-      emulator: globals.emulator,
-      json: globals.json,
-      jq,
-      timeout: globals.timeout,
-      maxRetries: globals.maxRetries,
-      quiet: globals.quiet,
-      verbose: globals.verbose,
-      color: globals.color,
-      input: globals.input as boolean | undefined,
-      log: globals.log as boolean | undefined,
-      budgetStrict: globals.budgetStrict as boolean | undefined,
-    });
+    await run(args, command.opts(), { ...globals, jq });
   });
 }
 

@@ -1,5 +1,6 @@
-// The options every command takes, as plain data (the top-level help reads this without loading any parser).
-export const GLOBAL_FLAGS: readonly { flags: string; description: string }[] = [
+// The options every command takes, as plain data (the top-level help reads this without loading any parser), and
+// the names and types of their values derived from it: a flag added here is a typed global option everywhere.
+export const GLOBAL_FLAGS = [
   { flags: '--profile <name>', description: 'configuration profile to use (env SVC_PROFILE)' },
   { flags: '--base-url <url>', description: 'API base URL (env SVC_BASE_URL)' },
   { flags: '--emulator', description: 'run against the built-in local emulator (state kept between runs)' },
@@ -26,4 +27,38 @@ export const GLOBAL_FLAGS: readonly { flags: string; description: string }[] = [
     description: 'do not record this run in the call log (svc logs; `svc config set log false` for always)',
   },
   { flags: '--budget-strict', description: "refuse to send (exit 2) once today's spend has reached budget.daily" },
-];
+] as const satisfies readonly { flags: string; description: string }[];
+
+/** A global flag as written in GLOBAL_FLAGS: '--max-retries <n>', '-q, --quiet', '--no-color' … */
+export type GlobalFlag = (typeof GLOBAL_FLAGS)[number]['flags'];
+
+/** '-q, --quiet' → 'quiet', '--max-retries <n>' → 'max-retries' */
+type LongName<F extends string> = F extends `${string}--${infer Rest}`
+  ? Rest extends `${infer Name} ${string}`
+    ? Name
+    : Rest
+  : never;
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+
+/** The key of a flag's value, as commander names it: '--max-retries <n>' → maxRetries, '--no-color' → color. */
+export type FlagKey<F extends string> = CamelCase<LongName<F> extends `no-${infer Name}` ? Name : LongName<F>>;
+
+/** The same key at run time. */
+export function flagKey<F extends string>(flags: F): FlagKey<F> {
+  const long = /--([\w-]+)/.exec(flags)?.[1] ?? flags;
+  return long.replace(/^no-/, '').replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as FlagKey<F>;
+}
+
+/**
+ * The global options' values by key: `Parsed` gives the type a flag's parser returns (core/global-options.ts);
+ * without one a flag that takes a value gives its word, any other a boolean (false for a --no- flag).
+ */
+export type GlobalFlagValues<Parsed extends { [F in GlobalFlag]?: unknown } = Record<never, never>> = {
+  [F in GlobalFlag as FlagKey<F>]?: F extends keyof Parsed
+    ? Parsed[F]
+    : F extends `${string}<${string}`
+      ? string
+      : boolean;
+};

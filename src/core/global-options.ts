@@ -1,15 +1,26 @@
 // Options every command takes: the data of global-flags.ts with the checks of their values.
 import type { OptionSpec } from './option-spec.js';
-import { GLOBAL_FLAGS } from './global-flags.js';
+import { GLOBAL_FLAGS, flagKey, type GlobalFlag, type GlobalFlagValues } from './global-flags.js';
 import { integer, number, type FlagParser } from './validate.js';
 
 /** The checks of --timeout and --max-retries; SVC_TIMEOUT, SVC_MAX_RETRIES and profile values get the same. */
 export const parseTimeout = number({ min: 0, minExclusive: true, max: 86400 });
 export const parseMaxRetries = integer({ min: 0, max: 10 });
 
-const PARSERS: Record<string, FlagParser<any>> = {
+const PARSERS = {
   '--timeout <seconds>': parseTimeout,
   '--max-retries <n>': parseMaxRetries,
-};
+} satisfies { [F in GlobalFlag]?: FlagParser<any> };
 
-export const GLOBAL_OPTIONS: OptionSpec[] = GLOBAL_FLAGS.map((f) => ({ ...f, parse: PARSERS[f.flags] }));
+/** The global options' values as commander parses them: --timeout and --max-retries checked numbers. */
+export type ParsedGlobalFlags = GlobalFlagValues<{ [F in keyof typeof PARSERS]: ReturnType<(typeof PARSERS)[F]> }>;
+
+export const GLOBAL_OPTIONS: OptionSpec[] = GLOBAL_FLAGS.map((f) => ({
+  ...f,
+  parse: (PARSERS as { [F in GlobalFlag]?: FlagParser<any> })[f.flags],
+}));
+
+/** The global options' values among a command's (commander's optsWithGlobals), every key present. */
+export function globalValues(values: Record<string, unknown>): ParsedGlobalFlags {
+  return Object.fromEntries(GLOBAL_FLAGS.map((f) => flagKey(f.flags)).map((key) => [key, values[key]]));
+}

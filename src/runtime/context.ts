@@ -9,25 +9,12 @@ import type { Query } from '../net/http.js';
 import { MissingKeyError, UsageError, describeError } from '../core/errors.js';
 import type { CallRecorder } from '../apilog/recorder.js';
 import type { JqFilter } from '../term/jq.js';
+import type { ParsedGlobalFlags } from '../core/global-options.js';
 
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  emulator?: boolean;
-  json?: boolean;
+/** The global options (core/global-flags.ts) by key, as parsed: `--no-log` → `log: false`, `--timeout` a number. */
+export interface GlobalOptions extends Omit<ParsedGlobalFlags, 'jq'> {
   /** --jq, compiled (term/jq) before the command runs */
   jq?: JqFilter;
-  timeout?: number;
-  maxRetries?: number;
-  quiet?: boolean;
-  verbose?: boolean;
-  color?: boolean;
-  /** false with --no-input */
-  input?: boolean;
-  /** false with --no-log: this run's calls are not logged */
-  log?: boolean;
-  /** --budget-strict: refuse to send when today's spend has reached budget.daily */
-  budgetStrict?: boolean;
 }
 
 export interface Context {
