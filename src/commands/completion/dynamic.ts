@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CompletionKind } from '../../core/option-spec.js';
+import { GLOBAL_FLAGS, flagKey, type GlobalFlagValues } from '../../core/global-flags.js';
 import { readConfigFile, resolveConfig } from '../../runtime/config.js';
 import { configDir, dataDir } from '../../core/paths.js';
 import { writeJsonFile } from '../../core/json-file.js';
@@ -38,15 +39,13 @@ export function cacheDir(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'svc');
 }
 
-/** The global options among the words typed so far (they choose the profile and the endpoint). */
-export function globalsOf(words: string[]): { profile?: string; baseUrl?: string; emulator: boolean } {
-  const g: { profile?: string; baseUrl?: string; emulator: boolean } = { emulator: false };
+/** The global options among the words typed so far (they choose the profile and the endpoint), values unchecked. */
+export function globalsOf(words: string[]): GlobalFlagValues {
+  const g: Record<string, string | boolean | undefined> = {};
   for (let i = 0; i < words.length; i++) {
-    const [flag, inline] = words[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    const value = () => inline ?? words[++i];
-    if (flag === '--profile') g.profile = value();
-    else if (flag === '--base-url') g.baseUrl = value();
-    else if (flag === '--emulator') g.emulator = true;
+    const [word, inline] = words[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    const flag = GLOBAL_FLAGS.find((f) => f.flags.split(/[ ,]+/).includes(word) && word.startsWith('-'));
+    if (flag) g[flagKey(flag.flags)] = flag.flags.includes('<') ? (inline ?? words[++i]) : !word.startsWith('--no-');
   }
   return g;
 }
