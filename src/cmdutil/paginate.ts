@@ -1,28 +1,15 @@
-// The one paginator of every list (after openai-node's pages): a Page knows, from the API's own cursor rule, the
-// query of the page after it; pages() walks them with a guard against a repeated cursor; listRows() prints the rows
-// as pages arrive under the one output contract (docs/scripting.md): --json is one row per line, then — when
-// another page exists and --all was not given — one final cursor record {"next_page_token": "…"}.
+// The one paginator of every list (after openai-node's pages): a Page knows, from the API's own cursor rule (said
+// once per resource, in endpoints/resources.ts), the query of the page after it; pages() walks them with a guard
+// against a repeated cursor; listRows() prints the rows as pages arrive under the one output contract
+// (docs/scripting.md): --json is one row per line, then — when another page exists and --all was not given — one
+// final cursor record {"next_page_token": "…"}.
 import type { Column } from '../term/output.js';
 import type { Context } from '../runtime/context.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import type { Query } from '../net/http.js';
+import type { CursorRule, ListEndpoint, PageSize } from '../net/paging.js';
 import { ProtocolError, UsageError } from '../core/errors.js';
 import { integer } from '../core/validate.js';
-
-/** How an endpoint says where the next page starts. */
-export type CursorRule =
-  /**
-   * `pagination_token` in the reply, sent back as `pagination_token`. With `shortPageEnds` (files) the reply always
-   * carries a token and a page shorter than the limit (default `defaultLimit`) is the last; otherwise the token is
-   * absent on the last page.
-   */
-  | { kind: 'token'; shortPageEnds?: { defaultLimit: number } }
-  /** `has_more` and `last_id` in the reply (the last row's `idKey` when absent), sent back as `after` */
-  | { kind: 'after'; idKey?: string }
-  /** no cursor in the API: one page of at most `max` rows (agents, v1 phone numbers) */
-  | { kind: 'none'; max: number }
-  /** `svc api --paginate`: whichever of the two cursors the reply carries */
-  | { kind: 'detect' };
 
 export interface ListSource<Item> {
   /** fetch one page; the reply as the API sent it (checked by the api layer) */
@@ -77,7 +64,7 @@ export class Page<Item> {
         rule = { kind: 'token', shortPageEnds: limit ? { defaultLimit: limit } : undefined };
       } else return undefined;
     }
-    if (rule.kind === 'none') return undefined;
+    if (rule.kind === 'none' || rule.kind === 'whole') return undefined;
     if (rule.kind === 'after') {
       if (body.has_more !== true) return undefined;
       const last =
@@ -131,14 +118,8 @@ export async function* rows<Item>(source: ListSource<Item>, query: Query): Async
   for await (const page of pages(source, query)) yield* page.items;
 }
 
-/** The flags of a list: --limit, --all, and --page-token (plus --after where the endpoint takes an item id). */
-export interface PageFlagOptions {
-  noun: string;
-  cursor: CursorRule;
-  limit: { min?: number; max?: number; default: number; note?: string };
-  /** an `--after <id>` flag sent as the API's `after` parameter */
-  after?: string;
-}
+/** A list that takes `--limit`: what its page flags are made from. */
+type PagedList = ListEndpoint & { pageSize: PageSize };
 
 export interface PageOpts {
   limit?: number;
@@ -147,19 +128,25 @@ export interface PageOpts {
   after?: string;
 }
 
-export function pageFlags(o: PageFlagOptions): OptionSpec[] {
-  const range = o.limit.max ? `${o.limit.min ?? 1}-${o.limit.max}` : `at least ${o.limit.min ?? 1}`;
+/**
+ * The flags of a list: --limit, --all, and --page-token (plus --after where the endpoint takes an item id: `after`
+ * is its help, the flag sent as the API's `after` parameter).
+ */
+export function pageFlags(list: PagedList, after?: string): OptionSpec[] {
+  const { noun, cursor, pageSize: size } = list;
+  const range = size.max ? `${size.min ?? 1}-${size.max}` : `at least ${size.min ?? 1}`;
+  const clamped = size.clampedAt ? `; at most ${size.clampedAt} per page` : '';
   const flags: OptionSpec[] = [
     {
       flags: '--limit <n>',
-      description: `${o.noun} per page (${range}, default ${o.limit.default})${o.limit.note ? `; ${o.limit.note}` : ''}`,
-      parse: integer({ min: o.limit.min ?? 1, max: o.limit.max }),
+      description: `${noun} per page (${range}, default ${size.default})${clamped}`,
+      parse: integer({ min: size.min ?? 1, max: size.max }),
     },
   ];
-  if (o.cursor.kind === 'none') {
+  if (cursor.kind === 'none') {
     flags.push({
       flags: '--all',
-      description: `as many ${o.noun} as the API gives in one reply (${o.cursor.max}); the API has no cursor`,
+      description: `as many ${noun} as the API gives in one reply (${cursor.max}); the API has no cursor`,
     });
     return flags;
   }
@@ -170,12 +157,13 @@ export function pageFlags(o: PageFlagOptions): OptionSpec[] {
     },
     { flags: '--all', description: 'every page, rows printed as each page arrives' },
   );
-  if (o.after) flags.push({ flags: '--after <id>', description: o.after });
+  if (after) flags.push({ flags: '--after <id>', description: after });
   return flags;
 }
 
 /** The query of the first page from the page flags (the endpoint's own parameters added by the caller). */
-export function firstPageQuery(cursor: CursorRule, opts: PageOpts, flags: { after?: boolean } = {}): Query {
+export function firstPageQuery(list: ListEndpoint, opts: PageOpts, flags: { after?: boolean } = {}): Query {
+  const { cursor } = list;
   if (opts.pageToken !== undefined && opts.after !== undefined)
     throw new UsageError('--page-token and --after: give one of them (both say where the page starts)');
   if (opts.pageToken === '') throw new UsageError('--page-token: an empty cursor; omit the flag for the first page');
@@ -189,10 +177,10 @@ export function firstPageQuery(cursor: CursorRule, opts: PageOpts, flags: { afte
 }
 
 export interface ListOutput<Item> {
-  /** what a row is called in notes (`files`) */
-  noun: string;
   columns: (tty: boolean) => Column<Item>[];
   emptyMessage?: string;
+  /** the id the list belongs to (the response whose input items are listed) */
+  under?: string;
 }
 
 /**
@@ -202,11 +190,17 @@ export interface ListOutput<Item> {
  */
 export async function listRows<Item>(
   ctx: Context,
-  source: ListSource<Item>,
+  list: ListEndpoint,
   query: Query,
   opts: { all?: boolean },
   out: ListOutput<Item>,
 ): Promise<number> {
+  const http = await ctx.http();
+  const source: ListSource<Item> = {
+    fetch: (q) => list.list(http, q, out.under),
+    itemsKey: list.itemsKey,
+    cursor: list.cursor,
+  };
   const tty = ctx.out.stdoutIsTTY && !ctx.out.json;
   const collected: Item[] = [];
   let next: string | undefined;
@@ -224,15 +218,16 @@ export async function listRows<Item>(
     else await ctx.out.table(items, out.columns(false));
     if (!opts.all) next = page.nextCursor();
   }
-  if (tty) await ctx.out.table(collected, out.columns(true), { emptyMessage: out.emptyMessage ?? `no ${out.noun}` });
+  if (tty) await ctx.out.table(collected, out.columns(true), { emptyMessage: out.emptyMessage ?? `no ${list.noun}` });
   if (next !== undefined) {
     if (ctx.out.json) ctx.out.printJsonLine({ next_page_token: next });
-    else ctx.out.info(`more ${out.noun}: --page-token ${next} (or --all)`);
+    else ctx.out.info(`more ${list.noun}: --page-token ${next} (or --all)`);
   }
-  if (source.cursor.kind === 'none' && count >= Number(query.limit ?? Infinity)) {
-    const max = source.cursor.max;
+  if (list.cursor.kind === 'none' && count >= Number(query.limit ?? Infinity)) {
+    const max = list.cursor.max;
+    const more = Number(query.limit) < max ? `: --all asks for up to ${max}` : '';
     ctx.out.info(
-      `note: ${count} ${out.noun}, as many as --limit ${String(query.limit)} asks for; the API has no cursor${Number(query.limit) < max ? `: --all asks for up to ${max}` : ''}`,
+      `note: ${count} ${list.noun}, as many as --limit ${query.limit} asks for; the API has no cursor${more}`,
     );
   }
   return 0;

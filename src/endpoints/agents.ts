@@ -35,7 +35,6 @@ export const AGENT_LIMITS = {
   collections: 10,
   vadThreshold: [0, 1],
   vadSilenceMs: [0, 10_000],
-  listLimit: [1, 1000],
 } as const;
 
 /** Get / create / update reply: `{agent}`; a bare agent is accepted too. */

@@ -7,7 +7,7 @@ import { expectArray, expectFields } from './guard.js';
 
 export type CustomVoice = { voice_id: string; name?: string | null; created_at?: string } & Record<string, unknown>;
 
-export const CUSTOM_VOICE_LIMITS = { clipSeconds: 120, listLimit: [1, 1000] } as const;
+export const CUSTOM_VOICE_LIMITS = { clipSeconds: 120 } as const;
 
 function quote(s: string): string {
   return s.replace(/["\\\r\n]/g, (c) => (c === '"' ? '%22' : c === '\\' ? '\\\\' : ' '));

@@ -15,7 +15,7 @@ export type PhoneNumber = {
   updated_at?: string;
 } & Record<string, unknown>;
 
-export const PHONE_LIMITS = { name: 255, description: 1000, listLimit: [1, 1000], v2PageMax: 100 } as const;
+export const PHONE_LIMITS = { name: 255, description: 1000 } as const;
 export const V2_ORIGINS = ['svc_provisioned', 'byo_trunk'] as const;
 export type V2Origin = (typeof V2_ORIGINS)[number];
 

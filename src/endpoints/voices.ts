@@ -26,8 +26,11 @@ export function voiceIdParser(raw: string, flag: string): string {
 
 export type Voice = { voice_id: string; name?: string; language?: string } & Record<string, unknown>;
 
-export async function listVoices(http: HttpClient): Promise<Voice[]> {
-  return expectArray<Voice>(await http.json('GET', '/v1/tts/voices'), 'voices', 'voice list');
+/** The list reply as the API sent it, checked to hold a `voices` list. */
+export async function listVoices(http: HttpClient): Promise<{ voices: Voice[] } & Record<string, unknown>> {
+  const raw = (await http.json('GET', '/v1/tts/voices')) as { voices: Voice[] } & Record<string, unknown>;
+  expectArray<Voice>(raw, 'voices', 'voice list');
+  return raw;
 }
 
 export async function getVoice(http: HttpClient, id: string): Promise<Voice> {

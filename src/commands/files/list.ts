@@ -1,7 +1,8 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../cmdutil/paginate.js';
-import { ORDERS, SORT_FIELDS, listFiles, type FileObject } from '../../endpoints/files.js';
+import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { ORDERS, SORT_FIELDS, type FileObject } from '../../endpoints/files.js';
+import { FILES } from '../../endpoints/resources.js';
 import { fileColumns } from './shared.js';
 
 interface Opts extends PageOpts {
@@ -10,19 +11,14 @@ interface Opts extends PageOpts {
   filter?: string;
 }
 
-/** The reply always carries a pagination_token; a page shorter than the limit is the last. */
-const CURSOR: CursorRule = { kind: 'token', shortPageEnds: { defaultLimit: 100 } };
-
 export default defineCommand<Opts>({
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints every page as it arrives. --filter takes an AIP-160 expression over name (or file_name, fuzzy with `:`), file_id, size_bytes, content_type, created_at, expires_at (RFC 3339), upload_status and user_defined_id, with = != > >= < <= :, AND, OR, NOT and parentheses.',
   options: [
-    ...pageFlags({
-      noun: 'files',
-      cursor: CURSOR,
-      limit: { max: 100, default: 100 },
-      after: "the files after this file id (the API's `after`, kept for compatibility; --page-token is the cursor)",
-    }),
+    ...pageFlags(
+      FILES,
+      "the files after this file id (the API's `after`, kept for compatibility; --page-token is the cursor)",
+    ),
     { flags: '--order <order>', description: 'asc or desc (default desc)', parse: oneOf(ORDERS), choices: ORDERS },
     {
       flags: '--sort-by <field>',
@@ -39,14 +35,7 @@ export default defineCommand<Opts>({
     'svc files list --json --jq .id',
   ],
   async run(ctx, _args, opts) {
-    const query = { ...firstPageQuery(CURSOR, opts), order: opts.order, sort_by: opts.sortBy, filter: opts.filter };
-    const http = await ctx.http();
-    return listRows<FileObject>(
-      ctx,
-      { fetch: (q) => listFiles(http, q), itemsKey: 'data', cursor: CURSOR },
-      query,
-      opts,
-      { noun: 'files', columns: fileColumns },
-    );
+    const query = { ...firstPageQuery(FILES, opts), order: opts.order, sort_by: opts.sortBy, filter: opts.filter };
+    return listRows<FileObject>(ctx, FILES, query, opts, { columns: fileColumns });
   },
 });

@@ -1,14 +1,15 @@
 import { defineCommand } from '../../cmdutil/command.js';
+import { listRows } from '../../cmdutil/paginate.js';
 import { oneOf } from '../../core/validate.js';
 import {
   MODEL_KINDS,
   dollarsPerImage,
   dollarsPerMillionTokens,
   formatDollars,
-  listModels,
   type Model,
   type ModelKind,
 } from '../../endpoints/models.js';
+import { MODELS, MODELS_OF_KIND } from '../../endpoints/resources.js';
 import type { Column } from '../../term/output.js';
 
 export default defineCommand<{ kind?: ModelKind }>({
@@ -24,14 +25,8 @@ export default defineCommand<{ kind?: ModelKind }>({
   ],
   examples: ['svc models list', 'svc models list --kind language', 'svc models list --kind image --json'],
   async run(ctx, _args, opts) {
-    const http = await ctx.http();
-    const { models } = await listModels(http, opts.kind);
-    if (ctx.out.json) {
-      for (const m of models) ctx.out.printJsonLine(m);
-      return 0;
-    }
-    await ctx.out.table(models, columnsFor(opts.kind), { emptyMessage: 'no models' });
-    return 0;
+    const list = opts.kind ? MODELS_OF_KIND[opts.kind] : MODELS;
+    return listRows<Model>(ctx, list, {}, {}, { columns: () => columnsFor(opts.kind) });
   },
 });
 

@@ -1,7 +1,8 @@
-import { listInputItems, type InputItem } from '../../endpoints/responses.js';
+import type { InputItem } from '../../endpoints/responses.js';
+import { INPUT_ITEMS } from '../../endpoints/resources.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
 
 interface Opts extends PageOpts {
   order?: 'asc' | 'desc';
@@ -33,19 +34,12 @@ export function itemText(it: InputItem): string {
   return '';
 }
 
-const CURSOR: CursorRule = { kind: 'after' };
-
 export default defineCommand<Opts>({
   description:
     'The items the model saw for this response, earlier turns of a continued conversation included. One page by default; --page-token (or --after, the same: an item id) continues from a previous page, --all prints every page as it arrives. --json: one item per line as the API sent it, then the next_page_token record when another page exists.',
   args: [{ name: 'id', description: 'response id', required: true }],
   options: [
-    ...pageFlags({
-      noun: 'items',
-      cursor: CURSOR,
-      limit: { max: 100, default: 20 },
-      after: 'start after this item id (the last_id of the previous page; the same as --page-token)',
-    }),
+    ...pageFlags(INPUT_ITEMS, 'start after this item id (the last_id of the previous page; the same as --page-token)'),
     {
       flags: '--order <order>',
       description: 'asc (default) or desc',
@@ -55,23 +49,16 @@ export default defineCommand<Opts>({
   ],
   examples: ['svc responses items 2b6c…', 'svc responses items 2b6c… --all --json > history.jsonl'],
   async run(ctx, [id], opts) {
-    const query = { ...firstPageQuery(CURSOR, opts), order: opts.order };
-    const http = await ctx.http();
-    return listRows<InputItem>(
-      ctx,
-      { fetch: (q) => listInputItems(http, id, q), itemsKey: 'data', cursor: CURSOR },
-      query,
-      opts,
-      {
-        noun: 'input items',
-        columns: (tty) => [
-          { header: 'ID', get: (it) => it.id },
-          { header: 'TYPE', get: (it) => it.type },
-          { header: 'ROLE', get: (it) => it.role ?? '' },
-          { header: 'TEXT', get: (it) => truncate(itemText(it).replace(/\s+/g, ' ').trim(), tty ? 80 : 2000) },
-        ],
-      },
-    );
+    const query = { ...firstPageQuery(INPUT_ITEMS, opts), order: opts.order };
+    return listRows<InputItem>(ctx, INPUT_ITEMS, query, opts, {
+      under: id,
+      columns: (tty) => [
+        { header: 'ID', get: (it) => it.id },
+        { header: 'TYPE', get: (it) => it.type },
+        { header: 'ROLE', get: (it) => it.role ?? '' },
+        { header: 'TEXT', get: (it) => truncate(itemText(it).replace(/\s+/g, ' ').trim(), tty ? 80 : 2000) },
+      ],
+    });
   },
 });
 

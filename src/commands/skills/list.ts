@@ -1,11 +1,11 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
 import { formatUnixTime, type Column } from '../../term/output.js';
-import { firstPageQuery, listRows, pageFlags, type CursorRule, type PageOpts } from '../../cmdutil/paginate.js';
-import { listSkills, type Skill } from '../../endpoints/skills.js';
+import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { SKILLS } from '../../endpoints/resources.js';
+import type { Skill } from '../../endpoints/skills.js';
 
 const ORDERS = ['asc', 'desc'] as const;
-const CURSOR: CursorRule = { kind: 'after' };
 
 interface Opts extends PageOpts {
   order?: (typeof ORDERS)[number];
@@ -22,21 +22,12 @@ export default defineCommand<Opts>({
   description:
     'One page by default; --page-token (or --after, the same: a skill id) continues from a previous page, --all prints every page as it arrives.',
   options: [
-    ...pageFlags({
-      noun: 'skills',
-      cursor: CURSOR,
-      limit: { max: 100, default: 100 },
-      after: 'start after this skill id (the last_id of the previous page; the same as --page-token)',
-    }),
+    ...pageFlags(SKILLS, 'start after this skill id (the last_id of the previous page; the same as --page-token)'),
     { flags: '--order <order>', description: 'asc or desc (default desc)', parse: oneOf(ORDERS), choices: ORDERS },
   ],
   examples: ['svc skills list', 'svc skills list --all --order asc --json'],
   async run(ctx, _args, opts) {
-    const query = { ...firstPageQuery(CURSOR, opts), order: opts.order };
-    const http = await ctx.http();
-    return listRows<Skill>(ctx, { fetch: (q) => listSkills(http, q), itemsKey: 'data', cursor: CURSOR }, query, opts, {
-      noun: 'skills',
-      columns,
-    });
+    const query = { ...firstPageQuery(SKILLS, opts), order: opts.order };
+    return listRows<Skill>(ctx, SKILLS, query, opts, { columns });
   },
 });
