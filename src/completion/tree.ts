@@ -30,15 +30,13 @@ export interface TreeNode {
   children: TreeNode[];
 }
 
-/** The ids a resource's commands take as their first argument. */
-const RESOURCE_IDS: Record<string, CompletionKind> = {
-  files: 'files',
-  agents: 'agents',
-  phone: 'numbers',
-  responses: 'responses',
-  'custom-voices': 'custom-voices',
-  skills: 'skills',
-};
+/** What the resources' descriptors offer (endpoints/resources.ts `completionRoutes`). */
+interface CompletionRoutes {
+  /** kinds by the command group whose commands take those ids as their first (`id`) argument */
+  ids: Record<string, CompletionKind>;
+  /** kinds by the flag that takes those ids (`--agent`) */
+  flags: Record<string, CompletionKind>;
+}
 
 /** Model kinds by the group a --model flag is in. */
 const MODEL_KIND: Record<string, CompletionKind> = {
@@ -47,15 +45,14 @@ const MODEL_KIND: Record<string, CompletionKind> = {
   embed: 'models:embedding',
 };
 
-function flagCompletion(names: string[], path: string[]): CompletionKind | undefined {
+function flagCompletion(names: string[], path: string[], routes: CompletionRoutes): CompletionKind | undefined {
   if (names.includes('--profile')) return 'profiles';
   if (names.includes('--model')) return MODEL_KIND[path[0] ?? ''] ?? 'models:language';
-  if (names.includes('--voice')) return 'voices';
-  if (names.includes('--agent')) return 'agents';
-  return undefined;
+  const flag = names.find((n) => Object.hasOwn(routes.flags, n));
+  return flag === undefined ? undefined : routes.flags[flag];
 }
 
-export function flagInfo(o: OptionSpec, path: string[] = []): FlagInfo {
+export function flagInfo(o: OptionSpec, routes: CompletionRoutes, path: string[] = []): FlagInfo {
   const value = /[<[].*$/.exec(o.flags)?.[0] ?? '';
   const names = o.flags
     .slice(0, o.flags.length - value.length)
@@ -68,11 +65,15 @@ export function flagInfo(o: OptionSpec, path: string[] = []): FlagInfo {
     choices: o.choices,
     description: o.description,
     group: o.group,
-    complete: o.complete ?? (value && !o.choices ? flagCompletion(names, path) : undefined),
+    complete: o.complete ?? (value && !o.choices ? flagCompletion(names, path, routes) : undefined),
   };
 }
 
-export async function collectTree(roots: CommandNode[], globals: OptionSpec[]): Promise<TreeNode> {
+export async function collectTree(
+  roots: CommandNode[],
+  globals: OptionSpec[],
+  routes: CompletionRoutes,
+): Promise<TreeNode> {
   const walk = async (nodes: CommandNode[], path: string[]): Promise<TreeNode[]> => {
     const out: TreeNode[] = [];
     for (const node of nodes) {
@@ -82,13 +83,13 @@ export async function collectTree(roots: CommandNode[], globals: OptionSpec[]): 
       if (node.load) spec = (await node.load()).default;
       const children = node.children ? await walk(await node.children(), p) : [];
       const first = spec?.args?.[0];
-      const idArg = first && /^(id|ids)$/.test(first.name) && p.length === 2 ? RESOURCE_IDS[p[0]!] : undefined;
+      const idArg = first && /^(id|ids)$/.test(first.name) && p.length === 2 ? routes.ids[p[0]!] : undefined;
       out.push({
         path: p,
         names: [node.name, ...(node.aliases ?? [])],
         summary: node.summary,
         description: spec?.description,
-        flags: (spec?.options ?? []).filter((o) => !o.hidden).map((o) => flagInfo(o, p)),
+        flags: (spec?.options ?? []).filter((o) => !o.hidden).map((o) => flagInfo(o, routes, p)),
         args: (spec?.args ?? []).map((a) => ({
           name: a.name,
           description: a.description,
@@ -107,7 +108,7 @@ export async function collectTree(roots: CommandNode[], globals: OptionSpec[]): 
     path: [],
     names: ['svc'],
     summary: '',
-    flags: globals.map((o) => flagInfo(o)),
+    flags: globals.map((o) => flagInfo(o, routes)),
     args: [],
     examples: [],
     children: await walk(roots, []),

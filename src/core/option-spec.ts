@@ -17,21 +17,14 @@ export interface OptionSpec {
   group?: string;
 }
 
-/** Dynamic values for shell completion (src/commands/completion/dynamic.ts). */
-export type CompletionKind =
-  | 'profiles'
-  | 'models'
-  | 'models:language'
-  | 'models:image'
-  | 'models:video'
-  | 'models:embedding'
-  | 'voices'
-  | 'files'
-  | 'agents'
-  | 'numbers'
-  | 'responses'
-  | 'custom-voices'
-  | 'skills';
+/**
+ * Dynamic values for shell completion (src/commands/completion/dynamic.ts): the profiles of the config file, and the
+ * kind of every resource whose ids are offered, which its descriptor adds (src/endpoints/resources.ts).
+ */
+export interface CompletionKinds {
+  profiles: unknown;
+}
+export type CompletionKind = keyof CompletionKinds;
 
 export interface ArgSpec {
   name: string;

@@ -1,9 +1,10 @@
 // `svc __complete KIND WORDS…`: the values shell completion offers for a flag or argument, one
-// "value<TAB>description" per line. Local values (profiles, built-in voices, the last response ids) are read from
-// disk; values from the API (models, voices, ids of files, agents, numbers, custom voices, skills) are cached on disk
-// for a short while per endpoint, profile and key. Everything is bounded: the API gets at most ~0.8 s, then whatever
-// the cache holds (even stale) is printed; no key, no network, an error → nothing. Never prompts, never writes to
-// stderr, exits 0. Loaded straight from bin/svc.cjs (no commander, no command tree) because it runs on every TAB.
+// "value<TAB>description" per line. Local values (profiles, the last response ids) are read from disk; values from
+// the API (models, voices, ids of files, agents, numbers, custom voices, skills: each resource's list, as its
+// descriptor in endpoints/resources.ts says) are cached on disk for a short while per endpoint, profile and key.
+// Everything is bounded: the API gets at most ~0.8 s, then whatever the cache holds (even stale) is printed; no key,
+// no network, an error → nothing. Never prompts, never writes to stderr, exits 0. Loaded straight from bin/svc.cjs
+// (no commander, no command tree) because it runs on every TAB.
 // With --emulator on the line, only local values are offered (starting an emulator per TAB would cost too much).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,11 +12,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CompletionKind } from '../../core/option-spec.js';
 import { GLOBAL_FLAGS, flagKey, type GlobalFlagValues } from '../../core/global-flags.js';
+import type { ApiCompletionKind, Entry, apiCompletion } from '../../endpoints/resources.js';
 import { readConfigFile, resolveConfig } from '../../runtime/config.js';
 import { configDir, dataDir } from '../../core/paths.js';
 import { writeJsonFile } from '../../core/json-file.js';
-
-type Entry = [value: string, description: string];
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
@@ -26,13 +26,6 @@ const FRESH_MS = 60_000;
 const limitMs = (env: NodeJS.ProcessEnv) => Number(env.SVC_COMPLETE_TIMEOUT_MS) || 1000;
 /** what is printed if the hard limit strikes first: the cached values, even stale */
 let fallback: Entry[] = [];
-const BUILTIN_VOICES: Entry[] = [
-  ['eve', 'built-in voice'],
-  ['ara', 'built-in voice'],
-  ['rex', 'built-in voice'],
-  ['sal', 'built-in voice'],
-  ['leo', 'built-in voice'],
-];
 
 export function cacheDir(env: NodeJS.ProcessEnv): string {
   if (env.SVC_CACHE_DIR) return env.SVC_CACHE_DIR;
@@ -72,59 +65,15 @@ function responses(env: NodeJS.ProcessEnv): Entry[] {
 }
 
 type Http = import('../../net/http.js').HttpClient;
+type ApiSource = NonNullable<ReturnType<typeof apiCompletion>>;
 
-/** One API listing per kind: [value, description] pairs. */
-async function fromApi(kind: CompletionKind, http: Http): Promise<Entry[]> {
-  const str = (v: unknown) => (typeof v === 'string' ? v : '');
-  switch (kind) {
-    case 'models':
-    case 'models:language':
-    case 'models:image':
-    case 'models:video':
-    case 'models:embedding': {
-      const { listModels } = await import('../../endpoints/models.js');
-      const sub = kind === 'models' ? undefined : (kind.slice(7) as 'language');
-      const { models } = await listModels(http, sub);
-      return models.flatMap((m) => [
-        [m.id, sub ?? str(m.object)] as Entry,
-        ...(m.aliases ?? []).map((a): Entry => [a, `alias of ${m.id}`]),
-      ]);
-    }
-    case 'voices': {
-      const { listCustomVoicesPage } = await import('../../endpoints/custom-voices.js');
-      const { voices } = await listCustomVoicesPage(http, { limit: 100 });
-      return [
-        ...BUILTIN_VOICES,
-        ...voices.map((v): Entry => [v.voice_id, `custom voice${v.name ? `: ${v.name}` : ''}`]),
-      ];
-    }
-    case 'custom-voices': {
-      const { listCustomVoicesPage } = await import('../../endpoints/custom-voices.js');
-      const { voices } = await listCustomVoicesPage(http, { limit: 100 });
-      return voices.map((v): Entry => [v.voice_id, str(v.name)]);
-    }
-    case 'files': {
-      const { listFiles } = await import('../../endpoints/files.js');
-      return (await listFiles(http, { limit: 100 })).data.map((f): Entry => [f.id, str(f.filename)]);
-    }
-    case 'agents': {
-      const { listAgents } = await import('../../endpoints/agents.js');
-      return (await listAgents(http, 100)).agents.map((a): Entry => [a.agent_id, str(a.name)]);
-    }
-    case 'numbers': {
-      const { listNumbers } = await import('../../endpoints/phone.js');
-      return (await listNumbers(http, 100)).phone_numbers.map((n): Entry => {
-        const r = n as Record<string, unknown>;
-        return [str(r.phone_number_id) || str(r.id), [str(r.phone_number), str(r.name)].filter(Boolean).join(' · ')];
-      });
-    }
-    case 'skills': {
-      const { listSkills } = await import('../../endpoints/skills.js');
-      return (await listSkills(http, { limit: 100 })).data.map((s): Entry => [s.id, str(s.name)]);
-    }
-    default:
-      return [];
-  }
+/** The values of an API kind: its fixed ones, then those of each row of one page of the list (of the default size). */
+async function fromApi({ list, completion }: ApiSource, http: Http): Promise<Entry[]> {
+  const reply = (await list.list(http, list.pageSize ? { limit: list.pageSize.default } : {})) as Record<
+    string,
+    unknown
+  >;
+  return [...(completion.fixed ?? []), ...(reply[list.itemsKey] as unknown[]).flatMap(completion.entries)];
 }
 
 interface CacheFile {
@@ -150,11 +99,15 @@ function writeCache(file: string, entries: Entry[]): void {
 }
 
 /** Values of an API kind: fresh cache, else the API within the budget, else the stale cache. */
-async function apiValues(kind: CompletionKind, words: string[], env: NodeJS.ProcessEnv): Promise<Entry[]> {
+async function apiValues(kind: string, words: string[], env: NodeJS.ProcessEnv): Promise<Entry[]> {
+  const { apiCompletion } = await import('../../endpoints/resources.js');
+  const source = apiCompletion(kind);
+  if (!source) return [];
+  const fixed = source.completion.fixed ?? [];
   const g = globalsOf(words);
   const cfg = resolveConfig({ env, flags: { profile: g.profile, baseUrl: g.baseUrl } });
   // --emulator would start an emulator in this process on every TAB: API values are not offered then
-  if (!cfg.apiKey || g.emulator) return kind === 'voices' ? BUILTIN_VOICES : [];
+  if (!cfg.apiKey || g.emulator) return [...fixed];
   const identity = createHash('sha256')
     .update(`${cfg.baseUrl}\n${cfg.profile}\n${cfg.apiKey}`)
     .digest('hex')
@@ -180,7 +133,7 @@ async function apiValues(kind: CompletionKind, words: string[], env: NodeJS.Proc
     setInterruptHandler: () => {},
   });
   try {
-    const work = (async () => fromApi(kind, await ctx.http()))();
+    const work = (async () => fromApi(source, await ctx.http()))();
     const late = new Promise<undefined>((resolve) =>
       abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
     );
@@ -194,13 +147,18 @@ async function apiValues(kind: CompletionKind, words: string[], env: NodeJS.Proc
   } finally {
     clearTimeout(timer);
   }
-  return cached?.entries ?? (kind === 'voices' ? BUILTIN_VOICES : []);
+  return cached?.entries ?? [...fixed];
 }
 
+/** The kinds read from svc's own files, not from the API. */
+const LOCAL: Record<Exclude<CompletionKind, ApiCompletionKind>, (env: NodeJS.ProcessEnv) => Entry[]> = {
+  profiles,
+  responses,
+};
+
 export async function completeValues(kind: string, words: string[], env: NodeJS.ProcessEnv): Promise<Entry[]> {
-  if (kind === 'profiles') return profiles(env);
-  if (kind === 'responses') return responses(env);
-  return apiValues(kind as CompletionKind, words, env);
+  if (Object.hasOwn(LOCAL, kind)) return LOCAL[kind as keyof typeof LOCAL](env);
+  return apiValues(kind, words, env);
 }
 
 /** Entry point from bin/svc.cjs: print the values and exit (sockets and an in-process emulator included). */

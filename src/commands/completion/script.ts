@@ -17,7 +17,8 @@ async function tree() {
   const { rootCommands } = await import('../index.js');
   const { GLOBAL_OPTIONS } = await import('../../core/global-options.js');
   const { collectTree } = await import('../../completion/tree.js');
-  return collectTree(rootCommands, GLOBAL_OPTIONS);
+  const { completionRoutes } = await import('../../endpoints/resources.js');
+  return collectTree(rootCommands, GLOBAL_OPTIONS, completionRoutes());
 }
 
 export async function completionScript(shell: (typeof SHELLS)[number]): Promise<string> {
