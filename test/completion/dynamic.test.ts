@@ -2,8 +2,11 @@
 // that never answers costs at most the time limit and gives the cached values; no key gives nothing; never a prompt.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { encodeWav } from 'svc-formats/audio-codecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCES } from '../../src/endpoints/resources.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { svcInProcess } from '../helpers/in-process.js';
 import { svcProcess } from '../helpers/subprocess.js';
 import { tempDir, writeTemp } from '../helpers/files.js';
 
@@ -79,5 +82,46 @@ describe('svc __complete', () => {
     });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('');
+  });
+
+  it("every kind a descriptor fetches from the API offers that resource's ids (a row per kind)", async () => {
+    // the id field of what a create command prints (`{"agent": {…}}` or the object itself)
+    const made = async (args: string[], field: string, wrapper?: string) => {
+      const r = await svcInProcess([...args, '--json'], { emu });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const body = JSON.parse(r.stdout) as Record<string, Record<string, string>>;
+      return (wrapper ? body[wrapper]![field] : body[field]) as string;
+    };
+    const skill = tempDir();
+    writeFileSync(join(skill, 'SKILL.md'), '---\nname: tidy\ndescription: tidies up\n---\n');
+    const clip = writeTemp('clip.wav', encodeWav(Buffer.alloc(8000 * 2), { sampleRate: 8000, channels: 1 }));
+    const voice = await made(['custom-voices', 'create', clip], 'voice_id');
+    const expected: Record<string, string> = {
+      files: fileId,
+      agents: await made(['agents', 'create', '--name', 'helper'], 'agent_id', 'agent'),
+      numbers: await made(
+        ['phone', 'buy', '--area-code', '415', '--name', 'desk', '--yes'],
+        'phone_number_id',
+        'phone_number',
+      ),
+      'custom-voices': voice,
+      voices: voice,
+      skills: await made(['skills', 'upload', skill], 'id'),
+      models: 'svc-4',
+      'models:language': 'svc-4',
+      'models:embedding': 'svc-embed-1',
+      'models:image': 'svc-image-1',
+      'models:video': 'svc-video-1',
+    };
+    const apiKinds = RESOURCES.flatMap((r) => (r.completion && 'entries' in r.completion ? [r.completion.kind] : []));
+    expect(Object.keys(expected).sort()).toEqual(apiKinds.sort());
+    const env = { SVC_CACHE_DIR: tempDir(), SVC_COMPLETE_TIMEOUT_MS: '30000' };
+    for (const [kind, id] of Object.entries(expected)) {
+      const r = await svcProcess(['__complete', kind], { emu, env });
+      expect(
+        lines(r.stdout).map((l) => l.split('\t')[0]),
+        kind,
+      ).toContain(id);
+    }
   });
 });
