@@ -57,8 +57,8 @@ const MUTANTS = [
   {
     name: 'authorization header traced',
     file: 'src/net/http.ts',
-    find: "for (const [k, v] of Object.entries(headers)) this.traceLine(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);",
-    replace: 'for (const [k, v] of Object.entries(headers)) this.opts.trace?.(`> ${k}: ${v}`);',
+    find: "this.traceLine(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);",
+    replace: 'this.opts.trace?.(`> ${k}: ${v}`);',
     tests: ['test/net/http.test.ts', 'test/commands/auth', 'test/commands/emulator/server-routes.test.ts'],
   },
   {

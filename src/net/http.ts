@@ -160,6 +160,27 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
   return max;
 }
 
+/** A request as each attempt sends it. */
+interface Outgoing {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** the JSON body, serialised once */
+  payload: string | undefined;
+  maxRetries: number;
+  signal?: AbortSignal;
+}
+
+/** The JSON body as sent; a body nested deeper than MAX_JSON_DEPTH is refused before anything is sent. */
+function jsonPayload(json: unknown): string | undefined {
+  if (json !== undefined && jsonDepth(json) > MAX_JSON_DEPTH) {
+    throw new UsageError(
+      `the request body nests JSON more than ${MAX_JSON_DEPTH} levels deep: check the JSON files given (--schema, --input, --tool, --data)`,
+    );
+  }
+  return json !== undefined ? JSON.stringify(json) : undefined;
+}
+
 export class HttpClient {
   private dispatcher?: Dispatcher;
 
@@ -211,100 +232,136 @@ export class HttpClient {
    */
   async request(req: RequestOptions): Promise<HttpResponse> {
     const dispatcher = await this.agent();
-    const method = req.method.toUpperCase();
-    const url = buildUrl(this.opts.baseUrl, req.path, req.query);
-    const headers = this.headersFor(req);
-    const maxRetries = req.maxRetries ?? this.opts.maxRetries;
-    const signal = req.signal ?? this.opts.signal;
-    const wait = this.opts.sleep ?? sleep;
-    if (req.json !== undefined && jsonDepth(req.json) > MAX_JSON_DEPTH) {
-      throw new UsageError(
-        `the request body nests JSON more than ${MAX_JSON_DEPTH} levels deep: check the JSON files given (--schema, --input, --tool, --data)`,
-      );
-    }
-    const payload = req.json !== undefined ? JSON.stringify(req.json) : undefined;
-    const t0 = Date.now();
-    const report = (status: number | null, requestId?: string, error?: string): HttpCall | undefined => {
-      if (!this.opts.onCall) return undefined;
-      const call: HttpCall = {
-        method,
-        path: new URL(url).pathname,
-        status,
-        durationMs: Date.now() - t0,
-        requestId,
-        error,
-        json: req.json,
-      };
-      this.opts.onCall(call);
-      return call;
+    const out: Outgoing = {
+      method: req.method.toUpperCase(),
+      url: buildUrl(this.opts.baseUrl, req.path, req.query),
+      headers: this.headersFor(req),
+      payload: jsonPayload(req.json),
+      maxRetries: req.maxRetries ?? this.opts.maxRetries,
+      signal: req.signal ?? this.opts.signal,
     };
+    const wait = this.opts.sleep ?? sleep;
+    const report = this.callReporter(out, req.json);
 
     for (let attempt = 0; ; attempt++) {
-      if (signal?.aborted) throw new InterruptedError();
-      const body = payload ?? (typeof req.body === 'function' ? req.body() : req.body);
+      if (out.signal?.aborted) throw new InterruptedError();
+      const body = out.payload ?? (typeof req.body === 'function' ? req.body() : req.body);
       const started = Date.now();
-      this.traceLine(`> ${method} ${url}${attempt ? ` (retry ${attempt}/${maxRetries})` : ''}`);
-      for (const [k, v] of Object.entries(headers))
-        this.traceLine(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);
-      if (payload !== undefined) this.traceLine(`> ${truncate(payload, 2000)}`);
+      this.traceRequest(out, attempt);
       let res: Dispatcher.ResponseData;
       try {
-        const target = new URL(url);
-        res = await dispatcher.request({
-          origin: target.origin,
-          path: target.pathname + target.search,
-          method: method as Dispatcher.HttpMethod,
-          headers,
-          body: body as Dispatcher.DispatchOptions['body'],
-          signal,
-          headersTimeout: this.opts.timeoutMs,
-          bodyTimeout: this.opts.timeoutMs,
-        });
+        res = await this.send(dispatcher, out, body);
       } catch (err) {
-        if (signal?.aborted) throw new InterruptedError();
-        const code = (err as { code?: string }).code ?? '';
-        const refused = code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND';
-        const retriable =
-          attempt < maxRetries && (refused || method === 'GET' || method === 'HEAD') && code !== 'ENOTFOUND';
-        this.traceLine(`< network error ${code} ${(err as Error).message}`);
-        if (retriable) {
-          const delay = backoffMs(attempt);
-          this.opts.onRetry?.(
-            `note: ${code || 'network error'} on ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s (retry ${attempt + 1} of ${maxRetries})`,
-          );
-          await wait(delay, signal);
+        if (out.signal?.aborted) throw new InterruptedError();
+        const delay = this.networkRetryDelay(err, out, attempt);
+        if (delay !== undefined) {
+          await wait(delay, out.signal);
           continue;
         }
-        const e = new NetworkError(describeNetworkError(err, url), undefined, err);
+        const e = new NetworkError(describeNetworkError(err, out.url), undefined, err);
         report(null, undefined, e.message);
         throw e;
       }
       const requestId = headerValue(res.headers['x-request-id']);
-      this.traceLine(
-        `< ${res.statusCode} ${method} ${url} (${Date.now() - started} ms${requestId ? `, x-request-id ${requestId}` : ''})`,
-      );
-      for (const [k, v] of Object.entries(res.headers)) if (k !== 'set-cookie') this.traceLine(`< ${k}: ${String(v)}`);
+      this.traceResponse(res, out, started, requestId);
 
       const ok = (res.statusCode >= 200 && res.statusCode < 300) || req.okStatuses?.includes(res.statusCode);
-      if (ok) return this.wrap(res, requestId, signal, report(res.statusCode, requestId));
+      if (ok) return this.wrap(res, requestId, out.signal, report(res.statusCode, requestId));
 
       const text = await res.body.text().catch(() => '');
       this.traceLine(`< ${truncate(text, 2000)}`);
       const retryAfter = parseRetryAfter(res.headers['retry-after']);
-      if (attempt < maxRetries && shouldRetry(method, res.statusCode)) {
-        const delay = retryAfter ?? backoffMs(attempt);
-        this.traceLine(`retrying in ${Math.round(delay)} ms`);
-        const why = retryAfter !== undefined ? " (the server's Retry-After)" : '';
-        this.opts.onRetry?.(
-          `note: HTTP ${res.statusCode} from ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s${why} (retry ${attempt + 1} of ${maxRetries})`,
-        );
-        await wait(delay, signal);
+      if (attempt < out.maxRetries && shouldRetry(out.method, res.statusCode)) {
+        await wait(this.statusRetryDelay(res, retryAfter, out, attempt), out.signal);
         continue;
       }
       const { message, code } = parseErrorBody(res.statusCode, text, headerValue(res.headers['content-type']) ?? '');
       report(res.statusCode, requestId, this.redact(message));
       throw new ApiError(res.statusCode, this.redact(message), code, requestId, retryAfter);
     }
+  }
+
+  /** Tells the call log (onCall) of the request once it is answered or has failed, timed from now. */
+  private callReporter(out: Outgoing, json: unknown) {
+    const t0 = Date.now();
+    return (status: number | null, requestId?: string, error?: string): HttpCall | undefined => {
+      if (!this.opts.onCall) return undefined;
+      const call: HttpCall = {
+        method: out.method,
+        path: new URL(out.url).pathname,
+        status,
+        durationMs: Date.now() - t0,
+        requestId,
+        error,
+        json,
+      };
+      this.opts.onCall(call);
+      return call;
+    };
+  }
+
+  private traceRequest(out: Outgoing, attempt: number): void {
+    this.traceLine(`> ${out.method} ${out.url}${attempt ? ` (retry ${attempt}/${out.maxRetries})` : ''}`);
+    for (const [k, v] of Object.entries(out.headers))
+      this.traceLine(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);
+    if (out.payload !== undefined) this.traceLine(`> ${truncate(out.payload, 2000)}`);
+  }
+
+  private send(dispatcher: Dispatcher, out: Outgoing, body: unknown): Promise<Dispatcher.ResponseData> {
+    const target = new URL(out.url);
+    return dispatcher.request({
+      origin: target.origin,
+      path: target.pathname + target.search,
+      method: out.method as Dispatcher.HttpMethod,
+      headers: out.headers,
+      body: body as Dispatcher.DispatchOptions['body'],
+      signal: out.signal,
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+    });
+  }
+
+  /** After a network error: the wait before the next attempt (said in a note), or undefined when none is made. */
+  private networkRetryDelay(err: unknown, { method, url, maxRetries }: Outgoing, attempt: number): number | undefined {
+    const code = (err as { code?: string }).code ?? '';
+    const refused = code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND';
+    const retriable =
+      attempt < maxRetries && (refused || method === 'GET' || method === 'HEAD') && code !== 'ENOTFOUND';
+    this.traceLine(`< network error ${code} ${(err as Error).message}`);
+    if (!retriable) return undefined;
+    const delay = backoffMs(attempt);
+    this.opts.onRetry?.(
+      `note: ${code || 'network error'} on ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s (retry ${attempt + 1} of ${maxRetries})`,
+    );
+    return delay;
+  }
+
+  private traceResponse(
+    res: Dispatcher.ResponseData,
+    { method, url }: Outgoing,
+    started: number,
+    requestId: string | undefined,
+  ): void {
+    this.traceLine(
+      `< ${res.statusCode} ${method} ${url} (${Date.now() - started} ms${requestId ? `, x-request-id ${requestId}` : ''})`,
+    );
+    for (const [k, v] of Object.entries(res.headers)) if (k !== 'set-cookie') this.traceLine(`< ${k}: ${String(v)}`);
+  }
+
+  /** A status that is retried: the wait before the next attempt (the server's Retry-After, else backoff), noted. */
+  private statusRetryDelay(
+    res: Dispatcher.ResponseData,
+    retryAfter: number | undefined,
+    { method, url, maxRetries }: Outgoing,
+    attempt: number,
+  ): number {
+    const delay = retryAfter ?? backoffMs(attempt);
+    this.traceLine(`retrying in ${Math.round(delay)} ms`);
+    const why = retryAfter !== undefined ? " (the server's Retry-After)" : '';
+    this.opts.onRetry?.(
+      `note: HTTP ${res.statusCode} from ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s${why} (retry ${attempt + 1} of ${maxRetries})`,
+    );
+    return delay;
   }
 
   private wrap(
