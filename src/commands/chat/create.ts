@@ -1,5 +1,5 @@
 import type { Context } from '../../runtime/context.js';
-import type { ChatMessage } from '../../endpoints/chat.js';
+import type { ChatMessage, ChatTool } from '../../endpoints/chat.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import {
@@ -11,7 +11,7 @@ import {
   type ChatFlags,
 } from './request.js';
 import type { ChatOutcome } from './render.js';
-import type { Conversation } from '../../store/conversations.js';
+import type { Conversation, ConversationStore } from '../../store/conversations.js';
 import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
 import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, toolCmdFlag } from '../../cmdutil/flag-sets.js';
@@ -104,102 +104,134 @@ export default defineCommand<ChatCreateFlags>({
     const { ConversationStore } = await import('../../store/conversations.js');
     const store = new ConversationStore(ctx.env);
     const profile = ctx.config().profile;
-    let conv: Conversation | undefined;
-    if (flags.continue || flags.conversation) {
-      const id = flags.conversation ?? store.lastId(profile);
-      if (!id)
-        throw new UsageError(
-          `-c: there is no conversation to continue for the profile ${profile} (start one with svc chat "…")`,
-        );
-      conv = store.load(id);
-      if (!conv)
-        throw new UsageError(`--conversation: ${id} is not a conversation kept here (see \`svc conversations list\`)`);
-      if (conv.convention === 'messages')
-        throw new UsageError(
-          `--conversation: ${id} is a conversation of svc messages (continue it with svc messages --conversation ${id})`,
-        );
-    }
-    const defaultModel = conv?.model ?? ctx.config().model;
-    if (flags.interactive) {
-      // a REPL on a terminal waits for a person; lines piped in are answered in order (no person needed)
-      const { noInputReason, refusePrompt } = await import('../../runtime/no-input.js');
-      const noInput = ctx.streams.stdin.isTTY ? noInputReason(ctx.globals, ctx.env) : undefined;
-      if (noInput)
-        refusePrompt(
-          noInput,
-          'chat -i waits for you to type at the terminal',
-          'send the prompt as an argument, or pipe the lines into chat -i',
-        );
-      const { runRepl } = await import('./interactive.js');
-      conv ??= store.newConversation(profile, flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL);
-      if (flags.system) setSystem(conv.messages, flags.system);
-      const first = (words ?? []).join(' ').trim();
-      return runRepl(ctx, {
-        flags: { ...flags, model: flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL },
-        tools,
-        commands: flags.toolCmd ?? [],
-        maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
-        conversation: conv,
-        store,
-        firstPrompt: first || undefined,
-      });
-    }
-    const [{ readPrompt }, { createChat, createDeferredChat }, { printChatResponse, streamChatAnswer }] =
-      await Promise.all([
-        import('../../cmdutil/text-input.js'),
-        import('../../endpoints/chat.js'),
-        import('./render.js'),
-      ]);
-    const prompt = await readPrompt(ctx, words ?? [], 'svc chat');
-    const messages: ChatMessage[] = conv ? [...conv.messages] : [];
-    if (flags.system) setSystem(messages, flags.system);
-    messages.push(userMessage(prompt, flags));
-    const body = buildChatRequest(flags, messages, defaultModel, tools);
-    const http = await ctx.http();
-    const keep = (outcome: ChatOutcome, all: ChatMessage[] = [...messages, assistantMessage(outcome)]) => {
-      if (flags.save === false) return;
-      const c = conv ?? store.newConversation(profile, body.model);
-      c.model = outcome.model ?? body.model;
-      c.messages = all;
-      store.save(c);
-    };
-
-    if (flags.toolCmd?.length) {
-      const { runToolLoop } = await import('./loop.js');
-      const { messages: _m, ...base } = body;
-      const outcome = await runToolLoop(ctx, http, base, messages, {
-        commands: flags.toolCmd,
-        maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
-        stream: flags.stream,
-        usage: flags.usage,
-      });
-      keep(outcome, messages);
-      return 0;
-    }
-
-    if (flags.deferred) {
-      const { request_id } = await createDeferredChat(http, body);
-      if (!flags.wait) {
-        if (ctx.out.json) ctx.out.printJson({ request_id });
-        else ctx.out.line(request_id);
-        ctx.out.info(`queued; fetch the answer with: svc chat get ${request_id} --wait`);
-        return 0;
-      }
-      const { waitForDeferred } = await import('./wait.js');
-      const res = await waitForDeferred(ctx, http, request_id);
-      printChatResponse(ctx, res, { usage: flags.usage });
-      return 0;
-    }
-    if (!flags.stream) {
-      keep(printChatResponse(ctx, await createChat(http, body, ctx.signal), { usage: flags.usage }));
-      return 0;
-    }
-    // the call log records the usage of every answer
-    if (flags.usage || ctx.out.json || ctx.logsCalls()) body.stream_options = { include_usage: true };
-    keep(await streamChatAnswer(ctx, http, body, { usage: flags.usage, raw: flags.raw }));
-    return 0;
+    const conv = continuedConversation(store, profile, flags);
+    const chat: ChatRun = { flags, tools, store, profile, conv, defaultModel: conv?.model ?? ctx.config().model };
+    if (flags.interactive) return startRepl(ctx, words ?? [], chat);
+    return answerPrompt(ctx, words ?? [], chat);
   },
 });
+
+/** What a run of `svc chat` works with once its flags are checked. */
+interface ChatRun {
+  flags: ChatCreateFlags;
+  tools: ChatTool[];
+  store: ConversationStore;
+  profile: string;
+  /** the conversation continued (-c, --conversation) */
+  conv: Conversation | undefined;
+  defaultModel: string | undefined;
+}
+
+/** The conversation -c or --conversation continues, or undefined for a new one; a usage error when there is none. */
+function continuedConversation(
+  store: ConversationStore,
+  profile: string,
+  flags: ChatCreateFlags,
+): Conversation | undefined {
+  if (!flags.continue && !flags.conversation) return undefined;
+  const id = flags.conversation ?? store.lastId(profile);
+  if (!id)
+    throw new UsageError(
+      `-c: there is no conversation to continue for the profile ${profile} (start one with svc chat "…")`,
+    );
+  const conv = store.load(id);
+  if (!conv)
+    throw new UsageError(`--conversation: ${id} is not a conversation kept here (see \`svc conversations list\`)`);
+  if (conv.convention === 'messages')
+    throw new UsageError(
+      `--conversation: ${id} is a conversation of svc messages (continue it with svc messages --conversation ${id})`,
+    );
+  return conv;
+}
+
+/** -i: the REPL, after the first prompt given as arguments if any. */
+async function startRepl(
+  ctx: Context,
+  words: string[],
+  { flags, tools, store, profile, conv, defaultModel }: ChatRun,
+): Promise<number> {
+  // a REPL on a terminal waits for a person; lines piped in are answered in order (no person needed)
+  const { noInputReason, refusePrompt } = await import('../../runtime/no-input.js');
+  const noInput = ctx.streams.stdin.isTTY ? noInputReason(ctx.globals, ctx.env) : undefined;
+  if (noInput)
+    refusePrompt(
+      noInput,
+      'chat -i waits for you to type at the terminal',
+      'send the prompt as an argument, or pipe the lines into chat -i',
+    );
+  const { runRepl } = await import('./interactive.js');
+  conv ??= store.newConversation(profile, flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL);
+  if (flags.system) setSystem(conv.messages, flags.system);
+  const first = words.join(' ').trim();
+  return runRepl(ctx, {
+    flags: { ...flags, model: flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL },
+    tools,
+    commands: flags.toolCmd ?? [],
+    maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
+    conversation: conv,
+    store,
+    firstPrompt: first || undefined,
+  });
+}
+
+/** One prompt answered (with the tool loop, queued with --deferred, whole or streamed), the conversation kept. */
+async function answerPrompt(ctx: Context, words: string[], chat: ChatRun): Promise<number> {
+  const { flags, conv, store, profile } = chat;
+  const [{ readPrompt }, { createChat, createDeferredChat }, { printChatResponse, streamChatAnswer }] =
+    await Promise.all([
+      import('../../cmdutil/text-input.js'),
+      import('../../endpoints/chat.js'),
+      import('./render.js'),
+    ]);
+  const prompt = await readPrompt(ctx, words, 'svc chat');
+  const messages: ChatMessage[] = conv ? [...conv.messages] : [];
+  if (flags.system) setSystem(messages, flags.system);
+  messages.push(userMessage(prompt, flags));
+  const body = buildChatRequest(flags, messages, chat.defaultModel, chat.tools);
+  const http = await ctx.http();
+  const keep = (outcome: ChatOutcome, all: ChatMessage[] = [...messages, assistantMessage(outcome)]) => {
+    if (flags.save === false) return;
+    const c = conv ?? store.newConversation(profile, body.model);
+    c.model = outcome.model ?? body.model;
+    c.messages = all;
+    store.save(c);
+  };
+
+  if (flags.toolCmd?.length) {
+    const { runToolLoop } = await import('./loop.js');
+    const { messages: _m, ...base } = body;
+    const outcome = await runToolLoop(ctx, http, base, messages, {
+      commands: flags.toolCmd,
+      maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
+      stream: flags.stream,
+      usage: flags.usage,
+    });
+    keep(outcome, messages);
+    return 0;
+  }
+
+  if (flags.deferred) {
+    const { request_id } = await createDeferredChat(http, body);
+    if (!flags.wait) {
+      if (ctx.out.json) ctx.out.printJson({ request_id });
+      else ctx.out.line(request_id);
+      ctx.out.info(`queued; fetch the answer with: svc chat get ${request_id} --wait`);
+      return 0;
+    }
+    const { waitForDeferred } = await import('./wait.js');
+    const res = await waitForDeferred(ctx, http, request_id);
+    printChatResponse(ctx, res, { usage: flags.usage });
+    return 0;
+  }
+  if (!flags.stream) {
+    keep(printChatResponse(ctx, await createChat(http, body, ctx.signal), { usage: flags.usage }));
+    return 0;
+  }
+  // the call log records the usage of every answer
+  if (flags.usage || ctx.out.json || ctx.logsCalls()) body.stream_options = { include_usage: true };
+  keep(await streamChatAnswer(ctx, http, body, { usage: flags.usage, raw: flags.raw }));
+  return 0;
+}
 
 /** The conversation flags (-i, -c, --conversation, --tool-cmd) and what they cannot be combined with. */
 function checkConversationFlags(f: ChatCreateFlags): void {
