@@ -1,6 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { type OptionSpec } from '../../core/option-spec.js';
 import type { Context } from '../../runtime/context.js';
+import type { EncodedOutput } from '../../audio/player.js';
 import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { AUDIO } from '../../cmdutil/flag-sets.js';
@@ -211,107 +212,151 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
     'svc tts say "Hi" --timestamps times.json -o hi.mp3',
   ],
   async run(ctx, [words], opts) {
-    const textArg = (words as string[]).length ? (words as string[]).join(' ') : undefined;
-    let text: string;
-    if (textArg === undefined || textArg === '-') {
-      if (ctx.streams.stdin.isTTY && textArg === undefined)
-        throw new UsageError('no text: give TEXT, or pipe it on stdin (svc tts say -)');
-      text = (await ctx.readStdin()).replace(/\s+$/, '');
-    } else text = textArg;
-    require(text.trim().length > 0, 'TEXT', text, 'some text to speak');
-    require([...text].length <=
-      TTS_MAX_TEXT, 'TEXT', `${[...text].length} characters`, `at most ${TTS_MAX_TEXT} characters`);
+    const text = await textToSpeak(ctx, words as string[]);
     const d = destination(ctx, opts);
     if (d.dest === '-' && ctx.out.stdoutIsTTY)
       throw new UsageError('-o -: will not write audio bytes to a terminal; redirect stdout or give -o FILE');
-    const { EncodedOutput } = await import('../../audio/player.js');
     const timings = new Timings();
-
-    if (opts.rest) {
-      const body: TtsRequest = { text, language: opts.language, output_format: { codec: d.codec } };
-      if (opts.voice !== undefined) body.voice_id = opts.voice;
-      if (opts.sampleRate !== undefined) body.output_format!.sample_rate = opts.sampleRate;
-      if (opts.bitRate !== undefined) body.output_format!.bit_rate = opts.bitRate;
-      if (opts.speed !== undefined) body.speed = opts.speed;
-      if (opts.optimizeStreamingLatency !== undefined) body.optimize_streaming_latency = opts.optimizeStreamingLatency;
-      if (opts.textNormalization) body.text_normalization = true;
-      if (opts.timestamps) body.with_timestamps = true;
-      const http = await ctx.http();
-      const out = await EncodedOutput.open({
-        dest: d.dest,
-        codec: d.codec,
-        format: { sampleRate: d.sampleRate, channels: 1 },
-        device: opts.outputDevice,
-        stdout: ctx.streams.stdout,
-      });
-      let finished = false;
-      let r: Awaited<ReturnType<typeof synthesize>>;
-      try {
-        r = await synthesize(http, body, ctx.signal);
-        if (r.codec && r.codec !== d.codec) ctx.out.warn(`the service answered ${r.codec}, not ${d.codec}`);
-        if (r.kind === 'json') {
-          await out.write(r.audio);
-          timings.add(r.response.audio_timestamps);
-        } else {
-          for await (const chunk of r.body) await out.write(chunk);
-        }
-        await out.end();
-        finished = true;
-      } finally {
-        // a failed or interrupted request leaves an existing -o FILE as it was
-        if (!finished) await out.abort();
-      }
-      await timings.write(ctx, opts.timestamps);
-      report(ctx, d, out.bytesIn, r.kind === 'json' ? r.response.duration : out.seconds);
-      return 0;
-    }
-
-    const out = await EncodedOutput.open({
-      dest: d.dest,
-      codec: d.codec,
-      format: { sampleRate: d.sampleRate, channels: 1 },
-      device: opts.outputDevice,
-      stdout: ctx.streams.stdout,
-    });
-    let sock: TtsSocket | undefined;
-    let finished = false;
-    try {
-      sock = await TtsSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, d));
-      onInterrupt(ctx, () => sock!.close());
-      // long texts go in pieces, as a client streaming text would send them
-      for (const piece of text.match(/[\s\S]{1,2000}(?=\s|$)|[\s\S]{1,2000}/g) ?? [text]) sock.sendText(piece);
-      sock.done();
-      let complete = false;
-      for (;;) {
-        const ev = await sock.next();
-        if (!ev) break;
-        if (ev.type === 'audio.delta') {
-          await out.write(ev.audio);
-          timings.add(ev.audio_timestamps);
-        } else if (ev.type === 'audio.done') {
-          complete = true;
-          break;
-        }
-      }
-      sock.close();
-      if (ctx.signal.aborted) throw new InterruptedError();
-      if (!complete)
-        throw new IncompleteError(
-          `the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`,
-        );
-      await out.end();
-      finished = true;
-    } catch (err) {
-      if (ctx.signal.aborted) throw new InterruptedError();
-      throw err;
-    } finally {
-      if (!finished) await out.abort();
-    }
+    const spoken = opts.rest
+      ? await speakOnce(ctx, text, opts, d, timings)
+      : await speakStreamed(ctx, text, opts, d, timings);
     await timings.write(ctx, opts.timestamps);
-    report(ctx, d, out.bytesIn, out.seconds);
+    report(ctx, d, spoken.bytes, spoken.seconds);
     return 0;
   },
 });
+
+/** TEXT (several words joined), or stdin for `-` or none; checked against the length limit. */
+async function textToSpeak(ctx: Context, words: string[]): Promise<string> {
+  const textArg = words.length ? words.join(' ') : undefined;
+  let text: string;
+  if (textArg === undefined || textArg === '-') {
+    if (ctx.streams.stdin.isTTY && textArg === undefined)
+      throw new UsageError('no text: give TEXT, or pipe it on stdin (svc tts say -)');
+    text = (await ctx.readStdin()).replace(/\s+$/, '');
+  } else text = textArg;
+  require(text.trim().length > 0, 'TEXT', text, 'some text to speak');
+  require([...text].length <=
+    TTS_MAX_TEXT, 'TEXT', `${[...text].length} characters`, `at most ${TTS_MAX_TEXT} characters`);
+  return text;
+}
+
+/** The body of the one-shot POST /v1/tts (--rest). */
+function restRequest(text: string, opts: TtsOpts, d: Destination): TtsRequest {
+  const body: TtsRequest = { text, language: opts.language, output_format: { codec: d.codec } };
+  if (opts.voice !== undefined) body.voice_id = opts.voice;
+  if (opts.sampleRate !== undefined) body.output_format!.sample_rate = opts.sampleRate;
+  if (opts.bitRate !== undefined) body.output_format!.bit_rate = opts.bitRate;
+  if (opts.speed !== undefined) body.speed = opts.speed;
+  if (opts.optimizeStreamingLatency !== undefined) body.optimize_streaming_latency = opts.optimizeStreamingLatency;
+  if (opts.textNormalization) body.text_normalization = true;
+  if (opts.timestamps) body.with_timestamps = true;
+  return body;
+}
+
+/** The speaker, the file or stdout, taking audio in the destination's codec. */
+export async function openOutput(ctx: Context, opts: TtsOpts, d: Destination) {
+  const { EncodedOutput } = await import('../../audio/player.js');
+  return EncodedOutput.open({
+    dest: d.dest,
+    codec: d.codec,
+    format: { sampleRate: d.sampleRate, channels: 1 },
+    device: opts.outputDevice,
+    stdout: ctx.streams.stdout,
+  });
+}
+
+interface Spoken {
+  bytes: number;
+  seconds: number;
+}
+
+/** --rest: one POST /v1/tts, its audio written to the output. */
+async function speakOnce(ctx: Context, text: string, opts: TtsOpts, d: Destination, timings: Timings): Promise<Spoken> {
+  const body = restRequest(text, opts, d);
+  const http = await ctx.http();
+  const out = await openOutput(ctx, opts, d);
+  let finished = false;
+  let r: Awaited<ReturnType<typeof synthesize>>;
+  try {
+    r = await synthesize(http, body, ctx.signal);
+    if (r.codec && r.codec !== d.codec) ctx.out.warn(`the service answered ${r.codec}, not ${d.codec}`);
+    if (r.kind === 'json') {
+      await out.write(r.audio);
+      timings.add(r.response.audio_timestamps);
+    } else {
+      for await (const chunk of r.body) await out.write(chunk);
+    }
+    await out.end();
+    finished = true;
+  } finally {
+    // a failed or interrupted request leaves an existing -o FILE as it was
+    if (!finished) await out.abort();
+  }
+  return { bytes: out.bytesIn, seconds: r.kind === 'json' ? r.response.duration : out.seconds };
+}
+
+/** The /v1/tts WebSocket: the text sent in pieces, the audio written as it comes, to audio.done. */
+async function speakStreamed(
+  ctx: Context,
+  text: string,
+  opts: TtsOpts,
+  d: Destination,
+  timings: Timings,
+): Promise<Spoken> {
+  const out = await openOutput(ctx, opts, d);
+  await writeAudio(ctx, out, async () => {
+    const sock = await TtsSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, d));
+    onInterrupt(ctx, () => sock.close());
+    // long texts go in pieces, as a client streaming text would send them
+    for (const piece of text.match(/[\s\S]{1,2000}(?=\s|$)|[\s\S]{1,2000}/g) ?? [text]) sock.sendText(piece);
+    sock.done();
+    let complete = false;
+    for (;;) {
+      const ev = await sock.next();
+      if (!ev) break;
+      if (ev.type === 'audio.delta') {
+        await out.write(ev.audio);
+        timings.add(ev.audio_timestamps);
+      } else if (ev.type === 'audio.done') {
+        complete = true;
+        break;
+      }
+    }
+    sock.close();
+    if (ctx.signal.aborted) throw new InterruptedError();
+    if (!complete)
+      throw new IncompleteError(
+        `the service closed the connection before audio.done${closeNote(sock.conn)}: the audio is incomplete`,
+      );
+  });
+  return { bytes: out.bytesIn, seconds: out.seconds };
+}
+
+/**
+ * Run `speak`, which writes the audio to `out`, and finish the output. After Ctrl-C the error is an
+ * InterruptedError; on any failure the output is abandoned (an existing -o FILE stays as it was). `cleanup` runs
+ * either way, before that.
+ */
+export async function writeAudio(
+  ctx: Context,
+  out: EncodedOutput,
+  speak: () => Promise<void>,
+  cleanup?: () => void,
+): Promise<void> {
+  let finished = false;
+  try {
+    await speak();
+    await out.end();
+    finished = true;
+  } catch (err) {
+    if (ctx.signal.aborted) throw new InterruptedError();
+    throw err;
+  } finally {
+    cleanup?.();
+    if (!finished) await out.abort();
+  }
+}
 
 function report(ctx: Context, d: Destination, bytes: number, seconds: number): void {
   const what = `${d.codec}${seconds ? `, ${seconds.toFixed(2)} s` : ''}, ${bytes} bytes`;

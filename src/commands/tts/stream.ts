@@ -3,7 +3,16 @@ import { IncompleteError, InterruptedError, UsageError } from '../../core/errors
 import { closeNote } from '../../net/ws.js';
 import { TtsSocket } from '../../endpoints/tts.js';
 import type { EncodedOutput } from '../../audio/player.js';
-import { TTS_OPTIONS, Timings, destination, onInterrupt, streamQuery, type TtsOpts } from './say.js';
+import {
+  TTS_OPTIONS,
+  Timings,
+  destination,
+  onInterrupt,
+  openOutput,
+  streamQuery,
+  writeAudio,
+  type TtsOpts,
+} from './say.js';
 
 /**
  * Splits text arriving in pieces into what can be sent now and utterance ends (blank lines). A trailing
@@ -58,14 +67,7 @@ export default defineCommand<TtsOpts>({
     const d = destination(ctx, opts);
     if (d.dest === '-' && ctx.out.stdoutIsTTY)
       throw new UsageError('-o -: will not write audio bytes to a terminal; redirect stdout or give -o FILE');
-    const { EncodedOutput } = await import('../../audio/player.js');
-    const out = await EncodedOutput.open({
-      dest: d.dest,
-      codec: d.codec,
-      format: { sampleRate: d.sampleRate, channels: 1 },
-      device: opts.outputDevice,
-      stdout: ctx.streams.stdout,
-    });
+    const out = await openOutput(ctx, opts, d);
     const timings = new Timings();
     // some text first: an empty input is exit 2 before any connection
     const { input, first } = await firstText(ctx.streams.stdin);
@@ -83,21 +85,16 @@ export default defineCommand<TtsOpts>({
     onInterrupt(ctx, () => sock.close());
     const session = exchange(sock, input, first, out, timings);
 
-    let finished = false;
-    try {
-      await session;
-      sock.close();
-      if (ctx.signal.aborted) throw new InterruptedError();
-      await out.end();
-      finished = true;
-    } catch (err) {
-      if (ctx.signal.aborted) throw new InterruptedError();
-      throw err;
-    } finally {
-      sock.close();
-      // a failed or interrupted stream leaves an existing -o FILE as it was
-      if (!finished) await out.abort();
-    }
+    await writeAudio(
+      ctx,
+      out,
+      async () => {
+        await session;
+        sock.close();
+        if (ctx.signal.aborted) throw new InterruptedError();
+      },
+      () => sock.close(),
+    );
     await timings.write(ctx, opts.timestamps);
     if (d.dest !== '-' && d.dest !== 'speaker') ctx.out.info(`wrote ${d.dest} (${d.codec}, ${out.bytesIn} bytes)`);
     return 0;
