@@ -197,35 +197,7 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     ctx.out.warn(`${prefix}the model ${f.model} is deprecated; use voice-latest or voice-3.0`);
   const update = await buildSessionUpdate(ctx, f, mode);
   const wire = wireFormat(f.audioFormat ?? 'pcm');
-  const pcmFormat = { sampleRate: wire.sampleRate, channels: 1 };
-
-  let source: AudioSource | undefined;
-  let sink: AudioSink | undefined;
-  if (f.input) {
-    const { openSource } = await import('../audio/source.js');
-    const byName = f.input !== 'mic' && f.input !== '-' ? codecFromPath(f.input) : undefined;
-    const encoding = byName === 'mulaw' || byName === 'alaw' || byName === 'pcm' ? byName : wire.encoding;
-    source = await openSource(f.input, {
-      sampleRate: wire.sampleRate,
-      channels: 1,
-      encoding: byName === 'wav' || byName === 'mp3' ? undefined : encoding,
-      realtime: f.input !== 'mic',
-      device: f.inputDevice,
-      stdin: ctx.streams.stdin,
-      env: ctx.env,
-      signal: ctx.signal,
-    });
-  }
-  try {
-    if (f.output) {
-      const { openSink } = await import('../audio/sink.js');
-      sink = await openSink(f.output, { format: pcmFormat, device: f.outputDevice, stdout: ctx.streams.stdout });
-    }
-  } catch (err) {
-    await source?.close();
-    throw err;
-  }
-  const playback = new Playback(sink, wire.encoding, wire.sampleRate);
+  const { source, playback } = await openLocalAudio(ctx, f, wire);
   const transcriptTo = o.transcriptTo ?? (f.output === '-' ? ctx.streams.stderr : ctx.streams.stdout);
   const view = new TranscriptView(transcriptTo, { json: ctx.out.json, labels: o.labels });
   const commands = new Map((f.toolCmd ?? []).map((t) => [t.name, t.command]));
@@ -260,19 +232,73 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     signal: ctx.signal,
     onReady: () => ctx.out.info(`${prefix}connected to ${what} (${how}; Ctrl-C ends)`),
   });
+  const result = await runToEnd(ctx, session, o, { mode, source, playback, prefix });
+  const why = endReason(result);
+  ctx.out.info(
+    `${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`,
+  );
+  return 0;
+}
+
+/** The input (--input: microphone, file or stdin) and the output (--output) of the session, either optional. */
+async function openLocalAudio(
+  ctx: Context,
+  f: VoiceFlags,
+  wire: ReturnType<typeof wireFormat>,
+): Promise<{ source: AudioSource | undefined; playback: Playback }> {
+  let source: AudioSource | undefined;
+  let sink: AudioSink | undefined;
+  if (f.input) {
+    const { openSource } = await import('../audio/source.js');
+    const byName = f.input !== 'mic' && f.input !== '-' ? codecFromPath(f.input) : undefined;
+    const encoding = byName === 'mulaw' || byName === 'alaw' || byName === 'pcm' ? byName : wire.encoding;
+    source = await openSource(f.input, {
+      sampleRate: wire.sampleRate,
+      channels: 1,
+      encoding: byName === 'wav' || byName === 'mp3' ? undefined : encoding,
+      realtime: f.input !== 'mic',
+      device: f.inputDevice,
+      stdin: ctx.streams.stdin,
+      env: ctx.env,
+      signal: ctx.signal,
+    });
+  }
+  try {
+    if (f.output) {
+      const { openSink } = await import('../audio/sink.js');
+      const format = { sampleRate: wire.sampleRate, channels: 1 };
+      sink = await openSink(f.output, { format, device: f.outputDevice, stdout: ctx.streams.stdout });
+    }
+  } catch (err) {
+    await source?.close();
+    throw err;
+  }
+  return { source, playback: new Playback(sink, wire.encoding, wire.sampleRate) };
+}
+
+/**
+ * Run the session until it ends: Ctrl-C (when this run owns it) and `o.stop` end it, so do the push-to-talk keys;
+ * then the keys, the handler and the input are let go, and the output finished (abandoned when the session failed).
+ */
+async function runToEnd(
+  ctx: Context,
+  session: RealtimeSession,
+  o: RunVoiceOptions,
+  local: { mode: TurnMode; source: AudioSource | undefined; playback: Playback; prefix: string },
+): Promise<SessionResult> {
   let interrupts = 0;
   if (o.manageInterrupt !== false) {
     ctx.setInterruptHandler(() => {
       interrupts++;
       if (interrupts === 1) {
-        ctx.out.info(`${prefix}(ending the session; Ctrl-C again to quit at once)`);
+        ctx.out.info(`${local.prefix}(ending the session; Ctrl-C again to quit at once)`);
         session.stop();
       } else ctx.setInterruptHandler(undefined);
     });
   }
   o.stop?.addEventListener('abort', () => session.stop(), { once: true });
   let detachKeys: (() => void) | undefined;
-  if (mode === 'push-to-talk') {
+  if (local.mode === 'push-to-talk') {
     detachKeys = attachKeys(ctx.streams.stdin, new PushToTalkKeys(session), () => session.stop());
   }
   let result: SessionResult | undefined;
@@ -281,23 +307,23 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
   } finally {
     detachKeys?.();
     if (o.manageInterrupt !== false) ctx.setInterruptHandler(undefined);
-    await source?.close();
+    await local.source?.close();
     // a failed session leaves an existing --output FILE as it was
-    if (result) await playback.end();
-    else await playback.abort();
+    if (result) await local.playback.end();
+    else await local.playback.abort();
   }
-  const why =
-    result.reason === 'input-ended'
-      ? 'the input ended'
-      : result.reason === 'stopped'
-        ? 'stopped'
-        : result.closeReason
-          ? `the server closed it: ${result.closeReason}`
-          : 'the server closed it';
-  ctx.out.info(
-    `${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`,
-  );
-  return 0;
+  return result;
+}
+
+/** Why the session ended, for the last note. */
+function endReason(result: SessionResult): string {
+  return result.reason === 'input-ended'
+    ? 'the input ended'
+    : result.reason === 'stopped'
+      ? 'stopped'
+      : result.closeReason
+        ? `the server closed it: ${result.closeReason}`
+        : 'the server closed it';
 }
 
 /** What the local audio does, for the "connected" note: the input and the output, or that there is none. */
