@@ -25,7 +25,6 @@ export interface Context {
   /** aborted on Ctrl-C */
   readonly signal: AbortSignal;
   readonly version: string;
-  readonly userAgent: string;
   config(): ResolvedConfig;
   /**
    * The HTTP client; throws a clear error when no API key is configured (unless requireKey is false).
@@ -34,15 +33,11 @@ export interface Context {
   http(opts?: { requireKey?: boolean; apiKey?: string }): Promise<HttpClient>;
   /** open a WebSocket on the API with the configured key */
   ws(path: string, query?: Query, opts?: { subprotocol?: string; apiKey?: string }): Promise<WsConnection>;
-  /** --verbose trace sink (already redacted by the caller's client) */
-  trace?: (line: string) => void;
   /**
    * Take Ctrl-C over (a REPL cancels the answer in progress, a server stops cleanly); pass undefined to give it
    * back. Without a handler, Ctrl-C aborts `signal` and the command exits 130.
    */
   setInterruptHandler(fn: (() => void) | undefined): void;
-  /** register cleanup run before exit (e.g. stop the in-process emulator) */
-  onExit(fn: () => void | Promise<void>): void;
   /** read all of stdin (when it is not a terminal) */
   readStdin(): Promise<string>;
   now(): number;
@@ -179,8 +174,6 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     env: init.env,
     signal: init.signal,
     version: init.version,
-    userAgent,
-    trace,
     config: getConfig,
     async http(opts = {}) {
       if (opts.apiKey) return makeClient(opts.apiKey);
@@ -211,7 +204,6 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       });
     },
     setInterruptHandler: init.setInterruptHandler,
-    onExit: exitHooks.add,
     runExitHooks: exitHooks.run,
     readStdin: () => readAll(init.streams.stdin),
     now: () => Date.now(),
