@@ -140,32 +140,17 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
   });
   const exitHooks = exitHookList();
   const { getConfig, getEndpoint } = connection(init, exitHooks.add);
-  const trace = init.globals.verbose ? (line: string) => out.stderrWrite(`${out.ce.dim(line)}\n`) : undefined;
-  const userAgent = `svc-cli/${init.version} node/${process.versions.node} ${process.platform}`;
-
-  const makeClient = async (apiKey?: string): Promise<HttpClient> => {
-    const cfg = getConfig();
-    const ep = await getEndpoint();
-    await log.start();
-    const c = new HttpClient({
-      onCall: log.recorder?.onCall,
-      onReply: log.recorder?.onReply,
-      baseUrl: ep.baseUrl,
-      apiKey: apiKey ?? ep.apiKey,
-      userAgent,
-      timeoutMs: cfg.timeoutSec * 1000,
-      maxRetries: cfg.maxRetries,
-      trace,
-      signal: init.signal,
-      // without --verbose (whose trace says it already) a retry's wait is a note on stderr, silenced by -q
-      onRetry: trace ? undefined : (note) => out.info(note),
-    });
-    // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
-    if (!init.exitsAfterRun) exitHooks.add(() => c.close());
-    return c;
-  };
   let client: Promise<HttpClient> | undefined;
-  const log = callLog(init, out, getConfig, exitHooks.add, () => client);
+  const wiring: Wiring = {
+    init,
+    out,
+    getConfig,
+    getEndpoint,
+    log: callLog(init, out, getConfig, exitHooks.add, () => client),
+    trace: init.globals.verbose ? (line: string) => out.stderrWrite(`${out.ce.dim(line)}\n`) : undefined,
+    userAgent: `svc-cli/${init.version} node/${process.versions.node} ${process.platform}`,
+    onExit: exitHooks.add,
+  };
 
   return {
     streams: init.streams,
@@ -176,40 +161,84 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     version: init.version,
     config: getConfig,
     async http(opts = {}) {
-      if (opts.apiKey) return makeClient(opts.apiKey);
-      const c = await (client ??= makeClient());
+      if (opts.apiKey) return newHttpClient(wiring, opts.apiKey);
+      const c = await (client ??= newHttpClient(wiring));
       if (opts.requireKey !== false && !c.opts.apiKey) throw new MissingKeyError(NO_KEY);
       return c;
     },
-    async ws(path, query, opts = {}) {
-      const cfg = getConfig();
-      const ep = await getEndpoint();
-      const apiKey = opts.apiKey ?? ep.apiKey;
-      if (!apiKey) throw new MissingKeyError(NO_KEY);
-      await log.start();
-      await log.recorder?.readySessions();
-      const { connectWs } = await import('../net/ws.js');
-      return connectWs({
-        baseUrl: ep.baseUrl,
-        path,
-        query,
-        apiKey,
-        subprotocol: opts.subprotocol,
-        userAgent,
-        signal: init.signal,
-        trace,
-        handshakeTimeoutMs: cfg.timeoutSec * 1000,
-        idleTimeoutMs: cfg.timeoutSec * 1000,
-        watch: log.recorder?.onWsOpen,
-      });
-    },
+    ws: (path, query, opts = {}) => openWs(wiring, path, query, opts),
     setInterruptHandler: init.setInterruptHandler,
     runExitHooks: exitHooks.run,
     readStdin: () => readAll(init.streams.stdin),
     now: () => Date.now(),
-    logCall: (details) => log.recorder?.details(details),
-    logsCalls: () => !!log.recorder,
+    logCall: (details) => wiring.log.recorder?.details(details),
+    logsCalls: () => !!wiring.log.recorder,
   };
+}
+
+/** What the context's HTTP clients and sockets are made from. */
+interface Wiring {
+  init: ContextInit;
+  out: Output;
+  getConfig(): ResolvedConfig;
+  getEndpoint(): Promise<Endpoint>;
+  log: ReturnType<typeof callLog>;
+  /** the --verbose trace sink */
+  trace: ((line: string) => void) | undefined;
+  userAgent: string;
+  onExit(fn: () => void | Promise<void>): void;
+}
+
+/** An HTTP client on the endpoint (with the endpoint's key, or `apiKey`), its calls logged. */
+async function newHttpClient(w: Wiring, apiKey?: string): Promise<HttpClient> {
+  const cfg = w.getConfig();
+  const ep = await w.getEndpoint();
+  await w.log.start();
+  const c = new HttpClient({
+    onCall: w.log.recorder?.onCall,
+    onReply: w.log.recorder?.onReply,
+    baseUrl: ep.baseUrl,
+    apiKey: apiKey ?? ep.apiKey,
+    userAgent: w.userAgent,
+    timeoutMs: cfg.timeoutSec * 1000,
+    maxRetries: cfg.maxRetries,
+    trace: w.trace,
+    signal: w.init.signal,
+    // without --verbose (whose trace says it already) a retry's wait is a note on stderr, silenced by -q
+    onRetry: w.trace ? undefined : (note) => w.out.info(note),
+  });
+  // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
+  if (!w.init.exitsAfterRun) w.onExit(() => c.close());
+  return c;
+}
+
+/** A WebSocket on the endpoint, its session logged (ctx.ws). */
+async function openWs(
+  w: Wiring,
+  path: string,
+  query: Query | undefined,
+  opts: { subprotocol?: string; apiKey?: string },
+): Promise<WsConnection> {
+  const cfg = w.getConfig();
+  const ep = await w.getEndpoint();
+  const apiKey = opts.apiKey ?? ep.apiKey;
+  if (!apiKey) throw new MissingKeyError(NO_KEY);
+  await w.log.start();
+  await w.log.recorder?.readySessions();
+  const { connectWs } = await import('../net/ws.js');
+  return connectWs({
+    baseUrl: ep.baseUrl,
+    path,
+    query,
+    apiKey,
+    subprotocol: opts.subprotocol,
+    userAgent: w.userAgent,
+    signal: w.init.signal,
+    trace: w.trace,
+    handshakeTimeoutMs: cfg.timeoutSec * 1000,
+    idleTimeoutMs: cfg.timeoutSec * 1000,
+    watch: w.log.recorder?.onWsOpen,
+  });
 }
 
 /**
