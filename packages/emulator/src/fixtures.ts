@@ -93,18 +93,53 @@ export async function seedFixtures(
 
 /** Create everything in the fixtures through the API; returns how many of each were made. Throws naming the entry. */
 export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: string): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  const count = (k: string) => (counts[k] = (counts[k] ?? 0) + 1);
-  const call = async (
+  const run = new FixtureRun(core, dir);
+  for (const k of fixtures.keys ?? []) {
+    core.addKey(k);
+    run.count('keys');
+  }
+  const agentIds = await createAgents(run, fixtures.agents ?? []);
+  await createPhoneNumbers(run, fixtures.phone_numbers ?? [], agentIds);
+  await uploadFiles(run, fixtures.files ?? []);
+  await uploadSkills(run, fixtures.skills ?? []);
+  await uploadCustomVoices(run, fixtures.custom_voices ?? []);
+  if (fixtures.collections) {
+    const named = Object.fromEntries(
+      Object.entries(fixtures.collections).map(([name, paths]) => [
+        name,
+        (Array.isArray(paths) ? paths : [paths]).map((p) => resolve(dir, p)),
+      ]),
+    );
+    registerCollections(core, named);
+    run.counts.collections = Object.keys(named).length;
+  }
+  return run.counts;
+}
+
+/** One application of the fixtures: requests to the emulator's API, files read from their folder, counts. */
+class FixtureRun {
+  readonly counts: Record<string, number> = {};
+
+  constructor(
+    readonly core: Backend,
+    readonly dir: string,
+  ) {}
+
+  count(k: string): void {
+    this.counts[k] = (this.counts[k] ?? 0) + 1;
+  }
+
+  /** A request as the entry's key (the default key when it names none); an error names the entry. */
+  async call(
     where: string,
     method: string,
     path: string,
     key: string | undefined,
     body: Json | FormData,
-  ): Promise<Json> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${key ?? core.defaultKey}` };
+  ): Promise<Json> {
+    const headers: Record<string, string> = { authorization: `Bearer ${key ?? this.core.defaultKey}` };
     if (!(body instanceof FormData)) headers['content-type'] = 'application/json';
-    const res = await fetch(`${core.url}${path}`, {
+    const res = await fetch(`${this.core.url}${path}`, {
       method,
       headers,
       body: body instanceof FormData ? body : JSON.stringify(body),
@@ -112,27 +147,37 @@ export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: stri
     const text = await res.text();
     if (!res.ok) throw new FixtureError(`fixtures ${where}: ${res.status} ${text.slice(0, 300)}`);
     return text ? (JSON.parse(text) as Json) : {};
-  };
-  const read = (where: string, p: string) => {
+  }
+
+  /** A file an entry names, relative to the fixtures' folder. */
+  read(where: string, p: string) {
     try {
-      return readFileSync(resolve(dir, p));
+      return readFileSync(resolve(this.dir, p));
     } catch (err) {
       throw new FixtureError(`fixtures ${where}: cannot read ${p}: ${(err as Error).message}`);
     }
-  };
+  }
+}
 
-  for (const k of fixtures.keys ?? []) {
-    core.addKey(k);
-    count('keys');
-  }
+/** The agents; returns each one's id by its name (phone numbers name their agent). */
+async function createAgents(run: FixtureRun, list: NonNullable<Fixtures['agents']>): Promise<Map<string, string>> {
   const agentIds = new Map<string, string>();
-  for (const [i, a] of (fixtures.agents ?? []).entries()) {
+  for (const [i, a] of list.entries()) {
     const { key, ...body } = a;
-    const made = await call(`agents[${i}]`, 'POST', '/v1/agents', key, body);
+    const made = await run.call(`agents[${i}]`, 'POST', '/v1/agents', key, body);
     agentIds.set(String(a.name), String((made.agent as Json).agent_id));
-    count('agents');
+    run.count('agents');
   }
-  for (const [i, p] of (fixtures.phone_numbers ?? []).entries()) {
+  return agentIds;
+}
+
+async function createPhoneNumbers(
+  run: FixtureRun,
+  list: NonNullable<Fixtures['phone_numbers']>,
+  agentIds: Map<string, string>,
+): Promise<void> {
+  const core = run.core;
+  for (const [i, p] of list.entries()) {
     const { api = 'v2', agent, key, ...body } = p;
     if (agent !== undefined) {
       if (!agentIds.has(agent))
@@ -143,7 +188,7 @@ export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: stri
     const webhook = body.webhook as Json | undefined;
     const secret = typeof webhook?.secret === 'string' ? webhook.secret : undefined;
     if (secret !== undefined) body.webhook = { ...webhook, secret: undefined };
-    const made = await call(
+    const made = await run.call(
       `phone_numbers[${i}]`,
       'POST',
       api === 'v1' ? '/v1/phone-numbers' : '/v2/phone-numbers',
@@ -158,13 +203,16 @@ export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: stri
       rec.webhook.secret = secret;
       core.store.save();
     }
-    count('phone_numbers');
+    run.count('phone_numbers');
   }
-  for (const [i, f] of (fixtures.files ?? []).entries()) {
+}
+
+async function uploadFiles(run: FixtureRun, list: NonNullable<Fixtures['files']>): Promise<void> {
+  for (const [i, f] of list.entries()) {
     const where = `files[${i}]`;
     const bytes =
       f.path !== undefined
-        ? read(where, f.path)
+        ? run.read(where, f.path)
         : f.content_base64 !== undefined
           ? Buffer.from(f.content_base64, 'base64')
           : f.content !== undefined
@@ -174,32 +222,27 @@ export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: stri
     const form = new FormData();
     if (f.expires_after !== undefined) form.append('expires_after', String(f.expires_after));
     form.append('file', new Blob([bytes]), f.filename ?? (f.path ? basename(f.path) : `file-${i}.txt`));
-    await call(where, 'POST', '/v1/files', f.key, form);
-    count('files');
+    await run.call(where, 'POST', '/v1/files', f.key, form);
+    run.count('files');
   }
-  for (const [i, s] of (fixtures.skills ?? []).entries()) {
+}
+
+async function uploadSkills(run: FixtureRun, list: NonNullable<Fixtures['skills']>): Promise<void> {
+  for (const [i, s] of list.entries()) {
     const form = new FormData();
-    form.append('files', new Blob([read(`skills[${i}]`, s.path)], { type: 'application/zip' }), basename(s.path));
-    await call(`skills[${i}]`, 'POST', '/v1/skills', s.key, form);
-    count('skills');
+    form.append('files', new Blob([run.read(`skills[${i}]`, s.path)], { type: 'application/zip' }), basename(s.path));
+    await run.call(`skills[${i}]`, 'POST', '/v1/skills', s.key, form);
+    run.count('skills');
   }
-  for (const [i, v] of (fixtures.custom_voices ?? []).entries()) {
+}
+
+async function uploadCustomVoices(run: FixtureRun, list: NonNullable<Fixtures['custom_voices']>): Promise<void> {
+  for (const [i, v] of list.entries()) {
     const form = new FormData();
     if (v.name !== undefined) form.append('name', v.name);
     const type = AUDIO_TYPES[extname(v.path).toLowerCase()] ?? 'application/octet-stream';
-    form.append('file', new Blob([read(`custom_voices[${i}]`, v.path)], { type }), basename(v.path));
-    await call(`custom_voices[${i}]`, 'POST', '/v1/custom-voices', v.key, form);
-    count('custom_voices');
+    form.append('file', new Blob([run.read(`custom_voices[${i}]`, v.path)], { type }), basename(v.path));
+    await run.call(`custom_voices[${i}]`, 'POST', '/v1/custom-voices', v.key, form);
+    run.count('custom_voices');
   }
-  if (fixtures.collections) {
-    const named = Object.fromEntries(
-      Object.entries(fixtures.collections).map(([name, paths]) => [
-        name,
-        (Array.isArray(paths) ? paths : [paths]).map((p) => resolve(dir, p)),
-      ]),
-    );
-    registerCollections(core, named);
-    counts.collections = Object.keys(named).length;
-  }
-  return counts;
 }
