@@ -1,7 +1,7 @@
 // Text to speech: POST /v1/tts and the streaming /v1/tts WebSocket (wire-details.md). The emulator speaks in
 // tones (tones.ts) that its speech to text decodes again; every codec is real audio (WAV, PCM, mu-law,
 // A-law, MP3 through lamejs). Voices differ in loudness, which the STT's diarization tells apart.
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { performance } from 'node:perf_hooks';
 import { Mp3Encoder, encodeAudio, encodeSamples, wavHeader } from 'svc-formats/audio-codecs';
 import {
@@ -321,97 +321,126 @@ function send(ws: WebSocket, ev: Record<string, unknown>): void {
 }
 
 async function streamTts(ws: WebSocket, req: EmuRequest, core: Backend): Promise<void> {
-  let p: TtsParams;
+  const p = streamParams(ws, req, core);
+  if (!p) return;
+  const speech = new StreamedSpeech(ws, core, p);
+  let queue = Promise.resolve();
+  ws.on('message', (data, isBinary) => {
+    const msg = clientMessage(ws, data, isBinary);
+    if (!msg) return;
+    // handled in order, one at a time
+    queue = queue
+      .then(() => speech.handle(msg))
+      .catch((err: Error) => send(ws, { type: 'error', message: `emulator failure: ${err.message}` }));
+  });
+  await new Promise<void>((resolve) => ws.once('close', () => resolve()));
+}
+
+/** The stream's parameters from the query; undefined when refused (an error event, then the socket closed). */
+function streamParams(ws: WebSocket, req: EmuRequest, core: Backend): TtsParams | undefined {
   try {
     const q = Object.fromEntries(req.query.entries()) as Record<string, unknown>;
     if (q.language === undefined) invalid('Missing query parameter `language` (a BCP-47 code or auto)');
-    p = resolveParams(core, req, q, { voice: 'voice' });
+    return resolveParams(core, req, q, { voice: 'voice' });
   } catch (err) {
     send(ws, { type: 'error', message: (err as Error).message });
     ws.close(1008, err instanceof HttpError ? 'invalid request' : 'error');
-    return;
+    return undefined;
   }
-  const format: PcmFormat = { sampleRate: p.sampleRate, channels: 1 };
-  let started = false; // an utterance is in progress
-  let offsetSec = 0;
-  let mp3: Mp3Encoder | undefined;
-  let queue = Promise.resolve();
+}
 
-  const emitAudio = async (pcm: Buffer, chars: CharTiming[], first: boolean) => {
+/** A client message, parsed; undefined after an error event for a binary frame or text that is not JSON. */
+function clientMessage(ws: WebSocket, data: RawData, isBinary: boolean): Record<string, unknown> | undefined {
+  if (isBinary) {
+    send(ws, { type: 'error', message: 'binary frames are not accepted: send {"type":"text.delta","delta":"..."}' });
+    return undefined;
+  }
+  try {
+    return JSON.parse(data.toString()) as Record<string, unknown>;
+  } catch {
+    send(ws, { type: 'error', message: 'message is not JSON' });
+    return undefined;
+  }
+}
+
+/** The speech of one socket: each text.delta rendered and sent at once, text.done ends the utterance. */
+class StreamedSpeech {
+  private readonly format: PcmFormat;
+  /** an utterance is in progress */
+  private started = false;
+  private offsetSec = 0;
+  private mp3: Mp3Encoder | undefined;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly core: Backend,
+    private readonly p: TtsParams,
+  ) {
+    this.format = { sampleRate: p.sampleRate, channels: 1 };
+  }
+
+  async handle(msg: Record<string, unknown>): Promise<void> {
+    switch (msg.type) {
+      case 'text.delta':
+        if (typeof msg.delta !== 'string')
+          return send(this.ws, { type: 'error', message: 'text.delta needs a string `delta`' });
+        return this.text(msg.delta);
+      case 'text.done':
+        return this.done();
+      case 'text.clear':
+        this.reset();
+        return send(this.ws, { type: 'audio.clear' });
+      default:
+        return send(this.ws, {
+          type: 'error',
+          message: `unknown message type ${JSON.stringify(msg.type)}; expected text.delta, text.done or text.clear`,
+        });
+    }
+  }
+
+  private async text(delta: string): Promise<void> {
+    const first = !this.started;
+    this.started = true;
+    const r = render(delta, this.p, { leadMs: first ? 60 : 0, tailMs: 0, offsetSec: this.offsetSec });
+    this.offsetSec += r.pcm.length / 2 / this.p.sampleRate;
+    await this.emitAudio(r.pcm, r.chars, first);
+  }
+
+  private async done(): Promise<void> {
+    const first = !this.started;
+    const tail = render('', this.p, { leadMs: first ? 60 : 0, tailMs: 120, offsetSec: this.offsetSec });
+    await this.emitAudio(tail.pcm, [], first);
+    if (this.mp3) {
+      const rest = this.mp3.flush();
+      if (rest.length) {
+        this.core.emit('tts.audio.delta', { time: performance.now(), bytes: rest.length });
+        send(this.ws, { type: 'audio.delta', delta: rest.toString('base64') });
+      }
+    }
+    send(this.ws, { type: 'audio.done', trace_id: this.core.uuid() });
+    this.reset();
+  }
+
+  private reset(): void {
+    this.started = false;
+    this.offsetSec = 0;
+    this.mp3 = undefined;
+  }
+
+  private async emitAudio(pcm: Buffer, chars: CharTiming[], first: boolean): Promise<void> {
+    const p = this.p;
     let bytes: Buffer;
     if (p.codec === 'mp3') {
-      mp3 ??= await Mp3Encoder.create(format, p.bitRate);
-      bytes = mp3.encode(pcm);
-    } else if (p.codec === 'wav') bytes = first ? Buffer.concat([wavHeader(format), pcm]) : pcm;
+      this.mp3 ??= await Mp3Encoder.create(this.format, p.bitRate);
+      bytes = this.mp3.encode(pcm);
+    } else if (p.codec === 'wav') bytes = first ? Buffer.concat([wavHeader(this.format), pcm]) : pcm;
     else bytes = encodeSamples(pcm, p.codec === 'pcm' ? 'pcm' : p.codec);
     if (bytes.length === 0 && !(p.withTimestamps && chars.length)) return;
-    core.emit('tts.audio.delta', { time: performance.now(), bytes: bytes.length });
-    send(ws, {
+    this.core.emit('tts.audio.delta', { time: performance.now(), bytes: bytes.length });
+    send(this.ws, {
       type: 'audio.delta',
       delta: bytes.toString('base64'),
       ...(p.withTimestamps ? { audio_timestamps: timestamps(chars) } : {}),
     });
-  };
-
-  const onText = async (delta: string) => {
-    const first = !started;
-    started = true;
-    const r = render(delta, p, { leadMs: first ? 60 : 0, tailMs: 0, offsetSec });
-    offsetSec += r.pcm.length / 2 / p.sampleRate;
-    await emitAudio(r.pcm, r.chars, first);
-  };
-  const onDone = async () => {
-    const first = !started;
-    const tail = render('', p, { leadMs: first ? 60 : 0, tailMs: 120, offsetSec });
-    await emitAudio(tail.pcm, [], first);
-    if (mp3) {
-      const rest = mp3.flush();
-      if (rest.length) {
-        core.emit('tts.audio.delta', { time: performance.now(), bytes: rest.length });
-        send(ws, { type: 'audio.delta', delta: rest.toString('base64') });
-      }
-    }
-    send(ws, { type: 'audio.done', trace_id: core.uuid() });
-    started = false;
-    offsetSec = 0;
-    mp3 = undefined;
-  };
-
-  ws.on('message', (data, isBinary) => {
-    if (isBinary) {
-      send(ws, { type: 'error', message: 'binary frames are not accepted: send {"type":"text.delta","delta":"..."}' });
-      return;
-    }
-    let msg: Record<string, unknown>;
-    try {
-      msg = JSON.parse(data.toString()) as Record<string, unknown>;
-    } catch {
-      send(ws, { type: 'error', message: 'message is not JSON' });
-      return;
-    }
-    // handled in order, one at a time
-    queue = queue
-      .then(async () => {
-        switch (msg.type) {
-          case 'text.delta':
-            if (typeof msg.delta !== 'string')
-              return send(ws, { type: 'error', message: 'text.delta needs a string `delta`' });
-            return onText(msg.delta);
-          case 'text.done':
-            return onDone();
-          case 'text.clear':
-            started = false;
-            offsetSec = 0;
-            mp3 = undefined;
-            return send(ws, { type: 'audio.clear' });
-          default:
-            return send(ws, {
-              type: 'error',
-              message: `unknown message type ${JSON.stringify(msg.type)}; expected text.delta, text.done or text.clear`,
-            });
-        }
-      })
-      .catch((err: Error) => send(ws, { type: 'error', message: `emulator failure: ${err.message}` }));
-  });
-  await new Promise<void>((resolve) => ws.once('close', () => resolve()));
+  }
 }
