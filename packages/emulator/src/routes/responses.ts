@@ -70,29 +70,7 @@ export function validateResponsesBody(body: Body): void {
   const input = body.input;
   if (typeof input !== 'string' && !Array.isArray(input))
     invalid('Invalid value for `input`: expected a string or an array of input items');
-  if (Array.isArray(input)) {
-    input.forEach((it: Item, i: number) => {
-      if (!it || typeof it !== 'object') invalid(`Invalid value for \`input[${i}]\`: expected an object`);
-      const type = it.type ?? (it.role ? 'message' : undefined);
-      if (type === 'message') {
-        if (!ROLES.includes(it.role))
-          invalid(`Invalid value for \`input[${i}].role\`: must be one of ${ROLES.join(', ')}`);
-        if (typeof it.content !== 'string' && !Array.isArray(it.content))
-          invalid(`Invalid value for \`input[${i}].content\`: expected a string or an array of content parts`);
-      } else if (type === 'function_call_output') {
-        if (typeof it.call_id !== 'string') invalid(`Invalid value for \`input[${i}].call_id\`: a string is required`);
-        if (typeof it.output !== 'string') invalid(`Invalid value for \`input[${i}].output\`: a string is required`);
-      } else if (type === 'function_call') {
-        if (typeof it.call_id !== 'string' || typeof it.name !== 'string')
-          invalid(`Invalid value for \`input[${i}]\`: a function_call needs call_id and name`);
-      } else if (type === 'compaction') {
-        if (typeof it.encrypted_content !== 'string')
-          invalid(`Invalid value for \`input[${i}].encrypted_content\`: a string is required`);
-      } else if (type !== 'reasoning') {
-        invalid(`Invalid value for \`input[${i}].type\`: ${JSON.stringify(type)} is not an input item type`);
-      }
-    });
-  }
+  if (Array.isArray(input)) input.forEach(validateInputItem);
   if (body.background === true) invalid('Invalid value for `background`: background responses are not supported');
   if (body.instructions != null && body.previous_response_id != null) {
     invalid(
@@ -120,6 +98,48 @@ export function validateResponsesBody(body: Body): void {
       if (!INCLUDE_VALUES.includes(v))
         invalid(`Invalid value for \`include\`: ${JSON.stringify(v)}; supported: ${INCLUDE_VALUES.join(', ')}`);
   }
+  validateTools(body);
+  const fmt = body.text?.format;
+  if (fmt != null) {
+    if (!['text', 'json_object', 'json_schema'].includes(fmt.type))
+      invalid('Invalid value for `text.format.type`: must be text, json_object or json_schema');
+    if (fmt.type === 'json_schema' && (typeof fmt.schema !== 'object' || fmt.schema === null))
+      invalid('`text.format.schema` is required for json_schema');
+  }
+  const sp = body.search_parameters;
+  if (sp != null) {
+    checkEnum(sp, 'mode', ['off', 'on', 'auto']);
+    checkRange(sp, 'max_search_results', 1, 30, { integer: true });
+    for (const f of ['from_date', 'to_date'])
+      if (sp[f] != null && !DATE.test(sp[f]))
+        invalid(`Invalid value for \`search_parameters.${f}\`: expected YYYY-MM-DD`);
+  }
+}
+
+/** One item of an `input` list: a message, a function call or its output, a compaction or a reasoning item. */
+function validateInputItem(it: Item, i: number): void {
+  if (!it || typeof it !== 'object') invalid(`Invalid value for \`input[${i}]\`: expected an object`);
+  const type = it.type ?? (it.role ? 'message' : undefined);
+  if (type === 'message') {
+    if (!ROLES.includes(it.role)) invalid(`Invalid value for \`input[${i}].role\`: must be one of ${ROLES.join(', ')}`);
+    if (typeof it.content !== 'string' && !Array.isArray(it.content))
+      invalid(`Invalid value for \`input[${i}].content\`: expected a string or an array of content parts`);
+  } else if (type === 'function_call_output') {
+    if (typeof it.call_id !== 'string') invalid(`Invalid value for \`input[${i}].call_id\`: a string is required`);
+    if (typeof it.output !== 'string') invalid(`Invalid value for \`input[${i}].output\`: a string is required`);
+  } else if (type === 'function_call') {
+    if (typeof it.call_id !== 'string' || typeof it.name !== 'string')
+      invalid(`Invalid value for \`input[${i}]\`: a function_call needs call_id and name`);
+  } else if (type === 'compaction') {
+    if (typeof it.encrypted_content !== 'string')
+      invalid(`Invalid value for \`input[${i}].encrypted_content\`: a string is required`);
+  } else if (type !== 'reasoning') {
+    invalid(`Invalid value for \`input[${i}].type\`: ${JSON.stringify(type)} is not an input item type`);
+  }
+}
+
+/** `tools` (flat function tools and the built-in kinds) and a `tool_choice` that names one of them. */
+function validateTools(body: Body): void {
   if (body.tools != null) {
     if (!Array.isArray(body.tools)) invalid('Invalid value for `tools`: expected an array');
     if (body.tools.length > 128) invalid(`Invalid value for \`tools\`: at most 128 tools (got ${body.tools.length})`);
@@ -146,21 +166,6 @@ export function validateResponsesBody(body: Body): void {
     ) {
       invalid('Invalid value for `tool_choice`: the forced function must be one of `tools`');
     }
-  }
-  const fmt = body.text?.format;
-  if (fmt != null) {
-    if (!['text', 'json_object', 'json_schema'].includes(fmt.type))
-      invalid('Invalid value for `text.format.type`: must be text, json_object or json_schema');
-    if (fmt.type === 'json_schema' && (typeof fmt.schema !== 'object' || fmt.schema === null))
-      invalid('`text.format.schema` is required for json_schema');
-  }
-  const sp = body.search_parameters;
-  if (sp != null) {
-    checkEnum(sp, 'mode', ['off', 'on', 'auto']);
-    checkRange(sp, 'max_search_results', 1, 30, { integer: true });
-    for (const f of ['from_date', 'to_date'])
-      if (sp[f] != null && !DATE.test(sp[f]))
-        invalid(`Invalid value for \`search_parameters.${f}\`: expected YYYY-MM-DD`);
   }
 }
 
@@ -250,30 +255,19 @@ interface Generated {
   usage: Body;
 }
 
+/** `reasoning.effort`, or the top-level `reasoning_effort` when no `reasoning` object is given. */
+function effortOf(body: Body): string | undefined {
+  return body.reasoning?.effort ?? (body.reasoning == null ? body.reasoning_effort : undefined);
+}
+
 function generate(core: Backend, req: EmuRequest, body: Body): Generated {
   const model = requireLanguageModel(body.model);
   core.checkModelAcl(req, model.id);
-  const effort = body.reasoning?.effort ?? (body.reasoning == null ? body.reasoning_effort : undefined);
+  const effort = effortOf(body);
   if (effort != null && !model.reasoning)
     invalid(`Model ${model.id} does not support reasoning effort; reasoning is supported by svc-4-reasoning`);
 
-  let prior: Item[] = [];
-  let instructions: string | null = body.instructions ?? null;
-  if (body.previous_response_id != null) {
-    const prev = store(core).get(String(body.previous_response_id));
-    if (!prev || prev.team !== req.key?.team_id || prev.response.created_at + THIRTY_DAYS < core.nowSec()) {
-      invalid(`Previous response with id '${body.previous_response_id}' not found`);
-    }
-    prior = [...prev.items, ...prev.response.output];
-    instructions = prev.instructions;
-  }
-  const items = [...prior, ...normalizeInput(core, body.input)];
-  // a tool result must answer a call the model made
-  const calls = new Set(items.filter((it) => it.type === 'function_call').map((it) => it.call_id));
-  for (const it of items) {
-    if (it.type === 'function_call_output' && !calls.has(it.call_id))
-      invalid(`No tool call found for function call output with call_id ${it.call_id}`);
-  }
+  const { items, instructions } = contextOf(core, req, body);
   const turns = turnsOf(items, instructions);
   if (!turns.some((t) => t.role !== 'system')) invalid('Invalid value for `input`: there is no user input to answer');
   if (!model.input_modalities.includes('image') && turns.some((t) => t.images > 0))
@@ -297,7 +291,37 @@ function generate(core: Backend, req: EmuRequest, body: Body): Generated {
     reasoning: !!model.reasoning && effort !== 'none',
     search: body.search_parameters != null && body.search_parameters.mode !== 'off',
   });
+  const output = outputItems(core, body, reply);
+  const status = reply.finishReason === 'length' ? 'incomplete' : 'completed';
+  return { model, reply, items, instructions, output, status, usage: usageOf(model, reply) };
+}
 
+/**
+ * The whole context the model sees: the earlier response's items and output (previous_response_id), then this
+ * input; and the system prompt in force. A tool result must answer a call the model made.
+ */
+function contextOf(core: Backend, req: EmuRequest, body: Body): { items: Item[]; instructions: string | null } {
+  let prior: Item[] = [];
+  let instructions: string | null = body.instructions ?? null;
+  if (body.previous_response_id != null) {
+    const prev = store(core).get(String(body.previous_response_id));
+    if (!prev || prev.team !== req.key?.team_id || prev.response.created_at + THIRTY_DAYS < core.nowSec()) {
+      invalid(`Previous response with id '${body.previous_response_id}' not found`);
+    }
+    prior = [...prev.items, ...prev.response.output];
+    instructions = prev.instructions;
+  }
+  const items = [...prior, ...normalizeInput(core, body.input)];
+  const calls = new Set(items.filter((it) => it.type === 'function_call').map((it) => it.call_id));
+  for (const it of items) {
+    if (it.type === 'function_call_output' && !calls.has(it.call_id))
+      invalid(`No tool call found for function call output with call_id ${it.call_id}`);
+  }
+  return { items, instructions };
+}
+
+/** The reply as output items: its reasoning, then its tool calls or else its message. */
+function outputItems(core: Backend, body: Body, reply: EngineReply): Item[] {
   const output: Item[] = [];
   if (reply.reasoning) {
     const rs: Item = {
@@ -336,10 +360,13 @@ function generate(core: Backend, req: EmuRequest, body: Body): Generated {
       content: [{ type: 'output_text', text: reply.text, logprobs: [], annotations }],
     });
   }
-  const status = reply.finishReason === 'length' ? 'incomplete' : 'completed';
+  return output;
+}
+
+function usageOf(model: LanguageModel, reply: EngineReply): Body {
   const inputTokens = reply.promptTokens;
   const outputTokens = reply.completionTokens + reply.reasoningTokens;
-  const usage = {
+  return {
     input_tokens: inputTokens,
     input_tokens_details: { cached_tokens: 0 },
     output_tokens: outputTokens,
@@ -349,7 +376,6 @@ function generate(core: Backend, req: EmuRequest, body: Body): Generated {
     num_server_side_tools_used: 0,
     cost_in_usd_ticks: costTicks(model, inputTokens, outputTokens),
   };
-  return { model, reply, items, instructions, output, status, usage };
 }
 
 function responseObject(
@@ -361,7 +387,7 @@ function responseObject(
   createdAt: number,
 ): Body {
   const tc = body.tool_choice;
-  const effort = body.reasoning?.effort ?? (body.reasoning == null ? body.reasoning_effort : undefined);
+  const effort = effortOf(body);
   return {
     id,
     object: 'response',
@@ -409,6 +435,9 @@ function save(core: Backend, req: EmuRequest, body: Body, g: Generated, response
   core.store.save();
 }
 
+/** Sends one event of the stream; false once the client has gone. */
+type Emit = (type: string, fields: Body) => Promise<boolean>;
+
 async function streamResponse(
   core: Backend,
   req: EmuRequest,
@@ -420,134 +449,91 @@ async function streamResponse(
   const createdAt = core.nowSec();
   const sse = res.sse();
   let seq = 0;
-  const send = (type: string, fields: Body) => sse.send({ type, sequence_number: seq++, ...fields }, type);
+  const send: Emit = (type, fields) => sse.send({ type, sequence_number: seq++, ...fields }, type);
   const delay = () => core.sleep(core.settings.tokenDelayMs);
   const final = responseObject(core, body, g, id, g.status, createdAt);
   const pending = responseObject(core, body, g, id, 'in_progress', createdAt);
   if (!(await send('response.created', { response: pending }))) return;
   if (!(await send('response.in_progress', { response: pending }))) return;
   for (const [outputIndex, item] of g.output.entries()) {
-    const start =
-      item.type === 'message'
-        ? { ...item, status: 'in_progress', content: [] }
-        : item.type === 'reasoning'
-          ? { ...item, status: 'in_progress', summary: [] }
-          : { ...item, status: 'in_progress', arguments: '' };
-    if (!(await send('response.output_item.added', { output_index: outputIndex, item: start }))) return;
-    if (item.type === 'reasoning') {
-      const text: string = item.summary[0].text;
-      if (
-        !(await send('response.reasoning_summary_part.added', {
-          item_id: item.id,
-          output_index: outputIndex,
-          summary_index: 0,
-          part: { type: 'summary_text', text: '' },
-        }))
-      )
-        return;
-      for (const piece of text.match(/\S+\s*/g) ?? []) {
-        await delay();
-        if (
-          !(await send('response.reasoning_summary_text.delta', {
-            item_id: item.id,
-            output_index: outputIndex,
-            summary_index: 0,
-            delta: piece,
-          }))
-        )
-          return;
-      }
-      if (
-        !(await send('response.reasoning_summary_text.done', {
-          item_id: item.id,
-          output_index: outputIndex,
-          summary_index: 0,
-          text,
-        }))
-      )
-        return;
-      if (
-        !(await send('response.reasoning_summary_part.done', {
-          item_id: item.id,
-          output_index: outputIndex,
-          summary_index: 0,
-          part: { type: 'summary_text', text },
-        }))
-      )
-        return;
-    } else if (item.type === 'function_call') {
-      const args: string = item.arguments;
-      const half = Math.ceil(args.length / 2);
-      for (const delta of [args.slice(0, half), args.slice(half)]) {
-        await delay();
-        if (
-          !(await send('response.function_call_arguments.delta', {
-            item_id: item.id,
-            output_index: outputIndex,
-            delta,
-          }))
-        )
-          return;
-      }
-      if (
-        !(await send('response.function_call_arguments.done', {
-          item_id: item.id,
-          output_index: outputIndex,
-          arguments: args,
-        }))
-      )
-        return;
-    } else if (item.type === 'message') {
-      const part = item.content[0];
-      if (
-        !(await send('response.content_part.added', {
-          item_id: item.id,
-          output_index: outputIndex,
-          content_index: 0,
-          part: { ...part, text: '' },
-        }))
-      )
-        return;
-      for (const piece of g.reply.pieces) {
-        await delay();
-        if (
-          !(await send('response.output_text.delta', {
-            item_id: item.id,
-            output_index: outputIndex,
-            content_index: 0,
-            delta: piece,
-            logprobs: [],
-          }))
-        )
-          return;
-      }
-      if (
-        !(await send('response.output_text.done', {
-          item_id: item.id,
-          output_index: outputIndex,
-          content_index: 0,
-          text: part.text,
-          logprobs: [],
-        }))
-      )
-        return;
-      if (
-        !(await send('response.content_part.done', {
-          item_id: item.id,
-          output_index: outputIndex,
-          content_index: 0,
-          part,
-        }))
-      )
-        return;
-    }
-    if (!(await send('response.output_item.done', { output_index: outputIndex, item }))) return;
+    if (!(await streamItem(send, delay, item, outputIndex, g.reply.pieces))) return;
   }
   // stored before the last event, so a client that reads it can continue at once
   save(core, req, body, g, final);
   if (!(await send(g.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: final })))
     return;
   sse.done();
+}
+
+/** One output item's events, from output_item.added to output_item.done; false once the client has gone. */
+async function streamItem(
+  send: Emit,
+  delay: () => Promise<void>,
+  item: Item,
+  outputIndex: number,
+  pieces: string[],
+): Promise<boolean> {
+  const start =
+    item.type === 'message'
+      ? { ...item, status: 'in_progress', content: [] }
+      : item.type === 'reasoning'
+        ? { ...item, status: 'in_progress', summary: [] }
+        : { ...item, status: 'in_progress', arguments: '' };
+  if (!(await send('response.output_item.added', { output_index: outputIndex, item: start }))) return false;
+  const streamed =
+    item.type === 'reasoning'
+      ? await streamReasoning(send, delay, item, outputIndex)
+      : item.type === 'function_call'
+        ? await streamArguments(send, delay, item, outputIndex)
+        : item.type === 'message'
+          ? await streamMessage(send, delay, item, outputIndex, pieces)
+          : true;
+  return streamed && send('response.output_item.done', { output_index: outputIndex, item });
+}
+
+/** A reasoning item's summary, word by word. */
+async function streamReasoning(send: Emit, delay: () => Promise<void>, item: Item, outputIndex: number) {
+  const at = { item_id: item.id, output_index: outputIndex, summary_index: 0 };
+  const text: string = item.summary[0].text;
+  if (!(await send('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } })))
+    return false;
+  for (const piece of text.match(/\S+\s*/g) ?? []) {
+    await delay();
+    if (!(await send('response.reasoning_summary_text.delta', { ...at, delta: piece }))) return false;
+  }
+  if (!(await send('response.reasoning_summary_text.done', { ...at, text }))) return false;
+  return send('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text } });
+}
+
+/** A function call's arguments, in two halves. */
+async function streamArguments(send: Emit, delay: () => Promise<void>, item: Item, outputIndex: number) {
+  const at = { item_id: item.id, output_index: outputIndex };
+  const args: string = item.arguments;
+  const half = Math.ceil(args.length / 2);
+  for (const delta of [args.slice(0, half), args.slice(half)]) {
+    await delay();
+    if (!(await send('response.function_call_arguments.delta', { ...at, delta }))) return false;
+  }
+  return send('response.function_call_arguments.done', { ...at, arguments: args });
+}
+
+/** A message's text, piece by piece as generated. */
+async function streamMessage(
+  send: Emit,
+  delay: () => Promise<void>,
+  item: Item,
+  outputIndex: number,
+  pieces: string[],
+) {
+  const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
+  const part = item.content[0];
+  if (!(await send('response.content_part.added', { ...at, part: { ...part, text: '' } }))) return false;
+  for (const piece of pieces) {
+    await delay();
+    if (!(await send('response.output_text.delta', { ...at, delta: piece, logprobs: [] }))) return false;
+  }
+  if (!(await send('response.output_text.done', { ...at, text: part.text, logprobs: [] }))) return false;
+  return send('response.content_part.done', { ...at, part });
 }
 
 const create: Handler = async (req, res, core) => {
