@@ -3,7 +3,7 @@
 // cleared; an unknown path is 400) and assigns a v1 phone number atomically with the field update (409 when
 // another agent holds it, naming that agent; the empty string unassigns).
 import type { Backend } from '../backend.js';
-import { HttpError, invalid, notFound, requireFields, type EmuRequest, type Router } from '../router.js';
+import { HttpError, invalid, notFound, requireFields, type EmuRequest, type Handler, type Router } from '../router.js';
 import { findVoice } from './voices.js';
 import { phoneNumbersV1, phoneNumbersV2 } from './phone.js';
 
@@ -116,124 +116,120 @@ function limitOf(req: EmuRequest): number {
   return n;
 }
 
+const createAgent: Handler = async (req, res, core) => {
+  const body = await req.json<Json>();
+  requireFields(body, ['name']);
+  const team = req.key!.team_id;
+  for (const f of AGENT_PATHS) if (body[f] !== undefined) checkField(core, team, f, body[f]);
+  const now = new Date().toISOString();
+  const rec: AgentRecord = {
+    agent_id: core.id('agent'),
+    team_id: team,
+    name: body.name,
+    instructions: stored(core, team, 'instructions', body.instructions) as string | null,
+    tools: stored(core, team, 'tools', body.tools) as unknown[] | null,
+    voice: stored(core, team, 'voice', body.voice) as Json | null,
+    collection_ids: stored(core, team, 'collection_ids', body.collection_ids) as string[],
+    created_at: now,
+    updated_at: now,
+  };
+  agents(core).set(rec.agent_id, rec);
+  core.store.save();
+  res.json(200, { agent: publicAgent(rec) });
+};
+
+const listAgents: Handler = (req, res, core) => {
+  const limit = limitOf(req);
+  const list = [...agents(core).values()].filter((a) => a.team_id === req.key!.team_id).slice(0, limit);
+  res.json(200, { agents: list.map(publicAgent) });
+};
+
+const updateAgent: Handler = async (req, res, core) => {
+  const current = agentOf(core, req, req.params.id!);
+  const body = await req.json<Json>();
+  requireFields(body, ['agent', 'field_mask']);
+  if (!body.agent || typeof body.agent !== 'object' || Array.isArray(body.agent))
+    invalid('Invalid value for `agent`: expected an object');
+  const masked = maskedPaths(body.field_mask?.paths);
+  const team = req.key!.team_id;
+  for (const f of masked) {
+    const v = body.agent[f];
+    if (f === 'name' && (v === undefined || v === null))
+      invalid('Invalid value for `name`: the name cannot be cleared');
+    if (v !== undefined) checkField(core, team, f, v);
+  }
+  // phone number assignment: checked before anything is written, so the whole PATCH is atomic
+  const phoneId = body.phone_number_id;
+  if (phoneId !== undefined && phoneId !== null && typeof phoneId !== 'string')
+    invalid('Invalid value for `phone_number_id`: expected a string');
+  const target =
+    typeof phoneId === 'string' && phoneId !== '' ? numberToAssign(core, team, phoneId, current) : undefined;
+  const now = new Date().toISOString();
+  const next: AgentRecord = { ...current, updated_at: now };
+  for (const f of masked) (next as unknown as Json)[f] = stored(core, team, f, body.agent[f]);
+  if (typeof phoneId === 'string') {
+    // an agent holds at most one number: assigning replaces, the empty string unassigns
+    const numbers = phoneNumbersV1(core);
+    for (const pn of numbers.values()) {
+      if (pn.agent_id === current.agent_id && pn.phone_number_id !== phoneId)
+        numbers.set(pn.phone_number_id, { ...pn, agent_id: null, updated_at: now });
+    }
+    if (target && target.agent_id !== current.agent_id)
+      numbers.set(target.phone_number_id, { ...target, agent_id: current.agent_id, updated_at: now });
+  }
+  agents(core).set(next.agent_id, next);
+  core.store.save();
+  res.json(200, { agent: publicAgent(next) });
+};
+
+/** The field mask's paths, each a writable field (400 otherwise), without repeats. */
+function maskedPaths(paths: unknown): (typeof AGENT_PATHS)[number][] {
+  if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
+    invalid('Invalid value for `field_mask.paths`: expected an array of strings');
+  for (const p of paths as string[]) {
+    if (!(AGENT_PATHS as readonly string[]).includes(p))
+      invalid(`Invalid field_mask path \`${p}\`; valid paths: ${AGENT_PATHS.join(', ')}`);
+  }
+  return [...new Set(paths as (typeof AGENT_PATHS)[number][])];
+}
+
+/** The team's v1 number a PATCH assigns to the agent: 404 when there is none, 409 when another agent holds it. */
+function numberToAssign(core: Backend, team: string, phoneId: string, current: AgentRecord) {
+  const target = phoneNumbersV1(core).get(phoneId);
+  if (!target || target.team_id !== team) notFound(`Phone number ${phoneId} not found`);
+  if (target.agent_id && target.agent_id !== current.agent_id) {
+    const holder = agents(core).get(target.agent_id);
+    throw new HttpError(
+      409,
+      `Phone number ${phoneId} (${target.phone_number}) is already assigned to agent ${target.agent_id}${holder ? ` ("${holder.name}")` : ''}; unassign it from that agent first`,
+    );
+  }
+  return target;
+}
+
+/** The agent is deleted; the numbers assigned to it (v1 and v2) are unassigned. */
+const deleteAgent: Handler = (req, res, core) => {
+  const a = agentOf(core, req, req.params.id!);
+  agents(core).delete(a.agent_id);
+  const now = new Date().toISOString();
+  for (const pn of phoneNumbersV1(core).values())
+    if (pn.agent_id === a.agent_id)
+      phoneNumbersV1(core).set(pn.phone_number_id, { ...pn, agent_id: null, updated_at: now });
+  for (const pn of phoneNumbersV2(core).values())
+    if (pn.agent_id === a.agent_id) phoneNumbersV2(core).set(pn.phone_number_id, { ...pn, agent_id: null });
+  core.store.save();
+  res.empty(204);
+};
+
 export function register(router: Router): void {
   const opts = { agentAccess: true } as const;
-
-  router.post(
-    '/v1/agents',
-    async (req, res, core) => {
-      const body = await req.json<Json>();
-      requireFields(body, ['name']);
-      const team = req.key!.team_id;
-      for (const f of AGENT_PATHS) if (body[f] !== undefined) checkField(core, team, f, body[f]);
-      const now = new Date().toISOString();
-      const rec: AgentRecord = {
-        agent_id: core.id('agent'),
-        team_id: team,
-        name: body.name,
-        instructions: stored(core, team, 'instructions', body.instructions) as string | null,
-        tools: stored(core, team, 'tools', body.tools) as unknown[] | null,
-        voice: stored(core, team, 'voice', body.voice) as Json | null,
-        collection_ids: stored(core, team, 'collection_ids', body.collection_ids) as string[],
-        created_at: now,
-        updated_at: now,
-      };
-      agents(core).set(rec.agent_id, rec);
-      core.store.save();
-      res.json(200, { agent: publicAgent(rec) });
-    },
-    opts,
-  );
-
-  router.get(
-    '/v1/agents',
-    (req, res, core) => {
-      const limit = limitOf(req);
-      const list = [...agents(core).values()].filter((a) => a.team_id === req.key!.team_id).slice(0, limit);
-      res.json(200, { agents: list.map(publicAgent) });
-    },
-    opts,
-  );
-
+  router.post('/v1/agents', createAgent, opts);
+  router.get('/v1/agents', listAgents, opts);
   router.get(
     '/v1/agents/:id',
     (req, res, core) => res.json(200, { agent: publicAgent(agentOf(core, req, req.params.id!)) }),
     opts,
   );
-
-  router.patch(
-    '/v1/agents/:id',
-    async (req, res, core) => {
-      const current = agentOf(core, req, req.params.id!);
-      const body = await req.json<Json>();
-      requireFields(body, ['agent', 'field_mask']);
-      if (!body.agent || typeof body.agent !== 'object' || Array.isArray(body.agent))
-        invalid('Invalid value for `agent`: expected an object');
-      const paths = body.field_mask?.paths;
-      if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
-        invalid('Invalid value for `field_mask.paths`: expected an array of strings');
-      for (const p of paths as string[]) {
-        if (!(AGENT_PATHS as readonly string[]).includes(p))
-          invalid(`Invalid field_mask path \`${p}\`; valid paths: ${AGENT_PATHS.join(', ')}`);
-      }
-      const team = req.key!.team_id;
-      const masked = [...new Set(paths as (typeof AGENT_PATHS)[number][])];
-      for (const f of masked) {
-        const v = body.agent[f];
-        if (f === 'name' && (v === undefined || v === null))
-          invalid('Invalid value for `name`: the name cannot be cleared');
-        if (v !== undefined) checkField(core, team, f, v);
-      }
-      // phone number assignment: checked before anything is written, so the whole PATCH is atomic
-      const phoneId = body.phone_number_id;
-      if (phoneId !== undefined && phoneId !== null && typeof phoneId !== 'string')
-        invalid('Invalid value for `phone_number_id`: expected a string');
-      const numbers = phoneNumbersV1(core);
-      let target;
-      if (typeof phoneId === 'string' && phoneId !== '') {
-        target = numbers.get(phoneId);
-        if (!target || target.team_id !== team) notFound(`Phone number ${phoneId} not found`);
-        if (target.agent_id && target.agent_id !== current.agent_id) {
-          const holder = agents(core).get(target.agent_id);
-          throw new HttpError(
-            409,
-            `Phone number ${phoneId} (${target.phone_number}) is already assigned to agent ${target.agent_id}${holder ? ` ("${holder.name}")` : ''}; unassign it from that agent first`,
-          );
-        }
-      }
-      const now = new Date().toISOString();
-      const next: AgentRecord = { ...current, updated_at: now };
-      for (const f of masked) (next as unknown as Json)[f] = stored(core, team, f, body.agent[f]);
-      if (typeof phoneId === 'string') {
-        // an agent holds at most one number: assigning replaces, the empty string unassigns
-        for (const pn of numbers.values()) {
-          if (pn.agent_id === current.agent_id && pn.phone_number_id !== phoneId)
-            numbers.set(pn.phone_number_id, { ...pn, agent_id: null, updated_at: now });
-        }
-        if (target && target.agent_id !== current.agent_id)
-          numbers.set(target.phone_number_id, { ...target, agent_id: current.agent_id, updated_at: now });
-      }
-      agents(core).set(next.agent_id, next);
-      core.store.save();
-      res.json(200, { agent: publicAgent(next) });
-    },
-    opts,
-  );
-
-  router.delete(
-    '/v1/agents/:id',
-    (req, res, core) => {
-      const a = agentOf(core, req, req.params.id!);
-      agents(core).delete(a.agent_id);
-      const now = new Date().toISOString();
-      for (const pn of phoneNumbersV1(core).values())
-        if (pn.agent_id === a.agent_id)
-          phoneNumbersV1(core).set(pn.phone_number_id, { ...pn, agent_id: null, updated_at: now });
-      for (const pn of phoneNumbersV2(core).values())
-        if (pn.agent_id === a.agent_id) phoneNumbersV2(core).set(pn.phone_number_id, { ...pn, agent_id: null });
-      core.store.save();
-      res.empty(204);
-    },
-    opts,
-  );
+  router.patch('/v1/agents/:id', updateAgent, opts);
+  router.delete('/v1/agents/:id', deleteAgent, opts);
 }
