@@ -9,6 +9,7 @@ import {
   requireFields,
   type EmuRequest,
   type EmuResponse,
+  type Handler,
   type Router,
 } from '../router.js';
 import type { Backend } from '../backend.js';
@@ -16,6 +17,7 @@ import { countTokens } from '../tokenizer.js';
 import { applyLimits } from './messages.js';
 
 type Body = Record<string, any>;
+type Choice = Body & { pieces: string[] };
 
 function legacyModel(core: Backend, req: EmuRequest, id: unknown, endpoint: string): LanguageModel {
   const model = requireLanguageModel(id);
@@ -46,7 +48,7 @@ async function streamCompletion(
   core: Backend,
   res: EmuResponse,
   head: Body,
-  choices: (Body & { pieces: string[] })[],
+  choices: Choice[],
   usage: Body | undefined,
   fingerprint: string,
 ): Promise<void> {
@@ -67,117 +69,143 @@ async function streamCompletion(
   sse.done();
 }
 
-export function register(router: Router): void {
-  router.post('/v1/completions', async (req, res, core) => {
-    const body = await req.json<Body>();
-    requireFields(body, ['prompt', 'model']);
-    const prompts: unknown[] = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
-    if (!Array.isArray(prompts) || prompts.length === 0 || prompts.some((p) => typeof p !== 'string'))
-      invalid('Invalid value for `prompt`: expected a string or an array of strings');
-    checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
-    checkRange(body, 'n', 1, MAX_CHOICES, { integer: true });
-    if (prompts.length * (body.n ?? 1) > MAX_CHOICES)
-      invalid(
-        `Too many choices: ${prompts.length} prompts × n ${body.n ?? 1}; the emulator generates at most ${MAX_CHOICES} per request`,
-      );
-    checkRange(body, 'temperature', 0, 2);
-    checkRange(body, 'top_p', 0, 1, { minExclusive: true });
-    checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
-    if (body.suffix != null && typeof body.suffix !== 'string')
-      invalid('Invalid value for `suffix`: expected a string');
-    const stop = checkStops(body, 'stop');
-    const model = legacyModel(core, req, body.model, 'completions');
-    if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
-      invalid('Invalid value for `stream`: expected a boolean');
-    if (body.stream_options != null && (typeof body.stream_options !== 'object' || !body.stream))
-      invalid('`stream_options` is only allowed with `stream: true`');
-    const n: number = body.n ?? 1;
-    const choices: (Body & { pieces: string[] })[] = [];
-    let promptTokens = 0;
-    let completionTokens = 0;
-    (prompts as string[]).forEach((prompt, p) => {
-      promptTokens += countTokens(prompt);
-      for (let i = 0; i < n; i++) {
-        const reply = generateReply({
-          model,
-          turns: [{ role: 'user', text: prompt, images: 0 }],
-          seed: core.textSeed(body.seed ?? undefined),
-          variant: i,
-        });
-        const lim = applyLimits(reply.text, stop, body.max_tokens ?? 16);
-        completionTokens += lim.pieces.length;
-        const pieces = body.echo ? [prompt, ...lim.pieces] : lim.pieces;
-        choices.push({
-          index: p * n + i,
-          text: pieces.join(''),
-          logprobs: null,
-          finish_reason: lim.reason === 'length' ? 'length' : 'stop',
-          pieces,
-        });
-      }
-    });
-    const head = { id: core.uuid(), object: 'text_completion', created: core.nowSec(), model: model.id };
-    const usage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-      prompt_tokens_details: { text_tokens: promptTokens, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
-      completion_tokens_details: {
-        reasoning_tokens: 0,
-        audio_tokens: 0,
-        accepted_prediction_tokens: 0,
-        rejected_prediction_tokens: 0,
-      },
-      cost_in_usd_ticks: costTicks(model, promptTokens, completionTokens),
-    };
-    if (body.stream)
-      return streamCompletion(
-        core,
-        res,
-        head,
-        choices,
-        body.stream_options?.include_usage ? usage : undefined,
-        model.fingerprint,
-      );
-    res.json(200, {
-      ...head,
-      choices: choices.map(({ pieces: _, ...c }) => c),
-      usage,
-      system_fingerprint: model.fingerprint,
-    });
+/** POST /v1/completions: n choices for each prompt, whole or streamed. */
+const textCompletion: Handler = async (req, res, core) => {
+  const body = await req.json<Body>();
+  requireFields(body, ['prompt', 'model']);
+  const prompts = checkPrompts(body);
+  checkRange(body, 'temperature', 0, 2);
+  checkRange(body, 'top_p', 0, 1, { minExclusive: true });
+  checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
+  if (body.suffix != null && typeof body.suffix !== 'string') invalid('Invalid value for `suffix`: expected a string');
+  const stop = checkStops(body, 'stop');
+  const model = legacyModel(core, req, body.model, 'completions');
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
+    invalid('Invalid value for `stream`: expected a boolean');
+  if (body.stream_options != null && (typeof body.stream_options !== 'object' || !body.stream))
+    invalid('`stream_options` is only allowed with `stream: true`');
+  const { choices, promptTokens, completionTokens } = completionChoices(core, model, prompts, body, stop);
+  const head = { id: core.uuid(), object: 'text_completion', created: core.nowSec(), model: model.id };
+  const usage = completionUsage(model, promptTokens, completionTokens);
+  if (body.stream)
+    return streamCompletion(
+      core,
+      res,
+      head,
+      choices,
+      body.stream_options?.include_usage ? usage : undefined,
+      model.fingerprint,
+    );
+  res.json(200, {
+    ...head,
+    choices: choices.map(({ pieces: _, ...c }) => c),
+    usage,
+    system_fingerprint: model.fingerprint,
   });
+};
 
-  router.post('/v1/complete', async (req, res, core) => {
-    const body = await req.json<Body>();
-    requireFields(body, ['model', 'prompt', 'max_tokens_to_sample']);
-    if (typeof body.prompt !== 'string') invalid('Invalid value for `prompt`: expected a string');
-    if (!body.prompt.includes('\n\nHuman:') || !/\n\nAssistant:\s*$/.test(body.prompt)) {
-      invalid('Invalid value for `prompt`: it must contain "\\n\\nHuman:" turns and end with "\\n\\nAssistant:"');
+/** `prompt` (a string or a list of them), `max_tokens` and `n`, and no more choices than the emulator makes. */
+function checkPrompts(body: Body): string[] {
+  const prompts: unknown[] = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
+  if (!Array.isArray(prompts) || prompts.length === 0 || prompts.some((p) => typeof p !== 'string'))
+    invalid('Invalid value for `prompt`: expected a string or an array of strings');
+  checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
+  checkRange(body, 'n', 1, MAX_CHOICES, { integer: true });
+  if (prompts.length * (body.n ?? 1) > MAX_CHOICES)
+    invalid(
+      `Too many choices: ${prompts.length} prompts × n ${body.n ?? 1}; the emulator generates at most ${MAX_CHOICES} per request`,
+    );
+  return prompts as string[];
+}
+
+/** n choices for each prompt, in order (choice index p × n + i), and the tokens they count. */
+function completionChoices(
+  core: Backend,
+  model: LanguageModel,
+  prompts: string[],
+  body: Body,
+  stop: string[] | undefined,
+): { choices: Choice[]; promptTokens: number; completionTokens: number } {
+  const n: number = body.n ?? 1;
+  const choices: Choice[] = [];
+  let promptTokens = 0;
+  let completionTokens = 0;
+  prompts.forEach((prompt, p) => {
+    promptTokens += countTokens(prompt);
+    for (let i = 0; i < n; i++) {
+      const reply = generateReply({
+        model,
+        turns: [{ role: 'user', text: prompt, images: 0 }],
+        seed: core.textSeed(body.seed ?? undefined),
+        variant: i,
+      });
+      const lim = applyLimits(reply.text, stop, body.max_tokens ?? 16);
+      completionTokens += lim.pieces.length;
+      const pieces = body.echo ? [prompt, ...lim.pieces] : lim.pieces;
+      choices.push({
+        index: p * n + i,
+        text: pieces.join(''),
+        logprobs: null,
+        finish_reason: lim.reason === 'length' ? 'length' : 'stop',
+        pieces,
+      });
     }
-    checkRange(body, 'max_tokens_to_sample', 1, 2147483647, { integer: true });
-    checkRange(body, 'temperature', 0, 2);
-    checkRange(body, 'top_p', 0, 1, { minExclusive: true });
-    checkRange(body, 'top_k', 1, 2147483647, { integer: true });
-    const stop = checkStops(body, 'stop_sequences');
-    const model = legacyModel(core, req, body.model, 'complete');
-    // the last human turn is what gets answered
-    const turns = body.prompt
-      .split(/\n\n(?=Human:|Assistant:)/)
-      .filter((s: string) => s.trim())
-      .map((s: string) => {
-        const human = s.startsWith('Human:');
-        return { role: human ? 'user' : 'assistant', text: s.replace(/^(Human|Assistant):\s*/, ''), images: 0 };
-      })
-      .filter((t: { text: string }) => t.text.trim());
-    const reply = generateReply({ model, turns, seed: core.textSeed() });
-    const lim = applyLimits(reply.text, stop, body.max_tokens_to_sample);
-    res.json(200, {
-      type: 'completion',
-      id: core.id('compl'),
-      completion: ` ${lim.text}`,
-      stop_reason: lim.reason === 'length' ? 'max_tokens' : 'stop_sequence',
-      stop: lim.matched,
-      model: model.id,
-    });
   });
+  return { choices, promptTokens, completionTokens };
+}
+
+function completionUsage(model: LanguageModel, promptTokens: number, completionTokens: number): Body {
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { text_tokens: promptTokens, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+    cost_in_usd_ticks: costTicks(model, promptTokens, completionTokens),
+  };
+}
+
+/** POST /v1/complete: the last human turn of a prompt of "\n\nHuman:" and "\n\nAssistant:" turns answered. */
+const humanAssistantCompletion: Handler = async (req, res, core) => {
+  const body = await req.json<Body>();
+  requireFields(body, ['model', 'prompt', 'max_tokens_to_sample']);
+  if (typeof body.prompt !== 'string') invalid('Invalid value for `prompt`: expected a string');
+  if (!body.prompt.includes('\n\nHuman:') || !/\n\nAssistant:\s*$/.test(body.prompt)) {
+    invalid('Invalid value for `prompt`: it must contain "\\n\\nHuman:" turns and end with "\\n\\nAssistant:"');
+  }
+  checkRange(body, 'max_tokens_to_sample', 1, 2147483647, { integer: true });
+  checkRange(body, 'temperature', 0, 2);
+  checkRange(body, 'top_p', 0, 1, { minExclusive: true });
+  checkRange(body, 'top_k', 1, 2147483647, { integer: true });
+  const stop = checkStops(body, 'stop_sequences');
+  const model = legacyModel(core, req, body.model, 'complete');
+  // the last human turn is what gets answered
+  const turns = body.prompt
+    .split(/\n\n(?=Human:|Assistant:)/)
+    .filter((s: string) => s.trim())
+    .map((s: string) => {
+      const human = s.startsWith('Human:');
+      return { role: human ? 'user' : 'assistant', text: s.replace(/^(Human|Assistant):\s*/, ''), images: 0 };
+    })
+    .filter((t: { text: string }) => t.text.trim());
+  const reply = generateReply({ model, turns, seed: core.textSeed() });
+  const lim = applyLimits(reply.text, stop, body.max_tokens_to_sample);
+  res.json(200, {
+    type: 'completion',
+    id: core.id('compl'),
+    completion: ` ${lim.text}`,
+    stop_reason: lim.reason === 'length' ? 'max_tokens' : 'stop_sequence',
+    stop: lim.matched,
+    model: model.id,
+  });
+};
+
+export function register(router: Router): void {
+  router.post('/v1/completions', textCompletion);
+  router.post('/v1/complete', humanAssistantCompletion);
 }
