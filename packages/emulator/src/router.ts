@@ -277,3 +277,23 @@ export function checkEnum(body: Record<string, unknown>, field: string, values: 
   if (typeof v !== 'string' || !values.includes(v))
     invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be one of ${values.join(', ')}`);
 }
+
+/**
+ * One page of a list paged by `pagination_token` (the id of the last item of the page before; 400 when no item has
+ * it), and the token of the next page when there is more.
+ */
+export function tokenPage<T>(
+  all: T[],
+  token: string | null,
+  limit: number,
+  idOf: (item: T) => string,
+): { page: T[]; next?: string } {
+  let start = 0;
+  if (token) {
+    const i = all.findIndex((item) => idOf(item) === token);
+    if (i === -1) invalid(`Invalid value for \`pagination_token\`: ${token}`);
+    start = i + 1;
+  }
+  const page = all.slice(start, start + limit);
+  return start + limit < all.length ? { page, next: idOf(page[page.length - 1]!) } : { page };
+}

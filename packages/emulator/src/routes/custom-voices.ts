@@ -3,8 +3,8 @@
 import { createReadStream, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend } from '../backend.js';
-import { discard, parseForm } from '../formdata.js';
-import { HttpError, invalid, notFound, type EmuRequest, type Router } from '../router.js';
+import { discard, parseForm, type FormFile, type FormPart } from '../formdata.js';
+import { HttpError, invalid, notFound, tokenPage, type EmuRequest, type Handler, type Router } from '../router.js';
 import { customVoices, type CustomVoiceRecord } from './voices.js';
 
 const MAX_CLIP_BYTES = 100 * 1024 * 1024;
@@ -51,105 +51,107 @@ function wavSeconds(path: string): number | undefined {
   invalid('The WAV file has no data chunk');
 }
 
+/** POST /v1/custom-voices: the reference clip (checked) kept as the voice's blob. */
+const createVoice: Handler = async (req, res, core) => {
+  const dir = core.store.blobDir('custom-voices');
+  const parts = await parseForm(req.raw, req.headers['content-type'], { dir, maxFileBytes: MAX_CLIP_BYTES });
+  try {
+    const file = referenceClip(parts);
+    const nameField = parts.find((p) => p.name === 'name' && p.kind === 'field');
+    const name = nameField && nameField.kind === 'field' ? nameField.value : null;
+    if (name !== null && [...name].length > 255) invalid('Invalid value for `name`: at most 255 characters');
+    const voice_id = newId(core);
+    const blob = join(dir, voice_id);
+    renameSync(file.path, blob);
+    const rec: CustomVoiceRecord = {
+      voice_id,
+      team_id: req.key!.team_id,
+      name,
+      created_at: new Date().toISOString(),
+      content_type: file.contentType,
+      filename: file.filename ?? 'clip',
+      size: file.size,
+      blob,
+    };
+    customVoices(core).set(voice_id, rec);
+    core.store.save();
+    res.json(200, publicVoice(rec));
+  } finally {
+    discard(parts);
+  }
+};
+
+/** The `file` part: present, not empty, within the size limit, audio, and (a WAV) no longer than allowed. */
+function referenceClip(parts: FormPart[]): FormFile {
+  const file = parts.find((p) => p.name === 'file');
+  if (!file || file.kind !== 'file') invalid('Missing the `file` part: the reference audio');
+  if (file.tooLarge) throw new HttpError(413, `The reference clip exceeds ${MAX_CLIP_BYTES} bytes`);
+  if (file.size === 0) invalid('The reference clip is empty');
+  const isAudio =
+    /^audio\//i.test(file.contentType) ||
+    /^video\/(mp4|x-matroska|webm)/i.test(file.contentType) ||
+    AUDIO_EXT.test(file.filename ?? '');
+  if (!isAudio)
+    invalid(
+      `The reference clip is not audio (${file.contentType}); supported: WAV, MP3, FLAC, OGG, Opus, M4A, AAC, MKV, MP4`,
+    );
+  const secs = wavSeconds(file.path);
+  if (secs !== undefined && secs > MAX_SECONDS)
+    invalid(`The reference clip is ${secs.toFixed(1)} seconds long; at most ${MAX_SECONDS} seconds are allowed`);
+  return file;
+}
+
+const listVoices: Handler = (req, res, core) => {
+  const raw = req.query.get('limit');
+  const limit = raw === null ? 100 : Number(raw);
+  if (raw !== null && (!/^\d+$/.test(raw) || limit < 1 || limit > 1000))
+    invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
+  const all = [...customVoices(core).values()].filter((v) => v.team_id === req.key!.team_id);
+  const { page, next } = tokenPage(all, req.query.get('pagination_token'), limit, (v) => v.voice_id);
+  res.json(200, { voices: page.map(publicVoice), ...(next !== undefined ? { pagination_token: next } : {}) });
+};
+
+const renameVoice: Handler = async (req, res, core) => {
+  const v = voiceOf(core, req);
+  const body = await req.json<Record<string, unknown>>();
+  if (body.name !== undefined && body.name !== null && (typeof body.name !== 'string' || [...body.name].length > 255))
+    invalid('Invalid value for `name`: a string of at most 255 characters');
+  const next = { ...v, ...(body.name !== undefined ? { name: (body.name as string | null) ?? null } : {}) };
+  customVoices(core).set(v.voice_id, next);
+  core.store.save();
+  res.json(200, publicVoice(next));
+};
+
+const deleteVoice: Handler = (req, res, core) => {
+  const v = voiceOf(core, req);
+  customVoices(core).delete(v.voice_id);
+  rmSync(v.blob, { force: true });
+  core.store.save();
+  res.json(200, { deleted: true });
+};
+
+/** GET {id}/audio: the reference clip as it was uploaded. */
+const voiceAudio: Handler = (req, res, core) => {
+  const v = voiceOf(core, req);
+  let size: number;
+  try {
+    size = statSync(v.blob).size;
+  } catch {
+    notFound(`The audio of custom voice ${v.voice_id} is gone`);
+  }
+  res.raw.writeHead(200, {
+    'content-type': v.content_type,
+    'content-length': String(size),
+    'content-disposition': `attachment; filename="${v.filename.replace(/"/g, '')}"`,
+  });
+  createReadStream(v.blob).pipe(res.raw);
+};
+
 export function register(router: Router): void {
-  router.post('/v1/custom-voices', async (req, res, core) => {
-    const dir = core.store.blobDir('custom-voices');
-    const parts = await parseForm(req.raw, req.headers['content-type'], { dir, maxFileBytes: MAX_CLIP_BYTES });
-    try {
-      const file = parts.find((p) => p.name === 'file');
-      if (!file || file.kind !== 'file') invalid('Missing the `file` part: the reference audio');
-      if (file.tooLarge) throw new HttpError(413, `The reference clip exceeds ${MAX_CLIP_BYTES} bytes`);
-      if (file.size === 0) invalid('The reference clip is empty');
-      const isAudio =
-        /^audio\//i.test(file.contentType) ||
-        /^video\/(mp4|x-matroska|webm)/i.test(file.contentType) ||
-        AUDIO_EXT.test(file.filename ?? '');
-      if (!isAudio)
-        invalid(
-          `The reference clip is not audio (${file.contentType}); supported: WAV, MP3, FLAC, OGG, Opus, M4A, AAC, MKV, MP4`,
-        );
-      const secs = wavSeconds(file.path);
-      if (secs !== undefined && secs > MAX_SECONDS)
-        invalid(`The reference clip is ${secs.toFixed(1)} seconds long; at most ${MAX_SECONDS} seconds are allowed`);
-      const nameField = parts.find((p) => p.name === 'name' && p.kind === 'field');
-      const name = nameField && nameField.kind === 'field' ? nameField.value : null;
-      if (name !== null && [...name].length > 255) invalid('Invalid value for `name`: at most 255 characters');
-      const voice_id = newId(core);
-      const blob = join(dir, voice_id);
-      renameSync(file.path, blob);
-      const rec: CustomVoiceRecord = {
-        voice_id,
-        team_id: req.key!.team_id,
-        name,
-        created_at: new Date().toISOString(),
-        content_type: file.contentType,
-        filename: file.filename ?? 'clip',
-        size: file.size,
-        blob,
-      };
-      customVoices(core).set(voice_id, rec);
-      core.store.save();
-      res.json(200, publicVoice(rec));
-    } finally {
-      discard(parts);
-    }
-  });
-
-  router.get('/v1/custom-voices', (req, res, core) => {
-    const raw = req.query.get('limit');
-    const limit = raw === null ? 100 : Number(raw);
-    if (raw !== null && (!/^\d+$/.test(raw) || limit < 1 || limit > 1000))
-      invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
-    const all = [...customVoices(core).values()].filter((v) => v.team_id === req.key!.team_id);
-    const token = req.query.get('pagination_token');
-    let start = 0;
-    if (token) {
-      const i = all.findIndex((v) => v.voice_id === token);
-      if (i === -1) invalid(`Invalid value for \`pagination_token\`: ${token}`);
-      start = i + 1;
-    }
-    const page = all.slice(start, start + limit);
-    const more = start + limit < all.length;
-    res.json(200, {
-      voices: page.map(publicVoice),
-      ...(more ? { pagination_token: page[page.length - 1]!.voice_id } : {}),
-    });
-  });
-
+  router.post('/v1/custom-voices', createVoice);
+  router.get('/v1/custom-voices', listVoices);
   router.get('/v1/custom-voices/:id', (req, res, core) => res.json(200, publicVoice(voiceOf(core, req))));
-
-  router.patch('/v1/custom-voices/:id', async (req, res, core) => {
-    const v = voiceOf(core, req);
-    const body = await req.json<Record<string, unknown>>();
-    if (body.name !== undefined && body.name !== null && (typeof body.name !== 'string' || [...body.name].length > 255))
-      invalid('Invalid value for `name`: a string of at most 255 characters');
-    const next = { ...v, ...(body.name !== undefined ? { name: (body.name as string | null) ?? null } : {}) };
-    customVoices(core).set(v.voice_id, next);
-    core.store.save();
-    res.json(200, publicVoice(next));
-  });
-
-  router.delete('/v1/custom-voices/:id', (req, res, core) => {
-    const v = voiceOf(core, req);
-    customVoices(core).delete(v.voice_id);
-    rmSync(v.blob, { force: true });
-    core.store.save();
-    res.json(200, { deleted: true });
-  });
-
-  router.get('/v1/custom-voices/:id/audio', (req, res, core) => {
-    const v = voiceOf(core, req);
-    let size: number;
-    try {
-      size = statSync(v.blob).size;
-    } catch {
-      notFound(`The audio of custom voice ${v.voice_id} is gone`);
-    }
-    res.raw.writeHead(200, {
-      'content-type': v.content_type,
-      'content-length': String(size),
-      'content-disposition': `attachment; filename="${v.filename.replace(/"/g, '')}"`,
-    });
-    createReadStream(v.blob).pipe(res.raw);
-  });
+  router.patch('/v1/custom-voices/:id', renameVoice);
+  router.delete('/v1/custom-voices/:id', deleteVoice);
+  router.get('/v1/custom-voices/:id/audio', voiceAudio);
 }

@@ -10,6 +10,7 @@ import {
   invalid,
   notFound,
   requireFields,
+  tokenPage,
   type EmuRequest,
   type Handler,
   type Router,
@@ -264,19 +265,8 @@ const listV2: Handler = (req, res, core) => {
   const all = [...phoneNumbersV2(core).values()].filter(
     (p) => p.team_id === team && (agent === null || p.agent_id === agent),
   );
-  const token = req.query.get('pagination_token');
-  let start = 0;
-  if (token !== null && token !== '') {
-    const i = all.findIndex((p) => p.phone_number_id === token);
-    if (i === -1) invalid(`Invalid value for \`pagination_token\`: ${token}`);
-    start = i + 1;
-  }
-  const page = all.slice(start, start + limit);
-  const more = start + limit < all.length;
-  res.json(200, {
-    phone_numbers: page.map(publicV2),
-    ...(more ? { pagination_token: page[page.length - 1]!.phone_number_id } : {}),
-  });
+  const { page, next } = tokenPage(all, req.query.get('pagination_token'), limit, (p) => p.phone_number_id);
+  res.json(200, { phone_numbers: page.map(publicV2), ...(next !== undefined ? { pagination_token: next } : {}) });
 };
 
 const deleteV2: Handler = (req, res, core) => {
