@@ -55,78 +55,11 @@ function refuse(ws: WebSocket, type: string, code: string, message: string): voi
 }
 
 function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
-  const callId = req.query.get('call_id') ?? undefined;
-  const secret = clientSecretOf(req);
-  const model = callId ? 'voice-latest' : (req.query.get('model') ?? 'voice-latest');
-  const effort = req.query.get('reasoning.effort') ?? req.query.get('reasoning_effort') ?? 'high';
-  if (!callId && !(REALTIME_MODELS as readonly string[]).includes(model)) {
-    return refuse(
-      ws,
-      'invalid_request_error',
-      'invalid_value',
-      `Invalid value for \`model\`: ${model}; must be one of ${REALTIME_MODELS.join(', ')}`,
-    );
-  }
-  if (!(REASONING_EFFORTS as readonly string[]).includes(effort)) {
-    return refuse(
-      ws,
-      'invalid_request_error',
-      'invalid_value',
-      `Invalid value for \`reasoning.effort\`: ${effort}; must be high or none`,
-    );
-  }
-  let call: CallRecord | undefined;
-  if (callId !== undefined) {
-    if (secret)
-      return refuse(
-        ws,
-        'invalid_request_error',
-        'permission_denied',
-        'Sessions on a SIP call (call_id) need an API key; client secrets are not accepted',
-      );
-    call = core.store.collection<CallRecord>('calls').get(callId);
-    if (!call || call.status !== 'active' || (call.team_id !== undefined && call.team_id !== req.key?.team_id)) {
-      return refuse(ws, 'invalid_request_error', 'not_found', `Call ${callId} was not found or is not active`);
-    }
-  }
-  let initial = secret ? core.store.collection<{ session?: Json }>('client_secrets').get(secret)?.session : undefined;
-  if (call?.agent_id) {
-    // a call to a number assigned to an agent starts with the agent's configuration
-    const a = agents(core).get(call.agent_id) as Json | undefined;
-    if (a) {
-      initial = {};
-      if (a.instructions) initial.instructions = a.instructions;
-      if (a.voice?.voice_id) initial.voice = a.voice.voice_id;
-      if (Array.isArray(a.tools)) initial.tools = a.tools;
-      if (a.voice && (a.voice.vad_threshold !== undefined || a.voice.vad_silence_duration_ms !== undefined)) {
-        initial.turn_detection = {
-          type: 'server_vad',
-          ...(a.voice.vad_threshold !== undefined ? { threshold: a.voice.vad_threshold } : {}),
-          ...(a.voice.vad_silence_duration_ms !== undefined
-            ? { silence_duration_ms: a.voice.vad_silence_duration_ms }
-            : {}),
-        };
-      }
-    }
-  }
-  const log: RealtimeSessionLog = {
-    session_id: '',
-    ...(callId ? { call_id: callId } : {}),
-    model,
-    reasoning_effort: effort,
-    opened_at: Date.now(),
-    appends: [],
-    input_audio_ms: 0,
-    client_events: [],
-    session: {},
-    transcripts: [],
-    responses: [],
-    function_outputs: [],
-  };
-  const logs = realtimeLogs(core);
-  logs.push(log);
-  // a long-running emulator keeps the newest sessions only
-  if (logs.length > 200) logs.splice(0, logs.length - 200);
+  const opening = acceptedOpening(ws, req, core);
+  if (!opening) return;
+  const { callId, call, model, effort } = opening;
+  const initial = call?.agent_id ? (agentSession(core, call.agent_id) ?? opening.initial) : opening.initial;
+  const log = newSessionLog(core, callId, model, effort);
   const session = new EmulatedRealtimeSession(ws, core, { model, reasoningEffort: effort, callId, initial, log });
   const timers: NodeJS.Timeout[] = [];
   const onClose = () => session.close(1001, 'emulator closing');
@@ -161,6 +94,106 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
   });
   session.start();
   if (call && callId) runCaller(session, core, callId, call, timers);
+}
+
+interface Opening {
+  callId: string | undefined;
+  /** the active SIP call the session joins */
+  call: CallRecord | undefined;
+  model: string;
+  effort: string;
+  /** session fields the client secret carries */
+  initial: Json | undefined;
+}
+
+/**
+ * What the connection asks for (model, reasoning effort, a SIP call) when the emulator accepts it; undefined when
+ * refused (an error event, then the socket closed).
+ */
+function acceptedOpening(ws: WebSocket, req: EmuRequest, core: Backend): Opening | undefined {
+  const callId = req.query.get('call_id') ?? undefined;
+  const secret = clientSecretOf(req);
+  const model = callId ? 'voice-latest' : (req.query.get('model') ?? 'voice-latest');
+  const effort = req.query.get('reasoning.effort') ?? req.query.get('reasoning_effort') ?? 'high';
+  if (!callId && !(REALTIME_MODELS as readonly string[]).includes(model)) {
+    refuse(
+      ws,
+      'invalid_request_error',
+      'invalid_value',
+      `Invalid value for \`model\`: ${model}; must be one of ${REALTIME_MODELS.join(', ')}`,
+    );
+    return undefined;
+  }
+  if (!(REASONING_EFFORTS as readonly string[]).includes(effort)) {
+    refuse(
+      ws,
+      'invalid_request_error',
+      'invalid_value',
+      `Invalid value for \`reasoning.effort\`: ${effort}; must be high or none`,
+    );
+    return undefined;
+  }
+  let call: CallRecord | undefined;
+  if (callId !== undefined) {
+    if (secret) {
+      refuse(
+        ws,
+        'invalid_request_error',
+        'permission_denied',
+        'Sessions on a SIP call (call_id) need an API key; client secrets are not accepted',
+      );
+      return undefined;
+    }
+    call = core.store.collection<CallRecord>('calls').get(callId);
+    if (!call || call.status !== 'active' || (call.team_id !== undefined && call.team_id !== req.key?.team_id)) {
+      refuse(ws, 'invalid_request_error', 'not_found', `Call ${callId} was not found or is not active`);
+      return undefined;
+    }
+  }
+  const initial = secret ? core.store.collection<{ session?: Json }>('client_secrets').get(secret)?.session : undefined;
+  return { callId, call, model, effort, initial };
+}
+
+/** A call to a number assigned to an agent starts with the agent's configuration (undefined: no such agent). */
+function agentSession(core: Backend, agentId: string): Json | undefined {
+  const a = agents(core).get(agentId) as Json | undefined;
+  if (!a) return undefined;
+  const initial: Json = {};
+  if (a.instructions) initial.instructions = a.instructions;
+  if (a.voice?.voice_id) initial.voice = a.voice.voice_id;
+  if (Array.isArray(a.tools)) initial.tools = a.tools;
+  if (a.voice && (a.voice.vad_threshold !== undefined || a.voice.vad_silence_duration_ms !== undefined)) {
+    initial.turn_detection = {
+      type: 'server_vad',
+      ...(a.voice.vad_threshold !== undefined ? { threshold: a.voice.vad_threshold } : {}),
+      ...(a.voice.vad_silence_duration_ms !== undefined
+        ? { silence_duration_ms: a.voice.vad_silence_duration_ms }
+        : {}),
+    };
+  }
+  return initial;
+}
+
+/** The session's entry in the admin log (GET /_emulator/realtime); a long-running emulator keeps the newest 200. */
+function newSessionLog(core: Backend, callId: string | undefined, model: string, effort: string): RealtimeSessionLog {
+  const log: RealtimeSessionLog = {
+    session_id: '',
+    ...(callId ? { call_id: callId } : {}),
+    model,
+    reasoning_effort: effort,
+    opened_at: Date.now(),
+    appends: [],
+    input_audio_ms: 0,
+    client_events: [],
+    session: {},
+    transcripts: [],
+    responses: [],
+    function_outputs: [],
+  };
+  const logs = realtimeLogs(core);
+  logs.push(log);
+  if (logs.length > 200) logs.splice(0, logs.length - 200);
+  return log;
 }
 
 /** The simulated caller of a SIP call: says its lines one turn at a time, then hangs up. */
