@@ -80,6 +80,72 @@ class ClientEventError extends Error {
   }
 }
 
+/** A session.update's `turn_detection`: null (or type none) is no VAD; server_vad's numbers merge into `current`. */
+function updatedTurnDetection(td: Json | null, current: TurnDetection | null): TurnDetection | null {
+  if (td === null || td?.type === 'none') return null;
+  if (typeof td === 'object' && (td.type === undefined || td.type === 'server_vad')) {
+    const cur = current ?? {
+      type: 'server_vad',
+      threshold: 0.5,
+      silence_duration_ms: 500,
+      prefix_padding_ms: 300,
+    };
+    const num = (field: string, min: number, max: number, integer: boolean, fallback: number): number => {
+      const v = td[field];
+      if (v === undefined || v === null) return fallback;
+      if (typeof v !== 'number' || v < min || v > max || (integer && !Number.isInteger(v))) {
+        throw new ClientEventError(
+          'invalid_value',
+          `Invalid value for \`session.turn_detection.${field}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer ' : ''}from ${min} to ${max}`,
+          `session.turn_detection.${field}`,
+        );
+      }
+      return v;
+    };
+    return {
+      type: 'server_vad',
+      threshold: num('threshold', 0, 1, false, cur.threshold),
+      silence_duration_ms: num('silence_duration_ms', 0, 10_000, true, cur.silence_duration_ms),
+      prefix_padding_ms: num('prefix_padding_ms', 0, 10_000, true, cur.prefix_padding_ms),
+    };
+  }
+  throw new ClientEventError(
+    'invalid_value',
+    `Invalid value for \`session.turn_detection.type\`: ${JSON.stringify(td?.type)}; must be server_vad or null`,
+    'session.turn_detection.type',
+  );
+}
+
+/** A session.update's `tools`: function tools in the flat or the nested chat form (kept flat), and built-in kinds. */
+function updatedTools(tools: unknown): (SessionTool | { type: string })[] {
+  if (!Array.isArray(tools))
+    throw new ClientEventError('invalid_value', '`session.tools` must be an array', 'session.tools');
+  if (tools.length > 200)
+    throw new ClientEventError(
+      'invalid_value',
+      `\`session.tools\`: at most 200 tools (got ${tools.length})`,
+      'session.tools',
+    );
+  return tools.map((t: Json, i: number): SessionTool | { type: string } => {
+    // flat form, and the nested chat form: accept both
+    if (OTHER_TOOL_KINDS.includes(t?.type)) return t as { type: string };
+    const fn = t?.type === 'function' && t.function && typeof t.function === 'object' ? t.function : t;
+    if (t?.type !== 'function' || typeof fn?.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(fn.name)) {
+      throw new ClientEventError(
+        'invalid_value',
+        `Invalid value for \`session.tools[${i}]\`: expected {type: "function", name, description, parameters}`,
+        `session.tools[${i}]`,
+      );
+    }
+    return {
+      type: 'function',
+      name: fn.name,
+      description: fn.description,
+      parameters: fn.parameters ?? { type: 'object', properties: {} },
+    } as SessionTool;
+  });
+}
+
 export class EmulatedRealtimeSession {
   readonly config: SessionConfig;
   private readonly items: ConversationItem[] = [];
@@ -295,41 +361,8 @@ export class EmulatedRealtimeSession {
       next.voice = voice.toLowerCase();
       next.audio.output.voice = next.voice;
     }
-    if (s.turn_detection !== undefined) {
-      const td = s.turn_detection;
-      if (td === null || td?.type === 'none') next.turn_detection = null;
-      else if (typeof td === 'object' && (td.type === undefined || td.type === 'server_vad')) {
-        const cur = next.turn_detection ?? {
-          type: 'server_vad',
-          threshold: 0.5,
-          silence_duration_ms: 500,
-          prefix_padding_ms: 300,
-        };
-        const num = (field: string, min: number, max: number, integer: boolean, fallback: number): number => {
-          const v = td[field];
-          if (v === undefined || v === null) return fallback;
-          if (typeof v !== 'number' || v < min || v > max || (integer && !Number.isInteger(v))) {
-            throw new ClientEventError(
-              'invalid_value',
-              `Invalid value for \`session.turn_detection.${field}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer ' : ''}from ${min} to ${max}`,
-              `session.turn_detection.${field}`,
-            );
-          }
-          return v;
-        };
-        next.turn_detection = {
-          type: 'server_vad',
-          threshold: num('threshold', 0, 1, false, cur.threshold),
-          silence_duration_ms: num('silence_duration_ms', 0, 10_000, true, cur.silence_duration_ms),
-          prefix_padding_ms: num('prefix_padding_ms', 0, 10_000, true, cur.prefix_padding_ms),
-        };
-      } else
-        throw new ClientEventError(
-          'invalid_value',
-          `Invalid value for \`session.turn_detection.type\`: ${JSON.stringify(td?.type)}; must be server_vad or null`,
-          'session.turn_detection.type',
-        );
-    }
+    if (s.turn_detection !== undefined)
+      next.turn_detection = updatedTurnDetection(s.turn_detection, next.turn_detection);
     for (const dir of ['input', 'output'] as const) {
       const f = s.audio?.[dir]?.format ?? (dir === 'input' ? s.input_audio_format : s.output_audio_format);
       if (f === undefined) continue;
@@ -342,34 +375,7 @@ export class EmulatedRealtimeSession {
         );
       next.audio[dir].format = wf;
     }
-    if (s.tools !== undefined) {
-      if (!Array.isArray(s.tools))
-        throw new ClientEventError('invalid_value', '`session.tools` must be an array', 'session.tools');
-      if (s.tools.length > 200)
-        throw new ClientEventError(
-          'invalid_value',
-          `\`session.tools\`: at most 200 tools (got ${s.tools.length})`,
-          'session.tools',
-        );
-      next.tools = s.tools.map((t: Json, i: number): SessionTool | { type: string } => {
-        // flat form, and the nested chat form: accept both
-        if (OTHER_TOOL_KINDS.includes(t?.type)) return t as { type: string };
-        const fn = t?.type === 'function' && t.function && typeof t.function === 'object' ? t.function : t;
-        if (t?.type !== 'function' || typeof fn?.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(fn.name)) {
-          throw new ClientEventError(
-            'invalid_value',
-            `Invalid value for \`session.tools[${i}]\`: expected {type: "function", name, description, parameters}`,
-            `session.tools[${i}]`,
-          );
-        }
-        return {
-          type: 'function',
-          name: fn.name,
-          description: fn.description,
-          parameters: fn.parameters ?? { type: 'object', properties: {} },
-        } as SessionTool;
-      });
-    }
+    if (s.tools !== undefined) next.tools = updatedTools(s.tools);
     if (s.model !== undefined && !(REALTIME_MODELS as readonly string[]).includes(s.model)) {
       throw new ClientEventError(
         'invalid_value',
