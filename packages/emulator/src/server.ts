@@ -1,11 +1,11 @@
 // The local emulator's HTTP + WebSocket server: request ids, the request log, fault injection, auth, routing.
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
-import { Backend, type EmulatorSettings } from './backend.js';
+import { Backend, type EmulatorSettings, type LoggedRequest } from './backend.js';
 import { FaultList, type Fault } from './faults.js';
 import {
   ERROR_CODES,
@@ -65,21 +65,7 @@ const MAX_LOGGED_BODY = 256 * 1024;
 const MAX_WS_MESSAGE = 16 * 1024 * 1024;
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
-  const store = new StateStore(opts.stateDir);
-  const core = new Backend(
-    store,
-    {
-      tokenDelayMs: opts.tokenDelayMs,
-      deferredDelayMs: opts.deferredDelayMs,
-      latencyMs: opts.latencyMs,
-      ...opts.settings,
-    },
-    opts.defaultKey,
-    opts.seed,
-  );
-  core.adminToken = opts.adminToken;
-  for (const f of opts.faults ?? []) core.faults.add(f);
-  if (opts.collections) registerCollections(core, opts.collections);
+  const { store, core } = newBackend(opts);
   const router = new Router();
   registerAdminRoutes(router);
   registerAllRoutes(router);
@@ -101,15 +87,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
-  // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
-  wss.on('headers', (headers, req) => {
-    const id = upgradeIds.get(req);
-    if (id) headers.push(`x-request-id: ${id}`);
-  });
-  server.on('upgrade', (req, socket, head) => {
-    handleUpgrade(router, core, wss, req, socket as Socket, head).catch(() => socket.destroy());
-  });
+  const wss = acceptUpgrades(server, router, core);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -148,6 +126,40 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       store.close();
     },
   };
+}
+
+/** The state (persisted in opts.stateDir, else in memory) and the backend on it, with the options' settings. */
+function newBackend(opts: EmulatorOptions): { store: StateStore; core: Backend } {
+  const store = new StateStore(opts.stateDir);
+  const core = new Backend(
+    store,
+    {
+      tokenDelayMs: opts.tokenDelayMs,
+      deferredDelayMs: opts.deferredDelayMs,
+      latencyMs: opts.latencyMs,
+      ...opts.settings,
+    },
+    opts.defaultKey,
+    opts.seed,
+  );
+  core.adminToken = opts.adminToken;
+  for (const f of opts.faults ?? []) core.faults.add(f);
+  if (opts.collections) registerCollections(core, opts.collections);
+  return { store, core };
+}
+
+/** WebSocket upgrades of the server go to the router's WebSocket routes. */
+function acceptUpgrades(server: Server, router: Router, core: Backend): WebSocketServer {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
+  // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
+  wss.on('headers', (headers, req) => {
+    const id = upgradeIds.get(req);
+    if (id) headers.push(`x-request-id: ${id}`);
+  });
+  server.on('upgrade', (req, socket, head) => {
+    handleUpgrade(router, core, wss, req, socket as Socket, head).catch(() => socket.destroy());
+  });
+  return wss;
 }
 
 function adminTokenMatches(req: IncomingMessage, token: string): boolean {
@@ -397,25 +409,7 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   // admin calls (readiness polls, log reads) do not move the seeded request-id stream
   const requestId = isAdmin ? randomUUID() : core.uuid('request');
   res.setHeader('x-request-id', requestId);
-  const started = performance.now();
-  const entry = isAdmin
-    ? undefined
-    : core.logRequest({
-        id: requestId,
-        time: Date.now(),
-        method,
-        path,
-        query: queryRecord(url.searchParams),
-        headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
-        body: undefined,
-        bytes: req.headers['content-length'] ? Number(req.headers['content-length']) : undefined,
-      });
-  if (entry) {
-    res.once('close', () => {
-      entry.status = res.statusCode;
-      entry.duration_ms = Math.round((performance.now() - started) * 10) / 10;
-    });
-  }
+  const entry = isAdmin ? undefined : logHttpRequest(core, req, res, url, method, requestId);
 
   if (isAdmin && core.adminToken && path !== '/_emulator/health' && !adminTokenMatches(req, core.adminToken)) {
     req.resume();
@@ -427,20 +421,9 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   }
   let fault: Fault | undefined;
   if (!isAdmin) {
-    if (core.settings.latencyMs > 0) await core.sleep(core.settings.latencyMs);
-    fault = core.faults.take(method, path);
-    if (fault?.kind === 'status') {
-      const headers: Record<string, string> = {};
-      if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
-      req.resume();
-      return sendError(res, fault.status ?? 500, fault.message ?? `injected fault ${fault.status}`, headers);
-    }
-    if (fault?.kind === 'drop' && !fault.afterEvents) {
-      req.resume();
-      res.socket?.destroy();
-      return;
-    }
-    if (fault?.kind === 'slow') await core.sleep(fault.delayMs ?? 1000);
+    const injected = await injectFault(core, req, res, method, path);
+    if (injected.answered) return;
+    fault = injected.fault;
   }
 
   const { route, params, otherMethods } = router.match(method, path);
@@ -483,6 +466,69 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   }
 }
 
+/** The request log's record of a request or an upgrade (the key's presence, not the key). */
+function logRecord(req: IncomingMessage, url: URL, requestId: string, method: string) {
+  return {
+    id: requestId,
+    time: Date.now(),
+    method,
+    path: url.pathname,
+    query: queryRecord(url.searchParams),
+    headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
+  };
+}
+
+/** The request in the request log; its status and duration are filled in when the reply has gone. */
+function logHttpRequest(
+  core: Backend,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  method: string,
+  requestId: string,
+): LoggedRequest {
+  const started = performance.now();
+  const entry = core.logRequest({
+    ...logRecord(req, url, requestId, method),
+    body: undefined,
+    bytes: req.headers['content-length'] ? Number(req.headers['content-length']) : undefined,
+  });
+  res.once('close', () => {
+    entry.status = res.statusCode;
+    entry.duration_ms = Math.round((performance.now() - started) * 10) / 10;
+  });
+  return entry;
+}
+
+/**
+ * The latency setting, then the fault planned for this request, if any: a status or a drop answers the request
+ * (`answered`), a slow fault waits; a drop after N events is the response's to apply.
+ */
+async function injectFault(
+  core: Backend,
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  path: string,
+): Promise<{ fault: Fault | undefined; answered: boolean }> {
+  if (core.settings.latencyMs > 0) await core.sleep(core.settings.latencyMs);
+  const fault = core.faults.take(method, path);
+  if (fault?.kind === 'status') {
+    const headers: Record<string, string> = {};
+    if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+    req.resume();
+    sendError(res, fault.status ?? 500, fault.message ?? `injected fault ${fault.status}`, headers);
+    return { fault, answered: true };
+  }
+  if (fault?.kind === 'drop' && !fault.afterEvents) {
+    req.resume();
+    res.socket?.destroy();
+    return { fault, answered: true };
+  }
+  if (fault?.kind === 'slow') await core.sleep(fault.delayMs ?? 1000);
+  return { fault, answered: false };
+}
+
 /** The request id of each upgrade in progress, for its 101's headers. */
 const upgradeIds = new WeakMap<IncomingMessage, string>();
 
@@ -504,14 +550,7 @@ async function handleUpgrade(
       `HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   };
-  core.logRequest({
-    id: requestId,
-    time: Date.now(),
-    method: 'WS',
-    path,
-    query: queryRecord(url.searchParams),
-    headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
-  });
+  core.logRequest(logRecord(req, url, requestId, 'WS'));
   // faults apply to an upgrade as method WS: a refused upgrade, a socket cut at once or after N server events, a slow 101
   const fault = core.faults.take('WS', path);
   if (fault?.kind === 'status')
