@@ -5,7 +5,7 @@ import type { KeyRecord } from './auth.js';
 import { startInboundCall } from './calls.js';
 import type { Backend, LoggedRequest } from './backend.js';
 import { FaultList, type Fault } from './faults.js';
-import { invalid, notFound, type Router } from './router.js';
+import { invalid, notFound, type Handler, type Router } from './router.js';
 
 export const TRIGGERS = ['incoming-call', 'video-done', 'deferred-ready', 'file-expired'] as const;
 
@@ -83,6 +83,54 @@ async function triggerIncomingCall(core: Backend, body: Record<string, unknown>)
   return { call: result.call, webhook: result.webhook };
 }
 
+/** POST /_emulator/faults: one fault or a list, each checked before any is added. */
+const addFaults: Handler = async (req, res, core) => {
+  const body = await req.json<Fault | Fault[]>({ array: true });
+  const list = Array.isArray(body) ? body : [body];
+  try {
+    list.forEach((f) => FaultList.check(f));
+  } catch (err) {
+    invalid(`Invalid fault: ${(err as Error).message}`);
+  }
+  for (const f of list) core.faults.add(f);
+  res.json(200, { ok: true, faults: core.faults.list() });
+};
+
+/** POST /_emulator/settings: numbers of at least 0, merged into the settings. */
+const changeSettings: Handler = async (req, res, core) => {
+  const body = await req.json();
+  for (const [k, v] of Object.entries(body))
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      invalid(`Invalid value for setting \`${k}\`: ${JSON.stringify(v)}; must be a number of at least 0`);
+  Object.assign(core.settings, body);
+  res.json(200, core.settings);
+};
+
+/** POST /_emulator/reset: empty state, log and faults; the default key and the fixtures again. */
+const reset: Handler = async (_req, res, core) => {
+  core.store.reset();
+  core.requests.length = 0;
+  core.faults.clear();
+  core.addKey({ key: core.defaultKey, name: 'default emulator key' });
+  const fixtures = core.fixtures ? await core.fixtures() : undefined;
+  res.json(200, { ok: true, ...(fixtures ? { fixtures } : {}) });
+};
+
+/** POST /_emulator/trigger/{kind}: what would otherwise wait for time or the outside world happens now. */
+const trigger: Handler = async (req, res, core) => {
+  const kind = req.params.kind!;
+  const body = await req.json();
+  const id = () => {
+    if (typeof body.id !== 'string' || !body.id) invalid(`The trigger ${kind} needs an \`id\``);
+    return body.id;
+  };
+  if (kind === 'incoming-call') return res.json(200, await triggerIncomingCall(core, body));
+  if (kind === 'video-done') return res.json(200, triggerVideoDone(core, id()));
+  if (kind === 'deferred-ready') return res.json(200, triggerDeferredReady(core, id()));
+  if (kind === 'file-expired') return res.json(200, triggerFileExpired(core, id()));
+  notFound(`No trigger ${kind}; triggers: ${TRIGGERS.join(', ')}`);
+};
+
 export function registerAdminRoutes(router: Router): void {
   const admin = { auth: false } as const;
   router.get(
@@ -99,21 +147,7 @@ export function registerAdminRoutes(router: Router): void {
     },
     admin,
   );
-  router.post(
-    '/_emulator/faults',
-    async (req, res, core) => {
-      const body = await req.json<Fault | Fault[]>({ array: true });
-      const list = Array.isArray(body) ? body : [body];
-      try {
-        list.forEach((f) => FaultList.check(f));
-      } catch (err) {
-        invalid(`Invalid fault: ${(err as Error).message}`);
-      }
-      for (const f of list) core.faults.add(f);
-      res.json(200, { ok: true, faults: core.faults.list() });
-    },
-    admin,
-  );
+  router.post('/_emulator/faults', addFaults, admin);
   router.get('/_emulator/faults', (_req, res, core) => res.json(200, { faults: core.faults.list() }), admin);
   router.delete(
     '/_emulator/faults',
@@ -123,18 +157,7 @@ export function registerAdminRoutes(router: Router): void {
     },
     admin,
   );
-  router.post(
-    '/_emulator/settings',
-    async (req, res, core) => {
-      const body = await req.json();
-      for (const [k, v] of Object.entries(body))
-        if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
-          invalid(`Invalid value for setting \`${k}\`: ${JSON.stringify(v)}; must be a number of at least 0`);
-      Object.assign(core.settings, body);
-      res.json(200, core.settings);
-    },
-    admin,
-  );
+  router.post('/_emulator/settings', changeSettings, admin);
   router.post(
     '/_emulator/keys',
     async (req, res, core) => {
@@ -143,33 +166,6 @@ export function registerAdminRoutes(router: Router): void {
     },
     admin,
   );
-  router.post(
-    '/_emulator/reset',
-    async (_req, res, core) => {
-      core.store.reset();
-      core.requests.length = 0;
-      core.faults.clear();
-      core.addKey({ key: core.defaultKey, name: 'default emulator key' });
-      const fixtures = core.fixtures ? await core.fixtures() : undefined;
-      res.json(200, { ok: true, ...(fixtures ? { fixtures } : {}) });
-    },
-    admin,
-  );
-  router.post(
-    '/_emulator/trigger/:kind',
-    async (req, res, core) => {
-      const kind = req.params.kind!;
-      const body = await req.json();
-      const id = () => {
-        if (typeof body.id !== 'string' || !body.id) invalid(`The trigger ${kind} needs an \`id\``);
-        return body.id;
-      };
-      if (kind === 'incoming-call') return res.json(200, await triggerIncomingCall(core, body));
-      if (kind === 'video-done') return res.json(200, triggerVideoDone(core, id()));
-      if (kind === 'deferred-ready') return res.json(200, triggerDeferredReady(core, id()));
-      if (kind === 'file-expired') return res.json(200, triggerFileExpired(core, id()));
-      notFound(`No trigger ${kind}; triggers: ${TRIGGERS.join(', ')}`);
-    },
-    admin,
-  );
+  router.post('/_emulator/reset', reset, admin);
+  router.post('/_emulator/trigger/:kind', trigger, admin);
 }
