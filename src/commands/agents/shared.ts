@@ -117,37 +117,7 @@ export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
         `at most ${AGENT_LIMITS.instructions.toLocaleString('en-US')} characters (got ${len(v).toLocaleString('en-US')})`,
       );
   }
-  if (input.tools !== undefined && input.tools !== null) {
-    const v = input.tools;
-    if (!Array.isArray(v)) fail(name('tools'), v, 'a list of tools');
-    if (v.length > AGENT_LIMITS.tools)
-      fail(name('tools'), `${v.length} tools`, `at most ${AGENT_LIMITS.tools} tools per agent`);
-    v.forEach((t, i) => {
-      const tool = t as Record<string, unknown> | null;
-      if (!tool || typeof tool !== 'object' || !(TOOL_KINDS as readonly string[]).includes(tool.type as string)) {
-        fail(
-          name('tools'),
-          `tool ${i + 1} ${JSON.stringify(t)?.slice(0, 60)}`,
-          `an object whose type is one of ${TOOL_KINDS.join(', ')}`,
-        );
-      }
-      if (tool.type === 'function') {
-        const fn = tool.function as Record<string, unknown> | undefined;
-        if (!fn || typeof fn.name !== 'string' || fn.name === '')
-          fail(
-            name('tools'),
-            `tool ${i + 1} ${JSON.stringify(t).slice(0, 60)}`,
-            'a function tool {type: "function", function: {name, description, parameters}}',
-          );
-        if (
-          fn.parameters !== undefined &&
-          (typeof fn.parameters !== 'object' || fn.parameters === null || Array.isArray(fn.parameters))
-        ) {
-          fail(name('tools'), `tool ${i + 1} (${fn.name}) parameters`, 'a JSON-schema object');
-        }
-      }
-    });
-  }
+  if (input.tools !== undefined && input.tools !== null) checkAgentTools(input.tools, name);
   if (input.collection_ids !== undefined && input.collection_ids !== null) {
     const v = input.collection_ids;
     if (!Array.isArray(v) || v.some((c) => typeof c !== 'string' || c === ''))
@@ -159,35 +129,70 @@ export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
         `at most ${AGENT_LIMITS.collections} collections per agent`,
       );
   }
-  if (input.voice !== undefined && input.voice !== null) {
-    const v = input.voice as Record<string, unknown>;
-    if (typeof v !== 'object' || Array.isArray(v))
-      fail(name('voice'), v, 'an object {voice_id, vad_threshold, vad_silence_duration_ms}');
-    const voice: Record<string, unknown> = { ...v };
-    if (v.voice_id !== undefined && v.voice_id !== null) {
-      const id = typeof v.voice_id === 'string' ? normalizeVoiceId(v.voice_id) : undefined;
-      if (id === undefined) fail(name('voice_id'), v.voice_id, VOICE_ALLOWED);
-      voice.voice_id = id;
-    }
-    const [tMin, tMax] = AGENT_LIMITS.vadThreshold;
-    if (v.vad_threshold !== undefined && v.vad_threshold !== null) {
-      const t = v.vad_threshold;
-      if (typeof t !== 'number' || !Number.isFinite(t) || t < tMin || t > tMax)
-        fail(name('vad_threshold'), t, `a number from ${tMin} to ${tMax}`);
-    }
-    const [sMin, sMax] = AGENT_LIMITS.vadSilenceMs;
-    if (v.vad_silence_duration_ms !== undefined && v.vad_silence_duration_ms !== null) {
-      const s = v.vad_silence_duration_ms;
-      if (typeof s !== 'number' || !Number.isInteger(s) || s < sMin || s > sMax)
-        fail(
-          name('vad_silence_duration_ms'),
-          s,
-          `a whole number of milliseconds from ${sMin} to ${sMax.toLocaleString('en-US')}`,
-        );
-    }
-    out.voice = voice;
-  }
+  if (input.voice !== undefined && input.voice !== null) out.voice = checkedVoice(input.voice, name);
   return out;
+}
+
+/** The agent's tools: at most the limit, each of a known kind; a function tool names its function. */
+function checkAgentTools(v: unknown, name: Namer): void {
+  if (!Array.isArray(v)) fail(name('tools'), v, 'a list of tools');
+  if (v.length > AGENT_LIMITS.tools)
+    fail(name('tools'), `${v.length} tools`, `at most ${AGENT_LIMITS.tools} tools per agent`);
+  v.forEach((t, i) => {
+    const tool = t as Record<string, unknown> | null;
+    if (!tool || typeof tool !== 'object' || !(TOOL_KINDS as readonly string[]).includes(tool.type as string)) {
+      fail(
+        name('tools'),
+        `tool ${i + 1} ${JSON.stringify(t)?.slice(0, 60)}`,
+        `an object whose type is one of ${TOOL_KINDS.join(', ')}`,
+      );
+    }
+    if (tool.type === 'function') {
+      const fn = tool.function as Record<string, unknown> | undefined;
+      if (!fn || typeof fn.name !== 'string' || fn.name === '')
+        fail(
+          name('tools'),
+          `tool ${i + 1} ${JSON.stringify(t).slice(0, 60)}`,
+          'a function tool {type: "function", function: {name, description, parameters}}',
+        );
+      if (
+        fn.parameters !== undefined &&
+        (typeof fn.parameters !== 'object' || fn.parameters === null || Array.isArray(fn.parameters))
+      ) {
+        fail(name('tools'), `tool ${i + 1} (${fn.name}) parameters`, 'a JSON-schema object');
+      }
+    }
+  });
+}
+
+/** The agent's voice settings checked (VAD ranges), its voice id normalised. */
+function checkedVoice(voiceInput: NonNullable<AgentInput['voice']>, name: Namer): Record<string, unknown> {
+  const v = voiceInput as Record<string, unknown>;
+  if (typeof v !== 'object' || Array.isArray(v))
+    fail(name('voice'), v, 'an object {voice_id, vad_threshold, vad_silence_duration_ms}');
+  const voice: Record<string, unknown> = { ...v };
+  if (v.voice_id !== undefined && v.voice_id !== null) {
+    const id = typeof v.voice_id === 'string' ? normalizeVoiceId(v.voice_id) : undefined;
+    if (id === undefined) fail(name('voice_id'), v.voice_id, VOICE_ALLOWED);
+    voice.voice_id = id;
+  }
+  const [tMin, tMax] = AGENT_LIMITS.vadThreshold;
+  if (v.vad_threshold !== undefined && v.vad_threshold !== null) {
+    const t = v.vad_threshold;
+    if (typeof t !== 'number' || !Number.isFinite(t) || t < tMin || t > tMax)
+      fail(name('vad_threshold'), t, `a number from ${tMin} to ${tMax}`);
+  }
+  const [sMin, sMax] = AGENT_LIMITS.vadSilenceMs;
+  if (v.vad_silence_duration_ms !== undefined && v.vad_silence_duration_ms !== null) {
+    const s = v.vad_silence_duration_ms;
+    if (typeof s !== 'number' || !Number.isInteger(s) || s < sMin || s > sMax)
+      fail(
+        name('vad_silence_duration_ms'),
+        s,
+        `a whole number of milliseconds from ${sMin} to ${sMax.toLocaleString('en-US')}`,
+      );
+  }
+  return voice;
 }
 
 /** The human view of one agent (stdout). */
