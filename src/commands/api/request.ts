@@ -3,7 +3,8 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { ProtocolError, UsageError } from '../../core/errors.js';
 import { pages, type ListSource } from '../../cmdutil/paginate.js';
 import { fail, oneOf, repeatable } from '../../core/validate.js';
-import type { Query } from '../../net/http.js';
+import type { HttpResponse, Query } from '../../net/http.js';
+import type { Context } from '../../runtime/context.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 
@@ -121,15 +122,7 @@ export default defineCommand<Opts>({
     'svc api /v1/chat/completions --input body.json',
   ],
   async run(ctx, [first, second], opts) {
-    let method: string | undefined = opts.method?.toUpperCase();
-    let path: string = first;
-    if (second !== undefined) {
-      if (!(METHODS as readonly string[]).includes(first.toUpperCase())) fail('METHOD', first, METHODS.join(', '));
-      if (method && method !== first.toUpperCase())
-        throw new UsageError(`--method ${method} and the method word ${first}: give one of them`);
-      method = first.toUpperCase();
-      path = second;
-    }
+    let { method, path } = methodAndPath(first, second, opts.method);
     if (!/^(\/|https?:\/\/)/.test(path)) fail('PATH', path, 'a path starting with / (e.g. /v1/models)');
     if (opts.slurp && !opts.paginate) throw new UsageError('--slurp: only with --paginate');
     const fields: Record<string, unknown> = {};
@@ -141,14 +134,7 @@ export default defineCommand<Opts>({
     if (opts.input && hasFields && method !== 'GET')
       throw new UsageError('--input: not together with body fields (-f/-F)');
     const inQuery = method === 'GET' || method === 'DELETE' || method === 'HEAD';
-    const query: Query = {};
-    if (inQuery)
-      for (const [k, v] of Object.entries(fields))
-        query[k] = Array.isArray(v)
-          ? (v as (string | number)[])
-          : typeof v === 'object' && v !== null
-            ? JSON.stringify(v)
-            : (v as string);
+    const query: Query = inQuery ? queryOf(fields) : {};
     let body: string | Buffer | undefined;
     if (opts.input) body = opts.input === '-' ? Buffer.from(await ctx.readStdin()) : readFileSync(opts.input);
     const headers: Record<string, string> = Object.fromEntries(opts.header ?? []);
@@ -172,40 +158,81 @@ export default defineCommand<Opts>({
       }
       return res;
     };
-    if (opts.paginate) {
-      const source: ListSource<unknown> = {
-        cursor: { kind: 'detect' },
-        fetch: async (q) => {
-          const page = await (await send(q)).json<unknown>();
-          if (!page || typeof page !== 'object' || Array.isArray(page))
-            throw new ProtocolError('--paginate: the reply is not a JSON object, so it has no cursor to follow');
-          return page;
-        },
-      };
-      const slurped: unknown[] = [];
-      for await (const page of pages(source, query)) {
-        if (opts.slurp) slurped.push(page.body);
-        else ctx.out.printJsonLine(page.body);
-      }
-      if (opts.slurp) ctx.out.printJson(slurped);
-      return 0;
-    }
-    const res = await send(query);
-    const type = String(res.headers['content-type'] ?? '');
-    if (!type.includes('json')) {
-      // Raw bytes (file contents, audio): stream them through untouched.
-      for await (const chunk of res.body) ctx.out.write(chunk as Buffer);
-      return 0;
-    }
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === undefined) ctx.out.write(text);
-    else ctx.out.printJson(parsed);
+    if (opts.paginate) await printPages(ctx, send, query, !!opts.slurp);
+    else await printReply(ctx, await send(query));
     return 0;
   },
 });
+
+/** The method (-X, or a method word before the path; undefined when neither is given) and the path. */
+function methodAndPath(
+  first: string,
+  second: string | undefined,
+  flag: string | undefined,
+): { method: string | undefined; path: string } {
+  let method: string | undefined = flag?.toUpperCase();
+  let path: string = first;
+  if (second !== undefined) {
+    if (!(METHODS as readonly string[]).includes(first.toUpperCase())) fail('METHOD', first, METHODS.join(', '));
+    if (method && method !== first.toUpperCase())
+      throw new UsageError(`--method ${method} and the method word ${first}: give one of them`);
+    method = first.toUpperCase();
+    path = second;
+  }
+  return { method, path };
+}
+
+/** Fields as query parameters: lists repeated, objects as JSON. */
+function queryOf(fields: Record<string, unknown>): Query {
+  const query: Query = {};
+  for (const [k, v] of Object.entries(fields))
+    query[k] = Array.isArray(v)
+      ? (v as (string | number)[])
+      : typeof v === 'object' && v !== null
+        ? JSON.stringify(v)
+        : (v as string);
+  return query;
+}
+
+/** --paginate: every page, one JSON line each, or (--slurp) all in one array. */
+async function printPages(
+  ctx: Context,
+  send: (q: Query) => Promise<HttpResponse>,
+  query: Query,
+  slurp: boolean,
+): Promise<void> {
+  const source: ListSource<unknown> = {
+    cursor: { kind: 'detect' },
+    fetch: async (q) => {
+      const page = await (await send(q)).json<unknown>();
+      if (!page || typeof page !== 'object' || Array.isArray(page))
+        throw new ProtocolError('--paginate: the reply is not a JSON object, so it has no cursor to follow');
+      return page;
+    },
+  };
+  const slurped: unknown[] = [];
+  for await (const page of pages(source, query)) {
+    if (slurp) slurped.push(page.body);
+    else ctx.out.printJsonLine(page.body);
+  }
+  if (slurp) ctx.out.printJson(slurped);
+}
+
+/** The reply's body as sent: JSON printed as JSON, anything else (files, audio) streamed through untouched. */
+async function printReply(ctx: Context, res: HttpResponse): Promise<void> {
+  const type = String(res.headers['content-type'] ?? '');
+  if (!type.includes('json')) {
+    // Raw bytes (file contents, audio): stream them through untouched.
+    for await (const chunk of res.body) ctx.out.write(chunk as Buffer);
+    return;
+  }
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined) ctx.out.write(text);
+  else ctx.out.printJson(parsed);
+}
