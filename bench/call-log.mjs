@@ -108,7 +108,9 @@ export default async function callLog() {
     [
       '--input-type=module',
       '-e',
-      `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/apilog/recorder.js')).href)}); console.log(performance.now() - t);`,
+      `const t = performance.now(); await ` +
+        `import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/apilog/recorder.js')).href)}); ` +
+        `console.log(performance.now() - t);`,
     ],
     { encoding: 'utf8' },
   );

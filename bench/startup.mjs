@@ -1,5 +1,6 @@
 // Cold start, the rows of issue 14 with their goals: svc --version / --help / a command's help into a pipe and on a
-// terminal / every command's help on a terminal against `node -e 0`; `svc models list` and `svc chat --no-stream hi` against minimal node:http scripts making the same
+// terminal / every command's help on a terminal against `node -e 0`; `svc models list` and `svc chat --no-stream hi`
+// against minimal node:http scripts making the same
 // request and printing the same thing, against an emulator already running; `svc --emulator models list` against a
 // script that starts the same emulator in-process and makes the request. Whole processes, alternating runs, medians
 // (compareCommands in lib.mjs); a row fails when its ratio exceeds the goal by more than the spread it measured.

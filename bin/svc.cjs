@@ -46,7 +46,8 @@ function printHelpPage(args) {
     const out = fs.fstatSync(1);
     if (out.isCharacterDevice() && out.rdev !== fs.statSync('/dev/null').rdev) {
       const layout = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8'));
-      const stdout = process.stdout; // the width as commander reads it (a tty.WriteStream: ~2 ms, the cost of this path)
+      // the width as commander reads it (a tty.WriteStream: ~2 ms, the cost of this path)
+      const stdout = process.stdout;
       page = Buffer.from(
         require(`${bundle}/help-layout.cjs`).formatHelpLayout(layout, stdout.isTTY ? stdout.columns : undefined),
       );

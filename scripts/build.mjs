@@ -1,6 +1,7 @@
 // First build step: every module of each package's src/ compiled on its own to that package's dist/ with TypeScript's
 // transpileModule (no type check), then each dist/ holds exactly what its src/ has (modules of deleted sources are
-// removed). The packages build in dependency order: svc-formats, svc-emulator, then the CLI (the repository's root). The output is the same
+// removed). The packages build in dependency order: svc-formats, svc-emulator, then the CLI (the repository's root).
+// The output is the same
 // as tsc's, byte for byte (the code passes --isolatedModules). Types are checked by `npm run typecheck`, which the
 // suite runs as a test (test/repo/typecheck.test.ts) in parallel with the others: this step takes ~3 s of CPU where
 // tsc took ~10, and npm pack's prepack (a clean build) gets the same saving.

@@ -124,7 +124,9 @@ const MUTANTS = [
   {
     name: 'realtime usage not summed over answers',
     file: 'src/apilog/ws-session.ts',
-    find: "for (const [k, v] of Object.entries(u)) if (typeof v === 'number' && Number.isFinite(v)) sum[k] = (sum[k] ?? 0) + v;",
+    find:
+      "for (const [k, v] of Object.entries(u)) if (typeof v === 'number' && Number.isFinite(v)) sum[k] = " +
+      '(sum[k] ?? 0) + v;',
     replace: "for (const [k, v] of Object.entries(u)) if (typeof v === 'number' && Number.isFinite(v)) sum[k] = v;",
     tests: ['test/apilog/ws-session.test.ts'],
   },

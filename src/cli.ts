@@ -35,7 +35,8 @@ function version(): string {
 }
 
 /**
- * The global options on the program, once the command is known: those its command line needs (cmdutil/command-options.ts),
+ * The global options on the program, once the command is known: those its command line needs
+ * (cmdutil/command-options.ts),
  * all of them when no command was found.
  */
 function addGlobalOptions(cmd: Command, specs: readonly OptionSpec[] = GLOBAL_OPTIONS): void {
@@ -218,7 +219,8 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
             sub.exitOverride((err) => {
               if (err.code === 'commander.excessArguments') {
                 inv.streams.stderr.write(
-                  `(a prompt that starts with "${node.name}" goes after --: svc ${parentNode.name} -- ${node.name} …)\n`,
+                  `(a prompt that starts with "${node.name}" goes after --: svc ${parentNode.name} -- ` +
+                    `${node.name} …)\n`,
                 );
               }
               throw err;
@@ -234,7 +236,8 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
             else {
               const names = children.filter((c) => !c.hidden).flatMap((c) => [c.name, ...(c.aliases ?? [])]);
               inv.streams.stderr.write(
-                `error: unknown command '${word}' for '${name}'${didYouMean(word, names)}\n(\`${name} --help\` lists its commands)\n`,
+                `error: unknown command '${word}' for '${name}'${didYouMean(word, names)}\n(\`${name} ` +
+                  `--help\` lists its commands)\n`,
               );
             }
             inv.result = ExitCode.usage;
@@ -341,7 +344,8 @@ export async function runCli(
     const names = rootCommands.filter((c) => !c.hidden).flatMap((c) => [c.name, ...(c.aliases ?? [])]);
     if (!rootCommands.some((c) => c.name === word || c.aliases?.includes(word))) {
       streams.stderr.write(
-        `error: ${word} is not a command or a help topic${didYouMean(word, [...names, ...HELP_TOPICS])}\n(\`svc help\` lists the commands; topics: ${HELP_TOPICS.join(', ')})\n`,
+        `error: ${word} is not a command or a help ` +
+          `topic${didYouMean(word, [...names, ...HELP_TOPICS])}\n(\`svc help\` lists the commands; topics: ${HELP_TOPICS.join(', ')})\n`,
       );
       return ExitCode.usage;
     }
@@ -366,7 +370,9 @@ export async function runCli(
   return exitCode;
 }
 
-/** Wait until stdout and stderr (if made) have handed everything to the OS: a pipe to a slow reader may still hold data. */
+/**
+ * Wait until stdout and stderr (if made) have handed everything to the OS: a pipe to a slow reader may still hold data.
+ */
 function flushOutput(stderrMade: boolean): Promise<unknown> {
   const flush = (stream: NodeJS.WriteStream) =>
     new Promise<void>((resolve) => {

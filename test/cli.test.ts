@@ -125,44 +125,49 @@ describe("the launcher's code cache", () => {
       .map((f) => join(dir, f));
   const buildId = () => readFileSync(join(ROOT, 'dist/bundle/build-id'), 'utf8').trim();
 
-  it('is written on the first run into a folder of the build, and a missing, corrupt or foreign cache changes nothing but speed', async () => {
-    const cache = tempDir();
-    const run = () => svcProcess(['models', 'list'], { emu, env: { SVC_CACHE_DIR: cache } });
-    const first = await run();
-    expect(first.exitCode).toBe(0);
-    expect(first.stdout).toMatch(/^svc-4\t/m);
-    const files = cacheFiles(cache);
-    expect(files.length).toBeGreaterThan(3);
-    expect(files.every((f) => dirname(f).endsWith(`${sep}${buildId()}`))).toBe(true);
-    expect(files.some((f) => /cli\.cjs(\.f[a-z0-9]+)?\.bin$/.test(f))).toBe(true);
+  it(
+    'is written on the first run into a folder of the build, and a missing, corrupt or foreign cache changes ' +
+      'nothing but speed',
+    async () => {
+      const cache = tempDir();
+      const run = () => svcProcess(['models', 'list'], { emu, env: { SVC_CACHE_DIR: cache } });
+      const first = await run();
+      expect(first.exitCode).toBe(0);
+      expect(first.stdout).toMatch(/^svc-4\t/m);
+      const files = cacheFiles(cache);
+      expect(files.length).toBeGreaterThan(3);
+      expect(files.every((f) => dirname(f).endsWith(`${sep}${buildId()}`))).toBe(true);
+      expect(files.some((f) => /cli\.cjs(\.f[a-z0-9]+)?\.bin$/.test(f))).toBe(true);
 
-    // from the cache: the same output
-    const cached = await run();
-    expect([cached.exitCode, cached.stdout, cached.stderr]).toEqual([0, first.stdout, first.stderr]);
+      // from the cache: the same output
+      const cached = await run();
+      expect([cached.exitCode, cached.stdout, cached.stderr]).toEqual([0, first.stdout, first.stderr]);
 
-    // corrupt: every cache file is garbage (V8 rejects it), the command runs as compiled from source and rewrites them
-    for (const f of files) writeFileSync(f, Buffer.alloc(64, 7));
-    const corrupt = await run();
-    expect([corrupt.exitCode, corrupt.stdout, corrupt.stderr]).toEqual([0, first.stdout, first.stderr]);
-    expect(files.filter((f) => readFileSync(f).equals(Buffer.alloc(64, 7)))).toEqual([]);
+      // corrupt: every cache file is garbage (V8 rejects it), the command runs as compiled from source and rewrites
+      // them
+      for (const f of files) writeFileSync(f, Buffer.alloc(64, 7));
+      const corrupt = await run();
+      expect([corrupt.exitCode, corrupt.stdout, corrupt.stderr]).toEqual([0, first.stdout, first.stderr]);
+      expect(files.filter((f) => readFileSync(f).equals(Buffer.alloc(64, 7)))).toEqual([]);
 
-    // foreign: each file holds the cache of another file (same V8, other source), and a truncated one
-    const datas = files.map((f) => readFileSync(f));
-    files.forEach((f, i) => writeFileSync(f, datas[(i + 1) % datas.length]!));
-    writeFileSync(files[0]!, datas[0]!.subarray(0, datas[0]!.length >> 1));
-    const foreign = await run();
-    expect([foreign.exitCode, foreign.stdout, foreign.stderr]).toEqual([0, first.stdout, first.stderr]);
+      // foreign: each file holds the cache of another file (same V8, other source), and a truncated one
+      const datas = files.map((f) => readFileSync(f));
+      files.forEach((f, i) => writeFileSync(f, datas[(i + 1) % datas.length]!));
+      writeFileSync(files[0]!, datas[0]!.subarray(0, datas[0]!.length >> 1));
+      const foreign = await run();
+      expect([foreign.exitCode, foreign.stdout, foreign.stderr]).toEqual([0, first.stdout, first.stderr]);
 
-    // a cache folder of an older build is removed when this build writes its caches
-    const copyDir = dirname(dirname(files[0]!));
-    const old = join(copyDir, 'a0b1c2d3e4f5a6b7');
-    mkdirSync(old);
-    writeFileSync(join(old, 'cli.cjs.bin'), 'old');
-    rmSync(files[0]!);
-    const again = await run();
-    expect([again.exitCode, again.stdout]).toEqual([0, first.stdout]);
-    expect(existsSync(old)).toBe(false);
-  });
+      // a cache folder of an older build is removed when this build writes its caches
+      const copyDir = dirname(dirname(files[0]!));
+      const old = join(copyDir, 'a0b1c2d3e4f5a6b7');
+      mkdirSync(old);
+      writeFileSync(join(old, 'cli.cjs.bin'), 'old');
+      rmSync(files[0]!);
+      const again = await run();
+      expect([again.exitCode, again.stdout]).toEqual([0, first.stdout]);
+      expect(existsSync(old)).toBe(false);
+    },
+  );
 
   it('a cache folder that cannot be written is no error', async () => {
     const file = join(tempDir(), 'not-a-dir');
@@ -176,36 +181,40 @@ describe("the launcher's code cache", () => {
 describe('help pages rendered at build time', () => {
   const page = (words: string[]) => join(ROOT, 'dist/bundle/help', `${words.join('/')}.txt`);
 
-  it('every group and command has one, and into a pipe it is what commander prints there, with nothing of the CLI loaded', async () => {
-    const missing: string[] = [];
-    const walk = async (nodes: CommandNode[], prefix: string[]): Promise<void> => {
-      for (const n of nodes) {
-        if (!existsSync(page([...prefix, n.name]))) missing.push([...prefix, n.name].join(' '));
-        if (n.children) await walk(await n.children(), [...prefix, n.name]);
-      }
-    };
-    await walk(rootCommands, []);
-    expect(missing).toEqual([]);
+  it(
+    'every group and command has one, and into a pipe it is what commander prints there, with nothing of the ' +
+      'CLI loaded',
+    async () => {
+      const missing: string[] = [];
+      const walk = async (nodes: CommandNode[], prefix: string[]): Promise<void> => {
+        for (const n of nodes) {
+          if (!existsSync(page([...prefix, n.name]))) missing.push([...prefix, n.name].join(' '));
+          if (n.children) await walk(await n.children(), [...prefix, n.name]);
+        }
+      };
+      await walk(rootCommands, []);
+      expect(missing).toEqual([]);
 
-    for (const words of [['chat'], ['models'], ['models', 'list'], ['conversations', 'list']]) {
-      const trace = join(tempDir(), 'imports.txt');
-      const fast = await svcProcess([...words, '--help'], {
-        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
-        env: { SVC_TRACE_IMPORTS: trace },
-      });
-      // commander, from the ES modules of dist/ (SVC_NO_BUNDLE also turns the pages off)
-      const rendered = await svcProcess([...words, '--help'], { env: { SVC_NO_BUNDLE: '1' } });
-      expect([fast.exitCode, fast.stderr]).toEqual([0, '']);
-      expect([rendered.exitCode, rendered.stderr]).toEqual([0, '']);
-      expect(fast.stdout).toBe(rendered.stdout);
-      expect(fast.stdout).toBe(readFileSync(page(words), 'utf8'));
-      expect(
-        readFileSync(trace, 'utf8')
-          .split('\n')
-          .filter((u) => u.includes('/dist/') || u.includes('/node_modules/')),
-      ).toEqual([]);
-    }
-  });
+      for (const words of [['chat'], ['models'], ['models', 'list'], ['conversations', 'list']]) {
+        const trace = join(tempDir(), 'imports.txt');
+        const fast = await svcProcess([...words, '--help'], {
+          nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+          env: { SVC_TRACE_IMPORTS: trace },
+        });
+        // commander, from the ES modules of dist/ (SVC_NO_BUNDLE also turns the pages off)
+        const rendered = await svcProcess([...words, '--help'], { env: { SVC_NO_BUNDLE: '1' } });
+        expect([fast.exitCode, fast.stderr]).toEqual([0, '']);
+        expect([rendered.exitCode, rendered.stderr]).toEqual([0, '']);
+        expect(fast.stdout).toBe(rendered.stdout);
+        expect(fast.stdout).toBe(readFileSync(page(words), 'utf8'));
+        expect(
+          readFileSync(trace, 'utf8')
+            .split('\n')
+            .filter((u) => u.includes('/dist/') || u.includes('/node_modules/')),
+        ).toEqual([]);
+      }
+    },
+  );
 
   it("svc help <command…> prints the same page, without the CLI; a help topic is the CLI's", async () => {
     const trace = join(tempDir(), 'imports.txt');
@@ -250,36 +259,44 @@ describe('help pages rendered at build time', () => {
     expect(word.stdout).toBe(readFileSync(page(['embed']), 'utf8'));
   });
 
-  it("on a terminal, help is laid out at its width from the page's layout, as commander renders it, with nothing of the CLI loaded", async () => {
-    for (const cols of [80, 120]) {
-      for (const words of [['chat'], ['models'], ['models', 'list']]) {
-        const trace = join(tempDir(), 'imports.txt');
-        const fast = await svcOnTerminal([...words, '--help'], {
-          cols,
-          env: { NODE_OPTIONS: `--require ${join(ROOT, 'test/fixtures/trace-imports.cjs')}`, SVC_TRACE_IMPORTS: trace },
-        });
-        // commander in the CLI, on the same terminal (the ES modules of dist/; SVC_NO_BUNDLE also turns the pages off)
-        const rendered = await svcOnTerminal([...words, '--help'], { cols, env: { SVC_NO_BUNDLE: '1' } });
-        expect([fast.exitCode, rendered.exitCode]).toEqual([0, 0]);
-        expect(fast.screen).toBe(rendered.screen);
-        expect(fast.screen).toMatch(new RegExp(`^Usage: svc ${words.join(' ')}`));
-        const loaded = readFileSync(trace, 'utf8')
-          .split('\n')
-          .filter((u) => u.includes('/dist/') || u.includes('/node_modules/'));
-        expect(loaded.map((u) => u.slice(u.indexOf('/dist/')))).toEqual(['/dist/bundle/help-layout.cjs']);
+  it(
+    "on a terminal, help is laid out at its width from the page's layout, as commander renders it, with " +
+      'nothing of the CLI loaded',
+    async () => {
+      for (const cols of [80, 120]) {
+        for (const words of [['chat'], ['models'], ['models', 'list']]) {
+          const trace = join(tempDir(), 'imports.txt');
+          const fast = await svcOnTerminal([...words, '--help'], {
+            cols,
+            env: {
+              NODE_OPTIONS: `--require ${join(ROOT, 'test/fixtures/trace-imports.cjs')}`,
+              SVC_TRACE_IMPORTS: trace,
+            },
+          });
+          // commander in the CLI, on the same terminal (the ES modules of dist/; SVC_NO_BUNDLE also turns the pages
+          // off)
+          const rendered = await svcOnTerminal([...words, '--help'], { cols, env: { SVC_NO_BUNDLE: '1' } });
+          expect([fast.exitCode, rendered.exitCode]).toEqual([0, 0]);
+          expect(fast.screen).toBe(rendered.screen);
+          expect(fast.screen).toMatch(new RegExp(`^Usage: svc ${words.join(' ')}`));
+          const loaded = readFileSync(trace, 'utf8')
+            .split('\n')
+            .filter((u) => u.includes('/dist/') || u.includes('/node_modules/'));
+          expect(loaded.map((u) => u.slice(u.indexOf('/dist/')))).toEqual(['/dist/bundle/help-layout.cjs']);
+        }
       }
-    }
-    // wider than 80 columns, descriptions use the width (the page into a pipe is wrapped at 80)
-    const wide = await svcOnTerminal(['chat', '--help'], { cols: 120 });
-    expect(
-      Math.max(
-        ...wide.screen
-          .split(/\r?\n/)
-          .filter((l) => l.startsWith('  -'))
-          .map((l) => l.trimEnd().length),
-      ),
-    ).toBeGreaterThan(80);
-  });
+      // wider than 80 columns, descriptions use the width (the page into a pipe is wrapped at 80)
+      const wide = await svcOnTerminal(['chat', '--help'], { cols: 120 });
+      expect(
+        Math.max(
+          ...wide.screen
+            .split(/\r?\n/)
+            .filter((l) => l.startsWith('  -'))
+            .map((l) => l.trimEnd().length),
+        ),
+      ).toBeGreaterThan(80);
+    },
+  );
 
   it('on a narrow terminal, help is wrapped at its width', async () => {
     const r = await svcOnTerminal(['models', 'list', '--help'], { cols: 60 });
@@ -299,33 +316,36 @@ describe('help pages rendered at build time', () => {
 });
 
 describe('stdin from the null device', () => {
-  it('is empty without a file stream: svc chat takes the prompt from its words, or says there is none (exit 2)', async () => {
-    const trace = join(tempDir(), 'imports.txt');
-    const r = await svcProcess(['chat', '--no-stream', 'hi'], {
-      emu,
-      inputFile: '/dev/null',
-      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
-      env: { SVC_TRACE_IMPORTS: trace },
-    });
-    expect([r.exitCode, r.stderr]).toEqual([0, '']);
-    expect(r.stdout).toContain('"hi"');
-    // what a file stream on a device would have loaded
-    expect(
-      readFileSync(trace, 'utf8')
-        .split('\n')
-        .filter((u) => /^node:internal\/(fs\/streams|fs\/promises|readline\/)/.test(u)),
-    ).toEqual([]);
-    const none = await svcProcess(['chat', '--no-stream'], { emu, inputFile: '/dev/null' });
-    expect(none.exitCode).toBe(2);
-    expect(none.stderr).toContain('no prompt');
-    // a file and a pipe are read as before
-    const file = join(tempDir(), 'prompt.txt');
-    writeFileSync(file, 'from a file\n');
-    const fromFile = await svcProcess(['chat', '--no-stream'], { emu, inputFile: file });
-    expect([fromFile.exitCode, fromFile.stdout]).toEqual([0, expect.stringContaining('"from a file"')]);
-    const piped = await svcProcess(['chat', '--no-stream', 'hi'], { emu, input: 'piped' });
-    expect([piped.exitCode, piped.stdout]).toEqual([0, expect.stringContaining('"hi piped"')]);
-  });
+  it(
+    'is empty without a file stream: svc chat takes the prompt from its words, or says there is none ' + '(exit 2)',
+    async () => {
+      const trace = join(tempDir(), 'imports.txt');
+      const r = await svcProcess(['chat', '--no-stream', 'hi'], {
+        emu,
+        inputFile: '/dev/null',
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace },
+      });
+      expect([r.exitCode, r.stderr]).toEqual([0, '']);
+      expect(r.stdout).toContain('"hi"');
+      // what a file stream on a device would have loaded
+      expect(
+        readFileSync(trace, 'utf8')
+          .split('\n')
+          .filter((u) => /^node:internal\/(fs\/streams|fs\/promises|readline\/)/.test(u)),
+      ).toEqual([]);
+      const none = await svcProcess(['chat', '--no-stream'], { emu, inputFile: '/dev/null' });
+      expect(none.exitCode).toBe(2);
+      expect(none.stderr).toContain('no prompt');
+      // a file and a pipe are read as before
+      const file = join(tempDir(), 'prompt.txt');
+      writeFileSync(file, 'from a file\n');
+      const fromFile = await svcProcess(['chat', '--no-stream'], { emu, inputFile: file });
+      expect([fromFile.exitCode, fromFile.stdout]).toEqual([0, expect.stringContaining('"from a file"')]);
+      const piped = await svcProcess(['chat', '--no-stream', 'hi'], { emu, input: 'piped' });
+      expect([piped.exitCode, piped.stdout]).toEqual([0, expect.stringContaining('"hi piped"')]);
+    },
+  );
 });
 
 describe('the command tree', () => {
@@ -347,22 +367,25 @@ describe('the command tree', () => {
     expect(r.stderr).toMatch(/list\|ls/);
   });
 
-  it('help of a command lists its flags under headings, examples, and points to the global options in one line', async () => {
-    const r = await svcProcess(['chat', '--help']);
-    expect(r.exitCode).toBe(0);
-    for (const flag of ['--temperature', '--schema', '--deferred', 'Examples:']) expect(r.stdout).toContain(flag);
-    for (const heading of ['Model:', 'Sampling:', 'Output:', 'Tools:'])
-      expect(r.stdout).toMatch(new RegExp(`^${heading}$`, 'm'));
-    // the temperature is listed under Sampling, not under Options
-    const sampling = r.stdout.slice(r.stdout.indexOf('\nSampling:'));
-    expect(sampling.slice(0, sampling.indexOf('\n\n'))).toContain('--temperature');
-    // the global options once, at the top level; here a single pointer
-    expect(r.stdout).not.toContain('--max-retries');
-    expect(r.stdout).not.toContain('Global Options:');
-    expect(r.stdout.match(/svc help globals/g)).toHaveLength(1);
-    const top = await svcProcess(['--help']);
-    expect(top.stdout).toContain('--max-retries');
-  });
+  it(
+    'help of a command lists its flags under headings, examples, and points to the global options in ' + 'one line',
+    async () => {
+      const r = await svcProcess(['chat', '--help']);
+      expect(r.exitCode).toBe(0);
+      for (const flag of ['--temperature', '--schema', '--deferred', 'Examples:']) expect(r.stdout).toContain(flag);
+      for (const heading of ['Model:', 'Sampling:', 'Output:', 'Tools:'])
+        expect(r.stdout).toMatch(new RegExp(`^${heading}$`, 'm'));
+      // the temperature is listed under Sampling, not under Options
+      const sampling = r.stdout.slice(r.stdout.indexOf('\nSampling:'));
+      expect(sampling.slice(0, sampling.indexOf('\n\n'))).toContain('--temperature');
+      // the global options once, at the top level; here a single pointer
+      expect(r.stdout).not.toContain('--max-retries');
+      expect(r.stdout).not.toContain('Global Options:');
+      expect(r.stdout.match(/svc help globals/g)).toHaveLength(1);
+      const top = await svcProcess(['--help']);
+      expect(top.stdout).toContain('--max-retries');
+    },
+  );
 
   it('a closed pipe is not an error: `svc models list | head -1` exits 0 quietly', async () => {
     const r = await svcShell('svc models list --kind language | head -1', { emu });
@@ -372,29 +395,32 @@ describe('the command tree', () => {
   });
 
   // Colour is decided from behaviour only (what reaches the terminal), so the test holds whatever module decides it.
-  it('FORCE_COLOR=1 on a terminal colours the output; NO_COLOR=1 with everything else equal removes every code', async () => {
-    const SGR = /\u001b\[[0-9;]*m/;
-    const coloured = await svcOnTerminal(['models', 'get', 'nope'], {
-      emu,
-      env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
-    });
-    const plain = await svcOnTerminal(['models', 'get', 'nope'], { emu, env: { NO_COLOR: '1', FORCE_COLOR: '1' } });
-    expect(coloured.exitCode).toBe(5);
-    expect(plain.exitCode).toBe(5);
-    expect(coloured.screen).toMatch(SGR);
-    expect(coloured.screen).toMatch(/error/);
-    expect(plain.screen).not.toMatch(SGR);
-    const errorLine = (screen: string) =>
-      screen
-        .replace(new RegExp(SGR, 'g'), '')
-        .split(/\r?\n/)
-        .find((l) => l.startsWith('error: '))!;
-    expect(errorLine(plain.screen)).toMatch(/^error: The model nope does not exist/);
-    // the same words, only the codes differ
-    expect(errorLine(coloured.screen).replace(/request id [\w-]+/, '')).toBe(
-      errorLine(plain.screen).replace(/request id [\w-]+/, ''),
-    );
-  });
+  it(
+    'FORCE_COLOR=1 on a terminal colours the output; NO_COLOR=1 with everything else equal removes ' + 'every code',
+    async () => {
+      const SGR = /\u001b\[[0-9;]*m/;
+      const coloured = await svcOnTerminal(['models', 'get', 'nope'], {
+        emu,
+        env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
+      });
+      const plain = await svcOnTerminal(['models', 'get', 'nope'], { emu, env: { NO_COLOR: '1', FORCE_COLOR: '1' } });
+      expect(coloured.exitCode).toBe(5);
+      expect(plain.exitCode).toBe(5);
+      expect(coloured.screen).toMatch(SGR);
+      expect(coloured.screen).toMatch(/error/);
+      expect(plain.screen).not.toMatch(SGR);
+      const errorLine = (screen: string) =>
+        screen
+          .replace(new RegExp(SGR, 'g'), '')
+          .split(/\r?\n/)
+          .find((l) => l.startsWith('error: '))!;
+      expect(errorLine(plain.screen)).toMatch(/^error: The model nope does not exist/);
+      // the same words, only the codes differ
+      expect(errorLine(coloured.screen).replace(/request id [\w-]+/, '')).toBe(
+        errorLine(plain.screen).replace(/request id [\w-]+/, ''),
+      );
+    },
+  );
 
   it('FORCE_COLOR=1 colours even a pipe; without it a pipe is plain', async () => {
     const SGR = /\u001b\[[0-9;]*m/;

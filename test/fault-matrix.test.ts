@@ -422,15 +422,22 @@ function matrixDoc(): string {
   return [
     '# The fault matrix',
     '',
-    'Generated from `test/fault-matrix.test.ts` (`SVC_UPDATE_DOCS=1 npx vitest run test/fault-matrix.test.ts`); the test fails when',
-    'this page and the rows differ. Each row runs the built CLI against `test/helpers/hostile-server.ts` (HTTP, SSE and',
-    'WebSocket on loopback, the fault chosen per request) with `--timeout 2` and asserts the exit code, stdout, the class of',
-    'the stderr message, the output file (an existing one is untouched on failure) and that no temp file is left beside it',
+    'Generated from `test/fault-matrix.test.ts` (`SVC_UPDATE_DOCS=1 npx vitest run ' +
+      'test/fault-matrix.test.ts`); the test fails when',
+    'this page and the rows differ. Each row runs the built CLI against `test/helpers/hostile-server.ts` ' +
+      '(HTTP, SSE and',
+    'WebSocket on loopback, the fault chosen per request) with `--timeout 2` and asserts the exit code, ' +
+      'stdout, the class of',
+    'the stderr message, the output file (an existing one is untouched on failure) and that no temp file is ' +
+      'left beside it',
     "or in svc's data folder (conversations, the call log).",
     '',
-    'Message classes: refused (connection refused), timeout (no byte within --timeout: "did not answer in time", "stalled",',
-    '"sent nothing for N s"), lost (connection lost or closed 1006/1011/4xxx), incomplete (the end marker never came), protocol',
-    '(a 200 that is not what was asked: HTML, JSON instead of an event stream, not valid JSON, wrong magic bytes, empty),',
+    'Message classes: refused (connection refused), timeout (no byte within --timeout: "did not answer in ' +
+      'time", "stalled",',
+    '"sent nothing for N s"), lost (connection lost or closed 1006/1011/4xxx), incomplete (the end marker ' +
+      'never came), protocol',
+    '(a 200 that is not what was asked: HTML, JSON instead of an event stream, not valid JSON, wrong magic ' +
+      'bytes, empty),',
     'rate (HTTP 429 after retries), server (HTTP 5xx), write (disk full or file too large), interrupted.',
     '',
     `${rows.length} rows.`,

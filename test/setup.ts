@@ -1,7 +1,8 @@
 // Runs in every test file's worker.
 // 1. After every test file: no API key may appear in anything a CLI process printed (stdout or stderr, --verbose
 //    included). svc() checks each run as it ends; this also covers processes started with spawnSvc.
-// 2. A CLI process started other than through the runner helpers (test/helpers/in-process.ts, subprocess.ts, terminal.ts) would escape that scan: child_process is wrapped
+// 2. A CLI process started other than through the runner helpers (test/helpers/in-process.ts, subprocess.ts,
+// terminal.ts) would escape that scan: child_process is wrapped
 //    so that a command line naming the launcher (bin/svc.cjs) or the built CLI (dist/cli.js) throws unless a helper is
 //    starting it.
 import childProcess from 'node:child_process';
@@ -22,7 +23,8 @@ for (const name of GUARDED) {
       const commandLine = [args[0], ...(Array.isArray(args[1]) ? args[1] : [])].map(String).join(' ');
       if (CLI.test(commandLine) && !spawningThroughHelper()) {
         throw new Error(
-          `a test started the CLI without the runner helpers of test/helpers/ (its output would not be scanned for keys): ${commandLine}`,
+          `a test started the CLI without the runner helpers of test/helpers/ (its output would not be ` +
+            `scanned for keys): ${commandLine}`,
         );
       }
       return original.apply(this, args);

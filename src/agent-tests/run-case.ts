@@ -251,7 +251,8 @@ async function check(turn: TestTurn, r: TurnRecord, o: CaseRunOptions): Promise<
   }
   for (const x of r.calls.filter((c) => c.unanswered))
     out.push(
-      `the agent called ${x.name}, which has no result in this test: add tools.${x.name} to the case or pass --tool-cmd ${x.name}=COMMAND`,
+      `the agent called ${x.name}, which has no result in this test: add tools.${x.name} to the case or pass ` +
+        `--tool-cmd ${x.name}=COMMAND`,
     );
   if (e.within_seconds !== undefined && r.ms > e.within_seconds * 1000)
     out.push(`the turn took ${(r.ms / 1000).toFixed(2)} s: more than ${e.within_seconds} s`);

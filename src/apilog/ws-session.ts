@@ -10,7 +10,10 @@ import type { WsJsonEvent, WsWatcher } from '../net/ws.js';
 
 type Protocol = 'realtime' | 'tts' | 'stt' | 'other';
 
-/** The model a session uses when the query names none (voice-api.md; a realtime session also says it in session.created). */
+/**
+ * The model a session uses when the query names none (voice-api.md; a realtime session also says it in
+ * session.created).
+ */
 const DEFAULT_MODEL: Partial<Record<Protocol, string>> = { realtime: 'voice-latest', stt: 'voice-transcribe-2.0' };
 
 const protocolOf = (path: string): Protocol =>

@@ -10,13 +10,16 @@ import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 
 export const INSTALL_HINT =
-  'install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker (or use -o FILE / --input FILE to work with files and pipes)';
+  'install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker (or use -o ' +
+  'FILE / --input FILE to work with files and pipes)';
 /** What to do when there is no playback device. */
 export const PLAYBACK_HINT =
-  'write the audio to a file with --output FILE (-o FILE) or to stdout with --output - instead, or choose a device with --output-device NAME (`aplay -L` lists them)';
+  'write the audio to a file with --output FILE (-o FILE) or to stdout with --output - instead, or choose a ' +
+  'device with --output-device NAME (`aplay -L` lists them)';
 /** What to do when there is no capture device. */
 export const CAPTURE_HINT =
-  'read a file with --input FILE or stdin with --input - instead, or choose a device with --input-device NAME (`arecord -L` lists them)';
+  'read a file with --input FILE or stdin with --input - instead, or choose a device with --input-device ' +
+  'NAME (`arecord -L` lists them)';
 
 /** A microphone or speaker that cannot be used; the message says what to install. */
 export class AudioDeviceError extends Error {
@@ -52,7 +55,8 @@ function loadSpeaker(): Promise<SpeakerCtor> {
     } catch (err) {
       speakerCtor = undefined;
       throw new AudioDeviceError(
-        `cannot play audio: the \`speaker\` package is not available (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}; or ${PLAYBACK_HINT}`,
+        `cannot play audio: the \`speaker\` package is not available ` +
+          `(${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}; or ${PLAYBACK_HINT}`,
       );
     }
   })();

@@ -8,7 +8,8 @@ import { onPath } from './devices.js';
 import type { PcmFormat } from 'svc-formats/audio-format';
 
 export const FFMPEG_HINT =
-  'svc decodes WAV and MP3 itself; for other formats install ffmpeg (apt-get install ffmpeg, brew install ffmpeg) or convert the file first (ffmpeg -i IN OUT.wav)';
+  'svc decodes WAV and MP3 itself; for other formats install ffmpeg (apt-get install ffmpeg, brew install ' +
+  'ffmpeg) or convert the file first (ffmpeg -i IN OUT.wav)';
 
 export function ffmpegAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
   return onPath('ffmpeg', env);

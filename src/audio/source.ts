@@ -202,7 +202,8 @@ async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortContro
   if (first.done) {
     m.stop();
     throw new AudioDeviceError(
-      `cannot record: no sound card, or the capture device "${device}" cannot be opened (arecord stopped without audio); ${CAPTURE_HINT}`,
+      `cannot record: no sound card, or the capture device "${device}" cannot be opened (arecord stopped ` +
+        `without audio); ${CAPTURE_HINT}`,
     );
   }
   const head = first.value;
@@ -218,7 +219,8 @@ async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortContro
   src.onEmpty = () => {
     if (exited && !stop.signal.aborted) {
       throw new AudioDeviceError(
-        `the microphone gave no audio: arecord stopped (device ${opts.device ?? 'default'}; \`arecord -L\` lists the devices, choose one with --input-device)`,
+        `the microphone gave no audio: arecord stopped (device ${opts.device ?? 'default'}; \`arecord -L\` ` +
+          `lists the devices, choose one with --input-device)`,
       );
     }
   };

@@ -33,7 +33,8 @@ export async function confirm(
   if (noInput) refusePrompt(noInput, `${question.replace(/\?$/, '')}: confirmation needed`, `pass ${flag} to confirm`);
   if (!ctx.streams.stdin.isTTY) {
     throw new UsageError(
-      `${question.replace(/\?$/, '')}: confirmation needed, and stdin is not a terminal; pass ${flag} to confirm (nothing was sent)`,
+      `${question.replace(/\?$/, '')}: confirmation needed, and stdin is not a terminal; pass ${flag} to ` +
+        `confirm (nothing was sent)`,
     );
   }
   ctx.streams.stderr.write(`${question} [y/N] `);

@@ -143,7 +143,10 @@ export const OUTPUT = {
 
 // ---- tools
 const T = FLAG_GROUPS.tools;
-/** `--tool FILE` (repeatable): function tools read from JSON files; the field is filled by the command (its shape differs per convention). */
+/**
+ * `--tool FILE` (repeatable): function tools read from JSON files; the field is filled by the command (its shape
+ * differs per convention).
+ */
 export function toolFlag(
   description = 'function tool(s) from a JSON file (repeatable; at most 128 tools)',
   parse: ToolParseOptions = {},

@@ -176,7 +176,9 @@ export class MaxTurnsError extends Error {
   override name = 'MaxTurnsError';
   constructor(maxTurns: number, pending: PendingCall[]) {
     super(
-      `stopped after ${maxTurns} model turn${maxTurns === 1 ? '' : 's'} (--max-turns ${maxTurns}): the model still wanted to call ${[...new Set(pending.map((c) => c.name))].join(', ')}; raise --max-turns to let it continue`,
+      `stopped after ${maxTurns} model turn${maxTurns === 1 ? '' : 's'} (--max-turns ${maxTurns}): the model ` +
+        `still wanted to call ${[...new Set(pending.map((c) => c.name))].join(', ')}; raise --max-turns to let ` +
+        `it continue`,
     );
   }
 }

@@ -63,7 +63,8 @@ export function readToolFile(raw: string, flag: string, opts: ToolParseOptions =
       fail(
         flag,
         `${raw}[${i}]`,
-        'a function tool {type: "function", name, description, parameters} with a name of letters, digits, _ or - (at most 64)',
+        'a function tool {type: "function", name, description, parameters} with a name of letters, digits, _ ' +
+          'or - (at most 64)',
       );
     }
     const parameters = fn.parameters ?? fn.input_schema ?? { type: 'object', properties: {} };

@@ -298,7 +298,7 @@ export function bashScript(root: TreeNode): string {
   const fn = (name: string, rows: [string, string][], fallback = '') =>
     `${name}() {\n  case "$1" in\n${rows.map(([k, v]) => `    ${q(k)}) echo ${q(v)} ;;`).join('\n')}\n${fallback ? `    *) ${fallback} ;;\n` : ''}  esac\n}`;
   const list = (rows: [string, string[]][]) => rows.map(([k, v]): [string, string] => [k, v.join(' ')]);
-  return `${HEADER('bash', 'source this file, or copy it to /etc/bash_completion.d/svc (or: source <(svc completion bash))')}
+  return `${HEADER('bash', 'source this file, or copy it to ' + '/etc/bash_completion.d/svc (or: ' + 'source <(svc ' + 'completion bash))')}
 ${fn('_svc_subs', list(t.subs))}
 ${fn('_svc_canon', t.canon, 'echo "\${1##*|}"')}
 ${fn('_svc_flags', list(t.flags.map(([k, v]) => [k, v.map(([f]) => f)])))}

@@ -21,7 +21,8 @@ export const ENVIRONMENT = [
     name: 'SVC_TIMEOUT',
     group: 'api',
     description:
-      'seconds to wait for a reply and for each chunk of a stream (default 60); checked like --timeout (a bad value is exit 2)',
+      'seconds to wait for a reply and for each chunk of a stream (default 60); checked like --timeout (a ' +
+      'bad value is exit 2)',
   },
   {
     name: 'SVC_MAX_RETRIES',
@@ -32,7 +33,8 @@ export const ENVIRONMENT = [
     name: 'SVC_ALLOW_INSECURE_HTTP',
     group: 'api',
     description:
-      '1: allow a plain http:// base URL on a host that is not loopback (refused otherwise, exit 2: the key would cross the network in clear)',
+      '1: allow a plain http:// base URL on a host that is not loopback (refused otherwise, exit 2: the key ' +
+      'would cross the network in clear)',
   },
   {
     name: 'SVC_MAX_UPLOAD_BYTES',

@@ -6,7 +6,10 @@ import type { OptionSpec } from './option-spec.js';
 export interface RequestRow extends OptionSpec {
   /** the body field this flag fills (a dotted path for a nested field); none: a local flag */
   field?: string;
-  /** the value sent for the parsed flag value; undefined sends nothing (default: booleans only when set, `--no-x` only when off) */
+  /**
+   * the value sent for the parsed flag value; undefined sends nothing (default: booleans only when set, `--no-x` only
+   * when off)
+   */
   send?: (value: any, opts: any) => unknown;
   /** fields reached through this flag by the command's own code (not filled by fillBody): for the coverage test */
   reaches?: string[];

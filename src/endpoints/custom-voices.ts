@@ -24,7 +24,8 @@ export function multipartBody(
     head.push(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(k)}"\r\n\r\n${v}\r\n`);
   }
   head.push(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quote(file.filename)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; ` +
+      `filename="${quote(file.filename)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
   );
   const prefix = Buffer.from(head.join(''), 'utf8');
   const suffix = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');

@@ -124,7 +124,10 @@ export function safeFileName(name: string | undefined, fallback: string): string
   return clean === '' || /^\.+$/.test(base.trim()) ? fallback : clean;
 }
 
-/** An error met while saving a download: ours pass through, file system errors keep their message, the rest is a lost connection. */
+/**
+ * An error met while saving a download: ours pass through, file system errors keep their message, the rest is a lost
+ * connection.
+ */
 export function downloadError(err: unknown, requestId?: string, signal?: AbortSignal): Error {
   if (signal?.aborted) return new InterruptedError();
   if (

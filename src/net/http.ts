@@ -175,7 +175,8 @@ interface Outgoing {
 function jsonPayload(json: unknown): string | undefined {
   if (json !== undefined && jsonDepth(json) > MAX_JSON_DEPTH) {
     throw new UsageError(
-      `the request body nests JSON more than ${MAX_JSON_DEPTH} levels deep: check the JSON files given (--schema, --input, --tool, --data)`,
+      `the request body nests JSON more than ${MAX_JSON_DEPTH} levels deep: check the JSON files given ` +
+        `(--schema, --input, --tool, --data)`,
     );
   }
   return json !== undefined ? JSON.stringify(json) : undefined;
@@ -203,7 +204,8 @@ export class HttpClient {
   private async agent(): Promise<Dispatcher> {
     this.dispatcher ??= await loadAgent(
       {
-        connect: { timeout: this.opts.connectTimeoutMs ?? Math.min(10_000, this.opts.timeoutMs) }, // never longer than --timeout
+        // never longer than --timeout
+        connect: { timeout: this.opts.connectTimeoutMs ?? Math.min(10_000, this.opts.timeoutMs) },
         headersTimeout: this.opts.timeoutMs,
         bodyTimeout: this.opts.timeoutMs,
         keepAliveTimeout: 4_000,
@@ -331,7 +333,8 @@ export class HttpClient {
     if (!retriable) return undefined;
     const delay = backoffMs(attempt);
     this.opts.onRetry?.(
-      `note: ${code || 'network error'} on ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s (retry ${attempt + 1} of ${maxRetries})`,
+      `note: ${code || 'network error'} on ${method} ${new URL(url).pathname}; retrying in ` +
+        `${(delay / 1000).toFixed(1)} s (retry ${attempt + 1} of ${maxRetries})`,
     );
     return delay;
   }
@@ -359,7 +362,8 @@ export class HttpClient {
     this.traceLine(`retrying in ${Math.round(delay)} ms`);
     const why = retryAfter !== undefined ? " (the server's Retry-After)" : '';
     this.opts.onRetry?.(
-      `note: HTTP ${res.statusCode} from ${method} ${new URL(url).pathname}; retrying in ${(delay / 1000).toFixed(1)} s${why} (retry ${attempt + 1} of ${maxRetries})`,
+      `note: HTTP ${res.statusCode} from ${method} ${new URL(url).pathname}; retrying in ` +
+        `${(delay / 1000).toFixed(1)} s${why} (retry ${attempt + 1} of ${maxRetries})`,
     );
     return delay;
   }

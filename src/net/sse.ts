@@ -162,7 +162,8 @@ export async function* readEventStream<T>(
     const text = await readSome(res.body);
     const shown = text.trim() ? `: ${JSON.stringify(text.trim().slice(0, 200))}` : ' with an empty body';
     throw new ProtocolError(
-      `the server answered a streamed request with ${contentType ? contentType.split(';')[0] : 'no content type'} instead of an event stream${shown}`,
+      `the server answered a streamed request with ` +
+        `${contentType ? contentType.split(';')[0] : 'no content type'} instead of an event stream${shown}`,
       res.requestId,
     );
   }

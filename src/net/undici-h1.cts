@@ -20,7 +20,8 @@ function deferHttp2Client(): void {
     return;
   }
   if (require.cache[path]) return;
-  // (node:module only here: the bundle, which never runs this, requires nothing at its top level that a request does not need)
+  // (node:module only here: the bundle, which never runs this, requires nothing at its top level that a request does
+  // not need)
   const Module = require('node:module') as typeof import('node:module');
   const stub = new Module('svc:deferred');
   stub.filename = path;

@@ -111,7 +111,8 @@ export const TALK_OPTIONS: OptionSpec[] = [
   {
     flags: '--output <speaker|file|->',
     description:
-      'where the answers play: the speaker (default), a file (WAV unless the extension says .pcm/.ulaw/.alaw/.mp3), or - for stdout (WAV)',
+      'where the answers play: the speaker (default), a file (WAV unless the extension says ' +
+      '.pcm/.ulaw/.alaw/.mp3), or - for stdout (WAV)',
   },
   {
     flags: '--duplex',

@@ -176,12 +176,14 @@ export class RealtimeSession {
       // audio went out and nothing at all came back (no speech detected, no answer): a mute server, not a conversation
       const seconds = ((this.stats.appended * (this.o.frameMs ?? 40)) / 1000).toFixed(1);
       throw new IncompleteError(
-        `no answer: the server said nothing after the session started (${seconds} s of audio sent; no speech detected, no response)`,
+        `no answer: the server said nothing after the session started (${seconds} s of audio sent; no speech ` +
+          `detected, no response)`,
       );
     }
     if (this.stopped === 'server-closed' && this.responseActive) {
       throw new IncompleteError(
-        `the server closed the session in the middle of an answer, before response.done${closeNote(conn)}: the answer is incomplete`,
+        `the server closed the session in the middle of an answer, before response.done${closeNote(conn)}: ` +
+          `the answer is incomplete`,
       );
     }
     return {

@@ -4,7 +4,9 @@ import type { ToolCommand } from '../cmdutil/local-tools.js';
 import { readFunctionToolFile } from '../cmdutil/tool-file.js';
 import { flatTool } from '../endpoints/realtime.js';
 
-/** The `--tool FILE` parser: repeatable; each file holds one function tool or an array (cmdutil/tool-file), sent flat. */
+/**
+ * The `--tool FILE` parser: repeatable; each file holds one function tool or an array (cmdutil/tool-file), sent flat.
+ */
 export function toolFileParser(
   raw: string,
   flag: string,

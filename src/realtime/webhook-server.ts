@@ -63,7 +63,8 @@ export class WebhookServer {
         reject(
           err.code === 'EADDRINUSE'
             ? new Error(
-                `cannot listen on ${opts.host}:${opts.port}: the port is in use (choose another with --port, or 0 for any free port)`,
+                `cannot listen on ${opts.host}:${opts.port}: the port is in use (choose another with --port, ` +
+                  `or 0 for any free port)`,
               )
             : err,
         ),

@@ -135,7 +135,8 @@ export function checkBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv): void {
     !/^(1|true|yes)$/i.test(readEnv(env, INSECURE_HTTP_ENV) ?? '')
   ) {
     throw new UsageError(
-      `--base-url: ${baseUrl} is not allowed: plain http:// would send the API key in clear to ${url.host}; use https://, a loopback address, or set ${INSECURE_HTTP_ENV}=1 to allow it`,
+      `--base-url: ${baseUrl} is not allowed: plain http:// would send the API key in clear to ${url.host}; ` +
+        `use https://, a loopback address, or set ${INSECURE_HTTP_ENV}=1 to allow it`,
     );
   }
 }

@@ -43,7 +43,9 @@ export interface Context {
   now(): number;
   /** add what a text command knows (model, usage, prompt, streamed answer) to the log record of its last call */
   logCall(details: import('../apilog/log.js').CallDetails): void;
-  /** whether this run's calls are logged (known once http() or ws() has been called): streams then ask for their usage */
+  /**
+   * whether this run's calls are logged (known once http() or ws() has been called): streams then ask for their usage
+   */
   logsCalls(): boolean;
 }
 

@@ -343,7 +343,10 @@ function prefixLines(text: string, prefix: string): string {
         .join('\n');
 }
 
-/** Columns a styled string takes (SGR codes take none; wide characters are not measured, Markdown tables rarely have them). */
+/**
+ * Columns a styled string takes (SGR codes take none; wide characters are not measured, Markdown tables rarely have
+ * them).
+ */
 function visibleWidth(s: string): number {
   // eslint-disable-next-line no-control-regex
   return [...s.replace(/\x1b\[[0-9;]*m/g, '')].length;

@@ -3,7 +3,10 @@
 // writes, cursor moves) or C1 controls: on a terminal every control character except newline and tab is
 // replaced by a visible stand-in. Pipes and --json stay byte-exact (JSON escapes controls, C1 included).
 
-/** The SGR sequences of svc's own palette (bold, dim, italic, underline, red, green, yellow, magenta, cyan and their resets). */
+/**
+ * The SGR sequences of svc's own palette (bold, dim, italic, underline, red, green, yellow, magenta, cyan and their
+ * resets).
+ */
 const OWN_SGR = new Set([
   '\x1b[1m',
   '\x1b[2m',

@@ -2,7 +2,9 @@
 // Reasoning tokens are either counted apart from the completion (chat: prompt + completion + reasoning = total) or
 // inside it (responses: input + output = total, reasoning among the output); any remainder is shown as "other".
 
-/** `7 prompt + 26 completion + 15 reasoning = 48 tokens`, or `7 input + 41 output (15 of them reasoning) = 48 tokens`. */
+/**
+ * `7 prompt + 26 completion + 15 reasoning = 48 tokens`, or `7 input + 41 output (15 of them reasoning) = 48 tokens`.
+ */
 export function tokenSum(
   input: [number, string],
   output: [number, string],

@@ -40,7 +40,8 @@ describe('the call log under concurrent writers', () => {
     expect(up.exitCode, up.stderr).toBe(0);
     emu.clearRequests();
     const run = await svcShell(
-      'pids=(); for i in 1 2 3 4 5 6 7 8; do svc files list --all --limit 1 > "out$i" & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done',
+      'pids=(); for i in 1 2 3 4 5 6 7 8; do svc files list --all --limit 1 > "out$i" & pids+=($!); done; ' +
+        'for p in "${pids[@]}"; do wait "$p" || exit 9; done',
       {
         emu,
         configDir,
@@ -69,7 +70,8 @@ describe('the call log under concurrent writers', () => {
     const configDir = tempDir();
     const big = 'word '.repeat(4000);
     const run = await svcShell(
-      'pids=(); for i in 1 2 3 4 5 6 7 8; do (for j in 1 2 3; do svc chat --no-save "$BIG $i $j" > /dev/null || exit 1; done) & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done',
+      'pids=(); for i in 1 2 3 4 5 6 7 8; do (for j in 1 2 3; do svc chat --no-save "$BIG $i $j" > /dev/null ' +
+        '|| exit 1; done) & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done',
       {
         emu,
         configDir,
@@ -87,94 +89,103 @@ describe('the call log under concurrent writers', () => {
     }
   }, 240_000);
 
-  it('removing records by id (svc logs rm ID) while 4 processes append: every appended record is kept, the removed ones are gone', async () => {
-    const dir = join(tempDir(), 'logs');
-    const record = (command: string): CallRecord => {
-      const now = new Date();
-      return {
-        id: newCallId(now),
-        time: now.toISOString(),
-        command,
-        method: 'GET',
-        path: '/v1/models',
-        status: 200,
-        duration_ms: 1,
+  it(
+    'removing records by id (svc logs rm ID) while 4 processes append: every appended record is kept, the ' +
+      'removed ones are gone',
+    async () => {
+      const dir = join(tempDir(), 'logs');
+      const record = (command: string): CallRecord => {
+        const now = new Date();
+        return {
+          id: newCallId(now),
+          time: now.toISOString(),
+          command,
+          method: 'GET',
+          path: '/v1/models',
+          status: 200,
+          duration_ms: 1,
+        };
       };
-    };
-    const seeded = Array.from({ length: 200 }, () => record('seeded'));
-    appendRecords(dir, seeded);
-    // the writers append one record per write, as svc processes do, to the same day file
-    const writers = [0, 1, 2, 3].map(
-      (w) =>
-        new Promise<number | null>((done, fail) =>
-          fork(join(ROOT, 'test/fixtures/append-records.mjs'), [dir, `writer ${w}`, '2000'])
-            .on('error', fail)
-            .on('exit', done),
-        ),
-    );
-    // the removals start once every writer is appending
-    const today = dayFiles(dir)[0]!.file;
-    while ([0, 1, 2, 3].some((w) => !readFileSync(today, 'utf8').includes(`"writer ${w}"`)))
-      await new Promise((r) => setTimeout(r, 5));
-    const removed = seeded.filter((_, i) => i % 2 === 0).map((r) => r.id);
-    let count = 0;
-    for (let i = 0; i < removed.length; i += 5) {
-      count += removeRecords(dir, new Set(removed.slice(i, i + 5)));
-      await new Promise((r) => setTimeout(r, 2));
-    }
-    expect(await Promise.all(writers)).toEqual([0, 0, 0, 0]);
-    expect(count).toBe(100);
-    const left = readRecords(dir);
-    for (const w of [0, 1, 2, 3]) expect(left.filter((r) => r.command === `writer ${w}`)).toHaveLength(2000);
-    const ids = new Set(left.map((r) => r.id));
-    expect(removed.filter((id) => ids.has(id))).toEqual([]);
-    expect(left.filter((r) => r.command === 'seeded')).toHaveLength(100);
-    // the removed records' text is gone from the file, not only hidden
-    const onDisk = dayFiles(dir)
-      .map((f) => readFileSync(f.file, 'utf8'))
-      .join('');
-    expect(removed.some((id) => onDisk.includes(id))).toBe(false);
-  });
+      const seeded = Array.from({ length: 200 }, () => record('seeded'));
+      appendRecords(dir, seeded);
+      // the writers append one record per write, as svc processes do, to the same day file
+      const writers = [0, 1, 2, 3].map(
+        (w) =>
+          new Promise<number | null>((done, fail) =>
+            fork(join(ROOT, 'test/fixtures/append-records.mjs'), [dir, `writer ${w}`, '2000'])
+              .on('error', fail)
+              .on('exit', done),
+          ),
+      );
+      // the removals start once every writer is appending
+      const today = dayFiles(dir)[0]!.file;
+      while ([0, 1, 2, 3].some((w) => !readFileSync(today, 'utf8').includes(`"writer ${w}"`)))
+        await new Promise((r) => setTimeout(r, 5));
+      const removed = seeded.filter((_, i) => i % 2 === 0).map((r) => r.id);
+      let count = 0;
+      for (let i = 0; i < removed.length; i += 5) {
+        count += removeRecords(dir, new Set(removed.slice(i, i + 5)));
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      expect(await Promise.all(writers)).toEqual([0, 0, 0, 0]);
+      expect(count).toBe(100);
+      const left = readRecords(dir);
+      for (const w of [0, 1, 2, 3]) expect(left.filter((r) => r.command === `writer ${w}`)).toHaveLength(2000);
+      const ids = new Set(left.map((r) => r.id));
+      expect(removed.filter((id) => ids.has(id))).toEqual([]);
+      expect(left.filter((r) => r.command === 'seeded')).toHaveLength(100);
+      // the removed records' text is gone from the file, not only hidden
+      const onDisk = dayFiles(dir)
+        .map((f) => readFileSync(f.file, 'utf8'))
+        .join('');
+      expect(removed.some((id) => onDisk.includes(id))).toBe(false);
+    },
+  );
 });
 
 describe('the call log store', () => {
-  it('costs come from the catalogue when the API sent none, and are absent when the catalogue is unreachable', async () => {
-    for (const reachable of [true, false]) {
-      const dataDir = tempDir();
-      const env = { SVC_DATA_DIR: dataDir };
-      const rec = new CallRecorder(env, 'messages', 30);
-      const call = {
-        method: 'POST',
-        path: '/v1/messages',
-        status: 200,
-        durationMs: 5,
-        json: { model: 'm-1', messages: [{ role: 'user', content: 'hi' }] },
-      };
-      rec.onCall(call);
-      rec.onReply(call, {
-        type: 'message',
-        model: 'm-1',
-        content: [{ type: 'text', text: 'hello' }],
-        usage: { input_tokens: 10, output_tokens: 20 },
-      });
-      await rec.flush(async () => {
-        if (!reachable) throw new Error('down');
-        return {
-          models: [{ id: 'm-1', aliases: ['m'], prompt_text_token_price: 30000, completion_text_token_price: 150000 }],
+  it(
+    'costs come from the catalogue when the API sent none, and are absent when the catalogue is ' + 'unreachable',
+    async () => {
+      for (const reachable of [true, false]) {
+        const dataDir = tempDir();
+        const env = { SVC_DATA_DIR: dataDir };
+        const rec = new CallRecorder(env, 'messages', 30);
+        const call = {
+          method: 'POST',
+          path: '/v1/messages',
+          status: 200,
+          durationMs: 5,
+          json: { model: 'm-1', messages: [{ role: 'user', content: 'hi' }] },
         };
-      });
-      const [r] = readRecords(join(dataDir, 'logs'));
-      expect(r).toMatchObject({
-        command: 'messages',
-        model: 'm-1',
-        prompt: 'hi',
-        answer: 'hello',
-        usage: { input_tokens: 10, output_tokens: 20, total_tokens: 30 },
-      });
-      if (reachable) expect(r!.cost_usd).toBeCloseTo((10 * 30000 + 20 * 150000) / 1e10, 15);
-      else expect(r).not.toHaveProperty('cost_usd');
-    }
-  });
+        rec.onCall(call);
+        rec.onReply(call, {
+          type: 'message',
+          model: 'm-1',
+          content: [{ type: 'text', text: 'hello' }],
+          usage: { input_tokens: 10, output_tokens: 20 },
+        });
+        await rec.flush(async () => {
+          if (!reachable) throw new Error('down');
+          return {
+            models: [
+              { id: 'm-1', aliases: ['m'], prompt_text_token_price: 30000, completion_text_token_price: 150000 },
+            ],
+          };
+        });
+        const [r] = readRecords(join(dataDir, 'logs'));
+        expect(r).toMatchObject({
+          command: 'messages',
+          model: 'm-1',
+          prompt: 'hi',
+          answer: 'hello',
+          usage: { input_tokens: 10, output_tokens: 20, total_tokens: 30 },
+        });
+        if (reachable) expect(r!.cost_usd).toBeCloseTo((10 * 30000 + 20 * 150000) / 1e10, 15);
+        else expect(r).not.toHaveProperty('cost_usd');
+      }
+    },
+  );
 
   it('day files past the retention are deleted when a new day starts; a torn line is skipped by queries', () => {
     const dir = join(tempDir(), 'logs');

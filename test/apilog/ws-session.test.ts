@@ -55,159 +55,169 @@ function reportedUsage(jsonLines: string): { input_tokens: number; output_tokens
 }
 
 describe('WebSocket sessions in the call log', () => {
-  it('a realtime talk session is one record: 101, request id, close code, duration, model, the conversation, the usage the emulator reported', async () => {
-    const configDir = tempDir();
-    const t0 = Date.now();
-    const r = await svcInProcess(
-      ['realtime', 'talk', '-m', 'voice-3.0', '--input', question, '--output', join(tempDir(), 'a.wav'), '--json'],
-      { emu, configDir },
-    );
-    const elapsed = Date.now() - t0;
-    expect(r.exitCode, r.stderr).toBe(0);
-    const usage = reportedUsage(r.stdout);
-    expect(usage.total_tokens).toBeGreaterThan(0);
-    const answer = lastSession(emu).responses[0]!.transcript;
-    const [rec, ...more] = await records(configDir);
-    expect(more).toEqual([]);
-    expect(rec).toMatchObject({
-      command: 'realtime talk',
-      method: 'WS',
-      path: '/v1/realtime',
-      status: 101,
-      close_code: 1000,
-      model: 'voice-3.0',
-      request_id: upgradeId('/v1/realtime'),
-    });
-    expect(rec!.usage).toEqual(usage);
-    expect(rec!.prompt).toBe('what is the weather');
-    expect(rec!.answer).toBe(answer);
-    expect(rec!.turns).toEqual([
-      { role: 'user', text: 'what is the weather' },
-      { role: 'assistant', text: answer },
-    ]);
-    expect(rec!.error).toBeUndefined();
-    // the whole session, not the handshake: it lasted at least as long as the clip played at real time
-    expect(rec!.duration_ms).toBeGreaterThanOrEqual(1000);
-    expect(rec!.duration_ms).toBeLessThanOrEqual(elapsed);
+  it(
+    'a realtime talk session is one record: 101, request id, close code, duration, model, the conversation, ' +
+      'the usage the emulator reported',
+    async () => {
+      const configDir = tempDir();
+      const t0 = Date.now();
+      const r = await svcInProcess(
+        ['realtime', 'talk', '-m', 'voice-3.0', '--input', question, '--output', join(tempDir(), 'a.wav'), '--json'],
+        { emu, configDir },
+      );
+      const elapsed = Date.now() - t0;
+      expect(r.exitCode, r.stderr).toBe(0);
+      const usage = reportedUsage(r.stdout);
+      expect(usage.total_tokens).toBeGreaterThan(0);
+      const answer = lastSession(emu).responses[0]!.transcript;
+      const [rec, ...more] = await records(configDir);
+      expect(more).toEqual([]);
+      expect(rec).toMatchObject({
+        command: 'realtime talk',
+        method: 'WS',
+        path: '/v1/realtime',
+        status: 101,
+        close_code: 1000,
+        model: 'voice-3.0',
+        request_id: upgradeId('/v1/realtime'),
+      });
+      expect(rec!.usage).toEqual(usage);
+      expect(rec!.prompt).toBe('what is the weather');
+      expect(rec!.answer).toBe(answer);
+      expect(rec!.turns).toEqual([
+        { role: 'user', text: 'what is the weather' },
+        { role: 'assistant', text: answer },
+      ]);
+      expect(rec!.error).toBeUndefined();
+      // the whole session, not the handshake: it lasted at least as long as the clip played at real time
+      expect(rec!.duration_ms).toBeGreaterThanOrEqual(1000);
+      expect(rec!.duration_ms).toBeLessThanOrEqual(elapsed);
 
-    // logs show prints the conversation; usage counts its tokens
-    const show = await svcInProcess(['logs', 'show', rec!.id], { emu, configDir });
-    expect(show.exitCode, show.stderr).toBe(0);
-    expect(show.stdout).toContain('request\tWS /v1/realtime\n');
-    expect(show.stdout).toContain('close code\t1000 (normal)\n');
-    expect(show.stdout).toContain(`\nuser:\nwhat is the weather\n\nassistant:\n${answer}\n`);
-    const total = (await svcInProcess(['usage', '--json', '--by', 'model'], { emu, configDir })).stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(total.find((g) => g.model === 'voice-3.0')).toMatchObject({
-      calls: 1,
-      input_tokens: usage.input_tokens,
-      output_tokens: usage.output_tokens,
-      total_tokens: usage.total_tokens,
-    });
-  });
+      // logs show prints the conversation; usage counts its tokens
+      const show = await svcInProcess(['logs', 'show', rec!.id], { emu, configDir });
+      expect(show.exitCode, show.stderr).toBe(0);
+      expect(show.stdout).toContain('request\tWS /v1/realtime\n');
+      expect(show.stdout).toContain('close code\t1000 (normal)\n');
+      expect(show.stdout).toContain(`\nuser:\nwhat is the weather\n\nassistant:\n${answer}\n`);
+      const total = (await svcInProcess(['usage', '--json', '--by', 'model'], { emu, configDir })).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(total.find((g) => g.model === 'voice-3.0')).toMatchObject({
+        calls: 1,
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        total_tokens: usage.total_tokens,
+      });
+    },
+  );
 
-  it('agents test: one record per case session, with the typed user turns, the replies and the tool calls', async () => {
-    const configDir = tempDir();
-    const agent = writeTemp(
-      'agent.json',
-      JSON.stringify({
-        name: 'booking',
-        instructions: 'You book tables.',
-        tools: [
-          {
-            type: 'function',
-            function: {
-              name: 'book_table',
-              parameters: { type: 'object', properties: { party_size: { type: 'integer' } } },
+  it(
+    'agents test: one record per case session, with the typed user turns, the replies and the tool ' + 'calls',
+    async () => {
+      const configDir = tempDir();
+      const agent = writeTemp(
+        'agent.json',
+        JSON.stringify({
+          name: 'booking',
+          instructions: 'You book tables.',
+          tools: [
+            {
+              type: 'function',
+              function: {
+                name: 'book_table',
+                parameters: { type: 'object', properties: { party_size: { type: 'integer' } } },
+              },
             },
-          },
-        ],
-      }),
-    );
-    const suite = writeTemp(
-      'suite.yaml',
-      [
-        'cases:',
-        '  - name: greets',
-        '    turns:',
-        '      - user: "Hello there"',
-        '  - name: books',
-        '    tools:',
-        '      book_table: {reference: R-42}',
-        '    turns:',
-        '      - user: "book_table party_size 2"',
-      ].join('\n'),
-    );
-    const r = await svcInProcess(['agents', 'test', '--agent-file', agent, suite, '--json'], { emu, configDir });
-    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
-    const recs = (await records(configDir)).reverse();
-    expect(recs.map((x) => [x.command, x.method, x.path, x.status, x.close_code, x.model])).toEqual([
-      ['agents test', 'WS', '/v1/realtime', 101, 1000, 'voice-latest'],
-      ['agents test', 'WS', '/v1/realtime', 101, 1000, 'voice-latest'],
-    ]);
-    expect(recs[0]!.prompt).toBe('Hello there');
-    expect(recs[0]!.answer).toMatch(/^You said: Hello there\./);
-    expect(recs[1]!.turns!.map((t) => t.role)).toEqual(['user', 'tool', 'assistant']);
-    expect(recs[1]!.turns![1]!.text).toMatch(/^book_table\(\{.*"party_size":2.*\}\) → \{"reference":"R-42"\}$/);
-    for (const x of recs) expect(x.usage!.total_tokens).toBeGreaterThan(0);
-  });
+          ],
+        }),
+      );
+      const suite = writeTemp(
+        'suite.yaml',
+        [
+          'cases:',
+          '  - name: greets',
+          '    turns:',
+          '      - user: "Hello there"',
+          '  - name: books',
+          '    tools:',
+          '      book_table: {reference: R-42}',
+          '    turns:',
+          '      - user: "book_table party_size 2"',
+        ].join('\n'),
+      );
+      const r = await svcInProcess(['agents', 'test', '--agent-file', agent, suite, '--json'], { emu, configDir });
+      expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+      const recs = (await records(configDir)).reverse();
+      expect(recs.map((x) => [x.command, x.method, x.path, x.status, x.close_code, x.model])).toEqual([
+        ['agents test', 'WS', '/v1/realtime', 101, 1000, 'voice-latest'],
+        ['agents test', 'WS', '/v1/realtime', 101, 1000, 'voice-latest'],
+      ]);
+      expect(recs[0]!.prompt).toBe('Hello there');
+      expect(recs[0]!.answer).toMatch(/^You said: Hello there\./);
+      expect(recs[1]!.turns!.map((t) => t.role)).toEqual(['user', 'tool', 'assistant']);
+      expect(recs[1]!.turns![1]!.text).toMatch(/^book_table\(\{.*"party_size":2.*\}\) → \{"reference":"R-42"\}$/);
+      for (const x of recs) expect(x.usage!.total_tokens).toBeGreaterThan(0);
+    },
+  );
 
-  it('tts stream: the text sent; stt listen: the transcript and the model; both 101 with their request ids', async () => {
-    const configDir = tempDir();
-    const out = join(tempDir(), 'spoken.wav');
-    const tts = await svcInProcess(['tts', 'stream', '-o', out], {
-      emu,
-      configDir,
-      input: 'hello world\n\nsecond one\n',
-    });
-    expect(tts.exitCode, tts.stderr).toBe(0);
-    const ttsId = upgradeId('/v1/tts');
-    const stt = await svcInProcess(['stt', 'listen', '--input', out, '--no-realtime'], { emu, configDir });
-    expect(stt.exitCode, stt.stderr).toBe(0);
-    const sttId = upgradeId('/v1/stt');
-    const [listen, stream, ...more] = await records(configDir);
-    expect(more).toEqual([]);
-    expect(stream).toMatchObject({
-      command: 'tts stream',
-      method: 'WS',
-      path: '/v1/tts',
-      status: 101,
-      close_code: 1000,
-      request_id: ttsId,
-    });
-    expect(stream!.prompt).toBe('hello world\nsecond one');
-    expect(stream!.model).toBeUndefined();
-    expect(listen).toMatchObject({
-      command: 'stt listen',
-      method: 'WS',
-      path: '/v1/stt',
-      status: 101,
-      close_code: 1000,
-      request_id: sttId,
-      model: 'voice-transcribe-2.0',
-    });
-    expect(listen!.answer).toBe(stt.stdout.trim());
-    expect(listen!.answer).toMatch(/hello world/);
-    for (const x of [listen!, stream!]) {
-      expect(x.duration_ms).toBeGreaterThanOrEqual(0);
-      expect(x.error).toBeUndefined();
-      expect(x.usage).toBeUndefined(); // the API reports no usage on these sockets
-    }
-    const show = await svcInProcess(['logs', 'show', stream!.id], { emu, configDir });
-    expect(show.stdout).toContain('\ntext:\nhello world\nsecond one\n');
-    expect((await svcInProcess(['logs', 'show', listen!.id], { emu, configDir })).stdout).toContain(
-      `\ntranscript:\n${listen!.answer}\n`,
-    );
-    // the list's PROMPT column (TSV in a pipe): the text sent to TTS, the transcript of STT
-    const rows = (await svcInProcess(['logs'], { emu, configDir })).stdout
-      .trim()
-      .split('\n')
-      .map((l) => l.split('\t'));
-    expect(rows.find((c) => c[1] === 'tts stream')![7]).toBe('hello world second one');
-    expect(rows.find((c) => c[1] === 'stt listen')![7]).toMatch(/hello world/);
-  });
+  it(
+    'tts stream: the text sent; stt listen: the transcript and the model; both 101 with their ' + 'request ids',
+    async () => {
+      const configDir = tempDir();
+      const out = join(tempDir(), 'spoken.wav');
+      const tts = await svcInProcess(['tts', 'stream', '-o', out], {
+        emu,
+        configDir,
+        input: 'hello world\n\nsecond one\n',
+      });
+      expect(tts.exitCode, tts.stderr).toBe(0);
+      const ttsId = upgradeId('/v1/tts');
+      const stt = await svcInProcess(['stt', 'listen', '--input', out, '--no-realtime'], { emu, configDir });
+      expect(stt.exitCode, stt.stderr).toBe(0);
+      const sttId = upgradeId('/v1/stt');
+      const [listen, stream, ...more] = await records(configDir);
+      expect(more).toEqual([]);
+      expect(stream).toMatchObject({
+        command: 'tts stream',
+        method: 'WS',
+        path: '/v1/tts',
+        status: 101,
+        close_code: 1000,
+        request_id: ttsId,
+      });
+      expect(stream!.prompt).toBe('hello world\nsecond one');
+      expect(stream!.model).toBeUndefined();
+      expect(listen).toMatchObject({
+        command: 'stt listen',
+        method: 'WS',
+        path: '/v1/stt',
+        status: 101,
+        close_code: 1000,
+        request_id: sttId,
+        model: 'voice-transcribe-2.0',
+      });
+      expect(listen!.answer).toBe(stt.stdout.trim());
+      expect(listen!.answer).toMatch(/hello world/);
+      for (const x of [listen!, stream!]) {
+        expect(x.duration_ms).toBeGreaterThanOrEqual(0);
+        expect(x.error).toBeUndefined();
+        expect(x.usage).toBeUndefined(); // the API reports no usage on these sockets
+      }
+      const show = await svcInProcess(['logs', 'show', stream!.id], { emu, configDir });
+      expect(show.stdout).toContain('\ntext:\nhello world\nsecond one\n');
+      expect((await svcInProcess(['logs', 'show', listen!.id], { emu, configDir })).stdout).toContain(
+        `\ntranscript:\n${listen!.answer}\n`,
+      );
+      // the list's PROMPT column (TSV in a pipe): the text sent to TTS, the transcript of STT
+      const rows = (await svcInProcess(['logs'], { emu, configDir })).stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t'));
+      expect(rows.find((c) => c[1] === 'tts stream')![7]).toBe('hello world second one');
+      expect(rows.find((c) => c[1] === 'stt listen')![7]).toMatch(/hello world/);
+    },
+  );
 
   it("stt listen --multichannel: the transcript names each line's channel", async () => {
     const configDir = tempDir();
@@ -227,37 +237,40 @@ describe('WebSocket sessions in the call log', () => {
     expect(rec!.answer!.split('\n').sort()).toEqual(['[channel 0] left', '[channel 1] right']);
   });
 
-  it('a refused upgrade is logged with its status, request id and error: an unknown key (400) and an injected 503', async () => {
-    const configDir = tempDir();
-    const bad = await svcInProcess(['tts', 'stream', '-o', join(tempDir(), 'x.mp3')], {
-      emu,
-      configDir,
-      key: 'svc-bad-key-0000',
-      input: 'hello\n',
-    });
-    expect(bad.exitCode).toBe(4);
-    emu.faults.add({ kind: 'status', status: 503, method: 'WS', path: '^/v1/stt$', message: 'speech is down' });
-    const down = await svcInProcess(['stt', 'listen', '--input', writeTemp('quiet.raw', Buffer.alloc(3200))], {
-      emu,
-      configDir,
-    });
-    expect(down.exitCode).toBe(7);
-    const [stt, tts] = await records(configDir);
-    expect(tts).toMatchObject({ method: 'WS', path: '/v1/tts', status: 400, request_id: upgradeId('/v1/tts') });
-    expect(tts!.error).toMatch(/^Incorrect API key provided/);
-    expect(JSON.stringify(tts)).not.toContain('svc-bad-key-0000');
-    expect(stt).toMatchObject({
-      method: 'WS',
-      path: '/v1/stt',
-      status: 503,
-      request_id: upgradeId('/v1/stt'),
-      error: 'speech is down',
-    });
-    for (const x of [stt!, tts!]) {
-      expect(x.close_code).toBeUndefined();
-      expect(x.prompt).toBeUndefined();
-    }
-  });
+  it(
+    'a refused upgrade is logged with its status, request id and error: an unknown key (400) and an injected ' + '503',
+    async () => {
+      const configDir = tempDir();
+      const bad = await svcInProcess(['tts', 'stream', '-o', join(tempDir(), 'x.mp3')], {
+        emu,
+        configDir,
+        key: 'svc-bad-key-0000',
+        input: 'hello\n',
+      });
+      expect(bad.exitCode).toBe(4);
+      emu.faults.add({ kind: 'status', status: 503, method: 'WS', path: '^/v1/stt$', message: 'speech is down' });
+      const down = await svcInProcess(['stt', 'listen', '--input', writeTemp('quiet.raw', Buffer.alloc(3200))], {
+        emu,
+        configDir,
+      });
+      expect(down.exitCode).toBe(7);
+      const [stt, tts] = await records(configDir);
+      expect(tts).toMatchObject({ method: 'WS', path: '/v1/tts', status: 400, request_id: upgradeId('/v1/tts') });
+      expect(tts!.error).toMatch(/^Incorrect API key provided/);
+      expect(JSON.stringify(tts)).not.toContain('svc-bad-key-0000');
+      expect(stt).toMatchObject({
+        method: 'WS',
+        path: '/v1/stt',
+        status: 503,
+        request_id: upgradeId('/v1/stt'),
+        error: 'speech is down',
+      });
+      for (const x of [stt!, tts!]) {
+        expect(x.close_code).toBeUndefined();
+        expect(x.prompt).toBeUndefined();
+      }
+    },
+  );
 
   it('an error event and a cut connection are logged with error, the close code and what had arrived', async () => {
     const configDir = tempDir();
@@ -278,42 +291,48 @@ describe('WebSocket sessions in the call log', () => {
     expect(talk!.prompt).toBe('what is the weather');
   });
 
-  it('against a hostile server: a clean close before the end, a stall past --timeout, a close with an error code', async () => {
-    const server = await HostileServer.start();
-    try {
-      server.plan('WS /v1/tts', { close: 1000 }).plan('WS /v1/stt', 'stall').plan('WS /v1/realtime', { close: 1011 });
-      const configDir = tempDir();
-      const opts = { configDir, env: { SVC_BASE_URL: server.url, SVC_API_KEY: 'svc-hostile-key-0000' } };
-      expect(
-        (await svcInProcess(['tts', 'stream', '-o', join(tempDir(), 'a.mp3')], { ...opts, input: 'hello\n' })).exitCode,
-      ).toBe(1);
-      expect(
-        (await svcInProcess(['--timeout', '1', 'stt', 'listen', '--input', question, '--no-realtime'], opts)).exitCode,
-      ).not.toBe(0);
-      expect(
-        (await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], opts))
-          .exitCode,
-      ).not.toBe(0);
-      const [talk, stt, tts] = await records(configDir);
-      expect(tts).toMatchObject({
-        path: '/v1/tts',
-        status: 101,
-        close_code: 1000,
-        prompt: 'hello',
-        error: 'the session ended before audio.done: the audio is incomplete',
-      });
-      expect(stt).toMatchObject({ path: '/v1/stt', status: 101, close_code: 1006, answer: ANSWER[0] });
-      expect(stt!.error).toMatch(
-        /^the server sent nothing for 1 s \(--timeout 1\): the session stalled; the session ended before transcript.done/,
-      );
-      expect(talk).toMatchObject({ path: '/v1/realtime', status: 101, close_code: 1011, answer: ANSWER.join('') });
-      expect(talk!.error).toBe(
-        'the server closed the connection (code 1011: hostile close); the session ended in the middle of an answer (no response.done)',
-      );
-    } finally {
-      await server.close();
-    }
-  });
+  it(
+    'against a hostile server: a clean close before the end, a stall past --timeout, a close with an ' + 'error code',
+    async () => {
+      const server = await HostileServer.start();
+      try {
+        server.plan('WS /v1/tts', { close: 1000 }).plan('WS /v1/stt', 'stall').plan('WS /v1/realtime', { close: 1011 });
+        const configDir = tempDir();
+        const opts = { configDir, env: { SVC_BASE_URL: server.url, SVC_API_KEY: 'svc-hostile-key-0000' } };
+        expect(
+          (await svcInProcess(['tts', 'stream', '-o', join(tempDir(), 'a.mp3')], { ...opts, input: 'hello\n' }))
+            .exitCode,
+        ).toBe(1);
+        expect(
+          (await svcInProcess(['--timeout', '1', 'stt', 'listen', '--input', question, '--no-realtime'], opts))
+            .exitCode,
+        ).not.toBe(0);
+        expect(
+          (await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], opts))
+            .exitCode,
+        ).not.toBe(0);
+        const [talk, stt, tts] = await records(configDir);
+        expect(tts).toMatchObject({
+          path: '/v1/tts',
+          status: 101,
+          close_code: 1000,
+          prompt: 'hello',
+          error: 'the session ended before audio.done: the audio is incomplete',
+        });
+        expect(stt).toMatchObject({ path: '/v1/stt', status: 101, close_code: 1006, answer: ANSWER[0] });
+        expect(stt!.error).toMatch(
+          /^the server sent nothing for 1 s \(--timeout 1\): the session stalled; the session ended before transcript.done/,
+        );
+        expect(talk).toMatchObject({ path: '/v1/realtime', status: 101, close_code: 1011, answer: ANSWER.join('') });
+        expect(talk!.error).toBe(
+          'the server closed the connection (code 1011: hostile close); the session ended in the middle of an ' +
+            'answer (no response.done)',
+        );
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it('--no-log and `config set log false` write no record of a session', async () => {
     const configDir = tempDir();
@@ -340,25 +359,28 @@ describe('WebSocket sessions in the call log', () => {
 });
 
 describe('a session still open when svc exits', () => {
-  it('a process that exits in the middle (its pipe closed by `head -1`) still logs the session, as interrupted', async () => {
-    const configDir = tempDir();
-    const r = await svcShell(`svc realtime talk --input '${question}' --output /dev/null --json | head -1`, {
-      emu,
-      configDir,
-    });
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).type).toBe('session.created');
-    const [rec, ...more] = readRecords(join(configDir, 'data', 'logs'));
-    expect(more).toEqual([]);
-    expect(rec).toMatchObject({
-      command: 'realtime talk',
-      method: 'WS',
-      path: '/v1/realtime',
-      status: 101,
-      model: 'voice-latest',
-      error: 'svc exited before the session ended (interrupted)',
-    });
-  });
+  it(
+    'a process that exits in the middle (its pipe closed by `head -1`) still logs the session, as ' + 'interrupted',
+    async () => {
+      const configDir = tempDir();
+      const r = await svcShell(`svc realtime talk --input '${question}' --output /dev/null --json | head -1`, {
+        emu,
+        configDir,
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).type).toBe('session.created');
+      const [rec, ...more] = readRecords(join(configDir, 'data', 'logs'));
+      expect(more).toEqual([]);
+      expect(rec).toMatchObject({
+        command: 'realtime talk',
+        method: 'WS',
+        path: '/v1/realtime',
+        status: 101,
+        model: 'voice-latest',
+        error: 'svc exited before the session ended (interrupted)',
+      });
+    },
+  );
 
   it('is logged as interrupted with what had arrived (the answer in progress, the usage so far)', async () => {
     // the events as net/ws hands them to the recorder

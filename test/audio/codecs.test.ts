@@ -99,24 +99,27 @@ describe('codecs', () => {
     expect([...new Int16Array(up.buffer, up.byteOffset, 4)]).toEqual([5, 5, 7, 7]);
   });
 
-  it('encodes MP3 with lamejs and decodes it with mpg123 (also at a low bit rate where LAME changes the rate)', async () => {
-    for (const [rate, kbps] of [
-      [24000, 128000],
-      [24000, 32000],
-      [8000, 32000],
-    ] as const) {
-      const mp3 = await encodeMp3(sine(1000, rate, 500), { sampleRate: rate, channels: 1 }, kbps);
-      expect(isMp3(mp3)).toBe(true);
-      const { pcm, format } = await decodeAudio(mp3);
-      expect(format.channels).toBe(1);
-      const x = toFloat(pcm);
-      const n = Math.round(format.sampleRate * 0.2);
-      expect(goertzel(x, n, n, 1000, format.sampleRate)).toBeGreaterThan(
-        50 * goertzel(x, n, n, 1700, format.sampleRate),
-      );
-    }
-    expect(isMp3(mulawEncode(Buffer.alloc(8000)))).toBe(false); // mu-law silence is 0xFF bytes
-  });
+  it(
+    'encodes MP3 with lamejs and decodes it with mpg123 (also at a low bit rate where LAME changes ' + 'the rate)',
+    async () => {
+      for (const [rate, kbps] of [
+        [24000, 128000],
+        [24000, 32000],
+        [8000, 32000],
+      ] as const) {
+        const mp3 = await encodeMp3(sine(1000, rate, 500), { sampleRate: rate, channels: 1 }, kbps);
+        expect(isMp3(mp3)).toBe(true);
+        const { pcm, format } = await decodeAudio(mp3);
+        expect(format.channels).toBe(1);
+        const x = toFloat(pcm);
+        const n = Math.round(format.sampleRate * 0.2);
+        expect(goertzel(x, n, n, 1000, format.sampleRate)).toBeGreaterThan(
+          50 * goertzel(x, n, n, 1700, format.sampleRate),
+        );
+      }
+      expect(isMp3(mulawEncode(Buffer.alloc(8000)))).toBe(false); // mu-law silence is 0xFF bytes
+    },
+  );
 
   it('stream-decodes WAV split anywhere, header included', async () => {
     const pcm = sine(500, 16000, 100);

@@ -140,18 +140,22 @@ describe('optionsNeeded', () => {
     expect(lines).toBeGreaterThan(300);
   });
 
-  it('builds only the named options, those with a default and the negations; all of them for help or an unknown flag', () => {
-    const chat = specs.get('chat')!;
-    const all = chat.options!;
-    const flags = (argv: string[], elsewhere = NONE) => optionsNeeded(all, argv, elsewhere).map((o) => o.flags);
-    const always = all.filter((o) => o.default !== undefined || o.flags.includes('--no-')).map((o) => o.flags);
-    expect(always.length).toBeLessThan(all.length / 2);
-    expect(flags(['hi'])).toEqual(always);
-    expect(flags(['hi', '--temperature', '1'])).toEqual(
-      all.filter((o) => always.includes(o.flags) || o.flags.includes('--temperature <')).map((o) => o.flags),
-    );
-    expect(flags(['hi', '--help'])).toHaveLength(all.length);
-    expect(flags(['hi', '--json'])).toHaveLength(all.length);
-    expect(flags(['hi', '--json'], new Set(['--json']))).toEqual(always);
-  });
+  it(
+    'builds only the named options, those with a default and the negations; all of them for help or an unknown ' +
+      'flag',
+    () => {
+      const chat = specs.get('chat')!;
+      const all = chat.options!;
+      const flags = (argv: string[], elsewhere = NONE) => optionsNeeded(all, argv, elsewhere).map((o) => o.flags);
+      const always = all.filter((o) => o.default !== undefined || o.flags.includes('--no-')).map((o) => o.flags);
+      expect(always.length).toBeLessThan(all.length / 2);
+      expect(flags(['hi'])).toEqual(always);
+      expect(flags(['hi', '--temperature', '1'])).toEqual(
+        all.filter((o) => always.includes(o.flags) || o.flags.includes('--temperature <')).map((o) => o.flags),
+      );
+      expect(flags(['hi', '--help'])).toHaveLength(all.length);
+      expect(flags(['hi', '--json'])).toHaveLength(all.length);
+      expect(flags(['hi', '--json'], new Set(['--json']))).toEqual(always);
+    },
+  );
 });

@@ -8,7 +8,8 @@ import { encodeWav } from 'svc-formats/audio-codecs';
 import { zipSync } from 'fflate';
 import { rootCommands } from '../../src/commands/index.js';
 import type { CommandNode } from '../../src/cmdutil/command.js';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { ROOT, tempDir } from '../helpers/files.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { svcInProcess } from '../helpers/in-process.js';
@@ -151,20 +152,23 @@ describe('irreversible and billable commands: off a terminal --yes is required',
     });
   }
 
-  it('conversations delete (local history): exit 2 without --yes, the conversation stays; gone with --yes', async () => {
-    const made = await svcInProcess(['chat', 'hello'], { emu, configDir });
-    expect(made.exitCode, made.stderr).toBe(0);
-    const id = (await svcInProcess(['conversations', 'list', '--json'], { emu, configDir })).stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l).id)[0];
-    expect(id).toMatch(/^conv_/);
-    const no = await svcInProcess(['conversations', 'delete', id], { emu, configDir });
-    expect(no.exitCode).toBe(2);
-    expect((await svcInProcess(['conversations', 'show', id], { emu, configDir })).exitCode).toBe(0);
-    expect((await svcInProcess(['conversations', 'delete', id, '--yes'], { emu, configDir })).exitCode).toBe(0);
-    expect((await svcInProcess(['conversations', 'show', id], { emu, configDir })).exitCode).toBe(5);
-  });
+  it(
+    'conversations delete (local history): exit 2 without --yes, the conversation stays; gone with ' + '--yes',
+    async () => {
+      const made = await svcInProcess(['chat', 'hello'], { emu, configDir });
+      expect(made.exitCode, made.stderr).toBe(0);
+      const id = (await svcInProcess(['conversations', 'list', '--json'], { emu, configDir })).stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id)[0];
+      expect(id).toMatch(/^conv_/);
+      const no = await svcInProcess(['conversations', 'delete', id], { emu, configDir });
+      expect(no.exitCode).toBe(2);
+      expect((await svcInProcess(['conversations', 'show', id], { emu, configDir })).exitCode).toBe(0);
+      expect((await svcInProcess(['conversations', 'delete', id, '--yes'], { emu, configDir })).exitCode).toBe(0);
+      expect((await svcInProcess(['conversations', 'show', id], { emu, configDir })).exitCode).toBe(5);
+    },
+  );
 });
 
 describe('on a terminal the command asks', () => {

@@ -84,17 +84,20 @@ describe('runCalls', () => {
 });
 
 describe('the environment of a tool command', () => {
-  it('has no svc secret: the model chooses the arguments, the command must not be able to hand the key on', async () => {
-    const env = {
-      PATH: process.env.PATH,
-      SVC_API_KEY: 'svc-secret-key',
-      SVC_WEBHOOK_SECRET: 'whsec',
-      SVC_PROFILE: 'work',
-      OTHER_TOKEN: 'kept',
-    };
-    const out = await runToolCommand('env', '{}', { env });
-    expect(out).not.toMatch(/svc-secret-key|whsec|SVC_API_KEY|SVC_WEBHOOK_SECRET/);
-    expect(out).toMatch(/SVC_PROFILE=work/);
-    expect(out).toMatch(/OTHER_TOKEN=kept/);
-  });
+  it(
+    'has no svc secret: the model chooses the arguments, the command must not be able to hand the ' + 'key on',
+    async () => {
+      const env = {
+        PATH: process.env.PATH,
+        SVC_API_KEY: 'svc-secret-key',
+        SVC_WEBHOOK_SECRET: 'whsec',
+        SVC_PROFILE: 'work',
+        OTHER_TOKEN: 'kept',
+      };
+      const out = await runToolCommand('env', '{}', { env });
+      expect(out).not.toMatch(/svc-secret-key|whsec|SVC_API_KEY|SVC_WEBHOOK_SECRET/);
+      expect(out).toMatch(/SVC_PROFILE=work/);
+      expect(out).toMatch(/OTHER_TOKEN=kept/);
+    },
+  );
 });

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav } from 'svc-formats/audio-codecs';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { svcInProcess } from '../helpers/in-process.js';
 import { writeTemp } from '../helpers/files.js';
@@ -106,18 +107,22 @@ describe('every list pages by hand from its --json output alone, and gets exactl
     });
   }
 
-  it('svc api --paginate follows the same cursors: one page object per line as the API sent it; --slurp makes one array', async () => {
-    const r = await svcInProcess(['api', '/v1/skills', '-F', 'limit=2', '--paginate'], { emu });
-    expect(r.exitCode, r.stderr).toBe(0);
-    const pages = parseLines(r.stdout);
-    expect(pages.length).toBeGreaterThanOrEqual(4);
-    expect(pages[0]).toMatchObject({ object: 'list', has_more: true });
-    const skills = await svcInProcess(['skills', 'list', '--all', '--json', '--limit', '2'], { emu });
-    expect(pages.flatMap((p) => p.data as unknown[])).toEqual(parseLines(skills.stdout));
-    const slurp = await svcInProcess(['api', '/v1/skills', '-F', 'limit=2', '--paginate', '--slurp'], { emu });
-    expect(slurp.exitCode, slurp.stderr).toBe(0);
-    expect(JSON.parse(slurp.stdout)).toEqual(pages);
-  });
+  it(
+    'svc api --paginate follows the same cursors: one page object per line as the API sent it; --slurp makes ' +
+      'one array',
+    async () => {
+      const r = await svcInProcess(['api', '/v1/skills', '-F', 'limit=2', '--paginate'], { emu });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const pages = parseLines(r.stdout);
+      expect(pages.length).toBeGreaterThanOrEqual(4);
+      expect(pages[0]).toMatchObject({ object: 'list', has_more: true });
+      const skills = await svcInProcess(['skills', 'list', '--all', '--json', '--limit', '2'], { emu });
+      expect(pages.flatMap((p) => p.data as unknown[])).toEqual(parseLines(skills.stdout));
+      const slurp = await svcInProcess(['api', '/v1/skills', '-F', 'limit=2', '--paginate', '--slurp'], { emu });
+      expect(slurp.exitCode, slurp.stderr).toBe(0);
+      expect(JSON.parse(slurp.stdout)).toEqual(pages);
+    },
+  );
 
   it('the human output names the cursor on stderr, never on stdout', async () => {
     const r = await svcInProcess(['skills', 'list', '--limit', '2'], { emu });

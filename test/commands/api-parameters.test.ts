@@ -205,7 +205,8 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
 const EXCEPTIONS: Record<string, Record<string, string>> = {
   'POST /v1/responses': {
     reasoning_effort:
-      'non-standard alternative the server reads only when `reasoning` is unset; --reasoning-effort sends reasoning.effort',
+      'non-standard alternative the server reads only when `reasoning` is unset; --reasoning-effort sends ' +
+      'reasoning.effort',
   },
 };
 
@@ -213,15 +214,19 @@ const EXCEPTIONS: Record<string, Record<string, string>> = {
 const BEYOND_SPEC: Record<string, Record<string, string>> = {
   'POST /v1/messages': {
     tool_choice:
-      "the convention's tool_choice ({type: auto|any|none|tool}); the spec lists tools only, the emulator and well-known clients take it",
+      "the convention's tool_choice ({type: auto|any|none|tool}); the spec lists tools only, the emulator " +
+      'and well-known clients take it',
   },
   'POST /v1/completions': {
     stream:
-      'issue 12 item 11: the emulator streams legacy completions like the compatible convention (the spec leaves it open)',
+      'issue 12 item 11: the emulator streams legacy completions like the compatible convention (the spec ' +
+      'leaves it open)',
     stream_options: 'include_usage with stream: true, as on chat completions (wire-details.md)',
   },
   'POST /v1/embeddings': {
-    user: 'end-user identifier of the compatible convention; the spec lists only some fields ("beyond these: not shown")',
+    user:
+      'end-user identifier of the compatible convention; the spec lists only some fields ("beyond these: not ' +
+      'shown")',
   },
 };
 
@@ -336,39 +341,43 @@ describe('the API-parameter table', () => {
 });
 
 describe('shared flag sets (issue 13.1)', () => {
-  it('-m/--model, the sampling, output and tool flags come from cmdutil/flag-sets (their help group) in every command', () => {
-    const groups: Record<string, string> = {
-      '--model': 'Model',
-      '--temperature': 'Sampling',
-      '--top-p': 'Sampling',
-      '--top-k': 'Sampling',
-      '--min-p': 'Sampling',
-      '--frequency-penalty': 'Sampling',
-      '--presence-penalty': 'Sampling',
-      '--seed': 'Sampling',
-      '--stop': 'Sampling',
-      '--usage': 'Output',
-      '--logprobs': 'Output',
-      '--top-logprobs': 'Output',
-      '--tool-choice': 'Tools',
-      '--parallel-tool-calls': 'Tools',
-      '--input-device': 'Audio',
-      '--output-device': 'Audio',
-    };
-    const stray: string[] = [];
-    let seen = 0;
-    for (const [command, spec] of specs) {
-      if (command === 'emulator serve') continue; // its --seed seeds the emulator's random streams, not sampling
-      for (const o of spec.options ?? []) {
-        const want = groups[longFlag(o)];
-        if (!want) continue;
-        seen++;
-        if (o.group !== want) stray.push(`${command} ${o.flags}`);
+  it(
+    '-m/--model, the sampling, output and tool flags come from cmdutil/flag-sets (their help group) in every ' +
+      'command',
+    () => {
+      const groups: Record<string, string> = {
+        '--model': 'Model',
+        '--temperature': 'Sampling',
+        '--top-p': 'Sampling',
+        '--top-k': 'Sampling',
+        '--min-p': 'Sampling',
+        '--frequency-penalty': 'Sampling',
+        '--presence-penalty': 'Sampling',
+        '--seed': 'Sampling',
+        '--stop': 'Sampling',
+        '--usage': 'Output',
+        '--logprobs': 'Output',
+        '--top-logprobs': 'Output',
+        '--tool-choice': 'Tools',
+        '--parallel-tool-calls': 'Tools',
+        '--input-device': 'Audio',
+        '--output-device': 'Audio',
+      };
+      const stray: string[] = [];
+      let seen = 0;
+      for (const [command, spec] of specs) {
+        if (command === 'emulator serve') continue; // its --seed seeds the emulator's random streams, not sampling
+        for (const o of spec.options ?? []) {
+          const want = groups[longFlag(o)];
+          if (!want) continue;
+          seen++;
+          if (o.group !== want) stray.push(`${command} ${o.flags}`);
+        }
       }
-    }
-    expect(stray).toEqual([]);
-    expect(seen).toBeGreaterThan(40);
-  });
+      expect(stray).toEqual([]);
+      expect(seen).toBeGreaterThan(40);
+    },
+  );
 
   it("no command module imports another command's module", () => {
     const base = join(ROOT, 'src', 'commands');

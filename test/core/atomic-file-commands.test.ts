@@ -162,7 +162,8 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
       server.on('upgrade', (req, socket, head) => {
         if (!req.url?.startsWith('/v1/tts')) {
           socket.end(
-            'HTTP/1.1 500 Error\r\ncontent-type: application/json\r\ncontent-length: 40\r\nconnection: close\r\n\r\n{"code":"internal","error":"no session"}',
+            'HTTP/1.1 500 Error\r\ncontent-type: application/json\r\ncontent-length: 40\r\nconnection: ' +
+              'close\r\n\r\n{"code":"internal","error":"no session"}',
           );
           return;
         }
@@ -179,14 +180,17 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
     });
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-    it('tts say: audio deltas then a dropped connection without audio.done → exit 1, incomplete, file untouched', async () => {
-      const { dir, target } = withTarget('cut.mp3');
-      const r = await svcInProcess(['tts', 'say', 'hello', '-o', target], {
-        env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut' },
-      });
-      expect(r.exitCode, r.stderr).toBe(1);
-      expectUntouched(dir, target);
-    });
+    it(
+      'tts say: audio deltas then a dropped connection without audio.done → exit 1, incomplete, file ' + 'untouched',
+      async () => {
+        const { dir, target } = withTarget('cut.mp3');
+        const r = await svcInProcess(['tts', 'say', 'hello', '-o', target], {
+          env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut' },
+        });
+        expect(r.exitCode, r.stderr).toBe(1);
+        expectUntouched(dir, target);
+      },
+    );
 
     it('realtime talk --output FILE: the session cannot start → the recording target untouched', async () => {
       const { dir, target } = withTarget('rec.wav');

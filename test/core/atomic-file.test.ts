@@ -97,25 +97,28 @@ function child(script: string, shellPrefix = '') {
 }
 
 describe('AtomicFile in a process', () => {
-  it('under ulimit -f a write fails loudly (EFBIG), counts only what was written, and leaves nothing behind', async () => {
-    const d = dir();
-    const target = join(d, 'big.bin');
-    writeFileSync(target, 'old contents');
-    const r = await child(
-      `const f = await AtomicFile.create(${JSON.stringify(target)});
+  it(
+    'under ulimit -f a write fails loudly (EFBIG), counts only what was written, and leaves nothing ' + 'behind',
+    async () => {
+      const d = dir();
+      const target = join(d, 'big.bin');
+      writeFileSync(target, 'old contents');
+      const r = await child(
+        `const f = await AtomicFile.create(${JSON.stringify(target)});
        try { for (let i = 0; i < 16; i++) await f.write(Buffer.alloc(1000, 1)); console.log('no error'); }
        catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message, bytes: f.bytes })); await f.discard(); }`,
-      'ulimit -f 4;',
-    );
-    expect(r.exitCode).toBe(0);
-    const out = JSON.parse(String(r.stdout));
-    expect(out).toMatchObject({ name: 'FileWriteError', code: 'EFBIG' });
-    expect(out.message).toBe(`cannot write ${target}: disk full or file too large (EFBIG)`);
-    expect(out.bytes).toBeLessThanOrEqual(4096); // never more than the limit let through
-    expect(readFileSync(target, 'utf8')).toBe('old contents');
-    expect(readdirSync(d)).toEqual(['big.bin']);
-    expect(new FileWriteError('x', 'ENOSPC').message).toBe('cannot write x: disk full or file too large (ENOSPC)');
-  });
+        'ulimit -f 4;',
+      );
+      expect(r.exitCode).toBe(0);
+      const out = JSON.parse(String(r.stdout));
+      expect(out).toMatchObject({ name: 'FileWriteError', code: 'EFBIG' });
+      expect(out.message).toBe(`cannot write ${target}: disk full or file too large (EFBIG)`);
+      expect(out.bytes).toBeLessThanOrEqual(4096); // never more than the limit let through
+      expect(readFileSync(target, 'utf8')).toBe('old contents');
+      expect(readdirSync(d)).toEqual(['big.bin']);
+      expect(new FileWriteError('x', 'ENOSPC').message).toBe('cannot write x: disk full or file too large (ENOSPC)');
+    },
+  );
 
   it('SIGHUP while a file is being written: the process dies of the signal and the temp file is removed', async () => {
     const d = dir();

@@ -34,8 +34,10 @@ export interface InProcessOptions extends RunOptions {
 /**
  * Run a command line in this process, as gh's tests do with IOStreams: the same command tree, specs and runners as
  * the binary, with in-memory streams (a pipe, or a terminal of a chosen width) and the environment svcProcess() would
- * give, against the test emulator over loopback. Scanned for keys like svcProcess(). For behaviour that needs a process of
- * its own (signals, exit on a closed pipe, real terminals, sound devices, the launcher), use svcProcess()/spawnSvc() (test/helpers/subprocess.ts).
+ * give, against the test emulator over loopback. Scanned for keys like svcProcess(). For behaviour that needs a process
+ * of
+ * its own (signals, exit on a closed pipe, real terminals, sound devices, the launcher), use svcProcess()/spawnSvc()
+ * (test/helpers/subprocess.ts).
  */
 export async function svcInProcess(args: string[], opts: InProcessOptions = {}): Promise<RunResult> {
   const { runCli } = await import('../../src/cli.js');

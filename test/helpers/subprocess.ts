@@ -58,7 +58,10 @@ export async function svcBytes(
   return result;
 }
 
-/** Run the `svc` that `npm install -g --prefix PREFIX` put on PREFIX's PATH (the packaging test); scanned like svcProcess(). */
+/**
+ * Run the `svc` that `npm install -g --prefix PREFIX` put on PREFIX's PATH (the packaging test); scanned like
+ * svcProcess().
+ */
 export async function svcInstalled(prefix: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const r = await throughHelper(() =>
     execa(join(prefix, 'bin', 'svc'), args, {
@@ -78,7 +81,8 @@ export async function svcInstalled(prefix: string, args: string[], opts: RunOpti
 
 /**
  * Run a bash script (with pipefail) in which `svc` is the CLI: `svcShell('svc models list | head -1', {emu})`;
- * `args` are the script's "$@" (`svcShell('ulimit -f 1; svc "$@"', {emu, args})`). Its output is scanned like svcProcess().
+ * `args` are the script's "$@" (`svcShell('ulimit -f 1; svc "$@"', {emu, args})`). Its output is scanned like
+ * svcProcess().
  */
 export async function svcShell(script: string, opts: RunOptions & { args?: string[] } = {}): Promise<RunResult> {
   const r = await throughHelper(() =>

@@ -103,7 +103,9 @@ export class TmuxTerminal {
     return s;
   }
 
-  /** Poll the screen until `what` shows (after offset `after`); no timing is asserted, the limit only avoids hanging. */
+  /**
+   * Poll the screen until `what` shows (after offset `after`); no timing is asserted, the limit only avoids hanging.
+   */
   async waitFor(what: string | RegExp, after = 0, tries = 300): Promise<string> {
     for (let i = 0; i < tries; i++) {
       const screen = this.screen();

@@ -12,7 +12,8 @@ async function collect(parts: string[]) {
 }
 
 const STREAM =
-  'event: response.created\ndata: {"a":1}\n\n: keep-alive comment\n\ndata: line one\ndata: line two\n\nid: 7\ndata: {"b":2}\n\ndata: [DONE]\n\ndata: after done\n\n';
+  'event: response.created\ndata: {"a":1}\n\n: keep-alive comment\n\ndata: line one\ndata: line two\n\nid: ' +
+  '7\ndata: {"b":2}\n\ndata: [DONE]\n\ndata: after done\n\n';
 const EXPECTED = [
   { event: 'response.created', data: '{"a":1}' },
   { data: 'line one\nline two' },
@@ -50,12 +51,15 @@ describe('SSE reader', () => {
     expect(out).toEqual([{ data: 'héllo wörld 🌍' }]);
   });
 
-  it('ignores an event line without data, strips one leading space only, and flushes a final unterminated event', () => {
-    const p = new SseParser();
-    expect(p.push('event: ping\n\ndata:  two spaces\n\n')).toEqual([{ data: ' two spaces' }]);
-    expect(p.push('data: tail')).toEqual([]);
-    expect(p.end()).toEqual([{ data: 'tail' }]);
-  });
+  it(
+    'ignores an event line without data, strips one leading space only, and flushes a final unterminated ' + 'event',
+    () => {
+      const p = new SseParser();
+      expect(p.push('event: ping\n\ndata:  two spaces\n\n')).toEqual([{ data: ' two spaces' }]);
+      expect(p.push('data: tail')).toEqual([]);
+      expect(p.end()).toEqual([{ data: 'tail' }]);
+    },
+  );
 });
 
 describe('readEventStream (the checks of a streamed reply)', () => {

@@ -1,4 +1,5 @@
-// Every CLI process a test starts goes through a runner helper (test/helpers/subprocess.ts, terminal.ts), which scans what it printed for API keys.
+// Every CLI process a test starts goes through a runner helper (test/helpers/subprocess.ts, terminal.ts), which scans
+// what it printed for API keys.
 // test/setup.ts refuses such a process at run time; this finds the attempt in the source, even in a test that
 // did not run.
 import { readdirSync, readFileSync } from 'node:fs';

@@ -47,7 +47,8 @@ describe('function length', () => {
           const name = (node as ts.FunctionDeclaration).name?.getText() ?? '(anonymous)';
           if (lines > LIMIT)
             long.push(
-              `${relative(ROOT, file)}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${name}: ${lines} lines`,
+              `${relative(ROOT, file)}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1} ` +
+                `${name}: ${lines} lines`,
             );
         }
         ts.forEachChild(node, visit);

@@ -39,19 +39,23 @@ describe('--no-input on a terminal', () => {
     });
   }
 
-  it('the same terminal without CI asks (so CI is what makes the difference); --no-input and SVC_NO_INPUT=1 refuse too', async () => {
-    const asked = await svcOnTerminal(['files', 'delete', 'file_1'], { emu, typed: 'n\n' });
-    expect(asked.screen).toContain('Delete file file_1 permanently? [y/N]');
-    expect(asked.exitCode).toBe(3);
-    const flag = await svcOnTerminal(['files', 'delete', 'file_1', '--no-input'], { emu });
-    expect(flag.exitCode).toBe(2);
-    expect(flag.screen).toContain('svc would ask, but --no-input; pass --yes to confirm');
-    const env = await svcOnTerminal(['files', 'delete', 'file_1'], { emu, env: { SVC_NO_INPUT: '1' } });
-    expect(env.exitCode).toBe(2);
-    expect(env.screen).toContain('SVC_NO_INPUT is set');
-    const off = await svcOnTerminal(['files', 'delete', 'file_1'], { emu, env: { CI: 'false' }, typed: 'n\n' });
-    expect(off.screen).toContain('[y/N]');
-  });
+  it(
+    'the same terminal without CI asks (so CI is what makes the difference); --no-input and SVC_NO_INPUT=1 ' +
+      'refuse too',
+    async () => {
+      const asked = await svcOnTerminal(['files', 'delete', 'file_1'], { emu, typed: 'n\n' });
+      expect(asked.screen).toContain('Delete file file_1 permanently? [y/N]');
+      expect(asked.exitCode).toBe(3);
+      const flag = await svcOnTerminal(['files', 'delete', 'file_1', '--no-input'], { emu });
+      expect(flag.exitCode).toBe(2);
+      expect(flag.screen).toContain('svc would ask, but --no-input; pass --yes to confirm');
+      const env = await svcOnTerminal(['files', 'delete', 'file_1'], { emu, env: { SVC_NO_INPUT: '1' } });
+      expect(env.exitCode).toBe(2);
+      expect(env.screen).toContain('SVC_NO_INPUT is set');
+      const off = await svcOnTerminal(['files', 'delete', 'file_1'], { emu, env: { CI: 'false' }, typed: 'n\n' });
+      expect(off.screen).toContain('[y/N]');
+    },
+  );
 
   it('--yes answers the question under CI: the delete is sent', async () => {
     emu.clearRequests();

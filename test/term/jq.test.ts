@@ -37,24 +37,27 @@ describe('--jq', () => {
     expect(models).toContain('svc-4');
   });
 
-  it('real jq semantics: select, arithmetic, object construction, string interpolation, the cursor record', async () => {
-    const big = await svcInProcess(['files', 'list', '--jq', 'select(.bytes > 4) | "\\(.filename)=\\(.bytes * 2)"'], {
-      emu,
-    });
-    expect(big.stdout).toBe('b.txt=12\n');
-    const obj = await svcInProcess(['files', 'get', ids[0]!, '--jq', '{name: .filename, size: .bytes}'], { emu });
-    expect(JSON.parse(obj.stdout)).toEqual({ name: 'a.txt', size: 3 });
-    const cursor = await svcInProcess(
-      ['files', 'list', '--limit', '1', '--jq', 'select(.next_page_token) | .next_page_token'],
-      { emu },
-    );
-    expect(cursor.stdout.trim()).toMatch(/^\S+$/);
-    const page = await svcInProcess(
-      ['files', 'list', '--limit', '1', '--page-token', cursor.stdout.trim(), '--jq', '.id'],
-      { emu },
-    );
-    expect(page.stdout.split('\n')[0]).toBe(ids[0]);
-  });
+  it(
+    'real jq semantics: select, arithmetic, object construction, string interpolation, the cursor ' + 'record',
+    async () => {
+      const big = await svcInProcess(['files', 'list', '--jq', 'select(.bytes > 4) | "\\(.filename)=\\(.bytes * 2)"'], {
+        emu,
+      });
+      expect(big.stdout).toBe('b.txt=12\n');
+      const obj = await svcInProcess(['files', 'get', ids[0]!, '--jq', '{name: .filename, size: .bytes}'], { emu });
+      expect(JSON.parse(obj.stdout)).toEqual({ name: 'a.txt', size: 3 });
+      const cursor = await svcInProcess(
+        ['files', 'list', '--limit', '1', '--jq', 'select(.next_page_token) | .next_page_token'],
+        { emu },
+      );
+      expect(cursor.stdout.trim()).toMatch(/^\S+$/);
+      const page = await svcInProcess(
+        ['files', 'list', '--limit', '1', '--page-token', cursor.stdout.trim(), '--jq', '.id'],
+        { emu },
+      );
+      expect(page.stdout.split('\n')[0]).toBe(ids[0]);
+    },
+  );
 
   it('a bad expression exits 2 naming it, before any request', async () => {
     emu.clearRequests();

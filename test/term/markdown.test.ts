@@ -32,15 +32,18 @@ async function feed(pieces: string[]): Promise<{ afterEach: string[]; final: str
 }
 
 describe('MarkdownStream', () => {
-  it('prints a heading when its line ends, a paragraph at the blank line, nothing of the block in progress', async () => {
-    const { afterEach, final } = await feed(['# Ti', 'tle\n', 'Some *em', '* text', '\n', '\n', 'tail']);
-    expect(afterEach[0]).toBe('');
-    expect(afterEach[1]).toBe('<b><u>Title</u></b>\n');
-    expect(afterEach[4]).toBe(afterEach[1]); // the paragraph may go on
-    expect(afterEach[5]).toBe('<b><u>Title</u></b>\n\nSome <i>em</i> text\n');
-    expect(afterEach[6]).toBe(afterEach[5]);
-    expect(final).toBe(afterEach[5] + '\ntail\n');
-  });
+  it(
+    'prints a heading when its line ends, a paragraph at the blank line, nothing of the block in ' + 'progress',
+    async () => {
+      const { afterEach, final } = await feed(['# Ti', 'tle\n', 'Some *em', '* text', '\n', '\n', 'tail']);
+      expect(afterEach[0]).toBe('');
+      expect(afterEach[1]).toBe('<b><u>Title</u></b>\n');
+      expect(afterEach[4]).toBe(afterEach[1]); // the paragraph may go on
+      expect(afterEach[5]).toBe('<b><u>Title</u></b>\n\nSome <i>em</i> text\n');
+      expect(afterEach[6]).toBe(afterEach[5]);
+      expect(final).toBe(afterEach[5] + '\ntail\n');
+    },
+  );
 
   it('holds a fenced block across blank lines until its closing fence, then highlights it', async () => {
     const { afterEach, final } = await feed(['```ts\n', 'const a = 1;\n', '\n', 'let b = "x";\n', '```\n', 'after']);

@@ -23,32 +23,37 @@ describe('--json of a single resource is the reply as sent', () => {
     ]);
   });
 
-  it('phone buy / get / update keep the {phone_number} wrapper, as phone v2 create keeps {phone_number, webhook}', async () => {
-    const bought = await svcProcess(['phone', 'buy', '--area-code', '415', '--name', 'x', '--yes', '--json'], { emu });
-    expect(keys(bought.stdout)).toEqual(['phone_number']);
-    const id = JSON.parse(bought.stdout).phone_number.phone_number_id;
-    expect(keys((await svcProcess(['phone', 'get', id, '--json'], { emu })).stdout)).toEqual(['phone_number']);
-    expect(keys((await svcProcess(['phone', 'update', id, '--name', 'y', '--json'], { emu })).stdout)).toEqual([
-      'phone_number',
-    ]);
-    const v2 = await svcProcess(
-      [
-        'phone',
-        'v2',
-        'create',
-        '--origin',
-        'svc_provisioned',
-        '--name',
-        'z',
-        '--webhook-url',
-        'https://example.com/h',
-        '--yes',
-        '--json',
-      ],
-      { emu },
-    );
-    expect(keys(v2.stdout)).toEqual(['phone_number', 'webhook']);
-  });
+  it(
+    'phone buy / get / update keep the {phone_number} wrapper, as phone v2 create keeps ' + '{phone_number, webhook}',
+    async () => {
+      const bought = await svcProcess(['phone', 'buy', '--area-code', '415', '--name', 'x', '--yes', '--json'], {
+        emu,
+      });
+      expect(keys(bought.stdout)).toEqual(['phone_number']);
+      const id = JSON.parse(bought.stdout).phone_number.phone_number_id;
+      expect(keys((await svcProcess(['phone', 'get', id, '--json'], { emu })).stdout)).toEqual(['phone_number']);
+      expect(keys((await svcProcess(['phone', 'update', id, '--name', 'y', '--json'], { emu })).stdout)).toEqual([
+        'phone_number',
+      ]);
+      const v2 = await svcProcess(
+        [
+          'phone',
+          'v2',
+          'create',
+          '--origin',
+          'svc_provisioned',
+          '--name',
+          'z',
+          '--webhook-url',
+          'https://example.com/h',
+          '--yes',
+          '--json',
+        ],
+        { emu },
+      );
+      expect(keys(v2.stdout)).toEqual(['phone_number', 'webhook']);
+    },
+  );
 
   it('--jq sees the same reply', async () => {
     const r = await svcProcess(['agents', 'create', '--name', 'j', '--jq', '.agent.name'], { emu });

@@ -1,7 +1,8 @@
 // The -u token line adds up as shown.
 import { describe, expect, it } from 'vitest';
 import { tokenSum } from '../../src/term/usage.js';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator } from '../helpers/emulator.js';
 import { svcInProcess } from '../helpers/in-process.js';
 

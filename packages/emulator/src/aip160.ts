@@ -2,7 +2,7 @@
 //   expression := sequence (AND sequence)*      sequence := factor factor*   (juxtaposition is AND)
 //   factor     := term (OR term)*               term     := [NOT | -] simple
 //   simple     := restriction | '(' expression ')'
-//   restriction:= field (= | != | > | >= | < | <= | :) value  |  value   (a bare value: fuzzy match on the default field)
+// restriction:= field (= | != | > | >= | < | <= | :) value  |  value   (a bare value: fuzzy match on the default field)
 // As in AIP-160, OR binds tighter than AND: `a AND b OR c` is `a AND (b OR c)`.
 
 export type Op = '=' | '!=' | '>' | '>=' | '<' | '<=' | ':';

@@ -65,7 +65,10 @@ export class FaultList {
     return f;
   }
 
-  /** Parse `--fault` values of `svc emulator serve`: `429:retry-after=1:path=/v1/chat`, `500`, `drop:after=3`, `slow:ms=500`. */
+  /**
+   * Parse `--fault` values of `svc emulator serve`: `429:retry-after=1:path=/v1/chat`, `500`, `drop:after=3`,
+   * `slow:ms=500`.
+   */
   static parse(spec: string): Fault {
     const [head, ...rest] = spec.split(':');
     const opts = Object.fromEntries(rest.map((p) => p.split('=') as [string, string]));

@@ -1,6 +1,7 @@
 // Fixtures (`svc emulator serve --fixtures FILE`, JSON or YAML): keys with ACLs, agents, phone numbers, files,
 // skills, custom voices and document collections, created through the emulator's own API once it listens (so
-// each entry is checked like a real request), and again after every reset. The format is in packages/emulator/README.md.
+// each entry is checked like a real request), and again after every reset. The format is in
+// packages/emulator/README.md.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';

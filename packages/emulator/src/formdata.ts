@@ -107,7 +107,10 @@ function partFromHeaders(headers: string, dir: string): FormPart {
   };
 }
 
-/** Where the bytes of the part being read go: a field's chunks (bounded), or a file on disk (bytes beyond the limit dropped). */
+/**
+ * Where the bytes of the part being read go: a field's chunks (bounded), or a file on disk (bytes beyond the limit
+ * dropped).
+ */
 class PartWriter {
   private field?: { part: FormField; chunks: Buffer[]; size: number };
   private file?: { part: FormFile; ws: WriteStream };

@@ -56,7 +56,8 @@ function faults(raws: string[] = []): Fault[] {
       return FaultList.parse(raw);
     } catch {
       throw new FlagError(
-        `--fault: ${JSON.stringify(raw)} is not allowed (STATUS[:retry-after=S][:path=RE][:times=N], drop[:after=N], or slow[:ms=N])`,
+        `--fault: ${JSON.stringify(raw)} is not allowed (STATUS[:retry-after=S][:path=RE][:times=N], ` +
+          `drop[:after=N], or slow[:ms=N])`,
       );
     }
   });

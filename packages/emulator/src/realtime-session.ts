@@ -96,7 +96,8 @@ function updatedTurnDetection(td: Json | null, current: TurnDetection | null): T
       if (typeof v !== 'number' || v < min || v > max || (integer && !Number.isInteger(v))) {
         throw new ClientEventError(
           'invalid_value',
-          `Invalid value for \`session.turn_detection.${field}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer ' : ''}from ${min} to ${max}`,
+          `Invalid value for \`session.turn_detection.${field}\`: ${JSON.stringify(v)}; must be ` +
+            `${integer ? 'an integer ' : ''}from ${min} to ${max}`,
           `session.turn_detection.${field}`,
         );
       }
@@ -354,7 +355,8 @@ export class EmulatedRealtimeSession {
       if (typeof voice !== 'string' || !(BUILTIN_VOICES.includes(voice.toLowerCase()) || /^[a-z0-9]{8}$/.test(voice))) {
         throw new ClientEventError(
           'invalid_value',
-          `Invalid value for \`session.voice\`: ${JSON.stringify(voice)}; must be one of ${BUILTIN_VOICES.join(', ')} or a custom voice id`,
+          `Invalid value for \`session.voice\`: ${JSON.stringify(voice)}; must be one of ` +
+            `${BUILTIN_VOICES.join(', ')} or a custom voice id`,
           'session.voice',
         );
       }
@@ -370,7 +372,8 @@ export class EmulatedRealtimeSession {
       if (!wf)
         throw new ClientEventError(
           'invalid_value',
-          `Invalid value for \`session.audio.${dir}.format\`: ${JSON.stringify(f)}; must be {type: "audio/pcm", rate: 24000}, {type: "audio/pcmu"} or {type: "audio/pcma"}`,
+          `Invalid value for \`session.audio.${dir}.format\`: ${JSON.stringify(f)}; must be {type: ` +
+            `"audio/pcm", rate: 24000}, {type: "audio/pcmu"} or {type: "audio/pcma"}`,
           `session.audio.${dir}.format`,
         );
       next.audio[dir].format = wf;
@@ -422,7 +425,8 @@ export class EmulatedRealtimeSession {
     if (ms < 100)
       throw new ClientEventError(
         'input_audio_buffer_commit_empty',
-        `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has ${ms.toFixed(2)}ms of audio.`,
+        `Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer ` +
+          `only has ${ms.toFixed(2)}ms of audio.`,
       );
     const pcm = new Int16Array(this.bufferSamples);
     let o = 0;

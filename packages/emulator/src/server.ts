@@ -416,7 +416,8 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
     return sendError(
       res,
       401,
-      'The emulator admin API needs the admin token printed at start (Authorization: Bearer <token> or x-emulator-admin-token)',
+      'The emulator admin API needs the admin token printed at start (Authorization: Bearer <token> or ' +
+        'x-emulator-admin-token)',
     );
   }
   let fault: Fault | undefined;
@@ -547,11 +548,13 @@ async function handleUpgrade(
   const reject = (status: number, message: string, extra = '') => {
     const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
     socket.end(
-      `HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ` +
+        `${requestId}\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   };
   core.logRequest(logRecord(req, url, requestId, 'WS'));
-  // faults apply to an upgrade as method WS: a refused upgrade, a socket cut at once or after N server events, a slow 101
+  // faults apply to an upgrade as method WS: a refused upgrade, a socket cut at once or after N server events, a slow
+  // 101
   const fault = core.faults.take('WS', path);
   if (fault?.kind === 'status')
     return reject(

@@ -18,7 +18,9 @@ export interface TestEmulator extends Emulator {
 }
 
 export interface TestEmulatorOptions extends EmulatorOptions {
-  /** told every key the fixture hands out (the built-in one, the test key, each addKey()), e.g. to scan output for it */
+  /**
+   * told every key the fixture hands out (the built-in one, the test key, each addKey()), e.g. to scan output for it
+   */
   onKey?: (key: string) => void;
 }
 

@@ -25,46 +25,49 @@ const post = async (path: string, body: string | Buffer, headers: Record<string,
 const alive = async () => (await fetch(`${emu.url}/_emulator/health`)).status === 200;
 
 describe('emulator hardening: bounded work, client errors are 4xx', () => {
-  it('answers null, arrays, scalars and 200,000-deep nesting on every JSON route with 422 (plain text), never 500', async () => {
-    const router = new Router();
-    registerAllRoutes(router);
-    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
-    const deepObject = '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000);
-    const paths = router.routes
-      .filter((r) => r.method === 'POST' || r.method === 'PATCH')
-      .map((r) => ({
-        method: r.method,
-        path: r.pattern.source
-          .slice(1, -1)
-          .replace(/\(\[\^\/\]\+\)/g, 'x1')
-          .replace(/\\/g, ''),
-      }));
-    expect(paths.length).toBeGreaterThan(30);
-    const statuses = new Map<number, number>();
-    for (const { method, path } of paths) {
-      for (const body of ['null', '[]', '"text"', '42', deep, deepObject]) {
-        const r = await fetch(`${emu.url}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
-          body,
-        });
-        const text = await r.text();
-        expect(r.status, `${method} ${path} ${body.slice(0, 10)}: ${text.slice(0, 120)}`).toBeLessThan(500);
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+  it(
+    'answers null, arrays, scalars and 200,000-deep nesting on every JSON route with 422 (plain text), never ' + '500',
+    async () => {
+      const router = new Router();
+      registerAllRoutes(router);
+      const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+      const deepObject = '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000);
+      const paths = router.routes
+        .filter((r) => r.method === 'POST' || r.method === 'PATCH')
+        .map((r) => ({
+          method: r.method,
+          path: r.pattern.source
+            .slice(1, -1)
+            .replace(/\(\[\^\/\]\+\)/g, 'x1')
+            .replace(/\\/g, ''),
+        }));
+      expect(paths.length).toBeGreaterThan(30);
+      const statuses = new Map<number, number>();
+      for (const { method, path } of paths) {
+        for (const body of ['null', '[]', '"text"', '42', deep, deepObject]) {
+          const r = await fetch(`${emu.url}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
+            body,
+          });
+          const text = await r.text();
+          expect(r.status, `${method} ${path} ${body.slice(0, 10)}: ${text.slice(0, 120)}`).toBeLessThan(500);
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        }
       }
-    }
-    // the JSON routes refuse a non-object body the way the service's deserializer does
-    const nul = await post('/v1/chat/completions', 'null');
-    expect(nul.status).toBe(422);
-    expect(nul.text).toMatch(
-      /^Failed to deserialize the JSON body into the target type: invalid type: null, expected a JSON object/,
-    );
-    const tooDeep = await post('/v1/chat/completions', deep);
-    expect(tooDeep.status).toBe(422);
-    expect(tooDeep.text).toMatch(/recursion limit exceeded at line 1 column 129/);
-    expect(statuses.get(500)).toBeUndefined();
-    expect(await alive()).toBe(true);
-  });
+      // the JSON routes refuse a non-object body the way the service's deserializer does
+      const nul = await post('/v1/chat/completions', 'null');
+      expect(nul.status).toBe(422);
+      expect(nul.text).toMatch(
+        /^Failed to deserialize the JSON body into the target type: invalid type: null, expected a JSON object/,
+      );
+      const tooDeep = await post('/v1/chat/completions', deep);
+      expect(tooDeep.status).toBe(422);
+      expect(tooDeep.text).toMatch(/recursion limit exceeded at line 1 column 129/);
+      expect(statuses.get(500)).toBeUndefined();
+      expect(await alive()).toBe(true);
+    },
+  );
 
   it('bounds generated choices (n, prompts × n) and the text a model reads, with 400s naming the limit', async () => {
     const chat = await post(

@@ -155,24 +155,29 @@ describe('realtime WebSocket (emulator)', () => {
     c.close();
   });
 
-  it('speaks G.711 mu-law at 8 kHz when the session asks for audio/pcmu, and can use the legacy event names', async () => {
-    emu.core.settings.realtimeLegacyEvents = 1;
-    const c = await Client.open();
-    c.send({
-      type: 'session.update',
-      session: { audio: { input: { format: { type: 'audio/pcmu' } }, output: { format: { type: 'audio/pcmu' } } } },
-    });
-    await c.waitFor('session.updated');
-    c.appendPcm(Buffer.concat([encodeTones('hello phone', 8000), silence(800, 8000)]), mulawEncode, 1600);
-    expect((await c.waitFor('conversation.item.input_audio_transcription.completed')).transcript).toBe('hello phone');
-    await c.waitFor('response.done');
-    const audio = Buffer.concat(
-      c.events.filter((e) => e.type === 'response.audio.delta').map((e) => Buffer.from(e.delta, 'base64')),
-    );
-    expect(c.types()).not.toContain('response.output_audio.delta');
-    expect(decodeTones(mulawDecode(audio), 8000)).toBe((await c.waitFor('response.audio_transcript.done')).transcript);
-    c.close();
-  });
+  it(
+    'speaks G.711 mu-law at 8 kHz when the session asks for audio/pcmu, and can use the legacy event ' + 'names',
+    async () => {
+      emu.core.settings.realtimeLegacyEvents = 1;
+      const c = await Client.open();
+      c.send({
+        type: 'session.update',
+        session: { audio: { input: { format: { type: 'audio/pcmu' } }, output: { format: { type: 'audio/pcmu' } } } },
+      });
+      await c.waitFor('session.updated');
+      c.appendPcm(Buffer.concat([encodeTones('hello phone', 8000), silence(800, 8000)]), mulawEncode, 1600);
+      expect((await c.waitFor('conversation.item.input_audio_transcription.completed')).transcript).toBe('hello phone');
+      await c.waitFor('response.done');
+      const audio = Buffer.concat(
+        c.events.filter((e) => e.type === 'response.audio.delta').map((e) => Buffer.from(e.delta, 'base64')),
+      );
+      expect(c.types()).not.toContain('response.output_audio.delta');
+      expect(decodeTones(mulawDecode(audio), 8000)).toBe(
+        (await c.waitFor('response.audio_transcript.done')).transcript,
+      );
+      c.close();
+    },
+  );
 
   it('commits by hand without server VAD and answers on response.create', async () => {
     const c = await Client.open();
@@ -189,34 +194,37 @@ describe('realtime WebSocket (emulator)', () => {
     c.close();
   });
 
-  it('names content parts after the events: output_audio with response.output_audio.*, audio with the legacy names', async () => {
-    for (const [legacy, part, delta] of [
-      [0, 'output_audio', 'response.output_audio.delta'],
-      [1, 'audio', 'response.audio.delta'],
-    ] as const) {
-      emu.core.settings.realtimeLegacyEvents = legacy;
-      const c = await Client.open();
-      c.send({ type: 'session.update', session: { turn_detection: null } });
-      await c.waitFor('session.updated');
-      c.send({
-        type: 'conversation.item.create',
-        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'name the part types' }] },
-      });
-      c.send({ type: 'response.create' });
-      const done = await c.waitFor('response.done');
-      expect(c.types()).toContain(delta);
-      expect((await c.waitFor('response.content_part.added')).part.type).toBe(part);
-      expect((await c.waitFor('response.content_part.done')).part).toMatchObject({
-        type: part,
-        transcript: expect.any(String),
-      });
-      const item = (await c.waitFor('response.output_item.done')).item;
-      expect(item.content.map((p: { type: string }) => p.type)).toEqual([part]);
-      expect(done.response.output[0].content[0].type).toBe(part);
-      c.close();
-    }
-    emu.core.settings.realtimeLegacyEvents = 0;
-  });
+  it(
+    'names content parts after the events: output_audio with response.output_audio.*, audio with the legacy ' + 'names',
+    async () => {
+      for (const [legacy, part, delta] of [
+        [0, 'output_audio', 'response.output_audio.delta'],
+        [1, 'audio', 'response.audio.delta'],
+      ] as const) {
+        emu.core.settings.realtimeLegacyEvents = legacy;
+        const c = await Client.open();
+        c.send({ type: 'session.update', session: { turn_detection: null } });
+        await c.waitFor('session.updated');
+        c.send({
+          type: 'conversation.item.create',
+          item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'name the part types' }] },
+        });
+        c.send({ type: 'response.create' });
+        const done = await c.waitFor('response.done');
+        expect(c.types()).toContain(delta);
+        expect((await c.waitFor('response.content_part.added')).part.type).toBe(part);
+        expect((await c.waitFor('response.content_part.done')).part).toMatchObject({
+          type: part,
+          transcript: expect.any(String),
+        });
+        const item = (await c.waitFor('response.output_item.done')).item;
+        expect(item.content.map((p: { type: string }) => p.type)).toEqual([part]);
+        expect(done.response.output[0].content[0].type).toBe(part);
+        c.close();
+      }
+      emu.core.settings.realtimeLegacyEvents = 0;
+    },
+  );
 
   it('asks for a named tool with arguments valid against its schema, then answers with the output', async () => {
     const c = await Client.open();

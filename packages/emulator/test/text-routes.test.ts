@@ -17,11 +17,13 @@ beforeAll(async () => {
   mkdirSync(join(docs, 'pets'));
   writeFileSync(
     join(docs, 'pets', 'cats.md'),
-    '---\nauthor: ann\nyear: 2023\n---\n# Cats\n\nCats are small carnivorous mammals. A cat sleeps most of the day and purrs.\n\nWhiskers help a cat feel its way in the dark.\n',
+    '---\nauthor: ann\nyear: 2023\n---\n# Cats\n\nCats are small carnivorous mammals. A cat sleeps most of ' +
+      'the day and purrs.\n\nWhiskers help a cat feel its way in the dark.\n',
   );
   writeFileSync(
     join(docs, 'pets', 'dogs.md'),
-    '---\nauthor: bob\nyear: 2021\n---\n# Dogs\n\nDogs are loyal companions. A dog barks at strangers and loves long walks.\n',
+    '---\nauthor: bob\nyear: 2021\n---\n# Dogs\n\nDogs are loyal companions. A dog barks at strangers and ' +
+      'loves long walks.\n',
   );
   writeFileSync(join(docs, 'weather.txt'), 'The weather in Paris is mild in spring. Rain falls often in November.\n');
   emu = await startTestEmulator({ collections: { pets: join(docs, 'pets'), all: docs } });
@@ -54,71 +56,74 @@ const textOf = (r: any) =>
     .join('');
 
 describe('stored responses', () => {
-  it('are retrievable, continue with previous_response_id, list input items by cursor, and 404 once deleted', async () => {
-    const first = await api('POST', '/v1/responses', {
-      model: 'svc-4',
-      input: 'first question',
-      instructions: 'be brief',
-    });
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({
-      object: 'response',
-      status: 'completed',
-      store: true,
-      instructions: 'be brief',
-      model: 'svc-4',
-    });
-    expect(first.body.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(first.body.output[0].id).toMatch(/^msg_/);
-    for (const f of [
-      'background',
-      'created_at',
-      'metadata',
-      'parallel_tool_calls',
-      'service_tier',
-      'text',
-      'tool_choice',
-      'tools',
-      'top_logprobs',
-      'truncation',
-      'frequency_penalty',
-      'presence_penalty',
-    ]) {
-      expect(first.body).toHaveProperty(f);
-    }
-    const second = await api('POST', '/v1/responses', {
-      model: 'svc-4',
-      input: 'second question',
-      previous_response_id: first.body.id,
-    });
-    expect(second.status).toBe(200);
-    expect(second.body.previous_response_id).toBe(first.body.id);
-    expect(second.body.instructions).toBe('be brief');
+  it(
+    'are retrievable, continue with previous_response_id, list input items by cursor, and 404 once ' + 'deleted',
+    async () => {
+      const first = await api('POST', '/v1/responses', {
+        model: 'svc-4',
+        input: 'first question',
+        instructions: 'be brief',
+      });
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({
+        object: 'response',
+        status: 'completed',
+        store: true,
+        instructions: 'be brief',
+        model: 'svc-4',
+      });
+      expect(first.body.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(first.body.output[0].id).toMatch(/^msg_/);
+      for (const f of [
+        'background',
+        'created_at',
+        'metadata',
+        'parallel_tool_calls',
+        'service_tier',
+        'text',
+        'tool_choice',
+        'tools',
+        'top_logprobs',
+        'truncation',
+        'frequency_penalty',
+        'presence_penalty',
+      ]) {
+        expect(first.body).toHaveProperty(f);
+      }
+      const second = await api('POST', '/v1/responses', {
+        model: 'svc-4',
+        input: 'second question',
+        previous_response_id: first.body.id,
+      });
+      expect(second.status).toBe(200);
+      expect(second.body.previous_response_id).toBe(first.body.id);
+      expect(second.body.instructions).toBe('be brief');
 
-    const got = await api('GET', `/v1/responses/${second.body.id}`);
-    expect(got.body).toEqual(second.body);
+      const got = await api('GET', `/v1/responses/${second.body.id}`);
+      expect(got.body).toEqual(second.body);
 
-    const page1 = await api('GET', `/v1/responses/${second.body.id}/input_items?limit=2`);
-    expect(page1.body).toMatchObject({ object: 'list', has_more: true });
-    expect(page1.body.data.map((i: any) => i.role)).toEqual(['user', 'assistant']);
-    expect(page1.body.first_id).toBe(page1.body.data[0].id);
-    const page2 = await api('GET', `/v1/responses/${second.body.id}/input_items?limit=2&after=${page1.body.last_id}`);
-    expect(page2.body.has_more).toBe(false);
-    expect(page2.body.data.map((i: any) => i.content)).toEqual(['second question']);
-    const desc = await api('GET', `/v1/responses/${second.body.id}/input_items?order=desc`);
-    expect(desc.body.data[0].content).toBe('second question');
+      const page1 = await api('GET', `/v1/responses/${second.body.id}/input_items?limit=2`);
+      expect(page1.body).toMatchObject({ object: 'list', has_more: true });
+      expect(page1.body.data.map((i: any) => i.role)).toEqual(['user', 'assistant']);
+      expect(page1.body.first_id).toBe(page1.body.data[0].id);
+      const page2 = await api('GET', `/v1/responses/${second.body.id}/input_items?limit=2&after=${page1.body.last_id}`);
+      expect(page2.body.has_more).toBe(false);
+      expect(page2.body.data.map((i: any) => i.content)).toEqual(['second question']);
+      const desc = await api('GET', `/v1/responses/${second.body.id}/input_items?order=desc`);
+      expect(desc.body.data[0].content).toBe('second question');
 
-    const del = await api('DELETE', `/v1/responses/${first.body.id}`);
-    expect(del.body).toEqual({ id: first.body.id, object: 'response', deleted: true });
-    expect((await api('GET', `/v1/responses/${first.body.id}`)).status).toBe(404);
-    expect((await api('DELETE', `/v1/responses/${first.body.id}`)).status).toBe(404);
-    const orphan = await api('POST', '/v1/responses', {
-      model: 'svc-4',
-      input: 'x',
-      previous_response_id: first.body.id,
-    });
-    expect(orphan.status).toBe(400);
-  });
+      const del = await api('DELETE', `/v1/responses/${first.body.id}`);
+      expect(del.body).toEqual({ id: first.body.id, object: 'response', deleted: true });
+      expect((await api('GET', `/v1/responses/${first.body.id}`)).status).toBe(404);
+      expect((await api('DELETE', `/v1/responses/${first.body.id}`)).status).toBe(404);
+      const orphan = await api('POST', '/v1/responses', {
+        model: 'svc-4',
+        input: 'x',
+        previous_response_id: first.body.id,
+      });
+      expect(orphan.status).toBe(400);
+    },
+  );
 
   it('rejects instructions together with previous_response_id, and out-of-range fields', async () => {
     const first = await api('POST', '/v1/responses', { model: 'svc-4', input: 'hello' });

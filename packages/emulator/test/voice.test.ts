@@ -123,30 +123,33 @@ describe('emulator POST /v1/tts', () => {
 });
 
 describe('emulator WS /v1/tts', () => {
-  it('streams audio per text.delta, ends with audio.done, and takes another utterance on the same connection', async () => {
-    const c = await connect('/v1/tts?language=en&codec=pcm&sample_rate=16000&with_timestamps=true');
-    for (const text of ['one', 'two']) {
-      c.ws.send(JSON.stringify({ type: 'text.delta', delta: text.slice(0, 1) }));
-      c.ws.send(JSON.stringify({ type: 'text.delta', delta: text.slice(1) }));
-      c.ws.send(JSON.stringify({ type: 'text.done' }));
-      const audio: Buffer[] = [];
-      const chars: string[] = [];
-      for (;;) {
-        const m = (await c.next()) as Record<string, any>;
-        if (m.type === 'audio.done') {
-          expect(m.trace_id).toMatch(/^[0-9a-f-]{36}$/);
-          break;
+  it(
+    'streams audio per text.delta, ends with audio.done, and takes another utterance on the same ' + 'connection',
+    async () => {
+      const c = await connect('/v1/tts?language=en&codec=pcm&sample_rate=16000&with_timestamps=true');
+      for (const text of ['one', 'two']) {
+        c.ws.send(JSON.stringify({ type: 'text.delta', delta: text.slice(0, 1) }));
+        c.ws.send(JSON.stringify({ type: 'text.delta', delta: text.slice(1) }));
+        c.ws.send(JSON.stringify({ type: 'text.done' }));
+        const audio: Buffer[] = [];
+        const chars: string[] = [];
+        for (;;) {
+          const m = (await c.next()) as Record<string, any>;
+          if (m.type === 'audio.done') {
+            expect(m.trace_id).toMatch(/^[0-9a-f-]{36}$/);
+            break;
+          }
+          expect(m.type).toBe('audio.delta');
+          audio.push(Buffer.from(m.delta, 'base64'));
+          chars.push(...(m.audio_timestamps?.graph_chars ?? []));
         }
-        expect(m.type).toBe('audio.delta');
-        audio.push(Buffer.from(m.delta, 'base64'));
-        chars.push(...(m.audio_timestamps?.graph_chars ?? []));
+        expect(audio.length).toBeGreaterThanOrEqual(3);
+        expect(tonesToText(Buffer.concat(audio), 16000)).toBe(text);
+        expect(chars.join('')).toBe(text);
       }
-      expect(audio.length).toBeGreaterThanOrEqual(3);
-      expect(tonesToText(Buffer.concat(audio), 16000)).toBe(text);
-      expect(chars.join('')).toBe(text);
-    }
-    c.ws.close();
-  });
+      c.ws.close();
+    },
+  );
 
   it('text.clear answers audio.clear; a bad message is an error that keeps the connection', async () => {
     const c = await connect('/v1/tts?language=auto&codec=mulaw&sample_rate=8000');
@@ -228,23 +231,26 @@ describe('emulator /v1/stt', () => {
     expect(await c.closed).toBe(1000);
   });
 
-  it('streaming: smart turn demotes an unfinished sentence to chunk final, then the timeout ends the turn', async () => {
-    const c = await connect('/v1/stt?smart_turn=0.5&smart_turn_timeout=300');
-    expect(((await c.next()) as any).type).toBe('transcript.created');
-    c.ws.send(Buffer.concat([textToTones('so', 16000, { tailMs: 0 }), Buffer.alloc(16000)]));
-    const chunk = (await c.next()) as any;
-    expect(chunk).toMatchObject({
-      type: 'transcript.partial',
-      text: 'so',
-      is_final: true,
-      speech_final: false,
-      end_of_turn_confidence: 0.3,
-    });
-    expect(await c.next()).toMatchObject({ type: 'transcript.partial', is_final: true, speech_final: true });
-    c.ws.send(Buffer.concat([textToTones('done.', 16000, { tailMs: 0 }), Buffer.alloc(3200)]));
-    expect(await c.next()).toMatchObject({ text: 'done.', speech_final: true, end_of_turn_confidence: 0.92 });
-    c.ws.close();
-  });
+  it(
+    'streaming: smart turn demotes an unfinished sentence to chunk final, then the timeout ends the ' + 'turn',
+    async () => {
+      const c = await connect('/v1/stt?smart_turn=0.5&smart_turn_timeout=300');
+      expect(((await c.next()) as any).type).toBe('transcript.created');
+      c.ws.send(Buffer.concat([textToTones('so', 16000, { tailMs: 0 }), Buffer.alloc(16000)]));
+      const chunk = (await c.next()) as any;
+      expect(chunk).toMatchObject({
+        type: 'transcript.partial',
+        text: 'so',
+        is_final: true,
+        speech_final: false,
+        end_of_turn_confidence: 0.3,
+      });
+      expect(await c.next()).toMatchObject({ type: 'transcript.partial', is_final: true, speech_final: true });
+      c.ws.send(Buffer.concat([textToTones('done.', 16000, { tailMs: 0 }), Buffer.alloc(3200)]));
+      expect(await c.next()).toMatchObject({ text: 'done.', speech_final: true, end_of_turn_confidence: 0.92 });
+      c.ws.close();
+    },
+  );
 
   it('streaming: bad parameters are an error and a close', async () => {
     for (const [query, msg] of [

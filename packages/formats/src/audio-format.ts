@@ -92,7 +92,10 @@ export function contentTypeOf(codec: Codec): string {
   return CONTENT_TYPES[codec];
 }
 
-/** The codec of a `Content-Type` (audio/mpeg, audio/wav, audio/x-wav, audio/pcm, audio/L16, audio/basic, audio/mulaw, audio/alaw). */
+/**
+ * The codec of a `Content-Type` (audio/mpeg, audio/wav, audio/x-wav, audio/pcm, audio/L16, audio/basic, audio/mulaw,
+ * audio/alaw).
+ */
 export function codecFromContentType(ct: string): Codec | undefined {
   const t = ct.toLowerCase().split(';')[0]!.trim();
   if (t === 'audio/mpeg' || t === 'audio/mp3') return 'mp3';

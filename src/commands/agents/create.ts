@@ -21,7 +21,8 @@ interface Opts extends AgentFieldFlags {
 
 export default defineCommand<Opts>({
   description:
-    'Flags override the fields of -f FILE. Limits (checked before sending): name 255 characters, instructions 256,000, ' +
+    'Flags override the fields of -f FILE. Limits (checked before sending): name 255 characters, ' +
+    'instructions 256,000, ' +
     '200 tools, 10 collections, VAD threshold 0-1, VAD silence 0-10,000 ms.',
   options: [
     { flags: '-f, --file <path>', description: 'agent JSON (as written by `svc agents pull`; `-` reads stdin)' },

@@ -5,7 +5,8 @@ import { AGENTS } from '../../endpoints/resources.js';
 
 export default defineCommand<PageOpts>({
   description:
-    'The API has no cursor for agents: one reply of --limit agents (default 100); --all asks for the most one reply holds (1000).',
+    'The API has no cursor for agents: one reply of --limit agents (default 100); --all asks for the most ' +
+    'one reply holds (1000).',
   options: pageFlags(AGENTS),
   examples: ['svc agents list', 'svc agents list --json --jq .agent_id'],
   async run(ctx, _args, opts) {

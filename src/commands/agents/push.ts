@@ -46,7 +46,8 @@ export default defineCommand<{ file: string; dryRun?: boolean }>({
     const id = raw.agent_id;
     if (id !== undefined && id !== null && (typeof id !== 'string' || id === ''))
       throw new UsageError(
-        `${source}: agent_id: ${JSON.stringify(id)} is not allowed: an agent id (or leave it out to create a new agent)`,
+        `${source}: agent_id: ${JSON.stringify(id)} is not allowed: an agent id (or leave it out to create a ` +
+          `new agent)`,
       );
     const desired: AgentInput = {};
     for (const f of AGENT_FIELDS) if (f in raw) desired[f] = raw[f] as unknown;
@@ -67,7 +68,8 @@ export default defineCommand<{ file: string; dryRun?: boolean }>({
       const created = await createAgent(http, Object.fromEntries(fields.map((f) => [f, wanted[f]])));
       report(ctx, created, await getAgent(http, created.agent_id), fields, wanted);
       ctx.out.info(
-        `created agent ${created.agent_id}; add "agent_id": "${created.agent_id}" to ${source} (or pull it again) so the next push updates it`,
+        `created agent ${created.agent_id}; add "agent_id": "${created.agent_id}" to ${source} (or pull it ` +
+          `again) so the next push updates it`,
       );
       if (ctx.out.json) ctx.out.printJson(created);
       else ctx.out.line(created.agent_id);
@@ -82,7 +84,8 @@ export default defineCommand<{ file: string; dryRun?: boolean }>({
       if (err instanceof ApiError && err.status === 404) {
         throw new ApiError(
           404,
-          `agent ${id} (from ${source}) does not exist: remove "agent_id" from the file to create it anew. Server said: ${err.message}`,
+          `agent ${id} (from ${source}) does not exist: remove "agent_id" from the file to create it anew. ` +
+            `Server said: ${err.message}`,
           err.code,
           err.requestId,
         );

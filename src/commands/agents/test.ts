@@ -49,7 +49,8 @@ export default defineCommand<Opts>({
     {
       flags: '--agent-file <path>',
       description:
-        'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument is then a test file',
+        'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument ' +
+        'is then a test file',
     },
     {
       flags: '-P, --parallel <n>',
@@ -122,7 +123,8 @@ async function compileSchemas(cases: TestCase[]): Promise<void> {
           await schemaValidator(want.arguments_schema);
         } catch (err) {
           throw new UsageError(
-            `${c.file}: case "${c.name}", turn ${i + 1}: tool_called ${want.name}: arguments_schema is not a valid JSON Schema: ${(err as Error).message}`,
+            `${c.file}: case "${c.name}", turn ${i + 1}: tool_called ${want.name}: arguments_schema is not a ` +
+              `valid JSON Schema: ${(err as Error).message}`,
           );
         }
       }

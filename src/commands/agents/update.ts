@@ -126,7 +126,8 @@ async function explainConflict(
   const hint = holder ? `; unassign it first: svc agents update ${holder} --unassign-phone` : '';
   return new ApiError(
     409,
-    `phone number ${phone} is already assigned to ${who}, so it was not assigned to ${id} (nothing changed)${hint}. Server said: ${err.message}`,
+    `phone number ${phone} is already assigned to ${who}, so it was not assigned to ${id} (nothing ` +
+      `changed)${hint}. Server said: ${err.message}`,
     err.code,
     err.requestId,
   );

@@ -83,7 +83,12 @@ export function setPath(target: Record<string, unknown>, key: string, value: unk
 
 export default defineCommand<Opts>({
   description:
-    "PATH as in the API reference (below the base URL, e.g. /v1/models). The method is GET, or POST when fields or --input are given (GET with --paginate), as in `gh api`; name another with -X or as the first word (`svc api DELETE /v1/files/ID`). Fields become the JSON body (query parameters for GET/DELETE/HEAD). The reply body is printed as sent (JSON pretty on a terminal). --paginate follows the API's cursors (has_more/last_id or pagination_token) and prints one page per line; --slurp gathers them into one array. Errors map to the usual exit codes.",
+    'PATH as in the API reference (below the base URL, e.g. /v1/models). The method is GET, or POST when ' +
+    'fields or --input are given (GET with --paginate), as in `gh api`; name another with -X or as the first ' +
+    'word (`svc api DELETE /v1/files/ID`). Fields become the JSON body (query parameters for ' +
+    'GET/DELETE/HEAD). The reply body is printed as sent (JSON pretty on a terminal). --paginate follows the ' +
+    "API's cursors (has_more/last_id or pagination_token) and prints one page per line; --slurp gathers them " +
+    'into one array. Errors map to the usual exit codes.',
   args: [
     {
       name: 'method-or-path',

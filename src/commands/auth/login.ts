@@ -7,7 +7,9 @@ import { readHidden } from '../../term/prompt.js';
 
 export default defineCommand<{ withKey?: boolean }>({
   description:
-    'The key is never taken as an argument. On a terminal it is asked for without echo; otherwise it is read from stdin (`--with-key` says so explicitly). It is checked with GET /v1/api-key, then saved in the profile (config file mode 0600). --base-url given here is saved with it.',
+    'The key is never taken as an argument. On a terminal it is asked for without echo; otherwise it is read ' +
+    'from stdin (`--with-key` says so explicitly). It is checked with GET /v1/api-key, then saved in the ' +
+    'profile (config file mode 0600). --base-url given here is saved with it.',
   options: [{ flags: '--with-key', description: 'read the key from stdin (for scripts)' }],
   examples: [
     'svc auth login',
@@ -49,7 +51,8 @@ export default defineCommand<{ withKey?: boolean }>({
     if (ctx.globals.baseUrl) store.setProfileValue(cfg.profile, 'base_url', ctx.globals.baseUrl);
     if (ctx.out.json) ctx.out.printJson({ profile: cfg.profile, config_file: store.path, ...info });
     ctx.out.info(
-      `logged in: key ${info.redacted_api_key} "${info.name}" of team ${info.team_id}; saved to profile ${cfg.profile} (${store.path})`,
+      `logged in: key ${info.redacted_api_key} "${info.name}" of team ${info.team_id}; saved to profile ` +
+        `${cfg.profile} (${store.path})`,
     );
     if (ctx.env.SVC_API_KEY) ctx.out.warn('SVC_API_KEY is set and takes precedence over the saved key');
     return 0;

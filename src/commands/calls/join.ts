@@ -9,9 +9,12 @@ export const JOIN_AUDIO_OPTIONS = [
 
 export default defineCommand<VoiceFlags>({
   description:
-    'Connects to the call announced by a realtime.call.incoming webhook (/v1/realtime?call_id=…, API key only) and configures the ' +
-    'session (from --agent and the flags). The caller and the agent talk over the phone line; the transcript of both is printed on ' +
-    'stdout (--json: every server event as one JSON line). No local audio is used unless --input / --output ask for it. Ends when ' +
+    'Connects to the call announced by a realtime.call.incoming webhook (/v1/realtime?call_id=…, API key ' +
+    'only) and configures the ' +
+    'session (from --agent and the flags). The caller and the agent talk over the phone line; the transcript ' +
+    'of both is printed on ' +
+    'stdout (--json: every server event as one JSON line). No local audio is used unless --input / --output ' +
+    'ask for it. Ends when ' +
     'the call ends, or with Ctrl-C.',
   args: [{ name: 'call_id', description: 'the call id from the realtime.call.incoming webhook', required: true }],
   options: [...JOIN_AUDIO_OPTIONS, ...SESSION_OPTIONS],

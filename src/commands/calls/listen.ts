@@ -16,10 +16,14 @@ interface ListenFlags extends VoiceFlags {
 
 export default defineCommand<ListenFlags>({
   description:
-    'Runs a local HTTP server for the webhooks of inbound SIP calls. Every delivery is checked with the Standard Webhooks signature ' +
-    '(webhook-id, webhook-timestamp, webhook-signature with the signing secret): missing or malformed headers are refused with 400, ' +
-    'a wrong signature or a timestamp outside the tolerance with 401. Each verified call is printed: CALL_ID, FROM and TO ' +
-    'tab-separated in a pipe, a sentence on a terminal, the whole event as one JSON line with --json. With --join a realtime session ' +
+    'Runs a local HTTP server for the webhooks of inbound SIP calls. Every delivery is checked with the ' +
+    'Standard Webhooks signature ' +
+    '(webhook-id, webhook-timestamp, webhook-signature with the signing secret): missing or malformed ' +
+    'headers are refused with 400, ' +
+    'a wrong signature or a timestamp outside the tolerance with 401. Each verified call is printed: ' +
+    'CALL_ID, FROM and TO ' +
+    'tab-separated in a pipe, a sentence on a terminal, the whole event as one JSON line with --json. With ' +
+    '--join a realtime session ' +
     'joins each call (configured by --agent and the session flags) and its transcript is printed too. Ctrl-C stops.',
   options: [
     {

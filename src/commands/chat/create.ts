@@ -46,7 +46,8 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   {
     flags: '-i, --interactive',
     description:
-      'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; Ctrl-C cancels the answer',
+      'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; ' +
+      'Ctrl-C cancels the answer',
   },
   {
     flags: '-c, --continue',
@@ -78,7 +79,11 @@ export const CHAT_TABLE: RequestTable = {
 // flags and nothing else (docs/performance.md).
 export default defineCommand<ChatCreateFlags>({
   description:
-    'The answer streams to stdout as it is written; on a terminal with colour it is rendered as Markdown block by block (headings, lists, tables, highlighted code; --raw for the text as written — pipes and --json are always raw). Piped stdin is joined to the prompt (`cat notes.md | svc chat "summarize"`). Reasoning shows on a terminal\'s stderr; tool calls are printed (JSON lines in a pipe); -u adds usage and cost on stderr.',
+    'The answer streams to stdout as it is written; on a terminal with colour it is rendered as Markdown ' +
+    'block by block (headings, lists, tables, highlighted code; --raw for the text as written — pipes and ' +
+    '--json are always raw). Piped stdin is joined to the prompt (`cat notes.md | svc chat "summarize"`). ' +
+    "Reasoning shows on a terminal's stderr; tool calls are printed (JSON lines in a pipe); -u adds usage " +
+    'and cost on stderr.',
   args: [{ name: 'prompt', description: 'the prompt (joined with piped stdin)', variadic: true }],
   options: CHAT_CREATE_ROWS,
   requests: [CHAT_TABLE],

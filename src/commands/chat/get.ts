@@ -7,7 +7,8 @@ import { waitForDeferred } from './wait.js';
 
 export default defineCommand<{ wait?: boolean; usage?: boolean }>({
   description:
-    'A finished result can be fetched once (within 24 h); after that the API answers 404 (exit 5). While pending, exits 1 with a note, unless --wait.',
+    'A finished result can be fetched once (within 24 h); after that the API answers 404 (exit 5). While ' +
+    'pending, exits 1 with a note, unless --wait.',
   args: [{ name: 'request_id', description: 'the id printed by `svc chat --deferred`', required: true }],
   options: [
     { flags: '--wait', description: 'poll until the result is ready' },

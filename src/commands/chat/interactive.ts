@@ -1,6 +1,7 @@
 // `svc chat -i`: a REPL. Multi-line input (a line ending in \ continues; """ opens and closes a block), the
 // conversation kept across turns (and saved locally after each one), /system, /model, /save, /clear, /help,
-// /exit (Tab completes them). Ctrl-C cancels the answer in progress and keeps the REPL; at an empty prompt it asks for a second one.
+// /exit (Tab completes them). Ctrl-C cancels the answer in progress and keeps the REPL; at an empty prompt it asks for
+// a second one.
 // The prompt and notes go to stderr, answers to stdout; without a terminal each stdin line is a turn.
 import type { ChatMessage, ChatRequest, ChatTool } from '../../endpoints/chat.js';
 import { ConversationStore, messageText, type Conversation } from '../../store/conversations.js';

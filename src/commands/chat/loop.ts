@@ -21,7 +21,10 @@ export interface LoopOptions {
   signal?: AbortSignal;
 }
 
-/** One model turn, printed as it arrives (text to stdout, reasoning to a terminal's stderr); tool calls are returned, not printed. */
+/**
+ * One model turn, printed as it arrives (text to stdout, reasoning to a terminal's stderr); tool calls are returned,
+ * not printed.
+ */
 export async function chatTurn(
   ctx: Context,
   http: HttpClient,

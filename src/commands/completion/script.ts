@@ -4,7 +4,8 @@ const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 export default defineCommand({
   description:
-    'The same scripts are shipped in completions/. bash: `source <(svc completion bash)`; zsh: `svc completion zsh > "${fpath[1]}/_svc"`; fish: `svc completion fish > ~/.config/fish/completions/svc.fish`.',
+    'The same scripts are shipped in completions/. bash: `source <(svc completion bash)`; zsh: `svc ' +
+    'completion zsh > "${fpath[1]}/_svc"`; fish: `svc completion fish > ~/.config/fish/completions/svc.fish`.',
   args: [{ name: 'shell', description: SHELLS.join(', '), required: true, choices: SHELLS }],
   examples: ['source <(svc completion bash)', 'svc completion fish > ~/.config/fish/completions/svc.fish'],
   async run(ctx, [shell]) {

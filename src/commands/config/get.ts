@@ -15,7 +15,8 @@ function effective(ctx: Parameters<Parameters<typeof defineCommand>[0]['run']>[0
 
 export default defineCommand({
   description:
-    'A key the profile does not set prints the value that applies (environment or default) with a note on stderr; a key with no value at all exits 5 with a message. --json: {"key", "value", "source"}.',
+    'A key the profile does not set prints the value that applies (environment or default) with a note on ' +
+    'stderr; a key with no value at all exits 5 with a message. --json: {"key", "value", "source"}.',
   args: [{ name: 'key', description: 'base_url, model, timeout, max_retries or voice', required: true }],
   examples: ['svc config get model', 'svc config get base_url --json'],
   async run(ctx, [raw]) {

@@ -14,7 +14,8 @@ export default defineCommand<{ create?: boolean }>({
     const known = Object.keys(readConfigFile(ctx.config().dir).profiles ?? {});
     if (!opts.create && name !== 'default' && !known.includes(name)) {
       throw new UsageError(
-        `PROFILE: ${name} does not exist${didYouMean(name, known)}; profiles: ${known.join(', ') || '(none)'}; add --create to make it`,
+        `PROFILE: ${name} does not exist${didYouMean(name, known)}; profiles: ` +
+          `${known.join(', ') || '(none)'}; add --create to make it`,
       );
     }
     const store = await openConfigStore(ctx.config().dir);

@@ -5,7 +5,8 @@ import { ExitCode } from '../../core/errors.js';
 
 export default defineCommand<{ yes?: boolean }>({
   description:
-    'The local history of each conversation is removed for good. Asks once for all on a terminal; off a terminal pass --yes.',
+    'The local history of each conversation is removed for good. Asks once for all on a terminal; off a ' +
+    'terminal pass --yes.',
   args: [{ name: 'id', description: 'conversation ids', required: true, variadic: true }],
   options: [YES_OPTION],
   examples: ['svc conversations delete conv_…'],

@@ -5,7 +5,9 @@ import { integer } from '../../core/validate.js';
 
 export default defineCommand<{ limit?: number; allProfiles?: boolean }>({
   description:
-    'Conversations of `svc chat` and `svc messages` (each continued by its own command with -c or --conversation ID; the COMMAND column says which), newest first, of the current profile unless --all-profiles. --json: one summary per line.',
+    'Conversations of `svc chat` and `svc messages` (each continued by its own command with -c or ' +
+    '--conversation ID; the COMMAND column says which), newest first, of the current profile unless ' +
+    '--all-profiles. --json: one summary per line.',
   options: [
     { flags: '--limit <n>', description: 'at most this many (1-1000)', parse: integer({ min: 1, max: 1000 }) },
     { flags: '--all-profiles', description: 'conversations of every profile' },

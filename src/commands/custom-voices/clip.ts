@@ -226,7 +226,8 @@ export async function inspectClip(path: string, maxSeconds: number, env: NodeJS.
   }
   if (info.duration !== undefined && info.duration > maxSeconds) {
     throw new UsageError(
-      `CLIP: ${basename(path)} is not allowed: a reference clip of at most ${maxSeconds} seconds (this one is ${info.duration.toFixed(1)} s)`,
+      `CLIP: ${basename(path)} is not allowed: a reference clip of at most ${maxSeconds} seconds (this one ` +
+        `is ${info.duration.toFixed(1)} s)`,
     );
   }
   return info;

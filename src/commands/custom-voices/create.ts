@@ -17,7 +17,8 @@ export default defineCommand<{ name?: string }>({
     const info = await inspectClip(clip, CUSTOM_VOICE_LIMITS.clipSeconds, ctx.env);
     if (info.duration === undefined)
       ctx.out.info(
-        `note: could not measure ${basename(clip)} (no ffprobe); trusting its extension (.${info.format}); the server checks the 120 s limit`,
+        `note: could not measure ${basename(clip)} (no ffprobe); trusting its extension (.${info.format}); ` +
+          `the server checks the 120 s limit`,
       );
     const spinner = await ctx.out.spinner(`uploading ${basename(clip)}`);
     let voice;

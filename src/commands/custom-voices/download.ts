@@ -16,7 +16,8 @@ const EXT: Record<string, string> = {
 
 export default defineCommand<{ output?: string; force?: boolean }>({
   description:
-    'Written to a temporary file beside the target, renamed into place when complete. `-o -` (or a pipe without -o) writes to stdout; on a terminal without -o the file is <voice_id>.<ext>.',
+    'Written to a temporary file beside the target, renamed into place when complete. `-o -` (or a pipe ' +
+    'without -o) writes to stdout; on a terminal without -o the file is <voice_id>.<ext>.',
   args: [{ name: 'id', description: 'custom voice id', required: true }],
   options: [
     { flags: '-o, --output <file>', description: 'where to write (`-` for stdout)' },

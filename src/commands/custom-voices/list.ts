@@ -5,7 +5,8 @@ import { CUSTOM_VOICES } from '../../endpoints/resources.js';
 
 export default defineCommand<PageOpts>({
   description:
-    'One page by default; --page-token continues from the next_page_token of a previous page, --all prints every page as it arrives.',
+    'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +
+    'every page as it arrives.',
   options: pageFlags(CUSTOM_VOICES),
   examples: ['svc custom-voices list', 'svc custom-voices list --all --json'],
   async run(ctx, _args, opts) {

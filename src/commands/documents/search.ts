@@ -48,7 +48,10 @@ export const SEARCH_TABLE: RequestTable = {
 
 export default defineCommand<Opts>({
   description:
-    'Ranks the chunks of the collections\' documents against QUERY. Prints rank, score, file id, file name and a snippet (a table on a terminal, tab-separated in a pipe); --json prints each match as the API sent it, one per line. --filter is an expression over document metadata, e.g. `year > 2020 AND author = "ann"`.',
+    "Ranks the chunks of the collections' documents against QUERY. Prints rank, score, file id, file name " +
+    'and a snippet (a table on a terminal, tab-separated in a pipe); --json prints each match as the API ' +
+    'sent it, one per line. --filter is an expression over document metadata, e.g. `year > 2020 AND author = ' +
+    '"ann"`.',
   args: [
     {
       name: 'query',

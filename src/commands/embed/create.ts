@@ -42,7 +42,10 @@ export const EMBED_TABLE: RequestTable = {
 
 export default defineCommand<Opts>({
   description:
-    'Inputs are the arguments, or else one per line of stdin. Any number of inputs: they are sent in requests of at most 128 and re-joined in input order. Prints one vector per line (a JSON array of numbers, or the base64 string with --encoding-format base64); --json prints each embedding object as the API sent it, one per line, its `index` being the position in the whole input.',
+    'Inputs are the arguments, or else one per line of stdin. Any number of inputs: they are sent in ' +
+    'requests of at most 128 and re-joined in input order. Prints one vector per line (a JSON array of ' +
+    'numbers, or the base64 string with --encoding-format base64); --json prints each embedding object as ' +
+    'the API sent it, one per line, its `index` being the position in the whole input.',
   args: [{ name: 'text', description: 'texts to embed (default: one per stdin line)', variadic: true }],
   options: EMBED_TABLE.rows,
   requests: [EMBED_TABLE],

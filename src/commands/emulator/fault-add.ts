@@ -14,7 +14,12 @@ const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'WS'] as const;
 const GRAMMAR = 'STATUS[:retry-after=S][:message=TEXT][:times=N][:path=RE][:method=M], drop[:after=N], or slow[:ms=N]';
 
 export default defineCommand<Opts>({
-  description: `The fault grammar: ${GRAMMAR}. A status fault answers that status (with Retry-After when given) instead of the request; drop cuts a stream after N events (0: the connection at once); slow delays the first byte. A WebSocket upgrade is a request of method WS: a status refuses it, drop:after=N cuts the session after N server events. Each applies to the next matching request (times=N: the next N). --path, --method and --times override the same fields of the spec.`,
+  description:
+    `The fault grammar: ${GRAMMAR}. A status fault answers that status (with Retry-After when given) instead ` +
+    `of the request; drop cuts a stream after N events (0: the connection at once); slow delays the first ` +
+    `byte. A WebSocket upgrade is a request of method WS: a status refuses it, drop:after=N cuts the session ` +
+    `after N server events. Each applies to the next matching request (times=N: the next N). --path, --method ` +
+    `and --times override the same fields of the spec.`,
   args: [{ name: 'spec', description: `the fault: ${GRAMMAR}`, required: true }],
   options: [
     { flags: '--path <regex>', description: 'only requests whose path matches (e.g. ^/v1/chat)', parse: regex() },

@@ -13,7 +13,10 @@ const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 export default defineCommand<Opts>({
   description:
-    'One row per request the API part of the emulator received (admin calls are not logged): time, method, path, status, latency, body size and request id. Keys are redacted. --json prints every field, one JSON object per line (with the query, headers and small JSON bodies). --follow keeps printing new requests until Ctrl-C, like tail -f. The emulator keeps the newest 10,000 requests.',
+    'One row per request the API part of the emulator received (admin calls are not logged): time, method, ' +
+    'path, status, latency, body size and request id. Keys are redacted. --json prints every field, one JSON ' +
+    'object per line (with the query, headers and small JSON bodies). --follow keeps printing new requests ' +
+    'until Ctrl-C, like tail -f. The emulator keeps the newest 10,000 requests.',
   options: [
     { flags: '-f, --follow', description: 'keep printing new requests as they arrive' },
     { flags: '--path <regex>', description: 'only paths matching (e.g. ^/v1/chat)', parse: regex() },

@@ -3,7 +3,9 @@ import { EmulatorAdmin } from '../../endpoints/emulator.js';
 
 export default defineCommand({
   description:
-    'Removes every resource, key (but the built-in one), fault and logged request of the emulator at the base URL (SVC_BASE_URL or --base-url), then creates its --fixtures again. Off loopback set SVC_EMULATOR_ADMIN_TOKEN to the token it printed.',
+    'Removes every resource, key (but the built-in one), fault and logged request of the emulator at the ' +
+    'base URL (SVC_BASE_URL or --base-url), then creates its --fixtures again. Off loopback set ' +
+    'SVC_EMULATOR_ADMIN_TOKEN to the token it printed.',
   examples: ['svc emulator reset', 'SVC_BASE_URL=http://127.0.0.1:8080 svc emulator reset --json'],
   async run(ctx) {
     const admin = new EmulatorAdmin(

@@ -44,7 +44,14 @@ const collectionParser = (
 
 export default defineCommand<Opts>({
   description:
-    'Prints the base URL on stdout (with --print-env: SVC_BASE_URL=… and SVC_API_KEY=… lines for eval or $GITHUB_ENV) and the key to use on stderr, then serves every endpoint of the API with its documented behaviour until Ctrl-C (exit 0) or SIGTERM (exit 143). --ready-file PATH is written (the same lines as --print-env) once it accepts requests, and removed when it stops; GET /_emulator/health answers 200 too. State is kept in --state-dir (default: the data dir), so it survives restarts; every acknowledged change is on disk before the reply. Off loopback (--host 0.0.0.0) the admin API /_emulator/* needs the admin token it prints (or $SVC_EMULATOR_ADMIN_TOKEN). See packages/emulator/README.md for fixtures, determinism, triggers and faults.',
+    'Prints the base URL on stdout (with --print-env: SVC_BASE_URL=… and SVC_API_KEY=… lines for eval or ' +
+    '$GITHUB_ENV) and the key to use on stderr, then serves every endpoint of the API with its documented ' +
+    'behaviour until Ctrl-C (exit 0) or SIGTERM (exit 143). --ready-file PATH is written (the same lines as ' +
+    '--print-env) once it accepts requests, and removed when it stops; GET /_emulator/health answers 200 ' +
+    'too. State is kept in --state-dir (default: the data dir), so it survives restarts; every acknowledged ' +
+    'change is on disk before the reply. Off loopback (--host 0.0.0.0) the admin API /_emulator/* needs the ' +
+    'admin token it prints (or $SVC_EMULATOR_ADMIN_TOKEN). See packages/emulator/README.md for fixtures, ' +
+    'determinism, triggers and faults.',
   options: [
     {
       flags: '--port <n>',
@@ -58,7 +65,8 @@ export default defineCommand<Opts>({
     {
       flags: '--fixtures <file>',
       description:
-        'seed agents, phone numbers, files, skills, custom voices, collections and keys from a JSON or YAML file (again after `svc emulator reset`)',
+        'seed agents, phone numbers, files, skills, custom voices, collections and keys from a JSON or YAML ' +
+        'file (again after `svc emulator reset`)',
     },
     {
       flags: '--seed <n>',
@@ -144,7 +152,8 @@ export default defineCommand<Opts>({
     ctx.out.info(`use it with: export SVC_BASE_URL=${emu.url} SVC_API_KEY=${emu.defaultKey}`);
     if (offLoopback)
       ctx.out.warn(
-        `listening on ${opts.host}: the API (with the built-in key) is reachable from the network; the admin API /_emulator/* needs the admin token`,
+        `listening on ${opts.host}: the API (with the built-in key) is reachable from the network; the admin ` +
+          `API /_emulator/* needs the admin token`,
       );
     if (adminToken && !ctx.env.SVC_EMULATOR_ADMIN_TOKEN)
       ctx.out.info(

@@ -13,8 +13,11 @@ const KINDS = ['incoming-call', 'video-done', 'deferred-ready', 'file-expired'] 
 
 export default defineCommand<Opts>({
   description: [
-    "incoming-call: a simulated caller dials a number (--number, default the newest number with a webhook); the signed realtime.call.incoming webhook goes to the number's webhook URL (or --webhook URL) and the call becomes joinable (svc calls join ID). Prints the call id.",
-    'video-done ID: the video request finishes now. deferred-ready ID: the deferred chat completion is ready now. file-expired ID: the file expires now (404 from then on).',
+    'incoming-call: a simulated caller dials a number (--number, default the newest number with a webhook); ' +
+      "the signed realtime.call.incoming webhook goes to the number's webhook URL (or --webhook URL) and the " +
+      'call becomes joinable (svc calls join ID). Prints the call id.',
+    'video-done ID: the video request finishes now. deferred-ready ID: the deferred chat completion is ready ' +
+      'now. file-expired ID: the file expires now (404 from then on).',
   ].join(' '),
   args: [
     { name: 'event', description: KINDS.join(', '), required: true, choices: KINDS },

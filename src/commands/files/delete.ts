@@ -5,7 +5,8 @@ import { deleteFile } from '../../endpoints/files.js';
 
 export default defineCommand<{ yes?: boolean }>({
   description:
-    'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first failure). Asks once for all on a terminal; off a terminal pass --yes.',
+    'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first ' +
+    'failure). Asks once for all on a terminal; off a terminal pass --yes.',
   args: [{ name: 'id', description: 'file ids', required: true, variadic: true }],
   examples: [
     'svc files delete file_abc123',

@@ -12,7 +12,9 @@ interface Opts {
 
 export default defineCommand<Opts>({
   description:
-    'Streams the content to a temporary file beside the target and renames it into place once complete: an interrupted or failed download leaves nothing behind. Without -o the file keeps its stored name in the current directory; `-o DIR` saves it there, `-o -` writes to stdout. Prints the path saved.',
+    'Streams the content to a temporary file beside the target and renames it into place once complete: an ' +
+    'interrupted or failed download leaves nothing behind. Without -o the file keeps its stored name in the ' +
+    'current directory; `-o DIR` saves it there, `-o -` writes to stdout. Prints the path saved.',
   args: [{ name: 'id', description: 'file id', required: true }],
   options: [
     { flags: '-o, --output <path>', description: 'file or directory to save to, or - for stdout' },

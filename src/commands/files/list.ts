@@ -13,7 +13,10 @@ interface Opts extends PageOpts {
 
 export default defineCommand<Opts>({
   description:
-    'One page by default; --page-token continues from the next_page_token of a previous page, --all prints every page as it arrives. --filter takes an AIP-160 expression over name (or file_name, fuzzy with `:`), file_id, size_bytes, content_type, created_at, expires_at (RFC 3339), upload_status and user_defined_id, with = != > >= < <= :, AND, OR, NOT and parentheses.',
+    'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +
+    'every page as it arrives. --filter takes an AIP-160 expression over name (or file_name, fuzzy with ' +
+    '`:`), file_id, size_bytes, content_type, created_at, expires_at (RFC 3339), upload_status and ' +
+    'user_defined_id, with = != > >= < <= :, AND, OR, NOT and parentheses.',
   options: [
     ...pageFlags(
       FILES,

@@ -7,7 +7,11 @@ import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, createPublicUrl, getFile } fr
 export const PUBLIC_URL_QUOTA = 1000;
 
 export default defineCommand<{ expiresAfter?: number }>({
-  description: `Anyone with the URL can download the file until it expires or \`svc files unshare\` revokes it. --expires-after is ${EXPIRES_MIN}-${EXPIRES_MAX} seconds and not beyond the file's own remaining lifetime; without it the link inherits the file's expiry (or never expires). A team has at most ${PUBLIC_URL_QUOTA} active links.`,
+  description:
+    `Anyone with the URL can download the file until it expires or \`svc files unshare\` revokes it. ` +
+    `--expires-after is ${EXPIRES_MIN}-${EXPIRES_MAX} seconds and not beyond the file's own remaining ` +
+    `lifetime; without it the link inherits the file's expiry (or never expires). A team has at most ` +
+    `${PUBLIC_URL_QUOTA} active links.`,
   args: [{ name: 'id', description: 'file id', required: true }],
   options: [
     {
@@ -31,7 +35,8 @@ export default defineCommand<{ expiresAfter?: number }>({
       const remaining = file.expires_at - now;
       if (opts.expiresAfter > remaining) {
         throw new PreconditionError(
-          `--expires-after: ${opts.expiresAfter} seconds is not allowed: at most the file's remaining lifetime (${Math.max(0, remaining)} seconds, until ${formatUnixTime(file.expires_at)})`,
+          `--expires-after: ${opts.expiresAfter} seconds is not allowed: at most the file's remaining ` +
+            `lifetime (${Math.max(0, remaining)} seconds, until ${formatUnixTime(file.expires_at)})`,
         );
       }
     }
@@ -47,7 +52,8 @@ export default defineCommand<{ expiresAfter?: number }>({
       if (err instanceof ApiError && err.status === 429) {
         throw new ApiError(
           429,
-          `public link quota or rate limit reached (a team may have ${PUBLIC_URL_QUOTA} active links; revoke unused ones with \`svc files unshare ID\`): ${err.message}`,
+          `public link quota or rate limit reached (a team may have ${PUBLIC_URL_QUOTA} active links; revoke ` +
+            `unused ones with \`svc files unshare ID\`): ${err.message}`,
           err.code,
           err.requestId,
           err.retryAfterMs,

@@ -4,7 +4,8 @@ import { revokePublicUrl } from '../../endpoints/files.js';
 
 export default defineCommand<{ yes?: boolean }>({
   description:
-    'The link stops working at once. A file without an active link is not an error (`revoked: false`). Asks for confirmation on a terminal; off a terminal pass --yes.',
+    'The link stops working at once. A file without an active link is not an error (`revoked: false`). Asks ' +
+    'for confirmation on a terminal; off a terminal pass --yes.',
   options: [YES_OPTION],
   args: [{ name: 'id', description: 'file id', required: true }],
   examples: ['svc files unshare file_abc123', 'svc files unshare file_abc123 --yes'],

@@ -10,7 +10,9 @@ interface Opts {
 }
 
 export default defineCommand<Opts>({
-  description: `Each file is streamed from disk as a multipart upload (never read whole into memory), with a progress bar on a terminal. At most ${formatBytes(MAX_FILE_BYTES)} per file. Prints one line per file: id, filename, bytes.`,
+  description:
+    `Each file is streamed from disk as a multipart upload (never read whole into memory), with a progress bar ` +
+    `on a terminal. At most ${formatBytes(MAX_FILE_BYTES)} per file. Prints one line per file: id, filename, bytes.`,
   args: [{ name: 'path', description: 'files to upload', required: true, variadic: true }],
   options: [
     {
@@ -28,7 +30,8 @@ export default defineCommand<Opts>({
   async run(ctx, [paths], opts) {
     const { stat } = await import('node:fs/promises');
     const { basename } = await import('node:path');
-    // a server with a raised limit (an emulator started with a larger maxFileBytes) can be used via SVC_MAX_UPLOAD_BYTES
+    // a server with a raised limit (an emulator started with a larger maxFileBytes) can be used via
+    // SVC_MAX_UPLOAD_BYTES
     const override = Number(ctx.env.SVC_MAX_UPLOAD_BYTES);
     const maxBytes = Number.isInteger(override) && override > 0 ? override : MAX_FILE_BYTES;
     const files: { path: string; size: number; filename: string }[] = [];

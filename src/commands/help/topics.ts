@@ -7,9 +7,11 @@ import { GLOBAL_FLAGS } from '../../core/global-flags.js';
 export const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   ok: 'done',
   error:
-    'error: a failed request not listed below, a stream cut before its end marker, a --jq runtime error, a pending deferred result',
+    'error: a failed request not listed below, a stream cut before its end marker, a --jq runtime error, a ' +
+    'pending deferred result',
   usage:
-    'usage or validation error, nothing was sent (also: a confirmation needed off a terminal without --yes, a bad --jq expression)',
+    'usage or validation error, nothing was sent (also: a confirmation needed off a terminal without --yes, ' +
+    'a bad --jq expression)',
   cancelled: 'cancelled: a confirmation was declined',
   auth: 'authentication or permission (401, 403, no or unknown API key)',
   notFound: 'not found (404)',

@@ -4,7 +4,8 @@ import { EDIT_TABLE, imageRequest, runImages, type ImageOpts } from './shared.js
 
 export default defineCommand<ImageOpts & { image?: string }>({
   description:
-    'The --image is a local file (sent as a data URL) or an http(s) URL. Results are saved and their paths printed, as with `svc images generate`.',
+    'The --image is a local file (sent as a data URL) or an http(s) URL. Results are saved and their paths ' +
+    'printed, as with `svc images generate`.',
   args: [{ name: 'prompt', description: 'the change to make', required: true, variadic: true }],
   options: EDIT_TABLE.rows,
   requests: [EDIT_TABLE],

@@ -3,7 +3,8 @@ import { GENERATE_TABLE, imageRequest, runImages, type ImageOpts } from './share
 
 export default defineCommand<ImageOpts>({
   description:
-    'Saves each image to a file (from its URL or base64) and prints the paths. With --json the raw reply is printed instead, and files are saved only with -o.',
+    'Saves each image to a file (from its URL or base64) and prints the paths. With --json the raw reply is ' +
+    'printed instead, and files are saved only with -o.',
   args: [{ name: 'prompt', description: 'what to draw', required: true, variadic: true }],
   options: GENERATE_TABLE.rows,
   requests: [GENERATE_TABLE],

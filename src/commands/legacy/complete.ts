@@ -37,7 +37,8 @@ export const COMPLETE_TABLE: RequestTable = {
 
 export default defineCommand<Opts>({
   description:
-    'PROMPT (joined with piped stdin) is wrapped as "\\n\\nHuman: PROMPT\\n\\nAssistant:" unless --raw says it is already in that format. Legacy: reasoning models refuse it.',
+    'PROMPT (joined with piped stdin) is wrapped as "\\n\\nHuman: PROMPT\\n\\nAssistant:" unless --raw says ' +
+    'it is already in that format. Legacy: reasoning models refuse it.',
   args: [{ name: 'prompt', description: 'the human turn', variadic: true }],
   options: COMPLETE_TABLE.rows,
   requests: [COMPLETE_TABLE],

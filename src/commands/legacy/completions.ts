@@ -63,7 +63,9 @@ export const COMPLETIONS_TABLE: RequestTable = {
 
 export default defineCommand<Opts>({
   description:
-    'Continues PROMPT (joined with piped stdin), or each --prompt of a batch. Legacy: replaced by `svc chat`; reasoning models refuse it. Each choice is printed on its own (separated by a line `--- choice N ---` when there is more than one).',
+    'Continues PROMPT (joined with piped stdin), or each --prompt of a batch. Legacy: replaced by `svc ' +
+    'chat`; reasoning models refuse it. Each choice is printed on its own (separated by a line `--- choice N ' +
+    '---` when there is more than one).',
   args: [{ name: 'prompt', description: 'the text to continue', variadic: true }],
   options: COMPLETIONS_TABLE.rows,
   requests: [COMPLETIONS_TABLE],
@@ -106,7 +108,8 @@ export default defineCommand<Opts>({
     if (opts.usage && res.usage)
       ctx.out.info(
         ctx.out.ce.dim(
-          `usage: ${res.usage.prompt_tokens} prompt + ${res.usage.completion_tokens} completion = ${res.usage.total_tokens} tokens · ${res.model}`,
+          `usage: ${res.usage.prompt_tokens} prompt + ${res.usage.completion_tokens} completion = ` +
+            `${res.usage.total_tokens} tokens · ${res.model}`,
         ),
       );
     return 0;
@@ -153,7 +156,8 @@ async function stream(ctx: Context, body: Record<string, unknown>, opts: Opts): 
   if (opts.usage && usage)
     ctx.out.info(
       ctx.out.ce.dim(
-        `usage: ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion = ${usage.total_tokens} tokens · ${model}`,
+        `usage: ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion = ` +
+          `${usage.total_tokens} tokens · ${model}`,
       ),
     );
   return 0;

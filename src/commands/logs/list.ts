@@ -7,7 +7,9 @@ const oneLine = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim()
 
 export default defineCommand<{ since?: number; model?: string; command?: string; grep?: string; limit?: number }>({
   description:
-    'Calls logged by every svc run (docs/logs.md), newest first. --grep searches the whole record (prompt, answer, path, error), case-insensitively. In a pipe: TSV rows; --json: each record as stored, one per line.',
+    'Calls logged by every svc run (docs/logs.md), newest first. --grep searches the whole record (prompt, ' +
+    'answer, path, error), case-insensitively. In a pipe: TSV rows; --json: each record as stored, one per ' +
+    'line.',
   options: [
     SINCE_FLAG,
     MODEL_FILTER,

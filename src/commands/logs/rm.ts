@@ -6,7 +6,9 @@ import { ExitCode } from '../../core/errors.js';
 
 export default defineCommand<{ yes?: boolean; all?: boolean; olderThan?: number }>({
   description:
-    'Removes records for good. Ids: the line of each record is blanked in place (records other svc runs append meanwhile are kept). --older-than and --all delete whole day files (UTC days). Asks on a terminal; off a terminal pass --yes.',
+    'Removes records for good. Ids: the line of each record is blanked in place (records other svc runs ' +
+    'append meanwhile are kept). --older-than and --all delete whole day files (UTC days). Asks on a ' +
+    'terminal; off a terminal pass --yes.',
   args: [{ name: 'id', description: 'call ids (svc logs)', variadic: true }],
   options: [
     { flags: '--all', description: 'delete the whole call log' },

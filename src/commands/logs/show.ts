@@ -13,7 +13,8 @@ const CLOSE_CODES: Record<number, string> = {
 
 export default defineCommand({
   description:
-    "The call's details, then the prompt and the answer as they were (capped at 8192 characters each when logged); a realtime session as its " +
+    "The call's details, then the prompt and the answer as they were (capped at 8192 characters each when " +
+    'logged); a realtime session as its ' +
     'conversation turn by turn (user, assistant, tool calls). --json: the record as stored.',
   args: [{ name: 'id', description: 'the call id (svc logs)', required: true }],
   examples: ['svc logs show 20261122-213614-k3x9q0ab', 'svc logs show 20261122-213614-k3x9q0ab --json'],

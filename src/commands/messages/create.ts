@@ -87,9 +87,23 @@ export const MESSAGES_TABLE: RequestTable = {
   inputs: { messages: 'PROMPT words joined with piped stdin (a new user turn)' },
 };
 
+/** The answer's tool_use blocks: a line each on a terminal, a JSON line each in a pipe (--json prints the reply). */
+function printToolUses(ctx: Context, content: { type: string }[]): void {
+  for (const b of content) {
+    if (b.type !== 'tool_use') continue;
+    const u = b as unknown as { id: string; name: string; input: unknown };
+    if (ctx.out.stdoutIsTTY)
+      ctx.out.line(`${ctx.out.c.cyan('tool use')} ${u.name}(${JSON.stringify(u.input)}) ${ctx.out.c.dim(u.id)}`);
+    else ctx.out.printJsonLine({ id: u.id, name: u.name, input: u.input });
+  }
+}
+
 export default defineCommand<Opts>({
   description:
-    'The third-party-compatible messages convention. The prompt is the arguments, joined with piped stdin; --input FILE adds earlier turns and -c continues the last conversation (kept locally, like `svc chat`). Prints the text blocks; tool_use blocks are printed as JSON lines. --stream prints the text as it arrives; --json prints the message (or, with --stream, each event) as the API sent it.',
+    'The third-party-compatible messages convention. The prompt is the arguments, joined with piped stdin; ' +
+    '--input FILE adds earlier turns and -c continues the last conversation (kept locally, like `svc chat`). ' +
+    'Prints the text blocks; tool_use blocks are printed as JSON lines. --stream prints the text as it ' +
+    'arrives; --json prints the message (or, with --stream, each event) as the API sent it.',
   args: [{ name: 'prompt', description: 'the user message (joined with piped stdin)', variadic: true }],
   options: MESSAGES_TABLE.rows,
   requests: [MESSAGES_TABLE],
@@ -133,7 +147,8 @@ export default defineCommand<Opts>({
     if (!messages.length || messages[messages.length - 1]!.role !== 'user') {
       throw new UsageError(
         messages.length
-          ? 'no prompt: the conversation ends with an assistant turn; add one as arguments (svc messages "…") or on stdin'
+          ? 'no prompt: the conversation ends with an assistant turn; add one as arguments (svc messages "…") ' +
+              'or on stdin'
           : 'no prompt: give it as arguments (svc messages "…"), pipe text on stdin, or use --input FILE',
       );
     }
@@ -161,15 +176,7 @@ export default defineCommand<Opts>({
       ] as Conversation['messages'];
       store.save(c);
     }
-    if (!ctx.out.json) {
-      for (const b of msg.content) {
-        if (b.type !== 'tool_use') continue;
-        const u = b as { id: string; name: string; input: unknown };
-        if (ctx.out.stdoutIsTTY)
-          ctx.out.line(`${ctx.out.c.cyan('tool use')} ${u.name}(${JSON.stringify(u.input)}) ${ctx.out.c.dim(u.id)}`);
-        else ctx.out.printJsonLine({ id: u.id, name: u.name, input: u.input });
-      }
-    }
+    if (!ctx.out.json) printToolUses(ctx, msg.content);
     if (msg.stop_reason === 'max_tokens')
       ctx.out.warn(`the answer was cut off at ${opts.maxTokens} tokens (--max-tokens)`);
     if (opts.usage && msg.usage)

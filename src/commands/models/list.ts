@@ -14,7 +14,8 @@ import type { Column } from '../../term/output.js';
 
 export default defineCommand<{ kind?: ModelKind }>({
   description:
-    'Without --kind: every model the key can use. With --kind: the full records of that kind, prices in dollars per million tokens (per image for image models).',
+    'Without --kind: every model the key can use. With --kind: the full records of that kind, prices in ' +
+    'dollars per million tokens (per image for image models).',
   options: [
     {
       flags: '--kind <kind>',

@@ -5,7 +5,8 @@ import { PHONE_NUMBERS } from '../../endpoints/resources.js';
 
 export default defineCommand<PageOpts>({
   description:
-    'The v1 list has no cursor: one reply of --limit numbers (default 100); --all asks for the most one reply holds (1000).',
+    'The v1 list has no cursor: one reply of --limit numbers (default 100); --all asks for the most one ' +
+    'reply holds (1000).',
   options: pageFlags(PHONE_NUMBERS),
   examples: ['svc phone list', 'svc phone list --json'],
   async run(ctx, _args, opts) {

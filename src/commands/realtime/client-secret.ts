@@ -5,7 +5,8 @@ import { createClientSecret } from '../../endpoints/realtime-secrets.js';
 
 export default defineCommand<{ expiresAfter: number; session?: Record<string, unknown> }>({
   description:
-    'Prints only the secret (for scripts: `SECRET=$(svc realtime client-secret)`); --json prints {value, expires_at}. ' +
+    'Prints only the secret (for scripts: `SECRET=$(svc realtime client-secret)`); --json prints {value, ' +
+    'expires_at}. ' +
     'A browser sends it as the bearer token or as the subprotocol `svc-client-secret.<SECRET>`. ' +
     'Client secrets cannot join SIP calls (those need an API key).',
   options: [
@@ -18,7 +19,8 @@ export default defineCommand<{ expiresAfter: number; session?: Record<string, un
     {
       flags: '--session <file>',
       description:
-        'the `session` the secret is bound to: a JSON object file (instructions, voice, tools, audio, turn_detection, …)',
+        'the `session` the secret is bound to: a JSON object file (instructions, voice, tools, audio, ' +
+        'turn_detection, …)',
       parse: sessionFile,
     },
   ],

@@ -9,10 +9,14 @@ import {
 
 export default defineCommand<VoiceFlags>({
   description:
-    'Streams the microphone (or --input) to a realtime voice session and plays the answers (or writes them to --output). ' +
-    'The transcript of both sides is printed on stdout, or on stderr when stdout carries the audio (--output -); with --json every ' +
-    'server event (audio as its byte count) is one JSON line there instead. Half-duplex by default: no microphone audio is sent while the ' +
-    'assistant speaks. With a file or stdin as input the session ends once the input is exhausted and the last answer is done. ' +
+    'Streams the microphone (or --input) to a realtime voice session and plays the answers (or writes them ' +
+    'to --output). ' +
+    'The transcript of both sides is printed on stdout, or on stderr when stdout carries the audio (--output ' +
+    '-); with --json every ' +
+    'server event (audio as its byte count) is one JSON line there instead. Half-duplex by default: no ' +
+    'microphone audio is sent while the ' +
+    'assistant speaks. With a file or stdin as input the session ends once the input is exhausted and the ' +
+    'last answer is done. ' +
     'Tools run as local commands (--tool-cmd NAME=COMMAND).',
   options: [...TALK_OPTIONS, ...SESSION_OPTIONS],
   examples: [

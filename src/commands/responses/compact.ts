@@ -6,7 +6,9 @@ import { readInputFlag } from './input.js';
 
 export default defineCommand<{ model: string; input: string }>({
   description:
-    'Reads the conversation from --input (a JSON array of items, JSON lines such as `svc responses items ID --all --json`, or text) and prints the compaction output: a JSON array to pass verbatim as `svc responses create --input FILE "next turn"`. --json prints the whole compaction result.',
+    'Reads the conversation from --input (a JSON array of items, JSON lines such as `svc responses items ID ' +
+    '--all --json`, or text) and prints the compaction output: a JSON array to pass verbatim as `svc ' +
+    'responses create --input FILE "next turn"`. --json prints the whole compaction result.',
   options: [
     modelFlag('model used for the summary (required)'),
     { flags: '--input <file|->', description: 'the conversation to compact (required; - for stdin)' },

@@ -275,7 +275,12 @@ export const RESPONSES_TABLE: RequestTable = {
 
 export default defineCommand<ResponsesFlags>({
   description:
-    "INPUT words (joined with piped stdin) become the user turn. Responses are stored by default, so `-c` (the last one of this profile) or `--previous ID` continues the conversation on the server; on a terminal the new response's id is shown on stderr. Text streams to stdout; reasoning summaries show on a terminal's stderr. With --tool and --tool-cmd NAME=COMMAND, each call of NAME runs COMMAND locally (arguments as JSON on its stdin, its stdout as the result) until the model answers, at most --max-turns model turns.",
+    'INPUT words (joined with piped stdin) become the user turn. Responses are stored by default, so `-c` ' +
+    '(the last one of this profile) or `--previous ID` continues the conversation on the server; on a ' +
+    "terminal the new response's id is shown on stderr. Text streams to stdout; reasoning summaries show on " +
+    "a terminal's stderr. With --tool and --tool-cmd NAME=COMMAND, each call of NAME runs COMMAND locally " +
+    '(arguments as JSON on its stdin, its stdout as the result) until the model answers, at most --max-turns ' +
+    'model turns.',
   args: [{ name: 'input', description: 'the user turn (joined with piped stdin)', variadic: true }],
   options: RESPONSES_TABLE.rows,
   requests: [RESPONSES_TABLE],
@@ -285,7 +290,8 @@ export default defineCommand<ResponsesFlags>({
     'svc responses create --model svc-4-reasoning --reasoning-effort high "plan a trip"',
     'svc responses create --search on --search-source news --search-country DE "headlines today"',
     'svc responses create --tool weather.json --tool-cmd get_weather=./weather.sh "weather in Paris?"',
-    'svc responses compact --model svc-4 --input history.json > ctx.json && svc responses create --input ctx.json "next question"',
+    'svc responses compact --model svc-4 --input history.json > ctx.json && svc responses create --input ' +
+      'ctx.json "next question"',
   ],
   async run(ctx, [words], flags) {
     const tools = checkFlags(flags);
@@ -295,7 +301,8 @@ export default defineCommand<ResponsesFlags>({
     if (flags.continue) {
       if (!last)
         throw new UsageError(
-          `-c: there is no stored response to continue for the profile ${ctx.config().profile} (create one first, without --no-store)`,
+          `-c: there is no stored response to continue for the profile ${ctx.config().profile} (create one ` +
+            `first, without --no-store)`,
         );
       previous = last.id;
     }

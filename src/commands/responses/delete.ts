@@ -5,7 +5,8 @@ import { forgetResponse } from './state.js';
 
 export default defineCommand<{ yes?: boolean }>({
   description:
-    'After this, getting it answers 404 (exit 5). If it was the one `-c` would continue, that is forgotten too. Asks for confirmation on a terminal; off a terminal pass --yes.',
+    'After this, getting it answers 404 (exit 5). If it was the one `-c` would continue, that is forgotten ' +
+    'too. Asks for confirmation on a terminal; off a terminal pass --yes.',
   options: [YES_OPTION],
   args: [{ name: 'id', description: 'response id', required: true }],
   examples: ['svc responses delete 2b6c…', 'svc responses delete 2b6c… --yes'],

@@ -36,7 +36,10 @@ export function itemText(it: InputItem): string {
 
 export default defineCommand<Opts>({
   description:
-    'The items the model saw for this response, earlier turns of a continued conversation included. One page by default; --page-token (or --after, the same: an item id) continues from a previous page, --all prints every page as it arrives. --json: one item per line as the API sent it, then the next_page_token record when another page exists.',
+    'The items the model saw for this response, earlier turns of a continued conversation included. One page ' +
+    'by default; --page-token (or --after, the same: an item id) continues from a previous page, --all ' +
+    'prints every page as it arrives. --json: one item per line as the API sent it, then the next_page_token ' +
+    'record when another page exists.',
   args: [{ name: 'id', description: 'response id', required: true }],
   options: [
     ...pageFlags(INPUT_ITEMS, 'start after this item id (the last_id of the previous page; the same as --page-token)'),

@@ -5,7 +5,8 @@ import { getSkill, skillContent } from '../../endpoints/skills.js';
 
 export default defineCommand<{ output?: string; force?: boolean }>({
   description:
-    'Saved atomically (temp file, then rename). Without -o: <name>.zip in the current directory; `-o -` writes to stdout. Prints the path saved.',
+    'Saved atomically (temp file, then rename). Without -o: <name>.zip in the current directory; `-o -` ' +
+    'writes to stdout. Prints the path saved.',
   args: [{ name: 'id', description: 'skill id', required: true }],
   options: [
     { flags: '-o, --output <path>', description: 'file or directory to save to, or - for stdout' },

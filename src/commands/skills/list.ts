@@ -20,7 +20,8 @@ const columns = (): Column<Skill>[] => [
 
 export default defineCommand<Opts>({
   description:
-    'One page by default; --page-token (or --after, the same: a skill id) continues from a previous page, --all prints every page as it arrives.',
+    'One page by default; --page-token (or --after, the same: a skill id) continues from a previous page, ' +
+    '--all prints every page as it arrives.',
   options: [
     ...pageFlags(SKILLS, 'start after this skill id (the last_id of the previous page; the same as --page-token)'),
     { flags: '--order <order>', description: 'asc or desc (default desc)', parse: oneOf(ORDERS), choices: ORDERS },

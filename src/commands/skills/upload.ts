@@ -30,7 +30,9 @@ function checkFrontMatter(text: string | undefined, where: string): { name: stri
 }
 
 export default defineCommand({
-  description: `The archive (or folder) must hold a SKILL.md whose front matter gives name and description; this is checked before uploading. At most ${formatBytes(MAX_SKILL_BYTES)}.`,
+  description:
+    `The archive (or folder) must hold a SKILL.md whose front matter gives name and description; this is ` +
+    `checked before uploading. At most ${formatBytes(MAX_SKILL_BYTES)}.`,
   args: [{ name: 'path', description: 'a .zip archive or a folder', required: true }],
   examples: ['svc skills upload ./my-skill', 'svc skills upload my-skill.zip --json'],
   async run(ctx, [path]) {

@@ -44,9 +44,12 @@ const FRAME_MS = 100;
 
 export default defineCommand<Opts>({
   description:
-    'Streams audio over the /v1/stt WebSocket in 100 ms frames at real time, after the service says it is ready. On a terminal a live ' +
-    'line follows the interim results and is fixed when the utterance ends; in a pipe one line per finished utterance; --json prints ' +
-    'every event. WAV and MP3 input is converted to --encoding/--sample-rate; headerless input is read as --encoding at --sample-rate. ' +
+    'Streams audio over the /v1/stt WebSocket in 100 ms frames at real time, after the service says it is ' +
+    'ready. On a terminal a live ' +
+    'line follows the interim results and is fixed when the utterance ends; in a pipe one line per finished ' +
+    'utterance; --json prints ' +
+    'every event. WAV and MP3 input is converted to --encoding/--sample-rate; headerless input is read as ' +
+    '--encoding at --sample-rate. ' +
     'Ctrl-C or the end of the input sends audio.done and prints what the final transcript adds.',
   options: [
     {
@@ -57,7 +60,8 @@ export default defineCommand<Opts>({
     {
       flags: '--encoding <enc>',
       description:
-        'audio sent: pcm (s16le), mulaw, alaw, or opus (48 kHz mono packets, encoded with ffmpeg; --sample-rate does not apply)',
+        'audio sent: pcm (s16le), mulaw, alaw, or opus (48 kHz mono packets, encoded with ffmpeg; ' +
+        '--sample-rate does not apply)',
       default: 'pcm',
       parse: oneOf(['pcm', 'mulaw', 'alaw', 'opus'] as const, { caseInsensitive: true }),
     },
@@ -124,7 +128,9 @@ export default defineCommand<Opts>({
       const { ffmpegAvailable } = await import('../../audio/ffmpeg.js');
       require(ffmpegAvailable(
         ctx.env,
-      ), '--encoding', 'opus', 'pcm, mulaw or alaw here: svc encodes Opus with ffmpeg (libopus), which is not installed (apt-get install ffmpeg)');
+      ), '--encoding', 'opus', 'pcm, mulaw or alaw here: svc encodes Opus with ffmpeg (libopus), which is not ' +
+        'installed (apt-get ' +
+        'install ffmpeg)');
     }
 
     const { openSource } = await import('../../audio/source.js');

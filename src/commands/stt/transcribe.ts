@@ -53,9 +53,12 @@ const RAW = STT_RAW_FORMATS as readonly string[];
 
 export default defineCommand<Opts>({
   description:
-    'Uploads FILE (streamed from disk, at most 500 MB) or stdin (-), or has the service fetch URL. The container is recognised by its first ' +
-    'bytes: WAV, MP3, OGG, Opus, FLAC, AAC, MP4, M4A and MKV go up as they are; other formats (AIFF, CAF, AMR, WMA) are converted to WAV ' +
-    'with ffmpeg when it is installed; text is refused. Raw pcm, mulaw and alaw need --audio-format and --sample-rate (the format is taken ' +
+    'Uploads FILE (streamed from disk, at most 500 MB) or stdin (-), or has the service fetch URL. The ' +
+    'container is recognised by its first ' +
+    'bytes: WAV, MP3, OGG, Opus, FLAC, AAC, MP4, M4A and MKV go up as they are; other formats (AIFF, CAF, ' +
+    'AMR, WMA) are converted to WAV ' +
+    'with ffmpeg when it is installed; text is refused. Raw pcm, mulaw and alaw need --audio-format and ' +
+    '--sample-rate (the format is taken ' +
     'from a .pcm/.raw/.ulaw/.alaw extension). ' +
     'Prints the text; --words a table of word timings; --srt / --vtt subtitles; --json the reply as sent.',
   args: [{ name: 'source', description: 'audio file path, - for stdin, or http(s) URL', required: true }],
@@ -185,7 +188,8 @@ async function localInput(
     // the user said what it is; only a container named as raw is corrected (the service would read garbage)
     if (RAW.includes(given) && sniffed.kind !== 'raw' && sniffed.kind !== 'text')
       throw new UsageError(
-        `--audio-format: ${given} is not allowed: ${label} is ${sniffed.name} audio (leave --audio-format out for containers)`,
+        `--audio-format: ${given} is not allowed: ${label} is ${sniffed.name} audio (leave --audio-format ` +
+          `out for containers)`,
       );
     return { input, audioFormat: given };
   }
@@ -206,7 +210,8 @@ async function localInput(
       const byExt = source === '-' ? undefined : codecFromPath(source);
       if (byExt === 'pcm' || byExt === 'mulaw' || byExt === 'alaw') return { input, audioFormat: byExt };
       throw new UsageError(
-        `${label}: not a known audio container (WAV, MP3, FLAC, Ogg, M4A, …); for headerless audio give --audio-format (${STT_RAW_FORMATS.join(', ')}) and --sample-rate`,
+        `${label}: not a known audio container (WAV, MP3, FLAC, Ogg, M4A, …); for headerless audio give ` +
+          `--audio-format (${STT_RAW_FORMATS.join(', ')}) and --sample-rate`,
       );
     }
   }
@@ -341,7 +346,10 @@ function stamp(sec: number, sep: ',' | '.'): string {
   return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}${sep}${String(ms % 1000).padStart(3, '0')}`;
 }
 
-/** Words grouped into cues: at most 7 words or 3.5 s, a new cue after sentence punctuation, a speaker change or a pause of 1 s. */
+/**
+ * Words grouped into cues: at most 7 words or 3.5 s, a new cue after sentence punctuation, a speaker change or a pause
+ * of 1 s.
+ */
 export function cues(words: SttWord[]): { start: number; end: number; text: string }[] {
   const out: { start: number; end: number; text: string; n: number; speaker?: number }[] = [];
   for (const w of words) {

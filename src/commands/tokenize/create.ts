@@ -19,7 +19,9 @@ export const TOKENIZE_TABLE: RequestTable = {
 
 export default defineCommand<Opts>({
   description:
-    "TEXT, or all of stdin (its final newline dropped). Prints a table of token id, token (quoted, so spaces and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the API's reply.",
+    'TEXT, or all of stdin (its final newline dropped). Prints a table of token id, token (quoted, so spaces ' +
+    'and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the ' +
+    "API's reply.",
   args: [
     { name: 'text', description: 'the text; several words are joined with spaces (default: stdin)', variadic: true },
   ],

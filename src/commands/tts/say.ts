@@ -69,7 +69,9 @@ export const TTS_OPTIONS: OptionSpec[] = [
   },
   {
     flags: '--language <code>',
-    description: `BCP-47 language tag or auto (default), case-insensitive; supported: ${TTS_LANGUAGES.join(', ')} (others may work)`,
+    description:
+      `BCP-47 language tag or auto (default), case-insensitive; supported: ${TTS_LANGUAGES.join(', ')} (others ` +
+      `may work)`,
     default: 'auto',
     parse: languageParser,
   },
@@ -124,12 +126,14 @@ export function destination(ctx: Context, opts: TtsOpts): Destination {
   if (!codec && dest !== 'speaker' && dest !== '-') {
     const ext = unwritableAudioExtension(dest);
     require(ext ===
-      undefined, '-o', dest, `a name svc can write: .mp3, .wav, .pcm/.raw, .ulaw, .alaw (or say the codec with --codec; ${ext} is not a TTS codec)`);
+      undefined, '-o', dest, `a name svc can write: .mp3, .wav, .pcm/.raw, .ulaw, .alaw (or say the codec with --codec; ${ext} is ` +
+      `not a TTS codec)`);
   }
   if (!codec) codec = dest === 'speaker' ? 'pcm' : dest === '-' ? 'mp3' : (codecFromPath(dest) ?? 'mp3');
   if (!listedLanguage(opts.language))
     ctx.out.info(
-      `note: --language ${opts.language} is not one of the supported languages (${TTS_LANGUAGES.join(', ')}); the service may speak it with varying accuracy`,
+      `note: --language ${opts.language} is not one of the supported languages ` +
+        `(${TTS_LANGUAGES.join(', ')}); the service may speak it with varying accuracy`,
     );
   require(opts.bitRate === undefined ||
     codec === 'mp3', '--bit-rate', opts.bitRate, `only with --codec mp3 (the codec is ${codec})`);
@@ -191,7 +195,8 @@ export function onInterrupt(ctx: Context, fn: () => void): void {
 
 export default defineCommand<TtsOpts & { rest?: boolean }>({
   description:
-    'Streams over the /v1/tts WebSocket by default (audio starts while the rest is synthesized); --rest uses the one-shot POST /v1/tts. ' +
+    'Streams over the /v1/tts WebSocket by default (audio starts while the rest is synthesized); --rest uses ' +
+    'the one-shot POST /v1/tts. ' +
     'Plays on the speaker when stdout is a terminal and no -o is given; in a pipe the audio bytes go to stdout. ' +
     'Inline speech tags ([pause], [laugh], …) and wrapping tags (<whisper>…</whisper>) pass through to the service.',
   args: [

@@ -53,8 +53,10 @@ export class UtteranceSplitter {
 
 export default defineCommand<TtsOpts>({
   description:
-    'Every piece of stdin is sent as text.delta the moment it arrives, and the audio is played or written as it comes back, so ' +
-    '`svc chat "tell a story" | svc tts stream` speaks while the story is still being written. A blank line ends an utterance ' +
+    'Every piece of stdin is sent as text.delta the moment it arrives, and the audio is played or written as ' +
+    'it comes back, so ' +
+    '`svc chat "tell a story" | svc tts stream` speaks while the story is still being written. A blank line ' +
+    'ends an utterance ' +
     '(text.done); the end of stdin ends the last one.',
   options: TTS_OPTIONS,
   examples: [

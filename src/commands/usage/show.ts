@@ -54,7 +54,10 @@ function summarize(records: CallRecord[], by: By): UsageRow[] {
 
 export default defineCommand<{ since?: number; by?: By; model?: string; command?: string }>({
   description:
-    'Totals from the call log (docs/logs.md) over a period (default: 30 days). Costs are the API\'s own figures or the catalogue\'s prices; calls whose cost is unknown are counted apart (NO COST). On a terminal a table with a total; in a pipe TSV rows; --json one object per row and a last one with "total": true.',
+    "Totals from the call log (docs/logs.md) over a period (default: 30 days). Costs are the API's own " +
+    "figures or the catalogue's prices; calls whose cost is unknown are counted apart (NO COST). On a " +
+    'terminal a table with a total; in a pipe TSV rows; --json one object per row and a last one with ' +
+    '"total": true.',
   options: [
     { ...SINCE_FLAG, description: 'the period (default 30d; e.g. 24h, 7d)' },
     { flags: '--by <key>', description: `group by ${BY.join(', ')} (default day)`, parse: oneOf(BY) },

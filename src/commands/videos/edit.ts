@@ -5,7 +5,8 @@ const TABLE = videoTable('edit', [{ ...VIDEO_ROW, description: 'the video to edi
 
 export default defineCommand<VideoOpts>({
   description:
-    'The --video is a local file (sent as a data URL) or an http(s) URL. Prints the request id, or waits and downloads with --wait / -o.',
+    'The --video is a local file (sent as a data URL) or an http(s) URL. Prints the request id, or waits and ' +
+    'downloads with --wait / -o.',
   args: [{ name: 'prompt', description: 'the change to make', required: true, variadic: true }],
   options: TABLE.rows,
   requests: [TABLE],

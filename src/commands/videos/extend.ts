@@ -15,7 +15,8 @@ const TABLE = videoTable('extension', [
 
 export default defineCommand<VideoOpts>({
   description:
-    'Adds --duration seconds to the --video (a local file or an http(s) URL). Prints the request id, or waits and downloads with --wait / -o.',
+    'Adds --duration seconds to the --video (a local file or an http(s) URL). Prints the request id, or ' +
+    'waits and downloads with --wait / -o.',
   args: [{ name: 'prompt', description: 'what happens next', required: true, variadic: true }],
   options: TABLE.rows,
   requests: [TABLE],

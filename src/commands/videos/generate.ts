@@ -14,7 +14,8 @@ const TABLE = videoTable('generation', [
 
 export default defineCommand<VideoOpts>({
   description:
-    'Prints the request id; with --wait (or -o) polls until the video is done, then downloads it and prints its path. A failed job prints its error code and message and exits 1.',
+    'Prints the request id; with --wait (or -o) polls until the video is done, then downloads it and prints ' +
+    'its path. A failed job prints its error code and message and exits 1.',
   args: [{ name: 'prompt', description: 'what the video shows', required: true, variadic: true }],
   options: TABLE.rows,
   requests: [TABLE],

@@ -4,7 +4,8 @@ import { reportFailure } from './shared.js';
 
 export default defineCommand({
   description:
-    'Prints status, progress and (when done) the video URL and duration. A failed job prints its error code and message and exits 1.',
+    'Prints status, progress and (when done) the video URL and duration. A failed job prints its error code ' +
+    'and message and exits 1.',
   args: [{ name: 'request_id', description: 'the request id', required: true }],
   examples: ['svc videos get 2b1c…', 'svc videos get 2b1c… --json'],
   async run(ctx, [id]) {

@@ -4,7 +4,8 @@ import { waitAndSave, waitOptions, type VideoOpts } from './shared.js';
 
 export default defineCommand<VideoOpts>({
   description:
-    'Polls with a spinner (status, progress, elapsed time) on a terminal, then saves the video atomically and prints its path. A failed job prints its error code and message and exits 1.',
+    'Polls with a spinner (status, progress, elapsed time) on a terminal, then saves the video atomically ' +
+    'and prints its path. A failed job prints its error code and message and exits 1.',
   args: [{ name: 'request_id', description: 'the request id', required: true }],
   options: waitOptions,
   examples: ['svc videos wait 2b1c… -o clip.mp4'],

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';
@@ -18,59 +19,62 @@ const fnTool = (name: string) => ({
 });
 
 describe('svc agents create / get / list / update / delete', () => {
-  it('creates from flags (@FILE instructions, tool files holding one tool or an array) and shows it in a pipe', async () => {
-    const dir = tempDir();
-    writeFileSync(join(dir, 'prompt.md'), 'You answer the phone.\nBe brief.');
-    writeFileSync(join(dir, 'one.json'), JSON.stringify(fnTool('lookup')));
-    writeFileSync(join(dir, 'many.json'), JSON.stringify([fnTool('book'), { type: 'web_search' }]));
-    const r = await svcInProcess(
-      [
-        'agents',
-        'create',
-        '--name',
-        'desk',
-        '--voice',
-        'EVE',
-        '--vad-threshold',
-        '0.4',
-        '--vad-silence-ms',
-        '700',
-        '--instructions',
-        `@${join(dir, 'prompt.md')}`,
-        '--tool',
-        join(dir, 'one.json'),
-        '--tool',
-        join(dir, 'many.json'),
-        '--collection',
-        'col_1',
-        '--collection',
-        'col_2',
-      ],
-      { emu },
-    );
-    expect(r.exitCode).toBe(0);
-    const rows = Object.fromEntries(
-      r.stdout
-        .trim()
-        .split('\n')
-        .map((l) => l.split('\t')),
-    );
-    expect(rows.name).toBe('desk');
-    expect(rows.voice).toBe('eve');
-    expect(rows.vad_threshold).toBe('0.4');
-    expect(rows.vad_silence_duration_ms).toBe('700');
-    expect(rows.tools).toBe('3: function:lookup, function:book, web_search');
-    expect(rows.collection_ids).toBe('col_1, col_2');
-    expect(rows.instructions).toBe('You answer the phone.… (31 characters)');
-    const sent = JSON.parse(emu.requests().find((q) => q.method === 'POST' && q.path === '/v1/agents')!.body!);
-    expect(sent).toEqual({
-      name: 'desk',
-      instructions: 'You answer the phone.\nBe brief.',
-      tools: [fnTool('lookup'), fnTool('book'), { type: 'web_search' }],
-      collection_ids: ['col_1', 'col_2'],
-      voice: { voice_id: 'eve', vad_threshold: 0.4, vad_silence_duration_ms: 700 },
-    });
-  });
+  it(
+    'creates from flags (@FILE instructions, tool files holding one tool or an array) and shows it ' + 'in a pipe',
+    async () => {
+      const dir = tempDir();
+      writeFileSync(join(dir, 'prompt.md'), 'You answer the phone.\nBe brief.');
+      writeFileSync(join(dir, 'one.json'), JSON.stringify(fnTool('lookup')));
+      writeFileSync(join(dir, 'many.json'), JSON.stringify([fnTool('book'), { type: 'web_search' }]));
+      const r = await svcInProcess(
+        [
+          'agents',
+          'create',
+          '--name',
+          'desk',
+          '--voice',
+          'EVE',
+          '--vad-threshold',
+          '0.4',
+          '--vad-silence-ms',
+          '700',
+          '--instructions',
+          `@${join(dir, 'prompt.md')}`,
+          '--tool',
+          join(dir, 'one.json'),
+          '--tool',
+          join(dir, 'many.json'),
+          '--collection',
+          'col_1',
+          '--collection',
+          'col_2',
+        ],
+        { emu },
+      );
+      expect(r.exitCode).toBe(0);
+      const rows = Object.fromEntries(
+        r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => l.split('\t')),
+      );
+      expect(rows.name).toBe('desk');
+      expect(rows.voice).toBe('eve');
+      expect(rows.vad_threshold).toBe('0.4');
+      expect(rows.vad_silence_duration_ms).toBe('700');
+      expect(rows.tools).toBe('3: function:lookup, function:book, web_search');
+      expect(rows.collection_ids).toBe('col_1, col_2');
+      expect(rows.instructions).toBe('You answer the phone.… (31 characters)');
+      const sent = JSON.parse(emu.requests().find((q) => q.method === 'POST' && q.path === '/v1/agents')!.body!);
+      expect(sent).toEqual({
+        name: 'desk',
+        instructions: 'You answer the phone.\nBe brief.',
+        tools: [fnTool('lookup'), fnTool('book'), { type: 'web_search' }],
+        collection_ids: ['col_1', 'col_2'],
+        voice: { voice_id: 'eve', vad_threshold: 0.4, vad_silence_duration_ms: 700 },
+      });
+    },
+  );
 
   it('creates from -f FILE with flags overriding, --json prints the agent as sent by the API', async () => {
     const file = writeTemp(

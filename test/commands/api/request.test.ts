@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPath, typedValue } from '../../../src/commands/api/request.js';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { writeTemp } from '../../helpers/files.js';

@@ -36,7 +36,8 @@ describe('api_key_cmd', () => {
     const marker = join(dir, 'ran');
     const cmd = script(
       'key.sh',
-      `printf '%s\\n' "$@" > ${marker}\n[ -t 0 ] && echo "stdin is a terminal" >&2\nread -r x && echo "stdin was readable" >> ${marker}\necho "  ${emu.key}  "\necho "url: https://example.invalid"`,
+      `printf '%s\\n' "$@" > ${marker}\n[ -t 0 ] && echo "stdin is a terminal" >&2\nread -r x && echo "stdin ` +
+        `was readable" >> ${marker}\necho "  ${emu.key}  "\necho "url: https://example.invalid"`,
     );
     expect((await run(['config', 'set', 'api_key_cmd', `${cmd} 'two words' "x\\"y" $HOME`])).exitCode).toBe(0);
     emu.clearRequests();

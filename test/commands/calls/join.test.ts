@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeTones } from 'svc-emulator/tones';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
@@ -45,7 +46,8 @@ describe('svc calls join', () => {
     expect(log.call_id).toBe(id);
     expect(log.session).toMatchObject({ instructions: 'You take restaurant bookings', voice: 'sal' });
     expect(r.stdout).toBe(
-      `caller: I would like to book a table\nagent: ${log.responses[0]!.transcript}\ncaller: for two people\nagent: ${log.responses[1]!.transcript}\n`,
+      `caller: I would like to book a table\nagent: ${log.responses[0]!.transcript}\ncaller: for two ` +
+        `people\nagent: ${log.responses[1]!.transcript}\n`,
     );
     expect(log.responses[0]!.transcript).toMatch(/^You said: I would like to book a table\./);
     expect(r.stderr).toContain(`connected to call ${id} (no local audio`);

@@ -101,100 +101,115 @@ describe('svc calls listen', () => {
     expect(l.err()).toContain('warning: rejected a webhook (400): missing webhook-id');
   });
 
-  it('refuses a correctly signed body that is not an event object (null, an array, a number) with 400 and a warning, and keeps listening', async () => {
-    const l = await listen(['--secret', SECRET, '--max-calls', '1']);
-    for (const [i, body] of ['null', '[]', '42'].entries()) {
-      const r = await post(l.url, body, signedHeaders(SECRET, `evt_bad_${i}`, body));
-      expect(r.status).toBe(400);
-      expect(r.body.error).toContain('not a JSON object');
-    }
-    const body = JSON.stringify(event('rtc_after_null'));
-    expect((await post(l.url, body, signedHeaders(SECRET, 'evt_ok', body))).status).toBe(200);
-    const r = await l.proc;
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    expect(l.out()).toMatch(/^rtc_after_null\t/);
-    expect(l.err()).toContain('warning: rejected a webhook (400): the body is not a JSON object');
-  });
+  it(
+    'refuses a correctly signed body that is not an event object (null, an array, a number) with 400 and a ' +
+      'warning, and keeps listening',
+    async () => {
+      const l = await listen(['--secret', SECRET, '--max-calls', '1']);
+      for (const [i, body] of ['null', '[]', '42'].entries()) {
+        const r = await post(l.url, body, signedHeaders(SECRET, `evt_bad_${i}`, body));
+        expect(r.status).toBe(400);
+        expect(r.body.error).toContain('not a JSON object');
+      }
+      const body = JSON.stringify(event('rtc_after_null'));
+      expect((await post(l.url, body, signedHeaders(SECRET, 'evt_ok', body))).status).toBe(200);
+      const r = await l.proc;
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(l.out()).toMatch(/^rtc_after_null\t/);
+      expect(l.err()).toContain('warning: rejected a webhook (400): the body is not a JSON object');
+    },
+  );
 
-  it('takes the secret from SVC_WEBHOOK_SECRET, prints one JSON line per call with --json, and ignores repeated deliveries', async () => {
-    const l = await listen(['--json', '--max-calls', '2'], { SVC_WEBHOOK_SECRET: SECRET });
-    const first = JSON.stringify(event('rtc_a'));
-    expect((await post(l.url, first, signedHeaders(SECRET, 'evt_a', first))).status).toBe(200);
-    // the same delivery again (a retry): acknowledged, not printed twice
-    expect((await post(l.url, first, signedHeaders(SECRET, 'evt_a', first))).status).toBe(200);
-    const second = JSON.stringify(event('rtc_b'));
-    expect((await post(l.url, second, signedHeaders(SECRET, 'evt_b', second))).status).toBe(200);
-    const r = await l.proc;
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    const lines = l
-      .out()
-      .trim()
-      .split('\n')
-      .map((x) => JSON.parse(x));
-    expect(lines).toEqual([JSON.parse(first), JSON.parse(second)]);
-  });
+  it(
+    'takes the secret from SVC_WEBHOOK_SECRET, prints one JSON line per call with --json, and ignores repeated ' +
+      'deliveries',
+    async () => {
+      const l = await listen(['--json', '--max-calls', '2'], { SVC_WEBHOOK_SECRET: SECRET });
+      const first = JSON.stringify(event('rtc_a'));
+      expect((await post(l.url, first, signedHeaders(SECRET, 'evt_a', first))).status).toBe(200);
+      // the same delivery again (a retry): acknowledged, not printed twice
+      expect((await post(l.url, first, signedHeaders(SECRET, 'evt_a', first))).status).toBe(200);
+      const second = JSON.stringify(event('rtc_b'));
+      expect((await post(l.url, second, signedHeaders(SECRET, 'evt_b', second))).status).toBe(200);
+      const r = await l.proc;
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      const lines = l
+        .out()
+        .trim()
+        .split('\n')
+        .map((x) => JSON.parse(x));
+      expect(lines).toEqual([JSON.parse(first), JSON.parse(second)]);
+    },
+  );
 
-  it('--join: the emulator delivers the signed webhook of an inbound call; the call is verified, printed and joined', async () => {
-    const port = await freePort();
-    const created = await fetch(`${emu.url}/v2/phone-numbers`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        origin: 'svc_provisioned',
-        name: 'front desk',
-        webhook: { name: 'hook', url: `http://127.0.0.1:${port}/calls` },
-      }),
-    });
-    const { phone_number, webhook } = (await created.json()) as {
-      phone_number: { phone_number_id: string };
-      webhook: { secret: string };
-    };
-    const proc = spawnSvc(
-      [
-        'calls',
-        'listen',
-        '--port',
-        String(port),
-        '--secret',
-        webhook.secret,
-        '--join',
-        '--max-calls',
-        '1',
-        '--instructions',
-        'You answer the front desk phone',
-      ],
-      { emu, timeout: 40_000 },
-    );
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      proc.stderr!.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (stderr.includes('listening for')) resolve();
+  it(
+    '--join: the emulator delivers the signed webhook of an inbound call; the call is verified, printed and ' +
+      'joined',
+    async () => {
+      const port = await freePort();
+      const created = await fetch(`${emu.url}/v2/phone-numbers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          origin: 'svc_provisioned',
+          name: 'front desk',
+          webhook: { name: 'hook', url: `http://127.0.0.1:${port}/calls` },
+        }),
       });
-      proc.then(() => reject(new Error(stderr)), reject);
-    });
-    const res = await fetch(`${emu.url}/_emulator/calls`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ phone_number_id: phone_number.phone_number_id, caller_script: 'is the shop open today' }),
-    });
-    const { call, webhook: delivery } = (await res.json()) as {
-      call: { call_id: string; from: string; to: string };
-      webhook: { status: number; delivered: boolean };
-    };
-    expect(delivery).toMatchObject({ status: 200, delivered: true });
-    const r = await proc;
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    const id = call.call_id;
-    const log = lastSession(emu);
-    expect(log.call_id).toBe(id);
-    expect(log.session).toMatchObject({ instructions: 'You answer the front desk phone' });
-    expect(String(r.stdout)).toBe(
-      `${id}\t<sip:${call.from}@sip.emulator.invalid>\t<sip:${call.to}@sip.emulator.invalid>\n` +
-        `[${id}] caller: is the shop open today\n[${id}] agent: ${log.responses[0]!.transcript}\n`,
-    );
-    expect(stderr + String(r.stderr)).toContain(`[${id}] call ${id} ended`);
-  });
+      const { phone_number, webhook } = (await created.json()) as {
+        phone_number: { phone_number_id: string };
+        webhook: { secret: string };
+      };
+      const proc = spawnSvc(
+        [
+          'calls',
+          'listen',
+          '--port',
+          String(port),
+          '--secret',
+          webhook.secret,
+          '--join',
+          '--max-calls',
+          '1',
+          '--instructions',
+          'You answer the front desk phone',
+        ],
+        { emu, timeout: 40_000 },
+      );
+      let stderr = '';
+      await new Promise<void>((resolve, reject) => {
+        proc.stderr!.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (stderr.includes('listening for')) resolve();
+        });
+        proc.then(() => reject(new Error(stderr)), reject);
+      });
+      const res = await fetch(`${emu.url}/_emulator/calls`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          phone_number_id: phone_number.phone_number_id,
+          caller_script: 'is the shop open today',
+        }),
+      });
+      const { call, webhook: delivery } = (await res.json()) as {
+        call: { call_id: string; from: string; to: string };
+        webhook: { status: number; delivered: boolean };
+      };
+      expect(delivery).toMatchObject({ status: 200, delivered: true });
+      const r = await proc;
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      const id = call.call_id;
+      const log = lastSession(emu);
+      expect(log.call_id).toBe(id);
+      expect(log.session).toMatchObject({ instructions: 'You answer the front desk phone' });
+      expect(String(r.stdout)).toBe(
+        `${id}\t<sip:${call.from}@sip.emulator.invalid>\t<sip:${call.to}@sip.emulator.invalid>\n` +
+          `[${id}] caller: is the shop open today\n[${id}] agent: ${log.responses[0]!.transcript}\n`,
+      );
+      expect(stderr + String(r.stderr)).toContain(`[${id}] call ${id} ended`);
+    },
+  );
 
   it('needs a secret, and checks its flags before listening (exit 2)', async () => {
     const none = await svcProcess(['calls', 'listen', '--port', '0'], { emu });

@@ -1,6 +1,7 @@
 // Markdown rendered while the answer streams (issue 16.4): on a real terminal (tmux) the finished blocks show
 // styled while the rest of the answer is still arriving; in a pipe, with --raw and with NO_COLOR the text is
-// printed as the model wrote it. The emulator answers with the ```markdown block of the prompt (packages/emulator/README.md).
+// printed as the model wrote it. The emulator answers with the ```markdown block of the prompt
+// (packages/emulator/README.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TmuxTerminal, svcOnTerminal } from '../../helpers/terminal.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
@@ -64,7 +65,8 @@ describe('svc chat renders Markdown on a terminal as it streams', () => {
       expect(screen).toMatch(/^│ const answer = 42; \/\/ the answer$/m);
       expect(screen).not.toContain('```');
       expect(screen).toContain('Some bold words and a link (https://example.com/docs).');
-      // styled (tmux re-emits the styles as separate SGR sequences): the heading and bold words bold, the keyword magenta
+      // styled (tmux re-emits the styles as separate SGR sequences): the heading and bold words bold, the keyword
+      // magenta
       expect(styled).toMatch(/\x1b\[[0-9;]*1[0-9;]*m[^\n]*Release notes/);
       expect(styled).toMatch(/\x1b\[[0-9;]*1[0-9;]*mbold/);
       expect(styled).toMatch(/\x1b\[35m(?:\x1b\[[0-9;]*m)*const/);

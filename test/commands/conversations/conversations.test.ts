@@ -10,7 +10,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
@@ -80,69 +81,73 @@ describe('chat conversations kept locally', () => {
     expect(cont.stderr).toContain('no conversation to continue');
   });
 
-  it('the last conversation is a link last/<profile> (no file rewritten); last.json of an older svc is still read when newer; without links last.json is kept', async () => {
-    const configDir = tempDir();
-    const dir = join(configDir, 'data', 'conversations');
-    const idOf = (stdout: string) => JSON.parse(stdout).id as string;
-    await svcInProcess(['chat', 'first'], { emu, configDir });
-    const [firstId] = readdirSync(dir)
-      .filter((n) => n.startsWith('conv_'))
-      .map((n) => n.slice(0, -5));
-    expect(lstatSync(join(dir, 'last', 'default')).isSymbolicLink()).toBe(true);
-    expect(readlinkSync(join(dir, 'last', 'default'))).toBe(firstId);
-    expect(existsSync(join(dir, 'last.json'))).toBe(false);
-    // messages keep their own last one
-    await svcInProcess(['messages', 'in messages'], { emu, configDir });
-    expect(readdirSync(join(dir, 'last')).sort()).toEqual(['default', 'messages%3Adefault']);
+  it(
+    'the last conversation is a link last/<profile> (no file rewritten); last.json of an older svc is still ' +
+      'read when newer; without links last.json is kept',
+    async () => {
+      const configDir = tempDir();
+      const dir = join(configDir, 'data', 'conversations');
+      const idOf = (stdout: string) => JSON.parse(stdout).id as string;
+      await svcInProcess(['chat', 'first'], { emu, configDir });
+      const [firstId] = readdirSync(dir)
+        .filter((n) => n.startsWith('conv_'))
+        .map((n) => n.slice(0, -5));
+      expect(lstatSync(join(dir, 'last', 'default')).isSymbolicLink()).toBe(true);
+      expect(readlinkSync(join(dir, 'last', 'default'))).toBe(firstId);
+      expect(existsSync(join(dir, 'last.json'))).toBe(false);
+      // messages keep their own last one
+      await svcInProcess(['messages', 'in messages'], { emu, configDir });
+      expect(readdirSync(join(dir, 'last')).sort()).toEqual(['default', 'messages%3Adefault']);
 
-    // an older svc wrote last.json after the link was made: its conversation is the one continued
-    const second = await svcInProcess(['chat', 'second', '--no-save'], { emu, configDir });
-    expect(second.exitCode).toBe(0);
-    const older = {
-      id: 'conv_olderversion1',
-      profile: 'default',
-      model: 'svc-4',
-      created_at: 1,
-      updated_at: 1,
-      messages: [{ role: 'user', content: 'from an older svc' }],
-    };
-    writeFileSync(join(dir, `${older.id}.json`), JSON.stringify(older));
-    writeFileSync(join(dir, 'last.json'), JSON.stringify({ default: older.id }));
-    const past = new Date(Date.now() - 60_000);
-    utimesSync(join(dir, 'last.json'), new Date(), new Date(Date.now() + 1000));
-    emu.clearRequests();
-    await svcInProcess(['chat', '-c', 'continue it'], { emu, configDir });
-    expect(chatBodies()[0].messages[0]).toEqual({ role: 'user', content: 'from an older svc' });
-    // … and once that run has saved, the link is the newer one again
-    utimesSync(join(dir, 'last.json'), past, past);
-    emu.clearRequests();
-    await svcInProcess(['chat', '-c', 'once more'], { emu, configDir });
-    expect(chatBodies()[0].messages.map((m: { content: string }) => m.content)).toEqual([
-      'from an older svc',
-      'continue it',
-      expect.any(String),
-      'once more',
-    ]);
+      // an older svc wrote last.json after the link was made: its conversation is the one continued
+      const second = await svcInProcess(['chat', 'second', '--no-save'], { emu, configDir });
+      expect(second.exitCode).toBe(0);
+      const older = {
+        id: 'conv_olderversion1',
+        profile: 'default',
+        model: 'svc-4',
+        created_at: 1,
+        updated_at: 1,
+        messages: [{ role: 'user', content: 'from an older svc' }],
+      };
+      writeFileSync(join(dir, `${older.id}.json`), JSON.stringify(older));
+      writeFileSync(join(dir, 'last.json'), JSON.stringify({ default: older.id }));
+      const past = new Date(Date.now() - 60_000);
+      utimesSync(join(dir, 'last.json'), new Date(), new Date(Date.now() + 1000));
+      emu.clearRequests();
+      await svcInProcess(['chat', '-c', 'continue it'], { emu, configDir });
+      expect(chatBodies()[0].messages[0]).toEqual({ role: 'user', content: 'from an older svc' });
+      // … and once that run has saved, the link is the newer one again
+      utimesSync(join(dir, 'last.json'), past, past);
+      emu.clearRequests();
+      await svcInProcess(['chat', '-c', 'once more'], { emu, configDir });
+      expect(chatBodies()[0].messages.map((m: { content: string }) => m.content)).toEqual([
+        'from an older svc',
+        'continue it',
+        expect.any(String),
+        'once more',
+      ]);
 
-    // delete removes the link that names it
-    const show = await svcInProcess(['conversations', 'show', '--json'], { emu, configDir });
-    const lastId = idOf(show.stdout);
-    await svcInProcess(['conversations', 'delete', lastId, '--yes'], { emu, configDir });
-    expect(readdirSync(join(dir, 'last'))).toEqual(['messages%3Adefault']);
+      // delete removes the link that names it
+      const show = await svcInProcess(['conversations', 'show', '--json'], { emu, configDir });
+      const lastId = idOf(show.stdout);
+      await svcInProcess(['conversations', 'delete', lastId, '--yes'], { emu, configDir });
+      expect(readdirSync(join(dir, 'last'))).toEqual(['messages%3Adefault']);
 
-    // where no link can be made (here last/ is a file), last.json is written and read as before
-    const plain = tempDir();
-    const plainDir = join(plain, 'data', 'conversations');
-    mkdirSync(plainDir, { recursive: true });
-    writeFileSync(join(plainDir, 'last'), 'not a folder');
-    await svcInProcess(['chat', 'kept in last.json'], { emu, configDir: plain });
-    const kept = JSON.parse(readFileSync(join(plainDir, 'last.json'), 'utf8')).default;
-    expect(kept).toMatch(/^conv_/);
-    emu.clearRequests();
-    await svcInProcess(['chat', '-c', 'and continued'], { emu, configDir: plain });
-    expect(chatBodies()[0].messages[0]).toEqual({ role: 'user', content: 'kept in last.json' });
-    expect(readdirSync(plainDir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-  });
+      // where no link can be made (here last/ is a file), last.json is written and read as before
+      const plain = tempDir();
+      const plainDir = join(plain, 'data', 'conversations');
+      mkdirSync(plainDir, { recursive: true });
+      writeFileSync(join(plainDir, 'last'), 'not a folder');
+      await svcInProcess(['chat', 'kept in last.json'], { emu, configDir: plain });
+      const kept = JSON.parse(readFileSync(join(plainDir, 'last.json'), 'utf8')).default;
+      expect(kept).toMatch(/^conv_/);
+      emu.clearRequests();
+      await svcInProcess(['chat', '-c', 'and continued'], { emu, configDir: plain });
+      expect(chatBodies()[0].messages[0]).toEqual({ role: 'user', content: 'kept in last.json' });
+      expect(readdirSync(plainDir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    },
+  );
 
   it('--no-save keeps nothing; --json lists one summary per line', async () => {
     const configDir = tempDir();

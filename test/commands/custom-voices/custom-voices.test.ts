@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
@@ -14,7 +15,8 @@ beforeAll(async () => {
   mkdirSync(join(docs, 'handbook'));
   writeFileSync(
     join(docs, 'handbook', 'refunds.md'),
-    '---\nyear: 2024\n---\n# Refunds\n\nA refund is paid within 14 days of the return of the goods.\n\nRefunds for digital goods are not possible once downloaded.\n',
+    '---\nyear: 2024\n---\n# Refunds\n\nA refund is paid within 14 days of the return of the ' +
+      'goods.\n\nRefunds for digital goods are not possible once downloaded.\n',
   );
   writeFileSync(
     join(docs, 'handbook', 'holidays.md'),

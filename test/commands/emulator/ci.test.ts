@@ -5,7 +5,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verify } from 'svc-formats/webhooks';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { ROOT, tempDir } from '../../helpers/files.js';
 import { spawnSvc, svcBinDir, svcShell } from '../../helpers/subprocess.js';
 import { svcInProcess } from '../../helpers/in-process.js';
@@ -92,53 +93,57 @@ describe('svc emulator serve for CI', () => {
     expect(existsSync(ready)).toBe(false);
   });
 
-  it('--fixtures seeds keys with ACLs, agents, numbers, files (inline and from paths) and collections; reset restores them', async () => {
-    const { file } = fixturesFile();
-    const { url } = await serve(['--fixtures', file, '--seed', '5']);
-    const files = await svcInProcess(['files', 'list', '--json'], on(url));
-    expect(files.exitCode, files.stderr).toBe(0);
-    const names = files.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((f) => f.filename)
-      .map((f) => f.filename)
-      .sort();
-    expect(names).toEqual(['notes.txt', 'report.txt']);
-    const agents = await svcInProcess(['agents', 'list', '--json'], on(url));
-    expect(agents.stdout).toContain('front-desk');
-    const search = await svcInProcess(
-      ['documents', 'search', 'refunds paid', '--collection', 'handbook', '--json'],
-      on(url),
-    );
-    expect(search.exitCode, search.stderr).toBe(0);
-    expect(search.stdout).toContain('14 days');
-    // the fixture key reaches models but not chat
-    expect((await svcInProcess(['models', 'list'], on(url, 'ci-models-only-key-0000000000'))).exitCode).toBe(0);
-    const chat = await svcInProcess(['chat', 'hi'], on(url, 'ci-models-only-key-0000000000'));
-    expect(chat.exitCode).toBe(4);
-    // change the state, then reset: the fixtures come back and the change is gone
-    const up = await svcInProcess(['files', 'upload', join(ROOT, 'package.json')], on(url));
-    expect(up.exitCode, up.stderr).toBe(0);
-    const reset = await svcInProcess(['emulator', 'reset', '--json'], on(url));
-    expect(reset.exitCode, reset.stderr).toBe(0);
-    expect(JSON.parse(reset.stdout).fixtures).toEqual({
-      keys: 1,
-      agents: 1,
-      phone_numbers: 1,
-      files: 2,
-      collections: 1,
-    });
-    const after = await svcInProcess(['files', 'list', '--json'], on(url));
-    const again = after.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((f) => f.filename)
-      .map((f) => f.filename)
-      .sort();
-    expect(again).toEqual(['notes.txt', 'report.txt']);
-  });
+  it(
+    '--fixtures seeds keys with ACLs, agents, numbers, files (inline and from paths) and collections; reset ' +
+      'restores them',
+    async () => {
+      const { file } = fixturesFile();
+      const { url } = await serve(['--fixtures', file, '--seed', '5']);
+      const files = await svcInProcess(['files', 'list', '--json'], on(url));
+      expect(files.exitCode, files.stderr).toBe(0);
+      const names = files.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((f) => f.filename)
+        .map((f) => f.filename)
+        .sort();
+      expect(names).toEqual(['notes.txt', 'report.txt']);
+      const agents = await svcInProcess(['agents', 'list', '--json'], on(url));
+      expect(agents.stdout).toContain('front-desk');
+      const search = await svcInProcess(
+        ['documents', 'search', 'refunds paid', '--collection', 'handbook', '--json'],
+        on(url),
+      );
+      expect(search.exitCode, search.stderr).toBe(0);
+      expect(search.stdout).toContain('14 days');
+      // the fixture key reaches models but not chat
+      expect((await svcInProcess(['models', 'list'], on(url, 'ci-models-only-key-0000000000'))).exitCode).toBe(0);
+      const chat = await svcInProcess(['chat', 'hi'], on(url, 'ci-models-only-key-0000000000'));
+      expect(chat.exitCode).toBe(4);
+      // change the state, then reset: the fixtures come back and the change is gone
+      const up = await svcInProcess(['files', 'upload', join(ROOT, 'package.json')], on(url));
+      expect(up.exitCode, up.stderr).toBe(0);
+      const reset = await svcInProcess(['emulator', 'reset', '--json'], on(url));
+      expect(reset.exitCode, reset.stderr).toBe(0);
+      expect(JSON.parse(reset.stdout).fixtures).toEqual({
+        keys: 1,
+        agents: 1,
+        phone_numbers: 1,
+        files: 2,
+        collections: 1,
+      });
+      const after = await svcInProcess(['files', 'list', '--json'], on(url));
+      const again = after.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((f) => f.filename)
+        .map((f) => f.filename)
+        .sort();
+      expect(again).toEqual(['notes.txt', 'report.txt']);
+    },
+  );
 
   it('refuses a fixtures file with an unknown section or a bad entry (exit 2, naming it)', async () => {
     const dir = tempDir();

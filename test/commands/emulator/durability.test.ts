@@ -39,7 +39,8 @@ async function listAll(url: string): Promise<Set<string>> {
 }
 
 describe('emulator durability', () => {
-  it('keeps every acknowledged upload across kill -9, with identical bytes, and sweeps orphan blobs at start', async () => {
+  it('keeps every acknowledged upload across kill -9, with identical bytes, and sweeps orphan blobs ' +
+    'at start', async () => {
     const state = tempDir();
     const first = await serve(state);
     const acked = new Map<string, Buffer>();
@@ -91,7 +92,8 @@ describe('emulator durability', () => {
     expect(blobs.length).toBe(listed.size);
     expect(readdirSync(state).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     console.log(
-      `crash test: ${attempted} uploads attempted, ${acked.size} acknowledged before kill -9, ${failed} cut off, ${listed.size} listed after restart, ${identical} identical, ${blobs.length} blobs on disk`,
+      `crash test: ${attempted} uploads attempted, ${acked.size} acknowledged before kill -9, ${failed} cut ` +
+        `off, ${listed.size} listed after restart, ${identical} identical, ${blobs.length} blobs on disk`,
     );
     second.child.kill('SIGINT');
     expect(String((await second.child).stderr)).toMatch(/removed \d+ orphan blob/);

@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from 'svc-emulator';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
@@ -67,22 +68,25 @@ describe('emulator statuses and error bodies', () => {
     expect(r.stderr).toMatch(/missing field `model`.*HTTP 422/);
   });
 
-  it('maps statuses to exit codes: 401/403 → 4, 404 → 5, 429 after retries → 6, 500 on POST → 7 without retry', async () => {
-    emu.faults.add({ kind: 'status', status: 401, path: '^/v1/me$' });
-    expect((await svcInProcess(['whoami'], { emu })).exitCode).toBe(4);
-    emu.faults.add({ kind: 'status', status: 403, path: '^/v1/me$' });
-    expect((await svcInProcess(['whoami'], { emu })).exitCode).toBe(4);
-    expect((await svcInProcess(['models', 'get', 'nope'], { emu })).exitCode).toBe(5);
-    emu.faults.add({ kind: 'status', status: 429, retryAfter: '0', path: '^/v1/me$', times: 3 });
-    const limited = await svcInProcess(['whoami'], { emu });
-    expect(limited.exitCode).toBe(6);
-    expect(limited.stderr).toMatch(/HTTP 429, resource-exhausted, request id/);
-    emu.clearRequests();
-    emu.faults.add({ kind: 'status', status: 500, path: '/v1/chat/completions' });
-    const failed = await svcInProcess(['chat', 'hello'], { emu });
-    expect(failed.exitCode).toBe(7);
-    expect(emu.requests().filter((r) => r.path === '/v1/chat/completions')).toHaveLength(1);
-  });
+  it(
+    'maps statuses to exit codes: 401/403 → 4, 404 → 5, 429 after retries → 6, 500 on POST → 7 ' + 'without retry',
+    async () => {
+      emu.faults.add({ kind: 'status', status: 401, path: '^/v1/me$' });
+      expect((await svcInProcess(['whoami'], { emu })).exitCode).toBe(4);
+      emu.faults.add({ kind: 'status', status: 403, path: '^/v1/me$' });
+      expect((await svcInProcess(['whoami'], { emu })).exitCode).toBe(4);
+      expect((await svcInProcess(['models', 'get', 'nope'], { emu })).exitCode).toBe(5);
+      emu.faults.add({ kind: 'status', status: 429, retryAfter: '0', path: '^/v1/me$', times: 3 });
+      const limited = await svcInProcess(['whoami'], { emu });
+      expect(limited.exitCode).toBe(6);
+      expect(limited.stderr).toMatch(/HTTP 429, resource-exhausted, request id/);
+      emu.clearRequests();
+      emu.faults.add({ kind: 'status', status: 500, path: '/v1/chat/completions' });
+      const failed = await svcInProcess(['chat', 'hello'], { emu });
+      expect(failed.exitCode).toBe(7);
+      expect(emu.requests().filter((r) => r.path === '/v1/chat/completions')).toHaveLength(1);
+    },
+  );
 
   it('a 429 with Retry-After: 1 is retried after about a second', async () => {
     emu.faults.add({ kind: 'status', status: 429, retryAfter: '1', path: '^/v1/me$' });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
@@ -24,40 +25,44 @@ const records = async (configDir: string, ...args: string[]) => {
 };
 
 describe('svc logs', () => {
-  it('records every call (status, request id, duration, model, prompt, answer) and never the key; --no-log and `log false` record nothing', async () => {
-    const configDir = tempDir();
-    expect((await svcInProcess(['chat', 'tell me about tides'], { emu, configDir })).exitCode).toBe(0);
-    expect((await svcInProcess(['tokenize', 'abc def'], { emu, configDir })).exitCode).toBe(0);
-    expect((await svcInProcess(['files', 'get', 'file_nope'], { emu, configDir })).exitCode).toBe(5);
-    expect((await svcInProcess(['models', 'list', '--no-log'], { emu, configDir })).exitCode).toBe(0);
-    const recs = await records(configDir);
-    expect(recs.map((r) => [r.command, r.status])).toEqual([
-      ['files get', 404],
-      ['tokenize', 200],
-      ['chat', 200],
-    ]);
-    const chat = recs[2];
-    expect(chat).toMatchObject({
-      method: 'POST',
-      path: '/v1/chat/completions',
-      model: 'svc-4',
-      prompt: 'tell me about tides',
-    });
-    expect(chat.answer).toMatch(/^This is the emulator's answer to "tell me about tides"/);
-    expect(chat.request_id).toMatch(/\S/);
-    expect(chat.usage.total_tokens).toBeGreaterThan(0);
-    expect(chat.cost_usd).toBeGreaterThan(0);
-    expect(recs[0].error).toMatch(/file_nope|not found/i);
-    const files = readdirSync(join(configDir, 'data', 'logs'));
-    expect(files).toEqual([`calls-${new Date().toISOString().slice(0, 10)}.jsonl`]);
+  it(
+    'records every call (status, request id, duration, model, prompt, answer) and never the key; --no-log and ' +
+      '`log false` record nothing',
+    async () => {
+      const configDir = tempDir();
+      expect((await svcInProcess(['chat', 'tell me about tides'], { emu, configDir })).exitCode).toBe(0);
+      expect((await svcInProcess(['tokenize', 'abc def'], { emu, configDir })).exitCode).toBe(0);
+      expect((await svcInProcess(['files', 'get', 'file_nope'], { emu, configDir })).exitCode).toBe(5);
+      expect((await svcInProcess(['models', 'list', '--no-log'], { emu, configDir })).exitCode).toBe(0);
+      const recs = await records(configDir);
+      expect(recs.map((r) => [r.command, r.status])).toEqual([
+        ['files get', 404],
+        ['tokenize', 200],
+        ['chat', 200],
+      ]);
+      const chat = recs[2];
+      expect(chat).toMatchObject({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        model: 'svc-4',
+        prompt: 'tell me about tides',
+      });
+      expect(chat.answer).toMatch(/^This is the emulator's answer to "tell me about tides"/);
+      expect(chat.request_id).toMatch(/\S/);
+      expect(chat.usage.total_tokens).toBeGreaterThan(0);
+      expect(chat.cost_usd).toBeGreaterThan(0);
+      expect(recs[0].error).toMatch(/file_nope|not found/i);
+      const files = readdirSync(join(configDir, 'data', 'logs'));
+      expect(files).toEqual([`calls-${new Date().toISOString().slice(0, 10)}.jsonl`]);
 
-    expect((await svcInProcess(['config', 'set', 'log', 'false'], { configDir })).exitCode).toBe(0);
-    expect((await svcInProcess(['chat', 'not logged'], { emu, configDir })).exitCode).toBe(0);
-    expect(await records(configDir)).toHaveLength(3);
-    const bad = await svcInProcess(['config', 'set', 'log', 'maybe'], { configDir });
-    expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toMatch(/log.*maybe.*true or false/);
-  });
+      expect((await svcInProcess(['config', 'set', 'log', 'false'], { configDir })).exitCode).toBe(0);
+      expect((await svcInProcess(['chat', 'not logged'], { emu, configDir })).exitCode).toBe(0);
+      expect(await records(configDir)).toHaveLength(3);
+      const bad = await svcInProcess(['config', 'set', 'log', 'maybe'], { configDir });
+      expect(bad.exitCode).toBe(2);
+      expect(bad.stderr).toMatch(/log.*maybe.*true or false/);
+    },
+  );
 
   it('--model, --grep, --command and --since filter; a pipe gets TSV rows; show prints the turn readably', async () => {
     const configDir = tempDir();
@@ -88,27 +93,31 @@ describe('svc logs', () => {
     expect(missing.stderr).toMatch(/no logged call 20200101-000000-aaaaaaaa/);
   });
 
-  it('rm follows the confirmation rule: exit 2 off a terminal without --yes (nothing removed), then by id and --all', async () => {
-    const configDir = tempDir();
-    await svcInProcess(['models', 'list'], { emu, configDir });
-    await svcInProcess(['models', 'list'], { emu, configDir });
-    const [a, b] = await records(configDir);
-    const refused = await svcInProcess(['logs', 'rm', a.id], { emu, configDir });
-    expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toMatch(/pass --yes/);
-    expect(await records(configDir)).toHaveLength(2);
-    const rm = await svcInProcess(['logs', 'rm', a.id, '--yes'], { emu, configDir });
-    expect(rm.exitCode, rm.stderr).toBe(0);
-    expect((await records(configDir)).map((r) => r.id)).toEqual([b.id]);
-    const both = await svcInProcess(['logs', 'rm', b.id, '--all', '--yes'], { emu, configDir });
-    expect(both.exitCode).toBe(2);
-    expect(both.stderr).toMatch(/one of them/);
-    expect((await svcInProcess(['logs', 'rm', '--all', '--yes'], { emu, configDir })).exitCode).toBe(0);
-    expect(existsSync(join(configDir, 'data', 'logs', `calls-${new Date().toISOString().slice(0, 10)}.jsonl`))).toBe(
-      false,
-    );
-    expect(await records(configDir)).toEqual([]);
-  });
+  it(
+    'rm follows the confirmation rule: exit 2 off a terminal without --yes (nothing removed), then by id and ' +
+      '--all',
+    async () => {
+      const configDir = tempDir();
+      await svcInProcess(['models', 'list'], { emu, configDir });
+      await svcInProcess(['models', 'list'], { emu, configDir });
+      const [a, b] = await records(configDir);
+      const refused = await svcInProcess(['logs', 'rm', a.id], { emu, configDir });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toMatch(/pass --yes/);
+      expect(await records(configDir)).toHaveLength(2);
+      const rm = await svcInProcess(['logs', 'rm', a.id, '--yes'], { emu, configDir });
+      expect(rm.exitCode, rm.stderr).toBe(0);
+      expect((await records(configDir)).map((r) => r.id)).toEqual([b.id]);
+      const both = await svcInProcess(['logs', 'rm', b.id, '--all', '--yes'], { emu, configDir });
+      expect(both.exitCode).toBe(2);
+      expect(both.stderr).toMatch(/one of them/);
+      expect((await svcInProcess(['logs', 'rm', '--all', '--yes'], { emu, configDir })).exitCode).toBe(0);
+      expect(existsSync(join(configDir, 'data', 'logs', `calls-${new Date().toISOString().slice(0, 10)}.jsonl`))).toBe(
+        false,
+      );
+      expect(await records(configDir)).toEqual([]);
+    },
+  );
 
   it('rm by id when the day file cannot be written: the file system error, exit 1, not "not in the log"', async () => {
     const configDir = tempDir();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 
@@ -88,61 +89,64 @@ describe('svc phone v2', () => {
     expect(again.stderr).toContain('HTTP 409');
   });
 
-  it('list pages with pagination_token (--all), filters by --agent, clamps the page size at 100 with a note', async () => {
-    for (let i = 0; i < 3; i++) {
-      expect(
-        (
-          await svcInProcess(
-            [
-              'phone',
-              'v2',
-              'create',
-              '--origin',
-              'svc_provisioned',
-              '--name',
-              `n${i}`,
-              ...(i === 0 ? ['--agent', agentId] : []),
-              '--yes',
-            ],
-            { emu },
-          )
-        ).exitCode,
-      ).toBe(0);
-    }
-    emu.clearRequests();
-    const page = await svcInProcess(['phone', 'v2', 'list', '--limit', '2'], { emu });
-    expect(page.stdout.trim().split('\n')).toHaveLength(2);
-    expect(page.stderr).toMatch(/more phone numbers: --page-token pn_\w+ \(or --all\)/);
-    const all = await svcInProcess(['phone', 'v2', 'list', '--limit', '2', '--all', '--json'], { emu });
-    const names = all.stdout
-      .trim()
-      .split('\n')
-      .map((l) => json(l).name);
-    expect(names).toEqual(['support', 'pbx', 'n0', 'n1', 'n2']);
-    const queries = emu
-      .requests()
-      .slice(1)
-      .map((q) => q.query);
-    expect(queries).toEqual([
-      { limit: '2' },
-      { limit: '2', pagination_token: expect.stringMatching(/^pn_/) },
-      { limit: '2', pagination_token: expect.stringMatching(/^pn_/) },
-    ]);
-
-    const mine = await svcInProcess(['phone', 'v2', 'list', '--agent', agentId], { emu });
-    expect(
-      mine.stdout
+  it(
+    'list pages with pagination_token (--all), filters by --agent, clamps the page size at 100 with ' + 'a note',
+    async () => {
+      for (let i = 0; i < 3; i++) {
+        expect(
+          (
+            await svcInProcess(
+              [
+                'phone',
+                'v2',
+                'create',
+                '--origin',
+                'svc_provisioned',
+                '--name',
+                `n${i}`,
+                ...(i === 0 ? ['--agent', agentId] : []),
+                '--yes',
+              ],
+              { emu },
+            )
+          ).exitCode,
+        ).toBe(0);
+      }
+      emu.clearRequests();
+      const page = await svcInProcess(['phone', 'v2', 'list', '--limit', '2'], { emu });
+      expect(page.stdout.trim().split('\n')).toHaveLength(2);
+      expect(page.stderr).toMatch(/more phone numbers: --page-token pn_\w+ \(or --all\)/);
+      const all = await svcInProcess(['phone', 'v2', 'list', '--limit', '2', '--all', '--json'], { emu });
+      const names = all.stdout
         .trim()
         .split('\n')
-        .map((l) => l.split('\t')[2]),
-    ).toEqual(['support', 'n0']);
+        .map((l) => json(l).name);
+      expect(names).toEqual(['support', 'pbx', 'n0', 'n1', 'n2']);
+      const queries = emu
+        .requests()
+        .slice(1)
+        .map((q) => q.query);
+      expect(queries).toEqual([
+        { limit: '2' },
+        { limit: '2', pagination_token: expect.stringMatching(/^pn_/) },
+        { limit: '2', pagination_token: expect.stringMatching(/^pn_/) },
+      ]);
 
-    emu.clearRequests();
-    const clamped = await svcInProcess(['phone', 'v2', 'list', '--limit', '500'], { emu });
-    expect(clamped.exitCode).toBe(0);
-    expect(clamped.stderr).toContain('--limit 500 is above the page size maximum; using 100 per page');
-    expect(emu.requests()[0]!.query).toEqual({ limit: '100' });
-  });
+      const mine = await svcInProcess(['phone', 'v2', 'list', '--agent', agentId], { emu });
+      expect(
+        mine.stdout
+          .trim()
+          .split('\n')
+          .map((l) => l.split('\t')[2]),
+      ).toEqual(['support', 'n0']);
+
+      emu.clearRequests();
+      const clamped = await svcInProcess(['phone', 'v2', 'list', '--limit', '500'], { emu });
+      expect(clamped.exitCode).toBe(0);
+      expect(clamped.stderr).toContain('--limit 500 is above the page size maximum; using 100 per page');
+      expect(emu.requests()[0]!.query).toEqual({ limit: '100' });
+    },
+  );
 
   it('delete asks for --yes in a script, then removes the number (204)', async () => {
     const id = json(

@@ -31,7 +31,8 @@ function alsaToFile(out: string): string {
   const conf = join(tempDir('svc-alsa-'), 'asound.conf');
   writeFileSync(
     conf,
-    `pcm.nul { type null }\npcm.!default {\n  type file\n  slave.pcm "nul"\n  file "|cat >> ${out}"\n  format "raw"\n}\n`,
+    `pcm.nul { type null }\npcm.!default {\n  type file\n  slave.pcm "nul"\n  file "|cat >> ${out}"\n  ` +
+      `format "raw"\n}\n`,
   );
   return conf;
 }

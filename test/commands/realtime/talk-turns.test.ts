@@ -5,7 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeAudio } from 'svc-formats/audio-codecs';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
@@ -28,73 +29,77 @@ afterAll(() => emu.close());
 beforeEach(() => realTimeEmulator(emu));
 
 describe('svc realtime talk: tools and turn taking', () => {
-  it('runs a tool as a local command and speaks its result; half-duplex sends no frame while the assistant speaks', async () => {
-    const dir = tempDir();
-    writeFileSync(
-      join(dir, 'weather.json'),
-      JSON.stringify({
-        type: 'function',
-        name: 'get_weather',
-        description: 'current weather',
-        parameters: {
-          type: 'object',
-          properties: { city: { type: 'string', enum: ['Paris', 'Oslo'] } },
-          required: ['city'],
-        },
-      }),
-    );
-    writeFileSync(
-      join(dir, 'weather.mjs'),
-      "let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => console.log('sunny in ' + JSON.parse(s).city));\n",
-    );
-    const input = wavClip('tool.wav', [
-      { silence: 200 },
-      { say: 'please use the get weather tool' },
-      { silence: 5000 },
-    ]);
-    const out = join(dir, 'answer.wav');
-    const r = await svcInProcess(
-      [
-        'realtime',
-        'talk',
-        '--input',
-        input,
-        '--output',
-        out,
-        '--tool',
+  it(
+    'runs a tool as a local command and speaks its result; half-duplex sends no frame while the assistant ' + 'speaks',
+    async () => {
+      const dir = tempDir();
+      writeFileSync(
         join(dir, 'weather.json'),
-        '--tool-cmd',
-        `get_weather=node ${join(dir, 'weather.mjs')}`,
-      ],
-      { emu },
-    );
-    expect(r.exitCode).toBe(0);
-    const log = lastSession(emu);
-    // the emulator asked for the tool with arguments valid against its schema; the command's output came back
-    const call = log.responses[0]!.function_call!;
-    expect(call.name).toBe('get_weather');
-    const city = JSON.parse(call.arguments).city as string;
-    expect(['Paris', 'Oslo']).toContain(city);
-    expect(log.function_outputs).toEqual([{ call_id: call.call_id, output: `sunny in ${city}` }]);
-    expect(log.client_events).toEqual(['session.update', 'conversation.item.create', 'response.create']);
-    // the answer uses the output, as audio and as transcript
-    const answer = `The get_weather tool says: sunny in ${city}`;
-    expect(log.responses[1]).toMatchObject({ status: 'completed', transcript: answer });
-    expect(await spokenIn(out)).toBe(answer);
-    expect(r.stdout).toBe(`you: please use the get weather tool\nassistant: ${answer}\n`);
-    expect(r.stderr).toContain(`(tool get_weather {"city":"${city}"})`);
-    expect(r.stderr).toContain(`(tool get_weather → sunny in ${city})`);
-    // half-duplex: frames before the answers, none while the answer audio went out, frames again afterwards
-    const spoken = log.responses[1]!;
-    expect(spoken.audio_start).toBeDefined();
-    const during = log.appends.filter((t) => t >= spoken.audio_start! && t <= spoken.done_at!);
-    expect(during).toEqual([]);
-    expect(log.appends.some((t) => t < log.responses[0]!.created_at)).toBe(true);
-    expect(log.appends.some((t) => t > spoken.done_at!)).toBe(true);
-    // the muted stretch was dropped, not delayed: less input audio reached the server than the clip holds
-    const clipMs = (await decodeAudio(readFileSync(input))).pcm.length / 48;
-    expect(log.input_audio_ms).toBeLessThan(clipMs);
-  });
+        JSON.stringify({
+          type: 'function',
+          name: 'get_weather',
+          description: 'current weather',
+          parameters: {
+            type: 'object',
+            properties: { city: { type: 'string', enum: ['Paris', 'Oslo'] } },
+            required: ['city'],
+          },
+        }),
+      );
+      writeFileSync(
+        join(dir, 'weather.mjs'),
+        "let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => console.log('sunny in ' + " +
+          'JSON.parse(s).city));\n',
+      );
+      const input = wavClip('tool.wav', [
+        { silence: 200 },
+        { say: 'please use the get weather tool' },
+        { silence: 5000 },
+      ]);
+      const out = join(dir, 'answer.wav');
+      const r = await svcInProcess(
+        [
+          'realtime',
+          'talk',
+          '--input',
+          input,
+          '--output',
+          out,
+          '--tool',
+          join(dir, 'weather.json'),
+          '--tool-cmd',
+          `get_weather=node ${join(dir, 'weather.mjs')}`,
+        ],
+        { emu },
+      );
+      expect(r.exitCode).toBe(0);
+      const log = lastSession(emu);
+      // the emulator asked for the tool with arguments valid against its schema; the command's output came back
+      const call = log.responses[0]!.function_call!;
+      expect(call.name).toBe('get_weather');
+      const city = JSON.parse(call.arguments).city as string;
+      expect(['Paris', 'Oslo']).toContain(city);
+      expect(log.function_outputs).toEqual([{ call_id: call.call_id, output: `sunny in ${city}` }]);
+      expect(log.client_events).toEqual(['session.update', 'conversation.item.create', 'response.create']);
+      // the answer uses the output, as audio and as transcript
+      const answer = `The get_weather tool says: sunny in ${city}`;
+      expect(log.responses[1]).toMatchObject({ status: 'completed', transcript: answer });
+      expect(await spokenIn(out)).toBe(answer);
+      expect(r.stdout).toBe(`you: please use the get weather tool\nassistant: ${answer}\n`);
+      expect(r.stderr).toContain(`(tool get_weather {"city":"${city}"})`);
+      expect(r.stderr).toContain(`(tool get_weather → sunny in ${city})`);
+      // half-duplex: frames before the answers, none while the answer audio went out, frames again afterwards
+      const spoken = log.responses[1]!;
+      expect(spoken.audio_start).toBeDefined();
+      const during = log.appends.filter((t) => t >= spoken.audio_start! && t <= spoken.done_at!);
+      expect(during).toEqual([]);
+      expect(log.appends.some((t) => t < log.responses[0]!.created_at)).toBe(true);
+      expect(log.appends.some((t) => t > spoken.done_at!)).toBe(true);
+      // the muted stretch was dropped, not delayed: less input audio reached the server than the clip holds
+      const clipMs = (await decodeAudio(readFileSync(input))).pcm.length / 48;
+      expect(log.input_audio_ms).toBeLessThan(clipMs);
+    },
+  );
 
   it('--duplex: talking over the answer stops playback (barge-in) and the new question is answered', async () => {
     const out = join(tempDir(), 'answer.pcm');

@@ -70,20 +70,24 @@ describe('svc realtime talk (files and pipes)', () => {
     expect(events.every((e) => typeof e.event_id === 'string')).toBe(true);
   });
 
-  it('--output - writes the answer as WAV on stdout and the transcript on stderr; legacy audio events are played too', async () => {
-    emu.core.settings.realtimeLegacyEvents = 1;
-    const r = await svcBytes(
-      ['realtime', 'talk', '--input', question, '--output', '-', '--voice', 'rex', '--instructions', 'Be brief'],
-      { emu },
-    );
-    const stderr = r.stderr;
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    const file = writeTemp('stdout.wav', Buffer.from(r.stdout));
-    const answer = lastSession(emu).responses[0]!.transcript;
-    expect(await spokenIn(file)).toBe(answer);
-    expect(stderr).toContain(`you: what is the weather\nassistant: ${answer}\n`);
-    expect(lastSession(emu).session).toMatchObject({ voice: 'rex', instructions: 'Be brief' });
-  });
+  it(
+    '--output - writes the answer as WAV on stdout and the transcript on stderr; legacy audio events are ' +
+      'played too',
+    async () => {
+      emu.core.settings.realtimeLegacyEvents = 1;
+      const r = await svcBytes(
+        ['realtime', 'talk', '--input', question, '--output', '-', '--voice', 'rex', '--instructions', 'Be brief'],
+        { emu },
+      );
+      const stderr = r.stderr;
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      const file = writeTemp('stdout.wav', Buffer.from(r.stdout));
+      const answer = lastSession(emu).responses[0]!.transcript;
+      expect(await spokenIn(file)).toBe(answer);
+      expect(stderr).toContain(`you: what is the weather\nassistant: ${answer}\n`);
+      expect(lastSession(emu).session).toMatchObject({ voice: 'rex', instructions: 'Be brief' });
+    },
+  );
 
   it('speaks G.711 mu-law with --audio-format pcmu (raw .ulaw in, .ulaw out at 8 kHz)', async () => {
     const input = ulawClip('q.ulaw', [{ say: 'call me back' }, { silence: 300 }]);
@@ -100,76 +104,82 @@ describe('svc realtime talk (files and pipes)', () => {
     expect(await spokenIn(out, { encoding: 'mulaw', sampleRate: 8000 })).toBe(log.responses[0]!.transcript);
   });
 
-  it('reads raw audio in the session format from stdin (--input -), here G.711 A-law with --audio-format pcma', async () => {
-    const input = writeTemp('q.alaw', alawEncode(clipPcm([{ say: 'from a pipe' }, { silence: 300 }], 8000)));
-    const out = join(tempDir(), 'answer.alaw');
-    const r = await svcProcess(['realtime', 'talk', '--input', '-', '--output', out, '--audio-format', 'pcma'], {
-      emu,
-      inputFile: input,
-    });
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    expect(r.stdout).toContain('you: from a pipe\n');
-    const answer = lastSession(emu).responses[0]!.transcript;
-    expect(decodeTones(alawDecode(readFileSync(out)), 8000)).toBe(answer);
-  });
+  it(
+    'reads raw audio in the session format from stdin (--input -), here G.711 A-law with ' + '--audio-format pcma',
+    async () => {
+      const input = writeTemp('q.alaw', alawEncode(clipPcm([{ say: 'from a pipe' }, { silence: 300 }], 8000)));
+      const out = join(tempDir(), 'answer.alaw');
+      const r = await svcProcess(['realtime', 'talk', '--input', '-', '--output', out, '--audio-format', 'pcma'], {
+        emu,
+        inputFile: input,
+      });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(r.stdout).toContain('you: from a pipe\n');
+      const answer = lastSession(emu).responses[0]!.transcript;
+      expect(decodeTones(alawDecode(readFileSync(out)), 8000)).toBe(answer);
+    },
+  );
 
-  it('configures the session from a stored agent (instructions, voice, tools, VAD); flags win over the agent', async () => {
-    const created = await fetch(`${emu.url}/v1/agents`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: 'desk',
+  it(
+    'configures the session from a stored agent (instructions, voice, tools, VAD); flags win over ' + 'the agent',
+    async () => {
+      const created = await fetch(`${emu.url}/v1/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'desk',
+          instructions: 'You are the front desk',
+          voice: { voice_id: 'sal', vad_threshold: 0.3, vad_silence_duration_ms: 400 },
+          tools: [
+            {
+              type: 'function',
+              function: {
+                name: 'lookup',
+                description: 'find',
+                parameters: { type: 'object', properties: { q: { type: 'string' } } },
+              },
+            },
+          ],
+        }),
+      });
+      const { agent } = (await created.json()) as { agent: { agent_id: string } };
+      const r = await svcProcess(
+        [
+          'realtime',
+          'talk',
+          '--agent',
+          agent.agent_id,
+          '--voice',
+          'leo',
+          '--input',
+          question,
+          '--output',
+          join(tempDir(), 'a.wav'),
+        ],
+        { emu },
+      );
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(lastSession(emu).session).toMatchObject({
         instructions: 'You are the front desk',
-        voice: { voice_id: 'sal', vad_threshold: 0.3, vad_silence_duration_ms: 400 },
+        voice: 'leo',
+        turn_detection: { type: 'server_vad', threshold: 0.3, silence_duration_ms: 400 },
         tools: [
           {
             type: 'function',
-            function: {
-              name: 'lookup',
-              description: 'find',
-              parameters: { type: 'object', properties: { q: { type: 'string' } } },
-            },
+            name: 'lookup',
+            description: 'find',
+            parameters: { type: 'object', properties: { q: { type: 'string' } } },
           },
         ],
-      }),
-    });
-    const { agent } = (await created.json()) as { agent: { agent_id: string } };
-    const r = await svcProcess(
-      [
-        'realtime',
-        'talk',
-        '--agent',
-        agent.agent_id,
-        '--voice',
-        'leo',
-        '--input',
-        question,
-        '--output',
-        join(tempDir(), 'a.wav'),
-      ],
-      { emu },
-    );
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    expect(lastSession(emu).session).toMatchObject({
-      instructions: 'You are the front desk',
-      voice: 'leo',
-      turn_detection: { type: 'server_vad', threshold: 0.3, silence_duration_ms: 400 },
-      tools: [
-        {
-          type: 'function',
-          name: 'lookup',
-          description: 'find',
-          parameters: { type: 'object', properties: { q: { type: 'string' } } },
-        },
-      ],
-    });
-    const missing = await svcProcess(
-      ['realtime', 'talk', '--agent', 'agent_nope', '--input', question, '--output', join(tempDir(), 'a.wav')],
-      { emu },
-    );
-    expect(missing.exitCode, String(missing.stderr)).toBe(5);
-    expect(missing.stderr).toMatch(/agent_nope.*HTTP 404/);
-  });
+      });
+      const missing = await svcProcess(
+        ['realtime', 'talk', '--agent', 'agent_nope', '--input', question, '--output', join(tempDir(), 'a.wav')],
+        { emu },
+      );
+      expect(missing.exitCode, String(missing.stderr)).toBe(5);
+      expect(missing.stderr).toMatch(/agent_nope.*HTTP 404/);
+    },
+  );
 
   it('sends --model and --reasoning-effort on the connection, and warns that voice-2.0 is deprecated', async () => {
     emu.clearRequests();

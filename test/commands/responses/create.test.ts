@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';
@@ -22,50 +23,53 @@ const bodies = (path: string) =>
 const lastEvent = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!);
 
 describe('svc responses create', () => {
-  it('continues a stored conversation across three invocations; items lists every input in order across pages', async () => {
-    const configDir = tempDir();
-    emu.clearRequests();
-    const one = await svcInProcess(['responses', 'create', 'first question'], { emu, configDir });
-    expect(one.exitCode).toBe(0);
-    expect(one.stdout).toMatch(/^This is the emulator's answer to "first question"\./);
-    const two = await svcInProcess(['responses', 'create', '-c', 'second question'], { emu, configDir });
-    expect(two.exitCode).toBe(0);
-    const three = await svcInProcess(['responses', 'create', '-c', 'third question', '--json'], { emu, configDir });
-    expect(three.exitCode).toBe(0);
-    const final = lastEvent(three.stdout);
-    expect(final.type).toBe('response.completed');
-    const id = final.response.id as string;
+  it(
+    'continues a stored conversation across three invocations; items lists every input in order ' + 'across pages',
+    async () => {
+      const configDir = tempDir();
+      emu.clearRequests();
+      const one = await svcInProcess(['responses', 'create', 'first question'], { emu, configDir });
+      expect(one.exitCode).toBe(0);
+      expect(one.stdout).toMatch(/^This is the emulator's answer to "first question"\./);
+      const two = await svcInProcess(['responses', 'create', '-c', 'second question'], { emu, configDir });
+      expect(two.exitCode).toBe(0);
+      const three = await svcInProcess(['responses', 'create', '-c', 'third question', '--json'], { emu, configDir });
+      expect(three.exitCode).toBe(0);
+      const final = lastEvent(three.stdout);
+      expect(final.type).toBe('response.completed');
+      const id = final.response.id as string;
 
-    const sent = bodies('/v1/responses');
-    expect(sent).toHaveLength(3);
-    expect(sent[0].previous_response_id).toBeUndefined();
-    expect(sent[1].previous_response_id).toBeDefined();
-    expect(sent[2].previous_response_id).toBeDefined();
-    expect(sent[2].previous_response_id).not.toBe(sent[1].previous_response_id);
-    expect(final.response.previous_response_id).toBe(sent[2].previous_response_id);
+      const sent = bodies('/v1/responses');
+      expect(sent).toHaveLength(3);
+      expect(sent[0].previous_response_id).toBeUndefined();
+      expect(sent[1].previous_response_id).toBeDefined();
+      expect(sent[2].previous_response_id).toBeDefined();
+      expect(sent[2].previous_response_id).not.toBe(sent[1].previous_response_id);
+      expect(final.response.previous_response_id).toBe(sent[2].previous_response_id);
 
-    emu.clearRequests();
-    const all = await svcInProcess(['responses', 'items', id, '--all', '--limit', '2'], { emu, configDir });
-    expect(all.exitCode).toBe(0);
-    const rows = all.stdout
-      .trim()
-      .split('\n')
-      .map((l) => l.split('\t'));
-    expect(rows.map((r) => r[2])).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
-    expect(rows.filter((r) => r[2] === 'user').map((r) => r[3])).toEqual([
-      'first question',
-      'second question',
-      'third question',
-    ]);
-    const pages = emu.requests().filter((r) => r.path.endsWith('/input_items'));
-    expect(pages.map((p) => p.query.after ?? null)).toEqual([null, rows[1]![0], rows[3]![0]]);
+      emu.clearRequests();
+      const all = await svcInProcess(['responses', 'items', id, '--all', '--limit', '2'], { emu, configDir });
+      expect(all.exitCode).toBe(0);
+      const rows = all.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t'));
+      expect(rows.map((r) => r[2])).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+      expect(rows.filter((r) => r[2] === 'user').map((r) => r[3])).toEqual([
+        'first question',
+        'second question',
+        'third question',
+      ]);
+      const pages = emu.requests().filter((r) => r.path.endsWith('/input_items'));
+      expect(pages.map((p) => p.query.after ?? null)).toEqual([null, rows[1]![0], rows[3]![0]]);
 
-    const page = await svcInProcess(['responses', 'items', id, '--limit', '2'], { emu, configDir });
-    expect(page.stdout.trim().split('\n')).toHaveLength(2);
-    expect(page.stderr).toContain(`--page-token ${rows[1]![0]}`);
-    const desc = await svcInProcess(['responses', 'items', id, '--order', 'desc', '--json'], { emu, configDir });
-    expect(JSON.parse(desc.stdout.split('\n')[0]!).content).toBe('third question');
-  });
+      const page = await svcInProcess(['responses', 'items', id, '--limit', '2'], { emu, configDir });
+      expect(page.stdout.trim().split('\n')).toHaveLength(2);
+      expect(page.stderr).toContain(`--page-token ${rows[1]![0]}`);
+      const desc = await svcInProcess(['responses', 'items', id, '--order', 'desc', '--json'], { emu, configDir });
+      expect(JSON.parse(desc.stdout.split('\n')[0]!).content).toBe('third question');
+    },
+  );
 
   it('streams the same text as the synchronous answer; --json streams one event per line', async () => {
     const streamed = await svcInProcess(['responses', 'create', '--no-store', 'same prompt'], { emu });

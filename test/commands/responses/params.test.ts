@@ -1,6 +1,7 @@
 // issue 12 item 2 (and the responses part of 4): request fields every flag reaches, as the emulator saw them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcOnTerminal } from '../../helpers/terminal.js';
@@ -119,22 +120,25 @@ describe('svc responses create: every field', () => {
     expect(r.stderr).toMatch(/background responses are not supported/);
   });
 
-  it("--previous ID without -m uses the continued response's model (asked of the server when not remembered)", async () => {
-    const one = await svcInProcess(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], {
-      emu,
-    });
-    const id = JSON.parse(one.stdout).id as string;
-    emu.clearRequests();
-    // a fresh config dir: nothing remembered, so the model comes from GET /v1/responses/ID
-    const two = await svcInProcess(['responses', 'create', '--previous', id, 'second'], { emu });
-    expect(two.exitCode).toBe(0);
-    expect(emu.requests().some((q) => q.method === 'GET' && q.path === `/v1/responses/${id}`)).toBe(true);
-    expect(posted()[0]).toMatchObject({ model: 'svc-4-mini', previous_response_id: id });
-    emu.clearRequests();
-    const three = await svcInProcess(['responses', 'create', '--previous', id, '-m', 'svc-4', 'third'], { emu });
-    expect(three.exitCode).toBe(0);
-    expect(posted()[0].model).toBe('svc-4');
-  });
+  it(
+    "--previous ID without -m uses the continued response's model (asked of the server when not " + 'remembered)',
+    async () => {
+      const one = await svcInProcess(['responses', 'create', '-m', 'svc-4-mini', '--json', '--no-stream', 'first'], {
+        emu,
+      });
+      const id = JSON.parse(one.stdout).id as string;
+      emu.clearRequests();
+      // a fresh config dir: nothing remembered, so the model comes from GET /v1/responses/ID
+      const two = await svcInProcess(['responses', 'create', '--previous', id, 'second'], { emu });
+      expect(two.exitCode).toBe(0);
+      expect(emu.requests().some((q) => q.method === 'GET' && q.path === `/v1/responses/${id}`)).toBe(true);
+      expect(posted()[0]).toMatchObject({ model: 'svc-4-mini', previous_response_id: id });
+      emu.clearRequests();
+      const three = await svcInProcess(['responses', 'create', '--previous', id, '-m', 'svc-4', 'third'], { emu });
+      expect(three.exitCode).toBe(0);
+      expect(posted()[0].model).toBe('svc-4');
+    },
+  );
 
   it('--previous with the remembered last response takes its model without asking', async () => {
     const configDir = tempDir();

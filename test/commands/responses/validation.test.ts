@@ -1,7 +1,8 @@
 // One case per documented range or rule of the Responses endpoints: exit 2, a message naming the flag and what is
 // allowed, and nothing sent to the emulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { writeTemp } from '../../helpers/files.js';

@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
@@ -53,16 +54,19 @@ describe('svc skills upload', () => {
     expect(Buffer.from(entries['pdf-skill/SKILL.md']!).toString()).toBe(SKILL_MD);
   });
 
-  it('a YAML block scalar description (`description: >`) is read as its folded text, by the CLI and the server', async () => {
-    const md =
-      '---\nname: yaml-skill\ndescription: >\n  Fill PDF forms\n  and read them back.\nlicense: MIT\n---\n# body\n';
-    const r = await svcInProcess(['skills', 'upload', skillDir('yaml-skill', md), '--json'], { emu });
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({
-      name: 'yaml-skill',
-      description: 'Fill PDF forms and read them back.\n',
-    });
-  });
+  it(
+    'a YAML block scalar description (`description: >`) is read as its folded text, by the CLI and ' + 'the server',
+    async () => {
+      const md =
+        '---\nname: yaml-skill\ndescription: >\n  Fill PDF forms\n  and read them back.\nlicense: MIT\n---\n# body\n';
+      const r = await svcInProcess(['skills', 'upload', skillDir('yaml-skill', md), '--json'], { emu });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        name: 'yaml-skill',
+        description: 'Fill PDF forms and read them back.\n',
+      });
+    },
+  );
 
   it('uploads a zip as is; --json prints the skill as the API sent it', async () => {
     const z = zipFile('ready.zip', {

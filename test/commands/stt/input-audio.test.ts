@@ -153,7 +153,8 @@ describe('stt listen and realtime talk: containers through ffmpeg', () => {
     expect(r.stdout).toMatch(/^you: hello input\n/);
     // the note says what the input does (it is not a microphone)
     expect(r.stderr).toContain(
-      `connected to session (sending ${clip('m4a')} at real time (not while the assistant speaks); the answers to ${join(dir, 'answer.wav')}; Ctrl-C ends)`,
+      `connected to session (sending ${clip('m4a')} at real time (not while the assistant speaks); the ` +
+        `answers to ${join(dir, 'answer.wav')}; Ctrl-C ends)`,
     );
     expect(r.stderr).not.toContain('microphone');
   });
@@ -252,48 +253,53 @@ function oggOpus(packets: Buffer[]): Buffer {
 }
 
 describe('stt listen --encoding opus', () => {
-  it('sends one Opus packet per binary frame (20 ms, mono), no sample_rate; the packets decode back to the speech', async () => {
-    const frames: Buffer[] = [];
-    let url = '';
-    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-    await new Promise((resolve) => wss.once('listening', resolve));
-    wss.on('connection', (ws, req) => {
-      url = req.url ?? '';
-      ws.send(JSON.stringify({ type: 'transcript.created', id: 'x' }));
-      ws.on('message', (d: Buffer, binary) => {
-        if (binary) return void frames.push(Buffer.from(d));
-        if (JSON.parse(String(d)).type !== 'audio.done') return;
-        ws.send(JSON.stringify({ type: 'transcript.done', text: `${frames.length} packets`, words: [], duration: 1 }));
-        ws.close(1000);
+  it(
+    'sends one Opus packet per binary frame (20 ms, mono), no sample_rate; the packets decode back to the ' + 'speech',
+    async () => {
+      const frames: Buffer[] = [];
+      let url = '';
+      const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+      await new Promise((resolve) => wss.once('listening', resolve));
+      wss.on('connection', (ws, req) => {
+        url = req.url ?? '';
+        ws.send(JSON.stringify({ type: 'transcript.created', id: 'x' }));
+        ws.on('message', (d: Buffer, binary) => {
+          if (binary) return void frames.push(Buffer.from(d));
+          if (JSON.parse(String(d)).type !== 'audio.done') return;
+          ws.send(
+            JSON.stringify({ type: 'transcript.done', text: `${frames.length} packets`, words: [], duration: 1 }),
+          );
+          ws.close(1000);
+        });
       });
-    });
-    try {
-      const port = (wss.address() as AddressInfo).port;
-      const r = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--no-realtime'], {
-        env: { SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: 'k-test-opus' },
-      });
-      expect(r.exitCode, r.stderr).toBe(0);
-    } finally {
-      await new Promise((resolve) => wss.close(resolve));
-    }
-    expect(url).toBe('/v1/stt?encoding=opus');
-    // one packet per 20 ms of the clip (16 kHz: 320 samples), one or two more for the encoder's look-ahead
-    const packets = Math.ceil((readFileSync(clip('wav')).length - 44) / 2 / 320);
-    expect(frames.length).toBeGreaterThanOrEqual(packets);
-    expect(frames.length).toBeLessThanOrEqual(packets + 2);
-    for (const f of frames) {
-      expect(f[0]! & 0x04).toBe(0); // mono
-      expect(f[0]! & 0x03).toBe(0); // one frame per packet
-    }
-    const ogg = join(dir, 'sent.opus');
-    writeFileSync(ogg, oggOpus(frames));
-    const pcm = await execa(
-      'ffmpeg',
-      ['-loglevel', 'error', '-i', ogg, '-f', 's16le', '-ac', '1', '-ar', '16000', 'pipe:1'],
-      { encoding: 'buffer' },
-    );
-    expect(tonesToText(Buffer.from(pcm.stdout as Uint8Array), 16000)).toBe('hello input');
-  });
+      try {
+        const port = (wss.address() as AddressInfo).port;
+        const r = await svcInProcess(['stt', 'listen', '--input', clip('wav'), '--encoding', 'opus', '--no-realtime'], {
+          env: { SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: 'k-test-opus' },
+        });
+        expect(r.exitCode, r.stderr).toBe(0);
+      } finally {
+        await new Promise((resolve) => wss.close(resolve));
+      }
+      expect(url).toBe('/v1/stt?encoding=opus');
+      // one packet per 20 ms of the clip (16 kHz: 320 samples), one or two more for the encoder's look-ahead
+      const packets = Math.ceil((readFileSync(clip('wav')).length - 44) / 2 / 320);
+      expect(frames.length).toBeGreaterThanOrEqual(packets);
+      expect(frames.length).toBeLessThanOrEqual(packets + 2);
+      for (const f of frames) {
+        expect(f[0]! & 0x04).toBe(0); // mono
+        expect(f[0]! & 0x03).toBe(0); // one frame per packet
+      }
+      const ogg = join(dir, 'sent.opus');
+      writeFileSync(ogg, oggOpus(frames));
+      const pcm = await execa(
+        'ffmpeg',
+        ['-loglevel', 'error', '-i', ogg, '-f', 's16le', '-ac', '1', '-ar', '16000', 'pipe:1'],
+        { encoding: 'buffer' },
+      );
+      expect(tonesToText(Buffer.from(pcm.stdout as Uint8Array), 16000)).toBe('hello input');
+    },
+  );
 
   it('without ffmpeg, or with --multichannel: exit 2 before anything is sent', async () => {
     emu.clearRequests();

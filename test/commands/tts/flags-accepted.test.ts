@@ -6,7 +6,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeWav } from 'svc-formats/audio-codecs';
 import { textToTones } from 'svc-emulator/tones';
-// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see test/helpers/in-process.ts.
+// Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
+// test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
@@ -27,7 +28,7 @@ describe('tts --language', () => {
     ['PT-br', 'pt-BR'],
     ['zh-Hant-TW', 'zh-Hant-TW'],
   ] as const) {
-    it(`${tag} is sent as ${sent}${sent === 'pt-BR' ? ' (the listed spelling)' : ', with a note that it is outside the listed set'}`, async () => {
+    it(`${tag} is sent as ${sent}${sent === 'pt-BR' ? ' (the listed spelling)' : ', with a note that it is ' + 'outside the listed set'}`, async () => {
       emu.clearRequests();
       const r = await svcInProcess(['tts', 'say', 'hallo', '--language', tag, '-o', join(dir, `${tag}.wav`)], { emu });
       expect(r.exitCode, r.stderr).toBe(0);
@@ -133,7 +134,8 @@ describe('the "connected" note says what the local audio does', () => {
     const r = await svcInProcess(['realtime', 'talk', '--input', clip, '--output', '-'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      `connected to session (sending ${clip} at real time (not while the assistant speaks); the answers to stdout; Ctrl-C ends)`,
+      `connected to session (sending ${clip} at real time (not while the assistant speaks); the answers to ` +
+        `stdout; Ctrl-C ends)`,
     );
     expect(r.stderr).not.toContain('microphone');
   });

@@ -136,7 +136,8 @@ describe('svc tts say', () => {
     const conf = join(dir, 'asound-file.conf');
     writeFileSync(
       conf,
-      `pcm.!default { type file; slave.pcm { type null }; file "|cat >> ${capture}"; format "raw" }\nctl.!default { type hw card 0 }\n`,
+      `pcm.!default { type file; slave.pcm { type null }; file "|cat >> ${capture}"; format "raw" ` +
+        `}\nctl.!default { type hw card 0 }\n`,
     );
     const r = await svcProcess(['tts', 'say', 'played aloud', '--play'], { emu, env: { ALSA_CONFIG_PATH: conf } });
     expect(r.exitCode).toBe(0);

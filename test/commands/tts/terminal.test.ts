@@ -36,22 +36,25 @@ describe('on a terminal', () => {
     expect(tonesToText(readFileSync(capture), 24000)).toBe('on the terminal');
   });
 
-  it('svc stt listen rewrites one live line with interim results and fixes it at the end of the utterance', async () => {
-    const wav = join(dir, 'live.wav');
-    writeFileSync(
-      wav,
-      encodeWav(Buffer.concat([textToTones('a live line that grows.', 16000), Buffer.alloc(16000 * 2)]), {
-        sampleRate: 16000,
-        channels: 1,
-      }),
-    );
-    const r = await onTerminal(['stt', 'listen', '--input', wav, '--interim', '--no-realtime']);
-    expect(r.exitCode).toBe(0);
-    const rewrites = r.screen.split('\r\u001b[2K').filter(Boolean);
-    expect(rewrites.length).toBeGreaterThan(2); // interim states, then the fixed line
-    expect(rewrites[0]!.length).toBeLessThan('a live line that grows.'.length);
-    expect(r.screen.trimEnd().endsWith('\r\u001b[2Ka live line that grows.')).toBe(true);
-  });
+  it(
+    'svc stt listen rewrites one live line with interim results and fixes it at the end of the ' + 'utterance',
+    async () => {
+      const wav = join(dir, 'live.wav');
+      writeFileSync(
+        wav,
+        encodeWav(Buffer.concat([textToTones('a live line that grows.', 16000), Buffer.alloc(16000 * 2)]), {
+          sampleRate: 16000,
+          channels: 1,
+        }),
+      );
+      const r = await onTerminal(['stt', 'listen', '--input', wav, '--interim', '--no-realtime']);
+      expect(r.exitCode).toBe(0);
+      const rewrites = r.screen.split('\r\u001b[2K').filter(Boolean);
+      expect(rewrites.length).toBeGreaterThan(2); // interim states, then the fixed line
+      expect(rewrites[0]!.length).toBeLessThan('a live line that grows.'.length);
+      expect(r.screen.trimEnd().endsWith('\r\u001b[2Ka live line that grows.')).toBe(true);
+    },
+  );
 
   it('will not write audio bytes to a terminal', async () => {
     emu.clearRequests();

@@ -80,7 +80,8 @@ function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[n
       if (voice.voice_id !== undefined && voice.voice_id !== null) {
         if (typeof voice.voice_id !== 'string' || !findVoice(core, voice.voice_id, teamId))
           invalid(
-            `Invalid value for \`voice.voice_id\`: ${JSON.stringify(voice.voice_id)} is not a built-in voice (eve, ara, rex, sal, leo) or a custom voice of the team`,
+            `Invalid value for \`voice.voice_id\`: ${JSON.stringify(voice.voice_id)} is not a built-in voice ` +
+              `(eve, ara, rex, sal, leo) or a custom voice of the team`,
           );
       }
       const t = voice.vad_threshold;
@@ -89,7 +90,8 @@ function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[n
       const s = voice.vad_silence_duration_ms;
       if (s !== undefined && s !== null && (typeof s !== 'number' || !Number.isInteger(s) || s < 0 || s > 10_000))
         invalid(
-          `Invalid value for \`voice.vad_silence_duration_ms\`: ${JSON.stringify(s)}; must be an integer from 0 to 10000`,
+          `Invalid value for \`voice.vad_silence_duration_ms\`: ${JSON.stringify(s)}; must be an integer ` +
+            `from 0 to 10000`,
         );
       return;
     }

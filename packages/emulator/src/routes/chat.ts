@@ -64,7 +64,8 @@ export function validateChatBody(body: Body): void {
     body.tools.forEach((t: Body, i: number) => {
       if (t?.type !== 'function' || typeof t.function?.name !== 'string')
         invalid(
-          `Invalid value for \`tools[${i}]\`: only function tools \`{type: "function", function: {name, parameters}}\` are supported`,
+          `Invalid value for \`tools[${i}]\`: only function tools \`{type: "function", function: {name, ` +
+            `parameters}}\` are supported`,
         );
     });
   }

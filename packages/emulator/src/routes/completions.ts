@@ -24,7 +24,8 @@ function legacyModel(core: Backend, req: EmuRequest, id: unknown, endpoint: stri
   core.checkModelAcl(req, model.id);
   if (model.reasoning) {
     invalid(
-      `Model ${model.id} is a reasoning model and is not supported by the legacy ${endpoint} endpoint; use /v1/chat/completions or /v1/responses`,
+      `Model ${model.id} is a reasoning model and is not supported by the legacy ${endpoint} endpoint; use ` +
+        `/v1/chat/completions or /v1/responses`,
     );
   }
   return model;
@@ -113,7 +114,8 @@ function checkPrompts(body: Body): string[] {
   checkRange(body, 'n', 1, MAX_CHOICES, { integer: true });
   if (prompts.length * (body.n ?? 1) > MAX_CHOICES)
     invalid(
-      `Too many choices: ${prompts.length} prompts × n ${body.n ?? 1}; the emulator generates at most ${MAX_CHOICES} per request`,
+      `Too many choices: ${prompts.length} prompts × n ${body.n ?? 1}; the emulator generates at most ` +
+        `${MAX_CHOICES} per request`,
     );
   return prompts as string[];
 }

@@ -103,7 +103,8 @@ function parseExpires(raw: string | number | undefined | null, field = 'expires_
   const n = typeof raw === 'number' ? raw : /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(n) || n < EXPIRES_MIN || n > EXPIRES_MAX)
     invalid(
-      `Invalid value for \`${field}\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX}`,
+      `Invalid value for \`${field}\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ` +
+        `${EXPIRES_MIN} to ${EXPIRES_MAX}`,
     );
   return n;
 }
@@ -330,13 +331,15 @@ async function createLink(req: EmuRequest, res: EmuResponse, core: Backend): Pro
   const raw = body.expires_after;
   if (raw !== undefined && raw !== null && typeof raw !== 'number')
     invalid(
-      `Invalid value for \`expires_after\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ${EXPIRES_MIN} to ${EXPIRES_MAX}`,
+      `Invalid value for \`expires_after\`: ${JSON.stringify(raw)}; must be an integer number of seconds ` +
+        `from ${EXPIRES_MIN} to ${EXPIRES_MAX}`,
     );
   const expiresAfter = parseExpires(raw as number | undefined);
   const now = core.nowSec();
   if (expiresAfter !== undefined && f.expires_at !== null && expiresAfter > f.expires_at - now) {
     invalid(
-      `Invalid value for \`expires_after\`: ${expiresAfter} is greater than the file's remaining lifetime of ${f.expires_at - now} seconds`,
+      `Invalid value for \`expires_after\`: ${expiresAfter} is greater than the file's remaining lifetime of ` +
+        `${f.expires_at - now} seconds`,
     );
   }
   if (f.bytes === 0) invalid('An empty file cannot have a public URL');

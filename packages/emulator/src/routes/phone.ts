@@ -219,14 +219,16 @@ const createV2: Handler = async (req, res, core) => {
   if (body.origin === 'byo_trunk') {
     if (typeof body.phone_number !== 'string' || !E164.test(body.phone_number))
       invalid(
-        `Invalid value for \`phone_number\`: ${JSON.stringify(body.phone_number)}; a byo_trunk number in E.164 form is required`,
+        `Invalid value for \`phone_number\`: ${JSON.stringify(body.phone_number)}; a byo_trunk number in ` +
+          `E.164 form is required`,
       );
     e164 = body.phone_number;
     if (numberInUse(core, e164)) throw new HttpError(409, `Phone number ${e164} is already registered`);
   } else {
     if (body.phone_number !== undefined && body.phone_number !== null)
       invalid(
-        'Invalid value for `phone_number`: only byo_trunk numbers carry a phone_number; svc_provisioned numbers are chosen by the service',
+        'Invalid value for `phone_number`: only byo_trunk numbers carry a phone_number; svc_provisioned ' +
+          'numbers are chosen by the service',
       );
     e164 = freshNumber(core, '415');
   }

@@ -74,7 +74,8 @@ export function validateResponsesBody(body: Body): void {
   if (body.background === true) invalid('Invalid value for `background`: background responses are not supported');
   if (body.instructions != null && body.previous_response_id != null) {
     invalid(
-      '`instructions` cannot be combined with `previous_response_id`: the system prompt of the earlier response is used',
+      '`instructions` cannot be combined with `previous_response_id`: the system prompt of the earlier ' +
+        'response is used',
     );
   }
   checkRange(body, 'temperature', 0, 2);

@@ -255,7 +255,8 @@ async function transcribeForm(
     else if (isWav(bytes) || isMp3(bytes)) decoded = await decodeAudio(bytes);
     else if (audioFormat === undefined)
       invalid(
-        'Cannot detect the audio container; for headerless audio set `audio_format` (pcm, mulaw, alaw) and `sample_rate`',
+        'Cannot detect the audio container; for headerless audio set `audio_format` (pcm, mulaw, alaw) and ' +
+          '`sample_rate`',
       );
     else invalid(`The emulator decodes WAV, MP3 and raw pcm/mulaw/alaw; ${audioFormat} is not supported here`);
   } catch (err) {
@@ -325,7 +326,8 @@ function num(q: URLSearchParams, name: string, min: number, max: number, integer
   const n = Number(v);
   if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max)
     invalid(
-      `Invalid value for \`${name}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`,
+      `Invalid value for \`${name}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer' : 'a number'} ` +
+        `from ${min} to ${max}`,
     );
   return n;
 }

@@ -116,7 +116,8 @@ function resolveParams(
   const voice = findVoice(core, voiceId, req.key?.team_id);
   if (!voice)
     invalid(
-      `Invalid value for \`${names.voice}\`: ${JSON.stringify(voiceId)}; not a built-in voice (eve, ara, rex, sal, leo) or a custom voice of the team`,
+      `Invalid value for \`${names.voice}\`: ${JSON.stringify(voiceId)}; not a built-in voice (eve, ara, ` +
+        `rex, sal, leo) or a custom voice of the team`,
     );
   const language = checkLanguage(raw.language, 'language');
   const codec = raw.codec === undefined || raw.codec === null ? 'mp3' : normalizeCodec(String(raw.codec));
@@ -141,7 +142,8 @@ function resolveParams(
       : Number(raw.optimize_streaming_latency);
   if (osl !== 0 && osl !== 1)
     invalid(
-      `Invalid value for \`optimize_streaming_latency\`: ${JSON.stringify(raw.optimize_streaming_latency)}; must be 0 or 1`,
+      `Invalid value for \`optimize_streaming_latency\`: ${JSON.stringify(raw.optimize_streaming_latency)}; ` +
+        `must be 0 or 1`,
     );
   return {
     voice: voice.voice_id,

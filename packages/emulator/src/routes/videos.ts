@@ -51,7 +51,8 @@ function checkDuration(body: Record<string, unknown>, min: number, max: number, 
   if (d === undefined || d === null) return def;
   if (typeof d !== 'number' || !Number.isInteger(d) || d < min || d > max)
     invalid(
-      `Invalid value for \`duration\`: ${JSON.stringify(d)}; must be an integer number of seconds from ${min} to ${max}`,
+      `Invalid value for \`duration\`: ${JSON.stringify(d)}; must be an integer number of seconds from ` +
+        `${min} to ${max}`,
     );
   return d;
 }

@@ -80,7 +80,8 @@ export default defineCommand<Opts>({
     YES_OPTION,
   ],
   examples: [
-    'svc phone v2 create --origin svc_provisioned --name support --agent agent_123 --webhook-url https://example.com/hooks/calls --yes',
+    'svc phone v2 create --origin svc_provisioned --name support --agent agent_123 --webhook-url ' +
+      'https://example.com/hooks/calls --yes',
     'svc phone v2 create --origin byo_trunk --name pbx --number +14155550100 --allowed-address 203.0.113.0/24',
   ],
   async run(ctx, _args, opts) {
@@ -92,7 +93,8 @@ export default defineCommand<Opts>({
         undefined, '--number', '(missing)', 'required with --origin byo_trunk: the E.164 number of your trunk');
     else
       require(opts.number ===
-        undefined, '--number', opts.number, 'only with --origin byo_trunk (svc_provisioned numbers are chosen by the service)');
+        undefined, '--number', opts.number, 'only with --origin byo_trunk (svc_provisioned numbers are chosen by ' +
+        'the service)');
     require(opts.webhookName === undefined ||
       opts.webhookUrl !== undefined, '--webhook-name', opts.webhookName, 'only together with --webhook-url');
     if (opts.agent !== undefined && opts.agent.trim() === '')
@@ -124,7 +126,8 @@ export default defineCommand<Opts>({
     }
     if (secret)
       ctx.out.info(
-        'note: the webhook signing secret is shown this once and cannot be read again; store it now (e.g. for `svc calls listen --secret`)',
+        'note: the webhook signing secret is shown this once and cannot be read again; store it now (e.g. ' +
+          'for `svc calls listen --secret`)',
       );
     return 0;
   },

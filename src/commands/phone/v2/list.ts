@@ -9,7 +9,8 @@ interface Opts extends PageOpts {
 
 export default defineCommand<Opts>({
   description:
-    'One page by default; --page-token continues from the next_page_token of a previous page, --all prints every page as it arrives. The page size is at most 100 (a larger --limit is clamped, with a note).',
+    'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +
+    'every page as it arrives. The page size is at most 100 (a larger --limit is clamped, with a note).',
   options: [
     ...pageFlags(PHONE_NUMBERS_V2),
     { flags: '--agent <id>', description: 'only numbers routed to this agent' },
