@@ -250,6 +250,17 @@ const CHUNK_GROUPS = [
 /** less to read and hash on every run: no comments, no indentation; names kept for readable stack traces */
 const COMPACT = { comments: false, minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } } };
 
+/**
+ * A build is quiet: a warning of rolldown (an import() that moves nothing into another chunk, an option it had to
+ * guess) fails it, so that none reaches a newcomer who cannot tell it from an error. Make the dynamic import
+ * effective (every import of that module dynamic) or static.
+ */
+function warningsFail(level, log, handler) {
+  if (level === 'warn')
+    handler('error', { ...log, message: `${log.code ?? 'warning'}: ${log.message} (a build is quiet)` });
+  else handler(level, log);
+}
+
 rmSync(OUT, { recursive: true, force: true });
 await build({
   input: { cli: join(DIST, 'cli.js'), help: join(DIST, 'help.js') },
@@ -267,7 +278,11 @@ await build({
     lazyChildProcess,
   ],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
+  // the entries' exports are never read (bin/svc.cjs calls main() of cli.cjs, help.cjs prints): chunks may add to
+  // them, which code splitting without recursive dependencies requires (rolldown set it implicitly, with a warning)
+  preserveEntrySignatures: 'allow-extension',
   logLevel: 'warn',
+  onLog: warningsFail,
   output: {
     dir: OUT,
     format: 'cjs',
@@ -315,6 +330,7 @@ await build({
     { name: 'svc-commander-help-only', resolveId: (source) => (source === 'commander' ? commanderHelp : null) },
   ],
   logLevel: 'warn',
+  onLog: warningsFail,
   output: { dir: OUT, format: 'cjs', ...COMPACT, entryFileNames: '[name].cjs' },
 });
 // the id of this build: bin/svc.cjs keeps V8's code cache in a folder of that name (no stat of each file per run)

@@ -8,6 +8,7 @@ import type { WsConnection } from '../net/ws.js';
 import type { Query } from '../net/http.js';
 import { MissingKeyError, UsageError, describeError } from '../core/errors.js';
 import type { CallRecorder } from '../apilog/recorder.js';
+import { DEFAULT_RETENTION_DAYS, logDir, spentToday, type CallDetails } from '../apilog/log.js';
 import type { JqFilter } from '../term/jq.js';
 import type { ParsedGlobalFlags } from '../core/global-options.js';
 
@@ -42,7 +43,7 @@ export interface Context {
   readStdin(): Promise<string>;
   now(): number;
   /** add what a text command knows (model, usage, prompt, streamed answer) to the log record of its last call */
-  logCall(details: import('../apilog/log.js').CallDetails): void;
+  logCall(details: CallDetails): void;
   /**
    * whether this run's calls are logged (known once http() or ws() has been called): streams then ask for their usage
    */
@@ -257,7 +258,6 @@ function callLog(
   let recorder: CallRecorder | undefined;
   const checkBudget = async (budget: string | undefined): Promise<void> => {
     if (budget === undefined) return;
-    const { spentToday, logDir } = await import('../apilog/log.js');
     const spent = spentToday(logDir(init.env), new Date());
     if (spent < Number(budget)) return;
     const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
@@ -283,7 +283,6 @@ function callLog(
     const cfg = getConfig();
     if (cfg.profileData.log === 'false') return;
     const { CallRecorder } = await import('../apilog/recorder.js');
-    const { DEFAULT_RETENTION_DAYS } = await import('../apilog/log.js');
     await checkBudget(cfg.profileData['budget.daily']);
     const rec = (recorder = new CallRecorder(
       init.env,

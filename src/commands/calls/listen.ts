@@ -3,7 +3,7 @@ import type { Context } from '../../runtime/context.js';
 import { describeError } from '../../core/errors.js';
 import { integer, require } from '../../core/validate.js';
 import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
-import { sipHeader, type CallEvent } from '../../realtime/webhook-server.js';
+import { sipHeader, WebhookServer, type CallEvent } from '../../realtime/webhook-server.js';
 
 interface ListenFlags extends VoiceFlags {
   port: number;
@@ -62,7 +62,6 @@ export default defineCommand<ListenFlags>({
     require(!!secret, '--secret', '(none)', 'the webhook signing secret, as --secret or in SVC_WEBHOOK_SECRET');
     checkVoiceFlags(ctx, opts);
     const calls = new Calls(ctx, opts);
-    const { WebhookServer } = await import('../../realtime/webhook-server.js');
     const server = await WebhookServer.listen({
       host: opts.host,
       port: opts.port,

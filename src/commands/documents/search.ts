@@ -3,6 +3,7 @@ import {
   type RetrievalMode,
   type SearchMatch,
   type SearchRequest,
+  searchDocuments,
 } from '../../endpoints/documents.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
@@ -74,7 +75,6 @@ export default defineCommand<Opts>({
       opts.filter,
     ), 'a non-empty expression');
     const body = fillBody(SEARCH_TABLE.rows, opts, { query } as SearchRequest);
-    const { searchDocuments } = await import('../../endpoints/documents.js');
     const { matches } = await searchDocuments(await ctx.http(), body, ctx.signal);
     if (ctx.out.json) {
       for (const m of matches) ctx.out.printJsonLine(m);

@@ -6,7 +6,6 @@ import { closeNote } from '../../net/ws.js';
 import { integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
 import { SAMPLE_RATES, type Encoding } from 'svc-formats/audio-format';
 import type { AudioSource } from '../../audio/source.js';
-import { OPUS_RATE } from '../../audio/opus.js';
 import {
   STT_MODELS,
   STT_MAX_KEYTERMS,
@@ -136,7 +135,7 @@ export default defineCommand<Opts>({
     const { openSource } = await import('../../audio/source.js');
     // the source first: a missing microphone or file is reported before anything is sent
     const source = await openSource(input, {
-      sampleRate: encoding === 'opus' ? OPUS_RATE : opts.sampleRate,
+      sampleRate: encoding === 'opus' ? (await import('../../audio/opus.js')).OPUS_RATE : opts.sampleRate,
       channels,
       // headerless input is read as --encoding at --sample-rate (Opus is only what goes out)
       encoding: encoding === 'opus' ? 'pcm' : encoding,
