@@ -167,7 +167,14 @@ function useCodeCache(bundleDir) {
   const sep = require('node:path').sep;
   const env = process.env;
   const home = () => env.HOME || require('node:os').homedir();
-  const root = env.SVC_CACHE_DIR || (env.XDG_CACHE_HOME || home() + sep + '.cache') + sep + 'svc';
+  // the rule of cacheDir() in src/core/paths.ts (on Windows %LOCALAPPDATA%\svc\cache)
+  const root =
+    env.SVC_CACHE_DIR ||
+    (env.XDG_CACHE_HOME
+      ? env.XDG_CACHE_HOME + sep + 'svc'
+      : process.platform === 'win32'
+        ? (env.LOCALAPPDATA || `${env.USERPROFILE || home()}\\AppData\\Local`) + '\\svc\\cache'
+        : home() + sep + '.cache' + sep + 'svc');
   // one folder per Node version and per installed copy of svc (a hash of its path), in it one per build
   const copyDir = `${root}${sep}v8-${process.version}-${process.arch}${sep}${djb2(bundleDir).toString(36)}`;
   if (typeof Module.enableCompileCache === 'function') {
@@ -267,12 +274,18 @@ function requireChunk(parent, id, sep) {
   child.paths = parent.paths;
   Module._cache[file] = child;
   let loaded = false;
+  const exports = child.exports;
   try {
     child._compile(require('node:fs').readFileSync(file, 'utf8'), file);
     child.loaded = loaded = true;
   } finally {
     if (!loaded) delete Module._cache[file];
   }
+  // A chunk required while it loads (cli-core requires cli.cjs back) gets, from Node's loader (≥ 22: chunks then
+  // require each other through it), exports whose prototype warns on any missing property, which Node's own load
+  // takes off when it ends: this is that load, so take it off here ("Accessing non-existent property 'then' …")
+  if (child.exports === exports && Object.getPrototypeOf(exports) !== Object.prototype)
+    Object.setPrototypeOf(exports, Object.prototype);
   return child.exports;
 }
 

@@ -205,6 +205,7 @@ const CHUNK_GROUPS = [
   // apart: the launcher loads them alone for `svc --help`)
   group('cli-core', 3, [
     'core/errors',
+    'core/signals',
     'core/validate',
     'core/environment',
     'core/global-options',

@@ -12,6 +12,7 @@ import type { Streams } from './term/output.js';
 import { rootCommands } from './commands/index.js';
 import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
+import { stopSignals } from './core/signals.js';
 
 const GLOBAL_WITH_VALUE = new Set(
   GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]),
@@ -128,8 +129,7 @@ function handleSignals(): ProcessControl {
     abort.abort();
     setTimeout(() => process.exit(code), 2000).unref();
   };
-  process.on('SIGTERM', terminate(ExitCode.terminated));
-  process.on('SIGHUP', terminate(ExitCode.hangup));
+  for (const { signal, exit } of stopSignals()) process.on(signal, terminate(exit));
   return {
     signal: abort.signal,
     get signalExit() {

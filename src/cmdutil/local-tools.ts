@@ -2,6 +2,7 @@
 // machine. The call's arguments (JSON) go to the command's stdin; its stdout (trimmed) is the result sent back.
 // Shared by `svc chat`, `svc responses create` and the realtime voice commands. execa is imported lazily.
 import { InterruptedError, UsageError } from '../core/errors.js';
+import { ownProcessGroup, stopTree } from '../core/signals.js';
 
 export interface ToolCommand {
   name: string;
@@ -62,7 +63,7 @@ export async function runToolCommand(
     shell: true,
     input: argumentsJson,
     reject: false,
-    detached: process.platform !== 'win32',
+    detached: ownProcessGroup(),
     cwd: opts.cwd,
     env: toolEnvironment(opts.env ?? process.env),
     extendEnv: false,
@@ -72,12 +73,7 @@ export async function runToolCommand(
   });
   const stop = () => {
     const kill = (sig: NodeJS.Signals) => {
-      try {
-        if (process.platform !== 'win32' && sub.pid) process.kill(-sub.pid, sig);
-        else sub.kill(sig);
-      } catch {
-        // already gone
-      }
+      if (sub.pid) stopTree(sub.pid, sig);
     };
     kill('SIGTERM');
     setTimeout(() => kill('SIGKILL'), 2000).unref();

@@ -6,7 +6,8 @@ import { existsSync, statSync, unlinkSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { FileWriteError, UsageError } from './errors.js';
+import { ExitCode, FileWriteError, UsageError } from './errors.js';
+import { canRaise } from './signals.js';
 
 /** Temp files of this process not yet renamed or removed. */
 const pending = new Set<string>();
@@ -36,7 +37,8 @@ function installHooks(): void {
     if (process.listenerCount('SIGHUP') > 1) return; // someone else handles it (and exits through `exit`)
     removePending();
     process.removeListener('SIGHUP', onHup);
-    process.kill(process.pid, 'SIGHUP');
+    if (canRaise('SIGHUP')) process.kill(process.pid, 'SIGHUP');
+    else process.exit(ExitCode.hangup); // Windows: the console closed, and there is no SIGHUP to die of
   };
   process.on('SIGHUP', onHup);
 }

@@ -45,18 +45,20 @@ export const ENVIRONMENT = [
   {
     name: 'SVC_CONFIG_DIR',
     group: 'files',
-    description: 'configuration folder (default $XDG_CONFIG_HOME/svc, i.e. ~/.config/svc)',
+    description: 'configuration folder (default $XDG_CONFIG_HOME/svc, i.e. ~/.config/svc; on Windows %APPDATA%\\svc)',
   },
   {
     name: 'SVC_DATA_DIR',
     group: 'files',
     description:
-      'data folder: local conversations, the call log (logs/), the --emulator state (default $XDG_DATA_HOME/svc)',
+      'data folder: local conversations, the call log (logs/), the --emulator state (default $XDG_DATA_HOME/svc; ' +
+      'on Windows %LOCALAPPDATA%\\svc)',
   },
   {
     name: 'SVC_CACHE_DIR',
     group: 'files',
-    description: 'start-up code cache (default $XDG_CACHE_HOME/svc, i.e. ~/.cache/svc)',
+    description:
+      'start-up code cache (default $XDG_CACHE_HOME/svc, i.e. ~/.cache/svc; on Windows %LOCALAPPDATA%\\svc\\cache)',
   },
   {
     name: 'XDG_CONFIG_HOME',
@@ -112,6 +114,9 @@ export const ENVIRONMENT = [
     group: 'system',
     description: 'the home folder the default configuration, data and cache folders are under',
   },
+  { name: 'USERPROFILE', group: 'system', description: 'the home folder on Windows when HOME is not set' },
+  { name: 'APPDATA', group: 'system', description: 'Windows: base of the default configuration folder' },
+  { name: 'LOCALAPPDATA', group: 'system', description: 'Windows: base of the default data and cache folders' },
   { name: 'TMPDIR', group: 'system', description: 'temporary files (an emulator without a state folder)' },
   {
     name: 'SVC_NO_BUNDLE',

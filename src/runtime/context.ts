@@ -126,7 +126,10 @@ function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) 
       checkBaseUrl(cfg.baseUrl, init.env);
       if (cfg.apiKey || !cfg.apiKeyCommand) return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
       const { keyFromCommand } = await import('./key-command.js');
-      return { baseUrl: cfg.baseUrl, apiKey: keyFromCommand(cfg.apiKeyCommand, init.env, `profile ${cfg.profile}`) };
+      return {
+        baseUrl: cfg.baseUrl,
+        apiKey: await keyFromCommand(cfg.apiKeyCommand, init.env, `profile ${cfg.profile}`),
+      };
     });
   const getEndpoint = (): Promise<Endpoint> => (endpoint ??= resolve(getConfig(), onExit));
   return { getConfig, getEndpoint };

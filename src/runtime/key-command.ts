@@ -3,9 +3,9 @@
 // that needs the key — without a shell (the words are split like a shell splits them, nothing is expanded),
 // with no stdin (svc's stdin may be the user's data), within 30 s. The first line of its output, trimmed, is
 // the key; its output is never logged or shown, even when it fails (only its exit status and stderr are).
-import { spawnSync } from 'node:child_process';
 import { MissingKeyError } from '../core/errors.js';
 import { terminalSafe } from '../term/terminal-safe.js';
+import { stopTree } from '../core/signals.js';
 
 const TIMEOUT_MS = 30_000;
 
@@ -35,21 +35,70 @@ export function splitCommandLine(line: string): string[] {
   return words;
 }
 
+/** What the key command left: its output, how it ended, or why it could not run. */
+interface KeyRun {
+  stdout: string;
+  stderr: string;
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  error?: NodeJS.ErrnoException;
+}
+
+/**
+ * Run the command in svc's own session and process group (a password manager may prompt on the terminal, which a
+ * new session would not have). A timeout kills it (Windows: its whole tree, taskkill) and answers without waiting
+ * for a helper it left running with our pipes open.
+ */
+async function runKeyCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<KeyRun> {
+  const { spawn } = await import('node:child_process');
+  return new Promise((resolve) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    let timedOut = false;
+    const child = spawn(argv[0]!, argv.slice(1), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+      windowsHide: true,
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (process.platform === 'win32' && child.pid) stopTree(child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
+    }, TIMEOUT_MS);
+    const keep = (into: Buffer[]) => (b: Buffer) => {
+      if ((size += b.length) <= 1 << 20) into.push(b);
+    };
+    child.stdout.on('data', keep(out));
+    child.stderr.on('data', keep(err));
+    let finished = false;
+    const done = (r: Omit<KeyRun, 'stdout' | 'stderr'>) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      const error = timedOut ? Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }) : r.error;
+      resolve({
+        ...r,
+        error,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
+    };
+    child.on('error', (error) => done({ status: null, signal: null, error }));
+    child.on('close', (status, signal) => done({ status, signal }));
+    child.on('exit', (status, signal) => timedOut && done({ status, signal }));
+  });
+}
+
 /** Run the key command; a failure is a MissingKeyError (exit 4) that says what went wrong, never what it printed. */
-export function keyFromCommand(line: string, env: NodeJS.ProcessEnv, where: string): string {
+export async function keyFromCommand(line: string, env: NodeJS.ProcessEnv, where: string): Promise<string> {
   const argv = splitCommandLine(line);
   if (argv.length === 0)
     throw new MissingKeyError(`api_key_cmd (${where}) is empty: set it to a command that prints the key, or unset it`);
   // the command gets the environment without svc's own secrets
   const childEnv = { ...env };
   delete childEnv.SVC_API_KEY;
-  const r = spawnSync(argv[0]!, argv.slice(1), {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: childEnv,
-    timeout: TIMEOUT_MS,
-    maxBuffer: 1 << 20,
-    encoding: 'utf8',
-  });
+  const r = await runKeyCommand(argv, childEnv);
   const shown = `api_key_cmd ${JSON.stringify(argv[0])} (${where})`;
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;

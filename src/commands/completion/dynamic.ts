@@ -8,13 +8,12 @@
 // With --emulator on the line, only local values are offered (starting an emulator per TAB would cost too much).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CompletionKind } from '../../core/option-spec.js';
 import { GLOBAL_FLAGS, flagKey, type GlobalFlagValues } from '../../core/global-flags.js';
 import type { ApiCompletionKind, Entry, apiCompletion } from '../../endpoints/resources.js';
 import { readConfigFile, resolveConfig } from '../../runtime/config.js';
-import { configDir, dataDir } from '../../core/paths.js';
+import { cacheDir, configDir, dataDir } from '../../core/paths.js';
 import { writeJsonFile } from '../../core/json-file.js';
 
 // eslint-disable-next-line no-control-regex
@@ -26,11 +25,6 @@ const FRESH_MS = 60_000;
 const limitMs = (env: NodeJS.ProcessEnv) => Number(env.SVC_COMPLETE_TIMEOUT_MS) || 1000;
 /** what is printed if the hard limit strikes first: the cached values, even stale */
 let fallback: Entry[] = [];
-
-export function cacheDir(env: NodeJS.ProcessEnv): string {
-  if (env.SVC_CACHE_DIR) return env.SVC_CACHE_DIR;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'svc');
-}
 
 /** The global options among the words typed so far (they choose the profile and the endpoint), values unchecked. */
 export function globalsOf(words: string[]): GlobalFlagValues {
