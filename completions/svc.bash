@@ -518,7 +518,7 @@ _svc_dyn() {
 }
 _svc_args() {
   case "$1" in
-    'completion') echo 'bash zsh fish' ;;
+    'completion') echo 'bash zsh fish powershell' ;;
     'emulator trigger') echo 'incoming-call video-done deferred-ready file-expired' ;;
   esac
 }

@@ -1060,7 +1060,7 @@ end
 function __svc_args
     switch $argv[1]
         case 'completion'
-            printf '%s\n' 'bash' 'zsh' 'fish'
+            printf '%s\n' 'bash' 'zsh' 'fish' 'powershell'
         case 'emulator trigger'
             printf '%s\n' 'incoming-call' 'video-done' 'deferred-ready' 'file-expired'
     end

@@ -1,11 +1,11 @@
-// Writes completions/svc.bash, _svc (zsh), svc.fish, docs/commands.md and man/*.1 from the built command tree.
+// Writes completions/svc.bash, _svc (zsh), svc.fish, svc.ps1 (PowerShell), docs/commands.md and man/*.1 from the built command tree.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { completionScript, commandsDoc, manPagesOf } from '../dist/commands/completion/script.js';
 import { readdirSync, rmSync } from 'node:fs';
 
 const dir = new URL('../completions/', import.meta.url);
 mkdirSync(dir, { recursive: true });
-const files = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish' };
+const files = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish', powershell: 'svc.ps1' };
 for (const [shell, name] of Object.entries(files)) {
   writeFileSync(new URL(name, dir), await completionScript(shell));
   console.log(`completions/${name}`);

@@ -357,3 +357,88 @@ ${sw('__svc_args', t.args)}
 ${sw('__svc_argdyn', one(t.argDyn))}
 ${FISH_COMPLETER}`;
 }
+
+/** A PowerShell string: single quotes, a quote doubled. */
+const psq = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * The PowerShell completer (Register-ArgumentCompleter -Native): the same walk as the other shells' over the same
+ * tables, which are declared inside the script block (a profile's script scope is not the completer's).
+ */
+const POWERSHELL_COMPLETER = `
+  $typed = @($commandAst.CommandElements | Where-Object { $_.Extent.EndOffset -le $cursorPosition } |
+    ForEach-Object { $_.Extent.Text })
+  if ($wordToComplete -ne '' -and $typed.Count -gt 0 -and $typed[-1] -eq $wordToComplete) {
+    $typed = @($typed | Select-Object -SkipLast 1)
+  }
+  $exe = $typed[0]
+  $rest = @($typed | Select-Object -Skip 1)
+  $path = ''
+  $skip = $false
+  foreach ($w in $rest) {
+    if ($skip) { $skip = $false; continue }
+    if ($w.StartsWith('-')) {
+      if (-not $w.Contains('=') -and @($valued[$path]) -contains $w) { $skip = $true }
+      continue
+    }
+    if (@($subs[$path]) -contains $w) {
+      $name = $canon["$path|$w"]
+      if (-not $name) { $name = $w }
+      $path = if ($path) { "$path $name" } else { $name }
+    }
+  }
+  # values from \`svc __complete KIND WORDS…\` (one "value<TAB>description" per line; cached, at most ~1 s)
+  # (each value a pair: the unary comma keeps a pair one item of the pipeline)
+  $dynamic = { param($kind)
+    & $exe __complete $kind @rest 2>$null | ForEach-Object { $p = $_ -split "\`t", 2; ,@($p[0], $p[-1]) }
+  }
+  $values = { param($flag)
+    if ($choices["$path|$flag"]) { return @($choices["$path|$flag"] | ForEach-Object { ,@($_, $_) }) }
+    if ($dyn["$path|$flag"]) { return & $dynamic $dyn["$path|$flag"] }
+  }
+  $found = @()
+  $prev = if ($rest.Count -gt 0) { $rest[-1] } else { '' }
+  if ($wordToComplete -like '--*=*') {
+    $flag, $part = $wordToComplete -split '=', 2
+    $found = @(& $values $flag | ForEach-Object { ,@("$flag=$($_[0])", $_[1]) })
+  } elseif ($prev.StartsWith('-') -and -not $prev.Contains('=') -and @($valued[$path]) -contains $prev) {
+    $found = @(& $values $prev)
+  } elseif ($wordToComplete.StartsWith('-')) {
+    $found = @($flags[$path])
+  } elseif ($subs[$path]) {
+    $found = @($subdesc[$path])
+  } elseif ($argvals[$path]) {
+    $found = @($argvals[$path] | ForEach-Object { ,@($_, $_) })
+  } elseif ($argdyn[$path]) {
+    $found = @(& $dynamic $argdyn[$path])
+  }
+  # nothing of svc's: PowerShell's own completion (paths)
+  $found | Where-Object { $_[0] -like "$wordToComplete*" } | ForEach-Object {
+    [System.Management.Automation.CompletionResult]::new($_[0], $_[0], 'ParameterValue', $(if ($_[1]) { $_[1] } else { $_[0] }))
+  }
+}
+`;
+
+export function powershellScript(root: TreeNode): string {
+  const t = tables(root);
+  const table = (name: string, rows: [string, string][]) =>
+    `  $${name} = @{\n${rows.map(([k, v]) => `    ${psq(k)} = ${v}`).join('\n')}\n  }`;
+  const list = (rows: [string, string[]][]) =>
+    rows.map(([k, v]): [string, string] => [k, `@(${v.map(psq).join(', ')})`]);
+  const pairs = (rows: [string, [string, string][]][]) =>
+    rows.map(([k, v]): [string, string] => [k, `@(${v.map(([n, d]) => `,@(${psq(n)}, ${psq(d)})`).join('; ')})`]);
+  const one = (rows: [string, string][]) => rows.map(([k, v]): [string, string] => [k, psq(v)]);
+  return `${HEADER('PowerShell', 'add `svc completion powershell | Out-String | Invoke-Expression` to $PROFILE')}
+Register-ArgumentCompleter -Native -CommandName svc, svc.cmd, svc.ps1 -ScriptBlock {
+  param($wordToComplete, $commandAst, $cursorPosition)
+${table('subs', list(t.subs))}
+${table('subdesc', pairs(t.subDesc))}
+${table('canon', one(t.canon))}
+${table('flags', pairs(t.flags))}
+${table('valued', list(t.valued))}
+${table('choices', list(t.choices))}
+${table('dyn', one(t.dyn))}
+${table('argvals', list(t.args))}
+${table('argdyn', one(t.argDyn))}
+${POWERSHELL_COMPLETER}`;
+}

@@ -67,6 +67,7 @@ export const ENVIRONMENT = [
   },
   { name: 'XDG_DATA_HOME', group: 'files', description: 'base of the default data folder (default ~/.local/share)' },
   { name: 'XDG_CACHE_HOME', group: 'files', description: 'base of the default cache folder (default ~/.cache)' },
+  { name: 'WT_SESSION', group: 'output', description: 'set by Windows Terminal: 24-bit colour there' },
   { name: 'NO_COLOR', group: 'output', description: 'non-empty: no colour (also --no-color)' },
   {
     name: 'FORCE_COLOR',

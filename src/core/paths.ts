@@ -31,35 +31,33 @@ function windowsAppData(env: NodeJS.ProcessEnv, kind: 'APPDATA' | 'LOCALAPPDATA'
   return readEnv(env, kind) || win32.join(homedir(env, 'win32'), 'AppData', kind === 'APPDATA' ? 'Roaming' : 'Local');
 }
 
-export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+/** One of svc's folders: its own variable, else the XDG one, else the platform's default. */
+function folder(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+  vars: ['SVC_CONFIG_DIR' | 'SVC_DATA_DIR' | 'SVC_CACHE_DIR', 'XDG_CONFIG_HOME' | 'XDG_DATA_HOME' | 'XDG_CACHE_HOME'],
+  windows: ['APPDATA' | 'LOCALAPPDATA', ...string[]],
+  unix: string[],
+): string {
   const path = pathRules(platform);
-  const own = readEnv(env, 'SVC_CONFIG_DIR');
-  if (own) return own;
-  const xdg = readEnv(env, 'XDG_CONFIG_HOME');
+  const xdg = readEnv(env, vars[1]);
+  if (readEnv(env, vars[0])) return readEnv(env, vars[0])!;
   if (xdg) return path.join(xdg, 'svc');
-  if (platform === 'win32') return path.join(windowsAppData(env, 'APPDATA'), 'svc');
-  return path.join(homedir(env, platform), '.config', 'svc');
+  if (platform === 'win32') return path.join(windowsAppData(env, windows[0]), 'svc', ...windows.slice(1));
+  return path.join(homedir(env, platform), ...unix, 'svc');
+}
+
+export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  return folder(env, platform, ['SVC_CONFIG_DIR', 'XDG_CONFIG_HOME'], ['APPDATA'], ['.config']);
 }
 
 export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  const path = pathRules(platform);
-  const own = readEnv(env, 'SVC_DATA_DIR');
-  if (own) return own;
-  const xdg = readEnv(env, 'XDG_DATA_HOME');
-  if (xdg) return path.join(xdg, 'svc');
-  if (platform === 'win32') return path.join(windowsAppData(env, 'LOCALAPPDATA'), 'svc');
-  return path.join(homedir(env, platform), '.local', 'share', 'svc');
+  return folder(env, platform, ['SVC_DATA_DIR', 'XDG_DATA_HOME'], ['LOCALAPPDATA'], ['.local', 'share']);
 }
 
 /** The cache (shell completion's ids; bin/svc.cjs keeps V8's code cache by the same rule, written out there). */
 export function cacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  const path = pathRules(platform);
-  const own = readEnv(env, 'SVC_CACHE_DIR');
-  if (own) return own;
-  const xdg = readEnv(env, 'XDG_CACHE_HOME');
-  if (xdg) return path.join(xdg, 'svc');
-  if (platform === 'win32') return path.join(windowsAppData(env, 'LOCALAPPDATA'), 'svc', 'cache');
-  return path.join(homedir(env, platform), '.cache', 'svc');
+  return folder(env, platform, ['SVC_CACHE_DIR', 'XDG_CACHE_HOME'], ['LOCALAPPDATA', 'cache'], ['.cache']);
 }
 
 /** State of the emulator started by `--emulator` (persisted between invocations). */

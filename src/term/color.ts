@@ -43,11 +43,17 @@ export function colorWanted(isTTY: boolean, env: NodeJS.ProcessEnv, flag: boolea
   return isTTY;
 }
 
-/** chalk's colour level for an enabled stream: 16 colours are all svc uses, more only when asked for. */
-function level(env: NodeJS.ProcessEnv): 1 | 2 | 3 {
+/**
+ * chalk's colour level for an enabled stream: 16 colours are all svc uses, more only when asked for. Windows
+ * terminals set no TERM or COLORTERM: Windows Terminal says itself by WT_SESSION (24-bit); the console of Windows 10
+ * and later, where Node turns on its escape sequences, has the 16 colours. Whether a stream is a terminal is Node's
+ * isTTY there too (a console handle); Git Bash's mintty gives pipes, so svc is plain there unless FORCE_COLOR.
+ */
+export function colorLevel(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): 1 | 2 | 3 {
   const forced = Number(readEnv(env, 'FORCE_COLOR'));
   if (forced === 2 || forced === 3) return forced;
   if (readEnv(env, 'COLORTERM') === 'truecolor' || readEnv(env, 'COLORTERM') === '24bit') return 3;
+  if (platform === 'win32' && readEnv(env, 'WT_SESSION')) return 3;
   return /256/.test(readEnv(env, 'TERM') ?? '') ? 2 : 1;
 }
 
@@ -55,7 +61,7 @@ function level(env: NodeJS.ProcessEnv): 1 | 2 | 3 {
 export async function loadColors(enabled: boolean, env: NodeJS.ProcessEnv): Promise<Colors> {
   if (!enabled) return NO_COLORS;
   const { Chalk } = await import('chalk');
-  const chalk = new Chalk({ level: level(env) });
+  const chalk = new Chalk({ level: colorLevel(env) });
   return {
     enabled,
     bold: (s) => chalk.bold(s),

@@ -1,11 +1,12 @@
 import { defineCommand } from '../../cmdutil/command.js';
 
-const SHELLS = ['bash', 'zsh', 'fish'] as const;
+const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 
 export default defineCommand({
   description:
     'The same scripts are shipped in completions/. bash: `source <(svc completion bash)`; zsh: `svc ' +
-    'completion zsh > "${fpath[1]}/_svc"`; fish: `svc completion fish > ~/.config/fish/completions/svc.fish`.',
+    'completion zsh > "${fpath[1]}/_svc"`; fish: `svc completion fish > ~/.config/fish/completions/svc.fish`; ' +
+    'PowerShell: `svc completion powershell | Out-String | Invoke-Expression` in $PROFILE.',
   args: [{ name: 'shell', description: SHELLS.join(', '), required: true, choices: SHELLS }],
   examples: ['source <(svc completion bash)', 'svc completion fish > ~/.config/fish/completions/svc.fish'],
   async run(ctx, [shell]) {
@@ -25,11 +26,13 @@ async function tree() {
 export async function completionScript(shell: (typeof SHELLS)[number]): Promise<string> {
   const scripts = await import('../../completion/scripts.js');
   const tree = await treeOnce();
-  return shell === 'bash'
-    ? scripts.bashScript(tree)
-    : shell === 'zsh'
-      ? scripts.zshScript(tree)
-      : scripts.fishScript(tree);
+  const make = {
+    bash: scripts.bashScript,
+    zsh: scripts.zshScript,
+    fish: scripts.fishScript,
+    powershell: scripts.powershellScript,
+  };
+  return make[shell](tree);
 }
 
 let cached: ReturnType<typeof tree> | undefined;

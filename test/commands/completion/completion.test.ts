@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/files.js';
 import { svcProcess } from '../../helpers/subprocess.js';
 
-const FILES = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish' } as const;
+const FILES = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish', powershell: 'svc.ps1' } as const;
 
 describe('completion scripts', () => {
   for (const [shell, file] of Object.entries(FILES)) {
@@ -30,7 +30,7 @@ describe('completion scripts', () => {
     expect(await bash('svc models list --kind ')).toEqual(['language', 'embedding', 'image', 'video']);
     expect(await bash('svc --json models list --kind e')).toEqual(['embedding']);
     expect(await bash('svc chat --reasoning-effort ')).toEqual(['none', 'low', 'medium', 'high']);
-    expect(await bash('svc completion ')).toEqual(['bash', 'zsh', 'fish']);
+    expect(await bash('svc completion ')).toEqual(['bash', 'zsh', 'fish', 'powershell']);
   });
 
   it('fish completes with its own completion engine', async () => {
