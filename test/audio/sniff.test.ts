@@ -7,10 +7,12 @@ import { encodeWav } from 'svc-formats/audio-codecs';
 import { looksLikeText, sniffAudio } from '../../src/audio/sniff.js';
 import { textToTones } from 'svc-emulator/tones';
 import { tempDir } from '../helpers/files.js';
+import { needTools } from '../helpers/tools.js';
 
 const dir = tempDir('svc-sniff-');
 const files: Record<string, Buffer> = {};
 beforeAll(async () => {
+  needTools('ffmpeg');
   const wav = join(dir, 'a.wav');
   const { writeFileSync } = await import('node:fs');
   writeFileSync(wav, encodeWav(textToTones('sniff me', 16000), { sampleRate: 16000, channels: 1 }));

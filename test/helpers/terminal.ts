@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { ROOT } from './files.js';
 import { commandLine, shellQuote, svcEnv, throughHelper, type RunOptions } from './run-env.js';
 import { assertNoSecrets } from './secrets.js';
+import { needTools } from './tools.js';
 
 /**
  * Run the CLI with stdin, stdout and stderr on a pseudo-terminal (util-linux `script`), of `cols` × `rows` when
@@ -50,6 +51,7 @@ export class TmuxTerminal {
   }
 
   private tmux(...args: string[]): string {
+    needTools('tmux');
     return throughHelper(() => execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' }));
   }
 

@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/files.js';
 import { svcProcess } from '../../helpers/subprocess.js';
+import { needTools } from '../../helpers/tools.js';
 
 const FILES = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish', powershell: 'svc.ps1' } as const;
 
@@ -34,6 +35,7 @@ describe('completion scripts', () => {
   });
 
   it('fish completes with its own completion engine', async () => {
+    needTools('fish');
     const run = async (line: string) =>
       (
         await execa('fish', [

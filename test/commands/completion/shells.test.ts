@@ -8,6 +8,7 @@ import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
 import { TmuxTerminal } from '../../helpers/terminal.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcProcess } from '../../helpers/subprocess.js';
+import { needTools } from '../../helpers/tools.js';
 
 let emu: TestEmulator;
 const fileIds: string[] = [];
@@ -92,6 +93,7 @@ async function offered(shell: keyof typeof SHELLS, line: string, expected: strin
 for (const shell of Object.keys(SHELLS) as (keyof typeof SHELLS)[]) {
   describe(`${shell}: TAB`, () => {
     beforeAll(async () => {
+      needTools('tmux', shell);
       const t = (terminals[shell] = new TmuxTerminal());
       // a generous time limit for __complete: this machine may be loaded (the 1 s default is tested in test/completion)
       // zsh reads its rc file from ZDOTDIR; bash and fish are given theirs

@@ -8,8 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';
+import { needTools } from '../../helpers/tools.js';
 
-const ffmpeg = (args: string[]) => execa('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
+const ffmpeg = (args: string[]) =>
+  needTools('ffmpeg', 'ffprobe') ?? execa('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
 
 let emu: TestEmulator;
 beforeAll(async () => {

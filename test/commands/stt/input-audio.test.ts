@@ -16,6 +16,7 @@ import { tempDir } from '../../helpers/files.js';
 import { fastEmulator } from '../realtime/talk-helpers.js';
 import { WebSocketServer } from 'ws';
 import { tonesToText } from 'svc-emulator/tones';
+import { needTools } from '../../helpers/tools.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -33,6 +34,7 @@ beforeAll(async () => {
       channels: 1,
     }),
   );
+  needTools('ffmpeg');
   for (const ext of ['flac', 'ogg', 'm4a', 'aiff'])
     await execa('ffmpeg', ['-loglevel', 'error', '-y', '-i', clip('wav'), clip(ext)]);
   writeFileSync(join(dir, 'notes.wav'), 'These are meeting notes, not a recording.\n'.repeat(40));
