@@ -47,6 +47,23 @@ export type SpeakerCtor = new (opts: SpeakerOptions) => SpeakerLike;
 
 let speakerCtor: Promise<SpeakerCtor> | undefined;
 
+/**
+ * A native module built for another Node (npm installed it under one version, svc runs under another): Node's
+ * loader refuses it with "… was compiled against a different Node.js version using NODE_MODULE_VERSION A. This
+ * version of Node.js requires NODE_MODULE_VERSION B …". Said as what it is, with the fix.
+ */
+export function builtForOtherNode(message: string, version: string = process.version): AudioDeviceError | undefined {
+  const m =
+    /different Node\.js version using\s+NODE_MODULE_VERSION (\d+)\.\s+This version of Node\.js requires\s+NODE_MODULE_VERSION (\d+)/.exec(
+      message,
+    );
+  if (!m) return undefined;
+  return new AudioDeviceError(
+    `cannot play audio: the \`speaker\` module was built for another Node.js (module version ${m[1]}; Node ` +
+      `${version} needs ${m[2]}): run \`npm rebuild speaker\` with this Node (in svc's folder), or ${PLAYBACK_HINT}`,
+  );
+}
+
 function loadSpeaker(): Promise<SpeakerCtor> {
   speakerCtor ??= (async () => {
     try {
@@ -54,9 +71,12 @@ function loadSpeaker(): Promise<SpeakerCtor> {
       return mod.default;
     } catch (err) {
       speakerCtor = undefined;
-      throw new AudioDeviceError(
-        `cannot play audio: the \`speaker\` package is not available ` +
-          `(${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}; or ${PLAYBACK_HINT}`,
+      throw (
+        builtForOtherNode(String((err as Error).message)) ??
+        new AudioDeviceError(
+          `cannot play audio: the \`speaker\` package is not available ` +
+            `(${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}; or ${PLAYBACK_HINT}`,
+        )
       );
     }
   })();
@@ -126,6 +146,8 @@ async function runProbe(fmt: PlaybackFormat, env: NodeJS.ProcessEnv): Promise<vo
   if (result.error) return; // cannot run the probe: no verdict, play as before
   if (result.signal === 'SIGKILL') return; // timed out: the device exists but is busy
   if (result.code === 0) return;
+  const otherNode = builtForOtherNode(stderr);
+  if (otherNode) throw otherNode;
   const device = fmt.device ? `"${fmt.device}"` : 'the default device';
   const lines = stderr.split('\n').map((l) => l.trim());
   const alsa =
