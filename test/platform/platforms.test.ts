@@ -65,14 +65,6 @@ describe('folders per platform', () => {
     expect(r.stdout.trim().startsWith(join(home, '.config', 'svc'))).toBe(true);
     expect(emulatorStateDir({ HOME: home })).toBe(join(home, '.local', 'share', 'svc', 'emulator'));
   });
-
-  it("the launcher's code cache follows the same rule (bin/svc.cjs cannot import paths.ts: it is read here)", () => {
-    const launcher = readFileSync(join(ROOT, 'bin/svc.cjs'), 'utf8');
-    expect(launcher).toContain(
-      "(env.LOCALAPPDATA || `${env.USERPROFILE || home()}\\\\AppData\\\\Local`) + '\\\\svc\\\\cache'",
-    );
-    expect(launcher).toContain("env.XDG_CACHE_HOME + sep + 'svc'");
-  });
 });
 
 describe('signals per platform', () => {
