@@ -48,7 +48,10 @@ const noHttp2 = {
   },
   load(id) {
     if (id !== H2_STUB) return null;
-    return `module.exports = function connectH2() { throw new Error('HTTP/2 is not enabled in svc (undici allowH2 is off)'); };`;
+    return (
+      `module.exports = function connectH2() { throw new Error('HTTP/2 is not enabled in svc (undici ` +
+      `allowH2 is off)'); };`
+    );
   },
 };
 
@@ -80,7 +83,10 @@ const lazyAssert = {
   },
   load(id) {
     if (id !== LAZY_ASSERT) return null;
-    return `module.exports = function assert(value, message) { if (!value) require('node:assert').ok(value, message); };`;
+    return (
+      `module.exports = function assert(value, message) { if (!value) require('node:assert').ok(value, ` +
+      `message); };`
+    );
   },
   transform(code, id) {
     if (!/[\\/]undici[\\/]lib[\\/]/.test(id) || !code.includes("require('node:assert')")) return null;
@@ -154,7 +160,10 @@ const parserCompiledBeforehand = {
     const own = readFileSync(id, 'utf8');
     if (!/^const wasmBase64 = '[A-Za-z0-9+/=]+'$/m.test(own))
       this.error("undici's llhttp_simd-wasm.js is no longer base64 text: update scripts/bundle.mjs");
-    return `let bytes\nObject.defineProperty(module, 'exports', { get: () => (bytes ??= require('node:fs').readFileSync(__dirname + '/${LLHTTP_FILE.split('/').pop()}')) })\n`;
+    return (
+      `let bytes\nObject.defineProperty(module, 'exports', { get: () => (bytes ??= ` +
+      `require('node:fs').readFileSync(__dirname + '/${LLHTTP_FILE.split('/').pop()}')) })\n`
+    );
   },
   transform(code, id) {
     if (!/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(id)) return null;
@@ -163,7 +172,8 @@ const parserCompiledBeforehand = {
       this.error("undici's client-h1.js no longer compiles its parser as expected: update scripts/bundle.mjs");
     return code.replace(
       own,
-      `mod = globalThis[Symbol.for('svc.llhttpModule')] ?? new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))`,
+      `mod = globalThis[Symbol.for('svc.llhttpModule')] ?? new ` +
+        `WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))`,
     );
   },
 };
@@ -180,7 +190,8 @@ const importViaLauncher = {
       spec.startsWith('node:')
         ? // Node's own modules: require() them, which does not start the ES module loader (~3 ms); the namespace
           // object import() gives is mimicked (named exports, and the module as default)
-          `Promise.resolve().then(() => { const m = require(${JSON.stringify(spec)}); return Object.create(m, { default: { value: m, enumerable: true } }); })`
+          `Promise.resolve().then(() => { const m = require(${JSON.stringify(spec)}); return Object.create(m, { ` +
+          `default: { value: m, enumerable: true } }); })`
         : `(globalThis[Symbol.for("svc.import")] ?? ((s) => import(s)))(${JSON.stringify(spec)})`,
     );
   },
@@ -276,8 +287,8 @@ await build({
     codeSplitting: { groups: CHUNK_GROUPS },
     chunkFileNames: (chunk) => {
       const facade = chunk.facadeModuleId;
-      if (facade && facade.startsWith(DIST + '/')) return relative(DIST, facade).replace(/\.js$/, '') + '-[hash].cjs';
-      const own = facade && PACKAGE_DISTS.find(([, dir]) => facade.startsWith(dir + '/'));
+      if (facade?.startsWith(`${DIST}/`)) return `${relative(DIST, facade).replace(/\.js$/, '')}-[hash].cjs`;
+      const own = facade && PACKAGE_DISTS.find(([, dir]) => facade.startsWith(`${dir}/`));
       if (own) return `${own[0]}/${relative(own[1], facade).replace(/\.js$/, '')}-[hash].cjs`;
       // a bundled package's entry: named after it (shared/chalk-…, shared/marked-…, shared/highlight.js-bash-…)
       const pkg = facade && /[\\/]node_modules[\\/]([^\\/]+)[\\/]/.exec(facade)?.[1];

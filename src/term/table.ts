@@ -39,7 +39,7 @@ export function truncate(text: string, width: number): string {
     out += ch;
     w += cw;
   }
-  return out + '…';
+  return `${out}…`;
 }
 
 /** Column widths that fit `maxWidth` (Infinity: the natural widths). */

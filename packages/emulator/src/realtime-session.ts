@@ -555,7 +555,7 @@ export class EmulatedRealtimeSession {
   /** Which tool the last user turn asks for, if any. */
   private wantedTool(): SessionTool | undefined {
     const last = this.items.at(-1);
-    if (!last || last.type !== 'message' || last.role !== 'user' || this.config.tools.length === 0) return undefined;
+    if (last?.type !== 'message' || last.role !== 'user' || this.config.tools.length === 0) return undefined;
     const said = ` ${last.text.toLowerCase().replace(/[^a-z0-9]+/g, ' ')} `;
     const fns = this.config.tools.filter((t): t is SessionTool => t.type === 'function');
     if (fns.length === 0) return undefined;

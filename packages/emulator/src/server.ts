@@ -6,13 +6,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
 import { Backend, type EmulatorSettings, type LoggedRequest } from './backend.js';
-import { FaultList, type Fault } from './faults.js';
+import type { FaultList, Fault } from './faults.js';
 import {
   ERROR_CODES,
   HttpError,
   MAX_JSON_BODY,
   Router,
-  invalid,
   parseJsonBody,
   type EmuRequest,
   type EmuResponse,
@@ -260,7 +259,9 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined, core: Backe
             writer.drop();
             return false;
           }
-          const frame = `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+          const frame =
+            `${event ? `event: ${event}\n` : ''}data: ` +
+            `${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
           sent++;
           // Tests observe when each event left the emulator (e.g. to prove the CLI streams).
           core.emit('sse', { requestId, index: sent - 1, data });

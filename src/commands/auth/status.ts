@@ -27,7 +27,8 @@ export default defineCommand({
         ['base url', http.baseUrl],
         [
           'key',
-          `${info.redacted_api_key} (${info.api_key_id}, from ${ctx.globals.emulator ? 'the emulator' : cfg.apiKeySource === 'env' ? 'SVC_API_KEY' : cfg.apiKeySource === 'command' ? 'api_key_cmd' : 'the profile'})`,
+          `${info.redacted_api_key} (${info.api_key_id}, from ` +
+            `${ctx.globals.emulator ? 'the emulator' : cfg.apiKeySource === 'env' ? 'SVC_API_KEY' : cfg.apiKeySource === 'command' ? 'api_key_cmd' : 'the profile'})`,
         ],
         ['name', info.name],
         ['user', info.user_id],
@@ -41,7 +42,8 @@ export default defineCommand({
     }
     if (unusable) {
       ctx.out.error(
-        `the API key is not usable: ${[info.api_key_blocked && 'blocked', info.api_key_disabled && 'disabled', info.team_blocked && 'team blocked'].filter(Boolean).join(', ')}`,
+        `the API key is not usable: ` +
+          `${[info.api_key_blocked && 'blocked', info.api_key_disabled && 'disabled', info.team_blocked && 'team blocked'].filter(Boolean).join(', ')}`,
       );
       return ExitCode.auth;
     }

@@ -78,7 +78,7 @@ export function printChatResponse(ctx: Context, res: ChatResponse, opts: { usage
   for (const choice of res.choices) {
     if (many) choiceHeader(ctx, choice.index);
     if (choice.message.reasoning_content && ctx.out.stderrIsTTY)
-      ctx.out.stderrWrite(ctx.out.ce.dim(choice.message.reasoning_content.trim()) + '\n');
+      ctx.out.stderrWrite(`${ctx.out.ce.dim(choice.message.reasoning_content.trim())}\n`);
     if (choice.message.content) ctx.out.line(choice.message.content.replace(/\n$/, ''));
     if (choice.message.refusal) ctx.out.warn(`refused: ${choice.message.refusal}`);
     if (choice.message.tool_calls?.length) printToolCalls(ctx, choice.message.tool_calls);

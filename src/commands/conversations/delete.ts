@@ -13,7 +13,8 @@ export default defineCommand<{ yes?: boolean }>({
   async run(ctx, [ids], opts) {
     await confirm(
       ctx,
-      `Delete ${(ids as string[]).length === 1 ? `conversation ${(ids as string[])[0]}` : `${(ids as string[]).length} conversations`} permanently?`,
+      `Delete ${(ids as string[]).length === 1 ? `conversation ${(ids as string[])[0]}` : `${(ids as string[]).length} conversations`} ` +
+        `permanently?`,
       { yes: opts.yes },
     );
     const store = new ConversationStore(ctx.env);

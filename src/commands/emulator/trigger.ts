@@ -57,7 +57,8 @@ export default defineCommand<Opts>({
         fail(
           'id',
           '(none)',
-          `the id of the ${kind === 'file-expired' ? 'file' : kind === 'video-done' ? 'video request' : 'deferred completion'}`,
+          `the id of the ` +
+            `${kind === 'file-expired' ? 'file' : kind === 'video-done' ? 'video request' : 'deferred completion'}`,
         );
       for (const [flag, v] of [
         ['--number', opts.number],

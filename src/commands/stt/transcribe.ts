@@ -113,8 +113,8 @@ export default defineCommand<Opts>({
     }
     const raw = audioFormat !== undefined && RAW.includes(audioFormat);
     require(!raw ||
-      opts.sampleRate !==
-        undefined, '--sample-rate', '(missing)', `required for raw ${audioFormat} audio: one of ${SAMPLE_RATES.join(', ')}`);
+      opts.sampleRate !== undefined, '--sample-rate', '(missing)', `required for raw ${audioFormat} audio: one of ` +
+      `${SAMPLE_RATES.join(', ')}`);
     require(!(raw && opts.multichannel) ||
       opts.channels !== undefined, '--channels', '(missing)', 'required for multichannel raw audio: 2 to 8');
     if (opts.sampleRate !== undefined && !raw)

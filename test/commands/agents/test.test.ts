@@ -211,7 +211,8 @@ describe('svc agents test', () => {
         '--format',
         'tap',
         '--tool-cmd',
-        `book_table=node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('seats='+JSON.parse(s).party_size))"`,
+        `book_table=node -e "let ` +
+          `s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('seats='+JSON.parse(s).party_size))"`,
       ],
       { emu },
     );

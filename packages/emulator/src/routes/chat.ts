@@ -3,7 +3,6 @@ import type { Backend } from '../backend.js';
 import {
   contentText,
   costTicks,
-  generateReply,
   requireLanguageModel,
   type EngineReply,
   type EngineTool,

@@ -145,7 +145,7 @@ function acceptedOpening(ws: WebSocket, req: EmuRequest, core: Backend): Opening
       return undefined;
     }
     call = core.store.collection<CallRecord>('calls').get(callId);
-    if (!call || call.status !== 'active' || (call.team_id !== undefined && call.team_id !== req.key?.team_id)) {
+    if (call?.status !== 'active' || (call.team_id !== undefined && call.team_id !== req.key?.team_id)) {
       refuse(ws, 'invalid_request_error', 'not_found', `Call ${callId} was not found or is not active`);
       return undefined;
     }
@@ -214,7 +214,7 @@ function runCaller(
   const say = () => {
     if (session.isClosed || session.responding || session.awaitingFunctionOutput) return;
     const current = calls.get(callId);
-    if (!current || current.status !== 'active') return;
+    if (current?.status !== 'active') return;
     if (next < lines.length) {
       session.simulateCaller(lines[next++]!);
       return;
@@ -242,7 +242,7 @@ function runCaller(
   timers.push(
     setInterval(() => {
       const current = calls.get(callId);
-      if (!session.isClosed && (!current || current.status !== 'active')) session.close(1000, 'call ended');
+      if (!session.isClosed && current?.status !== 'active') session.close(1000, 'call ended');
     }, 200),
   );
 }

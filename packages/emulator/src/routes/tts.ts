@@ -101,7 +101,8 @@ function checkLanguage(v: unknown, field: string): string {
   // "other languages may work with varying accuracy": any well-formed BCP-47 tag is taken
   if (!WELL_FORMED_TAG.test(v))
     invalid(
-      `Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto (supported: ${TTS_LANGUAGES.join(', ')})`,
+      `Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto (supported: ` +
+        `${TTS_LANGUAGES.join(', ')})`,
     );
   return v;
 }
@@ -126,7 +127,8 @@ function resolveParams(
   const sampleRate = raw.sample_rate === undefined || raw.sample_rate === null ? 24000 : Number(raw.sample_rate);
   if (!(SAMPLE_RATES as readonly number[]).includes(sampleRate))
     invalid(
-      `Invalid value for \`sample_rate\`: ${JSON.stringify(raw.sample_rate)}; must be one of ${SAMPLE_RATES.join(', ')}`,
+      `Invalid value for \`sample_rate\`: ${JSON.stringify(raw.sample_rate)}; must be one of ` +
+        `${SAMPLE_RATES.join(', ')}`,
     );
   const bitRate = raw.bit_rate === undefined || raw.bit_rate === null ? 128000 : Number(raw.bit_rate);
   if (!(MP3_BIT_RATES as readonly number[]).includes(bitRate))
