@@ -205,11 +205,10 @@ async function readResponse(
     } else if (t === 'error') throw errorFromEvent(ev);
     else if (t === 'response.done') {
       const status = ev.response?.status;
-      if (status === 'failed')
-        throw new IncompleteError(
-          `the answer ` +
-            `failed${ev.response?.status_details?.error?.message ? `: ${ev.response.status_details.error.message}` : ''}`,
-        );
+      if (status === 'failed') {
+        const why = ev.response?.status_details?.error?.message;
+        throw new IncompleteError(`the answer failed${why ? `: ${why}` : ''}`);
+      }
       if (status === 'cancelled') throw new IncompleteError('the answer was cancelled by the server');
       return { text: (done ?? deltas).trim(), calls };
     }

@@ -122,11 +122,7 @@ export class RealtimeSession {
     // progress or one asked for; a quiet stretch while nobody speaks is not a stall
     conn.awaiting = () => !this.configured || this.responseActive || this.awaitingSince > 0;
     const first = await conn.next();
-    if (!first)
-      throw new NetworkError(
-        `the server closed the connection before the session ` +
-          `started${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`,
-      );
+    if (!first) throw new NetworkError(`the server closed the connection before the session started${closeNote(conn)}`);
     if (first.type !== 'json') throw new NetworkError('the server sent binary data before the session started');
     const created = first.data as ServerEvent;
     this.o.view.event(created);
@@ -140,8 +136,7 @@ export class RealtimeSession {
       const m = await conn.next();
       if (!m)
         throw new NetworkError(
-          `the server closed the connection while the session was being ` +
-            `configured${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`,
+          `the server closed the connection while the session was being configured${closeNote(conn)}`,
         );
       if (m.type !== 'json') continue;
       const ev = m.data as ServerEvent;

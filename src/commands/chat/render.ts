@@ -29,7 +29,13 @@ export interface ChatOutcome {
 export function usageLine(usage: ChatUsage | null | undefined, model?: string): string {
   if (!usage) return 'usage: not reported';
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
-  let line = `usage: ${tokenSum([usage.prompt_tokens, 'prompt'], [usage.completion_tokens, 'completion'], reasoning, usage.total_tokens)}`;
+  const sum = tokenSum(
+    [usage.prompt_tokens, 'prompt'],
+    [usage.completion_tokens, 'completion'],
+    reasoning,
+    usage.total_tokens,
+  );
+  let line = `usage: ${sum}`;
   if (typeof usage.cost_in_usd_ticks === 'number') line += ` · $${(usage.cost_in_usd_ticks / 1e10).toFixed(6)}`;
   if (usage.num_sources_used) line += ` · ${usage.num_sources_used} sources`;
   if (model) line += ` · ${model}`;
