@@ -18,6 +18,8 @@ import {
   type SseWriter,
 } from './router.js';
 import { registerAdminRoutes } from './admin.js';
+import { loadApiDocument } from './api-document.js';
+import type { ReplyRecord } from './contract.js';
 import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerCollections } from './search-index.js';
@@ -46,6 +48,8 @@ export interface EmulatorOptions {
   seed?: number;
   /** document collections for POST /v1/documents/search: collection id → file or folder path(s) */
   collections?: Record<string, string | string[]>;
+  /** told every reply once it has gone (status, content type, body; WebSocket opens and server events) */
+  onReply?: (reply: ReplyRecord) => void;
 }
 
 export interface Emulator {
@@ -68,6 +72,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const router = new Router();
   registerAdminRoutes(router);
   registerAllRoutes(router);
+  router.get('/openapi.json', async (_req, res) => res.json(200, await loadApiDocument()), { auth: false });
 
   const sockets = new Set<Socket>();
   const swept = store.sweepOrphans(blobOwners(core));
@@ -77,6 +82,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     );
   const server = createServer((req, res) => {
     commitBeforeReplying(core, res);
+    if (opts.onReply) recordReply(req, res, opts.onReply);
     handle(router, core, req, res).catch((err) => {
       if (!res.headersSent) sendError(res, 500, `emulator failure: ${(err as Error).message}`);
       else res.destroy();
@@ -86,7 +92,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  const wss = acceptUpgrades(server, router, core);
+  const wss = acceptUpgrades(server, router, core, opts.onReply);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -148,7 +154,12 @@ function newBackend(opts: EmulatorOptions): { store: StateStore; core: Backend }
 }
 
 /** WebSocket upgrades of the server go to the router's WebSocket routes. */
-function acceptUpgrades(server: Server, router: Router, core: Backend): WebSocketServer {
+function acceptUpgrades(
+  server: Server,
+  router: Router,
+  core: Backend,
+  onReply?: (reply: ReplyRecord) => void,
+): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
   // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
   wss.on('headers', (headers, req) => {
@@ -156,7 +167,7 @@ function acceptUpgrades(server: Server, router: Router, core: Backend): WebSocke
     if (id) headers.push(`x-request-id: ${id}`);
   });
   server.on('upgrade', (req, socket, head) => {
-    handleUpgrade(router, core, wss, req, socket as Socket, head).catch(() => socket.destroy());
+    handleUpgrade(router, core, wss, req, socket as Socket, head, onReply).catch(() => socket.destroy());
   });
   return wss;
 }
@@ -515,6 +526,7 @@ async function injectFault(
 ): Promise<{ fault: Fault | undefined; answered: boolean }> {
   if (core.settings.latencyMs > 0) await core.sleep(core.settings.latencyMs);
   const fault = core.faults.take(method, path);
+  if (fault) faultedReplies.add(res);
   if (fault?.kind === 'status') {
     const headers: Record<string, string> = {};
     if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
@@ -541,12 +553,15 @@ async function handleUpgrade(
   req: IncomingMessage,
   socket: Socket,
   head: Buffer,
+  onReply?: (reply: ReplyRecord) => void,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://emulator');
   const path = url.pathname;
   const requestId = core.uuid('request');
   upgradeIds.set(req, requestId);
+  let faulted = false;
   const reject = (status: number, message: string, extra = '') => {
+    onReply?.({ kind: 'ws-open', path, status, faulted });
     const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
     socket.end(
       `HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ` +
@@ -557,6 +572,7 @@ async function handleUpgrade(
   // faults apply to an upgrade as method WS: a refused upgrade, a socket cut at once or after N server events, a slow
   // 101
   const fault = core.faults.take('WS', path);
+  faulted = !!fault;
   if (fault?.kind === 'status')
     return reject(
       fault.status ?? 500,
@@ -587,6 +603,7 @@ async function handleUpgrade(
   }
   wss.handleUpgrade(req, socket, head, (ws) => {
     guardMessageListeners(ws);
+    if (onReply) recordEvents(ws, path, onReply);
     if (fault?.kind === 'drop') cutAfter(ws, socket, fault.afterEvents!);
     Promise.resolve(route.handler(ws, emuReq, core)).catch((err: Error) => {
       try {
@@ -644,4 +661,54 @@ function guardMessageListeners(ws: WebSocket): void {
       }
     });
   }) as typeof ws.on;
+}
+
+const faultedReplies = new WeakSet<ServerResponse>();
+/** bodies kept for onReply up to this size (larger: reported without a body) */
+const MAX_RECORDED_BODY = 4 * 1024 * 1024;
+
+/** Reports the reply to `onReply` when it has gone: status, content type and (up to a size) body. */
+function recordReply(req: IncomingMessage, res: ServerResponse, onReply: (reply: ReplyRecord) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const keep = (chunk: unknown, encoding: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const b =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, (encoding as BufferEncoding) || 'utf8')
+        : Buffer.from(chunk as Uint8Array);
+    size += b.length;
+    if (size <= MAX_RECORDED_BODY) chunks.push(b);
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    keep(chunk, rest[0]);
+    return write(chunk, ...rest);
+  }) as typeof res.write;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    keep(chunk, rest[0]);
+    return end(chunk, ...rest);
+  }) as typeof res.end;
+  res.once('finish', () =>
+    onReply({
+      kind: 'http',
+      method: (req.method ?? 'GET').toUpperCase(),
+      path: new URL(req.url ?? '/', 'http://emulator').pathname,
+      status: res.statusCode,
+      contentType: String(res.getHeader('content-type') ?? ''),
+      body: size <= MAX_RECORDED_BODY ? Buffer.concat(chunks) : undefined,
+      faulted: faultedReplies.has(res),
+    }),
+  );
+}
+
+/** Reports the WebSocket's open and every text frame the server sends to `onReply`. */
+function recordEvents(ws: WebSocket, path: string, onReply: (reply: ReplyRecord) => void): void {
+  onReply({ kind: 'ws-open', path, status: 101 });
+  const send = ws.send.bind(ws) as (data: unknown, ...rest: unknown[]) => void;
+  ws.send = ((data: unknown, ...rest: unknown[]) => {
+    if (typeof data === 'string') onReply({ kind: 'ws-event', path, data });
+    return send(data, ...rest);
+  }) as WebSocket['send'];
 }

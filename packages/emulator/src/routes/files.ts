@@ -309,9 +309,9 @@ async function content(req: EmuRequest, res: EmuResponse, core: Backend): Promis
   const format = req.query.get('format') ?? 'original';
   if (format !== 'original' && format !== 'text')
     invalid(`Invalid value for \`format\`: ${JSON.stringify(format)}; must be one of original, text`);
-  const type = format === 'text' ? 'text/plain; charset=utf-8' : 'application/octet-stream';
+  // raw bytes as application/octet-stream whatever the format (the API document's content endpoint)
   await sendBlob(core, res, blobPath(core, f), {
-    'content-type': type,
+    'content-type': 'application/octet-stream',
     'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(f.filename)}`,
   });
 }
