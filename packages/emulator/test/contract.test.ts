@@ -188,6 +188,19 @@ describe('the emulator and its test fixture', () => {
     expect(await res.json()).toEqual(doc);
   });
 
+  it('answers the model catalogue by id in the shapes of the document (each kind, and an unknown id)', async () => {
+    const get = (path: string) => fetch(`${emu.url}${path}`, { headers: { authorization: `Bearer ${emu.key}` } });
+    for (const [kind, id] of [
+      ['embedding-models', 'svc-embed-1'],
+      ['image-generation-models', 'svc-image-1'],
+      ['video-generation-models', 'svc-video-1'],
+    ]) {
+      expect((await get(`/v1/${kind}/${id}`)).status, kind).toBe(200);
+      expect((await get(`/v1/${kind}/no-such-model`)).status, kind).toBe(404);
+    }
+    // the replies were checked as they went: close() (afterAll) fails on any the document does not allow
+  });
+
   it('fails the test whose emulator gave a reply the document does not allow (close() names it)', async () => {
     const other = await startTestEmulator();
     other.core.emit('webhook', { object: 'event', type: 'realtime.call.incoming' });
