@@ -1,7 +1,7 @@
 // The API document (spec/openapi.json) itself, and the contract it makes with the emulator: the document is a valid
-// OpenAPI 3.1 document whose schemas are valid JSON Schemas, its operations are exactly the emulator's routes, the emulator serves
-// it, and the checker that the test fixture runs on every reply of the suite refuses replies the document does not
-// allow.
+// OpenAPI 3.1 document whose schemas are valid JSON Schemas, its operations are exactly the emulator's routes, the
+// emulator serves it, and the checker that the test fixture runs on every reply of the suite refuses replies the
+// document does not allow.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
