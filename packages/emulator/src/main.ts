@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { FaultList, type Fault } from './faults.js';
+import { FAULT_GRAMMAR, FaultList, type Fault } from './faults.js';
 import { FixtureError, loadFixtures } from './fixtures.js';
 import { isLoopback, startEmulator } from './server.js';
 
@@ -54,10 +54,9 @@ function faults(raws: string[] = []): Fault[] {
   return raws.map((raw) => {
     try {
       return FaultList.parse(raw);
-    } catch {
+    } catch (err) {
       throw new FlagError(
-        `--fault: ${JSON.stringify(raw)} is not allowed (STATUS[:retry-after=S][:path=RE][:times=N], ` +
-          `drop[:after=N], or slow[:ms=N])`,
+        `--fault: ${JSON.stringify(raw)} is not allowed: ${(err as Error).message} (${FAULT_GRAMMAR})`,
       );
     }
   });

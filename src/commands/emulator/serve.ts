@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { integer, repeatable } from '../../core/validate.js';
-import { FaultList, type Fault } from 'svc-emulator/faults';
+import { FAULT_GRAMMAR, FaultList, type Fault } from 'svc-emulator/faults';
 import { fail } from '../../core/validate.js';
 
 interface Opts {
@@ -23,8 +23,8 @@ interface Opts {
 const faultParser = repeatable<Fault>((raw, flag) => {
   try {
     return FaultList.parse(raw);
-  } catch {
-    return fail(flag, raw, 'STATUS[:retry-after=S][:path=RE][:times=N], drop[:after=N], or slow[:ms=N]');
+  } catch (err) {
+    return fail(flag, raw, `${(err as Error).message} (${FAULT_GRAMMAR})`);
   }
 });
 
