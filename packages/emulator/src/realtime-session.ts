@@ -68,6 +68,8 @@ export interface SessionSetup {
   /** session fields carried by a client secret */
   initial?: Json;
   log: RealtimeSessionLog;
+  /** the voice's canonical id when `id` is a built-in voice or a custom voice of the caller's team */
+  findVoice: (id: string) => string | undefined;
 }
 
 class ClientEventError extends Error {
@@ -352,15 +354,16 @@ export class EmulatedRealtimeSession {
     }
     const voice = s.voice ?? s.audio?.output?.voice;
     if (voice !== undefined) {
-      if (typeof voice !== 'string' || !(BUILTIN_VOICES.includes(voice.toLowerCase()) || /^[a-z0-9]{8}$/.test(voice))) {
+      const found = typeof voice === 'string' ? this.setup.findVoice(voice) : undefined;
+      if (found === undefined) {
         throw new ClientEventError(
           'invalid_value',
-          `Invalid value for \`session.voice\`: ${JSON.stringify(voice)}; must be one of ` +
-            `${BUILTIN_VOICES.join(', ')} or a custom voice id`,
+          `Invalid value for \`session.voice\`: ${JSON.stringify(voice)}; not a built-in voice ` +
+            `(${BUILTIN_VOICES.join(', ')}) or a custom voice of the team`,
           'session.voice',
         );
       }
-      next.voice = voice.toLowerCase();
+      next.voice = found;
       next.audio.output.voice = next.voice;
     }
     if (s.turn_detection !== undefined)

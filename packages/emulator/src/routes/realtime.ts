@@ -6,6 +6,7 @@ import { endCall } from '../calls.js';
 import type { Backend } from '../backend.js';
 import { agents } from './agents.js';
 import { clearRealtimeLogs, realtimeLogs, type RealtimeSessionLog } from '../realtime-log.js';
+import { findVoice } from './voices.js';
 import { EmulatedRealtimeSession, REALTIME_MODELS, REASONING_EFFORTS } from '../realtime-session.js';
 import type { EmuRequest, Router } from '../router.js';
 
@@ -60,7 +61,15 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
   const { callId, call, model, effort } = opening;
   const initial = call?.agent_id ? (agentSession(core, call.agent_id) ?? opening.initial) : opening.initial;
   const log = newSessionLog(core, callId, model, effort);
-  const session = new EmulatedRealtimeSession(ws, core, { model, reasoningEffort: effort, callId, initial, log });
+  const findTeamVoice = (id: string) => findVoice(core, id, req.key?.team_id)?.voice_id;
+  const session = new EmulatedRealtimeSession(ws, core, {
+    model,
+    reasoningEffort: effort,
+    callId,
+    initial,
+    log,
+    findVoice: findTeamVoice,
+  });
   const timers: NodeJS.Timeout[] = [];
   const onClose = () => session.close(1001, 'emulator closing');
   core.once('close', onClose);
