@@ -109,7 +109,7 @@ _svc_flags() {
     'emulator fault list') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'emulator requests') echo '--follow --path --status --interval --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'emulator reset') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator serve') echo '--port --host --state-dir --memory --fixtures --seed --print-env --ready-file --latency --token-delay --deferred-delay --collection --fault --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'emulator serve') echo '--port --host --state-dir --memory --fixtures --seed --print-env --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --fault --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'emulator trigger') echo '--number --webhook --from --say --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'files') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'files delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -232,7 +232,7 @@ _svc_valued() {
     'emulator fault list') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'emulator requests') echo ' --path --status --interval --profile --base-url --jq --timeout --max-retries ' ;;
     'emulator reset') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
-    'emulator serve') echo ' --port --host --state-dir --fixtures --seed --ready-file --latency --token-delay --deferred-delay --collection --fault --profile --base-url --jq --timeout --max-retries ' ;;
+    'emulator serve') echo ' --port --host --state-dir --fixtures --seed --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --fault --profile --base-url --jq --timeout --max-retries ' ;;
     'emulator trigger') echo ' --number --webhook --from --say --profile --base-url --jq --timeout --max-retries ' ;;
     'files') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'files delete') echo ' --profile --base-url --jq --timeout --max-retries ' ;;

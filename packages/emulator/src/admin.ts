@@ -111,6 +111,7 @@ const reset: Handler = async (_req, res, core) => {
   core.store.reset();
   core.requests.length = 0;
   core.faults.clear();
+  core.rateLimits.reset();
   core.addKey({ key: core.defaultKey, name: 'default emulator key' });
   const fixtures = core.fixtures ? await core.fixtures() : undefined;
   res.json(200, { ok: true, ...(fixtures ? { fixtures } : {}) });

@@ -6,7 +6,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
 import { Backend, type EmulatorSettings, type LoggedRequest } from './backend.js';
-import type { FaultList, Fault } from './faults.js';
+import { FaultList, type Fault } from './faults.js';
+import { estimatedTokens, type RateLimit } from './rate-limit.js';
 import {
   ERROR_CODES,
   HttpError,
@@ -50,6 +51,8 @@ export interface EmulatorOptions {
   collections?: Record<string, string | string[]>;
   /** told every reply once it has gone (status, content type, body; WebSocket opens and server events) */
   onReply?: (reply: ReplyRecord) => void;
+  /** `--rate-limit RPM[,TPM]`: the limit of every key without one of its own */
+  rateLimit?: RateLimit;
 }
 
 export interface Emulator {
@@ -99,7 +102,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
   const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const host = clientHost(addr);
   core.url = `http://${host}:${addr.port}`;
   core.wsUrl = `ws://${host}:${addr.port}`;
   if (opts.fixtures) {
@@ -149,6 +152,7 @@ function newBackend(opts: EmulatorOptions): { store: StateStore; core: Backend }
   );
   core.adminToken = opts.adminToken;
   for (const f of opts.faults ?? []) core.faults.add(f);
+  core.rateLimits.limit = opts.rateLimit;
   if (opts.collections) registerCollections(core, opts.collections);
   return { store, core };
 }
@@ -182,6 +186,16 @@ function adminTokenMatches(req: IncomingMessage, token: string): boolean {
 }
 
 /** Whether an address only this machine can reach (no admin token needed there). */
+/**
+ * The host of the URLs the emulator prints: the address it listens on, but loopback for a wildcard address
+ * (`--host 0.0.0.0` or `::`), which is no address a client can use (and which svc refuses as plain http off loopback).
+ */
+function clientHost(addr: AddressInfo): string {
+  if (addr.address === '0.0.0.0') return '127.0.0.1';
+  if (addr.address === '::') return '[::1]';
+  return addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+}
+
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host) || host === '::ffff:127.0.0.1';
 }
@@ -466,6 +480,17 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
       return sendError(res, auth.status, auth.message);
     }
     emuReq.key = auth.key;
+    const verdict = core.rateLimits.admit(
+      auth.key.key,
+      auth.key.rate_limit,
+      estimatedTokens(req.headers['content-length']),
+      core.now(),
+    );
+    for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
+    if (!verdict.ok) {
+      req.resume();
+      return sendError(res, 429, verdict.message);
+    }
   }
   try {
     await route.handler(emuReq, emuRes, core);

@@ -5,6 +5,7 @@ import { FaultList } from '../src/faults.js';
 import { main } from '../src/main.js';
 import { startTestEmulator, type TestEmulator } from '../src/testing.js';
 import { MALFORMED } from './fault-specs.js';
+import { capturingStderr } from './stderr.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -54,20 +55,13 @@ describe('fault specs', () => {
   });
 
   it('svc-emulator serve --fault (the package on its own) refuses them with exit 2', async () => {
-    const write = process.stderr.write;
-    let said = '';
-    process.stderr.write = ((chunk: string) => {
-      said += chunk;
-      return true;
-    }) as typeof process.stderr.write;
-    try {
-      for (const [spec, reason] of MALFORMED) {
-        said = '';
-        expect(await main(['serve', '--port', '0', `--fault=${spec}`]), spec).toBe(2);
-        expect(said, spec).toMatch(reason);
-      }
-    } finally {
-      process.stderr.write = write;
+    for (const [spec, reason] of MALFORMED) {
+      let code: number | undefined;
+      const said = await capturingStderr(async () => {
+        code = await main(['serve', '--port', '0', `--fault=${spec}`]);
+      });
+      expect(code, spec).toBe(2);
+      expect(said, spec).toMatch(reason);
     }
   });
 });

@@ -75,7 +75,7 @@ describe('svc-emulator on its own', () => {
               out
                 .trim()
                 .split('\n')
-                .map((l) => l.split('=') as [string, string]),
+                .map((l) => l.replace(/^export /, '').split('=') as [string, string]),
             ),
           );
       });
