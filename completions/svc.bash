@@ -12,7 +12,7 @@ _svc_subs() {
     'conversations') echo 'delete rm list ls show' ;;
     'custom-voices') echo 'create delete rm download get list ls update' ;;
     'documents') echo 'search' ;;
-    'emulator') echo 'fault requests reset serve trigger' ;;
+    'emulator') echo 'fault requests reset serve sessions trigger' ;;
     'emulator fault') echo 'add clear list' ;;
     'files') echo 'delete rm download get list ls share unshare upload' ;;
     'images') echo 'edit generate gen' ;;
@@ -110,6 +110,7 @@ _svc_flags() {
     'emulator requests') echo '--follow --path --status --interval --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'emulator reset') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'emulator serve') echo '--port --host --state-dir --memory --fixtures --seed --print-env --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --fault --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'emulator sessions') echo '--path --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'emulator trigger') echo '--number --webhook --from --say --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'files') echo '--profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'files delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -233,6 +234,7 @@ _svc_valued() {
     'emulator requests') echo ' --path --status --interval --profile --base-url --jq --timeout --max-retries ' ;;
     'emulator reset') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'emulator serve') echo ' --port --host --state-dir --fixtures --seed --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --fault --profile --base-url --jq --timeout --max-retries ' ;;
+    'emulator sessions') echo ' --path --profile --base-url --jq --timeout --max-retries ' ;;
     'emulator trigger') echo ' --number --webhook --from --say --profile --base-url --jq --timeout --max-retries ' ;;
     'files') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
     'files delete') echo ' --profile --base-url --jq --timeout --max-retries ' ;;
@@ -413,6 +415,7 @@ _svc_dyn() {
     'emulator requests|--profile') echo 'profiles' ;;
     'emulator reset|--profile') echo 'profiles' ;;
     'emulator serve|--profile') echo 'profiles' ;;
+    'emulator sessions|--profile') echo 'profiles' ;;
     'emulator trigger|--profile') echo 'profiles' ;;
     'files|--profile') echo 'profiles' ;;
     'files delete|--profile') echo 'profiles' ;;

@@ -6,6 +6,7 @@ import { FaultList } from './faults.js';
 import { RateLimiter, rateLimitOf } from './rate-limit.js';
 import { HttpError, type EmuRequest } from './router.js';
 import type { StateStore } from './state.js';
+import type { WsSessionLog } from './ws-log.js';
 
 export interface EmulatorSettings {
   /** pause between streamed tokens (chat, responses, messages) */
@@ -42,6 +43,8 @@ export interface LoggedRequest {
   /** set when the reply is finished */
   status?: number;
   duration_ms?: number;
+  /** a WebSocket session (method WS): its events each way and how it ended */
+  ws?: WsSessionLog;
 }
 
 /** The request log keeps the newest entries only, so a long-running emulator does not grow without bound. */

@@ -8,6 +8,7 @@ import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
 import { Backend, type EmulatorSettings, type LoggedRequest } from './backend.js';
 import { FaultList, type Fault } from './faults.js';
 import { estimatedTokens, type RateLimit } from './rate-limit.js';
+import { UpgradeRecord } from './ws-log.js';
 import {
   ERROR_CODES,
   HttpError,
@@ -585,15 +586,16 @@ async function handleUpgrade(
   const requestId = core.uuid('request');
   upgradeIds.set(req, requestId);
   let faulted = false;
+  const record = new UpgradeRecord(core.logRequest(logRecord(req, url, requestId, 'WS')), socket);
   const reject = (status: number, message: string, extra = '') => {
     onReply?.({ kind: 'ws-open', path, status, faulted });
+    record.end(status);
     const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
     socket.end(
       `HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ` +
         `${requestId}\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   };
-  core.logRequest(logRecord(req, url, requestId, 'WS'));
   // faults apply to an upgrade as method WS: a refused upgrade, a socket cut at once or after N server events, a slow
   // 101
   const fault = core.faults.take('WS', path);
@@ -627,6 +629,7 @@ async function handleUpgrade(
     emuReq.key = auth.key;
   }
   wss.handleUpgrade(req, socket, head, (ws) => {
+    record.session(ws);
     guardMessageListeners(ws);
     if (onReply) recordEvents(ws, path, onReply);
     if (fault?.kind === 'drop') cutAfter(ws, socket, fault.afterEvents!);
