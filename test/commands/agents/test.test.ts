@@ -9,22 +9,11 @@ import { parse as parseYaml } from 'yaml';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';
+import { BOOK_TABLE } from './booking-agent.js';
 
 let emu: TestEmulator;
 const dir = tempDir();
 
-const BOOK_TABLE = {
-  type: 'function',
-  function: {
-    name: 'book_table',
-    description: 'book a table',
-    parameters: {
-      type: 'object',
-      properties: { party_size: { type: 'integer' }, city: { type: 'string' } },
-      required: ['party_size'],
-    },
-  },
-};
 const agentFile = writeTemp(
   'agent.json',
   JSON.stringify({
