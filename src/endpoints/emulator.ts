@@ -37,7 +37,13 @@ export interface FaultSpec {
   left?: number;
 }
 
-export type TriggerKind = 'incoming-call' | 'video-done' | 'deferred-ready' | 'file-expired';
+export type TriggerKind =
+  | 'incoming-call'
+  | 'caller-says'
+  | 'caller-hangup'
+  | 'video-done'
+  | 'deferred-ready'
+  | 'file-expired';
 
 const adminHeaders = (token: string | undefined): Record<string, string> =>
   token ? { 'x-emulator-admin-token': token } : {};

@@ -71,6 +71,7 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
     findVoice: findTeamVoice,
   });
   const timers: NodeJS.Timeout[] = [];
+  const cleanups: (() => void)[] = [];
   const onClose = () => session.close(1001, 'emulator closing');
   core.once('close', onClose);
   ws.on('message', (data, isBinary) => {
@@ -99,10 +100,14 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
     session.markClosed();
     log.closed_at = Date.now();
     timers.forEach(clearInterval);
+    for (const cleanup of cleanups) cleanup();
     core.off('close', onClose);
   });
   session.start();
-  if (call && callId) runCaller(session, core, callId, call, timers);
+  if (call && callId) {
+    runCaller(session, core, callId, call, timers);
+    cleanups.push(hearTriggers(session, core, callId));
+  }
 }
 
 interface Opening {
@@ -203,6 +208,23 @@ function newSessionLog(core: Backend, callId: string | undefined, model: string,
   logs.push(log);
   if (logs.length > 200) logs.splice(0, logs.length - 200);
   return log;
+}
+
+/**
+ * Mid-call triggers (`svc emulator trigger caller-says|caller-hangup CALL_ID`): the caller says a line now, or
+ * hangs up now. Returns what stops listening.
+ */
+function hearTriggers(session: EmulatedRealtimeSession, core: Backend, callId: string): () => void {
+  const says = (text: string) => {
+    if (!session.isClosed) session.simulateCaller(text);
+  };
+  const hangup = () => session.close(1000, 'call ended');
+  core.on(`caller.says:${callId}`, says);
+  core.on(`caller.hangup:${callId}`, hangup);
+  return () => {
+    core.off(`caller.says:${callId}`, says);
+    core.off(`caller.hangup:${callId}`, hangup);
+  };
 }
 
 /** The simulated caller of a SIP call: says its lines one turn at a time, then hangs up. */
