@@ -17,7 +17,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const RECORDS = 100_000;
 
 function record(i, day, model) {
-  const t = `${day}T${String(Math.floor(i / 3600) % 24).padStart(2, '0')}:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000Z`;
+  const two = (n) => String(n).padStart(2, '0');
+  const t = `${day}T${two(Math.floor(i / 3600) % 24)}:${two(Math.floor(i / 60) % 60)}:${two(i % 60)}.000Z`;
   return {
     id: `${day.replace(/-/g, '')}-${t.slice(11, 19).replace(/:/g, '')}-${i.toString(36).padStart(8, '0')}`,
     time: t,

@@ -92,7 +92,9 @@ const quote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`;
 export function compareOnTerminal(pairs, { cols, rows = 40, env }) {
   const result = join(mkdtempSync(join(tmpdir(), 'svc-bench-tty-')), 'result.json');
   const driver = join(ROOT, 'bench', 'on-terminal.cjs');
-  const line = `stty cols ${cols} rows ${rows}; exec node ${quote(driver)} ${quote(result)} ${quote(JSON.stringify(pairs.map((p) => ({ ...p, env }))))}`;
+  const line =
+    `stty cols ${cols} rows ${rows}; exec node ${quote(driver)} ${quote(result)} ` +
+    `${quote(JSON.stringify(pairs.map((p) => ({ ...p, env }))))}`;
   const r = spawnSync('script', ['-qfec', line, '/dev/null'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   if (r.status !== 0) throw new Error(`on a terminal: script exited ${r.status}: ${r.stderr}`);
   return JSON.parse(readFileSync(result, 'utf8'));

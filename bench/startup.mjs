@@ -48,7 +48,8 @@ function writeScripts(dir) {
   writeFileSync(
     get,
     `import http from 'node:http';
-const req = http.get(process.env.URL + '/v1/models', { headers: { authorization: 'Bearer ' + process.env.KEY } }, (res) => {
+const headers = { authorization: 'Bearer ' + process.env.KEY };
+const req = http.get(process.env.URL + '/v1/models', { headers }, (res) => {
   let body = '';
   res.setEncoding('utf8');
   res.on('data', (c) => (body += c));
@@ -61,7 +62,8 @@ req.end();`,
     post,
     `import http from 'node:http';
 const body = JSON.stringify({ model: 'svc-latest', messages: [{ role: 'user', content: 'hi' }], stream: false });
-const req = http.request(process.env.URL + '/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ' + process.env.KEY, 'content-type': 'application/json' } }, (res) => {
+const headers = { authorization: 'Bearer ' + process.env.KEY, 'content-type': 'application/json' };
+const req = http.request(process.env.URL + '/v1/chat/completions', { method: 'POST', headers }, (res) => {
   let text = '';
   res.setEncoding('utf8');
   res.on('data', (c) => (text += c));
@@ -70,15 +72,20 @@ const req = http.request(process.env.URL + '/v1/chat/completions', { method: 'PO
 req.end(body);`,
   );
   const inproc = join(dir, 'inproc.mjs');
+  const emulatorUrl = pathToFileURL(join(ROOT, 'packages/emulator/dist/server.js')).href;
   writeFileSync(
     inproc,
     `import http from 'node:http';
-const { startEmulator } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'packages/emulator/dist/server.js')).href)});
+const { startEmulator } = await import(${JSON.stringify(emulatorUrl)});
 const emu = await startEmulator({ stateDir: process.env.STATE, quietLog: true });
 http.get(emu.url + '/v1/models', { headers: { authorization: 'Bearer ' + emu.defaultKey } }, (res) => {
   let body = '';
   res.on('data', (c) => (body += c));
-  res.on('end', async () => { for (const m of JSON.parse(body).data) process.stdout.write(m.id + '\\n'); await emu.close(); process.exit(0); });
+  res.on('end', async () => {
+    for (const m of JSON.parse(body).data) process.stdout.write(m.id + '\\n');
+    await emu.close();
+    process.exit(0);
+  });
 });`,
   );
   return { get, post, inproc };

@@ -41,8 +41,10 @@ export default async function streamLatency() {
     writeFileSync(
       reader,
       `import http from 'node:http';
-const body = JSON.stringify({ model: 'svc-4', stream: true, messages: [{ role: 'user', content: process.env.PROMPT }] });
-const req = http.request(process.env.URL + '/v1/chat/completions', { method: 'POST', headers: { authorization: 'Bearer ' + process.env.KEY, 'content-type': 'application/json' } }, (res) => {
+const messages = [{ role: 'user', content: process.env.PROMPT }];
+const body = JSON.stringify({ model: 'svc-4', stream: true, messages });
+const headers = { authorization: 'Bearer ' + process.env.KEY, 'content-type': 'application/json' };
+const req = http.request(process.env.URL + '/v1/chat/completions', { method: 'POST', headers }, (res) => {
   let buf = '';
   res.setEncoding('utf8');
   res.on('data', (c) => {

@@ -7,7 +7,7 @@
 const argv = process.argv.slice(2);
 const only = argv.length === 1 ? argv[0] : undefined;
 if (only === '--version' || only === '-V') {
-  process.stdout.write(require('../package.json').version + '\n');
+  process.stdout.write(`${require('../package.json').version}\n`);
 } else if (only === '--help' || only === '-h' || argv.length === 0) {
   load('help').then(({ printTopLevelHelp }) => {
     process.exitCode = printTopLevelHelp(argv.length === 0);
@@ -168,13 +168,14 @@ function useCodeCache(bundleDir) {
   const env = process.env;
   const home = () => env.HOME || require('node:os').homedir();
   // the rule of cacheDir() in src/core/paths.ts (on Windows %LOCALAPPDATA%\svc\cache)
+  const windowsCache = () => `${env.LOCALAPPDATA || `${env.USERPROFILE || home()}\\AppData\\Local`}\\svc\\cache`;
   const root =
     env.SVC_CACHE_DIR ||
     (env.XDG_CACHE_HOME
-      ? env.XDG_CACHE_HOME + sep + 'svc'
+      ? `${env.XDG_CACHE_HOME}${sep}svc`
       : process.platform === 'win32'
-        ? (env.LOCALAPPDATA || `${env.USERPROFILE || home()}\\AppData\\Local`) + '\\svc\\cache'
-        : home() + sep + '.cache' + sep + 'svc');
+        ? windowsCache()
+        : `${home()}${sep}.cache${sep}svc`);
   // one folder per Node version and per installed copy of svc (a hash of its path), in it one per build
   const copyDir = `${root}${sep}v8-${process.version}-${process.arch}${sep}${djb2(bundleDir).toString(36)}`;
   if (typeof Module.enableCompileCache === 'function') {
@@ -183,7 +184,7 @@ function useCodeCache(bundleDir) {
   }
   let build;
   try {
-    build = fs.readFileSync(bundleDir + sep + 'build-id', 'latin1').trim();
+    build = fs.readFileSync(`${bundleDir + sep}build-id`, 'latin1').trim();
   } catch {
     return; // a bundle without its id (an older build): no cache rather than a stale one
   }
@@ -245,12 +246,11 @@ function useCodeCache(bundleDir) {
     const script = new vm.Script(Module.wrap(content), { filename, cachedData });
     if (!cachedData || script.cachedDataRejected) pending.push({ script, cacheFile });
     const fn = script.runInThisContext({ displayErrors: true });
-    const mod = this;
-    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? requireChunk(mod, id, sep) : mod.require(id));
-    req.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
+    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? requireChunk(this, id, sep) : this.require(id));
+    req.resolve = (request, options) => Module._resolveFilename(request, this, false, options);
     req.cache = Module._cache;
     req.main = require.main;
-    return fn.call(mod.exports, mod.exports, req, mod, filename, filename.slice(0, filename.lastIndexOf(sep)));
+    return fn.call(this.exports, this.exports, req, this, filename, filename.slice(0, filename.lastIndexOf(sep)));
   };
   process.once('exit', save);
 }

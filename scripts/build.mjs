@@ -73,7 +73,7 @@ function buildPackage(dir) {
 
   // what a deleted or renamed source left behind
   for (const file of walk(DIST)) {
-    if (!file.startsWith(NOT_OURS + '/') && !emitted.has(file)) rmSync(file);
+    if (!file.startsWith(`${NOT_OURS}/`) && !emitted.has(file)) rmSync(file);
   }
 }
 for (const dir of PACKAGES) buildPackage(dir);

@@ -1,5 +1,5 @@
-// Second build step (after scripts/build.mjs): dist/*.js → dist/bundle/*.cjs, the code bin/svc.cjs runs. One CommonJS file per
-// command (named after its module, e.g. commands/models/list-<hash>.cjs) plus shared chunks; commander and the
+// Second build step (after scripts/build.mjs): dist/*.js → dist/bundle/*.cjs, the code bin/svc.cjs runs. One CommonJS
+// file per command (named after its module, e.g. commands/models/list-<hash>.cjs) plus shared chunks; commander and the
 // parts of undici a request needs are bundled in, every other package stays in node_modules (imported on use).
 // Why: the ES module loader costs ~1 ms per file on this machine and CommonJS chunks can be compiled with
 // V8's code cache on Node 20 (see bin/svc.cjs and docs/performance.md).
@@ -48,7 +48,10 @@ const noHttp2 = {
   },
   load(id) {
     if (id !== H2_STUB) return null;
-    return `module.exports = function connectH2() { throw new Error('HTTP/2 is not enabled in svc (undici allowH2 is off)'); };`;
+    return (
+      `module.exports = function connectH2() { throw new Error('HTTP/2 is not enabled in svc (undici ` +
+      `allowH2 is off)'); };`
+    );
   },
 };
 
@@ -80,7 +83,10 @@ const lazyAssert = {
   },
   load(id) {
     if (id !== LAZY_ASSERT) return null;
-    return `module.exports = function assert(value, message) { if (!value) require('node:assert').ok(value, message); };`;
+    return (
+      `module.exports = function assert(value, message) { if (!value) require('node:assert').ok(value, ` +
+      `message); };`
+    );
   },
   transform(code, id) {
     if (!/[\\/]undici[\\/]lib[\\/]/.test(id) || !code.includes("require('node:assert')")) return null;
@@ -118,12 +124,31 @@ const rareUndiciOutside = {
 const HTTP_USES = [
   {
     file: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
-    from: /^const http = require\('node:http'\)\n([^]*)^const getDefaultNodeMaxHeaderSize = http &&\n  http\.maxHeaderSize &&\n  Number\.isInteger\(http\.maxHeaderSize\) &&\n  http\.maxHeaderSize > 0\n  \? \(\) => http\.maxHeaderSize\n  : \(\) => \{ (throw new InvalidArgumentError\('http module not available or http\.maxHeaderSize invalid'\)) \}\n/m,
-    to: "$1const getDefaultNodeMaxHeaderSize = () => {\n  const { maxHeaderSize } = require('node:http')\n  if (Number.isInteger(maxHeaderSize) && maxHeaderSize > 0) return maxHeaderSize\n  $2\n}\n",
+    from: new RegExp(
+      [
+        String.raw`^const http = require\('node:http'\)\n([^]*)`,
+        String.raw`^const getDefaultNodeMaxHeaderSize = http &&\n  http\.maxHeaderSize &&\n`,
+        String.raw`  Number\.isInteger\(http\.maxHeaderSize\) &&\n  http\.maxHeaderSize > 0\n`,
+        String.raw`  \? \(\) => http\.maxHeaderSize\n`,
+        String.raw`  : \(\) => \{ (throw new InvalidArgumentError\(`,
+        String.raw`'http module not available or http\.maxHeaderSize invalid'\)) \}\n`,
+      ].join(''),
+      'm',
+    ),
+    to: [
+      '$1const getDefaultNodeMaxHeaderSize = () => {\n',
+      "  const { maxHeaderSize } = require('node:http')\n",
+      '  if (Number.isInteger(maxHeaderSize) && maxHeaderSize > 0) return maxHeaderSize\n',
+      '  $2\n}\n',
+    ].join(''),
   },
   {
     file: /[\\/]undici[\\/]lib[\\/]core[\\/]util\.js$/,
-    from: /^const \{ IncomingMessage \} = require\('node:http'\)\n([^]*)Object\.getPrototypeOf\(stream\)\.constructor === IncomingMessage\)/m,
+    from: new RegExp(
+      String.raw`^const \{ IncomingMessage \} = require\('node:http'\)\n([^]*)` +
+        String.raw`Object\.getPrototypeOf\(stream\)\.constructor === IncomingMessage\)`,
+      'm',
+    ),
     to: "$1Object.getPrototypeOf(stream).constructor === require('node:http').IncomingMessage)",
   },
 ];
@@ -154,7 +179,10 @@ const parserCompiledBeforehand = {
     const own = readFileSync(id, 'utf8');
     if (!/^const wasmBase64 = '[A-Za-z0-9+/=]+'$/m.test(own))
       this.error("undici's llhttp_simd-wasm.js is no longer base64 text: update scripts/bundle.mjs");
-    return `let bytes\nObject.defineProperty(module, 'exports', { get: () => (bytes ??= require('node:fs').readFileSync(__dirname + '/${LLHTTP_FILE.split('/').pop()}')) })\n`;
+    return (
+      `let bytes\nObject.defineProperty(module, 'exports', { get: () => (bytes ??= ` +
+      `require('node:fs').readFileSync(__dirname + '/${LLHTTP_FILE.split('/').pop()}')) })\n`
+    );
   },
   transform(code, id) {
     if (!/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(id)) return null;
@@ -163,7 +191,8 @@ const parserCompiledBeforehand = {
       this.error("undici's client-h1.js no longer compiles its parser as expected: update scripts/bundle.mjs");
     return code.replace(
       own,
-      `mod = globalThis[Symbol.for('svc.llhttpModule')] ?? new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))`,
+      `mod = globalThis[Symbol.for('svc.llhttpModule')] ?? new ` +
+        `WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))`,
     );
   },
 };
@@ -180,7 +209,8 @@ const importViaLauncher = {
       spec.startsWith('node:')
         ? // Node's own modules: require() them, which does not start the ES module loader (~3 ms); the namespace
           // object import() gives is mimicked (named exports, and the module as default)
-          `Promise.resolve().then(() => { const m = require(${JSON.stringify(spec)}); return Object.create(m, { default: { value: m, enumerable: true } }); })`
+          `Promise.resolve().then(() => { const m = require(${JSON.stringify(spec)}); return Object.create(m, { ` +
+          `default: { value: m, enumerable: true } }); })`
         : `(globalThis[Symbol.for("svc.import")] ?? ((s) => import(s)))(${JSON.stringify(spec)})`,
     );
   },
@@ -292,8 +322,8 @@ await build({
     codeSplitting: { groups: CHUNK_GROUPS },
     chunkFileNames: (chunk) => {
       const facade = chunk.facadeModuleId;
-      if (facade && facade.startsWith(DIST + '/')) return relative(DIST, facade).replace(/\.js$/, '') + '-[hash].cjs';
-      const own = facade && PACKAGE_DISTS.find(([, dir]) => facade.startsWith(dir + '/'));
+      if (facade?.startsWith(`${DIST}/`)) return `${relative(DIST, facade).replace(/\.js$/, '')}-[hash].cjs`;
+      const own = facade && PACKAGE_DISTS.find(([, dir]) => facade.startsWith(`${dir}/`));
       if (own) return `${own[0]}/${relative(own[1], facade).replace(/\.js$/, '')}-[hash].cjs`;
       // a bundled package's entry: named after it (shared/chalk-…, shared/marked-…, shared/highlight.js-bash-…)
       const pkg = facade && /[\\/]node_modules[\\/]([^\\/]+)[\\/]/.exec(facade)?.[1];
@@ -310,9 +340,10 @@ const undiciChunk = readdirSync(OUT, { recursive: true })
   .find((f) => f.endsWith('.cjs') && readFileSync(join(OUT, f), 'latin1').includes('svc.llhttpModule'));
 if (!undiciChunk || dirname(undiciChunk) !== dirname(LLHTTP_FILE))
   throw new Error(`scripts/bundle.mjs: undici's chunk (${undiciChunk}) is not beside ${LLHTTP_FILE}`);
-// help pages: `svc <command…> --help` into a pipe or a file, rendered once here (scripts/help-pages.mjs renders them
-// in a child process whose stdout is a pipe, as commander sees it then); bin/svc.cjs prints them without loading the CLI,
-// the text (.txt) into anything else, on a terminal the layout (.json) laid out at its width with help-layout.cjs
+// help pages: `svc <command…> --help` into a pipe or a file, rendered once here (scripts/help-pages.mjs renders
+// them in a child process whose stdout is a pipe, as commander sees it then); bin/svc.cjs prints them without loading
+// the CLI, the text (.txt) into anything else, on a terminal the layout (.json) laid out at its width with
+// help-layout.cjs
 const pages = JSON.parse(
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'help-pages.mjs')], { encoding: 'utf8', maxBuffer: 64 << 20 }),
 );
@@ -322,7 +353,8 @@ for (const [words, { text, layout }] of Object.entries(pages)) {
   writeFileSync(`${file}.txt`, text);
   writeFileSync(`${file}.json`, JSON.stringify(layout));
 }
-// term/help-layout.ts with commander's help.js alone (its Help class; not the whole package, which the CLI's chunks hold)
+// term/help-layout.ts with commander's help.js alone (its Help class; not the whole package, which the CLI's chunks
+// hold)
 const commanderHelp = join(dirname(createRequire(import.meta.url).resolve('commander')), 'lib', 'help.js');
 await build({
   input: { 'help-layout': join(DIST, 'term', 'help-layout.js') },

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The suite's strength as a number: plants known single-line bugs in src/core one at a time, rebuilds, runs the
+// The suite's strength as a number: plants known small bugs in the CLI's rooms one at a time, rebuilds, runs the
 // tests that should notice, and prints which were caught. Not part of `npm test` (it rebuilds once per bug).
 //   node scripts/mutate.mjs            every mutant
 //   node scripts/mutate.mjs no-color   the mutants whose name contains a word
@@ -7,144 +7,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { MUTANTS } from './mutants.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
-
-/** name, file, the exact line text to find (must occur once), its replacement, the tests that should fail */
-const MUTANTS = [
-  {
-    name: 'no-color ignored',
-    file: 'src/term/color.ts',
-    find: "if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;",
-    replace: 'if (false) return false;',
-    tests: ['test/cli.test.ts', 'test/term/color.test.ts'],
-  },
-  {
-    name: 'force-color ignored',
-    file: 'src/term/color.ts',
-    find: "if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;",
-    replace: 'if (false) return true;',
-    tests: ['test/cli.test.ts', 'test/term/color.test.ts'],
-  },
-  {
-    name: '429 not retried',
-    file: 'src/net/http.ts',
-    find: 'const RETRY_ALWAYS = new Set([429]);',
-    replace: 'const RETRY_ALWAYS = new Set<number>([]);',
-    tests: ['test/net/http.test.ts', 'test/commands/emulator/server-routes.test.ts'],
-  },
-  {
-    name: 'POST retried on 5xx',
-    file: 'src/net/http.ts',
-    find: "return (method === 'GET' || method === 'HEAD') && RETRY_IDEMPOTENT.has(status);",
-    replace: 'return RETRY_IDEMPOTENT.has(status);',
-    tests: ['test/net/http.test.ts', 'test/commands/emulator/server-routes.test.ts'],
-  },
-  {
-    name: 'backoff not exponential',
-    file: 'src/net/http.ts',
-    find: 'const base = Math.min(500 * 2 ** attempt, 8000);',
-    replace: 'const base = Math.min(500, 8000);',
-    tests: ['test/net/http.test.ts'],
-  },
-  {
-    name: 'key not redacted in traces',
-    file: 'src/net/http.ts',
-    find: "return key ? text.split(key).join('[REDACTED]') : text;",
-    replace: 'return text;',
-    tests: ['test/net/http.test.ts', 'test/commands/auth', 'test/commands/emulator/server-routes.test.ts'],
-  },
-  {
-    name: 'authorization header traced',
-    file: 'src/net/http.ts',
-    find: "this.traceLine(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);",
-    replace: 'this.opts.trace?.(`> ${k}: ${v}`);',
-    tests: ['test/net/http.test.ts', 'test/commands/auth', 'test/commands/emulator/server-routes.test.ts'],
-  },
-  {
-    name: 'path segment not encoded',
-    file: 'src/net/http.ts',
-    find: 'return encodeURIComponent(s);',
-    replace: 'return s;',
-    tests: ['test/net/http.test.ts', 'test/commands/files'],
-  },
-  {
-    name: 'range: max off by one',
-    file: 'src/core/validate.ts',
-    find: 'if (max !== undefined && value > max) fail(flag, shown, allowed);',
-    replace: 'if (max !== undefined && value > max + 1) fail(flag, shown, allowed);',
-    tests: ['test/commands/chat/validation.test.ts', 'test/commands/tts/say.test.ts'],
-  },
-  {
-    name: 'range: integer accepts fractions',
-    file: 'src/core/validate.ts',
-    find: 'if ((rule.integer || rule.int32) && !Number.isInteger(value)) fail(flag, shown, allowed);',
-    replace: 'if (rule.int32 && !Number.isInteger(value)) fail(flag, shown, allowed);',
-    tests: [
-      'test/commands/chat/validation.test.ts',
-      'test/commands/tts/say.test.ts',
-      'test/commands/files/paging.test.ts',
-    ],
-  },
-  {
-    name: '404 exits 1 (not 5)',
-    file: 'src/core/errors.ts',
-    find: 'if (status === 404) return ExitCode.notFound;',
-    replace: 'if (status === 404) return ExitCode.error;',
-    tests: ['test/cli.test.ts', 'test/commands/emulator/server-routes.test.ts'],
-  },
-  {
-    name: '--json lists pretty-printed',
-    file: 'src/term/output.ts',
-    find: 'this.line(jsonSafe(JSON.stringify(value)));',
-    replace: 'this.line(jsonSafe(JSON.stringify(value, null, 2)));',
-    tests: ['test/commands/chat/stream.test.ts', 'test/commands/models'],
-  },
-  {
-    name: 'stream end marker not required',
-    file: 'src/net/sse.ts',
-    find: 'if (!complete) throw new IncompleteError(',
-    replace: 'if (complete && !complete) throw new IncompleteError(',
-    tests: ['test/net/sse.test.ts', 'test/commands/chat/stream.test.ts'],
-  },
-  {
-    name: 'temp file kept on a signal',
-    file: 'src/core/atomic-file.ts',
-    find: 'unlinkSync(p);',
-    replace: 'void p;',
-    tests: ['test/core/atomic-file.test.ts', 'test/commands/files/interrupt.test.ts'],
-  },
-  {
-    name: 'config file not 0600',
-    file: 'src/runtime/config.ts',
-    find: "chmodSync(store.path, 0o600); // conf's mode applies only when it creates the file",
-    replace: 'chmodSync(store.path, 0o644);',
-    tests: ['test/commands/auth'],
-  },
-  {
-    name: 'realtime usage not summed over answers',
-    file: 'src/apilog/ws-session.ts',
-    find:
-      "for (const [k, v] of Object.entries(u)) if (typeof v === 'number' && Number.isFinite(v)) sum[k] = " +
-      '(sum[k] ?? 0) + v;',
-    replace: "for (const [k, v] of Object.entries(u)) if (typeof v === 'number' && Number.isFinite(v)) sum[k] = v;",
-    tests: ['test/apilog/ws-session.test.ts'],
-  },
-  {
-    name: 'calls lost when the process exits before the exit hooks',
-    file: 'src/runtime/context.ts',
-    find: "process.once('exit', atExit);",
-    replace: 'void atExit;',
-    tests: ['test/apilog/ws-session.test.ts'],
-  },
-  {
-    name: 'WebSocket upgrade refusal not logged',
-    file: 'src/net/ws.ts',
-    find: 'handshake(res.statusCode ?? null, redact(message));',
-    replace: 'void message;',
-    tests: ['test/apilog/ws-session.test.ts'],
-  },
-];
 
 const only = process.argv.slice(2);
 const chosen = MUTANTS.filter((m) => only.length === 0 || only.some((w) => m.name.includes(w)));

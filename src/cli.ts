@@ -345,7 +345,8 @@ export async function runCli(
     if (!rootCommands.some((c) => c.name === word || c.aliases?.includes(word))) {
       streams.stderr.write(
         `error: ${word} is not a command or a help ` +
-          `topic${didYouMean(word, [...names, ...HELP_TOPICS])}\n(\`svc help\` lists the commands; topics: ${HELP_TOPICS.join(', ')})\n`,
+          `topic${didYouMean(word, [...names, ...HELP_TOPICS])}\n(\`svc help\` lists the commands; topics: ` +
+          `${HELP_TOPICS.join(', ')})\n`,
       );
       return ExitCode.usage;
     }
@@ -435,7 +436,7 @@ async function handleError(
   if (err instanceof UsageError) {
     // nothing was sent
   } else if (readEnv(env, 'SVC_DEBUG') && err instanceof Error && err.stack) {
-    stderr.write(err.stack + '\n');
+    stderr.write(`${err.stack}\n`);
   }
   return exitCodeFor(err);
 }

@@ -166,7 +166,7 @@ describe('exit codes and checks before sending', () => {
   it('a --schema nested too deeply is a clear exit 2, not a stack overflow', async () => {
     emu.clearRequests();
     const schema = join(tempDir(), 'deep.json');
-    writeFileSync(schema, '{"type":"object","x":'.repeat(5000) + '1' + '}'.repeat(5000));
+    writeFileSync(schema, `${'{"type":"object","x":'.repeat(5000)}1${'}'.repeat(5000)}`);
     const r = await svcProcess(['chat', '--schema', schema, 'hi'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/nests JSON more than 200 levels deep/);

@@ -46,12 +46,14 @@ export function junitReport(results: CaseResult[], suiteName = 'svc agents test'
   const total = results.reduce((t, r) => t + r.ms, 0);
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xml(suiteName)}" tests="${results.length}" failures="${failed}" errors="0" time="${seconds(total)}">`,
+    `<testsuites name="${xml(suiteName)}" tests="${results.length}" failures="${failed}" errors="0" ` +
+      `time="${seconds(total)}">`,
   ];
   for (const [file, list] of byFile) {
     const f = list.filter((r) => !r.passed).length;
     out.push(
-      `  <testsuite name="${xml(file)}" tests="${list.length}" failures="${f}" errors="0" time="${seconds(list.reduce((t, r) => t + r.ms, 0))}">`,
+      `  <testsuite name="${xml(file)}" tests="${list.length}" failures="${f}" errors="0" ` +
+        `time="${seconds(list.reduce((t, r) => t + r.ms, 0))}">`,
     );
     for (const r of list) {
       const open = `    <testcase classname="${xml(file)}" name="${xml(r.name)}" time="${seconds(r.ms)}"`;
@@ -61,7 +63,8 @@ export function junitReport(results: CaseResult[], suiteName = 'svc agents test'
       }
       out.push(
         `${open}>`,
-        `      <failure message="${xml(r.failures[0] ?? 'failed')}" type="AssertionError">${xml(r.failures.join('\n'))}</failure>`,
+        `      <failure message="${xml(r.failures[0] ?? 'failed')}" ` +
+          `type="AssertionError">${xml(r.failures.join('\n'))}</failure>`,
       );
       out.push(`      <system-out>${xml(r.transcript.join('\n'))}</system-out>`, '    </testcase>');
     }

@@ -205,10 +205,10 @@ async function readResponse(
     } else if (t === 'error') throw errorFromEvent(ev);
     else if (t === 'response.done') {
       const status = ev.response?.status;
-      if (status === 'failed')
-        throw new IncompleteError(
-          `the answer failed${ev.response?.status_details?.error?.message ? `: ${ev.response.status_details.error.message}` : ''}`,
-        );
+      if (status === 'failed') {
+        const why = ev.response?.status_details?.error?.message;
+        throw new IncompleteError(`the answer failed${why ? `: ${why}` : ''}`);
+      }
       if (status === 'cancelled') throw new IncompleteError('the answer was cancelled by the server');
       return { text: (done ?? deltas).trim(), calls };
     }
@@ -217,7 +217,7 @@ async function readResponse(
 
 /** The case's scripted result, else the --tool-cmd command's output, else an error result (and a failure). */
 async function answerCall(call: ToolCall, c: TestCase, o: CaseRunOptions): Promise<void> {
-  if (Object.prototype.hasOwnProperty.call(c.tools, call.name)) {
+  if (Object.hasOwn(c.tools, call.name)) {
     const v = c.tools[call.name];
     call.result = typeof v === 'string' ? v : JSON.stringify(v);
     return;
@@ -262,7 +262,10 @@ async function check(turn: TestTurn, r: TurnRecord, o: CaseRunOptions): Promise<
 async function matchCall(want: ToolExpectation, calls: ToolCall[], o: CaseRunOptions): Promise<string | undefined> {
   const named = calls.filter((x) => x.name === want.name);
   if (named.length === 0)
-    return `the tool ${want.name} was not called${calls.length ? ` (called: ${calls.map((x) => x.name).join(', ')})` : ' (no tool was called)'}`;
+    return (
+      `the tool ${want.name} was not ` +
+      `called${calls.length ? ` (called: ${calls.map((x) => x.name).join(', ')})` : ' (no tool was called)'}`
+    );
   const reasons: string[] = [];
   for (const call of named) {
     let why: string | undefined;

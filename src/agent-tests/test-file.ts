@@ -84,7 +84,8 @@ export async function readTestFiles(paths: string[]): Promise<TestCase[]> {
   }
   if (report.length)
     throw new UsageError(
-      `malformed agent test file${report.length > 1 ? 's' : ''}:\n  ${report.slice(0, 20).join('\n  ')}${report.length > 20 ? `\n  … and ${report.length - 20} more` : ''}`,
+      `malformed agent test file${report.length > 1 ? 's' : ''}:\n  ` +
+        `${report.slice(0, 20).join('\n  ')}${report.length > 20 ? `\n  … and ${report.length - 20} more` : ''}`,
     );
   if (cases.length === 0) throw new UsageError(`no test cases in ${paths.join(', ')}`);
   return cases;

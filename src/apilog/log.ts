@@ -74,7 +74,8 @@ export const dayFile = (dir: string, day: string): string => join(dir, `calls-${
 /** `20261122-213614-k3x9q`: time first (sorts, names its day file), then random. */
 export function newCallId(now: Date): string {
   const iso = now.toISOString();
-  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}-${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
+  const random = Math.random().toString(36).slice(2, 10).padEnd(8, '0');
+  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}-${random}`;
 }
 
 /** The day (YYYY-MM-DD) an id was logged on. */

@@ -94,7 +94,8 @@ export interface PlaybackFormat {
 const PROBE_SCRIPT = `
 const [path, rate, channels, device] = process.argv.slice(1);
 const Speaker = require(path);
-const s = new Speaker({ channels: Number(channels), bitDepth: 16, sampleRate: Number(rate), signed: true, ...(device ? { device } : {}) });
+const format = { channels: Number(channels), bitDepth: 16, sampleRate: Number(rate), signed: true };
+const s = new Speaker({ ...format, ...(device ? { device } : {}) });
 s.on('error', (e) => { process.stderr.write('error: ' + (e && e.message) + '\\n'); process.exit(3); });
 s.on('close', () => process.exit(0));
 s.end(Buffer.alloc(0)); // opens the device, plays nothing

@@ -13,7 +13,8 @@ export async function deleteEach(
 ): Promise<number> {
   await confirm(
     ctx,
-    `Delete ${ids.length === 1 ? `${what.noun} ${ids[0]}` : `${ids.length} ${what.noun}s (${ids.join(', ')})`} permanently?`,
+    `Delete ${ids.length === 1 ? `${what.noun} ${ids[0]}` : `${ids.length} ${what.noun}s (${ids.join(', ')})`} ` +
+      `permanently?`,
     { yes: what.yes },
   );
   const http = await ctx.http();

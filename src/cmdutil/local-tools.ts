@@ -95,7 +95,9 @@ export async function runToolCommand(
   const stdout = String(r.stdout ?? '').trim();
   if (timedOut)
     return JSON.stringify({
-      error: `the tool command timed out after ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`}`,
+      error:
+        `the tool command timed out after ` +
+        `${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`}`,
       output: stdout,
     });
   if (r.exitCode !== 0 || r.failed) {

@@ -11,7 +11,7 @@ import type { CursorRule, ListEndpoint, PageSize } from '../net/paging.js';
 import { ProtocolError, UsageError } from '../core/errors.js';
 import { integer } from '../core/validate.js';
 
-export interface ListSource<Item> {
+export interface ListSource<_Item> {
   /** fetch one page; the reply as the API sent it (checked by the api layer) */
   fetch(query: Query): Promise<object>;
   /** the key of the rows in the reply (`data`, `voices`, `phone_numbers`, `agents`); detect: the first array */

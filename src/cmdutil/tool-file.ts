@@ -112,9 +112,8 @@ export function checkTools(
   }
   if (choice !== undefined) {
     require(keywords.includes(choice) ||
-      names.has(
-        choice,
-      ), '--tool-choice', choice, `${keywords.join(', ')}, or the name of a --tool function${names.size ? ` (${[...names].join(', ')})` : ''}`);
+      names.has(choice), '--tool-choice', choice, `${keywords.join(', ')}, or the name of a --tool ` +
+      `function${names.size ? ` (${[...names].join(', ')})` : ''}`);
     require(choice !== needsTools ||
       tools.length > 0, '--tool-choice', choice, `${needsTools} needs at least one --tool`);
   }

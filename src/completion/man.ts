@@ -97,7 +97,7 @@ export function manPage(n: TreeNode, root: TreeNode): string {
   if (n.examples.length) lines.push('.SH EXAMPLES', '.nf', ...n.examples.map((e) => `  $ ${roff(e)}`), '.fi');
   const parent = n.path.length > 1 ? `\\fB${manName({ ...n, path: n.path.slice(0, -1) } as TreeNode)}\\fR(1), ` : '';
   lines.push('.SH SEE ALSO', n === root ? '\\fBsvc help\\fR, docs/commands.md' : `${parent}\\fBsvc\\fR(1)`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** Every page: file name → content. */

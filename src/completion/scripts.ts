@@ -295,12 +295,15 @@ complete -c svc -f -a '(__svc_complete)'
 
 export function bashScript(root: TreeNode): string {
   const t = tables(root);
-  const fn = (name: string, rows: [string, string][], fallback = '') =>
-    `${name}() {\n  case "$1" in\n${rows.map(([k, v]) => `    ${q(k)}) echo ${q(v)} ;;`).join('\n')}\n${fallback ? `    *) ${fallback} ;;\n` : ''}  esac\n}`;
+  const fn = (name: string, rows: [string, string][], fallback = '') => {
+    const cases = rows.map(([k, v]) => `    ${q(k)}) echo ${q(v)} ;;`).join('\n');
+    return `${name}() {\n  case "$1" in\n${cases}\n${fallback ? `    *) ${fallback} ;;\n` : ''}  esac\n}`;
+  };
   const list = (rows: [string, string[]][]) => rows.map(([k, v]): [string, string] => [k, v.join(' ')]);
-  return `${HEADER('bash', 'source this file, or copy it to ' + '/etc/bash_completion.d/svc (or: ' + 'source <(svc ' + 'completion bash))')}
+  const use = 'source this file, or copy it to /etc/bash_completion.d/svc (or: source <(svc completion bash))';
+  return `${HEADER('bash', use)}
 ${fn('_svc_subs', list(t.subs))}
-${fn('_svc_canon', t.canon, 'echo "\${1##*|}"')}
+${fn('_svc_canon', t.canon, 'echo "${1##*|}"')}
 ${fn('_svc_flags', list(t.flags.map(([k, v]) => [k, v.map(([f]) => f)])))}
 ${fn(
   '_svc_valued',
@@ -340,8 +343,10 @@ ${ZSH_COMPLETER}`;
 
 export function fishScript(root: TreeNode): string {
   const t = tables(root);
-  const sw = (fn: string, rows: [string, string[]][]) =>
-    `function ${fn}\n    switch $argv[1]\n${rows.map(([k, v]) => `        case ${q(k)}\n            printf '%s\\n' ${v.map(q).join(' ')}`).join('\n')}\n    end\nend`;
+  const sw = (fn: string, rows: [string, string[]][]) => {
+    const cases = rows.map(([k, v]) => `        case ${q(k)}\n            printf '%s\\n' ${v.map(q).join(' ')}`);
+    return `function ${fn}\n    switch $argv[1]\n${cases.join('\n')}\n    end\nend`;
+  };
   const tabbed = (rows: [string, [string, string][]][]) =>
     rows.map(([k, v]): [string, string[]] => [k, v.map(([n, d]) => `${n}\t${d}`)]);
   const one = (rows: [string, string][]) => rows.map(([k, v]): [string, string[]] => [k, [v]]);

@@ -14,6 +14,14 @@ export interface LoggedRequest {
   bytes?: number;
   status?: number;
   duration_ms?: number;
+  /** a WebSocket session: event types each way with their counts, and how it ended */
+  ws?: {
+    session_id?: string;
+    events_in: Record<string, number>;
+    events_out: Record<string, number>;
+    close_code?: number;
+    close_reason?: string;
+  };
 }
 
 export interface FaultSpec {
@@ -29,7 +37,13 @@ export interface FaultSpec {
   left?: number;
 }
 
-export type TriggerKind = 'incoming-call' | 'video-done' | 'deferred-ready' | 'file-expired';
+export type TriggerKind =
+  | 'incoming-call'
+  | 'caller-says'
+  | 'caller-hangup'
+  | 'video-done'
+  | 'deferred-ready'
+  | 'file-expired';
 
 const adminHeaders = (token: string | undefined): Record<string, string> =>
   token ? { 'x-emulator-admin-token': token } : {};

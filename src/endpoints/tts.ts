@@ -30,10 +30,20 @@ export const TTS_LANGUAGES = [
   'vi',
 ] as const;
 /**
- * A well-formed BCP-47 tag (RFC 5646 syntax: language[-script][-region][-variant…][-extension…][-x-private]) or `auto`.
+ * A well-formed BCP-47 tag (RFC 5646 syntax: language[-script][-region][-variant…][-extension…][-x-private]) or
+ * `auto`.
  */
-export const BCP47 =
-  /^(?:auto|(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?|x(?:-[a-z\d]{1,8})+)$/i;
+export const BCP47 = new RegExp(
+  `^(?:auto|${[
+    String.raw`(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})`, // language, with extended subtags
+    String.raw`(?:-[a-z]{4})?`, // script
+    String.raw`(?:-(?:[a-z]{2}|\d{3}))?`, // region
+    String.raw`(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*`, // variants
+    String.raw`(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*`, // extensions
+    String.raw`(?:-x(?:-[a-z\d]{1,8})+)?`, // private use
+  ].join('')}|x(?:-[a-z\\d]{1,8})+)$`,
+  'i',
+);
 /** The listed spelling of a supported language (case-insensitive), or undefined for another language. */
 export function listedLanguage(tag: string): string | undefined {
   return TTS_LANGUAGES.find((l) => l.toLowerCase() === tag.toLowerCase());

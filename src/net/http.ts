@@ -346,7 +346,8 @@ export class HttpClient {
     requestId: string | undefined,
   ): void {
     this.traceLine(
-      `< ${res.statusCode} ${method} ${url} (${Date.now() - started} ms${requestId ? `, x-request-id ${requestId}` : ''})`,
+      `< ${res.statusCode} ${method} ${url} (${Date.now() - started} ` +
+        `ms${requestId ? `, x-request-id ${requestId}` : ''})`,
     );
     for (const [k, v] of Object.entries(res.headers)) if (k !== 'set-cookie') this.traceLine(`< ${k}: ${String(v)}`);
   }

@@ -85,7 +85,7 @@ export class WsConnection {
       if (isBinary) msg = { type: 'binary', data: Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]) };
       else {
         const text = data.toString();
-        this.trace?.(this.redact(`< ${text.length > 500 ? text.slice(0, 500) + '…' : text}`));
+        this.trace?.(this.redact(`< ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`));
         let parsed: unknown;
         try {
           parsed = JSON.parse(text);
@@ -190,7 +190,7 @@ export class WsConnection {
   /** Send a JSON event. */
   send(event: Record<string, unknown>): void {
     const text = JSON.stringify(event);
-    this.trace?.(this.redact(`> ${text.length > 500 ? text.slice(0, 500) + '…' : text}`));
+    this.trace?.(this.redact(`> ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`));
     this.watcher?.sent(event);
     this.socket.send(text);
   }

@@ -135,7 +135,8 @@ export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
       !statSync(output).isDirectory(), '--output', output, 'speaker, - (stdout) or a file path (not a directory)');
     const ext = unwritableAudioExtension(output);
     require(ext ===
-      undefined, '--output', output, `a file svc can write: .wav (default), .mp3, .pcm/.raw, .ulaw, .alaw (${ext} is not written)`);
+      undefined, '--output', output, `a file svc can write: .wav (default), .mp3, .pcm/.raw, .ulaw, .alaw ` +
+      `(${ext} is not written)`);
   }
   if (f.pushToTalk) {
     require(!f.duplex, '--push-to-talk', 'with --duplex', 'one of --push-to-talk or --duplex');

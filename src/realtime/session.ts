@@ -68,7 +68,6 @@ interface PendingCall {
 export class RealtimeSession {
   private muted = false;
   private talking = false;
-  private inputDone = false;
   private responseActive = false;
   private currentResponse: string | undefined;
   private readonly ignored = new Set<string>();
@@ -123,10 +122,7 @@ export class RealtimeSession {
     // progress or one asked for; a quiet stretch while nobody speaks is not a stall
     conn.awaiting = () => !this.configured || this.responseActive || this.awaitingSince > 0;
     const first = await conn.next();
-    if (!first)
-      throw new NetworkError(
-        `the server closed the connection before the session started${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`,
-      );
+    if (!first) throw new NetworkError(`the server closed the connection before the session started${closeNote(conn)}`);
     if (first.type !== 'json') throw new NetworkError('the server sent binary data before the session started');
     const created = first.data as ServerEvent;
     this.o.view.event(created);
@@ -140,7 +136,7 @@ export class RealtimeSession {
       const m = await conn.next();
       if (!m)
         throw new NetworkError(
-          `the server closed the connection while the session was being configured${conn.closeCode ? ` (code ${conn.closeCode}${conn.closeReason ? `: ${conn.closeReason}` : ''})` : ''}`,
+          `the server closed the connection while the session was being configured${closeNote(conn)}`,
         );
       if (m.type !== 'json') continue;
       const ev = m.data as ServerEvent;
@@ -225,7 +221,6 @@ export class RealtimeSession {
       this.sendFrame(frame);
     }
     if (this.stopped || !this.o.endWhenInputEnds) return;
-    this.inputDone = true;
     // Trailing silence lets server VAD end a turn that runs to the end of the input.
     const td = this.serverSession?.turn_detection ?? this.o.update.turn_detection;
     if (this.o.mode !== 'push-to-talk' && td !== null) {

@@ -33,10 +33,10 @@ export class TranscriptView {
     if (!this.opts.json) return;
     if (typeof ev.delta === 'string' && /audio\.delta$/.test(String(ev.type))) {
       const { delta, ...rest } = ev;
-      this.write(jsonSafe(JSON.stringify({ ...rest, delta_bytes: Buffer.from(delta, 'base64').length })) + '\n');
+      this.write(`${jsonSafe(JSON.stringify({ ...rest, delta_bytes: Buffer.from(delta, 'base64').length }))}\n`);
       return;
     }
-    this.write(jsonSafe(JSON.stringify(ev)) + '\n');
+    this.write(`${jsonSafe(JSON.stringify(ev))}\n`);
   }
 
   /** a line that is not part of the transcript (the JSON form has the events themselves) */

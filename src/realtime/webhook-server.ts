@@ -27,6 +27,8 @@ export interface WebhookServerOptions {
   toleranceSec: number;
   /** a verified realtime.call.incoming event (each webhook id once) */
   onCall(ev: CallEvent & { data: { call_id: string } }): void;
+  /** every verified delivery, each webhook id once, before it is read as a call (`--forward-to`) */
+  onVerified?(id: string, body: Buffer, ev: CallEvent): void;
   /** a refused delivery */
   warn(message: string): void;
   /** a verified event of another type */
@@ -118,6 +120,7 @@ export class WebhookServer {
     reply(res, 200, { ok: true });
     if (this.seen.has(id)) return; // a repeated delivery of the same webhook
     this.seen.add(id);
+    this.opts.onVerified?.(id, body, ev);
     if (ev.type !== 'realtime.call.incoming' || typeof ev.data?.call_id !== 'string') {
       this.opts.info(`ignored a verified webhook of type ${ev.type ?? '(none)'}`);
       return;

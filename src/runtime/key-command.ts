@@ -113,7 +113,8 @@ export async function keyFromCommand(line: string, env: NodeJS.ProcessEnv, where
   if (r.status !== 0) {
     const said = (r.stderr ?? '').trim().split('\n')[0]?.slice(0, 200);
     throw new MissingKeyError(
-      `${shown} failed (${r.signal ? `killed by ${r.signal}` : `exit ${r.status}`})${said ? `: ${terminalSafe(said)}` : ''}`,
+      `${shown} failed ` +
+        `(${r.signal ? `killed by ${r.signal}` : `exit ${r.status}`})${said ? `: ${terminalSafe(said)}` : ''}`,
     );
   }
   const key = (r.stdout ?? '').split('\n')[0]!.trim();

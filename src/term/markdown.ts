@@ -171,7 +171,7 @@ export class MarkdownStream {
     for (const token of tokens) {
       const block = this.block(token, '');
       if (block === null) continue;
-      out += (this.blocksPrinted++ > 0 ? '\n' : '') + block + '\n';
+      out += `${(this.blocksPrinted++ > 0 ? '\n' : '') + block}\n`;
     }
     if (out) this.print(out);
   }
@@ -239,7 +239,7 @@ export class MarkdownStream {
     return l.items
       .map((item, i) => {
         const number = `${start + i}.`;
-        const marker = l.ordered ? this.c.cyan(number) + ' '.repeat(width - number.length) : this.c.cyan('•') + ' ';
+        const marker = l.ordered ? this.c.cyan(number) + ' '.repeat(width - number.length) : `${this.c.cyan('•')} `;
         const box = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
         const body = this.blocks(
           item.tokens.filter((t) => t.type !== 'checkbox'),
@@ -259,7 +259,7 @@ export class MarkdownStream {
     let body = t.text;
     if (lang && this.hljs?.getLanguage(lang))
       body = htmlToStyled(this.hljs.highlight(t.text, { language: lang, ignoreIllegals: true }).value, c);
-    const label = lang ? indent + c.dim(`┌ ${lang}`) + '\n' : '';
+    const label = lang ? `${indent + c.dim(`┌ ${lang}`)}\n` : '';
     return label + prefixLines(body, indent + c.dim('│ '));
   }
 

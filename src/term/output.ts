@@ -117,7 +117,7 @@ export class Output {
 
   /** One line of data to stdout. */
   line(text = ''): void {
-    this.write(text + '\n');
+    this.write(`${text}\n`);
   }
 
   /** End a partially written stdout line (after streamed text). */
@@ -184,7 +184,7 @@ export class Output {
 
   /** Progress and notes for people: stderr, silenced by --quiet. */
   info(message: string): void {
-    if (!this.opts.quiet) this.toStderr(message + '\n');
+    if (!this.opts.quiet) this.toStderr(`${message}\n`);
   }
 
   warn(message: string): void {

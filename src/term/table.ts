@@ -14,8 +14,13 @@ const GAP = 2;
 const MIN_WIDTH = 4;
 
 const ZERO_WIDTH = /[\p{M}\u200b-\u200f\u2060\ufe0f]/u;
-const WIDE =
-  /[\p{Extended_Pictographic}\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]/u;
+const WIDE = new RegExp(
+  [
+    String.raw`[\p{Extended_Pictographic}\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff`,
+    String.raw`\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]`,
+  ].join(''),
+  'u',
+);
 
 /** Display width of text without escape sequences: wide (CJK, emoji) characters count 2, marks 0. */
 export function displayWidth(text: string): number {
@@ -39,7 +44,7 @@ export function truncate(text: string, width: number): string {
     out += ch;
     w += cw;
   }
-  return out + '…';
+  return `${out}…`;
 }
 
 /** Column widths that fit `maxWidth` (Infinity: the natural widths). */

@@ -22,6 +22,7 @@ export function tokenSum(
     }
   }
   const rest = total - sum;
-  const line = `${terms.join(' + ')}${inside}${rest > 0 ? ` + ${rest} other` : rest < 0 ? ` − ${-rest} counted twice` : ''}`;
+  const remainder = rest > 0 ? ` + ${rest} other` : rest < 0 ? ` − ${-rest} counted twice` : '';
+  const line = `${terms.join(' + ')}${inside}${remainder}`;
   return `${line} = ${total} tokens`;
 }

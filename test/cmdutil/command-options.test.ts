@@ -1,7 +1,7 @@
 // A command's options for one command line (src/cmdutil/command-options.ts): commander, given only the options
 // optionsNeeded() picks, must parse every command line as it does with all of them — the same values, the same
 // errors, the same messages. Checked here for every flag of every command, alone and together.
-import { Command, CommanderError } from 'commander';
+import { Command, type CommanderError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CommandSpec } from '../../src/cmdutil/command.js';
 import type { OptionSpec } from '../../src/core/option-spec.js';

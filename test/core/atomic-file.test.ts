@@ -106,7 +106,10 @@ describe('AtomicFile in a process', () => {
       const r = await child(
         `const f = await AtomicFile.create(${JSON.stringify(target)});
        try { for (let i = 0; i < 16; i++) await f.write(Buffer.alloc(1000, 1)); console.log('no error'); }
-       catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message, bytes: f.bytes })); await f.discard(); }`,
+       catch (e) {
+         console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message, bytes: f.bytes }));
+         await f.discard();
+       }`,
         'ulimit -f 4;',
       );
       expect(r.exitCode).toBe(0);

@@ -41,7 +41,7 @@ describe('MarkdownStream', () => {
       expect(afterEach[4]).toBe(afterEach[1]); // the paragraph may go on
       expect(afterEach[5]).toBe('<b><u>Title</u></b>\n\nSome <i>em</i> text\n');
       expect(afterEach[6]).toBe(afterEach[5]);
-      expect(final).toBe(afterEach[5] + '\ntail\n');
+      expect(final).toBe(`${afterEach[5]}\ntail\n`);
     },
   );
 

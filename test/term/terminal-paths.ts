@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { svcProcess } from '../helpers/subprocess.js';
 import { tempDir } from '../helpers/files.js';
-import { type TestEmulator } from '../helpers/emulator.js';
+import type { TestEmulator } from '../helpers/emulator.js';
 
 export interface LivePath {
   name: string;

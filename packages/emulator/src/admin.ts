@@ -2,12 +2,19 @@
 // log, faults, settings, keys, reset (which re-applies the fixtures), and triggers for events that otherwise wait
 // for time or the outside world (an incoming call, a video or deferred completion finishing, a file expiring).
 import type { KeyRecord } from './auth.js';
-import { startInboundCall } from './calls.js';
+import { activeCall, endCall, startInboundCall } from './calls.js';
 import type { Backend, LoggedRequest } from './backend.js';
 import { FaultList, type Fault } from './faults.js';
-import { invalid, notFound, type Handler, type Router } from './router.js';
+import { HttpError, invalid, notFound, type Handler, type Router } from './router.js';
 
-export const TRIGGERS = ['incoming-call', 'video-done', 'deferred-ready', 'file-expired'] as const;
+export const TRIGGERS = [
+  'incoming-call',
+  'caller-says',
+  'caller-hangup',
+  'video-done',
+  'deferred-ready',
+  'file-expired',
+] as const;
 
 /** The log as a client may see it: filtered, and with every key the emulator knows replaced. */
 function requestLog(core: Backend, q: URLSearchParams): LoggedRequest[] {
@@ -111,10 +118,29 @@ const reset: Handler = async (_req, res, core) => {
   core.store.reset();
   core.requests.length = 0;
   core.faults.clear();
+  core.rateLimits.reset();
   core.addKey({ key: core.defaultKey, name: 'default emulator key' });
   const fixtures = core.fixtures ? await core.fixtures() : undefined;
   res.json(200, { ok: true, ...(fixtures ? { fixtures } : {}) });
 };
+
+/** caller-says: the caller of an active call says `text` now, in the session that joined it (409 when none has). */
+function triggerCallerSays(core: Backend, id: string, text: unknown): Record<string, unknown> {
+  if (typeof text !== 'string' || !text.trim() || text.length > 4096)
+    invalid('The trigger caller-says needs a `text` of 1 to 4096 characters');
+  if (!activeCall(core, id)) notFound(`No active call ${id}`);
+  if (!core.emit(`caller.says:${id}`, text))
+    throw new HttpError(409, `No session has joined the call ${id} yet (svc calls join ${id})`);
+  return { call_id: id, said: text };
+}
+
+/** caller-hangup: the caller of an active call hangs up now; the session on it closes (1000, call ended). */
+function triggerCallerHangup(core: Backend, id: string): Record<string, unknown> {
+  if (!activeCall(core, id)) notFound(`No active call ${id}`);
+  const call = endCall(core, id, 'caller')!;
+  core.emit(`caller.hangup:${id}`);
+  return { call_id: id, status: call.status, ended_by: call.ended_by };
+}
 
 /** POST /_emulator/trigger/{kind}: what would otherwise wait for time or the outside world happens now. */
 const trigger: Handler = async (req, res, core) => {
@@ -125,6 +151,8 @@ const trigger: Handler = async (req, res, core) => {
     return body.id;
   };
   if (kind === 'incoming-call') return res.json(200, await triggerIncomingCall(core, body));
+  if (kind === 'caller-says') return res.json(200, triggerCallerSays(core, id(), body.text));
+  if (kind === 'caller-hangup') return res.json(200, triggerCallerHangup(core, id()));
   if (kind === 'video-done') return res.json(200, triggerVideoDone(core, id()));
   if (kind === 'deferred-ready') return res.json(200, triggerDeferredReady(core, id()));
   if (kind === 'file-expired') return res.json(200, triggerFileExpired(core, id()));

@@ -163,7 +163,7 @@ export function compileFilter<R>(
   fields: Record<string, FieldSpec<R>>,
   defaultField = 'name',
 ): (r: R) => boolean {
-  if (!src || !src.trim()) return () => true;
+  if (!src?.trim()) return () => true;
   const node = parseFilter(src, defaultField);
   if (!node) return () => true;
   validate(node, fields);

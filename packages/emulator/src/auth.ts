@@ -1,5 +1,6 @@
 // API keys of the emulator, with ACLs and the blocked / disabled / team-blocked cases.
 import { createHash, randomBytes } from 'node:crypto';
+import type { RateLimit } from './rate-limit.js';
 
 export interface KeyRecord {
   key: string;
@@ -14,6 +15,8 @@ export interface KeyRecord {
   create_time: string;
   modify_time: string;
   modified_by: string;
+  /** the key's own rate limit (fixtures `rate_limit`), over the emulator's `--rate-limit` */
+  rate_limit?: RateLimit;
 }
 
 /** The key the emulator always accepts (used by `--emulator`); it is not secret, but still never printed. */
@@ -36,6 +39,7 @@ export function makeKey(partial: Partial<KeyRecord> & { key?: string } = {}): Ke
     create_time: partial.create_time ?? now,
     modify_time: partial.modify_time ?? now,
     modified_by: partial.modified_by ?? partial.user_id ?? 'user_emulator',
+    ...(partial.rate_limit !== undefined ? { rate_limit: partial.rate_limit } : {}),
   };
 }
 

@@ -3,8 +3,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { DEFAULT_EMULATOR_KEY, aclAllowsModel, makeKey, type KeyRecord } from './auth.js';
 import { FaultList } from './faults.js';
+import { RateLimiter, rateLimitOf } from './rate-limit.js';
 import { HttpError, type EmuRequest } from './router.js';
 import type { StateStore } from './state.js';
+import type { WsSessionLog } from './ws-log.js';
 
 export interface EmulatorSettings {
   /** pause between streamed tokens (chat, responses, messages) */
@@ -41,6 +43,8 @@ export interface LoggedRequest {
   /** set when the reply is finished */
   status?: number;
   duration_ms?: number;
+  /** a WebSocket session (method WS): its events each way and how it ended */
+  ws?: WsSessionLog;
 }
 
 /** The request log keeps the newest entries only, so a long-running emulator does not grow without bound. */
@@ -48,6 +52,7 @@ export const MAX_LOGGED_REQUESTS = 10_000;
 
 export class Backend extends EventEmitter {
   readonly faults = new FaultList();
+  readonly rateLimits = new RateLimiter();
   readonly requests: LoggedRequest[] = [];
   settings: EmulatorSettings;
   url = '';
@@ -92,8 +97,16 @@ export class Backend extends EventEmitter {
     return this.store.collection<KeyRecord>('keys');
   }
 
+  /** Add a key; 400 for a malformed `rate_limit` ("RPM[,TPM]" or {rpm, tpm}). */
   addKey(partial: Partial<KeyRecord> = {}): KeyRecord {
-    const rec = makeKey({ ...partial, key: partial.key ?? `svc-emu-${this.random(18, 'api-key').toString('hex')}` });
+    let rateLimit: KeyRecord['rate_limit'];
+    try {
+      rateLimit = partial.rate_limit === undefined ? undefined : rateLimitOf(partial.rate_limit);
+    } catch (err) {
+      throw new HttpError(400, `Invalid value for \`rate_limit\`: ${(err as Error).message}`);
+    }
+    const key = partial.key ?? `svc-emu-${this.random(18, 'api-key').toString('hex')}`;
+    const rec = makeKey({ ...partial, key, rate_limit: rateLimit });
     this.keys().set(rec.key, rec);
     this.store.save();
     return rec;

@@ -16,6 +16,23 @@ export interface Fault {
   times?: number;
 }
 
+const MAX_EVENTS = 1_000_000;
+
+function checkNumber(name: string, v: unknown, max: number): void {
+  if (v !== undefined && (!Number.isInteger(v) || (v as number) < 0 || (v as number) > max))
+    throw new Error(`${name} must be an integer from 0 to ${max} (got ${JSON.stringify(v)})`);
+}
+
+function validRetryAfter(v: unknown): boolean {
+  if (typeof v !== 'string') return false;
+  if (/^\d+$/.test(v)) return Number(v) <= 86_400;
+  return /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(v) && !Number.isNaN(Date.parse(v));
+}
+
+/** The grammar of a fault spec, as every refusal states it. */
+export const FAULT_GRAMMAR =
+  'STATUS[:retry-after=S][:message=TEXT][:times=N][:path=RE][:method=M], drop[:after=N], or slow[:ms=N]';
+
 export class FaultList {
   private faults: (Fault & { left: number })[] = [];
 
@@ -33,6 +50,14 @@ export class FaultList {
       throw new Error(`a status fault needs a status from 400 to 599 (got ${JSON.stringify(f.status)})`);
     if (f.times !== undefined && (!Number.isInteger(f.times) || f.times < 1))
       throw new Error(`times must be a positive integer (got ${JSON.stringify(f.times)})`);
+    checkNumber('afterEvents', f.afterEvents, MAX_EVENTS);
+    checkNumber('delayMs', f.delayMs, MAX_DELAY_MS);
+    if (f.method !== undefined && (typeof f.method !== 'string' || !METHODS.includes(f.method.toUpperCase())))
+      throw new Error(`method must be one of ${METHODS.join(', ')} (got ${JSON.stringify(f.method)})`);
+    if (f.retryAfter !== undefined && !validRetryAfter(f.retryAfter))
+      throw new Error(`retry-after must be seconds (0 to 86400) or an HTTP date (got ${JSON.stringify(f.retryAfter)})`);
+    if (f.message !== undefined && (typeof f.message !== 'string' || f.message === ''))
+      throw new Error('message must be a non-empty text');
     if (f.path !== undefined) {
       if (typeof f.path !== 'string') throw new Error('path must be a regular expression string');
       try {
@@ -67,16 +92,58 @@ export class FaultList {
 
   /**
    * Parse `--fault` values of `svc emulator serve`: `429:retry-after=1:path=/v1/chat`, `500`, `drop:after=3`,
-   * `slow:ms=500`.
+   * `slow:ms=500`. Throws an Error naming the part that is wrong: an unknown head or option, an option without
+   * `=`, one given twice, or a value out of its range (`slow:ms=abc` is refused, never read as the default).
    */
   static parse(spec: string): Fault {
-    const [head, ...rest] = spec.split(':');
-    const opts = Object.fromEntries(rest.map((p) => p.split('=') as [string, string]));
-    const common = { path: opts.path, method: opts.method, times: opts.times ? Number(opts.times) : undefined };
-    if (head === 'drop') return { kind: 'drop', afterEvents: Number(opts.after ?? 0), ...common };
-    if (head === 'slow') return { kind: 'slow', delayMs: Number(opts.ms ?? 1000), ...common };
-    const status = Number(head);
-    if (!Number.isInteger(status) || status < 400 || status > 599) throw new Error(`unknown fault ${spec}`);
-    return { kind: 'status', status, retryAfter: opts['retry-after'], message: opts.message, ...common };
+    const [head = '', ...rest] = spec.split(':');
+    const opts = specOptions(head, rest);
+    const common = {
+      path: opts.path,
+      method: opts.method === undefined ? undefined : opts.method.toUpperCase(),
+      times: opts.times === undefined ? undefined : specInteger('times', opts.times, 1, 1_000_000),
+    };
+    let fault: Fault;
+    if (head === 'drop')
+      fault = { kind: 'drop', afterEvents: specInteger('after', opts.after ?? '0', 0, 1_000_000), ...common };
+    else if (head === 'slow')
+      fault = { kind: 'slow', delayMs: specInteger('ms', opts.ms ?? '1000', 0, MAX_DELAY_MS), ...common };
+    else {
+      const status = /^\d{3}$/.test(head) ? Number(head) : Number.NaN;
+      if (!(status >= 400 && status <= 599))
+        throw new Error(`${JSON.stringify(head)} is not a fault: a status from 400 to 599, drop or slow`);
+      fault = { kind: 'status', status, retryAfter: opts['retry-after'], message: opts.message, ...common };
+    }
+    for (const k of Object.keys(fault) as (keyof Fault)[]) if (fault[k] === undefined) delete fault[k];
+    FaultList.check(fault);
+    return fault;
   }
+}
+
+/** The longest `slow` delay (ms): ten minutes, longer than any client's timeout worth testing. */
+const MAX_DELAY_MS = 600_000;
+const COMMON_OPTIONS = ['times', 'path', 'method'];
+const KIND_OPTIONS: Record<string, string[]> = { drop: ['after'], slow: ['ms'] };
+const STATUS_OPTIONS = ['retry-after', 'message'];
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'WS'];
+
+function specOptions(head: string, parts: string[]): Record<string, string> {
+  const allowed = [...(KIND_OPTIONS[head] ?? STATUS_OPTIONS), ...COMMON_OPTIONS];
+  const opts: Record<string, string> = {};
+  for (const part of parts) {
+    const i = part.indexOf('=');
+    const name = i === -1 ? part : part.slice(0, i);
+    if (!allowed.includes(name))
+      throw new Error(`${JSON.stringify(part)} is not an option of ${head || 'a fault'}: ${allowed.join(', ')}`);
+    if (i === -1) throw new Error(`${name} needs a value (${name}=…)`);
+    if (name in opts) throw new Error(`${name} is given twice`);
+    opts[name] = part.slice(i + 1);
+  }
+  return opts;
+}
+
+function specInteger(name: string, raw: string, min: number, max: number): number {
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= min && n <= max)) throw new Error(`${name}=${raw}: ${name} must be an integer from ${min} to ${max}`);
+  return n;
 }

@@ -95,8 +95,12 @@ export async function seedFixtures(
 /** Create everything in the fixtures through the API; returns how many of each were made. Throws naming the entry. */
 export async function applyFixtures(core: Backend, fixtures: Fixtures, dir: string): Promise<Record<string, number>> {
   const run = new FixtureRun(core, dir);
-  for (const k of fixtures.keys ?? []) {
-    core.addKey(k);
+  for (const [i, k] of (fixtures.keys ?? []).entries()) {
+    try {
+      core.addKey(k);
+    } catch (err) {
+      throw new FixtureError(`fixtures keys[${i}]: ${(err as Error).message}`);
+    }
     run.count('keys');
   }
   const agentIds = await createAgents(run, fixtures.agents ?? []);

@@ -49,7 +49,7 @@ export function answerText(prompt: string, seed: number | string = 0, sentences?
     const words: string[] = [];
     for (let j = 0; j < n; j++) words.push(pick(WORDS, r));
     const s = words.join(' ');
-    parts.push(s[0]!.toUpperCase() + s.slice(1) + '.');
+    parts.push(`${s[0]!.toUpperCase() + s.slice(1)}.`);
   }
   return parts.join(' ');
 }

@@ -4,13 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { FaultList, type Fault } from './faults.js';
+import { FAULT_GRAMMAR, FaultList, type Fault } from './faults.js';
+import { parseRateLimit, type RateLimit } from './rate-limit.js';
+import { envLines, exportLines, releaseStdout } from './start-lines.js';
 import { FixtureError, loadFixtures } from './fixtures.js';
 import { isLoopback, startEmulator } from './server.js';
 
 const USAGE = `usage: svc-emulator serve [--port N] [--host ADDR] [--state-dir DIR] [--fixtures FILE] [--seed N]
                           [--print-env] [--ready-file PATH] [--latency MS] [--token-delay MS] [--deferred-delay MS]
-                          [--collection NAME=PATH]... [--fault SPEC]...`;
+                          [--collection NAME=PATH]... [--fault SPEC]... [--rate-limit RPM[,TPM]]`;
 
 class FlagError extends Error {}
 
@@ -27,6 +29,7 @@ const OPTIONS = {
   'deferred-delay': { type: 'string' },
   collection: { type: 'string', multiple: true },
   fault: { type: 'string', multiple: true },
+  'rate-limit': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -54,13 +57,21 @@ function faults(raws: string[] = []): Fault[] {
   return raws.map((raw) => {
     try {
       return FaultList.parse(raw);
-    } catch {
+    } catch (err) {
       throw new FlagError(
-        `--fault: ${JSON.stringify(raw)} is not allowed (STATUS[:retry-after=S][:path=RE][:times=N], ` +
-          `drop[:after=N], or slow[:ms=N])`,
+        `--fault: ${JSON.stringify(raw)} is not allowed: ${(err as Error).message} (${FAULT_GRAMMAR})`,
       );
     }
   });
+}
+
+function rateLimitFlag(raw: string | undefined): RateLimit | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return parseRateLimit(raw);
+  } catch (err) {
+    throw new FlagError(`--rate-limit: ${JSON.stringify(raw)} is not allowed: ${(err as Error).message}`);
+  }
 }
 
 /** Runs the command line; resolves with the exit code once the emulator has stopped. */
@@ -90,6 +101,7 @@ export async function main(argv: string[]): Promise<number> {
       deferredDelayMs: integerFlag('deferred-delay', values['deferred-delay'], 3600000),
       collections: collections(values.collection),
       faults: faults(values.fault),
+      rateLimit: rateLimitFlag(values['rate-limit']),
       fixtures: values.fixtures ? await loadFixtures(values.fixtures) : undefined,
       adminToken,
     });
@@ -100,13 +112,14 @@ export async function main(argv: string[]): Promise<number> {
     say(`svc-emulator: ${(err as Error).message}`);
     return 1;
   }
-  const env = `SVC_BASE_URL=${emu.url}\nSVC_API_KEY=${emu.defaultKey}\n`;
+  const env = envLines(emu.url, emu.defaultKey);
   const readyFile = values['ready-file'];
   if (readyFile) {
     writeFileSync(`${readyFile}.tmp`, env);
     renameSync(`${readyFile}.tmp`, readyFile);
   }
-  process.stdout.write(values['print-env'] ? env : `${emu.url}\n`);
+  process.stdout.write(values['print-env'] ? exportLines(emu.url, emu.defaultKey) : `${emu.url}\n`);
+  await releaseStdout(process.stdout);
   say(`svc-emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
   say(`key: ${emu.defaultKey}`);
   if (adminToken && !process.env.SVC_EMULATOR_ADMIN_TOKEN) say(`admin token: ${adminToken} (for /_emulator/*)`);

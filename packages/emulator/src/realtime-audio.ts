@@ -43,7 +43,7 @@ export function encodeWire(pcm: Int16Array, f: WireFormat): Buffer {
 /** What the emulator "hears" in a turn of user audio: the tone-coded text, else a generic transcript. */
 export function hear(pcm: Int16Array, rate: number): string {
   const text = tones.decodeTones(bufferOf(pcm), { sampleRate: rate, channels: 1 });
-  if (text && text.trim()) return text.trim();
+  if (text?.trim()) return text.trim();
   const secs = pcm.length / rate;
   return `(unrecognized speech, ${secs.toFixed(1)} seconds)`;
 }

@@ -30,6 +30,39 @@ const CLOSINGS = [
 ];
 const OTHER_TOOL_KINDS = ['web_search', 'x_search', 'file_search', 'mcp'];
 
+/** a word said stands for a word of a tool's name: the same, or an inflection of it (book → books, booking) */
+const sameWord = (said: string, word: string) =>
+  said === word || (word.length >= 3 && said.startsWith(word) && /^(s|es|ed|d|ing)$/.test(said.slice(word.length)));
+
+/**
+ * Whether words (lower case, space-separated and padded) name the tool: its name as written (`book_table`,
+ * `booktable`), or its words in order with at most two words between each (`book a table`, `booking the big table`, `get me
+ * the weather`).
+ */
+export function namesTool(said: string, name: string): boolean {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  if (words.length === 0) return false;
+  if (said.replace(/ /g, '').includes(words.join(''))) return true;
+  const heard = said.trim().split(' ');
+  for (let start = 0; start < heard.length; start++) {
+    if (!sameWord(heard[start]!, words[0]!)) continue;
+    let at = start;
+    let matched = 1;
+    while (matched < words.length) {
+      const next = heard.slice(at + 1, at + 4).findIndex((w) => sameWord(w, words[matched]!));
+      if (next === -1) break;
+      at += next + 1;
+      matched++;
+    }
+    if (matched === words.length) return true;
+  }
+  return false;
+}
+
 export interface SessionTool {
   type: 'function';
   name: string;
@@ -68,6 +101,8 @@ export interface SessionSetup {
   /** session fields carried by a client secret */
   initial?: Json;
   log: RealtimeSessionLog;
+  /** the voice's canonical id when `id` is a built-in voice or a custom voice of the caller's team */
+  findVoice: (id: string) => string | undefined;
 }
 
 class ClientEventError extends Error {
@@ -352,15 +387,16 @@ export class EmulatedRealtimeSession {
     }
     const voice = s.voice ?? s.audio?.output?.voice;
     if (voice !== undefined) {
-      if (typeof voice !== 'string' || !(BUILTIN_VOICES.includes(voice.toLowerCase()) || /^[a-z0-9]{8}$/.test(voice))) {
+      const found = typeof voice === 'string' ? this.setup.findVoice(voice) : undefined;
+      if (found === undefined) {
         throw new ClientEventError(
           'invalid_value',
-          `Invalid value for \`session.voice\`: ${JSON.stringify(voice)}; must be one of ` +
-            `${BUILTIN_VOICES.join(', ')} or a custom voice id`,
+          `Invalid value for \`session.voice\`: ${JSON.stringify(voice)}; not a built-in voice ` +
+            `(${BUILTIN_VOICES.join(', ')}) or a custom voice of the team`,
           'session.voice',
         );
       }
-      next.voice = voice.toLowerCase();
+      next.voice = found;
       next.audio.output.voice = next.voice;
     }
     if (s.turn_detection !== undefined)
@@ -555,21 +591,11 @@ export class EmulatedRealtimeSession {
   /** Which tool the last user turn asks for, if any. */
   private wantedTool(): SessionTool | undefined {
     const last = this.items.at(-1);
-    if (!last || last.type !== 'message' || last.role !== 'user' || this.config.tools.length === 0) return undefined;
+    if (last?.type !== 'message' || last.role !== 'user' || this.config.tools.length === 0) return undefined;
     const said = ` ${last.text.toLowerCase().replace(/[^a-z0-9]+/g, ' ')} `;
     const fns = this.config.tools.filter((t): t is SessionTool => t.type === 'function');
     if (fns.length === 0) return undefined;
-    for (const t of fns) {
-      const spaced = t.name
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, ' ')
-        .trim();
-      if (
-        said.includes(` ${spaced} `) ||
-        said.replace(/ /g, '').includes(t.name.toLowerCase().replace(/[^a-z0-9]/g, ''))
-      )
-        return t;
-    }
+    for (const t of fns) if (namesTool(said, t.name)) return t;
     if (/\b(use|call|run)\b/.test(said) && /\btools?\b/.test(said)) return fns[0];
     return undefined;
   }

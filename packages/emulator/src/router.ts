@@ -237,7 +237,8 @@ export function requireFields(body: Record<string, unknown>, fields: string[]): 
   for (const f of fields) {
     if (body[f] === undefined)
       throw new DeserializeError(
-        `Failed to deserialize the JSON body into the target type: missing field \`${f}\` at line 1 column ${JSON.stringify(body).length}`,
+        `Failed to deserialize the JSON body into the target type: missing field \`${f}\` at line 1 column ` +
+          `${JSON.stringify(body).length}`,
       );
   }
 }
@@ -269,7 +270,9 @@ export function checkRange(
     v > max
   ) {
     invalid(
-      `Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be ${opts.integer ? 'an integer ' : ''}${opts.minExclusive ? `greater than ${min}` : `at least ${min}`} and at most ${max}`,
+      `Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be ` +
+        `${opts.integer ? 'an integer ' : ''}${opts.minExclusive ? `greater than ${min}` : `at least ${min}`} ` +
+        `and at most ${max}`,
     );
   }
 }

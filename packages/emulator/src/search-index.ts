@@ -312,7 +312,7 @@ export function search(
   core: Backend,
   req: { query: string; collectionIds: string[]; filter?: string; limit: number; mode: RetrievalMode },
 ): SearchMatch[] {
-  const filter = req.filter && req.filter.trim() ? parseFilter(req.filter) : undefined;
+  const filter = req.filter?.trim() ? parseFilter(req.filter) : undefined;
   const pool: Chunk[] = [];
   const owners = new Map<string, Set<string>>();
   for (const id of req.collectionIds) {

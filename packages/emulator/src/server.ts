@@ -7,18 +7,21 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
 import { Backend, type EmulatorSettings, type LoggedRequest } from './backend.js';
 import { FaultList, type Fault } from './faults.js';
+import { estimatedTokens, type RateLimit } from './rate-limit.js';
+import { UpgradeRecord } from './ws-log.js';
 import {
   ERROR_CODES,
   HttpError,
   MAX_JSON_BODY,
   Router,
-  invalid,
   parseJsonBody,
   type EmuRequest,
   type EmuResponse,
   type SseWriter,
 } from './router.js';
 import { registerAdminRoutes } from './admin.js';
+import { loadApiDocument } from './api-document.js';
+import type { ReplyRecord } from './contract.js';
 import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerCollections } from './search-index.js';
@@ -47,6 +50,10 @@ export interface EmulatorOptions {
   seed?: number;
   /** document collections for POST /v1/documents/search: collection id → file or folder path(s) */
   collections?: Record<string, string | string[]>;
+  /** told every reply once it has gone (status, content type, body; WebSocket opens and server events) */
+  onReply?: (reply: ReplyRecord) => void;
+  /** `--rate-limit RPM[,TPM]`: the limit of every key without one of its own */
+  rateLimit?: RateLimit;
 }
 
 export interface Emulator {
@@ -69,6 +76,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const router = new Router();
   registerAdminRoutes(router);
   registerAllRoutes(router);
+  router.get('/openapi.json', async (_req, res) => res.json(200, await loadApiDocument()), { auth: false });
 
   const sockets = new Set<Socket>();
   const swept = store.sweepOrphans(blobOwners(core));
@@ -78,6 +86,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     );
   const server = createServer((req, res) => {
     commitBeforeReplying(core, res);
+    if (opts.onReply) recordReply(req, res, opts.onReply);
     handle(router, core, req, res).catch((err) => {
       if (!res.headersSent) sendError(res, 500, `emulator failure: ${(err as Error).message}`);
       else res.destroy();
@@ -87,14 +96,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  const wss = acceptUpgrades(server, router, core);
+  const wss = acceptUpgrades(server, router, core, opts.onReply);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
   const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const host = clientHost(addr);
   core.url = `http://${host}:${addr.port}`;
   core.wsUrl = `ws://${host}:${addr.port}`;
   if (opts.fixtures) {
@@ -144,12 +153,18 @@ function newBackend(opts: EmulatorOptions): { store: StateStore; core: Backend }
   );
   core.adminToken = opts.adminToken;
   for (const f of opts.faults ?? []) core.faults.add(f);
+  core.rateLimits.limit = opts.rateLimit;
   if (opts.collections) registerCollections(core, opts.collections);
   return { store, core };
 }
 
 /** WebSocket upgrades of the server go to the router's WebSocket routes. */
-function acceptUpgrades(server: Server, router: Router, core: Backend): WebSocketServer {
+function acceptUpgrades(
+  server: Server,
+  router: Router,
+  core: Backend,
+  onReply?: (reply: ReplyRecord) => void,
+): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
   // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
   wss.on('headers', (headers, req) => {
@@ -157,7 +172,7 @@ function acceptUpgrades(server: Server, router: Router, core: Backend): WebSocke
     if (id) headers.push(`x-request-id: ${id}`);
   });
   server.on('upgrade', (req, socket, head) => {
-    handleUpgrade(router, core, wss, req, socket as Socket, head).catch(() => socket.destroy());
+    handleUpgrade(router, core, wss, req, socket as Socket, head, onReply).catch(() => socket.destroy());
   });
   return wss;
 }
@@ -172,6 +187,16 @@ function adminTokenMatches(req: IncomingMessage, token: string): boolean {
 }
 
 /** Whether an address only this machine can reach (no admin token needed there). */
+/**
+ * The host of the URLs the emulator prints: the address it listens on, but loopback for a wildcard address
+ * (`--host 0.0.0.0` or `::`), which is no address a client can use (and which svc refuses as plain http off loopback).
+ */
+function clientHost(addr: AddressInfo): string {
+  if (addr.address === '0.0.0.0') return '127.0.0.1';
+  if (addr.address === '::') return '[::1]';
+  return addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+}
+
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host) || host === '::ffff:127.0.0.1';
 }
@@ -260,7 +285,9 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined, core: Backe
             writer.drop();
             return false;
           }
-          const frame = `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+          const frame =
+            `${event ? `event: ${event}\n` : ''}data: ` +
+            `${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
           sent++;
           // Tests observe when each event left the emulator (e.g. to prove the CLI streams).
           core.emit('sse', { requestId, index: sent - 1, data });
@@ -454,6 +481,17 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
       return sendError(res, auth.status, auth.message);
     }
     emuReq.key = auth.key;
+    const verdict = core.rateLimits.admit(
+      auth.key.key,
+      auth.key.rate_limit,
+      estimatedTokens(req.headers['content-length']),
+      core.now(),
+    );
+    for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
+    if (!verdict.ok) {
+      req.resume();
+      return sendError(res, 429, verdict.message);
+    }
   }
   try {
     await route.handler(emuReq, emuRes, core);
@@ -514,6 +552,7 @@ async function injectFault(
 ): Promise<{ fault: Fault | undefined; answered: boolean }> {
   if (core.settings.latencyMs > 0) await core.sleep(core.settings.latencyMs);
   const fault = core.faults.take(method, path);
+  if (fault) faultedReplies.add(res);
   if (fault?.kind === 'status') {
     const headers: Record<string, string> = {};
     if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
@@ -540,22 +579,27 @@ async function handleUpgrade(
   req: IncomingMessage,
   socket: Socket,
   head: Buffer,
+  onReply?: (reply: ReplyRecord) => void,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://emulator');
   const path = url.pathname;
   const requestId = core.uuid('request');
   upgradeIds.set(req, requestId);
+  let faulted = false;
+  const record = new UpgradeRecord(core.logRequest(logRecord(req, url, requestId, 'WS')), socket);
   const reject = (status: number, message: string, extra = '') => {
+    onReply?.({ kind: 'ws-open', path, status, faulted });
+    record.end(status);
     const body = JSON.stringify({ code: ERROR_CODES[status] ?? 'unknown', error: message });
     socket.end(
       `HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\nx-request-id: ` +
         `${requestId}\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   };
-  core.logRequest(logRecord(req, url, requestId, 'WS'));
   // faults apply to an upgrade as method WS: a refused upgrade, a socket cut at once or after N server events, a slow
   // 101
   const fault = core.faults.take('WS', path);
+  faulted = !!fault;
   if (fault?.kind === 'status')
     return reject(
       fault.status ?? 500,
@@ -585,7 +629,9 @@ async function handleUpgrade(
     emuReq.key = auth.key;
   }
   wss.handleUpgrade(req, socket, head, (ws) => {
+    record.session(ws);
     guardMessageListeners(ws);
+    if (onReply) recordEvents(ws, path, onReply);
     if (fault?.kind === 'drop') cutAfter(ws, socket, fault.afterEvents!);
     Promise.resolve(route.handler(ws, emuReq, core)).catch((err: Error) => {
       try {
@@ -643,4 +689,54 @@ function guardMessageListeners(ws: WebSocket): void {
       }
     });
   }) as typeof ws.on;
+}
+
+const faultedReplies = new WeakSet<ServerResponse>();
+/** bodies kept for onReply up to this size (larger: reported without a body) */
+const MAX_RECORDED_BODY = 4 * 1024 * 1024;
+
+/** Reports the reply to `onReply` when it has gone: status, content type and (up to a size) body. */
+function recordReply(req: IncomingMessage, res: ServerResponse, onReply: (reply: ReplyRecord) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const keep = (chunk: unknown, encoding: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const b =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, (encoding as BufferEncoding) || 'utf8')
+        : Buffer.from(chunk as Uint8Array);
+    size += b.length;
+    if (size <= MAX_RECORDED_BODY) chunks.push(b);
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    keep(chunk, rest[0]);
+    return write(chunk, ...rest);
+  }) as typeof res.write;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    keep(chunk, rest[0]);
+    return end(chunk, ...rest);
+  }) as typeof res.end;
+  res.once('finish', () =>
+    onReply({
+      kind: 'http',
+      method: (req.method ?? 'GET').toUpperCase(),
+      path: new URL(req.url ?? '/', 'http://emulator').pathname,
+      status: res.statusCode,
+      contentType: String(res.getHeader('content-type') ?? ''),
+      body: size <= MAX_RECORDED_BODY ? Buffer.concat(chunks) : undefined,
+      faulted: faultedReplies.has(res),
+    }),
+  );
+}
+
+/** Reports the WebSocket's open and every text frame the server sends to `onReply`. */
+function recordEvents(ws: WebSocket, path: string, onReply: (reply: ReplyRecord) => void): void {
+  onReply({ kind: 'ws-open', path, status: 101 });
+  const send = ws.send.bind(ws) as (data: unknown, ...rest: unknown[]) => void;
+  ws.send = ((data: unknown, ...rest: unknown[]) => {
+    if (typeof data === 'string') onReply({ kind: 'ws-event', path, data });
+    return send(data, ...rest);
+  }) as WebSocket['send'];
 }

@@ -1,10 +1,14 @@
 // The emulator as a test fixture, for svc's own suite and anyone else's: started in this process on a loopback port,
 // its state in a fresh temporary folder (removed by close()), a fresh key with every ACL, the request log at hand.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Every reply it gives is checked against the API document (spec/openapi.json, contract.ts): close() throws, naming
+// each reply the document does not allow. `SVC_CONTRACT_REPORT=FILE` appends what was checked to FILE (one JSON line
+// per emulator) for the figures of a run.
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KeyRecord } from './auth.js';
 import type { LoggedRequest } from './backend.js';
+import { ContractChecker, type ReplyRecord } from './contract.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from './server.js';
 
 export interface TestEmulator extends Emulator {
@@ -22,12 +26,51 @@ export interface TestEmulatorOptions extends EmulatorOptions {
    * told every key the fixture hands out (the built-in one, the test key, each addKey()), e.g. to scan output for it
    */
   onKey?: (key: string) => void;
+  /** check every reply against the API document (default true) */
+  contract?: boolean;
+}
+
+/** one checker per process: its compiled validators serve every emulator of a test run */
+let checker: Promise<ContractChecker> | undefined;
+
+/** The reply hook that checks each reply, and what it found. */
+async function contractHook(): Promise<{ onReply: (r: ReplyRecord) => void; problems: string[]; report(): void }> {
+  checker ??= ContractChecker.create();
+  const c = await checker;
+  const problems: string[] = [];
+  const covered = new Set<string>();
+  let replies = 0;
+  const before = c.replies;
+  return {
+    problems,
+    onReply(r) {
+      try {
+        problems.push(...c.check(r));
+      } catch (err) {
+        problems.push(`the contract checker failed on a reply: ${(err as Error).message}`);
+      }
+      for (const k of c.covered) covered.add(k);
+      replies = c.replies - before;
+    },
+    report() {
+      const file = process.env.SVC_CONTRACT_REPORT;
+      if (file)
+        appendFileSync(file, `${JSON.stringify({ replies, problems: problems.length, covered: [...covered] })}\n`);
+    },
+  };
 }
 
 export async function startTestEmulator(opts: TestEmulatorOptions = {}): Promise<TestEmulator> {
-  const { onKey = () => {}, ...emulatorOptions } = opts;
+  const { onKey = () => {}, contract = true, ...emulatorOptions } = opts;
+  const hook = contract ? await contractHook() : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const emu = await startEmulator({ stateDir: join(dir, 'state'), quietLog: true, ...emulatorOptions });
+  const emu = await startEmulator({
+    stateDir: join(dir, 'state'),
+    quietLog: true,
+    ...emulatorOptions,
+    onReply: hook?.onReply ?? emulatorOptions.onReply,
+  });
+  if (hook) emu.core.on('webhook', (event: unknown) => hook.onReply({ kind: 'webhook', event }));
   const addKey = emu.addKey.bind(emu);
   const closeEmulator = emu.close.bind(emu);
   const rec = addKey({ name: 'test key' });
@@ -48,6 +91,15 @@ export async function startTestEmulator(opts: TestEmulatorOptions = {}): Promise
     async close() {
       await closeEmulator();
       rmSync(dir, { recursive: true, force: true });
+      hook?.report();
+      if (hook?.problems.length) {
+        const distinct = [...new Set(hook.problems.map((p) => p.split('; ')[0]!))];
+        throw new Error(
+          `the emulator gave ${hook.problems.length} repl(ies) the API document (spec/openapi.json) does not allow:\n` +
+            distinct.slice(0, 10).join('\n') +
+            `\nfirst: ${hook.problems[0]}`,
+        );
+      }
     },
   }) as TestEmulator;
 }

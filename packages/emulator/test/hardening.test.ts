@@ -31,7 +31,7 @@ describe('emulator hardening: bounded work, client errors are 4xx', () => {
       const router = new Router();
       registerAllRoutes(router);
       const deep = '['.repeat(200_000) + ']'.repeat(200_000);
-      const deepObject = '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000);
+      const deepObject = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
       const paths = router.routes
         .filter((r) => r.method === 'POST' || r.method === 'PATCH')
         .map((r) => ({

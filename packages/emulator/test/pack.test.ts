@@ -42,7 +42,7 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('svc-emulator on its own', () => {
-  it('packs its built modules, its command and its docs, and no tests', () => {
+  it('packs its built modules, its command, its docs and the API document, and no tests', () => {
     const files = tarballs.emulator!.slice(1);
     expect(files).toEqual(
       expect.arrayContaining([
@@ -52,13 +52,14 @@ describe('svc-emulator on its own', () => {
         'dist/routes/chat.js',
         'README.md',
         'package.json',
+        'spec/openapi.json',
       ]),
     );
     expect(files.some((f) => f.startsWith('test/'))).toBe(false);
     expect(tarballs.formats!.slice(1)).toEqual(expect.arrayContaining(['dist/audio-codecs.js', 'dist/webhooks.js']));
   });
 
-  it('serves the API from the installed tarball until SIGTERM', async () => {
+  it('serves the API and /openapi.json from the installed tarball until SIGTERM', async () => {
     const child = execa(join(prefix, 'bin', 'svc-emulator'), ['serve', '--print-env', '--seed', '1'], {
       reject: false,
       env: npmEnv,
@@ -74,7 +75,7 @@ describe('svc-emulator on its own', () => {
               out
                 .trim()
                 .split('\n')
-                .map((l) => l.split('=') as [string, string]),
+                .map((l) => l.replace(/^export /, '').split('=') as [string, string]),
             ),
           );
       });
@@ -86,6 +87,10 @@ describe('svc-emulator on its own', () => {
     });
     expect(models.status).toBe(200);
     expect(((await models.json()) as { data: { id: string }[] }).data.map((m) => m.id)).toContain('svc-4');
+    // the API document it ships, for the user's own tools
+    const doc = await fetch(`${env.SVC_BASE_URL}/openapi.json`);
+    expect(doc.status).toBe(200);
+    expect(((await doc.json()) as { openapi: string }).openapi).toBe('3.1.0');
     child.kill('SIGTERM');
     const r = await child;
     expect(r.exitCode).toBe(143);

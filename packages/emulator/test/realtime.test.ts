@@ -61,7 +61,8 @@ class Client {
       if (found.length >= n) return found[n - 1]!;
       if (this.closed)
         throw new Error(
-          `closed (${this.closed.code} ${this.closed.reason}) before ${type}; got ${this.events.map((e) => e.type).join(', ')}`,
+          `closed (${this.closed.code} ${this.closed.reason}) before ${type}; got ` +
+            `${this.events.map((e) => e.type).join(', ')}`,
         );
       await new Promise<void>((r) => this.waiters.push(r));
     }

@@ -203,7 +203,7 @@ export function encodeWav(pcm: Uint8Array, format: PcmFormat): Buffer {
 
 export function floatToS16(v: number): number {
   const s = Math.round(v * 32767);
-  return s > 32767 ? 32767 : s < -32768 ? -32768 : s;
+  return s > 32767 ? 32767 : Math.max(s, -32768);
 }
 
 /** Change the channel count: down-mix to mono by averaging, up-mix by copying, N→M by taking/repeating channels. */

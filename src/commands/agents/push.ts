@@ -129,7 +129,8 @@ function report(
   for (const f of fields) {
     if (!sameValue(f, readBack[f], wanted[f])) {
       ctx.out.warn(
-        `the server did not keep ${f} as sent: sent ${JSON.stringify(canonical(f, wanted[f]))}, now ${JSON.stringify(canonical(f, readBack[f]))}`,
+        `the server did not keep ${f} as sent: sent ${JSON.stringify(canonical(f, wanted[f]))}, now ` +
+          `${JSON.stringify(canonical(f, readBack[f]))}`,
       );
     }
   }

@@ -114,7 +114,8 @@ export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
       fail(
         name('instructions'),
         `${v.slice(0, 20)}…`,
-        `at most ${AGENT_LIMITS.instructions.toLocaleString('en-US')} characters (got ${len(v).toLocaleString('en-US')})`,
+        `at most ${AGENT_LIMITS.instructions.toLocaleString('en-US')} characters (got ` +
+          `${len(v).toLocaleString('en-US')})`,
       );
   }
   if (input.tools !== undefined && input.tools !== null) checkAgentTools(input.tools, name);
@@ -280,7 +281,7 @@ export async function describeChange(
     return `${color.bold(`~ ${field}`)}: ${color.red(oneLine(before))} → ${color.green(oneLine(after))}`;
   }
   const { structuredPatch } = await import('diff');
-  const text = (v: unknown) => asLines(v).join('\n') + '\n';
+  const text = (v: unknown) => `${asLines(v).join('\n')}\n`;
   const patch = structuredPatch('before', 'after', text(before), text(after), undefined, undefined, { context: 2 });
   const lines = [color.bold(`~ ${field}`)];
   for (const hunk of patch.hunks) {

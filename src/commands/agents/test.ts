@@ -229,13 +229,14 @@ async function report(ctx: Context, results: CaseResult[], opts: Opts): Promise<
       : format === 'junit'
         ? junitReport(results)
         : opts.output !== undefined
-          ? results.map((r) => caseLine(r)).join('\n') + '\n'
+          ? `${results.map((r) => caseLine(r)).join('\n')}\n`
           : undefined;
   if (text !== undefined) {
     if (opts.output !== undefined) await writeFileAtomic(opts.output, text);
     else if (!ctx.out.json) ctx.out.write(text);
   }
   ctx.out.info(
-    `${results.length - failed.length} passed, ${failed.length} failed (${results.length} case${results.length === 1 ? '' : 's'})`,
+    `${results.length - failed.length} passed, ${failed.length} failed (${results.length} ` +
+      `case${results.length === 1 ? '' : 's'})`,
   );
 }

@@ -2,6 +2,12 @@ import { getApiKey, getMe, type ApiKeyInfo, type CallerIdentity } from '../../en
 import { defineCommand } from '../../cmdutil/command.js';
 import { ApiError, ExitCode, describeError, exitCodeForStatus } from '../../core/errors.js';
 
+/** Where the key in use came from, as a person would name it. */
+function keySource(emulator: boolean | undefined, source: string | undefined): string {
+  if (emulator) return 'the emulator';
+  return source === 'env' ? 'SVC_API_KEY' : source === 'command' ? 'api_key_cmd' : 'the profile';
+}
+
 export default defineCommand({
   examples: ['svc auth status', 'svc auth status --json'],
   async run(ctx) {
@@ -27,7 +33,7 @@ export default defineCommand({
         ['base url', http.baseUrl],
         [
           'key',
-          `${info.redacted_api_key} (${info.api_key_id}, from ${ctx.globals.emulator ? 'the emulator' : cfg.apiKeySource === 'env' ? 'SVC_API_KEY' : cfg.apiKeySource === 'command' ? 'api_key_cmd' : 'the profile'})`,
+          `${info.redacted_api_key} (${info.api_key_id}, from ${keySource(ctx.globals.emulator, cfg.apiKeySource)})`,
         ],
         ['name', info.name],
         ['user', info.user_id],
@@ -40,9 +46,12 @@ export default defineCommand({
       ]);
     }
     if (unusable) {
-      ctx.out.error(
-        `the API key is not usable: ${[info.api_key_blocked && 'blocked', info.api_key_disabled && 'disabled', info.team_blocked && 'team blocked'].filter(Boolean).join(', ')}`,
-      );
+      const flags = [
+        info.api_key_blocked && 'blocked',
+        info.api_key_disabled && 'disabled',
+        info.team_blocked && 'team blocked',
+      ];
+      ctx.out.error(`the API key is not usable: ${flags.filter(Boolean).join(', ')}`);
       return ExitCode.auth;
     }
     return 0;

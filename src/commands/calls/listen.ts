@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { describeError } from '../../core/errors.js';
-import { integer, require } from '../../core/validate.js';
+import { integer, pattern, require } from '../../core/validate.js';
 import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
 import { sipHeader, WebhookServer, type CallEvent } from '../../realtime/webhook-server.js';
 
@@ -12,6 +12,8 @@ interface ListenFlags extends VoiceFlags {
   join?: boolean;
   maxCalls?: number;
   tolerance: number;
+  forwardTo?: string;
+  forwardSecret?: string;
 }
 
 export default defineCommand<ListenFlags>({
@@ -44,6 +46,16 @@ export default defineCommand<ListenFlags>({
       parse: integer({ min: 1, max: 3600 }),
       default: 300,
     },
+    {
+      flags: '--forward-to <url>',
+      description:
+        'relay every verified delivery to this URL (your local server), re-signed, and print its status on stderr',
+      parse: pattern(/^https?:\/\/\S+$/, 'an http(s) URL like http://127.0.0.1:3000/webhooks'),
+    },
+    {
+      flags: '--forward-secret <secret>',
+      description: 'with --forward-to: sign the relayed deliveries with this secret (default: the --secret)',
+    },
     { flags: '--join', description: 'join each call with a realtime session and print its transcript' },
     {
       flags: '--max-calls <n>',
@@ -56,18 +68,22 @@ export default defineCommand<ListenFlags>({
     'SVC_WEBHOOK_SECRET=whsec_... svc calls listen --port 8080',
     'svc calls listen --secret whsec_... --join --agent agent_123',
     'svc calls listen --port 8080 --json | jq -r .data.call_id',
+    'svc calls listen --secret whsec_... --forward-to http://127.0.0.1:3000/webhooks',
   ],
   async run(ctx, _args, opts) {
     const secret = opts.secret ?? ctx.env.SVC_WEBHOOK_SECRET;
     require(!!secret, '--secret', '(none)', 'the webhook signing secret, as --secret or in SVC_WEBHOOK_SECRET');
     checkVoiceFlags(ctx, opts);
+    require(!opts.forwardSecret || !!opts.forwardTo, '--forward-secret', '(given)', 'only with --forward-to');
     const calls = new Calls(ctx, opts);
+    const forward = await forwarding(ctx, opts, secret!);
     const server = await WebhookServer.listen({
       host: opts.host,
       port: opts.port,
       secret: secret!,
       toleranceSec: opts.tolerance,
       onCall: (ev) => calls.incoming(ev),
+      onVerified: forward?.onVerified,
       warn: (m) => ctx.out.warn(m),
       info: (m) => ctx.out.info(m),
     });
@@ -80,9 +96,21 @@ export default defineCommand<ListenFlags>({
     await calls.finished;
     ctx.setInterruptHandler(undefined);
     server.close();
+    await forward?.settled();
     return calls.stop();
   },
 });
+
+/** --forward-to: relays each verified delivery, re-signed, and reports the answer's status on stderr. */
+async function forwarding(ctx: Context, opts: ListenFlags, secret: string) {
+  if (!opts.forwardTo) return undefined;
+  const { forwardDeliveries } = await import('../../realtime/webhook-forward.js');
+  ctx.out.info(`forwarding verified deliveries to ${opts.forwardTo}`);
+  return forwardDeliveries(
+    { url: opts.forwardTo, secret: opts.forwardSecret ?? secret, timeoutMs: 10_000 },
+    (line, ok) => (ok ? ctx.out.info(line) : ctx.out.warn(line)),
+  );
+}
 
 /** The verified calls: printed, joined with --join, counted against --max-calls; done when stopped or all ended. */
 class Calls {

@@ -4,7 +4,7 @@
 // a second one.
 // The prompt and notes go to stderr, answers to stdout; without a terminal each stdin line is a turn.
 import type { ChatMessage, ChatRequest, ChatTool } from '../../endpoints/chat.js';
-import { ConversationStore, messageText, type Conversation } from '../../store/conversations.js';
+import { type ConversationStore, messageText, type Conversation } from '../../store/conversations.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, describeError } from '../../core/errors.js';
 import type { HttpClient } from '../../net/http.js';
@@ -128,7 +128,8 @@ class Repl {
   banner(): void {
     const earlier = this.conv.messages.filter((m) => m.role === 'user').length;
     this.note(
-      `svc chat · ${this.model} · conversation ${this.conv.id}${earlier ? ` (${earlier} earlier turns)` : ''} · /help, /exit or Ctrl-D to leave`,
+      `svc chat · ${this.model} · conversation ${this.conv.id}${earlier ? ` (${earlier} earlier turns)` : ''} · ` +
+        `/help, /exit or Ctrl-D to leave`,
     );
   }
 

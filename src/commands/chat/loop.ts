@@ -45,7 +45,7 @@ export async function chatTurn(
   if (ctx.out.json) ctx.out.printJson(res);
   else {
     if (outcome.reasoning && ctx.out.stderrIsTTY && !ctx.globals.quiet)
-      ctx.out.stderrWrite(ctx.out.ce.dim(outcome.reasoning.trim()) + '\n');
+      ctx.out.stderrWrite(`${ctx.out.ce.dim(outcome.reasoning.trim())}\n`);
     if (outcome.text) ctx.out.line(outcome.text.replace(/\n$/, ''));
   }
   return outcome;

@@ -29,7 +29,13 @@ export interface ChatOutcome {
 export function usageLine(usage: ChatUsage | null | undefined, model?: string): string {
   if (!usage) return 'usage: not reported';
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
-  let line = `usage: ${tokenSum([usage.prompt_tokens, 'prompt'], [usage.completion_tokens, 'completion'], reasoning, usage.total_tokens)}`;
+  const sum = tokenSum(
+    [usage.prompt_tokens, 'prompt'],
+    [usage.completion_tokens, 'completion'],
+    reasoning,
+    usage.total_tokens,
+  );
+  let line = `usage: ${sum}`;
   if (typeof usage.cost_in_usd_ticks === 'number') line += ` · $${(usage.cost_in_usd_ticks / 1e10).toFixed(6)}`;
   if (usage.num_sources_used) line += ` · ${usage.num_sources_used} sources`;
   if (model) line += ` · ${model}`;
@@ -78,7 +84,7 @@ export function printChatResponse(ctx: Context, res: ChatResponse, opts: { usage
   for (const choice of res.choices) {
     if (many) choiceHeader(ctx, choice.index);
     if (choice.message.reasoning_content && ctx.out.stderrIsTTY)
-      ctx.out.stderrWrite(ctx.out.ce.dim(choice.message.reasoning_content.trim()) + '\n');
+      ctx.out.stderrWrite(`${ctx.out.ce.dim(choice.message.reasoning_content.trim())}\n`);
     if (choice.message.content) ctx.out.line(choice.message.content.replace(/\n$/, ''));
     if (choice.message.refusal) ctx.out.warn(`refused: ${choice.message.refusal}`);
     if (choice.message.tool_calls?.length) printToolCalls(ctx, choice.message.tool_calls);

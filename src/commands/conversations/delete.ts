@@ -11,11 +11,9 @@ export default defineCommand<{ yes?: boolean }>({
   options: [YES_OPTION],
   examples: ['svc conversations delete conv_…'],
   async run(ctx, [ids], opts) {
-    await confirm(
-      ctx,
-      `Delete ${(ids as string[]).length === 1 ? `conversation ${(ids as string[])[0]}` : `${(ids as string[]).length} conversations`} permanently?`,
-      { yes: opts.yes },
-    );
+    const list = ids as string[];
+    const what = list.length === 1 ? `conversation ${list[0]}` : `${list.length} conversations`;
+    await confirm(ctx, `Delete ${what} permanently?`, { yes: opts.yes });
     const store = new ConversationStore(ctx.env);
     const missing: string[] = [];
     for (const id of ids as string[]) {

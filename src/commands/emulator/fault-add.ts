@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { fail, integer, oneOf, regex } from '../../core/validate.js';
 import { EmulatorAdmin } from '../../endpoints/emulator.js';
-import { FaultList, type Fault } from 'svc-emulator/faults';
+import { FAULT_GRAMMAR as GRAMMAR, FaultList, type Fault } from 'svc-emulator/faults';
 
 interface Opts {
   path?: string;
@@ -10,8 +10,6 @@ interface Opts {
 }
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'WS'] as const;
-
-const GRAMMAR = 'STATUS[:retry-after=S][:message=TEXT][:times=N][:path=RE][:method=M], drop[:after=N], or slow[:ms=N]';
 
 export default defineCommand<Opts>({
   description:
@@ -45,9 +43,8 @@ export default defineCommand<Opts>({
     let fault: Fault;
     try {
       fault = FaultList.parse(spec as string);
-      FaultList.check(fault);
-    } catch {
-      return fail('spec', spec, GRAMMAR);
+    } catch (err) {
+      return fail('spec', spec, `${(err as Error).message} (${GRAMMAR})`);
     }
     if (opts.path !== undefined) fault.path = opts.path;
     if (opts.method !== undefined) fault.method = opts.method.toUpperCase();

@@ -18,6 +18,11 @@ export const children: CommandNode[] = [
     load: () => import('./requests.js'),
   },
   {
+    name: 'sessions',
+    summary: 'List the WebSocket sessions of a running emulator: events each way and how each ended',
+    load: () => import('./sessions.js'),
+  },
+  {
     name: 'fault',
     summary: 'Inject faults into a running emulator (add, list, clear)',
     children: () => [

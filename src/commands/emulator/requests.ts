@@ -9,13 +9,27 @@ interface Opts {
   interval: number;
 }
 
+/** Wait `ms`, or less when `signal` aborts; the abort listener is removed either way (no listener per poll). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 export default defineCommand<Opts>({
   description:
     'One row per request the API part of the emulator received (admin calls are not logged): time, method, ' +
-    'path, status, latency, body size and request id. Keys are redacted. --json prints every field, one JSON ' +
-    'object per line (with the query, headers and small JSON bodies). --follow keeps printing new requests ' +
+    'path, status, latency, body size and request id; a WebSocket session is a row of method WS with status 101 ' +
+    "(or the refusal's) once it has ended (`svc emulator sessions` shows its events). Keys are redacted. " +
+    '--json prints every field, one JSON object per line (with the query, headers and small JSON bodies). --follow keeps printing new requests ' +
     'until Ctrl-C, like tail -f. The emulator keeps the newest 10,000 requests.',
   options: [
     { flags: '-f, --follow', description: 'keep printing new requests as they arrive' },
@@ -87,17 +101,7 @@ export default defineCommand<Opts>({
       after = all.filter((r) => r.status !== undefined).reduce((m, r) => Math.max(m, r.seq), 0);
     }
     for (;;) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, opts.interval);
-        ctx.signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(t);
-            resolve();
-          },
-          { once: true },
-        );
-      });
+      await pause(opts.interval, ctx.signal);
       if (ctx.signal.aborted) return 130;
       const fresh = finished(await admin.requests({ ...query, after }));
       if (fresh.length) {

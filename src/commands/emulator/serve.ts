@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { integer, repeatable } from '../../core/validate.js';
-import { FaultList, type Fault } from 'svc-emulator/faults';
+import { FAULT_GRAMMAR, FaultList, type Fault } from 'svc-emulator/faults';
+import { parseRateLimit, type RateLimit } from 'svc-emulator/rate-limit';
 import { fail } from '../../core/validate.js';
 
 interface Opts {
@@ -18,15 +19,24 @@ interface Opts {
   fixtures?: string;
   printEnv?: boolean;
   readyFile?: string;
+  rateLimit?: RateLimit;
 }
 
 const faultParser = repeatable<Fault>((raw, flag) => {
   try {
     return FaultList.parse(raw);
-  } catch {
-    return fail(flag, raw, 'STATUS[:retry-after=S][:path=RE][:times=N], drop[:after=N], or slow[:ms=N]');
+  } catch (err) {
+    return fail(flag, raw, `${(err as Error).message} (${FAULT_GRAMMAR})`);
   }
 });
+
+const rateLimitParser = (raw: string, flag: string): RateLimit => {
+  try {
+    return parseRateLimit(raw);
+  } catch (err) {
+    return fail(flag, raw, (err as Error).message);
+  }
+};
 
 /** `--collection NAME=PATH` (repeatable; a name given again gains the path) */
 const collectionParser = (
@@ -44,14 +54,16 @@ const collectionParser = (
 
 export default defineCommand<Opts>({
   description:
-    'Prints the base URL on stdout (with --print-env: SVC_BASE_URL=… and SVC_API_KEY=… lines for eval or ' +
-    '$GITHUB_ENV) and the key to use on stderr, then serves every endpoint of the API with its documented ' +
-    'behaviour until Ctrl-C (exit 0) or SIGTERM (exit 143). --ready-file PATH is written (the same lines as ' +
-    '--print-env) once it accepts requests, and removed when it stops; GET /_emulator/health answers 200 ' +
+    'Prints the base URL on stdout (with --print-env: `export SVC_BASE_URL=…`, SVC_API_KEY and ' +
+    'SVC_EMULATOR_PID lines for eval; then it lets go of stdout, so `eval "$(… &)"` returns) and the key to use ' +
+    'on stderr, then serves every endpoint of the API with its documented behaviour until Ctrl-C (exit 0) or ' +
+    'SIGTERM (exit 143). --ready-file PATH is written (SVC_BASE_URL=… and SVC_API_KEY=… lines, for `set -a; .` ' +
+    'or $GITHUB_ENV) once it accepts requests, and removed when it stops; GET /_emulator/health answers 200 ' +
     'too. State is kept in --state-dir (default: the data dir), so it survives restarts; every acknowledged ' +
-    'change is on disk before the reply. Off loopback (--host 0.0.0.0) the admin API /_emulator/* needs the ' +
-    'admin token it prints (or $SVC_EMULATOR_ADMIN_TOKEN). See packages/emulator/README.md for fixtures, ' +
-    'determinism, triggers and faults.',
+    'change is on disk before the reply. --host 0.0.0.0 prints loopback URLs; off loopback the admin API ' +
+    '/_emulator/* needs the admin token it prints (or $SVC_EMULATOR_ADMIN_TOKEN). --rate-limit answers 429 with ' +
+    'Retry-After beyond its limits. See packages/emulator/README.md for fixtures, determinism, triggers, faults ' +
+    'and rate limits.',
   options: [
     {
       flags: '--port <n>',
@@ -73,7 +85,12 @@ export default defineCommand<Opts>({
       description: 'make ids, tokens and generated text, images and audio repeat exactly across runs (0-4294967295)',
       parse: integer({ min: 0, max: 4294967295 }),
     },
-    { flags: '--print-env', description: 'print SVC_BASE_URL=… and SVC_API_KEY=… lines on stdout instead of the URL' },
+    {
+      flags: '--print-env',
+      description:
+        'print `export SVC_BASE_URL=…`, `SVC_API_KEY` and `SVC_EMULATOR_PID` lines on stdout (for eval) instead of ' +
+        'the URL',
+    },
     {
       flags: '--ready-file <path>',
       description: 'write the SVC_BASE_URL/SVC_API_KEY lines to PATH once ready (removed on exit)',
@@ -95,6 +112,13 @@ export default defineCommand<Opts>({
       parse: collectionParser,
     },
     {
+      flags: '--rate-limit <rpm[,tpm]>',
+      description:
+        'answer 429 with Retry-After and x-ratelimit-* headers beyond RPM requests (and TPM estimated tokens) ' +
+        'per minute per key',
+      parse: rateLimitParser,
+    },
+    {
       flags: '--fault <spec>',
       description: 'inject a fault (repeatable): 429:retry-after=1, 500:path=/v1/chat, drop:after=3, slow:ms=500',
       parse: faultParser,
@@ -102,7 +126,8 @@ export default defineCommand<Opts>({
   ],
   examples: [
     'svc emulator serve --port 8080',
-    'eval "$(svc emulator serve --print-env --memory &)"',
+    'eval "$(svc emulator serve --print-env --memory 2>/dev/null &)"; svc models list; kill $SVC_EMULATOR_PID',
+    'svc emulator serve --memory --rate-limit 60,100000',
     'svc emulator serve --memory --seed 1 --fixtures ci/fixtures.yaml --ready-file /tmp/svc-ready &',
     'svc emulator serve --fault 429:retry-after=1:times=2',
   ],
@@ -133,6 +158,7 @@ export default defineCommand<Opts>({
         faults: opts.fault,
         collections: opts.collection,
         seed: opts.seed,
+        rateLimit: opts.rateLimit,
         fixtures,
       });
     } catch (err) {
@@ -140,13 +166,16 @@ export default defineCommand<Opts>({
       throw err;
     }
     // the emulator's built-in key is public (it is in the docs), so printing it leaks nothing
-    const env = `SVC_BASE_URL=${emu.url}\nSVC_API_KEY=${emu.defaultKey}\n`;
+    const { envLines, exportLines, releaseStdout } = await import('svc-emulator/start-lines');
+    const env = envLines(emu.url, emu.defaultKey);
     if (opts.readyFile) {
       const { writeFileAtomic } = await import('../../core/atomic-file.js');
       await writeFileAtomic(opts.readyFile, env);
     }
-    if (opts.printEnv) ctx.out.write(env);
+    if (opts.printEnv) ctx.out.write(exportLines(emu.url, emu.defaultKey));
     else ctx.out.line(emu.url);
+    // nothing more goes to stdout: a command substitution or a pipe reading it gets its end now
+    await releaseStdout(ctx.streams.stdout);
     ctx.out.info(`svc emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
     ctx.out.info(`key: ${emu.defaultKey} (or: svc --emulator …, which uses it by itself)`);
     ctx.out.info(`use it with: export SVC_BASE_URL=${emu.url} SVC_API_KEY=${emu.defaultKey}`);

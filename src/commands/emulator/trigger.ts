@@ -1,6 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { fail, pattern, repeatable } from '../../core/validate.js';
 import { EmulatorAdmin, type TriggerKind } from '../../endpoints/emulator.js';
+import { TRIGGERS } from 'svc-emulator/admin';
 
 interface Opts {
   number?: string;
@@ -9,19 +10,53 @@ interface Opts {
   say?: string[];
 }
 
-const KINDS = ['incoming-call', 'video-done', 'deferred-ready', 'file-expired'] as const;
+const KINDS = TRIGGERS;
+
+/** what the id of each trigger names */
+const ID_OF: Record<string, string> = {
+  'caller-says': 'call',
+  'caller-hangup': 'call',
+  'video-done': 'video request',
+  'deferred-ready': 'deferred completion',
+  'file-expired': 'file',
+};
+
+/** Each trigger's id and flags: exit 2 naming what does not belong, before anything is sent. */
+function checkTriggerArgs(kind: TriggerKind, id: string | undefined, opts: Opts): void {
+  if (kind === 'incoming-call') {
+    if (id !== undefined) fail('id', id, 'no id for incoming-call (use --number)');
+    return;
+  }
+  if (!id) fail('id', '(none)', `the id of the ${ID_OF[kind]}`);
+  if (kind === 'caller-says' && opts.say?.length !== 1)
+    fail('--say', opts.say?.join(' | ') ?? '(none)', 'exactly one line for caller-says');
+  for (const [flag, v] of [
+    ['--number', opts.number],
+    ['--webhook', opts.webhook],
+    ['--from', opts.from],
+    ['--say', kind === 'caller-says' ? undefined : opts.say],
+  ] as const) {
+    if (v !== undefined)
+      fail(flag, v, flag === '--say' ? 'only with incoming-call or caller-says' : 'only with incoming-call');
+  }
+}
 
 export default defineCommand<Opts>({
   description: [
     'incoming-call: a simulated caller dials a number (--number, default the newest number with a webhook); ' +
       "the signed realtime.call.incoming webhook goes to the number's webhook URL (or --webhook URL) and the " +
       'call becomes joinable (svc calls join ID). Prints the call id.',
+    'caller-says CALL_ID --say TEXT: the caller of an active call says TEXT now, in the session that joined it. ' +
+      'caller-hangup CALL_ID: the caller hangs up now (the session on the call closes).',
     'video-done ID: the video request finishes now. deferred-ready ID: the deferred chat completion is ready ' +
       'now. file-expired ID: the file expires now (404 from then on).',
   ].join(' '),
   args: [
     { name: 'event', description: KINDS.join(', '), required: true, choices: KINDS },
-    { name: 'id', description: 'the request, completion or file id (video-done, deferred-ready, file-expired)' },
+    {
+      name: 'id',
+      description: 'the call, request, completion or file id (caller-says, caller-hangup, video-done, …)',
+    },
   ],
   options: [
     { flags: '--number <id|e164>', description: 'incoming-call: the phone number id or E.164 number called' },
@@ -37,37 +72,22 @@ export default defineCommand<Opts>({
     },
     {
       flags: '--say <text>',
-      description: 'incoming-call: what the caller says, one turn per flag (repeatable)',
+      description: 'incoming-call: what the caller says, one turn per flag (repeatable); caller-says: the line',
       parse: repeatable(),
     },
   ],
   examples: [
     'svc emulator trigger incoming-call --number +14155550100',
     'svc emulator trigger incoming-call --webhook http://127.0.0.1:9000/',
+    'svc emulator trigger caller-says call_abc123 --say "Actually, make it five people"',
+    'svc emulator trigger caller-hangup call_abc123',
     'svc emulator trigger video-done 3f6c…',
     'svc emulator trigger file-expired file_abc123',
   ],
   async run(ctx, [event, id], opts) {
     if (!(KINDS as readonly string[]).includes(event)) return fail('event', event, KINDS.join(', '));
     const kind = event as TriggerKind;
-    if (kind === 'incoming-call') {
-      if (id !== undefined) fail('id', id, 'no id for incoming-call (use --number)');
-    } else {
-      if (!id)
-        fail(
-          'id',
-          '(none)',
-          `the id of the ${kind === 'file-expired' ? 'file' : kind === 'video-done' ? 'video request' : 'deferred completion'}`,
-        );
-      for (const [flag, v] of [
-        ['--number', opts.number],
-        ['--webhook', opts.webhook],
-        ['--from', opts.from],
-        ['--say', opts.say],
-      ] as const) {
-        if (v !== undefined) fail(flag, v, 'only with incoming-call');
-      }
-    }
+    checkTriggerArgs(kind, id, opts);
     const admin = new EmulatorAdmin(
       await ctx.http({ requireKey: false }),
       ctx.env.SVC_EMULATOR_ADMIN_TOKEN,
@@ -76,7 +96,9 @@ export default defineCommand<Opts>({
     const body =
       kind === 'incoming-call'
         ? { number: opts.number, webhook: opts.webhook, from: opts.from, caller_script: opts.say }
-        : { id };
+        : kind === 'caller-says'
+          ? { id, text: opts.say![0] }
+          : { id };
     const r = await admin.trigger(kind, body);
     if (ctx.out.json) {
       ctx.out.printJson(r);

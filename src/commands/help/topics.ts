@@ -42,7 +42,8 @@ export const TOPICS: Topic[] = [
     summary: 'every environment variable svc reads',
     rows: () => ENVIRONMENT.map((v) => ({ name: v.name, description: v.description })),
     text: () =>
-      `Environment variables svc reads (precedence: flag > environment > profile > default):\n\n${columns(ENVIRONMENT.map((v) => [v.name, v.description]))}\n`,
+      `Environment variables svc reads (precedence: flag > environment > profile > ` +
+      `default):\n\n${columns(ENVIRONMENT.map((v) => [v.name, v.description]))}\n`,
   },
   {
     name: 'exit-codes',
@@ -65,6 +66,7 @@ export const TOPICS: Topic[] = [
     summary: 'the options every command takes',
     rows: () => GLOBAL_FLAGS.map((f) => ({ flags: f.flags, description: f.description })),
     text: () =>
-      `Options every command takes (before or after the command's own):\n\n${columns(GLOBAL_FLAGS.map((f) => [f.flags, f.description]))}\n`,
+      `Options every command takes (before or after the command's ` +
+      `own):\n\n${columns(GLOBAL_FLAGS.map((f) => [f.flags, f.description]))}\n`,
   },
 ];

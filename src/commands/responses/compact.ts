@@ -26,7 +26,8 @@ export default defineCommand<{ model: string; input: string }>({
     else ctx.out.line(JSON.stringify(r.output));
     if (typeof r.usage?.dropped_message_count === 'number')
       ctx.out.info(
-        `compacted ${r.usage.dropped_message_count} messages into ${r.output.length} item${r.output.length === 1 ? '' : 's'}`,
+        `compacted ${r.usage.dropped_message_count} messages into ${r.output.length} ` +
+          `item${r.output.length === 1 ? '' : 's'}`,
       );
     return 0;
   },

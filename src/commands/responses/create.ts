@@ -132,7 +132,8 @@ export const RESPONSES_TABLE: RequestTable = {
   operation: 'POST /v1/responses',
   rows: [
     modelFlag(
-      `model id or alias (default: the continued response's model, the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`,
+      `model id or alias (default: the continued response's model, the profile's model, else ` +
+        `${DEFAULT_LANGUAGE_MODEL})`,
     ),
     {
       flags: '--instructions <text|@file>',
@@ -219,7 +220,8 @@ export const RESPONSES_TABLE: RequestTable = {
     },
     {
       flags: '--max-turns <n>',
-      description: `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1 to 2147483647)`,
+      description:
+        `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1 to ` + `2147483647)`,
       parse: integer({ min: 1, int32: true }),
       field: 'max_turns',
       group: FLAG_GROUPS.tools,
@@ -407,7 +409,7 @@ async function oneTurn(
     else {
       const reasoning = api.reasoningText(r);
       if (reasoning && ctx.out.stderrIsTTY && !ctx.globals.quiet)
-        ctx.out.stderrWrite(ctx.out.ce.dim(reasoning.trim()) + '\n');
+        ctx.out.stderrWrite(`${ctx.out.ce.dim(reasoning.trim())}\n`);
       const text = api.outputText(r);
       if (text) ctx.out.line(text.replace(/\n$/, ''));
     }

@@ -30,7 +30,7 @@ export default defineCommand({
       ['tool_calls', calls.length ? calls.map((c) => `${c.name}(${c.arguments})`).join('; ') : undefined],
     ]);
     const reasoning = reasoningText(r);
-    if (reasoning && ctx.out.stderrIsTTY) ctx.out.stderrWrite(ctx.out.ce.dim(reasoning) + '\n');
+    if (reasoning && ctx.out.stderrIsTTY) ctx.out.stderrWrite(`${ctx.out.ce.dim(reasoning)}\n`);
     const text = outputText(r);
     if (text) {
       ctx.out.line();

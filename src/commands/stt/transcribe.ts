@@ -113,8 +113,8 @@ export default defineCommand<Opts>({
     }
     const raw = audioFormat !== undefined && RAW.includes(audioFormat);
     require(!raw ||
-      opts.sampleRate !==
-        undefined, '--sample-rate', '(missing)', `required for raw ${audioFormat} audio: one of ${SAMPLE_RATES.join(', ')}`);
+      opts.sampleRate !== undefined, '--sample-rate', '(missing)', `required for raw ${audioFormat} audio: one of ` +
+      `${SAMPLE_RATES.join(', ')}`);
     require(!(raw && opts.multichannel) ||
       opts.channels !== undefined, '--channels', '(missing)', 'required for multichannel raw audio: 2 to 8');
     if (opts.sampleRate !== undefined && !raw)
@@ -343,7 +343,8 @@ function stamp(sec: number, sep: ',' | '.'): string {
   const h = Math.floor(ms / 3_600_000);
   const m = Math.floor((ms % 3_600_000) / 60_000);
   const s = Math.floor((ms % 60_000) / 1000);
-  return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}${sep}${String(ms % 1000).padStart(3, '0')}`;
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  return `${pad(h)}:${pad(m)}:${pad(s)}${sep}${pad(ms % 1000, 3)}`;
 }
 
 /**

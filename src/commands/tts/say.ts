@@ -1,5 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { type OptionSpec } from '../../core/option-spec.js';
+import type { OptionSpec } from '../../core/option-spec.js';
 import type { Context } from '../../runtime/context.js';
 import type { EncodedOutput } from '../../audio/player.js';
 import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
@@ -126,7 +126,8 @@ export function destination(ctx: Context, opts: TtsOpts): Destination {
   if (!codec && dest !== 'speaker' && dest !== '-') {
     const ext = unwritableAudioExtension(dest);
     require(ext ===
-      undefined, '-o', dest, `a name svc can write: .mp3, .wav, .pcm/.raw, .ulaw, .alaw (or say the codec with --codec; ${ext} is ` +
+      undefined, '-o', dest, `a name svc can write: .mp3, .wav, .pcm/.raw, .ulaw, .alaw (or say the codec with ` +
+      `--codec; ${ext} is ` +
       `not a TTS codec)`);
   }
   if (!codec) codec = dest === 'speaker' ? 'pcm' : dest === '-' ? 'mp3' : (codecFromPath(dest) ?? 'mp3');
@@ -174,7 +175,7 @@ export class Timings {
   async write(ctx: Context, target: string | boolean | undefined): Promise<void> {
     if (!target) return;
     if (typeof target === 'string') {
-      await writeFileAtomic(target, JSON.stringify({ graph_chars: this.chars, graph_times: this.times }) + '\n');
+      await writeFileAtomic(target, `${JSON.stringify({ graph_chars: this.chars, graph_times: this.times })}\n`);
       ctx.out.info(`character timings: ${target}`);
       return;
     }
@@ -202,7 +203,9 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
   args: [
     {
       name: 'text',
-      description: `the text (at most ${TTS_MAX_TEXT} characters; several words are joined with spaces); - or none reads stdin`,
+      description:
+        `the text (at most ${TTS_MAX_TEXT} characters; several words are joined with spaces); - or ` +
+        `none reads stdin`,
       variadic: true,
     },
   ],

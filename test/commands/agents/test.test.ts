@@ -9,22 +9,11 @@ import { parse as parseYaml } from 'yaml';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';
+import { BOOK_TABLE } from './booking-agent.js';
 
 let emu: TestEmulator;
 const dir = tempDir();
 
-const BOOK_TABLE = {
-  type: 'function',
-  function: {
-    name: 'book_table',
-    description: 'book a table',
-    parameters: {
-      type: 'object',
-      properties: { party_size: { type: 'integer' }, city: { type: 'string' } },
-      required: ['party_size'],
-    },
-  },
-};
 const agentFile = writeTemp(
   'agent.json',
   JSON.stringify({
@@ -46,7 +35,10 @@ cases:
           tool_called:
             name: book_table
             arguments: {party_size: 4, city: Paris}
-            arguments_schema: {type: object, required: [party_size], properties: {party_size: {type: integer, minimum: 1}}}
+            arguments_schema:
+              type: object
+              required: [party_size]
+              properties: {party_size: {type: integer, minimum: 1}}
   - name: small talk calls no tool
     turns:
       - user: "Hello there"
@@ -105,7 +97,7 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 describe('svc agents test', () => {
-  it('runs a suite in parallel: the passing cases pass, the failing one fails with its JUnit entry and transcript', async () => {
+  it('runs a suite in parallel: passing cases pass; the failing one has its JUnit entry and transcript', async () => {
     const suite = join(dir, 'suite.yaml'); // beside hello.wav: audio paths are relative to the test file
     writeFileSync(suite, SUITE);
     const report = join(dir, 'report.xml');
@@ -211,7 +203,8 @@ describe('svc agents test', () => {
         '--format',
         'tap',
         '--tool-cmd',
-        `book_table=node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('seats='+JSON.parse(s).party_size))"`,
+        `book_table=node -e "let ` +
+          `s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log('seats='+JSON.parse(s).party_size))"`,
       ],
       { emu },
     );
@@ -238,7 +231,8 @@ describe('svc agents test', () => {
     emu.clearRequests();
     const bad = writeTemp(
       'bad.yaml',
-      'cases:\n  - name: x\n    turns:\n      - user: hi\n        audio: nope.wav\n        expect: {reply_matches: "(", within_seconds: -1, colour: red}\n  - turns: []\n',
+      'cases:\n  - name: x\n    turns:\n      - user: hi\n        audio: nope.wav\n' +
+        '        expect: {reply_matches: "(", within_seconds: -1, colour: red}\n  - turns: []\n',
     );
     const r = await svcInProcess(['agents', 'test', '--agent-file', agentFile, bad], { emu });
     expect(r.exitCode).toBe(2);
@@ -256,7 +250,8 @@ describe('svc agents test', () => {
     expect(r2.stderr).toContain('bad2.json: JSON:');
     const schema = writeTemp(
       'bad3.yaml',
-      'cases:\n  - name: s\n    turns:\n      - user: hi\n        expect: {tool_called: {name: t, arguments_schema: {type: 12}}}\n',
+      'cases:\n  - name: s\n    turns:\n      - user: hi\n' +
+        '        expect: {tool_called: {name: t, arguments_schema: {type: 12}}}\n',
     );
     const r3 = await svcInProcess(['agents', 'test', 'agent_1', schema], { emu });
     expect(r3.exitCode).toBe(2);
@@ -265,7 +260,7 @@ describe('svc agents test', () => {
     expect(existsSync(join(dir, 'agent-test-transcripts'))).toBe(false);
   });
 
-  it('docs/agent-tests.schema.json accepts the suite above and the example of docs/agent-tests.md, and refuses what the command refuses', () => {
+  it('docs/agent-tests.schema.json accepts this suite and the docs example, refuses what the command refuses', () => {
     const schema = JSON.parse(readFileSync(join(import.meta.dirname, '../../../docs/agent-tests.schema.json'), 'utf8'));
     const validate = new Ajv2020({ strict: false }).compile(schema);
     expect(validate(parseYaml(SUITE)), JSON.stringify(validate.errors)).toBe(true);

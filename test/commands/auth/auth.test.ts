@@ -134,7 +134,7 @@ describe('svc config', () => {
     expect(unknown.stderr).toMatch(/KEY: colour .*one of base_url, model, timeout, max_retries, voice/);
     expect((await svcInProcess(['config', 'unset', 'model'], { configDir })).exitCode).toBe(0);
     expect((await svcInProcess(['config', 'get', 'model'], { configDir })).exitCode).toBe(5);
-    expect((await svcInProcess(['config', 'path'], { configDir })).stdout).toBe(join(configDir, 'config.json') + '\n');
+    expect((await svcInProcess(['config', 'path'], { configDir })).stdout).toBe(`${join(configDir, 'config.json')}\n`);
   });
 
   it('flag > env > profile > default for the base URL', async () => {

@@ -87,7 +87,7 @@ describe('inbound call webhook', () => {
     expect(event.data.sip_headers).toContainEqual({ name: 'From', value: expect.stringContaining('+12125550199') });
     // a changed body or another secret does not verify
     expect(() => verify(secret, headers, body.replace('incoming', 'incomin9'))).toThrow(WebhookVerificationError);
-    expect(() => verify('whsec_' + Buffer.from('another secret').toString('base64'), headers, body)).toThrow(
+    expect(() => verify(`whsec_${Buffer.from('another secret').toString('base64')}`, headers, body)).toThrow(
       /no webhook signature matches/,
     );
   });

@@ -26,7 +26,7 @@ const ANSWER = [
   '|------|-----:|',
   '| a    |    1 |',
   '',
-  Array.from({ length: TAIL_WORDS }, (_, i) => `tail${i}`).join(' ') + ' FINALWORD',
+  `${Array.from({ length: TAIL_WORDS }, (_, i) => `tail${i}`).join(' ')} FINALWORD`,
   '',
 ].join('\n');
 const PROMPT = `Repeat this:\n~~~markdown\n${ANSWER}~~~\n`;

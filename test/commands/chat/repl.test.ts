@@ -76,14 +76,14 @@ describe('svc chat -i in a terminal', () => {
     await waitFor('svc chat · svc-latest');
     // one match: Tab writes the command in full
     term.keys('/mo', 'Tab');
-    let screen = await waitFor(/> \/model $/m);
+    let _screen = await waitFor(/> \/model $/m);
     term.keys('Enter');
-    screen = await waitFor('model: svc-latest');
+    _screen = await waitFor('model: svc-latest');
     // several: the second Tab lists them (readline ignores a Tab that arrives while it completes the first)
     term.keys('/s', 'Tab');
     await new Promise((r) => setTimeout(r, 300));
     term.keys('Tab');
-    screen = await waitFor(/\/system\s+\/save/);
+    _screen = await waitFor(/\/system\s+\/save/);
     term.keys('C-u', '/he', 'Tab');
     await waitFor(/> \/help $/m);
     term.keys('Enter');

@@ -20,7 +20,10 @@ describe('completion scripts', () => {
 
   const bash = async (line: string) => {
     const words = line.split(' ');
-    const script = `source ${join(ROOT, 'completions/svc.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const script =
+      `source ${join(ROOT, 'completions/svc.bash')}; ` +
+      `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; printf ` +
+      `'%s\\n' "\${COMPREPLY[@]}"`;
     return (await execa('bash', ['-c', script])).stdout.split('\n').filter(Boolean);
   };
 

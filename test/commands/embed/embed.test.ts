@@ -20,7 +20,7 @@ describe('svc embed', () => {
   it('300 stdin lines go out as three requests and come back as 300 vectors in input order', async () => {
     const lines = Array.from({ length: 300 }, (_, i) => `sentence number ${i} about ${i % 2 ? 'cats' : 'dogs'}`);
     emu.clearRequests();
-    const r = await svcInProcess(['embed'], { emu, input: lines.join('\n') + '\n' });
+    const r = await svcInProcess(['embed'], { emu, input: `${lines.join('\n')}\n` });
     expect(r.exitCode).toBe(0);
     const sent = posts();
     expect(sent.map((b) => b.input.length)).toEqual([128, 128, 44]);

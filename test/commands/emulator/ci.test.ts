@@ -76,13 +76,17 @@ describe('svc emulator serve for CI', () => {
       let s = '';
       child.stdout!.on('data', (d: Buffer) => {
         s += d.toString();
-        if (s.split('\n').length >= 3) resolve(s);
+        if (s.split('\n').length >= 4) resolve(s);
       });
     });
     expect(out).toMatch(
-      /^SVC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\nSVC_API_KEY=svc-emulator-local-key-0000000000000000\n$/,
+      /^export SVC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\nexport SVC_API_KEY=svc-emulator-local-key-0000000000000000\n/,
     );
-    expect(readFileSync(ready, 'utf8')).toBe(out);
+    expect(out).toContain(`\nexport SVC_EMULATOR_PID=${child.pid}\n`);
+    // the ready file: the same two variables as NAME=value lines (for `set -a; .` and $GITHUB_ENV)
+    expect(
+      `${readFileSync(ready, 'utf8')}export SVC_EMULATOR_PID=${child.pid}\n`.replace(/^(?!export )(.)/gm, 'export $1'),
+    ).toBe(out);
     const url = /SVC_BASE_URL=(\S+)/.exec(out)![1]!;
     expect((await fetch(`${url}/_emulator/health`)).status).toBe(200);
     child.kill('SIGTERM');

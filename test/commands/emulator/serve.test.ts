@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { readApiDocument } from '../../helpers/api-document.js';
 import { tempDir } from '../../helpers/files.js';
 import { DEFAULT_EMULATOR_KEY } from 'svc-emulator/auth';
 
@@ -22,32 +23,40 @@ afterEach(() => {
 });
 
 describe('svc emulator serve', () => {
-  it('prints its URL on stdout, serves the API, stops cleanly on SIGINT, and keeps state on disk', async () => {
-    const { child, url, state } = await serve([]);
-    running = child;
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const id = (
-      await svcProcess(['chat', '--deferred', 'kept on disk'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } })
-    ).stdout.trim();
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    child.kill('SIGINT');
-    const r = await child;
-    expect(r.exitCode).toBe(0);
-    expect(String(r.stderr)).toMatch(/svc emulator listening on http:\/\/127\.0\.0\.1:\d+/);
-    expect(String(r.stderr)).toMatch(/emulator stopped/);
+  it(
+    'prints its URL on stdout, serves the API and its document at /openapi.json, stops cleanly on SIGINT, and ' +
+      'keeps state on disk',
+    async () => {
+      const { child, url, state } = await serve([]);
+      running = child;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      // the API document, for the user's own tools (no key needed): the one in the repository, from the bundle
+      const doc = await fetch(`${url}/openapi.json`);
+      expect(doc.status).toBe(200);
+      expect(await doc.json()).toEqual(readApiDocument());
+      const id = (
+        await svcProcess(['chat', '--deferred', 'kept on disk'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } })
+      ).stdout.trim();
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode).toBe(0);
+      expect(String(r.stderr)).toMatch(/svc emulator listening on http:\/\/127\.0\.0\.1:\d+/);
+      expect(String(r.stderr)).toMatch(/emulator stopped/);
 
-    // a new server on the same state dir still knows the deferred request
-    const again = spawnSvc(['emulator', 'serve', '--port', '0', '--state-dir', state]);
-    running = again;
-    const url2 = await new Promise<string>((resolve) =>
-      again.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
-    );
-    const got = await svcProcess(['chat', 'get', id, '--wait'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url2 } });
-    expect(got.exitCode).toBe(0);
-    expect(got.stdout).toMatch(/kept on disk/);
-    again.kill('SIGINT');
-    await again;
-  });
+      // a new server on the same state dir still knows the deferred request
+      const again = spawnSvc(['emulator', 'serve', '--port', '0', '--state-dir', state]);
+      running = again;
+      const url2 = await new Promise<string>((resolve) =>
+        again.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+      );
+      const got = await svcProcess(['chat', 'get', id, '--wait'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url2 } });
+      expect(got.exitCode).toBe(0);
+      expect(got.stdout).toMatch(/kept on disk/);
+      again.kill('SIGINT');
+      await again;
+    },
+  );
 
   it('injects faults given with --fault and a token delay', async () => {
     const { child, url } = await serve(['--fault', '503:path=^/v1/me$:times=3', '--token-delay', '1']);

@@ -252,7 +252,7 @@ describe('streaming multipart parser', () => {
     const { readFileSync } = await import('node:fs');
     const mp = buildMultipart([
       { name: 'expires_after', value: '3600' },
-      { name: 'file', filename: 'q"uote.bin', data: Buffer.from('\r\n--not-a-boundary\r\n' + 'z'.repeat(50)) },
+      { name: 'file', filename: 'q"uote.bin', data: Buffer.from(`\r\n--not-a-boundary\r\n${'z'.repeat(50)}`) },
     ]);
     const chunks: Buffer[] = [];
     for await (const c of mp.body()) chunks.push(Buffer.from(c));
@@ -271,7 +271,7 @@ describe('streaming multipart parser', () => {
       const file = parts[1]!;
       if (file.kind !== 'file') throw new Error('not a file');
       expect(file.filename).toBe('q"uote.bin');
-      expect(readFileSync(file.path).toString()).toBe('\r\n--not-a-boundary\r\n' + 'z'.repeat(50));
+      expect(readFileSync(file.path).toString()).toBe(`\r\n--not-a-boundary\r\n${'z'.repeat(50)}`);
     }
   });
 });
@@ -297,7 +297,7 @@ describe('skills, images and videos routes', () => {
           {
             name: 'files',
             filename: 's.zip',
-            value: zip({ [`d/SKILL.md`]: `---\nname: n${i}\ndescription: d${i}\n---\n` }),
+            value: zip({ 'd/SKILL.md': `---\nname: n${i}\ndescription: d${i}\n---\n` }),
           },
         ],
       });

@@ -148,7 +148,7 @@ describe('limits checked before sending (exit 2, nothing sent)', () => {
       /not a PNG, JPEG, GIF or WebP image/,
     ],
     ['an empty prompt', () => ['generate', ''], /empty prompt/],
-    ['-o into a missing directory', () => ['generate', 'x', '-o', join(base, 'nodir', 'sub') + '/'], /does not exist/],
+    ['-o into a missing directory', () => ['generate', 'x', '-o', `${join(base, 'nodir', 'sub')}/`], /does not exist/],
   ];
   for (const [name, args, msg] of cases) {
     it(name, async () => {

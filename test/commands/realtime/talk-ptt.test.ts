@@ -42,14 +42,20 @@ const dir = ${JSON.stringify(dir)};
 const clip = fs.readFileSync(dir + '/clip.raw');
 const header = Buffer.alloc(44);
 header.write('RIFF', 0); header.writeUInt32LE(0xffffffff, 4); header.write('WAVEfmt ', 8); header.writeUInt32LE(16, 16);
-header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22); header.writeUInt32LE(24000, 24); header.writeUInt32LE(48000, 28);
-header.writeUInt16LE(2, 32); header.writeUInt16LE(16, 34); header.write('data', 36); header.writeUInt32LE(0xffffffff, 40);
+header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22);
+header.writeUInt32LE(24000, 24); header.writeUInt32LE(48000, 28);
+header.writeUInt16LE(2, 32); header.writeUInt16LE(16, 34);
+header.write('data', 36); header.writeUInt32LE(0xffffffff, 40);
 process.stdout.write(header);
 const frame = 1920; let pos = -1; const start = Date.now(); let n = 0;
 function tick() {
   if (pos < 0 && fs.existsSync(dir + '/go')) pos = 0;
   let out = Buffer.alloc(frame);
-  if (pos >= 0 && pos < clip.length) { out = clip.subarray(pos, pos + frame); pos += frame; if (pos >= clip.length) fs.writeFileSync(dir + '/done', ''); }
+  if (pos >= 0 && pos < clip.length) {
+    out = clip.subarray(pos, pos + frame);
+    pos += frame;
+    if (pos >= clip.length) fs.writeFileSync(dir + '/done', '');
+  }
   process.stdout.write(out);
   n++;
   fs.writeFileSync(dir + '/frames', String(n));

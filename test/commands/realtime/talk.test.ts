@@ -8,7 +8,7 @@ import { decodeTones } from 'svc-emulator/tones';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcProcess, svcBytes } from '../../helpers/subprocess.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';
-import { clipPcm, fastEmulator, lastSession, questionClip, spokenIn, ulawClip, wavClip } from './talk-helpers.js';
+import { clipPcm, fastEmulator, lastSession, questionClip, spokenIn, ulawClip } from './talk-helpers.js';
 
 let emu: TestEmulator;
 let question: string;

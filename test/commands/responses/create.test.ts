@@ -336,7 +336,7 @@ describe('the event stream reader', () => {
           },
         },
       ];
-      res.end(frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('') + ': keep-alive\n\ndata: [DONE]\n\n');
+      res.end(`${frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('')}: keep-alive\n\ndata: [DONE]\n\n`);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -44,7 +44,7 @@ describe('streamed answers of messages and responses create', () => {
       expect(raw.screen).toContain('## Release notes');
       const pipe = await svcBytes([...args, PROMPT], { emu });
       expect(pipe.exitCode).toBe(0);
-      expect(pipe.stdout.toString()).toBe(ANSWER.replace(/\n+$/, '') + '\n');
+      expect(pipe.stdout.toString()).toBe(`${ANSWER.replace(/\n+$/, '')}\n`);
     });
 
     it(`${name}: the streamed answer and its tokens are in the call log`, async () => {

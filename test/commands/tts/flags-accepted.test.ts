@@ -28,9 +28,12 @@ describe('tts --language', () => {
     ['PT-br', 'pt-BR'],
     ['zh-Hant-TW', 'zh-Hant-TW'],
   ] as const) {
-    it(`${tag} is sent as ${sent}${sent === 'pt-BR' ? ' (the listed spelling)' : ', with a note that it is ' + 'outside the listed set'}`, async () => {
+    const note = sent === 'pt-BR' ? ' (the listed spelling)' : ', with a note that it is outside the listed set';
+    it(`${tag} is sent as ${sent}${note}`, async () => {
       emu.clearRequests();
-      const r = await svcInProcess(['tts', 'say', 'hallo', '--language', tag, '-o', join(dir, `${tag}.wav`)], { emu });
+      const r = await svcInProcess(['tts', 'say', 'hallo', '--language', tag, '-o', join(dir, `${tag}.wav`)], {
+        emu,
+      });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(emu.requests().find((q) => q.path === '/v1/tts')!.query).toMatchObject({ language: sent });
       if (sent === 'pt-BR') expect(r.stderr).not.toContain('note:');

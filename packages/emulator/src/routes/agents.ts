@@ -203,7 +203,8 @@ function numberToAssign(core: Backend, team: string, phoneId: string, current: A
     const holder = agents(core).get(target.agent_id);
     throw new HttpError(
       409,
-      `Phone number ${phoneId} (${target.phone_number}) is already assigned to agent ${target.agent_id}${holder ? ` ("${holder.name}")` : ''}; unassign it from that agent first`,
+      `Phone number ${phoneId} (${target.phone_number}) is already assigned to agent ` +
+        `${target.agent_id}${holder ? ` ("${holder.name}")` : ''}; unassign it from that agent first`,
     );
   }
   return target;

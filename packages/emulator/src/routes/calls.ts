@@ -20,7 +20,8 @@ export function register(router: Router): void {
     requireFields(body, ['target_uri']);
     if (typeof body.target_uri !== 'string' || !TARGET_URI.test(body.target_uri)) {
       invalid(
-        `Invalid value for \`target_uri\`: ${JSON.stringify(body.target_uri)}; must be tel:+<E.164> or sip:<user>@<host>`,
+        `Invalid value for \`target_uri\`: ${JSON.stringify(body.target_uri)}; must be tel:+<E.164> or ` +
+          `sip:<user>@<host>`,
       );
     }
     endCall(core, call.call_id, 'refer', { transferred_to: body.target_uri });

@@ -3,7 +3,6 @@ import type { Backend } from '../backend.js';
 import {
   contentText,
   costTicks,
-  generateReply,
   requireLanguageModel,
   type EngineReply,
   type EngineTool,
@@ -20,6 +19,7 @@ import {
   type Router,
 } from '../router.js';
 import { generateWithToolPlan } from '../tool-plan.js';
+import { checkAttachedFiles } from './files.js';
 
 type Body = Record<string, any>;
 
@@ -293,6 +293,7 @@ export function register(router: Router): void {
       requireFields(body, ['messages', 'model']);
       validateChatBody(body);
       core.checkModelAcl(req, String(body.model));
+      checkAttachedFiles(core, req, body.messages);
       const id = core.uuid();
       if (body.deferred) {
         const response = completion(core, { ...body, stream: false }, id);

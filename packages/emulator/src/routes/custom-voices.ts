@@ -84,7 +84,7 @@ const createVoice: Handler = async (req, res, core) => {
 /** The `file` part: present, not empty, within the size limit, audio, and (a WAV) no longer than allowed. */
 function referenceClip(parts: FormPart[]): FormFile {
   const file = parts.find((p) => p.name === 'file');
-  if (!file || file.kind !== 'file') invalid('Missing the `file` part: the reference audio');
+  if (file?.kind !== 'file') invalid('Missing the `file` part: the reference audio');
   if (file.tooLarge) throw new HttpError(413, `The reference clip exceeds ${MAX_CLIP_BYTES} bytes`);
   if (file.size === 0) invalid('The reference clip is empty');
   const isAudio =

@@ -82,10 +82,42 @@ function sweep(core: Backend): void {
 
 /** A live file of the caller's team, or 404 (missing, deleted, expired or another team's). */
 export function findFile(core: Backend, req: EmuRequest, id: string): StoredFile {
+  return liveFile(core, req, id) ?? notFound(`No file with id ${id}`);
+}
+
+function liveFile(core: Backend, req: EmuRequest, id: string): StoredFile | undefined {
   const f = files(core).get(id);
   if (f && expired(core, f.expires_at)) removeFile(core, f);
-  if (!f || expired(core, f.expires_at) || f.team_id !== req.key?.team_id) notFound(`No file with id ${id}`);
-  return f;
+  return !f || expired(core, f.expires_at) || f.team_id !== req.key?.team_id ? undefined : f;
+}
+
+/** The file id a content part attaches, in any convention: chat `file`, responses `input_file`, messages `document`. */
+function attachedFileId(part: unknown): unknown {
+  if (!part || typeof part !== 'object') return undefined;
+  const p = part as Record<string, any>;
+  if (p.type === 'file') return p.file?.file_id;
+  if (p.type === 'input_file') return p.file_id;
+  if (p.type === 'document' && p.source?.type === 'file') return p.source.file_id;
+  return undefined;
+}
+
+/**
+ * Every file a message attaches must be a live file of the caller's team: a deleted, expired, unknown or other
+ * team's id is refused with 404 (the spec: a deleted file's id is "unusable in attachments").
+ */
+export function checkAttachedFiles(core: Backend, req: EmuRequest, messages: unknown): void {
+  if (!Array.isArray(messages)) return;
+  for (const [i, m] of messages.entries()) {
+    const content = (m as { content?: unknown } | null)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const [j, part] of content.entries()) {
+      const id = attachedFileId(part);
+      if (id === undefined) continue;
+      if (typeof id !== 'string' || id === '') invalid(`Invalid file id in messages[${i}].content[${j}]: a string`);
+      if (!liveFile(core, req, id))
+        notFound(`No file with id ${id} (messages[${i}].content[${j}]): it was deleted, has expired or never existed`);
+    }
+  }
 }
 
 function validFilename(name: string): boolean {
@@ -309,9 +341,9 @@ async function content(req: EmuRequest, res: EmuResponse, core: Backend): Promis
   const format = req.query.get('format') ?? 'original';
   if (format !== 'original' && format !== 'text')
     invalid(`Invalid value for \`format\`: ${JSON.stringify(format)}; must be one of original, text`);
-  const type = format === 'text' ? 'text/plain; charset=utf-8' : 'application/octet-stream';
+  // raw bytes as application/octet-stream whatever the format (the API document's content endpoint)
   await sendBlob(core, res, blobPath(core, f), {
-    'content-type': type,
+    'content-type': 'application/octet-stream',
     'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(f.filename)}`,
   });
 }

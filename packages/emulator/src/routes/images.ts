@@ -63,7 +63,7 @@ function checkImageRef(v: unknown, field: string): string {
   return url;
 }
 
-function answer(req: EmuRequest, res: EmuResponse, core: Backend, body: Record<string, unknown>, seed: string): void {
+function answer(res: EmuResponse, core: Backend, body: Record<string, unknown>, seed: string): void {
   const n = (body.n as number | undefined) ?? 1;
   const aspect = body.aspect_ratio === 'auto' ? undefined : (body.aspect_ratio as string | undefined);
   const { width, height } = dimensions(aspect);
@@ -93,7 +93,7 @@ export function register(router: Router): void {
     requireFields(body, ['prompt']);
     const m = model(core, req, body.model);
     checkCommon(body, m.max_prompt_length);
-    answer(req, res, core, body, `gen\u0000${m.id}\u0000${body.prompt}\u0000${body.aspect_ratio ?? ''}`);
+    answer(res, core, body, `gen\u0000${m.id}\u0000${body.prompt}\u0000${body.aspect_ratio ?? ''}`);
   });
   router.post('/v1/images/edits', async (req, res, core) => {
     const body = await req.json();
@@ -102,7 +102,7 @@ export function register(router: Router): void {
     checkCommon(body, m.max_prompt_length);
     const url = checkImageRef(body.image, 'image');
     const ref = createHash('sha256').update(url).digest('hex');
-    answer(req, res, core, body, `edit\u0000${m.id}\u0000${body.prompt}\u0000${ref}\u0000${body.aspect_ratio ?? ''}`);
+    answer(res, core, body, `edit\u0000${m.id}\u0000${body.prompt}\u0000${ref}\u0000${body.aspect_ratio ?? ''}`);
   });
   router.get(
     '/public/images/:name',

@@ -4,6 +4,7 @@ import type { Backend } from '../backend.js';
 import { contentText, requireLanguageModel, type EngineReply, type EngineTurn } from '../engine.js';
 import { checkRange, invalid, requireFields, type EmuRequest, type EmuResponse, type Router } from '../router.js';
 import { generateWithToolPlan } from '../tool-plan.js';
+import { checkAttachedFiles } from './files.js';
 import { streamPieces } from '../tokenizer.js';
 
 type Body = Record<string, any>;
@@ -212,6 +213,7 @@ export function register(router: Router): void {
     const body = await req.json<Body>();
     requireFields(body, ['model', 'max_tokens', 'messages']);
     validateMessagesBody(body);
+    checkAttachedFiles(core, req, body.messages);
     const m = make(core, req, body);
     if (body.stream) return stream(core, res, m);
     res.json(200, messageObject(m, true));

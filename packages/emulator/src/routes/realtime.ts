@@ -6,6 +6,7 @@ import { endCall } from '../calls.js';
 import type { Backend } from '../backend.js';
 import { agents } from './agents.js';
 import { clearRealtimeLogs, realtimeLogs, type RealtimeSessionLog } from '../realtime-log.js';
+import { findVoice } from './voices.js';
 import { EmulatedRealtimeSession, REALTIME_MODELS, REASONING_EFFORTS } from '../realtime-session.js';
 import type { EmuRequest, Router } from '../router.js';
 
@@ -60,8 +61,17 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
   const { callId, call, model, effort } = opening;
   const initial = call?.agent_id ? (agentSession(core, call.agent_id) ?? opening.initial) : opening.initial;
   const log = newSessionLog(core, callId, model, effort);
-  const session = new EmulatedRealtimeSession(ws, core, { model, reasoningEffort: effort, callId, initial, log });
+  const findTeamVoice = (id: string) => findVoice(core, id, req.key?.team_id)?.voice_id;
+  const session = new EmulatedRealtimeSession(ws, core, {
+    model,
+    reasoningEffort: effort,
+    callId,
+    initial,
+    log,
+    findVoice: findTeamVoice,
+  });
   const timers: NodeJS.Timeout[] = [];
+  const cleanups: (() => void)[] = [];
   const onClose = () => session.close(1001, 'emulator closing');
   core.once('close', onClose);
   ws.on('message', (data, isBinary) => {
@@ -90,10 +100,14 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
     session.markClosed();
     log.closed_at = Date.now();
     timers.forEach(clearInterval);
+    for (const cleanup of cleanups) cleanup();
     core.off('close', onClose);
   });
   session.start();
-  if (call && callId) runCaller(session, core, callId, call, timers);
+  if (call && callId) {
+    runCaller(session, core, callId, call, timers);
+    cleanups.push(hearTriggers(session, core, callId));
+  }
 }
 
 interface Opening {
@@ -145,7 +159,7 @@ function acceptedOpening(ws: WebSocket, req: EmuRequest, core: Backend): Opening
       return undefined;
     }
     call = core.store.collection<CallRecord>('calls').get(callId);
-    if (!call || call.status !== 'active' || (call.team_id !== undefined && call.team_id !== req.key?.team_id)) {
+    if (call?.status !== 'active' || (call.team_id !== undefined && call.team_id !== req.key?.team_id)) {
       refuse(ws, 'invalid_request_error', 'not_found', `Call ${callId} was not found or is not active`);
       return undefined;
     }
@@ -196,6 +210,23 @@ function newSessionLog(core: Backend, callId: string | undefined, model: string,
   return log;
 }
 
+/**
+ * Mid-call triggers (`svc emulator trigger caller-says|caller-hangup CALL_ID`): the caller says a line now, or
+ * hangs up now. Returns what stops listening.
+ */
+function hearTriggers(session: EmulatedRealtimeSession, core: Backend, callId: string): () => void {
+  const says = (text: string) => {
+    if (!session.isClosed) session.simulateCaller(text);
+  };
+  const hangup = () => session.close(1000, 'call ended');
+  core.on(`caller.says:${callId}`, says);
+  core.on(`caller.hangup:${callId}`, hangup);
+  return () => {
+    core.off(`caller.says:${callId}`, says);
+    core.off(`caller.hangup:${callId}`, hangup);
+  };
+}
+
 /** The simulated caller of a SIP call: says its lines one turn at a time, then hangs up. */
 function runCaller(
   session: EmulatedRealtimeSession,
@@ -214,7 +245,7 @@ function runCaller(
   const say = () => {
     if (session.isClosed || session.responding || session.awaitingFunctionOutput) return;
     const current = calls.get(callId);
-    if (!current || current.status !== 'active') return;
+    if (current?.status !== 'active') return;
     if (next < lines.length) {
       session.simulateCaller(lines[next++]!);
       return;
@@ -242,7 +273,7 @@ function runCaller(
   timers.push(
     setInterval(() => {
       const current = calls.get(callId);
-      if (!session.isClosed && (!current || current.status !== 'active')) session.close(1000, 'call ended');
+      if (!session.isClosed && current?.status !== 'active') session.close(1000, 'call ended');
     }, 200),
   );
 }

@@ -22,6 +22,7 @@ import {
   type Router,
 } from '../router.js';
 import { generateWithToolPlan } from '../tool-plan.js';
+import { checkAttachedFiles } from './files.js';
 import { countTokens } from '../tokenizer.js';
 
 type Body = Record<string, any>;
@@ -541,6 +542,7 @@ const create: Handler = async (req, res, core) => {
   const body = await req.json<Body>();
   requireFields(body, ['input', 'model']);
   validateResponsesBody(body);
+  checkAttachedFiles(core, req, Array.isArray(body.input) ? body.input : []);
   const g = generate(core, req, body);
   if (body.stream) return streamResponse(core, req, res, body, g);
   const response = responseObject(core, body, g, core.uuid(), g.status, core.nowSec());

@@ -175,7 +175,8 @@ function checkFormatLanguage(format: boolean, language: string | undefined): voi
   const base = language.toLowerCase().split('-')[0]!;
   if (!FORMAT_LANGS.includes(base))
     invalid(
-      `\`format=true\` is not available for language ${JSON.stringify(language)}; available for ${FORMAT_LANGS.join(', ')}`,
+      `\`format=true\` is not available for language ${JSON.stringify(language)}; available for ` +
+        `${FORMAT_LANGS.join(', ')}`,
     );
 }
 
@@ -217,7 +218,8 @@ async function transcribeForm(
   const audioFormat = fields.audio_format?.toLowerCase();
   if (audioFormat !== undefined && !RAW.includes(audioFormat) && !CONTAINERS.includes(audioFormat)) {
     invalid(
-      `Invalid value for \`audio_format\`: ${JSON.stringify(fields.audio_format)}; must be one of ${[...RAW, ...CONTAINERS].join(', ')}`,
+      `Invalid value for \`audio_format\`: ${JSON.stringify(fields.audio_format)}; must be one of ` +
+        `${[...RAW, ...CONTAINERS].join(', ')}`,
     );
   }
   const sampleRate = rateField(

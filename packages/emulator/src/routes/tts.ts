@@ -90,8 +90,18 @@ export interface TtsParams {
   withTimestamps: boolean;
 }
 
-const WELL_FORMED_TAG =
-  /^(?:(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?|x(?:-[a-z\d]{1,8})+)$/i;
+/** RFC 5646 syntax: language[-script][-region][-variant…][-extension…][-x-private], or a private-use tag */
+const WELL_FORMED_TAG = new RegExp(
+  `^(?:${[
+    String.raw`(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})`, // language, with extended subtags
+    String.raw`(?:-[a-z]{4})?`, // script
+    String.raw`(?:-(?:[a-z]{2}|\d{3}))?`, // region
+    String.raw`(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*`, // variants
+    String.raw`(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*`, // extensions
+    String.raw`(?:-x(?:-[a-z\d]{1,8})+)?`, // private use
+  ].join('')}|x(?:-[a-z\\d]{1,8})+)$`,
+  'i',
+);
 
 function checkLanguage(v: unknown, field: string): string {
   if (typeof v !== 'string')
@@ -101,7 +111,8 @@ function checkLanguage(v: unknown, field: string): string {
   // "other languages may work with varying accuracy": any well-formed BCP-47 tag is taken
   if (!WELL_FORMED_TAG.test(v))
     invalid(
-      `Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto (supported: ${TTS_LANGUAGES.join(', ')})`,
+      `Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be a BCP-47 code or auto (supported: ` +
+        `${TTS_LANGUAGES.join(', ')})`,
     );
   return v;
 }
@@ -126,7 +137,8 @@ function resolveParams(
   const sampleRate = raw.sample_rate === undefined || raw.sample_rate === null ? 24000 : Number(raw.sample_rate);
   if (!(SAMPLE_RATES as readonly number[]).includes(sampleRate))
     invalid(
-      `Invalid value for \`sample_rate\`: ${JSON.stringify(raw.sample_rate)}; must be one of ${SAMPLE_RATES.join(', ')}`,
+      `Invalid value for \`sample_rate\`: ${JSON.stringify(raw.sample_rate)}; must be one of ` +
+        `${SAMPLE_RATES.join(', ')}`,
     );
   const bitRate = raw.bit_rate === undefined || raw.bit_rate === null ? 128000 : Number(raw.bit_rate);
   if (!(MP3_BIT_RATES as readonly number[]).includes(bitRate))

@@ -41,7 +41,8 @@ function checkRef(v: unknown, field: string, kind: 'image' | 'video'): string {
   const data = new RegExp(`^data:${kind}/[a-z0-9.+-]+;base64,`, 'i');
   if (!data.test(url) && !/^https?:\/\//i.test(url))
     invalid(
-      `Invalid value for \`${field}.url\`: must be an http(s) URL or a base64 data URL of ${kind === 'image' ? 'an image' : 'a video'}`,
+      `Invalid value for \`${field}.url\`: must be an http(s) URL or a base64 data URL of ` +
+        `${kind === 'image' ? 'an image' : 'a video'}`,
     );
   return url;
 }

@@ -1,0 +1,32 @@
+// Malformed fault specs and what the refusal of each must name (issue 26 item 12), for the emulator's tests and
+// the CLI's.
+/** each malformed spec, and what the refusal must name */
+export const MALFORMED: [string, RegExp][] = [
+  ['slow:ms=abc', /ms=abc: ms must be an integer from 0 to 600000/],
+  ['slow:ms=', /ms must be an integer/],
+  ['slow:ms=-5', /ms must be an integer/],
+  ['slow:ms=1.5', /ms must be an integer/],
+  ['slow:ms=1e3', /ms must be an integer/],
+  ['slow:ms=600001', /from 0 to 600000/],
+  ['slow:ms', /ms needs a value/],
+  ['drop:after=x', /after must be an integer/],
+  ['drop:after=-1', /after must be an integer/],
+  ['429:times=0', /times must be an integer from 1/],
+  ['429:times=two', /times must be an integer/],
+  ['429:times=1:times=2', /times is given twice/],
+  ['429:retry-after=soon', /retry-after must be seconds/],
+  ['429:retry-after=-1', /retry-after must be seconds/],
+  ['429:method=FETCH', /method must be one of GET, POST, PUT, PATCH, DELETE, WS/],
+  ['429:path=(', /path is not a regular expression/],
+  ['429:message=', /message must be a non-empty text/],
+  ['429:after=3', /"after=3" is not an option of 429: retry-after, message, times, path, method/],
+  ['slow:after=3', /"after=3" is not an option of slow: ms, times/],
+  ['drop:ms=3', /"ms=3" is not an option of drop/],
+  ['429:bogus=1', /"bogus=1" is not an option/],
+  ['399', /"399" is not a fault: a status from 400 to 599, drop or slow/],
+  ['600', /not a fault/],
+  ['4290', /not a fault/],
+  ['0x1F5', /not a fault/],
+  ['sometimes', /not a fault/],
+  ['', /not a fault/],
+];

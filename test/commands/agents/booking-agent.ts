@@ -1,0 +1,13 @@
+// The tool of the booking agent that the agent-test suites and the docs' examples test.
+export const BOOK_TABLE = {
+  type: 'function',
+  function: {
+    name: 'book_table',
+    description: 'book a table',
+    parameters: {
+      type: 'object',
+      properties: { party_size: { type: 'integer' }, city: { type: 'string' } },
+      required: ['party_size'],
+    },
+  },
+};
