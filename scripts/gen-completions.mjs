@@ -1,4 +1,5 @@
-// Writes completions/svc.bash, _svc (zsh), svc.fish, svc.ps1 (PowerShell), docs/commands.md and man/*.1 from the built command tree.
+// Writes completions/svc.bash, _svc (zsh), svc.fish, svc.ps1 (PowerShell), docs/commands.md and man/*.1 from the built
+// command tree.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { completionScript, commandsDoc, manPagesOf } from '../dist/commands/completion/script.js';
 import { readdirSync, rmSync } from 'node:fs';

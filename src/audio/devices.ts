@@ -53,14 +53,13 @@ let speakerCtor: Promise<SpeakerCtor> | undefined;
  * version of Node.js requires NODE_MODULE_VERSION B …". Said as what it is, with the fix.
  */
 export function builtForOtherNode(message: string, version: string = process.version): AudioDeviceError | undefined {
-  const m =
-    /different Node\.js version using\s+NODE_MODULE_VERSION (\d+)\.\s+This version of Node\.js requires\s+NODE_MODULE_VERSION (\d+)/.exec(
-      message,
-    );
+  const built = /different Node\.js version using\s+NODE_MODULE_VERSION (\d+)\./.exec(message);
+  const needed = /This version of Node\.js requires\s+NODE_MODULE_VERSION (\d+)/.exec(message);
+  const m = built && needed ? [built[1], needed[1]] : undefined;
   if (!m) return undefined;
   return new AudioDeviceError(
-    `cannot play audio: the \`speaker\` module was built for another Node.js (module version ${m[1]}; Node ` +
-      `${version} needs ${m[2]}): run \`npm rebuild speaker\` with this Node (in svc's folder), or ${PLAYBACK_HINT}`,
+    `cannot play audio: the \`speaker\` module was built for another Node.js (module version ${m[0]}; Node ` +
+      `${version} needs ${m[1]}): run \`npm rebuild speaker\` with this Node (in svc's folder), or ${PLAYBACK_HINT}`,
   );
 }
 

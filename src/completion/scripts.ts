@@ -419,7 +419,8 @@ const POWERSHELL_COMPLETER = `
   }
   # nothing of svc's: PowerShell's own completion (paths)
   $found | Where-Object { $_[0] -like "$wordToComplete*" } | ForEach-Object {
-    [System.Management.Automation.CompletionResult]::new($_[0], $_[0], 'ParameterValue', $(if ($_[1]) { $_[1] } else { $_[0] }))
+    $tip = if ($_[1]) { $_[1] } else { $_[0] }
+    [System.Management.Automation.CompletionResult]::new($_[0], $_[0], 'ParameterValue', $tip)
   }
 }
 `;

@@ -20,7 +20,7 @@ export function stopSignals(platform: NodeJS.Platform = process.platform): { sig
   ];
 }
 
-/** Whether a process can send itself `signal` to die of it (Windows: process.kill sends only SIGINT, SIGTERM, SIGKILL). */
+/** Whether a process can send itself `signal` to die of it (on Windows process.kill sends only INT, TERM, KILL). */
 export function canRaise(signal: NodeJS.Signals, platform: NodeJS.Platform = process.platform): boolean {
   return platform !== 'win32' || signal === 'SIGINT' || signal === 'SIGTERM' || signal === 'SIGKILL';
 }

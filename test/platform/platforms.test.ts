@@ -165,7 +165,7 @@ describe('completion for PowerShell', () => {
     expect(r.stdout).toContain('& $exe __complete $kind @rest');
   });
 
-  it('its tables are valid PowerShell: no key twice in a table (hash literals are case-insensitive), quotes closed', async () => {
+  it('its tables are valid PowerShell: no key twice (hash literals are case-insensitive), quotes closed', async () => {
     const script = (await svcInProcess(['completion', 'powershell'])).stdout;
     const tables = [...script.matchAll(/\$(\w+) = @\{\n([\s\S]*?)\n {2}\}/g)];
     expect(tables.map((m) => m[1])).toEqual([
