@@ -36,7 +36,8 @@ const sameWord = (said: string, word: string) =>
 
 /**
  * Whether words (lower case, space-separated and padded) name the tool: its name as written (`book_table`,
- * `booktable`), or its words in order with at most two words between each (`book a table`, `booking the big table`, `get me
+ * `booktable`), or its words in order with at most two words between each (`book a table`, `booking the big table`,
+ * `get me
  * the weather`).
  */
 export function namesTool(said: string, name: string): boolean {

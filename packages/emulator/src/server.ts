@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
 import { Backend, type EmulatorSettings, type LoggedRequest } from './backend.js';
-import { FaultList, type Fault } from './faults.js';
+import type { FaultList, Fault } from './faults.js';
 import { estimatedTokens, type RateLimit } from './rate-limit.js';
 import { UpgradeRecord } from './ws-log.js';
 import {

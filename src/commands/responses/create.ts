@@ -220,8 +220,7 @@ export const RESPONSES_TABLE: RequestTable = {
     },
     {
       flags: '--max-turns <n>',
-      description:
-        `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1 to ` + `2147483647)`,
+      description: `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1-2147483647)`,
       parse: integer({ min: 1, int32: true }),
       field: 'max_turns',
       group: FLAG_GROUPS.tools,

@@ -93,8 +93,8 @@ export interface TtsParams {
 /** RFC 5646 syntax: language[-script][-region][-variant…][-extension…][-x-private], or a private-use tag */
 const WELL_FORMED_TAG = new RegExp(
   `^(?:${[
-    String.raw`(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})`, // language, with extended subtags
-    String.raw`(?:-[a-z]{4})?`, // script
+    '(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})', // language, with extended subtags
+    '(?:-[a-z]{4})?', // script
     String.raw`(?:-(?:[a-z]{2}|\d{3}))?`, // region
     String.raw`(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*`, // variants
     String.raw`(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*`, // extensions
