@@ -7,6 +7,7 @@ import { UsageError } from '../core/errors.js';
 import { parseMaxRetries, parseTimeout } from '../core/global-options.js';
 import type { FlagParser } from '../core/validate.js';
 import { readEnv } from '../core/environment.js';
+import type { NetworkInputs } from '../net/http.js';
 
 export const DEFAULT_BASE_URL = 'https://api.svc.ai';
 export const DEFAULT_PROFILE = 'default';
@@ -24,6 +25,10 @@ export const PROFILE_KEYS = [
   'log',
   'log.retention_days',
   'budget.daily',
+  'proxy',
+  'ca_cert',
+  'client_cert',
+  'client_key',
 ] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 export type Profile = Partial<Record<ProfileKey, string>>;
@@ -48,11 +53,13 @@ export interface ResolvedConfig {
   dir: string;
   file: string;
   profileData: Profile;
+  /** where connections go through and whom they trust (net/network.ts decides per connection) */
+  network: NetworkInputs;
 }
 
 export interface ConfigInputs {
   env: NodeJS.ProcessEnv;
-  flags: { profile?: string; baseUrl?: string; timeout?: number; maxRetries?: number };
+  flags: { profile?: string; baseUrl?: string; timeout?: number; maxRetries?: number; proxy?: string };
 }
 
 export function readConfigFile(dir: string): ConfigFile {
@@ -98,6 +105,14 @@ export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
     dir,
     file: join(dir, CONFIG_FILE),
     profileData: p,
+    network: {
+      env,
+      // --proxy over the profile's `proxy`; '' is "no proxy" (the environment's variables are read in net/network)
+      proxy: flags.proxy ?? p.proxy,
+      caCert: readEnv(env, 'SVC_CA_CERT') || p.ca_cert || undefined,
+      clientCert: readEnv(env, 'SVC_CLIENT_CERT') || p.client_cert || undefined,
+      clientKey: readEnv(env, 'SVC_CLIENT_KEY') || p.client_key || undefined,
+    },
   };
 }
 

@@ -115,8 +115,8 @@ function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) 
   let config: ResolvedConfig | undefined;
   let endpoint: Promise<Endpoint> | undefined;
   const getConfig = (): ResolvedConfig => {
-    const { profile, baseUrl, timeout, maxRetries } = init.globals;
-    config ??= resolveConfig({ env: init.env, flags: { profile, baseUrl, timeout, maxRetries } });
+    const { profile, baseUrl, timeout, maxRetries, proxy } = init.globals;
+    config ??= resolveConfig({ env: init.env, flags: { profile, baseUrl, timeout, maxRetries, proxy } });
     return config;
   };
   const resolve: EndpointResolver =
@@ -208,6 +208,8 @@ async function newHttpClient(w: Wiring, apiKey?: string): Promise<HttpClient> {
     signal: w.init.signal,
     // without --verbose (whose trace says it already) a retry's wait is a note on stderr, silenced by -q
     onRetry: w.trace ? undefined : (note) => w.out.info(note),
+    network: cfg.network,
+    onWarn: (note) => w.out.warn(note),
   });
   // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
   if (!w.init.exitsAfterRun) w.onExit(() => c.close());
@@ -240,6 +242,10 @@ async function openWs(
     handshakeTimeoutMs: cfg.timeoutSec * 1000,
     idleTimeoutMs: cfg.timeoutSec * 1000,
     watch: w.log.recorder?.onWsOpen,
+    maxRetries: cfg.maxRetries,
+    onRetry: w.trace ? undefined : (note) => w.out.info(note),
+    network: cfg.network,
+    onWarn: (note) => w.out.warn(note),
   });
 }
 
