@@ -109,9 +109,10 @@ export function describeProxyError(err: unknown, proxy: string): string | undefi
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code;
   const status = /Proxy response \((\d+)\)/.exec(e.message ?? '')?.[1];
-  if (status === '407')
+  // (407 is the standard answer; tinyproxy and some others say 401)
+  if (status === '407' || status === '401')
     return (
-      `the proxy ${name} asks for credentials (HTTP 407): ` +
+      `the proxy ${name} asks for credentials (HTTP ${status}): ` +
       `${u.username ? 'the user and password in the proxy URL were refused' : 'put them in the proxy URL'} ` +
       '(http://user:password@host:port)'
     );

@@ -324,19 +324,23 @@ interface WsRoute {
   options: Record<string, unknown>;
   proxy?: string;
   tls: TlsSettings;
+  /** the proxy's answer to the last CONNECT (a refusal arrives as the handshake's response) */
+  connectStatus?: number;
 }
 
 async function wsRoute(url: string, net: NetworkInputs, opts: WsOptions): Promise<WsRoute> {
   const network = await import('./network.js');
   const tls = network.tlsSettings(net, opts.onWarn);
   const proxy = network.proxyFor(new URL(url), net);
-  const options: Record<string, unknown> = { ...tls };
+  const route: WsRoute = { options: { ...tls }, proxy, tls };
   if (proxy) {
     // https-proxy-agent makes the CONNECT tunnel (ws and wss alike) and the TLS handshake inside it with `tls`
     const { HttpsProxyAgent } = await import('https-proxy-agent');
-    options.agent = new HttpsProxyAgent(proxy, { ca: tls.ca, timeout: opts.handshakeTimeoutMs ?? 15_000 });
+    const agent = new HttpsProxyAgent(proxy, { ca: tls.ca, timeout: opts.handshakeTimeoutMs ?? 15_000 });
+    agent.on('proxyConnect', (res: { statusCode: number }) => (route.connectStatus = res.statusCode));
+    route.options.agent = agent;
   }
-  return { options, proxy, tls };
+  return route;
 }
 
 /** One handshake: the open connection, or a HandshakeFailure saying why not. */
@@ -379,8 +383,8 @@ function openOnce(
         requestId = res.headers['x-request-id'] as string | undefined;
         opts.trace?.(`< ${status} ${redact(text)}`);
         socket.terminate();
-        if (route?.proxy && status === 407) {
-          void proxyFailure({ message: 'Proxy response (407)' }, route.proxy).then((m) =>
+        if (route?.proxy && route.connectStatus !== undefined && route.connectStatus !== 200) {
+          void proxyFailure({ message: `Proxy response (${status})` }, route.proxy).then((m) =>
             reject(new HandshakeFailure(new NetworkError(redact(m ?? 'the proxy refused')), null)),
           );
           return;

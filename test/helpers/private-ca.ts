@@ -91,6 +91,8 @@ export interface TlsFront {
   port: number;
   /** the handshakes that failed on the server's side (a client certificate missing, an alert from the client) */
   failures: string[];
+  /** TCP connections accepted so far */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,13 @@ export function startTlsFront(ca: PrivateCa, target: string, opts: { requireClie
     },
   );
   server.on('tlsClientError', (err) => failures.push(err.message));
+  let connections = 0;
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (s) => {
+    connections++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   return new Promise<TlsFront>((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const p = (server.address() as AddressInfo).port;
@@ -125,7 +134,12 @@ export function startTlsFront(ca: PrivateCa, target: string, opts: { requireClie
         url: `https://127.0.0.1:${p}`,
         port: p,
         failures,
-        close: () => new Promise<void>((r) => server.close(() => r())),
+        connections: () => connections,
+        close: () =>
+          new Promise<void>((r) => {
+            for (const s of sockets) s.destroy();
+            server.close(() => r());
+          }),
       });
     });
   });

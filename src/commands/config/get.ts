@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { ExitCode } from '../../core/errors.js';
-import { checkKey } from './keys.js';
+import { checkKey, shownValue } from './keys.js';
 
 /** What applies when the profile does not set a key (the environment and flags come first). */
 function effective(ctx: Parameters<Parameters<typeof defineCommand>[0]['run']>[0], key: string): string | undefined {
@@ -23,7 +23,8 @@ export default defineCommand({
     const key = checkKey(raw);
     const cfg = ctx.config();
     const set = cfg.profileData[key];
-    const value = set ?? effective(ctx, key);
+    const found = set ?? effective(ctx, key);
+    const value = found === undefined ? undefined : shownValue(key, found);
     const source = set !== undefined ? 'profile' : value !== undefined ? 'default' : 'unset';
     if (value === undefined) {
       if (ctx.out.json) ctx.out.printJson({ key, value: null, source });
