@@ -3,7 +3,7 @@
 
 _svc_subs() {
   case "$1" in
-    '') echo 'agents api auth calls chat completion config conversations custom-voices documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
+    '') echo 'agents api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
     'agents') echo 'create delete rm get list ls pull push test update' ;;
     'auth') echo 'login logout status' ;;
     'calls') echo 'hangup join listen refer' ;;
@@ -99,6 +99,7 @@ _svc_flags() {
     'custom-voices get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'custom-voices list') echo '--limit --page-token --all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'custom-voices update') echo '--name --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'doctor') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'documents') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'documents search') echo '--collection --filter --limit --mode --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'embed') echo '--model --dimensions --encoding-format --user --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -222,6 +223,7 @@ _svc_valued() {
     'custom-voices get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'custom-voices list') echo ' --limit --page-token --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'custom-voices update') echo ' --name --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'doctor') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'documents') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'documents search') echo ' --collection --filter --limit --mode --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'embed') echo ' -m --model --dimensions --encoding-format --user --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -400,6 +402,7 @@ _svc_dyn() {
     'custom-voices get|--profile') echo 'profiles' ;;
     'custom-voices list|--profile') echo 'profiles' ;;
     'custom-voices update|--profile') echo 'profiles' ;;
+    'doctor|--profile') echo 'profiles' ;;
     'documents|--profile') echo 'profiles' ;;
     'documents search|--profile') echo 'profiles' ;;
     'embed|-m') echo 'models:embedding' ;;

@@ -24,7 +24,7 @@ const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, {
 /** A CA, a server certificate for loopback and a client certificate, in a fresh temp folder. */
 export function makePrivateCa(name = 'svc Test Root CA'): PrivateCa {
   const dir = mkdtempSync(join(tmpdir(), 'svc-ca-'));
-  const days = ['-days', '2'];
+  const days = ['-days', '30'];
   openssl(
     [
       'req',
