@@ -282,6 +282,7 @@ export class HttpClient {
     this.tls ??= network.tlsSettings(net, this.opts.onWarn);
     const proxy = network.proxyFor(url, net);
     if (!proxy) return { dispatcher: await this.agent() };
+    this.traceLine(`* ${url.origin} through the proxy ${network.proxyName(proxy)}`);
     const { ProxyAgent } = await import('undici');
     const tls = { timeout: this.connectTimeoutMs, ...this.tls };
     const agent = new ProxyAgent({ uri: proxy, requestTls: tls, proxyTls: tls, ...this.agentOptions() });

@@ -334,6 +334,7 @@ async function wsRoute(url: string, net: NetworkInputs, opts: WsOptions): Promis
   const proxy = network.proxyFor(new URL(url), net);
   const route: WsRoute = { options: { ...tls }, proxy, tls };
   if (proxy) {
+    opts.trace?.(`* ${new URL(url).host} through the proxy ${network.proxyName(proxy)}`);
     // https-proxy-agent makes the CONNECT tunnel (ws and wss alike) and the TLS handshake inside it with `tls`
     const { HttpsProxyAgent } = await import('https-proxy-agent');
     const agent = new HttpsProxyAgent(proxy, { ca: tls.ca, timeout: opts.handshakeTimeoutMs ?? 15_000 });

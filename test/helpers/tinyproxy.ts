@@ -36,7 +36,10 @@ export function freePort(): Promise<number> {
 export function tinyproxyMissing(): string | undefined {
   const r = spawnSync('tinyproxy', ['-v'], { encoding: 'utf8' });
   if (r.error)
-    return 'tinyproxy is missing: these tests need a real proxy. Install it with scripts/install-system-deps.sh (apt-get install tinyproxy-bin)';
+    return (
+      'tinyproxy is missing: these tests need a real proxy. Install it with scripts/install-system-deps.sh ' +
+      '(apt-get install tinyproxy-bin)'
+    );
   return undefined;
 }
 
