@@ -217,6 +217,7 @@ function jsonPayload(json: unknown): string | undefined {
 
 export class HttpClient {
   private dispatcher?: Promise<Dispatcher>;
+  private tlsDispatcher?: Promise<Dispatcher>;
   private routes = new Map<string, Promise<Route>>();
   private proxyAgents: Dispatcher[] = [];
   private network?: Promise<typeof import('./network.js')>;
@@ -254,12 +255,18 @@ export class HttpClient {
     };
   }
 
-  /** The direct dispatcher (one per client), with the trusted roots and client certificate when there are some. */
-  private agent(): Promise<Dispatcher> {
-    this.dispatcher ??= loadAgent(
-      { connect: { timeout: this.connectTimeoutMs, ...this.tls }, ...this.agentOptions() },
-      this.opts.baseUrl.startsWith('https:'),
-    );
+  /**
+   * The direct dispatcher (one per client); with `tls` (the trusted roots and client certificate, for https origins
+   * when there are some) a second one.
+   */
+  private agent(tls?: import('./network.js').TlsSettings): Promise<Dispatcher> {
+    const make = (extra?: object) =>
+      loadAgent(
+        { connect: { timeout: this.connectTimeoutMs, ...extra }, ...this.agentOptions() },
+        this.opts.baseUrl.startsWith('https:'),
+      );
+    if (tls && Object.keys(tls).length) return (this.tlsDispatcher ??= make(tls));
+    this.dispatcher ??= make();
     return this.dispatcher;
   }
 
@@ -279,13 +286,19 @@ export class HttpClient {
     const net = this.opts.network;
     if (!networkConfigured(net)) return { dispatcher: await this.agent() };
     const network = await (this.network ??= import('./network.js'));
-    this.tls ??= network.tlsSettings(net, this.opts.onWarn);
+    // certificates are read for https origins only (an http:// emulator needs none, and pays nothing for them)
+    const tls = url.protocol === 'https:' ? (this.tls ??= network.tlsSettings(net, this.opts.onWarn)) : undefined;
     const proxy = network.proxyFor(url, net);
-    if (!proxy) return { dispatcher: await this.agent() };
+    if (!proxy) return { dispatcher: await this.agent(tls) };
     this.traceLine(`* ${url.origin} through the proxy ${network.proxyName(proxy)}`);
     const { ProxyAgent } = await import('undici');
-    const tls = { timeout: this.connectTimeoutMs, ...this.tls };
-    const agent = new ProxyAgent({ uri: proxy, requestTls: tls, proxyTls: tls, ...this.agentOptions() });
+    const requestTls = { timeout: this.connectTimeoutMs, ...tls };
+    // an https proxy is verified with the same roots (the client certificate is for the API, not the proxy)
+    const proxyCa = proxy.startsWith('https:')
+      ? (this.tls ??= network.tlsSettings(net, this.opts.onWarn)).ca
+      : undefined;
+    const proxyTls = { timeout: this.connectTimeoutMs, ...(proxyCa ? { ca: proxyCa } : {}) };
+    const agent = new ProxyAgent({ uri: proxy, requestTls, proxyTls, ...this.agentOptions() });
     this.proxyAgents.push(agent);
     return { dispatcher: agent, proxy };
   }
@@ -522,8 +535,10 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    const agent = await this.dispatcher?.catch(() => undefined);
-    await agent?.close().catch(() => {});
+    for (const d of [this.dispatcher, this.tlsDispatcher]) {
+      const agent = await d?.catch(() => undefined);
+      await agent?.close().catch(() => {});
+    }
     for (const a of this.proxyAgents.splice(0)) await a.close().catch(() => {});
   }
 }

@@ -6,7 +6,6 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { join } from 'node:path';
-import { rootCertificates } from 'node:tls';
 import { UsageError } from '../core/errors.js';
 import { readEnv } from '../core/environment.js';
 import { redactCredentials, type NetworkInputs } from './http.js';
@@ -169,7 +168,8 @@ function trustedRoots(net: NetworkInputs): string[] | undefined {
 }
 
 function nodeRoots(): string[] {
-  return [...rootCertificates];
+  // (node:tls only here: an http:// origin through a proxy needs no certificates)
+  return [...process.getBuiltinModule('node:tls').rootCertificates];
 }
 
 function pemsIn(dir: string): string[] {

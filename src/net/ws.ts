@@ -330,8 +330,10 @@ interface WsRoute {
 
 async function wsRoute(url: string, net: NetworkInputs, opts: WsOptions): Promise<WsRoute> {
   const network = await import('./network.js');
-  const tls = network.tlsSettings(net, opts.onWarn);
-  const proxy = network.proxyFor(new URL(url), net);
+  const u = new URL(url);
+  const proxy = network.proxyFor(u, net);
+  // certificates for wss:// (and an https proxy) only
+  const tls = u.protocol === 'wss:' || proxy?.startsWith('https:') ? network.tlsSettings(net, opts.onWarn) : {};
   const route: WsRoute = { options: { ...tls }, proxy, tls };
   if (proxy) {
     opts.trace?.(`* ${new URL(url).host} through the proxy ${network.proxyName(proxy)}`);
