@@ -370,7 +370,8 @@ function openOnce(
     let answered = false;
     const onAbort = () => {
       socket.terminate();
-      opts.watch?.({ path: opts.path, query: opts.query, status: null, startedAt, requestId, error: 'interrupted' });
+      const error = 'interrupted before the connection opened';
+      opts.watch?.({ path: opts.path, query: opts.query, status: null, startedAt, requestId, error });
       reject(new InterruptedError());
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });

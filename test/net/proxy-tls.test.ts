@@ -3,7 +3,7 @@
 // Each transport (REST, SSE stream, upload, download, the three WebSocket protocols) × {direct, proxy, proxy with
 // auth, NO_PROXY bypass, dead proxy}; tinyproxy's own log proves the CONNECT or its absence.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
@@ -81,6 +81,7 @@ const TRANSPORTS: Transport[] = [
     name: 'WebSocket TTS (tts say)',
     args: () => ['tts', 'say', 'hello', '-o', join(dir, 'say.pcm')],
     reached: /^WS \/v1\/tts/,
+    ok: () => expect(statSync(join(dir, 'say.pcm')).size).toBeGreaterThan(1000),
   },
   {
     name: 'WebSocket STT (stt listen)',
@@ -91,6 +92,7 @@ const TRANSPORTS: Transport[] = [
     name: 'WebSocket realtime (realtime talk)',
     args: () => ['realtime', 'talk', '--input', wav, '--output', join(dir, 'talk.wav')],
     reached: /^WS \/v1\/realtime/,
+    ok: () => expect(readFileSync(join(dir, 'talk.wav')).subarray(0, 4).toString()).toBe('RIFF'),
   },
 ];
 
