@@ -12,7 +12,7 @@ _svc_subs() {
     'conversations') echo 'delete rm list ls show' ;;
     'custom-voices') echo 'create delete rm download get list ls update' ;;
     'documents') echo 'search' ;;
-    'emulator') echo 'fault requests reset serve trigger' ;;
+    'emulator') echo 'fault requests reset serve sessions trigger' ;;
     'emulator fault') echo 'add clear list' ;;
     'files') echo 'delete rm download get list ls share unshare upload' ;;
     'images') echo 'edit generate gen' ;;
@@ -76,7 +76,7 @@ _svc_flags() {
     'calls') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls hangup') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls join') echo '--input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'calls listen') echo '--port --host --secret --tolerance --join --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'calls listen') echo '--port --host --secret --tolerance --forward-to --forward-secret --join --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls refer') echo '--to --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'chat get') echo '--wait --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -110,7 +110,8 @@ _svc_flags() {
     'emulator fault list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'emulator requests') echo '--follow --path --status --interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'emulator reset') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator serve') echo '--port --host --state-dir --memory --fixtures --seed --print-env --ready-file --latency --token-delay --deferred-delay --collection --fault --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'emulator serve') echo '--port --host --state-dir --memory --fixtures --seed --print-env --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --fault --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'emulator sessions') echo '--path --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'emulator trigger') echo '--number --webhook --from --say --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'files') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'files delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -200,7 +201,7 @@ _svc_valued() {
     'calls') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls hangup') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'calls listen') echo ' --port --host --secret --tolerance --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'calls listen') echo ' --port --host --secret --tolerance --forward-to --forward-secret --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls refer') echo ' --to --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss -t --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'chat get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -234,7 +235,8 @@ _svc_valued() {
     'emulator fault list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'emulator requests') echo ' --path --status --interval --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'emulator reset') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'emulator serve') echo ' --port --host --state-dir --fixtures --seed --ready-file --latency --token-delay --deferred-delay --collection --fault --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'emulator serve') echo ' --port --host --state-dir --fixtures --seed --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --fault --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'emulator sessions') echo ' --path --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'emulator trigger') echo ' --number --webhook --from --say --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'files') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'files delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -416,6 +418,7 @@ _svc_dyn() {
     'emulator requests|--profile') echo 'profiles' ;;
     'emulator reset|--profile') echo 'profiles' ;;
     'emulator serve|--profile') echo 'profiles' ;;
+    'emulator sessions|--profile') echo 'profiles' ;;
     'emulator trigger|--profile') echo 'profiles' ;;
     'files|--profile') echo 'profiles' ;;
     'files delete|--profile') echo 'profiles' ;;
@@ -522,7 +525,7 @@ _svc_dyn() {
 _svc_args() {
   case "$1" in
     'completion') echo 'bash zsh fish' ;;
-    'emulator trigger') echo 'incoming-call video-done deferred-ready file-expired' ;;
+    'emulator trigger') echo 'incoming-call caller-says caller-hangup video-done deferred-ready file-expired' ;;
   esac
 }
 _svc_argdyn() {
