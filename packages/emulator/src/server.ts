@@ -94,13 +94,20 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   });
   server.on('connection', (s) => {
     sockets.add(s);
+    // a peer's reset is that connection's end, never the server's (http's own handler goes at an upgrade)
+    s.on('error', () => s.destroy());
     s.on('close', () => sockets.delete(s));
   });
   const wss = acceptUpgrades(server, router, core, opts.onReply);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      // once listening, an error (EMFILE on accept, …) is reported and the server keeps serving
+      server.on('error', (err) => process.stderr.write(`emulator: ${err.message}\n`));
+      resolve();
+    });
   });
   const addr = server.address() as AddressInfo;
   const host = clientHost(addr);
@@ -166,6 +173,7 @@ function acceptUpgrades(
   onReply?: (reply: ReplyRecord) => void,
 ): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
+  wss.on('error', () => {});
   // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
   wss.on('headers', (headers, req) => {
     const id = upgradeIds.get(req);
@@ -630,6 +638,11 @@ async function handleUpgrade(
   }
   wss.handleUpgrade(req, socket, head, (ws) => {
     record.session(ws);
+
+    // A malformed frame (invalid UTF-8 text, a reserved opcode or bits, a length over the limit) is an 'error' of
+    // this socket: ws has already sent the close frame with its code (1007, 1002, 1009); without a listener the
+    // error would end the whole process. ws ends the TCP connection once that close frame is out.
+    ws.on('error', () => {});
     guardMessageListeners(ws);
     if (onReply) recordEvents(ws, path, onReply);
     if (fault?.kind === 'drop') cutAfter(ws, socket, fault.afterEvents!);

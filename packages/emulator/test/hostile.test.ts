@@ -1,0 +1,187 @@
+// The emulator as an attacker meets it (issue 26, items 1–3 and 6): malformed WebSocket frames on every WebSocket
+// route, oversized messages, zip bombs and cross-site calls. The emulator runs as its own process (svc-emulator
+// serve), so "still up" means the process answers, and its memory is read from /proc after each attack.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
+const KEY = 'svc-emulator-local-key-0000000000000000';
+
+let proc: ChildProcess;
+let base: URL;
+let baselineRss = 0;
+
+beforeAll(async () => {
+  proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    proc.once('exit', (code) => reject(new Error(`svc-emulator exited with ${code}`)));
+  });
+  base = new URL(url);
+  await health();
+  baselineRss = rssBytes();
+});
+afterAll(async () => {
+  proc.kill('SIGTERM');
+  await new Promise((r) => proc.once('exit', r));
+});
+
+/** The emulator process's resident memory (VmRSS). */
+function rssBytes(): number {
+  const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+async function health(): Promise<void> {
+  const r = await fetch(new URL('/_emulator/health', base));
+  expect(r.status).toBe(200);
+  expect(proc.exitCode).toBeNull();
+}
+
+/** Up, and its memory within `slackMiB` of what it was at start. */
+async function upAndBounded(slackMiB = 160): Promise<void> {
+  await health();
+  expect(rssBytes() - baselineRss).toBeLessThan(slackMiB * 1024 * 1024);
+}
+
+// ------------------------------------------------------------------------------------------------ raw WebSocket
+
+/** A client frame as the wire carries it: FIN/RSV/opcode byte, the length header, a mask, the masked payload. */
+function frame(
+  opcode: number,
+  payload: Buffer,
+  opts: { fin?: boolean; rsv?: number; masked?: boolean; claimedLength?: bigint } = {},
+): Buffer {
+  const first = ((opts.fin ?? true) ? 0x80 : 0) | ((opts.rsv ?? 0) << 4) | opcode;
+  const masked = opts.masked ?? true;
+  const len = opts.claimedLength ?? BigInt(payload.length);
+  let header: Buffer;
+  if (len < 126n) header = Buffer.from([first, (masked ? 0x80 : 0) | Number(len)]);
+  else if (len < 65536n) {
+    header = Buffer.alloc(4);
+    header.writeUInt16BE(Number(len), 2);
+    header[1] = (masked ? 0x80 : 0) | 126;
+  } else {
+    header = Buffer.alloc(10);
+    header.writeBigUInt64BE(len, 2);
+    header[1] = (masked ? 0x80 : 0) | 127;
+  }
+  header[0] = first;
+  if (!masked) return Buffer.concat([header, payload]);
+  const mask = randomBytes(4);
+  const body = Buffer.from(payload);
+  for (let i = 0; i < body.length; i++) body[i]! ^= mask[i % 4]!;
+  return Buffer.concat([header, mask, body]);
+}
+
+/** The close code of the server's close frame among the bytes it sent after the 101, if any. */
+function closeCode(bytes: Buffer): number | undefined {
+  let i = 0;
+  while (i + 2 <= bytes.length) {
+    const opcode = bytes[i]! & 0x0f;
+    let len = bytes[i + 1]! & 0x7f;
+    let at = i + 2;
+    if (len === 126) {
+      len = bytes.readUInt16BE(at);
+      at += 2;
+    } else if (len === 127) {
+      len = Number(bytes.readBigUInt64BE(at));
+      at += 8;
+    }
+    if (opcode === 0x8) return len >= 2 ? bytes.readUInt16BE(at) : 1005;
+    i = at + len;
+  }
+  return undefined;
+}
+
+const ROUTES = ['/v1/tts?language=en&codec=pcm', '/v1/stt?sample_rate=16000&encoding=pcm', '/v1/realtime'];
+
+/** Opens a WebSocket by hand on raw TCP, waits for the 101, writes `attack`, and reads until the server ends. */
+async function attack(path: string, attackFrames: Buffer[]): Promise<{ code: number | undefined }> {
+  const socket: Socket = connect(Number(base.port), base.hostname);
+  socket.on('error', () => {});
+  const chunks: Buffer[] = [];
+  let upgraded: () => void;
+  const ready = new Promise<void>((r) => {
+    upgraded = r;
+  });
+  let head = Buffer.alloc(0);
+  socket.on('data', (d: Buffer) => {
+    if (head !== undefined && !head.includes('\r\n\r\n')) {
+      head = Buffer.concat([head, d]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      expect(head.subarray(0, 12).toString()).toBe('HTTP/1.1 101');
+      chunks.push(head.subarray(end + 4));
+      upgraded();
+      return;
+    }
+    chunks.push(d);
+  });
+  const ended = new Promise<void>((r) => socket.once('close', () => r()));
+  socket.write(
+    `GET ${path} HTTP/1.1\r\nHost: ${base.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
+      `Authorization: Bearer ${KEY}\r\n\r\n`,
+  );
+  await ready;
+  for (const f of attackFrames) if (!socket.destroyed) socket.write(f);
+  await ended;
+  return { code: closeCode(Buffer.concat(chunks)) };
+}
+
+const MiB = 1024 * 1024;
+const MALFORMED: { kind: string; frames: () => Buffer[]; code: number }[] = [
+  {
+    kind: 'invalid UTF-8 in a text frame',
+    frames: () => [frame(0x1, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]))],
+    code: 1007,
+  },
+  { kind: 'a reserved data opcode (0x3)', frames: () => [frame(0x3, Buffer.from('x'))], code: 1002 },
+  { kind: 'a reserved control opcode (0xB)', frames: () => [frame(0xb, Buffer.alloc(0))], code: 1002 },
+  { kind: 'RSV1 set with no extension', frames: () => [frame(0x1, Buffer.from('{}'), { rsv: 4 })], code: 1002 },
+  { kind: 'an unmasked client frame', frames: () => [frame(0x1, Buffer.from('{}'), { masked: false })], code: 1002 },
+  { kind: 'a fragmented ping', frames: () => [frame(0x9, Buffer.from('p'), { fin: false })], code: 1002 },
+  { kind: 'a ping of 200 bytes', frames: () => [frame(0x9, Buffer.alloc(200))], code: 1002 },
+  { kind: 'a continuation with nothing to continue', frames: () => [frame(0x0, Buffer.from('x'))], code: 1002 },
+  { kind: 'a close frame with code 999', frames: () => [frame(0x8, Buffer.from([0x03, 0xe7]))], code: 1002 },
+  {
+    kind: 'a length header claiming 4 GiB',
+    frames: () => [frame(0x2, Buffer.alloc(16), { claimedLength: 4n * 1024n * BigInt(MiB) })],
+    code: 1009,
+  },
+  {
+    kind: 'a length header claiming 2^63 bytes',
+    frames: () => [frame(0x2, Buffer.alloc(16), { claimedLength: 2n ** 63n })],
+    code: 1009,
+  },
+  { kind: 'one 17 MiB message', frames: () => [frame(0x2, Buffer.alloc(17 * MiB))], code: 1009 },
+  {
+    kind: 'a message of 17 fragments of 1 MiB',
+    frames: () => [
+      frame(0x1, Buffer.alloc(MiB, 0x20), { fin: false }),
+      ...Array.from({ length: 16 }, (_, i) => frame(0x0, Buffer.alloc(MiB, 0x20), { fin: i === 15 })),
+    ],
+    code: 1009,
+  },
+];
+
+describe('malformed WebSocket frames close that one socket with the right code; the emulator keeps serving', () => {
+  for (const route of ROUTES) {
+    for (const m of MALFORMED) {
+      it(`${route.split('?')[0]}: ${m.kind} → ${m.code}`, async () => {
+        const { code } = await attack(route, m.frames());
+        expect(code).toBe(m.code);
+        await upAndBounded();
+      });
+    }
+  }
+});
