@@ -60,6 +60,8 @@ export class Backend extends EventEmitter {
   readonly defaultKey: string;
   /** when set, /_emulator/* (but health) needs it */
   adminToken?: string;
+  /** the names a request's Host may give (web-guard.ts) */
+  hostNames = new Set(['localhost']);
   /** re-applies the fixtures (set by the server when it has some; reset calls it) */
   fixtures?: () => Promise<Record<string, number>>;
   private logSeq = 0;

@@ -26,6 +26,7 @@ import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerCollections } from './search-index.js';
 import { StateStore } from './state.js';
+import { allowedHostNames, webRefusal } from './web-guard.js';
 
 export interface EmulatorOptions {
   port?: number;
@@ -159,6 +160,7 @@ function newBackend(opts: EmulatorOptions): { store: StateStore; core: Backend }
     opts.seed,
   );
   core.adminToken = opts.adminToken;
+  core.hostNames = allowedHostNames(opts.host ?? '127.0.0.1');
   for (const f of opts.faults ?? []) core.faults.add(f);
   core.rateLimits.limit = opts.rateLimit;
   if (opts.collections) registerCollections(core, opts.collections);
@@ -445,6 +447,11 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   const requestId = isAdmin ? randomUUID() : core.uuid('request');
   res.setHeader('x-request-id', requestId);
   const entry = isAdmin ? undefined : logHttpRequest(core, req, res, url, method, requestId);
+  const refusal = webRefusal(req, method, isAdmin, core.hostNames);
+  if (refusal) {
+    req.resume();
+    return sendError(res, refusal.status, refusal.message);
+  }
 
   if (isAdmin && core.adminToken && path !== '/_emulator/health' && !adminTokenMatches(req, core.adminToken)) {
     req.resume();

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,4 +185,81 @@ describe('malformed WebSocket frames close that one socket with the right code; 
       });
     }
   }
+});
+
+// ------------------------------------------------------------------------------------------------ cross-site calls
+
+/** A request with the headers a browser would send (Host and Origin included), on node:http (fetch fixes Host). */
+function browserish(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: base.hostname, port: Number(base.port), method, path, headers: { host: base.host, ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => {
+          text += d.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const faultCount = async () =>
+  ((await (await fetch(new URL('/_emulator/faults', base))).json()) as { faults: unknown[] }).faults.length;
+const FAULT = JSON.stringify({ kind: 'status', status: 503, path: '^/v1/models$', times: 1 });
+
+describe('a web page cannot drive the emulator: cross-site admin calls and DNS rebinding are refused', () => {
+  it('refuses an admin POST a page may send unasked (text/plain, a form, multipart, none): 415', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '']) {
+      const r = await browserish('POST', '/_emulator/faults', type ? { 'content-type': type } : {}, FAULT);
+      expect(r.status, type).toBe(415);
+      expect(r.text).toContain('application/json');
+      const reset = await browserish('POST', '/_emulator/reset', type ? { 'content-type': type } : {}, '{}');
+      expect(reset.status, type).toBe(415);
+    }
+    expect(await faultCount()).toBe(0);
+    await upAndBounded();
+  });
+
+  it('refuses a cross-origin Origin on the admin API (403), takes its own origin', async () => {
+    const json = { 'content-type': 'application/json' };
+    for (const origin of ['http://evil.example', 'null', `https://${base.host}`, 'http://127.0.0.1:1']) {
+      const r = await browserish('POST', '/_emulator/faults', { ...json, origin }, FAULT);
+      expect(r.status, origin).toBe(403);
+      expect(r.text).toContain('cross-origin');
+      expect((await browserish('GET', '/_emulator/requests', { origin })).status, origin).toBe(403);
+    }
+    expect(await faultCount()).toBe(0);
+    const own = await browserish('POST', '/_emulator/faults', { ...json, origin: base.origin }, FAULT);
+    expect(own.status).toBe(200);
+    expect((await browserish('DELETE', '/_emulator/faults', {})).status).toBe(200);
+    await upAndBounded();
+  });
+
+  it('refuses a Host that is not a name it listens under (DNS rebinding) on the admin API and API writes', async () => {
+    const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+    for (const host of [`evil.example:${base.port}`, 'evil.example', `127.0.0.1.evil.example:${base.port}`]) {
+      const admin = await browserish('GET', '/_emulator/requests', { host });
+      expect(admin.status, host).toBe(403);
+      expect(admin.text).toContain('DNS rebinding');
+      const write = await browserish('POST', '/v1/agents', { ...auth, host }, JSON.stringify({ name: 'x' }));
+      expect(write.status, host).toBe(403);
+      expect((await browserish('DELETE', '/v1/files/file_x', { ...auth, host })).status, host).toBe(403);
+    }
+    // reads of the API are not state-changing; names it listens under pass
+    expect((await browserish('GET', '/v1/models', { ...auth, host: `evil.example:${base.port}` })).status).toBe(200);
+    for (const host of [`localhost:${base.port}`, `app.localhost:${base.port}`, `[::1]:${base.port}`, base.host])
+      expect((await browserish('GET', '/_emulator/health', { host })).status, host).toBe(200);
+    const agents = await fetch(new URL('/v1/agents', base), { headers: { authorization: `Bearer ${KEY}` } });
+    expect(((await agents.json()) as { agents?: unknown[]; data?: unknown[] }).agents ?? []).toEqual([]);
+    await upAndBounded();
+  });
 });
