@@ -75,7 +75,7 @@ export async function* logged(req: EmuRequest, core: Backend, max = 256 * 1024):
     yield chunk;
   }
   const entry = core.requests.find((r) => r.id === req.requestId);
-  if (entry && size <= max) entry.body = Buffer.concat(kept).toString('utf8');
+  if (entry && size <= max) entry.body = core.redact(Buffer.concat(kept).toString('utf8'));
 }
 
 /** The part whose headers these are: a field (kept in memory) or a file (to be written to `dir`). */

@@ -25,6 +25,7 @@ import type { ReplyRecord } from './contract.js';
 import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerCollections } from './search-index.js';
+import { redactHeaders, redactQuery } from './redact.js';
 import { StateStore } from './state.js';
 import { allowedHostNames, webRefusal } from './web-guard.js';
 
@@ -329,6 +330,7 @@ function makeRequest(
   requestId: string,
   params: Record<string, string>,
   log?: { body?: string; bytes?: number },
+  redact: (text: string) => string = (t) => t,
 ): EmuRequest {
   let cached: Promise<Buffer> | undefined;
   const body = (limit = 64 * 1024 * 1024) => {
@@ -347,7 +349,7 @@ function makeRequest(
       req.on('end', () => {
         const buf = Buffer.concat(chunks);
         if (log) log.bytes = buf.length;
-        if (log && buf.length <= MAX_LOGGED_BODY) log.body = buf.toString('utf8');
+        if (log && buf.length <= MAX_LOGGED_BODY) log.body = redact(buf.toString('utf8'));
         resolve(buf);
       });
       req.on('error', reject);
@@ -470,7 +472,7 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   }
 
   const { route, params, otherMethods } = router.match(method, path);
-  const emuReq = makeRequest(req, path, url, requestId, params, entry);
+  const emuReq = makeRequest(req, path, url, requestId, params, entry, (t) => core.redact(t));
   const emuRes = makeResponse(res, fault, core, requestId);
   if (!route) {
     req.resume();
@@ -520,15 +522,15 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   }
 }
 
-/** The request log's record of a request or an upgrade (the key's presence, not the key). */
-function logRecord(req: IncomingMessage, url: URL, requestId: string, method: string) {
+/** The request log's record of a request or an upgrade (a credential's presence, never the credential). */
+function logRecord(core: Backend, req: IncomingMessage, url: URL, requestId: string, method: string) {
   return {
     id: requestId,
     time: Date.now(),
     method,
     path: url.pathname,
-    query: queryRecord(url.searchParams),
-    headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
+    query: redactQuery(queryRecord(url.searchParams), core.keys().keys()),
+    headers: redactHeaders(req.headers, core.keys().keys()),
   };
 }
 
@@ -543,7 +545,7 @@ function logHttpRequest(
 ): LoggedRequest {
   const started = performance.now();
   const entry = core.logRequest({
-    ...logRecord(req, url, requestId, method),
+    ...logRecord(core, req, url, requestId, method),
     body: undefined,
     bytes: req.headers['content-length'] ? Number(req.headers['content-length']) : undefined,
   });
@@ -601,7 +603,7 @@ async function handleUpgrade(
   const requestId = core.uuid('request');
   upgradeIds.set(req, requestId);
   let faulted = false;
-  const record = new UpgradeRecord(core.logRequest(logRecord(req, url, requestId, 'WS')), socket);
+  const record = new UpgradeRecord(core.logRequest(logRecord(core, req, url, requestId, 'WS')), socket);
   const reject = (status: number, message: string, extra = '') => {
     onReply?.({ kind: 'ws-open', path, status, faulted });
     record.end(status);
