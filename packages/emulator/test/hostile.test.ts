@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lyingBomb, SKILL_MD, zipBombs } from '../../formats/test/zip-bombs.js';
 
 const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
 const KEY = 'svc-emulator-local-key-0000000000000000';
@@ -261,5 +263,39 @@ describe('a web page cannot drive the emulator: cross-site admin calls and DNS r
     const agents = await fetch(new URL('/v1/agents', base), { headers: { authorization: `Bearer ${KEY}` } });
     expect(((await agents.json()) as { agents?: unknown[]; data?: unknown[] }).agents ?? []).toEqual([]);
     await upAndBounded();
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ zip bombs
+
+describe('zip bombs uploaded as skills are refused by their declared sizes (413), never a 500', () => {
+  const upload = async (zip: Uint8Array) => {
+    const form = new FormData();
+    form.append('files', new Blob([zip], { type: 'application/zip' }), 'bomb.zip');
+    const r = await fetch(new URL('/v1/skills', base), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+      body: form,
+    });
+    return { status: r.status, text: await r.text() };
+  };
+
+  for (const bomb of [
+    ...zipBombs(),
+    { kind: 'a SKILL.md lying about its size', zip: lyingBomb(), limit: /declares/ },
+  ]) {
+    it(`${bomb.kind}: 413 naming the limit; up, memory bounded`, async () => {
+      const r = await upload(bomb.zip);
+      expect(r.status, r.text).toBe(413);
+      expect(r.text).toMatch(bomb.limit);
+      await upAndBounded();
+    });
+  }
+
+  it('a valid archive is still taken', async () => {
+    const r = await upload(zipSync({ 'ok/SKILL.md': Buffer.from(SKILL_MD) }));
+    expect(r.status, r.text).toBe(200);
+    const skills = await fetch(new URL('/v1/skills', base), { headers: { authorization: `Bearer ${KEY}` } });
+    expect(((await skills.json()) as { data: unknown[] }).data).toHaveLength(1);
   });
 });
