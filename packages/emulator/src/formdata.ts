@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { HttpError, type EmuRequest } from './router.js';
+import { PRIVATE_FILE } from './state.js';
 import type { Backend } from './backend.js';
 
 export interface FormField {
@@ -122,7 +123,7 @@ class PartWriter {
 
   begin(part: FormPart): void {
     if (part.kind === 'field') this.field = { part, chunks: [], size: 0 };
-    else this.file = { part, ws: createWriteStream(part.path) };
+    else this.file = { part, ws: createWriteStream(part.path, { mode: PRIVATE_FILE }) };
   }
 
   async write(data: Buffer): Promise<void> {

@@ -25,7 +25,7 @@ const SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|client[-_]?s
 
 /** Secret shapes found in bodies. */
 const KEY_SHAPES = [
-  'svc-[A-Za-z0-9_-]{16,}',
+  'svc-(?:cs|emu|emulator|key|live|test)-[A-Za-z0-9_-]{12,}',
   'sk-[A-Za-z0-9_-]{16,}',
   'whsec_[A-Za-z0-9+/=_-]{6,}',
   'xai-[A-Za-z0-9]{16,}',
