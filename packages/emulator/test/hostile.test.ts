@@ -9,6 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { lyingBomb, SKILL_MD, zipBombs } from '../../formats/test/zip-bombs.js';
 
 const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
@@ -297,5 +298,98 @@ describe('zip bombs uploaded as skills are refused by their declared sizes (413)
     expect(r.status, r.text).toBe(200);
     const skills = await fetch(new URL('/v1/skills', base), { headers: { authorization: `Bearer ${KEY}` } });
     expect(((await skills.json()) as { data: unknown[] }).data).toHaveLength(1);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ limits
+
+/** A WebSocket client on `path` with the events it received, in order. */
+async function client(path: string): Promise<{ ws: WebSocket; events: Record<string, unknown>[] }> {
+  const ws = new WebSocket(new URL(path, base.href.replace(/^http/, 'ws')), {
+    headers: { authorization: `Bearer ${KEY}` },
+  });
+  const events: Record<string, unknown>[] = [];
+  ws.on('message', (d, binary) => {
+    if (!binary) events.push(JSON.parse(d.toString()) as Record<string, unknown>);
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return { ws, events };
+}
+
+async function until(events: Record<string, unknown>[], ok: (e: Record<string, unknown>) => boolean) {
+  while (!events.some(ok)) await new Promise((r) => setTimeout(r, 10));
+  return events.find(ok)!;
+}
+
+const sent = (ws: WebSocket, data: string | Buffer) =>
+  new Promise<void>((resolve, reject) => ws.send(data, (err) => (err ? reject(err) : resolve())));
+
+async function closed(ws: WebSocket): Promise<void> {
+  if (ws.readyState === WebSocket.CLOSED) return;
+  const done = new Promise<void>((r) => ws.once('close', () => r()));
+  ws.close();
+  await done;
+}
+
+const MiB_PCM = Buffer.alloc(1024 * 1024);
+
+describe('limits on every path: streamed text, streamed audio, realtime audio', () => {
+  it('streaming TTS applies the REST limit of 60,000 characters per message and per utterance', async () => {
+    const { ws, events } = await client('/v1/tts?language=en&codec=pcm&sample_rate=8000');
+    await sent(ws, JSON.stringify({ type: 'text.delta', delta: 'x'.repeat(60_001) }));
+    expect((await until(events, (e) => e.type === 'error')).message).toMatch(/at most 60000 per message/);
+    await sent(ws, JSON.stringify({ type: 'text.delta', delta: 'a '.repeat(15_000) }));
+    await sent(ws, JSON.stringify({ type: 'text.delta', delta: 'b '.repeat(15_001) }));
+    expect((await until(events, (e) => e.type === 'error' && String(e.message).includes('utterance'))).message).toMatch(
+      /the utterance is too long: 60002 characters; at most 60000 before text.done/,
+    );
+    await sent(ws, JSON.stringify({ type: 'text.done' }));
+    await until(events, (e) => e.type === 'audio.done');
+    // a new utterance starts from zero
+    await sent(ws, JSON.stringify({ type: 'text.delta', delta: 'c '.repeat(100) }));
+    await sent(ws, JSON.stringify({ type: 'text.done' }));
+    while (events.filter((e) => e.type === 'audio.done').length < 2) await new Promise((r) => setTimeout(r, 10));
+    expect(events.filter((e) => e.type === 'error')).toHaveLength(2);
+    await closed(ws);
+    await upAndBounded();
+  });
+
+  it('streaming TTS renders a long message a slice at a time: the server answers while it speaks', async () => {
+    const { ws, events } = await client('/v1/tts?language=en&codec=pcm&sample_rate=8000');
+    await sent(ws, JSON.stringify({ type: 'text.delta', delta: 'word '.repeat(1000) }));
+    await sent(ws, JSON.stringify({ type: 'text.done' }));
+    await until(events, (e) => e.type === 'audio.delta');
+    await health();
+    // health was answered between two slices of the same message: the last audio was still to come
+    expect(events.some((e) => e.type === 'audio.done')).toBe(false);
+    await until(events, (e) => e.type === 'audio.done');
+    await closed(ws);
+    await upAndBounded();
+  });
+
+  it('a 240 MiB streaming STT session holds a bounded amount of audio and releases it on close', async () => {
+    const { ws, events } = await client('/v1/stt?sample_rate=16000&encoding=pcm');
+    await until(events, (e) => e.type === 'transcript.created');
+    for (let i = 0; i < 240; i++) await sent(ws, MiB_PCM);
+    await sent(ws, JSON.stringify({ type: 'audio.done' }));
+    await until(events, (e) => e.type === 'transcript.done');
+    await closed(ws);
+    await upAndBounded(96);
+  });
+
+  it('a 240 MiB realtime session holds a bounded amount of audio; a manual buffer past 120 s is refused', async () => {
+    const { ws, events } = await client('/v1/realtime');
+    await until(events, (e) => e.type === 'session.created');
+    const append = JSON.stringify({ type: 'input_audio_buffer.append', audio: MiB_PCM.toString('base64') });
+    for (let i = 0; i < 240; i++) await sent(ws, append);
+    await sent(ws, JSON.stringify({ type: 'session.update', session: { turn_detection: null } }));
+    for (let i = 0; i < 8; i++) await sent(ws, append);
+    const refused = await until(events, (e) => e.type === 'error');
+    expect(refused.error).toMatchObject({ code: 'input_audio_buffer_too_large' });
+    await closed(ws);
+    await upAndBounded(96);
   });
 });

@@ -330,6 +330,34 @@ export function register(router: Router): void {
   router.ws('/v1/tts', (ws, req, core) => streamTts(ws, req, core));
 }
 
+/** a streamed text.delta longer than this is rendered in slices of about this many characters */
+const STREAM_SLICE = 256;
+
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** The text cut at whitespace (tags hold none) into slices of at most about `size` characters, in order. */
+function slices(text: string, size: number): string[] {
+  if (text.length <= size) return [text];
+  const out: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(text.length, at + size);
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > at) end = space;
+      // never between the two halves of a surrogate pair
+      else if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end++;
+    }
+    out.push(text.slice(at, end));
+    at = end;
+  }
+  return out;
+}
+
 function send(ws: WebSocket, ev: Record<string, unknown>): void {
   if (ws.readyState === 1) ws.send(JSON.stringify(ev));
 }
@@ -398,7 +426,7 @@ class StreamedSpeech {
       case 'text.delta':
         if (typeof msg.delta !== 'string')
           return send(this.ws, { type: 'error', message: 'text.delta needs a string `delta`' });
-        return this.text(msg.delta);
+        return this.delta(msg.delta);
       case 'text.done':
         return this.done();
       case 'text.clear':
@@ -409,6 +437,35 @@ class StreamedSpeech {
           type: 'error',
           message: `unknown message type ${JSON.stringify(msg.type)}; expected text.delta, text.done or text.clear`,
         });
+    }
+  }
+
+  /** characters of the utterance in progress (the REST limit applies to an utterance as to a request) */
+  private chars = 0;
+
+  /**
+   * One text.delta: refused with an error event past the REST text limit (the message alone, or the utterance with
+   * it); a long one rendered and sent a slice at a time, yielding to the event loop between slices.
+   */
+  private async delta(delta: string): Promise<void> {
+    const n = delta.length > 2 * TTS_MAX_TEXT ? delta.length : codePoints(delta);
+    if (n > TTS_MAX_TEXT)
+      return send(this.ws, {
+        type: 'error',
+        message: `text.delta is too long: ${n} characters; at most ${TTS_MAX_TEXT} per message`,
+      });
+    if (this.chars + n > TTS_MAX_TEXT)
+      return send(this.ws, {
+        type: 'error',
+        message:
+          `the utterance is too long: ${this.chars + n} characters; at most ${TTS_MAX_TEXT} before text.done ` +
+          `(this text.delta was not spoken)`,
+      });
+    this.chars += n;
+    for (const slice of slices(delta, STREAM_SLICE)) {
+      if (this.ws.readyState !== 1) return;
+      await this.text(slice);
+      if (slice.length < delta.length) await new Promise((r) => setImmediate(r));
     }
   }
 
@@ -436,6 +493,7 @@ class StreamedSpeech {
   }
 
   private reset(): void {
+    this.chars = 0;
     this.started = false;
     this.offsetSec = 0;
     this.mp3 = undefined;
