@@ -34,8 +34,10 @@ beforeAll(async () => {
   baselineRss = rssBytes();
 });
 afterAll(async () => {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
-  await new Promise((r) => proc.once('exit', r));
+  await exited;
 });
 
 /** The emulator process's resident memory (VmRSS). */
@@ -391,5 +393,51 @@ describe('limits on every path: streamed text, streamed audio, realtime audio', 
     expect(refused.error).toMatchObject({ code: 'input_audio_buffer_too_large' });
     await closed(ws);
     await upAndBounded(96);
+  });
+});
+
+describe('no request holds the event loop', () => {
+  const longTts = (codec: string, words: number) =>
+    fetch(new URL('/v1/tts', base), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        text: 'word '.repeat(words),
+        language: 'en',
+        output_format: { codec, sample_rate: 8000 },
+        with_timestamps: true,
+      }),
+    });
+
+  for (const [codec, words] of [
+    ['mulaw', 4000],
+    ['mp3', 1000],
+  ] as const) {
+    it(`REST TTS of ${words * 5} characters (${codec}): the server answers while it works`, async () => {
+      let finished = false;
+      const reply = longTts(codec, words).then(async (r) => {
+        const body = (await r.json()) as { audio: string; duration: number; audio_timestamps: unknown };
+        finished = true;
+        return { status: r.status, body };
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      await health();
+      expect(finished).toBe(false);
+      const { status, body } = await reply;
+      expect(status).toBe(200);
+      expect(body.duration).toBeGreaterThan(20);
+      expect(Buffer.from(body.audio, 'base64').length).toBeGreaterThan(100_000);
+      await upAndBounded();
+    });
+  }
+
+  it('SIGTERM is answered in the middle of a long request (exit 143)', async () => {
+    const reply = longTts('mp3', 4000).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    await health();
+    proc.kill('SIGTERM');
+    const code = await new Promise((r) => proc.once('exit', (c) => r(c)));
+    expect(code).toBe(143);
+    await reply;
   });
 });

@@ -2,6 +2,7 @@
 // tones (tones.ts) that its speech to text decodes again; every codec is real audio (WAV, PCM, mu-law,
 // A-law, MP3 through lamejs). Voices differ in loudness, which the STT's diarization tells apart.
 import type { RawData, WebSocket } from 'ws';
+import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Mp3Encoder, encodeAudio, encodeSamples, wavHeader } from 'svc-formats/audio-codecs';
 import {
@@ -307,8 +308,10 @@ export function register(router: Router): void {
       { ...body, voice: body.voice_id, codec: of.codec, sample_rate: of.sample_rate, bit_rate: of.bit_rate },
       { voice: 'voice_id' },
     );
-    const r = render(body.text, p, { leadMs: 60, tailMs: 120, offsetSec: 0 });
-    const audio = await encodeAudio(r.pcm, { sampleRate: p.sampleRate, channels: 1 }, p.codec, { bitRate: p.bitRate });
+    // a client that went away (or a server that stops) ends the work between two slices
+    const gone = () => res.raw.destroyed || !!res.raw.socket?.destroyed;
+    const r = await renderInSlices(body.text, p, gone);
+    const audio = await encodeInSlices(r.pcm, p, gone);
     const duration = round2(r.pcm.length / 2 / p.sampleRate);
     if (core.settings.ttsRawReplies && !p.withTimestamps) {
       res.raw.writeHead(200, {
@@ -319,15 +322,77 @@ export function register(router: Router): void {
       res.raw.end(audio);
       return;
     }
-    res.json(200, {
-      audio: audio.toString('base64'),
+    const rest = JSON.stringify({
       content_type: contentTypeOf(p.codec),
       duration,
       ...(p.withTimestamps ? { audio_timestamps: timestamps(r.chars) } : {}),
     });
+    if (audio.length <= ENCODE_SLICE) return res.json(200, { audio: audio.toString('base64'), ...JSON.parse(rest) });
+    await writeJsonWithAudio(res.raw, audio, rest);
   });
 
   router.ws('/v1/tts', (ws, req, core) => streamTts(ws, req, core));
+}
+
+/** PCM bytes encoded (and base64 written) at a time by the REST endpoint before it yields to the event loop */
+const ENCODE_SLICE = 3 * 256 * 1024;
+
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/** Between two slices of work: the event loop runs, and the work ends when its client is gone. */
+async function nextSlice(gone: () => boolean): Promise<void> {
+  await yieldToLoop();
+  if (gone()) throw new HttpError(499, 'The client closed the connection');
+}
+
+/** The REST request's text rendered as render() would, a slice at a time (the event loop runs between slices). */
+async function renderInSlices(text: string, p: TtsParams, gone: () => boolean): Promise<Rendered> {
+  const parts = slices(text, STREAM_SLICE);
+  if (parts.length === 1) return render(text, p, { leadMs: 60, tailMs: 120, offsetSec: 0 });
+  const pcm: Buffer[] = [];
+  const chars: CharTiming[] = [];
+  let offsetSec = 0;
+  for (const [i, part] of parts.entries()) {
+    const r = render(part, p, { leadMs: i === 0 ? 60 : 0, tailMs: i === parts.length - 1 ? 120 : 0, offsetSec });
+    pcm.push(r.pcm);
+    chars.push(...r.chars);
+    offsetSec += r.pcm.length / 2 / p.sampleRate;
+    await nextSlice(gone);
+  }
+  return { pcm: Buffer.concat(pcm), chars };
+}
+
+/** The PCM in the request's codec; long audio encoded a slice at a time (MP3 through one streaming encoder). */
+async function encodeInSlices(pcm: Buffer, p: TtsParams, gone: () => boolean): Promise<Buffer> {
+  const format = { sampleRate: p.sampleRate, channels: 1 };
+  if (pcm.length <= ENCODE_SLICE || p.codec === 'pcm' || p.codec === 'wav')
+    return encodeAudio(pcm, format, p.codec, { bitRate: p.bitRate });
+  const mp3 = p.codec === 'mp3' ? await Mp3Encoder.create(format, p.bitRate) : undefined;
+  const out: Buffer[] = [];
+  for (let at = 0; at < pcm.length; at += ENCODE_SLICE) {
+    const slice = pcm.subarray(at, at + ENCODE_SLICE);
+    out.push(mp3 ? mp3.encode(slice) : encodeSamples(slice, p.codec === 'mulaw' ? 'mulaw' : 'alaw'));
+    await nextSlice(gone);
+  }
+  if (mp3) out.push(mp3.flush());
+  return Buffer.concat(out);
+}
+
+/** `{"audio":"<base64>",…rest}` written a slice of base64 at a time, waiting for the socket to drain. */
+async function writeJsonWithAudio(raw: ServerResponse, audio: Buffer, rest: string): Promise<void> {
+  raw.writeHead(200, { 'content-type': 'application/json' });
+  raw.write('{"audio":"');
+  for (let at = 0; at < audio.length; at += ENCODE_SLICE) {
+    if (raw.destroyed) return;
+    // slices of a multiple of 3 bytes: their base64 concatenates to the whole's
+    if (!raw.write(audio.subarray(at, at + ENCODE_SLICE).toString('base64')))
+      await new Promise<void>((r) => {
+        raw.once('drain', r);
+        raw.once('close', r);
+      });
+    else await yieldToLoop();
+  }
+  raw.end(`",${rest.slice(1)}`);
 }
 
 /** a streamed text.delta longer than this is rendered in slices of about this many characters */
