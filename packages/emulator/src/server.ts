@@ -627,6 +627,9 @@ async function handleUpgrade(
   if (fault?.kind === 'slow') await core.sleep(fault.delayMs ?? 1000);
   const { route, params } = router.matchWs(path);
   if (!route) return reject(404, `No such WebSocket endpoint: ${path}`);
+  // a session is state like a write: not for a Host the emulator does not listen under (DNS rebinding)
+  const refusal = webRefusal(req, 'POST', false, core.hostNames);
+  if (refusal) return reject(refusal.status, refusal.message);
   const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
     .split(',')
     .map((s) => s.trim())

@@ -259,6 +259,15 @@ describe('a web page cannot drive the emulator: cross-site admin calls and DNS r
       expect(write.status, host).toBe(403);
       expect((await browserish('DELETE', '/v1/files/file_x', { ...auth, host })).status, host).toBe(403);
     }
+    const upgrade = {
+      host: `evil.example:${base.port}`,
+      authorization: `Bearer ${KEY}`,
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-key': randomBytes(16).toString('base64'),
+      'sec-websocket-version': '13',
+    };
+    for (const route of ROUTES) expect((await browserish('GET', route, upgrade)).status, route).toBe(403);
     // reads of the API are not state-changing; names it listens under pass
     expect((await browserish('GET', '/v1/models', { ...auth, host: `evil.example:${base.port}` })).status).toBe(200);
     for (const host of [`localhost:${base.port}`, `app.localhost:${base.port}`, `[::1]:${base.port}`, base.host])
