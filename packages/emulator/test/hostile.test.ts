@@ -52,10 +52,11 @@ async function health(): Promise<void> {
   expect(proc.exitCode).toBeNull();
 }
 
-/** Up, and its memory within `slackMiB` of what it was at start. */
-async function upAndBounded(slackMiB = 160): Promise<void> {
+/** Up, and its memory within `slackMiB` of what it was at start (or at `since`, an earlier rssBytes()). */
+async function upAndBounded(slackMiB = 160, since = baselineRss): Promise<void> {
   await health();
-  expect(rssBytes() - baselineRss).toBeLessThan(slackMiB * 1024 * 1024);
+  const grown = rssBytes() - since;
+  expect(grown, `RSS grew by ${(grown / 1024 / 1024).toFixed(1)} MiB`).toBeLessThan(slackMiB * 1024 * 1024);
 }
 
 // ------------------------------------------------------------------------------------------------ raw WebSocket
@@ -382,16 +383,18 @@ describe('limits on every path: streamed text, streamed audio, realtime audio', 
   });
 
   it('a 240 MiB streaming STT session holds a bounded amount of audio and releases it on close', async () => {
+    const before = rssBytes();
     const { ws, events } = await client('/v1/stt?sample_rate=16000&encoding=pcm');
     await until(events, (e) => e.type === 'transcript.created');
     for (let i = 0; i < 240; i++) await sent(ws, MiB_PCM);
     await sent(ws, JSON.stringify({ type: 'audio.done' }));
     await until(events, (e) => e.type === 'transcript.done');
     await closed(ws);
-    await upAndBounded(96);
+    await upAndBounded(96, before);
   });
 
   it('a 240 MiB realtime session holds a bounded amount of audio; a manual buffer past 120 s is refused', async () => {
+    const before = rssBytes();
     const { ws, events } = await client('/v1/realtime');
     await until(events, (e) => e.type === 'session.created');
     const append = JSON.stringify({ type: 'input_audio_buffer.append', audio: MiB_PCM.toString('base64') });
@@ -401,7 +404,7 @@ describe('limits on every path: streamed text, streamed audio, realtime audio', 
     const refused = await until(events, (e) => e.type === 'error');
     expect(refused.error).toMatchObject({ code: 'input_audio_buffer_too_large' });
     await closed(ws);
-    await upAndBounded(96);
+    await upAndBounded(96, before);
   });
 });
 
