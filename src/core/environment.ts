@@ -142,6 +142,12 @@ export const ENVIRONMENT = [
     description: 'admin token of `svc emulator serve` and the `svc emulator` admin commands',
   },
   {
+    name: 'SVC_EMULATOR_PID',
+    group: 'emulator',
+    description:
+      'set by `eval "$(svc emulator serve --print-env &)"`: the server\'s process id, for `kill` (svc does not read it)',
+  },
+  {
     name: 'SVC_FFPROBE',
     group: 'tools',
     description: 'the ffprobe program used to check clips (default ffprobe on PATH)',
