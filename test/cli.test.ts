@@ -354,7 +354,7 @@ describe('the command tree', () => {
     const r = await svcProcess(['modles']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'modles'/);
-    expect(r.stderr).toMatch(/Did you mean models\?/);
+    expect(r.stderr).toMatch(/\(did you mean models\?\)/);
     const o = await svcProcess(['models', 'list', '--kindd', 'x']);
     expect(o.exitCode).toBe(2);
     expect(o.stderr).toMatch(/unknown option '--kindd'/);
