@@ -72,7 +72,7 @@ export default defineCommand<Opts>({
   examples: [
     'svc legacy completions "Once upon a time" --max-tokens 50',
     'svc legacy completions "Once upon a time" --stream',
-    'svc legacy completions "1, 2, 3," -n 3 --stop "\\n"',
+    'svc legacy completions "1, 2, 3," -n 3 --stop $\'\\n\'',
     'svc legacy completions --prompt "Roses are" --prompt "Violets are"',
   ],
   async run(ctx, [words], opts) {

@@ -133,3 +133,21 @@ describe('svc logs', () => {
     expect(r.stderr).not.toMatch(/deleted|not in the log/);
   });
 });
+
+describe('svc logs on a terminal', () => {
+  it('keeps the time of day at 100 columns: the prompt and the command give way first (issue 25, item 25)', async () => {
+    const configDir = tempDir();
+    expect(
+      (await svcInProcess(['chat', 'a prompt long enough to need cutting at this width'], { emu, configDir })).exitCode,
+    ).toBe(0);
+    expect((await svcInProcess(['tokenize', 'abc def'], { emu, configDir })).exitCode).toBe(0);
+    const r = await svcInProcess(['logs'], { emu, configDir, tty: true, columns: 100 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    for (const line of lines.slice(1)) {
+      expect(line.length).toBeLessThanOrEqual(100);
+      expect(line).toMatch(/^\d\d-\d\d \d\d:\d\d:\d\d  /);
+      expect(line).toMatch(/ \d{8}-\d{6}-\w+$/);
+    }
+  });
+});
