@@ -119,15 +119,24 @@ function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) 
     config ??= resolveConfig({ env: init.env, flags: { profile, baseUrl, timeout, maxRetries, proxy } });
     return config;
   };
+  const keyless = async (cfg: ResolvedConfig): Promise<Endpoint> => {
+    checkBaseUrl(cfg.baseUrl, init.env);
+    return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
+  };
   const resolve: EndpointResolver =
     init.endpoint ??
     (async (cfg) => {
-      checkBaseUrl(cfg.baseUrl, init.env);
-      if (cfg.apiKey || !cfg.apiKeyCommand) return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
+      const ep = await keyless(cfg);
+      if (ep.apiKey || !cfg.apiKeyCommand) return ep;
       const { keyFromCommand } = await import('./key-command.js');
       return { baseUrl: cfg.baseUrl, apiKey: keyFromCommand(cfg.apiKeyCommand, init.env, `profile ${cfg.profile}`) };
     });
-  const getEndpoint = (): Promise<Endpoint> => (endpoint ??= resolve(getConfig(), onExit));
+  /**
+   * The endpoint; `needsKey` false (the emulator's admin calls): the base URL without running api_key_cmd — a
+   * password manager's prompt for a call that sends no key would be for nothing.
+   */
+  const getEndpoint = (needsKey = true): Promise<Endpoint> =>
+    needsKey || init.endpoint || endpoint ? (endpoint ??= resolve(getConfig(), onExit)) : keyless(getConfig());
   return { getConfig, getEndpoint };
 }
 
@@ -164,6 +173,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     config: getConfig,
     async http(opts = {}) {
       if (opts.apiKey) return newHttpClient(wiring, opts.apiKey);
+      if (opts.requireKey === false && !client) return newHttpClient(wiring, undefined, false);
       const c = await (client ??= newHttpClient(wiring));
       if (opts.requireKey !== false && !c.opts.apiKey) throw new MissingKeyError(NO_KEY);
       return c;
@@ -183,7 +193,7 @@ interface Wiring {
   init: ContextInit;
   out: Output;
   getConfig(): ResolvedConfig;
-  getEndpoint(): Promise<Endpoint>;
+  getEndpoint(needsKey?: boolean): Promise<Endpoint>;
   log: ReturnType<typeof callLog>;
   /** the --verbose trace sink */
   trace: ((line: string) => void) | undefined;
@@ -192,9 +202,9 @@ interface Wiring {
 }
 
 /** An HTTP client on the endpoint (with the endpoint's key, or `apiKey`), its calls logged. */
-async function newHttpClient(w: Wiring, apiKey?: string): Promise<HttpClient> {
+async function newHttpClient(w: Wiring, apiKey?: string, needsKey = true): Promise<HttpClient> {
   const cfg = w.getConfig();
-  const ep = await w.getEndpoint();
+  const ep = await w.getEndpoint(needsKey);
   await w.log.start();
   const c = new HttpClient({
     onCall: w.log.recorder?.onCall,
