@@ -1,3 +1,4 @@
+import { textChunks } from '../../core/text-chunks.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { OptionSpec } from '../../core/option-spec.js';
 import type { Context } from '../../runtime/context.js';
@@ -317,7 +318,7 @@ async function speakStreamed(
     const sock = await TtsSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, d));
     onInterrupt(ctx, () => sock.close());
     // long texts go in pieces, as a client streaming text would send them
-    for (const piece of text.match(/[\s\S]{1,2000}(?=\s|$)|[\s\S]{1,2000}/g) ?? [text]) sock.sendText(piece);
+    for (const piece of textChunks(text, 2000)) sock.sendText(piece);
     sock.done();
     let complete = false;
     for (;;) {
