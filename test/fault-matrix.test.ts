@@ -27,7 +27,7 @@ const M = {
   incomplete:
     /end marker|in the middle of a turn|before (audio\.done|transcript\.done|response\.done|response\.completed)|is incomplete/,
   protocol:
-    /instead of (an event stream|JSON|MP3 audio)|not valid JSON|event that is not JSON|is not MP3 audio|empty reply|has no `\w+` (field|list)|is not a JSON object/,
+    /instead of (an event stream|JSON|MP3 audio)|not valid JSON|event that is not JSON|is not MP3 audio|empty reply|has no `\w+` (field|list)|is not a JSON object|a binary frame \(\d+ bytes\) where only JSON/,
   rate: /HTTP 429/,
   server: /HTTP 50\d/,
   write: /disk full or file too large \(EFBIG\)/,
@@ -390,6 +390,10 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
     stderr: M.server,
     stdout: /^$/,
   });
+  // a protocol error at once, never "the server sent nothing for N s" (issue 25, item 23)
+  add({ family, fault: 'event not a JSON object', plan: ['not-json'], exit: 1, stderr: M.protocol });
+  // TTS audio may come in binary frames; the other protocols have none
+  if (!family.startsWith('tts')) add({ family, fault: 'binary frame', plan: ['binary'], exit: 1, stderr: M.protocol });
 }
 
 // the test runner: a failing session fails its case (exit 1) with the class of fault in the report, never the run
@@ -411,6 +415,11 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   add({ family, fault: 'close 1011', plan: [{ close: 1011 }], exit: 1, stderr: /code 1011/, stdout: /^FAIL greets/ });
   add({ family, fault: 'close 4001', plan: [{ close: 4001 }], exit: 1, stderr: /code 4001/, stdout: /^FAIL greets/ });
   add({ family, fault: 'SIGTERM mid-session', plan: ['stall'], signal: 'SIGTERM', exit: 143, stderr: /^(?!.*error)/s });
+  for (const [fault, plan] of [
+    ['event not a JSON object', 'not-json'],
+    ['binary frame', 'binary'],
+  ] as const)
+    add({ family, fault, plan: [plan], exit: 1, stderr: M.protocol, stdout: /^FAIL greets/ });
 }
 
 // svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is

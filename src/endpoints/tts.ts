@@ -148,7 +148,10 @@ export type TtsEvent =
 
 /** One streaming TTS connection: send text, read audio. Several utterances may follow each other. */
 export class TtsSocket {
-  constructor(readonly conn: WsConnection) {}
+  constructor(readonly conn: WsConnection) {
+    // audio may come as binary frames as well as base64 in audio.delta events
+    conn.binaryFrames = true;
+  }
 
   static async open(
     connect: (path: string, query: Record<string, string | number | boolean | undefined>) => Promise<WsConnection>,

@@ -1,6 +1,6 @@
 // WebSocket helper on `ws` (imported lazily): bearer auth, JSON events, binary frames, close codes as errors.
 import type WebSocket from 'ws';
-import { ApiError, InterruptedError, NetworkError, parseErrorBody } from '../core/errors.js';
+import { ApiError, InterruptedError, NetworkError, ProtocolError, parseErrorBody } from '../core/errors.js';
 import {
   backoffMs,
   buildUrl,
@@ -88,6 +88,8 @@ export class WsConnection {
    * connection ("no data within --timeout"); a session that may rightly stay quiet (nobody speaks) says false.
    */
   awaiting: () => boolean = () => true;
+  /** Whether the protocol has the server send binary frames (audio); where it does not, one is a protocol error. */
+  binaryFrames = false;
   private lastMessageAt = Date.now();
   private idleTimer?: NodeJS.Timeout;
 
@@ -101,28 +103,26 @@ export class WsConnection {
     if (idleTimeoutMs && idleTimeoutMs > 0) this.watchIdle(idleTimeoutMs);
     socket.on('message', (data, isBinary) => {
       this.lastMessageAt = Date.now();
-      let msg: WsMessage;
-      if (isBinary) msg = { type: 'binary', data: Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]) };
-      else {
-        const text = data.toString();
-        this.trace?.(this.redact(`< ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`));
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        // every protocol's events are JSON objects with a type; anything else is kept for --json as `invalid`
-        msg = {
-          type: 'json',
-          data:
-            parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-              ? (parsed as WsJsonEvent)
-              : { type: 'invalid', raw: text },
-        };
-        this.watcher?.received(msg.data);
+      if (this.closed) return;
+      if (isBinary) {
+        const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]);
+        if (!this.binaryFrames)
+          return this.protocolError(`a binary frame (${bytes.length} bytes) where only JSON events are sent`);
+        return this.push({ type: 'binary', data: bytes });
       }
-      this.push(msg);
+      const text = data.toString();
+      this.trace?.(this.redact(`< ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`));
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      // every protocol's events are JSON objects with a type
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+        return this.protocolError(`an event that is not a JSON object: ${JSON.stringify(text.slice(0, 200))}`);
+      this.watcher?.received(parsed as WsJsonEvent);
+      this.push({ type: 'json', data: parsed as WsJsonEvent });
     });
     socket.on('close', (code, reason) => {
       this.closeCode = code;
@@ -173,6 +173,15 @@ export class WsConnection {
   }
 
   private reported = false;
+
+  /** The server broke the protocol: the session ends here, and the next read throws what it sent. */
+  private protocolError(what: string): void {
+    this.failure ??= new ProtocolError(`the server sent ${what}`);
+    this.trace?.(`< ${this.failure.message}: closing`);
+    this.report(1002, this.failure.message, true);
+    this.socket.close(1002, 'protocol error');
+    this.finish();
+  }
 
   /** Tell the watcher how the session ended, once (it still sees what arrives after the client's close). */
   private report(code: number | undefined, error: string | undefined, byClient: boolean): void {

@@ -35,7 +35,11 @@ export type WsFault =
   /** the answer begins, then the TCP connection is dropped (1006) */
   | 'drop'
   /** the handshake is refused with this status (and Retry-After) */
-  | { refuse: number; retryAfter?: string };
+  | { refuse: number; retryAfter?: string }
+  /** the answer begins, then a text frame that is not a JSON object, and nothing more */
+  | 'not-json'
+  /** the answer begins, then a binary frame the protocol does not have, and nothing more */
+  | 'binary';
 
 export type Fault = HttpFault | WsFault;
 
@@ -372,6 +376,8 @@ export class HostileServer {
       if (fault === 'ok') return false;
       if (fault === 'stall') this.hold();
       else if (fault === 'drop') ws.terminate();
+      else if (fault === 'not-json') ws.send('[1,2,3]');
+      else if (fault === 'binary') ws.send(Buffer.from([1, 2, 3]), { binary: true });
       else if (typeof fault === 'object' && 'close' in fault)
         ws.close(fault.close, fault.close === 1000 ? '' : 'hostile close');
       return true;
