@@ -341,6 +341,15 @@ export async function runCli(
   const { streams, env, control } = io;
   const inv: Invocation = { streams, env, control, version: version() };
   let exitCode: number = ExitCode.ok;
+  // Node turns bytes of argv that are not UTF-8 into U+FFFD: sent on, the text would say something else
+  const garbled = argv.findIndex((a) => a.includes('\ufffd'));
+  if (garbled >= 0) {
+    streams.stderr.write(
+      `error: argument ${garbled + 1} (${JSON.stringify(argv[garbled])}) is not valid UTF-8 text (a byte that is not ` +
+        'UTF-8 arrives as U+FFFD); convert it first, e.g. iconv -f LATIN1 -t UTF-8\n',
+    );
+    return ExitCode.usage;
+  }
   // `svc help files list` is `svc files list --help` (topics and bare `svc help` are the help command's own)
   const help = argv[0] === 'help' ? await import('./help.js') : undefined;
   const { HELP_TOPICS = [], topLevelHelp } = help ?? {};

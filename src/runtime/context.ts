@@ -1,6 +1,7 @@
 // The one object a command runner gets: streams and output, global options, and lazy constructors for
 // the config and the HTTP client (nothing is loaded before a command needs it). Core imports nothing above it:
 // where requests go with --emulator is decided by cli.ts and handed in as an EndpointResolver.
+import { utf8Text } from '../core/input-file.js';
 import { checkBaseUrl, resolveConfig, type ResolvedConfig } from './config.js';
 import { HttpClient } from '../net/http.js';
 import { Output, type Streams } from '../term/output.js';
@@ -40,6 +41,8 @@ export interface Context {
   setInterruptHandler(fn: (() => void) | undefined): void;
   /** read all of stdin (when it is not a terminal) */
   readStdin(): Promise<string>;
+  /** all of stdin as bytes (a body sent as it is) */
+  readStdinBytes(): Promise<Buffer>;
   now(): number;
   /** add what a text command knows (model, usage, prompt, streamed answer) to the log record of its last call */
   logCall(details: import('../apilog/log.js').CallDetails): void;
@@ -82,13 +85,23 @@ export interface ContextInit {
 const NO_KEY = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)';
 
 /** All of stdin as text. */
-async function readAll(stdin: Streams['stdin']): Promise<string> {
+/** The largest stdin read whole (it becomes one JSON request body; docs/scripting.md). */
+const MAX_STDIN_BYTES = 32 * 1024 * 1024;
+
+async function readAll(stdin: Streams['stdin']): Promise<Buffer> {
   // the launcher's stream for the null device (bin/svc.cjs): empty, known without reading it (the stream's async
   // iterator, run cold, cost ~1.7 ms of `svc chat hi < /dev/null`)
-  if ((stdin as unknown as Record<symbol, unknown>)[Symbol.for('svc.nullDevice')]) return '';
+  if ((stdin as unknown as Record<symbol, unknown>)[Symbol.for('svc.nullDevice')]) return Buffer.alloc(0);
   const chunks: Buffer[] = [];
-  for await (const chunk of stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString('utf8');
+  let size = 0;
+  for await (const chunk of stdin as AsyncIterable<Buffer | string>) {
+    chunks.push(Buffer.from(chunk));
+    size += chunks[chunks.length - 1]!.length;
+    // all of it goes into one request body: past the limit the API would refuse it (413) after the upload
+    if (size > MAX_STDIN_BYTES)
+      throw new UsageError(`stdin: more than ${MAX_STDIN_BYTES / 1024 / 1024} MiB, the largest request body svc sends`);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** Cleanup run before exit, last registered first; a failing hook never changes the exit code. */
@@ -181,7 +194,9 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     ws: (path, query, opts = {}) => openWs(wiring, path, query, opts),
     setInterruptHandler: init.setInterruptHandler,
     runExitHooks: exitHooks.run,
-    readStdin: () => readAll(init.streams.stdin),
+    // text from stdin is valid UTF-8 or refused (exit 2), never sent with U+FFFD in place of what it could not read
+    readStdin: async () => utf8Text(await readAll(init.streams.stdin), 'stdin'),
+    readStdinBytes: () => readAll(init.streams.stdin),
     now: () => Date.now(),
     logCall: (details) => wiring.log.recorder?.details(details),
     logsCalls: () => !!wiring.log.recorder,

@@ -1,5 +1,5 @@
+import { readInputText } from '../../core/input-file.js';
 import { answerWriter } from '../../cmdutil/answer-writer.js';
-import { readFileSync } from 'node:fs';
 import { tokenSum } from '../../term/usage.js';
 import type {
   InputItem,
@@ -107,11 +107,7 @@ type RequestBase = { model: string; [field: string]: unknown };
 /** `@FILE` reads the text from a file. */
 function textOrFile(raw: string, flag: string): string {
   if (!raw.startsWith('@')) return raw;
-  try {
-    return readFileSync(raw.slice(1), 'utf8');
-  } catch (err) {
-    return fail(flag, raw, `text, or @FILE naming a readable file (${(err as NodeJS.ErrnoException).code})`);
-  }
+  return readInputText(flag, raw.slice(1));
 }
 
 /** A JSON array given inline or as a file. */
