@@ -238,6 +238,9 @@ async function printPages(
 /** The reply's body as sent: JSON printed as JSON, anything else (files, audio) streamed through untouched. */
 async function printReply(ctx: Context, res: HttpResponse): Promise<void> {
   const type = String(res.headers['content-type'] ?? '');
+  const notJson = () =>
+    new ProtocolError(`--jq: the reply is ${type || 'of no content type'}, not JSON: there is nothing to filter`);
+  if (ctx.out.filtered && !type.includes('json')) throw notJson();
   if (!type.includes('json')) {
     // Raw bytes (file contents, audio): stream them through untouched.
     for await (const chunk of res.body) ctx.out.write(chunk as Buffer);
@@ -250,6 +253,7 @@ async function printReply(ctx: Context, res: HttpResponse): Promise<void> {
   } catch {
     parsed = undefined;
   }
+  if (parsed === undefined && ctx.out.filtered) throw notJson();
   if (parsed === undefined) ctx.out.write(text);
   else ctx.out.printJson(parsed);
 }

@@ -123,6 +123,7 @@ export interface Destination {
 export function destination(ctx: Context, opts: TtsOpts): Destination {
   require(!(opts.play && opts.output !== undefined), '--play', true, 'not together with -o/--output');
   const dest = opts.play ? 'speaker' : (opts.output ?? (ctx.out.stdoutIsTTY ? 'speaker' : '-'));
+  if (dest === '-') ctx.out.bytesToStdout();
   let codec = opts.codec;
   if (!codec && dest !== 'speaker' && dest !== '-') {
     const ext = unwritableAudioExtension(dest);
