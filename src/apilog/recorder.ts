@@ -182,7 +182,9 @@ function promptOf(body: Record<string, unknown>): string | undefined {
     }
     return undefined;
   }
-  for (const k of ['input', 'prompt', 'text'] as const) if (typeof body[k] === 'string') return body[k] as string;
+  // a document search's query is the user's words too (logs --grep finds it)
+  for (const k of ['input', 'prompt', 'text', 'query'] as const)
+    if (typeof body[k] === 'string') return body[k] as string;
   return undefined;
 }
 

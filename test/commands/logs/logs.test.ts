@@ -151,3 +151,22 @@ describe('svc logs on a terminal', () => {
     }
   });
 });
+
+describe('svc logs --grep', () => {
+  it('finds a document search by its query, logged like a prompt (issue 25, item 26)', async () => {
+    const configDir = tempDir();
+    const r = await svcInProcess(['documents', 'search', 'refund policy for broken kettles', '--collection', 'c1'], {
+      emu,
+      configDir,
+    });
+    expect(r.exitCode, r.stderr).not.toBe(2); // sent (the emulator has no such collection: a logged 400)
+    const found = await svcInProcess(['logs', '--json', '--grep', 'broken kettles'], { emu, configDir });
+    const recs = found.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(recs).toHaveLength(1);
+    expect(recs[0]).toMatchObject({ command: 'documents search', prompt: 'refund policy for broken kettles' });
+  });
+});
