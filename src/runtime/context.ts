@@ -2,6 +2,7 @@
 // the config and the HTTP client (nothing is loaded before a command needs it). Core imports nothing above it:
 // where requests go with --emulator is decided by cli.ts and handed in as an EndpointResolver.
 import { utf8Text } from '../core/input-file.js';
+import { didYouMean } from '../core/suggest.js';
 import { checkBaseUrl, resolveConfig, type ResolvedConfig } from './config.js';
 import { HttpClient } from '../net/http.js';
 import { Output, type Streams } from '../term/output.js';
@@ -123,6 +124,20 @@ function exitHookList() {
   };
 }
 
+/**
+ * A profile named on the command line or in SVC_PROFILE that the config file does not hold is a typo (exit 2 with
+ * the closest name), not "no API key": unless the key comes from the environment, where a profile need not exist.
+ */
+function checkProfileExists(cfg: ResolvedConfig): void {
+  if (cfg.profileExists || cfg.apiKeySource === 'env') return;
+  if (cfg.profileSource !== 'flag' && cfg.profileSource !== 'environment') return;
+  const flag = cfg.profileSource === 'flag' ? '--profile' : 'SVC_PROFILE';
+  throw new UsageError(
+    `${flag}: profile ${cfg.profile} does not exist${didYouMean(cfg.profile, cfg.profiles)}; profiles: ` +
+      `${cfg.profiles.join(', ') || '(none)'} (svc auth login --profile ${cfg.profile} makes it)`,
+  );
+}
+
 /** The config (flags over env over file), resolved on first use, and the endpoint it leads to. */
 function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) => void) {
   let config: ResolvedConfig | undefined;
@@ -133,6 +148,7 @@ function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) 
     return config;
   };
   const keyless = async (cfg: ResolvedConfig): Promise<Endpoint> => {
+    checkProfileExists(cfg);
     checkBaseUrl(cfg.baseUrl, init.env);
     return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
   };
