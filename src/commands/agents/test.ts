@@ -1,3 +1,4 @@
+import { outputPath } from '../../core/atomic-file.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { getAgent, type Agent } from '../../endpoints/agents.js';
@@ -66,10 +67,12 @@ export default defineCommand<Opts>({
     {
       flags: '-o, --output <file>',
       description: 'write the report to FILE instead of stdout (replaced only when complete)',
+      parse: outputPath(),
     },
     {
       flags: '--transcripts <dir>',
       description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
+      parse: outputPath({ dir: true }),
     },
     toolCmdFlag(toolCmdParser),
     {

@@ -1,3 +1,4 @@
+import { outputPath } from '../../core/atomic-file.js';
 import { textChunks } from '../../core/text-chunks.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { OptionSpec } from '../../core/option-spec.js';
@@ -103,11 +104,16 @@ export const TTS_OPTIONS: OptionSpec[] = [
     parse: integer({ min: 0, max: 1 }),
   },
   { flags: '--text-normalization', description: 'speak written forms (numbers, symbols) as words' },
-  { flags: '--timestamps [file]', description: 'character timings: JSON to FILE, else a line per character on stderr' },
+  {
+    flags: '--timestamps [file]',
+    description: 'character timings: JSON to FILE, else a line per character on stderr',
+    parse: outputPath(),
+  },
   {
     flags: '-o, --output <file|->',
     description:
       'write the audio to FILE or stdout (-) instead of playing it; default: speaker on a terminal, stdout in a pipe',
+    parse: outputPath(),
   },
   { flags: '--play', description: 'play on the speaker even when stdout is not a terminal' },
   AUDIO.outputDevice,

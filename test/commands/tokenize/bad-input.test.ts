@@ -61,3 +61,20 @@ describe('stdin over the largest request body (issue 25, item 15)', () => {
     expect(emu.requests()).toEqual([]);
   });
 });
+
+describe('URL-typed flags are checked as URLs (issue 25, item 15)', () => {
+  for (const [args, flag, value] of [
+    [['chat', 'hi', '--rss', 'feed.xml'], '--rss', 'feed.xml'],
+    [['chat', 'hi', '--rss', 'ftp://example.com/feed'], '--rss', 'ftp://example.com/feed'],
+    [['tokenize', 'hi', '--base-url', 'api.svc.ai'], '--base-url', 'api.svc.ai'],
+    [['emulator', 'trigger', 'incoming-call', '--webhook', 'http://'], '--webhook', 'http://'],
+  ] as [string[], string, string][]) {
+    it(`${args.slice(0, 2).join(' ')} ${flag} ${value}`, async () => {
+      emu.clearRequests();
+      const r = await svcInProcess(args, { emu });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain(`${flag}: ${value} is not allowed: an http:// or https:// URL`);
+      expect(emu.requests()).toEqual([]);
+    });
+  }
+});
