@@ -56,8 +56,8 @@ export function parseAgentJson(text: string, source: string): Record<string, unk
   return parsed as Record<string, unknown>;
 }
 
-export function readAgentFile(path: string): Record<string, unknown> {
-  return parseAgentJson(readFileFor('-f', path), path);
+export function readAgentFile(path: string, flag = '-f'): Record<string, unknown> {
+  return parseAgentJson(readFileFor(flag, path), flag === '-f' ? path : `${flag} ${path}`);
 }
 
 /** How a field is named in messages: the flag when it came from flags, `FILE: field` from a file. */
