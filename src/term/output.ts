@@ -202,6 +202,11 @@ export class Output {
     if (!this.opts.quiet) this.toStderr(`${message}\n`);
   }
 
+  /** A note the user asked for by a flag (-u/--usage): on stderr even with -q, which silences only the unasked. */
+  asked(message: string): void {
+    this.toStderr(message + '\n');
+  }
+
   warn(message: string): void {
     this.toStderr(`${this.ce.yellow('warning:')} ${message}\n`);
   }

@@ -546,7 +546,7 @@ async function runLoop(
     }
   }
   // the model that answered (an alias such as svc-latest resolves to a model id)
-  if (f.usage) ctx.out.info(ctx.out.ce.dim(responseUsageLine(usage, r.model ?? String(base.model))));
+  if (f.usage) ctx.out.asked(ctx.out.ce.dim(responseUsageLine(usage, r.model ?? String(base.model))));
   // the id get/delete/items/--previous need: on a terminal only (--json carries it in the events)
   if (ctx.out.stderrIsTTY && !ctx.out.json && !ctx.globals.quiet && r.store !== false && stored)
     ctx.out.info(ctx.out.ce.dim(`response ${r.id}`));

@@ -78,3 +78,19 @@ describe('URL-typed flags are checked as URLs (issue 25, item 15)', () => {
     });
   }
 });
+
+describe('-q silences what was not asked for, not an explicit -u (issue 25, item 18)', () => {
+  for (const args of [
+    ['chat', 'hi', '-u', '-q'],
+    ['chat', 'hi', '--no-stream', '-u', '-q'],
+    ['messages', 'hi', '-u', '-q'],
+    ['embed', 'hi', '-u', '-q'],
+    ['responses', 'create', 'hi', '-u', '-q'],
+  ]) {
+    it(args.join(' '), async () => {
+      const r = await svcInProcess(args, { emu });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/^usage: .*\d+/m);
+    });
+  }
+});
