@@ -252,6 +252,12 @@ async function newHttpClient(w: Wiring, apiKey?: string, needsKey = true): Promi
     network: cfg.network,
     onWarn: (note) => w.out.warn(note),
   });
+  // --budget-strict refuses a call that may cost before it is sent; reads and deletions cost nothing
+  const request = c.request.bind(c);
+  c.request = async (req) => {
+    w.log.refuseBillable(req.method);
+    return request(req);
+  };
   // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
   if (!w.init.exitsAfterRun) w.onExit(() => c.close());
   return c;
@@ -269,6 +275,7 @@ async function openWs(
   const apiKey = opts.apiKey ?? ep.apiKey;
   if (!apiKey) throw new MissingKeyError(NO_KEY);
   await w.log.start();
+  w.log.refuseBillable('WS');
   await w.log.recorder?.readySessions();
   const { connectWs } = await import('../net/ws.js');
   return connectWs({
@@ -302,17 +309,18 @@ function callLog(
   client: () => Promise<HttpClient> | undefined,
 ) {
   let recorder: CallRecorder | undefined;
+  /** --budget-strict over the budget: why a billable call is refused (free ones, like listing files, still go) */
+  let refusal: string | undefined;
   const checkBudget = async (budget: string | undefined): Promise<void> => {
-    if (budget === undefined) return;
+    // emulated calls cost nothing
+    if (budget === undefined || init.endpoint) return;
     const { spentToday, logDir } = await import('../apilog/log.js');
     const spent = spentToday(logDir(init.env), new Date());
     if (spent < Number(budget)) return;
     const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
     if (init.globals.budgetStrict)
-      throw new UsageError(
-        `--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`,
-      );
-    out.warn(msg);
+      refusal = `--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`;
+    else out.warn(msg);
   };
   /** the catalogue's prices, for records whose usage the API did not price */
   const fetchCatalogue = async (): Promise<unknown> => {
@@ -336,6 +344,7 @@ function callLog(
       init.env,
       init.command ?? '',
       Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS),
+      !!init.endpoint,
     ));
     // the run's outcome stands when its record cannot be written (a full disk, no folder for it), but it is said
     const unlogged = (err: unknown) => out.warn(`this run is not in the call log: ${describeError(err)}`);
@@ -362,6 +371,10 @@ function callLog(
     start,
     get recorder(): CallRecorder | undefined {
       return recorder;
+    },
+    /** throws the --budget-strict refusal for a call that may cost (a body sent, a session opened) */
+    refuseBillable(method: string): void {
+      if (refusal && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') throw new UsageError(refusal);
     },
   };
 }
