@@ -145,7 +145,8 @@ export const ENVIRONMENT = [
     name: 'SVC_EMULATOR_PID',
     group: 'emulator',
     description:
-      'set by `eval "$(svc emulator serve --print-env &)"`: the server\'s process id, for `kill` (svc does not read it)',
+      'set by `eval "$(svc emulator serve --print-env &)"`: the server\'s process id, for `kill` ' +
+      '(svc does not read it)',
   },
   {
     name: 'SVC_FFPROBE',

@@ -46,7 +46,7 @@ describe('--jq', () => {
     expect(JSON.parse(obj.stdout)).toEqual({ name: 'a.txt', size: 3 });
   });
 
-  it('--jq sees rows only: the cursor of a list is a note on stderr, not a null into xargs (issue 25, item 17)', async () => {
+  it('--jq sees rows only: the cursor of a list is a note on stderr, not a null into xargs', async () => {
     const first = await svcInProcess(['files', 'list', '--limit', '1', '--jq', '.id'], { emu });
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stdout.trim().split('\n')).toHaveLength(1);

@@ -63,7 +63,7 @@ describe('svc config', () => {
     }
   });
 
-  it('a typo in --profile or SVC_PROFILE says the profile does not exist, with a suggestion (issue 25, item 19)', async () => {
+  it('a typo in --profile or SVC_PROFILE says the profile does not exist, with a suggestion', async () => {
     const configDir = tempDir();
     await svcInProcess(['config', 'set', 'model', 'svc-4', '--profile', 'work'], { configDir });
     const r = await svcInProcess(['models', 'list', '--profile', 'wrok'], { configDir, key: null });

@@ -135,7 +135,7 @@ describe('svc logs', () => {
 });
 
 describe('svc logs on a terminal', () => {
-  it('keeps the time of day at 100 columns: the prompt and the command give way first (issue 25, item 25)', async () => {
+  it('keeps the time of day at 100 columns: the prompt and the command give way first', async () => {
     const configDir = tempDir();
     expect(
       (await svcInProcess(['chat', 'a prompt long enough to need cutting at this width'], { emu, configDir })).exitCode,

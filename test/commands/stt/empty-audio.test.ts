@@ -42,8 +42,14 @@ describe('empty or impossible audio, refused before connecting', () => {
   it('stt transcribe: an empty file or stdin, a 0 Hz or 0-channel WAV', async () => {
     await refused(['stt', 'transcribe', empty], /empty/);
     await refused(['stt', 'transcribe', '-'], /stdin.*empty/, Buffer.alloc(0));
-    await refused(['stt', 'transcribe', zeroHz], /zero-hz\.wav is not a readable WAV file \(WAV file has a zero sample rate or channel count\)/);
-    await refused(['stt', 'transcribe', zeroCh], /zero-ch\.wav is not a readable WAV file \(.*zero sample rate or channel count\)/);
+    await refused(
+      ['stt', 'transcribe', zeroHz],
+      /zero-hz\.wav is not a readable WAV file \(WAV file has a zero sample rate or channel count\)/,
+    );
+    await refused(
+      ['stt', 'transcribe', zeroCh],
+      /zero-ch\.wav is not a readable WAV file \(.*zero sample rate or channel count\)/,
+    );
   });
 
   it('stt listen and realtime talk: the same, from a file and from stdin', async () => {
@@ -53,7 +59,10 @@ describe('empty or impossible audio, refused before connecting', () => {
     ]) {
       await refused([...cmd, '--input', empty], /--input: .*empty\.wav is empty: there is no audio to send/);
       await refused([...cmd, '--input', '-'], /--input: stdin is empty/, Buffer.alloc(0));
-      await refused([...cmd, '--input', zeroHz], /--input: .*zero-hz\.wav is not a readable WAV file \(.*zero sample rate/);
+      await refused(
+        [...cmd, '--input', zeroHz],
+        /--input: .*zero-hz\.wav is not a readable WAV file \(.*zero sample rate/,
+      );
       await refused(
         [...cmd, '--input', '-'],
         /--input: stdin is not a readable WAV file \(.*zero sample rate or channel count\)/,
