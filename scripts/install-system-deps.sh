@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # System packages the project needs: ALSA headers (to build the optional `speaker`), arecord (for `mic`), and sox,
-# espeak-ng, ffmpeg, tmux, curl, zsh, fish for the test suite (audio fixtures, terminal and shell tests).
+# espeak-ng, ffmpeg, tmux, curl, zsh, fish and tinyproxy (a real proxy) for the test suite (audio fixtures, terminal,
+# shell and network tests).
 # One list per package manager (apt, dnf, apk, brew; add a package to each list): the first manager found installs
 # what is missing (root or sudo for all but brew). With none of them, or when installing fails, it prints what to
 # install and continues: the tests that need a missing tool say which.
 # SVC_SETUP_MANAGER=apt|dnf|apk|brew|none chooses instead of looking (none: only print).
 set -uo pipefail
 
-APT=(libasound2-dev alsa-utils libasound2-plugins sox espeak-ng ffmpeg tmux curl zsh fish)
-DNF=(alsa-lib-devel alsa-utils alsa-plugins-pulseaudio sox espeak-ng ffmpeg-free tmux curl zsh fish)
-APK=(alsa-lib-dev alsa-utils alsa-plugins sox espeak-ng ffmpeg tmux curl zsh fish)
+APT=(libasound2-dev alsa-utils libasound2-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy-bin)
+DNF=(alsa-lib-devel alsa-utils alsa-plugins-pulseaudio sox espeak-ng ffmpeg-free tmux curl zsh fish tinyproxy)
+APK=(alsa-lib-dev alsa-utils alsa-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy)
 # macOS: no ALSA (speaker builds on CoreAudio, mic needs sox's rec)
-BREW=(sox espeak-ng ffmpeg tmux zsh fish)
-TOOLS="tmux zsh fish ffmpeg sox espeak-ng curl arecord"
+BREW=(sox espeak-ng ffmpeg tmux zsh fish tinyproxy)
+TOOLS="tmux zsh fish ffmpeg sox espeak-ng curl arecord tinyproxy"
 
 manager="${SVC_SETUP_MANAGER:-}"
 if [ -z "$manager" ]; then

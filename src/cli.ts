@@ -60,14 +60,17 @@ function commandWords(argv: string[]): string[] {
 }
 
 /** Walk the tree along argv, loading only the groups on the way. */
-async function resolvePath(argv: string[]): Promise<{ path: CommandNode[]; levels: CommandNode[][] }> {
+async function resolvePath(
+  argv: string[],
+): Promise<{ path: CommandNode[]; levels: CommandNode[][]; unknown?: string }> {
   const words = commandWords(argv);
   const path: CommandNode[] = [];
   const levels: CommandNode[][] = [rootCommands];
   let nodes = rootCommands;
   for (const w of words) {
     const node = nodes.find((n) => n.name === w || n.aliases?.includes(w));
-    if (!node) break;
+    // a word where only commands can stand (the root, a group that runs nothing itself) names none
+    if (!node) return { path, levels, unknown: path[path.length - 1]?.load ? undefined : w };
     path.push(node);
     if (!node.children) break;
     nodes = await node.children();
@@ -196,7 +199,9 @@ interface Invocation {
  * built too, so that help lists them and a typo gets a suggestion.
  */
 async function addCommandPath(program: Command, argv: string[], inv: Invocation): Promise<number> {
-  const { path, levels } = await resolvePath(argv);
+  const { path, levels, unknown } = await resolvePath(argv);
+  // `svc nosuchcmd --help`: an unknown command is an error whatever follows it (help would hide the typo)
+  if (unknown !== undefined) throw new UnknownCommand(unknown, path, levels[path.length]!);
   const last = path[path.length - 1];
   // `svc chat -- get me a recipe`: after --, words are the prompt, not a subcommand of chat
   if (last?.load && last.children && levels.length > path.length && argv.includes('--')) levels.pop();
@@ -228,18 +233,13 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
           }
         } else if (node.children) {
           const children = levels[depth + 1] ?? [];
-          const name = ['svc', ...path.slice(0, depth + 1).map((n) => n.name)].join(' ');
+          const groupPath = path.slice(0, depth + 1);
           sub.allowExcessArguments(true);
           sub.action(() => {
             const [word] = sub.args;
-            if (word === undefined) sub.outputHelp({ error: true });
-            else {
-              const names = children.filter((c) => !c.hidden).flatMap((c) => [c.name, ...(c.aliases ?? [])]);
-              inv.streams.stderr.write(
-                `error: unknown command '${word}' for '${name}'${didYouMean(word, names)}\n(\`${name} ` +
-                  `--help\` lists its commands)\n`,
-              );
-            }
+            // `svc files -- nosuch`: a word after -- is not skipped by the walk above
+            if (word !== undefined) throw new UnknownCommand(word, groupPath, children);
+            sub.outputHelp({ error: true });
             inv.result = ExitCode.usage;
           });
         }
@@ -253,6 +253,16 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
     parent = next;
   }
   return path.length;
+}
+
+/** A word where a command was expected names none: exit 2 with the closest command, before any help is shown. */
+class UnknownCommand extends Error {
+  constructor(word: string, path: CommandNode[], siblings: CommandNode[]) {
+    const names = siblings.filter((c) => !c.hidden).flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+    const name = ['svc', ...path.map((n) => n.name)].join(' ');
+    const of = path.length ? ` for '${name}'` : '';
+    super(`unknown command '${word}'${of}${didYouMean(word, names)}\n(\`${name} --help\` lists its commands)`);
+  }
 }
 
 /** `models list`: the words of a command below the program. */
@@ -331,6 +341,15 @@ export async function runCli(
   const { streams, env, control } = io;
   const inv: Invocation = { streams, env, control, version: version() };
   let exitCode: number = ExitCode.ok;
+  // Node turns bytes of argv that are not UTF-8 into U+FFFD: sent on, the text would say something else
+  const garbled = argv.findIndex((a) => a.includes('\ufffd'));
+  if (garbled >= 0) {
+    streams.stderr.write(
+      `error: argument ${garbled + 1} (${JSON.stringify(argv[garbled])}) is not valid UTF-8 text (a byte that is not ` +
+        'UTF-8 arrives as U+FFFD); convert it first, e.g. iconv -f LATIN1 -t UTF-8\n',
+    );
+    return ExitCode.usage;
+  }
   // `svc help files list` is `svc files list --help` (topics and bare `svc help` are the help command's own)
   const help = argv[0] === 'help' ? await import('./help.js') : undefined;
   const { HELP_TOPICS = [], topLevelHelp } = help ?? {};
@@ -417,6 +436,10 @@ async function handleError(
   stderr: Streams['stderr'],
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
+  if (err instanceof UnknownCommand) {
+    stderr.write(`error: ${err.message}\n`);
+    return ExitCode.usage;
+  }
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
     if (err.code === 'commander.help') return ExitCode.usage;

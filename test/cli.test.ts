@@ -99,24 +99,22 @@ describe("undici's HTTP parser", () => {
   // compiled ahead on V8's worker threads from the bundle's file (src/net/http-parser.ts), and that module is the one
   // undici instantiates; without the bundle undici compiles its own on the main thread, as it always does
   for (const mode of ['bundle', 'modules'] as const) {
-    it(
-      `is compiled ` + `${mode === 'bundle' ? 'ahead, off the main thread, and used' : 'by undici itself'} (${mode})`,
-      async () => {
-        const trace = join(tempDir(), 'wasm.txt');
-        const r = await svcProcess(['models', 'list'], {
-          emu,
-          nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-wasm.cjs')],
-          env: { SVC_TRACE_WASM: trace, SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined },
-        });
-        expect(r.exitCode).toBe(0);
-        expect(r.stdout).toMatch(/^svc-4\t/m);
-        const parserBytes = readFileSync(join(ROOT, 'dist/bundle/net/llhttp_simd.wasm')).length;
-        const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-        expect(lines).toEqual(
-          mode === 'bundle' ? [`async ${parserBytes}`, 'instance 0'] : [`sync ${parserBytes}`, 'instance 0'],
-        );
-      },
-    );
+    const how = mode === 'bundle' ? 'ahead, off the main thread, and used' : 'by undici itself';
+    it(`is compiled ${how} (${mode})`, async () => {
+      const trace = join(tempDir(), 'wasm.txt');
+      const r = await svcProcess(['models', 'list'], {
+        emu,
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-wasm.cjs')],
+        env: { SVC_TRACE_WASM: trace, SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined },
+      });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toMatch(/^svc-4\t/m);
+      const parserBytes = readFileSync(join(ROOT, 'dist/bundle/net/llhttp_simd.wasm')).length;
+      const lines = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      expect(lines).toEqual(
+        mode === 'bundle' ? [`async ${parserBytes}`, 'instance 0'] : [`sync ${parserBytes}`, 'instance 0'],
+      );
+    });
   }
 });
 
@@ -364,7 +362,7 @@ describe('the command tree', () => {
     const r = await svcProcess(['modles']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'modles'/);
-    expect(r.stderr).toMatch(/Did you mean models\?/);
+    expect(r.stderr).toMatch(/\(did you mean models\?\)/);
     const o = await svcProcess(['models', 'list', '--kindd', 'x']);
     expect(o.exitCode).toBe(2);
     expect(o.stderr).toMatch(/unknown option '--kindd'/);

@@ -27,7 +27,7 @@ const M = {
   incomplete:
     /end marker|in the middle of a turn|before (audio\.done|transcript\.done|response\.done|response\.completed)|is incomplete/,
   protocol:
-    /instead of (an event stream|JSON|MP3 audio)|not valid JSON|event that is not JSON|is not MP3 audio|empty reply|has no `\w+` (field|list)|is not a JSON object/,
+    /instead of (an event stream|JSON|MP3 audio)|not valid JSON|event that is not JSON|is not MP3 audio|empty reply|has no `\w+` (field|list)|is not a JSON object|a binary frame \(\d+ bytes\) where only JSON/,
   rate: /HTTP 429/,
   server: /HTTP 50\d/,
   write: /disk full or file too large \(EFBIG\)/,
@@ -166,6 +166,8 @@ interface Row {
   /** faults planned on the family's route, in order */
   plan?: Fault[];
   refused?: boolean;
+  /** refused until the command says it retries; then the server comes up on that port */
+  refusedThenUp?: boolean;
   signal?: Signal;
   /** the process's file size limit, in blocks of 512 bytes (`ulimit -f`) */
   ulimit?: number;
@@ -349,6 +351,49 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   add({ family, fault: 'close 1011', plan: [{ close: 1011 }], exit: 1, stderr: /code 1011/ });
   add({ family, fault: 'close 4001', plan: [{ close: 4001 }], exit: 1, stderr: /code 4001/ });
   add({ family, fault: 'SIGTERM mid-session', plan: ['stall'], signal: 'SIGTERM', exit: 143, stderr: /^(?!.*error)/s });
+  // the handshake follows the retry policy: retried before anything is sent, with a note
+  const retried = FAMILIES[family].ok;
+  const note = (why: string) => new RegExp(`note: ${why} on the WebSocket handshake .*retrying in [\\d.]+ s`);
+  const rate = { refuse: 429, retryAfter: '0' };
+  add({
+    family,
+    fault: 'handshake 429, then ok',
+    plan: [rate],
+    retries: 2,
+    exit: 0,
+    stderr: note('HTTP 429'),
+    stdout: retried,
+  });
+  add({
+    family,
+    fault: 'handshake 503, then ok',
+    plan: [{ refuse: 503 }],
+    retries: 2,
+    exit: 0,
+    stderr: note('HTTP 503'),
+    stdout: retried,
+  });
+  add({
+    family,
+    fault: 'handshake refused, then ok',
+    refusedThenUp: true,
+    retries: 4,
+    exit: 0,
+    stderr: note('connection refused'),
+    stdout: retried,
+  });
+  add({
+    family,
+    fault: 'handshake 503 with no retries left',
+    plan: [{ refuse: 503 }],
+    exit: 7,
+    stderr: M.server,
+    stdout: /^$/,
+  });
+  // a protocol error at once, never "the server sent nothing for N s" (issue 25, item 23)
+  add({ family, fault: 'event not a JSON object', plan: ['not-json'], exit: 1, stderr: M.protocol });
+  // TTS audio may come in binary frames; the other protocols have none
+  if (!family.startsWith('tts')) add({ family, fault: 'binary frame', plan: ['binary'], exit: 1, stderr: M.protocol });
 }
 
 // the test runner: a failing session fails its case (exit 1) with the class of fault in the report, never the run
@@ -370,6 +415,11 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   add({ family, fault: 'close 1011', plan: [{ close: 1011 }], exit: 1, stderr: /code 1011/, stdout: /^FAIL greets/ });
   add({ family, fault: 'close 4001', plan: [{ close: 4001 }], exit: 1, stderr: /code 4001/, stdout: /^FAIL greets/ });
   add({ family, fault: 'SIGTERM mid-session', plan: ['stall'], signal: 'SIGTERM', exit: 143, stderr: /^(?!.*error)/s });
+  for (const [fault, plan] of [
+    ['event not a JSON object', 'not-json'],
+    ['binary frame', 'binary'],
+  ] as const)
+    add({ family, fault, plan: [plan], exit: 1, stderr: M.protocol, stdout: /^FAIL greets/ });
 }
 
 // svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is
@@ -469,9 +519,9 @@ describe('fault matrix', () => {
     '%s',
     async (_name, row) => {
       const fam = FAMILIES[row.family]!;
-      const server = await HostileServer.start();
+      let server = await HostileServer.start();
       try {
-        const base = row.refused ? await closedPort() : server.url;
+        const base = row.refused || row.refusedThenUp ? await closedPort() : server.url;
         if (row.plan) server.plan(fam.route, ...row.plan);
         const dir = tempDir('svc-matrix-');
         writeFileSync(join(dir, 'up.txt'), 'hello');
@@ -492,6 +542,21 @@ describe('fault matrix', () => {
           r = await svcShell(`ulimit -f ${row.ulimit}; svc "$@"`, { ...opts, args });
           // (svcShell, like execa, drops the final newline of stdout)
           if (r.stdout) r.stdout += '\n';
+        } else if (row.refusedThenUp) {
+          const child = spawnSvc(args, opts);
+          // the first handshake was refused: the server comes up on that port during the backoff
+          await new Promise<void>((res) => {
+            let seen = '';
+            child.stderr!.on('data', (c: Buffer) => {
+              seen += c.toString();
+              if (/retrying/.test(seen)) res();
+            });
+            void child.catch(() => {}).finally(() => res());
+          });
+          await server.close();
+          server = await HostileServer.start(Number(new URL(base).port));
+          const c = await child;
+          r = { exitCode: c.exitCode ?? -1, stdout: String(c.stdout ?? ''), stderr: String(c.stderr ?? '') };
         } else if (row.signal) {
           const child = spawnSvc(args, opts);
           await server.whenHeld();

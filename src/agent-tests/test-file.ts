@@ -66,10 +66,16 @@ class FileProblem {
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Read every test file; all problems of all files are reported at once (exit 2). */
-export async function readTestFiles(paths: string[]): Promise<TestCase[]> {
+/**
+ * Read every test file; all problems of all files are reported at once (exit 2), after `before` (the agent file's),
+ * with every arguments_schema that `schemaProblem` says does not compile.
+ */
+export async function readTestFiles(
+  paths: string[],
+  opts: { before?: string[]; schemaProblem?: (schema: Json) => Promise<string | undefined> } = {},
+): Promise<TestCase[]> {
   const cases: TestCase[] = [];
-  const report: string[] = [];
+  const report: string[] = [...(opts.before ?? [])];
   for (const path of paths) {
     const p = new FileProblem(path);
     const doc = await parseDocument(path, p);
@@ -79,9 +85,12 @@ export async function readTestFiles(paths: string[]): Promise<TestCase[]> {
   const seen = new Map<string, string>();
   for (const c of cases) {
     const where = seen.get(c.name);
-    if (where !== undefined) report.push(`${c.file}: case "${c.name}" is also in ${where}: case names must be unique`);
+    if (where === c.file) report.push(`${c.file}: case "${c.name}" is there twice: case names must be unique`);
+    else if (where !== undefined)
+      report.push(`${c.file}: case "${c.name}" is also in ${where}: case names must be unique`);
     seen.set(c.name, c.file);
   }
+  if (opts.schemaProblem) report.push(...(await schemaProblems(cases, opts.schemaProblem)));
   if (report.length)
     throw new UsageError(
       `malformed agent test file${report.length > 1 ? 's' : ''}:\n  ` +
@@ -89,6 +98,22 @@ export async function readTestFiles(paths: string[]): Promise<TestCase[]> {
     );
   if (cases.length === 0) throw new UsageError(`no test cases in ${paths.join(', ')}`);
   return cases;
+}
+
+/** Each tool expectation whose arguments_schema does not compile, named by file, case, turn and tool. */
+async function schemaProblems(
+  cases: TestCase[],
+  problem: (schema: Json) => Promise<string | undefined>,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const c of cases)
+    for (const [i, t] of c.turns.entries())
+      for (const want of t.expect.tool_called ?? []) {
+        const why = want.arguments_schema && (await problem(want.arguments_schema));
+        if (why)
+          out.push(`${c.file}: case "${c.name}", turn ${i + 1}: tool_called ${want.name}: arguments_schema is ${why}`);
+      }
+  return out;
 }
 
 async function parseDocument(path: string, p: FileProblem): Promise<unknown> {

@@ -52,6 +52,8 @@ export interface CallRecord {
   turns?: CallTurn[];
   truncated?: boolean;
   error?: string;
+  /** answered by the emulator (--emulator): shown, never counted toward budget.daily */
+  emulated?: boolean;
 }
 
 export interface CallTurn {
@@ -337,11 +339,11 @@ export function priceCost(prices: Prices | undefined, model: string | undefined,
   return u.input_tokens * p.input + (u.output_tokens + (inside ? 0 : (u.reasoning_tokens ?? 0))) * p.output;
 }
 
-/** Dollars spent today (UTC) according to the log. */
+/** Dollars spent today (UTC) according to the log; emulated calls cost nothing. */
 export function spentToday(dir: string, now: Date): number {
   const day = now.toISOString().slice(0, 10);
   return readRecords(dir, { since: Date.parse(`${day}T00:00:00Z`), texts: false }).reduce(
-    (s, r) => s + (r.cost_usd ?? 0),
+    (s, r) => s + (r.emulated ? 0 : (r.cost_usd ?? 0)),
     0,
   );
 }

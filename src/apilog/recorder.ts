@@ -31,7 +31,16 @@ export class CallRecorder {
     private readonly env: NodeJS.ProcessEnv,
     private readonly command: string,
     private readonly retentionDays: number,
+    /** --emulator: every call was answered by the emulator (marked, never counted toward the budget) */
+    private readonly emulated = false,
   ) {}
+
+  /** One append of the records held (marked when emulated). */
+  private write(): void {
+    const records = this.records.splice(0);
+    if (this.emulated) for (const r of records) r.emulated = true;
+    appendRecords(logDir(this.env), records, this.retentionDays);
+  }
 
   readonly onCall = (call: HttpCall): void => {
     const started = new Date(Date.now() - call.durationMs);
@@ -126,7 +135,7 @@ export class CallRecorder {
       const reported = rec.usage ? reportedCost(this.rawUsage.get(rec)) : undefined;
       if (reported !== undefined) rec.cost_usd = reported;
     }
-    appendRecords(logDir(this.env), this.records.splice(0), this.retentionDays);
+    this.write();
   }
 
   /** Costs (the API's, else from the catalogue's prices fetched at most once a day), then one append per record. */
@@ -144,11 +153,12 @@ export class CallRecorder {
       }
       if (!prices && !fetched) {
         fetched = true;
-        prices = cachedPrices(this.env, Date.now());
+        prices = this.emulated ? undefined : cachedPrices(this.env, Date.now());
         if (!prices) {
           try {
             prices = pricesFromCatalogue(await fetchCatalogue(), Date.now());
-            savePrices(this.env, prices);
+            // the emulator's catalogue prices the emulated calls only, never the cache the real calls use
+            if (!this.emulated) savePrices(this.env, prices);
           } catch {
             // no prices: the cost stays absent rather than guessed
           }
@@ -157,7 +167,7 @@ export class CallRecorder {
       const cost = priceCost(prices, rec.model, rec.usage);
       if (cost !== undefined) rec.cost_usd = cost;
     }
-    appendRecords(logDir(this.env), this.records.splice(0), this.retentionDays);
+    this.write();
   }
 }
 
@@ -182,7 +192,9 @@ function promptOf(body: Record<string, unknown>): string | undefined {
     }
     return undefined;
   }
-  for (const k of ['input', 'prompt', 'text'] as const) if (typeof body[k] === 'string') return body[k] as string;
+  // a document search's query is the user's words too (logs --grep finds it)
+  for (const k of ['input', 'prompt', 'text', 'query'] as const)
+    if (typeof body[k] === 'string') return body[k] as string;
   return undefined;
 }
 

@@ -1,7 +1,8 @@
 // What an input file or stream holds, from its first bytes: the containers svc decodes itself (WAV, MP3), the
 // ones it hands to `ffmpeg` (FLAC, Ogg, MP4/M4A, AAC, Matroska/WebM, AIFF, …), text (a transcript or a note named
 // .wav by mistake), or nothing recognisable (headerless audio: raw samples in the given encoding).
-import { isMp3, isWav } from 'svc-formats/audio-codecs';
+import { isMp3, isWav, parseWavHeader } from 'svc-formats/audio-codecs';
+import { UsageError } from '../core/errors.js';
 
 export type Sniffed =
   | { kind: 'wav' | 'mp3'; name: string }
@@ -67,5 +68,20 @@ export function looksLikeText(head: Uint8Array): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Audio that can carry no sound, refused before connecting (exit 2): empty input, or a WAV whose header says 0 Hz
+ * or 0 channels (the service would fail on it, or a session would wait for speech that never comes).
+ */
+export function checkAudioHead(head: Uint8Array, label: string, flag: string): void {
+  if (head.length === 0) throw new UsageError(`${flag}: ${label} is empty: there is no audio to send`);
+  if (!isWav(head)) return;
+  try {
+    // it refuses a header that says 0 Hz or 0 channels (a header longer than the bytes looked at: the decoder judges)
+    parseWavHeader(head);
+  } catch (err) {
+    throw new UsageError(`${flag}: ${label} is not a readable WAV file (${(err as Error).message})`);
   }
 }

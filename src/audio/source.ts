@@ -17,7 +17,7 @@ import {
 import { CAPTURE_HINT, loadMic, AudioDeviceError } from './devices.js';
 import { InterruptedError, UsageError } from '../core/errors.js';
 import { FFMPEG_HINT, ffmpegAvailable, ffmpegDecode } from './ffmpeg.js';
-import { SNIFF_BYTES, sniffAudio } from './sniff.js';
+import { SNIFF_BYTES, checkAudioHead, sniffAudio } from './sniff.js';
 import type { Encoding, PcmFormat } from 'svc-formats/audio-format';
 import { pcmBytes } from 'svc-formats/audio-format';
 import { Pacer, sleepUntil } from './pacing.js';
@@ -97,6 +97,12 @@ export async function openSource(spec: SourceSpec, opts: SourceOptions): Promise
   const label = spec === '-' ? 'stdin' : spec;
   // what the input holds, before anything is sent: text or a container svc cannot read is refused (exit 2)
   const { head, rest } = await peek(bytes, SNIFF_BYTES);
+  try {
+    checkAudioHead(head, label, flag);
+  } catch (err) {
+    destroy();
+    throw err;
+  }
   const sniffed = sniffAudio(head);
   if (sniffed.kind === 'text') {
     destroy();

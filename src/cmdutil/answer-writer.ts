@@ -3,13 +3,20 @@
 // Pieces keep their order even while a finished block is still being printed (highlighting loads a language on
 // first use). Shared by chat, messages and responses create.
 import type { Context } from '../runtime/context.js';
+import { readEnv } from '../core/environment.js';
 import type { MarkdownStream } from '../term/markdown.js';
 
 /** The Markdown renderer for a streamed answer, or undefined when the text goes out as written. */
 async function answerRenderer(ctx: Context, raw: boolean | undefined): Promise<MarkdownStream | undefined> {
   if (raw || ctx.out.json || !ctx.out.stdoutIsTTY || !ctx.out.colorStdout) return undefined;
   const { MarkdownStream } = await import('../term/markdown.js');
-  return new MarkdownStream(ctx.out.c, (text) => ctx.out.write(text));
+  // a terminal that can be redrawn shows the block in progress as it arrives (docs/text.md)
+  const columns = () => ctx.streams.stdout.columns ?? 0;
+  const redrawable = columns() > 0 && readEnv(ctx.env, 'TERM') !== 'dumb';
+  const live = redrawable
+    ? { write: (t: string) => ctx.out.write(t), control: (s: string) => ctx.out.control(s), columns }
+    : undefined;
+  return new MarkdownStream(ctx.out.c, (text) => ctx.out.write(text), live);
 }
 
 export interface AnswerWriter {

@@ -5,7 +5,7 @@ import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
 import { UsageError } from '../core/errors.js';
-import { fail, integer, isoDate, number, oneOf, repeatable } from '../core/validate.js';
+import { fail, httpUrl, integer, isoDate, number, oneOf, repeatable } from '../core/validate.js';
 
 export const FLAG_GROUPS = {
   model: 'Model',
@@ -281,7 +281,7 @@ export const SEARCH_ROWS: RequestRow[] = [
   {
     flags: '--rss <url>',
     description: 'RSS feed to search (repeatable)',
-    parse: repeatable(),
+    parse: repeatable(httpUrl()),
     group: Q,
     reaches: [SOURCES],
   },

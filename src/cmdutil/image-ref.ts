@@ -35,6 +35,7 @@ export function imageRef(value: string, flag = '--image'): string {
       throw new UsageError(`${flag}: ${value}: no such file (give a readable image file or an http(s) URL)`);
     return fail(flag, value, `a readable image file or an http(s) URL (${code ?? (err as Error).message})`);
   }
+  if (data.length === 0) throw new UsageError(`${flag}: ${value} is empty (give an image file or an http(s) URL)`);
   const mime = sniffImage(data, value);
   if (!mime) throw new UsageError(`${flag}: ${value} is not a PNG, JPEG, GIF or WebP image`);
   return `data:${mime};base64,${data.toString('base64')}`;

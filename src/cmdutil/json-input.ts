@@ -1,6 +1,6 @@
 // Input files of the generation commands (`--input FILE|-`): one JSON value, JSON lines, or plain text. A file
 // that starts like JSON (`{` or `[`) and is neither is refused rather than sent as text.
-import { readFileSync } from 'node:fs';
+import { readInputText as readInputFile } from '../core/input-file.js';
 import type { Context } from '../runtime/context.js';
 import { fail } from '../core/validate.js';
 
@@ -40,9 +40,5 @@ export function parseJsonOrText(text: string, flag: string, source: string): Par
 /** The text of FILE, or of stdin for `-`. */
 export async function readInputText(ctx: Context, flag: string, path: string): Promise<string> {
   if (path === '-') return ctx.readStdin();
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    return fail(flag, path, `a readable file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
+  return readInputFile(flag, path);
 }

@@ -1,6 +1,6 @@
 // Tool definitions read from JSON files (`--tool FILE`), in any of the conventions' shapes, and the checks of a
 // tool list and a tool choice. Commands turn the neutral definitions into their convention's shape.
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../core/input-file.js';
 import { fail, require } from '../core/validate.js';
 
 /** A function tool in chat's nested form (endpoints/chat's ChatTool has this shape). */
@@ -11,12 +11,7 @@ export interface ChatTool {
 
 /** A file's JSON, or a usage error naming the flag (unreadable file, invalid JSON). */
 export function readJsonFile(flag: string, path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    return fail(flag, path, `a readable JSON file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
+  const text = readInputText(flag, path);
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -97,6 +97,11 @@ export const rootCommands: CommandNode[] = [
     load: () => import('./help/show.js'),
   },
   {
+    name: 'doctor',
+    summary: 'Check the setup: config, key, base URL, DNS, proxy, TLS, clock, audio tools, completion',
+    load: () => import('./doctor/show.js'),
+  },
+  {
     name: 'version',
     summary: 'Print the version (--json: with the Node.js version and platform)',
     load: () => import('./version/show.js'),

@@ -225,3 +225,22 @@ export async function writeFileAtomic(
   }
   return f.commit();
 }
+
+/**
+ * A flag naming a file svc will write (`-o FILE`, `--timestamps FILE`, `--transcripts DIR`…), checked when the
+ * command line is parsed — before any paid work — so that an hour of audio is not spent into a path that cannot be
+ * written: the folder must exist, and the target must not be a folder (or, with `dir`, must be one or not exist).
+ * `-` (stdout) and the words in `pass` (speaker) go through.
+ */
+export function outputPath(opts: { dir?: boolean; pass?: readonly string[] } = {}) {
+  return (raw: string, flag: string): string => {
+    if (raw === '-' || opts.pass?.includes(raw)) return raw;
+    const abs = resolve(raw);
+    const parent = dirname(abs);
+    if (!existsSync(parent) || !statSync(parent).isDirectory())
+      throw new UsageError(`${flag}: ${raw}: the folder ${parent} does not exist`);
+    if (existsSync(abs) && statSync(abs).isDirectory() !== !!opts.dir)
+      throw new UsageError(`${flag}: ${raw} ${opts.dir ? 'is not a folder' : 'is a folder'}`);
+    return raw;
+  };
+}

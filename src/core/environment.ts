@@ -5,7 +5,7 @@
 export interface EnvVar {
   name: string;
   description: string;
-  group: 'api' | 'files' | 'output' | 'emulator' | 'tools' | 'system';
+  group: 'api' | 'network' | 'files' | 'output' | 'emulator' | 'tools' | 'system';
 }
 
 export const ENVIRONMENT = [
@@ -42,6 +42,51 @@ export const ENVIRONMENT = [
     description: "largest file `files upload` sends (default the API's 50 MiB; for servers with a raised limit)",
   },
   { name: 'SVC_WEBHOOK_SECRET', group: 'api', description: 'webhook signing secret for `svc calls listen` (--secret)' },
+  {
+    name: 'https_proxy',
+    group: 'network',
+    description: 'proxy for https:// and wss:// (before HTTPS_PROXY; --proxy and the `proxy` key go first)',
+  },
+  { name: 'HTTPS_PROXY', group: 'network', description: 'proxy for https:// and wss:// when https_proxy is not set' },
+  { name: 'http_proxy', group: 'network', description: 'proxy for http:// and ws:// (before HTTP_PROXY)' },
+  { name: 'HTTP_PROXY', group: 'network', description: 'proxy for http:// and ws:// when http_proxy is not set' },
+  {
+    name: 'no_proxy',
+    group: 'network',
+    description:
+      "hosts reached without a proxy, curl's rules: host suffixes, `*`, :port, IP literals and CIDR (before NO_PROXY)",
+  },
+  { name: 'NO_PROXY', group: 'network', description: 'as no_proxy, when no_proxy is not set' },
+  {
+    name: 'SSL_CERT_FILE',
+    group: 'network',
+    description: 'a PEM bundle that replaces the default trusted roots (as curl and OpenSSL read it)',
+  },
+  {
+    name: 'SSL_CERT_DIR',
+    group: 'network',
+    description: 'a folder of PEM certificates trusted besides the roots (as curl and OpenSSL read it)',
+  },
+  {
+    name: 'NODE_EXTRA_CA_CERTS',
+    group: 'network',
+    description: "a PEM bundle trusted besides the default roots (Node's own; kept when svc builds its own list)",
+  },
+  {
+    name: 'SVC_CA_CERT',
+    group: 'network',
+    description: 'a PEM bundle trusted besides the default roots (before the `ca_cert` key)',
+  },
+  {
+    name: 'SVC_CLIENT_CERT',
+    group: 'network',
+    description: 'client certificate (PEM) for mutual TLS, HTTP and WebSocket (before the `client_cert` key)',
+  },
+  {
+    name: 'SVC_CLIENT_KEY',
+    group: 'network',
+    description: "the client certificate's private key (PEM; before `client_key`); warned about if others can read it",
+  },
   {
     name: 'SVC_CONFIG_DIR',
     group: 'files',
@@ -98,6 +143,13 @@ export const ENVIRONMENT = [
     name: 'SVC_EMULATOR_ADMIN_TOKEN',
     group: 'emulator',
     description: 'admin token of `svc emulator serve` and the `svc emulator` admin commands',
+  },
+  {
+    name: 'SVC_EMULATOR_PID',
+    group: 'emulator',
+    description:
+      'set by `eval "$(svc emulator serve --print-env &)"`: the server\'s process id, for `kill` ' +
+      '(svc does not read it)',
   },
   {
     name: 'SVC_FFPROBE',

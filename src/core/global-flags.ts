@@ -13,6 +13,10 @@ export const GLOBAL_FLAGS = [
     flags: '--timeout <seconds>',
     description: 'seconds to wait for a reply, and for each chunk of a stream (default 60)',
   },
+  {
+    flags: '--proxy <url>',
+    description: "proxy for every connection (http://[user:pass@]host:port; '' for none), before HTTPS_PROXY",
+  },
   { flags: '--max-retries <n>', description: 'retries on 429 (and on 408/409/5xx for GET) (default 2)' },
   { flags: '-q, --quiet', description: 'no progress or notes on stderr' },
   { flags: '-v, --verbose', description: 'trace requests and replies on stderr (secrets redacted)' },

@@ -1,7 +1,7 @@
 // Options every command takes: the data of global-flags.ts with the checks of their values.
 import type { OptionSpec } from './option-spec.js';
 import { GLOBAL_FLAGS, flagKey, type GlobalFlag, type GlobalFlagValues } from './global-flags.js';
-import { integer, number, type FlagParser } from './validate.js';
+import { httpUrl, integer, number, type FlagParser } from './validate.js';
 
 /** The checks of --timeout and --max-retries; SVC_TIMEOUT, SVC_MAX_RETRIES and profile values get the same. */
 export const parseTimeout = number({ min: 0, minExclusive: true, max: 86400 });
@@ -10,6 +10,7 @@ export const parseMaxRetries = integer({ min: 0, max: 10 });
 const PARSERS = {
   '--timeout <seconds>': parseTimeout,
   '--max-retries <n>': parseMaxRetries,
+  '--base-url <url>': httpUrl(),
 } satisfies { [F in GlobalFlag]?: FlagParser<any> };
 
 /** The global options' values as commander parses them: --timeout and --max-retries checked numbers. */

@@ -160,3 +160,18 @@ export function regex(): FlagParser<string> {
     return raw;
   };
 }
+
+/** A flag that takes a URL: one that parses, with an http(s) scheme and a host (`--rss feed.xml` is refused). */
+export function httpUrl(): FlagParser<string> {
+  return (raw, flag) => {
+    let u: URL | undefined;
+    try {
+      u = new URL(raw);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:') || !u.hostname)
+      fail(flag, raw, 'an http:// or https:// URL');
+    return raw;
+  };
+}

@@ -182,7 +182,7 @@ export class SttSocket {
     for (;;) {
       const m = await this.conn.next();
       if (!m) return undefined;
-      if (m.type === 'binary') continue;
+      if (m.type === 'binary') continue; // not delivered: the connection does not take binary frames (net/ws)
       const ev = m.data as SttEvent;
       if (ev.type === 'error')
         throw new ApiError(

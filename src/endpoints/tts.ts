@@ -35,8 +35,8 @@ export const TTS_LANGUAGES = [
  */
 export const BCP47 = new RegExp(
   `^(?:auto|${[
-    String.raw`(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})`, // language, with extended subtags
-    String.raw`(?:-[a-z]{4})?`, // script
+    '(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})', // language, with extended subtags
+    '(?:-[a-z]{4})?', // script
     String.raw`(?:-(?:[a-z]{2}|\d{3}))?`, // region
     String.raw`(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*`, // variants
     String.raw`(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*`, // extensions
@@ -148,7 +148,10 @@ export type TtsEvent =
 
 /** One streaming TTS connection: send text, read audio. Several utterances may follow each other. */
 export class TtsSocket {
-  constructor(readonly conn: WsConnection) {}
+  constructor(readonly conn: WsConnection) {
+    // audio may come as binary frames as well as base64 in audio.delta events
+    conn.binaryFrames = true;
+  }
 
   static async open(
     connect: (path: string, query: Record<string, string | number | boolean | undefined>) => Promise<WsConnection>,

@@ -7,8 +7,8 @@ import { expectArray, expectFields } from './guard.js';
 export const BUILTIN_VOICES = ['eve', 'ara', 'rex', 'sal', 'leo'] as const;
 /** A custom voice id: 8 lowercase letters or digits. */
 export const CUSTOM_VOICE_ID = /^[a-z0-9]{8}$/;
-export const VOICE_ALLOWED =
-  `a built-in voice (${BUILTIN_VOICES.join(', ')}, any case) or a custom voice id (8 ` + `lowercase letters or digits)`;
+const CUSTOM_VOICE_SHAPE = 'a custom voice id (8 lowercase letters or digits)';
+export const VOICE_ALLOWED = `a built-in voice (${BUILTIN_VOICES.join(', ')}, any case) or ${CUSTOM_VOICE_SHAPE}`;
 
 /** Built-in ids are case-insensitive (sent lowercase); custom ids are 8 lowercase alphanumerics; else undefined. */
 export function normalizeVoiceId(raw: string): string | undefined {

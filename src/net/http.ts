@@ -62,6 +62,39 @@ export interface HttpClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** a retry is about to wait: a note for people (stderr, not with --quiet) */
   onRetry?: (note: string) => void;
+  /** proxy, trusted roots and client certificate (net/network.ts, loaded only when one is set) */
+  network?: NetworkInputs;
+  /** a warning for people (a client key others can read) */
+  onWarn?: (note: string) => void;
+}
+
+/** What decides proxies and trust (runtime/config resolves it; net/network reads it). */
+export interface NetworkInputs {
+  env: NodeJS.ProcessEnv;
+  /** --proxy or the profile's `proxy`: a URL, or '' for none; undefined to read the environment */
+  proxy?: string;
+  /** SVC_CA_CERT or `ca_cert` */
+  caCert?: string;
+  clientCert?: string;
+  clientKey?: string;
+}
+
+const NETWORK_VARS = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'SSL_CERT_FILE', 'SSL_CERT_DIR'];
+
+/**
+ * Whether net/network has anything to decide: without a proxy, a CA setting or a client certificate, it is not
+ * loaded at all (nothing is added to the start of a command).
+ */
+export function networkConfigured(net: NetworkInputs | undefined): net is NetworkInputs {
+  if (!net) return false;
+  if (net.proxy !== undefined || net.caCert || net.clientCert || net.clientKey) return true;
+  return NETWORK_VARS.some((name) => !!net.env[name]);
+}
+
+/** How requests to one origin are made: the dispatcher, and the proxy it goes through (for messages). */
+interface Route {
+  dispatcher: Dispatcher;
+  proxy?: string;
 }
 
 /** One request as the call log sees it (after retries). */
@@ -183,7 +216,12 @@ function jsonPayload(json: unknown): string | undefined {
 }
 
 export class HttpClient {
-  private dispatcher?: Dispatcher;
+  private dispatcher?: Promise<Dispatcher>;
+  private tlsDispatcher?: Promise<Dispatcher>;
+  private routes = new Map<string, Promise<Route>>();
+  private proxyAgents: Dispatcher[] = [];
+  private network?: Promise<typeof import('./network.js')>;
+  private tls?: import('./network.js').TlsSettings;
 
   constructor(readonly opts: HttpClientOptions) {}
 
@@ -191,30 +229,78 @@ export class HttpClient {
     return this.opts.baseUrl;
   }
 
-  /** Remove the key from any text on its way to a trace or an error message. */
+  /** Remove the key (and a proxy's password) from any text on its way to a trace or an error message. */
   redact(text: string): string {
     const key = this.opts.apiKey;
-    return key ? text.split(key).join('[REDACTED]') : text;
+    const t = key ? text.split(key).join('[REDACTED]') : text;
+    return this.opts.network ? redactCredentials(t) : t;
   }
 
   private traceLine(line: string): void {
     this.opts.trace?.(this.redact(line));
   }
 
-  private async agent(): Promise<Dispatcher> {
-    this.dispatcher ??= await loadAgent(
-      {
-        // never longer than --timeout
-        connect: { timeout: this.opts.connectTimeoutMs ?? Math.min(10_000, this.opts.timeoutMs) },
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-        keepAliveTimeout: 4_000,
-        // Node's default for a response's headers, set here so that undici does not load node:http to read it
-        maxHeaderSize: MAX_HEADER_BYTES,
-      },
-      this.opts.baseUrl.startsWith('https:'),
-    );
+  private get connectTimeoutMs(): number {
+    // never longer than --timeout
+    return this.opts.connectTimeoutMs ?? Math.min(10_000, this.opts.timeoutMs);
+  }
+
+  private agentOptions() {
+    return {
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      keepAliveTimeout: 4_000,
+      // Node's default for a response's headers, set here so that undici does not load node:http to read it
+      maxHeaderSize: MAX_HEADER_BYTES,
+    };
+  }
+
+  /**
+   * The direct dispatcher (one per client); with `tls` (the trusted roots and client certificate, for https origins
+   * when there are some) a second one.
+   */
+  private agent(tls?: import('./network.js').TlsSettings): Promise<Dispatcher> {
+    const make = (extra?: object) =>
+      loadAgent(
+        { connect: { timeout: this.connectTimeoutMs, ...extra }, ...this.agentOptions() },
+        this.opts.baseUrl.startsWith('https:'),
+      );
+    if (tls && Object.keys(tls).length) return (this.tlsDispatcher ??= make(tls));
+    this.dispatcher ??= make();
     return this.dispatcher;
+  }
+
+  /** How requests to `url`'s origin go: decided once per origin (direct, or through the proxy that applies). */
+  private route(url: string): Promise<Route> {
+    const origin = new URL(url).origin;
+    let r = this.routes.get(origin);
+    if (!r) {
+      r = this.makeRoute(new URL(url));
+      this.routes.set(origin, r);
+      r.catch(() => this.routes.delete(origin));
+    }
+    return r;
+  }
+
+  private async makeRoute(url: URL): Promise<Route> {
+    const net = this.opts.network;
+    if (!networkConfigured(net)) return { dispatcher: await this.agent() };
+    const network = await (this.network ??= import('./network.js'));
+    // certificates are read for https origins only (an http:// emulator needs none, and pays nothing for them)
+    const tls = url.protocol === 'https:' ? (this.tls ??= network.tlsSettings(net, this.opts.onWarn)) : undefined;
+    const proxy = network.proxyFor(url, net);
+    if (!proxy) return { dispatcher: await this.agent(tls) };
+    this.traceLine(`* ${url.origin} through the proxy ${network.proxyName(proxy)}`);
+    const { ProxyAgent } = await import('undici');
+    const requestTls = { timeout: this.connectTimeoutMs, ...tls };
+    // an https proxy is verified with the same roots (the client certificate is for the API, not the proxy)
+    const proxyCa = proxy.startsWith('https:')
+      ? (this.tls ??= network.tlsSettings(net, this.opts.onWarn)).ca
+      : undefined;
+    const proxyTls = { timeout: this.connectTimeoutMs, ...(proxyCa ? { ca: proxyCa } : {}) };
+    const agent = new ProxyAgent({ uri: proxy, requestTls, proxyTls, ...this.agentOptions() });
+    this.proxyAgents.push(agent);
+    return { dispatcher: agent, proxy };
   }
 
   headersFor(opts: Pick<RequestOptions, 'headers' | 'auth' | 'json'>): Record<string, string> {
@@ -233,7 +319,6 @@ export class HttpClient {
    * POST on a refused connection (nothing reached the server). Never retried once the body is being read.
    */
   async request(req: RequestOptions): Promise<HttpResponse> {
-    const dispatcher = await this.agent();
     const out: Outgoing = {
       method: req.method.toUpperCase(),
       url: buildUrl(this.opts.baseUrl, req.path, req.query),
@@ -244,6 +329,7 @@ export class HttpClient {
     };
     const wait = this.opts.sleep ?? sleep;
     const report = this.callReporter(out, req.json);
+    const { dispatcher, proxy } = await this.route(out.url);
 
     for (let attempt = 0; ; attempt++) {
       if (out.signal?.aborted) throw new InterruptedError();
@@ -260,7 +346,7 @@ export class HttpClient {
           await wait(delay, out.signal);
           continue;
         }
-        const e = new NetworkError(describeNetworkError(err, out.url), undefined, err);
+        const e = new NetworkError(this.redact(await this.describeFailure(err, out.url, proxy)), undefined, err);
         report(null, undefined, e.message);
         throw e;
       }
@@ -327,8 +413,12 @@ export class HttpClient {
   private networkRetryDelay(err: unknown, { method, url, maxRetries }: Outgoing, attempt: number): number | undefined {
     const code = (err as { code?: string }).code ?? '';
     const refused = code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND';
+    // a certificate that is not trusted is not trusted on the next try either
     const retriable =
-      attempt < maxRetries && (refused || method === 'GET' || method === 'HEAD') && code !== 'ENOTFOUND';
+      attempt < maxRetries &&
+      (refused || method === 'GET' || method === 'HEAD') &&
+      code !== 'ENOTFOUND' &&
+      !isTlsTrustError(err);
     this.traceLine(`< network error ${code} ${(err as Error).message}`);
     if (!retriable) return undefined;
     const delay = backoffMs(attempt);
@@ -429,8 +519,27 @@ export class HttpClient {
     return res.json<T>();
   }
 
+  /** A network failure in words: TLS trust errors with the certificate's issuer and the fix, the proxy named. */
+  private async describeFailure(err: unknown, url: string, proxy: string | undefined): Promise<string> {
+    if (isTlsTrustError(err)) {
+      const network = await (this.network ??= import('./network.js'));
+      const tls = await import('./tls-errors.js');
+      return tls.describeTlsError(err, new URL(url), { proxy, tls: this.tls, network });
+    }
+    if (proxy) {
+      const { describeProxyError } = await import('./tls-errors.js');
+      const said = describeProxyError(err, proxy);
+      if (said) return said;
+    }
+    return describeNetworkError(err, url);
+  }
+
   async close(): Promise<void> {
-    await this.dispatcher?.close().catch(() => {});
+    for (const d of [this.dispatcher, this.tlsDispatcher]) {
+      const agent = await d?.catch(() => undefined);
+      await agent?.close().catch(() => {});
+    }
+    for (const a of this.proxyAgents.splice(0)) await a.close().catch(() => {});
   }
 }
 
@@ -465,6 +574,38 @@ async function loadAgent(options: NonNullable<AgentOptions>, secure: boolean): P
     const undici = await import('undici');
     return new undici.Agent(options);
   }
+}
+
+/** The codes of a certificate the client does not trust (or that does not name the host): never retried. */
+const TLS_TRUST_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Whether an error is a certificate the client does not trust (here or in what undici wrapped). */
+export function isTlsTrustError(err: unknown): boolean {
+  return TLS_TRUST_CODES.has(tlsCode(err) ?? '');
+}
+
+export function tlsCode(err: unknown): string | undefined {
+  for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 4; i++) {
+    if (e.code && TLS_TRUST_CODES.has(e.code)) return e.code;
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+/** user:password@ in URLs (a proxy's) hidden. */
+export function redactCredentials(text: string): string {
+  return text.replace(/(\/\/[^\s/:@]*):[^\s/@]+@/g, '$1:[REDACTED]@');
 }
 
 export function headerValue(v: string | string[] | undefined): string | undefined {

@@ -1,7 +1,18 @@
 // WebSocket helper on `ws` (imported lazily): bearer auth, JSON events, binary frames, close codes as errors.
 import type WebSocket from 'ws';
-import { ApiError, InterruptedError, NetworkError, parseErrorBody } from '../core/errors.js';
-import { buildUrl, type Query } from './http.js';
+import { ApiError, InterruptedError, NetworkError, ProtocolError, parseErrorBody } from '../core/errors.js';
+import {
+  backoffMs,
+  buildUrl,
+  isTlsTrustError,
+  networkConfigured,
+  parseRetryAfter,
+  redactCredentials,
+  sleep,
+  type NetworkInputs,
+  type Query,
+} from './http.js';
+import type { TlsSettings } from './network.js';
 
 export interface WsOptions {
   baseUrl: string;
@@ -18,6 +29,15 @@ export interface WsOptions {
   idleTimeoutMs?: number;
   /** the call log (apilog/recorder): told the handshake's outcome; what it returns sees the session */
   watch?: (handshake: WsHandshake) => WsWatcher | undefined;
+  /** --max-retries for the handshake (default 0) */
+  maxRetries?: number;
+  /** a retry is about to wait: a note for people */
+  onRetry?: (note: string) => void;
+  /** proxy, trusted roots, client certificate (net/network.ts) */
+  network?: NetworkInputs;
+  onWarn?: (note: string) => void;
+  /** for tests of the policy */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** The outcome of a handshake, for the call log (like HttpCall for a request). */
@@ -68,6 +88,8 @@ export class WsConnection {
    * connection ("no data within --timeout"); a session that may rightly stay quiet (nobody speaks) says false.
    */
   awaiting: () => boolean = () => true;
+  /** Whether the protocol has the server send binary frames (audio); where it does not, one is a protocol error. */
+  binaryFrames = false;
   private lastMessageAt = Date.now();
   private idleTimer?: NodeJS.Timeout;
 
@@ -81,28 +103,26 @@ export class WsConnection {
     if (idleTimeoutMs && idleTimeoutMs > 0) this.watchIdle(idleTimeoutMs);
     socket.on('message', (data, isBinary) => {
       this.lastMessageAt = Date.now();
-      let msg: WsMessage;
-      if (isBinary) msg = { type: 'binary', data: Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]) };
-      else {
-        const text = data.toString();
-        this.trace?.(this.redact(`< ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`));
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        // every protocol's events are JSON objects with a type; anything else is kept for --json as `invalid`
-        msg = {
-          type: 'json',
-          data:
-            parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-              ? (parsed as WsJsonEvent)
-              : { type: 'invalid', raw: text },
-        };
-        this.watcher?.received(msg.data);
+      if (this.closed) return;
+      if (isBinary) {
+        const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]);
+        if (!this.binaryFrames)
+          return this.protocolError(`a binary frame (${bytes.length} bytes) where only JSON events are sent`);
+        return this.push({ type: 'binary', data: bytes });
       }
-      this.push(msg);
+      const text = data.toString();
+      this.trace?.(this.redact(`< ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`));
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      // every protocol's events are JSON objects with a type
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+        return this.protocolError(`an event that is not a JSON object: ${JSON.stringify(text.slice(0, 200))}`);
+      this.watcher?.received(parsed as WsJsonEvent);
+      this.push({ type: 'json', data: parsed as WsJsonEvent });
     });
     socket.on('close', (code, reason) => {
       this.closeCode = code;
@@ -153,6 +173,15 @@ export class WsConnection {
   }
 
   private reported = false;
+
+  /** The server broke the protocol: the session ends here, and the next read throws what it sent. */
+  private protocolError(what: string): void {
+    this.failure ??= new ProtocolError(`the server sent ${what}`);
+    this.trace?.(`< ${this.failure.message}: closing`);
+    this.report(1002, this.failure.message, true);
+    this.socket.close(1002, 'protocol error');
+    this.finish();
+  }
 
   /** Tell the watcher how the session ended, once (it still sees what arrives after the client's close). */
   private report(code: number | undefined, error: string | undefined, byClient: boolean): void {
@@ -239,46 +268,143 @@ export function closeNote(conn: Pick<WsConnection, 'closeCode' | 'closeReason'>)
   return closeCode ? ` (code ${closeCode}${closeReason ? `: ${closeReason}` : ''})` : '';
 }
 
+/** Statuses of a refused handshake that are retried (before anything was sent, as a GET is). */
+const RETRY_HANDSHAKE = new Set([429, 502, 503, 504]);
+
+/** What a handshake's failure was, for the retry policy and the call log. */
+class HandshakeFailure {
+  constructor(
+    readonly error: Error,
+    readonly status: number | null,
+    readonly retryAfterMs?: number,
+  ) {}
+}
+
+/**
+ * Open a WebSocket with the retry policy of a GET: a handshake answered 429 (after its Retry-After), 502, 503 or
+ * 504, or a refused connection, is tried again (--max-retries, backoff, a note). Once open, nothing is retried: the
+ * session's audio or text is never sent twice. The call log hears of the last attempt.
+ */
 export async function connectWs(opts: WsOptions): Promise<WsConnection> {
   const { default: WS } = await import('ws');
   const url = buildUrl(wsBaseUrl(opts.baseUrl), opts.path, opts.query);
-  const redact = (s: string) => (opts.apiKey ? s.split(opts.apiKey).join('[REDACTED]') : s);
-  opts.trace?.(redact(`> WS ${url}`));
+  const redact = (s: string) => redactCredentials(opts.apiKey ? s.split(opts.apiKey).join('[REDACTED]') : s);
+  const route = networkConfigured(opts.network) ? await wsRoute(url, opts.network, opts) : undefined;
   const startedAt = Date.now();
+  const maxRetries = opts.maxRetries ?? 0;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await openOnce(WS, url, opts, redact, route, startedAt);
+    } catch (err) {
+      if (!(err instanceof HandshakeFailure)) throw err;
+      const delay = attempt < maxRetries ? handshakeRetryDelay(err, attempt) : undefined;
+      if (delay === undefined) {
+        opts.watch?.({
+          path: opts.path,
+          query: opts.query,
+          status: err.status,
+          startedAt,
+          requestId: (err.error as ApiError).requestId,
+          error: redact(err.error.message),
+        });
+        throw err.error;
+      }
+      const why = err.status ? `HTTP ${err.status}` : 'connection refused';
+      const after = err.retryAfterMs !== undefined ? " (the server's Retry-After)" : '';
+      const note =
+        `note: ${why} on the WebSocket handshake ${opts.path}; retrying in ${(delay / 1000).toFixed(1)} s${after} ` +
+        `(retry ${attempt + 1} of ${maxRetries})`;
+      opts.trace?.(note);
+      opts.onRetry?.(note);
+      await (opts.sleep ?? sleep)(delay, opts.signal);
+    }
+  }
+}
+
+function handshakeRetryDelay(f: HandshakeFailure, attempt: number): number | undefined {
+  const refused = (f.error as NetworkError).cause as { code?: string } | undefined;
+  if (f.status !== null && RETRY_HANDSHAKE.has(f.status)) return f.retryAfterMs ?? backoffMs(attempt);
+  if (f.status === null && refused?.code === 'ECONNREFUSED') return backoffMs(attempt);
+  return undefined;
+}
+
+/** How a socket to `url` is made: through the proxy that applies, trusting what the settings say. */
+interface WsRoute {
+  options: Record<string, unknown>;
+  proxy?: string;
+  tls: TlsSettings;
+  /** the proxy's answer to the last CONNECT (a refusal arrives as the handshake's response) */
+  connectStatus?: number;
+}
+
+async function wsRoute(url: string, net: NetworkInputs, opts: WsOptions): Promise<WsRoute> {
+  const network = await import('./network.js');
+  const u = new URL(url);
+  const proxy = network.proxyFor(u, net);
+  // certificates for wss:// (and an https proxy) only
+  const tls = u.protocol === 'wss:' || proxy?.startsWith('https:') ? network.tlsSettings(net, opts.onWarn) : {};
+  const route: WsRoute = { options: { ...tls }, proxy, tls };
+  if (proxy) {
+    opts.trace?.(`* ${new URL(url).host} through the proxy ${network.proxyName(proxy)}`);
+    // https-proxy-agent makes the CONNECT tunnel (ws and wss alike) and the TLS handshake inside it with `tls`
+    const { HttpsProxyAgent } = await import('https-proxy-agent');
+    const agent = new HttpsProxyAgent(proxy, { ca: tls.ca, timeout: opts.handshakeTimeoutMs ?? 15_000 });
+    agent.on('proxyConnect', (res: { statusCode: number }) => (route.connectStatus = res.statusCode));
+    route.options.agent = agent;
+  }
+  return route;
+}
+
+/** One handshake: the open connection, or a HandshakeFailure saying why not. */
+function openOnce(
+  WS: typeof WebSocket,
+  url: string,
+  opts: WsOptions,
+  redact: (s: string) => string,
+  route: WsRoute | undefined,
+  startedAt: number,
+): Promise<WsConnection> {
+  opts.trace?.(redact(`> WS ${url}`));
   let requestId: string | undefined;
-  let told = false;
-  // once: a socket error after the open (or after a refusal) belongs to the session, not to the handshake
-  const handshake = (status: number | null, error?: string): WsWatcher | undefined => {
-    if (told) return undefined;
-    told = true;
-    return opts.watch?.({ path: opts.path, query: opts.query, status, startedAt, requestId, error });
-  };
   const headers: Record<string, string> = { 'user-agent': opts.userAgent };
   if (opts.apiKey && !opts.subprotocol) headers.authorization = `Bearer ${opts.apiKey}`;
   const socket = new WS(url, opts.subprotocol ? [opts.subprotocol] : [], {
+    ...route?.options,
     headers,
     handshakeTimeout: opts.handshakeTimeoutMs ?? 15_000,
     perMessageDeflate: false,
   });
   return new Promise<WsConnection>((resolve, reject) => {
+    // a refusal's own socket error (terminate before the open) is not a second failure
+    let answered = false;
     const onAbort = () => {
       socket.terminate();
-      handshake(null, 'interrupted before the connection opened');
+      const error = 'interrupted before the connection opened';
+      opts.watch?.({ path: opts.path, query: opts.query, status: null, startedAt, requestId, error });
       reject(new InterruptedError());
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     socket.once('unexpected-response', (_req, res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         opts.signal?.removeEventListener('abort', onAbort);
         const text = Buffer.concat(chunks).toString();
-        const { message, code } = parseErrorBody(res.statusCode ?? 0, text, String(res.headers['content-type'] ?? ''));
+        const status = res.statusCode ?? 0;
+        const { message, code } = parseErrorBody(status, text, String(res.headers['content-type'] ?? ''));
         requestId = res.headers['x-request-id'] as string | undefined;
-        opts.trace?.(`< ${res.statusCode} ${redact(text)}`);
+        opts.trace?.(`< ${status} ${redact(text)}`);
         socket.terminate();
-        handshake(res.statusCode ?? null, redact(message));
-        reject(new ApiError(res.statusCode ?? 0, redact(message), code, requestId));
+        if (route?.proxy && route.connectStatus !== undefined && route.connectStatus !== 200) {
+          void proxyFailure({ message: `Proxy response (${status})` }, route.proxy).then((m) =>
+            reject(new HandshakeFailure(new NetworkError(redact(m ?? 'the proxy refused')), null)),
+          );
+          return;
+        }
+        const retryAfter = parseRetryAfter(res.headers['retry-after']);
+        const e = new ApiError(status, redact(message), code, requestId, retryAfter);
+        reject(new HandshakeFailure(e, status, retryAfter));
       });
     });
     socket.once('upgrade', (res) => {
@@ -287,17 +413,36 @@ export async function connectWs(opts: WsOptions): Promise<WsConnection> {
     socket.once('open', () => {
       opts.signal?.removeEventListener('abort', onAbort);
       opts.trace?.(`< 101 connected${requestId ? ` (x-request-id ${requestId})` : ''}`);
-      resolve(new WsConnection(socket, redact, opts.trace, opts.idleTimeoutMs, handshake(101)));
+      const watcher = opts.watch?.({ path: opts.path, query: opts.query, status: 101, startedAt, requestId });
+      resolve(new WsConnection(socket, redact, opts.trace, opts.idleTimeoutMs, watcher));
     });
     socket.once('error', (err) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      const e = new NetworkError(
-        `cannot open WebSocket ${new URL(url).host}${new URL(url).pathname}: ${err.message}`,
-        undefined,
-        err,
+      if (answered) return;
+      void describeHandshakeError(err, url, route).then((m) =>
+        reject(new HandshakeFailure(new NetworkError(redact(m), undefined, err), null)),
       );
-      handshake(null, redact(e.message));
-      reject(e);
     });
   });
+}
+
+async function proxyFailure(err: unknown, proxy: string): Promise<string | undefined> {
+  const { describeProxyError } = await import('./tls-errors.js');
+  return describeProxyError(err, proxy);
+}
+
+/** A handshake's network failure in words: a TLS trust error with its issuer and fix, the proxy named. */
+async function describeHandshakeError(err: Error, url: string, route: WsRoute | undefined): Promise<string> {
+  const u = new URL(url);
+  if (isTlsTrustError(err)) {
+    const tls = await import('./tls-errors.js');
+    const network = await import('./network.js');
+    const https = new URL(u.href.replace(/^ws/, 'http'));
+    return tls.describeTlsError(err, https, { proxy: route?.proxy, tls: route?.tls, network });
+  }
+  if (route?.proxy) {
+    const said = await proxyFailure(err, route.proxy);
+    if (said) return said;
+  }
+  return `cannot open WebSocket ${u.host}${u.pathname}: ${err.message}`;
 }

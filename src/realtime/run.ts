@@ -1,6 +1,7 @@
 // What `svc realtime talk`, `svc calls join` and `svc calls listen --join` share: the voice flags, their
 // checks (before anything is sent), building the session configuration (agent + flags), opening the audio
 // ends, and running one session to its end.
+import { outputPath } from '../core/atomic-file.js';
 import { existsSync, statSync } from 'node:fs';
 import type { AudioSink } from '../audio/sink.js';
 import type { AudioSource } from '../audio/source.js';
@@ -113,6 +114,7 @@ export const TALK_OPTIONS: OptionSpec[] = [
     description:
       'where the answers play: the speaker (default), a file (WAV unless the extension says ' +
       '.pcm/.ulaw/.alaw/.mp3), or - for stdout (WAV)',
+    parse: outputPath({ pass: ['speaker'] }),
   },
   {
     flags: '--duplex',

@@ -7,6 +7,7 @@ import { UsageError } from '../core/errors.js';
 import { parseMaxRetries, parseTimeout } from '../core/global-options.js';
 import type { FlagParser } from '../core/validate.js';
 import { readEnv } from '../core/environment.js';
+import type { NetworkInputs } from '../net/http.js';
 
 export const DEFAULT_BASE_URL = 'https://api.svc.ai';
 export const DEFAULT_PROFILE = 'default';
@@ -24,6 +25,10 @@ export const PROFILE_KEYS = [
   'log',
   'log.retention_days',
   'budget.daily',
+  'proxy',
+  'ca_cert',
+  'client_cert',
+  'client_key',
 ] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 export type Profile = Partial<Record<ProfileKey, string>>;
@@ -48,11 +53,33 @@ export interface ResolvedConfig {
   dir: string;
   file: string;
   profileData: Profile;
+  /** where connections go through and whom they trust (net/network.ts decides per connection) */
+  network: NetworkInputs;
+
+  /** the profile is in the config file (`default` always counts as existing) */
+  profileExists: boolean;
+  /** where the profile's name came from */
+  profileSource: 'flag' | 'environment' | 'config' | 'default';
+  /** the profiles the config file holds */
+  profiles: string[];
+}
+
+/** Names a profile cannot have: keys every JavaScript object already has (`profiles.__proto__` is not a profile). */
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']);
+
+/** A profile name that can be stored: letters, digits, _ . - (at most 64), and not a reserved name. */
+export function checkProfileName(name: string, flag: string): string {
+  if (!/^[\w.-]{1,64}$/.test(name) || RESERVED_NAMES.has(name))
+    throw new UsageError(
+      `${flag}: ${JSON.stringify(name)} is not allowed: a name of letters, digits, _, . or - (at most 64), ` +
+        `not ${[...RESERVED_NAMES].join(', ')}`,
+    );
+  return name;
 }
 
 export interface ConfigInputs {
   env: NodeJS.ProcessEnv;
-  flags: { profile?: string; baseUrl?: string; timeout?: number; maxRetries?: number };
+  flags: { profile?: string; baseUrl?: string; timeout?: number; maxRetries?: number; proxy?: string };
 }
 
 export function readConfigFile(dir: string): ConfigFile {
@@ -67,8 +94,21 @@ export function readConfigFile(dir: string): ConfigFile {
 export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
   const dir = configDir(env);
   const file = readConfigFile(dir);
-  const profile = flags.profile || readEnv(env, 'SVC_PROFILE') || file.current_profile || DEFAULT_PROFILE;
-  const p = file.profiles?.[profile] ?? {};
+  const envProfile = readEnv(env, 'SVC_PROFILE');
+  const profileSource = flags.profile
+    ? 'flag'
+    : envProfile
+      ? 'environment'
+      : file.current_profile
+        ? 'config'
+        : 'default';
+  const profile = checkProfileName(
+    flags.profile || envProfile || file.current_profile || DEFAULT_PROFILE,
+    profileSource === 'flag' ? '--profile' : profileSource === 'environment' ? 'SVC_PROFILE' : 'current_profile',
+  );
+  const profiles = Object.keys(file.profiles ?? {});
+  const profileExists = profile === DEFAULT_PROFILE || Object.hasOwn(file.profiles ?? {}, profile);
+  const p = (profileExists && file.profiles?.[profile]) || {};
   // environment variables and profile values are checked like the flags they stand for (exit 2, named)
   const checked = (v: string | undefined, parse: FlagParser<number>, name: string) =>
     v === undefined || v === '' ? undefined : parse(String(v), name, undefined);
@@ -98,6 +138,18 @@ export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
     dir,
     file: join(dir, CONFIG_FILE),
     profileData: p,
+    network: {
+      env,
+      // --proxy over the profile's `proxy`; '' is "no proxy" (the environment's variables are read in net/network)
+      proxy: flags.proxy ?? p.proxy,
+      caCert: readEnv(env, 'SVC_CA_CERT') || p.ca_cert || undefined,
+      clientCert: readEnv(env, 'SVC_CLIENT_CERT') || p.client_cert || undefined,
+      clientKey: readEnv(env, 'SVC_CLIENT_KEY') || p.client_key || undefined,
+    },
+
+    profileExists,
+    profileSource,
+    profiles,
   };
 }
 
@@ -168,6 +220,11 @@ export async function openConfigStore(dir: string) {
     },
     setCurrentProfile(profile: string) {
       store.set('current_profile', profile);
+    },
+    /** an empty profile, so that it exists (config use NAME --create) */
+    createProfile(profile: string) {
+      const profiles = { ...(store.get('profiles') ?? {}) };
+      if (!Object.hasOwn(profiles, profile)) store.set('profiles', { ...profiles, [profile]: {} });
     },
   };
 }

@@ -1,6 +1,8 @@
 // The one object a command runner gets: streams and output, global options, and lazy constructors for
 // the config and the HTTP client (nothing is loaded before a command needs it). Core imports nothing above it:
 // where requests go with --emulator is decided by cli.ts and handed in as an EndpointResolver.
+import { utf8Text } from '../core/input-file.js';
+import { didYouMean } from '../core/suggest.js';
 import { checkBaseUrl, resolveConfig, type ResolvedConfig } from './config.js';
 import { HttpClient } from '../net/http.js';
 import { Output, type Streams } from '../term/output.js';
@@ -41,6 +43,8 @@ export interface Context {
   setInterruptHandler(fn: (() => void) | undefined): void;
   /** read all of stdin (when it is not a terminal) */
   readStdin(): Promise<string>;
+  /** all of stdin as bytes (a body sent as it is) */
+  readStdinBytes(): Promise<Buffer>;
   now(): number;
   /** add what a text command knows (model, usage, prompt, streamed answer) to the log record of its last call */
   logCall(details: CallDetails): void;
@@ -83,13 +87,23 @@ export interface ContextInit {
 const NO_KEY = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)';
 
 /** All of stdin as text. */
-async function readAll(stdin: Streams['stdin']): Promise<string> {
+/** The largest stdin read whole (it becomes one JSON request body; docs/scripting.md). */
+const MAX_STDIN_BYTES = 32 * 1024 * 1024;
+
+async function readAll(stdin: Streams['stdin']): Promise<Buffer> {
   // the launcher's stream for the null device (bin/svc.cjs): empty, known without reading it (the stream's async
   // iterator, run cold, cost ~1.7 ms of `svc chat hi < /dev/null`)
-  if ((stdin as unknown as Record<symbol, unknown>)[Symbol.for('svc.nullDevice')]) return '';
+  if ((stdin as unknown as Record<symbol, unknown>)[Symbol.for('svc.nullDevice')]) return Buffer.alloc(0);
   const chunks: Buffer[] = [];
-  for await (const chunk of stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString('utf8');
+  let size = 0;
+  for await (const chunk of stdin as AsyncIterable<Buffer | string>) {
+    chunks.push(Buffer.from(chunk));
+    size += chunks[chunks.length - 1]!.length;
+    // all of it goes into one request body: past the limit the API would refuse it (413) after the upload
+    if (size > MAX_STDIN_BYTES)
+      throw new UsageError(`stdin: more than ${MAX_STDIN_BYTES / 1024 / 1024} MiB, the largest request body svc sends`);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** Cleanup run before exit, last registered first; a failing hook never changes the exit code. */
@@ -111,27 +125,51 @@ function exitHookList() {
   };
 }
 
+/**
+ * A profile named on the command line or in SVC_PROFILE that the config file does not hold is a typo (exit 2 with
+ * the closest name), not "no API key": unless the key comes from the environment, where a profile need not exist.
+ */
+function checkProfileExists(cfg: ResolvedConfig): void {
+  if (cfg.profileExists || cfg.apiKeySource === 'env') return;
+  if (cfg.profileSource !== 'flag' && cfg.profileSource !== 'environment') return;
+  const flag = cfg.profileSource === 'flag' ? '--profile' : 'SVC_PROFILE';
+  throw new UsageError(
+    `${flag}: profile ${cfg.profile} does not exist${didYouMean(cfg.profile, cfg.profiles)}; profiles: ` +
+      `${cfg.profiles.join(', ') || '(none)'} (svc auth login --profile ${cfg.profile} makes it)`,
+  );
+}
+
 /** The config (flags over env over file), resolved on first use, and the endpoint it leads to. */
 function connection(init: ContextInit, onExit: (fn: () => void | Promise<void>) => void) {
   let config: ResolvedConfig | undefined;
   let endpoint: Promise<Endpoint> | undefined;
   const getConfig = (): ResolvedConfig => {
-    const { profile, baseUrl, timeout, maxRetries } = init.globals;
-    config ??= resolveConfig({ env: init.env, flags: { profile, baseUrl, timeout, maxRetries } });
+    const { profile, baseUrl, timeout, maxRetries, proxy } = init.globals;
+    config ??= resolveConfig({ env: init.env, flags: { profile, baseUrl, timeout, maxRetries, proxy } });
     return config;
+  };
+  const keyless = async (cfg: ResolvedConfig): Promise<Endpoint> => {
+    checkProfileExists(cfg);
+    checkBaseUrl(cfg.baseUrl, init.env);
+    return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
   };
   const resolve: EndpointResolver =
     init.endpoint ??
     (async (cfg) => {
-      checkBaseUrl(cfg.baseUrl, init.env);
-      if (cfg.apiKey || !cfg.apiKeyCommand) return { baseUrl: cfg.baseUrl, apiKey: cfg.apiKey };
+      const ep = await keyless(cfg);
+      if (ep.apiKey || !cfg.apiKeyCommand) return ep;
       const { keyFromCommand } = await import('./key-command.js');
       return {
         baseUrl: cfg.baseUrl,
         apiKey: await keyFromCommand(cfg.apiKeyCommand, init.env, `profile ${cfg.profile}`),
       };
     });
-  const getEndpoint = (): Promise<Endpoint> => (endpoint ??= resolve(getConfig(), onExit));
+  /**
+   * The endpoint; `needsKey` false (the emulator's admin calls): the base URL without running api_key_cmd — a
+   * password manager's prompt for a call that sends no key would be for nothing.
+   */
+  const getEndpoint = (needsKey = true): Promise<Endpoint> =>
+    needsKey || init.endpoint || endpoint ? (endpoint ??= resolve(getConfig(), onExit)) : keyless(getConfig());
   return { getConfig, getEndpoint };
 }
 
@@ -168,6 +206,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     config: getConfig,
     async http(opts = {}) {
       if (opts.apiKey) return newHttpClient(wiring, opts.apiKey);
+      if (opts.requireKey === false && !client) return newHttpClient(wiring, undefined, false);
       const c = await (client ??= newHttpClient(wiring));
       if (opts.requireKey !== false && !c.opts.apiKey) throw new MissingKeyError(NO_KEY);
       return c;
@@ -175,7 +214,9 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     ws: (path, query, opts = {}) => openWs(wiring, path, query, opts),
     setInterruptHandler: init.setInterruptHandler,
     runExitHooks: exitHooks.run,
-    readStdin: () => readAll(init.streams.stdin),
+    // text from stdin is valid UTF-8 or refused (exit 2), never sent with U+FFFD in place of what it could not read
+    readStdin: async () => utf8Text(await readAll(init.streams.stdin), 'stdin'),
+    readStdinBytes: () => readAll(init.streams.stdin),
     now: () => Date.now(),
     logCall: (details) => wiring.log.recorder?.details(details),
     logsCalls: () => !!wiring.log.recorder,
@@ -187,7 +228,7 @@ interface Wiring {
   init: ContextInit;
   out: Output;
   getConfig(): ResolvedConfig;
-  getEndpoint(): Promise<Endpoint>;
+  getEndpoint(needsKey?: boolean): Promise<Endpoint>;
   log: ReturnType<typeof callLog>;
   /** the --verbose trace sink */
   trace: ((line: string) => void) | undefined;
@@ -196,9 +237,9 @@ interface Wiring {
 }
 
 /** An HTTP client on the endpoint (with the endpoint's key, or `apiKey`), its calls logged. */
-async function newHttpClient(w: Wiring, apiKey?: string): Promise<HttpClient> {
+async function newHttpClient(w: Wiring, apiKey?: string, needsKey = true): Promise<HttpClient> {
   const cfg = w.getConfig();
-  const ep = await w.getEndpoint();
+  const ep = await w.getEndpoint(needsKey);
   await w.log.start();
   const c = new HttpClient({
     onCall: w.log.recorder?.onCall,
@@ -212,7 +253,15 @@ async function newHttpClient(w: Wiring, apiKey?: string): Promise<HttpClient> {
     signal: w.init.signal,
     // without --verbose (whose trace says it already) a retry's wait is a note on stderr, silenced by -q
     onRetry: w.trace ? undefined : (note) => w.out.info(note),
+    network: cfg.network,
+    onWarn: (note) => w.out.warn(note),
   });
+  // --budget-strict refuses a call that may cost before it is sent; reads and deletions cost nothing
+  const request = c.request.bind(c);
+  c.request = async (req) => {
+    w.log.refuseBillable(req.method);
+    return request(req);
+  };
   // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
   if (!w.init.exitsAfterRun) w.onExit(() => c.close());
   return c;
@@ -230,6 +279,7 @@ async function openWs(
   const apiKey = opts.apiKey ?? ep.apiKey;
   if (!apiKey) throw new MissingKeyError(NO_KEY);
   await w.log.start();
+  w.log.refuseBillable('WS');
   await w.log.recorder?.readySessions();
   const { connectWs } = await import('../net/ws.js');
   return connectWs({
@@ -244,6 +294,10 @@ async function openWs(
     handshakeTimeoutMs: cfg.timeoutSec * 1000,
     idleTimeoutMs: cfg.timeoutSec * 1000,
     watch: w.log.recorder?.onWsOpen,
+    maxRetries: cfg.maxRetries,
+    onRetry: w.trace ? undefined : (note) => w.out.info(note),
+    network: cfg.network,
+    onWarn: (note) => w.out.warn(note),
   });
 }
 
@@ -259,16 +313,17 @@ function callLog(
   client: () => Promise<HttpClient> | undefined,
 ) {
   let recorder: CallRecorder | undefined;
+  /** --budget-strict over the budget: why a billable call is refused (free ones, like listing files, still go) */
+  let refusal: string | undefined;
   const checkBudget = async (budget: string | undefined): Promise<void> => {
-    if (budget === undefined) return;
+    // emulated calls cost nothing
+    if (budget === undefined || init.endpoint) return;
     const spent = spentToday(logDir(init.env), new Date());
     if (spent < Number(budget)) return;
     const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
     if (init.globals.budgetStrict)
-      throw new UsageError(
-        `--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`,
-      );
-    out.warn(msg);
+      refusal = `--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`;
+    else out.warn(msg);
   };
   /** the catalogue's prices, for records whose usage the API did not price */
   const fetchCatalogue = async (): Promise<unknown> => {
@@ -291,6 +346,7 @@ function callLog(
       init.env,
       init.command ?? '',
       Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS),
+      !!init.endpoint,
     ));
     // the run's outcome stands when its record cannot be written (a full disk, no folder for it), but it is said
     const unlogged = (err: unknown) => out.warn(`this run is not in the call log: ${describeError(err)}`);
@@ -317,6 +373,10 @@ function callLog(
     start,
     get recorder(): CallRecorder | undefined {
       return recorder;
+    },
+    /** throws the --budget-strict refusal for a call that may cost (a body sent, a session opened) */
+    refuseBillable(method: string): void {
+      if (refusal && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') throw new UsageError(refusal);
     },
   };
 }

@@ -6,6 +6,7 @@
 // the model wrote it (docs/text.md, "Markdown on a terminal").
 import type { Token, Tokens } from 'marked';
 import type { Colors } from './color.js';
+import { displayWidth } from './table.js';
 import { terminalSafe } from './terminal-safe.js';
 
 type Lexer = (src: string) => Token[];
@@ -94,6 +95,14 @@ const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
  * Takes the streamed text piece by piece (`push`) and writes finished blocks rendered (`print`). `end()` renders
  * what is left (the last block, or a partial one after a drop).
  */
+/** Where the preview of the block in progress is drawn: stdout of a terminal that can be redrawn. */
+export interface LivePreview {
+  write(text: string): void;
+  /** svc's own cursor sequences */
+  control(sequence: string): void;
+  columns(): number;
+}
+
 export class MarkdownStream {
   /** text not printed yet: the block in progress */
   private pending = '';
@@ -105,10 +114,17 @@ export class MarkdownStream {
   /** marked's lexer, loading while the request is sent (awaited at the first finished block) */
   private readonly lexer: Promise<Lexer>;
 
-  /** Create only when the answer is to be rendered: it starts loading marked. */
+  /** the live preview of the line in progress is on the screen */
+  private previewShown = false;
+
+  /**
+   * Create only when the answer is to be rendered: it starts loading marked. With `live` (a terminal that can be
+   * redrawn), the block in progress shows as plain text as it arrives, and is replaced by its rendering when complete.
+   */
   constructor(
     private readonly c: Colors,
     private readonly print: (text: string) => void,
+    private readonly live?: LivePreview,
   ) {
     this.lexer = import('marked').then(
       ({ lexer }) =>
@@ -121,6 +137,7 @@ export class MarkdownStream {
   /** A piece of the answer: the cost of a piece without a newline is one string append. */
   push(piece: string): Promise<void> | undefined {
     this.pending += piece;
+    this.showPreview();
     if (!piece.includes('\n')) return undefined;
     let cut = -1;
     for (let nl = this.pending.indexOf('\n', this.scanned); nl >= 0; nl = this.pending.indexOf('\n', this.scanned)) {
@@ -134,6 +151,7 @@ export class MarkdownStream {
   /** Render what is left. */
   async end(): Promise<void> {
     if (this.pending.trim() !== '') await this.flush(this.pending.length);
+    else this.clearPreview();
     this.pending = '';
     this.scanned = 0;
   }
@@ -160,6 +178,34 @@ export class MarkdownStream {
     return line.trim() === '' || HEADING.test(line);
   }
 
+  /**
+   * The line in progress, plain and dim, on one row below what is rendered (never a blank screen while a long block
+   * streams): its newest characters, cut to the terminal's width so that it never wraps and one `\r` + erase-line
+   * redraws it (no cursor movement across rows).
+   */
+  private showPreview(): void {
+    if (!this.live) return;
+    const line = terminalSafe(this.pending.slice(this.pending.lastIndexOf('\n') + 1));
+    const room = Math.max(0, this.live.columns() - 1);
+    let tail = '';
+    let width = 0;
+    for (const ch of [...line].reverse()) {
+      width += displayWidth(ch);
+      if (width > room) break;
+      tail = ch + tail;
+    }
+    this.live.control('\r\x1b[K');
+    if (tail) this.live.write(this.c.dim(tail));
+    this.previewShown = tail !== '';
+  }
+
+  /** Erase the preview row. */
+  private clearPreview(): void {
+    if (!this.live || !this.previewShown) return;
+    this.live.control('\r\x1b[K');
+    this.previewShown = false;
+  }
+
   private async flush(cut: number): Promise<void> {
     const text = this.pending.slice(0, cut);
     this.pending = this.pending.slice(cut);
@@ -173,7 +219,10 @@ export class MarkdownStream {
       if (block === null) continue;
       out += `${(this.blocksPrinted++ > 0 ? '\n' : '') + block}\n`;
     }
+    this.clearPreview();
     if (out) this.print(out);
+    // what arrived after the block's end stays on show
+    this.showPreview();
   }
 
   /** highlight.js's core and the language of a code block, the first time it is needed. */

@@ -4,6 +4,7 @@ import type { JqFilter } from './jq.js';
 import { NO_COLORS, colorWanted, loadColors, type Colors } from './color.js';
 import { jsonSafe, terminalSafe } from './terminal-safe.js';
 import { readEnv } from '../core/environment.js';
+import { UsageError } from '../core/errors.js';
 import { replyOf } from './reply.js';
 
 export interface Streams {
@@ -91,10 +92,24 @@ export class Output {
   }
 
   /**
+   * The command is about to print bytes (a file, audio) on stdout: with --jq, exit 2 (before anything is sent when
+   * called before the request), since the filter would be passed by unseen.
+   */
+  bytesToStdout(): void {
+    if (this.opts.jq) throw new UsageError('--jq: the output is bytes, not JSON: there is nothing to filter');
+  }
+
+  /** --jq was given: what is printed as JSON goes through the filter (and what is not JSON cannot). */
+  get filtered(): boolean {
+    return !!this.opts.jq;
+  }
+
+  /**
    * Data to stdout (streamed text, bytes). Text on a terminal is made safe first (server text may carry escape
    * sequences); in a pipe it is written byte for byte.
    */
   write(chunk: string | Uint8Array): void {
+    if (typeof chunk !== 'string' && chunk.length > 0) this.bytesToStdout();
     if (typeof chunk === 'string') {
       if (chunk.length === 0) return;
       this.stdoutMidLine = !chunk.endsWith('\n');
@@ -185,6 +200,11 @@ export class Output {
   /** Progress and notes for people: stderr, silenced by --quiet. */
   info(message: string): void {
     if (!this.opts.quiet) this.toStderr(`${message}\n`);
+  }
+
+  /** A note the user asked for by a flag (-u/--usage): on stderr even with -q, which silences only the unasked. */
+  asked(message: string): void {
+    this.toStderr(message + '\n');
   }
 
   warn(message: string): void {

@@ -248,8 +248,17 @@ describe('WebSocket sessions in the call log', () => {
         input: 'hello\n',
       });
       expect(bad.exitCode).toBe(4);
-      emu.faults.add({ kind: 'status', status: 503, method: 'WS', path: '^/v1/stt$', message: 'speech is down' });
-      const down = await svcInProcess(['stt', 'listen', '--input', writeTemp('quiet.raw', Buffer.alloc(3200))], {
+      // a 503 handshake is retried (--max-retries 1 here): both attempts refused, the record is the last one's
+      emu.faults.add({
+        kind: 'status',
+        status: 503,
+        method: 'WS',
+        path: '^/v1/stt$',
+        message: 'speech is down',
+        times: 2,
+      });
+      const quiet = writeTemp('quiet.raw', Buffer.alloc(3200));
+      const down = await svcInProcess(['--max-retries', '1', 'stt', 'listen', '--input', quiet], {
         emu,
         configDir,
       });

@@ -23,7 +23,12 @@ describe('closest', () => {
 
 describe('did you mean, at every level, exit 2 and nothing sent', () => {
   for (const [args, want] of [
-    [['fils', 'list'], 'Did you mean files?'],
+    [['fils', 'list'], "unknown command 'fils' (did you mean files?)"],
+    // help does not hide the typo (issue 25, item 27)
+    [['fils', '--help'], "unknown command 'fils' (did you mean files?)"],
+    [['nosuchcmd', '--help'], "unknown command 'nosuchcmd'\n(`svc --help` lists its commands)"],
+    [['files', 'lst', '--help'], "unknown command 'lst' for 'svc files' (did you mean list?)"],
+    [['phone', 'v2', 'lis', '-h'], "unknown command 'lis' for 'svc phone v2' (did you mean list?)"],
     [['files', 'lst'], "unknown command 'lst' for 'svc files' (did you mean list?)"],
     [['phone', 'v2', 'lis'], "unknown command 'lis' for 'svc phone v2' (did you mean list?)"],
     [['files', 'list', '--limt', '2'], 'Did you mean --limit?'],

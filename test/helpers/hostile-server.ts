@@ -33,7 +33,13 @@ export type WsFault =
   /** the session starts and the answer begins, then a close with this code (1000 = clean, without end marker) */
   | { close: number }
   /** the answer begins, then the TCP connection is dropped (1006) */
-  | 'drop';
+  | 'drop'
+  /** the handshake is refused with this status (and Retry-After) */
+  | { refuse: number; retryAfter?: string }
+  /** the answer begins, then a text frame that is not a JSON object, and nothing more */
+  | 'not-json'
+  /** the answer begins, then a binary frame the protocol does not have, and nothing more */
+  | 'binary';
 
 export type Fault = HttpFault | WsFault;
 
@@ -74,13 +80,27 @@ export class HostileServer {
     });
     this.wss = new WebSocketServer({ noServer: true });
     this.http.on('upgrade', (req, socket, head) => {
+      const route = `WS ${new URL(req.url ?? '/', 'http://x').pathname}`;
+      const next = this.planned.get(route)?.[0];
+      if (typeof next === 'object' && 'refuse' in next) {
+        this.take(route);
+        this.hits.push({ route, fault: next, url: req.url ?? '' });
+        const body = JSON.stringify({ error: { message: this.errorMessage } });
+        const retry = next.retryAfter !== undefined ? `retry-after: ${next.retryAfter}\r\n` : '';
+        socket.end(
+          `HTTP/1.1 ${next.refuse} Refused\r\ncontent-type: application/json\r\n${retry}` +
+            `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        );
+        return;
+      }
       this.wss.handleUpgrade(req, socket as Socket, head, (ws) => this.onSocket(ws, req));
     });
   }
 
-  static async start(): Promise<HostileServer> {
+  /** On a free port, or on `port` (a server that comes up where a client was refused before). */
+  static async start(port = 0): Promise<HostileServer> {
     const s = new HostileServer();
-    await new Promise<void>((resolve) => s.http.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => s.http.listen(port, '127.0.0.1', resolve));
     s.url = `http://127.0.0.1:${(s.http.address() as AddressInfo).port}`;
     return s;
   }
@@ -356,6 +376,8 @@ export class HostileServer {
       if (fault === 'ok') return false;
       if (fault === 'stall') this.hold();
       else if (fault === 'drop') ws.terminate();
+      else if (fault === 'not-json') ws.send('[1,2,3]');
+      else if (fault === 'binary') ws.send(Buffer.from([1, 2, 3]), { binary: true });
       else if (typeof fault === 'object' && 'close' in fault)
         ws.close(fault.close, fault.close === 1000 ? '' : 'hostile close');
       return true;

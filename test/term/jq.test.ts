@@ -37,27 +37,49 @@ describe('--jq', () => {
     expect(models).toContain('svc-4');
   });
 
-  it(
-    'real jq semantics: select, arithmetic, object construction, string interpolation, the cursor ' + 'record',
-    async () => {
-      const big = await svcInProcess(['files', 'list', '--jq', 'select(.bytes > 4) | "\\(.filename)=\\(.bytes * 2)"'], {
-        emu,
-      });
-      expect(big.stdout).toBe('b.txt=12\n');
-      const obj = await svcInProcess(['files', 'get', ids[0]!, '--jq', '{name: .filename, size: .bytes}'], { emu });
-      expect(JSON.parse(obj.stdout)).toEqual({ name: 'a.txt', size: 3 });
-      const cursor = await svcInProcess(
-        ['files', 'list', '--limit', '1', '--jq', 'select(.next_page_token) | .next_page_token'],
-        { emu },
-      );
-      expect(cursor.stdout.trim()).toMatch(/^\S+$/);
-      const page = await svcInProcess(
-        ['files', 'list', '--limit', '1', '--page-token', cursor.stdout.trim(), '--jq', '.id'],
-        { emu },
-      );
-      expect(page.stdout.split('\n')[0]).toBe(ids[0]);
-    },
-  );
+  it('real jq semantics: select, arithmetic, object construction, string interpolation', async () => {
+    const big = await svcInProcess(['files', 'list', '--jq', 'select(.bytes > 4) | "\\(.filename)=\\(.bytes * 2)"'], {
+      emu,
+    });
+    expect(big.stdout).toBe('b.txt=12\n');
+    const obj = await svcInProcess(['files', 'get', ids[0]!, '--jq', '{name: .filename, size: .bytes}'], { emu });
+    expect(JSON.parse(obj.stdout)).toEqual({ name: 'a.txt', size: 3 });
+  });
+
+  it('--jq sees rows only: the cursor of a list is a note on stderr, not a null into xargs', async () => {
+    const first = await svcInProcess(['files', 'list', '--limit', '1', '--jq', '.id'], { emu });
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stdout.trim().split('\n')).toHaveLength(1);
+    expect(first.stdout).not.toContain('null');
+    const token = /--page-token (\S+)/.exec(first.stderr)?.[1];
+    expect(token).toBeDefined();
+    const page = await svcInProcess(['files', 'list', '--limit', '1', '--page-token', token!, '--jq', '.id'], { emu });
+    expect(page.stdout.trim().split('\n')).toHaveLength(1);
+    expect(new Set([first.stdout, page.stdout]).size).toBe(2);
+    // --json alone keeps the cursor record
+    const json = await svcInProcess(['files', 'list', '--limit', '1', '--json'], { emu });
+    expect(json.stdout.trim().split('\n').at(-1)).toMatch(/^\{"next_page_token":"\S+"\}$/);
+  });
+
+  it('--jq on a reply that is not JSON is an error, not ignored (issue 25, item 17)', async () => {
+    const id = ids[0]!;
+    const text = await svcInProcess(['api', `/v1/files/${id}/content`, '--jq', '.'], { emu });
+    expect(text.exitCode).toBe(1);
+    expect(text.stderr).toMatch(/--jq: the reply is \S+, not JSON: there is nothing to filter/);
+    expect(text.stdout).toBe('');
+    // a command that prints bytes says so before sending
+    for (const args of [
+      ['files', 'download', id, '-o', '-'],
+      ['tts', 'say', 'hello', '-o', '-'],
+    ]) {
+      emu.clearRequests();
+      const bytes = await svcInProcess([...args, '--jq', '.'], { emu });
+      expect(bytes.exitCode).toBe(2);
+      expect(bytes.stderr).toContain('--jq: the output is bytes, not JSON');
+      expect(bytes.stdout).toBe('');
+      expect(emu.requests()).toEqual([]);
+    }
+  });
 
   it('a bad expression exits 2 naming it, before any request', async () => {
     emu.clearRequests();

@@ -72,3 +72,61 @@ describe('MarkdownStream', () => {
     expect(final).toBe('<b><u>a␛]0;t␇</u></b>\n');
   });
 });
+
+describe('MarkdownStream with a live preview (issue 25, item 21)', () => {
+  /** A terminal of `cols` columns that applies svc's two sequences (\r, up N, clear to the end) to its rows. */
+  function screen(cols: number) {
+    let rows: string[] = [''];
+    let row = 0;
+    const put = (text: string) => {
+      for (const ch of text) {
+        if (ch === '\n') {
+          row++;
+          rows[row] ??= '';
+        } else {
+          if (rows[row]!.length === cols) {
+            row++;
+            rows[row] ??= '';
+          }
+          rows[row] += ch;
+        }
+      }
+    };
+    return {
+      write: put,
+      control: (seq: string) => {
+        const up = /\x1b\[(\d+)A/.exec(seq);
+        row -= up ? Number(up[1]) : 0;
+        rows = rows.slice(0, row + 1);
+        rows[row] = ''; // \r then clear to the end of the screen
+      },
+      columns: () => cols,
+      text: () => rows.join('\n'),
+    };
+  }
+
+  it('shows the line in progress as it arrives, then replaces it with the rendered block', async () => {
+    const term = screen(20);
+    const md = new MarkdownStream(MARKS, term.write, term);
+    await md.push('Some *em');
+    expect(term.text()).toBe('Some *em'); // not a blank screen while the block streams
+    await md.push('* text that wraps over the width of the terminal');
+    // one row, never wrapped: the newest characters of the line in progress
+    expect(term.text()).toBe('Some *em* text that wraps over the width of the terminal'.slice(-19));
+    await md.push('\n\nNext');
+    // the preview was erased and the rendered paragraph printed; the new block's line shows below it
+    const rendered = 'Some <i>em</i> text that wraps over the width of the terminal\n';
+    const ref = screen(20);
+    ref.write(`${rendered}Next`);
+    expect(term.text()).toBe(ref.text());
+    await md.end();
+    const done = screen(20);
+    done.write(`${rendered}\nNext\n`);
+    expect(term.text()).toBe(done.text());
+  });
+
+  it('without a live preview (a pipe, TERM=dumb) nothing of the block in progress is written', async () => {
+    const { afterEach } = await feed(['Some *em', '* text']);
+    expect(afterEach).toEqual(['', '']);
+  });
+});

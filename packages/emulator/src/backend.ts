@@ -4,6 +4,8 @@ import { EventEmitter } from 'node:events';
 import { DEFAULT_EMULATOR_KEY, aclAllowsModel, makeKey, type KeyRecord } from './auth.js';
 import { FaultList } from './faults.js';
 import { RateLimiter, rateLimitOf } from './rate-limit.js';
+
+import { redactText } from './redact.js';
 import { HttpError, type EmuRequest } from './router.js';
 import type { StateStore } from './state.js';
 import type { WsSessionLog } from './ws-log.js';
@@ -60,6 +62,8 @@ export class Backend extends EventEmitter {
   readonly defaultKey: string;
   /** when set, /_emulator/* (but health) needs it */
   adminToken?: string;
+  /** the names a request's Host may give (web-guard.ts) */
+  hostNames = new Set(['localhost']);
   /** re-applies the fixtures (set by the server when it has some; reset calls it) */
   fixtures?: () => Promise<Record<string, number>>;
   private logSeq = 0;
@@ -98,6 +102,12 @@ export class Backend extends EventEmitter {
   }
 
   /** Add a key; 400 for a malformed `rate_limit` ("RPM[,TPM]" or {rpm, tpm}). */
+
+  /** A body's text for the request log: every key the emulator knows and every known secret shape redacted. */
+  redact(text: string): string {
+    return redactText(text, this.keys().keys());
+  }
+
   addKey(partial: Partial<KeyRecord> = {}): KeyRecord {
     let rateLimit: KeyRecord['rate_limit'];
     try {

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { HttpError, type EmuRequest } from './router.js';
+import { PRIVATE_FILE } from './state.js';
 import type { Backend } from './backend.js';
 
 export interface FormField {
@@ -75,7 +76,7 @@ export async function* logged(req: EmuRequest, core: Backend, max = 256 * 1024):
     yield chunk;
   }
   const entry = core.requests.find((r) => r.id === req.requestId);
-  if (entry && size <= max) entry.body = Buffer.concat(kept).toString('utf8');
+  if (entry && size <= max) entry.body = core.redact(Buffer.concat(kept).toString('utf8'));
 }
 
 /** The part whose headers these are: a field (kept in memory) or a file (to be written to `dir`). */
@@ -122,7 +123,7 @@ class PartWriter {
 
   begin(part: FormPart): void {
     if (part.kind === 'field') this.field = { part, chunks: [], size: 0 };
-    else this.file = { part, ws: createWriteStream(part.path) };
+    else this.file = { part, ws: createWriteStream(part.path, { mode: PRIVATE_FILE }) };
   }
 
   async write(data: Buffer): Promise<void> {

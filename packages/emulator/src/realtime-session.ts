@@ -15,7 +15,7 @@ import {
   type WireFormat,
 } from './realtime-audio.js';
 import type { RealtimeResponseLog, RealtimeSessionLog } from './realtime-log.js';
-import { EnergyVad } from './realtime-vad.js';
+import { EnergyVad, MAX_TURN_SECONDS } from './realtime-vad.js';
 
 type Json = Record<string, any>;
 
@@ -36,7 +36,8 @@ const sameWord = (said: string, word: string) =>
 
 /**
  * Whether words (lower case, space-separated and padded) name the tool: its name as written (`book_table`,
- * `booktable`), or its words in order with at most two words between each (`book a table`, `booking the big table`, `get me
+ * `booktable`), or its words in order with at most two words between each (`book a table`, `booking the big table`,
+ * `get me
  * the weather`).
  */
 export function namesTool(said: string, name: string): boolean {
@@ -431,6 +432,14 @@ export class EmulatedRealtimeSession {
     const pcm = decodeWire(Buffer.from(audio, 'base64'), this.config.audio.input.format);
     this.setup.log.input_audio_ms += (pcm.length * 1000) / formatRate(this.config.audio.input.format);
     if (!this.config.turn_detection) {
+      const rate = formatRate(this.config.audio.input.format);
+      if (this.bufferSamples + pcm.length > rate * MAX_TURN_SECONDS)
+        throw new ClientEventError(
+          'input_audio_buffer_too_large',
+          `The input audio buffer holds at most ${MAX_TURN_SECONDS} s of audio (the emulator's bound): commit or ` +
+            `clear it; this append was dropped`,
+          'audio',
+        );
       this.buffer.push(pcm);
       this.bufferSamples += pcm.length;
       return;

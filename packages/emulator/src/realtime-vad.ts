@@ -19,6 +19,9 @@ export function rmsGate(threshold: number): number {
   return 0.002 + 0.06 * Math.min(1, Math.max(0, threshold));
 }
 
+/** the longest turn the emulator holds: a turn of speech (or a manual buffer) is bounded so its memory is */
+export const MAX_TURN_SECONDS = 120;
+
 export class EnergyVad {
   private readonly frame: number;
   private leftover = new Int16Array(0);
@@ -27,6 +30,7 @@ export class EnergyVad {
   private inSpeech = false;
   private silentSamples = 0;
   private speech: Int16Array[] = [];
+  private speechSamples = 0;
   /** recent frames for the prefix padding */
   private recent: Int16Array[] = [];
 
@@ -62,6 +66,7 @@ export class EnergyVad {
           this.inSpeech = true;
           this.silentSamples = 0;
           this.speech = [...this.recent, f.slice()];
+          this.speechSamples = 0;
           this.recent = [];
           events.push({ type: 'start', atMs: startMs });
         } else {
@@ -72,8 +77,11 @@ export class EnergyVad {
         continue;
       }
       this.speech.push(f.slice());
+      this.speechSamples += f.length;
       this.silentSamples = voiced ? 0 : this.silentSamples + f.length;
-      if ((this.silentSamples * 1000) / this.rate >= Math.max(FRAME_MS, this.opts.silenceMs)) {
+      const silent = (this.silentSamples * 1000) / this.rate >= Math.max(FRAME_MS, this.opts.silenceMs);
+      // speech that never pauses ends its turn at the bound, as a pause would
+      if (silent || this.speechSamples >= this.rate * MAX_TURN_SECONDS) {
         const audio = concat(this.speech);
         this.inSpeech = false;
         this.speech = [];

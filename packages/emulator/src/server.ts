@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
 import { Backend, type EmulatorSettings, type LoggedRequest } from './backend.js';
-import { FaultList, type Fault } from './faults.js';
+import type { FaultList, Fault } from './faults.js';
 import { estimatedTokens, type RateLimit } from './rate-limit.js';
 import { UpgradeRecord } from './ws-log.js';
 import {
@@ -25,7 +25,9 @@ import type { ReplyRecord } from './contract.js';
 import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerCollections } from './search-index.js';
+import { redactHeaders, redactQuery } from './redact.js';
 import { StateStore } from './state.js';
+import { allowedHostNames, webRefusal } from './web-guard.js';
 
 export interface EmulatorOptions {
   port?: number;
@@ -94,13 +96,20 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   });
   server.on('connection', (s) => {
     sockets.add(s);
+    // a peer's reset is that connection's end, never the server's (http's own handler goes at an upgrade)
+    s.on('error', () => s.destroy());
     s.on('close', () => sockets.delete(s));
   });
   const wss = acceptUpgrades(server, router, core, opts.onReply);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      // once listening, an error (EMFILE on accept, …) is reported and the server keeps serving
+      server.on('error', (err) => process.stderr.write(`emulator: ${err.message}\n`));
+      resolve();
+    });
   });
   const addr = server.address() as AddressInfo;
   const host = clientHost(addr);
@@ -152,6 +161,7 @@ function newBackend(opts: EmulatorOptions): { store: StateStore; core: Backend }
     opts.seed,
   );
   core.adminToken = opts.adminToken;
+  core.hostNames = allowedHostNames(opts.host ?? '127.0.0.1');
   for (const f of opts.faults ?? []) core.faults.add(f);
   core.rateLimits.limit = opts.rateLimit;
   if (opts.collections) registerCollections(core, opts.collections);
@@ -166,6 +176,7 @@ function acceptUpgrades(
   onReply?: (reply: ReplyRecord) => void,
 ): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
+  wss.on('error', () => {});
   // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
   wss.on('headers', (headers, req) => {
     const id = upgradeIds.get(req);
@@ -319,6 +330,7 @@ function makeRequest(
   requestId: string,
   params: Record<string, string>,
   log?: { body?: string; bytes?: number },
+  redact: (text: string) => string = (t) => t,
 ): EmuRequest {
   let cached: Promise<Buffer> | undefined;
   const body = (limit = 64 * 1024 * 1024) => {
@@ -337,7 +349,7 @@ function makeRequest(
       req.on('end', () => {
         const buf = Buffer.concat(chunks);
         if (log) log.bytes = buf.length;
-        if (log && buf.length <= MAX_LOGGED_BODY) log.body = buf.toString('utf8');
+        if (log && buf.length <= MAX_LOGGED_BODY) log.body = redact(buf.toString('utf8'));
         resolve(buf);
       });
       req.on('error', reject);
@@ -437,6 +449,11 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   const requestId = isAdmin ? randomUUID() : core.uuid('request');
   res.setHeader('x-request-id', requestId);
   const entry = isAdmin ? undefined : logHttpRequest(core, req, res, url, method, requestId);
+  const refusal = webRefusal(req, method, isAdmin, core.hostNames);
+  if (refusal) {
+    req.resume();
+    return sendError(res, refusal.status, refusal.message);
+  }
 
   if (isAdmin && core.adminToken && path !== '/_emulator/health' && !adminTokenMatches(req, core.adminToken)) {
     req.resume();
@@ -455,7 +472,7 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   }
 
   const { route, params, otherMethods } = router.match(method, path);
-  const emuReq = makeRequest(req, path, url, requestId, params, entry);
+  const emuReq = makeRequest(req, path, url, requestId, params, entry, (t) => core.redact(t));
   const emuRes = makeResponse(res, fault, core, requestId);
   if (!route) {
     req.resume();
@@ -505,15 +522,15 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   }
 }
 
-/** The request log's record of a request or an upgrade (the key's presence, not the key). */
-function logRecord(req: IncomingMessage, url: URL, requestId: string, method: string) {
+/** The request log's record of a request or an upgrade (a credential's presence, never the credential). */
+function logRecord(core: Backend, req: IncomingMessage, url: URL, requestId: string, method: string) {
   return {
     id: requestId,
     time: Date.now(),
     method,
     path: url.pathname,
-    query: queryRecord(url.searchParams),
-    headers: { ...req.headers, authorization: req.headers.authorization ? '[present]' : undefined },
+    query: redactQuery(queryRecord(url.searchParams), core.keys().keys()),
+    headers: redactHeaders(req.headers, core.keys().keys()),
   };
 }
 
@@ -528,7 +545,7 @@ function logHttpRequest(
 ): LoggedRequest {
   const started = performance.now();
   const entry = core.logRequest({
-    ...logRecord(req, url, requestId, method),
+    ...logRecord(core, req, url, requestId, method),
     body: undefined,
     bytes: req.headers['content-length'] ? Number(req.headers['content-length']) : undefined,
   });
@@ -586,7 +603,7 @@ async function handleUpgrade(
   const requestId = core.uuid('request');
   upgradeIds.set(req, requestId);
   let faulted = false;
-  const record = new UpgradeRecord(core.logRequest(logRecord(req, url, requestId, 'WS')), socket);
+  const record = new UpgradeRecord(core.logRequest(logRecord(core, req, url, requestId, 'WS')), socket);
   const reject = (status: number, message: string, extra = '') => {
     onReply?.({ kind: 'ws-open', path, status, faulted });
     record.end(status);
@@ -610,6 +627,9 @@ async function handleUpgrade(
   if (fault?.kind === 'slow') await core.sleep(fault.delayMs ?? 1000);
   const { route, params } = router.matchWs(path);
   if (!route) return reject(404, `No such WebSocket endpoint: ${path}`);
+  // a session is state like a write: not for a Host the emulator does not listen under (DNS rebinding)
+  const refusal = webRefusal(req, 'POST', false, core.hostNames);
+  if (refusal) return reject(refusal.status, refusal.message);
   const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -630,6 +650,11 @@ async function handleUpgrade(
   }
   wss.handleUpgrade(req, socket, head, (ws) => {
     record.session(ws);
+
+    // A malformed frame (invalid UTF-8 text, a reserved opcode or bits, a length over the limit) is an 'error' of
+    // this socket: ws has already sent the close frame with its code (1007, 1002, 1009); without a listener the
+    // error would end the whole process. ws ends the TCP connection once that close frame is out.
+    ws.on('error', () => {});
     guardMessageListeners(ws);
     if (onReply) recordEvents(ws, path, onReply);
     if (fault?.kind === 'drop') cutAfter(ws, socket, fault.afterEvents!);

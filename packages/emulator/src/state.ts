@@ -11,6 +11,7 @@ import {
   appendFileSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
   readdirSync,
   renameSync,
@@ -18,11 +19,14 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export type Collection<T> = Map<string, T>;
 
 const MAX_JOURNAL_BYTES = 8 * 1024 * 1024;
+/** the mode of every file the emulator writes: its owner's alone */
+export const PRIVATE_FILE = 0o600;
 
 /** A Map that reports which keys were touched (set, deleted, read) and whether it was iterated. */
 class TrackedMap<V> extends Map<string, V> {
@@ -80,7 +84,8 @@ export class StateStore {
 
   constructor(readonly dir: string | undefined) {
     if (dir) {
-      mkdirSync(dir, { recursive: true });
+      // folders it creates are its owner's alone (0700), and so are its files (0600)
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
       this.load();
       this.snapshot();
     }
@@ -197,7 +202,7 @@ export class StateStore {
     this.dirty = false;
     if (!lines.length) return;
     const text = `${lines.join('\n')}\n`;
-    appendFileSync(this.journal, text);
+    appendFileSync(this.journal, text, { mode: PRIVATE_FILE });
     this.journalBytes += Buffer.byteLength(text);
     if (this.journalBytes > MAX_JOURNAL_BYTES) this.snapshot();
   }
@@ -229,10 +234,10 @@ export class StateStore {
     }
     this.writtenCounters = JSON.stringify(this.counters);
     const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ collections: out, counters: this.counters }));
+    writeFileSync(tmp, JSON.stringify({ collections: out, counters: this.counters }), { mode: PRIVATE_FILE });
     renameSync(tmp, this.file);
     // replaying the old journal over the new snapshot would give the same state, so a crash here is harmless
-    writeFileSync(this.journal, '');
+    writeFileSync(this.journal, '', { mode: PRIVATE_FILE });
     this.journalBytes = 0;
     this.dirty = false;
   }
@@ -266,17 +271,33 @@ export class StateStore {
 
   /** A folder for blobs of one kind (file contents, generated media). */
   blobDir(kind: string): string {
-    const base = this.dir ?? join(process.env.TMPDIR ?? '/tmp', `svc-emulator-${process.pid}`);
-    const d = join(base, 'blobs', kind);
-    mkdirSync(d, { recursive: true });
+    const d = join(this.dir ?? this.spillDir(), 'blobs', kind);
+    mkdirSync(d, { recursive: true, mode: 0o700 });
     return d;
+  }
+
+  private spill?: { dir: string; remove: () => void };
+
+  /**
+   * In memory, blobs spill to a private folder: made by mkdtemp (0700, a name nobody could plant a folder or a link
+   * at), removed at close and at exit.
+   */
+  private spillDir(): string {
+    if (!this.spill) {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-emulator-'));
+      const remove = () => rmSync(dir, { recursive: true, force: true });
+      process.once('exit', remove);
+      this.spill = { dir, remove };
+    }
+    return this.spill.dir;
   }
 
   /** Remove everything (tests, `svc emulator reset`): a fresh snapshot at once. */
   reset(): void {
     this.collections.clear();
     this.counters = {};
-    if (this.dir) rmSync(join(this.dir, 'blobs'), { recursive: true, force: true });
+    const base = this.dir ?? this.spill?.dir;
+    if (base) rmSync(join(base, 'blobs'), { recursive: true, force: true });
     this.snapshot();
   }
 
@@ -285,5 +306,10 @@ export class StateStore {
     if (this.journalBytes > 0) this.snapshot();
     if (this.exitHook) process.removeListener('exit', this.exitHook);
     this.exitHook = undefined;
+    if (this.spill) {
+      this.spill.remove();
+      process.removeListener('exit', this.spill.remove);
+      this.spill = undefined;
+    }
   }
 }

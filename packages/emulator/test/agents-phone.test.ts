@@ -272,7 +272,13 @@ describe('phone numbers', () => {
 
 describe('calls and client secrets', () => {
   it('calls exist while active: refer/hangup end them, then 404; target_uri is checked', async () => {
-    const started = (await (await fetch(`${emu.url}/_emulator/calls`, { method: 'POST' })).json()) as {
+    const started = (await (
+      await fetch(`${emu.url}/_emulator/calls`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as {
       call: { call_id: string };
     };
     const id = started.call.call_id;

@@ -1,3 +1,4 @@
+import { outputPath } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { getAgent } from '../../endpoints/agents.js';
@@ -8,7 +9,13 @@ export default defineCommand<{ output?: string }>({
     '`svc agents push -f FILE` of the unchanged file sends nothing. Edit the fields name, instructions, tools, ' +
     'voice and collection_ids; agent_id, created_at and updated_at are read-only.',
   args: [{ name: 'id', description: 'agent id', required: true }],
-  options: [{ flags: '-o, --output <file>', description: 'write to this file (atomically) instead of stdout' }],
+  options: [
+    {
+      flags: '-o, --output <file>',
+      description: 'write to this file (atomically) instead of stdout',
+      parse: outputPath(),
+    },
+  ],
   examples: ['svc agents pull agent_123 > agent.json', 'svc agents pull agent_123 -o agent.json'],
   async run(ctx, [id], opts) {
     const agent = await getAgent(await ctx.http(), id);

@@ -1,6 +1,6 @@
 // What the agent commands share: reading @FILE and tool files, the limit checks (all before sending),
 // voice id normalisation, the human view of an agent, and the difference shown by `push`.
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../../core/input-file.js';
 import { UsageError } from '../../core/errors.js';
 import type { OptionSpec } from '../../core/option-spec.js';
 import { fail, integer, maxLength, number, repeatable } from '../../core/validate.js';
@@ -9,13 +9,7 @@ import { AGENT_LIMITS, TOOL_KINDS, type Agent, type AgentField, type AgentInput 
 import { BUILTIN_VOICES, VOICE_ALLOWED, normalizeVoiceId, voiceIdParser } from '../../endpoints/voices.js';
 
 function readFileFor(flag: string, path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(
-      `${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
+  return readInputText(flag, path);
 }
 
 /** `TEXT` as is, `@FILE` read from the file. */
@@ -62,8 +56,8 @@ export function parseAgentJson(text: string, source: string): Record<string, unk
   return parsed as Record<string, unknown>;
 }
 
-export function readAgentFile(path: string): Record<string, unknown> {
-  return parseAgentJson(readFileFor('-f', path), path);
+export function readAgentFile(path: string, flag = '-f'): Record<string, unknown> {
+  return parseAgentJson(readFileFor(flag, path), flag === '-f' ? path : `${flag} ${path}`);
 }
 
 /** How a field is named in messages: the flag when it came from flags, `FILE: field` from a file. */

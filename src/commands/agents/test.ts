@@ -1,3 +1,4 @@
+import { outputPath } from '../../core/atomic-file.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { getAgent, type Agent } from '../../endpoints/agents.js';
@@ -42,7 +43,8 @@ export default defineCommand<Opts>({
     'each failed case is written to --transcripts DIR. Exit 1 when a case fails, 2 on a malformed test file ' +
     '(before any connection). Works against the API and the emulator alike.',
   args: [
-    { name: 'agent', description: 'agent id (leave out with --agent-file)', required: true },
+    // not required for commander: with --agent-file every argument is a test file, and run() says what is missing
+    { name: 'agent', description: 'agent id (leave out with --agent-file)' },
     { name: 'files', description: 'test files (YAML or JSON)', variadic: true },
   ],
   options: [
@@ -66,10 +68,12 @@ export default defineCommand<Opts>({
     {
       flags: '-o, --output <file>',
       description: 'write the report to FILE instead of stdout (replaced only when complete)',
+      parse: outputPath(),
     },
     {
       flags: '--transcripts <dir>',
       description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
+      parse: outputPath({ dir: true }),
     },
     toolCmdFlag(toolCmdParser),
     {
@@ -90,13 +94,22 @@ export default defineCommand<Opts>({
     if (files.length === 0)
       throw new UsageError(
         opts.agentFile
-          ? 'give at least one test file'
-          : 'give the agent id, then at least one test file (or --agent-file FILE and test files)',
+          ? `no test file: --agent-file ${opts.agentFile} is the agent; give the test files (YAML or JSON) after ` +
+              `it: svc agents test --agent-file ${opts.agentFile} tests.yaml`
+          : positional.length
+            ? `no test file: give the agent id ${positional[0]}, then at least one test file (YAML or JSON)`
+            : 'no agent and no test file: give the agent id, then test files (or --agent-file FILE and test files)',
       );
-    // everything local is checked before any connection
-    const local = opts.agentFile ? localAgent(opts.agentFile) : undefined;
-    const cases = await readTestFiles(files);
-    await compileSchemas(cases);
+    // everything local is checked before any connection, and every problem of every file is listed at once
+    let local: Agent | undefined;
+    const agentProblems: string[] = [];
+    try {
+      local = opts.agentFile ? localAgent(opts.agentFile) : undefined;
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      agentProblems.push(err.message);
+    }
+    const cases = await readTestFiles(files, { before: agentProblems, schemaProblem });
     const http = await ctx.http();
     const agent: Agent = local ?? (await getAgent(http, agentId!));
     const session = sessionFromAgent(agent);
@@ -108,26 +121,19 @@ export default defineCommand<Opts>({
 
 /** A local agent definition, checked like `agents push` checks it. */
 function localAgent(path: string): Agent {
-  const raw = readAgentFile(path);
-  const checked = checkAgentInput(raw, fileNamer(path));
+  const raw = readAgentFile(path, '--agent-file');
+  const checked = checkAgentInput(raw, fileNamer(`--agent-file ${path}`));
   return { agent_id: typeof raw.agent_id === 'string' ? raw.agent_id : 'local', ...raw, ...checked } as Agent;
 }
 
-/** JSON Schemas of tool expectations compile now, so a broken one is exit 2 before anything is sent. */
-async function compileSchemas(cases: TestCase[]): Promise<void> {
-  for (const c of cases)
-    for (const [i, t] of c.turns.entries())
-      for (const want of t.expect.tool_called ?? []) {
-        if (!want.arguments_schema) continue;
-        try {
-          await schemaValidator(want.arguments_schema);
-        } catch (err) {
-          throw new UsageError(
-            `${c.file}: case "${c.name}", turn ${i + 1}: tool_called ${want.name}: arguments_schema is not a ` +
-              `valid JSON Schema: ${(err as Error).message}`,
-          );
-        }
-      }
+/** Why a tool expectation's JSON Schema does not compile (checked with the files, before anything is sent). */
+async function schemaProblem(schema: Record<string, unknown>): Promise<string | undefined> {
+  try {
+    await schemaValidator(schema);
+    return undefined;
+  } catch (err) {
+    return `not a valid JSON Schema: ${(err as Error).message}`;
+  }
 }
 
 type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };

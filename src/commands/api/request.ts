@@ -1,3 +1,4 @@
+import { readInputBytes, readInputText, utf8Text } from '../../core/input-file.js';
 import { readFileSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { ProtocolError, UsageError } from '../../core/errors.js';
@@ -5,6 +6,9 @@ import { pages, type ListSource } from '../../cmdutil/paginate.js';
 import { fail, oneOf, repeatable } from '../../core/validate.js';
 import type { HttpResponse, Query } from '../../net/http.js';
 import type { Context } from '../../runtime/context.js';
+
+/** the typed field flag, as errors name it */
+const FIELD = '-F/--field';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 
@@ -34,7 +38,10 @@ const headerPair = repeatable<[string, string]>((raw, flag) => {
   return [name, raw.slice(i + 1).trim()];
 });
 
-/** -F values: true/false/null, numbers, @file (its contents), JSON arrays/objects; anything else a string. */
+/**
+ * -F/--field values, as gh's: true/false/null, numbers, @file (its text; @- stdin), JSON arrays/objects; anything
+ * else a string.
+ */
 export function typedValue(raw: string): unknown {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
@@ -42,7 +49,7 @@ export function typedValue(raw: string): unknown {
   if (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(raw)) return Number(raw);
   if (raw.startsWith('@')) {
     const path = raw.slice(1);
-    const text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+    const text = path === '-' ? utf8Text(readFileSync(0), 'stdin (-F/--field @-)') : readInputText(FIELD, path);
     return text.replace(/\n$/, '');
   }
   if ((raw.startsWith('{') && raw.endsWith('}')) || (raw.startsWith('[') && raw.endsWith(']'))) {
@@ -103,10 +110,15 @@ export default defineCommand<Opts>({
       description: `the HTTP method (${METHODS.join(', ')}); default GET, or POST with fields or --input`,
       parse: oneOf(METHODS, { caseInsensitive: true }),
     },
-    { flags: '-f, --field <key=value>', description: 'a string field (repeatable; a.b and a[] nest)', parse: pair },
+    // as in gh: -f/--raw-field a string as given, -F/--field typed
     {
-      flags: '-F, --raw-field <key=value>',
-      description: 'a typed field: true, false, null, numbers, JSON, @file (repeatable)',
+      flags: '-f, --raw-field <key=value>',
+      description: 'a string field, sent as given (repeatable; a.b and a[] nest)',
+      parse: pair,
+    },
+    {
+      flags: '-F, --field <key=value>',
+      description: 'a typed field: true, false, null, numbers, JSON, @file (its text), @- (stdin) (repeatable)',
       parse: pair,
     },
     { flags: '-H, --header <name:value>', description: 'an extra request header (repeatable)', parse: headerPair },
@@ -131,8 +143,8 @@ export default defineCommand<Opts>({
     if (!/^(\/|https?:\/\/)/.test(path)) fail('PATH', path, 'a path starting with / (e.g. /v1/models)');
     if (opts.slurp && !opts.paginate) throw new UsageError('--slurp: only with --paginate');
     const fields: Record<string, unknown> = {};
-    for (const [k, v] of opts.field ?? []) setPath(fields, k, v);
-    for (const [k, v] of opts.rawField ?? []) setPath(fields, k, typedValue(v));
+    for (const [k, v] of opts.rawField ?? []) setPath(fields, k, v);
+    for (const [k, v] of opts.field ?? []) setPath(fields, k, typedValue(v));
     const hasFields = Object.keys(fields).length > 0;
     method ??= (hasFields || opts.input) && !opts.paginate ? 'POST' : 'GET';
     if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate: only for GET (the method is ${method})`);
@@ -141,7 +153,7 @@ export default defineCommand<Opts>({
     const inQuery = method === 'GET' || method === 'DELETE' || method === 'HEAD';
     const query: Query = inQuery ? queryOf(fields) : {};
     let body: string | Buffer | undefined;
-    if (opts.input) body = opts.input === '-' ? Buffer.from(await ctx.readStdin()) : readFileSync(opts.input);
+    if (opts.input) body = opts.input === '-' ? await ctx.readStdinBytes() : readInputBytes('--input', opts.input);
     const headers: Record<string, string> = Object.fromEntries(opts.header ?? []);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
       headers['content-type'] = 'application/json';
@@ -226,6 +238,9 @@ async function printPages(
 /** The reply's body as sent: JSON printed as JSON, anything else (files, audio) streamed through untouched. */
 async function printReply(ctx: Context, res: HttpResponse): Promise<void> {
   const type = String(res.headers['content-type'] ?? '');
+  const notJson = () =>
+    new ProtocolError(`--jq: the reply is ${type || 'of no content type'}, not JSON: there is nothing to filter`);
+  if (ctx.out.filtered && !type.includes('json')) throw notJson();
   if (!type.includes('json')) {
     // Raw bytes (file contents, audio): stream them through untouched.
     for await (const chunk of res.body) ctx.out.write(chunk as Buffer);
@@ -238,6 +253,7 @@ async function printReply(ctx: Context, res: HttpResponse): Promise<void> {
   } catch {
     parsed = undefined;
   }
+  if (parsed === undefined && ctx.out.filtered) throw notJson();
   if (parsed === undefined) ctx.out.write(text);
   else ctx.out.printJson(parsed);
 }

@@ -1,10 +1,15 @@
+import { outputPath } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { pattern } from '../../core/validate.js';
 import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
 
 export const JOIN_AUDIO_OPTIONS = [
   { flags: '--input <mic|file|->', description: 'also send local audio to the call (default: none)' },
-  { flags: '--output <speaker|file|->', description: "also play or save the agent's audio (default: none)" },
+  {
+    flags: '--output <speaker|file|->',
+    description: "also play or save the agent's audio (default: none)",
+    parse: outputPath({ pass: ['speaker'] }),
+  },
 ];
 
 export default defineCommand<VoiceFlags>({

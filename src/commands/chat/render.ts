@@ -65,7 +65,7 @@ export function printEpilogue(ctx: Context, o: ChatOutcome, opts: { usage?: bool
     ctx.out.info(ctx.out.ce.dim('sources:'));
     for (const c of o.citations) ctx.out.info(ctx.out.ce.dim(`  ${c}`));
   }
-  if (opts.usage) ctx.out.info(ctx.out.ce.dim(usageLine(o.usage, o.model)));
+  if (opts.usage) ctx.out.asked(ctx.out.ce.dim(usageLine(o.usage, o.model)));
 }
 
 /** The line that separates the choices of an answer with -n > 1 (streamed or not). */
@@ -182,7 +182,7 @@ export async function streamChatAnswer(
     if (outcome.toolCalls.length && opts.showToolCalls !== false) printToolCalls(ctx, outcome.toolCalls);
     if (!opts.quietEpilogue) printEpilogue(ctx, outcome, opts);
   } else if (opts.usage && !opts.quietEpilogue) {
-    ctx.out.info(usageLine(outcome.usage, outcome.model));
+    ctx.out.asked(usageLine(outcome.usage, outcome.model));
   }
   return outcome;
 }

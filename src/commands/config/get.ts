@@ -1,43 +1,61 @@
 import { defineCommand } from '../../cmdutil/command.js';
+import { readEnv } from '../../core/environment.js';
 import { ExitCode } from '../../core/errors.js';
-import { checkKey } from './keys.js';
+import { DEFAULT_BASE_URL } from '../../runtime/config.js';
+import type { Context } from '../../runtime/context.js';
+import { checkKey, shownValue, type SettableKey } from './keys.js';
 
-/** What applies when the profile does not set a key (the environment and flags come first). */
-function effective(ctx: Parameters<Parameters<typeof defineCommand>[0]['run']>[0], key: string): string | undefined {
-  const cfg = ctx.config();
-  if (key === 'base_url') return cfg.baseUrl;
-  if (key === 'timeout') return String(cfg.timeoutSec);
-  if (key === 'max_retries') return String(cfg.maxRetries);
-  if (key === 'model') return cfg.model;
-  if (key === 'voice') return cfg.voice;
-  return undefined;
+/** Per key: the global flag and the environment variable above the profile, and the default below it. */
+const LAYERS: Partial<
+  Record<SettableKey, { flag?: 'baseUrl' | 'timeout' | 'maxRetries'; env?: string; def?: string }>
+> = {
+  base_url: { flag: 'baseUrl', env: 'SVC_BASE_URL', def: DEFAULT_BASE_URL },
+  timeout: { flag: 'timeout', env: 'SVC_TIMEOUT', def: '60' },
+  max_retries: { flag: 'maxRetries', env: 'SVC_MAX_RETRIES', def: '2' },
+  model: { env: 'SVC_MODEL' },
+};
+
+type Source = 'flag' | 'environment' | 'profile' | 'default' | 'unset';
+
+/** The value that applies and where it came from (flag > environment > profile > default). */
+function lookUp(ctx: Context, key: SettableKey): { value?: string; source: Source; def?: string; from?: string } {
+  const layer = LAYERS[key] ?? {};
+  const flagValue = layer.flag ? ctx.globals[layer.flag] : undefined;
+  if (flagValue !== undefined && flagValue !== '') return { value: String(flagValue), source: 'flag', def: layer.def };
+  const envValue = layer.env ? readEnv(ctx.env, layer.env as Parameters<typeof readEnv>[1]) : undefined;
+  if (envValue) return { value: envValue, source: 'environment', def: layer.def, from: layer.env };
+  const set = ctx.config().profileData[key];
+  if (set !== undefined) return { value: set, source: 'profile', def: layer.def };
+  return layer.def !== undefined ? { value: layer.def, source: 'default', def: layer.def } : { source: 'unset' };
 }
 
 export default defineCommand({
   description:
-    'A key the profile does not set prints the value that applies (environment or default) with a note on ' +
-    'stderr; a key with no value at all exits 5 with a message. --json: {"key", "value", "source"}.',
+    'Prints the value that applies, wherever it comes from (flag > environment > profile > default); when it ' +
+    "is not the profile's own, a note on stderr says where it came from and the default. A key with no value " +
+    'at all exits 5 with a message. --json: {"key", "value", "source", "default"} (source: flag, environment, ' +
+    'profile, default or unset).',
   args: [{ name: 'key', description: 'base_url, model, timeout, max_retries or voice', required: true }],
   examples: ['svc config get model', 'svc config get base_url --json'],
   async run(ctx, [raw]) {
     const key = checkKey(raw);
     const cfg = ctx.config();
-    const set = cfg.profileData[key];
-    const value = set ?? effective(ctx, key);
-    const source = set !== undefined ? 'profile' : value !== undefined ? 'default' : 'unset';
+    const found = lookUp(ctx, key);
+    const { source, def, from } = found;
+    // a proxy URL's password never shows
+    const value = found.value === undefined ? undefined : shownValue(key, found.value);
+    if (ctx.out.json) ctx.out.printJson({ key, value: value ?? null, source, default: def ?? null });
     if (value === undefined) {
-      if (ctx.out.json) ctx.out.printJson({ key, value: null, source });
       ctx.out.error(`${key} is not set in profile ${cfg.profile}, and has no default`);
       return ExitCode.notFound;
     }
-    if (ctx.out.json) ctx.out.printJson({ key, value, source });
-    else {
-      ctx.out.line(value);
-      if (set === undefined)
-        ctx.out.info(
-          `note: ${key} is not set in profile ${cfg.profile}; this is the value that applies (environment or default)`,
-        );
-    }
+    if (ctx.out.json) return 0;
+    ctx.out.line(value);
+    const where =
+      source === 'environment' ? `the environment (${from})` : source === 'flag' ? 'the command line' : 'the default';
+    if (source !== 'profile')
+      ctx.out.info(`note: from ${where}, not profile ${cfg.profile}${def !== undefined ? `; default: ${def}` : ''}`);
+    else if (def !== undefined) ctx.out.info(`note: from profile ${cfg.profile}; default: ${def}`);
     return 0;
   },
 });

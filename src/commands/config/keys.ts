@@ -2,6 +2,12 @@
 import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { fail, integer, number } from '../../core/validate.js';
+import { redactCredentials } from '../../net/http.js';
+
+/** A value as printed: a proxy URL without its password. */
+export function shownValue(key: string, value: string): string {
+  return key === 'proxy' ? redactCredentials(value) : value;
+}
 
 export const SETTABLE = [
   'base_url',
@@ -13,6 +19,10 @@ export const SETTABLE = [
   'log',
   'log.retention_days',
   'budget.daily',
+  'proxy',
+  'ca_cert',
+  'client_cert',
+  'client_key',
 ] as const;
 export type SettableKey = (typeof SETTABLE)[number];
 
@@ -50,6 +60,11 @@ export function checkValue(key: SettableKey, value: string): string {
       return String(integer({ min: 1, max: 3650 })(value, 'log.retention_days', undefined));
     case 'budget.daily':
       return String(number({ min: 0, minExclusive: true, max: 1e9 })(value, 'budget.daily', undefined));
+    case 'proxy':
+      // '' is "no proxy" (the environment's proxy variables are then not read either)
+      if (value !== '' && !/^(https?:\/\/)?[^\s/]+(:\d+)?\/?$/i.test(value))
+        fail('proxy', redactCredentials(value), "an http(s) proxy URL (http://[user:password@]host:port) or ''");
+      return value;
     default:
       if (!value) fail(key, value, 'a non-empty value');
       return value;

@@ -1,5 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { readConfigFile, redactKey } from '../../runtime/config.js';
+import { shownValue } from './keys.js';
 
 export default defineCommand({
   options: [{ flags: '--all', description: 'every profile' }],
@@ -10,7 +11,7 @@ export default defineCommand({
     const rows: { profile: string; key: string; value: string }[] = [];
     for (const p of profiles) {
       for (const [key, value] of Object.entries(file.profiles?.[p] ?? {})) {
-        rows.push({ profile: p, key, value: key === 'api_key' ? redactKey(value) : String(value) });
+        rows.push({ profile: p, key, value: key === 'api_key' ? redactKey(value) : shownValue(key, String(value)) });
       }
     }
     if (ctx.out.json) {

@@ -1,10 +1,14 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { openConfigStore } from '../../runtime/config.js';
-import { checkKey, checkValue } from './keys.js';
+import { checkKey, checkValue, shownValue } from './keys.js';
 
 export default defineCommand({
   args: [
-    { name: 'key', description: 'base_url, model, timeout, max_retries, voice or api_key_cmd', required: true },
+    {
+      name: 'key',
+      description: 'base_url, model, timeout, max_retries, voice, api_key_cmd, proxy, ca_cert, client_cert, client_key',
+      required: true,
+    },
     { name: 'value', description: 'the value', required: true },
   ],
   examples: [
@@ -18,7 +22,7 @@ export default defineCommand({
     const cfg = ctx.config();
     const store = await openConfigStore(cfg.dir);
     store.setProfileValue(cfg.profile, key, value);
-    ctx.out.info(`${key} = ${value} (profile ${cfg.profile})`);
+    ctx.out.info(`${key} = ${shownValue(key, value)} (profile ${cfg.profile})`);
     return 0;
   },
 });

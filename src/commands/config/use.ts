@@ -1,8 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { openConfigStore, readConfigFile } from '../../runtime/config.js';
+import { checkProfileName, openConfigStore, readConfigFile } from '../../runtime/config.js';
 import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
-import { pattern } from '../../core/validate.js';
 
 export default defineCommand<{ create?: boolean }>({
   description: 'A profile that does not exist is refused (exit 2), unless --create.',
@@ -10,7 +9,7 @@ export default defineCommand<{ create?: boolean }>({
   options: [{ flags: '--create', description: 'make the profile if it does not exist yet' }],
   examples: ['svc config use work', 'svc config use staging --create'],
   async run(ctx, [name], opts) {
-    pattern(/^[\w.-]{1,64}$/, 'a name of letters, digits, _, . or - (at most 64)')(name, 'PROFILE', undefined);
+    checkProfileName(name, 'PROFILE');
     const known = Object.keys(readConfigFile(ctx.config().dir).profiles ?? {});
     if (!opts.create && name !== 'default' && !known.includes(name)) {
       throw new UsageError(
@@ -19,6 +18,8 @@ export default defineCommand<{ create?: boolean }>({
       );
     }
     const store = await openConfigStore(ctx.config().dir);
+    // --create makes it: the next `config use NAME` finds it without --create
+    if (opts.create) store.createProfile(name);
     store.setCurrentProfile(name);
     ctx.out.info(`current profile: ${name}`);
     return 0;

@@ -26,6 +26,7 @@ export default defineCommand<{ output?: string; force?: boolean }>({
   examples: ['svc custom-voices download ab12cd34 -o ref.wav', 'svc custom-voices download ab12cd34 | ffplay -'],
   async run(ctx, [id], opts) {
     const toStdout = opts.output === '-' || (opts.output === undefined && !ctx.out.stdoutIsTTY);
+    if (toStdout) ctx.out.bytesToStdout();
     // a named target is checked before anything is sent
     if (!toStdout && opts.output !== undefined) checkTarget(opts.output, { force: opts.force });
     const res = await downloadCustomVoice(await ctx.http(), id);

@@ -93,7 +93,7 @@ export default defineCommand<Opts>({
       if (ctx.out.json) ctx.out.printJsonLine(e);
       else ctx.out.line(typeof e.embedding === 'string' ? e.embedding : JSON.stringify(e.embedding));
     }
-    if (opts.usage) ctx.out.info(ctx.out.ce.dim(`usage: ${res.usage.prompt_tokens} tokens · ${res.model ?? ''}`));
+    if (opts.usage) ctx.out.asked(ctx.out.ce.dim(`usage: ${res.usage.prompt_tokens} tokens · ${res.model ?? ''}`));
     return 0;
   },
 });

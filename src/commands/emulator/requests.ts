@@ -29,7 +29,8 @@ export default defineCommand<Opts>({
     'One row per request the API part of the emulator received (admin calls are not logged): time, method, ' +
     'path, status, latency, body size and request id; a WebSocket session is a row of method WS with status 101 ' +
     "(or the refusal's) once it has ended (`svc emulator sessions` shows its events). Keys are redacted. " +
-    '--json prints every field, one JSON object per line (with the query, headers and small JSON bodies). --follow keeps printing new requests ' +
+    '--json prints every field, one JSON object per line (with the query, headers and small JSON bodies). ' +
+    '--follow keeps printing new requests ' +
     'until Ctrl-C, like tail -f. The emulator keeps the newest 10,000 requests.',
   options: [
     { flags: '-f, --follow', description: 'keep printing new requests as they arrive' },

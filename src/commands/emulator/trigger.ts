@@ -1,5 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { fail, pattern, repeatable } from '../../core/validate.js';
+import { fail, httpUrl, pattern, repeatable } from '../../core/validate.js';
 import { EmulatorAdmin, type TriggerKind } from '../../endpoints/emulator.js';
 import { TRIGGERS } from 'svc-emulator/admin';
 
@@ -63,7 +63,7 @@ export default defineCommand<Opts>({
     {
       flags: '--webhook <url>',
       description: "incoming-call: deliver the webhook here instead of the number's URL",
-      parse: pattern(/^https?:\/\/\S+$/, 'an http(s) URL'),
+      parse: httpUrl(),
     },
     {
       flags: '--from <e164>',

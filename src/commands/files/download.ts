@@ -33,6 +33,7 @@ export default defineCommand<Opts>({
   ],
   async run(ctx, [id], opts) {
     const plan = planDownload(opts.output, { force: opts.force });
+    if (plan.toStdout) ctx.out.bytesToStdout();
     const http = await ctx.http();
     const toStdout = plan.toStdout;
     const target = toStdout

@@ -72,7 +72,7 @@ export default defineCommand<Opts>({
   examples: [
     'svc legacy completions "Once upon a time" --max-tokens 50',
     'svc legacy completions "Once upon a time" --stream',
-    'svc legacy completions "1, 2, 3," -n 3 --stop "\\n"',
+    'svc legacy completions "1, 2, 3," -n 3 --stop $\'\\n\'',
     'svc legacy completions --prompt "Roses are" --prompt "Violets are"',
   ],
   async run(ctx, [words], opts) {
@@ -106,7 +106,7 @@ export default defineCommand<Opts>({
     if (res.choices.some((c) => c.finish_reason === 'length'))
       ctx.out.info(ctx.out.ce.dim('(cut off at --max-tokens)'));
     if (opts.usage && res.usage)
-      ctx.out.info(
+      ctx.out.asked(
         ctx.out.ce.dim(
           `usage: ${res.usage.prompt_tokens} prompt + ${res.usage.completion_tokens} completion = ` +
             `${res.usage.total_tokens} tokens · ${res.model}`,
@@ -154,7 +154,7 @@ async function stream(ctx: Context, body: Record<string, unknown>, opts: Opts): 
   if (open) ctx.out.write('\n');
   if (cut) ctx.out.info(ctx.out.ce.dim('(cut off at --max-tokens)'));
   if (opts.usage && usage)
-    ctx.out.info(
+    ctx.out.asked(
       ctx.out.ce.dim(
         `usage: ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion = ` +
           `${usage.total_tokens} tokens · ${model}`,

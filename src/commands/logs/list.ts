@@ -38,7 +38,8 @@ export default defineCommand<{ since?: number; model?: string; command?: string;
     await ctx.out.table(
       rows,
       [
-        { header: 'TIME', get: (r) => r.time.replace('T', ' ').slice(0, 19) },
+        // on a terminal the year goes (the ID carries it) and the time of day is cut only as a last resort
+        { header: 'TIME', get: (r) => r.time.replace('T', ' ').slice(ctx.out.stdoutIsTTY ? 5 : 0, 19), keep: true },
         { header: 'COMMAND', get: (r) => r.command },
         { header: 'MODEL', get: (r) => r.model ?? '' },
         { header: 'STATUS', get: (r) => (r.status === null ? 'error' : r.status), align: 'right' },

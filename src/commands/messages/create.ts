@@ -180,7 +180,7 @@ export default defineCommand<Opts>({
     if (msg.stop_reason === 'max_tokens')
       ctx.out.warn(`the answer was cut off at ${opts.maxTokens} tokens (--max-tokens)`);
     if (opts.usage && msg.usage)
-      ctx.out.info(
+      ctx.out.asked(
         ctx.out.ce.dim(
           `usage: ${msg.usage.input_tokens} input + ${msg.usage.output_tokens} output tokens · ${msg.model}`,
         ),

@@ -4,6 +4,8 @@ import { modelFlag } from '../../cmdutil/flag-sets.js';
 import { require } from '../../core/validate.js';
 import { readInputFlag } from './input.js';
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 export default defineCommand<{ model: string; input: string }>({
   description:
     'Reads the conversation from --input (a JSON array of items, JSON lines such as `svc responses items ID ' +
@@ -26,8 +28,7 @@ export default defineCommand<{ model: string; input: string }>({
     else ctx.out.line(JSON.stringify(r.output));
     if (typeof r.usage?.dropped_message_count === 'number')
       ctx.out.info(
-        `compacted ${r.usage.dropped_message_count} messages into ${r.output.length} ` +
-          `item${r.output.length === 1 ? '' : 's'}`,
+        `compacted ${plural(r.usage.dropped_message_count, 'message')} into ${plural(r.output.length, 'item')}`,
       );
     return 0;
   },

@@ -1,5 +1,5 @@
+import { readInputText } from '../../core/input-file.js';
 import { answerWriter } from '../../cmdutil/answer-writer.js';
-import { readFileSync } from 'node:fs';
 import { tokenSum } from '../../term/usage.js';
 import type {
   InputItem,
@@ -107,11 +107,7 @@ type RequestBase = { model: string; [field: string]: unknown };
 /** `@FILE` reads the text from a file. */
 function textOrFile(raw: string, flag: string): string {
   if (!raw.startsWith('@')) return raw;
-  try {
-    return readFileSync(raw.slice(1), 'utf8');
-  } catch (err) {
-    return fail(flag, raw, `text, or @FILE naming a readable file (${(err as NodeJS.ErrnoException).code})`);
-  }
+  return readInputText(flag, raw.slice(1));
 }
 
 /** A JSON array given inline or as a file. */
@@ -220,8 +216,7 @@ export const RESPONSES_TABLE: RequestTable = {
     },
     {
       flags: '--max-turns <n>',
-      description:
-        `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1 to ` + `2147483647)`,
+      description: `cap on tool-calling turns, local (default ${DEFAULT_MAX_TURNS}) and on the server (1-2147483647)`,
       parse: integer({ min: 1, int32: true }),
       field: 'max_turns',
       group: FLAG_GROUPS.tools,
@@ -551,7 +546,7 @@ async function runLoop(
     }
   }
   // the model that answered (an alias such as svc-latest resolves to a model id)
-  if (f.usage) ctx.out.info(ctx.out.ce.dim(responseUsageLine(usage, r.model ?? String(base.model))));
+  if (f.usage) ctx.out.asked(ctx.out.ce.dim(responseUsageLine(usage, r.model ?? String(base.model))));
   // the id get/delete/items/--previous need: on a terminal only (--json carries it in the events)
   if (ctx.out.stderrIsTTY && !ctx.out.json && !ctx.globals.quiet && r.store !== false && stored)
     ctx.out.info(ctx.out.ce.dim(`response ${r.id}`));

@@ -15,6 +15,7 @@ export default defineCommand<{ output?: string; force?: boolean }>({
   examples: ['svc skills download skill_abc123', 'svc skills download skill_abc123 -o - | unzip -l /dev/stdin'],
   async run(ctx, [id], opts) {
     const plan = planDownload(opts.output, { force: opts.force });
+    if (plan.toStdout) ctx.out.bytesToStdout();
     const http = await ctx.http();
     const toStdout = plan.toStdout;
     const target = toStdout

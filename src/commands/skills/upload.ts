@@ -20,6 +20,18 @@ async function walk(root: string): Promise<string[]> {
   return out.sort();
 }
 
+/** The archive's SKILL.md, its sizes checked before inflating (a zip bomb is a usage error naming the limit). */
+async function skillMdOf(path: string, zip: Uint8Array): Promise<string | undefined> {
+  const { readSkillMd, SkillArchiveError } = await import('svc-formats/skill-archive');
+  try {
+    return readSkillMd(zip);
+  } catch (err) {
+    if (!(err instanceof SkillArchiveError)) throw err;
+    if (err.kind === 'limit') throw new UsageError(`${path}: ${err.message}`);
+    throw new UsageError(`${path}: not a zip archive (give a .zip file or a folder)`);
+  }
+}
+
 function checkFrontMatter(text: string | undefined, where: string): { name: string; description: string } {
   if (text === undefined) throw new UsageError(`${where}: no SKILL.md at the top level`);
   const fm = parseFrontMatter(text);
@@ -67,15 +79,7 @@ export default defineCommand({
         throw new UsageError(
           `${path}: ${st.size} bytes is over the limit of ${MAX_SKILL_BYTES} bytes (${formatBytes(MAX_SKILL_BYTES)})`,
         );
-      const { unzipSync } = await import('fflate');
-      let entries: Record<string, Uint8Array>;
-      try {
-        entries = unzipSync(await readFile(path), { filter: (f) => /^([^/]+\/)?SKILL\.md$/.test(f.name) });
-      } catch {
-        throw new UsageError(`${path}: not a zip archive (give a .zip file or a folder)`);
-      }
-      const name = Object.keys(entries).sort((a, b) => a.length - b.length)[0];
-      checkFrontMatter(name ? Buffer.from(entries[name]!).toString('utf8') : undefined, path);
+      checkFrontMatter(await skillMdOf(path, await readFile(path)), path);
       upload = { filename: basename(path), size: st.size, path };
     } else {
       throw new UsageError(`${path}: not a file or folder`);

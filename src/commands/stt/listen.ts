@@ -84,8 +84,7 @@ export default defineCommand<Opts>({
     { flags: '--diarize', description: 'words carry a speaker number' },
     {
       flags: '--keyterm <term>',
-      description:
-        `bias term, repeatable (at most ${STT_MAX_KEYTERMS}, each up to ${STT_MAX_KEYTERM_CHARS} ` + `characters)`,
+      description: `bias term, repeatable (at most ${STT_MAX_KEYTERMS}, each ≤ ${STT_MAX_KEYTERM_CHARS} characters)`,
       parse: repeatable(maxLength(STT_MAX_KEYTERM_CHARS), { max: STT_MAX_KEYTERMS }),
     },
     { flags: '--filler-words', description: 'keep filler words (um, uh)' },

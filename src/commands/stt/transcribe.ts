@@ -17,7 +17,7 @@ import {
 } from '../../endpoints/stt.js';
 import { parseWavHeader } from 'svc-formats/audio-codecs';
 import { FFMPEG_HINT, ffmpegAvailable } from '../../audio/ffmpeg.js';
-import { SNIFF_BYTES, sniffAudio } from '../../audio/sniff.js';
+import { SNIFF_BYTES, checkAudioHead, sniffAudio } from '../../audio/sniff.js';
 
 interface Opts {
   language?: string;
@@ -183,13 +183,14 @@ async function localInput(
     head = await readHead(source, SNIFF_BYTES);
     input = { path: source, size: st.size };
   }
+  checkAudioHead(head, label, 'FILE');
   const sniffed = sniffAudio(head);
   if (given !== undefined) {
-    // the user said what it is; only a container named as raw is corrected (the service would read garbage)
-    if (RAW.includes(given) && sniffed.kind !== 'raw' && sniffed.kind !== 'text')
+    // the API documents audio_format for headerless audio only: a container says what it is itself
+    if (sniffed.kind !== 'raw' && sniffed.kind !== 'text')
       throw new UsageError(
         `--audio-format: ${given} is not allowed: ${label} is ${sniffed.name} audio (leave --audio-format ` +
-          `out for containers)`,
+          `out for containers; it is for headerless pcm, mulaw and alaw)`,
       );
     return { input, audioFormat: given };
   }

@@ -1,3 +1,5 @@
+import { outputPath } from '../../core/atomic-file.js';
+import { textChunks } from '../../core/text-chunks.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { OptionSpec } from '../../core/option-spec.js';
 import type { Context } from '../../runtime/context.js';
@@ -102,11 +104,16 @@ export const TTS_OPTIONS: OptionSpec[] = [
     parse: integer({ min: 0, max: 1 }),
   },
   { flags: '--text-normalization', description: 'speak written forms (numbers, symbols) as words' },
-  { flags: '--timestamps [file]', description: 'character timings: JSON to FILE, else a line per character on stderr' },
+  {
+    flags: '--timestamps [file]',
+    description: 'character timings: JSON to FILE, else a line per character on stderr',
+    parse: outputPath(),
+  },
   {
     flags: '-o, --output <file|->',
     description:
       'write the audio to FILE or stdout (-) instead of playing it; default: speaker on a terminal, stdout in a pipe',
+    parse: outputPath(),
   },
   { flags: '--play', description: 'play on the speaker even when stdout is not a terminal' },
   AUDIO.outputDevice,
@@ -122,6 +129,7 @@ export interface Destination {
 export function destination(ctx: Context, opts: TtsOpts): Destination {
   require(!(opts.play && opts.output !== undefined), '--play', true, 'not together with -o/--output');
   const dest = opts.play ? 'speaker' : (opts.output ?? (ctx.out.stdoutIsTTY ? 'speaker' : '-'));
+  if (dest === '-') ctx.out.bytesToStdout();
   let codec = opts.codec;
   if (!codec && dest !== 'speaker' && dest !== '-') {
     const ext = unwritableAudioExtension(dest);
@@ -317,7 +325,7 @@ async function speakStreamed(
     const sock = await TtsSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, d));
     onInterrupt(ctx, () => sock.close());
     // long texts go in pieces, as a client streaming text would send them
-    for (const piece of text.match(/[\s\S]{1,2000}(?=\s|$)|[\s\S]{1,2000}/g) ?? [text]) sock.sendText(piece);
+    for (const piece of textChunks(text, 2000)) sock.sendText(piece);
     sock.done();
     let complete = false;
     for (;;) {

@@ -4,7 +4,9 @@ import { setPath, typedValue } from '../../../src/commands/api/request.js';
 // test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
-import { writeTemp } from '../../helpers/files.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -101,5 +103,45 @@ describe('svc api', () => {
     expect(h.exitCode).toBe(2);
     expect(h.stderr).toMatch(/--header: Authorization .*any header but Authorization/);
     expect(emu.requests()).toHaveLength(0);
+  });
+});
+
+describe('svc api fields and files (issue 25, items 14 and 20)', () => {
+  it('-f/--raw-field is a string as given, -F/--field is typed, as in gh', async () => {
+    emu.clearRequests();
+    const r = await svcInProcess(
+      ['api', '/v1/tokenize-text', '--raw-field', 'text=42', '-f', 'model=svc-4', '--field', 'n=42', '-F', 'b=true'],
+      { emu },
+    );
+    expect(r.exitCode, r.stderr).not.toBe(2);
+    expect(JSON.parse(emu.requests().at(-1)!.body!)).toEqual({ text: '42', model: 'svc-4', n: 42, b: true });
+  });
+
+  it('a file that cannot be read is exit 2 naming the flag and the reason, nothing sent', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'folder'));
+    for (const [args, want] of [
+      [
+        ['--input', join(dir, 'missing.json')],
+        /^error: --input: cannot read .*missing\.json: no such file or directory/,
+      ],
+      [['--input', join(dir, 'folder')], /^error: --input: cannot read .*folder: it is a directory \(EISDIR\)/],
+      [['-F', `text=@${join(dir, 'missing.txt')}`], /^error: -F\/--field: cannot read .*missing\.txt: no such file/],
+      [['--field', `text=@${join(dir, 'folder')}`], /^error: -F\/--field: cannot read .*folder: it is a directory/],
+    ] as [string[], RegExp][]) {
+      emu.clearRequests();
+      const r = await svcInProcess(['api', '/v1/tokenize-text', ...args], { emu });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(want);
+      expect(emu.requests()).toEqual([]);
+    }
+  });
+
+  it('--input - sends stdin as bytes (not decoded as text)', async () => {
+    emu.clearRequests();
+    const body = JSON.stringify({ model: 'svc-4', text: 'héllo' });
+    const r = await svcInProcess(['api', '/v1/tokenize-text', '--input', '-'], { emu, input: body });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(emu.requests().at(-1)!.body).toBe(body);
   });
 });

@@ -84,6 +84,24 @@ describe('api_key_cmd', () => {
     }
   });
 
+  it('the emulator admin commands need no key: api_key_cmd is not run (issue 25, item 24)', async () => {
+    const marker = join(dir, 'admin-ran');
+    const cmd = script('admin-key.sh', `touch ${marker}; echo ${emu.key}`);
+    expect((await run(['config', 'set', 'api_key_cmd', cmd])).exitCode).toBe(0);
+    for (const args of [
+      ['emulator', 'requests'],
+      ['emulator', 'fault', 'list'],
+      ['emulator', 'fault', 'clear'],
+    ]) {
+      const r = await run(args);
+      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(existsSync(marker), args.join(' ')).toBe(false);
+    }
+    // a command that sends the key still runs it
+    expect((await run(['models', 'list'])).exitCode).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+  });
+
   it('config set refuses a command line with an open quote (exit 2)', async () => {
     const r = await run(['config', 'set', 'api_key_cmd', "pass show 'svc/key"]);
     expect(r.exitCode).toBe(2);

@@ -70,6 +70,10 @@ describe('svc chat renders Markdown on a terminal as it streams', () => {
       expect(styled).toMatch(/\x1b\[[0-9;]*1[0-9;]*m[^\n]*Release notes/);
       expect(styled).toMatch(/\x1b\[[0-9;]*1[0-9;]*mbold/);
       expect(styled).toMatch(/\x1b\[35m(?:\x1b\[[0-9;]*m)*const/);
+      // the 200-word last paragraph shows as it arrives, before its block is complete (issue 25, item 21)
+      const arriving = await term.waitFor(/tail1\d\b/);
+      expect(arriving).not.toContain('FINALWORD');
+      expect(arriving).not.toContain('EXIT=');
       const end = await term.waitFor('EXIT=0');
       expect(end).toContain('FINALWORD');
       expect(end).toMatch(/^│ a quote$/m);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
+import { svcShell } from '../../helpers/subprocess.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -17,6 +18,16 @@ const sent = (path: string) =>
     .map((r) => JSON.parse(r.body!));
 
 describe('svc legacy completions', () => {
+  it("the help's --stop example, run by a shell, sends a real newline (issue 25, item 25)", async () => {
+    const help = await svcInProcess(['legacy', 'completions', '--help']);
+    const example = help.stdout.split('\n').find((l) => /\$ svc .*--stop/.test(l));
+    expect(example).toBeDefined();
+    emu.clearRequests();
+    const r = await svcShell(example!.replace(/^\s*\$ /, ''), { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(sent('/v1/completions')[0].stop).toEqual(['\n']);
+  });
+
   it('prints the completion, and each choice with -n', async () => {
     const r = await svcInProcess(['legacy', 'completions', 'Once upon a time', '--max-tokens', '8'], { emu });
     expect(r.exitCode).toBe(0);

@@ -133,3 +133,40 @@ describe('svc logs', () => {
     expect(r.stderr).not.toMatch(/deleted|not in the log/);
   });
 });
+
+describe('svc logs on a terminal', () => {
+  it('keeps the time of day at 100 columns: the prompt and the command give way first', async () => {
+    const configDir = tempDir();
+    expect(
+      (await svcInProcess(['chat', 'a prompt long enough to need cutting at this width'], { emu, configDir })).exitCode,
+    ).toBe(0);
+    expect((await svcInProcess(['tokenize', 'abc def'], { emu, configDir })).exitCode).toBe(0);
+    const r = await svcInProcess(['logs'], { emu, configDir, tty: true, columns: 100 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    for (const line of lines.slice(1)) {
+      expect(line.length).toBeLessThanOrEqual(100);
+      expect(line).toMatch(/^\d\d-\d\d \d\d:\d\d:\d\d  /);
+      expect(line).toMatch(/ \d{8}-\d{6}-\w+$/);
+    }
+  });
+});
+
+describe('svc logs --grep', () => {
+  it('finds a document search by its query, logged like a prompt (issue 25, item 26)', async () => {
+    const configDir = tempDir();
+    const r = await svcInProcess(['documents', 'search', 'refund policy for broken kettles', '--collection', 'c1'], {
+      emu,
+      configDir,
+    });
+    expect(r.exitCode, r.stderr).not.toBe(2); // sent (the emulator has no such collection: a logged 400)
+    const found = await svcInProcess(['logs', '--json', '--grep', 'broken kettles'], { emu, configDir });
+    const recs = found.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(recs).toHaveLength(1);
+    expect(recs[0]).toMatchObject({ command: 'documents search', prompt: 'refund policy for broken kettles' });
+  });
+});

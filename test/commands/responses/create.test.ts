@@ -182,6 +182,13 @@ describe('svc responses create', () => {
     expect(cont.exitCode).toBe(2);
   });
 
+  it('compacting one message says "1 message", not "1 messages" (issue 25, item 25)', async () => {
+    const history = writeTemp('one.jsonl', `${JSON.stringify({ type: 'message', role: 'user', content: 'hi' })}\n`);
+    const r = await svcInProcess(['responses', 'compact', '--model', 'svc-4', '--input', history], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('compacted 1 message into 1 item');
+  });
+
   it('compact output is usable verbatim as the next --input', async () => {
     const configDir = tempDir();
     await svcInProcess(['responses', 'create', 'my name is Ada'], { emu, configDir });

@@ -87,13 +87,13 @@ const create: [string, () => string[], RegExp][] = [
   [
     'an --input file that does not exist',
     () => ['--input', '/nonexistent/items.json'],
-    /--input: \/nonexistent\/items\.json .*readable file/,
+    /--input: cannot read \/nonexistent\/items\.json: no such file or directory/,
   ],
   ['an --input file that is empty', () => ['--input', writeTemp('empty.json', '  \n')], /--input: .*empty/],
   [
     'instructions from a missing @file',
     () => ['--instructions', '@/nonexistent/sys.txt'],
-    /--instructions: @\/nonexistent\/sys\.txt .*readable file/,
+    /--instructions: cannot read \/nonexistent\/sys\.txt: no such file or directory/,
   ],
 ];
 

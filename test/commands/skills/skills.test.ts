@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
+import { lyingBomb, zipBombs } from '../../../packages/formats/test/zip-bombs.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -112,6 +113,14 @@ describe('svc skills upload', () => {
         /not a zip archive/,
       ],
       ['a missing path', () => join(dir, 'nope'), /no such file or folder/],
+      // zip bombs: refused by their declared sizes before inflating, or as soon as SKILL.md passes its own
+      ...[...zipBombs(), { kind: 'a SKILL.md lying about its size', zip: lyingBomb(), limit: /declares/ }].map(
+        (bomb, i): [string, () => string, RegExp] => [
+          `a zip bomb: ${bomb.kind}`,
+          () => (writeFileSync(join(dir, `bomb${i}.zip`), bomb.zip), join(dir, `bomb${i}.zip`)),
+          bomb.limit,
+        ],
+      ),
     ];
     for (const [name, make, msg] of cases) {
       it(name, async () => {

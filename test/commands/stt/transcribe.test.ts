@@ -195,7 +195,7 @@ describe('svc stt transcribe', () => {
     [['--audio-format', 'aiff'], /--audio-format: aiff is not allowed: one of pcm, mulaw, alaw, wav, mp3/],
     [
       ['--audio-format', 'pcm'],
-      /--audio-format: pcm is not allowed: .*hello\.wav is WAV audio \(leave --audio-format out for containers\)/,
+      /--audio-format: pcm is not allowed: .*hello\.wav is WAV audio \(leave --audio-format out for containers;/,
     ],
     [['--format'], /--format: true is not allowed: only together with --language/],
     [['--format', '--language', 'ko'], /--language: ko is not allowed: with --format one of ar, de, en/],

@@ -5,6 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IMAGE_MODELS } from '../catalog.js';
 import type { Backend } from '../backend.js';
+import { PRIVATE_FILE } from '../state.js';
 import {
   checkEnum,
   invalid,
@@ -80,7 +81,7 @@ function answer(res: EmuResponse, core: Backend, body: Record<string, unknown>, 
       // content-addressed: the same request gives the same URL
       const name = `${createHash('sha256').update(png).digest('hex').slice(0, 32)}.png`;
       const path = join(dir, name);
-      if (!existsSync(path)) writeFileSync(path, png);
+      if (!existsSync(path)) writeFileSync(path, png, { mode: PRIVATE_FILE });
       data.push({ url: `${core.publicUrl}/images/${name}` });
     }
   }

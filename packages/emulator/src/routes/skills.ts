@@ -38,19 +38,18 @@ function publicSkill(s: StoredSkill) {
 }
 
 async function describeArchive(path: string): Promise<{ name: string; description: string }> {
-  const { unzipSync } = await import('fflate');
-  let entries: Record<string, Uint8Array>;
+  const { readSkillMd, SkillArchiveError } = await import('svc-formats/skill-archive');
+  let text: string | undefined;
   try {
-    // only SKILL.md is inflated
-    entries = unzipSync(readFileSync(path), { filter: (f) => /(^|\/)SKILL\.md$/.test(f.name) });
-  } catch {
+    // the declared sizes are checked before anything is inflated; only SKILL.md is, into a buffer of its checked size
+    text = readSkillMd(readFileSync(path));
+  } catch (err) {
+    if (!(err instanceof SkillArchiveError)) throw err;
+    if (err.kind === 'limit') throw new HttpError(413, `The skill archive is refused: ${err.message}`);
     invalid('The uploaded file is not a valid zip archive');
   }
-  const names = Object.keys(entries)
-    .filter((n) => /^([^/]+\/)?SKILL\.md$/.test(n))
-    .sort((a, b) => a.length - b.length);
-  if (!names.length) invalid('The archive has no SKILL.md at its top level');
-  const fm = parseFrontMatter(Buffer.from(entries[names[0]!]!).toString('utf8'));
+  if (text === undefined) invalid('The archive has no SKILL.md at its top level');
+  const fm = parseFrontMatter(text);
   if (!fm) invalid('SKILL.md has no front matter (a --- block with name and description)');
   if (!fm.name) invalid('The front matter of SKILL.md has no `name`');
   if (!fm.description) invalid('The front matter of SKILL.md has no `description`');

@@ -16,6 +16,8 @@ import { toFloat, transcribeTones } from '../tones.js';
 import { Endpointer, frameLevels, voicedSegments } from '../vad.js';
 
 const MAX_FILE = 500 * 1024 * 1024;
+/** the most audio a streaming session holds for one utterance, in seconds */
+const MAX_UTTERANCE_SECONDS = 60;
 const RAW = ['pcm', 'mulaw', 'alaw'];
 const CONTAINERS = ['wav', 'mp3', 'ogg', 'opus', 'flac', 'aac', 'mp4', 'm4a', 'mkv'];
 const FORMAT_LANGS = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'pt', 'ru', 'sv', 'vi', 'zh'];
@@ -536,6 +538,21 @@ class SttStream {
       c.sinceInterim = 0;
       this.partial(c, false, false);
     }
+    if (c.now / rate - c.bufStart > MAX_UTTERANCE_SECONDS) this.bound(c, pcm);
+  }
+
+  /**
+   * The audio held for one utterance is bounded (a session of any length holds at most this much): speech that
+   * never pauses is finalized there, and silence before speech keeps only its newest chunk.
+   */
+  private bound(c: ChannelState, last: Buffer): void {
+    if (c.ep.inSpeech) {
+      this.partial(c, true, true);
+      c.ep.reset();
+      return;
+    }
+    c.buf = [last];
+    c.bufStart = c.now / this.p.sampleRate - last.length / 2 / this.p.sampleRate;
   }
 
   /** After a 10 ms frame in speech: the end of a chunk or of a turn (endpointing, or smart turn when asked). */

@@ -2,6 +2,7 @@
 // tones (tones.ts) that its speech to text decodes again; every codec is real audio (WAV, PCM, mu-law,
 // A-law, MP3 through lamejs). Voices differ in loudness, which the STT's diarization tells apart.
 import type { RawData, WebSocket } from 'ws';
+import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Mp3Encoder, encodeAudio, encodeSamples, wavHeader } from 'svc-formats/audio-codecs';
 import {
@@ -93,8 +94,8 @@ export interface TtsParams {
 /** RFC 5646 syntax: language[-script][-region][-variant…][-extension…][-x-private], or a private-use tag */
 const WELL_FORMED_TAG = new RegExp(
   `^(?:${[
-    String.raw`(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})`, // language, with extended subtags
-    String.raw`(?:-[a-z]{4})?`, // script
+    '(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})', // language, with extended subtags
+    '(?:-[a-z]{4})?', // script
     String.raw`(?:-(?:[a-z]{2}|\d{3}))?`, // region
     String.raw`(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*`, // variants
     String.raw`(?:-[a-wyz\d](?:-[a-z\d]{2,8})+)*`, // extensions
@@ -307,8 +308,10 @@ export function register(router: Router): void {
       { ...body, voice: body.voice_id, codec: of.codec, sample_rate: of.sample_rate, bit_rate: of.bit_rate },
       { voice: 'voice_id' },
     );
-    const r = render(body.text, p, { leadMs: 60, tailMs: 120, offsetSec: 0 });
-    const audio = await encodeAudio(r.pcm, { sampleRate: p.sampleRate, channels: 1 }, p.codec, { bitRate: p.bitRate });
+    // a client that went away (or a server that stops) ends the work between two slices
+    const gone = () => res.raw.destroyed || !!res.raw.socket?.destroyed;
+    const r = await renderInSlices(body.text, p, gone);
+    const audio = await encodeInSlices(r.pcm, p, gone);
     const duration = round2(r.pcm.length / 2 / p.sampleRate);
     if (core.settings.ttsRawReplies && !p.withTimestamps) {
       res.raw.writeHead(200, {
@@ -319,15 +322,105 @@ export function register(router: Router): void {
       res.raw.end(audio);
       return;
     }
-    res.json(200, {
-      audio: audio.toString('base64'),
+    const rest = JSON.stringify({
       content_type: contentTypeOf(p.codec),
       duration,
       ...(p.withTimestamps ? { audio_timestamps: timestamps(r.chars) } : {}),
     });
+    if (audio.length <= ENCODE_SLICE) return res.json(200, { audio: audio.toString('base64'), ...JSON.parse(rest) });
+    await writeJsonWithAudio(res.raw, audio, rest);
   });
 
   router.ws('/v1/tts', (ws, req, core) => streamTts(ws, req, core));
+}
+
+/** PCM bytes encoded (and base64 written) at a time by the REST endpoint before it yields to the event loop */
+const ENCODE_SLICE = 3 * 256 * 1024;
+
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/** Between two slices of work: the event loop runs, and the work ends when its client is gone. */
+async function nextSlice(gone: () => boolean): Promise<void> {
+  await yieldToLoop();
+  if (gone()) throw new HttpError(499, 'The client closed the connection');
+}
+
+/** The REST request's text rendered as render() would, a slice at a time (the event loop runs between slices). */
+async function renderInSlices(text: string, p: TtsParams, gone: () => boolean): Promise<Rendered> {
+  const parts = slices(text, STREAM_SLICE);
+  if (parts.length === 1) return render(text, p, { leadMs: 60, tailMs: 120, offsetSec: 0 });
+  const pcm: Buffer[] = [];
+  const chars: CharTiming[] = [];
+  let offsetSec = 0;
+  for (const [i, part] of parts.entries()) {
+    const r = render(part, p, { leadMs: i === 0 ? 60 : 0, tailMs: i === parts.length - 1 ? 120 : 0, offsetSec });
+    pcm.push(r.pcm);
+    chars.push(...r.chars);
+    offsetSec += r.pcm.length / 2 / p.sampleRate;
+    await nextSlice(gone);
+  }
+  return { pcm: Buffer.concat(pcm), chars };
+}
+
+/** The PCM in the request's codec; long audio encoded a slice at a time (MP3 through one streaming encoder). */
+async function encodeInSlices(pcm: Buffer, p: TtsParams, gone: () => boolean): Promise<Buffer> {
+  const format = { sampleRate: p.sampleRate, channels: 1 };
+  if (pcm.length <= ENCODE_SLICE || p.codec === 'pcm' || p.codec === 'wav')
+    return encodeAudio(pcm, format, p.codec, { bitRate: p.bitRate });
+  const mp3 = p.codec === 'mp3' ? await Mp3Encoder.create(format, p.bitRate) : undefined;
+  const out: Buffer[] = [];
+  for (let at = 0; at < pcm.length; at += ENCODE_SLICE) {
+    const slice = pcm.subarray(at, at + ENCODE_SLICE);
+    out.push(mp3 ? mp3.encode(slice) : encodeSamples(slice, p.codec === 'mulaw' ? 'mulaw' : 'alaw'));
+    await nextSlice(gone);
+  }
+  if (mp3) out.push(mp3.flush());
+  return Buffer.concat(out);
+}
+
+/** `{"audio":"<base64>",…rest}` written a slice of base64 at a time, waiting for the socket to drain. */
+async function writeJsonWithAudio(raw: ServerResponse, audio: Buffer, rest: string): Promise<void> {
+  raw.writeHead(200, { 'content-type': 'application/json' });
+  raw.write('{"audio":"');
+  for (let at = 0; at < audio.length; at += ENCODE_SLICE) {
+    if (raw.destroyed) return;
+    // slices of a multiple of 3 bytes: their base64 concatenates to the whole's
+    if (!raw.write(audio.subarray(at, at + ENCODE_SLICE).toString('base64')))
+      await new Promise<void>((r) => {
+        raw.once('drain', r);
+        raw.once('close', r);
+      });
+    else await yieldToLoop();
+  }
+  raw.end(`",${rest.slice(1)}`);
+}
+
+/** a streamed text.delta longer than this is rendered in slices of about this many characters */
+const STREAM_SLICE = 256;
+
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** The text cut at whitespace (tags hold none) into slices of at most about `size` characters, in order. */
+function slices(text: string, size: number): string[] {
+  if (text.length <= size) return [text];
+  const out: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(text.length, at + size);
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > at) end = space;
+      // never between the two halves of a surrogate pair
+      else if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end++;
+    }
+    out.push(text.slice(at, end));
+    at = end;
+  }
+  return out;
 }
 
 function send(ws: WebSocket, ev: Record<string, unknown>): void {
@@ -398,7 +491,7 @@ class StreamedSpeech {
       case 'text.delta':
         if (typeof msg.delta !== 'string')
           return send(this.ws, { type: 'error', message: 'text.delta needs a string `delta`' });
-        return this.text(msg.delta);
+        return this.delta(msg.delta);
       case 'text.done':
         return this.done();
       case 'text.clear':
@@ -409,6 +502,35 @@ class StreamedSpeech {
           type: 'error',
           message: `unknown message type ${JSON.stringify(msg.type)}; expected text.delta, text.done or text.clear`,
         });
+    }
+  }
+
+  /** characters of the utterance in progress (the REST limit applies to an utterance as to a request) */
+  private chars = 0;
+
+  /**
+   * One text.delta: refused with an error event past the REST text limit (the message alone, or the utterance with
+   * it); a long one rendered and sent a slice at a time, yielding to the event loop between slices.
+   */
+  private async delta(delta: string): Promise<void> {
+    const n = delta.length > 2 * TTS_MAX_TEXT ? delta.length : codePoints(delta);
+    if (n > TTS_MAX_TEXT)
+      return send(this.ws, {
+        type: 'error',
+        message: `text.delta is too long: ${n} characters; at most ${TTS_MAX_TEXT} per message`,
+      });
+    if (this.chars + n > TTS_MAX_TEXT)
+      return send(this.ws, {
+        type: 'error',
+        message:
+          `the utterance is too long: ${this.chars + n} characters; at most ${TTS_MAX_TEXT} before text.done ` +
+          `(this text.delta was not spoken)`,
+      });
+    this.chars += n;
+    for (const slice of slices(delta, STREAM_SLICE)) {
+      if (this.ws.readyState !== 1) return;
+      await this.text(slice);
+      if (slice.length < delta.length) await new Promise((r) => setImmediate(r));
     }
   }
 
@@ -436,6 +558,7 @@ class StreamedSpeech {
   }
 
   private reset(): void {
+    this.chars = 0;
     this.started = false;
     this.offsetSec = 0;
     this.mp3 = undefined;

@@ -6,6 +6,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VIDEO_MODELS } from '../catalog.js';
 import type { Backend } from '../backend.js';
+import { PRIVATE_FILE } from '../state.js';
 import { checkEnum, invalid, notFound, requireFields, type EmuRequest, type Router } from '../router.js';
 import { sendBlob } from './files.js';
 
@@ -156,7 +157,9 @@ export function register(router: Router): void {
     }
     const path = join(core.store.blobDir('videos'), `${job.request_id}.mp4`);
     if (!existsSync(path))
-      writeFileSync(path, mp4For(`${job.model}\u0000${job.prompt}\u0000${job.kind}`, job.duration));
+      writeFileSync(path, mp4For(`${job.model}\u0000${job.prompt}\u0000${job.kind}`, job.duration), {
+        mode: PRIVATE_FILE,
+      });
     res.json(200, {
       status: 'done',
       progress: 100,

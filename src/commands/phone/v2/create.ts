@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { defineCommand } from '../../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
 import { UsageError } from '../../../core/errors.js';
-import { fail, maxLength, oneOf, pattern, repeatable, require } from '../../../core/validate.js';
+import { fail, httpUrl, maxLength, oneOf, pattern, repeatable, require } from '../../../core/validate.js';
 import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody, type V2Origin } from '../../../endpoints/phone.js';
 import { E164 } from '../shared.js';
 
@@ -27,16 +27,7 @@ export function cidr(raw: string, flag: string): string {
   return raw;
 }
 
-function webhookUrl(raw: string, flag: string): string {
-  let u: URL | undefined;
-  try {
-    u = new URL(raw);
-  } catch {
-    u = undefined;
-  }
-  if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:')) fail(flag, raw, 'an http:// or https:// URL');
-  return raw;
-}
+const webhookUrl = httpUrl();
 
 export default defineCommand<Opts>({
   description:
