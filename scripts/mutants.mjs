@@ -39,8 +39,8 @@ export const MUTANTS = [
   {
     name: 'key not redacted in traces',
     file: 'src/net/http.ts',
-    find: "return key ? text.split(key).join('[REDACTED]') : text;",
-    replace: 'return text;',
+    find: "const t = key ? text.split(key).join('[REDACTED]') : text;",
+    replace: 'const t = text;',
     tests: ['test/net/http.test.ts', 'test/commands/auth', 'test/commands/emulator/server-routes.test.ts'],
   },
   {
@@ -129,8 +129,8 @@ export const MUTANTS = [
   {
     name: 'WebSocket upgrade refusal not logged',
     file: 'src/net/ws.ts',
-    find: 'handshake(res.statusCode ?? null, redact(message));',
-    replace: 'void message;',
+    find: '        opts.watch?.({\n          path: opts.path,\n          query: opts.query,\n          status: err.status,',
+    replace: '        void ({\n          path: opts.path,\n          query: opts.query,\n          status: err.status,',
     tests: ['test/apilog/ws-session.test.ts'],
   },
 ];

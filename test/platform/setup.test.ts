@@ -34,10 +34,14 @@ const setup = (dir: string, env: NodeJS.ProcessEnv = {}) =>
 
 describe('npm run setup on each package manager', () => {
   const cases: [string, string[], RegExp][] = [
-    ['apt', ['apt-get', 'dpkg-query'], /^apt-get install -y -qq --no-install-recommends libasound2-dev .*fish$/m],
-    ['dnf', ['dnf', 'rpm'], /^dnf install -y -q alsa-lib-devel .*ffmpeg-free .*fish$/m],
-    ['apk', ['apk'], /^apk add --no-cache -q alsa-lib-dev .*fish$/m],
-    ['brew', ['brew'], /^brew install -q sox espeak-ng ffmpeg tmux zsh fish$/m],
+    [
+      'apt',
+      ['apt-get', 'dpkg-query'],
+      /^apt-get install -y -qq --no-install-recommends libasound2-dev .*fish tinyproxy-bin$/m,
+    ],
+    ['dnf', ['dnf', 'rpm'], /^dnf install -y -q alsa-lib-devel .*ffmpeg-free .*fish tinyproxy$/m],
+    ['apk', ['apk'], /^apk add --no-cache -q alsa-lib-dev .*fish tinyproxy$/m],
+    ['brew', ['brew'], /^brew install -q sox espeak-ng ffmpeg tmux zsh fish tinyproxy$/m],
   ];
   for (const [manager, fakes, installs] of cases)
     it(`${manager}: found on PATH, installs its list`, () => {
@@ -52,7 +56,7 @@ describe('npm run setup on each package manager', () => {
     const out = setup(dir);
     expect(out).toContain('no package manager svc knows (apt, dnf, apk, brew)');
     expect(out).toMatch(/Fedora\/RHEL: {3}alsa-lib-devel/);
-    expect(out).toMatch(/missing on PATH now: tmux zsh fish ffmpeg sox espeak-ng curl arecord/);
+    expect(out).toMatch(/missing on PATH now: tmux zsh fish ffmpeg sox espeak-ng curl arecord tinyproxy/);
   });
 
   it('a manager that fails: the same advice, and setup goes on (exit 0)', () => {
