@@ -17,6 +17,17 @@ describe('terminalSafe', () => {
     expect(terminalSafe('\x1b]8;;http://evil\x1b\\link', { keepColor: true })).toBe('␛]8;;http://evil␛\\link');
   });
 
+  it('shows bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) as their code points', () => {
+    // "Trojan Source": text that reads in another order than it is
+    const hostile = 'invoice\u202Egnp.exe \u202A\u202B\u202C\u202D \u2066\u2067\u2068\u2069';
+    expect(terminalSafe(hostile)).toBe(
+      'invoice<U+202E>gnp.exe <U+202A><U+202B><U+202C><U+202D> <U+2066><U+2067><U+2068><U+2069>',
+    );
+    expect(terminalSafe(hostile)).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    // the marks of right-to-left writing (LRM, RLM, ALM) are ordinary text, not overrides
+    expect(terminalSafe('\u200f\u200e\u061c')).toBe('\u200f\u200e\u061c');
+  });
+
   it('leaves ordinary text (any script, emoji) alone', () => {
     const text = 'héllo — 世界 🙂 مرحبا\n\tok';
     expect(terminalSafe(text)).toBe(text);
@@ -29,6 +40,14 @@ describe('jsonSafe', () => {
     const out = jsonSafe(JSON.stringify(value));
     // eslint-disable-next-line no-control-regex
     expect(out).not.toMatch(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/);
+    expect(JSON.parse(out)).toEqual(value);
+  });
+
+  it('escapes the bidirectional overrides and isolates too: the same value, read in its own order', () => {
+    const value = { name: 'invoice\u202Egnp.exe', isolated: '\u2066x\u2069' };
+    const out = jsonSafe(JSON.stringify(value));
+    expect(out).toContain('invoice\\u202egnp.exe');
+    expect(out).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
     expect(JSON.parse(out)).toEqual(value);
   });
 });
