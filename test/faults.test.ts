@@ -129,6 +129,49 @@ describe('server text on a terminal', () => {
   });
 });
 
+describe('bidirectional overrides in server text (issue 25, item 4)', () => {
+  // an answer, a table cell and an error message that would read in another order than they are
+  const BIDI = ['Pay ', 'invoice\u202Egnp.exe', ' \u2066now\u2069'];
+  let server: HostileServer;
+  beforeAll(async () => {
+    server = await HostileServer.start();
+    server.answer = BIDI;
+    server.errorMessage = 'denied \u202Edrowssap';
+  });
+  afterAll(() => server.close());
+  const env = () => ({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY });
+  const raw = /[\u202a-\u202e\u2066-\u2069]/;
+
+  for (const [what, args, plan, shown] of [
+    ['chat output (streamed)', ['chat', 'hi'], () => {}, /Pay invoice<U\+202E>gnp\.exe <U\+2066>now<U\+2069>/],
+    ['table cells', ['models', 'list'], () => {}, /Pay-invoice<U\+202E>gnp\.exe-<U\+2066>now<U\+2069>/],
+    [
+      'an error message',
+      ['chat', 'hi'],
+      () => server.plan('POST /v1/chat/completions', { status: 400 }),
+      /error: denied <U\+202E>drowssap/,
+    ],
+  ] as const) {
+    it(`${what}: shown as code points on a terminal, byte-exact in a pipe`, async () => {
+      plan();
+      const tty = await svcOnTerminal([...args], { env: env(), cols: 400, timeout: 60_000 });
+      expect(tty.screen).toMatch(shown);
+      expect(tty.screen).not.toMatch(raw);
+      plan();
+      const pipe = await svcProcess([...args], { env: env(), timeout: 60_000 });
+      expect(pipe.stdout + pipe.stderr).toMatch(raw);
+    });
+  }
+
+  it('--json on a terminal escapes them (\\u202e): the same value once parsed', async () => {
+    const tty = await svcOnTerminal(['chat', '--no-stream', '--json', 'hi'], { env: env(), cols: 400 });
+    expect(tty.screen).not.toMatch(raw);
+    expect(tty.screen).toContain('invoice\\u202egnp.exe');
+    const pipe = await svcProcess(['chat', '--no-stream', '--json', 'hi'], { env: env() });
+    expect(JSON.parse(pipe.stdout).choices[0].message.content).toBe(BIDI.join(''));
+  });
+});
+
 describe('exit codes and checks before sending', () => {
   let emu: TestEmulator;
   beforeAll(async () => {
