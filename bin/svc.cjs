@@ -7,11 +7,14 @@
 const argv = process.argv.slice(2);
 const only = argv.length === 1 ? argv[0] : undefined;
 if (only === '--version' || only === '-V') {
-  process.stdout.write(`${require('../package.json').version}\n`);
+  // a write that fails (a full disk, /dev/full) is reported by the CLI, whose one stdout writer says why (exit 1)
+  if (!writeStdout(Buffer.from(require('../package.json').version + '\n'))) runCli();
 } else if (only === '--help' || only === '-h' || argv.length === 0) {
-  load('help').then(({ printTopLevelHelp }) => {
-    process.exitCode = printTopLevelHelp(argv.length === 0);
-  });
+  load('help')
+    .then(({ printTopLevelHelp }) => {
+      process.exitCode = printTopLevelHelp(argv.length === 0);
+    })
+    .catch(runCli);
 } else if (argv[0] === '__complete') {
   // shell completion's dynamic values (runs on every TAB: no commander, no command tree)
   import('../dist/commands/completion/dynamic.js').then(({ main }) => main(argv.slice(1)));
@@ -19,8 +22,30 @@ if (only === '--version' || only === '-V') {
   !printHelpPage(argv[0] === 'help' && argv[1] !== '--help' && argv[1] !== '-h' ? [...argv.slice(1), '--help'] : argv)
 ) {
   // (`svc help files list` is `svc files list --help`, `svc help --help` the help command's own; a topic has no page)
+  runCli();
+}
+
+function runCli() {
   emptyStdinFromNullDevice();
   load('cli').then(({ main }) => main(argv));
+}
+
+/**
+ * Bytes to stdout with writeSync (no stream to make): true once written, or when the reader closed the pipe (not an
+ * error, as in the CLI); false when the write failed otherwise (a full disk, an I/O error): the CLI then runs, and
+ * its stdout writer reports the failure with its reason and exit 1.
+ */
+function writeStdout(bytes) {
+  const fs = require('node:fs');
+  let written = 0;
+  try {
+    while (written < bytes.length) written += fs.writeSync(1, bytes, written);
+  } catch (err) {
+    if (err.code === 'EAGAIN')
+      process.stdout.write(bytes.subarray(written)); // a non-blocking pipe: the stream waits
+    else if (err.code !== 'EPIPE') return false;
+  }
+  return true;
 }
 
 /**
@@ -55,19 +80,8 @@ function printHelpPage(args) {
   } catch {
     return false;
   }
-  let written = 0;
-  try {
-    while (written < page.length) written += fs.writeSync(1, page, written);
-  } catch (err) {
-    if (err.code === 'EAGAIN')
-      process.stdout.write(page.subarray(written)); // a non-blocking pipe: the stream waits
-    else if (err.code !== 'EPIPE') {
-      // a closed pipe is not an error (as in the CLI); a full disk is
-      process.stderr.write(`error: cannot write the help: ${err.message}\n`);
-      process.exitCode = 1;
-    }
-  }
-  return true;
+  // a page that cannot be written (a full disk) is the CLI's to report
+  return writeStdout(page);
 }
 
 /**

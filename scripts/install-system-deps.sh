@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # System packages the project needs: ALSA headers (to build the optional `speaker`), arecord (for `mic`), and sox,
-# espeak-ng, ffmpeg, tmux, curl, zsh, fish and tinyproxy (a real proxy) for the test suite (audio fixtures, terminal,
-# shell and network tests).
+# espeak-ng, ffmpeg, tmux, curl, zsh, fish and tinyproxy (a real proxy) and gcc for the test suite (audio fixtures,
+# terminal, shell and network tests, the write(2) shim of test/helpers/stdout-faults.ts).
 # One list per package manager (apt, dnf, apk, brew; add a package to each list): the first manager found installs
 # what is missing (root or sudo for all but brew). With none of them, or when installing fails, it prints what to
 # install and continues: the tests that need a missing tool say which.
 # SVC_SETUP_MANAGER=apt|dnf|apk|brew|none chooses instead of looking (none: only print).
 set -uo pipefail
 
-APT=(libasound2-dev alsa-utils libasound2-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy-bin)
-DNF=(alsa-lib-devel alsa-utils alsa-plugins-pulseaudio sox espeak-ng ffmpeg-free tmux curl zsh fish tinyproxy)
-APK=(alsa-lib-dev alsa-utils alsa-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy)
+APT=(libasound2-dev alsa-utils libasound2-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy-bin gcc libc6-dev)
+DNF=(alsa-lib-devel alsa-utils alsa-plugins-pulseaudio sox espeak-ng ffmpeg-free tmux curl zsh fish tinyproxy gcc glibc-devel)
+APK=(alsa-lib-dev alsa-utils alsa-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy gcc musl-dev)
 # macOS: no ALSA (speaker builds on CoreAudio, mic needs sox's rec)
 BREW=(sox espeak-ng ffmpeg tmux zsh fish tinyproxy)
-TOOLS="tmux zsh fish ffmpeg sox espeak-ng curl arecord tinyproxy"
+TOOLS="tmux zsh fish ffmpeg sox espeak-ng curl arecord tinyproxy gcc"
 
 manager="${SVC_SETUP_MANAGER:-}"
 if [ -z "$manager" ]; then

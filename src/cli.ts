@@ -9,6 +9,7 @@ import type { EndpointResolver, GlobalOptions } from './runtime/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS, globalValues } from './core/global-options.js';
 import type { Streams } from './term/output.js';
+import { guardStdout, type StdoutGuard } from './term/stdout-guard.js';
 import { rootCommands } from './commands/index.js';
 import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
@@ -340,6 +341,8 @@ export async function runCli(
 ): Promise<number> {
   const { streams, env, control } = io;
   const inv: Invocation = { streams, env, control, version: version() };
+  // every write to stdout from here on (help, the command's output) is watched: a failed one is this run's error
+  const stdout = guardStdout(streams.stdout);
   let exitCode: number = ExitCode.ok;
   // Node turns bytes of argv that are not UTF-8 into U+FFFD: sent on, the text would say something else
   const garbled = argv.findIndex((a) => a.includes('\ufffd'));
@@ -356,7 +359,7 @@ export async function runCli(
   const helpFor = !!help && argv[1] !== undefined && !argv[1].startsWith('-') && !HELP_TOPICS.includes(argv[1]);
   if (argv.length === 1 && topLevelHelp) {
     streams.stdout.write(topLevelHelp(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80));
-    return ExitCode.ok;
+    return (await stdoutFailureExit(stdout, io, argv)) ?? ExitCode.ok;
   }
   if (helpFor) {
     const word = argv[1]!;
@@ -371,6 +374,7 @@ export async function runCli(
     }
     argv = [...argv.slice(1), '--help'];
   }
+  let failed: { err: unknown } | undefined;
   try {
     const program = rootProgram(streams, inv.version);
     const depth = await addCommandPath(program, argv, inv);
@@ -383,11 +387,31 @@ export async function runCli(
       exitCode = ExitCode.usage;
     }
   } catch (err) {
-    exitCode = await handleError(err, control.signal, argv, streams.stderr, env);
+    failed = { err };
   }
+  const stdoutExit = await stdoutFailureExit(stdout, io, argv);
+  if (stdoutExit !== undefined) exitCode = stdoutExit;
+  else if (failed) exitCode = await handleError(failed.err, control.signal, argv, streams.stderr, env);
   if (control.signalExit !== undefined) exitCode = control.signalExit;
   if (inv.cleanup) await inv.cleanup();
   return exitCode;
+}
+
+/**
+ * Once stdout has taken everything: a failed write to it (a full disk, a file past its size limit, an I/O error, a
+ * descriptor not open for writing) is the run's error, exit 1 with its reason, whatever the command made of it (a
+ * download blamed the network); a closed pipe (`| head`) ends the run quietly with 0. Undefined when stdout is fine.
+ */
+async function stdoutFailureExit(
+  stdout: StdoutGuard,
+  io: { streams: Streams; env: NodeJS.ProcessEnv; control: ProcessControl },
+  argv: string[],
+): Promise<number | undefined> {
+  await stdout.settle();
+  const failure = stdout.failure;
+  if (!failure) return undefined;
+  if (failure.code === 'EPIPE') return ExitCode.ok;
+  return handleError(failure, io.control.signal, argv, io.streams.stderr, io.env);
 }
 
 /**

@@ -59,12 +59,18 @@ ${PROGRAM_EPILOGUE}`;
 
 /**
  * `svc --help` (stdout, exit 0) and bare `svc` (stderr, exit 2). Written with writeSync: creating the
- * process.stdout stream costs more than the help itself, and only a terminal's width needs it.
+ * process.stdout stream costs more than the help itself, and only a terminal's width needs it. A write that fails
+ * (a full disk) throws: the launcher then runs the CLI, whose stdout writer reports it; a closed pipe is no error.
  */
 export function printTopLevelHelp(toStderr: boolean): number {
   const fd = toStderr ? 2 : 1;
   // only a character device can be a terminal; cli.ts imports this file and must not load node:tty for it
   const width = fstatSync(fd).isCharacterDevice() ? (toStderr ? process.stderr : process.stdout).columns || 80 : 80;
-  writeSync(fd, topLevelHelp(width));
+  const text = Buffer.from(topLevelHelp(width));
+  try {
+    for (let written = 0; written < text.length; ) written += writeSync(fd, text, written);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
+  }
   return toStderr ? 2 : 0;
 }

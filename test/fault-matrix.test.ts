@@ -1,8 +1,8 @@
 // The fault matrix: every command family against every fault kind of a hostile server (test/helpers/
 // hostile-server.ts) — refused, silent after connect, stall mid-stream, reset mid-body, clean end without the end
 // marker, wrong content type, HTML/empty/malformed bodies, 429/5xx per the retry policy, WebSocket close codes
-// 1000/1006/1011/4xxx, SIGINT/SIGTERM/SIGHUP mid-transfer, and a write failure (ulimit -f: of the output file, of
-// the conversation chat keeps, of the call log). Each row asserts the exit code, what stdout holds, the class of the
+// 1000/1006/1011/4xxx, SIGINT/SIGTERM/SIGHUP mid-transfer, a write failure (ulimit -f: of the output file, of
+// the conversation chat keeps, of the call log), and a stdout that fails (ENOSPC, EFBIG, EIO, EBADF). Each row asserts the exit code, what stdout holds, the class of the
 // message on stderr, that an existing output file is untouched on failure, and that no temp file is left, beside
 // the output or in svc's data folder. docs/fault-matrix.md is this table in prose, one line per row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,13 @@ import { ROOT, tempDir } from './helpers/files.js';
 import { registerSecret } from './helpers/secrets.js';
 import { spawnSvc, svcProcess, svcShell } from './helpers/subprocess.js';
 import { ANSWER, FILE_BYTES, HostileServer, closedPort, type Fault } from './helpers/hostile-server.js';
+import {
+  STDOUT_FAULTS,
+  STDOUT_FAULT_HOW,
+  stdoutFaultMessage,
+  stdoutFaultScript,
+  type StdoutFault,
+} from './helpers/stdout-faults.js';
 
 const KEY = 'svc-hostile-matrix-key-0123456789';
 registerSecret(KEY);
@@ -32,6 +39,7 @@ const M = {
   server: /HTTP 50\d/,
   write: /disk full or file too large \(EFBIG\)/,
   interrupted: /^$|interrupted|ending/,
+  ...Object.fromEntries(STDOUT_FAULTS.map((k) => [`stdout ${k}`, stdoutFaultMessage(k)])),
 };
 
 type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
@@ -53,6 +61,8 @@ interface Family {
   writes?: string[];
   /** a test runner: a failure is its report's line on stdout, the summary goes to stderr */
   reportsFailuresOnStdout?: boolean;
+  /** the command with its data on stdout (for a family that writes a file): the rows of a failing stdout */
+  stdoutArgs?(dir: string): string[];
 }
 
 const wav = join(tempDir('svc-matrix-in-'), 'in.wav');
@@ -93,6 +103,7 @@ const FAMILIES: Record<string, Family> = {
     route: 'GET /v1/files/{id}/content',
     out: 'got.bin',
     args: (_d, out) => ['files', 'download', 'file_1', '-o', out, '--force'],
+    stdoutArgs: () => ['files', 'download', 'file_1', '-o', '-'],
     ok: /got\.bin/,
   },
   'tts rest': {
@@ -100,6 +111,7 @@ const FAMILIES: Record<string, Family> = {
     route: 'POST /v1/tts',
     out: 'say.mp3',
     args: (_d, out) => ['tts', 'say', 'hello', '--rest', '-o', out],
+    stdoutArgs: () => ['tts', 'say', 'hello', '--rest', '-o', '-'],
     ok: /^$/,
   },
   'tts ws': {
@@ -107,6 +119,7 @@ const FAMILIES: Record<string, Family> = {
     route: 'WS /v1/tts',
     out: 'say.pcm',
     args: (_d, out) => ['tts', 'say', 'hello', '-o', out],
+    stdoutArgs: () => ['tts', 'say', 'hello', '-o', '-'],
     ok: /^$/,
   },
   // text from stdin, sent as it arrives: the same socket as tts say's, driven by another loop
@@ -116,6 +129,7 @@ const FAMILIES: Record<string, Family> = {
     out: 'stream.pcm',
     stdin: 'hello\n',
     args: (_d, out) => ['tts', 'stream', '-o', out],
+    stdoutArgs: () => ['tts', 'stream', '-o', '-'],
     ok: /^$/,
   },
   'stt rest': {
@@ -135,6 +149,7 @@ const FAMILIES: Record<string, Family> = {
     route: 'WS /v1/realtime',
     out: 'talk.wav',
     args: (_d, out) => ['realtime', 'talk', '--input', wav, '--output', out],
+    stdoutArgs: () => ['realtime', 'talk', '--input', wav, '--output', '-'],
     ok: new RegExp(TEXT),
   },
   calls: {
@@ -171,6 +186,8 @@ interface Row {
   signal?: Signal;
   /** the process's file size limit, in blocks of 512 bytes (`ulimit -f`) */
   ulimit?: number;
+  /** stdout fails this way (test/helpers/stdout-faults.ts) */
+  stdoutFault?: StdoutFault;
   retries?: number;
   exit: number;
   stderr: RegExp;
@@ -444,12 +461,27 @@ add({
   stdout: FAMILIES.models.ok,
 });
 
+// stdout that fails: every family, every way (a closed pipe, EPIPE, stays quiet: test/cli.test.ts). The run stops
+// with exit 1 and says so, whatever it was doing (a download does not blame the network), streamed or not.
+for (const family of Object.keys(FAMILIES) as (keyof typeof FAMILIES)[]) {
+  for (const kind of STDOUT_FAULTS) {
+    add({
+      family,
+      fault: `stdout fails: ${STDOUT_FAULT_HOW[kind]} (${kind})`,
+      stdoutFault: kind,
+      exit: 1,
+      stderr: M[`stdout ${kind}`]!,
+    });
+  }
+}
+
 /** docs/fault-matrix.md: the table of the rows, one line per row (written with SVC_UPDATE_DOCS=1). */
 function matrixDoc(): string {
   const cls = (re: RegExp) => Object.entries(M).find(([, v]) => v === re)?.[0] ?? re.source.replace(/\|/g, '\\|');
   const lines = rows.map((r) => {
     const out = FAMILIES[r.family]!.out;
-    const file = out ? (r.exit === 0 ? 'replaced' : 'untouched') : '-';
+    const file =
+      out && !(r.stdoutFault && FAMILIES[r.family]!.stdoutArgs) ? (r.exit === 0 ? 'replaced' : 'untouched') : '-';
     const stdout = !r.stdout
       ? '-'
       : r.stdout.source === '^$'
@@ -464,7 +496,7 @@ function matrixDoc(): string {
     const err =
       r.stderr.source === '^(?!.*error)'
         ? 'no error'
-        : FAMILIES[r.family]!.reportsFailuresOnStdout && r.exit === 1
+        : FAMILIES[r.family]!.reportsFailuresOnStdout && r.exit === 1 && !r.stdoutFault
           ? `${cls(r.stderr)} (in the case's line on stdout)`
           : cls(r.stderr);
     return `| ${FAMILIES[r.family]!.name} | ${r.fault} | ${r.exit} | ${stdout} | ${err} | ${file} | none |`;
@@ -488,7 +520,11 @@ function matrixDoc(): string {
       'never came), protocol',
     '(a 200 that is not what was asked: HTML, JSON instead of an event stream, not valid JSON, wrong magic ' +
       'bytes, empty),',
-    'rate (HTTP 429 after retries), server (HTTP 5xx), write (disk full or file too large), interrupted.',
+    'rate (HTTP 429 after retries), server (HTTP 5xx), write (disk full or file too large), interrupted; stdout ' +
+      'ENOSPC/EFBIG/EIO/EBADF',
+    '("could not write to standard output: …" and that one error only; a family that writes a file has its data ' +
+      'sent to stdout',
+    'for these rows: `-o -`, `--output -`).',
     '',
     `${rows.length} rows.`,
     '',
@@ -528,7 +564,8 @@ describe('fault matrix', () => {
         for (const [name, text] of Object.entries(fam.inputs ?? {})) writeFileSync(join(dir, name), text);
         const out = fam.out ? join(dir, fam.out) : '';
         if (out) writeFileSync(out, OLD);
-        const args = ['--timeout', '2', '--max-retries', String(row.retries ?? 0), ...fam.args(dir, out)];
+        const command = row.stdoutFault && fam.stdoutArgs ? fam.stdoutArgs(dir) : fam.args(dir, out);
+        const args = ['--timeout', '2', '--max-retries', String(row.retries ?? 0), ...command];
         const data = join(dir, 'data');
         const opts = {
           env: { SVC_BASE_URL: base, SVC_API_KEY: KEY, SVC_DATA_DIR: data },
@@ -537,7 +574,9 @@ describe('fault matrix', () => {
           input: fam.stdin,
         };
         let r: { exitCode: number; stdout: string; stderr: string };
-        if (row.ulimit !== undefined) {
+        if (row.stdoutFault) {
+          r = await svcShell(stdoutFaultScript(row.stdoutFault), { ...opts, args });
+        } else if (row.ulimit !== undefined) {
           // the reply is larger than 8 blocks of 512 bytes: the write fails with EFBIG
           r = await svcShell(`ulimit -f ${row.ulimit}; svc "$@"`, { ...opts, args });
           // (svcShell, like execa, drops the final newline of stdout)
@@ -571,8 +610,11 @@ describe('fault matrix', () => {
         const why = `exit ${r.exitCode}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
         expect(r.exitCode, why).toBe(row.exit);
         // a test runner reports the fault in the failing case's line; its stderr has the summary
-        expect(fam.reportsFailuresOnStdout && row.exit === 1 ? r.stdout : r.stderr, why).toMatch(row.stderr);
-        if (fam.reportsFailuresOnStdout && row.exit === 1) expect(r.stderr, why).toMatch(/0 passed, 1 failed/);
+        const onStdout = fam.reportsFailuresOnStdout && row.exit === 1 && !row.stdoutFault;
+        expect(onStdout ? r.stdout : r.stderr, why).toMatch(row.stderr);
+        if (onStdout) expect(r.stderr, why).toMatch(/0 passed, 1 failed/);
+        // a stdout that failed is the one error said: not the network, not twice
+        if (row.stdoutFault) expect(r.stderr.match(/error:/g), why).toHaveLength(1);
         if (row.stdout) expect(r.stdout, why).toMatch(row.stdout);
         if (row.fault.startsWith('silent') && (row.family === 'realtime' || row.family === 'calls'))
           expect(r.stderr, why).not.toMatch(/connected/);

@@ -91,6 +91,7 @@ const FILE_ERRNO: Record<string, string> = {
   EDQUOT: 'disk full or file too large',
   EPIPE: 'the reader closed the pipe',
   EIO: 'input/output error',
+  EBADF: 'not open for writing',
   EROFS: 'read-only file system',
   EACCES: 'permission denied',
   EPERM: 'permission denied',
@@ -131,6 +132,20 @@ export class FileWriteError extends Error {
     override readonly cause?: unknown,
   ) {
     super(`cannot write ${path}: ${fileErrorReason(code, cause)}`);
+  }
+}
+
+/**
+ * A write to standard output failed (a full disk under `> out.md`, a file past its size limit, a terminal gone, a
+ * stdout not open for writing): exit 1, "could not write to standard output: disk full or file too large (ENOSPC)".
+ * A FileWriteError, so every layer that keeps a local write error as such (never "the connection was lost") keeps
+ * this one too. EPIPE (the reader closed the pipe: `| head`) is not reported: that run ends quietly.
+ */
+export class StdoutWriteError extends FileWriteError {
+  override name = 'StdoutWriteError';
+  constructor(code: string | undefined, cause?: unknown) {
+    super('standard output', code, cause);
+    this.message = `could not write to standard output: ${fileErrorReason(code, cause)}`;
   }
 }
 

@@ -2,7 +2,6 @@
 // stream through the one atomic writer (core/atomic-file.ts).
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { once } from 'node:events';
 import { ApiError, InterruptedError, NetworkError, ProtocolError, UsageError } from '../core/errors.js';
 import { AtomicFile, FileWriteError } from '../core/atomic-file.js';
 import { BIDI_CONTROLS } from '../term/terminal-safe.js';
@@ -91,10 +90,13 @@ export async function saveBytes(data: Uint8Array, target: string, opts: SaveOpti
   );
 }
 
-/** Write a stream to stdout with back-pressure (for `-o -`). */
+/**
+ * Write a stream to stdout with back-pressure (for `-o -`), through the Output's one stdout writer: a write that
+ * fails there (a full disk, /dev/full) is a StdoutWriteError naming stdout, never a lost connection.
+ */
 export async function streamToStdout(
   source: AsyncIterable<Uint8Array>,
-  stdout: NodeJS.WritableStream,
+  stdout: { writeBytes(chunk: Uint8Array): Promise<void> },
   opts: { signal?: AbortSignal; onProgress?: (bytes: number) => void } = {},
 ): Promise<number> {
   let bytes = 0;
@@ -104,7 +106,7 @@ export async function streamToStdout(
     if (opts.signal?.aborted) throw new InterruptedError();
     bytes += chunk.byteLength;
     opts.onProgress?.(bytes);
-    if (!stdout.write(chunk)) await once(stdout, 'drain');
+    await stdout.writeBytes(chunk);
     pace(chunk.byteLength);
   }
   return bytes;

@@ -27,7 +27,7 @@ import { PushToTalkKeys, attachKeys } from './keys.js';
 import { Playback } from './playback.js';
 import { RealtimeSession, type SessionResult, type TurnMode } from './session.js';
 import { sessionTools, toolFileParser } from './tools.js';
-import { TranscriptView, type TranscriptLabels } from './transcript.js';
+import { TranscriptView, type TranscriptLabels, type TranscriptOut } from './transcript.js';
 
 export interface VoiceFlags {
   voice?: string;
@@ -161,7 +161,7 @@ export interface RunVoiceOptions {
   callId?: string;
   labels: TranscriptLabels;
   /** where the transcript goes (default: stdout, or stderr when stdout carries audio) */
-  transcriptTo?: NodeJS.WritableStream & { isTTY?: boolean };
+  transcriptTo?: TranscriptOut;
   /** take Ctrl-C over (false when a caller like `calls listen` owns it) */
   manageInterrupt?: boolean;
   /** stops the session when aborted */
@@ -202,7 +202,8 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
   const update = await buildSessionUpdate(ctx, f, mode);
   const wire = wireFormat(f.audioFormat ?? 'pcm');
   const { source, playback } = await openLocalAudio(ctx, f, wire);
-  const transcriptTo = o.transcriptTo ?? (f.output === '-' ? ctx.streams.stderr : ctx.streams.stdout);
+  // stdout through the Output's writer: a transcript that cannot be written ends the session (exit 1, the reason said)
+  const transcriptTo = o.transcriptTo ?? (f.output === '-' ? ctx.streams.stderr : ctx.out.stdoutWriter);
   const view = new TranscriptView(transcriptTo, { json: ctx.out.json, labels: o.labels });
   const commands = new Map((f.toolCmd ?? []).map((t) => [t.name, t.command]));
 

@@ -10,12 +10,18 @@ export interface TranscriptLabels {
   assistant: string;
 }
 
+/** Where a transcript goes: stdout (through the Output's writer) or stderr. */
+export interface TranscriptOut {
+  isTTY?: boolean;
+  write(text: string): unknown;
+}
+
 export class TranscriptView {
   private partial = '';
   private midLine = false;
 
   constructor(
-    private readonly out: NodeJS.WritableStream & { isTTY?: boolean },
+    private readonly out: TranscriptOut,
     private readonly opts: { json: boolean; labels: TranscriptLabels; live?: boolean },
   ) {}
 

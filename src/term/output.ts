@@ -4,7 +4,8 @@ import type { JqFilter } from './jq.js';
 import { NO_COLORS, colorWanted, loadColors, type Colors } from './color.js';
 import { jsonSafe, terminalSafe } from './terminal-safe.js';
 import { readEnv } from '../core/environment.js';
-import { UsageError } from '../core/errors.js';
+import { StdoutWriteError, UsageError } from '../core/errors.js';
+import { guardStdout, type StdoutGuard } from './stdout-guard.js';
 import { replyOf } from './reply.js';
 
 export interface Streams {
@@ -57,6 +58,8 @@ export class Output {
   ce: Colors = NO_COLORS;
   /** set when something (a partial line) was written to stdout without a final newline */
   private stdoutMidLine = false;
+  /** the failures of stdout's writes (every writer's, not only this one's) */
+  readonly stdoutGuard: StdoutGuard;
 
   constructor(
     readonly streams: Streams,
@@ -66,6 +69,7 @@ export class Output {
     this.stderrIsTTY = streams.stderrIsTTY ?? !!streams.stderr.isTTY;
     this.colorStdout = colorWanted(this.stdoutIsTTY, opts.env, opts.color);
     this.colorStderr = colorWanted(this.stderrIsTTY, opts.env, opts.color);
+    this.stdoutGuard = guardStdout(streams.stdout);
   }
 
   /** Load the styles the decision asks for (chalk is imported only when some colour is on). */
@@ -117,12 +121,57 @@ export class Output {
     } else if (chunk.length > 0) {
       this.stdoutMidLine = chunk[chunk.length - 1] !== 0x0a;
     }
-    this.streams.stdout.write(chunk);
+    this.rawWrite(chunk);
+  }
+
+  /**
+   * The one way to stdout: bytes or text as given (no terminal safety: write() adds it). Once a write has failed, the
+   * next one throws the StdoutWriteError, so a streamed command stops instead of talking to a stdout that is gone.
+   */
+  rawWrite(chunk: string | Uint8Array): boolean {
+    const failure = this.stdoutGuard.failure;
+    if (failure) throw failure;
+    return this.streams.stdout.write(chunk);
+  }
+
+  /**
+   * Bytes to stdout with back-pressure (downloads and audio to `-o -`): resolves once the stream can take more,
+   * rejects with the StdoutWriteError when a write failed.
+   */
+  writeBytes(chunk: Uint8Array): Promise<void> {
+    if (chunk.length === 0) return Promise.resolve();
+    let ok: boolean;
+    try {
+      ok = this.rawWrite(chunk);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (ok) return Promise.resolve();
+    const stdout = this.streams.stdout;
+    return new Promise((resolve, reject) => {
+      const settle = (err?: Error) => {
+        stdout.removeListener('drain', onDrain);
+        stdout.removeListener('error', onError);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onError = () => settle(this.stdoutGuard.failure ?? new StdoutWriteError(undefined));
+      stdout.once('drain', onDrain);
+      stdout.once('error', onError);
+      // a stream that failed already emits nothing more
+      if (this.stdoutGuard.failure) onError();
+    });
+  }
+
+  /** stdout for a writer that takes a stream (a live transcript): its writes go through rawWrite. */
+  get stdoutWriter(): { isTTY: boolean; write(text: string): boolean } {
+    return { isTTY: this.stdoutIsTTY, write: (text) => this.rawWrite(text) };
   }
 
   /** svc's own cursor control on a terminal's stdout (a live line redrawn in place); never server text. */
   control(sequence: string): void {
-    if (this.stdoutIsTTY) this.streams.stdout.write(sequence);
+    if (this.stdoutIsTTY) this.rawWrite(sequence);
   }
 
   /** Text for stderr, made safe when stderr is a terminal. */

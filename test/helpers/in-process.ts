@@ -11,9 +11,13 @@ class MemoryOutput extends Writable {
   constructor(
     readonly isTTY: boolean,
     readonly columns: number | undefined,
+    /** every write fails with this errno code (a full disk: ENOSPC) */
+    fails?: string,
   ) {
     super({
       write: (chunk: Buffer | string, _enc, done) => {
+        if (fails && Buffer.from(chunk).length > 0)
+          return done(Object.assign(new Error(`${fails}: write failed`), { code: fails, syscall: 'write' }));
         this.chunks.push(Buffer.from(chunk));
         done();
       },
@@ -29,6 +33,8 @@ export interface InProcessOptions extends RunOptions {
   tty?: boolean;
   /** the terminal's width (with tty) */
   columns?: number;
+  /** every write to stdout fails with this errno code (ENOSPC, EIO …) */
+  stdoutFails?: string;
 }
 
 /**
@@ -43,7 +49,7 @@ export async function svcInProcess(args: string[], opts: InProcessOptions = {}):
   const { runCli } = await import('../../src/cli.js');
   const input = opts.inputFile !== undefined ? readFileSync(opts.inputFile) : opts.input;
   const stdin = Object.assign(Readable.from(input === undefined ? [] : [Buffer.from(input)]), { isTTY: false });
-  const stdout = new MemoryOutput(!!opts.tty, opts.tty ? (opts.columns ?? 80) : undefined);
+  const stdout = new MemoryOutput(!!opts.tty, opts.tty ? (opts.columns ?? 80) : undefined, opts.stdoutFails);
   const stderr = new MemoryOutput(!!opts.tty, opts.tty ? (opts.columns ?? 80) : undefined);
   const abort = new AbortController();
   // a working directory of its own (tests of one file run one after another; the pool runs files in processes)

@@ -32,7 +32,7 @@ export default defineCommand<{ output?: string; force?: boolean }>({
     const res = await downloadCustomVoice(await ctx.http(), id);
     try {
       if (toStdout) {
-        await streamToStdout(res.body, ctx.streams.stdout, { signal: ctx.signal });
+        await streamToStdout(res.body, ctx.out, { signal: ctx.signal });
         return 0;
       }
       const type = String(res.headers['content-type'] ?? '')

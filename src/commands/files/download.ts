@@ -46,7 +46,7 @@ export default defineCommand<Opts>({
     let bytes: number;
     try {
       if (toStdout)
-        bytes = await streamToStdout(res.body, ctx.streams.stdout, {
+        bytes = await streamToStdout(res.body, ctx.out, {
           signal: ctx.signal,
           onProgress: (n) => bar.update(n),
         });

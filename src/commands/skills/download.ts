@@ -25,7 +25,7 @@ export default defineCommand<{ output?: string; force?: boolean }>({
     const total = Number(headerValue(res.headers['content-length'])) || undefined;
     let bytes: number;
     try {
-      if (toStdout) return (await streamToStdout(res.body, ctx.streams.stdout, { signal: ctx.signal }), 0);
+      if (toStdout) return (await streamToStdout(res.body, ctx.out, { signal: ctx.signal }), 0);
       bytes = await saveStream(res.body, target!, { force: opts.force, signal: ctx.signal, expectedBytes: total });
     } catch (err) {
       throw downloadError(err, res.requestId, ctx.signal);
