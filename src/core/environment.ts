@@ -33,15 +33,19 @@ export const ENVIRONMENT = [
     name: 'SVC_ALLOW_INSECURE_HTTP',
     group: 'api',
     description:
-      '1: allow a plain http:// base URL on a host that is not loopback (refused otherwise, exit 2: the key ' +
-      'would cross the network in clear)',
+      '1: allow plain http:// (ws://) to a host that is not loopback — the base URL and any URL svc connects to ' +
+      '(refused otherwise, exit 2: the key and the data would cross the network in clear)',
   },
   {
     name: 'SVC_MAX_UPLOAD_BYTES',
     group: 'api',
     description: "largest file `files upload` sends (default the API's 50 MiB; for servers with a raised limit)",
   },
-  { name: 'SVC_WEBHOOK_SECRET', group: 'api', description: 'webhook signing secret for `svc calls listen` (--secret)' },
+  {
+    name: 'SVC_WEBHOOK_SECRET',
+    group: 'api',
+    description: 'webhook signing secret for `svc calls listen` (or --secret-file; never an argument)',
+  },
   {
     name: 'https_proxy',
     group: 'network',
@@ -188,4 +192,18 @@ export type EnvName = (typeof ENVIRONMENT)[number]['name'];
 /** The value of a listed variable (a name not in ENVIRONMENT does not compile). */
 export function readEnv(env: NodeJS.ProcessEnv, name: EnvName): string | undefined {
   return env[name];
+}
+
+/** svc's own secrets among environment variables: SVC_API_KEY, SVC_WEBHOOK_SECRET, SVC_EMULATOR_ADMIN_TOKEN … */
+const SECRET_VARIABLE = /^SVC_\w*(API_KEY|SECRET|TOKEN)/;
+
+/**
+ * The environment of every process svc starts (a --tool-cmd, ffmpeg, ffprobe, arecord, the speaker's probe,
+ * api_key_cmd): `env` without svc's secrets. A child that reads untrusted input (a model's arguments, a media file)
+ * must not be able to hand the key on; test/repo/child-env.test.ts checks that every spawn passes it.
+ */
+export function childEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!SECRET_VARIABLE.test(k)) out[k] = v;
+  return out;
 }

@@ -11,6 +11,7 @@ import {
   isFileSystemError,
   parseErrorBody,
 } from '../core/errors.js';
+import { checkDestination } from './origin.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | (string | number)[]>;
 
@@ -58,6 +59,8 @@ export interface HttpClientOptions {
   onCall?: (call: HttpCall) => void;
   /** told of each JSON reply parsed, with the call it answers */
   onReply?: (call: HttpCall, body: unknown) => void;
+  /** SVC_ALLOW_INSECURE_HTTP=1: plain http:// to a host that is not loopback (net/origin.ts) */
+  allowInsecureHttp?: boolean;
   /** for tests of the policy */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** a retry is about to wait: a note for people (stderr, not with --quiet) */
@@ -222,6 +225,8 @@ export class HttpClient {
   private proxyAgents: Dispatcher[] = [];
   private network?: Promise<typeof import('./network.js')>;
   private tls?: import('./network.js').TlsSettings;
+  /** whether a request has gone out: a destination refused after that is exit 1, not "nothing was sent" */
+  private sent = false;
 
   constructor(readonly opts: HttpClientOptions) {}
 
@@ -319,9 +324,11 @@ export class HttpClient {
    * POST on a refused connection (nothing reached the server). Never retried once the body is being read.
    */
   async request(req: RequestOptions): Promise<HttpResponse> {
+    const url = buildUrl(this.opts.baseUrl, req.path, req.query);
+    this.checkDestination(url, req);
     const out: Outgoing = {
       method: req.method.toUpperCase(),
-      url: buildUrl(this.opts.baseUrl, req.path, req.query),
+      url,
       headers: this.headersFor(req),
       payload: jsonPayload(req.json),
       maxRetries: req.maxRetries ?? this.opts.maxRetries,
@@ -367,6 +374,20 @@ export class HttpClient {
       report(res.statusCode, requestId, this.redact(message));
       throw new ApiError(res.statusCode, this.redact(message), code, requestId, retryAfter);
     }
+  }
+
+  /**
+   * The key only to the base URL's origin, plain http:// only to loopback (net/origin.ts): checked for every URL,
+   * the API's paths and the absolute URLs of `svc api` and of replies (images, videos), before connecting.
+   */
+  private checkDestination(url: string, req: Pick<RequestOptions, 'auth'>): void {
+    checkDestination(url, {
+      baseUrl: this.opts.baseUrl,
+      withKey: req.auth !== false && !!this.opts.apiKey,
+      allowInsecureHttp: !!this.opts.allowInsecureHttp,
+      sentBefore: this.sent,
+    });
+    this.sent = true;
   }
 
   /** Tells the call log (onCall) of the request once it is answered or has failed, timed from now. */

@@ -13,6 +13,7 @@ import {
   type Query,
 } from './http.js';
 import type { TlsSettings } from './network.js';
+import { checkDestination } from './origin.js';
 
 export interface WsOptions {
   baseUrl: string;
@@ -38,6 +39,8 @@ export interface WsOptions {
   onWarn?: (note: string) => void;
   /** for tests of the policy */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** SVC_ALLOW_INSECURE_HTTP=1: plain ws:// to a host that is not loopback (net/origin.ts) */
+  allowInsecureHttp?: boolean;
 }
 
 /** The outcome of a handshake, for the call log (like HttpCall for a request). */
@@ -288,6 +291,12 @@ class HandshakeFailure {
 export async function connectWs(opts: WsOptions): Promise<WsConnection> {
   const { default: WS } = await import('ws');
   const url = buildUrl(wsBaseUrl(opts.baseUrl), opts.path, opts.query);
+  // the key only to the base URL's origin, plain ws:// only to loopback: before connecting (net/origin.ts)
+  checkDestination(url, {
+    baseUrl: opts.baseUrl,
+    withKey: !!opts.apiKey,
+    allowInsecureHttp: !!opts.allowInsecureHttp,
+  });
   const redact = (s: string) => redactCredentials(opts.apiKey ? s.split(opts.apiKey).join('[REDACTED]') : s);
   const route = networkConfigured(opts.network) ? await wsRoute(url, opts.network, opts) : undefined;
   const startedAt = Date.now();

@@ -8,6 +8,7 @@ import { parseMaxRetries, parseTimeout } from '../core/global-options.js';
 import type { FlagParser } from '../core/validate.js';
 import { readEnv } from '../core/environment.js';
 import type { NetworkInputs } from '../net/http.js';
+import { INSECURE_HTTP_ENV, isLoopbackHost } from '../net/origin.js';
 
 export const DEFAULT_BASE_URL = 'https://api.svc.ai';
 export const DEFAULT_PROFILE = 'default';
@@ -153,19 +154,9 @@ export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
   };
 }
 
-/** The environment variable that allows a plain http:// base URL on another host (the key then travels in clear). */
-export const INSECURE_HTTP_ENV = 'SVC_ALLOW_INSECURE_HTTP';
-
-/** A loopback host: localhost, *.localhost, 127.0.0.0/8, ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return (
-    h === 'localhost' ||
-    h.endsWith('.localhost') ||
-    /^127(\.\d{1,3}){3}$/.test(h) ||
-    h === '::1' ||
-    h === '0:0:0:0:0:0:0:1'
-  );
+/** SVC_ALLOW_INSECURE_HTTP=1 (or true, yes): plain http:// to a host that is not loopback is allowed. */
+export function allowsInsecureHttp(env: NodeJS.ProcessEnv): boolean {
+  return /^(1|true|yes)$/i.test(readEnv(env, INSECURE_HTTP_ENV) ?? '');
 }
 
 /**
@@ -181,11 +172,7 @@ export function checkBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv): void {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new UsageError(`--base-url: ${baseUrl} is not allowed: an http:// or https:// URL`);
-  if (
-    url.protocol === 'http:' &&
-    !isLoopbackHost(url.hostname) &&
-    !/^(1|true|yes)$/i.test(readEnv(env, INSECURE_HTTP_ENV) ?? '')
-  ) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowsInsecureHttp(env)) {
     throw new UsageError(
       `--base-url: ${baseUrl} is not allowed: plain http:// would send the API key in clear to ${url.host}; ` +
         `use https://, a loopback address, or set ${INSECURE_HTTP_ENV}=1 to allow it`,

@@ -3,7 +3,7 @@
 // where requests go with --emulator is decided by cli.ts and handed in as an EndpointResolver.
 import { utf8Text } from '../core/input-file.js';
 import { didYouMean } from '../core/suggest.js';
-import { checkBaseUrl, resolveConfig, type ResolvedConfig } from './config.js';
+import { allowsInsecureHttp, checkBaseUrl, resolveConfig, type ResolvedConfig } from './config.js';
 import { HttpClient } from '../net/http.js';
 import { Output, type Streams } from '../term/output.js';
 import type { WsConnection } from '../net/ws.js';
@@ -251,6 +251,7 @@ async function newHttpClient(w: Wiring, apiKey?: string, needsKey = true): Promi
     maxRetries: cfg.maxRetries,
     trace: w.trace,
     signal: w.init.signal,
+    allowInsecureHttp: allowsInsecureHttp(w.init.env),
     // without --verbose (whose trace says it already) a retry's wait is a note on stderr, silenced by -q
     onRetry: w.trace ? undefined : (note) => w.out.info(note),
     network: cfg.network,
@@ -298,6 +299,7 @@ async function openWs(
     onRetry: w.trace ? undefined : (note) => w.out.info(note),
     network: cfg.network,
     onWarn: (note) => w.out.warn(note),
+    allowInsecureHttp: allowsInsecureHttp(w.init.env),
   });
 }
 

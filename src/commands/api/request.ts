@@ -21,6 +21,7 @@ interface Opts {
   slurp?: boolean;
   include?: boolean;
   method?: string;
+  auth?: boolean;
 }
 
 /** `key=value`, split once. */
@@ -90,7 +91,10 @@ export function setPath(target: Record<string, unknown>, key: string, value: unk
 
 export default defineCommand<Opts>({
   description:
-    'PATH as in the API reference (below the base URL, e.g. /v1/models). The method is GET, or POST when ' +
+    'PATH as in the API reference (below the base URL, e.g. /v1/models), or a full URL: the API key is sent ' +
+    "only to the base URL's origin (scheme, host and port), another origin is refused (exit 2) unless --no-auth " +
+    'asks for the request without the key; plain http:// only to loopback (SVC_ALLOW_INSECURE_HTTP=1 to allow). ' +
+    'The method is GET, or POST when ' +
     'fields or --input are given (GET with --paginate), as in `gh api`; name another with -X or as the first ' +
     'word (`svc api DELETE /v1/files/ID`). Fields become the JSON body (query parameters for ' +
     'GET/DELETE/HEAD). The reply body is printed as sent (JSON pretty on a terminal). --paginate follows the ' +
@@ -129,6 +133,10 @@ export default defineCommand<Opts>({
     },
     { flags: '--slurp', description: 'with --paginate: print every page in one JSON array' },
     { flags: '-i, --include', description: 'print the status line and headers on stderr' },
+    {
+      flags: '--no-auth',
+      description: "send no API key: needed for a URL on another origin than the base URL's (the key goes only there)",
+    },
   ],
   examples: [
     'svc api /v1/models',
@@ -137,6 +145,7 @@ export default defineCommand<Opts>({
     "svc api /v1/files -F limit=10 --paginate --slurp --jq '[.[].data[]] | length'",
     'svc api -X DELETE /v1/files/file_123',
     'svc api /v1/chat/completions --input body.json',
+    'svc api --no-auth https://status.example.com/health',
   ],
   async run(ctx, [first, second], opts) {
     let { method, path } = methodAndPath(first, second, opts.method);
@@ -157,7 +166,7 @@ export default defineCommand<Opts>({
     const headers: Record<string, string> = Object.fromEntries(opts.header ?? []);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
       headers['content-type'] = 'application/json';
-    const http = await ctx.http();
+    const http = await ctx.http({ requireKey: opts.auth !== false });
     const send = async (q: Query) => {
       const res = await http.request({
         method: method!,
@@ -167,6 +176,8 @@ export default defineCommand<Opts>({
         json: !inQuery && hasFields ? fields : undefined,
         body,
         okStatuses: [202],
+        // the key goes only to the base URL's origin; another one is refused unless asked for without it (net/origin)
+        auth: opts.auth,
       });
       if (opts.include) {
         ctx.out.stderrWrite(`HTTP ${res.status}\n`);
