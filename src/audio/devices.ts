@@ -8,6 +8,7 @@
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
+import { childEnvironment } from '../core/environment.js';
 
 export const INSTALL_HINT =
   'install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker (or use -o ' +
@@ -130,7 +131,7 @@ async function runProbe(fmt: PlaybackFormat, env: NodeJS.ProcessEnv): Promise<vo
   const child = spawn(
     process.execPath,
     ['-e', PROBE_SCRIPT, path, String(fmt.sampleRate), String(fmt.channels), fmt.device ?? ''],
-    { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    { env: childEnvironment(env), stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
   child.stderr.setEncoding('utf8');

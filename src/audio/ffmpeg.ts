@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { onPath } from './devices.js';
+import { childEnvironment } from '../core/environment.js';
 import type { PcmFormat } from 'svc-formats/audio-format';
 
 export const FFMPEG_HINT =
@@ -48,7 +49,11 @@ export function ffmpegDecode(
     String(format.sampleRate),
     'pipe:1',
   ];
-  const child = spawn('ffmpeg', args, { env, stdio: [fromPath ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  // without svc's secrets: ffmpeg parses files from anywhere (core/environment.ts)
+  const child = spawn('ffmpeg', args, {
+    env: childEnvironment(env),
+    stdio: [fromPath ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (d: string) => {

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
+import { childEnvironment } from '../core/environment.js';
 
 /** Opus always runs at 48 kHz; svc sends mono. */
 export const OPUS_RATE = 48000;
@@ -81,7 +82,8 @@ export class OpusEncoder {
         '1',
         'pipe:1',
       ],
-      { env, stdio: ['pipe', 'pipe', 'pipe'] },
+      // without svc's secrets (core/environment.ts)
+      { env: childEnvironment(env), stdio: ['pipe', 'pipe', 'pipe'] },
     );
     // read from the start: node drops a child's unread output when it exits
     this.out = this.child.stdout!.pipe(new PassThrough());

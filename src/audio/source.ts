@@ -21,6 +21,7 @@ import { SNIFF_BYTES, checkAudioHead, sniffAudio } from './sniff.js';
 import type { Encoding, PcmFormat } from 'svc-formats/audio-format';
 import { pcmBytes } from 'svc-formats/audio-format';
 import { Pacer, sleepUntil } from './pacing.js';
+import { childEnvironment } from '../core/environment.js';
 
 export type SourceSpec = 'mic' | '-' | (string & {});
 
@@ -167,6 +168,20 @@ async function* prepend(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerat
   }
 }
 
+/**
+ * `mic` spawns arecord from process.env (it takes no environment): for that moment process.env is the child's
+ * environment, without svc's secrets (core/environment.ts), as for every other process svc starts.
+ */
+function startWithoutSecrets(start: () => void, env: NodeJS.ProcessEnv): void {
+  const own = process.env;
+  process.env = childEnvironment(env);
+  try {
+    start();
+  } finally {
+    process.env = own;
+  }
+}
+
 async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortController): Promise<AudioSource> {
   const micFactory = await loadMic(opts.env);
   const m = micFactory({
@@ -182,7 +197,7 @@ async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortContro
   stream.on('audioProcessExitComplete', () => {
     exited = true;
   });
-  m.start();
+  startWithoutSecrets(() => m.start(), opts.env ?? process.env);
   // arecord writes nothing until the device opened: wait for its first bytes (or its end) so that a machine
   // without a sound card is told so before anything is sent
   const it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();

@@ -3,6 +3,7 @@
 // Shared by `svc chat`, `svc responses create` and the realtime voice commands. execa is imported lazily.
 import { InterruptedError, UsageError } from '../core/errors.js';
 import { ownProcessGroup, stopTree } from '../core/signals.js';
+import { childEnvironment } from '../core/environment.js';
 
 export interface ToolCommand {
   name: string;
@@ -65,7 +66,7 @@ export async function runToolCommand(
     reject: false,
     detached: ownProcessGroup(),
     cwd: opts.cwd,
-    env: toolEnvironment(opts.env ?? process.env),
+    env: childEnvironment(opts.env ?? process.env),
     extendEnv: false,
     stripFinalNewline: false,
     encoding: 'utf8',
@@ -114,16 +115,6 @@ export async function runToolCommand(
     });
   }
   return stdout;
-}
-
-/**
- * The environment of a tool command: ours without svc's secrets (SVC_API_KEY, SVC_WEBHOOK_SECRET…); the model
- * chooses the arguments, so the command must not be able to hand the key on.
- */
-export function toolEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) if (!/^SVC_\w*(API_KEY|SECRET|TOKEN)/.test(k)) out[k] = v;
-  return out;
 }
 
 /** A call the model made, in any convention's terms. */

@@ -1,6 +1,7 @@
 // The local HTTP server of `svc calls listen`: receives realtime.call.incoming webhooks, checks each delivery
 // (POST, size, Standard Webhooks headers and signature, a JSON object), answers the sender, drops repeated
-// deliveries, and hands each verified call event on. No terminal code: notes go through `warn` / `info`.
+// deliveries (remembered across restarts by a DeliveryMemory), and hands each verified call event on. No terminal
+// code: notes go through `warn` / `info`.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 export interface CallEvent {
@@ -33,10 +34,16 @@ export interface WebhookServerOptions {
   warn(message: string): void;
   /** a verified event of another type */
   info(message: string): void;
+  /**
+   * the deliveries acknowledged before, this run's and earlier runs' (realtime/webhook-memory.ts); without it, this
+   * run's only
+   */
+  memory?: { has(id: string): boolean; remember(id: string, ts: number): void };
 }
 
 export class WebhookServer {
   private readonly seen = new Set<string>();
+  private memoryFailed = false;
 
   private constructor(
     private readonly server: Server,
@@ -88,6 +95,17 @@ export class WebhookServer {
     this.server.closeAllConnections?.();
   }
 
+  /** The delivery, remembered on disk before it is acknowledged; a memory that cannot be written is said once. */
+  private remember(id: string, ts: number): void {
+    try {
+      this.opts.memory?.remember(id, ts);
+    } catch (err) {
+      if (this.memoryFailed) return;
+      this.memoryFailed = true;
+      this.opts.warn(`deliveries are not remembered across restarts: ${(err as Error).message}`);
+    }
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') return reply(res, 405, { error: 'webhooks are delivered with POST' });
     const body = await readBody(req);
@@ -117,9 +135,11 @@ export class WebhookServer {
     // a signed `null`, array or number is refused loudly, not half-read
     if (typeof ev !== 'object' || ev === null || Array.isArray(ev))
       return reject(400, 'the body is not a JSON object (a webhook event)');
-    reply(res, 200, { ok: true });
-    if (this.seen.has(id)) return; // a repeated delivery of the same webhook
+    // a repeated delivery of the same webhook (a retry, or a replay after a restart): acknowledged, not handed on
+    if (this.seen.has(id) || this.opts.memory?.has(id)) return reply(res, 200, { ok: true });
     this.seen.add(id);
+    this.remember(id, Number(ts));
+    reply(res, 200, { ok: true });
     this.opts.onVerified?.(id, body, ev);
     if (ev.type !== 'realtime.call.incoming' || typeof ev.data?.call_id !== 'string') {
       this.opts.info(`ignored a verified webhook of type ${ev.type ?? '(none)'}`);

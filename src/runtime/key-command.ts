@@ -4,6 +4,7 @@
 // with no stdin (svc's stdin may be the user's data), within 30 s. The first line of its output, trimmed, is
 // the key; its output is never logged or shown, even when it fails (only its exit status and stderr are).
 import { MissingKeyError } from '../core/errors.js';
+import { childEnvironment } from '../core/environment.js';
 import { terminalSafe } from '../term/terminal-safe.js';
 import { stopTree } from '../core/signals.js';
 
@@ -95,10 +96,8 @@ export async function keyFromCommand(line: string, env: NodeJS.ProcessEnv, where
   const argv = splitCommandLine(line);
   if (argv.length === 0)
     throw new MissingKeyError(`api_key_cmd (${where}) is empty: set it to a command that prints the key, or unset it`);
-  // the command gets the environment without svc's own secrets
-  const childEnv = { ...env };
-  delete childEnv.SVC_API_KEY;
-  const r = await runKeyCommand(argv, childEnv);
+  // the command gets the environment without svc's own secrets (core/environment.ts)
+  const r = await runKeyCommand(argv, childEnvironment(env));
   const shown = `api_key_cmd ${JSON.stringify(argv[0])} (${where})`;
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;

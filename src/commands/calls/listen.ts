@@ -1,14 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
-import { describeError } from '../../core/errors.js';
+import { UsageError, describeError, fileErrorReason } from '../../core/errors.js';
+import { readEnv } from '../../core/environment.js';
+import { dataDir } from '../../core/paths.js';
 import { integer, pattern, require } from '../../core/validate.js';
+import { noInputReason, refusePrompt } from '../../runtime/no-input.js';
+import { readHidden } from '../../term/prompt.js';
 import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
 import { sipHeader, WebhookServer, type CallEvent } from '../../realtime/webhook-server.js';
 
 interface ListenFlags extends VoiceFlags {
   port: number;
   host: string;
-  secret?: string;
+  secretFile?: string;
   join?: boolean;
   maxCalls?: number;
   tolerance: number;
@@ -39,7 +45,18 @@ export default defineCommand<ListenFlags>({
       description: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)',
       default: '127.0.0.1',
     },
-    { flags: '--secret <secret>', description: 'the webhook signing secret (env SVC_WEBHOOK_SECRET); whsec_… or raw' },
+    {
+      flags: '--secret-file <file|->',
+      description:
+        'the webhook signing secret from a file, or - for stdin (default: SVC_WEBHOOK_SECRET); whsec_… or raw',
+    },
+    // refused with the reason: an argument is visible to every user of the machine (ps) and kept in shell history
+    {
+      flags: '--secret <secret>',
+      description: 'refused: use SVC_WEBHOOK_SECRET or --secret-file',
+      parse: refuseSecret,
+      hidden: true,
+    },
     {
       flags: '--tolerance <seconds>',
       description: 'accepted age of a webhook timestamp, 1-3600 s (default 300)',
@@ -66,22 +83,25 @@ export default defineCommand<ListenFlags>({
   ],
   examples: [
     'SVC_WEBHOOK_SECRET=whsec_... svc calls listen --port 8080',
-    'svc calls listen --secret whsec_... --join --agent agent_123',
+    'svc calls listen --secret-file ~/.config/svc/webhook-secret --join --agent agent_123',
+    'pass show svc/webhook | svc calls listen --secret-file -',
     'svc calls listen --port 8080 --json | jq -r .data.call_id',
     'svc calls listen --secret whsec_... --forward-to http://127.0.0.1:3000/webhooks',
   ],
   async run(ctx, _args, opts) {
-    const secret = opts.secret ?? ctx.env.SVC_WEBHOOK_SECRET;
-    require(!!secret, '--secret', '(none)', 'the webhook signing secret, as --secret or in SVC_WEBHOOK_SECRET');
+    const secret = await webhookSecret(ctx, opts.secretFile);
     checkVoiceFlags(ctx, opts);
     require(!opts.forwardSecret || !!opts.forwardTo, '--forward-secret', '(given)', 'only with --forward-to');
     const calls = new Calls(ctx, opts);
     const forward = await forwarding(ctx, opts, secret!);
+    const { DeliveryMemory } = await import('../../realtime/webhook-memory.js');
     const server = await WebhookServer.listen({
       host: opts.host,
       port: opts.port,
-      secret: secret!,
+      secret,
       toleranceSec: opts.tolerance,
+      // acknowledged deliveries, remembered for the tolerance window: a replay after a restart is not a new call
+      memory: DeliveryMemory.open(join(dataDir(ctx.env), 'webhooks'), secret, opts.tolerance),
       onCall: (ev) => calls.incoming(ev),
       onVerified: forward?.onVerified,
       warn: (m) => ctx.out.warn(m),
@@ -110,6 +130,41 @@ async function forwarding(ctx: Context, opts: ListenFlags, secret: string) {
     { url: opts.forwardTo, secret: opts.forwardSecret ?? secret, timeoutMs: 10_000 },
     (line, ok) => (ok ? ctx.out.info(line) : ctx.out.warn(line)),
   );
+}
+
+/** `--secret VALUE`: refused (exit 2), with the reason and the ways that keep the secret off the command line. */
+function refuseSecret(): never {
+  throw new UsageError(
+    '--secret: a secret given as an argument is visible to every user of this machine (ps, /proc) and kept in ' +
+      'the shell history; give it in SVC_WEBHOOK_SECRET or with --secret-file FILE (- reads stdin)',
+  );
+}
+
+/** The signing secret: --secret-file (a file, or stdin for -), else SVC_WEBHOOK_SECRET; exit 2 without one. */
+async function webhookSecret(ctx: Context, file: string | undefined): Promise<string> {
+  let secret: string | undefined;
+  if (file === '-') {
+    const stdin = ctx.streams.stdin;
+    if (stdin.isTTY) {
+      const noInput = noInputReason(ctx.globals, ctx.env);
+      if (noInput) refusePrompt(noInput, 'calls listen asks for the secret', 'give it in SVC_WEBHOOK_SECRET or a file');
+      secret = await readHidden(ctx.streams, 'webhook signing secret: ');
+    } else secret = await ctx.readStdin();
+  } else if (file !== undefined) {
+    try {
+      secret = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(
+        `--secret-file: cannot read ${file}: ${fileErrorReason((err as NodeJS.ErrnoException).code, err)}`,
+      );
+    }
+  } else secret = readEnv(ctx.env, 'SVC_WEBHOOK_SECRET');
+  secret = secret?.trim();
+  const from = file === '-' ? 'stdin' : file !== undefined ? file : 'SVC_WEBHOOK_SECRET';
+  require(!!secret, file !== undefined ? '--secret-file' : 'SVC_WEBHOOK_SECRET', secret === undefined
+    ? '(none)'
+    : `(empty ${from})`, 'the webhook signing secret, in SVC_WEBHOOK_SECRET or a file given with --secret-file (- for stdin)');
+  return secret!;
 }
 
 /** The verified calls: printed, joined with --join, counted against --max-calls; done when stopped or all ended. */

@@ -4,6 +4,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { UsageError } from '../../core/errors.js';
+import { childEnvironment } from '../../core/environment.js';
 
 export interface ClipInfo {
   format: string;
@@ -158,7 +159,8 @@ async function ffprobe(
   const r = await execa(
     bin,
     ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type', '-of', 'json', path],
-    { reject: false, timeout: 20_000 },
+    // without svc's secrets: ffprobe parses the user's file (core/environment.ts)
+    { reject: false, timeout: 20_000, env: childEnvironment(env), extendEnv: false },
   );
   if ((r as { code?: string }).code === 'ENOENT' || r.exitCode === undefined || r.exitCode === 127) return 'missing';
   if (r.exitCode !== 0) return { audio: false };

@@ -2,6 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
+import { childEnvironment } from '../../core/environment.js';
 import { fail, integer, oneOf, require } from '../../core/validate.js';
 import { SAMPLE_RATES, codecFromPath } from 'svc-formats/audio-format';
 import {
@@ -266,7 +267,9 @@ async function ffmpegToWav(input: TranscribeInput, label: string, env: NodeJS.Pr
       stdin: fromPath ? 'ignore' : undefined,
       encoding: 'buffer',
       reject: false,
-      env,
+      // without svc's secrets: ffmpeg parses the user's file (core/environment.ts)
+      env: childEnvironment(env),
+      extendEnv: false,
       maxBuffer: STT_MAX_FILE,
     },
   );

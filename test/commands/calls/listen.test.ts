@@ -1,10 +1,13 @@
 // svc calls listen: a local webhook receiver that verifies Standard Webhooks signatures, prints each call and
 // (with --join) joins it. Deliveries come from the test (signed by hand) and from the emulator's own
 // realtime.call.incoming webhook of a v2 phone number.
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signedHeaders, generateSecret } from 'svc-formats/webhooks';
-import { assertNoSecrets } from '../../helpers/secrets.js';
+import { assertNoSecrets, registerSecret } from '../../helpers/secrets.js';
+import { tempDir } from '../../helpers/files.js';
 import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { fastEmulator, lastSession } from '../realtime/talk-helpers.js';
@@ -17,6 +20,8 @@ afterAll(() => emu.close());
 beforeEach(() => fastEmulator(emu));
 
 const SECRET = generateSecret();
+// never printed: not by a refusal of --secret, not in the memory of deliveries
+registerSecret(SECRET);
 
 function event(callId: string, id = `evt_${callId}`): Record<string, unknown> {
   return {
@@ -71,7 +76,7 @@ async function freePort(): Promise<number> {
 
 describe('svc calls listen', () => {
   it('accepts a correctly signed webhook and prints the call; rejects bad, stale and unsigned deliveries', async () => {
-    const l = await listen(['--secret', SECRET, '--max-calls', '1']);
+    const l = await listen(['--max-calls', '1'], { SVC_WEBHOOK_SECRET: SECRET });
     const body = JSON.stringify(event('rtc_signed'));
     // a signature made with another secret
     const forged = await post(l.url, body, signedHeaders(generateSecret(), 'evt_1', body));
@@ -105,7 +110,7 @@ describe('svc calls listen', () => {
     'refuses a correctly signed body that is not an event object (null, an array, a number) with 400 and a ' +
       'warning, and keeps listening',
     async () => {
-      const l = await listen(['--secret', SECRET, '--max-calls', '1']);
+      const l = await listen(['--max-calls', '1'], { SVC_WEBHOOK_SECRET: SECRET });
       for (const [i, body] of ['null', '[]', '42'].entries()) {
         const r = await post(l.url, body, signedHeaders(SECRET, `evt_bad_${i}`, body));
         expect(r.status).toBe(400);
@@ -166,15 +171,16 @@ describe('svc calls listen', () => {
           'listen',
           '--port',
           String(port),
-          '--secret',
-          webhook.secret,
+          '--secret-file',
+          '-',
           '--join',
           '--max-calls',
           '1',
           '--instructions',
           'You answer the front desk phone',
         ],
-        { emu, timeout: 40_000 },
+        // the secret on stdin, as from a password manager
+        { emu, timeout: 40_000, input: `${webhook.secret}\n` },
       );
       let stderr = '';
       await new Promise<void>((resolve, reject) => {
@@ -215,13 +221,102 @@ describe('svc calls listen', () => {
     const none = await svcProcess(['calls', 'listen', '--port', '0'], { emu });
     expect(none.exitCode, String(none.stderr)).toBe(2);
     expect(none.stderr).toContain(
-      '--secret: (none) is not allowed: the webhook signing secret, as --secret or in SVC_WEBHOOK_SECRET',
+      'SVC_WEBHOOK_SECRET: (none) is not allowed: the webhook signing secret, in SVC_WEBHOOK_SECRET or a file ' +
+        'given with --secret-file (- for stdin)',
     );
-    const port = await svcProcess(['calls', 'listen', '--port', '70000', '--secret', 's'], { emu });
+    const env = { SVC_WEBHOOK_SECRET: 's' };
+    const port = await svcProcess(['calls', 'listen', '--port', '70000'], { emu, env });
     expect(port.exitCode, String(port.stderr)).toBe(2);
     expect(port.stderr).toContain('--port: 70000 is not allowed: a whole number from 0 to 65535');
-    const tol = await svcProcess(['calls', 'listen', '--tolerance', '0', '--secret', 's'], { emu });
+    const tol = await svcProcess(['calls', 'listen', '--tolerance', '0'], { emu, env });
     expect(tol.exitCode, String(tol.stderr)).toBe(2);
     expect(tol.stderr).toContain('--tolerance: 0 is not allowed');
+  });
+});
+
+describe('the signing secret stays off the command line (issue 25, item 2)', () => {
+  it('--secret VALUE is refused (exit 2) with the reason, before listening', async () => {
+    const r = await svcProcess(['calls', 'listen', '--port', '0', '--secret', SECRET], { emu });
+    expect(r.exitCode, String(r.stderr)).toBe(2);
+    expect(r.stderr).toContain(
+      '--secret: a secret given as an argument is visible to every user of this machine (ps, /proc) and kept in ' +
+        'the shell history; give it in SVC_WEBHOOK_SECRET or with --secret-file FILE (- reads stdin)',
+    );
+    expect(r.stderr).not.toContain('listening');
+  });
+
+  it('--secret-file FILE reads it (a trailing newline is not part of it); a missing or empty file is exit 2', async () => {
+    const dir = tempDir('svc-secret-');
+    const file = join(dir, 'secret');
+    writeFileSync(file, `${SECRET}\n`, { mode: 0o600 });
+    const l = await listen(['--secret-file', file, '--max-calls', '1']);
+    const body = JSON.stringify(event('rtc_from_file'));
+    expect((await post(l.url, body, signedHeaders(SECRET, 'evt_file', body))).status).toBe(200);
+    expect((await l.proc).exitCode).toBe(0);
+    expect(l.out()).toMatch(/^rtc_from_file\t/);
+    const missing = await svcProcess(['calls', 'listen', '--secret-file', join(dir, 'nope')], { emu });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain(`--secret-file: cannot read ${join(dir, 'nope')}: no such file or directory`);
+    writeFileSync(join(dir, 'empty'), '\n');
+    const empty = await svcProcess(['calls', 'listen', '--secret-file', join(dir, 'empty')], { emu });
+    expect(empty.exitCode).toBe(2);
+    expect(empty.stderr).toContain('--secret-file: (empty');
+  });
+});
+
+describe('replays across restarts (issue 25, item 3)', () => {
+  it('a delivery acknowledged before a restart is acknowledged again, not printed as a new call', async () => {
+    const data = tempDir('svc-listen-data-');
+    const env = { SVC_WEBHOOK_SECRET: SECRET, SVC_DATA_DIR: data };
+    const body = JSON.stringify(event('rtc_once'));
+    const headers = signedHeaders(SECRET, 'evt_once', body);
+    const first = await listen(['--max-calls', '1'], env);
+    expect((await post(first.url, body, headers)).status).toBe(200);
+    expect((await first.proc).exitCode).toBe(0);
+    expect(first.out()).toMatch(/^rtc_once\t/);
+    // the listener restarts; the sender retries the delivery it already got a 200 for (or someone replays it)
+    const second = await listen(['--max-calls', '1'], env);
+    expect(await post(second.url, body, headers)).toEqual({ status: 200, body: { ok: true } });
+    const next = JSON.stringify(event('rtc_next'));
+    expect((await post(second.url, next, signedHeaders(SECRET, 'evt_next', next))).status).toBe(200);
+    expect((await second.proc).exitCode).toBe(0);
+    expect(second.out()).toBe('rtc_next\t<sip:+14155550123@example.invalid>\t<sip:+14155550999@example.invalid>\n');
+    // the memory: one file named by a hash of the secret (never the secret), 0600, ids and timestamps only
+    const files = readdirSync(join(data, 'webhooks'));
+    expect(files).toHaveLength(1);
+    const memory = join(data, 'webhooks', files[0]!);
+    expect(statSync(memory).mode & 0o777).toBe(0o600);
+    const text = readFileSync(memory, 'utf8');
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(SECRET.slice('whsec_'.length));
+    expect(
+      text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['evt_once', 'evt_next']);
+  });
+
+  it('remembers a delivery for the tolerance window only: older lines are dropped when a listener starts', async () => {
+    const data = tempDir('svc-listen-data-');
+    const env = { SVC_WEBHOOK_SECRET: SECRET, SVC_DATA_DIR: data };
+    const first = await listen(['--max-calls', '1'], env);
+    const body = JSON.stringify(event('rtc_kept'));
+    expect((await post(first.url, body, signedHeaders(SECRET, 'evt_kept', body))).status).toBe(200);
+    await first.proc;
+    const memory = join(data, 'webhooks', readdirSync(join(data, 'webhooks'))[0]!);
+    // a delivery of an hour ago, long past the 300 s window (its signature would be refused anyway)
+    writeFileSync(memory, `${JSON.stringify({ id: 'evt_old', ts: Math.floor(Date.now() / 1000) - 3600 })}\n`, {
+      flag: 'a',
+    });
+    const second = await listen(['--max-calls', '1'], env);
+    const next = JSON.stringify(event('rtc_after'));
+    expect((await post(second.url, next, signedHeaders(SECRET, 'evt_after', next))).status).toBe(200);
+    await second.proc;
+    const ids = readFileSync(memory, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
+    expect(ids).toEqual(['evt_kept', 'evt_after']);
   });
 });
