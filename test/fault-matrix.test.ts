@@ -363,7 +363,19 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
   add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
   add({ family, fault: 'stall mid-session', plan: ['stall'], exit: 1, stderr: M.timeout });
-  add({ family, fault: 'close 1000 before the end marker', plan: [{ close: 1000 }], exit: 1, stderr: M.incomplete });
+  if (family === 'calls') {
+    // a call's clean close is the call's end (a hang-up, a transfer), even in the middle of an answer: exit 0, what
+    // the agent said kept; only a cut session (1006, 1011, 4xxx, a stall) is an error
+    add({
+      family,
+      fault: 'close 1000 in the middle of an answer (the call ended)',
+      plan: [{ close: 1000 }],
+      exit: 0,
+      stderr: /^(?!.*error)/s,
+      stdout: /^agent: Hello from the hostile.*\[call ended\]\n$/,
+    });
+  } else
+    add({ family, fault: 'close 1000 before the end marker', plan: [{ close: 1000 }], exit: 1, stderr: M.incomplete });
   add({ family, fault: 'close 1006 (dropped)', plan: ['drop'], exit: 1, stderr: /code 1006/ });
   add({ family, fault: 'close 1011', plan: [{ close: 1011 }], exit: 1, stderr: /code 1011/ });
   add({ family, fault: 'close 4001', plan: [{ close: 4001 }], exit: 1, stderr: /code 4001/ });
@@ -488,7 +500,7 @@ function matrixDoc(): string {
         ? 'empty'
         : r.stdout === FAMILIES[r.family]!.ok
           ? 'the answer'
-          : r.stdout.source.startsWith('^Hello')
+          : r.stdout.source.startsWith('^Hello') || r.stdout.source.startsWith('^agent: Hello')
             ? 'what arrived'
             : r.stdout.source.startsWith('^FAIL')
               ? 'the failed case'

@@ -68,6 +68,8 @@ export class WsSessionLog implements WsWatcher {
   private sttLine = new Map<number, string[]>();
   /** stt: lines say their channel only when each channel is transcribed on its own */
   private readonly multichannel: boolean;
+  /** realtime on a SIP call (calls join): the server's clean close is the call's end, even in the middle of an answer */
+  private readonly call: boolean;
   private end?: { at: number; code?: number; error?: string; byClient: boolean };
 
   constructor(
@@ -77,6 +79,7 @@ export class WsSessionLog implements WsWatcher {
   ) {
     this.protocol = protocolOf(path);
     this.multichannel = query?.multichannel === true || query?.multichannel === 'true';
+    this.call = typeof query?.call_id === 'string' && query.call_id !== '';
     const model = query?.model;
     // a call_id session ignores the model asked for: its session.created says which one it is
     this.model =
@@ -204,7 +207,7 @@ export class WsSessionLog implements WsWatcher {
 
   /** What the server owed and never sent, when it (not the client) ended the session. */
   private incomplete(): string | undefined {
-    if (this.protocol === 'realtime' && this.answering)
+    if (this.protocol === 'realtime' && this.answering && !(this.call && this.end?.code === 1000))
       return 'the session ended in the middle of an answer (no response.done)';
     if (this.protocol === 'tts' && this.utterances.ended > this.utterances.done)
       return 'the session ended before audio.done: the audio is incomplete';

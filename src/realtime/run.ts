@@ -231,6 +231,7 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     mode,
     commands,
     endWhenInputEnds: !!f.input && f.input !== 'mic',
+    call: !!o.callId,
     note: (t) => ctx.out.info(`${prefix}${t}`),
     warn: (t) => ctx.out.warn(`${prefix}${t}`),
     toolTimeoutMs: f.toolTimeout !== undefined ? f.toolTimeout * 1000 : undefined,

@@ -39,6 +39,11 @@ export interface SessionOptions {
   commands: Map<string, string>;
   /** end once the input is exhausted and the last answer is done (files and pipes) */
   endWhenInputEnds: boolean;
+  /**
+   * a SIP call (calls join): the server's clean close (1000) is the call's end — a hang-up, a transfer — even in the
+   * middle of an answer; only a cut session is an error
+   */
+  call?: boolean;
   /** notes for people (stderr) */
   note: (text: string) => void;
   warn: (text: string) => void;
@@ -161,13 +166,33 @@ export class RealtimeSession {
         await this.handle(m.data as ServerEvent);
       }
     } catch (err) {
-      if (!this.stopped) throw err;
+      if (!this.stopped) {
+        // what arrived of the answer is kept (in a pipe a turn is printed when it is complete: now, as it stands)
+        this.keepPartial('[incomplete]');
+        throw err;
+      }
     } finally {
       this.stopped ??= 'server-closed';
       await this.o.source?.close();
       await pump;
     }
+    this.checkEnd(conn);
+    return {
+      reason: this.stopped,
+      closeCode: conn.closeCode,
+      closeReason: conn.closeReason,
+      session: this.serverSession,
+    };
+  }
+
+  /**
+   * How the session ended, once the connection is closed: a failure met on the way, a mute server, a close in the
+   * middle of an answer (an error, except for a call, whose clean close is its end) are thrown; what arrived of an
+   * answer in progress is printed as it stands.
+   */
+  private checkEnd(conn: WsConnection): void {
     if (this.failure) throw this.failure;
+    if (this.stopped === 'stopped') this.keepPartial('[interrupted]');
     if (this.stopped === 'input-ended' && this.stats.appended > 0 && this.stats.eventsAfterReady === 0) {
       // audio went out and nothing at all came back (no speech detected, no answer): a mute server, not a conversation
       const seconds = ((this.stats.appended * (this.o.frameMs ?? 40)) / 1000).toFixed(1);
@@ -176,18 +201,22 @@ export class RealtimeSession {
           `detected, no response)`,
       );
     }
-    if (this.stopped === 'server-closed' && this.responseActive) {
-      throw new IncompleteError(
-        `the server closed the session in the middle of an answer, before response.done${closeNote(conn)}: ` +
-          `the answer is incomplete`,
-      );
+    if (this.stopped !== 'server-closed' || !this.responseActive) return;
+    if (this.o.call && conn.closeCode === 1000) {
+      // the call ended (the caller hung up, it was transferred) while the agent spoke: the end of a call
+      this.keepPartial('[call ended]');
+      return;
     }
-    return {
-      reason: this.stopped,
-      closeCode: conn.closeCode,
-      closeReason: conn.closeReason,
-      session: this.serverSession,
-    };
+    this.keepPartial('[incomplete]');
+    throw new IncompleteError(
+      `the server closed the session in the middle of an answer, before response.done${closeNote(conn)}: ` +
+        `the answer is incomplete`,
+    );
+  }
+
+  /** The answer in progress, printed as it stands with `note` (a pipe prints a turn only once it is complete). */
+  private keepPartial(note: string): void {
+    if (this.o.view.hasPartial) this.o.view.interrupted(note);
   }
 
   private fail(err: unknown): void {

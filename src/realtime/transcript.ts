@@ -89,10 +89,10 @@ export class TranscriptView {
     this.partial = '';
   }
 
-  /** an assistant turn that was cut short (barge-in) */
-  interrupted(): void {
+  /** an assistant turn that was cut short (barge-in, Ctrl-C; `note` says how: [call ended], [incomplete]) */
+  interrupted(note = '[interrupted]'): void {
     if (this.opts.json) return;
-    if (this.partial || this.midLine) this.assistantDone(undefined, '[interrupted]');
+    if (this.partial || this.midLine) this.assistantDone(undefined, note);
   }
 
   get hasPartial(): boolean {

@@ -1,5 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
+import { ExitCode, IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
+import type { Context } from '../../runtime/context.js';
 import { closeNote } from '../../net/ws.js';
 import { TtsSocket } from '../../endpoints/tts.js';
 import type { EncodedOutput } from '../../audio/player.js';
@@ -57,7 +58,9 @@ export default defineCommand<TtsOpts>({
     'it comes back, so ' +
     '`svc chat "tell a story" | svc tts stream` speaks while the story is still being written. A blank line ' +
     'ends an utterance ' +
-    '(text.done); the end of stdin ends the last one.',
+    '(text.done); the end of stdin ends the last one. With -o FILE, Ctrl-C (the way `tail -f notes | svc tts ' +
+    'stream -o notes.mp3` ends) keeps the audio received so far as a complete file and says so (exit 130); a ' +
+    'second Ctrl-C quits at once.',
   options: TTS_OPTIONS,
   examples: [
     'svc chat "tell a short story" | svc tts stream',
@@ -85,23 +88,54 @@ export default defineCommand<TtsOpts>({
       throw err;
     }
     onInterrupt(ctx, () => sock.close());
-    const session = exchange(sock, input, first, out, timings);
-
-    await writeAudio(
-      ctx,
-      out,
-      async () => {
-        await session;
-        sock.close();
-        if (ctx.signal.aborted) throw new InterruptedError();
-      },
-      () => sock.close(),
-    );
+    // into a file, Ctrl-C ends the stream and keeps what arrived (the speaker stops, stdout has what it got)
+    const toFile = d.dest !== '-' && d.dest !== 'speaker';
+    const stop = toFile ? keepOnCtrlC(ctx, () => sock.close()) : undefined;
+    const session = exchange(sock, input, first, out, timings, stop?.signal);
+    try {
+      await writeAudio(
+        ctx,
+        out,
+        async () => {
+          await session;
+          sock.close();
+          if (ctx.signal.aborted) throw new InterruptedError();
+          if (stop?.signal.aborted && out.bytesIn === 0) throw new InterruptedError();
+        },
+        () => sock.close(),
+      );
+    } catch (err) {
+      if (stop?.signal.aborted && err instanceof InterruptedError)
+        ctx.out.info(`interrupted before any audio arrived: ${d.dest} not written`);
+      throw err;
+    } finally {
+      ctx.setInterruptHandler(undefined);
+    }
     await timings.write(ctx, opts.timestamps);
-    if (d.dest !== '-' && d.dest !== 'speaker') ctx.out.info(`wrote ${d.dest} (${d.codec}, ${out.bytesIn} bytes)`);
+    const what = `${d.codec}${out.seconds ? `, ${out.seconds.toFixed(2)} s` : ''}, ${out.bytesIn} bytes`;
+    if (stop?.signal.aborted) {
+      ctx.out.info(`interrupted: kept the audio received so far in ${d.dest} (${what})`);
+      return ExitCode.interrupted;
+    }
+    if (toFile) ctx.out.info(`wrote ${d.dest} (${d.codec}, ${out.bytesIn} bytes)`);
     return 0;
   },
 });
+
+/**
+ * Take Ctrl-C over: the first one stops reading stdin and closes the socket (`close`), so the stream ends with what
+ * arrived and the file is finished, not abandoned; a second one quits at once (the default: the file is abandoned).
+ */
+function keepOnCtrlC(ctx: Context, close: () => void): AbortController {
+  const stop = new AbortController();
+  ctx.setInterruptHandler(() => {
+    ctx.setInterruptHandler(undefined);
+    ctx.out.info('(stopping: keeping the audio received so far; Ctrl-C again to quit at once)');
+    stop.abort();
+    close();
+  });
+  return stop;
+}
 
 /** stdin's pieces up to the first that is not blank (read before connecting: no text is exit 2, nothing sent) */
 async function firstText(stdin: NodeJS.ReadableStream): Promise<{ input: AsyncIterator<string>; first: string[] }> {
@@ -127,7 +161,13 @@ function exchange(
   first: string[],
   out: EncodedOutput,
   timings: Timings,
+  stop?: AbortSignal,
 ): Promise<unknown> {
+  // Ctrl-C into a file: stdin's wait and the socket's end the exchange, which keeps what arrived
+  const stopped = new Promise<'stop'>((resolve) => {
+    if (stop?.aborted) resolve('stop');
+    stop?.addEventListener('abort', () => resolve('stop'), { once: true });
+  });
   let sentSinceDone = false;
   let pendingUtterances = 0;
   // the service owes audio only for an utterance that was ended (text.done); stdin may rightly be quiet
@@ -155,11 +195,11 @@ function exchange(
     try {
       for (const chunk of first) sendPieces(splitter.push(chunk));
       for (;;) {
-        const r = await input.next();
-        if (r.done || !sock.conn.isOpen) break;
+        const r = await Promise.race([input.next(), stopped]);
+        if (r === 'stop' || r.done || !sock.conn.isOpen) break;
         sendPieces(splitter.push(String(r.value)));
       }
-      if (sock.conn.isOpen) sendPieces(splitter.end());
+      if (sock.conn.isOpen && !stop?.aborted) sendPieces(splitter.end());
     } finally {
       inputEnded = true;
       wake?.();
@@ -170,10 +210,15 @@ function exchange(
     // one outstanding next() at a time: a message must never be taken by a read whose result is dropped
     let next: ReturnType<TtsSocket['next']> | undefined;
     for (;;) {
-      if (inputEnded && pendingUtterances === 0) break;
+      if ((inputEnded && pendingUtterances === 0) || stop?.aborted) break;
       next ??= sock.next();
-      const ev = await Promise.race([next, new Promise<'wake'>((r) => (wake = () => r('wake')))]);
+      const ev = await Promise.race([next, stopped, new Promise<'wake'>((r) => (wake = () => r('wake')))]);
       if (ev === 'wake') continue;
+      if (ev === 'stop') {
+        // the socket is being closed: whatever its last read ends with is of no interest now
+        next.catch(() => undefined);
+        break;
+      }
       next = undefined;
       if (!ev) {
         if (pendingUtterances > 0 || sentSinceDone)

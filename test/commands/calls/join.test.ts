@@ -1,5 +1,5 @@
 // svc calls join: a realtime session on a simulated inbound SIP call (the emulator plays the caller).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeTones } from 'svc-emulator/tones';
@@ -26,6 +26,16 @@ async function startCall(body: Record<string, unknown> = {}): Promise<string> {
   });
   const { call } = (await res.json()) as { call: { call_id: string } };
   return call.call_id;
+}
+
+/** The emulator's log of the newest session on call `id`. */
+function lastSessionOf(id: string): ReturnType<typeof lastSession> | undefined {
+  try {
+    const log = lastSession(emu);
+    return log.call_id === id ? log : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function callStatus(id: string): Promise<string> {
@@ -141,6 +151,46 @@ describe('svc calls join', () => {
     expect(String(r.stdout)).not.toContain('second question');
     expect(String(r.stderr)).toContain('call ended; 1 answer)');
   });
+
+  // issue 25, item 8: a call that ends normally is exit 0, even while the agent is speaking; only a cut session is 1
+  for (const [how, end] of [
+    ['hung up', (id: string) => svcInProcess(['calls', 'hangup', id], { emu })],
+    ['transferred', (id: string) => svcInProcess(['calls', 'refer', id, '--to', 'tel:+14155550100'], { emu })],
+  ] as const) {
+    it(`a call ${how} in the middle of the agent's answer ends with exit 0 and keeps what was said`, async () => {
+      // the answer's audio at real time: it lasts long enough to be cut
+      Object.assign(emu.core.settings, { realtimePace: 1, realtimeCallerPauseMs: 60_000 });
+      const id = await startCall({ caller_script: ['tell me everything about your opening hours please'] });
+      const configDir = tempDir();
+      const proc = spawnSvc(['calls', 'join', id], { emu, configDir });
+      // the agent has begun speaking (its first audio went out) and has not finished
+      for (let i = 0; i < 400; i++) {
+        const answer = lastSessionOf(id)?.responses[0];
+        if (answer?.audio_start !== undefined && answer.done_at === undefined) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(lastSessionOf(id)?.responses[0]?.done_at).toBeUndefined();
+      const ended = await end(id);
+      expect(ended.exitCode, ended.stderr).toBe(0);
+      const r = await proc;
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(String(r.stderr)).not.toMatch(/error/);
+      expect(String(r.stderr)).toContain(`call ${id} ended (the server closed it: call ended; 1 answer)`);
+      // in a pipe a turn is printed once complete: the answer cut by the end of the call is printed as it stands
+      expect(String(r.stdout)).toMatch(
+        /^caller: tell me everything about your opening hours please\nagent: .*\[call ended\]\n$/,
+      );
+      // the call log agrees: the session ended with the call (1000), no error, what the agent said kept
+      const logs = join(configDir, 'data', 'logs');
+      const rec = readdirSync(logs)
+        .flatMap((f) => readFileSync(join(logs, f), 'utf8').split('\n').filter(Boolean))
+        .map((l) => JSON.parse(l))
+        .find((x) => x.method === 'WS');
+      expect(rec).toMatchObject({ path: '/v1/realtime', status: 101, close_code: 1000 });
+      expect(rec.error).toBeUndefined();
+      expect(rec.answer).toBeTruthy();
+    });
+  }
 
   it('fails clearly on an unknown or ended call (exit 5)', async () => {
     const r = await svcInProcess(['calls', 'join', 'rtc_doesnotexist'], { emu });
