@@ -24,6 +24,8 @@ export class CallRecorder {
   private readonly byCall = new Map<HttpCall, CallRecord>();
   private readonly rawUsage = new Map<CallRecord, unknown>();
   private readonly sessions = new Map<CallRecord, WsSessionLog>();
+  /** the answer text of streamed replies as it arrived, kept when the command could not log the whole answer */
+  private readonly streamed = new Map<CallRecord, string>();
   /** the reader of sessions' events, loaded by readySessions() before a socket opens (HTTP-only runs never load it) */
   private SessionLog?: typeof WsSessionLog;
 
@@ -101,6 +103,24 @@ export class CallRecorder {
     this.add(rec, { model: typeof b.model === 'string' ? b.model : undefined, usage: b.usage, answer });
   };
 
+  /** An event of a streamed reply (net/sse): the answer's text as it arrives, by convention (path). */
+  readonly onStreamEvent = (call: HttpCall, data: unknown): void => {
+    const rec = this.byCall.get(call);
+    const piece = rec ? streamedText(rec.path, data) : undefined;
+    if (rec && piece) this.streamed.set(rec, (this.streamed.get(rec) ?? '') + piece);
+  };
+
+  /**
+   * A reply that began but did not end as it should (interrupted by Ctrl-C or a signal, cut, stalled, without its end
+   * marker): its record says so, with what arrived (not a 200 that answered nothing).
+   */
+  readonly onCallFailed = (call: HttpCall, reason: string): void => {
+    const rec = this.byCall.get(call);
+    if (!rec) return;
+    rec.error ??= reason;
+    rec.duration_ms = Date.now() - Date.parse(rec.time);
+  };
+
   /** Details a text command knows better than the HTTP layer (a streamed answer, its usage): for the last call. */
   details(d: CallDetails): void {
     const rec = this.records[this.records.length - 1];
@@ -121,11 +141,16 @@ export class CallRecorder {
     }
   }
 
-  /** Sessions still open are recorded as they stand (interrupted: what arrived is kept). */
+  /**
+   * Sessions still open are recorded as they stand (interrupted: what arrived is kept); so are streamed answers the
+   * command did not log whole (it failed or was interrupted first).
+   */
   private closeSessions(): void {
     const now = Date.now();
     for (const [rec, session] of this.sessions) this.add(rec, { usage: session.fill(rec, now) });
     this.sessions.clear();
+    for (const [rec, text] of this.streamed) if (rec.answer === undefined) this.add(rec, { answer: text });
+    this.streamed.clear();
   }
 
   /** At process exit before flush() could finish (a second Ctrl-C, the stop after a signal): no price lookup. */
@@ -195,6 +220,24 @@ function promptOf(body: Record<string, unknown>): string | undefined {
   // a document search's query is the user's words too (logs --grep finds it)
   for (const k of ['input', 'prompt', 'text', 'query'] as const)
     if (typeof body[k] === 'string') return body[k] as string;
+  return undefined;
+}
+
+/**
+ * The answer's text in one event of a streamed reply: chat (choice 0's delta), legacy completions (choice 0's text),
+ * responses (output_text.delta), messages (a text_delta).
+ */
+function streamedText(path: string, data: unknown): string | undefined {
+  const d = data as Record<string, any> | null;
+  if (!d || typeof d !== 'object') return undefined;
+  if (path.endsWith('/chat/completions') || path.endsWith('/completions') || path.endsWith('/complete')) {
+    const choice = Array.isArray(d.choices) ? d.choices.find((c: any) => (c?.index ?? 0) === 0) : undefined;
+    const text = choice?.delta?.content ?? choice?.text ?? d.completion;
+    return typeof text === 'string' ? text : undefined;
+  }
+  if (d.type === 'response.output_text.delta' && typeof d.delta === 'string') return d.delta;
+  if (d.type === 'content_block_delta' && d.delta?.type === 'text_delta' && typeof d.delta.text === 'string')
+    return d.delta.text;
   return undefined;
 }
 

@@ -43,6 +43,10 @@ export interface HttpResponse {
   body: Dispatcher.ResponseData['body'];
   json<T = unknown>(): Promise<T>;
   text(): Promise<string>;
+  /** a streamed reply's event, as read (net/sse): the call log keeps what arrived */
+  event?(data: unknown): void;
+  /** the reply did not end as its protocol says (no end marker, not an event stream): the call log says why */
+  failed?(reason: string): void;
 }
 
 export interface HttpClientOptions {
@@ -59,6 +63,13 @@ export interface HttpClientOptions {
   onCall?: (call: HttpCall) => void;
   /** told of each JSON reply parsed, with the call it answers */
   onReply?: (call: HttpCall, body: unknown) => void;
+  /** told of each event of a streamed reply (net/sse), with the call it answers */
+  onStreamEvent?: (call: HttpCall, data: unknown) => void;
+  /**
+   * told when a reply that began did not end as it should: interrupted (Ctrl-C, SIGTERM), cut, stalled, without its
+   * end marker — the call log records the call as such, not as a 200 that answered nothing
+   */
+  onCallFailed?: (call: HttpCall, reason: string) => void;
   /** SVC_ALLOW_INSECURE_HTTP=1: plain http:// to a host that is not loopback (net/origin.ts) */
   allowInsecureHttp?: boolean;
   /** for tests of the policy */
@@ -487,7 +498,20 @@ export class HttpClient {
     call?: HttpCall,
   ): HttpResponse {
     const onReply = this.opts.onReply;
+    const { onStreamEvent, onCallFailed } = this.opts;
     const trace = (t: string) => this.traceLine(`< ${truncate(t, 2000)}`);
+    let failedOnce = false;
+    const failed = (reason: string) => {
+      if (failedOnce || !call || !onCallFailed) return;
+      failedOnce = true;
+      onCallFailed(call, reason);
+    };
+    // a body that ends in an error (Ctrl-C aborts it, a drop, a stall) is a call that did not end: said to the log;
+    // not when the reader let it go, having what it wanted (an abort without ours: UND_ERR_ABORTED, AbortError)
+    res.body.once('error', (err: NodeJS.ErrnoException) => {
+      const letGo = err.code === 'UND_ERR_ABORTED' || err.code === 'ABORT_ERR' || err.name === 'AbortError';
+      if (signal?.aborted || !letGo) failed(streamError(err, requestId, signal).message);
+    });
     // a drop or a stall while the body is read is reported as such, not as undici's own message
     const readText = async () => {
       try {
@@ -505,6 +529,8 @@ export class HttpClient {
       requestId,
       body: res.body,
       text: readText,
+      event: call && onStreamEvent ? (data) => onStreamEvent(call, data) : undefined,
+      failed,
       async json<T>() {
         const t = await readText();
         if (t.trim() === '') return undefined as T;

@@ -134,6 +134,10 @@ export interface EventStreamReply {
   headers: Record<string, string | string[] | undefined>;
   body: AsyncIterable<Uint8Array> & { text?(): Promise<string>; destroy?(err?: Error): unknown };
   requestId?: string;
+  /** each event's data as read (net/http hands it to the call log) */
+  event?(data: unknown): void;
+  /** the stream did not end as its protocol says: why (net/http hands it to the call log) */
+  failed?(reason: string): void;
 }
 
 export interface EventStreamOptions<T> {
@@ -161,11 +165,13 @@ export async function* readEventStream<T>(
   if (!/^\s*text\/event-stream/i.test(contentType)) {
     const text = await readSome(res.body);
     const shown = text.trim() ? `: ${JSON.stringify(text.trim().slice(0, 200))}` : ' with an empty body';
-    throw new ProtocolError(
+    const err = new ProtocolError(
       `the server answered a streamed request with ` +
         `${contentType ? contentType.split(';')[0] : 'no content type'} instead of an event stream${shown}`,
       res.requestId,
     );
+    res.failed?.(err.message);
+    throw err;
   }
   let complete = false;
   try {
@@ -183,17 +189,23 @@ export async function* readEventStream<T>(
         );
       }
       if (opts.completes(data, ev.event)) complete = true;
+      res.event?.(data);
       yield { event: ev.event, data };
       if (complete && opts.stopAtEnd) return;
     }
   } catch (err) {
-    throw streamError(err, res.requestId, opts.signal);
+    const e = streamError(err, res.requestId, opts.signal);
+    res.failed?.(e.message);
+    throw e;
   }
-  if (!complete)
-    throw new IncompleteError(
+  if (!complete) {
+    const e = new IncompleteError(
       `the stream ended before its end marker (${opts.marker}): the output is incomplete`,
       res.requestId,
     );
+    res.failed?.(e.message);
+    throw e;
+  }
 }
 
 /**

@@ -244,6 +244,8 @@ async function newHttpClient(w: Wiring, apiKey?: string, needsKey = true): Promi
   const c = new HttpClient({
     onCall: w.log.recorder?.onCall,
     onReply: w.log.recorder?.onReply,
+    onStreamEvent: w.log.recorder?.onStreamEvent,
+    onCallFailed: w.log.recorder?.onCallFailed,
     baseUrl: ep.baseUrl,
     apiKey: apiKey ?? ep.apiKey,
     userAgent: w.userAgent,
@@ -331,7 +333,14 @@ function callLog(
   const fetchCatalogue = async (): Promise<unknown> => {
     const c = await client();
     if (!c) return undefined;
-    const catalogue = new HttpClient({ ...c.opts, onCall: undefined, onReply: undefined, maxRetries: 0 });
+    const catalogue = new HttpClient({
+      ...c.opts,
+      onCall: undefined,
+      onReply: undefined,
+      onStreamEvent: undefined,
+      onCallFailed: undefined,
+      maxRetries: 0,
+    });
     try {
       return await catalogue.json('GET', '/v1/language-models');
     } finally {
