@@ -129,8 +129,8 @@ export const MUTANTS = [
   {
     name: 'WebSocket upgrade refusal not logged',
     file: 'src/net/ws.ts',
-    find: '        opts.watch?.({\n          path: opts.path,\n          query: opts.query,\n          status: err.status,',
-    replace: '        void ({\n          path: opts.path,\n          query: opts.query,\n          status: err.status,',
+    find: ['        opts.watch?.({', '          path: opts.path,', '          query: opts.query,'].join('\n'),
+    replace: ['        void ({', '          path: opts.path,', '          query: opts.query,'].join('\n'),
     tests: ['test/apilog/ws-session.test.ts'],
   },
 ];

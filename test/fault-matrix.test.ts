@@ -2,7 +2,8 @@
 // hostile-server.ts) — refused, silent after connect, stall mid-stream, reset mid-body, clean end without the end
 // marker, wrong content type, HTML/empty/malformed bodies, 429/5xx per the retry policy, WebSocket close codes
 // 1000/1006/1011/4xxx, SIGINT/SIGTERM/SIGHUP mid-transfer, a write failure (ulimit -f: of the output file, of
-// the conversation chat keeps, of the call log), and a stdout that fails (ENOSPC, EFBIG, EIO, EBADF). Each row asserts the exit code, what stdout holds, the class of the
+// the conversation chat keeps, of the call log), and a stdout that fails (ENOSPC, EFBIG, EIO, EBADF). Each row asserts
+// the exit code, what stdout holds, the class of the
 // message on stderr, that an existing output file is untouched on failure, and that no temp file is left, beside
 // the output or in svc's data folder. docs/fault-matrix.md is this table in prose, one line per row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

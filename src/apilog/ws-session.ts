@@ -68,7 +68,9 @@ export class WsSessionLog implements WsWatcher {
   private sttLine = new Map<number, string[]>();
   /** stt: lines say their channel only when each channel is transcribed on its own */
   private readonly multichannel: boolean;
-  /** realtime on a SIP call (calls join): the server's clean close is the call's end, even in the middle of an answer */
+  /**
+   * realtime on a SIP call (calls join): the server's clean close is the call's end, even in the middle of an answer
+   */
   private readonly call: boolean;
   private end?: { at: number; code?: number; error?: string; byClient: boolean };
 

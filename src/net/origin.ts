@@ -4,7 +4,9 @@
 // to a loopback host unless SVC_ALLOW_INSECURE_HTTP=1, for every URL svc connects to, not only the base URL.
 import { PreconditionError, UsageError } from '../core/errors.js';
 
-/** The environment variable that allows plain http:// to a host that is not loopback (the key then travels in clear). */
+/**
+ * The environment variable that allows plain http:// to a host that is not loopback (the key then travels in clear).
+ */
 export const INSECURE_HTTP_ENV = 'SVC_ALLOW_INSECURE_HTTP';
 
 /** A loopback host: localhost, *.localhost, 127.0.0.0/8, ::1. */

@@ -163,7 +163,8 @@ async function webhookSecret(ctx: Context, file: string | undefined): Promise<st
   const from = file === '-' ? 'stdin' : file !== undefined ? file : 'SVC_WEBHOOK_SECRET';
   require(!!secret, file !== undefined ? '--secret-file' : 'SVC_WEBHOOK_SECRET', secret === undefined
     ? '(none)'
-    : `(empty ${from})`, 'the webhook signing secret, in SVC_WEBHOOK_SECRET or a file given with --secret-file (- for stdin)');
+    : `(empty ${from})`, 'the webhook signing secret, in SVC_WEBHOOK_SECRET or a file given with --secret-file (- ' +
+    'for stdin)');
   return secret!;
 }
 

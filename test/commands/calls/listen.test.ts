@@ -245,7 +245,7 @@ describe('the signing secret stays off the command line (issue 25, item 2)', () 
     expect(r.stderr).not.toContain('listening');
   });
 
-  it('--secret-file FILE reads it (a trailing newline is not part of it); a missing or empty file is exit 2', async () => {
+  it('--secret-file FILE reads it (not its trailing newline); a missing or empty file is exit 2', async () => {
     const dir = tempDir('svc-secret-');
     const file = join(dir, 'secret');
     writeFileSync(file, `${SECRET}\n`, { mode: 0o600 });
