@@ -92,8 +92,8 @@ export const MUTANTS = [
   {
     name: 'stream end marker not required',
     file: 'src/net/sse.ts',
-    find: '  if (!complete)\n    throw new IncompleteError(',
-    replace: '  if (complete && !complete)\n    throw new IncompleteError(',
+    find: '  if (!complete) {\n    const e = new IncompleteError(',
+    replace: '  if (complete && !complete) {\n    const e = new IncompleteError(',
     tests: ['test/net/sse.test.ts', 'test/commands/chat/stream.test.ts'],
   },
   {

@@ -23,6 +23,14 @@ export interface FfmpegDecoder {
   kill(): void;
 }
 
+/** ffmpeg's arguments that decode a file (or stdin) to raw 16-bit PCM of `format` on stdout. */
+function decodeArgs(path: string | undefined, format: PcmFormat): string[] {
+  const rate = String(format.sampleRate);
+  const input = path === undefined ? ['-i', 'pipe:0'] : ['-nostdin', '-i', path];
+  const output = ['-vn', '-f', 's16le', '-acodec', 'pcm_s16le', '-ac', String(format.channels), '-ar', rate, 'pipe:1'];
+  return ['-hide_banner', '-loglevel', 'error', ...input, ...output];
+}
+
 /** Decode `input` (a file path, or bytes arriving) to PCM with ffmpeg. `label` names the input in errors. */
 export function ffmpegDecode(
   input: { path: string } | { bytes: AsyncIterable<Buffer> },
@@ -31,24 +39,7 @@ export function ffmpegDecode(
   env: NodeJS.ProcessEnv = process.env,
 ): FfmpegDecoder {
   const fromPath = 'path' in input;
-  const args = [
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    ...(fromPath ? ['-nostdin'] : []),
-    '-i',
-    fromPath ? input.path : 'pipe:0',
-    '-vn',
-    '-f',
-    's16le',
-    '-acodec',
-    'pcm_s16le',
-    '-ac',
-    String(format.channels),
-    '-ar',
-    String(format.sampleRate),
-    'pipe:1',
-  ];
+  const args = decodeArgs(fromPath ? input.path : undefined, format);
   // without svc's secrets: ffmpeg parses files from anywhere (core/environment.ts)
   const child = spawn('ffmpeg', args, {
     env: childEnvironment(env),

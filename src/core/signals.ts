@@ -6,6 +6,7 @@
 // child is stopped with its whole tree by `taskkill /T /F`. `platform` is a parameter so that tests can ask for
 // another platform's rules.
 import { ExitCode } from './errors.js';
+import { childEnvironment } from './environment.js';
 
 /** The signals besides SIGINT that stop a running command, and the exit code each gives. */
 export function stopSignals(platform: NodeJS.Platform = process.platform): { signal: NodeJS.Signals; exit: number }[] {
@@ -42,7 +43,8 @@ const REAL: TreeKiller = {
   kill: (pid, signal) => process.kill(pid, signal),
   run: (file, args) => {
     const { spawn } = process.getBuiltinModule('node:child_process');
-    spawn(file, args, { stdio: 'ignore', windowsHide: true }).on('error', () => {});
+    // taskkill needs no secret of svc's either
+    spawn(file, args, { stdio: 'ignore', env: childEnvironment(process.env), windowsHide: true }).on('error', () => {});
   },
 };
 

@@ -309,6 +309,25 @@ async function openWs(
  * The call log of this run (unless --no-log or `log false`): started before the first request or socket (the daily
  * budget is checked then, before anything is sent), written at exit, costs priced from the catalogue when needed.
  */
+/** The catalogue's prices, for records whose usage the API did not price (a request of its own, not logged). */
+async function catalogueOf(client: () => Promise<HttpClient> | undefined): Promise<unknown> {
+  const c = await client();
+  if (!c) return undefined;
+  const catalogue = new HttpClient({
+    ...c.opts,
+    onCall: undefined,
+    onReply: undefined,
+    onStreamEvent: undefined,
+    onCallFailed: undefined,
+    maxRetries: 0,
+  });
+  try {
+    return await catalogue.json('GET', '/v1/language-models');
+  } finally {
+    await catalogue.close();
+  }
+}
+
 function callLog(
   init: ContextInit,
   out: Output,
@@ -329,24 +348,7 @@ function callLog(
       refusal = `--budget-strict: ${msg}; nothing was sent (raise it with \`svc config set budget.daily N\`)`;
     else out.warn(msg);
   };
-  /** the catalogue's prices, for records whose usage the API did not price */
-  const fetchCatalogue = async (): Promise<unknown> => {
-    const c = await client();
-    if (!c) return undefined;
-    const catalogue = new HttpClient({
-      ...c.opts,
-      onCall: undefined,
-      onReply: undefined,
-      onStreamEvent: undefined,
-      onCallFailed: undefined,
-      maxRetries: 0,
-    });
-    try {
-      return await catalogue.json('GET', '/v1/language-models');
-    } finally {
-      await catalogue.close();
-    }
-  };
+  const fetchCatalogue = () => catalogueOf(client);
   const start = async (): Promise<void> => {
     if (recorder || init.globals.log === false) return;
     const cfg = getConfig();

@@ -59,7 +59,7 @@ async function runKeyCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<Ke
     let timedOut = false;
     const child = spawn(argv[0]!, argv.slice(1), {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env,
+      env: childEnvironment(env),
       windowsHide: true,
     });
     const timer = setTimeout(() => {
@@ -97,7 +97,7 @@ export async function keyFromCommand(line: string, env: NodeJS.ProcessEnv, where
   if (argv.length === 0)
     throw new MissingKeyError(`api_key_cmd (${where}) is empty: set it to a command that prints the key, or unset it`);
   // the command gets the environment without svc's own secrets (core/environment.ts)
-  const r = await runKeyCommand(argv, childEnvironment(env));
+  const r = await runKeyCommand(argv, env);
   const shown = `api_key_cmd ${JSON.stringify(argv[0])} (${where})`;
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;

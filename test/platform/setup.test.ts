@@ -37,10 +37,10 @@ describe('npm run setup on each package manager', () => {
     [
       'apt',
       ['apt-get', 'dpkg-query'],
-      /^apt-get install -y -qq --no-install-recommends libasound2-dev .*fish tinyproxy-bin$/m,
+      /^apt-get install -y -qq --no-install-recommends libasound2-dev .*fish tinyproxy-bin gcc libc6-dev$/m,
     ],
-    ['dnf', ['dnf', 'rpm'], /^dnf install -y -q alsa-lib-devel .*ffmpeg-free .*fish tinyproxy$/m],
-    ['apk', ['apk'], /^apk add --no-cache -q alsa-lib-dev .*fish tinyproxy$/m],
+    ['dnf', ['dnf', 'rpm'], /^dnf install -y -q alsa-lib-devel .*ffmpeg-free .*fish tinyproxy gcc glibc-devel$/m],
+    ['apk', ['apk'], /^apk add --no-cache -q alsa-lib-dev .*fish tinyproxy gcc musl-dev$/m],
     ['brew', ['brew'], /^brew install -q sox espeak-ng ffmpeg tmux zsh fish tinyproxy$/m],
   ];
   for (const [manager, fakes, installs] of cases)
@@ -56,7 +56,7 @@ describe('npm run setup on each package manager', () => {
     const out = setup(dir);
     expect(out).toContain('no package manager svc knows (apt, dnf, apk, brew)');
     expect(out).toMatch(/Fedora\/RHEL: {3}alsa-lib-devel/);
-    expect(out).toMatch(/missing on PATH now: tmux zsh fish ffmpeg sox espeak-ng curl arecord tinyproxy/);
+    expect(out).toMatch(/missing on PATH now: tmux zsh fish ffmpeg sox espeak-ng curl arecord tinyproxy gcc/);
   });
 
   it('a manager that fails: the same advice, and setup goes on (exit 0)', () => {

@@ -155,6 +155,23 @@ async function firstText(stdin: NodeJS.ReadableStream): Promise<{ input: AsyncIt
  * The session: stdin's text goes out as it arrives (a blank line or the end ends an utterance) while the audio that
  * comes back is played or written; done when the input has ended and every utterance's audio.done has arrived.
  */
+/** One audio event of the service written out; true for audio.done (an utterance is complete). */
+async function writeAudioEvent(
+  ev: NonNullable<Awaited<ReturnType<TtsSocket['next']>>>,
+  out: EncodedOutput,
+  timings: Timings,
+): Promise<boolean> {
+  if (ev.type === 'audio.delta') {
+    await out.write(ev.audio);
+    timings.add(ev.audio_timestamps);
+  } else if (ev.type === 'audio.done') {
+    await out.endUtterance();
+    timings.nextUtterance(out.seconds);
+    return true;
+  } else if (ev.type === 'audio.clear') out.clear();
+  return false;
+}
+
 function exchange(
   sock: TtsSocket,
   input: AsyncIterator<string>,
@@ -227,14 +244,7 @@ function exchange(
           );
         break;
       }
-      if (ev.type === 'audio.delta') {
-        await out.write(ev.audio);
-        timings.add(ev.audio_timestamps);
-      } else if (ev.type === 'audio.done') {
-        pendingUtterances--;
-        await out.endUtterance();
-        timings.nextUtterance(out.seconds);
-      } else if (ev.type === 'audio.clear') out.clear();
+      if (await writeAudioEvent(ev, out, timings)) pendingUtterances--;
     }
   })();
 

@@ -49,7 +49,11 @@ async function userServer(statuses: number[]) {
 
 /** `svc calls listen …` in the background; its URL once it listens */
 async function listen(args: string[]) {
-  const proc = spawnSvc(['calls', 'listen', '--port', '0', '--secret', SECRET, ...args], { emu, timeout: 40_000 });
+  const proc = spawnSvc(['calls', 'listen', '--port', '0', ...args], {
+    emu,
+    env: { SVC_WEBHOOK_SECRET: SECRET },
+    timeout: 40_000,
+  });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     proc.stderr!.on('data', (d: Buffer) => {
@@ -108,10 +112,11 @@ describe('svc calls listen --forward-to', () => {
   });
 
   it('refuses a bad --forward-to, and --forward-secret without it (exit 2)', async () => {
-    const bad = await svcInProcess(['calls', 'listen', '--secret', SECRET, '--forward-to', 'ftp://x/'], { emu });
+    const env = { SVC_WEBHOOK_SECRET: SECRET };
+    const bad = await svcInProcess(['calls', 'listen', '--forward-to', 'ftp://x/'], { emu, env });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--forward-to: ftp://x/ is not allowed: an http(s) URL');
-    const lone = await svcInProcess(['calls', 'listen', '--secret', SECRET, '--forward-secret', 'x'], { emu });
+    const lone = await svcInProcess(['calls', 'listen', '--forward-secret', 'x'], { emu, env });
     expect(lone.exitCode).toBe(2);
     expect(lone.stderr).toContain('--forward-secret');
   });
