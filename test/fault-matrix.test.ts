@@ -12,7 +12,8 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, tempDir } from './helpers/files.js';
 import { registerSecret } from './helpers/secrets.js';
-import { spawnSvc, svcProcess, svcShell } from './helpers/subprocess.js';
+import { svcInProcess } from './helpers/in-process.js';
+import { spawnSvc, svcShell } from './helpers/subprocess.js';
 import { ANSWER, FILE_BYTES, HostileServer, closedPort, type Fault } from './helpers/hostile-server.js';
 import {
   STDOUT_FAULTS,
@@ -169,7 +170,16 @@ const FAMILIES: Record<string, Family> = {
         cases: [{ name: 'greets', turns: [{ audio: wav, expect: { reply_contains: 'Hello' } }] }],
       }),
     },
-    args: (dir) => ['agents', 'test', '--agent-file', join(dir, 'agent.json'), join(dir, 'suite.json')],
+    // the transcripts' folder named (its default is in the working directory, which an in-process row keeps)
+    args: (dir) => [
+      'agents',
+      'test',
+      '--agent-file',
+      join(dir, 'agent.json'),
+      '--transcripts',
+      join(dir, 'agent-test-transcripts'),
+      join(dir, 'suite.json'),
+    ],
     ok: /^ok +greets/,
     writes: ['agent-test-transcripts'],
     reportsFailuresOnStdout: true,
@@ -517,15 +527,19 @@ function matrixDoc(): string {
   return [
     '# The fault matrix',
     '',
-    'Generated from `test/fault-matrix.test.ts` (`SVC_UPDATE_DOCS=1 npx vitest run ' +
-      'test/fault-matrix.test.ts`); the test fails when',
-    'this page and the rows differ. Each row runs the built CLI against `test/helpers/hostile-server.ts` ' +
-      '(HTTP, SSE and',
-    'WebSocket on loopback, the fault chosen per request) with `--timeout 2` and asserts the exit code, ' +
-      'stdout, the class of',
-    'the stderr message, the output file (an existing one is untouched on failure) and that no temp file is ' +
-      'left beside it',
-    "or in svc's data folder (conversations, the call log).",
+    'Generated from `test/fault-matrix.test.ts` (`SVC_UPDATE_DOCS=1 npx vitest run test/fault-matrix.test.ts`); the ' +
+      'test fails when',
+    'this page and the rows differ. Each row runs the CLI against `test/helpers/hostile-server.ts` (HTTP, SSE and ' +
+      'WebSocket',
+    'on loopback, the fault chosen per request) with `--timeout 1` where the row waits for the timeout (silent, ' +
+      'stall), else',
+    '`--timeout 2`, and asserts the exit code, stdout, the class of the stderr message, the output file (an existing ' +
+      'one is',
+    "untouched on failure) and that no temp file is left beside it or in svc's data folder (conversations, the call " +
+      'log).',
+    'Rows with a signal or a file size limit (`ulimit -f`) run the built CLI as a process of its own; the others run ' +
+      'it in',
+    "the test's process (`svcInProcess`).",
     '',
     'Message classes: refused (connection refused), timeout (no byte within --timeout: "did not answer in ' +
       'time", "stalled",',
@@ -618,7 +632,9 @@ describe('fault matrix', () => {
           const c = await child;
           r = { exitCode: c.exitCode ?? -1, stdout: String(c.stdout ?? ''), stderr: String(c.stderr ?? '') };
         } else {
-          r = await svcProcess(args, opts);
+          // only the exit code, the output and the files are looked at: the command runs in this process (with
+          // absolute paths, so no working directory of its own: the rows run concurrently)
+          r = await svcInProcess(args, { env: opts.env, input: opts.input });
         }
         const why = `exit ${r.exitCode}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
         expect(r.exitCode, why).toBe(row.exit);
