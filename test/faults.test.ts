@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { registerSecret } from './helpers/secrets.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
-import { svcProcess, svcShell } from './helpers/subprocess.js';
+import { svcInProcess } from './helpers/in-process.js';
 import { svcOnTerminal } from './helpers/terminal.js';
 import { tempDir } from './helpers/files.js';
 import { HostileServer } from './helpers/hostile-server.js';
@@ -20,12 +20,13 @@ beforeAll(() => {
 });
 
 describe('--timeout bounds the wait of every WebSocket command on a silent server', () => {
-  const commands: [string, string, string[], string?][] = [
-    ['tts say', '/v1/tts', ['tts', 'say', 'hello', '-o', 'out.pcm']],
-    ['tts stream', '/v1/tts', ['tts', 'stream', '-o', 'out.pcm'], 'one line of text\n\n'],
-    ['stt listen', '/v1/stt', ['stt', 'listen', '--input', wav, '--no-realtime']],
-    ['realtime talk', '/v1/realtime', ['realtime', 'talk', '--input', wav, '--output', 'out.wav']],
-    ['calls join', '/v1/realtime', ['calls', 'join', 'rtc_silent1']],
+  // (outputs named by absolute paths: the commands run concurrently in this process, in no folder of their own)
+  const commands: [string, string, (dir: string) => string[], string?][] = [
+    ['tts say', '/v1/tts', (dir) => ['tts', 'say', 'hello', '-o', join(dir, 'out.pcm')]],
+    ['tts stream', '/v1/tts', (dir) => ['tts', 'stream', '-o', join(dir, 'out.pcm')], 'one line of text\n\n'],
+    ['stt listen', '/v1/stt', () => ['stt', 'listen', '--input', wav, '--no-realtime']],
+    ['realtime talk', '/v1/realtime', (dir) => ['realtime', 'talk', '--input', wav, '--output', join(dir, 'out.wav')]],
+    ['calls join', '/v1/realtime', () => ['calls', 'join', 'rtc_silent1']],
   ];
   it.concurrent.each(commands)(
     '%s: the handshake succeeds, then nothing → exit 1 after --timeout',
@@ -34,11 +35,9 @@ describe('--timeout bounds the wait of every WebSocket command on a silent serve
       try {
         server.plan(`WS ${route}`, 'silent');
         const dir = tempDir('svc-silent-');
-        const r = await svcProcess(['--timeout', '1', ...args], {
+        const r = await svcInProcess(['--timeout', '1', ...args(dir)], {
           env: { SVC_BASE_URL: server.url, SVC_API_KEY: KEY },
-          cwd: dir,
           input,
-          timeout: 60_000,
         });
         expect(r.exitCode, r.stderr).toBe(1);
         expect(r.stderr).toMatch(/the server sent nothing for 1 s \(--timeout 1\)/);
@@ -106,7 +105,7 @@ describe('server text on a terminal', () => {
       expect(tty.screen).toMatch(shown);
       expect(tty.screen).not.toMatch(raw);
       plan();
-      const pipe = await svcProcess(args, { env: env(), timeout: 60_000 });
+      const pipe = await svcInProcess(args, { env: env() });
       const text = pipe.stdout + pipe.stderr;
       // in a pipe the server's bytes arrive as they were sent (the error line goes to stderr, a pipe too)
       if (what === 'an error message') expect(pipe.stderr).toContain(server.errorMessage);
@@ -124,7 +123,7 @@ describe('server text on a terminal', () => {
     });
     expect(tty.screen).not.toMatch(raw);
     expect(tty.screen).toContain('\\u009b31m');
-    const pipe = await svcProcess(['chat', '--no-stream', '--json', 'hi'], { env: env() });
+    const pipe = await svcInProcess(['chat', '--no-stream', '--json', 'hi'], { env: env() });
     expect(JSON.parse(pipe.stdout).choices[0].message.content).toBe(HOSTILE.join(''));
   });
 });
@@ -180,17 +179,17 @@ describe('exit codes and checks before sending', () => {
   afterAll(() => emu.close());
 
   it('no API key is exit 4 (as README and auth status say)', async () => {
-    const r = await svcProcess(['models', 'list'], { emu, key: null });
+    const r = await svcInProcess(['models', 'list'], { emu, key: null });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/no API key/);
   });
 
   it('SVC_TIMEOUT and SVC_MAX_RETRIES are checked like their flags (exit 2, nothing sent)', async () => {
     emu.clearRequests();
-    const t = await svcProcess(['models', 'list'], { emu, env: { SVC_TIMEOUT: 'abc' } });
+    const t = await svcInProcess(['models', 'list'], { emu, env: { SVC_TIMEOUT: 'abc' } });
     expect(t.exitCode).toBe(2);
     expect(t.stderr).toMatch(/SVC_TIMEOUT: abc is not allowed: a number greater than 0 and at most 86400/);
-    const m = await svcProcess(['models', 'list'], { emu, env: { SVC_MAX_RETRIES: '1e9' } });
+    const m = await svcInProcess(['models', 'list'], { emu, env: { SVC_MAX_RETRIES: '1e9' } });
     expect(m.exitCode).toBe(2);
     expect(m.stderr).toMatch(/SVC_MAX_RETRIES: 1e9 is not allowed: a whole number from 0 to 10/);
     expect(emu.requests()).toEqual([]);
@@ -199,7 +198,7 @@ describe('exit codes and checks before sending', () => {
   it('ids "." and ".." are refused (exit 2) instead of naming another endpoint', async () => {
     emu.clearRequests();
     for (const id of ['..', '.']) {
-      const r = await svcProcess(['files', 'get', id], { emu });
+      const r = await svcInProcess(['files', 'get', id], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/is not a valid id/);
     }
@@ -210,7 +209,7 @@ describe('exit codes and checks before sending', () => {
     emu.clearRequests();
     const schema = join(tempDir(), 'deep.json');
     writeFileSync(schema, `${'{"type":"object","x":'.repeat(5000)}1${'}'.repeat(5000)}`);
-    const r = await svcProcess(['chat', '--schema', schema, 'hi'], { emu });
+    const r = await svcInProcess(['chat', '--schema', schema, 'hi'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/nests JSON more than 200 levels deep/);
     expect(r.stderr).not.toMatch(/call stack/);
@@ -218,16 +217,16 @@ describe('exit codes and checks before sending', () => {
   });
 
   it('a plain http:// base URL off loopback is refused unless SVC_ALLOW_INSECURE_HTTP=1', async () => {
-    const r = await svcProcess(['models', 'list'], {
+    const r = await svcInProcess(['models', 'list'], {
       env: { SVC_BASE_URL: 'http://api.example.invalid', SVC_API_KEY: KEY },
     });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/plain http:\/\/ would send the API key in clear to api\.example\.invalid/);
-    const ws = await svcProcess(['tts', 'say', 'hi', '-o', join(tempDir(), 'x.pcm')], {
+    const ws = await svcInProcess(['tts', 'say', 'hi', '-o', join(tempDir(), 'x.pcm')], {
       env: { SVC_BASE_URL: 'http://10.0.0.1:9', SVC_API_KEY: KEY },
     });
     expect(ws.exitCode).toBe(2);
-    const allowed = await svcProcess(['--max-retries', '0', 'models', 'list'], {
+    const allowed = await svcInProcess(['--max-retries', '0', 'models', 'list'], {
       env: { SVC_BASE_URL: 'http://api.example.invalid', SVC_API_KEY: KEY, SVC_ALLOW_INSECURE_HTTP: '1' },
     });
     expect(allowed.exitCode).toBe(1);
@@ -235,7 +234,7 @@ describe('exit codes and checks before sending', () => {
   });
 
   it('piped into chat -i, each line is answered in order and the REPL ends with stdin', async () => {
-    const r = await svcShell(`printf 'first question\\nsecond question\\n' | svc chat -i`, { emu });
+    const r = await svcInProcess(['chat', '-i'], { emu, input: 'first question\nsecond question\n' });
     expect(r.exitCode, r.stderr).toBe(0);
     const first = r.stdout.indexOf('first question');
     const second = r.stdout.indexOf('second question');
@@ -247,7 +246,7 @@ describe('exit codes and checks before sending', () => {
     const configDir = join(tempDir(), 'cfg');
     mkdirSync(configDir, { mode: 0o755 });
     chmodSync(configDir, 0o755);
-    const r = await svcProcess(['config', 'set', 'model', 'svc-4'], { emu, configDir });
+    const r = await svcInProcess(['config', 'set', 'model', 'svc-4'], { emu, configDir });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(statSync(configDir).mode & 0o777).toBe(0o700);
   });
@@ -257,7 +256,7 @@ describe('inputs that are directories', () => {
   it('custom-voices create on a directory says so (exit 2), not EISDIR', async () => {
     const emu = await startTestEmulator();
     try {
-      const r = await svcProcess(['custom-voices', 'create', tempDir()], { emu });
+      const r = await svcInProcess(['custom-voices', 'create', tempDir()], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/CLIP: .* is a directory, not an audio file/);
       expect(emu.requests()).toEqual([]);

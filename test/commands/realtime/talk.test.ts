@@ -6,7 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { alawDecode, alawEncode, decodeAudio } from 'svc-formats/audio-codecs';
 import { decodeTones } from 'svc-emulator/tones';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { svcProcess, svcBytes } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { svcBytes } from '../../helpers/subprocess.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';
 import { clipPcm, fastEmulator, lastSession, questionClip, spokenIn, ulawClip } from './talk-helpers.js';
 
@@ -22,7 +23,7 @@ beforeEach(() => fastEmulator(emu));
 describe('svc realtime talk (files and pipes)', () => {
   it('answers a spoken question: the answer audio decodes to the answer text, both transcripts printed', async () => {
     const out = join(tempDir(), 'answer.wav');
-    const r = await svcProcess(['realtime', 'talk', '--input', question, '--output', out], { emu });
+    const r = await svcInProcess(['realtime', 'talk', '--input', question, '--output', out], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const log = lastSession(emu);
     const answer = log.responses[0]!.transcript;
@@ -48,7 +49,7 @@ describe('svc realtime talk (files and pipes)', () => {
   });
 
   it('--json prints every server event as one JSON line (audio as its byte count)', async () => {
-    const r = await svcProcess(
+    const r = await svcInProcess(
       ['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.pcm'), '--json'],
       { emu },
     );
@@ -92,7 +93,7 @@ describe('svc realtime talk (files and pipes)', () => {
   it('speaks G.711 mu-law with --audio-format pcmu (raw .ulaw in, .ulaw out at 8 kHz)', async () => {
     const input = ulawClip('q.ulaw', [{ say: 'call me back' }, { silence: 300 }]);
     const out = join(tempDir(), 'answer.ulaw');
-    const r = await svcProcess(['realtime', 'talk', '--input', input, '--output', out, '--audio-format', 'pcmu'], {
+    const r = await svcInProcess(['realtime', 'talk', '--input', input, '--output', out, '--audio-format', 'pcmu'], {
       emu,
     });
     expect(r.exitCode, String(r.stderr)).toBe(0);
@@ -109,7 +110,7 @@ describe('svc realtime talk (files and pipes)', () => {
     async () => {
       const input = writeTemp('q.alaw', alawEncode(clipPcm([{ say: 'from a pipe' }, { silence: 300 }], 8000)));
       const out = join(tempDir(), 'answer.alaw');
-      const r = await svcProcess(['realtime', 'talk', '--input', '-', '--output', out, '--audio-format', 'pcma'], {
+      const r = await svcInProcess(['realtime', 'talk', '--input', '-', '--output', out, '--audio-format', 'pcma'], {
         emu,
         inputFile: input,
       });
@@ -143,7 +144,7 @@ describe('svc realtime talk (files and pipes)', () => {
         }),
       });
       const { agent } = (await created.json()) as { agent: { agent_id: string } };
-      const r = await svcProcess(
+      const r = await svcInProcess(
         [
           'realtime',
           'talk',
@@ -172,7 +173,7 @@ describe('svc realtime talk (files and pipes)', () => {
           },
         ],
       });
-      const missing = await svcProcess(
+      const missing = await svcInProcess(
         ['realtime', 'talk', '--agent', 'agent_nope', '--input', question, '--output', join(tempDir(), 'a.wav')],
         { emu },
       );
@@ -183,7 +184,7 @@ describe('svc realtime talk (files and pipes)', () => {
 
   it('sends --model and --reasoning-effort on the connection, and warns that voice-2.0 is deprecated', async () => {
     emu.clearRequests();
-    const r = await svcProcess(
+    const r = await svcInProcess(
       [
         'realtime',
         'talk',
@@ -206,13 +207,13 @@ describe('svc realtime talk (files and pipes)', () => {
   });
 
   it('fails clearly without an API key and on a wrong key', async () => {
-    const none = await svcProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], {
+    const none = await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], {
       emu,
       key: null,
     });
     expect(none.exitCode, String(none.stderr)).toBe(4);
     expect(none.stderr).toContain('no API key');
-    const wrong = await svcProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], {
+    const wrong = await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], {
       emu,
       key: 'svc-wrong-key-123456789',
     });
@@ -277,7 +278,7 @@ describe('svc realtime talk (files and pipes)', () => {
   for (const [what, args, message] of usage) {
     it(`rejects ${what} before sending anything (exit 2)`, async () => {
       emu.clearRequests();
-      const r = await svcProcess(
+      const r = await svcInProcess(
         [
           'realtime',
           'talk',
@@ -301,10 +302,10 @@ describe('svc realtime talk (files and pipes)', () => {
       JSON.stringify({ type: 'function', name: 'lookup', parameters: { type: 'object' } }),
     );
     emu.clearRequests();
-    const bad = await svcProcess(['realtime', 'talk', '--tool', join(dir, 'bad.json'), '--input', question], { emu });
+    const bad = await svcInProcess(['realtime', 'talk', '--tool', join(dir, 'bad.json'), '--input', question], { emu });
     expect(bad.exitCode, String(bad.stderr)).toBe(2);
     expect(bad.stderr).toContain('a function tool {type: "function", name, description, parameters}');
-    const dup = await svcProcess(
+    const dup = await svcInProcess(
       ['realtime', 'talk', '--tool', join(dir, 'ok.json'), '--tool', join(dir, 'ok.json'), '--input', question],
       { emu },
     );

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { svcInProcess } from '../../helpers/in-process.js';
 import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
@@ -14,7 +15,7 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   dir = tempDir('svc-listen-');
   hello = join(dir, 'hello.wav');
-  expect((await svcProcess(['tts', 'say', 'hello world', '-o', hello], { emu })).exitCode).toBe(0);
+  expect((await svcInProcess(['tts', 'say', 'hello world', '-o', hello], { emu })).exitCode).toBe(0);
 });
 afterAll(() => emu.close());
 
@@ -28,7 +29,7 @@ describe('svc stt listen', () => {
     emu.core.on('stt.frame', onFrame);
     emu.core.settings.sttReadyDelayMs = 300; // audio before the ready event would be refused
     try {
-      const r = await svcProcess(['stt', 'listen', '--input', hello], { emu });
+      const r = await svcInProcess(['stt', 'listen', '--input', hello], { emu });
       expect(r).toMatchObject({ exitCode: 0, stdout: 'hello world\n', stderr: '' });
     } finally {
       emu.core.off('stt.frame', onFrame);
@@ -46,14 +47,14 @@ describe('svc stt listen', () => {
 
   it('mu-law at 8 kHz, from a headerless file and from stdin', async () => {
     const ulaw = join(dir, 'hello.ulaw');
-    await svcProcess(['tts', 'say', 'hello world', '--codec', 'mulaw', '--sample-rate', '8000', '-o', ulaw], { emu });
+    await svcInProcess(['tts', 'say', 'hello world', '--codec', 'mulaw', '--sample-rate', '8000', '-o', ulaw], { emu });
     emu.clearRequests();
-    const r = await svcProcess(['stt', 'listen', '--input', ulaw, '--encoding', 'mulaw', '--sample-rate', '8000'], {
+    const r = await svcInProcess(['stt', 'listen', '--input', ulaw, '--encoding', 'mulaw', '--sample-rate', '8000'], {
       emu,
     });
     expect(r.stdout).toBe('hello world\n');
     expect(emu.requests()[0]!.query).toMatchObject({ sample_rate: '8000', encoding: 'mulaw' });
-    const s = await svcProcess(
+    const s = await svcInProcess(
       ['stt', 'listen', '--input', '-', '--encoding', 'mulaw', '--sample-rate', '8000', '--no-realtime'],
       { emu, input: readFileSync(ulaw) },
     );
@@ -69,9 +70,9 @@ describe('svc stt listen', () => {
         { sampleRate: 16000, channels: 1 },
       ),
     );
-    const r = await svcProcess(['stt', 'listen', '--input', two, '--no-realtime'], { emu });
+    const r = await svcInProcess(['stt', 'listen', '--input', two, '--no-realtime'], { emu });
     expect(r.stdout).toBe('first part.\nsecond part\n');
-    const j = await svcProcess(
+    const j = await svcInProcess(
       ['stt', 'listen', '--input', two, '--no-realtime', '--json', '--interim', '--endpointing', '300'],
       { emu },
     );
@@ -88,7 +89,7 @@ describe('svc stt listen', () => {
 
   it('every query parameter goes on the wire', async () => {
     emu.clearRequests();
-    const r = await svcProcess(
+    const r = await svcInProcess(
       [
         'stt',
         'listen',
@@ -142,7 +143,7 @@ describe('svc stt listen', () => {
     const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc(len - b.length)]);
     const wav = join(dir, 'stereo.wav');
     writeFileSync(wav, encodeWav(interleave([pad(left), pad(right)]), { sampleRate: 16000, channels: 2 }));
-    const r = await svcProcess(
+    const r = await svcInProcess(
       ['stt', 'listen', '--input', wav, '--multichannel', '--channels', '2', '--no-realtime'],
       { emu },
     );
@@ -241,7 +242,7 @@ describe('svc stt listen', () => {
   for (const [flags, message] of bad) {
     it(`rejects ${flags.slice(0, 4).join(' ')}${flags.length > 4 ? ' …' : ''} (exit 2, nothing sent)`, async () => {
       emu.clearRequests();
-      const r = await svcProcess(['stt', 'listen', '--input', hello, ...flags], { emu });
+      const r = await svcInProcess(['stt', 'listen', '--input', hello, ...flags], { emu });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(emu.requests()).toHaveLength(0);
