@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandSpec } from '../../src/cmdutil/command.js';
 import type { RequestRow } from '../../src/core/request-table.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { svcProcess } from '../helpers/subprocess.js';
+import { svcInProcess } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/files.js';
 import { loadCommandSpecs } from '../helpers/command-tree.js';
 
@@ -71,7 +71,7 @@ describe('request tables reach the emulator', () => {
       }
       emu.clearRequests();
       const [method, path] = table.operation.split(' ') as [string, string];
-      const r = await svcProcess([...command.split(' '), ...args, ...BASE[command]!], { emu, cwd: tempDir() });
+      const r = await svcInProcess([...command.split(' '), ...args, ...BASE[command]!], { emu, cwd: tempDir() });
       const seen = emu.requests().filter((q) => q.method === method && q.path === path);
       expect(seen.length, `${command} sent no ${table.operation} (exit ${r.exitCode}): ${r.stderr}`).toBeGreaterThan(0);
       const body = JSON.parse(seen[0]!.body!) as Record<string, any>;

@@ -15,7 +15,7 @@ let fileId: string;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const r = await svcProcess(['files', 'upload', writeTemp('report.txt', 'x'), '--json'], { emu });
+  const r = await svcInProcess(['files', 'upload', writeTemp('report.txt', 'x'), '--json'], { emu });
   fileId = JSON.parse(r.stdout).id;
 });
 afterAll(() => emu.close());

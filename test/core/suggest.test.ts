@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closest } from '../../src/core/suggest.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { svcProcess } from '../helpers/subprocess.js';
+import { svcInProcess } from '../helpers/in-process.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -43,7 +43,7 @@ describe('did you mean, at every level, exit 2 and nothing sent', () => {
   ] as [string[], string | RegExp][]) {
     it(`svc ${args.join(' ')}`, async () => {
       emu.clearRequests();
-      const r = await svcProcess(args, { emu });
+      const r = await svcInProcess(args, { emu });
       expect(r.exitCode).toBe(2);
       if (typeof want === 'string') expect(r.stderr).toContain(want);
       else expect(r.stderr).toMatch(want);
@@ -55,18 +55,18 @@ describe('did you mean, at every level, exit 2 and nothing sent', () => {
 describe('arguments', () => {
   it('svc tokenize hello world tokenizes the two words as one text', async () => {
     emu.clearRequests();
-    const r = await svcProcess(['tokenize', 'hello', 'world', '--count'], { emu });
+    const r = await svcInProcess(['tokenize', 'hello', 'world', '--count'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(emu.requests()[0]!.body!).text).toBe('hello world');
   });
 
   it('svc chat -- get me a recipe sends the words as the prompt; without -- it says how', async () => {
     emu.clearRequests();
-    const r = await svcProcess(['chat', '--no-stream', '--', 'get', 'me', 'a', 'recipe'], { emu });
+    const r = await svcInProcess(['chat', '--no-stream', '--', 'get', 'me', 'a', 'recipe'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const body = JSON.parse(emu.requests().find((q) => q.path === '/v1/chat/completions')!.body!);
     expect(body.messages.at(-1).content).toBe('get me a recipe');
-    const without = await svcProcess(['chat', 'get', 'me', 'a', 'recipe'], { emu });
+    const without = await svcInProcess(['chat', 'get', 'me', 'a', 'recipe'], { emu });
     expect(without.exitCode).toBe(2);
     expect(without.stderr).toContain('svc chat -- get');
   });

@@ -2,7 +2,7 @@
 // command (phone buy / get / update, agents create / get / update, phone v2 create alike).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { svcProcess } from '../helpers/subprocess.js';
+import { svcInProcess } from '../helpers/in-process.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -14,11 +14,11 @@ const keys = (stdout: string) => Object.keys(JSON.parse(stdout)).sort();
 
 describe('--json of a single resource is the reply as sent', () => {
   it('agents create / get / update keep the {agent} wrapper', async () => {
-    const created = await svcProcess(['agents', 'create', '--name', 'w', '--json'], { emu });
+    const created = await svcInProcess(['agents', 'create', '--name', 'w', '--json'], { emu });
     expect(keys(created.stdout)).toEqual(['agent']);
     const id = JSON.parse(created.stdout).agent.agent_id;
-    expect(keys((await svcProcess(['agents', 'get', id, '--json'], { emu })).stdout)).toEqual(['agent']);
-    expect(keys((await svcProcess(['agents', 'update', id, '--name', 'w2', '--json'], { emu })).stdout)).toEqual([
+    expect(keys((await svcInProcess(['agents', 'get', id, '--json'], { emu })).stdout)).toEqual(['agent']);
+    expect(keys((await svcInProcess(['agents', 'update', id, '--name', 'w2', '--json'], { emu })).stdout)).toEqual([
       'agent',
     ]);
   });
@@ -26,16 +26,16 @@ describe('--json of a single resource is the reply as sent', () => {
   it(
     'phone buy / get / update keep the {phone_number} wrapper, as phone v2 create keeps ' + '{phone_number, webhook}',
     async () => {
-      const bought = await svcProcess(['phone', 'buy', '--area-code', '415', '--name', 'x', '--yes', '--json'], {
+      const bought = await svcInProcess(['phone', 'buy', '--area-code', '415', '--name', 'x', '--yes', '--json'], {
         emu,
       });
       expect(keys(bought.stdout)).toEqual(['phone_number']);
       const id = JSON.parse(bought.stdout).phone_number.phone_number_id;
-      expect(keys((await svcProcess(['phone', 'get', id, '--json'], { emu })).stdout)).toEqual(['phone_number']);
-      expect(keys((await svcProcess(['phone', 'update', id, '--name', 'y', '--json'], { emu })).stdout)).toEqual([
+      expect(keys((await svcInProcess(['phone', 'get', id, '--json'], { emu })).stdout)).toEqual(['phone_number']);
+      expect(keys((await svcInProcess(['phone', 'update', id, '--name', 'y', '--json'], { emu })).stdout)).toEqual([
         'phone_number',
       ]);
-      const v2 = await svcProcess(
+      const v2 = await svcInProcess(
         [
           'phone',
           'v2',
@@ -56,7 +56,7 @@ describe('--json of a single resource is the reply as sent', () => {
   );
 
   it('--jq sees the same reply', async () => {
-    const r = await svcProcess(['agents', 'create', '--name', 'j', '--jq', '.agent.name'], { emu });
+    const r = await svcInProcess(['agents', 'create', '--name', 'j', '--jq', '.agent.name'], { emu });
     expect(r.stdout).toBe('j\n');
   });
 });

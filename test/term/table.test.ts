@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth, fitWidths, renderTable, truncate } from '../../src/term/table.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { svcProcess } from '../helpers/subprocess.js';
+import { svcInProcess } from '../helpers/in-process.js';
 import { writeTemp } from '../helpers/files.js';
 import { svcOnTerminal } from '../helpers/terminal.js';
 
@@ -14,7 +14,7 @@ const ids: string[] = [];
 beforeAll(async () => {
   emu = await startTestEmulator();
   for (const name of [LONG, 'a.txt']) {
-    const r = await svcProcess(['files', 'upload', writeTemp(name, 'data'), '--json'], { emu });
+    const r = await svcInProcess(['files', 'upload', writeTemp(name, 'data'), '--json'], { emu });
     ids.push(JSON.parse(r.stdout).id);
   }
 });
@@ -51,7 +51,7 @@ describe('files ls on a real terminal', () => {
   });
 
   it('in a pipe: tab-separated rows, nothing cut', async () => {
-    const r = await svcProcess(['files', 'ls'], { emu });
+    const r = await svcInProcess(['files', 'ls'], { emu });
     expect(r.stdout).toContain(`\t${LONG}\t`);
   });
 });

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { svcProcess } from '../helpers/subprocess.js';
+import { svcInProcess } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/files.js';
 import type { TestEmulator } from '../helpers/emulator.js';
 
@@ -29,7 +29,7 @@ export async function prepareInputs(emu: TestEmulator): Promise<Inputs> {
   const skill = join(dir, 'skill');
   mkdirSync(skill);
   writeFileSync(join(skill, 'SKILL.md'), '---\nname: demo\ndescription: a demo skill\n---\n');
-  const up = await svcProcess(['files', 'upload', text, '--json'], { emu });
+  const up = await svcInProcess(['files', 'upload', text, '--json'], { emu });
   return { clip, text, skill, fileId: JSON.parse(up.stdout).id };
 }
 

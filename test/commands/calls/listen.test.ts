@@ -218,7 +218,7 @@ describe('svc calls listen', () => {
   );
 
   it('needs a secret, and checks its flags before listening (exit 2)', async () => {
-    const none = await svcProcess(['calls', 'listen', '--port', '0'], { emu });
+    const none = await svcInProcess(['calls', 'listen', '--port', '0'], { emu });
     expect(none.exitCode, String(none.stderr)).toBe(2);
     expect(none.stderr).toContain(
       'SVC_WEBHOOK_SECRET: (none) is not allowed: the webhook signing secret, in SVC_WEBHOOK_SECRET or a file ' +

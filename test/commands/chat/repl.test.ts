@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TmuxTerminal } from '../../helpers/terminal.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { svcProcess } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
 
 let emu: TestEmulator;
@@ -22,7 +22,7 @@ describe('svc chat -i in a terminal', () => {
   it('two turns with history, one cancelled with Ctrl-C, commands, then /exit', async () => {
     const configDir = tempDir();
     // the answer the cancelled turn would have given in full
-    const full = (await svcProcess(['chat', '--no-save', 'tell me a long story'], { emu, configDir })).stdout.trim();
+    const full = (await svcInProcess(['chat', '--no-save', 'tell me a long story'], { emu, configDir })).stdout.trim();
     term.start(['chat', '-i', '-s', 'You are brief'], { emu, configDir });
     await waitFor('svc chat · svc-latest');
 
@@ -64,7 +64,7 @@ describe('svc chat -i in a terminal', () => {
     expect(last.some((m) => m.content.includes('long story'))).toBe(false);
 
     // the session was kept as a conversation
-    const show = await svcProcess(['conversations', 'show', '--json'], { emu, configDir });
+    const show = await svcInProcess(['conversations', 'show', '--json'], { emu, configDir });
     const conv = JSON.parse(show.stdout);
     expect(
       conv.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content),

@@ -12,7 +12,7 @@ const FILES = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish', powershell: 'sv
 describe('completion scripts', () => {
   for (const [shell, file] of Object.entries(FILES)) {
     it(`completions/${file} matches the command tree (run \`npm run completions\` when this fails)`, async () => {
-      const r = await svcProcess(['completion', shell]);
+      const r = await svcInProcess(['completion', shell]);
       expect(r.exitCode).toBe(0);
       expect(readFileSync(join(ROOT, 'completions', file), 'utf8')).toBe(r.stdout);
     });

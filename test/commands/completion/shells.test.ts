@@ -26,10 +26,10 @@ beforeAll(async () => {
     JSON.stringify({ current_profile: 'work', profiles: { work: {}, staging: { base_url: 'http://127.0.0.1:9' } } }),
   );
   for (const name of ['alpha-report.txt', 'beta-notes.txt']) {
-    const r = await svcProcess(['files', 'upload', writeTemp(name, 'x'), '--json'], { emu });
+    const r = await svcInProcess(['files', 'upload', writeTemp(name, 'x'), '--json'], { emu });
     fileIds.push(JSON.parse(r.stdout).id);
   }
-  const a = await svcProcess(['agents', 'create', '--name', 'front desk', '--json', '--jq', '.agent'], { emu });
+  const a = await svcInProcess(['agents', 'create', '--name', 'front desk', '--json', '--jq', '.agent'], { emu });
   agentId = JSON.parse(a.stdout).agent_id;
 });
 afterAll(async () => {

@@ -2,7 +2,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { spawnSvc } from '../../helpers/subprocess.js';
 import { tempDir } from '../../helpers/files.js';
 
 const DEFAULT_KEY = 'svc-emulator-local-key-0000000000000000';
@@ -25,7 +26,7 @@ async function script(url: string): Promise<Record<string, string>> {
   const dir = tempDir();
   const env = { SVC_BASE_URL: url };
   const run = async (args: string[]) => {
-    const r = await svcProcess(args, { key: DEFAULT_KEY, env });
+    const r = await svcInProcess(args, { key: DEFAULT_KEY, env });
     expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     return r.stdout;
   };
@@ -54,9 +55,8 @@ async function script(url: string): Promise<Record<string, string>> {
 describe('svc emulator serve --seed', () => {
   it('two runs with the same seed print byte-identical outputs; another seed changes text and ids', async () => {
     const [a, b, c] = await Promise.all([serve(['--seed', '42']), serve(['--seed', '42']), serve(['--seed', '43'])]);
-    const first = await script(a);
-    const second = await script(b);
-    const other = await script(c);
+    // each script talks to its own server, one request after another: the three run at once
+    const [first, second, other] = await Promise.all([script(a), script(b), script(c)]);
     expect(Object.keys(first)).toHaveLength(9);
     for (const k of Object.keys(first)) expect(second[k], k).toBe(first[k]);
     expect(first.chat).toMatch(/lighthouse/);
@@ -69,7 +69,7 @@ describe('svc emulator serve --seed', () => {
   }, 180_000);
 
   it('refuses a seed outside 0-4294967295', async () => {
-    const r = await svcProcess(['emulator', 'serve', '--seed', '-1']);
+    const r = await svcInProcess(['emulator', 'serve', '--seed', '-1']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--seed/);
   });

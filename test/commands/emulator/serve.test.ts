@@ -61,9 +61,9 @@ describe('svc emulator serve', () => {
   it('injects faults given with --fault and a token delay', async () => {
     const { child, url } = await serve(['--fault', '503:path=^/v1/me$:times=3', '--token-delay', '1']);
     running = child;
-    const r = await svcProcess(['whoami', '--max-retries', '1'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
+    const r = await svcInProcess(['whoami', '--max-retries', '1'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
     expect(r.exitCode).toBe(7);
-    const ok = await svcProcess(['whoami'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
+    const ok = await svcInProcess(['whoami'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } });
     expect(ok.exitCode).toBe(0);
     child.kill('SIGINT');
     await child;
@@ -96,7 +96,7 @@ describe('svc emulator serve', () => {
   });
 
   it('rejects a malformed --fault before starting', async () => {
-    const r = await svcProcess(['emulator', 'serve', '--fault', 'sometimes']);
+    const r = await svcInProcess(['emulator', 'serve', '--fault', 'sometimes']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--fault: sometimes .*STATUS\[:retry-after=S\]/);
   });

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { spawnSvc } from '../../helpers/subprocess.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
 
@@ -15,7 +16,7 @@ beforeAll(async () => {
   dir = tempDir('svc-int-');
   const src = join(dir, 'big.bin');
   writeFileSync(src, randomBytes(8 * 1024 * 1024));
-  const r = await svcProcess(['files', 'upload', src], { emu });
+  const r = await svcInProcess(['files', 'upload', src], { emu });
   expect(r.exitCode, r.stderr).toBe(0);
   id = r.stdout.split('\t')[0]!;
 });
@@ -54,7 +55,7 @@ describe('svc files download, interrupted', () => {
     emu.core.settings.contentDropAfterBytes = 1024 * 1024;
     const out = join(dir, 'out-drop');
     mkdirSync(out);
-    const r = await svcProcess(['files', 'download', id, '-o', join(out, 'copy.bin')], { emu });
+    const r = await svcInProcess(['files', 'download', id, '-o', join(out, 'copy.bin')], { emu });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/connection .*(lost|closed)/);
     expect(readdirSync(out)).toEqual([]);
@@ -64,7 +65,7 @@ describe('svc files download, interrupted', () => {
   it('after all that, a clean download still works', async () => {
     const out = join(dir, 'out-ok');
     mkdirSync(out);
-    const r = await svcProcess(['files', 'download', id, '-o', join(out, 'copy.bin')], { emu });
+    const r = await svcInProcess(['files', 'download', id, '-o', join(out, 'copy.bin')], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readdirSync(out)).toEqual(['copy.bin']);
   });

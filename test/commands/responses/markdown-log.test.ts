@@ -2,7 +2,7 @@
 // in a pipe), and the streamed answer and its usage go into the call log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { svcProcess, svcBytes } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 import { svcOnTerminal } from '../../helpers/terminal.js';
 import { tempDir } from '../../helpers/files.js';
 
@@ -42,16 +42,16 @@ describe('streamed answers of messages and responses create', () => {
       expect(plain).not.toContain('```');
       const raw = await svcOnTerminal([...args, '--raw', PROMPT], { emu, env: COLOR });
       expect(raw.screen).toContain('## Release notes');
-      const pipe = await svcBytes([...args, PROMPT], { emu });
+      const pipe = await svcInProcess([...args, PROMPT], { emu });
       expect(pipe.exitCode).toBe(0);
       expect(pipe.stdout.toString()).toBe(`${ANSWER.replace(/\n+$/, '')}\n`);
     });
 
     it(`${name}: the streamed answer and its tokens are in the call log`, async () => {
       const configDir = tempDir();
-      const r = await svcProcess([...args, 'say hello to the log'], { emu, configDir });
+      const r = await svcInProcess([...args, 'say hello to the log'], { emu, configDir });
       expect(r.exitCode, r.stderr).toBe(0);
-      const logs = await svcProcess(['logs', '--json'], { emu, configDir });
+      const logs = await svcInProcess(['logs', '--json'], { emu, configDir });
       expect(logs.exitCode, logs.stderr).toBe(0);
       const records = logs.stdout
         .trim()

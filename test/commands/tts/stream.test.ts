@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { spawnSvc } from '../../helpers/subprocess.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
 import { decodeAudio } from 'svc-formats/audio-codecs';
@@ -67,7 +68,7 @@ describe('svc tts stream', () => {
   it('a blank line ends an utterance; several utterances make one WAV file', async () => {
     const out = join(dir, 'two.wav');
     emu.clearRequests();
-    const r = await svcProcess(['tts', 'stream', '-o', out, '--voice', 'rex'], {
+    const r = await svcInProcess(['tts', 'stream', '-o', out, '--voice', 'rex'], {
       emu,
       input: 'first one\n\nsecond one\n',
     });
@@ -77,13 +78,16 @@ describe('svc tts stream', () => {
     const { pcm, format } = await decodeAudio(wav);
     expect(wav.readUInt32LE(40)).toBe(wav.length - 44);
     expect(tonesToText(pcm, format.sampleRate)).toBe('first onesecond one');
-    const t = await svcProcess(['stt', 'transcribe', out], { emu });
+    const t = await svcInProcess(['stt', 'transcribe', out], { emu });
     expect(t.stdout).toBe('first one second one\n'); // the pause between utterances separates the words
     expect(emu.requests().filter((q) => q.path === '/v1/tts')).toHaveLength(1); // one connection, two utterances
   });
 
   it('--timestamps continues the times across utterances', async () => {
-    const r = await svcProcess(['tts', 'stream', '-o', join(dir, 'ts.mp3'), '--timestamps'], { emu, input: 'a\n\nb' });
+    const r = await svcInProcess(['tts', 'stream', '-o', join(dir, 'ts.mp3'), '--timestamps'], {
+      emu,
+      input: 'a\n\nb',
+    });
     expect(r.exitCode).toBe(0);
     const rows = r.stderr
       .split('\n')
@@ -95,14 +99,14 @@ describe('svc tts stream', () => {
 
   it('empty input is exit 2 before connecting (nothing to speak)', async () => {
     emu.clearRequests();
-    const r = await svcProcess(['tts', 'stream', '-o', join(dir, 'empty.wav')], { emu, input: '' });
+    const r = await svcInProcess(['tts', 'stream', '-o', join(dir, 'empty.wav')], { emu, input: '' });
     expect(r.exitCode).toBe(2);
     expect(emu.requests()).toHaveLength(0);
   });
 
   it('checks flags before connecting (exit 2)', async () => {
     emu.clearRequests();
-    const r = await svcProcess(['tts', 'stream', '--speed', '3', '-o', join(dir, 'x.wav')], { emu, input: 'x' });
+    const r = await svcInProcess(['tts', 'stream', '--speed', '3', '-o', join(dir, 'x.wav')], { emu, input: 'x' });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--speed: 3 is not allowed: a number from 0\.7 to 1\.5/);
     expect(emu.requests()).toHaveLength(0);
