@@ -161,15 +161,20 @@ describe('reader fuzz', () => {
     const TTS_TYPES = new Set(['audio.delta', 'audio.done', 'audio.clear', 'other']);
     for (let i = 0; i < N; i++) {
       const roll = r.next();
+      let binary = false;
       if (roll < 0.6) {
         const e = r.pick(EVENTS);
         socket.emit('message', Buffer.from(r.next() < 0.2 ? e.slice(0, r.int(e.length)) : e), false);
-      } else if (roll < 0.8) socket.emit('message', Buffer.from(randomBytes(r, r.int(200))), r.next() < 0.5);
-      else if (roll < 0.803) socket.emit('message', HUGE_AUDIO, false);
+      } else if (roll < 0.8) {
+        const bytes = Buffer.from(randomBytes(r, r.int(200)));
+        binary = r.next() < 0.5;
+        socket.emit('message', bytes, binary);
+      } else if (roll < 0.803) socket.emit('message', HUGE_AUDIO, false);
       else socket.emit('message', [Buffer.from('{"type":"transcript'), Buffer.from('.partial","text":"x"}')], false);
       const which = i % 3;
-      // an STT read skips binary frames and waits for a JSON event: one is queued so it never waits forever
-      if (which === 1) socket.emit('message', Buffer.from('{"type":"transcript.partial","text":""}'), false);
+      // an STT read skips a binary frame and waits for a JSON event: one is queued after it so it never waits
+      // forever (and only then, so that every read takes the message just generated, not one left from before)
+      if (which === 1 && binary) socket.emit('message', Buffer.from('{"type":"transcript.partial","text":""}'), false);
       try {
         if (which === 0) {
           const ev = await tts.next();
