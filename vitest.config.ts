@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
@@ -19,6 +19,18 @@ const LONGEST = [
   'test/core/atomic-file-commands.test.ts',
   'test/commands/chat/markdown.test.ts',
 ];
+
+/**
+ * Files that pack the packages and install the tarballs: npm pack (whose prepack builds a fresh copy of the tree) and
+ * npm install -g, about 14 s of CPU between them, a seventh of the rest of the suite's, on a 2-core machine that the
+ * suite keeps busy; they check packaging, which a change to src/ or test/ rarely touches. `npm test` runs them in CI
+ * (CI set and not 0/false, as .ci/run runs it) or with SVC_TEST_PACKING=1, and vitest runs them when they are named
+ * on its command line (`npx vitest run test/repo/pack-install.test.ts`); other runs leave them out.
+ */
+const PACKING = ['test/repo/pack-install.test.ts', 'packages/emulator/test/pack.test.ts'];
+const set = (v: string | undefined) => !!v && !/^(0|false)$/i.test(v);
+const named = (file: string) => process.argv.some((a) => a.length > 3 && file.endsWith(a.replace(/^\.\//, '')));
+const leftOut = set(process.env.CI) || set(process.env.SVC_TEST_PACKING) ? [] : PACKING.filter((f) => !named(f));
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
