@@ -11,7 +11,7 @@ import { CallRecorder } from '../../src/apilog/recorder.js';
 import { readRecords, type CallRecord } from '../../src/apilog/log.js';
 import { encodeWav, interleave } from 'svc-formats/audio-codecs';
 import { textToTones } from 'svc-emulator/tones';
-import { fastEmulator, lastSession, questionClip } from '../commands/realtime/talk-helpers.js';
+import { fastEmulator, lastSession, questionClip, talking } from '../commands/realtime/talk-helpers.js';
 import { ANSWER, HostileServer } from '../helpers/hostile-server.js';
 
 let emu: TestEmulator;
@@ -34,8 +34,8 @@ const records = async (configDir: string, ...args: string[]): Promise<CallRecord
     : [];
 };
 
-/** The emulator's request id of the newest WebSocket upgrade on a path. */
-const upgradeId = (path: string): string =>
+/** An emulator's request id of the newest WebSocket upgrade on a path. */
+const upgradeId = (emu: TestEmulator, path: string): string =>
   (
     emu
       .requests()
@@ -54,11 +54,13 @@ function reportedUsage(jsonLines: string): { input_tokens: number; output_tokens
   return sum;
 }
 
-describe('WebSocket sessions in the call log', () => {
-  it(
+// Each test talks to an emulator of its own (`talking`: talk-helpers.ts), so that they run at once: several wait
+// seconds on a clip played at real time or on --timeout.
+describe.concurrent('WebSocket sessions in the call log', () => {
+  talking(
     'a realtime talk session is one record: 101, request id, close code, duration, model, the conversation, ' +
       'the usage the emulator reported',
-    async () => {
+    async ({ emu }) => {
       const configDir = tempDir();
       const t0 = Date.now();
       const r = await svcInProcess(
@@ -79,7 +81,7 @@ describe('WebSocket sessions in the call log', () => {
         status: 101,
         close_code: 1000,
         model: 'voice-3.0',
-        request_id: upgradeId('/v1/realtime'),
+        request_id: upgradeId(emu, '/v1/realtime'),
       });
       expect(rec!.usage).toEqual(usage);
       expect(rec!.prompt).toBe('what is the weather');
@@ -112,9 +114,9 @@ describe('WebSocket sessions in the call log', () => {
     },
   );
 
-  it(
+  talking(
     'agents test: one record per case session, with the typed user turns, the replies and the tool ' + 'calls',
-    async () => {
+    async ({ emu }) => {
       const configDir = tempDir();
       const agent = writeTemp(
         'agent.json',
@@ -161,9 +163,9 @@ describe('WebSocket sessions in the call log', () => {
     },
   );
 
-  it(
+  talking(
     'tts stream: the text sent; stt listen: the transcript and the model; both 101 with their ' + 'request ids',
-    async () => {
+    async ({ emu }) => {
       const configDir = tempDir();
       const out = join(tempDir(), 'spoken.wav');
       const tts = await svcInProcess(['tts', 'stream', '-o', out], {
@@ -172,10 +174,10 @@ describe('WebSocket sessions in the call log', () => {
         input: 'hello world\n\nsecond one\n',
       });
       expect(tts.exitCode, tts.stderr).toBe(0);
-      const ttsId = upgradeId('/v1/tts');
+      const ttsId = upgradeId(emu, '/v1/tts');
       const stt = await svcInProcess(['stt', 'listen', '--input', out, '--no-realtime'], { emu, configDir });
       expect(stt.exitCode, stt.stderr).toBe(0);
-      const sttId = upgradeId('/v1/stt');
+      const sttId = upgradeId(emu, '/v1/stt');
       const [listen, stream, ...more] = await records(configDir);
       expect(more).toEqual([]);
       expect(stream).toMatchObject({
@@ -219,7 +221,7 @@ describe('WebSocket sessions in the call log', () => {
     },
   );
 
-  it("stt listen --multichannel: the transcript names each line's channel", async () => {
+  talking("stt listen --multichannel: the transcript names each line's channel", async ({ emu }) => {
     const configDir = tempDir();
     const left = textToTones('left', 16000);
     const right = Buffer.concat([Buffer.alloc(3200), textToTones('right', 16000)]);
@@ -237,9 +239,9 @@ describe('WebSocket sessions in the call log', () => {
     expect(rec!.answer!.split('\n').sort()).toEqual(['[channel 0] left', '[channel 1] right']);
   });
 
-  it(
+  talking(
     'a refused upgrade is logged with its status, request id and error: an unknown key (400) and an injected ' + '503',
-    async () => {
+    async ({ emu }) => {
       const configDir = tempDir();
       const bad = await svcInProcess(['tts', 'stream', '-o', join(tempDir(), 'x.mp3')], {
         emu,
@@ -264,14 +266,14 @@ describe('WebSocket sessions in the call log', () => {
       });
       expect(down.exitCode).toBe(7);
       const [stt, tts] = await records(configDir);
-      expect(tts).toMatchObject({ method: 'WS', path: '/v1/tts', status: 400, request_id: upgradeId('/v1/tts') });
+      expect(tts).toMatchObject({ method: 'WS', path: '/v1/tts', status: 400, request_id: upgradeId(emu, '/v1/tts') });
       expect(tts!.error).toMatch(/^Incorrect API key provided/);
       expect(JSON.stringify(tts)).not.toContain('svc-bad-key-0000');
       expect(stt).toMatchObject({
         method: 'WS',
         path: '/v1/stt',
         status: 503,
-        request_id: upgradeId('/v1/stt'),
+        request_id: upgradeId(emu, '/v1/stt'),
         error: 'speech is down',
       });
       for (const x of [stt!, tts!]) {
@@ -281,26 +283,29 @@ describe('WebSocket sessions in the call log', () => {
     },
   );
 
-  it('an error event and a cut connection are logged with error, the close code and what had arrived', async () => {
-    const configDir = tempDir();
-    const join1 = await svcInProcess(['calls', 'join', 'rtc_nope'], { emu, configDir });
-    expect(join1.exitCode).not.toBe(0);
-    // the session starts, the answer begins, then the connection is cut
-    emu.faults.add({ kind: 'drop', method: 'WS', path: '^/v1/realtime$', afterEvents: 12 });
-    const cut = await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], {
-      emu,
-      configDir,
-    });
-    expect(cut.exitCode).not.toBe(0);
-    const [talk, call] = await records(configDir);
-    expect(call).toMatchObject({ command: 'calls join', path: '/v1/realtime', status: 101 });
-    expect(call!.error).toMatch(/rtc_nope was not found or is not active \(not_found\)/);
-    expect(talk).toMatchObject({ command: 'realtime talk', path: '/v1/realtime', status: 101, close_code: 1006 });
-    expect(talk!.error).toMatch(/closed the connection \(code 1006\)/);
-    expect(talk!.prompt).toBe('what is the weather');
-  });
+  talking(
+    'an error event and a cut connection are logged with error, the close code and what had arrived',
+    async ({ emu }) => {
+      const configDir = tempDir();
+      const join1 = await svcInProcess(['calls', 'join', 'rtc_nope'], { emu, configDir });
+      expect(join1.exitCode).not.toBe(0);
+      // the session starts, the answer begins, then the connection is cut
+      emu.faults.add({ kind: 'drop', method: 'WS', path: '^/v1/realtime$', afterEvents: 12 });
+      const cut = await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], {
+        emu,
+        configDir,
+      });
+      expect(cut.exitCode).not.toBe(0);
+      const [talk, call] = await records(configDir);
+      expect(call).toMatchObject({ command: 'calls join', path: '/v1/realtime', status: 101 });
+      expect(call!.error).toMatch(/rtc_nope was not found or is not active \(not_found\)/);
+      expect(talk).toMatchObject({ command: 'realtime talk', path: '/v1/realtime', status: 101, close_code: 1006 });
+      expect(talk!.error).toMatch(/closed the connection \(code 1006\)/);
+      expect(talk!.prompt).toBe('what is the weather');
+    },
+  );
 
-  it(
+  talking(
     'against a hostile server: a clean close before the end, a stall past --timeout, a close with an ' + 'error code',
     async () => {
       const server = await HostileServer.start();
@@ -343,7 +348,7 @@ describe('WebSocket sessions in the call log', () => {
     },
   );
 
-  it('--no-log and `config set log false` write no record of a session', async () => {
+  talking('--no-log and `config set log false` write no record of a session', async ({ emu }) => {
     const configDir = tempDir();
     expect(
       (

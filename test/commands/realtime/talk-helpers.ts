@@ -1,10 +1,11 @@
 // Clips and checks shared by the realtime and calls tests: tone speech the emulator can "hear", and what its
 // answers sound like.
 import { readFileSync } from 'node:fs';
+import { it } from 'vitest';
 import { decodeAudio, encodeWav, mulawEncode } from 'svc-formats/audio-codecs';
 import { decodeTones, encodeTones } from 'svc-emulator/tones';
 import { realtimeLogs, type RealtimeSessionLog } from 'svc-emulator/realtime-log';
-import type { TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeTemp } from '../../helpers/files.js';
 
 export type Part = { say: string } | { silence: number };
@@ -64,3 +65,18 @@ export function fastEmulator(emu: TestEmulator): void {
 export function realTimeEmulator(emu: TestEmulator): void {
   Object.assign(emu.core.settings, { realtimePace: 1, realtimeResponseDelayMs: 150, realtimeLegacyEvents: 0 });
 }
+
+/**
+ * `it` for tests that talk (a clip played at real time: seconds spent waiting), so that they can run at once
+ * (`talking.concurrent`, or in a `describe.concurrent`): each gets an emulator of its own, answering at once, as `emu`
+ * of its context, and what one session logs cannot be taken for another's.
+ */
+export const talking = it.extend<{ emu: TestEmulator }>({
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+  emu: async ({}, use) => {
+    const own = await startTestEmulator();
+    fastEmulator(own);
+    await use(own);
+    await own.close();
+  },
+});

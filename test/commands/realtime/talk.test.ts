@@ -9,7 +9,7 @@ import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js'
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcBytes } from '../../helpers/subprocess.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';
-import { clipPcm, fastEmulator, lastSession, questionClip, spokenIn, ulawClip } from './talk-helpers.js';
+import { clipPcm, fastEmulator, lastSession, questionClip, spokenIn, talking, ulawClip } from './talk-helpers.js';
 
 let emu: TestEmulator;
 let question: string;
@@ -20,35 +20,39 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 beforeEach(() => fastEmulator(emu));
 
-describe('svc realtime talk (files and pipes)', () => {
-  it('answers a spoken question: the answer audio decodes to the answer text, both transcripts printed', async () => {
-    const out = join(tempDir(), 'answer.wav');
-    const r = await svcInProcess(['realtime', 'talk', '--input', question, '--output', out], { emu });
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    const log = lastSession(emu);
-    const answer = log.responses[0]!.transcript;
-    expect(answer).toMatch(/^You said: what is the weather\. /);
-    expect(r.stdout).toBe(`you: what is the weather\nassistant: ${answer}\n`);
-    expect(await spokenIn(out)).toBe(answer);
-    const { format } = await decodeAudio(readFileSync(out));
-    expect(format).toEqual({ sampleRate: 24000, channels: 1 });
-    expect(r.stderr).toContain('at real time (not while the assistant speaks)'); // half-duplex
-    expect(r.stderr).toContain('ended (the input ended; 1 answer)');
-    // the session was configured before audio flowed, with the defaults of the flags
-    expect(log.client_events[0]).toBe('session.update');
-    expect(log.session).toMatchObject({
-      model: 'voice-latest',
-      turn_detection: { type: 'server_vad' },
-      audio: { input: { format: { type: 'audio/pcm', rate: 24000 } } },
-    });
-    const ws = emu
-      .requests()
-      .filter((q) => q.method === 'WS')
-      .at(-1)!;
-    expect(ws.path).toBe('/v1/realtime');
-  });
+// The tests that talk run at once, each against an emulator of its own (`talking`: talk-helpers.ts).
+describe.concurrent('svc realtime talk (files and pipes): sessions', () => {
+  talking(
+    'answers a spoken question: the answer audio decodes to the answer text, both transcripts printed',
+    async ({ emu }) => {
+      const out = join(tempDir(), 'answer.wav');
+      const r = await svcInProcess(['realtime', 'talk', '--input', question, '--output', out], { emu });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      const log = lastSession(emu);
+      const answer = log.responses[0]!.transcript;
+      expect(answer).toMatch(/^You said: what is the weather\. /);
+      expect(r.stdout).toBe(`you: what is the weather\nassistant: ${answer}\n`);
+      expect(await spokenIn(out)).toBe(answer);
+      const { format } = await decodeAudio(readFileSync(out));
+      expect(format).toEqual({ sampleRate: 24000, channels: 1 });
+      expect(r.stderr).toContain('at real time (not while the assistant speaks)'); // half-duplex
+      expect(r.stderr).toContain('ended (the input ended; 1 answer)');
+      // the session was configured before audio flowed, with the defaults of the flags
+      expect(log.client_events[0]).toBe('session.update');
+      expect(log.session).toMatchObject({
+        model: 'voice-latest',
+        turn_detection: { type: 'server_vad' },
+        audio: { input: { format: { type: 'audio/pcm', rate: 24000 } } },
+      });
+      const ws = emu
+        .requests()
+        .filter((q) => q.method === 'WS')
+        .at(-1)!;
+      expect(ws.path).toBe('/v1/realtime');
+    },
+  );
 
-  it('--json prints every server event as one JSON line (audio as its byte count)', async () => {
+  talking('--json prints every server event as one JSON line (audio as its byte count)', async ({ emu }) => {
     const r = await svcInProcess(
       ['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.pcm'), '--json'],
       { emu },
@@ -71,10 +75,10 @@ describe('svc realtime talk (files and pipes)', () => {
     expect(events.every((e) => typeof e.event_id === 'string')).toBe(true);
   });
 
-  it(
+  talking(
     '--output - writes the answer as WAV on stdout and the transcript on stderr; legacy audio events are ' +
       'played too',
-    async () => {
+    async ({ emu }) => {
       emu.core.settings.realtimeLegacyEvents = 1;
       const r = await svcBytes(
         ['realtime', 'talk', '--input', question, '--output', '-', '--voice', 'rex', '--instructions', 'Be brief'],
@@ -90,7 +94,7 @@ describe('svc realtime talk (files and pipes)', () => {
     },
   );
 
-  it('speaks G.711 mu-law with --audio-format pcmu (raw .ulaw in, .ulaw out at 8 kHz)', async () => {
+  talking('speaks G.711 mu-law with --audio-format pcmu (raw .ulaw in, .ulaw out at 8 kHz)', async ({ emu }) => {
     const input = ulawClip('q.ulaw', [{ say: 'call me back' }, { silence: 300 }]);
     const out = join(tempDir(), 'answer.ulaw');
     const r = await svcInProcess(['realtime', 'talk', '--input', input, '--output', out, '--audio-format', 'pcmu'], {
@@ -105,9 +109,9 @@ describe('svc realtime talk (files and pipes)', () => {
     expect(await spokenIn(out, { encoding: 'mulaw', sampleRate: 8000 })).toBe(log.responses[0]!.transcript);
   });
 
-  it(
+  talking(
     'reads raw audio in the session format from stdin (--input -), here G.711 A-law with ' + '--audio-format pcma',
-    async () => {
+    async ({ emu }) => {
       const input = writeTemp('q.alaw', alawEncode(clipPcm([{ say: 'from a pipe' }, { silence: 300 }], 8000)));
       const out = join(tempDir(), 'answer.alaw');
       const r = await svcInProcess(['realtime', 'talk', '--input', '-', '--output', out, '--audio-format', 'pcma'], {
@@ -121,9 +125,9 @@ describe('svc realtime talk (files and pipes)', () => {
     },
   );
 
-  it(
+  talking(
     'configures the session from a stored agent (instructions, voice, tools, VAD); flags win over ' + 'the agent',
-    async () => {
+    async ({ emu }) => {
       const created = await fetch(`${emu.url}/v1/agents`, {
         method: 'POST',
         headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
@@ -182,30 +186,35 @@ describe('svc realtime talk (files and pipes)', () => {
     },
   );
 
-  it('sends --model and --reasoning-effort on the connection, and warns that voice-2.0 is deprecated', async () => {
-    emu.clearRequests();
-    const r = await svcInProcess(
-      [
-        'realtime',
-        'talk',
-        '--model',
-        'voice-2.0',
-        '--reasoning-effort',
-        'none',
-        '--input',
-        question,
-        '--output',
-        join(tempDir(), 'a.wav'),
-      ],
-      { emu },
-    );
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    expect(r.stderr).toContain('warning: the model voice-2.0 is deprecated');
-    const ws = emu.requests().find((q) => q.method === 'WS')!;
-    expect(ws.query).toMatchObject({ model: 'voice-2.0', 'reasoning.effort': 'none' });
-    expect(lastSession(emu)).toMatchObject({ model: 'voice-2.0', reasoning_effort: 'none' });
-  });
+  talking(
+    'sends --model and --reasoning-effort on the connection, and warns that voice-2.0 is deprecated',
+    async ({ emu }) => {
+      emu.clearRequests();
+      const r = await svcInProcess(
+        [
+          'realtime',
+          'talk',
+          '--model',
+          'voice-2.0',
+          '--reasoning-effort',
+          'none',
+          '--input',
+          question,
+          '--output',
+          join(tempDir(), 'a.wav'),
+        ],
+        { emu },
+      );
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(r.stderr).toContain('warning: the model voice-2.0 is deprecated');
+      const ws = emu.requests().find((q) => q.method === 'WS')!;
+      expect(ws.query).toMatchObject({ model: 'voice-2.0', 'reasoning.effort': 'none' });
+      expect(lastSession(emu)).toMatchObject({ model: 'voice-2.0', reasoning_effort: 'none' });
+    },
+  );
+});
 
+describe('svc realtime talk (files and pipes): keys and usage errors', () => {
   it('fails clearly without an API key and on a wrong key', async () => {
     const none = await svcInProcess(['realtime', 'talk', '--input', question, '--output', join(tempDir(), 'a.wav')], {
       emu,
