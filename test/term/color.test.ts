@@ -26,7 +26,8 @@ afterAll(() => emu.close());
 const run = (p: LivePath, env: Record<string, string | undefined>, extra: string[] = []) =>
   svcOnTerminal([...extra, ...p.args(tempDir())], { emu, cols: 100, env });
 
-describe('colour on a pseudo-terminal', () => {
+// the tests run at once: they wait on the emulator's delays and on terminals, and look at nothing the others change
+describe.concurrent('colour on a pseudo-terminal', () => {
   it('NO_COLOR=1: no SGR code on any spinner or progress path', async () => {
     // each on a terminal of its own, all at once: they wait on the emulator's delays, not on the CPU
     const runs = await Promise.all(paths.map((p) => run(p, { NO_COLOR: '1' })));

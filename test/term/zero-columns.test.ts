@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-describe('a pseudo-terminal of 0 columns', () => {
+// the two tests run at once: they wait on the emulator's delays, and look at nothing the other changes
+describe.concurrent('a pseudo-terminal of 0 columns', () => {
   it('every spinner and progress path finishes with static lines only', async () => {
     // each on a terminal of its own, all at once: they wait on the emulator's delays, not on the CPU
     const runs = await Promise.all(
