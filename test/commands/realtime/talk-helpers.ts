@@ -1,11 +1,10 @@
 // Clips and checks shared by the realtime and calls tests: tone speech the emulator can "hear", and what its
 // answers sound like.
 import { readFileSync } from 'node:fs';
-import { it } from 'vitest';
 import { decodeAudio, encodeWav, mulawEncode } from 'svc-formats/audio-codecs';
 import { decodeTones, encodeTones } from 'svc-emulator/tones';
 import { realtimeLogs, type RealtimeSessionLog } from 'svc-emulator/realtime-log';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeTemp } from '../../helpers/files.js';
 
 export type Part = { say: string } | { silence: number };
@@ -67,16 +66,7 @@ export function realTimeEmulator(emu: TestEmulator): void {
 }
 
 /**
- * `it` for tests that talk (a clip played at real time: seconds spent waiting), so that they can run at once
- * (`talking.concurrent`, or in a `describe.concurrent`): each gets an emulator of its own, answering at once, as `emu`
- * of its context, and what one session logs cannot be taken for another's.
+ * `it` for tests that talk (a clip played at real time: seconds spent waiting), each with an emulator of its own that
+ * answers at once (itWithEmulator: test/helpers/emulator.ts), so that they can run at once.
  */
-export const talking = it.extend<{ emu: TestEmulator }>({
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
-  emu: async ({}, use) => {
-    const own = await startTestEmulator();
-    fastEmulator(own);
-    await use(own);
-    await own.close();
-  },
-});
+export const talking = itWithEmulator(fastEmulator);

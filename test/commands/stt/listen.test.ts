@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { itWithEmulator, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
 import { encodeWav, interleave } from 'svc-formats/audio-codecs';
 import { textToTones } from 'svc-emulator/tones';
@@ -21,8 +21,12 @@ afterAll(() => emu.close());
 
 const silence = (rate: number, ms: number) => Buffer.alloc(Math.round((rate * ms) / 1000) * 2);
 
+// The tests that stream audio (seconds of waiting each) run at once, each against an emulator of its own; the usage
+// errors after them use the shared one, one after another.
+const listening = itWithEmulator().concurrent;
+
 describe('svc stt listen', () => {
-  it('transcribes a WAV file sent as paced 100 ms frames after transcript.created', async () => {
+  listening('transcribes a WAV file sent as paced 100 ms frames after transcript.created', async ({ emu }) => {
     emu.clearRequests();
     const frames: number[] = [];
     const onFrame = (f: { bytes: number }) => frames.push(f.bytes);
@@ -45,7 +49,7 @@ describe('svc stt listen', () => {
     expect(frames.length).toBe(11);
   });
 
-  it('mu-law at 8 kHz, from a headerless file and from stdin', async () => {
+  listening('mu-law at 8 kHz, from a headerless file and from stdin', async ({ emu }) => {
     const ulaw = join(dir, 'hello.ulaw');
     await svcInProcess(['tts', 'say', 'hello world', '--codec', 'mulaw', '--sample-rate', '8000', '-o', ulaw], { emu });
     emu.clearRequests();
@@ -61,7 +65,7 @@ describe('svc stt listen', () => {
     expect(s.stdout).toBe('hello world\n');
   });
 
-  it('one line per utterance in a pipe; --json prints every event', async () => {
+  listening('one line per utterance in a pipe; --json prints every event', async ({ emu }) => {
     const two = join(dir, 'two.wav');
     writeFileSync(
       two,
@@ -87,7 +91,7 @@ describe('svc stt listen', () => {
     expect(events[events.length - 1]).toMatchObject({ type: 'transcript.done', text: 'second part' });
   });
 
-  it('every query parameter goes on the wire', async () => {
+  listening('every query parameter goes on the wire', async ({ emu }) => {
     emu.clearRequests();
     const r = await svcInProcess(
       [
@@ -136,7 +140,7 @@ describe('svc stt listen', () => {
     });
   });
 
-  it('--multichannel shows each channel', async () => {
+  listening('--multichannel shows each channel', async ({ emu }) => {
     const left = textToTones('left', 16000);
     const right = Buffer.concat([silence(16000, 100), textToTones('right', 16000)]);
     const len = Math.max(left.length, right.length);
@@ -150,7 +154,7 @@ describe('svc stt listen', () => {
     expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['[channel 0] left', '[channel 1] right']);
   });
 
-  it('drives the real mic package through a fake arecord first on PATH', async () => {
+  listening('drives the real mic package through a fake arecord first on PATH', async ({ emu }) => {
     const bin = join(dir, 'fakebin');
     mkdirSync(bin, { recursive: true });
     const argsLog = join(dir, 'arecord-args.txt');
@@ -172,7 +176,7 @@ describe('svc stt listen', () => {
     expect(readFileSync(argsLog, 'utf8').trim()).toBe('-c 1 -r 16000 -f S16_LE -D plughw:7,0');
   });
 
-  it('says what to install when arecord is missing, and sends nothing', async () => {
+  listening('says what to install when arecord is missing, and sends nothing', async ({ emu }) => {
     const bin = join(dir, 'nodeonly');
     mkdirSync(bin, { recursive: true });
     try {
@@ -190,7 +194,7 @@ describe('svc stt listen', () => {
     expect(dirname(process.execPath)).toBeTruthy();
   });
 
-  it('Ctrl-C sends audio.done, prints what transcript.done adds, exits 130', async () => {
+  listening('Ctrl-C sends audio.done, prints what transcript.done adds, exits 130', async ({ emu }) => {
     const long = join(dir, 'long.wav');
     const text = 'this sentence is long enough to be interrupted while it is being spoken';
     writeFileSync(long, encodeWav(textToTones(text, 16000), { sampleRate: 16000, channels: 1 }));
