@@ -3,7 +3,7 @@
 // import-direction test and the unused-export check (test/repo/).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import { ts, type TS } from './typescript.js';
 
 export interface Import {
   from: string;
@@ -82,10 +82,10 @@ const packageOf = (spec: string): string | undefined => {
 };
 
 /** Names read from identifier `id` as `id.name` in the file; 'all' when it is used any other way. */
-function propertiesRead(sf: ts.SourceFile, id: string, declaration: ts.Node): Set<string> | 'all' {
+function propertiesRead(sf: TS.SourceFile, id: string, declaration: TS.Node): Set<string> | 'all' {
   const names = new Set<string>();
   let all = false;
-  const visit = (n: ts.Node): void => {
+  const visit = (n: TS.Node): void => {
     if (all) return;
     if (ts.isIdentifier(n) && n.text === id && n !== declaration) {
       const p = n.parent;
@@ -99,7 +99,7 @@ function propertiesRead(sf: ts.SourceFile, id: string, declaration: ts.Node): Se
   return all ? 'all' : names;
 }
 
-function bindingNames(pattern: ts.ObjectBindingPattern): Set<string> | 'all' {
+function bindingNames(pattern: TS.ObjectBindingPattern): Set<string> | 'all' {
   const names = new Set<string>();
   for (const el of pattern.elements) {
     if (el.dotDotDotToken) return 'all';
@@ -111,8 +111,8 @@ function bindingNames(pattern: ts.ObjectBindingPattern): Set<string> | 'all' {
 }
 
 /** What a dynamic `import(…)` takes, from the code around it. */
-function dynamicNames(sf: ts.SourceFile, call: ts.CallExpression): Set<string> | 'all' {
-  let n: ts.Node = call;
+function dynamicNames(sf: TS.SourceFile, call: TS.CallExpression): Set<string> | 'all' {
+  let n: TS.Node = call;
   while (ts.isParenthesizedExpression(n.parent) || ts.isAwaitExpression(n.parent)) n = n.parent;
   const p = n.parent;
   if (ts.isVariableDeclaration(p) && p.initializer === n) {
@@ -121,7 +121,7 @@ function dynamicNames(sf: ts.SourceFile, call: ts.CallExpression): Set<string> |
   }
   if (ts.isPropertyAccessExpression(p) && p.expression === n) {
     if (p.name.text !== 'then') return new Set([p.name.text]);
-    const cb = (p.parent as ts.CallExpression).arguments?.[0];
+    const cb = (p.parent as TS.CallExpression).arguments?.[0];
     if (cb && (ts.isArrowFunction(cb) || ts.isFunctionExpression(cb))) {
       const param = cb.parameters[0]?.name;
       if (param && ts.isObjectBindingPattern(param)) return bindingNames(param);
@@ -139,12 +139,12 @@ function dynamicNames(sf: ts.SourceFile, call: ts.CallExpression): Set<string> |
   return 'all';
 }
 
-function specifierOf(arg: ts.Expression | undefined): string | undefined {
+function specifierOf(arg: TS.Expression | undefined): string | undefined {
   if (!arg) return undefined;
   if (ts.isStringLiteralLike(arg)) return arg.text;
   // import(join(ROOT, 'dist/x.js')) and import(`${…}/dist/x.js`) in scripts: the literal naming dist/
   let found: string | undefined;
-  const visit = (n: ts.Node) => {
+  const visit = (n: TS.Node) => {
     if (!found && ts.isStringLiteralLike(n) && /(^|\/)dist\/.+\.js$/.test(n.text))
       found = n.text.replace(/^.*?((packages\/[^/]+\/)?dist\/)/, '$1');
     ts.forEachChild(n, visit);
@@ -167,7 +167,7 @@ export function readSourceGraph(root: string): SourceGraph {
       file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
     );
     const exported = new Map<string, number>();
-    const line = (n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+    const line = (n: TS.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
     const pkgs = new Set<string>();
     const addImport = (spec: string | undefined, names: Set<string> | 'all', typeOnly: boolean, dynamic: boolean) => {
       if (spec === undefined) return;
@@ -178,7 +178,7 @@ export function readSourceGraph(root: string): SourceGraph {
       if (to) graph.imports.push({ from: file, to, names, typeOnly, dynamic });
     };
 
-    const visit = (n: ts.Node): void => {
+    const visit = (n: TS.Node): void => {
       if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
         const c = n.importClause;
         let names: Set<string> | 'all' = new Set();
@@ -244,8 +244,8 @@ export function readSourceGraph(root: string): SourceGraph {
                 if (ts.isBindingElement(el) && ts.isIdentifier(el.name)) exported.set(el.name.text, line(el));
           }
         } else if (isDefault) exported.set('default', line(n));
-        else if ((n as ts.DeclarationStatement).name && ts.isIdentifier((n as ts.DeclarationStatement).name!)) {
-          exported.set(((n as ts.DeclarationStatement).name as ts.Identifier).text, line(n));
+        else if ((n as TS.DeclarationStatement).name && ts.isIdentifier((n as TS.DeclarationStatement).name!)) {
+          exported.set(((n as TS.DeclarationStatement).name as TS.Identifier).text, line(n));
         }
       }
       ts.forEachChild(n, visit);

@@ -5,7 +5,7 @@
 // to split as well. The longest left is 80 lines; 70 would take splitting twelve more, so the limit is 80.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import ts from 'typescript';
+import { ts, type TS } from '../helpers/typescript.js';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/files.js';
 
@@ -33,7 +33,7 @@ describe('function length', () => {
     let seen = 0;
     for (const file of ROOTS.flatMap(sources)) {
       const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-      const visit = (node: ts.Node): void => {
+      const visit = (node: TS.Node): void => {
         if (
           ts.isFunctionDeclaration(node) ||
           ts.isMethodDeclaration(node) ||
@@ -44,7 +44,7 @@ describe('function length', () => {
           const lines =
             sf.getLineAndCharacterOfPosition(node.getEnd()).line -
             sf.getLineAndCharacterOfPosition(node.getStart()).line;
-          const name = (node as ts.FunctionDeclaration).name?.getText() ?? '(anonymous)';
+          const name = (node as TS.FunctionDeclaration).name?.getText() ?? '(anonymous)';
           if (lines > LIMIT)
             long.push(
               `${relative(ROOT, file)}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1} ` +
