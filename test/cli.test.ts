@@ -7,6 +7,7 @@ import { rootCommands } from '../src/commands/index.js';
 import { ROOT, tempDir } from './helpers/files.js';
 import { isLauncher } from './helpers/run-env.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { svcInProcess } from './helpers/in-process.js';
 import { svcProcess, svcShell } from './helpers/subprocess.js';
 import { svcOnTerminal } from './helpers/terminal.js';
 
@@ -359,7 +360,7 @@ describe('stdin from the null device', () => {
 
 describe('the command tree', () => {
   it('an unknown command or option is a usage error (exit 2) with a suggestion', async () => {
-    const r = await svcProcess(['modles']);
+    const r = await svcInProcess(['modles']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'modles'/);
     expect(r.stderr).toMatch(/\(did you mean models\?\)/);
@@ -369,7 +370,7 @@ describe('the command tree', () => {
   });
 
   it('a group without a verb shows its help on stderr and exits 2', async () => {
-    const r = await svcProcess(['models']);
+    const r = await svcInProcess(['models']);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/Usage: svc models/);
@@ -379,7 +380,7 @@ describe('the command tree', () => {
   it(
     'help of a command lists its flags under headings, examples, and points to the global options in ' + 'one line',
     async () => {
-      const r = await svcProcess(['chat', '--help']);
+      const r = await svcInProcess(['chat', '--help']);
       expect(r.exitCode).toBe(0);
       for (const flag of ['--temperature', '--schema', '--deferred', 'Examples:']) expect(r.stdout).toContain(flag);
       for (const heading of ['Model:', 'Sampling:', 'Output:', 'Tools:'])
@@ -391,7 +392,7 @@ describe('the command tree', () => {
       expect(r.stdout).not.toContain('--max-retries');
       expect(r.stdout).not.toContain('Global Options:');
       expect(r.stdout.match(/svc help globals/g)).toHaveLength(1);
-      const top = await svcProcess(['--help']);
+      const top = await svcInProcess(['--help']);
       expect(top.stdout).toContain('--max-retries');
     },
   );
@@ -433,8 +434,11 @@ describe('the command tree', () => {
 
   it('FORCE_COLOR=1 colours even a pipe; without it a pipe is plain', async () => {
     const SGR = /\u001b\[[0-9;]*m/;
-    const forced = await svcProcess(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
-    const piped = await svcProcess(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined } });
+    const forced = await svcInProcess(['models', 'get', 'nope'], {
+      emu,
+      env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
+    });
+    const piped = await svcInProcess(['models', 'get', 'nope'], { emu, env: { NO_COLOR: undefined } });
     expect(forced.exitCode).toBe(5);
     expect(forced.stderr).toMatch(SGR);
     expect(piped.stderr).not.toMatch(SGR);
