@@ -69,7 +69,8 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-describe('a write beyond ulimit -f is an error naming the file; the existing file stays as it was', () => {
+// The rows run at once: each writes into a folder of its own, and none looks at the emulator's requests
+describe.concurrent('a write beyond ulimit -f is an error naming the file; the existing file stays as it was', () => {
   const rows: [string, (t: string) => string[]][] = [
     ['tts say (WebSocket)', (t) => ['tts', 'say', 'hello there, a longer sentence to speak', '-o', t]],
     ['tts say --rest', (t) => ['tts', 'say', 'hello there, a longer sentence to speak', '--rest', '-o', t]],
