@@ -1,9 +1,11 @@
 // The project's own source read as data (syntax only, no type checking, so it takes well under a second): which
 // module imports which, with the names it takes, and what each module of src/ exports. Used by the
 // import-direction test and the unused-export check (test/repo/).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { ts, type TS } from './typescript.js';
+import { fileURLToPath } from 'node:url';
+import { typescript, type TS } from './typescript.js';
 
 export interface Import {
   from: string;
@@ -25,6 +27,9 @@ export interface SourceGraph {
   packages: Map<string, Set<string>>;
   files: string[];
 }
+
+/** TypeScript's compiler API, loaded when a file has to be parsed (not when every file's facts are cached) */
+let ts: typeof TS;
 
 const SCANNED = ['src', 'test', 'bench', 'scripts', 'bin', 'packages'];
 
@@ -153,106 +158,167 @@ function specifierOf(arg: TS.Expression | undefined): string | undefined {
   return found ? `/${found}` : undefined;
 }
 
+/** What one file says, as TypeScript's parser reads it: its exports and what it imports, the specifiers unresolved. */
+interface FileFacts {
+  /** exported names and the line of each */
+  exported: [string, number][];
+  imports: { spec: string; names: string[] | 'all'; typeOnly: boolean; dynamic: boolean }[];
+  /** the specifiers of its `export * from` */
+  reexportAll: string[];
+}
+
+function parseFile(file: string, text: string): FileFacts {
+  ts ??= typescript();
+  const sf = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
+  );
+  const facts: FileFacts = { exported: [], imports: [], reexportAll: [] };
+  const exported = (name: string, line: number) => facts.exported.push([name, line]);
+  const line = (n: TS.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+  const addImport = (spec: string | undefined, names: Set<string> | 'all', typeOnly: boolean, dynamic: boolean) => {
+    if (spec !== undefined)
+      facts.imports.push({ spec, names: names === 'all' ? 'all' : [...names], typeOnly, dynamic });
+  };
+
+  const visit = (n: TS.Node): void => {
+    if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
+      const c = n.importClause;
+      let names: Set<string> | 'all' = new Set();
+      if (c?.name) names.add('default');
+      const nb = c?.namedBindings;
+      if (nb && ts.isNamedImports(nb))
+        for (const el of nb.elements) (names as Set<string>).add((el.propertyName ?? el.name).text);
+      if (nb && ts.isNamespaceImport(nb)) names = propertiesRead(sf, nb.name.text, nb.name);
+      const allTypes =
+        !!c &&
+        !c.name &&
+        !!nb &&
+        ts.isNamedImports(nb) &&
+        nb.elements.length > 0 &&
+        nb.elements.every((el) => el.isTypeOnly);
+      addImport(n.moduleSpecifier.text, names, !!c?.isTypeOnly || allTypes, false);
+    } else if (ts.isExportDeclaration(n)) {
+      const spec = n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier) ? n.moduleSpecifier.text : undefined;
+      if (n.exportClause && ts.isNamedExports(n.exportClause)) {
+        for (const el of n.exportClause.elements) exported(el.name.text, line(el));
+        if (spec)
+          addImport(
+            spec,
+            new Set(n.exportClause.elements.map((el) => (el.propertyName ?? el.name).text)),
+            n.isTypeOnly,
+            false,
+          );
+      } else if (spec) {
+        facts.reexportAll.push(spec);
+        addImport(spec, new Set(), n.isTypeOnly, false);
+      }
+    } else if (ts.isExportAssignment(n)) {
+      exported('default', line(n));
+    } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      addImport(specifierOf(n.arguments[0]), dynamicNames(sf, n), false, true);
+    } else if (
+      ts.isCallExpression(n) &&
+      ts.isIdentifier(n.expression) &&
+      /require/i.test(n.expression.text) &&
+      n.arguments[0] &&
+      ts.isStringLiteral(n.arguments[0])
+    ) {
+      // require() and createRequire'd functions (requireCjs('alawmulaw'))
+      addImport(n.arguments[0].text, 'all', false, false);
+    } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
+      const q = n.qualifier;
+      addImport(
+        n.argument.literal.text,
+        q ? new Set([ts.isIdentifier(q) ? q.text : q.left.getText(sf)]) : 'all',
+        true,
+        false,
+      );
+    }
+    const mods = ts.canHaveModifiers(n) ? ts.getModifiers(n) : undefined;
+    if (mods?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+      const isDefault = mods.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
+      if (ts.isVariableStatement(n)) {
+        for (const d of n.declarationList.declarations) {
+          if (ts.isIdentifier(d.name)) exported(d.name.text, line(d));
+          else
+            for (const el of d.name.elements)
+              if (ts.isBindingElement(el) && ts.isIdentifier(el.name)) exported(el.name.text, line(el));
+        }
+      } else if (isDefault) exported('default', line(n));
+      else if ((n as TS.DeclarationStatement).name && ts.isIdentifier((n as TS.DeclarationStatement).name!)) {
+        exported(((n as TS.DeclarationStatement).name as TS.Identifier).text, line(n));
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return facts;
+}
+
+/**
+ * Every file's facts, from the cache of an earlier run where the file's text and this reader are unchanged: parsing
+ * every file costs ~1 s of CPU, and three test files read the graph. The cache (node_modules/.cache/svc-source-graph/,
+ * never committed) holds the facts of the last run's files by a hash of each one's text; it is rewritten whole
+ * (written aside, then renamed into place) when a file had to be parsed.
+ */
+function readFacts(root: string, files: string[]): FileFacts[] {
+  const version = createHash('sha1')
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .update(readFileSync(join(root, 'node_modules', 'typescript', 'package.json')))
+    .digest('hex');
+  const cacheFile = join(root, 'node_modules', '.cache', 'svc-source-graph', 'facts.json');
+  let cached: Record<string, FileFacts> = {};
+  try {
+    const c = JSON.parse(readFileSync(cacheFile, 'utf8')) as { version: string; facts: Record<string, FileFacts> };
+    if (c.version === version) cached = c.facts;
+  } catch {
+    // no cache yet, or an unreadable one: every file is parsed
+  }
+  const kept: Record<string, FileFacts> = {};
+  let parsed = 0;
+  const facts = files.map((file) => {
+    const text = readFileSync(join(root, file), 'utf8');
+    const key = createHash('sha1')
+      .update(`${file.endsWith('.ts') ? 'ts' : 'js'}\0${text}`)
+      .digest('hex');
+    if (!cached[key]) parsed++;
+    kept[key] = cached[key] ?? parseFile(file, text);
+    return kept[key];
+  });
+  if (parsed) {
+    mkdirSync(dirname(cacheFile), { recursive: true });
+    const temp = `${cacheFile}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify({ version, facts: kept }));
+    renameSync(temp, cacheFile);
+  }
+  return facts;
+}
+
 export function readSourceGraph(root: string): SourceGraph {
   const files: string[] = [];
   for (const d of SCANNED) walk(root, d, files);
   const graph: SourceGraph = { exports: new Map(), reexportAll: new Map(), imports: [], packages: new Map(), files };
-  for (const file of files) {
-    const text = readFileSync(join(root, file), 'utf8');
-    const sf = ts.createSourceFile(
-      file,
-      text,
-      ts.ScriptTarget.Latest,
-      true,
-      file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
-    );
-    const exported = new Map<string, number>();
-    const line = (n: TS.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+  readFacts(root, files).forEach((facts, i) => {
+    const file = files[i]!;
     const pkgs = new Set<string>();
-    const addImport = (spec: string | undefined, names: Set<string> | 'all', typeOnly: boolean, dynamic: boolean) => {
-      if (spec === undefined) return;
+    for (const { spec, names, typeOnly, dynamic } of facts.imports) {
       const pkg = packageOf(spec);
       if (pkg) pkgs.add(pkg);
       const resolvedSpec = /^\/(packages\/[^/]+\/)?dist\//.test(spec) ? join(root, spec.slice(1)) : spec;
       const to = resolveSpecifier(root, file, resolvedSpec);
-      if (to) graph.imports.push({ from: file, to, names, typeOnly, dynamic });
-    };
-
-    const visit = (n: TS.Node): void => {
-      if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
-        const c = n.importClause;
-        let names: Set<string> | 'all' = new Set();
-        if (c?.name) names.add('default');
-        const nb = c?.namedBindings;
-        if (nb && ts.isNamedImports(nb))
-          for (const el of nb.elements) (names as Set<string>).add((el.propertyName ?? el.name).text);
-        if (nb && ts.isNamespaceImport(nb)) names = propertiesRead(sf, nb.name.text, nb.name);
-        const allTypes =
-          !!c &&
-          !c.name &&
-          !!nb &&
-          ts.isNamedImports(nb) &&
-          nb.elements.length > 0 &&
-          nb.elements.every((el) => el.isTypeOnly);
-        addImport(n.moduleSpecifier.text, names, !!c?.isTypeOnly || allTypes, false);
-      } else if (ts.isExportDeclaration(n)) {
-        const spec = n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier) ? n.moduleSpecifier.text : undefined;
-        if (n.exportClause && ts.isNamedExports(n.exportClause)) {
-          for (const el of n.exportClause.elements) exported.set(el.name.text, line(el));
-          if (spec)
-            addImport(
-              spec,
-              new Set(n.exportClause.elements.map((el) => (el.propertyName ?? el.name).text)),
-              n.isTypeOnly,
-              false,
-            );
-        } else if (spec) {
-          const to = resolveSpecifier(root, file, spec);
-          if (to) graph.reexportAll.set(file, [...(graph.reexportAll.get(file) ?? []), to]);
-          addImport(spec, new Set(), n.isTypeOnly, false);
-        }
-      } else if (ts.isExportAssignment(n)) {
-        exported.set('default', line(n));
-      } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) {
-        addImport(specifierOf(n.arguments[0]), dynamicNames(sf, n), false, true);
-      } else if (
-        ts.isCallExpression(n) &&
-        ts.isIdentifier(n.expression) &&
-        /require/i.test(n.expression.text) &&
-        n.arguments[0] &&
-        ts.isStringLiteral(n.arguments[0])
-      ) {
-        // require() and createRequire'd functions (requireCjs('alawmulaw'))
-        addImport(n.arguments[0].text, 'all', false, false);
-      } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
-        const q = n.qualifier;
-        addImport(
-          n.argument.literal.text,
-          q ? new Set([ts.isIdentifier(q) ? q.text : q.left.getText(sf)]) : 'all',
-          true,
-          false,
-        );
-      }
-      const mods = ts.canHaveModifiers(n) ? ts.getModifiers(n) : undefined;
-      if (mods?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
-        const isDefault = mods.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
-        if (ts.isVariableStatement(n)) {
-          for (const d of n.declarationList.declarations) {
-            if (ts.isIdentifier(d.name)) exported.set(d.name.text, line(d));
-            else
-              for (const el of d.name.elements)
-                if (ts.isBindingElement(el) && ts.isIdentifier(el.name)) exported.set(el.name.text, line(el));
-          }
-        } else if (isDefault) exported.set('default', line(n));
-        else if ((n as TS.DeclarationStatement).name && ts.isIdentifier((n as TS.DeclarationStatement).name!)) {
-          exported.set(((n as TS.DeclarationStatement).name as TS.Identifier).text, line(n));
-        }
-      }
-      ts.forEachChild(n, visit);
-    };
-    visit(sf);
-    if (isSource(file)) graph.exports.set(file, exported);
+      if (to)
+        graph.imports.push({ from: file, to, names: names === 'all' ? 'all' : new Set(names), typeOnly, dynamic });
+    }
+    for (const spec of facts.reexportAll) {
+      const to = resolveSpecifier(root, file, spec);
+      if (to) graph.reexportAll.set(file, [...(graph.reexportAll.get(file) ?? []), to]);
+    }
+    if (isSource(file)) graph.exports.set(file, new Map(facts.exported));
     graph.packages.set(file, pkgs);
-  }
+  });
   return graph;
 }

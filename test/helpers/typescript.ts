@@ -5,4 +5,8 @@ import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 
 export type { TS };
-export const ts: typeof TS = createRequire(import.meta.url)('typescript');
+
+let loaded: typeof TS | undefined;
+
+/** typescript, required on the first call */
+export const typescript = (): typeof TS => (loaded ??= createRequire(import.meta.url)('typescript'));
