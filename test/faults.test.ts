@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { registerSecret } from './helpers/secrets.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
 import { svcInProcess } from './helpers/in-process.js';
+import { svcProcess } from './helpers/subprocess.js';
 import { svcOnTerminal } from './helpers/terminal.js';
 import { tempDir } from './helpers/files.js';
 import { HostileServer } from './helpers/hostile-server.js';

@@ -9,6 +9,7 @@ import { signedHeaders, generateSecret } from 'svc-formats/webhooks';
 import { assertNoSecrets, registerSecret } from '../../helpers/secrets.js';
 import { tempDir } from '../../helpers/files.js';
 import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { fastEmulator, lastSession } from '../realtime/talk-helpers.js';
 

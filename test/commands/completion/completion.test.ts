@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/files.js';
-import { svcProcess } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 import { needTools } from '../../helpers/tools.js';
 
 const FILES = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish', powershell: 'svc.ps1' } as const;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
 import { TmuxTerminal } from '../../helpers/terminal.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { svcProcess } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 import { needTools } from '../../helpers/tools.js';
 
 let emu: TestEmulator;

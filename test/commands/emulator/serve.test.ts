@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 import { readApiDocument } from '../../helpers/api-document.js';
 import { tempDir } from '../../helpers/files.js';
 import { DEFAULT_EMULATOR_KEY } from 'svc-emulator/auth';
