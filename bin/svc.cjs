@@ -183,10 +183,12 @@ function useCodeCache(bundleDir) {
   const home = () => env.HOME || require('node:os').homedir();
   // the rule of cacheDir() in src/core/paths.ts (on Windows %LOCALAPPDATA%\svc\cache)
   const windowsCache = () => `${env.LOCALAPPDATA || `${env.USERPROFILE || home()}\\AppData\\Local`}\\svc\\cache`;
+  // a leading ~ is the home, as expandHome() has it
+  const tilde = (p) => (p === '~' || /^~[\\/]/.test(p) ? home() + sep + p.slice(2) : p);
   const root =
-    env.SVC_CACHE_DIR ||
+    (env.SVC_CACHE_DIR && tilde(env.SVC_CACHE_DIR)) ||
     (env.XDG_CACHE_HOME
-      ? `${env.XDG_CACHE_HOME}${sep}svc`
+      ? `${tilde(env.XDG_CACHE_HOME)}${sep}svc`
       : process.platform === 'win32'
         ? windowsCache()
         : `${home()}${sep}.cache${sep}svc`);

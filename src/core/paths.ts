@@ -26,6 +26,20 @@ export function homedir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = proc
   );
 }
 
+/**
+ * A path the user wrote where no shell expands it (a config value, a quoted variable): a leading `~` is the home,
+ * `~/x` (and `~\\x` on Windows) below it. `~user` and a `~` elsewhere are left as they are.
+ */
+export function expandHome(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const sep = platform === 'win32' ? /^~[\\/]/ : /^~\//;
+  if (path !== '~' && !sep.test(path)) return path;
+  return pathRules(platform).join(homedir(env, platform), path.slice(2));
+}
+
 /** Windows' roaming (%APPDATA%) or local (%LOCALAPPDATA%) application data, under the home when unset. */
 function windowsAppData(env: NodeJS.ProcessEnv, kind: 'APPDATA' | 'LOCALAPPDATA'): string {
   return readEnv(env, kind) || win32.join(homedir(env, 'win32'), 'AppData', kind === 'APPDATA' ? 'Roaming' : 'Local');
@@ -41,8 +55,9 @@ function folder(
 ): string {
   const path = pathRules(platform);
   const xdg = readEnv(env, vars[1]);
-  if (readEnv(env, vars[0])) return readEnv(env, vars[0])!;
-  if (xdg) return path.join(xdg, 'svc');
+  const own = readEnv(env, vars[0]);
+  if (own) return expandHome(own, env, platform);
+  if (xdg) return path.join(expandHome(xdg, env, platform), 'svc');
   if (platform === 'win32') return path.join(windowsAppData(env, windows[0]), 'svc', ...windows.slice(1));
   return path.join(homedir(env, platform), ...unix, 'svc');
 }

@@ -2,7 +2,7 @@
 // (atomic write, mode 0600 because the file may hold an API key). Precedence: flag > env > profile > default.
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configDir } from '../core/paths.js';
+import { configDir, expandHome } from '../core/paths.js';
 import { UsageError } from '../core/errors.js';
 import { parseMaxRetries, parseTimeout } from '../core/global-options.js';
 import type { FlagParser } from '../core/validate.js';
@@ -92,6 +92,10 @@ export function readConfigFile(dir: string): ConfigFile {
   }
 }
 
+/** A file setting (empty is unset), its leading `~` the home. */
+const pathSetting = (value: string | undefined, env: NodeJS.ProcessEnv): string | undefined =>
+  value ? expandHome(value, env) : undefined;
+
 export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
   const dir = configDir(env);
   const file = readConfigFile(dir);
@@ -143,9 +147,10 @@ export function resolveConfig({ env, flags }: ConfigInputs): ResolvedConfig {
       env,
       // --proxy over the profile's `proxy`; '' is "no proxy" (the environment's variables are read in net/network)
       proxy: flags.proxy ?? p.proxy,
-      caCert: readEnv(env, 'SVC_CA_CERT') || p.ca_cert || undefined,
-      clientCert: readEnv(env, 'SVC_CLIENT_CERT') || p.client_cert || undefined,
-      clientKey: readEnv(env, 'SVC_CLIENT_KEY') || p.client_key || undefined,
+      // files named in the config file or a quoted variable: no shell expanded their ~
+      caCert: pathSetting(readEnv(env, 'SVC_CA_CERT') || p.ca_cert, env),
+      clientCert: pathSetting(readEnv(env, 'SVC_CLIENT_CERT') || p.client_cert, env),
+      clientKey: pathSetting(readEnv(env, 'SVC_CLIENT_KEY') || p.client_key, env),
     },
 
     profileExists,

@@ -195,3 +195,30 @@ describe('completion for PowerShell', () => {
     }
   });
 });
+
+describe('a leading ~ where no shell expanded it', () => {
+  it('is the home, for the folders and the certificate settings, on each platform', async () => {
+    const { expandHome, configDir, cacheDir } = await import('../../src/core/paths.js');
+    expect(expandHome('~/certs/ca.pem', { HOME: '/home/u' }, 'linux')).toBe('/home/u/certs/ca.pem');
+    expect(expandHome('~', { HOME: '/home/u' }, 'darwin')).toBe('/home/u');
+    expect(expandHome('~\\certs\\ca.pem', { USERPROFILE: 'C:\\Users\\u' }, 'win32')).toBe(
+      'C:\\Users\\u\\certs\\ca.pem',
+    );
+    // ~user, a ~ inside a path and an absolute path are left as they are
+    expect(expandHome('~other/x', { HOME: '/home/u' }, 'linux')).toBe('~other/x');
+    expect(expandHome('/etc/~/x', { HOME: '/home/u' }, 'linux')).toBe('/etc/~/x');
+    expect(configDir({ HOME: '/home/u', SVC_CONFIG_DIR: '~/svc-config' }, 'linux')).toBe('/home/u/svc-config');
+    expect(cacheDir({ HOME: '/home/u', XDG_CACHE_HOME: '~/.c' }, 'darwin')).toBe('/home/u/.c/svc');
+  });
+
+  it('in SVC_CA_CERT: the certificate below the home is read (a missing one is named with its full path)', async () => {
+    const { svcInProcess } = await import('../helpers/in-process.js');
+    const home = tempDir('svc-home-');
+    const r = await svcInProcess(['models', 'list', '--base-url', 'https://127.0.0.1:9'], {
+      key: 'k',
+      env: { HOME: home, SVC_CA_CERT: '~/missing-ca.pem' },
+    });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`cannot read ${home}/missing-ca.pem`);
+  });
+});
