@@ -9,6 +9,7 @@ import { ROOT, tempDir } from '../../helpers/files.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcShell } from '../../helpers/subprocess.js';
+import { fastEmulator } from '../realtime/talk-helpers.js';
 import { BOOK_TABLE } from './booking-agent.js';
 
 const doc = readFileSync(join(ROOT, 'docs', 'agent-tests.md'), 'utf8');
@@ -31,6 +32,8 @@ let emu: TestEmulator;
 const dir = tempDir();
 beforeAll(async () => {
   emu = await startTestEmulator();
+  // answers at once rather than at real time: the command lines run against it are what is checked, not its pace
+  fastEmulator(emu);
   mkdirSync(join(dir, 'tests', 'clips'), { recursive: true });
   writeFileSync(join(dir, 'tests', 'booking.yaml'), example);
   writeFileSync(join(dir, 'agent.json'), JSON.stringify(AGENT));
