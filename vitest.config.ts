@@ -3,27 +3,32 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files that take longest (real-time audio, terminals, timeouts, npm pack, a cold tsc), longest first. vitest orders
- * files by the durations of its last run, and without that cache (a fresh clone: CI) by size, which would start some
- * of these last, where they alone would make the tail of the run. They start first; the rest keep vitest's order.
- * Last in the list, the three files that read the source graph (test/helpers/source-graph.ts: TypeScript's parser
- * over every file, ~1 s each) when they are imported: vitest's durations leave that out, so it ordered them last.
+ * Files that take longest (an emulator process under attack, real-time audio, terminals, timeouts, npm pack, a cold
+ * tsc), longest first as a run of the 154 files measured them. vitest orders files by the durations of its last run,
+ * and without that cache (a fresh clone: CI) by size, which would start some of these last, where they alone would
+ * make the tail of the run. They start first; the rest keep vitest's order. Last in the list, the three files that
+ * read the source graph (test/helpers/source-graph.ts: TypeScript's parser over every file, ~1 s each, unless its
+ * cache has them) when they are imported: vitest's durations leave that out, so it ordered them last.
  */
 const LONGEST = [
-  'test/commands/realtime/talk-turns.test.ts',
-  'test/commands/realtime/talk.test.ts',
-  'test/repo/pack-install.test.ts',
+  'packages/emulator/test/hostile.test.ts',
   'test/fault-matrix.test.ts',
-  'test/repo/typecheck.test.ts',
-  'test/commands/realtime/talk-ptt.test.ts',
-  'test/apilog/ws-session.test.ts',
+  'test/net/proxy-tls.test.ts',
+  'test/commands/realtime/talk-turns.test.ts',
+  'test/repo/pack-install.test.ts',
+  'test/commands/emulator/storage-media.test.ts',
   'test/cli.test.ts',
-  'test/commands/stt/input-audio.test.ts',
-  'test/commands/emulator/ci.test.ts',
-  'test/term/zero-columns.test.ts',
-  'test/commands/chat/markdown.test.ts',
+  'test/repo/typecheck.test.ts',
+  'packages/emulator/test/hardening.test.ts',
+  'test/apilog/log.test.ts',
+  'test/commands/agents/docs-examples.test.ts',
   'test/core/atomic-file-commands.test.ts',
-  'test/term/color.test.ts',
+  'test/commands/chat/markdown.test.ts',
+  'test/audio/devices.test.ts',
+  'test/commands/emulator/ci.test.ts',
+  'test/commands/interrupt-keeps.test.ts',
+  'test/commands/stt/input-audio.test.ts',
+  'test/commands/realtime/talk-ptt.test.ts',
   'test/repo/import-direction.test.ts',
   'test/repo/unused.test.ts',
   'test/repo/packages.test.ts',
