@@ -123,7 +123,8 @@ export default defineConfig({
     // The suite waits more than it computes (processes, sockets, terminals, real-time audio): at 2 workers the
     // 2 cores were 57% busy. More workers overlap those waits. Measured on this 2-core machine (vitest's Duration,
     // no duration cache): 2 workers 154 s; 4 workers 76-78 s; 5 workers 71-72 s; 6 workers 70 s (not worth the
-    // extra contention on the real-time audio tests).
+    // extra contention on the real-time audio tests). Again with 154 files, the tests of output in-process and the
+    // waiting tests of a file run at once (the 2 cores ~85% busy): 4 workers 78 s, 5 workers 70-72 s, 6 workers 71 s.
     maxWorkers: 5,
     // A worker runs file after file instead of a fresh fork for each of the 112 files: the forks' start-up was
     // about a third of the suite's CPU (178 s -> 122 s). Files share no state: each starts its own emulator and
