@@ -11,6 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * cache has them) when they are imported: vitest's durations leave that out, so it ordered them last.
  */
 const LONGEST = [
+  'packages/emulator/test/hostile-floods.test.ts',
   'packages/emulator/test/hostile.test.ts',
   'test/fault-matrix.test.ts',
   'test/net/proxy-tls.test.ts',
@@ -35,16 +36,30 @@ const LONGEST = [
 ];
 
 /**
- * Files that pack the packages and install the tarballs: npm pack (whose prepack builds a fresh copy of the tree) and
- * npm install -g, about 14 s of CPU between them, a seventh of the rest of the suite's, on a 2-core machine that the
- * suite keeps busy; they check packaging, which a change to src/ or test/ rarely touches. `npm test` runs them in CI
- * (CI set and not 0/false, as .ci/run runs it) or with SVC_TEST_PACKING=1, and vitest runs them when they are named
- * on its command line (`npx vitest run test/repo/pack-install.test.ts`); other runs leave them out.
+ * The full run and the everyday run. `npm test` runs every file in CI (`CI` set and not 0/false, as on GitHub's
+ * runners) or with SVC_TEST_FULL=1 (.ci/run sets it); other runs (a developer's `npm test`, `npx vitest run`) leave
+ * out the files below, each heavy in CPU on a 2-core machine the suite keeps busy, and print which. Each keeps a
+ * fast version of its checks in the everyday run (named beside it). vitest runs a file of this list when it is named
+ * on its command line (`npx vitest run test/repo/pack-install.test.ts`). The decision is handed to the workers as
+ * SVC_TEST_FULL=1, so that a file can also run its generated inputs at full size only then (test/helpers/full.ts;
+ * those files are listed in FULL_SIZE, printed too). docs/DEVELOPING.md says the same.
  */
-const PACKING = ['test/repo/pack-install.test.ts', 'packages/emulator/test/pack.test.ts'];
+const CI_ONLY: Record<string, string> = {
+  'test/repo/pack-install.test.ts':
+    'npm pack (whose prepack builds a fresh copy of the tree) and npm install -g, ~10 s of CPU; packaging',
+  'packages/emulator/test/pack.test.ts': "the emulator's tarball packed and installed, ~4 s of CPU; packaging",
+  'packages/emulator/test/hostile-floods.test.ts':
+    'the emulator process flooded: 17 MiB messages on each WebSocket route, 240 MiB sessions, an MP3 REST TTS, ' +
+    '~9 s of CPU (hostile.test.ts keeps one 17 MiB message and a long mu-law REST TTS)',
+};
+/** Files whose generated inputs are smaller outside the full run (what the full run adds, per file). */
+const FULL_SIZE: Record<string, string> = {};
 const set = (v: string | undefined) => !!v && !/^(0|false)$/i.test(v);
 const named = (file: string) => process.argv.some((a) => a.length > 3 && file.endsWith(a.replace(/^\.\//, '')));
-const leftOut = set(process.env.CI) || set(process.env.SVC_TEST_PACKING) ? [] : PACKING.filter((f) => !named(f));
+const full = set(process.env.CI) || set(process.env.SVC_TEST_FULL);
+if (full) process.env.SVC_TEST_FULL = '1';
+else delete process.env.SVC_TEST_FULL;
+const leftOut = full ? [] : Object.keys(CI_ONLY).filter((f) => !named(f));
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -104,8 +119,12 @@ const LINUX_ONLY: Record<string, string[]> = {
     'test/platform/setup.test.ts',
   ],
 };
-if (leftOut.length)
-  console.log(`packing tests not collected (CI runs them; SVC_TEST_PACKING=1 or name the file): ${leftOut.join(' ')}`);
+if (leftOut.length || (!full && Object.keys(FULL_SIZE).length)) {
+  console.log('not the full run (CI=true or SVC_TEST_FULL=1 runs it; docs/DEVELOPING.md):');
+  for (const f of leftOut) console.log(`  not collected: ${f} (${CI_ONLY[f]})`);
+  if (!full)
+    for (const [f, what] of Object.entries(FULL_SIZE)) console.log(`  smaller inputs: ${f} (full run: ${what})`);
+}
 const portable = process.env.SVC_TEST_SCOPE === 'portable';
 if (portable)
   for (const [why, files] of Object.entries(LINUX_ONLY))
