@@ -57,6 +57,8 @@ const FULL_SIZE: Record<string, string> = {
   'test/fault-matrix.test.ts':
     'a failing stdout in each of 4 ways for every command family, 60 rows of a bash and a ' +
     'CLI process each; outside it, one way per family in turn (15 rows)',
+  'test/commands/emulator/storage-media.test.ts':
+    'the default quota of 1000 public links filled (2,001 requests, each journaled; the setting at 25 outside it)',
   'test/net/reader-fuzz.test.ts': '100,000 generated inputs per reader (20,000 outside it)',
   'test/apilog/log.test.ts':
     '8 CLI processes paging 200 files one per call at once (50 outside it), 8 writing 3 big records each (1)',
