@@ -31,7 +31,8 @@ const logLines = (configDir: string): string[] => {
 describe('the call log under concurrent writers', () => {
   // 200 files in the full run, 50 in the others (test/helpers/full.ts): 8 × 51 appends at once still race
   const FILES = fullOr(200, 50);
-  it(`8 processes paging ${FILES} files one per call (8 × ${FILES + 1} calls at once) lose or corrupt no record`, async () => {
+  const paging = `8 processes paging ${FILES} files one per call (8 × ${FILES + 1} calls at once)`;
+  it(`${paging} lose or corrupt no record`, async () => {
     const configDir = tempDir();
     const src = tempDir();
     const paths = Array.from({ length: FILES }, (_, i) => {
@@ -75,8 +76,9 @@ describe('the call log under concurrent writers', () => {
     // each writer appends 3 records in the full run, 1 in the others (test/helpers/full.ts): 8 at once still race
     const each = fullOr(3, 1);
     const run = await svcShell(
-      `pids=(); for i in 1 2 3 4 5 6 7 8; do (for j in $(seq ${each}); do svc chat --no-save "$BIG $i $j" > /dev/null ` +
-        '|| exit 1; done) & pids+=($!); done; for p in "${pids[@]}"; do wait "$p" || exit 9; done',
+      `pids=(); for i in 1 2 3 4 5 6 7 8; do (for j in $(seq ${each}); do ` +
+        'svc chat --no-save "$BIG $i $j" > /dev/null || exit 1; done) & pids+=($!); done; ' +
+        'for p in "${pids[@]}"; do wait "$p" || exit 9; done',
       {
         emu,
         configDir,

@@ -150,7 +150,8 @@ describe('reader fuzz', () => {
     expect(errors).toBeGreaterThan(N / 100);
   }, 180_000); // a few seconds alone; the bound only keeps a machine under full load from failing it
 
-  it(`the WebSocket reader takes ${count} generated messages: typed events or a classified error, never a crash`, async () => {
+  const messages = `the WebSocket reader takes ${count} generated messages`;
+  it(`${messages}: typed events or a classified error, never a crash`, async () => {
     const r = rng(0x3b5);
     const socket = Object.assign(new EventEmitter(), { readyState: 1, send() {}, close() {}, terminate() {} });
     const conn = new WsConnection(socket as never, (s) => s);
