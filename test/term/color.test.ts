@@ -1,5 +1,6 @@
-// One colour decision, honoured by text, spinners and progress bars: every spinner/progress path run on a real
-// pseudo-terminal prints no SGR code with NO_COLOR=1 or --no-color, and prints them with FORCE_COLOR=1.
+// One colour decision, honoured by text, spinners and progress bars: every spinner/progress path run on a terminal
+// (in-process, 100 columns) prints no SGR code with NO_COLOR=1 or --no-color, and prints them with FORCE_COLOR=1;
+// on a real pseudo-terminal, errors are coloured unless NO_COLOR, and chalk loads only when colour is on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
