@@ -38,16 +38,17 @@ const LONGEST = [
 /**
  * The full run and the everyday run. `npm test` runs every file in CI (`CI` set and not 0/false, as on GitHub's
  * runners) or with SVC_TEST_FULL=1 (.ci/run sets it); other runs (a developer's `npm test`, `npx vitest run`) leave
- * out the files below, each heavy in CPU on a 2-core machine the suite keeps busy, and print which. Each keeps a
- * fast version of its checks in the everyday run (named beside it). vitest runs a file of this list when it is named
- * on its command line (`npx vitest run test/repo/pack-install.test.ts`). The decision is handed to the workers as
- * SVC_TEST_FULL=1, so that a file can also run its generated inputs at full size only then (test/helpers/full.ts;
- * those files are listed in FULL_SIZE, printed too). docs/DEVELOPING.md says the same.
+ * out the files below, each heavy in CPU on a 2-core machine the suite keeps busy, and print which; a fast version
+ * of a file's checks, where one can be, stays in the everyday run (named beside it). vitest runs a file of this list
+ * when it is named on its command line (`npx vitest run test/repo/pack-install.test.ts`). The decision is handed to
+ * the workers as SVC_TEST_FULL=1, so that a file can also run its generated inputs at full size only then
+ * (test/helpers/full.ts; those files are listed in FULL_SIZE, printed too). docs/DEVELOPING.md says the same.
  */
 const CI_ONLY: Record<string, string> = {
   'test/repo/pack-install.test.ts':
-    'npm pack (whose prepack builds a fresh copy of the tree) and npm install -g, ~10 s of CPU; packaging',
-  'packages/emulator/test/pack.test.ts': "the emulator's tarball packed and installed, ~4 s of CPU; packaging",
+    'npm pack (whose prepack builds a fresh copy of the tree) and npm install -g, ~10 s of CPU; run it before a ' +
+    "change to packaging (package.json's files, bin/, scripts/, the bundle)",
+  'packages/emulator/test/pack.test.ts': "the emulator's tarball packed and installed, ~4 s of CPU; as above",
   'packages/emulator/test/hostile-floods.test.ts':
     'the emulator process flooded: 17 MiB messages on each WebSocket route, 240 MiB sessions, an MP3 REST TTS, ' +
     '~9 s of CPU (hostile.test.ts keeps one 17 MiB message and a long mu-law REST TTS)',
