@@ -112,6 +112,10 @@ const LINUX_ONLY: Record<string, string[]> = {
     'test/commands/stt/listen.test.ts',
     'test/commands/tts/say.test.ts',
   ],
+  "/proc (the emulator process's memory, read after each attack)": [
+    'packages/emulator/test/hostile-floods.test.ts',
+    'packages/emulator/test/hostile.test.ts',
+  ],
   'POSIX shells and signals, ELF, ffmpeg and the other tools npm run setup installs': [
     'test/apilog/log.test.ts',
     'test/apilog/ws-session.test.ts',
