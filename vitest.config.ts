@@ -61,6 +61,7 @@ const FULL_SIZE: Record<string, string> = {
   'test/commands/emulator/storage-media.test.ts':
     'the default quota of 1000 public links filled (2,001 requests, each journaled; the setting at 25 outside it)',
   'test/commands/emulator/durability.test.ts': '500 acknowledged uploads before kill -9, then each read back (150)',
+  'test/audio/codecs.test.ts': 'text through MP3 (lamejs) at each of 6 rates (the lowest and the highest outside it)',
   'test/net/reader-fuzz.test.ts': '100,000 generated inputs per reader (20,000 outside it)',
   'test/apilog/log.test.ts':
     '8 CLI processes paging 200 files one per call at once (50 outside it), 8 writing 3 big records each (1)',
