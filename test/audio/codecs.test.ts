@@ -139,7 +139,8 @@ describe('tones (the emulator voice)', () => {
   // the others (test/helpers/full.ts)
   const RATES = [8000, 16000, 22050, 24000, 44100, 48000];
   const MP3_RATES = fullOr(RATES, [8000, 48000]);
-  it(`round-trips text at every rate, through mu-law, A-law, resampling; through MP3 at ${MP3_RATES.length}`, async () => {
+  const through = `through mu-law, A-law, resampling; through MP3 at ${MP3_RATES.length}`;
+  it(`round-trips text at every rate, ${through}`, async () => {
     for (const rate of RATES) {
       const pcm = textToTones(text, rate);
       expect(tonesToText(pcm, rate)).toBe(text);
