@@ -4,7 +4,11 @@ export const GLOBAL_FLAGS = [
   { flags: '--profile <name>', description: 'configuration profile to use (env SVC_PROFILE)' },
   { flags: '--base-url <url>', description: 'API base URL (env SVC_BASE_URL)' },
   { flags: '--emulator', description: 'run against the built-in local emulator (state kept between runs)' },
-  { flags: '--json', description: 'print every field as the API sent it (lists and streams: one JSON value per line)' },
+  {
+    flags: '--json',
+    description:
+      'print every field as the API sent it (lists and streams: one JSON value per line); --json a,b: those fields',
+  },
   {
     flags: '--jq <expr>',
     description: 'filter the JSON output through a jq expression (implies --json; strings print raw)',

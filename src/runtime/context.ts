@@ -18,6 +18,8 @@ import type { ParsedGlobalFlags } from '../core/global-options.js';
 export interface GlobalOptions extends Omit<ParsedGlobalFlags, 'jq'> {
   /** --jq, compiled (term/jq) before the command runs */
   jq?: JqFilter;
+  /** `--json FIELD,FIELD`: the fields printed (cmdutil/json-fields.ts) */
+  jsonFields?: readonly string[];
 }
 
 export interface Context {
@@ -177,6 +179,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
   const out = new Output(init.streams, {
     json: !!init.globals.json || !!init.globals.jq,
     jq: init.globals.jq,
+    fields: init.globals.jsonFields,
     quiet: !!init.globals.quiet,
     verbose: !!init.globals.verbose,
     color: init.globals.color,

@@ -7,6 +7,7 @@ import { readEnv } from '../core/environment.js';
 import { StdoutWriteError, UsageError } from '../core/errors.js';
 import { guardStdout, type StdoutGuard } from './stdout-guard.js';
 import { replyOf } from './reply.js';
+import { projectFields } from './json-fields.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -20,6 +21,8 @@ export interface OutputOptions {
   json: boolean;
   /** --jq: every JSON value printed goes through it */
   jq?: JqFilter;
+  /** `--json FIELD,FIELD`: each JSON value printed keeps these fields only (before --jq) */
+  fields?: readonly string[];
   quiet: boolean;
   verbose: boolean;
   color: boolean | undefined;
@@ -192,15 +195,24 @@ export class Output {
   /** One JSON value: pretty on a terminal, one compact line in a pipe. */
   printJson(reply: unknown): void {
     // a resource the api layer unwrapped prints as the API sent it (term/reply.ts)
-    const value = replyOf(reply);
+    const value = this.selected(replyOf(reply));
     if (this.opts.jq) return this.printJq(value, this.stdoutIsTTY);
     this.line(jsonSafe(this.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value)));
   }
 
-  /** One JSON value per line (list entries, stream events). */
-  printJsonLine(value: unknown): void {
+  /**
+   * One JSON value per line (list entries, stream events). `record`: svc's own line (the cursor record), printed
+   * whole whatever fields were asked for.
+   */
+  printJsonLine(value: unknown, opts: { record?: boolean } = {}): void {
+    if (!opts.record) value = this.selected(value);
     if (this.opts.jq) return this.printJq(value, false);
     this.line(jsonSafe(JSON.stringify(value)));
+  }
+
+  /** The value with only the fields of `--json FIELD,FIELD` (all of it without). */
+  private selected(value: unknown): unknown {
+    return this.opts.fields ? projectFields(value, this.opts.fields) : value;
   }
 
   private printJq(value: unknown, pretty: boolean): void {
