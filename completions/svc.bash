@@ -5,7 +5,7 @@ _svc_subs() {
   case "$1" in
     '') echo 'agents api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
     'agents') echo 'create delete rm get list ls pull push test update' ;;
-    'auth') echo 'login logout status' ;;
+    'auth') echo 'login logout status token' ;;
     'calls') echo 'hangup join listen refer' ;;
     'chat') echo 'get' ;;
     'config') echo 'get list ls path set unset use' ;;
@@ -73,6 +73,7 @@ _svc_flags() {
     'auth login') echo '--with-key --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'auth logout') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'auth status') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'auth token') echo '--show --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls hangup') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls join') echo '--input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -198,6 +199,7 @@ _svc_valued() {
     'auth login') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth logout') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth status') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'auth token') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls hangup') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -372,6 +374,7 @@ _svc_dyn() {
     'auth login|--profile') echo 'profiles' ;;
     'auth logout|--profile') echo 'profiles' ;;
     'auth status|--profile') echo 'profiles' ;;
+    'auth token|--profile') echo 'profiles' ;;
     'calls|--profile') echo 'profiles' ;;
     'calls hangup|--profile') echo 'profiles' ;;
     'calls join|--agent') echo 'agents' ;;

@@ -43,6 +43,8 @@ export interface Context {
    * back. Without a handler, Ctrl-C aborts `signal` and the command exits 130.
    */
   setInterruptHandler(fn: (() => void) | undefined): void;
+  /** the API key in use (SVC_API_KEY, api_key_cmd run now, the stored one, the emulator's); for `svc auth token` */
+  apiKey(): Promise<string>;
   /** read all of stdin (when it is not a terminal) */
   readStdin(): Promise<string>;
   /** all of stdin as bytes (a body sent as it is) */
@@ -215,6 +217,11 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       return c;
     },
     ws: (path, query, opts = {}) => openWs(wiring, path, query, opts),
+    async apiKey() {
+      const ep = await getEndpoint();
+      if (!ep.apiKey) throw new MissingKeyError(NO_KEY);
+      return ep.apiKey;
+    },
     setInterruptHandler: init.setInterruptHandler,
     runExitHooks: exitHooks.run,
     // text from stdin is valid UTF-8 or refused (exit 2), never sent with U+FFFD in place of what it could not read
