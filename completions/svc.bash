@@ -3,8 +3,9 @@
 
 _svc_subs() {
   case "$1" in
-    '') echo 'agents api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
+    '') echo 'agents alias api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
     'agents') echo 'create delete rm get list ls pull push test update' ;;
+    'alias') echo 'delete rm list ls set' ;;
     'auth') echo 'login logout status token' ;;
     'calls') echo 'hangup join listen refer' ;;
     'chat') echo 'get' ;;
@@ -33,6 +34,8 @@ _svc_canon() {
   case "$1" in
     'agents|rm') echo 'delete' ;;
     'agents|ls') echo 'list' ;;
+    'alias|rm') echo 'delete' ;;
+    'alias|ls') echo 'list' ;;
     'config|ls') echo 'list' ;;
     'conversations|rm') echo 'delete' ;;
     'conversations|ls') echo 'list' ;;
@@ -68,6 +71,10 @@ _svc_flags() {
     'agents push') echo '--file --dry-run --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'agents test') echo '--agent-file --parallel --format --output --transcripts --tool-cmd --tool-timeout --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'agents update') echo '--name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --unassign-phone --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'alias') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'alias delete') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'alias list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'alias set') echo '--clobber --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'api') echo '--method --raw-field --field --header --input --paginate --slurp --include --no-auth --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'auth') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'auth login') echo '--with-key --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -194,6 +201,10 @@ _svc_valued() {
     'agents push') echo ' -f --file --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents test') echo ' --agent-file -P --parallel --format -o --output --transcripts --tool-cmd --tool-timeout --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents update') echo ' --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'alias') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'alias delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'alias list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'alias set') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'api') echo ' -X --method -f --raw-field -F --field -H --header --input --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth login') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -369,6 +380,10 @@ _svc_dyn() {
     'agents test|--profile') echo 'profiles' ;;
     'agents update|--voice') echo 'voices' ;;
     'agents update|--profile') echo 'profiles' ;;
+    'alias|--profile') echo 'profiles' ;;
+    'alias delete|--profile') echo 'profiles' ;;
+    'alias list|--profile') echo 'profiles' ;;
+    'alias set|--profile') echo 'profiles' ;;
     'api|--profile') echo 'profiles' ;;
     'auth|--profile') echo 'profiles' ;;
     'auth login|--profile') echo 'profiles' ;;
@@ -537,6 +552,7 @@ _svc_argdyn() {
     'agents get') echo 'agents' ;;
     'agents pull') echo 'agents' ;;
     'agents update') echo 'agents' ;;
+    'alias delete') echo 'aliases' ;;
     'config use') echo 'profiles' ;;
     'custom-voices delete') echo 'custom-voices' ;;
     'custom-voices download') echo 'custom-voices' ;;
@@ -566,6 +582,14 @@ _svc_dynamic() {
     [[ -n "$line" ]] && values+=("${line%%$'\t'*}")
   done < <("${COMP_WORDS[0]}" __complete "$1" "${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)
   COMPREPLY=($(compgen -W "${values[*]}" -- "$cur"))
+}
+
+# the user's aliases (svc alias set), offered beside the commands at the root
+_svc_alias_names() {
+  local line
+  while IFS= read -r line; do
+    [[ -n "$line" ]] && printf '%s ' "${line%%$'\t'*}"
+  done < <("${COMP_WORDS[0]}" __complete aliases 2>/dev/null)
 }
 
 _svc_files() {
@@ -614,6 +638,7 @@ _svc() {
     return 0
   fi
   values="$(_svc_subs "$path") $(_svc_args "$path")"
+  [[ -z "$path" ]] && values="$values $(_svc_alias_names)"
   kind="$(_svc_argdyn "$path")"
   if [[ -n "${values// /}" ]]; then COMPREPLY=($(compgen -W "$values" -- "$cur"))
   elif [[ -n "$kind" ]]; then _svc_dynamic "$kind"

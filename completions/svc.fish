@@ -4,9 +4,11 @@
 function __svc_subs
     switch $argv[1]
         case ''
-            printf '%s\n' 'agents' 'api' 'auth' 'calls' 'chat' 'completion' 'config' 'conversations' 'custom-voices' 'doctor' 'documents' 'embed' 'emulator' 'files' 'help' 'images' 'legacy' 'logs' 'messages' 'models' 'phone' 'realtime' 'responses' 'skills' 'stt' 'tokenize' 'tts' 'usage' 'version' 'videos' 'whoami'
+            printf '%s\n' 'agents' 'alias' 'api' 'auth' 'calls' 'chat' 'completion' 'config' 'conversations' 'custom-voices' 'doctor' 'documents' 'embed' 'emulator' 'files' 'help' 'images' 'legacy' 'logs' 'messages' 'models' 'phone' 'realtime' 'responses' 'skills' 'stt' 'tokenize' 'tts' 'usage' 'version' 'videos' 'whoami'
         case 'agents'
             printf '%s\n' 'create' 'delete' 'rm' 'get' 'list' 'ls' 'pull' 'push' 'test' 'update'
+        case 'alias'
+            printf '%s\n' 'delete' 'rm' 'list' 'ls' 'set'
         case 'auth'
             printf '%s\n' 'login' 'logout' 'status' 'token'
         case 'calls'
@@ -56,9 +58,11 @@ end
 function __svc_subdesc
     switch $argv[1]
         case ''
-            printf '%s\n' 'agents	Create, inspect and update voice agents; keep them as code (pull/push)' 'api	Call any endpoint, raw and authenticated' 'auth	Log in, check and log out the API key' 'calls	Control active SIP calls (transfer, hang up)' 'chat	Chat with a model (streams by default)' 'completion	Print a shell completion script (bash, zsh, fish)' 'config	Read and write settings and profiles' 'conversations	Chat and messages conversations kept locally (list, show, delete)' 'custom-voices	Create and manage custom voices from a reference clip' 'doctor	Check the setup: config, key, base URL, DNS, proxy, TLS, clock, audio tools, completion' 'documents	Search the documents of collections' 'embed	Embed texts: one vector per input, in input order' 'emulator	Run the local emulator of the whole API' 'files	Upload, list, download, share and delete stored files' 'help	Help on a command, or a topic: environment, exit-codes, globals' 'images	Generate and edit images (saved to files)' 'legacy	Legacy text completions (completions, complete; not for reasoning models)' 'logs	The local log of API calls: list, search, show, delete' 'messages	Send a prompt in the messages convention (POST /v1/messages)' 'models	List and inspect models and their prices' 'phone	Buy, assign and release phone numbers (v1), register SIP numbers (v2)' 'realtime	Realtime voice sessions and their client secrets' 'responses	Stored responses: create (streamed), continue (-c), inspect, compact' 'skills	Upload, list, download and delete skills (zip archives)' 'stt	Speech to text: transcribe files and live audio' 'tokenize	Split text into tokens (id, token, bytes) or count them' 'tts	Text to speech and the voices' 'usage	Tokens and dollars spent, by day, model or command (from the call log)' 'version	Print the version (--json: with the Node.js version and platform)' 'videos	Generate, edit and extend videos; wait for and download them' 'whoami	Show the caller identity behind the API key'
+            printf '%s\n' 'agents	Create, inspect and update voice agents; keep them as code (pull/push)' 'alias	Shortcuts for command lines: set, list, delete' 'api	Call any endpoint, raw and authenticated' 'auth	Log in, check and log out the API key' 'calls	Control active SIP calls (transfer, hang up)' 'chat	Chat with a model (streams by default)' 'completion	Print a shell completion script (bash, zsh, fish)' 'config	Read and write settings and profiles' 'conversations	Chat and messages conversations kept locally (list, show, delete)' 'custom-voices	Create and manage custom voices from a reference clip' 'doctor	Check the setup: config, key, base URL, DNS, proxy, TLS, clock, audio tools, completion' 'documents	Search the documents of collections' 'embed	Embed texts: one vector per input, in input order' 'emulator	Run the local emulator of the whole API' 'files	Upload, list, download, share and delete stored files' 'help	Help on a command, or a topic: environment, exit-codes, globals' 'images	Generate and edit images (saved to files)' 'legacy	Legacy text completions (completions, complete; not for reasoning models)' 'logs	The local log of API calls: list, search, show, delete' 'messages	Send a prompt in the messages convention (POST /v1/messages)' 'models	List and inspect models and their prices' 'phone	Buy, assign and release phone numbers (v1), register SIP numbers (v2)' 'realtime	Realtime voice sessions and their client secrets' 'responses	Stored responses: create (streamed), continue (-c), inspect, compact' 'skills	Upload, list, download and delete skills (zip archives)' 'stt	Speech to text: transcribe files and live audio' 'tokenize	Split text into tokens (id, token, bytes) or count them' 'tts	Text to speech and the voices' 'usage	Tokens and dollars spent, by day, model or command (from the call log)' 'version	Print the version (--json: with the Node.js version and platform)' 'videos	Generate, edit and extend videos; wait for and download them' 'whoami	Show the caller identity behind the API key'
         case 'agents'
             printf '%s\n' 'create	Create an agent from flags or a JSON file' 'delete	Delete an agent (permanent)' 'rm	Delete an agent (permanent) (alias of delete)' 'get	Show one agent' 'list	List the agents of the team' 'ls	List the agents of the team (alias of list)' 'pull	Write an agent as JSON (stdout or -o FILE), ready to edit and push' 'push	Create or update an agent to match a JSON file, showing the difference first' 'test	Run scripted conversations against an agent and check its replies and tool calls' 'update	Change the fields given (the field mask is exactly those fields); assign or unassign a phone number'
+        case 'alias'
+            printf '%s\n' 'delete	Delete aliases' 'rm	Delete aliases (alias of delete)' 'list	List the aliases and what they expand to' 'ls	List the aliases and what they expand to (alias of list)' 'set	Make a shortcut for a command line (or a shell line with !)'
         case 'auth'
             printf '%s\n' 'login	Store an API key (read from stdin or a hidden prompt) after checking it' 'logout	Remove the stored API key of the profile' 'status	Show the key in use, its team, flags and ACLs (exit 4 when unusable)' 'token	Print the API key in use, for scripts (not on a terminal unless --show)'
         case 'calls'
@@ -110,6 +114,10 @@ function __svc_canon
         case 'agents|rm'
             printf '%s\n' 'delete'
         case 'agents|ls'
+            printf '%s\n' 'list'
+        case 'alias|rm'
+            printf '%s\n' 'delete'
+        case 'alias|ls'
             printf '%s\n' 'list'
         case 'config|ls'
             printf '%s\n' 'list'
@@ -175,6 +183,14 @@ function __svc_flagdesc
             printf '%s\n' '--agent-file	test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument is then a test file' '--parallel	cases run at once, each in its own session (1-16, default 1)' '--format	report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)' '--output	write the report to FILE instead of stdout (replaced only when complete)' '--transcripts	where the transcripts of failed cases go (default ./agent-test-transcripts)' '--tool-cmd	run COMMAND for each call of tool NAME (repeatable); arguments as JSON on stdin, its stdout is sent back' '--tool-timeout	time limit of one tool command (1-600, default 60)' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line); --json a,b: those fields' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
         case 'agents update'
             printf '%s\n' '--name	agent name (at most 255 characters)' '--instructions	system prompt, or @FILE to read it from a file (at most 256,000 characters)' '--voice	eve, ara, rex, sal, leo, or a custom voice id' '--vad-threshold	voice activity threshold, 0 to 1 (lower is more sensitive)' '--vad-silence-ms	silence before a turn ends, 0 to 10000 ms' '--tool	JSON file with one tool or an array of tools (repeatable; at most 200 tools)' '--collection	knowledge-base collection id for file search (repeatable; at most 10)' '--clear	clear a field: instructions, tools, voice, collection_ids (repeatable)' '--phone-number	assign this phone number to the agent' '--unassign-phone	unassign the phone number of the agent' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line); --json a,b: those fields' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
+        case 'alias'
+            printf '%s\n' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line); --json a,b: those fields' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
+        case 'alias delete'
+            printf '%s\n' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line); --json a,b: those fields' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
+        case 'alias list'
+            printf '%s\n' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line); --json a,b: those fields' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
+        case 'alias set'
+            printf '%s\n' '--clobber	replace an alias of that name' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line); --json a,b: those fields' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
         case 'api'
             printf '%s\n' '--method	the HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD); default GET, or POST with fields or --input' '--raw-field	a string field, sent as given (repeatable; a.b and a[] nest)' '--field	a typed field: true, false, null, numbers, JSON, @file (its text), @- (stdin) (repeatable)' '--header	an extra request header (repeatable)' '--input	the request body from a file, or - for stdin' '--paginate	follow the cursors to the last page (GET only); one JSON page per line as the API sent it' '--slurp	with --paginate: print every page in one JSON array' '--include	print the status line and headers on stderr' '--no-auth	send no API key: needed for a URL on another origin than the base URL'\''s (the key goes only there)' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line); --json a,b: those fields' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
         case 'auth'
@@ -423,6 +439,14 @@ function __svc_valued
             printf '%s\n' '--agent-file' '-P' '--parallel' '--format' '-o' '--output' '--transcripts' '--tool-cmd' '--tool-timeout' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
         case 'agents update'
             printf '%s\n' '--name' '--instructions' '--voice' '--vad-threshold' '--vad-silence-ms' '--tool' '--collection' '--clear' '--phone-number' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
+        case 'alias'
+            printf '%s\n' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
+        case 'alias delete'
+            printf '%s\n' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
+        case 'alias list'
+            printf '%s\n' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
+        case 'alias set'
+            printf '%s\n' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
         case 'api'
             printf '%s\n' '-X' '--method' '-f' '--raw-field' '-F' '--field' '-H' '--header' '--input' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
         case 'auth'
@@ -765,6 +789,14 @@ function __svc_dyn
             printf '%s\n' 'voices'
         case 'agents update|--profile'
             printf '%s\n' 'profiles'
+        case 'alias|--profile'
+            printf '%s\n' 'profiles'
+        case 'alias delete|--profile'
+            printf '%s\n' 'profiles'
+        case 'alias list|--profile'
+            printf '%s\n' 'profiles'
+        case 'alias set|--profile'
+            printf '%s\n' 'profiles'
         case 'api|--profile'
             printf '%s\n' 'profiles'
         case 'auth|--profile'
@@ -1093,6 +1125,8 @@ function __svc_argdyn
             printf '%s\n' 'agents'
         case 'agents update'
             printf '%s\n' 'agents'
+        case 'alias delete'
+            printf '%s\n' 'aliases'
         case 'config use'
             printf '%s\n' 'profiles'
         case 'custom-voices delete'
@@ -1195,6 +1229,8 @@ function __svc_complete
     set -l kind (__svc_argdyn "$path")
     if test (count $subs) -gt 0
         printf '%s\n' $subs
+        # the user's aliases (svc alias set) beside the commands at the root
+        test -z "$path"; and __svc_dynamic aliases
     else if test (count $args) -gt 0
         printf '%s\n' $args
     else if test -n "$kind"

@@ -14,7 +14,7 @@ import { rootCommands } from './commands/index.js';
 import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
 import { stopSignals } from './core/signals.js';
-import { checkFields, splitJsonFields, type JsonFieldsRule } from './cmdutil/json-fields.js';
+import { checkFields, isFieldList, splitJsonFields, type JsonFieldsRule } from './cmdutil/json-fields.js';
 
 const GLOBAL_WITH_VALUE = new Set(
   GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]),
@@ -71,6 +71,34 @@ function commandWords(argv: string[]): string[] {
     words.push(a);
   }
   return words;
+}
+
+/**
+ * `svc [global flags] NAME ARGS…` where NAME is no command but an alias (runtime/aliases.ts): the command line it
+ * expands to (the global flags before NAME kept), or the shell alias to run. Undefined when NAME is a command or
+ * nothing: the alias file is read only for a word that names no command.
+ */
+async function aliasExpansion(argv: string[], env: NodeJS.ProcessEnv) {
+  let aliases: Record<string, string> | undefined;
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return undefined;
+    if (a.startsWith('-')) {
+      if (GLOBAL_WITH_VALUE.has(a)) i++;
+      continue;
+    }
+    if (rootCommands.some((c) => c.name === a || c.aliases?.includes(a))) return undefined;
+    aliases ??= (await import('./runtime/aliases.js')).readAliases(env);
+    if (Object.hasOwn(aliases, a)) break;
+    // `svc --json id NAME`: a field list before the name (cmdutil/json-fields.ts)
+    if (argv[i - 1] !== '--json' || !isFieldList(a)) return undefined;
+  }
+  const name = argv[i];
+  if (name === undefined || !aliases) return undefined;
+  const { expandAlias } = await import('./runtime/aliases.js');
+  const expansion = expandAlias(name, aliases[name]!, argv.slice(i + 1));
+  return 'argv' in expansion ? { argv: [...argv.slice(0, i), ...expansion.argv] } : { name, ...expansion };
 }
 
 /** Walk the tree along argv, loading only the groups on the way. */
@@ -400,6 +428,12 @@ export async function runCli(
   }
   let failed: { err: unknown } | undefined;
   try {
+    const alias = await aliasExpansion(argv, env);
+    if (alias && 'shell' in alias) {
+      const { runShellAlias } = await import('./runtime/aliases.js');
+      return await runShellAlias(alias.name, alias.shell, alias.args, { streams, env, signal: control.signal });
+    }
+    if (alias) argv = alias.argv;
     const program = rootProgram(streams, inv.version);
     const depth = await addCommandPath(program, argv, inv);
     if (depth === 0) await addRootHelp(program, streams);

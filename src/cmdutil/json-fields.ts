@@ -49,7 +49,7 @@ export function splitJsonFields(argv: readonly string[], rule: JsonFieldsRule): 
     out.push(word);
     if (word === '--json') {
       const next = argv[i + 1];
-      if (next !== undefined && isFieldList(next, pathLeft > 0, rule)) {
+      if (next !== undefined && takesFieldList(next, pathLeft > 0, rule)) {
         fields = listOf(next);
         i++;
       }
@@ -62,7 +62,10 @@ export function splitJsonFields(argv: readonly string[], rule: JsonFieldsRule): 
   return { argv: out, fields };
 }
 
-function isFieldList(word: string, beforeCommand: boolean, rule: JsonFieldsRule): boolean {
+/** Whether a word reads as a field list (`id,name`). */
+export const isFieldList = (word: string): boolean => FIELD_LIST.test(word);
+
+function takesFieldList(word: string, beforeCommand: boolean, rule: JsonFieldsRule): boolean {
   if (!FIELD_LIST.test(word)) return false;
   if (beforeCommand) return !rule.rootNames.has(word);
   if (!rule.takesArgs || word.includes(',')) return true;

@@ -18,6 +18,7 @@ export const rootCommands: CommandNode[] = [
   group('auth', 'Log in, check and log out the API key', () => import('./auth/index.js')),
   { name: 'whoami', summary: 'Show the caller identity behind the API key', load: () => import('./whoami/show.js') },
   group('config', 'Read and write settings and profiles', () => import('./config/index.js')),
+  group('alias', 'Shortcuts for command lines: set, list, delete', () => import('./alias/index.js')),
   group('models', 'List and inspect models and their prices', () => import('./models/index.js')),
   group('files', 'Upload, list, download, share and delete stored files', () => import('./files/index.js')),
   group('skills', 'Upload, list, download and delete skills (zip archives)', () => import('./skills/index.js')),

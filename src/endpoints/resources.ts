@@ -150,6 +150,11 @@ const RESPONSES = {
   completion: { kind: 'responses', idsOf: 'responses', local: true },
 } as const satisfies LocalResource;
 
+/** svc's aliases (svc alias set): read from the config folder. */
+const ALIASES = {
+  completion: { kind: 'aliases', local: true },
+} as const satisfies LocalResource;
+
 /** The input items of a stored response (`under`: the response id). */
 export const INPUT_ITEMS = {
   noun: 'input items',
@@ -207,6 +212,7 @@ const ALL = [
   VOICES,
   SKILLS,
   RESPONSES,
+  ALIASES,
   INPUT_ITEMS,
   MODELS,
   ...Object.values(MODELS_OF_KIND),

@@ -13,7 +13,8 @@ export default defineCommand<{ show?: boolean }>({
   async run(ctx, _args, opts) {
     if (ctx.out.stdoutIsTTY && !opts.show) {
       throw new UsageError(
-        'auth token: stdout is a terminal: the key would be shown on screen; pipe it (svc auth token | …) or pass --show',
+        'auth token: stdout is a terminal: the key would be shown on screen; pipe it (svc auth token | …) ' +
+          'or pass --show',
       );
     }
     const cfg = ctx.config();
