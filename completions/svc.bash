@@ -3,7 +3,7 @@
 
 _svc_subs() {
   case "$1" in
-    '') echo 'agents alias api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
+    '') echo 'agents alias api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt templates tokenize tts usage version videos whoami' ;;
     'agents') echo 'create delete rm get list ls pull push test update' ;;
     'alias') echo 'delete rm list ls set' ;;
     'auth') echo 'login logout status token' ;;
@@ -26,6 +26,7 @@ _svc_subs() {
     'responses') echo 'compact create delete rm get items' ;;
     'skills') echo 'delete rm download get list ls upload' ;;
     'stt') echo 'listen transcribe' ;;
+    'templates') echo 'delete rm edit list ls save show' ;;
     'tts') echo 'say stream voice voices' ;;
     'videos') echo 'edit extend generate gen get wait' ;;
   esac
@@ -55,6 +56,8 @@ _svc_canon() {
     'responses|rm') echo 'delete' ;;
     'skills|rm') echo 'delete' ;;
     'skills|ls') echo 'list' ;;
+    'templates|rm') echo 'delete' ;;
+    'templates|ls') echo 'list' ;;
     'videos|gen') echo 'generate' ;;
     *) echo "${1##*|}" ;;
   esac
@@ -86,7 +89,7 @@ _svc_flags() {
     'calls join') echo '--input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls listen') echo '--port --host --secret-file --tolerance --forward-to --forward-secret --join --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls refer') echo '--to --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --template --var --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'chat get') echo '--wait --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'completion') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'config') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -140,7 +143,7 @@ _svc_flags() {
     'logs list') echo '--since --model --command --grep --limit --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'logs rm') echo '--all --older-than --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'logs show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'messages') echo '--model --system --input --continue --conversation --no-save --max-tokens --temperature --top-p --top-k --stop --stream --tool --tool-choice --usage --raw --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'messages') echo '--model --system --input --continue --conversation --no-save --max-tokens --temperature --top-p --top-k --stop --stream --tool --tool-choice --usage --raw --template --var --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'models') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'models get') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'models list') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -159,7 +162,7 @@ _svc_flags() {
     'realtime talk') echo '--model --reasoning-effort --input --output --duplex --push-to-talk --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses compact') echo '--model --input --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'responses create') echo '--model --instructions --previous --continue --input --image --file-id --no-store --no-stream --raw --background --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --logprobs --top-logprobs --no-parallel-tool-calls --tool --tool-cmd --tool-choice --schema --format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --prompt-cache-key --service-tier --truncation --user --metadata --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'responses create') echo '--model --instructions --previous --continue --input --image --file-id --no-store --no-stream --raw --background --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --logprobs --top-logprobs --no-parallel-tool-calls --tool --tool-cmd --tool-choice --template --var --schema --format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --prompt-cache-key --service-tier --truncation --user --metadata --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses items') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -172,6 +175,12 @@ _svc_flags() {
     'stt') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'stt listen') echo '--input --input-device --encoding --sample-rate --model --no-realtime --interim --endpointing --language --format --diarize --keyterm --filler-words --smart-turn --smart-turn-timeout --vad-threshold --multichannel --channels --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'stt transcribe') echo '--language --format --diarize --multichannel --channels --audio-format --sample-rate --words --srt --vtt --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'templates') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'templates delete') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'templates edit') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'templates list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'templates save') echo '--model --system --schema --temperature --top-p --option --var --description --clobber --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'templates show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'tokenize') echo '--model --count --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'tts') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'tts say') echo '--voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --text-normalization --timestamps --output --play --output-device --rest --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -216,7 +225,7 @@ _svc_valued() {
     'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls listen') echo ' --port --host --secret-file --tolerance --forward-to --forward-secret --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls refer') echo ' --to --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss -t --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd -t --template --var --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'chat get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'completion') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'config') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -264,13 +273,13 @@ _svc_valued() {
     'images edit') echo ' --image -m --model -n --n --aspect-ratio --response-format -o --output --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'images generate') echo ' -m --model -n --n --aspect-ratio --response-format -o --output --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'legacy') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'legacy complete') echo ' -m --model --max-tokens-to-sample -t --temperature --top-p --top-k --stop --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'legacy completions') echo ' -m --model --prompt --max-tokens -n --n --stop --suffix --seed -t --temperature --top-p --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'legacy complete') echo ' -m --model --max-tokens-to-sample --temperature --top-p --top-k --stop --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'legacy completions') echo ' -m --model --prompt --max-tokens -n --n --stop --suffix --seed --temperature --top-p --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs') echo ' --since -m --model --command --grep --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs list') echo ' --since -m --model --command --grep --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs rm') echo ' --older-than --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs show') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'messages') echo ' -m --model -s --system --input --conversation --max-tokens -t --temperature --top-p --top-k --stop --tool --tool-choice --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'messages') echo ' -m --model -s --system --input --conversation --max-tokens --temperature --top-p --top-k --stop --tool --tool-choice -t --template --var --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models get') echo ' --kind --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models list') echo ' --kind --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -289,7 +298,7 @@ _svc_valued() {
     'realtime talk') echo ' -m --model --reasoning-effort --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses compact') echo ' -m --model --input --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'responses create') echo ' -m --model --instructions --previous --input --image --file-id --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include -t --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --top-logprobs --tool --tool-cmd --tool-choice --schema --format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --prompt-cache-key --service-tier --truncation --user --metadata --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'responses create') echo ' -m --model --instructions --previous --input --image --file-id --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --top-logprobs --tool --tool-cmd --tool-choice -t --template --var --schema --format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --prompt-cache-key --service-tier --truncation --user --metadata --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses items') echo ' --limit --page-token --after --order --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -302,6 +311,12 @@ _svc_valued() {
     'stt') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'stt listen') echo ' --input --input-device --encoding --sample-rate --model --endpointing --language --keyterm --smart-turn --smart-turn-timeout --vad-threshold --channels --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'stt transcribe') echo ' --language --channels --audio-format --sample-rate --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates edit') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates save') echo ' -m --model -s --system --schema --temperature --top-p -o --option --var --description --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates show') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'tokenize') echo ' -m --model --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'tts') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'tts say') echo ' --voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --timestamps -o --output --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -511,6 +526,14 @@ _svc_dyn() {
     'stt|--profile') echo 'profiles' ;;
     'stt listen|--profile') echo 'profiles' ;;
     'stt transcribe|--profile') echo 'profiles' ;;
+    'templates|--profile') echo 'profiles' ;;
+    'templates delete|--profile') echo 'profiles' ;;
+    'templates edit|--profile') echo 'profiles' ;;
+    'templates list|--profile') echo 'profiles' ;;
+    'templates save|-m') echo 'models:language' ;;
+    'templates save|--model') echo 'models:language' ;;
+    'templates save|--profile') echo 'profiles' ;;
+    'templates show|--profile') echo 'profiles' ;;
     'tokenize|-m') echo 'models:language' ;;
     'tokenize|--model') echo 'models:language' ;;
     'tokenize|--profile') echo 'profiles' ;;

@@ -5,7 +5,7 @@ import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
 import { UsageError } from '../core/errors.js';
-import { fail, httpUrl, integer, isoDate, number, oneOf, repeatable } from '../core/validate.js';
+import { fail, httpUrl, integer, isoDate, keyValue, number, oneOf, repeatable } from '../core/validate.js';
 
 export const FLAG_GROUPS = {
   model: 'Model',
@@ -14,6 +14,7 @@ export const FLAG_GROUPS = {
   tools: 'Tools',
   search: 'Search',
   audio: 'Audio',
+  template: 'Template',
 } as const;
 
 /** The language model used when neither -m nor the profile names one. */
@@ -33,11 +34,26 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
   return flag ?? fallback ?? ctx.config().model ?? DEFAULT_LANGUAGE_MODEL;
 }
 
+// ---- templates (cmdutil/templates.ts)
+export const TEMPLATE_FLAGS: RequestRow[] = [
+  {
+    flags: '-t, --template <name>',
+    description: 'start from a saved template (svc templates list): its system prompt, model, schema, options',
+    group: FLAG_GROUPS.template,
+  },
+  {
+    flags: '--var <name=value>',
+    description: 'a value for {{name}} in the template (repeatable)',
+    parse: keyValue(),
+    group: FLAG_GROUPS.template,
+  },
+];
+
 // ---- sampling
 const S = FLAG_GROUPS.sampling;
 export const SAMPLING = {
   temperature: {
-    flags: '-t, --temperature <n>',
+    flags: '--temperature <n>',
     description: 'sampling temperature (0-2, default 1)',
     parse: number({ min: 0, max: 2 }),
     group: S,

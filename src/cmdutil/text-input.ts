@@ -2,6 +2,14 @@
 import type { Context } from '../runtime/context.js';
 import { UsageError } from '../core/errors.js';
 
+/** Runs whose stdin was read already (into a template's prompt): the prompt is read from their words alone. */
+const stdinRead = new WeakSet<Context>();
+
+/** Stdin was read into the prompt (cmdutil/templates.ts): later reads of the prompt take the words only. */
+export function markStdinRead(ctx: Context): void {
+  stdinRead.add(ctx);
+}
+
 /** The words, then a blank line, then stdin (when piped); trailing whitespace of stdin dropped. */
 export async function joinWithStdin(
   ctx: Context,
@@ -9,7 +17,7 @@ export async function joinWithStdin(
   readStdin = !ctx.streams.stdin.isTTY,
 ): Promise<string> {
   const fromArgs = words.join(' ').trim();
-  const fromStdin = readStdin ? (await ctx.readStdin()).replace(/\s+$/, '') : '';
+  const fromStdin = readStdin && !stdinRead.has(ctx) ? (await ctx.readStdin()).replace(/\s+$/, '') : '';
   return fromArgs && fromStdin ? `${fromArgs}\n\n${fromStdin}` : fromArgs || fromStdin;
 }
 

@@ -19,6 +19,11 @@ export const rootCommands: CommandNode[] = [
   { name: 'whoami', summary: 'Show the caller identity behind the API key', load: () => import('./whoami/show.js') },
   group('config', 'Read and write settings and profiles', () => import('./config/index.js')),
   group('alias', 'Shortcuts for command lines: set, list, delete', () => import('./alias/index.js')),
+  group(
+    'templates',
+    'Saved prompts, system prompts, models and flags for -t (save, list, show, edit, delete)',
+    () => import('./templates/index.js'),
+  ),
   group('models', 'List and inspect models and their prices', () => import('./models/index.js')),
   group('files', 'Upload, list, download, share and delete stored files', () => import('./files/index.js')),
   group('skills', 'Upload, list, download and delete skills (zip archives)', () => import('./skills/index.js')),

@@ -166,6 +166,8 @@ export const ENVIRONMENT = [
     description: 'longest wait of shell completion for ids fetched from the API (default 1000 ms)',
   },
   { name: 'PATH', group: 'tools', description: 'where arecord, ffmpeg and ffprobe are found' },
+  { name: 'VISUAL', group: 'tools', description: 'the editor of svc templates edit (before EDITOR)' },
+  { name: 'EDITOR', group: 'tools', description: 'the editor of svc templates edit when VISUAL is not set (else vi)' },
   {
     name: 'HOME',
     group: 'system',

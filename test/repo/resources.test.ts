@@ -17,6 +17,7 @@ const LOCAL_LISTS: Record<string, string> = {
   'src/commands/conversations/list.ts': 'the conversations kept on disk',
   'src/commands/logs/list.ts': 'the local log of API calls',
   'src/commands/alias/list.ts': 'the aliases file (svc alias set)',
+  'src/commands/templates/list.ts': 'the templates folder (svc templates save)',
 };
 
 describe('resource descriptors', () => {

@@ -14,7 +14,7 @@ import type { ChatOutcome } from './render.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
 import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
-import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, toolCmdFlag } from '../../cmdutil/flag-sets.js';
+import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, TEMPLATE_FLAGS, toolCmdFlag } from '../../cmdutil/flag-sets.js';
 import type { RequestRow, RequestTable } from '../../core/request-table.js';
 
 export interface ChatCreateFlags extends ChatFlags {
@@ -29,6 +29,8 @@ export interface ChatCreateFlags extends ChatFlags {
   save?: boolean;
   toolCmd?: ToolCommand[];
   maxTurns?: number;
+  template?: string;
+  var?: Record<string, string>;
 }
 
 /** POST /v1/chat/completions as `svc chat` sends it: the request rows and this command's own. */
@@ -61,6 +63,7 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   },
   { flags: '--no-save', description: 'keep no local copy of this conversation' },
   toolCmdFlag(toolCmdParser),
+  ...TEMPLATE_FLAGS,
   {
     flags: '--max-turns <n>',
     description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`,
@@ -97,8 +100,20 @@ export default defineCommand<ChatCreateFlags>({
     'svc chat --raw "a README for this tool"',
     'svc chat -i -s "You are terse"',
     'svc chat --tool weather.json --tool-cmd get_weather=./weather.sh "weather in Paris?"',
+    'svc chat -t summarize --var lang=French < report.txt',
   ],
-  async run(ctx, [words], flags) {
+  async run(ctx, [given], flags) {
+    let words = given as string[] | undefined;
+    if (flags.template) {
+      const { applyTemplate } = await import('../../cmdutil/templates.js');
+      words = await applyTemplate(ctx, flags as unknown as Record<string, unknown>, words ?? [], {
+        command: 'svc chat',
+        options: CHAT_CREATE_ROWS,
+        systemKey: 'system',
+        schemaKey: 'schemaValue',
+        stdinIsPrompt: !flags.interactive && !ctx.streams.stdin.isTTY,
+      });
+    }
     const tools = checkChatFlags(flags);
     if (flags.wait && !flags.deferred) throw new UsageError('--wait: only together with --deferred');
     checkConversationFlags(flags);

@@ -6,6 +6,7 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
 import {
   FLAG_GROUPS,
+  TEMPLATE_FLAGS,
   OUTPUT,
   modelFlag,
   resolveModel,
@@ -37,6 +38,8 @@ interface Opts {
   toolChoice?: string;
   usage?: boolean;
   raw?: boolean;
+  template?: string;
+  var?: Record<string, string>;
 }
 
 type Message = MessagesRequest['messages'][number];
@@ -83,6 +86,7 @@ export const MESSAGES_TABLE: RequestTable = {
     toolChoiceFlag('auto, any, none, or a tool name to force'),
     { ...OUTPUT.usage, group: FLAG_GROUPS.output },
     OUTPUT.raw,
+    ...TEMPLATE_FLAGS,
   ],
   inputs: { messages: 'PROMPT words joined with piped stdin (a new user turn)' },
 };
@@ -96,6 +100,17 @@ function printToolUses(ctx: Context, content: { type: string }[]): void {
       ctx.out.line(`${ctx.out.c.cyan('tool use')} ${u.name}(${JSON.stringify(u.input)}) ${ctx.out.c.dim(u.id)}`);
     else ctx.out.printJsonLine({ id: u.id, name: u.name, input: u.input });
   }
+}
+
+/** -t NAME: the template's flags filled in, and the prompt it makes (cmdutil/templates.ts). */
+async function templated(ctx: Context, opts: Opts, words: string[]): Promise<string[]> {
+  const { applyTemplate } = await import('../../cmdutil/templates.js');
+  return (await applyTemplate(ctx, opts as unknown as Record<string, unknown>, words, {
+    command: 'svc messages',
+    options: MESSAGES_TABLE.rows,
+    systemKey: 'system',
+    stdinIsPrompt: opts.input !== '-' && !ctx.streams.stdin.isTTY,
+  }))!;
 }
 
 export default defineCommand<Opts>({
@@ -112,8 +127,10 @@ export default defineCommand<Opts>({
     'cat draft.md | svc messages -s "You are an editor" "tighten this" --stream',
     'svc messages --input history.json "and now in French"',
     'svc messages -c "shorter, please"',
+    'svc messages -t summarize --var lang=French < report.txt',
   ],
-  async run(ctx, [words], opts) {
+  async run(ctx, [given], opts) {
+    const words = opts.template ? await templated(ctx, opts, (given as string[] | undefined) ?? []) : given;
     const tools = checkTools(opts.tool, opts.toolChoice, TOOL_CHOICES, 'any') as ChatTool[];
     require(!(
       opts.continue && opts.conversation

@@ -23,6 +23,7 @@ import {
   searchParameters,
   toolChoiceFlag,
   toolCmdFlag,
+  TEMPLATE_FLAGS,
   toolFlag,
   DEFAULT_LANGUAGE_MODEL,
   type SearchFlags,
@@ -62,6 +63,8 @@ export const HOSTED_TOOLS = ['web_search', 'web_search_preview'] as const;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
 export interface ResponsesFlags extends SearchFlags {
+  template?: string;
+  var?: Record<string, string>;
   model?: string;
   instructions?: string;
   previous?: string;
@@ -91,6 +94,8 @@ export interface ResponsesFlags extends SearchFlags {
   toolCmd?: ToolCommand[];
   toolChoice?: string;
   schema?: string;
+  /** a template's schema (cmdutil/templates.ts), used when --schema gives none */
+  schemaValue?: unknown;
   format?: 'text' | 'json_object';
   promptCacheKey?: string;
   serviceTier?: string;
@@ -230,6 +235,7 @@ export const RESPONSES_TABLE: RequestTable = {
     ),
     toolCmdFlag(toolCmdParser),
     toolChoiceFlag(),
+    ...TEMPLATE_FLAGS,
     { flags: '--schema <file>', description: 'answer as JSON valid against this JSON schema', reaches: ['text'] },
     {
       flags: '--format <type>',
@@ -284,13 +290,25 @@ export default defineCommand<ResponsesFlags>({
   examples: [
     'svc responses create "Name three prime numbers"',
     'svc responses create -c "and three more"',
+    'svc responses create -t summarize --var lang=French < report.txt',
     'svc responses create --model svc-4-reasoning --reasoning-effort high "plan a trip"',
     'svc responses create --search on --search-source news --search-country DE "headlines today"',
     'svc responses create --tool weather.json --tool-cmd get_weather=./weather.sh "weather in Paris?"',
     'svc responses compact --model svc-4 --input history.json > ctx.json && svc responses create --input ' +
       'ctx.json "next question"',
   ],
-  async run(ctx, [words], flags) {
+  async run(ctx, [given], flags) {
+    let words = given as string[] | undefined;
+    if (flags.template) {
+      const { applyTemplate } = await import('../../cmdutil/templates.js');
+      words = await applyTemplate(ctx, flags as unknown as Record<string, unknown>, words ?? [], {
+        command: 'svc responses create',
+        options: RESPONSES_TABLE.rows,
+        systemKey: 'instructions',
+        schemaKey: 'schemaValue',
+        stdinIsPrompt: flags.input !== '-' && !ctx.streams.stdin.isTTY,
+      });
+    }
     const tools = checkFlags(flags);
     let previous = flags.previous;
     let model = flags.model;
@@ -325,7 +343,8 @@ function checkFlags(f: ResponsesFlags): Record<string, unknown>[] {
   ), "not together with --previous or -c (the earlier response's instructions are kept)");
   require(f.topLogprobs === undefined ||
     !!f.logprobs, '--top-logprobs', f.topLogprobs, 'only together with --logprobs');
-  require(!(f.schema && f.format), '--schema', f.schema, 'not together with --format');
+  require(!((f.schema || f.schemaValue) && f.format), '--schema', f.schema ??
+    "(the template's)", 'not together with --format');
   const given = (f.tool ?? []).flat();
   const bound = (f.toolCmd ?? []).filter((c) => !given.some((t) => isFunctionTool(t) && t.function.name === c.name));
   const all = checkTools(
@@ -379,8 +398,8 @@ function buildBody(f: ResponsesFlags, model: string, tools: Record<string, unkno
     body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice)
       ? f.toolChoice
       : { type: 'function', name: f.toolChoice };
-  if (f.schema) {
-    const data = readJsonFile('--schema', f.schema) as Record<string, unknown>;
+  if (f.schema || f.schemaValue !== undefined) {
+    const data = (f.schema ? readJsonFile('--schema', f.schema) : f.schemaValue) as Record<string, unknown>;
     const wrapped = data && typeof data.schema === 'object' ? data : { name: 'response', schema: data, strict: true };
     body.text = { format: { type: 'json_schema', ...wrapped } };
   } else if (f.format) body.text = { format: { type: f.format } };
