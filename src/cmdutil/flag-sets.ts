@@ -120,6 +120,16 @@ export function sampling(
 
 // ---- output
 const O = FLAG_GROUPS.output;
+/** -x/--extract, --extract-last: only a fenced code block of the answer (cmdutil/answer-writer.ts). */
+export const EXTRACT_FLAGS: RequestRow[] = [
+  {
+    flags: '-x, --extract',
+    description: 'print only the first fenced code block of the answer (once it is complete)',
+    group: 'Output',
+  },
+  { flags: '--extract-last', description: 'print only the last fenced code block of the answer', group: 'Output' },
+];
+
 export const OUTPUT = {
   usage: { flags: '-u, --usage', description: 'print token usage on stderr', group: O } as RequestRow,
   /** streamed by default */

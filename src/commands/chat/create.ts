@@ -14,7 +14,14 @@ import type { ChatOutcome } from './render.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
 import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
-import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, TEMPLATE_FLAGS, toolCmdFlag } from '../../cmdutil/flag-sets.js';
+import {
+  DEFAULT_LANGUAGE_MODEL,
+  EXTRACT_FLAGS,
+  FLAG_GROUPS,
+  OUTPUT,
+  TEMPLATE_FLAGS,
+  toolCmdFlag,
+} from '../../cmdutil/flag-sets.js';
 import type { RequestRow, RequestTable } from '../../core/request-table.js';
 
 export interface ChatCreateFlags extends ChatFlags {
@@ -31,6 +38,8 @@ export interface ChatCreateFlags extends ChatFlags {
   maxTurns?: number;
   template?: string;
   var?: Record<string, string>;
+  extract?: boolean;
+  extractLast?: boolean;
 }
 
 /** POST /v1/chat/completions as `svc chat` sends it: the request rows and this command's own. */
@@ -64,6 +73,7 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   { flags: '--no-save', description: 'keep no local copy of this conversation' },
   toolCmdFlag(toolCmdParser),
   ...TEMPLATE_FLAGS,
+  ...EXTRACT_FLAGS,
   {
     flags: '--max-turns <n>',
     description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`,
@@ -103,6 +113,10 @@ export default defineCommand<ChatCreateFlags>({
     'svc chat -t summarize --var lang=French < report.txt',
   ],
   async run(ctx, [given], flags) {
+    if (flags.extract || flags.extractLast) {
+      if ((flags.n ?? 1) > 1) throw new UsageError('-x/--extract: one choice only (not with -n above 1)');
+      (await import('../../cmdutil/answer-writer.js')).extractFlags(ctx, flags);
+    }
     let words = given as string[] | undefined;
     if (flags.template) {
       const { applyTemplate } = await import('../../cmdutil/templates.js');

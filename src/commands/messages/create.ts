@@ -1,4 +1,4 @@
-import { answerWriter } from '../../cmdutil/answer-writer.js';
+import { answerWriter, extractFlags, printAnswer } from '../../cmdutil/answer-writer.js';
 import type { ChatTool } from '../../endpoints/chat.js';
 import type { MessagesRequest, MessagesResponse } from '../../endpoints/messages.js';
 import { defineCommand } from '../../cmdutil/command.js';
@@ -7,6 +7,7 @@ import { UsageError } from '../../core/errors.js';
 import {
   FLAG_GROUPS,
   TEMPLATE_FLAGS,
+  EXTRACT_FLAGS,
   OUTPUT,
   modelFlag,
   resolveModel,
@@ -40,6 +41,8 @@ interface Opts {
   raw?: boolean;
   template?: string;
   var?: Record<string, string>;
+  extract?: boolean;
+  extractLast?: boolean;
 }
 
 type Message = MessagesRequest['messages'][number];
@@ -86,6 +89,7 @@ export const MESSAGES_TABLE: RequestTable = {
     toolChoiceFlag('auto, any, none, or a tool name to force'),
     { ...OUTPUT.usage, group: FLAG_GROUPS.output },
     OUTPUT.raw,
+    ...EXTRACT_FLAGS,
     ...TEMPLATE_FLAGS,
   ],
   inputs: { messages: 'PROMPT words joined with piped stdin (a new user turn)' },
@@ -130,6 +134,7 @@ export default defineCommand<Opts>({
     'svc messages -t summarize --var lang=French < report.txt',
   ],
   async run(ctx, [given], opts) {
+    extractFlags(ctx, opts);
     const words = opts.template ? await templated(ctx, opts, (given as string[] | undefined) ?? []) : given;
     const tools = checkTools(opts.tool, opts.toolChoice, TOOL_CHOICES, 'any') as ChatTool[];
     require(!(
@@ -265,7 +270,7 @@ async function send(ctx: Context, body: MessagesRequest, stream: boolean, raw?: 
     if (ctx.out.json) ctx.out.printJson(msg);
     else {
       const text = api.messageText(msg);
-      if (text) ctx.out.line(text.replace(/\n$/, ''));
+      printAnswer(ctx, text);
     }
     return msg;
   }

@@ -1,5 +1,5 @@
 import { readInputText } from '../../core/input-file.js';
-import { answerWriter } from '../../cmdutil/answer-writer.js';
+import { answerWriter, extractFlags, printAnswer } from '../../cmdutil/answer-writer.js';
 import { tokenSum } from '../../term/usage.js';
 import type {
   InputItem,
@@ -24,6 +24,7 @@ import {
   toolChoiceFlag,
   toolCmdFlag,
   TEMPLATE_FLAGS,
+  EXTRACT_FLAGS,
   toolFlag,
   DEFAULT_LANGUAGE_MODEL,
   type SearchFlags,
@@ -65,6 +66,8 @@ const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 export interface ResponsesFlags extends SearchFlags {
   template?: string;
   var?: Record<string, string>;
+  extract?: boolean;
+  extractLast?: boolean;
   model?: string;
   instructions?: string;
   previous?: string;
@@ -236,6 +239,7 @@ export const RESPONSES_TABLE: RequestTable = {
     toolCmdFlag(toolCmdParser),
     toolChoiceFlag(),
     ...TEMPLATE_FLAGS,
+    ...EXTRACT_FLAGS,
     { flags: '--schema <file>', description: 'answer as JSON valid against this JSON schema', reaches: ['text'] },
     {
       flags: '--format <type>',
@@ -298,6 +302,7 @@ export default defineCommand<ResponsesFlags>({
       'ctx.json "next question"',
   ],
   async run(ctx, [given], flags) {
+    extractFlags(ctx, flags);
     let words = given as string[] | undefined;
     if (flags.template) {
       const { applyTemplate } = await import('../../cmdutil/templates.js');
@@ -425,7 +430,7 @@ async function oneTurn(
       if (reasoning && ctx.out.stderrIsTTY && !ctx.globals.quiet)
         ctx.out.stderrWrite(`${ctx.out.ce.dim(reasoning.trim())}\n`);
       const text = api.outputText(r);
-      if (text) ctx.out.line(text.replace(/\n$/, ''));
+      printAnswer(ctx, text);
     }
     return r;
   }
