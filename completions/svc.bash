@@ -3,7 +3,7 @@
 
 _svc_subs() {
   case "$1" in
-    '') echo 'agents alias api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt templates tokenize tts usage version videos whoami' ;;
+    '') echo 'agents alias api auth calls chat completion config conversations custom-voices doctor documents embed emulator files fragments help images legacy logs messages models phone realtime responses skills stt templates tokenize tts usage version videos whoami' ;;
     'agents') echo 'create delete rm get list ls pull push test update' ;;
     'alias') echo 'delete rm list ls set' ;;
     'auth') echo 'login logout status token' ;;
@@ -16,6 +16,7 @@ _svc_subs() {
     'emulator') echo 'fault requests reset serve sessions trigger' ;;
     'emulator fault') echo 'add clear list' ;;
     'files') echo 'delete rm download get list ls share unshare upload' ;;
+    'fragments') echo 'delete rm list ls save show' ;;
     'images') echo 'edit generate gen' ;;
     'legacy') echo 'complete completions' ;;
     'logs') echo 'list ls rm delete show' ;;
@@ -44,6 +45,8 @@ _svc_canon() {
     'custom-voices|ls') echo 'list' ;;
     'files|rm') echo 'delete' ;;
     'files|ls') echo 'list' ;;
+    'fragments|rm') echo 'delete' ;;
+    'fragments|ls') echo 'list' ;;
     'images|gen') echo 'generate' ;;
     'logs|ls') echo 'list' ;;
     'logs|delete') echo 'rm' ;;
@@ -89,7 +92,7 @@ _svc_flags() {
     'calls join') echo '--input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls listen') echo '--port --host --secret-file --tolerance --forward-to --forward-secret --join --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls refer') echo '--to --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --template --var --extract --extract-last --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --template --var --extract --extract-last --attach --keep --fragment --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'chat get') echo '--wait --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'completion') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'config') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -132,6 +135,11 @@ _svc_flags() {
     'files share') echo '--expires-after --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'files unshare') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'files upload') echo '--expires-after --purpose --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'fragments') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'fragments delete') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'fragments list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'fragments save') echo '--clobber --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'fragments show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'help') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'images') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'images edit') echo '--image --model --n --aspect-ratio --response-format --output --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -143,7 +151,7 @@ _svc_flags() {
     'logs list') echo '--since --model --command --grep --limit --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'logs rm') echo '--all --older-than --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'logs show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'messages') echo '--model --system --input --continue --conversation --no-save --max-tokens --temperature --top-p --top-k --stop --stream --tool --tool-choice --usage --raw --extract --extract-last --template --var --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'messages') echo '--model --system --input --continue --conversation --no-save --max-tokens --temperature --top-p --top-k --stop --stream --tool --tool-choice --usage --raw --extract --extract-last --template --var --attach --fragment --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'models') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'models get') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'models list') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -162,7 +170,7 @@ _svc_flags() {
     'realtime talk') echo '--model --reasoning-effort --input --output --duplex --push-to-talk --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses compact') echo '--model --input --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'responses create') echo '--model --instructions --previous --continue --input --image --file-id --no-store --no-stream --raw --background --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --logprobs --top-logprobs --no-parallel-tool-calls --tool --tool-cmd --tool-choice --template --var --extract --extract-last --schema --format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --prompt-cache-key --service-tier --truncation --user --metadata --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'responses create') echo '--model --instructions --previous --continue --input --image --file-id --no-store --no-stream --raw --background --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --logprobs --top-logprobs --no-parallel-tool-calls --tool --tool-cmd --tool-choice --template --var --extract --extract-last --attach --keep --fragment --schema --format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --prompt-cache-key --service-tier --truncation --user --metadata --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'responses items') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -225,7 +233,7 @@ _svc_valued() {
     'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls listen') echo ' --port --host --secret-file --tolerance --forward-to --forward-secret --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls refer') echo ' --to --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd -t --template --var --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd -t --template --var -a --attach -f --fragment --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'chat get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'completion') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'config') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -268,6 +276,11 @@ _svc_valued() {
     'files share') echo ' --expires-after --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'files unshare') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'files upload') echo ' --expires-after --purpose --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments save') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments show') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'help') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'images') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'images edit') echo ' --image -m --model -n --n --aspect-ratio --response-format -o --output --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -279,7 +292,7 @@ _svc_valued() {
     'logs list') echo ' --since -m --model --command --grep --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs rm') echo ' --older-than --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs show') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'messages') echo ' -m --model -s --system --input --conversation --max-tokens --temperature --top-p --top-k --stop --tool --tool-choice -t --template --var --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'messages') echo ' -m --model -s --system --input --conversation --max-tokens --temperature --top-p --top-k --stop --tool --tool-choice -t --template --var -a --attach -f --fragment --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models get') echo ' --kind --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models list') echo ' --kind --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -298,7 +311,7 @@ _svc_valued() {
     'realtime talk') echo ' -m --model --reasoning-effort --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses compact') echo ' -m --model --input --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'responses create') echo ' -m --model --instructions --previous --input --image --file-id --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --top-logprobs --tool --tool-cmd --tool-choice -t --template --var --schema --format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --prompt-cache-key --service-tier --truncation --user --metadata --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'responses create') echo ' -m --model --instructions --previous --input --image --file-id --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --top-logprobs --tool --tool-cmd --tool-choice -t --template --var -a --attach -f --fragment --schema --format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --prompt-cache-key --service-tier --truncation --user --metadata --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses items') echo ' --limit --page-token --after --order --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -461,6 +474,11 @@ _svc_dyn() {
     'files share|--profile') echo 'profiles' ;;
     'files unshare|--profile') echo 'profiles' ;;
     'files upload|--profile') echo 'profiles' ;;
+    'fragments|--profile') echo 'profiles' ;;
+    'fragments delete|--profile') echo 'profiles' ;;
+    'fragments list|--profile') echo 'profiles' ;;
+    'fragments save|--profile') echo 'profiles' ;;
+    'fragments show|--profile') echo 'profiles' ;;
     'help|--profile') echo 'profiles' ;;
     'images|--profile') echo 'profiles' ;;
     'images edit|-m') echo 'models:image' ;;

@@ -120,6 +120,27 @@ export function sampling(
 
 // ---- output
 const O = FLAG_GROUPS.output;
+/** -a (cmdutil/attachments.ts) and -f (cmdutil/fragments.ts): what the prompt carries besides its words. */
+export const ATTACH_FLAGS: RequestRow[] = [
+  {
+    flags: '-a, --attach <file|url|->',
+    description: 'attach a file: text goes in the prompt, an image as an image, a document uploaded (repeatable)',
+    parse: repeatable(),
+    group: 'Input',
+  },
+  {
+    flags: '--keep',
+    description: 'keep the documents -a uploaded (default: deleted after the answer)',
+    group: 'Input',
+  },
+  {
+    flags: '-f, --fragment <file|url|name>',
+    description: 'text put before the prompt: a file, a URL or a saved fragment (repeatable; svc fragments)',
+    parse: repeatable(),
+    group: 'Input',
+  },
+];
+
 /** -x/--extract, --extract-last: only a fenced code block of the answer (cmdutil/answer-writer.ts). */
 export const EXTRACT_FLAGS: RequestRow[] = [
   {

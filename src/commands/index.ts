@@ -24,6 +24,7 @@ export const rootCommands: CommandNode[] = [
     'Saved prompts, system prompts, models and flags for -t (save, list, show, edit, delete)',
     () => import('./templates/index.js'),
   ),
+  group('fragments', 'Saved text for -f (save, list, show, delete)', () => import('./fragments/index.js')),
   group('models', 'List and inspect models and their prices', () => import('./models/index.js')),
   group('files', 'Upload, list, download, share and delete stored files', () => import('./files/index.js')),
   group('skills', 'Upload, list, download and delete skills (zip archives)', () => import('./skills/index.js')),

@@ -17,6 +17,7 @@ import { integer, require } from '../../core/validate.js';
 import {
   DEFAULT_LANGUAGE_MODEL,
   EXTRACT_FLAGS,
+  ATTACH_FLAGS,
   FLAG_GROUPS,
   OUTPUT,
   TEMPLATE_FLAGS,
@@ -40,6 +41,9 @@ export interface ChatCreateFlags extends ChatFlags {
   var?: Record<string, string>;
   extract?: boolean;
   extractLast?: boolean;
+  attach?: string[];
+  fragment?: string[];
+  keep?: boolean;
 }
 
 /** POST /v1/chat/completions as `svc chat` sends it: the request rows and this command's own. */
@@ -74,6 +78,7 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   toolCmdFlag(toolCmdParser),
   ...TEMPLATE_FLAGS,
   ...EXTRACT_FLAGS,
+  ...ATTACH_FLAGS,
   {
     flags: '--max-turns <n>',
     description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`,
@@ -140,8 +145,21 @@ export default defineCommand<ChatCreateFlags>({
     const profile = ctx.config().profile;
     const conv = continuedConversation(store, profile, flags);
     const chat: ChatRun = { flags, tools, store, profile, conv, defaultModel: conv?.model ?? ctx.config().model };
-    if (flags.interactive) return startRepl(ctx, words ?? [], chat);
-    return answerPrompt(ctx, words ?? [], chat);
+    if (flags.interactive) {
+      if (flags.attach) throw new UsageError('-a: not with -i (attach to a one-shot prompt)');
+      return startRepl(ctx, words ?? [], chat);
+    }
+    if (!flags.attach && !flags.fragment) return answerPrompt(ctx, words ?? [], chat);
+    const { attachToPrompt } = await import('../../cmdutil/attachments.js');
+    const attached = await attachToPrompt(ctx, flags, words ?? [], {
+      command: 'svc chat',
+      files: () => import('../../endpoints/files.js'),
+    });
+    try {
+      return await answerPrompt(ctx, attached.words, chat);
+    } finally {
+      await attached.cleanup();
+    }
   },
 });
 

@@ -8,6 +8,7 @@ import {
   FLAG_GROUPS,
   TEMPLATE_FLAGS,
   EXTRACT_FLAGS,
+  ATTACH_FLAGS,
   OUTPUT,
   modelFlag,
   resolveModel,
@@ -43,6 +44,8 @@ interface Opts {
   var?: Record<string, string>;
   extract?: boolean;
   extractLast?: boolean;
+  attach?: string[];
+  fragment?: string[];
 }
 
 type Message = MessagesRequest['messages'][number];
@@ -91,6 +94,7 @@ export const MESSAGES_TABLE: RequestTable = {
     OUTPUT.raw,
     ...EXTRACT_FLAGS,
     ...TEMPLATE_FLAGS,
+    ...ATTACH_FLAGS.filter((f) => !f.flags.includes('--keep')),
   ],
   inputs: { messages: 'PROMPT words joined with piped stdin (a new user turn)' },
 };
@@ -104,6 +108,12 @@ function printToolUses(ctx: Context, content: { type: string }[]): void {
       ctx.out.line(`${ctx.out.c.cyan('tool use')} ${u.name}(${JSON.stringify(u.input)}) ${ctx.out.c.dim(u.id)}`);
     else ctx.out.printJsonLine({ id: u.id, name: u.name, input: u.input });
   }
+}
+
+/** -a on messages: text attachments only (the convention here sends no uploaded file; cmdutil/attachments.ts). */
+async function attachText(ctx: Context, opts: Opts, words: string[]): Promise<string[]> {
+  const { attachToPrompt } = await import('../../cmdutil/attachments.js');
+  return (await attachToPrompt(ctx, opts, words, { command: 'svc messages' })).words;
 }
 
 /** -t NAME: the template's flags filled in, and the prompt it makes (cmdutil/templates.ts). */
@@ -135,7 +145,8 @@ export default defineCommand<Opts>({
   ],
   async run(ctx, [given], opts) {
     extractFlags(ctx, opts);
-    const words = opts.template ? await templated(ctx, opts, (given as string[] | undefined) ?? []) : given;
+    let words = opts.template ? await templated(ctx, opts, (given as string[] | undefined) ?? []) : given;
+    if (opts.attach || opts.fragment) words = await attachText(ctx, opts, (words as string[] | undefined) ?? []);
     const tools = checkTools(opts.tool, opts.toolChoice, TOOL_CHOICES, 'any') as ChatTool[];
     require(!(
       opts.continue && opts.conversation

@@ -25,6 +25,7 @@ import {
   toolCmdFlag,
   TEMPLATE_FLAGS,
   EXTRACT_FLAGS,
+  ATTACH_FLAGS,
   toolFlag,
   DEFAULT_LANGUAGE_MODEL,
   type SearchFlags,
@@ -68,6 +69,9 @@ export interface ResponsesFlags extends SearchFlags {
   var?: Record<string, string>;
   extract?: boolean;
   extractLast?: boolean;
+  attach?: string[];
+  fragment?: string[];
+  keep?: boolean;
   model?: string;
   instructions?: string;
   previous?: string;
@@ -240,6 +244,7 @@ export const RESPONSES_TABLE: RequestTable = {
     toolChoiceFlag(),
     ...TEMPLATE_FLAGS,
     ...EXTRACT_FLAGS,
+    ...ATTACH_FLAGS,
     { flags: '--schema <file>', description: 'answer as JSON valid against this JSON schema', reaches: ['text'] },
     {
       flags: '--format <type>',
@@ -302,18 +307,7 @@ export default defineCommand<ResponsesFlags>({
       'ctx.json "next question"',
   ],
   async run(ctx, [given], flags) {
-    extractFlags(ctx, flags);
-    let words = given as string[] | undefined;
-    if (flags.template) {
-      const { applyTemplate } = await import('../../cmdutil/templates.js');
-      words = await applyTemplate(ctx, flags as unknown as Record<string, unknown>, words ?? [], {
-        command: 'svc responses create',
-        options: RESPONSES_TABLE.rows,
-        systemKey: 'instructions',
-        schemaKey: 'schemaValue',
-        stdinIsPrompt: flags.input !== '-' && !ctx.streams.stdin.isTTY,
-      });
-    }
+    let words = await templatedWords(ctx, flags, (given as string[] | undefined) ?? []);
     const tools = checkFlags(flags);
     let previous = flags.previous;
     let model = flags.model;
@@ -326,7 +320,13 @@ export default defineCommand<ResponsesFlags>({
         );
       previous = last.id;
     }
-    const input = await buildInput(ctx, (words as string[] | undefined) ?? [], flags);
+    let cleanup = async () => {};
+    if (flags.attach || flags.fragment) {
+      const { attachToPrompt } = await import('../../cmdutil/attachments.js');
+      const files = () => import('../../endpoints/files.js');
+      ({ words, cleanup } = await attachToPrompt(ctx, flags, words, { command: 'svc responses create', files }));
+    }
+    const input = await buildInput(ctx, words, flags);
     const base = buildBody(flags, model ?? '', tools);
     const http = await ctx.http();
     // the continued response's model, as -c does: the remembered one, else asked of the server
@@ -336,9 +336,27 @@ export default defineCommand<ResponsesFlags>({
           ? last.model
           : (await (await import('../../endpoints/responses.js')).getResponse(http, previous)).model;
     base.model = resolveModel(ctx, model);
-    return runLoop(ctx, http, base, input, previous, flags);
+    try {
+      return await runLoop(ctx, http, base, input, previous, flags);
+    } finally {
+      await cleanup();
+    }
   },
 });
+
+/** -x checked, and -t NAME: the template's flags filled in and the prompt it makes (cmdutil/templates.ts). */
+async function templatedWords(ctx: Context, flags: ResponsesFlags, words: string[]): Promise<string[]> {
+  extractFlags(ctx, flags);
+  if (!flags.template) return words;
+  const { applyTemplate } = await import('../../cmdutil/templates.js');
+  return (await applyTemplate(ctx, flags as unknown as Record<string, unknown>, words, {
+    command: 'svc responses create',
+    options: RESPONSES_TABLE.rows,
+    systemKey: 'instructions',
+    schemaKey: 'schemaValue',
+    stdinIsPrompt: flags.input !== '-' && !ctx.streams.stdin.isTTY,
+  }))!;
+}
 
 function checkFlags(f: ResponsesFlags): Record<string, unknown>[] {
   require(!(f.continue && f.previous), '--previous', f.previous, 'not together with -c/--continue');
