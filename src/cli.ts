@@ -338,8 +338,10 @@ async function addRunner(
   buildLeaf(cmd, node.summary, spec, options.own, async (args, opts, globals) => {
     // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
     const { createContext } = await import('./runtime/context.js');
+    // --no-stdin: stdin is empty, as from /dev/null, for every command (runtime/stdin.ts)
+    const stdin = globals.stdin === false ? (await import('./runtime/stdin.js')).emptyStdin() : undefined;
     const ctx = createContext({
-      streams: inv.streams,
+      streams: stdin ? { ...inv.streams, stdin } : inv.streams,
       env: inv.env,
       globals: { ...globals, jsonFields: inv.jsonFields },
       signal: inv.control.signal,

@@ -34,6 +34,14 @@ export const GLOBAL_FLAGS = [
     flags: '--no-log',
     description: 'do not record this run in the call log (svc logs; `svc config set log false` for always)',
   },
+  {
+    flags: '--with-stdin',
+    description: 'join piped stdin to the prompt words even where it seems a loop\'s (docs/scripting.md)',
+  },
+  {
+    flags: '--no-stdin',
+    description: 'never read stdin, as if it were /dev/null (for loops and pipes left open; docs/scripting.md)',
+  },
   { flags: '--budget-strict', description: "refuse to send (exit 2) once today's spend has reached budget.daily" },
 ] as const satisfies readonly { flags: string; description: string }[];
 
