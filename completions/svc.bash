@@ -429,6 +429,8 @@ _svc_dyn() {
     'calls refer|--profile') echo 'profiles' ;;
     'chat|-m') echo 'models:language' ;;
     'chat|--model') echo 'models:language' ;;
+    'chat|-t') echo 'templates' ;;
+    'chat|--template') echo 'templates' ;;
     'chat|--profile') echo 'profiles' ;;
     'chat get|--profile') echo 'profiles' ;;
     'completion|--profile') echo 'profiles' ;;
@@ -504,6 +506,8 @@ _svc_dyn() {
     'logs show|--profile') echo 'profiles' ;;
     'messages|-m') echo 'models:language' ;;
     'messages|--model') echo 'models:language' ;;
+    'messages|-t') echo 'templates' ;;
+    'messages|--template') echo 'templates' ;;
     'messages|--profile') echo 'profiles' ;;
     'models|--profile') echo 'profiles' ;;
     'models get|--profile') echo 'profiles' ;;
@@ -531,6 +535,8 @@ _svc_dyn() {
     'responses compact|--profile') echo 'profiles' ;;
     'responses create|-m') echo 'models:language' ;;
     'responses create|--model') echo 'models:language' ;;
+    'responses create|-t') echo 'templates' ;;
+    'responses create|--template') echo 'templates' ;;
     'responses create|--profile') echo 'profiles' ;;
     'responses delete|--profile') echo 'profiles' ;;
     'responses get|--profile') echo 'profiles' ;;
@@ -604,6 +610,8 @@ _svc_argdyn() {
     'files get') echo 'files' ;;
     'files share') echo 'files' ;;
     'files unshare') echo 'files' ;;
+    'fragments delete') echo 'fragments' ;;
+    'fragments show') echo 'fragments' ;;
     'phone get') echo 'numbers' ;;
     'phone release') echo 'numbers' ;;
     'phone update') echo 'numbers' ;;
@@ -613,6 +621,9 @@ _svc_argdyn() {
     'skills delete') echo 'skills' ;;
     'skills download') echo 'skills' ;;
     'skills get') echo 'skills' ;;
+    'templates delete') echo 'templates' ;;
+    'templates edit') echo 'templates' ;;
+    'templates show') echo 'templates' ;;
   esac
 }
 

@@ -36,7 +36,7 @@ export const GLOBAL_FLAGS = [
   },
   {
     flags: '--with-stdin',
-    description: 'join piped stdin to the prompt words even where it seems a loop\'s (docs/scripting.md)',
+    description: "join piped stdin to the prompt words even where it seems a loop's (docs/scripting.md)",
   },
   {
     flags: '--no-stdin',

@@ -155,6 +155,16 @@ const ALIASES = {
   completion: { kind: 'aliases', local: true },
 } as const satisfies LocalResource;
 
+/** Saved templates (svc templates save), for -t and the templates commands. */
+const TEMPLATES = {
+  completion: { kind: 'templates', flag: '--template', local: true },
+} as const satisfies LocalResource;
+
+/** Saved fragments (svc fragments save). */
+const FRAGMENTS = {
+  completion: { kind: 'fragments', local: true },
+} as const satisfies LocalResource;
+
 /** The input items of a stored response (`under`: the response id). */
 export const INPUT_ITEMS = {
   noun: 'input items',
@@ -213,6 +223,8 @@ const ALL = [
   SKILLS,
   RESPONSES,
   ALIASES,
+  TEMPLATES,
+  FRAGMENTS,
   INPUT_ITEMS,
   MODELS,
   ...Object.values(MODELS_OF_KIND),

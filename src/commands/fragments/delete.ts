@@ -4,7 +4,7 @@ import { ExitCode } from '../../core/errors.js';
 import { fragmentFile, fragmentNames } from '../../cmdutil/fragments.js';
 
 export default defineCommand({
-  args: [{ name: 'name', description: 'fragment names', required: true, variadic: true }],
+  args: [{ name: 'name', description: 'fragment names', required: true, variadic: true, complete: 'fragments' }],
   examples: ['svc fragments delete style'],
   async run(ctx, [names]) {
     const saved = fragmentNames(ctx.env);

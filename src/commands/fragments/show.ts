@@ -4,7 +4,7 @@ import { ExitCode } from '../../core/errors.js';
 import { fragmentFile, fragmentNames } from '../../cmdutil/fragments.js';
 
 export default defineCommand({
-  args: [{ name: 'name', description: 'fragment name', required: true }],
+  args: [{ name: 'name', description: 'fragment name', required: true, complete: 'fragments' }],
   examples: ['svc fragments show style'],
   async run(ctx, [name]) {
     if (!fragmentNames(ctx.env).includes(name)) {

@@ -3,7 +3,7 @@ import { ExitCode } from '../../core/errors.js';
 import { deleteTemplate, templateNames } from '../../cmdutil/templates.js';
 
 export default defineCommand({
-  args: [{ name: 'name', description: 'template names', required: true, variadic: true }],
+  args: [{ name: 'name', description: 'template names', required: true, variadic: true, complete: 'templates' }],
   examples: ['svc templates delete summarize'],
   async run(ctx, [names]) {
     const saved = templateNames(ctx.env);

@@ -8,7 +8,7 @@ export default defineCommand({
     'Runs $VISUAL, else $EDITOR, else vi on NAME.yaml (the editor line may carry arguments: EDITOR="code -w"). ' +
     'Once it exits, the template is read back: a file that no longer reads as a template is exit 1 saying why ' +
     '(the file keeps your edit; edit again).',
-  args: [{ name: 'name', description: 'template name', required: true }],
+  args: [{ name: 'name', description: 'template name', required: true, complete: 'templates' }],
   examples: ['svc templates edit summarize', 'EDITOR=nano svc templates edit summarize'],
   async run(ctx, [name]) {
     if (!templateNames(ctx.env).includes(name)) {

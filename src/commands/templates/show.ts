@@ -4,7 +4,7 @@ import { parseTemplate, templateFile, templateNames, templateText } from '../../
 
 export default defineCommand({
   description: 'The YAML file as it is; --json: the template as JSON (checked).',
-  args: [{ name: 'name', description: 'template name', required: true }],
+  args: [{ name: 'name', description: 'template name', required: true, complete: 'templates' }],
   examples: ['svc templates show summarize', 'svc templates show summarize --json'],
   async run(ctx, [name]) {
     if (!templateNames(ctx.env).includes(name)) {

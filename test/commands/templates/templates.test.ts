@@ -4,7 +4,9 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir, writeTemp } from '../../helpers/files.js';
+import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
+import { svcBinDir } from '../../helpers/subprocess.js';
+import { execa } from 'execa';
 import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcOnTerminal } from '../../helpers/terminal.js';
@@ -176,5 +178,23 @@ describe.concurrent('svc templates', () => {
     const r = await svcOnTerminal(['templates', 'edit', 'person'], { configDir, env: { EDITOR: editor } });
     expect(r.exitCode, r.screen).toBe(0);
     expect(readFileSync(join(configDir, 'templates', 'person.yaml'), 'utf8')).toContain('description: on a tty');
+  });
+
+  it('completion offers the saved templates after -t and to templates show (bash)', async () => {
+    const configDir = await configWithTemplates();
+    const complete = async (line: string) => {
+      const words = line.split(' ');
+      const script =
+        `source ${join(ROOT, 'completions/svc.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); ` +
+        `COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const r = await execa('bash', ['-c', script], {
+        env: { PATH: `${svcBinDir()}:${process.env.PATH}`, HOME: process.env.HOME, SVC_CONFIG_DIR: configDir },
+        extendEnv: false,
+      });
+      return r.stdout.split('\n').filter(Boolean).sort();
+    };
+    expect(await complete('svc chat -t ')).toEqual(['person', 'summarize']);
+    expect(await complete('svc responses create --template s')).toEqual(['summarize']);
+    expect(await complete('svc templates show ')).toEqual(['person', 'summarize']);
   });
 });
