@@ -15,6 +15,7 @@ export const FLAG_GROUPS = {
   search: 'Search',
   audio: 'Audio',
   template: 'Template',
+  input: 'Input',
 } as const;
 
 /** The language model used when neither -m nor the profile names one. */
@@ -126,18 +127,18 @@ export const ATTACH_FLAGS: RequestRow[] = [
     flags: '-a, --attach <file|url|->',
     description: 'attach a file: text goes in the prompt, an image as an image, a document uploaded (repeatable)',
     parse: repeatable(),
-    group: 'Input',
+    group: FLAG_GROUPS.input,
   },
   {
     flags: '--keep',
     description: 'keep the documents -a uploaded (default: deleted after the answer)',
-    group: 'Input',
+    group: FLAG_GROUPS.input,
   },
   {
     flags: '-f, --fragment <file|url|name>',
     description: 'text put before the prompt: a file, a URL or a saved fragment (repeatable; svc fragments)',
     parse: repeatable(),
-    group: 'Input',
+    group: FLAG_GROUPS.input,
   },
 ];
 
@@ -146,9 +147,13 @@ export const EXTRACT_FLAGS: RequestRow[] = [
   {
     flags: '-x, --extract',
     description: 'print only the first fenced code block of the answer (once it is complete)',
-    group: 'Output',
+    group: FLAG_GROUPS.output,
   },
-  { flags: '--extract-last', description: 'print only the last fenced code block of the answer', group: 'Output' },
+  {
+    flags: '--extract-last',
+    description: 'print only the last fenced code block of the answer',
+    group: FLAG_GROUPS.output,
+  },
 ];
 
 export const OUTPUT = {

@@ -163,8 +163,10 @@ export async function applyTemplate(
     if (opts.schema === undefined) opts[target.schemaKey] ??= t.schema;
   }
   for (const [flag, value] of Object.entries(t.options ?? {})) applyOption(opts, target, name, flag, value);
-  const input = await joinWithStdin(ctx, words, target.stdinIsPrompt);
-  markStdinRead(ctx);
+  // `-a -`: stdin is an attachment, not the prompt's {{input}}
+  const attachesStdin = (opts.attach as string[] | undefined)?.includes('-');
+  const input = await joinWithStdin(ctx, words, target.stdinIsPrompt && !attachesStdin);
+  if (!attachesStdin) markStdinRead(ctx);
   if (t.prompt === undefined) return input ? [input] : [];
   const prompt = t.prompt.includes('{{input}}')
     ? fill(t.prompt.replaceAll('{{input}}', '\u0000input\u0000')).replaceAll('\u0000input\u0000', input)

@@ -89,6 +89,16 @@ describe.concurrent('svc templates', () => {
       { role: 'system', content: 'You summarize in French.' },
       { role: 'user', content: 'Summarize for ops:\n\nThe quarterly report.' },
     ]);
+    // -a -: stdin is the attachment, not the template's {{input}}
+    const att = await svcInProcess(['chat', '-t', 'summarize', '--var', 'who=me', '-a', '-', 'the words'], {
+      configDir,
+      emu,
+      input: 'attached text\n',
+    });
+    expect(att.exitCode, att.stderr).toBe(0);
+    expect(lastBody(emu).messages[1].content).toBe(
+      'Summarize for me:\n\nthe words\n\n<attachment name="stdin">\nattached text\n</attachment>',
+    );
     // the command line wins over the template
     const own = await svcInProcess(
       ['chat', '-t', 'summarize', '--var', 'who=me', '-m', 'svc-4', '--temperature', '1.5', '-s', 'Be brief.', 'x'],
