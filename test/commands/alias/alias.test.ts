@@ -124,7 +124,8 @@ describe.concurrent('svc alias', () => {
       });
       return r.stdout.split('\n').filter(Boolean).sort();
     };
-    expect(await complete('svc f')).toEqual(['fav', 'fid', 'files']);
+    expect(await complete('svc fi')).toEqual(['fid', 'files']);
+    expect(await complete('svc fa')).toEqual(['fav']);
     expect(await complete('svc alias delete ')).toEqual(['fav', 'fid']);
     expect(await complete('svc models f')).toEqual([]);
   });
