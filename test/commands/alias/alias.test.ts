@@ -8,6 +8,7 @@ import { ROOT, tempDir } from '../../helpers/files.js';
 import { itWithEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcBinDir, svcShell } from '../../helpers/subprocess.js';
+import { needTools } from '../../helpers/tools.js';
 
 const withEmu = itWithEmulator();
 const bin = svcBinDir();
@@ -128,5 +129,13 @@ describe.concurrent('svc alias', () => {
     expect(await complete('svc fa')).toEqual(['fav']);
     expect(await complete('svc alias delete ')).toEqual(['fav', 'fid']);
     expect(await complete('svc models f')).toEqual([]);
+    // fish, with its own completion engine
+    needTools('fish');
+    const fish = await execa(
+      'fish',
+      ['--no-config', '-c', `source ${join(ROOT, 'completions/svc.fish')}; complete -C 'svc fa'`],
+      { env: { PATH, HOME: process.env.HOME, SVC_CONFIG_DIR: configDir }, extendEnv: false },
+    );
+    expect(fish.stdout).toBe('fav\talias: chat -m svc-4');
   });
 });
