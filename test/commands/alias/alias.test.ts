@@ -9,6 +9,7 @@ import { itWithEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcBinDir, svcShell } from '../../helpers/subprocess.js';
 import { needTools } from '../../helpers/tools.js';
+import { svcOnTerminal } from '../../helpers/terminal.js';
 
 const withEmu = itWithEmulator();
 const bin = svcBinDir();
@@ -110,6 +111,13 @@ describe.concurrent('svc alias', () => {
     expect(fails.exitCode).toBe(2);
     const status = await svcShell('svc alias set bad \'!exit 7\' && svc bad; echo "exit $?"', { configDir });
     expect(status.stdout).toBe('exit 7');
+  });
+
+  it('a shell alias on a real terminal: the shell line gets the terminal', async () => {
+    const configDir = await aliasesIn({ tty: '!if [ -t 0 ] && [ -t 1 ]; then echo "on a terminal: $1"; fi' });
+    const r = await svcOnTerminal(['tty', 'yes'], { configDir });
+    expect(r.exitCode, r.screen).toBe(0);
+    expect(r.screen).toContain('on a terminal: yes');
   });
 
   it('completion offers the aliases at the root and to alias delete (bash)', async () => {
