@@ -1,11 +1,12 @@
 // stdin and the prompt (docs/scripting.md, "stdin"): a `while read` loop keeps its lines (stdin its shell reads too is
 // left to it), a pipe into svc is still joined to the prompt, --no-stdin reads nothing (an idle pipe is not waited
 // on), as `< /dev/null` does.
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { itWithEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { svcInProcess } from '../helpers/in-process.js';
 import { svcBinDir, svcShell } from '../helpers/subprocess.js';
 import { writeTemp } from '../helpers/files.js';
+import { stdinBelongsElsewhere } from '../../src/runtime/stdin.js';
 
 const withEmu = itWithEmulator();
 const prompts = (emu: TestEmulator) =>
@@ -76,5 +77,9 @@ describe.concurrent('stdin and the prompt', () => {
     const chat = await svcInProcess(['chat', '--no-stdin', '--no-stream', 'hi'], { emu, input: 'ignored' });
     expect(chat.exitCode, chat.stderr).toBe(0);
     expect(prompts(emu)).toEqual(['hi']);
+  });
+
+  it('off Linux the loop check says nothing (no /proc): stdin is the prompt as before, --no-stdin is the way', () => {
+    for (const platform of ['darwin', 'win32'] as const) expect(stdinBelongsElsewhere(platform)).toBeUndefined();
   });
 });
