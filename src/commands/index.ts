@@ -77,6 +77,7 @@ export const rootCommands: CommandNode[] = [
     load: () => import('./tokenize/create.js'),
   },
   group('documents', 'Search the documents of collections', () => import('./documents/index.js')),
+  group('mcp', "Serve the API's actions to MCP hosts (coding agents, editors)", () => import('./mcp/index.js')),
   group(
     'conversations',
     'Chat and messages conversations kept locally (list, show, delete)',

@@ -42,6 +42,12 @@ export const ENVIRONMENT = [
     description: "largest file `files upload` sends (default the API's 50 MiB; for servers with a raised limit)",
   },
   {
+    name: 'SVC_MCP_TOKEN',
+    group: 'api',
+    description:
+      'the bearer token `svc mcp serve --http` asks of its clients (default: a new one each start, printed on stderr)',
+  },
+  {
     name: 'SVC_WEBHOOK_SECRET',
     group: 'api',
     description: 'webhook signing secret for `svc calls listen` (or --secret-file; never an argument)',

@@ -52,6 +52,14 @@ export interface Context {
    * whether this run's calls are logged (known once http() or ws() has been called): streams then ask for their usage
    */
   logsCalls(): boolean;
+  /**
+   * A context of its own for one run inside this one (a tool call of `svc mcp serve`): other streams, globals and
+   * command name, the same endpoint (one --emulator), its own HTTP client and call-log record; run its exit hooks
+   * when the run is over.
+   */
+  derive(over: Pick<ContextInit, 'streams' | 'globals' | 'command' | 'signal'>): Context & {
+    runExitHooks(): Promise<void>;
+  };
 }
 
 /** Where requests go and with which key. */
@@ -82,7 +90,11 @@ export interface ContextInit {
   endpoint?: EndpointResolver;
   /** the process exits once the command has returned (main): its connections are left to the system to close */
   exitsAfterRun?: boolean;
+  /** the endpoint is the emulator (default: whenever `endpoint` is given): not counted toward the budget */
+  emulated?: boolean;
 }
+
+const emulated = (init: ContextInit): boolean => init.emulated ?? !!init.endpoint;
 
 const NO_KEY = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)';
 
@@ -220,6 +232,15 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     now: () => Date.now(),
     logCall: (details) => wiring.log.recorder?.details(details),
     logsCalls: () => !!wiring.log.recorder,
+    derive: (over) =>
+      createContext({
+        ...init,
+        ...over,
+        setInterruptHandler: () => {},
+        exitsAfterRun: false,
+        emulated: emulated(init),
+        endpoint: () => getEndpoint(),
+      }),
   };
 }
 
@@ -340,7 +361,7 @@ function callLog(
   let refusal: string | undefined;
   const checkBudget = async (budget: string | undefined): Promise<void> => {
     // emulated calls cost nothing
-    if (budget === undefined || init.endpoint) return;
+    if (budget === undefined || emulated(init)) return;
     const spent = spentToday(logDir(init.env), new Date());
     if (spent < Number(budget)) return;
     const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
@@ -359,7 +380,7 @@ function callLog(
       init.env,
       init.command ?? '',
       Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS),
-      !!init.endpoint,
+      emulated(init),
     ));
     // the run's outcome stands when its record cannot be written (a full disk, no folder for it), but it is said
     const unlogged = (err: unknown) => out.warn(`this run is not in the call log: ${describeError(err)}`);
