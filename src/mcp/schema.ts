@@ -40,7 +40,9 @@ export function optionDefaults(specs: readonly OptionSpec[]): Record<string, unk
 function words(flag: string, value: unknown, schema: JsonSchema): string[] {
   const list = Array.isArray(value) ? value : [value];
   if (Array.isArray(value) !== (schema.type === 'array'))
-    throw new UsageError(`${flag}: ${JSON.stringify(value)} is not allowed: ${String(schema.type ?? 'a string')}`);
+    throw new UsageError(
+      `${flag}: ${JSON.stringify(value)} is not allowed: ${schema.type === 'array' ? 'a list' : 'one value, not a list'}`,
+    );
   return list.map((v) => {
     if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) return String(v);
     throw new UsageError(`${flag}: ${JSON.stringify(v)} is not allowed: a string or a number`);
