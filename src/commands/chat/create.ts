@@ -16,6 +16,9 @@ import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cm
 import { integer, require } from '../../core/validate.js';
 import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, toolCmdFlag } from '../../cmdutil/flag-sets.js';
 import type { RequestRow, RequestTable } from '../../core/request-table.js';
+import { mcpParser, resolveServers } from '../../mcp/command-line.js';
+import type { McpServers } from '../../mcp/client.js';
+import type { PendingCall } from '../../cmdutil/local-tools.js';
 
 export interface ChatCreateFlags extends ChatFlags {
   stream: boolean;
@@ -28,6 +31,8 @@ export interface ChatCreateFlags extends ChatFlags {
   conversation?: string;
   save?: boolean;
   toolCmd?: ToolCommand[];
+  mcp?: string[];
+  approve?: boolean;
   maxTurns?: number;
 }
 
@@ -62,8 +67,21 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   { flags: '--no-save', description: 'keep no local copy of this conversation' },
   toolCmdFlag(toolCmdParser),
   {
+    flags: '--mcp <command>',
+    description:
+      "start this MCP server ('COMMAND ARGS', or NAME for the config key mcp.NAME) and offer its tools to the " +
+      'model (repeatable); its calls run through it',
+    parse: mcpParser,
+    group: FLAG_GROUPS.tools,
+  },
+  {
+    flags: '--approve',
+    description: 'with --tool-cmd or --mcp: ask on the terminal before each tool call (a no is told to the model)',
+    group: FLAG_GROUPS.tools,
+  },
+  {
     flags: '--max-turns <n>',
-    description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`,
+    description: `with --tool-cmd or --mcp: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`,
     parse: integer({ min: 1, max: 100 }),
     group: FLAG_GROUPS.tools,
   },
@@ -97,6 +115,7 @@ export default defineCommand<ChatCreateFlags>({
     'svc chat --raw "a README for this tool"',
     'svc chat -i -s "You are terse"',
     'svc chat --tool weather.json --tool-cmd get_weather=./weather.sh "weather in Paris?"',
+    'svc chat --mcp \'npx -y @modelcontextprotocol/server-filesystem .\' "which files are here?"',
   ],
   async run(ctx, [words], flags) {
     const tools = checkChatFlags(flags);
@@ -110,11 +129,62 @@ export default defineCommand<ChatCreateFlags>({
     const store = new ConversationStore(ctx.env);
     const profile = ctx.config().profile;
     const conv = continuedConversation(store, profile, flags);
-    const chat: ChatRun = { flags, tools, store, profile, conv, defaultModel: conv?.model ?? ctx.config().model };
-    if (flags.interactive) return startRepl(ctx, words ?? [], chat);
-    return answerPrompt(ctx, words ?? [], chat);
+    const approve = flags.approve ? await approver(ctx) : undefined;
+    const mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, tools) : undefined;
+    const chat: ChatRun = {
+      flags,
+      tools,
+      store,
+      profile,
+      conv,
+      defaultModel: conv?.model ?? ctx.config().model,
+      mcp,
+      approve,
+    };
+    try {
+      if (flags.interactive) return await startRepl(ctx, words ?? [], chat);
+      return await answerPrompt(ctx, words ?? [], chat);
+    } finally {
+      await mcp?.close();
+    }
   },
 });
+
+/** --mcp: the servers started and their tools added to the request's (a name given twice is refused). */
+async function startMcp(ctx: Context, given: string[], tools: ChatTool[]): Promise<McpServers> {
+  const { McpServers } = await import('../../mcp/client.js');
+  const cfg = ctx.config();
+  const servers = await McpServers.start(resolveServers(given, cfg.profileData as Record<string, string>), {
+    env: ctx.env,
+    timeoutMs: cfg.timeoutSec * 1000,
+    signal: ctx.signal,
+  });
+  for (const t of servers.tools) {
+    if (tools.some((x) => x.function.name === t.name)) {
+      await servers.close();
+      throw new UsageError(`--mcp: the tool ${t.name} is also given by --tool or --tool-cmd; one definition per name`);
+    }
+    tools.push({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
+  }
+  return servers;
+}
+
+/** --approve: a question on the terminal before each call; where none can be asked, refused before anything is sent. */
+async function approver(ctx: Context): Promise<(call: PendingCall) => Promise<boolean>> {
+  const [{ noInputReason, refusePrompt }, { readLine }] = await Promise.all([
+    import('../../runtime/no-input.js'),
+    import('../../cmdutil/confirm.js'),
+  ]);
+  const noInput = noInputReason(ctx.globals, ctx.env);
+  if (noInput) refusePrompt(noInput, '--approve asks before each tool call', 'leave --approve out to run them');
+  if (!ctx.streams.stdin.isTTY)
+    throw new UsageError('--approve: stdin is not a terminal to ask on (nothing was sent); leave --approve out');
+  return async (call) => {
+    ctx.streams.stderr.write(`run ${call.name} ${call.arguments}? [y/N] `);
+    const answer = await readLine(ctx.streams.stdin);
+    return /^\s*y(es)?\s*$/i.test(answer ?? '');
+  };
+}
 
 /** What a run of `svc chat` works with once its flags are checked. */
 interface ChatRun {
@@ -125,6 +195,8 @@ interface ChatRun {
   /** the conversation continued (-c, --conversation) */
   conv: Conversation | undefined;
   defaultModel: string | undefined;
+  mcp?: McpServers;
+  approve?: (call: PendingCall) => Promise<boolean>;
 }
 
 /** The conversation -c or --conversation continues, or undefined for a new one; a usage error when there is none. */
@@ -153,7 +225,7 @@ function continuedConversation(
 async function startRepl(
   ctx: Context,
   words: string[],
-  { flags, tools, store, profile, conv, defaultModel }: ChatRun,
+  { flags, tools, store, profile, conv, defaultModel, mcp }: ChatRun,
 ): Promise<number> {
   // a REPL on a terminal waits for a person; lines piped in are answered in order (no person needed)
   const { noInputReason, refusePrompt } = await import('../../runtime/no-input.js');
@@ -172,6 +244,7 @@ async function startRepl(
     flags: { ...flags, model: flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL },
     tools,
     commands: flags.toolCmd ?? [],
+    mcp,
     maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
     conversation: conv,
     store,
@@ -202,11 +275,13 @@ async function answerPrompt(ctx: Context, words: string[], chat: ChatRun): Promi
     store.save(c);
   };
 
-  if (flags.toolCmd?.length) {
+  if (flags.toolCmd?.length || chat.mcp) {
     const { runToolLoop } = await import('./loop.js');
     const { messages: _m, ...base } = body;
     const outcome = await runToolLoop(ctx, http, base, messages, {
-      commands: flags.toolCmd,
+      commands: flags.toolCmd ?? [],
+      mcp: chat.mcp,
+      approve: chat.approve,
       maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
       stream: flags.stream,
       usage: flags.usage,
@@ -246,13 +321,16 @@ function checkConversationFlags(f: ChatCreateFlags): void {
     [f.continue, '-c'],
     [f.conversation, '--conversation'],
     [f.toolCmd?.length, '--tool-cmd'],
+    [f.mcp?.length, '--mcp'],
   ] as const) {
     require(!(on && f.deferred), '--deferred', 'set', `not together with ${flag}`);
   }
-  require(!(f.toolCmd?.length && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd');
-  require(!(
-    f.maxTurns !== undefined && !f.toolCmd?.length
-  ), '--max-turns', f.maxTurns, 'only together with --tool-cmd');
+  const looping = !!(f.toolCmd?.length || f.mcp?.length);
+  require(!(looping && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd or --mcp');
+  require(!(f.maxTurns !== undefined && !looping), '--max-turns', f.maxTurns, 'only together with --tool-cmd or --mcp');
+  require(!(f.approve && !looping), '--approve', 'set', 'only together with --tool-cmd or --mcp');
+  // the REPL reads its lines from the terminal a question would read from
+  require(!(f.approve && f.interactive), '--approve', 'set', 'not together with -i (yet)');
 }
 
 function setSystem(messages: ChatMessage[], text: string): void {

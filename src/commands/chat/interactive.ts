@@ -9,6 +9,7 @@ import type { Context } from '../../runtime/context.js';
 import { InterruptedError, describeError } from '../../core/errors.js';
 import type { HttpClient } from '../../net/http.js';
 import type { ToolCommand } from '../../cmdutil/local-tools.js';
+import type { McpServers } from '../../mcp/client.js';
 import { runToolLoop } from './loop.js';
 import { buildChatRequest, type ChatFlags } from './request.js';
 
@@ -16,6 +17,8 @@ export interface ReplSetup {
   flags: ChatFlags & { stream: boolean; usage?: boolean; save?: boolean };
   tools: ChatTool[];
   commands: ToolCommand[];
+  /** the tools of --mcp servers */
+  mcp?: McpServers;
   maxTurns: number;
   conversation: Conversation;
   store: ConversationStore;
@@ -199,6 +202,7 @@ class Repl {
       ) as ChatRequest;
       await runToolLoop(this.ctx, this.http, base, messages, {
         commands: this.s.commands,
+        mcp: this.s.mcp,
         maxTurns: this.s.maxTurns,
         stream: this.s.flags.stream !== false,
         usage: this.s.flags.usage,
