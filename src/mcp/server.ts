@@ -82,13 +82,32 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
   const server = await mcpServer(ctx, o, 'stdio');
   const stdin = ctx.streams.stdin as NodeJS.ReadableStream;
   const transport = new StdioServerTransport(stdin as never, ctx.streams.stdout as never);
+  // stdin ending (a host that wrote its requests and closed the pipe) ends the session once every request read has
+  // been answered
+  let asked = 0;
+  let answered = 0;
+  let drained: (() => void) | undefined;
   const closed = new Promise<void>((resolve) => {
+    const ended = () => {
+      drained = resolve;
+      if (answered >= asked) resolve();
+    };
     server.onclose = () => resolve();
-    stdin.once('end', () => resolve());
-    stdin.once('close', () => resolve());
+    stdin.once('end', ended);
+    stdin.once('close', ended);
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await server.connect(transport);
+  const received = transport.onmessage;
+  transport.onmessage = (m) => {
+    if ('id' in m && 'method' in m) asked++;
+    received?.(m);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (m) => {
+    await send(m);
+    if ('id' in m && !('method' in m) && ++answered >= asked) drained?.();
+  };
   ctx.out.info(`svc MCP server on stdio: ${o.tools.map((t) => t.def.name).join(', ')}; root ${o.root.dir}`);
   await closed;
   await server.close();

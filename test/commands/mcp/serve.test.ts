@@ -240,7 +240,7 @@ describe('svc mcp serve over stdio', () => {
     expect(root.stderr).toMatch(/--root: \/nonexistent\/dir is not allowed: a folder that exists/);
   });
 
-  it('stdout carries protocol messages only, every note is on stderr', async () => {
+  it('stdout carries protocol messages only, every note on stderr; at the end of stdin every request is answered', async () => {
     const init = {
       jsonrpc: '2.0',
       id: 1,
@@ -254,18 +254,11 @@ describe('svc mcp serve over stdio', () => {
       method: 'tools/call',
       params: { name: 'generate_text', arguments: { prompt: 'hi' } },
     };
-    const child = spawnSvc(['-v', 'mcp', 'serve'], { emu, stdin: 'pipe' });
-    for (const m of [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, list, callText])
-      child.stdin!.write(`${JSON.stringify(m)}\n`);
-    // the answers come before stdin ends: wait for the third
-    await new Promise<void>((resolve) => {
-      let seen = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        seen += d.toString();
-        if (seen.includes('"id":3')) resolve();
-      });
-    });
-    child.stdin!.end();
+    // all written and stdin closed at once: the server answers every request read before it ends
+    const input = [init, { jsonrpc: '2.0', method: 'notifications/initialized' }, list, callText]
+      .map((m) => `${JSON.stringify(m)}\n`)
+      .join('');
+    const child = spawnSvc(['-v', 'mcp', 'serve'], { emu, input });
     const r = await child;
     expect(r.exitCode).toBe(0);
     const lines = String(r.stdout).trim().split('\n');
