@@ -30,7 +30,7 @@ async function call(s: McpSession, name: string, args: Record<string, unknown>):
 }
 
 describe('svc mcp serve over stdio', () => {
-  it('lists its tools with valid JSON Schemas and honest annotations; each tool works; the call log names it', async () => {
+  it('lists tools (valid JSON Schemas, honest annotations); each tool works; the call log names it', async () => {
     const root = tempDir('svc-mcp-root-');
     const configDir = tempDir('svc-mcp-cfg-');
     const s = await mcpStdio(['mcp', 'serve', '--root', root], { emu, configDir });
@@ -146,7 +146,7 @@ describe('svc mcp serve over stdio', () => {
       const image = await call(s, 'generate_image', { prompt: 'a fox', output: join(outside, 'fox.png') });
       expect(image.isError).toBe(true);
       expect(text(image)).toMatch(/output: .*fox\.png is not allowed: a path under .* \(the --root of svc mcp serve\)/);
-      const up = await call(s, 'upload_file', { path: '../' + outside.split('/').pop() + '/secret.txt' });
+      const up = await call(s, 'upload_file', { path: `../${outside.split('/').pop()}/secret.txt` });
       expect(up.isError).toBe(true);
       expect(text(up)).toMatch(/path: .* is not allowed: a path under/);
       const speech = await call(s, 'text_to_speech', { text: 'hi', output: '/etc/passwd' });
@@ -163,7 +163,7 @@ describe('svc mcp serve over stdio', () => {
     }
   });
 
-  it('over the daily budget: a billable tool is a tool error naming the budget, nothing sent; reads still go', async () => {
+  it('over budget: a billable tool is a tool error naming the budget, nothing sent; reads still go', async () => {
     const configDir = tempDir('svc-mcp-cfg-');
     expect((await svcInProcess(['config', 'set', 'budget.daily', '0.5'], { emu, configDir })).exitCode).toBe(0);
     const now = new Date();
@@ -240,7 +240,7 @@ describe('svc mcp serve over stdio', () => {
     expect(root.stderr).toMatch(/--root: \/nonexistent\/dir is not allowed: a folder that exists/);
   });
 
-  it('stdout carries protocol messages only, every note on stderr; at the end of stdin every request is answered', async () => {
+  it('stdout carries protocol only, notes on stderr; at the end of stdin every request is answered', async () => {
     const init = {
       jsonrpc: '2.0',
       id: 1,
@@ -271,7 +271,7 @@ describe('svc mcp serve over stdio', () => {
 });
 
 describe('svc mcp serve --http', () => {
-  it('answers the SDK client over streamable HTTP with the bearer token, and refuses a request without it', async () => {
+  it('answers the SDK client over streamable HTTP with the bearer token; refuses one without it', async () => {
     const root = tempDir('svc-mcp-root-');
     const token = 'test-token-0123456789';
     const child = spawnSvc(['mcp', 'serve', '--http', '0', '--root', root], { emu, env: { SVC_MCP_TOKEN: token } });
