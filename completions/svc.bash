@@ -3,7 +3,7 @@
 
 _svc_subs() {
   case "$1" in
-    '') echo 'agents api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
+    '') echo 'agents api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs mcp messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
     'agents') echo 'create delete rm get list ls pull push test update' ;;
     'auth') echo 'login logout status' ;;
     'calls') echo 'hangup join listen refer' ;;
@@ -18,6 +18,7 @@ _svc_subs() {
     'images') echo 'edit generate gen' ;;
     'legacy') echo 'complete completions' ;;
     'logs') echo 'list ls rm delete show' ;;
+    'mcp') echo 'serve' ;;
     'models') echo 'get list ls' ;;
     'phone') echo 'buy get list ls release delete rm update v2' ;;
     'phone v2') echo 'create delete rm list ls' ;;
@@ -78,7 +79,7 @@ _svc_flags() {
     'calls join') echo '--input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls listen') echo '--port --host --secret-file --tolerance --forward-to --forward-secret --join --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls refer') echo '--to --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --mcp --approve --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'chat get') echo '--wait --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'completion') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'config') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -132,6 +133,8 @@ _svc_flags() {
     'logs list') echo '--since --model --command --grep --limit --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'logs rm') echo '--all --older-than --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'logs show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'mcp') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'mcp serve') echo '--http --tools --read-only --root --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'messages') echo '--model --system --input --continue --conversation --no-save --max-tokens --temperature --top-p --top-k --stop --stream --tool --tool-choice --usage --raw --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'models') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'models get') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -203,7 +206,7 @@ _svc_valued() {
     'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls listen') echo ' --port --host --secret-file --tolerance --forward-to --forward-secret --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls refer') echo ' --to --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss -t --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss -t --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd --mcp --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'chat get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'completion') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'config') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -257,6 +260,8 @@ _svc_valued() {
     'logs list') echo ' --since -m --model --command --grep --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs rm') echo ' --older-than --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs show') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'mcp') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'mcp serve') echo ' --http --tools --root --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'messages') echo ' -m --model -s --system --input --conversation --max-tokens -t --temperature --top-p --top-k --stop --tool --tool-choice --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models get') echo ' --kind --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -451,6 +456,8 @@ _svc_dyn() {
     'logs list|--profile') echo 'profiles' ;;
     'logs rm|--profile') echo 'profiles' ;;
     'logs show|--profile') echo 'profiles' ;;
+    'mcp|--profile') echo 'profiles' ;;
+    'mcp serve|--profile') echo 'profiles' ;;
     'messages|-m') echo 'models:language' ;;
     'messages|--model') echo 'models:language' ;;
     'messages|--profile') echo 'profiles' ;;
