@@ -39,10 +39,10 @@ export function optionDefaults(specs: readonly OptionSpec[]): Record<string, unk
 /** One argument's value as the words commander would have parsed (a number as written, a list item by item). */
 function words(flag: string, value: unknown, schema: JsonSchema): string[] {
   const list = Array.isArray(value) ? value : [value];
-  if (Array.isArray(value) !== (schema.type === 'array'))
-    throw new UsageError(
-      `${flag}: ${JSON.stringify(value)} is not allowed: ${schema.type === 'array' ? 'a list' : 'one value, not a list'}`,
-    );
+  if (Array.isArray(value) !== (schema.type === 'array')) {
+    const allowed = schema.type === 'array' ? 'a list' : 'one value, not a list';
+    throw new UsageError(`${flag}: ${JSON.stringify(value)} is not allowed: ${allowed}`);
+  }
   return list.map((v) => {
     if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) return String(v);
     throw new UsageError(`${flag}: ${JSON.stringify(v)} is not allowed: a string or a number`);

@@ -8,7 +8,9 @@ import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js'
 import { tempDir } from '../../helpers/files.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { mcpHttp, mcpStdio, type McpSession } from '../../helpers/mcp.js';
-import { spawnSvc } from '../../helpers/subprocess.js';
+import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { ROOT } from '../../helpers/files.js';
+import { isLauncher } from '../../helpers/run-env.js';
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
 type Result = { content: Content[]; isError?: boolean };
@@ -305,5 +307,21 @@ describe('svc mcp serve --http', () => {
       await child;
     }
     expect(String((await child).stderr)).not.toContain(token);
+  });
+});
+
+describe('start-up', () => {
+  it('svc --help, svc chat --help and svc mcp serve --help load nothing of the MCP SDK or zod', async () => {
+    for (const args of [['--help'], ['chat', '--help'], ['mcp', 'serve', '--help']]) {
+      const trace = join(tempDir(), 'imports.txt');
+      const r = await svcProcess(args, {
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace },
+      });
+      expect(r.exitCode).toBe(0);
+      const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      expect(loaded.some(isLauncher)).toBe(true);
+      expect(loaded.filter((u) => /modelcontextprotocol|zod|\/mcp\/(server|client|run-tool|http)/.test(u))).toEqual([]);
+    }
   });
 });
