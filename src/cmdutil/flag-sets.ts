@@ -4,6 +4,7 @@
 import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
+import { mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
 import { fail, httpUrl, integer, isoDate, number, oneOf, repeatable } from '../core/validate.js';
 
@@ -167,6 +168,20 @@ export const PARALLEL_TOOL_CALLS: RequestRow = {
   description: 'at most one tool call per answer',
   group: T,
   field: 'parallel_tool_calls',
+};
+/** `--mcp 'COMMAND ARGS'` (or NAME of the config key mcp.NAME): an MCP server whose tools the model may call */
+export const MCP_FLAG: RequestRow = {
+  flags: '--mcp <command>',
+  description:
+    "start this MCP server ('COMMAND ARGS', or NAME for the config key mcp.NAME) and offer its tools to the " +
+    'model (repeatable); its calls run through it',
+  parse: mcpParser,
+  group: T,
+};
+export const APPROVE_FLAG: RequestRow = {
+  flags: '--approve',
+  description: 'with --tool-cmd or --mcp: ask on the terminal before each tool call (a no is told to the model)',
+  group: T,
 };
 export function toolCmdFlag(parse: RequestRow['parse']): RequestRow {
   return {

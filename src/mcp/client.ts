@@ -3,7 +3,9 @@
 // tools listed and offered as function tools, the model's calls run through it. Every wait (start, listing, a call)
 // is bounded by --timeout; a server that exits or hangs is an error naming it and what it said on stderr.
 import { childEnvironment } from '../core/environment.js';
-import { commandWords, type McpServerSpec } from './command-line.js';
+import { commandWords, resolveServers, type McpServerSpec } from '../cmdutil/mcp-command.js';
+import { UsageError } from '../core/errors.js';
+import type { Context } from '../runtime/context.js';
 
 /** A tool as the model sees it, and where its calls go. */
 export interface LentTool {
@@ -176,4 +178,25 @@ async function connect(spec: McpServerSpec, o: McpClientOptions): Promise<{ clie
     throw serverError(spec, 'start', err, o.timeoutMs, stderr);
   }
   return { client, tail: () => stderr };
+}
+
+/**
+ * --mcp of a command: its servers started (within --timeout) and their tools, refused when a name is one the command
+ * already offers (`taken`: --tool, --tool-cmd).
+ */
+export async function startServers(ctx: Context, given: string[], taken: string[]): Promise<McpServers> {
+  const cfg = ctx.config();
+  const servers = await McpServers.start(resolveServers(given, cfg.profileData as Record<string, string>), {
+    env: ctx.env,
+    timeoutMs: cfg.timeoutSec * 1000,
+    signal: ctx.signal,
+  });
+  const twice = servers.tools.find((t) => taken.includes(t.name));
+  if (twice) {
+    await servers.close();
+    throw new UsageError(
+      `--mcp: the tool ${twice.name} is also given by --tool or --tool-cmd; one definition per name`,
+    );
+  }
+  return servers;
 }

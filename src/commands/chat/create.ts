@@ -14,11 +14,17 @@ import type { ChatOutcome } from './render.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
 import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
-import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, toolCmdFlag } from '../../cmdutil/flag-sets.js';
+import {
+  APPROVE_FLAG,
+  DEFAULT_LANGUAGE_MODEL,
+  FLAG_GROUPS,
+  MCP_FLAG,
+  OUTPUT,
+  toolCmdFlag,
+} from '../../cmdutil/flag-sets.js';
 import type { RequestRow, RequestTable } from '../../core/request-table.js';
-import { mcpParser, resolveServers } from '../../mcp/command-line.js';
 import type { McpServers } from '../../mcp/client.js';
-import type { PendingCall } from '../../cmdutil/local-tools.js';
+import type { Approver } from '../../cmdutil/approve.js';
 
 export interface ChatCreateFlags extends ChatFlags {
   stream: boolean;
@@ -66,19 +72,8 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   },
   { flags: '--no-save', description: 'keep no local copy of this conversation' },
   toolCmdFlag(toolCmdParser),
-  {
-    flags: '--mcp <command>',
-    description:
-      "start this MCP server ('COMMAND ARGS', or NAME for the config key mcp.NAME) and offer its tools to the " +
-      'model (repeatable); its calls run through it',
-    parse: mcpParser,
-    group: FLAG_GROUPS.tools,
-  },
-  {
-    flags: '--approve',
-    description: 'with --tool-cmd or --mcp: ask on the terminal before each tool call (a no is told to the model)',
-    group: FLAG_GROUPS.tools,
-  },
+  MCP_FLAG,
+  APPROVE_FLAG,
   {
     flags: '--max-turns <n>',
     description: `with --tool-cmd or --mcp: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`,
@@ -129,7 +124,7 @@ export default defineCommand<ChatCreateFlags>({
     const store = new ConversationStore(ctx.env);
     const profile = ctx.config().profile;
     const conv = continuedConversation(store, profile, flags);
-    const approve = flags.approve ? await approver(ctx) : undefined;
+    const approve = flags.approve ? (await import('../../cmdutil/approve.js')).approver(ctx) : undefined;
     const mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, tools) : undefined;
     const chat: ChatRun = {
       flags,
@@ -150,40 +145,17 @@ export default defineCommand<ChatCreateFlags>({
   },
 });
 
-/** --mcp: the servers started and their tools added to the request's (a name given twice is refused). */
+/** --mcp: the servers started and their tools added to the request's. */
 async function startMcp(ctx: Context, given: string[], tools: ChatTool[]): Promise<McpServers> {
-  const { McpServers } = await import('../../mcp/client.js');
-  const cfg = ctx.config();
-  const servers = await McpServers.start(resolveServers(given, cfg.profileData as Record<string, string>), {
-    env: ctx.env,
-    timeoutMs: cfg.timeoutSec * 1000,
-    signal: ctx.signal,
-  });
-  for (const t of servers.tools) {
-    if (tools.some((x) => x.function.name === t.name)) {
-      await servers.close();
-      throw new UsageError(`--mcp: the tool ${t.name} is also given by --tool or --tool-cmd; one definition per name`);
-    }
+  const { startServers } = await import('../../mcp/client.js');
+  const servers = await startServers(
+    ctx,
+    given,
+    tools.map((t) => t.function.name),
+  );
+  for (const t of servers.tools)
     tools.push({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
-  }
   return servers;
-}
-
-/** --approve: a question on the terminal before each call; where none can be asked, refused before anything is sent. */
-async function approver(ctx: Context): Promise<(call: PendingCall) => Promise<boolean>> {
-  const [{ noInputReason, refusePrompt }, { readLine }] = await Promise.all([
-    import('../../runtime/no-input.js'),
-    import('../../cmdutil/confirm.js'),
-  ]);
-  const noInput = noInputReason(ctx.globals, ctx.env);
-  if (noInput) refusePrompt(noInput, '--approve asks before each tool call', 'leave --approve out to run them');
-  if (!ctx.streams.stdin.isTTY)
-    throw new UsageError('--approve: stdin is not a terminal to ask on (nothing was sent); leave --approve out');
-  return async (call) => {
-    ctx.streams.stderr.write(`run ${call.name} ${call.arguments}? [y/N] `);
-    const answer = await readLine(ctx.streams.stdin);
-    return /^\s*y(es)?\s*$/i.test(answer ?? '');
-  };
 }
 
 /** What a run of `svc chat` works with once its flags are checked. */
@@ -196,7 +168,7 @@ interface ChatRun {
   conv: Conversation | undefined;
   defaultModel: string | undefined;
   mcp?: McpServers;
-  approve?: (call: PendingCall) => Promise<boolean>;
+  approve?: Approver;
 }
 
 /** The conversation -c or --conversation continues, or undefined for a new one; a usage error when there is none. */

@@ -5,8 +5,15 @@
 import { createChat, type ChatMessage, type ChatRequest, type ChatUsage } from '../../endpoints/chat.js';
 import type { Context } from '../../runtime/context.js';
 import type { HttpClient } from '../../net/http.js';
-import { MaxTurnsError, runToolCommand, type PendingCall, type ToolCommand } from '../../cmdutil/local-tools.js';
+import {
+  DECLINED,
+  MaxTurnsError,
+  runToolCommand,
+  type PendingCall,
+  type ToolCommand,
+} from '../../cmdutil/local-tools.js';
 import type { McpServers } from '../../mcp/client.js';
+import type { Approver } from '../../cmdutil/approve.js';
 import { outcomeOf, printEpilogue, printToolCalls, streamChatAnswer, type ChatOutcome } from './render.js';
 
 export interface LoopOptions {
@@ -14,7 +21,7 @@ export interface LoopOptions {
   /** the tools of --mcp servers */
   mcp?: McpServers;
   /** --approve: asks before each call; false declines it (the model is told) */
-  approve?: (call: PendingCall) => Promise<boolean>;
+  approve?: Approver;
   maxTurns: number;
   stream: boolean;
   usage?: boolean;
@@ -119,8 +126,7 @@ async function toolMessage(
   signal: AbortSignal,
 ): Promise<ChatMessage> {
   const answer = (content: ChatMessage['content']): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content });
-  if (opts.approve && !(await opts.approve(call)))
-    return answer(JSON.stringify({ error: 'the user declined this call' }));
+  if (opts.approve && !(await opts.approve(call))) return answer(DECLINED);
   ctx.out.info(ctx.out.ce.dim(`running ${call.name} ${call.arguments}`));
   const command = opts.commands.find((t) => t.name === call.name);
   if (command) return answer(await runToolCommand(command.command, call.arguments || '{}', { signal }));

@@ -3,7 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { fail, integer, number } from '../../core/validate.js';
 import { redactCredentials } from '../../net/http.js';
-import { MCP_KEY, commandWords } from '../../mcp/command-line.js';
+import { MCP_KEY, commandWords } from '../../cmdutil/mcp-command.js';
 
 /** A value as printed: a proxy URL without its password. */
 export function shownValue(key: string, value: string): string {
