@@ -20,13 +20,14 @@ import {
 import { BUILTIN_VOICES, voiceIdParser } from '../endpoints/voices.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import type { Context } from '../runtime/context.js';
-import { AUDIO, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
+import { AUDIO, MCP_FLAG, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
 import { toolCmdParser, type ToolCommand } from '../cmdutil/local-tools.js';
 import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
 import { PushToTalkKeys, attachKeys } from './keys.js';
 import { Playback } from './playback.js';
 import { RealtimeSession, type SessionResult, type TurnMode } from './session.js';
 import { sessionTools, toolFileParser } from './tools.js';
+import type { McpServers } from '../mcp/client.js';
 import { TranscriptView, type TranscriptLabels, type TranscriptOut } from './transcript.js';
 
 export interface VoiceFlags {
@@ -35,6 +36,7 @@ export interface VoiceFlags {
   agent?: string;
   tool?: Record<string, any>[];
   toolCmd?: ToolCommand[];
+  mcp?: string[];
   toolTimeout?: number;
   input?: string;
   output?: string;
@@ -67,6 +69,7 @@ export const SESSION_OPTIONS: OptionSpec[] = [
   },
   { ...toolFlag('function tool(s) from a JSON file (repeatable); flat or nested form'), parse: toolFileParser },
   toolCmdFlag(toolCmdParser),
+  MCP_FLAG,
   {
     flags: '--tool-timeout <seconds>',
     description: 'time limit of one tool command (1-600, default 60)',
@@ -194,12 +197,42 @@ export async function buildSessionUpdate(ctx: Context, f: VoiceFlags, mode: Turn
   return update;
 }
 
+/** --mcp: the servers started before the session, their tools added to the session's (stopped when it ends). */
 export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOptions): Promise<number> {
+  if (!f.mcp?.length) return voiceSession(ctx, f, o, undefined);
+  const { startServers } = await import('../mcp/client.js');
+  const mcp = await startServers(ctx, f.mcp, [
+    ...(f.tool ?? []).map((t) => String(t.name)),
+    ...(f.toolCmd ?? []).map((t) => t.name),
+  ]);
+  try {
+    return await voiceSession(ctx, f, o, mcp);
+  } finally {
+    await mcp.close();
+  }
+}
+
+async function voiceSession(
+  ctx: Context,
+  f: VoiceFlags,
+  o: RunVoiceOptions,
+  mcp: McpServers | undefined,
+): Promise<number> {
   const mode: TurnMode = f.pushToTalk ? 'push-to-talk' : f.duplex ? 'duplex' : 'half-duplex';
   const prefix = o.notePrefix ?? '';
   if (f.model && DEPRECATED_MODELS.includes(f.model))
     ctx.out.warn(`${prefix}the model ${f.model} is deprecated; use voice-latest or voice-3.0`);
   const update = await buildSessionUpdate(ctx, f, mode);
+  if (mcp)
+    update.tools = [
+      ...(update.tools ?? []),
+      ...mcp.tools.map((t) => ({
+        type: 'function',
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+      })),
+    ];
   const wire = wireFormat(f.audioFormat ?? 'pcm');
   const { source, playback } = await openLocalAudio(ctx, f, wire);
   // stdout through the Output's writer: a transcript that cannot be written ends the session (exit 1, the reason said)
@@ -230,6 +263,7 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     view,
     mode,
     commands,
+    mcp,
     endWhenInputEnds: !!f.input && f.input !== 'mic',
     call: !!o.callId,
     note: (t) => ctx.out.info(`${prefix}${t}`),

@@ -20,6 +20,7 @@ import {
 } from '../endpoints/realtime.js';
 import { IncompleteError, NetworkError } from '../core/errors.js';
 import { runToolCommand } from '../cmdutil/local-tools.js';
+import type { McpServers } from '../mcp/client.js';
 import { closeNote, type WsConnection } from '../net/ws.js';
 import type { Playback } from './playback.js';
 import type { TranscriptView } from './transcript.js';
@@ -37,6 +38,8 @@ export interface SessionOptions {
   mode: TurnMode;
   /** tool name → local command */
   commands: Map<string, string>;
+  /** the tools of --mcp servers (their text results go back; images are not for a voice) */
+  mcp?: McpServers;
   /** end once the input is exhausted and the last answer is done (files and pipes) */
   endWhenInputEnds: boolean;
   /**
@@ -413,7 +416,12 @@ export class RealtimeSession {
       this.stats.toolCalls++;
       const command = this.o.commands.get(call.name);
       let output: string;
-      if (!command) {
+      if (!command && this.o.mcp?.has(call.name)) {
+        this.o.note(`(tool ${call.name} ${call.arguments})`);
+        const r = await this.o.mcp.call(call.name, call.arguments);
+        output = r.isError ? JSON.stringify({ error: r.text }) : r.text;
+        this.o.note(`(tool ${call.name} → ${output.length > 200 ? `${output.slice(0, 200)}…` : output})`);
+      } else if (!command) {
         output = JSON.stringify({ error: `no local command for the tool ${call.name}` });
         this.o.warn(`the assistant called ${call.name}, which has no command: pass --tool-cmd ${call.name}=COMMAND`);
       } else {
