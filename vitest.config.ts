@@ -63,6 +63,7 @@ const LINUX_ONLY: Record<string, string[]> = {
   "real terminals (util-linux's script, tmux)": [
     'test/cmdutil/confirm.test.ts',
     'test/commands/chat/markdown.test.ts',
+    'test/commands/chat/mcp-approve.test.ts',
     'test/commands/chat/repl.test.ts',
     'test/commands/completion/shells.test.ts',
     'test/commands/phone/phone.test.ts',

@@ -310,6 +310,34 @@ describe('svc mcp serve --http', () => {
   });
 });
 
+describe('svc mcp serve --http without SVC_MCP_TOKEN', () => {
+  it('makes a token, prints it on stderr (nothing on stdout), and accepts only it', async () => {
+    const child = spawnSvc(['mcp', 'serve', '--http', '0', '--read-only'], { emu });
+    try {
+      const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
+        let seen = '';
+        child.stderr!.on('data', (d: Buffer) => {
+          seen += d.toString();
+          const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)[\s\S]*token: (\S+) /.exec(seen);
+          if (m) resolve([m[1]!, m[2]!]);
+        });
+        child.catch(reject);
+      });
+      expect(token.length).toBeGreaterThanOrEqual(32);
+      await expect(mcpHttp(url, 'not-the-token')).rejects.toThrow();
+      const client = await mcpHttp(url, token);
+      expect((await client.listTools()).tools.every((t) => t.annotations?.readOnlyHint)).toBe(true);
+      await client.close();
+    } finally {
+      // Ctrl-C stops the server cleanly (exit 0)
+      child.kill('SIGINT');
+    }
+    const r = await child;
+    expect(r.exitCode).toBe(0);
+    expect(String(r.stdout)).toBe('');
+  });
+});
+
 describe('start-up', () => {
   it('svc --help, svc chat --help and svc mcp serve --help load nothing of the MCP SDK or zod', async () => {
     for (const args of [['--help'], ['chat', '--help'], ['mcp', 'serve', '--help']]) {
