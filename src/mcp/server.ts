@@ -109,6 +109,9 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
     if ('id' in m && !('method' in m) && ++answered >= asked) drained?.();
   };
   ctx.out.info(`svc MCP server on stdio: ${o.tools.map((t) => t.def.name).join(', ')}; root ${o.root.dir}`);
+  // run by hand: say what it waits for (an MCP host starts it and speaks on its stdin)
+  if (ctx.streams.stdin.isTTY)
+    ctx.out.info('waiting for an MCP client on stdin (MCP hosts start this command: docs/mcp.md); Ctrl-C ends');
   await closed;
   await server.close();
 }
