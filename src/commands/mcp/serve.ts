@@ -1,6 +1,6 @@
 import { defineCommand, type CommandNode, type CommandSpec } from '../../cmdutil/command.js';
 import { integer } from '../../core/validate.js';
-import type { ToolDef } from '../../mcp/tools.js';
+import { TOOL_NAMES, type ToolDef } from '../../mcp/tools.js';
 import type { LoadedTool } from '../../mcp/run-tool.js';
 
 interface Opts {
@@ -46,9 +46,7 @@ export default defineCommand<Opts>({
     },
     {
       flags: '--tools <names>',
-      description:
-        'offer only these tools (comma-separated): generate_text, generate_image, text_to_speech, speech_to_text, ' +
-        'search_documents, list_files, upload_file, download_file, delete_file, list_models, embed',
+      description: `offer only these tools (comma-separated): ${TOOL_NAMES.join(', ')}`,
       parse: toolList,
     },
     { flags: '--read-only', description: 'offer only the tools that change nothing (no files written or uploaded)' },
