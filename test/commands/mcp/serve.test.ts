@@ -165,6 +165,28 @@ describe('svc mcp serve over stdio', () => {
     }
   });
 
+  it('a failing API: a tool error saying why, no file left behind, and the server keeps serving', async () => {
+    const root = tempDir('svc-mcp-root-');
+    const s = await mcpStdio(['mcp', 'serve', '--root', root], { emu });
+    try {
+      emu.faults.add({ kind: 'status', status: 500, path: '^/v1/images/generations$', times: 3 });
+      const failed = await call(s, 'generate_image', { prompt: 'a fox', output: 'fox.png' });
+      expect(failed.isError).toBe(true);
+      expect(text(failed)).toMatch(/^generate_image: .*500/);
+      expect(readdirSync(root)).toEqual([]);
+      emu.faults.add({ kind: 'drop', path: '^/v1/chat/completions$', times: 3 });
+      const dropped = await call(s, 'generate_text', { prompt: 'hi' });
+      expect(dropped.isError).toBe(true);
+      emu.faults.clear();
+      const ok = await call(s, 'generate_image', { prompt: 'a fox', output: 'fox.png' });
+      expect(text(ok)).toBe(join(root, 'fox.png'));
+      expect(s.errors).toEqual([]);
+    } finally {
+      emu.faults.clear();
+      await s.close();
+    }
+  });
+
   it('over budget: a billable tool is a tool error naming the budget, nothing sent; reads still go', async () => {
     const configDir = tempDir('svc-mcp-cfg-');
     expect((await svcInProcess(['config', 'set', 'budget.daily', '0.5'], { emu, configDir })).exitCode).toBe(0);
