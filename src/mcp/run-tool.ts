@@ -88,9 +88,20 @@ function defaultOutput(t: LoadedTool, root: Root): string {
   }
 }
 
-export function invocation(t: LoadedTool, input: Record<string, unknown>, root: Root): Invocation {
+function invocation(t: LoadedTool, input: Record<string, unknown>, root: Root): Invocation {
   checkProperties(t, input);
   const temp: string[] = [];
+  const cleanup = () => temp.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  try {
+    return { ...commandLine(t, input, root, temp), cleanup };
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+}
+
+/** The positional values and options of a call (a schema given as an object written to a file in `temp`). */
+function commandLine(t: LoadedTool, input: Record<string, unknown>, root: Root, temp: string[]) {
   const opts = { ...optionDefaults(t.spec.options ?? []), ...t.def.fixed };
   for (const f of t.flags) {
     let value = input[f.property];
@@ -123,7 +134,7 @@ export function invocation(t: LoadedTool, input: Record<string, unknown>, root: 
     // a variadic argument of the command (a prompt's words) takes the whole text as one word
     return t.spec.args?.[t.def.args.indexOf(a)]?.variadic ? [value] : value;
   });
-  return { args, opts, cleanup: () => temp.forEach((d) => rmSync(d, { recursive: true, force: true })) };
+  return { args, opts };
 }
 
 /** A stream that keeps what is written (and passes it on: the command's notes reach the server's stderr). */

@@ -66,6 +66,7 @@ export const TOOLS: ToolDef[] = [
       { flag: '--system' },
       {
         flag: '--schema',
+        path: 'read',
         note: '(a JSON Schema object, or the path of a file holding one under the root)',
         schema: { type: ['object', 'string'] },
       },

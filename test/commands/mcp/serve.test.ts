@@ -151,6 +151,8 @@ describe('svc mcp serve over stdio', () => {
       const up = await call(s, 'upload_file', { path: `../${outside.split('/').pop()}/secret.txt` });
       expect(up.isError).toBe(true);
       expect(text(up)).toMatch(/path: .* is not allowed: a path under/);
+      const schema = await call(s, 'generate_text', { prompt: 'hi', schema: '/etc/passwd' });
+      expect(text(schema)).toMatch(/schema: \/etc\/passwd is not allowed: a path under/);
       const speech = await call(s, 'text_to_speech', { text: 'hi', output: '/etc/passwd' });
       expect(speech.isError).toBe(true);
       expect(paths()).toEqual([]);
