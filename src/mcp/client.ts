@@ -6,6 +6,7 @@ import { childEnvironment } from '../core/environment.js';
 import { commandWords, resolveServers, type McpServerSpec } from '../cmdutil/mcp-command.js';
 import { UsageError } from '../core/errors.js';
 import type { Context } from '../runtime/context.js';
+import { terminalSafe } from '../term/terminal-safe.js';
 
 /** A tool as the model sees it, and where its calls go. */
 export interface LentTool {
@@ -55,6 +56,8 @@ export interface McpClientOptions {
   timeoutMs: number;
   signal: AbortSignal;
   cwd?: string;
+  /** each line a server writes on stderr (-v shows them) */
+  onStderr?: (server: string, line: string) => void;
 }
 
 type SdkClient = import('@modelcontextprotocol/sdk/client/index.js').Client;
@@ -166,8 +169,14 @@ async function connect(spec: McpServerSpec, o: McpClientOptions): Promise<{ clie
   );
   const transport = new StdioClientTransport({ command: command!, args, env, cwd: o.cwd, stderr: 'pipe' });
   let stderr = '';
+  let partial = '';
   transport.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString('utf8')).slice(-4000);
+    const text = d.toString('utf8');
+    stderr = (stderr + text).slice(-4000);
+    if (!o.onStderr) return;
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) o.onStderr(spec.label, line);
   });
   const client = new Client({ name: 'svc', version: '1' });
   try {
@@ -190,6 +199,10 @@ export async function startServers(ctx: Context, given: string[], taken: string[
     env: ctx.env,
     timeoutMs: cfg.timeoutSec * 1000,
     signal: ctx.signal,
+    // what a server writes is made safe on a terminal, as any text from elsewhere
+    onStderr: ctx.globals.verbose
+      ? (server, line) => ctx.out.info(ctx.out.ce.dim(`[${server}] ${ctx.out.stderrIsTTY ? terminalSafe(line) : line}`))
+      : undefined,
   });
   const twice = servers.tools.find((t) => taken.includes(t.name));
   if (twice) {

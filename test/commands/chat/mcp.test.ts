@@ -62,8 +62,10 @@ describe.concurrent('svc chat --mcp', () => {
   });
 
   it('a server that exits at start: a clear error naming it and what it said; nothing sent', async ({ emu }) => {
-    const r = await svcInProcess(['chat', '--mcp', `${SERVER} exit`, 'hi'], { emu });
+    const r = await svcInProcess(['-v', 'chat', '--mcp', `${SERVER} exit`, 'hi'], { emu });
     expect(r.exitCode).toBe(1);
+    // -v shows what the server writes on stderr as it comes, named
+    expect(r.stderr).toMatch(/\[node .*two-tools\.mjs exit\] two-tools: cannot open the database/);
     expect(r.stderr).toMatch(
       /--mcp .*two-tools\.mjs exit: the MCP server exited before it could start; it said: two-tools: cannot open/,
     );
