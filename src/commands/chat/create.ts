@@ -217,6 +217,8 @@ async function startRepl(
     tools,
     commands: flags.toolCmd ?? [],
     mcp,
+    // asked through the REPL's own line editor (the checks of approver() were made)
+    approve: !!flags.approve,
     maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
     conversation: conv,
     store,
@@ -301,8 +303,6 @@ function checkConversationFlags(f: ChatCreateFlags): void {
   require(!(looping && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd or --mcp');
   require(!(f.maxTurns !== undefined && !looping), '--max-turns', f.maxTurns, 'only together with --tool-cmd or --mcp');
   require(!(f.approve && !looping), '--approve', 'set', 'only together with --tool-cmd or --mcp');
-  // the REPL reads its lines from the terminal a question would read from
-  require(!(f.approve && f.interactive), '--approve', 'set', 'not together with -i (yet)');
 }
 
 function setSystem(messages: ChatMessage[], text: string): void {

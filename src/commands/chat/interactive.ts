@@ -19,6 +19,8 @@ export interface ReplSetup {
   commands: ToolCommand[];
   /** the tools of --mcp servers */
   mcp?: McpServers;
+  /** --approve: each call asked at the REPL's prompt */
+  approve?: boolean;
   maxTurns: number;
   conversation: Conversation;
   store: ConversationStore;
@@ -119,6 +121,18 @@ class Repl {
     });
   }
 
+  /**
+   * A yes/no question through the line editor (its answer is not a REPL line); Ctrl-C during it cancels the turn,
+   * which answers no.
+   */
+  ask(question: string, signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve(false);
+      signal.addEventListener('abort', () => resolve(false), { once: true });
+      this.rl.question(question, { signal }, (answer) => resolve(/^\s*y(es)?\s*$/i.test(answer)));
+    });
+  }
+
   note(msg: string): void {
     this.ctx.streams.stderr.write(`${this.ctx.out.ce.dim(msg)}\n`);
   }
@@ -203,6 +217,9 @@ class Repl {
       await runToolLoop(this.ctx, this.http, base, messages, {
         commands: this.s.commands,
         mcp: this.s.mcp,
+        approve: this.s.approve
+          ? (call) => this.ask(`run ${call.name} ${call.arguments}? [y/N] `, abort.signal)
+          : undefined,
         maxTurns: this.s.maxTurns,
         stream: this.s.flags.stream !== false,
         usage: this.s.flags.usage,

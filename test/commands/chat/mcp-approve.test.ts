@@ -48,4 +48,25 @@ describe('svc chat --approve on a terminal', () => {
     expect(toolMessage()).toMatch(/ has 2 rivers$/);
     expect(screen).toMatch(/The tool returned .* has 2 rivers/);
   });
+
+  it('in the REPL the question comes at its prompt, and its answer is not taken as the next turn', async () => {
+    const log = join(tempDir('svc-approve-'), 'calls.log');
+    emu.clearRequests();
+    term.start(['chat', '-i', '--no-save', '--approve', '--mcp', SERVER], { emu, env: { MCP_TEST_LOG: log } });
+    await term.waitFor('svc chat · ');
+    term.keys('use city_facts', 'Enter');
+    await term.waitFor(/run city_facts \{"city":".*"\}\? \[y\/N\] /);
+    term.keys('y', 'Enter');
+    let screen = await term.waitFor(/The tool returned .* has 2 rivers/);
+    expect(readFileSync(log, 'utf8')).toMatch(/^city_facts /);
+    term.keys('/exit', 'Enter');
+    screen = await term.waitFor('EXIT=0');
+    // two model turns (the call, the answer): the "y" was no prompt of its own
+    const prompts = emu
+      .requests()
+      .filter((r) => r.path === '/v1/chat/completions')
+      .map((r) => (JSON.parse(r.body!) as { messages: { role: string }[] }).messages.filter((m) => m.role === 'user'));
+    expect(prompts.map((p) => p.length)).toEqual([1, 1]);
+    expect(screen).not.toMatch(/answer to "y"/);
+  });
 });
