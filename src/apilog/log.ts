@@ -54,6 +54,8 @@ export interface CallRecord {
   error?: string;
   /** answered by the emulator (--emulator): shown, never counted toward budget.daily */
   emulated?: boolean;
+  /** the id of the `svc batch` run the call was a row of */
+  batch?: string;
 }
 
 export interface CallTurn {

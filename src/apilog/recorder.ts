@@ -19,6 +19,9 @@ import type { HttpCall } from '../net/http.js';
 import type { WsHandshake, WsWatcher } from '../net/ws.js';
 import type { WsSessionLog } from './ws-session.js';
 
+/** a batch's records are written once this many have their replies */
+const SETTLED_GROUP = 200;
+
 export class CallRecorder {
   private readonly records: CallRecord[] = [];
   private readonly byCall = new Map<HttpCall, CallRecord>();
@@ -28,6 +31,9 @@ export class CallRecorder {
   private readonly streamed = new Map<CallRecord, string>();
   /** the reader of sessions' events, loaded by readySessions() before a socket opens (HTTP-only runs never load it) */
   private SessionLog?: typeof WsSessionLog;
+  /** `svc batch`: the batch's id on every record, and records written as their replies come (memory stays flat) */
+  private batch?: string;
+  private readonly settled = new Set<CallRecord>();
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -57,6 +63,10 @@ export class CallRecorder {
       ...(call.requestId ? { request_id: call.requestId } : {}),
       ...(call.error ? { error: call.error } : {}),
     };
+    if (this.batch) {
+      rec.batch = this.batch;
+      if (call.status === null || call.status >= 300) this.settle(rec);
+    }
     const body = call.json as Record<string, unknown> | undefined;
     if (body && typeof body === 'object') {
       if (typeof body.model === 'string') rec.model = body.model;
@@ -101,7 +111,36 @@ export class CallRecorder {
     const b = body as Record<string, unknown>;
     const answer = answerOf(b);
     this.add(rec, { model: typeof b.model === 'string' ? b.model : undefined, usage: b.usage, answer });
+    if (this.batch) this.settle(rec);
   };
+
+  /** Tag every record from now on with a batch's id; its records are then written in groups as they complete. */
+  tagBatch(id: string): void {
+    this.batch = id;
+  }
+
+  private settle(rec: CallRecord): void {
+    this.settled.add(rec);
+    if (this.settled.size >= SETTLED_GROUP) this.writeSettled();
+  }
+
+  /** Write the records whose replies are in (their cost the API's, else from cached prices) and forget them. */
+  private writeSettled(): void {
+    const done = this.records.filter((r) => this.settled.has(r));
+    const prices = this.emulated ? undefined : cachedPrices(this.env, Date.now());
+    for (const rec of done) {
+      const raw = this.rawUsage.get(rec);
+      const cost = rec.usage ? (reportedCost(raw) ?? priceCost(prices, rec.model, rec.usage)) : undefined;
+      if (cost !== undefined) rec.cost_usd = cost;
+      if (this.emulated) rec.emulated = true;
+      this.rawUsage.delete(rec);
+    }
+    const gone = new Set(done);
+    this.records.splice(0, this.records.length, ...this.records.filter((r) => !gone.has(r)));
+    for (const [call, rec] of this.byCall) if (gone.has(rec)) this.byCall.delete(call);
+    this.settled.clear();
+    appendRecords(logDir(this.env), done, this.retentionDays);
+  }
 
   /** An event of a streamed reply (net/sse): the answer's text as it arrives, by convention (path). */
   readonly onStreamEvent = (call: HttpCall, data: unknown): void => {

@@ -77,6 +77,11 @@ export const rootCommands: CommandNode[] = [
     load: () => import('./tokenize/create.js'),
   },
   group('documents', 'Search the documents of collections', () => import('./documents/index.js')),
+  {
+    name: 'batch',
+    summary: 'Send a file of rows to one endpoint: resumable, within a budget and the rate limit',
+    load: () => import('./batch/run.js'),
+  },
   group(
     'conversations',
     'Chat and messages conversations kept locally (list, show, delete)',

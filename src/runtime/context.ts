@@ -52,6 +52,8 @@ export interface Context {
    * whether this run's calls are logged (known once http() or ws() has been called): streams then ask for their usage
    */
   logsCalls(): boolean;
+  /** `svc batch`: the batch's id on every call-log record of this run (known once http() has been called) */
+  tagCalls(tags: { batch: string }): void;
 }
 
 /** Where requests go and with which key. */
@@ -220,6 +222,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     now: () => Date.now(),
     logCall: (details) => wiring.log.recorder?.details(details),
     logsCalls: () => !!wiring.log.recorder,
+    tagCalls: (tags) => wiring.log.recorder?.tagBatch(tags.batch),
   };
 }
 

@@ -1,0 +1,92 @@
+// What a batch writes besides its journal: the output lines (stdout, or -o FILE written through an atomic file:
+// a resume writes it anew, each row once), the binary results saved into --output-dir, and FAILED.jsonl.
+import { existsSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Context } from '../runtime/context.js';
+import type { HttpClient } from '../net/http.js';
+import { AtomicFile, writeFileAtomic } from '../core/atomic-file.js';
+import { normalizeUsage, reportedCost } from '../apilog/log.js';
+import type { Row } from './input.js';
+import type { RowResult } from './operations.js';
+import type { BatchSpec } from './plan.js';
+import { rowCostFrom } from './money.js';
+
+export interface Sink {
+  print(out: Record<string, unknown>): void;
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/** The output: one JSON line per row, on stdout (through --jq) or into -o FILE. */
+export async function openSink(ctx: Context, output: string | undefined): Promise<Sink> {
+  if (!output || output === '-')
+    return { print: (o) => ctx.out.printJsonLine(o), commit: async () => {}, discard: async () => {} };
+  const file = await AtomicFile.create(output);
+  // writes are chained: each is appended after the one before
+  let chain: Promise<void> = Promise.resolve();
+  let failed: unknown;
+  return {
+    print(o) {
+      const line = Buffer.from(`${JSON.stringify(o)}\n`);
+      chain = chain.then(() => file.write(line)).catch((err) => void (failed ??= err));
+    },
+    async commit() {
+      await chain;
+      if (failed) throw failed;
+      await file.commit();
+    },
+    discard: () => file.discard(),
+  };
+}
+
+/** A row's name for its files: its id made safe as a file name, else row-000042. */
+function fileName(row: Row, width: number): string {
+  if (row.id !== undefined && row.id !== '') return row.id.replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 120);
+  return `row-${String(row.n).padStart(width, '0')}`;
+}
+
+/** Turns a reply into the row's output record: files saved, usage normalized, the cost (the API's, else priced). */
+export function rowFinisher(ctx: Context, spec: BatchSpec, outputDir: string | undefined, base: HttpClient) {
+  const cost = rowCostFrom(ctx, base);
+  return async (row: Row, result: RowResult, attempts: number): Promise<Record<string, unknown>> => {
+    const out: Record<string, unknown> = { row: row.n };
+    if (row.id !== undefined) out.id = row.id;
+    if (row.line) out.line = row.line;
+    out.status = 'done';
+    if (result.text !== undefined) out.text = result.text;
+    if (result.files?.length && outputDir) {
+      const name = fileName(row, 6);
+      const files: string[] = [];
+      for (const [i, f] of result.files.entries()) {
+        const target = join(outputDir, `${name}${i ? `-${i + 1}` : ''}.${f.ext}`);
+        await writeFileAtomic(target, f.data);
+        files.push(target);
+      }
+      out.files = files;
+    }
+    out.reply = result.reply;
+    const usage = normalizeUsage(result.usage);
+    if (usage) {
+      out.usage = usage;
+      const usd = reportedCost(result.usage) ?? (await cost(result.model ?? spec.model, usage));
+      if (usd !== undefined) out.cost_usd = usd;
+    }
+    out.attempts = attempts;
+    return out;
+  };
+}
+
+/** FAILED.jsonl beside the journal: the failed rows' request bodies, ready to re-run; removed when none failed. */
+export async function writeFailed(
+  journalPath: string,
+  failed: Map<number, Record<string, unknown>>,
+): Promise<string | undefined> {
+  const path = `${journalPath.replace(/\.journal$/, '')}.failed.jsonl`;
+  if (!failed.size) {
+    if (existsSync(path)) unlinkSync(path);
+    return undefined;
+  }
+  const lines = [...failed.entries()].sort(([a], [b]) => a - b).map(([, body]) => JSON.stringify(body));
+  await writeFileAtomic(path, `${lines.join('\n')}\n`);
+  return path;
+}
