@@ -63,8 +63,9 @@ export class BatchRunner {
   private readonly retryQueue: { row: Row; tries: number; throttled: number }[] = [];
   private readonly tasks = new Set<Promise<void>>();
   private wake: () => void = () => {};
-  /** rows whose reply came back with a cost: the mean is the estimate for a row about to go */
+  /** rows whose reply came back with a cost, and the highest: the estimate for a row about to go */
   private costed = 0;
+  private dearest = 0;
 
   constructor(private readonly h: RunHooks) {
     this.pacer = new Pacer({ ceiling: h.ceiling });
@@ -108,10 +109,12 @@ export class BatchRunner {
         await this.nap(Number.POSITIVE_INFINITY);
         continue;
       }
-      if (this.overBudget()) {
-        if (queued) this.retryQueue.unshift(queued);
-        this.stop('budget');
-        break;
+      const money = this.budgetSays();
+      if (money !== 'go') {
+        this.retryQueue.unshift(next);
+        if (money === 'stop') this.stop('budget');
+        else await this.nap(Number.POSITIVE_INFINITY);
+        continue;
       }
       this.launch(next);
     }
@@ -119,13 +122,17 @@ export class BatchRunner {
     return this.stats;
   }
 
-  /** Would one more row take the spend past what may be spent? (the mean cost so far for each row in flight) */
-  private overBudget(): boolean {
+  /**
+   * Would one more row take the spend past what may be spent (the dearest row so far for it and each in flight)?
+   * Until a row's cost is known, one row at a time; while rows in flight may settle it, wait for them.
+   */
+  private budgetSays(): 'go' | 'wait' | 'stop' {
     const left = this.h.spendable;
-    if (left === undefined) return false;
-    if (this.costed === 0) return this.pacer.inFlight > 0 || left <= 0; // one row at a time until a cost is known
-    const mean = this.stats.spent / this.costed;
-    return this.stats.spent + (this.pacer.inFlight + 1) * mean > left;
+    if (left === undefined) return 'go';
+    if (left <= 0) return 'stop';
+    if (this.costed === 0) return this.pacer.inFlight > 0 ? 'wait' : 'go';
+    if (this.stats.spent + (this.pacer.inFlight + 1) * this.dearest <= left) return 'go';
+    return this.pacer.inFlight > 0 ? 'wait' : 'stop';
   }
 
   private launch(item: { row: Row; tries: number; throttled: number }): void {
@@ -177,6 +184,7 @@ export class BatchRunner {
     if (typeof out.cost_usd === 'number') {
       this.stats.spent += out.cost_usd;
       this.costed++;
+      this.dearest = Math.max(this.dearest, out.cost_usd);
     }
   }
 
