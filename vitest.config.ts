@@ -86,6 +86,7 @@ const LINUX_ONLY: Record<string, string[]> = {
     'test/apilog/ws-session.test.ts',
     'test/audio/sniff.test.ts',
     'test/audio/speaker-abi.test.ts',
+    'test/batch/kill-resume.test.ts',
     'test/cli.test.ts',
     'test/commands/completion/completion.test.ts',
     'test/commands/custom-voices/custom-voices.test.ts',
