@@ -1,11 +1,12 @@
 // The rows of a batch: JSON Lines (a request body per line, or the fields a template needs), CSV or TSV (a header
-// row, then one row per record: the columns are the template's variables) or a folder (one row per file). Read as
+// row, then one row per record: the columns are the template's variables), plain text (.txt: a row per line) or a
+// folder (one row per file). Read as
 // a stream, twice: once to check every row before anything is sent, once to send them (memory does not grow with
 // the number of rows). Rows are numbered from 1 in input order; `line` is where the row starts in the file.
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 
-export type InputKind = 'jsonl' | 'csv' | 'tsv' | 'folder';
+export type InputKind = 'jsonl' | 'csv' | 'tsv' | 'lines' | 'folder';
 
 export interface Row {
   /** 1, 2, … in input order */
@@ -33,6 +34,7 @@ export function inputKind(path: string, stat: { isDirectory(): boolean }): Input
   const ext = extname(path).toLowerCase();
   if (ext === '.csv') return 'csv';
   if (ext === '.tsv' || ext === '.tab') return 'tsv';
+  if (ext === '.txt') return 'lines';
   return 'jsonl';
 }
 
@@ -183,6 +185,12 @@ export function* folderRows(dir: string): Generator<Row> {
   }
 }
 
+/** Plain text: every line that is not blank is a row, its text {{text}}. */
+export async function* textRows(path: string): AsyncGenerator<Row> {
+  let n = 0;
+  for await (const { line, text } of lines(path)) if (text.trim() !== '') yield { n: ++n, line, vars: { text } };
+}
+
 /** Every row (and every problem) of an input, whatever its kind. */
 export async function* readRows(
   path: string,
@@ -192,6 +200,7 @@ export async function* readRows(
 ): AsyncGenerator<Row | RowProblem> {
   if (kind === 'folder') return yield* folderRows(path);
   if (kind === 'jsonl') return yield* jsonlRows(path, template);
+  if (kind === 'lines') return yield* textRows(path);
   for await (const r of delimitedRows(path, kind === 'tsv')) {
     if (Array.isArray(r)) onHeader?.(r);
     else yield r;

@@ -25,8 +25,11 @@ const MAX_LISTED = 200;
 
 /** The variables a row's text needs (the template's placeholders, else the operation's column). */
 function neededVars(spec: BatchSpec): string[] {
-  return spec.template ? placeholders(spec.template) : [spec.op.textVar];
+  return spec.template ? placeholders(spec.template) : [textKey(spec)];
 }
+
+/** the variable a row's text is, without a template: a text file's line, else the operation's column */
+const textKey = (spec: BatchSpec) => (spec.kind === 'lines' ? 'text' : spec.op.textVar);
 
 /** The problems of one row (a JSON line's own body without a field its operation needs, a missing variable). */
 function rowProblems(spec: BatchSpec, row: Row, columns: string[] | undefined): string[] {
@@ -122,6 +125,6 @@ export async function rowBody(spec: BatchSpec, row: Row): Promise<Record<string,
     vars.text = (await readFile(row.file)).toString('utf8');
   }
   if (template?.kind === 'body') return { ...op.defaults(flags, model), ...renderBody(template.body, vars) };
-  const text = template ? renderText(template.text, vars) : String(vars[op.textVar] ?? '');
+  const text = template ? renderText(template.text, vars) : String(vars[textKey(spec)] ?? '');
   return op.fromText(text, flags, model);
 }

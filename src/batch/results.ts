@@ -22,16 +22,25 @@ export async function openSink(ctx: Context, output: string | undefined): Promis
   if (!output || output === '-')
     return { print: (o) => ctx.out.printJsonLine(o), commit: async () => {}, discard: async () => {} };
   const file = await AtomicFile.create(output);
-  // writes are chained: each is appended after the one before
-  let chain: Promise<void> = Promise.resolve();
+  // lines are gathered and written in one write each time the one before has finished
+  let queued: string[] = [];
+  let writing: Promise<void> | undefined;
   let failed: unknown;
+  const drain = async (): Promise<void> => {
+    while (queued.length && !failed) {
+      const text = queued.join('');
+      queued = [];
+      await file.write(Buffer.from(text)).catch((err) => void (failed ??= err));
+    }
+    writing = undefined;
+  };
   return {
     print(o) {
-      const line = Buffer.from(`${JSON.stringify(o)}\n`);
-      chain = chain.then(() => file.write(line)).catch((err) => void (failed ??= err));
+      queued.push(`${JSON.stringify(o)}\n`);
+      writing ??= drain();
     },
     async commit() {
-      await chain;
+      await (writing ?? drain());
       if (failed) throw failed;
       await file.commit();
     },

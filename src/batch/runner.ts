@@ -89,26 +89,25 @@ export class BatchRunner {
 
   /** Send every row of `rows`, then wait for those in flight. */
   async run(rows: AsyncIterator<Row>): Promise<RunStats> {
-    let exhausted = false;
+    // the next new row is read ahead, so that the end of the input is known without waiting for the pacer
+    let ahead = await rows.next();
     while (!this.stats.stopped) {
-      const wait = this.pacer.waitMs();
-      if (wait > 0) {
-        if (!Number.isFinite(wait) && this.tasks.size === 0) break;
-        await this.nap(wait);
-        continue;
-      }
-      const queued = this.retryQueue.shift();
-      let next = queued;
-      if (!next && !exhausted) {
-        const r = await rows.next();
-        if (r.done) exhausted = true;
-        else next = { row: r.value, tries: 0, throttled: 0 };
-      }
-      if (!next) {
+      if (ahead.done && !this.retryQueue.length) {
         if (this.tasks.size === 0) break;
         await this.nap(Number.POSITIVE_INFINITY);
         continue;
       }
+      const wait = this.pacer.waitMs();
+      if (wait > 0) {
+        await this.nap(wait);
+        continue;
+      }
+      let next = this.retryQueue.shift();
+      if (!next && !ahead.done) {
+        next = { row: ahead.value, tries: 0, throttled: 0 };
+        ahead = await rows.next();
+      }
+      if (!next) continue;
       const money = this.budgetSays();
       if (money !== 'go') {
         this.retryQueue.unshift(next);

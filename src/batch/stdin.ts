@@ -1,5 +1,6 @@
 // INPUT `-`: stdin is copied into a private temp file (read twice: checked whole, then sent, as a file is), which
-// is removed when the process exits. Its kind is told from its first line: a JSON object, else tabs, else CSV.
+// is removed when the process exits. Its kind is told from its first line: a JSON object (JSON Lines), tabs (TSV),
+// commas (CSV), else plain lines of text.
 import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,5 +24,6 @@ function sniff(path: string): InputKind {
   closeSync(fd);
   const first = buf.subarray(0, n).toString('utf8').split(/\r?\n/)[0] ?? '';
   if (first.trimStart().startsWith('{')) return 'jsonl';
-  return first.includes('\t') ? 'tsv' : 'csv';
+  if (first.includes('\t')) return 'tsv';
+  return first.includes(',') ? 'csv' : 'lines';
 }

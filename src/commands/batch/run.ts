@@ -128,7 +128,8 @@ export default defineCommand<Opts>({
   description:
     'OPERATION is one of chat, responses, messages, embed, tokenize, images, tts, stt, documents. INPUT is JSON ' +
     'Lines (a request body per line, or the fields --template needs), CSV or TSV (a header row; the columns are ' +
-    "the template's variables; without --template the column prompt, text, query or file), a folder (one row " +
+    "the template's variables; without --template the column prompt, text, query or file), plain text (.txt: " +
+    'a row per line, {{text}}), a folder (one row ' +
     'per file: {{file}}, {{name}}, {{stem}}, {{text}}), or - for stdin. Every row is checked before anything is ' +
     'sent. A journal records each row as it is sent, done or failed: --resume after a crash or Ctrl-C sends only ' +
     'the rows not known done, and writes the output anew with each row once. Prints one JSON line per row ' +
@@ -142,7 +143,7 @@ export default defineCommand<Opts>({
       required: true,
       choices: OPERATIONS,
     },
-    { name: 'input', description: 'a .jsonl, .csv or .tsv file, a folder, or - for stdin', required: true },
+    { name: 'input', description: 'a .jsonl, .csv, .tsv or .txt file, a folder, or - for stdin', required: true },
   ],
   options: [...BATCH_FLAGS, ...BODY_FLAGS.map(({ key: _k, ...o }) => o)],
   examples: [

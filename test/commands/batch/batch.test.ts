@@ -337,12 +337,19 @@ describe.concurrent('svc batch', () => {
     ).toEqual(['the first document', 'the second document']);
     const s = await svcInProcess(['batch', 'tokenize', '-', '--journal', join(dir, 'stdin.journal')], {
       emu,
-      input: 'text\nhello world\nthree more words\n',
+      input: 'hello world\nthree more words\n',
     });
     expect(s.exitCode, s.stderr).toBe(0);
-    expect(jsonLines(s.stdout).map((o) => o.text)).toEqual(
-      posts(emu, '/v1/tokenize-text').map(() => expect.stringMatching(/^\d+$/)),
-    );
+    expect(jsonLines(s.stdout).map((o) => [o.row, o.line])).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
+    for (const o of jsonLines(s.stdout)) expect(o.text).toBe(String(o.reply.token_ids.length));
+    expect(
+      posts(emu, '/v1/tokenize-text')
+        .map((b) => b.text)
+        .sort(),
+    ).toEqual(['hello world', 'three more words']);
   });
 
   it('lines → mp3s: tts saves each row into --output-dir, named from the row', async ({ emu }) => {
