@@ -133,7 +133,10 @@ async function free(emu, dir, env) {
     const s = await measured([script, emu.url, emu.defaultKey, input, String(P)], env);
     if (s.code !== 0) throw new Error(`the minimal script failed: ${s.stderr}`);
     base.push(s.ms);
-    const b = await measured(batchArgs(input, join(dir, `free-${i}.jsonl`), ['--journal', join(dir, `free-${i}.j`)]), env);
+    const b = await measured(
+      batchArgs(input, join(dir, `free-${i}.jsonl`), ['--journal', join(dir, `free-${i}.j`)]),
+      env,
+    );
     if (b.code !== 0) throw new Error(`batch failed: ${b.stderr}`);
     ours.push(b.ms);
   }
@@ -152,7 +155,7 @@ async function free(emu, dir, env) {
   ];
 }
 
-async function memory(emu, dir, env) {
+async function memory(dir, env) {
   const rss = {};
   for (const n of [10_000, 100_000]) {
     const input = rowsFile(dir, n);
@@ -194,7 +197,7 @@ export default async function run() {
     const rows = [];
     if (!only || only.includes('limit')) rows.push(...(await limited(emu, dir, env)));
     if (!only || only.includes('free')) rows.push(...(await free(emu, dir, env)));
-    if (!only || only.includes('memory')) rows.push(...(await memory(emu, dir, env)));
+    if (!only || only.includes('memory')) rows.push(...(await memory(dir, env)));
     return rows;
   } finally {
     await emu.close();
