@@ -3,7 +3,7 @@
 
 _svc_subs() {
   case "$1" in
-    '') echo 'agents api auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
+    '') echo 'agents api auth batch calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
     'agents') echo 'create delete rm get list ls pull push test update' ;;
     'auth') echo 'login logout status' ;;
     'calls') echo 'hangup join listen refer' ;;
@@ -73,6 +73,7 @@ _svc_flags() {
     'auth login') echo '--with-key --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'auth logout') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'auth status') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    'batch') echo '--template --output --output-dir --journal --resume --order --concurrency --max-failures --budget --dry-run --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls hangup') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
     'calls join') echo '--input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
@@ -198,6 +199,7 @@ _svc_valued() {
     'auth login') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth logout') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth status') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'batch') echo ' --template -o --output --output-dir --journal --order -P --concurrency --max-failures --budget -m --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls hangup') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -310,6 +312,8 @@ _svc_choices() {
   case "$1" in
     'agents test|--format') echo 'text tap junit' ;;
     'agents update|--clear') echo 'instructions tools voice collection_ids' ;;
+    'batch|--order') echo 'input done' ;;
+    'batch|--codec') echo 'mp3 wav pcm mulaw alaw' ;;
     'calls join|--audio-format') echo 'pcm pcmu pcma' ;;
     'chat|--response-format') echo 'text json_object' ;;
     'chat|--search') echo 'off on auto' ;;
@@ -372,6 +376,10 @@ _svc_dyn() {
     'auth login|--profile') echo 'profiles' ;;
     'auth logout|--profile') echo 'profiles' ;;
     'auth status|--profile') echo 'profiles' ;;
+    'batch|-m') echo 'models:language' ;;
+    'batch|--model') echo 'models:language' ;;
+    'batch|--voice') echo 'voices' ;;
+    'batch|--profile') echo 'profiles' ;;
     'calls|--profile') echo 'profiles' ;;
     'calls hangup|--profile') echo 'profiles' ;;
     'calls join|--agent') echo 'agents' ;;
@@ -524,6 +532,7 @@ _svc_dyn() {
 }
 _svc_args() {
   case "$1" in
+    'batch') echo 'chat responses messages embed tokenize images tts stt documents' ;;
     'completion') echo 'bash zsh fish powershell' ;;
     'emulator trigger') echo 'incoming-call caller-says caller-hangup video-done deferred-ready file-expired' ;;
   esac

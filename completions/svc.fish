@@ -4,7 +4,7 @@
 function __svc_subs
     switch $argv[1]
         case ''
-            printf '%s\n' 'agents' 'api' 'auth' 'calls' 'chat' 'completion' 'config' 'conversations' 'custom-voices' 'doctor' 'documents' 'embed' 'emulator' 'files' 'help' 'images' 'legacy' 'logs' 'messages' 'models' 'phone' 'realtime' 'responses' 'skills' 'stt' 'tokenize' 'tts' 'usage' 'version' 'videos' 'whoami'
+            printf '%s\n' 'agents' 'api' 'auth' 'batch' 'calls' 'chat' 'completion' 'config' 'conversations' 'custom-voices' 'doctor' 'documents' 'embed' 'emulator' 'files' 'help' 'images' 'legacy' 'logs' 'messages' 'models' 'phone' 'realtime' 'responses' 'skills' 'stt' 'tokenize' 'tts' 'usage' 'version' 'videos' 'whoami'
         case 'agents'
             printf '%s\n' 'create' 'delete' 'rm' 'get' 'list' 'ls' 'pull' 'push' 'test' 'update'
         case 'auth'
@@ -56,7 +56,7 @@ end
 function __svc_subdesc
     switch $argv[1]
         case ''
-            printf '%s\n' 'agents	Create, inspect and update voice agents; keep them as code (pull/push)' 'api	Call any endpoint, raw and authenticated' 'auth	Log in, check and log out the API key' 'calls	Control active SIP calls (transfer, hang up)' 'chat	Chat with a model (streams by default)' 'completion	Print a shell completion script (bash, zsh, fish)' 'config	Read and write settings and profiles' 'conversations	Chat and messages conversations kept locally (list, show, delete)' 'custom-voices	Create and manage custom voices from a reference clip' 'doctor	Check the setup: config, key, base URL, DNS, proxy, TLS, clock, audio tools, completion' 'documents	Search the documents of collections' 'embed	Embed texts: one vector per input, in input order' 'emulator	Run the local emulator of the whole API' 'files	Upload, list, download, share and delete stored files' 'help	Help on a command, or a topic: environment, exit-codes, globals' 'images	Generate and edit images (saved to files)' 'legacy	Legacy text completions (completions, complete; not for reasoning models)' 'logs	The local log of API calls: list, search, show, delete' 'messages	Send a prompt in the messages convention (POST /v1/messages)' 'models	List and inspect models and their prices' 'phone	Buy, assign and release phone numbers (v1), register SIP numbers (v2)' 'realtime	Realtime voice sessions and their client secrets' 'responses	Stored responses: create (streamed), continue (-c), inspect, compact' 'skills	Upload, list, download and delete skills (zip archives)' 'stt	Speech to text: transcribe files and live audio' 'tokenize	Split text into tokens (id, token, bytes) or count them' 'tts	Text to speech and the voices' 'usage	Tokens and dollars spent, by day, model or command (from the call log)' 'version	Print the version (--json: with the Node.js version and platform)' 'videos	Generate, edit and extend videos; wait for and download them' 'whoami	Show the caller identity behind the API key'
+            printf '%s\n' 'agents	Create, inspect and update voice agents; keep them as code (pull/push)' 'api	Call any endpoint, raw and authenticated' 'auth	Log in, check and log out the API key' 'batch	Send a file of rows to one endpoint: resumable, within a budget and the rate limit' 'calls	Control active SIP calls (transfer, hang up)' 'chat	Chat with a model (streams by default)' 'completion	Print a shell completion script (bash, zsh, fish)' 'config	Read and write settings and profiles' 'conversations	Chat and messages conversations kept locally (list, show, delete)' 'custom-voices	Create and manage custom voices from a reference clip' 'doctor	Check the setup: config, key, base URL, DNS, proxy, TLS, clock, audio tools, completion' 'documents	Search the documents of collections' 'embed	Embed texts: one vector per input, in input order' 'emulator	Run the local emulator of the whole API' 'files	Upload, list, download, share and delete stored files' 'help	Help on a command, or a topic: environment, exit-codes, globals' 'images	Generate and edit images (saved to files)' 'legacy	Legacy text completions (completions, complete; not for reasoning models)' 'logs	The local log of API calls: list, search, show, delete' 'messages	Send a prompt in the messages convention (POST /v1/messages)' 'models	List and inspect models and their prices' 'phone	Buy, assign and release phone numbers (v1), register SIP numbers (v2)' 'realtime	Realtime voice sessions and their client secrets' 'responses	Stored responses: create (streamed), continue (-c), inspect, compact' 'skills	Upload, list, download and delete skills (zip archives)' 'stt	Speech to text: transcribe files and live audio' 'tokenize	Split text into tokens (id, token, bytes) or count them' 'tts	Text to speech and the voices' 'usage	Tokens and dollars spent, by day, model or command (from the call log)' 'version	Print the version (--json: with the Node.js version and platform)' 'videos	Generate, edit and extend videos; wait for and download them' 'whoami	Show the caller identity behind the API key'
         case 'agents'
             printf '%s\n' 'create	Create an agent from flags or a JSON file' 'delete	Delete an agent (permanent)' 'rm	Delete an agent (permanent) (alias of delete)' 'get	Show one agent' 'list	List the agents of the team' 'ls	List the agents of the team (alias of list)' 'pull	Write an agent as JSON (stdout or -o FILE), ready to edit and push' 'push	Create or update an agent to match a JSON file, showing the difference first' 'test	Run scripted conversations against an agent and check its replies and tool calls' 'update	Change the fields given (the field mask is exactly those fields); assign or unassign a phone number'
         case 'auth'
@@ -185,6 +185,8 @@ function __svc_flagdesc
             printf '%s\n' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line)' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
         case 'auth status'
             printf '%s\n' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line)' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
+        case 'batch'
+            printf '%s\n' '--template	prompt text with {{column}} placeholders, or a request-body template (a JSON object); @FILE reads it' '--output	the output JSON Lines (default: stdout)' '--output-dir	where images and audio are saved, named from the row (made when missing)' '--journal	the journal (default: beside the output, else the input)' '--resume	continue the journal: rows done are not sent again' '--order	input (rows in input order, each as soon as those before it are out) or done' '--concurrency	rows in flight at most (1-256, default 8); fewer while the server says to slow down' '--max-failures	stop sending after this many rows failed (default: never)' '--budget	stop sending before the batch'\''s spend (from usage) would pass this many dollars (exit 8)' '--dry-run	print the rows, an estimate of tokens and of dollars; send nothing' '--model	model (default: the profile'\''s model; svc-embed-1 for embed, svc-image-1 for images)' '--system	system prompt (chat, responses, messages)' '--temperature	sampling temperature (0-2, default 1)' '--top-p	nucleus sampling (greater than 0, at most 1)' '--seed	best-effort deterministic sampling (32-bit integer)' '--max-tokens	most tokens of each answer (1 to 2147483647)' '--schema	answer as JSON valid against this JSON schema (chat, responses)' '--dimensions	size of the vectors (embed)' '--voice	voice (tts)' '--language	language (tts: default en; stt)' '--codec	audio format of tts: mp3, wav, pcm, mulaw, alaw (default mp3)' '--collection	collection to search (documents; repeatable)' '--limit	matches per query (documents, 1-100)' '--aspect-ratio	aspect ratio of images (e.g. 1:1, 16:9)' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line)' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
         case 'calls'
             printf '%s\n' '--profile	configuration profile to use (env SVC_PROFILE)' '--base-url	API base URL (env SVC_BASE_URL)' '--emulator	run against the built-in local emulator (state kept between runs)' '--json	print every field as the API sent it (lists and streams: one JSON value per line)' '--jq	filter the JSON output through a jq expression (implies --json; strings print raw)' '--timeout	seconds to wait for a reply, and for each chunk of a stream (default 60)' '--proxy	proxy for every connection (http://[user:pass@]host:port; '\'''\'' for none), before HTTPS_PROXY' '--max-retries	retries on 429 (and on 408/409/5xx for GET) (default 2)' '--quiet	no progress or notes on stderr' '--verbose	trace requests and replies on stderr (secrets redacted)' '--no-color	no colour (also NO_COLOR=1)' '--no-input	never ask: a command that would prompt fails with exit 2 (also SVC_NO_INPUT=1; implied when CI is set)' '--no-log	do not record this run in the call log (svc logs; `svc config set log false` for always)' '--budget-strict	refuse to send (exit 2) once today'\''s spend has reached budget.daily' '--help	show help'
         case 'calls hangup'
@@ -431,6 +433,8 @@ function __svc_valued
             printf '%s\n' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
         case 'auth status'
             printf '%s\n' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
+        case 'batch'
+            printf '%s\n' '--template' '-o' '--output' '--output-dir' '--journal' '--order' '-P' '--concurrency' '--max-failures' '--budget' '-m' '--model' '--system' '--temperature' '--top-p' '--seed' '--max-tokens' '--schema' '--dimensions' '--voice' '--language' '--codec' '--collection' '--limit' '--aspect-ratio' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
         case 'calls'
             printf '%s\n' '--profile' '--base-url' '--jq' '--timeout' '--proxy' '--max-retries'
         case 'calls hangup'
@@ -651,6 +655,10 @@ function __svc_choices
             printf '%s\n' 'text' 'tap' 'junit'
         case 'agents update|--clear'
             printf '%s\n' 'instructions' 'tools' 'voice' 'collection_ids'
+        case 'batch|--order'
+            printf '%s\n' 'input' 'done'
+        case 'batch|--codec'
+            printf '%s\n' 'mp3' 'wav' 'pcm' 'mulaw' 'alaw'
         case 'calls join|--audio-format'
             printf '%s\n' 'pcm' 'pcmu' 'pcma'
         case 'chat|--response-format'
@@ -770,6 +778,14 @@ function __svc_dyn
         case 'auth logout|--profile'
             printf '%s\n' 'profiles'
         case 'auth status|--profile'
+            printf '%s\n' 'profiles'
+        case 'batch|-m'
+            printf '%s\n' 'models:language'
+        case 'batch|--model'
+            printf '%s\n' 'models:language'
+        case 'batch|--voice'
+            printf '%s\n' 'voices'
+        case 'batch|--profile'
             printf '%s\n' 'profiles'
         case 'calls|--profile'
             printf '%s\n' 'profiles'
@@ -1071,6 +1087,8 @@ function __svc_dyn
 end
 function __svc_args
     switch $argv[1]
+        case 'batch'
+            printf '%s\n' 'chat' 'responses' 'messages' 'embed' 'tokenize' 'images' 'tts' 'stt' 'documents'
         case 'completion'
             printf '%s\n' 'bash' 'zsh' 'fish' 'powershell'
         case 'emulator trigger'
