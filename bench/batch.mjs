@@ -61,7 +61,8 @@ async function worker() {
   while (next < rows.length) {
     const i = next++;
     const n = JSON.parse(rows[i]).n;
-    const body = JSON.stringify({ model: 'svc-latest', messages: [{ role: 'user', content: 'row ' + n + ' of the batch' }] });
+    const messages = [{ role: 'user', content: 'row ' + n + ' of the batch' }];
+    const body = JSON.stringify({ model: 'svc-latest', messages });
     const res = await fetch(url + '/v1/chat/completions', {
       method: 'POST',
       headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' },
