@@ -138,3 +138,40 @@ describe('svc batch and Ctrl-C', () => {
     expect(all).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
   });
 });
+
+describe('svc batch and a second Ctrl-C', () => {
+  it('abandons the rows in flight: they stay sent in the journal, and a resume sends them', async () => {
+    const own = await startTestEmulator();
+    try {
+      own.faults.add({ kind: 'slow', delayMs: 20_000, times: 4, path: '/v1/chat' });
+      const dir = tempDir();
+      const input = join(dir, 'rows.jsonl');
+      writeFileSync(input, `${Array.from({ length: 8 }, (_, i) => JSON.stringify({ n: i + 1 })).join('\n')}\n`);
+      const journal = `${input}.journal`;
+      const args = ['batch', 'chat', input, '--template', 'row {{n}} of the batch', '-P', '4'];
+      const proc = spawnSvc(args, { emu: own });
+      const sent = () => lines(journal).filter((r) => r.t === 'sent').length;
+      while (sent() < 4) await new Promise((r) => setTimeout(r, 25));
+      proc.kill('SIGINT');
+      let stderr = '';
+      await new Promise<void>((resolve) => {
+        proc.stderr!.on('data', (d: Buffer) => {
+          stderr += d;
+          if (stderr.includes('Ctrl-C again')) resolve();
+        });
+      });
+      proc.kill('SIGINT');
+      const r = await proc;
+      expect(r.exitCode).toBe(130);
+      expect(String(r.stderr)).toContain('stopping: waiting for 4 row(s) in flight (Ctrl-C again to abandon them)');
+      expect(String(r.stderr)).toContain('resume with the same command and --resume');
+      expect(doneIn(journal).size).toBe(0);
+      expect(String(r.stdout)).toBe('');
+      const again = await spawnSvc([...args, '--resume'], { emu: own });
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      expect(String(again.stdout).trim().split('\n')).toHaveLength(8);
+    } finally {
+      await own.close();
+    }
+  });
+});
