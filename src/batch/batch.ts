@@ -62,7 +62,6 @@ export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): 
   if (state.records && state.done.size === rows) ctx.out.info(`${path}: every row is done already`);
   const base = await ctx.http();
   const abandon = new AbortController();
-  ctx.signal.addEventListener('abort', () => abandon.abort(), { once: true });
   const { HttpClient } = await import('../net/http.js');
   // the rows' own retries are the runner's: a 429 goes to the pacer, not to one row's wait
   const http = new HttpClient({ ...base.opts, maxRetries: 0, signal: abandon.signal, onRetry: undefined });
@@ -130,12 +129,19 @@ async function send(r: Run): Promise<number> {
   });
   observeLimits(r.http, runner);
   takeCtrlC(ctx, runner, r.abandon);
+  // SIGTERM, SIGHUP: as a second Ctrl-C (the process is going)
+  const terminated = () => {
+    runner.stop('abandoned');
+    r.abandon.abort();
+  };
+  ctx.signal.addEventListener('abort', terminated, { once: true });
   let stats: RunStats;
   try {
     stats = await runner.run(rowsToSend(spec, (n) => state.done.has(n))[Symbol.asyncIterator]());
   } finally {
     status.done();
     ctx.setInterruptHandler(undefined);
+    ctx.signal.removeEventListener('abort', terminated);
   }
   if (runner.fatal) throw runner.fatal;
   output.finish(r.rows);

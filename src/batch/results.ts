@@ -57,6 +57,8 @@ function fileName(row: Row, width: number): string {
 /** Turns a reply into the row's output record: files saved, usage normalized, the cost (the API's, else priced). */
 export function rowFinisher(ctx: Context, spec: BatchSpec, outputDir: string | undefined, base: HttpClient) {
   const cost = rowCostFrom(ctx, base);
+  /** names given in this run: a row whose id repeats one gets its row number added, never another row's file */
+  const named = new Set<string>();
   return async (row: Row, result: RowResult, attempts: number): Promise<Record<string, unknown>> => {
     const out: Record<string, unknown> = { row: row.n };
     if (row.id !== undefined) out.id = row.id;
@@ -64,7 +66,9 @@ export function rowFinisher(ctx: Context, spec: BatchSpec, outputDir: string | u
     out.status = 'done';
     if (result.text !== undefined) out.text = result.text;
     if (result.files?.length && outputDir) {
-      const name = fileName(row, 6);
+      let name = fileName(row, 6);
+      if (named.has(name)) name = `${name}-row-${row.n}`;
+      named.add(name);
       const files: string[] = [];
       for (const [i, f] of result.files.entries()) {
         const target = join(outputDir, `${name}${i ? `-${i + 1}` : ''}.${f.ext}`);

@@ -162,6 +162,7 @@ export default defineCommand<Opts>({
       require(!given || op.flags.includes(f.key), long, 'given', `only with ${operationsTaking(f.key)}`);
     }
     if (op.binary) require(!!opts.outputDir, '--output-dir', 'missing', `a folder: ${name} saves files into it`);
+    else require(!opts.outputDir, '--output-dir', opts.outputDir, 'only with images and tts (their files)');
     const { path, kind, label } = await inputOf(ctx, String(input));
     const template = opts.template === undefined ? undefined : await readTemplate(opts.template);
     const flags: BodyFlags = { ...opts, schema: schemaOf(opts.schema) } as BodyFlags;

@@ -130,4 +130,30 @@ describe.concurrent('svc batch operations', () => {
     expect(r.stderr).toContain('--budget: images replies carry no usage');
     expect(emu.requests()).toEqual([]);
   });
+
+  withEmu('--schema and the sampling flags reach every row; ids that repeat never share a file', async ({ emu }) => {
+    const dir = tempDir();
+    const schema = join(dir, 'person.schema.json');
+    writeFileSync(schema, JSON.stringify({ type: 'object', properties: { name: { type: 'string' } } }));
+    const input = prompts(dir);
+    const r = await svcInProcess(
+      ['batch', 'chat', input, '--schema', schema, '--temperature', '0.2', '--top-p', '0.9', '--max-tokens', '50'],
+      { emu },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const bodies = emu.requests().map((q) => JSON.parse(q.body!));
+    expect(bodies).toHaveLength(2);
+    for (const b of bodies)
+      expect(b).toMatchObject({
+        temperature: 0.2,
+        top_p: 0.9,
+        max_completion_tokens: 50,
+        response_format: { type: 'json_schema', json_schema: { name: 'response', strict: true } },
+      });
+    const twice = join(dir, 'twice.csv');
+    writeFileSync(twice, 'id,text\nsame,one\nsame,two\n');
+    const t = await svcInProcess(['batch', 'tts', twice, '--output-dir', join(dir, 'a')], { emu });
+    expect(t.exitCode, t.stderr).toBe(0);
+    expect(readdirSync(join(dir, 'a')).sort()).toEqual(['same-row-2.mp3', 'same.mp3']);
+  });
 });
