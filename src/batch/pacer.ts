@@ -36,9 +36,9 @@ export class Pacer {
   private allowance: number | undefined;
   private allowanceResetAt = 0;
   private limitsSeen = false;
-  /** sends started before this sequence number do not halve the window again (one decrease per round) */
+  /** sends numbered below decreasedAt (started before the last decrease) do not halve the window again */
   private seq = 0;
-  private decreasedAt = -1;
+  private decreasedAt = 0;
   private readonly now: () => number;
 
   constructor(private readonly opts: PacerOptions) {
@@ -53,8 +53,9 @@ export class Pacer {
     if (this.inFlight >= Math.max(1, Math.floor(this.window))) return Number.POSITIVE_INFINITY;
     if (this.allowance !== undefined && this.allowance <= 0) {
       if (this.allowanceResetAt > now) return this.allowanceResetAt - now;
-      // the window moved on: one row goes, and its reply tells how many more may
+      // the window moved on: one row goes, and its reply tells how many more may (a second, if it never does)
       this.allowance = 1;
+      this.allowanceResetAt = now + 1000;
     }
     return 0;
   }
@@ -82,7 +83,7 @@ export class Pacer {
   on429(seq: number, retryAfterMs: number | undefined, headers?: Record<string, string | string[] | undefined>): void {
     this.inFlight--;
     this.throttled++;
-    if (seq > this.decreasedAt) {
+    if (seq >= this.decreasedAt) {
       this.window = Math.max(1, this.window / 2);
       this.decreasedAt = this.seq;
     }
