@@ -54,7 +54,7 @@ const BATCH_FLAGS: OptionSpec[] = [
   },
   {
     flags: '-P, --concurrency <n>',
-    description: 'rows in flight at most (1-256, default 8); fewer while the server says to slow down',
+    description: 'rows in flight at most (1-256); fewer while the server says to slow down',
     parse: integer({ min: 1, max: 256 }),
     default: 8,
     group: B,
