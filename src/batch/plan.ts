@@ -1,7 +1,7 @@
 // What a batch will send: the input checked whole before anything is sent (every malformed line named), the
 // input's fingerprint (a resume of another input is refused), and each row's request body.
 import { createHash } from 'node:crypto';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { firstInvalidByte } from '../core/input-file.js';
 import { isProblem, readRows, type InputKind, type Row, type RowProblem } from './input.js';
@@ -37,12 +37,20 @@ function rowProblems(spec: BatchSpec, row: Row, columns: string[] | undefined): 
     const missing = spec.op.required.filter((f) => row.body![f] === undefined);
     if (spec.op.name === 'stt' && row.body.file === undefined && row.body.url === undefined)
       missing.push('file or url');
-    return missing.length ? [`the request body has no ${missing.join(', ')} (or give --template)`] : [];
+    if (missing.length) return [`the request body has no ${missing.join(', ')} (or give --template)`];
+    return spec.op.name === 'stt' && row.body.url === undefined ? audioProblems(String(row.body.file)) : [];
   }
-  if (columns) return []; // a CSV's columns are checked once, against its header
   if (spec.kind === 'folder') return folderProblems(spec, row);
-  const missing = neededVars(spec).filter((v) => row.vars?.[v] === undefined);
-  return missing.length ? [`no field ${missing.map((m) => JSON.stringify(m)).join(', ')} for the template`] : [];
+  // a CSV's columns are checked once, against its header
+  const missing = columns ? [] : neededVars(spec).filter((v) => row.vars?.[v] === undefined);
+  if (missing.length) return [`no field ${missing.map((m) => JSON.stringify(m)).join(', ')} for the template`];
+  return spec.op.name === 'stt' && !spec.template ? audioProblems(String(row.vars?.[textKey(spec)] ?? '')) : [];
+}
+
+/** stt: a row's audio is a file that exists, or an http(s) URL */
+function audioProblems(source: string): string[] {
+  if (/^https?:\/\//.test(source) || (source && existsSync(source) && statSync(source).isFile())) return [];
+  return [`the audio ${JSON.stringify(source)} is not a file (nor an http(s) URL)`];
 }
 
 function folderProblems(spec: BatchSpec, row: Row): string[] {

@@ -165,6 +165,10 @@ export default defineCommand<Opts>({
     else require(!opts.outputDir, '--output-dir', opts.outputDir, 'only with images and tts (their files)');
     const { path, kind, label } = await inputOf(ctx, String(input));
     const template = opts.template === undefined ? undefined : await readTemplate(opts.template);
+    const ownBodies = kind === 'jsonl' && template === undefined;
+    require(name !== 'documents' ||
+      !!opts.collection ||
+      ownBodies, '--collection', 'missing', 'a collection to search');
     const flags: BodyFlags = { ...opts, schema: schemaOf(opts.schema) } as BodyFlags;
     const model = opts.model ?? op.defaultModel ?? (usesLanguageModel(op) ? resolveModel(ctx, undefined) : '');
     if (opts.outputDir && !opts.dryRun) makeFolder(opts.outputDir);

@@ -168,6 +168,14 @@ describe.concurrent('svc batch', () => {
     r = await svcInProcess(['batch', 'tts', input, '--template', '{{question}}'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--output-dir');
+    r = await svcInProcess(['batch', 'documents', input, '--template', '{{question}}'], { emu });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--collection');
+    const audio = join(dir, 'audio.jsonl');
+    writeFileSync(audio, `${JSON.stringify({ file: join(dir, 'missing.wav') })}\n`);
+    r = await svcInProcess(['batch', 'stt', audio], { emu });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${audio}:1: the audio`);
     r = await svcInProcess(['batch', 'videos', input], { emu });
     expect(r.exitCode).toBe(2);
     r = await svcInProcess(['batch', 'chat', join(dir, 'nope.csv')], { emu });
