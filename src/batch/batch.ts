@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Context } from '../runtime/context.js';
-import { ExitCode, UsageError } from '../core/errors.js';
+import { ExitCode, UsageError, describeError, exitCodeFor } from '../core/errors.js';
 import { readJournal, JournalWriter, type JournalState } from './journal.js';
 import { OrderedOutput, type Order } from './output.js';
 import { BatchRunner, type RunStats } from './runner.js';
@@ -199,14 +199,7 @@ function progressText(runner: BatchRunner, r: Run, started: number): string {
 function summarize(r: Run, s: RunStats, ms: number, failedPath: string | undefined): number {
   const { ctx } = r;
   const before = r.state.done.size;
-  const code =
-    s.stopped === 'interrupted' || s.stopped === 'abandoned'
-      ? ExitCode.interrupted
-      : s.stopped === 'budget'
-        ? ExitCode.budget
-        : s.failed > 0
-          ? ExitCode.error
-          : ExitCode.ok;
+  const code = exitCode(s);
   const left = r.rows - before - s.done - s.failed;
   const summary = {
     batch: r.batchId,
@@ -235,9 +228,20 @@ function summarize(r: Run, s: RunStats, ms: number, failedPath: string | undefin
   return code;
 }
 
+function exitCode(s: RunStats): number {
+  if (s.stopped === 'interrupted' || s.stopped === 'abandoned') return ExitCode.interrupted;
+  if (s.stopped === 'budget') return ExitCode.budget;
+  // the key refused (4), the server down or failing (1 network, 7 5xx): as the same error of one request
+  if (s.stopped === 'refused' || s.stopped === 'unreachable') return exitCodeFor(s.cause);
+  return s.failed > 0 ? ExitCode.error : ExitCode.ok;
+}
+
 function why(s: RunStats): string {
   if (s.stopped === 'budget') return 'stopped at the budget';
   if (s.stopped === 'failures') return 'stopped at --max-failures';
+  if (s.stopped === 'refused') return `stopped: the API refused the key (${describeError(s.cause)})`;
+  if (s.stopped === 'unreachable')
+    return `stopped: rows failed one after another, the last with ${describeError(s.cause)}`;
   if (s.stopped) return 'interrupted';
   return 'stopped';
 }

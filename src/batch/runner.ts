@@ -3,7 +3,7 @@
 // for Retry-After) instead of being waited out by one row while the others storm; 5xx replies and network errors
 // are retried here with the client's backoff and retry count. Each state change is journaled before the row is
 // printed; a row that keeps failing is recorded failed and the run goes on (--max-failures stops it).
-import { ApiError, NetworkError } from '../core/errors.js';
+import { ApiError, ExitCode, NetworkError, exitCodeFor } from '../core/errors.js';
 import { backoffMs, sleep, type HttpClient } from '../net/http.js';
 import type { JournalWriter } from './journal.js';
 import type { OrderedOutput } from './output.js';
@@ -14,7 +14,12 @@ import type { Row } from './input.js';
 /** 429s a row may meet before it is recorded failed (the pauses they cause are the server's to say) */
 const MAX_THROTTLED_TRIES = 30;
 
-export type StopReason = 'budget' | 'failures' | 'interrupted' | 'abandoned';
+/**
+ * Why a run stopped before its last row: the budget, --max-failures, Ctrl-C (a second one: abandoned), the key
+ * refused (401/403: every row would be), or rows failing one after another on the network or with 5xx (the server
+ * is down: going on would only fail the rest one by one)
+ */
+export type StopReason = 'budget' | 'failures' | 'interrupted' | 'abandoned' | 'refused' | 'unreachable';
 
 export interface RunHooks {
   http: HttpClient;
@@ -47,6 +52,8 @@ export interface RunStats {
   outputTokens: number;
   spent: number;
   stopped?: StopReason;
+  /** the error that stopped the run (refused, unreachable) */
+  cause?: unknown;
 }
 
 export class BatchRunner {
@@ -169,6 +176,7 @@ export class BatchRunner {
     this.count(out);
     const at = await this.h.journal.append({ t: 'done', row: row.n, out });
     this.stats.done++;
+    this.unanswered = 0;
     this.h.output.complete(row.n, at);
     this.h.onProgress();
   }
@@ -224,7 +232,20 @@ export class BatchRunner {
     this.h.output.complete(row.n, at);
     this.h.onProgress();
     if (this.h.maxFailures !== undefined && this.stats.failed >= this.h.maxFailures) this.stop('failures');
+    // 401/403, or a 400 naming the key: every row would be refused
+    if (err instanceof ApiError && exitCodeFor(err) === ExitCode.auth) {
+      this.stats.cause ??= err;
+      this.stop('refused');
+    }
+    this.unanswered = retriable(err) ? this.unanswered + 1 : 0;
+    if (this.unanswered >= Math.max(10, 2 * this.h.ceiling)) {
+      this.stats.cause ??= err;
+      this.stop('unreachable');
+    }
   }
+
+  /** rows failed one after another on the network or with 5xx (a row done sets it back to 0) */
+  private unanswered = 0;
 }
 
 /** 5xx (and 408) replies and network errors: worth another try of the same row */

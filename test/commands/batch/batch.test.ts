@@ -388,4 +388,40 @@ describe.concurrent('svc batch', () => {
     expect(rows).toHaveLength(3);
     for (const x of rows) expect(x).toMatchObject({ batch, command: 'batch', status: 200 });
   });
+
+  it('a key the API refuses stops the run at once (exit 4); a server that is down stops it after a run of failures', async ({
+    emu,
+  }) => {
+    const dir = tempDir();
+    const input = csv(dir, 40);
+    const r = await svcInProcess(['batch', 'chat', input, '--template', '{{question}}', '-P', '2'], {
+      emu,
+      key: 'svc-not-a-key-of-this-emulator-000000',
+    });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toMatch(/stopped: the API refused the key \(.*HTTP 4\d\d/);
+    expect(jsonLines(r.stdout).length).toBeLessThanOrEqual(2);
+    const down = await svcInProcess(
+      [
+        'batch',
+        'chat',
+        input,
+        '--template',
+        '{{question}}',
+        '-P',
+        '2',
+        '--max-retries',
+        '0',
+        '--journal',
+        `${input}.j2`,
+      ],
+      { emu, env: { SVC_BASE_URL: 'http://127.0.0.1:9' } },
+    );
+    expect(down.exitCode).toBe(1);
+    expect(down.stderr).toContain('stopped: rows failed one after another, the last with');
+    const failed = jsonLines(down.stdout);
+    expect(failed.length).toBeGreaterThanOrEqual(10);
+    expect(failed.length).toBeLessThanOrEqual(12);
+    expect(down.stderr).toMatch(/\d+ row\(s\) not sent; resume with the same command and --resume/);
+  });
 });
