@@ -389,7 +389,7 @@ describe.concurrent('svc batch', () => {
     for (const x of rows) expect(x).toMatchObject({ batch, command: 'batch', status: 200 });
   });
 
-  it('a key the API refuses stops the run at once (exit 4); a server that is down stops it after a run of failures', async ({
+  it('a key the API refuses stops the run (exit 4); a server that is down stops it after a run of failures', async ({
     emu,
   }) => {
     const dir = tempDir();
