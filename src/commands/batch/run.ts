@@ -42,7 +42,12 @@ const BATCH_FLAGS: OptionSpec[] = [
     description: 'where images and audio are saved, named from the row (made when missing)',
     group: B,
   },
-  { flags: '--journal <file>', description: 'the journal (default: beside the output, else the input)', group: B },
+  {
+    flags: '--journal <file>',
+    description: 'the journal (default: beside the output, else the input)',
+    parse: outputPath(),
+    group: B,
+  },
   { flags: '--resume', description: 'continue the journal: rows done are not sent again', group: B },
   {
     flags: '--order <order>',

@@ -176,6 +176,9 @@ describe.concurrent('svc batch', () => {
     r = await svcInProcess(['batch', 'stt', audio], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`${audio}:1: the audio`);
+    r = await svcInProcess(['batch', 'chat', input, '--journal', join(dir, 'no', 'such', 'j')], { emu });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--journal');
     r = await svcInProcess(['batch', 'videos', input], { emu });
     expect(r.exitCode).toBe(2);
     r = await svcInProcess(['batch', 'chat', join(dir, 'nope.csv')], { emu });
