@@ -1,7 +1,7 @@
 // What a batch writes besides its journal: the output lines (stdout, or -o FILE written through an atomic file:
 // a resume writes it anew, each row once), the binary results saved into --output-dir, and FAILED.jsonl.
-import { existsSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../runtime/context.js';
 import type { HttpClient } from '../net/http.js';
 import { AtomicFile, writeFileAtomic } from '../core/atomic-file.js';
@@ -21,6 +21,7 @@ export interface Sink {
 export async function openSink(ctx: Context, output: string | undefined): Promise<Sink> {
   if (!output || output === '-')
     return { print: (o) => ctx.out.printJsonLine(o), commit: async () => {}, discard: async () => {} };
+  removeStaleTemps(output);
   const file = await AtomicFile.create(output);
   // lines are gathered and written in one write each time the one before has finished
   let queued: string[] = [];
@@ -46,6 +47,34 @@ export async function openSink(ctx: Context, output: string | undefined): Promis
     },
     discard: () => file.discard(),
   };
+}
+
+/**
+ * The temp files a run killed with SIGKILL left beside the output (`.OUT.PID.RAND.part`, core/atomic-file), their
+ * process gone: removed, as the resume writes the output anew.
+ */
+function removeStaleTemps(output: string): void {
+  const dir = dirname(resolve(output));
+  const name = basename(output).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const temp = new RegExp(`^\\.${name}\\.(\\d+)\\.[0-9a-f]{8}\\.part$`);
+  for (const f of readdirSync(dir)) {
+    const pid = Number(temp.exec(f)?.[1]);
+    if (!pid || pid === process.pid || alive(pid)) continue;
+    try {
+      unlinkSync(join(dir, f));
+    } catch {
+      // gone already
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** A row's name for its files: its id made safe as a file name, else row-000042. */

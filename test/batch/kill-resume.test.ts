@@ -2,7 +2,7 @@
 // at several points and resumed each time, ends with every row exactly once in the output, and the emulator's
 // request log shows no row sent again after its reply was journaled (rows in flight at a kill may be: counted,
 // at most the concurrency). And Ctrl-C: the journal is kept, the way to resume printed, exit 130.
-import { readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
@@ -79,6 +79,8 @@ describe('svc batch killed with SIGKILL and resumed', () => {
 
     const out = lines(output);
     expect(out.map((o) => o.row)).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
+    // the temp files of the killed runs' output were cleared by the resumes
+    expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
     for (const o of out) expect(o.text).toContain(`row ${o.row} of the batch`);
 
     const sent = emu
