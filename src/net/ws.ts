@@ -54,6 +54,8 @@ export interface WsHandshake {
   requestId?: string;
   /** why it failed (redacted) */
   error?: string;
+  /** the 101 came from an emulator (x-svc-emulator) */
+  emulated?: boolean;
 }
 
 /** Sees one open session: every JSON event each way, and its end (once). */
@@ -375,6 +377,7 @@ function openOnce(
 ): Promise<WsConnection> {
   opts.trace?.(redact(`> WS ${url}`));
   let requestId: string | undefined;
+  let emulated = false;
   const headers: Record<string, string> = { 'user-agent': opts.userAgent };
   if (opts.apiKey && !opts.subprotocol) headers.authorization = `Bearer ${opts.apiKey}`;
   const socket = new WS(url, opts.subprotocol ? [opts.subprotocol] : [], {
@@ -418,11 +421,13 @@ function openOnce(
     });
     socket.once('upgrade', (res) => {
       requestId = res.headers['x-request-id'] as string | undefined;
+      emulated = res.headers['x-svc-emulator'] !== undefined;
     });
     socket.once('open', () => {
       opts.signal?.removeEventListener('abort', onAbort);
       opts.trace?.(`< 101 connected${requestId ? ` (x-request-id ${requestId})` : ''}`);
-      const watcher = opts.watch?.({ path: opts.path, query: opts.query, status: 101, startedAt, requestId });
+      const handshake = { path: opts.path, query: opts.query, status: 101, startedAt, requestId };
+      const watcher = opts.watch?.(emulated ? { ...handshake, emulated } : handshake);
       resolve(new WsConnection(socket, redact, opts.trace, opts.idleTimeoutMs, watcher));
     });
     socket.once('error', (err) => {

@@ -10,7 +10,16 @@ import type { WsConnection } from '../net/ws.js';
 import type { Query } from '../net/http.js';
 import { MissingKeyError, UsageError, describeError } from '../core/errors.js';
 import type { CallRecorder } from '../apilog/recorder.js';
-import { DEFAULT_RETENTION_DAYS, logDir, spentToday, type CallDetails } from '../apilog/log.js';
+import {
+  DEFAULT_RETENTION_DAYS,
+  cachedPrices,
+  logDir,
+  normalizeUsage,
+  priceCost,
+  pricesFromCatalogue,
+  spentToday,
+  type CallDetails,
+} from '../apilog/log.js';
 import type { JqFilter } from '../term/jq.js';
 import type { ParsedGlobalFlags } from '../core/global-options.js';
 
@@ -52,6 +61,8 @@ export interface Context {
    * whether this run's calls are logged (known once http() or ws() has been called): streams then ask for their usage
    */
   logsCalls(): boolean;
+  /** US dollars a reply's usage costs at the catalogue's prices (for -u where the API sends no figure) */
+  costOf(model: string | undefined, usage: unknown): Promise<number | undefined>;
 }
 
 /** Where requests go and with which key. */
@@ -220,6 +231,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     now: () => Date.now(),
     logCall: (details) => wiring.log.recorder?.details(details),
     logsCalls: () => !!wiring.log.recorder,
+    costOf: (model, usage) => wiring.log.costOf(model, usage),
   };
 }
 
@@ -322,7 +334,14 @@ async function catalogueOf(client: () => Promise<HttpClient> | undefined): Promi
     maxRetries: 0,
   });
   try {
-    return await catalogue.json('GET', '/v1/language-models');
+    // every kind that bills: tokens (language, embedding), images and seconds of video; only the first is required
+    const [language, ...others] = await Promise.all([
+      catalogue.json<{ models?: unknown[] }>('GET', '/v1/language-models'),
+      ...['embedding-models', 'image-generation-models', 'video-generation-models'].map((kind) =>
+        catalogue.json<{ models?: unknown[] }>('GET', `/v1/${kind}`).catch(() => undefined),
+      ),
+    ]);
+    return { models: [language, ...others].flatMap((l) => (Array.isArray(l?.models) ? l.models : [])) };
   } finally {
     await catalogue.close();
   }
@@ -386,6 +405,18 @@ function callLog(
     start,
     get recorder(): CallRecorder | undefined {
       return recorder;
+    },
+    /** the catalogue's price of a usage: the cached prices (not an emulator's run), else the catalogue asked */
+    async costOf(model: string | undefined, usage: unknown): Promise<number | undefined> {
+      const u = normalizeUsage(usage);
+      if (!u) return undefined;
+      let prices = init.endpoint ? undefined : cachedPrices(init.env, Date.now());
+      try {
+        prices ??= pricesFromCatalogue(await fetchCatalogue(), Date.now());
+      } catch {
+        return undefined;
+      }
+      return priceCost(prices, model, { usage: u });
     },
     /** throws the --budget-strict refusal for a call that may cost (a body sent, a session opened) */
     refuseBillable(method: string): void {

@@ -180,7 +180,7 @@ function acceptUpgrades(
   // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
   wss.on('headers', (headers, req) => {
     const id = upgradeIds.get(req);
-    if (id) headers.push(`x-request-id: ${id}`);
+    if (id) headers.push(`x-request-id: ${id}`, 'x-svc-emulator: 1');
   });
   server.on('upgrade', (req, socket, head) => {
     handleUpgrade(router, core, wss, req, socket as Socket, head, onReply).catch(() => socket.destroy());
@@ -448,6 +448,8 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   // admin calls (readiness polls, log reads) do not move the seeded request-id stream
   const requestId = isAdmin ? randomUUID() : core.uuid('request');
   res.setHeader('x-request-id', requestId);
+  // every reply says it is the emulator's, so a client's call log marks it (it costs nothing)
+  res.setHeader('x-svc-emulator', '1');
   const entry = isAdmin ? undefined : logHttpRequest(core, req, res, url, method, requestId);
   const refusal = webRefusal(req, method, isAdmin, core.hostNames);
   if (refusal) {
