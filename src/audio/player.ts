@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { PcmConverter, createStreamDecoder, parseWavHeader, type StreamDecoder } from 'svc-formats/audio-codecs';
 import type { Codec, PcmFormat } from 'svc-formats/audio-format';
-import { openByteTarget, openSink, type AudioSink, type ByteTarget } from './sink.js';
+import { openByteTarget, openSink, type AudioSink, type ByteTarget, type StdoutBytes } from './sink.js';
 
 export interface EncodedOutputOptions {
   /** `speaker`, `-` (stdout) or a file path */
@@ -13,7 +13,7 @@ export interface EncodedOutputOptions {
   /** format of headerless audio (pcm, mulaw, alaw) */
   format: PcmFormat;
   device?: string;
-  stdout?: NodeJS.WritableStream;
+  stdout?: StdoutBytes;
 }
 
 export class EncodedOutput {

@@ -20,8 +20,8 @@ export interface SinkOptions {
   bitRate?: number;
   /** playback device for the speaker (ALSA name) */
   device?: string;
-  /** stdout for `-` (default process.stdout) */
-  stdout?: NodeJS.WritableStream;
+  /** stdout for `-` (default process.stdout): the command's Output (its writeBytes), or a stream */
+  stdout?: StdoutBytes;
 }
 
 export interface AudioSink {
@@ -47,6 +47,12 @@ export async function openSink(spec: SinkSpec, opts: SinkOptions): Promise<Audio
   return new EncodedSink(spec === '-' ? 'stdout' : 'file', out, opts.format, codec, encoder);
 }
 
+/**
+ * Stdout as a sink sees it: the Output's one stdout writer (term/output.ts writeBytes: a failed write is a
+ * StdoutWriteError), or a bare stream.
+ */
+export type StdoutBytes = NodeJS.WritableStream | { writeBytes(chunk: Uint8Array): Promise<void> };
+
 /** Where encoded bytes go. */
 export interface ByteTarget {
   write(b: Uint8Array): Promise<void>;
@@ -58,13 +64,15 @@ export interface ByteTarget {
 }
 
 class StdoutTarget implements ByteTarget {
-  constructor(private readonly out: NodeJS.WritableStream) {}
+  constructor(private readonly out: StdoutBytes) {}
   write(b: Uint8Array): Promise<void> {
     if (b.length === 0) return Promise.resolve();
+    const out = this.out;
+    if ('writeBytes' in out) return out.writeBytes(b);
     return new Promise((resolve, reject) => {
-      const ok = this.out.write(b, (err) => (err ? reject(err) : undefined));
+      const ok = out.write(b, (err) => (err ? reject(err) : undefined));
       if (ok) resolve();
-      else this.out.once('drain', () => resolve());
+      else out.once('drain', () => resolve());
     });
   }
   async patch(): Promise<boolean> {
@@ -98,7 +106,7 @@ class FileTarget implements ByteTarget {
   }
 }
 
-export async function openByteTarget(spec: '-' | (string & {}), stdout?: NodeJS.WritableStream): Promise<ByteTarget> {
+export async function openByteTarget(spec: '-' | (string & {}), stdout?: StdoutBytes): Promise<ByteTarget> {
   return spec === '-' ? new StdoutTarget(stdout ?? process.stdout) : FileTarget.open(spec);
 }
 
