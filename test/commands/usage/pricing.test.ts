@@ -128,7 +128,7 @@ describe.concurrent('budgets count real calls only, and refuse only what may cos
     for (const c of chats) expect(c.cost_usd).toBeGreaterThan(0);
   });
 
-  it('over the budget: a warning; --budget-strict refuses a paid call (nothing sent) and lets a free one go', async () => {
+  it('over the budget: a warning; --budget-strict refuses a paid call (none sent), lets a free one go', async () => {
     const configDir = tempDir();
     spentAlready(configDir, 1);
     expect((await svcInProcess(['config', 'set', 'budget.daily', '0.5'], { configDir })).exitCode).toBe(0);
