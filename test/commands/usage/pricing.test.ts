@@ -120,7 +120,11 @@ describe.concurrent('budgets count real calls only, and refuse only what may cos
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stderr).not.toMatch(/budget/);
     }
+    // a WebSocket session's 101 carries the mark too
+    const spoken = await svcInProcess(['tts', 'say', 'hi', '-o', join(tempDir(), 'hi.wav')], { emu, configDir });
+    expect(spoken.exitCode, spoken.stderr).toBe(0);
     const records = jsonLines((await svcInProcess(['logs', '--json'], { configDir })).stdout);
+    expect(records.find((r) => r.method === 'WS')).toMatchObject({ path: '/v1/tts', emulated: true });
     const chats = records.filter((r) => r.path === '/v1/chat/completions' && r.id.endsWith('real0001') === false);
     expect(chats).toHaveLength(3);
     for (const c of chats) expect(c).toMatchObject({ emulated: true, status: 200 });
