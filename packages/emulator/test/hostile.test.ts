@@ -368,7 +368,7 @@ function wavFile(pcm: Buffer, rate: number): Buffer {
 }
 
 describe('limits on every path: streamed text, streamed audio, realtime audio', () => {
-  it('streaming TTS applies the REST limit of 60,000 characters per message and per utterance, not per session', async () => {
+  it('streaming TTS: the REST limit of 60,000 characters per message and per utterance (not session)', async () => {
     const { ws, events } = await client('/v1/tts?language=en&codec=pcm&sample_rate=8000');
     await sent(ws, JSON.stringify({ type: 'text.delta', delta: 'x'.repeat(60_001) }));
     expect((await until(events, (e) => e.type === 'error')).message).toMatch(/at most 60000 per message/);
