@@ -3,7 +3,9 @@
 // serve), so "still up" means the process answers, and its memory is read from /proc after each attack.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +22,22 @@ let proc: ChildProcess;
 let base: URL;
 let baselineRss = 0;
 
+/** A collection of 100 documents of 16 KB (1.6 MB, ~2,300 chunks) for a document search that has work to do. */
+function documents(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-hostile-docs-'));
+  const para = (i: number, p: number) =>
+    Array.from({ length: 20 }, (_, w) => `tide${(i * 7 + p * 3 + w) % 211} moon harbour`).join(' ');
+  for (let i = 0; i < 100; i++)
+    writeFileSync(join(dir, `doc${i}.md`), Array.from({ length: 30 }, (_, p) => para(i, p)).join('\n\n'));
+  return dir;
+}
+
+let docs: string;
 beforeAll(async () => {
-  proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  docs = documents();
+  proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--collection', `docs=${docs}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => {
@@ -35,6 +51,7 @@ beforeAll(async () => {
   baselineRss = rssBytes();
 });
 afterAll(async () => {
+  rmSync(docs, { recursive: true, force: true });
   if (proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
@@ -529,6 +546,15 @@ describe('no request holds the event loop', () => {
       return r;
     });
     expect(got!.text).toBe(Array.from({ length: times }, () => 'tide moon').join(' '));
+  });
+
+  it('the first search of 100 documents (indexed and embedded then): the server answers while it works', async () => {
+    const query = {
+      query: 'tide17 harbour',
+      source: { collection_ids: ['docs'] },
+      retrieval_mode: { type: 'semantic' },
+    };
+    await answersDuring(api('/v1/documents/search', query));
   });
 
   it('SIGTERM is answered in the middle of a long request (exit 143)', async () => {
