@@ -293,10 +293,10 @@ async function transcribeForm(
   return { text: t.text, language: '', duration, ...(t.words.length ? { words: t.words.map(clean) } : {}) };
 }
 
-/** Seconds of audio a window of a long REST transcription ends after (~50 ms of work), at its first pause. */
-const WINDOW_SEC = 20;
+/** Seconds of audio a window of a long REST transcription ends after (~15 ms of CPU), at its first pause. */
+const WINDOW_SEC = 10;
 /** How far past WINDOW_SEC a window may go looking for a pause before it is cut anyway. */
-const WINDOW_MAX_SEC = 30;
+const WINDOW_MAX_SEC = 15;
 /** A pause a window may end in: 300 ms below this level (longer than any gap inside a word) */
 const PAUSE_FRAMES = 30;
 const PAUSE_LEVEL = 0.003;
