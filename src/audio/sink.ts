@@ -29,8 +29,11 @@ export interface AudioSink {
   readonly format: PcmFormat;
   /** codec written (files and stdout); `pcm` for the speaker */
   readonly codec: Codec;
-  /** queue PCM for playback / writing; resolves when it was handed on (back-pressure) */
-  write(pcm: Buffer): Promise<void>;
+  /**
+   * queue PCM for playback / writing; resolves when it was handed on (back-pressure). `handed` is called when the
+   * bytes reached the device (the speaker's native write to ALSA returned) or the file/stdout took them.
+   */
+  write(pcm: Buffer, handed?: () => void): Promise<void>;
   /** stop playback now and drop what is queued (barge-in); later writes play again */
   clear(): void;
   /** flush, finish the file (WAV sizes) or let the speaker drain; resolves when done */
@@ -143,7 +146,7 @@ class EncodedSink implements AudioSink {
     private readonly enc: Encoder,
   ) {}
 
-  async write(pcm: Buffer): Promise<void> {
+  async write(pcm: Buffer, handed?: () => void): Promise<void> {
     if (!this.started) {
       this.started = true;
       if (this.enc.header) await this.out.write(this.enc.header);
@@ -155,6 +158,7 @@ class EncodedSink implements AudioSink {
     const bytes = this.enc.encode(all.subarray(0, usable));
     this.dataBytes += bytes.length;
     await this.out.write(bytes);
+    handed?.();
   }
 
   clear(): void {
@@ -214,12 +218,13 @@ class SpeakerSink implements AudioSink {
     return this.speaker;
   }
 
-  write(pcm: Buffer): Promise<void> {
+  write(pcm: Buffer, handed?: () => void): Promise<void> {
     if (this.error) return Promise.reject(this.error);
     if (pcm.length === 0) return Promise.resolve();
     const s = this.current();
     return new Promise((resolve) => {
-      const ok = s.write(pcm);
+      // the callback runs once speaker's native write returned: ALSA holds the samples
+      const ok = s.write(pcm, (err?: Error | null) => (err ? undefined : handed?.()));
       if (ok) return resolve();
       const done = () => {
         s.removeListener('drain', done);
