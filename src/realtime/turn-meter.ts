@@ -24,7 +24,10 @@ export interface TurnLatency {
   response_ms: number | null;
   /** first audio delta received → its samples taken by the device (or written to the file / stdout) */
   first_audio_to_device_ms: number | null;
-  /** client-added on the way out: the longest time from a frame captured to it handed to the socket, this turn */
+  /**
+   * client-added on the way out: the longest time from a frame captured to it handed to the socket, among the frames
+   * of this turn's speech (from speech_started; push-to-talk: since the last turn)
+   */
   capture_to_socket_ms: number | null;
   /** client-added, both ways: capture_to_socket_ms + first_audio_to_device_ms */
   client_added_ms: number | null;
@@ -125,6 +128,8 @@ export class TurnMeter implements SessionObserver {
     switch (ev.type) {
       case 'input_audio_buffer.speech_started':
         this.userSpeaking = true;
+        // the frames of this turn's speech are the ones that count for capture_to_socket_ms
+        this.maxCaptureToSocket = undefined;
         this.pendingSpeech = typeof ev.audio_start_ms === 'number' ? { audio_start_ms: ev.audio_start_ms } : {};
         this.o.onChange?.();
         return;
