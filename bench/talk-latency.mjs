@@ -1,9 +1,10 @@
 // Client-added latency per turn of `svc realtime talk` with the microphone and the speaker: capture → socket (a
-// frame from `arecord`'s pipe to its append handed to the socket, the longest of the turn) and socket → device (the
-// answer's first audio delta received to its samples taken by the speaker's native ALSA write), as svc reports them
-// (svc.turn.latency, --json; capture → socket over the frames of the turn's speech), against a minimal client measured in the same run on the same path: `ws` and `speaker`
-// used directly, no decoding layers, no checks. The microphone is a fake `arecord` producing 40 ms frames in real
-// time (silence, a spoken clip, silence, per turn); the speaker plays into ALSA's `file` plugin (no sound card).
+// frame from `arecord`'s pipe to its append handed to the socket, the longest among the frames of the turn's
+// speech) and socket → device (the answer's first audio delta received to its samples taken by the speaker's native
+// ALSA write), as svc reports them (svc.turn.latency, --json), against a minimal client measured in the same run on
+// the same path: `ws` and `speaker` used directly, no decoding layers, no checks. The microphone is a fake
+// `arecord` producing 40 ms frames in real time (silence, a spoken clip, silence, per turn); the speaker plays into
+// ALSA's `file` plugin (no sound card).
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,8 +23,10 @@ const fs = require('fs');
 const clip = fs.readFileSync(${JSON.stringify(join(dir, 'clip.raw'))});
 const header = Buffer.alloc(44);
 header.write('RIFF', 0); header.writeUInt32LE(0xffffffff, 4); header.write('WAVEfmt ', 8); header.writeUInt32LE(16, 16);
-header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22); header.writeUInt32LE(24000, 24); header.writeUInt32LE(48000, 28);
-header.writeUInt16LE(2, 32); header.writeUInt16LE(16, 34); header.write('data', 36); header.writeUInt32LE(0xffffffff, 40);
+header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22);
+header.writeUInt32LE(24000, 24); header.writeUInt32LE(48000, 28);
+header.writeUInt16LE(2, 32); header.writeUInt16LE(16, 34);
+header.write('data', 36); header.writeUInt32LE(0xffffffff, 40);
 process.stdout.write(header);
 const frame = 1920, lead = 10 * frame, turn = lead + clip.length + 150 * frame;
 const start = Date.now(); let n = 0;

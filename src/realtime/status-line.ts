@@ -30,7 +30,8 @@ const FLOOR_DB = -60;
 export function statusText(s: StatusState, c: Colors, cols: number): string {
   const db = Number.isFinite(s.levelDb) ? Math.max(FLOOR_DB, s.levelDb) : FLOOR_DB;
   const filled = Math.round(((db - FLOOR_DB) / -FLOOR_DB) * BAR);
-  const level = `mic ${c.cyan('#'.repeat(filled))}${'.'.repeat(BAR - filled)} ${db <= FLOOR_DB ? '-inf' : Math.round(db)} dB`;
+  const shown = db <= FLOOR_DB ? '-inf' : String(Math.round(db));
+  const level = `mic ${c.cyan('#'.repeat(filled))}${'.'.repeat(BAR - filled)} ${shown} dB`;
   const who =
     s.speaker === 'you'
       ? c.green('you are speaking')

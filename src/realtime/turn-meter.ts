@@ -35,8 +35,6 @@ export interface TurnLatency {
   server: { audio_start_ms?: number; audio_end_ms?: number; silence_duration_ms?: number };
 }
 
-export type Speaker = 'you' | 'assistant' | 'nobody';
-
 interface SentFrame {
   /** server audio clock: ms of input audio sent before this frame, and after it */
   startMs: number;

@@ -1,9 +1,9 @@
 // The latencies svc realtime talk measures per turn (--json events `svc.turn.latency`, --latency-log FILE), checked
 // against an emulator whose delays are known: it answers `realtimeResponseDelayMs` after the turn ended, and its
 // VAD ends a turn after `silence_duration_ms` of silence on the audio's own clock. The input is a file paced at
-// real time in 40 ms frames; svc runs as a process. Each figure is checked, to within 10 ms, against what the emulator logged of the same
-// moments (when each frame arrived, when the turn ended, when the first audio went out), and against the known
-// delay it cannot be shorter than.
+// real time in 40 ms frames; svc runs as a process. Each figure is checked, to within 10 ms, against what the
+// emulator logged of the same moments (when each frame arrived, when the turn ended, when the first audio went
+// out), and against the known delay it cannot be shorter than.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';

@@ -64,7 +64,7 @@ async function until<T>(what: string, fn: () => T | undefined | false, limitMs =
 const STATUS = /^mic [#.]{10} (-inf|-\d+) dB \| /m;
 
 describe('svc realtime talk: the status line', () => {
-  it('on a terminal: level, who speaks, the last turn latencies; the transcript intact; erased at the end', async () => {
+  it('on a terminal: level, who speaks, the last turn latencies; the transcript intact; erased at end', async () => {
     const dir = tempDir('svc-status-');
     realTimeArecord(dir, clipPcm([{ say: 'hello from the terminal' }]));
     const log = join(dir, 'latency.jsonl');
