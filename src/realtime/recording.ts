@@ -1,8 +1,9 @@
 // `--record FILE`: both sides of a voice session in one stereo WAV (16-bit, the session's sample rate): the user
 // left, the assistant right, on one time line that starts when the session is live. A side's audio is placed by
-// the monotonic clock: a captured frame ends when it was captured (it starts one frame earlier), an answer's audio
-// starts when it was queued for playback or when the audio queued before it ends (the playback clock of a
-// speaker), and a barge-in cuts what was queued but not yet heard. Gaps are silence. Samples are kept in blocks
+// the monotonic clock: the input starts where its first frame was captured and runs on by its own count of samples
+// (it never pauses: a muted input yields silence), an answer's audio starts when it was queued for playback or when
+// the audio queued before it ends (the playback clock of a speaker; up to 100 ms late still follows on, as a
+// device's buffer plays it), and a barge-in cuts what was queued but not yet heard. Gaps are silence. Samples are kept in blocks
 // until they are 2 s in the past, then written in order through the atomic writer, so a long session holds
 // little memory and an existing file is replaced only once the recording is complete.
 import { AtomicFile } from '../core/atomic-file.js';
@@ -13,11 +14,19 @@ import type { SessionObserver } from './turn-meter.js';
 /** samples per channel in one block (1 s at 24 kHz) */
 const BLOCK = 24_000;
 const HOLD_SECONDS = 2;
+/**
+ * answer audio that comes at most this late after the audio before it ends follows it without a gap, as the device's
+ * buffer (some tens of ms, more than this in practice) would play it; later, it starts when it came
+ */
+const LATE_MS = 100;
 
 export class ConversationRecording implements SessionObserver, PlaybackListener {
   private origin: number | undefined;
+  /** where the input's first frame starts; the input is continuous from there (its own clock: samples) */
+  private userStart: number | undefined;
   private userEnd = 0;
   private agentEnd = 0;
+  private agentStarted = false;
   /** block index → interleaved stereo samples */
   private readonly blocks = new Map<number, Int16Array>();
   private nextBlock = 0;
@@ -47,19 +56,27 @@ export class ConversationRecording implements SessionObserver, PlaybackListener 
     return Math.max(0, Math.round(((at - this.origin) * this.sampleRate) / 1000));
   }
 
-  /** A frame from the microphone / input (left). */
+  /**
+   * A frame from the microphone / input (left). The input never pauses (a muted one yields silence), so a frame
+   * follows the one before it: a frame held up by a busy process is placed by the audio's count, not by when it came.
+   */
   captured(frame: Buffer, at: number): void {
     const n = frame.length >> 1;
-    const start = Math.max(this.position(at) - n, this.userEnd);
+    this.userStart ??= Math.max(0, this.position(at) - n);
+    const start = Math.max(this.userStart, this.userEnd);
     this.put(0, start, frame, n);
     this.userEnd = start + n;
-    this.flushBefore(this.position(at) - HOLD_SECONDS * this.sampleRate);
+    // answers are placed from now on, the input from its end on: what is before both is final
+    this.flushBefore(Math.min(this.position(at) - HOLD_SECONDS * this.sampleRate, this.userEnd));
   }
 
   /** Answer audio queued for playback (right). */
   queued(pcm: Buffer, at: number): void {
     const n = pcm.length >> 1;
-    const start = Math.max(this.position(at), this.agentEnd);
+    const now = this.position(at);
+    const late = (LATE_MS * this.sampleRate) / 1000;
+    const start = this.agentStarted && now - this.agentEnd <= late ? this.agentEnd : now;
+    this.agentStarted = true;
     this.put(1, start, pcm, n);
     this.agentEnd = start + n;
   }

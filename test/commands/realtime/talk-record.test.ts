@@ -9,33 +9,12 @@ import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcProcess } from '../../helpers/subprocess.js';
 import { tempDir } from '../../helpers/files.js';
-import { answerPcm, fastEmulator, lastSession, talking, wavClip } from './talk-helpers.js';
+import { answerPcm, fastEmulator, lastSession, soundSpans, stereoChannels, talking, wavClip } from './talk-helpers.js';
 
 const withDelay = itWithEmulator((emu: TestEmulator) => {
   fastEmulator(emu);
   emu.core.settings.realtimeResponseDelayMs = 300;
 });
-
-/** The two channels of a stereo PCM s16le buffer. */
-function channels(pcm: Buffer): [Buffer, Buffer] {
-  const n = pcm.length / 4;
-  const left = Buffer.alloc(n * 2);
-  const right = Buffer.alloc(n * 2);
-  for (let i = 0; i < n; i++) {
-    left.writeInt16LE(pcm.readInt16LE(i * 4), i * 2);
-    right.writeInt16LE(pcm.readInt16LE(i * 4 + 2), i * 2);
-  }
-  return [left, right];
-}
-
-const firstSound = (ch: Buffer) => {
-  for (let i = 0; i < ch.length / 2; i++) if (ch.readInt16LE(i * 2) !== 0) return i;
-  return -1;
-};
-const lastSound = (ch: Buffer) => {
-  for (let i = ch.length / 2 - 1; i >= 0; i--) if (ch.readInt16LE(i * 2) !== 0) return i;
-  return -1;
-};
 
 describe.concurrent('svc realtime talk --record', () => {
   withDelay(
@@ -54,16 +33,16 @@ describe.concurrent('svc realtime talk --record', () => {
       expect(r.exitCode, r.stderr).toBe(0);
       const { pcm, format } = await decodeAudio(readFileSync(rec));
       expect(format).toMatchObject({ sampleRate: 24000, channels: 2 });
-      const [left, right] = channels(pcm);
+      const [left, right] = stereoChannels(pcm);
       const answer = lastSession(emu).responses[0]!.transcript;
       expect(decodeTones(left, 24000)).toBe('record this please');
       expect(decodeTones(right, 24000)).toBe('You said: record this please. ' + answer.split('. ').slice(1).join('. '));
       // the answer as the emulator spoke it, sample for sample, from its first sound on
       const spoken = answerPcm(answer);
-      const onset = firstSound(right);
-      expect(right.subarray(onset * 2, onset * 2 + spoken.length).equals(spoken.subarray(firstSound(spoken) * 2))).toBe(
-        true,
-      );
+      const onset = soundSpans(right)[0]![0];
+      expect(
+        right.subarray(onset * 2, onset * 2 + spoken.length).equals(spoken.subarray(soundSpans(spoken)[0]![0] * 2)),
+      ).toBe(true);
       // time-aligned: from the end of your speech (left) to the answer's first sound (right) is the turn's measured
       // latency to its first audio, within a 40 ms frame (a frame is placed by the time it was captured) and the
       // emulator VAD's 20 ms step
@@ -71,7 +50,7 @@ describe.concurrent('svc realtime talk --record', () => {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l));
-      const gapMs = ((onset - lastSound(left)) * 1000) / 24000;
+      const gapMs = ((onset - soundSpans(left).at(-1)![1]) * 1000) / 24000;
       expect(
         Math.abs(gapMs - turn.speech_end_to_first_audio_ms),
         `gap ${gapMs}, turn ${JSON.stringify(turn)}`,
