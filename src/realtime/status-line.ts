@@ -86,7 +86,11 @@ export class StatusLine {
     this.draw();
     this.timer = setInterval(() => this.draw(), intervalMs);
     this.timer.unref();
+    // a second Ctrl-C quits at once: the line goes with the process
+    process.on('exit', this.onExit);
   }
+
+  private readonly onExit = () => this.erase();
 
   draw(): void {
     const text = statusText(this.state(), this.colors, this.stderr.columns || 80);
@@ -130,6 +134,7 @@ export class StatusLine {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    process.removeListener('exit', this.onExit);
     this.erase();
   }
 }

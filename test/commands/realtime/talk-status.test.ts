@@ -89,7 +89,8 @@ describe('svc realtime talk: the status line', () => {
       return answered && /\| turn 1: end of speech -> first audio \d+ ms/.test(s) && s;
     });
     const answer = lastSession(emu).responses[0]!.transcript;
-    const lines = screen.split('\n');
+    // (capture-pane -J keeps the cells a longer status line left cleared: trailing spaces)
+    const lines = screen.split('\n').map((l) => l.trimEnd());
     expect(lines).toContain('you: hello from the terminal');
     expect(lines).toContain(`assistant: ${answer}`);
     const status = lines.find((l) => STATUS.test(l))!;
