@@ -3,9 +3,9 @@
 // the monotonic clock: the input starts where its first frame was captured and runs on by its own count of samples
 // (it never pauses: a muted input yields silence), an answer's audio starts when it was queued for playback or when
 // the audio queued before it ends (the playback clock of a speaker; up to 100 ms late still follows on, as a
-// device's buffer plays it), and a barge-in cuts what was queued but not yet heard. Gaps are silence. Samples are kept in blocks
-// until they are 2 s in the past, then written in order through the atomic writer, so a long session holds
-// little memory and an existing file is replaced only once the recording is complete.
+// device's buffer plays it), and a barge-in cuts what was queued but not yet heard. Gaps are silence. Samples are
+// kept in blocks until they are 2 s in the past, then written in order through the atomic writer, so a long
+// session holds little memory and an existing file is replaced only once the recording is complete.
 import { AtomicFile } from '../core/atomic-file.js';
 import { wavHeader } from 'svc-formats/audio-codecs';
 import type { PlaybackListener } from './playback.js';
