@@ -23,8 +23,15 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** the screen, each line without the trailing cells tmux capture keeps after a longer line was cleared */
+const screen = () =>
+  term
+    .screen()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
 
-/** A fake `arecord` in `dir`: a WAV header, then 40 ms frames in real time: `clip` after 0.5 s, then silence. */
+/** A fake `arecord` in `dir`: a WAV header, then 40 ms frames in real time: `clip` after 2 s, then silence. */
 function realTimeArecord(dir: string, clip: Buffer): void {
   writeFileSync(join(dir, 'clip.raw'), clip);
   const script = `#!/usr/bin/env node
@@ -37,7 +44,7 @@ header.writeUInt32LE(24000, 24); header.writeUInt32LE(48000, 28);
 header.writeUInt16LE(2, 32); header.writeUInt16LE(16, 34);
 header.write('data', 36); header.writeUInt32LE(0xffffffff, 40);
 process.stdout.write(header);
-const frame = 1920; const start = Date.now(); let n = 0; const lead = 12 * frame;
+const frame = 1920; const start = Date.now(); let n = 0; const lead = 50 * frame;
 function tick() {
   const at = n * frame - lead;
   const out = at >= 0 && at < clip.length ? clip.subarray(at, at + frame) : Buffer.alloc(frame);
@@ -75,22 +82,21 @@ describe('svc realtime talk: the status line', () => {
       rows: 30,
     });
     // before anyone speaks: the silent microphone, listening
-    await until('the status line', () => /^mic \.{10} -inf dB \| listening$/m.test(term.screen()));
+    await until('the status line', () => /^mic \.{10} -inf dB \| listening$/m.test(screen()));
     // the clip: a level on the bar and "you are speaking" (server VAD's speech_started)
     const speaking = await until('speech', () => {
-      const s = term.screen();
+      const s = screen();
       return /^mic #+\.* -\d+ dB \| you are speaking/m.test(s) && s;
     });
     expect(speaking).toMatch(STATUS);
     // the answer: the transcript above, the turn's latencies in the status line
-    const screen = await until('the turn latencies', () => {
-      const s = term.screen();
+    const shown = await until('the turn latencies', () => {
+      const s = screen();
       const answered = lastSession(emu).responses[0]?.status === 'completed';
       return answered && /\| turn 1: end of speech -> first audio \d+ ms/.test(s) && s;
     });
     const answer = lastSession(emu).responses[0]!.transcript;
-    // (capture-pane -J keeps the cells a longer status line left cleared: trailing spaces)
-    const lines = screen.split('\n').map((l) => l.trimEnd());
+    const lines = shown.split('\n');
     expect(lines).toContain('you: hello from the terminal');
     expect(lines).toContain(`assistant: ${answer}`);
     const status = lines.find((l) => STATUS.test(l))!;
