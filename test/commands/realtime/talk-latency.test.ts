@@ -97,7 +97,8 @@ describe('svc realtime talk: latency per turn', () => {
         expect(t.capture_to_socket_ms).toBeGreaterThanOrEqual(0);
         expect(t.client_added_ms).toBeCloseTo(t.capture_to_socket_ms + t.first_audio_to_device_ms, 0);
       });
-      const said = `vad_ms − emulator: ${vadDiffs.map(Math.round)}; response_ms − emulator: ${responseDiffs.map(Math.round)}`;
+      const said =
+        `vad_ms − emulator: ${vadDiffs.map(Math.round)}; ` + `response_ms − emulator: ${responseDiffs.map(Math.round)}`;
       expect(Math.abs(median(vadDiffs)), said).toBeLessThanOrEqual(10);
       expect(Math.abs(median(responseDiffs)), said).toBeLessThanOrEqual(10);
       // an event comes once its answer's first audio was written: after that delta, before the next turn begins
