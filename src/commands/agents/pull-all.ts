@@ -1,6 +1,6 @@
 // `svc agents pull --all`: every agent of the team into the files of a project, secrets kept as references.
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { UsageError } from '../../core/errors.js';
 import { AGENT_FIELDS, listAgents, type Agent, type AgentField } from '../../endpoints/agents.js';
@@ -174,6 +174,7 @@ function keepOrder(content: Record<string, unknown>, before: Record<string, unkn
 async function writeIfChanged(path: string, content: unknown): Promise<'written' | 'unchanged'> {
   const text = `${JSON.stringify(content, null, 2)}\n`;
   if (existsSync(path) && readFileSync(path, 'utf8') === text) return 'unchanged';
+  mkdirSync(dirname(path), { recursive: true });
   await writeFileAtomic(path, text);
   return 'written';
 }
