@@ -33,16 +33,8 @@ export default defineCommand({
       ctx.out.printJson(numbers === undefined ? base : { ...base, phone_numbers: numbers });
       return 0;
     }
-    printAgent(ctx.out, agent);
-    if (numbers !== undefined)
-      ctx.out.details([
-        [
-          'phone_numbers',
-          numbers.length === 0
-            ? null
-            : numbers.map((n) => `${n.phone_number ?? '?'} (${n.phone_number_id}, ${n.api})`).join(', '),
-        ],
-      ]);
+    const shown = numbers?.map((n) => `${n.phone_number ?? '?'} (${n.phone_number_id}, ${n.api})`).join(', ');
+    printAgent(ctx.out, agent, numbers === undefined ? [] : [['phone_numbers', shown || null]]);
     return 0;
   },
 });
