@@ -92,7 +92,8 @@ describe.concurrent('svc agents push --env', () => {
     const staging = stored(emu, ids.staging);
     expect(staging.name).toBe('support (staging)');
     expect(staging.instructions).toBe(`Staging: help testers. CRM key: ${SECRET}`);
-    expect(staging.voice).toEqual({ voice_id: 'rex', vad_threshold: 0.4 }); // the overlay's voice merged into the base's
+    // the overlay's voice merged into the base's
+    expect(staging.voice).toEqual({ voice_id: 'rex', vad_threshold: 0.4 });
     expect(staging.tools).toEqual([{ ...MCP, authorization: `Bearer ${SECRET}` }, { type: 'web_search' }]);
     expect(holder(emu, numberB.id)).toBe(ids.staging);
     expect(holder(emu, numberA.id)).toBe(ids.default);
