@@ -148,14 +148,21 @@ async function writeAgent(
   const delta: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(content)) {
     if (same(k, v, base[k])) continue;
-    // an object overlay merges into the base: a key of the base the server does not have is cleared
-    if (isPlainObject(v) && isPlainObject(base[k]))
-      delta[k] = { ...Object.fromEntries(Object.keys(base[k] as object).map((x) => [x, null])), ...v };
+    // an object overlay merges into the base key by key: the keys that differ, and null for those the server lacks
+    if (isPlainObject(v) && isPlainObject(base[k])) delta[k] = objectDelta(v, base[k] as Record<string, unknown>);
     else delta[k] = v;
   }
   if (overlay === undefined && Object.keys(delta).length === 0)
     return { path: over, result: 'unchanged', created: false };
-  return { path: over, result: await writeIfChanged(overPath, delta), created: false };
+  return { path: over, result: await writeIfChanged(overPath, keepOrder(delta, overlay)), created: false };
+}
+
+function objectDelta(server: Record<string, unknown>, base: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(base)) if (!(k in server) && base[k] !== null) out[k] = null;
+  for (const [k, v] of Object.entries(server))
+    if (JSON.stringify(canonical('tools', v)) !== JSON.stringify(canonical('tools', base[k]))) out[k] = v;
+  return out;
 }
 
 function same(field: string, a: unknown, b: unknown): boolean {
@@ -173,8 +180,28 @@ function keepOrder(content: Record<string, unknown>, before: Record<string, unkn
 
 async function writeIfChanged(path: string, content: unknown): Promise<'written' | 'unchanged'> {
   const text = `${JSON.stringify(content, null, 2)}\n`;
-  if (existsSync(path) && readFileSync(path, 'utf8') === text) return 'unchanged';
+  // the same content differently laid out (spaces, key order) is not rewritten either
+  if (existsSync(path) && sameJson(readFileSync(path, 'utf8'), content)) return 'unchanged';
   mkdirSync(dirname(path), { recursive: true });
   await writeFileAtomic(path, text);
   return 'written';
+}
+
+function sameJson(text: string, content: unknown): boolean {
+  try {
+    return JSON.stringify(sorted(JSON.parse(text))) === JSON.stringify(sorted(content));
+  } catch {
+    return false;
+  }
+}
+
+function sorted(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (isPlainObject(v))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sorted(v[k])]),
+    );
+  return v;
 }

@@ -224,7 +224,7 @@ describe.concurrent('secrets: ${env:NAME}', () => {
       name: 'support (staging)',
       instructions: 'Staging: help testers. CRM key: ${env:CRM_TOKEN}',
       tools: [MCP, { type: 'web_search' }],
-      voice: { voice_id: 'rex', vad_threshold: 0.4 },
+      voice: { voice_id: 'rex' }, // the base's vad_threshold is not repeated: the overlay merges key by key
       phone_number: numberB.e164,
     });
     expect(projectText(dir)).not.toContain(SECRET);
