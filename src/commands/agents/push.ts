@@ -134,16 +134,34 @@ async function pushProject(ctx: Ctx, project: Project, env: string, names: strin
     project.secrets = [...new Set([...project.secrets, ...referenced])];
     await saveProject(project);
   }
-  const rows: { agent: string; env: string; agent_id: string; result: string; changed: string[] }[] = [];
-  for (const p of plans) {
-    const name = p.target.label;
-    const id = await applyPlan(http, p, ctx.out, async (newId) => {
-      project.agents[name]!.ids[env] = newId;
-      await saveProject(project);
-    });
-    const result = { same: 'unchanged', changed: 'updated', new: 'created', missing: 'created' }[p.state];
-    rows.push({ agent: name, env, agent_id: id, result, changed: p.changes.map((c) => c.field) });
+  const rows: PushRow[] = [];
+  try {
+    for (const p of plans) {
+      const name = p.target.label;
+      const id = await applyPlan(http, p, ctx.out, async (newId) => {
+        project.agents[name]!.ids[env] = newId;
+        await saveProject(project);
+      });
+      const result = { same: 'unchanged', changed: 'updated', new: 'created', missing: 'created' }[p.state];
+      rows.push({ agent: name, env, agent_id: id, result, changed: p.changes.map((c) => c.field) });
+    }
+  } finally {
+    // what was done before a failure is still reported
+    await printRows(ctx, rows);
   }
+  ctx.out.info(`${changed.length} of ${plans.length} agents changed [${env}]`);
+  return 0;
+}
+
+interface PushRow {
+  agent: string;
+  env: string;
+  agent_id: string;
+  result: string;
+  changed: string[];
+}
+
+async function printRows(ctx: Ctx, rows: PushRow[]): Promise<void> {
   if (ctx.out.json) for (const r of rows) ctx.out.printJsonLine(r);
   else
     await ctx.out.table(rows, [
@@ -153,8 +171,6 @@ async function pushProject(ctx: Ctx, project: Project, env: string, names: strin
       { header: 'CHANGED', get: (r) => r.changed.join(', ') },
       { header: 'ID', get: (r) => r.agent_id },
     ]);
-  ctx.out.info(`${changed.length} of ${plans.length} agents changed [${env}]`);
-  return 0;
 }
 
 /** A lone agent file (the single-agent form: agent_id in the file). */

@@ -238,12 +238,19 @@ export function projectTargets(project: Project, env: string, names: string[], w
   });
 }
 
+const READS_AT_ONCE = 4;
+
 /** Every target prepared (offline checks first), then compared with the server. */
 export async function planAll(ctx: Context, targets: Target[]): Promise<{ http: HttpClient; plans: Plan[] }> {
   const prepared = targets.map((t) => prepare(t, ctx.env));
   const http = await ctx.http();
   const numbers = numbersOnce(http);
-  const plans: Plan[] = [];
-  for (const t of prepared) plans.push(await makePlan(http, t, numbers));
+  // a few reads at once (a project of 50 agents is 50 GETs), the plans in the project's order
+  const plans: Plan[] = new Array(prepared.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < prepared.length; i = next++) plans[i] = await makePlan(http, prepared[i]!, numbers);
+  };
+  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, prepared.length) }, worker));
   return { http, plans };
 }

@@ -1,7 +1,7 @@
 // Issue 31, a project of many agents: `agents init` makes the folder, `agents push` of the folder (or of -f files)
 // creates what is missing and records the ids, `agents pull --all` writes a file per agent of the team, `agents
 // status` shows which agents differ — in a pipe, as JSON, and on a real terminal.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
@@ -196,6 +196,53 @@ describe('svc agents pull --all', () => {
         .split('\n')
         .map((l) => JSON.parse(l).state),
     ).toEqual(team.map(() => 'same'));
+  });
+
+  it('a server failure while reading is loud and leaves every file as it was, no temp file beside', async () => {
+    const dir = await project();
+    expect((await svcInProcess(['agents', 'push', dir], { emu })).exitCode).toBe(0);
+    const before = readdirSync(join(dir, 'agents')).map((f) => [f, readFileSync(join(dir, 'agents', f), 'utf8')]);
+    const projectBefore = readFileSync(join(dir, 'svc-agents.json'), 'utf8');
+    emu.faults.add({ kind: 'status', status: 503, path: '^/v1/phone-numbers', times: 10 });
+    try {
+      const r = await svcInProcess(['agents', 'pull', '--all', '--project', dir, '--max-retries', '0'], { emu });
+      expect(r.exitCode).toBe(7);
+      expect(r.stderr).toContain('503');
+      expect(r.stdout).toBe('');
+    } finally {
+      emu.faults.clear();
+    }
+    expect(readdirSync(join(dir, 'agents')).map((f) => [f, readFileSync(join(dir, 'agents', f), 'utf8')])).toEqual(
+      before,
+    );
+    expect(readFileSync(join(dir, 'svc-agents.json'), 'utf8')).toBe(projectBefore);
+  });
+
+  it('push stopped by a failure still reports the agents it created, whose ids are recorded', async () => {
+    const dir = await project();
+    // sales is created first (file order), then the emulator's store fails on support's create (a 500)
+    let calls = 0;
+    const agents = emu.core.store.collection<Record<string, unknown>>('agents');
+    const set = agents.set.bind(agents);
+    agents.set = (k, v) => {
+      if (++calls > 1) throw new Error('disk on fire');
+      return set(k, v);
+    };
+    try {
+      const r = await svcInProcess(['agents', 'push', dir, '--max-retries', '0'], { emu });
+      expect(r.exitCode).not.toBe(0);
+      const rows = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t'));
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.slice(0, 3)).toEqual(['sales', 'default', 'created']);
+      const ids = json(join(dir, 'svc-agents.json')).agents;
+      expect(ids.sales.ids.default).toBe(rows[0]![4]);
+      expect(ids.support?.ids?.default).toBeUndefined();
+    } finally {
+      agents.set = set;
+    }
   });
 
   it('--all with an id or -o, or an id with --env, is exit 2', async () => {
