@@ -79,7 +79,7 @@ const CRM_TOKEN = 'crm-docs-token-8c41d2';
 registerSecret(CRM_TOKEN);
 
 describe('docs/agents-phone.md', () => {
-  it('the project example runs as written: drift before the push, in sync after, the token kept out of the files', async () => {
+  it('the project example runs as written: drift, then in sync; the token kept out of the files', async () => {
     const cwd = tempDir();
     const r = await svcShell(`set -e\n${projectExample}`, { emu, cwd, env: { CRM_TOKEN }, timeout: 60_000 });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);

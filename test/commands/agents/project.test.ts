@@ -120,6 +120,20 @@ describe('svc agents push (a folder, -f files)', () => {
     expect(r.stderr).toContain('~ instructions: "Help callers." → "Help callers kindly."');
   });
 
+  it('on a terminal push and pull --all print tables with a header (in a pipe: rows only, as above)', async () => {
+    const dir = await project();
+    const push = await svcInProcess(['agents', 'push', dir], { emu, tty: true, columns: 120 });
+    expect(push.exitCode, push.stderr).toBe(0);
+    const lines = push.stdout.split('\n');
+    expect(lines[0]).toMatch(/^AGENT +ENV +RESULT +CHANGED +ID$/);
+    expect(lines[1]).toMatch(/^sales +default +created +name, instructions +agent_\w+$/);
+    expect(lines[1]!.indexOf('created')).toBe(lines[0]!.indexOf('RESULT'));
+    const pull = await svcInProcess(['agents', 'pull', '--all', '--project', dir], { emu, tty: true, columns: 160 });
+    expect(pull.exitCode, pull.stderr).toBe(0);
+    expect(pull.stdout.split('\n')[0]).toMatch(/^AGENT +ENV +RESULT +FILE +ID$/);
+    expect(pull.stdout).toMatch(/^support +default +written +agents\/support\.json +agent_/m);
+  });
+
   it('bad files are exit 2 before anything is sent: a limit, invalid JSON, no name; no project is exit 2', async () => {
     const dir = await project();
     put(join(dir, 'agents', 'sales.json'), { name: 'sales', voice: { vad_threshold: 2 } });
