@@ -2,10 +2,9 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { repeatable } from '../../core/validate.js';
 import { AGENT_FIELDS } from '../../endpoints/agents.js';
-import { agentOfFile, checkEnv, ENV_OPTION, findProject, loadProject, managedKeys, requireProject } from './project.js';
+import { checkEnv, ENV_OPTION, managedKeys, requireProject, sortFiles } from './project.js';
 import { readAgentFile } from './shared.js';
 import { differs, planAll, planJson, planText, projectTargets, type Target } from './sync.js';
-import { dirname, resolve } from 'node:path';
 
 interface Opts {
   file?: string[];
@@ -44,7 +43,12 @@ export default defineCommand<Opts>({
       const env = checkEnv(project, opts.env);
       targets.push(...projectTargets(project, env, Object.keys(project.agents), (m) => ctx.out.warn(m)));
     }
-    for (const f of files) targets.push(fileTarget(f, opts.env, (m) => ctx.out.warn(m)));
+    const { projectFiles, loneFiles } = sortFiles(files, opts.env);
+    if (projectFiles) {
+      const { project, names } = projectFiles;
+      targets.push(...projectTargets(project, checkEnv(project, projectFiles.env), names, (m) => ctx.out.warn(m)));
+    }
+    for (const f of loneFiles) targets.push(loneTarget(f, (m) => ctx.out.warn(m)));
     const { plans } = await planAll(ctx, targets);
     for (const p of plans) {
       if (ctx.out.json) {
@@ -60,15 +64,9 @@ export default defineCommand<Opts>({
   },
 });
 
-/** A -f file: an agent of its project (in --env), or a lone agent file whose agent_id names the agent. */
-function fileTarget(f: string, env: string | undefined, warn: (m: string) => void): Target {
+/** A lone agent file: its agent_id names the agent. */
+function loneTarget(f: string, warn: (m: string) => void): Target {
   if (f === '-') throw new UsageError('-f: - is not allowed here: a file (diff reads no stdin)');
-  const dir = findProject(undefined, dirname(resolve(f)));
-  const project = dir === undefined ? undefined : loadProject(dir);
-  const agent = project ? agentOfFile(project, f) : undefined;
-  if (project && agent) return projectTargets(project, checkEnv(project, env), [agent.name], warn)[0]!;
-  if (env !== undefined)
-    throw new UsageError(`--env: ${f} is not an agent of a project (svc-agents.json); --env needs one`);
   const raw = readAgentFile(f);
   const id = raw.agent_id;
   if (typeof id !== 'string' || id === '')

@@ -145,6 +145,40 @@ export function agentOfFile(project: Project, path: string): { name: string; env
   return undefined;
 }
 
+/**
+ * The -f files that are agents of one project (by name), and the lone ones. An overlay file names its environment:
+ * `-f agents/support.staging.json` is the agent support in staging (another --env is exit 2).
+ */
+export function sortFiles(
+  files: string[],
+  envFlag: string | undefined,
+): { projectFiles?: { project: Project; names: string[]; env?: string }; loneFiles: string[] } {
+  let projectFiles: { project: Project; names: string[]; env?: string } | undefined;
+  const loneFiles: string[] = [];
+  for (const f of files) {
+    const dir = f === '-' ? undefined : findProject(undefined, dirname(resolve(f)));
+    const project = dir === undefined ? undefined : loadProject(dir);
+    const agent = project ? agentOfFile(project, f) : undefined;
+    if (!project || !agent) {
+      loneFiles.push(f);
+      continue;
+    }
+    if (projectFiles && projectFiles.project.dir !== project.dir)
+      throw new UsageError(`-f ${f}: its project is ${project.dir}, another than ${projectFiles.project.dir}'s`);
+    projectFiles ??= { project, names: [], env: envFlag };
+    if (agent.env !== undefined && projectFiles.env !== undefined && projectFiles.env !== agent.env)
+      throw new UsageError(
+        `-f ${f}: the overlay of environment ${agent.env}, while ${envFlag !== undefined ? '--env' : 'another -f'} ` +
+          `names ${projectFiles.env}: push one environment at a time`,
+      );
+    projectFiles.env ??= agent.env;
+    if (!projectFiles.names.includes(agent.name)) projectFiles.names.push(agent.name);
+  }
+  if (loneFiles.length > 0 && envFlag !== undefined)
+    throw new UsageError(`--env: ${loneFiles[0]} is not an agent of a project (${PROJECT_FILE}); --env needs one`);
+  return { projectFiles, loneFiles };
+}
+
 export function readJsonFile(path: string, shown: string): Record<string, unknown> {
   return parseJsonObject(readInputText('-f', path), shown);
 }

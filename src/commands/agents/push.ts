@@ -18,17 +18,14 @@ import {
   readAgentFile,
   sameValue,
 } from './shared.js';
-import { dirname, resolve } from 'node:path';
 import { repeatable } from '../../core/validate.js';
 import {
-  agentOfFile,
   checkEnv,
   ENV_OPTION,
-  findProject,
-  loadProject,
   referencedNames,
   requireProject,
   saveProject,
+  sortFiles,
   type Project,
 } from './project.js';
 import { applyPlan, differs, planAll, planJson, planText, projectTargets, type FieldChange } from './sync.js';
@@ -72,12 +69,10 @@ export default defineCommand<Opts>({
     const files = opts.file ?? [];
     if (dir !== undefined && files.length > 0)
       throw new UsageError(`${dir} and -f: give a project folder or -f files, not both`);
-    const { projectFiles, loneFiles } = sortFiles(files);
-    if (loneFiles.length > 0 && opts.env !== undefined)
-      throw new UsageError(`--env: ${loneFiles[0]} is not an agent of a project (svc-agents.json); --env needs one`);
+    const { projectFiles, loneFiles } = sortFiles(files, opts.env);
     if (files.length === 0 || projectFiles) {
       const project = projectFiles?.project ?? requireProject(dir, process.cwd());
-      const env = checkEnv(project, opts.env);
+      const env = checkEnv(project, projectFiles?.env ?? opts.env);
       const names = projectFiles?.names ?? Object.keys(project.agents);
       const code = await pushProject(ctx, project, env, names, !!opts.dryRun);
       if (loneFiles.length === 0) return code;
@@ -89,29 +84,6 @@ export default defineCommand<Opts>({
 });
 
 type Ctx = Parameters<Parameters<typeof defineCommand>[0]['run']>[0];
-
-/** The -f files that are agents of one project (by name), and the lone ones. */
-function sortFiles(files: string[]): {
-  projectFiles?: { project: Project; names: string[] };
-  loneFiles: string[];
-} {
-  let projectFiles: { project: Project; names: string[] } | undefined;
-  const loneFiles: string[] = [];
-  for (const f of files) {
-    const dir = f === '-' ? undefined : findProject(undefined, dirname(resolve(f)));
-    const project = dir === undefined ? undefined : loadProject(dir);
-    const agent = project ? agentOfFile(project, f) : undefined;
-    if (!project || !agent) {
-      loneFiles.push(f);
-      continue;
-    }
-    if (projectFiles && projectFiles.project.dir !== project.dir)
-      throw new UsageError(`-f ${f}: its project is ${project.dir}, another than ${projectFiles.project.dir}'s`);
-    projectFiles ??= { project, names: [] };
-    if (!projectFiles.names.includes(agent.name)) projectFiles.names.push(agent.name);
-  }
-  return { projectFiles, loneFiles };
-}
 
 async function pushProject(ctx: Ctx, project: Project, env: string, names: string[], dryRun: boolean) {
   if (names.length === 0) {

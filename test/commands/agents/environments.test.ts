@@ -138,6 +138,22 @@ describe.concurrent('svc agents push --env', () => {
     expect(stored(emu, ids.staging).name).toBe('support (staging)');
   });
 
+  it('-f of an overlay file pushes that environment; another --env with it is exit 2', async ({ emu }) => {
+    const { dir } = await project(emu);
+    const overlay = join(dir, 'agents', 'support.staging.json');
+    emu.clearRequests();
+    const clash = await svcInProcess(['agents', 'push', '-f', overlay, '--env', 'default'], { emu, env: withToken });
+    expect(clash.exitCode).toBe(2);
+    expect(clash.stderr).toContain('the overlay of environment staging, while --env names default');
+    expect(emu.requests()).toHaveLength(0);
+    const r = await svcInProcess(['agents', 'push', '-f', overlay], { emu, env: withToken });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^support\tstaging\tcreated\t/);
+    expect(Object.keys(json(join(dir, 'svc-agents.json')).agents.support.ids)).toEqual(['staging']);
+    const d = await svcInProcess(['agents', 'diff', '-f', overlay], { emu, env: withToken });
+    expect(d.exitCode, d.stdout).toBe(0);
+  });
+
   it('an unknown environment, an unknown number: exit 2 before anything is sent', async ({ emu }) => {
     const { dir } = await project(emu);
     emu.clearRequests();
@@ -155,7 +171,7 @@ describe.concurrent('svc agents push --env', () => {
   });
 });
 
-describe.concurrent('secrets: ${env:NAME}', () => {
+describe('secrets: ${env:NAME}', () => {
   it('a variable not set, or one of svc own secrets, is exit 2 naming the file and field; nothing is sent', async ({
     emu,
   }) => {
