@@ -47,10 +47,11 @@ export async function pullAll(ctx: Context, dir: string | undefined, envFlag: st
         `\${env:…} references or the "secrets" of ${PROJECT_FILE}): pull needs their values to keep them out of ` +
         'the files it writes',
     );
+  const secrets = secretValues(names, ctx.env);
+  ctx.out.hideOnStderr(secrets.map(([, value]) => value));
   const http = await ctx.http();
   const agents = (await listAgents(http, 1000)).agents;
   const numbers = await teamNumbers(http);
-  const secrets = secretValues(names, ctx.env);
   const onServer = new Set(agents.map((a) => a.agent_id));
   for (const [name, a] of Object.entries(project.agents))
     if (a.ids[env] !== undefined && !onServer.has(a.ids[env]!))

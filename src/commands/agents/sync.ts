@@ -243,6 +243,8 @@ const READS_AT_ONCE = 4;
 /** Every target prepared (offline checks first), then compared with the server. */
 export async function planAll(ctx: Context, targets: Target[]): Promise<{ http: HttpClient; plans: Plan[] }> {
   const prepared = targets.map((t) => prepare(t, ctx.env));
+  // the values sent in place of ${env:…} never reach stderr (the --verbose trace shows the bodies)
+  ctx.out.hideOnStderr(prepared.flatMap((t) => t.secrets.map(([, value]) => value)));
   const http = await ctx.http();
   const numbers = numbersOnce(http);
   // a few reads at once (a project of 50 agents is 50 GETs), the plans in the project's order

@@ -212,6 +212,17 @@ describe('secrets: ${env:NAME}', () => {
     expect((await svcInProcess(['agents', 'status', dir], { emu, env: withToken })).stdout).toContain('changed');
   });
 
+  it('--verbose traces the bodies with the value hidden (push and pull)', async ({ emu }) => {
+    const { dir } = await project(emu);
+    const push = await svcInProcess(['agents', 'push', dir, '-v'], { emu, env: withToken });
+    expect(push.exitCode, push.stderr).toBe(0);
+    expect(push.stderr).toContain('"instructions":"Help callers. CRM key: [REDACTED]"');
+    const pull = await svcInProcess(['agents', 'pull', '--all', '--project', dir, '-v'], { emu, env: withToken });
+    expect(pull.exitCode, pull.stderr).toBe(0);
+    expect(pull.stderr).toContain('CRM key: [REDACTED]');
+    // (both runs were scanned for the secret itself)
+  });
+
   it('pull --all keeps references, even into files made anew, and never writes the value', async ({ emu }) => {
     const { dir, numberA, numberB } = await project(emu);
     expect((await svcInProcess(['agents', 'push', dir], { emu, env: withToken })).exitCode).toBe(0);
