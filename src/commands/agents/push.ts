@@ -107,8 +107,11 @@ async function pushProject(ctx: Ctx, project: Project, env: string, names: strin
     await saveProject(project);
   }
   const rows: PushRow[] = [];
+  // an agent taking a number another agent of this push gives up comes after that agent (the API refuses a number
+  // held elsewhere: 409)
+  const order = [...plans].sort((a, b) => Number(a.phoneHolder !== undefined) - Number(b.phoneHolder !== undefined));
   try {
-    for (const p of plans) {
+    for (const p of order) {
       const name = p.target.label;
       const id = await applyPlan(http, p, ctx.out, async (newId) => {
         project.agents[name]!.ids[env] = newId;

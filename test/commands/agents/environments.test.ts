@@ -67,7 +67,7 @@ const projectText = (dir: string) =>
     .map((f) => readFileSync(f, 'utf8'))
     .join('\n');
 
-describe.concurrent('svc agents push --env', () => {
+describe('svc agents push --env', () => {
   it('pushes base + overlay to an agent of its own per environment, each with its phone number', async ({ emu }) => {
     const { dir, numberA, numberB } = await project(emu);
     const base = await svcInProcess(['agents', 'push', dir], { emu, env: withToken });
@@ -136,6 +136,27 @@ describe.concurrent('svc agents push --env', () => {
     expect(p.stderr).toContain(`phone number ${numberB.id} is held by agent ${holderId}, so it was not assigned`);
     expect(holder(emu, numberB.id)).toBe(holderId);
     expect(stored(emu, ids.staging).name).toBe('support (staging)');
+  });
+
+  it('a number moved between two agents of one push: the agent giving it up is written first', async ({ emu }) => {
+    const { a: numberA, b: numberB } = await buyNumbers(emu);
+    const dir = join(tempDir(), 'bots');
+    expect((await svcInProcess(['agents', 'init', dir], { emu })).exitCode).toBe(0);
+    put(join(dir, 'agents', 'a-receiver.json'), { name: 'receiver', phone_number: null });
+    put(join(dir, 'agents', 'b-giver.json'), { name: 'giver', phone_number: numberA.id });
+    expect((await svcInProcess(['agents', 'push', dir], { emu })).exitCode).toBe(0);
+    const ids = json(join(dir, 'svc-agents.json')).agents;
+    put(join(dir, 'agents', 'a-receiver.json'), { name: 'receiver', phone_number: numberA.e164 });
+    put(join(dir, 'agents', 'b-giver.json'), { name: 'giver', phone_number: numberB.e164 });
+    emu.clearRequests();
+    const r = await svcInProcess(['agents', 'push', dir], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(writes(emu).map((q) => [q.path, JSON.parse(q.body!).phone_number_id])).toEqual([
+      [`/v1/agents/${ids['b-giver'].ids.default}`, numberB.id],
+      [`/v1/agents/${ids['a-receiver'].ids.default}`, numberA.id],
+    ]);
+    expect(holder(emu, numberA.id)).toBe(ids['a-receiver'].ids.default);
+    expect(holder(emu, numberB.id)).toBe(ids['b-giver'].ids.default);
   });
 
   it('-f of an overlay file pushes that environment; another --env with it is exit 2', async ({ emu }) => {
