@@ -9,6 +9,7 @@ import { differs, planAll, planJson, planText, projectTargets, type Target } fro
 interface Opts {
   file?: string[];
   env?: string;
+  exitCode?: boolean;
 }
 
 export default defineCommand<Opts>({
@@ -27,10 +28,15 @@ export default defineCommand<Opts>({
       parse: repeatable(),
     },
     ENV_OPTION,
+    {
+      flags: '--exit-code',
+      description: 'exit 1 when something differs: always so; accepted as `git diff --exit-code` spells it',
+    },
   ],
   examples: [
     'svc agents diff',
     'svc agents diff --env staging --json',
+    'svc agents diff --env production --exit-code',
     'svc agents diff -f agent.json || echo "agent.json and the server differ"',
   ],
   async run(ctx, [dir], opts) {

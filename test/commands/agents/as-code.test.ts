@@ -169,6 +169,20 @@ describe('svc agents pull / push', () => {
     expect(got.voice).toEqual({ voice_id: 'leo' });
   });
 
+  it('several lone -f files are pushed one after another, an id per line', async () => {
+    const a = writeTemp('lone-a.json', JSON.stringify({ name: 'lone a' }));
+    const b = writeTemp('lone-b.json', JSON.stringify({ name: 'lone b', instructions: 'Hi.' }));
+    emu.clearRequests();
+    const r = await svcInProcess(['agents', 'push', '-f', a, '-f', b], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const ids = r.stdout.trim().split('\n');
+    expect(ids).toHaveLength(2);
+    expect(writes().map((q) => JSON.parse(q.body!).name)).toEqual(['lone a', 'lone b']);
+    const env = await svcInProcess(['agents', 'push', '-f', a, '--env', 'staging'], { emu });
+    expect(env.exitCode).toBe(2);
+    expect(env.stderr).toContain('is not an agent of a project (svc-agents.json); --env needs one');
+  });
+
   it('reads the agent back and warns about a field the server did not keep as sent', async () => {
     const a = JSON.parse(readFileSync(file, 'utf8'));
     a.name = 'renamed';

@@ -72,6 +72,9 @@ describe('svc agents diff', () => {
       ]);
       expect(r.stderr).toContain('1 of 2 differ');
       expect(emu.requests().every((q) => q.method === 'GET')).toBe(true);
+      // git diff's spelling is accepted and changes nothing
+      const spelled = await svcInProcess(['agents', 'diff', dir, '--exit-code'], { emu });
+      expect([spelled.exitCode, spelled.stdout]).toEqual([1, r.stdout]);
     }));
 
   it('--json: one object per differing agent, the fields with the server and the local value', () =>
