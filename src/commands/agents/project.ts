@@ -330,20 +330,31 @@ export function rereference(
 }
 
 /** A file name for a new agent from its name: lowercase letters, digits and dashes, unique in the project. */
-export function fileNameFor(project: Project, agentName: string): { name: string; file: string } {
+export function fileNameFor(
+  project: Project,
+  agentName: string,
+  taken: Set<string> = takenFiles(project),
+): { name: string; file: string } {
   const stem =
     agentName
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-+|-+$/g, '')
       .slice(0, 60) || 'agent';
-  const taken = new Set(Object.values(project.agents).map((a) => resolve(project.dir, a.file)));
   for (let i = 1; ; i++) {
     const name = i === 1 ? stem : `${stem}-${i}`;
     const file = `${AGENTS_DIR}/${name}.json`;
     const clash = project.environments.some((e) => name.endsWith(`.${e}`));
-    if (!(name in project.agents) && !taken.has(resolve(project.dir, file)) && !clash) return { name, file };
+    if (!(name in project.agents) && !taken.has(resolve(project.dir, file)) && !clash) {
+      taken.add(resolve(project.dir, file));
+      return { name, file };
+    }
   }
+}
+
+/** The files of the project's agents (absolute), for fileNameFor to pick others. */
+export function takenFiles(project: Project): Set<string> {
+  return new Set(Object.values(project.agents).map((a) => resolve(project.dir, a.file)));
 }
 
 export const ENV_OPTION: OptionSpec = {

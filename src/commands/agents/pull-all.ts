@@ -12,6 +12,7 @@ import {
   PROJECT_FILE,
   checkEnv,
   fileNameFor,
+  takenFiles,
   isPlainObject,
   managedKeys,
   mergeOverlay,
@@ -26,6 +27,8 @@ import {
 } from './project.js';
 import { numberRef, teamNumbers } from './phones.js';
 import { canonical } from './shared.js';
+
+const LIST_MAX = 1000;
 
 interface Row {
   agent: string;
@@ -50,13 +53,16 @@ export async function pullAll(ctx: Context, dir: string | undefined, envFlag: st
   const secrets = secretValues(names, ctx.env);
   ctx.out.hideOnStderr(secrets.map(([, value]) => value));
   const http = await ctx.http();
-  const agents = (await listAgents(http, 1000)).agents;
+  const agents = (await listAgents(http, LIST_MAX)).agents;
+  // the API has no cursor for agents: one reply holds at most LIST_MAX
+  if (agents.length >= LIST_MAX) warn(`the team's agent list stops at ${LIST_MAX} agents; any beyond were not pulled`);
   const numbers = await teamNumbers(http);
   const onServer = new Set(agents.map((a) => a.agent_id));
   for (const [name, a] of Object.entries(project.agents))
     if (a.ids[env] !== undefined && !onServer.has(a.ids[env]!))
       warn(`${name}: agent ${a.ids[env]} [${env}] is no longer on the server; ${a.file} is kept`);
   const rows: Row[] = [];
+  const taken = takenFiles(project);
   let added = false;
   for (const agent of agents) {
     let name = Object.keys(project.agents).find((n) => project.agents[n]!.ids[env] === agent.agent_id);
@@ -64,7 +70,7 @@ export async function pullAll(ctx: Context, dir: string | undefined, envFlag: st
     if (name === undefined) {
       // an agent of another environment of this project is not a new agent of this one
       if (Object.values(project.agents).some((a) => Object.values(a.ids).includes(agent.agent_id))) continue;
-      const made = fileNameFor(project, String(agent.name ?? 'agent'));
+      const made = fileNameFor(project, String(agent.name ?? 'agent'), taken);
       project.agents[made.name] = { file: made.file, ids: { [env]: agent.agent_id } };
       name = made.name;
       added = true;

@@ -259,6 +259,27 @@ describe('svc agents pull --all', () => {
     }
   });
 
+  it('a full list (1,000 agents, the most one reply holds) is pulled with a warning that more may exist', async () => {
+    const own = await startTestEmulator();
+    try {
+      const made = await svcInProcess(['agents', 'create', '--name', 'seed', '--json', '--jq', '.agent.agent_id'], {
+        emu: own,
+      });
+      const agents = own.core.store.collection<Record<string, unknown>>('agents');
+      const seed = agents.get(made.stdout.trim())!;
+      for (let i = 1; i < 1000; i++)
+        agents.set(`agent_many${i}`, { ...seed, agent_id: `agent_many${i}`, name: `a${i}` });
+      const dir = join(tempDir(), 'many');
+      expect((await svcInProcess(['agents', 'init', dir], { emu: own })).exitCode).toBe(0);
+      const r = await svcInProcess(['agents', 'pull', '--all', '--project', dir], { emu: own });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout.trim().split('\n')).toHaveLength(1000);
+      expect(r.stderr).toContain("warning: the team's agent list stops at 1000 agents; any beyond were not pulled");
+    } finally {
+      await own.close();
+    }
+  });
+
   it('--all with an id or -o, or an id with --env, is exit 2', async () => {
     for (const args of [
       ['agents', 'pull', 'agent_1', '--all'],
