@@ -79,5 +79,5 @@ function loneTarget(f: string, warn: (m: string) => void): Target {
     throw new UsageError(`${f}: agent_id is required to compare a lone agent file with the server`);
   const template = managedKeys(raw, f, warn);
   for (const k of Object.keys(template)) if (!(AGENT_FIELDS as readonly string[]).includes(k)) delete template[k];
-  return { label: f, files: [f], id, template };
+  return { label: f, files: [f], id, template, literal: true };
 }

@@ -35,6 +35,8 @@ export interface Target {
   id?: string;
   /** the file keys as written (references unresolved) */
   template: Record<string, unknown>;
+  /** a lone file: its text is sent as written (`${env:…}` is resolved in project files only) */
+  literal?: boolean;
 }
 
 export interface Prepared extends Target {
@@ -47,15 +49,15 @@ export interface Prepared extends Target {
 /** Resolve references and check every limit, offline: a bad file is exit 2 with nothing sent. */
 export function prepare(t: Target, env: NodeJS.ProcessEnv): Prepared {
   const where = t.files.join(' + ');
-  const resolved = Object.fromEntries(
-    Object.entries(t.template).map(([k, v]) => [k, resolveReferences(v, env, `${where}: ${k}`)]),
-  );
+  const resolved = t.literal
+    ? t.template
+    : Object.fromEntries(Object.entries(t.template).map(([k, v]) => [k, resolveReferences(v, env, `${where}: ${k}`)]));
   const input: AgentInput = {};
   for (const f of AGENT_FIELDS) if (f in resolved) input[f] = resolved[f];
   const wanted = checkAgentInput(input, fileNamer(where));
   if (t.id === undefined && (wanted.name === undefined || wanted.name === null))
     throw new UsageError(`${where}: name is required to create agent ${t.label}`);
-  const secrets = secretValues(referencedNames(t.template), env);
+  const secrets = t.literal ? [] : secretValues(referencedNames(t.template), env);
   const p: Prepared = { ...t, wanted, secrets };
   if (PHONE_KEY in resolved) p.phone = resolved[PHONE_KEY];
   return p;

@@ -140,6 +140,11 @@ describe('svc agents diff', () => {
       state: 'changed',
       changes: [{ field: 'name', server: 'sales', local: 'sales team' }],
     });
+    // a lone file's text is compared (and pushed) as written: no reference is resolved
+    put(lone, { ...json(lone), name: 'sales', instructions: 'Sell. ${env:NOT_SET_ANYWHERE}' });
+    const literal = await svcInProcess(['agents', 'diff', '-f', lone], { emu });
+    expect(literal.exitCode).toBe(1);
+    expect(literal.stdout).toContain('~ instructions: "Sell." → "Sell. ${env:NOT_SET_ANYWHERE}"');
     put(lone, { name: 'no id' });
     emu.clearRequests();
     const noId = await svcInProcess(['agents', 'diff', '-f', lone], { emu });
