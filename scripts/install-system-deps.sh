@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# System packages the project needs: ALSA headers (to build the optional `speaker`), arecord (for `mic`), and sox,
+# System packages the project needs: ALSA headers (to build the optional `speaker`), arecord (the microphone on Linux), and sox,
 # espeak-ng, ffmpeg, tmux, curl, zsh, fish and tinyproxy (a real proxy) and gcc for the test suite (audio fixtures,
 # terminal, shell and network tests, the write(2) shim of test/helpers/stdout-faults.ts).
 # One list per package manager (apt, dnf, apk, brew; add a package to each list): the first manager found installs
