@@ -15,7 +15,7 @@ import {
   type WavSampleFormat,
 } from 'svc-formats/audio-codecs';
 import { CAPTURE_HINT, AudioDeviceError, onPath } from './devices.js';
-import { audioBackend } from './backend.js';
+import { audioBackend, type AudioDevice } from './backend.js';
 import { chooseDevice } from './choose.js';
 import { InterruptedError, UsageError } from '../core/errors.js';
 import { FFMPEG_HINT, ffmpegAvailable, ffmpegDecode } from './ffmpeg.js';
@@ -42,6 +42,8 @@ export interface SourceOptions {
   realtime?: boolean;
   /** capture device for the microphone: an index or name from `svc audio devices` (chooseDevice) */
   device?: string;
+  /** the microphone, when the caller chose it already (chooseDevice) */
+  chosen?: AudioDevice;
   /** the sound system's platform (default: this one; tests inject darwin and win32) */
   platform?: NodeJS.Platform;
   /** ends the source (like close()) */
@@ -176,7 +178,7 @@ async function* prepend(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerat
 async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortController): Promise<AudioSource> {
   const env = opts.env ?? process.env;
   const backend = audioBackend(opts.platform);
-  const device = await chooseDevice('input', opts.device, { env, platform: opts.platform });
+  const device = opts.chosen ?? (await chooseDevice('input', opts.device, { env, platform: opts.platform }));
   const cmd = backend.capture(device, format);
   if (!onPath(cmd.command, env, opts.platform))
     throw new AudioDeviceError(

@@ -1,0 +1,275 @@
+// svc audio devices / svc audio test, and --input-device / --output-device on the voice commands, through an ALSA
+// configuration with several named devices (playback into files by ALSA's `file` plugin), a fake `arecord` first
+// on PATH that records its argv, and a fake `pactl` for PulseAudio names.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { encodeWav } from 'svc-formats/audio-codecs';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { svcProcess } from '../../helpers/subprocess.js';
+import { itWithEmulator } from '../../helpers/emulator.js';
+import { writeTemp } from '../../helpers/files.js';
+import { needTools } from '../../helpers/tools.js';
+import { wavClip } from '../realtime/talk-helpers.js';
+import { alsaRoom, fakeTools } from './audio-helpers.js';
+
+needTools('arecord', 'aplay');
+
+/** 3 s of a 440 Hz sine at 8000 of 32767 (RMS -15.3 dBFS, peak -12.2 dBFS), 24 kHz mono */
+function sinePcm(seconds = 3, rate = 24_000): Buffer {
+  const pcm = Buffer.alloc(seconds * rate * 2);
+  for (let i = 0; i < seconds * rate; i++)
+    pcm.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), i * 2);
+  return pcm;
+}
+const SINE = sinePcm();
+const sineClip = () => writeTemp('sine.wav', encodeWav(SINE, { sampleRate: 24_000, channels: 1 }));
+
+const env = (room: { conf: string }, bin: string) => ({
+  ALSA_CONFIG_PATH: room.conf,
+  PATH: `${bin}:${process.env.PATH}`,
+});
+
+const DEVICES = [
+  ['0', '*', 'default', 'Built-in audio', 'alsa'],
+  ['1', '', 'studio', 'Studio monitors', 'alsa'],
+  ['2', '', 'headset', 'USB headset', 'alsa'],
+  ['3', '', 'lineIn', 'Line input', 'alsa'],
+];
+
+describe.concurrent('svc audio devices', () => {
+  it('in a pipe: one tab-separated row per device, inputs then outputs, numbered from 0, the default marked', async () => {
+    const room = alsaRoom();
+    const r = await svcInProcess(['audio', 'devices'], { env: env(room, fakeTools(sineClip()).bin) });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const rows = [...DEVICES.map((d) => ['input', ...d]), ...DEVICES.map((d) => ['output', ...d])];
+    expect(r.stdout).toBe(rows.map((row) => `${row.join('\t')}\n`).join(''));
+    expect(r.stderr).toBe('');
+  });
+
+  it('--input / --output list one kind; --json one object per device', async () => {
+    const room = alsaRoom();
+    const e = env(room, fakeTools(sineClip()).bin);
+    const inputs = await svcInProcess(['audio', 'devices', '--input'], { env: e });
+    expect(
+      inputs.stdout
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => l.startsWith('input\t')),
+    ).toBe(true);
+    const r = await svcInProcess(['audio', 'devices', '--output', '--json'], { env: e });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const objects = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(objects).toEqual(
+      DEVICES.map(([index, mark, name, description, backend]) => ({
+        kind: 'output',
+        index: Number(index),
+        name,
+        description,
+        default: mark === '*',
+        backend,
+      })),
+    );
+  });
+
+  it('on a terminal: a table with its header', async () => {
+    const room = alsaRoom();
+    const r = await svcInProcess(['audio', 'devices', '--output'], {
+      env: env(room, fakeTools(sineClip()).bin),
+      tty: true,
+      columns: 100,
+    });
+    expect(r.exitCode).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^KIND\s+#\s+DEFAULT\s+NAME\s+DESCRIPTION\s+BACKEND$/);
+    expect(lines[1]).toMatch(/^output\s+0\s+\*\s+default\s+Built-in audio\s+alsa$/);
+    expect(lines[3]).toMatch(/^output\s+2\s+headset\s+USB headset\s+alsa$/);
+  });
+
+  it('PulseAudio/PipeWire sources and sinks follow the ALSA devices when pactl is there, its default named', async () => {
+    const room = alsaRoom();
+    const tools = fakeTools(sineClip(), { pulse: true });
+    const r = await svcInProcess(['audio', 'devices', '--json'], { env: env(room, tools.bin) });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const pulse = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((d) => d.backend === 'pulse');
+    expect(pulse).toEqual([
+      {
+        kind: 'input',
+        index: 4,
+        name: 'alsa_input.usb-mic',
+        description: 'PulseAudio default, s16le 1ch 48000Hz, running',
+        default: false,
+        backend: 'pulse',
+      },
+      {
+        kind: 'input',
+        index: 5,
+        name: 'alsa_output.speakers.monitor',
+        description: 'PulseAudio, s16le 2ch 48000Hz, idle',
+        default: false,
+        backend: 'pulse',
+      },
+      {
+        kind: 'output',
+        index: 4,
+        name: 'alsa_output.speakers',
+        description: 'PulseAudio default, s16le 2ch 48000Hz, idle',
+        default: false,
+        backend: 'pulse',
+      },
+      {
+        kind: 'output',
+        index: 5,
+        name: 'bluez_output.headphones',
+        description: 'PulseAudio, s16le 2ch 48000Hz, suspended',
+        default: false,
+        backend: 'pulse',
+      },
+    ]);
+  });
+});
+
+describe.concurrent('svc audio test', () => {
+  it('records two seconds from the chosen input and plays exactly them on the chosen output, a row per 100 ms', async () => {
+    const room = alsaRoom();
+    const tools = fakeTools(sineClip());
+    const r = await svcProcess(['audio', 'test', '--input-device', '2', '--output-device', 'studio'], {
+      env: env(room, tools.bin),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // the headset (index 2) was recorded, at 24 kHz mono 16-bit
+    expect(tools.argv('arecord')).toEqual(['-q', '-c', '1', '-r', '24000', '-f', 'S16_LE', '-D', 'headset']);
+    // the studio device played the first two seconds of what was recorded, byte for byte; the others nothing
+    const played = readFileSync(room.played('studio'));
+    expect(played.length).toBeGreaterThanOrEqual(96_000);
+    expect(played.subarray(0, 96_000).equals(SINE.subarray(0, 96_000))).toBe(true);
+    expect(played.subarray(96_000).every((b) => b === 0)).toBe(true);
+    for (const other of ['default', 'headset'] as const)
+      expect(!existsSync(room.played(other)) || statSync(room.played(other)).size === 0).toBe(true);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(rows).toHaveLength(40);
+    expect(rows[0]).toEqual(['record', '0.10', '-15.3', '-12.2']);
+    expect(rows[19]).toEqual(['record', '2.00', '-15.3', '-12.2']);
+    expect(rows[20]).toEqual(['play', '0.10', '-15.3', '-12.2']);
+    expect(rows[39]![0]).toBe('play');
+    expect(r.stderr).toBe('recorded 2 s on headset (RMS -15.3, peak -12.2 dBFS), played on studio\n');
+  });
+
+  it('--json: an object per 100 ms and a summary; a silent microphone is reported', async () => {
+    const room = alsaRoom();
+    const silence = writeTemp('silence.wav', encodeWav(Buffer.alloc(96_000), { sampleRate: 24_000, channels: 1 }));
+    const r = await svcProcess(['audio', 'test', '--json', '--seconds', '1'], {
+      env: env(room, fakeTools(silence).bin),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events).toHaveLength(21);
+    expect(events[0]).toEqual({ phase: 'record', seconds: 0.1, rms_dbfs: -90, peak_dbfs: -90 });
+    expect(events[20]).toEqual({
+      phase: 'summary',
+      seconds: 1,
+      rms_dbfs: -90,
+      peak_dbfs: -90,
+      input_device: 'default',
+      output_device: 'default',
+    });
+    expect(r.stderr).toMatch(/warning: the recording is silent \(peak -90 dBFS\).*--input-device/);
+    expect(
+      readFileSync(room.played('default'))
+        .subarray(0, 48_000)
+        .every((b) => b === 0),
+    ).toBe(true);
+  });
+
+  it('a PulseAudio source is recorded through ALSA’s pulse device, told by PULSE_SOURCE', async () => {
+    const room = alsaRoom();
+    const tools = fakeTools(sineClip(), { pulse: true });
+    const r = await svcProcess(['audio', 'test', '--input-device', 'alsa_input.usb-mic', '--output-device', '1'], {
+      env: env(room, tools.bin),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(tools.argv('arecord').slice(-2)).toEqual(['-D', 'pulse']);
+    expect(tools.pulseSource()).toBe('alsa_input.usb-mic');
+    expect(statSync(room.played('studio')).size).toBeGreaterThanOrEqual(96_000);
+  });
+
+  it('an unknown device is exit 2 listing the devices, before anything is recorded', async () => {
+    const room = alsaRoom();
+    const tools = fakeTools(sineClip());
+    const out = await svcInProcess(['audio', 'test', '--output-device', 'monitors'], { env: env(room, tools.bin) });
+    expect(out.exitCode).toBe(2);
+    expect(out.stderr).toBe(
+      'error: --output-device: "monitors" is not allowed: no output device is named "monitors"; the output devices ' +
+        'are:\n  0  default (Built-in audio)\n  1  studio (Studio monitors)\n  2  headset (USB headset)\n' +
+        '  3  lineIn (Line input)\nchoose one by index or name (`svc audio devices` lists them)\n',
+    );
+    const input = await svcInProcess(['audio', 'test', '--input-device', '4'], { env: env(room, tools.bin) });
+    expect(input.exitCode).toBe(2);
+    expect(input.stderr).toMatch(/^error: --input-device: "4" is not allowed: there is no input device 4; the input/);
+    expect(existsSync(join(tools.bin, 'arecord.argv'))).toBe(false);
+  });
+
+  it('--seconds outside 0.5 to 30 is exit 2', async () => {
+    const r = await svcInProcess(['audio', 'test', '--seconds', '0.1']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--seconds: 0\.1 is not allowed: .*0\.5.*30/);
+  });
+});
+
+describe.concurrent('the voice commands choose their devices the same way', () => {
+  const it = itWithEmulator();
+
+  it('stt listen --input-device NAME records that device', async ({ emu }) => {
+    const room = alsaRoom();
+    const clip = wavClip('hello.wav', [{ silence: 200 }, { say: 'hello from the headset' }, { silence: 800 }], 16_000);
+    const tools = fakeTools(clip, { hold: false });
+    const r = await svcInProcess(['stt', 'listen', '--input', 'mic', '--input-device', 'headset'], {
+      emu,
+      env: env(room, tools.bin),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('hello from the headset\n');
+    expect(tools.argv('arecord')).toEqual(['-q', '-c', '1', '-r', '16000', '-f', 'S16_LE', '-D', 'headset']);
+  });
+
+  it('tts say --play --output-device INDEX plays on that device only', async ({ emu }) => {
+    const room = alsaRoom();
+    const r = await svcProcess(['tts', 'say', 'hello', '--play', '--output-device', '2'], {
+      emu,
+      env: env(room, fakeTools(sineClip()).bin),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(statSync(room.played('headset')).size).toBeGreaterThan(1000);
+    expect(!existsSync(room.played('default')) || statSync(room.played('default')).size === 0).toBe(true);
+  });
+
+  for (const args of [
+    ['stt', 'listen', '--input', 'mic', '--input-device', 'nope'],
+    ['tts', 'say', 'hello', '--play', '--output-device', '9'],
+    ['realtime', 'talk', '--input-device', 'nope', '--output', '-'],
+    ['realtime', 'talk', '--input', sineClip(), '--output-device', 'nope'],
+    ['calls', 'join', 'rtc_x', '--input', 'mic', '--input-device', '12'],
+  ])
+    it(`${args.join(' ').replace(/\S*sine\.wav/, 'FILE')}: exit 2 naming the flag and the devices, nothing sent`, async ({ emu }) => {
+      const room = alsaRoom();
+      const tools = fakeTools(sineClip());
+      const r = await svcInProcess(args, { emu, env: env(room, tools.bin), input: '' });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^error: --(in|out)put-device: "(nope|9|12)" is not allowed: .*\n {2}0 {2}default/);
+      expect(emu.requests()).toEqual([]);
+      expect(existsSync(join(tools.bin, 'arecord.argv'))).toBe(false);
+    });
+});
