@@ -1,10 +1,10 @@
 // The optional sound-card package `speaker` (playback, a native binding: ALSA, CoreAudio or WinMM), loaded lazily
 // and only when audio is really played, so every file and pipe path works on machines without it. Capture runs
-// the backend's program (backend.ts: arecord or sox) as a child. Note: loading `speaker` where ALSA has no default device can abort the
-// process, which is why nothing imports it before it is needed. Opening a playback device that does not exist
-// aborts the process inside libasound (SIGABRT, uncatchable), so `openSpeaker` first opens the device in a child
-// process (`probePlayback`); the capture program runs as a child anyway, and its first bytes (or its exit) tell
-// whether the capture device opened (source.ts).
+// the backend's program (backend.ts: arecord or sox) as a child. Note: loading `speaker` where ALSA has no
+// default device can abort the process, which is why nothing imports it before it is needed. Opening a playback
+// device that does not exist aborts the process inside libasound (SIGABRT, uncatchable), so `openSpeaker` first
+// opens the device in a child process (`probePlayback`); the capture program runs as a child anyway, and its first
+// bytes (or its exit) tell whether the capture device opened (source.ts).
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';

@@ -359,7 +359,8 @@ class CommandSink implements AudioSink {
           if (code && !signal && this.child === child) {
             const detail = said.trim().split('\n')[0]?.slice(0, 200);
             this.error ??= new AudioDeviceError(
-              `cannot play audio: ${this.run.command} stopped (exit ${code}${detail ? `: ${detail}` : ''}); ${PLAYBACK_HINT}`,
+              `cannot play audio: ${this.run.command} stopped (exit ${code}${detail ? `: ${detail}` : ''}); ` +
+                PLAYBACK_HINT,
             );
           }
           resolve();

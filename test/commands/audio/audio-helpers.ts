@@ -50,7 +50,8 @@ export function fakeTools(clip: string, opts: { pulse?: boolean; hold?: boolean 
     join(bin, 'arecord'),
     '#!/bin/sh\nif [ "$1" = "-L" ]; then exec /usr/bin/arecord "$@"; fi\n' +
       keep('arecord') +
-      `printf '%s' "$PULSE_SOURCE" > "${bin}/pulse-source"\ncat "${clip}"\n${opts.hold === false ? '' : 'exec sleep 60\n'}`,
+      `printf '%s' "$PULSE_SOURCE" > "${bin}/pulse-source"\ncat "${clip}"\n` +
+      (opts.hold === false ? '' : 'exec sleep 60\n'),
   );
   chmodSync(join(bin, 'arecord'), 0o755);
   if (opts.pulse) {

@@ -38,7 +38,7 @@ const DEVICES = [
 ];
 
 describe.concurrent('svc audio devices', () => {
-  it('in a pipe: one tab-separated row per device, inputs then outputs, numbered from 0, the default marked', async () => {
+  it('in a pipe: a tab-separated row per device, inputs then outputs, numbered from 0, default marked', async () => {
     const room = alsaRoom();
     const r = await svcInProcess(['audio', 'devices'], { env: env(room, fakeTools(sineClip()).bin) });
     expect(r.exitCode, r.stderr).toBe(0);
@@ -89,7 +89,7 @@ describe.concurrent('svc audio devices', () => {
     expect(lines[3]).toMatch(/^output\s+2\s+headset\s+USB headset\s+alsa$/);
   });
 
-  it('PulseAudio/PipeWire sources and sinks follow the ALSA devices when pactl is there, its default named', async () => {
+  it('PulseAudio/PipeWire sources and sinks follow the ALSA devices where pactl is, its default named', async () => {
     const room = alsaRoom();
     const tools = fakeTools(sineClip(), { pulse: true });
     const r = await svcInProcess(['audio', 'devices', '--json'], { env: env(room, tools.bin) });
@@ -137,7 +137,7 @@ describe.concurrent('svc audio devices', () => {
 });
 
 describe.concurrent('svc audio test', () => {
-  it('records two seconds from the chosen input and plays exactly them on the chosen output, a row per 100 ms', async () => {
+  it('records 2 s from the chosen input, plays exactly them on the chosen output, a row per 100 ms', async () => {
     const room = alsaRoom();
     const tools = fakeTools(sineClip());
     const r = await svcProcess(['audio', 'test', '--input-device', '2', '--output-device', 'studio'], {
@@ -263,7 +263,7 @@ describe.concurrent('the voice commands choose their devices the same way', () =
     ['realtime', 'talk', '--input', sineClip(), '--output-device', 'nope'],
     ['calls', 'join', 'rtc_x', '--input', 'mic', '--input-device', '12'],
   ])
-    it(`${args.join(' ').replace(/\S*sine\.wav/, 'FILE')}: exit 2 naming the flag and the devices, nothing sent`, async ({ emu }) => {
+    it(`${args.join(' ').replace(/\S*sine\.wav/, 'FILE')}: exit 2, devices listed, nothing sent`, async ({ emu }) => {
       const room = alsaRoom();
       const tools = fakeTools(sineClip());
       const r = await svcInProcess(args, { emu, env: env(room, tools.bin), input: '' });
