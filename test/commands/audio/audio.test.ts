@@ -10,6 +10,7 @@ import { svcProcess } from '../../helpers/subprocess.js';
 import { itWithEmulator } from '../../helpers/emulator.js';
 import { writeTemp } from '../../helpers/files.js';
 import { needTools } from '../../helpers/tools.js';
+import { svcOnTerminal } from '../../helpers/terminal.js';
 import { wavClip } from '../realtime/talk-helpers.js';
 import { alsaRoom, fakeTools } from './audio-helpers.js';
 
@@ -272,4 +273,19 @@ describe.concurrent('the voice commands choose their devices the same way', () =
       expect(emu.requests()).toEqual([]);
       expect(existsSync(join(tools.bin, 'arecord.argv'))).toBe(false);
     });
+});
+
+describe('svc audio test on a terminal', () => {
+  it('a meter redrawn in place while it records and while it plays, then the summary', async () => {
+    const room = alsaRoom();
+    const r = await svcOnTerminal(['audio', 'test', '--seconds', '1'], { env: env(room, fakeTools(sineClip()).bin) });
+    expect(r.exitCode, r.screen).toBe(0);
+    const redraws = r.screen.split('\r\u001b[2K').slice(1);
+    // a frame per 100 ms: 10 while recording, 10 while playing, each line ending the phase
+    expect(redraws).toHaveLength(20);
+    expect(redraws[0]).toBe(`recording  0.1 s  ${'█'.repeat(22)}${'·'.repeat(8)}  -15.3 dBFS`);
+    expect(redraws[9]).toMatch(/^recording {2}1\.0 s {2}█{22}·{8} {2}-15\.3 dBFS\r?\n$/);
+    expect(redraws[19]).toMatch(/^playing {4}1\.0 s {2}█{22}·{8} {2}-15\.3 dBFS\s+recorded 1 s on default /);
+    expect(redraws[19]).toMatch(/\(RMS -15\.3, peak -12\.2 dBFS\), played on default\s*$/);
+  });
 });
