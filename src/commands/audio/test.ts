@@ -49,6 +49,8 @@ export default defineCommand<Opts>({
     const meter = await Meter.create(ctx);
     const recorded = await record(source, opts.seconds, meter);
     if (ctx.signal.aborted) throw new InterruptedError();
+    const got = recorded.reduce((n, f) => n + f.length, 0) / 2 / RATE;
+    if (got < opts.seconds) ctx.out.warn(`the microphone stopped after ${Math.round(got * 100) / 100} s`);
     const sink = await openSink('speaker', { format: fmt, chosen: output, env: ctx.env });
     await play(sink, recorded, meter, ctx.signal);
     const whole = meter.summary(recorded, output?.name ?? 'default', input?.name ?? 'default');

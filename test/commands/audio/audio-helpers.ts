@@ -8,7 +8,9 @@ import { tempDir } from '../../helpers/files.js';
 export interface AlsaRoom {
   conf: string;
   /** the file each named device plays into */
-  played: (device: 'default' | 'studio' | 'headset') => string;
+  played: (device: 'default' | 'studio' | 'headset' | 'pulse') => string;
+  /** what $PULSE_SINK was when ALSA's `pulse` device was opened */
+  pulseSink: () => string;
 }
 
 /** default, studio, headset (playback into files) and lineIn (capture only by description) */
@@ -19,15 +21,20 @@ export function alsaRoom(): AlsaRoom {
     `pcm.${d === 'default' ? '!default' : d} {\n  type file\n  slave.pcm "nul"\n  file "|cat >> ${out(d)}"\n` +
     `  format "raw"\n  hint { show on description "${about}" }\n}\n`;
   const conf = join(dir, 'asound.conf');
+  // ALSA's `pulse` device stands in for PulseAudio's: it keeps the environment its opener gave it, then the samples
+  const pulse = join(dir, 'pulse.sh');
+  writeFileSync(pulse, `#!/bin/sh\nprintf '%s' "$PULSE_SINK" > "${dir}/pulse.sink"\nexec cat >> "${out('pulse')}"\n`);
+  chmodSync(pulse, 0o755);
   writeFileSync(
     conf,
     'pcm.nul { type null }\n' +
       file('default', 'Built-in audio') +
       file('studio', 'Studio monitors') +
       file('headset', 'USB headset') +
-      'pcm.lineIn { type null hint { show on description "Line input" } }\nctl.!default { type hw card 0 }\n',
+      'pcm.lineIn { type null hint { show on description "Line input" } }\nctl.!default { type hw card 0 }\n' +
+      `pcm.pulse {\n  type file\n  slave.pcm "nul"\n  file "|${pulse}"\n  format "raw"\n}\n`,
   );
-  return { conf, played: (d) => out(d) };
+  return { conf, played: (d) => out(d), pulseSink: () => readFileSync(join(dir, 'pulse.sink'), 'utf8') };
 }
 
 export interface FakeTools {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeWav } from 'svc-formats/audio-codecs';
 import { svcInProcess } from '../../helpers/in-process.js';
-import { svcProcess } from '../../helpers/subprocess.js';
+import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
 import { itWithEmulator } from '../../helpers/emulator.js';
 import { writeTemp } from '../../helpers/files.js';
 import { needTools } from '../../helpers/tools.js';
@@ -223,6 +223,36 @@ describe.concurrent('svc audio test', () => {
     expect(existsSync(join(tools.bin, 'arecord.argv'))).toBe(false);
   });
 
+  it('Ctrl-C while it records: exit 130, nothing played', async () => {
+    const room = alsaRoom();
+    // as arecord writes it to a pipe: the sizes unknown (0xFFFFFFFF), so the microphone is still on after the clip
+    const wav = encodeWav(SINE.subarray(0, 24_000), { sampleRate: 24_000, channels: 1 });
+    wav.writeUInt32LE(0xffffffff, 4);
+    wav.writeUInt32LE(0xffffffff, 40);
+    const short = writeTemp('short.wav', wav);
+    const tools = fakeTools(short);
+    const proc = spawnSvc(['audio', 'test'], { env: env(room, tools.bin) });
+    let out = '';
+    // half a second recorded, and the microphone gives no more: Ctrl-C
+    await new Promise<void>((resolve, reject) => {
+      proc.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('record\t0.50\t')) resolve();
+      });
+      proc.then(() => reject(new Error(`ended by itself: ${out}`)), reject);
+    });
+    proc.kill('SIGINT');
+    const r = await proc;
+    expect(r.exitCode).toBe(130);
+    expect(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => l.startsWith('record\t')),
+    ).toBe(true);
+    expect(!existsSync(room.played('default')) || statSync(room.played('default')).size === 0).toBe(true);
+  });
+
   it('--seconds outside 0.5 to 30 is exit 2', async () => {
     const r = await svcInProcess(['audio', 'test', '--seconds', '0.1']);
     expect(r.exitCode).toBe(2);
@@ -254,6 +284,21 @@ describe.concurrent('the voice commands choose their devices the same way', () =
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(statSync(room.played('headset')).size).toBeGreaterThan(1000);
+    expect(!existsSync(room.played('default')) || statSync(room.played('default')).size === 0).toBe(true);
+  });
+
+  it('a PulseAudio sink plays through ALSA’s pulse device, PULSE_SINK naming it as the device opens', async ({
+    emu,
+  }) => {
+    const room = alsaRoom();
+    const tools = fakeTools(sineClip(), { pulse: true });
+    const r = await svcProcess(['tts', 'say', 'hello', '--play', '--output-device', 'bluez_output.headphones'], {
+      emu,
+      env: env(room, tools.bin),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(statSync(room.played('pulse')).size).toBeGreaterThan(1000);
+    expect(room.pulseSink()).toBe('bluez_output.headphones');
     expect(!existsSync(room.played('default')) || statSync(room.played('default')).size === 0).toBe(true);
   });
 
