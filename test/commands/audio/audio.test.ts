@@ -8,7 +8,7 @@ import { encodeWav } from 'svc-formats/audio-codecs';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
 import { itWithEmulator } from '../../helpers/emulator.js';
-import { writeTemp } from '../../helpers/files.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
 import { needTools } from '../../helpers/tools.js';
 import { svcOnTerminal } from '../../helpers/terminal.js';
 import { wavClip } from '../realtime/talk-helpers.js';
@@ -73,6 +73,17 @@ describe.concurrent('svc audio devices', () => {
         default: mark === '*',
         backend,
       })),
+    );
+  });
+
+  it('without alsa-utils: ALSA’s default alone, and a warning naming what is missing', async () => {
+    const r = await svcInProcess(['audio', 'devices'], { env: { PATH: tempDir('svc-no-tools-') } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe(
+      "input\t0\t*\tdefault\tALSA's default device\talsa\noutput\t0\t*\tdefault\tALSA's default device\talsa\n",
+    );
+    expect(r.stderr).toBe(
+      'warning: no ALSA devices: `arecord` is not installed\nwarning: no ALSA devices: `aplay` is not installed\n',
     );
   });
 
