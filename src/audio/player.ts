@@ -4,7 +4,8 @@
 import { performance } from 'node:perf_hooks';
 import { PcmConverter, createStreamDecoder, parseWavHeader, type StreamDecoder } from 'svc-formats/audio-codecs';
 import type { Codec, PcmFormat } from 'svc-formats/audio-format';
-import { openByteTarget, openSink, type AudioSink, type ByteTarget } from './sink.js';
+import { ONLY_SPEAKER, openByteTarget, openSink, type AudioSink, type ByteTarget } from './sink.js';
+import { fail } from '../core/validate.js';
 import type { AudioDevice } from './backend.js';
 
 export interface EncodedOutputOptions {
@@ -49,7 +50,10 @@ export class EncodedOutput {
       o.chosen = await chooseDevice('output', opts.device, { env });
       const { checkPlayback } = await import('./sink.js');
       await checkPlayback(opts.format, o.chosen, env);
-    } else o.target = await openByteTarget(opts.dest, opts.stdout);
+    } else {
+      if (opts.device !== undefined) fail('--output-device', opts.device, ONLY_SPEAKER);
+      o.target = await openByteTarget(opts.dest, opts.stdout);
+    }
     return o;
   }
 

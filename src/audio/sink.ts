@@ -10,11 +10,15 @@ import { AudioDeviceError, PLAYBACK_HINT, onPath, openSpeaker, type SpeakerCtor,
 import { audioBackend, type AudioCommand, type AudioDevice } from './backend.js';
 import { chooseDevice } from './choose.js';
 import { childEnvironment } from '../core/environment.js';
+import { fail } from '../core/validate.js';
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { codecFromPath, type Codec, type PcmFormat } from 'svc-formats/audio-format';
 
 export type SinkSpec = 'speaker' | '-' | (string & {});
+
+/** an output device is for the speaker: with a file or stdout it would be ignored */
+export const ONLY_SPEAKER = 'only when the audio plays on the speaker, not into a file or stdout';
 
 export interface SinkOptions {
   /** format of the PCM given to write() */
@@ -51,6 +55,7 @@ export interface AudioSink {
 
 export async function openSink(spec: SinkSpec, opts: SinkOptions): Promise<AudioSink> {
   if (spec === 'speaker') return openSpeakerSink(opts);
+  if (opts.device !== undefined) fail('--output-device', opts.device, ONLY_SPEAKER);
   const codec = opts.codec ?? (spec === '-' ? 'wav' : (codecFromPath(spec) ?? 'wav'));
   const out = spec === '-' ? new StdoutTarget(opts.stdout ?? process.stdout) : await FileTarget.open(spec);
   const encoder = await makeEncoder(codec, opts.format, opts.bitRate);

@@ -18,6 +18,7 @@ import { CAPTURE_HINT, AudioDeviceError, onPath } from './devices.js';
 import { audioBackend, type AudioDevice } from './backend.js';
 import { chooseDevice } from './choose.js';
 import { InterruptedError, UsageError } from '../core/errors.js';
+import { fail } from '../core/validate.js';
 import { FFMPEG_HINT, ffmpegAvailable, ffmpegDecode } from './ffmpeg.js';
 import { SNIFF_BYTES, checkAudioHead, sniffAudio } from './sniff.js';
 import type { Encoding, PcmFormat } from 'svc-formats/audio-format';
@@ -81,6 +82,8 @@ export async function openSource(spec: SourceSpec, opts: SourceOptions): Promise
   const stop = new AbortController();
   opts.signal?.addEventListener('abort', () => stop.abort(), { once: true });
   if (spec === 'mic') return openMic(format, opts, stop);
+  // a device for a file or a pipe would be ignored: said, before anything is sent
+  if (opts.device !== undefined) fail('--input-device', opts.device, 'only with the microphone (--input mic)');
   const flag = opts.flag ?? '--input';
   let bytes: AsyncIterable<Buffer>;
   let destroy: () => void;

@@ -1,7 +1,7 @@
 // svc audio devices / svc audio test, and --input-device / --output-device on the voice commands, through an ALSA
 // configuration with several named devices (playback into files by ALSA's `file` plugin), a fake `arecord` first
 // on PATH that records its argv, and a fake `pactl` for PulseAudio names.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeWav } from 'svc-formats/audio-codecs';
@@ -285,6 +285,32 @@ describe.concurrent('the voice commands choose their devices the same way', () =
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('hello from the headset\n');
     expect(tools.argv('arecord')).toEqual(['-q', '-c', '1', '-r', '16000', '-f', 'S16_LE', '-D', 'headset']);
+  });
+
+  const unused = (dir: string) =>
+    [
+      [
+        ['stt', 'listen', '--input', sineClip(), '--input-device', '1'],
+        '--input-device: 1 is not allowed: only with the microphone (--input mic)',
+      ],
+      [
+        ['tts', 'say', 'hi', '-o', join(dir, 'hi.mp3'), '--output-device', '1'],
+        '--output-device: 1 is not allowed: only when the audio plays on the speaker, not into a file or stdout',
+      ],
+      [
+        ['realtime', 'talk', '--input', sineClip(), '--output', join(dir, 'a.wav'), '--output-device', 'studio'],
+        '--output-device: studio is not allowed: only when',
+      ],
+    ] as const;
+  it('a device flag for a file or a pipe is exit 2, not ignored; nothing sent, no file', async ({ emu }) => {
+    const dir = tempDir('svc-unused-');
+    for (const [args, message] of unused(dir)) {
+      const r = await svcInProcess([...args], { emu, env: env(alsaRoom(), fakeTools(sineClip()).bin) });
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+    expect(emu.requests()).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('tts say --play --output-device INDEX plays on that device only', async ({ emu }) => {
