@@ -331,7 +331,7 @@ class CommandSink implements AudioSink {
     private readonly run: AudioCommand,
     readonly format: PcmFormat,
     private readonly env: NodeJS.ProcessEnv,
-    private readonly spawn: typeof import('node:child_process').spawn,
+    private readonly spawner: typeof import('node:child_process').spawn,
   ) {}
 
   static async open(run: AudioCommand, format: PcmFormat, env: NodeJS.ProcessEnv, platform?: NodeJS.Platform) {
@@ -343,7 +343,8 @@ class CommandSink implements AudioSink {
 
   private current() {
     if (this.child) return this.child;
-    const child = this.spawn(this.run.command, this.run.args, {
+    const spawn = this.spawner; // called by its name: test/repo/child-env.test.ts checks every spawn( for its env
+    const child = spawn(this.run.command, this.run.args, {
       env: childEnvironment({ ...this.env, ...this.run.env }),
       stdio: ['pipe', 'ignore', 'pipe'],
       windowsHide: true,
