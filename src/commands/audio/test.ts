@@ -30,7 +30,7 @@ export default defineCommand<Opts>({
     AUDIO.outputDevice,
     {
       flags: '--seconds <n>',
-      description: 'how long to record, 0.5 to 30 seconds (default 2)',
+      description: 'how long to record, 0.5 to 30 seconds',
       default: 2,
       parse: number({ min: 0.5, max: 30 }),
     },
