@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { encodeWav } from 'svc-formats/audio-codecs';
+import { encodeWav, interleave } from 'svc-formats/audio-codecs';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { itWithEmulator } from '../../helpers/emulator.js';
@@ -115,6 +115,21 @@ describe.concurrent('svc stt listen --srt / --vtt', () => {
     const r = await proc;
     expect(r.exitCode).toBe(130);
     expect(readFileSync(target, 'utf8')).toMatch(/^1\n00:00:00,\d{3} --> \S+\nhello world\n\n$/);
+  });
+
+  it('--multichannel: each cue says its channel', async ({ emu }) => {
+    const left = clipPcm([{ say: 'left' }, { silence: 600 }], RATE);
+    const right = clipPcm([{ silence: 100 }, { say: 'right' }, { silence: 500 }], RATE);
+    const len = Math.max(left.length, right.length);
+    const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc(len - b.length)]);
+    const wav = join(tempDir('svc-subs-'), 'stereo.wav');
+    writeFileSync(wav, encodeWav(interleave([pad(left), pad(right)]), { sampleRate: RATE, channels: 2 }));
+    const args = ['stt', 'listen', '--input', wav, '--multichannel', '--channels', '2', '--no-realtime', '--vtt'];
+    const r = await svcInProcess(args, { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const texts = r.stdout.split('\n').filter((l) => l.startsWith('['));
+    expect(texts.sort()).toEqual(['[channel 0] left', '[channel 1] right']);
+    expect(r.stdout.startsWith('WEBVTT\n\n')).toBe(true);
   });
 
   for (const [args, message] of [
