@@ -11,7 +11,7 @@ set -uo pipefail
 APT=(libasound2-dev alsa-utils libasound2-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy-bin gcc libc6-dev)
 DNF=(alsa-lib-devel alsa-utils alsa-plugins-pulseaudio sox espeak-ng ffmpeg-free tmux curl zsh fish tinyproxy gcc glibc-devel)
 APK=(alsa-lib-dev alsa-utils alsa-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy gcc musl-dev)
-# macOS: no ALSA (speaker builds on CoreAudio, mic needs sox's rec)
+# macOS: no ALSA (speaker builds on CoreAudio; the microphone is recorded with sox)
 BREW=(sox espeak-ng ffmpeg tmux zsh fish tinyproxy)
 TOOLS="tmux zsh fish ffmpeg sox espeak-ng curl arecord tinyproxy gcc"
 
