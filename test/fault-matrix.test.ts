@@ -140,10 +140,13 @@ const FAMILIES: Record<string, Family> = {
     args: () => ['stt', 'transcribe', wav],
     ok: new RegExp(TEXT),
   },
+  // live subtitles into a file (-o: put in place at the end), the transcript on stdout
   'stt ws': {
-    name: 'stt listen',
+    name: 'stt listen --srt -o',
     route: 'WS /v1/stt',
-    args: () => ['stt', 'listen', '--input', wav, '--no-realtime'],
+    out: 'listen.srt',
+    args: (_d, out) => ['stt', 'listen', '--input', wav, '--no-realtime', '--srt', '-o', out],
+    stdoutArgs: () => ['stt', 'listen', '--input', wav, '--no-realtime', '--srt'],
     ok: /Hello/,
   },
   realtime: {
