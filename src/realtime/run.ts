@@ -312,7 +312,7 @@ async function openLocalAudio(
     if (f.output) {
       const { openSink } = await import('../audio/sink.js');
       const format = { sampleRate: wire.sampleRate, channels: 1 };
-      sink = await openSink(f.output, { format, device: f.outputDevice, stdout: ctx.streams.stdout });
+      sink = await openSink(f.output, { format, device: f.outputDevice, env: ctx.env, stdout: ctx.streams.stdout });
     }
   } catch (err) {
     await source?.close();
