@@ -70,7 +70,10 @@ export interface WsWatcher {
 }
 
 export type WsJsonEvent = Record<string, unknown> & { type?: string };
-export type WsMessage = { type: 'json'; data: WsJsonEvent } | { type: 'binary'; data: Buffer };
+/** `receivedAt`: performance.now() when the socket handed the message over (latency figures) */
+export type WsMessage =
+  | { type: 'json'; data: WsJsonEvent; receivedAt?: number }
+  | { type: 'binary'; data: Buffer; receivedAt?: number };
 
 /** ws:// or wss:// from the REST base URL. */
 export function wsBaseUrl(baseUrl: string): string {
@@ -108,12 +111,13 @@ export class WsConnection {
     if (idleTimeoutMs && idleTimeoutMs > 0) this.watchIdle(idleTimeoutMs);
     socket.on('message', (data, isBinary) => {
       this.lastMessageAt = Date.now();
+      const receivedAt = performance.now();
       if (this.closed) return;
       if (isBinary) {
         const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]);
         if (!this.binaryFrames)
           return this.protocolError(`a binary frame (${bytes.length} bytes) where only JSON events are sent`);
-        return this.push({ type: 'binary', data: bytes });
+        return this.push({ type: 'binary', data: bytes, receivedAt });
       }
       const text = data.toString();
       this.trace?.(this.redact(`< ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`));
@@ -127,7 +131,7 @@ export class WsConnection {
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
         return this.protocolError(`an event that is not a JSON object: ${JSON.stringify(text.slice(0, 200))}`);
       this.watcher?.received(parsed as WsJsonEvent);
-      this.push({ type: 'json', data: parsed as WsJsonEvent });
+      this.push({ type: 'json', data: parsed as WsJsonEvent, receivedAt });
     });
     socket.on('close', (code, reason) => {
       this.closeCode = code;

@@ -278,6 +278,7 @@ export async function openOutput(ctx: Context, opts: TtsOpts, d: Destination) {
     codec: d.codec,
     format: { sampleRate: d.sampleRate, channels: 1 },
     device: opts.outputDevice,
+    env: ctx.env,
     stdout: ctx.out,
   });
 }
