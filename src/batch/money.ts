@@ -19,12 +19,13 @@ import { rowBody, rowsToSend, type BatchSpec } from './plan.js';
 /** A local estimate of tokens: about four characters of text a token (no request is sent for it). */
 export const CHARS_PER_TOKEN = 4;
 
-/** The catalogue's prices (language and embedding models), cached for a day. */
+/** The catalogue's prices (every kind that bills: language, embedding, image and video models), cached for a day. */
 async function loadPrices(ctx: Context, http: HttpClient): Promise<Prices | undefined> {
   const cached = ctx.globals.emulator ? undefined : cachedPrices(ctx.env, Date.now());
   if (cached) return cached;
   const models: unknown[] = [];
-  for (const path of ['/v1/language-models', '/v1/embedding-models']) {
+  const kinds = ['language-models', 'embedding-models', 'image-generation-models', 'video-generation-models'];
+  for (const path of kinds.map((k) => `/v1/${k}`)) {
     try {
       const body = await http.json<{ models?: unknown[]; data?: unknown[] }>('GET', path);
       models.push(...(body.models ?? body.data ?? []));
@@ -38,9 +39,9 @@ async function loadPrices(ctx: Context, http: HttpClient): Promise<Prices | unde
 /** A cost function that loads the prices once, when a reply first needs them. */
 export function rowCostFrom(ctx: Context, http: HttpClient) {
   let prices: Promise<Prices | undefined> | undefined;
-  return async (model: string, usage: CallUsage): Promise<number | undefined> => {
+  return async (model: string, billed: { usage?: CallUsage; images?: number }): Promise<number | undefined> => {
     prices ??= loadPrices(ctx, http);
-    return priceCost(await prices, model, usage);
+    return priceCost(await prices, model, billed);
   };
 }
 
@@ -77,7 +78,7 @@ export async function dryRun(ctx: Context, spec: BatchSpec, rows: number, state:
     const prices = await loadPrices(ctx, await ctx.http());
     const usage = { input_tokens: inputTokens, output_tokens: outputTokens ?? 0, total_tokens: 0 };
     usage.total_tokens = usage.input_tokens + usage.output_tokens;
-    usd = priceCost(prices, spec.model, usage);
+    usd = priceCost(prices, spec.model, { usage });
   }
   const est = {
     rows,

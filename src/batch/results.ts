@@ -108,9 +108,11 @@ export function rowFinisher(ctx: Context, spec: BatchSpec, outputDir: string | u
     }
     out.reply = result.reply;
     const usage = normalizeUsage(result.usage);
-    if (usage) {
-      out.usage = usage;
-      const usd = reportedCost(result.usage) ?? (await cost(result.model ?? spec.model, usage));
+    if (usage) out.usage = usage;
+    // images bill per image (the catalogue's image_price), the rest by usage
+    const images = spec.op.name === 'images' ? result.files?.length : undefined;
+    if (usage || images) {
+      const usd = reportedCost(result.usage) ?? (await cost(result.model ?? spec.model, { usage, images }));
       if (usd !== undefined) out.cost_usd = usd;
     }
     out.attempts = attempts;

@@ -51,6 +51,7 @@ export const rootCommands: CommandNode[] = [
   ),
   group('tts', 'Text to speech and the voices', () => import('./tts/index.js')),
   group('stt', 'Speech to text: transcribe files and live audio', () => import('./stt/index.js')),
+  group('audio', 'Sound devices: list them, test the microphone and the speaker', () => import('./audio/index.js')),
   group(
     'responses',
     'Stored responses: create (streamed), continue (-c), inspect, compact',

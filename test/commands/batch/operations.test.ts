@@ -60,6 +60,12 @@ describe.concurrent('svc batch operations', () => {
     expect(files.map((f) => f.replace(/\.\w+$/, ''))).toEqual(['fox', 'owl']);
     expect(r.stdout).not.toContain('b64_json');
     expect(jsonLines(r.stdout)[0]!.files).toEqual([join(img, files[0]!)]);
+    // each row priced at the catalogue's image_price (cents per image)
+    const catalogue = await svcInProcess(['api', '/v1/image-generation-models'], { emu });
+    const { models } = JSON.parse(catalogue.stdout) as { models: { image_price: number }[] };
+    const perImage = models[0]!.image_price / 100;
+    expect(perImage).toBeGreaterThan(0);
+    expect(jsonLines(r.stdout).map((o) => o.cost_usd)).toEqual([perImage, perImage]);
   });
 
   withEmu('stt: a folder of audio files, one transcript a file', async ({ emu }) => {
