@@ -140,7 +140,8 @@ export class CallRecorder {
     const done = this.records.filter((r) => this.settled.has(r));
     const prices = this.emulatorRun ? undefined : cachedPrices(this.env, Date.now());
     for (const rec of done) {
-      const cost = isBilled(rec) ? (reportedCost(this.rawUsage.get(rec)) ?? priceCost(prices, rec.model, rec)) : undefined;
+      const reported = isBilled(rec) ? reportedCost(this.rawUsage.get(rec)) : undefined;
+      const cost = isBilled(rec) ? (reported ?? priceCost(prices, rec.model, rec)) : undefined;
       if (cost !== undefined) rec.cost_usd = cost;
       if (this.emulated) rec.emulated = true;
       this.rawUsage.delete(rec);
