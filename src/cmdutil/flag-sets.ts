@@ -358,12 +358,12 @@ const A = FLAG_GROUPS.audio;
 export const AUDIO = {
   inputDevice: {
     flags: '--input-device <name>',
-    description: 'ALSA capture device for the microphone (e.g. default, plughw:1,0; `arecord -L` lists them)',
+    description: 'microphone: an index or name from `svc audio devices` (default: the system default)',
     group: A,
   } as RequestRow,
   outputDevice: {
     flags: '--output-device <name>',
-    description: 'ALSA playback device for the speaker (e.g. default, plughw:0,0; `aplay -L` lists them)',
+    description: 'speaker: an index or name from `svc audio devices` (default: the system default)',
     group: A,
   } as RequestRow,
 };

@@ -53,6 +53,13 @@ export const ENVIRONMENT = [
     description: 'webhook signing secret for `svc calls listen` (or --secret-file; never an argument)',
   },
   {
+    name: 'SVC_FORWARD_SECRET',
+    group: 'api',
+    description:
+      'secret that signs the deliveries `svc calls listen --forward-to` relays (or --forward-secret-file; never an ' +
+      'argument; default: the signing secret)',
+  },
+  {
     name: 'https_proxy',
     group: 'network',
     description: 'proxy for https:// and wss:// (before HTTPS_PROXY; --proxy and the `proxy` key go first)',

@@ -24,6 +24,7 @@ import { AUDIO, MCP_FLAG, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/fl
 import { toolCmdParser, type ToolCommand } from '../cmdutil/local-tools.js';
 import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
 import { PushToTalkKeys, attachKeys } from './keys.js';
+import { SessionInstruments } from './instruments.js';
 import { Playback } from './playback.js';
 import { RealtimeSession, type SessionResult, type TurnMode } from './session.js';
 import { sessionTools, toolFileParser } from './tools.js';
@@ -49,6 +50,8 @@ export interface VoiceFlags {
   vadSilenceMs?: number;
   model?: string;
   reasoningEffort?: string;
+  latencyLog?: string;
+  record?: string;
 }
 
 /** Flags of the session itself (every voice command). */
@@ -125,6 +128,16 @@ export const TALK_OPTIONS: OptionSpec[] = [
       'keep the microphone open while the assistant speaks; talking over it stops playback (barge-in; use headphones)',
   },
   { flags: '--push-to-talk', description: 'on a terminal: hold space (or tap to toggle) to talk; no server VAD' },
+  {
+    flags: '--latency-log <file>',
+    description: 'write the latencies of every turn to FILE, one JSON line each (see docs/realtime.md)',
+    parse: outputPath(),
+  },
+  {
+    flags: '--record <file>',
+    description: 'record both sides to a stereo WAV file, time-aligned: you on the left, the assistant on the right',
+    parse: outputPath(),
+  },
 ];
 
 /** Checks that span flags; throws a UsageError (exit 2) before anything is sent. */
@@ -142,6 +155,11 @@ export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
     require(ext ===
       undefined, '--output', output, `a file svc can write: .wav (default), .mp3, .pcm/.raw, .ulaw, .alaw ` +
       `(${ext} is not written)`);
+  }
+  if (f.record !== undefined) {
+    const codec = codecFromPath(f.record);
+    require(codec === undefined ||
+      codec === 'wav', '--record', f.record, 'a .wav file (the recording is a stereo WAV)');
   }
   if (f.pushToTalk) {
     require(!f.duplex, '--push-to-talk', 'with --duplex', 'one of --push-to-talk or --duplex');
@@ -235,9 +253,18 @@ async function voiceSession(
     ];
   const wire = wireFormat(f.audioFormat ?? 'pcm');
   const { source, playback } = await openLocalAudio(ctx, f, wire);
+  let inst: SessionInstruments;
+  try {
+    inst = await SessionInstruments.open(ctx, f, playback, wire.sampleRate);
+  } catch (err) {
+    await source?.close();
+    await playback.abort();
+    throw err;
+  }
   // stdout through the Output's writer: a transcript that cannot be written ends the session (exit 1, the reason said)
   const transcriptTo = o.transcriptTo ?? (f.output === '-' ? ctx.streams.stderr : ctx.out.stdoutWriter);
-  const view = new TranscriptView(transcriptTo, { json: ctx.out.json, labels: o.labels });
+  const view = new TranscriptView(inst.transcriptOut(transcriptTo), { json: ctx.out.json, labels: o.labels });
+  inst.view = view;
   const commands = new Map((f.toolCmd ?? []).map((t) => [t.name, t.command]));
 
   let conn;
@@ -250,6 +277,7 @@ async function voiceSession(
   } catch (err) {
     await source?.close();
     await playback.abort();
+    await inst.finish(false);
     throw err;
   }
   const what = o.callId ? `call ${o.callId}` : 'session';
@@ -266,13 +294,24 @@ async function voiceSession(
     mcp,
     endWhenInputEnds: !!f.input && f.input !== 'mic',
     call: !!o.callId,
-    note: (t) => ctx.out.info(`${prefix}${t}`),
-    warn: (t) => ctx.out.warn(`${prefix}${t}`),
+    note: (t) => inst.around(() => ctx.out.info(`${prefix}${t}`)),
+    warn: (t) => inst.around(() => ctx.out.warn(`${prefix}${t}`)),
     toolTimeoutMs: f.toolTimeout !== undefined ? f.toolTimeout * 1000 : undefined,
     signal: ctx.signal,
-    onReady: () => ctx.out.info(`${prefix}connected to ${what} (${how}; Ctrl-C ends)`),
+    observers: inst.observers,
+    onReady: () => {
+      ctx.out.info(`${prefix}connected to ${what} (${how}; Ctrl-C ends)`);
+      inst.start(session);
+    },
   });
-  const result = await runToEnd(ctx, session, o, { mode, source, playback, prefix });
+  let result: SessionResult;
+  try {
+    result = await runToEnd(ctx, session, o, { mode, source, playback, prefix, inst });
+  } catch (err) {
+    await inst.finish(false);
+    throw err;
+  }
+  await inst.finish(true);
   const why = endReason(result);
   ctx.out.info(
     `${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`,
@@ -307,7 +346,7 @@ async function openLocalAudio(
     if (f.output) {
       const { openSink } = await import('../audio/sink.js');
       const format = { sampleRate: wire.sampleRate, channels: 1 };
-      sink = await openSink(f.output, { format, device: f.outputDevice, stdout: ctx.streams.stdout });
+      sink = await openSink(f.output, { format, device: f.outputDevice, env: ctx.env, stdout: ctx.out });
     }
   } catch (err) {
     await source?.close();
@@ -324,14 +363,20 @@ async function runToEnd(
   ctx: Context,
   session: RealtimeSession,
   o: RunVoiceOptions,
-  local: { mode: TurnMode; source: AudioSource | undefined; playback: Playback; prefix: string },
+  local: {
+    mode: TurnMode;
+    source: AudioSource | undefined;
+    playback: Playback;
+    prefix: string;
+    inst: SessionInstruments;
+  },
 ): Promise<SessionResult> {
   let interrupts = 0;
   if (o.manageInterrupt !== false) {
     ctx.setInterruptHandler(() => {
       interrupts++;
       if (interrupts === 1) {
-        ctx.out.info(`${local.prefix}(ending the session; Ctrl-C again to quit at once)`);
+        local.inst.around(() => ctx.out.info(`${local.prefix}(ending the session; Ctrl-C again to quit at once)`));
         session.stop();
       } else ctx.setInterruptHandler(undefined);
     });

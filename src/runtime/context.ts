@@ -10,7 +10,16 @@ import type { WsConnection } from '../net/ws.js';
 import type { Query } from '../net/http.js';
 import { MissingKeyError, UsageError, describeError } from '../core/errors.js';
 import type { CallRecorder } from '../apilog/recorder.js';
-import { DEFAULT_RETENTION_DAYS, logDir, spentToday, type CallDetails } from '../apilog/log.js';
+import {
+  DEFAULT_RETENTION_DAYS,
+  cachedPrices,
+  logDir,
+  normalizeUsage,
+  priceCost,
+  pricesFromCatalogue,
+  spentToday,
+  type CallDetails,
+} from '../apilog/log.js';
 import type { JqFilter } from '../term/jq.js';
 import type { ParsedGlobalFlags } from '../core/global-options.js';
 
@@ -60,6 +69,10 @@ export interface Context {
   derive(over: Pick<ContextInit, 'streams' | 'globals' | 'command' | 'signal'>): Context & {
     runExitHooks(): Promise<void>;
   };
+  /** `svc batch`: the batch's id on every call-log record of this run (known once http() has been called) */
+  tagCalls(tags: { batch: string }): void;
+  /** US dollars a reply's usage costs at the catalogue's prices (for -u where the API sends no figure) */
+  costOf(model: string | undefined, usage: unknown): Promise<number | undefined>;
 }
 
 /** Where requests go and with which key. */
@@ -241,6 +254,8 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
         emulated: emulated(init),
         endpoint: () => getEndpoint(),
       }),
+    tagCalls: (tags) => wiring.log.recorder?.tagBatch(tags.batch),
+    costOf: (model, usage) => wiring.log.costOf(model, usage),
   };
 }
 
@@ -343,7 +358,14 @@ async function catalogueOf(client: () => Promise<HttpClient> | undefined): Promi
     maxRetries: 0,
   });
   try {
-    return await catalogue.json('GET', '/v1/language-models');
+    // every kind that bills: tokens (language, embedding), images and seconds of video; only the first is required
+    const [language, ...others] = await Promise.all([
+      catalogue.json<{ models?: unknown[] }>('GET', '/v1/language-models'),
+      ...['embedding-models', 'image-generation-models', 'video-generation-models'].map((kind) =>
+        catalogue.json<{ models?: unknown[] }>('GET', `/v1/${kind}`).catch(() => undefined),
+      ),
+    ]);
+    return { models: [language, ...others].flatMap((l) => (Array.isArray(l?.models) ? l.models : [])) };
   } finally {
     await catalogue.close();
   }
@@ -407,6 +429,18 @@ function callLog(
     start,
     get recorder(): CallRecorder | undefined {
       return recorder;
+    },
+    /** the catalogue's price of a usage: the cached prices (not an emulator's run), else the catalogue asked */
+    async costOf(model: string | undefined, usage: unknown): Promise<number | undefined> {
+      const u = normalizeUsage(usage);
+      if (!u) return undefined;
+      let prices = init.endpoint ? undefined : cachedPrices(init.env, Date.now());
+      try {
+        prices ??= pricesFromCatalogue(await fetchCatalogue(), Date.now());
+      } catch {
+        return undefined;
+      }
+      return priceCost(prices, model, { usage: u });
     },
     /** throws the --budget-strict refusal for a call that may cost (a body sent, a session opened) */
     refuseBillable(method: string): void {
