@@ -240,17 +240,7 @@ async function voiceSession(
   const prefix = o.notePrefix ?? '';
   if (f.model && DEPRECATED_MODELS.includes(f.model))
     ctx.out.warn(`${prefix}the model ${f.model} is deprecated; use voice-latest or voice-3.0`);
-  const update = await buildSessionUpdate(ctx, f, mode);
-  if (mcp)
-    update.tools = [
-      ...(update.tools ?? []),
-      ...mcp.tools.map((t) => ({
-        type: 'function',
-        name: t.name,
-        description: t.description,
-        parameters: t.parameters,
-      })),
-    ];
+  const update = withMcpTools(await buildSessionUpdate(ctx, f, mode), mcp);
   const wire = wireFormat(f.audioFormat ?? 'pcm');
   const { source, playback } = await openLocalAudio(ctx, f, wire);
   let inst: SessionInstruments;
@@ -317,6 +307,19 @@ async function voiceSession(
     `${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`,
   );
   return 0;
+}
+
+/** The session's tools with the MCP servers' added, as realtime function tools. */
+function withMcpTools<U extends { tools?: unknown[] }>(update: U, mcp: McpServers | undefined): U {
+  if (!mcp) return update;
+  const offered = mcp.tools.map((t) => ({
+    type: 'function',
+    name: t.name,
+    description: t.description,
+    parameters: t.parameters,
+  }));
+  update.tools = [...(update.tools ?? []), ...offered];
+  return update;
 }
 
 /** The input (--input: microphone, file or stdin) and the output (--output) of the session, either optional. */
