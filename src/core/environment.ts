@@ -178,7 +178,13 @@ export const ENVIRONMENT = [
     group: 'tools',
     description: 'longest wait of shell completion for ids fetched from the API (default 1000 ms)',
   },
-  { name: 'PATH', group: 'tools', description: 'where arecord, ffmpeg and ffprobe are found' },
+  { name: 'PATH', group: 'tools', description: 'where arecord, sox, ffmpeg and ffprobe are found' },
+  { name: 'PATHEXT', group: 'tools', description: 'Windows: the extensions of programs found on PATH (sox.exe)' },
+  {
+    name: 'PULSE_SINK',
+    group: 'tools',
+    description: 'PulseAudio/PipeWire: the playback device speaker opens (set by --output-device for that device)',
+  },
   {
     name: 'HOME',
     group: 'system',
