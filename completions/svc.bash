@@ -3,9 +3,10 @@
 
 _svc_subs() {
   case "$1" in
-    '') echo 'agents alias api auth calls chat completion config conversations custom-voices doctor documents embed emulator files fragments help images legacy logs messages models phone realtime responses skills stt templates tokenize tts usage version videos whoami' ;;
-    'agents') echo 'create delete rm get list ls pull push test update' ;;
+    '') echo 'agents alias api audio auth batch calls chat completion config conversations custom-voices doctor documents embed emulator files fragments help images legacy logs mcp messages models phone realtime responses skills stt templates tokenize tts usage version videos whoami' ;;
+    'agents') echo 'create delete rm diff get init list ls pull push status test update' ;;
     'alias') echo 'delete rm list ls set' ;;
+    'audio') echo 'devices test' ;;
     'auth') echo 'login logout status token' ;;
     'calls') echo 'hangup join listen refer' ;;
     'chat') echo 'get' ;;
@@ -20,6 +21,7 @@ _svc_subs() {
     'images') echo 'edit generate gen' ;;
     'legacy') echo 'complete completions' ;;
     'logs') echo 'list ls rm delete show' ;;
+    'mcp') echo 'serve' ;;
     'models') echo 'get list ls' ;;
     'phone') echo 'buy get list ls release delete rm update v2' ;;
     'phone v2') echo 'create delete rm list ls' ;;
@@ -71,10 +73,13 @@ _svc_flags() {
     'agents') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents create') echo '--file --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents diff') echo '--file --env --exit-code --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents init') echo '--env --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents list') echo '--limit --all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'agents pull') echo '--output --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'agents push') echo '--file --dry-run --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents pull') echo '--output --all --env --project --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents push') echo '--file --env --dry-run --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents status') echo '--env --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents test') echo '--agent-file --parallel --format --output --transcripts --tool-cmd --tool-timeout --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents update') echo '--name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --unassign-phone --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'alias') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -82,17 +87,21 @@ _svc_flags() {
     'alias list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'alias set') echo '--clobber --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'api') echo '--method --raw-field --field --header --input --paginate --slurp --include --no-auth --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'audio') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'audio devices') echo '--input --output --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'audio test') echo '--input-device --output-device --seconds --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'auth') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'auth login') echo '--with-key --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'auth logout') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'auth status') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'auth token') echo '--show --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'batch') echo '--template --output --output-dir --journal --resume --order --concurrency --max-failures --budget --dry-run --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'calls') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'calls hangup') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'calls join') echo '--input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'calls listen') echo '--port --host --secret-file --tolerance --forward-to --forward-secret --join --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'calls join') echo '--input --output --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'calls listen') echo '--port --host --secret-file --tolerance --forward-to --forward-secret-file --join --max-calls --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'calls refer') echo '--to --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --template --var --extract --extract-last --attach --keep --fragment --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --template --var --extract --extract-last --attach --keep --fragment --mcp --approve --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'chat get') echo '--wait --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'completion') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'config') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -151,6 +160,8 @@ _svc_flags() {
     'logs list') echo '--since --model --command --grep --limit --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'logs rm') echo '--all --older-than --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'logs show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'mcp') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'mcp serve') echo '--http --tools --read-only --root --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'messages') echo '--model --system --input --continue --conversation --no-save --max-tokens --temperature --top-p --top-k --stop --stream --tool --tool-choice --usage --raw --extract --extract-last --template --var --attach --fragment --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'models') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'models get') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -167,10 +178,10 @@ _svc_flags() {
     'phone v2 list') echo '--limit --page-token --all --agent --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'realtime') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'realtime client-secret') echo '--expires-after --session --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'realtime talk') echo '--model --reasoning-effort --input --output --duplex --push-to-talk --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'realtime talk') echo '--model --reasoning-effort --input --output --duplex --push-to-talk --latency-log --record --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'responses') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'responses compact') echo '--model --input --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'responses create') echo '--model --instructions --previous --continue --input --image --file-id --no-store --no-stream --raw --background --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --logprobs --top-logprobs --no-parallel-tool-calls --tool --tool-cmd --tool-choice --template --var --extract --extract-last --attach --keep --fragment --schema --format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --prompt-cache-key --service-tier --truncation --user --metadata --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'responses create') echo '--model --instructions --previous --continue --input --image --file-id --no-store --no-stream --raw --background --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --logprobs --top-logprobs --no-parallel-tool-calls --tool --tool-cmd --mcp --approve --tool-choice --template --var --extract --extract-last --attach --keep --fragment --schema --format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --prompt-cache-key --service-tier --truncation --user --metadata --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'responses delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'responses get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'responses items') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -181,7 +192,7 @@ _svc_flags() {
     'skills list') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'skills upload') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'stt') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'stt listen') echo '--input --input-device --encoding --sample-rate --model --no-realtime --interim --endpointing --language --format --diarize --keyterm --filler-words --smart-turn --smart-turn-timeout --vad-threshold --multichannel --channels --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'stt listen') echo '--input --input-device --encoding --sample-rate --model --no-realtime --interim --endpointing --language --format --diarize --keyterm --filler-words --smart-turn --smart-turn-timeout --vad-threshold --multichannel --channels --srt --vtt --output --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'stt transcribe') echo '--language --format --diarize --multichannel --channels --audio-format --sample-rate --words --srt --vtt --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'templates') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'templates delete') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -212,10 +223,13 @@ _svc_valued() {
     'agents') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents create') echo ' -f --file --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents diff') echo ' -f --file --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents init') echo ' --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents list') echo ' --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'agents pull') echo ' -o --output --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'agents push') echo ' -f --file --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents pull') echo ' -o --output --env --project --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents push') echo ' -f --file --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents status') echo ' --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents test') echo ' --agent-file -P --parallel --format -o --output --transcripts --tool-cmd --tool-timeout --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents update') echo ' --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'alias') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -223,17 +237,21 @@ _svc_valued() {
     'alias list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'alias set') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'api') echo ' -X --method -f --raw-field -F --field -H --header --input --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'audio') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'audio devices') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'audio test') echo ' --input-device --output-device --seconds --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth login') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth logout') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth status') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth token') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'batch') echo ' --template -o --output --output-dir --journal --order -P --concurrency --max-failures --budget -m --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls hangup') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'calls listen') echo ' --port --host --secret-file --tolerance --forward-to --forward-secret --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'calls listen') echo ' --port --host --secret-file --tolerance --forward-to --forward-secret-file --max-calls --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls refer') echo ' --to --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd -t --template --var -a --attach -f --fragment --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd -t --template --var -a --attach -f --fragment --mcp --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'chat get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'completion') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'config') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -292,6 +310,8 @@ _svc_valued() {
     'logs list') echo ' --since -m --model --command --grep --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs rm') echo ' --older-than --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs show') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'mcp') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'mcp serve') echo ' --http --tools --root --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'messages') echo ' -m --model -s --system --input --conversation --max-tokens --temperature --top-p --top-k --stop --tool --tool-choice -t --template --var -a --attach -f --fragment --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models get') echo ' --kind --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -308,10 +328,10 @@ _svc_valued() {
     'phone v2 list') echo ' --limit --page-token --agent --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'realtime') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'realtime client-secret') echo ' --expires-after --session --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'realtime talk') echo ' -m --model --reasoning-effort --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'realtime talk') echo ' -m --model --reasoning-effort --input --output --latency-log --record --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses compact') echo ' -m --model --input --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'responses create') echo ' -m --model --instructions --previous --input --image --file-id --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --top-logprobs --tool --tool-cmd --tool-choice -t --template --var -a --attach -f --fragment --schema --format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --prompt-cache-key --service-tier --truncation --user --metadata --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'responses create') echo ' -m --model --instructions --previous --input --image --file-id --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --top-logprobs --tool --tool-cmd --mcp --tool-choice -t --template --var -a --attach -f --fragment --schema --format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --prompt-cache-key --service-tier --truncation --user --metadata --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses items') echo ' --limit --page-token --after --order --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -322,7 +342,7 @@ _svc_valued() {
     'skills list') echo ' --limit --page-token --after --order --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'skills upload') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'stt') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'stt listen') echo ' --input --input-device --encoding --sample-rate --model --endpointing --language --keyterm --smart-turn --smart-turn-timeout --vad-threshold --channels --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'stt listen') echo ' --input --input-device --encoding --sample-rate --model --endpointing --language --keyterm --smart-turn --smart-turn-timeout --vad-threshold --channels -o --output --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'stt transcribe') echo ' --language --channels --audio-format --sample-rate --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'templates') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'templates delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -351,6 +371,8 @@ _svc_choices() {
   case "$1" in
     'agents test|--format') echo 'text tap junit' ;;
     'agents update|--clear') echo 'instructions tools voice collection_ids' ;;
+    'batch|--order') echo 'input done' ;;
+    'batch|--codec') echo 'mp3 wav pcm mulaw alaw' ;;
     'calls join|--audio-format') echo 'pcm pcmu pcma' ;;
     'chat|--response-format') echo 'text json_object' ;;
     'chat|--search') echo 'off on auto' ;;
@@ -401,10 +423,13 @@ _svc_dyn() {
     'agents create|--voice') echo 'voices' ;;
     'agents create|--profile') echo 'profiles' ;;
     'agents delete|--profile') echo 'profiles' ;;
+    'agents diff|--profile') echo 'profiles' ;;
     'agents get|--profile') echo 'profiles' ;;
+    'agents init|--profile') echo 'profiles' ;;
     'agents list|--profile') echo 'profiles' ;;
     'agents pull|--profile') echo 'profiles' ;;
     'agents push|--profile') echo 'profiles' ;;
+    'agents status|--profile') echo 'profiles' ;;
     'agents test|--profile') echo 'profiles' ;;
     'agents update|--voice') echo 'voices' ;;
     'agents update|--profile') echo 'profiles' ;;
@@ -413,11 +438,19 @@ _svc_dyn() {
     'alias list|--profile') echo 'profiles' ;;
     'alias set|--profile') echo 'profiles' ;;
     'api|--profile') echo 'profiles' ;;
+    'audio|--profile') echo 'profiles' ;;
+    'audio devices|--profile') echo 'profiles' ;;
+    'audio test|--profile') echo 'profiles' ;;
     'auth|--profile') echo 'profiles' ;;
     'auth login|--profile') echo 'profiles' ;;
     'auth logout|--profile') echo 'profiles' ;;
     'auth status|--profile') echo 'profiles' ;;
     'auth token|--profile') echo 'profiles' ;;
+    'batch|--template') echo 'templates' ;;
+    'batch|-m') echo 'models:language' ;;
+    'batch|--model') echo 'models:language' ;;
+    'batch|--voice') echo 'voices' ;;
+    'batch|--profile') echo 'profiles' ;;
     'calls|--profile') echo 'profiles' ;;
     'calls hangup|--profile') echo 'profiles' ;;
     'calls join|--agent') echo 'agents' ;;
@@ -504,6 +537,8 @@ _svc_dyn() {
     'logs list|--profile') echo 'profiles' ;;
     'logs rm|--profile') echo 'profiles' ;;
     'logs show|--profile') echo 'profiles' ;;
+    'mcp|--profile') echo 'profiles' ;;
+    'mcp serve|--profile') echo 'profiles' ;;
     'messages|-m') echo 'models:language' ;;
     'messages|--model') echo 'models:language' ;;
     'messages|-t') echo 'templates' ;;
@@ -589,6 +624,7 @@ _svc_dyn() {
 }
 _svc_args() {
   case "$1" in
+    'batch') echo 'chat responses messages embed tokenize images tts stt documents' ;;
     'completion') echo 'bash zsh fish powershell' ;;
     'emulator trigger') echo 'incoming-call caller-says caller-hangup video-done deferred-ready file-expired' ;;
   esac

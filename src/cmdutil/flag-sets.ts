@@ -4,6 +4,7 @@
 import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
+import { mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
 import { fail, httpUrl, integer, isoDate, keyValue, number, oneOf, repeatable } from '../core/validate.js';
 
@@ -220,6 +221,20 @@ export const PARALLEL_TOOL_CALLS: RequestRow = {
   group: T,
   field: 'parallel_tool_calls',
 };
+/** `--mcp 'COMMAND ARGS'` (or NAME of the config key mcp.NAME): an MCP server whose tools the model may call */
+export const MCP_FLAG: RequestRow = {
+  flags: '--mcp <command>',
+  description:
+    "start this MCP server ('COMMAND ARGS', or NAME for the config key mcp.NAME) and offer its tools to the " +
+    'model (repeatable); its calls run through it',
+  parse: mcpParser,
+  group: T,
+};
+export const APPROVE_FLAG: RequestRow = {
+  flags: '--approve',
+  description: 'with --tool-cmd or --mcp: ask on the terminal before each tool call (a no is told to the model)',
+  group: T,
+};
 export function toolCmdFlag(parse: RequestRow['parse']): RequestRow {
   return {
     flags: '--tool-cmd <name=command>',
@@ -395,12 +410,12 @@ const A = FLAG_GROUPS.audio;
 export const AUDIO = {
   inputDevice: {
     flags: '--input-device <name>',
-    description: 'ALSA capture device for the microphone (e.g. default, plughw:1,0; `arecord -L` lists them)',
+    description: 'microphone: an index or name from `svc audio devices` (default: the system default)',
     group: A,
   } as RequestRow,
   outputDevice: {
     flags: '--output-device <name>',
-    description: 'ALSA playback device for the speaker (e.g. default, plughw:0,0; `aplay -L` lists them)',
+    description: 'speaker: an index or name from `svc audio devices` (default: the system default)',
     group: A,
   } as RequestRow,
 };

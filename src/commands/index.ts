@@ -58,6 +58,7 @@ export const rootCommands: CommandNode[] = [
   ),
   group('tts', 'Text to speech and the voices', () => import('./tts/index.js')),
   group('stt', 'Speech to text: transcribe files and live audio', () => import('./stt/index.js')),
+  group('audio', 'Sound devices: list them, test the microphone and the speaker', () => import('./audio/index.js')),
   group(
     'responses',
     'Stored responses: create (streamed), continue (-c), inspect, compact',
@@ -84,6 +85,12 @@ export const rootCommands: CommandNode[] = [
     load: () => import('./tokenize/create.js'),
   },
   group('documents', 'Search the documents of collections', () => import('./documents/index.js')),
+  group('mcp', "Serve the API's actions to MCP hosts (coding agents, editors)", () => import('./mcp/index.js')),
+  {
+    name: 'batch',
+    summary: 'Send a file of rows to one endpoint: resumable, within a budget and the rate limit',
+    load: () => import('./batch/run.js'),
+  },
   group(
     'conversations',
     'Chat and messages conversations kept locally (list, show, delete)',

@@ -177,8 +177,17 @@ export class Output {
     if (this.stdoutIsTTY) this.rawWrite(sequence);
   }
 
+  /** Values never to show on stderr (secrets a command read from the environment), longest first. */
+  private hidden: string[] = [];
+
+  /** Hide these values in everything written to stderr from now on (the --verbose trace included). */
+  hideOnStderr(values: string[]): void {
+    this.hidden = [...new Set([...this.hidden, ...values.filter((v) => v !== '')])].sort((a, b) => b.length - a.length);
+  }
+
   /** Text for stderr, made safe when stderr is a terminal. */
   private toStderr(text: string): void {
+    for (const v of this.hidden) text = text.split(v).join('[REDACTED]');
     this.streams.stderr.write(this.stderrIsTTY ? terminalSafe(text, { keepColor: this.colorStderr }) : text);
   }
 

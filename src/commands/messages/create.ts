@@ -4,6 +4,7 @@ import type { MessagesRequest, MessagesResponse } from '../../endpoints/messages
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
+import { tokenSum } from '../../term/usage.js';
 import {
   FLAG_GROUPS,
   TEMPLATE_FLAGS,
@@ -212,15 +213,20 @@ export default defineCommand<Opts>({
     if (!ctx.out.json) printToolUses(ctx, msg.content);
     if (msg.stop_reason === 'max_tokens')
       ctx.out.warn(`the answer was cut off at ${opts.maxTokens} tokens (--max-tokens)`);
-    if (opts.usage && msg.usage)
-      ctx.out.asked(
-        ctx.out.ce.dim(
-          `usage: ${msg.usage.input_tokens} input + ${msg.usage.output_tokens} output tokens · ${msg.model}`,
-        ),
-      );
+    if (opts.usage && msg.usage) ctx.out.asked(ctx.out.ce.dim(await messagesUsageLine(ctx, msg)));
     return 0;
   },
 });
+
+/** -u: tokens and, as chat shows it, the cost (this convention sends none: the catalogue's prices, when known). */
+async function messagesUsageLine(ctx: Context, msg: MessagesResponse): Promise<string> {
+  const u = msg.usage!;
+  const total = u.input_tokens + u.output_tokens;
+  let line = `usage: ${tokenSum([u.input_tokens, 'input'], [u.output_tokens, 'output'], undefined, total)}`;
+  const cost = await ctx.costOf(msg.model, u);
+  if (cost !== undefined) line += ` · $${cost.toFixed(6)}`;
+  return msg.model ? `${line} · ${msg.model}` : line;
+}
 
 function loadConversation(store: ConversationStore, profile: string, opts: Opts): Conversation | undefined {
   if (!opts.continue && !opts.conversation) return undefined;

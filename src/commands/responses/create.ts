@@ -27,20 +27,24 @@ import {
   EXTRACT_FLAGS,
   ATTACH_FLAGS,
   toolFlag,
+  APPROVE_FLAG,
+  MCP_FLAG,
   DEFAULT_LANGUAGE_MODEL,
   type SearchFlags,
 } from '../../cmdutil/flag-sets.js';
 import type { HttpClient } from '../../net/http.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import {
+  DECLINED,
   MaxTurnsError,
   defaultToolDefinition,
-  runCalls,
+  runToolCommand,
   toolCmdParser,
-  unboundCalls,
   type PendingCall,
   type ToolCommand,
 } from '../../cmdutil/local-tools.js';
+import type { Approver } from '../../cmdutil/approve.js';
+import type { McpServers } from '../../mcp/client.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { joinWithStdin } from '../../cmdutil/text-input.js';
 import { checkTools, isFunctionTool, readJsonFile, type ToolEntry } from '../../cmdutil/tool-file.js';
@@ -99,6 +103,8 @@ export interface ResponsesFlags extends SearchFlags {
   parallelToolCalls?: boolean;
   tool?: ToolEntry[][];
   toolCmd?: ToolCommand[];
+  mcp?: string[];
+  approve?: boolean;
   toolChoice?: string;
   schema?: string;
   /** a template's schema (cmdutil/templates.ts), used when --schema gives none */
@@ -241,6 +247,8 @@ export const RESPONSES_TABLE: RequestTable = {
       { hosted: HOSTED_TOOLS },
     ),
     toolCmdFlag(toolCmdParser),
+    MCP_FLAG,
+    APPROVE_FLAG,
     toolChoiceFlag(),
     ...TEMPLATE_FLAGS,
     ...EXTRACT_FLAGS,
@@ -336,13 +344,80 @@ export default defineCommand<ResponsesFlags>({
           ? last.model
           : (await (await import('../../endpoints/responses.js')).getResponse(http, previous)).model;
     base.model = resolveModel(ctx, model);
+    let mcp: McpServers | undefined;
     try {
-      return await runLoop(ctx, http, base, input, previous, flags);
+      const approve = flags.approve ? (await import('../../cmdutil/approve.js')).approver(ctx) : undefined;
+      mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, base) : undefined;
+      return await runLoop(ctx, http, base, input, previous, flags, { mcp, approve });
     } finally {
+      await mcp?.close();
       await cleanup();
     }
   },
 });
+
+/** --mcp: the servers started and their tools added to the request's (flat function tools). */
+async function startMcp(ctx: Context, given: string[], base: RequestBase): Promise<McpServers> {
+  const { startServers } = await import('../../mcp/client.js');
+  const tools = (base.tools ?? []) as { name?: string }[];
+  const servers = await startServers(
+    ctx,
+    given,
+    tools.map((t) => String(t.name)),
+  );
+  base.tools = [
+    ...tools,
+    ...servers.tools.map((t) => ({
+      type: 'function',
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    })),
+  ];
+  return servers;
+}
+
+/**
+ * The outputs of the calls: each bound command's or MCP tool's output as a function_call_output (a string); the
+ * images MCP tools returned follow as one user message of input_image parts, the way the API takes images.
+ */
+async function callOutputs(
+  ctx: Context,
+  pending: PendingCall[],
+  commands: ToolCommand[],
+  more: LoopExtras,
+): Promise<InputItem[]> {
+  const outputs: InputItem[] = [];
+  const images: { type: 'input_image'; image_url: string }[] = [];
+  for (const call of pending) {
+    let output: string;
+    const command = commands.find((c) => c.name === call.name);
+    if (more.approve && !(await more.approve(call))) output = DECLINED;
+    else {
+      ctx.out.info(ctx.out.ce.dim(`running ${call.name} ${call.arguments}`));
+      if (command) output = await runToolCommand(command.command, call.arguments || '{}', { signal: ctx.signal });
+      else {
+        const r = await more.mcp!.call(call.name, call.arguments);
+        output = r.isError ? JSON.stringify({ error: r.text }) : r.text;
+        for (const i of r.images)
+          images.push({ type: 'input_image', image_url: `data:${i.mimeType};base64,${i.data}` });
+      }
+    }
+    outputs.push({ type: 'function_call_output', call_id: call.id, output });
+  }
+  if (images.length)
+    outputs.push({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'The images the tool calls returned:' }, ...images],
+    } as InputItem);
+  return outputs;
+}
+
+interface LoopExtras {
+  mcp?: McpServers;
+  approve?: Approver;
+}
 
 /** -x checked, and -t NAME: the template's flags filled in and the prompt it makes (cmdutil/templates.ts). */
 async function templatedWords(ctx: Context, flags: ResponsesFlags, words: string[]): Promise<string[]> {
@@ -538,6 +613,7 @@ async function runLoop(
   firstInput: string | InputItem[],
   firstPrevious: string | undefined,
   f: ResponsesFlags,
+  more: LoopExtras = {},
 ): Promise<number> {
   const api = await import('../../endpoints/responses.js');
   const maxTurns = f.maxTurns ?? DEFAULT_MAX_TURNS;
@@ -564,21 +640,14 @@ async function runLoop(
       name: String(c.name),
       arguments: String(c.arguments ?? '{}'),
     }));
-    if (!commands.length || unboundCalls(pending, commands).length) {
+    const bound = (c: PendingCall) => commands.some((t) => t.name === c.name) || !!more.mcp?.has(c.name);
+    if (!pending.every(bound)) {
       // a call nobody runs here is the answer: print it for the caller
       if (!ctx.out.json) printCalls(ctx, calls);
       break;
     }
     if (turn >= maxTurns) throw new MaxTurnsError(maxTurns, pending);
-    const results = await runCalls(pending, commands, {
-      signal: ctx.signal,
-      onRun: (c) => ctx.out.info(ctx.out.ce.dim(`running ${c.name} ${c.arguments}`)),
-    });
-    const outputs: InputItem[] = results.map((x) => ({
-      type: 'function_call_output',
-      call_id: x.id,
-      output: x.output,
-    }));
+    const outputs = await callOutputs(ctx, pending, commands, more);
     if (stored && r.store !== false) {
       previous = r.id;
       input = outputs;
