@@ -95,6 +95,7 @@ const LINUX_ONLY: Record<string, string[]> = {
   "real terminals (util-linux's script, tmux)": [
     'test/cmdutil/confirm.test.ts',
     'test/commands/chat/markdown.test.ts',
+    'test/commands/chat/mcp-approve.test.ts',
     'test/commands/chat/repl.test.ts',
     'test/commands/completion/shells.test.ts',
     'test/commands/phone/phone.test.ts',
@@ -108,6 +109,7 @@ const LINUX_ONLY: Record<string, string[]> = {
   ],
   "sound devices (ALSA's file plugin, speaker, arecord)": [
     'test/audio/devices.test.ts',
+    'test/commands/audio/audio.test.ts',
     'test/commands/realtime/talk-devices.test.ts',
     'test/commands/realtime/talk-ptt.test.ts',
     'test/commands/stt/listen.test.ts',
@@ -120,8 +122,10 @@ const LINUX_ONLY: Record<string, string[]> = {
   'POSIX shells and signals, ELF, ffmpeg and the other tools npm run setup installs': [
     'test/apilog/log.test.ts',
     'test/apilog/ws-session.test.ts',
+    'test/audio/backends.test.ts',
     'test/audio/sniff.test.ts',
     'test/audio/speaker-abi.test.ts',
+    'test/batch/kill-resume.test.ts',
     'test/cli.test.ts',
     'test/commands/completion/completion.test.ts',
     'test/commands/custom-voices/custom-voices.test.ts',

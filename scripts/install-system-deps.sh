@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# System packages the project needs: ALSA headers (to build the optional `speaker`), arecord (for `mic`), and sox,
+# System packages the project needs: ALSA headers (to build the optional `speaker`), arecord (the microphone on Linux), and sox,
 # espeak-ng, ffmpeg, tmux, curl, zsh, fish and tinyproxy (a real proxy) and gcc for the test suite (audio fixtures,
 # terminal, shell and network tests, the write(2) shim of test/helpers/stdout-faults.ts).
 # One list per package manager (apt, dnf, apk, brew; add a package to each list): the first manager found installs
@@ -11,7 +11,7 @@ set -uo pipefail
 APT=(libasound2-dev alsa-utils libasound2-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy-bin gcc libc6-dev)
 DNF=(alsa-lib-devel alsa-utils alsa-plugins-pulseaudio sox espeak-ng ffmpeg-free tmux curl zsh fish tinyproxy gcc glibc-devel)
 APK=(alsa-lib-dev alsa-utils alsa-plugins sox espeak-ng ffmpeg tmux curl zsh fish tinyproxy gcc musl-dev)
-# macOS: no ALSA (speaker builds on CoreAudio, mic needs sox's rec)
+# macOS: no ALSA (speaker builds on CoreAudio; the microphone is recorded with sox)
 BREW=(sox espeak-ng ffmpeg tmux zsh fish tinyproxy)
 TOOLS="tmux zsh fish ffmpeg sox espeak-ng curl arecord tinyproxy gcc"
 

@@ -141,10 +141,13 @@ const FAMILIES: Record<string, Family> = {
     args: () => ['stt', 'transcribe', wav],
     ok: new RegExp(TEXT),
   },
+  // live subtitles into a file (-o: put in place at the end), the transcript on stdout
   'stt ws': {
-    name: 'stt listen',
+    name: 'stt listen --srt -o',
     route: 'WS /v1/stt',
-    args: () => ['stt', 'listen', '--input', wav, '--no-realtime'],
+    out: 'listen.srt',
+    args: (_d, out) => ['stt', 'listen', '--input', wav, '--no-realtime', '--srt', '-o', out],
+    stdoutArgs: () => ['stt', 'listen', '--input', wav, '--no-realtime', '--srt'],
     ok: /Hello/,
   },
   realtime: {
@@ -160,6 +163,15 @@ const FAMILIES: Record<string, Family> = {
     route: 'WS /v1/realtime',
     args: () => ['calls', 'join', 'rtc_hostile1'],
     ok: new RegExp(TEXT),
+  },
+  // every agent of the team into a project's files (issue 31): read first (the list, the numbers), then written
+  'agents pull --all': {
+    name: 'agents pull --all',
+    route: 'GET /v1/agents',
+    inputs: { 'svc-agents.json': JSON.stringify({ environments: ['default'], agents: {} }) },
+    args: (dir) => ['agents', 'pull', '--all', '--project', dir],
+    ok: /^[\w-]+\tdefault\tadded\tagents\/[\w-]+\.json\tagent_hostile1\n$/,
+    writes: ['agents'],
   },
   // one case, one audio turn: the session is the same socket as realtime talk's, read by the test runner
   'agents test': {
@@ -211,7 +223,7 @@ const rows: Row[] = [];
 const add = (r: Row) => rows.push(r);
 
 // HTTP families answering JSON
-for (const family of ['chat --no-stream', 'models', 'upload', 'stt rest'] as const) {
+for (const family of ['chat --no-stream', 'models', 'upload', 'stt rest', 'agents pull --all'] as const) {
   add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
   add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
   add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
@@ -242,7 +254,7 @@ for (const family of ['chat --no-stream', 'models', 'upload', 'stt rest'] as con
     stderr: M.rate,
     stdout: /^$/,
   });
-  const get = family === 'models';
+  const get = family === 'models' || family === 'agents pull --all';
   add({
     family,
     fault: get ? '503 then ok (GET retried)' : '500 (POST not retried)',

@@ -1,10 +1,10 @@
-// The optional sound-card packages: `speaker` (playback, native ALSA binding) and `mic` (capture through
-// `arecord`). Both load lazily and only when audio is really played or recorded, so every file and pipe path
-// works on machines without them. Note: loading `speaker` where ALSA has no default device can abort the
-// process, which is why nothing imports it before it is needed. Opening a playback device that does not exist
-// aborts the process inside libasound (SIGABRT, uncatchable), so `openSpeaker` first opens the device in a child
-// process (`probePlayback`); the microphone's `arecord` runs as a child anyway, and its first bytes (or its exit)
-// tell whether the capture device opened (source.ts).
+// The optional sound-card package `speaker` (playback, a native binding: ALSA, CoreAudio or WinMM), loaded lazily
+// and only when audio is really played, so every file and pipe path works on machines without it. Capture runs
+// the backend's program (backend.ts: arecord or sox) as a child. Note: loading `speaker` where ALSA has no
+// default device can abort the process, which is why nothing imports it before it is needed. Opening a playback
+// device that does not exist aborts the process inside libasound (SIGABRT, uncatchable), so `openSpeaker` first
+// opens the device in a child process (`probePlayback`); the capture program runs as a child anyway, and its first
+// bytes (or its exit) tell whether the capture device opened (source.ts).
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
@@ -16,11 +16,11 @@ export const INSTALL_HINT =
 /** What to do when there is no playback device. */
 export const PLAYBACK_HINT =
   'write the audio to a file with --output FILE (-o FILE) or to stdout with --output - instead, or choose a ' +
-  'device with --output-device NAME (`aplay -L` lists them)';
+  'device with --output-device NAME (`svc audio devices` lists them)';
 /** What to do when there is no capture device. */
 export const CAPTURE_HINT =
   'read a file with --input FILE or stdin with --input - instead, or choose a device with --input-device ' +
-  'NAME (`arecord -L` lists them)';
+  'NAME (`svc audio devices` lists them)';
 
 /** A microphone or speaker that cannot be used; the message says what to install. */
 export class AudioDeviceError extends Error {
@@ -110,7 +110,7 @@ const probed = new Map<string, Promise<void>>();
  * given the benefit of the doubt. Once per device and format.
  */
 export function probePlayback(fmt: PlaybackFormat, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const key = `${fmt.device ?? ''}|${fmt.sampleRate}|${fmt.channels}`;
+  const key = `${fmt.device ?? ''}|${env.PULSE_SINK ?? ''}|${fmt.sampleRate}|${fmt.channels}`;
   let p = probed.get(key);
   if (!p) {
     p = runProbe(fmt, env);
@@ -171,53 +171,23 @@ export async function openSpeaker(fmt: PlaybackFormat, env: NodeJS.ProcessEnv = 
   return loadSpeaker();
 }
 
-export interface MicOptions {
-  rate?: string;
-  channels?: string;
-  device?: string;
-  bitwidth?: string;
-  encoding?: string;
-  endian?: string;
-  fileType?: string;
-  exitOnSilence?: number;
-  debug?: boolean;
-}
-
-export interface MicInstance {
-  start(): void;
-  stop(): void;
-  pause(): void;
-  resume(): void;
-  getAudioStream(): NodeJS.ReadableStream & { on(event: string, fn: (...a: any[]) => void): unknown };
-}
-
-export type MicFactory = (opts: MicOptions) => MicInstance;
-
-/** Is `cmd` an executable on PATH? */
-export function onPath(cmd: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
+/** Is `cmd` an executable on PATH? (on Windows also with the extensions of PATHEXT) */
+export function onPath(
+  cmd: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): boolean {
+  const exts = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').filter(Boolean)] : [''];
+  for (const dir of (env.PATH ?? env.Path ?? '').split(delimiter)) {
     if (!dir) continue;
-    try {
-      accessSync(join(dir, cmd), constants.X_OK);
-      return true;
-    } catch {
-      // keep looking
+    for (const ext of exts) {
+      try {
+        accessSync(join(dir, cmd + ext), constants.X_OK);
+        return true;
+      } catch {
+        // keep looking
+      }
     }
   }
   return false;
-}
-
-export async function loadMic(env: NodeJS.ProcessEnv = process.env): Promise<MicFactory> {
-  // `mic` spawns arecord without an error handler: a missing arecord would crash the process.
-  if (process.platform === 'linux' && !onPath('arecord', env)) {
-    throw new AudioDeviceError(`cannot record: \`arecord\` is not installed; ${INSTALL_HINT}`);
-  }
-  try {
-    const mod = (await import('mic')) as unknown as { default: MicFactory };
-    return mod.default;
-  } catch (err) {
-    throw new AudioDeviceError(
-      `cannot record: the \`mic\` package is not available (${(err as Error).message.split('\n')[0]}); ${INSTALL_HINT}`,
-    );
-  }
 }

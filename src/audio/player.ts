@@ -4,7 +4,9 @@
 import { performance } from 'node:perf_hooks';
 import { PcmConverter, createStreamDecoder, parseWavHeader, type StreamDecoder } from 'svc-formats/audio-codecs';
 import type { Codec, PcmFormat } from 'svc-formats/audio-format';
-import { openByteTarget, openSink, type AudioSink, type ByteTarget } from './sink.js';
+import { ONLY_SPEAKER, openByteTarget, openSink, type AudioSink, type ByteTarget, type StdoutBytes } from './sink.js';
+import { fail } from '../core/validate.js';
+import type { AudioDevice } from './backend.js';
 
 export interface EncodedOutputOptions {
   /** `speaker`, `-` (stdout) or a file path */
@@ -12,8 +14,10 @@ export interface EncodedOutputOptions {
   codec: Codec;
   /** format of headerless audio (pcm, mulaw, alaw) */
   format: PcmFormat;
+  /** --output-device: an index or name from `svc audio devices` */
   device?: string;
-  stdout?: NodeJS.WritableStream;
+  stdout?: StdoutBytes;
+  env?: NodeJS.ProcessEnv;
 }
 
 export class EncodedOutput {
@@ -33,15 +37,23 @@ export class EncodedOutput {
   private wavHeaderSize = 0;
   private wavData = 0;
 
+  private chosen?: AudioDevice;
+
   private constructor(private readonly opts: EncodedOutputOptions) {}
 
   static async open(opts: EncodedOutputOptions): Promise<EncodedOutput> {
     const o = new EncodedOutput(opts);
     if (opts.dest === 'speaker') {
-      // check the package and the device now, so either is reported before anything is requested
-      const { openSpeaker } = await import('./devices.js');
-      await openSpeaker({ ...opts.format, device: opts.device });
-    } else o.target = await openByteTarget(opts.dest, opts.stdout);
+      // choose and check the device now, so a wrong one is reported before anything is requested
+      const env = opts.env ?? process.env;
+      const { chooseDevice } = await import('./choose.js');
+      o.chosen = await chooseDevice('output', opts.device, { env });
+      const { checkPlayback } = await import('./sink.js');
+      await checkPlayback(opts.format, o.chosen, env);
+    } else {
+      if (opts.device !== undefined) fail('--output-device', opts.device, ONLY_SPEAKER);
+      o.target = await openByteTarget(opts.dest, opts.stdout);
+    }
     return o;
   }
 
@@ -93,7 +105,7 @@ export class EncodedOutput {
     const pcm = this.decoder.push(b);
     if (pcm.length === 0 || !this.decoder.format) return;
     const fmt = this.decoder.format;
-    if (!this.sink) this.sink = await openSink('speaker', { format: fmt, device: this.opts.device });
+    this.sink ??= await openSink('speaker', { format: fmt, chosen: this.chosen, env: this.opts.env });
     if (fmt.sampleRate !== this.sink.format.sampleRate || fmt.channels !== this.sink.format.channels) {
       this.converter ??= new PcmConverter(fmt, this.sink.format);
     }

@@ -6,10 +6,19 @@
 // target as it was.
 import { AtomicFile } from '../core/atomic-file.js';
 import { Mp3Encoder, encodeSamples, wavHeader } from 'svc-formats/audio-codecs';
-import { openSpeaker, type SpeakerCtor, type SpeakerLike } from './devices.js';
+import { AudioDeviceError, PLAYBACK_HINT, onPath, openSpeaker, type SpeakerCtor, type SpeakerLike } from './devices.js';
+import { audioBackend, type AudioCommand, type AudioDevice } from './backend.js';
+import { chooseDevice } from './choose.js';
+import { childEnvironment } from '../core/environment.js';
+import { fail } from '../core/validate.js';
+import type { ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { codecFromPath, type Codec, type PcmFormat } from 'svc-formats/audio-format';
 
 export type SinkSpec = 'speaker' | '-' | (string & {});
+
+/** an output device is for the speaker: with a file or stdout it would be ignored */
+export const ONLY_SPEAKER = 'only when the audio plays on the speaker, not into a file or stdout';
 
 export interface SinkOptions {
   /** format of the PCM given to write() */
@@ -18,10 +27,15 @@ export interface SinkOptions {
   codec?: Codec;
   /** MP3 bit rate (bits/s, default 128000) */
   bitRate?: number;
-  /** playback device for the speaker (ALSA name) */
+  /** playback device for the speaker: an index or name from `svc audio devices` */
   device?: string;
-  /** stdout for `-` (default process.stdout) */
-  stdout?: NodeJS.WritableStream;
+  /** the device, when the caller chose it already (chooseDevice) */
+  chosen?: AudioDevice;
+  env?: NodeJS.ProcessEnv;
+  /** the sound system's platform (default: this one; tests inject darwin and win32) */
+  platform?: NodeJS.Platform;
+  /** stdout for `-` (default process.stdout): the command's Output (its writeBytes), or a stream */
+  stdout?: StdoutBytes;
 }
 
 export interface AudioSink {
@@ -29,8 +43,11 @@ export interface AudioSink {
   readonly format: PcmFormat;
   /** codec written (files and stdout); `pcm` for the speaker */
   readonly codec: Codec;
-  /** queue PCM for playback / writing; resolves when it was handed on (back-pressure) */
-  write(pcm: Buffer): Promise<void>;
+  /**
+   * queue PCM for playback / writing; resolves when it was handed on (back-pressure). `handed` is called when the
+   * bytes reached the device (the speaker's native write to ALSA returned) or the file/stdout took them.
+   */
+  write(pcm: Buffer, handed?: () => void): Promise<void>;
   /** stop playback now and drop what is queued (barge-in); later writes play again */
   clear(): void;
   /** flush, finish the file (WAV sizes) or let the speaker drain; resolves when done */
@@ -40,12 +57,19 @@ export interface AudioSink {
 }
 
 export async function openSink(spec: SinkSpec, opts: SinkOptions): Promise<AudioSink> {
-  if (spec === 'speaker') return SpeakerSink.open(opts);
+  if (spec === 'speaker') return openSpeakerSink(opts);
+  if (opts.device !== undefined) fail('--output-device', opts.device, ONLY_SPEAKER);
   const codec = opts.codec ?? (spec === '-' ? 'wav' : (codecFromPath(spec) ?? 'wav'));
   const out = spec === '-' ? new StdoutTarget(opts.stdout ?? process.stdout) : await FileTarget.open(spec);
   const encoder = await makeEncoder(codec, opts.format, opts.bitRate);
   return new EncodedSink(spec === '-' ? 'stdout' : 'file', out, opts.format, codec, encoder);
 }
+
+/**
+ * Stdout as a sink sees it: the Output's one stdout writer (term/output.ts writeBytes: a failed write is a
+ * StdoutWriteError), or a bare stream.
+ */
+export type StdoutBytes = NodeJS.WritableStream | { writeBytes(chunk: Uint8Array): Promise<void> };
 
 /** Where encoded bytes go. */
 export interface ByteTarget {
@@ -58,13 +82,15 @@ export interface ByteTarget {
 }
 
 class StdoutTarget implements ByteTarget {
-  constructor(private readonly out: NodeJS.WritableStream) {}
+  constructor(private readonly out: StdoutBytes) {}
   write(b: Uint8Array): Promise<void> {
     if (b.length === 0) return Promise.resolve();
+    const out = this.out;
+    if ('writeBytes' in out) return out.writeBytes(b);
     return new Promise((resolve, reject) => {
-      const ok = this.out.write(b, (err) => (err ? reject(err) : undefined));
+      const ok = out.write(b, (err) => (err ? reject(err) : undefined));
       if (ok) resolve();
-      else this.out.once('drain', () => resolve());
+      else out.once('drain', () => resolve());
     });
   }
   async patch(): Promise<boolean> {
@@ -98,7 +124,7 @@ class FileTarget implements ByteTarget {
   }
 }
 
-export async function openByteTarget(spec: '-' | (string & {}), stdout?: NodeJS.WritableStream): Promise<ByteTarget> {
+export async function openByteTarget(spec: '-' | (string & {}), stdout?: StdoutBytes): Promise<ByteTarget> {
   return spec === '-' ? new StdoutTarget(stdout ?? process.stdout) : FileTarget.open(spec);
 }
 
@@ -143,7 +169,7 @@ class EncodedSink implements AudioSink {
     private readonly enc: Encoder,
   ) {}
 
-  async write(pcm: Buffer): Promise<void> {
+  async write(pcm: Buffer, handed?: () => void): Promise<void> {
     if (!this.started) {
       this.started = true;
       if (this.enc.header) await this.out.write(this.enc.header);
@@ -155,6 +181,7 @@ class EncodedSink implements AudioSink {
     const bytes = this.enc.encode(all.subarray(0, usable));
     this.dataBytes += bytes.length;
     await this.out.write(bytes);
+    handed?.();
   }
 
   clear(): void {
@@ -186,16 +213,13 @@ class SpeakerSink implements AudioSink {
   private closing: Promise<void>[] = [];
   private error: Error | undefined;
 
-  private constructor(
+  constructor(
     private readonly Ctor: SpeakerCtor,
     readonly format: PcmFormat,
-    private readonly device?: string,
+    private readonly device: string | undefined,
+    /** PulseAudio's sink for ALSA's `pulse` device: read by libpulse when the device opens (the first write) */
+    private readonly deviceEnv: Record<string, string>,
   ) {}
-
-  static async open(opts: SinkOptions): Promise<SpeakerSink> {
-    const Ctor = await openSpeaker({ ...opts.format, device: opts.device });
-    return new SpeakerSink(Ctor, opts.format, opts.device);
-  }
 
   private current(): SpeakerLike {
     if (!this.speaker) {
@@ -214,12 +238,15 @@ class SpeakerSink implements AudioSink {
     return this.speaker;
   }
 
-  write(pcm: Buffer): Promise<void> {
+  write(pcm: Buffer, handed?: () => void): Promise<void> {
     if (this.error) return Promise.reject(this.error);
     if (pcm.length === 0) return Promise.resolve();
+    const opening = !this.speaker;
     const s = this.current();
     return new Promise((resolve) => {
-      const ok = s.write(pcm);
+      // the callback runs once speaker's native write returned: ALSA holds the samples
+      const written = (err?: Error | null) => (err ? undefined : handed?.());
+      const ok = opening ? withEnv(this.deviceEnv, () => s.write(pcm, written)) : s.write(pcm, written);
       if (ok) return resolve();
       const done = () => {
         s.removeListener('drain', done);
@@ -260,5 +287,135 @@ class SpeakerSink implements AudioSink {
   async abort(): Promise<void> {
     this.clear();
     await Promise.all(this.closing);
+  }
+}
+
+/** `fn` with `vars` in process.env (restored after): for a native library that reads its environment. */
+function withEnv<T>(vars: Record<string, string>, fn: () => T): T {
+  const keys = Object.keys(vars);
+  if (!keys.length) return fn();
+  const before = keys.map((k) => [k, process.env[k]] as const);
+  Object.assign(process.env, vars);
+  try {
+    return fn();
+  } finally {
+    for (const [k, v] of before) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** Can the speaker play on this device (the package there and the device opening, or the program installed)? */
+export async function checkPlayback(
+  format: PcmFormat,
+  device: AudioDevice | undefined,
+  env: NodeJS.ProcessEnv,
+  platform?: NodeJS.Platform,
+): Promise<void> {
+  const route = audioBackend(platform).playback(device, format);
+  if (route.via === 'command') {
+    if (!onPath(route.run.command, env, platform))
+      throw new AudioDeviceError(`cannot play audio: \`${route.run.command}\` is not installed; ${PLAYBACK_HINT}`);
+  } else await openSpeaker({ ...format, device: route.device }, { ...env, ...route.env });
+}
+
+/** The speaker on the chosen device, through the backend's route: `speaker` (probed first) or a program. */
+async function openSpeakerSink(opts: SinkOptions): Promise<AudioSink> {
+  const env = opts.env ?? process.env;
+  const device = opts.chosen ?? (await chooseDevice('output', opts.device, { env, platform: opts.platform }));
+  const route = audioBackend(opts.platform).playback(device, opts.format);
+  if (route.via === 'command') return CommandSink.open(route.run, opts.format, env, opts.platform);
+  const Ctor = await openSpeaker({ ...opts.format, device: route.device }, { ...env, ...route.env });
+  return new SpeakerSink(Ctor, opts.format, route.device, route.env);
+}
+
+/**
+ * Plays by a program reading raw PCM on its stdin (sox on a named CoreAudio or WinMM device). clear() stops the
+ * program, dropping what it holds; the next write starts another.
+ */
+class CommandSink implements AudioSink {
+  readonly kind = 'speaker' as const;
+  readonly codec = 'pcm' as const;
+  private child: ChildProcessByStdio<Writable, null, Readable> | undefined;
+  private exits: Promise<void>[] = [];
+  private error: Error | undefined;
+
+  private constructor(
+    private readonly run: AudioCommand,
+    readonly format: PcmFormat,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly spawner: typeof import('node:child_process').spawn,
+  ) {}
+
+  static async open(run: AudioCommand, format: PcmFormat, env: NodeJS.ProcessEnv, platform?: NodeJS.Platform) {
+    if (!onPath(run.command, env, platform))
+      throw new AudioDeviceError(`cannot play audio: \`${run.command}\` is not installed; ${PLAYBACK_HINT}`);
+    const { spawn } = await import('node:child_process');
+    return new CommandSink(run, format, env, spawn);
+  }
+
+  private current() {
+    if (this.child) return this.child;
+    const spawn = this.spawner; // called by its name: test/repo/child-env.test.ts checks every spawn( for its env
+    const child = spawn(this.run.command, this.run.args, {
+      env: childEnvironment({ ...this.env, ...this.run.env }),
+      stdio: ['pipe', 'ignore', 'pipe'],
+      windowsHide: true,
+    });
+    let said = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => {
+      if (said.length < 2000) said += d;
+    });
+    child.stdin.on('error', () => undefined); // reported by the exit below
+    this.exits.push(
+      new Promise<void>((resolve) => {
+        child.on('error', (err) => {
+          this.error ??= new AudioDeviceError(`cannot play audio: ${err.message}; ${PLAYBACK_HINT}`);
+          resolve();
+        });
+        child.on('close', (code, signal) => {
+          if (code && !signal && this.child === child) {
+            const detail = said.trim().split('\n')[0]?.slice(0, 200);
+            this.error ??= new AudioDeviceError(
+              `cannot play audio: ${this.run.command} stopped (exit ${code}${detail ? `: ${detail}` : ''}); ` +
+                PLAYBACK_HINT,
+            );
+          }
+          resolve();
+        });
+      }),
+    );
+    this.child = child;
+    return child;
+  }
+
+  write(pcm: Buffer): Promise<void> {
+    if (this.error) return Promise.reject(this.error);
+    if (pcm.length === 0) return Promise.resolve();
+    const c = this.current();
+    return new Promise((resolve) => {
+      if (c.stdin.write(pcm)) resolve();
+      else c.stdin.once('drain', resolve).once('close', resolve);
+    });
+  }
+
+  clear(): void {
+    const c = this.child;
+    this.child = undefined;
+    c?.kill();
+  }
+
+  async end(): Promise<void> {
+    const c = this.child;
+    c?.stdin.end();
+    await Promise.all(this.exits);
+    if (this.error) throw this.error;
+  }
+
+  async abort(): Promise<void> {
+    this.clear();
+    await Promise.all(this.exits);
   }
 }

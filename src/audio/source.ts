@@ -14,8 +14,11 @@ import {
   wavSamplesToPcm,
   type WavSampleFormat,
 } from 'svc-formats/audio-codecs';
-import { CAPTURE_HINT, loadMic, AudioDeviceError } from './devices.js';
+import { CAPTURE_HINT, AudioDeviceError, onPath } from './devices.js';
+import { audioBackend, type AudioDevice } from './backend.js';
+import { chooseDevice } from './choose.js';
 import { InterruptedError, UsageError } from '../core/errors.js';
+import { fail } from '../core/validate.js';
 import { FFMPEG_HINT, ffmpegAvailable, ffmpegDecode } from './ffmpeg.js';
 import { SNIFF_BYTES, checkAudioHead, sniffAudio } from './sniff.js';
 import type { Encoding, PcmFormat } from 'svc-formats/audio-format';
@@ -38,8 +41,12 @@ export interface SourceOptions {
   inputChannels?: number;
   /** pace frames at real time (files and stdin; the microphone is always real time) */
   realtime?: boolean;
-  /** capture device for the microphone (ALSA name, e.g. `default`, `plughw:1,0`) */
+  /** capture device for the microphone: an index or name from `svc audio devices` (chooseDevice) */
   device?: string;
+  /** the microphone, when the caller chose it already (chooseDevice) */
+  chosen?: AudioDevice;
+  /** the sound system's platform (default: this one; tests inject darwin and win32) */
+  platform?: NodeJS.Platform;
   /** ends the source (like close()) */
   signal?: AbortSignal;
   /** stdin for `-` (default process.stdin) */
@@ -75,6 +82,8 @@ export async function openSource(spec: SourceSpec, opts: SourceOptions): Promise
   const stop = new AbortController();
   opts.signal?.addEventListener('abort', () => stop.abort(), { once: true });
   if (spec === 'mic') return openMic(format, opts, stop);
+  // a device for a file or a pipe would be ignored: said, before anything is sent
+  if (opts.device !== undefined) fail('--input-device', opts.device, 'only with the microphone (--input mic)');
   const flag = opts.flag ?? '--input';
   let bytes: AsyncIterable<Buffer>;
   let destroy: () => void;
@@ -168,84 +177,94 @@ async function* prepend(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerat
   }
 }
 
-/**
- * `mic` spawns arecord from process.env (it takes no environment): for that moment process.env is the child's
- * environment, without svc's secrets (core/environment.ts), as for every other process svc starts.
- */
-function startWithoutSecrets(start: () => void, env: NodeJS.ProcessEnv): void {
-  const own = process.env;
-  process.env = childEnvironment(env);
-  try {
-    start();
-  } finally {
-    process.env = own;
-  }
-}
-
+/** The capture program of the platform's backend, started on the chosen device (backend.ts). */
 async function openMic(format: PcmFormat, opts: SourceOptions, stop: AbortController): Promise<AudioSource> {
-  const micFactory = await loadMic(opts.env);
-  const m = micFactory({
-    rate: String(format.sampleRate),
-    channels: String(format.channels),
-    device: opts.device ?? 'default',
-    bitwidth: '16',
-    encoding: 'signed-integer',
-    endian: 'little',
+  const env = opts.env ?? process.env;
+  const backend = audioBackend(opts.platform);
+  const device = opts.chosen ?? (await chooseDevice('input', opts.device, { env, platform: opts.platform }));
+  const cmd = backend.capture(device, format);
+  if (!onPath(cmd.command, env, opts.platform))
+    throw new AudioDeviceError(
+      `cannot record: \`${cmd.command}\` is not installed (${backend.install}); ${CAPTURE_HINT}`,
+    );
+  const { spawn } = await import('node:child_process');
+  const child = spawn(cmd.command, cmd.args, {
+    env: childEnvironment({ ...env, ...cmd.env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    windowsHide: true,
   });
-  const stream = m.getAudioStream();
+  let said = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d: string) => {
+    if (said.length < 4000) said += d;
+  });
   let exited = false;
-  stream.on('audioProcessExitComplete', () => {
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  child.on('exit', () => {
     exited = true;
   });
-  startWithoutSecrets(() => m.start(), opts.env ?? process.env);
-  // arecord writes nothing until the device opened: wait for its first bytes (or its end) so that a machine
-  // without a sound card is told so before anything is sent
-  const it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  child.on('error', () => undefined); // reported below as "stopped without audio"
+  const stopChild = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+  };
+  const name = device?.name ?? 'default';
+  const head = await firstBytes(child.stdout, stop, closed, stopChild);
+  if (!head) {
+    await closed;
+    const detail = said.trim().split('\n')[0]?.slice(0, 200);
+    throw new AudioDeviceError(
+      `cannot record: no sound card, or the capture device "${name}" cannot be opened (${cmd.command} stopped ` +
+        `without audio${detail ? `: ${detail}` : ''}); ${CAPTURE_HINT}`,
+    );
+  }
+  const bytes = (async function* () {
+    yield head;
+    for await (const b of child.stdout) yield b as Buffer;
+  })();
+  const src = new StreamSource('mic', bytes, format, opts, stop, stopChild, false);
+  src.onEmpty = () => {
+    if (exited && !stop.signal.aborted) {
+      throw new AudioDeviceError(
+        `the microphone gave no audio: ${cmd.command} stopped (device ${name}; \`svc audio devices\` lists the ` +
+          'devices, choose one with --input-device)',
+      );
+    }
+  };
+  return src;
+}
+
+/**
+ * The capture program writes nothing until the device opened: its first bytes (or its end, undefined) tell, so
+ * that a machine without a sound card is told so before anything is sent. Ctrl-C meanwhile stops it.
+ */
+async function firstBytes(
+  out: NodeJS.ReadableStream,
+  stop: AbortController,
+  closed: Promise<void>,
+  stopChild: () => void,
+): Promise<Buffer | undefined> {
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<'aborted'>((resolve) => {
     onAbort = () => resolve('aborted');
     stop.signal.addEventListener('abort', onAbort, { once: true });
   });
-  const device = opts.device ?? 'default';
-  let first: IteratorResult<Buffer> | 'aborted';
+  const data = new Promise<Buffer | undefined>((resolve) => {
+    out.once('data', (b: Buffer) => {
+      out.pause(); // the rest is read by the frames' iterator
+      resolve(b);
+    });
+    void closed.then(() => resolve(undefined));
+  });
   try {
-    first = await Promise.race([it.next(), aborted]);
-  } catch (err) {
-    m.stop();
-    throw new AudioDeviceError(`cannot record: the microphone failed (${(err as Error).message}); ${CAPTURE_HINT}`);
+    const first = await Promise.race([data, aborted]);
+    if (first === 'aborted') {
+      stopChild();
+      throw new InterruptedError();
+    }
+    return first;
   } finally {
     stop.signal.removeEventListener('abort', onAbort!);
   }
-  if (first === 'aborted') {
-    m.stop();
-    throw new InterruptedError();
-  }
-  if (first.done) {
-    m.stop();
-    throw new AudioDeviceError(
-      `cannot record: no sound card, or the capture device "${device}" cannot be opened (arecord stopped ` +
-        `without audio); ${CAPTURE_HINT}`,
-    );
-  }
-  const head = first.value;
-  const bytes = (async function* () {
-    yield head;
-    for (;;) {
-      const n = await it.next();
-      if (n.done) return;
-      yield n.value;
-    }
-  })();
-  const src = new StreamSource('mic', bytes, format, opts, stop, () => m.stop(), false);
-  src.onEmpty = () => {
-    if (exited && !stop.signal.aborted) {
-      throw new AudioDeviceError(
-        `the microphone gave no audio: arecord stopped (device ${opts.device ?? 'default'}; \`arecord -L\` ` +
-          `lists the devices, choose one with --input-device)`,
-      );
-    }
-  };
-  return src;
 }
 
 class StreamSource implements AudioSource {

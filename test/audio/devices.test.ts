@@ -55,6 +55,7 @@ describe('no sound card: playback', () => {
   it('tts stream --play', () => run(['tts', 'stream', '--play'], PLAY, undefined, 'hello\n'));
   it('realtime talk without --output (the speaker)', () => run(['realtime', 'talk', '--input', clip], PLAY));
   it('calls join --output speaker', () => run(['calls', 'join', 'rtc_x', '--output', 'speaker'], PLAY));
+  it('audio test: the speaker is checked before anything is recorded', () => run(['audio', 'test'], PLAY));
   it('--output-device naming a device that does not exist, with a working default', () =>
     run(
       ['tts', 'say', 'hello', '--play', '--output-device', 'hw:7,0'],

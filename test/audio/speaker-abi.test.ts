@@ -38,7 +38,7 @@ describe('speaker built for another Node', () => {
       `cannot play audio: the \`speaker\` module was built for another Node.js (module version ${other}; Node ` +
         `v24.21.0 needs ${process.versions.modules}): run \`npm rebuild speaker\` with this Node (in svc's folder), ` +
         'or write the audio to a file with --output FILE (-o FILE) or to stdout with --output - instead, or choose ' +
-        'a device with --output-device NAME (`aplay -L` lists them)',
+        'a device with --output-device NAME (`svc audio devices` lists them)',
     );
     // an exit code of its own kind (a sound problem), not a crash
     expect(said?.name).toBe('AudioDeviceError');

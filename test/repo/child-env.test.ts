@@ -45,10 +45,4 @@ describe('processes svc starts', () => {
   it('the scan finds them (ffmpeg, ffprobe, the tool command, api_key_cmd, the speaker probe)', () => {
     expect(found.length).toBeGreaterThanOrEqual(6);
   });
-
-  it("mic's arecord, spawned by the package from process.env, starts under the child environment too", () => {
-    const source = readFileSync(join(ROOT, 'src/audio/source.ts'), 'utf8');
-    expect(source).toMatch(/startWithoutSecrets\(\(\) => m\.start\(\)/);
-    expect(source).not.toMatch(/^\s*m\.start\(\);/m);
-  });
 });

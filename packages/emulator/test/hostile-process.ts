@@ -20,15 +20,20 @@ export class EmulatorProcess {
   base!: URL;
   baselineRss = 0;
 
-  static forThisFile(): EmulatorProcess {
-    const emulator = new EmulatorProcess();
+  private constructor(private readonly serveArgs: string[]) {}
+
+  /** `serveArgs`: more arguments of `svc-emulator serve` (a collection to search) */
+  static forThisFile(serveArgs: string[] = []): EmulatorProcess {
+    const emulator = new EmulatorProcess(serveArgs);
     beforeAll(() => emulator.start());
     afterAll(() => emulator.stop());
     return emulator;
   }
 
   private async start(): Promise<void> {
-    this.proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...this.serveArgs], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
       this.proc.stdout!.on('data', (d: Buffer) => {

@@ -157,11 +157,13 @@ export async function apiChecks(http: HttpClient | undefined): Promise<Check[]> 
 
 export async function audioChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
   const { onPath } = await import('../../audio/devices.js');
-  const capture = ['arecord', 'sox'].filter((c) => onPath(c, env));
+  const { audioBackend } = await import('../../audio/backend.js');
+  // the program this platform's backend records with (arecord on Linux, sox on macOS and Windows)
+  const backend = audioBackend();
   const out = [
-    capture.length
-      ? check('audio capture', 'ok', `${capture.join(', ')} found`)
-      : check('audio capture', 'warn', 'neither arecord nor sox on PATH', 'install alsa-utils or sox (live audio)'),
+    onPath(backend.captureTool, env)
+      ? check('audio capture', 'ok', `${backend.captureTool} found (${backend.describe})`)
+      : check('audio capture', 'warn', `${backend.captureTool} is not on PATH`, `${backend.install} (live audio)`),
   ];
   for (const tool of ['ffmpeg', 'ffprobe'])
     out.push(

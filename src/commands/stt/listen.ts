@@ -17,6 +17,10 @@ import {
   type SttWord,
 } from '../../endpoints/stt.js';
 import { checkFormatLanguage, rateParser } from './transcribe.js';
+import { outputPath, type AtomicFile } from '../../core/atomic-file.js';
+import { cues, formatCue, subtitleHeader, type SubtitleKind } from '../../cmdutil/subtitles.js';
+
+const O = FLAG_GROUPS.output;
 
 interface Opts {
   input?: string;
@@ -37,6 +41,9 @@ interface Opts {
   vadThreshold?: number;
   multichannel?: boolean;
   channels?: number;
+  srt?: boolean;
+  vtt?: boolean;
+  output?: string;
 }
 
 const FRAME_MS = 100;
@@ -49,7 +56,10 @@ export default defineCommand<Opts>({
     'utterance; --json prints ' +
     'every event. WAV and MP3 input is converted to --encoding/--sample-rate; headerless input is read as ' +
     '--encoding at --sample-rate. ' +
-    'Ctrl-C or the end of the input sends audio.done and prints what the final transcript adds.',
+    'Ctrl-C or the end of the input sends audio.done and prints what the final transcript adds. --srt / --vtt ' +
+    "write subtitles instead, a cue as each final segment arrives (its words' timings): on stdout, or with " +
+    '-o FILE into FILE (put in place when the transcription ends, Ctrl-C included) while stdout shows the ' +
+    'transcript.',
   options: [
     {
       flags: '--input <mic|file|->',
@@ -109,15 +119,24 @@ export default defineCommand<Opts>({
       description: 'channels of the audio with --multichannel, 2 to 8',
       parse: integer({ min: 2, max: 8 }),
     },
+    { flags: '--srt', description: 'live SubRip subtitles: a cue per final segment as it arrives', group: O },
+    { flags: '--vtt', description: 'live WebVTT subtitles: a cue per final segment as it arrives', group: O },
+    {
+      flags: '-o, --output <file>',
+      description: 'write the --srt/--vtt subtitles to FILE (atomically, at the end); stdout shows the transcript',
+      parse: outputPath(),
+      group: O,
+    },
   ],
   examples: [
     'svc stt listen',
     'svc stt listen --input meeting.wav --interim',
     'arecord -f S16_LE -r 16000 | svc stt listen --input -',
     'svc stt listen --input call.ulaw --encoding mulaw --sample-rate 8000 --json',
+    'svc stt listen --vtt -o meeting.vtt',
   ],
   async run(ctx, _args, opts) {
-    checkListenFlags(opts);
+    checkListenFlags(ctx, opts);
     const input = opts.input ?? (ctx.streams.stdin.isTTY ? 'mic' : '-');
     if (input === '-' && ctx.streams.stdin.isTTY)
       throw new UsageError('--input -: stdin is a terminal; pipe audio in, or use --input mic or --input FILE');
@@ -146,18 +165,40 @@ export default defineCommand<Opts>({
       env: ctx.env,
     });
     let sock: SttSocket;
+    let view: View | undefined;
     try {
+      view = await makeView(ctx, opts);
       sock = await SttSocket.open((p, q) => ctx.ws(p, q), streamQuery(opts, channels));
     } catch (err) {
       await source.close();
+      await view?.abort();
       throw err;
     }
-    return new LiveTranscription(ctx, sock, source, encoding, new Transcript(ctx, !!opts.multichannel)).run();
+    return transcribeLive(ctx, new LiveTranscription(ctx, sock, source, encoding, view), view);
   },
 });
 
+/** Run it; the view's files are put in place when it ends or is interrupted (Ctrl-C keeps what was received). */
+async function transcribeLive(ctx: Context, live: LiveTranscription, view: View): Promise<number> {
+  let ok = false;
+  try {
+    const code = await live.run();
+    ok = true;
+    return code;
+  } catch (err) {
+    ok = err instanceof InterruptedError || ctx.signal.aborted;
+    throw err;
+  } finally {
+    if (ok) await view.finish();
+    else await view.abort();
+  }
+}
+
 /** Checks that span flags (exit 2, nothing sent). */
-function checkListenFlags(opts: Opts): void {
+function checkListenFlags(ctx: Context, opts: Opts): void {
+  require(!(opts.srt && opts.vtt), '--srt', true, 'not together with --vtt (choose one)');
+  require(!(ctx.out.json && (opts.srt || opts.vtt)), '--json', true, 'not together with --srt or --vtt');
+  require(opts.output === undefined || !!(opts.srt || opts.vtt), '--output', opts.output, 'only with --srt or --vtt');
   require(opts.smartTurnTimeout === undefined ||
     opts.smartTurn !== undefined, '--smart-turn-timeout', opts.smartTurnTimeout, 'only together with --smart-turn');
   checkFormatLanguage(opts.format, opts.language);
@@ -206,7 +247,7 @@ class LiveTranscription {
     private readonly sock: SttSocket,
     private readonly source: AudioSource,
     private readonly encoding: Encoding | 'opus',
-    private readonly view: Transcript,
+    private readonly view: View,
   ) {}
 
   async run(): Promise<number> {
@@ -321,11 +362,134 @@ function label(words: SttWord[] | undefined, text: string): string {
   return parts.join(' ');
 }
 
+/** What becomes of the transcript's events: the live transcript, subtitles, or both (-o FILE). */
+interface View {
+  partial(ev: SttPartial): void;
+  done(ev: SttDone): void;
+  /** whatever is still open (the connection ended early) */
+  flush(): void;
+  /** the transcription ended (or was interrupted): files are put in place */
+  finish(): Promise<void>;
+  /** it failed: a file is not written */
+  abort(): Promise<void>;
+}
+
+async function makeView(ctx: Context, opts: Opts): Promise<View> {
+  const kind: SubtitleKind | undefined = opts.srt ? 'srt' : opts.vtt ? 'vtt' : undefined;
+  const transcript = new Transcript(ctx, !!opts.multichannel);
+  if (!kind) return transcript;
+  if (opts.output === undefined || opts.output === '-')
+    return new Subtitles(kind, !!opts.multichannel, { write: async (t) => ctx.out.write(t) });
+  const { AtomicFile } = await import('../../core/atomic-file.js');
+  const file = await AtomicFile.create(opts.output);
+  return new Both(transcript, new Subtitles(kind, !!opts.multichannel, fileTarget(file)));
+}
+
+interface TextTarget {
+  write(text: string): Promise<void>;
+  commit?(): Promise<void>;
+  discard?(): Promise<void>;
+}
+
+function fileTarget(file: AtomicFile): TextTarget {
+  return {
+    write: async (t) => void (await file.write(Buffer.from(t))),
+    commit: async () => void (await file.commit()),
+    discard: () => file.discard(),
+  };
+}
+
+/**
+ * Subtitles as the transcript arrives: each final segment (is_final, and what transcript.done adds) becomes cues
+ * from its words' timings (transcribe's rules: at most 7 words or 3.5 s), written at once, numbered on.
+ */
+class Subtitles implements View {
+  private n = 0;
+  private writing: Promise<void>;
+  private error: unknown;
+
+  constructor(
+    private readonly kind: SubtitleKind,
+    private readonly multichannel: boolean,
+    private readonly target: TextTarget,
+  ) {
+    this.writing = this.put(subtitleHeader(kind));
+  }
+
+  private put(text: string): Promise<void> {
+    if (!text) return Promise.resolve();
+    return this.target.write(text).catch((err) => {
+      this.error ??= err;
+    });
+  }
+
+  private segment(ev: SttPartial | SttDone): void {
+    const ch = this.multichannel ? `[channel ${ev.channel_index ?? 0}] ` : '';
+    const words = ev.words ?? [];
+    let list = cues(words);
+    if (!list.length && ev.text && 'start' in ev && typeof ev.start === 'number')
+      list = [{ start: ev.start, end: ev.start + (ev.duration ?? 0), text: ev.text }];
+    const text = list.map((c) => formatCue(this.kind, ++this.n, { ...c, text: ch + c.text })).join('');
+    this.writing = this.writing.then(() => this.put(text));
+  }
+
+  partial(ev: SttPartial): void {
+    if (ev.is_final) this.segment(ev);
+  }
+
+  done(ev: SttDone): void {
+    this.segment(ev);
+  }
+
+  flush(): void {
+    // interim text is not a cue: only final segments have settled timings
+  }
+
+  async finish(): Promise<void> {
+    await this.writing;
+    if (this.error) {
+      await this.target.discard?.();
+      throw this.error;
+    }
+    await this.target.commit?.();
+  }
+
+  async abort(): Promise<void> {
+    await this.writing;
+    await this.target.discard?.();
+  }
+}
+
+/** The live transcript on stdout and the subtitles into a file. */
+class Both implements View {
+  constructor(
+    private readonly shown: Transcript,
+    private readonly subtitles: Subtitles,
+  ) {}
+  partial(ev: SttPartial): void {
+    this.shown.partial(ev);
+    this.subtitles.partial(ev);
+  }
+  done(ev: SttDone): void {
+    this.shown.done(ev);
+    this.subtitles.done(ev);
+  }
+  flush(): void {
+    this.shown.flush();
+  }
+  finish(): Promise<void> {
+    return this.subtitles.finish();
+  }
+  abort(): Promise<void> {
+    return this.subtitles.abort();
+  }
+}
+
 /**
  * What the user sees. Per channel: finished chunks of the utterance in progress, plus the interim text. On a
  * terminal the line is rewritten in place; in a pipe a line is printed when an utterance ends.
  */
-class Transcript {
+class Transcript implements View {
   private fixed = new Map<number, string[]>();
   private interim = new Map<number, string>();
   private live = false;
@@ -389,6 +553,14 @@ class Transcript {
     this.interim.delete(ch);
     if (text) this.fixed.set(ch, [...(this.fixed.get(ch) ?? []), text]);
     this.endUtterance(ch);
+  }
+
+  async finish(): Promise<void> {
+    // printed as it came
+  }
+
+  async abort(): Promise<void> {
+    // what was printed stays
   }
 
   /** whatever is still open (the connection ended early) */

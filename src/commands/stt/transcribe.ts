@@ -17,6 +17,7 @@ import {
   type TranscribeInput,
 } from '../../endpoints/stt.js';
 import { parseWavHeader } from 'svc-formats/audio-codecs';
+import { cues, formatCue, subtitleHeader, type SubtitleKind } from '../../cmdutil/subtitles.js';
 import { FFMPEG_HINT, ffmpegAvailable } from '../../audio/ffmpeg.js';
 import { SNIFF_BYTES, checkAudioHead, sniffAudio } from '../../audio/sniff.js';
 
@@ -342,55 +343,10 @@ async function printWords(ctx: Context, res: SttResponse): Promise<void> {
   );
 }
 
-function stamp(sec: number, sep: ',' | '.'): string {
-  const ms = Math.round(sec * 1000);
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = Math.floor((ms % 60_000) / 1000);
-  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-  return `${pad(h)}:${pad(m)}:${pad(s)}${sep}${pad(ms % 1000, 3)}`;
-}
-
-/**
- * Words grouped into cues: at most 7 words or 3.5 s, a new cue after sentence punctuation, a speaker change or a pause
- * of 1 s.
- */
-export function cues(words: SttWord[]): { start: number; end: number; text: string }[] {
-  const out: { start: number; end: number; text: string; n: number; speaker?: number }[] = [];
-  for (const w of words) {
-    const cur = out[out.length - 1];
-    const prevText = cur?.text ?? '';
-    const breakHere =
-      !cur ||
-      cur.n >= 7 ||
-      w.end - cur.start > 3.5 ||
-      /[.?!]$/.test(prevText) ||
-      w.start - cur.end > 1 ||
-      cur.speaker !== w.speaker;
-    if (breakHere) out.push({ start: w.start, end: w.end, text: w.text, n: 1, speaker: w.speaker });
-    else {
-      cur.text += ` ${w.text}`;
-      cur.end = w.end;
-      cur.n++;
-    }
-  }
-  return out.map((c) => ({
-    start: c.start,
-    end: c.end,
-    text: c.speaker !== undefined ? `[speaker ${c.speaker}] ${c.text}` : c.text,
-  }));
-}
-
-function printSubtitles(ctx: Context, res: SttResponse, kind: 'srt' | 'vtt'): void {
+function printSubtitles(ctx: Context, res: SttResponse, kind: SubtitleKind): void {
   const words = res.words ?? res.channels?.flatMap((c) => c.words ?? []).sort((a, b) => a.start - b.start) ?? [];
   const list = cues(words);
-  if (kind === 'vtt') ctx.out.line('WEBVTT\n');
-  list.forEach((c, i) => {
-    if (kind === 'srt') ctx.out.line(String(i + 1));
-    const sep = kind === 'srt' ? ',' : '.';
-    ctx.out.line(`${stamp(c.start, sep)} --> ${stamp(c.end, sep)}`);
-    ctx.out.line(c.text);
-    ctx.out.line();
-  });
+  ctx.out.write(subtitleHeader(kind));
+  list.forEach((c, i) => ctx.out.write(formatCue(kind, i + 1, c)));
   if (!list.length) ctx.out.info('no words: empty subtitles');
 }

@@ -278,7 +278,8 @@ export async function openOutput(ctx: Context, opts: TtsOpts, d: Destination) {
     codec: d.codec,
     format: { sampleRate: d.sampleRate, channels: 1 },
     device: opts.outputDevice,
-    stdout: ctx.streams.stdout,
+    env: ctx.env,
+    stdout: ctx.out,
   });
 }
 

@@ -154,7 +154,7 @@ describe('svc stt listen', () => {
     expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['[channel 0] left', '[channel 1] right']);
   });
 
-  listening('drives the real mic package through a fake arecord first on PATH', async ({ emu }) => {
+  listening('records through arecord (a fake one first on PATH), on the device given', async ({ emu }) => {
     const bin = join(dir, 'fakebin');
     mkdirSync(bin, { recursive: true });
     const argsLog = join(dir, 'arecord-args.txt');
@@ -173,7 +173,7 @@ describe('svc stt listen', () => {
       env: { PATH: `${bin}:${process.env.PATH}` },
     });
     expect(r).toMatchObject({ exitCode: 0, stdout: 'from the mic\n' });
-    expect(readFileSync(argsLog, 'utf8').trim()).toBe('-c 1 -r 16000 -f S16_LE -D plughw:7,0');
+    expect(readFileSync(argsLog, 'utf8').trim()).toBe('-q -c 1 -r 16000 -f S16_LE -D plughw:7,0');
   });
 
   listening('says what to install when arecord is missing, and sends nothing', async ({ emu }) => {
@@ -188,7 +188,7 @@ describe('svc stt listen', () => {
     const r = await svcProcess(['stt', 'listen', '--input', 'mic'], { emu, env: { PATH: bin } });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(
-      /cannot record: `arecord` is not installed; install the sound packages: apt-get install libasound2-dev alsa-utils && npm rebuild speaker/,
+      /cannot record: `arecord` is not installed \(apt-get install alsa-utils libasound2-dev && npm rebuild speaker\); read a file with --input FILE/,
     );
     expect(emu.requests()).toHaveLength(0);
     expect(dirname(process.execPath)).toBeTruthy();
