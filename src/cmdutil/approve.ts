@@ -9,11 +9,16 @@ import type { PendingCall } from './local-tools.js';
 
 export type Approver = (call: PendingCall) => Promise<boolean>;
 
-export function approver(ctx: Pick<Context, 'globals' | 'env' | 'streams'>): Approver {
+/** Throws (exit 2) where nobody can be asked: --no-input (SVC_NO_INPUT, CI), or stdin not a terminal. */
+export function checkApprovable(ctx: Pick<Context, 'globals' | 'env' | 'streams'>): void {
   const noInput = noInputReason(ctx.globals, ctx.env);
   if (noInput) refusePrompt(noInput, '--approve asks before each tool call', 'leave --approve out to run them');
   if (!ctx.streams.stdin.isTTY)
     throw new UsageError('--approve: stdin is not a terminal to ask on (nothing was sent); leave --approve out');
+}
+
+export function approver(ctx: Pick<Context, 'globals' | 'env' | 'streams'>): Approver {
+  checkApprovable(ctx);
   return async (call) => {
     ctx.streams.stderr.write(`run ${call.name} ${call.arguments}? [y/N] `);
     const answer = await readLine(ctx.streams.stdin);

@@ -43,9 +43,10 @@ export async function confirm(
     throw new CancelledError('cancelled: nothing was changed');
 }
 
-/** One line from a stream (undefined at end of input). Leaves the stream paused for others. */
-export function readLine(input: NodeJS.ReadableStream): Promise<string | undefined> {
+/** One line from a stream (undefined at its end or once `signal` aborts). Leaves the stream paused for others. */
+export function readLine(input: NodeJS.ReadableStream, signal?: AbortSignal): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return resolve(undefined);
     let buf = '';
     const onData = (chunk: Buffer | string) => {
       buf += chunk.toString();
@@ -57,7 +58,9 @@ export function readLine(input: NodeJS.ReadableStream): Promise<string | undefin
       cleanup();
       reject(err);
     };
+    const onAbort = () => finish(undefined);
     const cleanup = () => {
+      signal?.removeEventListener('abort', onAbort);
       input.off('data', onData);
       input.off('end', onEnd);
       input.off('error', onError);
@@ -70,6 +73,7 @@ export function readLine(input: NodeJS.ReadableStream): Promise<string | undefin
     input.on('data', onData);
     input.on('end', onEnd);
     input.on('error', onError);
+    signal?.addEventListener('abort', onAbort, { once: true });
     input.resume();
   });
 }

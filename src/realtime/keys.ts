@@ -2,7 +2,7 @@
 // - a single tap of space toggles talking on, the next tap toggles it off;
 // - holding space makes the terminal repeat it; once repeats are seen, talking stops when they stop
 //   (the key was released).
-// `q` or Ctrl-C ends the session.
+// `q` or Ctrl-C ends the session. While an --approve question waits (KeyQuestion), the other keys answer it.
 
 export interface PttTarget {
   setTalking(on: boolean): void;
@@ -56,18 +56,52 @@ export class PushToTalkKeys {
   }
 }
 
+/**
+ * A yes/no question answered by one key among the talk keys (--approve with --push-to-talk): y is yes, any other key
+ * no, except space (still the talk key: a held space must not answer) and the keys that end the session.
+ */
+export class KeyQuestion {
+  private answer: ((yes: boolean) => void) | undefined;
+
+  /** Resolves with the answer; false once `signal` aborts (the session ended). */
+  ask(signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve(false);
+      const done = (yes: boolean) => {
+        this.answer = undefined;
+        signal.removeEventListener('abort', onAbort);
+        resolve(yes);
+      };
+      const onAbort = () => done(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.answer = done;
+    });
+  }
+
+  /** A key (not space, not a quit key): true when it answered the question waiting. */
+  key(ch: string): boolean {
+    if (!this.answer) return false;
+    this.answer(ch === 'y' || ch === 'Y');
+    return true;
+  }
+}
+
+const QUIT_KEYS = new Set(['q', 'Q', '\u0003', '\u0004']);
+
 /** Read keys from a terminal in raw mode; returns a function that gives the terminal back. */
 export function attachKeys(
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown },
   keys: PushToTalkKeys,
   onQuit: () => void,
+  question?: KeyQuestion,
 ): () => void {
   stdin.setRawMode?.(true);
   stdin.resume();
   const onData = (chunk: Buffer | string) => {
     for (const ch of chunk.toString()) {
       if (ch === ' ') keys.space();
-      else if (ch === 'q' || ch === 'Q' || ch === '\u0003' || ch === '\u0004') onQuit();
+      else if (QUIT_KEYS.has(ch)) onQuit();
+      else question?.key(ch);
     }
   };
   stdin.on('data', onData);

@@ -20,14 +20,16 @@ import {
 import { BUILTIN_VOICES, voiceIdParser } from '../endpoints/voices.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import type { Context } from '../runtime/context.js';
-import { AUDIO, MCP_FLAG, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
+import { APPROVE_FLAG, AUDIO, MCP_FLAG, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
+import { checkApprovable } from '../cmdutil/approve.js';
 import { toolCmdParser, type ToolCommand } from '../cmdutil/local-tools.js';
-import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
+import { fail, maxLength, number, integer, oneOf, require } from '../core/validate.js';
 import { PushToTalkKeys, attachKeys } from './keys.js';
 import { SessionInstruments } from './instruments.js';
 import { Playback } from './playback.js';
 import { RealtimeSession, type SessionResult, type TurnMode } from './session.js';
 import { sessionTools, toolFileParser } from './tools.js';
+import type { VoiceApproval } from './approve.js';
 import type { McpServers } from '../mcp/client.js';
 import { TranscriptView, type TranscriptLabels, type TranscriptOut } from './transcript.js';
 
@@ -38,6 +40,7 @@ export interface VoiceFlags {
   tool?: Record<string, any>[];
   toolCmd?: ToolCommand[];
   mcp?: string[];
+  approve?: boolean;
   toolTimeout?: number;
   input?: string;
   output?: string;
@@ -73,6 +76,7 @@ export const SESSION_OPTIONS: OptionSpec[] = [
   { ...toolFlag('function tool(s) from a JSON file (repeatable); flat or nested form'), parse: toolFileParser },
   toolCmdFlag(toolCmdParser),
   MCP_FLAG,
+  APPROVE_FLAG,
   {
     flags: '--tool-timeout <seconds>',
     description: 'time limit of one tool command (1-600, default 60)',
@@ -170,12 +174,40 @@ export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
   if (input === '-' && output === '-') {
     // allowed: audio in from stdin, out to stdout; the transcript goes to stderr
   }
+  checkDeviceFlags(f);
+  if (f.approve) checkApproveFlag(ctx, f);
   const names = new Set<string>();
   for (const t of f.tool ?? []) {
     require(!names.has(t.name), '--tool', t.name, 'tool names that are unique');
     names.add(t.name);
   }
   require((f.tool?.length ?? 0) <= 200, '--tool', `${f.tool?.length} tools`, 'at most 200 tools');
+}
+
+/**
+ * A device flag is for the device it names: --input-device with the microphone, --output-device with the speaker
+ * (calls join uses neither unless --input / --output ask for them). Otherwise it would be ignored: exit 2.
+ */
+function checkDeviceFlags(f: VoiceFlags): void {
+  if (f.inputDevice !== undefined && f.input !== 'mic') {
+    const input = f.input === undefined ? 'no --input was given' : `--input is ${f.input}`;
+    fail('--input-device', f.inputDevice, `only with the microphone (--input mic); ${input}`);
+  }
+  if (f.outputDevice !== undefined && f.output !== 'speaker') {
+    const output = f.output === undefined ? 'no --output was given' : `--output is ${f.output}`;
+    fail('--output-device', f.outputDevice, `only when the audio plays on the speaker (--output speaker); ${output}`);
+  }
+}
+
+/**
+ * --approve asks on the terminal (realtime/approve.ts): only with tools that run here, and only where a terminal can
+ * answer: not with --no-input or a stdin that is no terminal, and not with --input - (stdin carries the audio).
+ */
+function checkApproveFlag(ctx: Context, f: VoiceFlags): void {
+  require(!!(f.toolCmd?.length || f.mcp?.length), '--approve', 'set', 'only together with --tool-cmd or --mcp');
+  const why = 'a terminal to ask on, and stdin carries the audio: use --input mic or a file';
+  require(f.input !== '-', '--approve', 'with --input -', why);
+  checkApprovable(ctx);
 }
 
 export interface RunVoiceOptions {
@@ -217,14 +249,17 @@ export async function buildSessionUpdate(ctx: Context, f: VoiceFlags, mode: Turn
 
 /** --mcp: the servers started before the session, their tools added to the session's (stopped when it ends). */
 export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOptions): Promise<number> {
-  if (!f.mcp?.length) return voiceSession(ctx, f, o, undefined);
+  const approval = f.approve
+    ? new (await import('./approve.js')).VoiceApproval(ctx.streams, !!f.pushToTalk)
+    : undefined;
+  if (!f.mcp?.length) return voiceSession(ctx, f, o, undefined, approval);
   const { startServers } = await import('../mcp/client.js');
   const mcp = await startServers(ctx, f.mcp, [
     ...(f.tool ?? []).map((t) => String(t.name)),
     ...(f.toolCmd ?? []).map((t) => t.name),
   ]);
   try {
-    return await voiceSession(ctx, f, o, mcp);
+    return await voiceSession(ctx, f, o, mcp, approval);
   } finally {
     await mcp.close();
   }
@@ -235,6 +270,7 @@ async function voiceSession(
   f: VoiceFlags,
   o: RunVoiceOptions,
   mcp: McpServers | undefined,
+  approval: VoiceApproval | undefined,
 ): Promise<number> {
   const mode: TurnMode = f.pushToTalk ? 'push-to-talk' : f.duplex ? 'duplex' : 'half-duplex';
   const prefix = o.notePrefix ?? '';
@@ -282,6 +318,7 @@ async function voiceSession(
     mode,
     commands,
     mcp,
+    approve: approval?.approve,
     endWhenInputEnds: !!f.input && f.input !== 'mic',
     call: !!o.callId,
     note: (t) => inst.around(() => ctx.out.info(`${prefix}${t}`)),
@@ -296,7 +333,7 @@ async function voiceSession(
   });
   let result: SessionResult;
   try {
-    result = await runToEnd(ctx, session, o, { mode, source, playback, prefix, inst });
+    result = await runToEnd(ctx, session, o, { mode, source, playback, prefix, inst, approval });
   } catch (err) {
     await inst.finish(false);
     throw err;
@@ -372,6 +409,7 @@ async function runToEnd(
     playback: Playback;
     prefix: string;
     inst: SessionInstruments;
+    approval: VoiceApproval | undefined;
   },
 ): Promise<SessionResult> {
   let interrupts = 0;
@@ -379,6 +417,7 @@ async function runToEnd(
     ctx.setInterruptHandler(() => {
       interrupts++;
       if (interrupts === 1) {
+        local.approval?.end();
         local.inst.around(() => ctx.out.info(`${local.prefix}(ending the session; Ctrl-C again to quit at once)`));
         session.stop();
       } else ctx.setInterruptHandler(undefined);
@@ -387,12 +426,15 @@ async function runToEnd(
   o.stop?.addEventListener('abort', () => session.stop(), { once: true });
   let detachKeys: (() => void) | undefined;
   if (local.mode === 'push-to-talk') {
-    detachKeys = attachKeys(ctx.streams.stdin, new PushToTalkKeys(session), () => session.stop());
+    const keys = new PushToTalkKeys(session);
+    detachKeys = attachKeys(ctx.streams.stdin, keys, () => session.stop(), local.approval?.keys);
   }
+  if (local.approval) local.approval.status = local.inst.status;
   let result: SessionResult | undefined;
   try {
     result = await session.run();
   } finally {
+    local.approval?.end();
     detachKeys?.();
     if (o.manageInterrupt !== false) ctx.setInterruptHandler(undefined);
     await local.source?.close();

@@ -19,7 +19,7 @@ import {
   type SessionUpdate,
 } from '../endpoints/realtime.js';
 import { IncompleteError, NetworkError } from '../core/errors.js';
-import { runToolCommand } from '../cmdutil/local-tools.js';
+import { DECLINED, runToolCommand } from '../cmdutil/local-tools.js';
 import type { McpServers } from '../mcp/client.js';
 import { closeNote, type WsConnection } from '../net/ws.js';
 import type { Playback } from './playback.js';
@@ -41,6 +41,8 @@ export interface SessionOptions {
   commands: Map<string, string>;
   /** the tools of --mcp servers (their text results go back; images are not for a voice) */
   mcp?: McpServers;
+  /** --approve: asked before each --tool-cmd / --mcp call; false declines it (DECLINED is the call's output) */
+  approve?: (call: { name: string; arguments: string }) => Promise<boolean>;
   /** end once the input is exhausted and the last answer is done (files and pipes) */
   endWhenInputEnds: boolean;
   /**
@@ -443,8 +445,13 @@ export class RealtimeSession {
     for (const call of calls) {
       this.stats.toolCalls++;
       const command = this.o.commands.get(call.name);
+      const bound = !!command || !!this.o.mcp?.has(call.name);
       let output: string;
-      if (!command && this.o.mcp?.has(call.name)) {
+      if (bound && this.o.approve && !(await this.o.approve(call))) {
+        if (this.stopped) return;
+        output = DECLINED;
+        this.o.note(`(tool ${call.name} declined)`);
+      } else if (!command && this.o.mcp?.has(call.name)) {
         this.o.note(`(tool ${call.name} ${call.arguments})`);
         const r = await this.o.mcp.call(call.name, call.arguments);
         output = r.isError ? JSON.stringify({ error: r.text }) : r.text;

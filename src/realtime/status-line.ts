@@ -74,6 +74,7 @@ export class StatusLine {
   private drawn = false;
   private lastText = '';
   private timer: NodeJS.Timeout | undefined;
+  private held = false;
 
   constructor(
     private readonly stderr: StatusStream,
@@ -93,6 +94,7 @@ export class StatusLine {
   private readonly onExit = () => this.erase();
 
   draw(): void {
+    if (this.held) return;
     const text = statusText(this.state(), this.colors, this.stderr.columns || 80);
     if (this.drawn && text === this.lastText) return;
     // make sure the row below exists (scrolling at the bottom), then write it and come back
@@ -105,6 +107,16 @@ export class StatusLine {
     if (!this.drawn) return;
     this.stderr.write('\u001b7\u001bD\r\u001b[K\u001b8');
     this.drawn = false;
+  }
+
+  /**
+   * A question waits on the terminal (--approve): the line goes and is not drawn until it was answered, so that the
+   * answer typed and its newline land on a row of their own.
+   */
+  hold(on: boolean): void {
+    this.held = on;
+    if (on) this.erase();
+    else if (this.timer) this.draw();
   }
 
   /** Around another write to the terminal: the status row is cleared first and drawn again after. */

@@ -67,4 +67,19 @@ describe('the status line of realtime talk', () => {
     line.stop();
     expect(written.at(-1)).toBe('\u001b7\u001bD\r\u001b[K\u001b8');
   });
+
+  it('while a question waits (--approve) it is erased and not drawn; drawn again once answered', () => {
+    const written: string[] = [];
+    const line = new StatusLine({ write: (t: string) => written.push(t), columns: 80 }, () => state, NO_COLORS);
+    line.start(60_000);
+    const drawn = written[0];
+    line.hold(true);
+    expect(written.slice(1)).toEqual(['\u001b7\u001bD\r\u001b[K\u001b8']);
+    line.draw();
+    line.around(() => written.push('[note]'));
+    expect(written.slice(2)).toEqual(['[note]']);
+    line.hold(false);
+    expect(written.at(-1)).toBe(drawn);
+    line.stop();
+  });
 });

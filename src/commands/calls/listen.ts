@@ -87,7 +87,8 @@ export default defineCommand<ListenFlags>({
       description: 'stop after n verified calls (and, with --join, once their sessions ended)',
       parse: integer({ min: 1, max: 1_000_000 }),
     },
-    ...SESSION_OPTIONS.filter((o) => !/--input-device|--output-device|--audio-format/.test(o.flags)),
+    // no --approve: several calls at once would ask on one terminal
+    ...SESSION_OPTIONS.filter((o) => !/--input-device|--output-device|--audio-format|--approve/.test(o.flags)),
   ],
   examples: [
     'SVC_WEBHOOK_SECRET=whsec_... svc calls listen --port 8080',

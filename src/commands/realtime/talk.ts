@@ -17,7 +17,8 @@ export default defineCommand<VoiceFlags>({
     'microphone audio is sent while the ' +
     'assistant speaks. With a file or stdin as input the session ends once the input is exhausted and the ' +
     'last answer is done. ' +
-    'Tools run as local commands (--tool-cmd NAME=COMMAND). ' +
+    'Tools run as local commands (--tool-cmd NAME=COMMAND) or through MCP servers (--mcp); --approve asks on ' +
+    'the terminal before each call. ' +
     "On a terminal a status line on stderr shows the input level, who is speaking and the last turn's latencies; " +
     "with --json each turn's latencies are a svc.turn.latency event (docs/realtime.md names the moments measured).",
   options: [...TALK_OPTIONS, ...SESSION_OPTIONS],

@@ -213,4 +213,36 @@ describe('svc calls join', () => {
     expect(voice.stderr).toContain('--voice: nobody is not allowed');
     expect(emu.requests()).toHaveLength(0);
   });
+
+  it('a device flag for local audio the call does not use is exit 2 before anything is sent, not ignored', async () => {
+    const dir = tempDir();
+    const cases = [
+      [
+        ['--output-device', 'studio'],
+        '--output-device: studio is not allowed: only when the audio plays on the speaker (--output speaker); ' +
+          'no --output was given',
+      ],
+      [
+        ['--output', join(dir, 'agent.wav'), '--output-device', '1'],
+        '--output-device: 1 is not allowed: only when the audio plays on the speaker (--output speaker); ' +
+          `--output is ${join(dir, 'agent.wav')}`,
+      ],
+      [
+        ['--input-device', 'headset'],
+        '--input-device: headset is not allowed: only with the microphone (--input mic); no --input was given',
+      ],
+    ] as const;
+    const id = await startCall();
+    emu.clearRequests();
+    // --agent would be fetched first: the check comes before it
+    for (const [flags, message] of cases) {
+      const r = await svcInProcess(['calls', 'join', id, '--agent', 'agent_1', ...flags], { emu });
+      expect(r.exitCode, String(r.stderr)).toBe(2);
+      expect(r.stderr).toContain(`error: ${message}`);
+    }
+    expect(emu.requests()).toHaveLength(0);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(lastSessionOf(id)).toBeUndefined();
+    await svcInProcess(['calls', 'hangup', id], { emu });
+  });
 });

@@ -1,6 +1,7 @@
 // Clips and checks shared by the realtime and calls tests: tone speech the emulator can "hear", and what its
 // answers sound like.
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { decodeAudio, encodeWav, mulawEncode } from 'svc-formats/audio-codecs';
 import { decodeTones, encodeTones } from 'svc-emulator/tones';
 import { realtimeLogs, type RealtimeSessionLog } from 'svc-emulator/realtime-log';
@@ -95,3 +96,37 @@ export function realTimeEmulator(emu: TestEmulator): void {
  * answers at once (itWithEmulator: test/helpers/emulator.ts), so that they can run at once.
  */
 export const talking = itWithEmulator(fastEmulator);
+
+/** A fake `arecord`: a WAV header, then 40 ms frames in real time: silence, the clip once `go` exists, silence. */
+export function fakeArecord(dir: string, clip: Buffer): void {
+  writeFileSync(join(dir, 'clip.raw'), clip);
+  const script = `#!/usr/bin/env node
+const fs = require('fs');
+const dir = ${JSON.stringify(dir)};
+const clip = fs.readFileSync(dir + '/clip.raw');
+const header = Buffer.alloc(44);
+header.write('RIFF', 0); header.writeUInt32LE(0xffffffff, 4); header.write('WAVEfmt ', 8); header.writeUInt32LE(16, 16);
+header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22);
+header.writeUInt32LE(24000, 24); header.writeUInt32LE(48000, 28);
+header.writeUInt16LE(2, 32); header.writeUInt16LE(16, 34);
+header.write('data', 36); header.writeUInt32LE(0xffffffff, 40);
+process.stdout.write(header);
+const frame = 1920; let pos = -1; const start = Date.now(); let n = 0;
+function tick() {
+  if (pos < 0 && fs.existsSync(dir + '/go')) pos = 0;
+  let out = Buffer.alloc(frame);
+  if (pos >= 0 && pos < clip.length) {
+    out = clip.subarray(pos, pos + frame);
+    pos += frame;
+    if (pos >= clip.length) fs.writeFileSync(dir + '/done', '');
+  }
+  process.stdout.write(out);
+  n++;
+  fs.writeFileSync(dir + '/frames', String(n));
+  setTimeout(tick, Math.max(0, start + n * 40 - Date.now()));
+}
+tick();
+`;
+  writeFileSync(join(dir, 'arecord'), script);
+  chmodSync(join(dir, 'arecord'), 0o755);
+}

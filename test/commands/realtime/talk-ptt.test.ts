@@ -1,13 +1,13 @@
 // svc realtime talk --push-to-talk on a real terminal (tmux): space toggles talking, releasing commits the turn
 // and asks for the answer; `q` quits. The microphone is the real `mic` package reading a fake `arecord` that
 // produces silence in real time and speaks a clip when the test says so.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TmuxTerminal } from '../../helpers/terminal.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
-import { clipPcm, lastSession, realTimeEmulator, spokenIn } from './talk-helpers.js';
+import { clipPcm, fakeArecord, lastSession, realTimeEmulator, spokenIn } from './talk-helpers.js';
 
 let emu: TestEmulator;
 const term = new TmuxTerminal();
@@ -31,40 +31,6 @@ async function until<T>(what: string, fn: () => T | undefined | false, limitMs =
     if (Date.now() > end) throw new Error(`gave up waiting for ${what}; the terminal shows:\n${pane()}`);
     await sleep(50);
   }
-}
-
-/** A fake `arecord`: a WAV header, then 40 ms frames in real time: silence, the clip once `go` exists, silence. */
-function fakeArecord(dir: string, clip: Buffer): void {
-  writeFileSync(join(dir, 'clip.raw'), clip);
-  const script = `#!/usr/bin/env node
-const fs = require('fs');
-const dir = ${JSON.stringify(dir)};
-const clip = fs.readFileSync(dir + '/clip.raw');
-const header = Buffer.alloc(44);
-header.write('RIFF', 0); header.writeUInt32LE(0xffffffff, 4); header.write('WAVEfmt ', 8); header.writeUInt32LE(16, 16);
-header.writeUInt16LE(1, 20); header.writeUInt16LE(1, 22);
-header.writeUInt32LE(24000, 24); header.writeUInt32LE(48000, 28);
-header.writeUInt16LE(2, 32); header.writeUInt16LE(16, 34);
-header.write('data', 36); header.writeUInt32LE(0xffffffff, 40);
-process.stdout.write(header);
-const frame = 1920; let pos = -1; const start = Date.now(); let n = 0;
-function tick() {
-  if (pos < 0 && fs.existsSync(dir + '/go')) pos = 0;
-  let out = Buffer.alloc(frame);
-  if (pos >= 0 && pos < clip.length) {
-    out = clip.subarray(pos, pos + frame);
-    pos += frame;
-    if (pos >= clip.length) fs.writeFileSync(dir + '/done', '');
-  }
-  process.stdout.write(out);
-  n++;
-  fs.writeFileSync(dir + '/frames', String(n));
-  setTimeout(tick, Math.max(0, start + n * 40 - Date.now()));
-}
-tick();
-`;
-  writeFileSync(join(dir, 'arecord'), script);
-  chmodSync(join(dir, 'arecord'), 0o755);
 }
 
 describe('svc realtime talk --push-to-talk (on a terminal)', () => {
