@@ -440,6 +440,8 @@ _svc_dyn() {
     'api|--profile') echo 'profiles' ;;
     'audio|--profile') echo 'profiles' ;;
     'audio devices|--profile') echo 'profiles' ;;
+    'audio test|--input-device') echo 'devices:input' ;;
+    'audio test|--output-device') echo 'devices:output' ;;
     'audio test|--profile') echo 'profiles' ;;
     'auth|--profile') echo 'profiles' ;;
     'auth login|--profile') echo 'profiles' ;;
@@ -455,6 +457,8 @@ _svc_dyn() {
     'calls hangup|--profile') echo 'profiles' ;;
     'calls join|--agent') echo 'agents' ;;
     'calls join|--voice') echo 'voices' ;;
+    'calls join|--input-device') echo 'devices:input' ;;
+    'calls join|--output-device') echo 'devices:output' ;;
     'calls join|--profile') echo 'profiles' ;;
     'calls listen|--agent') echo 'agents' ;;
     'calls listen|--voice') echo 'voices' ;;
@@ -563,6 +567,8 @@ _svc_dyn() {
     'realtime client-secret|--profile') echo 'profiles' ;;
     'realtime talk|--agent') echo 'agents' ;;
     'realtime talk|--voice') echo 'voices' ;;
+    'realtime talk|--input-device') echo 'devices:input' ;;
+    'realtime talk|--output-device') echo 'devices:output' ;;
     'realtime talk|--profile') echo 'profiles' ;;
     'responses|--profile') echo 'profiles' ;;
     'responses compact|-m') echo 'models:language' ;;
@@ -583,6 +589,7 @@ _svc_dyn() {
     'skills list|--profile') echo 'profiles' ;;
     'skills upload|--profile') echo 'profiles' ;;
     'stt|--profile') echo 'profiles' ;;
+    'stt listen|--input-device') echo 'devices:input' ;;
     'stt listen|--profile') echo 'profiles' ;;
     'stt transcribe|--profile') echo 'profiles' ;;
     'templates|--profile') echo 'profiles' ;;
@@ -598,8 +605,10 @@ _svc_dyn() {
     'tokenize|--profile') echo 'profiles' ;;
     'tts|--profile') echo 'profiles' ;;
     'tts say|--voice') echo 'voices' ;;
+    'tts say|--output-device') echo 'devices:output' ;;
     'tts say|--profile') echo 'profiles' ;;
     'tts stream|--voice') echo 'voices' ;;
+    'tts stream|--output-device') echo 'devices:output' ;;
     'tts stream|--profile') echo 'profiles' ;;
     'tts voice|--profile') echo 'profiles' ;;
     'tts voices|--profile') echo 'profiles' ;;
@@ -670,6 +679,8 @@ _svc_dynamic() {
     [[ -n "$line" ]] && values+=("${line%%$'\t'*}")
   done < <("${COMP_WORDS[0]}" __complete "$1" "${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)
   COMPREPLY=($(compgen -W "${values[*]}" -- "$cur"))
+  # bash replaces only the part after the last ":" or "=": the part before it is not repeated
+  [[ -n "$lead" ]] && COMPREPLY=("${COMPREPLY[@]#"$lead"}")
 }
 
 # the user's aliases (svc alias set), offered beside the commands at the root
@@ -686,17 +697,35 @@ _svc_files() {
 }
 
 _svc() {
-  local cur prev path="" i w flag="" kind values
+  local cur prev path="" i w flag="" kind values start=$COMP_CWORD typed lead=""
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
+  # a value with ":" (an ALSA device such as plughw:CARD=USB,DEV=0; also as --flag=value), which bash split at ":"
+  # and "=": the word as typed, the word before it, and what of it bash will not replace
+  typed="${COMP_LINE:0:COMP_POINT}"
+  typed="${typed##*[[:space:]]}"
+  if [[ "$typed" == *:* ]]; then
+    w="$typed"
+    while ((start > 1)) && [[ "$w" != "${COMP_WORDS[start]}" ]]; do
+      w="${w%"${COMP_WORDS[start]}"}"
+      ((start--))
+    done
+    if [[ "$typed" == -*=* ]]; then
+      flag="${typed%%=*}"
+      typed="${typed#*=}"
+    fi
+    # readline replaces the text after the last ":" or "="
+    lead="${typed%"${typed##*[:=]}"}"
+    cur="$typed"
+    prev="${COMP_WORDS[start-1]}"
   # --flag=value: bash splits the word at "="
-  if [[ "$cur" == "=" ]]; then
+  elif [[ "$cur" == "=" ]]; then
     flag="$prev"
     cur=""
   elif [[ "$prev" == "=" && $COMP_CWORD -ge 3 ]]; then
     flag="${COMP_WORDS[COMP_CWORD-2]}"
   fi
-  for ((i = 1; i < COMP_CWORD; i++)); do
+  for ((i = 1; i < start; i++)); do
     w="${COMP_WORDS[i]}"
     if [[ "$w" == -* ]]; then
       if [[ "${COMP_WORDS[i+1]}" == "=" ]]; then

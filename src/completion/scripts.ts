@@ -95,6 +95,8 @@ _svc_dynamic() {
     [[ -n "$line" ]] && values+=("\${line%%$'\\t'*}")
   done < <("\${COMP_WORDS[0]}" __complete "$1" "\${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)
   COMPREPLY=($(compgen -W "\${values[*]}" -- "$cur"))
+  # bash replaces only the part after the last ":" or "=": the part before it is not repeated
+  [[ -n "$lead" ]] && COMPREPLY=("\${COMPREPLY[@]#"$lead"}")
 }
 
 # the user's aliases (svc alias set), offered beside the commands at the root
@@ -111,17 +113,35 @@ _svc_files() {
 }
 
 _svc() {
-  local cur prev path="" i w flag="" kind values
+  local cur prev path="" i w flag="" kind values start=$COMP_CWORD typed lead=""
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  # a value with ":" (an ALSA device such as plughw:CARD=USB,DEV=0; also as --flag=value), which bash split at ":"
+  # and "=": the word as typed, the word before it, and what of it bash will not replace
+  typed="\${COMP_LINE:0:COMP_POINT}"
+  typed="\${typed##*[[:space:]]}"
+  if [[ "$typed" == *:* ]]; then
+    w="$typed"
+    while ((start > 1)) && [[ "$w" != "\${COMP_WORDS[start]}" ]]; do
+      w="\${w%"\${COMP_WORDS[start]}"}"
+      ((start--))
+    done
+    if [[ "$typed" == -*=* ]]; then
+      flag="\${typed%%=*}"
+      typed="\${typed#*=}"
+    fi
+    # readline replaces the text after the last ":" or "="
+    lead="\${typed%"\${typed##*[:=]}"}"
+    cur="$typed"
+    prev="\${COMP_WORDS[start-1]}"
   # --flag=value: bash splits the word at "="
-  if [[ "$cur" == "=" ]]; then
+  elif [[ "$cur" == "=" ]]; then
     flag="$prev"
     cur=""
   elif [[ "$prev" == "=" && $COMP_CWORD -ge 3 ]]; then
     flag="\${COMP_WORDS[COMP_CWORD-2]}"
   fi
-  for ((i = 1; i < COMP_CWORD; i++)); do
+  for ((i = 1; i < start; i++)); do
     w="\${COMP_WORDS[i]}"
     if [[ "$w" == -* ]]; then
       if [[ "\${COMP_WORDS[i+1]}" == "=" ]]; then

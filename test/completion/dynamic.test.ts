@@ -9,6 +9,7 @@ import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { svcInProcess } from '../helpers/in-process.js';
 import { svcProcess } from '../helpers/subprocess.js';
 import { tempDir, writeTemp } from '../helpers/files.js';
+import { alsaRoom, fakeTools } from '../commands/audio/audio-helpers.js';
 
 let emu: TestEmulator;
 let fileId: string;
@@ -123,5 +124,48 @@ describe('svc __complete', () => {
         kind,
       ).toContain(id);
     }
+  });
+
+  it('sound devices for --input-device / --output-device: the names of `svc audio devices`, in its order', async () => {
+    // an ALSA configuration with named devices, and PulseAudio names through a fake pactl (the audio tests' own)
+    const room = alsaRoom();
+    const clip = writeTemp('clip.wav', encodeWav(Buffer.alloc(800), { sampleRate: 8000, channels: 1 }));
+    const tools = fakeTools(clip, { pulse: true });
+    const env = {
+      ALSA_CONFIG_PATH: room.conf,
+      PATH: `${tools.bin}:${process.env.PATH}`,
+      SVC_COMPLETE_TIMEOUT_MS: '30000',
+    };
+    const alsa = [
+      'default\tdefault · Built-in audio',
+      'studio\tStudio monitors',
+      'headset\tUSB headset',
+      'lineIn\tLine input',
+    ];
+    emu.clearRequests();
+    const input = await svcProcess(['__complete', 'devices:input', 'realtime', 'talk'], { emu, env });
+    expect(input.exitCode).toBe(0);
+    expect(input.stderr).toBe('');
+    expect(lines(input.stdout)).toEqual([
+      ...alsa,
+      'alsa_input.usb-mic\tPulseAudio default, s16le 1ch 48000Hz, running',
+      'alsa_output.speakers.monitor\tPulseAudio, s16le 2ch 48000Hz, idle',
+    ]);
+    const output = await svcProcess(['__complete', 'devices:output', 'tts', 'say'], { emu, env });
+    expect(lines(output.stdout)).toEqual([
+      ...alsa,
+      'alsa_output.speakers\tPulseAudio default, s16le 2ch 48000Hz, idle',
+      'bluez_output.headphones\tPulseAudio, s16le 2ch 48000Hz, suspended',
+    ]);
+    // the very names a voice command takes: those of `svc audio devices`, in its order
+    for (const [kind, r] of [
+      ['input', input],
+      ['output', output],
+    ] as const) {
+      const listed = await svcInProcess(['audio', 'devices', `--${kind}`, '--json'], { env });
+      const names = lines(listed.stdout).map((l) => (JSON.parse(l) as { name: string }).name);
+      expect(lines(r.stdout).map((l) => l.split('\t')[0])).toEqual(names);
+    }
+    expect(emu.requests()).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // `svc __complete KIND WORDS…`: the values shell completion offers for a flag or argument, one
-// "value<TAB>description" per line. Local values (profiles, the last response ids) are read from disk; values from
+// "value<TAB>description" per line. Local values (profiles, the last response ids) are read from disk, the sound
+// devices (--input-device, --output-device) from the platform's listing tools at each TAB, uncached; values from
 // the API (models, voices, ids of files, agents, numbers, custom voices, skills: each resource's list, as its
 // descriptor in endpoints/resources.ts says) are cached on disk for a short while per endpoint, profile and key.
 // Everything is bounded: the API gets at most ~0.8 s, then whatever the cache holds (even stale) is printed; no key,
@@ -147,9 +148,24 @@ async function apiValues(kind: string, words: string[], env: NodeJS.ProcessEnv):
   return cached?.entries ?? [...fixed];
 }
 
-/** The kinds read from svc's own files, not from the API. */
-const LOCAL: Record<Exclude<CompletionKind, ApiCompletionKind>, (env: NodeJS.ProcessEnv) => Entry[]> = {
+/**
+ * The sound devices of one kind, as `svc audio devices` lists them (the platform's backend, asked each time: a device
+ * plugged in shows at the next TAB); the default first. Names, not indexes: an index changes as devices come and go.
+ */
+async function devices(kind: 'input' | 'output', env: NodeJS.ProcessEnv): Promise<Entry[]> {
+  const { audioBackend } = await import('../../audio/backend.js');
+  const { devices } = await audioBackend().list(kind, env);
+  return devices.map((d): Entry => [d.name, [d.default ? 'default' : '', d.description].filter(Boolean).join(' · ')]);
+}
+
+/** The kinds read from this machine (svc's own files, its sound devices), not from the API. */
+const LOCAL: Record<
+  Exclude<CompletionKind, ApiCompletionKind>,
+  (env: NodeJS.ProcessEnv) => Entry[] | Promise<Entry[]>
+> = {
   profiles,
+  'devices:input': (env) => devices('input', env),
+  'devices:output': (env) => devices('output', env),
   templates: (env) => templateNames(env).map((name): Entry => [name, 'template']),
   fragments: (env) => fragmentNames(env).map((name): Entry => [name, 'fragment']),
   aliases: (env) => Object.entries(readAliases(env)).map(([name, expansion]): Entry => [name, `alias: ${expansion}`]),

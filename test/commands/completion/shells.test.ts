@@ -1,7 +1,8 @@
 // TAB in real shells: bash, zsh and fish run in tmux with the generated scripts sourced, a `svc` on PATH talking to
 // the emulator. What TAB offers is read off the screen: flags after aliases, descriptions (zsh, fish), enum values
-// (`--order=`), and dynamic values from `svc __complete` (profiles, models, file and agent ids).
-import { mkdirSync, writeFileSync } from 'node:fs';
+// (`--order=`), and dynamic values from `svc __complete` (profiles, models, file and agent ids, sound devices from an
+// ALSA configuration with named devices).
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
@@ -9,12 +10,30 @@ import { TmuxTerminal } from '../../helpers/terminal.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { needTools } from '../../helpers/tools.js';
+import { alsaRoom } from '../audio/audio-helpers.js';
 
 let emu: TestEmulator;
 const fileIds: string[] = [];
 let agentId = '';
 let home: string;
 let configDir: string;
+/** default, studio, headset, lineIn (test/commands/audio/audio-helpers.ts) */
+const room = alsaRoom();
+/**
+ * `arecord -L` / `aplay -L` list those, then a name with arguments as ALSA lists a real card's (no card here), whose
+ * ":" and "=" bash splits words at
+ */
+function listingTools(): string {
+  const bin = tempDir('svc-alsa-bin-');
+  for (const tool of ['arecord', 'aplay']) {
+    writeFileSync(
+      join(bin, tool),
+      `#!/bin/sh\n/usr/bin/${tool} "$@"\n[ "$1" = "-L" ] && printf 'plughw:CARD=USB,DEV=0\\n    USB Audio\\n'\n`,
+    );
+    chmodSync(join(bin, tool), 0o755);
+  }
+  return bin;
+}
 
 beforeAll(async () => {
   emu = await startTestEmulator();
@@ -106,6 +125,8 @@ for (const shell of Object.keys(SHELLS) as (keyof typeof SHELLS)[]) {
         ZDOTDIR: dotDir,
         SVC_CACHE_DIR: join(home, `cache-${shell}`),
         SVC_COMPLETE_TIMEOUT_MS: '30000',
+        ALSA_CONFIG_PATH: room.conf,
+        PATH: `${listingTools()}:${process.env.PATH}`,
         PS1: '$ ',
       };
       t.startShell(SHELLS[shell].start(rc), { emu, configDir, env, cols: 200, rows: 50 });
@@ -154,6 +175,21 @@ for (const shell of Object.keys(SHELLS) as (keyof typeof SHELLS)[]) {
       expect(screen).toContain('work');
       screen = await offered(shell, 'svc chat -m svc-4', /svc-4-mini/);
       expect(screen).toContain('svc-4-reasoning');
+    });
+
+    it('completes sound device names after --input-device and --output-device', async () => {
+      let screen = await offered(shell, 'svc realtime talk --input-device ', /lineIn/);
+      expect(screen).toContain('studio');
+      expect(screen).toContain('headset');
+      if (shell !== 'bash') expect(screen).toContain('USB headset');
+      // the only name starting so: TAB writes it in full
+      screen = await offered(shell, 'svc tts say hi --output-device hea', /--output-device headset/);
+      expect(screen).toContain('svc tts say hi --output-device headset');
+      // a name with ":" and "=", typed past them (bash has split the word there)
+      screen = await offered(shell, 'svc realtime talk --output-device plughw:CARD=U', /DEV=0/);
+      expect(screen).toContain('svc realtime talk --output-device plughw:CARD=USB,DEV=0');
+      screen = await offered(shell, 'svc realtime talk --input-device=plughw:', /DEV=0/);
+      expect(screen).toContain('svc realtime talk --input-device=plughw:CARD=USB,DEV=0');
     });
   });
 }
