@@ -411,13 +411,11 @@ export const AUDIO = {
   inputDevice: {
     flags: '--input-device <name>',
     description: 'microphone: an index or name from `svc audio devices` (default: the system default)',
-    complete: 'devices:input',
     group: A,
   } as RequestRow,
   outputDevice: {
     flags: '--output-device <name>',
     description: 'speaker: an index or name from `svc audio devices` (default: the system default)',
-    complete: 'devices:output',
     group: A,
   } as RequestRow,
 };

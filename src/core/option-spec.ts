@@ -18,14 +18,11 @@ export interface OptionSpec {
 }
 
 /**
- * Dynamic values for shell completion (src/commands/completion/dynamic.ts): the profiles of the config file, the
- * sound devices of this machine (`svc audio devices`), and the kind of every resource whose ids are offered, which its
- * descriptor adds (src/endpoints/resources.ts).
+ * Dynamic values for shell completion (src/commands/completion/dynamic.ts): the profiles of the config file, and the
+ * kind of every resource whose ids are offered, which its descriptor adds (src/endpoints/resources.ts).
  */
 export interface CompletionKinds {
   profiles: unknown;
-  'devices:input': unknown;
-  'devices:output': unknown;
 }
 export type CompletionKind = keyof CompletionKinds;
 

@@ -165,6 +165,14 @@ const FRAGMENTS = {
   completion: { kind: 'fragments', local: true },
 } as const satisfies LocalResource;
 
+/** This machine's sound devices (svc audio devices), wherever --input-device / --output-device are taken. */
+const INPUT_DEVICES = {
+  completion: { kind: 'devices:input', flag: '--input-device', local: true },
+} as const satisfies LocalResource;
+const OUTPUT_DEVICES = {
+  completion: { kind: 'devices:output', flag: '--output-device', local: true },
+} as const satisfies LocalResource;
+
 /** The input items of a stored response (`under`: the response id). */
 export const INPUT_ITEMS = {
   noun: 'input items',
@@ -225,6 +233,8 @@ const ALL = [
   ALIASES,
   TEMPLATES,
   FRAGMENTS,
+  INPUT_DEVICES,
+  OUTPUT_DEVICES,
   INPUT_ITEMS,
   MODELS,
   ...Object.values(MODELS_OF_KIND),
