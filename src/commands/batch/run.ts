@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { FLAG_GROUPS, SAMPLING, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
@@ -5,13 +6,23 @@ import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { UsageError } from '../../core/errors.js';
 import { readInputText } from '../../core/input-file.js';
 import { outputPath } from '../../core/atomic-file.js';
-import { integer, number, oneOf, repeatable, require } from '../../core/validate.js';
+import { integer, keyValue, number, oneOf, repeatable, require } from '../../core/validate.js';
 import type { OptionSpec } from '../../core/option-spec.js';
-import { OPERATIONS, OPERATION, usesLanguageModel, type BodyFlags } from '../../batch/operations.js';
+import {
+  OPERATIONS,
+  OPERATION,
+  usesLanguageModel,
+  type BodyFlags,
+  type Operation,
+  type OperationName,
+} from '../../batch/operations.js';
+import type { InputKind } from '../../batch/input.js';
 import type { BatchOptions } from '../../batch/batch.js';
 
 interface Opts extends Omit<BodyFlags, 'schema'> {
   template?: string;
+  savedTemplate?: string;
+  var?: Record<string, string>;
   output?: string;
   outputDir?: string;
   journal?: string;
@@ -29,6 +40,22 @@ const BATCH_FLAGS: OptionSpec[] = [
   {
     flags: '--template <text|@file>',
     description: 'prompt text with {{column}} placeholders, or a request-body template (a JSON object); @FILE reads it',
+    group: B,
+    // its value is text, not a saved template's name (that is -t)
+    complete: false,
+  },
+  {
+    flags: '-t, --saved-template <name>',
+    description:
+      'a saved template (svc templates list) for every row of chat, responses, messages: its prompt is the row ' +
+      'template, its system prompt, model, schema and options apply as flags (the command line wins)',
+    group: B,
+    complete: 'templates',
+  },
+  {
+    flags: '--var <name=value>',
+    description: "a value for {{name}} of the template that no column gives (repeatable; a row's column wins)",
+    parse: keyValue(),
     group: B,
   },
   {
@@ -168,18 +195,22 @@ export default defineCommand<Opts>({
     }
     if (op.binary) require(!!opts.outputDir, '--output-dir', 'missing', `a folder: ${name} saves files into it`);
     else require(!opts.outputDir, '--output-dir', opts.outputDir, 'only with images and tts (their files)');
+    const templated = opts.template !== undefined || opts.savedTemplate !== undefined;
+    const varNames = Object.keys(opts.var ?? {}).join(', ');
+    require(opts.var === undefined || templated, '--var', varNames, 'only with -t NAME or --template');
+    if (opts.savedTemplate !== undefined) checkSavedTemplate(name, opts.savedTemplate, opts);
     const { path, kind, label } = await inputOf(ctx, String(input));
-    const template = opts.template === undefined ? undefined : await readTemplate(opts.template);
-    const ownBodies = kind === 'jsonl' && template === undefined;
+    const rows = await rowTemplate(ctx, op, kind, opts);
+    const ownBodies = kind === 'jsonl' && rows.template === undefined;
     require(name !== 'documents' ||
       !!opts.collection ||
       ownBodies, '--collection', 'missing', 'a collection to search');
-    const flags: BodyFlags = { ...opts, schema: schemaOf(opts.schema) } as BodyFlags;
+    const flags: BodyFlags = { ...opts, schema: rows.schema ?? schemaOf(opts.schema) } as BodyFlags;
     const model = opts.model ?? op.defaultModel ?? (usesLanguageModel(op) ? resolveModel(ctx, undefined) : '');
     if (opts.outputDir && !opts.dryRun) makeFolder(opts.outputDir);
     const { runBatch } = await import('../../batch/batch.js');
     const o: BatchOptions = { ...opts };
-    return runBatch(ctx, { op, label, path, kind, template, flags, model }, o);
+    return runBatch(ctx, { op, label, path, kind, flags, model, ...rows }, o);
   },
 });
 
@@ -192,6 +223,53 @@ function schemaOf(path: string | undefined): Record<string, unknown> | undefined
   if (!data || typeof data !== 'object' || Array.isArray(data))
     throw new UsageError(`--schema: ${path} is not a JSON object (a JSON schema)`);
   return data as Record<string, unknown>;
+}
+
+/** The operations whose rows are prompts, which -t NAME serves */
+const TEMPLATE_OPERATIONS: readonly OperationName[] = ['chat', 'responses', 'messages'];
+
+function checkSavedTemplate(op: OperationName, name: string, opts: Opts): void {
+  if (!TEMPLATE_OPERATIONS.includes(op))
+    throw new UsageError(
+      `-t ${name}: batch ${op} takes no saved template (its rows are not prompts; -t is for ` +
+        `${TEMPLATE_OPERATIONS.join(', ')}); use --template for ${op}'s rows`,
+    );
+  if (opts.template !== undefined)
+    throw new UsageError(`-t ${name} and --template: give one of them (the template's prompt is the row template)`);
+}
+
+type Ctx = Parameters<Parameters<typeof defineCommand>[0]['run']>[0];
+
+/** The row template (-t NAME's prompt, else --template), the values --var gives, and the template's identity. */
+async function rowTemplate(ctx: Ctx, op: Operation, kind: InputKind, opts: Opts) {
+  const hash = (what: unknown) => createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 32);
+  if (opts.savedTemplate !== undefined) {
+    const { useSavedTemplate } = await import('../../batch/saved-template.js');
+    const o = opts as unknown as Record<string, unknown>;
+    const use = await useSavedTemplate(ctx, opts.savedTemplate, op, kind, o, BODY_FLAGS);
+    return {
+      template: use.template,
+      vars: use.vars,
+      schema: use.schema,
+      identity: hash({ saved: opts.savedTemplate, file: use.saved, vars: use.vars }),
+      templateLabel: `-t ${opts.savedTemplate}`,
+    };
+  }
+  if (opts.template === undefined) return {};
+  await refuseTemplateName(ctx, opts.template);
+  const template = await readTemplate(opts.template);
+  const vars = opts.var ?? {};
+  return { template, vars, identity: hash({ template, vars }), templateLabel: '--template' };
+}
+
+/** `--template summarize` where `-t summarize` was meant would send the word as every row's prompt */
+async function refuseTemplateName(ctx: Ctx, text: string): Promise<void> {
+  const { TEMPLATE_NAME, templateNames } = await import('../../cmdutil/templates.js');
+  if (TEMPLATE_NAME.test(text) && templateNames(ctx.env).includes(text))
+    throw new UsageError(
+      `--template: "${text}" is the name of a saved template, not a row template with {{column}} placeholders; ` +
+        `give -t ${text} to use it`,
+    );
 }
 
 async function readTemplate(raw: string) {
@@ -211,7 +289,7 @@ function makeFolder(dir: string): void {
 }
 
 /** INPUT: a file or folder, or stdin copied into a file beside the journal's default place (read twice). */
-async function inputOf(ctx: Parameters<Parameters<typeof defineCommand>[0]['run']>[0], input: string) {
+async function inputOf(ctx: Ctx, input: string) {
   const { inputKind } = await import('../../batch/input.js');
   if (input === '-') {
     if (ctx.streams.stdin.isTTY) throw new UsageError('INPUT -: stdin is a terminal; pipe the rows in');
