@@ -95,7 +95,7 @@ _svc_flags() {
     'auth logout') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'auth status') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'auth token') echo '--show --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'batch') echo '--template --output --output-dir --journal --resume --order --concurrency --max-failures --budget --dry-run --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'batch') echo '--template --saved-template --var --output --output-dir --journal --resume --order --concurrency --max-failures --budget --dry-run --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'calls') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'calls hangup') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'calls join') echo '--input --output --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -245,7 +245,7 @@ _svc_valued() {
     'auth logout') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth status') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth token') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'batch') echo ' --template -o --output --output-dir --journal --order -P --concurrency --max-failures --budget -m --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'batch') echo ' --template -t --saved-template --var -o --output --output-dir --journal --order -P --concurrency --max-failures --budget -m --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls hangup') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -446,7 +446,8 @@ _svc_dyn() {
     'auth logout|--profile') echo 'profiles' ;;
     'auth status|--profile') echo 'profiles' ;;
     'auth token|--profile') echo 'profiles' ;;
-    'batch|--template') echo 'templates' ;;
+    'batch|-t') echo 'templates' ;;
+    'batch|--saved-template') echo 'templates' ;;
     'batch|-m') echo 'models:language' ;;
     'batch|--model') echo 'models:language' ;;
     'batch|--voice') echo 'voices' ;;

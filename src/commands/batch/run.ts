@@ -162,7 +162,9 @@ export default defineCommand<Opts>({
     'Lines (a request body per line, or the fields --template needs), CSV or TSV (a header row; the columns are ' +
     "the template's variables; without --template the column prompt, text, query or file), plain text (.txt: " +
     'a row per line, {{text}}), a folder (one row ' +
-    'per file: {{file}}, {{name}}, {{stem}}, {{text}}), or - for stdin. Every row is checked before anything is ' +
+    'per file: {{file}}, {{name}}, {{stem}}, {{text}}), or - for stdin. -t NAME (chat, responses, messages) ' +
+    'uses a saved template instead: its prompt is the row template, its settings apply as flags. ' +
+    'Every row is checked before anything is ' +
     'sent. A journal records each row as it is sent, done or failed: --resume after a crash or Ctrl-C sends only ' +
     'the rows not known done, and writes the output anew with each row once. Prints one JSON line per row ' +
     '({row, id, status, text, reply, usage, cost_usd}); a summary on stderr (--json: as JSON). Exit 0 all done, ' +
@@ -181,6 +183,7 @@ export default defineCommand<Opts>({
   examples: [
     'svc batch chat questions.csv --template "Answer briefly: {{question}}" -o answers.jsonl',
     "svc batch chat rows.csv --template @prompt.txt --jq -r '[.row, .text] | @csv' > answers.csv",
+    'svc batch chat tickets.csv -t reply --var shop=Acme -o replies.jsonl',
     'svc batch embed docs/ -o vectors.jsonl',
     'svc batch tts lines.csv --output-dir mp3/ --voice ara',
     'svc batch chat requests.jsonl -o out.jsonl --resume --budget 5',
