@@ -45,8 +45,8 @@ function openState(path: string, spec: BatchSpec, o: BatchOptions, fingerprint: 
   const s = state.start;
   if (s && (s.op !== spec.op.name || s.fingerprint !== fingerprint || s.template !== spec.identity))
     throw new UsageError(
-      `--resume: ${path} is the journal of \`batch ${s.op} ${s.input}\` (${s.rows} rows), and ${changed(s, spec, fingerprint)}` +
-        '; nothing was sent',
+      `--resume: ${path} is the journal of \`batch ${s.op} ${s.input}\` (${s.rows} rows), and ` +
+        `${changed(s, spec, fingerprint)}; nothing was sent`,
     );
   return state;
 }

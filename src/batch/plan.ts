@@ -77,6 +77,8 @@ function folderProblems(spec: BatchSpec, row: Row): string[] {
   return [];
 }
 
+const ROW_TEXT = 'the text of a row without --template';
+
 /** Read the whole input once: its rows counted, every problem named by line (exit 2 when there is any). */
 export async function checkInput(spec: BatchSpec): Promise<{ rows: number; fingerprint: string }> {
   const problems: RowProblem[] = [];
@@ -90,7 +92,7 @@ export async function checkInput(spec: BatchSpec): Promise<{ rows: number; finge
         line: 1,
         message:
           `no column ${missing.map((m) => JSON.stringify(m)).join(', ')} ` +
-          `(${spec.template ? `the template uses ${missing.length > 1 ? 'them' : 'it'}` : 'the text of a row without --template'}); ` +
+          `(${spec.template ? `the template uses ${missing.length > 1 ? 'them' : 'it'}` : ROW_TEXT}); ` +
           `the columns are ${h.join(', ')}${varHint(spec, missing)}`,
       });
   })) {

@@ -190,7 +190,7 @@ describe.concurrent('svc templates', () => {
     expect(readFileSync(join(configDir, 'templates', 'person.yaml'), 'utf8')).toContain('description: on a tty');
   });
 
-  it('completion offers the saved templates after -t (chat, responses, batch) and to templates show (bash)', async () => {
+  it('completion offers the saved templates after -t (chat, responses, batch), to templates show (bash)', async () => {
     const configDir = await configWithTemplates();
     const complete = async (line: string) => {
       const words = line.split(' ');
