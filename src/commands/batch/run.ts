@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { FLAG_GROUPS, SAMPLING, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
@@ -191,6 +190,7 @@ export default defineCommand<Opts>({
   async run(ctx, [operation, input], opts) {
     const name = oneOf(OPERATIONS)(String(operation), 'OPERATION', undefined);
     const op = OPERATION[name];
+    if (opts.savedTemplate !== undefined) checkSavedTemplate(name, opts.savedTemplate, opts);
     for (const f of BODY_FLAGS) {
       const given = (opts as unknown as Record<string, unknown>)[f.key] !== undefined;
       const long = /--[a-z-]+/.exec(f.flags)![0];
@@ -201,7 +201,6 @@ export default defineCommand<Opts>({
     const templated = opts.template !== undefined || opts.savedTemplate !== undefined;
     const varNames = Object.keys(opts.var ?? {}).join(', ');
     require(opts.var === undefined || templated, '--var', varNames, 'only with -t NAME or --template');
-    if (opts.savedTemplate !== undefined) checkSavedTemplate(name, opts.savedTemplate, opts);
     const { path, kind, label } = await inputOf(ctx, String(input));
     const rows = await rowTemplate(ctx, op, kind, opts);
     const ownBodies = kind === 'jsonl' && rows.template === undefined;
@@ -245,6 +244,7 @@ type Ctx = Parameters<Parameters<typeof defineCommand>[0]['run']>[0];
 
 /** The row template (-t NAME's prompt, else --template), the values --var gives, and the template's identity. */
 async function rowTemplate(ctx: Ctx, op: Operation, kind: InputKind, opts: Opts) {
+  const { createHash } = await import('node:crypto');
   const hash = (what: unknown) => createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 32);
   if (opts.savedTemplate !== undefined) {
     const { useSavedTemplate } = await import('../../batch/saved-template.js');
@@ -254,7 +254,8 @@ async function rowTemplate(ctx: Ctx, op: Operation, kind: InputKind, opts: Opts)
       template: use.template,
       vars: use.vars,
       schema: use.schema,
-      identity: hash({ saved: opts.savedTemplate, file: use.saved, vars: use.vars }),
+      // its description is not part of what is sent
+      identity: hash({ saved: opts.savedTemplate, file: { ...use.saved, description: undefined }, vars: use.vars }),
       templateLabel: `-t ${opts.savedTemplate}`,
     };
   }

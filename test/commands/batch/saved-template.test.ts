@@ -128,6 +128,35 @@ describe.concurrent('svc batch -t NAME', () => {
     }
   });
 
+  it("a folder ({{input}}: a file's text) and JSON Lines ({{input}}: the prompt field) with -t", async ({ emu }) => {
+    const { dir, configDir } = setUp(
+      { 'rows.jsonl': '{"prompt": "a tide?", "who": "kids"}\n' },
+      {
+        named: 'system: For {{who}}.\nprompt: "{{name}} says: {{input}}"\ndefaults: {name: someone}\n',
+      },
+    );
+    mkdirSync(join(dir, 'notes'));
+    writeFileSync(join(dir, 'notes', 'memo.txt'), 'Costs fell.');
+    const folder = await svcInProcess(['batch', 'chat', join(dir, 'notes'), '-t', 'named', '--var', 'who=ops'], {
+      emu,
+      configDir,
+    });
+    expect(folder.exitCode, folder.stderr).toBe(0);
+    const jsonl = await svcInProcess(['batch', 'chat', join(dir, 'rows.jsonl'), '-t', 'named'], { emu, configDir });
+    expect(jsonl.exitCode, jsonl.stderr).toBe(0);
+    expect(posts(emu, '/v1/chat/completions').map((b) => b.messages)).toEqual([
+      // a folder's row has {{name}} (the file's name): it wins over the template's default
+      [
+        { role: 'system', content: 'For ops.' },
+        { role: 'user', content: 'memo.txt says: Costs fell.' },
+      ],
+      [
+        { role: 'system', content: 'For kids.' },
+        { role: 'user', content: 'someone says: a tide?' },
+      ],
+    ]);
+  });
+
   it('messages: the system prompt and options; a template with a schema is refused there', async ({ emu }) => {
     const { dir, configDir } = setUp(
       { 'q.csv': QUESTIONS },
@@ -222,8 +251,8 @@ describe.concurrent('svc batch -t NAME', () => {
     );
     expect(plain.exitCode).toBe(2);
     expect(emu.requests()).toEqual([]);
-    // the template as it was: only the failed row is sent again, the template applied to it
-    writeFileSync(join(configDir, 'templates', 'translate.yaml'), TRANSLATE);
+    // the template as it was (its description aside, which is not sent): only the failed row is sent again
+    writeFileSync(join(configDir, 'templates', 'translate.yaml'), TRANSLATE.replace('answers in', 'replies in'));
     const resumed = await svcInProcess([...args, '--resume'], { emu, configDir });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     const sent = posts(emu, '/v1/chat/completions');
