@@ -211,20 +211,85 @@ export class ReferenceTimeline {
   }
 }
 
+/**
+ * Until the adaptive filter has learnt the room, speexdsp lets most of the echo through (its residual echo estimate
+ * comes from the filter itself): over the first second of the agent's voice a server VAD would hear it. So, as in
+ * WebRTC AEC3's initial state, the output is held down while the echo of the playback may be in the microphone,
+ * until the ERLE measured over 0.5 s of such audio reaches 15 dB; from then on the canceller alone does the work.
+ * The cost: the user cannot talk over the agent's first second or so.
+ */
+export class StartupGuard {
+  learning = true;
+  private readonly recent: number[] = [];
+  private micE = 0;
+  private outE = 0;
+  private span = 0;
+  private readonly gain: number;
+
+  constructor(
+    private readonly rate: number,
+    /** how long an echo lasts after its sound: the filter's length */
+    private readonly tailSamples: number,
+    suppressDb = -30,
+  ) {
+    this.gain = 10 ** (suppressDb / 20);
+  }
+
+  /** `out` (the cleaned `mic`, `ref` what played meanwhile) held down while learning and echo may be there */
+  apply(mic: Int16Array, ref: Int16Array, out: Int16Array): void {
+    if (!this.learning) return;
+    this.recent.push(meanSquare(ref));
+    while (this.recent.length * mic.length > this.tailSamples + mic.length) this.recent.shift();
+    // -55 dBFS: under it the playback is silence and its echo below any VAD
+    if (Math.max(...this.recent) < 3400) return;
+    this.micE += meanSquare(mic);
+    this.outE += meanSquare(out);
+    this.span += mic.length;
+    if (this.span >= this.rate / 2) {
+      if (this.micE >= this.outE * 10 ** 1.5) this.learning = false;
+      this.micE = 0;
+      this.outE = 0;
+      this.span = 0;
+    }
+    for (let i = 0; i < out.length; i++) out[i] = Math.round(out[i]! * this.gain);
+  }
+}
+
+function meanSquare(x: Int16Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i]! * x[i]!;
+  return x.length ? s / x.length : 0;
+}
+
+export interface EchoPathOptions extends EchoCancellerOptions {
+  /** the output held down by this much until the canceller has converged (default -30 dB); 0: not at all */
+  startupSuppressDb?: number;
+}
+
 /** The canceller on the capture path: captured frames in, cleaned frames out; the playback told as it is written. */
 export class EchoPath {
   private readonly timeline: ReferenceTimeline;
   private carry = new Int16Array(0);
+  private readonly guard: StartupGuard | undefined;
 
   private constructor(
     private readonly canceller: EchoCanceller,
-    rate: number,
+    o: EchoPathOptions,
   ) {
-    this.timeline = new ReferenceTimeline(rate);
+    this.timeline = new ReferenceTimeline(o.sampleRate);
+    if (o.startupSuppressDb !== 0) {
+      const tail = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
+      this.guard = new StartupGuard(o.sampleRate, tail, o.startupSuppressDb);
+    }
   }
 
-  static async open(o: EchoCancellerOptions): Promise<EchoPath> {
-    return new EchoPath(await EchoCanceller.create(o), o.sampleRate);
+  static async open(o: EchoPathOptions): Promise<EchoPath> {
+    return new EchoPath(await EchoCanceller.create(o), o);
+  }
+
+  /** Still learning the room (the output held down while the playback's echo may be heard)? */
+  get learning(): boolean {
+    return this.guard?.learning ?? false;
   }
 
   /** how far the cleaned audio lags the captured (samples) */
@@ -260,6 +325,7 @@ export class EchoPath {
     if (out.length < pcm.length) out = concat(new Int16Array(pcm.length - out.length), out);
     this.pending = out.slice(pcm.length);
     const head = out.subarray(0, pcm.length);
+    this.guard?.apply(pcm, ref, head);
     return Buffer.from(head.buffer, head.byteOffset, head.byteLength);
   }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EchoCanceller, EchoPath, aecWasmPath } from '../../src/audio/echo-canceller.js';
+import { EchoCanceller, EchoPath, StartupGuard, aecWasmPath } from '../../src/audio/echo-canceller.js';
 import { tempDir } from '../helpers/files.js';
 
 /** the sha256 of assets/speexdsp/aec.wasm: speexdsp 1.2.1 (Debian's tarball) built by emscripten 3.1.6 */
@@ -136,6 +136,29 @@ describe('EchoPath', () => {
     const { out, echo } = await run(false);
     const erle = 10 * Math.log10(power(echo, RATE * 3, RATE * 4 - 480) / power(out, RATE * 3 + 480, RATE * 4));
     expect(erle).toBeLessThan(8);
+  });
+
+  it('holds the output down while learning, until the measured ERLE reaches 15 dB, then lets it be', () => {
+    const guard = new StartupGuard(RATE, 12000);
+    const frame = () => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? 8000 : -8000));
+    // no playback: nothing to hold down
+    const quiet = frame();
+    guard.apply(frame(), new Int16Array(960), quiet);
+    expect(quiet[0]).toBe(-8000);
+    // playback, and the canceller's output as loud as the microphone (not converged): held down by 30 dB
+    for (let i = 0; i < 20; i++) {
+      const out = frame();
+      guard.apply(frame(), frame(), out);
+      expect(Math.abs(out[0]!)).toBe(253);
+    }
+    expect(guard.learning).toBe(true);
+    // the output 20 dB under the microphone over 0.5 s: learnt, from then on untouched
+    const learnt = () => frame().map((v) => v / 10);
+    for (let i = 0; i < 26; i++) guard.apply(frame(), frame(), learnt());
+    expect(guard.learning).toBe(false);
+    const out = frame();
+    guard.apply(frame(), frame(), out);
+    expect(out[0]).toBe(-8000);
   });
 
   it('a frame that is not whole blocks comes out as long as it went in', async () => {
