@@ -10,8 +10,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * over every file, ~1 s each) when they are imported: vitest's durations leave that out, so it ordered them last.
  */
 const LONGEST = [
+  'test/commands/realtime/talk-echo-long.test.ts',
   'test/commands/realtime/talk-turns.test.ts',
   'test/commands/realtime/talk.test.ts',
+  'test/commands/realtime/talk-echo.test.ts',
   'test/repo/pack-install.test.ts',
   'test/fault-matrix.test.ts',
   'test/repo/typecheck.test.ts',
@@ -37,9 +39,15 @@ const LONGEST = [
  * on its command line (`npx vitest run test/repo/pack-install.test.ts`); other runs leave them out.
  */
 const PACKING = ['test/repo/pack-install.test.ts', 'packages/emulator/test/pack.test.ts'];
+/**
+ * Files of long real-time audio, left out the same way: the 20-turn full-duplex echo conversation (~2 minutes of real
+ * time); test/commands/realtime/talk-echo.test.ts has the same check with 3 turns in every run.
+ */
+const LONG_REAL_TIME = ['test/commands/realtime/talk-echo-long.test.ts'];
+const CI_ONLY = [...PACKING, ...LONG_REAL_TIME];
 const set = (v: string | undefined) => !!v && !/^(0|false)$/i.test(v);
 const named = (file: string) => process.argv.some((a) => a.length > 3 && file.endsWith(a.replace(/^\.\//, '')));
-const leftOut = set(process.env.CI) || set(process.env.SVC_TEST_PACKING) ? [] : PACKING.filter((f) => !named(f));
+const leftOut = set(process.env.CI) || set(process.env.SVC_TEST_PACKING) ? [] : CI_ONLY.filter((f) => !named(f));
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -78,6 +86,8 @@ const LINUX_ONLY: Record<string, string[]> = {
     'test/audio/devices.test.ts',
     'test/commands/audio/audio.test.ts',
     'test/commands/realtime/talk-devices.test.ts',
+    'test/commands/realtime/talk-echo.test.ts',
+    'test/commands/realtime/talk-echo-long.test.ts',
     'test/commands/realtime/talk-ptt.test.ts',
     'test/commands/stt/listen.test.ts',
     'test/commands/tts/say.test.ts',
@@ -102,7 +112,7 @@ const LINUX_ONLY: Record<string, string[]> = {
   ],
 };
 if (leftOut.length)
-  console.log(`packing tests not collected (CI runs them; SVC_TEST_PACKING=1 or name the file): ${leftOut.join(' ')}`);
+  console.log(`CI-only tests not collected (CI runs them; SVC_TEST_PACKING=1 or name the file): ${leftOut.join(' ')}`);
 const portable = process.env.SVC_TEST_SCOPE === 'portable';
 if (portable)
   for (const [why, files] of Object.entries(LINUX_ONLY))
