@@ -161,10 +161,14 @@ export class EchoCanceller {
  * chunk written to the device at time t starts sounding no earlier than t, and right after the chunk before it
  * while the device is still playing that one: so the reference never comes after its echo (the canceller can only
  * cancel what it has been shown), and the filter's length covers the rest (output latency, the room, input
- * latency). The capture's clock and the device's are taken to run at the same rate (one sound card).
+ * latency). The capture's clock and the device's are taken to run at the same rate (one sound card); the
+ * anchor is the earliest fit of the last 10 s, so that it follows a capture clock that drifts from this one.
  */
 export class ReferenceTimeline {
   private anchor = Number.POSITIVE_INFINITY;
+  private readonly fits: number[] = [];
+  private readonly fitSamples: number[] = [];
+  private fitSpan = 0;
   /** captured samples so far (the capture's clock) */
   private captured = 0;
   /** where the last chunk written ends, on the capture's clock */
@@ -199,7 +203,16 @@ export class ReferenceTimeline {
 
   /** The reference for the next `n` captured samples, which arrived at `atMs`. */
   next(n: number, atMs = performance.now()): Int16Array {
-    this.anchor = Math.min(this.anchor, atMs - ((this.captured + n) * 1000) / this.rate);
+    // the earliest fit over the last 10 s: it follows a capture clock slower than this one (drift), which a
+    // fit over the whole session would not, and the reference would end up after its echo
+    this.fits.push(atMs - ((this.captured + n) * 1000) / this.rate);
+    this.fitSamples.push(n);
+    this.fitSpan += n;
+    while (this.fitSpan - this.fitSamples[0]! >= this.rate * 10) {
+      this.fitSpan -= this.fitSamples.shift()!;
+      this.fits.shift();
+    }
+    this.anchor = Math.min(...this.fits);
     const out = new Int16Array(n);
     for (let i = 0; i < n; i++) {
       const k = (this.captured + i) % this.ring.length;

@@ -8,7 +8,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EchoCanceller, EchoPath, StartupGuard, aecWasmPath } from '../../src/audio/echo-canceller.js';
+import {
+  EchoCanceller,
+  EchoPath,
+  ReferenceTimeline,
+  StartupGuard,
+  aecWasmPath,
+} from '../../src/audio/echo-canceller.js';
 import { ROOT, tempDir } from '../helpers/files.js';
 
 /** the sha256 of assets/speexdsp/aec.wasm: speexdsp 1.2.1 (Debian's tarball) built by emscripten 3.1.6 */
@@ -166,5 +172,39 @@ describe('EchoPath', () => {
     expect(sizes).toEqual([1400, 1920, 666, 2400]);
     path.free();
     expect(existsSync(aecWasmPath())).toBe(true);
+  });
+});
+
+describe('ReferenceTimeline', () => {
+  /**
+   * Two minutes of 40 ms frames from a capture clock 0.2% slower than this one (arriving 1-6 ms late), then a chunk
+   * played on an idle device right as a frame arrives: where does it land, against where the microphone was then?
+   */
+  function driftedPlacement(): number {
+    const t = new ReferenceTimeline(RATE);
+    const frame = 960;
+    const arrival = (k: number) => 1000 + ((k + 1) * 40) / 0.998 + 1 + ((k * 7919) % 5);
+    const frames = 3000;
+    for (let k = 0; k < frames; k++) t.next(frame, arrival(k));
+    // the microphone's sample being taken at `at`: frames * 960 samples were taken by arrival(frames - 1) - lateness
+    const at = arrival(frames - 1) + 1;
+    const taken = frames * frame + ((at - (1000 + (frames * 40) / 0.998)) * RATE * 0.998) / 1000;
+    t.played(
+      Int16Array.from({ length: frame }, () => 1000),
+      at,
+    );
+    for (let k = 0; ; k++) {
+      const ref = t.next(frame, arrival(frames + k));
+      const first = ref.findIndex((v) => v !== 0);
+      if (first >= 0) return ((frames + k) * frame + first - taken) / (RATE / 1000);
+    }
+  }
+
+  it('follows a drifting capture clock: the reference lands near when it sounded, not long after', () => {
+    const ms = driftedPlacement();
+    // after the sound (a later reference would be an echo before its reference: uncancellable) by under 25 ms
+    // (10 s of 0.2% drift), and not far before it (the filter's 500 ms absorb a reference early)
+    expect(ms).toBeLessThan(25);
+    expect(ms).toBeGreaterThan(-30);
   });
 });
