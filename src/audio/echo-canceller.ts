@@ -101,11 +101,12 @@ export class EchoCanceller {
     const taps = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
     this.echo = x.speex_echo_state_init(this.frameSamples, taps);
     this.pre = x.speex_preprocess_state_init(this.frameSamples, o.sampleRate);
-    // three frames of samples (captured, played, cleaned), then one int for the ctl arguments
-    this.bufs = x.malloc(this.frameSamples * 6 + 4);
+    // three frames of samples (captured, played, cleaned), then one int (4-byte aligned) for the ctl arguments
+    const intAt = Math.ceil((this.frameSamples * 6) / 4) * 4;
+    this.bufs = x.malloc(intAt + 4);
     const int = (req: number, v: number, st: 'echo' | 'pre') => {
-      new Int32Array(x.memory.buffer, this.bufs + this.frameSamples * 6, 1)[0] = v;
-      const ptr = this.bufs + this.frameSamples * 6;
+      const ptr = this.bufs + intAt;
+      new Int32Array(x.memory.buffer, ptr, 1)[0] = v;
       if (st === 'echo') x.speex_echo_ctl(this.echo, req, ptr);
       else x.speex_preprocess_ctl(this.pre, req, ptr);
     };

@@ -208,3 +208,17 @@ describe('ReferenceTimeline', () => {
     expect(ms).toBeGreaterThan(-30);
   });
 });
+
+describe('EchoCanceller at other rates', () => {
+  it('takes any frame length (8 kHz G.711 sessions: 160 samples; an odd one too)', async () => {
+    for (const [rate, frameMs, n] of [
+      [8000, 20, 160],
+      [11025, 20, 221],
+    ] as const) {
+      const aec = await EchoCanceller.create({ sampleRate: rate, frameMs });
+      expect(aec.frameSamples).toBe(n);
+      expect(aec.process(new Int16Array(n * 3), new Int16Array(n * 3))).toHaveLength(n * 3);
+      aec.free();
+    }
+  });
+});
