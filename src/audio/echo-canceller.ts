@@ -229,11 +229,16 @@ export class ReferenceTimeline {
  * Until the adaptive filter has learnt the room, speexdsp lets most of the echo through (its residual echo estimate
  * comes from the filter itself): over the first second of the agent's voice a server VAD would hear it. So, as in
  * WebRTC AEC3's initial state, the output is held down while the echo of the playback may be in the microphone,
- * until the ERLE measured over 0.5 s of such audio reaches 15 dB; from then on the canceller alone does the work.
- * The cost: the user cannot talk over the agent's first second or so.
+ * until the ERLE measured over 0.5 s of such audio reaches 15 dB; then the canceller alone does the work. After a
+ * pause in the playback the device restarts, a little earlier or later than before (its period, the scheduler),
+ * and the filter must follow the shift: each new burst is held down again until 0.1 s of it measures 15 dB.
+ * The cost: the user's voice is not heard over the agent's first seconds, nor over the first ~0.1-0.3 s of each
+ * later answer (bench/echo.mjs measures both).
  */
 export class StartupGuard {
   learning = true;
+  /** the room was learnt once: later holds are short */
+  private learnt = false;
   private readonly recent: number[] = [];
   private micE = 0;
   private outE = 0;
@@ -251,19 +256,23 @@ export class StartupGuard {
 
   /** `out` (the cleaned `mic`, `ref` what played meanwhile) held down while learning and echo may be there */
   apply(mic: Int16Array, ref: Int16Array, out: Int16Array): void {
-    if (!this.learning) return;
     this.recent.push(meanSquare(ref));
     while (this.recent.length * mic.length > this.tailSamples + mic.length) this.recent.shift();
     // -55 dBFS: under it the playback is silence and its echo below any VAD
-    if (Math.max(...this.recent) < 3400) return;
+    if (Math.max(...this.recent) < 3400) {
+      // the playback and its echo are over: the next burst is checked again
+      if (this.learnt) this.learning = true;
+      this.micE = this.outE = this.span = 0;
+      return;
+    }
+    if (!this.learning) return;
     this.micE += meanSquare(mic);
     this.outE += meanSquare(out);
     this.span += mic.length;
-    if (this.span >= this.rate / 2) {
+    if (this.span >= (this.learnt ? this.rate / 10 : this.rate / 2)) {
       if (this.micE >= this.outE * 10 ** 1.5) this.learning = false;
-      this.micE = 0;
-      this.outE = 0;
-      this.span = 0;
+      this.learnt ||= !this.learning;
+      this.micE = this.outE = this.span = 0;
     }
     for (let i = 0; i < out.length; i++) out[i] = Math.round(out[i]! * this.gain);
   }

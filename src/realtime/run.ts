@@ -277,7 +277,9 @@ async function openLocalAudio(
   if (f.input) {
     const { openSource } = await import('../audio/source.js');
     const byName = f.input !== 'mic' && f.input !== '-' ? codecFromPath(f.input) : undefined;
-    const encoding = byName === 'mulaw' || byName === 'alaw' || byName === 'pcm' ? byName : wire.encoding;
+    // the microphone records PCM whatever the wire's format; headerless files and stdin are in the wire's format
+    const encoding =
+      f.input === 'mic' ? 'pcm' : byName === 'mulaw' || byName === 'alaw' || byName === 'pcm' ? byName : wire.encoding;
     source = await openSource(f.input, {
       sampleRate: wire.sampleRate,
       channels: 1,

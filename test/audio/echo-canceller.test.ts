@@ -143,7 +143,7 @@ describe('EchoPath', () => {
     expect(erle).toBeLessThan(8);
   });
 
-  it('holds the output down while learning, until the measured ERLE reaches 15 dB, then lets it be', () => {
+  it('holds the output down while learning, until the measured ERLE reaches 15 dB, and briefly after each pause', () => {
     const guard = new StartupGuard(RATE, 12000);
     const frame = () => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? 8000 : -8000));
     // no playback: nothing to hold down
@@ -164,6 +164,14 @@ describe('EchoPath', () => {
     const out = frame();
     guard.apply(frame(), frame(), out);
     expect(out[0]).toBe(-8000);
+    // a pause longer than the echo lasts, then a new burst: held down again until 0.1 s of it measures 15 dB
+    for (let i = 0; i < 15; i++) guard.apply(frame(), new Int16Array(960), frame());
+    expect(guard.learning).toBe(true);
+    const again = frame();
+    guard.apply(frame(), frame(), again);
+    expect(Math.abs(again[0]!)).toBe(253);
+    for (let i = 0; i < 5; i++) guard.apply(frame(), frame(), learnt());
+    expect(guard.learning).toBe(false);
   });
 
   it('a frame that is not whole blocks comes out as long as it went in', async () => {

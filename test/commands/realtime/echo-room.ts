@@ -17,19 +17,19 @@ export const questions = (turns: number) =>
   Array.from({ length: turns }, (_, i) => `${WORDS[i % WORDS.length]}${i >= WORDS.length ? ' again' : ''}`);
 
 /** The room: a fake arecord first on PATH, and ALSA's default device writing the speaker's samples to `played`. */
-function room(turns: number) {
+function room(turns: number, rate: number) {
   const dir = tempDir('svc-echo-room-');
   const played = join(dir, 'played.raw');
   const files = questions(turns).map((q, i) => {
     const f = join(dir, `q${i}.raw`);
-    writeFileSync(f, encodeTones(q, 24000));
+    writeFileSync(f, encodeTones(q, rate));
     return f;
   });
   const config = join(dir, 'room.json');
   writeFileSync(
     config,
     JSON.stringify({
-      rate: 24000,
+      rate,
       played,
       delayMs: 60,
       gainDb: -10,
@@ -42,7 +42,7 @@ function room(turns: number) {
     }),
   );
   const bin = join(dir, 'arecord');
-  writeFileSync(bin, `#!/bin/sh\nexec node "${join(import.meta.dirname, 'echo-room.mjs')}"\n`);
+  writeFileSync(bin, `#!/bin/sh\nexec node "${join(import.meta.dirname, 'echo-room.mjs')}" "$@"\n`);
   chmodSync(bin, 0o755);
   const asound = join(dir, 'asound.conf');
   writeFileSync(
@@ -55,7 +55,8 @@ function room(turns: number) {
 
 /** A conversation of `turns` questions; ends (Ctrl-C) once each was answered, or at the first barge-in. */
 export async function converse(emu: TestEmulator, flags: string[], turns: number) {
-  const r = room(turns);
+  // G.711 sessions (--audio-format pcmu/pcma) capture and play at 8 kHz
+  const r = room(turns, flags.some((f) => f === 'pcmu' || f === 'pcma') ? 8000 : 24000);
   const proc = spawnSvc(['realtime', 'talk', '--duplex', '--vad-silence-ms', '300', ...flags], {
     emu,
     env: r.env,

@@ -2,6 +2,7 @@
 // emulator, whose server VAD starts a turn on any 20 ms above its threshold. With the echo canceller (the default
 // in duplex) the agent never hears itself: every question is answered to its end, no barge-in; with --no-aec the
 // same room makes the agent interrupt itself. 3 turns here; talk-echo-long.test.ts (CI) has 20.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { itWithEmulator } from '../../helpers/emulator.js';
@@ -17,6 +18,12 @@ describe.concurrent('svc realtime talk --duplex on open speakers (simulated echo
     const r = await converse(emu, [], 3);
     expect(r.stderr).toContain('duplex, talk any time (echo cancelled)');
     expectNoFalseBargeIn(r, 3);
+  });
+
+  test('the same at 8 kHz (--audio-format pcmu): 2 answers, none interrupted', async ({ emu }) => {
+    const r = await converse(emu, ['--audio-format', 'pcmu'], 2);
+    expect(readFileSync(join(r.dir, 'args'), 'utf8')).toMatch(/-r 8000/);
+    expectNoFalseBargeIn(r, 2);
   });
 
   test('with --no-aec the same room makes the agent interrupt itself (a false barge-in)', async ({ emu }) => {
