@@ -133,7 +133,8 @@ export const TALK_OPTIONS: OptionSpec[] = [
   {
     flags: '--duplex',
     description:
-      'keep the microphone open while the assistant speaks; talking over it stops playback (barge-in; use headphones)',
+      'keep the microphone open while the assistant speaks; talking over it stops playback (barge-in); the ' +
+      "speaker's echo is cancelled (--aec), so open speakers work",
   },
   { flags: '--push-to-talk', description: 'on a terminal: hold space (or tap to toggle) to talk; no server VAD' },
   ...AEC_OPTIONS,
