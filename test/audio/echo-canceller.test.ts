@@ -143,7 +143,7 @@ describe('EchoPath', () => {
     expect(erle).toBeLessThan(8);
   });
 
-  it('holds the output down while learning, until the measured ERLE reaches 15 dB, and briefly after each pause', () => {
+  it('holds the output down while learning, until ERLE reaches 15 dB, and briefly after each pause', () => {
     const guard = new StartupGuard(RATE, 12000);
     const frame = () => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? 8000 : -8000));
     // no playback: nothing to hold down
