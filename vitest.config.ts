@@ -3,51 +3,80 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files that take longest (real-time audio, terminals, timeouts, npm pack, a cold tsc), longest first. vitest orders
- * files by the durations of its last run, and without that cache (a fresh clone: CI) by size, which would start some
- * of these last, where they alone would make the tail of the run. They start first; the rest keep vitest's order.
- * Last in the list, the three files that read the source graph (test/helpers/source-graph.ts: TypeScript's parser
- * over every file, ~1 s each) when they are imported: vitest's durations leave that out, so it ordered them last.
+ * Files that take longest (an emulator process under attack, real-time audio, terminals, timeouts, npm pack, a cold
+ * tsc), longest first as a run of the 154 files measured them. vitest orders files by the durations of its last run,
+ * and without that cache (a fresh clone: CI) by size, which would start some of these last, where they alone would
+ * make the tail of the run. They start first; the rest keep vitest's order. Last in the list, the three files that
+ * read the source graph (test/helpers/source-graph.ts: TypeScript's parser over every file, ~1 s each, unless its
+ * cache has them) when they are imported: vitest's durations leave that out, so it ordered them last.
  */
 const LONGEST = [
   'test/commands/realtime/talk-echo-long.test.ts',
-  'test/commands/realtime/talk-turns.test.ts',
-  'test/commands/realtime/talk.test.ts',
+  'packages/emulator/test/hostile-floods.test.ts',
+  'packages/emulator/test/hostile.test.ts',
   'test/commands/realtime/talk-echo.test.ts',
-  'test/repo/pack-install.test.ts',
   'test/fault-matrix.test.ts',
-  'test/repo/typecheck.test.ts',
-  'test/commands/realtime/talk-ptt.test.ts',
-  'test/apilog/ws-session.test.ts',
+  'test/net/proxy-tls.test.ts',
+  'test/commands/realtime/talk-turns.test.ts',
+  'test/repo/pack-install.test.ts',
+  'test/commands/emulator/storage-media.test.ts',
   'test/cli.test.ts',
-  'test/commands/stt/input-audio.test.ts',
-  'test/commands/emulator/ci.test.ts',
-  'test/term/zero-columns.test.ts',
-  'test/commands/chat/markdown.test.ts',
+  'test/repo/typecheck.test.ts',
+  'packages/emulator/test/hardening.test.ts',
+  'test/apilog/log.test.ts',
+  'test/commands/agents/docs-examples.test.ts',
   'test/core/atomic-file-commands.test.ts',
-  'test/term/color.test.ts',
+  'test/commands/chat/markdown.test.ts',
+  'test/audio/devices.test.ts',
+  'test/commands/emulator/ci.test.ts',
+  'test/commands/interrupt-keeps.test.ts',
+  'test/commands/stt/input-audio.test.ts',
+  'test/commands/realtime/talk-ptt.test.ts',
   'test/repo/import-direction.test.ts',
   'test/repo/unused.test.ts',
   'test/repo/packages.test.ts',
 ];
 
 /**
- * Files that pack the packages and install the tarballs: npm pack (whose prepack builds a fresh copy of the tree) and
- * npm install -g, about 14 s of CPU between them, a seventh of the rest of the suite's, on a 2-core machine that the
- * suite keeps busy; they check packaging, which a change to src/ or test/ rarely touches. `npm test` runs them in CI
- * (CI set and not 0/false, as .ci/run runs it) or with SVC_TEST_PACKING=1, and vitest runs them when they are named
- * on its command line (`npx vitest run test/repo/pack-install.test.ts`); other runs leave them out.
+ * The full run and the everyday run. `npm test` runs every file in CI (`CI` set and not 0/false, as on GitHub's
+ * runners) or with SVC_TEST_FULL=1 (.ci/run sets it); other runs (a developer's `npm test`, `npx vitest run`) leave
+ * out the files below, each heavy in CPU on a 2-core machine the suite keeps busy, and print which; a fast version
+ * of a file's checks, where one can be, stays in the everyday run (named beside it). vitest runs a file of this list
+ * when it is named on its command line (`npx vitest run test/repo/pack-install.test.ts`). The decision is handed to
+ * the workers as SVC_TEST_FULL=1, so that a file can also run its generated inputs at full size only then
+ * (test/helpers/full.ts; those files are listed in FULL_SIZE, printed too). docs/DEVELOPING.md says the same.
  */
-const PACKING = ['test/repo/pack-install.test.ts', 'packages/emulator/test/pack.test.ts'];
-/**
- * Files of long real-time audio, left out the same way: the 20-turn full-duplex echo conversation (~2 minutes of real
- * time); test/commands/realtime/talk-echo.test.ts has the same check with 3 turns in every run.
- */
-const LONG_REAL_TIME = ['test/commands/realtime/talk-echo-long.test.ts'];
-const CI_ONLY = [...PACKING, ...LONG_REAL_TIME];
+const CI_ONLY: Record<string, string> = {
+  'test/repo/pack-install.test.ts':
+    'npm pack (whose prepack builds a fresh copy of the tree) and npm install -g, ~10 s of CPU; run it before a ' +
+    "change to packaging (package.json's files, bin/, scripts/, the bundle)",
+  'packages/emulator/test/pack.test.ts': "the emulator's tarball packed and installed, ~4 s of CPU; as above",
+  'packages/emulator/test/hostile-floods.test.ts':
+    'the emulator process flooded: 17 MiB messages on each WebSocket route, 240 MiB sessions, an MP3 REST TTS, ' +
+    '~9 s of CPU (hostile.test.ts keeps one 17 MiB message and a long mu-law REST TTS)',
+  'test/commands/realtime/talk-echo-long.test.ts':
+    'the 20-turn full-duplex conversation through the simulated echo path, ~2 minutes of real time ' +
+    '(talk-echo.test.ts has the same check with 3 turns in every run)',
+};
+/** Files whose generated inputs are smaller outside the full run (what the full run adds, per file). */
+const FULL_SIZE: Record<string, string> = {
+  'test/fault-matrix.test.ts':
+    'a failing stdout in each of 4 ways for every command family, 60 rows of a bash and a ' +
+    'CLI process each; outside it, one way per family in turn (15 rows)',
+  'test/commands/emulator/storage-media.test.ts':
+    'the default quota of 1000 public links filled (2,001 requests, each journaled; the setting at 25 outside it)',
+  'test/commands/emulator/durability.test.ts': '500 acknowledged uploads before kill -9, then each read back (150)',
+  'test/audio/codecs.test.ts': 'text through MP3 (lamejs) at each of 6 rates (the lowest and the highest outside it)',
+  'test/net/reader-fuzz.test.ts': '100,000 generated inputs per reader (20,000 outside it)',
+  'test/apilog/log.test.ts':
+    '8 CLI processes paging 200 files one per call at once (50 outside it), 8 writing 3 big records each (1)',
+};
 const set = (v: string | undefined) => !!v && !/^(0|false)$/i.test(v);
 const named = (file: string) => process.argv.some((a) => a.length > 3 && file.endsWith(a.replace(/^\.\//, '')));
-const leftOut = set(process.env.CI) || set(process.env.SVC_TEST_PACKING) ? [] : CI_ONLY.filter((f) => !named(f));
+const full = set(process.env.CI) || set(process.env.SVC_TEST_FULL);
+if (full) process.env.SVC_TEST_FULL = '1';
+else delete process.env.SVC_TEST_FULL;
+const leftOut = full ? [] : Object.keys(CI_ONLY).filter((f) => !named(f));
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -71,6 +100,7 @@ const LINUX_ONLY: Record<string, string[]> = {
   "real terminals (util-linux's script, tmux)": [
     'test/cmdutil/confirm.test.ts',
     'test/commands/chat/markdown.test.ts',
+    'test/commands/chat/mcp-approve.test.ts',
     'test/commands/chat/repl.test.ts',
     'test/commands/completion/shells.test.ts',
     'test/commands/phone/phone.test.ts',
@@ -92,12 +122,17 @@ const LINUX_ONLY: Record<string, string[]> = {
     'test/commands/stt/listen.test.ts',
     'test/commands/tts/say.test.ts',
   ],
+  "/proc (the emulator process's memory, read after each attack)": [
+    'packages/emulator/test/hostile-floods.test.ts',
+    'packages/emulator/test/hostile.test.ts',
+  ],
   'POSIX shells and signals, ELF, ffmpeg and the other tools npm run setup installs': [
     'test/apilog/log.test.ts',
     'test/apilog/ws-session.test.ts',
     'test/audio/backends.test.ts',
     'test/audio/sniff.test.ts',
     'test/audio/speaker-abi.test.ts',
+    'test/batch/kill-resume.test.ts',
     'test/cli.test.ts',
     'test/commands/completion/completion.test.ts',
     'test/commands/custom-voices/custom-voices.test.ts',
@@ -111,8 +146,12 @@ const LINUX_ONLY: Record<string, string[]> = {
     'test/platform/setup.test.ts',
   ],
 };
-if (leftOut.length)
-  console.log(`CI-only tests not collected (CI runs them; SVC_TEST_PACKING=1 or name the file): ${leftOut.join(' ')}`);
+if (leftOut.length || (!full && Object.keys(FULL_SIZE).length)) {
+  console.log('not the full run (CI=true or SVC_TEST_FULL=1 runs it; docs/DEVELOPING.md):');
+  for (const f of leftOut) console.log(`  not collected: ${f} (${CI_ONLY[f]})`);
+  if (!full)
+    for (const [f, what] of Object.entries(FULL_SIZE)) console.log(`  smaller inputs: ${f} (full run: ${what})`);
+}
 const portable = process.env.SVC_TEST_SCOPE === 'portable';
 if (portable)
   for (const [why, files] of Object.entries(LINUX_ONLY))
@@ -130,7 +169,8 @@ export default defineConfig({
     // The suite waits more than it computes (processes, sockets, terminals, real-time audio): at 2 workers the
     // 2 cores were 57% busy. More workers overlap those waits. Measured on this 2-core machine (vitest's Duration,
     // no duration cache): 2 workers 154 s; 4 workers 76-78 s; 5 workers 71-72 s; 6 workers 70 s (not worth the
-    // extra contention on the real-time audio tests).
+    // extra contention on the real-time audio tests). Again with 154 files, the tests of output in-process and the
+    // waiting tests of a file run at once (the 2 cores ~85% busy): 4 workers 78 s, 5 workers 70-72 s, 6 workers 71 s.
     maxWorkers: 5,
     // A worker runs file after file instead of a fresh fork for each of the 112 files: the forks' start-up was
     // about a third of the suite's CPU (178 s -> 122 s). Files share no state: each starts its own emulator and

@@ -3,10 +3,11 @@
 
 _svc_subs() {
   case "$1" in
-    '') echo 'agents api audio auth calls chat completion config conversations custom-voices doctor documents embed emulator files help images legacy logs messages models phone realtime responses skills stt tokenize tts usage version videos whoami' ;;
-    'agents') echo 'create delete rm get list ls pull push test update' ;;
+    '') echo 'agents alias api audio auth batch calls chat completion config conversations custom-voices doctor documents embed emulator files fragments help images legacy logs mcp messages models phone realtime responses skills stt templates tokenize tts usage version videos whoami' ;;
+    'agents') echo 'create delete rm diff get init list ls pull push status test update' ;;
+    'alias') echo 'delete rm list ls set' ;;
     'audio') echo 'devices test' ;;
-    'auth') echo 'login logout status' ;;
+    'auth') echo 'login logout status token' ;;
     'calls') echo 'hangup join listen refer' ;;
     'chat') echo 'get' ;;
     'config') echo 'get list ls path set unset use' ;;
@@ -16,9 +17,11 @@ _svc_subs() {
     'emulator') echo 'fault requests reset serve sessions trigger' ;;
     'emulator fault') echo 'add clear list' ;;
     'files') echo 'delete rm download get list ls share unshare upload' ;;
+    'fragments') echo 'delete rm list ls save show' ;;
     'images') echo 'edit generate gen' ;;
     'legacy') echo 'complete completions' ;;
     'logs') echo 'list ls rm delete show' ;;
+    'mcp') echo 'serve' ;;
     'models') echo 'get list ls' ;;
     'phone') echo 'buy get list ls release delete rm update v2' ;;
     'phone v2') echo 'create delete rm list ls' ;;
@@ -26,6 +29,7 @@ _svc_subs() {
     'responses') echo 'compact create delete rm get items' ;;
     'skills') echo 'delete rm download get list ls upload' ;;
     'stt') echo 'listen transcribe' ;;
+    'templates') echo 'delete rm edit list ls save show' ;;
     'tts') echo 'say stream voice voices' ;;
     'videos') echo 'edit extend generate gen get wait' ;;
   esac
@@ -34,6 +38,8 @@ _svc_canon() {
   case "$1" in
     'agents|rm') echo 'delete' ;;
     'agents|ls') echo 'list' ;;
+    'alias|rm') echo 'delete' ;;
+    'alias|ls') echo 'list' ;;
     'config|ls') echo 'list' ;;
     'conversations|rm') echo 'delete' ;;
     'conversations|ls') echo 'list' ;;
@@ -41,6 +47,8 @@ _svc_canon() {
     'custom-voices|ls') echo 'list' ;;
     'files|rm') echo 'delete' ;;
     'files|ls') echo 'list' ;;
+    'fragments|rm') echo 'delete' ;;
+    'fragments|ls') echo 'list' ;;
     'images|gen') echo 'generate' ;;
     'logs|ls') echo 'list' ;;
     'logs|delete') echo 'rm' ;;
@@ -53,136 +61,160 @@ _svc_canon() {
     'responses|rm') echo 'delete' ;;
     'skills|rm') echo 'delete' ;;
     'skills|ls') echo 'list' ;;
+    'templates|rm') echo 'delete' ;;
+    'templates|ls') echo 'list' ;;
     'videos|gen') echo 'generate' ;;
     *) echo "${1##*|}" ;;
   esac
 }
 _svc_flags() {
   case "$1" in
-    '') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'agents') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'agents create') echo '--file --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'agents delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'agents get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'agents list') echo '--limit --all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'agents pull') echo '--output --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'agents push') echo '--file --dry-run --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'agents test') echo '--agent-file --parallel --format --output --transcripts --tool-cmd --tool-timeout --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'agents update') echo '--name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --unassign-phone --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'api') echo '--method --raw-field --field --header --input --paginate --slurp --include --no-auth --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'audio') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'audio devices') echo '--input --output --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'audio test') echo '--input-device --output-device --seconds --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'auth') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'auth login') echo '--with-key --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'auth logout') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'auth status') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'calls') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'calls hangup') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'calls join') echo '--input --output --aec --no-aec --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'calls listen') echo '--port --host --secret-file --tolerance --forward-to --forward-secret --join --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'calls refer') echo '--to --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'chat get') echo '--wait --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'completion') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'config') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'config get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'config list') echo '--all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'config path') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'config set') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'config unset') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'config use') echo '--create --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'conversations') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'conversations delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'conversations list') echo '--limit --all-profiles --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'conversations show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'custom-voices') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'custom-voices create') echo '--name --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'custom-voices delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'custom-voices download') echo '--output --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'custom-voices get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'custom-voices list') echo '--limit --page-token --all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'custom-voices update') echo '--name --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'doctor') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'documents') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'documents search') echo '--collection --filter --limit --mode --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'embed') echo '--model --dimensions --encoding-format --user --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator fault') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator fault add') echo '--path --method --times --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator fault clear') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator fault list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator requests') echo '--follow --path --status --interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator reset') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator serve') echo '--port --host --state-dir --memory --fixtures --seed --print-env --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --fault --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator sessions') echo '--path --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'emulator trigger') echo '--number --webhook --from --say --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'files') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'files delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'files download') echo '--output --format --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'files get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'files list') echo '--limit --page-token --all --after --order --sort-by --filter --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'files share') echo '--expires-after --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'files unshare') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'files upload') echo '--expires-after --purpose --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'help') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'images') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'images edit') echo '--image --model --n --aspect-ratio --response-format --output --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'images generate') echo '--model --n --aspect-ratio --response-format --output --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'legacy') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'legacy complete') echo '--model --max-tokens-to-sample --temperature --top-p --top-k --stop --raw --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'legacy completions') echo '--model --prompt --max-tokens --n --stop --echo --suffix --seed --temperature --top-p --usage --stream --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'logs') echo '--since --model --command --grep --limit --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'logs list') echo '--since --model --command --grep --limit --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'logs rm') echo '--all --older-than --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'logs show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'messages') echo '--model --system --input --continue --conversation --no-save --max-tokens --temperature --top-p --top-k --stop --stream --tool --tool-choice --usage --raw --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'models') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'models get') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'models list') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone buy') echo '--area-code --name --description --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone list') echo '--limit --all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone release') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone update') echo '--name --description --clear-description --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone v2') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone v2 create') echo '--origin --name --number --agent --webhook-url --webhook-name --allowed-address --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone v2 delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'phone v2 list') echo '--limit --page-token --all --agent --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'realtime') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'realtime client-secret') echo '--expires-after --session --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'realtime talk') echo '--model --reasoning-effort --input --output --duplex --push-to-talk --aec --no-aec --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'responses') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'responses compact') echo '--model --input --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'responses create') echo '--model --instructions --previous --continue --input --image --file-id --no-store --no-stream --raw --background --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --logprobs --top-logprobs --no-parallel-tool-calls --tool --tool-cmd --tool-choice --schema --format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --prompt-cache-key --service-tier --truncation --user --metadata --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'responses delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'responses get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'responses items') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'skills') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'skills delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'skills download') echo '--output --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'skills get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'skills list') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'skills upload') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'stt') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'stt listen') echo '--input --input-device --encoding --sample-rate --model --no-realtime --interim --endpointing --language --format --diarize --keyterm --filler-words --smart-turn --smart-turn-timeout --vad-threshold --multichannel --channels --srt --vtt --output --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'stt transcribe') echo '--language --format --diarize --multichannel --channels --audio-format --sample-rate --words --srt --vtt --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'tokenize') echo '--model --count --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'tts') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'tts say') echo '--voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --text-normalization --timestamps --output --play --output-device --rest --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'tts stream') echo '--voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --text-normalization --timestamps --output --play --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'tts voice') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'tts voices') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'usage') echo '--since --by --model --command --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'version') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'videos') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'videos edit') echo '--video --model --aspect-ratio --resolution --image --wait --output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'videos extend') echo '--video --duration --model --aspect-ratio --resolution --image --wait --output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'videos generate') echo '--duration --model --aspect-ratio --resolution --image --wait --output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'videos get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'videos wait') echo '--output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
-    'whoami') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --budget-strict --help' ;;
+    '') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents create') echo '--file --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents diff') echo '--file --env --exit-code --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents init') echo '--env --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents list') echo '--limit --all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents pull') echo '--output --all --env --project --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents push') echo '--file --env --dry-run --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents status') echo '--env --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents test') echo '--agent-file --parallel --format --output --transcripts --tool-cmd --tool-timeout --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents update') echo '--name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --unassign-phone --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'alias') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'alias delete') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'alias list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'alias set') echo '--clobber --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'api') echo '--method --raw-field --field --header --input --paginate --slurp --include --no-auth --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'audio') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'audio devices') echo '--input --output --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'audio test') echo '--input-device --output-device --seconds --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'auth') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'auth login') echo '--with-key --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'auth logout') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'auth status') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'auth token') echo '--show --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'batch') echo '--template --output --output-dir --journal --resume --order --concurrency --max-failures --budget --dry-run --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'calls') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'calls hangup') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'calls join') echo '--input --output --aec --no-aec --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'calls listen') echo '--port --host --secret-file --tolerance --forward-to --forward-secret-file --join --max-calls --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'calls refer') echo '--to --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --continue --conversation --no-save --tool-cmd --template --var --extract --extract-last --attach --keep --fragment --mcp --approve --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'chat get') echo '--wait --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'completion') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'config') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'config get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'config list') echo '--all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'config path') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'config set') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'config unset') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'config use') echo '--create --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'conversations') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'conversations delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'conversations list') echo '--limit --all-profiles --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'conversations show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'custom-voices') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'custom-voices create') echo '--name --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'custom-voices delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'custom-voices download') echo '--output --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'custom-voices get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'custom-voices list') echo '--limit --page-token --all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'custom-voices update') echo '--name --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'doctor') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'documents') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'documents search') echo '--collection --filter --limit --mode --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'embed') echo '--model --dimensions --encoding-format --user --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator fault') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator fault add') echo '--path --method --times --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator fault clear') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator fault list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator requests') echo '--follow --path --status --interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator reset') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator serve') echo '--port --host --state-dir --memory --fixtures --seed --print-env --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --fault --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator sessions') echo '--path --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator trigger') echo '--number --webhook --from --say --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'files') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'files delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'files download') echo '--output --format --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'files get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'files list') echo '--limit --page-token --all --after --order --sort-by --filter --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'files share') echo '--expires-after --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'files unshare') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'files upload') echo '--expires-after --purpose --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'fragments') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'fragments delete') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'fragments list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'fragments save') echo '--clobber --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'fragments show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'help') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'images') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'images edit') echo '--image --model --n --aspect-ratio --response-format --output --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'images generate') echo '--model --n --aspect-ratio --response-format --output --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'legacy') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'legacy complete') echo '--model --max-tokens-to-sample --temperature --top-p --top-k --stop --raw --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'legacy completions') echo '--model --prompt --max-tokens --n --stop --echo --suffix --seed --temperature --top-p --usage --stream --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'logs') echo '--since --model --command --grep --limit --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'logs list') echo '--since --model --command --grep --limit --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'logs rm') echo '--all --older-than --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'logs show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'mcp') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'mcp serve') echo '--http --tools --read-only --root --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'messages') echo '--model --system --input --continue --conversation --no-save --max-tokens --temperature --top-p --top-k --stop --stream --tool --tool-choice --usage --raw --extract --extract-last --template --var --attach --fragment --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'models') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'models get') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'models list') echo '--kind --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone buy') echo '--area-code --name --description --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone list') echo '--limit --all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone release') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone update') echo '--name --description --clear-description --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone v2') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone v2 create') echo '--origin --name --number --agent --webhook-url --webhook-name --allowed-address --yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone v2 delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'phone v2 list') echo '--limit --page-token --all --agent --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'realtime') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'realtime client-secret') echo '--expires-after --session --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'realtime talk') echo '--model --reasoning-effort --input --output --duplex --push-to-talk --aec --no-aec --latency-log --record --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'responses') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'responses compact') echo '--model --input --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'responses create') echo '--model --instructions --previous --continue --input --image --file-id --no-store --no-stream --raw --background --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --logprobs --top-logprobs --no-parallel-tool-calls --tool --tool-cmd --mcp --approve --tool-choice --template --var --extract --extract-last --attach --keep --fragment --schema --format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --prompt-cache-key --service-tier --truncation --user --metadata --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'responses delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'responses get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'responses items') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'skills') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'skills delete') echo '--yes --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'skills download') echo '--output --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'skills get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'skills list') echo '--limit --page-token --all --after --order --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'skills upload') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'stt') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'stt listen') echo '--input --input-device --encoding --sample-rate --model --no-realtime --interim --endpointing --language --format --diarize --keyterm --filler-words --smart-turn --smart-turn-timeout --vad-threshold --multichannel --channels --srt --vtt --output --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'stt transcribe') echo '--language --format --diarize --multichannel --channels --audio-format --sample-rate --words --srt --vtt --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'templates') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'templates delete') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'templates edit') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'templates list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'templates save') echo '--model --system --schema --temperature --top-p --option --var --description --clobber --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'templates show') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'tokenize') echo '--model --count --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'tts') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'tts say') echo '--voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --text-normalization --timestamps --output --play --output-device --rest --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'tts stream') echo '--voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --text-normalization --timestamps --output --play --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'tts voice') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'tts voices') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'usage') echo '--since --by --model --command --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'version') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'videos') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'videos edit') echo '--video --model --aspect-ratio --resolution --image --wait --output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'videos extend') echo '--video --duration --model --aspect-ratio --resolution --image --wait --output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'videos generate') echo '--duration --model --aspect-ratio --resolution --image --wait --output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'videos get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'videos wait') echo '--output --force --poll-interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'whoami') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
   esac
 }
 _svc_valued() {
@@ -191,12 +223,19 @@ _svc_valued() {
     'agents') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents create') echo ' -f --file --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents diff') echo ' -f --file --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents init') echo ' --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents list') echo ' --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'agents pull') echo ' -o --output --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'agents push') echo ' -f --file --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents pull') echo ' -o --output --env --project --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents push') echo ' -f --file --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents status') echo ' --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents test') echo ' --agent-file -P --parallel --format -o --output --transcripts --tool-cmd --tool-timeout --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents update') echo ' --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'alias') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'alias delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'alias list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'alias set') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'api') echo ' -X --method -f --raw-field -F --field -H --header --input --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'audio') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'audio devices') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -205,12 +244,14 @@ _svc_valued() {
     'auth login') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth logout') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth status') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'auth token') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'batch') echo ' --template -o --output --output-dir --journal --order -P --concurrency --max-failures --budget -m --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls hangup') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'calls listen') echo ' --port --host --secret-file --tolerance --forward-to --forward-secret --max-calls --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'calls listen') echo ' --port --host --secret-file --tolerance --forward-to --forward-secret-file --max-calls --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls refer') echo ' --to --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss -t --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --tool-cmd -t --template --var -a --attach -f --fragment --mcp --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'chat get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'completion') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'config') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -253,18 +294,25 @@ _svc_valued() {
     'files share') echo ' --expires-after --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'files unshare') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'files upload') echo ' --expires-after --purpose --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments save') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'fragments show') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'help') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'images') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'images edit') echo ' --image -m --model -n --n --aspect-ratio --response-format -o --output --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'images generate') echo ' -m --model -n --n --aspect-ratio --response-format -o --output --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'legacy') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'legacy complete') echo ' -m --model --max-tokens-to-sample -t --temperature --top-p --top-k --stop --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'legacy completions') echo ' -m --model --prompt --max-tokens -n --n --stop --suffix --seed -t --temperature --top-p --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'legacy complete') echo ' -m --model --max-tokens-to-sample --temperature --top-p --top-k --stop --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'legacy completions') echo ' -m --model --prompt --max-tokens -n --n --stop --suffix --seed --temperature --top-p --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs') echo ' --since -m --model --command --grep --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs list') echo ' --since -m --model --command --grep --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs rm') echo ' --older-than --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'logs show') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'messages') echo ' -m --model -s --system --input --conversation --max-tokens -t --temperature --top-p --top-k --stop --tool --tool-choice --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'mcp') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'mcp serve') echo ' --http --tools --root --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'messages') echo ' -m --model -s --system --input --conversation --max-tokens --temperature --top-p --top-k --stop --tool --tool-choice -t --template --var -a --attach -f --fragment --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models get') echo ' --kind --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'models list') echo ' --kind --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -280,10 +328,10 @@ _svc_valued() {
     'phone v2 list') echo ' --limit --page-token --agent --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'realtime') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'realtime client-secret') echo ' --expires-after --session --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'realtime talk') echo ' -m --model --reasoning-effort --input --output --agent --voice --instructions --tool --tool-cmd --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'realtime talk') echo ' -m --model --reasoning-effort --input --output --latency-log --record --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses compact') echo ' -m --model --input --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'responses create') echo ' -m --model --instructions --previous --input --image --file-id --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include -t --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --top-logprobs --tool --tool-cmd --tool-choice --schema --format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --prompt-cache-key --service-tier --truncation --user --metadata --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'responses create') echo ' -m --model --instructions --previous --input --image --file-id --context-management --reasoning-effort --reasoning-summary --reasoning-generate-summary --include --temperature --top-p --top-k --min-p --max-output-tokens --max-turns --top-logprobs --tool --tool-cmd --mcp --tool-choice -t --template --var -a --attach -f --fragment --schema --format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --prompt-cache-key --service-tier --truncation --user --metadata --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'responses items') echo ' --limit --page-token --after --order --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -296,6 +344,12 @@ _svc_valued() {
     'stt') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'stt listen') echo ' --input --input-device --encoding --sample-rate --model --endpointing --language --keyterm --smart-turn --smart-turn-timeout --vad-threshold --channels -o --output --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'stt transcribe') echo ' --language --channels --audio-format --sample-rate --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates delete') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates edit') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates save') echo ' -m --model -s --system --schema --temperature --top-p -o --option --var --description --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'templates show') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'tokenize') echo ' -m --model --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'tts') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'tts say') echo ' --voice --language --codec --sample-rate --bit-rate --speed --optimize-streaming-latency --timestamps -o --output --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -317,6 +371,8 @@ _svc_choices() {
   case "$1" in
     'agents test|--format') echo 'text tap junit' ;;
     'agents update|--clear') echo 'instructions tools voice collection_ids' ;;
+    'batch|--order') echo 'input done' ;;
+    'batch|--codec') echo 'mp3 wav pcm mulaw alaw' ;;
     'calls join|--audio-format') echo 'pcm pcmu pcma' ;;
     'chat|--response-format') echo 'text json_object' ;;
     'chat|--search') echo 'off on auto' ;;
@@ -367,13 +423,20 @@ _svc_dyn() {
     'agents create|--voice') echo 'voices' ;;
     'agents create|--profile') echo 'profiles' ;;
     'agents delete|--profile') echo 'profiles' ;;
+    'agents diff|--profile') echo 'profiles' ;;
     'agents get|--profile') echo 'profiles' ;;
+    'agents init|--profile') echo 'profiles' ;;
     'agents list|--profile') echo 'profiles' ;;
     'agents pull|--profile') echo 'profiles' ;;
     'agents push|--profile') echo 'profiles' ;;
+    'agents status|--profile') echo 'profiles' ;;
     'agents test|--profile') echo 'profiles' ;;
     'agents update|--voice') echo 'voices' ;;
     'agents update|--profile') echo 'profiles' ;;
+    'alias|--profile') echo 'profiles' ;;
+    'alias delete|--profile') echo 'profiles' ;;
+    'alias list|--profile') echo 'profiles' ;;
+    'alias set|--profile') echo 'profiles' ;;
     'api|--profile') echo 'profiles' ;;
     'audio|--profile') echo 'profiles' ;;
     'audio devices|--profile') echo 'profiles' ;;
@@ -382,6 +445,12 @@ _svc_dyn() {
     'auth login|--profile') echo 'profiles' ;;
     'auth logout|--profile') echo 'profiles' ;;
     'auth status|--profile') echo 'profiles' ;;
+    'auth token|--profile') echo 'profiles' ;;
+    'batch|--template') echo 'templates' ;;
+    'batch|-m') echo 'models:language' ;;
+    'batch|--model') echo 'models:language' ;;
+    'batch|--voice') echo 'voices' ;;
+    'batch|--profile') echo 'profiles' ;;
     'calls|--profile') echo 'profiles' ;;
     'calls hangup|--profile') echo 'profiles' ;;
     'calls join|--agent') echo 'agents' ;;
@@ -393,6 +462,8 @@ _svc_dyn() {
     'calls refer|--profile') echo 'profiles' ;;
     'chat|-m') echo 'models:language' ;;
     'chat|--model') echo 'models:language' ;;
+    'chat|-t') echo 'templates' ;;
+    'chat|--template') echo 'templates' ;;
     'chat|--profile') echo 'profiles' ;;
     'chat get|--profile') echo 'profiles' ;;
     'completion|--profile') echo 'profiles' ;;
@@ -438,6 +509,11 @@ _svc_dyn() {
     'files share|--profile') echo 'profiles' ;;
     'files unshare|--profile') echo 'profiles' ;;
     'files upload|--profile') echo 'profiles' ;;
+    'fragments|--profile') echo 'profiles' ;;
+    'fragments delete|--profile') echo 'profiles' ;;
+    'fragments list|--profile') echo 'profiles' ;;
+    'fragments save|--profile') echo 'profiles' ;;
+    'fragments show|--profile') echo 'profiles' ;;
     'help|--profile') echo 'profiles' ;;
     'images|--profile') echo 'profiles' ;;
     'images edit|-m') echo 'models:image' ;;
@@ -461,8 +537,12 @@ _svc_dyn() {
     'logs list|--profile') echo 'profiles' ;;
     'logs rm|--profile') echo 'profiles' ;;
     'logs show|--profile') echo 'profiles' ;;
+    'mcp|--profile') echo 'profiles' ;;
+    'mcp serve|--profile') echo 'profiles' ;;
     'messages|-m') echo 'models:language' ;;
     'messages|--model') echo 'models:language' ;;
+    'messages|-t') echo 'templates' ;;
+    'messages|--template') echo 'templates' ;;
     'messages|--profile') echo 'profiles' ;;
     'models|--profile') echo 'profiles' ;;
     'models get|--profile') echo 'profiles' ;;
@@ -490,6 +570,8 @@ _svc_dyn() {
     'responses compact|--profile') echo 'profiles' ;;
     'responses create|-m') echo 'models:language' ;;
     'responses create|--model') echo 'models:language' ;;
+    'responses create|-t') echo 'templates' ;;
+    'responses create|--template') echo 'templates' ;;
     'responses create|--profile') echo 'profiles' ;;
     'responses delete|--profile') echo 'profiles' ;;
     'responses get|--profile') echo 'profiles' ;;
@@ -503,6 +585,14 @@ _svc_dyn() {
     'stt|--profile') echo 'profiles' ;;
     'stt listen|--profile') echo 'profiles' ;;
     'stt transcribe|--profile') echo 'profiles' ;;
+    'templates|--profile') echo 'profiles' ;;
+    'templates delete|--profile') echo 'profiles' ;;
+    'templates edit|--profile') echo 'profiles' ;;
+    'templates list|--profile') echo 'profiles' ;;
+    'templates save|-m') echo 'models:language' ;;
+    'templates save|--model') echo 'models:language' ;;
+    'templates save|--profile') echo 'profiles' ;;
+    'templates show|--profile') echo 'profiles' ;;
     'tokenize|-m') echo 'models:language' ;;
     'tokenize|--model') echo 'models:language' ;;
     'tokenize|--profile') echo 'profiles' ;;
@@ -534,6 +624,7 @@ _svc_dyn() {
 }
 _svc_args() {
   case "$1" in
+    'batch') echo 'chat responses messages embed tokenize images tts stt documents' ;;
     'completion') echo 'bash zsh fish powershell' ;;
     'emulator trigger') echo 'incoming-call caller-says caller-hangup video-done deferred-ready file-expired' ;;
   esac
@@ -544,6 +635,7 @@ _svc_argdyn() {
     'agents get') echo 'agents' ;;
     'agents pull') echo 'agents' ;;
     'agents update') echo 'agents' ;;
+    'alias delete') echo 'aliases' ;;
     'config use') echo 'profiles' ;;
     'custom-voices delete') echo 'custom-voices' ;;
     'custom-voices download') echo 'custom-voices' ;;
@@ -554,6 +646,8 @@ _svc_argdyn() {
     'files get') echo 'files' ;;
     'files share') echo 'files' ;;
     'files unshare') echo 'files' ;;
+    'fragments delete') echo 'fragments' ;;
+    'fragments show') echo 'fragments' ;;
     'phone get') echo 'numbers' ;;
     'phone release') echo 'numbers' ;;
     'phone update') echo 'numbers' ;;
@@ -563,6 +657,9 @@ _svc_argdyn() {
     'skills delete') echo 'skills' ;;
     'skills download') echo 'skills' ;;
     'skills get') echo 'skills' ;;
+    'templates delete') echo 'templates' ;;
+    'templates edit') echo 'templates' ;;
+    'templates show') echo 'templates' ;;
   esac
 }
 
@@ -573,6 +670,14 @@ _svc_dynamic() {
     [[ -n "$line" ]] && values+=("${line%%$'\t'*}")
   done < <("${COMP_WORDS[0]}" __complete "$1" "${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)
   COMPREPLY=($(compgen -W "${values[*]}" -- "$cur"))
+}
+
+# the user's aliases (svc alias set), offered beside the commands at the root
+_svc_alias_names() {
+  local line
+  while IFS= read -r line; do
+    [[ -n "$line" ]] && printf '%s ' "${line%%$'\t'*}"
+  done < <("${COMP_WORDS[0]}" __complete aliases 2>/dev/null)
 }
 
 _svc_files() {
@@ -621,6 +726,7 @@ _svc() {
     return 0
   fi
   values="$(_svc_subs "$path") $(_svc_args "$path")"
+  [[ -z "$path" ]] && values="$values $(_svc_alias_names)"
   kind="$(_svc_argdyn "$path")"
   if [[ -n "${values// /}" ]]; then COMPREPLY=($(compgen -W "$values" -- "$cur"))
   elif [[ -n "$kind" ]]; then _svc_dynamic "$kind"

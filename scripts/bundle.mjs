@@ -29,7 +29,9 @@ const OUT = join(DIST, 'bundle');
 // highlight.js: +33 ms of every chat answer rendered on a terminal). Bundled, each is a CommonJS chunk with a code
 // cache; highlight.js's languages stay one chunk each, loaded when a code block names one.
 // svc's own packages (the emulator, the formats) are bundled too: `--emulator` loads them as chunks with a code cache.
-const BUNDLED = /^(commander|undici|chalk|marked|highlight\.js|svc-emulator|svc-formats)(\/|$)/;
+// The MCP SDK and zod (svc mcp serve, chat --mcp): as ES modules their import took ~160 ms of the server's start.
+const BUNDLED =
+  /^(commander|undici|chalk|marked|highlight\.js|svc-emulator|svc-formats|@modelcontextprotocol\/sdk|zod)(\/|$)/;
 /** the dist/ folders of svc's own packages, whose modules' chunks are named after them (emulator/server-….cjs) */
 const PACKAGE_DISTS = ['emulator', 'formats'].map((name) => [
   name,

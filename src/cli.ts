@@ -14,6 +14,7 @@ import { rootCommands } from './commands/index.js';
 import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
 import { stopSignals } from './core/signals.js';
+import { checkFields, isFieldList, splitJsonFields, type JsonFieldsRule } from './cmdutil/json-fields.js';
 
 const GLOBAL_WITH_VALUE = new Set(
   GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]),
@@ -45,8 +46,20 @@ function addGlobalOptions(cmd: Command, specs: readonly OptionSpec[] = GLOBAL_OP
   for (const spec of specs) cmd.addOption(makeOption(spec));
 }
 
-/** Positional words of argv that may name commands, global options and their values skipped. */
+/** How `--json WORD` is read (cmdutil/json-fields.ts): here before the command is known. */
+function jsonFieldsRule(pathWords: number, spec?: CommandSpec): JsonFieldsRule {
+  return {
+    pathWords,
+    globalsWithValue: GLOBAL_WITH_VALUE,
+    rootNames: new Set(rootCommands.flatMap((c) => [c.name, ...(c.aliases ?? [])])),
+    takesArgs: spec ? !!spec.args?.length : true,
+    documented: spec?.jsonFields && new Set(spec.jsonFields),
+  };
+}
+
+/** Positional words of argv that may name commands, global options and their values (and a --json list) skipped. */
 function commandWords(argv: string[]): string[] {
+  argv = splitJsonFields(argv, jsonFieldsRule(Number.POSITIVE_INFINITY)).argv;
   const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -58,6 +71,34 @@ function commandWords(argv: string[]): string[] {
     words.push(a);
   }
   return words;
+}
+
+/**
+ * `svc [global flags] NAME ARGS…` where NAME is no command but an alias (runtime/aliases.ts): the command line it
+ * expands to (the global flags before NAME kept), or the shell alias to run. Undefined when NAME is a command or
+ * nothing: the alias file is read only for a word that names no command.
+ */
+async function aliasExpansion(argv: string[], env: NodeJS.ProcessEnv) {
+  let aliases: Record<string, string> | undefined;
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return undefined;
+    if (a.startsWith('-')) {
+      if (GLOBAL_WITH_VALUE.has(a)) i++;
+      continue;
+    }
+    if (rootCommands.some((c) => c.name === a || c.aliases?.includes(a))) return undefined;
+    aliases ??= (await import('./runtime/aliases.js')).readAliases(env);
+    if (Object.hasOwn(aliases, a)) break;
+    // `svc --json id NAME`: a field list before the name (cmdutil/json-fields.ts)
+    if (argv[i - 1] !== '--json' || !isFieldList(a)) return undefined;
+  }
+  const name = argv[i];
+  if (name === undefined || !aliases) return undefined;
+  const { expandAlias } = await import('./runtime/aliases.js');
+  const expansion = expandAlias(name, aliases[name]!, argv.slice(i + 1));
+  return 'argv' in expansion ? { argv: [...argv.slice(0, i), ...expansion.argv] } : { name, ...expansion };
 }
 
 /** Walk the tree along argv, loading only the groups on the way. */
@@ -192,6 +233,10 @@ interface Invocation {
   cleanup?: () => Promise<void>;
   /** the global options the command line needs (once the command's spec is loaded) */
   globalOptions?: readonly OptionSpec[];
+  /** the command line commander parses: argv without a --json field list */
+  argv?: string[];
+  /** `--json FIELD,FIELD` */
+  jsonFields?: string[];
 }
 
 /**
@@ -218,7 +263,12 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
       if (node === selected) {
         next = sub;
         if (depth === path.length - 1 && node.load) {
-          await addRunner(sub, node, (await node.load()).default as CommandSpec, inv, argv);
+          const spec = (await node.load()).default as CommandSpec;
+          const split = splitJsonFields(argv, jsonFieldsRule(path.length, spec));
+          if (split.fields) checkFields(split.fields, jsonFieldsRule(0, spec).documented, pathName(path));
+          inv.argv = split.argv;
+          inv.jsonFields = split.fields;
+          await addRunner(sub, node, spec, inv, split.argv);
           const parentNode = path[depth - 1];
           if (parentNode?.load) {
             // `svc chat get me a recipe` ran `chat get`: say how to send such a prompt
@@ -266,6 +316,8 @@ class UnknownCommand extends Error {
   }
 }
 
+const pathName = (path: CommandNode[]) => path.map((n) => n.name).join(' ');
+
 /** `models list`: the words of a command below the program. */
 function commandName(cmd: Command): string {
   const words: string[] = [];
@@ -286,10 +338,12 @@ async function addRunner(
   buildLeaf(cmd, node.summary, spec, options.own, async (args, opts, globals) => {
     // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
     const { createContext } = await import('./runtime/context.js');
+    // --no-stdin: stdin is empty, as from /dev/null, for every command (runtime/stdin.ts)
+    const stdin = globals.stdin === false ? (await import('./runtime/stdin.js')).emptyStdin() : undefined;
     const ctx = createContext({
-      streams: inv.streams,
+      streams: stdin ? { ...inv.streams, stdin } : inv.streams,
       env: inv.env,
-      globals,
+      globals: { ...globals, jsonFields: inv.jsonFields },
       signal: inv.control.signal,
       version: inv.version,
       command: commandName(cmd),
@@ -376,11 +430,17 @@ export async function runCli(
   }
   let failed: { err: unknown } | undefined;
   try {
+    const alias = await aliasExpansion(argv, env);
+    if (alias && 'shell' in alias) {
+      const { runShellAlias } = await import('./runtime/aliases.js');
+      return await runShellAlias(alias.name, alias.shell, alias.args, { streams, env, signal: control.signal });
+    }
+    if (alias) argv = alias.argv;
     const program = rootProgram(streams, inv.version);
     const depth = await addCommandPath(program, argv, inv);
     if (depth === 0) await addRootHelp(program, streams);
     addGlobalOptions(program, inv.globalOptions);
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(inv.argv ?? argv, { from: 'user' });
     exitCode = inv.result ?? ExitCode.ok;
     if (inv.result === undefined && depth === 0) {
       program.outputHelp({ error: true });

@@ -8,7 +8,6 @@ import { execFileSync } from 'node:child_process';
 import { registerSecret } from './helpers/secrets.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
 import { svcInProcess } from './helpers/in-process.js';
-import { svcProcess } from './helpers/subprocess.js';
 import { svcOnTerminal } from './helpers/terminal.js';
 import { tempDir } from './helpers/files.js';
 import { HostileServer } from './helpers/hostile-server.js';
@@ -158,7 +157,7 @@ describe('bidirectional overrides in server text (issue 25, item 4)', () => {
       expect(tty.screen).toMatch(shown);
       expect(tty.screen).not.toMatch(raw);
       plan();
-      const pipe = await svcProcess([...args], { env: env(), timeout: 60_000 });
+      const pipe = await svcInProcess([...args], { env: env(), timeout: 60_000 });
       expect(pipe.stdout + pipe.stderr).toMatch(raw);
     });
   }
@@ -167,7 +166,7 @@ describe('bidirectional overrides in server text (issue 25, item 4)', () => {
     const tty = await svcOnTerminal(['chat', '--no-stream', '--json', 'hi'], { env: env(), cols: 400 });
     expect(tty.screen).not.toMatch(raw);
     expect(tty.screen).toContain('invoice\\u202egnp.exe');
-    const pipe = await svcProcess(['chat', '--no-stream', '--json', 'hi'], { env: env() });
+    const pipe = await svcInProcess(['chat', '--no-stream', '--json', 'hi'], { env: env() });
     expect(JSON.parse(pipe.stdout).choices[0].message.content).toBe(BIDI.join(''));
   });
 });

@@ -23,6 +23,7 @@ export const TEXT_CAP = 8192;
 export const DEFAULT_RETENTION_DAYS = 30;
 export const SIZE_CAP_BYTES = 200 * 1024 * 1024;
 const PRICE_CACHE_MS = 24 * 3600 * 1000;
+const PRICES_VERSION = 2;
 
 export interface CallUsage {
   input_tokens: number;
@@ -44,6 +45,10 @@ export interface CallRecord {
   usage?: CallUsage;
   /** US dollars: the API's own figure when it sent one, else from the catalogue's prices; absent when unknown */
   cost_usd?: number;
+  /** image generation and edits: the images made (priced at the catalogue's image_price) */
+  images?: number;
+  /** video jobs: the seconds generated (priced at the catalogue's generated_video_second_price) */
+  video_seconds?: number;
   /** WebSocket sessions: the code of the close frame that ended it (1006: the connection was cut) */
   close_code?: number;
   prompt?: string;
@@ -54,6 +59,8 @@ export interface CallRecord {
   error?: string;
   /** answered by the emulator (--emulator): shown, never counted toward budget.daily */
   emulated?: boolean;
+  /** the id of the `svc batch` run the call was a row of */
+  batch?: string;
 }
 
 export interface CallTurn {
@@ -296,23 +303,47 @@ export function removeDays(dir: string, beforeDay?: string): number {
   return n;
 }
 
-/** Prices per token in USD, by model id and alias: the catalogue's cents per 100 million tokens / 1e10. */
+/**
+ * Prices in USD by model id and alias: per token (the catalogue's cents per 100 million tokens / 1e10), per image
+ * (image_price, cents per image / 100) and per second of video (generated_video_second_price, cents / 100).
+ */
 export interface Prices {
+  /** 2: images and video priced too (a cache without it is fetched again) */
+  version?: number;
   fetched_at: number;
-  models: Record<string, { input: number; output: number }>;
+  models: Record<string, ModelPrice>;
+}
+
+export interface ModelPrice {
+  input: number;
+  output: number;
+  image?: number;
+  video_second?: number;
+}
+
+function modelPrice(m: Record<string, any>): ModelPrice | undefined {
+  const input = num(m.prompt_text_token_price);
+  const image = num(m.image_price);
+  const second = num(m.generated_video_second_price);
+  if (input === undefined && image === undefined && second === undefined) return undefined;
+  return {
+    input: (input ?? 0) / 1e10,
+    output: (num(m.completion_text_token_price) ?? 0) / 1e10,
+    ...(image !== undefined ? { image: image / 100 } : {}),
+    ...(second !== undefined ? { video_second: second / 100 } : {}),
+  };
 }
 
 export function pricesFromCatalogue(body: unknown, now: number): Prices {
   const models: Prices['models'] = {};
   const list = (body as { models?: unknown[]; data?: unknown[] })?.models ?? (body as { data?: unknown[] })?.data ?? [];
   for (const m of list as Record<string, any>[]) {
-    const input = num(m.prompt_text_token_price);
-    if (typeof m.id !== 'string' || input === undefined) continue;
-    const price = { input: input / 1e10, output: (num(m.completion_text_token_price) ?? 0) / 1e10 };
+    const price = typeof m?.id === 'string' ? modelPrice(m) : undefined;
+    if (!price) continue;
     models[m.id] = price;
     for (const a of Array.isArray(m.aliases) ? m.aliases : []) if (typeof a === 'string') models[a] = price;
   }
-  return { fetched_at: now, models };
+  return { version: PRICES_VERSION, fetched_at: now, models };
 }
 
 const priceFile = (env: NodeJS.ProcessEnv) => join(dataDir(env), 'cache', 'prices.json');
@@ -321,7 +352,7 @@ const priceFile = (env: NodeJS.ProcessEnv) => join(dataDir(env), 'cache', 'price
 export function cachedPrices(env: NodeJS.ProcessEnv, now: number): Prices | undefined {
   try {
     const p = JSON.parse(readFileSync(priceFile(env), 'utf8')) as Prices;
-    return now - p.fetched_at < PRICE_CACHE_MS && p.models ? p : undefined;
+    return now - p.fetched_at < PRICE_CACHE_MS && p.models && p.version === PRICES_VERSION ? p : undefined;
   } catch {
     return undefined;
   }
@@ -331,12 +362,36 @@ export function savePrices(env: NodeJS.ProcessEnv, prices: Prices): void {
   writeJsonFile(priceFile(env), prices);
 }
 
-/** Cost from the prices (reasoning tokens at the output price, when counted apart from the output). */
-export function priceCost(prices: Prices | undefined, model: string | undefined, u: CallUsage): number | undefined {
+/** A record is billed when it used tokens, made images or generated video. */
+export const isBilled = (r: Pick<CallRecord, 'usage' | 'images' | 'video_seconds'>): boolean =>
+  !!r.usage || r.images !== undefined || r.video_seconds !== undefined;
+
+/**
+ * Cost from the prices: tokens (reasoning tokens at the output price, when counted apart from the output), images
+ * and seconds of video; undefined when something billed has no price.
+ */
+export function priceCost(
+  prices: Prices | undefined,
+  model: string | undefined,
+  r: Pick<CallRecord, 'usage' | 'images' | 'video_seconds'>,
+): number | undefined {
   const p = model ? prices?.models[model] : undefined;
-  if (!p) return undefined;
-  const inside = u.input_tokens + u.output_tokens === u.total_tokens;
-  return u.input_tokens * p.input + (u.output_tokens + (inside ? 0 : (u.reasoning_tokens ?? 0))) * p.output;
+  if (!p || !isBilled(r)) return undefined;
+  let cost = 0;
+  const u = r.usage;
+  if (u) {
+    const inside = u.input_tokens + u.output_tokens === u.total_tokens;
+    cost += u.input_tokens * p.input + (u.output_tokens + (inside ? 0 : (u.reasoning_tokens ?? 0))) * p.output;
+  }
+  if (r.images !== undefined) {
+    if (p.image === undefined) return undefined;
+    cost += r.images * p.image;
+  }
+  if (r.video_seconds !== undefined) {
+    if (p.video_second === undefined) return undefined;
+    cost += r.video_seconds * p.video_second;
+  }
+  return cost;
 }
 
 /** Dollars spent today (UTC) according to the log; emulated calls cost nothing. */

@@ -9,6 +9,7 @@ import {
   priceCost,
   reportedCost,
   cachedPrices,
+  isBilled,
   savePrices,
   pricesFromCatalogue,
   type CallDetails,
@@ -19,6 +20,9 @@ import type { HttpCall } from '../net/http.js';
 import type { WsHandshake, WsWatcher } from '../net/ws.js';
 import type { WsSessionLog } from './ws-session.js';
 
+/** a batch's records are written once this many have their replies */
+const SETTLED_GROUP = 200;
+
 export class CallRecorder {
   private readonly records: CallRecord[] = [];
   private readonly byCall = new Map<HttpCall, CallRecord>();
@@ -26,8 +30,13 @@ export class CallRecorder {
   private readonly sessions = new Map<CallRecord, WsSessionLog>();
   /** the answer text of streamed replies as it arrived, kept when the command could not log the whole answer */
   private readonly streamed = new Map<CallRecord, string>();
+  /** video edits by request id: their length is known once a poll in this run sees the job done */
+  private readonly videoEdits = new Map<string, CallRecord>();
   /** the reader of sessions' events, loaded by readySessions() before a socket opens (HTTP-only runs never load it) */
   private SessionLog?: typeof WsSessionLog;
+  /** `svc batch`: the batch's id on every record, and records written as their replies come (memory stays flat) */
+  private batch?: string;
+  private readonly settled = new Set<CallRecord>();
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -36,6 +45,11 @@ export class CallRecorder {
     /** --emulator: every call was answered by the emulator (marked, never counted toward the budget) */
     private readonly emulated = false,
   ) {}
+
+  /** this run talks to an emulator: --emulator, or a base URL whose replies say so (its prices are not cached) */
+  private get emulatorRun(): boolean {
+    return this.emulated || this.records.some((r) => r.emulated);
+  }
 
   /** One append of the records held (marked when emulated). */
   private write(): void {
@@ -56,7 +70,12 @@ export class CallRecorder {
       duration_ms: call.durationMs,
       ...(call.requestId ? { request_id: call.requestId } : {}),
       ...(call.error ? { error: call.error } : {}),
+      ...(call.emulated ? { emulated: true } : {}),
     };
+    if (this.batch) {
+      rec.batch = this.batch;
+      if (call.status === null || call.status >= 300) this.settle(rec);
+    }
     const body = call.json as Record<string, unknown> | undefined;
     if (body && typeof body === 'object') {
       if (typeof body.model === 'string') rec.model = body.model;
@@ -84,6 +103,7 @@ export class CallRecorder {
       duration_ms: Date.now() - h.startedAt,
       ...(h.requestId ? { request_id: h.requestId } : {}),
       ...(h.error ? { error: h.error } : {}),
+      ...(h.emulated ? { emulated: true } : {}),
     };
     const model = h.query?.model;
     if (typeof model === 'string' && model) rec.model = model;
@@ -101,7 +121,61 @@ export class CallRecorder {
     const b = body as Record<string, unknown>;
     const answer = answerOf(b);
     this.add(rec, { model: typeof b.model === 'string' ? b.model : undefined, usage: b.usage, answer });
+    this.countMedia(rec, call.json as Record<string, unknown> | undefined, b);
+    if (this.batch) this.settle(rec);
   };
+
+  /** Tag every record from now on with a batch's id; its records are then written in groups as they complete. */
+  tagBatch(id: string): void {
+    this.batch = id;
+  }
+
+  private settle(rec: CallRecord): void {
+    this.settled.add(rec);
+    if (this.settled.size >= SETTLED_GROUP) this.writeSettled();
+  }
+
+  /** Write the records whose replies are in (their cost the API's, else from cached prices) and forget them. */
+  private writeSettled(): void {
+    const done = this.records.filter((r) => this.settled.has(r));
+    const prices = this.emulatorRun ? undefined : cachedPrices(this.env, Date.now());
+    for (const rec of done) {
+      const reported = isBilled(rec) ? reportedCost(this.rawUsage.get(rec)) : undefined;
+      const cost = isBilled(rec) ? (reported ?? priceCost(prices, rec.model, rec)) : undefined;
+      if (cost !== undefined) rec.cost_usd = cost;
+      if (this.emulated) rec.emulated = true;
+      this.rawUsage.delete(rec);
+    }
+    const gone = new Set(done);
+    this.records.splice(0, this.records.length, ...this.records.filter((r) => !gone.has(r)));
+    for (const [call, rec] of this.byCall) if (gone.has(rec)) this.byCall.delete(call);
+    this.settled.clear();
+    appendRecords(logDir(this.env), done, this.retentionDays);
+  }
+
+  /**
+   * What image and video calls are billed by: the images a reply carries; the seconds a video job generates (the
+   * request's duration or the API's default: 8 s, an extension 6 s; an edit's length once a poll here sees it done).
+   */
+  private countMedia(rec: CallRecord, sent: Record<string, unknown> | undefined, b: Record<string, any>): void {
+    if (rec.method === 'POST' && /\/images\/(generations|edits)$/.test(rec.path) && Array.isArray(b.data)) {
+      rec.images = b.data.length;
+      return;
+    }
+    const job = /\/videos\/(generations|extensions|edits)$/.exec(rec.path);
+    if (rec.method === 'POST' && job && typeof b.request_id === 'string') {
+      const asked = typeof sent?.duration === 'number' ? sent.duration : undefined;
+      if (job[1] === 'edits') this.videoEdits.set(b.request_id, rec);
+      else rec.video_seconds = asked ?? (job[1] === 'generations' ? 8 : 6);
+      return;
+    }
+    const poll = /\/videos\/([^/]+)$/.exec(rec.path);
+    const edit = rec.method === 'GET' && poll ? this.videoEdits.get(decodeURIComponent(poll[1]!)) : undefined;
+    if (edit && b.status === 'done' && typeof b.video?.duration === 'number') {
+      edit.video_seconds = b.video.duration;
+      this.videoEdits.delete(decodeURIComponent(poll![1]!));
+    }
+  }
 
   /** An event of a streamed reply (net/sse): the answer's text as it arrives, by convention (path). */
   readonly onStreamEvent = (call: HttpCall, data: unknown): void => {
@@ -169,8 +243,9 @@ export class CallRecorder {
     this.closeSessions();
     let prices: Prices | undefined;
     let fetched = false;
+    const emulated = this.emulatorRun;
     for (const rec of this.records) {
-      if (!rec.usage) continue;
+      if (!isBilled(rec)) continue;
       const reported = reportedCost(this.rawUsage.get(rec));
       if (reported !== undefined) {
         rec.cost_usd = reported;
@@ -178,18 +253,18 @@ export class CallRecorder {
       }
       if (!prices && !fetched) {
         fetched = true;
-        prices = this.emulated ? undefined : cachedPrices(this.env, Date.now());
+        prices = emulated ? undefined : cachedPrices(this.env, Date.now());
         if (!prices) {
           try {
             prices = pricesFromCatalogue(await fetchCatalogue(), Date.now());
             // the emulator's catalogue prices the emulated calls only, never the cache the real calls use
-            if (!this.emulated) savePrices(this.env, prices);
+            if (!emulated) savePrices(this.env, prices);
           } catch {
             // no prices: the cost stays absent rather than guessed
           }
         }
       }
-      const cost = priceCost(prices, rec.model, rec.usage);
+      const cost = priceCost(prices, rec.model, rec);
       if (cost !== undefined) rec.cost_usd = cost;
     }
     this.write();

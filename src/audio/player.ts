@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { PcmConverter, createStreamDecoder, parseWavHeader, type StreamDecoder } from 'svc-formats/audio-codecs';
 import type { Codec, PcmFormat } from 'svc-formats/audio-format';
-import { ONLY_SPEAKER, openByteTarget, openSink, type AudioSink, type ByteTarget } from './sink.js';
+import { ONLY_SPEAKER, openByteTarget, openSink, type AudioSink, type ByteTarget, type StdoutBytes } from './sink.js';
 import { fail } from '../core/validate.js';
 import type { AudioDevice } from './backend.js';
 
@@ -16,7 +16,7 @@ export interface EncodedOutputOptions {
   format: PcmFormat;
   /** --output-device: an index or name from `svc audio devices` */
   device?: string;
-  stdout?: NodeJS.WritableStream;
+  stdout?: StdoutBytes;
   env?: NodeJS.ProcessEnv;
 }
 

@@ -34,8 +34,8 @@ export interface SinkOptions {
   env?: NodeJS.ProcessEnv;
   /** the sound system's platform (default: this one; tests inject darwin and win32) */
   platform?: NodeJS.Platform;
-  /** stdout for `-` (default process.stdout) */
-  stdout?: NodeJS.WritableStream;
+  /** stdout for `-` (default process.stdout): the command's Output (its writeBytes), or a stream */
+  stdout?: StdoutBytes;
 }
 
 export interface AudioSink {
@@ -43,8 +43,11 @@ export interface AudioSink {
   readonly format: PcmFormat;
   /** codec written (files and stdout); `pcm` for the speaker */
   readonly codec: Codec;
-  /** queue PCM for playback / writing; resolves when it was handed on (back-pressure) */
-  write(pcm: Buffer): Promise<void>;
+  /**
+   * queue PCM for playback / writing; resolves when it was handed on (back-pressure). `handed` is called when the
+   * bytes reached the device (the speaker's native write to ALSA returned) or the file/stdout took them.
+   */
+  write(pcm: Buffer, handed?: () => void): Promise<void>;
   /** stop playback now and drop what is queued (barge-in); later writes play again */
   clear(): void;
   /** flush, finish the file (WAV sizes) or let the speaker drain; resolves when done */
@@ -62,6 +65,12 @@ export async function openSink(spec: SinkSpec, opts: SinkOptions): Promise<Audio
   return new EncodedSink(spec === '-' ? 'stdout' : 'file', out, opts.format, codec, encoder);
 }
 
+/**
+ * Stdout as a sink sees it: the Output's one stdout writer (term/output.ts writeBytes: a failed write is a
+ * StdoutWriteError), or a bare stream.
+ */
+export type StdoutBytes = NodeJS.WritableStream | { writeBytes(chunk: Uint8Array): Promise<void> };
+
 /** Where encoded bytes go. */
 export interface ByteTarget {
   write(b: Uint8Array): Promise<void>;
@@ -73,13 +82,15 @@ export interface ByteTarget {
 }
 
 class StdoutTarget implements ByteTarget {
-  constructor(private readonly out: NodeJS.WritableStream) {}
+  constructor(private readonly out: StdoutBytes) {}
   write(b: Uint8Array): Promise<void> {
     if (b.length === 0) return Promise.resolve();
+    const out = this.out;
+    if ('writeBytes' in out) return out.writeBytes(b);
     return new Promise((resolve, reject) => {
-      const ok = this.out.write(b, (err) => (err ? reject(err) : undefined));
+      const ok = out.write(b, (err) => (err ? reject(err) : undefined));
       if (ok) resolve();
-      else this.out.once('drain', () => resolve());
+      else out.once('drain', () => resolve());
     });
   }
   async patch(): Promise<boolean> {
@@ -113,7 +124,7 @@ class FileTarget implements ByteTarget {
   }
 }
 
-export async function openByteTarget(spec: '-' | (string & {}), stdout?: NodeJS.WritableStream): Promise<ByteTarget> {
+export async function openByteTarget(spec: '-' | (string & {}), stdout?: StdoutBytes): Promise<ByteTarget> {
   return spec === '-' ? new StdoutTarget(stdout ?? process.stdout) : FileTarget.open(spec);
 }
 
@@ -158,7 +169,7 @@ class EncodedSink implements AudioSink {
     private readonly enc: Encoder,
   ) {}
 
-  async write(pcm: Buffer): Promise<void> {
+  async write(pcm: Buffer, handed?: () => void): Promise<void> {
     if (!this.started) {
       this.started = true;
       if (this.enc.header) await this.out.write(this.enc.header);
@@ -170,6 +181,7 @@ class EncodedSink implements AudioSink {
     const bytes = this.enc.encode(all.subarray(0, usable));
     this.dataBytes += bytes.length;
     await this.out.write(bytes);
+    handed?.();
   }
 
   clear(): void {
@@ -226,13 +238,15 @@ class SpeakerSink implements AudioSink {
     return this.speaker;
   }
 
-  write(pcm: Buffer): Promise<void> {
+  write(pcm: Buffer, handed?: () => void): Promise<void> {
     if (this.error) return Promise.reject(this.error);
     if (pcm.length === 0) return Promise.resolve();
     const opening = !this.speaker;
     const s = this.current();
     return new Promise((resolve) => {
-      const ok = opening ? withEnv(this.deviceEnv, () => s.write(pcm)) : s.write(pcm);
+      // the callback runs once speaker's native write returned: ALSA holds the samples
+      const written = (err?: Error | null) => (err ? undefined : handed?.());
+      const ok = opening ? withEnv(this.deviceEnv, () => s.write(pcm, written)) : s.write(pcm, written);
       if (ok) return resolve();
       const done = () => {
         s.removeListener('drain', done);

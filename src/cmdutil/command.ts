@@ -12,6 +12,11 @@ export interface CommandSpec<Opts = any> {
   examples?: string[];
   /** the operations this command sends, as request tables (flag → body field → check); read by the coverage test */
   requests?: RequestTable[];
+  /**
+   * The documented fields of what it prints with --json (a list: of each row), from endpoints/json-fields.ts:
+   * `--json FIELD,FIELD` picks among them (cmdutil/json-fields.ts); without, a field list is a usage error.
+   */
+  jsonFields?: readonly string[];
   /** positional values in declared order (a variadic one is an array); options by camelCase name */
   run(ctx: Context, args: any[], opts: Opts): Promise<number>;
 }

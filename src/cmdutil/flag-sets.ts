@@ -4,8 +4,9 @@
 import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
+import { mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
-import { fail, httpUrl, integer, isoDate, number, oneOf, repeatable } from '../core/validate.js';
+import { fail, httpUrl, integer, isoDate, keyValue, number, oneOf, repeatable } from '../core/validate.js';
 
 export const FLAG_GROUPS = {
   model: 'Model',
@@ -14,6 +15,8 @@ export const FLAG_GROUPS = {
   tools: 'Tools',
   search: 'Search',
   audio: 'Audio',
+  template: 'Template',
+  input: 'Input',
 } as const;
 
 /** The language model used when neither -m nor the profile names one. */
@@ -33,11 +36,26 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
   return flag ?? fallback ?? ctx.config().model ?? DEFAULT_LANGUAGE_MODEL;
 }
 
+// ---- templates (cmdutil/templates.ts)
+export const TEMPLATE_FLAGS: RequestRow[] = [
+  {
+    flags: '-t, --template <name>',
+    description: 'start from a saved template (svc templates list): its system prompt, model, schema, options',
+    group: FLAG_GROUPS.template,
+  },
+  {
+    flags: '--var <name=value>',
+    description: 'a value for {{name}} in the template (repeatable)',
+    parse: keyValue(),
+    group: FLAG_GROUPS.template,
+  },
+];
+
 // ---- sampling
 const S = FLAG_GROUPS.sampling;
 export const SAMPLING = {
   temperature: {
-    flags: '-t, --temperature <n>',
+    flags: '--temperature <n>',
     description: 'sampling temperature (0-2, default 1)',
     parse: number({ min: 0, max: 2 }),
     group: S,
@@ -104,6 +122,41 @@ export function sampling(
 
 // ---- output
 const O = FLAG_GROUPS.output;
+/** -a (cmdutil/attachments.ts) and -f (cmdutil/fragments.ts): what the prompt carries besides its words. */
+export const ATTACH_FLAGS: RequestRow[] = [
+  {
+    flags: '-a, --attach <file|url|->',
+    description: 'attach a file: text goes in the prompt, an image as an image, a document uploaded (repeatable)',
+    parse: repeatable(),
+    group: FLAG_GROUPS.input,
+  },
+  {
+    flags: '--keep',
+    description: 'keep the documents -a uploaded (default: deleted after the answer)',
+    group: FLAG_GROUPS.input,
+  },
+  {
+    flags: '-f, --fragment <file|url|name>',
+    description: 'text put before the prompt: a file, a URL or a saved fragment (repeatable; svc fragments)',
+    parse: repeatable(),
+    group: FLAG_GROUPS.input,
+  },
+];
+
+/** -x/--extract, --extract-last: only a fenced code block of the answer (cmdutil/answer-writer.ts). */
+export const EXTRACT_FLAGS: RequestRow[] = [
+  {
+    flags: '-x, --extract',
+    description: 'print only the first fenced code block of the answer (once it is complete)',
+    group: FLAG_GROUPS.output,
+  },
+  {
+    flags: '--extract-last',
+    description: 'print only the last fenced code block of the answer',
+    group: FLAG_GROUPS.output,
+  },
+];
+
 export const OUTPUT = {
   usage: { flags: '-u, --usage', description: 'print token usage on stderr', group: O } as RequestRow,
   /** streamed by default */
@@ -167,6 +220,20 @@ export const PARALLEL_TOOL_CALLS: RequestRow = {
   description: 'at most one tool call per answer',
   group: T,
   field: 'parallel_tool_calls',
+};
+/** `--mcp 'COMMAND ARGS'` (or NAME of the config key mcp.NAME): an MCP server whose tools the model may call */
+export const MCP_FLAG: RequestRow = {
+  flags: '--mcp <command>',
+  description:
+    "start this MCP server ('COMMAND ARGS', or NAME for the config key mcp.NAME) and offer its tools to the " +
+    'model (repeatable); its calls run through it',
+  parse: mcpParser,
+  group: T,
+};
+export const APPROVE_FLAG: RequestRow = {
+  flags: '--approve',
+  description: 'with --tool-cmd or --mcp: ask on the terminal before each tool call (a no is told to the model)',
+  group: T,
 };
 export function toolCmdFlag(parse: RequestRow['parse']): RequestRow {
   return {

@@ -117,6 +117,9 @@ export async function runToolCommand(
   return stdout;
 }
 
+/** What a call declined at --approve's question sends back to the model as the tool's output. */
+export const DECLINED = JSON.stringify({ error: 'the user declined this call' });
+
 /** A call the model made, in any convention's terms. */
 export interface PendingCall {
   id: string;

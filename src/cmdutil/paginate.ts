@@ -221,7 +221,7 @@ export async function listRows<Item>(
   if (tty) await ctx.out.table(collected, out.columns(true), { emptyMessage: out.emptyMessage ?? `no ${list.noun}` });
   if (next !== undefined) {
     // --jq sees rows only: the cursor record would come out of the filter as one more (null) value
-    if (ctx.out.json && !ctx.out.filtered) ctx.out.printJsonLine({ next_page_token: next });
+    if (ctx.out.json && !ctx.out.filtered) ctx.out.printJsonLine({ next_page_token: next }, { record: true });
     else ctx.out.info(`more ${list.noun}: --page-token ${next} (or --all)`);
   }
   if (list.cursor.kind === 'none' && count >= Number(query.limit ?? Infinity)) {

@@ -2,14 +2,33 @@
 import type { Context } from '../runtime/context.js';
 import { UsageError } from '../core/errors.js';
 
-/** The words, then a blank line, then stdin (when piped); trailing whitespace of stdin dropped. */
+/** Runs whose stdin was read already (into a template's prompt): the prompt is read from their words alone. */
+const stdinRead = new WeakSet<Context>();
+
+/** Stdin was read into the prompt (cmdutil/templates.ts): later reads of the prompt take the words only. */
+export function markStdinRead(ctx: Context): void {
+  stdinRead.add(ctx);
+}
+
+/**
+ * The words, then a blank line, then stdin (when piped); trailing whitespace of stdin dropped. With words, stdin the
+ * shell that started svc reads too (a `while read` loop's) is left to it (runtime/stdin.ts, docs/scripting.md).
+ */
 export async function joinWithStdin(
   ctx: Context,
   words: string[],
   readStdin = !ctx.streams.stdin.isTTY,
 ): Promise<string> {
   const fromArgs = words.join(' ').trim();
-  const fromStdin = readStdin ? (await ctx.readStdin()).replace(/\s+$/, '') : '';
+  if (readStdin && fromArgs && ctx.streams.stdin === process.stdin && !ctx.globals.withStdin) {
+    const { stdinBelongsElsewhere } = await import('../runtime/stdin.js');
+    const why = stdinBelongsElsewhere();
+    if (why) {
+      ctx.out.info(`stdin left unread: ${why}; --with-stdin joins it to the prompt anyway`);
+      readStdin = false;
+    }
+  }
+  const fromStdin = readStdin && !stdinRead.has(ctx) ? (await ctx.readStdin()).replace(/\s+$/, '') : '';
   return fromArgs && fromStdin ? `${fromArgs}\n\n${fromStdin}` : fromArgs || fromStdin;
 }
 

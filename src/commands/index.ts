@@ -18,6 +18,13 @@ export const rootCommands: CommandNode[] = [
   group('auth', 'Log in, check and log out the API key', () => import('./auth/index.js')),
   { name: 'whoami', summary: 'Show the caller identity behind the API key', load: () => import('./whoami/show.js') },
   group('config', 'Read and write settings and profiles', () => import('./config/index.js')),
+  group('alias', 'Shortcuts for command lines: set, list, delete', () => import('./alias/index.js')),
+  group(
+    'templates',
+    'Saved prompts, system prompts, models and flags for -t (save, list, show, edit, delete)',
+    () => import('./templates/index.js'),
+  ),
+  group('fragments', 'Saved text for -f (save, list, show, delete)', () => import('./fragments/index.js')),
   group('models', 'List and inspect models and their prices', () => import('./models/index.js')),
   group('files', 'Upload, list, download, share and delete stored files', () => import('./files/index.js')),
   group('skills', 'Upload, list, download and delete skills (zip archives)', () => import('./skills/index.js')),
@@ -78,6 +85,12 @@ export const rootCommands: CommandNode[] = [
     load: () => import('./tokenize/create.js'),
   },
   group('documents', 'Search the documents of collections', () => import('./documents/index.js')),
+  group('mcp', "Serve the API's actions to MCP hosts (coding agents, editors)", () => import('./mcp/index.js')),
+  {
+    name: 'batch',
+    summary: 'Send a file of rows to one endpoint: resumable, within a budget and the rate limit',
+    load: () => import('./batch/run.js'),
+  },
   group(
     'conversations',
     'Chat and messages conversations kept locally (list, show, delete)',

@@ -97,6 +97,14 @@ _svc_dynamic() {
   COMPREPLY=($(compgen -W "\${values[*]}" -- "$cur"))
 }
 
+# the user's aliases (svc alias set), offered beside the commands at the root
+_svc_alias_names() {
+  local line
+  while IFS= read -r line; do
+    [[ -n "$line" ]] && printf '%s ' "\${line%%$'\\t'*}"
+  done < <("\${COMP_WORDS[0]}" __complete aliases 2>/dev/null)
+}
+
 _svc_files() {
   compopt -o filenames 2>/dev/null
   COMPREPLY=($(compgen -f -- "$cur"))
@@ -143,6 +151,7 @@ _svc() {
     return 0
   fi
   values="$(_svc_subs "$path") $(_svc_args "$path")"
+  [[ -z "$path" ]] && values="$values $(_svc_alias_names)"
   kind="$(_svc_argdyn "$path")"
   if [[ -n "\${values// /}" ]]; then COMPREPLY=($(compgen -W "$values" -- "$cur"))
   elif [[ -n "$kind" ]]; then _svc_dynamic "$kind"
@@ -208,6 +217,8 @@ _svc() {
   if [[ -n "\${_svc_subs[$p]}" ]]; then
     list=("\${(@f)_svc_subdesc[$p]}")
     _describe -t commands 'command' list
+    # the user's aliases (svc alias set) beside the commands at the root
+    [[ -z "$p" ]] && _svc_dynamic aliases
   elif [[ -n "\${_svc_args[$p]}" ]]; then
     compadd -- \${=_svc_args[$p]}
   elif [[ -n "\${_svc_argdyn[$p]}" ]]; then
@@ -282,6 +293,8 @@ function __svc_complete
     set -l kind (__svc_argdyn "$path")
     if test (count $subs) -gt 0
         printf '%s\\n' $subs
+        # the user's aliases (svc alias set) beside the commands at the root
+        test -z "$path"; and __svc_dynamic aliases
     else if test (count $args) -gt 0
         printf '%s\\n' $args
     else if test -n "$kind"
@@ -412,6 +425,8 @@ const POWERSHELL_COMPLETER = `
     $found = @($flags[$path])
   } elseif ($subs[$path]) {
     $found = @($subdesc[$path])
+    # the user's aliases (svc alias set) beside the commands at the root
+    if (-not $path) { $found += @(& $dynamic 'aliases') }
   } elseif ($argvals[$path]) {
     $found = @($argvals[$path] | ForEach-Object { ,@($_, $_) })
   } elseif ($argdyn[$path]) {

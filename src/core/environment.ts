@@ -42,9 +42,22 @@ export const ENVIRONMENT = [
     description: "largest file `files upload` sends (default the API's 50 MiB; for servers with a raised limit)",
   },
   {
+    name: 'SVC_MCP_TOKEN',
+    group: 'api',
+    description:
+      'the bearer token `svc mcp serve --http` asks of its clients (default: a new one each start, printed on stderr)',
+  },
+  {
     name: 'SVC_WEBHOOK_SECRET',
     group: 'api',
     description: 'webhook signing secret for `svc calls listen` (or --secret-file; never an argument)',
+  },
+  {
+    name: 'SVC_FORWARD_SECRET',
+    group: 'api',
+    description:
+      'secret that signs the deliveries `svc calls listen --forward-to` relays (or --forward-secret-file; never an ' +
+      'argument; default: the signing secret)',
   },
   {
     name: 'https_proxy',
@@ -165,7 +178,15 @@ export const ENVIRONMENT = [
     group: 'tools',
     description: 'longest wait of shell completion for ids fetched from the API (default 1000 ms)',
   },
-  { name: 'PATH', group: 'tools', description: 'where arecord, ffmpeg and ffprobe are found' },
+  { name: 'PATH', group: 'tools', description: 'where arecord, sox, ffmpeg and ffprobe are found' },
+  { name: 'PATHEXT', group: 'tools', description: 'Windows: the extensions of programs found on PATH (sox.exe)' },
+  {
+    name: 'PULSE_SINK',
+    group: 'tools',
+    description: 'PulseAudio/PipeWire: the playback device speaker opens (set by --output-device for that device)',
+  },
+  { name: 'VISUAL', group: 'tools', description: 'the editor of svc templates edit (before EDITOR)' },
+  { name: 'EDITOR', group: 'tools', description: 'the editor of svc templates edit when VISUAL is not set (else vi)' },
   {
     name: 'HOME',
     group: 'system',

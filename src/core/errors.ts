@@ -9,6 +9,8 @@ export const ExitCode = {
   notFound: 5,
   rateLimited: 6,
   server: 7,
+  /** a batch stopped sending at its budget (--budget, budget.daily): what was done is kept, --resume goes on */
+  budget: 8,
   interrupted: 130,
   /** 128 + the signal's number */
   hangup: 129,

@@ -4,7 +4,11 @@ export const GLOBAL_FLAGS = [
   { flags: '--profile <name>', description: 'configuration profile to use (env SVC_PROFILE)' },
   { flags: '--base-url <url>', description: 'API base URL (env SVC_BASE_URL)' },
   { flags: '--emulator', description: 'run against the built-in local emulator (state kept between runs)' },
-  { flags: '--json', description: 'print every field as the API sent it (lists and streams: one JSON value per line)' },
+  {
+    flags: '--json',
+    description:
+      'print every field as the API sent it (lists and streams: one JSON value per line); --json a,b: those fields',
+  },
   {
     flags: '--jq <expr>',
     description: 'filter the JSON output through a jq expression (implies --json; strings print raw)',
@@ -29,6 +33,14 @@ export const GLOBAL_FLAGS = [
   {
     flags: '--no-log',
     description: 'do not record this run in the call log (svc logs; `svc config set log false` for always)',
+  },
+  {
+    flags: '--with-stdin',
+    description: "join piped stdin to the prompt words even where it seems a loop's (docs/scripting.md)",
+  },
+  {
+    flags: '--no-stdin',
+    description: 'never read stdin, as if it were /dev/null (for loops and pipes left open; docs/scripting.md)',
   },
   { flags: '--budget-strict', description: "refuse to send (exit 2) once today's spend has reached budget.daily" },
 ] as const satisfies readonly { flags: string; description: string }[];

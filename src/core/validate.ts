@@ -3,7 +3,15 @@ import { UsageError } from './errors.js';
 import { didYouMean } from './suggest.js';
 
 /** A flag parser: turns the raw string into a value, or throws a UsageError naming the flag. */
-export type FlagParser<T = unknown> = (raw: string, flag: string, previous: T | undefined) => T;
+export type FlagParser<T = unknown> = ((raw: string, flag: string, previous: T | undefined) => T) & {
+  /** what the parser accepts as a JSON Schema (read by the MCP server's tool schemas, src/mcp/) */
+  jsonSchema?: Record<string, unknown>;
+};
+
+/** A parser with the JSON Schema of what it accepts. */
+function accepting<T>(parser: FlagParser<T>, jsonSchema: Record<string, unknown>): FlagParser<T> {
+  return Object.assign(parser, { jsonSchema });
+}
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
@@ -53,7 +61,13 @@ export function parseNumberStrict(raw: string): number {
 }
 
 export function number(rule: NumberRule = {}): FlagParser<number> {
-  return (raw, flag) => checkNumber(flag, parseNumberStrict(raw), rule, raw);
+  const min = rule.min ?? (rule.int32 ? INT32_MIN : undefined);
+  const max = rule.max ?? (rule.int32 ? INT32_MAX : undefined);
+  return accepting((raw, flag) => checkNumber(flag, parseNumberStrict(raw), rule, raw), {
+    type: rule.integer || rule.int32 ? 'integer' : 'number',
+    ...(min === undefined ? {} : rule.minExclusive ? { exclusiveMinimum: min } : { minimum: min }),
+    ...(max === undefined ? {} : { maximum: max }),
+  });
 }
 
 export function integer(rule: Omit<NumberRule, 'integer'> = {}): FlagParser<number> {
@@ -61,20 +75,27 @@ export function integer(rule: Omit<NumberRule, 'integer'> = {}): FlagParser<numb
 }
 
 export function oneOf<T extends string>(values: readonly T[], opts: { caseInsensitive?: boolean } = {}): FlagParser<T> {
-  return (raw, flag) => {
-    const found = opts.caseInsensitive
-      ? values.find((v) => v.toLowerCase() === raw.toLowerCase())
-      : values.find((v) => v === raw);
-    if (found === undefined) fail(flag, raw, `one of ${values.join(', ')}${didYouMean(raw, values)}`);
-    return found;
-  };
+  return accepting<T>(
+    (raw, flag) => {
+      const found = opts.caseInsensitive
+        ? values.find((v) => v.toLowerCase() === raw.toLowerCase())
+        : values.find((v) => v === raw);
+      if (found === undefined) fail(flag, raw, `one of ${values.join(', ')}${didYouMean(raw, values)}`);
+      return found;
+    },
+    { type: 'string', enum: [...values] },
+  );
 }
 
 export function maxLength(max: number): FlagParser<string> {
-  return (raw, flag) => {
-    if ([...raw].length > max) fail(flag, `${raw.slice(0, 20)}…`, `at most ${max} characters (got ${[...raw].length})`);
-    return raw;
-  };
+  return accepting(
+    (raw, flag) => {
+      if ([...raw].length > max)
+        fail(flag, `${raw.slice(0, 20)}…`, `at most ${max} characters (got ${[...raw].length})`);
+      return raw;
+    },
+    { type: 'string', maxLength: max },
+  );
 }
 
 export function pattern(re: RegExp, allowed: string): FlagParser<string> {
@@ -97,12 +118,19 @@ export function isoDate(): FlagParser<string> {
 
 /** Repeatable flag: collects every occurrence into an array, each checked by `item`. */
 export function repeatable<T = string>(item?: FlagParser<T>, opts: { max?: number } = {}): FlagParser<T[]> {
-  return (raw, flag, previous) => {
-    const list = previous ? [...previous] : [];
-    list.push(item ? item(raw, flag, undefined) : (raw as unknown as T));
-    if (opts.max !== undefined && list.length > opts.max) fail(flag, `${list.length} values`, `at most ${opts.max}`);
-    return list;
-  };
+  return accepting<T[]>(
+    (raw, flag, previous) => {
+      const list = previous ? [...previous] : [];
+      list.push(item ? item(raw, flag, undefined) : (raw as unknown as T));
+      if (opts.max !== undefined && list.length > opts.max) fail(flag, `${list.length} values`, `at most ${opts.max}`);
+      return list;
+    },
+    {
+      type: 'array',
+      items: item?.jsonSchema ?? { type: 'string' },
+      ...(opts.max === undefined ? {} : { maxItems: opts.max }),
+    },
+  );
 }
 
 /** A duration like 90, 90s, 30m, 1h, 7d → seconds. */

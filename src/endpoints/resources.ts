@@ -14,6 +14,7 @@ import type { Model, ModelKind } from './models.js';
 import type { PhoneNumber } from './phone.js';
 import type { Skill } from './skills.js';
 import { BUILTIN_VOICES, listVoices } from './voices.js';
+import { JSON_FIELDS } from './json-fields.js';
 
 /** One value shell completion offers, and what describes it. */
 export type Entry = [value: string, description: string];
@@ -41,6 +42,8 @@ interface ApiCompletion<Row> extends Completion {
 /** A resource the API lists; `Row` is what its completion reads. */
 interface Resource<Row = never> extends ListEndpoint {
   completion?: ApiCompletion<Row>;
+  /** the documented fields of a row (the API document's, json-fields.ts): what `--json FIELD,…` picks from */
+  fields?: readonly string[];
 }
 
 /** A resource the API does not list: `svc __complete` reads its ids from svc's own files. */
@@ -55,6 +58,7 @@ export const FILES = {
   noun: 'files',
   list: async (http, q) => (await import('./files.js')).listFiles(http, q),
   itemsKey: 'data',
+  fields: JSON_FIELDS['GET /v1/files data[]'],
   // the reply always carries a pagination_token; a page shorter than the limit is the last
   cursor: { kind: 'token', shortPageEnds: { defaultLimit: FILE_PAGE.default } },
   pageSize: FILE_PAGE,
@@ -83,6 +87,7 @@ export const AGENTS = {
 export const PHONE_NUMBERS = {
   noun: 'phone numbers',
   itemsKey: 'phone_numbers',
+  fields: JSON_FIELDS['GET /v1/phone-numbers phone_numbers[]'],
   ...oneReply({ max: 1000, default: 100 }, async (http, limit) =>
     (await import('./phone.js')).listNumbers(http, limit),
   ),
@@ -99,6 +104,7 @@ export const PHONE_NUMBERS_V2 = {
   noun: 'phone numbers',
   list: async (http, q) => (await import('./phone.js')).listV2Page(http, q),
   itemsKey: 'phone_numbers',
+  fields: JSON_FIELDS['GET /v2/phone-numbers phone_numbers[]'],
   cursor: { kind: 'token' },
   pageSize: { default: 20, clampedAt: 100 },
 } as const satisfies Resource;
@@ -107,6 +113,7 @@ export const CUSTOM_VOICES = {
   noun: 'custom voices',
   list: async (http, q) => (await import('./custom-voices.js')).listCustomVoicesPage(http, q),
   itemsKey: 'voices',
+  fields: JSON_FIELDS['GET /v1/custom-voices voices[]'],
   cursor: { kind: 'token' },
   pageSize: { min: 1, max: 1000, default: 100 },
   completion: { kind: 'custom-voices', idsOf: 'custom-voices', entries: (v) => [[v.voice_id, str(v.name)]] },
@@ -117,6 +124,7 @@ export const VOICES = {
   noun: 'voices',
   list: (http) => listVoices(http),
   itemsKey: 'voices',
+  fields: JSON_FIELDS['GET /v1/tts/voices voices[]'],
   cursor: { kind: 'whole' },
   completion: {
     kind: 'voices',
@@ -131,6 +139,7 @@ export const SKILLS = {
   noun: 'skills',
   list: async (http, q) => (await import('./skills.js')).listSkills(http, q),
   itemsKey: 'data',
+  fields: JSON_FIELDS['GET /v1/skills data[]'],
   cursor: { kind: 'after' },
   pageSize: { max: 100, default: 100 },
   completion: { kind: 'skills', idsOf: 'skills', entries: (s) => [[s.id, str(s.name)]] },
@@ -141,14 +150,45 @@ const RESPONSES = {
   completion: { kind: 'responses', idsOf: 'responses', local: true },
 } as const satisfies LocalResource;
 
+/** svc's aliases (svc alias set): read from the config folder. */
+const ALIASES = {
+  completion: { kind: 'aliases', local: true },
+} as const satisfies LocalResource;
+
+/** Saved templates (svc templates save), for -t and the templates commands. */
+const TEMPLATES = {
+  completion: { kind: 'templates', flag: '--template', local: true },
+} as const satisfies LocalResource;
+
+/** Saved fragments (svc fragments save). */
+const FRAGMENTS = {
+  completion: { kind: 'fragments', local: true },
+} as const satisfies LocalResource;
+
 /** The input items of a stored response (`under`: the response id). */
 export const INPUT_ITEMS = {
   noun: 'input items',
   list: async (http, q, response) => (await import('./responses.js')).listInputItems(http, response!, q),
   itemsKey: 'data',
+  fields: JSON_FIELDS['GET /v1/responses/{response_id}/input_items data[]'],
   cursor: { kind: 'after' },
   pageSize: { max: 100, default: 20 },
 } as const satisfies Resource;
+
+const MODEL_LIST_PATHS = {
+  language: 'language-models',
+  embedding: 'embedding-models',
+  image: 'image-generation-models',
+  video: 'video-generation-models',
+} as const satisfies Record<ModelKind, string>;
+
+/** The documented fields of a model, whichever list or get printed it (`models get --kind`). */
+export const MODEL_FIELDS = [
+  ...new Set([
+    ...JSON_FIELDS['GET /v1/models/{model_id}'],
+    ...Object.values(MODEL_LIST_PATHS).flatMap((p) => JSON_FIELDS[`GET /v1/${p}/{model_id}`]),
+  ]),
+];
 
 /** GET /v1/models (every model), or the list of one kind (with prices); each sent whole. */
 function modelList<const K extends ModelKind | undefined>(kind: K) {
@@ -156,6 +196,7 @@ function modelList<const K extends ModelKind | undefined>(kind: K) {
     noun: 'models',
     list: async (http) => (await (await import('./models.js')).listModels(http, kind)).raw as object,
     itemsKey: kind ? 'models' : 'data',
+    fields: JSON_FIELDS[kind ? (`GET /v1/${MODEL_LIST_PATHS[kind]} models[]` as const) : 'GET /v1/models data[]'],
     cursor: { kind: 'whole' },
     completion: {
       kind: (kind ? `models:${kind}` : 'models') as K extends ModelKind ? `models:${K}` : 'models',
@@ -181,6 +222,9 @@ const ALL = [
   VOICES,
   SKILLS,
   RESPONSES,
+  ALIASES,
+  TEMPLATES,
+  FRAGMENTS,
   INPUT_ITEMS,
   MODELS,
   ...Object.values(MODELS_OF_KIND),

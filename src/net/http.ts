@@ -121,6 +121,8 @@ export interface HttpCall {
   error?: string;
   /** the JSON body sent */
   json?: unknown;
+  /** answered by an emulator (its reply carries x-svc-emulator): logged as emulated, never counted toward a budget */
+  emulated?: boolean;
 }
 
 const RETRY_ALWAYS = new Set([429]);
@@ -369,10 +371,11 @@ export class HttpClient {
         throw e;
       }
       const requestId = headerValue(res.headers['x-request-id']);
+      const emulated = res.headers['x-svc-emulator'] !== undefined;
       this.traceResponse(res, out, started, requestId);
 
       const ok = (res.statusCode >= 200 && res.statusCode < 300) || req.okStatuses?.includes(res.statusCode);
-      if (ok) return this.wrap(res, requestId, out.signal, report(res.statusCode, requestId));
+      if (ok) return this.wrap(res, requestId, out.signal, report(res.statusCode, requestId, undefined, emulated));
 
       const text = await res.body.text().catch(() => '');
       this.traceLine(`< ${truncate(text, 2000)}`);
@@ -382,7 +385,7 @@ export class HttpClient {
         continue;
       }
       const { message, code } = parseErrorBody(res.statusCode, text, headerValue(res.headers['content-type']) ?? '');
-      report(res.statusCode, requestId, this.redact(message));
+      report(res.statusCode, requestId, this.redact(message), emulated);
       throw new ApiError(res.statusCode, this.redact(message), code, requestId, retryAfter);
     }
   }
@@ -404,7 +407,7 @@ export class HttpClient {
   /** Tells the call log (onCall) of the request once it is answered or has failed, timed from now. */
   private callReporter(out: Outgoing, json: unknown) {
     const t0 = Date.now();
-    return (status: number | null, requestId?: string, error?: string): HttpCall | undefined => {
+    return (status: number | null, requestId?: string, error?: string, emulated?: boolean): HttpCall | undefined => {
       if (!this.opts.onCall) return undefined;
       const call: HttpCall = {
         method: out.method,
@@ -414,6 +417,7 @@ export class HttpClient {
         requestId,
         error,
         json,
+        ...(emulated ? { emulated } : {}),
       };
       this.opts.onCall(call);
       return call;

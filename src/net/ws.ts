@@ -54,6 +54,8 @@ export interface WsHandshake {
   requestId?: string;
   /** why it failed (redacted) */
   error?: string;
+  /** the 101 came from an emulator (x-svc-emulator) */
+  emulated?: boolean;
 }
 
 /** Sees one open session: every JSON event each way, and its end (once). */
@@ -68,7 +70,10 @@ export interface WsWatcher {
 }
 
 export type WsJsonEvent = Record<string, unknown> & { type?: string };
-export type WsMessage = { type: 'json'; data: WsJsonEvent } | { type: 'binary'; data: Buffer };
+/** `receivedAt`: performance.now() when the socket handed the message over (latency figures) */
+export type WsMessage =
+  | { type: 'json'; data: WsJsonEvent; receivedAt?: number }
+  | { type: 'binary'; data: Buffer; receivedAt?: number };
 
 /** ws:// or wss:// from the REST base URL. */
 export function wsBaseUrl(baseUrl: string): string {
@@ -106,12 +111,13 @@ export class WsConnection {
     if (idleTimeoutMs && idleTimeoutMs > 0) this.watchIdle(idleTimeoutMs);
     socket.on('message', (data, isBinary) => {
       this.lastMessageAt = Date.now();
+      const receivedAt = performance.now();
       if (this.closed) return;
       if (isBinary) {
         const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]);
         if (!this.binaryFrames)
           return this.protocolError(`a binary frame (${bytes.length} bytes) where only JSON events are sent`);
-        return this.push({ type: 'binary', data: bytes });
+        return this.push({ type: 'binary', data: bytes, receivedAt });
       }
       const text = data.toString();
       this.trace?.(this.redact(`< ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`));
@@ -125,7 +131,7 @@ export class WsConnection {
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
         return this.protocolError(`an event that is not a JSON object: ${JSON.stringify(text.slice(0, 200))}`);
       this.watcher?.received(parsed as WsJsonEvent);
-      this.push({ type: 'json', data: parsed as WsJsonEvent });
+      this.push({ type: 'json', data: parsed as WsJsonEvent, receivedAt });
     });
     socket.on('close', (code, reason) => {
       this.closeCode = code;
@@ -375,6 +381,7 @@ function openOnce(
 ): Promise<WsConnection> {
   opts.trace?.(redact(`> WS ${url}`));
   let requestId: string | undefined;
+  let emulated = false;
   const headers: Record<string, string> = { 'user-agent': opts.userAgent };
   if (opts.apiKey && !opts.subprotocol) headers.authorization = `Bearer ${opts.apiKey}`;
   const socket = new WS(url, opts.subprotocol ? [opts.subprotocol] : [], {
@@ -418,11 +425,13 @@ function openOnce(
     });
     socket.once('upgrade', (res) => {
       requestId = res.headers['x-request-id'] as string | undefined;
+      emulated = res.headers['x-svc-emulator'] !== undefined;
     });
     socket.once('open', () => {
       opts.signal?.removeEventListener('abort', onAbort);
       opts.trace?.(`< 101 connected${requestId ? ` (x-request-id ${requestId})` : ''}`);
-      const watcher = opts.watch?.({ path: opts.path, query: opts.query, status: 101, startedAt, requestId });
+      const handshake = { path: opts.path, query: opts.query, status: 101, startedAt, requestId };
+      const watcher = opts.watch?.(emulated ? { ...handshake, emulated } : handshake);
       resolve(new WsConnection(socket, redact, opts.trace, opts.idleTimeoutMs, watcher));
     });
     socket.once('error', (err) => {

@@ -9,6 +9,16 @@ import { decodeSamples } from 'svc-formats/audio-codecs';
 /** What a sound card still holds after the last write was handed on (ALSA buffer), heard after it. */
 const DEVICE_TAIL_MS = 250;
 
+/** Who watches the audio going out: the turn meter (when it reached the device), the recording (what was played). */
+export interface PlaybackListener {
+  /** PCM queued for the sink at `at` (performance.now()), whether or not a sink is open */
+  queued?(pcm: Buffer, at: number): void;
+  /** the PCM of a write received from the socket at `receivedAt` reached the device / file at `handedAt` */
+  handed?(receivedAt: number, handedAt: number): void;
+  /** playback stopped at `at` (barge-in): what was queued after it is not heard */
+  cleared?(at: number): void;
+}
+
 export class Playback {
   private chain: Promise<void> = Promise.resolve();
   private playEnd = 0;
@@ -16,6 +26,7 @@ export class Playback {
   /** PCM bytes handed to the sink */
   bytes = 0;
   clears = 0;
+  readonly listeners: PlaybackListener[] = [];
 
   constructor(
     private readonly sink: AudioSink | undefined,
@@ -23,20 +34,32 @@ export class Playback {
     private readonly sampleRate: number,
   ) {}
 
+  /** is there somewhere the audio goes (a speaker, a file, stdout)? */
+  get hasSink(): boolean {
+    return !!this.sink;
+  }
+
   private get realTime(): boolean {
     return this.sink?.kind === 'speaker';
   }
 
-  /** Queue wire bytes of the session's output format. */
-  write(wire: Buffer): void {
-    if (!this.sink || wire.length === 0) return;
+  /** Queue wire bytes of the session's output format (received from the socket at `receivedAt`). */
+  write(wire: Buffer, receivedAt = performance.now()): void {
+    if (wire.length === 0) return;
     const pcm = decodeSamples(wire, this.encoding);
+    const now = performance.now();
+    for (const l of this.listeners) l.queued?.(pcm, now);
+    if (!this.sink) return;
+    const handed = () => {
+      const at = performance.now();
+      for (const l of this.listeners) l.handed?.(receivedAt, at);
+    };
     const ms = (pcm.length / 2 / this.sampleRate) * 1000;
     if (this.realTime) this.playEnd = Math.max(performance.now(), this.playEnd) + ms;
     this.bytes += pcm.length;
     const sink = this.sink;
     this.chain = this.chain
-      .then(() => sink.write(pcm))
+      .then(() => sink.write(pcm, handed))
       .catch((err: Error) => {
         this.failure ??= err;
       });
@@ -46,6 +69,8 @@ export class Playback {
   clear(): void {
     this.clears++;
     this.playEnd = 0;
+    const now = performance.now();
+    for (const l of this.listeners) l.cleared?.(now);
     this.sink?.clear();
   }
 

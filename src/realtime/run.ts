@@ -20,13 +20,15 @@ import {
 import { BUILTIN_VOICES, voiceIdParser } from '../endpoints/voices.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import type { Context } from '../runtime/context.js';
-import { AUDIO, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
+import { AUDIO, MCP_FLAG, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
 import { toolCmdParser, type ToolCommand } from '../cmdutil/local-tools.js';
 import { maxLength, number, integer, oneOf, require } from '../core/validate.js';
 import { PushToTalkKeys, attachKeys } from './keys.js';
+import { SessionInstruments } from './instruments.js';
 import { Playback } from './playback.js';
 import { RealtimeSession, type SessionResult, type TurnMode } from './session.js';
 import { sessionTools, toolFileParser } from './tools.js';
+import type { McpServers } from '../mcp/client.js';
 import { TranscriptView, type TranscriptLabels, type TranscriptOut } from './transcript.js';
 import { cancelledSource, echoCancelWanted, openEchoPath, referenceSink } from './echo.js';
 
@@ -36,6 +38,7 @@ export interface VoiceFlags {
   agent?: string;
   tool?: Record<string, any>[];
   toolCmd?: ToolCommand[];
+  mcp?: string[];
   toolTimeout?: number;
   input?: string;
   output?: string;
@@ -50,6 +53,8 @@ export interface VoiceFlags {
   vadSilenceMs?: number;
   model?: string;
   reasoningEffort?: string;
+  latencyLog?: string;
+  record?: string;
 }
 
 /** Flags of the session itself (every voice command). */
@@ -70,6 +75,7 @@ export const SESSION_OPTIONS: OptionSpec[] = [
   },
   { ...toolFlag('function tool(s) from a JSON file (repeatable); flat or nested form'), parse: toolFileParser },
   toolCmdFlag(toolCmdParser),
+  MCP_FLAG,
   {
     flags: '--tool-timeout <seconds>',
     description: 'time limit of one tool command (1-600, default 60)',
@@ -138,6 +144,16 @@ export const TALK_OPTIONS: OptionSpec[] = [
   },
   { flags: '--push-to-talk', description: 'on a terminal: hold space (or tap to toggle) to talk; no server VAD' },
   ...AEC_OPTIONS,
+  {
+    flags: '--latency-log <file>',
+    description: 'write the latencies of every turn to FILE, one JSON line each (see docs/realtime.md)',
+    parse: outputPath(),
+  },
+  {
+    flags: '--record <file>',
+    description: 'record both sides to a stereo WAV file, time-aligned: you on the left, the assistant on the right',
+    parse: outputPath(),
+  },
 ];
 
 /** Checks that span flags; throws a UsageError (exit 2) before anything is sent. */
@@ -155,6 +171,11 @@ export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
     require(ext ===
       undefined, '--output', output, `a file svc can write: .wav (default), .mp3, .pcm/.raw, .ulaw, .alaw ` +
       `(${ext} is not written)`);
+  }
+  if (f.record !== undefined) {
+    const codec = codecFromPath(f.record);
+    require(codec === undefined ||
+      codec === 'wav', '--record', f.record, 'a .wav file (the recording is a stereo WAV)');
   }
   if (f.pushToTalk) {
     require(!f.duplex, '--push-to-talk', 'with --duplex', 'one of --push-to-talk or --duplex');
@@ -215,17 +236,46 @@ export async function buildSessionUpdate(ctx: Context, f: VoiceFlags, mode: Turn
   return update;
 }
 
+/** --mcp: the servers started before the session, their tools added to the session's (stopped when it ends). */
 export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOptions): Promise<number> {
+  if (!f.mcp?.length) return voiceSession(ctx, f, o, undefined);
+  const { startServers } = await import('../mcp/client.js');
+  const mcp = await startServers(ctx, f.mcp, [
+    ...(f.tool ?? []).map((t) => String(t.name)),
+    ...(f.toolCmd ?? []).map((t) => t.name),
+  ]);
+  try {
+    return await voiceSession(ctx, f, o, mcp);
+  } finally {
+    await mcp.close();
+  }
+}
+
+async function voiceSession(
+  ctx: Context,
+  f: VoiceFlags,
+  o: RunVoiceOptions,
+  mcp: McpServers | undefined,
+): Promise<number> {
   const mode: TurnMode = f.pushToTalk ? 'push-to-talk' : f.duplex ? 'duplex' : 'half-duplex';
   const prefix = o.notePrefix ?? '';
   if (f.model && DEPRECATED_MODELS.includes(f.model))
     ctx.out.warn(`${prefix}the model ${f.model} is deprecated; use voice-latest or voice-3.0`);
-  const update = await buildSessionUpdate(ctx, f, mode);
+  const update = withMcpTools(await buildSessionUpdate(ctx, f, mode), mcp);
   const wire = wireFormat(f.audioFormat ?? 'pcm');
   const { source, playback } = await openLocalAudio(ctx, f, wire);
+  let inst: SessionInstruments;
+  try {
+    inst = await SessionInstruments.open(ctx, f, playback, wire.sampleRate);
+  } catch (err) {
+    await source?.close();
+    await playback.abort();
+    throw err;
+  }
   // stdout through the Output's writer: a transcript that cannot be written ends the session (exit 1, the reason said)
   const transcriptTo = o.transcriptTo ?? (f.output === '-' ? ctx.streams.stderr : ctx.out.stdoutWriter);
-  const view = new TranscriptView(transcriptTo, { json: ctx.out.json, labels: o.labels });
+  const view = new TranscriptView(inst.transcriptOut(transcriptTo), { json: ctx.out.json, labels: o.labels });
+  inst.view = view;
   const commands = new Map((f.toolCmd ?? []).map((t) => [t.name, t.command]));
 
   let conn;
@@ -238,6 +288,7 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
   } catch (err) {
     await source?.close();
     await playback.abort();
+    await inst.finish(false);
     throw err;
   }
   const what = o.callId ? `call ${o.callId}` : 'session';
@@ -251,20 +302,45 @@ export async function runVoiceSession(ctx: Context, f: VoiceFlags, o: RunVoiceOp
     view,
     mode,
     commands,
+    mcp,
     endWhenInputEnds: !!f.input && f.input !== 'mic',
     call: !!o.callId,
-    note: (t) => ctx.out.info(`${prefix}${t}`),
-    warn: (t) => ctx.out.warn(`${prefix}${t}`),
+    note: (t) => inst.around(() => ctx.out.info(`${prefix}${t}`)),
+    warn: (t) => inst.around(() => ctx.out.warn(`${prefix}${t}`)),
     toolTimeoutMs: f.toolTimeout !== undefined ? f.toolTimeout * 1000 : undefined,
     signal: ctx.signal,
-    onReady: () => ctx.out.info(`${prefix}connected to ${what} (${how}; Ctrl-C ends)`),
+    observers: inst.observers,
+    onReady: () => {
+      ctx.out.info(`${prefix}connected to ${what} (${how}; Ctrl-C ends)`);
+      inst.start(session);
+    },
   });
-  const result = await runToEnd(ctx, session, o, { mode, source, playback, prefix });
+  let result: SessionResult;
+  try {
+    result = await runToEnd(ctx, session, o, { mode, source, playback, prefix, inst });
+  } catch (err) {
+    await inst.finish(false);
+    throw err;
+  }
+  await inst.finish(true);
   const why = endReason(result);
   ctx.out.info(
     `${prefix}${what} ended (${why}; ${session.stats.responses} answer${session.stats.responses === 1 ? '' : 's'})`,
   );
   return 0;
+}
+
+/** The session's tools with the MCP servers' added, as realtime function tools. */
+function withMcpTools<U extends { tools?: unknown[] }>(update: U, mcp: McpServers | undefined): U {
+  if (!mcp) return update;
+  const offered = mcp.tools.map((t) => ({
+    type: 'function',
+    name: t.name,
+    description: t.description,
+    parameters: t.parameters,
+  }));
+  update.tools = [...(update.tools ?? []), ...offered];
+  return update;
 }
 
 /** The input (--input: microphone, file or stdin) and the output (--output) of the session, either optional. */
@@ -296,7 +372,7 @@ async function openLocalAudio(
     if (f.output) {
       const { openSink } = await import('../audio/sink.js');
       const format = { sampleRate: wire.sampleRate, channels: 1 };
-      sink = await openSink(f.output, { format, device: f.outputDevice, env: ctx.env, stdout: ctx.streams.stdout });
+      sink = await openSink(f.output, { format, device: f.outputDevice, env: ctx.env, stdout: ctx.out });
     }
   } catch (err) {
     await source?.close();
@@ -325,14 +401,20 @@ async function runToEnd(
   ctx: Context,
   session: RealtimeSession,
   o: RunVoiceOptions,
-  local: { mode: TurnMode; source: AudioSource | undefined; playback: Playback; prefix: string },
+  local: {
+    mode: TurnMode;
+    source: AudioSource | undefined;
+    playback: Playback;
+    prefix: string;
+    inst: SessionInstruments;
+  },
 ): Promise<SessionResult> {
   let interrupts = 0;
   if (o.manageInterrupt !== false) {
     ctx.setInterruptHandler(() => {
       interrupts++;
       if (interrupts === 1) {
-        ctx.out.info(`${local.prefix}(ending the session; Ctrl-C again to quit at once)`);
+        local.inst.around(() => ctx.out.info(`${local.prefix}(ending the session; Ctrl-C again to quit at once)`));
         session.stop();
       } else ctx.setInterruptHandler(undefined);
     });

@@ -20,9 +20,11 @@ import {
 } from '../endpoints/realtime.js';
 import { IncompleteError, NetworkError } from '../core/errors.js';
 import { runToolCommand } from '../cmdutil/local-tools.js';
+import type { McpServers } from '../mcp/client.js';
 import { closeNote, type WsConnection } from '../net/ws.js';
 import type { Playback } from './playback.js';
 import type { TranscriptView } from './transcript.js';
+import type { SessionObserver } from './turn-meter.js';
 
 export type TurnMode = 'half-duplex' | 'duplex' | 'push-to-talk';
 
@@ -37,6 +39,8 @@ export interface SessionOptions {
   mode: TurnMode;
   /** tool name → local command */
   commands: Map<string, string>;
+  /** the tools of --mcp servers (their text results go back; images are not for a voice) */
+  mcp?: McpServers;
   /** end once the input is exhausted and the last answer is done (files and pipes) */
   endWhenInputEnds: boolean;
   /**
@@ -53,6 +57,8 @@ export interface SessionOptions {
   settleMs?: number;
   toolTimeoutMs?: number;
   signal?: AbortSignal;
+  /** the turn meter, the recording: told of frames, events and audio as they happen */
+  observers?: SessionObserver[];
   /** the server accepted the configuration: the session is live (the "connected" note goes here, not before) */
   onReady?: (session: Record<string, any> | undefined) => void;
 }
@@ -88,7 +94,11 @@ export class RealtimeSession {
   private configured = false;
   readonly stats = { appended: 0, dropped: 0, responses: 0, interruptions: 0, toolCalls: 0, eventsAfterReady: 0 };
 
-  constructor(private readonly o: SessionOptions) {}
+  private readonly observers: SessionObserver[];
+
+  constructor(private readonly o: SessionOptions) {
+    this.observers = o.observers ?? [];
+  }
 
   /** End the session (Ctrl-C, `q`): close the connection cleanly. */
   stop(): void {
@@ -109,11 +119,22 @@ export class RealtimeSession {
       this.o.conn.send({ type: 'input_audio_buffer.commit' });
       this.o.conn.send({ type: 'response.create' });
       this.awaitingSince = performance.now();
+      for (const ob of this.observers) ob.released?.(this.awaitingSince);
     }
   }
 
   get isTalking(): boolean {
     return this.talking;
+  }
+
+  /** an answer is under way (from response.created to response.done) */
+  get isAnswering(): boolean {
+    return this.responseActive;
+  }
+
+  /** the input is held back (half-duplex while the assistant speaks) */
+  get isMuted(): boolean {
+    return this.muted;
   }
 
   private setMuted(m: boolean): void {
@@ -156,6 +177,7 @@ export class RealtimeSession {
       }
     }
     this.configured = true;
+    for (const ob of this.observers) ob.configured?.(this.serverSession);
     this.o.onReady?.(this.serverSession);
     const pump = this.o.source ? this.pump().catch((err) => this.fail(err)) : Promise.resolve();
     try {
@@ -163,7 +185,7 @@ export class RealtimeSession {
         if (m.type !== 'json') continue;
         this.lastEventAt = performance.now();
         if ((m.data as ServerEvent).type !== 'ping') this.stats.eventsAfterReady++;
-        await this.handle(m.data as ServerEvent);
+        await this.handle(m.data as ServerEvent, m.receivedAt ?? performance.now());
       }
     } catch (err) {
       if (!this.stopped) {
@@ -231,7 +253,7 @@ export class RealtimeSession {
     return !this.muted;
   }
 
-  private sendFrame(frame: Buffer): void {
+  private sendFrame(frame: Buffer, capturedAt = performance.now()): void {
     if (!this.shouldSend()) {
       this.stats.dropped++;
       return;
@@ -239,6 +261,10 @@ export class RealtimeSession {
     const wire = this.o.inputEncoding === 'pcm' ? frame : encodeSamples(frame, this.o.inputEncoding);
     this.o.conn.send({ type: 'input_audio_buffer.append', audio: wire.toString('base64') });
     this.stats.appended++;
+    if (this.observers.length) {
+      const at = performance.now();
+      for (const ob of this.observers) ob.sent?.(frame.length, capturedAt, at);
+    }
   }
 
   /** Input frames to the server; then, for files and pipes, the end of the session. */
@@ -247,7 +273,9 @@ export class RealtimeSession {
     const source = this.o.source!;
     for await (const frame of source.frames(frameMs)) {
       if (this.stopped) return;
-      this.sendFrame(frame);
+      const capturedAt = performance.now();
+      for (const ob of this.observers) ob.captured?.(frame, capturedAt);
+      this.sendFrame(frame, capturedAt);
     }
     if (this.stopped || !this.o.endWhenInputEnds) return;
     // Trailing silence lets server VAD end a turn that runs to the end of the input.
@@ -300,12 +328,15 @@ export class RealtimeSession {
     this.o.note('(interrupted: playback stopped)');
   }
 
-  private async handle(ev: ServerEvent): Promise<void> {
+  private async handle(ev: ServerEvent, receivedAt: number): Promise<void> {
     const t = ev.type;
     this.o.view.event(ev);
+    for (const ob of this.observers) ob.event?.(ev, receivedAt);
     if (isAudioDelta(t)) {
       if (ev.response_id && this.ignored.has(ev.response_id)) return;
-      if (typeof ev.delta === 'string') this.o.playback.write(Buffer.from(ev.delta, 'base64'));
+      if (typeof ev.delta !== 'string') return;
+      for (const ob of this.observers) ob.audio?.(ev.response_id, receivedAt);
+      this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt);
       return;
     }
     if (isTranscriptDelta(t)) {
@@ -413,7 +444,12 @@ export class RealtimeSession {
       this.stats.toolCalls++;
       const command = this.o.commands.get(call.name);
       let output: string;
-      if (!command) {
+      if (!command && this.o.mcp?.has(call.name)) {
+        this.o.note(`(tool ${call.name} ${call.arguments})`);
+        const r = await this.o.mcp.call(call.name, call.arguments);
+        output = r.isError ? JSON.stringify({ error: r.text }) : r.text;
+        this.o.note(`(tool ${call.name} → ${output.length > 200 ? `${output.slice(0, 200)}…` : output})`);
+      } else if (!command) {
         output = JSON.stringify({ error: `no local command for the tool ${call.name}` });
         this.o.warn(`the assistant called ${call.name}, which has no command: pass --tool-cmd ${call.name}=COMMAND`);
       } else {
@@ -438,5 +474,6 @@ export class RealtimeSession {
     if (!this.o.conn.isOpen) return;
     this.o.conn.send({ type: 'response.create' });
     this.awaitingSince = performance.now();
+    for (const ob of this.observers) ob.requested?.(this.awaitingSince);
   }
 }

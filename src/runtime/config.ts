@@ -31,7 +31,8 @@ export const PROFILE_KEYS = [
   'client_cert',
   'client_key',
 ] as const;
-export type ProfileKey = (typeof PROFILE_KEYS)[number];
+/** a listed key, or mcp.NAME: the command line of an MCP server (`svc chat --mcp NAME`) */
+export type ProfileKey = (typeof PROFILE_KEYS)[number] | `mcp.${string}`;
 export type Profile = Partial<Record<ProfileKey, string>>;
 
 export interface ConfigFile {

@@ -10,7 +10,16 @@ import type { WsConnection } from '../net/ws.js';
 import type { Query } from '../net/http.js';
 import { MissingKeyError, UsageError, describeError } from '../core/errors.js';
 import type { CallRecorder } from '../apilog/recorder.js';
-import { DEFAULT_RETENTION_DAYS, logDir, spentToday, type CallDetails } from '../apilog/log.js';
+import {
+  DEFAULT_RETENTION_DAYS,
+  cachedPrices,
+  logDir,
+  normalizeUsage,
+  priceCost,
+  pricesFromCatalogue,
+  spentToday,
+  type CallDetails,
+} from '../apilog/log.js';
 import type { JqFilter } from '../term/jq.js';
 import type { ParsedGlobalFlags } from '../core/global-options.js';
 
@@ -18,6 +27,8 @@ import type { ParsedGlobalFlags } from '../core/global-options.js';
 export interface GlobalOptions extends Omit<ParsedGlobalFlags, 'jq'> {
   /** --jq, compiled (term/jq) before the command runs */
   jq?: JqFilter;
+  /** `--json FIELD,FIELD`: the fields printed (cmdutil/json-fields.ts) */
+  jsonFields?: readonly string[];
 }
 
 export interface Context {
@@ -41,6 +52,8 @@ export interface Context {
    * back. Without a handler, Ctrl-C aborts `signal` and the command exits 130.
    */
   setInterruptHandler(fn: (() => void) | undefined): void;
+  /** the API key in use (SVC_API_KEY, api_key_cmd run now, the stored one, the emulator's); for `svc auth token` */
+  apiKey(): Promise<string>;
   /** read all of stdin (when it is not a terminal) */
   readStdin(): Promise<string>;
   /** all of stdin as bytes (a body sent as it is) */
@@ -52,6 +65,18 @@ export interface Context {
    * whether this run's calls are logged (known once http() or ws() has been called): streams then ask for their usage
    */
   logsCalls(): boolean;
+  /**
+   * A context of its own for one run inside this one (a tool call of `svc mcp serve`): other streams, globals and
+   * command name, the same endpoint (one --emulator), its own HTTP client and call-log record; run its exit hooks
+   * when the run is over.
+   */
+  derive(over: Pick<ContextInit, 'streams' | 'globals' | 'command' | 'signal'>): Context & {
+    runExitHooks(): Promise<void>;
+  };
+  /** `svc batch`: the batch's id on every call-log record of this run (known once http() has been called) */
+  tagCalls(tags: { batch: string }): void;
+  /** US dollars a reply's usage costs at the catalogue's prices (for -u where the API sends no figure) */
+  costOf(model: string | undefined, usage: unknown): Promise<number | undefined>;
 }
 
 /** Where requests go and with which key. */
@@ -82,7 +107,11 @@ export interface ContextInit {
   endpoint?: EndpointResolver;
   /** the process exits once the command has returned (main): its connections are left to the system to close */
   exitsAfterRun?: boolean;
+  /** the endpoint is the emulator (default: whenever `endpoint` is given): not counted toward the budget */
+  emulated?: boolean;
 }
+
+const emulated = (init: ContextInit): boolean => init.emulated ?? !!init.endpoint;
 
 const NO_KEY = 'no API key: run `svc auth login`, or set SVC_API_KEY (or use --emulator for the local emulator)';
 
@@ -177,6 +206,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
   const out = new Output(init.streams, {
     json: !!init.globals.json || !!init.globals.jq,
     jq: init.globals.jq,
+    fields: init.globals.jsonFields,
     quiet: !!init.globals.quiet,
     verbose: !!init.globals.verbose,
     color: init.globals.color,
@@ -212,6 +242,11 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       return c;
     },
     ws: (path, query, opts = {}) => openWs(wiring, path, query, opts),
+    async apiKey() {
+      const ep = await getEndpoint();
+      if (!ep.apiKey) throw new MissingKeyError(NO_KEY);
+      return ep.apiKey;
+    },
     setInterruptHandler: init.setInterruptHandler,
     runExitHooks: exitHooks.run,
     // text from stdin is valid UTF-8 or refused (exit 2), never sent with U+FFFD in place of what it could not read
@@ -220,6 +255,17 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     now: () => Date.now(),
     logCall: (details) => wiring.log.recorder?.details(details),
     logsCalls: () => !!wiring.log.recorder,
+    derive: (over) =>
+      createContext({
+        ...init,
+        ...over,
+        setInterruptHandler: () => {},
+        exitsAfterRun: false,
+        emulated: emulated(init),
+        endpoint: () => getEndpoint(),
+      }),
+    tagCalls: (tags) => wiring.log.recorder?.tagBatch(tags.batch),
+    costOf: (model, usage) => wiring.log.costOf(model, usage),
   };
 }
 
@@ -322,7 +368,14 @@ async function catalogueOf(client: () => Promise<HttpClient> | undefined): Promi
     maxRetries: 0,
   });
   try {
-    return await catalogue.json('GET', '/v1/language-models');
+    // every kind that bills: tokens (language, embedding), images and seconds of video; only the first is required
+    const [language, ...others] = await Promise.all([
+      catalogue.json<{ models?: unknown[] }>('GET', '/v1/language-models'),
+      ...['embedding-models', 'image-generation-models', 'video-generation-models'].map((kind) =>
+        catalogue.json<{ models?: unknown[] }>('GET', `/v1/${kind}`).catch(() => undefined),
+      ),
+    ]);
+    return { models: [language, ...others].flatMap((l) => (Array.isArray(l?.models) ? l.models : [])) };
   } finally {
     await catalogue.close();
   }
@@ -340,7 +393,7 @@ function callLog(
   let refusal: string | undefined;
   const checkBudget = async (budget: string | undefined): Promise<void> => {
     // emulated calls cost nothing
-    if (budget === undefined || init.endpoint) return;
+    if (budget === undefined || emulated(init)) return;
     const spent = spentToday(logDir(init.env), new Date());
     if (spent < Number(budget)) return;
     const msg = `today's spend $${spent.toFixed(4)} has reached budget.daily $${budget}`;
@@ -359,7 +412,7 @@ function callLog(
       init.env,
       init.command ?? '',
       Number(cfg.profileData['log.retention_days'] ?? DEFAULT_RETENTION_DAYS),
-      !!init.endpoint,
+      emulated(init),
     ));
     // the run's outcome stands when its record cannot be written (a full disk, no folder for it), but it is said
     const unlogged = (err: unknown) => out.warn(`this run is not in the call log: ${describeError(err)}`);
@@ -386,6 +439,18 @@ function callLog(
     start,
     get recorder(): CallRecorder | undefined {
       return recorder;
+    },
+    /** the catalogue's price of a usage: the cached prices (not an emulator's run), else the catalogue asked */
+    async costOf(model: string | undefined, usage: unknown): Promise<number | undefined> {
+      const u = normalizeUsage(usage);
+      if (!u) return undefined;
+      let prices = init.endpoint ? undefined : cachedPrices(init.env, Date.now());
+      try {
+        prices ??= pricesFromCatalogue(await fetchCatalogue(), Date.now());
+      } catch {
+        return undefined;
+      }
+      return priceCost(prices, model, { usage: u });
     },
     /** throws the --budget-strict refusal for a call that may cost (a body sent, a session opened) */
     refuseBillable(method: string): void {

@@ -11,7 +11,10 @@ import { stopTree } from '../core/signals.js';
 const TIMEOUT_MS = 30_000;
 
 /** Split a command line into words: spaces separate, '…' and "…" quote, a backslash escapes; nothing expands. */
-export function splitCommandLine(line: string): string[] {
+export function splitCommandLine(
+  line: string,
+  unclosed: (message: string) => Error = (m) => new MissingKeyError(`api_key_cmd: ${m}`),
+): string[] {
   const words: string[] = [];
   let word: string | undefined;
   let quote: '"' | "'" | undefined;
@@ -31,7 +34,7 @@ export function splitCommandLine(line: string): string[] {
       word = undefined;
     } else word = (word ?? '') + ch;
   }
-  if (quote) throw new MissingKeyError(`api_key_cmd: the quote ${quote} is not closed in ${JSON.stringify(line)}`);
+  if (quote) throw unclosed(`the quote ${quote} is not closed in ${JSON.stringify(line)}`);
   if (word !== undefined) words.push(word);
   return words;
 }

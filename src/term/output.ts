@@ -7,6 +7,7 @@ import { readEnv } from '../core/environment.js';
 import { StdoutWriteError, UsageError } from '../core/errors.js';
 import { guardStdout, type StdoutGuard } from './stdout-guard.js';
 import { replyOf } from './reply.js';
+import { projectFields } from './json-fields.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -20,6 +21,8 @@ export interface OutputOptions {
   json: boolean;
   /** --jq: every JSON value printed goes through it */
   jq?: JqFilter;
+  /** `--json FIELD,FIELD`: each JSON value printed keeps these fields only (before --jq) */
+  fields?: readonly string[];
   quiet: boolean;
   verbose: boolean;
   color: boolean | undefined;
@@ -174,8 +177,17 @@ export class Output {
     if (this.stdoutIsTTY) this.rawWrite(sequence);
   }
 
+  /** Values never to show on stderr (secrets a command read from the environment), longest first. */
+  private hidden: string[] = [];
+
+  /** Hide these values in everything written to stderr from now on (the --verbose trace included). */
+  hideOnStderr(values: string[]): void {
+    this.hidden = [...new Set([...this.hidden, ...values.filter((v) => v !== '')])].sort((a, b) => b.length - a.length);
+  }
+
   /** Text for stderr, made safe when stderr is a terminal. */
   private toStderr(text: string): void {
+    for (const v of this.hidden) text = text.split(v).join('[REDACTED]');
     this.streams.stderr.write(this.stderrIsTTY ? terminalSafe(text, { keepColor: this.colorStderr }) : text);
   }
 
@@ -192,15 +204,24 @@ export class Output {
   /** One JSON value: pretty on a terminal, one compact line in a pipe. */
   printJson(reply: unknown): void {
     // a resource the api layer unwrapped prints as the API sent it (term/reply.ts)
-    const value = replyOf(reply);
+    const value = this.selected(replyOf(reply));
     if (this.opts.jq) return this.printJq(value, this.stdoutIsTTY);
     this.line(jsonSafe(this.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value)));
   }
 
-  /** One JSON value per line (list entries, stream events). */
-  printJsonLine(value: unknown): void {
+  /**
+   * One JSON value per line (list entries, stream events). `record`: svc's own line (the cursor record), printed
+   * whole whatever fields were asked for.
+   */
+  printJsonLine(value: unknown, opts: { record?: boolean } = {}): void {
+    if (!opts.record) value = this.selected(value);
     if (this.opts.jq) return this.printJq(value, false);
     this.line(jsonSafe(JSON.stringify(value)));
+  }
+
+  /** The value with only the fields of `--json FIELD,FIELD` (all of it without). */
+  private selected(value: unknown): unknown {
+    return this.opts.fields ? projectFields(value, this.opts.fields) : value;
   }
 
   private printJq(value: unknown, pretty: boolean): void {

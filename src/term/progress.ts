@@ -68,3 +68,28 @@ export function progressBar(
     },
   };
 }
+
+/**
+ * A line of status on stderr redrawn in place (a batch's rows/s, ETA, spend), at most every `intervalMs`; nothing
+ * where the bar would not be drawn either.
+ */
+export function statusLine(out: Output, opts: { now?: () => number; intervalMs?: number } = {}) {
+  if (!out.liveStderr) return { set(_text: () => string, _force?: boolean) {}, done() {} };
+  const stderr = out.streams.stderr;
+  const now = opts.now ?? Date.now;
+  let last = 0;
+  let drawn = false;
+  return {
+    set(text: () => string, force = false) {
+      const n = now();
+      if (!force && n - last < (opts.intervalMs ?? 100)) return;
+      last = n;
+      stderr.write(`\r${truncate(text(), (stderr.columns || 80) - 1)}\u001b[K`);
+      drawn = true;
+    },
+    done() {
+      if (drawn) stderr.write('\r\u001b[K');
+      drawn = false;
+    },
+  };
+}

@@ -7,7 +7,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/files.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { spawnSvc, svcProcess } from '../helpers/subprocess.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { spawnSvc } from '../helpers/subprocess.js';
 import { HostileServer } from '../helpers/hostile-server.js';
 import { registerSecret } from '../helpers/secrets.js';
 import type { CallRecord } from '../../src/apilog/log.js';
@@ -79,7 +80,7 @@ describe('a stream cut or left without its end marker', () => {
     it(`${fault}: the record has the error and what arrived`, async () => {
       const configDir = tempDir();
       server.plan('POST /v1/chat/completions', fault);
-      const r = await svcProcess(['--timeout', '2', '--max-retries', '0', 'chat', 'hello'], {
+      const r = await svcInProcess(['--timeout', '2', '--max-retries', '0', 'chat', 'hello'], {
         configDir,
         env: { SVC_BASE_URL: server.url, SVC_API_KEY: KEY },
       });
@@ -93,7 +94,7 @@ describe('a stream cut or left without its end marker', () => {
 
   it('a stream that ended well has no error', async () => {
     const configDir = tempDir();
-    const r = await svcProcess(['chat', 'hello'], { emu, configDir });
+    const r = await svcInProcess(['chat', 'hello'], { emu, configDir });
     expect(r.exitCode).toBe(0);
     const rec = records(configDir).find((x) => x.path === '/v1/chat/completions')!;
     expect(rec.error).toBeUndefined();

@@ -38,7 +38,7 @@ describe('did you mean, at every level, exit 2 and nothing sent', () => {
     ],
     [
       ['config', 'set', 'modle', 'svc-4'],
-      /KEY: modle is not allowed: one of base_url, model, [a-z_., ]+ \(did you mean model\?\)/,
+      /KEY: modle is not allowed: one of base_url, model, [a-zA-Z_., ]+ \(did you mean model\?\)/,
     ],
   ] as [string[], string | RegExp][]) {
     it(`svc ${args.join(' ')}`, async () => {

@@ -339,6 +339,23 @@ export class HostileServer {
             { id: 'svc-4', object: 'model', created: now, owned_by: 'svc' },
           ],
         });
+      case 'GET /v1/agents':
+        return jsonReply({
+          agents: [
+            {
+              agent_id: 'agent_hostile1',
+              name: text.join(''),
+              instructions: 'answer',
+              tools: null,
+              voice: { voice_id: 'ara' },
+              collection_ids: [],
+              created_at: '2023-11-14T22:13:20Z',
+              updated_at: '2023-11-14T22:13:20Z',
+            },
+          ],
+        });
+      case 'GET /v1/phone-numbers':
+        return jsonReply({ phone_numbers: [] });
       case 'POST /v1/files':
         return jsonReply({
           id: 'file_1',

@@ -1,6 +1,7 @@
 // The CLI run in the test's own process, as gh's tests do with IOStreams: runCli of src/cli.ts with in-memory
 // streams (a pipe, or a terminal of a chosen width). The default runner for tests of output and exit codes.
 import { readFileSync } from 'node:fs';
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import { svcEnv, type RunOptions, type RunResult } from './run-env.js';
 import { assertNoSecrets, captureOutput } from './secrets.js';
@@ -25,6 +26,16 @@ class MemoryOutput extends Writable {
   }
   text(): string {
     return Buffer.concat(this.chunks).toString('utf8');
+  }
+  // a terminal's cursor moves, as tty.WriteStream has them (spinners and progress bars call them): their escapes
+  cursorTo(x: number, y?: number, done?: () => void): boolean {
+    return cursorTo(this, x, y, done);
+  }
+  moveCursor(dx: number, dy: number, done?: () => void): boolean {
+    return moveCursor(this, dx, dy, done);
+  }
+  clearLine(dir: -1 | 0 | 1, done?: () => void): boolean {
+    return clearLine(this, dir, done);
   }
 }
 

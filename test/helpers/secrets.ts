@@ -18,10 +18,16 @@ export function captureOutput(args: unknown, text: string): void {
   CAPTURED.push({ args, text });
 }
 
-/** Scan everything captured so far for any registered key (called after each test file by test/setup.ts). */
+/**
+ * Scan everything captured since the last scan for any registered key (called after each test file by test/setup.ts),
+ * then let it go: a worker runs file after file in one process (vitest.config.ts: isolate false), and scanning every
+ * earlier file's output again after each file would grow with the square of the files.
+ */
 export function scanCapturedOutput(): number {
   for (const c of CAPTURED) assertNoSecrets(c.text, c.args);
-  return CAPTURED.length;
+  const scanned = CAPTURED.length;
+  CAPTURED.length = 0;
+  return scanned;
 }
 
 export function assertNoSecrets(text: string, context: unknown): void {

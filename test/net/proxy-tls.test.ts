@@ -7,6 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { fastEmulator } from '../commands/realtime/talk-helpers.js';
 import { tempDir } from '../helpers/files.js';
 import { closedPort } from '../helpers/hostile-server.js';
 import { svcInProcess } from '../helpers/in-process.js';
@@ -31,6 +32,8 @@ beforeAll(async () => {
   const missing = tinyproxyMissing();
   if (missing) throw new Error(missing);
   emu = await startTestEmulator();
+  // realtime answers at once, not at real time: the transport is what is checked here
+  fastEmulator(emu);
   ca = makePrivateCa();
   front = await startTlsFront(ca, new URL(emu.url).host);
   proxy = await startTinyproxy();

@@ -4,6 +4,7 @@
 // not an object — and may only end in one of svc's classified errors, never an uncaught TypeError or RangeError.
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { fullOr } from '../helpers/full.js';
 import { ApiError, NetworkError, ProtocolError } from '../../src/core/errors.js';
 import { SseParser, readEventStream, readTypedEventStream } from '../../src/net/sse.js';
 import { WsConnection } from '../../src/net/ws.js';
@@ -100,13 +101,14 @@ function sseInput(r: ReturnType<typeof rng>): Uint8Array[] {
   return chunks;
 }
 
-/** inputs per reader (SVC_FUZZ_N for a longer run) */
-const N = Number(process.env.SVC_FUZZ_N ?? 100_000);
+/** inputs per reader: 100,000 in the full run, 20,000 in the others (test/helpers/full.ts); SVC_FUZZ_N for more */
+const N = Number(process.env.SVC_FUZZ_N ?? fullOr(100_000, 20_000));
+const count = N.toLocaleString('en');
 const classified = (err: unknown) =>
   err instanceof ProtocolError || err instanceof ApiError || err instanceof NetworkError;
 
 describe('reader fuzz', () => {
-  it('the SSE reader takes 100,000 generated bodies: events or a classified error, never a crash', async () => {
+  it(`the SSE reader takes ${count} generated bodies: events or a classified error, never a crash`, async () => {
     const r = rng(0x5e5e);
     let events = 0;
     let errors = 0;
@@ -148,8 +150,8 @@ describe('reader fuzz', () => {
     expect(errors).toBeGreaterThan(N / 100);
   }, 180_000); // a few seconds alone; the bound only keeps a machine under full load from failing it
 
-  it('the WebSocket reader takes 100,000 generated messages: typed events or a classified error, ' +
-    'never a crash', async () => {
+  const messages = `the WebSocket reader takes ${count} generated messages`;
+  it(`${messages}: typed events or a classified error, never a crash`, async () => {
     const r = rng(0x3b5);
     const socket = Object.assign(new EventEmitter(), { readyState: 1, send() {}, close() {}, terminate() {} });
     const conn = new WsConnection(socket as never, (s) => s);

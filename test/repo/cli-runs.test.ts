@@ -11,6 +11,7 @@ const HELPERS = new Set([
   'test/helpers/run-env.ts',
   'test/helpers/subprocess.ts',
   'test/helpers/terminal.ts',
+  'test/helpers/mcp.ts',
   'test/setup.ts',
 ]);
 

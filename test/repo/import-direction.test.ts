@@ -1,6 +1,7 @@
-// Imports point one way. The CLI: cli → commands → (agent-tests → realtime; completion; store) → endpoints → audio,
-// then its rooms: cmdutil (what commands are built from) → runtime (context, config) → apilog (the local log of API
-// calls) → net (HTTP, SSE, WebSocket) → term (output, colour, tables) → core (errors, checks, option specs, files).
+// Imports point one way. The CLI: cli → commands → (agent-tests → realtime → mcp; batch; completion; store) →
+// endpoints → audio, then its rooms: cmdutil (what commands are built from) → runtime (context, config) → apilog
+// (the local log of API calls) → net (HTTP, SSE, WebSocket) → term (output, colour, tables) → core (errors,
+// checks, option specs, files).
 // The CLI may use the emulator and the formats package; the emulator uses only the formats package (and its package
 // dependency list says so, test/repo/packages.test.ts). A command imports no other command; endpoints take narrow
 // functions, not the command Context; no module cycle exists. Type-only and dynamic imports count for the
@@ -21,6 +22,8 @@ const LAYERS = [
   'commands',
   'agent-tests',
   'realtime',
+  'mcp',
+  'batch',
   'completion',
   'store',
   'endpoints',
@@ -51,9 +54,25 @@ const below = (room: Layer): Layer[] => [...ROOMS.slice(ROOMS.indexOf(room) + 1)
 const ALLOWED: Record<Layer, Layer[]> = {
   // cli.ts hands the emulator to the runtime for --emulator
   cli: ['commands', ...ROOMS, 'emulator'],
-  commands: ['agent-tests', 'realtime', 'completion', 'store', 'endpoints', 'audio', ...ROOMS, 'emulator', 'formats'],
+  commands: [
+    'agent-tests',
+    'realtime',
+    'mcp',
+    'batch',
+    'completion',
+    'store',
+    'endpoints',
+    'audio',
+    ...ROOMS,
+    'emulator',
+    'formats',
+  ],
   'agent-tests': ['realtime', 'endpoints', 'audio', ...ROOMS, 'formats'],
-  realtime: ['endpoints', 'audio', ...ROOMS, 'formats'],
+  realtime: ['mcp', 'endpoints', 'audio', ...ROOMS, 'formats'],
+  // the MCP server (tools that run commands given by the tree) and the MCP client that lends tools to a model
+  mcp: ['endpoints', 'audio', ...ROOMS, 'formats'],
+  // the runner of `svc batch` (inputs, journal, pacing, output): endpoints and the rooms, no command
+  batch: ['endpoints', ...ROOMS, 'formats'],
   completion: ['cmdutil', 'core'],
   // local files of the CLI (conversations, in the API's message shapes): not API
   store: ['endpoints', 'core'],

@@ -105,6 +105,31 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(r.stdout).toContain('"hi"');
   });
 
+  // the MCP SDK is bundled, the packages it requires (cross-spawn, ajv, content-type …) come from the install
+  it('svc --emulator mcp serve answers initialize, tools/list and a tool call', async () => {
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack', version: '1' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_models', arguments: {} } },
+    ];
+    const input = messages.map((m) => `${JSON.stringify(m)}\n`).join('');
+    const r = await svcInstalled(prefix, ['--emulator', 'mcp', 'serve'], { key: null, input });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const replies = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(replies.map((m) => m.id)).toEqual([1, 2, 3]);
+    expect(replies[1].result.tools.length).toBeGreaterThan(5);
+    expect(replies[2].result.content[0].text).toContain('svc-4');
+  });
+
   it('svc completion bash', async () => {
     const r = await svcInstalled(prefix, ['completion', 'bash']);
     expect(r.exitCode).toBe(0);

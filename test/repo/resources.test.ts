@@ -16,6 +16,9 @@ const LOCAL_LISTS: Record<string, string> = {
   'src/commands/config/list.ts': 'the settings of the config file',
   'src/commands/conversations/list.ts': 'the conversations kept on disk',
   'src/commands/logs/list.ts': 'the local log of API calls',
+  'src/commands/alias/list.ts': 'the aliases file (svc alias set)',
+  'src/commands/templates/list.ts': 'the templates folder (svc templates save)',
+  'src/commands/fragments/list.ts': 'the fragments folder (svc fragments save)',
 };
 
 describe('resource descriptors', () => {

@@ -1,10 +1,12 @@
-// One colour decision, honoured by text, spinners and progress bars: every spinner/progress path run on a real
-// pseudo-terminal prints no SGR code with NO_COLOR=1 or --no-color, and prints them with FORCE_COLOR=1.
+// One colour decision, honoured by text, spinners and progress bars: every spinner/progress path run on a terminal
+// (in-process, 100 columns) prints no SGR code with NO_COLOR=1 or --no-color, and prints them with FORCE_COLOR=1;
+// on a real pseudo-terminal, errors are coloured unless NO_COLOR, and chalk loads only when colour is on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, tempDir } from '../helpers/files.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { svcInProcess } from '../helpers/in-process.js';
 import { svcProcess } from '../helpers/subprocess.js';
 import { svcOnTerminal } from '../helpers/terminal.js';
 import { livePaths, prepareInputs, type LivePath } from './terminal-paths.js';
@@ -23,13 +25,17 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const run = (p: LivePath, env: Record<string, string | undefined>, extra: string[] = []) =>
-  svcOnTerminal([...extra, ...p.args(tempDir())], { emu, cols: 100, env });
+// in this process, on a terminal of 100 columns (the spinners and progress bars are looked at only for their
+// escapes); the real terminals below check the error colour and which modules load
+const run = async (p: LivePath, env: Record<string, string | undefined>, extra: string[] = []) => {
+  const r = await svcInProcess([...extra, ...p.args(tempDir())], { emu, tty: true, columns: 100, env });
+  return { exitCode: r.exitCode, screen: r.stdout + r.stderr };
+};
 
 // the tests run at once: they wait on the emulator's delays and on terminals, and look at nothing the others change
 describe.concurrent('colour on a pseudo-terminal', () => {
   it('NO_COLOR=1: no SGR code on any spinner or progress path', async () => {
-    // each on a terminal of its own, all at once: they wait on the emulator's delays, not on the CPU
+    // all at once: they wait on the emulator's delays, not on the CPU
     const runs = await Promise.all(paths.map((p) => run(p, { NO_COLOR: '1' })));
     paths.forEach((p, i) => {
       expect(runs[i]!.exitCode, `${p.name}\n${runs[i]!.screen}`).toBe(0);

@@ -77,6 +77,38 @@ describe('a stdout that fails', () => {
     await expect(out.writeBytes(Buffer.from('bytes'))).rejects.toThrow(/could not write to standard output/);
   });
 
+  for (const [what, args, input] of [
+    ['tts say -o - (WebSocket)', ['tts', 'say', 'hello there', '-o', '-'], undefined],
+    ['tts say --rest -o -', ['tts', 'say', 'hello there', '--rest', '-o', '-'], undefined],
+    ['tts stream -o -', ['tts', 'stream', '-o', '-'], 'hello there\n'],
+  ] as const) {
+    it(`audio to stdout goes through the Output's writer: ${what} exits 1 with the reason, once`, async () => {
+      const r = await svcInProcess([...args], { emu, stdoutFails: 'ENOSPC', input });
+      expect(r.exitCode, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(FULL);
+    });
+  }
+
+  it("a sink's stdout target given the Output rejects with its StdoutWriteError once a write failed", async () => {
+    const stdout = Object.assign(
+      new PassThrough({
+        write(_chunk, _enc, done) {
+          done(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC', syscall: 'write' }));
+        },
+      }),
+      { isTTY: false },
+    );
+    const out = new Output(
+      { stdin: new PassThrough(), stdout, stderr: new PassThrough() },
+      { json: false, quiet: false, verbose: false, color: false, env: {} },
+    );
+    const { openByteTarget } = await import('../../src/audio/sink.js');
+    const target = await openByteTarget('-', out);
+    await target.write(Buffer.from('RIFF')).catch(() => undefined);
+    await new Promise((r) => setImmediate(r));
+    await expect(target.write(Buffer.from('data'))).rejects.toThrow(StdoutWriteError);
+  });
+
   it('files download -o - into /dev/full names the local write, not the network (item 6)', async () => {
     const up = await svcInProcess(['files', 'upload', writeTemp('note.txt', 'hello\n'.repeat(1000)), '--json'], {
       emu,

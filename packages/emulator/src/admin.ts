@@ -1,6 +1,7 @@
 // The emulator's admin API under /_emulator/ (no API key; the admin token when one is set): health, the request
 // log, faults, settings, keys, reset (which re-applies the fixtures), and triggers for events that otherwise wait
 // for time or the outside world (an incoming call, a video or deferred completion finishing, a file expiring).
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { KeyRecord } from './auth.js';
 import { activeCall, endCall, startInboundCall } from './calls.js';
 import type { Backend, LoggedRequest } from './backend.js';
@@ -159,11 +160,32 @@ const trigger: Handler = async (req, res, core) => {
   notFound(`No trigger ${kind}; triggers: ${TRIGGERS.join(', ')}`);
 };
 
+/**
+ * The event loop's longest hold since the last health reply (ms): one histogram per process (10 ms resolution), so a
+ * test or a user can see that no request held the server (issue 26: none over ~100 ms).
+ */
+let loopDelay: IntervalHistogram | undefined;
+function loopMaxDelayMs(): number {
+  const h = (loopDelay ??= enabled(monitorEventLoopDelay({ resolution: 10 })));
+  const max = h.count > 0 ? h.max / 1e6 : 0;
+  h.reset();
+  return Math.round(max);
+}
+const enabled = (h: IntervalHistogram) => (h.enable(), h);
+
 export function registerAdminRoutes(router: Router): void {
   const admin = { auth: false } as const;
+  loopMaxDelayMs();
   router.get(
     '/_emulator/health',
-    (_req, res, core) => res.json(200, { status: 'ok', url: core.url, ws_url: core.wsUrl, seed: core.seed ?? null }),
+    (_req, res, core) =>
+      res.json(200, {
+        status: 'ok',
+        url: core.url,
+        ws_url: core.wsUrl,
+        seed: core.seed ?? null,
+        event_loop_max_delay_ms: loopMaxDelayMs(),
+      }),
     admin,
   );
   router.get('/_emulator/requests', (req, res, core) => res.json(200, requestLog(core, req.query)), admin);

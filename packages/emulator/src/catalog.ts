@@ -122,7 +122,7 @@ export const IMAGE_MODELS = [
     owned_by: 'svc',
     version: '1.0.0',
     max_prompt_length: 1024,
-    image_price: 700,
+    image_price: 7,
     input_modalities: ['text', 'image'],
     output_modalities: ['image'],
     aliases: ['svc-image'],
@@ -143,6 +143,8 @@ export const VIDEO_MODELS = [
     input_modalities: ['text', 'image', 'video'],
     output_modalities: ['video'],
     aliases: ['svc-video'],
+    /** USD cents per second of video generated (the API's catalogue shows no video price; see README) */
+    generated_video_second_price: 5,
   },
 ];
 

@@ -3,6 +3,7 @@
 // way, so cosine similarity means something (document search uses it for the semantic and hybrid modes).
 import { createHash } from 'node:crypto';
 import { rng } from './generate.js';
+import { textSlices, yieldToLoop } from './yield-loop.js';
 
 function fnv(s: string, seed = 2166136261): number {
   let h = seed;
@@ -17,16 +18,41 @@ export function words(text: string): string[] {
 /** A unit vector of `dims` numbers for the text (dims ≥ 1). */
 export function embed(text: string, model: string, dims: number): number[] {
   const v = new Float64Array(dims);
+  addWords(v, words(text), model);
+  return finish(v, text, model);
+}
+
+/** Characters per slice of embedYielding (~25 ms of work; a slice is cut between words). */
+const CHARS_PER_SLICE = 32_000;
+
+/** embed(), the event loop running between pieces of a long text (the same vector). */
+export async function embedYielding(text: string, model: string, dims: number): Promise<number[]> {
+  const v = new Float64Array(dims);
+  let first = true;
+  for (const slice of textSlices(text, CHARS_PER_SLICE)) {
+    if (!first) await yieldToLoop();
+    first = false;
+    addWords(v, words(slice), model);
+  }
+  return finish(v, text, model);
+}
+
+function addWords(v: Float64Array, list: string[], model: string): void {
+  const dims = v.length;
   const add = (feature: string, weight: number) => {
     const h = fnv(`${model}|${feature}`);
     const sign = fnv(feature, 0x9747b28c) & 1 ? 1 : -1;
     v[h % dims]! += sign * weight;
   };
-  for (const w of words(text)) {
+  for (const w of list) {
     add(`w:${w}`, 1);
     const padded = `^${w}$`;
     for (let i = 0; i + 3 <= padded.length; i++) add(`g:${padded.slice(i, i + 3)}`, 0.35);
   }
+}
+
+function finish(v: Float64Array, text: string, model: string): number[] {
+  const dims = v.length;
   const r = rng(createHash('sha256').update(`${model}\u0000${text}`).digest('hex'));
   for (let i = 0; i < dims; i++) v[i]! += (r() - 0.5) * 0.08;
   let norm = 0;

@@ -48,6 +48,11 @@ export type Verdict =
 export class RateLimiter {
   /** the limit of keys that have none of their own (`--rate-limit`) */
   limit?: RateLimit;
+  /**
+   * the window the limits count in (a minute); a test or benchmark in this process may shorten it to see a client
+   * pace itself through many windows in seconds (the limits then count per window, Retry-After in its seconds)
+   */
+  windowMs = WINDOW_MS;
   private readonly windows = new Map<string, { at: number; tokens: number }[]>();
 
   /** Forget what was counted. */
@@ -62,14 +67,17 @@ export class RateLimiter {
   admit(key: string, own: RateLimit | undefined, tokens: number, now: number): Verdict {
     const limit = own ?? this.limit;
     if (!limit) return { ok: true, headers: {} };
-    const window = (this.windows.get(key) ?? []).filter((e) => e.at > now - WINDOW_MS);
+    const window = (this.windows.get(key) ?? []).filter((e) => e.at > now - this.windowMs);
     this.windows.set(key, window);
     const used = window.reduce((n, e) => n + e.tokens, 0);
     const overRequests = window.length >= limit.rpm;
     const overTokens = limit.tpm !== undefined && used + tokens > limit.tpm;
     if (overRequests || overTokens) {
-      const wait = overRequests ? waitFor(window, 1, now) : tokenWait(window, used + tokens - limit.tpm!, now);
-      const headers = { ...limitHeaders(limit, window, used, now), 'retry-after': String(wait) };
+      const span = this.windowMs;
+      const wait = overRequests
+        ? waitFor(window, 1, now, span)
+        : tokenWait(window, used + tokens - limit.tpm!, now, span);
+      const headers = { ...limitHeaders(limit, window, used, now, span), 'retry-after': String(wait) };
       const message = overRequests
         ? `Rate limit exceeded: ${limit.rpm} requests per minute; retry after ${wait} s`
         : tokens > limit.tpm!
@@ -78,24 +86,24 @@ export class RateLimiter {
       return { ok: false, headers, message };
     }
     window.push({ at: now, tokens });
-    return { ok: true, headers: limitHeaders(limit, window, used + tokens, now) };
+    return { ok: true, headers: limitHeaders(limit, window, used + tokens, now, this.windowMs) };
   }
 }
 
 /** whole seconds (at least 1) until `count` of the window's oldest requests have left it */
-function waitFor(window: { at: number }[], count: number, now: number): number {
+function waitFor(window: { at: number }[], count: number, now: number, span: number): number {
   const last = window[Math.min(count, window.length) - 1];
-  return last ? Math.max(1, Math.ceil((last.at + WINDOW_MS - now) / 1000)) : 1;
+  return last ? Math.max(1, Math.ceil((last.at + span - now) / 1000)) : 1;
 }
 
 /** seconds until `excess` tokens have left the window (a minute when they never can) */
-function tokenWait(window: { at: number; tokens: number }[], excess: number, now: number): number {
+function tokenWait(window: { at: number; tokens: number }[], excess: number, now: number, span: number): number {
   let freed = 0;
   for (const [i, e] of window.entries()) {
     freed += e.tokens;
-    if (freed >= excess) return waitFor(window, i + 1, now);
+    if (freed >= excess) return waitFor(window, i + 1, now, span);
   }
-  return WINDOW_MS / 1000;
+  return Math.ceil(span / 1000);
 }
 
 function limitHeaders(
@@ -103,16 +111,17 @@ function limitHeaders(
   window: { at: number }[],
   usedTokens: number,
   now: number,
+  span: number,
 ): Record<string, string> {
   const h: Record<string, string> = {
     'x-ratelimit-limit-requests': String(limit.rpm),
     'x-ratelimit-remaining-requests': String(Math.max(0, limit.rpm - window.length)),
-    'x-ratelimit-reset-requests': `${window.length ? waitFor(window, 1, now) : 0}s`,
+    'x-ratelimit-reset-requests': `${window.length ? waitFor(window, 1, now, span) : 0}s`,
   };
   if (limit.tpm !== undefined) {
     h['x-ratelimit-limit-tokens'] = String(limit.tpm);
     h['x-ratelimit-remaining-tokens'] = String(Math.max(0, limit.tpm - usedTokens));
-    h['x-ratelimit-reset-tokens'] = `${window.length ? waitFor(window, window.length, now) : 0}s`;
+    h['x-ratelimit-reset-tokens'] = `${window.length ? waitFor(window, window.length, now, span) : 0}s`;
   }
   return h;
 }

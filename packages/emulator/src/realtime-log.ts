@@ -5,6 +5,11 @@ import type { Backend } from './backend.js';
 
 export interface RealtimeResponseLog {
   response_id: string;
+  /**
+   * when the user turn this response answers ended: speech_stopped sent (server VAD) or the commit received (ms
+   * since the epoch); absent for a response asked for otherwise (after a tool's output)
+   */
+  turn_ended_at?: number;
   /** when response.created was sent (ms since the epoch) */
   created_at: number;
   /** when the first audio delta was sent (absent when the response had no audio) */

@@ -192,6 +192,8 @@ export class EmulatedRealtimeSession {
   private bufferSamples = 0;
   private speechItemId?: string;
   private active?: { id: string; cancelled?: string };
+  /** when the last user turn ended (speech_stopped sent, or the commit received), for the next response's log */
+  private turnEndedAt?: number;
   private closed = false;
   private seq = 0;
 
@@ -453,6 +455,7 @@ export class EmulatedRealtimeSession {
       } else {
         const itemId = this.speechItemId ?? this.core.id('item');
         this.speechItemId = undefined;
+        this.turnEndedAt = Date.now();
         this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: e.atMs, item_id: itemId });
         this.userTurn(itemId, e.audio, true);
       }
@@ -481,6 +484,7 @@ export class EmulatedRealtimeSession {
     }
     this.buffer = [];
     this.bufferSamples = 0;
+    this.turnEndedAt = Date.now();
     this.userTurn(this.core.id('item'), pcm, false);
   }
 
@@ -645,6 +649,8 @@ export class EmulatedRealtimeSession {
     const me = { id } as { id: string; cancelled?: string };
     this.active = me;
     const log: RealtimeResponseLog = { response_id: id, created_at: Date.now(), status: 'in_progress', transcript: '' };
+    if (this.turnEndedAt !== undefined) log.turn_ended_at = this.turnEndedAt;
+    this.turnEndedAt = undefined;
     this.setup.log.responses.push(log);
     const delayMs = this.core.settings.realtimeResponseDelayMs ?? 150;
     this.send({

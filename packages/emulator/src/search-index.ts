@@ -10,6 +10,7 @@ import { basename, extname, join, relative, resolve } from 'node:path';
 import type { Backend } from './backend.js';
 import { cosine, embed, words } from './embedder.js';
 import { invalid } from './router.js';
+import { yieldToLoop } from './yield-loop.js';
 
 export interface CollectionRecord {
   id: string;
@@ -108,7 +109,13 @@ export function chunkText(text: string): string[] {
   return chunks;
 }
 
-function buildCollection(rec: CollectionRecord): { signature: string; chunks: Chunk[] } {
+/** Text read between two turns of the event loop while a collection is indexed (~10 ms of chunking). */
+const YIELD_EVERY_BYTES = 512 * 1024;
+/** Chunks embedded between two turns of the event loop (~30 ms). */
+const YIELD_EVERY_CHUNKS = 64;
+
+/** A collection's chunks, read a file at a time with the event loop running between every half megabyte. */
+async function buildCollection(rec: CollectionRecord): Promise<{ signature: string; chunks: Chunk[] }> {
   const files: { path: string; root: string; size: number; mtime: number }[] = [];
   for (const root of rec.paths) {
     let list: string[] = [];
@@ -124,7 +131,13 @@ function buildCollection(rec: CollectionRecord): { signature: string; chunks: Ch
   }
   const signature = files.map((f) => `${f.path}:${f.size}:${f.mtime}`).join('|');
   const chunks: Chunk[] = [];
+  let sinceYield = 0;
   for (const f of files) {
+    if (sinceYield >= YIELD_EVERY_BYTES) {
+      sinceYield = 0;
+      await yieldToLoop();
+    }
+    sinceYield += f.size;
     const buf = readFileSync(f.path);
     if (buf.includes(0)) continue; // binary
     const text = buf.toString('utf8');
@@ -168,14 +181,14 @@ function signatureOf(rec: CollectionRecord): string {
   return parts.join('|');
 }
 
-export function collectionChunks(core: Backend, id: string): Chunk[] | undefined {
+export async function collectionChunks(core: Backend, id: string): Promise<Chunk[] | undefined> {
   const rec = core.store.collection<CollectionRecord>('document_collections').get(id);
   if (!rec) return undefined;
   let perCore = indexes.get(core);
   if (!perCore) indexes.set(core, (perCore = new Map()));
   const cached = perCore.get(id);
   if (cached && cached.signature === signatureOf(rec)) return cached.chunks;
-  const built = buildCollection(rec);
+  const built = await buildCollection(rec);
   perCore.set(id, built);
   return built.chunks;
 }
@@ -308,15 +321,25 @@ function bm25(chunks: Chunk[], query: string[]): number[] {
   });
 }
 
-export function search(
+/** Each chunk's vector, made once, YIELD_EVERY_CHUNKS at a time with the event loop running between them. */
+async function embedChunks(pool: Chunk[]): Promise<void> {
+  let made = 0;
+  for (const c of pool) {
+    if (c.vector) continue;
+    c.vector = embed(c.chunk_content, EMBED_MODEL, EMBED_DIMS);
+    if (++made % YIELD_EVERY_CHUNKS === 0) await yieldToLoop();
+  }
+}
+
+export async function search(
   core: Backend,
   req: { query: string; collectionIds: string[]; filter?: string; limit: number; mode: RetrievalMode },
-): SearchMatch[] {
+): Promise<SearchMatch[]> {
   const filter = req.filter?.trim() ? parseFilter(req.filter) : undefined;
   const pool: Chunk[] = [];
   const owners = new Map<string, Set<string>>();
   for (const id of req.collectionIds) {
-    const chunks = collectionChunks(core, id);
+    const chunks = await collectionChunks(core, id);
     if (!chunks) invalid(`Invalid value for \`source.collection_ids\`: the collection ${id} does not exist`);
     for (const c of chunks) {
       if (filter && !matchesFilter(filter, c.fields)) continue;
@@ -334,10 +357,8 @@ export function search(
   let sem: number[] = pool.map(() => 0);
   if (req.mode !== 'keyword') {
     const qv = embed(req.query, EMBED_MODEL, EMBED_DIMS);
-    sem = pool.map((c) => {
-      c.vector ??= embed(c.chunk_content, EMBED_MODEL, EMBED_DIMS);
-      return Math.max(0, cosine(qv, c.vector));
-    });
+    await embedChunks(pool);
+    sem = pool.map((c) => Math.max(0, cosine(qv, c.vector!)));
   }
   const maxKw = Math.max(0, ...kw);
   const scored = pool.map((c, i) => {

@@ -180,7 +180,7 @@ function acceptUpgrades(
   // the 101 carries the request id like every HTTP reply (the client's call log keeps it)
   wss.on('headers', (headers, req) => {
     const id = upgradeIds.get(req);
-    if (id) headers.push(`x-request-id: ${id}`);
+    if (id) headers.push(`x-request-id: ${id}`, 'x-svc-emulator: 1');
   });
   server.on('upgrade', (req, socket, head) => {
     handleUpgrade(router, core, wss, req, socket as Socket, head, onReply).catch(() => socket.destroy());
@@ -440,6 +440,19 @@ function endpointName(path: string): string {
   return parts[1] ?? parts[0] ?? '';
 }
 
+/** The admin API, when the emulator has an admin token, wants it (health aside): false once refused. */
+function adminAllowed(req: IncomingMessage, res: ServerResponse, core: Backend, path: string): boolean {
+  if (!core.adminToken || path === '/_emulator/health' || adminTokenMatches(req, core.adminToken)) return true;
+  req.resume();
+  sendError(
+    res,
+    401,
+    'The emulator admin API needs the admin token printed at start (Authorization: Bearer <token> or ' +
+      'x-emulator-admin-token)',
+  );
+  return false;
+}
+
 async function handle(router: Router, core: Backend, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://emulator');
   const path = url.pathname;
@@ -447,7 +460,9 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   const isAdmin = path.startsWith('/_emulator/');
   // admin calls (readiness polls, log reads) do not move the seeded request-id stream
   const requestId = isAdmin ? randomUUID() : core.uuid('request');
+  // every reply says it is the emulator's, so a client's call log marks it (it costs nothing)
   res.setHeader('x-request-id', requestId);
+  res.setHeader('x-svc-emulator', '1');
   const entry = isAdmin ? undefined : logHttpRequest(core, req, res, url, method, requestId);
   const refusal = webRefusal(req, method, isAdmin, core.hostNames);
   if (refusal) {
@@ -455,15 +470,7 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
     return sendError(res, refusal.status, refusal.message);
   }
 
-  if (isAdmin && core.adminToken && path !== '/_emulator/health' && !adminTokenMatches(req, core.adminToken)) {
-    req.resume();
-    return sendError(
-      res,
-      401,
-      'The emulator admin API needs the admin token printed at start (Authorization: Bearer <token> or ' +
-        'x-emulator-admin-token)',
-    );
-  }
+  if (isAdmin && !adminAllowed(req, res, core, path)) return;
   let fault: Fault | undefined;
   if (!isAdmin) {
     const injected = await injectFault(core, req, res, method, path);

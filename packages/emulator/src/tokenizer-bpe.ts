@@ -4,6 +4,8 @@
 // number, punctuation, white space), then each pre-token's UTF-8 bytes are merged by rank. Because merges only
 // join adjacent bytes of one pre-token, the tokens' bytes always concatenate back to the text's bytes.
 
+import { textSlices, yieldToLoop } from './yield-loop.js';
+
 const CORPUS = `
 The service answers requests from people and programs. A request is sent to the API with a key, and the
 answer comes back as JSON or as a stream of events. Models read the text of the conversation and write the
@@ -160,4 +162,32 @@ export function tokenize(text: string): { token_id: number; string_token: string
     const bytes = tokenBytes(id);
     return { token_id: id, string_token: decoder.decode(bytes), token_bytes: [...bytes] };
   });
+}
+
+/** Characters per slice of tokenizeYielding (~20 ms of CPU). */
+const CHARS_PER_SLICE = 16_000;
+
+/**
+ * tokenize(), the event loop running between slices of a long text; past `limit` tokens only the count goes on
+ * (the text is refused), no entries are made.
+ */
+export async function tokenizeYielding(
+  text: string,
+  limit: number,
+): Promise<{ tokens: ReturnType<typeof tokenize>; count: number }> {
+  const decoder = new TextDecoder('utf-8', { fatal: false });
+  const tokens: ReturnType<typeof tokenize> = [];
+  let count = 0;
+  let first = true;
+  for (const slice of textSlices(text, CHARS_PER_SLICE)) {
+    if (!first) await yieldToLoop();
+    first = false;
+    for (const p of preTokens(slice))
+      for (const id of encodePiece(p)) {
+        if (++count > limit) continue;
+        const bytes = tokenBytes(id);
+        tokens.push({ token_id: id, string_token: decoder.decode(bytes), token_bytes: [...bytes] });
+      }
+  }
+  return { tokens, count };
 }

@@ -338,8 +338,17 @@ describe('realtime WebSocket (emulator)', () => {
 
   it('lists what each session saw on /_emulator/realtime', async () => {
     const res = await fetch(`${emu.url}/_emulator/realtime`);
-    const body = (await res.json()) as { sessions: { appends: number[]; responses: unknown[] }[] };
+    type Response = { turn_ended_at?: number; created_at: number; audio_start?: number; function_call?: unknown };
+    const body = (await res.json()) as { sessions: { appends: number[]; responses: Response[] }[] };
     expect(body.sessions.length).toBeGreaterThan(3);
     expect(body.sessions.some((s) => s.appends.length > 0 && s.responses.length > 0)).toBe(true);
+    // a response to a user turn says when that turn ended (speech_stopped sent / the commit received), before the
+    // response began; the answer after a tool's output answers no user turn
+    const responses = body.sessions.flatMap((s) => s.responses);
+    const afterTurns = responses.filter((r) => r.turn_ended_at !== undefined);
+    expect(afterTurns.length).toBeGreaterThan(3);
+    for (const r of afterTurns) expect(r.turn_ended_at).toBeLessThanOrEqual(r.created_at);
+    const toolSession = body.sessions.find((s) => s.responses.some((r) => r.function_call))!;
+    expect(toolSession.responses.map((r) => r.turn_ended_at !== undefined)).toEqual([true, false]);
   });
 });

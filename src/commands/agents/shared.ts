@@ -190,8 +190,8 @@ function checkedVoice(voiceInput: NonNullable<AgentInput['voice']>, name: Namer)
   return voice;
 }
 
-/** The human view of one agent (stdout). */
-export function printAgent(out: Output, a: Agent): void {
+/** The human view of one agent (stdout); `more` rows follow in the same aligned column. */
+export function printAgent(out: Output, a: Agent, more: [string, unknown][] = []): void {
   const voice = (a.voice ?? null) as Record<string, unknown> | null;
   const tools = Array.isArray(a.tools) ? a.tools : [];
   const toolNames = tools.map((t) => {
@@ -216,6 +216,7 @@ export function printAgent(out: Output, a: Agent): void {
     ['collection_ids', Array.isArray(a.collection_ids) && a.collection_ids.length ? a.collection_ids.join(', ') : null],
     ['created_at', a.created_at],
     ['updated_at', a.updated_at],
+    ...more,
   ]);
 }
 

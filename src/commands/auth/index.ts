@@ -11,5 +11,10 @@ export const children: CommandNode[] = [
     summary: 'Show the key in use, its team, flags and ACLs (exit 4 when unusable)',
     load: () => import('./status.js'),
   },
+  {
+    name: 'token',
+    summary: 'Print the API key in use, for scripts (not on a terminal unless --show)',
+    load: () => import('./token.js'),
+  },
   { name: 'logout', summary: 'Remove the stored API key of the profile', load: () => import('./logout.js') },
 ];

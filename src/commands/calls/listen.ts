@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError, describeError, fileErrorReason } from '../../core/errors.js';
-import { readEnv } from '../../core/environment.js';
+import { readEnv, type EnvName } from '../../core/environment.js';
 import { dataDir } from '../../core/paths.js';
 import { integer, pattern, require } from '../../core/validate.js';
 import { noInputReason, refusePrompt } from '../../runtime/no-input.js';
@@ -19,7 +19,7 @@ interface ListenFlags extends VoiceFlags {
   maxCalls?: number;
   tolerance: number;
   forwardTo?: string;
-  forwardSecret?: string;
+  forwardSecretFile?: string;
 }
 
 export default defineCommand<ListenFlags>({
@@ -54,7 +54,7 @@ export default defineCommand<ListenFlags>({
     {
       flags: '--secret <secret>',
       description: 'refused: use SVC_WEBHOOK_SECRET or --secret-file',
-      parse: refuseSecret,
+      parse: refuseSecret('--secret', 'SVC_WEBHOOK_SECRET', '--secret-file'),
       hidden: true,
     },
     {
@@ -70,8 +70,16 @@ export default defineCommand<ListenFlags>({
       parse: pattern(/^https?:\/\/\S+$/, 'an http(s) URL like http://127.0.0.1:3000/webhooks'),
     },
     {
+      flags: '--forward-secret-file <file|->',
+      description:
+        'with --forward-to: sign the relayed deliveries with the secret in this file, or - for stdin (default: ' +
+        'SVC_FORWARD_SECRET, else the signing secret)',
+    },
+    {
       flags: '--forward-secret <secret>',
-      description: 'with --forward-to: sign the relayed deliveries with this secret (default: the --secret)',
+      description: 'refused: use SVC_FORWARD_SECRET or --forward-secret-file',
+      parse: refuseSecret('--forward-secret', 'SVC_FORWARD_SECRET', '--forward-secret-file'),
+      hidden: true,
     },
     { flags: '--join', description: 'join each call with a realtime session and print its transcript' },
     {
@@ -86,14 +94,19 @@ export default defineCommand<ListenFlags>({
     'svc calls listen --secret-file ~/.config/svc/webhook-secret --join --agent agent_123',
     'pass show svc/webhook | svc calls listen --secret-file -',
     'svc calls listen --port 8080 --json | jq -r .data.call_id',
-    'svc calls listen --secret whsec_... --forward-to http://127.0.0.1:3000/webhooks',
+    'SVC_WEBHOOK_SECRET=whsec_... svc calls listen --forward-to http://127.0.0.1:3000/webhooks',
   ],
   async run(ctx, _args, opts) {
-    const secret = await webhookSecret(ctx, opts.secretFile);
+    require(opts.forwardSecretFile === undefined || !!opts.forwardTo, '--forward-secret-file', opts.forwardSecretFile ??
+      '', 'only with --forward-to');
+    require(!(
+      opts.secretFile === '-' && opts.forwardSecretFile === '-'
+    ), '--forward-secret-file', '-', 'a file: stdin already carries --secret-file -');
+    const secret = (await readSecret(ctx, opts.secretFile, SIGNING))!;
+    const forwardSecret = opts.forwardTo ? await readSecret(ctx, opts.forwardSecretFile, FORWARDING) : undefined;
     checkVoiceFlags(ctx, opts);
-    require(!opts.forwardSecret || !!opts.forwardTo, '--forward-secret', '(given)', 'only with --forward-to');
     const calls = new Calls(ctx, opts);
-    const forward = await forwarding(ctx, opts, secret!);
+    const forward = await forwarding(ctx, opts, forwardSecret ?? secret);
     const { DeliveryMemory } = await import('../../realtime/webhook-memory.js');
     const server = await WebhookServer.listen({
       host: opts.host,
@@ -126,45 +139,64 @@ async function forwarding(ctx: Context, opts: ListenFlags, secret: string) {
   if (!opts.forwardTo) return undefined;
   const { forwardDeliveries } = await import('../../realtime/webhook-forward.js');
   ctx.out.info(`forwarding verified deliveries to ${opts.forwardTo}`);
-  return forwardDeliveries(
-    { url: opts.forwardTo, secret: opts.forwardSecret ?? secret, timeoutMs: 10_000 },
-    (line, ok) => (ok ? ctx.out.info(line) : ctx.out.warn(line)),
+  return forwardDeliveries({ url: opts.forwardTo, secret, timeoutMs: 10_000 }, (line, ok) =>
+    ok ? ctx.out.info(line) : ctx.out.warn(line),
   );
 }
 
-/** `--secret VALUE`: refused (exit 2), with the reason and the ways that keep the secret off the command line. */
-function refuseSecret(): never {
-  throw new UsageError(
-    '--secret: a secret given as an argument is visible to every user of this machine (ps, /proc) and kept in ' +
-      'the shell history; give it in SVC_WEBHOOK_SECRET or with --secret-file FILE (- reads stdin)',
-  );
+/** A secret svc reads: its file flag (a file, or stdin for -), else its environment variable. */
+interface SecretSource {
+  flag: string;
+  variable: EnvName;
+  what: string;
+  /** no file and no variable: fine (undefined), or exit 2 */
+  optional?: boolean;
 }
 
-/** The signing secret: --secret-file (a file, or stdin for -), else SVC_WEBHOOK_SECRET; exit 2 without one. */
-async function webhookSecret(ctx: Context, file: string | undefined): Promise<string> {
+const SIGNING: SecretSource = { flag: '--secret-file', variable: 'SVC_WEBHOOK_SECRET', what: 'webhook signing secret' };
+const FORWARDING: SecretSource = {
+  flag: '--forward-secret-file',
+  variable: 'SVC_FORWARD_SECRET',
+  what: 'secret that signs the forwarded deliveries',
+  optional: true,
+};
+
+/** `--secret VALUE` and the like: refused (exit 2), with the reason and the ways that keep it off the command line. */
+function refuseSecret(flag: string, variable: EnvName, fileFlag: string): () => never {
+  return () => {
+    throw new UsageError(
+      `${flag}: a secret given as an argument is visible to every user of this machine (ps, /proc) and kept in ` +
+        `the shell history; give it in ${variable} or with ${fileFlag} FILE (- reads stdin)`,
+    );
+  };
+}
+
+/** The secret from its file flag (a file, or stdin for -), else its variable; exit 2 when empty or required. */
+async function readSecret(ctx: Context, file: string | undefined, src: SecretSource): Promise<string | undefined> {
   let secret: string | undefined;
   if (file === '-') {
     const stdin = ctx.streams.stdin;
     if (stdin.isTTY) {
       const noInput = noInputReason(ctx.globals, ctx.env);
-      if (noInput) refusePrompt(noInput, 'calls listen asks for the secret', 'give it in SVC_WEBHOOK_SECRET or a file');
-      secret = await readHidden(ctx.streams, 'webhook signing secret: ');
+      const instead = `give it in ${src.variable} or a file`;
+      if (noInput) refusePrompt(noInput, `calls listen asks for the ${src.what}`, instead);
+      secret = await readHidden(ctx.streams, `${src.what}: `);
     } else secret = await ctx.readStdin();
   } else if (file !== undefined) {
     try {
       secret = readFileSync(file, 'utf8');
     } catch (err) {
       throw new UsageError(
-        `--secret-file: cannot read ${file}: ${fileErrorReason((err as NodeJS.ErrnoException).code, err)}`,
+        `${src.flag}: cannot read ${file}: ${fileErrorReason((err as NodeJS.ErrnoException).code, err)}`,
       );
     }
-  } else secret = readEnv(ctx.env, 'SVC_WEBHOOK_SECRET');
+  } else secret = readEnv(ctx.env, src.variable);
+  if (secret === undefined && src.optional) return undefined;
   secret = secret?.trim();
-  const from = file === '-' ? 'stdin' : file !== undefined ? file : 'SVC_WEBHOOK_SECRET';
-  require(!!secret, file !== undefined ? '--secret-file' : 'SVC_WEBHOOK_SECRET', secret === undefined
+  const from = file === '-' ? 'stdin' : file !== undefined ? file : src.variable;
+  require(!!secret, file !== undefined ? src.flag : src.variable, secret === undefined
     ? '(none)'
-    : `(empty ${from})`, 'the webhook signing secret, in SVC_WEBHOOK_SECRET or a file given with --secret-file (- ' +
-    'for stdin)');
+    : `(empty ${from})`, `the ${src.what}, in ${src.variable} or a file given with ${src.flag} (- for stdin)`);
   return secret!;
 }
 

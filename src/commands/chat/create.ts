@@ -14,8 +14,20 @@ import type { ChatOutcome } from './render.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
 import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
-import { DEFAULT_LANGUAGE_MODEL, FLAG_GROUPS, OUTPUT, toolCmdFlag } from '../../cmdutil/flag-sets.js';
+import {
+  APPROVE_FLAG,
+  ATTACH_FLAGS,
+  DEFAULT_LANGUAGE_MODEL,
+  EXTRACT_FLAGS,
+  FLAG_GROUPS,
+  MCP_FLAG,
+  OUTPUT,
+  TEMPLATE_FLAGS,
+  toolCmdFlag,
+} from '../../cmdutil/flag-sets.js';
 import type { RequestRow, RequestTable } from '../../core/request-table.js';
+import type { McpServers } from '../../mcp/client.js';
+import type { Approver } from '../../cmdutil/approve.js';
 
 export interface ChatCreateFlags extends ChatFlags {
   stream: boolean;
@@ -28,7 +40,16 @@ export interface ChatCreateFlags extends ChatFlags {
   conversation?: string;
   save?: boolean;
   toolCmd?: ToolCommand[];
+  mcp?: string[];
+  approve?: boolean;
   maxTurns?: number;
+  template?: string;
+  var?: Record<string, string>;
+  extract?: boolean;
+  extractLast?: boolean;
+  attach?: string[];
+  fragment?: string[];
+  keep?: boolean;
 }
 
 /** POST /v1/chat/completions as `svc chat` sends it: the request rows and this command's own. */
@@ -61,9 +82,14 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   },
   { flags: '--no-save', description: 'keep no local copy of this conversation' },
   toolCmdFlag(toolCmdParser),
+  ...TEMPLATE_FLAGS,
+  ...EXTRACT_FLAGS,
+  ...ATTACH_FLAGS,
+  MCP_FLAG,
+  APPROVE_FLAG,
   {
     flags: '--max-turns <n>',
-    description: `with --tool-cmd: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`,
+    description: `with --tool-cmd or --mcp: at most this many model turns (1-100, default ${DEFAULT_MAX_TURNS})`,
     parse: integer({ min: 1, max: 100 }),
     group: FLAG_GROUPS.tools,
   },
@@ -97,8 +123,25 @@ export default defineCommand<ChatCreateFlags>({
     'svc chat --raw "a README for this tool"',
     'svc chat -i -s "You are terse"',
     'svc chat --tool weather.json --tool-cmd get_weather=./weather.sh "weather in Paris?"',
+    'svc chat -t summarize --var lang=French < report.txt',
+    'svc chat --mcp \'npx -y @modelcontextprotocol/server-filesystem .\' "which files are here?"',
   ],
-  async run(ctx, [words], flags) {
+  async run(ctx, [given], flags) {
+    if (flags.extract || flags.extractLast) {
+      if ((flags.n ?? 1) > 1) throw new UsageError('-x/--extract: one choice only (not with -n above 1)');
+      (await import('../../cmdutil/answer-writer.js')).extractFlags(ctx, flags);
+    }
+    let words = given as string[] | undefined;
+    if (flags.template) {
+      const { applyTemplate } = await import('../../cmdutil/templates.js');
+      words = await applyTemplate(ctx, flags as unknown as Record<string, unknown>, words ?? [], {
+        command: 'svc chat',
+        options: CHAT_CREATE_ROWS,
+        systemKey: 'system',
+        schemaKey: 'schemaValue',
+        stdinIsPrompt: !flags.interactive && !ctx.streams.stdin.isTTY,
+      });
+    }
     const tools = checkChatFlags(flags);
     if (flags.wait && !flags.deferred) throw new UsageError('--wait: only together with --deferred');
     checkConversationFlags(flags);
@@ -110,11 +153,50 @@ export default defineCommand<ChatCreateFlags>({
     const store = new ConversationStore(ctx.env);
     const profile = ctx.config().profile;
     const conv = continuedConversation(store, profile, flags);
-    const chat: ChatRun = { flags, tools, store, profile, conv, defaultModel: conv?.model ?? ctx.config().model };
-    if (flags.interactive) return startRepl(ctx, words ?? [], chat);
-    return answerPrompt(ctx, words ?? [], chat);
+    if (flags.interactive && flags.attach) throw new UsageError('-a: not with -i (attach to a one-shot prompt)');
+    const approve = flags.approve ? (await import('../../cmdutil/approve.js')).approver(ctx) : undefined;
+    const mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, tools) : undefined;
+    const chat: ChatRun = {
+      flags,
+      tools,
+      store,
+      profile,
+      conv,
+      defaultModel: conv?.model ?? ctx.config().model,
+      mcp,
+      approve,
+    };
+    try {
+      if (flags.interactive) return await startRepl(ctx, words ?? [], chat);
+      if (!flags.attach && !flags.fragment) return await answerPrompt(ctx, words ?? [], chat);
+      const { attachToPrompt } = await import('../../cmdutil/attachments.js');
+      const attached = await attachToPrompt(ctx, flags, words ?? [], {
+        command: 'svc chat',
+        files: () => import('../../endpoints/files.js'),
+      });
+      try {
+        return await answerPrompt(ctx, attached.words, chat);
+      } finally {
+        await attached.cleanup();
+      }
+    } finally {
+      await mcp?.close();
+    }
   },
 });
+
+/** --mcp: the servers started and their tools added to the request's. */
+async function startMcp(ctx: Context, given: string[], tools: ChatTool[]): Promise<McpServers> {
+  const { startServers } = await import('../../mcp/client.js');
+  const servers = await startServers(
+    ctx,
+    given,
+    tools.map((t) => t.function.name),
+  );
+  for (const t of servers.tools)
+    tools.push({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
+  return servers;
+}
 
 /** What a run of `svc chat` works with once its flags are checked. */
 interface ChatRun {
@@ -125,6 +207,8 @@ interface ChatRun {
   /** the conversation continued (-c, --conversation) */
   conv: Conversation | undefined;
   defaultModel: string | undefined;
+  mcp?: McpServers;
+  approve?: Approver;
 }
 
 /** The conversation -c or --conversation continues, or undefined for a new one; a usage error when there is none. */
@@ -153,7 +237,7 @@ function continuedConversation(
 async function startRepl(
   ctx: Context,
   words: string[],
-  { flags, tools, store, profile, conv, defaultModel }: ChatRun,
+  { flags, tools, store, profile, conv, defaultModel, mcp }: ChatRun,
 ): Promise<number> {
   // a REPL on a terminal waits for a person; lines piped in are answered in order (no person needed)
   const { noInputReason, refusePrompt } = await import('../../runtime/no-input.js');
@@ -172,6 +256,9 @@ async function startRepl(
     flags: { ...flags, model: flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL },
     tools,
     commands: flags.toolCmd ?? [],
+    mcp,
+    // asked through the REPL's own line editor (the checks of approver() were made)
+    approve: !!flags.approve,
     maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
     conversation: conv,
     store,
@@ -202,11 +289,13 @@ async function answerPrompt(ctx: Context, words: string[], chat: ChatRun): Promi
     store.save(c);
   };
 
-  if (flags.toolCmd?.length) {
+  if (flags.toolCmd?.length || chat.mcp) {
     const { runToolLoop } = await import('./loop.js');
     const { messages: _m, ...base } = body;
     const outcome = await runToolLoop(ctx, http, base, messages, {
-      commands: flags.toolCmd,
+      commands: flags.toolCmd ?? [],
+      mcp: chat.mcp,
+      approve: chat.approve,
       maxTurns: flags.maxTurns ?? DEFAULT_MAX_TURNS,
       stream: flags.stream,
       usage: flags.usage,
@@ -246,13 +335,14 @@ function checkConversationFlags(f: ChatCreateFlags): void {
     [f.continue, '-c'],
     [f.conversation, '--conversation'],
     [f.toolCmd?.length, '--tool-cmd'],
+    [f.mcp?.length, '--mcp'],
   ] as const) {
     require(!(on && f.deferred), '--deferred', 'set', `not together with ${flag}`);
   }
-  require(!(f.toolCmd?.length && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd');
-  require(!(
-    f.maxTurns !== undefined && !f.toolCmd?.length
-  ), '--max-turns', f.maxTurns, 'only together with --tool-cmd');
+  const looping = !!(f.toolCmd?.length || f.mcp?.length);
+  require(!(looping && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd or --mcp');
+  require(!(f.maxTurns !== undefined && !looping), '--max-turns', f.maxTurns, 'only together with --tool-cmd or --mcp');
+  require(!(f.approve && !looping), '--approve', 'set', 'only together with --tool-cmd or --mcp');
 }
 
 function setSystem(messages: ChatMessage[], text: string): void {

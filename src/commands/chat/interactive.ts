@@ -9,6 +9,7 @@ import type { Context } from '../../runtime/context.js';
 import { InterruptedError, describeError } from '../../core/errors.js';
 import type { HttpClient } from '../../net/http.js';
 import type { ToolCommand } from '../../cmdutil/local-tools.js';
+import type { McpServers } from '../../mcp/client.js';
 import { runToolLoop } from './loop.js';
 import { buildChatRequest, type ChatFlags } from './request.js';
 
@@ -16,6 +17,10 @@ export interface ReplSetup {
   flags: ChatFlags & { stream: boolean; usage?: boolean; save?: boolean };
   tools: ChatTool[];
   commands: ToolCommand[];
+  /** the tools of --mcp servers */
+  mcp?: McpServers;
+  /** --approve: each call asked at the REPL's prompt */
+  approve?: boolean;
   maxTurns: number;
   conversation: Conversation;
   store: ConversationStore;
@@ -116,6 +121,18 @@ class Repl {
     });
   }
 
+  /**
+   * A yes/no question through the line editor (its answer is not a REPL line); Ctrl-C during it cancels the turn,
+   * which answers no.
+   */
+  ask(question: string, signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve(false);
+      signal.addEventListener('abort', () => resolve(false), { once: true });
+      this.rl.question(question, { signal }, (answer) => resolve(/^\s*y(es)?\s*$/i.test(answer)));
+    });
+  }
+
   note(msg: string): void {
     this.ctx.streams.stderr.write(`${this.ctx.out.ce.dim(msg)}\n`);
   }
@@ -199,6 +216,10 @@ class Repl {
       ) as ChatRequest;
       await runToolLoop(this.ctx, this.http, base, messages, {
         commands: this.s.commands,
+        mcp: this.s.mcp,
+        approve: this.s.approve
+          ? (call) => this.ask(`run ${call.name} ${call.arguments}? [y/N] `, abort.signal)
+          : undefined,
         maxTurns: this.s.maxTurns,
         stream: this.s.flags.stream !== false,
         usage: this.s.flags.usage,

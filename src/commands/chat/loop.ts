@@ -1,20 +1,27 @@
-// The local tool loop of `svc chat --tool-cmd NAME=COMMAND` (also used by the REPL): each call of a bound tool
-// runs its command, the results go back as tool messages, and the model continues until it answers, at most
-// --max-turns model turns. Text streams to stdout as usual; the tool runs are noted on stderr.
+// The local tool loop of `svc chat --tool-cmd NAME=COMMAND` and `--mcp 'COMMAND ARGS'` (also used by the REPL): each
+// call of a bound tool runs its command or goes to its MCP server (after a yes on the terminal with --approve), the
+// results go back as tool messages (an MCP tool's images as image parts), and the model continues until it answers,
+// at most --max-turns model turns. Text streams to stdout as usual; the tool runs are noted on stderr.
 import { createChat, type ChatMessage, type ChatRequest, type ChatUsage } from '../../endpoints/chat.js';
 import type { Context } from '../../runtime/context.js';
 import type { HttpClient } from '../../net/http.js';
 import {
+  DECLINED,
   MaxTurnsError,
-  runCalls,
-  unboundCalls,
+  runToolCommand,
   type PendingCall,
   type ToolCommand,
 } from '../../cmdutil/local-tools.js';
+import type { McpServers } from '../../mcp/client.js';
+import type { Approver } from '../../cmdutil/approve.js';
 import { outcomeOf, printEpilogue, printToolCalls, streamChatAnswer, type ChatOutcome } from './render.js';
 
 export interface LoopOptions {
   commands: ToolCommand[];
+  /** the tools of --mcp servers */
+  mcp?: McpServers;
+  /** --approve: asks before each call; false declines it (the model is told) */
+  approve?: Approver;
   maxTurns: number;
   stream: boolean;
   usage?: boolean;
@@ -98,18 +105,36 @@ export async function runToolLoop(
       name: c.function.name,
       arguments: c.function.arguments,
     }));
-    if (unboundCalls(pending, opts.commands).length) {
+    const bound = (c: PendingCall) => opts.commands.some((t) => t.name === c.name) || !!opts.mcp?.has(c.name);
+    if (!pending.every(bound)) {
       if (!ctx.out.json) printToolCalls(ctx, outcome.toolCalls);
       break;
     }
     if (turn >= opts.maxTurns) throw new MaxTurnsError(opts.maxTurns, pending);
-    const results = await runCalls(pending, opts.commands, {
-      signal,
-      onRun: (c) => ctx.out.info(ctx.out.ce.dim(`running ${c.name} ${c.arguments}`)),
-    });
-    for (const r of results) messages.push({ role: 'tool', tool_call_id: r.id, content: r.output });
+    for (const call of pending) messages.push(await toolMessage(ctx, call, opts, signal));
   }
   outcome.usage = usage;
   if (!ctx.out.json) printEpilogue(ctx, outcome, { usage: opts.usage });
   return outcome;
+}
+
+/** The answer to one call: its command's output, or its MCP server's result (text, images as image parts). */
+async function toolMessage(
+  ctx: Context,
+  call: PendingCall,
+  opts: LoopOptions,
+  signal: AbortSignal,
+): Promise<ChatMessage> {
+  const answer = (content: ChatMessage['content']): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content });
+  if (opts.approve && !(await opts.approve(call))) return answer(DECLINED);
+  ctx.out.info(ctx.out.ce.dim(`running ${call.name} ${call.arguments}`));
+  const command = opts.commands.find((t) => t.name === call.name);
+  if (command) return answer(await runToolCommand(command.command, call.arguments || '{}', { signal }));
+  const r = await opts.mcp!.call(call.name, call.arguments);
+  const text = r.isError ? JSON.stringify({ error: r.text }) : r.text;
+  if (!r.images.length) return answer(text);
+  return answer([
+    { type: 'text', text },
+    ...r.images.map((i) => ({ type: 'image_url' as const, image_url: { url: `data:${i.mimeType};base64,${i.data}` } })),
+  ]);
 }

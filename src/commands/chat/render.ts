@@ -13,7 +13,7 @@ import {
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError } from '../../core/errors.js';
 import type { HttpClient } from '../../net/http.js';
-import { answerWriter } from '../../cmdutil/answer-writer.js';
+import { answerWriter, printAnswer } from '../../cmdutil/answer-writer.js';
 
 export interface ChatOutcome {
   text: string;
@@ -85,7 +85,7 @@ export function printChatResponse(ctx: Context, res: ChatResponse, opts: { usage
     if (many) choiceHeader(ctx, choice.index);
     if (choice.message.reasoning_content && ctx.out.stderrIsTTY)
       ctx.out.stderrWrite(`${ctx.out.ce.dim(choice.message.reasoning_content.trim())}\n`);
-    if (choice.message.content) ctx.out.line(choice.message.content.replace(/\n$/, ''));
+    if (choice.message.content) printAnswer(ctx, choice.message.content);
     if (choice.message.refusal) ctx.out.warn(`refused: ${choice.message.refusal}`);
     if (choice.message.tool_calls?.length) printToolCalls(ctx, choice.message.tool_calls);
   }

@@ -33,6 +33,8 @@ export interface ChatFlags extends SearchFlags {
   toolChoice?: string;
   parallelToolCalls?: boolean;
   schema?: string;
+  /** a template's schema (cmdutil/templates.ts), used when --schema gives none */
+  schemaValue?: unknown;
   responseFormat?: 'text' | 'json_object';
   temperature?: number;
   topP?: number;
@@ -159,7 +161,8 @@ export function checkChatFlags(f: ChatFlags): ChatTool[] {
   const tools = checkTools(f.tool, f.toolChoice, TOOL_CHOICES, 'required') as ChatTool[];
   require(f.topLogprobs === undefined ||
     !!f.logprobs, '--top-logprobs', f.topLogprobs, 'only together with --logprobs');
-  require(!(f.schema && f.responseFormat), '--schema', f.schema, 'not together with --response-format');
+  require(!((f.schema || f.schemaValue) && f.responseFormat), '--schema', f.schema ??
+    "(the template's)", 'not together with --response-format');
   searchParameters(f);
   return tools;
 }
@@ -188,8 +191,8 @@ export function buildChatRequest(
       ? f.toolChoice
       : { type: 'function', function: { name: f.toolChoice } };
   }
-  if (f.schema) {
-    const data = readJsonFile('--schema', f.schema) as Record<string, unknown>;
+  if (f.schema || f.schemaValue !== undefined) {
+    const data = (f.schema ? readJsonFile('--schema', f.schema) : f.schemaValue) as Record<string, unknown>;
     const wrapped =
       data && typeof data.schema === 'object' && !('type' in data && data.type !== 'json_schema')
         ? data

@@ -13,6 +13,9 @@ import type { CompletionKind } from '../../core/option-spec.js';
 import { GLOBAL_FLAGS, flagKey, type GlobalFlagValues } from '../../core/global-flags.js';
 import type { ApiCompletionKind, Entry, apiCompletion } from '../../endpoints/resources.js';
 import { readConfigFile, resolveConfig } from '../../runtime/config.js';
+import { readAliases } from '../../runtime/aliases.js';
+import { templateNames } from '../../cmdutil/templates.js';
+import { fragmentNames } from '../../cmdutil/fragments.js';
 import { cacheDir, configDir, dataDir } from '../../core/paths.js';
 import { writeJsonFile } from '../../core/json-file.js';
 
@@ -147,6 +150,9 @@ async function apiValues(kind: string, words: string[], env: NodeJS.ProcessEnv):
 /** The kinds read from svc's own files, not from the API. */
 const LOCAL: Record<Exclude<CompletionKind, ApiCompletionKind>, (env: NodeJS.ProcessEnv) => Entry[]> = {
   profiles,
+  templates: (env) => templateNames(env).map((name): Entry => [name, 'template']),
+  fragments: (env) => fragmentNames(env).map((name): Entry => [name, 'fragment']),
+  aliases: (env) => Object.entries(readAliases(env)).map(([name, expansion]): Entry => [name, `alias: ${expansion}`]),
   responses,
 };
 

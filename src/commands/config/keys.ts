@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { fail, integer, number } from '../../core/validate.js';
 import { redactCredentials } from '../../net/http.js';
+import { MCP_KEY, commandWords } from '../../cmdutil/mcp-command.js';
 
 /** A value as printed: a proxy URL without its password. */
 export function shownValue(key: string, value: string): string {
@@ -24,17 +25,24 @@ export const SETTABLE = [
   'client_cert',
   'client_key',
 ] as const;
-export type SettableKey = (typeof SETTABLE)[number];
+/** the settable keys, and mcp.NAME: an MCP server's command line, for `svc chat --mcp NAME` */
+export type SettableKey = (typeof SETTABLE)[number] | `mcp.${string}`;
 
 export function checkKey(raw: string): SettableKey {
+  if (MCP_KEY.test(raw)) return raw as SettableKey;
   if (raw === 'api_key')
     throw new UsageError('api_key: set it with `svc auth login` (the key is never taken as an argument)');
   if (!(SETTABLE as readonly string[]).includes(raw))
-    fail('KEY', raw, `one of ${SETTABLE.join(', ')}${didYouMean(raw, SETTABLE)}`);
+    fail('KEY', raw, `one of ${SETTABLE.join(', ')}, mcp.NAME${didYouMean(raw, SETTABLE)}`);
   return raw as SettableKey;
 }
 
 export function checkValue(key: SettableKey, value: string): string {
+  if (MCP_KEY.test(key)) {
+    // a command line started without a shell: its quotes must close
+    commandWords(value, key);
+    return value;
+  }
   switch (key) {
     case 'base_url':
       if (!/^https?:\/\/[^\s/]+/.test(value)) fail('base_url', value, 'an http(s) URL');

@@ -4,6 +4,7 @@ import type { CustomVoice } from '../../endpoints/custom-voices.js';
 import { CUSTOM_VOICES } from '../../endpoints/resources.js';
 
 export default defineCommand<PageOpts>({
+  jsonFields: CUSTOM_VOICES.fields,
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +
     'every page as it arrives.',

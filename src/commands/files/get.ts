@@ -1,8 +1,10 @@
 import { defineCommand } from '../../cmdutil/command.js';
+import { JSON_FIELDS } from '../../endpoints/json-fields.js';
 import { getFile } from '../../endpoints/files.js';
 import { fileDetails } from './shared.js';
 
 export default defineCommand({
+  jsonFields: JSON_FIELDS['GET /v1/files/{file_id}'],
   args: [{ name: 'id', description: 'file id', required: true }],
   examples: ['svc files get file_abc123', 'svc files get file_abc123 --json'],
   async run(ctx, [id]) {

@@ -12,6 +12,7 @@ interface Opts extends PageOpts {
 }
 
 export default defineCommand<Opts>({
+  jsonFields: FILES.fields,
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +
     'every page as it arrives. --filter takes an AIP-160 expression over name (or file_name, fuzzy with ' +

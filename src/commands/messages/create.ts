@@ -1,11 +1,15 @@
-import { answerWriter } from '../../cmdutil/answer-writer.js';
+import { answerWriter, extractFlags, printAnswer } from '../../cmdutil/answer-writer.js';
 import type { ChatTool } from '../../endpoints/chat.js';
 import type { MessagesRequest, MessagesResponse } from '../../endpoints/messages.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
+import { tokenSum } from '../../term/usage.js';
 import {
   FLAG_GROUPS,
+  TEMPLATE_FLAGS,
+  EXTRACT_FLAGS,
+  ATTACH_FLAGS,
   OUTPUT,
   modelFlag,
   resolveModel,
@@ -37,6 +41,12 @@ interface Opts {
   toolChoice?: string;
   usage?: boolean;
   raw?: boolean;
+  template?: string;
+  var?: Record<string, string>;
+  extract?: boolean;
+  extractLast?: boolean;
+  attach?: string[];
+  fragment?: string[];
 }
 
 type Message = MessagesRequest['messages'][number];
@@ -83,6 +93,9 @@ export const MESSAGES_TABLE: RequestTable = {
     toolChoiceFlag('auto, any, none, or a tool name to force'),
     { ...OUTPUT.usage, group: FLAG_GROUPS.output },
     OUTPUT.raw,
+    ...EXTRACT_FLAGS,
+    ...TEMPLATE_FLAGS,
+    ...ATTACH_FLAGS.filter((f) => !f.flags.includes('--keep')),
   ],
   inputs: { messages: 'PROMPT words joined with piped stdin (a new user turn)' },
 };
@@ -96,6 +109,23 @@ function printToolUses(ctx: Context, content: { type: string }[]): void {
       ctx.out.line(`${ctx.out.c.cyan('tool use')} ${u.name}(${JSON.stringify(u.input)}) ${ctx.out.c.dim(u.id)}`);
     else ctx.out.printJsonLine({ id: u.id, name: u.name, input: u.input });
   }
+}
+
+/** -a on messages: text attachments only (the convention here sends no uploaded file; cmdutil/attachments.ts). */
+async function attachText(ctx: Context, opts: Opts, words: string[]): Promise<string[]> {
+  const { attachToPrompt } = await import('../../cmdutil/attachments.js');
+  return (await attachToPrompt(ctx, opts, words, { command: 'svc messages' })).words;
+}
+
+/** -t NAME: the template's flags filled in, and the prompt it makes (cmdutil/templates.ts). */
+async function templated(ctx: Context, opts: Opts, words: string[]): Promise<string[]> {
+  const { applyTemplate } = await import('../../cmdutil/templates.js');
+  return (await applyTemplate(ctx, opts as unknown as Record<string, unknown>, words, {
+    command: 'svc messages',
+    options: MESSAGES_TABLE.rows,
+    systemKey: 'system',
+    stdinIsPrompt: opts.input !== '-' && !ctx.streams.stdin.isTTY,
+  }))!;
 }
 
 export default defineCommand<Opts>({
@@ -112,8 +142,12 @@ export default defineCommand<Opts>({
     'cat draft.md | svc messages -s "You are an editor" "tighten this" --stream',
     'svc messages --input history.json "and now in French"',
     'svc messages -c "shorter, please"',
+    'svc messages -t summarize --var lang=French < report.txt',
   ],
-  async run(ctx, [words], opts) {
+  async run(ctx, [given], opts) {
+    extractFlags(ctx, opts);
+    let words = opts.template ? await templated(ctx, opts, (given as string[] | undefined) ?? []) : given;
+    if (opts.attach || opts.fragment) words = await attachText(ctx, opts, (words as string[] | undefined) ?? []);
     const tools = checkTools(opts.tool, opts.toolChoice, TOOL_CHOICES, 'any') as ChatTool[];
     require(!(
       opts.continue && opts.conversation
@@ -179,15 +213,20 @@ export default defineCommand<Opts>({
     if (!ctx.out.json) printToolUses(ctx, msg.content);
     if (msg.stop_reason === 'max_tokens')
       ctx.out.warn(`the answer was cut off at ${opts.maxTokens} tokens (--max-tokens)`);
-    if (opts.usage && msg.usage)
-      ctx.out.asked(
-        ctx.out.ce.dim(
-          `usage: ${msg.usage.input_tokens} input + ${msg.usage.output_tokens} output tokens · ${msg.model}`,
-        ),
-      );
+    if (opts.usage && msg.usage) ctx.out.asked(ctx.out.ce.dim(await messagesUsageLine(ctx, msg)));
     return 0;
   },
 });
+
+/** -u: tokens and, as chat shows it, the cost (this convention sends none: the catalogue's prices, when known). */
+async function messagesUsageLine(ctx: Context, msg: MessagesResponse): Promise<string> {
+  const u = msg.usage!;
+  const total = u.input_tokens + u.output_tokens;
+  let line = `usage: ${tokenSum([u.input_tokens, 'input'], [u.output_tokens, 'output'], undefined, total)}`;
+  const cost = await ctx.costOf(msg.model, u);
+  if (cost !== undefined) line += ` · $${cost.toFixed(6)}`;
+  return msg.model ? `${line} · ${msg.model}` : line;
+}
 
 function loadConversation(store: ConversationStore, profile: string, opts: Opts): Conversation | undefined {
   if (!opts.continue && !opts.conversation) return undefined;
@@ -248,7 +287,7 @@ async function send(ctx: Context, body: MessagesRequest, stream: boolean, raw?: 
     if (ctx.out.json) ctx.out.printJson(msg);
     else {
       const text = api.messageText(msg);
-      if (text) ctx.out.line(text.replace(/\n$/, ''));
+      printAnswer(ctx, text);
     }
     return msg;
   }

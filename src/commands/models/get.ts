@@ -1,4 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
+import { MODEL_FIELDS } from '../../endpoints/resources.js';
 import { oneOf } from '../../core/validate.js';
 import {
   MODEL_KINDS,
@@ -21,6 +22,7 @@ const PRICE_FIELDS = [
 ];
 
 export default defineCommand<{ kind?: ModelKind }>({
+  jsonFields: MODEL_FIELDS,
   args: [{ name: 'id', description: 'model id or alias', required: true }],
   options: [
     {

@@ -13,6 +13,7 @@ import { MODELS, MODELS_OF_KIND } from '../../endpoints/resources.js';
 import type { Column } from '../../term/output.js';
 
 export default defineCommand<{ kind?: ModelKind }>({
+  jsonFields: [...new Set([MODELS, ...Object.values(MODELS_OF_KIND)].flatMap((l) => l.fields))],
   description:
     'Without --kind: every model the key can use. With --kind: the full records of that kind, prices in ' +
     'dollars per million tokens (per image for image models).',

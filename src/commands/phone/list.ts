@@ -4,6 +4,7 @@ import type { PhoneNumber } from '../../endpoints/phone.js';
 import { PHONE_NUMBERS } from '../../endpoints/resources.js';
 
 export default defineCommand<PageOpts>({
+  jsonFields: PHONE_NUMBERS.fields,
   description:
     'The v1 list has no cursor: one reply of --limit numbers (default 100); --all asks for the most one ' +
     'reply holds (1000).',

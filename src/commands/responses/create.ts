@@ -1,5 +1,5 @@
 import { readInputText } from '../../core/input-file.js';
-import { answerWriter } from '../../cmdutil/answer-writer.js';
+import { answerWriter, extractFlags, printAnswer } from '../../cmdutil/answer-writer.js';
 import { tokenSum } from '../../term/usage.js';
 import type {
   InputItem,
@@ -23,21 +23,28 @@ import {
   searchParameters,
   toolChoiceFlag,
   toolCmdFlag,
+  TEMPLATE_FLAGS,
+  EXTRACT_FLAGS,
+  ATTACH_FLAGS,
   toolFlag,
+  APPROVE_FLAG,
+  MCP_FLAG,
   DEFAULT_LANGUAGE_MODEL,
   type SearchFlags,
 } from '../../cmdutil/flag-sets.js';
 import type { HttpClient } from '../../net/http.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import {
+  DECLINED,
   MaxTurnsError,
   defaultToolDefinition,
-  runCalls,
+  runToolCommand,
   toolCmdParser,
-  unboundCalls,
   type PendingCall,
   type ToolCommand,
 } from '../../cmdutil/local-tools.js';
+import type { Approver } from '../../cmdutil/approve.js';
+import type { McpServers } from '../../mcp/client.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { joinWithStdin } from '../../cmdutil/text-input.js';
 import { checkTools, isFunctionTool, readJsonFile, type ToolEntry } from '../../cmdutil/tool-file.js';
@@ -62,6 +69,13 @@ export const HOSTED_TOOLS = ['web_search', 'web_search_preview'] as const;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
 export interface ResponsesFlags extends SearchFlags {
+  template?: string;
+  var?: Record<string, string>;
+  extract?: boolean;
+  extractLast?: boolean;
+  attach?: string[];
+  fragment?: string[];
+  keep?: boolean;
   model?: string;
   instructions?: string;
   previous?: string;
@@ -89,8 +103,12 @@ export interface ResponsesFlags extends SearchFlags {
   parallelToolCalls?: boolean;
   tool?: ToolEntry[][];
   toolCmd?: ToolCommand[];
+  mcp?: string[];
+  approve?: boolean;
   toolChoice?: string;
   schema?: string;
+  /** a template's schema (cmdutil/templates.ts), used when --schema gives none */
+  schemaValue?: unknown;
   format?: 'text' | 'json_object';
   promptCacheKey?: string;
   serviceTier?: string;
@@ -229,7 +247,12 @@ export const RESPONSES_TABLE: RequestTable = {
       { hosted: HOSTED_TOOLS },
     ),
     toolCmdFlag(toolCmdParser),
+    MCP_FLAG,
+    APPROVE_FLAG,
     toolChoiceFlag(),
+    ...TEMPLATE_FLAGS,
+    ...EXTRACT_FLAGS,
+    ...ATTACH_FLAGS,
     { flags: '--schema <file>', description: 'answer as JSON valid against this JSON schema', reaches: ['text'] },
     {
       flags: '--format <type>',
@@ -284,13 +307,15 @@ export default defineCommand<ResponsesFlags>({
   examples: [
     'svc responses create "Name three prime numbers"',
     'svc responses create -c "and three more"',
+    'svc responses create -t summarize --var lang=French < report.txt',
     'svc responses create --model svc-4-reasoning --reasoning-effort high "plan a trip"',
     'svc responses create --search on --search-source news --search-country DE "headlines today"',
     'svc responses create --tool weather.json --tool-cmd get_weather=./weather.sh "weather in Paris?"',
     'svc responses compact --model svc-4 --input history.json > ctx.json && svc responses create --input ' +
       'ctx.json "next question"',
   ],
-  async run(ctx, [words], flags) {
+  async run(ctx, [given], flags) {
+    let words = await templatedWords(ctx, flags, (given as string[] | undefined) ?? []);
     const tools = checkFlags(flags);
     let previous = flags.previous;
     let model = flags.model;
@@ -303,7 +328,13 @@ export default defineCommand<ResponsesFlags>({
         );
       previous = last.id;
     }
-    const input = await buildInput(ctx, (words as string[] | undefined) ?? [], flags);
+    let cleanup = async () => {};
+    if (flags.attach || flags.fragment) {
+      const { attachToPrompt } = await import('../../cmdutil/attachments.js');
+      const files = () => import('../../endpoints/files.js');
+      ({ words, cleanup } = await attachToPrompt(ctx, flags, words, { command: 'svc responses create', files }));
+    }
+    const input = await buildInput(ctx, words, flags);
     const base = buildBody(flags, model ?? '', tools);
     const http = await ctx.http();
     // the continued response's model, as -c does: the remembered one, else asked of the server
@@ -313,9 +344,94 @@ export default defineCommand<ResponsesFlags>({
           ? last.model
           : (await (await import('../../endpoints/responses.js')).getResponse(http, previous)).model;
     base.model = resolveModel(ctx, model);
-    return runLoop(ctx, http, base, input, previous, flags);
+    let mcp: McpServers | undefined;
+    try {
+      const approve = flags.approve ? (await import('../../cmdutil/approve.js')).approver(ctx) : undefined;
+      mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, base) : undefined;
+      return await runLoop(ctx, http, base, input, previous, flags, { mcp, approve });
+    } finally {
+      await mcp?.close();
+      await cleanup();
+    }
   },
 });
+
+/** --mcp: the servers started and their tools added to the request's (flat function tools). */
+async function startMcp(ctx: Context, given: string[], base: RequestBase): Promise<McpServers> {
+  const { startServers } = await import('../../mcp/client.js');
+  const tools = (base.tools ?? []) as { name?: string }[];
+  const servers = await startServers(
+    ctx,
+    given,
+    tools.map((t) => String(t.name)),
+  );
+  base.tools = [
+    ...tools,
+    ...servers.tools.map((t) => ({
+      type: 'function',
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    })),
+  ];
+  return servers;
+}
+
+/**
+ * The outputs of the calls: each bound command's or MCP tool's output as a function_call_output (a string); the
+ * images MCP tools returned follow as one user message of input_image parts, the way the API takes images.
+ */
+async function callOutputs(
+  ctx: Context,
+  pending: PendingCall[],
+  commands: ToolCommand[],
+  more: LoopExtras,
+): Promise<InputItem[]> {
+  const outputs: InputItem[] = [];
+  const images: { type: 'input_image'; image_url: string }[] = [];
+  for (const call of pending) {
+    let output: string;
+    const command = commands.find((c) => c.name === call.name);
+    if (more.approve && !(await more.approve(call))) output = DECLINED;
+    else {
+      ctx.out.info(ctx.out.ce.dim(`running ${call.name} ${call.arguments}`));
+      if (command) output = await runToolCommand(command.command, call.arguments || '{}', { signal: ctx.signal });
+      else {
+        const r = await more.mcp!.call(call.name, call.arguments);
+        output = r.isError ? JSON.stringify({ error: r.text }) : r.text;
+        for (const i of r.images)
+          images.push({ type: 'input_image', image_url: `data:${i.mimeType};base64,${i.data}` });
+      }
+    }
+    outputs.push({ type: 'function_call_output', call_id: call.id, output });
+  }
+  if (images.length)
+    outputs.push({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'The images the tool calls returned:' }, ...images],
+    } as InputItem);
+  return outputs;
+}
+
+interface LoopExtras {
+  mcp?: McpServers;
+  approve?: Approver;
+}
+
+/** -x checked, and -t NAME: the template's flags filled in and the prompt it makes (cmdutil/templates.ts). */
+async function templatedWords(ctx: Context, flags: ResponsesFlags, words: string[]): Promise<string[]> {
+  extractFlags(ctx, flags);
+  if (!flags.template) return words;
+  const { applyTemplate } = await import('../../cmdutil/templates.js');
+  return (await applyTemplate(ctx, flags as unknown as Record<string, unknown>, words, {
+    command: 'svc responses create',
+    options: RESPONSES_TABLE.rows,
+    systemKey: 'instructions',
+    schemaKey: 'schemaValue',
+    stdinIsPrompt: flags.input !== '-' && !ctx.streams.stdin.isTTY,
+  }))!;
+}
 
 function checkFlags(f: ResponsesFlags): Record<string, unknown>[] {
   require(!(f.continue && f.previous), '--previous', f.previous, 'not together with -c/--continue');
@@ -325,7 +441,8 @@ function checkFlags(f: ResponsesFlags): Record<string, unknown>[] {
   ), "not together with --previous or -c (the earlier response's instructions are kept)");
   require(f.topLogprobs === undefined ||
     !!f.logprobs, '--top-logprobs', f.topLogprobs, 'only together with --logprobs');
-  require(!(f.schema && f.format), '--schema', f.schema, 'not together with --format');
+  require(!((f.schema || f.schemaValue) && f.format), '--schema', f.schema ??
+    "(the template's)", 'not together with --format');
   const given = (f.tool ?? []).flat();
   const bound = (f.toolCmd ?? []).filter((c) => !given.some((t) => isFunctionTool(t) && t.function.name === c.name));
   const all = checkTools(
@@ -379,8 +496,8 @@ function buildBody(f: ResponsesFlags, model: string, tools: Record<string, unkno
     body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice)
       ? f.toolChoice
       : { type: 'function', name: f.toolChoice };
-  if (f.schema) {
-    const data = readJsonFile('--schema', f.schema) as Record<string, unknown>;
+  if (f.schema || f.schemaValue !== undefined) {
+    const data = (f.schema ? readJsonFile('--schema', f.schema) : f.schemaValue) as Record<string, unknown>;
     const wrapped = data && typeof data.schema === 'object' ? data : { name: 'response', schema: data, strict: true };
     body.text = { format: { type: 'json_schema', ...wrapped } };
   } else if (f.format) body.text = { format: { type: f.format } };
@@ -406,7 +523,7 @@ async function oneTurn(
       if (reasoning && ctx.out.stderrIsTTY && !ctx.globals.quiet)
         ctx.out.stderrWrite(`${ctx.out.ce.dim(reasoning.trim())}\n`);
       const text = api.outputText(r);
-      if (text) ctx.out.line(text.replace(/\n$/, ''));
+      printAnswer(ctx, text);
     }
     return r;
   }
@@ -496,6 +613,7 @@ async function runLoop(
   firstInput: string | InputItem[],
   firstPrevious: string | undefined,
   f: ResponsesFlags,
+  more: LoopExtras = {},
 ): Promise<number> {
   const api = await import('../../endpoints/responses.js');
   const maxTurns = f.maxTurns ?? DEFAULT_MAX_TURNS;
@@ -522,21 +640,14 @@ async function runLoop(
       name: String(c.name),
       arguments: String(c.arguments ?? '{}'),
     }));
-    if (!commands.length || unboundCalls(pending, commands).length) {
+    const bound = (c: PendingCall) => commands.some((t) => t.name === c.name) || !!more.mcp?.has(c.name);
+    if (!pending.every(bound)) {
       // a call nobody runs here is the answer: print it for the caller
       if (!ctx.out.json) printCalls(ctx, calls);
       break;
     }
     if (turn >= maxTurns) throw new MaxTurnsError(maxTurns, pending);
-    const results = await runCalls(pending, commands, {
-      signal: ctx.signal,
-      onRun: (c) => ctx.out.info(ctx.out.ce.dim(`running ${c.name} ${c.arguments}`)),
-    });
-    const outputs: InputItem[] = results.map((x) => ({
-      type: 'function_call_output',
-      call_id: x.id,
-      output: x.output,
-    }));
+    const outputs = await callOutputs(ctx, pending, commands, more);
     if (stored && r.store !== false) {
       previous = r.id;
       input = outputs;

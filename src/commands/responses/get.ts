@@ -1,8 +1,10 @@
 import { getResponse, outputText, reasoningText } from '../../endpoints/responses.js';
+import { JSON_FIELDS } from '../../endpoints/json-fields.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { formatUnixTime } from '../../term/output.js';
 
 export default defineCommand({
+  jsonFields: JSON_FIELDS['GET /v1/responses/{response_id}'],
   description:
     'Details on stdout (key/value lines), then the output text. --json prints the response object as the API sent it.',
   args: [{ name: 'id', description: 'response id', required: true }],

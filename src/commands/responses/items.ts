@@ -35,6 +35,7 @@ export function itemText(it: InputItem): string {
 }
 
 export default defineCommand<Opts>({
+  jsonFields: INPUT_ITEMS.fields,
   description:
     'The items the model saw for this response, earlier turns of a continued conversation included. One page ' +
     'by default; --page-token (or --after, the same: an item id) continues from a previous page, --all ' +

@@ -19,6 +19,7 @@ const columns = (): Column<Skill>[] => [
 ];
 
 export default defineCommand<Opts>({
+  jsonFields: SKILLS.fields,
   description:
     'One page by default; --page-token (or --after, the same: a skill id) continues from a previous page, ' +
     '--all prints every page as it arrives.',

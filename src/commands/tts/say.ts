@@ -279,7 +279,7 @@ export async function openOutput(ctx: Context, opts: TtsOpts, d: Destination) {
     format: { sampleRate: d.sampleRate, channels: 1 },
     device: opts.outputDevice,
     env: ctx.env,
-    stdout: ctx.streams.stdout,
+    stdout: ctx.out,
   });
 }
 

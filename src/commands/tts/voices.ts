@@ -4,6 +4,7 @@ import { VOICES } from '../../endpoints/resources.js';
 import type { Voice } from '../../endpoints/voices.js';
 
 export default defineCommand({
+  jsonFields: VOICES.fields,
   examples: ['svc tts voices', 'svc tts voices --json'],
   async run(ctx) {
     return listRows<Voice>(

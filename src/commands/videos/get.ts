@@ -1,8 +1,10 @@
 import { defineCommand } from '../../cmdutil/command.js';
+import { JSON_FIELDS } from '../../endpoints/json-fields.js';
 import { getVideo } from '../../endpoints/videos.js';
 import { reportFailure } from './shared.js';
 
 export default defineCommand({
+  jsonFields: JSON_FIELDS['GET /v1/videos/{request_id}'],
   description:
     'Prints status, progress and (when done) the video URL and duration. A failed job prints its error code ' +
     'and message and exits 1.',

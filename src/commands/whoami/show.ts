@@ -1,7 +1,9 @@
 import { defineCommand } from '../../cmdutil/command.js';
+import { JSON_FIELDS } from '../../endpoints/json-fields.js';
 import { getMe } from '../../endpoints/identity.js';
 
 export default defineCommand({
+  jsonFields: JSON_FIELDS['GET /v1/me'],
   examples: ['svc whoami', 'svc whoami --json'],
   async run(ctx) {
     const me = await getMe(await ctx.http());

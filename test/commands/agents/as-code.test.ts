@@ -83,14 +83,14 @@ describe('svc agents pull / push', () => {
     expect(emu.requests().map((q) => `${q.method} ${q.path}`)).toEqual([`GET /v1/agents/${agentId}`]);
   });
 
-  it('--dry-run shows the difference on stderr and sends nothing', async () => {
+  it('--dry-run shows the difference on stderr, sends nothing and exits 1 (something differs)', async () => {
     const a = JSON.parse(readFileSync(file, 'utf8'));
     a.instructions = 'Line one.\nLine 2, edited.\nLine three.';
     const edited = join(dir, 'dry.json');
     writeFileSync(edited, JSON.stringify(a, null, 2));
     emu.clearRequests();
     const r = await svcInProcess(['agents', 'push', '-f', edited, '--dry-run'], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('~ instructions');
     expect(r.stderr).toContain('  - Line two.');
     expect(r.stderr).toContain('  + Line 2, edited.');
@@ -109,7 +109,7 @@ describe('svc agents pull / push', () => {
     writeFileSync(big, JSON.stringify({ ...base, instructions: edited.join('\n') }, null, 2));
     emu.clearRequests();
     const r = await svcInProcess(['agents', 'push', '-f', big, '--dry-run'], { emu });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode).toBe(1);
     const lines = r.stderr.split('\n');
     expect(lines.filter((l) => l.startsWith('  - '))).toEqual([`  - ${long[1049]}`]);
     expect(lines.filter((l) => l.startsWith('  + '))).toEqual(['  + Rule 1050: changed.']);
@@ -167,6 +167,20 @@ describe('svc agents pull / push', () => {
     expect(JSON.parse(writes()[0]!.body!)).toEqual({ name: 'created by push', voice: { voice_id: 'leo' } });
     const got = JSON.parse((await svcInProcess(['agents', 'get', id, '--json', '--jq', '.agent'], { emu })).stdout);
     expect(got.voice).toEqual({ voice_id: 'leo' });
+  });
+
+  it('several lone -f files are pushed one after another, an id per line', async () => {
+    const a = writeTemp('lone-a.json', JSON.stringify({ name: 'lone a' }));
+    const b = writeTemp('lone-b.json', JSON.stringify({ name: 'lone b', instructions: 'Hi.' }));
+    emu.clearRequests();
+    const r = await svcInProcess(['agents', 'push', '-f', a, '-f', b], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const ids = r.stdout.trim().split('\n');
+    expect(ids).toHaveLength(2);
+    expect(writes().map((q) => JSON.parse(q.body!).name)).toEqual(['lone a', 'lone b']);
+    const env = await svcInProcess(['agents', 'push', '-f', a, '--env', 'staging'], { emu });
+    expect(env.exitCode).toBe(2);
+    expect(env.stderr).toContain('is not an agent of a project (svc-agents.json); --env needs one');
   });
 
   it('reads the agent back and warns about a field the server did not keep as sent', async () => {

@@ -9,7 +9,9 @@ import { ROOT, tempDir } from '../../helpers/files.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcShell } from '../../helpers/subprocess.js';
+import { fastEmulator } from '../realtime/talk-helpers.js';
 import { BOOK_TABLE } from './booking-agent.js';
+import { registerSecret } from '../../helpers/secrets.js';
 
 const doc = readFileSync(join(ROOT, 'docs', 'agent-tests.md'), 'utf8');
 const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
@@ -31,6 +33,8 @@ let emu: TestEmulator;
 const dir = tempDir();
 beforeAll(async () => {
   emu = await startTestEmulator();
+  // answers at once rather than at real time: the command lines run against it are what is checked, not its pace
+  fastEmulator(emu);
   mkdirSync(join(dir, 'tests', 'clips'), { recursive: true });
   writeFileSync(join(dir, 'tests', 'booking.yaml'), example);
   writeFileSync(join(dir, 'agent.json'), JSON.stringify(AGENT));
@@ -67,5 +71,42 @@ describe('docs/agent-tests.md', () => {
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ok +books a table with the party size said/m);
     expect(r.stdout).toMatch(/<testsuites name="svc agents test" tests="2" failures="0"/);
+  });
+});
+
+// Issue 31: the project example of docs/agents-phone.md runs as written (bash, svc on PATH as a function) against an
+// emulator, with CRM_TOKEN set: its secret is registered, so output holding it fails the test.
+const phoneDoc = readFileSync(join(ROOT, 'docs', 'agents-phone.md'), 'utf8');
+const projectExample = /### Example\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(phoneDoc)![1]!;
+const CRM_TOKEN = 'crm-docs-token-8c41d2';
+registerSecret(CRM_TOKEN);
+
+describe('docs/agents-phone.md', () => {
+  it('the project example runs as written: drift, then in sync; the token kept out of the files', async () => {
+    const cwd = tempDir();
+    const r = await svcShell(`set -e\n${projectExample}`, { emu, cwd, env: { CRM_TOKEN }, timeout: 60_000 });
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    // the first diff exited 1 (not pushed yet), the staging diff --json printed nothing (in sync)
+    expect(r.stdout).toContain('differs: not pushed yet');
+    expect(r.stdout).toMatch(/^\+ support \[default\]: not on the server yet/m);
+    expect(r.stdout).toMatch(/^support\tdefault\tcreated\tname, instructions, tools, voice\tagent_/m);
+    expect(r.stdout).toMatch(/^support\tstaging\tcreated\tname, instructions, tools, voice, phone_number\tagent_/m);
+    expect(r.stdout).toMatch(/^support\tstaging\tin sync\t\tagent_/m);
+    expect(r.stdout).not.toMatch(/"state"/);
+    expect(r.stdout).toMatch(/^phone_numbers\t\+1415\d{7} \(pn_\w+, v1\)$/m);
+    expect(r.stdout).toMatch(/^support\tstaging\tunchanged\tagents\/support\.staging\.json\tagent_/m);
+    const dir = join(cwd, 'support-bots');
+    const project = JSON.parse(readFileSync(join(dir, 'svc-agents.json'), 'utf8'));
+    expect(Object.keys(project.agents.support.ids)).toEqual(['default', 'staging']);
+    expect(project.secrets).toEqual(['CRM_TOKEN']);
+    const base = readFileSync(join(dir, 'agents', 'support.json'), 'utf8');
+    expect(base).toContain('"authorization": "Bearer ${env:CRM_TOKEN}"');
+    for (const f of ['svc-agents.json', 'agents/support.json', 'agents/support.staging.json'])
+      expect(readFileSync(join(dir, f), 'utf8')).not.toContain(CRM_TOKEN);
+    // the server holds the value
+    const agents = emu.core.store.collection<Record<string, any>>('agents');
+    const staging = agents.get(project.agents.support.ids.staging)!;
+    expect(staging.tools[0].authorization).toBe(`Bearer ${CRM_TOKEN}`);
+    expect(staging.voice).toEqual({ voice_id: 'rex', vad_threshold: 0.5 });
   });
 });

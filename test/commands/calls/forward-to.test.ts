@@ -10,6 +10,7 @@ import { realtimeLogs } from 'svc-emulator/realtime-log';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { spawnSvc } from '../../helpers/subprocess.js';
+import { writeTemp } from '../../helpers/files.js';
 import { fastEmulator } from '../realtime/talk-helpers.js';
 
 let emu: TestEmulator;
@@ -48,10 +49,10 @@ async function userServer(statuses: number[]) {
 }
 
 /** `svc calls listen …` in the background; its URL once it listens */
-async function listen(args: string[]) {
+async function listen(args: string[], env: Record<string, string> = {}) {
   const proc = spawnSvc(['calls', 'listen', '--port', '0', ...args], {
     emu,
-    env: { SVC_WEBHOOK_SECRET: SECRET },
+    env: { SVC_WEBHOOK_SECRET: SECRET, ...env },
     timeout: 40_000,
   });
   let stderr = '';
@@ -74,9 +75,10 @@ const deliver = (url: string, body: string, secret = SECRET, id = `msg_${body.le
   });
 
 describe('svc calls listen --forward-to', () => {
-  it('relays verified deliveries re-signed with --forward-secret and prints each answer’s status', async () => {
+  it('relays verified deliveries re-signed with --forward-secret-file and prints each answer’s status', async () => {
     const user = await userServer([200, 500]);
-    const l = await listen(['--forward-to', user.url, '--forward-secret', LOCAL_SECRET, '--max-calls', '2']);
+    const file = writeTemp('forward-secret', `${LOCAL_SECRET}\n`);
+    const l = await listen(['--forward-to', user.url, '--forward-secret-file', file, '--max-calls', '2']);
     expect((await deliver(l.url, event('rtc_forged'), generateSecret())).status).toBe(401);
     const first = event('rtc_one');
     expect((await deliver(l.url, first, SECRET, 'msg_one')).status).toBe(200);
@@ -111,14 +113,54 @@ describe('svc calls listen --forward-to', () => {
     expect(String(r.stderr)).toMatch(/→ failed \(ECONNREFUSED\) POST http:\/\/127\.0\.0\.1:\d+\/hooks/);
   });
 
-  it('refuses a bad --forward-to, and --forward-secret without it (exit 2)', async () => {
+  it('SVC_FORWARD_SECRET signs the relayed deliveries (they are still checked with the signing secret)', async () => {
+    const user = await userServer([204]);
+    const l = await listen(['--forward-to', user.url, '--max-calls', '1'], { SVC_FORWARD_SECRET: LOCAL_SECRET });
+    expect((await deliver(l.url, event('rtc_env'), SECRET, 'msg_env')).status).toBe(200);
+    const r = await l.proc;
+    user.close();
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(user.got).toHaveLength(1);
+    expect(() => verify(LOCAL_SECRET, user.got[0]!.headers, user.got[0]!.body)).not.toThrow();
+    expect(String(r.stderr)).not.toContain(LOCAL_SECRET);
+  });
+
+  it('refuses a bad --forward-to, a forwarding secret on argv, and its file without --forward-to', async () => {
     const env = { SVC_WEBHOOK_SECRET: SECRET };
     const bad = await svcInProcess(['calls', 'listen', '--forward-to', 'ftp://x/'], { emu, env });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--forward-to: ftp://x/ is not allowed: an http(s) URL');
-    const lone = await svcInProcess(['calls', 'listen', '--forward-secret', 'x'], { emu, env });
+    // a secret as an argument: refused with the reason and the ways that keep it off argv, whatever else is given
+    const argv = await svcInProcess(
+      ['calls', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--forward-secret', 'whsec_c2VjcmV0'],
+      { emu, env },
+    );
+    expect(argv.exitCode).toBe(2);
+    expect(argv.stderr).toContain(
+      '--forward-secret: a secret given as an argument is visible to every user of this machine (ps, /proc) and ' +
+        'kept in the shell history; give it in SVC_FORWARD_SECRET or with --forward-secret-file FILE (- reads stdin)',
+    );
+    const lone = await svcInProcess(['calls', 'listen', '--forward-secret-file', '/nonexistent'], { emu, env });
     expect(lone.exitCode).toBe(2);
-    expect(lone.stderr).toContain('--forward-secret');
+    expect(lone.stderr).toContain('--forward-secret-file: /nonexistent is not allowed: only with --forward-to');
+    const missing = await svcInProcess(
+      ['calls', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--forward-secret-file', '/nonexistent/s'],
+      { emu, env },
+    );
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toMatch(/--forward-secret-file: cannot read \/nonexistent\/s/);
+    const both = await svcInProcess(
+      ['calls', 'listen', '--secret-file', '-', '--forward-to', 'http://127.0.0.1:9/h', '--forward-secret-file', '-'],
+      { emu, input: 'whsec_c2VjcmV0\n' },
+    );
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('--forward-secret-file');
+    const empty = await svcInProcess(
+      ['calls', 'listen', '--forward-to', 'http://127.0.0.1:9/h', '--forward-secret-file', '-'],
+      { emu, env, input: '\n' },
+    );
+    expect(empty.exitCode).toBe(2);
+    expect(empty.stderr).toMatch(/--forward-secret-file.*empty stdin/);
   });
 });
 

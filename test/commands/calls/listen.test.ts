@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signedHeaders, generateSecret } from 'svc-formats/webhooks';
 import { assertNoSecrets, registerSecret } from '../../helpers/secrets.js';
 import { tempDir } from '../../helpers/files.js';
-import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { spawnSvc } from '../../helpers/subprocess.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { fastEmulator, lastSession } from '../realtime/talk-helpers.js';
@@ -226,10 +226,10 @@ describe('svc calls listen', () => {
         'given with --secret-file (- for stdin)',
     );
     const env = { SVC_WEBHOOK_SECRET: 's' };
-    const port = await svcProcess(['calls', 'listen', '--port', '70000'], { emu, env });
+    const port = await svcInProcess(['calls', 'listen', '--port', '70000'], { emu, env });
     expect(port.exitCode, String(port.stderr)).toBe(2);
     expect(port.stderr).toContain('--port: 70000 is not allowed: a whole number from 0 to 65535');
-    const tol = await svcProcess(['calls', 'listen', '--tolerance', '0'], { emu, env });
+    const tol = await svcInProcess(['calls', 'listen', '--tolerance', '0'], { emu, env });
     expect(tol.exitCode, String(tol.stderr)).toBe(2);
     expect(tol.stderr).toContain('--tolerance: 0 is not allowed');
   });
@@ -237,7 +237,7 @@ describe('svc calls listen', () => {
 
 describe('the signing secret stays off the command line (issue 25, item 2)', () => {
   it('--secret VALUE is refused (exit 2) with the reason, before listening', async () => {
-    const r = await svcProcess(['calls', 'listen', '--port', '0', '--secret', SECRET], { emu });
+    const r = await svcInProcess(['calls', 'listen', '--port', '0', '--secret', SECRET], { emu });
     expect(r.exitCode, String(r.stderr)).toBe(2);
     expect(r.stderr).toContain(
       '--secret: a secret given as an argument is visible to every user of this machine (ps, /proc) and kept in ' +
@@ -255,11 +255,11 @@ describe('the signing secret stays off the command line (issue 25, item 2)', () 
     expect((await post(l.url, body, signedHeaders(SECRET, 'evt_file', body))).status).toBe(200);
     expect((await l.proc).exitCode).toBe(0);
     expect(l.out()).toMatch(/^rtc_from_file\t/);
-    const missing = await svcProcess(['calls', 'listen', '--secret-file', join(dir, 'nope')], { emu });
+    const missing = await svcInProcess(['calls', 'listen', '--secret-file', join(dir, 'nope')], { emu });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain(`--secret-file: cannot read ${join(dir, 'nope')}: no such file or directory`);
     writeFileSync(join(dir, 'empty'), '\n');
-    const empty = await svcProcess(['calls', 'listen', '--secret-file', join(dir, 'empty')], { emu });
+    const empty = await svcInProcess(['calls', 'listen', '--secret-file', join(dir, 'empty')], { emu });
     expect(empty.exitCode).toBe(2);
     expect(empty.stderr).toContain('--secret-file: (empty');
   });

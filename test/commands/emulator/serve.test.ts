@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
+import { spawnSvc } from '../../helpers/subprocess.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { readApiDocument } from '../../helpers/api-document.js';
 import { tempDir } from '../../helpers/files.js';
@@ -36,7 +36,7 @@ describe('svc emulator serve', () => {
       expect(doc.status).toBe(200);
       expect(await doc.json()).toEqual(readApiDocument());
       const id = (
-        await svcProcess(['chat', '--deferred', 'kept on disk'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } })
+        await svcInProcess(['chat', '--deferred', 'kept on disk'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url } })
       ).stdout.trim();
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       child.kill('SIGINT');
@@ -51,7 +51,7 @@ describe('svc emulator serve', () => {
       const url2 = await new Promise<string>((resolve) =>
         again.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
       );
-      const got = await svcProcess(['chat', 'get', id, '--wait'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url2 } });
+      const got = await svcInProcess(['chat', 'get', id, '--wait'], { key: DEFAULT_KEY, env: { SVC_BASE_URL: url2 } });
       expect(got.exitCode).toBe(0);
       expect(got.stdout).toMatch(/kept on disk/);
       again.kill('SIGINT');

@@ -36,7 +36,7 @@ describe('svc models list', () => {
 
   it('prints image prices per image', async () => {
     const r = await svcInProcess(['models', 'list', '--kind', 'image'], { emu });
-    expect(r.stdout.trim()).toBe('svc-image-1\tsvc-image\t$7.00\t1024');
+    expect(r.stdout.trim()).toBe('svc-image-1\tsvc-image\t$0.07\t1024');
   });
 
   it('--json prints one model per line as the API sent it', async () => {

@@ -43,6 +43,31 @@ export function answerPcm(text: string, rate = 24000): Buffer {
   return encodeTones(text, rate, { speed: 1.5 });
 }
 
+/** The two channels of a stereo PCM s16le buffer (a --record file's data). */
+export function stereoChannels(pcm: Buffer): [Buffer, Buffer] {
+  const n = pcm.length / 4;
+  const left = Buffer.alloc(n * 2);
+  const right = Buffer.alloc(n * 2);
+  for (let i = 0; i < n; i++) {
+    left.writeInt16LE(pcm.readInt16LE(i * 4), i * 2);
+    right.writeInt16LE(pcm.readInt16LE(i * 4 + 2), i * 2);
+  }
+  return [left, right];
+}
+
+/** Where a channel sounds: [first, last] sample of each stretch of sound, stretches apart by `gapMs` of silence. */
+export function soundSpans(ch: Buffer, gapMs = 500, rate = 24000): [number, number][] {
+  const gap = (gapMs * rate) / 1000;
+  const spans: [number, number][] = [];
+  for (let i = 0; i < ch.length / 2; i++) {
+    if (ch.readInt16LE(i * 2) === 0) continue;
+    const last = spans.at(-1);
+    if (last && i - last[1] <= gap) last[1] = i;
+    else spans.push([i, i]);
+  }
+  return spans;
+}
+
 /** The emulator's log of the newest realtime session. */
 export function lastSession(emu: TestEmulator): RealtimeSessionLog {
   const all = realtimeLogs(emu.core);

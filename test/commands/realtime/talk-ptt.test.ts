@@ -74,7 +74,8 @@ describe('svc realtime talk --push-to-talk (on a terminal)', () => {
     const out = join(dir, 'answer.wav');
     // frames the fake microphone has produced so far (40 ms each)
     const frames = () => (existsSync(join(dir, 'frames')) ? Number(readFileSync(join(dir, 'frames'), 'utf8')) : 0);
-    term.start(['realtime', 'talk', '--push-to-talk', '--output', out], {
+    const latencyLog = join(dir, 'latency.jsonl');
+    term.start(['realtime', 'talk', '--push-to-talk', '--output', out, '--latency-log', latencyLog], {
       emu,
       env: { PATH: `${dir}:${process.env.PATH}` },
       cols: 200,
@@ -113,5 +114,21 @@ describe('svc realtime talk --push-to-talk (on a terminal)', () => {
     expect(screen).toContain('you: push to talk works');
     expect(screen).toContain(`assistant: ${answer}`);
     expect(await spokenIn(out)).toBe(answer);
+    // the turn's latency counts from the release (the commit sent), which the emulator logged as the turn's end
+    const turns = readFileSync(latencyLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({
+      speech_end: 'push_to_talk',
+      vad_ms: null,
+      response_id: log.responses[0]!.response_id,
+    });
+    // the emulator waits 150 ms (realTimeEmulator) after the commit before the first audio
+    // (not compared with the emulator's log to the ms here: the tmux polling runs synchronously in the process that
+    // hosts the emulator and delays its clock; talk-latency.test.ts makes that comparison)
+    expect(turns[0].response_ms).toBeGreaterThanOrEqual(150);
+    expect(turns[0].speech_end_to_first_audio_ms).toBe(turns[0].response_ms);
   });
 });

@@ -5,12 +5,21 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeAudio } from 'svc-formats/audio-codecs';
+import { decodeTones } from 'svc-emulator/tones';
 // Commands run in-process (svcInProcess(): the same command tree, in-memory streams, the key scan): see
 // test/helpers/in-process.ts.
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
-import { answerPcm, lastSession, realTimeEmulator, spokenIn, wavClip } from './talk-helpers.js';
+import {
+  answerPcm,
+  lastSession,
+  realTimeEmulator,
+  soundSpans,
+  spokenIn,
+  stereoChannels,
+  wavClip,
+} from './talk-helpers.js';
 
 let emu: TestEmulator;
 let overlapping: string;
@@ -103,7 +112,11 @@ describe('svc realtime talk: tools and turn taking', () => {
 
   it('--duplex: talking over the answer stops playback (barge-in) and the new question is answered', async () => {
     const out = join(tempDir(), 'answer.pcm');
-    const r = await svcInProcess(['realtime', 'talk', '--duplex', '--input', overlapping, '--output', out], { emu });
+    const rec = join(tempDir(), 'conversation.wav');
+    const r = await svcInProcess(
+      ['realtime', 'talk', '--duplex', '--input', overlapping, '--output', out, '--record', rec],
+      { emu },
+    );
     expect(r.exitCode).toBe(0);
     const log = lastSession(emu);
     expect(log.transcripts).toEqual(['tell me a story', 'stop now']);
@@ -121,6 +134,20 @@ describe('svc realtime talk: tools and turn taking', () => {
     expect(written.length).toBeLessThan(first.length + second.length);
     expect(written.subarray(written.length - second.length).equals(second)).toBe(true);
     expect(written.subarray(0, 4800).equals(first.subarray(0, 4800))).toBe(true);
+    // --record: both questions on the left; on the right what was played of the first answer, cut when "stop now"
+    // was heard over it (barge-in), then the second answer after that question
+    const [left, right] = stereoChannels((await decodeAudio(readFileSync(rec))).pcm);
+    const [, stop] = soundSpans(left);
+    const [cut, second2] = soundSpans(right);
+    expect(soundSpans(left)).toHaveLength(2);
+    expect(soundSpans(right)).toHaveLength(2);
+    // cut where "stop now" begins: a paced file's frame goes out as it starts, so the server hears it at once; the
+    // left is placed by capture time, which puts a frame's end at the moment it came (one 40 ms frame of play)
+    expect(Math.abs(cut![1] - stop![0])).toBeLessThanOrEqual(960 * 2);
+    expect(cut![1] - cut![0]).toBeLessThan(first.length / 2);
+    expect(second2![0]).toBeGreaterThan(stop![1]);
+    // (placed by when each chunk came: a chunk late in a busy process leaves a short gap, so by its words)
+    expect(decodeTones(right.subarray(second2![0] * 2), 24000)).toBe(log.responses[1]!.transcript);
   });
 
   it('half-duplex: the same overlapping words are never sent, so the first answer plays to its end', async () => {

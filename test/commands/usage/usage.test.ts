@@ -89,38 +89,5 @@ describe('svc usage', () => {
       expect(since.stderr).toMatch(/--since.*yesterday/);
     },
   );
-
-  it(
-    'budget.daily warns on stderr once crossed; --budget-strict refuses the call with exit 2 and ' + 'sends nothing',
-    async () => {
-      const configDir = tempDir();
-      expect((await svcInProcess(['config', 'set', 'budget.daily', '0.0000001'], { configDir })).exitCode).toBe(0);
-      const first = await svcInProcess(['chat', '--no-stream', 'hello'], { emu, configDir });
-      expect(first.exitCode).toBe(0);
-      expect(first.stderr).not.toMatch(/budget/);
-      const second = await svcInProcess(['chat', '--no-stream', 'hello again'], { emu, configDir });
-      expect(second.exitCode).toBe(0);
-      expect(second.stderr).toMatch(/reached budget\.daily \$1e-7|reached budget\.daily \$0\.0000001/);
-      emu.clearRequests();
-      const strict = await svcInProcess(['chat', '--budget-strict', 'once more'], { emu, configDir });
-      expect(strict.exitCode).toBe(2);
-      expect(strict.stderr).toMatch(/--budget-strict: today's spend \$[\d.]+ has reached budget\.daily/);
-      expect(emu.requests()).toEqual([]);
-      // a call that costs nothing still goes (issue 25, item 18)
-      emu.clearRequests();
-      const free = await svcInProcess(['files', 'list', '--budget-strict'], { emu, configDir });
-      expect(free.exitCode, free.stderr).toBe(0);
-      expect(emu.requests().map((r) => r.path)).toEqual(['/v1/files']);
-      // calls answered by --emulator are marked, and neither count nor are refused
-      const emulated = await svcInProcess(['--emulator', 'chat', '--no-stream', '--budget-strict', 'hi'], {
-        configDir,
-      });
-      expect(emulated.exitCode, emulated.stderr).toBe(0);
-      const logged = await svcInProcess(['logs', '--json', '--limit', '1'], { configDir });
-      expect(JSON.parse(logged.stdout.trim().split('\n')[0]!)).toMatchObject({ command: 'chat', emulated: true });
-      const bad = await svcInProcess(['config', 'set', 'budget.daily', '-1'], { configDir });
-      expect(bad.exitCode).toBe(2);
-      expect(bad.stderr).toMatch(/budget\.daily/);
-    },
-  );
+  // budgets: test/commands/usage/pricing.test.ts
 });

@@ -22,7 +22,7 @@ export function register(router: Router): void {
     const mode = body.retrieval_mode?.type ?? 'hybrid';
     if (!MODES.includes(mode))
       invalid(`Invalid value for \`retrieval_mode.type\`: ${JSON.stringify(mode)}; must be one of ${MODES.join(', ')}`);
-    const matches = search(core, {
+    const matches = await search(core, {
       query: body.query,
       collectionIds: ids,
       filter: body.filter ?? undefined,

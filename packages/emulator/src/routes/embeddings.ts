@@ -1,6 +1,7 @@
 // POST /v1/embeddings: stable, normalised vectors of the model's size (svc-embed-1: 256), float or base64.
 import { EMBEDDING_MODELS, findLanguageModel } from '../catalog.js';
-import { embed, toBase64 } from '../embedder.js';
+import { embedYielding, toBase64 } from '../embedder.js';
+import { textSlices, yieldToLoop } from '../yield-loop.js';
 import { checkEnum, checkRange, invalid, notFound, requireFields, type Router } from '../router.js';
 import { countTokens } from '../tokenizer.js';
 
@@ -31,11 +32,17 @@ export function register(router: Router): void {
     const dims = body.dimensions ?? model.dimensions;
     const b64 = body.encoding_format === 'base64';
     let tokens = 0;
-    const data = (input as string[]).map((text, index) => {
-      tokens += countTokens(text);
-      const v = embed(text, model.id, dims);
-      return { index, embedding: b64 ? toBase64(v) : v, object: 'embedding' };
-    });
+    const data = [];
+    // one input at a time (and a long one in pieces), the event loop running between them
+    for (const [index, text] of (input as string[]).entries()) {
+      if (index > 0) await yieldToLoop();
+      for (const slice of textSlices(text, 128_000)) {
+        tokens += countTokens(slice);
+        if (slice.length < text.length) await yieldToLoop();
+      }
+      const v = await embedYielding(text, model.id, dims);
+      data.push({ index, embedding: b64 ? toBase64(v) : v, object: 'embedding' });
+    }
     res.json(200, { object: 'list', model: model.id, data, usage: { prompt_tokens: tokens, total_tokens: tokens } });
   });
 }

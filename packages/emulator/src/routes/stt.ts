@@ -14,6 +14,7 @@ import { HttpError, invalid, type EmuRequest, type Router } from '../router.js';
 import { parseForm, type FormFile } from '../formdata.js';
 import { toFloat, transcribeTones } from '../tones.js';
 import { Endpointer, frameLevels, voicedSegments } from '../vad.js';
+import { yieldToLoop } from '../yield-loop.js';
 
 const MAX_FILE = 500 * 1024 * 1024;
 /** the most audio a streaming session holds for one utterance, in seconds */
@@ -272,10 +273,11 @@ async function transcribeForm(
   const opts: TranscribeOptions = { diarize, format, fillerWords: true, speakers: [] };
   const clean = (w: Word) => (diarize ? w : { text: w.text, start: w.start, end: w.end, confidence: w.confidence });
   if (multichannel && fmt.channels > 1) {
-    const chans = Array.from({ length: fmt.channels }, (_, i) => {
-      const t = transcribe(extractChannel(pcm, fmt.channels, i), fmt.sampleRate, 0, opts);
-      return { index: i, language: '', text: t.text, words: t.words.map(clean) };
-    });
+    const chans = [];
+    for (let i = 0; i < fmt.channels; i++) {
+      const t = await transcribeInWindows(extractChannel(pcm, fmt.channels, i), fmt.sampleRate, opts);
+      chans.push({ index: i, language: '', text: t.text, words: t.words.map(clean) });
+    }
     const all = chans.flatMap((c) => c.words).sort((a, b) => a.start - b.start);
     return {
       text: all.map((w) => w.text).join(' '),
@@ -286,9 +288,55 @@ async function transcribeForm(
     };
   }
   const mono = mixChannels(pcm, fmt.channels, 1);
-  const t = transcribe(mono, fmt.sampleRate, 0, opts);
+  const t = await transcribeInWindows(mono, fmt.sampleRate, opts);
   void core;
   return { text: t.text, language: '', duration, ...(t.words.length ? { words: t.words.map(clean) } : {}) };
+}
+
+/** Seconds of audio a window of a long REST transcription ends after (~15 ms of CPU), at its first pause. */
+const WINDOW_SEC = 10;
+/** How far past WINDOW_SEC a window may go looking for a pause before it is cut anyway. */
+const WINDOW_MAX_SEC = 15;
+/** A pause a window may end in: 300 ms below this level (longer than any gap inside a word) */
+const PAUSE_FRAMES = 30;
+const PAUSE_LEVEL = 0.003;
+
+/**
+ * transcribe() of a long recording a window at a time, cut in pauses, the event loop running between windows (20
+ * minutes at once held it ~3 s). A pause is longer than the gaps that transcribe() keeps inside a word, so the words
+ * are the same as in one pass.
+ */
+async function transcribeInWindows(
+  pcm: Buffer,
+  sampleRate: number,
+  opts: TranscribeOptions,
+): Promise<{ text: string; words: Word[] }> {
+  const bytesPerSec = sampleRate * 2;
+  if (pcm.length <= (WINDOW_SEC + WINDOW_MAX_SEC) * bytesPerSec) return transcribe(pcm, sampleRate, 0, opts);
+  const words: Word[] = [];
+  for (let start = 0; start < pcm.length; ) {
+    const end = windowEnd(pcm, sampleRate, start);
+    words.push(...transcribe(pcm.subarray(start, end), sampleRate, start / bytesPerSec, opts).words);
+    start = end;
+    if (start < pcm.length) await yieldToLoop();
+  }
+  return { text: words.map((w) => w.text).join(' '), words };
+}
+
+/** Where the window from `start` ends: the middle of its first pause after WINDOW_SEC, else at WINDOW_MAX_SEC. */
+function windowEnd(pcm: Buffer, sampleRate: number, start: number): number {
+  const bytesPerSec = sampleRate * 2;
+  const from = start + WINDOW_SEC * bytesPerSec;
+  const limit = Math.min(pcm.length, start + WINDOW_MAX_SEC * bytesPerSec);
+  if (from >= pcm.length) return pcm.length;
+  const levels = frameLevels(pcm.subarray(from, limit), sampleRate);
+  const frameBytes = Math.max(1, Math.round(sampleRate / 100)) * 2;
+  let run = 0;
+  for (let f = 0; f < levels.length; f++) {
+    run = levels[f]! < PAUSE_LEVEL ? run + 1 : 0;
+    if (run === PAUSE_FRAMES) return from + (f - PAUSE_FRAMES / 2) * frameBytes;
+  }
+  return limit;
 }
 
 async function download(url: string): Promise<Buffer> {

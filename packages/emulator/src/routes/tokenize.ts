@@ -2,7 +2,7 @@
 // to the UTF-8 bytes of the text.
 import { requireLanguageModel } from '../engine.js';
 import { invalid, requireFields, type Router } from '../router.js';
-import { tokenize } from '../tokenizer-bpe.js';
+import { tokenizeYielding } from '../tokenizer-bpe.js';
 
 export function register(router: Router): void {
   router.post('/v1/tokenize-text', async (req, res, core) => {
@@ -11,12 +11,11 @@ export function register(router: Router): void {
     if (typeof body.text !== 'string') invalid('Invalid value for `text`: expected a string');
     const model = requireLanguageModel(body.model);
     core.checkModelAcl(req, model.id);
-    const tokens = tokenize(body.text);
+    // a slice at a time, the event loop running between them
+    const { tokens, count } = await tokenizeYielding(body.text, model.context_length);
     // a text the model could not read is refused like an over-long prompt (and bounds the reply's size)
-    if (tokens.length > model.context_length)
-      invalid(
-        `This model's maximum prompt length is ${model.context_length} tokens but the text is ${tokens.length} tokens`,
-      );
+    if (count > model.context_length)
+      invalid(`This model's maximum prompt length is ${model.context_length} tokens but the text is ${count} tokens`);
     res.json(200, { token_ids: tokens });
   });
 }

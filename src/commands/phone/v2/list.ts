@@ -8,6 +8,7 @@ interface Opts extends PageOpts {
 }
 
 export default defineCommand<Opts>({
+  jsonFields: PHONE_NUMBERS_V2.fields,
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +
     'every page as it arrives. The page size is at most 100 (a larger --limit is clamped, with a note).',

@@ -1,0 +1,45 @@
+// `svc mcp serve` (issue 29): the cold start of the server to its first tools/list answer, against `svc --version`
+// (the launcher alone), both whole processes run by sh with alternating runs (compareCommands in lib.mjs). The server
+// reads initialize, initialized and tools/list from a file on stdin and ends when it has answered them. Its added cost
+// is what loading the MCP SDK (with zod) and the tools' command modules takes; nothing is loaded for `svc --help`.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, cleanEnv, compareCommands } from './lib.mjs';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const quote = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`;
+
+export default async function mcpBench() {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-mcp-'));
+  const requests = join(dir, 'requests.jsonl');
+  const messages = [
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ];
+  writeFileSync(requests, messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+  const env = cleanEnv();
+  const m = compareCommands(
+    ['sh', '-c', `node ${quote(BIN)} --version`],
+    ['sh', '-c', `node ${quote(BIN)} -q mcp serve --root ${quote(dir)} < ${quote(requests)}`],
+    { runs: RUNS, env },
+  );
+  return [
+    {
+      name: 'svc mcp serve: start to the first tools/list answer',
+      value: m.ms,
+      unit: 'ms',
+      baseline: 'svc --version',
+      baseValue: m.baseMs,
+      ratio: m.ratio,
+      spread: m.spread,
+      target: 'reported (docs/mcp.md)',
+    },
+  ];
+}

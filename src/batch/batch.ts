@@ -1,0 +1,256 @@
+// `svc batch`: the input checked whole, the journal read (a resume skips the rows done), the rows sent through the
+// runner, the output written in order, failed rows into FAILED.jsonl, a summary, and the exit code that says how
+// it ended (0 all done, 1 some failed, 8 the budget stopped it, 130 Ctrl-C).
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Context } from '../runtime/context.js';
+import { ExitCode, UsageError, describeError, exitCodeFor } from '../core/errors.js';
+import { readJournal, JournalWriter, type JournalState } from './journal.js';
+import { OrderedOutput, type Order } from './output.js';
+import { BatchRunner, type RunStats } from './runner.js';
+import { checkInput, rowBody, rowsToSend, type BatchSpec } from './plan.js';
+import { statusLine } from '../term/progress.js';
+import { openSink, rowFinisher, writeFailed, type Sink } from './results.js';
+import { dryRun, spendable } from './money.js';
+
+export interface BatchOptions {
+  /** -o FILE; undefined or '-': stdout */
+  output?: string;
+  outputDir?: string;
+  journal?: string;
+  resume?: boolean;
+  order: Order;
+  concurrency: number;
+  maxFailures?: number;
+  budget?: number;
+  dryRun?: boolean;
+}
+
+/** The journal's default place: beside the output, else beside the input, else (stdin to stdout) here. */
+export function journalPath(spec: BatchSpec, o: BatchOptions): string {
+  if (o.journal) return resolve(o.journal);
+  if (o.output && o.output !== '-') return resolve(`${o.output}.journal`);
+  if (spec.label !== '-') return resolve(`${spec.label.replace(/[/\\]+$/, '')}.journal`);
+  return resolve('svc-batch.journal');
+}
+
+/** The journal as the last run left it: refused when it is another input's, or there without --resume. */
+function openState(path: string, spec: BatchSpec, o: BatchOptions, fingerprint: string): JournalState {
+  const state = readJournal(path);
+  if (state.records > 0 && !o.resume)
+    throw new UsageError(
+      `${path}: the journal of an earlier run is there: give --resume to continue it (rows done are not sent ` +
+        'again), or --journal FILE for a new one, or remove it to start over',
+    );
+  const s = state.start;
+  if (s && (s.op !== spec.op.name || s.fingerprint !== fingerprint))
+    throw new UsageError(
+      `--resume: ${path} is the journal of \`batch ${s.op} ${s.input}\` (${s.rows} rows), and ` +
+        `${s.op !== spec.op.name ? `this is ${spec.op.name}` : 'the input has changed since'}; nothing was sent`,
+    );
+  return state;
+}
+
+export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): Promise<number> {
+  const { rows, fingerprint } = await checkInput(spec);
+  const path = journalPath(spec, o);
+  const state = openState(path, spec, o, fingerprint);
+  if (o.dryRun) return dryRun(ctx, spec, rows, state);
+  if (o.budget !== undefined && !spec.op.priced)
+    throw new UsageError(`--budget: ${spec.op.name} replies carry no usage to count the spend by`);
+  const limit = await spendable(ctx, o.budget, state.spent);
+  if (state.records && state.done.size === rows) ctx.out.info(`${path}: every row is done already`);
+  const base = await ctx.http();
+  const abandon = new AbortController();
+  const { HttpClient } = await import('../net/http.js');
+  // the rows' own retries are the runner's: a 429 goes to the pacer, not to one row's wait
+  const http = new HttpClient({ ...base.opts, maxRetries: 0, signal: abandon.signal, onRetry: undefined });
+  const batchId = state.start?.batch ?? `batch_${randomBytes(6).toString('hex')}`;
+  ctx.tagCalls({ batch: batchId });
+  const journal = new JournalWriter(path);
+  let sink: Sink | undefined;
+  try {
+    await journal.append({
+      t: 'start',
+      batch: batchId,
+      op: spec.op.name,
+      input: spec.label === '-' ? '-' : resolve(spec.label),
+      fingerprint,
+      rows,
+      time: new Date().toISOString(),
+    });
+    sink = await openSink(ctx, o.output);
+    const run = { ctx, spec, o, rows, state, journal, http, base, abandon, limit, sink, batchId, path };
+    return await send(run);
+  } finally {
+    await http.close().catch(() => {});
+    journal.close();
+    await sink?.discard();
+  }
+}
+
+type Run = {
+  ctx: Context;
+  spec: BatchSpec;
+  o: BatchOptions;
+  rows: number;
+  state: JournalState;
+  journal: JournalWriter;
+  http: import('../net/http.js').HttpClient;
+  base: import('../net/http.js').HttpClient;
+  abandon: AbortController;
+  limit: number | undefined;
+  sink: Sink;
+  batchId: string;
+  path: string;
+};
+
+async function send(r: Run): Promise<number> {
+  const { ctx, spec, o, state } = r;
+  const output = new OrderedOutput(o.order, () => r.journal.fd, r.sink.print, state.done);
+  output.begin();
+  const failedRows = new Map<number, Record<string, unknown>>();
+  const status = statusLine(ctx.out);
+  const started = Date.now();
+  const runner: BatchRunner = new BatchRunner({
+    http: r.http,
+    op: spec.op,
+    journal: r.journal,
+    output,
+    ceiling: o.concurrency,
+    maxRetries: ctx.config().maxRetries,
+    maxFailures: o.maxFailures,
+    spendable: r.limit,
+    body: (row) => rowBody(spec, row),
+    finish: rowFinisher(ctx, spec, o.outputDir, r.base),
+    failedRow: (row, body) => failedRows.set(row.n, { custom_id: row.id ?? `row-${row.n}`, ...body }),
+    abandon: r.abandon.signal,
+    onProgress: () => status.set(() => progressText(runner, r, started)),
+  });
+  observeLimits(r.http, runner);
+  takeCtrlC(ctx, runner, r.abandon);
+  // SIGTERM, SIGHUP: as a second Ctrl-C (the process is going)
+  const terminated = () => {
+    runner.stop('abandoned');
+    r.abandon.abort();
+  };
+  ctx.signal.addEventListener('abort', terminated, { once: true });
+  let stats: RunStats;
+  try {
+    stats = await runner.run(rowsToSend(spec, (n) => state.done.has(n))[Symbol.asyncIterator]());
+  } finally {
+    status.done();
+    ctx.setInterruptHandler(undefined);
+    ctx.signal.removeEventListener('abort', terminated);
+  }
+  if (runner.fatal) throw runner.fatal;
+  output.finish(r.rows);
+  await r.sink.commit();
+  const failedPath = await writeFailed(r.path, failedRows);
+  return summarize(r, stats, Date.now() - started, failedPath);
+}
+
+/** Every reply's rate-limit headers reach the pacer. */
+function observeLimits(http: import('../net/http.js').HttpClient, runner: BatchRunner): void {
+  const request = http.request.bind(http);
+  http.request = async (req) => {
+    try {
+      const res = await request(req);
+      runner.lastHeaders = res.headers;
+      return res;
+    } catch (err) {
+      const headers = (err as { headers?: Record<string, string> }).headers;
+      if (headers) runner.lastHeaders = headers;
+      throw err;
+    }
+  };
+}
+
+/** Ctrl-C stops sending and waits for the rows in flight; a second one abandons them. */
+function takeCtrlC(ctx: Context, runner: BatchRunner, abandon: AbortController): void {
+  let presses = 0;
+  ctx.setInterruptHandler(() => {
+    presses++;
+    if (presses === 1) {
+      runner.stop('interrupted');
+      ctx.out.info(`\nstopping: waiting for ${runner.pacer.inFlight} row(s) in flight (Ctrl-C again to abandon them)`);
+    } else {
+      runner.stop('abandoned');
+      abandon.abort();
+    }
+  });
+}
+
+function progressText(runner: BatchRunner, r: Run, started: number): string {
+  const s = runner.stats;
+  const finished = s.done + s.failed;
+  const total = r.rows - r.state.done.size;
+  const secs = Math.max(0.001, (Date.now() - started) / 1000);
+  const rate = finished / secs;
+  const eta = rate > 0 ? Math.round((total - finished) / rate) : undefined;
+  const etaText = eta === undefined ? '?' : `${Math.floor(eta / 60)}:${String(eta % 60).padStart(2, '0')}`;
+  const pct = total ? Math.floor((finished / total) * 100) : 100;
+  return (
+    `${r.ctx.out.ce.cyan(`${finished}/${total}`)} ${pct}% · ${rate.toFixed(1)} rows/s · ETA ${etaText} · ` +
+    `$${s.spent.toFixed(4)} · ${s.retried} retried${s.failed ? ` · ${s.failed} failed` : ''}`
+  );
+}
+
+function summarize(r: Run, s: RunStats, ms: number, failedPath: string | undefined): number {
+  const { ctx } = r;
+  const before = r.state.done.size;
+  const code = exitCode(s);
+  const left = r.rows - before - s.done - s.failed;
+  const summary = {
+    batch: r.batchId,
+    rows: r.rows,
+    done: before + s.done,
+    done_now: s.done,
+    failed: s.failed,
+    not_sent: left,
+    retried: s.retried,
+    throttled: s.throttled,
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    cost_usd: Number(s.spent.toFixed(6)),
+    elapsed_s: Number((ms / 1000).toFixed(3)),
+    journal: r.path,
+    ...(failedPath ? { failed_rows: failedPath } : {}),
+    ...(s.stopped ? { stopped: s.stopped } : {}),
+    exit_code: code,
+  };
+  // --json (not --jq, whose filter is for the rows): the summary as JSON, on stdout when the rows went to a file
+  if (ctx.globals.json && r.o.output && r.o.output !== '-') ctx.out.printJson(summary);
+  else if (ctx.globals.json) ctx.out.stderrWrite(`${JSON.stringify(summary)}\n`);
+  else sayDone(ctx, summary, failedPath);
+  if (left > 0 || s.stopped)
+    ctx.out.info(`${why(s)}: ${left} row(s) not sent; resume with the same command and --resume (journal ${r.path})`);
+  return code;
+}
+
+function exitCode(s: RunStats): number {
+  if (s.stopped === 'interrupted' || s.stopped === 'abandoned') return ExitCode.interrupted;
+  if (s.stopped === 'budget') return ExitCode.budget;
+  // the key refused (4), the server down or failing (1 network, 7 5xx): as the same error of one request
+  if (s.stopped === 'refused' || s.stopped === 'unreachable') return exitCodeFor(s.cause);
+  return s.failed > 0 ? ExitCode.error : ExitCode.ok;
+}
+
+function why(s: RunStats): string {
+  if (s.stopped === 'budget') return 'stopped at the budget';
+  if (s.stopped === 'failures') return 'stopped at --max-failures';
+  if (s.stopped === 'refused') return `stopped: the API refused the key (${describeError(s.cause)})`;
+  if (s.stopped === 'unreachable')
+    return `stopped: rows failed one after another, the last with ${describeError(s.cause)}`;
+  if (s.stopped) return 'interrupted';
+  return 'stopped';
+}
+
+function sayDone(ctx: Context, s: Record<string, unknown>, failedPath: string | undefined): void {
+  const tokens = Number(s.input_tokens) + Number(s.output_tokens);
+  ctx.out.info(
+    `${s.done}/${s.rows} done · ${s.failed} failed · ${s.retried} retried (${s.throttled} × 429) · ` +
+      `${tokens} tokens · $${Number(s.cost_usd).toFixed(4)} · ${Number(s.elapsed_s).toFixed(1)} s`,
+  );
+  if (failedPath) ctx.out.info(`failed rows: ${failedPath} (re-run them: svc batch OPERATION ${failedPath})`);
+}

@@ -1,0 +1,266 @@
+// A batch run: rows not known done are sent through the pacer (pacer.ts) by batch's own scheduler — every request
+// with the HTTP client's retries off, so that a 429 reaches the pacer (which halves the window and pauses everyone
+// for Retry-After) instead of being waited out by one row while the others storm; 5xx replies and network errors
+// are retried here with the client's backoff and retry count. Each state change is journaled before the row is
+// printed; a row that keeps failing is recorded failed and the run goes on (--max-failures stops it).
+import { ApiError, ExitCode, NetworkError, exitCodeFor } from '../core/errors.js';
+import { backoffMs, sleep, type HttpClient } from '../net/http.js';
+import type { JournalWriter } from './journal.js';
+import type { OrderedOutput } from './output.js';
+import { Pacer } from './pacer.js';
+import type { Operation, RowResult } from './operations.js';
+import type { Row } from './input.js';
+
+/** 429s a row may meet before it is recorded failed (the pauses they cause are the server's to say) */
+const MAX_THROTTLED_TRIES = 30;
+
+/**
+ * Why a run stopped before its last row: the budget, --max-failures, Ctrl-C (a second one: abandoned), the key
+ * refused (401/403: every row would be), or rows failing one after another on the network or with 5xx (the server
+ * is down: going on would only fail the rest one by one)
+ */
+export type StopReason = 'budget' | 'failures' | 'interrupted' | 'abandoned' | 'refused' | 'unreachable';
+
+export interface RunHooks {
+  http: HttpClient;
+  op: Operation;
+  journal: JournalWriter;
+  output: OrderedOutput;
+  ceiling: number;
+  maxRetries: number;
+  maxFailures?: number;
+  /** the USD the run may still spend (--budget and the daily budget), undefined: no limit */
+  spendable?: number;
+  /** the body of a row (throws a row problem: recorded failed) */
+  body(row: Row): Promise<Record<string, unknown>>;
+  /** the output record of a reply (files saved, cost worked out) */
+  finish(row: Row, result: RowResult, attempts: number): Promise<Record<string, unknown>>;
+  /** the row failed for good: remembered for failed.jsonl */
+  failedRow(row: Row, body: Record<string, unknown> | undefined): void;
+  /** aborted by a second Ctrl-C: requests in flight are abandoned */
+  abandon: AbortSignal;
+  onProgress(): void;
+}
+
+export interface RunStats {
+  done: number;
+  failed: number;
+  /** sends after the first, of any row */
+  retried: number;
+  throttled: number;
+  inputTokens: number;
+  outputTokens: number;
+  spent: number;
+  stopped?: StopReason;
+  /** the error that stopped the run (refused, unreachable) */
+  cause?: unknown;
+}
+
+export class BatchRunner {
+  readonly stats: RunStats = {
+    done: 0,
+    failed: 0,
+    retried: 0,
+    throttled: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    spent: 0,
+  };
+  readonly pacer: Pacer;
+  private readonly retryQueue: { row: Row; tries: number; throttled: number }[] = [];
+  private readonly tasks = new Set<Promise<void>>();
+  private wake: () => void = () => {};
+  /** rows whose reply came back with a cost, and the highest: the estimate for a row about to go */
+  private costed = 0;
+  private dearest = 0;
+
+  constructor(private readonly h: RunHooks) {
+    this.pacer = new Pacer({ ceiling: h.ceiling });
+  }
+
+  /** Stop sending new rows (Ctrl-C, budget, too many failures); rows in flight finish. */
+  stop(reason: StopReason): void {
+    this.stats.stopped ??= reason;
+    this.wake();
+  }
+
+  private nap(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = Number.isFinite(ms) ? setTimeout(resolve, ms) : undefined;
+      this.wake = () => {
+        if (t) clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  /** Send every row of `rows`, then wait for those in flight. */
+  async run(rows: AsyncIterator<Row>): Promise<RunStats> {
+    // the next new row is read ahead, so that the end of the input is known without waiting for the pacer
+    let ahead = await rows.next();
+    while (!this.stats.stopped) {
+      if (ahead.done && !this.retryQueue.length) {
+        if (this.tasks.size === 0) break;
+        await this.nap(Number.POSITIVE_INFINITY);
+        continue;
+      }
+      const wait = this.pacer.waitMs();
+      if (wait > 0) {
+        await this.nap(wait);
+        continue;
+      }
+      let next = this.retryQueue.shift();
+      if (!next && !ahead.done) {
+        next = { row: ahead.value, tries: 0, throttled: 0 };
+        ahead = await rows.next();
+      }
+      if (!next) continue;
+      const money = this.budgetSays();
+      if (money !== 'go') {
+        this.retryQueue.unshift(next);
+        if (money === 'stop') this.stop('budget');
+        else await this.nap(Number.POSITIVE_INFINITY);
+        continue;
+      }
+      this.launch(next);
+    }
+    while (this.tasks.size) await Promise.race(this.tasks);
+    return this.stats;
+  }
+
+  /**
+   * Would one more row take the spend past what may be spent (the dearest row so far for it and each in flight)?
+   * Until a row's cost is known, one row at a time; while rows in flight may settle it, wait for them.
+   */
+  private budgetSays(): 'go' | 'wait' | 'stop' {
+    const left = this.h.spendable;
+    if (left === undefined) return 'go';
+    if (left <= 0) return 'stop';
+    if (this.costed === 0) return this.pacer.inFlight > 0 ? 'wait' : 'go';
+    if (this.stats.spent + (this.pacer.inFlight + 1) * this.dearest <= left) return 'go';
+    return this.pacer.inFlight > 0 ? 'wait' : 'stop';
+  }
+
+  private launch(item: { row: Row; tries: number; throttled: number }): void {
+    const seq = this.pacer.started();
+    if (item.tries + item.throttled > 0) this.stats.retried++;
+    const task = this.attempt(item, seq)
+      .catch((err) => {
+        // a journal that cannot be written stops the run: nothing more can be promised
+        this.fatal ??= err;
+        this.stop('failures');
+      })
+      .finally(() => {
+        this.tasks.delete(task);
+        this.wake();
+      });
+    this.tasks.add(task);
+  }
+
+  /** the error that ended the run (the journal could not be written) */
+  fatal: unknown;
+
+  private async attempt(item: { row: Row; tries: number; throttled: number }, seq: number): Promise<void> {
+    const { row } = item;
+    let body: Record<string, unknown> | undefined;
+    let result: RowResult;
+    try {
+      body = await this.h.body(row);
+      void this.h.journal.append({ t: 'sent', row: row.n, attempt: item.tries + item.throttled + 1 }).catch(() => {});
+      result = await this.h.op.send(this.h.http, body, this.h.abandon);
+    } catch (err) {
+      return this.failedAttempt(item, seq, body, err);
+    }
+    this.pacer.answered(this.lastHeaders);
+    const out = await this.h.finish(row, result, item.tries + item.throttled + 1);
+    this.count(out);
+    const at = await this.h.journal.append({ t: 'done', row: row.n, out });
+    this.stats.done++;
+    this.unanswered = 0;
+    this.h.output.complete(row.n, at);
+    this.h.onProgress();
+  }
+
+  /** the rate-limit headers of the latest reply (set by the client's observer) */
+  lastHeaders: Record<string, string | string[] | undefined> | undefined;
+
+  private count(out: Record<string, unknown>): void {
+    const u = out.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+    this.stats.inputTokens += u?.input_tokens ?? 0;
+    this.stats.outputTokens += u?.output_tokens ?? 0;
+    if (typeof out.cost_usd === 'number') {
+      this.stats.spent += out.cost_usd;
+      this.costed++;
+      this.dearest = Math.max(this.dearest, out.cost_usd);
+    }
+  }
+
+  private async failedAttempt(
+    item: { row: Row; tries: number; throttled: number },
+    seq: number,
+    body: Record<string, unknown> | undefined,
+    err: unknown,
+  ): Promise<void> {
+    if (this.h.abandon.aborted) {
+      this.pacer.ended();
+      return; // abandoned by a second Ctrl-C: the row stays "sent", a resume sends it again
+    }
+    if (err instanceof ApiError && err.status === 429 && item.throttled < MAX_THROTTLED_TRIES) {
+      this.stats.throttled++;
+      this.pacer.on429(seq, err.retryAfterMs, this.lastHeaders);
+      this.retryQueue.push({ ...item, throttled: item.throttled + 1 });
+      return;
+    }
+    this.pacer.ended();
+    if (body && retriable(err) && item.tries < this.h.maxRetries) {
+      await sleep(backoffMs(item.tries), this.h.abandon).catch(() => {});
+      if (!this.h.abandon.aborted) this.retryQueue.push({ ...item, tries: item.tries + 1 });
+      return;
+    }
+    await this.recordFailure(item.row, body, err, item.tries + item.throttled + 1);
+  }
+
+  private async recordFailure(row: Row, body: Record<string, unknown> | undefined, err: unknown, attempts: number) {
+    const out: Record<string, unknown> = { row: row.n, ...(row.id !== undefined ? { id: row.id } : {}) };
+    if (row.line) out.line = row.line;
+    out.status = 'failed';
+    out.error = errorRecord(err);
+    out.attempts = attempts;
+    const at = await this.h.journal.append({ t: 'failed', row: row.n, out });
+    this.stats.failed++;
+    this.h.failedRow(row, body);
+    this.h.output.complete(row.n, at);
+    this.h.onProgress();
+    if (this.h.maxFailures !== undefined && this.stats.failed >= this.h.maxFailures) this.stop('failures');
+    // 401/403, or a 400 naming the key: every row would be refused
+    if (err instanceof ApiError && exitCodeFor(err) === ExitCode.auth) {
+      this.stats.cause ??= err;
+      this.stop('refused');
+    }
+    this.unanswered = retriable(err) ? this.unanswered + 1 : 0;
+    if (this.unanswered >= Math.max(10, 2 * this.h.ceiling)) {
+      this.stats.cause ??= err;
+      this.stop('unreachable');
+    }
+  }
+
+  /** rows failed one after another on the network or with 5xx (a row done sets it back to 0) */
+  private unanswered = 0;
+}
+
+/** 5xx (and 408) replies and network errors: worth another try of the same row */
+function retriable(err: unknown): boolean {
+  if (err instanceof ApiError) return err.status >= 500 || err.status === 408;
+  return err instanceof NetworkError;
+}
+
+export function errorRecord(err: unknown): Record<string, unknown> {
+  if (err instanceof ApiError)
+    return {
+      message: err.message,
+      status: err.status,
+      ...(err.code ? { code: err.code } : {}),
+      ...(err.requestId ? { request_id: err.requestId } : {}),
+    };
+  return { message: err instanceof Error ? err.message : String(err), type: (err as Error)?.name ?? 'Error' };
+}

@@ -1,0 +1,225 @@
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { defineCommand } from '../../cmdutil/command.js';
+import { FLAG_GROUPS, SAMPLING, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
+import { readJsonFile } from '../../cmdutil/tool-file.js';
+import { UsageError } from '../../core/errors.js';
+import { readInputText } from '../../core/input-file.js';
+import { outputPath } from '../../core/atomic-file.js';
+import { integer, number, oneOf, repeatable, require } from '../../core/validate.js';
+import type { OptionSpec } from '../../core/option-spec.js';
+import { OPERATIONS, OPERATION, usesLanguageModel, type BodyFlags } from '../../batch/operations.js';
+import type { BatchOptions } from '../../batch/batch.js';
+
+interface Opts extends Omit<BodyFlags, 'schema'> {
+  template?: string;
+  output?: string;
+  outputDir?: string;
+  journal?: string;
+  resume?: boolean;
+  order: 'input' | 'done';
+  concurrency: number;
+  maxFailures?: number;
+  budget?: number;
+  dryRun?: boolean;
+  schema?: string;
+}
+
+const B = 'Batch';
+const BATCH_FLAGS: OptionSpec[] = [
+  {
+    flags: '--template <text|@file>',
+    description: 'prompt text with {{column}} placeholders, or a request-body template (a JSON object); @FILE reads it',
+    group: B,
+  },
+  {
+    flags: '-o, --output <file>',
+    description: 'the output JSON Lines (default: stdout)',
+    parse: outputPath(),
+    group: B,
+  },
+  {
+    flags: '--output-dir <dir>',
+    description: 'where images and audio are saved, named from the row (made when missing)',
+    group: B,
+  },
+  {
+    flags: '--journal <file>',
+    description: 'the journal (default: beside the output, else the input)',
+    parse: outputPath(),
+    group: B,
+  },
+  { flags: '--resume', description: 'continue the journal: rows done are not sent again', group: B },
+  {
+    flags: '--order <order>',
+    description: 'input (rows in input order, each as soon as those before it are out) or done',
+    parse: oneOf(['input', 'done'] as const),
+    choices: ['input', 'done'],
+    default: 'input',
+    group: B,
+  },
+  {
+    flags: '-P, --concurrency <n>',
+    description: 'rows in flight at most (1-256); fewer while the server says to slow down',
+    parse: integer({ min: 1, max: 256 }),
+    default: 8,
+    group: B,
+  },
+  {
+    flags: '--max-failures <n>',
+    description: 'stop sending after this many rows failed (default: never)',
+    parse: integer({ min: 1 }),
+    group: B,
+  },
+  {
+    flags: '--budget <usd>',
+    description: "stop sending before the batch's spend (from usage) would pass this many dollars (exit 8)",
+    parse: number({ min: 0, minExclusive: true }),
+    group: B,
+  },
+  { flags: '--dry-run', description: 'print the rows, an estimate of tokens and of dollars; send nothing', group: B },
+];
+
+const M = FLAG_GROUPS.model;
+const BODY_FLAGS: (OptionSpec & { key: keyof BodyFlags })[] = [
+  { ...modelFlag("model (default: the profile's model; svc-embed-1 for embed, svc-image-1 for images)"), key: 'model' },
+  { flags: '--system <text>', description: 'system prompt (chat, responses, messages)', group: M, key: 'system' },
+  { ...SAMPLING.temperature, flags: '--temperature <n>', key: 'temperature' },
+  { ...SAMPLING.topP, key: 'topP' },
+  { ...SAMPLING.seed, key: 'seed' },
+  {
+    flags: '--max-tokens <n>',
+    description: 'most tokens of each answer (1 to 2147483647)',
+    parse: integer({ min: 1, int32: true }),
+    group: FLAG_GROUPS.sampling,
+    key: 'maxTokens',
+  },
+  {
+    flags: '--schema <file>',
+    description: 'answer as JSON valid against this JSON schema (chat, responses)',
+    group: FLAG_GROUPS.output,
+    key: 'schema',
+  },
+  {
+    flags: '--dimensions <n>',
+    description: 'size of the vectors (embed)',
+    parse: integer({ min: 1, int32: true }),
+    key: 'dimensions',
+  },
+  { flags: '--voice <id>', description: 'voice (tts)', group: FLAG_GROUPS.audio, key: 'voice' },
+  { flags: '--language <code>', description: 'language (tts: default en; stt)', key: 'language' },
+  {
+    flags: '--codec <codec>',
+    description: 'audio format of tts: mp3, wav, pcm, mulaw, alaw (default mp3)',
+    parse: oneOf(['mp3', 'wav', 'pcm', 'mulaw', 'alaw'] as const),
+    choices: ['mp3', 'wav', 'pcm', 'mulaw', 'alaw'],
+    key: 'codec',
+  },
+  {
+    flags: '--collection <id>',
+    description: 'collection to search (documents; repeatable)',
+    parse: repeatable(),
+    key: 'collection',
+  },
+  {
+    flags: '--limit <n>',
+    description: 'matches per query (documents, 1-100)',
+    parse: integer({ min: 1, max: 100 }),
+    key: 'limit',
+  },
+  { flags: '--aspect-ratio <ratio>', description: 'aspect ratio of images (e.g. 1:1, 16:9)', key: 'aspectRatio' },
+];
+
+export default defineCommand<Opts>({
+  description:
+    'OPERATION is one of chat, responses, messages, embed, tokenize, images, tts, stt, documents. INPUT is JSON ' +
+    'Lines (a request body per line, or the fields --template needs), CSV or TSV (a header row; the columns are ' +
+    "the template's variables; without --template the column prompt, text, query or file), plain text (.txt: " +
+    'a row per line, {{text}}), a folder (one row ' +
+    'per file: {{file}}, {{name}}, {{stem}}, {{text}}), or - for stdin. Every row is checked before anything is ' +
+    'sent. A journal records each row as it is sent, done or failed: --resume after a crash or Ctrl-C sends only ' +
+    'the rows not known done, and writes the output anew with each row once. Prints one JSON line per row ' +
+    '({row, id, status, text, reply, usage, cost_usd}); a summary on stderr (--json: as JSON). Exit 0 all done, ' +
+    '1 some failed (their bodies in FILE.failed.jsonl), 2 bad input, 8 stopped at the budget, 130 Ctrl-C. ' +
+    'docs/batch.md has recipes.',
+  args: [
+    {
+      name: 'operation',
+      description: `what each row is sent to: ${OPERATIONS.join(', ')}`,
+      required: true,
+      choices: OPERATIONS,
+    },
+    { name: 'input', description: 'a .jsonl, .csv, .tsv or .txt file, a folder, or - for stdin', required: true },
+  ],
+  options: [...BATCH_FLAGS, ...BODY_FLAGS.map(({ key: _k, ...o }) => o)],
+  examples: [
+    'svc batch chat questions.csv --template "Answer briefly: {{question}}" -o answers.jsonl',
+    "svc batch chat rows.csv --template @prompt.txt --jq -r '[.row, .text] | @csv' > answers.csv",
+    'svc batch embed docs/ -o vectors.jsonl',
+    'svc batch tts lines.csv --output-dir mp3/ --voice ara',
+    'svc batch chat requests.jsonl -o out.jsonl --resume --budget 5',
+  ],
+  async run(ctx, [operation, input], opts) {
+    const name = oneOf(OPERATIONS)(String(operation), 'OPERATION', undefined);
+    const op = OPERATION[name];
+    for (const f of BODY_FLAGS) {
+      const given = (opts as unknown as Record<string, unknown>)[f.key] !== undefined;
+      const long = /--[a-z-]+/.exec(f.flags)![0];
+      require(!given || op.flags.includes(f.key), long, 'given', `only with ${operationsTaking(f.key)}`);
+    }
+    if (op.binary) require(!!opts.outputDir, '--output-dir', 'missing', `a folder: ${name} saves files into it`);
+    else require(!opts.outputDir, '--output-dir', opts.outputDir, 'only with images and tts (their files)');
+    const { path, kind, label } = await inputOf(ctx, String(input));
+    const template = opts.template === undefined ? undefined : await readTemplate(opts.template);
+    const ownBodies = kind === 'jsonl' && template === undefined;
+    require(name !== 'documents' ||
+      !!opts.collection ||
+      ownBodies, '--collection', 'missing', 'a collection to search');
+    const flags: BodyFlags = { ...opts, schema: schemaOf(opts.schema) } as BodyFlags;
+    const model = opts.model ?? op.defaultModel ?? (usesLanguageModel(op) ? resolveModel(ctx, undefined) : '');
+    if (opts.outputDir && !opts.dryRun) makeFolder(opts.outputDir);
+    const { runBatch } = await import('../../batch/batch.js');
+    const o: BatchOptions = { ...opts };
+    return runBatch(ctx, { op, label, path, kind, template, flags, model }, o);
+  },
+});
+
+const operationsTaking = (key: keyof BodyFlags) =>
+  OPERATIONS.filter((o) => OPERATION[o].flags.includes(key)).join(', ');
+
+function schemaOf(path: string | undefined): Record<string, unknown> | undefined {
+  if (path === undefined) return undefined;
+  const data = readJsonFile('--schema', path);
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    throw new UsageError(`--schema: ${path} is not a JSON object (a JSON schema)`);
+  return data as Record<string, unknown>;
+}
+
+async function readTemplate(raw: string) {
+  const { parseTemplate, TemplateError } = await import('../../batch/template.js');
+  const text = raw.startsWith('@') ? readInputText('--template', raw.slice(1)) : raw;
+  try {
+    return parseTemplate(text);
+  } catch (err) {
+    if (err instanceof TemplateError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+function makeFolder(dir: string): void {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--output-dir: ${dir} is not a folder`);
+  mkdirSync(dir, { recursive: true });
+}
+
+/** INPUT: a file or folder, or stdin copied into a file beside the journal's default place (read twice). */
+async function inputOf(ctx: Parameters<Parameters<typeof defineCommand>[0]['run']>[0], input: string) {
+  const { inputKind } = await import('../../batch/input.js');
+  if (input === '-') {
+    if (ctx.streams.stdin.isTTY) throw new UsageError('INPUT -: stdin is a terminal; pipe the rows in');
+    const { spoolStdin } = await import('../../batch/stdin.js');
+    const { path, kind } = await spoolStdin(ctx);
+    return { path, kind, label: '-' };
+  }
+  if (!existsSync(input)) throw new UsageError(`INPUT: ${input}: no such file or folder`);
+  const st = statSync(input);
+  return { path: input, kind: inputKind(input, st), label: input };
+}

@@ -1,0 +1,83 @@
+import { defineCommand, type CommandNode, type CommandSpec } from '../../cmdutil/command.js';
+import { integer } from '../../core/validate.js';
+import { TOOL_NAMES, type ToolDef } from '../../mcp/tools.js';
+import type { LoadedTool } from '../../mcp/run-tool.js';
+
+interface Opts {
+  http?: number;
+  tools?: string[];
+  readOnly?: boolean;
+  root?: string;
+}
+
+const toolList = (raw: string): string[] =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** The spec of the command a tool runs, found in the command tree as `svc` itself finds it. */
+async function specOf(words: string[]): Promise<CommandSpec> {
+  const { rootCommands } = await import('../index.js');
+  let level: CommandNode[] = rootCommands;
+  let node: CommandNode | undefined;
+  for (const [i, w] of words.entries()) {
+    node = level.find((n) => n.name === w);
+    if (!node) throw new Error(`no command svc ${words.join(' ')}`);
+    if (i < words.length - 1) level = (await node.children?.()) ?? [];
+  }
+  if (!node?.load) throw new Error(`svc ${words.join(' ')} is not a command`);
+  return (await node.load()).default;
+}
+
+export default defineCommand<Opts>({
+  description:
+    'Each tool runs the svc command of the same action (its checks, its request, its files) under your rules: ' +
+    'the profile, the daily budget (budget.daily; a call over it is a tool error and nothing is sent, as with ' +
+    '--budget-strict), the call log (each call recorded as `mcp serve TOOL (CLIENT)`). Paths the tools read or ' +
+    'write are confined to --root; a tool never overwrites a file. delete_file is offered only when named in ' +
+    '--tools. Over stdio, stdout carries MCP messages only; notes go to stderr. docs/mcp.md has the snippets for ' +
+    'MCP hosts.',
+  options: [
+    {
+      flags: '--http <port>',
+      description: 'streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of stdio; bearer token SVC_MCP_TOKEN',
+      parse: integer({ min: 0, max: 65535 }),
+    },
+    {
+      flags: '--tools <names>',
+      description: `offer only these tools (comma-separated): ${TOOL_NAMES.join(', ')}`,
+      parse: toolList,
+    },
+    { flags: '--read-only', description: 'offer only the tools that change nothing (no files written or uploaded)' },
+    {
+      flags: '--root <dir>',
+      description: 'the folder tools may read and write files in (default: the working folder)',
+    },
+  ],
+  examples: [
+    'svc mcp serve',
+    'svc mcp serve --read-only --tools generate_text,list_models',
+    'svc mcp serve --root ~/project/assets',
+    'SVC_MCP_TOKEN=… svc mcp serve --http 8765',
+  ],
+  async run(ctx, _args, opts) {
+    const [{ chooseTools }, { Root }, { loadTool }] = await Promise.all([
+      import('../../mcp/server.js'),
+      import('../../mcp/root.js'),
+      import('../../mcp/run-tool.js'),
+    ]);
+    const chosen: ToolDef[] = chooseTools(opts.tools, !!opts.readOnly);
+    const root = new Root(opts.root ?? process.cwd());
+    const tools: LoadedTool[] = [];
+    for (const def of chosen) tools.push(loadTool(def, await specOf(def.command)));
+    if (opts.http !== undefined) {
+      const { serveHttp } = await import('../../mcp/http.js');
+      await serveHttp(ctx, { tools, root }, opts.http);
+    } else {
+      const { serveStdio } = await import('../../mcp/server.js');
+      await serveStdio(ctx, { tools, root });
+    }
+    return 0;
+  },
+});

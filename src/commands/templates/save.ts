@@ -1,0 +1,93 @@
+import { mkdirSync } from 'node:fs';
+import { defineCommand } from '../../cmdutil/command.js';
+import { readJsonFile } from '../../cmdutil/tool-file.js';
+import { UsageError } from '../../core/errors.js';
+import { keyValue } from '../../core/validate.js';
+import { modelFlag, sampling } from '../../cmdutil/flag-sets.js';
+import { writeFileAtomic } from '../../core/atomic-file.js';
+import {
+  TEMPLATE_NAME,
+  templateFile,
+  templateNames,
+  templateYaml,
+  templatesDir,
+  type Template,
+} from '../../cmdutil/templates.js';
+
+interface Opts {
+  model?: string;
+  system?: string;
+  schema?: string;
+  temperature?: number;
+  topP?: number;
+  option?: Record<string, string>;
+  var?: Record<string, string>;
+  description?: string;
+  clobber?: boolean;
+}
+
+/** -o NAME=VALUE: a flag of the command that will use the template, by its long name without dashes. */
+function optionValues(opts: Opts): Template['options'] {
+  const out: NonNullable<Template['options']> = {};
+  if (opts.temperature !== undefined) out.temperature = opts.temperature;
+  if (opts.topP !== undefined) out['top-p'] = opts.topP;
+  for (const [name, value] of Object.entries(opts.option ?? {})) {
+    if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new UsageError(`-o: "${name}" is not a flag name (e.g. max-tokens)`);
+    out[name] = value === 'true' ? true : value === 'false' ? false : value;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+export default defineCommand<Opts>({
+  description:
+    'Saves NAME.yaml in the templates folder of the config folder (svc config path): a file to read and edit. ' +
+    'PROMPT may hold {{input}} (the text given with -t: arguments and stdin; appended when absent) and ' +
+    '{{variables}} filled by --var NAME=VALUE when the template is used (--var here saves default values). ' +
+    'Options are flags of the command that will use it: --temperature, --top-p, or -o NAME=VALUE for any other ' +
+    '(checked by that command when used). On the command line, each flag given wins over the template.',
+  args: [
+    { name: 'name', description: 'template name (letters, digits, _ . -)', required: true },
+    { name: 'prompt', description: 'the prompt, with {{input}} and {{variables}}', variadic: true },
+  ],
+  options: [
+    modelFlag('the model'),
+    { flags: '-s, --system <text>', description: 'the system prompt (chat, messages; instructions of responses)' },
+    { flags: '--schema <file>', description: 'a JSON schema the answer must follow (saved in the template)' },
+    ...sampling(['temperature', 'topP']),
+    { flags: '-o, --option <name=value>', description: 'another flag of the command (repeatable)', parse: keyValue() },
+    { flags: '--var <name=value>', description: 'a default value of {{name}} (repeatable)', parse: keyValue() },
+    { flags: '--description <text>', description: 'what the template is for (svc templates list shows it)' },
+    { flags: '--clobber', description: 'replace a template of that name' },
+  ],
+  examples: [
+    "svc templates save summarize -s 'You summarize in {{lang}}.' --var lang=English 'Summarize:\\n\\n{{input}}'",
+    'svc templates save person --schema person.schema.json -m svc-4-mini -o max-completion-tokens=500',
+    'svc chat -t summarize --var lang=French < report.txt',
+  ],
+  async run(ctx, [name, words], opts) {
+    if (!TEMPLATE_NAME.test(name))
+      throw new UsageError(`NAME: "${name}" is not a template name (letters, digits, _ . -)`);
+    if (templateNames(ctx.env).includes(name) && !opts.clobber) {
+      throw new UsageError(`NAME: template ${name} exists; --clobber replaces it (or svc templates edit ${name})`);
+    }
+    const prompt = ((words as string[] | undefined) ?? []).join(' ').replace(/\\n/g, '\n');
+    const template: Template = {
+      description: opts.description,
+      model: opts.model,
+      system: opts.system,
+      prompt: prompt || undefined,
+      schema: opts.schema === undefined ? undefined : readJsonFile('--schema', opts.schema),
+      options: optionValues(opts),
+      defaults: opts.var,
+    };
+    if (Object.values(template).every((v) => v === undefined)) {
+      throw new UsageError('nothing to save: give a PROMPT, -s, -m, --schema or options');
+    }
+    mkdirSync(templatesDir(ctx.env), { recursive: true, mode: 0o700 });
+    const file = templateFile(ctx.env, name);
+    await writeFileAtomic(file, await templateYaml(template));
+    ctx.out.info(`saved template ${name}: ${file}`);
+    if (ctx.out.json) ctx.out.printJson({ name, file, ...template });
+    return 0;
+  },
+});

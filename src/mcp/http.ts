@@ -1,0 +1,85 @@
+// `svc mcp serve --http PORT`: the SDK's streamable HTTP transport on loopback only, stateless (a server and a
+// transport per request, as the SDK's stateless example does), every request carrying `Authorization: Bearer TOKEN`
+// (SVC_MCP_TOKEN, else a new token printed on stderr at start), the Host header checked against the loopback names
+// (a web page cannot rebind a name to this port and talk to it).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context } from '../runtime/context.js';
+import { readEnv } from '../core/environment.js';
+import { mcpServer, type ServeOptions } from './server.js';
+
+const PATH = '/mcp';
+
+function authorized(req: IncomingMessage, token: string): boolean {
+  const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+  if (!m) return false;
+  const given = Buffer.from(m[1]!);
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+function refuse(res: ServerResponse, status: number, message: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...extra });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+/** One HTTP request, answered by a server and a transport of its own. */
+async function handle(
+  ctx: Context,
+  o: ServeOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  allowedHosts: string[],
+): Promise<void> {
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const server = await mcpServer(ctx, o, 'http');
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    enableDnsRebindingProtection: true,
+    allowedHosts,
+  });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res);
+}
+
+/** Listen on 127.0.0.1:PORT until Ctrl-C (or the signal), then stop. */
+export async function serveHttp(ctx: Context, o: ServeOptions, port: number): Promise<void> {
+  const { createServer } = await import('node:http');
+  const given = readEnv(ctx.env, 'SVC_MCP_TOKEN');
+  const token = given || randomBytes(24).toString('base64url');
+  let allowedHosts: string[] = [];
+  const http = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== PATH) return refuse(res, 404, `not found: the MCP endpoint is ${PATH}`);
+    if (!authorized(req, token))
+      return refuse(res, 401, 'a bearer token is required (SVC_MCP_TOKEN)', { 'www-authenticate': 'Bearer' });
+    handle(ctx, o, req, res, allowedHosts).catch((err: unknown) => {
+      ctx.out.warn(`mcp: ${err instanceof Error ? err.message : String(err)}`);
+      if (!res.headersSent) refuse(res, 500, 'internal error');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, '127.0.0.1', () => resolve());
+  });
+  const bound = (http.address() as { port: number }).port;
+  allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
+  ctx.out.stderrWrite(`svc MCP server on http://127.0.0.1:${bound}${PATH}\n`);
+  ctx.out.info(`tools: ${o.tools.map((t) => t.def.name).join(', ')}; root ${o.root.dir}`);
+  // the token is the user's to copy into the host's config; it never goes to stdout (data) nor into the log
+  if (!given) ctx.out.stderrWrite(`token: ${token} (set SVC_MCP_TOKEN to choose it)\n`);
+  await new Promise<void>((resolve) => {
+    ctx.setInterruptHandler(() => resolve());
+    if (ctx.signal.aborted) resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  ctx.setInterruptHandler(undefined);
+  http.closeAllConnections();
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+}

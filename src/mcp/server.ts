@@ -1,0 +1,117 @@
+// `svc mcp serve`: the API's actions as MCP tools, through the official SDK (@modelcontextprotocol/sdk, loaded only
+// here, when the server starts). Over stdio, stdout carries protocol messages only (every note goes to stderr; the
+// tools' commands write into buffers of their own); over streamable HTTP, on loopback, with a bearer token.
+import type { Context } from '../runtime/context.js';
+import { UsageError } from '../core/errors.js';
+import { callTool, inputSchema, type LoadedTool, type ToolResult } from './run-tool.js';
+import type { Root } from './root.js';
+import { TOOLS, TOOL_NAMES, type ToolDef } from './tools.js';
+
+/** The tools offered: those named (only so a destructive one), else all but destructive; --read-only: readers */
+export function chooseTools(named: string[] | undefined, readOnly: boolean): ToolDef[] {
+  for (const n of named ?? [])
+    if (!TOOL_NAMES.includes(n))
+      throw new UsageError(`--tools: ${n} is not allowed: tool names among ${TOOL_NAMES.join(', ')}`);
+  const chosen = TOOLS.filter((t) => (named ? named.includes(t.name) : t.kind !== 'destructive'));
+  if (readOnly) {
+    const writers = chosen.filter((t) => named && t.kind !== 'read').map((t) => t.name);
+    if (writers.length)
+      throw new UsageError(`--tools: ${writers.join(', ')} is not allowed together with --read-only (it writes)`);
+    return chosen.filter((t) => t.kind === 'read');
+  }
+  return chosen;
+}
+
+export interface ServeOptions {
+  tools: LoadedTool[];
+  root: Root;
+}
+
+/** The MCP description of a tool: its schema and honest annotations. */
+function describeTool(t: LoadedTool) {
+  return {
+    name: t.def.name,
+    title: t.def.title,
+    description: t.def.description,
+    inputSchema: inputSchema(t),
+    annotations: {
+      title: t.def.title,
+      readOnlyHint: t.def.kind === 'read',
+      destructiveHint: t.def.kind === 'destructive',
+      idempotentHint: !!t.def.idempotent,
+      // every tool reaches the API, an open world
+      openWorldHint: true,
+    },
+  };
+}
+
+/** An SDK server answering tools/list and tools/call (one per stdio session, one per HTTP request). */
+export async function mcpServer(ctx: Context, o: ServeOptions, transport: string) {
+  const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  const server = new Server(
+    { name: 'svc', title: 'svc: the API as tools', version: ctx.version },
+    { capabilities: { tools: {} } },
+  );
+  const listed = o.tools.map(describeTool);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<ToolResult> => {
+    const tool = o.tools.find((t) => t.def.name === req.params.name);
+    if (!tool) return { content: [{ type: 'text', text: `${req.params.name}: no such tool here` }], isError: true };
+    const client = server.getClientVersion()?.name ?? transport;
+    const started = Date.now();
+    const result = await callTool(ctx, tool, (req.params.arguments ?? {}) as Record<string, unknown>, {
+      root: o.root,
+      signal: AbortSignal.any([ctx.signal, extra.signal]),
+      origin: `mcp serve ${tool.def.name} (${client})`,
+    });
+    const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+    const first = result.content[0];
+    const note = result.isError && first?.type === 'text' ? `refused or failed: ${first.text}` : 'done';
+    ctx.out.info(`${tool.def.name} (${client}): ${note} (${took})`);
+    return result;
+  });
+  return server;
+}
+
+/** Serve on stdin/stdout until the client closes stdin or Ctrl-C. */
+export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const server = await mcpServer(ctx, o, 'stdio');
+  const stdin = ctx.streams.stdin as NodeJS.ReadableStream;
+  const transport = new StdioServerTransport(stdin as never, ctx.streams.stdout as never);
+  // stdin ending (a host that wrote its requests and closed the pipe) ends the session once every request read has
+  // been answered
+  let asked = 0;
+  let answered = 0;
+  let drained: (() => void) | undefined;
+  const closed = new Promise<void>((resolve) => {
+    const ended = () => {
+      drained = resolve;
+      if (answered >= asked) resolve();
+    };
+    server.onclose = () => resolve();
+    stdin.once('end', ended);
+    stdin.once('close', ended);
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await server.connect(transport);
+  const received = transport.onmessage;
+  transport.onmessage = (m) => {
+    if ('id' in m && 'method' in m) asked++;
+    received?.(m);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (m) => {
+    await send(m);
+    if ('id' in m && !('method' in m) && ++answered >= asked) drained?.();
+  };
+  ctx.out.info(`svc MCP server on stdio: ${o.tools.map((t) => t.def.name).join(', ')}; root ${o.root.dir}`);
+  // run by hand: say what it waits for (an MCP host starts it and speaks on its stdin)
+  if (ctx.streams.stdin.isTTY)
+    ctx.out.info('waiting for an MCP client on stdin (MCP hosts start this command: docs/mcp.md); Ctrl-C ends');
+  await closed;
+  await server.close();
+}

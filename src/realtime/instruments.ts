@@ -1,0 +1,114 @@
+// What measures and keeps a voice session besides the transcript: the turn meter (latencies per turn: --json
+// events, --latency-log FILE), the live status line on a terminal, and the stereo recording (--record FILE).
+import type { Context } from '../runtime/context.js';
+import type { Playback } from './playback.js';
+import type { ConversationRecording } from './recording.js';
+import type { RealtimeSession } from './session.js';
+import { StatusLine } from './status-line.js';
+import type { TranscriptOut, TranscriptView } from './transcript.js';
+import { TurnMeter, type SessionObserver, type TurnLatency } from './turn-meter.js';
+
+export interface InstrumentFlags {
+  latencyLog?: string;
+  record?: string;
+}
+
+export class SessionInstruments {
+  readonly meter: TurnMeter;
+  readonly status: StatusLine | undefined;
+  private recording: ConversationRecording | undefined;
+  private session: RealtimeSession | undefined;
+  /** the view that prints the --json events (set once it exists) */
+  view: TranscriptView | undefined;
+
+  private constructor(
+    private readonly ctx: Context,
+    private readonly f: InstrumentFlags,
+    private readonly playback: Playback,
+    sampleRate: number,
+    live: boolean,
+  ) {
+    this.meter = new TurnMeter({
+      sampleRate,
+      playsAudio: playback.hasSink,
+      onTurn: (t) => this.turn(t),
+    });
+    playback.listeners.push({ handed: (r, h) => this.meter.handed(r, h) });
+    this.status = live ? new StatusLine(ctx.streams.stderr, () => this.statusState(), ctx.out.ce) : undefined;
+  }
+
+  /**
+   * The instruments of a session: the status line only where stderr can be redrawn and the session has a
+   * microphone or a speaker (a session of files and pipes has nobody watching it live).
+   */
+  static async open(
+    ctx: Context,
+    f: InstrumentFlags & { input?: string; output?: string },
+    playback: Playback,
+    sampleRate: number,
+  ): Promise<SessionInstruments> {
+    const live = ctx.out.liveStderr && (f.input === 'mic' || f.output === 'speaker');
+    const inst = new SessionInstruments(ctx, f, playback, sampleRate, live);
+    if (f.record) {
+      const { ConversationRecording } = await import('./recording.js');
+      inst.recording = await ConversationRecording.create(f.record, sampleRate);
+      playback.listeners.push(inst.recording);
+    }
+    return inst;
+  }
+
+  get observers(): SessionObserver[] {
+    return this.recording ? [this.meter, this.recording] : [this.meter];
+  }
+
+  /** A writer of the transcript that keeps clear of the status line. */
+  transcriptOut(out: TranscriptOut): TranscriptOut {
+    return this.status ? this.status.wrap(out) : out;
+  }
+
+  /** A note or warning on stderr, kept clear of the status line. */
+  around(write: () => void): void {
+    if (this.status) this.status.around(write);
+    else write();
+  }
+
+  start(session: RealtimeSession): void {
+    this.session = session;
+    this.status?.start();
+  }
+
+  private statusState() {
+    const s = this.session;
+    const you = this.meter.userSpeaking || !!s?.isTalking;
+    const playing = this.playback.playing || !!s?.isAnswering;
+    return {
+      levelDb: this.meter.levelDb,
+      speaker: you ? ('you' as const) : playing ? ('assistant' as const) : ('nobody' as const),
+      muted: !!s?.isMuted,
+      last: this.meter.turns.at(-1),
+    };
+  }
+
+  private turn(t: TurnLatency): void {
+    if (this.ctx.out.json) this.around(() => this.view?.event(t as unknown as Record<string, unknown>));
+    this.status?.draw();
+  }
+
+  /**
+   * The session is over: the status line goes; the latency log and the recording are put in place when it ended
+   * well (Ctrl-C included), and left as they were when it failed (the rule for every file svc writes).
+   */
+  async finish(ok: boolean): Promise<void> {
+    this.status?.stop();
+    if (!ok) {
+      await this.recording?.abort();
+      return;
+    }
+    if (this.f.latencyLog) {
+      const { writeFileAtomic } = await import('../core/atomic-file.js');
+      const lines = this.meter.turns.map((t) => `${JSON.stringify(t)}\n`).join('');
+      await writeFileAtomic(this.f.latencyLog, lines);
+    }
+    await this.recording?.end();
+  }
+}

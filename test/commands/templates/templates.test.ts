@@ -1,0 +1,210 @@
+// svc templates save/list/show/edit/delete and -t NAME on chat, responses and messages: what reaches the API (the
+// emulator's request log), what the command line overrides, the checks (exit 2, nothing sent), the YAML file people
+// edit, and the editor on a real terminal.
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
+import { svcBinDir } from '../../helpers/subprocess.js';
+import { execa } from 'execa';
+import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { svcOnTerminal } from '../../helpers/terminal.js';
+
+const withEmu = itWithEmulator();
+
+const SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+
+/** A config folder with the templates the tests use, saved through the CLI. */
+async function configWithTemplates(): Promise<string> {
+  const configDir = tempDir('svc-tpl-');
+  const saves = [
+    [
+      'summarize',
+      '-s',
+      'You summarize in {{lang}}.',
+      '--var',
+      'lang=English',
+      '--temperature',
+      '0.3',
+      '-m',
+      'svc-4-mini',
+      'Summarize for {{who}}:\\n\\n{{input}}',
+      '--description',
+      'short summaries',
+    ],
+    ['person', '--schema', writeTemp('person.schema.json', JSON.stringify(SCHEMA)), '-o', 'top-p=0.5'],
+  ];
+  for (const args of saves) {
+    const r = await svcInProcess(['templates', 'save', ...args], { configDir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`saved template ${args[0]}`);
+  }
+  return configDir;
+}
+
+/** The body of the last request that had one (a run may also fetch prices for its cost). */
+const lastBody = (emu: TestEmulator) =>
+  JSON.parse(
+    emu
+      .requests()
+      .filter((r) => r.method === 'POST')
+      .at(-1)!.body!,
+  );
+
+describe.concurrent('svc templates', () => {
+  it('save writes YAML people can read; list, show and --json read it back', async () => {
+    const configDir = await configWithTemplates();
+    const yaml = readFileSync(join(configDir, 'templates', 'summarize.yaml'), 'utf8');
+    expect(yaml).toContain('system: You summarize in {{lang}}.');
+    expect(yaml).toContain('prompt: |-\n  Summarize for {{who}}:\n\n  {{input}}');
+    const show = await svcInProcess(['templates', 'show', 'summarize'], { configDir });
+    expect(show.stdout).toBe(yaml);
+    const list = await svcInProcess(['templates', 'list'], { configDir });
+    expect(list.stdout).toBe('person\t\t\t\nsummarize\tsvc-4-mini\tlang,who\tshort summaries\n');
+    const json = await svcInProcess(['templates', 'list', '--json'], { configDir });
+    const rows = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows[0]).toEqual({ name: 'person', schema: SCHEMA, options: { 'top-p': '0.5' } });
+    expect(rows[1]).toMatchObject({ name: 'summarize', options: { temperature: 0.3 }, defaults: { lang: 'English' } });
+    const tty = await svcInProcess(['templates', 'list'], { configDir, tty: true, columns: 80 });
+    expect(tty.stdout).toMatch(/NAME +MODEL +VARIABLES +ABOUT\nperson/);
+  });
+
+  withEmu('chat -t: system, model, options and the prompt with {{input}} from stdin reach the API', async ({ emu }) => {
+    const configDir = await configWithTemplates();
+    const r = await svcInProcess(['chat', '-t', 'summarize', '--var', 'lang=French', '--var', 'who=ops'], {
+      configDir,
+      emu,
+      input: 'The quarterly report.\n',
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(0);
+    const body = lastBody(emu);
+    expect(body.model).toBe('svc-4-mini');
+    expect(body.temperature).toBe(0.3);
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'You summarize in French.' },
+      { role: 'user', content: 'Summarize for ops:\n\nThe quarterly report.' },
+    ]);
+    // -a -: stdin is the attachment, not the template's {{input}}
+    const att = await svcInProcess(['chat', '-t', 'summarize', '--var', 'who=me', '-a', '-', 'the words'], {
+      configDir,
+      emu,
+      input: 'attached text\n',
+    });
+    expect(att.exitCode, att.stderr).toBe(0);
+    expect(lastBody(emu).messages[1].content).toBe(
+      'Summarize for me:\n\nthe words\n\n<attachment name="stdin">\nattached text\n</attachment>',
+    );
+    // the command line wins over the template
+    const own = await svcInProcess(
+      ['chat', '-t', 'summarize', '--var', 'who=me', '-m', 'svc-4', '--temperature', '1.5', '-s', 'Be brief.', 'x'],
+      { configDir, emu },
+    );
+    expect(own.exitCode, own.stderr).toBe(0);
+    expect(lastBody(emu)).toMatchObject({
+      model: 'svc-4',
+      temperature: 1.5,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Summarize for me:\n\nx' },
+      ],
+    });
+  });
+
+  withEmu('the schema and options of a template on responses and chat; messages refuses a schema', async ({ emu }) => {
+    const configDir = await configWithTemplates();
+    const resp = await svcInProcess(['responses', 'create', '-t', 'person', 'invent a person', '--no-stream'], {
+      configDir,
+      emu,
+    });
+    expect(resp.exitCode, resp.stderr).toBe(0);
+    const body = lastBody(emu);
+    expect(body.top_p).toBe(0.5);
+    expect(body.text.format).toEqual({ type: 'json_schema', name: 'response', schema: SCHEMA, strict: true });
+    expect(body.input).toBe('invent a person');
+    const chat = await svcInProcess(['chat', '-t', 'person', 'invent one', '--no-stream'], { configDir, emu });
+    expect(chat.exitCode, chat.stderr).toBe(0);
+    expect(lastBody(emu)).toMatchObject({ top_p: 0.5, response_format: { type: 'json_schema' } });
+    emu.clearRequests();
+    const msgs = await svcInProcess(['messages', '-t', 'person', 'x'], { configDir, emu });
+    expect(msgs.exitCode).toBe(2);
+    expect(msgs.stderr).toContain('-t person: svc messages takes no --schema');
+    const sum = await svcInProcess(['messages', '-t', 'summarize', '--var', 'who=me', 'text'], { configDir, emu });
+    expect(sum.exitCode, sum.stderr).toBe(0);
+    expect(lastBody(emu)).toMatchObject({ system: 'You summarize in English.', temperature: 0.3 });
+  });
+
+  withEmu('a missing variable, a missing template, a bad option: exit 2, nothing sent', async ({ emu }) => {
+    const configDir = await configWithTemplates();
+    writeFileSync(join(configDir, 'templates', 'hot.yaml'), 'options:\n  temperature: 9\n');
+    writeFileSync(join(configDir, 'templates', 'odd.yaml'), 'sytem: typo\n');
+    writeFileSync(join(configDir, 'templates', 'seeded.yaml'), 'options:\n  seed: 7\n');
+    const cases: [string[], string][] = [
+      [['chat', '-t', 'summarize', 'x'], 'no value for {{who}}; give --var who=…'],
+      [['chat', '-t', 'sumarize', 'x'], 'no template sumarize (did you mean summarize?)'],
+      [['chat', '-t', 'hot', 'x'], '--temperature (template hot)'],
+      [['chat', '-t', 'odd', 'x'], 'unknown key "sytem"'],
+      [['messages', '-t', 'person', 'x'], 'takes no --schema'],
+      [['responses', 'create', '-t', 'seeded', 'x'], 'option "seed" is not a flag of svc responses create'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await svcInProcess(args, { configDir, emu });
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+    expect(emu.requests()).toHaveLength(0);
+  });
+
+  it('edit runs $VISUAL/$EDITOR on the file and checks it after; delete removes it', async () => {
+    const configDir = await configWithTemplates();
+    const dir = tempDir('svc-editor-');
+    const editor = join(dir, 'ed.sh');
+    writeFileSync(editor, `#!/bin/sh\nprintf 'model: svc-4\\n' >> "$1"\n`);
+    chmodSync(editor, 0o755);
+    const ok = await svcInProcess(['templates', 'edit', 'person'], { configDir, env: { EDITOR: editor } });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(readFileSync(join(configDir, 'templates', 'person.yaml'), 'utf8')).toMatch(/model: svc-4\n$/);
+    const breaker = join(dir, 'break.sh');
+    writeFileSync(breaker, `#!/bin/sh\nprintf 'nonsense: 1\\n' >> "$1"\n`);
+    chmodSync(breaker, 0o755);
+    const bad = await svcInProcess(['templates', 'edit', 'person'], { configDir, env: { VISUAL: breaker } });
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr).toContain('unknown key "nonsense"');
+    expect(bad.stderr).toContain('the file keeps your edit');
+    const del = await svcInProcess(['templates', 'delete', 'person'], { configDir });
+    expect(del.exitCode).toBe(0);
+    expect((await svcInProcess(['templates', 'show', 'person'], { configDir })).exitCode).toBe(5);
+  });
+
+  it('edit on a terminal: the editor gets the terminal', async () => {
+    const configDir = await configWithTemplates();
+    const editor = join(tempDir('svc-editor-'), 'tty.sh');
+    writeFileSync(editor, `#!/bin/sh\nif [ -t 0 ] && [ -t 1 ]; then echo "description: on a tty" >> "$1"; fi\n`);
+    chmodSync(editor, 0o755);
+    const r = await svcOnTerminal(['templates', 'edit', 'person'], { configDir, env: { EDITOR: editor } });
+    expect(r.exitCode, r.screen).toBe(0);
+    expect(readFileSync(join(configDir, 'templates', 'person.yaml'), 'utf8')).toContain('description: on a tty');
+  });
+
+  it('completion offers the saved templates after -t and to templates show (bash)', async () => {
+    const configDir = await configWithTemplates();
+    const complete = async (line: string) => {
+      const words = line.split(' ');
+      const script =
+        `source ${join(ROOT, 'completions/svc.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); ` +
+        `COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const r = await execa('bash', ['-c', script], {
+        env: { PATH: `${svcBinDir()}:${process.env.PATH}`, HOME: process.env.HOME, SVC_CONFIG_DIR: configDir },
+        extendEnv: false,
+      });
+      return r.stdout.split('\n').filter(Boolean).sort();
+    };
+    expect(await complete('svc chat -t ')).toEqual(['person', 'summarize']);
+    expect(await complete('svc responses create --template s')).toEqual(['summarize']);
+    expect(await complete('svc templates show ')).toEqual(['person', 'summarize']);
+  });
+});

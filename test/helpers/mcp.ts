@@ -1,0 +1,60 @@
+// `svc mcp serve` driven by the official MCP SDK's client: over stdio (the SDK spawns the built CLI, through
+// throughHelper like every CLI process of the suite, its stderr scanned for keys) and over streamable HTTP.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ROOT } from './files.js';
+import { LAUNCHER, svcEnv, throughHelper, type RunOptions } from './run-env.js';
+import { assertNoSecrets, captureOutput } from './secrets.js';
+
+export interface McpSession {
+  client: Client;
+  /** errors the client's transport met (a line on stdout that is not a protocol message is one) */
+  errors: Error[];
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+const definedOnly = (env: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+
+/** `svc ARGS` (e.g. ['mcp', 'serve']) as an MCP server on stdio, connected and initialized. */
+export async function mcpStdio(args: string[], opts: RunOptions = {}): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: 'node',
+    args: [LAUNCHER, ...args],
+    env: definedOnly(svcEnv(opts)),
+    cwd: opts.cwd ?? ROOT,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString('utf8');
+  });
+  const start = transport.start.bind(transport);
+  transport.start = () => throughHelper(start);
+  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+  const errors: Error[] = [];
+  client.onerror = (e) => errors.push(e);
+  await client.connect(transport);
+  return {
+    client,
+    errors,
+    stderr: () => stderr,
+    async close() {
+      await client.close();
+      captureOutput(args, stderr);
+      assertNoSecrets(stderr, args);
+    },
+  };
+}
+
+/** A client of `svc mcp serve --http` at `url` with the bearer token. */
+export async function mcpHttp(url: string, token: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'svc-test-http', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
