@@ -11,8 +11,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * cache has them) when they are imported: vitest's durations leave that out, so it ordered them last.
  */
 const LONGEST = [
+  'test/commands/realtime/talk-echo-long.test.ts',
   'packages/emulator/test/hostile-floods.test.ts',
   'packages/emulator/test/hostile.test.ts',
+  'test/commands/realtime/talk-echo.test.ts',
   'test/fault-matrix.test.ts',
   'test/net/proxy-tls.test.ts',
   'test/commands/realtime/talk-turns.test.ts',
@@ -52,6 +54,9 @@ const CI_ONLY: Record<string, string> = {
   'packages/emulator/test/hostile-floods.test.ts':
     'the emulator process flooded: 17 MiB messages on each WebSocket route, 240 MiB sessions, an MP3 REST TTS, ' +
     '~9 s of CPU (hostile.test.ts keeps one 17 MiB message and a long mu-law REST TTS)',
+  'test/commands/realtime/talk-echo-long.test.ts':
+    'the 20-turn full-duplex conversation through the simulated echo path, ~2 minutes of real time ' +
+    '(talk-echo.test.ts has the same check with 3 turns in every run)',
 };
 /** Files whose generated inputs are smaller outside the full run (what the full run adds, per file). */
 const FULL_SIZE: Record<string, string> = {
@@ -111,6 +116,8 @@ const LINUX_ONLY: Record<string, string[]> = {
     'test/audio/devices.test.ts',
     'test/commands/audio/audio.test.ts',
     'test/commands/realtime/talk-devices.test.ts',
+    'test/commands/realtime/talk-echo.test.ts',
+    'test/commands/realtime/talk-echo-long.test.ts',
     'test/commands/realtime/talk-ptt.test.ts',
     'test/commands/stt/listen.test.ts',
     'test/commands/tts/say.test.ts',

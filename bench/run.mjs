@@ -2,7 +2,8 @@
 // table; every figure is measured in this run, ratios against a baseline measured in the same run.
 // [cpu …x] is the same ratio in CPU time, for reading a run on a loaded machine; verdicts use wall time.
 // A row with a `goal` is checked: a ratio (or, without a baseline, the value) above goal + spread — the
-// run-to-run spread that row measured — is a miss, and a miss makes the exit status 1.
+// run-to-run spread that row measured — is a miss, and a miss makes the exit status 1. A row with `atLeast` is
+// checked the other way: a value below it (ERLE, a correlation) is a miss.
 // `npm run bench -- startup` runs only the files whose name contains "startup".
 import { readdirSync } from 'node:fs';
 
@@ -29,7 +30,12 @@ for (const file of files) {
         const cpu = r.cpuRatio !== undefined ? ` [cpu ${r.cpuRatio.toFixed(2)}x]` : '';
         line += `  ${r.ratio.toFixed(2)}x${spread}${cpu} of ${r.baseline ?? ''}${base}`;
       }
-      if (r.goal !== undefined) {
+      if (r.atLeast !== undefined) {
+        // a figure that must reach its goal (ERLE, correlation): no ratio, no spread
+        const ok = r.value >= r.atLeast;
+        line += `  goal ≥ ${r.atLeast} ${r.unit ?? ''}: ${ok ? 'ok' : 'MISS'}`;
+        if (!ok) misses.push(`${r.name}: ${fmt(r.value)} < ${r.atLeast} ${r.unit ?? ''}`);
+      } else if (r.goal !== undefined) {
         const measured = r.ratio ?? r.value;
         const unit = r.ratio !== undefined ? 'x' : ` ${r.unit ?? ''}`;
         const ok = measured <= r.goal + (r.spread ?? 0);

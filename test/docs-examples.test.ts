@@ -38,7 +38,10 @@ const CHECKS: Record<string, (stdout: string, configDir: string, cwd: string) =>
   },
   "printf 'Answer": (out) => expect(out).toContain('Answer in one short paragraph.'),
   'svc templates save': (out) => {
-    expect(out).toContain("This is the emulator's answer");
+    // chat's answer, then batch's two rows (--jq .text), each line of reports.txt under the template's prompt
+    expect(out.match(/This is the emulator's answer/g)).toHaveLength(3);
+    expect(out).toMatch(/answer to "Summarize:\s+Sales rose\."/);
+    expect(out).toMatch(/answer to "Summarize:\s+Costs fell\."/);
     expect(out).toMatch(/^summarize\t/m);
   },
 };

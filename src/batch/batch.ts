@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Context } from '../runtime/context.js';
 import { ExitCode, UsageError, describeError, exitCodeFor } from '../core/errors.js';
-import { readJournal, JournalWriter, type JournalState } from './journal.js';
+import { readJournal, JournalWriter, type JournalState, type StartRecord } from './journal.js';
 import { OrderedOutput, type Order } from './output.js';
 import { BatchRunner, type RunStats } from './runner.js';
 import { checkInput, rowBody, rowsToSend, type BatchSpec } from './plan.js';
@@ -43,12 +43,20 @@ function openState(path: string, spec: BatchSpec, o: BatchOptions, fingerprint: 
         'again), or --journal FILE for a new one, or remove it to start over',
     );
   const s = state.start;
-  if (s && (s.op !== spec.op.name || s.fingerprint !== fingerprint))
+  if (s && (s.op !== spec.op.name || s.fingerprint !== fingerprint || s.template !== spec.identity))
     throw new UsageError(
       `--resume: ${path} is the journal of \`batch ${s.op} ${s.input}\` (${s.rows} rows), and ` +
-        `${s.op !== spec.op.name ? `this is ${spec.op.name}` : 'the input has changed since'}; nothing was sent`,
+        `${changed(s, spec, fingerprint)}; nothing was sent`,
     );
   return state;
+}
+
+function changed(s: StartRecord, spec: BatchSpec, fingerprint: string): string {
+  if (s.op !== spec.op.name) return `this is ${spec.op.name}`;
+  if (s.fingerprint !== fingerprint) return 'the input has changed since';
+  return spec.identity === undefined
+    ? 'that run had a template (-t, --template or --var) that this one has not'
+    : `the template has changed since (${spec.templateLabel}; with its --var values)`;
 }
 
 export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): Promise<number> {
@@ -76,6 +84,7 @@ export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): 
       op: spec.op.name,
       input: spec.label === '-' ? '-' : resolve(spec.label),
       fingerprint,
+      ...(spec.identity === undefined ? {} : { template: spec.identity }),
       rows,
       time: new Date().toISOString(),
     });

@@ -1,8 +1,9 @@
 // The journal of a batch: append-only JSON Lines, one record per change of a row's state (sent, done with its
 // output line, failed with the error), each group of records written and fsync'ed before the rows they complete
 // are printed, so that a kill -9 at any instant leaves every line but perhaps a torn last one, which reading skips.
-// A `start` record opens each run (the first names the input and its fingerprint, so a resume of another input is
-// refused). Reading it back gives the rows known done and where each one's output line is.
+// A `start` record opens each run (the first names the input and its fingerprint, and the template's, so a resume
+// of another input or with another template is refused). Reading it back gives the rows known done and where each
+// one's output line is.
 import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 
 export interface StartRecord {
@@ -12,6 +13,8 @@ export interface StartRecord {
   input: string;
   /** sha-256 of the input's bytes (folders: of the file names and sizes) */
   fingerprint: string;
+  /** sha-256 of what shapes each row from outside the input: the template (--template, or -t's file) and --var */
+  template?: string;
   rows: number;
   time: string;
 }

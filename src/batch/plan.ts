@@ -16,6 +16,12 @@ export interface BatchSpec {
   path: string;
   kind: InputKind;
   template?: Template;
+  /** values of the template's variables that no column gives (a saved template's defaults, then --var) */
+  vars?: Record<string, string>;
+  /** the template's part of the run's identity in the journal (a hash); undefined without a template */
+  identity?: string;
+  /** how the template was given, for messages: `-t NAME` or `--template` */
+  templateLabel?: string;
   flags: BodyFlags;
   model: string;
 }
@@ -23,10 +29,15 @@ export interface BatchSpec {
 /** Problems listed in full before the rest are only counted */
 const MAX_LISTED = 200;
 
-/** The variables a row's text needs (the template's placeholders, else the operation's column). */
+/** The variables a row's text needs (the template's placeholders --var leaves open, else the operation's column). */
 function neededVars(spec: BatchSpec): string[] {
-  return spec.template ? placeholders(spec.template) : [textKey(spec)];
+  if (!spec.template) return [textKey(spec)];
+  return placeholders(spec.template).filter((v) => !Object.hasOwn(spec.vars ?? {}, v));
 }
+
+/** how to give a variable no column has */
+const varHint = (spec: BatchSpec, names: string[]) =>
+  spec.template ? ` (or give ${names.map((n) => `--var ${n}=…`).join(' ')})` : '';
 
 /** the variable a row's text is, without a template: a text file's line, else the operation's column */
 const textKey = (spec: BatchSpec) => (spec.kind === 'lines' ? 'text' : spec.op.textVar);
@@ -43,7 +54,8 @@ function rowProblems(spec: BatchSpec, row: Row, columns: string[] | undefined): 
   if (spec.kind === 'folder') return folderProblems(spec, row);
   // a CSV's columns are checked once, against its header
   const missing = columns ? [] : neededVars(spec).filter((v) => row.vars?.[v] === undefined);
-  if (missing.length) return [`no field ${missing.map((m) => JSON.stringify(m)).join(', ')} for the template`];
+  if (missing.length)
+    return [`no field ${missing.map((m) => JSON.stringify(m)).join(', ')} for the template${varHint(spec, missing)}`];
   return spec.op.name === 'stt' && !spec.template ? audioProblems(String(row.vars?.[textKey(spec)] ?? '')) : [];
 }
 
@@ -56,13 +68,16 @@ function audioProblems(source: string): string[] {
 function folderProblems(spec: BatchSpec, row: Row): string[] {
   const needs = neededVars(spec);
   const unknown = needs.filter((v) => !['file', 'name', 'stem', 'text'].includes(v));
-  if (unknown.length) return [`a folder's rows have file, name, stem and text; not ${unknown.join(', ')}`];
+  if (unknown.length)
+    return [`a folder's rows have file, name, stem and text; not ${unknown.join(', ')}${varHint(spec, unknown)}`];
   if (needs.includes('text') && spec.op.name !== 'stt') {
     const bad = firstInvalidByte(readFileSync(row.file!));
     if (bad >= 0) return [`${row.file}: not UTF-8 text (byte ${bad}); {{text}} needs text files`];
   }
   return [];
 }
+
+const ROW_TEXT = 'the text of a row without --template';
 
 /** Read the whole input once: its rows counted, every problem named by line (exit 2 when there is any). */
 export async function checkInput(spec: BatchSpec): Promise<{ rows: number; fingerprint: string }> {
@@ -77,8 +92,8 @@ export async function checkInput(spec: BatchSpec): Promise<{ rows: number; finge
         line: 1,
         message:
           `no column ${missing.map((m) => JSON.stringify(m)).join(', ')} ` +
-          `(${spec.template ? 'the template uses it' : `the text of a row without --template`}); ` +
-          `the columns are ${h.join(', ')}`,
+          `(${spec.template ? `the template uses ${missing.length > 1 ? 'them' : 'it'}` : ROW_TEXT}); ` +
+          `the columns are ${h.join(', ')}${varHint(spec, missing)}`,
       });
   })) {
     if (isProblem(r)) problems.push(r);
@@ -127,12 +142,14 @@ export async function* rowsToSend(spec: BatchSpec, skip: (n: number) => boolean)
 export async function rowBody(spec: BatchSpec, row: Row): Promise<Record<string, unknown>> {
   const { op, flags, model, template } = spec;
   if (row.body) return { ...op.defaults(flags, model), ...row.body };
-  const vars = { ...row.vars };
+  // a row's own columns win over --var
+  const vars: Record<string, unknown> = { ...spec.vars, ...row.vars };
   if (row.file && op.name !== 'stt' && neededVars(spec).includes('text')) {
     const { readFile } = await import('node:fs/promises');
     vars.text = (await readFile(row.file)).toString('utf8');
   }
   if (template?.kind === 'body') return { ...op.defaults(flags, model), ...renderBody(template.body, vars) };
   const text = template ? renderText(template.text, vars) : String(vars[textKey(spec)] ?? '');
-  return op.fromText(text, flags, model);
+  const system = template?.system === undefined ? flags.system : renderText(template.system, vars);
+  return op.fromText(text, { ...flags, system }, model);
 }

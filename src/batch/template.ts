@@ -4,7 +4,10 @@
 
 const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
 
-export type Template = { kind: 'text'; text: string } | { kind: 'body'; body: Record<string, unknown> };
+/** `system`: a saved template's system prompt (-t), filled per row like the text. */
+export type Template =
+  | { kind: 'text'; text: string; system?: string }
+  | { kind: 'body'; body: Record<string, unknown> };
 
 /** The names a template uses, in order of first use. */
 export function placeholders(t: Template): string[] {
@@ -14,7 +17,7 @@ export function placeholders(t: Template): string[] {
     else if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') Object.values(v).forEach(walk);
   };
-  walk(t.kind === 'text' ? t.text : t.body);
+  walk(t.kind === 'text' ? [t.system ?? '', t.text] : t.body);
   return [...names];
 }
 

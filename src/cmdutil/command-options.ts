@@ -37,7 +37,8 @@ function flagNames(specs: readonly OptionSpec[]): Set<string> {
 
 /**
  * The options of `specs` that `argv` needs, for commander to parse it as it would with all of them: those it names,
- * those with a default and the negations (`--no-stream` alone gives `stream` its default, true). All of them when
+ * those with a default and the negations (`--no-stream` alone gives `stream` its default, true) with the flag they
+ * negate, when the command has it too (`--aec` before `--no-aec`: no default, commander's rule). All of them when
  * argv asks for help or has an option word that is neither one of them nor one of `elsewhere` (the program's
  * global flags): commander then lists them, or names the unknown flag and suggests the closest. Words after `--`
  * are arguments. A value that looks like a flag (`--temperature -1`) counts as one: a superset is parsed alike.
@@ -54,14 +55,22 @@ export function optionsNeeded(
     if (word.startsWith('--')) named.add(word.split('=', 1)[0]!);
     else if (word.length > 1 && word.startsWith('-')) for (const c of word.slice(1)) named.add(`-${c}`);
   }
-  if (named.size === 0) return specs.filter((s) => s.default !== undefined || s.flags.includes('--no-'));
+  const negated = new Set(
+    specs.flatMap((s) =>
+      namesOf(s.flags)
+        .filter((n) => n.startsWith('--no-'))
+        .map((n) => `--${n.slice(5)}`),
+    ),
+  );
+  const always = (s: OptionSpec) =>
+    s.default !== undefined || s.flags.includes('--no-') || namesOf(s.flags).some((n) => negated.has(n));
+  if (named.size === 0) return specs.filter(always);
   const needed: OptionSpec[] = [];
   const known = new Set(elsewhere);
   for (const spec of specs) {
     const names = namesOf(spec.flags);
     for (const n of names) known.add(n);
-    if (spec.default !== undefined || spec.flags.includes('--no-') || names.some((n) => named.has(n)))
-      needed.push(spec);
+    if (always(spec) || names.some((n) => named.has(n))) needed.push(spec);
   }
   for (const n of named) if (!known.has(n)) return specs;
   return needed;

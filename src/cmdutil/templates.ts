@@ -174,11 +174,12 @@ export async function applyTemplate(
   return [prompt];
 }
 
-function stringValues(values: Record<string, unknown> | undefined): Record<string, string> {
+export function stringValues(values: Record<string, unknown> | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, String(v)]));
 }
 
-function applyOption(
+/** One `options` entry of template `template` put into `opts` unless the command line gave it. */
+export function applyOption(
   opts: Record<string, unknown>,
   target: TemplateTarget,
   template: string,

@@ -65,7 +65,10 @@ export function flagInfo(o: OptionSpec, routes: CompletionRoutes, path: string[]
     choices: o.choices,
     description: o.description,
     group: o.group,
-    complete: o.complete ?? (value && !o.choices ? flagCompletion(names, path, routes) : undefined),
+    complete:
+      o.complete === false
+        ? undefined
+        : (o.complete ?? (value && !o.choices ? flagCompletion(names, path, routes) : undefined)),
   };
 }
 

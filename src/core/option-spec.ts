@@ -11,8 +11,9 @@ export interface OptionSpec {
   /** shown in help and used by shell completion */
   choices?: readonly string[];
   hidden?: boolean;
-  /** values shell completion asks `svc __complete` for (default: from the flag's name, e.g. --model → models) */
-  complete?: CompletionKind;
+  /** values shell completion asks `svc __complete` for (default: from the flag's name, e.g. --model → models; false:
+   * none, for a flag whose name another command's flag of other values shares) */
+  complete?: CompletionKind | false;
   /** help heading of a shared flag set (cmdutil/flag-sets.ts): Model, Sampling, Output, Tools, Search, Audio */
   group?: string;
 }

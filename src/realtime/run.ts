@@ -32,6 +32,7 @@ import { sessionTools, toolFileParser } from './tools.js';
 import type { VoiceApproval } from './approve.js';
 import type { McpServers } from '../mcp/client.js';
 import { TranscriptView, type TranscriptLabels, type TranscriptOut } from './transcript.js';
+import { cancelledSource, echoCancelWanted, openEchoPath, referenceSink } from './echo.js';
 
 export interface VoiceFlags {
   voice?: string;
@@ -48,6 +49,8 @@ export interface VoiceFlags {
   outputDevice?: string;
   audioFormat?: AudioFormatName;
   duplex?: boolean;
+  /** --aec / --no-aec (undefined: on in full duplex with the microphone and the speaker) */
+  aec?: boolean;
   pushToTalk?: boolean;
   vadThreshold?: number;
   vadSilenceMs?: number;
@@ -102,6 +105,17 @@ export const SESSION_OPTIONS: OptionSpec[] = [
   AUDIO.outputDevice,
 ];
 
+/** Echo cancellation on the microphone's path (realtime talk; calls join with --input mic --output speaker). */
+export const AEC_OPTIONS: OptionSpec[] = [
+  {
+    flags: '--aec',
+    description:
+      "cancel the speaker's echo in the microphone (speexdsp's echo canceller); on by default with --duplex, " +
+      'so that open speakers need no headphones',
+  },
+  { flags: '--no-aec', description: 'no echo cancellation (headphones, or a device that cancels echo itself)' },
+];
+
 /** Flags of `svc realtime talk` only. */
 export const TALK_OPTIONS: OptionSpec[] = [
   modelFlag(`realtime model: ${REALTIME_MODELS.join(', ')} (voice-2.0 is deprecated)`, {
@@ -129,9 +143,11 @@ export const TALK_OPTIONS: OptionSpec[] = [
   {
     flags: '--duplex',
     description:
-      'keep the microphone open while the assistant speaks; talking over it stops playback (barge-in; use headphones)',
+      'keep the microphone open while the assistant speaks; talking over it stops playback (barge-in); the ' +
+      "speaker's echo is cancelled (--aec), so open speakers work",
   },
   { flags: '--push-to-talk', description: 'on a terminal: hold space (or tap to toggle) to talk; no server VAD' },
+  ...AEC_OPTIONS,
   {
     flags: '--latency-log <file>',
     description: 'write the latencies of every turn to FILE, one JSON line each (see docs/realtime.md)',
@@ -170,6 +186,11 @@ export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
     require(input === 'mic', '--push-to-talk', `with --input ${input}`, 'the microphone as input (--input mic)');
     require(!!ctx.streams.stdin
       .isTTY, '--push-to-talk', 'without a terminal', 'a terminal on stdin (space is the talk key)');
+  }
+  if (f.aec) {
+    const what = `with --input ${input ?? '(none)'} --output ${output ?? '(none)'}`;
+    require(input === 'mic' &&
+      output === 'speaker', '--aec', what, 'the microphone and the speaker (--input mic --output speaker)');
   }
   if (input === '-' && output === '-') {
     // allowed: audio in from stdin, out to stdout; the transcript goes to stderr
@@ -370,7 +391,9 @@ async function openLocalAudio(
   if (f.input) {
     const { openSource } = await import('../audio/source.js');
     const byName = f.input !== 'mic' && f.input !== '-' ? codecFromPath(f.input) : undefined;
-    const encoding = byName === 'mulaw' || byName === 'alaw' || byName === 'pcm' ? byName : wire.encoding;
+    // the microphone records PCM whatever the wire's format; headerless files and stdin are in the wire's format
+    const encoding =
+      f.input === 'mic' ? 'pcm' : byName === 'mulaw' || byName === 'alaw' || byName === 'pcm' ? byName : wire.encoding;
     source = await openSource(f.input, {
       sampleRate: wire.sampleRate,
       channels: 1,
@@ -391,6 +414,18 @@ async function openLocalAudio(
   } catch (err) {
     await source?.close();
     throw err;
+  }
+  if (source && sink?.kind === 'speaker' && echoCancelWanted(f)) {
+    // the speaker's echo taken out of the microphone before it is sent: the playback is the reference
+    try {
+      const path = await openEchoPath(wire.sampleRate);
+      source = cancelledSource(source, path);
+      sink = referenceSink(sink, path);
+    } catch (err) {
+      await source.close();
+      await sink.abort();
+      throw err;
+    }
   }
   return { source, playback: new Playback(sink, wire.encoding, wire.sampleRate) };
 }
@@ -464,7 +499,7 @@ function localAudio(f: VoiceFlags, mode: TurnMode, call: boolean): string {
       mode === 'push-to-talk'
         ? 'hold space to talk, q to quit'
         : mode === 'duplex'
-          ? 'duplex, talk any time'
+          ? `duplex, talk any time${echoCancelWanted(f) ? ' (echo cancelled)' : ''}`
           : 'half-duplex: the microphone is muted while the assistant speaks',
     );
   } else if (f.input !== undefined) {

@@ -28,6 +28,7 @@ beforeAll(async () => {
     'scripts',
     'completions',
     'man',
+    'assets',
   ]) {
     // the packages' sources, not what a build left in them
     const source = (from: string) => !/[\\/]packages[\\/][^\\/]+[\\/](dist|node_modules)$/.test(from);
@@ -78,6 +79,9 @@ describe('npm pack, then npm install -g of the tarball', () => {
         'man/svc.1',
         'man/svc-chat.1',
         'package.json',
+        // the echo canceller (committed: no emscripten at install) and speexdsp's licence beside it
+        'assets/speexdsp/aec.wasm',
+        'assets/speexdsp/COPYING',
       ]),
     );
     // a chunk for every command, the emulator and formats packages bundled, and only the bundle of dist/: the
@@ -131,5 +135,15 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain('complete -F _svc svc');
     expect(readdirSync(join(prefix, 'lib', 'node_modules', 'svc-cli', 'man'))).toContain('svc-chat.1');
+  });
+
+  it('the echo canceller is installed where the bundle looks for it (up from dist/bundle/ to assets/)', () => {
+    const installed = join(prefix, 'lib', 'node_modules', 'svc-cli');
+    const wasm = readFileSync(join(installed, 'assets', 'speexdsp', 'aec.wasm'));
+    expect(wasm.equals(readFileSync(join(ROOT, 'assets', 'speexdsp', 'aec.wasm')))).toBe(true);
+    expect(WebAssembly.validate(wasm)).toBe(true);
+    expect(readdirSync(join(installed, 'dist', 'bundle'), { recursive: true }).join('\n')).toMatch(
+      /echo-canceller[-\w]*\.cjs/,
+    );
   });
 });

@@ -5,13 +5,23 @@ import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { UsageError } from '../../core/errors.js';
 import { readInputText } from '../../core/input-file.js';
 import { outputPath } from '../../core/atomic-file.js';
-import { integer, number, oneOf, repeatable, require } from '../../core/validate.js';
+import { integer, keyValue, number, oneOf, repeatable, require } from '../../core/validate.js';
 import type { OptionSpec } from '../../core/option-spec.js';
-import { OPERATIONS, OPERATION, usesLanguageModel, type BodyFlags } from '../../batch/operations.js';
+import {
+  OPERATIONS,
+  OPERATION,
+  usesLanguageModel,
+  type BodyFlags,
+  type Operation,
+  type OperationName,
+} from '../../batch/operations.js';
+import type { InputKind } from '../../batch/input.js';
 import type { BatchOptions } from '../../batch/batch.js';
 
 interface Opts extends Omit<BodyFlags, 'schema'> {
   template?: string;
+  savedTemplate?: string;
+  var?: Record<string, string>;
   output?: string;
   outputDir?: string;
   journal?: string;
@@ -29,6 +39,22 @@ const BATCH_FLAGS: OptionSpec[] = [
   {
     flags: '--template <text|@file>',
     description: 'prompt text with {{column}} placeholders, or a request-body template (a JSON object); @FILE reads it',
+    group: B,
+    // its value is text, not a saved template's name (that is -t)
+    complete: false,
+  },
+  {
+    flags: '-t, --saved-template <name>',
+    description:
+      'a saved template (svc templates list) for every row of chat, responses, messages: its prompt is the row ' +
+      'template, its system prompt, model, schema and options apply as flags (the command line wins)',
+    group: B,
+    complete: 'templates',
+  },
+  {
+    flags: '--var <name=value>',
+    description: "a value for {{name}} of the template that no column gives (repeatable; a row's column wins)",
+    parse: keyValue(),
     group: B,
   },
   {
@@ -135,7 +161,9 @@ export default defineCommand<Opts>({
     'Lines (a request body per line, or the fields --template needs), CSV or TSV (a header row; the columns are ' +
     "the template's variables; without --template the column prompt, text, query or file), plain text (.txt: " +
     'a row per line, {{text}}), a folder (one row ' +
-    'per file: {{file}}, {{name}}, {{stem}}, {{text}}), or - for stdin. Every row is checked before anything is ' +
+    'per file: {{file}}, {{name}}, {{stem}}, {{text}}), or - for stdin. -t NAME (chat, responses, messages) ' +
+    'uses a saved template instead: its prompt is the row template, its settings apply as flags. ' +
+    'Every row is checked before anything is ' +
     'sent. A journal records each row as it is sent, done or failed: --resume after a crash or Ctrl-C sends only ' +
     'the rows not known done, and writes the output anew with each row once. Prints one JSON line per row ' +
     '({row, id, status, text, reply, usage, cost_usd}); a summary on stderr (--json: as JSON). Exit 0 all done, ' +
@@ -154,6 +182,7 @@ export default defineCommand<Opts>({
   examples: [
     'svc batch chat questions.csv --template "Answer briefly: {{question}}" -o answers.jsonl',
     "svc batch chat rows.csv --template @prompt.txt --jq -r '[.row, .text] | @csv' > answers.csv",
+    'svc batch chat tickets.csv -t reply --var shop=Acme -o replies.jsonl',
     'svc batch embed docs/ -o vectors.jsonl',
     'svc batch tts lines.csv --output-dir mp3/ --voice ara',
     'svc batch chat requests.jsonl -o out.jsonl --resume --budget 5',
@@ -161,6 +190,7 @@ export default defineCommand<Opts>({
   async run(ctx, [operation, input], opts) {
     const name = oneOf(OPERATIONS)(String(operation), 'OPERATION', undefined);
     const op = OPERATION[name];
+    if (opts.savedTemplate !== undefined) checkSavedTemplate(name, opts.savedTemplate, opts);
     for (const f of BODY_FLAGS) {
       const given = (opts as unknown as Record<string, unknown>)[f.key] !== undefined;
       const long = /--[a-z-]+/.exec(f.flags)![0];
@@ -168,18 +198,21 @@ export default defineCommand<Opts>({
     }
     if (op.binary) require(!!opts.outputDir, '--output-dir', 'missing', `a folder: ${name} saves files into it`);
     else require(!opts.outputDir, '--output-dir', opts.outputDir, 'only with images and tts (their files)');
+    const templated = opts.template !== undefined || opts.savedTemplate !== undefined;
+    const varNames = Object.keys(opts.var ?? {}).join(', ');
+    require(opts.var === undefined || templated, '--var', varNames, 'only with -t NAME or --template');
     const { path, kind, label } = await inputOf(ctx, String(input));
-    const template = opts.template === undefined ? undefined : await readTemplate(opts.template);
-    const ownBodies = kind === 'jsonl' && template === undefined;
+    const rows = await rowTemplate(ctx, op, kind, opts);
+    const ownBodies = kind === 'jsonl' && rows.template === undefined;
     require(name !== 'documents' ||
       !!opts.collection ||
       ownBodies, '--collection', 'missing', 'a collection to search');
-    const flags: BodyFlags = { ...opts, schema: schemaOf(opts.schema) } as BodyFlags;
+    const flags: BodyFlags = { ...opts, schema: rows.schema ?? schemaOf(opts.schema) } as BodyFlags;
     const model = opts.model ?? op.defaultModel ?? (usesLanguageModel(op) ? resolveModel(ctx, undefined) : '');
     if (opts.outputDir && !opts.dryRun) makeFolder(opts.outputDir);
     const { runBatch } = await import('../../batch/batch.js');
     const o: BatchOptions = { ...opts };
-    return runBatch(ctx, { op, label, path, kind, template, flags, model }, o);
+    return runBatch(ctx, { op, label, path, kind, flags, model, ...rows }, o);
   },
 });
 
@@ -192,6 +225,55 @@ function schemaOf(path: string | undefined): Record<string, unknown> | undefined
   if (!data || typeof data !== 'object' || Array.isArray(data))
     throw new UsageError(`--schema: ${path} is not a JSON object (a JSON schema)`);
   return data as Record<string, unknown>;
+}
+
+/** The operations whose rows are prompts, which -t NAME serves */
+const TEMPLATE_OPERATIONS: readonly OperationName[] = ['chat', 'responses', 'messages'];
+
+function checkSavedTemplate(op: OperationName, name: string, opts: Opts): void {
+  if (!TEMPLATE_OPERATIONS.includes(op))
+    throw new UsageError(
+      `-t ${name}: batch ${op} takes no saved template (its rows are not prompts; -t is for ` +
+        `${TEMPLATE_OPERATIONS.join(', ')}); use --template for ${op}'s rows`,
+    );
+  if (opts.template !== undefined)
+    throw new UsageError(`-t ${name} and --template: give one of them (the template's prompt is the row template)`);
+}
+
+type Ctx = Parameters<Parameters<typeof defineCommand>[0]['run']>[0];
+
+/** The row template (-t NAME's prompt, else --template), the values --var gives, and the template's identity. */
+async function rowTemplate(ctx: Ctx, op: Operation, kind: InputKind, opts: Opts) {
+  const { createHash } = await import('node:crypto');
+  const hash = (what: unknown) => createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 32);
+  if (opts.savedTemplate !== undefined) {
+    const { useSavedTemplate } = await import('../../batch/saved-template.js');
+    const o = opts as unknown as Record<string, unknown>;
+    const use = await useSavedTemplate(ctx, opts.savedTemplate, op, kind, o, BODY_FLAGS);
+    return {
+      template: use.template,
+      vars: use.vars,
+      schema: use.schema,
+      // its description is not part of what is sent
+      identity: hash({ saved: opts.savedTemplate, file: { ...use.saved, description: undefined }, vars: use.vars }),
+      templateLabel: `-t ${opts.savedTemplate}`,
+    };
+  }
+  if (opts.template === undefined) return {};
+  await refuseTemplateName(ctx, opts.template);
+  const template = await readTemplate(opts.template);
+  const vars = opts.var ?? {};
+  return { template, vars, identity: hash({ template, vars }), templateLabel: '--template' };
+}
+
+/** `--template summarize` where `-t summarize` was meant would send the word as every row's prompt */
+async function refuseTemplateName(ctx: Ctx, text: string): Promise<void> {
+  const { TEMPLATE_NAME, templateNames } = await import('../../cmdutil/templates.js');
+  if (TEMPLATE_NAME.test(text) && templateNames(ctx.env).includes(text))
+    throw new UsageError(
+      `--template: "${text}" is the name of a saved template, not a row template with {{column}} placeholders; ` +
+        `give -t ${text} to use it`,
+    );
 }
 
 async function readTemplate(raw: string) {
@@ -211,7 +293,7 @@ function makeFolder(dir: string): void {
 }
 
 /** INPUT: a file or folder, or stdin copied into a file beside the journal's default place (read twice). */
-async function inputOf(ctx: Parameters<Parameters<typeof defineCommand>[0]['run']>[0], input: string) {
+async function inputOf(ctx: Ctx, input: string) {
   const { inputKind } = await import('../../batch/input.js');
   if (input === '-') {
     if (ctx.streams.stdin.isTTY) throw new UsageError('INPUT -: stdin is a terminal; pipe the rows in');

@@ -1,7 +1,7 @@
 import { outputPath } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { pattern } from '../../core/validate.js';
-import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
+import { AEC_OPTIONS, SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
 
 export const JOIN_AUDIO_OPTIONS = [
   { flags: '--input <mic|file|->', description: 'also send local audio to the call (default: none)' },
@@ -10,6 +10,7 @@ export const JOIN_AUDIO_OPTIONS = [
     description: "also play or save the agent's audio (default: none)",
     parse: outputPath({ pass: ['speaker'] }),
   },
+  ...AEC_OPTIONS,
 ];
 
 export default defineCommand<VoiceFlags>({

@@ -186,7 +186,8 @@ async function transcribeLive(ctx: Context, live: LiveTranscription, view: View)
     ok = true;
     return code;
   } catch (err) {
-    ok = err instanceof InterruptedError || ctx.signal.aborted;
+    // Ctrl-C keeps what was received; SIGTERM or SIGHUP (ctx.signal without Ctrl-C) is a failure: files untouched
+    ok = err instanceof InterruptedError && live.byCtrlC;
     throw err;
   } finally {
     if (ok) await view.finish();
@@ -238,6 +239,10 @@ function streamQuery(opts: Opts, channels: number): SttStreamQuery {
  */
 class LiveTranscription {
   private interrupted = false;
+  /** the user's Ctrl-C stopped it (not a SIGTERM/SIGHUP, which abort ctx.signal only) */
+  get byCtrlC(): boolean {
+    return this.interrupted;
+  }
   private ready = false;
   private sending = false;
   private finished = false;

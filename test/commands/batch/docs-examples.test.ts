@@ -53,4 +53,29 @@ describe.concurrent('docs/batch.md recipes', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readdirSync(join(dir, 'mp3')).sort()).toEqual(['row-000001.mp3', 'row-000002.mp3']);
   });
+
+  it('a saved template for every row (-t, --var)', async ({ emu }) => {
+    const lines = blocks[3]!;
+    expect(lines[0]).toMatch(/^svc templates save reply /);
+    expect(lines[1]).toMatch(/^svc batch chat tickets\.csv -t reply /);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'tickets.csv'), 'id,message\nt1,My parcel is late.\nt2,Thanks!\n');
+    const r = await svcShell(lines.join('\n'), { emu, cwd: dir, configDir: join(dir, 'config') });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = readFileSync(join(dir, 'replies.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(out.map((o) => [o.id, o.status])).toEqual([
+      ['t1', 'done'],
+      ['t2', 'done'],
+    ]);
+    expect(out[0].text).toContain('Reply to: My parcel is late.');
+    const sent = emu
+      .requests()
+      .filter((q) => q.path === '/v1/chat/completions')
+      .map((q) => JSON.parse(q.body!).messages[0].content)
+      .sort();
+    expect(sent).toEqual(['You answer customers of Acme in English.', 'You answer customers of Acme in English.']);
+  });
 });

@@ -190,7 +190,7 @@ describe.concurrent('svc templates', () => {
     expect(readFileSync(join(configDir, 'templates', 'person.yaml'), 'utf8')).toContain('description: on a tty');
   });
 
-  it('completion offers the saved templates after -t and to templates show (bash)', async () => {
+  it('completion offers the saved templates after -t (chat, responses, batch), to templates show (bash)', async () => {
     const configDir = await configWithTemplates();
     const complete = async (line: string) => {
       const words = line.split(' ');
@@ -206,5 +206,9 @@ describe.concurrent('svc templates', () => {
     expect(await complete('svc chat -t ')).toEqual(['person', 'summarize']);
     expect(await complete('svc responses create --template s')).toEqual(['summarize']);
     expect(await complete('svc templates show ')).toEqual(['person', 'summarize']);
+    // batch: -t takes a saved template's name; its --template is the row template's text, not a name
+    expect(await complete('svc batch chat rows.csv -t ')).toEqual(['person', 'summarize']);
+    expect(await complete('svc batch chat rows.csv --saved-template p')).toEqual(['person']);
+    expect(await complete('svc batch chat rows.csv --template s')).not.toContain('summarize');
   });
 });

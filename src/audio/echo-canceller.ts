@@ -1,0 +1,375 @@
+// Acoustic echo cancellation: speexdsp's echo canceller (MDF, a multidelay block frequency-domain adaptive filter)
+// and its preprocessor (residual echo and noise suppression, fed the canceller's state), built to WebAssembly by
+// scripts/build-aec.mjs (assets/speexdsp/aec.wasm, loaded on first use). EchoCanceller cleans a captured frame
+// given the frame that played at the same time; EchoPath lines the playback up with the capture first: what was
+// written to the speaker is placed on the capture's sample clock, so the reference is what was played, when.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+/** speex_echo.h and speex_preprocess.h request numbers */
+const ECHO_SET_SAMPLING_RATE = 24;
+const PP_SET_DENOISE = 0;
+const PP_SET_NOISE_SUPPRESS = 18;
+const PP_SET_ECHO_SUPPRESS = 20;
+const PP_SET_ECHO_SUPPRESS_ACTIVE = 22;
+const PP_SET_ECHO_STATE = 24;
+
+interface SpeexExports {
+  memory: WebAssembly.Memory;
+  _initialize(): void;
+  malloc(n: number): number;
+  free(p: number): void;
+  speex_echo_state_init(frame: number, filter: number): number;
+  speex_echo_cancellation(st: number, rec: number, play: number, out: number): void;
+  speex_echo_state_reset(st: number): void;
+  speex_echo_state_destroy(st: number): void;
+  speex_echo_ctl(st: number, req: number, ptr: number): number;
+  speex_preprocess_state_init(frame: number, rate: number): number;
+  speex_preprocess_state_destroy(st: number): void;
+  speex_preprocess_ctl(st: number, req: number, ptr: number): number;
+  speex_preprocess_run(st: number, x: number): number;
+}
+
+/** The built module, next to the package root (assets/speexdsp/aec.wasm) wherever this file runs from. */
+export function aecWasmPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const p = join(dir, 'assets', 'speexdsp', 'aec.wasm');
+    if (existsSync(p)) return p;
+    dir = dirname(dir);
+  }
+  throw new Error('the echo canceller (assets/speexdsp/aec.wasm) is missing from this installation of svc');
+}
+
+let compiled: Promise<WebAssembly.Module> | undefined;
+
+/** One instance per canceller: speexdsp's states live in its memory, freed with it. */
+async function instantiate(): Promise<SpeexExports> {
+  compiled ??= readFile(aecWasmPath()).then((b) => WebAssembly.compile(b));
+  const fail = (what: string) => () => {
+    throw new Error(`speexdsp called ${what}`);
+  };
+  const instance = await WebAssembly.instantiate(await compiled, {
+    // a standalone emscripten module names these; speexdsp's echo and preprocess code prints nothing and never exits
+    wasi_snapshot_preview1: {
+      proc_exit: fail('exit'),
+      fd_close: () => 0,
+      fd_write: () => 0,
+      fd_seek: () => 0,
+    },
+    env: { emscripten_notify_memory_growth: () => undefined },
+  });
+  const x = instance.exports as unknown as SpeexExports;
+  x._initialize();
+  return x;
+}
+
+export interface EchoCancellerOptions {
+  sampleRate: number;
+  /** the block the canceller works on (default 20 ms: better ERLE and less CPU than 10 ms in bench/echo.mjs) */
+  frameMs?: number;
+  /** the echo tail the adaptive filter models: device latencies + the room's delay and reverberation (default 500) */
+  filterMs?: number;
+  /** residual echo suppression, dB (speexdsp's default -40; while the near end talks, `echoSuppressActiveDb`, -15) */
+  echoSuppressDb?: number;
+  echoSuppressActiveDb?: number;
+  /**
+   * noise suppression, dB (default -6: mild, the server hears the room much as it is). speexdsp applies its residual
+   * echo suppression with its noise suppression, in the same spectral gain, so that stage is always on.
+   */
+  noiseSuppressDb?: number;
+}
+
+export class EchoCanceller {
+  readonly frameSamples: number;
+  /** the output lags the input by one block: the preprocessor's overlap-add */
+  get latencySamples(): number {
+    return this.frameSamples;
+  }
+  private echo: number;
+  private pre: number;
+  private readonly bufs: number;
+
+  private constructor(
+    private readonly x: SpeexExports,
+    o: EchoCancellerOptions,
+  ) {
+    this.frameSamples = Math.round((o.sampleRate * (o.frameMs ?? 20)) / 1000);
+    const taps = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
+    this.echo = x.speex_echo_state_init(this.frameSamples, taps);
+    this.pre = x.speex_preprocess_state_init(this.frameSamples, o.sampleRate);
+    // three frames of samples (captured, played, cleaned), then one int (4-byte aligned) for the ctl arguments
+    const intAt = Math.ceil((this.frameSamples * 6) / 4) * 4;
+    this.bufs = x.malloc(intAt + 4);
+    const int = (req: number, v: number, st: 'echo' | 'pre') => {
+      const ptr = this.bufs + intAt;
+      new Int32Array(x.memory.buffer, ptr, 1)[0] = v;
+      if (st === 'echo') x.speex_echo_ctl(this.echo, req, ptr);
+      else x.speex_preprocess_ctl(this.pre, req, ptr);
+    };
+    int(ECHO_SET_SAMPLING_RATE, o.sampleRate, 'echo');
+    x.speex_preprocess_ctl(this.pre, PP_SET_ECHO_STATE, this.echo);
+    int(PP_SET_DENOISE, 1, 'pre');
+    int(PP_SET_NOISE_SUPPRESS, o.noiseSuppressDb ?? -6, 'pre');
+    int(PP_SET_ECHO_SUPPRESS, o.echoSuppressDb ?? -40, 'pre');
+    int(PP_SET_ECHO_SUPPRESS_ACTIVE, o.echoSuppressActiveDb ?? -15, 'pre');
+  }
+
+  static async create(o: EchoCancellerOptions): Promise<EchoCanceller> {
+    return new EchoCanceller(await instantiate(), o);
+  }
+
+  /**
+   * The captured samples without the echo of `reference` (what the speaker played over the same span), any
+   * number of whole frames (frameSamples each).
+   */
+  process(capture: Int16Array, reference: Int16Array): Int16Array {
+    if (!this.echo) throw new Error('the echo canceller was freed');
+    const n = this.frameSamples;
+    if (capture.length !== reference.length || capture.length % n !== 0)
+      throw new Error(`echo canceller: ${capture.length} and ${reference.length} samples, not frames of ${n}`);
+    const out = new Int16Array(capture.length);
+    for (let off = 0; off < capture.length; off += n) {
+      // the memory may have grown: views made afresh
+      const mem = new Int16Array(this.x.memory.buffer, this.bufs, n * 3);
+      mem.set(capture.subarray(off, off + n), 0);
+      mem.set(reference.subarray(off, off + n), n);
+      const rec = this.bufs;
+      const cleaned = this.bufs + n * 4;
+      this.x.speex_echo_cancellation(this.echo, rec, rec + n * 2, cleaned);
+      this.x.speex_preprocess_run(this.pre, cleaned);
+      out.set(new Int16Array(this.x.memory.buffer, cleaned, n), off);
+    }
+    return out;
+  }
+
+  free(): void {
+    if (!this.echo) return;
+    this.x.speex_preprocess_state_destroy(this.pre);
+    this.x.speex_echo_state_destroy(this.echo);
+    this.x.free(this.bufs);
+    this.echo = 0;
+    this.pre = 0;
+  }
+}
+
+/**
+ * What the speaker played, on the capture's clock. Captured sample c was taken at `anchor + c / rate`, the anchor
+ * being the earliest that fits every frame's arrival (a frame cannot arrive before its last sample was taken). A
+ * chunk written to the device at time t starts sounding no earlier than t, and right after the chunk before it
+ * while the device is still playing that one: so the reference never comes after its echo (the canceller can only
+ * cancel what it has been shown), and the filter's length covers the rest (output latency, the room, input
+ * latency). The capture's clock and the device's are taken to run at the same rate (one sound card); the
+ * anchor is the earliest fit of the last 10 s, so that it follows a capture clock that drifts from this one.
+ */
+export class ReferenceTimeline {
+  private anchor = Number.POSITIVE_INFINITY;
+  private readonly fits: number[] = [];
+  private readonly fitSamples: number[] = [];
+  private fitSpan = 0;
+  /** captured samples so far (the capture's clock) */
+  private captured = 0;
+  /** where the last chunk written ends, on the capture's clock */
+  private writeEnd = 0;
+  private readonly ring: Int16Array;
+
+  constructor(
+    private readonly rate: number,
+    seconds = 60,
+  ) {
+    this.ring = new Int16Array(rate * seconds);
+  }
+
+  /** `pcm` was written to the device at `atMs` (performance.now()). */
+  played(pcm: Int16Array, atMs = performance.now()): void {
+    if (!Number.isFinite(this.anchor)) return; // nothing captured yet: no echo to cancel
+    const at = Math.round(((atMs - this.anchor) * this.rate) / 1000);
+    const start = Math.max(at, this.writeEnd, this.captured);
+    const room = this.captured + this.ring.length - start;
+    const n = Math.min(pcm.length, room);
+    for (let i = 0; i < n; i++) this.ring[(start + i) % this.ring.length] = pcm[i]!;
+    this.writeEnd = start + n;
+  }
+
+  /** Playback stopped at `atMs` (barge-in): what was queued after that is not played. */
+  cleared(atMs = performance.now()): void {
+    if (!Number.isFinite(this.anchor)) return;
+    const at = Math.max(this.captured, Math.round(((atMs - this.anchor) * this.rate) / 1000));
+    for (let i = at; i < this.writeEnd; i++) this.ring[i % this.ring.length] = 0;
+    this.writeEnd = Math.min(this.writeEnd, at);
+  }
+
+  /** The reference for the next `n` captured samples, which arrived at `atMs`. */
+  next(n: number, atMs = performance.now()): Int16Array {
+    // the earliest fit over the last 10 s: it follows a capture clock slower than this one (drift), which a
+    // fit over the whole session would not, and the reference would end up after its echo
+    this.fits.push(atMs - ((this.captured + n) * 1000) / this.rate);
+    this.fitSamples.push(n);
+    this.fitSpan += n;
+    while (this.fitSpan - this.fitSamples[0]! >= this.rate * 10) {
+      this.fitSpan -= this.fitSamples.shift()!;
+      this.fits.shift();
+    }
+    this.anchor = Math.min(...this.fits);
+    const out = new Int16Array(n);
+    for (let i = 0; i < n; i++) {
+      const k = (this.captured + i) % this.ring.length;
+      out[i] = this.ring[k]!;
+      this.ring[k] = 0;
+    }
+    this.captured += n;
+    return out;
+  }
+}
+
+/**
+ * Until the adaptive filter has learnt the room, speexdsp lets most of the echo through (its residual echo estimate
+ * comes from the filter itself): over the first second of the agent's voice a server VAD would hear it. So, as in
+ * WebRTC AEC3's initial state, the output is held down while the echo of the playback may be in the microphone,
+ * until the ERLE measured over 0.5 s of such audio reaches 15 dB; then the canceller alone does the work. After a
+ * pause in the playback the device restarts, a little earlier or later than before (its period, the scheduler),
+ * and the filter must follow the shift: each new burst is held down again until 0.1 s of it measures 15 dB.
+ * The cost: the user's voice is not heard over the agent's first seconds, nor over the first ~0.1-0.3 s of each
+ * later answer (bench/echo.mjs measures both).
+ */
+export class StartupGuard {
+  learning = true;
+  /** the room was learnt once: later holds are short */
+  private learnt = false;
+  private readonly recent: number[] = [];
+  private micE = 0;
+  private outE = 0;
+  private span = 0;
+  private readonly gain: number;
+
+  constructor(
+    private readonly rate: number,
+    /** how long an echo lasts after its sound: the filter's length */
+    private readonly tailSamples: number,
+    suppressDb = -30,
+  ) {
+    this.gain = 10 ** (suppressDb / 20);
+  }
+
+  /** `out` (the cleaned `mic`, `ref` what played meanwhile) held down while learning and echo may be there */
+  apply(mic: Int16Array, ref: Int16Array, out: Int16Array): void {
+    this.recent.push(meanSquare(ref));
+    while (this.recent.length * mic.length > this.tailSamples + mic.length) this.recent.shift();
+    // -55 dBFS: under it the playback is silence and its echo below any VAD
+    if (Math.max(...this.recent) < 3400) {
+      // the playback and its echo are over: the next burst is checked again
+      if (this.learnt) this.learning = true;
+      this.micE = this.outE = this.span = 0;
+      return;
+    }
+    if (!this.learning) return;
+    this.micE += meanSquare(mic);
+    this.outE += meanSquare(out);
+    this.span += mic.length;
+    if (this.span >= (this.learnt ? this.rate / 10 : this.rate / 2)) {
+      if (this.micE >= this.outE * 10 ** 1.5) this.learning = false;
+      this.learnt ||= !this.learning;
+      this.micE = this.outE = this.span = 0;
+    }
+    for (let i = 0; i < out.length; i++) out[i] = Math.round(out[i]! * this.gain);
+  }
+}
+
+function meanSquare(x: Int16Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i]! * x[i]!;
+  return x.length ? s / x.length : 0;
+}
+
+export interface EchoPathOptions extends EchoCancellerOptions {
+  /** the output held down by this much until the canceller has converged (default -30 dB); 0: not at all */
+  startupSuppressDb?: number;
+}
+
+/** The canceller on the capture path: captured frames in, cleaned frames out; the playback told as it is written. */
+export class EchoPath {
+  private readonly timeline: ReferenceTimeline;
+  private carry = new Int16Array(0);
+  private readonly guard: StartupGuard | undefined;
+
+  private constructor(
+    private readonly canceller: EchoCanceller,
+    o: EchoPathOptions,
+  ) {
+    this.timeline = new ReferenceTimeline(o.sampleRate);
+    if (o.startupSuppressDb !== 0) {
+      const tail = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
+      this.guard = new StartupGuard(o.sampleRate, tail, o.startupSuppressDb);
+    }
+  }
+
+  static async open(o: EchoPathOptions): Promise<EchoPath> {
+    return new EchoPath(await EchoCanceller.create(o), o);
+  }
+
+  /** Still learning the room (the output held down while the playback's echo may be heard)? */
+  get learning(): boolean {
+    return this.guard?.learning ?? false;
+  }
+
+  /** how far the cleaned audio lags the captured (samples) */
+  get latencySamples(): number {
+    return this.canceller.latencySamples;
+  }
+
+  /** PCM s16le written to the speaker now. */
+  played(pcm: Buffer, atMs = performance.now()): void {
+    this.timeline.played(samples(pcm), atMs);
+  }
+
+  /** The speaker was stopped (barge-in). */
+  cleared(atMs = performance.now()): void {
+    this.timeline.cleared(atMs);
+  }
+
+  /**
+   * A captured frame (PCM s16le mono), cleaned. Samples short of a whole canceller frame wait for the next one (the
+   * output is as long as the input, one short block later).
+   */
+  captured(frame: Buffer, atMs = performance.now()): Buffer {
+    const pcm = samples(frame);
+    const all = this.carry.length ? concat(this.carry, pcm) : pcm;
+    const whole = all.length - (all.length % this.canceller.frameSamples);
+    const ref = this.timeline.next(pcm.length, atMs);
+    const refAll = this.refCarry.length ? concat(this.refCarry, ref) : ref;
+    const cleaned = this.canceller.process(all.subarray(0, whole), refAll.subarray(0, whole));
+    this.carry = all.slice(whole);
+    this.refCarry = refAll.slice(whole);
+    let out = concat(this.pending, cleaned);
+    // a frame that is not whole blocks: the output falls behind by the shortfall once (silence), then keeps pace
+    if (out.length < pcm.length) out = concat(new Int16Array(pcm.length - out.length), out);
+    this.pending = out.slice(pcm.length);
+    const head = out.subarray(0, pcm.length);
+    this.guard?.apply(pcm, ref, head);
+    return Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  }
+
+  private refCarry = new Int16Array(0);
+  /** cleaned samples ahead of what was handed out */
+  private pending = new Int16Array(0);
+
+  free(): void {
+    this.canceller.free();
+  }
+}
+
+function samples(b: Buffer): Int16Array {
+  const even = b.length - (b.length % 2);
+  if (b.byteOffset % 2 === 0) return new Int16Array(b.buffer, b.byteOffset, even / 2);
+  return new Int16Array(Uint8Array.from(b.subarray(0, even)).buffer);
+}
+
+function concat(a: Int16Array, b: Int16Array): Int16Array {
+  const out = new Int16Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

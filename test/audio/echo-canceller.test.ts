@@ -1,0 +1,232 @@
+// The echo canceller of `realtime talk --aec` (src/audio/echo-canceller.ts): the committed speexdsp build is the
+// one scripts/build-aec.mjs makes (its sha256 recorded here; rebuilt and compared where emcc is installed), it
+// cancels a known echo and lets the near end through, and EchoPath lines the playback up with the capture by the
+// times they were written and captured.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  EchoCanceller,
+  EchoPath,
+  ReferenceTimeline,
+  StartupGuard,
+  aecWasmPath,
+} from '../../src/audio/echo-canceller.js';
+import { ROOT, tempDir } from '../helpers/files.js';
+
+/** the sha256 of assets/speexdsp/aec.wasm: speexdsp 1.2.1 (Debian's tarball) built by emscripten 3.1.6 */
+const AEC_WASM_SHA256 = 'e007d974fbc95ac5928efeea003583257ffba886ba83ea5ae701d6963cfd6bf8';
+const RATE = 24000;
+
+function noise(n: number, amp: number, seed: number): Int16Array {
+  let s = seed;
+  return Int16Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff;
+    return Math.round((s / 0x7fffffff - 0.5) * 2 * amp);
+  });
+}
+
+/** the echo of `ref`: `delay` samples later, at `gain`, plus a quieter second path (a wall) */
+function echoOf(ref: Int16Array, delay: number, gain: number): Int16Array {
+  return Int16Array.from(ref, (_, i) => {
+    const a = i >= delay ? ref[i - delay]! * gain : 0;
+    const b = i >= delay + 300 ? ref[i - delay - 300]! * gain * 0.3 : 0;
+    return Math.round(a + b);
+  });
+}
+
+const power = (x: Int16Array, a: number, b: number) => {
+  let s = 0;
+  for (let i = a; i < b; i++) s += x[i]! * x[i]!;
+  return s / (b - a);
+};
+
+describe('the speexdsp build', () => {
+  it('is the committed file, with its licence beside it', () => {
+    const path = aecWasmPath();
+    expect(createHash('sha256').update(readFileSync(path)).digest('hex')).toBe(AEC_WASM_SHA256);
+    expect(readFileSync(join(path, '..', 'COPYING'), 'utf8')).toContain('Redistribution and use in source and binary');
+  });
+
+  it('is what scripts/build-aec.mjs builds (where emcc is installed; else the script names what it pins)', async () => {
+    const script = join(ROOT, 'scripts', 'build-aec.mjs');
+    const emcc = spawnSync('emcc', ['--version'], { encoding: 'utf8' });
+    if (emcc.status === 0 && emcc.stdout.includes('3.1.6')) {
+      const out = join(tempDir('svc-aec-'), 'aec.wasm');
+      type Build = { buildAec(o: { out: string }): Promise<string> };
+      const { buildAec } = (await import(pathToFileURL(script).href)) as Build;
+      expect(await buildAec({ out })).toBe(AEC_WASM_SHA256);
+      expect(readFileSync(out).equals(readFileSync(aecWasmPath()))).toBe(true);
+    } else {
+      const text = readFileSync(script, 'utf8');
+      expect(text).toContain('8c777343e4a6399569c72abc38a95b24db56882c83dbdb6c6424a5f4aeb54d3d');
+      expect(text).toContain("EMCC_VERSION = '3.1.6'");
+    }
+  }, 30_000);
+});
+
+describe('EchoCanceller', () => {
+  it('removes a linear echo (≥ 20 dB after 2 s) and keeps the near end that follows', async () => {
+    const aec = await EchoCanceller.create({ sampleRate: RATE });
+    const n = RATE * 4;
+    const ref = noise(n, 8000, 1);
+    const echo = echoOf(ref, 480, 0.5);
+    const near = noise(n, 3000, 2);
+    // 3 s of echo alone, then 1 s of the near end over it
+    const mic = Int16Array.from(echo, (v, i) => v + (i >= RATE * 3 ? near[i]! : 0));
+    const out = aec.process(mic, ref);
+    const lag = aec.latencySamples;
+    expect(lag).toBe(480);
+    const erle = 10 * Math.log10(power(mic, RATE * 2, RATE * 3) / power(out, RATE * 2 + lag, RATE * 3 + lag));
+    expect(erle).toBeGreaterThan(20);
+    // double talk: the output follows the near end (correlated at the canceller's one-block lag)
+    let xy = 0;
+    let xx = 0;
+    let yy = 0;
+    for (let i = RATE * 3; i < n - lag; i++) {
+      xy += near[i]! * out[i + lag]!;
+      xx += near[i]! * near[i]!;
+      yy += out[i + lag]! * out[i + lag]!;
+    }
+    expect(xy / Math.sqrt(xx * yy)).toBeGreaterThan(0.8);
+    aec.free();
+    expect(() => aec.process(mic.subarray(0, 480), ref.subarray(0, 480))).toThrow(/freed/);
+  });
+
+  it('takes whole frames only, the two sides alike', async () => {
+    const aec = await EchoCanceller.create({ sampleRate: RATE, frameMs: 10 });
+    expect(aec.frameSamples).toBe(240);
+    expect(() => aec.process(new Int16Array(300), new Int16Array(300))).toThrow(/frames of 240/);
+    expect(() => aec.process(new Int16Array(240), new Int16Array(480))).toThrow(/240 and 480/);
+    aec.free();
+    aec.free(); // twice is harmless
+  });
+});
+
+describe('EchoPath', () => {
+  /** 40 ms frames captured at real time, the playback written 30 ms before its echo is captured */
+  async function run(played: boolean, clearAt?: number) {
+    const path = await EchoPath.open({ sampleRate: RATE });
+    const frame = 960;
+    const n = RATE * 4;
+    const ref = noise(n, 8000, 3);
+    const echo = echoOf(ref, 720, 0.5);
+    let out = new Int16Array(0);
+    const parts: Int16Array[] = [];
+    for (let c = 0; c < n; c += frame) {
+      const atMs = 1000 + (c / RATE) * 1000;
+      if (played && (clearAt === undefined || c < clearAt))
+        path.played(Buffer.from(ref.buffer, c * 2, frame * 2), atMs);
+      if (clearAt === c) path.cleared(atMs);
+      const mic = echo.subarray(c, c + frame);
+      const cleaned = path.captured(Buffer.from(mic.buffer, mic.byteOffset, mic.byteLength), atMs + 40 + 3);
+      expect(cleaned.length).toBe(frame * 2);
+      parts.push(new Int16Array(cleaned.buffer, cleaned.byteOffset, frame).slice());
+    }
+    out = Int16Array.from(parts.flatMap((p) => [...p]));
+    path.free();
+    return { out, echo };
+  }
+
+  it('cancels the echo of what was written to the speaker, placed on the capture clock', async () => {
+    const { out, echo } = await run(true);
+    const erle = 10 * Math.log10(power(echo, RATE * 3, RATE * 4 - 480) / power(out, RATE * 3 + 480, RATE * 4));
+    expect(erle).toBeGreaterThan(20);
+  });
+
+  it('without the playback told, nothing is cancelled (the reference is what makes the difference)', async () => {
+    const { out, echo } = await run(false);
+    const erle = 10 * Math.log10(power(echo, RATE * 3, RATE * 4 - 480) / power(out, RATE * 3 + 480, RATE * 4));
+    expect(erle).toBeLessThan(8);
+  });
+
+  it('holds the output down while learning, until ERLE reaches 15 dB, and briefly after each pause', () => {
+    const guard = new StartupGuard(RATE, 12000);
+    const frame = () => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? 8000 : -8000));
+    // no playback: nothing to hold down
+    const quiet = frame();
+    guard.apply(frame(), new Int16Array(960), quiet);
+    expect(quiet[0]).toBe(-8000);
+    // playback, and the canceller's output as loud as the microphone (not converged): held down by 30 dB
+    for (let i = 0; i < 20; i++) {
+      const out = frame();
+      guard.apply(frame(), frame(), out);
+      expect(Math.abs(out[0]!)).toBe(253);
+    }
+    expect(guard.learning).toBe(true);
+    // the output 20 dB under the microphone over 0.5 s: learnt, from then on untouched
+    const learnt = () => frame().map((v) => v / 10);
+    for (let i = 0; i < 26; i++) guard.apply(frame(), frame(), learnt());
+    expect(guard.learning).toBe(false);
+    const out = frame();
+    guard.apply(frame(), frame(), out);
+    expect(out[0]).toBe(-8000);
+    // a pause longer than the echo lasts, then a new burst: held down again until 0.1 s of it measures 15 dB
+    for (let i = 0; i < 15; i++) guard.apply(frame(), new Int16Array(960), frame());
+    expect(guard.learning).toBe(true);
+    const again = frame();
+    guard.apply(frame(), frame(), again);
+    expect(Math.abs(again[0]!)).toBe(253);
+    for (let i = 0; i < 5; i++) guard.apply(frame(), frame(), learnt());
+    expect(guard.learning).toBe(false);
+  });
+
+  it('a frame that is not whole blocks comes out as long as it went in', async () => {
+    const path = await EchoPath.open({ sampleRate: RATE });
+    const sizes = [700, 960, 333, 1200].map((n) => path.captured(Buffer.alloc(n * 2)).length);
+    expect(sizes).toEqual([1400, 1920, 666, 2400]);
+    path.free();
+    expect(existsSync(aecWasmPath())).toBe(true);
+  });
+});
+
+describe('ReferenceTimeline', () => {
+  /**
+   * Two minutes of 40 ms frames from a capture clock 0.2% slower than this one (arriving 1-6 ms late), then a chunk
+   * played on an idle device right as a frame arrives: where does it land, against where the microphone was then?
+   */
+  function driftedPlacement(): number {
+    const t = new ReferenceTimeline(RATE);
+    const frame = 960;
+    const arrival = (k: number) => 1000 + ((k + 1) * 40) / 0.998 + 1 + ((k * 7919) % 5);
+    const frames = 3000;
+    for (let k = 0; k < frames; k++) t.next(frame, arrival(k));
+    // the microphone's sample being taken at `at`: frames * 960 samples were taken by arrival(frames - 1) - lateness
+    const at = arrival(frames - 1) + 1;
+    const taken = frames * frame + ((at - (1000 + (frames * 40) / 0.998)) * RATE * 0.998) / 1000;
+    t.played(
+      Int16Array.from({ length: frame }, () => 1000),
+      at,
+    );
+    for (let k = 0; ; k++) {
+      const ref = t.next(frame, arrival(frames + k));
+      const first = ref.findIndex((v) => v !== 0);
+      if (first >= 0) return ((frames + k) * frame + first - taken) / (RATE / 1000);
+    }
+  }
+
+  it('follows a drifting capture clock: the reference lands near when it sounded, not long after', () => {
+    const ms = driftedPlacement();
+    // after the sound (a later reference would be an echo before its reference: uncancellable) by under 25 ms
+    // (10 s of 0.2% drift), and not far before it (the filter's 500 ms absorb a reference early)
+    expect(ms).toBeLessThan(25);
+    expect(ms).toBeGreaterThan(-30);
+  });
+});
+
+describe('EchoCanceller at other rates', () => {
+  it('takes any frame length (8 kHz G.711 sessions: 160 samples; an odd one too)', async () => {
+    for (const [rate, frameMs, n] of [
+      [8000, 20, 160],
+      [11025, 20, 221],
+    ] as const) {
+      const aec = await EchoCanceller.create({ sampleRate: rate, frameMs });
+      expect(aec.frameSamples).toBe(n);
+      expect(aec.process(new Int16Array(n * 3), new Int16Array(n * 3))).toHaveLength(n * 3);
+      aec.free();
+    }
+  });
+});

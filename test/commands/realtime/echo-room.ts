@@ -1,0 +1,102 @@
+// The simulated echo path of the full-duplex tests (talk-echo*.test.ts): svc realtime talk plays through the real
+// `speaker` package into ALSA's file plugin; the fake `arecord` (echo-room.mjs) plays those samples on its own clock
+// through a room response (60 ms later at -10 dB, reflections, a tail), adds noise and the person's questions, and
+// records in real time.
+import { expect } from 'vitest';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { encodeTones } from 'svc-emulator/tones';
+import type { TestEmulator } from '../../helpers/emulator.js';
+import { tempDir } from '../../helpers/files.js';
+import { spawnSvc } from '../../helpers/subprocess.js';
+import { lastSession } from './talk-helpers.js';
+
+const WORDS = ['hi', 'yes', 'why', 'how', 'what', 'when', 'who', 'sure', 'more', 'less'];
+/** what the person asks, turn by turn: short words the emulator hears (tones) */
+export const questions = (turns: number) =>
+  Array.from({ length: turns }, (_, i) => `${WORDS[i % WORDS.length]}${i >= WORDS.length ? ' again' : ''}`);
+
+/** The room: a fake arecord first on PATH, and ALSA's default device writing the speaker's samples to `played`. */
+function room(turns: number, rate: number) {
+  const dir = tempDir('svc-echo-room-');
+  const played = join(dir, 'played.raw');
+  const files = questions(turns).map((q, i) => {
+    const f = join(dir, `q${i}.raw`);
+    writeFileSync(f, encodeTones(q, rate));
+    return f;
+  });
+  const config = join(dir, 'room.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      rate,
+      played,
+      delayMs: 60,
+      gainDb: -10,
+      noiseDb: -60,
+      pauseMs: 700,
+      answerTimeoutMs: 8000,
+      questions: files,
+      log: join(dir, 'room.log'),
+      args: join(dir, 'args'),
+    }),
+  );
+  const bin = join(dir, 'arecord');
+  writeFileSync(bin, `#!/bin/sh\nexec node "${join(import.meta.dirname, 'echo-room.mjs')}" "$@"\n`);
+  chmodSync(bin, 0o755);
+  const asound = join(dir, 'asound.conf');
+  writeFileSync(
+    asound,
+    `pcm.nul { type null }\npcm.!default {\n  type file\n  slave.pcm "nul"\n  file "|cat >> ${played}"\n  ` +
+      `format "raw"\n}\n`,
+  );
+  return { dir, env: { PATH: `${dir}:${process.env.PATH}`, ALSA_CONFIG_PATH: asound, ECHO_ROOM: config } };
+}
+
+/** A conversation of `turns` questions; ends (Ctrl-C) once each was answered, or at the first barge-in. */
+export async function converse(emu: TestEmulator, flags: string[], turns: number) {
+  // G.711 sessions (--audio-format pcmu/pcma) capture and play at 8 kHz
+  const r = room(turns, flags.some((f) => f === 'pcmu' || f === 'pcma') ? 8000 : 24000);
+  const proc = spawnSvc(['realtime', 'talk', '--duplex', '--vad-silence-ms', '300', ...flags], {
+    emu,
+    env: r.env,
+    timeout: turns * 9000 + 15_000,
+  });
+  let stdout = '';
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    const check = () => {
+      const answers = stdout.match(/^assistant: .*$/gm)?.length ?? 0;
+      if (answers >= turns || stderr.includes('(interrupted')) resolve();
+    };
+    proc.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      check();
+    });
+    proc.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      check();
+    });
+    proc.then(() => reject(new Error(`svc ended first: ${stdout}${stderr}`)), reject);
+  });
+  proc.kill('SIGINT');
+  const done = await proc;
+  return { exitCode: done.exitCode, stdout, stderr: String(done.stderr), log: lastSession(emu), dir: r.dir };
+}
+
+/** The conversation went as with no echo at all: every question answered to its end, no barge-in. */
+export function expectNoFalseBargeIn(r: Awaited<ReturnType<typeof converse>>, turns: number): void {
+  expect(r.exitCode).toBe(0);
+  // the agent never heard itself: no speech started while it spoke, so no barge-in and no answer cancelled
+  expect(r.stderr).not.toContain('(interrupted');
+  expect(r.log.transcripts).toEqual(questions(turns));
+  expect(r.log.responses.map((x) => x.status)).toEqual(Array(turns).fill('completed'));
+  const answers = r.stdout.match(/^assistant: .*$/gm) ?? [];
+  expect(answers).toHaveLength(turns);
+  expect(answers.every((a) => !a.includes('[interrupted]'))).toBe(true);
+  // the echo was really there: the room played every answer into the microphone
+  const plays = readFileSync(join(r.dir, 'room.log'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"play"'));
+  expect(plays.length).toBeGreaterThanOrEqual(turns);
+}
