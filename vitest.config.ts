@@ -4,7 +4,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files that take longest (an emulator process under attack, real-time audio, terminals, timeouts, npm pack, a cold
- * tsc), longest first as a run of the 154 files measured them. vitest orders files by the durations of its last run,
+ * tsc), longest first as a run of the 199 files measured them. vitest orders files by the durations of its last run,
  * and without that cache (a fresh clone: CI) by size, which would start some of these last, where they alone would
  * make the tail of the run. They start first; the rest keep vitest's order. Last in the list, the three files that
  * read the source graph (test/helpers/source-graph.ts: TypeScript's parser over every file, ~1 s each, unless its
@@ -13,25 +13,30 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONGEST = [
   'test/commands/realtime/talk-echo-long.test.ts',
   'packages/emulator/test/hostile-floods.test.ts',
-  'packages/emulator/test/hostile.test.ts',
-  'test/commands/realtime/talk-echo.test.ts',
+  'test/commands/realtime/talk-turns.test.ts',
   'test/fault-matrix.test.ts',
   'test/net/proxy-tls.test.ts',
-  'test/commands/realtime/talk-turns.test.ts',
+  'test/commands/realtime/talk-latency.test.ts',
+  'test/commands/realtime/talk-status.test.ts',
   'test/repo/pack-install.test.ts',
-  'test/commands/emulator/storage-media.test.ts',
-  'test/cli.test.ts',
+  'test/commands/realtime/talk-echo.test.ts',
+  'test/commands/agents/docs-examples.test.ts',
   'test/repo/typecheck.test.ts',
+  'test/core/atomic-file-commands.test.ts',
+  'test/batch/faults.test.ts',
+  'test/commands/chat/markdown.test.ts',
+  'test/commands/interrupt-keeps.test.ts',
+  'test/batch/kill-resume.test.ts',
+  'packages/emulator/test/hostile.test.ts',
+  'test/commands/realtime/talk-ptt.test.ts',
+  'test/cli.test.ts',
+  'test/commands/realtime/talk-mcp.test.ts',
+  'test/commands/emulator/storage-media.test.ts',
   'packages/emulator/test/hardening.test.ts',
   'test/apilog/log.test.ts',
-  'test/commands/agents/docs-examples.test.ts',
-  'test/core/atomic-file-commands.test.ts',
-  'test/commands/chat/markdown.test.ts',
   'test/audio/devices.test.ts',
   'test/commands/emulator/ci.test.ts',
-  'test/commands/interrupt-keeps.test.ts',
   'test/commands/stt/input-audio.test.ts',
-  'test/commands/realtime/talk-ptt.test.ts',
   'test/repo/import-direction.test.ts',
   'test/repo/unused.test.ts',
   'test/repo/packages.test.ts',
@@ -171,7 +176,10 @@ export default defineConfig({
     // no duration cache): 2 workers 154 s; 4 workers 76-78 s; 5 workers 71-72 s; 6 workers 70 s (not worth the
     // extra contention on the real-time audio tests). Again with 154 files, the tests of output in-process and the
     // waiting tests of a file run at once (the 2 cores ~85% busy): 4 workers 78 s, 5 workers 70-72 s, 6 workers 71 s.
-    maxWorkers: 5,
+    // With 199 files (batch, MCP, voice devices and latency, echo cancellation, templates, agents as code), quiet
+    // machine: 5 workers 89 s (126 s of CPU, the cores 74% busy: real-time files held worker slots), 6 workers 77 s
+    // (126 s, 81%), 8 workers 78 s (137 s: each worker transforms and imports the modules again).
+    maxWorkers: 6,
     // A worker runs file after file instead of a fresh fork for each of the 112 files: the forks' start-up was
     // about a third of the suite's CPU (178 s -> 122 s). Files share no state: each starts its own emulator and
     // temp dirs, and test/setup.ts guards child_process once per worker.
