@@ -37,6 +37,17 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
 }
 
 // ---- templates (cmdutil/templates.ts)
+/** The values of TEMPLATE_FLAGS, EXTRACT_FLAGS and ATTACH_FLAGS (llm's conventions) on a command's options. */
+export interface PromptExtraFlags {
+  template?: string;
+  var?: Record<string, string>;
+  extract?: boolean;
+  extractLast?: boolean;
+  attach?: string[];
+  fragment?: string[];
+  keep?: boolean;
+}
+
 export const TEMPLATE_FLAGS: RequestRow[] = [
   {
     flags: '-t, --template <name>',

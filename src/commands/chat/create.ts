@@ -15,6 +15,7 @@ import type { Conversation, ConversationStore } from '../../store/conversations.
 import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
 import {
+  type PromptExtraFlags,
   APPROVE_FLAG,
   ATTACH_FLAGS,
   DEFAULT_LANGUAGE_MODEL,
@@ -29,7 +30,7 @@ import type { RequestRow, RequestTable } from '../../core/request-table.js';
 import type { McpServers } from '../../mcp/client.js';
 import type { Approver } from '../../cmdutil/approve.js';
 
-export interface ChatCreateFlags extends ChatFlags {
+export interface ChatCreateFlags extends ChatFlags, PromptExtraFlags {
   stream: boolean;
   deferred?: boolean;
   wait?: boolean;
@@ -43,13 +44,6 @@ export interface ChatCreateFlags extends ChatFlags {
   mcp?: string[];
   approve?: boolean;
   maxTurns?: number;
-  template?: string;
-  var?: Record<string, string>;
-  extract?: boolean;
-  extractLast?: boolean;
-  attach?: string[];
-  fragment?: string[];
-  keep?: boolean;
 }
 
 /** POST /v1/chat/completions as `svc chat` sends it: the request rows and this command's own. */

@@ -6,6 +6,7 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
 import { tokenSum } from '../../term/usage.js';
 import {
+  type PromptExtraFlags,
   FLAG_GROUPS,
   TEMPLATE_FLAGS,
   EXTRACT_FLAGS,
@@ -24,7 +25,7 @@ import { checkTools } from '../../cmdutil/tool-file.js';
 import { fail, integer, require } from '../../core/validate.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
 
-interface Opts {
+interface Opts extends PromptExtraFlags {
   model?: string;
   system?: string;
   input?: string;
@@ -41,12 +42,6 @@ interface Opts {
   toolChoice?: string;
   usage?: boolean;
   raw?: boolean;
-  template?: string;
-  var?: Record<string, string>;
-  extract?: boolean;
-  extractLast?: boolean;
-  attach?: string[];
-  fragment?: string[];
 }
 
 type Message = MessagesRequest['messages'][number];

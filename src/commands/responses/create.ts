@@ -13,6 +13,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
 import {
+  type PromptExtraFlags,
   FLAG_GROUPS,
   OUTPUT,
   PARALLEL_TOOL_CALLS,
@@ -68,14 +69,7 @@ export const INCLUDES = [
 export const HOSTED_TOOLS = ['web_search', 'web_search_preview'] as const;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
-export interface ResponsesFlags extends SearchFlags {
-  template?: string;
-  var?: Record<string, string>;
-  extract?: boolean;
-  extractLast?: boolean;
-  attach?: string[];
-  fragment?: string[];
-  keep?: boolean;
+export interface ResponsesFlags extends SearchFlags, PromptExtraFlags {
   model?: string;
   instructions?: string;
   previous?: string;
