@@ -77,6 +77,7 @@ function oneReply(size: { max: number; default: number }, list: (http: HttpClien
 export const AGENTS = {
   noun: 'agents',
   itemsKey: 'agents',
+  fields: JSON_FIELDS['GET /v1/agents agents[]'],
   ...oneReply({ max: 1000, default: 100 }, async (http, limit) =>
     (await import('./agents.js')).listAgents(http, limit),
   ),

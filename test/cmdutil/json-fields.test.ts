@@ -77,6 +77,22 @@ describe.concurrent('svc … --json FIELD,FIELD', () => {
     expect(rows).toContain('{"id":"svc-4","owned_by":"svc"}');
   });
 
+  it('agents list: the fields of the documented agent rows', async () => {
+    const made = await svcInProcess(['agents', 'create', '--name', 'fields-agent'], { emu });
+    expect(made.exitCode, made.stderr).toBe(0);
+    const r = await svcInProcess(['agents', 'list', '--json', 'agent_id,name'], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.find((a) => a.name === 'fields-agent')).toEqual({ agent_id: expect.any(String), name: 'fields-agent' });
+    for (const row of rows) expect(Object.keys(row)).toEqual(['agent_id', 'name']);
+    const bad = await svcInProcess(['agents', 'list', '--json', 'id'], { emu });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('unknown field "id" for svc agents list; valid: agent_id, collection_ids');
+  });
+
   it('bare --json still prints every field', async () => {
     const r = await svcInProcess(['models', 'list', '--json'], { emu });
     expect(r.exitCode).toBe(0);

@@ -8,6 +8,7 @@ export default defineCommand<PageOpts>({
     'The API has no cursor for agents: one reply of --limit agents (default 100); --all asks for the most ' +
     'one reply holds (1000).',
   options: pageFlags(AGENTS),
+  jsonFields: AGENTS.fields,
   examples: ['svc agents list', 'svc agents list --json --jq .agent_id'],
   async run(ctx, _args, opts) {
     return listRows<Agent>(ctx, AGENTS, firstPageQuery(AGENTS, opts), opts, {
