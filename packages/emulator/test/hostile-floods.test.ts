@@ -61,5 +61,5 @@ describe('limits on streamed and realtime audio', () => {
 
 describe('no request holds the event loop', () => {
   it('REST TTS of 5000 characters (mp3): the server answers while it works', () =>
-    emu.answersDuringLongTts('mp3', 1000));
+    emu.answersDuringLongTts('mp3', 1000, 256));
 });
