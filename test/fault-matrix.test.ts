@@ -62,8 +62,9 @@ interface Family {
   inputs?: Record<string, string>;
   /** what it writes beside them by design (not a temp file left behind) */
   writes?: string[];
-  /** a test runner: a failure is its report's line on stdout, the summary goes to stderr */
+  /** a runner of many (agents test, batch): a failure is its line on stdout; stderr's summary says how many failed */
   reportsFailuresOnStdout?: boolean;
+  failureSummary?: RegExp;
   /** the command with its data on stdout (for a family that writes a file): the rows of a failing stdout */
   stdoutArgs?(dir: string): string[];
 }
@@ -196,6 +197,19 @@ const FAMILIES: Record<string, Family> = {
     ok: /^ok +greets/,
     writes: ['agent-test-transcripts'],
     reportsFailuresOnStdout: true,
+    failureSummary: /0 passed, 1 failed/,
+  },
+  // a file of rows (issue 28): each row's request retried by batch's own scheduler; a row that keeps failing is
+  // recorded failed (its line on stdout, the request in rows.csv.failed.jsonl) and the run exits 1
+  batch: {
+    name: 'batch chat',
+    route: 'POST /v1/chat/completions',
+    inputs: { 'rows.csv': 'text\nhello\n' },
+    args: (dir) => ['batch', 'chat', join(dir, 'rows.csv'), '--template', '{{text}}'],
+    ok: /^\{"row":1,"line":2,"status":"done","text":"Hello from the hostile/,
+    writes: ['rows.csv.journal', 'rows.csv.failed.jsonl'],
+    reportsFailuresOnStdout: true,
+    failureSummary: /0\/1 done · 1 failed/,
   },
 };
 
@@ -475,6 +489,39 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
     add({ family, fault, plan: [plan], exit: 1, stderr: M.protocol, stdout: /^FAIL greets/ });
 }
 
+// svc batch: one row; what fails is the row (recorded failed, its error in its line on stdout, exit 1), the run
+// never hangs past --timeout and never claims the row done
+{
+  const family = 'batch';
+  add({ family, fault: 'ok', exit: 0, stderr: /1\/1 done · 0 failed/, stdout: FAMILIES[family].ok });
+  add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused });
+  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout });
+  add({ family, fault: 'stall mid-body', plan: ['stall'], exit: 1, stderr: M.timeout });
+  add({ family, fault: 'reset mid-body', plan: ['reset'], exit: 1, stderr: M.lost });
+  add({ family, fault: 'HTML 200', plan: ['html'], exit: 1, stderr: M.protocol });
+  add({ family, fault: 'malformed JSON', plan: ['malformed'], exit: 1, stderr: M.protocol });
+  add({
+    family,
+    fault: '429 then ok (retried)',
+    plan: [{ status: 429, retryAfter: '0' }],
+    retries: 2,
+    exit: 0,
+    stderr: /1\/1 done · 0 failed/,
+    stdout: FAMILIES[family].ok,
+  });
+  add({
+    family,
+    fault: '500 then ok (batch retries a row)',
+    plan: [{ status: 500 }],
+    retries: 2,
+    exit: 0,
+    stderr: /1\/1 done · 0 failed/,
+    stdout: FAMILIES[family].ok,
+  });
+  // the row's error as the API sent it, in its line: the status and the server's message
+  add({ family, fault: '500 (no retry left)', plan: [{ status: 500 }], exit: 1, stderr: /"status":500/ });
+}
+
 // svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is
 // the run's error (naming the file), a call log that cannot be written only a warning (the run's outcome stands)
 for (const family of ['chat --no-stream', 'chat streamed'] as const) {
@@ -662,7 +709,7 @@ describe('fault matrix', () => {
         // a test runner reports the fault in the failing case's line; its stderr has the summary
         const onStdout = fam.reportsFailuresOnStdout && row.exit === 1 && !row.stdoutFault;
         expect(onStdout ? r.stdout : r.stderr, why).toMatch(row.stderr);
-        if (onStdout) expect(r.stderr, why).toMatch(/0 passed, 1 failed/);
+        if (onStdout) expect(r.stderr, why).toMatch(fam.failureSummary!);
         // a stdout that failed is the one error said: not the network, not twice
         if (row.stdoutFault) expect(r.stderr.match(/error:/g), why).toHaveLength(1);
         if (row.stdout) expect(r.stdout, why).toMatch(row.stdout);
