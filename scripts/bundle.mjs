@@ -261,6 +261,10 @@ const CHUNK_GROUPS = [
     'apilog/log',
     'core/json-file',
     'endpoints/guard',
+    'net/origin',
+    'term/stdout-guard',
+    'runtime/stdin',
+    'core/input-file',
   ]),
   // text generation (chat, messages, responses, and the commands that share their flags)
   group('generation', 1, [
@@ -277,6 +281,8 @@ const CHUNK_GROUPS = [
     'endpoints/chat',
     'commands/chat/request',
     'commands/chat/render',
+    'term/code-blocks',
+    'cmdutil/mcp-command',
   ]),
 ];
 
