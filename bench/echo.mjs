@@ -175,11 +175,12 @@ async function runRoom(room, far, near, seed, startupSuppressDb) {
     if (learnt < 0 && !path.learning) learnt = c + CHUNK;
   }
   const used = process.cpuUsage(cpu);
+  const delayMs = path.echoDelayMs;
   // lined up with the input: the canceller's output lags by one block
   const lag = path.latencySamples;
   path.free();
   out.copyWithin(0, lag).fill(0, len - lag);
-  return { mic, out, echo, noise, nearClean, nearAt, cpuMs: (used.user + used.system) / 1000, len, learnt };
+  return { mic, out, echo, noise, nearClean, nearAt, cpuMs: (used.user + used.system) / 1000, len, learnt, delayMs };
 }
 
 function figures(r) {
@@ -248,6 +249,11 @@ export default async function main() {
       const firstEcho = held.echo.findIndex((v) => Math.abs(v) > 1e-4);
       const name = `${room.delayMs} ms ${room.gainDb} dB room:`;
       rows.push({ name: `${name} echo over the room noise (bounds ERLE)`, value: f.echoOverNoise, unit: 'dB' });
+      rows.push({
+        name: `${name} estimated bulk delay (true: ${OUTPUT_LATENCY_MS + room.delayMs} ms)`,
+        value: r.delayMs ?? Number.NaN,
+        unit: 'ms',
+      });
       rows.push({ name: `${name} ERLE after convergence`, value: f.erle, unit: 'dB', atLeast: 25 });
       rows.push({ name: `${name} convergence (to 20 dB ERLE over 0.5 s)`, value: f.convergenceS, unit: 's' });
       rows.push({

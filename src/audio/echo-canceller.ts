@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { DelayEstimator } from './delay-estimator.js';
 
 /** speex_echo.h and speex_preprocess.h request numbers */
 const ECHO_SET_SAMPLING_RATE = 24;
@@ -89,23 +90,31 @@ export class EchoCanceller {
   get latencySamples(): number {
     return this.frameSamples;
   }
-  private echo: number;
-  private pre: number;
+  private echo = 0;
+  private pre = 0;
   private readonly bufs: number;
+  /** where the ctl argument (one int) lives, after the three frames of samples */
+  private readonly intAt: number;
 
   private constructor(
     private readonly x: SpeexExports,
-    o: EchoCancellerOptions,
+    private readonly o: EchoCancellerOptions,
   ) {
     this.frameSamples = Math.round((o.sampleRate * (o.frameMs ?? 20)) / 1000);
+    // three frames of samples (captured, played, cleaned), then one int (4-byte aligned) for the ctl arguments
+    this.intAt = Math.ceil((this.frameSamples * 6) / 4) * 4;
+    this.bufs = x.malloc(this.intAt + 4);
+    this.init();
+  }
+
+  /** speexdsp's two states, made and set up from the options */
+  private init(): void {
+    const { x, o } = this;
     const taps = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
     this.echo = x.speex_echo_state_init(this.frameSamples, taps);
     this.pre = x.speex_preprocess_state_init(this.frameSamples, o.sampleRate);
-    // three frames of samples (captured, played, cleaned), then one int (4-byte aligned) for the ctl arguments
-    const intAt = Math.ceil((this.frameSamples * 6) / 4) * 4;
-    this.bufs = x.malloc(intAt + 4);
     const int = (req: number, v: number, st: 'echo' | 'pre') => {
-      const ptr = this.bufs + intAt;
+      const ptr = this.bufs + this.intAt;
       new Int32Array(x.memory.buffer, ptr, 1)[0] = v;
       if (st === 'echo') x.speex_echo_ctl(this.echo, req, ptr);
       else x.speex_preprocess_ctl(this.pre, req, ptr);
@@ -116,6 +125,18 @@ export class EchoCanceller {
     int(PP_SET_NOISE_SUPPRESS, o.noiseSuppressDb ?? -6, 'pre');
     int(PP_SET_ECHO_SUPPRESS, o.echoSuppressDb ?? -40, 'pre');
     int(PP_SET_ECHO_SUPPRESS_ACTIVE, o.echoSuppressActiveDb ?? -15, 'pre');
+  }
+
+  /**
+   * Forget the room: both states made anew with the same settings (the echo path moved, as when the device
+   * restarted with another delay; what the filter had learnt would cancel nothing and its estimate of the residual
+   * echo would be wrong).
+   */
+  reset(): void {
+    if (!this.echo) throw new Error('the echo canceller was freed');
+    this.x.speex_preprocess_state_destroy(this.pre);
+    this.x.speex_echo_state_destroy(this.echo);
+    this.init();
   }
 
   static async create(o: EchoCancellerOptions): Promise<EchoCanceller> {
@@ -254,6 +275,13 @@ export class StartupGuard {
     this.gain = 10 ** (suppressDb / 20);
   }
 
+  /** The canceller was reset: as at the start, held down until 0.5 s of echo measures 15 dB. */
+  restart(): void {
+    this.learning = true;
+    this.learnt = false;
+    this.micE = this.outE = this.span = 0;
+  }
+
   /** `out` (the cleaned `mic`, `ref` what played meanwhile) held down while learning and echo may be there */
   apply(mic: Int16Array, ref: Int16Array, out: Int16Array): void {
     this.recent.push(meanSquare(ref));
@@ -287,23 +315,110 @@ function meanSquare(x: Int16Array): number {
 export interface EchoPathOptions extends EchoCancellerOptions {
   /** the output held down by this much until the canceller has converged (default -30 dB); 0: not at all */
   startupSuppressDb?: number;
+  /** find the bulk delay and move the reference by it before the canceller (default true) */
+  alignDelay?: boolean;
 }
 
-/** The canceller on the capture path: captured frames in, cleaned frames out; the playback told as it is written. */
+/** the reference is moved this much less than the delay found: the echo's direct path must stay after it */
+export const DELAY_MARGIN_MS = 10;
+/** at a new delay, the canceller learns again from the start of the playback, at most this far back */
+const RELEARN_S = 3;
+/** a playback that starts after this much quiet is a new burst (a new answer, a sentence after a pause) */
+const BURST_GAP_S = 0.2;
+/** -55 dBFS (mean square of s16 samples): under it the playback is silence and its echo below any VAD */
+const QUIET = 3400;
+
+/**
+ * The last seconds of the microphone and of the playback (on the capture's clock), by absolute sample number: the
+ * reference is read from it at any delay, and the canceller relearns from it when the delay changes.
+ */
+export class EchoHistory {
+  private readonly mic: Int16Array;
+  private readonly played: Int16Array;
+  /** samples so far */
+  total = 0;
+  /** where the latest burst of playback began */
+  burstStart = 0;
+  private quiet = 0;
+
+  constructor(
+    private readonly rate: number,
+    seconds: number,
+  ) {
+    this.mic = new Int16Array(Math.round(rate * seconds));
+    this.played = new Int16Array(this.mic.length);
+  }
+
+  /** the oldest sample still held */
+  get oldest(): number {
+    return Math.max(0, this.total - this.mic.length);
+  }
+
+  push(mic: Int16Array, played: Int16Array): void {
+    const size = this.mic.length;
+    for (let i = 0; i < mic.length; i++) {
+      this.mic[(this.total + i) % size] = mic[i]!;
+      this.played[(this.total + i) % size] = played[i]!;
+    }
+    if (meanSquare(played) < QUIET) this.quiet += played.length;
+    else {
+      if (this.quiet >= this.rate * BURST_GAP_S) this.burstStart = this.total;
+      this.quiet = 0;
+    }
+    this.total += mic.length;
+  }
+
+  /** the microphone's samples [from, from + n) */
+  micAt(from: number, n: number): Int16Array {
+    return this.read(this.mic, from, n);
+  }
+
+  /** the playback `delay` samples before [from, from + n): silence where it is not held */
+  playedAt(from: number, n: number, delay: number): Int16Array {
+    return this.read(this.played, from - delay, n);
+  }
+
+  private read(ring: Int16Array, from: number, n: number): Int16Array {
+    const out = new Int16Array(n);
+    for (let i = Math.max(0, this.oldest - from); i < n; i++) out[i] = ring[(from + i) % ring.length]!;
+    return out;
+  }
+}
+
+/**
+ * The canceller on the capture path: captured frames in, cleaned frames out; the playback told as it is written.
+ * A DelayEstimator measures how long after the reference its echo comes (the device's output latency, the room's
+ * direct path); once it commits a delay, the reference is read that much later, less DELAY_MARGIN_MS, so that the
+ * canceller's filter spends its length on the echo rather than on the silence before it. At a new delay the
+ * canceller is made anew and relearns the room from the start of the current playback (kept in an EchoHistory):
+ * speexdsp's filter started in the middle of speech converged to 8 dB less in bench/echo.mjs; and the start-up
+ * hold begins again.
+ */
 export class EchoPath {
   private readonly timeline: ReferenceTimeline;
   private carry = new Int16Array(0);
+  private refCarry: Int16Array = new Int16Array(0);
+  /** cleaned samples ahead of what was handed out */
+  private pending = new Int16Array(0);
   private readonly guard: StartupGuard | undefined;
+  private readonly estimator: DelayEstimator | undefined;
+  private readonly history: EchoHistory;
+  /** the reference is the playback this many samples earlier */
+  private shift = 0;
+  private readonly rate: number;
 
   private constructor(
     private readonly canceller: EchoCanceller,
     o: EchoPathOptions,
   ) {
+    this.rate = o.sampleRate;
     this.timeline = new ReferenceTimeline(o.sampleRate);
     if (o.startupSuppressDb !== 0) {
       const tail = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
       this.guard = new StartupGuard(o.sampleRate, tail, o.startupSuppressDb);
     }
+    if (o.alignDelay !== false) this.estimator = new DelayEstimator({ sampleRate: o.sampleRate });
+    this.history = new EchoHistory(o.sampleRate, RELEARN_S + 1);
   }
 
   static async open(o: EchoPathOptions): Promise<EchoPath> {
@@ -318,6 +433,11 @@ export class EchoPath {
   /** how far the cleaned audio lags the captured (samples) */
   get latencySamples(): number {
     return this.canceller.latencySamples;
+  }
+
+  /** the bulk delay found between the playback and its echo (ms), undefined while none is */
+  get echoDelayMs(): number | undefined {
+    return this.estimator?.delayMs;
   }
 
   /** PCM s16le written to the speaker now. */
@@ -336,9 +456,13 @@ export class EchoPath {
    */
   captured(frame: Buffer, atMs = performance.now()): Buffer {
     const pcm = samples(frame);
+    const at = this.history.total;
+    const played = this.timeline.next(pcm.length, atMs);
+    this.history.push(pcm, played);
+    if (this.estimator?.push(played, pcm)) this.realign(this.estimator.delaySamples!, at);
+    const ref = this.shift ? this.history.playedAt(at, pcm.length, this.shift) : played;
     const all = this.carry.length ? concat(this.carry, pcm) : pcm;
     const whole = all.length - (all.length % this.canceller.frameSamples);
-    const ref = this.timeline.next(pcm.length, atMs);
     const refAll = this.refCarry.length ? concat(this.refCarry, ref) : ref;
     const cleaned = this.canceller.process(all.subarray(0, whole), refAll.subarray(0, whole));
     this.carry = all.slice(whole);
@@ -348,13 +472,32 @@ export class EchoPath {
     if (out.length < pcm.length) out = concat(new Int16Array(pcm.length - out.length), out);
     this.pending = out.slice(pcm.length);
     const head = out.subarray(0, pcm.length);
+    // the hold sees the reference as the canceller does: its echo lasts the filter's length after it
     this.guard?.apply(pcm, ref, head);
     return Buffer.from(head.buffer, head.byteOffset, head.byteLength);
   }
 
-  private refCarry = new Int16Array(0);
-  /** cleaned samples ahead of what was handed out */
-  private pending = new Int16Array(0);
+  /**
+   * A delay was committed (or changed), before the frame captured from `at` is cleaned: the reference moved by it
+   * less the margin, the canceller made anew and run over what was captured since the playback began (its output
+   * was handed out already), the carried reference read again at the new delay, the hold restarted.
+   */
+  private realign(delaySamples: number, at: number): void {
+    const margin = Math.round((this.rate * DELAY_MARGIN_MS) / 1000);
+    this.shift = Math.max(0, delaySamples - margin);
+    this.canceller.reset();
+    const n = this.canceller.frameSamples;
+    const done = at - this.carry.length;
+    const from = Math.max(this.history.burstStart, this.history.oldest + this.shift, done - this.rate * RELEARN_S);
+    const start = done - Math.floor(Math.max(0, done - from) / n) * n;
+    if (start < done)
+      this.canceller.process(
+        this.history.micAt(start, done - start),
+        this.history.playedAt(start, done - start, this.shift),
+      );
+    this.refCarry = this.history.playedAt(done, this.carry.length, this.shift);
+    this.guard?.restart();
+  }
 
   free(): void {
     this.canceller.free();

@@ -1,0 +1,336 @@
+// The bulk delay between the reference (what played, on the capture's clock) and the microphone, found before the
+// adaptive filter as WebRTC AEC3 does: speexdsp's MDF spends its partitions on the empty span before the echo's
+// direct path and converges slowly when that span is long (bench/echo.mjs: 21 dB ERLE with 180 ms before the echo,
+// 33 dB with the reference moved 170 ms later). Both signals are low-passed and decimated to ~4 kHz; every 0.256 s
+// in which the reference played, the cross-spectrum of 0.512 s of microphone against the 1.024 s of reference that
+// can have caused it (lags 0-512 ms) is added to a running sum (older blocks fading), whose phase alone (GCC-PHAT)
+// gives a correlation with a sharp peak at the echo's delay whatever the voice's spectrum. An estimate counts when
+// that peak stands far above the correlation elsewhere; a delay is committed once three estimates in a row agree
+// within 1 ms, and changed only when three agree on one more than 4 ms away (a device restarted).
+
+/** a block's estimate counts when its peak is this many times the RMS of the correlation at the other lags */
+const CONFIDENCE = 10;
+/** successive confident estimates that must agree (within AGREE_MS) before a delay is committed */
+const STREAK = 3;
+const AGREE_MS = 1;
+/** a committed delay changes only for an agreed one further away than this */
+const CHANGE_MS = 4;
+/** the running cross-spectrum keeps this much of its past at each new block (~4 blocks, ~1 s of audio, weigh most) */
+const FADE = 0.7;
+/** PHAT-β: the cross-spectrum divided by its magnitude to this power (1: phase only; less: a little of the level) */
+const BETA = 0.8;
+/** a block counts when the reference played over it: mean square above -50 dBFS */
+const ACTIVE = 10 ** (-50 / 10);
+
+/** A second-order low-pass section (RBJ), run in place over float samples with its own state. */
+class Biquad {
+  private readonly b0: number;
+  private readonly b1: number;
+  private readonly a1: number;
+  private readonly a2: number;
+  private z1 = 0;
+  private z2 = 0;
+
+  constructor(cutoff: number, rate: number, q: number) {
+    const w = (2 * Math.PI * cutoff) / rate;
+    const alpha = Math.sin(w) / (2 * q);
+    const a0 = 1 + alpha;
+    this.b0 = (1 - Math.cos(w)) / 2 / a0;
+    this.b1 = (1 - Math.cos(w)) / a0;
+    this.a1 = (-2 * Math.cos(w)) / a0;
+    this.a2 = (1 - alpha) / a0;
+  }
+
+  /** transposed direct form II; b2 = b0 for a low-pass */
+  step(x: number): number {
+    const y = this.b0 * x + this.z1;
+    this.z1 = this.b1 * x - this.a1 * y + this.z2;
+    this.z2 = this.b0 * x - this.a2 * y;
+    return y;
+  }
+}
+
+/** A 4th-order Butterworth low-pass then every `factor`-th sample, appended to a ring. */
+class Decimator {
+  private readonly sections: [Biquad, Biquad];
+  private phase = 0;
+
+  constructor(
+    rate: number,
+    private readonly factor: number,
+    private readonly ring: Float64Array,
+  ) {
+    // 0.42 of the decimated rate: under its Nyquist frequency, with the filter's slope before it
+    const cutoff = (0.42 * rate) / factor;
+    this.sections = [new Biquad(cutoff, rate, 0.5412), new Biquad(cutoff, rate, 1.3066)];
+  }
+
+  /** s16 samples in; the decimated ones written at `at` onward in the ring; returns how many */
+  push(x: Int16Array, at: number): number {
+    const [s1, s2] = this.sections;
+    const mask = this.ring.length - 1;
+    let n = 0;
+    for (let i = 0; i < x.length; i++) {
+      const y = s2.step(s1.step(x[i]! / 32768));
+      if (++this.phase === this.factor) {
+        this.phase = 0;
+        this.ring[(at + n++) & mask] = y;
+      }
+    }
+    return n;
+  }
+}
+
+/** In-place radix-2 complex FFT of one size, its tables computed once. */
+export class Fft {
+  private readonly cos: Float64Array;
+  private readonly sin: Float64Array;
+  private readonly rev: Uint32Array;
+
+  constructor(readonly size: number) {
+    if (size < 2 || (size & (size - 1)) !== 0) throw new Error(`FFT size ${size} is not a power of two`);
+    this.cos = Float64Array.from({ length: size / 2 }, (_, k) => Math.cos((2 * Math.PI * k) / size));
+    this.sin = Float64Array.from({ length: size / 2 }, (_, k) => -Math.sin((2 * Math.PI * k) / size));
+    this.rev = new Uint32Array(size);
+    const bits = Math.log2(size);
+    for (let i = 0; i < size; i++) {
+      let r = 0;
+      for (let b = 0; b < bits; b++) r |= ((i >> b) & 1) << (bits - 1 - b);
+      this.rev[i] = r;
+    }
+  }
+
+  /** forward (e^-i), or inverse without the 1/size */
+  transform(re: Float64Array, im: Float64Array, inverse = false): void {
+    const n = this.size;
+    for (let i = 0; i < n; i++) {
+      const j = this.rev[i]!;
+      if (i < j) {
+        const r = re[i]!;
+        re[i] = re[j]!;
+        re[j] = r;
+        const m = im[i]!;
+        im[i] = im[j]!;
+        im[j] = m;
+      }
+    }
+    const sign = inverse ? -1 : 1;
+    for (let len = 2; len <= n; len <<= 1) {
+      const half = len >> 1;
+      const step = n / len;
+      for (let i = 0; i < n; i += len) {
+        for (let k = 0; k < half; k++) {
+          const wr = this.cos[k * step]!;
+          const wi = sign * this.sin[k * step]!;
+          const a = i + k;
+          const b = a + half;
+          const tr = re[b]! * wr - im[b]! * wi;
+          const ti = re[b]! * wi + im[b]! * wr;
+          re[b] = re[a]! - tr;
+          im[b] = im[a]! - ti;
+          re[a] = re[a]! + tr;
+          im[a] = im[a]! + ti;
+        }
+      }
+    }
+  }
+}
+
+/** One block's look at the correlation: the lag of its peak and how far it stands out. */
+export interface DelayEstimate {
+  /** the echo's delay after the reference, ms */
+  delayMs: number;
+  /** the peak over the RMS of the correlation at the lags away from it */
+  confidence: number;
+}
+
+export interface DelayEstimatorOptions {
+  sampleRate: number;
+  /** the longest delay looked for (default 500 ms: device buffers, Bluetooth, the room) */
+  maxDelayMs?: number;
+}
+
+/** Reference and microphone in, frame by frame; a committed delay out once the estimates agree. */
+export class DelayEstimator {
+  /** the committed delay (input samples), undefined until estimates agree */
+  delaySamples: number | undefined;
+  /** the last block's estimate (the bench and tests read it) */
+  last: DelayEstimate | undefined;
+  private readonly factor: number;
+  private readonly rate: number;
+  /** the lags looked at (decimated samples), also the microphone block's length; the FFT is twice that */
+  private readonly lags: number;
+  private readonly fft: Fft;
+  private readonly refRing: Float64Array;
+  private readonly micRing: Float64Array;
+  private readonly refIn: Decimator;
+  private readonly micIn: Decimator;
+  /** decimated samples written so far, and at the last block */
+  private written = 0;
+  private blockAt = 0;
+  private readonly re: Float64Array;
+  private readonly im: Float64Array;
+  private readonly sumRe: Float64Array;
+  private readonly sumIm: Float64Array;
+  private readonly band: [number, number];
+  private readonly streak: number[] = [];
+
+  constructor(private readonly o: DelayEstimatorOptions) {
+    this.factor = Math.max(1, Math.round(o.sampleRate / 4000));
+    this.rate = o.sampleRate / this.factor;
+    let lags = 2;
+    while (lags < ((o.maxDelayMs ?? 500) * this.rate) / 1000) lags <<= 1;
+    this.lags = lags;
+    this.fft = new Fft(lags * 2);
+    this.refRing = new Float64Array(lags * 4);
+    this.micRing = new Float64Array(lags * 4);
+    this.refIn = new Decimator(o.sampleRate, this.factor, this.refRing);
+    this.micIn = new Decimator(o.sampleRate, this.factor, this.micRing);
+    this.re = new Float64Array(lags * 2);
+    this.im = new Float64Array(lags * 2);
+    this.sumRe = new Float64Array(lags + 1);
+    this.sumIm = new Float64Array(lags + 1);
+    // 100 Hz to 0.4 of the decimated rate (under the low-pass's cutoff): where speech and the echo are
+    const bin = this.rate / (lags * 2);
+    this.band = [Math.ceil(100 / bin), Math.floor((0.4 * this.rate) / bin)];
+  }
+
+  /** the committed delay in ms, undefined until one is */
+  get delayMs(): number | undefined {
+    return this.delaySamples === undefined ? undefined : (this.delaySamples * 1000) / this.o.sampleRate;
+  }
+
+  /**
+   * The reference of the captured samples `mic` (as long, on the same clock). Returns true when the committed delay
+   * changed (a first one, or a new one after a restart).
+   */
+  push(ref: Int16Array, mic: Int16Array): boolean {
+    if (ref.length !== mic.length) throw new Error(`delay estimator: ${ref.length} and ${mic.length} samples`);
+    this.refIn.push(ref, this.written);
+    this.written += this.micIn.push(mic, this.written);
+    const hop = this.lags / 2;
+    if (this.written < this.lags * 2 || this.written - this.blockAt < hop) return false;
+    this.blockAt = this.written;
+    if (!this.referencePlayed()) return false;
+    this.last = this.estimate();
+    return this.decide(this.last);
+  }
+
+  /** the reference played over the last block: over its newest hop, and over the whole of it */
+  private referencePlayed(): boolean {
+    const mask = this.refRing.length - 1;
+    const meanSquare = (n: number) => {
+      let s = 0;
+      for (let i = this.written - n; i < this.written; i++) s += this.refRing[i & mask]! ** 2;
+      return s / n;
+    };
+    return meanSquare(this.lags / 2) > ACTIVE && meanSquare(this.lags * 2) > ACTIVE;
+  }
+
+  /**
+   * The newest `lags` microphone samples against the `2·lags` reference samples before their end: c[j] = Σ ref[n +
+   * j]·mic[n] peaks at j = lags − delay. The two real blocks go through one complex FFT (ref + i·mic).
+   */
+  private estimate(): DelayEstimate {
+    const { re, im, lags } = this;
+    const n = lags * 2;
+    const mask = this.refRing.length - 1;
+    const from = this.written - n;
+    for (let i = 0; i < n; i++) {
+      re[i] = this.refRing[(from + i) & mask]!;
+      im[i] = i < lags ? this.micRing[(from + lags + i) & mask]! : 0;
+    }
+    this.fft.transform(re, im);
+    // R = (Z[k] + conj Z[n-k]) / 2, M = (Z[k] − conj Z[n-k]) / 2i; the sum fades and takes R·conj(M)
+    for (let k = 0; k <= lags; k++) {
+      const ar = re[k]!;
+      const ai = im[k]!;
+      const br = re[(n - k) & (n - 1)]!;
+      const bi = -im[(n - k) & (n - 1)]!;
+      const rr = (ar + br) / 2;
+      const ri = (ai + bi) / 2;
+      const mr = (ai - bi) / 2;
+      const mi = -(ar - br) / 2;
+      this.sumRe[k] = FADE * this.sumRe[k]! + rr * mr + ri * mi;
+      this.sumIm[k] = FADE * this.sumIm[k]! + ri * mr - rr * mi;
+    }
+    return this.peak(this.correlation());
+  }
+
+  /** the faded cross-spectrum, phase-weighted (PHAT-β) within the band, back to lags */
+  private correlation(): Float64Array {
+    const { re, im, lags } = this;
+    const n = lags * 2;
+    re.fill(0);
+    im.fill(0);
+    const [lo, hi] = this.band;
+    for (let k = lo; k <= hi; k++) {
+      const sr = this.sumRe[k]!;
+      const si = this.sumIm[k]!;
+      const w = 1 / ((sr * sr + si * si) ** (BETA / 2) + 1e-30);
+      re[k] = sr * w;
+      im[k] = si * w;
+      re[n - k] = sr * w;
+      im[n - k] = -si * w;
+    }
+    this.fft.transform(re, im, true);
+    // c[j] for j in 0..lags, as delay d = lags − j
+    return Float64Array.from({ length: lags + 1 }, (_, d) => re[lags - d]!);
+  }
+
+  /**
+   * The delay: the strongest peak, or an earlier one at least half as strong within 50 ms before it (the direct
+   * path, a reflection being the strongest), refined between samples; its confidence against the RMS elsewhere.
+   */
+  private peak(c: Float64Array): DelayEstimate {
+    let best = 0;
+    for (let d = 1; d < c.length; d++) if (Math.abs(c[d]!) > Math.abs(c[best]!)) best = d;
+    const top = Math.abs(c[best]!);
+    const early = Math.max(0, best - Math.round(0.05 * this.rate));
+    for (let d = early; d < best; d++) {
+      if (
+        Math.abs(c[d]!) >= top / 2 &&
+        Math.abs(c[d]!) >= Math.abs(c[d + 1]!) &&
+        (d === 0 || Math.abs(c[d]!) >= Math.abs(c[d - 1]!))
+      ) {
+        best = d;
+        break;
+      }
+    }
+    const guard = Math.round(0.002 * this.rate);
+    let s = 0;
+    let count = 0;
+    for (let d = 0; d < c.length; d++) {
+      if (Math.abs(d - best) <= guard) continue;
+      s += c[d]! ** 2;
+      count++;
+    }
+    const at = c[best]!;
+    let offset = 0;
+    if (best > 0 && best < c.length - 1) {
+      const a = c[best - 1]!;
+      const b = c[best + 1]!;
+      const curve = a - 2 * at + b;
+      if (curve !== 0) offset = Math.max(-0.5, Math.min(0.5, (a - b) / (2 * curve)));
+    }
+    return { delayMs: ((best + offset) * 1000) / this.rate, confidence: Math.abs(at) / Math.sqrt(s / count) };
+  }
+
+  /** a confident estimate joins the streak (an unsure one breaks it); STREAK that agree commit a delay */
+  private decide(e: DelayEstimate): boolean {
+    if (e.confidence < CONFIDENCE) {
+      this.streak.length = 0;
+      return false;
+    }
+    this.streak.push(e.delayMs);
+    if (this.streak.length > STREAK) this.streak.shift();
+    if (this.streak.length < STREAK) return false;
+    const sorted = [...this.streak].sort((a, b) => a - b);
+    if (sorted[STREAK - 1]! - sorted[0]! > 2 * AGREE_MS) return false;
+    const ms = sorted[STREAK >> 1]!;
+    const current = this.delayMs;
+    if (current !== undefined && Math.abs(ms - current) <= CHANGE_MS) return false;
+    this.delaySamples = Math.round((ms * this.o.sampleRate) / 1000);
+    return true;
+  }
+}
