@@ -16,6 +16,7 @@ import {
   aecWasmPath,
 } from '../../src/audio/echo-canceller.js';
 import { ROOT, tempDir } from '../helpers/files.js';
+import { AGENT_TEXT, hear, placed, s16, speech } from './speech-room.js';
 
 /** the sha256 of assets/speexdsp/aec.wasm: speexdsp 1.2.1 (Debian's tarball) built by emscripten 3.1.6 */
 const AEC_WASM_SHA256 = 'e007d974fbc95ac5928efeea003583257ffba886ba83ea5ae701d6963cfd6bf8';
@@ -96,6 +97,23 @@ describe('EchoCanceller', () => {
     expect(() => aec.process(mic.subarray(0, 480), ref.subarray(0, 480))).toThrow(/freed/);
   });
 
+  it('reset() forgets the room (the echo passes again at first) and keeps its settings', async () => {
+    const aec = await EchoCanceller.create({ sampleRate: RATE, frameMs: 10 });
+    const ref = noise(RATE * 3, 8000, 4);
+    const mic = echoOf(ref, 480, 0.5);
+    const erle = (out: Int16Array, from: number, to: number) =>
+      10 * Math.log10(power(mic, from, to) / power(out, from + aec.latencySamples, to + aec.latencySamples));
+    const learnt = aec.process(mic.subarray(0, RATE * 2), ref.subarray(0, RATE * 2));
+    expect(erle(learnt, RATE, RATE * 2 - 480)).toBeGreaterThan(20);
+    aec.reset();
+    expect(aec.frameSamples).toBe(240);
+    // the first 0.1 s after the reset: as before any learning, the echo mostly through
+    const again = aec.process(mic.subarray(0, RATE), ref.subarray(0, RATE));
+    expect(erle(again, 0, RATE / 10)).toBeLessThan(10);
+    aec.free();
+    expect(() => aec.reset()).toThrow(/freed/);
+  });
+
   it('takes whole frames only, the two sides alike', async () => {
     const aec = await EchoCanceller.create({ sampleRate: RATE, frameMs: 10 });
     expect(aec.frameSamples).toBe(240);
@@ -172,6 +190,38 @@ describe('EchoPath', () => {
     expect(Math.abs(again[0]!)).toBe(253);
     for (let i = 0; i < 5; i++) guard.apply(frame(), frame(), learnt());
     expect(guard.learning).toBe(false);
+    // the canceller was reset (a new delay): held down again as at the start, for 0.5 s, not 0.1
+    guard.restart();
+    for (let i = 0; i < 5; i++) guard.apply(frame(), frame(), learnt());
+    expect(guard.learning).toBe(true);
+    for (let i = 0; i < 8; i++) guard.apply(frame(), frame(), learnt());
+    expect(guard.learning).toBe(false);
+  });
+
+  /** an agent's answer into a 150 ms -20 dB room behind a 30 ms output latency, through EchoPath in 40 ms frames */
+  async function answerInRoom(alignDelay: boolean) {
+    const played = s16(placed(await speech(AGENT_TEXT), 0.5, 9));
+    const mic = s16(hear(placed(await speech(AGENT_TEXT), 0.5, 9), { delayMs: 180, gainDb: -20 }, 5));
+    const path = await EchoPath.open({ sampleRate: RATE, alignDelay, startupSuppressDb: 0 });
+    const out = new Int16Array(mic.length);
+    for (let c = 0; c + 960 <= mic.length; c += 960) {
+      path.played(Buffer.from(played.buffer, c * 2, 1920), 1000 + c / 24);
+      const cleaned = path.captured(Buffer.from(mic.buffer, c * 2, 1920), 1000 + (c + 960) / 24 + 3);
+      out.set(new Int16Array(cleaned.buffer, cleaned.byteOffset, 960), c);
+    }
+    const lag = path.latencySamples;
+    path.free();
+    // the last 4 s of the answer, once the canceller has learnt the room
+    return { erle: 10 * Math.log10(power(mic, RATE * 5, RATE * 9 - lag) / power(out, RATE * 5 + lag, RATE * 9)), path };
+  }
+
+  it('aligns the reference by the delay found: in a 150 ms -20 dB room, ≥ 3 dB more ERLE than without', async () => {
+    const aligned = await answerInRoom(true);
+    const unaligned = await answerInRoom(false);
+    // 30 ms of output latency + the 150 ms direct path
+    expect(Math.abs(aligned.path.echoDelayMs! - 180)).toBeLessThanOrEqual(1);
+    expect(unaligned.path.echoDelayMs).toBeUndefined();
+    expect(aligned.erle).toBeGreaterThan(unaligned.erle + 3);
   });
 
   it('a frame that is not whole blocks comes out as long as it went in', async () => {
