@@ -4,12 +4,15 @@
 // impulse response (direct path 20-150 ms later at -6 to -20 dB, early reflections, an exponentially decaying tail
 // with 300 ms RT60) plus room noise; near-end speech (espeak-ng, another voice) joins for the double-talk part.
 // Captured 40 ms frames arrive a few ms late with jitter, as from arecord. Figures per room:
+// - the bulk delay EchoPath's estimator found between the playback and its echo (true: the 30 ms output latency +
+//   the direct path's delay), by which it moves the reference (less a 10 ms margin) before the canceller;
 // - ERLE after convergence: 10·log10(Σ mic² / Σ out²) over the single-talk part after the convergence time, in
 //   20 ms blocks where the agent's echo is at least 10 dB above the noise (the goal: ≥ 25 dB);
 // - convergence: from the first echo until the last 200 ms window of single talk whose ERLE is below 20 dB;
 // - near-end kept in double talk: the correlation of the output with the clean near-end speech (as captured, with
 //   the room noise) over the blocks where the near-end talks (the goal: ≥ 0.9), and its level in the output;
-// - CPU per second of audio, as a ratio of real time (the canceller's process time over the audio's length);
+// - CPU per second of audio, as a ratio of real time (EchoPath's process time, the delay estimator's included, over
+//   the audio's length);
 // - how long the start-up hold lasted (EchoPath holds the output down until the canceller reaches 15 dB ERLE; the
 //   figures above are measured without it, in a second run, so that it does not flatter them).
 import { execFileSync } from 'node:child_process';

@@ -13,6 +13,14 @@ const CONFIDENCE = 10;
 /** successive confident estimates that must agree (within AGREE_MS) before a delay is committed */
 const STREAK = 3;
 const AGREE_MS = 1;
+/** estimates this close to either end of the lags looked at are not taken */
+const EDGE_MS = 2;
+/** a committed delay not confirmed over this many blocks of playback (~1.5 s) is dropped */
+const EXPIRE_BLOCKS = 6;
+/** a change refused (the canceller did no better with it) is not proposed again for this many blocks (~4 s) */
+const REFUSED_BLOCKS = 16;
+/** a pause in the playback this long starts the sum afresh (the device may come back with another latency) */
+const PAUSE_S = 0.5;
 /** a committed delay changes only for an agreed one further away than this */
 const CHANGE_MS = 4;
 /** the running cross-spectrum keeps this much of its past at each new block (~4 blocks, ~1 s of audio, weigh most) */
@@ -142,6 +150,8 @@ export interface DelayEstimate {
   delayMs: number;
   /** the peak over the RMS of the correlation at the lags away from it */
   confidence: number;
+  /** the peak over the highest elsewhere (a periodic sound has several alike: which is the echo's is unsure) */
+  distinct: number;
 }
 
 export interface DelayEstimatorOptions {
@@ -174,6 +184,13 @@ export class DelayEstimator {
   private readonly sumIm: Float64Array;
   private readonly band: [number, number];
   private readonly streak: number[] = [];
+  /** the committed delay before the last change (restored if that change is refused) */
+  private previous: number | undefined;
+  private refusal: { delayMs: number | undefined; blocks: number } | undefined;
+  /** blocks of playback since an estimate last confirmed the committed delay */
+  private unconfirmed = 0;
+  /** input samples since the reference last played */
+  private quiet = 0;
 
   constructor(private readonly o: DelayEstimatorOptions) {
     this.factor = Math.max(1, Math.round(o.sampleRate / 4000));
@@ -208,12 +225,34 @@ export class DelayEstimator {
     if (ref.length !== mic.length) throw new Error(`delay estimator: ${ref.length} and ${mic.length} samples`);
     this.refIn.push(ref, this.written);
     this.written += this.micIn.push(mic, this.written);
+    this.newBurst(ref);
     const hop = this.lags / 2;
     if (this.written < this.lags * 2 || this.written - this.blockAt < hop) return false;
     this.blockAt = this.written;
     if (!this.referencePlayed()) return false;
     this.last = this.estimate();
+    if (this.refusal) this.refusal.blocks--;
     return this.decide(this.last);
+  }
+
+  /**
+   * After a pause in the playback the device may restart with another latency: what was summed before the pause no
+   * longer counts, so that the new delay is found in as few blocks as the first one was.
+   */
+  private newBurst(ref: Int16Array): void {
+    let s = 0;
+    for (let i = 0; i < ref.length; i++) s += ref[i]! * ref[i]!;
+    if (s / ref.length / 32768 ** 2 <= ACTIVE) {
+      this.quiet += ref.length;
+      return;
+    }
+    if (this.quiet >= this.o.sampleRate * PAUSE_S) {
+      this.sumRe.fill(0);
+      this.sumIm.fill(0);
+      this.streak.length = 0;
+      this.refusal = undefined;
+    }
+    this.quiet = 0;
   }
 
   /** the reference played over the last block: over its newest hop, and over the whole of it */
@@ -300,10 +339,13 @@ export class DelayEstimator {
     const guard = Math.round(0.002 * this.rate);
     let s = 0;
     let count = 0;
+    let second = 0;
+    const peakAt = c.indexOf(top) >= 0 ? c.indexOf(top) : c.indexOf(-top);
     for (let d = 0; d < c.length; d++) {
-      if (Math.abs(d - best) <= guard) continue;
+      if (d >= best - guard && d <= Math.max(best, peakAt) + guard) continue;
       s += c[d]! ** 2;
       count++;
+      second = Math.max(second, Math.abs(c[d]!));
     }
     const at = c[best]!;
     let offset = 0;
@@ -313,12 +355,50 @@ export class DelayEstimator {
       const curve = a - 2 * at + b;
       if (curve !== 0) offset = Math.max(-0.5, Math.min(0.5, (a - b) / (2 * curve)));
     }
-    return { delayMs: ((best + offset) * 1000) / this.rate, confidence: Math.abs(at) / Math.sqrt(s / count) };
+    return {
+      delayMs: ((best + offset) * 1000) / this.rate,
+      confidence: Math.abs(at) / Math.sqrt(s / count),
+      distinct: Math.abs(at) / second,
+    };
+  }
+
+  /**
+   * The delay just committed (or dropped) did not do better: the one before it is back, and the same change is not
+   * proposed again for REFUSED_BLOCKS blocks of playback (or until a pause).
+   */
+  reject(): void {
+    this.refusal = { delayMs: this.delayMs, blocks: REFUSED_BLOCKS };
+    this.delaySamples = this.previous;
+    this.unconfirmed = 0;
+  }
+
+  /** is a change to `ms` (undefined: to none) one refused lately? */
+  private refused(ms: number | undefined): boolean {
+    const r = this.refusal;
+    if (!r || r.blocks <= 0) return false;
+    if (ms === undefined || r.delayMs === undefined) return ms === r.delayMs;
+    return Math.abs(ms - r.delayMs) <= CHANGE_MS;
   }
 
   /** a confident estimate joins the streak (an unsure one breaks it); STREAK that agree commit a delay */
   private decide(e: DelayEstimate): boolean {
-    if (e.confidence < CONFIDENCE) {
+    // a peak at either end of the lags looked at may be the flank of one outside them (an echo before its
+    // reference, or after 512 ms): not an estimate
+    const edge = e.delayMs < EDGE_MS || e.delayMs > (this.lags * 1000) / this.rate - EDGE_MS;
+    const sure = e.confidence >= CONFIDENCE && !edge;
+    const current = this.delayMs;
+    if (current !== undefined) {
+      // a committed delay that the estimates stop confirming while the playback goes on is dropped (back to none)
+      this.unconfirmed = sure && Math.abs(e.delayMs - current) <= CHANGE_MS ? 0 : this.unconfirmed + 1;
+      if (this.unconfirmed >= EXPIRE_BLOCKS && !this.refused(undefined)) {
+        this.previous = this.delaySamples;
+        this.delaySamples = undefined;
+        this.unconfirmed = 0;
+        this.streak.length = 0;
+        return true;
+      }
+    }
+    if (!sure) {
       this.streak.length = 0;
       return false;
     }
@@ -328,9 +408,11 @@ export class DelayEstimator {
     const sorted = [...this.streak].sort((a, b) => a - b);
     if (sorted[STREAK - 1]! - sorted[0]! > 2 * AGREE_MS) return false;
     const ms = sorted[STREAK >> 1]!;
-    const current = this.delayMs;
     if (current !== undefined && Math.abs(ms - current) <= CHANGE_MS) return false;
+    if (this.refused(ms)) return false;
+    this.previous = this.delaySamples;
     this.delaySamples = Math.round((ms * this.o.sampleRate) / 1000);
+    this.unconfirmed = 0;
     return true;
   }
 }

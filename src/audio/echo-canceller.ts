@@ -335,6 +335,8 @@ const QUIET = 3400;
 export class EchoHistory {
   private readonly mic: Int16Array;
   private readonly played: Int16Array;
+  /** the canceller's output, at the positions of the microphone's samples it was made from */
+  private readonly cleaned: Int16Array;
   /** samples so far */
   total = 0;
   /** where the latest burst of playback began */
@@ -347,6 +349,7 @@ export class EchoHistory {
   ) {
     this.mic = new Int16Array(Math.round(rate * seconds));
     this.played = new Int16Array(this.mic.length);
+    this.cleaned = new Int16Array(this.mic.length);
   }
 
   /** the oldest sample still held */
@@ -366,6 +369,15 @@ export class EchoHistory {
       this.quiet = 0;
     }
     this.total += mic.length;
+  }
+
+  /** the canceller's output for the microphone's samples from `from` on (those already captured) */
+  setCleaned(from: number, out: Int16Array): void {
+    for (let i = 0; i < out.length; i++) this.cleaned[(from + i) % this.cleaned.length] = out[i]!;
+  }
+
+  cleanedAt(from: number, n: number): Int16Array {
+    return this.read(this.cleaned, from, n);
   }
 
   /** the microphone's samples [from, from + n) */
@@ -408,7 +420,9 @@ export class EchoPath {
   private readonly rate: number;
 
   private constructor(
-    private readonly canceller: EchoCanceller,
+    private canceller: EchoCanceller,
+    /** the canceller tried at a new delay (made only where delays are looked for) */
+    private spare: EchoCanceller | undefined,
     o: EchoPathOptions,
   ) {
     this.rate = o.sampleRate;
@@ -422,7 +436,8 @@ export class EchoPath {
   }
 
   static async open(o: EchoPathOptions): Promise<EchoPath> {
-    return new EchoPath(await EchoCanceller.create(o), o);
+    const spare = o.alignDelay === false ? undefined : await EchoCanceller.create(o);
+    return new EchoPath(await EchoCanceller.create(o), spare, o);
   }
 
   /** Still learning the room (the output held down while the playback's echo may be heard)? */
@@ -459,12 +474,13 @@ export class EchoPath {
     const at = this.history.total;
     const played = this.timeline.next(pcm.length, atMs);
     this.history.push(pcm, played);
-    if (this.estimator?.push(played, pcm)) this.realign(this.estimator.delaySamples!, at);
+    if (this.estimator?.push(played, pcm)) this.realign(this.estimator.delaySamples ?? 0, at);
     const ref = this.shift ? this.history.playedAt(at, pcm.length, this.shift) : played;
     const all = this.carry.length ? concat(this.carry, pcm) : pcm;
     const whole = all.length - (all.length % this.canceller.frameSamples);
     const refAll = this.refCarry.length ? concat(this.refCarry, ref) : ref;
     const cleaned = this.canceller.process(all.subarray(0, whole), refAll.subarray(0, whole));
+    this.history.setCleaned(at - this.carry.length, cleaned);
     this.carry = all.slice(whole);
     this.refCarry = refAll.slice(whole);
     let out = concat(this.pending, cleaned);
@@ -472,35 +488,51 @@ export class EchoPath {
     if (out.length < pcm.length) out = concat(new Int16Array(pcm.length - out.length), out);
     this.pending = out.slice(pcm.length);
     const head = out.subarray(0, pcm.length);
-    // the hold sees the reference as the canceller does: its echo lasts the filter's length after it
-    this.guard?.apply(pcm, ref, head);
+    // the hold watches the playback itself over the filter's length, as without a delay: an echo come sooner than
+    // the delay found (the device restarted with less latency) is held down too, and the hold ends no later
+    this.guard?.apply(pcm, played, head);
     return Buffer.from(head.buffer, head.byteOffset, head.byteLength);
   }
 
   /**
-   * A delay was committed (or changed), before the frame captured from `at` is cleaned: the reference moved by it
-   * less the margin, the canceller made anew and run over what was captured since the playback began (its output
-   * was handed out already), the carried reference read again at the new delay, the hold restarted.
+   * The estimator committed a delay (or dropped one: 0), before the frame captured from `at` is cleaned. The spare
+   * canceller is made anew and run over what was captured since the playback began, the reference read at the new
+   * delay less the margin; it takes over only if, over the last second of that, it left less echo than the
+   * canceller in use did (by 1 dB): a delay found on a device that was still starting, or on a periodic sound,
+   * is tried and refused rather than trusted. Speexdsp's filter started anew in the middle of speech converged to
+   * 8 dB less in bench/echo.mjs than one run from the start of the playback, hence the run over the past.
    */
   private realign(delaySamples: number, at: number): void {
     const margin = Math.round((this.rate * DELAY_MARGIN_MS) / 1000);
-    this.shift = Math.max(0, delaySamples - margin);
-    this.canceller.reset();
+    const shift = Math.max(0, delaySamples - margin);
     const n = this.canceller.frameSamples;
     const done = at - this.carry.length;
-    const from = Math.max(this.history.burstStart, this.history.oldest + this.shift, done - this.rate * RELEARN_S);
+    const from = Math.max(this.history.burstStart, this.history.oldest + shift, done - this.rate * RELEARN_S);
     const start = done - Math.floor(Math.max(0, done - from) / n) * n;
-    if (start < done)
-      this.canceller.process(
-        this.history.micAt(start, done - start),
-        this.history.playedAt(start, done - start, this.shift),
-      );
-    this.refCarry = this.history.playedAt(done, this.carry.length, this.shift);
+    const span = Math.min(done - start, this.rate);
+    if (!this.spare || span < this.rate / 2) {
+      this.estimator?.reject();
+      return;
+    }
+    this.spare.reset();
+    const mic = this.history.micAt(start, done - start);
+    const tried = this.spare.process(mic, this.history.playedAt(start, done - start, shift));
+    const before = meanSquare(this.history.cleanedAt(done - span, span));
+    const after = meanSquare(tried.subarray(tried.length - span));
+    // a delay must do better by 1 dB; going back to none (the estimates stopped confirming it) needs only not worse
+    if (shift ? after * 10 ** 0.1 > before : after > before * 10 ** 0.1) {
+      this.estimator?.reject();
+      return;
+    }
+    [this.canceller, this.spare] = [this.spare, this.canceller];
+    this.shift = shift;
+    this.refCarry = this.history.playedAt(done, this.carry.length, shift);
     this.guard?.restart();
   }
 
   free(): void {
     this.canceller.free();
+    this.spare?.free();
   }
 }
 
