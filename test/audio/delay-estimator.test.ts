@@ -53,6 +53,41 @@ describe('DelayEstimator', () => {
     expect(Math.abs(commits[1]! - 150)).toBeLessThanOrEqual(1);
   });
 
+  it('takes no echo that comes before its reference (a peak at the end of the lags), and drops an unconfirmed delay', async () => {
+    const played = placed(await speech(AGENT_TEXT), 0.5, 8);
+    // the microphone 20 ms ahead of the reference (a plain path, no reflections): the lag is outside 0-512 ms
+    const noise = seeded(8);
+    const ahead = played.slice(480).map((v) => v * 0.3 + (noise() * 2 - 1) * 0.001);
+    const early = run(s16(played.subarray(0, ahead.length)), s16(ahead));
+    expect(early.commits).toEqual([]);
+    // a delay committed, then the microphone no longer hears the playback (headphones): dropped after ~1.5 s of it
+    const heard = hear(played, { delayMs: 100, gainDb: -10 });
+    const rand = seeded(9);
+    const deaf = Float64Array.from(played, () => (rand() * 2 - 1) * 0.001);
+    const both = run(s16(Float64Array.from([...played, ...played])), s16(Float64Array.from([...heard, ...deaf])));
+    expect(both.commits).toHaveLength(2);
+    expect(Math.abs(both.commits[0]! - 100)).toBeLessThanOrEqual(1);
+    expect(both.commits[1]).toBeUndefined();
+    expect(both.est.delaySamples).toBeUndefined();
+  });
+
+  it('reject(): the delay before comes back, and the same one is not proposed again for a while', async () => {
+    const played = s16(placed(await speech(AGENT_TEXT), 0.5, 8));
+    const mic = s16(hear(placed(await speech(AGENT_TEXT), 0.5, 8), { delayMs: 70, gainDb: -10 }));
+    const est = new DelayEstimator({ sampleRate: RATE });
+    const proposed: (number | undefined)[] = [];
+    for (let c = 0; c + FRAME <= played.length; c += FRAME) {
+      if (!est.push(played.subarray(c, c + FRAME), mic.subarray(c, c + FRAME))) continue;
+      proposed.push(est.delayMs);
+      est.reject();
+      expect(est.delaySamples).toBeUndefined();
+    }
+    // proposed, refused, then proposed again once the refusal (16 blocks of playback, ~4 s) ran out: not every block
+    expect(proposed.length).toBeGreaterThanOrEqual(1);
+    expect(proposed.length).toBeLessThanOrEqual(2);
+    for (const ms of proposed) expect(Math.abs(ms! - 70)).toBeLessThanOrEqual(1);
+  });
+
   it('takes the two sides alike, and works at 8 kHz (G.711 sessions)', async () => {
     expect(() => new DelayEstimator({ sampleRate: RATE }).push(new Int16Array(960), new Int16Array(480))).toThrow(
       /960 and 480 samples/,

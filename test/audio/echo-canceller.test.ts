@@ -224,6 +224,33 @@ describe('EchoPath', () => {
     expect(aligned.erle).toBeGreaterThan(unaligned.erle + 3);
   });
 
+  it('follows the device restarting with less latency: 180 ms, a pause, then 70 ms', async () => {
+    const voice = await speech(AGENT_TEXT);
+    const first = placed(voice, 0.5, 8);
+    const second = placed(voice.subarray(RATE * 2), 1, 9);
+    const played = s16(Float64Array.from([...first, ...second]));
+    const heard = [...hear(first, { delayMs: 180, gainDb: -12 }, 6), ...hear(second, { delayMs: 70, gainDb: -12 }, 7)];
+    const mic = s16(Float64Array.from(heard));
+    const path = await EchoPath.open({ sampleRate: RATE, startupSuppressDb: 0 });
+    const out = new Int16Array(mic.length);
+    const delays: (number | undefined)[] = [];
+    for (let c = 0; c + 960 <= mic.length; c += 960) {
+      path.played(Buffer.from(played.buffer, c * 2, 1920), 1000 + c / 24);
+      const cleaned = path.captured(Buffer.from(mic.buffer, c * 2, 1920), 1000 + (c + 960) / 24 + 3);
+      out.set(new Int16Array(cleaned.buffer, cleaned.byteOffset, 960), c);
+      if (path.echoDelayMs !== delays.at(-1)) delays.push(path.echoDelayMs);
+    }
+    path.free();
+    expect(delays).toHaveLength(2);
+    expect(Math.abs(delays[0]! - 180)).toBeLessThanOrEqual(1);
+    expect(Math.abs(delays.at(-1)! - 70)).toBeLessThanOrEqual(1);
+    // the last 3 s of the second answer: cancelled as well as in one room from the start
+    const lag = 480;
+    const end = mic.length - RATE;
+    const erle = 10 * Math.log10(power(mic, end - RATE * 3, end) / power(out, end - RATE * 3 + lag, end + lag));
+    expect(erle).toBeGreaterThan(25);
+  });
+
   it('a frame that is not whole blocks comes out as long as it went in', async () => {
     const path = await EchoPath.open({ sampleRate: RATE });
     const sizes = [700, 960, 333, 1200].map((n) => path.captured(Buffer.alloc(n * 2)).length);
