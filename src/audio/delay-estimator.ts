@@ -5,8 +5,12 @@
 // in which the reference played, the cross-spectrum of 0.512 s of microphone against the 1.024 s of reference that
 // can have caused it (lags 0-512 ms) is added to a running sum (older blocks fading), whose phase alone (GCC-PHAT)
 // gives a correlation with a sharp peak at the echo's delay whatever the voice's spectrum. An estimate counts when
-// that peak stands far above the correlation elsewhere; a delay is committed once three estimates in a row agree
-// within 1 ms, and changed only when three agree on one more than 4 ms away (a device restarted).
+// that peak stands far above the correlation elsewhere (and not at either end of the lags: the flank of a peak
+// outside them); a delay is committed once three estimates in a row agree within 1 ms, changed only when three agree
+// on one more than 4 ms away (a device restarted), and dropped when the playback goes on for ~1.5 s without an
+// estimate confirming it (headphones plugged in, the room changed). After a 0.5 s pause in the playback the sum
+// starts afresh: the device may come back with another latency. The user of the estimate (EchoPath) may refuse a
+// change that did not help (reject()): it is then not proposed again for ~4 s of playback.
 
 /** a block's estimate counts when its peak is this many times the RMS of the correlation at the other lags */
 const CONFIDENCE = 10;

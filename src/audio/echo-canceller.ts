@@ -401,10 +401,10 @@ export class EchoHistory {
  * The canceller on the capture path: captured frames in, cleaned frames out; the playback told as it is written.
  * A DelayEstimator measures how long after the reference its echo comes (the device's output latency, the room's
  * direct path); once it commits a delay, the reference is read that much later, less DELAY_MARGIN_MS, so that the
- * canceller's filter spends its length on the echo rather than on the silence before it. At a new delay the
- * canceller is made anew and relearns the room from the start of the current playback (kept in an EchoHistory):
- * speexdsp's filter started in the middle of speech converged to 8 dB less in bench/echo.mjs; and the start-up
- * hold begins again.
+ * canceller's filter spends its length on the echo rather than on the silence before it. A new delay (or none,
+ * when the estimates stop confirming the one in use) is tried on a spare canceller run over the audio since the
+ * playback began (kept in an EchoHistory) and taken only if that canceller does better; then the start-up hold
+ * begins again. No delay found (headphones, silence, noise): the reference is used as it is, as without the estimator.
  */
 export class EchoPath {
   private readonly timeline: ReferenceTimeline;

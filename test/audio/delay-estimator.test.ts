@@ -53,7 +53,7 @@ describe('DelayEstimator', () => {
     expect(Math.abs(commits[1]! - 150)).toBeLessThanOrEqual(1);
   });
 
-  it('takes no echo that comes before its reference (a peak at the end of the lags), and drops an unconfirmed delay', async () => {
+  it('takes no echo before its reference (a peak at an end of the lags), drops an unconfirmed delay', async () => {
     const played = placed(await speech(AGENT_TEXT), 0.5, 8);
     // the microphone 20 ms ahead of the reference (a plain path, no reflections): the lag is outside 0-512 ms
     const noise = seeded(8);
