@@ -519,8 +519,11 @@ export class EchoPath {
     const tried = this.spare.process(mic, this.history.playedAt(start, done - start, shift));
     const before = meanSquare(this.history.cleanedAt(done - span, span));
     const after = meanSquare(tried.subarray(tried.length - span));
-    // a delay must do better by 1 dB; going back to none (the estimates stopped confirming it) needs only not worse
-    if (shift ? after * 10 ** 0.1 > before : after > before * 10 ** 0.1) {
+    // a delay must do better by 1 dB; so must going back to none (the estimates stopped confirming the delay: the
+    // near end may be talking over it), unless the hold is on (the canceller in use has not reached 15 dB since the
+    // playback began: a delay gone stale after a restart); then not being 1 dB worse is enough
+    const stale = shift === 0 && this.learning;
+    if (stale ? after > before * 10 ** 0.1 : after * 10 ** 0.1 > before) {
       this.estimator?.reject();
       return;
     }

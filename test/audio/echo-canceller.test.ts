@@ -16,7 +16,7 @@ import {
   aecWasmPath,
 } from '../../src/audio/echo-canceller.js';
 import { ROOT, tempDir } from '../helpers/files.js';
-import { AGENT_TEXT, hear, placed, s16, speech } from './speech-room.js';
+import { AGENT_TEXT, USER_TEXT, hear, placed, s16, speech } from './speech-room.js';
 
 /** the sha256 of assets/speexdsp/aec.wasm: speexdsp 1.2.1 (Debian's tarball) built by emscripten 3.1.6 */
 const AEC_WASM_SHA256 = 'e007d974fbc95ac5928efeea003583257ffba886ba83ea5ae701d6963cfd6bf8';
@@ -249,6 +249,25 @@ describe('EchoPath', () => {
     const end = mic.length - RATE;
     const erle = 10 * Math.log10(power(mic, end - RATE * 3, end) / power(out, end - RATE * 3 + lag, end + lag));
     expect(erle).toBeGreaterThan(25);
+  });
+
+  it('keeps the delay through a long double talk (the near end ~24 dB over the echo for 6 s)', async () => {
+    const voice = await speech(AGENT_TEXT);
+    const played = s16(placed(voice, 0.5, 13));
+    const user = await speech(USER_TEXT, 'en+f3');
+    const near = placed(Float64Array.from([...user, ...user]), 6, 13);
+    const heard = hear(placed(voice, 0.5, 13), { delayMs: 180, gainDb: -20 }, 8);
+    const mic = s16(heard.map((v, i) => v + near[i]! * 1.5));
+    const path = await EchoPath.open({ sampleRate: RATE });
+    const delays: (number | undefined)[] = [];
+    for (let c = 0; c + 960 <= mic.length; c += 960) {
+      path.played(Buffer.from(played.buffer, c * 2, 1920), 1000 + c / 24);
+      path.captured(Buffer.from(mic.buffer, c * 2, 1920), 1000 + (c + 960) / 24 + 3);
+      if (path.echoDelayMs !== delays.at(-1)) delays.push(path.echoDelayMs);
+    }
+    path.free();
+    expect(delays).toHaveLength(1);
+    expect(Math.abs(delays[0]! - 180)).toBeLessThanOrEqual(1);
   });
 
   it('a frame that is not whole blocks comes out as long as it went in', async () => {
