@@ -154,8 +154,6 @@ export interface DelayEstimate {
   delayMs: number;
   /** the peak over the RMS of the correlation at the lags away from it */
   confidence: number;
-  /** the peak over the highest elsewhere (a periodic sound has several alike: which is the echo's is unsure) */
-  distinct: number;
 }
 
 export interface DelayEstimatorOptions {
@@ -329,6 +327,7 @@ export class DelayEstimator {
     let best = 0;
     for (let d = 1; d < c.length; d++) if (Math.abs(c[d]!) > Math.abs(c[best]!)) best = d;
     const top = Math.abs(c[best]!);
+    const strongest = best;
     const early = Math.max(0, best - Math.round(0.05 * this.rate));
     for (let d = early; d < best; d++) {
       if (
@@ -343,13 +342,11 @@ export class DelayEstimator {
     const guard = Math.round(0.002 * this.rate);
     let s = 0;
     let count = 0;
-    let second = 0;
-    const peakAt = c.indexOf(top) >= 0 ? c.indexOf(top) : c.indexOf(-top);
+    // the rest: all but the peak taken and the strongest (a reflection after it), and what lies between them
     for (let d = 0; d < c.length; d++) {
-      if (d >= best - guard && d <= Math.max(best, peakAt) + guard) continue;
+      if (d >= best - guard && d <= strongest + guard) continue;
       s += c[d]! ** 2;
       count++;
-      second = Math.max(second, Math.abs(c[d]!));
     }
     const at = c[best]!;
     let offset = 0;
@@ -362,7 +359,6 @@ export class DelayEstimator {
     return {
       delayMs: ((best + offset) * 1000) / this.rate,
       confidence: Math.abs(at) / Math.sqrt(s / count),
-      distinct: Math.abs(at) / second,
     };
   }
 
