@@ -1,26 +1,18 @@
 // The live status line of svc realtime talk: on a real terminal (tmux) it shows the input level, who is speaking
 // and the last turn's latencies on the row below the transcript, which stays intact, and it is gone once the
 // session ends; in a pipe nothing of it is written. The microphone is the real `mic` package reading a fake
-// `arecord` that produces 40 ms frames in real time: silence, a spoken clip, then silence.
+// `arecord` that produces 40 ms frames in real time: silence, a spoken clip, then silence. The emulators answer at
+// once (what is checked is the status line, not the answer's pace), and the two tests run at once, each with its own.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { TmuxTerminal } from '../../helpers/terminal.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { tempDir } from '../../helpers/files.js';
-import { clipPcm, lastSession, realTimeEmulator } from './talk-helpers.js';
+import { clipPcm, lastSession, talking as it } from './talk-helpers.js';
 
-let emu: TestEmulator;
 const term = new TmuxTerminal();
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  realTimeEmulator(emu);
-});
-afterAll(async () => {
-  term.stop();
-  await emu.close();
-});
+afterAll(() => term.stop());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** the screen, each line without the trailing cells tmux capture keeps after a longer line was cleared */
@@ -31,7 +23,7 @@ const screen = () =>
     .map((l) => l.trimEnd())
     .join('\n');
 
-/** A fake `arecord` in `dir`: a WAV header, then 40 ms frames in real time: `clip` after 2 s, then silence. */
+/** A fake `arecord` in `dir`: a WAV header, then 40 ms frames in real time: `clip` after 1.2 s, then silence. */
 function realTimeArecord(dir: string, clip: Buffer): void {
   writeFileSync(join(dir, 'clip.raw'), clip);
   const script = `#!/usr/bin/env node
@@ -44,7 +36,7 @@ header.writeUInt32LE(24000, 24); header.writeUInt32LE(48000, 28);
 header.writeUInt16LE(2, 32); header.writeUInt16LE(16, 34);
 header.write('data', 36); header.writeUInt32LE(0xffffffff, 40);
 process.stdout.write(header);
-const frame = 1920; const start = Date.now(); let n = 0; const lead = 50 * frame;
+const frame = 1920; const start = Date.now(); let n = 0; const lead = 30 * frame;
 function tick() {
   const at = n * frame - lead;
   const out = at >= 0 && at < clip.length ? clip.subarray(at, at + frame) : Buffer.alloc(frame);
@@ -70,8 +62,10 @@ async function until<T>(what: string, fn: () => T | undefined | false, limitMs =
 
 const STATUS = /^mic [#.]{10} (-inf|-\d+) dB \| /m;
 
-describe('svc realtime talk: the status line', () => {
-  it('on a terminal: level, who speaks, the last turn latencies; the transcript intact; erased at end', async () => {
+describe.concurrent('svc realtime talk: the status line', () => {
+  it('on a terminal: level, who speaks, the last turn latencies; the transcript intact; erased at end', async ({
+    emu,
+  }) => {
     const dir = tempDir('svc-status-');
     realTimeArecord(dir, clipPcm([{ say: 'hello from the terminal' }]));
     const log = join(dir, 'latency.jsonl');
@@ -125,7 +119,7 @@ describe('svc realtime talk: the status line', () => {
     expect(Number(device)).toBe(Math.round(turn.first_audio_to_device_ms));
   });
 
-  it('in a pipe: nothing of it (no status text, no cursor control on stderr)', async () => {
+  it('in a pipe: nothing of it (no status text, no cursor control on stderr)', async ({ emu }) => {
     const dir = tempDir('svc-status-pipe-');
     realTimeArecord(dir, clipPcm([{ say: 'hello from a pipe' }]));
     const proc = spawnSvc(['realtime', 'talk', '--output', join(dir, 'answer.wav')], {
