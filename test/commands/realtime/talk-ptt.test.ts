@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TmuxTerminal } from '../../helpers/terminal.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
-import { clipPcm, fakeArecord, lastSession, realTimeEmulator, spokenIn } from './talk-helpers.js';
+import { clipPcm, fakeArecord, lastSession, spokenIn } from './talk-helpers.js';
 
 let emu: TestEmulator;
 const term = new TmuxTerminal();
 beforeAll(async () => {
   emu = await startTestEmulator();
-  realTimeEmulator(emu);
+  // the answer at once, 150 ms after the commit: what is checked is when frames flow, not the answer's pace
+  Object.assign(emu.core.settings, { realtimePace: 0, realtimeResponseDelayMs: 150, realtimeLegacyEvents: 0 });
 });
 afterAll(async () => {
   term.stop();
@@ -91,7 +92,7 @@ describe('svc realtime talk --push-to-talk (on a terminal)', () => {
       vad_ms: null,
       response_id: log.responses[0]!.response_id,
     });
-    // the emulator waits 150 ms (realTimeEmulator) after the commit before the first audio
+    // the emulator waits 150 ms (realtimeResponseDelayMs) after the commit before the first audio
     // (not compared with the emulator's log to the ms here: the tmux polling runs synchronously in the process that
     // hosts the emulator and delays its clock; talk-latency.test.ts makes that comparison)
     expect(turns[0].response_ms).toBeGreaterThanOrEqual(150);
