@@ -192,12 +192,17 @@ function inProcessEmulator(env: NodeJS.ProcessEnv): EndpointResolver {
   return async (_config, onExit) => {
     const { startEmulator } = await import('svc-emulator');
     const { emulatorStateDir } = await import('./core/paths.js');
+    const pace = readEnv(env, 'SVC_EMULATOR_REALTIME_PACE');
+    const realtimePace = pace === undefined || pace === '' ? undefined : Number(pace);
+    if (realtimePace !== undefined && !(realtimePace >= 0 && realtimePace <= 10))
+      throw new UsageError(`SVC_EMULATOR_REALTIME_PACE: ${pace} is not allowed: a number from 0 to 10`);
     const emu = await startEmulator({
       port: 0,
       host: '127.0.0.1',
       stateDir: emulatorStateDir(env),
       quietLog: true,
       tokenDelayMs: Number(readEnv(env, 'SVC_EMULATOR_TOKEN_DELAY_MS') ?? 12),
+      settings: realtimePace === undefined ? undefined : { realtimePace },
     });
     onExit(() => emu.close());
     return { baseUrl: emu.url, apiKey: emu.defaultKey };
