@@ -70,13 +70,11 @@ describe.concurrent('docs/agent-tests.md', () => {
   it('SVC_EMULATOR_REALTIME_PACE out of range: exit 2, named, no emulator started', async () => {
     const data = tempDir();
     for (const pace of ['fast', '-1', '11']) {
-      const r = await svcInProcess(
-        ['--emulator', 'agents', 'test', '--agent-file', 'agent.json', 'tests/booking.yaml'],
-        {
-          cwd: dir,
-          env: { SVC_BASE_URL: undefined, SVC_DATA_DIR: data, SVC_EMULATOR_REALTIME_PACE: pace },
-        },
-      );
+      // absolute paths: the test above runs in-process in `dir` at the same time (svcInProcess's cwd is the process's)
+      const files = ['--agent-file', join(dir, 'agent.json'), join(dir, 'tests', 'booking.yaml')];
+      const r = await svcInProcess(['--emulator', 'agents', 'test', ...files], {
+        env: { SVC_BASE_URL: undefined, SVC_DATA_DIR: data, SVC_EMULATOR_REALTIME_PACE: pace },
+      });
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toContain(`SVC_EMULATOR_REALTIME_PACE: ${pace} is not allowed: a number from 0 to 10`);
       expect(existsSync(join(data, 'emulator'))).toBe(false);
