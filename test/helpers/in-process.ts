@@ -14,12 +14,14 @@ class MemoryOutput extends Writable {
     readonly columns: number | undefined,
     /** every write fails with this errno code (a full disk: ENOSPC) */
     fails?: string,
+    onWrite?: (text: string) => void,
   ) {
     super({
       write: (chunk: Buffer | string, _enc, done) => {
         if (fails && Buffer.from(chunk).length > 0)
           return done(Object.assign(new Error(`${fails}: write failed`), { code: fails, syscall: 'write' }));
         this.chunks.push(Buffer.from(chunk));
+        onWrite?.(Buffer.from(chunk).toString('utf8'));
         done();
       },
     });
@@ -46,6 +48,10 @@ export interface InProcessOptions extends RunOptions {
   columns?: number;
   /** every write to stdout fails with this errno code (ENOSPC, EIO …) */
   stdoutFails?: string;
+  /** aborted, the run is stopped as by Ctrl-C or SIGTERM (a command that runs until then: emulator serve) */
+  signal?: AbortSignal;
+  /** each write to stdout as it happens (e.g. the URL a server prints first) */
+  onStdout?: (text: string) => void;
 }
 
 /**
@@ -60,9 +66,16 @@ export async function svcInProcess(args: string[], opts: InProcessOptions = {}):
   const { runCli } = await import('../../src/cli.js');
   const input = opts.inputFile !== undefined ? readFileSync(opts.inputFile) : opts.input;
   const stdin = Object.assign(Readable.from(input === undefined ? [] : [Buffer.from(input)]), { isTTY: false });
-  const stdout = new MemoryOutput(!!opts.tty, opts.tty ? (opts.columns ?? 80) : undefined, opts.stdoutFails);
+  const stdout = new MemoryOutput(
+    !!opts.tty,
+    opts.tty ? (opts.columns ?? 80) : undefined,
+    opts.stdoutFails,
+    opts.onStdout,
+  );
   const stderr = new MemoryOutput(!!opts.tty, opts.tty ? (opts.columns ?? 80) : undefined);
   const abort = new AbortController();
+  if (opts.signal?.aborted) abort.abort();
+  else opts.signal?.addEventListener('abort', () => abort.abort(), { once: true });
   // a working directory of its own (tests of one file run one after another; the pool runs files in processes)
   const cwd = process.cwd();
   if (opts.cwd) process.chdir(opts.cwd);

@@ -13,22 +13,36 @@ import { svcInProcess } from '../../helpers/in-process.js';
 
 const KEY = 'svc-emulator-local-key-0000000000000000';
 const running: ReturnType<typeof spawnSvc>[] = [];
-afterEach(() => {
+/** emulators served in-process: each is stopped (as by Ctrl-C) and waited for after its test */
+const serving: { stop: AbortController; done: Promise<unknown> }[] = [];
+afterEach(async () => {
   for (const c of running.splice(0)) c.kill('SIGKILL');
+  for (const s of serving.splice(0)) {
+    s.stop.abort();
+    await s.done;
+  }
 });
 
-async function serve(
-  args: string[],
-): Promise<{ child: ReturnType<typeof spawnSvc>; url: string; stderr: () => string }> {
-  const child = spawnSvc(['emulator', 'serve', '--port', '0', '--memory', ...args], { timeout: 120_000 });
-  running.push(child);
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().split('\n')[0]!.trim()));
-    child.once('exit', () => reject(new Error(`serve exited early: ${err}`)));
+/**
+ * `svc emulator serve` run in-process until its test ends (the first test runs it as a process: its output, its
+ * ready file and SIGTERM); resolves with the URL it prints first.
+ */
+async function serve(args: string[]): Promise<{ url: string }> {
+  const stop = new AbortController();
+  let printed = '';
+  let urlPrinted: (url: string) => void = () => {};
+  const url = new Promise<string>((resolve) => (urlPrinted = resolve));
+  const done = svcInProcess(['emulator', 'serve', '--port', '0', '--memory', ...args], {
+    signal: stop.signal,
+    onStdout: (text) => {
+      printed += text;
+      if (printed.includes('\n')) urlPrinted(printed.split('\n')[0]!.trim());
+    },
   });
-  return { child, url, stderr: () => err };
+  serving.push({ stop, done });
+  return {
+    url: await Promise.race([url, done.then((r) => Promise.reject(new Error(`serve exited early: ${r.stderr}`)))]),
+  };
 }
 
 const on = (url: string, key: string = KEY) => ({ key, env: { SVC_BASE_URL: url } });
