@@ -94,3 +94,32 @@ export async function svcInProcess(args: string[], opts: InProcessOptions = {}):
   assertNoSecrets(result.stdout + result.stderr, args);
   return result;
 }
+
+/**
+ * A command that runs until stopped (`svc emulator serve`), in-process: resolves once it has printed its first line
+ * (a server's URL), or fails if it ended before that; `stop()` stops it as Ctrl-C does and waits for its end.
+ */
+export async function svcUntilStopped(
+  args: string[],
+  opts: InProcessOptions = {},
+): Promise<{ firstLine: string; stop: () => Promise<RunResult> }> {
+  const abort = new AbortController();
+  let printed = '';
+  let linePrinted: (line: string) => void = () => {};
+  const firstLine = new Promise<string>((resolve) => (linePrinted = resolve));
+  const run = svcInProcess(args, {
+    ...opts,
+    signal: abort.signal,
+    onStdout: (text) => {
+      printed += text;
+      if (printed.includes('\n')) linePrinted(printed.slice(0, printed.indexOf('\n')).trim());
+    },
+  });
+  const stop = () => {
+    abort.abort();
+    return run;
+  };
+  const ended = run.then((r) => Promise.reject(new Error(`${args.join(' ')} ended early: ${r.stderr}`)));
+  ended.catch(() => {});
+  return { firstLine: await Promise.race([firstLine, ended]), stop };
+}

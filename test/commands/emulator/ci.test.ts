@@ -9,40 +9,25 @@ import { verify } from 'svc-formats/webhooks';
 // test/helpers/in-process.ts.
 import { ROOT, tempDir } from '../../helpers/files.js';
 import { spawnSvc, svcBinDir, svcShell } from '../../helpers/subprocess.js';
-import { svcInProcess } from '../../helpers/in-process.js';
+import { svcInProcess, svcUntilStopped } from '../../helpers/in-process.js';
 
 const KEY = 'svc-emulator-local-key-0000000000000000';
 const running: ReturnType<typeof spawnSvc>[] = [];
-/** emulators served in-process: each is stopped (as by Ctrl-C) and waited for after its test */
-const serving: { stop: AbortController; done: Promise<unknown> }[] = [];
+/** emulators served in-process, each stopped (as by Ctrl-C) after its test */
+const serving: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of running.splice(0)) c.kill('SIGKILL');
-  for (const s of serving.splice(0)) {
-    s.stop.abort();
-    await s.done;
-  }
+  for (const stop of serving.splice(0)) await stop();
 });
 
 /**
- * `svc emulator serve` run in-process until its test ends (the first test runs it as a process: its output, its
- * ready file and SIGTERM); resolves with the URL it prints first.
+ * `svc emulator serve` in-process until its test ends (the first test runs it as a process: its output, its ready
+ * file and SIGTERM); resolves with the URL it prints first.
  */
 async function serve(args: string[]): Promise<{ url: string }> {
-  const stop = new AbortController();
-  let printed = '';
-  let urlPrinted: (url: string) => void = () => {};
-  const url = new Promise<string>((resolve) => (urlPrinted = resolve));
-  const done = svcInProcess(['emulator', 'serve', '--port', '0', '--memory', ...args], {
-    signal: stop.signal,
-    onStdout: (text) => {
-      printed += text;
-      if (printed.includes('\n')) urlPrinted(printed.split('\n')[0]!.trim());
-    },
-  });
-  serving.push({ stop, done });
-  return {
-    url: await Promise.race([url, done.then((r) => Promise.reject(new Error(`serve exited early: ${r.stderr}`)))]),
-  };
+  const { firstLine, stop } = await svcUntilStopped(['emulator', 'serve', '--port', '0', '--memory', ...args]);
+  serving.push(stop);
+  return { url: firstLine };
 }
 
 const on = (url: string, key: string = KEY) => ({ key, env: { SVC_BASE_URL: url } });
