@@ -81,11 +81,15 @@ export async function svcInProcess(args: string[], opts: InProcessOptions = {}):
   if (opts.cwd) process.chdir(opts.cwd);
   let exitCode: number;
   try {
-    exitCode = await runCli(args, {
-      streams: { stdin, stdout, stderr },
-      env: { ...svcEnv(opts), TERM: opts.tty ? 'xterm' : undefined },
-      control: { signal: abort.signal, signalExit: undefined, setInterruptHandler: () => {} },
-    });
+    const env = { ...svcEnv(opts), TERM: opts.tty ? 'xterm' : undefined };
+    exitCode =
+      args[0] === '__complete'
+        ? await completeInProcess(args.slice(1), env, stdout)
+        : await runCli(args, {
+            streams: { stdin, stdout, stderr },
+            env,
+            control: { signal: abort.signal, signalExit: undefined, setInterruptHandler: () => {} },
+          });
   } finally {
     process.chdir(cwd);
   }
@@ -93,6 +97,17 @@ export async function svcInProcess(args: string[], opts: InProcessOptions = {}):
   captureOutput(args, result.stdout + result.stderr);
   assertNoSecrets(result.stdout + result.stderr, args);
   return result;
+}
+
+/**
+ * `svc __complete KIND WORDS…` as bin/svc.cjs runs it: straight to the completion values (no command tree), printed,
+ * exit 0 (the launcher's own path, which exits within the time limit whatever is still open, is run as a process).
+ */
+async function completeInProcess(argv: string[], env: NodeJS.ProcessEnv, stdout: MemoryOutput): Promise<number> {
+  const { completionAnswer } = await import('../../src/commands/completion/dynamic.js');
+  const answer = await completionAnswer(argv, env);
+  await new Promise<void>((resolve, reject) => stdout.write(answer, (err) => (err ? reject(err) : resolve())));
+  return 0;
 }
 
 /**
