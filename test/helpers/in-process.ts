@@ -46,6 +46,8 @@ export interface InProcessOptions extends RunOptions {
   tty?: boolean;
   /** the terminal's width (with tty) */
   columns?: number;
+  /** stdin is that terminal too (with tty), where nothing is typed but `input` (a prompt would wait there) */
+  stdinTty?: boolean;
   /** every write to stdout fails with this errno code (ENOSPC, EIO …) */
   stdoutFails?: string;
   /** aborted, the run is stopped as by Ctrl-C or SIGTERM (a command that runs until then: emulator serve) */
@@ -65,7 +67,12 @@ export interface InProcessOptions extends RunOptions {
 export async function svcInProcess(args: string[], opts: InProcessOptions = {}): Promise<RunResult> {
   const { runCli } = await import('../../src/cli.js');
   const input = opts.inputFile !== undefined ? readFileSync(opts.inputFile) : opts.input;
-  const stdin = Object.assign(Readable.from(input === undefined ? [] : [Buffer.from(input)]), { isTTY: false });
+  const terminalIn = !!(opts.tty && opts.stdinTty);
+  const stdin: Readable & { isTTY: boolean; setRawMode?: () => unknown } = Object.assign(
+    Readable.from(input === undefined ? [] : [Buffer.from(input)]),
+    { isTTY: terminalIn },
+    terminalIn ? { setRawMode: () => stdin } : {},
+  );
   const stdout = new MemoryOutput(
     !!opts.tty,
     opts.tty ? (opts.columns ?? 80) : undefined,
