@@ -49,7 +49,7 @@ describe('svc __complete', () => {
     const file = join(dir, name!);
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), at: 0 }));
     emu.faults.add({ kind: 'slow', delayMs: 60_000, times: 5 });
-    // the launcher's own path (bin/svc.cjs): it prints and exits at the limit, the request still open
+    // the launcher's own path: it prints and exits at the limit, the request still open
     const r = await svcProcess(['__complete', 'files'], { emu, env: { SVC_CACHE_DIR: cache } });
     emu.faults.clear();
     expect(r.exitCode).toBe(0);

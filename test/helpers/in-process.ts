@@ -107,7 +107,7 @@ export async function svcInProcess(args: string[], opts: InProcessOptions = {}):
 }
 
 /**
- * `svc __complete KIND WORDS…` as bin/svc.cjs runs it: straight to the completion values (no command tree), printed,
+ * `svc __complete KIND WORDS…` as the launcher runs it: straight to the completion values (no command tree), printed,
  * exit 0 (the launcher's own path, which exits within the time limit whatever is still open, is run as a process).
  */
 async function completeInProcess(argv: string[], env: NodeJS.ProcessEnv, stdout: MemoryOutput): Promise<number> {
