@@ -53,7 +53,8 @@ describe('the speexdsp build', () => {
     expect(readFileSync(join(path, '..', 'COPYING'), 'utf8')).toContain('Redistribution and use in source and binary');
   });
 
-  it('is what scripts/build-aec.mjs builds (the full run, where emcc is installed; else the script names what it pins)', async () => {
+  const rebuilt = 'is what scripts/build-aec.mjs builds (the full run, where emcc is installed; else its pins)';
+  it(rebuilt, async () => {
     const script = join(ROOT, 'scripts', 'build-aec.mjs');
     const emcc = FULL_RUN ? spawnSync('emcc', ['--version'], { encoding: 'utf8' }) : undefined;
     if (emcc?.status === 0 && emcc.stdout.includes('3.1.6')) {
