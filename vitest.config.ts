@@ -71,6 +71,9 @@ const FULL_SIZE: Record<string, string> = {
   'test/commands/emulator/storage-media.test.ts':
     'the default quota of 1000 public links filled (2,001 requests, each journaled; the setting at 25 outside it)',
   'test/commands/emulator/durability.test.ts': '500 acknowledged uploads before kill -9, then each read back (150)',
+  'packages/emulator/test/hostile.test.ts':
+    'the requests that must not hold the event loop at full size: embeddings of 128 long inputs (32 outside it), a ' +
+    '10-minute transcription (3), the first search of 100 documents (30)',
   'test/audio/echo-canceller.test.ts':
     'the speexdsp WebAssembly module rebuilt with emcc (where emcc 3.1.6 is installed) and compared with the ' +
     'committed one, ~3.5 s of CPU (outside it: its sha256 and the pins of scripts/build-aec.mjs)',
