@@ -288,7 +288,8 @@ describe('no request holds the event loop', () => {
   const text = (words: number) => Array.from({ length: words }, (_, i) => `word${i % 997} tide moon`).join(' ');
 
   const inputs = fullOr(128, 32);
-  it(`embeddings of ${inputs} long inputs (${(inputs * 0.021).toFixed(1)} M characters): the server answers while it works`, async () => {
+  const embeddings = `embeddings of ${inputs} long inputs (${(inputs * 0.021).toFixed(1)} M characters)`;
+  it(`${embeddings}: the server answers while it works`, async () => {
     const input = Array.from({ length: inputs }, (_, i) => `${i} ${text(1500)}`);
     await answersDuring(api('/v1/embeddings', { model: 'svc-embed-1', input }));
   });
@@ -298,7 +299,8 @@ describe('no request holds the event loop', () => {
   });
 
   const minutes = fullOr(10, 3);
-  it(`a ${minutes}-minute REST transcription: answered while it works; words across its windows come back whole`, async () => {
+  const transcription = `a ${minutes}-minute REST transcription`;
+  it(`${transcription}: answered while it works; words across its windows come back whole`, async () => {
     // a sentence in tones, then a second of silence, over and over: 10 minutes at 16 kHz (19 MB) in the full run
     const line = Buffer.concat([textToTones('tide moon', 16000), Buffer.alloc(32_000)]);
     const times = Math.ceil((minutes * 60 * 32_000) / line.length);
@@ -318,7 +320,8 @@ describe('no request holds the event loop', () => {
     expect(got!.text).toBe(Array.from({ length: times }, () => 'tide moon').join(' '));
   });
 
-  it(`the first search of ${fullOr(100, 30)} documents (indexed and embedded then): the server answers while it works`, async () => {
+  const search = `the first search of ${fullOr(100, 30)} documents (indexed and embedded then)`;
+  it(`${search}: the server answers while it works`, async () => {
     const query = {
       query: 'tide17 harbour',
       source: { collection_ids: ['docs'] },
