@@ -66,8 +66,8 @@ const CI_ONLY: Record<string, string> = {
 /** Files whose generated inputs are smaller outside the full run (what the full run adds, per file). */
 const FULL_SIZE: Record<string, string> = {
   'test/fault-matrix.test.ts':
-    'a failing stdout in each of 4 ways for every command family, 60 rows of a bash and a ' +
-    'CLI process each; outside it, one way per family in turn (15 rows)',
+    'every fault for every command family (~290 rows); outside it every family meets ok, refused, silent and one ' +
+    'way of failing stdout (of 4: a bash and a CLI process each), and every other fault is met by one family (~120)',
   'test/commands/emulator/storage-media.test.ts':
     'the default quota of 1000 public links filled (2,001 requests, each journaled; the setting at 25 outside it)',
   'test/commands/emulator/durability.test.ts': '500 acknowledged uploads before kill -9, then each read back (150)',
