@@ -66,11 +66,17 @@ const CI_ONLY: Record<string, string> = {
 /** Files whose generated inputs are smaller outside the full run (what the full run adds, per file). */
 const FULL_SIZE: Record<string, string> = {
   'test/fault-matrix.test.ts':
-    'a failing stdout in each of 4 ways for every command family, 60 rows of a bash and a ' +
-    'CLI process each; outside it, one way per family in turn (15 rows)',
+    'every fault for every command family (~290 rows); outside it every family meets ok, refused, silent and one ' +
+    'way of failing stdout (of 4: a bash and a CLI process each), and every other fault is met by one family (~120)',
   'test/commands/emulator/storage-media.test.ts':
     'the default quota of 1000 public links filled (2,001 requests, each journaled; the setting at 25 outside it)',
   'test/commands/emulator/durability.test.ts': '500 acknowledged uploads before kill -9, then each read back (150)',
+  'packages/emulator/test/hostile.test.ts':
+    'the requests that must not hold the event loop at full size: embeddings of 128 long inputs (32 outside it), a ' +
+    '10-minute transcription (3), the first search of 100 documents (30)',
+  'test/audio/echo-canceller.test.ts':
+    'the speexdsp WebAssembly module rebuilt with emcc (where emcc 3.1.6 is installed) and compared with the ' +
+    'committed one, ~3.5 s of CPU (outside it: its sha256 and the pins of scripts/build-aec.mjs)',
   'test/audio/codecs.test.ts': 'text through MP3 (lamejs) at each of 6 rates (the lowest and the highest outside it)',
   'test/net/reader-fuzz.test.ts': '100,000 generated inputs per reader (20,000 outside it)',
   'test/apilog/log.test.ts':

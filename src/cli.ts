@@ -126,6 +126,10 @@ function configure(cmd: Command, streams: Streams): Command {
   cmd.configureOutput({
     writeOut: (s) => streams.stdout.write(s),
     writeErr: (s) => streams.stderr.write(s),
+    // the width of the streams given, as commander's defaults read process.stdout's and process.stderr's (undefined
+    // when not a terminal, as theirs; their type says number): an in-process run is given streams of its own
+    getOutHelpWidth: () => terminalWidth(streams.stdout),
+    getErrHelpWidth: () => terminalWidth(streams.stderr),
   });
   cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: true, sortOptions: false } as Partial<Help>);
   cmd.showSuggestionAfterError(true);
@@ -133,6 +137,8 @@ function configure(cmd: Command, streams: Streams): Command {
   cmd.helpOption('-h, --help', 'show help');
   return cmd;
 }
+
+const terminalWidth = (s: Streams['stdout']) => (s.isTTY ? s.columns : undefined) as number;
 
 /** Examples, then one line pointing to the global options (listed once: svc --help, svc help globals). */
 function addExamples(cmd: Command, examples: string[] | undefined): void {

@@ -21,15 +21,19 @@ afterAll(async () => {
   await emu.close();
 });
 
-const pane = () => term.screen();
+const pane = () => term.read();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, fn: () => T | undefined | false, limitMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => T | undefined | false | Promise<T | undefined | false>,
+  limitMs = 30_000,
+): Promise<T> {
   const end = Date.now() + limitMs;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}; the terminal shows:\n${pane()}`);
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}; the terminal shows:\n${await pane()}`);
     await sleep(50);
   }
 }
@@ -49,18 +53,18 @@ describe('svc realtime talk --push-to-talk (on a terminal)', () => {
       rows: 50,
     });
 
-    await until('the session to start', () => pane().includes('hold space to talk'));
+    await until('the session to start', async () => (await pane()).includes('hold space to talk'));
     const SILENCE_FRAMES = 25; // 1 s of silence before talking and 1 s after: none of it may be sent
     await until('silence before talking', () => frames() >= SILENCE_FRAMES);
     term.keys('Space');
-    await until('talking to start', () => pane().includes('(talking… release space to send)'));
+    await until('talking to start', async () => (await pane()).includes('(talking… release space to send)'));
     writeFileSync(join(dir, 'go'), '');
     await until('the clip to be recorded', () => existsSync(join(dir, 'done')));
     await sleep(300);
     term.keys('Space');
     await until(
       'the answer',
-      () => lastSession(emu).responses[0]?.status === 'completed' && /assistant: .+\n/.test(pane()),
+      async () => lastSession(emu).responses[0]?.status === 'completed' && /assistant: .+\n/.test(await pane()),
     );
     const released = frames();
     await until('silence after talking', () => frames() >= released + SILENCE_FRAMES);

@@ -17,19 +17,18 @@ afterAll(() => term.stop());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** the screen, each line without the trailing cells tmux capture keeps after a longer line was cleared */
-const screen = () =>
-  term
-    .screen()
+const screen = async () =>
+  (await term.read())
     .split('\n')
     .map((l) => l.trimEnd())
     .join('\n');
 
-async function until<T>(what: string, fn: () => T | undefined | false, limitMs = 30_000): Promise<T> {
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, limitMs = 30_000): Promise<T> {
   const end = Date.now() + limitMs;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}; the terminal shows:\n${term.screen()}`);
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}; the terminal shows:\n${await screen()}`);
     await sleep(50);
   }
 }
@@ -50,17 +49,17 @@ describe.concurrent('svc realtime talk: the status line', () => {
       rows: 30,
     });
     // before anyone speaks: the silent microphone, listening
-    await until('the status line', () => /^mic \.{10} -inf dB \| listening$/m.test(screen()));
+    await until('the status line', async () => /^mic \.{10} -inf dB \| listening$/m.test(await screen()));
     writeFileSync(join(dir, 'go'), '');
     // the clip: a level on the bar and "you are speaking" (server VAD's speech_started)
-    const speaking = await until('speech', () => {
-      const s = screen();
+    const speaking = await until('speech', async () => {
+      const s = await screen();
       return /^mic #+\.* -\d+ dB \| you are speaking/m.test(s) && s;
     });
     expect(speaking).toMatch(STATUS);
     // the answer: the transcript above, the turn's latencies in the status line
-    const shown = await until('the turn latencies', () => {
-      const s = screen();
+    const shown = await until('the turn latencies', async () => {
+      const s = await screen();
       const answered = lastSession(emu).responses[0]?.status === 'completed';
       return answered && /\| turn 1: end of speech -> first audio \d+ ms/.test(s) && s;
     });
