@@ -4,39 +4,43 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files that take longest (an emulator process under attack, real-time audio, terminals, timeouts, npm pack, a cold
- * tsc), longest first as a run of the 199 files measured them. vitest orders files by the durations of its last run,
- * and without that cache (a fresh clone: CI) by size, which would start some of these last, where they alone would
- * make the tail of the run. They start first; the rest keep vitest's order. Last in the list, the three files that
+ * tsc), longest first as a run of the 197 files measured them (the full run's own first: the 20-turn echo test, the
+ * floods, npm pack). vitest orders files by the durations of its last run, and without that cache (a fresh clone:
+ * CI) by size, which would start some of these last, where they alone would make the tail of the run. They start first; the rest keep vitest's order. Last in the list, the three files that
  * read the source graph (test/helpers/source-graph.ts: TypeScript's parser over every file, ~1 s each, unless its
  * cache has them) when they are imported: vitest's durations leave that out, so it ordered them last.
  */
 const LONGEST = [
   'test/commands/realtime/talk-echo-long.test.ts',
   'packages/emulator/test/hostile-floods.test.ts',
+  'test/repo/pack-install.test.ts',
+  'test/repo/typecheck.test.ts',
+  'test/cli.test.ts',
+  'test/net/proxy-tls.test.ts',
+  'test/commands/realtime/talk-echo.test.ts',
+  'test/commands/completion/shells.test.ts',
+  'test/commands/realtime/talk-latency.test.ts',
+  'test/core/atomic-file-commands.test.ts',
   'test/commands/realtime/talk-turns.test.ts',
   'test/fault-matrix.test.ts',
-  'test/net/proxy-tls.test.ts',
-  'test/commands/realtime/talk-latency.test.ts',
-  'test/commands/realtime/talk-status.test.ts',
-  'test/repo/pack-install.test.ts',
-  'test/commands/realtime/talk-echo.test.ts',
-  'test/commands/agents/docs-examples.test.ts',
-  'test/repo/typecheck.test.ts',
-  'test/core/atomic-file-commands.test.ts',
-  'test/batch/faults.test.ts',
-  'test/commands/chat/markdown.test.ts',
-  'test/commands/interrupt-keeps.test.ts',
-  'test/batch/kill-resume.test.ts',
-  'packages/emulator/test/hostile.test.ts',
-  'test/commands/realtime/talk-ptt.test.ts',
-  'test/cli.test.ts',
-  'test/commands/realtime/talk-mcp.test.ts',
-  'test/commands/emulator/storage-media.test.ts',
-  'packages/emulator/test/hardening.test.ts',
-  'test/apilog/log.test.ts',
+  'test/commands/mcp/serve.test.ts',
   'test/audio/devices.test.ts',
   'test/commands/emulator/ci.test.ts',
+  'test/commands/templates/templates.test.ts',
   'test/commands/stt/input-audio.test.ts',
+  'test/batch/kill-resume.test.ts',
+  'test/commands/alias/alias.test.ts',
+  'packages/emulator/test/hostile.test.ts',
+  'test/commands/realtime/talk.test.ts',
+  'test/faults.test.ts',
+  'test/commands/realtime/talk-mcp.test.ts',
+  'test/apilog/ws-session.test.ts',
+  'packages/emulator/test/hardening.test.ts',
+  'test/commands/audio/audio.test.ts',
+  'test/commands/tts/say.test.ts',
+  'test/docs-examples.test.ts',
+  'test/commands/realtime/talk-ptt.test.ts',
+  'test/commands/chat/repl.test.ts',
   'test/repo/import-direction.test.ts',
   'test/repo/unused.test.ts',
   'test/repo/packages.test.ts',
@@ -66,11 +70,17 @@ const CI_ONLY: Record<string, string> = {
 /** Files whose generated inputs are smaller outside the full run (what the full run adds, per file). */
 const FULL_SIZE: Record<string, string> = {
   'test/fault-matrix.test.ts':
-    'a failing stdout in each of 4 ways for every command family, 60 rows of a bash and a ' +
-    'CLI process each; outside it, one way per family in turn (15 rows)',
+    'every fault for every command family (~290 rows); outside it every family meets ok, refused, silent and one ' +
+    'way of failing stdout (of 4: a bash and a CLI process each), and every other fault is met by one family (~120)',
   'test/commands/emulator/storage-media.test.ts':
     'the default quota of 1000 public links filled (2,001 requests, each journaled; the setting at 25 outside it)',
   'test/commands/emulator/durability.test.ts': '500 acknowledged uploads before kill -9, then each read back (150)',
+  'packages/emulator/test/hostile.test.ts':
+    'the requests that must not hold the event loop at full size: embeddings of 128 long inputs (32 outside it), a ' +
+    '10-minute transcription (3), the first search of 100 documents (30)',
+  'test/audio/echo-canceller.test.ts':
+    'the speexdsp WebAssembly module rebuilt with emcc (where emcc 3.1.6 is installed) and compared with the ' +
+    'committed one, ~3.5 s of CPU (outside it: its sha256 and the pins of scripts/build-aec.mjs)',
   'test/audio/codecs.test.ts': 'text through MP3 (lamejs) at each of 6 rates (the lowest and the highest outside it)',
   'test/net/reader-fuzz.test.ts': '100,000 generated inputs per reader (20,000 outside it)',
   'test/apilog/log.test.ts':

@@ -126,6 +126,10 @@ function configure(cmd: Command, streams: Streams): Command {
   cmd.configureOutput({
     writeOut: (s) => streams.stdout.write(s),
     writeErr: (s) => streams.stderr.write(s),
+    // the width of the streams given, as commander's defaults read process.stdout's and process.stderr's (undefined
+    // when not a terminal, as theirs; their type says number): an in-process run is given streams of its own
+    getOutHelpWidth: () => terminalWidth(streams.stdout),
+    getErrHelpWidth: () => terminalWidth(streams.stderr),
   });
   cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: true, sortOptions: false } as Partial<Help>);
   cmd.showSuggestionAfterError(true);
@@ -133,6 +137,8 @@ function configure(cmd: Command, streams: Streams): Command {
   cmd.helpOption('-h, --help', 'show help');
   return cmd;
 }
+
+const terminalWidth = (s: Streams['stdout']) => (s.isTTY ? s.columns : undefined) as number;
 
 /** Examples, then one line pointing to the global options (listed once: svc --help, svc help globals). */
 function addExamples(cmd: Command, examples: string[] | undefined): void {
@@ -192,12 +198,17 @@ function inProcessEmulator(env: NodeJS.ProcessEnv): EndpointResolver {
   return async (_config, onExit) => {
     const { startEmulator } = await import('svc-emulator');
     const { emulatorStateDir } = await import('./core/paths.js');
+    const pace = readEnv(env, 'SVC_EMULATOR_REALTIME_PACE');
+    const realtimePace = pace === undefined || pace === '' ? undefined : Number(pace);
+    if (realtimePace !== undefined && !(realtimePace >= 0 && realtimePace <= 10))
+      throw new UsageError(`SVC_EMULATOR_REALTIME_PACE: ${pace} is not allowed: a number from 0 to 10`);
     const emu = await startEmulator({
       port: 0,
       host: '127.0.0.1',
       stateDir: emulatorStateDir(env),
       quietLog: true,
       tokenDelayMs: Number(readEnv(env, 'SVC_EMULATOR_TOKEN_DELAY_MS') ?? 12),
+      settings: realtimePace === undefined ? undefined : { realtimePace },
     });
     onExit(() => emu.close());
     return { baseUrl: emu.url, apiKey: emu.defaultKey };

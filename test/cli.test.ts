@@ -190,6 +190,9 @@ describe("the launcher's code cache", () => {
 
 describe('help pages rendered at build time', () => {
   const page = (words: string[]) => join(ROOT, 'dist/bundle/help', `${words.join('/')}.txt`);
+  // what a pseudo-terminal shows of a run's output: its line discipline turns \n into \r\n (onlcr), and
+  // svcOnTerminal's screen ends without the last line break
+  const asTerminalShows = (out: string) => out.replace(/\n/g, '\r\n').replace(/\r\n$/, '');
 
   it(
     'every group and command has one, and into a pipe it is what commander prints there, with nothing of the ' +
@@ -211,8 +214,8 @@ describe('help pages rendered at build time', () => {
           nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
           env: { SVC_TRACE_IMPORTS: trace },
         });
-        // commander, from the ES modules of dist/ (SVC_NO_BUNDLE also turns the pages off)
-        const rendered = await svcProcess([...words, '--help'], { env: { SVC_NO_BUNDLE: '1' } });
+        // commander, in the CLI run in-process into a pipe (the same command tree the launcher falls back to)
+        const rendered = await svcInProcess([...words, '--help']);
         expect([fast.exitCode, fast.stderr]).toEqual([0, '']);
         expect([rendered.exitCode, rendered.stderr]).toEqual([0, '']);
         expect(fast.stdout).toBe(rendered.stdout);
@@ -240,9 +243,9 @@ describe('help pages rendered at build time', () => {
     ).toEqual([]);
     const onTerminal = await svcOnTerminal(['help', 'chat'], { cols: 100 });
     expect(onTerminal.screen).toBe(
-      (await svcOnTerminal(['chat', '--help'], { cols: 100, env: { SVC_NO_BUNDLE: '1' } })).screen,
+      asTerminalShows((await svcInProcess(['chat', '--help'], { tty: true, columns: 100 })).stdout),
     );
-    const topic = await svcProcess(['help', 'globals']);
+    const topic = await svcInProcess(['help', 'globals']);
     expect([topic.exitCode, topic.stdout]).toEqual([0, expect.stringContaining('--json')]);
     // the help command's own help is its page too
     const trace2 = join(tempDir(), 'imports.txt');
@@ -273,6 +276,7 @@ describe('help pages rendered at build time', () => {
     "on a terminal, help is laid out at its width from the page's layout, as commander renders it, with " +
       'nothing of the CLI loaded',
     async () => {
+      let wide = '';
       for (const cols of [80, 120]) {
         for (const words of [['chat'], ['models'], ['models', 'list']]) {
           const trace = join(tempDir(), 'imports.txt');
@@ -283,23 +287,23 @@ describe('help pages rendered at build time', () => {
               SVC_TRACE_IMPORTS: trace,
             },
           });
-          // commander in the CLI, on the same terminal (the ES modules of dist/; SVC_NO_BUNDLE also turns the pages
-          // off)
-          const rendered = await svcOnTerminal([...words, '--help'], { cols, env: { SVC_NO_BUNDLE: '1' } });
+          // commander in the CLI, run in-process on a terminal of the same width
+          const rendered = await svcInProcess([...words, '--help'], { tty: true, columns: cols });
           expect([fast.exitCode, rendered.exitCode]).toEqual([0, 0]);
-          expect(fast.screen).toBe(rendered.screen);
+          expect(fast.screen).toBe(asTerminalShows(rendered.stdout));
           expect(fast.screen).toMatch(new RegExp(`^Usage: svc ${words.join(' ')}`));
           const loaded = readFileSync(trace, 'utf8')
             .split('\n')
             .filter((u) => u.includes('/dist/') || u.includes('/node_modules/'));
           expect(loaded.map((u) => u.slice(u.indexOf('/dist/')))).toEqual(['/dist/bundle/help-layout.cjs']);
+          if (cols === 120 && words.join(' ') === 'chat') wide = fast.screen;
         }
       }
-      // wider than 80 columns, descriptions use the width (the page into a pipe is wrapped at 80)
-      const wide = await svcOnTerminal(['chat', '--help'], { cols: 120 });
+      // wider than 80 columns, descriptions use the width (the page into a pipe is wrapped at 80): svc chat --help
+      // at 120 columns, as shown above
       expect(
         Math.max(
-          ...wide.screen
+          ...wide
             .split(/\r?\n/)
             .filter((l) => l.startsWith('  -'))
             .map((l) => l.trimEnd().length),
@@ -310,8 +314,8 @@ describe('help pages rendered at build time', () => {
 
   it('on a narrow terminal, help is wrapped at its width', async () => {
     const r = await svcOnTerminal(['models', 'list', '--help'], { cols: 60 });
-    const rendered = await svcOnTerminal(['models', 'list', '--help'], { cols: 60, env: { SVC_NO_BUNDLE: '1' } });
-    expect(r.screen).toBe(rendered.screen);
+    const rendered = await svcInProcess(['models', 'list', '--help'], { tty: true, columns: 60 });
+    expect(r.screen).toBe(asTerminalShows(rendered.stdout));
     const lines = r.screen.split(/\r?\n/);
     expect(lines.some((l) => l.startsWith('Usage: svc models list'))).toBe(true);
     // (examples and the pointer to the global options are printed as written, not wrapped)
@@ -364,7 +368,7 @@ describe('the command tree', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'modles'/);
     expect(r.stderr).toMatch(/\(did you mean models\?\)/);
-    const o = await svcProcess(['models', 'list', '--kindd', 'x']);
+    const o = await svcInProcess(['models', 'list', '--kindd', 'x']);
     expect(o.exitCode).toBe(2);
     expect(o.stderr).toMatch(/unknown option '--kindd'/);
   });

@@ -157,6 +157,11 @@ export const ENVIRONMENT = [
     description: 'pause between streamed tokens of the --emulator emulator (default 12)',
   },
   {
+    name: 'SVC_EMULATOR_REALTIME_PACE',
+    group: 'emulator',
+    description: "pace of the --emulator emulator's spoken answers: 1 real time (default), 0 at once (0 to 10)",
+  },
+  {
     name: 'SVC_EMULATOR_ADMIN_TOKEN',
     group: 'emulator',
     description: 'admin token of `svc emulator serve` and the `svc emulator` admin commands',

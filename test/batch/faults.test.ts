@@ -2,9 +2,10 @@
 // a stall past --timeout, a reset mid-body, an HTML page, an empty or malformed 200, a 500, a 429 — is that row's
 // error, classified in its output line, while the other rows are done; -o is written whole, no temp file is left.
 // (The fault matrix's rows assert one request's outcome; a batch's outcome is per row, so its faults are here.)
+// The cases run at once (silences and stalls wait for --timeout), each against a server of its own.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it as base } from 'vitest';
 import { HostileServer, type Fault } from '../helpers/hostile-server.js';
 import { registerSecret } from '../helpers/secrets.js';
 import { svcInProcess } from '../helpers/in-process.js';
@@ -13,11 +14,14 @@ import { tempDir } from '../helpers/files.js';
 const KEY = 'svc-hostile-batch-key-0123456789';
 registerSecret(KEY);
 
-let server: HostileServer;
-beforeAll(async () => {
-  server = await HostileServer.start();
+const it = base.extend<{ server: HostileServer }>({
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+  server: async ({}, use) => {
+    const own = await HostileServer.start();
+    await use(own);
+    await own.close();
+  },
 });
-afterAll(() => server.close());
 
 const ROUTE = 'POST /v1/chat/completions';
 
@@ -32,9 +36,9 @@ const CASES: [string, Fault, RegExp][] = [
   ['500', { status: 500 }, /hostile server refused/],
 ];
 
-describe('svc batch against a hostile server', () => {
+describe.concurrent('svc batch against a hostile server', () => {
   for (const [name, fault, message] of CASES) {
-    it(`${name}: the row fails with its error, the others are done, exit 1`, async () => {
+    it(`${name}: the row fails with its error, the others are done, exit 1`, async ({ server }) => {
       const dir = tempDir();
       const input = join(dir, 'rows.txt');
       writeFileSync(input, 'first\nsecond\nthird\n');
@@ -65,7 +69,7 @@ describe('svc batch against a hostile server', () => {
     });
   }
 
-  it('429 with Retry-After: the row waits and goes again, done; counted as a 429', async () => {
+  it('429 with Retry-After: the row waits and goes again, done; counted as a 429', async ({ server }) => {
     const dir = tempDir();
     const input = join(dir, 'rows.txt');
     writeFileSync(input, 'first\nsecond\n');

@@ -28,24 +28,28 @@ describe('svc __complete', () => {
     const cache = tempDir();
     // generous limit: this machine may be loaded; the default (1 s) is exercised below
     const env = { SVC_CACHE_DIR: cache, SVC_COMPLETE_TIMEOUT_MS: '30000' };
-    const r = await svcProcess(['__complete', 'files', 'files', 'get'], { emu, env });
+    const r = await svcInProcess(['__complete', 'files', 'files', 'get'], { emu, env });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe('');
     expect(lines(r.stdout)).toContain(`${fileId}\treport.txt`);
     emu.clearRequests();
-    const again = await svcProcess(['__complete', 'files'], { emu, env });
+    const again = await svcInProcess(['__complete', 'files'], { emu, env });
     expect(again.stdout).toBe(r.stdout);
     expect(emu.requests()).toHaveLength(0);
   });
 
   it('a server that never answers: the stale cache is printed within the default limit, exit 0', async () => {
     const cache = tempDir();
-    await svcProcess(['__complete', 'files'], { emu, env: { SVC_CACHE_DIR: cache, SVC_COMPLETE_TIMEOUT_MS: '30000' } });
+    await svcInProcess(['__complete', 'files'], {
+      emu,
+      env: { SVC_CACHE_DIR: cache, SVC_COMPLETE_TIMEOUT_MS: '30000' },
+    });
     const dir = join(cache, 'completion');
     const [name] = readdirSync(dir);
     const file = join(dir, name!);
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), at: 0 }));
     emu.faults.add({ kind: 'slow', delayMs: 60_000, times: 5 });
+    // the launcher's own path: it prints and exits at the limit, the request still open
     const r = await svcProcess(['__complete', 'files'], { emu, env: { SVC_CACHE_DIR: cache } });
     emu.faults.clear();
     expect(r.exitCode).toBe(0);
@@ -54,17 +58,17 @@ describe('svc __complete', () => {
 
   it('no API key: nothing, no request, no prompt; voices still lists the built-in ones', async () => {
     emu.clearRequests();
-    const r = await svcProcess(['__complete', 'files'], { emu, key: null, env: { SVC_CACHE_DIR: tempDir() } });
+    const r = await svcInProcess(['__complete', 'files'], { emu, key: null, env: { SVC_CACHE_DIR: tempDir() } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('');
-    const v = await svcProcess(['__complete', 'voices'], { emu, key: null, env: { SVC_CACHE_DIR: tempDir() } });
+    const v = await svcInProcess(['__complete', 'voices'], { emu, key: null, env: { SVC_CACHE_DIR: tempDir() } });
     expect(lines(v.stdout).map((l) => l.split('\t')[0])).toEqual(['eve', 'ara', 'rex', 'sal', 'leo']);
     expect(emu.requests()).toHaveLength(0);
   });
 
   it('models of the kind the command takes, aliases included; profiles from the config file', async () => {
     const env = { SVC_CACHE_DIR: tempDir(), SVC_COMPLETE_TIMEOUT_MS: '30000' };
-    const m = await svcProcess(['__complete', 'models:image'], { emu, env });
+    const m = await svcInProcess(['__complete', 'models:image'], { emu, env });
     expect(lines(m.stdout).map((l) => l.split('\t')[0])).toContain('svc-image-1');
     expect(m.stdout).not.toContain('svc-4\t');
     const configDir = tempDir();
@@ -72,12 +76,12 @@ describe('svc __complete', () => {
       join(configDir, 'config.json'),
       JSON.stringify({ current_profile: 'b', profiles: { a: {}, b: { base_url: 'http://x' } } }),
     );
-    const p = await svcProcess(['__complete', 'profiles'], { emu, configDir });
+    const p = await svcInProcess(['__complete', 'profiles'], { emu, configDir });
     expect(lines(p.stdout)).toEqual(['a\tdefault API', 'b\tcurrent · http://x']);
   });
 
   it('--profile and --base-url typed on the line choose the endpoint', async () => {
-    const r = await svcProcess(['__complete', 'files', '--base-url', 'http://127.0.0.1:9', 'files', 'get'], {
+    const r = await svcInProcess(['__complete', 'files', '--base-url', 'http://127.0.0.1:9', 'files', 'get'], {
       emu,
       env: { SVC_CACHE_DIR: tempDir(), SVC_COMPLETE_TIMEOUT_MS: '30000' },
     });
@@ -118,7 +122,7 @@ describe('svc __complete', () => {
     expect(Object.keys(expected).sort()).toEqual(apiKinds.sort());
     const env = { SVC_CACHE_DIR: tempDir(), SVC_COMPLETE_TIMEOUT_MS: '30000' };
     for (const [kind, id] of Object.entries(expected)) {
-      const r = await svcProcess(['__complete', kind], { emu, env });
+      const r = await svcInProcess(['__complete', kind], { emu, env });
       expect(
         lines(r.stdout).map((l) => l.split('\t')[0]),
         kind,
@@ -143,7 +147,7 @@ describe('svc __complete', () => {
       'lineIn\tLine input',
     ];
     emu.clearRequests();
-    const input = await svcProcess(['__complete', 'devices:input', 'realtime', 'talk'], { emu, env });
+    const input = await svcInProcess(['__complete', 'devices:input', 'realtime', 'talk'], { emu, env });
     expect(input.exitCode).toBe(0);
     expect(input.stderr).toBe('');
     expect(lines(input.stdout)).toEqual([
@@ -151,7 +155,7 @@ describe('svc __complete', () => {
       'alsa_input.usb-mic\tPulseAudio default, s16le 1ch 48000Hz, running',
       'alsa_output.speakers.monitor\tPulseAudio, s16le 2ch 48000Hz, idle',
     ]);
-    const output = await svcProcess(['__complete', 'devices:output', 'tts', 'say'], { emu, env });
+    const output = await svcInProcess(['__complete', 'devices:output', 'tts', 'say'], { emu, env });
     expect(lines(output.stdout)).toEqual([
       ...alsa,
       'alsa_output.speakers\tPulseAudio default, s16le 2ch 48000Hz, idle',

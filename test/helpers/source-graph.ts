@@ -25,8 +25,13 @@ export interface SourceGraph {
   imports: Import[];
   /** file → bare package names it imports (the package part of the specifier) */
   packages: Map<string, Set<string>>;
+  /** file → how many functions it has, and those of LONG_FUNCTION lines or more (test/repo/function-length) */
+  functions: Map<string, { count: number; long: [name: string, line: number, lines: number][] }>;
   files: string[];
 }
+
+/** functions this long or longer are listed by name in the graph (the limit the repo keeps is above it) */
+export const LONG_FUNCTION = 40;
 
 /** TypeScript's compiler API, loaded when a file has to be parsed (not when every file's facts are cached) */
 let ts: typeof TS;
@@ -49,7 +54,7 @@ function walk(root: string, dir: string, out: string[]): void {
     // a package's build output and installed modules are not its source
     if (e.isDirectory()) {
       if (e.name !== 'node_modules' && !(dir.startsWith('packages') && e.name === 'dist')) walk(root, p, out);
-    } else if (/\.(ts|mts|mjs|cjs|js)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
+    } else if (/\.(ts|cts|mts|mjs|cjs|js)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
   }
 }
 
@@ -76,7 +81,8 @@ function resolveSpecifier(root: string, from: string, spec: string): string | un
   else return ownPackageFile(root, spec);
   target = target.replace(/^(packages\/[^/]+\/)?dist\//, '$1src/');
   if (!isSource(target)) return undefined;
-  const ts = target.replace(/\.js$/, '.ts');
+  // `./x.js` is x.ts, `./x.cjs` x.cts, `./x.mjs` x.mts (TypeScript's output names)
+  const ts = target.replace(/\.([cm]?)js$/, '.$1ts');
   return existsSync(join(root, ts)) ? ts : existsSync(join(root, target)) ? target : undefined;
 }
 
@@ -165,6 +171,29 @@ interface FileFacts {
   imports: { spec: string; names: string[] | 'all'; typeOnly: boolean; dynamic: boolean }[];
   /** the specifiers of its `export * from` */
   reexportAll: string[];
+  functionCount: number;
+  longFunctions: [string, number, number][];
+}
+
+/** The file's functions (declarations, methods, arrows, expressions): how many, and the long ones. */
+function functionsOf(sf: TS.SourceFile, facts: FileFacts): void {
+  const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line;
+  const visit = (node: TS.Node): void => {
+    if (
+      ts.isFunctionDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isArrowFunction(node) ||
+      ts.isFunctionExpression(node)
+    ) {
+      facts.functionCount++;
+      const start = lineOf(node.getStart(sf));
+      const lines = lineOf(node.getEnd()) - start;
+      const name = (node as TS.FunctionDeclaration).name?.getText(sf) ?? '(anonymous)';
+      if (lines >= LONG_FUNCTION) facts.longFunctions.push([name, start + 1, lines]);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
 }
 
 function parseFile(file: string, text: string): FileFacts {
@@ -176,7 +205,8 @@ function parseFile(file: string, text: string): FileFacts {
     true,
     file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
   );
-  const facts: FileFacts = { exported: [], imports: [], reexportAll: [] };
+  const facts: FileFacts = { exported: [], imports: [], reexportAll: [], functionCount: 0, longFunctions: [] };
+  functionsOf(sf, facts);
   const exported = (name: string, line: number) => facts.exported.push([name, line]);
   const line = (n: TS.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
   const addImport = (spec: string | undefined, names: Set<string> | 'all', typeOnly: boolean, dynamic: boolean) => {
@@ -301,7 +331,14 @@ function readFacts(root: string, files: string[]): FileFacts[] {
 export function readSourceGraph(root: string): SourceGraph {
   const files: string[] = [];
   for (const d of SCANNED) walk(root, d, files);
-  const graph: SourceGraph = { exports: new Map(), reexportAll: new Map(), imports: [], packages: new Map(), files };
+  const graph: SourceGraph = {
+    exports: new Map(),
+    reexportAll: new Map(),
+    imports: [],
+    packages: new Map(),
+    functions: new Map(),
+    files,
+  };
   readFacts(root, files).forEach((facts, i) => {
     const file = files[i]!;
     const pkgs = new Set<string>();
@@ -319,6 +356,7 @@ export function readSourceGraph(root: string): SourceGraph {
     }
     if (isSource(file)) graph.exports.set(file, new Map(facts.exported));
     graph.packages.set(file, pkgs);
+    graph.functions.set(file, { count: facts.functionCount, long: facts.longFunctions });
   });
   return graph;
 }

@@ -1,6 +1,6 @@
 // The CLI on a real terminal: a pseudo-terminal of util-linux `script`, or a tmux server of its own (screens read,
 // keys typed). Every screen read is scanned for keys.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,11 +98,34 @@ export class TmuxTerminal {
     this.tmux('send-keys', '-t', 'svc', ...keys);
   }
 
+  private static captureArgs(opts: { escapes?: boolean }): string[] {
+    return ['capture-pane', '-p', '-J', ...(opts.escapes ? ['-e'] : []), '-t', 'svc', '-S', '-200'];
+  }
+
   /** The screen's text; with `escapes`, its styles as SGR sequences too (capture-pane -e). */
   screen(opts: { escapes?: boolean } = {}): string {
-    const s = this.tmux('capture-pane', '-p', '-J', ...(opts.escapes ? ['-e'] : []), '-t', 'svc', '-S', '-200');
+    const s = this.tmux(...TmuxTerminal.captureArgs(opts));
     assertNoSecrets(s, 'tmux screen');
     return s;
+  }
+
+  /**
+   * The screen read without blocking this process: what a test polls with. A read with execFileSync holds the
+   * worker's event loop for the tmux client's life (tens of ms on a busy machine), and with it an emulator serving
+   * the CLI from this process (real-time audio stalls) and the file's other tests.
+   */
+  read(opts: { escapes?: boolean } = {}): Promise<string> {
+    needTools('tmux');
+    const args = ['-L', this.socket, ...TmuxTerminal.captureArgs(opts)];
+    return new Promise((resolve, reject) => {
+      throughHelper(() =>
+        execFile('tmux', args, { encoding: 'utf8' }, (err, s) => {
+          if (err) return reject(err);
+          assertNoSecrets(s, 'tmux screen');
+          resolve(s);
+        }),
+      );
+    });
   }
 
   /**
@@ -110,7 +133,7 @@ export class TmuxTerminal {
    */
   async waitFor(what: string | RegExp, after = 0, tries = 300): Promise<string> {
     for (let i = 0; i < tries; i++) {
-      const screen = this.screen();
+      const screen = await this.read();
       const rest = screen.slice(after);
       if (typeof what === 'string' ? rest.includes(what) : what.test(rest)) return screen;
       await new Promise((r) => setTimeout(r, 100));

@@ -2,6 +2,7 @@
 // that can prompt fails at once with exit 2, names the flag that answers the question, and sends nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { svcInProcess } from '../helpers/in-process.js';
 import { svcOnTerminal } from '../helpers/terminal.js';
 
 let emu: TestEmulator;
@@ -27,10 +28,13 @@ const PROMPTING: [string[], string][] = [
 ];
 
 describe('--no-input on a terminal', () => {
+  // each command in-process on a terminal (stdin, stdout and stderr; what it would ask on is decided from the
+  // streams it is given); the tests below run on a real one (script(1)): the same refusal, and the question without CI
   for (const [args, answer] of PROMPTING) {
     it(`CI=true: svc ${args.join(' ')} exits 2 instead of asking, and names ${answer}`, async () => {
       emu.clearRequests();
-      const r = await svcOnTerminal(args, { emu, env: { CI: 'true' } });
+      const run = await svcInProcess(args, { emu, env: { CI: 'true' }, tty: true, stdinTty: true });
+      const r = { exitCode: run.exitCode, screen: run.stdout + run.stderr };
       expect(r.exitCode, r.screen).toBe(2);
       expect(r.screen).toContain('svc would ask, but CI is set, which implies --no-input');
       expect(r.screen).toContain(answer);

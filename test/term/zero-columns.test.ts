@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/files.js';
+import { svcInProcess } from '../helpers/in-process.js';
 import { svcOnTerminal } from '../helpers/terminal.js';
 import { livePaths, prepareInputs, type LivePath } from './terminal-paths.js';
 
@@ -21,11 +22,19 @@ afterAll(() => emu.close());
 // the two tests run at once: they wait on the emulator's delays, and look at nothing the other changes
 describe.concurrent('a pseudo-terminal of 0 columns', () => {
   it('every spinner and progress path finishes with static lines only', async () => {
-    // each on a terminal of its own, all at once: they wait on the emulator's delays, not on the CPU
+    // each in-process on a terminal of its own (stdout and stderr report 0 columns, as the pseudo-terminal's do: the
+    // CLI decides from the streams it is given), all at once: they wait on the emulator's delays, not on the CPU;
+    // what the terminal is shown: the pseudo-terminal turns each \n into \r\n. The test below runs on a real one.
     const runs = await Promise.all(
-      paths.map((p) =>
-        svcOnTerminal(p.args(tempDir()), { emu, cols: 0, env: { NO_COLOR: undefined, FORCE_COLOR: undefined } }),
-      ),
+      paths.map(async (p) => {
+        const r = await svcInProcess(p.args(tempDir()), {
+          emu,
+          tty: true,
+          columns: 0,
+          env: { NO_COLOR: undefined, FORCE_COLOR: undefined },
+        });
+        return { exitCode: r.exitCode, screen: (r.stdout + r.stderr).replace(/\n/g, '\r\n') };
+      }),
     );
     paths.forEach((p, i) => {
       const r = runs[i]!;
@@ -36,7 +45,7 @@ describe.concurrent('a pseudo-terminal of 0 columns', () => {
     });
   });
 
-  it('the spinner text is shown once, then the outcome', async () => {
+  it('on a real pseudo-terminal of 0 columns, the spinner text is shown once, then the outcome', async () => {
     const video = paths.find((p) => p.name.startsWith('videos'))!;
     const r = await svcOnTerminal(video.args(tempDir()), { emu, cols: 0 });
     expect(r.screen.match(/: pending/g)).toHaveLength(1);

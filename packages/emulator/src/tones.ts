@@ -34,6 +34,35 @@ export interface CharTiming {
 }
 
 /**
+ * One symbol's samples, computed once per byte, rate, length and loudness: the sines were most of the emulator's CPU
+ * when it speaks (a long TTS reply, every realtime answer), and a reply draws on at most a few dozen symbols.
+ */
+const symbols = new Map<string, Int16Array>();
+const MAX_SYMBOLS = 2048; // ~6 MB at 24 kHz
+
+function symbol(byte: number, sampleRate: number, toneLen: number, edge: number, amp: number): Int16Array {
+  const key = `${byte} ${sampleRate} ${toneLen} ${edge} ${amp}`;
+  const known = symbols.get(key);
+  if (known) return known;
+  const f1 = LOW_GRID[byte >> 4]!;
+  const f2 = HIGH_GRID[byte & 15]!;
+  const s = new Int16Array(toneLen);
+  for (let i = 0; i < toneLen; i++) {
+    const env =
+      i < edge
+        ? 0.5 - 0.5 * Math.cos((Math.PI * i) / edge)
+        : i >= toneLen - edge
+          ? 0.5 - 0.5 * Math.cos((Math.PI * (toneLen - 1 - i)) / edge)
+          : 1;
+    const t = i / sampleRate;
+    s[i] = Math.round(amp * env * (Math.sin(2 * Math.PI * f1 * t) + Math.sin(2 * Math.PI * f2 * t)));
+  }
+  if (symbols.size >= MAX_SYMBOLS) symbols.clear();
+  symbols.set(key, s);
+  return s;
+}
+
+/**
  * Text → PCM s16le mono at `sampleRate`, with the time span of every character (graph_chars / graph_times of
  * the TTS timestamps).
  */
@@ -59,18 +88,7 @@ export function synthesize(
   for (let ci = 0; ci < chars.length; ci++) {
     const start = pos;
     for (const byte of bytes[ci]!) {
-      const f1 = LOW_GRID[byte >> 4]!;
-      const f2 = HIGH_GRID[byte & 15]!;
-      for (let i = 0; i < toneLen; i++) {
-        const env =
-          i < edge
-            ? 0.5 - 0.5 * Math.cos((Math.PI * i) / edge)
-            : i >= toneLen - edge
-              ? 0.5 - 0.5 * Math.cos((Math.PI * (toneLen - 1 - i)) / edge)
-              : 1;
-        const t = i / sampleRate;
-        out[pos + i] = Math.round(amp * env * (Math.sin(2 * Math.PI * f1 * t) + Math.sin(2 * Math.PI * f2 * t)));
-      }
+      out.set(symbol(byte, sampleRate, toneLen, edge, amp), pos);
       pos += toneLen + gapLen;
     }
     timings.push({ char: chars[ci]!, start: round2(start / sampleRate), end: round2((pos - gapLen) / sampleRate) });

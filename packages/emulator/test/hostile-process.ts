@@ -244,3 +244,9 @@ export async function closed(ws: WebSocket): Promise<void> {
 }
 
 export const MiB_PCM = Buffer.alloc(1024 * 1024);
+
+/**
+ * `full` in the full run (SVC_TEST_FULL=1, which the root vitest.config.ts hands its workers in CI), else `everyday`:
+ * the root's test/helpers/full.ts, restated because the emulator's tests import nothing of the CLI.
+ */
+export const fullOr = <T>(full: T, everyday: T): T => (process.env.SVC_TEST_FULL === '1' ? full : everyday);

@@ -13,14 +13,17 @@ import { zipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lyingBomb, SKILL_MD, zipBombs } from '../../formats/test/zip-bombs.js';
 import { textToTones } from '../src/tones.js';
-import { closed, EmulatorProcess, frame, KEY, MiB, ROUTES, sent, until } from './hostile-process.js';
+import { closed, EmulatorProcess, frame, fullOr, KEY, MiB, ROUTES, sent, until } from './hostile-process.js';
 
-/** A collection of 100 documents of 16 KB (1.6 MB, ~2,300 chunks) for a document search that has work to do. */
+/**
+ * A collection of 100 documents of 16 KB (1.6 MB, ~2,300 chunks; 30 outside the full run, test/helpers/full.ts) for
+ * a document search that has work to do.
+ */
 function documents(): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-hostile-docs-'));
   const para = (i: number, p: number) =>
     Array.from({ length: 20 }, (_, w) => `tide${(i * 7 + p * 3 + w) % 211} moon harbour`).join(' ');
-  for (let i = 0; i < 100; i++)
+  for (let i = 0; i < fullOr(100, 30); i++)
     writeFileSync(join(dir, `doc${i}.md`), Array.from({ length: 30 }, (_, p) => para(i, p)).join('\n\n'));
   return dir;
 }
@@ -284,8 +287,10 @@ describe('no request holds the event loop', () => {
     });
   const text = (words: number) => Array.from({ length: words }, (_, i) => `word${i % 997} tide moon`).join(' ');
 
-  it('embeddings of 128 long inputs (2.7 M characters): the server answers while it works', async () => {
-    const input = Array.from({ length: 128 }, (_, i) => `${i} ${text(1500)}`);
+  const inputs = fullOr(128, 32);
+  const embeddings = `embeddings of ${inputs} long inputs (${(inputs * 0.021).toFixed(1)} M characters)`;
+  it(`${embeddings}: the server answers while it works`, async () => {
+    const input = Array.from({ length: inputs }, (_, i) => `${i} ${text(1500)}`);
     await answersDuring(api('/v1/embeddings', { model: 'svc-embed-1', input }));
   });
 
@@ -293,10 +298,12 @@ describe('no request holds the event loop', () => {
     await answersDuring(api('/v1/tokenize-text', { model: 'svc-4', text: text(60_000) }), 400);
   });
 
-  it('a 10-minute REST transcription: answered while it works; words across its windows come back whole', async () => {
-    // a sentence in tones, then a second of silence, over and over: 10 minutes at 16 kHz (19 MB)
+  const minutes = fullOr(10, 3);
+  const transcription = `a ${minutes}-minute REST transcription`;
+  it(`${transcription}: answered while it works; words across its windows come back whole`, async () => {
+    // a sentence in tones, then a second of silence, over and over: 10 minutes at 16 kHz (19 MB) in the full run
     const line = Buffer.concat([textToTones('tide moon', 16000), Buffer.alloc(32_000)]);
-    const times = Math.ceil((600 * 32_000) / line.length);
+    const times = Math.ceil((minutes * 60 * 32_000) / line.length);
     const wav = wavFile(Buffer.concat(Array.from({ length: times }, () => line)), 16000);
     let got: { text: string } | undefined;
     await answersDuring(async () => {
@@ -313,7 +320,8 @@ describe('no request holds the event loop', () => {
     expect(got!.text).toBe(Array.from({ length: times }, () => 'tide moon').join(' '));
   });
 
-  it('the first search of 100 documents (indexed and embedded then): the server answers while it works', async () => {
+  const search = `the first search of ${fullOr(100, 30)} documents (indexed and embedded then)`;
+  it(`${search}: the server answers while it works`, async () => {
     const query = {
       query: 'tide17 harbour',
       source: { collection_ids: ['docs'] },

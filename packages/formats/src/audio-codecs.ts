@@ -351,6 +351,12 @@ export function mp3SampleRate(b: Uint8Array): number | undefined {
 }
 
 /**
+ * The rate LAME encodes at, per channels, input rate and bit rate: probed once (an encoder of its own, a frame of
+ * silence), as building a lamejs encoder costs more than encoding a short reply.
+ */
+const lameRates = new Map<string, number>();
+
+/**
  * Streaming MP3 encoder (lamejs). Mono or stereo. At low bit rates LAME lowers the sample rate on its own,
  * and lamejs's internal resampler then writes silence, so the rate LAME will use is probed first and the
  * input resampled to it here.
@@ -366,19 +372,20 @@ export class Mp3Encoder {
     const lame = (await import('@breezystack/lamejs')) as unknown as { Mp3Encoder: LameCtor };
     const channels = Math.min(2, format.channels);
     const kbps = Math.round(bitRate / 1000);
-    const probe = new lame.Mp3Encoder(channels, format.sampleRate, kbps);
-    const silence = new Int16Array(1152 * 2);
-    const head = Buffer.concat([
-      Buffer.from(probe.encodeBuffer(silence, channels === 2 ? silence : undefined)),
-      Buffer.from(probe.flush()),
-    ]);
-    const rate = mp3SampleRate(head) ?? format.sampleRate;
-    const enc =
-      rate === format.sampleRate
-        ? new lame.Mp3Encoder(channels, format.sampleRate, kbps)
-        : new lame.Mp3Encoder(channels, rate, kbps);
+    const key = `${channels} ${format.sampleRate} ${kbps}`;
+    let rate = lameRates.get(key);
+    if (rate === undefined) {
+      const probe = new lame.Mp3Encoder(channels, format.sampleRate, kbps);
+      const silence = new Int16Array(1152 * 2);
+      const head = Buffer.concat([
+        Buffer.from(probe.encodeBuffer(silence, channels === 2 ? silence : undefined)),
+        Buffer.from(probe.flush()),
+      ]);
+      rate = mp3SampleRate(head) ?? format.sampleRate;
+      lameRates.set(key, rate);
+    }
     return new Mp3Encoder(
-      enc,
+      new lame.Mp3Encoder(channels, rate, kbps),
       { sampleRate: rate, channels },
       rate === format.sampleRate ? undefined : new Resampler(format.sampleRate, rate, channels),
     );

@@ -27,8 +27,8 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 const FRESH_MS = 60_000;
 /** The answer is printed at most this long after start (SVC_COMPLETE_TIMEOUT_MS; the API gets a little less). */
 const limitMs = (env: NodeJS.ProcessEnv) => Number(env.SVC_COMPLETE_TIMEOUT_MS) || 1000;
-/** what is printed if the hard limit strikes first: the cached values, even stale */
-let fallback: Entry[] = [];
+/** told the cached values, even stale: what is printed if the hard limit strikes first */
+type OnStale = (entries: Entry[]) => void;
 
 /** The global options among the words typed so far (they choose the profile and the endpoint), values unchecked. */
 export function globalsOf(words: string[]): GlobalFlagValues {
@@ -97,7 +97,7 @@ function writeCache(file: string, entries: Entry[]): void {
 }
 
 /** Values of an API kind: fresh cache, else the API within the budget, else the stale cache. */
-async function apiValues(kind: string, words: string[], env: NodeJS.ProcessEnv): Promise<Entry[]> {
+async function apiValues(kind: string, words: string[], env: NodeJS.ProcessEnv, onStale: OnStale): Promise<Entry[]> {
   const { apiCompletion } = await import('../../endpoints/resources.js');
   const source = apiCompletion(kind);
   if (!source) return [];
@@ -113,7 +113,7 @@ async function apiValues(kind: string, words: string[], env: NodeJS.ProcessEnv):
   const file = join(cacheDir(env), 'completion', `${identity}-${kind.replace(':', '-')}.json`);
   const cached = readCache(file);
   if (cached && Date.now() - cached.at < FRESH_MS) return cached.entries;
-  if (cached) fallback = cached.entries;
+  if (cached) onStale(cached.entries);
 
   const budget = Math.max(100, limitMs(env) - 200);
   const abort = new AbortController();
@@ -172,29 +172,41 @@ const LOCAL: Record<
   responses,
 };
 
-export async function completeValues(kind: string, words: string[], env: NodeJS.ProcessEnv): Promise<Entry[]> {
+async function completeValues(
+  kind: string,
+  words: string[],
+  env: NodeJS.ProcessEnv,
+  onStale: OnStale,
+): Promise<Entry[]> {
   if (Object.hasOwn(LOCAL, kind)) return LOCAL[kind as keyof typeof LOCAL](env);
-  return apiValues(kind, words, env);
+  return apiValues(kind, words, env, onStale);
+}
+
+/**
+ * What `svc __complete KIND WORDS…` prints: the values, or, if the hard limit strikes first (whatever is still loading
+ * or waiting), the cached ones (even stale), or nothing. Never fails.
+ */
+export async function completionAnswer(argv: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const [kind = '', ...words] = argv;
+  let fallback: Entry[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<Entry[]>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), limitMs(env));
+    timer.unref();
+  });
+  // completion never fails loudly
+  const values = completeValues(kind, words, env, (stale) => (fallback = stale)).catch((): Entry[] => []);
+  try {
+    return format(await Promise.race([values, limit]));
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Entry point from bin/svc.cjs: print the values and exit (sockets and an in-process emulator included). */
 export async function main(argv: string[]): Promise<never> {
-  const [kind = '', ...words] = argv;
-  let done = false;
-  const answer = (entries: Entry[]) => {
-    if (done) return;
-    done = true;
-    process.stdout.write(format(entries), () => process.exit(0));
-  };
-  // the hard limit: whatever is still loading or waiting, the shell gets its answer (the cache, or nothing)
-  setTimeout(() => answer(fallback), limitMs(process.env)).unref();
-  let entries: Entry[] = [];
-  try {
-    entries = await completeValues(kind, words, process.env);
-  } catch {
-    // completion never fails loudly
-  }
-  answer(entries);
+  const answer = await completionAnswer(argv, process.env);
+  process.stdout.write(answer, () => process.exit(0));
   return new Promise<never>(() => {});
 }
 

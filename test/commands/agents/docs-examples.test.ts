@@ -2,7 +2,7 @@
 // "Please book a table for party_size 4 in city Paris" calls book_table, the audio case is heard) and the command
 // lines of the first block (all but the first, whose agent_123 is an id only the service hands out). The phrasings
 // the emulator understands: packages/emulator/test/tool-names.test.ts.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../../helpers/files.js';
@@ -53,15 +53,32 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-describe('docs/agent-tests.md', () => {
+// The tests run at once: the first against the emulator --emulator starts in its run, the others against `emu`.
+describe.concurrent('docs/agent-tests.md', () => {
   it('the test file example passes as written (svc --emulator agents test …)', async () => {
     const line = commands.find((c) => c.startsWith('svc --emulator '))!;
     expect(line).toBe('svc --emulator agents test --agent-file agent.json tests/booking.yaml');
-    const r = await svcInProcess(line.split(' ').slice(1), { cwd: dir, env: { SVC_BASE_URL: undefined } });
+    // its answers at once (as the doc says), not spoken at real time: what is checked is that the example passes
+    const env = { SVC_BASE_URL: undefined, SVC_EMULATOR_REALTIME_PACE: '0' };
+    const r = await svcInProcess(line.split(' ').slice(1), { cwd: dir, env });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ok +books a table with the party size said/m);
     expect(r.stdout).toMatch(/^ok +greets a caller/m);
     expect(r.stderr).toContain('2 passed, 0 failed (2 cases)');
+  });
+
+  it('SVC_EMULATOR_REALTIME_PACE out of range: exit 2, named, no emulator started', async () => {
+    const data = tempDir();
+    for (const pace of ['fast', '-1', '11']) {
+      // absolute paths: the test above runs in-process in `dir` at the same time (svcInProcess's cwd is the process's)
+      const files = ['--agent-file', join(dir, 'agent.json'), join(dir, 'tests', 'booking.yaml')];
+      const r = await svcInProcess(['--emulator', 'agents', 'test', ...files], {
+        env: { SVC_BASE_URL: undefined, SVC_DATA_DIR: data, SVC_EMULATOR_REALTIME_PACE: pace },
+      });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`SVC_EMULATOR_REALTIME_PACE: ${pace} is not allowed: a number from 0 to 10`);
+      expect(existsSync(join(data, 'emulator'))).toBe(false);
+    }
   });
 
   it('the other command lines run as written against an emulator', async () => {
@@ -81,7 +98,7 @@ const projectExample = /### Example\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(phoneDoc
 const CRM_TOKEN = 'crm-docs-token-8c41d2';
 registerSecret(CRM_TOKEN);
 
-describe('docs/agents-phone.md', () => {
+describe.concurrent('docs/agents-phone.md', () => {
   it('the project example runs as written: drift, then in sync; the token kept out of the files', async () => {
     const cwd = tempDir();
     const r = await svcShell(`set -e\n${projectExample}`, { emu, cwd, env: { CRM_TOKEN }, timeout: 60_000 });

@@ -1,10 +1,10 @@
 // Markdown rendered while the answer streams (issue 16.4): on a real terminal (tmux) the finished blocks show
 // styled while the rest of the answer is still arriving; in a pipe, with --raw and with NO_COLOR the text is
 // printed as the model wrote it. The emulator answers with the ```markdown block of the prompt
-// (packages/emulator/README.md).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// (packages/emulator/README.md). The tests run at once, each with an emulator of its own.
+import { afterAll, describe, expect } from 'vitest';
 import { TmuxTerminal, svcOnTerminal } from '../../helpers/terminal.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { itWithEmulator } from '../../helpers/emulator.js';
 import { svcBytes } from '../../helpers/subprocess.js';
 
 const TAIL_WORDS = 200;
@@ -31,60 +31,51 @@ const ANSWER = [
 ].join('\n');
 const PROMPT = `Repeat this:\n~~~markdown\n${ANSWER}~~~\n`;
 
-let emu: TestEmulator;
+const it = itWithEmulator();
 const term = new TmuxTerminal();
 // colour on: the suite's default environment sets NO_COLOR
 const COLOR = { NO_COLOR: '' };
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(async () => {
-  term.stop();
-  await emu.close();
-});
+afterAll(() => term.stop());
 
-describe('svc chat renders Markdown on a terminal as it streams', () => {
-  it('shows the heading, list and code block styled while the answer is still arriving', async () => {
-    emu.core.settings.tokenDelayMs = 25;
-    try {
-      term.start(['chat', '--no-save', PROMPT], { emu, env: COLOR });
-      // the code block is complete long before the 200-word last paragraph has arrived
-      await term.waitFor(/│ const answer/);
-      const styled = term.screen({ escapes: true });
-      const screen = term.screen();
-      // still arriving: the last paragraph (printed when the answer ends) is not there and the command runs on
-      expect(screen).not.toContain('FINALWORD');
-      expect(screen).not.toContain('EXIT=');
-      // rendered: no Markdown markers, bullets, a framed and highlighted code block
-      expect(screen).toMatch(/^Release notes$/m);
-      expect(screen).not.toContain('## ');
-      expect(screen).toMatch(/^• first item$/m);
-      expect(screen).toMatch(/^• second item$/m);
-      expect(screen).toMatch(/^┌ js$/m);
-      expect(screen).toMatch(/^│ const answer = 42; \/\/ the answer$/m);
-      expect(screen).not.toContain('```');
-      expect(screen).toContain('Some bold words and a link (https://example.com/docs).');
-      // styled (tmux re-emits the styles as separate SGR sequences): the heading and bold words bold, the keyword
-      // magenta
-      expect(styled).toMatch(/\x1b\[[0-9;]*1[0-9;]*m[^\n]*Release notes/);
-      expect(styled).toMatch(/\x1b\[[0-9;]*1[0-9;]*mbold/);
-      expect(styled).toMatch(/\x1b\[35m(?:\x1b\[[0-9;]*m)*const/);
-      // the 200-word last paragraph shows as it arrives, before its block is complete (issue 25, item 21)
-      const arriving = await term.waitFor(/tail1\d\b/);
-      expect(arriving).not.toContain('FINALWORD');
-      expect(arriving).not.toContain('EXIT=');
-      const end = await term.waitFor('EXIT=0');
-      expect(end).toContain('FINALWORD');
-      expect(end).toMatch(/^│ a quote$/m);
-      expect(end).toMatch(/^name │ size$/m);
-      expect(end).toMatch(/^a    │    1$/m);
-    } finally {
-      emu.core.settings.tokenDelayMs = 0;
-    }
+describe.concurrent('svc chat renders Markdown on a terminal as it streams', () => {
+  it('shows the heading, list and code block styled while the answer is still arriving', async ({ emu }) => {
+    // 12 ms a token: the 200-word last paragraph takes ~3 s to arrive; the screen is read every 100 ms
+    emu.core.settings.tokenDelayMs = 12;
+    term.start(['chat', '--no-save', PROMPT], { emu, env: COLOR });
+    // the code block is complete long before the 200-word last paragraph has arrived
+    await term.waitFor(/│ const answer/);
+    const styled = term.screen({ escapes: true });
+    const screen = term.screen();
+    // still arriving: the last paragraph (printed when the answer ends) is not there and the command runs on
+    expect(screen).not.toContain('FINALWORD');
+    expect(screen).not.toContain('EXIT=');
+    // rendered: no Markdown markers, bullets, a framed and highlighted code block
+    expect(screen).toMatch(/^Release notes$/m);
+    expect(screen).not.toContain('## ');
+    expect(screen).toMatch(/^• first item$/m);
+    expect(screen).toMatch(/^• second item$/m);
+    expect(screen).toMatch(/^┌ js$/m);
+    expect(screen).toMatch(/^│ const answer = 42; \/\/ the answer$/m);
+    expect(screen).not.toContain('```');
+    expect(screen).toContain('Some bold words and a link (https://example.com/docs).');
+    // styled (tmux re-emits the styles as separate SGR sequences): the heading and bold words bold, the keyword
+    // magenta
+    expect(styled).toMatch(/\x1b\[[0-9;]*1[0-9;]*m[^\n]*Release notes/);
+    expect(styled).toMatch(/\x1b\[[0-9;]*1[0-9;]*mbold/);
+    expect(styled).toMatch(/\x1b\[35m(?:\x1b\[[0-9;]*m)*const/);
+    // the 200-word last paragraph shows as it arrives, before its block is complete (issue 25, item 21)
+    const arriving = await term.waitFor(/tail1\d\b/);
+    expect(arriving).not.toContain('FINALWORD');
+    expect(arriving).not.toContain('EXIT=');
+    const end = await term.waitFor('EXIT=0');
+    expect(end).toContain('FINALWORD');
+    expect(end).toMatch(/^│ a quote$/m);
+    expect(end).toMatch(/^name │ size$/m);
+    expect(end).toMatch(/^a    │    1$/m);
   }, 60_000);
 
-  it('prints the answer byte for byte in a pipe, and with --raw or NO_COLOR on a terminal', async () => {
+  it('prints the answer byte for byte in a pipe, and with --raw or NO_COLOR on a terminal', async ({ emu }) => {
     const piped = await svcBytes(['chat', '--no-save', PROMPT], { emu, env: COLOR });
     expect(piped.exitCode).toBe(0);
     expect(piped.stdout.toString('utf8')).toBe(ANSWER);
@@ -98,7 +89,7 @@ describe('svc chat renders Markdown on a terminal as it streams', () => {
     expect(noColor.screen).not.toContain('\x1b[');
   }, 60_000);
 
-  it('keeps server escapes harmless: controls in the answer become visible stand-ins', async () => {
+  it('keeps server escapes harmless: controls in the answer become visible stand-ins', async ({ emu }) => {
     const hostile = '# Title \x1b]0;pwned\x07\n\ntext \x1b[2J here\n';
     const r = await svcOnTerminal(['chat', '--no-save', `~~~markdown\n${hostile}~~~\n`], {
       emu,

@@ -9,26 +9,25 @@ import { verify } from 'svc-formats/webhooks';
 // test/helpers/in-process.ts.
 import { ROOT, tempDir } from '../../helpers/files.js';
 import { spawnSvc, svcBinDir, svcShell } from '../../helpers/subprocess.js';
-import { svcInProcess } from '../../helpers/in-process.js';
+import { svcInProcess, svcUntilStopped } from '../../helpers/in-process.js';
 
 const KEY = 'svc-emulator-local-key-0000000000000000';
 const running: ReturnType<typeof spawnSvc>[] = [];
-afterEach(() => {
+/** emulators served in-process, each stopped (as by Ctrl-C) after its test */
+const serving: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
   for (const c of running.splice(0)) c.kill('SIGKILL');
+  for (const stop of serving.splice(0)) await stop();
 });
 
-async function serve(
-  args: string[],
-): Promise<{ child: ReturnType<typeof spawnSvc>; url: string; stderr: () => string }> {
-  const child = spawnSvc(['emulator', 'serve', '--port', '0', '--memory', ...args], { timeout: 120_000 });
-  running.push(child);
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().split('\n')[0]!.trim()));
-    child.once('exit', () => reject(new Error(`serve exited early: ${err}`)));
-  });
-  return { child, url, stderr: () => err };
+/**
+ * `svc emulator serve` in-process until its test ends (the first test runs it as a process: its output, its ready
+ * file and SIGTERM); resolves with the URL it prints first.
+ */
+async function serve(args: string[]): Promise<{ url: string }> {
+  const { firstLine, stop } = await svcUntilStopped(['emulator', 'serve', '--port', '0', '--memory', ...args]);
+  serving.push(stop);
+  return { url: firstLine };
 }
 
 const on = (url: string, key: string = KEY) => ({ key, env: { SVC_BASE_URL: url } });

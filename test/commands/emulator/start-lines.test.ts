@@ -7,23 +7,21 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import serve from '../../../src/commands/emulator/serve.js';
 import { ROOT, tempDir } from '../../helpers/files.js';
-import { spawnSvc, svcBinDir, svcShell } from '../../helpers/subprocess.js';
-import { svcInProcess } from '../../helpers/in-process.js';
+import { svcBinDir, svcShell } from '../../helpers/subprocess.js';
+import { svcInProcess, svcUntilStopped } from '../../helpers/in-process.js';
 
 const KEY = 'svc-emulator-local-key-0000000000000000';
-const running: ReturnType<typeof spawnSvc>[] = [];
-afterEach(() => {
-  for (const c of running.splice(0)) c.kill('SIGKILL');
+/** emulators served in-process, each stopped (as by Ctrl-C) after its test */
+const serving: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const stop of serving.splice(0)) await stop();
 });
 
-/** `svc emulator serve ARGS` in the background; its first stdout line (the URL) */
+/** `svc emulator serve ARGS` in-process until the test ends; its first stdout line (the URL) */
 async function start(args: string[]): Promise<string> {
-  const child = spawnSvc(['emulator', 'serve', '--port', '0', '--memory', ...args], { timeout: 120_000 });
-  running.push(child);
-  return new Promise<string>((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().split('\n')[0]!.trim()));
-    child.once('exit', () => reject(new Error('serve exited early')));
-  });
+  const { firstLine, stop } = await svcUntilStopped(['emulator', 'serve', '--port', '0', '--memory', ...args]);
+  serving.push(stop);
+  return firstLine;
 }
 
 /** Run a shell block as a user would, with `svc` an executable on PATH; `after` runs in the same shell. */

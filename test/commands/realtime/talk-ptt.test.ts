@@ -7,28 +7,33 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TmuxTerminal } from '../../helpers/terminal.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
-import { clipPcm, fakeArecord, lastSession, realTimeEmulator, spokenIn } from './talk-helpers.js';
+import { clipPcm, fakeArecord, lastSession, spokenIn } from './talk-helpers.js';
 
 let emu: TestEmulator;
 const term = new TmuxTerminal();
 beforeAll(async () => {
   emu = await startTestEmulator();
-  realTimeEmulator(emu);
+  // the answer at once, 150 ms after the commit: what is checked is when frames flow, not the answer's pace
+  Object.assign(emu.core.settings, { realtimePace: 0, realtimeResponseDelayMs: 150, realtimeLegacyEvents: 0 });
 });
 afterAll(async () => {
   term.stop();
   await emu.close();
 });
 
-const pane = () => term.screen();
+const pane = () => term.read();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, fn: () => T | undefined | false, limitMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => T | undefined | false | Promise<T | undefined | false>,
+  limitMs = 30_000,
+): Promise<T> {
   const end = Date.now() + limitMs;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}; the terminal shows:\n${pane()}`);
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}; the terminal shows:\n${await pane()}`);
     await sleep(50);
   }
 }
@@ -48,18 +53,18 @@ describe('svc realtime talk --push-to-talk (on a terminal)', () => {
       rows: 50,
     });
 
-    await until('the session to start', () => pane().includes('hold space to talk'));
+    await until('the session to start', async () => (await pane()).includes('hold space to talk'));
     const SILENCE_FRAMES = 25; // 1 s of silence before talking and 1 s after: none of it may be sent
     await until('silence before talking', () => frames() >= SILENCE_FRAMES);
     term.keys('Space');
-    await until('talking to start', () => pane().includes('(talking… release space to send)'));
+    await until('talking to start', async () => (await pane()).includes('(talking… release space to send)'));
     writeFileSync(join(dir, 'go'), '');
     await until('the clip to be recorded', () => existsSync(join(dir, 'done')));
     await sleep(300);
     term.keys('Space');
     await until(
       'the answer',
-      () => lastSession(emu).responses[0]?.status === 'completed' && /assistant: .+\n/.test(pane()),
+      async () => lastSession(emu).responses[0]?.status === 'completed' && /assistant: .+\n/.test(await pane()),
     );
     const released = frames();
     await until('silence after talking', () => frames() >= released + SILENCE_FRAMES);
@@ -91,7 +96,7 @@ describe('svc realtime talk --push-to-talk (on a terminal)', () => {
       vad_ms: null,
       response_id: log.responses[0]!.response_id,
     });
-    // the emulator waits 150 ms (realTimeEmulator) after the commit before the first audio
+    // the emulator waits 150 ms (realtimeResponseDelayMs) after the commit before the first audio
     // (not compared with the emulator's log to the ms here: the tmux polling runs synchronously in the process that
     // hosts the emulator and delays its clock; talk-latency.test.ts makes that comparison)
     expect(turns[0].response_ms).toBeGreaterThanOrEqual(150);

@@ -63,7 +63,8 @@ describe.concurrent('svc stt listen --srt / --vtt', () => {
   });
 
   it('a cue is written as its segment arrives, before the audio after it is sent', async ({ emu }) => {
-    const proc = spawnSvc(['stt', 'listen', '--input', '-', '--srt', '--sample-rate', String(RATE)], {
+    // --no-realtime: the audio goes out as it comes (the test holds back the second utterance, not a pacer)
+    const proc = spawnSvc(['stt', 'listen', '--input', '-', '--no-realtime', '--srt', '--sample-rate', String(RATE)], {
       emu,
       stdin: 'pipe',
     });
@@ -97,7 +98,8 @@ describe.concurrent('svc stt listen --srt / --vtt', () => {
 
   it('Ctrl-C with -o FILE keeps the cues received (exit 130)', async ({ emu }) => {
     const target = join(tempDir('svc-subs-'), 'live.srt');
-    const proc = spawnSvc(['stt', 'listen', '--input', '-', '--srt', '-o', target, '--sample-rate', String(RATE)], {
+    const args = ['--input', '-', '--no-realtime', '--srt', '-o', target, '--sample-rate', String(RATE)];
+    const proc = spawnSvc(['stt', 'listen', ...args], {
       emu,
       stdin: 'pipe',
     });
