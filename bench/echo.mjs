@@ -251,7 +251,7 @@ export default async function main() {
       const held = await runRoom(room, far, near, 7 + i, undefined);
       const firstEcho = held.echo.findIndex((v) => Math.abs(v) > 1e-4);
       const name = `${room.delayMs} ms ${room.gainDb} dB room:`;
-      rows.push({ name: `${name} echo over the room noise (bounds ERLE)`, value: f.echoOverNoise, unit: 'dB' });
+      rows.push({ name: `${name} echo over the room noise`, value: f.echoOverNoise, unit: 'dB' });
       rows.push({
         name: `${name} estimated bulk delay (true: ${OUTPUT_LATENCY_MS + room.delayMs} ms)`,
         value: r.delayMs ?? Number.NaN,
