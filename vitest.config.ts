@@ -78,6 +78,9 @@ const FULL_SIZE: Record<string, string> = {
   'packages/emulator/test/hostile.test.ts':
     'the requests that must not hold the event loop at full size: embeddings of 128 long inputs (32 outside it), a ' +
     '10-minute transcription (3), the first search of 100 documents (30)',
+  'test/net/proxy-tls.test.ts':
+    'the five ways to a server (direct, a proxy, with auth, NO_PROXY, a dead proxy) for all seven kinds of ' +
+    'connection (outside it: a REST request, an event stream and a WebSocket)',
   'test/audio/echo-canceller.test.ts':
     'the speexdsp WebAssembly module rebuilt with emcc (where emcc 3.1.6 is installed) and compared with the ' +
     'committed one, ~3.5 s of CPU (outside it: its sha256 and the pins of scripts/build-aec.mjs)',

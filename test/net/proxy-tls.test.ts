@@ -13,6 +13,7 @@ import { closedPort } from '../helpers/hostile-server.js';
 import { svcInProcess } from '../helpers/in-process.js';
 import { makePrivateCa, startTlsFront, type PrivateCa, type TlsFront } from '../helpers/private-ca.js';
 import { svcProcess } from '../helpers/subprocess.js';
+import { FULL_RUN } from '../helpers/full.js';
 import { startTinyproxy, tinyproxyMissing, type Tinyproxy } from '../helpers/tinyproxy.js';
 
 const PROXY_PASSWORD = 'pr0xy-s3cret-pass';
@@ -127,7 +128,14 @@ function worked(t: Transport, r: Awaited<ReturnType<typeof run>>): void {
   t.ok?.(r.stdout);
 }
 
-describe.each(TRANSPORTS)('$name', (t) => {
+/**
+ * Outside the full run (test/helpers/full.ts) the five ways (direct, proxy, proxy with auth, NO_PROXY, a dead proxy)
+ * are met by one command of each kind of connection: a REST request, an event stream, a WebSocket; the full run
+ * adds the upload, the download and the two other WebSocket routes.
+ */
+const EVERYDAY = ['REST (models list)', 'SSE stream (chat)', 'WebSocket TTS (tts say)'];
+
+describe.each(FULL_RUN ? TRANSPORTS : TRANSPORTS.filter((t) => EVERYDAY.includes(t.name)))('$name', (t) => {
   it('direct: no proxy, no CONNECT', async () => {
     const log = await connectsDuring(proxy, async () => {
       const r = await run(t.args());
