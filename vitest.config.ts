@@ -63,6 +63,11 @@ const CI_ONLY: Record<string, string> = {
   'packages/emulator/test/hostile-floods.test.ts':
     'the emulator process flooded: 17 MiB messages on each WebSocket route, 240 MiB sessions, an MP3 REST TTS, ' +
     '~9 s of CPU (hostile.test.ts keeps one 17 MiB message and a long mu-law REST TTS)',
+  'test/docs-examples.test.ts':
+    'the examples of docs/scripting.md and docs/text.md run as written (a bash and svc processes each), ~2 s of ' +
+    'CPU: run it, and the two below, after a change to the docs or to a command they show',
+  'test/commands/agents/docs-examples.test.ts': "docs/agent-tests.md's and docs/agents-phone.md's examples, ~1.5 s",
+  'test/commands/batch/docs-examples.test.ts': "docs/batch.md's examples as written, ~1 s",
   'test/commands/realtime/talk-echo-long.test.ts':
     'the 20-turn full-duplex conversation through the simulated echo path, ~2 minutes of real time ' +
     '(talk-echo.test.ts has the same check with 3 turns in every run)',
