@@ -1,6 +1,6 @@
 // The emulator's state rules for agents, phone numbers, calls and client secrets, spoken to over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 let emu: TestEmulator;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { customVoices } from '../src/routes/voices.js';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 let emu: TestEmulator;
 beforeAll(async () => {

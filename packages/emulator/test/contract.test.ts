@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContractChecker } from '../src/contract.js';
 import { Router } from '../src/router.js';
 import { registerAllRoutes } from '../src/routes/index.js';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 type Json = Record<string, any>;
 const doc = JSON.parse(readFileSync(fileURLToPath(new URL('../spec/openapi.json', import.meta.url)), 'utf8')) as Json;

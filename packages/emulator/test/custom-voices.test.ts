@@ -1,6 +1,6 @@
 import { encodeWav } from 'svc-formats/audio-codecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 let emu: TestEmulator;
 beforeAll(async () => {

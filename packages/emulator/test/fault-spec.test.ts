@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultList } from '../src/faults.js';
 import { main } from '../src/main.js';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 import { MALFORMED } from './fault-specs.js';
 import { capturingStderr } from './stderr.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { Router } from '../src/router.js';
 import { registerAllRoutes } from '../src/routes/index.js';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 let emu: TestEmulator;
 beforeAll(async () => {

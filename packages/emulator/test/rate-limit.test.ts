@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
 import { parseRateLimit, RateLimiter } from '../src/rate-limit.js';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 import { capturingStderr } from './stderr.js';
 
 describe('RateLimiter', () => {

@@ -5,8 +5,8 @@ import WebSocket from 'ws';
 import { decodeTones, encodeTones } from '../src/tones.js';
 import { mulawDecode, mulawEncode } from 'svc-formats/audio-codecs';
 import { startInboundCall } from '../src/calls.js';
-import { realtimeLogs } from '../src/realtime-log.js';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { realtimeLogs } from 'svc-emulator/realtime-log';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 let emu: TestEmulator;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // Streams shaped as recorded streams of the service are (issue 12 items 9 and 11): a streamed chat tool call comes
 // whole in one chunk, and legacy completions with stream: true are streamed, never answered with a plain body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 let emu: TestEmulator;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 

@@ -1,7 +1,7 @@
 // The emulator's TTS and STT protocols, spoken to directly (fetch and ws) over loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startTestEmulator, type TestEmulator } from '../src/testing.js';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 import { decodeAudio, encodeWav, mulawEncode, parseWavHeader } from 'svc-formats/audio-codecs';
 import { textToTones, tonesToText } from '../src/tones.js';
 
