@@ -14,7 +14,6 @@ const LONGEST = [
   'test/commands/realtime/talk-echo-long.test.ts',
   'packages/emulator/test/hostile-floods.test.ts',
   'test/repo/pack-install.test.ts',
-  'test/repo/typecheck.test.ts',
   'test/cli.test.ts',
   'test/net/proxy-tls.test.ts',
   'test/commands/realtime/talk-echo.test.ts',

@@ -2,9 +2,9 @@
 // transpileModule (no type check), then each dist/ holds exactly what its src/ has (modules of deleted sources are
 // removed). The packages build in dependency order: svc-formats, svc-emulator, then the CLI (the repository's root).
 // The output is the same
-// as tsc's, byte for byte (the code passes --isolatedModules). Types are checked by `npm run typecheck`, which the
-// suite runs as a test (test/repo/typecheck.test.ts) in parallel with the others: this step takes ~3 s of CPU where
-// tsc took ~10, and npm pack's prepack (a clean build) gets the same saving.
+// as tsc's, byte for byte (the code passes --isolatedModules). Types are checked by `npm run typecheck` (incremental),
+// which `npm test` runs after biome and before the suite: this step takes ~3 s of CPU where tsc took ~10, and npm
+// pack's prepack (a clean build) gets the same saving.
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
