@@ -9,6 +9,8 @@ import { execa } from 'execa';
 import { decodeAudio } from 'svc-formats/audio-codecs';
 import { tonesToText } from 'svc-emulator/tones';
 import { spawnSvc } from '../helpers/subprocess.js';
+import { HostileServer } from '../helpers/hostile-server.js';
+import { registerSecret } from '../helpers/secrets.js';
 import { itWithEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/files.js';
 import { lastSession, realTimeEmulator, wavClip } from './realtime/talk-helpers.js';
@@ -65,27 +67,40 @@ describe.concurrent('tts stream -o FILE: Ctrl-C keeps the audio received so far'
     });
   }
 
-  it('Ctrl-C before any audio arrived leaves an existing file as it was, and says so', async ({ emu }) => {
-    const dir = tempDir('svc-keep-');
-    const out = join(dir, 'notes.mp3');
-    writeFileSync(out, 'OLD');
-    // -v: the trace says when the first text went out (Ctrl-C is the command's own from then on)
-    const proc = spawnSvc(['-v', 'tts', 'stream', '-o', out], { emu, stdin: 'pipe', timeout: 40_000 });
-    // text that is never ended (no blank line, stdin open): no audio is owed yet
-    proc.stdin!.write('an unfinished');
-    let stderr = '';
-    await new Promise<void>((resolve) => {
-      proc.stderr!.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (stderr.includes('"type":"text.delta"')) resolve();
+  const key = 'sk-test-interrupt-0000';
+  registerSecret(key);
+  it('Ctrl-C before any audio arrived leaves an existing file as it was, and says so', async () => {
+    // a server that takes the text and never answers: the emulator speaks each text.delta at once, and its audio
+    // could come before the signal
+    const server = await HostileServer.start();
+    server.plan('WS /v1/tts', 'silent');
+    try {
+      const dir = tempDir('svc-keep-');
+      const out = join(dir, 'notes.mp3');
+      writeFileSync(out, 'OLD');
+      // -v: the trace says when the first text went out (Ctrl-C is the command's own from then on)
+      const proc = spawnSvc(['-v', 'tts', 'stream', '-o', out], {
+        env: { SVC_BASE_URL: server.url, SVC_API_KEY: key },
+        stdin: 'pipe',
+        timeout: 40_000,
       });
-    });
-    proc.kill('SIGINT');
-    const r = await proc;
-    expect(r.exitCode).toBe(130);
-    expect(String(r.stderr)).toContain(`interrupted before any audio arrived: ${out} not written`);
-    expect(readFileSync(out, 'utf8')).toBe('OLD');
-    expect(existsSync(out)).toBe(true);
+      proc.stdin!.write('an unfinished');
+      let stderr = '';
+      await new Promise<void>((resolve) => {
+        proc.stderr!.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (stderr.includes('"type":"text.delta"')) resolve();
+        });
+      });
+      proc.kill('SIGINT');
+      const r = await proc;
+      expect(r.exitCode).toBe(130);
+      expect(String(r.stderr)).toContain(`interrupted before any audio arrived: ${out} not written`);
+      expect(readFileSync(out, 'utf8')).toBe('OLD');
+      expect(existsSync(out)).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });
 
