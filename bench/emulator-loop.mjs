@@ -8,25 +8,9 @@ import { EMULATOR_KEY, startEmulatorProcess } from './lib.mjs';
 const RUNS = 3;
 const words = (n) => Array.from({ length: n }, (_, i) => `word${i % 997} tide moon`).join(' ');
 
-function wav(pcm, rate) {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + pcm.length, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([h, pcm]);
-}
-
 export default async function main() {
   const { textToTones } = await import('../packages/emulator/dist/tones.js');
+  const { encodeWav } = await import('../packages/formats/dist/audio-codecs.js');
   const emu = await startEmulatorProcess();
   const base = emu.url;
   const auth = { authorization: `Bearer ${EMULATOR_KEY}` };
@@ -38,7 +22,8 @@ export default async function main() {
       body: JSON.stringify(body),
     });
   const line = Buffer.concat([textToTones('tide moon', 16000), Buffer.alloc(32_000)]);
-  const audio = wav(Buffer.concat(Array.from({ length: Math.ceil((600 * 32_000) / line.length) }, () => line)), 16000);
+  const pcm = Buffer.concat(Array.from({ length: Math.ceil((600 * 32_000) / line.length) }, () => line));
+  const audio = encodeWav(pcm, { sampleRate: 16000, channels: 1 });
   const cases = [
     ['GET /v1/models (baseline)', () => fetch(new URL('/v1/models', base), { headers: auth })],
     [

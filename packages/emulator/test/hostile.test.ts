@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
+import { encodeWav } from 'svc-formats/audio-codecs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lyingBomb, SKILL_MD, zipBombs } from '../../formats/test/zip-bombs.js';
 import { textToTones } from '../src/tones.js';
@@ -304,7 +305,7 @@ describe('no request holds the event loop', () => {
     // a sentence in tones, then a second of silence, over and over: 10 minutes at 16 kHz (19 MB) in the full run
     const line = Buffer.concat([textToTones('tide moon', 16000), Buffer.alloc(32_000)]);
     const times = Math.ceil((minutes * 60 * 32_000) / line.length);
-    const wav = wavFile(Buffer.concat(Array.from({ length: times }, () => line)), 16000);
+    const wav = encodeWav(Buffer.concat(Array.from({ length: times }, () => line)), { sampleRate: 16000, channels: 1 });
     let got: { text: string } | undefined;
     await answersDuring(async () => {
       const form = new FormData();
@@ -340,21 +341,3 @@ describe('no request holds the event loop', () => {
     await reply;
   });
 });
-
-/** PCM s16le mono in a WAV file. */
-function wavFile(pcm: Buffer, rate: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + pcm.length, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([h, pcm]);
-}
