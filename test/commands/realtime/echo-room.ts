@@ -77,7 +77,11 @@ export async function converse(emu: TestEmulator, flags: string[], turns: number
       stderr += d.toString();
       check();
     });
-    proc.then(() => reject(new Error(`svc ended first: ${stdout}${stderr}`)), reject);
+    proc.then(
+      (done) =>
+        reject(new Error(`svc ended first (exit ${done.exitCode}, ${done.signal ?? 'no signal'}): ${stdout}${stderr}`)),
+      reject,
+    );
   });
   proc.kill('SIGINT');
   const done = await proc;
