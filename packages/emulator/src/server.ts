@@ -282,6 +282,8 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined, core: Backe
       res.flushHeaders();
       let sent = 0;
       let closed = false;
+      // settles when the last frame written has been handed to the socket (res.write's callback)
+      let lastWritten = Promise.resolve();
       res.on('close', () => {
         closed = true;
       });
@@ -302,7 +304,11 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined, core: Backe
           sent++;
           // Tests observe when each event left the emulator (e.g. to prove the CLI streams).
           core.emit('sse', { requestId, index: sent - 1, data });
-          if (!res.write(frame)) await new Promise<void>((r) => res.once('drain', () => r()));
+          let written = true;
+          lastWritten = new Promise<void>((r) => {
+            written = res.write(frame, () => r());
+          });
+          if (!written) await new Promise<void>((r) => res.once('drain', () => r()));
           return !closed;
         },
         done() {
@@ -310,12 +316,15 @@ function makeResponse(res: ServerResponse, fault: Fault | undefined, core: Backe
           res.end('data: [DONE]\n\n');
         },
         drop() {
-          // End the TCP connection after what was written is flushed, without ending the chunked body:
-          // the client sees a connection lost mid-stream.
+          // End the TCP connection without ending the chunked body (the client sees a connection lost mid-stream),
+          // once every frame written has reached the socket: ended at once, Node 24.22 dropped the frames still
+          // corked in the response (the client got the headers and no event).
           closed = true;
           const socket = res.socket;
-          socket?.end();
-          setTimeout(() => socket?.destroy(), 200).unref();
+          void lastWritten.then(() => {
+            socket?.end();
+            setTimeout(() => socket?.destroy(), 200).unref();
+          });
         },
       };
       return writer;
