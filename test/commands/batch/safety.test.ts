@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
-import { svcShell } from '../../helpers/subprocess.js';
+import { svcProcess, svcShell } from '../../helpers/subprocess.js';
 import { tempDir } from '../../helpers/files.js';
 
 const it = itWithEmulator();
@@ -195,5 +195,17 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     const again = await svcInProcess(['batch', 'chat', input, '--template', '{{question}}', '-o', output], { emu });
     expect(again.exitCode).toBe(2);
     expect(readFileSync(target, 'utf8')).toBe('mine\n');
+  });
+
+  it('-P 16 as a process: stderr holds svc\'s own lines only (no MaxListenersExceededWarning of Node)', async ({
+    emu,
+  }) => {
+    const dir = tempDir();
+    const input = csv(dir, 64);
+    const r = await svcProcess(['batch', 'chat', input, '--template', '{{question}}', '-P', '16'], { emu });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(jsonLines(r.stdout)).toHaveLength(64);
+    expect(r.stderr).not.toMatch(/Warning|MaxListeners|node --trace/);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^64\/64 done · 0 failed/)]);
   });
 });
