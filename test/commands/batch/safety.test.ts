@@ -1,7 +1,7 @@
 // svc batch (issue 37, 36): what it writes never replaces what it reads or a file it did not make (-o onto the
 // input, --output-dir's files, a planted symlink at the journal), --jq reaches -o, stdin is read as a file is,
 // --input-format, the hints say what works, --dry-run estimates the answers too and always runs.
-import { existsSync, linkSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
@@ -197,7 +197,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     expect(readFileSync(target, 'utf8')).toBe('mine\n');
   });
 
-  it('-P 16 as a process: stderr holds svc\'s own lines only (no MaxListenersExceededWarning of Node)', async ({
+  it("-P 16 as a process: stderr holds svc's own lines only (no MaxListenersExceededWarning of Node)", async ({
     emu,
   }) => {
     const dir = tempDir();
@@ -207,5 +207,34 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     expect(jsonLines(r.stdout)).toHaveLength(64);
     expect(r.stderr).not.toMatch(/Warning|MaxListeners|node --trace/);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^64\/64 done · 0 failed/)]);
+  });
+
+  it('an input in a folder svc cannot write: the journal goes to the state folder, named; a resume finds it', async ({
+    emu,
+  }) => {
+    const dir = tempDir();
+    const input = csv(dir, 2);
+    chmodSync(dir, 0o555);
+    // root writes anywhere: the run is then made as nobody (setpriv), with a config folder nobody may write
+    const configDir = tempDir();
+    chmodSync(configDir, 0o777);
+    const asUser =
+      process.getuid?.() === 0
+        ? 'setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f svc); svc \\"\\$@\\"" svc'
+        : 'svc';
+    const run = (more: string) =>
+      svcShell(`${asUser} batch chat ${input} --template '{{question}}' ${more}`, { emu, configDir, cwd: dir });
+    const r = await run('');
+    expect(r.exitCode, r.stderr).toBe(0);
+    const journal = /^journal: (\S+) \(.* cannot be written; --journal FILE puts it elsewhere\)$/m.exec(r.stderr)?.[1];
+    expect(journal, r.stderr).toBeDefined();
+    expect(journal!.startsWith(join(configDir, 'data', 'batch'))).toBe(true);
+    expect(readFileSync(journal!, 'utf8')).toContain('"t":"start"');
+    expect(readdirSync(dir)).toEqual(['questions.csv']);
+    // the same command again finds that journal: refused without --resume, and --resume has nothing left to send
+    expect((await run('')).stderr).toContain(`${journal}: the journal of an earlier run is there`);
+    const resumed = await run('--resume');
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('every row is done already');
   });
 });
