@@ -8,26 +8,12 @@ import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcProcess, svcShell } from '../../helpers/subprocess.js';
 import { tempDir } from '../../helpers/files.js';
+import { jsonLines, questionsCsv } from '../../helpers/batch-rows.js';
 
 const it = itWithEmulator();
 
 const posts = (emu: TestEmulator, path = '/v1/chat/completions') =>
   emu.requests().filter((r) => r.method === 'POST' && r.path === path && r.status !== 429);
-
-const jsonLines = (text: string) =>
-  text
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
-
-function csv(dir: string, rows: number, name = 'questions.csv'): string {
-  const lines = ['id,question'];
-  for (let i = 1; i <= rows; i++) lines.push(`q${i},"What is ${i} + ${i}, exactly?"`);
-  const path = join(dir, name);
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return path;
-}
 
 describe.concurrent('svc batch: what it reads and writes', () => {
   it('-o (or --journal) naming the input, by path, hard link or symlink: exit 2, nothing sent, input kept', async ({
@@ -75,7 +61,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
 
   it('--jq with -o: the filter shapes what is written', async ({ emu }) => {
     const dir = tempDir();
-    const input = csv(dir, 3);
+    const input = questionsCsv(dir, 3);
     const output = join(dir, 'answers.csv');
     const r = await svcInProcess(
       ['batch', 'chat', input, '--template', '{{question}}', '--jq', '[.id, .status] | @csv', '-o', output],
@@ -126,7 +112,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
 
   it('the budget hint names a higher --budget that the resume then finishes under', async ({ emu }) => {
     const dir = tempDir();
-    const input = csv(dir, 10);
+    const input = questionsCsv(dir, 10);
     const args = ['batch', 'chat', input, '--template', '{{question}}', '-o', join(dir, 'out.jsonl')];
     const r = await svcInProcess([...args, '--budget', '0.0016'], { emu });
     expect(r.exitCode, r.stderr).toBe(8);
@@ -140,7 +126,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
 
   it('the re-run hint for failed rows is a command that runs as printed', async ({ emu }) => {
     const dir = tempDir();
-    const input = csv(dir, 4);
+    const input = questionsCsv(dir, 4);
     emu.faults.add({ kind: 'status', status: 400, times: 2, path: '/v1/chat' });
     const output = join(dir, 'out.jsonl');
     const r = await svcInProcess(['batch', 'chat', input, '--template', '{{question}}', '-P', '1', '-o', output], {
@@ -157,7 +143,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
 
   it('--dry-run estimates the answers too, stating how; it runs whatever journal is there', async ({ emu }) => {
     const dir = tempDir();
-    const input = csv(dir, 4);
+    const input = questionsCsv(dir, 4);
     const args = ['batch', 'chat', input, '--template', '{{question}}'];
     const dry = await svcInProcess([...args, '--dry-run'], { emu });
     expect(dry.exitCode, dry.stderr).toBe(0);
@@ -180,7 +166,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     emu,
   }) => {
     const dir = tempDir();
-    const input = csv(dir, 2);
+    const input = questionsCsv(dir, 2);
     const output = join(dir, 'out.jsonl');
     const target = join(dir, 'elsewhere');
     symlinkSync(target, `${output}.journal`);
@@ -201,7 +187,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     emu,
   }) => {
     const dir = tempDir();
-    const input = csv(dir, 64);
+    const input = questionsCsv(dir, 64);
     const r = await svcProcess(['batch', 'chat', input, '--template', '{{question}}', '-P', '16'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(jsonLines(r.stdout)).toHaveLength(64);
@@ -213,7 +199,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     emu,
   }) => {
     const dir = tempDir();
-    const input = csv(dir, 2);
+    const input = questionsCsv(dir, 2);
     chmodSync(dir, 0o555);
     // root writes anywhere: the run is then made as nobody (setpriv), with a config folder nobody may write
     const configDir = tempDir();
