@@ -8,6 +8,7 @@ import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcProcess, svcShell } from '../../helpers/subprocess.js';
 import { tempDir } from '../../helpers/files.js';
+import { needTools } from '../../helpers/tools.js';
 import { jsonLines, questionsCsv } from '../../helpers/batch-rows.js';
 
 const it = itWithEmulator();
@@ -204,6 +205,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     // root writes anywhere: the run is then made as nobody (setpriv), with a config folder nobody may write
     const configDir = tempDir();
     chmodSync(configDir, 0o777);
+    if (process.getuid?.() === 0) needTools('setpriv');
     const asUser =
       process.getuid?.() === 0
         ? 'setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f svc); svc \\"\\$@\\"" svc'
