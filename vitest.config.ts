@@ -155,6 +155,8 @@ const LINUX_ONLY: Record<string, string[]> = {
     'test/audio/sniff.test.ts',
     'test/audio/speaker-abi.test.ts',
     'test/batch/kill-resume.test.ts',
+    // bash, POSIX folder modes and symlinks, setpriv under root
+    'test/commands/batch/safety.test.ts',
     'test/cli.test.ts',
     'test/commands/completion/completion.test.ts',
     'test/commands/custom-voices/custom-voices.test.ts',

@@ -95,7 +95,7 @@ _svc_flags() {
     'auth logout') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'auth status') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'auth token') echo '--show --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'batch') echo '--template --saved-template --var --output --output-dir --journal --resume --order --concurrency --max-failures --budget --dry-run --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'batch') echo '--template --saved-template --var --output --output-dir --input-format --force --clobber --journal --resume --order --concurrency --max-failures --budget --dry-run --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'calls') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'calls hangup') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'calls join') echo '--input --output --aec --no-aec --agent --voice --instructions --tool --tool-cmd --mcp --approve --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -245,7 +245,7 @@ _svc_valued() {
     'auth logout') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth status') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'auth token') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'batch') echo ' --template -t --saved-template --var -o --output --output-dir --journal --order -P --concurrency --max-failures --budget -m --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'batch') echo ' --template -t --saved-template --var -o --output --output-dir --input-format --journal --order -P --concurrency --max-failures --budget -m --model --system --temperature --top-p --seed --max-tokens --schema --dimensions --voice --language --codec --collection --limit --aspect-ratio --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls hangup') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'calls join') echo ' --input --output --agent --voice --instructions --tool --tool-cmd --mcp --tool-timeout --vad-threshold --vad-silence-ms --audio-format --input-device --output-device --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -371,6 +371,7 @@ _svc_choices() {
   case "$1" in
     'agents test|--format') echo 'text tap junit' ;;
     'agents update|--clear') echo 'instructions tools voice collection_ids' ;;
+    'batch|--input-format') echo 'jsonl csv tsv text' ;;
     'batch|--order') echo 'input done' ;;
     'batch|--codec') echo 'mp3 wav pcm mulaw alaw' ;;
     'calls join|--audio-format') echo 'pcm pcmu pcma' ;;

@@ -1,16 +1,18 @@
 // `svc batch`: the input checked whole, the journal read (a resume skips the rows done), the rows sent through the
 // runner, the output written in order, failed rows into FAILED.jsonl, a summary, and the exit code that says how
 // it ended (0 all done, 1 some failed, 8 the budget stopped it, 130 Ctrl-C).
-import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { dataDir } from '../core/paths.js';
 import type { Context } from '../runtime/context.js';
-import { ExitCode, UsageError, describeError, exitCodeFor } from '../core/errors.js';
+import { ExitCode, FileWriteError, UsageError, describeError, exitCodeFor } from '../core/errors.js';
 import { readJournal, JournalWriter, type JournalState, type StartRecord } from './journal.js';
 import { OrderedOutput, type Order } from './output.js';
 import { BatchRunner, type RunStats } from './runner.js';
 import { checkInput, rowBody, rowsToSend, type BatchSpec } from './plan.js';
 import { statusLine } from '../term/progress.js';
-import { openSink, rowFinisher, writeFailed, type Sink } from './results.js';
+import { filesThere, openSink, rowFinisher, writeFailed, type Sink } from './results.js';
 import { dryRun, spendable } from './money.js';
 
 export interface BatchOptions {
@@ -24,19 +26,51 @@ export interface BatchOptions {
   maxFailures?: number;
   budget?: number;
   dryRun?: boolean;
+  /** --force / --clobber: files in --output-dir may be replaced */
+  force?: boolean;
 }
 
-/** The journal's default place: beside the output, else beside the input, else (stdin to stdout) here. */
-export function journalPath(spec: BatchSpec, o: BatchOptions): string {
+/**
+ * The journal's place: --journal, else beside the output, else beside the input; in svc's state folder for stdin
+ * (named by the operation and the input's content, so another stdin batch has its own) and when the folder beside
+ * cannot be written (named by the path it would have had, so a --resume finds it again).
+ */
+export function journalPath(ctx: Context, spec: BatchSpec, o: BatchOptions, fingerprint: string): string {
   if (o.journal) return resolve(o.journal);
-  if (o.output && o.output !== '-') return resolve(`${o.output}.journal`);
-  if (spec.label !== '-') return resolve(`${spec.label.replace(/[/\\]+$/, '')}.journal`);
-  return resolve('svc-batch.journal');
+  const stateJournal = (name: string) => {
+    const dir = join(dataDir(ctx.env), 'batch');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return join(dir, `${name}.journal`);
+  };
+  if (spec.label === '-') return stateJournal(`stdin-${spec.op.name}-${fingerprint}`);
+  const beside = resolve(
+    o.output && o.output !== '-' ? `${o.output}.journal` : `${spec.label.replace(/[/\\]+$/, '')}.journal`,
+  );
+  if (writable(dirname(beside))) return beside;
+  const moved = stateJournal(`${createHash('sha256').update(beside).digest('hex').slice(0, 32)}`);
+  ctx.out.info(`journal: ${moved} (${dirname(beside)} cannot be written; --journal FILE puts it elsewhere)`);
+  return moved;
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The journal as the last run left it: refused when it is another input's, or there without --resume. */
 function openState(path: string, spec: BatchSpec, o: BatchOptions, fingerprint: string): JournalState {
-  const state = readJournal(path);
+  let state: JournalState;
+  try {
+    state = readJournal(path);
+  } catch (err) {
+    throw journalError(err, path, !!o.journal);
+  }
+  // a dry run sends nothing and writes no journal: without --resume it estimates every row, whatever is there
+  if (o.dryRun && !o.resume) return { ...state, done: new Map(), spent: 0 };
   if (state.records > 0 && !o.resume)
     throw new UsageError(
       `${path}: the journal of an earlier run is there: give --resume to continue it (rows done are not sent ` +
@@ -61,9 +95,10 @@ function changed(s: StartRecord, spec: BatchSpec, fingerprint: string): string {
 
 export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): Promise<number> {
   const { rows, fingerprint } = await checkInput(spec);
-  const path = journalPath(spec, o);
+  const path = journalPath(ctx, spec, o, fingerprint);
   const state = openState(path, spec, o, fingerprint);
   if (o.dryRun) return dryRun(ctx, spec, rows, state);
+  if (o.outputDir && !o.force) await refuseReplacing(spec, o.outputDir, state);
   if (o.budget !== undefined && !spec.op.priced)
     throw new UsageError(`--budget: ${spec.op.name} replies carry no usage to count the spend by`);
   const limit = await spendable(ctx, o.budget, state.spent);
@@ -75,7 +110,7 @@ export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): 
   const http = new HttpClient({ ...base.opts, maxRetries: 0, signal: abandon.signal, onRetry: undefined });
   const batchId = state.start?.batch ?? `batch_${randomBytes(6).toString('hex')}`;
   ctx.tagCalls({ batch: batchId });
-  const journal = new JournalWriter(path);
+  const journal = openJournal(path, !!o.journal);
   let sink: Sink | undefined;
   try {
     await journal.append({
@@ -88,7 +123,7 @@ export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): 
       rows,
       time: new Date().toISOString(),
     });
-    sink = await openSink(ctx, o.output);
+    sink = await openSink(ctx, o.output, ctx.globals.jq);
     const run = { ctx, spec, o, rows, state, journal, http, base, abandon, limit, sink, batchId, path };
     return await send(run);
   } finally {
@@ -131,7 +166,7 @@ async function send(r: Run): Promise<number> {
     maxFailures: o.maxFailures,
     spendable: r.limit,
     body: (row) => rowBody(spec, row),
-    finish: rowFinisher(ctx, spec, o.outputDir, r.base),
+    finish: rowFinisher(ctx, spec, o.outputDir, r.base, (row) => !!o.force || state.unanswered.has(row.n)),
     failedRow: (row, body) => failedRows.set(row.n, { custom_id: row.id ?? `row-${row.n}`, ...body }),
     abandon: r.abandon.signal,
     onProgress: () => status.set(() => progressText(runner, r, started)),
@@ -231,10 +266,60 @@ function summarize(r: Run, s: RunStats, ms: number, failedPath: string | undefin
   // --json (not --jq, whose filter is for the rows): the summary as JSON, on stdout when the rows went to a file
   if (ctx.globals.json && r.o.output && r.o.output !== '-') ctx.out.printJson(summary);
   else if (ctx.globals.json) ctx.out.stderrWrite(`${JSON.stringify(summary)}\n`);
-  else sayDone(ctx, summary, failedPath);
-  if (left > 0 || s.stopped)
-    ctx.out.info(`${why(s)}: ${left} row(s) not sent; resume with the same command and --resume (journal ${r.path})`);
+  else sayDone(r, summary, failedPath);
+  if (left > 0 || s.stopped) ctx.out.info(`${why(s)}: ${left} row(s) not sent; ${howToGoOn(r, s, left)}`);
   return code;
+}
+
+/** What to do about the rows not sent: at the budget, more of it (a resume under the same budget would stop again). */
+function howToGoOn(r: Run, s: RunStats, left: number): string {
+  const journal = `(journal ${r.path})`;
+  if (s.stopped !== 'budget') return `resume with the same command and --resume ${journal}`;
+  if (r.o.budget === undefined)
+    return (
+      "today's spend has reached budget.daily: raise it (svc config set budget.daily USD) or wait for tomorrow, " +
+      `then resume with the same command and --resume ${journal}`
+    );
+  const done = r.state.done.size + s.done;
+  const spent = r.state.spent + s.spent;
+  // the rows left at the mean cost of those done, and a tenth more
+  const need = done ? Math.ceil((spent / done) * (done + left) * 1.1 * 100) / 100 : undefined;
+  const raise = need && need > r.o.budget ? `--budget ${need.toFixed(2)}` : 'a higher --budget';
+  return (
+    `$${spent.toFixed(4)} of --budget $${r.o.budget} is spent: to send them, run the same command with --resume ` +
+    `and ${raise} (the spend counts across resumes) ${journal}`
+  );
+}
+
+/** The journal, opened: a symlink at its place is refused, a folder that cannot be written names --journal. */
+function openJournal(path: string, given: boolean): JournalWriter {
+  try {
+    return new JournalWriter(path);
+  } catch (err) {
+    throw journalError(err, path, given);
+  }
+}
+
+function journalError(err: unknown, path: string, given: boolean): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP')
+    return new UsageError(
+      `${path}: the journal's place is a symbolic link, which svc neither reads nor writes through (it did not ` +
+        'make it); nothing was sent: remove it, or give --journal FILE',
+    );
+  return new FileWriteError(given ? path : `${path} (the journal; --journal FILE puts it elsewhere)`, code, err);
+}
+
+/** --output-dir: the files the rows to send would be saved as, refused when one is there already (--force). */
+async function refuseReplacing(spec: BatchSpec, dir: string, state: JournalState): Promise<void> {
+  // a row sent and never answered (a crash) may have left its file: the resume's own to replace
+  const there = await filesThere(spec, dir, (n) => state.done.has(n) || state.unanswered.has(n));
+  if (!there.length) return;
+  const listed = there.slice(0, 5).join(', ') + (there.length > 5 ? ` and ${there.length - 5} more` : '');
+  throw new UsageError(
+    `--output-dir: ${there.length} file(s) the rows would be saved as are there already (${listed}); ` +
+      'nothing was sent: give --force to replace them, or another --output-dir',
+  );
 }
 
 function exitCode(s: RunStats): number {
@@ -255,11 +340,22 @@ function why(s: RunStats): string {
   return 'stopped';
 }
 
-function sayDone(ctx: Context, s: Record<string, unknown>, failedPath: string | undefined): void {
+function sayDone(r: Run, s: Record<string, unknown>, failedPath: string | undefined): void {
+  const { ctx } = r;
   const tokens = Number(s.input_tokens) + Number(s.output_tokens);
   ctx.out.info(
     `${s.done}/${s.rows} done · ${s.failed} failed · ${s.retried} retried (${s.throttled} × 429) · ` +
       `${tokens} tokens · $${Number(s.cost_usd).toFixed(4)} · ${Number(s.elapsed_s).toFixed(1)} s`,
   );
-  if (failedPath) ctx.out.info(`failed rows: ${failedPath} (re-run them: svc batch OPERATION ${failedPath})`);
+  if (failedPath) ctx.out.info(`failed rows: ${failedPath} (re-run them: ${rerunCommand(r, failedPath)})`);
 }
+
+/** The command that sends the failed rows again: their bodies are whole, so no template or body flag is needed. */
+function rerunCommand(r: Run, failedPath: string): string {
+  const words = ['svc', 'batch', r.spec.op.name, failedPath];
+  if (r.o.output && r.o.output !== '-') words.push('-o', r.o.output.replace(/(\.jsonl)?$/, '.retry.jsonl'));
+  if (r.o.outputDir) words.push('--output-dir', r.o.outputDir);
+  return words.map(shellWord).join(' ');
+}
+
+const shellWord = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);

@@ -3,7 +3,7 @@
 // folder (one row per file). Read as
 // a stream, twice: once to check every row before anything is sent, once to send them (memory does not grow with
 // the number of rows). Rows are numbered from 1 in input order; `line` is where the row starts in the file.
-import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 
 export type InputKind = 'jsonl' | 'csv' | 'tsv' | 'lines' | 'folder';
@@ -29,13 +29,50 @@ export interface RowProblem {
   message: string;
 }
 
-export function inputKind(path: string, stat: { isDirectory(): boolean }): InputKind {
+/** What --input-format takes: the kinds of a file (text: a row per line) */
+export const INPUT_FORMATS = ['jsonl', 'csv', 'tsv', 'text'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+export const kindOfFormat = (f: InputFormat): InputKind => (f === 'text' ? 'lines' : f);
+
+/** The kind a name says: a folder, or a file's extension; undefined when it says none (stdin, `rows.dat`). */
+export function namedKind(path: string, stat: { isDirectory(): boolean }): InputKind | undefined {
   if (stat.isDirectory()) return 'folder';
   const ext = extname(path).toLowerCase();
   if (ext === '.csv') return 'csv';
   if (ext === '.tsv' || ext === '.tab') return 'tsv';
   if (ext === '.txt') return 'lines';
-  return 'jsonl';
+  if (ext === '.jsonl' || ext === '.ndjson' || ext === '.json') return 'jsonl';
+  return undefined;
+}
+
+/** a header's column name: a word or a few (a sentence's "how are you?" is none) */
+const COLUMN_NAME = /^[\p{L}_][\p{L}\p{N}_ .-]{0,63}$/u;
+
+/**
+ * The kind of a file told from its first lines (stdin, a name without a known extension): a JSON object is JSON
+ * Lines; a line of column names split by tabs or commas, and a second line with as many fields, TSV or CSV; else
+ * lines of text.
+ */
+export function contentKind(path: string): InputKind {
+  const fd = openSync(path, 'r');
+  const buf = Buffer.alloc(64 * 1024);
+  const n = readSync(fd, buf, 0, buf.length, 0);
+  closeSync(fd);
+  const [first = '', second] = buf
+    .subarray(0, n)
+    .toString('utf8')
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '');
+  if (first.trimStart().startsWith('{')) return 'jsonl';
+  for (const [sep, kind] of [['\t', 'tsv'] as const, [',', 'csv'] as const]) {
+    if (!first.includes(sep)) continue;
+    const names = first.split(sep).map((f) => f.trim().replace(/^"(.*)"$/, '$1'));
+    if (!names.every((name) => COLUMN_NAME.test(name))) continue;
+    // a quoted field may hold the separator: its count is the parser's to check
+    if (second !== undefined && !second.includes('"') && second.split(sep).length !== names.length) continue;
+    return kind;
+  }
+  return 'lines';
 }
 
 /** The lines of a file with their numbers, read as a stream (a final line without a newline included). */

@@ -4,7 +4,10 @@
 // A `start` record opens each run (the first names the input and its fingerprint, and the template's, so a resume
 // of another input or with another template is refused). Reading it back gives the rows known done and where each
 // one's output line is.
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+
+// a symlink planted at the journal's place is never followed (ELOOP): the journal is svc's own file (0 off POSIX)
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 export interface StartRecord {
   t: 'start';
@@ -59,8 +62,10 @@ export function readJournal(path: string): JournalState {
     torn: false,
     spent: 0,
   };
-  if (!existsSync(path)) return state;
-  const fd = openSync(path, 'r');
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (!st) return state;
+  if (st.isSymbolicLink()) throw Object.assign(new Error(`${path} is a symbolic link`), { code: 'ELOOP' });
+  const fd = openSync(path, constants.O_RDONLY | NOFOLLOW);
   try {
     const buf = Buffer.alloc(CHUNK);
     let carry = Buffer.alloc(0);
@@ -131,7 +136,7 @@ export class JournalWriter {
   private failed: unknown;
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'a+', 0o600);
+    this.fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NOFOLLOW, 0o600);
     this.size = fstatSync(this.fd).size;
     // a torn last line (a kill mid-write) is ended, so the next record starts on a line of its own
     if (this.size > 0) {

@@ -62,42 +62,78 @@ export async function spendable(ctx: Context, budget: number | undefined, spentB
   return limit;
 }
 
-/** --dry-run: the rows to send, their tokens (a local estimate) and dollars from the catalogue's prices. */
+/** --dry-run's assumption for an answer with no max tokens: a typical length (stated with the estimate) */
+const TYPICAL_ANSWER_TOKENS = 500;
+
+/** a body's own bound on its answer (--max-tokens, a JSON line's field, messages' required max_tokens) */
+const answerCap = (body: Record<string, unknown>) =>
+  [body.max_completion_tokens, body.max_output_tokens, body.max_tokens].find((v) => typeof v === 'number') as
+    | number
+    | undefined;
+
+/** --dry-run: the rows to send, their tokens in and out (local estimates) and dollars from the catalogue's prices. */
 export async function dryRun(ctx: Context, spec: BatchSpec, rows: number, state: JournalState): Promise<number> {
   let chars = 0;
   let toSend = 0;
+  let outputTokens = 0;
+  let capped = 0;
+  const answers = ['chat', 'responses', 'messages'].includes(spec.op.name);
   for await (const row of rowsToSend(spec, (n) => state.done.has(n))) {
     toSend++;
-    chars += promptChars(await rowBody(spec, row));
+    const body = await rowBody(spec, row);
+    chars += promptChars(body);
+    const cap = answers ? answerCap(body) : undefined;
+    if (cap !== undefined) capped++;
+    outputTokens += answers ? (cap ?? TYPICAL_ANSWER_TOKENS) : 0;
   }
   const inputTokens = Math.ceil(chars / CHARS_PER_TOKEN);
-  const maxOut = spec.flags.maxTokens;
-  const outputTokens = maxOut === undefined || !spec.op.priced ? undefined : maxOut * toSend;
-  let usd: number | undefined;
+  const basis = !answers
+    ? undefined
+    : capped === toSend
+      ? { json: 'at most: max tokens a row', text: 'at most: the max tokens of each row' }
+      : capped === 0
+        ? {
+            json: `typical: ${TYPICAL_ANSWER_TOKENS} tokens a row`,
+            text: `a typical answer of ${TYPICAL_ANSWER_TOKENS} tokens a row: an assumption; --max-tokens bounds it`,
+          }
+        : {
+            json: `max tokens, else typical: ${TYPICAL_ANSWER_TOKENS} tokens a row`,
+            text: `each row's max tokens, else a typical ${TYPICAL_ANSWER_TOKENS}: an assumption`,
+          };
+  let usd: { input?: number; output?: number } = {};
   if (spec.op.priced) {
     const prices = await loadPrices(ctx, await ctx.http());
-    const usage = { input_tokens: inputTokens, output_tokens: outputTokens ?? 0, total_tokens: 0 };
-    usage.total_tokens = usage.input_tokens + usage.output_tokens;
-    usd = priceCost(prices, spec.model, { usage });
+    const cost = (input: number, output: number) =>
+      priceCost(prices, spec.model, {
+        usage: { input_tokens: input, output_tokens: output, total_tokens: input + output },
+      });
+    usd = { input: cost(inputTokens, 0), output: basis ? cost(0, outputTokens) : undefined };
   }
+  const total = usd.input === undefined ? undefined : usd.input + (usd.output ?? 0);
   const est = {
     rows,
     rows_to_send: toSend,
     rows_done: state.done.size,
     input_tokens_estimate: inputTokens,
     token_estimate: `local: ${CHARS_PER_TOKEN} characters a token`,
-    ...(outputTokens !== undefined ? { output_tokens_at_most: outputTokens } : {}),
-    ...(usd !== undefined ? { cost_usd_estimate: Number(usd.toFixed(6)) } : {}),
+    ...(basis ? { output_tokens_estimate: outputTokens, output_estimate: basis.json } : {}),
+    ...(basis && capped === toSend ? { output_tokens_at_most: outputTokens } : {}),
+    ...(usd.input !== undefined ? { cost_usd_input_estimate: Number(usd.input.toFixed(6)) } : {}),
+    ...(usd.output !== undefined ? { cost_usd_output_estimate: Number(usd.output.toFixed(6)) } : {}),
+    ...(total !== undefined ? { cost_usd_estimate: Number(total.toFixed(6)) } : {}),
     model: spec.model || undefined,
   };
   if (ctx.out.json) ctx.out.printJson(est);
   else {
+    const dollars = (v: number | undefined) => (v === undefined ? '' : ` · ~$${v.toFixed(4)}`);
     const out = [
       `${toSend} row(s) to send${state.done.size ? ` (${state.done.size} done already)` : ''}`,
-      `~${inputTokens} input tokens (local estimate, ${CHARS_PER_TOKEN} characters a token)`,
-      outputTokens !== undefined ? `≤ ${outputTokens} output tokens (--max-tokens × rows)` : undefined,
-      usd !== undefined
-        ? `~$${usd.toFixed(4)}${outputTokens === undefined ? ' for the input (--max-tokens bounds the output)' : ''}`
+      `~${inputTokens} input tokens (local estimate, ${CHARS_PER_TOKEN} characters a token)${dollars(usd.input)}`,
+      basis
+        ? `${capped === toSend ? '≤' : '~'}${outputTokens} output tokens (${basis.text})${dollars(usd.output)}`
+        : undefined,
+      total !== undefined
+        ? `~$${total.toFixed(4)} in all`
         : spec.op.priced
           ? `no price known for ${spec.model}`
           : `${spec.op.name} replies carry no usage: no dollar estimate`,

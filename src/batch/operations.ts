@@ -205,9 +205,9 @@ const images: Operation = {
   fromText(text, f, model) {
     return { ...this.defaults(f, model), prompt: text };
   },
-  async send(http, body) {
+  async send(http, body, signal) {
     const { generateImages } = await import('../endpoints/images.js');
-    const { raw, data } = await generateImages(http, body as never);
+    const { raw, data } = await generateImages(http, body as never, signal);
     const files: RowResult['files'] = [];
     for (const e of data) {
       if (typeof e.b64_json !== 'string') continue;

@@ -15,6 +15,8 @@ export interface BatchSpec {
   /** the file or folder read (stdin: the copy of it) */
   path: string;
   kind: InputKind;
+  /** the kind was told from the first lines (stdin, an unknown extension), not from the name or --input-format */
+  toldFromContent?: boolean;
   template?: Template;
   /** values of the template's variables that no column gives (a saved template's defaults, then --var) */
   vars?: Record<string, string>;
@@ -79,6 +81,12 @@ function folderProblems(spec: BatchSpec, row: Row): string[] {
 
 const ROW_TEXT = 'the text of a row without --template';
 
+/** how a CSV or TSV told from its first line can be read otherwise */
+const toldHint = (spec: BatchSpec) =>
+  spec.toldFromContent
+    ? `; read as ${spec.kind.toUpperCase()} from its first line: --input-format text reads a row per line`
+    : '';
+
 /** Read the whole input once: its rows counted, every problem named by line (exit 2 when there is any). */
 export async function checkInput(spec: BatchSpec): Promise<{ rows: number; fingerprint: string }> {
   const problems: RowProblem[] = [];
@@ -93,7 +101,7 @@ export async function checkInput(spec: BatchSpec): Promise<{ rows: number; finge
         message:
           `no column ${missing.map((m) => JSON.stringify(m)).join(', ')} ` +
           `(${spec.template ? `the template uses ${missing.length > 1 ? 'them' : 'it'}` : ROW_TEXT}); ` +
-          `the columns are ${h.join(', ')}${varHint(spec, missing)}`,
+          `the columns are ${h.join(', ')}${varHint(spec, missing)}${toldHint(spec)}`,
       });
   })) {
     if (isProblem(r)) problems.push(r);

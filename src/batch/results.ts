@@ -3,12 +3,13 @@
 import { existsSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../runtime/context.js';
+import type { JqFilter } from '../term/jq.js';
 import type { HttpClient } from '../net/http.js';
 import { AtomicFile, writeFileAtomic } from '../core/atomic-file.js';
 import { normalizeUsage, reportedCost } from '../apilog/log.js';
 import type { Row } from './input.js';
 import type { RowResult } from './operations.js';
-import type { BatchSpec } from './plan.js';
+import { rowsToSend, type BatchSpec } from './plan.js';
 import { rowCostFrom } from './money.js';
 
 export interface Sink {
@@ -17,8 +18,8 @@ export interface Sink {
   discard(): Promise<void>;
 }
 
-/** The output: one JSON line per row, on stdout (through --jq) or into -o FILE. */
-export async function openSink(ctx: Context, output: string | undefined): Promise<Sink> {
+/** The output: one JSON line per row, on stdout or into -o FILE, through --jq either way. */
+export async function openSink(ctx: Context, output: string | undefined, jq?: JqFilter): Promise<Sink> {
   if (!output || output === '-')
     return { print: (o) => ctx.out.printJsonLine(o), commit: async () => {}, discard: async () => {} };
   removeStaleTemps(output);
@@ -37,7 +38,9 @@ export async function openSink(ctx: Context, output: string | undefined): Promis
   };
   return {
     print(o) {
-      queued.push(`${JSON.stringify(o)}\n`);
+      const text = jq ? jq.apply(o, false).replace(/\n$/, '') : JSON.stringify(o);
+      if (jq && text === '') return; // the filter selected nothing
+      queued.push(`${text}\n`);
       writing ??= drain();
     },
     async commit() {
@@ -83,11 +86,52 @@ function fileName(row: Row, width: number): string {
   return `row-${String(row.n).padStart(width, '0')}`;
 }
 
+/**
+ * The names of rows' files: a row whose id repeats an earlier row's (in input order, whatever finishes first) gets
+ * its row number added, never another row's file.
+ */
+async function rowNamer(spec: BatchSpec): Promise<(row: Row) => string> {
+  const first = new Map<string, number>();
+  for await (const row of rowsToSend(spec, () => false)) {
+    const name = fileName(row, 6);
+    if (!first.has(name)) first.set(name, row.n);
+  }
+  return (row) => {
+    const name = fileName(row, 6);
+    return first.get(name) === row.n ? name : `${name}-row-${row.n}`;
+  };
+}
+
+/**
+ * The files in `dir` that rows to send would be saved as (NAME.EXT or NAME-2.EXT…; the extension is the reply's),
+ * rows for which `skip` says yes left out.
+ */
+export async function filesThere(spec: BatchSpec, dir: string, skip: (n: number) => boolean): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  const byName = new Map<string, string[]>();
+  for (const f of readdirSync(dir)) {
+    const base = f.replace(/\.[^.]*$/, '');
+    for (const name of new Set([base, base.replace(/-\d+$/, '')])) byName.set(name, [...(byName.get(name) ?? []), f]);
+  }
+  const nameOf = await rowNamer(spec);
+  const there: string[] = [];
+  for await (const row of rowsToSend(spec, skip)) {
+    const files = byName.get(nameOf(row));
+    if (files) there.push(...files.map((f) => join(dir, f)));
+  }
+  return there;
+}
+
 /** Turns a reply into the row's output record: files saved, usage normalized, the cost (the API's, else priced). */
-export function rowFinisher(ctx: Context, spec: BatchSpec, outputDir: string | undefined, base: HttpClient) {
+export function rowFinisher(
+  ctx: Context,
+  spec: BatchSpec,
+  outputDir: string | undefined,
+  base: HttpClient,
+  mayReplace: (row: Row) => boolean,
+) {
   const cost = rowCostFrom(ctx, base);
-  /** names given in this run: a row whose id repeats one gets its row number added, never another row's file */
-  const named = new Set<string>();
+  let names: Promise<(row: Row) => string> | undefined;
   return async (row: Row, result: RowResult, attempts: number): Promise<Record<string, unknown>> => {
     const out: Record<string, unknown> = { row: row.n };
     if (row.id !== undefined) out.id = row.id;
@@ -95,13 +139,13 @@ export function rowFinisher(ctx: Context, spec: BatchSpec, outputDir: string | u
     out.status = 'done';
     if (result.text !== undefined) out.text = result.text;
     if (result.files?.length && outputDir) {
-      let name = fileName(row, 6);
-      if (named.has(name)) name = `${name}-row-${row.n}`;
-      named.add(name);
+      names ??= rowNamer(spec);
+      const name = (await names)(row);
       const files: string[] = [];
       for (const [i, f] of result.files.entries()) {
         const target = join(outputDir, `${name}${i ? `-${i + 1}` : ''}.${f.ext}`);
-        await writeFileAtomic(target, f.data);
+        // a file that appeared since the check is not replaced either
+        await writeFileAtomic(target, f.data, { replace: mayReplace(row) });
         files.push(target);
       }
       out.files = files;

@@ -74,9 +74,30 @@ export class BatchRunner {
   private costed = 0;
   private dearest = 0;
 
+  /** each row in flight has its own signal; the shared one (a second Ctrl-C) has one listener, aborting them all */
+  private readonly inFlightSignals = new Set<AbortController>();
+
   constructor(private readonly h: RunHooks) {
     this.pacer = new Pacer({ ceiling: h.ceiling });
   }
+
+  /** A signal for one row's send and waits, aborted with the shared one (listened to once, however many rows). */
+  private rowSignal(): AbortController {
+    const c = new AbortController();
+    if (this.h.abandon.aborted) c.abort();
+    else if (!this.inFlightSignals.size) this.h.abandon.addEventListener('abort', this.abandonAll, { once: true });
+    this.inFlightSignals.add(c);
+    return c;
+  }
+
+  private releaseSignal(c: AbortController): void {
+    this.inFlightSignals.delete(c);
+    if (!this.inFlightSignals.size) this.h.abandon.removeEventListener('abort', this.abandonAll);
+  }
+
+  private readonly abandonAll = () => {
+    for (const c of this.inFlightSignals) c.abort();
+  };
 
   /** Stop sending new rows (Ctrl-C, budget, too many failures); rows in flight finish. */
   stop(reason: StopReason): void {
@@ -144,13 +165,15 @@ export class BatchRunner {
   private launch(item: { row: Row; tries: number; throttled: number }): void {
     const seq = this.pacer.started();
     if (item.tries + item.throttled > 0) this.stats.retried++;
-    const task = this.attempt(item, seq)
+    const signal = this.rowSignal();
+    const task = this.attempt(item, seq, signal.signal)
       .catch((err) => {
         // a journal that cannot be written stops the run: nothing more can be promised
         this.fatal ??= err;
         this.stop('failures');
       })
       .finally(() => {
+        this.releaseSignal(signal);
         this.tasks.delete(task);
         this.wake();
       });
@@ -160,16 +183,20 @@ export class BatchRunner {
   /** the error that ended the run (the journal could not be written) */
   fatal: unknown;
 
-  private async attempt(item: { row: Row; tries: number; throttled: number }, seq: number): Promise<void> {
+  private async attempt(
+    item: { row: Row; tries: number; throttled: number },
+    seq: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { row } = item;
     let body: Record<string, unknown> | undefined;
     let result: RowResult;
     try {
       body = await this.h.body(row);
       void this.h.journal.append({ t: 'sent', row: row.n, attempt: item.tries + item.throttled + 1 }).catch(() => {});
-      result = await this.h.op.send(this.h.http, body, this.h.abandon);
+      result = await this.h.op.send(this.h.http, body, signal);
     } catch (err) {
-      return this.failedAttempt(item, seq, body, err);
+      return this.failedAttempt(item, seq, body, err, signal);
     }
     this.pacer.answered(this.lastHeaders);
     const out = await this.h.finish(row, result, item.tries + item.throttled + 1);
@@ -200,6 +227,7 @@ export class BatchRunner {
     seq: number,
     body: Record<string, unknown> | undefined,
     err: unknown,
+    signal: AbortSignal,
   ): Promise<void> {
     if (this.h.abandon.aborted) {
       this.pacer.ended();
@@ -213,7 +241,7 @@ export class BatchRunner {
     }
     this.pacer.ended();
     if (body && retriable(err) && item.tries < this.h.maxRetries) {
-      await sleep(backoffMs(item.tries), this.h.abandon).catch(() => {});
+      await sleep(backoffMs(item.tries), signal).catch(() => {});
       if (!this.h.abandon.aborted) this.retryQueue.push({ ...item, tries: item.tries + 1 });
       return;
     }

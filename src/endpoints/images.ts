@@ -40,7 +40,9 @@ export interface ImageRequest {
 export async function generateImages(
   http: HttpClient,
   req: ImageRequest,
+  signal?: AbortSignal,
 ): Promise<{ raw: unknown; data: ImageEntry[] }> {
-  const raw = await http.json('POST', req.image ? '/v1/images/edits' : '/v1/images/generations', { json: req });
+  const path = req.image ? '/v1/images/edits' : '/v1/images/generations';
+  const raw = await http.json('POST', path, { json: req, signal });
   return { raw, data: expectArray<ImageEntry>(raw, 'data', 'image') };
 }

@@ -15,7 +15,14 @@ import {
   type Operation,
   type OperationName,
 } from '../../batch/operations.js';
-import type { InputKind } from '../../batch/input.js';
+import {
+  INPUT_FORMATS,
+  contentKind,
+  kindOfFormat,
+  namedKind,
+  type InputFormat,
+  type InputKind,
+} from '../../batch/input.js';
 import type { BatchOptions } from '../../batch/batch.js';
 
 interface Opts extends Omit<BodyFlags, 'schema'> {
@@ -32,6 +39,9 @@ interface Opts extends Omit<BodyFlags, 'schema'> {
   budget?: number;
   dryRun?: boolean;
   schema?: string;
+  inputFormat?: InputFormat;
+  force?: boolean;
+  clobber?: boolean;
 }
 
 const B = 'Batch';
@@ -69,8 +79,23 @@ const BATCH_FLAGS: OptionSpec[] = [
     group: B,
   },
   {
+    flags: '--input-format <format>',
+    description: 'how INPUT is read: jsonl, csv, tsv or text (default: from its name, else from its first lines)',
+    parse: oneOf(INPUT_FORMATS),
+    choices: INPUT_FORMATS,
+    group: B,
+  },
+  {
+    flags: '--force',
+    description: 'replace files already in --output-dir (without it a batch that would replace one is refused)',
+    group: B,
+  },
+  { flags: '--clobber', description: 'the same as --force', group: B },
+  {
     flags: '--journal <file>',
-    description: 'the journal (default: beside the output, else the input)',
+    description:
+      "the journal (default: beside the output, else the input; stdin's, or one in a folder svc cannot write: " +
+      "in svc's state folder)",
     parse: outputPath(),
     group: B,
   },
@@ -201,7 +226,11 @@ export default defineCommand<Opts>({
     const templated = opts.template !== undefined || opts.savedTemplate !== undefined;
     const varNames = Object.keys(opts.var ?? {}).join(', ');
     require(opts.var === undefined || templated, '--var', varNames, 'only with -t NAME or --template');
-    const { path, kind, label } = await inputOf(ctx, String(input));
+    const { path, kind, label, toldFromContent } = await inputOf(ctx, String(input), opts.inputFormat);
+    if (label !== '-') {
+      refuseInputAsOutput('-o', opts.output, path);
+      refuseInputAsOutput('--journal', opts.journal, path);
+    }
     const rows = await rowTemplate(ctx, op, kind, opts);
     const ownBodies = kind === 'jsonl' && rows.template === undefined;
     require(name !== 'documents' ||
@@ -211,8 +240,8 @@ export default defineCommand<Opts>({
     const model = opts.model ?? op.defaultModel ?? (usesLanguageModel(op) ? resolveModel(ctx, undefined) : '');
     if (opts.outputDir && !opts.dryRun) makeFolder(opts.outputDir);
     const { runBatch } = await import('../../batch/batch.js');
-    const o: BatchOptions = { ...opts };
-    return runBatch(ctx, { op, label, path, kind, flags, model, ...rows }, o);
+    const o: BatchOptions = { ...opts, force: !!(opts.force || opts.clobber) };
+    return runBatch(ctx, { op, label, path, kind, toldFromContent, flags, model, ...rows }, o);
   },
 });
 
@@ -292,16 +321,33 @@ function makeFolder(dir: string): void {
   mkdirSync(dir, { recursive: true });
 }
 
-/** INPUT: a file or folder, or stdin copied into a file beside the journal's default place (read twice). */
-async function inputOf(ctx: Ctx, input: string) {
-  const { inputKind } = await import('../../batch/input.js');
+/** -o or --journal naming the input (a link to it included) would replace the rows being read: refused. */
+function refuseInputAsOutput(flag: string, target: string | undefined, input: string): void {
+  if (target === undefined || target === '-' || !existsSync(target)) return;
+  const a = statSync(target);
+  const b = statSync(input);
+  if (a.dev === b.dev && a.ino === b.ino)
+    throw new UsageError(
+      `${flag}: ${target} is the input (INPUT ${input}); writing there would replace the rows: name another file`,
+    );
+}
+
+/** INPUT: a file or folder, or stdin copied into a private file (read twice); its format said, or told. */
+async function inputOf(ctx: Ctx, input: string, format: InputFormat | undefined) {
+  const said = format === undefined ? undefined : kindOfFormat(format);
+  let path = input;
+  let named: InputKind | undefined;
   if (input === '-') {
     if (ctx.streams.stdin.isTTY) throw new UsageError('INPUT -: stdin is a terminal; pipe the rows in');
     const { spoolStdin } = await import('../../batch/stdin.js');
-    const { path, kind } = await spoolStdin(ctx);
-    return { path, kind, label: '-' };
+    path = await spoolStdin(ctx);
+  } else {
+    if (!existsSync(input)) throw new UsageError(`INPUT: ${input}: no such file or folder`);
+    named = namedKind(input, statSync(input));
+    if (said && named === 'folder')
+      throw new UsageError(`--input-format: ${input} is a folder (a row per file; no format to say)`);
   }
-  if (!existsSync(input)) throw new UsageError(`INPUT: ${input}: no such file or folder`);
-  const st = statSync(input);
-  return { path: input, kind: inputKind(input, st), label: input };
+  const kind = said ?? named ?? contentKind(path);
+  // told from the content: a message about its columns says how it was read
+  return { path, kind, label: input, toldFromContent: !said && !named };
 }

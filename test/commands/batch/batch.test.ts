@@ -7,6 +7,7 @@ import { describe, expect } from 'vitest';
 import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
+import { jsonLines, questionsCsv } from '../../helpers/batch-rows.js';
 
 const it = itWithEmulator();
 
@@ -17,25 +18,10 @@ const posts = (emu: TestEmulator, path = '/v1/chat/completions') =>
     .filter((r) => r.method === 'POST' && r.path === path && r.status !== 429)
     .map((r) => JSON.parse(r.body!) as Record<string, any>);
 
-const jsonLines = (text: string) =>
-  text
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
-
-function csv(dir: string, rows: number): string {
-  const lines = ['id,question'];
-  for (let i = 1; i <= rows; i++) lines.push(`q${i},"What is ${i} + ${i}, exactly?"`);
-  const path = join(dir, 'questions.csv');
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return path;
-}
-
 describe.concurrent('svc batch', () => {
   it('CSV → chat with a template: one line per row in input order, the reply, usage and cost', async ({ emu }) => {
     const dir = tempDir();
-    const input = csv(dir, 12);
+    const input = questionsCsv(dir, 12);
     const r = await svcInProcess(['batch', 'chat', input, '--template', 'Answer: {{question}}', '-P', '4'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = jsonLines(r.stdout);
@@ -157,7 +143,7 @@ describe.concurrent('svc batch', () => {
     emu,
   }) => {
     const dir = tempDir();
-    const input = csv(dir, 2);
+    const input = questionsCsv(dir, 2);
     let r = await svcInProcess(['batch', 'chat', input, '--template', '{{question}}', '--voice', 'ara'], { emu });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--voice');
@@ -190,7 +176,7 @@ describe.concurrent('svc batch', () => {
     emu,
   }) => {
     const dir = tempDir();
-    const input = csv(dir, 6);
+    const input = questionsCsv(dir, 6);
     emu.faults.add({ kind: 'status', status: 400, times: 2, path: '/v1/chat' });
     const r = await svcInProcess(['batch', 'chat', input, '--template', '{{question}}', '-P', '1'], { emu });
     expect(r.exitCode, r.stderr).toBe(1);
@@ -218,13 +204,13 @@ describe.concurrent('svc batch', () => {
 
   it('5xx replies are retried with backoff; --max-failures stops the run', async ({ emu }) => {
     const dir = tempDir();
-    const input = csv(dir, 3);
+    const input = questionsCsv(dir, 3);
     emu.faults.add({ kind: 'status', status: 503, times: 2, path: '/v1/chat' });
     const r = await svcInProcess(['batch', 'chat', input, '--template', '{{question}}', '-P', '1'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(jsonLines(r.stdout)[0]).toMatchObject({ row: 1, status: 'done', attempts: 3 });
     expect(r.stderr).toContain('3/3 done · 0 failed · 2 retried');
-    const other = csv(tempDir(), 5);
+    const other = questionsCsv(tempDir(), 5);
     emu.faults.add({ kind: 'status', status: 400, times: 5, path: '/v1/chat' });
     const s = await svcInProcess(
       ['batch', 'chat', other, '--template', '{{question}}', '-P', '1', '--max-failures', '2'],
@@ -243,7 +229,7 @@ describe.concurrent('svc batch', () => {
     emu.core.rateLimits.limit = { rpm: 6 };
     emu.core.rateLimits.windowMs = 1000;
     const dir = tempDir();
-    const input = csv(dir, 20);
+    const input = questionsCsv(dir, 20);
     const r = await svcInProcess(['batch', 'chat', input, '--template', '{{question}}', '-P', '8', '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(jsonLines(r.stdout).map((o) => o.row)).toEqual([...Array(20).keys()].map((i) => i + 1));
@@ -257,7 +243,7 @@ describe.concurrent('svc batch', () => {
 
   it('--budget stops sending before the spend would pass it (exit 8); --resume with more goes on', async ({ emu }) => {
     const dir = tempDir();
-    const input = csv(dir, 10);
+    const input = questionsCsv(dir, 10);
     const args = ['batch', 'chat', input, '--template', '{{question}}', '-o', join(dir, 'out.jsonl')];
     const r = await svcInProcess([...args, '--budget', '0.0016'], { emu });
     expect(r.exitCode, r.stderr).toBe(8);
@@ -278,7 +264,7 @@ describe.concurrent('svc batch', () => {
 
   it('--dry-run: rows, a local token estimate and dollars; no row is sent', async ({ emu }) => {
     const dir = tempDir();
-    const input = csv(dir, 5);
+    const input = questionsCsv(dir, 5);
     const r = await svcInProcess(
       ['batch', 'chat', input, '--template', '{{question}}', '--max-tokens', '100', '--dry-run', '--json'],
       { emu },
@@ -296,7 +282,7 @@ describe.concurrent('svc batch', () => {
     emu,
   }) => {
     const dir = tempDir();
-    const input = csv(dir, 8);
+    const input = questionsCsv(dir, 8);
     const output = join(dir, 'out.jsonl');
     const args = ['batch', 'chat', input, '--template', '{{question}}', '-o', output, '-P', '2'];
     expect((await svcInProcess(args, { emu })).exitCode).toBe(0);
@@ -380,7 +366,7 @@ describe.concurrent('svc batch', () => {
 
   it('every row is in the call log with the batch id', async ({ emu }) => {
     const dir = tempDir();
-    const input = csv(dir, 3);
+    const input = questionsCsv(dir, 3);
     const configDir = tempDir();
     const r = await svcInProcess(['batch', 'chat', input, '--template', '{{question}}', '--json'], { emu, configDir });
     expect(r.exitCode).toBe(0);
@@ -396,7 +382,7 @@ describe.concurrent('svc batch', () => {
     emu,
   }) => {
     const dir = tempDir();
-    const input = csv(dir, 40);
+    const input = questionsCsv(dir, 40);
     const r = await svcInProcess(['batch', 'chat', input, '--template', '{{question}}', '-P', '2'], {
       emu,
       key: 'svc-not-a-key-of-this-emulator-000000',

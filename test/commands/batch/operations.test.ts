@@ -6,15 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { startTestEmulator, itWithEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
+import { jsonLines } from '../../helpers/batch-rows.js';
 
 const withEmu = itWithEmulator();
-
-const jsonLines = (text: string) =>
-  text
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
 
 function prompts(dir: string): string {
   const path = join(dir, 'prompts.csv');
