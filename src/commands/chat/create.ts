@@ -22,6 +22,7 @@ import {
   EXTRACT_FLAGS,
   FLAG_GROUPS,
   MCP_FLAG,
+  MCP_MAX_RESULT_FLAG,
   OUTPUT,
   TEMPLATE_FLAGS,
   toolCmdFlag,
@@ -42,6 +43,7 @@ export interface ChatCreateFlags extends ChatFlags, PromptExtraFlags {
   save?: boolean;
   toolCmd?: ToolCommand[];
   mcp?: string[];
+  mcpMaxResult?: number;
   approve?: boolean;
   maxTurns?: number;
 }
@@ -80,6 +82,7 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
   ...EXTRACT_FLAGS,
   ...ATTACH_FLAGS,
   MCP_FLAG,
+  MCP_MAX_RESULT_FLAG,
   APPROVE_FLAG,
   {
     flags: '--max-turns <n>',
@@ -149,7 +152,7 @@ export default defineCommand<ChatCreateFlags>({
     const conv = continuedConversation(store, profile, flags);
     if (flags.interactive && flags.attach) throw new UsageError('-a: not with -i (attach to a one-shot prompt)');
     const approve = flags.approve ? (await import('../../cmdutil/approve.js')).approver(ctx) : undefined;
-    const mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, tools) : undefined;
+    const mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, tools, flags.mcpMaxResult) : undefined;
     const chat: ChatRun = {
       flags,
       tools,
@@ -180,12 +183,13 @@ export default defineCommand<ChatCreateFlags>({
 });
 
 /** --mcp: the servers started and their tools added to the request's. */
-async function startMcp(ctx: Context, given: string[], tools: ChatTool[]): Promise<McpServers> {
+async function startMcp(ctx: Context, given: string[], tools: ChatTool[], maxResultKib?: number) {
   const { startServers } = await import('../../mcp/client.js');
   const servers = await startServers(
     ctx,
     given,
     tools.map((t) => t.function.name),
+    maxResultKib,
   );
   for (const t of servers.tools)
     tools.push({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
@@ -337,6 +341,7 @@ function checkConversationFlags(f: ChatCreateFlags): void {
   require(!(looping && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd or --mcp');
   require(!(f.maxTurns !== undefined && !looping), '--max-turns', f.maxTurns, 'only together with --tool-cmd or --mcp');
   require(!(f.approve && !looping), '--approve', 'set', 'only together with --tool-cmd or --mcp');
+  require(!(f.mcpMaxResult !== undefined && !f.mcp?.length), '--mcp-max-result', f.mcpMaxResult, 'only with --mcp');
 }
 
 function setSystem(messages: ChatMessage[], text: string): void {

@@ -87,6 +87,75 @@ describe.concurrent('svc chat --mcp', () => {
     expect(chatBodies(emu)).toHaveLength(1);
   });
 
+  it('a server that cannot start: its first error line, not the tail of its stack trace (issue 37, 12)', async ({
+    emu,
+  }) => {
+    const r = await svcInProcess(['chat', '--mcp', 'node ./missing.mjs', 'hi'], { emu, cwd: tempDir('svc-mcp-') });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(
+      /--mcp node \.\/missing\.mjs: the MCP server exited before it could start; it said: Error: Cannot find module '.*missing\.mjs'/,
+    );
+    expect(r.stderr).not.toMatch(/requireStack|Node\.js v\d/);
+    expect(emu.requests()).toEqual([]);
+  });
+
+  it('a result over --mcp-max-result is cut: the model gets the first KiB and is told, so is stderr', async ({
+    emu,
+  }) => {
+    const r = await svcInProcess(['chat', '--mcp', `${SERVER} huge`, '--mcp-max-result', '4', 'use city_facts'], {
+      emu,
+      env: { MCP_TEST_RESULT_BYTES: String(100_000) },
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(
+      /the result of city_facts was 97\.7 KiB; the model gets its first 4\.0 KiB \(--mcp-max-result\)/,
+    );
+    const tool = chatBodies(emu)[1]!.messages.find((m) => m.role === 'tool')!;
+    expect(tool.content).toBe(
+      `${'x'.repeat(4096)}\n[svc: the tool's result was 97.7 KiB; cut to its first 4.0 KiB (--mcp-max-result)]`,
+    );
+  });
+
+  it('the default cap is 1 MiB (an 8 MB result is not sent whole)', async ({ emu }) => {
+    const r = await svcInProcess(['chat', '--mcp', `${SERVER} huge`, '--no-stream', 'use city_facts'], {
+      emu,
+      env: { MCP_TEST_RESULT_BYTES: String(8_000_000) },
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/the result of city_facts was 7\.6 MiB; the model gets its first 1\.0 MiB/);
+    // (a body this size is not kept in the emulator's log: its size is)
+    const second = emu.requests().filter((q) => q.path === '/v1/chat/completions')[1]!;
+    expect(second.bytes).toBeGreaterThan(1024 * 1024);
+    expect(second.bytes).toBeLessThan(1024 * 1024 + 16 * 1024);
+  });
+
+  it('a reply too large to read is reported as that (not as a server that exited); the model is told', async ({
+    emu,
+  }) => {
+    const r = await svcInProcess(['chat', '--mcp', `${SERVER} huge`, '--no-stream', 'use city_facts'], {
+      emu,
+      env: { MCP_TEST_RESULT_BYTES: String(17 * 1024 * 1024) },
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/the result of city_facts was 17\.0 MiB, more than svc reads of one reply \(16\.0 MiB\)/);
+    expect(r.stderr).not.toMatch(/exited/);
+    const tool = chatBodies(emu)[1]!.messages.find((m) => m.role === 'tool')!;
+    expect(JSON.parse(tool.content as string).error).toMatch(/was 17\.0 MiB, .*nothing of it was passed on/);
+  });
+
+  it('--mcp-max-result: its range, and only with --mcp (exit 2, nothing sent)', async ({ emu }) => {
+    for (const [args, message] of [
+      [['--mcp', SERVER, '--mcp-max-result', '0', 'hi'], /--mcp-max-result: 0 is not allowed: .*1.*65536/],
+      [['--mcp', SERVER, '--mcp-max-result', '65537', 'hi'], /--mcp-max-result: 65537 is not allowed/],
+      [['--mcp-max-result', '8', 'hi'], /--mcp-max-result: 8 is not allowed: only with --mcp/],
+    ] as const) {
+      const r = await svcInProcess(['chat', ...args], { emu });
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(emu.requests()).toEqual([]);
+  });
+
   it('--max-turns bounds the loop as with --tool-cmd', async ({ emu }) => {
     const r = await svcInProcess(['chat', '--mcp', SERVER, '--max-turns', '1', 'use city_facts'], { emu });
     expect(r.exitCode).toBe(1);
