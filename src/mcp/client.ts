@@ -4,7 +4,6 @@
 // is bounded by --timeout; a server that exits or hangs is an error naming it and the first error line it wrote on
 // stderr. A result over --mcp-max-result is cut (the model and stderr told); a reply too large to read is reported
 // as such (stdio-transport.ts), not as a server that exited.
-import { childEnvironment } from '../core/environment.js';
 import {
   DEFAULT_MCP_MAX_RESULT_KIB,
   commandWords,
@@ -241,9 +240,6 @@ export class McpServerError extends Error {
 async function connect(spec: McpServerSpec, o: McpClientOptions): Promise<{ client: SdkClient; tail: () => string }> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const [command, ...args] = commandWords(spec.command);
-  const env = Object.fromEntries(
-    Object.entries(childEnvironment(o.env)).filter((e): e is [string, string] => e[1] !== undefined),
-  );
   // its first and last 4000 characters: the first error line is at the start, the end says how it ended
   let head = '';
   let tail = '';
@@ -261,7 +257,7 @@ async function connect(spec: McpServerSpec, o: McpClientOptions): Promise<{ clie
   const transport = new StdioServerTransport({
     command: command!,
     args,
-    env,
+    env: o.env,
     cwd: o.cwd,
     maxMessageBytes: maxMessageBytes(o.maxResultBytes),
     onStderr: onData,

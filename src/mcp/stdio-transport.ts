@@ -4,6 +4,7 @@
 // forced exit after Ctrl-C — and a message over the size svc reads is skipped as it streams in, the request it
 // answers failed with an error that says its size.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { childEnvironment } from '../core/environment.js';
 import { ownProcessGroup, stopTree, type TreeKiller } from '../core/signals.js';
 
 type Message = import('@modelcontextprotocol/sdk/types.js').JSONRPCMessage;
@@ -14,7 +15,8 @@ export const OVERSIZED_REPLY = -32090;
 export interface StdioServerOptions {
   command: string;
   args: string[];
-  env: Record<string, string>;
+  /** svc's environment: the server gets it without svc's secrets */
+  env: NodeJS.ProcessEnv;
   cwd?: string;
   /** a message longer than this is not read */
   maxMessageBytes: number;
@@ -58,7 +60,7 @@ export class StdioServerTransport {
     this.deserialize = (await import('@modelcontextprotocol/sdk/shared/stdio.js')).deserializeMessage;
     const platform = this.o.platform ?? process.platform;
     const child = spawn(this.o.command, this.o.args, {
-      env: this.o.env,
+      env: childEnvironment(this.o.env),
       cwd: this.o.cwd,
       stdio: 'pipe',
       detached: ownProcessGroup(platform),

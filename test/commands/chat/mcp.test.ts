@@ -52,6 +52,19 @@ describe.concurrent('svc chat --mcp', () => {
     expect(r.stdout).toMatch(/^The tool returned a .* square\./);
   });
 
+  it("a server gets svc's environment without svc's secrets (the key, tokens)", async ({ emu }) => {
+    const dump = join(tempDir('svc-mcp-env-'), 'env.json');
+    const r = await svcInProcess(['chat', '--mcp', SERVER, 'hi'], {
+      emu,
+      env: { MCP_TEST_ENV: dump, SVC_WEBHOOK_SECRET: 'whsec_mcp_test', SVC_EMULATOR_ADMIN_TOKEN: 'admin-mcp-test' },
+    });
+    expect(r.exitCode).toBe(0);
+    const env = JSON.parse(readFileSync(dump, 'utf8')) as Record<string, string>;
+    expect(env.MCP_TEST_ENV).toBe(dump);
+    expect(Object.keys(env).filter((k) => /^SVC_\w*(API_KEY|SECRET|TOKEN)/.test(k))).toEqual([]);
+    expect(JSON.stringify(env)).not.toContain(emu.key);
+  });
+
   it('a server named in the config (mcp.NAME) is started by --mcp NAME', async ({ emu }) => {
     const configDir = tempDir('svc-mcp-cfg-');
     const set = await svcInProcess(['config', 'set', 'mcp.facts', SERVER], { emu, configDir });
