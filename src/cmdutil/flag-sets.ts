@@ -41,6 +41,7 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
 export interface PromptExtraFlags {
   template?: string;
   var?: Record<string, string>;
+  yes?: boolean;
   extract?: boolean;
   extractLast?: boolean;
   attach?: string[];
@@ -58,6 +59,12 @@ export const TEMPLATE_FLAGS: RequestRow[] = [
     flags: '--var <name=value>',
     description: 'a value for {{name}} in the template (repeatable)',
     parse: keyValue(),
+    group: FLAG_GROUPS.template,
+  },
+  {
+    flags: '-y, --yes',
+    description:
+      'with -t: use a template that runs a program or reads a file outside this folder without asking (scripts)',
     group: FLAG_GROUPS.template,
   },
 ];
