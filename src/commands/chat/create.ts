@@ -212,11 +212,9 @@ const NOT_SAVED = [
  */
 async function saveAsTemplate(ctx: Context, name: string, words: string[], flags: ChatCreateFlags): Promise<number> {
   if (flags.template) throw new UsageError('--save: not together with -t (svc templates edit changes a template)');
-  const [{ saveTemplate }, { readJsonFile }, { trustTemplateText }] = await Promise.all([
-    import('../../cmdutil/templates.js'),
-    import('../../cmdutil/tool-file.js'),
-    import('../../cmdutil/template-trust.js'),
-  ]);
+  const { saveTemplate } = await import('../../cmdutil/templates.js');
+  const { readJsonFile } = await import('../../cmdutil/tool-file.js');
+  const { trustTemplateText } = await import('../../cmdutil/template-trust.js');
   const options: Record<string, string | number | boolean | (string | number)[]> = {};
   for (const { name: flag, raw } of ctx.givenOptions) {
     if (NOT_SAVED.includes(flag)) continue;
