@@ -167,6 +167,7 @@ const LINUX_ONLY: Record<string, string[]> = {
     'test/core/atomic-file.test.ts',
     'test/fault-matrix.test.ts',
     'test/faults.test.ts',
+    'test/mcp/stdio-transport.test.ts',
     'test/platform/setup.test.ts',
   ],
 };

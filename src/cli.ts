@@ -346,7 +346,7 @@ async function addRunner(
 ): Promise<void> {
   const options = commandLineOptions(spec.options ?? [], GLOBAL_OPTIONS, argv);
   inv.globalOptions = options.globals;
-  buildLeaf(cmd, node.summary, spec, options.own, async (args, opts, globals) => {
+  buildLeaf(cmd, node.summary, spec, options.own, async (args, opts, globals, given) => {
     // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
     const { createContext } = await import('./runtime/context.js');
     // --no-stdin: stdin is empty, as from /dev/null, for every command (runtime/stdin.ts)
@@ -361,6 +361,7 @@ async function addRunner(
       setInterruptHandler: inv.control.setInterruptHandler,
       exitsAfterRun: inv.control.exitsAfterRun,
       endpoint: globals.emulator ? inProcessEmulator(inv.env) : undefined,
+      givenOptions: given,
     });
     inv.cleanup = () => ctx.runExitHooks();
     await ctx.out.loadColors();
@@ -502,7 +503,12 @@ function buildLeaf(
   summary: string,
   spec: CommandSpec,
   options: readonly OptionSpec[],
-  run: (args: unknown[], opts: Record<string, unknown>, globals: GlobalOptions) => Promise<void>,
+  run: (
+    args: unknown[],
+    opts: Record<string, unknown>,
+    globals: GlobalOptions,
+    given: { name: string; raw?: string }[],
+  ) => Promise<void>,
 ): void {
   cmd.summary(summary);
   cmd.description(spec.description ? `${summary}\n\n${spec.description}` : summary);
@@ -512,7 +518,13 @@ function buildLeaf(
     if (a.choices) arg.choices(a.choices as string[]);
     cmd.addArgument(arg);
   }
-  for (const o of options) cmd.addOption(makeOption(o));
+  // each flag as typed, in order (commander keeps only the parsed value): `chat --save` keeps them in a template
+  const given: { name: string; raw?: string }[] = [];
+  for (const o of options) {
+    const option = makeOption(o);
+    cmd.addOption(option);
+    cmd.on(`option:${option.name()}`, (raw?: string) => given.push({ name: option.name(), raw }));
+  }
   addExamples(cmd, spec.examples);
   cmd.action(async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
@@ -520,7 +532,7 @@ function buildLeaf(
     const globals = globalValues(command.optsWithGlobals());
     // --jq loads jq (WebAssembly) only when given; a bad expression stops here, before anything is sent
     const jq = globals.jq === undefined ? undefined : await (await import('./term/jq.js')).compileJq(globals.jq);
-    await run(args, command.opts(), { ...globals, jq });
+    await run(args, command.opts(), { ...globals, jq }, given);
   });
 }
 

@@ -42,6 +42,9 @@ const M = {
   server: /HTTP 50\d/,
   write: /disk full or file too large \(EFBIG\)/,
   interrupted: /^$|interrupted|ending/,
+  'mcp silent': /--mcp .*: the MCP server did not start within \d+ s \(--timeout\)/,
+  'mcp exited': /--mcp .*: the MCP server exited before it could (start|answer a call of city_facts)/,
+  'mcp oversized': /--mcp .*: the result of city_facts was 17\.0 MiB, more than svc reads of one reply \(16\.0 MiB\)/,
   ...Object.fromEntries(STDOUT_FAULTS.map((k) => [`stdout ${k}`, stdoutFaultMessage(k)])),
 };
 
@@ -70,6 +73,29 @@ interface Family {
 }
 
 const wav = join(tempDir('svc-matrix-in-'), 'in.wav');
+/** The MCP server of the `chat --mcp` rows (test/fixtures/mcp/two-tools.mjs): its first argument, its misbehaviour. */
+const MCP_SERVER = `node ${join(ROOT, 'test', 'fixtures', 'mcp', 'two-tools.mjs')}`;
+/** A model's answer that calls the MCP server's tool (the next turn is the hostile server's usual answer). */
+const CALLS_TOOL = JSON.stringify({
+  id: 'chat_tool',
+  object: 'chat.completion',
+  created: 1_700_000_000,
+  model: 'svc-4',
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'city_facts', arguments: '{"city":"Oslo"}' } },
+        ],
+      },
+      finish_reason: 'tool_calls',
+    },
+  ],
+  usage: { prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 },
+});
 const FAMILIES: Record<string, Family> = {
   'chat streamed': {
     name: 'chat streamed',
@@ -81,6 +107,13 @@ const FAMILIES: Record<string, Family> = {
     name: 'chat --no-stream',
     route: 'POST /v1/chat/completions',
     args: () => ['chat', '--no-stream', 'hello'],
+    ok: new RegExp(`^${TEXT}\\n$`),
+  },
+  'chat --mcp': {
+    name: 'chat --mcp',
+    route: 'POST /v1/chat/completions',
+    // the MCP server's way of behaving is the row's (Row.mcp): `ok` here
+    args: () => ['chat', '--no-stream', '--no-save', '--mcp', `${MCP_SERVER} ok`, 'use city_facts'],
     ok: new RegExp(`^${TEXT}\\n$`),
   },
   responses: {
@@ -227,6 +260,8 @@ interface Row {
   /** stdout fails this way (test/helpers/stdout-faults.ts) */
   stdoutFault?: StdoutFault;
   retries?: number;
+  /** `chat --mcp`: the MCP server's misbehaviour (test/fixtures/mcp/two-tools.mjs), in place of `ok` */
+  mcp?: string;
   exit: number;
   stderr: RegExp;
   /** stdout: the answer kept, nothing, or anything */
@@ -522,6 +557,43 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   add({ family, fault: '500 (no retry left)', plan: [{ status: 500 }], exit: 1, stderr: /"status":500/ });
 }
 
+// a hostile MCP server (`chat --mcp`): the API answers (a tool call where the row needs one), the server does not.
+// Every failure names the server and what happened; a server is never left running (test/mcp/stdio-transport.test.ts)
+{
+  const family = 'chat --mcp';
+  const tool = { status: 200, body: CALLS_TOOL };
+  add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
+  add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
+  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
+  add({
+    family,
+    fault: 'MCP server never answers initialize',
+    mcp: 'hang',
+    exit: 1,
+    stderr: M['mcp silent'],
+    stdout: /^$/,
+  });
+  add({ family, fault: 'MCP server exits at start', mcp: 'exit', exit: 1, stderr: M['mcp exited'], stdout: /^$/ });
+  add({
+    family,
+    fault: 'MCP server crashes during a call',
+    mcp: 'crash-on-call',
+    plan: [tool],
+    exit: 1,
+    stderr: M['mcp exited'],
+    stdout: /^$/,
+  });
+  add({
+    family,
+    fault: 'MCP tool result of 17 MiB',
+    mcp: `huge ${17 * 1024 * 1024}`,
+    plan: [tool],
+    exit: 0,
+    stderr: M['mcp oversized'],
+    stdout: FAMILIES[family].ok,
+  });
+}
+
 // svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is
 // the run's error (naming the file), a call log that cannot be written only a warning (the run's outcome stands)
 for (const family of ['chat --no-stream', 'chat streamed'] as const) {
@@ -639,7 +711,9 @@ function matrixDoc(): string {
       'ENOSPC/EFBIG/EIO/EBADF',
     '("could not write to standard output: …" and that one error only; a family that writes a file has its data ' +
       'sent to stdout',
-    'for these rows: `-o -`, `--output -`).',
+    'for these rows: `-o -`, `--output -`); mcp silent, mcp exited, mcp oversized (a hostile MCP server of ' +
+      '`chat --mcp`: it',
+    'never answers `initialize`, it exits, its result is over what svc reads of one reply; the server is named).',
     '',
     `${rows.length} rows.`,
     '',
@@ -683,6 +757,7 @@ describe('fault matrix', () => {
         const out = fam.out ? join(dir, fam.out) : '';
         if (out) writeFileSync(out, OLD);
         const command = row.stdoutFault && fam.stdoutArgs ? fam.stdoutArgs(dir) : fam.args(dir, out);
+        if (row.mcp) command[command.indexOf('--mcp') + 1] = `${MCP_SERVER} ${row.mcp}`;
         // a row that waits for the timeout waits 1 s; the others keep 2 s of slack for a busy machine
         const timeout = row.stderr === M.timeout ? '1' : '2';
         const args = ['--timeout', timeout, '--max-retries', String(row.retries ?? 0), ...command];

@@ -4,7 +4,7 @@
 import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
-import { mcpParser } from './mcp-command.js';
+import { DEFAULT_MCP_MAX_RESULT_KIB, mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
 import { fail, httpUrl, integer, isoDate, keyValue, number, oneOf, repeatable } from '../core/validate.js';
 
@@ -41,6 +41,7 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
 export interface PromptExtraFlags {
   template?: string;
   var?: Record<string, string>;
+  yes?: boolean;
   extract?: boolean;
   extractLast?: boolean;
   attach?: string[];
@@ -58,6 +59,12 @@ export const TEMPLATE_FLAGS: RequestRow[] = [
     flags: '--var <name=value>',
     description: 'a value for {{name}} in the template (repeatable)',
     parse: keyValue(),
+    group: FLAG_GROUPS.template,
+  },
+  {
+    flags: '-y, --yes',
+    description:
+      'with -t: use a template that runs a program or reads a file outside this folder without asking (scripts)',
     group: FLAG_GROUPS.template,
   },
 ];
@@ -239,6 +246,15 @@ export const MCP_FLAG: RequestRow = {
     "start this MCP server ('COMMAND ARGS', or NAME for the config key mcp.NAME) and offer its tools to the " +
     'model (repeatable); its calls run through it',
   parse: mcpParser,
+  group: T,
+};
+/** what of one MCP tool result goes to the model (the rest cut, the model and stderr told) */
+export const MCP_MAX_RESULT_FLAG: RequestRow = {
+  flags: '--mcp-max-result <KiB>',
+  description:
+    `with --mcp: what of one tool result goes to the model, in KiB (1-65536, default ${DEFAULT_MCP_MAX_RESULT_KIB}); ` +
+    'the rest is cut and the model told',
+  parse: integer({ min: 1, max: 65536 }),
   group: T,
 };
 export const APPROVE_FLAG: RequestRow = {

@@ -9,6 +9,9 @@ export interface McpServerSpec {
   command: string;
 }
 
+/** --mcp-max-result's default, in KiB: what of one tool result goes to the model. */
+export const DEFAULT_MCP_MAX_RESULT_KIB = 1024;
+
 /** A config key naming an MCP server: `mcp.NAME` (its value the command line). */
 export const MCP_KEY = /^mcp\.([A-Za-z0-9_-]{1,64})$/;
 

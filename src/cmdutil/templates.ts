@@ -2,7 +2,7 @@
 // `svc templates save NAME` as NAME.yaml in the templates folder of the config folder (people may edit them: `svc
 // templates edit`), applied by `-t NAME` on chat, responses and messages (and batch): what the command line gives
 // wins over the template. Loading and applying live here so that every command that sends a prompt shares them.
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../runtime/context.js';
 import type { OptionSpec } from '../core/option-spec.js';
@@ -90,6 +90,36 @@ export async function templateYaml(t: Template): Promise<string> {
   return stringify(clean, { lineWidth: 0, blockQuote: 'literal' });
 }
 
+/**
+ * Save template `name` (`svc templates save`, `svc chat --save`): exit 2 for a bad name, one that exists (unless
+ * `clobber`), or nothing to save. Returns the file's text.
+ */
+export async function saveTemplate(
+  ctx: Context,
+  name: string,
+  template: Template,
+  opts: { clobber?: boolean; flag?: string } = {},
+): Promise<string> {
+  const flag = opts.flag ?? 'NAME';
+  if (!TEMPLATE_NAME.test(name))
+    throw new UsageError(`${flag}: "${name}" is not a template name (letters, digits, _ . -)`);
+  if (templateNames(ctx.env).includes(name) && !opts.clobber) {
+    const replace = flag === 'NAME' ? '--clobber replaces it' : `svc templates delete ${name} makes room`;
+    throw new UsageError(`${flag}: template ${name} exists; ${replace} (or svc templates edit ${name})`);
+  }
+  if (Object.values(template).every((v) => v === undefined)) {
+    throw new UsageError('nothing to save: give a PROMPT, -s, -m, --schema or options');
+  }
+  const { writeFileAtomic } = await import('../core/atomic-file.js');
+  mkdirSync(templatesDir(ctx.env), { recursive: true, mode: 0o700 });
+  const file = templateFile(ctx.env, name);
+  const text = await templateYaml(template);
+  await writeFileAtomic(file, text);
+  ctx.out.info(`saved template ${name}: ${file}`);
+  if (ctx.out.json) ctx.out.printJson({ name, file, ...template });
+  return text;
+}
+
 export function deleteTemplate(env: NodeJS.ProcessEnv, name: string): void {
   rmSync(templateFile(env, name));
 }
@@ -150,7 +180,10 @@ export async function applyTemplate(
 ): Promise<string[] | undefined> {
   const name = opts.template as string | undefined;
   if (name === undefined) return undefined;
-  const t = await loadTemplate(ctx.env, name);
+  const text = templateText(ctx.env, name);
+  const t = await parseTemplate(text, templateFile(ctx.env, name));
+  const { checkTemplateTrust } = await import('./template-trust.js');
+  await checkTemplateTrust(ctx, name, text, t, target.options, opts.yes as boolean | undefined);
   const vars = { ...stringValues(t.defaults), ...((opts.var as Record<string, string> | undefined) ?? {}) };
   const fill = (text: string) => fillVariables(text, vars, name);
   opts.model ??= t.model;
@@ -187,11 +220,14 @@ export function applyOption(
   value: unknown,
 ): void {
   const spec = target.options.find((o) => longName(o.flags) === flag);
-  if (!spec || ['template', 'var'].includes(flag)) {
+  // a template cannot say yes for the person using it
+  if (!spec || ['template', 'var', 'yes'].includes(flag)) {
     throw new UsageError(`-t ${template}: option "${flag}" is not a flag of ${target.command}`);
   }
   const key = camel(flag);
-  if (opts[key] !== undefined && !(spec.default !== undefined && opts[key] === spec.default)) return;
+  // a --no-X flag's value is true unless it was typed (commander's default): the template may set it
+  const unset = opts[key] === undefined || opts[key] === spec.default || (flag.startsWith('no-') && opts[key] === true);
+  if (!unset) return;
   const takesValue = spec.flags.includes('<');
   if (!takesValue) {
     if (typeof value !== 'boolean') throw new UsageError(`-t ${template}: option ${flag} is true or false`);

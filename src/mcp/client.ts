@@ -1,12 +1,19 @@
 // MCP servers lending their tools to a model (`svc chat --mcp 'COMMAND ARGS'`): each server started as a child
 // process (no shell; the environment without svc's secrets) and spoken to through the official SDK's client, its
 // tools listed and offered as function tools, the model's calls run through it. Every wait (start, listing, a call)
-// is bounded by --timeout; a server that exits or hangs is an error naming it and what it said on stderr.
-import { childEnvironment } from '../core/environment.js';
-import { commandWords, resolveServers, type McpServerSpec } from '../cmdutil/mcp-command.js';
+// is bounded by --timeout; a server that exits or hangs is an error naming it and the first error line it wrote on
+// stderr. A result over --mcp-max-result is cut (the model and stderr told); a reply too large to read is reported
+// as such (stdio-transport.ts), not as a server that exited.
+import {
+  DEFAULT_MCP_MAX_RESULT_KIB,
+  commandWords,
+  resolveServers,
+  type McpServerSpec,
+} from '../cmdutil/mcp-command.js';
 import { UsageError } from '../core/errors.js';
 import type { Context } from '../runtime/context.js';
 import { terminalSafe } from '../term/terminal-safe.js';
+import { OVERSIZED_REPLY, StdioServerTransport } from './stdio-transport.js';
 
 /** A tool as the model sees it, and where its calls go. */
 export interface LentTool {
@@ -51,13 +58,20 @@ export function lentResult(content: Content[], isError: boolean): LentResult {
   return { text: texts.join('\n'), images, isError };
 }
 
+/** The largest reply svc reads from a server: 16 MiB, or 4 times the cap when that is more. */
+export const maxMessageBytes = (maxResultBytes: number) => Math.max(16 * 1024 * 1024, 4 * maxResultBytes);
+
 export interface McpClientOptions {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   signal: AbortSignal;
+  /** what of a tool result goes to the model (text and images, in bytes) */
+  maxResultBytes: number;
   cwd?: string;
   /** each line a server writes on stderr (-v shows them) */
   onStderr?: (server: string, line: string) => void;
+  /** what svc says about a result it cut or refused (stderr) */
+  onNotice?: (line: string) => void;
 }
 
 type SdkClient = import('@modelcontextprotocol/sdk/client/index.js').Client;
@@ -106,10 +120,30 @@ export class McpServers {
       return { text: `the arguments are not JSON: ${argumentsJson.slice(0, 200)}`, images: [], isError: true };
     }
     const client = this.clients[tool.server]!;
-    const r = await this.bounded(tool.server, `answer a call of ${tool.original}`, (ro) =>
-      client.callTool({ name: tool.original, arguments: args }, undefined, ro),
-    );
-    return lentResult((r.content ?? []) as Content[], !!r.isError);
+    const r = await this.bounded(tool.server, `answer a call of ${tool.original}`, async (ro) => {
+      try {
+        return { reply: await client.callTool({ name: tool.original, arguments: args }, undefined, ro) };
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== OVERSIZED_REPLY) throw err;
+        return { oversized: (err as { data?: { bytes?: number } }).data?.bytes ?? 0 };
+      }
+    });
+    const cap = this.o.maxResultBytes;
+    if (r.oversized !== undefined) {
+      const text =
+        `the result of ${tool.original} was ${size(r.oversized)}, more than svc reads of one reply ` +
+        `(${size(maxMessageBytes(cap))}); nothing of it was passed on`;
+      this.o.onNotice?.(`--mcp ${this.specs[tool.server]!.label}: ${text}`);
+      return { text, images: [], isError: true };
+    }
+    const lent = lentResult((r.reply.content ?? []) as Content[], !!r.reply.isError);
+    const capped = capResult(lent, cap);
+    if (capped !== lent)
+      this.o.onNotice?.(
+        `--mcp ${this.specs[tool.server]!.label}: the result of ${tool.original} was ${size(resultBytes(lent))}; ` +
+          `the model gets its first ${size(cap)} (--mcp-max-result)`,
+      );
+    return capped;
   }
 
   /** A request to server i within --timeout; its failure named (the server exited, did not answer in time). */
@@ -140,6 +174,36 @@ function lend(t: { name: string; description?: string; inputSchema: unknown }, s
   };
 }
 
+const size = (bytes: number) =>
+  bytes < 1024
+    ? `${bytes} bytes`
+    : bytes < 1 << 20
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${(bytes / (1 << 20)).toFixed(1)} MiB`;
+
+const resultBytes = (r: LentResult) =>
+  Buffer.byteLength(r.text) + r.images.reduce((n, i) => n + i.data.length + i.mimeType.length, 0);
+
+/** A result within `cap` bytes: its text cut (on a character), the images that no longer fit left out; said in it. */
+export function capResult(r: LentResult, cap: number): LentResult {
+  const total = resultBytes(r);
+  if (total <= cap) return r;
+  const text = Buffer.from(r.text)
+    .subarray(0, cap)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  let room = cap - Buffer.byteLength(text);
+  const images = r.images.filter((i) => {
+    const fits = i.data.length + i.mimeType.length <= room;
+    if (fits) room -= i.data.length + i.mimeType.length;
+    return fits;
+  });
+  const note =
+    `[svc: the tool's result was ${size(total)}; cut to its first ${size(cap)} (--mcp-max-result)` +
+    `${images.length < r.images.length ? `, ${r.images.length - images.length} image(s) left out` : ''}]`;
+  return { text: `${text}\n${note}`, images, isError: r.isError };
+}
+
 const seconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
 
 function serverError(spec: McpServerSpec, what: string, err: unknown, timeoutMs: number, stderr: string): Error {
@@ -149,56 +213,84 @@ function serverError(spec: McpServerSpec, what: string, err: unknown, timeoutMs:
     : /closed/i.test(message)
       ? `exited before it could ${what}`
       : `could not ${what}: ${message}`;
-  const said = stderr.trim() ? `; it said: ${stderr.trim().split('\n').slice(-5).join(' | ').slice(0, 800)}` : '';
+  const said = stderr.trim() ? `; it said: ${terminalSafe(firstErrorLine(stderr)).slice(0, 800)}` : '';
   return new McpServerError(`--mcp ${spec.label}: the MCP server ${why}${said}`);
+}
+
+/**
+ * What a server's stderr says went wrong: its first line that reads as an error ("Error: Cannot find module …"),
+ * not the tail of a stack trace; else its last lines.
+ */
+export function firstErrorLine(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return (
+    lines.find((l) => /\b(error|exception|fatal|panic|cannot|can't|could not|failed|not found)\b/i.test(l)) ??
+    lines.slice(-5).join(' | ')
+  );
 }
 
 export class McpServerError extends Error {
   override name = 'McpServerError';
 }
 
-/** Start one server (no shell) and initialize it within the timeout. */
+/** Start one server (no shell; in a process group of its own) and initialize it within the timeout. */
 async function connect(spec: McpServerSpec, o: McpClientOptions): Promise<{ client: SdkClient; tail: () => string }> {
-  const [{ Client }, { StdioClientTransport }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
-  ]);
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const [command, ...args] = commandWords(spec.command);
-  const env = Object.fromEntries(
-    Object.entries(childEnvironment(o.env)).filter((e): e is [string, string] => e[1] !== undefined),
-  );
-  const transport = new StdioClientTransport({ command: command!, args, env, cwd: o.cwd, stderr: 'pipe' });
-  let stderr = '';
+  // its first and last 4000 characters: the first error line is at the start, the end says how it ended
+  let head = '';
+  let tail = '';
   let partial = '';
-  transport.stderr?.on('data', (d: Buffer) => {
+  const onData = (d: Buffer) => {
     const text = d.toString('utf8');
-    stderr = (stderr + text).slice(-4000);
+    if (head.length < 4000) head += text.slice(0, 4000 - head.length);
+    tail = (tail + text).slice(-4000);
     if (!o.onStderr) return;
     const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) o.onStderr(spec.label, line);
+  };
+  const said = () => (head.length < 4000 ? head : `${head}\n${tail}`);
+  const transport = new StdioServerTransport({
+    command: command!,
+    args,
+    env: o.env,
+    cwd: o.cwd,
+    maxMessageBytes: maxMessageBytes(o.maxResultBytes),
+    onStderr: onData,
   });
   const client = new Client({ name: 'svc', version: '1' });
   try {
     await client.connect(transport, { timeout: o.timeoutMs, signal: o.signal });
   } catch (err) {
     await client.close().catch(() => {});
+    await transport.close();
     if (o.signal.aborted) throw err;
-    throw serverError(spec, 'start', err, o.timeoutMs, stderr);
+    throw serverError(spec, 'start', err, o.timeoutMs, said());
   }
-  return { client, tail: () => stderr };
+  return { client, tail: said };
 }
 
 /**
  * --mcp of a command: its servers started (within --timeout) and their tools, refused when a name is one the command
  * already offers (`taken`: --tool, --tool-cmd).
  */
-export async function startServers(ctx: Context, given: string[], taken: string[]): Promise<McpServers> {
+export async function startServers(
+  ctx: Context,
+  given: string[],
+  taken: string[],
+  maxResultKib = DEFAULT_MCP_MAX_RESULT_KIB,
+): Promise<McpServers> {
   const cfg = ctx.config();
   const servers = await McpServers.start(resolveServers(given, cfg.profileData as Record<string, string>), {
     env: ctx.env,
     timeoutMs: cfg.timeoutSec * 1000,
     signal: ctx.signal,
+    maxResultBytes: maxResultKib * 1024,
+    onNotice: (line) => ctx.out.warn(line),
     // what a server writes is made safe on a terminal, as any text from elsewhere
     onStderr: ctx.globals.verbose
       ? (server, line) => ctx.out.info(ctx.out.ce.dim(`[${server}] ${ctx.out.stderrIsTTY ? terminalSafe(line) : line}`))

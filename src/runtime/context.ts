@@ -39,6 +39,8 @@ export interface Context {
   /** aborted on Ctrl-C */
   readonly signal: AbortSignal;
   readonly version: string;
+  /** the command's own flags as typed on the command line, in order */
+  readonly givenOptions: readonly GivenOption[];
   config(): ResolvedConfig;
   /**
    * The HTTP client; throws a clear error when no API key is configured (unless requireKey is false).
@@ -109,6 +111,14 @@ export interface ContextInit {
   exitsAfterRun?: boolean;
   /** the endpoint is the emulator (default: whenever `endpoint` is given): not counted toward the budget */
   emulated?: boolean;
+  /** the command's own flags as typed, in order (a flag without a value: no raw) */
+  givenOptions?: readonly GivenOption[];
+}
+
+export interface GivenOption {
+  /** its long name: `temperature`, `no-stream` */
+  name: string;
+  raw?: string;
 }
 
 const emulated = (init: ContextInit): boolean => init.emulated ?? !!init.endpoint;
@@ -233,6 +243,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     env: init.env,
     signal: init.signal,
     version: init.version,
+    givenOptions: init.givenOptions ?? [],
     config: getConfig,
     async http(opts = {}) {
       if (opts.apiKey) return newHttpClient(wiring, opts.apiKey);

@@ -147,7 +147,16 @@ describe('optionsNeeded', () => {
       const chat = specs.get('chat')!;
       const all = chat.options!;
       const flags = (argv: string[], elsewhere = NONE) => optionsNeeded(all, argv, elsewhere).map((o) => o.flags);
-      const always = all.filter((o) => o.default !== undefined || o.flags.includes('--no-')).map((o) => o.flags);
+      // a flag whose --no- form exists (--save <name> beside --no-save) is built with it
+      const negated = all.flatMap((o) => /--no-([\w-]+)/.exec(o.flags)?.[1] ?? []);
+      const always = all
+        .filter(
+          (o) =>
+            o.default !== undefined ||
+            o.flags.includes('--no-') ||
+            negated.some((n) => new RegExp(`(^|, )--${n}( |$)`).test(o.flags)),
+        )
+        .map((o) => o.flags);
       expect(always.length).toBeLessThan(all.length / 2);
       expect(flags(['hi'])).toEqual(always);
       expect(flags(['hi', '--temperature', '1'])).toEqual(

@@ -22,6 +22,7 @@ import {
   EXTRACT_FLAGS,
   FLAG_GROUPS,
   MCP_FLAG,
+  MCP_MAX_RESULT_FLAG,
   OUTPUT,
   TEMPLATE_FLAGS,
   toolCmdFlag,
@@ -39,9 +40,11 @@ export interface ChatCreateFlags extends ChatFlags, PromptExtraFlags {
   interactive?: boolean;
   continue?: boolean;
   conversation?: string;
-  save?: boolean;
+  /** --save NAME (a string), --no-save (false) */
+  save?: string | false;
   toolCmd?: ToolCommand[];
   mcp?: string[];
+  mcpMaxResult?: number;
   approve?: boolean;
   maxTurns?: number;
 }
@@ -75,11 +78,19 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
     reaches: ['messages'],
   },
   { flags: '--no-save', description: 'keep no local copy of this conversation' },
+  {
+    flags: '--save <name>',
+    description:
+      'save the prompt and the flags given as template NAME (as `svc templates save NAME`; use it with -t NAME) ' +
+      'and send nothing',
+    group: FLAG_GROUPS.template,
+  },
   toolCmdFlag(toolCmdParser),
   ...TEMPLATE_FLAGS,
   ...EXTRACT_FLAGS,
   ...ATTACH_FLAGS,
   MCP_FLAG,
+  MCP_MAX_RESULT_FLAG,
   APPROVE_FLAG,
   {
     flags: '--max-turns <n>',
@@ -121,6 +132,8 @@ export default defineCommand<ChatCreateFlags>({
     'svc chat --mcp \'npx -y @modelcontextprotocol/server-filesystem .\' "which files are here?"',
   ],
   async run(ctx, [given], flags) {
+    if (typeof flags.save === 'string')
+      return saveAsTemplate(ctx, flags.save, (given as string[] | undefined) ?? [], flags);
     if (flags.extract || flags.extractLast) {
       if ((flags.n ?? 1) > 1) throw new UsageError('-x/--extract: one choice only (not with -n above 1)');
       (await import('../../cmdutil/answer-writer.js')).extractFlags(ctx, flags);
@@ -149,7 +162,7 @@ export default defineCommand<ChatCreateFlags>({
     const conv = continuedConversation(store, profile, flags);
     if (flags.interactive && flags.attach) throw new UsageError('-a: not with -i (attach to a one-shot prompt)');
     const approve = flags.approve ? (await import('../../cmdutil/approve.js')).approver(ctx) : undefined;
-    const mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, tools) : undefined;
+    const mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, tools, flags.mcpMaxResult) : undefined;
     const chat: ChatRun = {
       flags,
       tools,
@@ -179,13 +192,66 @@ export default defineCommand<ChatCreateFlags>({
   },
 });
 
+/** Flags `--save` does not keep as a template's options: its own, and those a template has keys for. */
+const NOT_SAVED = [
+  'save',
+  'no-save',
+  'template',
+  'var',
+  'yes',
+  'model',
+  'system',
+  'schema',
+  'continue',
+  'conversation',
+];
+
+/**
+ * `svc chat --save NAME …` (llm's): the prompt and the flags as typed saved as template NAME, nothing sent. What the
+ * person typed is trusted: a template that runs a program is not asked about at its first use.
+ */
+async function saveAsTemplate(ctx: Context, name: string, words: string[], flags: ChatCreateFlags): Promise<number> {
+  if (flags.template) throw new UsageError('--save: not together with -t (svc templates edit changes a template)');
+  const { saveTemplate } = await import('../../cmdutil/templates.js');
+  const { readJsonFile } = await import('../../cmdutil/tool-file.js');
+  const { trustTemplateText } = await import('../../cmdutil/template-trust.js');
+  const options: Record<string, string | number | boolean | (string | number)[]> = {};
+  for (const { name: flag, raw } of ctx.givenOptions) {
+    if (NOT_SAVED.includes(flag)) continue;
+    const value = raw === undefined ? true : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+    const before = options[flag];
+    options[flag] =
+      before === undefined || typeof value === 'boolean'
+        ? value
+        : [...(Array.isArray(before) ? before : [before as string]), value as string];
+  }
+  const schema = ctx.givenOptions.find((o) => o.name === 'schema')?.raw;
+  const prompt = words.join(' ').replace(/\\n/g, '\n');
+  const text = await saveTemplate(
+    ctx,
+    name,
+    {
+      model: flags.model,
+      system: flags.system,
+      prompt: prompt || undefined,
+      schema: schema === undefined ? undefined : readJsonFile('--schema', schema),
+      options: Object.keys(options).length ? options : undefined,
+      defaults: flags.var,
+    },
+    { flag: '--save' },
+  );
+  trustTemplateText(ctx.env, name, text);
+  return 0;
+}
+
 /** --mcp: the servers started and their tools added to the request's. */
-async function startMcp(ctx: Context, given: string[], tools: ChatTool[]): Promise<McpServers> {
+async function startMcp(ctx: Context, given: string[], tools: ChatTool[], maxResultKib?: number) {
   const { startServers } = await import('../../mcp/client.js');
   const servers = await startServers(
     ctx,
     given,
     tools.map((t) => t.function.name),
+    maxResultKib,
   );
   for (const t of servers.tools)
     tools.push({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
@@ -337,6 +403,7 @@ function checkConversationFlags(f: ChatCreateFlags): void {
   require(!(looping && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd or --mcp');
   require(!(f.maxTurns !== undefined && !looping), '--max-turns', f.maxTurns, 'only together with --tool-cmd or --mcp');
   require(!(f.approve && !looping), '--approve', 'set', 'only together with --tool-cmd or --mcp');
+  require(!(f.mcpMaxResult !== undefined && !f.mcp?.length), '--mcp-max-result', f.mcpMaxResult, 'only with --mcp');
 }
 
 function setSystem(messages: ChatMessage[], text: string): void {

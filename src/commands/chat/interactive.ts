@@ -14,7 +14,7 @@ import { runToolLoop } from './loop.js';
 import { buildChatRequest, type ChatFlags } from './request.js';
 
 export interface ReplSetup {
-  flags: ChatFlags & { stream: boolean; usage?: boolean; save?: boolean };
+  flags: ChatFlags & { stream: boolean; usage?: boolean; save?: string | false };
   tools: ChatTool[];
   commands: ToolCommand[];
   /** the tools of --mcp servers */

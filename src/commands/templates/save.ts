@@ -1,18 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { UsageError } from '../../core/errors.js';
 import { keyValue } from '../../core/validate.js';
 import { modelFlag, sampling } from '../../cmdutil/flag-sets.js';
-import { writeFileAtomic } from '../../core/atomic-file.js';
-import {
-  TEMPLATE_NAME,
-  templateFile,
-  templateNames,
-  templateYaml,
-  templatesDir,
-  type Template,
-} from '../../cmdutil/templates.js';
+import { saveTemplate, type Template } from '../../cmdutil/templates.js';
 
 interface Opts {
   model?: string;
@@ -65,29 +56,21 @@ export default defineCommand<Opts>({
     'svc chat -t summarize --var lang=French < report.txt',
   ],
   async run(ctx, [name, words], opts) {
-    if (!TEMPLATE_NAME.test(name))
-      throw new UsageError(`NAME: "${name}" is not a template name (letters, digits, _ . -)`);
-    if (templateNames(ctx.env).includes(name) && !opts.clobber) {
-      throw new UsageError(`NAME: template ${name} exists; --clobber replaces it (or svc templates edit ${name})`);
-    }
     const prompt = ((words as string[] | undefined) ?? []).join(' ').replace(/\\n/g, '\n');
-    const template: Template = {
-      description: opts.description,
-      model: opts.model,
-      system: opts.system,
-      prompt: prompt || undefined,
-      schema: opts.schema === undefined ? undefined : readJsonFile('--schema', opts.schema),
-      options: optionValues(opts),
-      defaults: opts.var,
-    };
-    if (Object.values(template).every((v) => v === undefined)) {
-      throw new UsageError('nothing to save: give a PROMPT, -s, -m, --schema or options');
-    }
-    mkdirSync(templatesDir(ctx.env), { recursive: true, mode: 0o700 });
-    const file = templateFile(ctx.env, name);
-    await writeFileAtomic(file, await templateYaml(template));
-    ctx.out.info(`saved template ${name}: ${file}`);
-    if (ctx.out.json) ctx.out.printJson({ name, file, ...template });
+    await saveTemplate(
+      ctx,
+      name,
+      {
+        description: opts.description,
+        model: opts.model,
+        system: opts.system,
+        prompt: prompt || undefined,
+        schema: opts.schema === undefined ? undefined : readJsonFile('--schema', opts.schema),
+        options: optionValues(opts),
+        defaults: opts.var,
+      },
+      { clobber: opts.clobber },
+    );
     return 0;
   },
 });

@@ -52,6 +52,19 @@ describe.concurrent('svc chat --mcp', () => {
     expect(r.stdout).toMatch(/^The tool returned a .* square\./);
   });
 
+  it("a server gets svc's environment without svc's secrets (the key, tokens)", async ({ emu }) => {
+    const dump = join(tempDir('svc-mcp-env-'), 'env.json');
+    const r = await svcInProcess(['chat', '--mcp', SERVER, 'hi'], {
+      emu,
+      env: { MCP_TEST_ENV: dump, SVC_WEBHOOK_SECRET: 'whsec_mcp_test', SVC_EMULATOR_ADMIN_TOKEN: 'admin-mcp-test' },
+    });
+    expect(r.exitCode).toBe(0);
+    const env = JSON.parse(readFileSync(dump, 'utf8')) as Record<string, string>;
+    expect(env.MCP_TEST_ENV).toBe(dump);
+    expect(Object.keys(env).filter((k) => /^SVC_\w*(API_KEY|SECRET|TOKEN)/.test(k))).toEqual([]);
+    expect(JSON.stringify(env)).not.toContain(emu.key);
+  });
+
   it('a server named in the config (mcp.NAME) is started by --mcp NAME', async ({ emu }) => {
     const configDir = tempDir('svc-mcp-cfg-');
     const set = await svcInProcess(['config', 'set', 'mcp.facts', SERVER], { emu, configDir });
@@ -85,6 +98,75 @@ describe.concurrent('svc chat --mcp', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/the MCP server exited before it could answer a call of city_facts/);
     expect(chatBodies(emu)).toHaveLength(1);
+  });
+
+  it('a server that cannot start: its first error line, not the tail of its stack trace (issue 37, 12)', async ({
+    emu,
+  }) => {
+    const r = await svcInProcess(['chat', '--mcp', 'node ./missing.mjs', 'hi'], { emu, cwd: tempDir('svc-mcp-') });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(
+      /--mcp node \.\/missing\.mjs: the MCP server exited before it could start; it said: Error: Cannot find module '.*missing\.mjs'/,
+    );
+    expect(r.stderr).not.toMatch(/requireStack|Node\.js v\d/);
+    expect(emu.requests()).toEqual([]);
+  });
+
+  it('a result over --mcp-max-result is cut: the model gets the first KiB and is told, so is stderr', async ({
+    emu,
+  }) => {
+    const r = await svcInProcess(['chat', '--mcp', `${SERVER} huge`, '--mcp-max-result', '4', 'use city_facts'], {
+      emu,
+      env: { MCP_TEST_RESULT_BYTES: String(100_000) },
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(
+      /the result of city_facts was 97\.7 KiB; the model gets its first 4\.0 KiB \(--mcp-max-result\)/,
+    );
+    const tool = chatBodies(emu)[1]!.messages.find((m) => m.role === 'tool')!;
+    expect(tool.content).toBe(
+      `${'x'.repeat(4096)}\n[svc: the tool's result was 97.7 KiB; cut to its first 4.0 KiB (--mcp-max-result)]`,
+    );
+  });
+
+  it('the default cap is 1 MiB (an 8 MB result is not sent whole)', async ({ emu }) => {
+    const r = await svcInProcess(['chat', '--mcp', `${SERVER} huge`, '--no-stream', 'use city_facts'], {
+      emu,
+      env: { MCP_TEST_RESULT_BYTES: String(8_000_000) },
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/the result of city_facts was 7\.6 MiB; the model gets its first 1\.0 MiB/);
+    // (a body this size is not kept in the emulator's log: its size is)
+    const second = emu.requests().filter((q) => q.path === '/v1/chat/completions')[1]!;
+    expect(second.bytes).toBeGreaterThan(1024 * 1024);
+    expect(second.bytes).toBeLessThan(1024 * 1024 + 16 * 1024);
+  });
+
+  it('a reply too large to read is reported as that (not as a server that exited); the model is told', async ({
+    emu,
+  }) => {
+    const r = await svcInProcess(['chat', '--mcp', `${SERVER} huge`, '--no-stream', 'use city_facts'], {
+      emu,
+      env: { MCP_TEST_RESULT_BYTES: String(17 * 1024 * 1024) },
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/the result of city_facts was 17\.0 MiB, more than svc reads of one reply \(16\.0 MiB\)/);
+    expect(r.stderr).not.toMatch(/exited/);
+    const tool = chatBodies(emu)[1]!.messages.find((m) => m.role === 'tool')!;
+    expect(JSON.parse(tool.content as string).error).toMatch(/was 17\.0 MiB, .*nothing of it was passed on/);
+  });
+
+  it('--mcp-max-result: its range, and only with --mcp (exit 2, nothing sent)', async ({ emu }) => {
+    for (const [args, message] of [
+      [['--mcp', SERVER, '--mcp-max-result', '0', 'hi'], /--mcp-max-result: 0 is not allowed: .*1.*65536/],
+      [['--mcp', SERVER, '--mcp-max-result', '65537', 'hi'], /--mcp-max-result: 65537 is not allowed/],
+      [['--mcp-max-result', '8', 'hi'], /--mcp-max-result: 8 is not allowed: only with --mcp/],
+    ] as const) {
+      const r = await svcInProcess(['chat', ...args], { emu });
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(emu.requests()).toEqual([]);
   });
 
   it('--max-turns bounds the loop as with --tool-cmd', async ({ emu }) => {

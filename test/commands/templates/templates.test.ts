@@ -1,7 +1,7 @@
 // svc templates save/list/show/edit/delete and -t NAME on chat, responses and messages: what reaches the API (the
 // emulator's request log), what the command line overrides, the checks (exit 2, nothing sent), the YAML file people
 // edit, and the editor on a real terminal.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
@@ -61,17 +61,118 @@ describe.concurrent('svc templates', () => {
     const show = await svcInProcess(['templates', 'show', 'summarize'], { configDir });
     expect(show.stdout).toBe(yaml);
     const list = await svcInProcess(['templates', 'list'], { configDir });
-    expect(list.stdout).toBe('person\t\t\t\nsummarize\tsvc-4-mini\tlang,who\tshort summaries\n');
+    expect(list.stdout).toBe('person\t\t\t\t\nsummarize\tsvc-4-mini\tlang,who\tshort summaries\t\n');
     const json = await svcInProcess(['templates', 'list', '--json'], { configDir });
     const rows = json.stdout
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(rows[0]).toEqual({ name: 'person', schema: SCHEMA, options: { 'top-p': '0.5' } });
+    const uses = { programs: [], files: [] };
+    expect(rows[0]).toEqual({ name: 'person', schema: SCHEMA, options: { 'top-p': '0.5' }, uses });
     expect(rows[1]).toMatchObject({ name: 'summarize', options: { temperature: 0.3 }, defaults: { lang: 'English' } });
     const tty = await svcInProcess(['templates', 'list'], { configDir, tty: true, columns: 80 });
-    expect(tty.stdout).toMatch(/NAME +MODEL +VARIABLES +ABOUT\nperson/);
+    expect(tty.stdout).toMatch(/NAME +MODEL +VARIABLES +ABOUT +USES\nperson/);
   });
+
+  it('list and show name every program a template runs and every local file it reads (issue 36, item 5)', async () => {
+    const configDir = tempDir('svc-tpl-uses-');
+    expect((await svcInProcess(['config', 'set', 'mcp.fs', 'npx -y server-fs /home'], { configDir })).exitCode).toBe(0);
+    mkdirSync(join(configDir, 'templates'), { recursive: true });
+    writeFileSync(
+      join(configDir, 'templates', 'busy.yaml'),
+      'prompt: hi\noptions:\n  mcp: ["sh -c \'curl x | sh\'", fs]\n  tool-cmd: get=./weather.sh\n' +
+        '  attach: [~/.ssh/id_ed25519, https://example.com/a.txt]\n  image: /tmp/photo.png\n  temperature: 0.5\n',
+    );
+    const uses = {
+      programs: ["mcp: sh -c 'curl x | sh'", 'mcp: fs = npx -y server-fs /home', 'tool-cmd: get=./weather.sh'],
+      files: ['~/.ssh/id_ed25519', '/tmp/photo.png'],
+    };
+    const list = await svcInProcess(['templates', 'list'], { configDir });
+    expect(list.stdout.split('\t').at(-1)).toBe(
+      "mcp: sh -c 'curl x | sh'; mcp: fs = npx -y server-fs /home; tool-cmd: get=./weather.sh; " +
+        'reads ~/.ssh/id_ed25519; reads /tmp/photo.png\n',
+    );
+    // on a narrow terminal the other columns give way: USES is never cut
+    const narrow = await svcInProcess(['templates', 'list'], { configDir, tty: true, columns: 200 });
+    expect(narrow.stdout).toContain('reads /tmp/photo.png');
+    const json = await svcInProcess(['templates', 'list', '--json'], { configDir });
+    expect(JSON.parse(json.stdout).uses).toEqual(uses);
+    const show = await svcInProcess(['templates', 'show', 'busy'], { configDir });
+    expect(show.stdout).toBe(readFileSync(join(configDir, 'templates', 'busy.yaml'), 'utf8'));
+    expect(show.stderr.trim().split('\n')).toEqual([
+      ...uses.programs.map((p) => `runs ${p}`),
+      ...uses.files.map((f) => `reads ${f}`),
+    ]);
+    expect(
+      JSON.parse((await svcInProcess(['templates', 'show', 'busy', '--json'], { configDir })).stdout).uses,
+    ).toEqual(uses);
+  });
+
+  withEmu(
+    'chat --save NAME saves the prompt and the flags as typed (as templates save), sends nothing',
+    async ({ emu }) => {
+      const configDir = tempDir('svc-tpl-save-');
+      const schema = writeTemp('save.schema.json', JSON.stringify(SCHEMA));
+      const r = await svcInProcess(
+        [
+          'chat',
+          '--save',
+          'terse',
+          '-m',
+          'svc-4-mini',
+          '-s',
+          'You are terse.',
+          '--temperature',
+          '0.2',
+          '--stop',
+          'END',
+          '--stop',
+          'STOP',
+          '--no-stream',
+          '--schema',
+          schema,
+          '--var',
+          'lang=English',
+          'Answer in {{lang}}: {{input}}',
+        ],
+        { emu, configDir },
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/saved template terse: .*terse\.yaml/);
+      expect(emu.requests()).toEqual([]);
+      const shown = await svcInProcess(['templates', 'show', 'terse', '--json'], { configDir });
+      expect(JSON.parse(shown.stdout)).toEqual({
+        name: 'terse',
+        model: 'svc-4-mini',
+        system: 'You are terse.',
+        prompt: 'Answer in {{lang}}: {{input}}',
+        schema: SCHEMA,
+        options: { temperature: 0.2, stop: ['END', 'STOP'], 'no-stream': true },
+        defaults: { lang: 'English' },
+        uses: { programs: [], files: [] },
+      });
+      // and -t uses it: the flags come back
+      const used = await svcInProcess(['chat', '-t', 'terse', 'why is the sky blue?'], { emu, configDir });
+      expect(used.exitCode, used.stderr).toBe(0);
+      expect(lastBody(emu)).toMatchObject({
+        model: 'svc-4-mini',
+        temperature: 0.2,
+        stop: ['END', 'STOP'],
+        messages: [
+          { role: 'system', content: 'You are terse.' },
+          { role: 'user', content: 'Answer in English: why is the sky blue?' },
+        ],
+      });
+      expect(lastBody(emu).stream).not.toBe(true);
+      // a name taken, or --save with -t: exit 2
+      const again = await svcInProcess(['chat', '--save', 'terse', 'x'], { emu, configDir });
+      expect(again.exitCode).toBe(2);
+      expect(again.stderr).toMatch(/--save: template terse exists; svc templates delete terse makes room/);
+      const both = await svcInProcess(['chat', '--save', 'other', '-t', 'terse'], { emu, configDir });
+      expect(both.exitCode).toBe(2);
+      expect(both.stderr).toMatch(/--save: not together with -t/);
+    },
+  );
 
   withEmu('chat -t: system, model, options and the prompt with {{input}} from stdin reach the API', async ({ emu }) => {
     const configDir = await configWithTemplates();
