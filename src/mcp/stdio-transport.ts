@@ -3,7 +3,7 @@
 // tree on Windows) that is ended on every way out of svc — close(), and a process 'exit' hook for a crash or the
 // forced exit after Ctrl-C — and a message over the size svc reads is skipped as it streams in, the request it
 // answers failed with an error that says its size.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { childEnvironment } from '../core/environment.js';
 import { ownProcessGroup, stopTree, type TreeKiller } from '../core/signals.js';
 
@@ -59,13 +59,16 @@ export class StdioServerTransport {
   async start(): Promise<void> {
     this.deserialize = (await import('@modelcontextprotocol/sdk/shared/stdio.js')).deserializeMessage;
     const platform = this.o.platform ?? process.platform;
+    // cross-spawn, as the SDK's transport and execa start programs: on Windows `npx` is npx.cmd, which Node's
+    // spawn runs only through a shell it would have to quote for
+    const spawn = (await import('cross-spawn')).default.spawn;
     const child = spawn(this.o.command, this.o.args, {
       env: childEnvironment(this.o.env),
       cwd: this.o.cwd,
       stdio: 'pipe',
       detached: ownProcessGroup(platform),
       windowsHide: true,
-    });
+    }) as ChildProcessWithoutNullStreams;
     this.child = child;
     if (this.o.onStderr) child.stderr.on('data', this.o.onStderr);
     else child.stderr.resume();
