@@ -32,7 +32,8 @@ type Source = 'flag' | 'environment' | 'profile' | 'default' | 'unset';
 function lookUp(ctx: Context, key: SettableKey): { value?: string; source: Source; def?: string; from?: string } {
   const layer = LAYERS[key] ?? {};
   const flagValue = layer.flag ? ctx.globals[layer.flag] : undefined;
-  if (flagValue !== undefined && (flagValue !== '' || key === 'proxy')) return { value: String(flagValue), source: 'flag', def: layer.def };
+  if (flagValue !== undefined && (flagValue !== '' || key === 'proxy'))
+    return { value: String(flagValue), source: 'flag', def: layer.def };
   const envValue = layer.env ? readEnv(ctx.env, layer.env as Parameters<typeof readEnv>[1]) : undefined;
   if (envValue) return { value: envValue, source: 'environment', def: layer.def, from: layer.env };
   const set = ctx.config().profileData[key];
@@ -46,7 +47,9 @@ export default defineCommand({
     "is not the profile's own, a note on stderr says where it came from and the default. A key with no value " +
     'at all exits 5 with a message. --json: {"key", "value", "source", "default"} (source: flag, environment, ' +
     'profile, default or unset).',
-  args: [{ name: 'key', description: 'a key of `svc config set` (base_url, model, voice, timeout, …)', required: true }],
+  args: [
+    { name: 'key', description: 'a key of `svc config set` (base_url, model, voice, timeout, …)', required: true },
+  ],
   examples: ['svc config get model', 'svc config get base_url --json'],
   async run(ctx, [raw]) {
     const key = checkKey(raw);
