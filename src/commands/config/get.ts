@@ -2,6 +2,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { readEnv } from '../../core/environment.js';
 import { ExitCode } from '../../core/errors.js';
 import { DEFAULT_RETENTION_DAYS } from '../../apilog/log.js';
+import { DEFAULT_FETCH_MAX_BYTES } from '../../cmdutil/fetch-url.js';
 import { DEFAULT_LANGUAGE_MODEL } from '../../cmdutil/flag-sets.js';
 import { DEFAULT_VOICE } from '../../endpoints/voices.js';
 import { DEFAULT_BASE_URL } from '../../runtime/config.js';
@@ -20,6 +21,7 @@ const LAYERS: Partial<
   voice: { def: DEFAULT_VOICE },
   log: { def: 'true' },
   'log.retention_days': { def: String(DEFAULT_RETENTION_DAYS) },
+  'fetch.max_bytes': { def: String(DEFAULT_FETCH_MAX_BYTES) },
   proxy: { flag: 'proxy' },
   ca_cert: { env: 'SVC_CA_CERT' },
   client_cert: { env: 'SVC_CLIENT_CERT' },
