@@ -54,6 +54,16 @@ export async function proxyCheck(url: URL, net: NetworkInputs): Promise<{ check:
     return { check: check('proxy', 'fail', describeError(err), 'fix --proxy, the proxy key or HTTPS_PROXY') };
   }
   if (!proxy) return { check: check('proxy', 'ok', `none for ${url.host}${net.proxy === '' ? ' (turned off)' : ''}`) };
+  // plain http:// goes to an http proxy in absolute form (no CONNECT): the api row's request is the check
+  if (url.protocol === 'http:' && proxy.startsWith('http:'))
+    return {
+      check: check(
+        'proxy',
+        'ok',
+        `${network.proxyName(proxy)} forwards http:// requests to ${url.host} (not tunnelled)`,
+      ),
+      proxy,
+    };
   const tls = await import('../../net/tls-errors.js');
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
   try {
