@@ -5,7 +5,7 @@ import { lookup } from 'node:dns/promises';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { describeError } from '../../core/errors.js';
 import { redactCredentials, type HttpClient, type NetworkInputs } from '../../net/http.js';
@@ -193,19 +193,33 @@ export async function audioChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
         ? check(tool, 'ok', 'found on PATH')
         : check(tool, 'warn', 'not on PATH', `install ffmpeg (${tool} reads and checks media files)`),
     );
-  let speaker = false;
-  try {
-    createRequire(import.meta.url).resolve('speaker');
-    speaker = true;
-  } catch {
-    speaker = false;
-  }
-  out.push(
-    speaker
-      ? check('speaker', 'ok', 'the speaker module is installed')
-      : check('speaker', 'warn', 'the optional speaker module is missing', 'play to a file with -o, or reinstall svc'),
-  );
+  out.push(speakerCheck(backend));
   return out;
+}
+
+/** The optional `speaker` module (it plays audio): npm builds it at install, and leaves it out when that fails. */
+function speakerCheck(backend: { platform: string; install: string }): Check {
+  let main: string;
+  try {
+    main = createRequire(import.meta.url).resolve('speaker');
+  } catch {
+    main = '';
+  }
+  // looked at, not loaded: its native part opens the sound system
+  const built = main !== '' && existsSync(join(dirname(main), 'build', 'Release', 'binding.node'));
+  if (built) return check('speaker', 'ok', 'the speaker module is installed');
+  const install =
+    backend.platform === 'linux'
+      ? `${backend.install} (its native part is built with ALSA's headers)`
+      : "npm rebuild speaker in svc's folder";
+  return check(
+    'speaker',
+    'warn',
+    main
+      ? 'the optional speaker module was installed without its native part'
+      : 'the optional speaker module is missing',
+    `${install}; until then play to a file with -o`,
+  );
 }
 
 export function completionCheck(env: NodeJS.ProcessEnv): Check {
