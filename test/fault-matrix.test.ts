@@ -763,7 +763,10 @@ describe('fault matrix', () => {
         if (row.stdout) expect(r.stdout, why).toMatch(row.stdout);
         // a page cut at the cap is never sent on
         if (row.plan?.includes('endless'))
-          expect(server.hits.map((h) => h.route), why).not.toContain('POST /v1/chat/completions');
+          expect(
+            server.hits.map((h) => h.route),
+            why,
+          ).not.toContain('POST /v1/chat/completions');
         if (row.fault.startsWith('silent') && (row.family === 'realtime' || row.family === 'calls'))
           expect(r.stderr, why).not.toMatch(/connected/);
         if (out) {

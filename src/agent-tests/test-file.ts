@@ -87,7 +87,8 @@ export async function readTestFiles(
     for (const name of p.caseNames) {
       const where = seen.get(name);
       if (where === path) report.push(`${path}: case "${name}" is there twice: case names must be unique`);
-      else if (where !== undefined) report.push(`${path}: case "${name}" is also in ${where}: case names must be unique`);
+      else if (where !== undefined)
+        report.push(`${path}: case "${name}" is also in ${where}: case names must be unique`);
       seen.set(name, path);
     }
   }
