@@ -178,7 +178,7 @@ describe.each(FULL_RUN ? TRANSPORTS : TRANSPORTS.filter((t) => EVERYDAY.includes
 });
 
 describe('plain http:// through an http proxy, and refused proxy credentials', () => {
-  it('plain http:// goes to the proxy in absolute form as curl sends it, never CONNECT (issue 37 item 15)', async () => {
+  it('plain http:// goes to the proxy in absolute form as curl sends it, no CONNECT (issue 37 item 15)', async () => {
     const host = new URL(emu.url).host;
     for (const [args, line] of [
       [['models', 'list'], `GET http://${host}/v1/models `],

@@ -34,7 +34,7 @@ function layout(agents: Record<string, unknown>) {
 const writes = () => emu.requests().filter((r) => r.method !== 'GET');
 
 describe('agent files named by a project file stay inside the project', () => {
-  it('"file": "../../victim.json" is refused by push, status and pull --all, naming the entry; nothing written', async () => {
+  it('"file": "../../victim.json" is refused by push, status, pull --all; nothing written', async () => {
     const { dir, victim } = layout({ evil: { file: '../../victim.json', ids: { default: agentId } } });
     for (const args of [
       ['agents', 'push', dir],

@@ -163,7 +163,7 @@ describe('svc calls listen --forward-to', () => {
     expect(empty.stderr).toMatch(/--forward-secret-file.*empty stdin/);
   });
 
-  it('refuses plain http to a host that is not loopback unless SVC_ALLOW_INSECURE_HTTP=1 (issue 36 item 10)', async () => {
+  it('refuses plain http to a host not loopback unless SVC_ALLOW_INSECURE_HTTP=1 (issue 36 item 10)', async () => {
     const env = { SVC_WEBHOOK_SECRET: SECRET, SVC_ALLOW_INSECURE_HTTP: undefined };
     const plain = await svcInProcess(['calls', 'listen', '--forward-to', 'http://hooks.example.com/in'], { emu, env });
     expect(plain.exitCode).toBe(2);
