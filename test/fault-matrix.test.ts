@@ -53,8 +53,8 @@ type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 interface Family {
   name: string;
   route: string;
-  /** the command; `out` is the output file when the family writes one */
-  args(dir: string, out: string): string[];
+  /** the command; `out` is the output file when the family writes one, `base` the server's URL */
+  args(dir: string, out: string, base: string): string[];
   /** the output file name (families that write one) */
   out?: string;
   /** what stdout holds after a success */
@@ -243,6 +243,13 @@ const FAMILIES: Record<string, Family> = {
     writes: ['rows.csv.journal', 'rows.csv.failed.jsonl'],
     reportsFailuresOnStdout: true,
     failureSummary: /0\/1 done · 1 failed/,
+  },
+  // a page fetched for -a (issue 36 item 4): what the server sends is read up to fetch.max_bytes, then sent on
+  'chat -a URL': {
+    name: 'chat -a URL',
+    route: 'GET /page.txt',
+    args: (_d, _o, base) => ['chat', '--no-stream', '-a', `${base}/page.txt`, 'hello'],
+    ok: new RegExp(`^${TEXT}\\n$`),
   },
 };
 
@@ -594,6 +601,22 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   });
 }
 
+// a page fetched for -a: a body that never ends is cut at the cap (10 MiB), exit 2, nothing sent to the API
+{
+  const family = 'chat -a URL';
+  add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
+  add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
+  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
+  add({
+    family,
+    fault: 'endless body',
+    plan: ['endless'],
+    exit: 2,
+    stderr: /it is larger, over the 10 MiB svc fetches \(nothing was sent to the API\)/,
+    stdout: /^$/,
+  });
+}
+
 // svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is
 // the run's error (naming the file), a call log that cannot be written only a warning (the run's outcome stands)
 for (const family of ['chat --no-stream', 'chat streamed'] as const) {
@@ -756,7 +779,7 @@ describe('fault matrix', () => {
         for (const [name, text] of Object.entries(fam.inputs ?? {})) writeFileSync(join(dir, name), text);
         const out = fam.out ? join(dir, fam.out) : '';
         if (out) writeFileSync(out, OLD);
-        const command = row.stdoutFault && fam.stdoutArgs ? fam.stdoutArgs(dir) : fam.args(dir, out);
+        const command = row.stdoutFault && fam.stdoutArgs ? fam.stdoutArgs(dir) : fam.args(dir, out, base);
         if (row.mcp) command[command.indexOf('--mcp') + 1] = `${MCP_SERVER} ${row.mcp}`;
         // a row that waits for the timeout waits 1 s; the others keep 2 s of slack for a busy machine
         const timeout = row.stderr === M.timeout ? '1' : '2';
@@ -813,6 +836,12 @@ describe('fault matrix', () => {
         // a stdout that failed is the one error said: not the network, not twice
         if (row.stdoutFault) expect(r.stderr.match(/error:/g), why).toHaveLength(1);
         if (row.stdout) expect(r.stdout, why).toMatch(row.stdout);
+        // a page cut at the cap is never sent on
+        if (row.plan?.includes('endless'))
+          expect(
+            server.hits.map((h) => h.route),
+            why,
+          ).not.toContain('POST /v1/chat/completions');
         if (row.fault.startsWith('silent') && (row.family === 'realtime' || row.family === 'calls'))
           expect(r.stderr, why).not.toMatch(/connected/);
         if (out) {

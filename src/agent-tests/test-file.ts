@@ -55,6 +55,8 @@ const EXPECT_KEYS = [
 type Json = Record<string, unknown>;
 
 class FileProblem {
+  /** every case name of the file, of cases with other problems too: a duplicate is reported with them */
+  readonly caseNames: string[] = [];
   constructor(
     readonly file: string,
     readonly problems: string[] = [],
@@ -76,19 +78,19 @@ export async function readTestFiles(
 ): Promise<TestCase[]> {
   const cases: TestCase[] = [];
   const report: string[] = [...(opts.before ?? [])];
+  const seen = new Map<string, string>();
   for (const path of paths) {
     const p = new FileProblem(path);
     const doc = await parseDocument(path, p);
     if (doc !== undefined) cases.push(...checkSuite(doc, p));
     report.push(...p.problems.map((x) => `${path}: ${x}`));
-  }
-  const seen = new Map<string, string>();
-  for (const c of cases) {
-    const where = seen.get(c.name);
-    if (where === c.file) report.push(`${c.file}: case "${c.name}" is there twice: case names must be unique`);
-    else if (where !== undefined)
-      report.push(`${c.file}: case "${c.name}" is also in ${where}: case names must be unique`);
-    seen.set(c.name, c.file);
+    for (const name of p.caseNames) {
+      const where = seen.get(name);
+      if (where === path) report.push(`${path}: case "${name}" is there twice: case names must be unique`);
+      else if (where !== undefined)
+        report.push(`${path}: case "${name}" is also in ${where}: case names must be unique`);
+      seen.set(name, path);
+    }
   }
   if (opts.schemaProblem) report.push(...(await schemaProblems(cases, opts.schemaProblem)));
   if (report.length)
@@ -166,6 +168,7 @@ function checkCase(c: unknown, path: string, p: FileProblem, base: string): Test
   const before = p.problems.length;
   if (typeof c.name !== 'string' || !c.name.trim()) p.add(`${path}.name`, 'required: a non-empty string');
   const name = typeof c.name === 'string' ? c.name.trim() : '';
+  if (name) p.caseNames.push(name);
   const tools = c.tools ?? {};
   if (!isObject(tools)) p.add(`${path}.tools`, 'must be an object: tool name → the result to answer');
   if (!Array.isArray(c.turns) || c.turns.length === 0) p.add(`${path}.turns`, 'required: a list of at least one turn');

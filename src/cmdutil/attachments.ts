@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 import type { Context } from '../runtime/context.js';
 import type { HttpClient } from '../net/http.js';
 import { UsageError, isFileSystemError, fileErrorReason } from '../core/errors.js';
+import { fetchUrl } from './fetch-url.js';
 import { sniffImage } from './image-ref.js';
 import { markStdinRead } from './text-input.js';
 
@@ -92,7 +93,7 @@ export async function attach(
       out.images.push(s.url);
       continue;
     }
-    if (s.url) s.data = await fetchUrl(ctx, s.url);
+    if (s.url) s.data = await fetchUrl(ctx, s.url, '-a');
     const data = s.data!;
     const image = sniffImage(data);
     const text = image ? undefined : asText(data);
@@ -107,14 +108,6 @@ export async function attach(
   }
   if (documents.length) await upload(ctx, await opts.files!(), documents, out, !!opts.keep);
   return out;
-}
-
-async function fetchUrl(ctx: Context, url: string): Promise<Buffer> {
-  const http = await ctx.http({ requireKey: false });
-  const res = await http.request({ method: 'GET', path: url, auth: false, signal: ctx.signal });
-  const chunks: Buffer[] = [];
-  for await (const c of res.body) chunks.push(Buffer.from(c as Uint8Array));
-  return Buffer.concat(chunks);
 }
 
 async function upload(ctx: Context, api: FilesApi, documents: Source[], out: Attached, keep: boolean) {
@@ -166,7 +159,7 @@ export async function attachToPrompt(
 ): Promise<{ words: string[]; cleanup: () => Promise<void> }> {
   const images = flags.image !== undefined || opts.files !== undefined;
   const { readFragments } = await import('./fragments.js');
-  const fragments = await readFragments(ctx, flags.fragment ?? [], (url) => fetchUrl(ctx, url));
+  const fragments = await readFragments(ctx, flags.fragment ?? [], (url) => fetchUrl(ctx, url, '-f'));
   const a = await attach(ctx, flags.attach, { ...opts, keep: flags.keep, images });
   if (a.images.length) flags.image = [...(flags.image ?? []), ...a.images];
   if (a.fileIds.length) flags.fileId = [...(flags.fileId ?? []), ...a.fileIds];

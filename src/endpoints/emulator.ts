@@ -29,7 +29,8 @@ export interface FaultSpec {
   path?: string;
   method?: string;
   status?: number;
-  retryAfter?: string;
+  /** seconds (a number or its digits) or an HTTP date */
+  retryAfter?: string | number;
   message?: string;
   afterEvents?: number;
   delayMs?: number;

@@ -5,6 +5,8 @@ import { fail } from '../core/validate.js';
 import { expectArray, expectFields } from './guard.js';
 
 export const BUILTIN_VOICES = ['eve', 'ara', 'rex', 'sal', 'leo'] as const;
+/** The voice the API speaks with when a request names none (its document's default of voice_id). */
+export const DEFAULT_VOICE = 'eve';
 /** A custom voice id: 8 lowercase letters or digits. */
 export const CUSTOM_VOICE_ID = /^[a-z0-9]{8}$/;
 const CUSTOM_VOICE_SHAPE = 'a custom voice id (8 lowercase letters or digits)';

@@ -149,6 +149,33 @@ export function backoffMs(attempt: number, random = Math.random): number {
   return base * (1 - random() * 0.25);
 }
 
+/**
+ * The status a proxy refused with, from undici's error: a CONNECT answered other than 200, or a 407 to a request sent
+ * on in absolute form; undefined for any other failure.
+ */
+export function proxyRefusalStatus(err: unknown): number | undefined {
+  const m = /Proxy response \((\d{3})\)|Proxy Authentication Required \((\d{3})\)/.exec(
+    (err as Error | undefined)?.message ?? '',
+  );
+  return m ? Number(m[1] ?? m[2]) : undefined;
+}
+
+/** The error undici gives for a proxy's refusal of CONNECT, for a refusal seen as a reply (absolute form). */
+const proxyRefusal = (status: number) => new Error(`Proxy response (${status}) to a forwarded request`);
+
+/**
+ * A reply that is the http proxy's demand for credentials, not the API's: 407, or (tinyproxy and others) a 401 with a
+ * Basic challenge that is not JSON (the API's errors are). Only for plain http:// through an http proxy, where the
+ * request went in absolute form and the proxy answers in the server's place.
+ */
+function proxyAsksCredentials(res: Dispatcher.ResponseData, url: string, proxy: string): boolean {
+  if (!url.startsWith('http:') || !proxy.startsWith('http:')) return false;
+  if (res.statusCode === 407) return true;
+  const challenge = headerValue(res.headers['proxy-authenticate'] ?? res.headers['www-authenticate']) ?? '';
+  const type = headerValue(res.headers['content-type']) ?? '';
+  return res.statusCode === 401 && /^basic/i.test(challenge) && !/json/i.test(type);
+}
+
 export function shouldRetry(method: string, status: number): boolean {
   if (RETRY_ALWAYS.has(status)) return true;
   return (method === 'GET' || method === 'HEAD') && RETRY_IDEMPOTENT.has(status);
@@ -316,7 +343,9 @@ export class HttpClient {
       ? (this.tls ??= network.tlsSettings(net, this.opts.onWarn)).ca
       : undefined;
     const proxyTls = { timeout: this.connectTimeoutMs, ...(proxyCa ? { ca: proxyCa } : {}) };
-    const agent = new ProxyAgent({ uri: proxy, requestTls, proxyTls, ...this.agentOptions() });
+    // plain http:// goes to an http proxy in absolute form, as curl sends it (no CONNECT: squid's default
+    // configuration allows CONNECT to port 443 only); https:// and an https proxy are tunnelled
+    const agent = new ProxyAgent({ uri: proxy, requestTls, proxyTls, proxyTunnel: false, ...this.agentOptions() });
     this.proxyAgents.push(agent);
     return { dispatcher: agent, proxy };
   }
@@ -373,6 +402,14 @@ export class HttpClient {
       const requestId = headerValue(res.headers['x-request-id']);
       const emulated = res.headers['x-svc-emulator'] !== undefined;
       this.traceResponse(res, out, started, requestId);
+      if (proxy && proxyAsksCredentials(res, out.url, proxy)) {
+        await res.body.dump().catch(() => {});
+        const e = new NetworkError(
+          this.redact(await this.describeFailure(proxyRefusal(res.statusCode), out.url, proxy)),
+        );
+        report(null, undefined, e.message);
+        throw e;
+      }
 
       const ok = (res.statusCode >= 200 && res.statusCode < 300) || req.okStatuses?.includes(res.statusCode);
       if (ok) return this.wrap(res, requestId, out.signal, report(res.statusCode, requestId, undefined, emulated));
@@ -449,12 +486,15 @@ export class HttpClient {
   private networkRetryDelay(err: unknown, { method, url, maxRetries }: Outgoing, attempt: number): number | undefined {
     const code = (err as { code?: string }).code ?? '';
     const refused = code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND';
-    // a certificate that is not trusted is not trusted on the next try either
+    // a certificate that is not trusted is not trusted on the next try either; nor are refused proxy credentials
+    // (407) or a proxy's other refusal (4xx): only its 5xx may pass
+    const byProxy = proxyRefusalStatus(err);
     const retriable =
       attempt < maxRetries &&
       (refused || method === 'GET' || method === 'HEAD') &&
       code !== 'ENOTFOUND' &&
-      !isTlsTrustError(err);
+      !isTlsTrustError(err) &&
+      (byProxy === undefined || byProxy >= 500);
     this.traceLine(`< network error ${code} ${(err as Error).message}`);
     if (!retriable) return undefined;
     const delay = backoffMs(attempt);

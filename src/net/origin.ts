@@ -28,6 +28,12 @@ function originOf(url: URL): string {
   return `${scheme}//${url.hostname.toLowerCase()}:${port}`;
 }
 
+/** Plain http:// or ws:// to a host that is not loopback, without SVC_ALLOW_INSECURE_HTTP: refused everywhere. */
+export function plainHttpRefused(url: URL, allowInsecureHttp: boolean): boolean {
+  const plain = url.protocol === 'http:' || url.protocol === 'ws:';
+  return plain && !allowInsecureHttp && !isLoopbackHost(url.hostname);
+}
+
 export interface DestinationRule {
   /** the base URL: the one origin the key goes to */
   baseUrl: string;
@@ -57,8 +63,7 @@ export function checkDestination(url: string, rule: DestinationRule): void {
       );
     }
   }
-  const plain = target.protocol === 'http:' || target.protocol === 'ws:';
-  if (plain && !rule.allowInsecureHttp && !isLoopbackHost(target.hostname)) {
+  if (plainHttpRefused(target, rule.allowInsecureHttp)) {
     refuse(
       `${target.protocol}// to ${target.host} is refused: ${rule.withKey ? 'the API key and ' : ''}the exchange ` +
         `would cross the network in clear; use https://, a loopback address, or set ${INSECURE_HTTP_ENV}=1 to ` +

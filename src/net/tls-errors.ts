@@ -2,7 +2,7 @@
 // second handshake that does not verify, and what to set), and a proxy that is dead or refuses. Loaded on failure.
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { tlsCode } from './http.js';
+import { proxyRefusalStatus, tlsCode } from './http.js';
 import type { TlsSettings } from './network.js';
 
 const REASONS: Record<string, string> = {
@@ -108,7 +108,7 @@ export function describeProxyError(err: unknown, proxy: string): string | undefi
   const name = `${u.protocol}//${u.host}`;
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code;
-  const status = /Proxy response \((\d+)\)/.exec(e.message ?? '')?.[1];
+  const status = proxyRefusalStatus(err)?.toString();
   // (407 is the standard answer; tinyproxy and some others say 401)
   if (status === '407' || status === '401')
     return (

@@ -26,6 +26,7 @@ export const PROFILE_KEYS = [
   'log',
   'log.retention_days',
   'budget.daily',
+  'fetch.max_bytes',
   'proxy',
   'ca_cert',
   'client_cert',

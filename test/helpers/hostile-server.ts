@@ -23,6 +23,8 @@ export type HttpFault =
   | 'malformed'
   /** 200 with a content type other than the one asked for (JSON to a stream, JSON to audio) */
   | 'wrong-type'
+  /** 200 without a length and a body that never ends (a page fetched for -a/-f) */
+  | 'endless'
   | { status: number; retryAfter?: string; body?: string };
 
 export type WsFault =
@@ -209,6 +211,17 @@ export class HostileServer {
         });
         res.end(JSON.stringify({ id: 'x', object: 'not what was asked' }));
         return;
+      case 'endless': {
+        res.writeHead(200, { 'content-type': reply.type, 'x-request-id': 'req_hostile' });
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        // written as fast as it is read, until the client goes away
+        const more = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', more);
+        };
+        more();
+        return;
+      }
       default:
         res.writeHead(500).end();
     }
@@ -231,6 +244,9 @@ export class HostileServer {
     };
     const now = 1_700_000_000;
     switch (route) {
+      // a web page, as -a URL and -f URL fetch it
+      case 'GET /page.txt':
+        return { type: 'text/plain; charset=utf-8', body: Buffer.from('A page to attach.\n') };
       case 'POST /v1/chat/completions': {
         if (json.stream) {
           const chunks = text.map((t, i) => ({

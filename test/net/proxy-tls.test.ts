@@ -177,6 +177,45 @@ describe.each(FULL_RUN ? TRANSPORTS : TRANSPORTS.filter((t) => EVERYDAY.includes
   });
 });
 
+describe('plain http:// through an http proxy, and refused proxy credentials', () => {
+  it('plain http:// goes to the proxy in absolute form as curl sends it, no CONNECT (issue 37 item 15)', async () => {
+    const host = new URL(emu.url).host;
+    for (const [args, line] of [
+      [['models', 'list'], `GET http://${host}/v1/models `],
+      [['chat', '--no-save', 'hello'], `POST http://${host}/v1/chat/completions `],
+    ] as const) {
+      const before = authProxy.requests().length;
+      const r = await svcInProcess(['--proxy', authProxy.url, ...args], { emu, env: { SVC_BASE_URL: emu.url } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const seen = authProxy.requests().slice(before);
+      expect(
+        seen.some((l) => l.startsWith(line)),
+        seen.join('\n'),
+      ).toBe(true);
+      expect(seen.filter((l) => l.startsWith('CONNECT'))).toEqual([]);
+    }
+  });
+
+  it('refused credentials are final: said at once with the fix, never retried (issue 37 item 14)', async () => {
+    const wrong = authProxy.bareUrl.replace('//', '//alice:wrong-password@');
+    // https:// (CONNECT refused) and http:// (the absolute-form request refused), with the default 2 retries
+    for (const base of [front.url, emu.url]) {
+      const before = authProxy.requests().length;
+      const r = await svcInProcess(['--proxy', wrong, 'models', 'list'], {
+        emu,
+        env: { SVC_BASE_URL: base, SVC_CA_CERT: ca.caFile },
+      });
+      expect(r.exitCode, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(
+        /the proxy http:\/\/127\.0\.0\.1:\d+ asks for credentials \(HTTP 40[17]\): the user and password in the proxy URL were refused/,
+      );
+      expect(r.stderr).not.toMatch(/retrying|UND_ERR/);
+      expect(r.stderr).not.toContain('wrong-password');
+      expect(authProxy.requests().slice(before), base).toHaveLength(1);
+    }
+  });
+});
+
 describe('proxies from the environment', () => {
   it('HTTPS_PROXY is used for https:// and wss://, never for loopback (so this run is direct)', async () => {
     const log = await connectsDuring(proxy, async () => {

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers/files.js';
-import { needToolsOn } from '../helpers/tools.js';
+import { needSpeakerIn, needToolsOn } from '../helpers/tools.js';
 
 const SCRIPT = join(ROOT, 'scripts/install-system-deps.sh');
 
@@ -74,5 +74,25 @@ describe('a test that needs a system tool', () => {
       'this test needs zsh, tinyproxy, not found on PATH: `npm run setup` installs them (apt, dnf, apk or brew), ' +
         'or install zsh and tinyproxy yourself',
     );
+  });
+});
+
+describe('a test that plays through the optional speaker module (issue 37 item 20)', () => {
+  it('fails naming the module, why it cannot be loaded and what installs it', () => {
+    // a folder whose node_modules has no speaker, as after npm ci without ALSA's headers
+    const dir = tempDir();
+    writeFileSync(join(dir, 'package.json'), '{"name": "no-speaker", "private": true}');
+    expect(() => needSpeakerIn(dir)).toThrow(
+      /this test plays through the optional `speaker` module, which cannot be loaded \(Cannot find module 'speaker'.*\): it is built by npm ci with ALSA's headers; `npm run setup` installs them \(libasound2-dev/,
+    );
+    expect(() => needSpeakerIn(ROOT)).not.toThrow();
+  });
+
+  it('npm run setup installs the system packages (ALSA headers among them) before npm ci builds speaker', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.scripts.setup).toBe('bash scripts/install-system-deps.sh && npm ci');
+    expect(pkg.optionalDependencies).toHaveProperty('speaker');
+    const script = readFileSync(SCRIPT, 'utf8');
+    for (const headers of ['libasound2-dev', 'alsa-lib-devel', 'alsa-lib-dev']) expect(script).toContain(headers);
   });
 });

@@ -7,8 +7,8 @@ export interface Fault {
    *  'slow' delays the first byte by `delayMs` */
   kind: 'status' | 'drop' | 'slow';
   status?: number;
-  /** seconds, or an HTTP date; sent as Retry-After */
-  retryAfter?: string;
+  /** seconds (a number or its digits), or an HTTP date; sent as Retry-After */
+  retryAfter?: string | number;
   message?: string;
   afterEvents?: number;
   delayMs?: number;
@@ -24,6 +24,7 @@ function checkNumber(name: string, v: unknown, max: number): void {
 }
 
 function validRetryAfter(v: unknown): boolean {
+  if (typeof v === 'number') return Number.isInteger(v) && v >= 0 && v <= 86_400;
   if (typeof v !== 'string') return false;
   if (/^\d+$/.test(v)) return Number(v) <= 86_400;
   return /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(v) && !Number.isNaN(Date.parse(v));
@@ -39,7 +40,8 @@ export class FaultList {
   /** Add a fault; throws (naming what is wrong) for one that could never apply or would break every request. */
   add(f: Fault): void {
     FaultList.check(f);
-    this.faults.push({ ...f, left: f.times ?? 1 });
+    const retryAfter = f.retryAfter === undefined ? {} : { retryAfter: String(f.retryAfter) };
+    this.faults.push({ ...f, ...retryAfter, left: f.times ?? 1 });
   }
 
   static check(f: Fault): void {

@@ -588,7 +588,7 @@ async function injectFault(
   if (fault) faultedReplies.add(res);
   if (fault?.kind === 'status') {
     const headers: Record<string, string> = {};
-    if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+    if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
     req.resume();
     sendError(res, fault.status ?? 500, fault.message ?? `injected fault ${fault.status}`, headers);
     return { fault, answered: true };

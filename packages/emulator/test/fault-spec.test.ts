@@ -54,6 +54,30 @@ describe('fault specs', () => {
     expect(emu.faults.list()).toEqual([]);
   });
 
+  it('the admin API takes retryAfter as a number or as digits, as the README shows (issue 37 item 19)', async () => {
+    for (const retryAfter of [1, '1']) {
+      const r = await fetch(`${emu.url}/_emulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'status', status: 429, retryAfter, path: '^/v1/models$' }),
+      });
+      expect(r.status, JSON.stringify(retryAfter)).toBe(200);
+      const reply = await fetch(`${emu.url}/v1/models`, { headers: { authorization: `Bearer ${emu.key}` } });
+      expect(reply.status).toBe(429);
+      expect(reply.headers.get('retry-after')).toBe('1');
+    }
+    for (const retryAfter of [-1, 1.5, 86_401]) {
+      const r = await fetch(`${emu.url}/_emulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'status', status: 429, retryAfter }),
+      });
+      expect(r.status, String(retryAfter)).toBe(400);
+      expect(await r.text()).toMatch(/retry-after must be seconds \(0 to 86400\)/);
+    }
+    expect(emu.faults.list()).toEqual([]);
+  });
+
   it('svc-emulator serve --fault (the package on its own) refuses them with exit 2', async () => {
     for (const [spec, reason] of MALFORMED) {
       let code: number | undefined;

@@ -9,6 +9,7 @@ import { readInputText } from '../../core/input-file.js';
 import type { OptionSpec } from '../../core/option-spec.js';
 import { pattern } from '../../core/validate.js';
 import { AGENT_FIELDS } from '../../endpoints/agents.js';
+import { checkProjectPath, jsonErrorPlace, readProjectText } from './project-files.js';
 
 export const PROJECT_FILE = 'svc-agents.json';
 export const AGENTS_DIR = 'agents';
@@ -57,7 +58,7 @@ function parseJsonObject(text: string, source: string): Record<string, unknown> 
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`${source} is not valid JSON: ${(err as Error).message}`);
+    throw new UsageError(`${source} is not valid JSON (${jsonErrorPlace(text, err)})`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new UsageError(`${source}: expected a JSON object`);
@@ -78,6 +79,7 @@ export function loadProject(dir: string): Project {
     const entry = a as Record<string, unknown> | null;
     if (!entry || typeof entry.file !== 'string' || entry.file === '')
       throw new UsageError(`${source}: agents.${name}: expected {"file": "agents/${name}.json", "ids": {…}}`);
+    checkProjectPath(dir, entry.file, `${source}: agents.${name}.file`);
     const ids = (entry.ids ?? {}) as Record<string, unknown>;
     if (typeof ids !== 'object' || Object.values(ids).some((v) => typeof v !== 'string' || v === ''))
       throw new UsageError(`${source}: agents.${name}.ids: expected {ENVIRONMENT: "agent id"}`);
@@ -179,8 +181,10 @@ export function sortFiles(
   return { projectFiles, loneFiles };
 }
 
-export function readJsonFile(path: string, shown: string): Record<string, unknown> {
-  return parseJsonObject(readInputText('-f', path), shown);
+/** A file the project names (`rel`: relative to its folder, kept inside it), as a JSON object; undefined: none. */
+export function readProjectJson(project: Project, rel: string): Record<string, unknown> | undefined {
+  const text = readProjectText(project.dir, rel);
+  return text === undefined ? undefined : parseJsonObject(text, rel);
 }
 
 /** The keys an agent file may hold: the writable agent fields and its phone number. */
@@ -222,16 +226,16 @@ export interface AgentTemplate {
 
 export function readTemplate(project: Project, name: string, env: string, warn: (m: string) => void): AgentTemplate {
   const agent = project.agents[name]!;
-  const baseFile = resolve(project.dir, agent.file);
   const shown = agent.file;
-  if (!existsSync(baseFile)) throw new UsageError(`${shown}: no such file (agent ${name} of ${PROJECT_FILE})`);
-  let template = managedKeys(readJsonFile(baseFile, shown), shown, warn);
+  const base = readProjectJson(project, shown);
+  if (!base) throw new UsageError(`${shown}: no such file (agent ${name} of ${PROJECT_FILE})`);
+  let template = managedKeys(base, shown, warn);
   const files = [agent.file];
   if (env !== DEFAULT_ENV) {
     const over = overlayPath(agent.file, env);
-    const overFile = resolve(project.dir, over);
-    if (existsSync(overFile)) {
-      const overlay = managedKeys(readJsonFile(overFile, over), over, warn);
+    const overlayFile = readProjectJson(project, over);
+    if (overlayFile) {
+      const overlay = managedKeys(overlayFile, over, warn);
       template = mergeOverlay(template, overlay) as Record<string, unknown>;
       files.push(over);
     }

@@ -1,6 +1,6 @@
 // `svc agents pull --all`: every agent of the team into the files of a project, secrets kept as references.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { UsageError } from '../../core/errors.js';
 import { AGENT_FIELDS, listAgents, type Agent, type AgentField } from '../../endpoints/agents.js';
@@ -17,7 +17,7 @@ import {
   managedKeys,
   mergeOverlay,
   overlayPath,
-  readJsonFile,
+  readProjectJson,
   referencedNames,
   requireProject,
   rereference,
@@ -26,6 +26,7 @@ import {
   type Project,
 } from './project.js';
 import { numberRef, teamNumbers } from './phones.js';
+import { projectWriteTarget, readProjectText } from './project-files.js';
 import { canonical } from './shared.js';
 
 const LIST_MAX = 1000;
@@ -114,8 +115,8 @@ function projectReferences(project: Project): Set<string> {
   const names = new Set<string>(project.secrets);
   for (const a of Object.values(project.agents))
     for (const f of [a.file, ...project.environments.map((e) => overlayPath(a.file, e))]) {
-      const path = resolve(project.dir, f);
-      if (existsSync(path)) referencedNames(readJsonFile(path, f), names);
+      const file = readProjectJson(project, f);
+      if (file) referencedNames(file, names);
     }
   return names;
 }
@@ -134,9 +135,9 @@ async function writeAgent(
   h: Hiding,
 ): Promise<{ path: string; result: 'written' | 'unchanged'; created: boolean }> {
   const agent = project.agents[name]!;
-  const basePath = resolve(project.dir, agent.file);
   const quiet = () => {};
-  const base = existsSync(basePath) ? managedKeys(readJsonFile(basePath, agent.file), agent.file, quiet) : undefined;
+  const baseFile = readProjectJson(project, agent.file);
+  const base = baseFile ? managedKeys(baseFile, agent.file, quiet) : undefined;
   const differs = (path: string) =>
     h.warn(
       `${name} [${env}]: ${path.slice(1)}: the server's text holds no value of the \${env:…} reference the file ` +
@@ -144,12 +145,12 @@ async function writeAgent(
     );
   if (env === DEFAULT_ENV || base === undefined) {
     const content = rereference(server, base ?? {}, h.secrets, differs) as Record<string, unknown>;
-    const r = await writeIfChanged(basePath, keepOrder(content, base));
+    const r = await writeIfChanged(project, agent.file, keepOrder(content, base));
     return { path: agent.file, result: r, created: base === undefined };
   }
   const over = overlayPath(agent.file, env);
-  const overPath = resolve(project.dir, over);
-  const overlay = existsSync(overPath) ? managedKeys(readJsonFile(overPath, over), over, quiet) : undefined;
+  const overlayFile = readProjectJson(project, over);
+  const overlay = overlayFile ? managedKeys(overlayFile, over, quiet) : undefined;
   const local = mergeOverlay(base, overlay ?? {}) as Record<string, unknown>;
   const content = rereference(server, local, h.secrets, differs) as Record<string, unknown>;
   const delta: Record<string, unknown> = {};
@@ -161,7 +162,7 @@ async function writeAgent(
   }
   if (overlay === undefined && Object.keys(delta).length === 0)
     return { path: over, result: 'unchanged', created: false };
-  return { path: over, result: await writeIfChanged(overPath, keepOrder(delta, overlay)), created: false };
+  return { path: over, result: await writeIfChanged(project, over, keepOrder(delta, overlay)), created: false };
 }
 
 function objectDelta(server: Record<string, unknown>, base: Record<string, unknown>): Record<string, unknown> {
@@ -185,10 +186,12 @@ function keepOrder(content: Record<string, unknown>, before: Record<string, unkn
   return { ...out, ...content };
 }
 
-async function writeIfChanged(path: string, content: unknown): Promise<'written' | 'unchanged'> {
+async function writeIfChanged(project: Project, rel: string, content: unknown): Promise<'written' | 'unchanged'> {
   const text = `${JSON.stringify(content, null, 2)}\n`;
   // the same content differently laid out (spaces, key order) is not rewritten either
-  if (existsSync(path) && sameJson(readFileSync(path, 'utf8'), content)) return 'unchanged';
+  const before = readProjectText(project.dir, rel);
+  if (before !== undefined && sameJson(before, content)) return 'unchanged';
+  const path = projectWriteTarget(project.dir, rel);
   mkdirSync(dirname(path), { recursive: true });
   await writeFileAtomic(path, text);
   return 'written';

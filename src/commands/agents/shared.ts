@@ -7,6 +7,7 @@ import { fail, integer, maxLength, number, repeatable } from '../../core/validat
 import type { Output } from '../../term/output.js';
 import { AGENT_LIMITS, TOOL_KINDS, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
 import { BUILTIN_VOICES, VOICE_ALLOWED, normalizeVoiceId, voiceIdParser } from '../../endpoints/voices.js';
+import { jsonErrorPlace } from './project-files.js';
 
 function readFileFor(flag: string, path: string): string {
   return readInputText(flag, path);
@@ -40,7 +41,7 @@ export function parseAgentJson(text: string, source: string): Record<string, unk
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`${source} is not valid JSON: ${(err as Error).message}`);
+    throw new UsageError(`${source} is not valid JSON (${jsonErrorPlace(text, err)})`);
   }
   if (
     parsed &&

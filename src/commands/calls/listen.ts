@@ -5,7 +5,9 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError, describeError, fileErrorReason } from '../../core/errors.js';
 import { readEnv, type EnvName } from '../../core/environment.js';
 import { dataDir } from '../../core/paths.js';
-import { integer, pattern, require } from '../../core/validate.js';
+import { fail, integer, pattern, require } from '../../core/validate.js';
+import { INSECURE_HTTP_ENV, plainHttpRefused } from '../../net/origin.js';
+import { allowsInsecureHttp } from '../../runtime/config.js';
 import { noInputReason, refusePrompt } from '../../runtime/no-input.js';
 import { readHidden } from '../../term/prompt.js';
 import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
@@ -98,6 +100,13 @@ export default defineCommand<ListenFlags>({
     'SVC_WEBHOOK_SECRET=whsec_... svc calls listen --forward-to http://127.0.0.1:3000/webhooks',
   ],
   async run(ctx, _args, opts) {
+    // the deliveries relayed carry the callers' numbers and what they said: the rule of every URL svc connects to
+    if (opts.forwardTo && plainHttpRefused(new URL(opts.forwardTo), allowsInsecureHttp(ctx.env)))
+      fail(
+        '--forward-to',
+        opts.forwardTo,
+        `https://, or http:// to a loopback address (set ${INSECURE_HTTP_ENV}=1 to relay in clear to another host)`,
+      );
     require(opts.forwardSecretFile === undefined || !!opts.forwardTo, '--forward-secret-file', opts.forwardSecretFile ??
       '', 'only with --forward-to');
     require(!(

@@ -4,6 +4,7 @@ import { didYouMean } from '../../core/suggest.js';
 import { fail, integer, number } from '../../core/validate.js';
 import { redactCredentials } from '../../net/http.js';
 import { MCP_KEY, commandWords } from '../../cmdutil/mcp-command.js';
+import { parseFetchMaxBytes } from '../../cmdutil/fetch-url.js';
 
 /** A value as printed: a proxy URL without its password. */
 export function shownValue(key: string, value: string): string {
@@ -20,6 +21,7 @@ export const SETTABLE = [
   'log',
   'log.retention_days',
   'budget.daily',
+  'fetch.max_bytes',
   'proxy',
   'ca_cert',
   'client_cert',
@@ -66,6 +68,8 @@ export function checkValue(key: SettableKey, value: string): string {
       return value;
     case 'log.retention_days':
       return String(integer({ min: 1, max: 3650 })(value, 'log.retention_days', undefined));
+    case 'fetch.max_bytes':
+      return String(parseFetchMaxBytes(value, 'fetch.max_bytes', undefined));
     case 'budget.daily':
       return String(number({ min: 0, minExclusive: true, max: 1e9 })(value, 'budget.daily', undefined));
     case 'proxy':

@@ -5,7 +5,7 @@ import { lookup } from 'node:dns/promises';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { describeError } from '../../core/errors.js';
 import { redactCredentials, type HttpClient, type NetworkInputs } from '../../net/http.js';
@@ -54,6 +54,16 @@ export async function proxyCheck(url: URL, net: NetworkInputs): Promise<{ check:
     return { check: check('proxy', 'fail', describeError(err), 'fix --proxy, the proxy key or HTTPS_PROXY') };
   }
   if (!proxy) return { check: check('proxy', 'ok', `none for ${url.host}${net.proxy === '' ? ' (turned off)' : ''}`) };
+  // plain http:// goes to an http proxy in absolute form (no CONNECT): the api row's request is the check
+  if (url.protocol === 'http:' && proxy.startsWith('http:'))
+    return {
+      check: check(
+        'proxy',
+        'ok',
+        `${network.proxyName(proxy)} forwards http:// requests to ${url.host} (not tunnelled)`,
+      ),
+      proxy,
+    };
   const tls = await import('../../net/tls-errors.js');
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
   try {
@@ -124,35 +134,47 @@ async function verifiedPeer(url: URL, settings: import('../../net/network.js').T
   });
 }
 
-/** The key against /v1/api-key, and the clock against the server's Date. */
+/** The key against /v1/api-key, and the clock against the Date of whatever the server answered (a 401 has one). */
 export async function apiChecks(http: HttpClient | undefined): Promise<Check[]> {
   if (!http) return [check('api', 'fail', 'no request could be made (see above)')];
-  if (!http.opts.apiKey) return [check('api', 'warn', 'not checked: no API key')];
   let res: Awaited<ReturnType<HttpClient['request']>>;
   try {
-    res = await http.request({ method: 'GET', path: '/v1/api-key', maxRetries: 0 });
+    res = await http.request({ method: 'GET', path: '/v1/api-key', maxRetries: 0, okStatuses: [400, 401, 403] });
   } catch (err) {
-    return [check('api', 'fail', describeError(err), 'see the lines above; `svc auth login` for a refused key')];
+    return [
+      check('api', 'fail', describeError(err), 'check the base URL, the network and the proxy'),
+      check('clock', 'warn', 'not checked: the server did not answer'),
+    ];
   }
   const info = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  const out: Check[] = [];
-  const flags = ['api_key_blocked', 'api_key_disabled', 'team_blocked'].filter((f) => info[f] === true);
-  out.push(
-    flags.length
-      ? check('api', 'fail', `the key is ${flags.join(', ').replace(/_/g, ' ')}`, 'ask the team admin, or log in again')
-      : check('api', 'ok', `the key works (${String(info.api_key_id ?? 'its id not given')})`),
-  );
-  const date = Date.parse(String(res.headers.date ?? ''));
-  if (Number.isNaN(date)) out.push(check('clock', 'warn', 'the server sent no Date header'));
-  else {
-    const skew = Math.round((Date.now() - date) / 1000);
-    out.push(
-      Math.abs(skew) > 60
-        ? check('clock', 'warn', `${skew} s off the server's clock`, 'set the clock (NTP)')
-        : check('clock', 'ok', `within ${Math.max(1, Math.abs(skew))} s of the server's clock`),
+  return [keyRow(res.status, info, !!http.opts.apiKey), clockCheck(String(res.headers.date ?? ''))];
+}
+
+function keyRow(status: number, info: Record<string, unknown>, hasKey: boolean): Check {
+  if (!hasKey) return check('api', 'warn', 'the key is not checked: no API key (see the key row)');
+  // an unknown key is a 400 (invalid-argument), a missing or malformed one 401, a key without rights 403
+  if (status === 400 || status === 401 || status === 403) {
+    const said = typeof info.error === 'string' ? `: ${info.error.slice(0, 200)}` : '';
+    return check(
+      'api',
+      'fail',
+      `the key is refused (HTTP ${status}${said})`,
+      'run `svc auth login`, or fix SVC_API_KEY',
     );
   }
-  return out;
+  const flags = ['api_key_blocked', 'api_key_disabled', 'team_blocked'].filter((f) => info[f] === true);
+  return flags.length
+    ? check('api', 'fail', `the key is ${flags.join(', ').replace(/_/g, ' ')}`, 'ask the team admin, or log in again')
+    : check('api', 'ok', `the key works (${String(info.api_key_id ?? 'its id not given')})`);
+}
+
+function clockCheck(dateHeader: string): Check {
+  const date = Date.parse(dateHeader);
+  if (Number.isNaN(date)) return check('clock', 'warn', 'the server sent no Date header');
+  const skew = Math.round((Date.now() - date) / 1000);
+  return Math.abs(skew) > 60
+    ? check('clock', 'warn', `${skew} s off the server's clock`, 'set the clock (NTP)')
+    : check('clock', 'ok', `within ${Math.max(1, Math.abs(skew))} s of the server's clock`);
 }
 
 export async function audioChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
@@ -171,19 +193,33 @@ export async function audioChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
         ? check(tool, 'ok', 'found on PATH')
         : check(tool, 'warn', 'not on PATH', `install ffmpeg (${tool} reads and checks media files)`),
     );
-  let speaker = false;
-  try {
-    createRequire(import.meta.url).resolve('speaker');
-    speaker = true;
-  } catch {
-    speaker = false;
-  }
-  out.push(
-    speaker
-      ? check('speaker', 'ok', 'the speaker module is installed')
-      : check('speaker', 'warn', 'the optional speaker module is missing', 'play to a file with -o, or reinstall svc'),
-  );
+  out.push(speakerCheck(backend));
   return out;
+}
+
+/** The optional `speaker` module (it plays audio): npm builds it at install, and leaves it out when that fails. */
+function speakerCheck(backend: { platform: string; install: string }): Check {
+  let main: string;
+  try {
+    main = createRequire(import.meta.url).resolve('speaker');
+  } catch {
+    main = '';
+  }
+  // looked at, not loaded: its native part opens the sound system
+  const built = main !== '' && existsSync(join(dirname(main), 'build', 'Release', 'binding.node'));
+  if (built) return check('speaker', 'ok', 'the speaker module is installed');
+  const install =
+    backend.platform === 'linux'
+      ? `${backend.install} (its native part is built with ALSA's headers)`
+      : "npm rebuild speaker in svc's folder";
+  return check(
+    'speaker',
+    'warn',
+    main
+      ? 'the optional speaker module was installed without its native part'
+      : 'the optional speaker module is missing',
+    `${install}; until then play to a file with -o`,
+  );
 }
 
 export function completionCheck(env: NodeJS.ProcessEnv): Check {

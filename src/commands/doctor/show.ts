@@ -2,6 +2,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { describeError } from '../../core/errors.js';
 import type { HttpClient } from '../../net/http.js';
 import { checkBaseUrl } from '../../runtime/config.js';
+import { terminalSafe } from '../../term/terminal-safe.js';
 import {
   apiChecks,
   audioChecks,
@@ -30,8 +31,9 @@ export default defineCommand({
     if (ctx.out.json) ctx.out.printJson({ ok, checks });
     else
       for (const c of checks) {
-        ctx.out.line(`${MARK[c.status]}  ${c.name.padEnd(13)} ${c.detail}`);
-        if (c.fix && c.status !== 'ok') ctx.out.line(`${' '.repeat(20)}fix: ${c.fix}`);
+        // details quote the server, a proxy and the file system: no escape sequence of theirs reaches the terminal
+        ctx.out.line(`${MARK[c.status]}  ${c.name.padEnd(13)} ${terminalSafe(c.detail)}`);
+        if (c.fix && c.status !== 'ok') ctx.out.line(`${' '.repeat(20)}fix: ${terminalSafe(c.fix)}`);
       }
     return ok ? 0 : 1;
   },
@@ -62,6 +64,10 @@ async function networkChecks(ctx: Parameters<Parameters<typeof defineCommand>[0]
   checks.push(tls);
   // a request that cannot get through says so above; it is not tried again
   const blocked = proxied.status === 'fail' || tls.status === 'fail';
-  checks.push(...(blocked ? [check('api', 'fail', 'not reached (see above)')] : await apiChecks(http)));
+  const unreached = [
+    check('api', 'fail', `not reached: the ${proxied.status === 'fail' ? 'proxy' : 'tls'} row says why`),
+    check('clock', 'warn', 'not checked: the server was not reached'),
+  ];
+  checks.push(...(blocked ? unreached : await apiChecks(http)));
   return checks;
 }

@@ -17,7 +17,7 @@ import {
   unwritableAudioExtension,
   type Codec,
 } from 'svc-formats/audio-format';
-import { BUILTIN_VOICES, voiceIdParser } from '../../endpoints/voices.js';
+import { BUILTIN_VOICES, DEFAULT_VOICE, voiceIdParser } from '../../endpoints/voices.js';
 import {
   BCP47,
   TTS_LANGUAGES,
@@ -66,7 +66,7 @@ const rateParser =
 export const TTS_OPTIONS: OptionSpec[] = [
   {
     flags: '--voice <id>',
-    description: `voice id: built-in (${BUILTIN_VOICES.join(', ')}, default eve) or a custom voice id`,
+    description: `voice id: built-in (${BUILTIN_VOICES.join(', ')}, default ${DEFAULT_VOICE}) or a custom voice id`,
     parse: voiceIdParser,
   },
   {

@@ -46,6 +46,25 @@ describe('svc agents test: problems before anything is sent', () => {
     expect(emu.requests()).toEqual([]);
   });
 
+  it('a duplicate name is listed when a case bearing it has another problem too (issue 37 item 17)', async () => {
+    const agent = file('agent-ok.json', { name: 'helper', instructions: 'answer' });
+    const three = file('three.json', {
+      cases: [
+        { name: 'greets', turns: [{ user: 'hi' }] },
+        { name: 'greets', turns: [] },
+      ],
+    });
+    const four = file('four.json', [{ name: 'greets', turns: [{ user: 'hey', expect: { sayz: 'x' } }] }]);
+    emu.clearRequests();
+    const r = await svcInProcess(['agents', 'test', '--agent-file', agent, three, four], { emu });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/three\.json: cases\[1\]\.turns: required/);
+    expect(r.stderr).toMatch(/three\.json: case "greets" is there twice: case names must be unique/);
+    expect(r.stderr).toMatch(/four\.json: cases\[0\]\.turns\[0\]\.expect\.sayz: unknown key/);
+    expect(r.stderr).toMatch(/four\.json: case "greets" is also in .*three\.json/);
+    expect(emu.requests()).toEqual([]);
+  });
+
   it('--agent-file with no test file says the test files are missing (not the agent id)', async () => {
     const agent = file('ok-agent.json', { name: 'desk', instructions: 'answer' });
     const r = await svcInProcess(['agents', 'test', '--agent-file', agent], { emu });

@@ -13,6 +13,7 @@ import { needTools } from '../../helpers/tools.js';
 import { svcOnTerminal } from '../../helpers/terminal.js';
 import { wavClip } from '../realtime/talk-helpers.js';
 import { alsaRoom, fakeTools } from './audio-helpers.js';
+import { needSpeaker } from '../../helpers/tools.js';
 
 needTools('arecord', 'aplay');
 
@@ -150,6 +151,7 @@ describe.concurrent('svc audio devices', () => {
 
 describe.concurrent('svc audio test', () => {
   it('records 2 s from the chosen input, plays exactly them on the chosen output, a row per 100 ms', async () => {
+    needSpeaker();
     const room = alsaRoom();
     const tools = fakeTools(sineClip());
     const r = await svcProcess(['audio', 'test', '--input-device', '2', '--output-device', 'studio'], {
@@ -178,6 +180,7 @@ describe.concurrent('svc audio test', () => {
   });
 
   it('--json: an object per 100 ms and a summary; a silent microphone is reported', async () => {
+    needSpeaker();
     const room = alsaRoom();
     const silence = writeTemp('silence.wav', encodeWav(Buffer.alloc(96_000), { sampleRate: 24_000, channels: 1 }));
     const r = await svcProcess(['audio', 'test', '--json', '--seconds', '1'], {
@@ -207,6 +210,7 @@ describe.concurrent('svc audio test', () => {
   });
 
   it('a PulseAudio source is recorded through ALSA’s pulse device, told by PULSE_SOURCE', async () => {
+    needSpeaker();
     const room = alsaRoom();
     const tools = fakeTools(sineClip(), { pulse: true });
     const r = await svcProcess(['audio', 'test', '--input-device', 'alsa_input.usb-mic', '--output-device', '1'], {
@@ -235,6 +239,7 @@ describe.concurrent('svc audio test', () => {
   });
 
   it('Ctrl-C while it records: exit 130, nothing played', async () => {
+    needSpeaker();
     const room = alsaRoom();
     // as arecord writes it to a pipe: the sizes unknown (0xFFFFFFFF), so the microphone is still on after the clip
     const wav = encodeWav(SINE.subarray(0, 24_000), { sampleRate: 24_000, channels: 1 });
@@ -314,6 +319,7 @@ describe.concurrent('the voice commands choose their devices the same way', () =
   });
 
   it('tts say --play --output-device INDEX plays on that device only', async ({ emu }) => {
+    needSpeaker();
     const room = alsaRoom();
     const r = await svcProcess(['tts', 'say', 'hello', '--play', '--output-device', '2'], {
       emu,
@@ -327,6 +333,7 @@ describe.concurrent('the voice commands choose their devices the same way', () =
   it('a PulseAudio sink plays through ALSA’s pulse device, PULSE_SINK naming it as the device opens', async ({
     emu,
   }) => {
+    needSpeaker();
     const room = alsaRoom();
     const tools = fakeTools(sineClip(), { pulse: true });
     const r = await svcProcess(['tts', 'say', 'hello', '--play', '--output-device', 'bluez_output.headphones'], {
@@ -359,6 +366,7 @@ describe.concurrent('the voice commands choose their devices the same way', () =
 
 describe('svc audio test on a terminal', () => {
   it('a meter redrawn in place while it records and while it plays, then the summary', async () => {
+    needSpeaker();
     const room = alsaRoom();
     const r = await svcOnTerminal(['audio', 'test', '--seconds', '1'], { env: env(room, fakeTools(sineClip()).bin) });
     expect(r.exitCode, r.screen).toBe(0);

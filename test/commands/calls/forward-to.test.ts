@@ -162,6 +162,36 @@ describe('svc calls listen --forward-to', () => {
     expect(empty.exitCode).toBe(2);
     expect(empty.stderr).toMatch(/--forward-secret-file.*empty stdin/);
   });
+
+  it('refuses plain http to a host not loopback unless SVC_ALLOW_INSECURE_HTTP=1 (issue 36 item 10)', async () => {
+    const env = { SVC_WEBHOOK_SECRET: SECRET, SVC_ALLOW_INSECURE_HTTP: undefined };
+    const plain = await svcInProcess(['calls', 'listen', '--forward-to', 'http://hooks.example.com/in'], { emu, env });
+    expect(plain.exitCode).toBe(2);
+    expect(plain.stderr).toContain(
+      '--forward-to: http://hooks.example.com/in is not allowed: https://, or http:// to a loopback address ' +
+        '(set SVC_ALLOW_INSECURE_HTTP=1 to relay in clear to another host)',
+    );
+    expect(plain.stderr).not.toContain('listening');
+    // with the variable set it is taken: the run goes on to the next check (the forwarding secret's file)
+    const allowed = await svcInProcess(
+      ['calls', 'listen', '--forward-to', 'http://hooks.example.com/in', '--forward-secret-file', '/nonexistent/s'],
+      { emu, env: { ...env, SVC_ALLOW_INSECURE_HTTP: '1' } },
+    );
+    expect(allowed.exitCode).toBe(2);
+    expect(allowed.stderr).not.toContain('--forward-to');
+    expect(allowed.stderr).toMatch(/--forward-secret-file: cannot read \/nonexistent\/s/);
+    // https and loopback need nothing
+    for (const url of ['https://hooks.example.com/in', 'http://localhost:9/in']) {
+      const r = await svcInProcess(
+        ['calls', 'listen', '--forward-to', url, '--forward-secret-file', '/nonexistent/s'],
+        {
+          emu,
+          env,
+        },
+      );
+      expect(r.stderr, url).not.toContain('--forward-to');
+    }
+  });
 });
 
 describe('mid-call triggers', () => {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/files.js';
+import { readApiDocument } from '../../helpers/api-document.js';
 
 describe('svc config', () => {
   it('get of an unset key prints the value that applies, with a note; --json says where it comes from', async () => {
@@ -12,16 +13,38 @@ describe('svc config', () => {
     expect(r.stderr).toContain('note: from the default, not profile default; default: https://api.svc.ai');
     const j = await svcInProcess(['config', 'get', 'timeout', '--json'], { configDir });
     expect(JSON.parse(j.stdout)).toEqual({ key: 'timeout', value: '60', source: 'default', default: '60' });
-    const none = await svcInProcess(['config', 'get', 'voice'], { configDir });
+    const none = await svcInProcess(['config', 'get', 'budget.daily'], { configDir });
     expect(none.exitCode).toBe(5);
-    expect(none.stderr).toContain('voice is not set in profile default, and has no default');
+    expect(none.stderr).toContain('budget.daily is not set in profile default, and has no default');
     await svcInProcess(['config', 'set', 'model', 'svc-4-mini'], { configDir });
     expect(JSON.parse((await svcInProcess(['config', 'get', 'model', '--json'], { configDir })).stdout)).toEqual({
       key: 'model',
       value: 'svc-4-mini',
       source: 'profile',
-      default: null,
+      default: 'svc-latest',
     });
+  });
+
+  it('get of model, voice and the log keys prints the default that applies (issue 37 item 16)', async () => {
+    const configDir = tempDir();
+    const env = { SVC_MODEL: undefined };
+    for (const [key, value] of [
+      ['model', 'svc-latest'],
+      ['voice', 'eve'],
+      ['log', 'true'],
+      ['log.retention_days', '30'],
+    ]) {
+      const r = await svcInProcess(['config', 'get', key], { configDir, env });
+      expect(r.exitCode, `${key}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toBe(`${value}\n`);
+      expect(r.stderr).toContain(`note: from the default, not profile default; default: ${value}`);
+      const j = await svcInProcess(['config', 'get', key, '--json'], { configDir, env });
+      expect(JSON.parse(j.stdout)).toEqual({ key, value, source: 'default', default: value });
+    }
+    // the defaults said are the ones that apply: chat's help and the API document's voice
+    const help = await svcInProcess(['chat', '--help'], { configDir });
+    expect(help.stdout).toMatch(/else svc-latest\)/);
+    expect(JSON.stringify(readApiDocument())).toContain('"voice_id":{"type":"string","default":"eve"}');
   });
 
   it('get says where a value came from: environment over profile over default (issue 25, item 19)', async () => {

@@ -80,7 +80,8 @@ describe('svc doctor', () => {
       detail: expect.stringMatching(/cannot connect to the proxy http:\/\/127\.0\.0\.1:\d+: connection refused/),
     });
     expect(by('proxy').fix).toMatch(/--proxy/);
-    expect(by('api').status).toBe('fail');
+    expect(by('api')).toMatchObject({ status: 'fail', detail: 'not reached: the proxy row says why' });
+    expect(by('clock')).toMatchObject({ status: 'warn', detail: 'not checked: the server was not reached' });
     expect(text.exitCode).toBe(1);
     expect(text.stdout).toMatch(/^fail +proxy +cannot connect to the proxy/m);
     expect(text.stdout).toMatch(/^ +fix: check --proxy/m);
@@ -103,12 +104,32 @@ describe('svc doctor', () => {
       fix: expect.stringMatching(/svc auth login/),
     });
     expect(by('dns').status).toBe('ok');
-    expect(by('api').status).toBe('warn');
+    expect(by('api')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(/no API key \(see the key row\)/),
+    });
+    // the clock is read from the server's reply without the key (issue 37 item 13)
+    expect(by('clock')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/of the server's clock/) });
   });
 
-  it('a refused key: api fail, exit 1', async () => {
-    const { r, by } = await doctor([], { SVC_BASE_URL: emu.url, SVC_API_KEY: 'svc-not-a-real-key-000000' });
+  it('a refused key: api fail naming the refusal and the fix, the clock still checked, exit 1', async () => {
+    const { r, text, by } = await doctor([], { SVC_BASE_URL: emu.url, SVC_API_KEY: 'svc-not-a-real-key-000000' });
     expect(r.exitCode).toBe(1);
-    expect(by('api').status).toBe('fail');
+    expect(by('api')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/^the key is refused \(HTTP 400: Incorrect API key provided/),
+      fix: expect.stringMatching(/svc auth login/),
+    });
+    expect(by('clock').status).toBe('ok');
+    // issue 37 item 13: the fix pointed at "the lines above", where nothing was
+    expect(text.stdout).not.toMatch(/see the lines above|see above/);
+  });
+
+  it('a dead base URL: api fail with a fix of its own, the clock row says it was not checked', async () => {
+    const { r, by } = await doctor([], { SVC_BASE_URL: await closedPort() });
+    expect(r.exitCode).toBe(1);
+    expect(by('api')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/connection refused/) });
+    expect(by('api').fix).toMatch(/base URL/);
+    expect(by('clock')).toMatchObject({ status: 'warn', detail: 'not checked: the server did not answer' });
   });
 });

@@ -55,6 +55,7 @@ function room(turns: number, rate: number) {
 
 /** A conversation of `turns` questions; ends (Ctrl-C) once each was answered, or at the first barge-in. */
 export async function converse(emu: TestEmulator, flags: string[], turns: number) {
+  needSpeaker();
   // G.711 sessions (--audio-format pcmu/pcma) capture and play at 8 kHz
   const r = room(turns, flags.some((f) => f === 'pcmu' || f === 'pcma') ? 8000 : 24000);
   const proc = spawnSvc(['realtime', 'talk', '--duplex', '--vad-silence-ms', '300', ...flags], {

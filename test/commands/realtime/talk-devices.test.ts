@@ -9,6 +9,7 @@ import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js'
 import { tempDir } from '../../helpers/files.js';
 import { assertNoSecrets } from '../../helpers/secrets.js';
 import { answerPcm, lastSession, realTimeEmulator, wavClip } from './talk-helpers.js';
+import { needSpeaker } from '../../helpers/tools.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -39,6 +40,7 @@ function alsaToFile(out: string): string {
 
 describe('svc realtime talk with the microphone and the speaker', () => {
   it('records from the microphone and plays the answer on the speaker', async () => {
+    needSpeaker();
     const clip = wavClip('mic.wav', [{ silence: 200 }, { say: 'hello from the microphone' }, { silence: 800 }]);
     const arecordDir = fakeArecord(clip);
     const played = join(tempDir(), 'played.raw');

@@ -7,6 +7,7 @@ import { svcProcess, svcBytes } from '../../helpers/subprocess.js';
 import { tempDir } from '../../helpers/files.js';
 import { decodeAudio, mulawDecode, parseWavHeader } from 'svc-formats/audio-codecs';
 import { tonesToText } from 'svc-emulator/tones';
+import { needSpeaker } from '../../helpers/tools.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -132,6 +133,7 @@ describe('svc tts say', () => {
   });
 
   it('plays through the real speaker package into ALSA (file plugin) and the sound decodes to the text', async () => {
+    needSpeaker();
     const capture = join(dir, 'played.raw');
     const conf = join(dir, 'asound-file.conf');
     writeFileSync(

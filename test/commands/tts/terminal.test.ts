@@ -8,6 +8,7 @@ import { svcProcess } from '../../helpers/subprocess.js';
 import { svcOnTerminal } from '../../helpers/terminal.js';
 import { encodeWav } from 'svc-formats/audio-codecs';
 import { textToTones } from 'svc-emulator/tones';
+import { needSpeaker } from '../../helpers/tools.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -22,6 +23,7 @@ const onTerminal = (args: string[], env: Record<string, string> = {}) => svcOnTe
 
 describe('on a terminal', () => {
   it('svc tts say plays on the speaker when stdout is a terminal', async () => {
+    needSpeaker();
     const capture = join(dir, 'tty.raw');
     const conf = join(dir, 'asound.conf');
     writeFileSync(
