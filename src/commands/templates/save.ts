@@ -3,7 +3,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { UsageError } from '../../core/errors.js';
 import { keyValue } from '../../core/validate.js';
-import { modelFlag, sampling } from '../../cmdutil/flag-sets.js';
+import { forceFlags, modelFlag, sampling } from '../../cmdutil/flag-sets.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import {
   TEMPLATE_NAME,
@@ -23,7 +23,7 @@ interface Opts {
   option?: Record<string, string>;
   var?: Record<string, string>;
   description?: string;
-  clobber?: boolean;
+  force?: boolean;
 }
 
 /** -o NAME=VALUE: a flag of the command that will use the template, by its long name without dashes. */
@@ -57,7 +57,7 @@ export default defineCommand<Opts>({
     { flags: '-o, --option <name=value>', description: 'another flag of the command (repeatable)', parse: keyValue() },
     { flags: '--var <name=value>', description: 'a default value of {{name}} (repeatable)', parse: keyValue() },
     { flags: '--description <text>', description: 'what the template is for (svc templates list shows it)' },
-    { flags: '--clobber', description: 'replace a template of that name' },
+    ...forceFlags('a template of that name'),
   ],
   examples: [
     "svc templates save summarize -s 'You summarize in {{lang}}.' --var lang=English 'Summarize:\\n\\n{{input}}'",
@@ -67,8 +67,8 @@ export default defineCommand<Opts>({
   async run(ctx, [name, words], opts) {
     if (!TEMPLATE_NAME.test(name))
       throw new UsageError(`NAME: "${name}" is not a template name (letters, digits, _ . -)`);
-    if (templateNames(ctx.env).includes(name) && !opts.clobber) {
-      throw new UsageError(`NAME: template ${name} exists; --clobber replaces it (or svc templates edit ${name})`);
+    if (templateNames(ctx.env).includes(name) && !opts.force) {
+      throw new UsageError(`NAME: template ${name} exists; --force replaces it (or svc templates edit ${name})`);
     }
     const prompt = ((words as string[] | undefined) ?? []).join(' ').replace(/\\n/g, '\n');
     const template: Template = {
