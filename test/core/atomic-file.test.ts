@@ -61,7 +61,7 @@ describe('AtomicFile', () => {
     const f = await AtomicFile.create(target, { replace: false });
     await f.write(Buffer.from('mine'));
     writeFileSync(target, 'theirs');
-    await expect(f.commit()).rejects.toThrow(/race\.txt already exists \(use --force to overwrite it\)/);
+    await expect(f.commit()).rejects.toThrow(/race\.txt already exists; --force \(or --clobber\) replaces it/);
     expect(readFileSync(target, 'utf8')).toBe('theirs');
     expect(readdirSync(d)).toEqual(['race.txt']);
   });
