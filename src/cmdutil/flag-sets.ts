@@ -176,7 +176,7 @@ export const EXTRACT_FLAGS: RequestRow[] = [
  */
 export function forceFlags(what = 'an existing file'): OptionSpec[] {
   return [
-    { flags: '-f, --force', description: `replace ${what} (never done without it)`, group: O },
+    { flags: '-f, --force', description: `replace ${what} (never done without it; also --clobber)`, group: O },
     { flags: '--clobber', description: 'the same as --force', hidden: true, implies: { force: true } },
   ];
 }
