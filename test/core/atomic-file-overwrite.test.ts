@@ -120,7 +120,7 @@ describe('a second run with the same output file', () => {
 });
 
 describe('at commit time', () => {
-  it('tts stream -o FILE: a file that appeared while the audio streamed is not replaced (exit 2, no temp file)', async () => {
+  it('tts stream -o FILE: a file that appeared while the audio streamed stays (exit 2, no temp file)', async () => {
     const work = tempDir('svc-overwrite-race-');
     const target = join(work, 'race.wav');
     const p = spawnSvc(['tts', 'stream', '-o', target], { emu, stdin: 'pipe', timeout: 60_000 });

@@ -55,7 +55,7 @@ describe.concurrent('svc alias', () => {
     expect((await svcInProcess(['alias', 'list'], { configDir })).stdout).toContain('fid');
   });
 
-  it('refuses a name that is a command, a bad expansion, a set again without --force (--clobber still replaces)', async () => {
+  it('refuses a command name, a bad expansion, a set again without --force (--clobber replaces)', async () => {
     const configDir = await aliasesIn({ ask: 'chat' });
     const cases: [string[], string][] = [
       [['alias', 'set', 'models', 'chat'], '"models" is an svc command'],
