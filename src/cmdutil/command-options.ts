@@ -106,7 +106,7 @@ function attributeName(flags: string): string {
  * Before a command runs (nothing sent yet): a file named by one of its output flags that already exists is refused
  * unless --force (core/atomic-file refuseExisting: exit 2 naming the flag, the file and --force). The command's
  * writer passes `replace: force` too, for a file that appears while it runs. Only for a command that takes --force
- * (cmdutil/flag-sets forceFlags; test/cmdutil/overwrite.test.ts lists those that do not yet).
+ * (cmdutil/flag-sets forceFlags; test/core/atomic-file-overwrite.test.ts lists those that do not yet).
  */
 export async function refuseExistingOutputs(
   specs: readonly OptionSpec[],

@@ -233,7 +233,7 @@ export async function writeFileAtomic(
  * The rule for every file the user names: an existing one is never replaced without --force (--clobber). `flag`
  * is the flag that named it, when checked before anything is sent; none at commit time (a file that appeared since).
  */
-export function fileExists(target: string, flag?: string): UsageError {
+function fileExists(target: string, flag?: string): UsageError {
   return new UsageError(`${flag ? `${flag}: ` : ''}${target} already exists; --force (or --clobber) replaces it`);
 }
 
