@@ -72,6 +72,9 @@ describe.concurrent('svc alias', () => {
     const clobber = await svcInProcess(['alias', 'set', 'ask', 'models list', '--clobber'], { configDir });
     expect(clobber.exitCode).toBe(0);
     expect((await svcInProcess(['alias', 'list'], { configDir })).stdout).toBe('ask\tmodels list\n');
+    const force = await svcInProcess(['alias', 'set', 'ask', 'files list', '-f'], { configDir });
+    expect(force.exitCode, force.stderr).toBe(0);
+    expect((await svcInProcess(['alias', 'list'], { configDir })).stdout).toBe('ask\tfiles list\n');
   });
 
   withEmu('expands $1, appends the other arguments, keeps global flags before the name', async ({ emu }) => {
