@@ -2,7 +2,7 @@
 // target only once complete (rename). A failure, Ctrl-C, SIGTERM or SIGHUP removes the temp file, so the user's
 // existing file is never truncated and a partial file never stays behind. A failed write (disk full, file too
 // large, permission) is an error that names the file; only bytes the OS took are counted.
-import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, statSync, unlinkSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -238,18 +238,29 @@ function fileExists(target: string, flag?: string): UsageError {
 }
 
 /**
- * Throws fileExists when a regular file is at `target` and `force` is not set. Anything else passes: no file, a
- * pipe or device (written as before), a folder (the parser's or the writer's own error).
+ * Throws fileExists when a regular file is at `target` (or a link to none: committing could not link over it) and
+ * `force` is not set. Anything else passes: no file, a pipe or device (written as before), a folder (the parser's
+ * or the writer's own error).
  */
 export function refuseExisting(target: string, flag: string, force: boolean | undefined): void {
   if (force || target === '-') return;
+  const abs = resolve(target);
   let st: ReturnType<typeof statSync> | undefined;
   try {
-    st = statSync(resolve(target));
+    st = statSync(abs);
   } catch {
-    return;
+    if (!lstatExists(abs)) return;
   }
-  if (st.isFile()) throw fileExists(target, flag);
+  if (!st || st.isFile()) throw fileExists(target, flag);
+}
+
+function lstatExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
