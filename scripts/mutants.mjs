@@ -133,4 +133,18 @@ export const MUTANTS = [
     replace: ['        void ({', '          path: opts.path,', '          query: opts.query,'].join('\n'),
     tests: ['test/apilog/ws-session.test.ts'],
   },
+  {
+    name: 'an existing output file replaced without --force (before sending)',
+    file: 'src/core/atomic-file.ts',
+    find: '  if (st.isFile()) throw fileExists(target, flag);',
+    replace: '  void st;',
+    tests: ['test/core/atomic-file-overwrite.test.ts'],
+  },
+  {
+    name: 'a file that appeared meanwhile replaced at commit',
+    file: 'src/core/atomic-file.ts',
+    find: "          if (code === 'EEXIST') throw fileExists(this.label);",
+    replace: "          if (code === 'EEXIST') await rename(tempPath, this.target);",
+    tests: ['test/core/atomic-file-overwrite.test.ts', 'test/core/atomic-file.test.ts'],
+  },
 ];

@@ -4,7 +4,7 @@ import { fstatSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, type Help } from 'commander';
 import type { CommandNode, CommandSpec } from './cmdutil/command.js';
 import type { OptionSpec } from './core/option-spec.js';
-import { commandLineOptions, makeOption } from './cmdutil/command-options.js';
+import { commandLineOptions, makeOption, refuseExistingOutputs } from './cmdutil/command-options.js';
 import type { EndpointResolver, GlobalOptions } from './runtime/context.js';
 import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS, globalValues } from './core/global-options.js';
@@ -347,6 +347,8 @@ async function addRunner(
   const options = commandLineOptions(spec.options ?? [], GLOBAL_OPTIONS, argv);
   inv.globalOptions = options.globals;
   buildLeaf(cmd, node.summary, spec, options.own, async (args, opts, globals, given) => {
+    // an output file that exists: exit 2 before anything is sent, unless --force
+    await refuseExistingOutputs(spec.options ?? [], opts);
     // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
     const { createContext } = await import('./runtime/context.js');
     // --no-stdin: stdin is empty, as from /dev/null, for every command (runtime/stdin.ts)

@@ -93,7 +93,7 @@ describe('server text on a terminal', () => {
     ],
     [
       'a transcript (realtime talk)',
-      ['realtime', 'talk', '--input', wav, '--output', join(tempDir('svc-tty-'), 'o.wav')],
+      ['realtime', 'talk', '--input', wav, '--output', join(tempDir('svc-tty-'), 'o.wav'), '--force'],
       () => {},
       /assistant: Hi␛]0;pwned/,
     ],

@@ -18,6 +18,8 @@ export interface EncodedOutputOptions {
   device?: string;
   stdout?: StdoutBytes;
   env?: NodeJS.ProcessEnv;
+  /** replace an existing file (--force); otherwise one that appears meanwhile is not replaced */
+  replace?: boolean;
 }
 
 export class EncodedOutput {
@@ -52,7 +54,7 @@ export class EncodedOutput {
       await checkPlayback(opts.format, o.chosen, env);
     } else {
       if (opts.device !== undefined) fail('--output-device', opts.device, ONLY_SPEAKER);
-      o.target = await openByteTarget(opts.dest, opts.stdout);
+      o.target = await openByteTarget(opts.dest, opts.stdout, opts.replace);
     }
     return o;
   }

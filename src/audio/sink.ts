@@ -23,6 +23,8 @@ export const ONLY_SPEAKER = 'only when the audio plays on the speaker, not into 
 export interface SinkOptions {
   /** format of the PCM given to write() */
   format: PcmFormat;
+  /** replace an existing file (--force); otherwise one that appears meanwhile is not replaced */
+  replace?: boolean;
   /** file/stdout codec (default: by file extension, else wav) */
   codec?: Codec;
   /** MP3 bit rate (bits/s, default 128000) */
@@ -60,7 +62,8 @@ export async function openSink(spec: SinkSpec, opts: SinkOptions): Promise<Audio
   if (spec === 'speaker') return openSpeakerSink(opts);
   if (opts.device !== undefined) fail('--output-device', opts.device, ONLY_SPEAKER);
   const codec = opts.codec ?? (spec === '-' ? 'wav' : (codecFromPath(spec) ?? 'wav'));
-  const out = spec === '-' ? new StdoutTarget(opts.stdout ?? process.stdout) : await FileTarget.open(spec);
+  const out =
+    spec === '-' ? new StdoutTarget(opts.stdout ?? process.stdout) : await FileTarget.open(spec, !!opts.replace);
   const encoder = await makeEncoder(codec, opts.format, opts.bitRate);
   return new EncodedSink(spec === '-' ? 'stdout' : 'file', out, opts.format, codec, encoder);
 }
@@ -106,8 +109,8 @@ class StdoutTarget implements ByteTarget {
 
 class FileTarget implements ByteTarget {
   private constructor(private readonly file: AtomicFile) {}
-  static async open(path: string): Promise<FileTarget> {
-    return new FileTarget(await AtomicFile.create(path));
+  static async open(path: string, replace: boolean): Promise<FileTarget> {
+    return new FileTarget(await AtomicFile.create(path, { replace }));
   }
   async write(b: Uint8Array): Promise<void> {
     if (b.length === 0) return;
@@ -124,8 +127,12 @@ class FileTarget implements ByteTarget {
   }
 }
 
-export async function openByteTarget(spec: '-' | (string & {}), stdout?: StdoutBytes): Promise<ByteTarget> {
-  return spec === '-' ? new StdoutTarget(stdout ?? process.stdout) : FileTarget.open(spec);
+export async function openByteTarget(
+  spec: '-' | (string & {}),
+  stdout?: StdoutBytes,
+  replace = false,
+): Promise<ByteTarget> {
+  return spec === '-' ? new StdoutTarget(stdout ?? process.stdout) : FileTarget.open(spec, replace);
 }
 
 interface Encoder {

@@ -26,7 +26,7 @@ export interface BatchOptions {
   maxFailures?: number;
   budget?: number;
   dryRun?: boolean;
-  /** --force / --clobber: files in --output-dir may be replaced */
+  /** --force (--clobber): an existing -o file and files in --output-dir may be replaced */
   force?: boolean;
 }
 
@@ -99,6 +99,11 @@ export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): 
   const state = openState(path, spec, o, fingerprint);
   if (o.dryRun) return dryRun(ctx, spec, rows, state);
   if (o.outputDir && !o.force) await refuseReplacing(spec, o.outputDir, state);
+  // -o: on --resume the file is this batch's own output; a new run replaces one only with --force
+  if (o.output && !o.resume) {
+    const { refuseExisting } = await import('../core/atomic-file.js');
+    refuseExisting(o.output, '-o', !!o.force);
+  }
   if (o.budget !== undefined && !spec.op.priced)
     throw new UsageError(`--budget: ${spec.op.name} replies carry no usage to count the spend by`);
   const limit = await spendable(ctx, o.budget, state.spent);

@@ -2,7 +2,7 @@
 // Option in ~20 µs (its flags split by a regular expression, the name camel-cased…), run cold in every process:
 // chat's 55 options were ~1.2 ms of every `svc chat`.
 import { Option } from 'commander';
-import type { OptionSpec } from '../core/option-spec.js';
+import { FILE_TARGET_PARSERS, type OptionSpec } from '../core/option-spec.js';
 
 /** The flag commander derives the value's name from (for messages that name the flag). */
 function longFlag(flags: string): string {
@@ -20,6 +20,7 @@ export function makeOption(spec: OptionSpec): Option {
     opt.argParser((raw: string, prev: unknown) => spec.parse!(raw, longFlag(spec.flags), prev));
   }
   if (spec.hidden) opt.hideHelp();
+  if (spec.implies) opt.implies(spec.implies);
   // long helps list flags under headings (Model, Sampling, Output, Tools, Audio …); ungrouped ones under Options
   if (spec.group) opt.helpGroup(`${spec.group}:`);
   return opt;
@@ -92,4 +93,31 @@ export function commandLineOptions(
     own: optionsNeeded(own, argv, new Set([...PROGRAM_FLAGS, ...flagNames(globals)])),
     globals: optionsNeeded(globals, argv, new Set([...PROGRAM_FLAGS, ...flagNames(own)])),
   };
+}
+
+/** '--latency-log <file>' → 'latencyLog', the key of its value in a command's options (as commander names it) */
+function attributeName(flags: string): string {
+  return longFlag(flags)
+    .slice(2)
+    .replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * Before a command runs (nothing sent yet): a file named by one of its output flags that already exists is refused
+ * unless --force (core/atomic-file refuseExisting: exit 2 naming the flag, the file and --force). The command's
+ * writer passes `replace: force` too, for a file that appears while it runs. Only for a command that takes --force
+ * (cmdutil/flag-sets forceFlags; test/core/atomic-file-overwrite.test.ts lists those that do not yet).
+ */
+export async function refuseExistingOutputs(
+  specs: readonly OptionSpec[],
+  opts: Record<string, unknown>,
+): Promise<void> {
+  const named = specs.filter((s) => s.parse && FILE_TARGET_PARSERS.has(s.parse) && !s.decidesExisting);
+  if (!named.length || !specs.some((s) => namesOf(s.flags).includes('--force'))) return;
+  const { refuseExisting } = await import('../core/atomic-file.js');
+  for (const spec of named) {
+    const value = opts[attributeName(spec.flags)];
+    if (typeof value !== 'string' || FILE_TARGET_PARSERS.get(spec.parse!)!.includes(value)) continue;
+    refuseExisting(value, longFlag(spec.flags), opts.force === true);
+  }
 }

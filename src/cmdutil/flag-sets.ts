@@ -3,6 +3,7 @@
 // `--help` can show the sets under their own headings. Commands compose them: `...sampling('temperature', 'topP')`.
 import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
+import type { OptionSpec } from '../core/option-spec.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
 import { DEFAULT_MCP_MAX_RESULT_KIB, mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
@@ -174,6 +175,18 @@ export const EXTRACT_FLAGS: RequestRow[] = [
     group: FLAG_GROUPS.output,
   },
 ];
+
+/**
+ * Every command that writes a file the user named: an existing file is replaced only with --force (`--clobber`, gh's
+ * name, is the same flag). The check before sending is the runner's (cmdutil/command-options refuseExistingOutputs,
+ * for outputPath flags) or the command's (net/download checkTarget); the writer passes `replace: force`.
+ */
+export function forceFlags(what = 'an existing file'): OptionSpec[] {
+  return [
+    { flags: '-f, --force', description: `replace ${what} (never done without it; also --clobber)`, group: O },
+    { flags: '--clobber', description: 'the same as --force', hidden: true, implies: { force: true } },
+  ];
+}
 
 export const OUTPUT = {
   usage: { flags: '-u, --usage', description: 'print token usage on stderr', group: O } as RequestRow,

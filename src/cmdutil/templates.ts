@@ -92,19 +92,19 @@ export async function templateYaml(t: Template): Promise<string> {
 
 /**
  * Save template `name` (`svc templates save`, `svc chat --save`): exit 2 for a bad name, one that exists (unless
- * `clobber`), or nothing to save. Returns the file's text.
+ * `force`), or nothing to save. Returns the file's text.
  */
 export async function saveTemplate(
   ctx: Context,
   name: string,
   template: Template,
-  opts: { clobber?: boolean; flag?: string } = {},
+  opts: { force?: boolean; flag?: string } = {},
 ): Promise<string> {
   const flag = opts.flag ?? 'NAME';
   if (!TEMPLATE_NAME.test(name))
     throw new UsageError(`${flag}: "${name}" is not a template name (letters, digits, _ . -)`);
-  if (templateNames(ctx.env).includes(name) && !opts.clobber) {
-    const replace = flag === 'NAME' ? '--clobber replaces it' : `svc templates delete ${name} makes room`;
+  if (templateNames(ctx.env).includes(name) && !opts.force) {
+    const replace = flag === 'NAME' ? '--force replaces it' : `svc templates delete ${name} makes room`;
     throw new UsageError(`${flag}: template ${name} exists; ${replace} (or svc templates edit ${name})`);
   }
   if (Object.values(template).every((v) => v === undefined)) {

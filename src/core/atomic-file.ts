@@ -2,12 +2,13 @@
 // target only once complete (rename). A failure, Ctrl-C, SIGTERM or SIGHUP removes the temp file, so the user's
 // existing file is never truncated and a partial file never stays behind. A failed write (disk full, file too
 // large, permission) is an error that names the file; only bytes the OS took are counted.
-import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, statSync, unlinkSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ExitCode, FileWriteError, UsageError } from './errors.js';
 import { canRaise } from './signals.js';
+import { FILE_TARGET_PARSERS } from './option-spec.js';
 
 /** Temp files of this process not yet renamed or removed. */
 const pending = new Set<string>();
@@ -57,7 +58,10 @@ export function tempPathFor(target: string): string {
 }
 
 export interface AtomicFileOptions {
-  /** replace an existing target (default true); false: refuse when a file is at the target when committing */
+  /**
+   * replace an existing target (default true: svc's own files, stores and state); a file the user named passes
+   * the --force flag's value (cmdutil/flag-sets forceFlags): false refuses when a file is at the target on commit
+   */
   replace?: boolean;
   /** how to name the target in messages (default: the path as given) */
   label?: string;
@@ -176,11 +180,10 @@ export class AtomicFile {
           await unlink(tempPath).catch(() => {});
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
-          if (code === 'EEXIST') throw new UsageError(`${this.label} already exists (use --force to overwrite it)`);
+          if (code === 'EEXIST') throw fileExists(this.label);
           // a file system without hard links: check, then rename
           if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw err;
-          if (existsSync(this.target))
-            throw new UsageError(`${this.label} already exists (use --force to overwrite it)`);
+          if (existsSync(this.target)) throw fileExists(this.label);
           await rename(tempPath, this.target);
         }
       }
@@ -227,13 +230,49 @@ export async function writeFileAtomic(
 }
 
 /**
+ * The rule for every file the user names: an existing one is never replaced without --force (--clobber). `flag`
+ * is the flag that named it, when checked before anything is sent; none at commit time (a file that appeared since).
+ */
+function fileExists(target: string, flag?: string): UsageError {
+  return new UsageError(`${flag ? `${flag}: ` : ''}${target} already exists; --force (or --clobber) replaces it`);
+}
+
+/**
+ * Throws fileExists when a regular file is at `target` (or a link to none: committing could not link over it) and
+ * `force` is not set. Anything else passes: no file, a pipe or device (written as before), a folder (the parser's
+ * or the writer's own error).
+ */
+export function refuseExisting(target: string, flag: string, force: boolean | undefined): void {
+  if (force || target === '-') return;
+  const abs = resolve(target);
+  let st: ReturnType<typeof statSync> | undefined;
+  try {
+    st = statSync(abs);
+  } catch {
+    if (!lstatExists(abs)) return;
+  }
+  if (!st || st.isFile()) throw fileExists(target, flag);
+}
+
+function lstatExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A flag naming a file svc will write (`-o FILE`, `--timestamps FILE`, `--transcripts DIR`…), checked when the
  * command line is parsed — before any paid work — so that an hour of audio is not spent into a path that cannot be
  * written: the folder must exist, and the target must not be a folder (or, with `dir`, must be one or not exist).
- * `-` (stdout) and the words in `pass` (speaker) go through.
+ * `-` (stdout) and the words in `pass` (speaker) go through. An existing file is refused unless --force, checked
+ * once all flags are parsed (cmdutil/command-options refuseExistingOutputs); the command's writer passes
+ * `replace: force` so that one created meanwhile is not replaced either.
  */
 export function outputPath(opts: { dir?: boolean; pass?: readonly string[] } = {}) {
-  return (raw: string, flag: string): string => {
+  const parse = (raw: string, flag: string): string => {
     if (raw === '-' || opts.pass?.includes(raw)) return raw;
     const abs = resolve(raw);
     const parent = dirname(abs);
@@ -243,4 +282,6 @@ export function outputPath(opts: { dir?: boolean; pass?: readonly string[] } = {
       throw new UsageError(`${flag}: ${raw} ${opts.dir ? 'is not a folder' : 'is a folder'}`);
     return raw;
   };
+  if (!opts.dir) FILE_TARGET_PARSERS.set(parse, opts.pass ?? []);
+  return parse;
 }

@@ -1,6 +1,13 @@
 // A command's flags and positional arguments as data: what help, parsing, completion and the request tables read.
 import type { FlagParser } from './validate.js';
 
+/**
+ * The parsers of flags that name one file svc writes (core/atomic-file outputPath), with the words that are not a
+ * file (`speaker`): before a command runs, an existing file there is refused unless --force
+ * (cmdutil/command-options refuseExistingOutputs). Here, so that the runner can ask without loading the writer.
+ */
+export const FILE_TARGET_PARSERS = new WeakMap<object, readonly string[]>();
+
 export interface OptionSpec {
   /** commander syntax: '-m, --model <id>', '--stream', '--no-stream' */
   flags: string;
@@ -11,6 +18,11 @@ export interface OptionSpec {
   /** shown in help and used by shell completion */
   choices?: readonly string[];
   hidden?: boolean;
+  /** an output file flag whose existing file the command judges itself, not the runner (svc batch: on --resume its
+   * own output and journal are there) */
+  decidesExisting?: true;
+  /** other options this one sets when given (an alias: `--clobber` sets force) */
+  implies?: Record<string, unknown>;
   /** values shell completion asks `svc __complete` for (default: from the flag's name, e.g. --model → models; false:
    * none, for a flag whose name another command's flag of other values shares) */
   complete?: CompletionKind | false;

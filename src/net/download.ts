@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ApiError, InterruptedError, NetworkError, ProtocolError, UsageError } from '../core/errors.js';
-import { AtomicFile, FileWriteError } from '../core/atomic-file.js';
+import { AtomicFile, FileWriteError, refuseExisting } from '../core/atomic-file.js';
 import { BIDI_CONTROLS } from '../term/terminal-safe.js';
 
 /**
@@ -18,7 +18,7 @@ export function checkTarget(target: string, opts: { force?: boolean; flag?: stri
     throw new UsageError(`${flag}: ${target}: the directory ${dir} does not exist`);
   if (existsSync(abs)) {
     if (statSync(abs).isDirectory()) throw new UsageError(`${flag}: ${target} is a directory`);
-    if (!opts.force) throw new UsageError(`${flag}: ${target} already exists (use --force to overwrite it)`);
+    refuseExisting(target, flag, opts.force);
   }
   return abs;
 }

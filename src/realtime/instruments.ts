@@ -11,6 +11,8 @@ import { TurnMeter, type SessionObserver, type TurnLatency } from './turn-meter.
 export interface InstrumentFlags {
   latencyLog?: string;
   record?: string;
+  /** replace existing files (--force) */
+  force?: boolean;
 }
 
 export class SessionInstruments {
@@ -51,7 +53,7 @@ export class SessionInstruments {
     const inst = new SessionInstruments(ctx, f, playback, sampleRate, live);
     if (f.record) {
       const { ConversationRecording } = await import('./recording.js');
-      inst.recording = await ConversationRecording.create(f.record, sampleRate);
+      inst.recording = await ConversationRecording.create(f.record, sampleRate, !!f.force);
       playback.listeners.push(inst.recording);
     }
     return inst;
@@ -107,7 +109,7 @@ export class SessionInstruments {
     if (this.f.latencyLog) {
       const { writeFileAtomic } = await import('../core/atomic-file.js');
       const lines = this.meter.turns.map((t) => `${JSON.stringify(t)}\n`).join('');
-      await writeFileAtomic(this.f.latencyLog, lines);
+      await writeFileAtomic(this.f.latencyLog, lines, { replace: !!this.f.force });
     }
     await this.recording?.end();
   }

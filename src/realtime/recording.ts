@@ -39,8 +39,8 @@ export class ConversationRecording implements SessionObserver, PlaybackListener 
     private readonly sampleRate: number,
   ) {}
 
-  static async create(path: string, sampleRate: number): Promise<ConversationRecording> {
-    const file = await AtomicFile.create(path);
+  static async create(path: string, sampleRate: number, replace: boolean): Promise<ConversationRecording> {
+    const file = await AtomicFile.create(path, { replace });
     const rec = new ConversationRecording(file, sampleRate);
     rec.chain(() => file.write(wavHeader({ sampleRate, channels: 2 })));
     return rec;

@@ -20,7 +20,7 @@ import {
 import { BUILTIN_VOICES, voiceIdParser } from '../endpoints/voices.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import type { Context } from '../runtime/context.js';
-import { APPROVE_FLAG, AUDIO, MCP_FLAG, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
+import { APPROVE_FLAG, AUDIO, MCP_FLAG, forceFlags, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
 import { checkApprovable } from '../cmdutil/approve.js';
 import { toolCmdParser, type ToolCommand } from '../cmdutil/local-tools.js';
 import { fail, maxLength, number, integer, oneOf, require } from '../core/validate.js';
@@ -58,6 +58,7 @@ export interface VoiceFlags {
   reasoningEffort?: string;
   latencyLog?: string;
   record?: string;
+  force?: boolean;
 }
 
 /** Flags of the session itself (every voice command). */
@@ -158,6 +159,7 @@ export const TALK_OPTIONS: OptionSpec[] = [
     description: 'record both sides to a stereo WAV file, time-aligned: you on the left, the assistant on the right',
     parse: outputPath(),
   },
+  ...forceFlags('an existing --output, --record or --latency-log file'),
 ];
 
 /** Checks that span flags; throws a UsageError (exit 2) before anything is sent. */
@@ -409,7 +411,8 @@ async function openLocalAudio(
     if (f.output) {
       const { openSink } = await import('../audio/sink.js');
       const format = { sampleRate: wire.sampleRate, channels: 1 };
-      sink = await openSink(f.output, { format, device: f.outputDevice, env: ctx.env, stdout: ctx.out });
+      const replace = !!f.force;
+      sink = await openSink(f.output, { format, device: f.outputDevice, env: ctx.env, stdout: ctx.out, replace });
     }
   } catch (err) {
     await source?.close();

@@ -79,7 +79,7 @@ describe.concurrent('tts stream -o FILE: Ctrl-C keeps the audio received so far'
       const out = join(dir, 'notes.mp3');
       writeFileSync(out, 'OLD');
       // -v: the trace says when the first text went out (Ctrl-C is the command's own from then on)
-      const proc = spawnSvc(['-v', 'tts', 'stream', '-o', out], {
+      const proc = spawnSvc(['-v', 'tts', 'stream', '-o', out, '--force'], {
         env: { SVC_BASE_URL: server.url, SVC_API_KEY: key },
         stdin: 'pipe',
         timeout: 40_000,

@@ -1,5 +1,7 @@
 // Every command that writes a file goes through the one atomic writer: on failure (server error, stream cut short,
-// a write beyond `ulimit -f`, a signal) the user's existing file is untouched and no temp file stays behind.
+// a write beyond `ulimit -f`, a signal) the user's existing file is untouched and no temp file stays behind. Each run
+// here is told to replace the file (--force), so that it gets as far as the failure (the rule without --force:
+// atomic-file-overwrite.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -73,8 +75,8 @@ afterAll(async () => {
 // The rows run at once: each writes into a folder of its own, and none looks at the emulator's requests
 describe.concurrent('a write beyond ulimit -f is an error naming the file; the existing file stays as it was', () => {
   const rows: [string, (t: string) => string[]][] = [
-    ['tts say (WebSocket)', (t) => ['tts', 'say', 'hello there, a longer sentence to speak', '-o', t]],
-    ['tts say --rest', (t) => ['tts', 'say', 'hello there, a longer sentence to speak', '--rest', '-o', t]],
+    ['tts say (WebSocket)', (t) => ['tts', 'say', 'hello there, a longer sentence to speak', '-o', t, '--force']],
+    ['tts say --rest', (t) => ['tts', 'say', 'hello there, a longer sentence to speak', '--rest', '-o', t, '--force']],
     [
       'tts say --timestamps FILE',
       (t) => [
@@ -85,6 +87,7 @@ describe.concurrent('a write beyond ulimit -f is an error naming the file; the e
         '/dev/null',
         '--timestamps',
         t,
+        '--force',
       ],
     ],
     ['images generate', (t) => ['images', 'generate', 'a red square', '-o', t, '--force']],
@@ -92,7 +95,7 @@ describe.concurrent('a write beyond ulimit -f is an error naming the file; the e
       'videos generate --wait',
       (t) => ['videos', 'generate', 'a paper boat', '--wait', '--poll-interval', '0.1', '-o', t, '--force'],
     ],
-    ['agents pull -o', (t) => ['agents', 'pull', ids.agent, '-o', t]],
+    ['agents pull -o', (t) => ['agents', 'pull', ids.agent, '-o', t, '--force']],
     ['files download', (t) => ['files', 'download', ids.file, '-o', t, '--force']],
     ['skills download', (t) => ['skills', 'download', ids.skill, '-o', t, '--force']],
     ['custom-voices download', (t) => ['custom-voices', 'download', ids.voice, '-o', t, '--force']],
@@ -112,7 +115,7 @@ describe.concurrent('a write beyond ulimit -f is an error naming the file; the e
     const a = withTarget('stream.wav');
     const s = await svcLimited(
       1,
-      ['tts', 'stream', '-o', a.target],
+      ['tts', 'stream', '-o', a.target, '--force'],
       'a long enough sentence to pass one kilobyte of audio\n',
     );
     expect(s.exitCode, s.stderr).toBe(1);
@@ -124,7 +127,7 @@ describe.concurrent('a write beyond ulimit -f is an error naming the file; the e
     const b = withTarget('answer.wav');
     const clip = join(b.dir, '..', `${b.dir.split('/').pop()}-q.wav`);
     await svcInProcess(['tts', 'say', 'what time is it', '-o', clip, '--sample-rate', '24000'], { emu });
-    const t = await svcLimited(1, ['realtime', 'talk', '--input', clip, '--output', b.target]);
+    const t = await svcLimited(1, ['realtime', 'talk', '--input', clip, '--output', b.target, '--force']);
     rmSync(clip, { force: true });
     expect(t.exitCode, t.stderr).toBe(1);
     expect(t.stderr).toContain('disk full or file too large (EFBIG)');
@@ -135,7 +138,7 @@ describe.concurrent('a write beyond ulimit -f is an error naming the file; the e
 describe('a failed request or stream leaves -o FILE untouched', () => {
   it('tts say over the WebSocket: a server error mid-session', async () => {
     const { dir, target } = withTarget('x.mp3');
-    const r = await svcInProcess(['tts', 'say', 'hello', '--voice', 'zzzzzzzz', '-o', target], { emu });
+    const r = await svcInProcess(['tts', 'say', 'hello', '--voice', 'zzzzzzzz', '-o', target, '--force'], { emu });
     expect(r.exitCode).not.toBe(0);
     expectUntouched(dir, target);
   });
@@ -144,7 +147,7 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
     const { dir, target } = withTarget('x.mp3');
     emu.faults.add({ kind: 'status', status: 500, path: '^/v1/tts$', times: 10 });
     try {
-      const r = await svcInProcess(['tts', 'say', 'hello', '--rest', '-o', target], {
+      const r = await svcInProcess(['tts', 'say', 'hello', '--rest', '-o', target, '--force'], {
         emu,
         env: { SVC_MAX_RETRIES: '0' },
       });
@@ -188,7 +191,7 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
       'tts say: audio deltas then a dropped connection without audio.done → exit 1, incomplete, file ' + 'untouched',
       async () => {
         const { dir, target } = withTarget('cut.mp3');
-        const r = await svcInProcess(['tts', 'say', 'hello', '-o', target], {
+        const r = await svcInProcess(['tts', 'say', 'hello', '-o', target, '--force'], {
           env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut' },
         });
         expect(r.exitCode, r.stderr).toBe(1);
@@ -200,7 +203,7 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
       const { dir, target } = withTarget('rec.wav');
       const clip = join(dir, '..', `${dir.split('/').pop()}-in.wav`);
       writeFileSync(clip, encodeWav(Buffer.alloc(4800), { sampleRate: 24000, channels: 1 }));
-      const r = await svcInProcess(['realtime', 'talk', '--input', clip, '--output', target], {
+      const r = await svcInProcess(['realtime', 'talk', '--input', clip, '--output', target, '--force'], {
         env: { SVC_BASE_URL: url, SVC_API_KEY: 'k-test-cut', SVC_MAX_RETRIES: '0' },
       });
       rmSync(clip, { force: true });
@@ -212,7 +215,7 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
   for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
     it(`tts stream -o FILE: ${sig} mid-stream leaves the existing file and no temp file`, async () => {
       const { dir, target } = withTarget('sig.wav');
-      const p = spawnSvc(['tts', 'stream', '-o', target], { emu, stdin: 'pipe', timeout: 60_000 });
+      const p = spawnSvc(['tts', 'stream', '-o', target, '--force'], { emu, stdin: 'pipe', timeout: 60_000 });
       p.stdin!.write('first utterance\n\n');
       // the temp file exists once audio arrived; then the signal
       for (let i = 0; i < 500 && readdirSync(dir).length < 2; i++) await new Promise((res) => setTimeout(res, 20));

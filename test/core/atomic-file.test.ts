@@ -2,10 +2,19 @@
 // process part: a write beyond `ulimit -f` is an error naming the file (never a count of bytes that were not
 // written), and SIGHUP leaves no temp file behind.
 import { afterAll, describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { AtomicFile, FileWriteError, writeFileAtomic } from '../../src/core/atomic-file.js';
+import { AtomicFile, FileWriteError, refuseExisting, writeFileAtomic } from '../../src/core/atomic-file.js';
 import { ROOT, tempDir } from '../helpers/files.js';
 
 const dirs: string[] = [];
@@ -61,9 +70,22 @@ describe('AtomicFile', () => {
     const f = await AtomicFile.create(target, { replace: false });
     await f.write(Buffer.from('mine'));
     writeFileSync(target, 'theirs');
-    await expect(f.commit()).rejects.toThrow(/race\.txt already exists \(use --force to overwrite it\)/);
+    await expect(f.commit()).rejects.toThrow(/race\.txt already exists; --force \(or --clobber\) replaces it/);
     expect(readFileSync(target, 'utf8')).toBe('theirs');
     expect(readdirSync(d)).toEqual(['race.txt']);
+  });
+
+  it('refuseExisting: a file or a dangling link refused naming the flag and --force; a device, a new name pass', () => {
+    const d = dir();
+    const file = join(d, 'kept.txt');
+    writeFileSync(file, 'kept');
+    const dangling = join(d, 'link.txt');
+    symlinkSync(join(d, 'nowhere'), dangling);
+    const refused = (t: string) => () => refuseExisting(t, '-o', false);
+    expect(refused(file)).toThrow(`-o: ${file} already exists; --force (or --clobber) replaces it`);
+    expect(refused(dangling)).toThrow(`-o: ${dangling} already exists`);
+    for (const ok of ['/dev/null', '-', join(d, 'new.txt')]) expect(refused(ok)).not.toThrow();
+    expect(() => refuseExisting(file, '-o', true)).not.toThrow();
   });
 
   it('a device given as the target is written to directly (no temp file next to it)', async () => {

@@ -83,7 +83,7 @@ const TRANSPORTS: Transport[] = [
   },
   {
     name: 'WebSocket TTS (tts say)',
-    args: () => ['tts', 'say', 'hello', '-o', join(dir, 'say.pcm')],
+    args: () => ['tts', 'say', 'hello', '-o', join(dir, 'say.pcm'), '--force'],
     reached: /^WS \/v1\/tts/,
     ok: () => expect(statSync(join(dir, 'say.pcm')).size).toBeGreaterThan(1000),
   },
@@ -249,7 +249,7 @@ describe('proxies from the environment', () => {
     const wrong = authProxy.bareUrl.replace('//', '//alice:wrong-password@');
     for (const args of [
       ['models', 'list'],
-      ['tts', 'say', 'hi', '-o', join(dir, 'x.pcm')],
+      ['tts', 'say', 'hi', '-o', join(dir, 'x.pcm'), '--force'],
     ]) {
       const r = await run(args, {}, ['--max-retries', '0', '--proxy', wrong]);
       expect(r.exitCode, r.why).toBe(1);
@@ -261,7 +261,7 @@ describe('proxies from the environment', () => {
   it('the built CLI (launcher, bundle) goes through the proxy too, REST and WebSocket', async () => {
     for (const args of [
       ['models', 'list'],
-      ['tts', 'say', 'hi', '-o', join(dir, 'b.pcm')],
+      ['tts', 'say', 'hi', '-o', join(dir, 'b.pcm'), '--force'],
     ]) {
       const log = await connectsDuring(authProxy, async () => {
         const r = await svcProcess(['--proxy', authProxy.url, ...args], {
@@ -279,7 +279,7 @@ describe('trust: a private CA', () => {
   it('unknown CA: exit 1 at once (no retry), the host and issuer named, SVC_CA_CERT hinted', async () => {
     for (const args of [
       ['models', 'list'],
-      ['tts', 'say', 'hi', '-o', join(dir, 'y.pcm')],
+      ['tts', 'say', 'hi', '-o', join(dir, 'y.pcm'), '--force'],
     ]) {
       const before = front.connections();
       emu.clearRequests();
@@ -309,7 +309,7 @@ describe('trust: a private CA', () => {
     for (const env of envs) {
       for (const args of [
         ['models', 'list'],
-        ['tts', 'say', 'hi', '-o', join(dir, 'z.pcm')],
+        ['tts', 'say', 'hi', '-o', join(dir, 'z.pcm'), '--force'],
       ]) {
         const r = await svcInProcess(args, { emu, env: { SVC_BASE_URL: front.url, ...env } });
         expect(r.exitCode, `${JSON.stringify(env)} ${r.stderr}`).toBe(0);
@@ -353,7 +353,7 @@ describe('mutual TLS', () => {
   it('accepted with the client certificate (SVC_CLIENT_CERT/SVC_CLIENT_KEY), HTTP and WebSocket', async () => {
     for (const args of [
       ['models', 'list'],
-      ['tts', 'say', 'hi', '-o', join(dir, 'm.pcm')],
+      ['tts', 'say', 'hi', '-o', join(dir, 'm.pcm'), '--force'],
     ]) {
       const r = await svcInProcess(args, {
         emu,
@@ -370,7 +370,7 @@ describe('mutual TLS', () => {
     await svcInProcess(['config', 'set', 'client_key', ca.clientKey], { emu, configDir: cfg });
     for (const args of [
       ['models', 'list'],
-      ['tts', 'say', 'hi', '-o', join(dir, 'n.pcm')],
+      ['tts', 'say', 'hi', '-o', join(dir, 'n.pcm'), '--force'],
     ]) {
       const log = await connectsDuring(proxy, async () => {
         const r = await svcInProcess(['--proxy', proxy.url, ...args], { emu, configDir: cfg, env: env() });
@@ -383,7 +383,7 @@ describe('mutual TLS', () => {
   it('refused without it: exit 1, HTTP and WebSocket', async () => {
     for (const args of [
       ['models', 'list'],
-      ['tts', 'say', 'hi', '-o', join(dir, 'o.pcm')],
+      ['tts', 'say', 'hi', '-o', join(dir, 'o.pcm'), '--force'],
     ]) {
       emu.clearRequests();
       const r = await svcInProcess(['--max-retries', '0', ...args], { emu, env: env() });

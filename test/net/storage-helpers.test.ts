@@ -127,7 +127,7 @@ describe('saveStream', () => {
   it('checkTarget and safeFileName', () => {
     const d = dir();
     writeFileSync(join(d, 'e'), '');
-    expect(() => checkTarget(join(d, 'e'))).toThrow(/already exists \(use --force/);
+    expect(() => checkTarget(join(d, 'e'))).toThrow(/already exists; --force \(or --clobber\) replaces it/);
     expect(checkTarget(join(d, 'e'), { force: true })).toBe(join(d, 'e'));
     expect(() => checkTarget(join(d, 'missing', 'x'))).toThrow(/does not exist/);
     expect(safeFileName('../../etc/passwd', 'id')).toBe('passwd');

@@ -1,5 +1,6 @@
 import { outputPath } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
+import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { UsageError } from '../../core/errors.js';
 import { getAgent } from '../../endpoints/agents.js';
@@ -11,6 +12,7 @@ interface Opts {
   all?: boolean;
   env?: string;
   project?: string;
+  force?: boolean;
 }
 
 export default defineCommand<Opts>({
@@ -32,6 +34,7 @@ export default defineCommand<Opts>({
       description: 'write to this file (atomically) instead of stdout',
       parse: outputPath(),
     },
+    ...forceFlags('an existing -o file'),
     { flags: '--all', description: 'every agent of the team into the project (its files and svc-agents.json)' },
     { ...ENV_OPTION, description: `${ENV_OPTION.description} (with --all)` },
     { flags: '--project <dir>', description: 'project folder (with --all; default: the project found from here)' },
@@ -57,7 +60,7 @@ export default defineCommand<Opts>({
       ctx.out.write(text);
       return 0;
     }
-    await writeFileAtomic(opts.output, text);
+    await writeFileAtomic(opts.output, text, { replace: !!opts.force });
     ctx.out.info(`wrote agent ${agent.agent_id} to ${opts.output}`);
     return 0;
   },

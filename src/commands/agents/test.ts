@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
-import { toolCmdFlag } from '../../cmdutil/flag-sets.js';
+import { forceFlags, toolCmdFlag } from '../../cmdutil/flag-sets.js';
 import { toolCmdParser, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, number, oneOf } from '../../core/validate.js';
 import { readTestFiles, type TestCase } from '../../agent-tests/test-file.js';
@@ -27,6 +27,7 @@ interface Opts {
   parallel?: number;
   format?: ReportFormat;
   output?: string;
+  force?: boolean;
   transcripts?: string;
   toolCmd?: ToolCommand[];
   toolTimeout?: number;
@@ -67,9 +68,10 @@ export default defineCommand<Opts>({
     },
     {
       flags: '-o, --output <file>',
-      description: 'write the report to FILE instead of stdout (replaced only when complete)',
+      description: 'write the report to FILE instead of stdout (written only when complete)',
       parse: outputPath(),
     },
+    ...forceFlags('an existing -o file'),
     {
       flags: '--transcripts <dir>',
       description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
@@ -238,7 +240,7 @@ async function report(ctx: Context, results: CaseResult[], opts: Opts): Promise<
           ? `${results.map((r) => caseLine(r)).join('\n')}\n`
           : undefined;
   if (text !== undefined) {
-    if (opts.output !== undefined) await writeFileAtomic(opts.output, text);
+    if (opts.output !== undefined) await writeFileAtomic(opts.output, text, { replace: !!opts.force });
     else if (!ctx.out.json) ctx.out.write(text);
   }
   ctx.out.info(

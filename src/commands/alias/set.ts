@@ -1,6 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
+import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { ALIAS_NAME, aliasesFile, expansionWords, readAliases, writeAliases } from '../../runtime/aliases.js';
 import { rootCommands } from '../index.js';
 
@@ -22,7 +23,7 @@ function checkExpansion(expansion: string): void {
   }
 }
 
-export default defineCommand<{ clobber?: boolean }>({
+export default defineCommand<{ force?: boolean }>({
   description:
     'EXPANSION is svc’s words without the leading `svc` (`chat -m svc-4-mini`), where $1, $2 … are the ' +
     'arguments given after the alias (those not used are appended), or, starting with `!`, a line run by `sh -c` ' +
@@ -32,7 +33,7 @@ export default defineCommand<{ clobber?: boolean }>({
     { name: 'name', description: 'the new command word', required: true },
     { name: 'expansion', description: "what it stands for (quote it: 'chat -m svc-4-mini $1')", required: true },
   ],
-  options: [{ flags: '--clobber', description: 'replace an alias of that name' }],
+  options: forceFlags('an alias of that name'),
   examples: [
     "svc alias set ask 'chat -m svc-4-mini'",
     "svc alias set fid 'files get $1 --json id,filename'",
@@ -49,8 +50,8 @@ export default defineCommand<{ clobber?: boolean }>({
     }
     checkExpansion(expansion);
     const aliases = readAliases(ctx.env);
-    if (Object.hasOwn(aliases, name) && !opts.clobber) {
-      throw new UsageError(`NAME: alias ${name} exists (${aliases[name]}); --clobber replaces it`);
+    if (Object.hasOwn(aliases, name) && !opts.force) {
+      throw new UsageError(`NAME: alias ${name} exists (${aliases[name]}); --force replaces it`);
     }
     aliases[name] = expansion;
     writeAliases(ctx.env, aliases);

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
-import { FLAG_GROUPS, SAMPLING, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
+import { FLAG_GROUPS, SAMPLING, forceFlags, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
 import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { UsageError } from '../../core/errors.js';
 import { readInputText } from '../../core/input-file.js';
@@ -41,7 +41,6 @@ interface Opts extends Omit<BodyFlags, 'schema'> {
   schema?: string;
   inputFormat?: InputFormat;
   force?: boolean;
-  clobber?: boolean;
 }
 
 const B = 'Batch';
@@ -69,8 +68,9 @@ const BATCH_FLAGS: OptionSpec[] = [
   },
   {
     flags: '-o, --output <file>',
-    description: 'the output JSON Lines (default: stdout)',
+    description: 'the output JSON Lines (default: stdout); an existing file only with --resume (its own) or --force',
     parse: outputPath(),
+    decidesExisting: true,
     group: B,
   },
   {
@@ -85,18 +85,14 @@ const BATCH_FLAGS: OptionSpec[] = [
     choices: INPUT_FORMATS,
     group: B,
   },
-  {
-    flags: '--force',
-    description: 'replace files already in --output-dir (without it a batch that would replace one is refused)',
-    group: B,
-  },
-  { flags: '--clobber', description: 'the same as --force', group: B },
+  ...forceFlags('an existing -o file or files already in --output-dir'),
   {
     flags: '--journal <file>',
     description:
       "the journal (default: beside the output, else the input; stdin's, or one in a folder svc cannot write: " +
       "in svc's state folder)",
     parse: outputPath(),
+    decidesExisting: true,
     group: B,
   },
   { flags: '--resume', description: 'continue the journal: rows done are not sent again', group: B },
@@ -240,7 +236,7 @@ export default defineCommand<Opts>({
     const model = opts.model ?? op.defaultModel ?? (usesLanguageModel(op) ? resolveModel(ctx, undefined) : '');
     if (opts.outputDir && !opts.dryRun) makeFolder(opts.outputDir);
     const { runBatch } = await import('../../batch/batch.js');
-    const o: BatchOptions = { ...opts, force: !!(opts.force || opts.clobber) };
+    const o: BatchOptions = { ...opts, force: !!opts.force };
     return runBatch(ctx, { op, label, path, kind, toldFromContent, flags, model, ...rows }, o);
   },
 });

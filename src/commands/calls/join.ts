@@ -1,5 +1,6 @@
 import { outputPath } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
+import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { pattern } from '../../core/validate.js';
 import { AEC_OPTIONS, SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
 
@@ -10,6 +11,7 @@ export const JOIN_AUDIO_OPTIONS = [
     description: "also play or save the agent's audio (default: none)",
     parse: outputPath({ pass: ['speaker'] }),
   },
+  ...forceFlags('an existing --output file'),
   ...AEC_OPTIONS,
 ];
 

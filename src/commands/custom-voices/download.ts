@@ -1,4 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
+import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { checkTarget, downloadError, saveStream, streamToStdout } from '../../net/download.js';
 import { downloadCustomVoice } from '../../endpoints/custom-voices.js';
 const EXT: Record<string, string> = {
@@ -19,10 +20,7 @@ export default defineCommand<{ output?: string; force?: boolean }>({
     'Written to a temporary file beside the target, renamed into place when complete. `-o -` (or a pipe ' +
     'without -o) writes to stdout; on a terminal without -o the file is <voice_id>.<ext>.',
   args: [{ name: 'id', description: 'custom voice id', required: true }],
-  options: [
-    { flags: '-o, --output <file>', description: 'where to write (`-` for stdout)' },
-    { flags: '-f, --force', description: 'overwrite an existing file' },
-  ],
+  options: [{ flags: '-o, --output <file>', description: 'where to write (`-` for stdout)' }, ...forceFlags()],
   examples: ['svc custom-voices download ab12cd34 -o ref.wav', 'svc custom-voices download ab12cd34 | ffplay -'],
   async run(ctx, [id], opts) {
     const toStdout = opts.output === '-' || (opts.output === undefined && !ctx.out.stdoutIsTTY);

@@ -1,4 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
+import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { oneOf } from '../../core/validate.js';
 import { headerValue } from '../../net/http.js';
 import { CONTENT_FORMATS, fileContent, getFile } from '../../endpoints/files.js';
@@ -24,7 +25,7 @@ export default defineCommand<Opts>({
       parse: oneOf(CONTENT_FORMATS),
       choices: CONTENT_FORMATS,
     },
-    { flags: '-f, --force', description: 'overwrite an existing file' },
+    ...forceFlags(),
   ],
   examples: [
     'svc files download file_abc123',

@@ -2,9 +2,10 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError, isFileSystemError, fileErrorReason } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
+import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { FRAGMENT_NAME, fragmentFile, fragmentNames, fragmentText, fragmentsDir } from '../../cmdutil/fragments.js';
 
-export default defineCommand<{ clobber?: boolean }>({
+export default defineCommand<{ force?: boolean }>({
   description:
     'Saves the text of FILE (or stdin: - or no FILE) as NAME.txt in the fragments folder of the config folder; ' +
     '`-f NAME` on chat, responses create and messages then puts it before the prompt.',
@@ -12,12 +13,12 @@ export default defineCommand<{ clobber?: boolean }>({
     { name: 'name', description: 'fragment name (letters, digits, _ . -)', required: true },
     { name: 'file', description: 'a text file, or - for stdin (default)' },
   ],
-  options: [{ flags: '--clobber', description: 'replace a fragment of that name' }],
+  options: forceFlags('a fragment of that name'),
   examples: ['svc fragments save style docs/style-guide.md', 'git diff | svc fragments save diff'],
   async run(ctx, [name, file], opts) {
     if (!FRAGMENT_NAME.test(name)) throw new UsageError(`NAME: "${name}" is not a fragment name`);
-    if (fragmentNames(ctx.env).includes(name) && !opts.clobber)
-      throw new UsageError(`NAME: fragment ${name} exists; --clobber replaces it`);
+    if (fragmentNames(ctx.env).includes(name) && !opts.force)
+      throw new UsageError(`NAME: fragment ${name} exists; --force replaces it`);
     let data: Buffer;
     if (file === undefined || file === '-') {
       if (ctx.streams.stdin.isTTY) throw new UsageError('FILE: none given and stdin is a terminal: pipe the text in');

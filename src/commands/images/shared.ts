@@ -4,7 +4,7 @@ import type { Context } from '../../runtime/context.js';
 import { integer, oneOf } from '../../core/validate.js';
 import { UsageError } from '../../core/errors.js';
 import { sniffImage } from '../../cmdutil/image-ref.js';
-import { modelFlag } from '../../cmdutil/flag-sets.js';
+import { forceFlags, modelFlag } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestRow, type RequestTable } from '../../core/request-table.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import { checkTarget, downloadError, saveBytes, saveStream } from '../../net/download.js';
@@ -52,7 +52,7 @@ export const imageOptions: RequestRow[] = [
     flags: '-o, --output <path>',
     description: 'a directory, or a file name (with -n > 1: name-1.png, name-2.png …); default: image-N.png here',
   },
-  { flags: '-f, --force', description: 'overwrite existing files' },
+  ...forceFlags('existing files'),
 ];
 
 const PROMPT_INPUT = { prompt: 'PROMPT words' };

@@ -1,4 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
+import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { headerValue } from '../../net/http.js';
 import { downloadError, planDownload, safeFileName, saveStream, streamToStdout } from '../../net/download.js';
 import { getSkill, skillContent } from '../../endpoints/skills.js';
@@ -10,7 +11,7 @@ export default defineCommand<{ output?: string; force?: boolean }>({
   args: [{ name: 'id', description: 'skill id', required: true }],
   options: [
     { flags: '-o, --output <path>', description: 'file or directory to save to, or - for stdout' },
-    { flags: '-f, --force', description: 'overwrite an existing file' },
+    ...forceFlags(),
   ],
   examples: ['svc skills download skill_abc123', 'svc skills download skill_abc123 -o - | unzip -l /dev/stdin'],
   async run(ctx, [id], opts) {

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { IncompleteError, InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
-import { AUDIO, FLAG_GROUPS } from '../../cmdutil/flag-sets.js';
+import { AUDIO, FLAG_GROUPS, forceFlags } from '../../cmdutil/flag-sets.js';
 import { closeNote } from '../../net/ws.js';
 import { integer, maxLength, number, oneOf, repeatable, require } from '../../core/validate.js';
 import { SAMPLE_RATES, type Encoding } from 'svc-formats/audio-format';
@@ -44,6 +44,7 @@ interface Opts {
   srt?: boolean;
   vtt?: boolean;
   output?: string;
+  force?: boolean;
 }
 
 const FRAME_MS = 100;
@@ -127,6 +128,7 @@ export default defineCommand<Opts>({
       parse: outputPath(),
       group: O,
     },
+    ...forceFlags('an existing -o file'),
   ],
   examples: [
     'svc stt listen',
@@ -386,7 +388,7 @@ async function makeView(ctx: Context, opts: Opts): Promise<View> {
   if (opts.output === undefined || opts.output === '-')
     return new Subtitles(kind, !!opts.multichannel, { write: async (t) => ctx.out.write(t) });
   const { AtomicFile } = await import('../../core/atomic-file.js');
-  const file = await AtomicFile.create(opts.output);
+  const file = await AtomicFile.create(opts.output, { replace: !!opts.force });
   return new Both(transcript, new Subtitles(kind, !!opts.multichannel, fileTarget(file)));
 }
 

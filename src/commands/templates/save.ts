@@ -2,7 +2,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { UsageError } from '../../core/errors.js';
 import { keyValue } from '../../core/validate.js';
-import { modelFlag, sampling } from '../../cmdutil/flag-sets.js';
+import { forceFlags, modelFlag, sampling } from '../../cmdutil/flag-sets.js';
 import { saveTemplate, type Template } from '../../cmdutil/templates.js';
 
 interface Opts {
@@ -14,7 +14,7 @@ interface Opts {
   option?: Record<string, string>;
   var?: Record<string, string>;
   description?: string;
-  clobber?: boolean;
+  force?: boolean;
 }
 
 /** -o NAME=VALUE: a flag of the command that will use the template, by its long name without dashes. */
@@ -48,7 +48,7 @@ export default defineCommand<Opts>({
     { flags: '-o, --option <name=value>', description: 'another flag of the command (repeatable)', parse: keyValue() },
     { flags: '--var <name=value>', description: 'a default value of {{name}} (repeatable)', parse: keyValue() },
     { flags: '--description <text>', description: 'what the template is for (svc templates list shows it)' },
-    { flags: '--clobber', description: 'replace a template of that name' },
+    ...forceFlags('a template of that name'),
   ],
   examples: [
     "svc templates save summarize -s 'You summarize in {{lang}}.' --var lang=English 'Summarize:\\n\\n{{input}}'",
@@ -69,7 +69,7 @@ export default defineCommand<Opts>({
         options: optionValues(opts),
         defaults: opts.var,
       },
-      { clobber: opts.clobber },
+      { force: opts.force },
     );
     return 0;
   },

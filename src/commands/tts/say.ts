@@ -6,7 +6,7 @@ import type { Context } from '../../runtime/context.js';
 import type { EncodedOutput } from '../../audio/player.js';
 import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
-import { AUDIO } from '../../cmdutil/flag-sets.js';
+import { AUDIO, forceFlags } from '../../cmdutil/flag-sets.js';
 import { closeNote } from '../../net/ws.js';
 import { fail, integer, number, require } from '../../core/validate.js';
 import {
@@ -44,6 +44,7 @@ export interface TtsOpts {
   output?: string;
   outputDevice?: string;
   play?: boolean;
+  force?: boolean;
 }
 
 function languageParser(raw: string, flag: string): string {
@@ -116,6 +117,7 @@ export const TTS_OPTIONS: OptionSpec[] = [
     parse: outputPath(),
   },
   { flags: '--play', description: 'play on the speaker even when stdout is not a terminal' },
+  ...forceFlags('an existing -o or --timestamps file'),
   AUDIO.outputDevice,
 ];
 
@@ -180,10 +182,11 @@ export class Timings {
   nextUtterance(seconds: number): void {
     this.offset = Math.max(this.lastEnd, seconds);
   }
-  async write(ctx: Context, target: string | boolean | undefined): Promise<void> {
+  async write(ctx: Context, target: string | boolean | undefined, force?: boolean): Promise<void> {
     if (!target) return;
     if (typeof target === 'string') {
-      await writeFileAtomic(target, `${JSON.stringify({ graph_chars: this.chars, graph_times: this.times })}\n`);
+      const json = `${JSON.stringify({ graph_chars: this.chars, graph_times: this.times })}\n`;
+      await writeFileAtomic(target, json, { replace: !!force });
       ctx.out.info(`character timings: ${target}`);
       return;
     }
@@ -236,7 +239,7 @@ export default defineCommand<TtsOpts & { rest?: boolean }>({
     const spoken = opts.rest
       ? await speakOnce(ctx, text, opts, d, timings)
       : await speakStreamed(ctx, text, opts, d, timings);
-    await timings.write(ctx, opts.timestamps);
+    await timings.write(ctx, opts.timestamps, opts.force);
     report(ctx, d, spoken.bytes, spoken.seconds);
     return 0;
   },
@@ -280,6 +283,7 @@ export async function openOutput(ctx: Context, opts: TtsOpts, d: Destination) {
     device: opts.outputDevice,
     env: ctx.env,
     stdout: ctx.out,
+    replace: opts.force,
   });
 }
 

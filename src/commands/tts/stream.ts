@@ -111,7 +111,7 @@ export default defineCommand<TtsOpts>({
     } finally {
       ctx.setInterruptHandler(undefined);
     }
-    await timings.write(ctx, opts.timestamps);
+    await timings.write(ctx, opts.timestamps, opts.force);
     const what = `${d.codec}${out.seconds ? `, ${out.seconds.toFixed(2)} s` : ''}, ${out.bytesIn} bytes`;
     if (stop?.signal.aborted) {
       ctx.out.info(`interrupted: kept the audio received so far in ${d.dest} (${what})`);

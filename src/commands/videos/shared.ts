@@ -18,7 +18,7 @@ import {
   type VideoStatus,
 } from '../../endpoints/videos.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
-import { modelFlag } from '../../cmdutil/flag-sets.js';
+import { forceFlags, modelFlag } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestRow, type RequestTable } from '../../core/request-table.js';
 
 export interface VideoOpts {
@@ -36,7 +36,7 @@ export interface VideoOpts {
 
 export const waitOptions: OptionSpec[] = [
   { flags: '-o, --output <file>', description: 'save the video here (default: <request id>.mp4); implies --wait' },
-  { flags: '-f, --force', description: 'overwrite an existing file' },
+  ...forceFlags(),
   {
     flags: '--poll-interval <seconds>',
     description: 'seconds between status checks (0.1-60, default 2)',

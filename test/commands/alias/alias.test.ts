@@ -55,13 +55,13 @@ describe.concurrent('svc alias', () => {
     expect((await svcInProcess(['alias', 'list'], { configDir })).stdout).toContain('fid');
   });
 
-  it('refuses a name that is a command, a bad expansion, a set again without --clobber', async () => {
+  it('refuses a command name, a bad expansion, a set again without --force (--clobber replaces)', async () => {
     const configDir = await aliasesIn({ ask: 'chat' });
     const cases: [string[], string][] = [
       [['alias', 'set', 'models', 'chat'], '"models" is an svc command'],
       [['alias', 'set', 'x', 'chta hi'], '"chta" is not an svc command'],
       [['alias', 'set', '-x', 'chat'], ''],
-      [['alias', 'set', 'ask', 'models list'], 'alias ask exists (chat); --clobber replaces it'],
+      [['alias', 'set', 'ask', 'models list'], 'alias ask exists (chat); --force replaces it'],
       [['alias', 'set', 'q', "chat 'open"], "the quote ' is not closed"],
     ];
     for (const [args, message] of cases) {
@@ -72,6 +72,9 @@ describe.concurrent('svc alias', () => {
     const clobber = await svcInProcess(['alias', 'set', 'ask', 'models list', '--clobber'], { configDir });
     expect(clobber.exitCode).toBe(0);
     expect((await svcInProcess(['alias', 'list'], { configDir })).stdout).toBe('ask\tmodels list\n');
+    const force = await svcInProcess(['alias', 'set', 'ask', 'files list', '-f'], { configDir });
+    expect(force.exitCode, force.stderr).toBe(0);
+    expect((await svcInProcess(['alias', 'list'], { configDir })).stdout).toBe('ask\tfiles list\n');
   });
 
   withEmu('expands $1, appends the other arguments, keeps global flags before the name', async ({ emu }) => {

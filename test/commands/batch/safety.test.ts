@@ -60,6 +60,26 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     expect(readdirSync(out).sort()).toEqual(['x1.mp3', 'x2.mp3']);
   });
 
+  it('-o onto an existing file: a new run refuses it (exit 2, nothing sent) unless --force; --resume continues it', async ({
+    emu,
+  }) => {
+    const dir = tempDir();
+    const input = questionsCsv(dir, 2);
+    const output = join(dir, 'answers.jsonl');
+    writeFileSync(output, 'precious\n');
+    const args = ['batch', 'chat', input, '--template', '{{question}}', '-o', output];
+    const r = await svcInProcess(args, { emu });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`-o: ${output} already exists; --force (or --clobber) replaces it`);
+    expect(readFileSync(output, 'utf8')).toBe('precious\n');
+    expect(emu.requests()).toEqual([]);
+    expect((await svcInProcess([...args, '--force'], { emu })).exitCode).toBe(0);
+    const resumed = await svcInProcess([...args, '--resume'], { emu });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(readFileSync(output, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(posts(emu)).toHaveLength(2);
+  });
+
   it('--jq with -o: the filter shapes what is written', async ({ emu }) => {
     const dir = tempDir();
     const input = questionsCsv(dir, 3);

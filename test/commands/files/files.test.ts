@@ -254,7 +254,7 @@ describe('svc files download', () => {
     emu.clearRequests();
     const r = await svcInProcess(['files', 'download', id, '-o', out], { emu });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/exists\.txt already exists \(use --force/);
+    expect(r.stderr).toMatch(/exists\.txt already exists; --force \(or --clobber\) replaces it/);
     expect(emu.requests()).toHaveLength(0);
     expect(readFileSync(out, 'utf8')).toBe('old content');
     const f = await svcInProcess(['files', 'download', id, '-o', out, '--force'], { emu });

@@ -123,6 +123,7 @@ describe('svc realtime talk: latency per turn', () => {
       ['realtime', 'talk', '--input', wavClip('q.wav', [{ silence: 600 }]), '--output', join(dir, 'a.wav')].concat([
         '--latency-log',
         log,
+        '--force',
       ]),
       { emu },
     );

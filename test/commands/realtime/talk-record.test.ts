@@ -27,7 +27,10 @@ describe.concurrent('svc realtime talk --record', () => {
       const input = wavClip('rec.wav', [{ silence: 300 }, { say: 'record this please' }, { silence: 900 }]);
       // a process of its own, so that the emulator's work does not hold up the client's clock (talk-latency.test.ts)
       const r = await svcProcess(
-        ['realtime', 'talk', '--input', input, '--output', join(dir, 'a.wav'), '--record', rec, '--latency-log', log],
+        ['realtime', 'talk', '--input', input, '--output', join(dir, 'a.wav'), '--record', rec, '--force'].concat([
+          '--latency-log',
+          log,
+        ]),
         { emu, timeout: 40_000 },
       );
       expect(r.exitCode, r.stderr).toBe(0);
@@ -68,6 +71,7 @@ describe.concurrent('svc realtime talk --record', () => {
       ['realtime', 'talk', '--input', wavClip('q.wav', [{ silence: 600 }]), '--output', join(dir, 'a.wav')].concat([
         '--record',
         rec,
+        '--force',
       ]),
       { emu },
     );

@@ -88,7 +88,7 @@ describe.concurrent('svc stt listen --srt / --vtt', () => {
     const target = join(tempDir('svc-subs-'), 'talk.vtt');
     writeFileSync(target, 'old');
     const r = await svcInProcess(
-      ['stt', 'listen', '--input', twoUtterances(), '--no-realtime', '--vtt', '-o', target],
+      ['stt', 'listen', '--input', twoUtterances(), '--no-realtime', '--vtt', '-o', target, '--force'],
       { emu },
     );
     expect(r.exitCode, r.stderr).toBe(0);

@@ -260,6 +260,31 @@ describe.concurrent('svc templates', () => {
     expect(emu.requests()).toHaveLength(0);
   });
 
+  it('save of an existing name: exit 2 naming --force; --force or --clobber replaces it (fragments too)', async () => {
+    const configDir = tempDir('svc-tpl-force-');
+    expect((await svcInProcess(['templates', 'save', 'greet', 'Hello {{input}}'], { configDir })).exitCode).toBe(0);
+    expect((await svcInProcess(['fragments', 'save', 'style', '-'], { configDir, input: 'Be brief.' })).exitCode).toBe(
+      0,
+    );
+    const again = await svcInProcess(['templates', 'save', 'greet', 'Hi {{input}}'], { configDir });
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain('NAME: template greet exists; --force replaces it');
+    const fragment = await svcInProcess(['fragments', 'save', 'style', '-'], { configDir, input: 'Be long.' });
+    expect(fragment.exitCode).toBe(2);
+    expect(fragment.stderr).toContain('NAME: fragment style exists; --force replaces it');
+    for (const [force, prompt] of [
+      ['--force', 'Hey {{input}}'],
+      ['--clobber', 'Yo {{input}}'],
+    ]) {
+      const r = await svcInProcess(['templates', 'save', 'greet', prompt!, force!], { configDir });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect((await svcInProcess(['templates', 'show', 'greet'], { configDir })).stdout).toContain(prompt);
+    }
+    const f = await svcInProcess(['fragments', 'save', 'style', '-', '--clobber'], { configDir, input: 'Be long.' });
+    expect(f.exitCode, f.stderr).toBe(0);
+    expect((await svcInProcess(['fragments', 'show', 'style'], { configDir })).stdout).toContain('Be long.');
+  });
+
   it('edit runs $VISUAL/$EDITOR on the file and checks it after; delete removes it', async () => {
     const configDir = await configWithTemplates();
     const dir = tempDir('svc-editor-');
