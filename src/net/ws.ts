@@ -252,6 +252,14 @@ export class WsConnection {
     this.socket.send(data, { binary: true });
   }
 
+  /**
+   * Resolves once the socket's send buffer is below QUEUE_HIGH (at once while it is, or when the socket is gone): a
+   * sender faster than the network (a file sent with --no-realtime) waits here instead of buffering all of it.
+   */
+  async sendable(): Promise<void> {
+    while (this.isOpen && this.socket.bufferedAmount > QUEUE_HIGH) await new Promise((r) => setTimeout(r, 5));
+  }
+
   /** The next message, or undefined when the socket closed normally; throws on an abnormal close. */
   next(): Promise<WsMessage | undefined> {
     const held = this.queue.shift();
