@@ -80,11 +80,21 @@ export function wsBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/^http(s?):\/\//i, (_m, s: string) => `ws${s}://`);
 }
 
+/**
+ * Bytes of messages held for a reader that is behind (a slow stdout, a file, a speaker paced at real time): past
+ * HIGH the socket stops reading, so TCP's window pushes back on the server, until the reader is down to LOW. Without
+ * it a server that renders faster than the audio is consumed filled the heap with the whole session.
+ */
+const QUEUE_HIGH = 4 * 1024 * 1024;
+const QUEUE_LOW = 1024 * 1024;
+
 /** Close codes the client treats as normal ends of a session. */
 const NORMAL_CLOSE = new Set([1000, 1001, 1005]);
 
 export class WsConnection {
-  private queue: WsMessage[] = [];
+  private queue: { msg: WsMessage; bytes: number }[] = [];
+  /** the bytes of the messages in `queue` */
+  private queuedBytes = 0;
   private waiters: ((v: IteratorResult<WsMessage>) => void)[] = [];
   private failers: ((e: unknown) => void)[] = [];
   private closed = false;
@@ -117,7 +127,7 @@ export class WsConnection {
         const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]);
         if (!this.binaryFrames)
           return this.protocolError(`a binary frame (${bytes.length} bytes) where only JSON events are sent`);
-        return this.push({ type: 'binary', data: bytes, receivedAt });
+        return this.push({ type: 'binary', data: bytes, receivedAt }, bytes.length);
       }
       const text = data.toString();
       this.trace?.(this.redact(`< ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`));
@@ -131,7 +141,7 @@ export class WsConnection {
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
         return this.protocolError(`an event that is not a JSON object: ${JSON.stringify(text.slice(0, 200))}`);
       this.watcher?.received(parsed as WsJsonEvent);
-      this.push({ type: 'json', data: parsed as WsJsonEvent, receivedAt });
+      this.push({ type: 'json', data: parsed as WsJsonEvent, receivedAt }, text.length);
     });
     socket.on('close', (code, reason) => {
       this.closeCode = code;
@@ -163,7 +173,8 @@ export class WsConnection {
     this.idleTimer = setInterval(() => {
       if (this.closed) return this.stopIdle();
       const now = Date.now();
-      if (!this.awaiting()) {
+      // a reader that is behind is no stall of the server's (the socket may be paused for it)
+      if (!this.awaiting() || this.queue.length) {
         quietSince = now;
         return;
       }
@@ -204,12 +215,16 @@ export class WsConnection {
     this.idleTimer = undefined;
   }
 
-  private push(msg: WsMessage): void {
+  private push(msg: WsMessage, bytes: number): void {
     const w = this.waiters.shift();
     if (w) {
       this.failers.shift();
       w({ value: msg, done: false });
-    } else this.queue.push(msg);
+      return;
+    }
+    this.queue.push({ msg, bytes });
+    this.queuedBytes += bytes;
+    if (this.queuedBytes > QUEUE_HIGH && !this.socket.isPaused) this.socket.pause();
   }
 
   private finish(): void {
@@ -237,10 +252,22 @@ export class WsConnection {
     this.socket.send(data, { binary: true });
   }
 
+  /**
+   * Resolves once the socket's send buffer is below QUEUE_HIGH (at once while it is, or when the socket is gone): a
+   * sender faster than the network (a file sent with --no-realtime) waits here instead of buffering all of it.
+   */
+  async sendable(): Promise<void> {
+    while (this.isOpen && this.socket.bufferedAmount > QUEUE_HIGH) await new Promise((r) => setTimeout(r, 5));
+  }
+
   /** The next message, or undefined when the socket closed normally; throws on an abnormal close. */
   next(): Promise<WsMessage | undefined> {
-    const m = this.queue.shift();
-    if (m) return Promise.resolve(m);
+    const held = this.queue.shift();
+    if (held) {
+      this.queuedBytes -= held.bytes;
+      if (this.queuedBytes <= QUEUE_LOW && this.socket.isPaused) this.socket.resume();
+      return Promise.resolve(held.msg);
+    }
     if (this.closed) return this.failure ? Promise.reject(this.failure) : Promise.resolve(undefined);
     return new Promise((resolve, reject) => {
       this.waiters.push((r) => resolve(r.done ? undefined : r.value));
@@ -260,6 +287,8 @@ export class WsConnection {
     if (this.socket.readyState === 0 || this.socket.readyState === 1) {
       // the session ends here, with this code (the server answers with it); a failure seen before still counts
       this.report(code, this.failure?.message, true);
+      // the server's close frame must be read even when the reader stopped reading
+      if (this.socket.isPaused) this.socket.resume();
       this.socket.close(code, reason);
     }
   }

@@ -310,6 +310,7 @@ class LiveTranscription {
         for await (const frame of this.source.frames(FRAME_MS)) {
           if (!this.sock.conn.isOpen) break;
           this.sock.sendAudio(encodeSamples(frame, this.encoding));
+          await this.sock.conn.sendable();
         }
       }
     } finally {

@@ -172,6 +172,30 @@ async function writeAudioEvent(
   return false;
 }
 
+/**
+ * `p`, or 'stop' once `stop` aborts; the listener goes when `p` settles. Not `Promise.race([p, stopped])` with one
+ * promise for the whole session: each such race leaves a reaction on the promise that never settles, and with it
+ * the race's result, so every audio event of an hours-long stream stayed reachable (the heap grew with the audio).
+ */
+function orStop<T>(p: Promise<T>, stop: AbortSignal | undefined): Promise<T | 'stop'> {
+  if (!stop) return p;
+  if (stop.aborted) return Promise.resolve('stop');
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve('stop');
+    stop.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        stop.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        stop.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
 function exchange(
   sock: TtsSocket,
   input: AsyncIterator<string>,
@@ -180,11 +204,6 @@ function exchange(
   timings: Timings,
   stop?: AbortSignal,
 ): Promise<unknown> {
-  // Ctrl-C into a file: stdin's wait and the socket's end the exchange, which keeps what arrived
-  const stopped = new Promise<'stop'>((resolve) => {
-    if (stop?.aborted) resolve('stop');
-    stop?.addEventListener('abort', () => resolve('stop'), { once: true });
-  });
   let sentSinceDone = false;
   let pendingUtterances = 0;
   // the service owes audio only for an utterance that was ended (text.done); stdin may rightly be quiet
@@ -212,7 +231,8 @@ function exchange(
     try {
       for (const chunk of first) sendPieces(splitter.push(chunk));
       for (;;) {
-        const r = await Promise.race([input.next(), stopped]);
+        // Ctrl-C into a file: stdin's wait and the socket's end the exchange, which keeps what arrived
+        const r = await orStop(input.next(), stop);
         if (r === 'stop' || r.done || !sock.conn.isOpen) break;
         sendPieces(splitter.push(String(r.value)));
       }
@@ -229,7 +249,8 @@ function exchange(
     for (;;) {
       if ((inputEnded && pendingUtterances === 0) || stop?.aborted) break;
       next ??= sock.next();
-      const ev = await Promise.race([next, stopped, new Promise<'wake'>((r) => (wake = () => r('wake')))]);
+      const woken = new Promise<'wake'>((r) => (wake = () => r('wake')));
+      const ev = await orStop(Promise.race([next, woken]), stop);
       if (ev === 'wake') continue;
       if (ev === 'stop') {
         // the socket is being closed: whatever its last read ends with is of no interest now
