@@ -3,9 +3,20 @@
 // tools' commands write into buffers of their own); over streamable HTTP, on loopback, with a bearer token.
 import type { Context } from '../runtime/context.js';
 import { UsageError } from '../core/errors.js';
+import { terminalSafe } from '../term/terminal-safe.js';
 import { callTool, inputSchema, type LoadedTool, type ToolResult } from './run-tool.js';
 import type { Root } from './root.js';
 import { TOOLS, TOOL_NAMES, type ToolDef } from './tools.js';
+
+/**
+ * Text a peer chose (a client's name, a tool error quoting an agent's argument or the API's reply) as it goes into a
+ * note on stderr: one line (a line break shown as ␤), no control character a terminal would act on, at most `max`
+ * characters.
+ */
+export function peerLine(text: string, max = 500): string {
+  const line = terminalSafe(text.replace(/\r?\n|[\u2028\u2029\u0085]/g, '\u2424'));
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
 
 /** The tools offered: those named (only so a destructive one), else all but destructive; --read-only: readers */
 export function chooseTools(named: string[] | undefined, readOnly: boolean): ToolDef[] {
@@ -34,6 +45,10 @@ function describeTool(t: LoadedTool) {
     title: t.def.title,
     description: t.def.description,
     inputSchema: inputSchema(t),
+    // a list tool answers `{items: [...]}` as structured content too
+    ...(t.def.result === 'list'
+      ? { outputSchema: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] } }
+      : {}),
     annotations: {
       title: t.def.title,
       readOnlyHint: t.def.kind === 'read',
@@ -60,7 +75,7 @@ export async function mcpServer(ctx: Context, o: ServeOptions, transport: string
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<ToolResult> => {
     const tool = o.tools.find((t) => t.def.name === req.params.name);
     if (!tool) return { content: [{ type: 'text', text: `${req.params.name}: no such tool here` }], isError: true };
-    const client = server.getClientVersion()?.name ?? transport;
+    const client = peerLine(server.getClientVersion()?.name || transport, 100);
     const started = Date.now();
     const result = await callTool(ctx, tool, (req.params.arguments ?? {}) as Record<string, unknown>, {
       root: o.root,
@@ -69,7 +84,7 @@ export async function mcpServer(ctx: Context, o: ServeOptions, transport: string
     });
     const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
     const first = result.content[0];
-    const note = result.isError && first?.type === 'text' ? `refused or failed: ${first.text}` : 'done';
+    const note = result.isError && first?.type === 'text' ? `refused or failed: ${peerLine(first.text)}` : 'done';
     ctx.out.info(`${tool.def.name} (${client}): ${note} (${took})`);
     return result;
   });

@@ -19,7 +19,7 @@ const definedOnly = (env: Record<string, string | undefined>): Record<string, st
   Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 
 /** `svc ARGS` (e.g. ['mcp', 'serve']) as an MCP server on stdio, connected and initialized. */
-export async function mcpStdio(args: string[], opts: RunOptions = {}): Promise<McpSession> {
+export async function mcpStdio(args: string[], opts: RunOptions & { clientName?: string } = {}): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: 'node',
     args: [LAUNCHER, ...args],
@@ -33,7 +33,7 @@ export async function mcpStdio(args: string[], opts: RunOptions = {}): Promise<M
   });
   const start = transport.start.bind(transport);
   transport.start = () => throughHelper(start);
-  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+  const client = new Client({ name: opts.clientName ?? 'svc-test', version: '1.0.0' });
   const errors: Error[] = [];
   client.onerror = (e) => errors.push(e);
   await client.connect(transport);

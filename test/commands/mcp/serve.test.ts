@@ -112,7 +112,7 @@ describe('svc mcp serve over stdio', () => {
       expect(readFileSync(join(root, 'back', 'notes.txt'), 'utf8')).toBe('notes for the agent\n');
 
       const models = text(await call(s, 'list_models', { kind: 'language' }));
-      expect(models.split('\n').map((l) => JSON.parse(l).id)).toContain('svc-4');
+      expect((JSON.parse(models) as { id: string }[]).map((m) => m.id)).toContain('svc-4');
       const vectors = text(await call(s, 'embed', { texts: ['one', 'two'] }));
       expect(vectors.trim().split('\n')).toHaveLength(2);
 
