@@ -61,8 +61,8 @@ describe('svc mcp serve --root under a flipping link', () => {
          symlinkSync(flips % 2 ? 'in' : outside, root + '/d.next');
          renameSync(root + '/d.next', root + '/d');
          flips++;
-         // a breath every 25 flips (pointing in, then out: both ways alike) leaves the core to the calls
-         if (flips % 25 === 0) Atomics.wait(pause, 0, 0, 1);
+         // a breath of 0.1 ms every 5 flips (pointing in, then out: both ways alike) leaves time to the calls
+         if (flips % 5 === 0) Atomics.wait(pause, 0, 0, 0.1);
        }
        require('node:worker_threads').parentPort.postMessage(flips);`,
       { eval: true, workerData: { root, outside, until: Date.now() + 2500 } },
