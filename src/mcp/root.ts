@@ -175,7 +175,8 @@ export class Root {
         path: name ? join(at, name) : `${at}${sep}`,
         shown: (t, json) => {
           const real = json ? JSON.stringify(dir.real).slice(1, -1) : dir.real;
-          return t.split(`${at}${sep}`).join(`${real}${sep}`).split(at).join(real);
+          // /proc/self/fd/17 and not /proc/self/fd/170
+          return t.replace(new RegExp(`${at}(?![0-9])`, 'g'), () => real);
         },
         close,
       };

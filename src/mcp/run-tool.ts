@@ -146,11 +146,11 @@ function commandLine(t: LoadedTool, input: Record<string, unknown>, root: Root, 
 class Capture extends Writable {
   readonly isTTY = false;
   private readonly chunks: Buffer[] = [];
-  constructor(forward?: NodeJS.WritableStream) {
+  constructor(forward?: (text: string) => void) {
     super({
       write: (chunk: Buffer | string, _enc, done) => {
         this.chunks.push(Buffer.from(chunk));
-        if (forward) forward.write(chunk);
+        forward?.(String(chunk));
         done();
       },
     });
@@ -211,8 +211,9 @@ export async function callTool(
 ): Promise<ToolResult> {
   let inv: Invocation | undefined;
   const stdout = new Capture();
-  const stderr = new Capture(parent.globals.verbose ? parent.streams.stderr : undefined);
   const out = parent.out;
+  // with -v the command's notes go on to the server's stderr (made safe there when it is a terminal)
+  const stderr = new Capture(parent.globals.verbose ? (t) => out.stderrWrite(t) : undefined);
   const stdin = Object.assign(Readable.from([]), { isTTY: false, [Symbol.for('svc.nullDevice')]: true });
   const ctx = parent.derive({
     streams: { stdin, stdout, stderr },

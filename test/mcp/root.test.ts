@@ -39,8 +39,8 @@ describe('Root', () => {
 });
 
 // The race of issue 36: a link inside the root flipping between a folder inside and one outside while tools read
-// and write through it. A worker thread flips it thousands of times a second (rename of a fresh link over it: never absent);
-// the server must read and write only what it opened and checked.
+// and write through it. A worker thread flips it thousands of times a second (a fresh link renamed over it: never
+// absent); the server must read and write only what it opened and checked.
 describe('svc mcp serve --root under a flipping link', () => {
   it('uploads nothing from outside and writes nothing outside (no file, no .part) over 2.5 s of flips', async () => {
     const emu = await startTestEmulator();

@@ -36,8 +36,8 @@ export default defineCommand<Opts>({
     'the profile, the daily budget (budget.daily; a call over it is a tool error and nothing is sent, as with ' +
     '--budget-strict), the call log (each call recorded as `mcp serve TOOL (CLIENT)`). Paths the tools read or ' +
     "write are confined to --root (never svc's own config, data or cache folders); a tool never overwrites a file. " +
-    'delete_file is offered only when named in --tools. Over stdio, stdout carries MCP messages only; notes go to stderr. docs/mcp.md has the snippets for ' +
-    'MCP hosts.',
+    'delete_file is offered only when named in --tools. Over stdio, stdout carries MCP messages only; notes go to ' +
+    'stderr. docs/mcp.md has the snippets for MCP hosts.',
   options: [
     {
       flags: '--http <port>',
@@ -53,7 +53,8 @@ export default defineCommand<Opts>({
     {
       flags: '--root <dir>',
       description:
-        "the folder tools may read and write files in (default: the working folder, unless that is / or the home); svc's own folders never",
+        'the folder tools may read and write files in (default: the working folder, but not / or your home); ' +
+        "never svc's own folders",
     },
   ],
   examples: [
