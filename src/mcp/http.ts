@@ -45,7 +45,7 @@ async function handle(
     return known.handleRequest(req, res);
   }
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-  const server = await mcpServer(ctx, o, 'http');
+  const { server, end } = await mcpServer(ctx, o, 'http');
   const transport: Transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     enableJsonResponse: true,
@@ -58,7 +58,7 @@ async function handle(
   });
   transport.onclose = () => {
     if (transport.sessionId) sessions.delete(transport.sessionId);
-    void server.close();
+    void end().then(() => server.close());
   };
   // a request that opened no session (anything but initialize, refused by the transport) leaves nothing behind
   res.on('close', () => {
