@@ -58,3 +58,16 @@ export async function mcpHttp(url: string, token: string): Promise<Client> {
   await client.connect(transport);
   return client;
 }
+
+/** The URL `svc mcp serve --http 0` says on stderr once it listens (a process from spawnSvc). */
+export function mcpHttpUrl(child: { stderr: NodeJS.ReadableStream | null } & PromiseLike<unknown>): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      seen += d.toString();
+      const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
+      if (m) resolve(m[1]!);
+    });
+    child.then(() => reject(new Error(`svc mcp serve --http ended before listening: ${seen}`)), reject);
+  });
+}

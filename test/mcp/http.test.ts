@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/files.js';
-import { mcpHttp } from '../helpers/mcp.js';
+import { mcpHttp, mcpHttpUrl } from '../helpers/mcp.js';
 import { spawnSvc } from '../helpers/subprocess.js';
 
 describe('svc mcp serve --http', () => {
@@ -19,15 +19,7 @@ describe('svc mcp serve --http', () => {
       env: { SVC_MCP_TOKEN: token },
     });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let seen = '';
-        child.stderr!.on('data', (d: Buffer) => {
-          seen += d.toString();
-          const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-          if (m) resolve(m[1]!);
-        });
-        child.catch(reject);
-      });
+      const url = await mcpHttpUrl(child);
       const client = await mcpHttp(url, token);
       const { tools } = await client.listTools();
       expect(tools.find((t) => t.name === 'list_files')?.outputSchema).toMatchObject({ required: ['items'] });
