@@ -202,6 +202,20 @@ export interface CallOptions {
   origin: string;
 }
 
+/**
+ * A check's message in the agent's words: the checks name the command's flags, the agent knows them as properties
+ * (`temperature (--temperature): 9 is not allowed…`; `… only together with language`).
+ */
+function asArguments(t: LoadedTool, why: string): string {
+  const lead = t.flags.find((f) => why.startsWith(`${f.tool.flag}:`));
+  const rest = lead ? why.slice(lead.tool.flag.length + 1) : why;
+  const named = t.flags.reduce(
+    (text, f) => text.replace(new RegExp(`${f.tool.flag}(?![a-z0-9-])`, 'g'), f.property),
+    rest,
+  );
+  return lead ? `${lead.property} (${lead.tool.flag}):${named}` : named;
+}
+
 /** Run the tool's command; a refusal or a failure is a tool error (isError) whose text says why. */
 export async function callTool(
   parent: Context,
@@ -235,8 +249,7 @@ export async function callTool(
   } catch (err) {
     let why = o.signal.aborted ? 'cancelled' : describeError(err);
     if (inv) why = inv.shown(why, false);
-    // the checks name the command's flags: the agent knows them as properties
-    for (const f of t.flags) if (why.startsWith(`${f.tool.flag}:`)) why = `${f.property} (${why}`.replace(':', '):');
+    why = asArguments(t, why);
     return { content: [{ type: 'text', text: `${t.def.name}: ${why}` }], isError: true };
   } finally {
     inv?.cleanup();

@@ -60,6 +60,12 @@ describe('a tool call', () => {
       expect(text(heard)).toMatch(/^speech_to_text: source: -: no such file under the root/);
       const folder = (await s.client.callTool({ name: 'speech_to_text', arguments: { source: '.' } })) as Result;
       expect(text(folder)).toMatch(/^speech_to_text: source: \. is not allowed: a regular file to read/);
+      // a check that names another flag names it as the argument
+      const alone = (await s.client.callTool({
+        name: 'speech_to_text',
+        arguments: { source: 'https://example.com/a.mp3', format: true },
+      })) as Result;
+      expect(text(alone)).toBe('speech_to_text: format (--format): true is not allowed: only together with language');
       const none = (await s.client.callTool({ name: 'embed', arguments: { texts: [] } })) as Result;
       expect(text(none)).toBe('embed: texts: [] is not allowed: a list of one or more texts');
       for (const r of [heard, folder, none]) expect(text(r)).not.toMatch(/stdin|pipe/);
