@@ -129,7 +129,10 @@ export class Root {
       symlinkSync(fdPath(fd), link);
       return {
         path: link,
-        shown: (t, json) => t.split(json ? JSON.stringify(link).slice(1, -1) : link).join(given),
+        shown: (t, json) => {
+          const inJson = (p: string) => (json ? JSON.stringify(p).slice(1, -1) : p);
+          return t.split(inJson(link)).join(inJson(given));
+        },
         close: () => {
           rmSync(folder, { recursive: true, force: true });
           closeSync(fd);

@@ -28,6 +28,19 @@ describe('svc mcp serve --http', () => {
       expect(r.content).toEqual([{ type: 'text', text: '[]' }]);
       expect(r.structuredContent).toEqual({ items: [] });
       await client.close();
+      // a session the server does not know (ended, or another server's): 404, initialize again
+      const stale = await fetch(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': 'no-such-session',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
+      expect(stale.status).toBe(404);
+      expect(await stale.text()).toMatch(/no such session .*initialize again/);
     } finally {
       child.kill('SIGINT');
       await child.catch(() => undefined);
