@@ -96,6 +96,28 @@ const CALLS_TOOL = JSON.stringify({
   ],
   usage: { prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 },
 });
+/** A hostile MCP client on svc mcp serve's stdin: a name that would forge a line, then text_to_speech into the root. */
+const MCP_CLIENT = [
+  {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'hostile\nsvc: FORGED LINE', version: '1' },
+    },
+  },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  {
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'text_to_speech', arguments: { text: 'hello', output: 'say.mp3' } },
+  },
+]
+  .map((m) => `${JSON.stringify(m)}\n`)
+  .join('');
 const FAMILIES: Record<string, Family> = {
   'chat streamed': {
     name: 'chat streamed',
@@ -250,6 +272,16 @@ const FAMILIES: Record<string, Family> = {
     route: 'GET /page.txt',
     args: (_d, _o, base) => ['chat', '--no-stream', '-a', `${base}/page.txt`, 'hello'],
     ok: new RegExp(`^${TEXT}\\n$`),
+  },
+  // svc mcp serve under a hostile client (issue 36): the server answers every request and ends with its stdin (exit
+  // 0); a failing API is the tool's error in its answer and a one-line note on stderr; no file but the tool's
+  mcp: {
+    name: 'mcp serve text_to_speech',
+    route: 'POST /v1/tts',
+    stdin: MCP_CLIENT,
+    args: (dir) => ['mcp', 'serve', '--root', dir, '--tools', 'text_to_speech'],
+    ok: /^(?![\s\S]*"isError")[\s\S]*say\.mp3[\s\S]*"id":2/,
+    writes: ['say.mp3'],
   },
 };
 
@@ -617,6 +649,17 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   });
 }
 
+// svc mcp serve: the tool call fails as a tool error (the answer on stdout says isError), the server ends cleanly
+{
+  const family = 'mcp';
+  const failed = /"isError":true/;
+  add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
+  add({ family, fault: 'refused', refused: true, exit: 0, stderr: M.refused, stdout: failed });
+  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 0, stderr: M.timeout, stdout: failed });
+  add({ family, fault: 'reset mid-body', plan: ['reset'], exit: 0, stderr: M.lost, stdout: failed });
+  add({ family, fault: '500 (POST not retried)', plan: [{ status: 500 }], exit: 0, stderr: M.server, stdout: failed });
+}
+
 // svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is
 // the run's error (naming the file), a call log that cannot be written only a warning (the run's outcome stands)
 for (const family of ['chat --no-stream', 'chat streamed'] as const) {
@@ -698,7 +741,9 @@ function matrixDoc(): string {
             ? 'what arrived'
             : r.stdout.source.startsWith('^FAIL')
               ? 'the failed case'
-              : 'first event only';
+              : r.stdout.source.includes('isError')
+                ? "the tool's error"
+                : 'first event only';
     const err =
       r.stderr.source === '^(?!.*error)'
         ? 'no error'
@@ -845,6 +890,8 @@ describe('fault matrix', () => {
             server.hits.map((h) => h.route),
             why,
           ).not.toContain('POST /v1/chat/completions');
+        // a client's name is one line in the notes, whatever it holds
+        if (row.family === 'mcp') expect(r.stderr, why).not.toMatch(/^svc: FORGED/m);
         if (row.fault.startsWith('silent') && (row.family === 'realtime' || row.family === 'calls'))
           expect(r.stderr, why).not.toMatch(/connected/);
         if (out) {

@@ -1,16 +1,16 @@
 // One tool call of `svc mcp serve`: the agent's arguments become the command's arguments and option values (each
 // through its flag's check, paths confined to the root), and the command runs in a context of its own (its own
 // call-log record named after the tool and the agent, the budget enforced as --budget-strict does, output captured).
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, sep } from 'node:path';
+import { extname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type { CommandSpec } from '../cmdutil/command.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import { UsageError, describeError } from '../core/errors.js';
 import type { Context } from '../runtime/context.js';
 import { applyFlag, flagSchema, longFlag, optionDefaults, propertyName, type JsonSchema } from './schema.js';
-import type { Root } from './root.js';
+import type { Held, Root } from './root.js';
 import type { ToolDef } from './tools.js';
 
 /** A tool as offered: its definition, the command's spec, and the flags it exposes by property. */
@@ -47,17 +47,20 @@ export function inputSchema(t: LoadedTool): JsonSchema {
     if (a.required) required.push(a.property);
   }
   for (const f of t.flags) {
-    const description = f.tool.note ? `${f.spec.description} ${f.tool.note}` : f.spec.description;
+    const own = f.tool.description ?? f.spec.description;
+    const description = f.tool.note ? `${own} ${f.tool.note}` : own;
     properties[f.property] = f.tool.schema ? { ...f.tool.schema, description } : flagSchema(f.spec, description);
     if (f.tool.required) required.push(f.property);
   }
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
-/** The command line's positional values and options for a call; files it leaves behind are removed by `cleanup`. */
+/** The command line's positional values and options for a call, and the files it holds open while it runs. */
 interface Invocation {
   args: unknown[];
   opts: Record<string, unknown>;
+  /** the command's text with the paths it was handed said as the agent knows them */
+  shown(text: string, json: boolean): string;
   cleanup: () => void;
 }
 
@@ -71,66 +74,68 @@ function checkProperties(t: LoadedTool, input: Record<string, unknown>): void {
       throw new UsageError(`${p.property}: required by ${t.def.name}`);
 }
 
-/** A path an agent gave for a file to write: under the root, and never over a file that exists. */
-function writePath(root: Root, given: string, what: string): string {
-  const abs = root.confine(given, what, 'write');
-  const st = statSync(abs, { throwIfNoEntry: false });
-  if (st?.isFile()) throw new UsageError(`${what}: ${given} exists; an MCP tool never overwrites a file`);
-  return abs;
-}
-
-function defaultOutput(t: LoadedTool, root: Root): string {
+/** A free name for a file the agent did not name (`speech-N.mp3`), or the root itself for a folder. */
+function defaultOutput(t: LoadedTool, root: Root): { path: string; folder: boolean } {
   const name = t.def.defaultOutput?.name;
-  if (!name) return `${root.real}${sep}`;
+  if (!name) return { path: root.real, folder: true };
   for (let n = 1; ; n++) {
     const p = join(root.real, name(n));
-    if (!statSync(p, { throwIfNoEntry: false })) return p;
+    if (!lstatSync(p, { throwIfNoEntry: false })) return { path: p, folder: false };
   }
 }
 
 function invocation(t: LoadedTool, input: Record<string, unknown>, root: Root): Invocation {
   checkProperties(t, input);
+  const held: Held[] = [];
   const temp: string[] = [];
-  const cleanup = () => temp.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  const cleanup = () => {
+    for (const h of held.splice(0)) h.close();
+    for (const d of temp.splice(0)) rmSync(d, { recursive: true, force: true });
+  };
   try {
-    return { ...commandLine(t, input, root, temp), cleanup };
+    const shown = (text: string, json: boolean) => held.reduce((s, h) => h.shown(s, json), text);
+    return { ...commandLine(t, input, root, { held, temp }), shown, cleanup };
   } catch (err) {
     cleanup();
     throw err;
   }
 }
 
+/** A path argument opened (and checked) once; the command is handed what was opened. */
+function openPath(root: Root, held: Held[], value: string, what: string, mode: 'read' | 'write', folder = false) {
+  const h = mode === 'read' ? root.openRead(value, what) : root.openWrite(value, what, folder);
+  held.push(h);
+  return h.path;
+}
+
 /** The positional values and options of a call (a schema given as an object written to a file in `temp`). */
-function commandLine(t: LoadedTool, input: Record<string, unknown>, root: Root, temp: string[]) {
+function commandLine(t: LoadedTool, input: Record<string, unknown>, root: Root, o: { held: Held[]; temp: string[] }) {
   const opts = { ...optionDefaults(t.spec.options ?? []), ...t.def.fixed };
   for (const f of t.flags) {
     let value = input[f.property];
-    if (value === undefined && t.def.defaultOutput?.flag === f.tool.flag) value = defaultOutput(t, root);
-    if (value === undefined) continue;
-    if (f.property === 'schema' && value && typeof value === 'object' && !Array.isArray(value)) {
+    if (value === undefined && t.def.defaultOutput?.flag === f.tool.flag) {
+      const d = defaultOutput(t, root);
+      value = openPath(root, o.held, d.path, f.property, 'write', d.folder);
+    } else if (value === undefined) continue;
+    else if (f.property === 'schema' && value && typeof value === 'object' && !Array.isArray(value)) {
       const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-'));
-      temp.push(dir);
+      o.temp.push(dir);
       value = join(dir, 'schema.json');
       writeFileSync(value as string, JSON.stringify(input[f.property]), { mode: 0o600 });
-    } else if (f.tool.path && typeof value === 'string') {
-      value =
-        f.tool.path === 'write' && !value.endsWith(sep)
-          ? writePath(root, value, f.property)
-          : root.confine(value, f.property, f.tool.path === 'write' ? 'write' : 'read');
-    }
+    } else if (f.tool.path && typeof value === 'string') value = openPath(root, o.held, value, f.property, f.tool.path);
     applyFlag(opts, f.spec, value);
   }
   const args = t.def.args.map((a) => {
     const v = input[a.property];
     if (v === undefined) return a.list ? [] : undefined;
     if (a.list) {
-      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
-        throw new UsageError(`${a.property}: ${JSON.stringify(v)} is not allowed: a list of strings`);
+      if (!Array.isArray(v) || !v.length || v.some((x) => typeof x !== 'string' || x === ''))
+        throw new UsageError(`${a.property}: ${JSON.stringify(v)} is not allowed: a list of one or more texts`);
       return v;
     }
     if (typeof v !== 'string') throw new UsageError(`${a.property}: ${JSON.stringify(v)} is not allowed: a string`);
     const isUrl = a.path === 'path-or-url' && /^https?:\/\//i.test(v);
-    const value = a.path && !isUrl ? root.confine(v, a.property, 'read') : v;
+    const value = a.path && !isUrl ? openPath(root, o.held, v, a.property, 'read') : v;
     // a variadic argument of the command (a prompt's words) takes the whole text as one word
     return t.spec.args?.[t.def.args.indexOf(a)]?.variadic ? [value] : value;
   });
@@ -141,11 +146,11 @@ function commandLine(t: LoadedTool, input: Record<string, unknown>, root: Root, 
 class Capture extends Writable {
   readonly isTTY = false;
   private readonly chunks: Buffer[] = [];
-  constructor(forward?: NodeJS.WritableStream) {
+  constructor(forward?: (text: string) => void) {
     super({
       write: (chunk: Buffer | string, _enc, done) => {
         this.chunks.push(Buffer.from(chunk));
-        if (forward) forward.write(chunk);
+        forward?.(String(chunk));
         done();
       },
     });
@@ -182,6 +187,11 @@ function present(t: LoadedTool, stdout: string): ToolResult {
       ],
     };
   }
+  if (t.def.result === 'list') {
+    // one JSON object per line → a list (an empty one when there is nothing), as text and as structured content
+    const items = text ? text.split('\n').map((l) => JSON.parse(l) as unknown) : [];
+    return { content: [{ type: 'text', text: JSON.stringify(items) }], structuredContent: { items } };
+  }
   return { content: [{ type: 'text', text: text || '(done)' }] };
 }
 
@@ -190,6 +200,20 @@ export interface CallOptions {
   signal: AbortSignal;
   /** who called, for the call log: `mcp serve generate_text (claude-code)` */
   origin: string;
+}
+
+/**
+ * A check's message in the agent's words: the checks name the command's flags, the agent knows them as properties
+ * (`temperature (--temperature): 9 is not allowed…`; `… only together with language`).
+ */
+function asArguments(t: LoadedTool, why: string): string {
+  const lead = t.flags.find((f) => why.startsWith(`${f.tool.flag}:`));
+  const rest = lead ? why.slice(lead.tool.flag.length + 1) : why;
+  const named = t.flags.reduce(
+    (text, f) => text.replace(new RegExp(`${f.tool.flag}(?![a-z0-9-])`, 'g'), f.property),
+    rest,
+  );
+  return lead ? `${lead.property} (${lead.tool.flag}):${named}` : named;
 }
 
 /** Run the tool's command; a refusal or a failure is a tool error (isError) whose text says why. */
@@ -201,7 +225,9 @@ export async function callTool(
 ): Promise<ToolResult> {
   let inv: Invocation | undefined;
   const stdout = new Capture();
-  const stderr = new Capture(parent.globals.verbose ? parent.streams.stderr : undefined);
+  const out = parent.out;
+  // with -v the command's notes go on to the server's stderr (made safe there when it is a terminal)
+  const stderr = new Capture(parent.globals.verbose ? (t) => out.stderrWrite(t) : undefined);
   const stdin = Object.assign(Readable.from([]), { isTTY: false, [Symbol.for('svc.nullDevice')]: true });
   const ctx = parent.derive({
     streams: { stdin, stdout, stderr },
@@ -209,17 +235,21 @@ export async function callTool(
     globals: { ...parent.globals, json: t.def.json, jq: undefined, quiet: !parent.globals.verbose, budgetStrict: true },
     command: o.origin,
     signal: o.signal,
+    // -v traces are the server's (its stderr), never part of what the agent is answered
+    trace: (line) => out.stderrWrite(`${out.ce.dim(line)}\n`),
   });
   try {
     inv = invocation(t, input, o.root);
     await ctx.out.loadColors();
     const code = await t.spec.run(ctx, inv.args, inv.opts);
     if (code !== 0) throw new Error(stderr.text().trim() || `svc ${t.def.command.join(' ')} exited with ${code}`);
-    return present(t, stdout.text());
+    const result = present(t, stdout.text());
+    for (const c of result.content) if (c.type === 'text') c.text = inv.shown(c.text, t.def.json);
+    return result;
   } catch (err) {
     let why = o.signal.aborted ? 'cancelled' : describeError(err);
-    // the checks name the command's flags: the agent knows them as properties
-    for (const f of t.flags) if (why.startsWith(`${f.tool.flag}:`)) why = `${f.property} (${why}`.replace(':', '):');
+    if (inv) why = inv.shown(why, false);
+    why = asArguments(t, why);
     return { content: [{ type: 'text', text: `${t.def.name}: ${why}` }], isError: true };
   } finally {
     inv?.cleanup();

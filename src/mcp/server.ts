@@ -3,9 +3,20 @@
 // tools' commands write into buffers of their own); over streamable HTTP, on loopback, with a bearer token.
 import type { Context } from '../runtime/context.js';
 import { UsageError } from '../core/errors.js';
+import { terminalSafe } from '../term/terminal-safe.js';
 import { callTool, inputSchema, type LoadedTool, type ToolResult } from './run-tool.js';
 import type { Root } from './root.js';
 import { TOOLS, TOOL_NAMES, type ToolDef } from './tools.js';
+
+/**
+ * Text a peer chose (a client's name, a tool error quoting an agent's argument or the API's reply) as it goes into a
+ * note on stderr: one line (a line break shown as ␤), no control character a terminal would act on, at most `max`
+ * characters.
+ */
+export function peerLine(text: string, max = 500): string {
+  const line = terminalSafe(text.replace(/\r?\n|[\u2028\u2029\u0085]/g, '\u2424'));
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
 
 /** The tools offered: those named (only so a destructive one), else all but destructive; --read-only: readers */
 export function chooseTools(named: string[] | undefined, readOnly: boolean): ToolDef[] {
@@ -34,6 +45,10 @@ function describeTool(t: LoadedTool) {
     title: t.def.title,
     description: t.def.description,
     inputSchema: inputSchema(t),
+    // a list tool answers `{items: [...]}` as structured content too
+    ...(t.def.result === 'list'
+      ? { outputSchema: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] } }
+      : {}),
     annotations: {
       title: t.def.title,
       readOnlyHint: t.def.kind === 'read',
@@ -45,7 +60,10 @@ function describeTool(t: LoadedTool) {
   };
 }
 
-/** An SDK server answering tools/list and tools/call (one per stdio session, one per HTTP request). */
+/**
+ * An SDK server answering tools/list and tools/call (one per stdio or HTTP session); `end` stops the calls still
+ * running and waits for them (their temp files removed) when the session ends before they did.
+ */
 export async function mcpServer(ctx: Context, o: ServeOptions, transport: string) {
   const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
@@ -56,30 +74,38 @@ export async function mcpServer(ctx: Context, o: ServeOptions, transport: string
     { capabilities: { tools: {} } },
   );
   const listed = o.tools.map(describeTool);
+  const session = new AbortController();
+  const running = new Set<Promise<unknown>>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<ToolResult> => {
     const tool = o.tools.find((t) => t.def.name === req.params.name);
     if (!tool) return { content: [{ type: 'text', text: `${req.params.name}: no such tool here` }], isError: true };
-    const client = server.getClientVersion()?.name ?? transport;
+    const client = peerLine(server.getClientVersion()?.name || transport, 100);
     const started = Date.now();
-    const result = await callTool(ctx, tool, (req.params.arguments ?? {}) as Record<string, unknown>, {
+    const call = callTool(ctx, tool, (req.params.arguments ?? {}) as Record<string, unknown>, {
       root: o.root,
-      signal: AbortSignal.any([ctx.signal, extra.signal]),
+      signal: AbortSignal.any([ctx.signal, extra.signal, session.signal]),
       origin: `mcp serve ${tool.def.name} (${client})`,
     });
+    running.add(call);
+    const result = await call.finally(() => running.delete(call));
     const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
     const first = result.content[0];
-    const note = result.isError && first?.type === 'text' ? `refused or failed: ${first.text}` : 'done';
+    const note = result.isError && first?.type === 'text' ? `refused or failed: ${peerLine(first.text)}` : 'done';
     ctx.out.info(`${tool.def.name} (${client}): ${note} (${took})`);
     return result;
   });
-  return server;
+  const end = async () => {
+    session.abort();
+    await Promise.allSettled(running);
+  };
+  return { server, end };
 }
 
 /** Serve on stdin/stdout until the client closes stdin or Ctrl-C. */
 export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const server = await mcpServer(ctx, o, 'stdio');
+  const { server, end } = await mcpServer(ctx, o, 'stdio');
   const stdin = ctx.streams.stdin as NodeJS.ReadableStream;
   const transport = new StdioServerTransport(stdin as never, ctx.streams.stdout as never);
   // stdin ending (a host that wrote its requests and closed the pipe) ends the session once every request read has
@@ -87,7 +113,12 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
   let asked = 0;
   let answered = 0;
   let drained: (() => void) | undefined;
+  // a stdout that fails (a full disk, EIO, a closed pipe) ends the session: no answer could reach the client, and a
+  // write waiting for 'drain' would wait for ever (cli.ts then reports the failure, exit 1; a closed pipe quietly)
+  const stdout = ctx.streams.stdout as NodeJS.WritableStream;
+  const broken = new Promise<void>((resolve) => stdout.once('error', () => resolve()));
   const closed = new Promise<void>((resolve) => {
+    void broken.then(resolve);
     const ended = () => {
       drained = resolve;
       if (answered >= asked) resolve();
@@ -97,21 +128,25 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
     stdin.once('close', ended);
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  await server.connect(transport);
-  const received = transport.onmessage;
+  // counted before connecting: the SDK calls this first, then handles the message (a request read at once, in the
+  // first chunk of stdin, is counted too)
   transport.onmessage = (m) => {
     if ('id' in m && 'method' in m) asked++;
-    received?.(m);
   };
   const send = transport.send.bind(transport);
   transport.send = async (m) => {
-    await send(m);
-    if ('id' in m && !('method' in m) && ++answered >= asked) drained?.();
+    try {
+      await Promise.race([send(m), broken]);
+    } finally {
+      if ('id' in m && !('method' in m) && ++answered >= asked) drained?.();
+    }
   };
+  await server.connect(transport);
   ctx.out.info(`svc MCP server on stdio: ${o.tools.map((t) => t.def.name).join(', ')}; root ${o.root.dir}`);
   // run by hand: say what it waits for (an MCP host starts it and speaks on its stdin)
   if (ctx.streams.stdin.isTTY)
     ctx.out.info('waiting for an MCP client on stdin (MCP hosts start this command: docs/mcp.md); Ctrl-C ends');
   await closed;
+  await end();
   await server.close();
 }

@@ -24,6 +24,8 @@ export interface ToolFlag {
   path?: 'write' | 'read';
   /** said after the flag's own description */
   note?: string;
+  /** said instead of the flag's description (which speaks of the command line: stdout, stdin, `-`) */
+  description?: string;
   /** replaces the flag's schema (the chat schema is a JSON object here, a file on the command line) */
   schema?: JsonSchema;
   /** the command refuses to run without it */
@@ -47,8 +49,8 @@ export interface ToolDef {
   idempotent?: boolean;
   /** where a written file goes when the agent names none: a folder under --root, or a free name there */
   defaultOutput?: { flag: string; name?: (n: number) => string };
-  /** what the result carries besides the command's output */
-  result: 'text' | 'chat' | 'images' | 'file';
+  /** what the result carries besides the command's output (`list`: JSON lines answered as a list) */
+  result: 'text' | 'chat' | 'images' | 'file' | 'list';
 }
 
 const MODEL = { flag: '--model' };
@@ -87,7 +89,18 @@ export const TOOLS: ToolDef[] = [
       'the images themselves.',
     command: ['images', 'generate'],
     args: [{ property: 'prompt', description: 'what to draw', required: true }],
-    flags: [MODEL, { flag: '--n' }, { flag: '--aspect-ratio' }, { flag: '--output', path: 'write' }],
+    flags: [
+      MODEL,
+      { flag: '--n' },
+      { flag: '--aspect-ratio' },
+      {
+        flag: '--output',
+        path: 'write',
+        description:
+          'a folder under the root (ending in /), or a new file name there (with n > 1: name-1.png, name-2.png …); ' +
+          'default: image-N.png in the root',
+      },
+    ],
     json: false,
     kind: 'write',
     defaultOutput: { flag: '--output' },
@@ -99,7 +112,19 @@ export const TOOLS: ToolDef[] = [
     description: 'Speak a text (POST /v1/tts) into an audio file under the root (speech-N.mp3 unless named).',
     command: ['tts', 'say'],
     args: [{ property: 'text', description: 'the text to speak', required: true }],
-    flags: [{ flag: '--voice' }, { flag: '--language' }, { flag: '--codec' }, { flag: '--output', path: 'write' }],
+    flags: [
+      { flag: '--voice' },
+      { flag: '--language' },
+      {
+        flag: '--codec',
+        description: "mp3, wav, pcm (s16le), mulaw (ulaw), alaw (default: from output's extension, else mp3)",
+      },
+      {
+        flag: '--output',
+        path: 'write',
+        description: 'a new audio file under the root (default: speech-N.mp3 in the root); never an existing file',
+      },
+    ],
     fixed: { rest: true },
     json: true,
     kind: 'write',
@@ -112,7 +137,17 @@ export const TOOLS: ToolDef[] = [
     description: 'Transcribe an audio file under the root, or an http(s) URL (POST /v1/stt): the text.',
     command: ['stt', 'transcribe'],
     args: [{ property: 'source', description: 'audio file path or http(s) URL', required: true, path: 'path-or-url' }],
-    flags: [{ flag: '--language' }, { flag: '--format' }, { flag: '--diarize' }],
+    flags: [
+      {
+        flag: '--language',
+        description: 'language code (e.g. en, fr, de, ja); with `format`, numbers and dates as written',
+      },
+      {
+        flag: '--format',
+        description: 'inverse text normalization (needs `language`: ar, de, en, es, fr, ja, pt, ru, sv, vi, zh)',
+      },
+      { flag: '--diarize' },
+    ],
     json: false,
     kind: 'read',
     result: 'text',
@@ -132,14 +167,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'list_files',
     title: 'List stored files',
-    description: 'The files stored on the API (GET /v1/files), one JSON object per line.',
+    description: 'The files stored on the API (GET /v1/files), as a JSON list (empty when there are none).',
     command: ['files', 'list'],
     args: [],
     flags: [{ flag: '--limit' }, { flag: '--order' }, { flag: '--sort-by' }, { flag: '--filter' }],
     json: true,
     kind: 'read',
     idempotent: true,
-    result: 'text',
+    result: 'list',
   },
   {
     name: 'upload_file',
@@ -158,7 +193,15 @@ export const TOOLS: ToolDef[] = [
     description: 'Save a stored file under the root (GET /v1/files/{id}/content): the path saved.',
     command: ['files', 'download'],
     args: [{ property: 'id', description: 'file id', required: true }],
-    flags: [{ flag: '--output', path: 'write' }, { flag: '--format' }],
+    flags: [
+      {
+        flag: '--output',
+        path: 'write',
+        description:
+          "a folder under the root (ending in /: the file's own name), or a new file name there; default: the root",
+      },
+      { flag: '--format' },
+    ],
     json: false,
     kind: 'write',
     defaultOutput: { flag: '--output' },
@@ -180,14 +223,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'list_models',
     title: 'List models and prices',
-    description: 'The models (GET /v1/models); with `kind`, that kind with its prices. One JSON object per line.',
+    description: 'The models (GET /v1/models); with `kind`, that kind with its prices. As a JSON list.',
     command: ['models', 'list'],
     args: [],
     flags: [{ flag: '--kind' }],
     json: true,
     kind: 'read',
     idempotent: true,
-    result: 'text',
+    result: 'list',
   },
   {
     name: 'embed',

@@ -72,7 +72,7 @@ export interface Context {
    * command name, the same endpoint (one --emulator), its own HTTP client and call-log record; run its exit hooks
    * when the run is over.
    */
-  derive(over: Pick<ContextInit, 'streams' | 'globals' | 'command' | 'signal'>): Context & {
+  derive(over: Pick<ContextInit, 'streams' | 'globals' | 'command' | 'signal' | 'trace'>): Context & {
     runExitHooks(): Promise<void>;
   };
   /** `svc batch`: the batch's id on every call-log record of this run (known once http() has been called) */
@@ -111,6 +111,8 @@ export interface ContextInit {
   exitsAfterRun?: boolean;
   /** the endpoint is the emulator (default: whenever `endpoint` is given): not counted toward the budget */
   emulated?: boolean;
+  /** where the --verbose trace goes (default: this context's stderr); an MCP tool's goes to the server's stderr */
+  trace?: (line: string) => void;
   /** the command's own flags as typed, in order (a flag without a value: no raw) */
   givenOptions?: readonly GivenOption[];
 }
@@ -231,7 +233,9 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
     getConfig,
     getEndpoint,
     log: callLog(init, out, getConfig, exitHooks.add, () => client),
-    trace: init.globals.verbose ? (line: string) => out.stderrWrite(`${out.ce.dim(line)}\n`) : undefined,
+    trace: init.globals.verbose
+      ? (init.trace ?? ((line: string) => out.stderrWrite(`${out.ce.dim(line)}\n`)))
+      : undefined,
     userAgent: `svc-cli/${init.version} node/${process.versions.node} ${process.platform}`,
     onExit: exitHooks.add,
   };

@@ -19,7 +19,7 @@ const definedOnly = (env: Record<string, string | undefined>): Record<string, st
   Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 
 /** `svc ARGS` (e.g. ['mcp', 'serve']) as an MCP server on stdio, connected and initialized. */
-export async function mcpStdio(args: string[], opts: RunOptions = {}): Promise<McpSession> {
+export async function mcpStdio(args: string[], opts: RunOptions & { clientName?: string } = {}): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: 'node',
     args: [LAUNCHER, ...args],
@@ -33,7 +33,7 @@ export async function mcpStdio(args: string[], opts: RunOptions = {}): Promise<M
   });
   const start = transport.start.bind(transport);
   transport.start = () => throughHelper(start);
-  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+  const client = new Client({ name: opts.clientName ?? 'svc-test', version: '1.0.0' });
   const errors: Error[] = [];
   client.onerror = (e) => errors.push(e);
   await client.connect(transport);
@@ -57,4 +57,17 @@ export async function mcpHttp(url: string, token: string): Promise<Client> {
   const client = new Client({ name: 'svc-test-http', version: '1.0.0' });
   await client.connect(transport);
   return client;
+}
+
+/** The URL `svc mcp serve --http 0` says on stderr once it listens (a process from spawnSvc). */
+export function mcpHttpUrl(child: { stderr: NodeJS.ReadableStream | null } & PromiseLike<unknown>): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      seen += d.toString();
+      const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
+      if (m) resolve(m[1]!);
+    });
+    child.then(() => reject(new Error(`svc mcp serve --http ended before listening: ${seen}`)), reject);
+  });
 }

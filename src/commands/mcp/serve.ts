@@ -35,9 +35,9 @@ export default defineCommand<Opts>({
     'Each tool runs the svc command of the same action (its checks, its request, its files) under your rules: ' +
     'the profile, the daily budget (budget.daily; a call over it is a tool error and nothing is sent, as with ' +
     '--budget-strict), the call log (each call recorded as `mcp serve TOOL (CLIENT)`). Paths the tools read or ' +
-    'write are confined to --root; a tool never overwrites a file. delete_file is offered only when named in ' +
-    '--tools. Over stdio, stdout carries MCP messages only; notes go to stderr. docs/mcp.md has the snippets for ' +
-    'MCP hosts.',
+    "write are confined to --root (never svc's own config, data or cache folders); a tool never overwrites a file. " +
+    'delete_file is offered only when named in --tools. Over stdio, stdout carries MCP messages only; notes go to ' +
+    'stderr. docs/mcp.md has the snippets for MCP hosts.',
   options: [
     {
       flags: '--http <port>',
@@ -52,7 +52,9 @@ export default defineCommand<Opts>({
     { flags: '--read-only', description: 'offer only the tools that change nothing (no files written or uploaded)' },
     {
       flags: '--root <dir>',
-      description: 'the folder tools may read and write files in (default: the working folder)',
+      description:
+        'the folder tools may read and write files in (default: the working folder, but not / or your home); ' +
+        "never svc's own folders",
     },
   ],
   examples: [
@@ -62,13 +64,13 @@ export default defineCommand<Opts>({
     'SVC_MCP_TOKEN=… svc mcp serve --http 8765',
   ],
   async run(ctx, _args, opts) {
-    const [{ chooseTools }, { Root }, { loadTool }] = await Promise.all([
+    const [{ chooseTools }, { Root, rootFolder }, { loadTool }] = await Promise.all([
       import('../../mcp/server.js'),
       import('../../mcp/root.js'),
       import('../../mcp/run-tool.js'),
     ]);
     const chosen: ToolDef[] = chooseTools(opts.tools, !!opts.readOnly);
-    const root = new Root(opts.root ?? process.cwd());
+    const root = new Root(rootFolder(opts.root, process.cwd(), ctx.env), ctx.env);
     const tools: LoadedTool[] = [];
     for (const def of chosen) tools.push(loadTool(def, await specOf(def.command)));
     if (opts.http !== undefined) {

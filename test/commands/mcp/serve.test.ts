@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
 import { svcInProcess } from '../../helpers/in-process.js';
-import { mcpHttp, mcpStdio, type McpSession } from '../../helpers/mcp.js';
+import { mcpHttp, mcpHttpUrl, mcpStdio, type McpSession } from '../../helpers/mcp.js';
 import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
 import { ROOT } from '../../helpers/files.js';
 import { isLauncher } from '../../helpers/run-env.js';
@@ -112,7 +112,7 @@ describe('svc mcp serve over stdio', () => {
       expect(readFileSync(join(root, 'back', 'notes.txt'), 'utf8')).toBe('notes for the agent\n');
 
       const models = text(await call(s, 'list_models', { kind: 'language' }));
-      expect(models.split('\n').map((l) => JSON.parse(l).id)).toContain('svc-4');
+      expect((JSON.parse(models) as { id: string }[]).map((m) => m.id)).toContain('svc-4');
       const vectors = text(await call(s, 'embed', { texts: ['one', 'two'] }));
       expect(vectors.trim().split('\n')).toHaveLength(2);
 
@@ -302,15 +302,7 @@ describe('svc mcp serve --http', () => {
     const token = 'test-token-0123456789';
     const child = spawnSvc(['mcp', 'serve', '--http', '0', '--root', root], { emu, env: { SVC_MCP_TOKEN: token } });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let seen = '';
-        child.stderr!.on('data', (d: Buffer) => {
-          seen += d.toString();
-          const m = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-          if (m) resolve(m[1]!);
-        });
-        child.catch(reject);
-      });
+      const url = await mcpHttpUrl(child);
       const anonymous = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

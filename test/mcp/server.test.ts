@@ -1,0 +1,42 @@
+// The notes `svc mcp serve` writes on stderr: text a peer chose (the client's name from initialize, a tool error
+// quoting an agent's argument) is one line there, with nothing a terminal would act on.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { tempDir } from '../helpers/files.js';
+import { mcpStdio } from '../helpers/mcp.js';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+
+describe('svc mcp serve notes', () => {
+  it('a client name or an argument with line breaks and escapes forges no line and drives no terminal', async () => {
+    const root = tempDir('svc-mcp-root-');
+    writeFileSync(join(root, 'a.txt'), 'a\n');
+    const s = await mcpStdio(['mcp', 'serve', '--root', root], {
+      emu,
+      clientName: 'agent\nsvc: FORGED LINE\r\x1b]0;owned\x07\u202e',
+    });
+    try {
+      const listed = await s.client.callTool({ name: 'list_models', arguments: {} });
+      expect(listed.isError).toBeFalsy();
+      const refused = await s.client.callTool({
+        name: 'upload_file',
+        arguments: { path: '../x\nsvc: FORGED TOO\n\x1b[2J' },
+      });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await s.close();
+    }
+    const lines = s.stderr().split('\n');
+    expect(lines.filter((l) => /^svc: FORGED|^\s*FORGED/.test(l))).toEqual([]);
+    expect(s.stderr()).not.toMatch(/[\x1b\r\u202e]/);
+    // the notes say who called, on one line each
+    expect(lines.some((l) => /list_models \(agent␤svc: FORGED LINE.*\): done/.test(l))).toBe(true);
+    expect(lines.some((l) => /upload_file \(agent.*\): refused or failed: .*x␤svc: FORGED TOO␤/.test(l))).toBe(true);
+  });
+});
