@@ -8,6 +8,16 @@ import { decodeSamples } from 'svc-formats/audio-codecs';
 
 /** What a sound card still holds after the last write was handed on (ALSA buffer), heard after it. */
 const DEVICE_TAIL_MS = 250;
+/**
+ * PCM queued for a file or stdout and not yet taken: past this the session stops reading the socket (TCP pushes back
+ * on a server that sends faster than the audio is written) until half of it is written.
+ */
+const AHEAD_BYTES = 4 * 1024 * 1024;
+/**
+ * A speaker takes audio at real time, and a barge-in must be read while an answer plays: its bound is minutes of
+ * audio, more than any answer a server sends ahead, so that only a runaway server is held back.
+ */
+const SPEAKER_AHEAD_SECONDS = 600;
 
 /** Who watches the audio going out: the turn meter (when it reached the device), the recording (what was played). */
 export interface PlaybackListener {
@@ -23,6 +33,9 @@ export class Playback {
   private chain: Promise<void> = Promise.resolve();
   private playEnd = 0;
   private failure: Error | undefined;
+  /** PCM bytes queued and not yet taken by the sink */
+  private pending = 0;
+  private onRoom: (() => void) | undefined;
   /** PCM bytes handed to the sink */
   bytes = 0;
   clears = 0;
@@ -58,11 +71,44 @@ export class Playback {
     if (this.realTime) this.playEnd = Math.max(performance.now(), this.playEnd) + ms;
     this.bytes += pcm.length;
     const sink = this.sink;
+    this.pending += pcm.length;
     this.chain = this.chain
       .then(() => sink.write(pcm, handed))
       .catch((err: Error) => {
         this.failure ??= err;
-      });
+      })
+      .then(() => this.taken(pcm.length));
+  }
+
+  private get aheadLimit(): number {
+    return this.realTime ? this.sampleRate * 2 * SPEAKER_AHEAD_SECONDS : AHEAD_BYTES;
+  }
+
+  private taken(bytes: number): void {
+    this.pending -= bytes;
+    if (this.pending <= this.aheadLimit / 2) this.release();
+  }
+
+  /**
+   * Undefined while the sink keeps up; past the bound, a promise that resolves once half of what is queued was taken
+   * (or at release()): the session awaits it before reading the next event, so that memory does not hold the audio.
+   */
+  room(): Promise<void> | undefined {
+    if (this.pending <= this.aheadLimit) return undefined;
+    return new Promise((resolve) => {
+      const before = this.onRoom;
+      this.onRoom = () => {
+        before?.();
+        resolve();
+      };
+    });
+  }
+
+  /** Whoever waits for room goes on (the session ends). */
+  release(): void {
+    const wake = this.onRoom;
+    this.onRoom = undefined;
+    wake?.();
   }
 
   /** Stop playback now (barge-in). */

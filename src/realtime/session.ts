@@ -105,6 +105,7 @@ export class RealtimeSession {
   /** End the session (Ctrl-C, `q`): close the connection cleanly. */
   stop(): void {
     this.stopped ??= 'stopped';
+    this.o.playback.release();
     this.o.conn.close(1000, 'client stopped');
   }
 
@@ -246,6 +247,7 @@ export class RealtimeSession {
   private fail(err: unknown): void {
     this.failure ??= err;
     this.stopped ??= 'stopped';
+    this.o.playback.release();
     this.o.conn.close(1000, 'client error');
   }
 
@@ -339,6 +341,8 @@ export class RealtimeSession {
       if (typeof ev.delta !== 'string') return;
       for (const ob of this.observers) ob.audio?.(ev.response_id, receivedAt);
       this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt);
+      // a sink that is behind: the next event waits (the socket pauses, the server is held back)
+      await this.o.playback.room();
       return;
     }
     if (isTranscriptDelta(t)) {

@@ -272,6 +272,11 @@ export class EmulatedRealtimeSession {
     );
   }
 
+  /** Unpaced audio waits while the socket holds over 1 MiB unsent: a client that reads slowly pushes back. */
+  private async drained(): Promise<void> {
+    while (!this.isClosed && this.ws.bufferedAmount > 1024 * 1024) await this.core.sleep(5);
+  }
+
   start(): void {
     this.send({ type: 'session.created', session: this.publicSession() });
     this.send({
@@ -761,7 +766,10 @@ export class EmulatedRealtimeSession {
     const legacy = (this.core.settings.realtimeLegacyEvents ?? 0) > 0;
     const pace = this.core.settings.realtimePace ?? 1;
     const chunkMs = Math.max(10, this.core.settings.realtimeChunkMs ?? 100);
-    const text = this.answerFor(String(opts.instructions ?? this.config.instructions));
+    // realtimeAnswerRepeat: the answer said that many times over (long answers for memory tests), spoken once
+    const repeat = Math.max(1, Math.floor(this.core.settings.realtimeAnswerRepeat ?? 1));
+    const said = this.answerFor(String(opts.instructions ?? this.config.instructions));
+    const text = repeat > 1 ? Array(repeat).fill(said).join(' ') : said;
     log.transcript = text;
     const itemId = this.core.id('item');
     const base = { response_id: id, item_id: itemId, output_index: 0, content_index: 0 };
@@ -778,16 +786,18 @@ export class EmulatedRealtimeSession {
     const partType = legacy ? 'audio' : 'output_audio';
     this.send({ type: 'response.content_part.added', ...base, part: { type: partType, transcript: '' } });
     const rate = formatRate(outputFormat);
-    const pcm = speak(text, rate, this.voiceSpeed);
+    const pcm = speak(repeat > 1 ? `${said} ` : said, rate, this.voiceSpeed);
     const per = Math.max(1, Math.round((rate * chunkMs) / 1000));
-    const chunks = Math.max(1, Math.ceil(pcm.length / per));
+    const chunksOnce = Math.max(1, Math.ceil(pcm.length / per));
+    const chunks = chunksOnce * repeat;
     const words = text.split(/(?<= )/);
     let sentWords = 0;
     let spoken = '';
     const started = Date.now();
     for (let i = 0; i < chunks; i++) {
       if (me.cancelled || this.isClosed) throw new Cancelled();
-      const slice = pcm.subarray(i * per, Math.min(pcm.length, (i + 1) * per));
+      const at = i % chunksOnce;
+      const slice = pcm.subarray(at * per, Math.min(pcm.length, (at + 1) * per));
       // the transcript runs along with the audio
       const wordsDue = Math.ceil(((i + 1) / chunks) * words.length);
       if (wordsDue > sentWords) {
@@ -807,7 +817,7 @@ export class EmulatedRealtimeSession {
         // pace against the clock so that slow sends do not add up
         const due = started + (i + 1) * chunkMs * pace;
         await this.core.sleep(due - Date.now());
-      }
+      } else await this.drained();
     }
     this.send({ type: legacy ? 'response.audio.done' : 'response.output_audio.done', ...base });
     this.send({
@@ -821,7 +831,7 @@ export class EmulatedRealtimeSession {
     this.send({ type: 'response.output_item.done', response_id: id, output_index: 0, item: done });
     this.items.push({ id: itemId, type: 'message', role: 'assistant', text });
     void spoken;
-    return { item: done, tokens: Math.ceil(text.length / 4) + Math.ceil(pcm.length / rate / 0.05) };
+    return { item: done, tokens: Math.ceil(text.length / 4) + Math.ceil((pcm.length * repeat) / rate / 0.05) };
   }
 
   /** called after each response.done (the simulated SIP caller waits on it) */

@@ -1,0 +1,53 @@
+// `svc realtime talk` runs for hours: its memory must not grow with the audio. The CLI runs with its heap capped at
+// 40 MB; the emulator answers without real-time pacing and says each answer many times over (realtimeAnswerRepeat),
+// so that one spoken question brings back about an hour of audio (~4.5 times the heap) in seconds, faster than the
+// file takes it. (A pipe is no test of this: Node writes to a pipe synchronously on Linux.)
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSvc } from '../../helpers/subprocess.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { tempDir } from '../../helpers/files.js';
+import { answerPcm, fastEmulator, lastSession, questionClip } from './talk-helpers.js';
+
+const HEAP_MB = 40;
+const CAPPED = { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` };
+const ENOUGH = 4 * HEAP_MB * 1024 * 1024;
+/** times each answer is said: ~3.6 s of 24 kHz PCM each, ~190 MB in all */
+const REPEAT = 1100;
+
+let emu: TestEmulator;
+let question: string;
+let dir: string;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  fastEmulator(emu);
+  emu.core.settings.realtimeAnswerRepeat = REPEAT;
+  question = questionClip();
+  dir = tempDir('svc-talkmem-');
+});
+afterAll(() => emu.close());
+
+/** The PCM bytes of the newest session's answer, as the emulator said it (its text REPEAT times over). */
+function answerBytes(): number {
+  const transcript = lastSession(emu).responses[0]!.transcript;
+  const said = transcript.slice(0, (transcript.length + 1) / REPEAT - 1);
+  return answerPcm(`${said} `).length * REPEAT;
+}
+
+describe('svc realtime talk under a capped heap', () => {
+  it('an hour of answer to a file: every byte in the file, no heap exhaustion', async () => {
+    const out = join(dir, 'answer.pcm');
+    const r = await spawnSvc(['realtime', 'talk', '--input', question, '--output', out], {
+      emu,
+      env: CAPPED,
+      timeout: 50_000,
+    });
+    expect(r.stderr).not.toMatch(/heap|allocation failed|warning/i);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain('ended (the input ended; 1 answer)');
+    expect(statSync(out).size).toBeGreaterThan(ENOUGH);
+    expect(statSync(out).size).toBe(answerBytes());
+  });
+
+});
