@@ -12,7 +12,10 @@ import { answerPcm, fastEmulator, lastSession } from '../realtime/talk-helpers.j
 const HEAP_MB = 40;
 const CAPPED = { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` };
 const ENOUGH = 4 * HEAP_MB * 1024 * 1024;
-const LINES = Array.from({ length: 600 }, (_, i) => `line ${i} the lighthouse keeper wrote down every ship that passed`);
+const LINES = Array.from(
+  { length: 600 },
+  (_, i) => `line ${i} the lighthouse keeper wrote down every ship that passed`,
+);
 
 let emu: TestEmulator;
 beforeAll(async () => {

@@ -49,5 +49,4 @@ describe('svc realtime talk under a capped heap', () => {
     expect(statSync(out).size).toBeGreaterThan(ENOUGH);
     expect(statSync(out).size).toBe(answerBytes());
   });
-
 });
