@@ -1,5 +1,6 @@
 // What measures and keeps a voice session besides the transcript: the turn meter (latencies per turn: --json
 // events, --latency-log FILE), the live status line on a terminal, and the stereo recording (--record FILE).
+import type { AtomicFile } from '../core/atomic-file.js';
 import type { Context } from '../runtime/context.js';
 import type { Playback } from './playback.js';
 import type { ConversationRecording } from './recording.js';
@@ -19,6 +20,10 @@ export class SessionInstruments {
   readonly meter: TurnMeter;
   readonly status: StatusLine | undefined;
   private recording: ConversationRecording | undefined;
+  /** --latency-log: a line appended as each turn ends, put in place at the end */
+  private latencyLog: AtomicFile | undefined;
+  private latencyWrites: Promise<void> = Promise.resolve();
+  private latencyFailure: unknown;
   private session: RealtimeSession | undefined;
   /** the view that prints the --json events (set once it exists) */
   view: TranscriptView | undefined;
@@ -51,9 +56,18 @@ export class SessionInstruments {
   ): Promise<SessionInstruments> {
     const live = ctx.out.liveStderr && (f.input === 'mic' || f.output === 'speaker');
     const inst = new SessionInstruments(ctx, f, playback, sampleRate, live);
+    if (f.latencyLog) {
+      const { AtomicFile } = await import('../core/atomic-file.js');
+      inst.latencyLog = await AtomicFile.create(f.latencyLog, { replace: !!f.force });
+    }
     if (f.record) {
       const { ConversationRecording } = await import('./recording.js');
-      inst.recording = await ConversationRecording.create(f.record, sampleRate, !!f.force);
+      try {
+        inst.recording = await ConversationRecording.create(f.record, sampleRate, !!f.force);
+      } catch (err) {
+        await inst.latencyLog?.discard();
+        throw err;
+      }
       playback.listeners.push(inst.recording);
     }
     return inst;
@@ -87,13 +101,22 @@ export class SessionInstruments {
       levelDb: this.meter.levelDb,
       speaker: you ? ('you' as const) : playing ? ('assistant' as const) : ('nobody' as const),
       muted: !!s?.isMuted,
-      last: this.meter.turns.at(-1),
+      last: this.meter.last,
     };
   }
 
   private turn(t: TurnLatency): void {
     if (this.ctx.out.json) this.around(() => this.view?.event(t as unknown as Record<string, unknown>));
     this.status?.draw();
+    const log = this.latencyLog;
+    if (log) {
+      const line = Buffer.from(`${JSON.stringify(t)}\n`);
+      this.latencyWrites = this.latencyWrites
+        .then(() => log.write(line))
+        .catch((err) => {
+          this.latencyFailure ??= err;
+        });
+    }
   }
 
   /**
@@ -102,14 +125,18 @@ export class SessionInstruments {
    */
   async finish(ok: boolean): Promise<void> {
     this.status?.stop();
-    if (!ok) {
+    await this.latencyWrites;
+    if (!ok || this.latencyFailure) {
+      await this.latencyLog?.discard();
       await this.recording?.abort();
+      if (ok) throw this.latencyFailure;
       return;
     }
-    if (this.f.latencyLog) {
-      const { writeFileAtomic } = await import('../core/atomic-file.js');
-      const lines = this.meter.turns.map((t) => `${JSON.stringify(t)}\n`).join('');
-      await writeFileAtomic(this.f.latencyLog, lines, { replace: !!this.f.force });
+    try {
+      await this.latencyLog?.commit();
+    } catch (err) {
+      await this.recording?.abort();
+      throw err;
     }
     await this.recording?.end();
   }

@@ -411,6 +411,8 @@ export class RealtimeSession {
     const id = ev.response?.id ?? this.currentResponse;
     const status = ev.response?.status;
     const wasIgnored = id && this.ignored.has(id);
+    // nothing of a response comes after its response.done: the id is forgotten (a long session barges in often)
+    if (id) this.ignored.delete(id);
     if (this.o.view.hasPartial && !wasIgnored) {
       if (status === 'cancelled') this.o.view.interrupted();
       else this.o.view.assistantDone();

@@ -74,7 +74,9 @@ export class TurnMeter implements SessionObserver {
   levelDb = Number.NEGATIVE_INFINITY;
   userSpeaking = false;
   assistantAudible = false;
-  readonly turns: TurnLatency[] = [];
+  /** the latest turn's figures (each goes to onTurn as it ends: a session of hours keeps none of the others) */
+  last: TurnLatency | undefined;
+  private count = 0;
   private sentMs = 0;
   private readonly frames: SentFrame[] = [];
   private maxCaptureToSocket: number | undefined;
@@ -198,7 +200,7 @@ export class TurnMeter implements SessionObserver {
     this.maxCaptureToSocket = undefined;
     const latency: TurnLatency = {
       type: 'svc.turn.latency',
-      turn: this.turns.length + 1,
+      turn: ++this.count,
       response_id: t.responseId ?? null,
       speech_end: t.speechEnd,
       speech_end_to_first_audio_ms: round(t.speechEndAt === undefined ? undefined : first - t.speechEndAt),
@@ -209,7 +211,7 @@ export class TurnMeter implements SessionObserver {
       client_added_ms: round(capture !== undefined && toDevice !== undefined ? capture + toDevice : undefined),
       server: t.server,
     };
-    this.turns.push(latency);
+    this.last = latency;
     this.o.onTurn(latency);
     this.o.onChange?.();
   }

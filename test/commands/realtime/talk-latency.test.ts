@@ -7,12 +7,12 @@
 // audio clock to capture times, 40 ms, would show in every turn). The median, not each turn: on this shared 2-core
 // machine (load average 25, other suites running) one process or the other is now and then not scheduled for
 // 20-60 ms, which moves that one turn's figure (seen: 62 ms once, the other turns 1-3 ms).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { itWithEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
-import { svcProcess } from '../../helpers/subprocess.js';
+import { spawnSvc, svcProcess } from '../../helpers/subprocess.js';
 import { tempDir } from '../../helpers/files.js';
 import { lastSession, wavClip, type Part } from './talk-helpers.js';
 
@@ -113,6 +113,31 @@ describe('svc realtime talk: latency per turn', () => {
       expect(jsonLines(readFileSync(log, 'utf8'))).toEqual(turns);
     },
   );
+
+  withDelays('--latency-log is written as each turn ends: the session keeps no turn in memory', async ({ emu }) => {
+    const dir = tempDir();
+    const log = join(dir, 'latency.jsonl');
+    const parts: Part[] = [{ silence: 200 }, { say: 'one' }, { silence: 1500 }, { say: 'two' }, { silence: 300 }];
+    const run = spawnSvc(
+      ['realtime', 'talk', '--input', wavClip('two.wav', parts), '--output', join(dir, 'a.pcm'), '--latency-log', log],
+      { emu, timeout: 40_000 },
+    );
+    // the temp file beside the target (core/atomic-file.ts), read while the session runs
+    const seen = new Set<number>();
+    const poll = setInterval(() => {
+      const part = readdirSync(dir).find((f) => f.startsWith('.latency.jsonl.'));
+      try {
+        if (part) seen.add(readFileSync(join(dir, part), 'utf8').split('\n').filter(Boolean).length);
+      } catch {
+        // renamed meanwhile
+      }
+    }, 20);
+    const r = await run.finally(() => clearInterval(poll));
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(jsonLines(readFileSync(log, 'utf8')).map((t) => t.turn)).toEqual([1, 2]);
+    // the first turn's line was in the file before the second turn ended
+    expect([...seen]).toContain(1);
+  });
 
   withDelays('a session that fails leaves an existing --latency-log file as it was', async ({ emu }) => {
     const dir = tempDir();
