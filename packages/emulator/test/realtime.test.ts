@@ -180,6 +180,35 @@ describe('realtime WebSocket (emulator)', () => {
     },
   );
 
+  it('says an answer N times over (realtimeAnswerRepeat), unpaced audio waiting for a reader that is behind', async () => {
+    emu.core.settings.realtimeAnswerRepeat = 100;
+    try {
+      const c = await Client.open();
+      await c.waitFor('session.created');
+      c.appendPcm(Buffer.concat([silence(200), encodeTones('what time is it', 24000), silence(800)]));
+      await c.waitFor('response.created');
+      // the client stops reading: ~6 minutes of audio (~23 MB of JSON) cannot all be sent
+      c.ws.pause();
+      await new Promise((r) => setTimeout(r, 500));
+      const log = () => realtimeLogs(emu.core).at(-1)!.responses.at(-1)!;
+      expect(log().status).toBe('in_progress');
+      c.ws.resume();
+      expect((await c.waitFor('response.done')).response.status).toBe('completed');
+      const transcript = (await c.waitFor('response.output_audio_transcript.done')).transcript as string;
+      const said = transcript.slice(0, (transcript.length + 1) / 100 - 1);
+      expect(said).toMatch(/^You said: what time is it\. /);
+      expect(transcript).toBe(Array(100).fill(said).join(' '));
+      const audio = Buffer.concat(
+        c.events.filter((e) => e.type === 'response.output_audio.delta').map((e) => Buffer.from(e.delta, 'base64')),
+      );
+      expect(audio.length).toBe(encodeTones(`${said} `, 24000, { speed: 1.5 }).length * 100);
+      expect(decodeTones(audio.subarray(0, audio.length / 50), 24000).trim()).toBe(`${said} ${said}`);
+      c.close();
+    } finally {
+      emu.core.settings.realtimeAnswerRepeat = 1;
+    }
+  });
+
   it('commits by hand without server VAD and answers on response.create', async () => {
     const c = await Client.open();
     c.send({ type: 'session.update', session: { turn_detection: null } });
