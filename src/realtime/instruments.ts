@@ -30,7 +30,6 @@ export class SessionInstruments {
 
   private constructor(
     private readonly ctx: Context,
-    private readonly f: InstrumentFlags,
     private readonly playback: Playback,
     sampleRate: number,
     live: boolean,
@@ -55,7 +54,7 @@ export class SessionInstruments {
     sampleRate: number,
   ): Promise<SessionInstruments> {
     const live = ctx.out.liveStderr && (f.input === 'mic' || f.output === 'speaker');
-    const inst = new SessionInstruments(ctx, f, playback, sampleRate, live);
+    const inst = new SessionInstruments(ctx, playback, sampleRate, live);
     if (f.latencyLog) {
       const { AtomicFile } = await import('../core/atomic-file.js');
       inst.latencyLog = await AtomicFile.create(f.latencyLog, { replace: !!f.force });

@@ -27,6 +27,8 @@ export class ConversationRecording implements SessionObserver, PlaybackListener 
   private userEnd = 0;
   private agentEnd = 0;
   private agentStarted = false;
+  /** the input ended: the left channel is final from userEnd on */
+  private inputOver = false;
   /** block index → interleaved stereo samples */
   private readonly blocks = new Map<number, Int16Array>();
   private nextBlock = 0;
@@ -79,6 +81,17 @@ export class ConversationRecording implements SessionObserver, PlaybackListener 
     this.agentStarted = true;
     this.put(1, start, pcm, n);
     this.agentEnd = start + n;
+    // once nothing more comes on the left, an answer is written as it comes (an hour of it is not held)
+    if (this.inputOver) this.flushBefore(this.agentEnd);
+  }
+
+  /**
+   * The input ended (a file, stdin): the left channel holds silence from its end on, so what is queued on the right
+   * need not wait for it. (A barge-in after this cuts only what is still held.)
+   */
+  inputEnded(): void {
+    this.inputOver = true;
+    this.flushBefore(this.agentEnd);
   }
 
   /** Barge-in: what was queued after `at` was never heard. */

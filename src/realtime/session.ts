@@ -281,7 +281,9 @@ export class RealtimeSession {
       for (const ob of this.observers) ob.captured?.(frame, capturedAt);
       this.sendFrame(frame, capturedAt);
     }
-    if (this.stopped || !this.o.endWhenInputEnds) return;
+    if (this.stopped) return;
+    for (const ob of this.observers) ob.inputEnded?.();
+    if (!this.o.endWhenInputEnds) return;
     // Trailing silence lets server VAD end a turn that runs to the end of the input.
     const td = this.serverSession?.turn_detection ?? this.o.update.turn_detection;
     if (this.o.mode !== 'push-to-talk' && td !== null) {

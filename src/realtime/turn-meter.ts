@@ -59,6 +59,8 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
 export interface SessionObserver {
   /** a frame of PCM s16le came from the source at `at` */
   captured?(frame: Buffer, at: number): void;
+  /** the source has no more frames (a file or stdin at its end) */
+  inputEnded?(): void;
   /** the frame captured at `capturedAt` (`pcmBytes` of PCM) was handed to the socket at `at` */
   sent?(pcmBytes: number, capturedAt: number, at: number): void;
   configured?(session: Record<string, any> | undefined): void;

@@ -3,7 +3,7 @@
 // so that one spoken question brings back about an hour of audio (~4.5 times the heap) in seconds, faster than the
 // file takes it. (A pipe is no test of this: Node writes to a pipe synchronously on Linux.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
@@ -28,11 +28,11 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-/** The PCM bytes of the newest session's answer, as the emulator said it (its text REPEAT times over). */
-function answerBytes(): number {
+/** The PCM bytes of the newest session's answer, as the emulator said it (its text `repeat` times over). */
+function answerBytes(repeat = REPEAT): number {
   const transcript = lastSession(emu).responses[0]!.transcript;
-  const said = transcript.slice(0, (transcript.length + 1) / REPEAT - 1);
-  return answerPcm(`${said} `).length * REPEAT;
+  const said = transcript.slice(0, (transcript.length + 1) / repeat - 1);
+  return answerPcm(`${said} `).length * repeat;
 }
 
 describe('svc realtime talk under a capped heap', () => {
@@ -48,5 +48,33 @@ describe('svc realtime talk under a capped heap', () => {
     expect(r.stderr).toContain('ended (the input ended; 1 answer)');
     expect(statSync(out).size).toBeGreaterThan(ENOUGH);
     expect(statSync(out).size).toBe(answerBytes());
+  });
+
+  it('--record through half an hour of answer: the recording is written as it comes, not held', async () => {
+    // ~30 min of answer: a stereo recording of ~190 MB; the answer itself goes to /dev/null
+    emu.core.settings.realtimeAnswerRepeat = 500;
+    const rec = join(dir, 'talk.wav');
+    const args = ['realtime', 'talk', '--input', question, '--output', '/dev/null', '--record', rec];
+    const run = spawnSvc(args, { emu, env: CAPPED, timeout: 50_000 });
+    let peak = 0;
+    const poll = setInterval(() => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.pid}/status`, 'utf8'));
+        if (m) peak = Math.max(peak, Number(m[1]) * 1024);
+      } catch {
+        // exited
+      }
+    }, 20);
+    const r = await run.finally(() => clearInterval(poll));
+    emu.core.settings.realtimeAnswerRepeat = REPEAT;
+    expect(r.stderr).not.toMatch(/heap|allocation failed|warning/i);
+    expect(r.exitCode).toBe(0);
+    // both channels, the answer's whole length on the right
+    const size = statSync(rec).size;
+    expect(size).toBeGreaterThan(2 * answerBytes(500));
+    expect(size).toBeGreaterThan(4 * HEAP_MB * 1024 * 1024);
+    // ~128 MB (309 MB when the answer was held until the end)
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThan(size * 0.8);
   });
 });
