@@ -148,6 +148,10 @@ const LINUX_ONLY: Record<string, string[]> = {
     'packages/emulator/test/hostile-floods.test.ts',
     'packages/emulator/test/hostile.test.ts',
   ],
+  "/proc (the CLI's peak RSS over an hour of audio)": [
+    'test/commands/realtime/talk-memory.test.ts',
+    'test/commands/stt/listen-memory.test.ts',
+  ],
   '/proc/self/fd (svc mcp serve hands a command the file it opened and checked; elsewhere the check is by path)': [
     'test/mcp/root.test.ts',
   ],
