@@ -46,7 +46,7 @@ describe('Playback.room', () => {
     expect(playback.room()).toBeUndefined();
   });
 
-  it('a speaker: minutes of audio may wait (a barge-in behind a burst is still read); release() ends a wait', async () => {
+  it('a speaker: minutes of audio may wait (a barge-in behind a burst is read soon); release() ends it', async () => {
     const { sink } = heldSink('speaker');
     const playback = new Playback(sink, 'pcm', 24000);
     // 5 minutes of 24 kHz PCM

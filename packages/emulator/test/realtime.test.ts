@@ -180,7 +180,7 @@ describe('realtime WebSocket (emulator)', () => {
     },
   );
 
-  it('says an answer N times over (realtimeAnswerRepeat), unpaced audio waiting for a reader that is behind', async () => {
+  it('says an answer N times over (realtimeAnswerRepeat); unpaced audio waits for a reader behind', async () => {
     emu.core.settings.realtimeAnswerRepeat = 100;
     try {
       const c = await Client.open();
