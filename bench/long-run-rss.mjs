@@ -2,9 +2,10 @@
 // flat whatever the length. The emulator (in this process) renders speech at once, so hours of audio take seconds.
 // The CLI's RSS is sampled from /proc with the audio written so far: its median over the last quarter of the audio
 // is compared with its median over the second quarter (the baseline, measured in the same run; the first holds the
-// start-up, ~55 MiB), and the difference is given per hour of audio. The heap is capped at 64 MB (what a session keeps must fit in it, whatever its
-// length): uncapped, V8 sizes its heap by the allocation rate, which audio rendered hours faster than real time
-// makes far higher than a real session's, and the samples swing ±25 MiB (one such run: 99 -> 123 MiB, peak 143).
+// start-up, ~55 MiB), and the difference is given per hour of audio. The heap is capped at 64 MB (what a session
+// keeps must fit in it, whatever its length): uncapped, V8 sizes its heap by the allocation rate, which audio
+// rendered hours faster than real time makes far higher than a real session's, and the samples swing ±25 MiB (one
+// such run: 99 -> 123 MiB, peak 143).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -136,7 +136,7 @@ export const MUTANTS = [
   {
     name: 'an existing output file replaced without --force (before sending)',
     file: 'src/core/atomic-file.ts',
-    find: '  if (st.isFile()) throw fileExists(target, flag);',
+    find: '  if (!st || st.isFile()) throw fileExists(target, flag);',
     replace: '  void st;',
     tests: ['test/core/atomic-file-overwrite.test.ts'],
   },

@@ -42,7 +42,7 @@ describe('Root', () => {
 // and write through it. A worker thread flips it thousands of times a second (a fresh link renamed over it: never
 // absent); the server must read and write only what it opened and checked.
 describe('svc mcp serve --root under a flipping link', () => {
-  it('uploads nothing from outside and writes nothing outside (no file, no .part) over 2.5 s of flips or more', async () => {
+  it('reads nothing outside, writes nothing outside (no file, no .part), over 2.5 s of flips or more', async () => {
     const emu = await startTestEmulator();
     const root = tempDir('svc-race-root-');
     const outside = tempDir('svc-race-out-');

@@ -60,7 +60,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     expect(readdirSync(out).sort()).toEqual(['x1.mp3', 'x2.mp3']);
   });
 
-  it('-o onto an existing file: a new run refuses it (exit 2, nothing sent) unless --force; --resume continues it', async ({
+  it('-o onto an existing file: a new run refuses it (exit 2) unless --force; --resume continues it', async ({
     emu,
   }) => {
     const dir = tempDir();
