@@ -8,6 +8,7 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdtempSync, op
 import { realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { writeOnlyOwnFilesIn } from '../core/atomic-file.js';
 import { UsageError } from '../core/errors.js';
 import { cacheDir, configDir, dataDir, homedir } from '../core/paths.js';
 
@@ -156,7 +157,8 @@ export class Root {
       const abs = this.confine(given, what, 'write');
       if (!folder && statSync(abs, { throwIfNoEntry: false })?.isFile())
         throw new UsageError(`${what}: ${given} exists; an MCP tool never overwrites a file`);
-      return { path: folder ? `${abs}${sep}` : abs, shown: (t) => t, close: () => {} };
+      const release = writeOnlyOwnFilesIn(folder ? abs : dirname(abs));
+      return { path: folder ? `${abs}${sep}` : abs, shown: (t) => t, close: release };
     }
     const abs = resolve(this.real, given);
     const isFolder = folder || given.endsWith(sep) || given.endsWith('/');
@@ -174,6 +176,8 @@ export class Root {
         name = '';
       } else if (existing) throw new UsageError(`${what}: ${given} exists; an MCP tool never overwrites a file`);
       const at = fdPath(dir.fd);
+      // a link or a pipe planted at the name once checked is refused, never written through
+      const release = writeOnlyOwnFilesIn(at);
       return {
         path: name ? join(at, name) : `${at}${sep}`,
         shown: (t, json) => {
@@ -181,7 +185,10 @@ export class Root {
           // /proc/self/fd/17 and not /proc/self/fd/170
           return t.replace(new RegExp(`${at}(?![0-9])`, 'g'), () => real);
         },
-        close,
+        close: () => {
+          release();
+          close();
+        },
       };
     } catch (err) {
       close();
