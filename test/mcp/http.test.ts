@@ -56,7 +56,7 @@ describe('svc mcp serve --http', () => {
     expect(records.find((x) => x.path === '/v1/files')?.command).toBe('mcp serve list_files (svc-test-http)');
   });
 
-  it("24 calls at once: stderr holds svc's own lines only (no '(node:' line, no MaxListenersExceededWarning)", async () => {
+  it("24 calls at once: stderr holds svc's own lines only (no MaxListenersExceededWarning)", async () => {
     const emu = await startTestEmulator();
     const root = tempDir('svc-mcp-root-');
     writeFileSync(join(root, 'a.txt'), 'a\n');

@@ -129,7 +129,7 @@ describe('svc mcp serve --root under a flipping link', () => {
 // A link planted at an output's name once it was checked (while the API answers), leading to a pipe outside the root
 // that someone reads: the tool writes nothing into it and says why.
 describe('svc mcp serve: a link planted at an output name', () => {
-  it('download_file refuses a symbolic link to a FIFO outside the root: a tool error, nothing written to it', async () => {
+  it('download_file refuses a link planted to a FIFO outside the root: a tool error, nothing written', async () => {
     const emu = await startTestEmulator();
     const root = tempDir('svc-plant-root-');
     const outside = tempDir('svc-plant-out-');

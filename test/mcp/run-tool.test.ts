@@ -76,7 +76,7 @@ describe('a tool call', () => {
     }
   });
 
-  it('generate_text reads a schema of at most 1 MiB: a larger file or object is a tool error, nothing sent', async () => {
+  it('generate_text reads a schema of at most 1 MiB: more is a tool error, nothing sent', async () => {
     const root = tempDir('svc-mcp-root-');
     const schema = (pad: number) => JSON.stringify({ type: 'object', description: 'x'.repeat(pad) });
     writeFileSync(join(root, 'big.json'), schema(1 << 20));

@@ -261,7 +261,7 @@ describe.concurrent('svc batch -t NAME', () => {
     expect(sent[0]!.messages[1].content).toBe('Answer briefly: one');
   });
 
-  it('a template reading a file outside this folder (its schema) asks as chat -t does: in a pipe exit 2 unless --yes', async ({
+  it('a template reading a file outside the folder asks as chat -t does: in a pipe exit 2 unless --yes', async ({
     emu,
   }) => {
     const secret = join(tempDir('svc-batch-secret-'), 'private.json');
