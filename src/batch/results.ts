@@ -144,8 +144,8 @@ export function rowFinisher(
       const files: string[] = [];
       for (const [i, f] of result.files.entries()) {
         const target = join(outputDir, `${name}${i ? `-${i + 1}` : ''}.${f.ext}`);
-        // a file that appeared since the check is not replaced either
-        await writeFileAtomic(target, f.data, { replace: mayReplace(row) });
+        // a file that appeared since the check is not replaced either, nor a link or pipe planted at the name
+        await writeFileAtomic(target, f.data, { replace: mayReplace(row), regularOnly: true });
         files.push(target);
       }
       out.files = files;

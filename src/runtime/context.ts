@@ -396,6 +396,23 @@ async function catalogueOf(client: () => Promise<HttpClient> | undefined): Promi
   }
 }
 
+/**
+ * The records still held by runs of this process, written by one `exit` listener however many run at once (each
+ * call of svc mcp serve is a run: a listener each went past Node's 10 and warned on the user's stderr).
+ */
+const heldRecords = new Set<() => void>();
+const flushHeldRecords = () => {
+  for (const flush of heldRecords) flush();
+  heldRecords.clear();
+};
+function flushAtExit(flushNow: () => void): () => void {
+  if (!heldRecords.size) process.once('exit', flushHeldRecords);
+  heldRecords.add(flushNow);
+  return () => {
+    if (heldRecords.delete(flushNow) && !heldRecords.size) process.removeListener('exit', flushHeldRecords);
+  };
+}
+
 function callLog(
   init: ContextInit,
   out: Output,
@@ -432,21 +449,20 @@ function callLog(
     // the run's outcome stands when its record cannot be written (a full disk, no folder for it), but it is said
     const unlogged = (err: unknown) => out.warn(`this run is not in the call log: ${describeError(err)}`);
     // a process that ends before the exit hooks finish (a second Ctrl-C) still writes what it holds
-    const atExit = () => {
+    const done = flushAtExit(() => {
       try {
         rec.flushNow();
       } catch (err) {
         unlogged(err);
       }
-    };
-    process.once('exit', atExit);
+    });
     onExit(async () => {
       try {
         await rec.flush(fetchCatalogue);
       } catch (err) {
         unlogged(err);
       } finally {
-        process.removeListener('exit', atExit);
+        done();
       }
     });
   };

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
-import { FLAG_GROUPS, SAMPLING, forceFlags, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
+import { FLAG_GROUPS, SAMPLING, TEMPLATE_YES, forceFlags, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
 import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { UsageError } from '../../core/errors.js';
 import { readInputText } from '../../core/input-file.js';
@@ -28,6 +28,7 @@ import type { BatchOptions } from '../../batch/batch.js';
 interface Opts extends Omit<BodyFlags, 'schema'> {
   template?: string;
   savedTemplate?: string;
+  yes?: boolean;
   var?: Record<string, string>;
   output?: string;
   outputDir?: string;
@@ -66,6 +67,7 @@ const BATCH_FLAGS: OptionSpec[] = [
     parse: keyValue(),
     group: B,
   },
+  { ...TEMPLATE_YES, group: B },
   {
     flags: '-o, --output <file>',
     description: 'the output JSON Lines (default: stdout); an existing file only with --resume (its own) or --force',
