@@ -122,8 +122,8 @@ export const MUTANTS = [
   {
     name: 'calls lost when the process exits before the exit hooks',
     file: 'src/runtime/context.ts',
-    find: "process.once('exit', atExit);",
-    replace: 'void atExit;',
+    find: "if (!heldRecords.size) process.once('exit', flushHeldRecords);",
+    replace: 'void flushHeldRecords;',
     tests: ['test/apilog/ws-session.test.ts'],
   },
   {
