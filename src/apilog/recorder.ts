@@ -19,6 +19,7 @@ import {
 import type { HttpCall } from '../net/http.js';
 import type { WsHandshake, WsWatcher } from '../net/ws.js';
 import type { WsSessionLog } from './ws-session.js';
+import type { release as releaseReservations } from './budget.js';
 
 /** a batch's records are written once this many have their replies */
 const SETTLED_GROUP = 200;
@@ -37,6 +38,11 @@ export class CallRecorder {
   /** `svc batch`: the batch's id on every record, and records written as their replies come (memory stays flat) */
   private batch?: string;
   private readonly settled = new Set<CallRecord>();
+  /** budget.daily's reservations (apilog/budget): by the body of the request they are for, then by its record */
+  private readonly heldFor = new Map<object, string>();
+  private readonly reservationOf = new Map<CallRecord, string>();
+  /** ends reservations once their records are written (set with the first reservation) */
+  private release?: typeof releaseReservations;
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -55,7 +61,40 @@ export class CallRecorder {
   private write(): void {
     const records = this.records.splice(0);
     if (this.emulated) for (const r of records) r.emulated = true;
-    appendRecords(logDir(this.env), records, this.retentionDays);
+    this.append(records);
+  }
+
+  /** A request about to be sent holds a reservation of budget.daily until its record is written. */
+  hold(body: object, id: string, release: typeof releaseReservations): void {
+    this.heldFor.set(body, id);
+    this.release = release;
+  }
+
+  /** A request that failed before it was sent (no record took its reservation): the reservation ends now. */
+  unhold(body: object): void {
+    const id = this.heldFor.get(body);
+    if (id === undefined) return;
+    this.heldFor.delete(body);
+    this.release?.(logDir(this.env), [id]);
+  }
+
+  /**
+   * Append records and end their reservations in one step under the ledger's lock. A record billed without a
+   * known cost keeps its reservation (the spend is real, the log cannot say it).
+   */
+  private append(records: CallRecord[]): void {
+    const dir = logDir(this.env);
+    const ends: string[] = [];
+    for (const rec of records) {
+      const id = this.reservationOf.get(rec);
+      if (id === undefined) continue;
+      this.reservationOf.delete(rec);
+      const unpriced = isBilled(rec) && !rec.emulated && rec.cost_usd === undefined;
+      if (!unpriced) ends.push(id);
+    }
+    const write = () => appendRecords(dir, records, this.retentionDays);
+    if (this.release && ends.length) this.release(dir, ends, write);
+    else write();
   }
 
   readonly onCall = (call: HttpCall): void => {
@@ -77,6 +116,11 @@ export class CallRecorder {
       if (call.status === null || call.status >= 300) this.settle(rec);
     }
     const body = call.json as Record<string, unknown> | undefined;
+    const held = body && typeof body === 'object' ? this.heldFor.get(body) : undefined;
+    if (held !== undefined) {
+      this.heldFor.delete(body!);
+      this.reservationOf.set(rec, held);
+    }
     if (body && typeof body === 'object') {
       if (typeof body.model === 'string') rec.model = body.model;
       const prompt = promptOf(body);
@@ -150,7 +194,7 @@ export class CallRecorder {
     this.records.splice(0, this.records.length, ...this.records.filter((r) => !gone.has(r)));
     for (const [call, rec] of this.byCall) if (gone.has(rec)) this.byCall.delete(call);
     this.settled.clear();
-    appendRecords(logDir(this.env), done, this.retentionDays);
+    this.append(done);
   }
 
   /**

@@ -3,7 +3,7 @@
 // daily budget of the call log has left), and --dry-run's estimate.
 import type { Context } from '../runtime/context.js';
 import type { HttpClient } from '../net/http.js';
-import { UsageError } from '../core/errors.js';
+import { BudgetError, UsageError } from '../core/errors.js';
 import {
   cachedPrices,
   logDir,
@@ -52,7 +52,7 @@ export async function spendable(ctx: Context, budget: number | undefined, spentB
   if (daily !== undefined && !ctx.globals.emulator) {
     const left = Number(daily) - spentToday(logDir(ctx.env), new Date());
     if (left <= 0 && ctx.globals.budgetStrict)
-      throw new UsageError(`--budget-strict: today's spend has reached budget.daily $${daily}; nothing was sent`);
+      throw new BudgetError(`--budget-strict: today's spend has reached budget.daily $${daily}; nothing was sent`);
     limit = limit === undefined ? left : Math.min(limit, left);
   }
   if (limit !== undefined && limit <= 0 && budget !== undefined && limit === budget - spentBefore)

@@ -8,7 +8,7 @@ import { HttpClient } from '../net/http.js';
 import { Output, type Streams } from '../term/output.js';
 import type { WsConnection } from '../net/ws.js';
 import type { Query } from '../net/http.js';
-import { MissingKeyError, UsageError, describeError } from '../core/errors.js';
+import { BudgetError, MissingKeyError, UsageError, describeError } from '../core/errors.js';
 import type { CallRecorder } from '../apilog/recorder.js';
 import {
   DEFAULT_RETENTION_DAYS,
@@ -17,8 +17,10 @@ import {
   normalizeUsage,
   priceCost,
   pricesFromCatalogue,
+  savePrices,
   spentToday,
   type CallDetails,
+  type Prices,
 } from '../apilog/log.js';
 import type { JqFilter } from '../term/jq.js';
 import type { ParsedGlobalFlags } from '../core/global-options.js';
@@ -77,6 +79,12 @@ export interface Context {
   tagCalls(tags: { batch: string }): void;
   /** US dollars a reply's usage costs at the catalogue's prices (for -u where the API sends no figure) */
   costOf(model: string | undefined, usage: unknown): Promise<number | undefined>;
+  /**
+   * budget.daily: reserve the worst case of a request about to be sent (its path and JSON body), shared with every
+   * svc process; throws a BudgetError (exit 8) when it does not fit. Returns what to call when the request failed
+   * before it was sent; undefined when nothing was reserved (no budget, an emulator, a call that costs nothing).
+   */
+  reserveSpend(path: string, body: unknown): Promise<(() => void) | undefined>;
 }
 
 /** Where requests go and with which key. */
@@ -266,6 +274,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       }),
     tagCalls: (tags) => wiring.log.recorder?.tagBatch(tags.batch),
     costOf: (model, usage) => wiring.log.costOf(model, usage),
+    reserveSpend: (path, body) => wiring.log.reserve(path, body),
   };
 }
 
@@ -307,9 +316,17 @@ async function newHttpClient(w: Wiring, apiKey?: string, needsKey = true): Promi
   });
   // --budget-strict refuses a call that may cost before it is sent; reads and deletions cost nothing
   const request = c.request.bind(c);
+  // and, with a daily budget, reserves the worst case of each such call before it goes, across processes
   c.request = async (req) => {
     w.log.refuseBillable(req.method);
-    return request(req);
+    const strict = w.init.globals.budgetStrict && req.method !== 'GET' && req.method !== 'HEAD';
+    const unsent = strict ? await w.log.reserve(new URL(req.path, 'http://x').pathname, req.json) : undefined;
+    try {
+      return await request(req);
+    } catch (err) {
+      unsent?.();
+      throw err;
+    }
   };
   // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
   if (!w.init.exitsAfterRun) w.onExit(() => c.close());
@@ -356,12 +373,15 @@ async function openWs(
  * budget is checked then, before anything is sent), written at exit, costs priced from the catalogue when needed.
  */
 /** The catalogue's prices, for records whose usage the API did not price (a request of its own, not logged). */
-async function catalogueOf(client: () => Promise<HttpClient> | undefined): Promise<unknown> {
+async function catalogueOf(
+  client: () => Promise<HttpClient> | undefined,
+  onEmulated: () => void = () => {},
+): Promise<unknown> {
   const c = await client();
   if (!c) return undefined;
   const catalogue = new HttpClient({
     ...c.opts,
-    onCall: undefined,
+    onCall: (call) => void (call.emulated && onEmulated()),
     onReply: undefined,
     onStreamEvent: undefined,
     onCallFailed: undefined,
@@ -402,6 +422,20 @@ function callLog(
     else out.warn(msg);
   };
   const fetchCatalogue = () => catalogueOf(client);
+  /** the prices the budget's reservations are worked out with, and whether the endpoint is an emulator (free) */
+  let budgetPrices: Promise<{ prices?: Prices; emulator: boolean }> | undefined;
+  const pricesForBudget = async () => {
+    const cached = cachedPrices(init.env, Date.now());
+    if (cached) return { prices: cached, emulator: false };
+    let emulator = false;
+    try {
+      const prices = pricesFromCatalogue(await catalogueOf(client, () => (emulator = true)), Date.now());
+      if (!emulator) savePrices(init.env, prices);
+      return { prices, emulator };
+    } catch {
+      return { emulator }; // no prices: a call that bills a model is refused, its cost having no bound
+    }
+  };
   const start = async (): Promise<void> => {
     if (recorder || init.globals.log === false) return;
     const cfg = getConfig();
@@ -452,9 +486,20 @@ function callLog(
       }
       return priceCost(prices, model, { usage: u });
     },
+    async reserve(path: string, body: unknown): Promise<(() => void) | undefined> {
+      const budget = getConfig().profileData['budget.daily'];
+      const rec = recorder;
+      if (budget === undefined || emulated(init) || !rec || !body || typeof body !== 'object') return undefined;
+      const { prices, emulator } = await (budgetPrices ??= pricesForBudget());
+      const ledger = await import('../apilog/budget.js');
+      const cost = emulator ? undefined : ledger.worstCase(prices, path, body);
+      if (!cost) return undefined;
+      rec.hold(body, ledger.reserve(logDir(init.env), Number(budget), cost), ledger.release);
+      return () => rec.unhold(body);
+    },
     /** throws the --budget-strict refusal for a call that may cost (a body sent, a session opened) */
     refuseBillable(method: string): void {
-      if (refusal && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') throw new UsageError(refusal);
+      if (refusal && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') throw new BudgetError(refusal);
     },
   };
 }

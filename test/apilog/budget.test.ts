@@ -1,0 +1,97 @@
+// budget.daily's reservations (src/apilog/budget.ts): calls that start together — tool calls of one `svc mcp serve`,
+// several svc processes — never spend more than the budget, however many are in flight. They run against an API
+// that bills (test/helpers/billing-proxy.ts: the emulator behind a proxy that drops its mark), each reply held
+// 400 ms so that the calls are in flight together.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_DEFAULT_MAX_OUTPUT_TOKENS } from '../../src/apilog/budget.js';
+import { startBillingProxy, type BillingProxy } from '../helpers/billing-proxy.js';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { ROOT, tempDir } from '../helpers/files.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { mcpStdio } from '../helpers/mcp.js';
+import { svcProcess } from '../helpers/subprocess.js';
+
+let emu: TestEmulator;
+let api: BillingProxy;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  api = await startBillingProxy(emu.url, { delayMs: 400 });
+});
+afterAll(async () => {
+  await api.close();
+  await emu.close();
+});
+
+const CHAT = ['chat', '--no-stream', '-m', 'svc-4-mini', '--max-completion-tokens', '40', 'name a colour'];
+
+/** what the call log says was spent (calls the API billed) and how many chats it holds */
+async function logged(configDir: string, env: Record<string, string>) {
+  const r = await svcInProcess(['logs', '--json'], { configDir, env });
+  const records = r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { path: string; cost_usd?: number; emulated?: boolean });
+  const chats = records.filter((x) => x.path === '/v1/chat/completions' && !x.emulated);
+  return { spent: chats.reduce((s, x) => s + (x.cost_usd ?? 0), 0), chats: chats.length };
+}
+
+/** a config whose budget.daily is worth two calls' worst case, read from the refusal of a budget worth none */
+async function budgetForTwoCalls(configDir: string, env: Record<string, string>): Promise<number> {
+  expect((await svcInProcess(['config', 'set', 'budget.daily', '0.00000001'], { configDir })).exitCode).toBe(0);
+  const probe = await svcInProcess(['--budget-strict', ...CHAT], { emu, configDir, env });
+  expect(probe.exitCode, probe.stderr).toBe(8);
+  const worst = Number(/may cost up to \$([0-9.]+)/.exec(probe.stderr)?.[1]);
+  expect(worst).toBeGreaterThan(0);
+  const budget = Number((worst * 2.5).toFixed(8));
+  expect((await svcInProcess(['config', 'set', 'budget.daily', String(budget)], { configDir })).exitCode).toBe(0);
+  return budget;
+}
+
+describe('budget.daily under concurrency', () => {
+  it("the API's default cap on output tokens is the API document's", () => {
+    const doc = JSON.parse(readFileSync(join(ROOT, 'packages/emulator/spec/openapi.json'), 'utf8'));
+    const s = doc.components.schemas;
+    expect(s.ChatRequest.properties.max_completion_tokens.default).toBe(API_DEFAULT_MAX_OUTPUT_TOKENS);
+    expect(s.ResponsesRequest.properties.max_output_tokens.default).toBe(API_DEFAULT_MAX_OUTPUT_TOKENS);
+  });
+
+  it('20 concurrent generate_text calls of one mcp serve: two reach the API, the rest are refused naming the budget', async () => {
+    const configDir = tempDir('svc-budget-mcp-');
+    const env = { SVC_BASE_URL: api.url };
+    const budget = await budgetForTwoCalls(configDir, env);
+    const s = await mcpStdio(['mcp', 'serve'], { emu, configDir, env });
+    try {
+      const args = { prompt: 'name a colour', model: 'svc-4-mini', max_completion_tokens: 40 };
+      const results = (await Promise.all(
+        Array.from({ length: 20 }, () => s.client.callTool({ name: 'generate_text', arguments: args })),
+      )) as { isError?: boolean; content: { text?: string }[] }[];
+      const refused = results.filter((r) => r.isError);
+      for (const r of refused) expect(r.content[0]?.text).toMatch(/budget\.daily \$[0-9.]+: this call may cost/);
+      expect(results.length - refused.length).toBe(2);
+      expect(s.errors).toEqual([]);
+    } finally {
+      await s.close();
+    }
+    const { spent, chats } = await logged(configDir, env);
+    expect(chats).toBe(2);
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBeLessThanOrEqual(budget);
+  });
+
+  it('3 svc processes at once: two reach the API, the third exits 8 naming the budget, nothing of it sent', async () => {
+    const configDir = tempDir('svc-budget-procs-');
+    const env = { SVC_BASE_URL: api.url };
+    const budget = await budgetForTwoCalls(configDir, env);
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => svcProcess(['--budget-strict', ...CHAT], { emu, configDir, env })),
+    );
+    const codes = runs.map((r) => r.exitCode).sort();
+    expect(codes, runs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 8]);
+    expect(runs.find((r) => r.exitCode === 8)?.stderr).toMatch(/budget\.daily \$[0-9.]+: this call may cost up to/);
+    const { spent, chats } = await logged(configDir, env);
+    expect(chats).toBe(2);
+    expect(spent).toBeLessThanOrEqual(budget);
+  });
+});
