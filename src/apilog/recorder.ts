@@ -111,10 +111,6 @@ export class CallRecorder {
       ...(call.error ? { error: call.error } : {}),
       ...(call.emulated ? { emulated: true } : {}),
     };
-    if (this.batch) {
-      rec.batch = this.batch;
-      if (call.status === null || call.status >= 300) this.settle(rec);
-    }
     const body = call.json as Record<string, unknown> | undefined;
     const held = body && typeof body === 'object' ? this.heldFor.get(body) : undefined;
     if (held !== undefined) {
@@ -128,6 +124,10 @@ export class CallRecorder {
     }
     this.records.push(rec);
     this.byCall.set(call, rec);
+    if (this.batch) {
+      rec.batch = this.batch;
+      if (call.status === null || call.status >= 300) this.settle(rec);
+    }
   };
 
   async readySessions(): Promise<void> {
@@ -176,7 +176,8 @@ export class CallRecorder {
 
   private settle(rec: CallRecord): void {
     this.settled.add(rec);
-    if (this.settled.size >= SETTLED_GROUP) this.writeSettled();
+    // a record holding a reservation of budget.daily is written at once: the reservation ends with it
+    if (this.settled.size >= SETTLED_GROUP || this.reservationOf.has(rec)) this.writeSettled();
   }
 
   /** Write the records whose replies are in (their cost the API's, else from cached prices) and forget them. */

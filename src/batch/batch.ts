@@ -11,7 +11,7 @@ import { BatchRunner, type RunStats } from './runner.js';
 import { checkInput, rowBody, rowsToSend, type BatchSpec } from './plan.js';
 import { statusLine } from '../term/progress.js';
 import { openSink, rowFinisher, writeFailed, type Sink } from './results.js';
-import { dryRun, spendable } from './money.js';
+import { dryRun, rowWorstCase, spendable } from './money.js';
 
 export interface BatchOptions {
   /** -o FILE; undefined or '-': stdout */
@@ -89,7 +89,9 @@ export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): 
       time: new Date().toISOString(),
     });
     sink = await openSink(ctx, o.output);
-    const run = { ctx, spec, o, rows, state, journal, http, base, abandon, limit, sink, batchId, path };
+    // a row's worst case is worked out only when a --budget or the daily budget bounds the run
+    const worstCase = limit === undefined ? () => undefined : await rowWorstCase(ctx, base, spec);
+    const run = { ctx, spec, o, rows, state, journal, http, base, abandon, limit, worstCase, sink, batchId, path };
     return await send(run);
   } finally {
     await http.close().catch(() => {});
@@ -109,6 +111,7 @@ type Run = {
   base: import('../net/http.js').HttpClient;
   abandon: AbortController;
   limit: number | undefined;
+  worstCase: (body: Record<string, unknown>) => { usd: number; what: string } | undefined;
   sink: Sink;
   batchId: string;
   path: string;
@@ -130,6 +133,8 @@ async function send(r: Run): Promise<number> {
     maxRetries: ctx.config().maxRetries,
     maxFailures: o.maxFailures,
     spendable: r.limit,
+    worstCase: r.worstCase,
+    reserveDaily: (body) => ctx.reserveSpend(spec.op.endpoint.split(' ')[1]!, body),
     body: (row) => rowBody(spec, row),
     finish: rowFinisher(ctx, spec, o.outputDir, r.base),
     failedRow: (row, body) => failedRows.set(row.n, { custom_id: row.id ?? `row-${row.n}`, ...body }),
@@ -246,7 +251,7 @@ function exitCode(s: RunStats): number {
 }
 
 function why(s: RunStats): string {
-  if (s.stopped === 'budget') return 'stopped at the budget';
+  if (s.stopped === 'budget') return `stopped at the budget${s.budgetNote ? ` (${s.budgetNote})` : ''}`;
   if (s.stopped === 'failures') return 'stopped at --max-failures';
   if (s.stopped === 'refused') return `stopped: the API refused the key (${describeError(s.cause)})`;
   if (s.stopped === 'unreachable')

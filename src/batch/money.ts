@@ -45,6 +45,17 @@ export function rowCostFrom(ctx: Context, http: HttpClient) {
   };
 }
 
+/**
+ * The most a row's body may cost (apilog/budget's rule: its input bytes and its cap on output tokens at the model's
+ * price), with the catalogue's prices loaded once, before the first row.
+ */
+export async function rowWorstCase(ctx: Context, http: HttpClient, spec: BatchSpec) {
+  const { worstCase } = await import('../apilog/budget.js');
+  const prices = await loadPrices(ctx, http);
+  const path = spec.op.endpoint.split(' ')[1]!;
+  return (body: Record<string, unknown>) => worstCase(prices, path, body);
+}
+
 /** What this run may spend: --budget less what the journal's earlier runs spent, and today's budget.daily left. */
 export async function spendable(ctx: Context, budget: number | undefined, spentBefore: number) {
   let limit = budget === undefined ? undefined : budget - spentBefore;

@@ -3,7 +3,7 @@
 // for Retry-After) instead of being waited out by one row while the others storm; 5xx replies and network errors
 // are retried here with the client's backoff and retry count. Each state change is journaled before the row is
 // printed; a row that keeps failing is recorded failed and the run goes on (--max-failures stops it).
-import { ApiError, ExitCode, NetworkError, exitCodeFor } from '../core/errors.js';
+import { ApiError, BudgetError, ExitCode, NetworkError, exitCodeFor } from '../core/errors.js';
 import { backoffMs, sleep, type HttpClient } from '../net/http.js';
 import type { JournalWriter } from './journal.js';
 import type { OrderedOutput } from './output.js';
@@ -31,6 +31,13 @@ export interface RunHooks {
   maxFailures?: number;
   /** the USD the run may still spend (--budget and the daily budget), undefined: no limit */
   spendable?: number;
+  /** the most a row's body may cost (USD; NaN: no bound known; undefined: it costs nothing), with what it is for */
+  worstCase(body: Record<string, unknown>): { usd: number; what: string } | undefined;
+  /**
+   * budget.daily's reservation of a row's worst case, shared with every svc process (throws a BudgetError when it
+   * does not fit); returns what ends it when the row failed before it was sent
+   */
+  reserveDaily(body: Record<string, unknown>): Promise<(() => void) | undefined>;
   /** the body of a row (throws a row problem: recorded failed) */
   body(row: Row): Promise<Record<string, unknown>>;
   /** the output record of a reply (files saved, cost worked out) */
@@ -52,6 +59,8 @@ export interface RunStats {
   outputTokens: number;
   spent: number;
   stopped?: StopReason;
+  /** why the budget stopped the run: the row that did not fit, what it may cost and what was left */
+  budgetNote?: string;
   /** the error that stopped the run (refused, unreachable) */
   cause?: unknown;
 }
@@ -67,12 +76,11 @@ export class BatchRunner {
     spent: 0,
   };
   readonly pacer: Pacer;
-  private readonly retryQueue: { row: Row; tries: number; throttled: number }[] = [];
+  private readonly retryQueue: Item[] = [];
   private readonly tasks = new Set<Promise<void>>();
   private wake: () => void = () => {};
-  /** rows whose reply came back with a cost, and the highest: the estimate for a row about to go */
-  private costed = 0;
-  private dearest = 0;
+  /** the worst cases of the rows in flight, reserved against --budget until each row's cost is known */
+  private reserved = 0;
 
   constructor(private readonly h: RunHooks) {
     this.pacer = new Pacer({ ceiling: h.ceiling });
@@ -115,7 +123,7 @@ export class BatchRunner {
         ahead = await rows.next();
       }
       if (!next) continue;
-      const money = this.budgetSays();
+      const money = await this.budgetSays(next);
       if (money !== 'go') {
         this.retryQueue.unshift(next);
         if (money === 'stop') this.stop('budget');
@@ -129,19 +137,33 @@ export class BatchRunner {
   }
 
   /**
-   * Would one more row take the spend past what may be spent (the dearest row so far for it and each in flight)?
-   * Until a row's cost is known, one row at a time; while rows in flight may settle it, wait for them.
+   * Reserve a row's worst case before it goes: against --budget (what this run may spend less what it spent and
+   * what the rows in flight may cost) and against budget.daily (apilog/budget, across processes). A row that does
+   * not fit waits while rows in flight may free room, and stops the run when none is in flight: never started.
    */
-  private budgetSays(): 'go' | 'wait' | 'stop' {
+  private async budgetSays(item: Item): Promise<'go' | 'wait' | 'stop'> {
+    item.body ??= await this.h.body(item.row).catch(() => undefined);
+    // a row without a body fails in attempt(), sending nothing
+    const worst = item.body && this.h.worstCase(item.body);
     const left = this.h.spendable;
-    if (left === undefined) return 'go';
-    if (left <= 0) return 'stop';
-    if (this.costed === 0) return this.pacer.inFlight > 0 ? 'wait' : 'go';
-    if (this.stats.spent + (this.pacer.inFlight + 1) * this.dearest <= left) return 'go';
-    return this.pacer.inFlight > 0 ? 'wait' : 'stop';
+    const busy = () => (this.pacer.inFlight > 0 ? 'wait' : 'stop');
+    if (worst && left !== undefined && !(this.stats.spent + this.reserved + worst.usd <= left)) {
+      this.stats.budgetNote = `row ${item.row.n} ${costNote(worst)}, and $${Math.max(0, left - this.stats.spent - this.reserved).toFixed(6)} is left of --budget`;
+      return busy();
+    }
+    try {
+      item.unsent = item.body ? await this.h.reserveDaily(item.body) : undefined;
+    } catch (err) {
+      if (!(err instanceof BudgetError)) throw err;
+      this.stats.budgetNote = `row ${item.row.n}: ${err.message}`;
+      return busy();
+    }
+    item.worst = worst && left !== undefined ? worst.usd : 0;
+    this.reserved += item.worst;
+    return 'go';
   }
 
-  private launch(item: { row: Row; tries: number; throttled: number }): void {
+  private launch(item: Item): void {
     const seq = this.pacer.started();
     if (item.tries + item.throttled > 0) this.stats.retried++;
     const task = this.attempt(item, seq)
@@ -160,20 +182,23 @@ export class BatchRunner {
   /** the error that ended the run (the journal could not be written) */
   fatal: unknown;
 
-  private async attempt(item: { row: Row; tries: number; throttled: number }, seq: number): Promise<void> {
+  private async attempt(item: Item, seq: number): Promise<void> {
     const { row } = item;
     let body: Record<string, unknown> | undefined;
     let result: RowResult;
     try {
-      body = await this.h.body(row);
+      body = item.body ?? (await this.h.body(row));
       void this.h.journal.append({ t: 'sent', row: row.n, attempt: item.tries + item.throttled + 1 }).catch(() => {});
       result = await this.h.op.send(this.h.http, body, this.h.abandon);
     } catch (err) {
+      item.unsent?.();
+      this.unreserve(item);
       return this.failedAttempt(item, seq, body, err);
     }
     this.pacer.answered(this.lastHeaders);
     const out = await this.h.finish(row, result, item.tries + item.throttled + 1);
     this.count(out);
+    this.unreserve(item);
     const at = await this.h.journal.append({ t: 'done', row: row.n, out });
     this.stats.done++;
     this.unanswered = 0;
@@ -188,15 +213,18 @@ export class BatchRunner {
     const u = out.usage as { input_tokens?: number; output_tokens?: number } | undefined;
     this.stats.inputTokens += u?.input_tokens ?? 0;
     this.stats.outputTokens += u?.output_tokens ?? 0;
-    if (typeof out.cost_usd === 'number') {
-      this.stats.spent += out.cost_usd;
-      this.costed++;
-      this.dearest = Math.max(this.dearest, out.cost_usd);
-    }
+    if (typeof out.cost_usd === 'number') this.stats.spent += out.cost_usd;
+  }
+
+  /** the row's reservation against --budget ends: its cost is counted now, or it cost nothing */
+  private unreserve(item: Item): void {
+    this.reserved -= item.worst ?? 0;
+    item.worst = undefined;
+    item.unsent = undefined;
   }
 
   private async failedAttempt(
-    item: { row: Row; tries: number; throttled: number },
+    item: Item,
     seq: number,
     body: Record<string, unknown> | undefined,
     err: unknown,
@@ -246,6 +274,24 @@ export class BatchRunner {
 
   /** rows failed one after another on the network or with 5xx (a row done sets it back to 0) */
   private unanswered = 0;
+}
+
+/** A row to send: its tries so far, its body once built, and what it holds of the budgets while in flight. */
+interface Item {
+  row: Row;
+  tries: number;
+  throttled: number;
+  body?: Record<string, unknown>;
+  /** its worst case, reserved against --budget */
+  worst?: number;
+  /** ends its budget.daily reservation when it failed before it was sent */
+  unsent?: () => void;
+}
+
+function costNote(worst: { usd: number; what: string }): string {
+  return Number.isFinite(worst.usd)
+    ? `may cost up to $${worst.usd.toFixed(6)} (${worst.what})`
+    : `has no bound on its cost (${worst.what})`;
 }
 
 /** 5xx (and 408) replies and network errors: worth another try of the same row */
