@@ -24,6 +24,8 @@ export interface BatchOptions {
   maxFailures?: number;
   budget?: number;
   dryRun?: boolean;
+  /** rows sent for the API to run deferred (chat): a resume after a crash fetches their answers by request id */
+  deferred?: boolean;
 }
 
 /** The journal's default place: beside the output, else beside the input, else (stdin to stdout) here. */
@@ -139,9 +141,12 @@ async function send(r: Run): Promise<number> {
     finish: rowFinisher(ctx, spec, o.outputDir, r.base),
     failedRow: (row, body) => failedRows.set(row.n, { custom_id: row.id ?? `row-${row.n}`, ...body }),
     abandon: r.abandon.signal,
+    deferred: o.deferred,
+    accepted: new Map(state.accepted),
     onProgress: () => status.set(() => progressText(runner, r, started)),
   });
   observeLimits(r.http, runner);
+  sayInFlight(ctx, state);
   takeCtrlC(ctx, runner, r.abandon);
   // SIGTERM, SIGHUP: as a second Ctrl-C (the process is going)
   const terminated = () => {
@@ -162,6 +167,24 @@ async function send(r: Run): Promise<number> {
   await r.sink.commit();
   const failedPath = await writeFailed(r.path, failedRows);
   return summarize(r, stats, Date.now() - started, failedPath);
+}
+
+/**
+ * A resume after a crash: the rows that were in flight. Those the API had taken deferred are fetched by their request
+ * id; the others are sent again, and the API may have answered (and billed) them already.
+ */
+function sayInFlight(ctx: Context, state: JournalState): void {
+  const fetched = state.accepted.size;
+  const twice = [...state.unanswered].filter((n) => !state.accepted.has(n)).length;
+  if (!fetched && !twice) return;
+  const parts = [];
+  if (fetched)
+    parts.push(
+      `${fetched} taken deferred by the API: their answers are fetched by request id, not paid again (an answer ` +
+        'the API delivered already, to the run that stopped, is gone: that row is sent again)',
+    );
+  if (twice) parts.push(`${twice} sent again: they may have been paid twice (--deferred avoids it for chat)`);
+  ctx.out.info(`${fetched + twice} row(s) were in flight when the last run stopped: ${parts.join('; ')}`);
 }
 
 /** Every reply's rate-limit headers reach the pacer. */
@@ -224,6 +247,8 @@ function summarize(r: Run, s: RunStats, ms: number, failedPath: string | undefin
     not_sent: left,
     retried: s.retried,
     throttled: s.throttled,
+    fetched_by_id: s.fetched,
+    maybe_paid_twice: [...r.state.unanswered].filter((n) => !r.state.accepted.has(n)).length + s.resent,
     input_tokens: s.inputTokens,
     output_tokens: s.outputTokens,
     cost_usd: Number(s.spent.toFixed(6)),

@@ -44,6 +44,10 @@ export interface RunHooks {
   finish(row: Row, result: RowResult, attempts: number): Promise<Record<string, unknown>>;
   /** the row failed for good: remembered for failed.jsonl */
   failedRow(row: Row, body: Record<string, unknown> | undefined): void;
+  /** --deferred: new rows are sent for the API to run deferred, their request ids journaled once it takes them */
+  deferred?: boolean;
+  /** rows an earlier run had the API take deferred, not answered then: row → the request id to fetch it by */
+  accepted: Map<number, string>;
   /** aborted by a second Ctrl-C: requests in flight are abandoned */
   abandon: AbortSignal;
   onProgress(): void;
@@ -59,6 +63,10 @@ export interface RunStats {
   outputTokens: number;
   spent: number;
   stopped?: StopReason;
+  /** rows of an earlier run answered by fetching their deferred answer by request id (not paid again) */
+  fetched: number;
+  /** rows whose deferred answer was gone (404: fetched already, or expired): sent again, perhaps paid twice */
+  resent: number;
   /** why the budget stopped the run: the row that did not fit, what it may cost and what was left */
   budgetNote?: string;
   /** the error that stopped the run (refused, unreachable) */
@@ -74,6 +82,8 @@ export class BatchRunner {
     inputTokens: 0,
     outputTokens: 0,
     spent: 0,
+    fetched: 0,
+    resent: 0,
   };
   readonly pacer: Pacer;
   private readonly retryQueue: Item[] = [];
@@ -119,7 +129,7 @@ export class BatchRunner {
       }
       let next = this.retryQueue.shift();
       if (!next && !ahead.done) {
-        next = { row: ahead.value, tries: 0, throttled: 0 };
+        next = { row: ahead.value, tries: 0, throttled: 0, requestId: this.h.accepted.get(ahead.value.n) };
         ahead = await rows.next();
       }
       if (!next) continue;
@@ -142,6 +152,8 @@ export class BatchRunner {
    * not fit waits while rows in flight may free room, and stops the run when none is in flight: never started.
    */
   private async budgetSays(item: Item): Promise<'go' | 'wait' | 'stop'> {
+    // fetching an answer the API holds costs nothing
+    if (item.requestId) return 'go';
     item.body ??= await this.h.body(item.row).catch(() => undefined);
     // a row without a body fails in attempt(), sending nothing
     const worst = item.body && this.h.worstCase(item.body);
@@ -186,13 +198,27 @@ export class BatchRunner {
     const { row } = item;
     let body: Record<string, unknown> | undefined;
     let result: RowResult;
+    const deferred = this.h.op.deferred;
     try {
-      body = item.body ?? (await this.h.body(row));
-      void this.h.journal.append({ t: 'sent', row: row.n, attempt: item.tries + item.throttled + 1 }).catch(() => {});
-      result = await this.h.op.send(this.h.http, body, this.h.abandon);
+      if (item.requestId && deferred) {
+        result = await deferred.collect(this.h.http, item.requestId, this.h.abandon);
+        if (this.h.accepted.has(row.n)) this.stats.fetched++;
+      } else {
+        body = item.body ?? (await this.h.body(row));
+        const attempt = item.tries + item.throttled + 1;
+        void this.h.journal.append({ t: 'sent', row: row.n, attempt }).catch(() => {});
+        result = await this.sendRow(item, body);
+      }
     } catch (err) {
       item.unsent?.();
       this.unreserve(item);
+      if (item.requestId && err instanceof ApiError && err.status === 404 && this.h.accepted.delete(row.n)) {
+        // the API no longer holds the answer (delivered once already, or expired): the row goes again
+        this.stats.resent++;
+        this.pacer.ended();
+        this.retryQueue.push({ ...item, requestId: undefined });
+        return;
+      }
       return this.failedAttempt(item, seq, body, err);
     }
     this.pacer.answered(this.lastHeaders);
@@ -204,6 +230,16 @@ export class BatchRunner {
     this.unanswered = 0;
     this.h.output.complete(row.n, at);
     this.h.onProgress();
+  }
+
+  /** Send a row: at once, or (--deferred) for the API to run deferred, its request id journaled before waiting. */
+  private async sendRow(item: Item, body: Record<string, unknown>): Promise<RowResult> {
+    const deferred = this.h.deferred ? this.h.op.deferred : undefined;
+    if (!deferred) return this.h.op.send(this.h.http, body, this.h.abandon);
+    const id = await deferred.accept(this.h.http, body, this.h.abandon);
+    item.requestId = id;
+    await this.h.journal.append({ t: 'accepted', row: item.row.n, request_id: id });
+    return deferred.collect(this.h.http, id, this.h.abandon);
   }
 
   /** the rate-limit headers of the latest reply (set by the client's observer) */
@@ -240,7 +276,7 @@ export class BatchRunner {
       return;
     }
     this.pacer.ended();
-    if (body && retriable(err) && item.tries < this.h.maxRetries) {
+    if ((body || item.requestId) && retriable(err) && item.tries < this.h.maxRetries) {
       await sleep(backoffMs(item.tries), this.h.abandon).catch(() => {});
       if (!this.h.abandon.aborted) this.retryQueue.push({ ...item, tries: item.tries + 1 });
       return;
@@ -286,6 +322,8 @@ interface Item {
   worst?: number;
   /** ends its budget.daily reservation when it failed before it was sent */
   unsent?: () => void;
+  /** the API holds its answer under this id (taken deferred): fetched, not sent again */
+  requestId?: string;
 }
 
 function costNote(worst: { usd: number; what: string }): string {

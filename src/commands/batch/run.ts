@@ -31,6 +31,7 @@ interface Opts extends Omit<BodyFlags, 'schema'> {
   maxFailures?: number;
   budget?: number;
   dryRun?: boolean;
+  deferred?: boolean;
   schema?: string;
 }
 
@@ -103,6 +104,13 @@ const BATCH_FLAGS: OptionSpec[] = [
     group: B,
   },
   { flags: '--dry-run', description: 'print the rows, an estimate of tokens and of dollars; send nothing', group: B },
+  {
+    flags: '--deferred',
+    description:
+      'chat: each row run deferred by the API, its request id journaled once taken; a --resume after a crash fetches ' +
+      'the answers of the rows in flight instead of paying for them again (slower: each answer is polled for)',
+    group: B,
+  },
 ];
 
 const M = FLAG_GROUPS.model;
@@ -198,6 +206,7 @@ export default defineCommand<Opts>({
     }
     if (op.binary) require(!!opts.outputDir, '--output-dir', 'missing', `a folder: ${name} saves files into it`);
     else require(!opts.outputDir, '--output-dir', opts.outputDir, 'only with images and tts (their files)');
+    require(!opts.deferred || name === 'chat', '--deferred', 'given', 'only with chat (the API runs chat deferred)');
     const templated = opts.template !== undefined || opts.savedTemplate !== undefined;
     const varNames = Object.keys(opts.var ?? {}).join(', ');
     require(opts.var === undefined || templated, '--var', varNames, 'only with -t NAME or --template');
