@@ -19,6 +19,7 @@ import {
 import type { HttpCall } from '../net/http.js';
 import type { WsHandshake, WsWatcher } from '../net/ws.js';
 import type { WsSessionLog } from './ws-session.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { release as releaseReservations } from './budget.js';
 
 /** a batch's records are written once this many have their replies */
@@ -38,9 +39,14 @@ export class CallRecorder {
   /** `svc batch`: the batch's id on every record, and records written as their replies come (memory stays flat) */
   private batch?: string;
   private readonly settled = new Set<CallRecord>();
-  /** budget.daily's reservations (apilog/budget): by the body of the request they are for, then by its record */
-  private readonly heldFor = new Map<object, string>();
+  /**
+   * budget.daily's reservations (apilog/budget): the one a send runs under (its first call takes it, however the
+   * endpoint function shapes the body), then by that call's record
+   */
+  private readonly scope = new AsyncLocalStorage<{ id: string; taken: boolean }>();
   private readonly reservationOf = new Map<CallRecord, string>();
+  /** deferred chats taken by the API: their reservations end with the record of the answer fetched, by request id */
+  private readonly deferredHeld = new Map<string, string>();
   /** ends reservations once their records are written (set with the first reservation) */
   private release?: typeof releaseReservations;
 
@@ -64,18 +70,19 @@ export class CallRecorder {
     this.append(records);
   }
 
-  /** A request about to be sent holds a reservation of budget.daily until its record is written. */
-  hold(body: object, id: string, release: typeof releaseReservations): void {
-    this.heldFor.set(body, id);
+  /**
+   * Run a send under a reservation of budget.daily: its first call takes it, and it ends once that call's record is
+   * written (a deferred chat's: once the record of its answer fetched is); a send that failed before any call ends
+   * it at once.
+   */
+  async spend<T>(id: string, release: typeof releaseReservations, send: () => Promise<T>): Promise<T> {
     this.release = release;
-  }
-
-  /** A request that failed before it was sent (no record took its reservation): the reservation ends now. */
-  unhold(body: object): void {
-    const id = this.heldFor.get(body);
-    if (id === undefined) return;
-    this.heldFor.delete(body);
-    this.release?.(logDir(this.env), [id]);
+    const slot = { id, taken: false };
+    try {
+      return await this.scope.run(slot, send);
+    } finally {
+      if (!slot.taken) release(logDir(this.env), [id]);
+    }
   }
 
   /**
@@ -86,9 +93,12 @@ export class CallRecorder {
     const dir = logDir(this.env);
     const ends: string[] = [];
     for (const rec of records) {
-      const id = this.reservationOf.get(rec);
+      const fetched = /\/deferred-completion\/([^/]+)$/.exec(rec.path);
+      const answered = fetched && rec.status === 200 ? decodeURIComponent(fetched[1]!) : undefined;
+      const id = this.reservationOf.get(rec) ?? (answered === undefined ? undefined : this.deferredHeld.get(answered));
       if (id === undefined) continue;
       this.reservationOf.delete(rec);
+      if (answered !== undefined) this.deferredHeld.delete(answered);
       const unpriced = isBilled(rec) && !rec.emulated && rec.cost_usd === undefined;
       if (!unpriced) ends.push(id);
     }
@@ -112,10 +122,10 @@ export class CallRecorder {
       ...(call.emulated ? { emulated: true } : {}),
     };
     const body = call.json as Record<string, unknown> | undefined;
-    const held = body && typeof body === 'object' ? this.heldFor.get(body) : undefined;
-    if (held !== undefined) {
-      this.heldFor.delete(body!);
-      this.reservationOf.set(rec, held);
+    const slot = this.scope.getStore();
+    if (slot && !slot.taken) {
+      slot.taken = true;
+      this.reservationOf.set(rec, slot.id);
     }
     if (body && typeof body === 'object') {
       if (typeof body.model === 'string') rec.model = body.model;
@@ -163,6 +173,12 @@ export class CallRecorder {
     const rec = this.byCall.get(call);
     if (!rec || !body || typeof body !== 'object') return;
     const b = body as Record<string, unknown>;
+    const held = this.reservationOf.get(rec);
+    if (held !== undefined && typeof b.request_id === 'string' && (call.json as { deferred?: unknown })?.deferred) {
+      // the API took a deferred chat: it is billed when its answer is fetched, so the reservation waits for that
+      this.reservationOf.delete(rec);
+      this.deferredHeld.set(b.request_id, held);
+    }
     const answer = answerOf(b);
     this.add(rec, { model: typeof b.model === 'string' ? b.model : undefined, usage: b.usage, answer });
     this.countMedia(rec, call.json as Record<string, unknown> | undefined, b);
@@ -177,7 +193,8 @@ export class CallRecorder {
   private settle(rec: CallRecord): void {
     this.settled.add(rec);
     // a record holding a reservation of budget.daily is written at once: the reservation ends with it
-    if (this.settled.size >= SETTLED_GROUP || this.reservationOf.has(rec)) this.writeSettled();
+    if (this.settled.size >= SETTLED_GROUP || this.reservationOf.has(rec) || this.deferredHeld.size > 0)
+      this.writeSettled();
   }
 
   /** Write the records whose replies are in (their cost the API's, else from cached prices) and forget them. */

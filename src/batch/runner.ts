@@ -10,6 +10,7 @@ import type { OrderedOutput } from './output.js';
 import { Pacer } from './pacer.js';
 import type { Operation, RowResult } from './operations.js';
 import type { Row } from './input.js';
+import type { Spend } from '../runtime/context.js';
 
 /** 429s a row may meet before it is recorded failed (the pauses they cause are the server's to say) */
 const MAX_THROTTLED_TRIES = 30;
@@ -35,9 +36,9 @@ export interface RunHooks {
   worstCase(body: Record<string, unknown>): { usd: number; what: string } | undefined;
   /**
    * budget.daily's reservation of a row's worst case, shared with every svc process (throws a BudgetError when it
-   * does not fit); returns what ends it when the row failed before it was sent
+   * does not fit); returns what runs the row's send under it
    */
-  reserveDaily(body: Record<string, unknown>): Promise<(() => void) | undefined>;
+  reserveDaily(body: Record<string, unknown>): Promise<Spend | undefined>;
   /** the body of a row (throws a row problem: recorded failed) */
   body(row: Row): Promise<Record<string, unknown>>;
   /** the output record of a reply (files saved, cost worked out) */
@@ -164,7 +165,7 @@ export class BatchRunner {
       return busy();
     }
     try {
-      item.unsent = item.body ? await this.h.reserveDaily(item.body) : undefined;
+      item.spend = item.body ? await this.h.reserveDaily(item.body) : undefined;
     } catch (err) {
       if (!(err instanceof BudgetError)) throw err;
       this.stats.budgetNote = `row ${item.row.n}: ${err.message}`;
@@ -207,10 +208,10 @@ export class BatchRunner {
         body = item.body ?? (await this.h.body(row));
         const attempt = item.tries + item.throttled + 1;
         void this.h.journal.append({ t: 'sent', row: row.n, attempt }).catch(() => {});
-        result = await this.sendRow(item, body);
+        const send = () => this.sendRow(item, body!);
+        result = await (item.spend ? item.spend(send) : send());
       }
     } catch (err) {
-      item.unsent?.();
       this.unreserve(item);
       if (item.requestId && err instanceof ApiError && err.status === 404 && this.h.accepted.delete(row.n)) {
         // the API no longer holds the answer (delivered once already, or expired): the row goes again
@@ -256,7 +257,7 @@ export class BatchRunner {
   private unreserve(item: Item): void {
     this.reserved -= item.worst ?? 0;
     item.worst = undefined;
-    item.unsent = undefined;
+    item.spend = undefined;
   }
 
   private async failedAttempt(
@@ -320,8 +321,8 @@ interface Item {
   body?: Record<string, unknown>;
   /** its worst case, reserved against --budget */
   worst?: number;
-  /** ends its budget.daily reservation when it failed before it was sent */
-  unsent?: () => void;
+  /** runs its send under its budget.daily reservation */
+  spend?: Spend;
   /** the API holds its answer under this id (taken deferred): fetched, not sent again */
   requestId?: string;
 }

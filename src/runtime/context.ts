@@ -81,11 +81,15 @@ export interface Context {
   costOf(model: string | undefined, usage: unknown): Promise<number | undefined>;
   /**
    * budget.daily: reserve the worst case of a request about to be sent (its path and JSON body), shared with every
-   * svc process; throws a BudgetError (exit 8) when it does not fit. Returns what to call when the request failed
-   * before it was sent; undefined when nothing was reserved (no budget, an emulator, a call that costs nothing).
+   * svc process; throws a BudgetError (exit 8) when it does not fit. Returns what runs the send under the
+   * reservation (ended when its call is logged); undefined when nothing was reserved (no budget, an emulator, a call
+   * that costs nothing).
    */
-  reserveSpend(path: string, body: unknown): Promise<(() => void) | undefined>;
+  reserveSpend(path: string, body: unknown): Promise<Spend | undefined>;
 }
+
+/** Runs a send under a reservation of budget.daily (Context.reserveSpend). */
+export type Spend = <T>(send: () => Promise<T>) => Promise<T>;
 
 /** Where requests go and with which key. */
 export interface Endpoint {
@@ -320,13 +324,8 @@ async function newHttpClient(w: Wiring, apiKey?: string, needsKey = true): Promi
   c.request = async (req) => {
     w.log.refuseBillable(req.method);
     const strict = w.init.globals.budgetStrict && req.method !== 'GET' && req.method !== 'HEAD';
-    const unsent = strict ? await w.log.reserve(new URL(req.path, 'http://x').pathname, req.json) : undefined;
-    try {
-      return await request(req);
-    } catch (err) {
-      unsent?.();
-      throw err;
-    }
+    const spend = strict ? await w.log.reserve(new URL(req.path, 'http://x').pathname, req.json) : undefined;
+    return spend ? spend(() => request(req)) : request(req);
   };
   // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
   if (!w.init.exitsAfterRun) w.onExit(() => c.close());
@@ -486,7 +485,8 @@ function callLog(
       }
       return priceCost(prices, model, { usage: u });
     },
-    async reserve(path: string, body: unknown): Promise<(() => void) | undefined> {
+    /** budget.daily: the worst case of a request reserved; what runs its send under the reservation */
+    async reserve(path: string, body: unknown): Promise<Spend | undefined> {
       const budget = getConfig().profileData['budget.daily'];
       const rec = recorder;
       if (budget === undefined || emulated(init) || !rec || !body || typeof body !== 'object') return undefined;
@@ -494,8 +494,8 @@ function callLog(
       const ledger = await import('../apilog/budget.js');
       const cost = emulator ? undefined : ledger.worstCase(prices, path, body);
       if (!cost) return undefined;
-      rec.hold(body, ledger.reserve(logDir(init.env), Number(budget), cost), ledger.release);
-      return () => rec.unhold(body);
+      const id = ledger.reserve(logDir(init.env), Number(budget), cost);
+      return (send) => rec.spend(id, ledger.release, send);
     },
     /** throws the --budget-strict refusal for a call that may cost (a body sent, a session opened) */
     refuseBillable(method: string): void {

@@ -2,7 +2,7 @@
 // several svc processes — never spend more than the budget, however many are in flight. They run against an API
 // that bills (test/helpers/billing-proxy.ts: the emulator behind a proxy that drops its mark), each reply held
 // 400 ms so that the calls are in flight together.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_DEFAULT_MAX_OUTPUT_TOKENS } from '../../src/apilog/budget.js';
@@ -93,5 +93,56 @@ describe('budget.daily under concurrency', () => {
     const { spent, chats } = await logged(configDir, env);
     expect(chats).toBe(2);
     expect(spent).toBeLessThanOrEqual(budget);
+  });
+
+  it('batch --deferred: a row stays reserved until its answer is fetched, so a second process finds no room', async () => {
+    const configDir = tempDir('svc-budget-batch-');
+    const env = { SVC_BASE_URL: api.url };
+    const budget = await budgetForTwoCalls(configDir, env);
+    emu.core.settings.deferredDelayMs = 1500;
+    // the rows the API holds at once (taken deferred, answer not yet fetched), across both processes
+    const held = emu.core.store.collection('chat_deferred');
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, held.size)), 2);
+    const run = () => {
+      const input = join(tempDir('svc-budget-rows-'), 'rows.txt');
+      writeFileSync(input, `${Array.from({ length: 4 }, () => 'name a colour').join('\n')}\n`);
+      const args = ['batch', 'chat', input, '-m', 'svc-4-mini', '--max-tokens', '40', '--deferred', '-P', '4'];
+      return svcProcess(args, { emu, configDir, env });
+    };
+    try {
+      const first = run();
+      while (held.size < 2) await new Promise((r) => setTimeout(r, 5));
+      // the API has acknowledged the first run's two rows (the proxy holds each reply 400 ms); their answers wait
+      await new Promise((r) => setTimeout(r, 600));
+      const second = await run();
+      expect(second.exitCode, second.stderr).toBe(8);
+      expect(second.stderr).toMatch(/stopped at the budget \(row 1: budget\.daily \$[0-9.]+: this call may cost/);
+      // the first run goes on as its answers are fetched and their real cost frees room: done, or at the budget
+      const done = await first;
+      expect([0, 8], done.stderr).toContain(done.exitCode);
+    } finally {
+      clearInterval(watch);
+    }
+    expect(most).toBe(2);
+    const records = (await svcInProcess(['logs', '--json'], { configDir, env })).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { path: string; cost_usd?: number });
+    const fetched = records.filter((x) => x.path.includes('/deferred-completion/') && x.cost_usd !== undefined);
+    expect(fetched.length).toBeGreaterThanOrEqual(2);
+    expect(records.reduce((s, x) => s + (x.cost_usd ?? 0), 0)).toBeLessThanOrEqual(budget);
+    // every reservation ended with its answer's record: none is left open by the runs that ended
+    const ledger = readFileSync(
+      join(configDir, 'data', 'logs', `budget-${new Date().toISOString().slice(0, 10)}.jsonl`),
+      'utf8',
+    );
+    const lines = ledger
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string; end?: boolean });
+    const open = new Set(lines.filter((l) => !l.end).map((l) => l.id));
+    for (const l of lines) if (l.end) open.delete(l.id);
+    expect([...open]).toEqual([]);
   });
 });

@@ -54,8 +54,9 @@ describe.concurrent('svc batch --deferred killed and resumed', () => {
     expect(again.exitCode, String(again.stderr)).toBe(0);
     const summary = JSON.parse(String(again.stdout));
     // an answer the killed run had fetched (the API delivers it once) but not journaled is gone: that row goes again
-    expect(summary.fetched_by_id).toBeGreaterThan(inFlight / 2);
-    expect(summary.fetched_by_id).toBeLessThanOrEqual(inFlight);
+    const figures = `in flight ${inFlight}, summary ${JSON.stringify(summary)}`;
+    expect(summary.fetched_by_id, figures).toBeGreaterThan(0);
+    expect(summary.fetched_by_id, figures).toBeLessThanOrEqual(inFlight);
     expect(String(again.stderr)).toContain(
       `${inFlight} taken deferred by the API: their answers are fetched by request id`,
     );
@@ -73,8 +74,9 @@ describe.concurrent('svc batch --deferred killed and resumed', () => {
     expect(posts.size).toBe(ROWS);
     const twice = [...posts.values()].filter((n) => n > 1).length;
     // only rows killed between their send and its journaled id go again, and the resume counted each of them
-    expect(twice).toBe(summary.maybe_paid_twice);
-    expect(twice).toBeLessThan(inFlight);
+    expect(twice, figures).toBe(summary.maybe_paid_twice);
+    // the rows fetched by id are not among them
+    expect(twice + summary.fetched_by_id, figures).toBeLessThanOrEqual(inFlight + P);
   });
 });
 
