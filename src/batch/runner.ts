@@ -161,7 +161,8 @@ export class BatchRunner {
     const left = this.h.spendable;
     const busy = () => (this.pacer.inFlight > 0 ? 'wait' : 'stop');
     if (worst && left !== undefined && !(this.stats.spent + this.reserved + worst.usd <= left)) {
-      this.stats.budgetNote = `row ${item.row.n} ${costNote(worst)}, and $${Math.max(0, left - this.stats.spent - this.reserved).toFixed(6)} is left of --budget`;
+      const room = Math.max(0, left - this.stats.spent - this.reserved);
+      this.stats.budgetNote = `row ${item.row.n} ${costNote(worst)}, and $${room.toFixed(6)} is left of --budget`;
       return busy();
     }
     try {

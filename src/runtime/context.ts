@@ -400,6 +400,43 @@ async function catalogueOf(
   }
 }
 
+/**
+ * budget.daily's reservations (apilog/budget): a request's worst case, from the catalogue's prices (cached, else
+ * fetched: a catalogue an emulator answered makes the calls free), reserved before it is sent.
+ */
+function budgetReserver(
+  init: ContextInit,
+  getConfig: () => ResolvedConfig,
+  client: () => Promise<HttpClient> | undefined,
+  recorder: () => CallRecorder | undefined,
+) {
+  /** the prices the budget's reservations are worked out with, and whether the endpoint is an emulator (free) */
+  let budgetPrices: Promise<{ prices?: Prices; emulator: boolean }> | undefined;
+  const pricesForBudget = async () => {
+    const cached = cachedPrices(init.env, Date.now());
+    if (cached) return { prices: cached, emulator: false };
+    let emulator = false;
+    try {
+      const prices = pricesFromCatalogue(await catalogueOf(client, () => (emulator = true)), Date.now());
+      if (!emulator) savePrices(init.env, prices);
+      return { prices, emulator };
+    } catch {
+      return { emulator }; // no prices: a call that bills a model is refused, its cost having no bound
+    }
+  };
+  return async (path: string, body: unknown): Promise<Spend | undefined> => {
+    const budget = getConfig().profileData['budget.daily'];
+    const rec = recorder();
+    if (budget === undefined || emulated(init) || !rec || !body || typeof body !== 'object') return undefined;
+    const { prices, emulator } = await (budgetPrices ??= pricesForBudget());
+    const ledger = await import('../apilog/budget.js');
+    const cost = emulator ? undefined : ledger.worstCase(prices, path, body);
+    if (!cost) return undefined;
+    const id = ledger.reserve(logDir(init.env), Number(budget), cost);
+    return (send) => rec.spend(id, ledger.release, send);
+  };
+}
+
 function callLog(
   init: ContextInit,
   out: Output,
@@ -421,20 +458,6 @@ function callLog(
     else out.warn(msg);
   };
   const fetchCatalogue = () => catalogueOf(client);
-  /** the prices the budget's reservations are worked out with, and whether the endpoint is an emulator (free) */
-  let budgetPrices: Promise<{ prices?: Prices; emulator: boolean }> | undefined;
-  const pricesForBudget = async () => {
-    const cached = cachedPrices(init.env, Date.now());
-    if (cached) return { prices: cached, emulator: false };
-    let emulator = false;
-    try {
-      const prices = pricesFromCatalogue(await catalogueOf(client, () => (emulator = true)), Date.now());
-      if (!emulator) savePrices(init.env, prices);
-      return { prices, emulator };
-    } catch {
-      return { emulator }; // no prices: a call that bills a model is refused, its cost having no bound
-    }
-  };
   const start = async (): Promise<void> => {
     if (recorder || init.globals.log === false) return;
     const cfg = getConfig();
@@ -486,17 +509,7 @@ function callLog(
       return priceCost(prices, model, { usage: u });
     },
     /** budget.daily: the worst case of a request reserved; what runs its send under the reservation */
-    async reserve(path: string, body: unknown): Promise<Spend | undefined> {
-      const budget = getConfig().profileData['budget.daily'];
-      const rec = recorder;
-      if (budget === undefined || emulated(init) || !rec || !body || typeof body !== 'object') return undefined;
-      const { prices, emulator } = await (budgetPrices ??= pricesForBudget());
-      const ledger = await import('../apilog/budget.js');
-      const cost = emulator ? undefined : ledger.worstCase(prices, path, body);
-      if (!cost) return undefined;
-      const id = ledger.reserve(logDir(init.env), Number(budget), cost);
-      return (send) => rec.spend(id, ledger.release, send);
-    },
+    reserve: budgetReserver(init, getConfig, client, () => recorder),
     /** throws the --budget-strict refusal for a call that may cost (a body sent, a session opened) */
     refuseBillable(method: string): void {
       if (refusal && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') throw new BudgetError(refusal);

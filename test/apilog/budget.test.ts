@@ -57,7 +57,7 @@ describe('budget.daily under concurrency', () => {
     expect(s.ResponsesRequest.properties.max_output_tokens.default).toBe(API_DEFAULT_MAX_OUTPUT_TOKENS);
   });
 
-  it('20 concurrent generate_text calls of one mcp serve: two reach the API, the rest are refused naming the budget', async () => {
+  it('20 generate_text calls at once in mcp serve: two reach the API, the rest are refused naming it', async () => {
     const configDir = tempDir('svc-budget-mcp-');
     const env = { SVC_BASE_URL: api.url };
     const budget = await budgetForTwoCalls(configDir, env);
@@ -80,7 +80,7 @@ describe('budget.daily under concurrency', () => {
     expect(spent).toBeLessThanOrEqual(budget);
   });
 
-  it('3 svc processes at once: two reach the API, the third exits 8 naming the budget, nothing of it sent', async () => {
+  it('3 svc processes at once: two reach the API, the third exits 8 naming the budget', async () => {
     const configDir = tempDir('svc-budget-procs-');
     const env = { SVC_BASE_URL: api.url };
     const budget = await budgetForTwoCalls(configDir, env);
@@ -95,7 +95,7 @@ describe('budget.daily under concurrency', () => {
     expect(spent).toBeLessThanOrEqual(budget);
   });
 
-  it('batch --deferred: a row stays reserved until its answer is fetched, so a second process finds no room', async () => {
+  it('batch --deferred: a row is reserved until its answer is fetched; a second process finds no room', async () => {
     const configDir = tempDir('svc-budget-batch-');
     const env = { SVC_BASE_URL: api.url };
     const budget = await budgetForTwoCalls(configDir, env);
