@@ -7,6 +7,7 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BudgetError } from '../core/errors.js';
+import { processAlive } from '../core/signals.js';
 import { spentToday, type Prices } from './log.js';
 
 /**
@@ -66,21 +67,12 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** A lock file whose holder is gone (killed while holding it) or that is older than any holder keeps one. */
 function isStale(lock: string): boolean {
   try {
     const pid = Number(readFileSync(lock, 'utf8'));
     const age = Date.now() - statSync(lock).mtimeMs;
-    return age > LOCK_STALE_MS || (pid > 0 && age > 100 && !alive(pid));
+    return age > LOCK_STALE_MS || (pid > 0 && age > 100 && !processAlive(pid));
   } catch {
     return false; // gone meanwhile: the next try takes it
   }

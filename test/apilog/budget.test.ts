@@ -2,10 +2,12 @@
 // several svc processes — never spend more than the budget, however many are in flight. They run against an API
 // that bills (test/helpers/billing-proxy.ts: the emulator behind a proxy that drops its mark), each reply held
 // 400 ms so that the calls are in flight together.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_DEFAULT_MAX_OUTPUT_TOKENS } from '../../src/apilog/budget.js';
+import { API_DEFAULT_MAX_OUTPUT_TOKENS, release, reserve } from '../../src/apilog/budget.js';
+import { BudgetError } from '../../src/core/errors.js';
 import { startBillingProxy, type BillingProxy } from '../helpers/billing-proxy.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { ROOT, tempDir } from '../helpers/files.js';
@@ -48,6 +50,26 @@ async function budgetForTwoCalls(configDir: string, env: Record<string, string>)
   expect((await svcInProcess(['config', 'set', 'budget.daily', String(budget)], { configDir })).exitCode).toBe(0);
   return budget;
 }
+
+describe('the ledger', () => {
+  it('a lock left by a killed process is broken; the open reservation of a dead process still counts', () => {
+    const dir = tempDir('svc-ledger-');
+    // the pid of a process that has ended
+    const dead = String(spawnSync('true').pid);
+    const lock = join(dir, 'budget.lock');
+    writeFileSync(lock, dead);
+    utimesSync(lock, new Date(Date.now() - 5000), new Date(Date.now() - 5000));
+    const day = new Date().toISOString().slice(0, 10);
+    const held = { id: `${day}/1/1/x`, pid: Number(dead), usd: 0.6 };
+    writeFileSync(join(dir, `budget-${day}.jsonl`), `${JSON.stringify(held)}\n`);
+    const id = reserve(dir, 1, { usd: 0.3, what: 'a call' });
+    expect(existsSync(lock)).toBe(false);
+    // 0.6 held by the dead process + 0.3 + 0.3 > 1
+    expect(() => reserve(dir, 1, { usd: 0.3, what: 'another call' })).toThrow(BudgetError);
+    release(dir, [id]);
+    expect(reserve(dir, 1, { usd: 0.3, what: 'a third call' })).toMatch(new RegExp(`^${day}/${process.pid}/`));
+  });
+});
 
 describe('budget.daily under concurrency', () => {
   it("the API's default cap on output tokens is the API document's", () => {
