@@ -4,11 +4,21 @@
 // spend and every reservation still open; it ends when the call's record, with what it really cost, is in the call
 // log (written under the same lock, so that no reader sees the cost in neither place). A process killed before that
 // leaves its reservations open: they count until the day ends, since the API may have billed them.
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { BudgetError } from '../core/errors.js';
 import { processAlive } from '../core/signals.js';
-import { spentToday, type Prices } from './log.js';
+import { dayFile, type Prices } from './log.js';
 
 /**
  * The API's cap on output tokens when a request names none: the API document's default of max_completion_tokens
@@ -146,6 +156,47 @@ function openReservations(dir: string, day: string): Map<string, number> {
   return open;
 }
 
+/**
+ * Today's logged spend (log.ts's spentToday), read incrementally: a batch reserves once a row, and reading the whole
+ * day file each time would grow with the day. The part read is remembered by file and offset; a file that shrank
+ * (records deleted: days removed) is read again from its start. Records blanked in place only lower the spend, so a
+ * sum that still counts them errs on the safe side; a file made anew (another inode) is read from its start.
+ */
+const logged = { file: '', ino: 0, offset: 0, usd: 0 };
+
+function loggedSpend(dir: string, now: Date): number {
+  const file = dayFile(dir, dayOf(now));
+  const st = statSync(file, { throwIfNoEntry: false });
+  const size = st?.size ?? 0;
+  const ino = st?.ino ?? 0;
+  if (logged.file !== file || logged.ino !== ino || size < logged.offset)
+    Object.assign(logged, { file, ino, offset: 0, usd: 0 });
+  if (size === logged.offset) return logged.usd;
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(size - logged.offset);
+    const n = readSync(fd, buf, 0, buf.length, logged.offset);
+    // whole lines only: a record being appended is read next time
+    const end = buf.subarray(0, n).lastIndexOf(10) + 1;
+    for (const line of buf.subarray(0, end).toString('utf8').split('\n')) logged.usd += costOf(line);
+    logged.offset += end;
+  } finally {
+    closeSync(fd);
+  }
+  return logged.usd;
+}
+
+/** A record's counted cost: its cost_usd unless emulated; a blanked, torn or foreign line counts nothing. */
+function costOf(line: string): number {
+  if (!line.startsWith('{')) return 0;
+  try {
+    const r = JSON.parse(line) as { id?: unknown; cost_usd?: unknown; emulated?: unknown };
+    return typeof r.id === 'string' && typeof r.cost_usd === 'number' && !r.emulated ? r.cost_usd : 0;
+  } catch {
+    return 0;
+  }
+}
+
 let sequence = 0;
 
 /**
@@ -157,7 +208,7 @@ export function reserve(dir: string, budget: number, cost: WorstCase, now = new 
     throw new BudgetError(`budget.daily $${budget}: ${cost.what}, so the call's cost has no bound; nothing was sent`);
   return withLedgerLock(dir, () => {
     const day = dayOf(now);
-    const spent = spentToday(dir, now);
+    const spent = loggedSpend(dir, now);
     let held = 0;
     for (const usd of openReservations(dir, day).values()) held += usd;
     if (spent + held + cost.usd > budget) {

@@ -84,16 +84,22 @@ describe('budget.daily under concurrency', () => {
     const env = { SVC_BASE_URL: api.url };
     const budget = await budgetForTwoCalls(configDir, env);
     const s = await mcpStdio(['mcp', 'serve'], { emu, configDir, env });
+    // the answers are held until every refused call has come back, so the calls are in flight together
+    const gate = api.gate();
     try {
       const args = { prompt: 'name a colour', model: 'svc-4-mini', max_completion_tokens: 40 };
-      const results = (await Promise.all(
-        Array.from({ length: 20 }, () => s.client.callTool({ name: 'generate_text', arguments: args })),
-      )) as { isError?: boolean; content: { text?: string }[] }[];
+      let back = 0;
+      const calls = Array.from({ length: 20 }, () =>
+        s.client.callTool({ name: 'generate_text', arguments: args }).finally(() => ++back >= 18 && gate.open()),
+      );
+      setTimeout(() => gate.open(), 20_000).unref();
+      const results = (await Promise.all(calls)) as { isError?: boolean; content: { text?: string }[] }[];
       const refused = results.filter((r) => r.isError);
       for (const r of refused) expect(r.content[0]?.text).toMatch(/budget\.daily \$[0-9.]+: this call may cost/);
       expect(results.length - refused.length).toBe(2);
       expect(s.errors).toEqual([]);
     } finally {
+      gate.open();
       await s.close();
     }
     const { spent, chats } = await logged(configDir, env);
@@ -106,9 +112,12 @@ describe('budget.daily under concurrency', () => {
     const configDir = tempDir('svc-budget-procs-');
     const env = { SVC_BASE_URL: api.url };
     const budget = await budgetForTwoCalls(configDir, env);
+    // the answers are held until one process has been refused, so the three are in flight together
+    const gate = api.gate();
+    setTimeout(() => gate.open(), 20_000).unref();
     const runs = await Promise.all(
-      [1, 2, 3].map(() => svcProcess(['--budget-strict', ...CHAT], { emu, configDir, env })),
-    );
+      [1, 2, 3].map(() => svcProcess(['--budget-strict', ...CHAT], { emu, configDir, env }).finally(() => gate.open())),
+    ).finally(() => gate.open());
     const codes = runs.map((r) => r.exitCode).sort();
     expect(codes, runs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 8]);
     expect(runs.find((r) => r.exitCode === 8)?.stderr).toMatch(/budget\.daily \$[0-9.]+: this call may cost up to/);
@@ -133,11 +142,13 @@ describe('budget.daily under concurrency', () => {
       return svcProcess(args, { emu, configDir, env });
     };
     try {
-      const first = run();
+      // the answers are held until the second run is over: the first run's rows are taken, not yet answered
+      const gate = api.gate((method, path) => method === 'GET' && path.includes('/deferred-completion/'));
+      const first = run().finally(() => gate.open());
       while (held.size < 2) await new Promise((r) => setTimeout(r, 5));
-      // the API has acknowledged the first run's two rows (the proxy holds each reply 400 ms); their answers wait
+      // the API has acknowledged the first run's two rows (the proxy holds each reply 400 ms)
       await new Promise((r) => setTimeout(r, 600));
-      const second = await run();
+      const second = await run().finally(() => gate.open());
       expect(second.exitCode, second.stderr).toBe(8);
       expect(second.stderr).toMatch(/stopped at the budget \(row 1: budget\.daily \$[0-9.]+: this call may cost/);
       // the first run goes on as its answers are fetched and their real cost frees room: done, or at the budget

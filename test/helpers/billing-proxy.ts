@@ -8,12 +8,20 @@ export interface BillingProxy {
   url: string;
   /** the requests that reached it, as `METHOD /path` */
   hits: string[];
+  /**
+   * hold the replies to the requests `held` picks (default: POSTs) until `open()` is called, so that calls started
+   * together stay in flight together
+   */
+  gate(held?: (method: string, path: string) => boolean): { open(): void };
   close(): Promise<void>;
 }
 
 /** `delayMs`: each reply held that long, so that calls started together are in flight together */
 export async function startBillingProxy(target: string, opts: { delayMs?: number } = {}): Promise<BillingProxy> {
   const hits: string[] = [];
+  let closed: Promise<void> = Promise.resolve();
+  const posts = (method: string, _path: string) => method === 'POST';
+  let gated = posts;
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     hits.push(`${req.method} ${req.url?.split('?')[0]}`);
@@ -22,10 +30,15 @@ export async function startBillingProxy(target: string, opts: { delayMs?: number
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
       (reply) => {
         const { 'x-svc-emulator': _mark, ...kept } = reply.headers;
-        setTimeout(() => {
-          res.writeHead(reply.statusCode ?? 502, kept);
-          reply.pipe(res);
-        }, opts.delayMs ?? 0);
+        const held = gated(req.method ?? '', req.url ?? '') ? closed : Promise.resolve();
+        setTimeout(
+          () =>
+            void held.then(() => {
+              res.writeHead(reply.statusCode ?? 502, kept);
+              reply.pipe(res);
+            }),
+          opts.delayMs ?? 0,
+        );
       },
     );
     out.on('error', () => res.destroy());
@@ -36,6 +49,12 @@ export async function startBillingProxy(target: string, opts: { delayMs?: number
   return {
     url: `http://127.0.0.1:${port}`,
     hits,
+    gate(held) {
+      gated = held ?? posts;
+      let open = () => {};
+      closed = new Promise((resolve) => (open = resolve));
+      return { open: () => open() };
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

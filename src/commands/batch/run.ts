@@ -99,7 +99,9 @@ const BATCH_FLAGS: OptionSpec[] = [
   },
   {
     flags: '--budget <usd>',
-    description: "stop sending before the batch's spend (from usage) would pass this many dollars (exit 8)",
+    description:
+      "the batch's spend never passes this many dollars: each row's worst case (its input and --max-tokens at the " +
+      "model's price) is reserved before it goes; a row that cannot fit is not started (exit 8)",
     parse: number({ min: 0, minExclusive: true }),
     group: B,
   },
