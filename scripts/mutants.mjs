@@ -147,4 +147,18 @@ export const MUTANTS = [
     replace: "          if (code === 'EEXIST') await rename(tempPath, this.target);",
     tests: ['test/core/atomic-file-overwrite.test.ts', 'test/core/atomic-file.test.ts'],
   },
+  {
+    name: 'budget reservations of calls in flight not counted',
+    file: 'src/apilog/budget.ts',
+    find: 'if (spent + held + cost.usd > budget) {',
+    replace: 'if (spent + cost.usd > budget) {',
+    tests: ['test/apilog/budget.test.ts'],
+  },
+  {
+    name: 'deferred rows sent again on resume instead of fetched by id',
+    file: 'src/batch/runner.ts',
+    find: 'if (item.requestId && deferred) {',
+    replace: 'if (false) {',
+    tests: ['test/batch/deferred-resume.test.ts'],
+  },
 ];

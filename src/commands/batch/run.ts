@@ -39,6 +39,7 @@ interface Opts extends Omit<BodyFlags, 'schema'> {
   maxFailures?: number;
   budget?: number;
   dryRun?: boolean;
+  deferred?: boolean;
   schema?: string;
   inputFormat?: InputFormat;
   force?: boolean;
@@ -121,11 +122,20 @@ const BATCH_FLAGS: OptionSpec[] = [
   },
   {
     flags: '--budget <usd>',
-    description: "stop sending before the batch's spend (from usage) would pass this many dollars (exit 8)",
+    description:
+      "the batch's spend never passes this many dollars: each row's worst case (its input and --max-tokens at the " +
+      "model's price) is reserved before it goes; a row that cannot fit is not started (exit 8)",
     parse: number({ min: 0, minExclusive: true }),
     group: B,
   },
   { flags: '--dry-run', description: 'print the rows, an estimate of tokens and of dollars; send nothing', group: B },
+  {
+    flags: '--deferred',
+    description:
+      'chat: each row run deferred by the API, its request id journaled once taken; a --resume after a crash fetches ' +
+      'the answers of the rows in flight instead of paying for them again (slower: each answer is polled for)',
+    group: B,
+  },
 ];
 
 const M = FLAG_GROUPS.model;
@@ -221,6 +231,7 @@ export default defineCommand<Opts>({
     }
     if (op.binary) require(!!opts.outputDir, '--output-dir', 'missing', `a folder: ${name} saves files into it`);
     else require(!opts.outputDir, '--output-dir', opts.outputDir, 'only with images and tts (their files)');
+    require(!opts.deferred || name === 'chat', '--deferred', 'given', 'only with chat (the API runs chat deferred)');
     const templated = opts.template !== undefined || opts.savedTemplate !== undefined;
     const varNames = Object.keys(opts.var ?? {}).join(', ');
     require(opts.var === undefined || templated, '--var', varNames, 'only with -t NAME or --template');
