@@ -122,8 +122,8 @@ export const MUTANTS = [
   {
     name: 'calls lost when the process exits before the exit hooks',
     file: 'src/runtime/context.ts',
-    find: "process.once('exit', atExit);",
-    replace: 'void atExit;',
+    find: "if (!heldRecords.size) process.once('exit', flushHeldRecords);",
+    replace: 'void flushHeldRecords;',
     tests: ['test/apilog/ws-session.test.ts'],
   },
   {
@@ -136,7 +136,7 @@ export const MUTANTS = [
   {
     name: 'an existing output file replaced without --force (before sending)',
     file: 'src/core/atomic-file.ts',
-    find: '  if (st.isFile()) throw fileExists(target, flag);',
+    find: '  if (!st || st.isFile()) throw fileExists(target, flag);',
     replace: '  void st;',
     tests: ['test/core/atomic-file-overwrite.test.ts'],
   },
@@ -146,5 +146,19 @@ export const MUTANTS = [
     find: "          if (code === 'EEXIST') throw fileExists(this.label);",
     replace: "          if (code === 'EEXIST') await rename(tempPath, this.target);",
     tests: ['test/core/atomic-file-overwrite.test.ts', 'test/core/atomic-file.test.ts'],
+  },
+  {
+    name: 'budget reservations of calls in flight not counted',
+    file: 'src/apilog/budget.ts',
+    find: 'if (spent + held + cost.usd > budget) {',
+    replace: 'if (spent + cost.usd > budget) {',
+    tests: ['test/apilog/budget.test.ts'],
+  },
+  {
+    name: 'deferred rows sent again on resume instead of fetched by id',
+    file: 'src/batch/runner.ts',
+    find: 'if (item.requestId && deferred) {',
+    replace: 'if (false) {',
+    tests: ['test/batch/deferred-resume.test.ts'],
   },
 ];

@@ -301,6 +301,8 @@ interface Row {
   retries?: number;
   /** `chat --mcp`: the MCP server's misbehaviour (test/fixtures/mcp/two-tools.mjs), in place of `ok` */
   mcp?: string;
+  /** --timeout in seconds where the row's own work takes long (default: 1 for a timeout row, else 2) */
+  timeout?: number;
   exit: number;
   stderr: RegExp;
   /** stdout: the answer kept, nothing, or anything */
@@ -626,6 +628,8 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
     family,
     fault: 'MCP tool result of 17 MiB',
     mcp: `huge ${17 * 1024 * 1024}`,
+    // the server writes 17 MiB and svc reads past it: seconds on a machine the suite keeps busy
+    timeout: 10,
     plan: [tool],
     exit: 0,
     stderr: M['mcp oversized'],
@@ -830,7 +834,7 @@ describe('fault matrix', () => {
         const command = row.stdoutFault && fam.stdoutArgs ? fam.stdoutArgs(dir) : fam.args(dir, out, base);
         if (row.mcp) command[command.indexOf('--mcp') + 1] = `${MCP_SERVER} ${row.mcp}`;
         // a row that waits for the timeout waits 1 s; the others keep 2 s of slack for a busy machine
-        const timeout = row.stderr === M.timeout ? '1' : '2';
+        const timeout = String(row.timeout ?? (row.stderr === M.timeout ? 1 : 2));
         const args = ['--timeout', timeout, '--max-retries', String(row.retries ?? 0), ...command];
         const data = join(dir, 'data');
         const opts = {

@@ -19,6 +19,8 @@ import {
 import type { HttpCall } from '../net/http.js';
 import type { WsHandshake, WsWatcher } from '../net/ws.js';
 import type { WsSessionLog } from './ws-session.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { release as releaseReservations } from './budget.js';
 
 /** a batch's records are written once this many have their replies */
 const SETTLED_GROUP = 200;
@@ -37,6 +39,16 @@ export class CallRecorder {
   /** `svc batch`: the batch's id on every record, and records written as their replies come (memory stays flat) */
   private batch?: string;
   private readonly settled = new Set<CallRecord>();
+  /**
+   * budget.daily's reservations (apilog/budget): the one a send runs under (its first call takes it, however the
+   * endpoint function shapes the body), then by that call's record
+   */
+  private readonly scope = new AsyncLocalStorage<{ id: string; taken: boolean }>();
+  private readonly reservationOf = new Map<CallRecord, string>();
+  /** deferred chats taken by the API: their reservations end with the record of the answer fetched, by request id */
+  private readonly deferredHeld = new Map<string, string>();
+  /** ends reservations once their records are written (set with the first reservation) */
+  private release?: typeof releaseReservations;
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -55,7 +67,44 @@ export class CallRecorder {
   private write(): void {
     const records = this.records.splice(0);
     if (this.emulated) for (const r of records) r.emulated = true;
-    appendRecords(logDir(this.env), records, this.retentionDays);
+    this.append(records);
+  }
+
+  /**
+   * Run a send under a reservation of budget.daily: its first call takes it, and it ends once that call's record is
+   * written (a deferred chat's: once the record of its answer fetched is); a send that failed before any call ends
+   * it at once.
+   */
+  async spend<T>(id: string, release: typeof releaseReservations, send: () => Promise<T>): Promise<T> {
+    this.release = release;
+    const slot = { id, taken: false };
+    try {
+      return await this.scope.run(slot, send);
+    } finally {
+      if (!slot.taken) release(logDir(this.env), [id]);
+    }
+  }
+
+  /**
+   * Append records and end their reservations in one step under the ledger's lock. A record billed without a
+   * known cost keeps its reservation (the spend is real, the log cannot say it).
+   */
+  private append(records: CallRecord[]): void {
+    const dir = logDir(this.env);
+    const ends: string[] = [];
+    for (const rec of records) {
+      const fetched = /\/deferred-completion\/([^/]+)$/.exec(rec.path);
+      const answered = fetched && rec.status === 200 ? decodeURIComponent(fetched[1]!) : undefined;
+      const id = this.reservationOf.get(rec) ?? (answered === undefined ? undefined : this.deferredHeld.get(answered));
+      if (id === undefined) continue;
+      this.reservationOf.delete(rec);
+      if (answered !== undefined) this.deferredHeld.delete(answered);
+      const unpriced = isBilled(rec) && !rec.emulated && rec.cost_usd === undefined;
+      if (!unpriced) ends.push(id);
+    }
+    const write = () => appendRecords(dir, records, this.retentionDays);
+    if (this.release && ends.length) this.release(dir, ends, write);
+    else write();
   }
 
   readonly onCall = (call: HttpCall): void => {
@@ -72,11 +121,12 @@ export class CallRecorder {
       ...(call.error ? { error: call.error } : {}),
       ...(call.emulated ? { emulated: true } : {}),
     };
-    if (this.batch) {
-      rec.batch = this.batch;
-      if (call.status === null || call.status >= 300) this.settle(rec);
-    }
     const body = call.json as Record<string, unknown> | undefined;
+    const slot = this.scope.getStore();
+    if (slot && !slot.taken) {
+      slot.taken = true;
+      this.reservationOf.set(rec, slot.id);
+    }
     if (body && typeof body === 'object') {
       if (typeof body.model === 'string') rec.model = body.model;
       const prompt = promptOf(body);
@@ -84,6 +134,10 @@ export class CallRecorder {
     }
     this.records.push(rec);
     this.byCall.set(call, rec);
+    if (this.batch) {
+      rec.batch = this.batch;
+      if (call.status === null || call.status >= 300) this.settle(rec);
+    }
   };
 
   async readySessions(): Promise<void> {
@@ -119,6 +173,12 @@ export class CallRecorder {
     const rec = this.byCall.get(call);
     if (!rec || !body || typeof body !== 'object') return;
     const b = body as Record<string, unknown>;
+    const held = this.reservationOf.get(rec);
+    if (held !== undefined && typeof b.request_id === 'string' && (call.json as { deferred?: unknown })?.deferred) {
+      // the API took a deferred chat: it is billed when its answer is fetched, so the reservation waits for that
+      this.reservationOf.delete(rec);
+      this.deferredHeld.set(b.request_id, held);
+    }
     const answer = answerOf(b);
     this.add(rec, { model: typeof b.model === 'string' ? b.model : undefined, usage: b.usage, answer });
     this.countMedia(rec, call.json as Record<string, unknown> | undefined, b);
@@ -132,7 +192,9 @@ export class CallRecorder {
 
   private settle(rec: CallRecord): void {
     this.settled.add(rec);
-    if (this.settled.size >= SETTLED_GROUP) this.writeSettled();
+    // a record holding a reservation of budget.daily is written at once: the reservation ends with it
+    if (this.settled.size >= SETTLED_GROUP || this.reservationOf.has(rec) || this.deferredHeld.size > 0)
+      this.writeSettled();
   }
 
   /** Write the records whose replies are in (their cost the API's, else from cached prices) and forget them. */
@@ -150,7 +212,7 @@ export class CallRecorder {
     this.records.splice(0, this.records.length, ...this.records.filter((r) => !gone.has(r)));
     for (const [call, rec] of this.byCall) if (gone.has(rec)) this.byCall.delete(call);
     this.settled.clear();
-    appendRecords(logDir(this.env), done, this.retentionDays);
+    this.append(done);
   }
 
   /**

@@ -13,7 +13,7 @@ import { BatchRunner, type RunStats } from './runner.js';
 import { checkInput, rowBody, rowsToSend, type BatchSpec } from './plan.js';
 import { statusLine } from '../term/progress.js';
 import { filesThere, openSink, rowFinisher, writeFailed, type Sink } from './results.js';
-import { dryRun, spendable } from './money.js';
+import { dryRun, rowWorstCase, spendable } from './money.js';
 
 export interface BatchOptions {
   /** -o FILE; undefined or '-': stdout */
@@ -28,6 +28,8 @@ export interface BatchOptions {
   dryRun?: boolean;
   /** --force (--clobber): an existing -o file and files in --output-dir may be replaced */
   force?: boolean;
+  /** rows sent for the API to run deferred (chat): a resume after a crash fetches their answers by request id */
+  deferred?: boolean;
 }
 
 /**
@@ -129,7 +131,9 @@ export async function runBatch(ctx: Context, spec: BatchSpec, o: BatchOptions): 
       time: new Date().toISOString(),
     });
     sink = await openSink(ctx, o.output, ctx.globals.jq);
-    const run = { ctx, spec, o, rows, state, journal, http, base, abandon, limit, sink, batchId, path };
+    // a row's worst case is worked out only when a --budget or the daily budget bounds the run
+    const worstCase = limit === undefined ? () => undefined : await rowWorstCase(ctx, base, spec);
+    const run = { ctx, spec, o, rows, state, journal, http, base, abandon, limit, worstCase, sink, batchId, path };
     return await send(run);
   } finally {
     await http.close().catch(() => {});
@@ -149,6 +153,7 @@ type Run = {
   base: import('../net/http.js').HttpClient;
   abandon: AbortController;
   limit: number | undefined;
+  worstCase: (body: Record<string, unknown>) => { usd: number; what: string } | undefined;
   sink: Sink;
   batchId: string;
   path: string;
@@ -170,13 +175,18 @@ async function send(r: Run): Promise<number> {
     maxRetries: ctx.config().maxRetries,
     maxFailures: o.maxFailures,
     spendable: r.limit,
+    worstCase: r.worstCase,
+    reserveDaily: (body) => ctx.reserveSpend(spec.op.endpoint.split(' ')[1]!, body),
     body: (row) => rowBody(spec, row),
     finish: rowFinisher(ctx, spec, o.outputDir, r.base, (row) => !!o.force || state.unanswered.has(row.n)),
     failedRow: (row, body) => failedRows.set(row.n, { custom_id: row.id ?? `row-${row.n}`, ...body }),
     abandon: r.abandon.signal,
+    deferred: o.deferred,
+    accepted: new Map(state.accepted),
     onProgress: () => status.set(() => progressText(runner, r, started)),
   });
   observeLimits(r.http, runner);
+  sayInFlight(ctx, state);
   takeCtrlC(ctx, runner, r.abandon);
   // SIGTERM, SIGHUP: as a second Ctrl-C (the process is going)
   const terminated = () => {
@@ -197,6 +207,24 @@ async function send(r: Run): Promise<number> {
   await r.sink.commit();
   const failedPath = await writeFailed(r.path, failedRows);
   return summarize(r, stats, Date.now() - started, failedPath);
+}
+
+/**
+ * A resume after a crash: the rows that were in flight. Those the API had taken deferred are fetched by their request
+ * id; the others are sent again, and the API may have answered (and billed) them already.
+ */
+function sayInFlight(ctx: Context, state: JournalState): void {
+  const fetched = state.accepted.size;
+  const twice = [...state.unanswered].filter((n) => !state.accepted.has(n)).length;
+  if (!fetched && !twice) return;
+  const parts = [];
+  if (fetched)
+    parts.push(
+      `${fetched} taken deferred by the API: their answers are fetched by request id, not paid again (an answer ` +
+        'the API delivered already, to the run that stopped, is gone: that row is sent again)',
+    );
+  if (twice) parts.push(`${twice} sent again: they may have been paid twice (--deferred avoids it for chat)`);
+  ctx.out.info(`${fetched + twice} row(s) were in flight when the last run stopped: ${parts.join('; ')}`);
 }
 
 /** Every reply's rate-limit headers reach the pacer. */
@@ -259,6 +287,8 @@ function summarize(r: Run, s: RunStats, ms: number, failedPath: string | undefin
     not_sent: left,
     retried: s.retried,
     throttled: s.throttled,
+    fetched_by_id: s.fetched,
+    maybe_paid_twice: [...r.state.unanswered].filter((n) => !r.state.accepted.has(n)).length + s.resent,
     input_tokens: s.inputTokens,
     output_tokens: s.outputTokens,
     cost_usd: Number(s.spent.toFixed(6)),
@@ -336,7 +366,7 @@ function exitCode(s: RunStats): number {
 }
 
 function why(s: RunStats): string {
-  if (s.stopped === 'budget') return 'stopped at the budget';
+  if (s.stopped === 'budget') return `stopped at the budget${s.budgetNote ? ` (${s.budgetNote})` : ''}`;
   if (s.stopped === 'failures') return 'stopped at --max-failures';
   if (s.stopped === 'refused') return `stopped: the API refused the key (${describeError(s.cause)})`;
   if (s.stopped === 'unreachable')

@@ -3,8 +3,19 @@
 // are printed, so that a kill -9 at any instant leaves every line but perhaps a torn last one, which reading skips.
 // A `start` record opens each run (the first names the input and its fingerprint, and the template's, so a resume
 // of another input or with another template is refused). Reading it back gives the rows known done and where each
-// one's output line is.
-import { closeSync, constants, fstatSync, lstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+// one's output line is, and the request ids of rows the API took deferred and had not answered (--deferred): a
+// resume fetches those answers by id instead of paying for the rows again.
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readSync,
+  writeSync,
+} from 'node:fs';
 
 // a symlink planted at the journal's place is never followed (ELOOP): the journal is svc's own file (0 off POSIX)
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -25,6 +36,8 @@ export interface StartRecord {
 export type JournalRecord =
   | StartRecord
   | { t: 'sent'; row: number; attempt: number }
+  /** the API took the row to run deferred: its answer can be fetched by this id (not paid again) */
+  | { t: 'accepted'; row: number; request_id: string }
   | { t: 'done'; row: number; out: Record<string, unknown> }
   | { t: 'failed'; row: number; out: Record<string, unknown> };
 
@@ -42,6 +55,8 @@ export interface JournalState {
   failed: Set<number>;
   /** rows sent whose reply was never journaled (in flight when the run stopped) */
   unanswered: Set<number>;
+  /** of those, the rows the API had taken deferred: row → request id, to fetch the answer by */
+  accepted: Map<number, string>;
   /** the number of records read */
   records: number;
   /** a torn last line was skipped */
@@ -58,6 +73,7 @@ export function readJournal(path: string): JournalState {
     done: new Map(),
     failed: new Set(),
     unanswered: new Set(),
+    accepted: new Map(),
     records: 0,
     torn: false,
     spent: 0,
@@ -105,10 +121,17 @@ function apply(state: JournalState, line: Buffer, offset: number): void {
     return;
   }
   if (rec.t === 'sent') {
+    // sent afresh: an id the API gave an earlier send is not this send's
+    state.accepted.delete(rec.row);
     if (!state.done.has(rec.row)) state.unanswered.add(rec.row);
     return;
   }
+  if (rec.t === 'accepted') {
+    if (!state.done.has(rec.row)) state.accepted.set(rec.row, rec.request_id);
+    return;
+  }
   state.unanswered.delete(rec.row);
+  state.accepted.delete(rec.row);
   if (rec.t === 'done') {
     state.done.set(rec.row, { offset, length: line.length });
     state.failed.delete(rec.row);

@@ -3,7 +3,7 @@
 // daily budget of the call log has left), and --dry-run's estimate.
 import type { Context } from '../runtime/context.js';
 import type { HttpClient } from '../net/http.js';
-import { UsageError } from '../core/errors.js';
+import { BudgetError, UsageError } from '../core/errors.js';
 import {
   cachedPrices,
   logDir,
@@ -45,6 +45,17 @@ export function rowCostFrom(ctx: Context, http: HttpClient) {
   };
 }
 
+/**
+ * The most a row's body may cost (apilog/budget's rule: its input bytes and its cap on output tokens at the model's
+ * price), with the catalogue's prices loaded once, before the first row.
+ */
+export async function rowWorstCase(ctx: Context, http: HttpClient, spec: BatchSpec) {
+  const { worstCase } = await import('../apilog/budget.js');
+  const prices = await loadPrices(ctx, http);
+  const path = spec.op.endpoint.split(' ')[1]!;
+  return (body: Record<string, unknown>) => worstCase(prices, path, body);
+}
+
 /** What this run may spend: --budget less what the journal's earlier runs spent, and today's budget.daily left. */
 export async function spendable(ctx: Context, budget: number | undefined, spentBefore: number) {
   let limit = budget === undefined ? undefined : budget - spentBefore;
@@ -52,7 +63,7 @@ export async function spendable(ctx: Context, budget: number | undefined, spentB
   if (daily !== undefined && !ctx.globals.emulator) {
     const left = Number(daily) - spentToday(logDir(ctx.env), new Date());
     if (left <= 0 && ctx.globals.budgetStrict)
-      throw new UsageError(`--budget-strict: today's spend has reached budget.daily $${daily}; nothing was sent`);
+      throw new BudgetError(`--budget-strict: today's spend has reached budget.daily $${daily}; nothing was sent`);
     limit = limit === undefined ? left : Math.min(limit, left);
   }
   if (limit !== undefined && limit <= 0 && budget !== undefined && limit === budget - spentBefore)

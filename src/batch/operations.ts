@@ -66,7 +66,18 @@ export interface Operation {
   /** the fields the flags give to a JSON line's own body (its own fields win) */
   defaults(f: BodyFlags, model: string): Record<string, unknown>;
   send(http: HttpClient, body: Record<string, unknown>, signal: AbortSignal): Promise<RowResult>;
+  /**
+   * The API can run it deferred (--deferred): `accept` sends the body and gives the request id the API took it
+   * under, `collect` fetches the answer by that id (costing nothing more), waiting while it is pending.
+   */
+  deferred?: {
+    accept(http: HttpClient, body: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+    collect(http: HttpClient, requestId: string, signal: AbortSignal): Promise<RowResult>;
+  };
 }
+
+/** Polls of a deferred answer: the first soon, then each half as long again as the last, up to 2 s apart. */
+const DEFERRED_POLL_MS = { first: 100, max: 2000 };
 
 const defined = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, unknown>;
@@ -104,11 +115,29 @@ const chat: Operation = {
   },
   async send(http, body, signal) {
     const { createChat } = await import('../endpoints/chat.js');
-    const reply = await createChat(http, body as never, signal);
-    const content = reply.choices?.[0]?.message?.content;
-    return { reply, text: typeof content === 'string' ? content : undefined, usage: reply.usage, model: reply.model };
+    return chatResult(await createChat(http, body as never, signal));
+  },
+  deferred: {
+    async accept(http, body, signal) {
+      const { createDeferredChat } = await import('../endpoints/chat.js');
+      return (await createDeferredChat(http, body as never, signal)).request_id;
+    },
+    async collect(http, requestId, signal) {
+      const { getDeferredChat } = await import('../endpoints/chat.js');
+      const { sleep } = await import('../net/http.js');
+      for (let wait = DEFERRED_POLL_MS.first; ; wait = Math.min(wait * 1.5, DEFERRED_POLL_MS.max)) {
+        const reply = await getDeferredChat(http, requestId, signal);
+        if (reply) return chatResult(reply);
+        await sleep(wait, signal);
+      }
+    },
   },
 };
+
+function chatResult(reply: import('../endpoints/chat.js').ChatResponse): RowResult {
+  const content = reply.choices?.[0]?.message?.content;
+  return { reply, text: typeof content === 'string' ? content : undefined, usage: reply.usage, model: reply.model };
+}
 
 const responses: Operation = {
   name: 'responses',

@@ -6,6 +6,7 @@ import type { Context } from '../runtime/context.js';
 import type { JqFilter } from '../term/jq.js';
 import type { HttpClient } from '../net/http.js';
 import { AtomicFile, writeFileAtomic } from '../core/atomic-file.js';
+import { processAlive } from '../core/signals.js';
 import { normalizeUsage, reportedCost } from '../apilog/log.js';
 import type { Row } from './input.js';
 import type { RowResult } from './operations.js';
@@ -62,21 +63,12 @@ function removeStaleTemps(output: string): void {
   const temp = new RegExp(`^\\.${name}\\.(\\d+)\\.[0-9a-f]{8}\\.part$`);
   for (const f of readdirSync(dir)) {
     const pid = Number(temp.exec(f)?.[1]);
-    if (!pid || pid === process.pid || alive(pid)) continue;
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
     try {
       unlinkSync(join(dir, f));
     } catch {
       // gone already
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -144,8 +136,8 @@ export function rowFinisher(
       const files: string[] = [];
       for (const [i, f] of result.files.entries()) {
         const target = join(outputDir, `${name}${i ? `-${i + 1}` : ''}.${f.ext}`);
-        // a file that appeared since the check is not replaced either
-        await writeFileAtomic(target, f.data, { replace: mayReplace(row) });
+        // a file that appeared since the check is not replaced either, nor a link or pipe planted at the name
+        await writeFileAtomic(target, f.data, { replace: mayReplace(row), regularOnly: true });
         files.push(target);
       }
       out.files = files;

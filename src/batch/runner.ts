@@ -3,13 +3,14 @@
 // for Retry-After) instead of being waited out by one row while the others storm; 5xx replies and network errors
 // are retried here with the client's backoff and retry count. Each state change is journaled before the row is
 // printed; a row that keeps failing is recorded failed and the run goes on (--max-failures stops it).
-import { ApiError, ExitCode, NetworkError, exitCodeFor } from '../core/errors.js';
+import { ApiError, BudgetError, ExitCode, NetworkError, exitCodeFor } from '../core/errors.js';
 import { backoffMs, sleep, type HttpClient } from '../net/http.js';
 import type { JournalWriter } from './journal.js';
 import type { OrderedOutput } from './output.js';
 import { Pacer } from './pacer.js';
 import type { Operation, RowResult } from './operations.js';
 import type { Row } from './input.js';
+import type { Spend } from '../runtime/context.js';
 
 /** 429s a row may meet before it is recorded failed (the pauses they cause are the server's to say) */
 const MAX_THROTTLED_TRIES = 30;
@@ -31,12 +32,23 @@ export interface RunHooks {
   maxFailures?: number;
   /** the USD the run may still spend (--budget and the daily budget), undefined: no limit */
   spendable?: number;
+  /** the most a row's body may cost (USD; NaN: no bound known; undefined: it costs nothing), with what it is for */
+  worstCase(body: Record<string, unknown>): { usd: number; what: string } | undefined;
+  /**
+   * budget.daily's reservation of a row's worst case, shared with every svc process (throws a BudgetError when it
+   * does not fit); returns what runs the row's send under it
+   */
+  reserveDaily(body: Record<string, unknown>): Promise<Spend | undefined>;
   /** the body of a row (throws a row problem: recorded failed) */
   body(row: Row): Promise<Record<string, unknown>>;
   /** the output record of a reply (files saved, cost worked out) */
   finish(row: Row, result: RowResult, attempts: number): Promise<Record<string, unknown>>;
   /** the row failed for good: remembered for failed.jsonl */
   failedRow(row: Row, body: Record<string, unknown> | undefined): void;
+  /** --deferred: new rows are sent for the API to run deferred, their request ids journaled once it takes them */
+  deferred?: boolean;
+  /** rows an earlier run had the API take deferred, not answered then: row → the request id to fetch it by */
+  accepted: Map<number, string>;
   /** aborted by a second Ctrl-C: requests in flight are abandoned */
   abandon: AbortSignal;
   onProgress(): void;
@@ -52,6 +64,12 @@ export interface RunStats {
   outputTokens: number;
   spent: number;
   stopped?: StopReason;
+  /** rows of an earlier run answered by fetching their deferred answer by request id (not paid again) */
+  fetched: number;
+  /** rows whose deferred answer was gone (404: fetched already, or expired): sent again, perhaps paid twice */
+  resent: number;
+  /** why the budget stopped the run: the row that did not fit, what it may cost and what was left */
+  budgetNote?: string;
   /** the error that stopped the run (refused, unreachable) */
   cause?: unknown;
 }
@@ -65,14 +83,15 @@ export class BatchRunner {
     inputTokens: 0,
     outputTokens: 0,
     spent: 0,
+    fetched: 0,
+    resent: 0,
   };
   readonly pacer: Pacer;
-  private readonly retryQueue: { row: Row; tries: number; throttled: number }[] = [];
+  private readonly retryQueue: Item[] = [];
   private readonly tasks = new Set<Promise<void>>();
   private wake: () => void = () => {};
-  /** rows whose reply came back with a cost, and the highest: the estimate for a row about to go */
-  private costed = 0;
-  private dearest = 0;
+  /** the worst cases of the rows in flight, reserved against --budget until each row's cost is known */
+  private reserved = 0;
 
   /** each row in flight has its own signal; the shared one (a second Ctrl-C) has one listener, aborting them all */
   private readonly inFlightSignals = new Set<AbortController>();
@@ -132,11 +151,11 @@ export class BatchRunner {
       }
       let next = this.retryQueue.shift();
       if (!next && !ahead.done) {
-        next = { row: ahead.value, tries: 0, throttled: 0 };
+        next = { row: ahead.value, tries: 0, throttled: 0, requestId: this.h.accepted.get(ahead.value.n) };
         ahead = await rows.next();
       }
       if (!next) continue;
-      const money = this.budgetSays();
+      const money = await this.budgetSays(next);
       if (money !== 'go') {
         this.retryQueue.unshift(next);
         if (money === 'stop') this.stop('budget');
@@ -150,19 +169,36 @@ export class BatchRunner {
   }
 
   /**
-   * Would one more row take the spend past what may be spent (the dearest row so far for it and each in flight)?
-   * Until a row's cost is known, one row at a time; while rows in flight may settle it, wait for them.
+   * Reserve a row's worst case before it goes: against --budget (what this run may spend less what it spent and
+   * what the rows in flight may cost) and against budget.daily (apilog/budget, across processes). A row that does
+   * not fit waits while rows in flight may free room, and stops the run when none is in flight: never started.
    */
-  private budgetSays(): 'go' | 'wait' | 'stop' {
+  private async budgetSays(item: Item): Promise<'go' | 'wait' | 'stop'> {
+    // fetching an answer the API holds costs nothing
+    if (item.requestId) return 'go';
+    item.body ??= await this.h.body(item.row).catch(() => undefined);
+    // a row without a body fails in attempt(), sending nothing
+    const worst = item.body && this.h.worstCase(item.body);
     const left = this.h.spendable;
-    if (left === undefined) return 'go';
-    if (left <= 0) return 'stop';
-    if (this.costed === 0) return this.pacer.inFlight > 0 ? 'wait' : 'go';
-    if (this.stats.spent + (this.pacer.inFlight + 1) * this.dearest <= left) return 'go';
-    return this.pacer.inFlight > 0 ? 'wait' : 'stop';
+    const busy = () => (this.pacer.inFlight > 0 ? 'wait' : 'stop');
+    if (worst && left !== undefined && !(this.stats.spent + this.reserved + worst.usd <= left)) {
+      const room = Math.max(0, left - this.stats.spent - this.reserved);
+      this.stats.budgetNote = `row ${item.row.n} ${costNote(worst)}, and $${room.toFixed(6)} is left of --budget`;
+      return busy();
+    }
+    try {
+      item.spend = item.body ? await this.h.reserveDaily(item.body) : undefined;
+    } catch (err) {
+      if (!(err instanceof BudgetError)) throw err;
+      this.stats.budgetNote = `row ${item.row.n}: ${err.message}`;
+      return busy();
+    }
+    item.worst = worst && left !== undefined ? worst.usd : 0;
+    this.reserved += item.worst;
+    return 'go';
   }
 
-  private launch(item: { row: Row; tries: number; throttled: number }): void {
+  private launch(item: Item): void {
     const seq = this.pacer.started();
     if (item.tries + item.throttled > 0) this.stats.retried++;
     const signal = this.rowSignal();
@@ -183,29 +219,52 @@ export class BatchRunner {
   /** the error that ended the run (the journal could not be written) */
   fatal: unknown;
 
-  private async attempt(
-    item: { row: Row; tries: number; throttled: number },
-    seq: number,
-    signal: AbortSignal,
-  ): Promise<void> {
+  private async attempt(item: Item, seq: number, signal: AbortSignal): Promise<void> {
     const { row } = item;
     let body: Record<string, unknown> | undefined;
     let result: RowResult;
+    const deferred = this.h.op.deferred;
     try {
-      body = await this.h.body(row);
-      void this.h.journal.append({ t: 'sent', row: row.n, attempt: item.tries + item.throttled + 1 }).catch(() => {});
-      result = await this.h.op.send(this.h.http, body, signal);
+      if (item.requestId && deferred) {
+        result = await deferred.collect(this.h.http, item.requestId, signal);
+        if (this.h.accepted.has(row.n)) this.stats.fetched++;
+      } else {
+        body = item.body ?? (await this.h.body(row));
+        const attempt = item.tries + item.throttled + 1;
+        void this.h.journal.append({ t: 'sent', row: row.n, attempt }).catch(() => {});
+        const send = () => this.sendRow(item, body!, signal);
+        result = await (item.spend ? item.spend(send) : send());
+      }
     } catch (err) {
+      this.unreserve(item);
+      if (item.requestId && err instanceof ApiError && err.status === 404 && this.h.accepted.delete(row.n)) {
+        // the API no longer holds the answer (delivered once already, or expired): the row goes again
+        this.stats.resent++;
+        this.pacer.ended();
+        this.retryQueue.push({ ...item, requestId: undefined });
+        return;
+      }
       return this.failedAttempt(item, seq, body, err, signal);
     }
     this.pacer.answered(this.lastHeaders);
     const out = await this.h.finish(row, result, item.tries + item.throttled + 1);
     this.count(out);
+    this.unreserve(item);
     const at = await this.h.journal.append({ t: 'done', row: row.n, out });
     this.stats.done++;
     this.unanswered = 0;
     this.h.output.complete(row.n, at);
     this.h.onProgress();
+  }
+
+  /** Send a row: at once, or (--deferred) for the API to run deferred, its request id journaled before waiting. */
+  private async sendRow(item: Item, body: Record<string, unknown>, signal: AbortSignal): Promise<RowResult> {
+    const deferred = this.h.deferred ? this.h.op.deferred : undefined;
+    if (!deferred) return this.h.op.send(this.h.http, body, signal);
+    const id = await deferred.accept(this.h.http, body, signal);
+    item.requestId = id;
+    await this.h.journal.append({ t: 'accepted', row: item.row.n, request_id: id });
+    return deferred.collect(this.h.http, id, signal);
   }
 
   /** the rate-limit headers of the latest reply (set by the client's observer) */
@@ -215,15 +274,18 @@ export class BatchRunner {
     const u = out.usage as { input_tokens?: number; output_tokens?: number } | undefined;
     this.stats.inputTokens += u?.input_tokens ?? 0;
     this.stats.outputTokens += u?.output_tokens ?? 0;
-    if (typeof out.cost_usd === 'number') {
-      this.stats.spent += out.cost_usd;
-      this.costed++;
-      this.dearest = Math.max(this.dearest, out.cost_usd);
-    }
+    if (typeof out.cost_usd === 'number') this.stats.spent += out.cost_usd;
+  }
+
+  /** the row's reservation against --budget ends: its cost is counted now, or it cost nothing */
+  private unreserve(item: Item): void {
+    this.reserved -= item.worst ?? 0;
+    item.worst = undefined;
+    item.spend = undefined;
   }
 
   private async failedAttempt(
-    item: { row: Row; tries: number; throttled: number },
+    item: Item,
     seq: number,
     body: Record<string, unknown> | undefined,
     err: unknown,
@@ -240,7 +302,7 @@ export class BatchRunner {
       return;
     }
     this.pacer.ended();
-    if (body && retriable(err) && item.tries < this.h.maxRetries) {
+    if ((body || item.requestId) && retriable(err) && item.tries < this.h.maxRetries) {
       await sleep(backoffMs(item.tries), signal).catch(() => {});
       if (!this.h.abandon.aborted) this.retryQueue.push({ ...item, tries: item.tries + 1 });
       return;
@@ -274,6 +336,26 @@ export class BatchRunner {
 
   /** rows failed one after another on the network or with 5xx (a row done sets it back to 0) */
   private unanswered = 0;
+}
+
+/** A row to send: its tries so far, its body once built, and what it holds of the budgets while in flight. */
+interface Item {
+  row: Row;
+  tries: number;
+  throttled: number;
+  body?: Record<string, unknown>;
+  /** its worst case, reserved against --budget */
+  worst?: number;
+  /** runs its send under its budget.daily reservation */
+  spend?: Spend;
+  /** the API holds its answer under this id (taken deferred): fetched, not sent again */
+  requestId?: string;
+}
+
+function costNote(worst: { usd: number; what: string }): string {
+  return Number.isFinite(worst.usd)
+    ? `may cost up to $${worst.usd.toFixed(6)} (${worst.what})`
+    : `has no bound on its cost (${worst.what})`;
 }
 
 /** 5xx (and 408) replies and network errors: worth another try of the same row */

@@ -5,7 +5,8 @@
 import { UsageError } from '../core/errors.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import type { Context } from '../runtime/context.js';
-import { applyOption, loadTemplate, stringValues, type Template as Saved } from '../cmdutil/templates.js';
+import { applyOption, parseTemplate, stringValues, templateFile, templateText } from '../cmdutil/templates.js';
+import type { Template as Saved } from '../cmdutil/templates.js';
 import type { InputKind } from './input.js';
 import type { BodyFlags, Operation } from './operations.js';
 import type { Template } from './template.js';
@@ -39,8 +40,19 @@ export async function useSavedTemplate(
   opts: Record<string, unknown>,
   bodyFlags: readonly (OptionSpec & { key: keyof BodyFlags })[],
 ): Promise<SavedTemplateUse> {
-  const saved = await loadTemplate(ctx.env, name);
+  const text = templateText(ctx.env, name);
+  const saved = await parseTemplate(text, templateFile(ctx.env, name));
   const what = `batch ${op.name}`;
+  const specOf = (given: string) =>
+    bodyFlags.find((f) => /--([\w-]+)/.exec(f.flags)?.[1] === (SAME_AS[given] ?? given));
+  for (const given of Object.keys(saved.options ?? {})) {
+    const spec = specOf(given);
+    if (!spec || !op.flags.includes(spec.key))
+      throw new UsageError(`-t ${name}: option "${given}" is not a flag of ${what}`);
+  }
+  // as chat -t: a template reading a file outside this folder (its --schema) is used only once a person said yes
+  const { checkTemplateTrust } = await import('../cmdutil/template-trust.js');
+  await checkTemplateTrust(ctx, name, text, saved, bodyFlags, opts.yes as boolean | undefined);
   opts.model ??= saved.model;
   let schema: Record<string, unknown> | undefined;
   if (saved.schema !== undefined) {
@@ -49,13 +61,14 @@ export async function useSavedTemplate(
       throw new UsageError(`-t ${name}: its schema is not a JSON object (a JSON schema)`);
     if (opts.schema === undefined) schema = saved.schema as Record<string, unknown>;
   }
-  for (const [given, value] of Object.entries(saved.options ?? {})) {
-    const flag = SAME_AS[given] ?? given;
-    const spec = bodyFlags.find((f) => /--([\w-]+)/.exec(f.flags)?.[1] === flag);
-    if (!spec || !op.flags.includes(spec.key))
-      throw new UsageError(`-t ${name}: option "${given}" is not a flag of ${what}`);
-    applyOption(opts, { command: what, options: bodyFlags, stdinIsPrompt: false }, name, flag, value);
-  }
+  for (const [given, value] of Object.entries(saved.options ?? {}))
+    applyOption(
+      opts,
+      { command: what, options: bodyFlags, stdinIsPrompt: false },
+      name,
+      SAME_AS[given] ?? given,
+      value,
+    );
   const vars = { ...stringValues(saved.defaults), ...((opts.var as Record<string, string> | undefined) ?? {}) };
   const input = `{{${kind === 'lines' || kind === 'folder' ? 'text' : op.textVar}}}`;
   const withInput = (text: string) => text.replace(/\{\{\s*input\s*\}\}/g, input);

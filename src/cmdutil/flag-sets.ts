@@ -69,6 +69,8 @@ export const TEMPLATE_FLAGS: RequestRow[] = [
     group: FLAG_GROUPS.template,
   },
 ];
+/** -y of TEMPLATE_FLAGS, for a command that takes a saved template under a flag of its own (batch -t). */
+export const TEMPLATE_YES: OptionSpec = TEMPLATE_FLAGS.find((f) => f.flags === '-y, --yes')!;
 
 // ---- sampling
 const S = FLAG_GROUPS.sampling;

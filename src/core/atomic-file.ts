@@ -4,7 +4,7 @@
 // large, permission) is an error that names the file; only bytes the OS took are counted.
 import { existsSync, lstatSync, statSync, unlinkSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ExitCode, FileWriteError, UsageError } from './errors.js';
 import { canRaise } from './signals.js';
@@ -65,6 +65,38 @@ export interface AtomicFileOptions {
   replace?: boolean;
   /** how to name the target in messages (default: the path as given) */
   label?: string;
+  /**
+   * never open the target itself: a symbolic link, pipe or device there is refused, not written through (a folder
+   * other programs may plant names in: batch's --output-dir, an MCP tool's output); also on for every target in a
+   * folder given to writeOnlyOwnFilesIn
+   */
+  regularOnly?: boolean;
+}
+
+/** Folders (and what is below them) whose targets are written as with `regularOnly`. */
+const regularOnlyFolders = new Set<string>();
+
+/**
+ * Every file written in `folder` from now until the returned function is called is a regular file of svc's own
+ * making: a link or a pipe planted at a target's name is refused (svc mcp serve's checked output folders).
+ */
+export function writeOnlyOwnFilesIn(folder: string): () => void {
+  const abs = resolve(folder);
+  regularOnlyFolders.add(abs);
+  return () => regularOnlyFolders.delete(abs);
+}
+
+const inside = (dir: string, p: string): boolean => {
+  const rel = relative(dir, p);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+};
+
+/** `regularOnly`: what is at `abs` (not followed) must be nothing or a regular file. */
+function refusePlanted(abs: string, label: string): void {
+  const st = lstatSync(abs, { throwIfNoEntry: false });
+  if (!st || st.isFile()) return;
+  const what = st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a folder' : 'a pipe or device';
+  throw new FileWriteError(label, undefined, new Error(`${what} is there; svc writes only a regular file of its own`));
 }
 
 /**
@@ -95,7 +127,10 @@ export class AtomicFile {
     installHooks();
     const abs = resolve(target);
     const label = opts.label ?? target;
-    const existing = existsSync(abs) ? statSync(abs) : undefined;
+    const regularOnly = opts.regularOnly || [...regularOnlyFolders].some((f) => inside(f, abs));
+    // regularOnly: the target is only ever renamed or linked over (neither follows a link planted after this check)
+    if (regularOnly) refusePlanted(abs, label);
+    const existing = !regularOnly && existsSync(abs) ? statSync(abs) : undefined;
     if (existing?.isDirectory()) throw new FileWriteError(label, 'EISDIR');
     if (existing && !existing.isFile()) {
       // a pipe or device (/dev/null, a FIFO, /dev/fd/N of a process substitution): nothing to replace, write to it
@@ -115,7 +150,7 @@ export class AtomicFile {
     pending.add(tmp);
     // a replaced file keeps its permissions
     try {
-      if (existsSync(abs)) await chmod(tmp, statSync(abs).mode & 0o7777);
+      if (existsSync(abs)) await chmod(tmp, (regularOnly ? lstatSync(abs) : statSync(abs)).mode & 0o7777);
     } catch {
       // keep the default mode
     }

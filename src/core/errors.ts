@@ -9,7 +9,10 @@ export const ExitCode = {
   notFound: 5,
   rateLimited: 6,
   server: 7,
-  /** a batch stopped sending at its budget (--budget, budget.daily): what was done is kept, --resume goes on */
+  /**
+   * a call refused, or a batch stopped sending, at its budget (--budget, budget.daily with --budget-strict, MCP):
+   * nothing more was sent; a batch keeps what was done and --resume goes on
+   */
   budget: 8,
   interrupted: 130,
   /** 128 + the signal's number */
@@ -20,6 +23,11 @@ export const ExitCode = {
 /** Bad input found before anything was sent: exit 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** A call that may cost was refused before sending: the budget has no room for its worst case (exit 8). */
+export class BudgetError extends Error {
+  override name = 'BudgetError';
 }
 
 /** The user declined a confirmation, or a confirmation was needed in a script: exit 3 or 2. */
@@ -178,6 +186,7 @@ export function exitCodeFor(err: unknown): number {
   if (err instanceof CancelledError) return ExitCode.cancelled;
   if (err instanceof InterruptedError) return ExitCode.interrupted;
   if (err instanceof MissingKeyError) return ExitCode.auth;
+  if (err instanceof BudgetError) return ExitCode.budget;
   if (err instanceof ApiError) return exitCodeForStatus(err.status, err.message);
   return ExitCode.error;
 }

@@ -42,7 +42,10 @@ export const GLOBAL_FLAGS = [
     flags: '--no-stdin',
     description: 'never read stdin, as if it were /dev/null (for loops and pipes left open; docs/scripting.md)',
   },
-  { flags: '--budget-strict', description: "refuse to send (exit 2) once today's spend has reached budget.daily" },
+  {
+    flags: '--budget-strict',
+    description: 'refuse a paid call (exit 8) whose worst case does not fit in what budget.daily has left today',
+  },
 ] as const satisfies readonly { flags: string; description: string }[];
 
 /** A global flag as written in GLOBAL_FLAGS: '--max-retries <n>', '-q, --quiet', '--no-color' … */

@@ -66,3 +66,13 @@ export function stopTree(
     // already gone
   }
 }
+
+/** Whether a process is running (one of another user's counts): for files a killed process left (temps, locks). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

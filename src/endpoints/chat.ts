@@ -118,10 +118,15 @@ export async function* streamChat(
   for await (const ev of events) yield ev.data;
 }
 
-export async function createDeferredChat(http: HttpClient, body: ChatRequest): Promise<{ request_id: string }> {
+export async function createDeferredChat(
+  http: HttpClient,
+  body: ChatRequest,
+  signal?: AbortSignal,
+): Promise<{ request_id: string }> {
   return expectFields(
     await http.json<{ request_id: string }>('POST', '/v1/chat/completions', {
       json: { ...body, deferred: true, stream: false },
+      signal,
     }),
     ['request_id'],
     'deferred chat',
@@ -129,11 +134,16 @@ export async function createDeferredChat(http: HttpClient, body: ChatRequest): P
 }
 
 /** The result of a deferred completion: undefined while it is pending (202). */
-export async function getDeferredChat(http: HttpClient, requestId: string): Promise<ChatResponse | undefined> {
+export async function getDeferredChat(
+  http: HttpClient,
+  requestId: string,
+  signal?: AbortSignal,
+): Promise<ChatResponse | undefined> {
   const res = await http.request({
     method: 'GET',
     path: `/v1/chat/deferred-completion/${seg(requestId)}`,
     okStatuses: [202],
+    signal,
   });
   if (res.status === 202) {
     await res.body.dump();

@@ -84,6 +84,7 @@ export const JSON_FIELDS = {
     'user',
   ],
   'POST /v1/responses output[]': ['id', 'status', 'type'],
+  'POST /v1/responses tools[]': ['type'],
   'GET /v1/responses/{response_id}': [
     'background',
     'completed_at',
@@ -119,6 +120,7 @@ export const JSON_FIELDS = {
     'user',
   ],
   'GET /v1/responses/{response_id} output[]': ['id', 'status', 'type'],
+  'GET /v1/responses/{response_id} tools[]': ['type'],
   'DELETE /v1/responses/{response_id}': ['deleted', 'id', 'object'],
   'GET /v1/responses/{response_id}/input_items': ['data', 'first_id', 'has_more', 'last_id', 'object'],
   'GET /v1/responses/{response_id}/input_items data[]': ['content', 'role', 'type'],
@@ -159,6 +161,7 @@ export const JSON_FIELDS = {
   ],
   'GET /v1/language-models/{model_id}': [
     'aliases',
+    'completion_text_token_price',
     'created',
     'fingerprint',
     'id',
@@ -169,6 +172,7 @@ export const JSON_FIELDS = {
     'object',
     'output_modalities',
     'owned_by',
+    'prompt_text_token_price',
     'search_price',
     'version',
   ],

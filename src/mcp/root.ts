@@ -5,9 +5,10 @@
 // (an agent uploading ~/.ssh/id_ed25519 is no better), and svc's own config, data and cache folders are refused
 // whatever the root (the stored key lives there).
 import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdtempSync, openSync, readlinkSync } from 'node:fs';
-import { realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { readSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { writeOnlyOwnFilesIn } from '../core/atomic-file.js';
 import { UsageError } from '../core/errors.js';
 import { cacheDir, configDir, dataDir, homedir } from '../core/paths.js';
 
@@ -51,6 +52,32 @@ export function rootFolder(given: string | undefined, cwd: string, env: NodeJS.P
         '(--root DIR)',
     );
   return cwd;
+}
+
+/** A size in words: 1 MiB (1048576 bytes). */
+const sized = (n: number) => (n % (1 << 20) === 0 ? `${n / (1 << 20)} MiB (${n} bytes)` : `${n} bytes`);
+
+/**
+ * At most `maxBytes` of the open file `fd` copied into a private folder (read from the descriptor, so a file that
+ * grows meanwhile is still cut at the cap); more is refused naming the cap.
+ */
+function privateCopy(fd: number, given: string, what: string, name: string, maxBytes: number): Held {
+  const buf = Buffer.alloc(maxBytes + 1);
+  let n = 0;
+  for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, n);
+  if (n > maxBytes)
+    throw new UsageError(`${what}: ${given} (over ${sized(maxBytes)}) is not allowed: a file of at most that size`);
+  const folder = mkdtempSync(join(tmpdir(), 'svc-mcp-read-'));
+  const path = join(folder, name);
+  writeFileSync(path, buf.subarray(0, n), { mode: 0o600 });
+  return {
+    path,
+    shown: (t, json) => {
+      const inJson = (p: string) => (json ? JSON.stringify(p).slice(1, -1) : p);
+      return t.split(inJson(path)).join(inJson(given));
+    },
+    close: () => rmSync(folder, { recursive: true, force: true }),
+  };
 }
 
 export class Root {
@@ -103,13 +130,22 @@ export class Root {
     return abs;
   }
 
-  /** A regular file to read, opened once and checked; the command reads it under its own name in a private folder. */
-  openRead(given: string, what: string): Held {
+  /**
+   * A regular file to read, opened once and checked; the command reads it under its own name in a private folder.
+   * With `maxBytes` (a file the command reads into memory) it reads a private copy of at most that many bytes.
+   */
+  openRead(given: string, what: string, maxBytes?: number): Held {
     if (!FD_PATHS) {
       const abs = this.confine(given, what, 'read');
       if (!statSync(abs, { throwIfNoEntry: false })?.isFile())
         throw new UsageError(`${what}: ${given} is not allowed: a file under the root to read`);
-      return { path: abs, shown: (t) => t, close: () => {} };
+      if (maxBytes === undefined) return { path: abs, shown: (t) => t, close: () => {} };
+      const fd = openSync(abs, 'r');
+      try {
+        return privateCopy(fd, given, what, basename(abs), maxBytes);
+      } finally {
+        closeSync(fd);
+      }
     }
     const abs = resolve(this.real, given);
     let fd: number;
@@ -124,6 +160,11 @@ export class Root {
     try {
       const real = this.check(fd, given, what, 'read');
       if (!fstatSync(fd).isFile()) throw new UsageError(`${what}: ${given} is not allowed: a regular file to read`);
+      if (maxBytes !== undefined) {
+        const copy = privateCopy(fd, given, what, basename(real), maxBytes);
+        closeSync(fd);
+        return copy;
+      }
       const folder = mkdtempSync(join(tmpdir(), 'svc-mcp-read-'));
       const link = join(folder, basename(real));
       symlinkSync(fdPath(fd), link);
@@ -156,7 +197,8 @@ export class Root {
       const abs = this.confine(given, what, 'write');
       if (!folder && statSync(abs, { throwIfNoEntry: false })?.isFile())
         throw new UsageError(`${what}: ${given} exists; an MCP tool never overwrites a file`);
-      return { path: folder ? `${abs}${sep}` : abs, shown: (t) => t, close: () => {} };
+      const release = writeOnlyOwnFilesIn(folder ? abs : dirname(abs));
+      return { path: folder ? `${abs}${sep}` : abs, shown: (t) => t, close: release };
     }
     const abs = resolve(this.real, given);
     const isFolder = folder || given.endsWith(sep) || given.endsWith('/');
@@ -174,6 +216,8 @@ export class Root {
         name = '';
       } else if (existing) throw new UsageError(`${what}: ${given} exists; an MCP tool never overwrites a file`);
       const at = fdPath(dir.fd);
+      // a link or a pipe planted at the name once checked is refused, never written through
+      const release = writeOnlyOwnFilesIn(at);
       return {
         path: name ? join(at, name) : `${at}${sep}`,
         shown: (t, json) => {
@@ -181,7 +225,10 @@ export class Root {
           // /proc/self/fd/17 and not /proc/self/fd/170
           return t.replace(new RegExp(`${at}(?![0-9])`, 'g'), () => real);
         },
-        close,
+        close: () => {
+          release();
+          close();
+        },
       };
     } catch (err) {
       close();

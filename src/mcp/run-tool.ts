@@ -101,9 +101,16 @@ function invocation(t: LoadedTool, input: Record<string, unknown>, root: Root): 
   }
 }
 
+interface OpenOpts {
+  /** a folder to write in */
+  folder?: boolean;
+  /** a file read into memory: at most this many bytes */
+  maxBytes?: number;
+}
+
 /** A path argument opened (and checked) once; the command is handed what was opened. */
-function openPath(root: Root, held: Held[], value: string, what: string, mode: 'read' | 'write', folder = false) {
-  const h = mode === 'read' ? root.openRead(value, what) : root.openWrite(value, what, folder);
+function openPath(root: Root, held: Held[], value: string, what: string, mode: 'read' | 'write', o: OpenOpts = {}) {
+  const h = mode === 'read' ? root.openRead(value, what, o.maxBytes) : root.openWrite(value, what, !!o.folder);
   held.push(h);
   return h.path;
 }
@@ -115,14 +122,20 @@ function commandLine(t: LoadedTool, input: Record<string, unknown>, root: Root, 
     let value = input[f.property];
     if (value === undefined && t.def.defaultOutput?.flag === f.tool.flag) {
       const d = defaultOutput(t, root);
-      value = openPath(root, o.held, d.path, f.property, 'write', d.folder);
+      value = openPath(root, o.held, d.path, f.property, 'write', { folder: d.folder });
     } else if (value === undefined) continue;
     else if (f.property === 'schema' && value && typeof value === 'object' && !Array.isArray(value)) {
+      const json = JSON.stringify(input[f.property]);
+      if (f.tool.maxBytes !== undefined && Buffer.byteLength(json) > f.tool.maxBytes)
+        throw new UsageError(
+          `${f.property}: a JSON object of ${Buffer.byteLength(json)} bytes is not allowed: at most ${f.tool.maxBytes}`,
+        );
       const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-'));
       o.temp.push(dir);
       value = join(dir, 'schema.json');
-      writeFileSync(value as string, JSON.stringify(input[f.property]), { mode: 0o600 });
-    } else if (f.tool.path && typeof value === 'string') value = openPath(root, o.held, value, f.property, f.tool.path);
+      writeFileSync(value as string, json, { mode: 0o600 });
+    } else if (f.tool.path && typeof value === 'string')
+      value = openPath(root, o.held, value, f.property, f.tool.path, { maxBytes: f.tool.maxBytes });
     applyFlag(opts, f.spec, value);
   }
   const args = t.def.args.map((a) => {

@@ -30,6 +30,8 @@ export interface ToolFlag {
   schema?: JsonSchema;
   /** the command refuses to run without it */
   required?: boolean;
+  /** a file (or JSON object) the command reads into memory: at most this many bytes */
+  maxBytes?: number;
 }
 
 export interface ToolDef {
@@ -69,8 +71,9 @@ export const TOOLS: ToolDef[] = [
       {
         flag: '--schema',
         path: 'read',
-        note: '(a JSON Schema object, or the path of a file holding one under the root)',
+        note: '(a JSON Schema object, or the path of a file holding one under the root; at most 1 MiB)',
         schema: { type: ['object', 'string'] },
+        maxBytes: 1 << 20,
       },
       { flag: '--temperature' },
       { flag: '--max-completion-tokens' },

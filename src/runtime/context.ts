@@ -8,7 +8,7 @@ import { HttpClient } from '../net/http.js';
 import { Output, type Streams } from '../term/output.js';
 import type { WsConnection } from '../net/ws.js';
 import type { Query } from '../net/http.js';
-import { MissingKeyError, UsageError, describeError } from '../core/errors.js';
+import { BudgetError, MissingKeyError, UsageError, describeError } from '../core/errors.js';
 import type { CallRecorder } from '../apilog/recorder.js';
 import {
   DEFAULT_RETENTION_DAYS,
@@ -17,8 +17,10 @@ import {
   normalizeUsage,
   priceCost,
   pricesFromCatalogue,
+  savePrices,
   spentToday,
   type CallDetails,
+  type Prices,
 } from '../apilog/log.js';
 import type { JqFilter } from '../term/jq.js';
 import type { ParsedGlobalFlags } from '../core/global-options.js';
@@ -79,7 +81,17 @@ export interface Context {
   tagCalls(tags: { batch: string }): void;
   /** US dollars a reply's usage costs at the catalogue's prices (for -u where the API sends no figure) */
   costOf(model: string | undefined, usage: unknown): Promise<number | undefined>;
+  /**
+   * budget.daily: reserve the worst case of a request about to be sent (its path and JSON body), shared with every
+   * svc process; throws a BudgetError (exit 8) when it does not fit. Returns what runs the send under the
+   * reservation (ended when its call is logged); undefined when nothing was reserved (no budget, an emulator, a call
+   * that costs nothing).
+   */
+  reserveSpend(path: string, body: unknown): Promise<Spend | undefined>;
 }
+
+/** Runs a send under a reservation of budget.daily (Context.reserveSpend). */
+export type Spend = <T>(send: () => Promise<T>) => Promise<T>;
 
 /** Where requests go and with which key. */
 export interface Endpoint {
@@ -281,6 +293,7 @@ export function createContext(init: ContextInit): Context & { runExitHooks(): Pr
       }),
     tagCalls: (tags) => wiring.log.recorder?.tagBatch(tags.batch),
     costOf: (model, usage) => wiring.log.costOf(model, usage),
+    reserveSpend: (path, body) => wiring.log.reserve(path, body),
   };
 }
 
@@ -322,9 +335,12 @@ async function newHttpClient(w: Wiring, apiKey?: string, needsKey = true): Promi
   });
   // --budget-strict refuses a call that may cost before it is sent; reads and deletions cost nothing
   const request = c.request.bind(c);
+  // and, with a daily budget, reserves the worst case of each such call before it goes, across processes
   c.request = async (req) => {
     w.log.refuseBillable(req.method);
-    return request(req);
+    const strict = w.init.globals.budgetStrict && req.method !== 'GET' && req.method !== 'HEAD';
+    const spend = strict ? await w.log.reserve(new URL(req.path, 'http://x').pathname, req.json) : undefined;
+    return spend ? spend(() => request(req)) : request(req);
   };
   // a process about to exit leaves its sockets to the system: closing undici's pool cost ~1.5 ms CPU per command
   if (!w.init.exitsAfterRun) w.onExit(() => c.close());
@@ -371,12 +387,15 @@ async function openWs(
  * budget is checked then, before anything is sent), written at exit, costs priced from the catalogue when needed.
  */
 /** The catalogue's prices, for records whose usage the API did not price (a request of its own, not logged). */
-async function catalogueOf(client: () => Promise<HttpClient> | undefined): Promise<unknown> {
+async function catalogueOf(
+  client: () => Promise<HttpClient> | undefined,
+  onEmulated: () => void = () => {},
+): Promise<unknown> {
   const c = await client();
   if (!c) return undefined;
   const catalogue = new HttpClient({
     ...c.opts,
-    onCall: undefined,
+    onCall: (call) => void (call.emulated && onEmulated()),
     onReply: undefined,
     onStreamEvent: undefined,
     onCallFailed: undefined,
@@ -394,6 +413,60 @@ async function catalogueOf(client: () => Promise<HttpClient> | undefined): Promi
   } finally {
     await catalogue.close();
   }
+}
+
+/**
+ * The records still held by runs of this process, written by one `exit` listener however many run at once (each
+ * call of svc mcp serve is a run: a listener each went past Node's 10 and warned on the user's stderr).
+ */
+const heldRecords = new Set<() => void>();
+const flushHeldRecords = () => {
+  for (const flush of heldRecords) flush();
+  heldRecords.clear();
+};
+function flushAtExit(flushNow: () => void): () => void {
+  if (!heldRecords.size) process.once('exit', flushHeldRecords);
+  heldRecords.add(flushNow);
+  return () => {
+    if (heldRecords.delete(flushNow) && !heldRecords.size) process.removeListener('exit', flushHeldRecords);
+  };
+}
+
+/**
+ * budget.daily's reservations (apilog/budget): a request's worst case, from the catalogue's prices (cached, else
+ * fetched: a catalogue an emulator answered makes the calls free), reserved before it is sent.
+ */
+function budgetReserver(
+  init: ContextInit,
+  getConfig: () => ResolvedConfig,
+  client: () => Promise<HttpClient> | undefined,
+  recorder: () => CallRecorder | undefined,
+) {
+  /** the prices the budget's reservations are worked out with, and whether the endpoint is an emulator (free) */
+  let budgetPrices: Promise<{ prices?: Prices; emulator: boolean }> | undefined;
+  const pricesForBudget = async () => {
+    const cached = cachedPrices(init.env, Date.now());
+    if (cached) return { prices: cached, emulator: false };
+    let emulator = false;
+    try {
+      const prices = pricesFromCatalogue(await catalogueOf(client, () => (emulator = true)), Date.now());
+      if (!emulator) savePrices(init.env, prices);
+      return { prices, emulator };
+    } catch {
+      return { emulator }; // no prices: a call that bills a model is refused, its cost having no bound
+    }
+  };
+  return async (path: string, body: unknown): Promise<Spend | undefined> => {
+    const budget = getConfig().profileData['budget.daily'];
+    const rec = recorder();
+    if (budget === undefined || emulated(init) || !rec || !body || typeof body !== 'object') return undefined;
+    const { prices, emulator } = await (budgetPrices ??= pricesForBudget());
+    const ledger = await import('../apilog/budget.js');
+    const cost = emulator ? undefined : ledger.worstCase(prices, path, body);
+    if (!cost) return undefined;
+    const id = ledger.reserve(logDir(init.env), Number(budget), cost);
+    return (send) => rec.spend(id, ledger.release, send);
+  };
 }
 
 function callLog(
@@ -432,21 +505,20 @@ function callLog(
     // the run's outcome stands when its record cannot be written (a full disk, no folder for it), but it is said
     const unlogged = (err: unknown) => out.warn(`this run is not in the call log: ${describeError(err)}`);
     // a process that ends before the exit hooks finish (a second Ctrl-C) still writes what it holds
-    const atExit = () => {
+    const done = flushAtExit(() => {
       try {
         rec.flushNow();
       } catch (err) {
         unlogged(err);
       }
-    };
-    process.once('exit', atExit);
+    });
     onExit(async () => {
       try {
         await rec.flush(fetchCatalogue);
       } catch (err) {
         unlogged(err);
       } finally {
-        process.removeListener('exit', atExit);
+        done();
       }
     });
   };
@@ -467,9 +539,11 @@ function callLog(
       }
       return priceCost(prices, model, { usage: u });
     },
+    /** budget.daily: the worst case of a request reserved; what runs its send under the reservation */
+    reserve: budgetReserver(init, getConfig, client, () => recorder),
     /** throws the --budget-strict refusal for a call that may cost (a body sent, a session opened) */
     refuseBillable(method: string): void {
-      if (refusal && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') throw new UsageError(refusal);
+      if (refusal && method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') throw new BudgetError(refusal);
     },
   };
 }

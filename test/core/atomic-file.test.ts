@@ -96,6 +96,18 @@ describe('AtomicFile', () => {
     expect(await f.commit()).toBe(1000);
   });
 
+  it('regularOnly (batch --output-dir): a link or device at the target is refused, never written through', async () => {
+    const d = dir();
+    symlinkSync('/dev/null', join(d, 'row-1.png'));
+    await expect(writeFileAtomic(join(d, 'row-1.png'), 'x', { regularOnly: true, label: 'row-1.png' })).rejects.toThrow(
+      /cannot write row-1\.png: a symbolic link is there; svc writes only a regular file of its own/,
+    );
+    expect(readdirSync(d)).toEqual(['row-1.png']);
+    writeFileSync(join(d, 'plain.png'), 'old');
+    await writeFileAtomic(join(d, 'plain.png'), 'new', { regularOnly: true });
+    expect(readFileSync(join(d, 'plain.png'), 'utf8')).toBe('new');
+  });
+
   it('a directory as the target is refused with a message naming it', async () => {
     const d = dir();
     await expect(AtomicFile.create(d, { label: 'somewhere' })).rejects.toThrow(

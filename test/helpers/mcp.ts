@@ -1,5 +1,6 @@
 // `svc mcp serve` driven by the official MCP SDK's client: over stdio (the SDK spawns the built CLI, through
 // throughHelper like every CLI process of the suite, its stderr scanned for keys) and over streamable HTTP.
+import { expect } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -70,4 +71,29 @@ export function mcpHttpUrl(child: { stderr: NodeJS.ReadableStream | null } & Pro
     });
     child.then(() => reject(new Error(`svc mcp serve --http ended before listening: ${seen}`)), reject);
   });
+}
+
+/** Call i of a mix of tools: text, embeddings, speech written under the root, uploads of a.txt (in the root), lists. */
+export function manyCalls(i: number): { name: string; arguments: Record<string, unknown> } {
+  const calls = [
+    { name: 'generate_text', arguments: { prompt: `hello ${i}` } },
+    { name: 'embed', arguments: { texts: [`text ${i}`] } },
+    { name: 'text_to_speech', arguments: { text: `hi ${i}`, output: `speech-${i}.mp3` } },
+    { name: 'upload_file', arguments: { path: 'a.txt' } },
+    { name: 'list_models', arguments: {} },
+    { name: 'list_files', arguments: {} },
+  ];
+  return calls[i % calls.length]!;
+}
+
+/** stderr of svc mcp serve: one `TOOL (CLIENT): done (…)` note per call and its start line, nothing of Node's. */
+export function expectOnlyNotes(stderr: string, calls: number): void {
+  expect(stderr, stderr).not.toMatch(/\(node:\d+\)|Warning|MaxListeners/);
+  const lines = stderr.split('\n').filter(Boolean);
+  const notes = lines.filter((l) => /^[a-z_]+ \([^)]*\): done \(/.test(l));
+  expect(notes.length, stderr).toBe(calls);
+  expect(
+    lines.filter((l) => !notes.includes(l) && !/^svc MCP server on |^tools: .*; root /.test(l)),
+    stderr,
+  ).toEqual([]);
 }

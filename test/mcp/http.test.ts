@@ -1,11 +1,11 @@
 // `svc mcp serve --http`: a session per client, so the call log and the notes name the client of `initialize` as
 // they do over stdio; list tools answer a list, an empty one too, as text and as structured content.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/files.js';
-import { mcpHttp, mcpHttpUrl } from '../helpers/mcp.js';
+import { expectOnlyNotes, manyCalls, mcpHttp, mcpHttpUrl } from '../helpers/mcp.js';
 import { spawnSvc } from '../helpers/subprocess.js';
 
 describe('svc mcp serve --http', () => {
@@ -54,5 +54,24 @@ describe('svc mcp serve --http', () => {
       .flatMap((f) => readFileSync(join(logs, f), 'utf8').trim().split('\n'))
       .map((l) => JSON.parse(l) as { command: string; path: string });
     expect(records.find((x) => x.path === '/v1/files')?.command).toBe('mcp serve list_files (svc-test-http)');
+  });
+
+  it("24 calls at once: stderr holds svc's own lines only (no MaxListenersExceededWarning)", async () => {
+    const emu = await startTestEmulator();
+    const root = tempDir('svc-mcp-root-');
+    writeFileSync(join(root, 'a.txt'), 'a\n');
+    const token = 'test-token-0123456789';
+    const child = spawnSvc(['mcp', 'serve', '--http', '0', '--root', root], { emu, env: { SVC_MCP_TOKEN: token } });
+    try {
+      const client = await mcpHttp(await mcpHttpUrl(child), token);
+      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => client.callTool(manyCalls(i))));
+      expect(results.filter((r) => r.isError)).toEqual([]);
+      await client.close();
+    } finally {
+      child.kill('SIGINT');
+      await child.catch(() => undefined);
+      await emu.close();
+    }
+    expectOnlyNotes(String((await child.catch((e: { stderr: string }) => e)).stderr), 24);
   });
 });

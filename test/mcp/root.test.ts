@@ -1,6 +1,7 @@
 // The --root of svc mcp serve: paths relative to it, refused when they lead outside (symbolic links followed), what
 // was opened checked (a link flipped meanwhile changes nothing), svc's own folders never a tool's.
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdirSync, openSync, readSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
@@ -42,7 +43,7 @@ describe('Root', () => {
 // and write through it. A worker thread flips it thousands of times a second (a fresh link renamed over it: never
 // absent); the server must read and write only what it opened and checked.
 describe('svc mcp serve --root under a flipping link', () => {
-  it('uploads nothing from outside and writes nothing outside (no file, no .part) over 2.5 s of flips or more', async () => {
+  it('reads nothing outside, writes nothing outside (no file, no .part), over 2.5 s of flips or more', async () => {
     const emu = await startTestEmulator();
     const root = tempDir('svc-race-root-');
     const outside = tempDir('svc-race-out-');
@@ -122,6 +123,48 @@ describe('svc mcp serve --root under a flipping link', () => {
     const uploaded = emu.requests().filter((r) => r.path === '/v1/files' && r.method === 'POST');
     expect(uploaded.length).toBe(outcomes.uploaded);
     for (const r of uploaded) expect(String(r.body)).not.toContain('OUTSIDE');
+  });
+});
+
+// A link planted at an output's name once it was checked (while the API answers), leading to a pipe outside the root
+// that someone reads: the tool writes nothing into it and says why.
+describe('svc mcp serve: a link planted at an output name', () => {
+  it('download_file refuses a link planted to a FIFO outside the root: a tool error, nothing written', async () => {
+    const emu = await startTestEmulator();
+    const root = tempDir('svc-plant-root-');
+    const outside = tempDir('svc-plant-out-');
+    const fifo = join(outside, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    // a reader holds the pipe open (never blocking), so that a write there would go through and be seen
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    writeFileSync(join(root, 'data.txt'), 'stored bytes\n');
+    const s = await mcpStdio(['mcp', 'serve', '--root', root], { emu });
+    try {
+      const up = (await s.client.callTool({ name: 'upload_file', arguments: { path: 'data.txt' } })) as Result;
+      const id = JSON.parse(text(up)).id as string;
+      emu.faults.add({ kind: 'slow', delayMs: 1500, method: 'GET', path: '/content$' });
+      const call = s.client.callTool({ name: 'download_file', arguments: { id, output: 'got.txt' } });
+      // the name was checked when the call began; plant the link while the API has not answered yet
+      while (!emu.requests().some((r) => r.method === 'GET' && r.path.endsWith('/content')))
+        await new Promise((r) => setTimeout(r, 20));
+      symlinkSync(fifo, join(root, 'got.txt'));
+      const r = (await call) as Result;
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/download_file: cannot write .*got\.txt: a symbolic link is there; svc writes only a/);
+      const seen = Buffer.alloc(1024);
+      let n = 0;
+      try {
+        n = readSync(reader, seen);
+      } catch (err) {
+        expect((err as NodeJS.ErrnoException).code).toBe('EAGAIN');
+      }
+      expect(seen.subarray(0, n).toString()).toBe('');
+      expect(readdirSync(root).sort()).toEqual(['data.txt', 'got.txt']);
+    } finally {
+      closeSync(reader);
+      await s.close();
+      await emu.close();
+    }
   });
 });
 

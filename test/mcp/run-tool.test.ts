@@ -1,6 +1,6 @@
 // One tool call (src/mcp/run-tool.ts): what the agent is answered is the command's result or its error, never the
 // server's own -v trace; arguments are tool arguments (no `-` for stdin or stdout).
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
@@ -71,6 +71,41 @@ describe('a tool call', () => {
       for (const r of [heard, folder, none]) expect(text(r)).not.toMatch(/stdin|pipe/);
       expect(emu.requests()).toEqual([]);
       expect(readdirSync(root)).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('generate_text reads a schema of at most 1 MiB: more is a tool error, nothing sent', async () => {
+    const root = tempDir('svc-mcp-root-');
+    const schema = (pad: number) => JSON.stringify({ type: 'object', description: 'x'.repeat(pad) });
+    writeFileSync(join(root, 'big.json'), schema(1 << 20));
+    writeFileSync(join(root, 'fits.json'), schema((1 << 20) - 100));
+    const s = await mcpStdio(['mcp', 'serve', '--root', root, '--tools', 'generate_text'], { emu });
+    try {
+      emu.clearRequests();
+      const big = (await s.client.callTool({
+        name: 'generate_text',
+        arguments: { prompt: 'hi', schema: 'big.json' },
+      })) as Result;
+      expect(big.isError).toBe(true);
+      expect(text(big)).toBe(
+        'generate_text: schema: big.json (over 1 MiB (1048576 bytes)) is not allowed: a file of at most that size',
+      );
+      const inline = (await s.client.callTool({
+        name: 'generate_text',
+        arguments: { prompt: 'hi', schema: JSON.parse(schema(1 << 20)) },
+      })) as Result;
+      expect(text(inline)).toMatch(
+        /^generate_text: schema: a JSON object of \d+ bytes is not allowed: at most 1048576/,
+      );
+      expect(emu.requests()).toEqual([]);
+      const fits = (await s.client.callTool({
+        name: 'generate_text',
+        arguments: { prompt: 'hi', schema: 'fits.json' },
+      })) as Result;
+      expect(fits.isError, text(fits)).toBeFalsy();
+      expect(emu.requests().length).toBe(1);
     } finally {
       await s.close();
     }

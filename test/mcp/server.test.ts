@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/files.js';
-import { mcpStdio } from '../helpers/mcp.js';
+import { expectOnlyNotes, manyCalls, mcpStdio } from '../helpers/mcp.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -38,5 +38,23 @@ describe('svc mcp serve notes', () => {
     // the notes say who called, on one line each
     expect(lines.some((l) => /list_models \(agent␤svc: FORGED LINE.*\): done/.test(l))).toBe(true);
     expect(lines.some((l) => /upload_file \(agent.*\): refused or failed: .*x␤svc: FORGED TOO␤/.test(l))).toBe(true);
+  });
+});
+
+// issue 37 item 12: no runtime warning of Node's reaches the user's stderr, whatever the load (a listener added per
+// call on something shared, and never removed, shows as MaxListenersExceededWarning past 10).
+describe('svc mcp serve under 24 calls at once', () => {
+  it("over stdio: stderr holds svc's own notes only (no '(node:' line, no MaxListenersExceededWarning)", async () => {
+    const root = tempDir('svc-mcp-root-');
+    writeFileSync(join(root, 'a.txt'), 'a\n');
+    const s = await mcpStdio(['mcp', 'serve', '--root', root], { emu });
+    let results: { isError?: unknown }[];
+    try {
+      results = await Promise.all(Array.from({ length: 24 }, (_, i) => s.client.callTool(manyCalls(i))));
+    } finally {
+      await s.close();
+    }
+    expect(results.filter((r) => r.isError)).toEqual([]);
+    expectOnlyNotes(s.stderr(), 24);
   });
 });

@@ -94,7 +94,7 @@ const TRANSPORTS: Transport[] = [
   },
   {
     name: 'WebSocket realtime (realtime talk)',
-    args: () => ['realtime', 'talk', '--input', wav, '--output', join(dir, 'talk.wav')],
+    args: () => ['realtime', 'talk', '--input', wav, '--output', join(dir, 'talk.wav'), '--force'],
     reached: /^WS \/v1\/realtime/,
     ok: () => expect(readFileSync(join(dir, 'talk.wav')).subarray(0, 4).toString()).toBe('RIFF'),
   },

@@ -114,7 +114,19 @@ export class ContractChecker {
     const type = (r.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     const media = Object.keys(content).find((m) => m === type || (m.endsWith('/*') && type.startsWith(m.slice(0, -1))));
     if (!media) return [`${label} ${r.status}: content type ${type || '(none)'} is not one of ${Object.keys(content)}`];
-    return this.checkBody(`${label} ${r.status}`, r, `${at}/content/${pointer(media)}/schema`, media);
+    return this.checkBody(`${label} ${r.status}`, r, this.bodySchema(`${at}/content/${pointer(media)}`), media);
+  }
+
+  /**
+   * Where the schema of a body is; a stream's (OpenAPI 3.2 `itemSchema`: one item per server-sent event) is the
+   * `contentSchema` of its events' JSON `data`, beside a `[DONE]` end where the stream has one.
+   */
+  private bodySchema(media: string): string {
+    const data = (this.at(media).itemSchema as Json | undefined)?.properties as Json | undefined;
+    if (!data) return `${media}/schema`;
+    const arms = ((data.data as Json).anyOf as Json[] | undefined) ?? [];
+    const i = arms.findIndex((a) => a.contentSchema);
+    return `${media}/itemSchema/properties/data${i < 0 ? '' : `/anyOf/${i}`}/contentSchema`;
   }
 
   private at(ptr: string): Json {

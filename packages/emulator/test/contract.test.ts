@@ -1,5 +1,5 @@
 // The API document (spec/openapi.json) itself, and the contract it makes with the emulator: the document is a valid
-// OpenAPI 3.1 document whose schemas are valid JSON Schemas, its operations are exactly the emulator's routes, the
+// OpenAPI 3.2 document whose schemas are valid JSON Schemas, its operations are exactly the emulator's routes, the
 // emulator serves it, and the checker that the test fixture runs on every reply of the suite refuses replies the
 // document does not allow.
 import { readFileSync } from 'node:fs';
@@ -31,14 +31,14 @@ function resolvePointer(ref: string): unknown {
 }
 
 describe('the API document', () => {
-  it('is valid by the OpenAPI 3.1 schema (@seriousme/openapi-schema-validator)', async () => {
+  it('is valid by the OpenAPI 3.2 schema (@seriousme/openapi-schema-validator)', async () => {
     const result = await new Validator().validate(structuredClone(doc));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
   });
 
   it('has unique operation ids, success and error statuses, declared path parameters, one webhook', () => {
-    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.openapi).toMatch(/^3\.2\.\d+$/);
     expect(doc.info.title).toBeTruthy();
     expect(doc.info.version).toBe('1.0.0');
     const ids = new Set<string>();
@@ -79,7 +79,7 @@ describe('the API document', () => {
         expect(node.$ref, at).toMatch(/^#\/components\//);
         expect(resolvePointer(node.$ref), `${at} → ${node.$ref}`).toBeDefined();
       }
-      if (/\/schema$|^\/components\/schemas\/[^/]+$|\/x-websocket\/(client|server)$/.test(at)) {
+      if (/\/(schema|itemSchema)$|^\/components\/schemas\/[^/]+$|\/x-websocket\/(client|server)$/.test(at)) {
         expect(ajv.validateSchema(node), `${at}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
         schemas.push(at);
       }
@@ -90,6 +90,48 @@ describe('the API document', () => {
     ).not.toThrow();
     expect(refs).toBeGreaterThan(500);
     expect(schemas.length).toBeGreaterThan(150);
+  });
+
+  it('is complete: a summary on every operation, items on every array, required names among the properties', () => {
+    const problems: string[] = [];
+    for (const [path, item] of Object.entries({ ...doc.paths, ...doc.webhooks } as Record<string, Json>))
+      for (const method of METHODS.filter((m) => item[m]))
+        if (!item[method].summary) problems.push(`${method} ${path}: no summary`);
+    /** the properties a schema defines, with those of the arms it combines (allOf) and of the schema around it */
+    const defined = (s: Json, outer: string[]): string[] => [
+      ...outer,
+      ...Object.keys(s.properties ?? {}),
+      ...(s.allOf ?? []).flatMap((x: Json) => defined(x.$ref ? (resolvePointer(x.$ref) as Json) : x, [])),
+    ];
+    const visit = (node: unknown, at: string, outer: string[]): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((x, i) => visit(x, `${at}/${i}`, outer));
+      const s = node as Json;
+      const here = Array.isArray(s.required) || s.properties || s.allOf ? defined(s, outer) : outer;
+      if ((s.type === 'array' || (Array.isArray(s.type) && s.type.includes('array'))) && !('items' in s))
+        problems.push(`${at}: an array without items`);
+      if (Array.isArray(s.required))
+        for (const name of s.required)
+          if (typeof name === 'string' && !here.includes(name)) problems.push(`${at}: required ${name} is not defined`);
+      for (const [k, v] of Object.entries(s))
+        visit(v, `${at}/${k}`, ['then', 'else', 'allOf', 'anyOf', 'oneOf'].includes(k) ? here : []);
+    };
+    visit(doc, '', []);
+    expect(problems).toEqual([]);
+  });
+
+  it('describes each stream as its events (itemSchema) and names the WebSocket events among its components', () => {
+    for (const [node, at] of walk(doc.paths))
+      if (node['text/event-stream']) {
+        expect(node['text/event-stream'].schema, at).toBeUndefined();
+        expect(node['text/event-stream'].itemSchema.properties.data, at).toBeDefined();
+      }
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+      const ws = item.get?.['x-websocket'];
+      if (!ws) continue;
+      for (const side of ['client', 'server'])
+        expect(ws[side].$ref, `${path} ${side}`).toMatch(/^#\/components\/schemas\//);
+    }
   });
 
   it('describes exactly the routes of the emulator (its admin API and public links aside)', () => {

@@ -90,7 +90,7 @@ describe('svc-emulator on its own', () => {
     // the API document it ships, for the user's own tools
     const doc = await fetch(`${env.SVC_BASE_URL}/openapi.json`);
     expect(doc.status).toBe(200);
-    expect(((await doc.json()) as { openapi: string }).openapi).toBe('3.1.0');
+    expect(((await doc.json()) as { openapi: string }).openapi).toBe('3.2.0');
     child.kill('SIGTERM');
     const r = await child;
     expect(r.exitCode).toBe(143);

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
-import { FLAG_GROUPS, SAMPLING, forceFlags, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
+import { FLAG_GROUPS, SAMPLING, TEMPLATE_YES, forceFlags, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
 import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { UsageError } from '../../core/errors.js';
 import { readInputText } from '../../core/input-file.js';
@@ -28,6 +28,7 @@ import type { BatchOptions } from '../../batch/batch.js';
 interface Opts extends Omit<BodyFlags, 'schema'> {
   template?: string;
   savedTemplate?: string;
+  yes?: boolean;
   var?: Record<string, string>;
   output?: string;
   outputDir?: string;
@@ -38,6 +39,7 @@ interface Opts extends Omit<BodyFlags, 'schema'> {
   maxFailures?: number;
   budget?: number;
   dryRun?: boolean;
+  deferred?: boolean;
   schema?: string;
   inputFormat?: InputFormat;
   force?: boolean;
@@ -66,6 +68,7 @@ const BATCH_FLAGS: OptionSpec[] = [
     parse: keyValue(),
     group: B,
   },
+  { ...TEMPLATE_YES, group: B },
   {
     flags: '-o, --output <file>',
     description: 'the output JSON Lines (default: stdout); an existing file only with --resume (its own) or --force',
@@ -119,11 +122,20 @@ const BATCH_FLAGS: OptionSpec[] = [
   },
   {
     flags: '--budget <usd>',
-    description: "stop sending before the batch's spend (from usage) would pass this many dollars (exit 8)",
+    description:
+      "the batch's spend never passes this many dollars: each row's worst case (its input and --max-tokens at the " +
+      "model's price) is reserved before it goes; a row that cannot fit is not started (exit 8)",
     parse: number({ min: 0, minExclusive: true }),
     group: B,
   },
   { flags: '--dry-run', description: 'print the rows, an estimate of tokens and of dollars; send nothing', group: B },
+  {
+    flags: '--deferred',
+    description:
+      'chat: each row run deferred by the API, its request id journaled once taken; a --resume after a crash fetches ' +
+      'the answers of the rows in flight instead of paying for them again (slower: each answer is polled for)',
+    group: B,
+  },
 ];
 
 const M = FLAG_GROUPS.model;
@@ -219,6 +231,7 @@ export default defineCommand<Opts>({
     }
     if (op.binary) require(!!opts.outputDir, '--output-dir', 'missing', `a folder: ${name} saves files into it`);
     else require(!opts.outputDir, '--output-dir', opts.outputDir, 'only with images and tts (their files)');
+    require(!opts.deferred || name === 'chat', '--deferred', 'given', 'only with chat (the API runs chat deferred)');
     const templated = opts.template !== undefined || opts.savedTemplate !== undefined;
     const varNames = Object.keys(opts.var ?? {}).join(', ');
     require(opts.var === undefined || templated, '--var', varNames, 'only with -t NAME or --template');

@@ -17,7 +17,7 @@ export const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   notFound: 'not found (404)',
   rateLimited: 'rate limited after the retries (429)',
   server: 'server error after the retries (5xx)',
-  budget: 'svc batch stopped sending at its budget (--budget, budget.daily); --resume goes on',
+  budget: 'the budget: a call refused, nothing sent (budget.daily), or svc batch stopped at it (--resume goes on)',
   interrupted: 'interrupted (Ctrl-C); what was printed is kept',
   hangup: 'the terminal went away (SIGHUP)',
   terminated: 'terminated (SIGTERM)',

@@ -126,14 +126,17 @@ describe('svc config', () => {
     const configDir = tempDir();
     expect((await svcInProcess(['config', 'set', 'model', 'svc-4-mini'], { configDir })).exitCode).toBe(0);
     expect((await svcInProcess(['config', 'get', 'model'], { configDir })).stdout).toBe('svc-4-mini\n');
-    expect((await svcInProcess(['config', 'get', 'model', '--profile', 'other'], { configDir })).exitCode).toBe(5);
+    // another profile sets none: the value that applies there is the default, and its source is said
+    const other = await svcInProcess(['config', 'get', 'model', '--profile', 'other'], { configDir });
+    expect([other.exitCode, other.stdout]).toEqual([0, 'svc-latest\n']);
+    expect(other.stderr).toContain('from the default');
     const bad = await svcInProcess(['config', 'set', 'timeout', '-1'], { configDir });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/timeout: -1 .*greater than 0 and at most 86400/);
     const unknown = await svcInProcess(['config', 'set', 'colour', 'red'], { configDir });
     expect(unknown.stderr).toMatch(/KEY: colour .*one of base_url, model, timeout, max_retries, voice/);
     expect((await svcInProcess(['config', 'unset', 'model'], { configDir })).exitCode).toBe(0);
-    expect((await svcInProcess(['config', 'get', 'model'], { configDir })).exitCode).toBe(5);
+    expect((await svcInProcess(['config', 'get', 'model'], { configDir })).stdout).toBe('svc-latest\n');
     expect((await svcInProcess(['config', 'path'], { configDir })).stdout).toBe(`${join(configDir, 'config.json')}\n`);
   });
 

@@ -244,7 +244,18 @@ describe.concurrent('svc batch', () => {
   it('--budget stops sending before the spend would pass it (exit 8); --resume with more goes on', async ({ emu }) => {
     const dir = tempDir();
     const input = questionsCsv(dir, 10);
-    const args = ['batch', 'chat', input, '--template', '{{question}}', '-o', join(dir, 'out.jsonl')];
+    // each row's worst case (its input bytes and 16 output tokens at svc-4's price) is reserved before it goes
+    const args = [
+      'batch',
+      'chat',
+      input,
+      '--template',
+      '{{question}}',
+      '--max-tokens',
+      '16',
+      '-o',
+      join(dir, 'out.jsonl'),
+    ];
     const r = await svcInProcess([...args, '--budget', '0.0016'], { emu });
     expect(r.exitCode, r.stderr).toBe(8);
     const first = jsonLines(readFileSync(join(dir, 'out.jsonl'), 'utf8'));

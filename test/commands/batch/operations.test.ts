@@ -113,7 +113,10 @@ describe.concurrent('svc batch operations', () => {
     expect(set.exitCode, set.stderr).toBe(0);
     const input = join(dir, 'rows.txt');
     writeFileSync(input, Array.from({ length: 10 }, (_, i) => `question ${i}`).join('\n'));
-    const r = await svcInProcess(['batch', 'chat', input, '-o', join(dir, 'out.jsonl')], { emu, configDir });
+    const r = await svcInProcess(['batch', 'chat', input, '--max-tokens', '16', '-o', join(dir, 'out.jsonl')], {
+      emu,
+      configDir,
+    });
     expect(r.exitCode, r.stderr).toBe(8);
     expect(r.stderr).toContain('stopped at the budget');
     const out = jsonLines(readFileSync(join(dir, 'out.jsonl'), 'utf8'));

@@ -60,7 +60,7 @@ describe.concurrent('svc batch: what it reads and writes', () => {
     expect(readdirSync(out).sort()).toEqual(['x1.mp3', 'x2.mp3']);
   });
 
-  it('-o onto an existing file: a new run refuses it (exit 2, nothing sent) unless --force; --resume continues it', async ({
+  it('-o onto an existing file: a new run refuses it (exit 2) unless --force; --resume continues it', async ({
     emu,
   }) => {
     const dir = tempDir();
@@ -134,7 +134,18 @@ describe.concurrent('svc batch: what it reads and writes', () => {
   it('the budget hint names a higher --budget that the resume then finishes under', async ({ emu }) => {
     const dir = tempDir();
     const input = questionsCsv(dir, 10);
-    const args = ['batch', 'chat', input, '--template', '{{question}}', '-o', join(dir, 'out.jsonl')];
+    // each row reserves its worst case: its input and 16 output tokens
+    const args = [
+      'batch',
+      'chat',
+      input,
+      '--template',
+      '{{question}}',
+      '--max-tokens',
+      '16',
+      '-o',
+      join(dir, 'out.jsonl'),
+    ];
     const r = await svcInProcess([...args, '--budget', '0.0016'], { emu });
     expect(r.exitCode, r.stderr).toBe(8);
     const hint = /run the same command with --resume and --budget (\d+\.\d\d) \(the spend counts across resumes\)/.exec(

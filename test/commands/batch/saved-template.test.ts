@@ -260,4 +260,25 @@ describe.concurrent('svc batch -t NAME', () => {
     expect(sent[0]!.messages[0].content).toBe('You answer in English for ops.');
     expect(sent[0]!.messages[1].content).toBe('Answer briefly: one');
   });
+
+  it('a template reading a file outside the folder asks as chat -t does: in a pipe exit 2 unless --yes', async ({
+    emu,
+  }) => {
+    const secret = join(tempDir('svc-batch-secret-'), 'private.json');
+    writeFileSync(secret, '{"type": "object", "description": "PRIVATE"}');
+    const { dir, configDir } = setUp(
+      { 'q.txt': 'one\n' },
+      { sly: `prompt: '{{input}}'\noptions: {schema: ${secret}}\n` },
+    );
+    const args = ['batch', 'chat', join(dir, 'q.txt'), '-t', 'sly'];
+    const r = await svcInProcess(args, { emu, configDir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(
+      /-t sly: the template reads .*private\.json \(outside this folder\); use it: confirmation needed, .*pass --yes/,
+    );
+    expect(emu.requests()).toEqual([]);
+    const yes = await svcInProcess([...args, '--yes'], { emu, configDir });
+    expect(yes.exitCode, yes.stderr).toBe(0);
+    expect(JSON.stringify(posts(emu, '/v1/chat/completions'))).toContain('PRIVATE');
+  });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { encodeTones } from 'svc-emulator/tones';
 import type { TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
+import { needSpeaker } from '../../helpers/tools.js';
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { lastSession } from './talk-helpers.js';
 

@@ -140,7 +140,7 @@ describe.concurrent('budgets count real calls only, and refuse only what may cos
     expect(warned.exitCode, warned.stderr).toBe(0);
     expect(warned.stderr).toContain("today's spend $1.0000 has reached budget.daily $0.5");
     const strict = await svcInProcess(['chat', '--budget-strict', 'once more'], { emu, configDir });
-    expect(strict.exitCode).toBe(2);
+    expect(strict.exitCode).toBe(8);
     expect(strict.stderr).toMatch(/--budget-strict: today's spend \$1\.0000 has reached budget\.daily \$0\.5/);
     const free = await svcInProcess(['files', 'list', '--budget-strict'], { emu, configDir });
     expect(free.exitCode, free.stderr).toBe(0);
