@@ -39,6 +39,9 @@ export interface SpeakerLike {
   write(chunk: Uint8Array, cb?: (err?: Error | null) => void): boolean;
   end(cb?: () => void): this;
   close(flush: boolean): void;
+  cork(): void;
+  /** Node's Writable state: `writing` while a `_write` (speaker's native write) has not called back */
+  readonly _writableState?: { writing?: boolean };
   once(event: string, fn: (...args: any[]) => void): this;
   on(event: string, fn: (...args: any[]) => void): this;
   removeListener(event: string, fn: (...args: any[]) => void): this;
