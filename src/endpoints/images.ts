@@ -1,23 +1,9 @@
 // Images: generations and edits. Results are `{url}` or `{b64_json, mime_type}` entries.
 import type { HttpClient } from '../net/http.js';
 import { expectArray } from './guard.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const IMAGE_ASPECT_RATIOS = [
-  '1:1',
-  '3:4',
-  '4:3',
-  '9:16',
-  '16:9',
-  '2:3',
-  '3:2',
-  '9:19.5',
-  '19.5:9',
-  '9:20',
-  '20:9',
-  '1:2',
-  '2:1',
-  'auto',
-] as const;
+export const IMAGE_ASPECT_RATIOS = SCHEMAS.ImageAspectRatio.$.enum;
 export const IMAGE_RESPONSE_FORMATS = ['url', 'b64_json'] as const;
 export const DEFAULT_IMAGE_MODEL = 'svc-image-1';
 

@@ -3,12 +3,17 @@
 import { ApiError } from '../core/errors.js';
 import type { WsConnection } from '../net/ws.js';
 import type { Agent } from './agents.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 export const REALTIME_MODELS = ['voice-latest', 'voice-3.0', 'voice-2.0'] as const;
 export const DEPRECATED_MODELS: readonly string[] = ['voice-2.0'];
 export const REASONING_EFFORTS = ['high', 'none'] as const;
-export const AUDIO_FORMATS = ['pcm', 'pcmu', 'pcma'] as const;
-export type AudioFormatName = (typeof AUDIO_FORMATS)[number];
+type WireType = (typeof SCHEMAS.RealtimeAudioFormat)['$.type']['enum'][number];
+/** `--audio-format`'s names: the document's wire types (RealtimeAudioFormat) without `audio/` */
+export type AudioFormatName = WireType extends `audio/${infer Name}` ? Name : never;
+export const AUDIO_FORMATS = SCHEMAS.RealtimeAudioFormat['$.type'].enum.map(
+  (t) => t.slice('audio/'.length) as AudioFormatName,
+);
 
 export type ServerEvent = Record<string, any> & { type: string };
 

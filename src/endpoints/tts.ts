@@ -5,30 +5,10 @@ import type { WsConnection } from '../net/ws.js';
 import { ApiError, ProtocolError } from '../core/errors.js';
 import { codecFromContentType, type Codec } from 'svc-formats/audio-format';
 import { MAGIC, checkMagic, checkedBody, type BinaryKind } from '../net/binary-reply.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const TTS_LANGUAGES = [
-  'auto',
-  'en',
-  'ar-EG',
-  'ar-SA',
-  'ar-AE',
-  'bn',
-  'zh',
-  'fr',
-  'de',
-  'hi',
-  'id',
-  'it',
-  'ja',
-  'ko',
-  'pt-BR',
-  'pt-PT',
-  'ru',
-  'es-MX',
-  'es-ES',
-  'tr',
-  'vi',
-] as const;
+/** the supported languages (the document's SpeechLanguage); other well-formed tags are accepted too */
+export const TTS_LANGUAGES = SCHEMAS.SpeechLanguage.$.enum;
 /**
  * A well-formed BCP-47 tag (RFC 5646 syntax: language[-script][-region][-variant…][-extension…][-x-private]) or
  * `auto`.

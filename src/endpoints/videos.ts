@@ -1,8 +1,9 @@
 // Videos: asynchronous jobs (generation, edit, extension) polled by request id.
 import { seg, type HttpClient } from '../net/http.js';
 import { expectFields } from './guard.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const VIDEO_ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '3:2', '2:3'] as const;
+export const VIDEO_ASPECT_RATIOS = SCHEMAS.VideoAspectRatio.$.enum;
 export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'] as const;
 export const DEFAULT_VIDEO_MODEL = 'svc-video-1';
 export const DURATION = { min: 1, max: 15, default: 8 };

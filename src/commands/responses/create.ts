@@ -52,19 +52,12 @@ import { checkTools, isFunctionTool, readJsonFile, type ToolEntry } from '../../
 import { fail, integer, keyValue, oneOf, repeatable, require } from '../../core/validate.js';
 import { readInputFlag } from './input.js';
 import { lastResponse, rememberResponse } from './state.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 export const EFFORTS = ['none', 'low', 'medium', 'high', 'xhigh'] as const;
 export const SUMMARIES = ['auto', 'concise', 'detailed'] as const;
-export const INCLUDES = [
-  'reasoning.encrypted_content',
-  'web_search_call.action.sources',
-  'web_search_call.results',
-  'code_interpreter_call.outputs',
-  'file_search_call.results',
-  'message.input_image.image_url',
-  'computer_call_output.output.image_url',
-  'message.output_text.logprobs',
-] as const;
+export const INCLUDES = SCHEMAS.ResponsesRequest['$.include[]'].enum;
+const TRUNCATIONS = SCHEMAS.ResponsesRequest['$.truncation'].enum;
 /** hosted tools a --tool file may hold besides functions (a web_search_preview tool is overridden by --search*) */
 export const HOSTED_TOOLS = ['web_search', 'web_search_preview'] as const;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
@@ -271,8 +264,8 @@ export const RESPONSES_TABLE: RequestTable = {
     {
       flags: '--truncation <mode>',
       description: 'auto or disabled (compatibility only)',
-      parse: oneOf(['auto', 'disabled'] as const),
-      choices: ['auto', 'disabled'],
+      parse: oneOf(TRUNCATIONS),
+      choices: TRUNCATIONS,
       field: 'truncation',
     },
     { flags: '--user <id>', description: 'end-user identifier for abuse monitoring', field: 'user' },

@@ -18,23 +18,9 @@ import {
 } from '../router.js';
 import { dimensions, pictureFromSeed } from '../png.js';
 import { sendBlob } from './files.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const IMAGE_ASPECT_RATIOS = [
-  '1:1',
-  '3:4',
-  '4:3',
-  '9:16',
-  '16:9',
-  '2:3',
-  '3:2',
-  '9:19.5',
-  '19.5:9',
-  '9:20',
-  '20:9',
-  '1:2',
-  '2:1',
-  'auto',
-];
+const IMAGE_ASPECT_RATIOS = SCHEMAS.ImageAspectRatio.$.enum;
 
 function model(core: Backend, req: EmuRequest, id: unknown) {
   const name = typeof id === 'string' ? id : 'svc-image-1';

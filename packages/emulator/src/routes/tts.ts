@@ -17,33 +17,13 @@ import type { Backend } from '../backend.js';
 import { HttpError, invalid, requireFields, type EmuRequest, type Router } from '../router.js';
 import { synthesize, type CharTiming } from '../tones.js';
 import { findVoice } from './voices.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 // The emulator's own reading of voice-api.md (never the client's constants: the emulator is the oracle that
-// catches a wrong client constant). "Rules for TTS REST": text max 60,000 characters; the supported languages.
+// catches a wrong client constant). "Rules for TTS REST": text max 60,000 characters; the supported languages
+// (the document's SpeechLanguage, through the generated svc-formats/api-facts).
 const TTS_MAX_TEXT = 60_000;
-const TTS_LANGUAGES = [
-  'auto',
-  'en',
-  'ar-EG',
-  'ar-SA',
-  'ar-AE',
-  'bn',
-  'zh',
-  'fr',
-  'de',
-  'hi',
-  'id',
-  'it',
-  'ja',
-  'ko',
-  'pt-BR',
-  'pt-PT',
-  'ru',
-  'es-MX',
-  'es-ES',
-  'tr',
-  'vi',
-];
+const TTS_LANGUAGES: readonly string[] = SCHEMAS.SpeechLanguage.$.enum;
 const DEFAULT_VOICE = 'eve';
 /** loudness of each built-in voice (custom voices: 0.87) */
 export const VOICE_LEVEL: Record<string, number> = { eve: 1, ara: 0.75, rex: 0.56, sal: 0.42, leo: 0.32 };

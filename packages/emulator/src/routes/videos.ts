@@ -9,8 +9,9 @@ import type { Backend } from '../backend.js';
 import { PRIVATE_FILE } from '../state.js';
 import { checkEnum, invalid, notFound, requireFields, type EmuRequest, type Router } from '../router.js';
 import { sendBlob } from './files.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const VIDEO_ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '3:2', '2:3'];
+const VIDEO_ASPECT_RATIOS = SCHEMAS.VideoAspectRatio.$.enum;
 export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'];
 
 interface VideoJob {
