@@ -2,11 +2,11 @@
 // running on the thread pool, and libasound aborted the whole process (`snd_pcm_bytes_to_frames: Assertion 'pcm'
 // failed`; seen once in a CI run's 20-turn duplex conversation). Real ALSA (its null device), in a process of its
 // own: an abort there would take the test worker down.
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers/files.js';
+import { nodeProgram } from '../helpers/subprocess.js';
 import { needSpeaker } from '../helpers/tools.js';
 
 const ROUNDS = 300;
@@ -34,7 +34,7 @@ describe('the speaker cleared mid-write (barge-in)', () => {
     const file = join(tempDir(), 'clear.mjs');
     writeFileSync(file, SCRIPT);
     const env = { ...process.env, ALSA_CONFIG_PATH: join(ROOT, 'test', 'fixtures', 'asound-null.conf') };
-    const r = spawnSync(process.execPath, [file], { env, encoding: 'utf8', timeout: 60_000 });
+    const r = nodeProgram(file, { env, timeout: 60_000 });
     expect(r.stderr).not.toContain('Assertion');
     expect([r.signal, r.status, r.stdout.trim()]).toEqual([null, 0, 'survived']);
   });

@@ -1,5 +1,6 @@
 // The built CLI as a process of its own (node bin/svc.cjs): for the launcher, signals, a closed pipe, sound devices,
 // NODE_OPTIONS and PATH tricks, shell pipelines and the installed package. Every run's output is scanned for keys.
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,4 +121,15 @@ export function svcBinDir(): string {
   const bin = mkdtempSync(join(tmpdir(), 'svc-bin-'));
   writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec node ${shellQuote(LAUNCHER)} "$@"\n`, { mode: 0o755 });
   return bin;
+}
+
+/**
+ * A Node program of a test's own (not the CLI: test/setup.ts refuses the launcher started here), run to its end with
+ * this Node: for what must happen in a process apart (an abort inside a native library, a module resolved afresh).
+ */
+export function nodeProgram(
+  file: string,
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {},
+): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [file], { ...opts, encoding: 'utf8' });
 }

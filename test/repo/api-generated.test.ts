@@ -1,7 +1,6 @@
 // The generated ground floor (scripts/gen-api.mjs → packages/formats/src/api-facts.ts and api-types.ts) is current
 // with the API document, and the lists both packages check are read from it: a changed enum reaches the client's
 // check and the emulator's with no other edit (issue 38).
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a script of ours, plain JavaScript
 import { generate } from '../../scripts/gen-api.mjs';
 import { ROOT } from '../helpers/files.js';
+import { nodeProgram } from '../helpers/subprocess.js';
 
 const DOC = join(ROOT, 'packages/emulator/spec/openapi.json');
 const readDoc = () => JSON.parse(readFileSync(DOC, 'utf8'));
@@ -75,7 +75,7 @@ function checksWith(facts: string, value: string): { client: string; emulator: n
      await emu.close();
      console.log(JSON.stringify({ client, emulator: res.status }));\n`,
   );
-  return JSON.parse(execFileSync(process.execPath, [join(dir, 'run.mjs')], { cwd: dir, encoding: 'utf8' }));
+  return JSON.parse(nodeProgram(join(dir, 'run.mjs'), { cwd: dir }).stdout);
 }
 
 /** svc-formats/api-facts generated from `doc`, compiled to JavaScript, in a folder of its own */
