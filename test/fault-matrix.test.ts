@@ -45,7 +45,6 @@ const M = {
   'mcp silent': /--mcp .*: the MCP server did not start within \d+ s \(--timeout\)/,
   'mcp exited': /--mcp .*: the MCP server exited before it could (start|answer a call of city_facts)/,
   'mcp oversized': /--mcp .*: the result of city_facts was 17\.0 MiB, more than svc reads of one reply \(16\.0 MiB\)/,
-  ...Object.fromEntries(STDOUT_FAULTS.map((k) => [`stdout ${k}`, stdoutFaultMessage(k)])),
 };
 
 type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
@@ -699,7 +698,7 @@ for (const [i, family] of (Object.keys(FAMILIES) as (keyof typeof FAMILIES)[]).e
       fault: `stdout fails: ${STDOUT_FAULT_HOW[kind]} (${kind})`,
       stdoutFault: kind,
       exit: 1,
-      stderr: M[`stdout ${kind}`]!,
+      stderr: stdoutFaultMessage(kind),
     });
   }
 }
