@@ -29,7 +29,9 @@ registerSecret(KEY);
 const OLD = 'OLD CONTENTS — must survive a failure\n';
 const TEXT = ANSWER.join('');
 
-/** Message classes on stderr. */
+/** The message of each way of failing stdout (a Map: typed by kind, where M's spread entries are not). */
+const STDOUT_M = new Map(STDOUT_FAULTS.map((k) => [k, stdoutFaultMessage(k)]));
+/** Message classes on stderr (docs/fault-matrix.md names each row's by its key here). */
 const M = {
   refused: /connection refused|ECONNREFUSED/,
   timeout: /did not answer in time|stalled|sent nothing for \d+(\.\d+)? s/,
@@ -45,7 +47,7 @@ const M = {
   'mcp silent': /--mcp .*: the MCP server did not start within \d+ s \(--timeout\)/,
   'mcp exited': /--mcp .*: the MCP server exited before it could (start|answer a call of city_facts)/,
   'mcp oversized': /--mcp .*: the result of city_facts was 17\.0 MiB, more than svc reads of one reply \(16\.0 MiB\)/,
-  ...Object.fromEntries(STDOUT_FAULTS.map((k) => [`stdout ${k}`, stdoutFaultMessage(k)])),
+  ...Object.fromEntries([...STDOUT_M].map(([k, re]) => [`stdout ${k}`, re])),
 };
 
 type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
@@ -699,7 +701,7 @@ for (const [i, family] of (Object.keys(FAMILIES) as (keyof typeof FAMILIES)[]).e
       fault: `stdout fails: ${STDOUT_FAULT_HOW[kind]} (${kind})`,
       stdoutFault: kind,
       exit: 1,
-      stderr: M[`stdout ${kind}`]!,
+      stderr: STDOUT_M.get(kind)!,
     });
   }
 }

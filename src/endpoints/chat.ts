@@ -80,7 +80,11 @@ export interface ChatChunk {
       role?: string;
       content?: string | null;
       reasoning_content?: string | null;
-      tool_calls?: (Partial<ToolCall> & { index: number; function?: { name?: string; arguments?: string } })[];
+      // a fragment of a call: its function's name and arguments arrive in pieces, each optional
+      tool_calls?: (Partial<Omit<ToolCall, 'function'>> & {
+        index: number;
+        function?: Partial<ToolCall['function']>;
+      })[];
     };
     finish_reason?: string | null;
   }[];

@@ -131,7 +131,7 @@ describe('at commit time', () => {
     writeFileSync(target, PRECIOUS);
     p.stdin!.end();
     const r = await p;
-    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.exitCode, String(r.stderr)).toBe(2);
     expect(r.stderr).toContain(`${target} already exists; --force (or --clobber) replaces it`);
     expect(readFileSync(target, 'utf8')).toBe(PRECIOUS);
     expect(readdirSync(work)).toEqual(['race.wav']);

@@ -21,7 +21,7 @@ export async function startBillingProxy(target: string, opts: { delayMs?: number
   const hits: string[] = [];
   let closed: Promise<void> = Promise.resolve();
   const posts = (method: string, _path: string) => method === 'POST';
-  let gated = posts;
+  let gated: (method: string, path: string) => boolean = posts;
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     hits.push(`${req.method} ${req.url?.split('?')[0]}`);

@@ -249,7 +249,8 @@ export class HostileServer {
         return { type: 'text/plain; charset=utf-8', body: Buffer.from('A page to attach.\n') };
       case 'POST /v1/chat/completions': {
         if (json.stream) {
-          const chunks = text.map((t, i) => ({
+          // events of any shape: the last one's delta and finish_reason differ from the others'
+          const chunks: unknown[] = text.map((t, i) => ({
             id: 'chat_1',
             object: 'chat.completion.chunk',
             created: now,

@@ -2,6 +2,7 @@
 // quoting an agent's argument) is one line there, with nothing a terminal would act on.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/files.js';
@@ -48,7 +49,7 @@ describe('svc mcp serve under 24 calls at once', () => {
     const root = tempDir('svc-mcp-root-');
     writeFileSync(join(root, 'a.txt'), 'a\n');
     const s = await mcpStdio(['mcp', 'serve', '--root', root], { emu });
-    let results: { isError?: unknown }[];
+    let results: Awaited<ReturnType<Client['callTool']>>[];
     try {
       results = await Promise.all(Array.from({ length: 24 }, (_, i) => s.client.callTool(manyCalls(i))));
     } finally {

@@ -3,6 +3,16 @@ import { ApiError, NetworkError } from '../../src/core/errors.js';
 import { HttpClient, backoffMs, parseRetryAfter, shouldRetry } from '../../src/net/http.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 
+/** the ApiError a call fails with (success or any other error fails the test) */
+async function apiError(call: Promise<unknown>): Promise<ApiError> {
+  const e = await call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(e instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(e)}`);
+  return e;
+}
+
 describe('retry policy', () => {
   it('retries 429 for every method and 408/409/5xx only for GET', () => {
     for (const m of ['GET', 'POST', 'PATCH', 'DELETE']) expect(shouldRetry(m, 429)).toBe(true);
@@ -62,9 +72,11 @@ describe('HttpClient against the emulator', () => {
     sleeps.length = 0;
     emu.faults.add({ kind: 'status', status: 500, path: '/v1/chat/completions' });
     emu.clearRequests();
-    const err = await client()
-      .json('POST', '/v1/chat/completions', { json: { model: 'svc-4', messages: [{ role: 'user', content: 'x' }] } })
-      .catch((e) => e);
+    const err = await apiError(
+      client().json('POST', '/v1/chat/completions', {
+        json: { model: 'svc-4', messages: [{ role: 'user', content: 'x' }] },
+      }),
+    );
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(500);
     expect(emu.requests()).toHaveLength(1);
@@ -72,9 +84,7 @@ describe('HttpClient against the emulator', () => {
 
     emu.faults.add({ kind: 'status', status: 503, path: '^/v1/models$', times: 3 });
     emu.clearRequests();
-    const err2 = await client()
-      .json('GET', '/v1/models')
-      .catch((e) => e);
+    const err2 = await apiError(client().json('GET', '/v1/models'));
     expect(err2.status).toBe(503);
     expect(err2.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(emu.requests()).toHaveLength(3);
@@ -97,7 +107,7 @@ describe('HttpClient against the emulator', () => {
       maxRetries: 0,
       trace: (l) => trace.push(l),
     });
-    const err = await c.json('GET', '/v1/models').catch((e) => e);
+    const err = await apiError(c.json('GET', '/v1/models'));
     expect(err).toBeInstanceOf(ApiError);
     expect(err.message).toContain('the key [REDACTED] is not allowed here');
     expect(err.message).not.toContain(emu.key);

@@ -30,7 +30,7 @@ describe('.ci/node-versions', () => {
     writeFileSync(join(dir, 'bin/npm'), `#!/bin/sh\necho "$*" >> ${log}\n`);
     writeFileSync(join(dir, 'bin/node'), `#!/bin/sh\necho v${listed[0]}\n`);
     for (const f of ['npm', 'node']) chmodSync(join(dir, 'bin', f), 0o755);
-    const env = { ...process.env, PATH: `${join(dir, 'bin')}:/usr/bin:/bin` };
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(dir, 'bin')}:/usr/bin:/bin` };
     delete env.SVC_CI_EXTRA_NODES;
     const r = spawnSync('bash', [join(dir, '.ci/run')], { env, encoding: 'utf8' });
     expect(r.stderr).toBe('');

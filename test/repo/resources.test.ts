@@ -25,7 +25,8 @@ describe('resource descriptors', () => {
   const graph = readSourceGraph(ROOT);
   const takes = (from: string, to: string, names?: string[]) =>
     graph.imports.some(
-      (i) => i.from === from && i.to === to && (!names || i.names === 'all' || names.some((n) => i.names.has(n))),
+      ({ from: f, to: t, names: got }) =>
+        f === from && t === to && (!names || got === 'all' || names.some((n) => got.has(n))),
     );
 
   it('every list command (a list.ts, or a command printing through the paginator) reads a descriptor', () => {

@@ -9,11 +9,11 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 /** A PCM WAV of `seconds` of silence (8 kHz mono 16-bit). */
-function wav(seconds: number): Buffer {
+function wav(seconds: number): Buffer<ArrayBuffer> {
   return encodeWav(Buffer.alloc(Math.round(seconds * 8000) * 2), { sampleRate: 8000, channels: 1 });
 }
 
-async function upload(file: Buffer, filename: string, type: string) {
+async function upload(file: Buffer<ArrayBuffer>, filename: string, type: string) {
   const form = new FormData();
   form.append('name', 'test');
   form.append('file', new Blob([file], { type }), filename);

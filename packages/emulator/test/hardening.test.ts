@@ -14,7 +14,7 @@ afterAll(async () => {
   await emu.close();
 });
 
-const post = async (path: string, body: string | Buffer, headers: Record<string, string> = {}) => {
+const post = async (path: string, body: string | Buffer<ArrayBuffer>, headers: Record<string, string> = {}) => {
   const r = await fetch(`${emu.url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json', ...headers },

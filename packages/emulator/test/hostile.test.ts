@@ -179,7 +179,7 @@ describe('a web page cannot drive the emulator: cross-site admin calls and DNS r
 // ------------------------------------------------------------------------------------------------ zip bombs
 
 describe('zip bombs uploaded as skills are refused by their declared sizes (413), never a 500', () => {
-  const upload = async (zip: Uint8Array) => {
+  const upload = async (zip: Uint8Array<ArrayBuffer>) => {
     const form = new FormData();
     form.append('files', new Blob([zip], { type: 'application/zip' }), 'bomb.zip');
     const r = await fetch(new URL('/v1/skills', emu.base), {

@@ -174,7 +174,7 @@ describe('emulator WS /v1/tts', () => {
 });
 
 describe('emulator /v1/stt', () => {
-  const form = (fields: Record<string, string>, file?: Buffer, fileFirst = false) => {
+  const form = (fields: Record<string, string>, file?: Buffer<ArrayBuffer>, fileFirst = false) => {
     const fd = new FormData();
     if (file && fileFirst) fd.append('file', new Blob([file]), 'a.wav');
     for (const [k, v] of Object.entries(fields)) fd.append(k, v);
@@ -186,7 +186,7 @@ describe('emulator /v1/stt', () => {
   it('transcribes a multipart upload, and checks the form rules', async () => {
     const ok = (await (await form({ language: 'en' }, wav)).json()) as any;
     expect(ok).toMatchObject({ text: 'two words', language: '', words: [{ text: 'two' }, { text: 'words' }] });
-    const rules: [Record<string, string>, Buffer | undefined, boolean, RegExp][] = [
+    const rules: [Record<string, string>, Buffer<ArrayBuffer> | undefined, boolean, RegExp][] = [
       [{ language: 'en' }, wav, true, /`file` must be the last field/],
       [{}, undefined, false, /Either `file` or `url` is required/],
       [{ format: 'true' }, wav, false, /`format=true` requires `language`/],

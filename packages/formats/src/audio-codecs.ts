@@ -195,7 +195,7 @@ export function wavHeader(format: PcmFormat, dataBytes?: number, encoding: Encod
 }
 
 /** A complete WAV file of PCM s16le. */
-export function encodeWav(pcm: Uint8Array, format: PcmFormat): Buffer {
+export function encodeWav(pcm: Uint8Array, format: PcmFormat): Buffer<ArrayBuffer> {
   return Buffer.concat([wavHeader(format, pcm.length), pcm]);
 }
 

@@ -11,11 +11,12 @@ export class WebhookVerificationError extends Error {
   override name = 'WebhookVerificationError';
 }
 
-export interface WebhookHeaders {
+// a type, not an interface: it is then a Record<string, string> (an interface has no implicit index signature)
+export type WebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 export function secretBytes(secret: string): Buffer {
   return secret.startsWith(SECRET_PREFIX)

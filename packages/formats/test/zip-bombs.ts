@@ -7,7 +7,7 @@ import { zipSync } from 'fflate';
 export const SKILL_MD = '---\nname: bomb\ndescription: "A skill that is not"\n---\n# Bomb\n';
 
 /** Sets the uncompressed size the central directory declares for `name` (every entry when omitted). */
-function declare(zip: Uint8Array, size: number, name?: string): Uint8Array {
+function declare(zip: Uint8Array, size: number, name?: string): Uint8Array<ArrayBuffer> {
   const out = Buffer.from(zip);
   for (let i = 0; i + 46 <= out.length; i++) {
     if (out.readUInt32LE(i) !== 0x02014b50) continue;
@@ -19,7 +19,7 @@ function declare(zip: Uint8Array, size: number, name?: string): Uint8Array {
 }
 
 /** A zip of one deflated entry, as zipSync writes it (version 2.0, no extra fields), deflated by zlib. */
-function zipOfOne(name: string, data: Uint8Array): Uint8Array {
+function zipOfOne(name: string, data: Uint8Array): Uint8Array<ArrayBuffer> {
   const file = Buffer.from(name);
   const body = deflateRawSync(data, { level: 1 });
   const sizes = Buffer.alloc(12);
@@ -49,7 +49,7 @@ function zipOfOne(name: string, data: Uint8Array): Uint8Array {
 }
 
 /** Each bomb and what it tries: all must be refused (or read within bounds) without inflating what they claim. */
-export function zipBombs(): { kind: string; zip: Uint8Array; limit: RegExp }[] {
+export function zipBombs(): { kind: string; zip: Uint8Array<ArrayBuffer>; limit: RegExp }[] {
   const zeros = new Uint8Array(64 * 1024 * 1024);
   const honestBig = zipOfOne('bomb/SKILL.md', Buffer.concat([Buffer.from(SKILL_MD), zeros]));
   const small = zipSync({ 'bomb/SKILL.md': Buffer.from(SKILL_MD), 'bomb/data.bin': new Uint8Array(10) });
@@ -72,7 +72,7 @@ export function zipBombs(): { kind: string; zip: Uint8Array; limit: RegExp }[] {
 }
 
 /** A SKILL.md declaring 80 bytes that inflates to 64 MiB: refused once past 80 bytes. */
-export function lyingBomb(): Uint8Array {
+export function lyingBomb(): Uint8Array<ArrayBuffer> {
   const zip = zipOfOne('bomb/SKILL.md', Buffer.concat([Buffer.from(SKILL_MD), new Uint8Array(64 * 1024 * 1024)]));
   return declare(zip, 80, 'bomb/SKILL.md');
 }

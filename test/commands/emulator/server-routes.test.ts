@@ -19,7 +19,8 @@ const auth = () => ({ authorization: `Bearer ${emu.key}` });
 
 describe('emulator statuses and error bodies', () => {
   it('401 without or with a malformed Authorization header, as JSON {code, error}, with x-request-id', async () => {
-    for (const headers of [{}, { authorization: 'Token abc' }]) {
+    const malformed: Record<string, string>[] = [{}, { authorization: 'Token abc' }];
+    for (const headers of malformed) {
       const res = await fetch(`${emu.url}/v1/models`, { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);

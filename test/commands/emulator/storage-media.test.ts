@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 type Part = { name: string; filename?: string; value: string | Buffer; type?: string };
-function form(parts: Part[]): { body: Buffer; type: string } {
+function form(parts: Part[]): { body: Buffer<ArrayBuffer>; type: string } {
   const b = 'BoUnDaRy123';
   const chunks: Buffer[] = [];
   for (const p of parts) {
@@ -30,7 +30,7 @@ function form(parts: Part[]): { body: Buffer; type: string } {
 async function call(method: string, path: string, opts: { json?: unknown; form?: Part[]; key?: string | null } = {}) {
   const headers: Record<string, string> = {};
   if (opts.key !== null) headers.authorization = `Bearer ${opts.key ?? emu.key}`;
-  let body: Buffer | string | undefined;
+  let body: Buffer<ArrayBuffer> | string | undefined;
   if (opts.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(opts.json);

@@ -2,7 +2,7 @@
 // SDK spawns the built CLI) and over streamable HTTP; each tool called, its files and the emulator's requests checked.
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { encodeWav, interleave } from 'svc-formats/audio-codecs';
-import { svcInProcess } from '../../helpers/in-process.js';
+import { type InProcessOptions, svcInProcess } from '../../helpers/in-process.js';
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { itWithEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
@@ -27,7 +27,7 @@ interface Word {
 }
 
 /** the final segments' words as the service sent them (--json), to check the cue times against */
-async function finalWords(emu: Parameters<typeof svcInProcess>[1]['emu'], clip: string): Promise<Word[][]> {
+async function finalWords(emu: InProcessOptions['emu'], clip: string): Promise<Word[][]> {
   const r = await svcInProcess(['stt', 'listen', '--input', clip, '--no-realtime', '--json'], { emu });
   return r.stdout
     .trim()
