@@ -1,0 +1,226 @@
+// Requests checked against the API document (spec/openapi.json) before a route's own rules: a JSON body against its
+// operation's requestBody schema, query parameters against their parameter schemas, a WebSocket client event
+// against the socket's `x-websocket.client` schema. What the document says is refused here with the status and
+// wording the service uses (a missing top-level field: 422 text; a value out of range or not among the allowed
+// ones: 400 naming the field and what is allowed); what it cannot say (state, cross-field rules, limits per model)
+// stays with the routes. A field the document does not describe is reported (a warning; `--strict`: 400).
+import type { ErrorObject } from 'ajv';
+import { loadApiDocument } from './api-document.js';
+import { DocumentSchemas, pointer } from './contract.js';
+import { DeserializeError, HttpError } from './router.js';
+
+type Json = Record<string, unknown>;
+
+/** how many unknown fields one request reports (the rest are counted) */
+const MAX_REPORTED = 8;
+
+/** The keywords whose failure is answered here; others (types of strings, unions) stay with the routes. */
+const RANGE = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
+const ANSWERED = new Set([...RANGE, 'enum', 'const', 'maxLength', 'minLength', 'maxItems', 'minItems', 'type']);
+
+/** `a.b[0].c` of an ajv instance path `/a/b/0/c` */
+function fieldName(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
+}
+
+/** What a numeric schema allows, worded as the routes' range checks word it. */
+function rangeWords(schema: Json): string {
+  const integer = schema.type === 'integer' ? 'an integer ' : '';
+  const parts: string[] = [];
+  if (typeof schema.exclusiveMinimum === 'number') parts.push(`greater than ${schema.exclusiveMinimum}`);
+  else if (typeof schema.minimum === 'number') parts.push(`at least ${schema.minimum}`);
+  if (typeof schema.exclusiveMaximum === 'number') parts.push(`less than ${schema.exclusiveMaximum}`);
+  else if (typeof schema.maximum === 'number') parts.push(`at most ${schema.maximum}`);
+  return `${integer}${parts.join(' and ') || (integer ? '' : 'a number')}`.trim();
+}
+
+/** Text from a client made safe for a header and a log line: printable ASCII, bounded. */
+const printable = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+
+export class RequestChecker {
+  constructor(private readonly schemas: DocumentSchemas) {}
+
+  private operation(method: string, path: string): { template: string; op: Json; item: Json } | undefined {
+    const entry = this.schemas.find(path);
+    const op = entry?.item[method.toLowerCase()] as Json | undefined;
+    return entry && op ? { template: entry.template, op, item: entry.item } : undefined;
+  }
+
+  /**
+   * Check a parsed JSON body of `method path`: throws the error the service answers; returns the fields the
+   * document does not describe (empty when none, or when the document has no schema for this body).
+   */
+  body(method: string, path: string, value: unknown): string[] {
+    const found = this.operation(method, path);
+    const content = (found && this.schemas.resolve((found.op.requestBody as Json) ?? {}).content) as
+      | Record<string, Json>
+      | undefined;
+    if (!found || !content?.['application/json']) return [];
+    const ptr = `/paths/${pointer(found.template, method.toLowerCase())}/requestBody/content/application~1json/schema`;
+    return this.check(ptr, value);
+  }
+
+  /** Check a client event of the WebSocket at `path` (its `type` first: an unknown one is named). */
+  wsEvent(path: string, value: unknown): string[] {
+    const found = this.operation('get', path);
+    const ws = found?.op['x-websocket'] as Json | undefined;
+    if (!found || !ws?.client) return [];
+    return this.check(`/paths/${pointer(found.template)}/get/x-websocket/client`, value);
+  }
+
+  private check(ptr: string, value: unknown): string[] {
+    const v = this.schemas.validator(ptr);
+    if (!v(value)) this.refuse(v.errors ?? []);
+    const unknown: string[] = [];
+    this.walk(value, [this.schemas.at(ptr)], '', unknown);
+    return unknown;
+  }
+
+  /** Throw the first error the document's rules give (top-level missing fields first, as the service's parser). */
+  private refuse(errors: ErrorObject[]): void {
+    // errors inside a branch of a union are the union's to judge, and unions stay with the routes
+    const direct = errors.filter((e) => !/\/(anyOf|oneOf|if|then|else)\//.test(e.schemaPath));
+    const missing = direct.find((e) => e.keyword === 'required' && e.instancePath === '');
+    if (missing) {
+      const field = (missing.params as { missingProperty: string }).missingProperty;
+      throw new DeserializeError(
+        `Failed to deserialize the JSON body into the target type: missing field \`${field}\` at line 1 column ` +
+          `${JSON.stringify(missing.data).length}`,
+      );
+    }
+    for (const e of direct) {
+      if (!ANSWERED.has(e.keyword) || e.data === null || e.data === undefined) continue;
+      const schema = (e.parentSchema ?? {}) as Json;
+      const numeric = schema.type === 'integer' || schema.type === 'number';
+      // a wrong type is answered here only for numbers (their range says what is allowed)
+      if (e.keyword === 'type' && !numeric) continue;
+      const field = fieldName(e.instancePath);
+      const shown = JSON.stringify(e.data);
+      if (RANGE.has(e.keyword) || e.keyword === 'type')
+        throw new HttpError(400, `Invalid value for \`${field}\`: ${shown}; must be ${rangeWords(schema)}`);
+      if (e.keyword === 'enum' || e.keyword === 'const') {
+        const allowed = (schema.enum as unknown[] | undefined) ?? [schema.const];
+        throw new HttpError(400, `Invalid value for \`${field}\`: ${shown}; must be one of ${allowed.join(', ')}`);
+      }
+      const limit = (e.params as { limit: number }).limit;
+      const text = e.keyword.endsWith('Length');
+      const got = text ? [...String(e.data)].length : (e.data as unknown[]).length;
+      const bound = e.keyword.startsWith('max') ? 'at most' : 'at least';
+      throw new HttpError(
+        400,
+        `Invalid value for \`${field}\`: ${bound} ${limit} ${text ? 'characters' : 'items'} (got ${got})`,
+      );
+    }
+  }
+
+  /** The schemas a node stands for: itself and the members of its unions and intersections, $refs followed. */
+  private flatten(schemas: Json[], out: Json[] = [], depth = 0): Json[] {
+    for (const raw of schemas) {
+      const s = this.schemas.resolve(raw);
+      if (!s || typeof s !== 'object' || out.includes(s) || depth > 16) continue;
+      out.push(s);
+      for (const k of ['allOf', 'anyOf', 'oneOf'])
+        if (Array.isArray(s[k])) this.flatten(s[k] as Json[], out, depth + 1);
+    }
+    return out;
+  }
+
+  /** Collect the fields of `value` that none of `schemas` describes (an object without `properties` is open). */
+  private walk(value: unknown, schemas: Json[], at: string, out: string[]): void {
+    if (value === null || typeof value !== 'object' || out.length > MAX_REPORTED) return;
+    const all = this.flatten(schemas);
+    if (Array.isArray(value)) {
+      const items = all.map((s) => s.items).filter((i): i is Json => !!i && typeof i === 'object');
+      if (items.length) value.forEach((v, i) => this.walk(v, items, `${at}[${i}]`, out));
+      return;
+    }
+    const described = all.filter((s) => s.properties);
+    const open = all.some((s) => (s.additionalProperties && s.additionalProperties !== false) || s.patternProperties);
+    if (!described.length) return;
+    for (const [key, v] of Object.entries(value as Json)) {
+      const name = at ? `${at}.${key}` : key;
+      const subs = described.map((s) => (s.properties as Record<string, Json>)[key]).filter((p): p is Json => !!p);
+      if (subs.length) this.walk(v, subs, name, out);
+      else if (!open) out.push(name);
+    }
+  }
+
+  /**
+   * Check the query of `method path` against its documented query parameters: a value out of range or not among
+   * the allowed ones is 400; returns the parameters the document does not describe.
+   */
+  query(method: string, path: string, params: URLSearchParams): string[] {
+    const found = this.operation(method, path);
+    if (!found || found.op['x-websocket']) return [];
+    const documented = new Map<string, Json>();
+    for (const p of [...((found.item.parameters as Json[]) ?? []), ...((found.op.parameters as Json[]) ?? [])]) {
+      const param = this.schemas.resolve(p);
+      if (param.in === 'query') documented.set(String(param.name), this.schemas.resolve((param.schema as Json) ?? {}));
+    }
+    const unknown: string[] = [];
+    for (const name of new Set(params.keys())) {
+      const schema = documented.get(name);
+      if (!schema) {
+        unknown.push(name);
+        continue;
+      }
+      const raw = params.get(name)!;
+      if (schema.type === 'integer' || schema.type === 'number') {
+        const n = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+        const min = schema.minimum as number | undefined;
+        const max = schema.maximum as number | undefined;
+        if (
+          !Number.isFinite(n) ||
+          (schema.type === 'integer' && !Number.isInteger(n)) ||
+          (min !== undefined && n < min) ||
+          (max !== undefined && n > max)
+        )
+          throw new HttpError(
+            400,
+            `Invalid value for \`${name}\`: ${JSON.stringify(raw)}; must be ${
+              schema.type === 'integer' && min !== undefined && max !== undefined
+                ? `an integer from ${min} to ${max}`
+                : rangeWords(schema)
+            }`,
+          );
+      } else if (Array.isArray(schema.enum) && !schema.enum.includes(raw))
+        throw new HttpError(
+          400,
+          `Invalid value for \`${name}\`: ${JSON.stringify(raw)}; must be one of ${schema.enum.join(', ')}`,
+        );
+    }
+    return unknown;
+  }
+}
+
+let shared: Promise<RequestChecker> | undefined;
+
+/** The process's checker, made on first use (its validators are compiled as requests need them). */
+export function requestChecker(): Promise<RequestChecker> {
+  shared ??= loadApiDocument().then((doc) => new RequestChecker(new DocumentSchemas(doc, false, true)));
+  return shared;
+}
+
+/** What the emulator does with fields the document does not describe. */
+export interface UnknownFieldPolicy {
+  /** `--strict`: 400 naming the first; otherwise a warning header and a note in the request log */
+  strict: boolean;
+  /** where the warning goes (header and log) */
+  warn(text: string): void;
+}
+
+/** Report or refuse the unknown fields one check found (`what`: "field", "query parameter", …). */
+export function handleUnknown(unknown: string[], what: string, policy: UnknownFieldPolicy): void {
+  if (!unknown.length) return;
+  const names = unknown.slice(0, MAX_REPORTED).map(printable);
+  if (policy.strict)
+    throw new HttpError(
+      400,
+      `Unknown ${what} \`${names[0]}\`: the API document does not describe it (the emulator runs with --strict)`,
+    );
+  policy.warn(`unknown ${what}${names.length > 1 ? 's' : ''} ignored: ${names.join(', ')}`);
+}
