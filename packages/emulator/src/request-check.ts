@@ -27,9 +27,12 @@ function fieldName(instancePath: string): string {
     .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
 }
 
+/** The types a schema names (`type` may be one or a list, with "null" for a nullable field). */
+const typesOf = (schema: Json): unknown[] => (Array.isArray(schema.type) ? schema.type : [schema.type]);
+
 /** What a numeric schema allows, worded as the routes' range checks word it. */
 function rangeWords(schema: Json): string {
-  const integer = schema.type === 'integer' ? 'an integer ' : '';
+  const integer = typesOf(schema).includes('integer') ? 'an integer ' : '';
   const parts: string[] = [];
   if (typeof schema.exclusiveMinimum === 'number') parts.push(`greater than ${schema.exclusiveMinimum}`);
   else if (typeof schema.minimum === 'number') parts.push(`at least ${schema.minimum}`);
@@ -95,7 +98,7 @@ export class RequestChecker {
     for (const e of direct) {
       if (!ANSWERED.has(e.keyword) || e.data === null || e.data === undefined) continue;
       const schema = (e.parentSchema ?? {}) as Json;
-      const numeric = schema.type === 'integer' || schema.type === 'number';
+      const numeric = typesOf(schema).includes('integer') || typesOf(schema).includes('number');
       // a wrong type is answered here only for numbers (their range says what is allowed)
       if (e.keyword === 'type' && !numeric) continue;
       const field = fieldName(e.instancePath);
@@ -103,7 +106,7 @@ export class RequestChecker {
       if (RANGE.has(e.keyword) || e.keyword === 'type')
         throw new HttpError(400, `Invalid value for \`${field}\`: ${shown}; must be ${rangeWords(schema)}`);
       if (e.keyword === 'enum' || e.keyword === 'const') {
-        const allowed = (schema.enum as unknown[] | undefined) ?? [schema.const];
+        const allowed = ((schema.enum as unknown[] | undefined) ?? [schema.const]).filter((v) => v !== null);
         throw new HttpError(400, `Invalid value for \`${field}\`: ${shown}; must be one of ${allowed.join(', ')}`);
       }
       const limit = (e.params as { limit: number }).limit;

@@ -3,7 +3,7 @@
 // cleared; an unknown path is 400) and assigns a v1 phone number atomically with the field update (409 when
 // another agent holds it, naming that agent; the empty string unassigns).
 import type { Backend } from '../backend.js';
-import { HttpError, invalid, notFound, requireFields, type EmuRequest, type Handler, type Router } from '../router.js';
+import { HttpError, invalid, notFound, type EmuRequest, type Handler, type Router } from '../router.js';
 import { findVoice } from './voices.js';
 import { phoneNumbersV1, phoneNumbersV2 } from './phone.js';
 
@@ -120,7 +120,6 @@ function limitOf(req: EmuRequest): number {
 
 const createAgent: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
-  requireFields(body, ['name']);
   const team = req.key!.team_id;
   for (const f of AGENT_PATHS) if (body[f] !== undefined) checkField(core, team, f, body[f]);
   const now = new Date().toISOString();

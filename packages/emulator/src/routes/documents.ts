@@ -1,5 +1,5 @@
 // POST /v1/documents/search: ranks the chunks of the collections' files (see ../search-index.ts).
-import { checkRange, invalid, requireFields, type Router } from '../router.js';
+import { checkRange, invalid, type Router } from '../router.js';
 import { search, type RetrievalMode } from '../search-index.js';
 
 export const MODES: RetrievalMode[] = ['hybrid', 'semantic', 'keyword'];
@@ -9,7 +9,6 @@ export const MAX_SEARCH_LIMIT = 100;
 export function register(router: Router): void {
   router.post('/v1/documents/search', async (req, res, core) => {
     const body = await req.json<Record<string, any>>();
-    requireFields(body, ['query', 'source']);
     if (typeof body.query !== 'string' || body.query.trim() === '')
       invalid('Invalid value for `query`: a non-empty string is required');
     const ids = body.source?.collection_ids;

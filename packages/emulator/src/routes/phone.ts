@@ -4,17 +4,7 @@
 import { isIP } from 'node:net';
 import type { Backend } from '../backend.js';
 import { generateSecret } from 'svc-formats/webhooks';
-import {
-  HttpError,
-  checkEnum,
-  invalid,
-  notFound,
-  requireFields,
-  tokenPage,
-  type EmuRequest,
-  type Handler,
-  type Router,
-} from '../router.js';
+import { HttpError, invalid, notFound, tokenPage, type EmuRequest, type Handler, type Router } from '../router.js';
 
 type Json = Record<string, any>;
 
@@ -115,7 +105,6 @@ function validCidr(s: unknown): boolean {
 
 const createV1: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
-  requireFields(body, ['area_code', 'name']);
   if (typeof body.area_code !== 'string' || !/^[2-9]\d{2}$/.test(body.area_code))
     invalid(`Invalid value for \`area_code\`: ${JSON.stringify(body.area_code)}; must be a 3-digit US area code`);
   checkText(body, 'name', 255, true);
@@ -151,7 +140,6 @@ const getV1: Handler = (req, res, core) => res.json(200, { phone_number: publicV
 const updateV1: Handler = async (req, res, core) => {
   const current = v1Of(core, req);
   const body = await req.json<Json>();
-  requireFields(body, ['field_mask']);
   const paths = body.field_mask?.paths;
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
     invalid('Invalid value for `field_mask.paths`: expected an array of strings');
@@ -211,8 +199,6 @@ function sipAuthOf(body: Json): PhoneV2Record['sip_auth'] {
 
 const createV2: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
-  requireFields(body, ['origin', 'name']);
-  checkEnum(body, 'origin', ['svc_provisioned', 'byo_trunk']);
   checkText(body, 'name', 255, true);
   const team = req.key!.team_id;
   let e164: string;

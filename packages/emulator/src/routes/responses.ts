@@ -79,14 +79,9 @@ export function validateResponsesBody(body: Body): void {
         'response is used',
     );
   }
-  checkRange(body, 'temperature', 0, 2);
-  checkRange(body, 'top_p', 0, 1, { minExclusive: true });
-  checkRange(body, 'top_logprobs', 0, 8, { integer: true });
   checkRange(body, 'max_output_tokens', 1, 2147483647, { integer: true });
   checkRange(body, 'max_turns', 1, 2147483647, { integer: true });
-  checkRange(body, 'min_p', 0, 1);
   checkRange(body, 'top_k', 1, 2147483647, { integer: true });
-  checkEnum(body, 'service_tier', ['default', 'priority']);
   checkEnum(body, 'reasoning_effort', EFFORTS);
   if (body.top_logprobs != null && body.logprobs !== true) invalid('`top_logprobs` requires `logprobs` to be true');
   if (body.reasoning != null) {
@@ -552,7 +547,6 @@ const create: Handler = async (req, res, core) => {
 
 const compact: Handler = async (req, res, core) => {
   const body = await req.json<Body>();
-  requireFields(body, ['model', 'input']);
   const model = requireLanguageModel(body.model);
   core.checkModelAcl(req, model.id);
   if (typeof body.input !== 'string' && !Array.isArray(body.input))

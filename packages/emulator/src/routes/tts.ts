@@ -14,7 +14,7 @@ import {
   type PcmFormat,
 } from 'svc-formats/audio-format';
 import type { Backend } from '../backend.js';
-import { HttpError, invalid, requireFields, type EmuRequest, type Router } from '../router.js';
+import { HttpError, invalid, type EmuRequest, type Router } from '../router.js';
 import { synthesize, type CharTiming } from '../tones.js';
 import { findVoice } from './voices.js';
 
@@ -296,10 +296,7 @@ function timestamps(chars: CharTiming[]) {
 export function register(router: Router): void {
   router.post('/v1/tts', async (req, res, core) => {
     const body = await req.json<Record<string, unknown>>();
-    requireFields(body, ['text', 'language']);
     if (typeof body.text !== 'string') invalid('Invalid value for `text`: must be a string');
-    if ([...body.text].length > TTS_MAX_TEXT)
-      invalid(`\`text\` is too long: ${[...body.text].length} characters; at most ${TTS_MAX_TEXT}`);
     const of = (body.output_format ?? {}) as Record<string, unknown>;
     if (typeof of !== 'object' || Array.isArray(of)) invalid('Invalid value for `output_format`: must be an object');
     const p = resolveParams(
