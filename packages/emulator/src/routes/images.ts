@@ -41,9 +41,6 @@ function checkCommon(body: Record<string, unknown>, maxPrompt: number): void {
   if ([...body.prompt].length > maxPrompt)
     invalid(`The prompt is ${[...body.prompt].length} characters long; the model accepts at most ${maxPrompt}`);
   if (body.prompt.trim() === '') invalid('The prompt is empty');
-  const n = body.n;
-  if (n !== undefined && n !== null && (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 10))
-    invalid(`Invalid value for \`n\`: ${JSON.stringify(n)}; must be an integer from 1 to 10`);
 }
 
 function checkImageRef(v: unknown, field: string): string {

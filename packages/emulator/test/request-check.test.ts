@@ -1,0 +1,129 @@
+// Requests checked against the API document (src/request-check.ts) before the routes' own rules: values out of the
+// document's range or enum refused with the service's status and wording, fields the document does not describe
+// noted (x-emulator-warning header, request log) or, with `strict`, refused naming the field.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
+
+let emu: TestEmulator;
+let strict: TestEmulator;
+
+beforeAll(async () => {
+  [emu, strict] = await Promise.all([startTestEmulator(), startTestEmulator({ strict: true })]);
+});
+afterAll(() => Promise.all([emu.close(), strict.close()]));
+
+async function post(on: TestEmulator, path: string, body: unknown) {
+  const res = await fetch(`${on.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${on.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, warning: res.headers.get('x-emulator-warning'), text };
+}
+
+const errorOf = (text: string) => (JSON.parse(text) as { code: string; error: string }).error;
+
+describe('requests checked against the API document', () => {
+  it('refuses a value outside the enum the document gives, a rule no route checks by hand', async () => {
+    // `truncation` has no hand-written check: before the document's rules, "sometimes" was taken (200)
+    const r = await post(emu, '/v1/responses', { model: 'svc-4', input: 'hi', truncation: 'sometimes' });
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text)).toEqual({
+      code: 'invalid-argument',
+      error: 'Invalid value for `truncation`: "sometimes"; must be one of auto, disabled',
+    });
+  });
+
+  it('answers ranges, nested enums and lengths with the field, the value and what is allowed', async () => {
+    const cases: [string, unknown, string][] = [
+      [
+        '/v1/chat/completions',
+        { model: 'svc-4', messages: [{ role: 'user', content: 'x' }], top_p: 0 },
+        'Invalid value for `top_p`: 0; must be greater than 0 and at most 1',
+      ],
+      [
+        '/v1/images/generations',
+        { prompt: 'a cat', n: 11 },
+        'Invalid value for `n`: 11; must be an integer at least 1 and at most 10',
+      ],
+      [
+        '/v1/documents/search',
+        { query: 'q', source: { collection_ids: ['c'] }, retrieval_mode: { type: 'fuzzy' } },
+        'Invalid value for `retrieval_mode.type`: "fuzzy"; must be one of hybrid, semantic, keyword',
+      ],
+      ['/v1/tts', { text: 'x'.repeat(60_001), language: 'en' }, 'Invalid value for `text`: at most 60000 characters'],
+    ];
+    for (const [path, body, message] of cases) {
+      const r = await post(emu, path, body);
+      expect(r.status, path).toBe(400);
+      expect(errorOf(r.text), path).toContain(message);
+    }
+  });
+
+  it('keeps the 422 text of a missing required field', async () => {
+    const r = await post(emu, '/v1/embeddings', { input: 'x' });
+    expect(r.status).toBe(422);
+    expect(r.text).toBe(
+      'Failed to deserialize the JSON body into the target type: missing field `model` at line 1 column 13',
+    );
+  });
+
+  it('notes a field the document does not describe in x-emulator-warning and the request log', async () => {
+    emu.clearRequests();
+    const r = await post(emu, '/v1/messages', {
+      model: 'svc-4',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'hi' }],
+      output_config: { effort: 'low' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.warning).toBe('unknown field ignored: output_config');
+    const logged = emu.requests().find((q) => q.path === '/v1/messages');
+    expect(logged?.warnings).toEqual(['unknown field ignored: output_config']);
+  });
+
+  it('notes an unknown query parameter, and refuses a documented one out of range', async () => {
+    const list = (on: TestEmulator, query: string) =>
+      fetch(`${on.url}/v1/files?${query}`, { headers: { authorization: `Bearer ${on.key}` } });
+    const unknown = await list(emu, 'limt=5');
+    expect(unknown.status).toBe(200);
+    expect(unknown.headers.get('x-emulator-warning')).toBe('unknown query parameter ignored: limt');
+    const bad = await list(emu, 'limit=0');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe(
+      'Invalid value for `limit`: "0"; must be an integer from 1 to 100',
+    );
+    const refused = await list(strict, 'limt=5');
+    expect(refused.status).toBe(400);
+  });
+
+  it('with strict, answers 400 naming the unknown field (nested ones by their path)', async () => {
+    const r = await post(strict, '/v1/chat/completions', {
+      model: 'svc-4',
+      messages: [{ role: 'user', content: 'x' }],
+      temprature: 0.5,
+    });
+    expect(r.status).toBe(400);
+    expect(errorOf(r.text)).toBe(
+      'Unknown field `temprature`: the API document does not describe it (the emulator runs with --strict)',
+    );
+    const nested = await post(strict, '/v1/documents/search', {
+      query: 'q',
+      source: { collection_ids: ['c'], colection: 'x' },
+    });
+    expect(nested.status).toBe(400);
+    expect(errorOf(nested.text)).toContain('Unknown field `source.colection`');
+  });
+
+  it('names nothing for fields the document describes', async () => {
+    const r = await post(strict, '/v1/chat/completions', {
+      model: 'svc-4',
+      messages: [{ role: 'user', content: 'x' }],
+      temperature: 0.5,
+      max_tokens: 3,
+    });
+    expect(r.status).toBe(200);
+    expect(r.warning).toBeNull();
+  });
+});
