@@ -104,6 +104,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     s.on('close', () => sockets.delete(s));
   });
   const wss = acceptUpgrades(server, router, core, opts.onReply);
+  // made before the first request (~20 ms), so WebSocket events are checked from the first one
+  await requestChecker();
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,6 +2,8 @@
 // document's range or enum refused with the service's status and wording, fields the document does not describe
 // noted (x-emulator-warning header, request log) or, with `strict`, refused naming the field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { realtimeLogs } from 'svc-emulator/realtime-log';
 import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 let emu: TestEmulator;
@@ -125,5 +127,54 @@ describe('requests checked against the API document', () => {
     });
     expect(r.status).toBe(200);
     expect(r.warning).toBeNull();
+  });
+});
+
+/** A realtime session: send one client event, return the server's answer to it (session.updated or error). */
+async function realtimeReply(on: TestEmulator, event: Record<string, unknown>): Promise<Record<string, any>> {
+  const ws = new WebSocket(`${on.wsUrl}/v1/realtime`, { headers: { authorization: `Bearer ${on.key}` } });
+  const events: Record<string, any>[] = [];
+  const second = new Promise<Record<string, any>>((resolve, reject) => {
+    ws.on('message', (d) => {
+      events.push(JSON.parse(d.toString()));
+      if (events.length === 1) ws.send(JSON.stringify(event));
+      else if (['session.updated', 'error'].includes(events.at(-1)!.type)) resolve(events.at(-1)!);
+    });
+    ws.once('error', reject);
+    ws.once('close', () => reject(new Error(`closed after ${events.map((e) => e.type).join(', ')}`)));
+  });
+  try {
+    return await second;
+  } finally {
+    ws.terminate();
+  }
+}
+
+describe('WebSocket client events checked against the API document', () => {
+  // the GA shape's place for turn detection; this API's session has it at session.turn_detection
+  const gaStyle = { type: 'session.update', session: { audio: { input: { turn_detection: null } } } };
+
+  it('notes a field the document does not describe in the session log, and applies the rest', async () => {
+    const reply = await realtimeReply(emu, gaStyle);
+    expect(reply.type).toBe('session.updated');
+    expect(realtimeLogs(emu.core).at(-1)!.warnings).toEqual([
+      'session.update: unknown field ignored: session.audio.input.turn_detection',
+    ]);
+  });
+
+  it('with strict, answers the error event naming the field', async () => {
+    const reply = await realtimeReply(strict, gaStyle);
+    expect(reply).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', code: 'unknown_parameter', param: 'session.audio.input.turn_detection' },
+    });
+  });
+
+  it('answers an unknown event type with the error of the API naming it, also with strict', async () => {
+    const reply = await realtimeReply(strict, { type: 'session.upgrade' });
+    expect(reply.error).toMatchObject({
+      code: 'invalid_event_type',
+      message: 'Unknown client event type: session.upgrade',
+    });
   });
 });
