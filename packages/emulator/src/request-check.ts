@@ -162,6 +162,19 @@ export class RequestChecker {
     }
   }
 
+  /** The names of a multipart form's parts the document's form schema of `method path` does not describe. */
+  form(method: string, path: string, names: string[]): string[] {
+    const found = this.operation(method, path);
+    const content = (found && this.schemas.resolve((found.op.requestBody as Json) ?? {}).content) as
+      | Record<string, Json>
+      | undefined;
+    const schema = content?.['multipart/form-data']?.schema as Json | undefined;
+    if (!schema) return [];
+    const described = this.flatten([schema]);
+    if (!described.some((s) => s.properties)) return [];
+    return [...new Set(names)].filter((n) => !described.some((s) => Object.hasOwn((s.properties as Json) ?? {}, n)));
+  }
+
   /**
    * Check the query of `method path` against its documented query parameters: a value out of range or not among
    * the allowed ones is 400; returns the parameters the document does not describe.

@@ -54,6 +54,11 @@ export interface EmuRequest {
    * not parse, nests deeper than 128, or is not an object (an array too with `array: true`)
    */
   json<T = Record<string, unknown>>(opts?: { array?: boolean }): Promise<T>;
+  /**
+   * the names of a multipart form's parts, checked against the document's form schema: one it does not describe is
+   * a warning (400 under --strict)
+   */
+  checkFormNames(names: string[]): void;
 }
 
 export interface EmuResponse {

@@ -26,7 +26,7 @@ import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerCollections } from './search-index.js';
 import { redactHeaders, redactQuery } from './redact.js';
-import { handleUnknown, requestChecker, type UnknownFieldPolicy } from './request-check.js';
+import { handleUnknown, requestChecker, requestCheckerNow, type UnknownFieldPolicy } from './request-check.js';
 import { StateStore } from './state.js';
 import { allowedHostNames, webRefusal } from './web-guard.js';
 
@@ -391,6 +391,11 @@ function makeRequest(
         handleUnknown(unknown, 'field', unknownFields);
       }
       return value as T;
+    },
+    checkFormNames(names) {
+      const checker = requestCheckerNow();
+      if (unknownFields && checker)
+        handleUnknown(checker.form(req.method ?? 'POST', path, names), 'field', unknownFields);
     },
   };
 }

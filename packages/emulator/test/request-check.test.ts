@@ -100,6 +100,21 @@ describe('requests checked against the API document', () => {
     expect(refused.status).toBe(400);
   });
 
+  it('notes a multipart part the document does not describe; with strict, refuses it naming it', async () => {
+    const upload = (on: TestEmulator) => {
+      const form = new FormData();
+      form.append('expires_after[anchor]', 'created_at');
+      form.append('file', new Blob(['hello']), 'a.txt');
+      return fetch(`${on.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${on.key}` }, body: form });
+    };
+    const noted = await upload(emu);
+    expect(noted.status).toBe(200);
+    expect(noted.headers.get('x-emulator-warning')).toBe('unknown field ignored: expires_after[anchor]');
+    const refused = await upload(strict);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toContain('Unknown field `expires_after[anchor]`');
+  });
+
   it('with strict, answers 400 naming the unknown field (nested ones by their path)', async () => {
     const r = await post(strict, '/v1/chat/completions', {
       model: 'svc-4',

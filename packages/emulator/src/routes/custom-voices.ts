@@ -56,6 +56,7 @@ const createVoice: Handler = async (req, res, core) => {
   const dir = core.store.blobDir('custom-voices');
   const parts = await parseForm(req.raw, req.headers['content-type'], { dir, maxFileBytes: MAX_CLIP_BYTES });
   try {
+    req.checkFormNames(parts.map((p) => p.name));
     const file = referenceClip(parts);
     const nameField = parts.find((p) => p.name === 'name' && p.kind === 'field');
     const name = nameField && nameField.kind === 'field' ? nameField.value : null;

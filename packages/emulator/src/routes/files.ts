@@ -146,6 +146,7 @@ async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise
   const dir = core.store.blobDir('files');
   const parts = await parseForm(logged(req, core), req.headers['content-type'], { dir, maxFileBytes: maxBytes });
   try {
+    req.checkFormNames(parts.map((p) => p.name));
     const fileIdx = parts.findIndex((p) => p.kind === 'file' && p.name === 'file');
     if (fileIdx === -1) {
       if (parts.some((p) => p.name === 'file')) invalid('The `file` part has no filename');

@@ -193,6 +193,7 @@ export function register(router: Router): void {
         dir,
         maxFileBytes: MAX_FILE,
       });
+      req.checkFormNames(parts.map((p) => p.name));
       const fields: Record<string, string> = {};
       let file: FormFile | undefined;
       for (const [i, p] of parts.entries()) {
