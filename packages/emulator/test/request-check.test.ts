@@ -105,7 +105,11 @@ describe('requests checked against the API document', () => {
       const form = new FormData();
       form.append('expires_after[anchor]', 'created_at');
       form.append('file', new Blob(['hello']), 'a.txt');
-      return fetch(`${on.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${on.key}` }, body: form });
+      return fetch(`${on.url}/v1/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${on.key}` },
+        body: form,
+      });
     };
     const noted = await upload(emu);
     expect(noted.status).toBe(200);
