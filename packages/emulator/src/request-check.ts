@@ -176,12 +176,13 @@ export class RequestChecker {
   }
 
   /**
-   * Check the query of `method path` against its documented query parameters: a value out of range or not among
-   * the allowed ones is 400; returns the parameters the document does not describe.
+   * Check the query of `method path` (of a WebSocket's opening with `method` GET) against its documented query
+   * parameters: a number out of range or a value not among the allowed ones is a 400 (a WebSocket route sends its
+   * message as an error event); returns the parameters the document does not describe.
    */
   query(method: string, path: string, params: URLSearchParams): string[] {
     const found = this.operation(method, path);
-    if (!found || found.op['x-websocket']) return [];
+    if (!found) return [];
     const documented = new Map<string, Json>();
     for (const p of [...((found.item.parameters as Json[]) ?? []), ...((found.op.parameters as Json[]) ?? [])]) {
       const param = this.schemas.resolve(p);
@@ -190,36 +191,40 @@ export class RequestChecker {
     const unknown: string[] = [];
     for (const name of new Set(params.keys())) {
       const schema = documented.get(name);
-      if (!schema) {
-        unknown.push(name);
-        continue;
-      }
-      const raw = params.get(name)!;
-      if (schema.type === 'integer' || schema.type === 'number') {
-        const n = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
-        const min = schema.minimum as number | undefined;
-        const max = schema.maximum as number | undefined;
-        if (
-          !Number.isFinite(n) ||
-          (schema.type === 'integer' && !Number.isInteger(n)) ||
-          (min !== undefined && n < min) ||
-          (max !== undefined && n > max)
-        )
-          throw new HttpError(
-            400,
-            `Invalid value for \`${name}\`: ${JSON.stringify(raw)}; must be ${
-              schema.type === 'integer' && min !== undefined && max !== undefined
-                ? `an integer from ${min} to ${max}`
-                : rangeWords(schema)
-            }`,
-          );
-      } else if (Array.isArray(schema.enum) && !schema.enum.includes(raw))
-        throw new HttpError(
-          400,
-          `Invalid value for \`${name}\`: ${JSON.stringify(raw)}; must be one of ${schema.enum.join(', ')}`,
-        );
+      if (schema) checkQueryValue(name, params.get(name)!, schema);
+      else unknown.push(name);
     }
     return unknown;
+  }
+}
+
+/** One query parameter's value against its schema (numbers by range, enums by value; other types by the route). */
+function checkQueryValue(name: string, raw: string, schema: Json): void {
+  const refuse = (allowed: string) =>
+    new HttpError(400, `Invalid value for \`${name}\`: ${JSON.stringify(raw)}; must be ${allowed}`);
+  if (raw === '') return;
+  const types = typesOf(schema);
+  if (types.includes('integer') || types.includes('number')) {
+    const integer = types.includes('integer');
+    const n = /^\s*-?\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
+    const min = schema.minimum as number | undefined;
+    const max = schema.maximum as number | undefined;
+    if (
+      !Number.isFinite(n) ||
+      (integer && !Number.isInteger(n)) ||
+      (min !== undefined && n < min) ||
+      (max !== undefined && n > max)
+    )
+      throw refuse(
+        min !== undefined && max !== undefined
+          ? `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`
+          : rangeWords(schema),
+      );
+  } else if (Array.isArray(schema.enum)) {
+    const allowed = schema.enum.filter((v) => v !== null);
+    // a number's enum (sample rates) compares by value: "16000" is 16000
+    if (!allowed.some((v) => (typeof v === 'number' ? Number(raw) === v : v === raw)))
+      throw refuse(`one of ${allowed.join(', ')}`);
   }
 }
 

@@ -197,3 +197,32 @@ describe('WebSocket client events checked against the API document', () => {
     });
   });
 });
+
+describe('WebSocket query parameters checked against the API document', () => {
+  /** The first event of a streaming STT opening and its close code. */
+  async function sttOpening(on: TestEmulator, query: string): Promise<{ event: Record<string, any>; code: number }> {
+    const ws = new WebSocket(`${on.wsUrl}/v1/stt?${query}`, { headers: { authorization: `Bearer ${on.key}` } });
+    return new Promise((resolve, reject) => {
+      let event: Record<string, any> = {};
+      ws.once('message', (d) => {
+        event = JSON.parse(d.toString());
+      });
+      ws.once('close', (code) => resolve({ event, code }));
+      ws.once('error', reject);
+    });
+  }
+
+  it('refuses a number out of the documented range with an error event and 1008', async () => {
+    const r = await sttOpening(emu, 'vad_threshold=2');
+    expect(r).toEqual({
+      event: { type: 'error', message: 'Invalid value for `vad_threshold`: "2"; must be a number from 0 to 1' },
+      code: 1008,
+    });
+  });
+
+  it('with strict, refuses an unknown query parameter naming it', async () => {
+    const r = await sttOpening(strict, 'endpointng=300');
+    expect(r.code).toBe(1008);
+    expect(r.event.message).toContain('Unknown query parameter `endpointng`');
+  });
+});
