@@ -202,11 +202,10 @@ export class RequestChecker {
 function checkQueryValue(name: string, raw: string, schema: Json): void {
   const refuse = (allowed: string) =>
     new HttpError(400, `Invalid value for \`${name}\`: ${JSON.stringify(raw)}; must be ${allowed}`);
-  if (raw === '') return;
   const types = typesOf(schema);
   if (types.includes('integer') || types.includes('number')) {
     const integer = types.includes('integer');
-    const n = /^\s*-?\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
+    const n = (integer ? /^-?\d+$/ : /^-?\d+(\.\d+)?$/).test(raw) ? Number(raw) : Number.NaN;
     const min = schema.minimum as number | undefined;
     const max = schema.maximum as number | undefined;
     if (

@@ -289,6 +289,12 @@ export function checkEnum(body: Record<string, unknown>, field: string, values: 
     invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be one of ${values.join(', ')}`);
 }
 
+/** A number of the query, its range already checked against the API document (request-check.ts); absent: `fallback`. */
+export function queryNumber(req: EmuRequest, name: string, fallback: number): number {
+  const raw = req.query.get(name);
+  return raw === null ? fallback : Number(raw);
+}
+
 /**
  * One page of a list paged by `pagination_token` (the id of the last item of the page before; 400 when no item has
  * it), and the token of the next page when there is more.

@@ -3,7 +3,7 @@
 // cleared; an unknown path is 400) and assigns a v1 phone number atomically with the field update (409 when
 // another agent holds it, naming that agent; the empty string unassigns).
 import type { Backend } from '../backend.js';
-import { HttpError, invalid, notFound, type EmuRequest, type Handler, type Router } from '../router.js';
+import { HttpError, invalid, notFound, queryNumber, type EmuRequest, type Handler, type Router } from '../router.js';
 import { findVoice } from './voices.js';
 import { phoneNumbersV1, phoneNumbersV2 } from './phone.js';
 
@@ -110,12 +110,7 @@ function stored(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[numbe
 }
 
 function limitOf(req: EmuRequest): number {
-  const raw = req.query.get('limit');
-  if (raw === null) return 100;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1 || n > 1000)
-    invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
-  return n;
+  return queryNumber(req, 'limit', 100);
 }
 
 const createAgent: Handler = async (req, res, core) => {

@@ -4,7 +4,16 @@
 import { isIP } from 'node:net';
 import type { Backend } from '../backend.js';
 import { generateSecret } from 'svc-formats/webhooks';
-import { HttpError, invalid, notFound, tokenPage, type EmuRequest, type Handler, type Router } from '../router.js';
+import {
+  HttpError,
+  invalid,
+  notFound,
+  queryNumber,
+  tokenPage,
+  type EmuRequest,
+  type Handler,
+  type Router,
+} from '../router.js';
 
 type Json = Record<string, any>;
 
@@ -127,10 +136,7 @@ const createV1: Handler = async (req, res, core) => {
 };
 
 const listV1: Handler = (req, res, core) => {
-  const raw = req.query.get('limit');
-  const limit = raw === null ? 100 : Number(raw);
-  if (raw !== null && (!/^\d+$/.test(raw) || limit < 1 || limit > 1000))
-    invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
+  const limit = queryNumber(req, 'limit', 100);
   const list = [...phoneNumbersV1(core).values()].filter((p) => p.team_id === req.key!.team_id).slice(0, limit);
   res.json(200, { phone_numbers: list.map(publicV1) });
 };

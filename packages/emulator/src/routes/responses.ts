@@ -15,6 +15,7 @@ import {
   checkRange,
   invalid,
   notFound,
+  queryNumber,
   requireFields,
   type EmuRequest,
   type EmuResponse,
@@ -609,15 +610,9 @@ const deleteOne: Handler = (req, res, core) => {
 
 const inputItems: Handler = (req, res, core) => {
   const rec = findStored(core, req, req.params.id!);
-  const q: Body = {};
-  const rawLimit = req.query.get('limit');
-  if (rawLimit !== null) {
-    q.limit = /^-?\d+$/.test(rawLimit) ? Number(rawLimit) : rawLimit;
-    checkRange(q, 'limit', 1, 100, { integer: true });
-  }
+  // limit and order are within the document's range and enum (request-check.ts)
+  const limit = queryNumber(req, 'limit', 20);
   const order = req.query.get('order') ?? 'asc';
-  checkEnum({ order }, 'order', ['asc', 'desc']);
-  const limit: number = q.limit ?? 20;
   const all = order === 'desc' ? [...rec.items].reverse() : rec.items;
   let start = 0;
   const after = req.query.get('after');
