@@ -214,10 +214,9 @@ function checkQueryValue(name: string, raw: string, schema: Json): void {
       (min !== undefined && n < min) ||
       (max !== undefined && n > max)
     )
+      // an integer's range as the list routes word it; a number's as the JSON bodies' ranges
       throw refuse(
-        min !== undefined && max !== undefined
-          ? `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`
-          : rangeWords(schema),
+        integer && min !== undefined && max !== undefined ? `an integer from ${min} to ${max}` : rangeWords(schema),
       );
   } else if (Array.isArray(schema.enum)) {
     const allowed = schema.enum.filter((v) => v !== null);

@@ -215,7 +215,7 @@ describe('WebSocket query parameters checked against the API document', () => {
   it('refuses a number out of the documented range with an error event and 1008', async () => {
     const r = await sttOpening(emu, 'vad_threshold=2');
     expect(r).toEqual({
-      event: { type: 'error', message: 'Invalid value for `vad_threshold`: "2"; must be a number from 0 to 1' },
+      event: { type: 'error', message: 'Invalid value for `vad_threshold`: "2"; must be at least 0 and at most 1' },
       code: 1008,
     });
   });
