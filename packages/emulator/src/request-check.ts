@@ -103,15 +103,20 @@ export class RequestChecker {
       );
     }
     for (const e of direct) {
-      if (!ANSWERED.has(e.keyword) || e.data === null || e.data === undefined) continue;
+      if (!ANSWERED.has(e.keyword) || e.data === undefined) continue;
       const schema = (e.parentSchema ?? {}) as Json;
       const numeric = typesOf(schema).includes('integer') || typesOf(schema).includes('number');
-      // a wrong type is answered here only for numbers (their range says what is allowed)
-      if (e.keyword === 'type' && !numeric) continue;
+      // null where a number is allowed was "absent" to the routes' range checks, and stays so
+      if (e.data === null && (numeric || RANGE.has(e.keyword))) continue;
       const field = fieldName(e.instancePath);
       const shown = JSON.stringify(e.data);
-      if (RANGE.has(e.keyword) || e.keyword === 'type')
+      if (RANGE.has(e.keyword) || (e.keyword === 'type' && numeric))
         throw new HttpError(400, `Invalid value for \`${field}\`: ${shown}; must be ${rangeWords(schema)}`);
+      if (e.keyword === 'type') {
+        const wanted = typesOf(schema).filter((t) => t !== 'null') as string[];
+        const words = wanted.map((t) => `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`).join(' or ');
+        throw new HttpError(400, `Invalid value for \`${field}\`: expected ${words}`);
+      }
       if (e.keyword === 'enum' || e.keyword === 'const') {
         const allowed = ((schema.enum as unknown[] | undefined) ?? [schema.const]).filter((v) => v !== null);
         throw new HttpError(400, `Invalid value for \`${field}\`: ${shown}; must be one of ${allowed.join(', ')}`);

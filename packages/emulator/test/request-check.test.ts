@@ -55,6 +55,7 @@ describe('requests checked against the API document', () => {
         'Invalid value for `retrieval_mode.type`: "fuzzy"; must be one of hybrid, semantic, keyword',
       ],
       ['/v1/tts', { text: 'x'.repeat(60_001), language: 'en' }, 'Invalid value for `text`: at most 60000 characters'],
+      ['/v1/tokenize-text', { text: 5, model: 'svc-4' }, 'Invalid value for `text`: expected a string'],
     ];
     for (const [path, body, message] of cases) {
       const r = await post(emu, path, body);

@@ -74,7 +74,6 @@ const textCompletion: Handler = async (req, res, core) => {
   const body = await req.json<Body>();
   const prompts = checkPrompts(body);
   checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
-  if (body.suffix != null && typeof body.suffix !== 'string') invalid('Invalid value for `suffix`: expected a string');
   const stop = checkStops(body, 'stop');
   const model = legacyModel(core, req, body.model, 'completions');
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
@@ -171,7 +170,7 @@ function completionUsage(model: LanguageModel, promptTokens: number, completionT
 /** POST /v1/complete: the last human turn of a prompt of "\n\nHuman:" and "\n\nAssistant:" turns answered. */
 const humanAssistantCompletion: Handler = async (req, res, core) => {
   const body = await req.json<Body>();
-  if (typeof body.prompt !== 'string') invalid('Invalid value for `prompt`: expected a string');
+  // prompt: a string, as the document says (request-check.ts)
   if (!body.prompt.includes('\n\nHuman:') || !/\n\nAssistant:\s*$/.test(body.prompt)) {
     invalid('Invalid value for `prompt`: it must contain "\\n\\nHuman:" turns and end with "\\n\\nAssistant:"');
   }

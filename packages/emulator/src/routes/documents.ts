@@ -15,8 +15,6 @@ export function register(router: Router): void {
       invalid('Invalid value for `source.collection_ids`: at least one collection id is required');
     }
     checkRange(body, 'limit', 1, MAX_SEARCH_LIMIT, { integer: true });
-    if (body.filter != null && typeof body.filter !== 'string')
-      invalid('Invalid value for `filter`: expected a string');
     // retrieval_mode.type is one of the document's enum (request-check.ts)
     const mode: RetrievalMode = body.retrieval_mode?.type ?? 'hybrid';
     const matches = await search(core, {

@@ -7,7 +7,7 @@ import { tokenizeYielding } from '../tokenizer-bpe.js';
 export function register(router: Router): void {
   router.post('/v1/tokenize-text', async (req, res, core) => {
     const body = await req.json<Record<string, any>>();
-    if (typeof body.text !== 'string') invalid('Invalid value for `text`: expected a string');
+    // text: a string, as the document says (request-check.ts)
     const model = requireLanguageModel(body.model);
     core.checkModelAcl(req, model.id);
     // a slice at a time, the event loop running between them
