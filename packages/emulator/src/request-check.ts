@@ -153,13 +153,14 @@ export class RequestChecker {
     const all = this.flatten(schemas);
     if (Array.isArray(value)) {
       const items = all.map((s) => s.items).filter((i): i is Json => !!i && typeof i === 'object');
-      if (items.length) value.forEach((v, i) => this.walk(v, items, `${at}[${i}]`, out));
+      if (items.length) for (const [i, v] of value.entries()) this.walk(v, items, `${at}[${i}]`, out);
       return;
     }
     const described = all.filter((s) => s.properties);
     const open = all.some((s) => (s.additionalProperties && s.additionalProperties !== false) || s.patternProperties);
     if (!described.length) return;
     for (const [key, v] of Object.entries(value as Json)) {
+      if (out.length > MAX_REPORTED) return;
       const name = at ? `${at}.${key}` : key;
       const subs = described.map((s) => (s.properties as Record<string, Json>)[key]).filter((p): p is Json => !!p);
       if (subs.length) this.walk(v, subs, name, out);
