@@ -38,13 +38,8 @@ export function validateChatBody(body: Body): void {
   checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
   if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.logprobs !== true)
     invalid('`top_logprobs` requires `logprobs` to be true');
-  if (body.stop !== undefined && body.stop !== null) {
-    const stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
-    if (!Array.isArray(stop) || stop.length > 4) invalid('Invalid value for `stop`: at most 4 stop sequences');
-  }
+  // stop (an array of at most 4) and tools (an array of at most 128): the document's (request-check.ts)
   if (body.tools !== undefined && body.tools !== null) {
-    if (!Array.isArray(body.tools)) invalid('Invalid value for `tools`: expected an array');
-    if (body.tools.length > 128) invalid(`Invalid value for \`tools\`: at most 128 tools (got ${body.tools.length})`);
     body.tools.forEach((t: Body, i: number) => {
       if (t?.type !== 'function' || typeof t.function?.name !== 'string')
         invalid(
