@@ -42,6 +42,8 @@ export interface LoggedRequest {
   body?: string;
   /** request body size in bytes (read, else Content-Length) */
   bytes?: number;
+  /** what the emulator noticed and let pass (fields the API document does not describe) */
+  warnings?: string[];
   /** set when the reply is finished */
   status?: number;
   duration_ms?: number;
@@ -60,6 +62,8 @@ export class Backend extends EventEmitter {
   url = '';
   wsUrl = '';
   readonly defaultKey: string;
+  /** `--strict`: a field the API document does not describe is refused (400), not only noted */
+  strict = false;
   /** when set, /_emulator/* (but health) needs it */
   adminToken?: string;
   /** the names a request's Host may give (web-guard.ts) */

@@ -28,37 +28,39 @@ type Json = Record<string, unknown>;
 const NOT_API = /^\/(_emulator\/|public\/|openapi\.json$)/;
 const METHODS = ['get', 'post', 'patch', 'delete', 'put'];
 
-const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+export const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
 const cut = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
-interface PathEntry {
+export interface PathEntry {
   template: string;
   pattern: RegExp;
   item: Json;
 }
 
-export class ContractChecker {
+/** The document's operations and schemas, compiled with ajv on first use of each (start-up stays cheap). */
+export class DocumentSchemas {
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly paths: PathEntry[];
-  /** `METHOD /template STATUS` of every reply checked, `WS /path type` of every event, `webhook type` */
-  readonly covered = new Set<string>();
-  replies = 0;
+  readonly paths: PathEntry[];
 
   /**
    * @param validateDocument the document's schemas checked against JSON Schema's meta-schema as they are added
-   *   (~40-200 ms); the test fixture's checker, made in every test worker, leaves that to contract.test.ts
+   *   (~40-200 ms)
+   * @param allErrors every error of a value, not the first only (the request checker picks the one to answer with)
    */
   constructor(
-    private readonly doc: Json,
+    readonly doc: Json,
     validateDocument = true,
+    allErrors = false,
   ) {
     this.ajv = new Ajv2020({
       strict: false,
       validateFormats: false,
       validateSchema: validateDocument,
       logger: false,
+      allErrors,
+      verbose: allErrors,
       // a component is compiled once, not again inside every schema that refers to it
       inlineRefs: false,
     });
@@ -72,6 +74,55 @@ export class ContractChecker {
       }))
       // a literal segment wins over a parameter: /v1/responses/compact before /v1/responses/{response_id}
       .sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
+  }
+
+  find(path: string): PathEntry | undefined {
+    return this.paths.find((p) => p.pattern.test(path));
+  }
+
+  /** The node at a JSON pointer of the document, following a `$ref` there. */
+  at(ptr: string): Json {
+    let node: unknown = this.doc;
+    for (const part of ptr.split('/').slice(1)) node = (node as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    return node as Json;
+  }
+
+  /** The node a `$ref` (or the node itself) stands for. */
+  resolve(node: Json): Json {
+    let n = node;
+    for (let i = 0; i < 16 && typeof n?.$ref === 'string' && n.$ref.startsWith('#'); i++) n = this.at(n.$ref.slice(1));
+    return n;
+  }
+
+  validator(ptr: string): ValidateFunction {
+    let v = this.validators.get(ptr);
+    if (!v) {
+      v = this.ajv.compile({ $ref: `svc-api#${encodeURI(ptr)}` });
+      this.validators.set(ptr, v);
+    }
+    return v;
+  }
+}
+
+export class ContractChecker {
+  private readonly schemas: DocumentSchemas;
+  /** `METHOD /template STATUS` of every reply checked, `WS /path type` of every event, `webhook type` */
+  readonly covered = new Set<string>();
+  replies = 0;
+
+  /**
+   * @param validateDocument the document's schemas checked against JSON Schema's meta-schema as they are added
+   *   (~40-200 ms); the test fixture's checker, made in every test worker, leaves that to contract.test.ts
+   */
+  constructor(
+    private readonly doc: Json,
+    validateDocument = true,
+  ) {
+    this.schemas = new DocumentSchemas(doc, validateDocument);
+  }
+
+  private get paths(): PathEntry[] {
+    return this.schemas.paths;
   }
 
   static async create(validateDocument = true): Promise<ContractChecker> {
@@ -130,18 +181,11 @@ export class ContractChecker {
   }
 
   private at(ptr: string): Json {
-    let node: unknown = this.doc;
-    for (const part of ptr.split('/').slice(1)) node = (node as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-    return node as Json;
+    return this.schemas.at(ptr);
   }
 
   private validator(ptr: string): ValidateFunction {
-    let v = this.validators.get(ptr);
-    if (!v) {
-      v = this.ajv.compile({ $ref: `svc-api#${encodeURI(ptr)}` });
-      this.validators.set(ptr, v);
-    }
-    return v;
+    return this.schemas.validator(ptr);
   }
 
   private validate(label: string, ptr: string, value: unknown): string[] {

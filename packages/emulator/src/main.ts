@@ -12,7 +12,8 @@ import { isLoopback, startEmulator } from './server.js';
 
 const USAGE = `usage: svc-emulator serve [--port N] [--host ADDR] [--state-dir DIR] [--fixtures FILE] [--seed N]
                           [--print-env] [--ready-file PATH] [--latency MS] [--token-delay MS] [--deferred-delay MS]
-                          [--collection NAME=PATH]... [--fault SPEC]... [--rate-limit RPM[,TPM]]`;
+                          [--collection NAME=PATH]... [--fault SPEC]... [--rate-limit RPM[,TPM]]
+                          [--strict]`;
 
 class FlagError extends Error {}
 
@@ -30,6 +31,7 @@ const OPTIONS = {
   collection: { type: 'string', multiple: true },
   fault: { type: 'string', multiple: true },
   'rate-limit': { type: 'string' },
+  strict: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -102,6 +104,7 @@ export async function main(argv: string[]): Promise<number> {
       collections: collections(values.collection),
       faults: faults(values.fault),
       rateLimit: rateLimitFlag(values['rate-limit']),
+      strict: values.strict,
       fixtures: values.fixtures ? await loadFixtures(values.fixtures) : undefined,
       adminToken,
     });

@@ -37,6 +37,8 @@ export interface RealtimeSessionLog {
   input_audio_ms: number;
   /** client event types in arrival order (appends counted, not listed) */
   client_events: string[];
+  /** fields of client events the API document does not describe (ignored; refused under --strict) */
+  warnings?: string[];
   /** the last session configuration */
   session: Record<string, unknown>;
   transcripts: string[];

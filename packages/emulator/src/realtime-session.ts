@@ -104,6 +104,13 @@ export interface SessionSetup {
   log: RealtimeSessionLog;
   /** the voice's canonical id when `id` is a built-in voice or a custom voice of the caller's team */
   findVoice: (id: string) => string | undefined;
+  /**
+   * the document's check of a client event (request-check.ts): throws with the message of a refusal, returns the
+   * fields it does not describe
+   */
+  checkEvent?: (ev: Json) => string[];
+  /** `--strict`: an event with a field the document does not describe is answered with an error, not applied */
+  strict?: boolean;
 }
 
 class ClientEventError extends Error {
@@ -317,12 +324,40 @@ export class EmulatedRealtimeSession {
     const log = this.setup.log;
     if (ev.type === 'input_audio_buffer.append') log.appends.push(Date.now());
     else log.client_events.push(ev.type);
+    if (!this.documentAllows(ev)) return;
     try {
       this.dispatch(ev);
     } catch (err) {
       if (err instanceof ClientEventError) this.error(err.code, err.message, err.param, ev.event_id);
       else throw err;
     }
+  }
+
+  /** The document's rules for this event: false (an error sent) when they refuse it; unknown fields noted. */
+  private documentAllows(ev: Json): boolean {
+    let unknown: string[];
+    try {
+      unknown = this.setup.checkEvent?.(ev) ?? [];
+    } catch (err) {
+      this.error('invalid_value', (err as Error).message, undefined, ev.event_id);
+      return false;
+    }
+    if (!unknown.length) return true;
+    const names = unknown.map((n) => n.replace(/[^\x20-\x7e]/g, '?').slice(0, 200));
+    if (this.setup.strict) {
+      this.error(
+        'unknown_parameter',
+        `Unknown parameter \`${names[0]}\` in ${ev.type}: the API document does not describe it (the emulator runs ` +
+          'with --strict)',
+        names[0],
+        ev.event_id,
+      );
+      return false;
+    }
+    (this.setup.log.warnings ??= []).push(
+      `${ev.type}: unknown field${names.length > 1 ? 's' : ''} ignored: ${names.join(', ')}`,
+    );
+    return true;
   }
 
   private error(code: string, message: string, param?: string, eventId?: string): void {

@@ -54,6 +54,11 @@ export interface EmuRequest {
    * not parse, nests deeper than 128, or is not an object (an array too with `array: true`)
    */
   json<T = Record<string, unknown>>(opts?: { array?: boolean }): Promise<T>;
+  /**
+   * the names of a multipart form's parts, checked against the document's form schema: one it does not describe is
+   * a warning (400 under --strict)
+   */
+  checkFormNames(names: string[]): void;
 }
 
 export interface EmuResponse {
@@ -282,6 +287,12 @@ export function checkEnum(body: Record<string, unknown>, field: string, values: 
   if (v === undefined || v === null) return;
   if (typeof v !== 'string' || !values.includes(v))
     invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be one of ${values.join(', ')}`);
+}
+
+/** A number of the query, its range already checked against the API document (request-check.ts); absent: `fallback`. */
+export function queryNumber(req: EmuRequest, name: string, fallback: number): number {
+  const raw = req.query.get(name);
+  return raw === null ? fallback : Number(raw);
 }
 
 /**

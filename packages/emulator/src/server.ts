@@ -26,6 +26,7 @@ import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
 import { registerAllRoutes } from './routes/index.js';
 import { registerCollections } from './search-index.js';
 import { redactHeaders, redactQuery } from './redact.js';
+import { handleUnknown, requestChecker, requestCheckerNow, type UnknownFieldPolicy } from './request-check.js';
 import { StateStore } from './state.js';
 import { allowedHostNames, webRefusal } from './web-guard.js';
 
@@ -56,6 +57,8 @@ export interface EmulatorOptions {
   onReply?: (reply: ReplyRecord) => void;
   /** `--rate-limit RPM[,TPM]`: the limit of every key without one of its own */
   rateLimit?: RateLimit;
+  /** `--strict`: a field the API document does not describe is 400 (default: a warning header and a log note) */
+  strict?: boolean;
 }
 
 export interface Emulator {
@@ -101,6 +104,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     s.on('close', () => sockets.delete(s));
   });
   const wss = acceptUpgrades(server, router, core, opts.onReply);
+  // made before the first request (~20 ms), so WebSocket events are checked from the first one
+  await requestChecker();
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -164,6 +169,7 @@ function newBackend(opts: EmulatorOptions): { store: StateStore; core: Backend }
   core.hostNames = allowedHostNames(opts.host ?? '127.0.0.1');
   for (const f of opts.faults ?? []) core.faults.add(f);
   core.rateLimits.limit = opts.rateLimit;
+  core.strict = !!opts.strict;
   if (opts.collections) registerCollections(core, opts.collections);
   return { store, core };
 }
@@ -340,6 +346,7 @@ function makeRequest(
   params: Record<string, string>,
   log?: { body?: string; bytes?: number },
   redact: (text: string) => string = (t) => t,
+  unknownFields?: UnknownFieldPolicy,
 ): EmuRequest {
   let cached: Promise<Buffer> | undefined;
   const body = (limit = 64 * 1024 * 1024) => {
@@ -377,7 +384,18 @@ function makeRequest(
     async json<T>(opts: { array?: boolean } = {}) {
       const ct = String(req.headers['content-type'] ?? '');
       if (!ct.includes('json')) throw new HttpError(415, `Expected request with \`Content-Type: application/json\``);
-      return parseJsonBody(await body(MAX_JSON_BODY), opts.array ?? false) as T;
+      const value = parseJsonBody(await body(MAX_JSON_BODY), opts.array ?? false);
+      // the document's rules before the route's own
+      if (unknownFields) {
+        const unknown = (await requestChecker()).body(req.method ?? 'GET', path, value);
+        handleUnknown(unknown, 'field', unknownFields);
+      }
+      return value as T;
+    },
+    checkFormNames(names) {
+      const checker = requestCheckerNow();
+      if (unknownFields && checker)
+        handleUnknown(checker.form(req.method ?? 'POST', path, names), 'field', unknownFields);
     },
   };
 }
@@ -488,7 +506,8 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
   }
 
   const { route, params, otherMethods } = router.match(method, path);
-  const emuReq = makeRequest(req, path, url, requestId, params, entry, (t) => core.redact(t));
+  const unknownFields = isAdmin ? undefined : unknownFieldPolicy(core, res, entry);
+  const emuReq = makeRequest(req, path, url, requestId, params, entry, (t) => core.redact(t), unknownFields);
   const emuRes = makeResponse(res, fault, core, requestId);
   if (!route) {
     req.resume();
@@ -527,6 +546,8 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
     }
   }
   try {
+    if (unknownFields)
+      handleUnknown((await requestChecker()).query(method, path, url.searchParams), 'query parameter', unknownFields);
     await route.handler(emuReq, emuRes, core);
   } catch (err) {
     if (res.headersSent) {
@@ -536,6 +557,19 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
     if (err instanceof HttpError) return sendError(res, err.status, err.message, err.headers);
     return sendError(res, 500, `emulator failure: ${(err as Error).message}`);
   }
+}
+
+/** Unknown fields of this request: a 400 under --strict, else an `x-emulator-warning` header and a log note. */
+function unknownFieldPolicy(core: Backend, res: ServerResponse, entry?: LoggedRequest): UnknownFieldPolicy {
+  return {
+    strict: core.strict,
+    warn(text) {
+      if (entry) (entry.warnings ??= []).push(text);
+      if (res.headersSent) return;
+      const before = res.getHeader('x-emulator-warning');
+      res.setHeader('x-emulator-warning', before ? `${before}; ${text}` : text);
+    },
+  };
 }
 
 /** The request log's record of a request or an upgrade (a credential's presence, never the credential). */

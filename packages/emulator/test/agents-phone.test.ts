@@ -75,7 +75,9 @@ describe('agents', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({
       code: 'invalid-argument',
-      error: 'Invalid field_mask path `phone_number`; valid paths: name, instructions, tools, voice, collection_ids',
+      error:
+        'Invalid value for `field_mask.paths[1]`: "phone_number"; must be one of name, instructions, tools, voice, ' +
+        'collection_ids',
     });
     expect((await api('GET', `/v1/agents/${a.agent_id}`)).body.agent.name).toBe('masked');
     const missing = await api('PATCH', `/v1/agents/${a.agent_id}`, { agent: {} });

@@ -107,11 +107,11 @@ describe('emulator POST /v1/tts', () => {
     expect(missing.status).toBe(422);
     expect(await missing.text()).toMatch(/missing field `language`/);
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ text: 'x'.repeat(60_001), language: 'en' }, /too long: 60001 characters; at most 60000/],
+      [{ text: 'x'.repeat(60_001), language: 'en' }, /`text`: at most 60000 characters \(got 60001\)/],
       [{ text: 'x', language: 'en_US' }, /`language`: "en_US"; must be a BCP-47 code or auto \(supported: auto, en/],
       [{ text: 'x', language: 'en', speed: 1.6 }, /`speed`: 1\.6; must be at least 0\.7 and at most 1\.5/],
-      [{ text: 'x', language: 'en', output_format: { codec: 'flac' } }, /`codec`: "flac"/],
-      [{ text: 'x', language: 'en', output_format: { sample_rate: 11025 } }, /`sample_rate`: 11025/],
+      [{ text: 'x', language: 'en', output_format: { codec: 'flac' } }, /`output_format.codec`: "flac"/],
+      [{ text: 'x', language: 'en', output_format: { sample_rate: 11025 } }, /`output_format.sample_rate`: 11025/],
       [{ text: 'x', language: 'en', voice_id: 'nobody' }, /`voice_id`: "nobody"/],
     ];
     for (const [body, msg] of cases) {

@@ -20,6 +20,7 @@ interface Opts {
   printEnv?: boolean;
   readyFile?: string;
   rateLimit?: RateLimit;
+  strict?: boolean;
 }
 
 const faultParser = repeatable<Fault>((raw, flag) => {
@@ -119,6 +120,12 @@ export default defineCommand<Opts>({
       parse: rateLimitParser,
     },
     {
+      flags: '--strict',
+      description:
+        'answer 400 naming a request field the API document does not describe (default: an x-emulator-warning ' +
+        'reply header and a note in the request log), so CI catches a typo the real API might ignore',
+    },
+    {
       flags: '--fault <spec>',
       description: 'inject a fault (repeatable): 429:retry-after=1, 500:path=/v1/chat, drop:after=3, slow:ms=500',
       parse: faultParser,
@@ -159,6 +166,7 @@ export default defineCommand<Opts>({
         collections: opts.collection,
         seed: opts.seed,
         rateLimit: opts.rateLimit,
+        strict: opts.strict,
         fixtures,
       });
     } catch (err) {

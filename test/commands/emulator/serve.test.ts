@@ -102,3 +102,25 @@ describe('svc emulator serve', () => {
     expect(r.stderr).toMatch(/--fault: sometimes .*STATUS\[:retry-after=S\]/);
   });
 });
+
+describe('svc emulator serve --strict', () => {
+  it('refuses a body field the API document does not describe, naming it; without it the reply warns', async () => {
+    const call = (url: string) =>
+      fetch(`${url}/v1/tokenize-text`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEFAULT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'hi', model: 'svc-4', txet: 'typo' }),
+      });
+    const strict = await serve(['--strict']);
+    running = strict.child;
+    const refused = await call(strict.url);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/^Unknown field `txet`/);
+    strict.child.kill('SIGKILL');
+    const lenient = await serve([]);
+    running = lenient.child;
+    const noted = await call(lenient.url);
+    expect(noted.status).toBe(200);
+    expect(noted.headers.get('x-emulator-warning')).toBe('unknown field ignored: txet');
+  });
+});

@@ -8,16 +8,7 @@ import {
   type EngineTool,
   type EngineTurn,
 } from '../engine.js';
-import {
-  MAX_CHOICES,
-  checkEnum,
-  checkRange,
-  invalid,
-  notFound,
-  requireFields,
-  type EmuRequest,
-  type Router,
-} from '../router.js';
+import { MAX_CHOICES, checkEnum, checkRange, invalid, notFound, type EmuRequest, type Router } from '../router.js';
 import { generateWithToolPlan } from '../tool-plan.js';
 import { checkAttachedFiles } from './files.js';
 
@@ -41,26 +32,14 @@ export function validateChatBody(body: Body): void {
     if (!m || typeof m !== 'object' || !ROLES.includes(m.role))
       invalid(`Invalid value for \`messages[${i}].role\`: must be one of ${ROLES.join(', ')}`);
   });
-  checkRange(body, 'frequency_penalty', -2, 2);
-  checkRange(body, 'presence_penalty', -2, 2);
-  checkRange(body, 'temperature', 0, 2);
-  checkRange(body, 'top_p', 0, 1, { minExclusive: true });
   checkRange(body, 'n', 1, MAX_CHOICES, { integer: true });
-  checkRange(body, 'top_logprobs', 0, 8, { integer: true });
   checkRange(body, 'max_completion_tokens', 1, 2147483647, { integer: true });
   checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
   checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
-  checkEnum(body, 'reasoning_effort', ['none', 'low', 'medium', 'high']);
-  checkEnum(body, 'service_tier', ['auto', 'priority']);
   if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.logprobs !== true)
     invalid('`top_logprobs` requires `logprobs` to be true');
-  if (body.stop !== undefined && body.stop !== null) {
-    const stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
-    if (!Array.isArray(stop) || stop.length > 4) invalid('Invalid value for `stop`: at most 4 stop sequences');
-  }
+  // stop (an array of at most 4) and tools (an array of at most 128): the document's (request-check.ts)
   if (body.tools !== undefined && body.tools !== null) {
-    if (!Array.isArray(body.tools)) invalid('Invalid value for `tools`: expected an array');
-    if (body.tools.length > 128) invalid(`Invalid value for \`tools\`: at most 128 tools (got ${body.tools.length})`);
     body.tools.forEach((t: Body, i: number) => {
       if (t?.type !== 'function' || typeof t.function?.name !== 'string')
         invalid(
@@ -290,7 +269,6 @@ export function register(router: Router): void {
     '/v1/chat/completions',
     async (req: EmuRequest, res, core) => {
       const body = await req.json<Body>();
-      requireFields(body, ['messages', 'model']);
       validateChatBody(body);
       core.checkModelAcl(req, String(body.model));
       checkAttachedFiles(core, req, body.messages);

@@ -6,7 +6,6 @@ import {
   MAX_CHOICES,
   checkRange,
   invalid,
-  requireFields,
   type EmuRequest,
   type EmuResponse,
   type Handler,
@@ -73,12 +72,8 @@ async function streamCompletion(
 /** POST /v1/completions: n choices for each prompt, whole or streamed. */
 const textCompletion: Handler = async (req, res, core) => {
   const body = await req.json<Body>();
-  requireFields(body, ['prompt', 'model']);
   const prompts = checkPrompts(body);
-  checkRange(body, 'temperature', 0, 2);
-  checkRange(body, 'top_p', 0, 1, { minExclusive: true });
   checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
-  if (body.suffix != null && typeof body.suffix !== 'string') invalid('Invalid value for `suffix`: expected a string');
   const stop = checkStops(body, 'stop');
   const model = legacyModel(core, req, body.model, 'completions');
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
@@ -175,13 +170,11 @@ function completionUsage(model: LanguageModel, promptTokens: number, completionT
 /** POST /v1/complete: the last human turn of a prompt of "\n\nHuman:" and "\n\nAssistant:" turns answered. */
 const humanAssistantCompletion: Handler = async (req, res, core) => {
   const body = await req.json<Body>();
-  requireFields(body, ['model', 'prompt', 'max_tokens_to_sample']);
-  if (typeof body.prompt !== 'string') invalid('Invalid value for `prompt`: expected a string');
+  // prompt: a string, as the document says (request-check.ts)
   if (!body.prompt.includes('\n\nHuman:') || !/\n\nAssistant:\s*$/.test(body.prompt)) {
     invalid('Invalid value for `prompt`: it must contain "\\n\\nHuman:" turns and end with "\\n\\nAssistant:"');
   }
   checkRange(body, 'max_tokens_to_sample', 1, 2147483647, { integer: true });
-  checkRange(body, 'temperature', 0, 2);
   checkRange(body, 'top_p', 0, 1, { minExclusive: true });
   checkRange(body, 'top_k', 1, 2147483647, { integer: true });
   const stop = checkStops(body, 'stop_sequences');

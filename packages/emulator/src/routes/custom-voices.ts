@@ -4,7 +4,16 @@ import { createReadStream, readFileSync, renameSync, rmSync, statSync } from 'no
 import { join } from 'node:path';
 import type { Backend } from '../backend.js';
 import { discard, parseForm, type FormFile, type FormPart } from '../formdata.js';
-import { HttpError, invalid, notFound, tokenPage, type EmuRequest, type Handler, type Router } from '../router.js';
+import {
+  HttpError,
+  invalid,
+  notFound,
+  queryNumber,
+  tokenPage,
+  type EmuRequest,
+  type Handler,
+  type Router,
+} from '../router.js';
 import { customVoices, type CustomVoiceRecord } from './voices.js';
 
 const MAX_CLIP_BYTES = 100 * 1024 * 1024;
@@ -56,6 +65,7 @@ const createVoice: Handler = async (req, res, core) => {
   const dir = core.store.blobDir('custom-voices');
   const parts = await parseForm(req.raw, req.headers['content-type'], { dir, maxFileBytes: MAX_CLIP_BYTES });
   try {
+    req.checkFormNames(parts.map((p) => p.name));
     const file = referenceClip(parts);
     const nameField = parts.find((p) => p.name === 'name' && p.kind === 'field');
     const name = nameField && nameField.kind === 'field' ? nameField.value : null;
@@ -102,10 +112,7 @@ function referenceClip(parts: FormPart[]): FormFile {
 }
 
 const listVoices: Handler = (req, res, core) => {
-  const raw = req.query.get('limit');
-  const limit = raw === null ? 100 : Number(raw);
-  if (raw !== null && (!/^\d+$/.test(raw) || limit < 1 || limit > 1000))
-    invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
+  const limit = queryNumber(req, 'limit', 100);
   const all = [...customVoices(core).values()].filter((v) => v.team_id === req.key!.team_id);
   const { page, next } = tokenPage(all, req.query.get('pagination_token'), limit, (v) => v.voice_id);
   res.json(200, { voices: page.map(publicVoice), ...(next !== undefined ? { pagination_token: next } : {}) });

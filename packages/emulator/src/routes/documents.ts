@@ -1,15 +1,13 @@
 // POST /v1/documents/search: ranks the chunks of the collections' files (see ../search-index.ts).
-import { checkRange, invalid, requireFields, type Router } from '../router.js';
+import { checkRange, invalid, type Router } from '../router.js';
 import { search, type RetrievalMode } from '../search-index.js';
 
-export const MODES: RetrievalMode[] = ['hybrid', 'semantic', 'keyword'];
 /** The spec gives no upper bound for `limit` (default 10); the emulator (and the CLI) allow 1 to 100. */
 export const MAX_SEARCH_LIMIT = 100;
 
 export function register(router: Router): void {
   router.post('/v1/documents/search', async (req, res, core) => {
     const body = await req.json<Record<string, any>>();
-    requireFields(body, ['query', 'source']);
     if (typeof body.query !== 'string' || body.query.trim() === '')
       invalid('Invalid value for `query`: a non-empty string is required');
     const ids = body.source?.collection_ids;
@@ -17,11 +15,8 @@ export function register(router: Router): void {
       invalid('Invalid value for `source.collection_ids`: at least one collection id is required');
     }
     checkRange(body, 'limit', 1, MAX_SEARCH_LIMIT, { integer: true });
-    if (body.filter != null && typeof body.filter !== 'string')
-      invalid('Invalid value for `filter`: expected a string');
-    const mode = body.retrieval_mode?.type ?? 'hybrid';
-    if (!MODES.includes(mode))
-      invalid(`Invalid value for \`retrieval_mode.type\`: ${JSON.stringify(mode)}; must be one of ${MODES.join(', ')}`);
+    // retrieval_mode.type is one of the document's enum (request-check.ts)
+    const mode: RetrievalMode = body.retrieval_mode?.type ?? 'hybrid';
     const matches = await search(core, {
       query: body.query,
       collectionIds: ids,

@@ -2,7 +2,7 @@
 import { EMBEDDING_MODELS, findLanguageModel } from '../catalog.js';
 import { embedYielding, toBase64 } from '../embedder.js';
 import { textSlices, yieldToLoop } from '../yield-loop.js';
-import { checkEnum, checkRange, invalid, notFound, requireFields, type Router } from '../router.js';
+import { checkRange, invalid, notFound, type Router } from '../router.js';
 import { countTokens } from '../tokenizer.js';
 
 export const MAX_EMBEDDING_INPUTS = 128;
@@ -10,7 +10,6 @@ export const MAX_EMBEDDING_INPUTS = 128;
 export function register(router: Router): void {
   router.post('/v1/embeddings', async (req, res, core) => {
     const body = await req.json<Record<string, any>>();
-    requireFields(body, ['input', 'model']);
     const model = EMBEDDING_MODELS.find((m) => m.id === body.model || m.aliases.includes(body.model));
     if (!model) {
       if (typeof body.model === 'string' && findLanguageModel(body.model))
@@ -27,7 +26,6 @@ export function register(router: Router): void {
       if (typeof s !== 'string') invalid(`Invalid value for \`input[${i}]\`: expected a string`);
       if (s === '') invalid(`Invalid value for \`input[${i}]\`: the string is empty`);
     });
-    checkEnum(body, 'encoding_format', ['float', 'base64']);
     checkRange(body, 'dimensions', 1, model.dimensions, { integer: true });
     const dims = body.dimensions ?? model.dimensions;
     const b64 = body.encoding_format === 'base64';

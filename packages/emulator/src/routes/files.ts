@@ -4,7 +4,15 @@ import { createReadStream, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import type { Backend } from '../backend.js';
-import { HttpError, invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../router.js';
+import {
+  HttpError,
+  invalid,
+  notFound,
+  queryNumber,
+  type EmuRequest,
+  type EmuResponse,
+  type Router,
+} from '../router.js';
 import { compileFilter, FilterError, type FieldSpec } from '../aip160.js';
 import { discard, logged, parseForm } from '../formdata.js';
 
@@ -146,6 +154,7 @@ async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise
   const dir = core.store.blobDir('files');
   const parts = await parseForm(logged(req, core), req.headers['content-type'], { dir, maxFileBytes: maxBytes });
   try {
+    req.checkFormNames(parts.map((p) => p.name));
     const fileIdx = parts.findIndex((p) => p.kind === 'file' && p.name === 'file');
     if (fileIdx === -1) {
       if (parts.some((p) => p.name === 'file')) invalid('The `file` part has no filename');
@@ -237,19 +246,10 @@ function decodeCursor(token: string): Cursor {
 function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
   sweep(core);
   const q = req.query;
-  const limitRaw = q.get('limit');
-  let limit = 100;
-  if (limitRaw !== null) {
-    limit = /^\d+$/.test(limitRaw) ? Number(limitRaw) : Number.NaN;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-      invalid(`Invalid value for \`limit\`: ${JSON.stringify(limitRaw)}; must be an integer from 1 to 100`);
-  }
-  const order = q.get('order') ?? 'desc';
-  if (order !== 'asc' && order !== 'desc')
-    invalid(`Invalid value for \`order\`: ${JSON.stringify(order)}; must be one of asc, desc`);
+  // limit, order and sort_by are within the document's range and enums (request-check.ts)
+  const limit = queryNumber(req, 'limit', 100);
+  const order = (q.get('order') ?? 'desc') as 'asc' | 'desc';
   const sortBy = (q.get('sort_by') ?? 'created_at') as SortBy;
-  if (!(sortBy in SORT_KEYS))
-    invalid(`Invalid value for \`sort_by\`: ${JSON.stringify(sortBy)}; must be one of created_at, filename, size`);
   let match: (f: StoredFile) => boolean;
   try {
     match = compileFilter(q.get('filter'), FILTER_FIELDS);

@@ -2,7 +2,7 @@
 // system, stop_sequences, sampling fields and tools ({name, description, input_schema} → tool_use blocks).
 import type { Backend } from '../backend.js';
 import { contentText, requireLanguageModel, type EngineReply, type EngineTurn } from '../engine.js';
-import { checkRange, invalid, requireFields, type EmuRequest, type EmuResponse, type Router } from '../router.js';
+import { checkRange, invalid, type EmuRequest, type EmuResponse, type Router } from '../router.js';
 import { generateWithToolPlan } from '../tool-plan.js';
 import { checkAttachedFiles } from './files.js';
 import { streamPieces } from '../tokenizer.js';
@@ -49,7 +49,6 @@ export function validateMessagesBody(body: Body): void {
   if (body.messages[0].role !== 'user')
     invalid('Invalid value for `messages`: the first message must have the role user');
   checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
-  checkRange(body, 'temperature', 0, 2);
   checkRange(body, 'top_p', 0, 1, { minExclusive: true });
   checkRange(body, 'top_k', 1, 2147483647, { integer: true });
   if (body.system != null && typeof body.system !== 'string' && !Array.isArray(body.system))
@@ -211,7 +210,6 @@ async function stream(core: Backend, res: EmuResponse, m: Made): Promise<void> {
 export function register(router: Router): void {
   router.post('/v1/messages', async (req, res, core) => {
     const body = await req.json<Body>();
-    requireFields(body, ['model', 'max_tokens', 'messages']);
     validateMessagesBody(body);
     checkAttachedFiles(core, req, body.messages);
     const m = make(core, req, body);

@@ -6,10 +6,9 @@ import type { Backend } from '../backend.js';
 import { generateSecret } from 'svc-formats/webhooks';
 import {
   HttpError,
-  checkEnum,
   invalid,
   notFound,
-  requireFields,
+  queryNumber,
   tokenPage,
   type EmuRequest,
   type Handler,
@@ -115,7 +114,6 @@ function validCidr(s: unknown): boolean {
 
 const createV1: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
-  requireFields(body, ['area_code', 'name']);
   if (typeof body.area_code !== 'string' || !/^[2-9]\d{2}$/.test(body.area_code))
     invalid(`Invalid value for \`area_code\`: ${JSON.stringify(body.area_code)}; must be a 3-digit US area code`);
   checkText(body, 'name', 255, true);
@@ -138,10 +136,7 @@ const createV1: Handler = async (req, res, core) => {
 };
 
 const listV1: Handler = (req, res, core) => {
-  const raw = req.query.get('limit');
-  const limit = raw === null ? 100 : Number(raw);
-  if (raw !== null && (!/^\d+$/.test(raw) || limit < 1 || limit > 1000))
-    invalid(`Invalid value for \`limit\`: ${raw}; must be an integer from 1 to 1000`);
+  const limit = queryNumber(req, 'limit', 100);
   const list = [...phoneNumbersV1(core).values()].filter((p) => p.team_id === req.key!.team_id).slice(0, limit);
   res.json(200, { phone_numbers: list.map(publicV1) });
 };
@@ -151,7 +146,6 @@ const getV1: Handler = (req, res, core) => res.json(200, { phone_number: publicV
 const updateV1: Handler = async (req, res, core) => {
   const current = v1Of(core, req);
   const body = await req.json<Json>();
-  requireFields(body, ['field_mask']);
   const paths = body.field_mask?.paths;
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
     invalid('Invalid value for `field_mask.paths`: expected an array of strings');
@@ -211,8 +205,6 @@ function sipAuthOf(body: Json): PhoneV2Record['sip_auth'] {
 
 const createV2: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
-  requireFields(body, ['origin', 'name']);
-  checkEnum(body, 'origin', ['svc_provisioned', 'byo_trunk']);
   checkText(body, 'name', 255, true);
   const team = req.key!.team_id;
   let e164: string;

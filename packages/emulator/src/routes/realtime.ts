@@ -6,6 +6,7 @@ import { endCall } from '../calls.js';
 import type { Backend } from '../backend.js';
 import { agents } from './agents.js';
 import { clearRealtimeLogs, realtimeLogs, type RealtimeSessionLog } from '../realtime-log.js';
+import { requestCheckerNow } from '../request-check.js';
 import { findVoice } from './voices.js';
 import { EmulatedRealtimeSession, REALTIME_MODELS, REASONING_EFFORTS } from '../realtime-session.js';
 import type { EmuRequest, Router } from '../router.js';
@@ -69,6 +70,8 @@ function openSession(ws: WebSocket, req: EmuRequest, core: Backend): void {
     initial,
     log,
     findVoice: findTeamVoice,
+    checkEvent: (ev) => requestCheckerNow()?.wsEvent('/v1/realtime', ev) ?? [],
+    strict: core.strict,
   });
   const timers: NodeJS.Timeout[] = [];
   const cleanups: (() => void)[] = [];

@@ -3,7 +3,15 @@ import { parseFrontMatter } from 'svc-formats/front-matter';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend } from '../backend.js';
-import { HttpError, invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../router.js';
+import {
+  HttpError,
+  invalid,
+  notFound,
+  queryNumber,
+  type EmuRequest,
+  type EmuResponse,
+  type Router,
+} from '../router.js';
 import { discard, logged, parseForm } from '../formdata.js';
 import { sendBlob } from './files.js';
 
@@ -61,6 +69,7 @@ async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise
   const dir = core.store.blobDir('skills');
   const parts = await parseForm(logged(req, core), req.headers['content-type'], { dir, maxFileBytes: maxBytes });
   try {
+    req.checkFormNames(parts.map((p) => p.name));
     const files = parts.filter((p) => p.kind === 'file' && p.name === 'files');
     if (files.length === 0) invalid('Missing the `files` part (one zip archive)');
     if (files.length > 1) invalid('Upload exactly one zip archive in the `files` part');
@@ -101,16 +110,9 @@ function find(core: Backend, req: EmuRequest): StoredSkill {
 }
 
 function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
-  const limitRaw = req.query.get('limit');
-  let limit = 100;
-  if (limitRaw !== null) {
-    limit = /^\d+$/.test(limitRaw) ? Number(limitRaw) : Number.NaN;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-      invalid(`Invalid value for \`limit\`: ${JSON.stringify(limitRaw)}; must be an integer from 1 to 100`);
-  }
+  // limit and order are within the document's range and enum (request-check.ts)
+  const limit = queryNumber(req, 'limit', 100);
   const order = req.query.get('order') ?? 'desc';
-  if (order !== 'asc' && order !== 'desc')
-    invalid(`Invalid value for \`order\`: ${JSON.stringify(order)}; must be one of asc, desc`);
   const all = [...skills(core).values()]
     .filter((s) => s.team_id === req.key!.team_id)
     .sort((a, b) => (order === 'asc' ? a.seq - b.seq : b.seq - a.seq));

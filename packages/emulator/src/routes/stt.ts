@@ -12,6 +12,7 @@ import { SAMPLE_RATES, type Encoding } from 'svc-formats/audio-format';
 import type { Backend } from '../backend.js';
 import { HttpError, invalid, type EmuRequest, type Router } from '../router.js';
 import { parseForm, type FormFile } from '../formdata.js';
+import { handleUnknown, requestCheckerNow } from '../request-check.js';
 import { toFloat, transcribeTones } from '../tones.js';
 import { Endpointer, frameLevels, voicedSegments } from '../vad.js';
 import { yieldToLoop } from '../yield-loop.js';
@@ -193,6 +194,7 @@ export function register(router: Router): void {
         dir,
         maxFileBytes: MAX_FILE,
       });
+      req.checkFormNames(parts.map((p) => p.name));
       const fields: Record<string, string> = {};
       let file: FormFile | undefined;
       for (const [i, p] of parts.entries()) {
@@ -372,20 +374,14 @@ interface StreamParams {
   vadThreshold: number;
 }
 
-function num(q: URLSearchParams, name: string, min: number, max: number, integer: boolean): number | undefined {
+/** A number of the query (its range already checked against the document: request-check.ts). */
+function num(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
-  if (v === null || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max)
-    invalid(
-      `Invalid value for \`${name}\`: ${JSON.stringify(v)}; must be ${integer ? 'an integer' : 'a number'} ` +
-        `from ${min} to ${max}`,
-    );
-  return n;
+  return v === null || v === '' ? undefined : Number(v);
 }
 
 function streamParams(q: URLSearchParams): StreamParams {
-  const sampleRate = rateField(q.get('sample_rate') ?? undefined, 'sample_rate') ?? 16000;
+  const sampleRate = num(q, 'sample_rate') ?? 16000;
   const encoding = (q.get('encoding') ?? 'pcm').toLowerCase();
   if (encoding === 'opus') invalid('The emulator does not decode opus; use encoding pcm, mulaw or alaw');
   if (!RAW.includes(encoding))
@@ -399,21 +395,21 @@ function streamParams(q: URLSearchParams): StreamParams {
   const format = boolField(q.get('format') ?? undefined, 'format');
   checkFormatLanguage(format, language);
   const multichannel = boolField(q.get('multichannel') ?? undefined, 'multichannel');
-  const channels = num(q, 'channels', 1, 8, true) ?? 1;
+  const channels = num(q, 'channels') ?? 1;
   if (multichannel && channels < 2) invalid('`multichannel=true` requires `channels` from 2 to 8');
   const keyterms = q.getAll('keyterm');
   if (keyterms.length > 100) invalid(`Too many \`keyterm\` values: ${keyterms.length}; at most 100`);
   const long = keyterms.find((k) => [...k].length > 50);
   if (long !== undefined) invalid(`\`keyterm\` ${JSON.stringify(long)} is too long; at most 50 characters`);
-  const smartTurn = num(q, 'smart_turn', 0, 1, false);
-  const smartTurnTimeoutMs = num(q, 'smart_turn_timeout', 1, 5000, true);
+  const smartTurn = num(q, 'smart_turn');
+  const smartTurnTimeoutMs = num(q, 'smart_turn_timeout');
   if (smartTurnTimeoutMs !== undefined && smartTurn === undefined)
     invalid('`smart_turn_timeout` is only allowed with `smart_turn`');
   return {
     sampleRate,
     encoding: encoding as Encoding,
     interim: boolField(q.get('interim_results') ?? undefined, 'interim_results'),
-    endpointingMs: num(q, 'endpointing', 0, 5000, true) ?? 400,
+    endpointingMs: num(q, 'endpointing') ?? 400,
     language,
     format,
     multichannel,
@@ -423,7 +419,7 @@ function streamParams(q: URLSearchParams): StreamParams {
     fillerWords: boolField(q.get('filler_words') ?? undefined, 'filler_words'),
     smartTurn,
     smartTurnTimeoutMs,
-    vadThreshold: num(q, 'vad_threshold', 0, 1, false) ?? 0.08,
+    vadThreshold: num(q, 'vad_threshold') ?? 0.08,
   };
 }
 
@@ -445,6 +441,9 @@ class ChannelState {
 async function streamStt(ws: WebSocket, req: EmuRequest, core: Backend): Promise<void> {
   let p: StreamParams;
   try {
+    // the document's ranges and enums first; an unknown parameter is refused under --strict
+    const unknown = requestCheckerNow()?.query('GET', '/v1/stt', req.query) ?? [];
+    handleUnknown(unknown, 'query parameter', { strict: core.strict, warn: () => {} });
     p = streamParams(req.query);
   } catch (err) {
     if (ws.readyState === 1) ws.send(JSON.stringify({ type: 'error', message: (err as Error).message }));

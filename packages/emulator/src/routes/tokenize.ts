@@ -1,14 +1,13 @@
 // POST /v1/tokenize-text: a real byte-level BPE (see ../tokenizer-bpe.ts); the tokens' bytes concatenate back
 // to the UTF-8 bytes of the text.
 import { requireLanguageModel } from '../engine.js';
-import { invalid, requireFields, type Router } from '../router.js';
+import { invalid, type Router } from '../router.js';
 import { tokenizeYielding } from '../tokenizer-bpe.js';
 
 export function register(router: Router): void {
   router.post('/v1/tokenize-text', async (req, res, core) => {
     const body = await req.json<Record<string, any>>();
-    requireFields(body, ['text', 'model']);
-    if (typeof body.text !== 'string') invalid('Invalid value for `text`: expected a string');
+    // text: a string, as the document says (request-check.ts)
     const model = requireLanguageModel(body.model);
     core.checkModelAcl(req, model.id);
     // a slice at a time, the event loop running between them

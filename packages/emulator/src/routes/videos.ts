@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { VIDEO_MODELS } from '../catalog.js';
 import type { Backend } from '../backend.js';
 import { PRIVATE_FILE } from '../state.js';
-import { checkEnum, invalid, notFound, requireFields, type EmuRequest, type Router } from '../router.js';
+import { invalid, notFound, type EmuRequest, type Router } from '../router.js';
 import { sendBlob } from './files.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
@@ -99,12 +99,9 @@ export function mp4For(seed: string, seconds: number): Buffer {
 function create(kind: VideoJob['kind']) {
   return async (req: EmuRequest, res: import('../router.js').EmuResponse, core: Backend) => {
     const body = await req.json();
-    requireFields(body, kind === 'generation' ? ['prompt'] : ['prompt', 'video']);
     if (typeof body.prompt !== 'string' || body.prompt.trim() === '')
       invalid('Invalid value for `prompt`: must be a non-empty string');
     const m = model(core, req, body.model);
-    checkEnum(body, 'aspect_ratio', VIDEO_ASPECT_RATIOS);
-    checkEnum(body, 'resolution', VIDEO_RESOLUTIONS);
     if (body.image !== undefined && body.image !== null) checkRef(body.image, 'image', 'image');
     let duration: number;
     if (kind === 'generation') duration = checkDuration(body, 1, 15, 8);

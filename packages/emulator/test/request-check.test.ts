@@ -1,0 +1,229 @@
+// Requests checked against the API document (src/request-check.ts) before the routes' own rules: values out of the
+// document's range or enum refused with the service's status and wording, fields the document does not describe
+// noted (x-emulator-warning header, request log) or, with `strict`, refused naming the field.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { realtimeLogs } from 'svc-emulator/realtime-log';
+import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
+
+let emu: TestEmulator;
+let strict: TestEmulator;
+
+beforeAll(async () => {
+  [emu, strict] = await Promise.all([startTestEmulator(), startTestEmulator({ strict: true })]);
+});
+afterAll(() => Promise.all([emu.close(), strict.close()]));
+
+async function post(on: TestEmulator, path: string, body: unknown) {
+  const res = await fetch(`${on.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${on.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, warning: res.headers.get('x-emulator-warning'), text };
+}
+
+const errorOf = (text: string) => (JSON.parse(text) as { code: string; error: string }).error;
+
+describe('requests checked against the API document', () => {
+  it('refuses a value outside the enum the document gives, a rule no route checks by hand', async () => {
+    // `truncation` has no hand-written check: before the document's rules, "sometimes" was taken (200)
+    const r = await post(emu, '/v1/responses', { model: 'svc-4', input: 'hi', truncation: 'sometimes' });
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text)).toEqual({
+      code: 'invalid-argument',
+      error: 'Invalid value for `truncation`: "sometimes"; must be one of auto, disabled',
+    });
+  });
+
+  it('answers ranges, nested enums and lengths with the field, the value and what is allowed', async () => {
+    const cases: [string, unknown, string][] = [
+      [
+        '/v1/chat/completions',
+        { model: 'svc-4', messages: [{ role: 'user', content: 'x' }], top_p: 0 },
+        'Invalid value for `top_p`: 0; must be greater than 0 and at most 1',
+      ],
+      [
+        '/v1/images/generations',
+        { prompt: 'a cat', n: 11 },
+        'Invalid value for `n`: 11; must be an integer at least 1 and at most 10',
+      ],
+      [
+        '/v1/documents/search',
+        { query: 'q', source: { collection_ids: ['c'] }, retrieval_mode: { type: 'fuzzy' } },
+        'Invalid value for `retrieval_mode.type`: "fuzzy"; must be one of hybrid, semantic, keyword',
+      ],
+      ['/v1/tts', { text: 'x'.repeat(60_001), language: 'en' }, 'Invalid value for `text`: at most 60000 characters'],
+      ['/v1/tokenize-text', { text: 5, model: 'svc-4' }, 'Invalid value for `text`: expected a string'],
+    ];
+    for (const [path, body, message] of cases) {
+      const r = await post(emu, path, body);
+      expect(r.status, path).toBe(400);
+      expect(errorOf(r.text), path).toContain(message);
+    }
+  });
+
+  it('keeps the 422 text of a missing required field', async () => {
+    const r = await post(emu, '/v1/embeddings', { input: 'x' });
+    expect(r.status).toBe(422);
+    expect(r.text).toBe(
+      'Failed to deserialize the JSON body into the target type: missing field `model` at line 1 column 13',
+    );
+  });
+
+  it('notes a field the document does not describe in x-emulator-warning and the request log', async () => {
+    emu.clearRequests();
+    const r = await post(emu, '/v1/messages', {
+      model: 'svc-4',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'hi' }],
+      output_config: { effort: 'low' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.warning).toBe('unknown field ignored: output_config');
+    const logged = emu.requests().find((q) => q.path === '/v1/messages');
+    expect(logged?.warnings).toEqual(['unknown field ignored: output_config']);
+  });
+
+  it('notes an unknown query parameter, and refuses a documented one out of range', async () => {
+    const list = (on: TestEmulator, query: string) =>
+      fetch(`${on.url}/v1/files?${query}`, { headers: { authorization: `Bearer ${on.key}` } });
+    const unknown = await list(emu, 'limt=5');
+    expect(unknown.status).toBe(200);
+    expect(unknown.headers.get('x-emulator-warning')).toBe('unknown query parameter ignored: limt');
+    const bad = await list(emu, 'limit=0');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe(
+      'Invalid value for `limit`: "0"; must be an integer from 1 to 100',
+    );
+    const refused = await list(strict, 'limt=5');
+    expect(refused.status).toBe(400);
+  });
+
+  it('notes a multipart part the document does not describe; with strict, refuses it naming it', async () => {
+    const upload = (on: TestEmulator) => {
+      const form = new FormData();
+      form.append('expires_after[anchor]', 'created_at');
+      form.append('file', new Blob(['hello']), 'a.txt');
+      return fetch(`${on.url}/v1/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${on.key}` },
+        body: form,
+      });
+    };
+    const noted = await upload(emu);
+    expect(noted.status).toBe(200);
+    expect(noted.headers.get('x-emulator-warning')).toBe('unknown field ignored: expires_after[anchor]');
+    const refused = await upload(strict);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toContain('Unknown field `expires_after[anchor]`');
+  });
+
+  it('with strict, answers 400 naming the unknown field (nested ones by their path)', async () => {
+    const r = await post(strict, '/v1/chat/completions', {
+      model: 'svc-4',
+      messages: [{ role: 'user', content: 'x' }],
+      temprature: 0.5,
+    });
+    expect(r.status).toBe(400);
+    expect(errorOf(r.text)).toBe(
+      'Unknown field `temprature`: the API document does not describe it (the emulator runs with --strict)',
+    );
+    const nested = await post(strict, '/v1/documents/search', {
+      query: 'q',
+      source: { collection_ids: ['c'], colection: 'x' },
+    });
+    expect(nested.status).toBe(400);
+    expect(errorOf(nested.text)).toContain('Unknown field `source.colection`');
+  });
+
+  it('names nothing for fields the document describes', async () => {
+    const r = await post(strict, '/v1/chat/completions', {
+      model: 'svc-4',
+      messages: [{ role: 'user', content: 'x' }],
+      temperature: 0.5,
+      max_tokens: 3,
+    });
+    expect(r.status).toBe(200);
+    expect(r.warning).toBeNull();
+  });
+});
+
+/** A realtime session: send one client event, return the server's answer to it (session.updated or error). */
+async function realtimeReply(on: TestEmulator, event: Record<string, unknown>): Promise<Record<string, any>> {
+  const ws = new WebSocket(`${on.wsUrl}/v1/realtime`, { headers: { authorization: `Bearer ${on.key}` } });
+  const events: Record<string, any>[] = [];
+  const second = new Promise<Record<string, any>>((resolve, reject) => {
+    ws.on('message', (d) => {
+      events.push(JSON.parse(d.toString()));
+      if (events.length === 1) ws.send(JSON.stringify(event));
+      else if (['session.updated', 'error'].includes(events.at(-1)!.type)) resolve(events.at(-1)!);
+    });
+    ws.once('error', reject);
+    ws.once('close', () => reject(new Error(`closed after ${events.map((e) => e.type).join(', ')}`)));
+  });
+  try {
+    return await second;
+  } finally {
+    ws.terminate();
+  }
+}
+
+describe('WebSocket client events checked against the API document', () => {
+  // the GA shape's place for turn detection; this API's session has it at session.turn_detection
+  const gaStyle = { type: 'session.update', session: { audio: { input: { turn_detection: null } } } };
+
+  it('notes a field the document does not describe in the session log, and applies the rest', async () => {
+    const reply = await realtimeReply(emu, gaStyle);
+    expect(reply.type).toBe('session.updated');
+    expect(realtimeLogs(emu.core).at(-1)!.warnings).toEqual([
+      'session.update: unknown field ignored: session.audio.input.turn_detection',
+    ]);
+  });
+
+  it('with strict, answers the error event naming the field', async () => {
+    const reply = await realtimeReply(strict, gaStyle);
+    expect(reply).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', code: 'unknown_parameter', param: 'session.audio.input.turn_detection' },
+    });
+  });
+
+  it('answers an unknown event type with the error of the API naming it, also with strict', async () => {
+    const reply = await realtimeReply(strict, { type: 'session.upgrade' });
+    expect(reply.error).toMatchObject({
+      code: 'invalid_event_type',
+      message: 'Unknown client event type: session.upgrade',
+    });
+  });
+});
+
+describe('WebSocket query parameters checked against the API document', () => {
+  /** The first event of a streaming STT opening and its close code. */
+  async function sttOpening(on: TestEmulator, query: string): Promise<{ event: Record<string, any>; code: number }> {
+    const ws = new WebSocket(`${on.wsUrl}/v1/stt?${query}`, { headers: { authorization: `Bearer ${on.key}` } });
+    return new Promise((resolve, reject) => {
+      let event: Record<string, any> = {};
+      ws.once('message', (d) => {
+        event = JSON.parse(d.toString());
+      });
+      ws.once('close', (code) => resolve({ event, code }));
+      ws.once('error', reject);
+    });
+  }
+
+  it('refuses a number out of the documented range with an error event and 1008', async () => {
+    const r = await sttOpening(emu, 'vad_threshold=2');
+    expect(r).toEqual({
+      event: { type: 'error', message: 'Invalid value for `vad_threshold`: "2"; must be at least 0 and at most 1' },
+      code: 1008,
+    });
+  });
+
+  it('with strict, refuses an unknown query parameter naming it', async () => {
+    const r = await sttOpening(strict, 'endpointng=300');
+    expect(r.code).toBe(1008);
+    expect(r.event.message).toContain('Unknown query parameter `endpointng`');
+  });
+});
