@@ -45,16 +45,20 @@ describe('the generated API modules', () => {
 /**
  * Runs, in a node process of its own, the client's `--aspect-ratio` check (the built images command's option) and
  * the emulator's (a POST to its /v1/images/generations) with svc-formats/api-facts resolved to `facts` (a module
- * generated from a changed document): what each says of `value`.
+ * generated from a changed document) and the emulator's own document (its request checker reads it) to `doc`: what
+ * each says of `value`.
  */
-function checksWith(facts: string, value: string): { client: string; emulator: number } {
+function checksWith(facts: string, doc: unknown, value: string): { client: string; emulator: number } {
   const dir = mkdtempSync(join(temp, 'run-'));
   const url = (p: string) => pathToFileURL(p).href;
+  const docFile = join(dir, 'openapi.json');
+  writeFileSync(docFile, JSON.stringify(doc));
   writeFileSync(
     join(dir, 'hooks.mjs'),
     `export async function resolve(spec, context, next) {
-       return spec === 'svc-formats/api-facts' ? { url: ${JSON.stringify(url(facts))}, shortCircuit: true }
-         : next(spec, context);
+       if (spec === 'svc-formats/api-facts') return { url: ${JSON.stringify(url(facts))}, shortCircuit: true };
+       if (spec.endsWith('/spec/openapi.json')) return next(${JSON.stringify(url(docFile))}, context);
+       return next(spec, context);
      }\n`,
   );
   writeFileSync(
@@ -90,8 +94,8 @@ describe('an enum changed in the document', () => {
   it("reaches the client's check and the emulator's through the regenerated module, with no other edit", async () => {
     const doc = readDoc();
     doc.components.schemas.ImageAspectRatio.enum.push('5:4');
-    const changed = checksWith(await factsFrom(doc, 'changed'), '5:4');
-    const today = checksWith(await factsFrom(readDoc(), 'today'), '5:4');
+    const changed = checksWith(await factsFrom(doc, 'changed'), doc, '5:4');
+    const today = checksWith(await factsFrom(readDoc(), 'today'), readDoc(), '5:4');
     expect(today.client).toMatch(/--aspect-ratio.*5:4/);
     expect(today.emulator).toBe(400);
     expect(changed).toEqual({ client: 'accepted', emulator: 200 });
