@@ -10,9 +10,6 @@ import { PRIVATE_FILE } from '../state.js';
 import { invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../router.js';
 import { dimensions, pictureFromSeed } from '../png.js';
 import { sendBlob } from './files.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
-
-const IMAGE_ASPECT_RATIOS = SCHEMAS.ImageAspectRatio.$.enum;
 
 function model(core: Backend, req: EmuRequest, id: unknown) {
   const name = typeof id === 'string' ? id : 'svc-image-1';

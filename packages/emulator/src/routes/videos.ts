@@ -9,9 +9,7 @@ import type { Backend } from '../backend.js';
 import { PRIVATE_FILE } from '../state.js';
 import { invalid, notFound, type EmuRequest, type Router } from '../router.js';
 import { sendBlob } from './files.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
 
-const VIDEO_ASPECT_RATIOS = SCHEMAS.VideoAspectRatio.$.enum;
 export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'];
 
 interface VideoJob {
