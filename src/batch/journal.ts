@@ -5,17 +5,7 @@
 // of another input or with another template is refused). Reading it back gives the rows known done and where each
 // one's output line is, and the request ids of rows the API took deferred and had not answered (--deferred): a
 // resume fetches those answers by id instead of paying for the rows again.
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  fsyncSync,
-  lstatSync,
-  openSync,
-  readSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, readSync, writeSync } from 'node:fs';
 
 // a symlink planted at the journal's place is never followed (ELOOP): the journal is svc's own file (0 off POSIX)
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;

@@ -1,7 +1,7 @@
 // The built CLI as a process of its own (node bin/svc.cjs): for the launcher, signals, a closed pipe, sound devices,
 // NODE_OPTIONS and PATH tricks, shell pipelines and the installed package. Every run's output is scanned for keys.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -132,4 +132,20 @@ export function nodeProgram(
   opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {},
 ): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [file], { ...opts, encoding: 'utf8' });
+}
+
+/** `spawnSvc` to its end, with the process's peak RSS (VmHWM, read from /proc every 20 ms: Linux only). */
+export async function svcPeakRss(args: string[], opts: RunOptions = {}) {
+  const run = spawnSvc(args, opts);
+  let peak = 0;
+  const poll = setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.pid}/status`, 'utf8'));
+      if (m) peak = Math.max(peak, Number(m[1]) * 1024);
+    } catch {
+      // exited
+    }
+  }, 20);
+  const result = await run.finally(() => clearInterval(poll));
+  return { result, peak };
 }

@@ -1,6 +1,6 @@
 // -x/--extract and --extract-last on chat, responses create and messages: the code block alone, streamed or not,
 // in a pipe and on a real terminal (as written, never rendered as Markdown); refused with --json, -i, -n > 1.
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { itWithEmulator } from '../../helpers/emulator.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { svcOnTerminal } from '../../helpers/terminal.js';

@@ -3,9 +3,9 @@
 // so that one spoken question brings back about an hour of audio (~4.5 times the heap) in seconds, faster than the
 // file takes it. (A pipe is no test of this: Node writes to a pipe synchronously on Linux.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSvc } from '../../helpers/subprocess.js';
+import { spawnSvc, svcPeakRss } from '../../helpers/subprocess.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
 import { answerPcm, fastEmulator, lastSession, questionClip } from './talk-helpers.js';
@@ -55,17 +55,7 @@ describe('svc realtime talk under a capped heap', () => {
     emu.core.settings.realtimeAnswerRepeat = 500;
     const rec = join(dir, 'talk.wav');
     const args = ['realtime', 'talk', '--input', question, '--output', '/dev/null', '--record', rec];
-    const run = spawnSvc(args, { emu, env: CAPPED, timeout: 50_000 });
-    let peak = 0;
-    const poll = setInterval(() => {
-      try {
-        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.pid}/status`, 'utf8'));
-        if (m) peak = Math.max(peak, Number(m[1]) * 1024);
-      } catch {
-        // exited
-      }
-    }, 20);
-    const r = await run.finally(() => clearInterval(poll));
+    const { result: r, peak } = await svcPeakRss(args, { emu, env: CAPPED, timeout: 50_000 });
     emu.core.settings.realtimeAnswerRepeat = REPEAT;
     expect(r.stderr).not.toMatch(/heap|allocation failed|warning/i);
     expect(r.exitCode).toBe(0);

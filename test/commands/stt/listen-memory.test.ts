@@ -4,10 +4,10 @@
 // flat at ~130 MB after the first second (before the fix every frame was handed to the socket at once: ~300 MB for
 // 95 MB of PCM).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { textToTones } from 'svc-emulator/tones';
-import { spawnSvc } from '../../helpers/subprocess.js';
+import { svcPeakRss } from '../../helpers/subprocess.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
 
@@ -29,21 +29,11 @@ describe('svc stt listen --no-realtime, a long file, under a capped heap', () =>
   it('keeps its memory bounded by its buffers, not by the file', async () => {
     const size = statSync(input).size;
     expect(size).toBeGreaterThan(4 * HEAP_MB * 1024 * 1024);
-    const run = spawnSvc(['stt', 'listen', '--no-realtime', '--input', input], {
+    const { result: r, peak } = await svcPeakRss(['stt', 'listen', '--no-realtime', '--input', input], {
       emu,
       env: CAPPED,
       timeout: 50_000,
     });
-    let peak = 0;
-    const poll = setInterval(() => {
-      try {
-        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.pid}/status`, 'utf8'));
-        if (m) peak = Math.max(peak, Number(m[1]) * 1024);
-      } catch {
-        // exited
-      }
-    }, 20);
-    const r = await run.finally(() => clearInterval(poll));
     expect(r.stderr).toBe(''); // no heap exhaustion, no warning
     expect(r.exitCode).toBe(0);
     expect(String(r.stdout)).toContain('lighthouse keeper');
