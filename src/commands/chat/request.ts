@@ -2,7 +2,6 @@
 // field), and the request body built from it.
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../endpoints/chat.js';
 import {
-  DEFAULT_LANGUAGE_MODEL,
   OUTPUT,
   PARALLEL_TOOL_CALLS,
   SEARCH_ROWS,
@@ -181,10 +180,10 @@ export function userMessage(text: string, f: Pick<ChatFlags, 'image' | 'fileId'>
 export function buildChatRequest(
   f: ChatFlags,
   messages: ChatMessage[],
-  defaultModel: string | undefined,
+  model: string,
   tools = checkChatFlags(f),
 ): ChatRequest {
-  const body: ChatRequest = { model: f.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL, messages };
+  const body: ChatRequest = { model, messages };
   if (tools.length) body.tools = tools;
   if (f.toolChoice !== undefined) {
     body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice)

@@ -1,0 +1,21 @@
+// Each fact the client repeats is stated in one place (issue 38 item 4): the default-model rule, the local tool
+// loop's turn cap, the profile's keys, the realtime event groups, the reasoning efforts. A second statement of one
+// of them in src/ fails here, naming the files.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/files.js';
+
+const sources = (readdirSync(join(ROOT, 'src'), { recursive: true }) as string[])
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => ({ file: relative(ROOT, join(ROOT, 'src', f)), text: readFileSync(join(ROOT, 'src', f), 'utf8') }));
+
+/** the files whose text matches, once per match */
+const where = (pattern: RegExp) =>
+  sources.flatMap(({ file, text }) => (text.match(new RegExp(pattern, 'g')) ?? []).map(() => file));
+
+describe('facts stated once in src/', () => {
+  it('the default-model rule: only resolveModel falls back to DEFAULT_LANGUAGE_MODEL', () => {
+    expect(where(/\?\? DEFAULT_LANGUAGE_MODEL/)).toEqual(['src/cmdutil/flag-sets.ts']);
+  });
+});
