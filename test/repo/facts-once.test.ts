@@ -18,4 +18,8 @@ describe('facts stated once in src/', () => {
   it('the default-model rule: only resolveModel falls back to DEFAULT_LANGUAGE_MODEL', () => {
     expect(where(/\?\? DEFAULT_LANGUAGE_MODEL/)).toEqual(['src/cmdutil/flag-sets.ts']);
   });
+
+  it("the local tool loop's default turn cap: one DEFAULT_MAX_TURNS, beside MaxTurnsError", () => {
+    expect(where(/const DEFAULT_MAX_TURNS\b/)).toEqual(['src/cmdutil/local-tools.ts']);
+  });
 });

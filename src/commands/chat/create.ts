@@ -4,7 +4,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import {
   CHAT_REQUEST_ROWS,
-  DEFAULT_MAX_TURNS,
   buildChatRequest,
   checkChatFlags,
   userMessage,
@@ -12,7 +11,7 @@ import {
 } from './request.js';
 import type { ChatOutcome } from './render.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
-import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
+import { DEFAULT_MAX_TURNS, toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
 import {
   type PromptExtraFlags,

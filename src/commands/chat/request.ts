@@ -19,8 +19,6 @@ import { fail, integer, keyValue, number, oneOf, repeatable, require } from '../
 
 export const REASONING_EFFORTS = ['none', 'low', 'medium', 'high'] as const;
 export const SERVICE_TIERS = ['auto', 'priority'] as const;
-/** model turns of the local tool loop (--tool-cmd) when --max-turns is not given */
-export const DEFAULT_MAX_TURNS = 8;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
 export interface ChatFlags extends SearchFlags {

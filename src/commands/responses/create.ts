@@ -37,6 +37,7 @@ import type { HttpClient } from '../../net/http.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import {
   DECLINED,
+  DEFAULT_MAX_TURNS,
   MaxTurnsError,
   defaultToolDefinition,
   runToolCommand,
@@ -104,8 +105,6 @@ export interface ResponsesFlags extends SearchFlags, PromptExtraFlags {
   metadata?: Record<string, string>;
   usage?: boolean;
 }
-
-export const DEFAULT_MAX_TURNS = 8;
 
 type RequestBase = { model: string; [field: string]: unknown };
 
