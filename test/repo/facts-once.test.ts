@@ -22,4 +22,8 @@ describe('facts stated once in src/', () => {
   it("the local tool loop's default turn cap: one DEFAULT_MAX_TURNS, beside MaxTurnsError", () => {
     expect(where(/const DEFAULT_MAX_TURNS\b/)).toEqual(['src/cmdutil/local-tools.ts']);
   });
+
+  it("the profile's keys: listed in runtime/config.ts only (svc config set takes them but api_key)", () => {
+    expect(where(/'log\.retention_days',\s*'budget\.daily'/)).toEqual(['src/runtime/config.ts']);
+  });
 });
