@@ -26,4 +26,9 @@ describe('facts stated once in src/', () => {
   it("the profile's keys: listed in runtime/config.ts only (svc config set takes them but api_key)", () => {
     expect(where(/'log\.retention_days',\s*'budget\.daily'/)).toEqual(['src/runtime/config.ts']);
   });
+
+  it('the realtime answer events: their GA and beta names grouped in core/realtime-events.ts only', () => {
+    for (const name of ['response.audio.delta', 'response.audio_transcript.delta', 'response.text.done'])
+      expect(where(new RegExp(`'${name.replaceAll('.', '\\.')}'`)), name).toEqual(['src/core/realtime-events.ts']);
+  });
 });
