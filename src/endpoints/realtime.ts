@@ -3,12 +3,13 @@
 import { ApiError } from '../core/errors.js';
 import type { WsConnection } from '../net/ws.js';
 import type { Agent } from './agents.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 import type { RealtimeServerEventName } from '../core/realtime-events.js';
 
-export const REALTIME_MODELS = ['voice-latest', 'voice-3.0', 'voice-2.0'] as const;
+export const REALTIME_MODELS = OPERATIONS.realtimeSession.fields['query.model'].enum;
 export const DEPRECATED_MODELS: readonly string[] = ['voice-2.0'];
-export const REASONING_EFFORTS = ['high', 'none'] as const;
+/** a realtime session's reasoning.effort (a query parameter of the connection) */
+export const REALTIME_REASONING_EFFORTS = OPERATIONS.realtimeSession.fields['query.reasoning.effort'].enum;
 type WireType = (typeof SCHEMAS.RealtimeAudioFormat)['$.type']['enum'][number];
 /** `--audio-format`'s names: the document's wire types (RealtimeAudioFormat) without `audio/` */
 export type AudioFormatName = WireType extends `audio/${infer Name}` ? Name : never;

@@ -6,13 +6,16 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/files.js';
 
-const sources = (readdirSync(join(ROOT, 'src'), { recursive: true }) as string[])
-  .filter((f) => f.endsWith('.ts'))
-  .map((f) => ({ file: relative(ROOT, join(ROOT, 'src', f)), text: readFileSync(join(ROOT, 'src', f), 'utf8') }));
+const tree = (dir: string) =>
+  (readdirSync(join(ROOT, dir), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => ({ file: relative(ROOT, join(ROOT, dir, f)), text: readFileSync(join(ROOT, dir, f), 'utf8') }));
+const sources = tree('src');
+const emulatorSources = tree('packages/emulator/src');
 
 /** the files whose text matches, once per match */
-const where = (pattern: RegExp) =>
-  sources.flatMap(({ file, text }) => (text.match(new RegExp(pattern, 'g')) ?? []).map(() => file));
+const where = (pattern: RegExp, files = sources) =>
+  files.flatMap(({ file, text }) => (text.match(new RegExp(pattern, 'g')) ?? []).map(() => file));
 
 describe('facts stated once in src/', () => {
   it('the default-model rule: only resolveModel falls back to DEFAULT_LANGUAGE_MODEL', () => {
@@ -30,5 +33,10 @@ describe('facts stated once in src/', () => {
   it('the realtime answer events: their GA and beta names grouped in core/realtime-events.ts only', () => {
     for (const name of ['response.audio.delta', 'response.audio_transcript.delta', 'response.text.done'])
       expect(where(new RegExp(`'${name.replaceAll('.', '\\.')}'`)), name).toEqual(['src/core/realtime-events.ts']);
+  });
+
+  it("reasoning efforts and realtime models: the document's enums, read from api-facts by client and emulator", () => {
+    // chat's reasoning_effort, responses' reasoning.effort and the realtime query's are three different sets
+    expect(where(/(EFFORTS|REALTIME_MODELS) = \[/, [...sources, ...emulatorSources])).toEqual([]);
   });
 });

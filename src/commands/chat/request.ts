@@ -16,8 +16,10 @@ import { imageRef } from '../../cmdutil/image-ref.js';
 import { fillBody, type RequestRow } from '../../core/request-table.js';
 import { checkTools, readJsonFile } from '../../cmdutil/tool-file.js';
 import { fail, integer, keyValue, number, oneOf, repeatable, require } from '../../core/validate.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const REASONING_EFFORTS = ['none', 'low', 'medium', 'high'] as const;
+/** chat completions' reasoning_effort (the document's ChatRequest) */
+const CHAT_REASONING_EFFORTS = SCHEMAS.ChatRequest['$.reasoning_effort'].enum;
 export const SERVICE_TIERS = ['auto', 'priority'] as const;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
@@ -127,9 +129,9 @@ export const CHAT_REQUEST_ROWS: RequestRow[] = [
   OUTPUT.topLogprobs,
   {
     flags: '--reasoning-effort <level>',
-    description: `reasoning effort: ${REASONING_EFFORTS.join(', ')}`,
-    parse: oneOf(REASONING_EFFORTS),
-    choices: REASONING_EFFORTS,
+    description: `reasoning effort: ${CHAT_REASONING_EFFORTS.join(', ')}`,
+    parse: oneOf(CHAT_REASONING_EFFORTS),
+    choices: CHAT_REASONING_EFFORTS,
     field: 'reasoning_effort',
   },
   {

@@ -55,8 +55,9 @@ import { readInputFlag } from './input.js';
 import { lastResponse, rememberResponse } from './state.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const EFFORTS = ['none', 'low', 'medium', 'high', 'xhigh'] as const;
-export const SUMMARIES = ['auto', 'concise', 'detailed'] as const;
+/** the Responses API's reasoning.effort, wider than chat's (xhigh) */
+const RESPONSES_REASONING_EFFORTS = SCHEMAS.ResponsesRequest['$.reasoning.effort'].enum;
+const SUMMARIES = SCHEMAS.ResponsesRequest['$.reasoning.summary'].enum;
 export const INCLUDES = SCHEMAS.ResponsesRequest['$.include[]'].enum;
 const TRUNCATIONS = SCHEMAS.ResponsesRequest['$.truncation'].enum;
 /** hosted tools a --tool file may hold besides functions (a web_search_preview tool is overridden by --search*) */
@@ -185,9 +186,9 @@ export const RESPONSES_TABLE: RequestTable = {
     },
     {
       flags: '--reasoning-effort <level>',
-      description: `reasoning effort: ${EFFORTS.join(', ')} (models without reasoning reject it)`,
-      parse: oneOf(EFFORTS),
-      choices: EFFORTS,
+      description: `reasoning effort: ${RESPONSES_REASONING_EFFORTS.join(', ')} (models without reasoning reject it)`,
+      parse: oneOf(RESPONSES_REASONING_EFFORTS),
+      choices: RESPONSES_REASONING_EFFORTS,
       field: 'reasoning.effort',
     },
     {
