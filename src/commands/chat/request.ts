@@ -20,7 +20,7 @@ import { SCHEMAS } from 'svc-formats/api-facts';
 
 /** chat completions' reasoning_effort (the document's ChatRequest) */
 const CHAT_REASONING_EFFORTS = SCHEMAS.ChatRequest['$.reasoning_effort'].enum;
-export const SERVICE_TIERS = ['auto', 'priority'] as const;
+const SERVICE_TIERS = SCHEMAS.ChatRequest['$.service_tier'].enum;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
 export interface ChatFlags extends SearchFlags {

@@ -58,6 +58,8 @@ import { SCHEMAS } from 'svc-formats/api-facts';
 /** the Responses API's reasoning.effort, wider than chat's (xhigh) */
 const RESPONSES_REASONING_EFFORTS = SCHEMAS.ResponsesRequest['$.reasoning.effort'].enum;
 const SUMMARIES = SCHEMAS.ResponsesRequest['$.reasoning.summary'].enum;
+/** the Responses API's tiers (chat's are auto and priority) */
+const SERVICE_TIERS = SCHEMAS.ResponsesRequest['$.service_tier'].enum;
 export const INCLUDES = SCHEMAS.ResponsesRequest['$.include[]'].enum;
 const TRUNCATIONS = SCHEMAS.ResponsesRequest['$.truncation'].enum;
 /** hosted tools a --tool file may hold besides functions (a web_search_preview tool is overridden by --search*) */
@@ -257,8 +259,8 @@ export const RESPONSES_TABLE: RequestTable = {
     {
       flags: '--service-tier <tier>',
       description: 'default or priority',
-      parse: oneOf(['default', 'priority'] as const),
-      choices: ['default', 'priority'],
+      parse: oneOf(SERVICE_TIERS),
+      choices: SERVICE_TIERS,
       field: 'service_tier',
     },
     {

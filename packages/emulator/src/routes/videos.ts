@@ -12,7 +12,6 @@ import { sendBlob } from './files.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
 const VIDEO_ASPECT_RATIOS = SCHEMAS.VideoAspectRatio.$.enum;
-export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'];
 
 interface VideoJob {
   request_id: string;
