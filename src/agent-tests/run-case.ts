@@ -3,13 +3,8 @@
 // checked against each turn's expectations. A turn ends with the first answer that calls no tool; tool calls in
 // between are answered from the case's scripted results or the `--tool-cmd` commands.
 import { performance } from 'node:perf_hooks';
-import {
-  errorFromEvent,
-  isTranscriptDelta,
-  isTranscriptDone,
-  type ServerEvent,
-  type SessionUpdate,
-} from '../endpoints/realtime.js';
+import { errorFromEvent, type ServerEvent, type SessionUpdate } from '../endpoints/realtime.js';
+import { isTranscriptDelta, isTranscriptDone } from '../core/realtime-events.js';
 import { IncompleteError, NetworkError } from '../core/errors.js';
 import { runToolCommand } from '../cmdutil/local-tools.js';
 import { closeNote, type WsConnection } from '../net/ws.js';

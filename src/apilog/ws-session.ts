@@ -7,6 +7,7 @@ import type { CallRecord, CallTurn } from './log.js';
 import { TEXT_CAP } from './log.js';
 import type { Query } from '../net/http.js';
 import type { WsJsonEvent, WsWatcher } from '../net/ws.js';
+import { isTranscriptDelta, isTranscriptDone, type RealtimeServerEventName } from '../core/realtime-events.js';
 
 type Protocol = 'realtime' | 'tts' | 'stt' | 'other';
 
@@ -128,7 +129,8 @@ export class WsSessionLog implements WsWatcher {
   }
 
   private realtime(ev: WsJsonEvent): void {
-    const t = ev.type ?? '';
+    // typed by the document's names, so each name compared below is one the server sends
+    const t = ev.type as RealtimeServerEventName | undefined;
     const session = obj(ev.session);
     if ((t === 'session.created' || t === 'session.updated') && typeof session?.model === 'string')
       this.model = session.model;
@@ -137,19 +139,9 @@ export class WsSessionLog implements WsWatcher {
     else if (t === 'response.created') {
       this.answering = true;
       this.partial = '';
-    } else if (
-      t === 'response.output_audio_transcript.delta' ||
-      t === 'response.audio_transcript.delta' ||
-      t === 'response.output_text.delta' ||
-      t === 'response.text.delta'
-    ) {
+    } else if (isTranscriptDelta(t)) {
       if (typeof ev.delta === 'string') this.partial += ev.delta.slice(0, TEXT_CAP + 1 - this.partial.length);
-    } else if (
-      t === 'response.output_audio_transcript.done' ||
-      t === 'response.audio_transcript.done' ||
-      t === 'response.output_text.done' ||
-      t === 'response.text.done'
-    ) {
+    } else if (isTranscriptDone(t)) {
       this.texts.add('assistant', (str(ev.transcript) ?? str(ev.text) ?? this.partial).trim());
       this.partial = '';
     } else if (t === 'response.function_call_arguments.done' && typeof ev.name === 'string') {

@@ -163,6 +163,9 @@ export async function runCalls(
   return results;
 }
 
+/** model turns of a local tool loop (chat and responses --tool-cmd, --mcp) when --max-turns is not given */
+export const DEFAULT_MAX_TURNS = 8;
+
 /** Too many model turns: a clear message and a non-zero exit (1). */
 export class MaxTurnsError extends Error {
   override name = 'MaxTurnsError';

@@ -27,7 +27,6 @@ export const AGENT_FIELDS = ['name', 'instructions', 'tools', 'voice', 'collecti
 export type AgentField = (typeof AGENT_FIELDS)[number];
 export type AgentInput = Partial<Record<AgentField, unknown>>;
 
-export const TOOL_KINDS = ['function', 'web_search', 'x_search', 'file_search', 'mcp'] as const;
 export const AGENT_LIMITS = {
   name: 255,
   instructions: 256_000,

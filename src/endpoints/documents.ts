@@ -1,8 +1,9 @@
 // POST /v1/documents/search.
 import type { HttpClient } from '../net/http.js';
 import { expectArray } from './guard.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const RETRIEVAL_MODES = ['hybrid', 'semantic', 'keyword'] as const;
+export const RETRIEVAL_MODES = SCHEMAS.RetrievalMode['$.type'].enum;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
 export interface SearchMatch {

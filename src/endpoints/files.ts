@@ -7,9 +7,6 @@ import { expectArray, expectFields } from './guard.js';
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 export const EXPIRES_MIN = 3600;
 export const EXPIRES_MAX = 2_592_000;
-export const SORT_FIELDS = ['created_at', 'filename', 'size'] as const;
-export const ORDERS = ['asc', 'desc'] as const;
-export const CONTENT_FORMATS = ['original', 'text'] as const;
 
 export type FileObject = {
   id: string;

@@ -1,10 +1,10 @@
 // Images: generations and edits. Results are `{url}` or `{b64_json, mime_type}` entries.
 import type { HttpClient } from '../net/http.js';
 import { expectArray } from './guard.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
 export const IMAGE_ASPECT_RATIOS = SCHEMAS.ImageAspectRatio.$.enum;
-export const IMAGE_RESPONSE_FORMATS = ['url', 'b64_json'] as const;
+export const IMAGE_RESPONSE_FORMATS = OPERATIONS.generateImages.fields['body.response_format'].enum;
 export const DEFAULT_IMAGE_MODEL = 'svc-image-1';
 
 export interface ImageEntry {

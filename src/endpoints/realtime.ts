@@ -3,11 +3,13 @@
 import { ApiError } from '../core/errors.js';
 import type { WsConnection } from '../net/ws.js';
 import type { Agent } from './agents.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
+import type { RealtimeServerEventName } from '../core/realtime-events.js';
 
-export const REALTIME_MODELS = ['voice-latest', 'voice-3.0', 'voice-2.0'] as const;
+export const REALTIME_MODELS = OPERATIONS.realtimeSession.fields['query.model'].enum;
 export const DEPRECATED_MODELS: readonly string[] = ['voice-2.0'];
-export const REASONING_EFFORTS = ['high', 'none'] as const;
+/** a realtime session's reasoning.effort (a query parameter of the connection) */
+export const REALTIME_REASONING_EFFORTS = OPERATIONS.realtimeSession.fields['query.reasoning.effort'].enum;
 type WireType = (typeof SCHEMAS.RealtimeAudioFormat)['$.type']['enum'][number];
 /** `--audio-format`'s names: the document's wire types (RealtimeAudioFormat) without `audio/` */
 export type AudioFormatName = WireType extends `audio/${infer Name}` ? Name : never;
@@ -15,7 +17,8 @@ export const AUDIO_FORMATS = SCHEMAS.RealtimeAudioFormat['$.type'].enum.map(
   (t) => t.slice('audio/'.length) as AudioFormatName,
 );
 
-export type ServerEvent = Record<string, any> & { type: string };
+/** a server event as received (its other fields unchecked) */
+export type ServerEvent = Record<string, any> & { type: RealtimeServerEventName };
 
 export interface WireFormat {
   type: 'audio/pcm' | 'audio/pcmu' | 'audio/pcma';
@@ -129,27 +132,4 @@ export function errorFromEvent(ev: ServerEvent): ApiError {
     (type ? CODE_STATUS[type] : undefined) ??
     (type === 'server_error' ? 500 : type === 'authentication_error' ? 401 : 400);
   return new ApiError(status, message, code ?? type);
-}
-
-/** Audio delta events under both names (`response.output_audio.delta`, legacy `response.audio.delta`). */
-export function isAudioDelta(type: string): boolean {
-  return type === 'response.output_audio.delta' || type === 'response.audio.delta';
-}
-
-export function isTranscriptDelta(type: string): boolean {
-  return (
-    type === 'response.output_audio_transcript.delta' ||
-    type === 'response.audio_transcript.delta' ||
-    type === 'response.output_text.delta' ||
-    type === 'response.text.delta'
-  );
-}
-
-export function isTranscriptDone(type: string): boolean {
-  return (
-    type === 'response.output_audio_transcript.done' ||
-    type === 'response.audio_transcript.done' ||
-    type === 'response.output_text.done' ||
-    type === 'response.text.done'
-  );
 }

@@ -4,28 +4,19 @@ import type { HttpClient } from '../net/http.js';
 import type { WsConnection } from '../net/ws.js';
 import { ApiError, ProtocolError } from '../core/errors.js';
 import { buildMultipart, type MultipartPart } from '../net/multipart.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
 
 export const STT_MAX_FILE = 500 * 1024 * 1024;
-export const STT_AUDIO_FORMATS = [
-  'pcm',
-  'mulaw',
-  'alaw',
-  'wav',
-  'mp3',
-  'ogg',
-  'opus',
-  'flac',
-  'aac',
-  'mp4',
-  'm4a',
-  'mkv',
-] as const;
+const { speechToText: FILE, streamSpeechToText: STREAM } = OPERATIONS;
+export const STT_AUDIO_FORMATS = FILE.fields['body.audio_format'].enum;
 export const STT_RAW_FORMATS = ['pcm', 'mulaw', 'alaw'] as const;
-/** Streaming STT models (the spec allows only this one today). */
-export const STT_MODELS = ['voice-transcribe-2.0'] as const;
+/** Streaming STT models */
+export const STT_MODELS = STREAM.fields['query.model'].enum;
+/** the socket's --encoding values */
+export const STT_ENCODINGS = STREAM.fields['query.encoding'].enum;
 export const STT_FORMAT_LANGUAGES = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'pt', 'ru', 'sv', 'vi', 'zh'] as const;
-export const STT_MAX_KEYTERMS = 100;
-export const STT_MAX_KEYTERM_CHARS = 50;
+export const STT_MAX_KEYTERMS = STREAM.fields['query.keyterm'].maxItems;
+export const STT_MAX_KEYTERM_CHARS = STREAM.fields['query.keyterm[]'].maxLength;
 
 export interface SttWord {
   text: string;

@@ -1,13 +1,19 @@
 // Videos: asynchronous jobs (generation, edit, extension) polled by request id.
 import { seg, type HttpClient } from '../net/http.js';
 import { expectFields } from './guard.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
 export const VIDEO_ASPECT_RATIOS = SCHEMAS.VideoAspectRatio.$.enum;
-export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'] as const;
+export const VIDEO_RESOLUTIONS = OPERATIONS.generateVideo.fields['body.resolution'].enum;
 export const DEFAULT_VIDEO_MODEL = 'svc-video-1';
-export const DURATION = { min: 1, max: 15, default: 8 };
-export const EXTENSION = { min: 2, max: 10, default: 6 };
+const seconds = ({ minimum, maximum, default: def }: { minimum: number; maximum: number; default: number }) => ({
+  min: minimum,
+  max: maximum,
+  default: def,
+});
+/** a generated video's length and an extension's, in seconds */
+export const DURATION = seconds(OPERATIONS.generateVideo.fields['body.duration']);
+export const EXTENSION = seconds(OPERATIONS.extendVideo.fields['body.duration']);
 
 export type VideoKind = 'generation' | 'edit' | 'extension';
 

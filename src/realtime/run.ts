@@ -10,7 +10,7 @@ import {
   AUDIO_FORMATS,
   DEPRECATED_MODELS,
   REALTIME_MODELS,
-  REASONING_EFFORTS,
+  REALTIME_REASONING_EFFORTS,
   connectRealtime,
   sessionFromAgent,
   wireFormat,
@@ -126,8 +126,8 @@ export const TALK_OPTIONS: OptionSpec[] = [
   {
     flags: '--reasoning-effort <effort>',
     description: 'high (default) or none',
-    parse: oneOf(REASONING_EFFORTS),
-    choices: REASONING_EFFORTS,
+    parse: oneOf(REALTIME_REASONING_EFFORTS),
+    choices: REALTIME_REASONING_EFFORTS,
   },
   {
     flags: '--input <mic|file|->',

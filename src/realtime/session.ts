@@ -10,14 +10,8 @@ import { performance } from 'node:perf_hooks';
 import { encodeSamples } from 'svc-formats/audio-codecs';
 import { Pacer } from '../audio/pacing.js';
 import type { AudioSource } from '../audio/source.js';
-import {
-  errorFromEvent,
-  isAudioDelta,
-  isTranscriptDelta,
-  isTranscriptDone,
-  type ServerEvent,
-  type SessionUpdate,
-} from '../endpoints/realtime.js';
+import { errorFromEvent, type ServerEvent, type SessionUpdate } from '../endpoints/realtime.js';
+import { isAudioDelta, isTranscriptDelta, isTranscriptDone } from '../core/realtime-events.js';
 import { IncompleteError, NetworkError } from '../core/errors.js';
 import { DECLINED, runToolCommand } from '../cmdutil/local-tools.js';
 import type { McpServers } from '../mcp/client.js';

@@ -10,7 +10,8 @@ import { SseParser, readEventStream, readTypedEventStream } from '../../src/net/
 import { WsConnection } from '../../src/net/ws.js';
 import { TtsSocket } from '../../src/endpoints/tts.js';
 import { SttSocket } from '../../src/endpoints/stt.js';
-import { errorFromEvent, isAudioDelta } from '../../src/endpoints/realtime.js';
+import { errorFromEvent } from '../../src/endpoints/realtime.js';
+import { isAudioDelta } from '../../src/core/realtime-events.js';
 
 /** A small seeded generator (xorshift32): the same inputs on every run. */
 function rng(seed: number) {

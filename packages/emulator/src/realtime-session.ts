@@ -17,10 +17,13 @@ import {
 import type { RealtimeResponseLog, RealtimeSessionLog } from './realtime-log.js';
 import { EnergyVad, MAX_TURN_SECONDS } from './realtime-vad.js';
 
+import { OPERATIONS } from 'svc-formats/api-facts';
+
 type Json = Record<string, any>;
 
-export const REALTIME_MODELS = ['voice-latest', 'voice-3.0', 'voice-2.0'] as const;
-export const REASONING_EFFORTS = ['high', 'none'] as const;
+const { fields: QUERY } = OPERATIONS.realtimeSession;
+export const REALTIME_MODELS = QUERY['query.model'].enum;
+export const REALTIME_REASONING_EFFORTS = QUERY['query.reasoning.effort'].enum;
 export const BUILTIN_VOICES = ['eve', 'ara', 'rex', 'sal', 'leo'];
 const CLOSINGS = [
   'This is the emulator speaking.',

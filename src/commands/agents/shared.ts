@@ -5,9 +5,12 @@ import { UsageError } from '../../core/errors.js';
 import type { OptionSpec } from '../../core/option-spec.js';
 import { fail, integer, maxLength, number, repeatable } from '../../core/validate.js';
 import type { Output } from '../../term/output.js';
-import { AGENT_LIMITS, TOOL_KINDS, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
+import { AGENT_LIMITS, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
 import { BUILTIN_VOICES, VOICE_ALLOWED, normalizeVoiceId, voiceIdParser } from '../../endpoints/voices.js';
 import { jsonErrorPlace } from './project-files.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
+
+const TOOL_KINDS = SCHEMAS.AgentTool['$.type'].enum;
 
 function readFileFor(flag: string, path: string): string {
   return readInputText(flag, path);

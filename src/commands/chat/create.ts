@@ -2,23 +2,21 @@ import type { Context } from '../../runtime/context.js';
 import type { ChatMessage, ChatTool } from '../../endpoints/chat.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
-import {
-  CHAT_REQUEST_ROWS,
-  DEFAULT_MAX_TURNS,
-  buildChatRequest,
-  checkChatFlags,
-  userMessage,
-  type ChatFlags,
-} from './request.js';
+import { CHAT_REQUEST_ROWS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
 import type { ChatOutcome } from './render.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
-import { toolCmdParser, defaultToolDefinition, type ToolCommand } from '../../cmdutil/local-tools.js';
+import {
+  DEFAULT_MAX_TURNS,
+  toolCmdParser,
+  defaultToolDefinition,
+  type ToolCommand,
+} from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
 import {
   type PromptExtraFlags,
   APPROVE_FLAG,
   ATTACH_FLAGS,
-  DEFAULT_LANGUAGE_MODEL,
+  resolveModel,
   EXTRACT_FLAGS,
   FLAG_GROUPS,
   MCP_FLAG,
@@ -169,7 +167,7 @@ export default defineCommand<ChatCreateFlags>({
       store,
       profile,
       conv,
-      defaultModel: conv?.model ?? ctx.config().model,
+      model: resolveModel(ctx, flags.model, conv?.model),
       mcp,
       approve,
     };
@@ -266,7 +264,8 @@ interface ChatRun {
   profile: string;
   /** the conversation continued (-c, --conversation) */
   conv: Conversation | undefined;
-  defaultModel: string | undefined;
+  /** -m, else the conversation's model, else the profile's, else the default (resolveModel) */
+  model: string;
   mcp?: McpServers;
   approve?: Approver;
 }
@@ -297,7 +296,7 @@ function continuedConversation(
 async function startRepl(
   ctx: Context,
   words: string[],
-  { flags, tools, store, profile, conv, defaultModel, mcp }: ChatRun,
+  { flags, tools, store, profile, conv, model, mcp }: ChatRun,
 ): Promise<number> {
   // a REPL on a terminal waits for a person; lines piped in are answered in order (no person needed)
   const { noInputReason, refusePrompt } = await import('../../runtime/no-input.js');
@@ -309,11 +308,11 @@ async function startRepl(
       'send the prompt as an argument, or pipe the lines into chat -i',
     );
   const { runRepl } = await import('./interactive.js');
-  conv ??= store.newConversation(profile, flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL);
+  conv ??= store.newConversation(profile, model);
   if (flags.system) setSystem(conv.messages, flags.system);
   const first = words.join(' ').trim();
   return runRepl(ctx, {
-    flags: { ...flags, model: flags.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL },
+    flags: { ...flags, model },
     tools,
     commands: flags.toolCmd ?? [],
     mcp,
@@ -339,7 +338,7 @@ async function answerPrompt(ctx: Context, words: string[], chat: ChatRun): Promi
   const messages: ChatMessage[] = conv ? [...conv.messages] : [];
   if (flags.system) setSystem(messages, flags.system);
   messages.push(userMessage(prompt, flags));
-  const body = buildChatRequest(flags, messages, chat.defaultModel, chat.tools);
+  const body = buildChatRequest(flags, messages, chat.model, chat.tools);
   const http = await ctx.http();
   const keep = (outcome: ChatOutcome, all: ChatMessage[] = [...messages, assistantMessage(outcome)]) => {
     if (flags.save === false) return;

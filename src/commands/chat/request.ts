@@ -2,7 +2,6 @@
 // field), and the request body built from it.
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../endpoints/chat.js';
 import {
-  DEFAULT_LANGUAGE_MODEL,
   OUTPUT,
   PARALLEL_TOOL_CALLS,
   SEARCH_ROWS,
@@ -17,11 +16,11 @@ import { imageRef } from '../../cmdutil/image-ref.js';
 import { fillBody, type RequestRow } from '../../core/request-table.js';
 import { checkTools, readJsonFile } from '../../cmdutil/tool-file.js';
 import { fail, integer, keyValue, number, oneOf, repeatable, require } from '../../core/validate.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const REASONING_EFFORTS = ['none', 'low', 'medium', 'high'] as const;
-export const SERVICE_TIERS = ['auto', 'priority'] as const;
-/** model turns of the local tool loop (--tool-cmd) when --max-turns is not given */
-export const DEFAULT_MAX_TURNS = 8;
+/** chat completions' reasoning_effort (the document's ChatRequest) */
+const CHAT_REASONING_EFFORTS = SCHEMAS.ChatRequest['$.reasoning_effort'].enum;
+const SERVICE_TIERS = SCHEMAS.ChatRequest['$.service_tier'].enum;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
 export interface ChatFlags extends SearchFlags {
@@ -130,9 +129,9 @@ export const CHAT_REQUEST_ROWS: RequestRow[] = [
   OUTPUT.topLogprobs,
   {
     flags: '--reasoning-effort <level>',
-    description: `reasoning effort: ${REASONING_EFFORTS.join(', ')}`,
-    parse: oneOf(REASONING_EFFORTS),
-    choices: REASONING_EFFORTS,
+    description: `reasoning effort: ${CHAT_REASONING_EFFORTS.join(', ')}`,
+    parse: oneOf(CHAT_REASONING_EFFORTS),
+    choices: CHAT_REASONING_EFFORTS,
     field: 'reasoning_effort',
   },
   {
@@ -181,10 +180,10 @@ export function userMessage(text: string, f: Pick<ChatFlags, 'image' | 'fileId'>
 export function buildChatRequest(
   f: ChatFlags,
   messages: ChatMessage[],
-  defaultModel: string | undefined,
+  model: string,
   tools = checkChatFlags(f),
 ): ChatRequest {
-  const body: ChatRequest = { model: f.model ?? defaultModel ?? DEFAULT_LANGUAGE_MODEL, messages };
+  const body: ChatRequest = { model, messages };
   if (tools.length) body.tools = tools;
   if (f.toolChoice !== undefined) {
     body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice)

@@ -5,30 +5,19 @@ import { fail, integer, number } from '../../core/validate.js';
 import { redactCredentials } from '../../net/http.js';
 import { MCP_KEY, commandWords } from '../../cmdutil/mcp-command.js';
 import { parseFetchMaxBytes } from '../../cmdutil/fetch-url.js';
+import { PROFILE_KEYS, type ProfileKey } from '../../runtime/config.js';
 
 /** A value as printed: a proxy URL without its password. */
 export function shownValue(key: string, value: string): string {
   return key === 'proxy' ? redactCredentials(value) : value;
 }
 
-export const SETTABLE = [
-  'base_url',
-  'model',
-  'timeout',
-  'max_retries',
-  'voice',
-  'api_key_cmd',
-  'log',
-  'log.retention_days',
-  'budget.daily',
-  'fetch.max_bytes',
-  'proxy',
-  'ca_cert',
-  'client_cert',
-  'client_key',
-] as const;
+/** the profile's keys but api_key, which only `svc auth login` sets */
+export const SETTABLE = PROFILE_KEYS.filter(
+  (k): k is Exclude<(typeof PROFILE_KEYS)[number], 'api_key'> => k !== 'api_key',
+);
 /** the settable keys, and mcp.NAME: an MCP server's command line, for `svc chat --mcp NAME` */
-export type SettableKey = (typeof SETTABLE)[number] | `mcp.${string}`;
+export type SettableKey = Exclude<ProfileKey, 'api_key'>;
 
 export function checkKey(raw: string): SettableKey {
   if (MCP_KEY.test(raw)) return raw as SettableKey;

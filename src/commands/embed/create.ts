@@ -4,6 +4,9 @@ import { UsageError } from '../../core/errors.js';
 import { OUTPUT, modelFlag } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { integer, oneOf, require } from '../../core/validate.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
+
+const ENCODING_FORMATS = OPERATIONS.createEmbeddings.fields['body.encoding_format'].enum;
 
 interface Opts {
   model?: string;
@@ -30,8 +33,8 @@ export const EMBED_TABLE: RequestTable = {
     {
       flags: '--encoding-format <format>',
       description: 'float or base64 (little-endian float32)',
-      parse: oneOf(['float', 'base64'] as const),
-      choices: ['float', 'base64'],
+      parse: oneOf(ENCODING_FORMATS),
+      choices: ENCODING_FORMATS,
       field: 'encoding_format',
     },
     { flags: '--user <id>', description: 'end-user identifier for abuse monitoring', field: 'user' },

@@ -2,8 +2,11 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { oneOf } from '../../core/validate.js';
 import { headerValue } from '../../net/http.js';
-import { CONTENT_FORMATS, fileContent, getFile } from '../../endpoints/files.js';
+import { fileContent, getFile } from '../../endpoints/files.js';
 import { downloadError, planDownload, safeFileName, saveStream, streamToStdout } from '../../net/download.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
+
+const CONTENT_FORMATS = OPERATIONS.downloadFile.fields['query.format'].enum;
 
 interface Opts {
   output?: string;

@@ -1,9 +1,14 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
 import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
-import { ORDERS, SORT_FIELDS, type FileObject } from '../../endpoints/files.js';
+import type { FileObject } from '../../endpoints/files.js';
 import { FILES } from '../../endpoints/resources.js';
 import { fileColumns } from './shared.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
+
+const { 'query.order': ORDER, 'query.sort_by': SORT_BY } = OPERATIONS.listFiles.fields;
+const ORDERS = ORDER.enum;
+const SORT_FIELDS = SORT_BY.enum;
 
 interface Opts extends PageOpts {
   order?: (typeof ORDERS)[number];

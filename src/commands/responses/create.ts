@@ -37,6 +37,7 @@ import type { HttpClient } from '../../net/http.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import {
   DECLINED,
+  DEFAULT_MAX_TURNS,
   MaxTurnsError,
   defaultToolDefinition,
   runToolCommand,
@@ -54,8 +55,11 @@ import { readInputFlag } from './input.js';
 import { lastResponse, rememberResponse } from './state.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
-export const EFFORTS = ['none', 'low', 'medium', 'high', 'xhigh'] as const;
-export const SUMMARIES = ['auto', 'concise', 'detailed'] as const;
+/** the Responses API's reasoning.effort, wider than chat's (xhigh) */
+const RESPONSES_REASONING_EFFORTS = SCHEMAS.ResponsesRequest['$.reasoning.effort'].enum;
+const SUMMARIES = SCHEMAS.ResponsesRequest['$.reasoning.summary'].enum;
+/** the Responses API's tiers (chat's are auto and priority) */
+const SERVICE_TIERS = SCHEMAS.ResponsesRequest['$.service_tier'].enum;
 export const INCLUDES = SCHEMAS.ResponsesRequest['$.include[]'].enum;
 const TRUNCATIONS = SCHEMAS.ResponsesRequest['$.truncation'].enum;
 /** hosted tools a --tool file may hold besides functions (a web_search_preview tool is overridden by --search*) */
@@ -104,8 +108,6 @@ export interface ResponsesFlags extends SearchFlags, PromptExtraFlags {
   metadata?: Record<string, string>;
   usage?: boolean;
 }
-
-export const DEFAULT_MAX_TURNS = 8;
 
 type RequestBase = { model: string; [field: string]: unknown };
 
@@ -186,9 +188,9 @@ export const RESPONSES_TABLE: RequestTable = {
     },
     {
       flags: '--reasoning-effort <level>',
-      description: `reasoning effort: ${EFFORTS.join(', ')} (models without reasoning reject it)`,
-      parse: oneOf(EFFORTS),
-      choices: EFFORTS,
+      description: `reasoning effort: ${RESPONSES_REASONING_EFFORTS.join(', ')} (models without reasoning reject it)`,
+      parse: oneOf(RESPONSES_REASONING_EFFORTS),
+      choices: RESPONSES_REASONING_EFFORTS,
       field: 'reasoning.effort',
     },
     {
@@ -257,8 +259,8 @@ export const RESPONSES_TABLE: RequestTable = {
     {
       flags: '--service-tier <tier>',
       description: 'default or priority',
-      parse: oneOf(['default', 'priority'] as const),
-      choices: ['default', 'priority'],
+      parse: oneOf(SERVICE_TIERS),
+      choices: SERVICE_TIERS,
       field: 'service_tier',
     },
     {

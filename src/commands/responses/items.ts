@@ -3,9 +3,12 @@ import { INPUT_ITEMS } from '../../endpoints/resources.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
 import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
+
+const ORDERS = OPERATIONS.listResponseInputItems.fields['query.order'].enum;
 
 interface Opts extends PageOpts {
-  order?: 'asc' | 'desc';
+  order?: (typeof ORDERS)[number];
 }
 
 /** The readable text of an input item. */
@@ -47,8 +50,8 @@ export default defineCommand<Opts>({
     {
       flags: '--order <order>',
       description: 'asc (default) or desc',
-      parse: oneOf(['asc', 'desc'] as const),
-      choices: ['asc', 'desc'],
+      parse: oneOf(ORDERS),
+      choices: ORDERS,
     },
   ],
   examples: ['svc responses items 2b6c…', 'svc responses items 2b6c… --all --json > history.jsonl'],

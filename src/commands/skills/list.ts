@@ -4,8 +4,9 @@ import { formatUnixTime, type Column } from '../../term/output.js';
 import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
 import { SKILLS } from '../../endpoints/resources.js';
 import type { Skill } from '../../endpoints/skills.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
 
-const ORDERS = ['asc', 'desc'] as const;
+const ORDERS = OPERATIONS.listSkills.fields['query.order'].enum;
 
 interface Opts extends PageOpts {
   order?: (typeof ORDERS)[number];

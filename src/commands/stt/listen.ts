@@ -7,6 +7,7 @@ import { integer, maxLength, number, oneOf, repeatable, require } from '../../co
 import { SAMPLE_RATES, type Encoding } from 'svc-formats/audio-format';
 import type { AudioSource } from '../../audio/source.js';
 import {
+  STT_ENCODINGS,
   STT_MODELS,
   STT_MAX_KEYTERMS,
   STT_MAX_KEYTERM_CHARS,
@@ -73,7 +74,7 @@ export default defineCommand<Opts>({
         'audio sent: pcm (s16le), mulaw, alaw, or opus (48 kHz mono packets, encoded with ffmpeg; ' +
         '--sample-rate does not apply)',
       default: 'pcm',
-      parse: oneOf(['pcm', 'mulaw', 'alaw', 'opus'] as const, { caseInsensitive: true }),
+      parse: oneOf(STT_ENCODINGS, { caseInsensitive: true }),
     },
     { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')}`, default: 16000, parse: rateParser },
     {

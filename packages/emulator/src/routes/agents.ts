@@ -6,11 +6,12 @@ import type { Backend } from '../backend.js';
 import { HttpError, invalid, notFound, queryNumber, type EmuRequest, type Handler, type Router } from '../router.js';
 import { findVoice } from './voices.js';
 import { phoneNumbersV1, phoneNumbersV2 } from './phone.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 type Json = Record<string, any>;
 
 export const AGENT_PATHS = ['name', 'instructions', 'tools', 'voice', 'collection_ids'] as const;
-const TOOL_KINDS = ['function', 'web_search', 'x_search', 'file_search', 'mcp'];
+const TOOL_KINDS: readonly string[] = SCHEMAS.AgentTool['$.type'].enum;
 
 export interface AgentRecord {
   agent_id: string;

@@ -8,7 +8,7 @@ import { agents } from './agents.js';
 import { clearRealtimeLogs, realtimeLogs, type RealtimeSessionLog } from '../realtime-log.js';
 import { requestCheckerNow } from '../request-check.js';
 import { findVoice } from './voices.js';
-import { EmulatedRealtimeSession, REALTIME_MODELS, REASONING_EFFORTS } from '../realtime-session.js';
+import { EmulatedRealtimeSession, REALTIME_MODELS, REALTIME_REASONING_EFFORTS } from '../realtime-session.js';
 import type { EmuRequest, Router } from '../router.js';
 
 type Json = Record<string, any>;
@@ -141,7 +141,7 @@ function acceptedOpening(ws: WebSocket, req: EmuRequest, core: Backend): Opening
     );
     return undefined;
   }
-  if (!(REASONING_EFFORTS as readonly string[]).includes(effort)) {
+  if (!(REALTIME_REASONING_EFFORTS as readonly string[]).includes(effort)) {
     refuse(
       ws,
       'invalid_request_error',

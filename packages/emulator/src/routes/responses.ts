@@ -25,6 +25,7 @@ import {
 import { generateWithToolPlan } from '../tool-plan.js';
 import { checkAttachedFiles } from './files.js';
 import { countTokens } from '../tokenizer.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 type Body = Record<string, any>;
 type Item = Record<string, any>;
@@ -49,7 +50,9 @@ export const INCLUDE_VALUES = [
   'computer_call_output.output.image_url',
   'message.output_text.logprobs',
 ];
-export const EFFORTS = ['none', 'low', 'medium', 'high', 'xhigh'];
+// reasoning.effort's values (the legacy top-level reasoning_effort takes the same)
+const RESPONSES_REASONING_EFFORTS = SCHEMAS.ResponsesRequest['$.reasoning.effort'].enum;
+const SUMMARIES = SCHEMAS.ResponsesRequest['$.reasoning.summary'].enum;
 const ROLES = ['user', 'assistant', 'system', 'developer'];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -83,12 +86,12 @@ export function validateResponsesBody(body: Body): void {
   checkRange(body, 'max_output_tokens', 1, 2147483647, { integer: true });
   checkRange(body, 'max_turns', 1, 2147483647, { integer: true });
   checkRange(body, 'top_k', 1, 2147483647, { integer: true });
-  checkEnum(body, 'reasoning_effort', EFFORTS);
+  checkEnum(body, 'reasoning_effort', RESPONSES_REASONING_EFFORTS);
   if (body.top_logprobs != null && body.logprobs !== true) invalid('`top_logprobs` requires `logprobs` to be true');
   if (body.reasoning != null) {
-    checkEnum(body.reasoning, 'effort', EFFORTS);
-    checkEnum(body.reasoning, 'summary', ['auto', 'concise', 'detailed']);
-    checkEnum(body.reasoning, 'generate_summary', ['auto', 'concise', 'detailed']);
+    checkEnum(body.reasoning, 'effort', RESPONSES_REASONING_EFFORTS);
+    checkEnum(body.reasoning, 'summary', SUMMARIES);
+    checkEnum(body.reasoning, 'generate_summary', SUMMARIES);
   }
   if (body.include != null) {
     if (!Array.isArray(body.include)) invalid('Invalid value for `include`: expected an array');

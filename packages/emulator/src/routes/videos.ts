@@ -9,8 +9,7 @@ import type { Backend } from '../backend.js';
 import { PRIVATE_FILE } from '../state.js';
 import { invalid, notFound, type EmuRequest, type Router } from '../router.js';
 import { sendBlob } from './files.js';
-
-export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'];
+import { OPERATIONS } from 'svc-formats/api-facts';
 
 interface VideoJob {
   request_id: string;
@@ -47,7 +46,10 @@ function checkRef(v: unknown, field: string, kind: 'image' | 'video'): string {
   return url;
 }
 
-function checkDuration(body: Record<string, unknown>, min: number, max: number, def: number): number {
+/** the document's range and default of `duration` (generations and extensions differ) */
+type Seconds = { minimum: number; maximum: number; default: number };
+
+function checkDuration(body: Record<string, unknown>, { minimum: min, maximum: max, default: def }: Seconds): number {
   const d = body.duration;
   if (d === undefined || d === null) return def;
   if (typeof d !== 'number' || !Number.isInteger(d) || d < min || d > max)
@@ -62,7 +64,7 @@ function checkDuration(body: Record<string, unknown>, min: number, max: number, 
 function sourceDuration(core: Backend, url: string): number {
   const m = /\/public\/videos\/([^/.]+)\.mp4$/.exec(url);
   const job = m ? jobs(core).get(m[1]!) : undefined;
-  return job?.duration ?? 8;
+  return job?.duration ?? OPERATIONS.generateVideo.fields['body.duration'].default;
 }
 
 function box(type: string, ...payload: Buffer[]): Buffer {
@@ -102,11 +104,13 @@ function create(kind: VideoJob['kind']) {
     const m = model(core, req, body.model);
     if (body.image !== undefined && body.image !== null) checkRef(body.image, 'image', 'image');
     let duration: number;
-    if (kind === 'generation') duration = checkDuration(body, 1, 15, 8);
+    if (kind === 'generation') duration = checkDuration(body, OPERATIONS.generateVideo.fields['body.duration']);
     else {
       const src = checkRef(body.video, 'video', 'video');
       duration =
-        kind === 'extension' ? sourceDuration(core, src) + checkDuration(body, 2, 10, 6) : sourceDuration(core, src);
+        kind === 'extension'
+          ? sourceDuration(core, src) + checkDuration(body, OPERATIONS.extendVideo.fields['body.duration'])
+          : sourceDuration(core, src);
     }
     const now = core.now();
     const id = core.uuid();

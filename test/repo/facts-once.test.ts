@@ -1,0 +1,42 @@
+// Each fact the client repeats is stated in one place (issue 38 item 4): the default-model rule, the local tool
+// loop's turn cap, the profile's keys, the realtime event groups, the reasoning efforts. A second statement of one
+// of them in src/ fails here, naming the files.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/files.js';
+
+const tree = (dir: string) =>
+  (readdirSync(join(ROOT, dir), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => ({ file: relative(ROOT, join(ROOT, dir, f)), text: readFileSync(join(ROOT, dir, f), 'utf8') }));
+const sources = tree('src');
+const emulatorSources = tree('packages/emulator/src');
+
+/** the files whose text matches, once per match */
+const where = (pattern: RegExp, files = sources) =>
+  files.flatMap(({ file, text }) => (text.match(new RegExp(pattern, 'g')) ?? []).map(() => file));
+
+describe('facts stated once in src/', () => {
+  it('the default-model rule: only resolveModel falls back to DEFAULT_LANGUAGE_MODEL', () => {
+    expect(where(/\?\? DEFAULT_LANGUAGE_MODEL/)).toEqual(['src/cmdutil/flag-sets.ts']);
+  });
+
+  it("the local tool loop's default turn cap: one DEFAULT_MAX_TURNS, beside MaxTurnsError", () => {
+    expect(where(/const DEFAULT_MAX_TURNS\b/)).toEqual(['src/cmdutil/local-tools.ts']);
+  });
+
+  it("the profile's keys: listed in runtime/config.ts only (svc config set takes them but api_key)", () => {
+    expect(where(/'log\.retention_days',\s*'budget\.daily'/)).toEqual(['src/runtime/config.ts']);
+  });
+
+  it('the realtime answer events: their GA and beta names grouped in core/realtime-events.ts only', () => {
+    for (const name of ['response.audio.delta', 'response.audio_transcript.delta', 'response.text.done'])
+      expect(where(new RegExp(`'${name.replaceAll('.', '\\.')}'`)), name).toEqual(['src/core/realtime-events.ts']);
+  });
+
+  it("reasoning efforts and realtime models: the document's enums, read from api-facts by client and emulator", () => {
+    // chat's reasoning_effort, responses' reasoning.effort and the realtime query's are three different sets
+    expect(where(/(EFFORTS|REALTIME_MODELS) = \[/, [...sources, ...emulatorSources])).toEqual([]);
+  });
+});
