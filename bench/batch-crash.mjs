@@ -110,7 +110,9 @@ async function crashes(emu, api, dir, env, deferred) {
 }
 
 export default async function run() {
-  const { startEmulator } = await import(pathToFileURL(join(ROOT, 'packages', 'emulator', 'dist', 'server.js')).href);
+  const { startEmulator } = await import(
+    pathToFileURL(join(ROOT, 'packages', 'emulator', 'dist', 'http', 'server.js')).href
+  );
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-crash-'));
   const emu = await startEmulator({ port: 0, stateDir: join(dir, 'state'), quietLog: true, tokenDelayMs: 0 });
   const api = await startApi(emu.url);

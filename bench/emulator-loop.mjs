@@ -9,7 +9,7 @@ const RUNS = 3;
 const words = (n) => Array.from({ length: n }, (_, i) => `word${i % 997} tide moon`).join(' ');
 
 export default async function main() {
-  const { textToTones } = await import('../packages/emulator/dist/tones.js');
+  const { textToTones } = await import('../packages/emulator/dist/voice/tones.js');
   const { encodeWav } = await import('../packages/formats/dist/audio-codecs.js');
   const emu = await startEmulatorProcess();
   const base = emu.url;

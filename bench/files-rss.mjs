@@ -81,7 +81,9 @@ function runMeasured(args, env, { slowReader } = {}) {
 }
 
 export default async function run() {
-  const { startEmulator } = await import(pathToFileURL(join(ROOT, 'packages', 'emulator', 'dist', 'server.js')).href);
+  const { startEmulator } = await import(
+    pathToFileURL(join(ROOT, 'packages', 'emulator', 'dist', 'http', 'server.js')).href
+  );
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-rss-'));
   const emu = await startEmulator({
     port: 0,

@@ -106,7 +106,7 @@ function rssRows(what, { seconds, samples }) {
 }
 
 export default async function main() {
-  const { startEmulator } = await import('../packages/emulator/dist/server.js');
+  const { startEmulator } = await import('../packages/emulator/dist/http/server.js');
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-longrun-'));
   const emu = await startEmulator({ port: 0, quietLog: true });
   const env = cleanEnv({ SVC_BASE_URL: emu.url, SVC_API_KEY: emu.defaultKey, NODE_OPTIONS: '--max-old-space-size=64' });

@@ -72,7 +72,7 @@ const req = http.request(process.env.URL + '/v1/chat/completions', { method: 'PO
 req.end(body);`,
   );
   const inproc = join(dir, 'inproc.mjs');
-  const emulatorUrl = pathToFileURL(join(ROOT, 'packages/emulator/dist/server.js')).href;
+  const emulatorUrl = pathToFileURL(join(ROOT, 'packages/emulator/dist/http/server.js')).href;
   writeFileSync(
     inproc,
     `import http from 'node:http';

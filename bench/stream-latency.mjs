@@ -33,7 +33,7 @@ async function measure(emu, cmd, args, env) {
 }
 
 export default async function streamLatency() {
-  const { startEmulator } = await import(join(ROOT, 'packages/emulator/dist/server.js'));
+  const { startEmulator } = await import(join(ROOT, 'packages/emulator/dist/http/server.js'));
   const emu = await startEmulator({ tokenDelayMs: 15 });
   try {
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));

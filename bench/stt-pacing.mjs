@@ -22,8 +22,8 @@ function run(args, env, onStdout) {
 }
 
 export default async function main() {
-  const { startEmulator } = await import('../packages/emulator/dist/server.js');
-  const { textToTones } = await import('../packages/emulator/dist/tones.js');
+  const { startEmulator } = await import('../packages/emulator/dist/http/server.js');
+  const { textToTones } = await import('../packages/emulator/dist/voice/tones.js');
   const { encodeWav } = await import('../dist/audio/codecs.js');
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-voice-'));
   const emu = await startEmulator({ port: 0, quietLog: true });

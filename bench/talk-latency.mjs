@@ -133,8 +133,8 @@ function run(args, env) {
 }
 
 export default async function talkLatency() {
-  const { startEmulator } = await import(join(ROOT, 'packages/emulator/dist/server.js'));
-  const { encodeTones } = await import(join(ROOT, 'packages/emulator/dist/tones.js'));
+  const { startEmulator } = await import(join(ROOT, 'packages/emulator/dist/http/server.js'));
+  const { encodeTones } = await import(join(ROOT, 'packages/emulator/dist/voice/tones.js'));
   // answers paced at real time, as the service sends them
   const emu = await startEmulator({
     settings: { realtimePace: 1, realtimeResponseDelayMs: 150 },

@@ -38,7 +38,7 @@ let ts: typeof TS;
 
 const SCANNED = ['src', 'test', 'bench', 'scripts', 'bin', 'packages'];
 
-/** svc's own packages: name → folder (a bare `svc-emulator/faults` is packages/emulator/src/faults.ts) */
+/** svc's own packages: name → folder (a bare `svc-emulator/faults` is packages/emulator/src/state/faults.ts) */
 export const OWN_PACKAGES: Record<string, string> = {
   'svc-emulator': 'packages/emulator',
   'svc-formats': 'packages/formats',

@@ -173,7 +173,7 @@ describe('import direction', () => {
     expect(backEdge('packages/emulator/src/routes/chat.ts', 'src/commands/chat/create.ts')).toMatch(
       /emulator may not import commands/,
     );
-    expect(backEdge('packages/formats/src/webhooks.ts', 'packages/emulator/src/server.ts')).toMatch(
+    expect(backEdge('packages/formats/src/webhooks.ts', 'packages/emulator/src/http/server.ts')).toMatch(
       /formats may not import emulator/,
     );
     expect(backEdge('src/commands/a/x.ts', 'src/commands/b/y.ts')).toMatch(/no other command/);

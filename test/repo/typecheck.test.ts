@@ -36,7 +36,7 @@ describe('the type check', () => {
     expect(tests.filter((f) => !files.has(f))).toEqual([]);
     const others = [
       'src/cli.ts',
-      'packages/emulator/src/server.ts',
+      'packages/emulator/src/http/server.ts',
       'packages/formats/src/webhooks.ts',
       'vitest.config.ts',
     ];

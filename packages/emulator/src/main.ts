@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { FAULT_GRAMMAR, FaultList, type Fault } from './faults.js';
-import { parseRateLimit, type RateLimit } from './rate-limit.js';
-import { envLines, exportLines, releaseStdout } from './start-lines.js';
-import { FixtureError, loadFixtures } from './fixtures.js';
-import { isLoopback, startEmulator } from './server.js';
+import { FAULT_GRAMMAR, FaultList, type Fault } from './state/faults.js';
+import { parseRateLimit, type RateLimit } from './state/rate-limit.js';
+import { envLines, exportLines, releaseStdout } from './http/start-lines.js';
+import { FixtureError, loadFixtures } from './state/fixtures.js';
+import { isLoopback, startEmulator } from './http/server.js';
 
 const USAGE = `usage: svc-emulator serve [--port N] [--host ADDR] [--state-dir DIR] [--fixtures FILE] [--seed N]
                           [--print-env] [--ready-file PATH] [--latency MS] [--token-delay MS] [--deferred-delay MS]

@@ -6,10 +6,10 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KeyRecord } from './auth.js';
-import type { LoggedRequest } from './backend.js';
-import { ContractChecker, type ReplyRecord } from './contract.js';
-import { startEmulator, type Emulator, type EmulatorOptions } from './server.js';
+import type { KeyRecord } from './state/auth.js';
+import type { LoggedRequest } from './state/backend.js';
+import { ContractChecker, type ReplyRecord } from './core/contract.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from './http/server.js';
 
 export interface TestEmulator extends Emulator {
   /** a fresh key with every ACL, registered on the emulator */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileFilter, FilterError, parseFilter, parseTime, type FieldSpec } from '../src/aip160.js';
+import { compileFilter, FilterError, parseFilter, parseTime, type FieldSpec } from '../src/core/aip160.js';
 
 interface Rec {
   name: string;

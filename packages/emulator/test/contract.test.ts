@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContractChecker } from '../src/contract.js';
-import { Router } from '../src/router.js';
+import { ContractChecker } from '../src/core/contract.js';
+import { Router } from '../src/http/router.js';
 import { registerAllRoutes } from '../src/routes/index.js';
 import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 

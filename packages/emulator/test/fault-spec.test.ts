@@ -1,7 +1,7 @@
 // Issue 26 item 12: every malformed fault spec is refused, naming what is wrong — by the parser, the admin API
 // and the standalone `svc-emulator serve --fault` — and none arms a fault.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FaultList } from '../src/faults.js';
+import { FaultList } from '../src/state/faults.js';
 import { main } from '../src/main.js';
 import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 import { MALFORMED } from './fault-specs.js';

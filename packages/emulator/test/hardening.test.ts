@@ -2,7 +2,7 @@
 // 400/413/422 like the service (issue 15, items 1 and 3).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { Router } from '../src/router.js';
+import { Router } from '../src/http/router.js';
 import { registerAllRoutes } from '../src/routes/index.js';
 import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 

@@ -13,7 +13,7 @@ import { zipSync } from 'fflate';
 import { encodeWav } from 'svc-formats/audio-codecs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lyingBomb, SKILL_MD, zipBombs } from '../../formats/test/zip-bombs.js';
-import { textToTones } from '../src/tones.js';
+import { textToTones } from '../src/voice/tones.js';
 import { closed, EmulatorProcess, frame, fullOr, KEY, MiB, ROUTES, sent, until } from './hostile-process.js';
 
 /**

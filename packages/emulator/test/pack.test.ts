@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_EMULATOR_KEY } from '../src/auth.js';
+import { DEFAULT_EMULATOR_KEY } from '../src/state/auth.js';
 
 const PACKAGES = resolve(import.meta.dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'svc-emulator-pack-'));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../src/server.js';
+import { startEmulator } from '../src/http/server.js';
 
 const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
 const KEY = 'svc-emulator-local-key-0000000000000000';

@@ -2,7 +2,7 @@
 // Retry-After and x-ratelimit-* headers, per-key limits, and the flags' checks (svc-emulator serve --rate-limit).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
-import { parseRateLimit, RateLimiter } from '../src/rate-limit.js';
+import { parseRateLimit, RateLimiter } from '../src/state/rate-limit.js';
 import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 import { capturingStderr } from './stderr.js';
 

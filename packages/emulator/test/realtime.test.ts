@@ -2,9 +2,9 @@
 // speech, the answer as tone audio, tools, barge-in, SIP call sessions and the refusals.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { decodeTones, encodeTones } from '../src/tones.js';
+import { decodeTones, encodeTones } from '../src/voice/tones.js';
 import { mulawDecode, mulawEncode } from 'svc-formats/audio-codecs';
-import { startInboundCall } from '../src/calls.js';
+import { startInboundCall } from '../src/voice/calls.js';
 import { realtimeLogs } from 'svc-emulator/realtime-log';
 import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 

@@ -1,7 +1,7 @@
 // Issue 26 item 9: the emulator's realtime engine calls a tool when the user names it in ordinary words ("book a
 // table" calls book_table), and not when the words are out of order or far apart.
 import { describe, expect, it } from 'vitest';
-import { namesTool } from '../src/realtime-session.js';
+import { namesTool } from '../src/realtime/realtime-session.js';
 
 describe('namesTool', () => {
   it('the emulator understands ordinary phrasings of a tool’s name', () => {

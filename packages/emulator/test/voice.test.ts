@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 import { decodeAudio, encodeWav, mulawEncode, parseWavHeader } from 'svc-formats/audio-codecs';
-import { textToTones, tonesToText } from '../src/tones.js';
+import { textToTones, tonesToText } from '../src/voice/tones.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {

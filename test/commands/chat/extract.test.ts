@@ -7,7 +7,7 @@ import { svcOnTerminal } from '../../helpers/terminal.js';
 
 const withEmu = itWithEmulator();
 
-/** A prompt the emulator answers with the text of its ```markdown block (packages/emulator/src/generate.ts). */
+/** A prompt the emulator answers with the text of its ```markdown block (packages/emulator/src/text/generate.ts). */
 const PROMPT =
   '~~~~markdown\nTwo ways:\n\n```python\nprint("**first**")\n```\n\nor in the shell:\n\n```sh\necho last\n```\n' +
   'Done.\n~~~~';

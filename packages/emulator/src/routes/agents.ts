@@ -2,8 +2,16 @@
 // PATCH follows the field-mask rules of the spec (only masked fields are written; masked and absent means
 // cleared; an unknown path is 400) and assigns a v1 phone number atomically with the field update (409 when
 // another agent holds it, naming that agent; the empty string unassigns).
-import type { Backend } from '../backend.js';
-import { HttpError, invalid, notFound, queryNumber, type EmuRequest, type Handler, type Router } from '../router.js';
+import type { Backend } from '../state/backend.js';
+import {
+  HttpError,
+  invalid,
+  notFound,
+  queryNumber,
+  type EmuRequest,
+  type Handler,
+  type Router,
+} from '../http/router.js';
 import { findVoice } from './voices.js';
 import { phoneNumbersV1, phoneNumbersV2 } from './phone.js';
 import { SCHEMAS } from 'svc-formats/api-facts';

@@ -2,8 +2,8 @@
 // unknown call or one that has ended). Admin (no auth): POST /_emulator/calls {phone_number_id?, from?,
 // caller_script?} starts a simulated inbound call (and delivers the signed webhook); GET /_emulator/calls
 // and /_emulator/calls/{id} show calls with their status.
-import { activeCall, calls, endCall, startInboundCall } from '../calls.js';
-import { MAX_JSON_BODY, invalid, notFound, parseJsonBody, requireFields, type Router } from '../router.js';
+import { activeCall, calls, endCall, startInboundCall } from '../voice/calls.js';
+import { MAX_JSON_BODY, invalid, notFound, parseJsonBody, requireFields, type Router } from '../http/router.js';
 
 const TARGET_URI = /^(tel:\+[1-9]\d{1,14}|sip:[^@\s:;]+@[A-Za-z0-9.-]+(:\d{1,5})?(;\S*)?)$/;
 

@@ -1,5 +1,5 @@
 // POST /v1/chat/completions (synchronous, SSE, deferred) and GET /v1/chat/deferred-completion/{id}.
-import type { Backend } from '../backend.js';
+import type { Backend } from '../state/backend.js';
 import {
   contentText,
   costTicks,
@@ -7,9 +7,9 @@ import {
   type EngineReply,
   type EngineTool,
   type EngineTurn,
-} from '../engine.js';
-import { MAX_CHOICES, checkEnum, checkRange, invalid, notFound, type EmuRequest, type Router } from '../router.js';
-import { generateWithToolPlan } from '../tool-plan.js';
+} from '../text/engine.js';
+import { MAX_CHOICES, checkEnum, checkRange, invalid, notFound, type EmuRequest, type Router } from '../http/router.js';
+import { generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from './files.js';
 
 type Body = Record<string, any>;

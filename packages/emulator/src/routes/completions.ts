@@ -1,7 +1,7 @@
 // The legacy text endpoints: POST /v1/completions (text completion) and POST /v1/complete (human/assistant
 // prompt). Neither is supported by reasoning models (400).
-import type { LanguageModel } from '../catalog.js';
-import { costTicks, generateReply, requireLanguageModel } from '../engine.js';
+import type { LanguageModel } from '../text/catalog.js';
+import { costTicks, generateReply, requireLanguageModel } from '../text/engine.js';
 import {
   MAX_CHOICES,
   checkRange,
@@ -10,9 +10,9 @@ import {
   type EmuResponse,
   type Handler,
   type Router,
-} from '../router.js';
-import type { Backend } from '../backend.js';
-import { countTokens } from '../tokenizer.js';
+} from '../http/router.js';
+import type { Backend } from '../state/backend.js';
+import { countTokens } from '../text/tokenizer.js';
 import { applyLimits } from './messages.js';
 
 type Body = Record<string, any>;

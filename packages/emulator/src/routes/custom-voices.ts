@@ -2,8 +2,8 @@
 // 120 s are refused), GET list (limit 1-1000, pagination_token), GET/PATCH/DELETE one, GET {id}/audio.
 import { createReadStream, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Backend } from '../backend.js';
-import { discard, parseForm, type FormFile, type FormPart } from '../formdata.js';
+import type { Backend } from '../state/backend.js';
+import { discard, parseForm, type FormFile, type FormPart } from '../http/formdata.js';
 import {
   HttpError,
   invalid,
@@ -13,7 +13,7 @@ import {
   type EmuRequest,
   type Handler,
   type Router,
-} from '../router.js';
+} from '../http/router.js';
 import { customVoices, type CustomVoiceRecord } from './voices.js';
 
 const MAX_CLIP_BYTES = 100 * 1024 * 1024;

@@ -1,9 +1,9 @@
 // POST /v1/embeddings: stable, normalised vectors of the model's size (svc-embed-1: 256), float or base64.
-import { EMBEDDING_MODELS, findLanguageModel } from '../catalog.js';
-import { embedYielding, toBase64 } from '../embedder.js';
-import { textSlices, yieldToLoop } from '../yield-loop.js';
-import { checkRange, invalid, notFound, type Router } from '../router.js';
-import { countTokens } from '../tokenizer.js';
+import { EMBEDDING_MODELS, findLanguageModel } from '../text/catalog.js';
+import { embedYielding, toBase64 } from '../text/embedder.js';
+import { textSlices, yieldToLoop } from '../core/yield-loop.js';
+import { checkRange, invalid, notFound, type Router } from '../http/router.js';
+import { countTokens } from '../text/tokenizer.js';
 
 export const MAX_EMBEDDING_INPUTS = 128;
 

@@ -3,7 +3,7 @@
 import { createReadStream, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import type { Backend } from '../backend.js';
+import type { Backend } from '../state/backend.js';
 import {
   HttpError,
   invalid,
@@ -12,9 +12,9 @@ import {
   type EmuRequest,
   type EmuResponse,
   type Router,
-} from '../router.js';
-import { compileFilter, FilterError, type FieldSpec } from '../aip160.js';
-import { discard, logged, parseForm } from '../formdata.js';
+} from '../http/router.js';
+import { compileFilter, FilterError, type FieldSpec } from '../core/aip160.js';
+import { discard, logged, parseForm } from '../http/formdata.js';
 
 export const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
 export const PUBLIC_LINK_MAX_BYTES = 50 * 1024 * 1024;

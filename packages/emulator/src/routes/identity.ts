@@ -1,6 +1,6 @@
 // GET /v1/api-key and GET /v1/me.
-import { redactedKey } from '../auth.js';
-import type { Router } from '../router.js';
+import { redactedKey } from '../state/auth.js';
+import type { Router } from '../http/router.js';
 
 export function register(router: Router): void {
   router.get('/v1/api-key', (req, res) => {

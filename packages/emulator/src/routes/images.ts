@@ -3,12 +3,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { IMAGE_MODELS } from '../catalog.js';
-import type { Backend } from '../backend.js';
-import { yieldToLoop } from '../yield-loop.js';
-import { PRIVATE_FILE } from '../state.js';
-import { invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../router.js';
-import { dimensions, pictureFromSeed } from '../png.js';
+import { IMAGE_MODELS } from '../text/catalog.js';
+import type { Backend } from '../state/backend.js';
+import { yieldToLoop } from '../core/yield-loop.js';
+import { PRIVATE_FILE } from '../state/state.js';
+import { invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
+import { dimensions, pictureFromSeed } from '../core/png.js';
 import { sendBlob } from './files.js';
 
 function model(core: Backend, req: EmuRequest, id: unknown) {

@@ -1,5 +1,5 @@
 // Every route module of the emulator. Each resource owns one module; add yours to this list.
-import type { Router } from '../router.js';
+import type { Router } from '../http/router.js';
 import * as files from './files.js';
 import * as skills from './skills.js';
 import * as images from './images.js';

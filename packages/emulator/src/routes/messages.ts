@@ -1,11 +1,11 @@
 // POST /v1/messages: the third-party-compatible messages convention (JSON, or its typed event stream), with
 // system, stop_sequences, sampling fields and tools ({name, description, input_schema} → tool_use blocks).
-import type { Backend } from '../backend.js';
-import { contentText, requireLanguageModel, type EngineReply, type EngineTurn } from '../engine.js';
-import { checkRange, invalid, type EmuRequest, type EmuResponse, type Router } from '../router.js';
-import { generateWithToolPlan } from '../tool-plan.js';
+import type { Backend } from '../state/backend.js';
+import { contentText, requireLanguageModel, type EngineReply, type EngineTurn } from '../text/engine.js';
+import { checkRange, invalid, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
+import { generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from './files.js';
-import { streamPieces } from '../tokenizer.js';
+import { streamPieces } from '../text/tokenizer.js';
 
 type Body = Record<string, any>;
 

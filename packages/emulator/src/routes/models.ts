@@ -1,6 +1,6 @@
 // The model catalogue: GET /v1/models and the four kind lists, each with its get.
-import { EMBEDDING_MODELS, IMAGE_MODELS, LANGUAGE_MODELS, VIDEO_MODELS, publicModel } from '../catalog.js';
-import { notFound, type Router } from '../router.js';
+import { EMBEDDING_MODELS, IMAGE_MODELS, LANGUAGE_MODELS, VIDEO_MODELS, publicModel } from '../text/catalog.js';
+import { notFound, type Router } from '../http/router.js';
 
 const ALL = [...LANGUAGE_MODELS, ...EMBEDDING_MODELS, ...IMAGE_MODELS, ...VIDEO_MODELS];
 

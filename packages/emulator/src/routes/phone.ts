@@ -2,7 +2,7 @@
 // (/v2/phone-numbers: create with origin svc_provisioned|byo_trunk and an optional signed webhook, paged list,
 // delete). Both need a key with agent access (403).
 import { isIP } from 'node:net';
-import type { Backend } from '../backend.js';
+import type { Backend } from '../state/backend.js';
 import { generateSecret } from 'svc-formats/webhooks';
 import {
   HttpError,
@@ -13,7 +13,7 @@ import {
   type EmuRequest,
   type Handler,
   type Router,
-} from '../router.js';
+} from '../http/router.js';
 
 type Json = Record<string, any>;
 

@@ -1,15 +1,15 @@
-// WS /v1/realtime: realtime voice sessions (packages/emulator/src/realtime-session.ts), including sessions on a
+// WS /v1/realtime: realtime voice sessions (packages/emulator/src/realtime/realtime-session.ts), including sessions on a
 // simulated inbound SIP call (`?call_id=`), where the emulator plays the caller. Admin: GET/DELETE
 // /_emulator/realtime lists what each session saw (append times, response audio times) for tests.
 import type { WebSocket } from 'ws';
-import { endCall } from '../calls.js';
-import type { Backend } from '../backend.js';
+import { endCall } from '../voice/calls.js';
+import type { Backend } from '../state/backend.js';
 import { agents } from './agents.js';
-import { clearRealtimeLogs, realtimeLogs, type RealtimeSessionLog } from '../realtime-log.js';
-import { requestCheckerNow } from '../request-check.js';
+import { clearRealtimeLogs, realtimeLogs, type RealtimeSessionLog } from '../realtime/realtime-log.js';
+import { requestCheckerNow } from '../http/request-check.js';
 import { findVoice } from './voices.js';
-import { EmulatedRealtimeSession, REALTIME_MODELS, REALTIME_REASONING_EFFORTS } from '../realtime-session.js';
-import type { EmuRequest, Router } from '../router.js';
+import { EmulatedRealtimeSession, REALTIME_MODELS, REALTIME_REASONING_EFFORTS } from '../realtime/realtime-session.js';
+import type { EmuRequest, Router } from '../http/router.js';
 
 type Json = Record<string, any>;
 

@@ -1,6 +1,6 @@
 // The Responses convention: POST /v1/responses (JSON or a typed event stream), stored responses (GET, DELETE,
 // input items paged by cursor), previous_response_id continuation, and POST /v1/responses/compact.
-import type { Backend } from '../backend.js';
+import type { Backend } from '../state/backend.js';
 import {
   contentText,
   costTicks,
@@ -8,8 +8,8 @@ import {
   type EngineReply,
   type EngineTool,
   type EngineTurn,
-} from '../engine.js';
-import type { LanguageModel } from '../catalog.js';
+} from '../text/engine.js';
+import type { LanguageModel } from '../text/catalog.js';
 import {
   checkEnum,
   checkRange,
@@ -21,10 +21,10 @@ import {
   type EmuResponse,
   type Handler,
   type Router,
-} from '../router.js';
-import { generateWithToolPlan } from '../tool-plan.js';
+} from '../http/router.js';
+import { generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from './files.js';
-import { countTokens } from '../tokenizer.js';
+import { countTokens } from '../text/tokenizer.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
 type Body = Record<string, any>;

@@ -2,7 +2,7 @@
 import { parseFrontMatter } from 'svc-formats/front-matter';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Backend } from '../backend.js';
+import type { Backend } from '../state/backend.js';
 import {
   HttpError,
   invalid,
@@ -11,8 +11,8 @@ import {
   type EmuRequest,
   type EmuResponse,
   type Router,
-} from '../router.js';
-import { discard, logged, parseForm } from '../formdata.js';
+} from '../http/router.js';
+import { discard, logged, parseForm } from '../http/formdata.js';
 import { sendBlob } from './files.js';
 
 export const DEFAULT_MAX_SKILL_BYTES = 50 * 1024 * 1024;

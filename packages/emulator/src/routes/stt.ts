@@ -9,13 +9,13 @@ import type { WebSocket } from 'ws';
 import { performance } from 'node:perf_hooks';
 import { decodeAudio, decodeSamples, extractChannel, isMp3, isWav, mixChannels } from 'svc-formats/audio-codecs';
 import { SAMPLE_RATES, type Encoding } from 'svc-formats/audio-format';
-import type { Backend } from '../backend.js';
-import { HttpError, invalid, type EmuRequest, type Router } from '../router.js';
-import { parseForm, type FormFile } from '../formdata.js';
-import { handleUnknown, requestCheckerNow } from '../request-check.js';
-import { toFloat, transcribeTones } from '../tones.js';
-import { Endpointer, frameLevels, voicedSegments } from '../vad.js';
-import { yieldToLoop } from '../yield-loop.js';
+import type { Backend } from '../state/backend.js';
+import { HttpError, invalid, type EmuRequest, type Router } from '../http/router.js';
+import { parseForm, type FormFile } from '../http/formdata.js';
+import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
+import { toFloat, transcribeTones } from '../voice/tones.js';
+import { Endpointer, frameLevels, voicedSegments } from '../voice/vad.js';
+import { yieldToLoop } from '../core/yield-loop.js';
 
 const MAX_FILE = 500 * 1024 * 1024;
 /** the most audio a streaming session holds for one utterance, in seconds */

@@ -1,8 +1,8 @@
 // POST /v1/tokenize-text: a real byte-level BPE (see ../tokenizer-bpe.ts); the tokens' bytes concatenate back
 // to the UTF-8 bytes of the text.
-import { requireLanguageModel } from '../engine.js';
-import { invalid, type Router } from '../router.js';
-import { tokenizeYielding } from '../tokenizer-bpe.js';
+import { requireLanguageModel } from '../text/engine.js';
+import { invalid, type Router } from '../http/router.js';
+import { tokenizeYielding } from '../text/tokenizer-bpe.js';
 
 export function register(router: Router): void {
   router.post('/v1/tokenize-text', async (req, res, core) => {

@@ -6,10 +6,10 @@ import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Mp3Encoder, encodeAudio, encodeSamples, wavHeader } from 'svc-formats/audio-codecs';
 import { contentTypeOf, normalizeCodec, type Codec, type PcmFormat } from 'svc-formats/audio-format';
-import type { Backend } from '../backend.js';
-import { HttpError, invalid, type EmuRequest, type Router } from '../router.js';
-import { synthesize, type CharTiming } from '../tones.js';
-import { handleUnknown, requestCheckerNow } from '../request-check.js';
+import type { Backend } from '../state/backend.js';
+import { HttpError, invalid, type EmuRequest, type Router } from '../http/router.js';
+import { synthesize, type CharTiming } from '../voice/tones.js';
+import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
 import { findVoice } from './voices.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 

@@ -4,10 +4,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VIDEO_MODELS } from '../catalog.js';
-import type { Backend } from '../backend.js';
-import { PRIVATE_FILE } from '../state.js';
-import { invalid, notFound, type EmuRequest, type Router } from '../router.js';
+import { VIDEO_MODELS } from '../text/catalog.js';
+import type { Backend } from '../state/backend.js';
+import { PRIVATE_FILE } from '../state/state.js';
+import { invalid, notFound, type EmuRequest, type Router } from '../http/router.js';
 import { sendBlob } from './files.js';
 import { OPERATIONS } from 'svc-formats/api-facts';
 
@@ -97,7 +97,7 @@ export function mp4For(seed: string, seconds: number): Buffer {
 }
 
 function create(kind: VideoJob['kind']) {
-  return async (req: EmuRequest, res: import('../router.js').EmuResponse, core: Backend) => {
+  return async (req: EmuRequest, res: import('../http/router.js').EmuResponse, core: Backend) => {
     const body = await req.json();
     if (typeof body.prompt !== 'string' || body.prompt.trim() === '')
       invalid('Invalid value for `prompt`: must be a non-empty string');

@@ -1,10 +1,10 @@
 // Simulated SIP calls. A call exists while it is active; refer and hang-up end it. An inbound call on a v2
 // number with a webhook announces itself with `realtime.call.incoming`, signed as Standard Webhooks
 // (packages/formats/src/webhooks.ts). `startInboundCall` is shared by the admin route and the realtime emulator.
-import type { Backend } from './backend.js';
-import { HttpError } from './router.js';
+import type { Backend } from '../state/backend.js';
+import { HttpError } from '../http/router.js';
 import { signedHeaders } from 'svc-formats/webhooks';
-import { phoneNumbersV1, phoneNumbersV2 } from './routes/phone.js';
+import { phoneNumbersV1, phoneNumbersV2 } from '../routes/phone.js';
 
 export interface CallRecord {
   call_id: string;

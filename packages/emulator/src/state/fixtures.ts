@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import type { KeyRecord } from './auth.js';
 import type { Backend } from './backend.js';
-import { registerCollections } from './search-index.js';
+import { registerCollections } from '../text/search-index.js';
 
 type Json = Record<string, unknown>;
 

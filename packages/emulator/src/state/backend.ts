@@ -5,10 +5,10 @@ import { DEFAULT_EMULATOR_KEY, aclAllowsModel, makeKey, type KeyRecord } from '.
 import { FaultList } from './faults.js';
 import { RateLimiter, rateLimitOf } from './rate-limit.js';
 
-import { redactText } from './redact.js';
-import { HttpError, type EmuRequest } from './router.js';
+import { redactText } from '../core/redact.js';
+import { HttpError, type EmuRequest } from '../http/router.js';
 import type { StateStore } from './state.js';
-import type { WsSessionLog } from './ws-log.js';
+import type { WsSessionLog } from '../http/ws-log.js';
 
 export interface EmulatorSettings {
   /** pause between streamed tokens (chat, responses, messages) */

@@ -3,7 +3,7 @@
 // way, so cosine similarity means something (document search uses it for the semantic and hybrid modes).
 import { createHash } from 'node:crypto';
 import { rng } from './generate.js';
-import { textSlices, yieldToLoop } from './yield-loop.js';
+import { textSlices, yieldToLoop } from '../core/yield-loop.js';
 
 function fnv(s: string, seed = 2166136261): number {
   let h = seed;

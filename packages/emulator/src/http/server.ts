@@ -4,10 +4,10 @@ import { performance } from 'node:perf_hooks';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { hasAgentAccess, redactedKey, type KeyRecord } from './auth.js';
-import { Backend, type EmulatorSettings, type LoggedRequest } from './backend.js';
-import type { FaultList, Fault } from './faults.js';
-import { estimatedTokens, type RateLimit } from './rate-limit.js';
+import { hasAgentAccess, redactedKey, type KeyRecord } from '../state/auth.js';
+import { Backend, type EmulatorSettings, type LoggedRequest } from '../state/backend.js';
+import type { FaultList, Fault } from '../state/faults.js';
+import { estimatedTokens, type RateLimit } from '../state/rate-limit.js';
 import { UpgradeRecord } from './ws-log.js';
 import {
   ERROR_CODES,
@@ -20,14 +20,14 @@ import {
   type SseWriter,
 } from './router.js';
 import { registerAdminRoutes } from './admin.js';
-import { loadApiDocument } from './api-document.js';
-import type { ReplyRecord } from './contract.js';
-import { applyFixtures, seedFixtures, type Fixtures } from './fixtures.js';
-import { registerAllRoutes } from './routes/index.js';
-import { registerCollections } from './search-index.js';
-import { redactHeaders, redactQuery } from './redact.js';
+import { loadApiDocument } from '../core/api-document.js';
+import type { ReplyRecord } from '../core/contract.js';
+import { applyFixtures, seedFixtures, type Fixtures } from '../state/fixtures.js';
+import { registerAllRoutes } from '../routes/index.js';
+import { registerCollections } from '../text/search-index.js';
+import { redactHeaders, redactQuery } from '../core/redact.js';
 import { handleUnknown, requestChecker, requestCheckerNow, type UnknownFieldPolicy } from './request-check.js';
-import { StateStore } from './state.js';
+import { StateStore } from '../state/state.js';
 import { allowedHostNames, webRefusal } from './web-guard.js';
 
 export interface EmulatorOptions {

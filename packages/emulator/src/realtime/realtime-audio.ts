@@ -1,8 +1,8 @@
 // Audio of the emulated realtime sessions: wire formats (pcm16 at a rate, G.711 mu-law / A-law at 8 kHz),
-// and the tone code of packages/emulator/src/tones.ts to "hear" the user and to "speak" the answer.
+// and the tone code of packages/emulator/src/voice/tones.ts to "hear" the user and to "speak" the answer.
 import { bufferOf, decodeSamples, encodeSamples, resample, samplesOf } from 'svc-formats/audio-codecs';
 import { SAMPLE_RATES } from 'svc-formats/audio-format';
-import * as tones from './tones.js';
+import * as tones from '../voice/tones.js';
 
 export type WireFormat = { type: 'audio/pcm'; rate: number } | { type: 'audio/pcmu' } | { type: 'audio/pcma' };
 

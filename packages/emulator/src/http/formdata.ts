@@ -5,8 +5,8 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { HttpError, type EmuRequest } from './router.js';
-import { PRIVATE_FILE } from './state.js';
-import type { Backend } from './backend.js';
+import { PRIVATE_FILE } from '../state/state.js';
+import type { Backend } from '../state/backend.js';
 
 export interface FormField {
   kind: 'field';

@@ -3,8 +3,8 @@
 // each turn is "heard" with the tone decoder and answered with tone-encoded speech streamed as
 // `response.output_audio.delta` chunks, paced at real time (setting `realtimePace`, 0 = no pacing).
 import type { WebSocket } from 'ws';
-import type { Backend } from './backend.js';
-import { rng, valueForSchema } from './generate.js';
+import type { Backend } from '../state/backend.js';
+import { rng, valueForSchema } from '../text/generate.js';
 import {
   decodeWire,
   encodeWire,

@@ -5,7 +5,7 @@
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { WebSocket } from 'ws';
-import type { LoggedRequest } from './backend.js';
+import type { LoggedRequest } from '../state/backend.js';
 
 export interface WsSessionLog {
   /** the session's id, when its first server event names one (`session.id`, `session_id`) */

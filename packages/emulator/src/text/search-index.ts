@@ -2,15 +2,15 @@
 // they are given to the emulator from local files (`svc emulator serve --collection NAME=DIR_OR_FILE`, or
 // `startEmulator({collections})`) and remembered in its state. Files are read, split into chunks and ranked for
 // real: BM25 over words (keyword), cosine of the emulator's embeddings (semantic), or both (hybrid).
-import { ordered, type Op } from './aip160.js';
+import { ordered, type Op } from '../core/aip160.js';
 import { splitFrontMatter } from 'svc-formats/front-matter';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
-import type { Backend } from './backend.js';
+import type { Backend } from '../state/backend.js';
 import { cosine, embed, words } from './embedder.js';
-import { invalid } from './router.js';
-import { yieldToLoop } from './yield-loop.js';
+import { invalid } from '../http/router.js';
+import { yieldToLoop } from '../core/yield-loop.js';
 
 export interface CollectionRecord {
   id: string;

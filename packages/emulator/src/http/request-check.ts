@@ -5,8 +5,8 @@
 // ones: 400 naming the field and what is allowed); what it cannot say (state, cross-field rules, limits per model)
 // stays with the routes. A field the document does not describe is reported (a warning; `--strict`: 400).
 import type { ErrorObject } from 'ajv';
-import { loadApiDocument } from './api-document.js';
-import { DocumentSchemas, pointer } from './contract.js';
+import { loadApiDocument } from '../core/api-document.js';
+import { DocumentSchemas, pointer } from '../core/contract.js';
 import { DeserializeError, HttpError } from './router.js';
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,7 @@ type Json = Record<string, unknown>;
 let documentPromise: Promise<Json> | undefined;
 
 export function loadApiDocument(): Promise<Json> {
-  documentPromise ??= import('../spec/openapi.json', { with: { type: 'json' } }).then(
+  documentPromise ??= import('../../spec/openapi.json', { with: { type: 'json' } }).then(
     (m) => m.default as unknown as Json,
   );
   return documentPromise;

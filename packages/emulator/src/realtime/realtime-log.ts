@@ -1,7 +1,7 @@
 // What the emulator saw on each realtime session, kept in memory for tests and for `GET /_emulator/realtime`:
 // when each input_audio_buffer.append arrived, and when each response's audio went out. A test can then
 // check that a half-duplex client sent no microphone frame while the assistant was speaking.
-import type { Backend } from './backend.js';
+import type { Backend } from '../state/backend.js';
 
 export interface RealtimeResponseLog {
   response_id: string;

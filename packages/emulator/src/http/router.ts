@@ -2,8 +2,8 @@
 // JSON `{code, error}` bodies, 422 as plain text, `x-request-id` on every reply.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { KeyRecord } from './auth.js';
-import type { Backend } from './backend.js';
+import type { KeyRecord } from '../state/auth.js';
+import type { Backend } from '../state/backend.js';
 
 export const ERROR_CODES: Record<number, string> = {
   400: 'invalid-argument',

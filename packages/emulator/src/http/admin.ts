@@ -2,10 +2,10 @@
 // log, faults, settings, keys, reset (which re-applies the fixtures), and triggers for events that otherwise wait
 // for time or the outside world (an incoming call, a video or deferred completion finishing, a file expiring).
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import type { KeyRecord } from './auth.js';
-import { activeCall, endCall, startInboundCall } from './calls.js';
-import type { Backend, LoggedRequest } from './backend.js';
-import { FaultList, type Fault } from './faults.js';
+import type { KeyRecord } from '../state/auth.js';
+import { activeCall, endCall, startInboundCall } from '../voice/calls.js';
+import type { Backend, LoggedRequest } from '../state/backend.js';
+import { FaultList, type Fault } from '../state/faults.js';
 import { HttpError, invalid, notFound, type Handler, type Router } from './router.js';
 
 export const TRIGGERS = [

@@ -4,7 +4,7 @@
 // number, punctuation, white space), then each pre-token's UTF-8 bytes are merged by rank. Because merges only
 // join adjacent bytes of one pre-token, the tokens' bytes always concatenate back to the text's bytes.
 
-import { textSlices, yieldToLoop } from './yield-loop.js';
+import { textSlices, yieldToLoop } from '../core/yield-loop.js';
 
 const CORPUS = `
 The service answers requests from people and programs. A request is sent to the API with a key, and the
