@@ -7,7 +7,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KeyRecord } from './state/auth.js';
-import type { LoggedRequest } from './state/backend.js';
+import type { LoggedRequest } from './state/request-log.js';
 import { ContractChecker, type ReplyRecord } from './core/contract.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from './http/server.js';
 

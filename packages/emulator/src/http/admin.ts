@@ -4,9 +4,11 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { KeyRecord } from '../state/auth.js';
 import { activeCall, endCall, startInboundCall } from '../voice/calls.js';
-import type { Backend, LoggedRequest } from '../state/backend.js';
+import type { Backend } from '../state/backend.js';
+import type { LoggedRequest } from '../state/request-log.js';
 import { FaultList, type Fault } from '../state/faults.js';
-import { HttpError, invalid, notFound, type Handler, type Router } from './router.js';
+import type { Handler, Router } from './router.js';
+import { HttpError, invalid, notFound } from '../core/errors.js';
 
 export const TRIGGERS = [
   'incoming-call',

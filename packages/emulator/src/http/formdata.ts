@@ -4,7 +4,8 @@ import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { HttpError, type EmuRequest } from './router.js';
+import type { EmuRequest } from './router.js';
+import { HttpError } from '../core/errors.js';
 import { PRIVATE_FILE } from '../state/state.js';
 import type { Backend } from '../state/backend.js';
 

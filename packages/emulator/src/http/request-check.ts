@@ -7,7 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import { loadApiDocument } from '../core/api-document.js';
 import { DocumentSchemas, pointer } from '../core/contract.js';
-import { DeserializeError, HttpError } from './router.js';
+import { DeserializeError, HttpError } from '../core/errors.js';
 
 type Json = Record<string, unknown>;
 

@@ -4,38 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { KeyRecord } from '../state/auth.js';
 import type { Backend } from '../state/backend.js';
-
-export const ERROR_CODES: Record<number, string> = {
-  400: 'invalid-argument',
-  401: 'unauthenticated',
-  403: 'permission-denied',
-  404: 'not-found',
-  405: 'method-not-allowed',
-  409: 'conflict',
-  413: 'payload-too-large',
-  415: 'unsupported-media-type',
-  429: 'resource-exhausted',
-  500: 'internal',
-  503: 'unavailable',
-};
-
-/** Thrown by handlers to answer with an error status. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-/** A 422 answered as plain text, as the service does when a body does not deserialize. */
-export class DeserializeError extends HttpError {
-  constructor(message: string) {
-    super(422, message);
-  }
-}
+import { DeserializeError, HttpError, invalid } from '../core/errors.js';
 
 export interface EmuRequest {
   method: string;
@@ -246,15 +215,6 @@ export function requireFields(body: Record<string, unknown>, fields: string[]): 
           `${JSON.stringify(body).length}`,
       );
   }
-}
-
-/** 400 with a message naming the field and its allowed values. */
-export function invalid(message: string): never {
-  throw new HttpError(400, message);
-}
-
-export function notFound(message: string): never {
-  throw new HttpError(404, message);
 }
 
 /** Checks used by route modules for documented ranges (400 when violated). */

@@ -5,20 +5,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from '../state/auth.js';
-import { Backend, type EmulatorSettings, type LoggedRequest } from '../state/backend.js';
+import { Backend, type EmulatorSettings } from '../state/backend.js';
+import type { LoggedRequest } from '../state/request-log.js';
 import type { FaultList, Fault } from '../state/faults.js';
 import { estimatedTokens, type RateLimit } from '../state/rate-limit.js';
 import { UpgradeRecord } from './ws-log.js';
-import {
-  ERROR_CODES,
-  HttpError,
-  MAX_JSON_BODY,
-  Router,
-  parseJsonBody,
-  type EmuRequest,
-  type EmuResponse,
-  type SseWriter,
-} from './router.js';
+import { MAX_JSON_BODY, Router, parseJsonBody, type EmuRequest, type EmuResponse, type SseWriter } from './router.js';
+import { ERROR_CODES, HttpError } from '../core/errors.js';
 import { registerAdminRoutes } from './admin.js';
 import { loadApiDocument } from '../core/api-document.js';
 import type { ReplyRecord } from '../core/contract.js';

@@ -5,18 +5,7 @@
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { WebSocket } from 'ws';
-import type { LoggedRequest } from '../state/backend.js';
-
-export interface WsSessionLog {
-  /** the session's id, when its first server event names one (`session.id`, `session_id`) */
-  session_id?: string;
-  /** event types the client sent, with how many of each (binary messages as `(binary)`) */
-  events_in: Record<string, number>;
-  /** event types the server sent, with how many of each */
-  events_out: Record<string, number>;
-  close_code?: number;
-  close_reason?: string;
-}
+import type { LoggedRequest, WsSessionLog } from '../state/request-log.js';
 
 const BINARY = '(binary)';
 

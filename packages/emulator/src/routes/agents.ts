@@ -3,15 +3,8 @@
 // cleared; an unknown path is 400) and assigns a v1 phone number atomically with the field update (409 when
 // another agent holds it, naming that agent; the empty string unassigns).
 import type { Backend } from '../state/backend.js';
-import {
-  HttpError,
-  invalid,
-  notFound,
-  queryNumber,
-  type EmuRequest,
-  type Handler,
-  type Router,
-} from '../http/router.js';
+import { queryNumber, type EmuRequest, type Handler, type Router } from '../http/router.js';
+import { HttpError, invalid, notFound } from '../core/errors.js';
 import { findVoice } from './voices.js';
 import { phoneNumbersV1, phoneNumbersV2 } from './phone.js';
 import { SCHEMAS } from 'svc-formats/api-facts';

@@ -3,7 +3,8 @@
 // caller_script?} starts a simulated inbound call (and delivers the signed webhook); GET /_emulator/calls
 // and /_emulator/calls/{id} show calls with their status.
 import { activeCall, calls, endCall, startInboundCall } from '../voice/calls.js';
-import { MAX_JSON_BODY, invalid, notFound, parseJsonBody, requireFields, type Router } from '../http/router.js';
+import { MAX_JSON_BODY, parseJsonBody, requireFields, type Router } from '../http/router.js';
+import { invalid, notFound } from '../core/errors.js';
 
 const TARGET_URI = /^(tel:\+[1-9]\d{1,14}|sip:[^@\s:;]+@[A-Za-z0-9.-]+(:\d{1,5})?(;\S*)?)$/;
 

@@ -8,7 +8,8 @@ import {
   type EngineTool,
   type EngineTurn,
 } from '../text/engine.js';
-import { MAX_CHOICES, checkEnum, checkRange, invalid, notFound, type EmuRequest, type Router } from '../http/router.js';
+import { MAX_CHOICES, checkEnum, checkRange, type EmuRequest, type Router } from '../http/router.js';
+import { invalid, notFound } from '../core/errors.js';
 import { generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from './files.js';
 

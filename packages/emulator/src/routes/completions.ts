@@ -5,12 +5,12 @@ import { costTicks, generateReply, requireLanguageModel } from '../text/engine.j
 import {
   MAX_CHOICES,
   checkRange,
-  invalid,
   type EmuRequest,
   type EmuResponse,
   type Handler,
   type Router,
 } from '../http/router.js';
+import { invalid } from '../core/errors.js';
 import type { Backend } from '../state/backend.js';
 import { countTokens } from '../text/tokenizer.js';
 import { applyLimits } from './messages.js';

@@ -4,16 +4,8 @@ import { createReadStream, readFileSync, renameSync, rmSync, statSync } from 'no
 import { join } from 'node:path';
 import type { Backend } from '../state/backend.js';
 import { discard, parseForm, type FormFile, type FormPart } from '../http/formdata.js';
-import {
-  HttpError,
-  invalid,
-  notFound,
-  queryNumber,
-  tokenPage,
-  type EmuRequest,
-  type Handler,
-  type Router,
-} from '../http/router.js';
+import { queryNumber, tokenPage, type EmuRequest, type Handler, type Router } from '../http/router.js';
+import { HttpError, invalid, notFound } from '../core/errors.js';
 import { customVoices, type CustomVoiceRecord } from './voices.js';
 
 const MAX_CLIP_BYTES = 100 * 1024 * 1024;

@@ -1,5 +1,6 @@
 // POST /v1/documents/search: ranks the chunks of the collections' files (see ../search-index.ts).
-import { checkRange, invalid, type Router } from '../http/router.js';
+import { checkRange, type Router } from '../http/router.js';
+import { invalid } from '../core/errors.js';
 import { search, type RetrievalMode } from '../text/search-index.js';
 
 /** The spec gives no upper bound for `limit` (default 10); the emulator (and the CLI) allow 1 to 100. */

@@ -2,7 +2,8 @@
 import { EMBEDDING_MODELS, findLanguageModel } from '../text/catalog.js';
 import { embedYielding, toBase64 } from '../text/embedder.js';
 import { textSlices, yieldToLoop } from '../core/yield-loop.js';
-import { checkRange, invalid, notFound, type Router } from '../http/router.js';
+import { checkRange, type Router } from '../http/router.js';
+import { invalid, notFound } from '../core/errors.js';
 import { countTokens } from '../text/tokenizer.js';
 
 export const MAX_EMBEDDING_INPUTS = 128;

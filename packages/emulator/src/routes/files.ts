@@ -4,15 +4,8 @@ import { createReadStream, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import type { Backend } from '../state/backend.js';
-import {
-  HttpError,
-  invalid,
-  notFound,
-  queryNumber,
-  type EmuRequest,
-  type EmuResponse,
-  type Router,
-} from '../http/router.js';
+import { queryNumber, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
+import { HttpError, invalid, notFound } from '../core/errors.js';
 import { compileFilter, FilterError, type FieldSpec } from '../core/aip160.js';
 import { discard, logged, parseForm } from '../http/formdata.js';
 

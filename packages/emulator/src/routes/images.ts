@@ -7,7 +7,8 @@ import { IMAGE_MODELS } from '../text/catalog.js';
 import type { Backend } from '../state/backend.js';
 import { yieldToLoop } from '../core/yield-loop.js';
 import { PRIVATE_FILE } from '../state/state.js';
-import { invalid, notFound, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
+import type { EmuRequest, EmuResponse, Router } from '../http/router.js';
+import { invalid, notFound } from '../core/errors.js';
 import { dimensions, pictureFromSeed } from '../core/png.js';
 import { sendBlob } from './files.js';
 

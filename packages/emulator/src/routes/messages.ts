@@ -2,7 +2,8 @@
 // system, stop_sequences, sampling fields and tools ({name, description, input_schema} → tool_use blocks).
 import type { Backend } from '../state/backend.js';
 import { contentText, requireLanguageModel, type EngineReply, type EngineTurn } from '../text/engine.js';
-import { checkRange, invalid, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
+import { checkRange, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
+import { invalid } from '../core/errors.js';
 import { generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from './files.js';
 import { streamPieces } from '../text/tokenizer.js';

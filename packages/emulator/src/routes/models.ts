@@ -1,6 +1,7 @@
 // The model catalogue: GET /v1/models and the four kind lists, each with its get.
 import { EMBEDDING_MODELS, IMAGE_MODELS, LANGUAGE_MODELS, VIDEO_MODELS, publicModel } from '../text/catalog.js';
-import { notFound, type Router } from '../http/router.js';
+import type { Router } from '../http/router.js';
+import { notFound } from '../core/errors.js';
 
 const ALL = [...LANGUAGE_MODELS, ...EMBEDDING_MODELS, ...IMAGE_MODELS, ...VIDEO_MODELS];
 

@@ -4,16 +4,8 @@
 import { isIP } from 'node:net';
 import type { Backend } from '../state/backend.js';
 import { generateSecret } from 'svc-formats/webhooks';
-import {
-  HttpError,
-  invalid,
-  notFound,
-  queryNumber,
-  tokenPage,
-  type EmuRequest,
-  type Handler,
-  type Router,
-} from '../http/router.js';
+import { queryNumber, tokenPage, type EmuRequest, type Handler, type Router } from '../http/router.js';
+import { HttpError, invalid, notFound } from '../core/errors.js';
 
 type Json = Record<string, any>;
 

@@ -1,4 +1,4 @@
-// WS /v1/realtime: realtime voice sessions (packages/emulator/src/realtime/realtime-session.ts), including sessions on a
+// WS /v1/realtime: realtime voice sessions (../realtime/realtime-session.ts), including sessions on a
 // simulated inbound SIP call (`?call_id=`), where the emulator plays the caller. Admin: GET/DELETE
 // /_emulator/realtime lists what each session saw (append times, response audio times) for tests.
 import type { WebSocket } from 'ws';

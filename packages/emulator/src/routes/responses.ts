@@ -13,8 +13,6 @@ import type { LanguageModel } from '../text/catalog.js';
 import {
   checkEnum,
   checkRange,
-  invalid,
-  notFound,
   queryNumber,
   requireFields,
   type EmuRequest,
@@ -22,6 +20,7 @@ import {
   type Handler,
   type Router,
 } from '../http/router.js';
+import { invalid, notFound } from '../core/errors.js';
 import { generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from './files.js';
 import { countTokens } from '../text/tokenizer.js';

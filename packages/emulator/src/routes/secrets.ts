@@ -1,7 +1,8 @@
 // POST /v1/realtime/client_secrets {expires_after?: {seconds 1..3600, default 600}, session?} → {value,
 // expires_at}. Stored as {value, expires_at, key, session} in `client_secrets`; server.ts accepts them as
 // bearer tokens or `svc-client-secret.<value>` subprotocols on WebSockets until they expire.
-import { invalid, type Router } from '../http/router.js';
+import type { Router } from '../http/router.js';
+import { invalid } from '../core/errors.js';
 
 export interface ClientSecretRecord {
   value: string;

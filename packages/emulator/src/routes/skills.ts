@@ -3,15 +3,8 @@ import { parseFrontMatter } from 'svc-formats/front-matter';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend } from '../state/backend.js';
-import {
-  HttpError,
-  invalid,
-  notFound,
-  queryNumber,
-  type EmuRequest,
-  type EmuResponse,
-  type Router,
-} from '../http/router.js';
+import { queryNumber, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
+import { HttpError, invalid, notFound } from '../core/errors.js';
 import { discard, logged, parseForm } from '../http/formdata.js';
 import { sendBlob } from './files.js';
 

@@ -1,7 +1,8 @@
 // POST /v1/tokenize-text: a real byte-level BPE (see ../tokenizer-bpe.ts); the tokens' bytes concatenate back
 // to the UTF-8 bytes of the text.
 import { requireLanguageModel } from '../text/engine.js';
-import { invalid, type Router } from '../http/router.js';
+import type { Router } from '../http/router.js';
+import { invalid } from '../core/errors.js';
 import { tokenizeYielding } from '../text/tokenizer-bpe.js';
 
 export function register(router: Router): void {

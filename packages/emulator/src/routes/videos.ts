@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { VIDEO_MODELS } from '../text/catalog.js';
 import type { Backend } from '../state/backend.js';
 import { PRIVATE_FILE } from '../state/state.js';
-import { invalid, notFound, type EmuRequest, type Router } from '../http/router.js';
+import type { EmuRequest, Router } from '../http/router.js';
+import { invalid, notFound } from '../core/errors.js';
 import { sendBlob } from './files.js';
 import { OPERATIONS } from 'svc-formats/api-facts';
 

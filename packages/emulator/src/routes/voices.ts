@@ -1,7 +1,8 @@
 // GET /v1/tts/voices and /v1/tts/voices/{voice_id}: the built-in voices (ids case-insensitive). Also the
 // voice lookup other modules use (agents, TTS, realtime): a built-in id or a custom voice of the team.
 import type { Backend } from '../state/backend.js';
-import { notFound, type Router } from '../http/router.js';
+import type { Router } from '../http/router.js';
+import { notFound } from '../core/errors.js';
 
 export interface BuiltinVoice {
   voice_id: string;

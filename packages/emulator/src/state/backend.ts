@@ -6,9 +6,9 @@ import { FaultList } from './faults.js';
 import { RateLimiter, rateLimitOf } from './rate-limit.js';
 
 import { redactText } from '../core/redact.js';
-import { HttpError, type EmuRequest } from '../http/router.js';
+import { HttpError } from '../core/errors.js';
 import type { StateStore } from './state.js';
-import type { WsSessionLog } from '../http/ws-log.js';
+import type { LoggedRequest } from './request-log.js';
 
 export interface EmulatorSettings {
   /** pause between streamed tokens (chat, responses, messages) */
@@ -28,28 +28,6 @@ export const DEFAULT_SETTINGS: EmulatorSettings = {
   latencyMs: 0,
   videoDelayMs: 1500,
 };
-
-export interface LoggedRequest {
-  /** position in the log (GET /_emulator/requests?after=SEQ for what came since) */
-  seq: number;
-  id: string;
-  time: number;
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  headers: Record<string, string | string[] | undefined>;
-  /** the body as text when it was read and is small enough (JSON bodies) */
-  body?: string;
-  /** request body size in bytes (read, else Content-Length) */
-  bytes?: number;
-  /** what the emulator noticed and let pass (fields the API document does not describe) */
-  warnings?: string[];
-  /** set when the reply is finished */
-  status?: number;
-  duration_ms?: number;
-  /** a WebSocket session (method WS): its events each way and how it ended */
-  ws?: WsSessionLog;
-}
 
 /** The request log keeps the newest entries only, so a long-running emulator does not grow without bound. */
 export const MAX_LOGGED_REQUESTS = 10_000;
@@ -174,7 +152,7 @@ export class Backend extends EventEmitter {
   }
 
   /** 403 when the key's ACLs do not cover the model. */
-  checkModelAcl(req: EmuRequest, model: string): void {
+  checkModelAcl(req: { key?: KeyRecord }, model: string): void {
     if (req.key && !aclAllowsModel(req.key, model))
       throw new HttpError(403, `The API key does not have access to model ${model}`);
   }

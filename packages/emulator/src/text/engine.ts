@@ -2,7 +2,7 @@
 // a deterministic answer, tool calls valid against the tool's schema, JSON valid against a response schema.
 import { findLanguageModel, type LanguageModel } from './catalog.js';
 import { answerText, markdownInPrompt, valueForSchema } from './generate.js';
-import { HttpError, notFound } from '../http/router.js';
+import { HttpError, notFound } from '../core/errors.js';
 import { countTokens, streamPieces } from './tokenizer.js';
 
 export interface EngineTool {

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import type { Backend } from '../state/backend.js';
 import { cosine, embed, words } from './embedder.js';
-import { invalid } from '../http/router.js';
+import { invalid } from '../core/errors.js';
 import { yieldToLoop } from '../core/yield-loop.js';
 
 export interface CollectionRecord {

@@ -2,7 +2,7 @@
 // number with a webhook announces itself with `realtime.call.incoming`, signed as Standard Webhooks
 // (packages/formats/src/webhooks.ts). `startInboundCall` is shared by the admin route and the realtime emulator.
 import type { Backend } from '../state/backend.js';
-import { HttpError } from '../http/router.js';
+import { HttpError } from '../core/errors.js';
 import { signedHeaders } from 'svc-formats/webhooks';
 import { phoneNumbersV1, phoneNumbersV2 } from '../routes/phone.js';
 
