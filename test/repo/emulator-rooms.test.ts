@@ -89,7 +89,14 @@ describe('emulator rooms', () => {
     expect(routeEdge(`${SRC}voice/calls.ts`, `${SRC}routes/phone.ts`)).toMatch(/only the server/);
     expect(routeEdge(`${SRC}routes/index.ts`, `${SRC}routes/files.ts`)).toBeUndefined();
     expect(routeEdge(`${SRC}http/server.ts`, ROUTE_INDEX)).toBeUndefined();
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['a']]]))).toEqual([['a', 'b']]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b']]);
     expect(imports.length).toBeGreaterThan(100);
   });
 });

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { KeyRecord } from '../state/auth.js';
 import type { Backend } from '../state/backend.js';
-import { DeserializeError, HttpError, invalid } from '../core/errors.js';
+import { DeserializeError, invalid } from '../core/errors.js';
 
 export interface EmuRequest {
   method: string;
