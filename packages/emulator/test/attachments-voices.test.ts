@@ -2,7 +2,7 @@
 // convention, and a realtime session refuses a voice that TTS and agents refuse (not built in, not the team's).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { customVoices } from '../src/routes/voices.js';
+import { customVoices } from '../src/voice/voices.js';
 import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
 
 let emu: TestEmulator;

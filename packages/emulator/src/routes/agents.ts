@@ -5,30 +5,15 @@
 import type { Backend } from '../state/backend.js';
 import { queryNumber, type EmuRequest, type Handler, type Router } from '../http/router.js';
 import { HttpError, invalid, notFound } from '../core/errors.js';
-import { findVoice } from './voices.js';
-import { phoneNumbersV1, phoneNumbersV2 } from './phone.js';
+import { agents, type AgentRecord } from '../voice/agents.js';
+import { findVoice } from '../voice/voices.js';
+import { phoneNumbersV1, phoneNumbersV2 } from '../voice/phone-numbers.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
 type Json = Record<string, any>;
 
 export const AGENT_PATHS = ['name', 'instructions', 'tools', 'voice', 'collection_ids'] as const;
 const TOOL_KINDS: readonly string[] = SCHEMAS.AgentTool['$.type'].enum;
-
-export interface AgentRecord {
-  agent_id: string;
-  team_id: string;
-  name: string;
-  instructions: string | null;
-  tools: unknown[] | null;
-  voice: Json | null;
-  collection_ids: string[];
-  created_at: string;
-  updated_at: string;
-}
-
-export function agents(core: Backend) {
-  return core.store.collection<AgentRecord>('agents');
-}
 
 /** The agent as the API shows it (no team id). */
 export function publicAgent(a: AgentRecord): Json {

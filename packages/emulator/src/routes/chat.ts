@@ -11,7 +11,7 @@ import {
 import { MAX_CHOICES, checkEnum, checkRange, type EmuRequest, type Router } from '../http/router.js';
 import { invalid, notFound } from '../core/errors.js';
 import { generateWithToolPlan } from '../text/tool-plan.js';
-import { checkAttachedFiles } from './files.js';
+import { checkAttachedFiles } from '../state/files.js';
 
 type Body = Record<string, any>;
 

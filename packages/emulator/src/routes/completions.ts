@@ -13,7 +13,7 @@ import {
 import { invalid } from '../core/errors.js';
 import type { Backend } from '../state/backend.js';
 import { countTokens } from '../text/tokenizer.js';
-import { applyLimits } from './messages.js';
+import { applyLimits } from '../text/limits.js';
 
 type Body = Record<string, any>;
 type Choice = Body & { pieces: string[] };

@@ -6,7 +6,7 @@ import type { Backend } from '../state/backend.js';
 import { discard, parseForm, type FormFile, type FormPart } from '../http/formdata.js';
 import { queryNumber, tokenPage, type EmuRequest, type Handler, type Router } from '../http/router.js';
 import { HttpError, invalid, notFound } from '../core/errors.js';
-import { customVoices, type CustomVoiceRecord } from './voices.js';
+import { customVoices, type CustomVoiceRecord } from '../voice/voices.js';
 
 const MAX_CLIP_BYTES = 100 * 1024 * 1024;
 const MAX_SECONDS = 120;

@@ -1,17 +1,29 @@
 // Files: streamed multipart upload to disk, list (AIP-160 filter, sort, pagination_token), metadata, content,
 // delete, expiry, and public links served without auth from the emulator's public address (quota, revoke).
-import { createReadStream, renameSync, rmSync, statSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServerResponse } from 'node:http';
 import type { Backend } from '../state/backend.js';
 import { queryNumber, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
 import { HttpError, invalid, notFound } from '../core/errors.js';
 import { compileFilter, FilterError, type FieldSpec } from '../core/aip160.js';
 import { discard, logged, parseForm } from '../http/formdata.js';
+import { sendBlob } from '../http/send-blob.js';
+import {
+  blobPath,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_PUBLIC_LINK_QUOTA,
+  expired,
+  files,
+  findFile,
+  links,
+  PUBLIC_LINK_MAX_BYTES,
+  publicFile,
+  removeFile,
+  sweep,
+  type PublicLink,
+  type StoredFile,
+} from '../state/files.js';
 
-export const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
-export const PUBLIC_LINK_MAX_BYTES = 50 * 1024 * 1024;
-export const DEFAULT_PUBLIC_LINK_QUOTA = 1000;
 const EXPIRES_MIN = 3600;
 const EXPIRES_MAX = 2_592_000;
 const UNSUPPORTED_PUBLIC_TYPES = [
@@ -20,106 +32,6 @@ const UNSUPPORTED_PUBLIC_TYPES = [
   'application/x-sh',
   'application/x-msi',
 ];
-
-export interface StoredFile {
-  id: string;
-  object: 'file';
-  bytes: number;
-  created_at: number;
-  expires_at: number | null;
-  filename: string;
-  purpose: string;
-  content_type: string;
-  user_defined_id?: string;
-  upload_status: 'Complete';
-  team_id: string;
-  /** order of creation (tie-break for sorting and paging) */
-  seq: number;
-  blob: string;
-}
-
-export interface PublicLink {
-  token: string;
-  file_id: string;
-  team_id: string;
-  created_at: number;
-  expires_at: number | null;
-  revoked: boolean;
-}
-
-export const files = (core: Backend) => core.store.collection<StoredFile>('files');
-export const links = (core: Backend) => core.store.collection<PublicLink>('file_links');
-
-export function publicFile(f: StoredFile) {
-  return {
-    id: f.id,
-    object: 'file',
-    bytes: f.bytes,
-    created_at: f.created_at,
-    expires_at: f.expires_at,
-    filename: f.filename,
-    purpose: f.purpose,
-  };
-}
-
-function blobPath(core: Backend, f: StoredFile): string {
-  return join(core.store.blobDir('files'), f.blob);
-}
-
-const expired = (core: Backend, expiresAt: number | null) => expiresAt !== null && expiresAt <= core.nowSec();
-
-/** Remove a file and its content (and its links). */
-function removeFile(core: Backend, f: StoredFile): void {
-  files(core).delete(f.id);
-  rmSync(blobPath(core, f), { force: true });
-  for (const l of links(core).values()) if (l.file_id === f.id) l.revoked = true;
-  core.store.save();
-}
-
-/** Expired files go away when they are next looked at. */
-function sweep(core: Backend): void {
-  for (const f of [...files(core).values()]) if (expired(core, f.expires_at)) removeFile(core, f);
-}
-
-/** A live file of the caller's team, or 404 (missing, deleted, expired or another team's). */
-export function findFile(core: Backend, req: EmuRequest, id: string): StoredFile {
-  return liveFile(core, req, id) ?? notFound(`No file with id ${id}`);
-}
-
-function liveFile(core: Backend, req: EmuRequest, id: string): StoredFile | undefined {
-  const f = files(core).get(id);
-  if (f && expired(core, f.expires_at)) removeFile(core, f);
-  return !f || expired(core, f.expires_at) || f.team_id !== req.key?.team_id ? undefined : f;
-}
-
-/** The file id a content part attaches, in any convention: chat `file`, responses `input_file`, messages `document`. */
-function attachedFileId(part: unknown): unknown {
-  if (!part || typeof part !== 'object') return undefined;
-  const p = part as Record<string, any>;
-  if (p.type === 'file') return p.file?.file_id;
-  if (p.type === 'input_file') return p.file_id;
-  if (p.type === 'document' && p.source?.type === 'file') return p.source.file_id;
-  return undefined;
-}
-
-/**
- * Every file a message attaches must be a live file of the caller's team: a deleted, expired, unknown or other
- * team's id is refused with 404 (the spec: a deleted file's id is "unusable in attachments").
- */
-export function checkAttachedFiles(core: Backend, req: EmuRequest, messages: unknown): void {
-  if (!Array.isArray(messages)) return;
-  for (const [i, m] of messages.entries()) {
-    const content = (m as { content?: unknown } | null)?.content;
-    if (!Array.isArray(content)) continue;
-    for (const [j, part] of content.entries()) {
-      const id = attachedFileId(part);
-      if (id === undefined) continue;
-      if (typeof id !== 'string' || id === '') invalid(`Invalid file id in messages[${i}].content[${j}]: a string`);
-      if (!liveFile(core, req, id))
-        notFound(`No file with id ${id} (messages[${i}].content[${j}]): it was deleted, has expired or never existed`);
-    }
-  }
-}
 
 function validFilename(name: string): boolean {
   return (
@@ -280,54 +192,6 @@ function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
 }
 
 // ---- content ----
-
-function waitDrain(raw: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      raw.off('drain', done);
-      raw.off('close', done);
-      resolve();
-    };
-    raw.on('drain', done);
-    raw.on('close', done);
-  });
-}
-
-/**
- * Stream a blob. `contentChunkDelayMs` paces it (64 KiB per step) and `contentDropAfterBytes` cuts the connection
- * once after that many bytes: both let tests interrupt a download half-way.
- */
-export async function sendBlob(
-  core: Backend,
-  res: EmuResponse,
-  path: string,
-  headers: Record<string, string | number>,
-): Promise<void> {
-  const raw = res.raw;
-  const size = statSync(path).size;
-  raw.writeHead(200, { 'content-length': size, ...headers });
-  const delay = core.settings.contentChunkDelayMs ?? 0;
-  const dropAfter = core.settings.contentDropAfterBytes ?? 0;
-  let sent = 0;
-  const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (raw.destroyed) return;
-      if (dropAfter > 0 && sent + chunk.length > dropAfter) {
-        core.settings.contentDropAfterBytes = 0;
-        raw.write(chunk.subarray(0, Math.max(0, dropAfter - sent)));
-        raw.socket?.destroy();
-        return;
-      }
-      sent += chunk.length;
-      if (!raw.write(chunk)) await waitDrain(raw);
-      if (delay > 0) await core.sleep(delay);
-    }
-    raw.end();
-  } finally {
-    stream.destroy();
-  }
-}
 
 async function content(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
   const f = findFile(core, req, req.params.id!);

@@ -10,7 +10,7 @@ import { PRIVATE_FILE } from '../state/state.js';
 import type { EmuRequest, EmuResponse, Router } from '../http/router.js';
 import { invalid, notFound } from '../core/errors.js';
 import { dimensions, pictureFromSeed } from '../core/png.js';
-import { sendBlob } from './files.js';
+import { sendBlob } from '../http/send-blob.js';
 
 function model(core: Backend, req: EmuRequest, id: unknown) {
   const name = typeof id === 'string' ? id : 'svc-image-1';

@@ -6,40 +6,9 @@ import type { Backend } from '../state/backend.js';
 import { generateSecret } from 'svc-formats/webhooks';
 import { queryNumber, tokenPage, type EmuRequest, type Handler, type Router } from '../http/router.js';
 import { HttpError, invalid, notFound } from '../core/errors.js';
+import { phoneNumbersV1, phoneNumbersV2, type PhoneV1Record, type PhoneV2Record } from '../voice/phone-numbers.js';
 
 type Json = Record<string, any>;
-
-export interface PhoneV1Record {
-  phone_number_id: string;
-  team_id: string;
-  phone_number: string;
-  name: string;
-  description: string | null;
-  area_code: string;
-  agent_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface PhoneV2Record {
-  phone_number_id: string;
-  team_id: string;
-  phone_number: string;
-  name: string;
-  origin: 'svc_provisioned' | 'byo_trunk';
-  agent_id: string | null;
-  created_at: string;
-  webhook: { name: string; url: string; secret: string } | null;
-  sip_auth: { allowed_addresses: string[] } | null;
-}
-
-export function phoneNumbersV1(core: Backend) {
-  return core.store.collection<PhoneV1Record>('phone_numbers');
-}
-
-export function phoneNumbersV2(core: Backend) {
-  return core.store.collection<PhoneV2Record>('phone_numbers_v2');
-}
 
 export function publicV1(p: PhoneV1Record): Json {
   const { team_id: _t, ...rest } = p;

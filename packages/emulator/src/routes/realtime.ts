@@ -4,10 +4,10 @@
 import type { WebSocket } from 'ws';
 import { endCall } from '../voice/calls.js';
 import type { Backend } from '../state/backend.js';
-import { agents } from './agents.js';
+import { agents } from '../voice/agents.js';
 import { clearRealtimeLogs, realtimeLogs, type RealtimeSessionLog } from '../realtime/realtime-log.js';
 import { requestCheckerNow } from '../http/request-check.js';
-import { findVoice } from './voices.js';
+import { findVoice } from '../voice/voices.js';
 import { EmulatedRealtimeSession, REALTIME_MODELS, REALTIME_REASONING_EFFORTS } from '../realtime/realtime-session.js';
 import type { EmuRequest, Router } from '../http/router.js';
 

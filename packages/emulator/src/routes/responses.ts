@@ -22,7 +22,7 @@ import {
 } from '../http/router.js';
 import { invalid, notFound } from '../core/errors.js';
 import { generateWithToolPlan } from '../text/tool-plan.js';
-import { checkAttachedFiles } from './files.js';
+import { checkAttachedFiles } from '../state/files.js';
 import { countTokens } from '../text/tokenizer.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 

@@ -6,7 +6,7 @@ import type { Backend } from '../state/backend.js';
 import { queryNumber, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
 import { HttpError, invalid, notFound } from '../core/errors.js';
 import { discard, logged, parseForm } from '../http/formdata.js';
-import { sendBlob } from './files.js';
+import { sendBlob } from '../http/send-blob.js';
 
 export const DEFAULT_MAX_SKILL_BYTES = 50 * 1024 * 1024;
 

@@ -11,7 +11,7 @@ import type { EmuRequest, Router } from '../http/router.js';
 import { HttpError, invalid } from '../core/errors.js';
 import { synthesize, type CharTiming } from '../voice/tones.js';
 import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
-import { findVoice } from './voices.js';
+import { findVoice } from '../voice/voices.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
 // The emulator's own reading of voice-api.md (never the client's constants: the emulator is the oracle that

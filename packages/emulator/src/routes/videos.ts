@@ -9,7 +9,7 @@ import type { Backend } from '../state/backend.js';
 import { PRIVATE_FILE } from '../state/state.js';
 import type { EmuRequest, Router } from '../http/router.js';
 import { invalid, notFound } from '../core/errors.js';
-import { sendBlob } from './files.js';
+import { sendBlob } from '../http/send-blob.js';
 import { OPERATIONS } from 'svc-formats/api-facts';
 
 interface VideoJob {

@@ -4,7 +4,7 @@
 import type { Backend } from '../state/backend.js';
 import { HttpError } from '../core/errors.js';
 import { signedHeaders } from 'svc-formats/webhooks';
-import { phoneNumbersV1, phoneNumbersV2 } from '../routes/phone.js';
+import { phoneNumbersV1, phoneNumbersV2 } from './phone-numbers.js';
 
 export interface CallRecord {
   call_id: string;
