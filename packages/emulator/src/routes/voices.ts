@@ -1,3 +1,5 @@
+// GET /v1/tts/voices and /v1/tts/voices/{voice_id}: the built-in voices (ids case-insensitive); the lookup other
+// modules use (a built-in id or a custom voice of the team) is in voice/voices.ts.
 import type { Router } from '../http/router.js';
 import { notFound } from '../core/errors.js';
 import { BUILTIN_VOICES, findVoice } from '../voice/voices.js';
