@@ -47,7 +47,7 @@ describe('svc-emulator on its own', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'bin/svc-emulator.js',
-        'dist/server.js',
+        'dist/http/server.js',
         'dist/main.js',
         'dist/routes/chat.js',
         'README.md',
