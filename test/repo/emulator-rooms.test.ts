@@ -4,7 +4,7 @@
 // routes/index.ts; and no import cycle exists among the emulator's modules, type-only imports included.
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/files.js';
-import { readSourceGraph } from '../helpers/source-graph.js';
+import { cyclesOf, readSourceGraph } from '../helpers/source-graph.js';
 
 const SRC = 'packages/emulator/src/';
 /** the entry points that stay at the top of src/: the bin's main and the test fixture */
@@ -24,40 +24,6 @@ function routeEdge(from: string, to: string): string | undefined {
   if (isRoute(from)) return 'a route imports no other route';
   if (to === ROUTE_INDEX && from === `${SRC}http/server.ts`) return undefined;
   return 'only the server reaches the routes, through routes/index.ts';
-}
-
-/** Cycles (strongly connected components of more than one module) of a graph. */
-function cyclesOf(next: Map<string, string[]>): string[][] {
-  let index = 0;
-  const idx = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const cycles: string[][] = [];
-  const connect = (v: string): void => {
-    idx.set(v, index);
-    low.set(v, index++);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of next.get(v) ?? []) {
-      if (!idx.has(w)) {
-        connect(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
-    }
-    if (low.get(v) === idx.get(v)) {
-      const scc: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        scc.push(w);
-      } while (w !== v);
-      if (scc.length > 1) cycles.push(scc.sort());
-    }
-  };
-  for (const v of next.keys()) if (!idx.has(v)) connect(v);
-  return cycles;
 }
 
 describe('emulator rooms', () => {

@@ -8,7 +8,7 @@
 // direction: a lazy import is still a dependency.
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/files.js';
-import { isSource, readSourceGraph } from '../helpers/source-graph.js';
+import { cyclesOf, isSource, readSourceGraph } from '../helpers/source-graph.js';
 
 /**
  * Back edges on main when this test was written, each being removed by the engineer named. The test fails on any
@@ -132,37 +132,7 @@ describe('import direction', () => {
   it('no module cycle among the static imports', () => {
     const next = new Map<string, string[]>();
     for (const i of srcImports) if (!i.typeOnly && !i.dynamic) next.set(i.from, [...(next.get(i.from) ?? []), i.to]);
-    // Tarjan's strongly connected components; a component of more than one module is a cycle
-    let index = 0;
-    const idx = new Map<string, number>();
-    const low = new Map<string, number>();
-    const stack: string[] = [];
-    const onStack = new Set<string>();
-    const cycles: string[][] = [];
-    const connect = (v: string): void => {
-      idx.set(v, index);
-      low.set(v, index++);
-      stack.push(v);
-      onStack.add(v);
-      for (const w of next.get(v) ?? []) {
-        if (!idx.has(w)) {
-          connect(w);
-          low.set(v, Math.min(low.get(v)!, low.get(w)!));
-        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
-      }
-      if (low.get(v) === idx.get(v)) {
-        const scc: string[] = [];
-        let w: string;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          scc.push(w);
-        } while (w !== v);
-        if (scc.length > 1) cycles.push(scc.sort());
-      }
-    };
-    for (const v of new Set(srcImports.flatMap((i) => [i.from, i.to]))) if (!idx.has(v)) connect(v);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(next)).toEqual([]);
   });
 
   it('the rules catch a back edge (the checker itself works)', () => {
