@@ -234,7 +234,8 @@ const lazyApiFactsChunk = {
     return code.replace(
       eager,
       (_, path) =>
-        `let api_facts_chunk;const require_api_facts=new Proxy({},{get:(_,key)=>(api_facts_chunk??=require(${path}))[key]});`,
+        `let api_facts_chunk;const require_api_facts=new Proxy({},` +
+        `{get:(_,key)=>(api_facts_chunk??=require(${path}))[key]});`,
     );
   },
 };
