@@ -219,6 +219,28 @@ const importViaLauncher = {
 };
 
 /**
+ * api-facts (~17 kB) is required by a chunk that uses it at its top, which rolldown hoists even for a require() in
+ * a function (src/core/lazy-api-facts.ts): the chunk is loaded on first use of its exports instead, so that a
+ * command whose flags read a list only when given (`svc chat hi`) does not load it. The build fails if rolldown
+ * stops naming it so.
+ */
+const lazyApiFactsChunk = {
+  name: 'svc-lazy-api-facts-chunk',
+  renderChunk(code, chunk) {
+    const eager = /\bconst require_api_facts\s*=\s*require\(("[^"]+")\);/;
+    if (!chunk.moduleIds.some((id) => id.endsWith('/core/lazy-api-facts.js'))) return null;
+    if (!eager.test(code))
+      this.error('api-facts is no longer required as require_api_facts: update scripts/bundle.mjs');
+    return code.replace(
+      eager,
+      (_, path) =>
+        `let api_facts_chunk;const require_api_facts=new Proxy({},` +
+        `{get:(_,key)=>(api_facts_chunk??=require(${path}))[key]});`,
+    );
+  },
+};
+
+/**
  * Chunks of modules that load together. A bundle file costs ~0.1 ms to load whatever its size (two files read,
  * a compile from the code cache, a module), and a request command loaded ~30 of them: the modules every
  * command line needs, those of every request and those of text generation are one chunk each (`svc chat
@@ -239,6 +261,8 @@ const CHUNK_GROUPS = [
     'core/errors',
     'core/signals',
     'core/validate',
+    // (its require of api-facts is made lazy by lazyApiFactsChunk; here, any command's flag may read a list)
+    'core/lazy-api-facts',
     'core/environment',
     'core/global-options',
     'core/suggest',
@@ -315,6 +339,7 @@ await build({
     undiciWithoutHttp,
     importViaLauncher,
     lazyChildProcess,
+    lazyApiFactsChunk,
   ],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   // the entries' exports are never read (bin/svc.cjs calls main() of cli.cjs, help.cjs prints): chunks may add to

@@ -2,6 +2,7 @@
 // The command builds its options and its request body from the same rows, and the API-parameter coverage test
 // (test/commands/api-parameters.test.ts) reads the rows to prove every documented field is reachable.
 import type { OptionSpec } from './option-spec.js';
+import { oneOf } from './validate.js';
 
 export interface RequestRow extends OptionSpec {
   /** the body field this flag fills (a dotted path for a nested field); none: a local flag */
@@ -37,9 +38,30 @@ function boolean(flags: string): boolean {
   return !/[<[]/.test(flags);
 }
 
-/** The option specs of rows (what the command spec lists). */
+/** The option specs of rows (what the command spec lists); a listedRow's getters stay getters. */
 export function tableOptions(rows: readonly RequestRow[]): OptionSpec[] {
-  return rows.map(({ field: _f, send: _s, reaches: _r, ...spec }) => spec);
+  return rows.map((row) => {
+    const { field: _f, send: _s, reaches: _r, ...descriptors } = Object.getOwnPropertyDescriptors(row);
+    return Object.defineProperties({}, descriptors) as OptionSpec;
+  });
+}
+
+/**
+ * A row of one of `values`, which are read when first needed (the flag given, help, completion, an MCP tool's
+ * schema), not when the row is made: `values` may load api-facts (core/lazy-api-facts.ts).
+ */
+export function listedRow<T extends string>(
+  row: Omit<RequestRow, 'description' | 'choices' | 'parse'>,
+  values: () => readonly T[],
+  describe: (values: readonly T[]) => string,
+): RequestRow {
+  return Object.defineProperties(
+    { ...row, parse: oneOf(values) },
+    {
+      description: { get: () => describe(values()), enumerable: true },
+      choices: { get: values, enumerable: true },
+    },
+  ) as RequestRow;
 }
 
 /** Sets a dotted path (`reasoning.effort`) in an object, creating the objects on the way. */

@@ -74,17 +74,27 @@ export function integer(rule: Omit<NumberRule, 'integer'> = {}): FlagParser<numb
   return number({ ...rule, integer: true });
 }
 
-export function oneOf<T extends string>(values: readonly T[], opts: { caseInsensitive?: boolean } = {}): FlagParser<T> {
-  return accepting<T>(
-    (raw, flag) => {
-      const found = opts.caseInsensitive
-        ? values.find((v) => v.toLowerCase() === raw.toLowerCase())
-        : values.find((v) => v === raw);
-      if (found === undefined) fail(flag, raw, `one of ${values.join(', ')}${didYouMean(raw, values)}`);
-      return found;
-    },
-    { type: 'string', enum: [...values] },
-  );
+/**
+ * One of `values`; a function giving them is called when a value is checked or the schema read (a list of
+ * api-facts, core/lazy-api-facts.ts, loaded only then).
+ */
+export function oneOf<T extends string>(
+  values: readonly T[] | (() => readonly T[]),
+  opts: { caseInsensitive?: boolean } = {},
+): FlagParser<T> {
+  const list = typeof values === 'function' ? values : () => values;
+  const parser: FlagParser<T> = (raw, flag) => {
+    const allowed = list();
+    const found = opts.caseInsensitive
+      ? allowed.find((v) => v.toLowerCase() === raw.toLowerCase())
+      : allowed.find((v) => v === raw);
+    if (found === undefined) fail(flag, raw, `one of ${allowed.join(', ')}${didYouMean(raw, allowed)}`);
+    return found;
+  };
+  return Object.defineProperty(parser, 'jsonSchema', {
+    get: () => ({ type: 'string', enum: [...list()] }),
+    enumerable: true,
+  });
 }
 
 export function maxLength(max: number): FlagParser<string> {

@@ -13,14 +13,14 @@ import {
   type SearchFlags,
 } from '../../cmdutil/flag-sets.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
-import { fillBody, type RequestRow } from '../../core/request-table.js';
+import { apiFacts } from '../../core/lazy-api-facts.js';
+import { fillBody, listedRow, type RequestRow } from '../../core/request-table.js';
 import { checkTools, readJsonFile } from '../../cmdutil/tool-file.js';
 import { fail, integer, keyValue, number, oneOf, repeatable, require } from '../../core/validate.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
 
-/** chat completions' reasoning_effort (the document's ChatRequest) */
-const CHAT_REASONING_EFFORTS = SCHEMAS.ChatRequest['$.reasoning_effort'].enum;
-const SERVICE_TIERS = SCHEMAS.ChatRequest['$.service_tier'].enum;
+/** chat completions' reasoning_effort (the document's ChatRequest), read when the flag needs it */
+const chatReasoningEfforts = () => apiFacts().SCHEMAS.ChatRequest['$.reasoning_effort'].enum;
+const chatServiceTiers = () => apiFacts().SCHEMAS.ChatRequest['$.service_tier'].enum;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
 export interface ChatFlags extends SearchFlags {
@@ -127,20 +127,16 @@ export const CHAT_REQUEST_ROWS: RequestRow[] = [
   },
   OUTPUT.logprobs,
   OUTPUT.topLogprobs,
-  {
-    flags: '--reasoning-effort <level>',
-    description: `reasoning effort: ${CHAT_REASONING_EFFORTS.join(', ')}`,
-    parse: oneOf(CHAT_REASONING_EFFORTS),
-    choices: CHAT_REASONING_EFFORTS,
-    field: 'reasoning_effort',
-  },
-  {
-    flags: '--service-tier <tier>',
-    description: 'auto or priority (higher priority, higher price)',
-    parse: oneOf(SERVICE_TIERS),
-    choices: SERVICE_TIERS,
-    field: 'service_tier',
-  },
+  listedRow(
+    { flags: '--reasoning-effort <level>', field: 'reasoning_effort' },
+    chatReasoningEfforts,
+    (levels) => `reasoning effort: ${levels.join(', ')}`,
+  ),
+  listedRow(
+    { flags: '--service-tier <tier>', field: 'service_tier' },
+    chatServiceTiers,
+    () => 'auto or priority (higher priority, higher price)',
+  ),
   {
     flags: '--prompt-cache-key <key>',
     description: 'stable key for sticky routing and prompt-cache hits',
