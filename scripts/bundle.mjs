@@ -32,7 +32,7 @@ const OUT = join(DIST, 'bundle');
 // The MCP SDK and zod (svc mcp serve, chat --mcp): as ES modules their import took ~160 ms of the server's start.
 const BUNDLED =
   /^(commander|undici|chalk|marked|highlight\.js|svc-emulator|svc-formats|@modelcontextprotocol\/sdk|zod)(\/|$)/;
-/** the dist/ folders of svc's own packages, whose modules' chunks are named after them (emulator/server-….cjs) */
+/** the dist/ folders of svc's own packages, whose modules' chunks are named after them (emulator/http/server-….cjs) */
 const PACKAGE_DISTS = ['emulator', 'formats'].map((name) => [
   name,
   realpathSync(join(ROOT, 'node_modules', `svc-${name}`, 'dist')),

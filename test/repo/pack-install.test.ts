@@ -88,7 +88,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
     // launcher runs it (the ES modules it was built from are for development)
     expect(listing.filter((f) => f.startsWith('dist/bundle/commands/')).length).toBeGreaterThan(100);
     expect(listing.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/'))).toEqual([]);
-    expect(listing.filter((f) => /^dist\/bundle\/emulator\/server-[\w-]+\.cjs$/.test(f))).toHaveLength(1);
+    expect(listing.filter((f) => /^dist\/bundle\/emulator\/http\/server-[\w-]+\.cjs$/.test(f))).toHaveLength(1);
     expect(listing.some((f) => f.startsWith('node_modules/') || f.startsWith('packages/'))).toBe(false);
     expect(listing.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
   });
