@@ -39,16 +39,8 @@ interface StoredResponse {
 }
 
 const THIRTY_DAYS = 30 * 24 * 3600;
-export const INCLUDE_VALUES = [
-  'reasoning.encrypted_content',
-  'web_search_call.action.sources',
-  'web_search_call.results',
-  'code_interpreter_call.outputs',
-  'file_search_call.results',
-  'message.input_image.image_url',
-  'computer_call_output.output.image_url',
-  'message.output_text.logprobs',
-];
+/** the document's `include` values (its request checker refuses others first; the message here names them) */
+const INCLUDE_VALUES: readonly string[] = SCHEMAS.ResponsesRequest['$.include[]'].enum;
 // reasoning.effort's values (the legacy top-level reasoning_effort takes the same)
 const RESPONSES_REASONING_EFFORTS = SCHEMAS.ResponsesRequest['$.reasoning.effort'].enum;
 const SUMMARIES = SCHEMAS.ResponsesRequest['$.reasoning.summary'].enum;
