@@ -394,6 +394,7 @@ export const OPERATIONS = {
         enum: ['pcm', 'mulaw', 'alaw', 'wav', 'mp3', 'ogg', 'opus', 'flac', 'aac', 'mp4', 'm4a', 'mkv'],
       },
       'body.sample_rate': { enum: ['8000', '16000', '22050', '24000', '44100', '48000'] },
+      'body.language': { ref: 'SttFormatLanguage' },
       'body.format': { enum: ['true', 'false'] },
       'body.multichannel': { enum: ['true', 'false'] },
       'body.channels': { minimum: 2, maximum: 8 },
@@ -556,8 +557,8 @@ export const SCHEMAS = {
     $: { required: ['model', 'prompt', 'max_tokens_to_sample'] },
     '$.max_tokens_to_sample': { minimum: 1 },
     '$.temperature': { minimum: 0, maximum: 2 },
-    '$.top_k': { minimum: 0 },
-    '$.top_p': { minimum: 0, maximum: 1 },
+    '$.top_k': { minimum: 1 },
+    '$.top_p': { maximum: 1, exclusiveMinimum: 0 },
   },
   CompleteResponse: {
     $: { required: ['type', 'id', 'completion', 'stop_reason', 'model'] },
@@ -589,8 +590,8 @@ export const SCHEMAS = {
     '$.system[]': { required: ['type', 'text'] },
     '$.system[].type': { enum: ['text'] },
     '$.temperature': { minimum: 0, maximum: 2 },
-    '$.top_p': { minimum: 0, maximum: 1 },
-    '$.top_k': { minimum: 0 },
+    '$.top_p': { maximum: 1, exclusiveMinimum: 0 },
+    '$.top_k': { minimum: 1 },
     '$.tools[]': { required: ['name', 'input_schema'] },
   },
   MessagesResponse: {
@@ -843,6 +844,7 @@ export const SCHEMAS = {
     '$.agent_id': { nullable: true },
   },
   Voice: { $: { required: ['voice_id', 'name'] } },
+  BuiltinVoiceId: { $: { enum: ['eve', 'ara', 'rex', 'sal', 'leo'] } },
   CustomVoice: { $: { required: ['voice_id', 'created_at'] }, '$.voice_id': { pattern: '^[a-z0-9]{8}$' } },
   SpeechLanguage: {
     $: {
@@ -890,6 +892,8 @@ export const SCHEMAS = {
     '$.channels[].index': { minimum: 0 },
     '$.channels[].words[]': { ref: 'Word' },
   },
+  SttRawFormat: { $: { enum: ['pcm', 'mulaw', 'alaw'] } },
+  SttFormatLanguage: { $: { enum: ['ar', 'de', 'en', 'es', 'fr', 'ja', 'pt', 'ru', 'sv', 'vi', 'zh'] } },
   RealtimeCallIncoming: {
     $: { required: ['object', 'id', 'type', 'created_at', 'data'] },
     '$.object': { enum: ['event'] },
@@ -935,6 +939,7 @@ export const SCHEMAS = {
     '$.session.audio.input.format': { ref: 'RealtimeAudioFormat' },
     '$.session.audio.output.format': { ref: 'RealtimeAudioFormat' },
     '$.item': { required: ['type'] },
+    '$.previous_item_id': { nullable: true },
   },
   RealtimeServerEvent: {
     $: {

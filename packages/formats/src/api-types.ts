@@ -1803,6 +1803,11 @@ export interface components {
       name: string;
       language?: string;
     };
+    /**
+     * @description The built-in voices (voice_id of GET /v1/tts/voices); ids are case-insensitive. A custom voice id is 8 lowercase letters or digits.
+     * @enum {unknown}
+     */
+    BuiltinVoiceId: 'eve' | 'ara' | 'rex' | 'sal' | 'leo';
     CustomVoice: {
       voice_id: string;
       /** Format: date-time */
@@ -1872,6 +1877,16 @@ export interface components {
         words?: components['schemas']['Word'][];
       }[];
     };
+    /**
+     * @description Raw audio formats of speech to text: no container, so an upload names its audio_format and sample_rate (the REST form); the streaming socket's encodings besides opus.
+     * @enum {unknown}
+     */
+    SttRawFormat: 'pcm' | 'mulaw' | 'alaw';
+    /**
+     * @description The languages of inverse text normalization (format=true): the language's primary subtag (before any '-'), case-insensitive.
+     * @enum {unknown}
+     */
+    SttFormatLanguage: 'ar' | 'de' | 'en' | 'es' | 'fr' | 'ja' | 'pt' | 'ru' | 'sv' | 'vi' | 'zh';
     RealtimeCallIncoming: {
       /** @constant */
       object: 'event';
@@ -1969,6 +1984,8 @@ export interface components {
         | 'conversation.item.create'
         | 'response.create'
         | 'response.cancel';
+      /** @description the client's id of the event; an error event about it names it (error.event_id) */
+      event_id?: string;
     } & (unknown & unknown & unknown);
     /** @description Unknown types are skipped by clients. response.audio.*, response.audio_transcript.* and response.text.* are the older names of response.output_audio.*, response.output_audio_transcript.* and response.output_text.* (clients accept both). */
     RealtimeServerEvent: {
@@ -4272,7 +4289,9 @@ export interface operations {
         };
         content: {
           'application/json': {
-            voices: components['schemas']['Voice'][];
+            voices: (components['schemas']['Voice'] & {
+              voice_id?: components['schemas']['BuiltinVoiceId'];
+            })[];
           };
         };
       };
@@ -4396,7 +4415,8 @@ export interface operations {
            * @enum {unknown}
            */
           sample_rate?: '8000' | '16000' | '22050' | '24000' | '44100' | '48000';
-          language?: string;
+          /** @description e.g. en, fr-CA; with format=true one of the formatting languages (its primary subtag) */
+          language?: components['schemas']['SttFormatLanguage'] | string;
           /**
            * @description inverse text normalization; requires language
            * @enum {unknown}
