@@ -151,14 +151,18 @@ describe('requests checked against the API document', () => {
 });
 
 /** A realtime session: send one client event, return the server's answer to it (session.updated or error). */
-async function realtimeReply(on: TestEmulator, event: Record<string, unknown>): Promise<Record<string, any>> {
+async function realtimeReply(
+  on: TestEmulator,
+  event: Record<string, unknown>,
+  answers = ['session.updated', 'error'],
+): Promise<Record<string, any>> {
   const ws = new WebSocket(`${on.wsUrl}/v1/realtime`, { headers: { authorization: `Bearer ${on.key}` } });
   const events: Record<string, any>[] = [];
   const second = new Promise<Record<string, any>>((resolve, reject) => {
     ws.on('message', (d) => {
       events.push(JSON.parse(d.toString()));
       if (events.length === 1) ws.send(JSON.stringify(event));
-      else if (['session.updated', 'error'].includes(events.at(-1)!.type)) resolve(events.at(-1)!);
+      else if (answers.includes(events.at(-1)!.type)) resolve(events.at(-1)!);
     });
     ws.once('error', reject);
     ws.once('close', () => reject(new Error(`closed after ${events.map((e) => e.type).join(', ')}`)));
@@ -169,6 +173,37 @@ async function realtimeReply(on: TestEmulator, event: Record<string, unknown>): 
     ws.terminate();
   }
 }
+
+describe('top_p and top_k of /v1/complete and /v1/messages: the document and the emulator agree', () => {
+  it('refuses top_p 0 and top_k 0 by the ranges of the document (greater than 0; at least 1)', async () => {
+    const doc = (await (await fetch(`${emu.url}/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> };
+    };
+    const bodies: [string, string, Record<string, unknown>][] = [
+      ['/v1/complete', 'CompleteRequest', { prompt: '\n\nHuman: hi\n\nAssistant:', max_tokens_to_sample: 5 }],
+      ['/v1/messages', 'MessagesRequest', { max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }],
+    ];
+    for (const [path, schema, body] of bodies) {
+      const { top_p, top_k } = doc.components.schemas[schema]!.properties;
+      expect([top_p, top_k], schema).toEqual([
+        { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+        { type: 'integer', minimum: 1, maximum: 2147483647 },
+      ]);
+      const p = await post(emu, path, { model: 'svc-4', ...body, top_p: 0 });
+      expect([p.status, errorOf(p.text)]).toEqual([
+        400,
+        'Invalid value for `top_p`: 0; must be greater than 0 and at most 1',
+      ]);
+      const k = await post(emu, path, { model: 'svc-4', ...body, top_k: 0 });
+      expect([k.status, errorOf(k.text)]).toEqual([
+        400,
+        'Invalid value for `top_k`: 0; must be an integer at least 1 and at most 2147483647',
+      ]);
+      const ok = await post(emu, path, { model: 'svc-4', ...body, top_p: 0.5, top_k: 1 });
+      expect(ok.status).toBe(200);
+    }
+  });
+});
 
 describe('WebSocket client events checked against the API document', () => {
   // the GA shape's place for turn detection; this API's session has it at session.turn_detection
@@ -188,6 +223,29 @@ describe('WebSocket client events checked against the API document', () => {
       type: 'error',
       error: { type: 'invalid_request_error', code: 'unknown_parameter', param: 'session.audio.input.turn_detection' },
     });
+  });
+
+  it('takes turn_detection type null as no VAD (wire-details.md: "server_vad" | null), and refuses "none"', async () => {
+    const off = await realtimeReply(strict, { type: 'session.update', session: { turn_detection: { type: null } } });
+    expect(off).toMatchObject({ type: 'session.updated', session: { turn_detection: null } });
+    const none = await realtimeReply(emu, { type: 'session.update', session: { turn_detection: { type: 'none' } } });
+    expect(none.error).toMatchObject({
+      code: 'invalid_value',
+      message: 'Invalid value for `session.turn_detection.type`: "none"; must be server_vad or null',
+    });
+  });
+
+  it('with strict, takes the event_id and previous_item_id the document describes', async () => {
+    const item = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] };
+    const added = await realtimeReply(
+      strict,
+      { type: 'conversation.item.create', event_id: 'ev_1', previous_item_id: 'item_0', item },
+      ['conversation.item.added', 'error'],
+    );
+    expect(added).toMatchObject({ type: 'conversation.item.added', previous_item_id: 'item_0' });
+    // an error about the event names its event_id
+    const refused = await realtimeReply(strict, { type: 'response.cancel', event_id: 'ev_2' });
+    expect(refused.error).toMatchObject({ code: 'response_cancel_not_active', event_id: 'ev_2' });
   });
 
   it('answers an unknown event type with the error of the API naming it, also with strict', async () => {

@@ -557,7 +557,7 @@ export const SCHEMAS = {
     $: { required: ['model', 'prompt', 'max_tokens_to_sample'] },
     '$.max_tokens_to_sample': { minimum: 1 },
     '$.temperature': { minimum: 0, maximum: 2 },
-    '$.top_k': { minimum: 1 },
+    '$.top_k': { minimum: 1, maximum: 2147483647 },
     '$.top_p': { maximum: 1, exclusiveMinimum: 0 },
   },
   CompleteResponse: {
@@ -591,7 +591,7 @@ export const SCHEMAS = {
     '$.system[].type': { enum: ['text'] },
     '$.temperature': { minimum: 0, maximum: 2 },
     '$.top_p': { maximum: 1, exclusiveMinimum: 0 },
-    '$.top_k': { minimum: 1 },
+    '$.top_k': { minimum: 1, maximum: 2147483647 },
     '$.tools[]': { required: ['name', 'input_schema'] },
   },
   MessagesResponse: {
@@ -639,7 +639,7 @@ export const SCHEMAS = {
     '$.max_turns': { nullable: true, minimum: 1 },
     '$.metadata': { nullable: true },
     '$.min_p': { nullable: true, minimum: 0, maximum: 1 },
-    '$.top_k': { nullable: true, minimum: 1 },
+    '$.top_k': { nullable: true, minimum: 1, maximum: 2147483647 },
     '$.top_p': { nullable: true, maximum: 1, exclusiveMinimum: 0 },
     '$.temperature': { nullable: true, minimum: 0, maximum: 2 },
     '$.parallel_tool_calls': { nullable: true },

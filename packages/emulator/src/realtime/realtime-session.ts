@@ -17,14 +17,13 @@ import {
 import type { RealtimeResponseLog, RealtimeSessionLog } from './realtime-log.js';
 import { EnergyVad, MAX_TURN_SECONDS } from './realtime-vad.js';
 
-import { OPERATIONS } from 'svc-formats/api-facts';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
 type Json = Record<string, any>;
 
 const { fields: QUERY } = OPERATIONS.realtimeSession;
 export const REALTIME_MODELS = QUERY['query.model'].enum;
 export const REALTIME_REASONING_EFFORTS = QUERY['query.reasoning.effort'].enum;
-export const BUILTIN_VOICES = ['eve', 'ara', 'rex', 'sal', 'leo'];
 const CLOSINGS = [
   'This is the emulator speaking.',
   'The emulator heard you.',
@@ -126,9 +125,9 @@ class ClientEventError extends Error {
   }
 }
 
-/** A session.update's `turn_detection`: null (or type none) is no VAD; server_vad's numbers merge into `current`. */
+/** A session.update's `turn_detection`: null (or type null) is no VAD; server_vad's numbers merge into `current`. */
 function updatedTurnDetection(td: Json | null, current: TurnDetection | null): TurnDetection | null {
-  if (td === null || td?.type === 'none') return null;
+  if (td === null || td?.type === null) return null;
   if (typeof td === 'object' && (td.type === undefined || td.type === 'server_vad')) {
     const cur = current ?? {
       type: 'server_vad',
@@ -438,7 +437,7 @@ export class EmulatedRealtimeSession {
         throw new ClientEventError(
           'invalid_value',
           `Invalid value for \`session.voice\`: ${JSON.stringify(voice)}; not a built-in voice ` +
-            `(${BUILTIN_VOICES.join(', ')}) or a custom voice of the team`,
+            `(${SCHEMAS.BuiltinVoiceId.$.enum.join(', ')}) or a custom voice of the team`,
           'session.voice',
         );
       }
@@ -447,7 +446,7 @@ export class EmulatedRealtimeSession {
     }
     if (s.turn_detection !== undefined)
       next.turn_detection = updatedTurnDetection(s.turn_detection, next.turn_detection);
-    for (const dir of ['input', 'output'] as const) {
+    for (const dir of Object.keys(next.audio) as (keyof SessionConfig['audio'])[]) {
       const f = s.audio?.[dir]?.format ?? (dir === 'input' ? s.input_audio_format : s.output_audio_format);
       if (f === undefined) continue;
       const wf = normalizeWireFormat(f);

@@ -8,11 +8,12 @@ import { HttpError, invalid, notFound } from '../core/errors.js';
 import { agents, type AgentRecord } from '../voice/agents.js';
 import { findVoice } from '../voice/voices.js';
 import { phoneNumbersV1, phoneNumbersV2 } from '../voice/phone-numbers.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
 type Json = Record<string, any>;
 
-export const AGENT_PATHS = ['name', 'instructions', 'tools', 'voice', 'collection_ids'] as const;
+/** an agent's writable fields: the paths a PATCH's field mask may name */
+const AGENT_PATHS = OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum;
 const TOOL_KINDS: readonly string[] = SCHEMAS.AgentTool['$.type'].enum;
 
 /** The agent as the API shows it (no team id). */

@@ -8,9 +8,9 @@ import {
   type EngineTool,
   type EngineTurn,
 } from '../text/engine.js';
-import { MAX_CHOICES, checkEnum, checkRange, type EmuRequest, type Router } from '../http/router.js';
+import { MAX_CHOICES, checkRange, type EmuRequest, type Router } from '../http/router.js';
 import { invalid, notFound } from '../core/errors.js';
-import { generateWithToolPlan } from '../text/tool-plan.js';
+import { TOOL_CHOICE_MODES, generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from '../state/files.js';
 
 type Body = Record<string, any>;
@@ -59,7 +59,7 @@ export function validateChatBody(body: Body): void {
   const tc = body.tool_choice;
   if (tc !== undefined && tc !== null) {
     if (typeof tc === 'string') {
-      if (!['none', 'auto', 'required'].includes(tc))
+      if (!TOOL_CHOICE_MODES.includes(tc))
         invalid(
           'Invalid value for `tool_choice`: must be none, auto, required or {type: "function", function: {name}}',
         );
@@ -81,16 +81,12 @@ export function validateChatBody(body: Body): void {
   }
   const sp = body.search_parameters;
   if (sp !== undefined && sp !== null) {
-    checkEnum(sp, 'mode', ['off', 'on', 'auto']);
-    checkRange(sp, 'max_search_results', 1, 30, { integer: true });
+    // mode, max_search_results and sources[].type: the document's enum and range (request-check.ts)
     for (const f of ['from_date', 'to_date'])
       if (sp[f] != null && !DATE.test(sp[f]))
         invalid(`Invalid value for \`search_parameters.${f}\`: expected YYYY-MM-DD`);
     if (sp.from_date && sp.to_date && sp.from_date > sp.to_date)
       invalid('`search_parameters.from_date` is after `to_date`');
-    for (const s of sp.sources ?? [])
-      if (!['web', 'x', 'news', 'rss'].includes(s?.type))
-        invalid('Invalid value for `search_parameters.sources[].type`: must be web, x, news or rss');
   }
 }
 

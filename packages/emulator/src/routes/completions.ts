@@ -175,8 +175,6 @@ const humanAssistantCompletion: Handler = async (req, res, core) => {
     invalid('Invalid value for `prompt`: it must contain "\\n\\nHuman:" turns and end with "\\n\\nAssistant:"');
   }
   checkRange(body, 'max_tokens_to_sample', 1, 2147483647, { integer: true });
-  checkRange(body, 'top_p', 0, 1, { minExclusive: true });
-  checkRange(body, 'top_k', 1, 2147483647, { integer: true });
   const stop = checkStops(body, 'stop_sequences');
   const model = legacyModel(core, req, body.model, 'complete');
   // the last human turn is what gets answered

@@ -76,7 +76,6 @@ export function validateResponsesBody(body: Body): void {
   }
   checkRange(body, 'max_output_tokens', 1, 2147483647, { integer: true });
   checkRange(body, 'max_turns', 1, 2147483647, { integer: true });
-  checkRange(body, 'top_k', 1, 2147483647, { integer: true });
   checkEnum(body, 'reasoning_effort', RESPONSES_REASONING_EFFORTS);
   if (body.top_logprobs != null && body.logprobs !== true) invalid('`top_logprobs` requires `logprobs` to be true');
   if (body.reasoning != null) {
@@ -100,8 +99,7 @@ export function validateResponsesBody(body: Body): void {
   }
   const sp = body.search_parameters;
   if (sp != null) {
-    checkEnum(sp, 'mode', ['off', 'on', 'auto']);
-    checkRange(sp, 'max_search_results', 1, 30, { integer: true });
+    // mode and max_search_results: the document's enum and range (request-check.ts)
     for (const f of ['from_date', 'to_date'])
       if (sp[f] != null && !DATE.test(sp[f]))
         invalid(`Invalid value for \`search_parameters.${f}\`: expected YYYY-MM-DD`);
@@ -148,7 +146,7 @@ function validateTools(body: Body): void {
   const tc = body.tool_choice;
   if (tc != null) {
     if (typeof tc === 'string') {
-      if (!['none', 'auto', 'required'].includes(tc))
+      if (!(SCHEMAS.ResponsesRequest['$.tool_choice'].enum as readonly string[]).includes(tc))
         invalid('Invalid value for `tool_choice`: must be none, auto, required or {type: "function", name}');
     } else if (
       tc.type !== 'function' ||

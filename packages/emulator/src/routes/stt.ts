@@ -17,13 +17,14 @@ import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
 import { toFloat, transcribeTones } from '../voice/tones.js';
 import { Endpointer, frameLevels, voicedSegments } from '../voice/vad.js';
 import { yieldToLoop } from '../core/yield-loop.js';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
 const MAX_FILE = 500 * 1024 * 1024;
 /** the most audio a streaming session holds for one utterance, in seconds */
 const MAX_UTTERANCE_SECONDS = 60;
-const RAW = ['pcm', 'mulaw', 'alaw'];
-const CONTAINERS = ['wav', 'mp3', 'ogg', 'opus', 'flac', 'aac', 'mp4', 'm4a', 'mkv'];
-const FORMAT_LANGS = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'pt', 'ru', 'sv', 'vi', 'zh'];
+const RAW: readonly string[] = SCHEMAS.SttRawFormat.$.enum;
+const AUDIO_FORMATS: readonly string[] = OPERATIONS.speechToText.fields['body.audio_format'].enum;
+const FORMAT_LANGS: readonly string[] = SCHEMAS.SttFormatLanguage.$.enum;
 const FILLERS = /^(u+m+|u+h+|e+r+m*|a+h+|h+m+|m+h*m+|uh-huh)[,.!?]*$/i;
 /** the emulator's VAD needs this much silence to call a boundary (tone symbols are 20 ms apart) */
 const VAD_BOUNDARY_MS = 60;
@@ -222,10 +223,10 @@ async function transcribeForm(
   file: FormFile | undefined,
 ): Promise<Record<string, unknown>> {
   const audioFormat = fields.audio_format?.toLowerCase();
-  if (audioFormat !== undefined && !RAW.includes(audioFormat) && !CONTAINERS.includes(audioFormat)) {
+  if (audioFormat !== undefined && !AUDIO_FORMATS.includes(audioFormat)) {
     invalid(
       `Invalid value for \`audio_format\`: ${JSON.stringify(fields.audio_format)}; must be one of ` +
-        `${[...RAW, ...CONTAINERS].join(', ')}`,
+        `${AUDIO_FORMATS.join(', ')}`,
     );
   }
   const sampleRate = rateField(

@@ -3,6 +3,10 @@
 // named, one call per reply, before it answers. A prompt naming a tool once (or none) keeps the engine's
 // behaviour: one call, then the answer once the result is back.
 import { generateReply, type EngineReply, type EngineRequest } from './engine.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
+
+/** tool_choice's modes; any other string is the name of a forced function */
+export const TOOL_CHOICE_MODES: readonly string[] = SCHEMAS.ChatRequest['$.tool_choice'].enum;
 
 function namedInOrder(prompt: string, names: string[]): string[] {
   const hits: { at: number; name: string }[] = [];
@@ -23,7 +27,7 @@ export function generateWithToolPlan(req: EngineRequest): EngineReply {
   const tools = req.tools ?? [];
   let u = req.turns.length - 1;
   while (u >= 0 && (req.turns[u]!.role !== 'user' || req.turns[u]!.toolResult)) u--;
-  const forced = req.toolChoice !== undefined && !['auto', 'required', 'none'].includes(req.toolChoice);
+  const forced = req.toolChoice !== undefined && !TOOL_CHOICE_MODES.includes(req.toolChoice);
   if (u < 0 || !tools.length || req.toolChoice === 'none' || forced) return generateReply(req);
   const plan = namedInOrder(
     req.turns[u]!.text,

@@ -1,5 +1,6 @@
 // The voices a team can speak with: the built-in ones (ids case-insensitive) and the team's custom voices; used by
 // the voice routes, agents, TTS and realtime.
+import { SCHEMAS } from 'svc-formats/api-facts';
 import type { Backend } from '../state/backend.js';
 
 export interface BuiltinVoice {
@@ -8,13 +9,12 @@ export interface BuiltinVoice {
   language: string;
 }
 
-export const BUILTIN_VOICES: BuiltinVoice[] = [
-  { voice_id: 'eve', name: 'Eve', language: 'en' },
-  { voice_id: 'ara', name: 'Ara', language: 'en' },
-  { voice_id: 'rex', name: 'Rex', language: 'en' },
-  { voice_id: 'sal', name: 'Sal', language: 'en' },
-  { voice_id: 'leo', name: 'Leo', language: 'en' },
-];
+/** The document's built-in voices, each named by its id capitalised. */
+export const BUILTIN_VOICES: BuiltinVoice[] = SCHEMAS.BuiltinVoiceId.$.enum.map((id) => ({
+  voice_id: id,
+  name: id[0]!.toUpperCase() + id.slice(1),
+  language: 'en',
+}));
 
 export interface CustomVoiceRecord {
   voice_id: string;
