@@ -4,17 +4,18 @@ import type { HttpClient } from '../net/http.js';
 import type { WsConnection } from '../net/ws.js';
 import { ApiError, ProtocolError } from '../core/errors.js';
 import { buildMultipart, type MultipartPart } from '../net/multipart.js';
-import { OPERATIONS } from 'svc-formats/api-facts';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
 export const STT_MAX_FILE = 500 * 1024 * 1024;
 const { speechToText: FILE, streamSpeechToText: STREAM } = OPERATIONS;
 export const STT_AUDIO_FORMATS = FILE.fields['body.audio_format'].enum;
-export const STT_RAW_FORMATS = ['pcm', 'mulaw', 'alaw'] as const;
+export const STT_RAW_FORMATS = SCHEMAS.SttRawFormat.$.enum;
 /** Streaming STT models */
 export const STT_MODELS = STREAM.fields['query.model'].enum;
 /** the socket's --encoding values */
 export const STT_ENCODINGS = STREAM.fields['query.encoding'].enum;
-export const STT_FORMAT_LANGUAGES = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'pt', 'ru', 'sv', 'vi', 'zh'] as const;
+/** the languages of --format (inverse text normalization), by their primary subtag */
+export const STT_FORMAT_LANGUAGES = SCHEMAS.SttFormatLanguage.$.enum;
 export const STT_MAX_KEYTERMS = STREAM.fields['query.keyterm'].maxItems;
 export const STT_MAX_KEYTERM_CHARS = STREAM.fields['query.keyterm[]'].maxLength;
 

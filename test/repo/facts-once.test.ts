@@ -40,3 +40,21 @@ describe('facts stated once in src/', () => {
     expect(where(/(EFFORTS|REALTIME_MODELS) = \[/, [...sources, ...emulatorSources])).toEqual([]);
   });
 });
+
+describe('lists of values in src/ and the emulator', () => {
+  // the report's count (scripts/api-facts-report.mjs): a list both sides write is an API fact read from api-facts,
+  // or a word of one side only
+  const STRING = String.raw`'(?:[^'\\\n]|\\.)*'`;
+  const LIST = new RegExp(String.raw`\[\s*(?:${STRING}\s*,\s*)+${STRING}\s*,?\s*\]`, 'g');
+  const lists = (files: { text: string }[]) =>
+    new Set(
+      files.flatMap(({ text }) =>
+        (text.match(LIST) ?? []).map((list) => [...new Set(list.match(new RegExp(STRING, 'g')))].sort().join(' ')),
+      ),
+    );
+
+  it('no literal list of strings is written in both', () => {
+    const ours = lists(sources);
+    expect([...lists(emulatorSources)].filter((list) => ours.has(list))).toEqual([]);
+  });
+});
