@@ -203,6 +203,25 @@ describe('top_p and top_k of /v1/complete and /v1/messages: the document and the
       expect(ok.status).toBe(200);
     }
   });
+
+  it('answers a response with no model with the default the document gives (the spec requires only input)', async () => {
+    const doc = (await (await fetch(`${emu.url}/openapi.json`)).json()) as {
+      components: { schemas: { ResponsesRequest: { required: string[]; properties: { model: { default: string } } } } };
+    };
+    const request = doc.components.schemas.ResponsesRequest;
+    expect(request.required).toEqual(['input']);
+    const catalogue = await fetch(`${emu.url}/v1/models`, { headers: { authorization: `Bearer ${emu.key}` } });
+    const models = (await catalogue.json()) as { data: { id: string }[] };
+    const r = await post(emu, '/v1/responses', { input: 'hi' });
+    expect(r.status).toBe(200);
+    const model = (JSON.parse(r.text) as { model: string }).model;
+    const ids = models.data.map((m) => m.id);
+    expect(ids).toContain(model);
+    const named = await post(emu, '/v1/responses', { input: 'hi', model: request.properties.model.default });
+    expect((JSON.parse(named.text) as { model: string }).model).toBe(model);
+    const none = await post(emu, '/v1/responses', { model: 'svc-4' });
+    expect([none.status, none.text]).toEqual([422, expect.stringContaining('input')]);
+  });
 });
 
 describe('WebSocket client events checked against the API document', () => {

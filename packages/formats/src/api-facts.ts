@@ -617,6 +617,7 @@ export const SCHEMAS = {
   ResponsesRequest: {
     $: { required: ['input'] },
     '$.input[]': { ref: 'InputItem' },
+    '$.model': { default: 'svc-latest' },
     '$.background': { nullable: true },
     '$.context_management': { nullable: true },
     '$.include': { nullable: true },

@@ -1456,7 +1456,11 @@ export interface components {
     };
     ResponsesRequest: {
       input: string | components['schemas']['InputItem'][];
-      model?: string;
+      /**
+       * @description the model; when absent the service answers with its current default
+       * @default svc-latest
+       */
+      model: string;
       /** @description unsupported */
       background?: boolean | null;
       /** @description accepted but not yet executed */

@@ -14,7 +14,6 @@ import {
   checkEnum,
   checkRange,
   queryNumber,
-  requireFields,
   type EmuRequest,
   type EmuResponse,
   type Handler,
@@ -25,6 +24,9 @@ import { generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from '../state/files.js';
 import { countTokens } from '../text/tokenizer.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
+
+/** the model a request without one gets: the document's default, as the service answers */
+const DEFAULT_MODEL = SCHEMAS.ResponsesRequest['$.model'].default;
 
 type Body = Record<string, any>;
 type Item = Record<string, any>;
@@ -527,7 +529,7 @@ async function streamMessage(
 
 const create: Handler = async (req, res, core) => {
   const body = await req.json<Body>();
-  requireFields(body, ['input', 'model']);
+  body.model ??= DEFAULT_MODEL;
   validateResponsesBody(body);
   checkAttachedFiles(core, req, Array.isArray(body.input) ? body.input : []);
   const g = generate(core, req, body);
