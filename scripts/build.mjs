@@ -1,7 +1,8 @@
 // First build step. The index files that list a folder are generated first (scripts/gen-index.mjs: routes/index.ts,
 // src/commands/index.ts). Then every module of each package's src/ compiled on its own to that package's dist/ with
 // TypeScript's transpileModule (no type check), then each dist/ holds exactly what its src/ has (modules of deleted
-// sources are removed). The packages build in dependency order: svc-formats, svc-emulator, then the CLI (the repository's root).
+// sources are removed). The packages build in dependency order: svc-formats, svc-emulator, then the CLI (the
+// repository's root).
 // The output is the same
 // as tsc's, byte for byte (the code passes --isolatedModules). Types are checked by `npm run typecheck` (incremental),
 // which `npm test` runs after biome and before the suite: this step takes ~3 s of CPU where tsc took ~10, and npm
