@@ -172,7 +172,7 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
   },
 };
 
-/** The REST verbs of a resource's own paths: `/vN/<group>` and `/vN/<group>/{id}` (`POST …/{id}/<verb>`: the verb). */
+/** The REST verbs of a group's own paths: `/vN/<group>`, `/vN/<group>/{id}` (`POST …/{id}/<verb>`: that verb). */
 const VERBS: Record<string, string> = {
   'GET ': 'list',
   'GET {id}': 'get',
