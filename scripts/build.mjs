@@ -1,6 +1,8 @@
-// First build step: every module of each package's src/ compiled on its own to that package's dist/ with TypeScript's
-// transpileModule (no type check), then each dist/ holds exactly what its src/ has (modules of deleted sources are
-// removed). The packages build in dependency order: svc-formats, svc-emulator, then the CLI (the repository's root).
+// First build step. The index files that list a folder are generated first (scripts/gen-index.mjs: routes/index.ts,
+// src/commands/index.ts). Then every module of each package's src/ compiled on its own to that package's dist/ with
+// TypeScript's transpileModule (no type check), then each dist/ holds exactly what its src/ has (modules of deleted
+// sources are removed). The packages build in dependency order: svc-formats, svc-emulator, then the CLI (the
+// repository's root).
 // The output is the same
 // as tsc's, byte for byte (the code passes --isolatedModules). Types are checked by `npm run typecheck` (incremental),
 // which `npm test` runs after biome and before the suite: this step takes ~3 s of CPU where tsc took ~10, and npm
@@ -9,6 +11,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { writeIndexes } from './gen-index.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** the package folders, each with src/ and dist/, in dependency order */
@@ -76,4 +79,6 @@ function buildPackage(dir) {
     if (!file.startsWith(`${NOT_OURS}/`) && !emitted.has(file)) rmSync(file);
   }
 }
+// the index files that list a folder (routes/, src/commands/) first: they are sources the compile reads
+for (const path of writeIndexes(ROOT)) process.stderr.write(`build: wrote ${path} (generated: commit it)\n`);
 for (const dir of PACKAGES) buildPackage(dir);

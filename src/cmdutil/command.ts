@@ -32,6 +32,19 @@ export interface CommandNode {
   hidden?: boolean;
 }
 
+/**
+ * A folder's place at the tree's root: `export const root: RootEntry` in src/commands/<folder>/index.ts, literals
+ * only (scripts/gen-index.mjs reads it without loading the module and writes src/commands/index.ts from all of them).
+ */
+export interface RootEntry {
+  summary: string;
+  /** its place in the root's list (completion, man pages, docs/commands.md; `svc --help` sorts by name) */
+  order: number;
+  aliases?: string[];
+  /** the module of the folder that the bare word runs: a command without verbs, or a group's default (chat) */
+  runs?: string;
+}
+
 export function defineCommand<Opts = any>(spec: CommandSpec<Opts>): CommandSpec<Opts> {
   return spec;
 }

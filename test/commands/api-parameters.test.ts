@@ -1,9 +1,11 @@
 // The API-parameter coverage table (issue 12 "Must show"): every request parameter of every operation of the API
 // document (packages/emulator/spec/openapi.json, read by test/helpers/api-document.ts) must be reachable from a flag,
 // an argument or an input file of the command that calls the operation. Commands with a request table
-// (core/request-table.ts) are checked through the rows they build their bodies from; the others through the REACH
-// map below, whose flags must exist in the command's spec. A parameter no flag reaches needs an entry in EXCEPTIONS
-// with its reason.
+// (core/request-table.ts) are checked through the rows they build their bodies from; a resource's list, get, delete
+// and `POST …/{id}/<verb>` through the REST convention (byConvention below: its group and verb, query parameters by
+// the flags of their names, the paging flags), so that a new resource adds no entry here; the others through the
+// REACH map below, whose flags must exist in the command's spec. A parameter no flag reaches needs an entry in
+// EXCEPTIONS with its reason.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { OPERATIONS } from 'svc-formats/api-facts';
@@ -25,16 +27,11 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
   'GET /v1/api-key': { command: 'auth status' },
   'GET /v1/me': { command: 'whoami' },
   'GET /v1/chat/deferred-completion/{request_id}': { command: 'chat get' },
-  'GET /v1/responses/{response_id}': { command: 'responses get' },
-  'DELETE /v1/responses/{response_id}': { command: 'responses delete' },
   'GET /v1/responses/{response_id}/input_items': {
     command: 'responses items',
     via: { limit: '--limit', order: '--order', after: '--after' },
   },
   'POST /v1/responses/compact': { command: 'responses compact', via: { model: '--model', input: '--input' } },
-  'GET /v1/videos/{request_id}': { command: 'videos get' },
-  'GET /v1/models': { command: 'models list' },
-  'GET /v1/models/{model_id}': { command: 'models get' },
   'GET /v1/language-models': { command: 'models list', via: {} },
   'GET /v1/language-models/{model_id}': { command: 'models get' },
   'GET /v1/embedding-models': { command: 'models list' },
@@ -43,30 +40,14 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
   'GET /v1/image-generation-models/{model_id}': { command: 'models get' },
   'GET /v1/video-generation-models': { command: 'models list' },
   'GET /v1/video-generation-models/{model_id}': { command: 'models get' },
-  'GET /v1/files': {
-    command: 'files list',
-    via: {
-      limit: '--limit',
-      order: '--order',
-      sort_by: '--sort-by',
-      pagination_token: '--page-token',
-      after: '--after',
-      filter: '--filter',
-    },
-  },
   'POST /v1/files': {
     command: 'files upload',
     via: { file: 'ARG path', expires_after: '--expires-after', purpose: '--purpose' },
   },
-  'GET /v1/files/{file_id}': { command: 'files get' },
-  'DELETE /v1/files/{file_id}': { command: 'files delete' },
   'GET /v1/files/{file_id}/content': { command: 'files download', via: { format: '--format' } },
   'POST /v1/files/{file_id}/public-url': { command: 'files share', via: { expires_after: '--expires-after' } },
   'POST /v1/files/{file_id}/public-url/revoke': { command: 'files unshare' },
-  'GET /v1/skills': { command: 'skills list', via: { limit: '--limit', after: '--after', order: '--order' } },
   'POST /v1/skills': { command: 'skills upload', via: { files: 'ARG path' } },
-  'GET /v1/skills/{skill_id}': { command: 'skills get' },
-  'DELETE /v1/skills/{skill_id}': { command: 'skills delete' },
   'GET /v1/skills/{skill_id}/content': { command: 'skills download' },
   'POST /v1/agents': {
     command: 'agents create',
@@ -80,13 +61,10 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
       collection_ids: '--collection',
     },
   },
-  'GET /v1/agents': { command: 'agents list', via: { limit: '--limit' } },
-  'GET /v1/agents/{agent_id}': { command: 'agents get' },
   'PATCH /v1/agents/{agent_id}': {
     command: 'agents update',
     via: { agent: '--name', 'field_mask.paths': '--clear', phone_number_id: '--phone-number' },
   },
-  'DELETE /v1/agents/{agent_id}': { command: 'agents delete' },
   'POST /v1/phone-numbers': {
     command: 'phone buy',
     via: { area_code: '--area-code', name: '--name', description: '--description' },
@@ -153,13 +131,6 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
     },
   },
   'POST /v1/custom-voices': { command: 'custom-voices create', via: { file: 'ARG clip' } },
-  'GET /v1/custom-voices': {
-    command: 'custom-voices list',
-    via: { limit: '--limit', pagination_token: '--page-token' },
-  },
-  'GET /v1/custom-voices/{voice_id}': { command: 'custom-voices get' },
-  'PATCH /v1/custom-voices/{voice_id}': { command: 'custom-voices update' },
-  'DELETE /v1/custom-voices/{voice_id}': { command: 'custom-voices delete' },
   'GET /v1/custom-voices/{voice_id}/audio': { command: 'custom-voices download' },
   'WS /v1/realtime': {
     command: 'realtime talk',
@@ -200,6 +171,37 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
     },
   },
 };
+
+/** The REST verbs of a group's own paths: `/vN/<group>`, `/vN/<group>/{id}` (`POST …/{id}/<verb>`: that verb). */
+const VERBS: Record<string, string> = {
+  'GET ': 'list',
+  'GET {id}': 'get',
+  'PATCH {id}': 'update',
+  'DELETE {id}': 'delete',
+};
+/** the paging flags (cmdutil/paginate's pageFlags) by the query parameter each fills; any other `name` is `--name` */
+const PAGING: Record<string, string> = { pagination_token: '--page-token' };
+
+/**
+ * The command that sends an operation by the REST convention, and the flag of each of its parameters: `GET
+ * /v1/batches` is `batches list` (its query by the paging flags and `--snake-name` flags), `GET /v1/batches/{id}`
+ * `batches get`, `POST /v1/batches/{id}/cancel` `batches cancel`. Undefined where the path is not a group's own.
+ */
+function byConvention(op: string): { command: string; via: Record<string, string> } | undefined {
+  const m = /^([A-Z]+) \/v\d+\/([a-z-]+)(?:\/\{\w+\}(?:\/([a-z-]+))?)?$/.exec(op);
+  if (!m) return undefined;
+  const [, method, group, verb] = m;
+  const withId = op.includes('{');
+  const word = verb ? (method === 'POST' ? verb : undefined) : VERBS[`${method} ${withId ? '{id}' : ''}`];
+  if (!word) return undefined;
+  const via = Object.fromEntries(
+    (fixture.operations[op]?.parameters ?? []).map((p) => [p, PAGING[p] ?? `--${p.replace(/_/g, '-')}`]),
+  );
+  return { command: `${group} ${word}`, via };
+}
+
+/** What sends an operation without a request table: its REACH entry, else the REST convention. */
+const sentBy = (op: string) => REACH[op] ?? byConvention(op);
 
 /** Parameters deliberately reached by no flag, with the reason. */
 const EXCEPTIONS: Record<string, Record<string, string>> = {
@@ -263,11 +265,12 @@ describe('the API-parameter table', () => {
     expect(fixture.operations['WS /v1/stt']!.parameters).toContain('keyterm');
   });
 
-  it('every operation is sent by a command: a request table or an entry of REACH naming a command that exists', () => {
+  it('every operation is sent by a command that exists: a request table, the REST convention or REACH', () => {
     for (const op of Object.keys(fixture.operations)) {
       const byTable = tables.get(op);
-      expect(!!byTable || !!REACH[op], `${op}: no command sends it`).toBe(true);
-      if (REACH[op]) expect(specs.has(REACH[op]!.command), `${op}: command ${REACH[op]!.command}`).toBe(true);
+      const reach = byTable ? REACH[op] : sentBy(op);
+      expect(!!byTable || !!reach, `${op}: no command sends it (no table, no REST convention, no REACH)`).toBe(true);
+      if (reach) expect(specs.has(reach.command), `${op}: command ${reach.command}`).toBe(true);
     }
     for (const op of [...tables.keys(), ...Object.keys(REACH)])
       expect(fixture.operations[op], `${op} is not an operation of the spec`).toBeDefined();
@@ -308,7 +311,8 @@ describe('the API-parameter table', () => {
 
   it('every parameter of the other operations is reached by a flag or argument that exists', () => {
     const missing: string[] = [];
-    for (const [op, { command, via = {} }] of Object.entries(REACH)) {
+    const others = Object.keys(fixture.operations).filter((op) => REACH[op] || !tables.has(op));
+    for (const [op, { command, via = {} }] of others.map((op) => [op, sentBy(op)!] as const)) {
       for (const p of fixture.operations[op]!.parameters) {
         if (EXCEPTIONS[op]?.[p]) continue;
         if (!via[p]) missing.push(`${op} ${p}: no flag named in REACH`);
@@ -318,6 +322,30 @@ describe('the API-parameter table', () => {
         expect(fixture.operations[op]!.parameters, `${op}: REACH names ${p}`).toContain(p);
     }
     expect(missing).toEqual([]);
+  });
+
+  it('REACH holds only what the REST convention does not give: a list, get, delete or cancel needs no entry', () => {
+    const redundant = Object.entries(REACH).filter(([op, { command, via = {} }]) => {
+      const conventional = byConvention(op);
+      return conventional?.command === command && Object.entries(via).every(([p, f]) => conventional.via[p] === f);
+    });
+    expect(
+      redundant.map(([op]) => op),
+      'the convention sends these: drop their REACH entries',
+    ).toEqual([]);
+    // a new resource's list, get and cancel: its group's verbs, the list's query by the paging flags
+    expect(byConvention('GET /v1/batches')?.command).toBe('batches list');
+    expect(byConvention('GET /v1/batches/{batch_id}')?.command).toBe('batches get');
+    expect(byConvention('POST /v1/batches/{batch_id}/cancel')?.command).toBe('batches cancel');
+    expect(byConvention('GET /v1/files')?.via).toMatchObject({
+      pagination_token: '--page-token',
+      sort_by: '--sort-by',
+    });
+    // not a group's own path: REACH names its command (`tts voices`, `files download`, `responses compact`)
+    for (const op of ['GET /v1/tts/voices', 'GET /v1/files/{file_id}/content', 'POST /v1/responses/compact'])
+      expect(byConvention(op), op).toBeUndefined();
+    const conventional = Object.keys(fixture.operations).filter((op) => !tables.has(op) && !REACH[op]);
+    expect(conventional.length).toBeGreaterThanOrEqual(18);
   });
 
   it("exceptions name documented parameters, and a table operation's exception is really not reached", () => {

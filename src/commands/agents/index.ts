@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Create, inspect and update voice agents; keep them as code (pull/push)',
+  order: 150,
+};
 
 export const children: CommandNode[] = [
   { name: 'create', summary: 'Create an agent from flags or a JSON file', load: () => import('./create.js') },

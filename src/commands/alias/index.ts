@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Shortcuts for command lines: set, list, delete',
+  order: 40,
+};
 
 export const children: CommandNode[] = [
   {

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Sound devices: list them, test the microphone and the speaker',
+  order: 220,
+};
 
 export const children: CommandNode[] = [
   {

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Log in, check and log out the API key',
+  order: 10,
+};
 
 export const children: CommandNode[] = [
   {

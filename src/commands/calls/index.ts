@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Control active SIP calls (transfer, hang up)',
+  order: 170,
+};
 
 export const children: CommandNode[] = [
   { name: 'refer', summary: 'Transfer an active SIP call to a tel: or sip: address', load: () => import('./refer.js') },

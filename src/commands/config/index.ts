@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Read and write settings and profiles',
+  order: 30,
+};
 
 export const children: CommandNode[] = [
   {

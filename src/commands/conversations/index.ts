@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Chat and messages conversations kept locally (list, show, delete)',
+  order: 310,
+};
 
 export const children: CommandNode[] = [
   {

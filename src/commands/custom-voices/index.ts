@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Create and manage custom voices from a reference clip',
+  order: 190,
+};
 
 export const children: CommandNode[] = [
   {

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Run the local emulator of the whole API',
+  order: 340,
+};
 
 export const children: CommandNode[] = [
   { name: 'serve', summary: 'Serve the emulator on a local port until stopped', load: () => import('./serve.js') },

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Upload, list, download, share and delete stored files',
+  order: 80,
+};
 
 export const children: CommandNode[] = [
   { name: 'upload', summary: 'Upload files (streamed from disk)', load: () => import('./upload.js') },

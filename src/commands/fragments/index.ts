@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Saved text for -f (save, list, show, delete)',
+  order: 60,
+};
 
 export const children: CommandNode[] = [
   { name: 'save', summary: 'Save text (a file or stdin) as a named fragment for -f', load: () => import('./save.js') },

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Generate and edit images (saved to files)',
+  order: 100,
+};
 
 export const children: CommandNode[] = [
   {

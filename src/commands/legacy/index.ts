@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Legacy text completions (completions, complete; not for reasoning models)',
+  order: 250,
+};
 
 export const children: CommandNode[] = [
   {

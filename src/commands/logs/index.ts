@@ -1,4 +1,10 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'The local log of API calls: list, search, show, delete',
+  order: 320,
+  runs: 'list',
+};
 
 export const children: CommandNode[] = [
   { name: 'list', summary: 'List and search the logged API calls', aliases: ['ls'], load: () => import('./list.js') },

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: "Serve the API's actions to MCP hosts (coding agents, editors)",
+  order: 290,
+};
 
 export const children: CommandNode[] = [
   {

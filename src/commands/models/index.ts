@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'List and inspect models and their prices',
+  order: 70,
+};
 
 export const children: CommandNode[] = [
   {

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Buy, assign and release phone numbers (v1), register SIP numbers (v2)',
+  order: 160,
+};
 
 export const children: CommandNode[] = [
   { name: 'buy', summary: 'Buy a US phone number in an area code (asks to confirm)', load: () => import('./buy.js') },

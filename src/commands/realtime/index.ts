@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Realtime voice sessions and their client secrets',
+  order: 180,
+};
 
 export const children: CommandNode[] = [
   {

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Stored responses: create (streamed), continue (-c), inspect, compact',
+  order: 230,
+};
 
 export const children: CommandNode[] = [
   {

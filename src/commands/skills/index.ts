@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Upload, list, download and delete skills (zip archives)',
+  order: 90,
+};
 
 export const children: CommandNode[] = [
   {

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Speech to text: transcribe files and live audio',
+  order: 210,
+};
 
 export const children: CommandNode[] = [
   {

@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Saved prompts, system prompts, models and flags for -t (save, list, show, edit, delete)',
+  order: 50,
+};
 
 export const children: CommandNode[] = [
   {

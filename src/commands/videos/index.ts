@@ -1,4 +1,9 @@
-import type { CommandNode } from '../../cmdutil/command.js';
+import type { CommandNode, RootEntry } from '../../cmdutil/command.js';
+
+export const root: RootEntry = {
+  summary: 'Generate, edit and extend videos; wait for and download them',
+  order: 110,
+};
 
 export const children: CommandNode[] = [
   {
