@@ -204,7 +204,7 @@ describe('top_p and top_k of /v1/complete and /v1/messages: the document and the
     }
   });
 
-  it('answers a response with no model with the default the document gives (the spec requires only input)', async () => {
+  it('a response with no model gets the default the document gives (the spec requires input only)', async () => {
     const doc = (await (await fetch(`${emu.url}/openapi.json`)).json()) as {
       components: { schemas: { ResponsesRequest: { required: string[]; properties: { model: { default: string } } } } };
     };
@@ -244,7 +244,7 @@ describe('WebSocket client events checked against the API document', () => {
     });
   });
 
-  it('takes turn_detection type null as no VAD (wire-details.md: "server_vad" | null), and refuses "none"', async () => {
+  it('takes turn_detection type null as no VAD ("server_vad" | null in wire-details), refuses "none"', async () => {
     const off = await realtimeReply(strict, { type: 'session.update', session: { turn_detection: { type: null } } });
     expect(off).toMatchObject({ type: 'session.updated', session: { turn_detection: null } });
     const none = await realtimeReply(emu, { type: 'session.update', session: { turn_detection: { type: 'none' } } });
