@@ -1125,7 +1125,7 @@ export interface components {
       function: {
         name: string;
         description?: string;
-        parameters?: Record<string, never>;
+        parameters?: Record<string, unknown>;
         strict?: boolean;
       };
     };
@@ -1151,7 +1151,7 @@ export interface components {
       | {
           /** @constant */
           type: 'json_schema';
-          json_schema: Record<string, never>;
+          json_schema: Record<string, unknown>;
         };
     SearchSource: {
       /** @enum {unknown} */
@@ -1259,7 +1259,7 @@ export interface components {
       tools?: components['schemas']['ChatTool'][] | null;
       user?: string | null;
       /** @description compatibility only; prefer search_parameters */
-      web_search_options?: Record<string, never> | null;
+      web_search_options?: Record<string, unknown> | null;
     };
     StreamOptions: {
       /** @description one extra last chunk carries usage, with empty choices */
@@ -1336,7 +1336,7 @@ export interface components {
       usage?: components['schemas']['ChatUsage'] | null;
     };
     /** @description one data frame of a server-sent stream of the messages or legacy conventions */
-    StreamEvent: Record<string, never>;
+    StreamEvent: Record<string, unknown>;
     CompleteRequest: {
       model: string;
       /** @description "\n\nHuman: …\n\nAssistant:" */
@@ -1409,7 +1409,7 @@ export interface components {
       tools?: {
         name: string;
         description?: string;
-        input_schema: Record<string, never>;
+        input_schema: Record<string, unknown>;
       }[];
     };
     MessagesResponse: {
@@ -1486,7 +1486,7 @@ export interface components {
       /** @description agentic tool-calling turns */
       max_turns?: number | null;
       /** @description unsupported, kept for compatibility */
-      metadata?: Record<string, never> | null;
+      metadata?: Record<string, unknown> | null;
       min_p?: number | null;
       top_k?: number | null;
       top_p?: number | null;
@@ -1557,7 +1557,7 @@ export interface components {
             /** @constant */
             type: 'json_schema';
             name?: string;
-            schema: Record<string, never>;
+            schema: Record<string, unknown>;
             strict?: boolean;
           };
     } | null;
@@ -1566,7 +1566,30 @@ export interface components {
       /** @description message, reasoning, function_call, compaction, and others */
       type: string;
       status?: string;
-    } & (unknown & unknown & unknown);
+      /** @constant */
+      role?: 'assistant';
+      content?: {
+        /** @enum {unknown} */
+        type: 'output_text' | 'refusal';
+        text?: string;
+        annotations?: {
+          /** @constant */
+          type: 'url_citation';
+          url: string;
+          title?: string | null;
+          start_index?: number | null;
+          end_index?: number | null;
+        }[];
+      }[];
+      summary?: {
+        /** @constant */
+        type: 'summary_text';
+        text: string;
+      }[];
+      call_id?: string;
+      name?: string;
+      arguments?: string;
+    };
     ResponseUsage: {
       input_tokens: number;
       input_tokens_details?: {
@@ -1594,7 +1617,7 @@ export interface components {
       presence_penalty?: number;
       /** @description a UUID */
       id: string;
-      metadata: Record<string, never>;
+      metadata: Record<string, unknown>;
       model: string;
       /** @constant */
       object: 'response';
@@ -1605,7 +1628,7 @@ export interface components {
       /** @enum {unknown} */
       status: 'completed' | 'in_progress' | 'incomplete' | 'failed';
       store: boolean;
-      text: Record<string, never>;
+      text: Record<string, unknown>;
       tool_choice:
         | string
         | {
@@ -1616,7 +1639,7 @@ export interface components {
       tools: components['schemas']['ResponsesTool'][];
       top_logprobs?: number;
       truncation: string;
-      error?: Record<string, never> | null;
+      error?: Record<string, unknown> | null;
       incomplete_details?: {
         /** @enum {unknown} */
         reason?: 'max_output_tokens' | 'max_prompt_tokens' | 'max_time_limit';
@@ -1626,7 +1649,7 @@ export interface components {
       max_tool_calls?: number | null;
       previous_response_id?: string | null;
       prompt_cache_key?: string | null;
-      reasoning?: Record<string, never> | null;
+      reasoning?: Record<string, unknown> | null;
       safety_identifier?: string | null;
       temperature?: number | null;
       top_p?: number | null;
@@ -1637,7 +1660,16 @@ export interface components {
       /** @description unknown types are skipped by clients */
       type: string;
       sequence_number: number;
-    } & (unknown & unknown & unknown & unknown & unknown);
+      response?: components['schemas']['Response'];
+      output_index?: number;
+      item?: components['schemas']['OutputItem'];
+      item_id?: string;
+      content_index?: number;
+      delta?: string;
+      text?: string;
+      code?: string | null;
+      message?: string;
+    };
     Compaction: {
       id: string;
       /** @constant */
@@ -1755,7 +1787,7 @@ export interface components {
       function?: {
         name: string;
         description?: string;
-        parameters?: Record<string, never>;
+        parameters?: Record<string, unknown>;
       };
     };
     AgentFields: {
@@ -1885,7 +1917,7 @@ export interface components {
           name: string;
           value: string;
         }[];
-        metadata?: Record<string, never>;
+        metadata?: Record<string, unknown>;
       };
     };
     /** @description audio on the wire: 24 kHz mono pcm16 (the default), or G.711 mu-law / A-law at 8 kHz */
@@ -1969,7 +2001,33 @@ export interface components {
         | 'conversation.item.create'
         | 'response.create'
         | 'response.cancel';
-    } & (unknown & unknown & unknown);
+      session?: {
+        instructions?: string;
+        voice?: string;
+        turn_detection?: null | {
+          /** @enum {unknown} */
+          type?: 'server_vad' | null;
+          threshold?: number;
+          silence_duration_ms?: number;
+          prefix_padding_ms?: number;
+        };
+        audio?: {
+          input?: {
+            format?: components['schemas']['RealtimeAudioFormat'];
+          };
+          output?: {
+            format?: components['schemas']['RealtimeAudioFormat'];
+            voice?: string;
+          };
+        };
+        tools?: Record<string, unknown>[];
+      };
+      audio?: string;
+      item?: {
+        /** @description message, function_call_output, … */
+        type: string;
+      };
+    };
     /** @description Unknown types are skipped by clients. response.audio.*, response.audio_transcript.* and response.text.* are the older names of response.output_audio.*, response.output_audio_transcript.* and response.output_text.* (clients accept both). */
     RealtimeServerEvent: {
       /** @enum {unknown} */
@@ -2007,7 +2065,23 @@ export interface components {
         | 'response.text.delta'
         | 'response.text.done';
       event_id: string;
-    } & (unknown & unknown & unknown & unknown & unknown & unknown);
+      session?: Record<string, unknown>;
+      item_id?: string;
+      transcript?: string;
+      delta?: string;
+      call_id?: string;
+      name?: string;
+      arguments?: string;
+      response?: {
+        status: string;
+        usage?: Record<string, unknown> | null;
+      };
+      error?: {
+        type?: string;
+        code?: string | null;
+        message: string;
+      };
+    };
   };
   responses: {
     /** @description invalid request, or an unknown API key */
@@ -2168,7 +2242,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': Record<string, never>;
+        'application/json': Record<string, unknown>;
       };
     };
   };
@@ -4046,7 +4120,7 @@ export interface operations {
             seconds?: number;
           };
           /** @description session configuration, as in session.update */
-          session?: Record<string, never>;
+          session?: Record<string, unknown>;
         };
       };
     };
@@ -4569,7 +4643,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': Record<string, never>;
+        'application/json': Record<string, unknown>;
       };
     };
     responses: {
