@@ -170,8 +170,9 @@ function as31(doc) {
 }
 
 async function typesModule(doc) {
-  // a free-form object (no properties) types as Record<string, unknown>, not Record<string, never>
-  const ast = await openapiTS(as31(doc), { silent: true, emptyObjectsUnknown: true });
+  // a free-form object (no properties) types as Record<string, unknown>, not Record<string, never>; a field with a
+  // default stays optional (a request need not send it)
+  const ast = await openapiTS(as31(doc), { silent: true, emptyObjectsUnknown: true, defaultNonNullable: false });
   return `${HEADER('types, by openapi-typescript')}\n${astToString(ast)}`;
 }
 

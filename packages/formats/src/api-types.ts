@@ -1170,22 +1170,22 @@ export interface components {
        * @description true: the reply is a {request_id}
        * @default false
        */
-      deferred: boolean | null;
+      deferred?: boolean | null;
       /**
        * @description not for reasoning models
        * @default 0
        */
-      frequency_penalty: number | null;
+      frequency_penalty?: number | null;
       /**
        * @description not for reasoning models or the older family
        * @default 0
        */
-      presence_penalty: number | null;
+      presence_penalty?: number | null;
       logit_bias?: {
         [key: string]: number;
       } | null;
       /** @default false */
-      logprobs: boolean | null;
+      logprobs?: boolean | null;
       /** @description requires logprobs */
       top_logprobs?: number | null;
       /**
@@ -1193,7 +1193,7 @@ export interface components {
        * @description visible output tokens only
        * @default 128000
        */
-      max_completion_tokens: number | null;
+      max_completion_tokens?: number | null;
       /**
        * Format: int32
        * @deprecated
@@ -1203,15 +1203,15 @@ export interface components {
        * Format: int32
        * @default 1
        */
-      n: number | null;
+      n?: number | null;
       /** @default true */
-      parallel_tool_calls: boolean | null;
+      parallel_tool_calls?: boolean | null;
       prompt_cache_key?: string | null;
       /**
        * @default low
        * @enum {unknown}
        */
-      reasoning_effort: 'none' | 'low' | 'medium' | 'high' | null;
+      reasoning_effort?: 'none' | 'low' | 'medium' | 'high' | null;
       response_format?: components['schemas']['ResponseFormat'] | null;
       /** @description live search; unset, no search data is acquired */
       search_parameters?: {
@@ -1235,16 +1235,16 @@ export interface components {
        * @default auto
        * @enum {unknown}
        */
-      service_tier: 'auto' | 'priority' | null;
+      service_tier?: 'auto' | 'priority' | null;
       stop?: string[] | null;
       /** @default false */
-      stream: boolean | null;
+      stream?: boolean | null;
       /** @description only with stream: true */
       stream_options?: components['schemas']['StreamOptions'] | null;
       /** @default 1 */
-      temperature: number | null;
+      temperature?: number | null;
       /** @default 1 */
-      top_p: number | null;
+      top_p?: number | null;
       /** @description none without tools, auto with tools */
       tool_choice?:
         | ('none' | 'auto' | 'required')
@@ -1482,7 +1482,7 @@ export interface components {
        * @description output and reasoning tokens
        * @default 128000
        */
-      max_output_tokens: number | null;
+      max_output_tokens?: number | null;
       /** @description agentic tool-calling turns */
       max_turns?: number | null;
       /** @description unsupported, kept for compatibility */
