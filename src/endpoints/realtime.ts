@@ -1,5 +1,6 @@
 // Realtime voice (`/v1/realtime` WebSocket): connection query, event shapes of wire-details.md "Realtime
 // voice", the session configuration (also from a stored agent) and the error events. No terminal code here.
+import type { Schema } from './api-shapes.js';
 import { ApiError } from '../core/errors.js';
 import type { WsConnection } from '../net/ws.js';
 import type { Agent } from './agents.js';
@@ -20,10 +21,7 @@ export const AUDIO_FORMATS = SCHEMAS.RealtimeAudioFormat['$.type'].enum.map(
 /** a server event as received (its other fields unchecked) */
 export type ServerEvent = Record<string, any> & { type: RealtimeServerEventName };
 
-export interface WireFormat {
-  type: 'audio/pcm' | 'audio/pcmu' | 'audio/pcma';
-  rate?: number;
-}
+export type WireFormat = Schema<'RealtimeAudioFormat'>;
 
 /** The wire format of a `--audio-format` name, and how its bytes are coded locally. */
 export function wireFormat(name: AudioFormatName): {

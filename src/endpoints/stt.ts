@@ -1,4 +1,5 @@
 // Speech to text: POST /v1/stt (multipart, streamed from disk) and the /v1/stt WebSocket. No terminal code.
+import type { Schema } from './api-shapes.js';
 import { basename } from 'node:path';
 import type { HttpClient } from '../net/http.js';
 import type { WsConnection } from '../net/ws.js';
@@ -18,30 +19,11 @@ export const STT_FORMAT_LANGUAGES = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'pt', '
 export const STT_MAX_KEYTERMS = STREAM.fields['query.keyterm'].maxItems;
 export const STT_MAX_KEYTERM_CHARS = STREAM.fields['query.keyterm[]'].maxLength;
 
-export interface SttWord {
-  text: string;
-  start: number;
-  end: number;
-  confidence?: number;
-  speaker?: number;
-  [k: string]: unknown;
-}
+export type SttWord = Schema<'Word'>;
 
-export interface SttChannel {
-  index: number;
-  language?: string;
-  text: string;
-  words?: SttWord[];
-}
+export type SttChannel = NonNullable<SttResponse['channels']>[number];
 
-export interface SttResponse {
-  text: string;
-  language: string;
-  duration: number;
-  words?: SttWord[];
-  channels?: SttChannel[];
-  [k: string]: unknown;
-}
+export type SttResponse = Schema<'Transcript'>;
 
 export interface SttForm {
   language?: string;

@@ -1113,6 +1113,18 @@ export interface components {
         | {
             /** @enum {unknown} */
             type: 'text' | 'image_url' | 'file';
+            /** @description type text */
+            text?: string;
+            /** @description type image_url */
+            image_url?: {
+              /** @description an http(s) or data URL */
+              url: string;
+              detail?: string;
+            };
+            /** @description type file */
+            file?: {
+              file_id: string;
+            };
           }[];
       name?: string;
       reasoning_content?: string;
@@ -1323,6 +1335,14 @@ export interface components {
           reasoning_content?: string;
           tool_calls?: {
             index: number;
+            id?: string;
+            /** @constant */
+            type?: 'function';
+            function?: {
+              name?: string;
+              /** @description a piece of the JSON text; the pieces concatenate */
+              arguments?: string;
+            };
           }[];
         };
         finish_reason?: components['schemas']['FinishReason'];
@@ -1421,6 +1441,8 @@ export interface components {
       content: {
         /** @enum {unknown} */
         type: 'text' | 'tool_use' | 'thinking';
+        /** @description type text */
+        text?: string;
       }[];
       model: string;
       /** @enum {unknown} */
@@ -1445,11 +1467,25 @@ export interface components {
             | {
                 /** @enum {unknown} */
                 type: 'input_text' | 'input_image' | 'input_file' | 'output_text';
+                /** @description input_text and output_text */
+                text?: string;
+                /** @description input_image: an http(s) or data URL */
+                image_url?: string;
+                /** @description input_file */
+                file_id?: string;
               }[];
+          /** @description input_items only */
+          id?: string;
         }
-      | {
+      | ({
           type: unknown;
-        };
+          /** @description function_call_output (and function_call) */
+          call_id?: string;
+          /** @description function_call_output: the tool result */
+          output?: string;
+        } & {
+          [key: string]: unknown;
+        });
     ResponsesTool: {
       /** @description function (flat: name, description, parameters), web_search, web_search_preview, x_search, file_search, mcp, … */
       type: string;
