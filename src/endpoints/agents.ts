@@ -5,8 +5,6 @@ import { ProtocolError } from '../core/errors.js';
 import { expectFields } from './guard.js';
 import { withReply } from '../term/reply.js';
 
-export type AgentVoice = NonNullable<Schema<'AgentFields'>['voice']>;
-
 export type Agent = Schema<'Agent'>;
 
 /** The fields a client may write (also the valid field-mask paths). */

@@ -4,10 +4,7 @@ import { seg, type HttpClient } from '../net/http.js';
 import { readEventStream } from '../net/sse.js';
 import { expectFields } from './guard.js';
 
-export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: string } }
-  | { type: 'file'; file: { file_id: string } };
+export type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 
 export type ToolCall = Schema<'ToolCall'>;
 

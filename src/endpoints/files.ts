@@ -13,6 +13,7 @@ export type FileObject = Schema<'File'>;
 
 export type FileList = JsonReply<'listFiles'>;
 
+/** svc's own: the local file to upload and its progress callback (uploadFile writes the document's form) */
 export interface UploadInput {
   path: string;
   size: number;

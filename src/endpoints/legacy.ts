@@ -18,6 +18,7 @@ export async function createTextCompletion(
   return res;
 }
 
+/** one streamed chunk as svc reads it: the document types the stream's data as a JSON text, not its shape */
 export interface TextCompletionChunk {
   id: string;
   object: string;

@@ -10,13 +10,9 @@ export type MessagesRequest = Schema<'MessagesRequest'> & {
   tool_choice?: { type: 'auto' | 'any' | 'tool' | 'none'; name?: string };
 };
 
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: string; [k: string]: unknown };
-
 export type MessagesResponse = Schema<'MessagesResponse'>;
 
+/** one streamed event as svc reads it: the document's StreamEvent is a free-form object */
 export interface MessagesEvent {
   type: string;
   [field: string]: any;

@@ -48,20 +48,7 @@ export function flatTool(t: Record<string, any>): Record<string, any> {
   return t;
 }
 
-export interface TurnDetection {
-  type: 'server_vad';
-  threshold?: number;
-  silence_duration_ms?: number;
-  prefix_padding_ms?: number;
-}
-
-export interface SessionUpdate {
-  instructions?: string;
-  voice?: string;
-  turn_detection?: TurnDetection | null;
-  audio?: { input?: { format: WireFormat }; output?: { format: WireFormat } };
-  tools?: Record<string, any>[];
-}
+export type SessionUpdate = NonNullable<Schema<'RealtimeClientEvent'>['session']>;
 
 /** The session fields an agent configures: instructions, voice, tools, VAD. */
 export function sessionFromAgent(agent: Agent): SessionUpdate {
@@ -83,6 +70,7 @@ export function sessionFromAgent(agent: Agent): SessionUpdate {
   return s;
 }
 
+/** svc's own: how connectRealtime opens the session */
 export interface ConnectOptions {
   model?: string;
   reasoningEffort?: string;

@@ -51,6 +51,7 @@ export async function* streamResponseEvents(
   });
 }
 
+/** svc's own: the callbacks of a streamed response */
 export interface StreamHandlers {
   onText?(delta: string): void;
   onReasoning?(delta: string): void;

@@ -21,10 +21,9 @@ export const STT_MAX_KEYTERM_CHARS = STREAM.fields['query.keyterm[]'].maxLength;
 
 export type SttWord = Schema<'Word'>;
 
-export type SttChannel = NonNullable<SttResponse['channels']>[number];
-
 export type SttResponse = Schema<'Transcript'>;
 
+/** svc's own typed fields; transcribe writes them as the document's form strings */
 export interface SttForm {
   language?: string;
   format?: boolean;
@@ -77,6 +76,10 @@ export async function transcribe(
   return body;
 }
 
+/**
+ * The query as the commands build it from checked flags (number, string): Query<'streamSpeechToText'> types
+ * sample_rate and the model as the document's literals, which the commands' option types do not carry yet.
+ */
 export interface SttStreamQuery {
   sample_rate?: number;
   encoding?: string;
@@ -95,27 +98,9 @@ export interface SttStreamQuery {
   vad_threshold?: number;
 }
 
-export interface SttPartial {
-  type: 'transcript.partial';
-  text: string;
-  words?: SttWord[];
-  is_final: boolean;
-  speech_final: boolean;
-  start?: number;
-  duration?: number;
-  channel_index?: number;
-  end_of_turn_confidence?: number;
-  [k: string]: unknown;
-}
+export type SttPartial = Extract<Schema<'SttServerEvent'>, { type: 'transcript.partial' }>;
 
-export interface SttDone {
-  type: 'transcript.done';
-  text: string;
-  words?: SttWord[];
-  duration?: number;
-  channel_index?: number;
-  [k: string]: unknown;
-}
+export type SttDone = Extract<Schema<'SttServerEvent'>, { type: 'transcript.done' }>;
 
 export type SttEvent =
   | { type: 'transcript.created'; id?: string; [k: string]: unknown }

@@ -32,12 +32,6 @@ export function listedLanguage(tag: string): string | undefined {
 export const TTS_MAX_TEXT = 60_000;
 export const TTS_SPEED = { min: 0.7, max: 1.5 } as const;
 
-export interface OutputFormat {
-  codec?: Codec;
-  sample_rate?: number;
-  bit_rate?: number;
-}
-
 export type TtsRequest = JsonBody<'textToSpeech'>;
 
 export type SampleRate = Schema<'SampleRate'>;
@@ -93,7 +87,10 @@ export async function synthesize(http: HttpClient, req: TtsRequest, signal?: Abo
   return { kind: 'raw', contentType: ct, codec, body, requestId: res.requestId };
 }
 
-/** Query of the streaming endpoint (only the values given are sent). */
+/**
+ * Query of the streaming endpoint (only the values given are sent), as the commands build it from checked flags:
+ * Query<'streamTextToSpeech'> types the rates as the document's literals, which their option types do not carry yet.
+ */
 export interface TtsStreamQuery {
   voice?: string;
   language: string;
