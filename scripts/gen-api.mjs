@@ -140,9 +140,26 @@ function factsModule(doc) {
   );
 }
 
+/**
+ * The fields a schema's conditions add (allOf's `if`/`then`, which openapi-typescript drops as `unknown`) join its
+ * own properties, optional: `item.call_id` types as what a function_call carries, `string | undefined` for the rest.
+ */
+function conditionalFieldsOptional(schema) {
+  if (!schema || typeof schema !== 'object') return;
+  for (const value of Object.values(schema)) conditionalFieldsOptional(value);
+  const arms = schema.allOf?.filter((arm) => arm.if && arm.then);
+  if (!arms?.length) return;
+  schema.properties ??= {};
+  for (const arm of arms)
+    for (const [name, sub] of Object.entries(arm.then.properties ?? {})) schema.properties[name] ??= sub;
+  schema.allOf = schema.allOf.filter((arm) => !arms.includes(arm));
+  if (!schema.allOf.length) delete schema.allOf;
+}
+
 /** openapi-typescript reads OpenAPI 3.0/3.1: a streamed reply's 3.2 `itemSchema` becomes its `schema` (one event). */
 function as31(doc) {
   const copy = structuredClone(doc);
+  conditionalFieldsOptional(copy.components);
   for (const item of Object.values(copy.paths))
     for (const method of METHODS)
       for (const reply of Object.values(item[method]?.responses ?? {}))
@@ -153,7 +170,9 @@ function as31(doc) {
 }
 
 async function typesModule(doc) {
-  const ast = await openapiTS(as31(doc), { silent: true });
+  // a free-form object (no properties) types as Record<string, unknown>, not Record<string, never>; a field with a
+  // default stays optional (a request need not send it)
+  const ast = await openapiTS(as31(doc), { silent: true, emptyObjectsUnknown: true, defaultNonNullable: false });
   return `${HEADER('types, by openapi-typescript')}\n${astToString(ast)}`;
 }
 

@@ -1,26 +1,11 @@
 // Agents: POST/GET /v1/agents, GET/PATCH/DELETE /v1/agents/{agent_id}.
+import type { JsonBody, Schema } from './api-shapes.js';
 import { seg, type HttpClient } from '../net/http.js';
 import { ProtocolError } from '../core/errors.js';
 import { expectFields } from './guard.js';
 import { withReply } from '../term/reply.js';
 
-export interface AgentVoice {
-  voice_id?: string;
-  vad_threshold?: number;
-  vad_silence_duration_ms?: number;
-  [k: string]: unknown;
-}
-
-export type Agent = {
-  agent_id: string;
-  name: string;
-  instructions?: string | null;
-  tools?: unknown[] | null;
-  voice?: AgentVoice | null;
-  collection_ids?: string[] | null;
-  created_at?: string;
-  updated_at?: string;
-} & Record<string, unknown>;
+export type Agent = Schema<'Agent'>;
 
 /** The fields a client may write (also the valid field-mask paths). */
 export const AGENT_FIELDS = ['name', 'instructions', 'tools', 'voice', 'collection_ids'] as const;
@@ -62,12 +47,8 @@ export async function getAgent(http: HttpClient, id: string): Promise<Agent> {
   return unwrap(await http.json('GET', `/v1/agents/${seg(id)}`), 'agent');
 }
 
-export interface AgentPatch {
-  agent: AgentInput;
-  field_mask: { paths: string[] };
-  /** a phone number id assigns it; the empty string unassigns */
-  phone_number_id?: string;
-}
+/** the document's body, its agent's fields as svc holds them: checked at run time (checkAgentInput), unknown here */
+export type AgentPatch = Omit<JsonBody<'updateAgent'>, 'agent'> & { agent: AgentInput };
 
 export async function updateAgent(http: HttpClient, id: string, patch: AgentPatch): Promise<Agent> {
   return unwrap(await http.json('PATCH', `/v1/agents/${seg(id)}`, { json: patch }), 'update agent');

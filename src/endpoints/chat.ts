@@ -1,97 +1,26 @@
 // POST /v1/chat/completions (synchronous, streamed, deferred) and GET /v1/chat/deferred-completion/{id}.
+import type { Schema } from './api-shapes.js';
 import { seg, type HttpClient } from '../net/http.js';
 import { readEventStream } from '../net/sse.js';
 import { expectFields } from './guard.js';
 
-export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: string } }
-  | { type: 'file'; file: { file_id: string } };
+export type ContentPart = Exclude<ChatMessage['content'], string | null | undefined>[number];
 
-export interface ToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+export type ToolCall = Schema<'ToolCall'>;
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
-  content: string | ContentPart[] | null;
-  name?: string;
-  reasoning_content?: string;
-  tool_calls?: ToolCall[];
-  tool_call_id?: string;
-}
+export type ChatMessage = Schema<'Message'>;
 
-export interface ChatTool {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
-}
+export type ChatTool = Schema<'ChatTool'>;
 
-export interface ChatRequest {
-  model: string;
-  messages: ChatMessage[];
-  [field: string]: unknown;
-}
+export type ChatRequest = Schema<'ChatRequest'>;
 
-export interface ChatUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  completion_tokens_details?: { reasoning_tokens?: number };
-  prompt_tokens_details?: { cached_tokens?: number; image_tokens?: number };
-  num_sources_used?: number;
-  cost_in_usd_ticks?: number;
-}
+export type ChatUsage = Schema<'ChatUsage'>;
 
-export interface ChatChoice {
-  index: number;
-  message: {
-    role: string;
-    content: string | null;
-    refusal?: string | null;
-    reasoning_content?: string;
-    tool_calls?: ToolCall[];
-  };
-  finish_reason: string | null;
-}
+export type ChatChoice = ChatResponse['choices'][number];
 
-export interface ChatResponse {
-  id: string;
-  object: string;
-  created: number;
-  model: string;
-  choices: ChatChoice[];
-  service_tier?: string;
-  citations?: string[];
-  system_fingerprint?: string | null;
-  usage?: ChatUsage | null;
-  [field: string]: unknown;
-}
+export type ChatResponse = Schema<'ChatResponse'>;
 
-export interface ChatChunk {
-  id: string;
-  object: string;
-  created: number;
-  model: string;
-  choices: {
-    index: number;
-    delta: {
-      role?: string;
-      content?: string | null;
-      reasoning_content?: string | null;
-      // a fragment of a call: its function's name and arguments arrive in pieces, each optional
-      tool_calls?: (Partial<Omit<ToolCall, 'function'>> & {
-        index: number;
-        function?: Partial<ToolCall['function']>;
-      })[];
-    };
-    finish_reason?: string | null;
-  }[];
-  citations?: string[];
-  usage?: ChatUsage | null;
-  [field: string]: unknown;
-}
+export type ChatChunk = Schema<'ChatResponseChunk'>;
 
 export async function createChat(http: HttpClient, body: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
   const res = await http.json<ChatResponse>('POST', '/v1/chat/completions', {

@@ -1,11 +1,13 @@
 // Custom voices: /v1/custom-voices (multipart create with the field `file`, list with pagination_token,
 // get, update, delete) and /v1/custom-voices/{voice_id}/audio (the reference clip).
+import type { Schema } from './api-shapes.js';
 import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { seg, type HttpClient, type HttpResponse } from '../net/http.js';
 import { expectArray, expectFields } from './guard.js';
 
-export type CustomVoice = { voice_id: string; name?: string | null; created_at?: string } & Record<string, unknown>;
+/** name: svc's `--name`, which the emulator keeps; neither the document nor the spec states it (so it stays here) */
+export type CustomVoice = Schema<'CustomVoice'> & { name?: string | null };
 
 export const CUSTOM_VOICE_LIMITS = { clipSeconds: 120 } as const;
 

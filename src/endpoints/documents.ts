@@ -1,4 +1,5 @@
 // POST /v1/documents/search.
+import type { JsonBody, JsonReply } from './api-shapes.js';
 import type { HttpClient } from '../net/http.js';
 import { expectArray } from './guard.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
@@ -6,23 +7,9 @@ import { SCHEMAS } from 'svc-formats/api-facts';
 export const RETRIEVAL_MODES = SCHEMAS.RetrievalMode['$.type'].enum;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
-export interface SearchMatch {
-  file_id: string;
-  chunk_id: string;
-  chunk_content: string;
-  score: number;
-  collection_ids: string[];
-  fields?: Record<string, string>;
-  [field: string]: unknown;
-}
+export type SearchMatch = JsonReply<'searchDocuments'>['matches'][number];
 
-export interface SearchRequest {
-  query: string;
-  source: { collection_ids: string[] };
-  filter?: string;
-  limit?: number;
-  retrieval_mode?: { type: RetrievalMode };
-}
+export type SearchRequest = JsonBody<'searchDocuments'>;
 
 export async function searchDocuments(
   http: HttpClient,

@@ -1,22 +1,13 @@
 // POST /v1/embeddings (at most 128 inputs per request).
+import type { JsonReply } from './api-shapes.js';
 import type { HttpClient } from '../net/http.js';
 import { expectArray } from './guard.js';
 
 export const MAX_INPUTS_PER_REQUEST = 128;
 
-export interface EmbeddingEntry {
-  index: number;
-  embedding: number[] | string;
-  object: string;
-  [field: string]: unknown;
-}
+export type EmbeddingEntry = EmbeddingResponse['data'][number];
 
-export interface EmbeddingResponse {
-  object: string;
-  model: string;
-  data: EmbeddingEntry[];
-  usage?: { prompt_tokens: number; total_tokens: number };
-}
+export type EmbeddingResponse = JsonReply<'createEmbeddings'>;
 
 export async function createEmbeddings(
   http: HttpClient,

@@ -2,6 +2,7 @@
 // needs the admin token the emulator printed at start ($SVC_EMULATOR_ADMIN_TOKEN).
 import type { HttpClient, Query } from '../net/http.js';
 
+/** the emulator's control API (/__emulator), which is not the API's: no document types it */
 export interface LoggedRequest {
   seq: number;
   id: string;
@@ -24,6 +25,7 @@ export interface LoggedRequest {
   };
 }
 
+/** a fault of the emulator's control API (not the API's) */
 export interface FaultSpec {
   kind: 'status' | 'drop' | 'slow';
   path?: string;

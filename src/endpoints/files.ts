@@ -1,4 +1,5 @@
 // File storage: upload (multipart streamed from disk), list, get, delete, content download, public links.
+import type { JsonReply, Query, Schema } from './api-shapes.js';
 import { seg, type HttpClient, type HttpResponse } from '../net/http.js';
 import { buildMultipart, type MultipartPart } from '../net/multipart.js';
 import { expectArray, expectFields } from './guard.js';
@@ -8,21 +9,11 @@ export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 export const EXPIRES_MIN = 3600;
 export const EXPIRES_MAX = 2_592_000;
 
-export type FileObject = {
-  id: string;
-  object: string;
-  bytes: number;
-  created_at: number;
-  expires_at?: number | null;
-  filename: string;
-  purpose: string;
-} & Record<string, unknown>;
+export type FileObject = Schema<'File'>;
 
-export interface FileList {
-  data: FileObject[];
-  pagination_token: string;
-}
+export type FileList = JsonReply<'listFiles'>;
 
+/** svc's own: the local file to upload and its progress callback (uploadFile writes the document's form) */
 export interface UploadInput {
   path: string;
   size: number;
@@ -55,13 +46,7 @@ export async function uploadFile(http: HttpClient, input: UploadInput): Promise<
   return expectFields(await res.json<FileObject>(), ['id'], 'file upload');
 }
 
-export interface ListQuery {
-  limit?: number;
-  order?: string;
-  sort_by?: string;
-  filter?: string;
-  pagination_token?: string;
-}
+export type ListQuery = Query<'listFiles'>;
 
 export async function listFiles(http: HttpClient, q: ListQuery): Promise<FileList> {
   const raw = await http.json<FileList>('GET', '/v1/files', { query: { ...q } });

@@ -48,7 +48,7 @@ export const JSON_FIELDS = {
   'POST /v1/completions': ['choices', 'created', 'id', 'model', 'object', 'system_fingerprint', 'usage'],
   'POST /v1/completions choices[]': ['finish_reason', 'index', 'text'],
   'POST /v1/messages': ['content', 'id', 'model', 'role', 'stop_reason', 'stop_sequence', 'type', 'usage'],
-  'POST /v1/messages content[]': ['type'],
+  'POST /v1/messages content[]': ['text', 'type'],
   'POST /v1/responses': [
     'background',
     'completed_at',
@@ -123,7 +123,7 @@ export const JSON_FIELDS = {
   'GET /v1/responses/{response_id} tools[]': ['type'],
   'DELETE /v1/responses/{response_id}': ['deleted', 'id', 'object'],
   'GET /v1/responses/{response_id}/input_items': ['data', 'first_id', 'has_more', 'last_id', 'object'],
-  'GET /v1/responses/{response_id}/input_items data[]': ['content', 'role', 'type'],
+  'GET /v1/responses/{response_id}/input_items data[]': ['call_id', 'content', 'id', 'output', 'role', 'type'],
   'POST /v1/responses/compact': ['created_at', 'id', 'model', 'object', 'output', 'usage'],
   'POST /v1/responses/compact output[]': ['encrypted_content', 'id', 'type'],
   'POST /v1/embeddings': ['data', 'model', 'object', 'usage'],

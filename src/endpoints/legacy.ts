@@ -1,27 +1,12 @@
 // The legacy text endpoints: POST /v1/completions and POST /v1/complete (not supported by reasoning models).
+import type { Schema } from './api-shapes.js';
 import type { HttpClient } from '../net/http.js';
 import { readEventStream } from '../net/sse.js';
 import { expectArray, expectFields } from './guard.js';
 
-export interface TextCompletionResponse {
-  id: string;
-  object: string;
-  created: number;
-  model: string;
-  choices: { index: number; text: string; finish_reason: string | null; logprobs?: unknown }[];
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cost_in_usd_ticks?: number };
-  system_fingerprint?: string | null;
-  [field: string]: unknown;
-}
+export type TextCompletionResponse = Schema<'TextCompletionResponse'>;
 
-export interface CompleteResponse {
-  type: string;
-  id: string;
-  completion: string;
-  stop_reason: string | null;
-  model: string;
-  [field: string]: unknown;
-}
+export type CompleteResponse = Schema<'CompleteResponse'>;
 
 export async function createTextCompletion(
   http: HttpClient,
@@ -33,6 +18,7 @@ export async function createTextCompletion(
   return res;
 }
 
+/** one streamed chunk as svc reads it: the document types the stream's data as a JSON text, not its shape */
 export interface TextCompletionChunk {
   id: string;
   object: string;

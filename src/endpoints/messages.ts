@@ -1,38 +1,18 @@
 // POST /v1/messages: the third-party-compatible messages convention (JSON or its typed event stream).
+import type { Schema } from './api-shapes.js';
 import { ApiError, ProtocolError } from '../core/errors.js';
 import type { HttpClient } from '../net/http.js';
 import { readTypedEventStream } from '../net/sse.js';
 import { expectFields } from './guard.js';
 
-export interface MessagesRequest {
-  model: string;
-  max_tokens: number;
-  messages: { role: 'user' | 'assistant'; content: string | Record<string, unknown>[] }[];
-  [field: string]: unknown;
-}
+/** tool_choice: the emulator takes and checks it; neither the document nor the spec states it (so it stays here) */
+export type MessagesRequest = Schema<'MessagesRequest'> & {
+  tool_choice?: { type: 'auto' | 'any' | 'tool' | 'none'; name?: string };
+};
 
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: string; [k: string]: unknown };
+export type MessagesResponse = Schema<'MessagesResponse'>;
 
-export interface MessagesResponse {
-  id: string;
-  type: string;
-  role: string;
-  content: ContentBlock[];
-  model: string;
-  stop_reason: string | null;
-  stop_sequence: string | null;
-  usage?: {
-    input_tokens: number;
-    output_tokens: number;
-    cache_creation_input_tokens?: number;
-    cache_read_input_tokens?: number;
-  };
-  [field: string]: unknown;
-}
-
+/** one streamed event as svc reads it: the document's StreamEvent is a free-form object */
 export interface MessagesEvent {
   type: string;
   [field: string]: any;
@@ -117,7 +97,7 @@ export async function consumeMessageStream(
     }
   }
   if (!msg) throw new ProtocolError('the message stream ended before message_start');
-  msg.content = blocks.filter(Boolean) as ContentBlock[];
+  msg.content = blocks.filter(Boolean) as MessagesResponse['content'];
   return msg;
 }
 

@@ -1,4 +1,5 @@
 // The model catalogue: GET /v1/models and the four kind lists, each with its get.
+import type { Schema } from './api-shapes.js';
 import { seg, type HttpClient } from '../net/http.js';
 import { expectArray, expectFields } from './guard.js';
 
@@ -12,10 +13,7 @@ const KIND_PATH: Record<ModelKind, string> = {
   video: '/v1/video-generation-models',
 };
 
-export type Model = { id: string; created: number; object: string; owned_by: string; aliases?: string[] } & Record<
-  string,
-  unknown
->;
+export type Model = Schema<'Model'> & Partial<Schema<'CatalogModel'>>;
 
 export async function listModels(http: HttpClient, kind?: ModelKind): Promise<{ raw: unknown; models: Model[] }> {
   if (!kind) {

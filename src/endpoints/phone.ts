@@ -1,19 +1,12 @@
 // Phone numbers: v1 (/v1/phone-numbers) and v2 (/v2/phone-numbers).
+import type { JsonBody, JsonReply, Schema } from './api-shapes.js';
 import { seg, type HttpClient } from '../net/http.js';
 import { ProtocolError } from '../core/errors.js';
 import { expectFields } from './guard.js';
 import { withReply } from '../term/reply.js';
 
-export type PhoneNumber = {
-  phone_number_id: string;
-  phone_number?: string;
-  name?: string | null;
-  description?: string | null;
-  area_code?: string;
-  agent_id?: string | null;
-  created_at?: string;
-  updated_at?: string;
-} & Record<string, unknown>;
+/** a number of either generation (v1 and v2 share the commands' rows): its id, the rest as each sends it */
+export type PhoneNumber = Schema<'PhoneNumberV2'> & Partial<Schema<'PhoneNumber'>>;
 
 export const PHONE_LIMITS = { name: 255, description: 1000 } as const;
 export const V2_ORIGINS = ['svc_provisioned', 'byo_trunk'] as const;
@@ -67,20 +60,9 @@ export async function releaseNumber(http: HttpClient, id: string): Promise<void>
   await res.body.dump();
 }
 
-export interface V2CreateBody {
-  origin: V2Origin;
-  name: string;
-  phone_number?: string;
-  agent_id?: string;
-  webhook?: { name: string; url: string };
-  sip_auth?: { allowed_addresses: string[] };
-}
+export type V2CreateBody = JsonBody<'createPhoneNumberV2'>;
 
-export interface V2Created {
-  phone_number: PhoneNumber;
-  webhook?: { name?: string; url?: string; secret?: string } | null;
-  [k: string]: unknown;
-}
+export type V2Created = JsonReply<'createPhoneNumberV2'>;
 
 export async function createV2(http: HttpClient, body: V2CreateBody): Promise<V2Created> {
   const raw = await http.json<V2Created>('POST', '/v2/phone-numbers', { json: body });

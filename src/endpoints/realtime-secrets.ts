@@ -1,12 +1,9 @@
 // POST /v1/realtime/client_secrets: an ephemeral secret for browser-side realtime connections.
+import type { JsonReply } from './api-shapes.js';
 import type { HttpClient } from '../net/http.js';
 import { expectFields } from './guard.js';
 
-export interface ClientSecret {
-  value: string;
-  expires_at: number;
-  [k: string]: unknown;
-}
+export type ClientSecret = JsonReply<'createClientSecret'>;
 
 export async function createClientSecret(
   http: HttpClient,

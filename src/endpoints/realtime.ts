@@ -1,5 +1,6 @@
 // Realtime voice (`/v1/realtime` WebSocket): connection query, event shapes of wire-details.md "Realtime
 // voice", the session configuration (also from a stored agent) and the error events. No terminal code here.
+import type { Schema } from './api-shapes.js';
 import { ApiError } from '../core/errors.js';
 import type { WsConnection } from '../net/ws.js';
 import type { Agent } from './agents.js';
@@ -20,10 +21,7 @@ export const AUDIO_FORMATS = SCHEMAS.RealtimeAudioFormat['$.type'].enum.map(
 /** a server event as received (its other fields unchecked) */
 export type ServerEvent = Record<string, any> & { type: RealtimeServerEventName };
 
-export interface WireFormat {
-  type: 'audio/pcm' | 'audio/pcmu' | 'audio/pcma';
-  rate?: number;
-}
+export type WireFormat = Schema<'RealtimeAudioFormat'>;
 
 /** The wire format of a `--audio-format` name, and how its bytes are coded locally. */
 export function wireFormat(name: AudioFormatName): {
@@ -50,20 +48,7 @@ export function flatTool(t: Record<string, any>): Record<string, any> {
   return t;
 }
 
-export interface TurnDetection {
-  type: 'server_vad';
-  threshold?: number;
-  silence_duration_ms?: number;
-  prefix_padding_ms?: number;
-}
-
-export interface SessionUpdate {
-  instructions?: string;
-  voice?: string;
-  turn_detection?: TurnDetection | null;
-  audio?: { input?: { format: WireFormat }; output?: { format: WireFormat } };
-  tools?: Record<string, any>[];
-}
+export type SessionUpdate = NonNullable<Schema<'RealtimeClientEvent'>['session']>;
 
 /** The session fields an agent configures: instructions, voice, tools, VAD. */
 export function sessionFromAgent(agent: Agent): SessionUpdate {
@@ -85,6 +70,7 @@ export function sessionFromAgent(agent: Agent): SessionUpdate {
   return s;
 }
 
+/** svc's own: how connectRealtime opens the session */
 export interface ConnectOptions {
   model?: string;
   reasoningEffort?: string;

@@ -95,9 +95,7 @@ export const PHONE_NUMBERS = {
   completion: {
     kind: 'numbers',
     idsOf: 'phone',
-    entries: (n) => [
-      [str(n.phone_number_id) || str(n.id), [str(n.phone_number), str(n.name)].filter(Boolean).join(' · ')],
-    ],
+    entries: (n) => [[str(n.phone_number_id), [str(n.phone_number), str(n.name)].filter(Boolean).join(' · ')]],
   },
 } as const satisfies Resource<PhoneNumber>;
 

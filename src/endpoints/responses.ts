@@ -1,85 +1,27 @@
 // The Responses convention: POST /v1/responses (JSON or the typed event stream), GET/DELETE /v1/responses/{id},
 // GET /v1/responses/{id}/input_items and POST /v1/responses/compact. No terminal code here.
+import type { JsonReply, Schema } from './api-shapes.js';
 import { ApiError, IncompleteError } from '../core/errors.js';
 import { seg, type HttpClient } from '../net/http.js';
 import { readTypedEventStream } from '../net/sse.js';
 import { expectArray, expectFields } from './guard.js';
 
-export type InputItem = Record<string, unknown> & { type?: string };
+export type InputItem = Schema<'InputItem'>;
 
-export interface ResponsesRequest {
-  model: string;
-  input: string | InputItem[];
-  [field: string]: unknown;
-}
+export type ResponsesRequest = Schema<'ResponsesRequest'>;
 
-export interface OutputItem {
-  id?: string;
-  type: string;
-  role?: string;
-  status?: string;
-  content?: { type: string; text?: string; annotations?: { type: string; url?: string }[] }[];
-  summary?: { type: string; text: string }[];
-  call_id?: string;
-  name?: string;
-  arguments?: string;
-  [field: string]: unknown;
-}
+export type OutputItem = Schema<'OutputItem'>;
 
-export interface ResponseUsage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  output_tokens_details?: { reasoning_tokens?: number };
-  input_tokens_details?: { cached_tokens?: number };
-  cost_in_usd_ticks?: number | null;
-  num_sources_used?: number;
-}
+export type ResponseUsage = Schema<'ResponseUsage'>;
+type ChatStyleUsage = Schema<'ChatUsage'>;
 
-export interface ResponseObject {
-  id: string;
-  object: string;
-  created_at: number;
-  model: string;
-  status: string;
-  output: OutputItem[];
-  store?: boolean;
-  previous_response_id?: string | null;
-  incomplete_details?: { reason?: string } | null;
-  error?: { code?: string; message?: string } | null;
-  usage?: ResponseUsage | null;
-  [field: string]: unknown;
-}
+export type ResponseObject = Schema<'Response'>;
 
-export interface ResponseEvent {
-  type: string;
-  sequence_number?: number;
-  response?: ResponseObject;
-  item?: OutputItem;
-  output_index?: number;
-  delta?: string;
-  text?: string;
-  code?: string;
-  message?: string;
-  [field: string]: unknown;
-}
+export type ResponseEvent = Schema<'ResponseStreamEvent'>;
 
-export interface InputItemsPage {
-  object: string;
-  data: InputItem[];
-  first_id: string | null;
-  last_id: string | null;
-  has_more: boolean;
-}
+export type InputItemsPage = JsonReply<'listResponseInputItems'>;
 
-export interface CompactionResult {
-  id: string;
-  object: string;
-  created_at: number;
-  model: string;
-  output: InputItem[];
-  usage?: Record<string, unknown> & { dropped_message_count?: number };
-}
+export type CompactionResult = Schema<'Compaction'>;
 
 export async function createResponse(
   http: HttpClient,
@@ -109,6 +51,7 @@ export async function* streamResponseEvents(
   });
 }
 
+/** svc's own: the callbacks of a streamed response */
 export interface StreamHandlers {
   onText?(delta: string): void;
   onReasoning?(delta: string): void;
@@ -140,11 +83,12 @@ export async function consumeResponseStream(
         final = ev.response;
         break;
       case 'response.failed': {
-        const e = ev.response?.error;
-        throw new ApiError(500, e?.message ?? 'the response failed', e?.code);
+        const e = ev.response?.error; // a free-form object in the document: its fields are checked
+        const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+        throw new ApiError(500, text(e?.message) ?? 'the response failed', text(e?.code));
       }
       case 'error':
-        throw new ApiError(500, ev.message ?? 'the stream reported an error', ev.code);
+        throw new ApiError(500, ev.message ?? 'the stream reported an error', ev.code ?? undefined);
       default:
         break; // unknown and uninteresting types are skipped
     }
@@ -188,6 +132,26 @@ export async function compactResponses(
 }
 
 /** The visible text of a response: its message items' output_text parts. */
+/**
+ * A response's usage in the Responses shape: a retrieved response may carry it in the chat shape (prompt_tokens,
+ * completion_tokens), which the document allows; read as such it printed `undefined input`.
+ */
+export function responseUsage(u: ResponseUsage | ChatStyleUsage | null | undefined): ResponseUsage | undefined {
+  if (!u) return undefined;
+  if (!('prompt_tokens' in u)) return u;
+  const reasoning = u.completion_tokens_details?.reasoning_tokens;
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  return {
+    input_tokens: u.prompt_tokens,
+    output_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens,
+    ...(cached === undefined ? {} : { input_tokens_details: { cached_tokens: cached } }),
+    ...(reasoning === undefined ? {} : { output_tokens_details: { reasoning_tokens: reasoning } }),
+    ...(u.num_sources_used === undefined ? {} : { num_sources_used: u.num_sources_used }),
+    ...(u.cost_in_usd_ticks === undefined ? {} : { cost_in_usd_ticks: u.cost_in_usd_ticks }),
+  };
+}
+
 export function outputText(r: Pick<ResponseObject, 'output'>): string {
   let text = '';
   for (const item of r.output ?? []) {

@@ -1,27 +1,14 @@
 // Skills: zip archives (multipart field `files`), with list (cursor paging), get, delete and content.
+import type { JsonReply, Schema } from './api-shapes.js';
 import { seg, type HttpClient, type HttpResponse } from '../net/http.js';
 import { buildMultipart, type MultipartPart } from '../net/multipart.js';
 import { expectArray, expectFields } from './guard.js';
 
 export const MAX_SKILL_BYTES = 50 * 1024 * 1024;
 
-export type Skill = {
-  id: string;
-  object: string;
-  name: string;
-  description: string;
-  created_at: number;
-  default_version?: string;
-  latest_version?: string;
-} & Record<string, unknown>;
+export type Skill = Schema<'Skill'>;
 
-export interface SkillList {
-  object: string;
-  data: Skill[];
-  first_id: string | null;
-  has_more: boolean;
-  last_id: string | null;
-}
+export type SkillList = JsonReply<'listSkills'>;
 
 export async function uploadSkill(
   http: HttpClient,

@@ -1,4 +1,5 @@
 // Speech to text: POST /v1/stt (multipart, streamed from disk) and the /v1/stt WebSocket. No terminal code.
+import type { Schema } from './api-shapes.js';
 import { basename } from 'node:path';
 import type { HttpClient } from '../net/http.js';
 import type { WsConnection } from '../net/ws.js';
@@ -19,31 +20,11 @@ export const STT_FORMAT_LANGUAGES = SCHEMAS.SttFormatLanguage.$.enum;
 export const STT_MAX_KEYTERMS = STREAM.fields['query.keyterm'].maxItems;
 export const STT_MAX_KEYTERM_CHARS = STREAM.fields['query.keyterm[]'].maxLength;
 
-export interface SttWord {
-  text: string;
-  start: number;
-  end: number;
-  confidence?: number;
-  speaker?: number;
-  [k: string]: unknown;
-}
+export type SttWord = Schema<'Word'>;
 
-export interface SttChannel {
-  index: number;
-  language?: string;
-  text: string;
-  words?: SttWord[];
-}
+export type SttResponse = Schema<'Transcript'>;
 
-export interface SttResponse {
-  text: string;
-  language: string;
-  duration: number;
-  words?: SttWord[];
-  channels?: SttChannel[];
-  [k: string]: unknown;
-}
-
+/** svc's own typed fields; transcribe writes them as the document's form strings */
 export interface SttForm {
   language?: string;
   format?: boolean;
@@ -96,6 +77,10 @@ export async function transcribe(
   return body;
 }
 
+/**
+ * The query as the commands build it from checked flags (number, string): Query<'streamSpeechToText'> types
+ * sample_rate and the model as the document's literals, which the commands' option types do not carry yet.
+ */
 export interface SttStreamQuery {
   sample_rate?: number;
   encoding?: string;
@@ -114,27 +99,9 @@ export interface SttStreamQuery {
   vad_threshold?: number;
 }
 
-export interface SttPartial {
-  type: 'transcript.partial';
-  text: string;
-  words?: SttWord[];
-  is_final: boolean;
-  speech_final: boolean;
-  start?: number;
-  duration?: number;
-  channel_index?: number;
-  end_of_turn_confidence?: number;
-  [k: string]: unknown;
-}
+export type SttPartial = Extract<Schema<'SttServerEvent'>, { type: 'transcript.partial' }>;
 
-export interface SttDone {
-  type: 'transcript.done';
-  text: string;
-  words?: SttWord[];
-  duration?: number;
-  channel_index?: number;
-  [k: string]: unknown;
-}
+export type SttDone = Extract<Schema<'SttServerEvent'>, { type: 'transcript.done' }>;
 
 export type SttEvent =
   | { type: 'transcript.created'; id?: string; [k: string]: unknown }

@@ -1,12 +1,9 @@
 // POST /v1/tokenize-text.
+import type { JsonReply } from './api-shapes.js';
 import type { HttpClient } from '../net/http.js';
 import { expectArray } from './guard.js';
 
-export interface Token {
-  token_id: number;
-  string_token: string;
-  token_bytes: number[];
-}
+export type Token = JsonReply<'tokenizeText'>['token_ids'][number];
 
 export async function tokenizeText(
   http: HttpClient,

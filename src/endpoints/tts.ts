@@ -1,5 +1,6 @@
 // Text to speech: POST /v1/tts (one shot) and the /v1/tts WebSocket (streaming, multi-utterance).
 // No terminal code here.
+import type { JsonBody, JsonReply, Schema } from './api-shapes.js';
 import type { HttpClient } from '../net/http.js';
 import type { WsConnection } from '../net/ws.js';
 import { ApiError, ProtocolError } from '../core/errors.js';
@@ -31,35 +32,13 @@ export function listedLanguage(tag: string): string | undefined {
 export const TTS_MAX_TEXT = 60_000;
 export const TTS_SPEED = { min: 0.7, max: 1.5 } as const;
 
-export interface OutputFormat {
-  codec?: Codec;
-  sample_rate?: number;
-  bit_rate?: number;
-}
+export type TtsRequest = JsonBody<'textToSpeech'>;
 
-export interface TtsRequest {
-  text: string;
-  language: string;
-  voice_id?: string;
-  output_format?: OutputFormat;
-  speed?: number;
-  optimize_streaming_latency?: number;
-  text_normalization?: boolean;
-  with_timestamps?: boolean;
-}
+export type SampleRate = Schema<'SampleRate'>;
+export type BitRate = Schema<'BitRate'>;
+export type AudioTimestamps = Schema<'AudioTimestamps'>;
 
-export interface AudioTimestamps {
-  graph_chars: string[];
-  graph_times: [number, number][];
-}
-
-export interface TtsResponse {
-  audio: string;
-  content_type: string;
-  duration: number;
-  audio_timestamps?: AudioTimestamps;
-  [k: string]: unknown;
-}
+export type TtsResponse = JsonReply<'textToSpeech'>;
 
 export type TtsResult =
   | { kind: 'json'; response: TtsResponse; audio: Buffer; codec?: Codec; requestId?: string }
@@ -89,7 +68,8 @@ export async function synthesize(http: HttpClient, req: TtsRequest, signal?: Abo
     headers: { accept: 'application/json, audio/*' },
   });
   const ct = String(res.headers['content-type'] ?? '');
-  const asked = req.output_format?.codec ?? 'mp3';
+  const format = req.output_format?.codec ?? 'mp3';
+  const asked = format === 'ulaw' ? 'mulaw' : format; // the document's synonym
   if (/json/i.test(ct)) {
     const response = await res.json<TtsResponse>();
     if (!response || typeof response.audio !== 'string')
@@ -107,7 +87,10 @@ export async function synthesize(http: HttpClient, req: TtsRequest, signal?: Abo
   return { kind: 'raw', contentType: ct, codec, body, requestId: res.requestId };
 }
 
-/** Query of the streaming endpoint (only the values given are sent). */
+/**
+ * Query of the streaming endpoint (only the values given are sent), as the commands build it from checked flags:
+ * Query<'streamTextToSpeech'> types the rates as the document's literals, which their option types do not carry yet.
+ */
 export interface TtsStreamQuery {
   voice?: string;
   language: string;

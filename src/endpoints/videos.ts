@@ -1,4 +1,5 @@
 // Videos: asynchronous jobs (generation, edit, extension) polled by request id.
+import type { JsonBody, Schema } from './api-shapes.js';
 import { seg, type HttpClient } from '../net/http.js';
 import { expectFields } from './guard.js';
 import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
@@ -17,25 +18,10 @@ export const EXTENSION = seconds(OPERATIONS.extendVideo.fields['body.duration'])
 
 export type VideoKind = 'generation' | 'edit' | 'extension';
 
-export interface VideoRequest {
-  prompt: string;
-  model: string;
-  duration?: number;
-  aspect_ratio?: string;
-  resolution?: string;
-  image?: { url: string };
-  video?: { url: string };
-}
+/** one body for the three operations: generation's fields, and the video an edit or an extension takes */
+export type VideoRequest = JsonBody<'generateVideo'> & Partial<Pick<JsonBody<'editVideo'>, 'video'>>;
 
-export interface VideoStatus {
-  /** pending (HTTP 202), done, failed, expired */
-  status: string;
-  progress?: number;
-  model?: string;
-  video?: { url: string; duration?: number; respect_moderation?: boolean };
-  error?: { code?: string; message?: string };
-  [k: string]: unknown;
-}
+export type VideoStatus = Schema<'VideoResponse'>;
 
 const PATHS: Record<VideoKind, string> = {
   generation: '/v1/videos/generations',

@@ -1,5 +1,6 @@
 // Voices: the one list of built-in voice ids and the custom voice id shape (used by tts, realtime and agents),
 // and GET /v1/tts/voices and /v1/tts/voices/{voice_id}.
+import type { Schema } from './api-shapes.js';
 import { seg, type HttpClient } from '../net/http.js';
 import { fail } from '../core/validate.js';
 import { expectArray, expectFields } from './guard.js';
@@ -27,7 +28,7 @@ export function voiceIdParser(raw: string, flag: string): string {
   return v;
 }
 
-export type Voice = { voice_id: string; name?: string; language?: string } & Record<string, unknown>;
+export type Voice = Schema<'Voice'>;
 
 /** The list reply as the API sent it, checked to hold a `voices` list. */
 export async function listVoices(http: HttpClient): Promise<{ voices: Voice[] } & Record<string, unknown>> {

@@ -461,6 +461,8 @@ export const SCHEMAS = {
     '$.content': { nullable: true },
     '$.content[]': { required: ['type'] },
     '$.content[].type': { enum: ['text', 'image_url', 'file'] },
+    '$.content[].image_url': { required: ['url'] },
+    '$.content[].file': { required: ['file_id'] },
     '$.tool_calls[]': { ref: 'ToolCall' },
   },
   ChatTool: {
@@ -546,6 +548,7 @@ export const SCHEMAS = {
     '$.choices[].delta.role': { enum: ['assistant'] },
     '$.choices[].delta.content': { nullable: true },
     '$.choices[].delta.tool_calls[]': { required: ['index'] },
+    '$.choices[].delta.tool_calls[].type': { enum: ['function'] },
     '$.choices[].finish_reason': { ref: 'FinishReason' },
     '$.service_tier': { enum: ['auto', 'priority', 'default'] },
     '$.output_files': { nullable: true },

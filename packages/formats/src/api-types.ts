@@ -1113,6 +1113,18 @@ export interface components {
         | {
             /** @enum {unknown} */
             type: 'text' | 'image_url' | 'file';
+            /** @description type text */
+            text?: string;
+            /** @description type image_url */
+            image_url?: {
+              /** @description an http(s) or data URL */
+              url: string;
+              detail?: string;
+            };
+            /** @description type file */
+            file?: {
+              file_id: string;
+            };
           }[];
       name?: string;
       reasoning_content?: string;
@@ -1125,7 +1137,7 @@ export interface components {
       function: {
         name: string;
         description?: string;
-        parameters?: Record<string, never>;
+        parameters?: Record<string, unknown>;
         strict?: boolean;
       };
     };
@@ -1151,7 +1163,7 @@ export interface components {
       | {
           /** @constant */
           type: 'json_schema';
-          json_schema: Record<string, never>;
+          json_schema: Record<string, unknown>;
         };
     SearchSource: {
       /** @enum {unknown} */
@@ -1170,22 +1182,22 @@ export interface components {
        * @description true: the reply is a {request_id}
        * @default false
        */
-      deferred: boolean | null;
+      deferred?: boolean | null;
       /**
        * @description not for reasoning models
        * @default 0
        */
-      frequency_penalty: number | null;
+      frequency_penalty?: number | null;
       /**
        * @description not for reasoning models or the older family
        * @default 0
        */
-      presence_penalty: number | null;
+      presence_penalty?: number | null;
       logit_bias?: {
         [key: string]: number;
       } | null;
       /** @default false */
-      logprobs: boolean | null;
+      logprobs?: boolean | null;
       /** @description requires logprobs */
       top_logprobs?: number | null;
       /**
@@ -1193,7 +1205,7 @@ export interface components {
        * @description visible output tokens only
        * @default 128000
        */
-      max_completion_tokens: number | null;
+      max_completion_tokens?: number | null;
       /**
        * Format: int32
        * @deprecated
@@ -1203,15 +1215,15 @@ export interface components {
        * Format: int32
        * @default 1
        */
-      n: number | null;
+      n?: number | null;
       /** @default true */
-      parallel_tool_calls: boolean | null;
+      parallel_tool_calls?: boolean | null;
       prompt_cache_key?: string | null;
       /**
        * @default low
        * @enum {unknown}
        */
-      reasoning_effort: 'none' | 'low' | 'medium' | 'high' | null;
+      reasoning_effort?: 'none' | 'low' | 'medium' | 'high' | null;
       response_format?: components['schemas']['ResponseFormat'] | null;
       /** @description live search; unset, no search data is acquired */
       search_parameters?: {
@@ -1235,16 +1247,16 @@ export interface components {
        * @default auto
        * @enum {unknown}
        */
-      service_tier: 'auto' | 'priority' | null;
+      service_tier?: 'auto' | 'priority' | null;
       stop?: string[] | null;
       /** @default false */
-      stream: boolean | null;
+      stream?: boolean | null;
       /** @description only with stream: true */
       stream_options?: components['schemas']['StreamOptions'] | null;
       /** @default 1 */
-      temperature: number | null;
+      temperature?: number | null;
       /** @default 1 */
-      top_p: number | null;
+      top_p?: number | null;
       /** @description none without tools, auto with tools */
       tool_choice?:
         | ('none' | 'auto' | 'required')
@@ -1259,7 +1271,7 @@ export interface components {
       tools?: components['schemas']['ChatTool'][] | null;
       user?: string | null;
       /** @description compatibility only; prefer search_parameters */
-      web_search_options?: Record<string, never> | null;
+      web_search_options?: Record<string, unknown> | null;
     };
     StreamOptions: {
       /** @description one extra last chunk carries usage, with empty choices */
@@ -1323,6 +1335,14 @@ export interface components {
           reasoning_content?: string;
           tool_calls?: {
             index: number;
+            id?: string;
+            /** @constant */
+            type?: 'function';
+            function?: {
+              name?: string;
+              /** @description a piece of the JSON text; the pieces concatenate */
+              arguments?: string;
+            };
           }[];
         };
         finish_reason?: components['schemas']['FinishReason'];
@@ -1336,7 +1356,7 @@ export interface components {
       usage?: components['schemas']['ChatUsage'] | null;
     };
     /** @description one data frame of a server-sent stream of the messages or legacy conventions */
-    StreamEvent: Record<string, never>;
+    StreamEvent: Record<string, unknown>;
     CompleteRequest: {
       model: string;
       /** @description "\n\nHuman: …\n\nAssistant:" */
@@ -1409,7 +1429,7 @@ export interface components {
       tools?: {
         name: string;
         description?: string;
-        input_schema: Record<string, never>;
+        input_schema: Record<string, unknown>;
       }[];
     };
     MessagesResponse: {
@@ -1421,6 +1441,8 @@ export interface components {
       content: {
         /** @enum {unknown} */
         type: 'text' | 'tool_use' | 'thinking';
+        /** @description type text */
+        text?: string;
       }[];
       model: string;
       /** @enum {unknown} */
@@ -1445,11 +1467,25 @@ export interface components {
             | {
                 /** @enum {unknown} */
                 type: 'input_text' | 'input_image' | 'input_file' | 'output_text';
+                /** @description input_text and output_text */
+                text?: string;
+                /** @description input_image: an http(s) or data URL */
+                image_url?: string;
+                /** @description input_file */
+                file_id?: string;
               }[];
+          /** @description input_items only */
+          id?: string;
         }
-      | {
+      | ({
           type: unknown;
-        };
+          /** @description function_call_output (and function_call) */
+          call_id?: string;
+          /** @description function_call_output: the tool result */
+          output?: string;
+        } & {
+          [key: string]: unknown;
+        });
     ResponsesTool: {
       /** @description function (flat: name, description, parameters), web_search, web_search_preview, x_search, file_search, mcp, … */
       type: string;
@@ -1460,7 +1496,7 @@ export interface components {
        * @description the model; when absent the service answers with its current default
        * @default svc-latest
        */
-      model: string;
+      model?: string;
       /** @description unsupported */
       background?: boolean | null;
       /** @description accepted but not yet executed */
@@ -1486,11 +1522,11 @@ export interface components {
        * @description output and reasoning tokens
        * @default 128000
        */
-      max_output_tokens: number | null;
+      max_output_tokens?: number | null;
       /** @description agentic tool-calling turns */
       max_turns?: number | null;
       /** @description unsupported, kept for compatibility */
-      metadata?: Record<string, never> | null;
+      metadata?: Record<string, unknown> | null;
       min_p?: number | null;
       top_k?: number | null;
       top_p?: number | null;
@@ -1561,7 +1597,7 @@ export interface components {
             /** @constant */
             type: 'json_schema';
             name?: string;
-            schema: Record<string, never>;
+            schema: Record<string, unknown>;
             strict?: boolean;
           };
     } | null;
@@ -1570,7 +1606,30 @@ export interface components {
       /** @description message, reasoning, function_call, compaction, and others */
       type: string;
       status?: string;
-    } & (unknown & unknown & unknown);
+      /** @constant */
+      role?: 'assistant';
+      content?: {
+        /** @enum {unknown} */
+        type: 'output_text' | 'refusal';
+        text?: string;
+        annotations?: {
+          /** @constant */
+          type: 'url_citation';
+          url: string;
+          title?: string | null;
+          start_index?: number | null;
+          end_index?: number | null;
+        }[];
+      }[];
+      summary?: {
+        /** @constant */
+        type: 'summary_text';
+        text: string;
+      }[];
+      call_id?: string;
+      name?: string;
+      arguments?: string;
+    };
     ResponseUsage: {
       input_tokens: number;
       input_tokens_details?: {
@@ -1598,7 +1657,7 @@ export interface components {
       presence_penalty?: number;
       /** @description a UUID */
       id: string;
-      metadata: Record<string, never>;
+      metadata: Record<string, unknown>;
       model: string;
       /** @constant */
       object: 'response';
@@ -1609,7 +1668,7 @@ export interface components {
       /** @enum {unknown} */
       status: 'completed' | 'in_progress' | 'incomplete' | 'failed';
       store: boolean;
-      text: Record<string, never>;
+      text: Record<string, unknown>;
       tool_choice:
         | string
         | {
@@ -1620,7 +1679,7 @@ export interface components {
       tools: components['schemas']['ResponsesTool'][];
       top_logprobs?: number;
       truncation: string;
-      error?: Record<string, never> | null;
+      error?: Record<string, unknown> | null;
       incomplete_details?: {
         /** @enum {unknown} */
         reason?: 'max_output_tokens' | 'max_prompt_tokens' | 'max_time_limit';
@@ -1630,7 +1689,7 @@ export interface components {
       max_tool_calls?: number | null;
       previous_response_id?: string | null;
       prompt_cache_key?: string | null;
-      reasoning?: Record<string, never> | null;
+      reasoning?: Record<string, unknown> | null;
       safety_identifier?: string | null;
       temperature?: number | null;
       top_p?: number | null;
@@ -1641,7 +1700,16 @@ export interface components {
       /** @description unknown types are skipped by clients */
       type: string;
       sequence_number: number;
-    } & (unknown & unknown & unknown & unknown & unknown);
+      response?: components['schemas']['Response'];
+      output_index?: number;
+      item?: components['schemas']['OutputItem'];
+      item_id?: string;
+      content_index?: number;
+      delta?: string;
+      text?: string;
+      code?: string | null;
+      message?: string;
+    };
     Compaction: {
       id: string;
       /** @constant */
@@ -1759,7 +1827,7 @@ export interface components {
       function?: {
         name: string;
         description?: string;
-        parameters?: Record<string, never>;
+        parameters?: Record<string, unknown>;
       };
     };
     AgentFields: {
@@ -1904,7 +1972,7 @@ export interface components {
           name: string;
           value: string;
         }[];
-        metadata?: Record<string, never>;
+        metadata?: Record<string, unknown>;
       };
     };
     /** @description audio on the wire: 24 kHz mono pcm16 (the default), or G.711 mu-law / A-law at 8 kHz */
@@ -1990,7 +2058,38 @@ export interface components {
         | 'response.cancel';
       /** @description the client's id of the event; an error event about it names it (error.event_id) */
       event_id?: string;
-    } & (unknown & unknown & unknown);
+      session?: {
+        instructions?: string;
+        voice?: string;
+        turn_detection?: null | {
+          /** @enum {unknown} */
+          type?: 'server_vad' | null;
+          threshold?: number;
+          silence_duration_ms?: number;
+          prefix_padding_ms?: number;
+        };
+        audio?: {
+          input?: {
+            format?: components['schemas']['RealtimeAudioFormat'];
+          };
+          output?: {
+            format?: components['schemas']['RealtimeAudioFormat'];
+            voice?: string;
+          };
+        };
+        tools?: Record<string, unknown>[];
+      };
+      audio?: string;
+      /** @description a conversation item; its fields are its type's (message: role, content; function_call_output: call_id, output) */
+      item?: {
+        /** @description message, function_call_output, … */
+        type: string;
+      } & {
+        [key: string]: unknown;
+      };
+      /** @description the item the new one follows, as conversation.item.added reports it; absent or null: the last item */
+      previous_item_id?: string | null;
+    };
     /** @description Unknown types are skipped by clients. response.audio.*, response.audio_transcript.* and response.text.* are the older names of response.output_audio.*, response.output_audio_transcript.* and response.output_text.* (clients accept both). */
     RealtimeServerEvent: {
       /** @enum {unknown} */
@@ -2028,7 +2127,23 @@ export interface components {
         | 'response.text.delta'
         | 'response.text.done';
       event_id: string;
-    } & (unknown & unknown & unknown & unknown & unknown & unknown);
+      session?: Record<string, unknown>;
+      item_id?: string;
+      transcript?: string;
+      delta?: string;
+      call_id?: string;
+      name?: string;
+      arguments?: string;
+      response?: {
+        status: string;
+        usage?: Record<string, unknown> | null;
+      };
+      error?: {
+        type?: string;
+        code?: string | null;
+        message: string;
+      };
+    };
   };
   responses: {
     /** @description invalid request, or an unknown API key */
@@ -2189,7 +2304,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': Record<string, never>;
+        'application/json': Record<string, unknown>;
       };
     };
   };
@@ -4067,7 +4182,7 @@ export interface operations {
             seconds?: number;
           };
           /** @description session configuration, as in session.update */
-          session?: Record<string, never>;
+          session?: Record<string, unknown>;
         };
       };
     };
@@ -4593,7 +4708,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': Record<string, never>;
+        'application/json': Record<string, unknown>;
       };
     };
     responses: {

@@ -183,7 +183,7 @@ export function buildChatRequest(
   if (tools.length) body.tools = tools;
   if (f.toolChoice !== undefined) {
     body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice)
-      ? f.toolChoice
+      ? (f.toolChoice as (typeof TOOL_CHOICES)[number])
       : { type: 'function', function: { name: f.toolChoice } };
   }
   if (f.schema || f.schemaValue !== undefined) {

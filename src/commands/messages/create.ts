@@ -188,11 +188,11 @@ export default defineCommand<Opts>({
       body.tools = tools.map((t) => ({
         name: t.function.name,
         description: t.function.description,
-        input_schema: t.function.parameters,
+        input_schema: t.function.parameters ?? { type: 'object', properties: {} },
       }));
     if (opts.toolChoice)
       body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(opts.toolChoice)
-        ? { type: opts.toolChoice }
+        ? { type: opts.toolChoice as (typeof TOOL_CHOICES)[number] }
         : { type: 'tool', name: opts.toolChoice };
     const msg = await send(ctx, body, !!opts.stream, opts.raw);
     if (opts.save !== false) {

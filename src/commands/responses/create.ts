@@ -618,7 +618,7 @@ async function runLoop(
   for (let turn = 1; ; turn++) {
     const body: ResponsesRequest = { ...base, input, ...(previous ? { previous_response_id: previous } : {}) };
     r = await oneTurn(ctx, http, body, f.stream !== false, f.raw);
-    usage = addUsage(usage, r.usage);
+    usage = addUsage(usage, api.responseUsage(r.usage));
     if (stored && r.store !== false) rememberResponse(ctx, r.id, r.model);
     const calls = api.functionCalls(r);
     if (r.status === 'incomplete')

@@ -1,4 +1,4 @@
-import { getResponse, outputText, reasoningText } from '../../endpoints/responses.js';
+import { getResponse, outputText, reasoningText, responseUsage } from '../../endpoints/responses.js';
 import { JSON_FIELDS } from '../../endpoints/json-fields.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { formatUnixTime } from '../../term/output.js';
@@ -16,6 +16,7 @@ export default defineCommand({
       return 0;
     }
     const calls = r.output.filter((i) => i.type === 'function_call');
+    const usage = responseUsage(r.usage);
     ctx.out.details([
       ['id', r.id],
       ['status', r.status],
@@ -25,9 +26,7 @@ export default defineCommand({
       ['store', r.store],
       [
         'usage',
-        r.usage
-          ? `${r.usage.input_tokens} input + ${r.usage.output_tokens} output = ${r.usage.total_tokens} tokens`
-          : null,
+        usage ? `${usage.input_tokens} input + ${usage.output_tokens} output = ${usage.total_tokens} tokens` : null,
       ],
       ['tool_calls', calls.length ? calls.map((c) => `${c.name}(${c.arguments})`).join('; ') : undefined],
     ]);

@@ -27,6 +27,8 @@ import {
   TtsSocket,
   synthesize,
   type AudioTimestamps,
+  type BitRate,
+  type SampleRate,
   type TtsRequest,
   type TtsStreamQuery,
 } from '../../endpoints/tts.js';
@@ -264,10 +266,11 @@ async function textToSpeak(ctx: Context, words: string[]): Promise<string> {
 function restRequest(text: string, opts: TtsOpts, d: Destination): TtsRequest {
   const body: TtsRequest = { text, language: opts.language, output_format: { codec: d.codec } };
   if (opts.voice !== undefined) body.voice_id = opts.voice;
-  if (opts.sampleRate !== undefined) body.output_format!.sample_rate = opts.sampleRate;
-  if (opts.bitRate !== undefined) body.output_format!.bit_rate = opts.bitRate;
+  if (opts.sampleRate !== undefined) body.output_format!.sample_rate = opts.sampleRate as SampleRate;
+  if (opts.bitRate !== undefined) body.output_format!.bit_rate = opts.bitRate as BitRate;
   if (opts.speed !== undefined) body.speed = opts.speed;
-  if (opts.optimizeStreamingLatency !== undefined) body.optimize_streaming_latency = opts.optimizeStreamingLatency;
+  if (opts.optimizeStreamingLatency !== undefined)
+    body.optimize_streaming_latency = opts.optimizeStreamingLatency as TtsRequest['optimize_streaming_latency'];
   if (opts.textNormalization) body.text_normalization = true;
   if (opts.timestamps) body.with_timestamps = true;
   return body;

@@ -151,12 +151,7 @@ export async function pollVideo(
   try {
     for (;;) {
       const { raw, job } = await getVideo(http, id);
-      if (
-        job.status !== 'pending' &&
-        job.status !== 'in_progress' &&
-        job.status !== 'processing' &&
-        job.status !== 'queued'
-      ) {
+      if (job.status !== 'pending') {
         if (job.status === 'done') spinner.succeed(`video ${id}: done (${elapsed(ctx.now() - started)})`);
         else spinner.fail(`video ${id}: ${job.status}`);
         return { raw, job };
