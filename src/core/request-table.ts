@@ -13,13 +13,13 @@ export interface RequestRow extends OptionSpec {
    */
   send?: (value: any, opts: any) => unknown;
   /** fields reached through this flag by the command's own code (not filled by fillBody): for the coverage test */
-  reaches?: string[];
+  reaches?: readonly string[];
 }
 
 export interface RequestTable {
   /** the operation, as `METHOD /path` of the spec */
   operation: string;
-  rows: RequestRow[];
+  rows: readonly RequestRow[];
   /** body fields filled from arguments, input files or the command's own logic → how (for the coverage test) */
   inputs?: Record<string, string>;
 }
