@@ -48,24 +48,40 @@ type OptionValue<S> = (S extends { parse: (...args: any[]) => infer T }
           ? string | true
           : boolean) | (S extends { default: infer D } ? D : never);
 
-/** One spec as its key, value and whether it always has one (a default); a spec whose flags are only `string`: none. */
+/** One spec as its key, its value, whether it has a default and whether it is a `--no-` flag; flags only `string`: none. */
 type OptionEntry<S> = S extends { flags: infer F extends string }
   ? string extends F
     ? never
-    : { key: FlagKey<F>; value: OptionValue<S>; given: S extends { default: {} | null } ? true : false }
+    : {
+        key: FlagKey<F>;
+        value: OptionValue<S>;
+        hasDefault: S extends { default: {} | null } ? true : false;
+        negated: F extends `${string}--no-${string}` ? true : false;
+      }
   : never;
+
+/** Whether commander always gives the key a value: a default, or a `--no-x` whose `--x` the command lacks (true). */
+type AlwaysGiven<E, All> = E extends { hasDefault: true }
+  ? true
+  : E extends { negated: true; key: infer K }
+    ? K extends (All extends { negated: false; key: infer P } ? P : never)
+      ? false
+      : true
+    : false;
 
 type Flatten<T> = { [K in keyof T]: T[K] } & {};
 
 /**
  * The `opts` of a command's `run`, inferred from its option specs (cmdutil/command.ts defineCommand): the key as
- * commander names it (FlagKey: `--max-tokens` → maxTokens, `--no-stream` → stream), optional unless it has a default.
+ * commander names it (FlagKey: `--max-tokens` → maxTokens, `--no-stream` → stream), optional unless always given.
  * The specs must keep their literal types (`as const satisfies`, generic helpers): a spec typed only as OptionSpec
  * gives no key, so a flag read through it fails to compile rather than read as `any`.
  */
 export type OptionValues<O extends readonly unknown[]> = Flatten<
-  { [E in OptionEntry<O[number]> as E['given'] extends true ? E['key'] : never]: E['value'] } & {
-    [E in OptionEntry<O[number]> as E['given'] extends true ? never : E['key']]?: E['value'];
+  {
+    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true ? E['key'] : never]: E['value'];
+  } & {
+    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true ? never : E['key']]?: E['value'];
   }
 >;
 

@@ -21,6 +21,8 @@ describe('option types from option specs', () => {
         { flags: '--timestamps [file]', description: 'a file or stdout' },
         { flags: '-y, --yes', description: 'do not ask' },
         { flags: '--no-stream', description: 'wait' },
+        { flags: '--color', description: 'colour' },
+        { flags: '--no-color', description: 'no colour' },
       ],
       async run(_ctx, _args, opts) {
         expectTypeOf(opts).toEqualTypeOf<{
@@ -32,7 +34,8 @@ describe('option types from option specs', () => {
           names?: string[];
           timestamps?: string | true;
           yes?: boolean;
-          stream?: boolean;
+          stream: boolean;
+          color?: boolean;
         }>();
         // @ts-expect-error: a flag the command does not take is no key (breaks if opts widen to any)
         opts.limt;
@@ -41,7 +44,7 @@ describe('option types from option specs', () => {
         return 0;
       },
     });
-    expect(spec.options.map((o) => o.flags)).toContain('--no-stream');
+    expect(spec.options?.map((o) => o.flags)).toContain('--no-stream');
   });
 
   it('infers through the shared flag sets when spread', () => {

@@ -19,7 +19,7 @@ interface Opts extends AgentFieldFlags {
   file?: string;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Flags override the fields of -f FILE. Limits (checked before sending): name 255 characters, ' +
     'instructions 256,000, ' +

@@ -12,7 +12,7 @@ interface Opts {
   exitCode?: boolean;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Compares what the files say (each agent file with its overlay for --env, ${env:NAME} references resolved) ' +
     'with the agents on the server, field by field (server-only fields such as agent_id and updated_at are not ' +

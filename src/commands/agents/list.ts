@@ -3,7 +3,7 @@ import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmduti
 import type { Agent } from '../../endpoints/agents.js';
 import { AGENTS } from '../../endpoints/resources.js';
 
-export default defineCommand<PageOpts>({
+export default defineCommand({
   description:
     'The API has no cursor for agents: one reply of --limit agents (default 100); --all asks for the most ' +
     'one reply holds (1000).',

@@ -15,7 +15,7 @@ interface Opts {
   force?: boolean;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'One agent (ID): the file holds the agent exactly as the API sent it (every field, including agent_id), so ' +
     'that `svc agents push -f FILE` of the unchanged file sends nothing. Edit the fields name, instructions, tools, ' +

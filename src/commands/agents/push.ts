@@ -38,7 +38,7 @@ interface Opts {
   dryRun?: boolean;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'A project (svc agents init): every agent of the folder given (or of the project found from here upward), ' +
     'or of the -f files, in the environment of --env (the base file with its overlay, ${env:NAME} references ' +

@@ -35,7 +35,7 @@ interface Opts {
 
 const DEFAULT_TRANSCRIPTS = 'agent-test-transcripts';
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Each case of the test files (YAML or JSON, docs/agent-tests.md) runs in its own realtime session configured ' +
     'like the agent (instructions, voice, tools, knowledge base): user turns as text or audio files, and per turn ' +

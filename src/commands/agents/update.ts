@@ -21,7 +21,7 @@ interface Opts extends AgentFieldFlags {
   unassignPhone?: boolean;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Only the fields given are written; the others stay as they are. --tool and --collection replace the whole list. ' +
     'A VAD flag alone keeps the current voice (the voice is read first and merged). --clear FIELD empties one field. ' +

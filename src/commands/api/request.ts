@@ -89,7 +89,7 @@ export function setPath(target: Record<string, unknown>, key: string, value: unk
   }
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'PATH as in the API reference (below the base URL, e.g. /v1/models), or a full URL: the API key is sent ' +
     "only to the base URL's origin (scheme, host and port), another origin is refused (exit 2) unless --no-auth " +

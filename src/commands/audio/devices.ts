@@ -6,7 +6,7 @@ interface Opts {
   output?: boolean;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'The capture (input) and playback (output) devices of this machine, numbered per kind from 0, the one used ' +
     'without --input-device / --output-device marked with *. Give a voice command the index or the name. Linux: ' +

@@ -188,7 +188,7 @@ const BODY_FLAGS: (OptionSpec & { key: keyof BodyFlags })[] = [
   { flags: '--aspect-ratio <ratio>', description: 'aspect ratio of images (e.g. 1:1, 16:9)', key: 'aspectRatio' },
 ];
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'OPERATION is one of chat, responses, messages, embed, tokenize, images, tts, stt, documents. INPUT is JSON ' +
     'Lines (a request body per line, or the fields --template needs), CSV or TSV (a header row; the columns are ' +

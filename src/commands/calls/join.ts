@@ -15,7 +15,7 @@ export const JOIN_AUDIO_OPTIONS = [
   ...AEC_OPTIONS,
 ];
 
-export default defineCommand<VoiceFlags>({
+export default defineCommand({
   description:
     'Connects to the call announced by a realtime.call.incoming webhook (/v1/realtime?call_id=…, API key ' +
     'only) and configures the ' +

@@ -24,7 +24,7 @@ interface ListenFlags extends VoiceFlags {
   forwardSecretFile?: string;
 }
 
-export default defineCommand<ListenFlags>({
+export default defineCommand({
   description:
     'Runs a local HTTP server for the webhooks of inbound SIP calls. Every delivery is checked with the ' +
     'Standard Webhooks signature ' +

@@ -106,7 +106,7 @@ export const CHAT_TABLE: RequestTable = {
 
 // What only a run needs (the HTTP client, the renderers, stdin) is imported in run(): `svc chat --help` loads the
 // flags and nothing else (docs/performance.md).
-export default defineCommand<ChatCreateFlags>({
+export default defineCommand({
   description:
     'The answer streams to stdout as it is written; on a terminal with colour it is rendered as Markdown ' +
     'block by block (headings, lists, tables, highlighted code; --raw for the text as written — pipes and ' +

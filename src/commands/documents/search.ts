@@ -47,7 +47,7 @@ export const SEARCH_TABLE: RequestTable = {
   inputs: { query: 'QUERY' },
 };
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     "Ranks the chunks of the collections' documents against QUERY. Prints rank, score, file id, file name " +
     'and a snippet (a table on a terminal, tab-separated in a pipe); --json prints each match as the API ' +

@@ -43,7 +43,7 @@ export const EMBED_TABLE: RequestTable = {
   inputs: { input: 'TEXT arguments, or one input per stdin line' },
 };
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Inputs are the arguments, or else one per line of stdin. Any number of inputs: they are sent in ' +
     'requests of at most 128 and re-joined in input order. Prints one vector per line (a JSON array of ' +

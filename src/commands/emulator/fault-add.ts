@@ -11,7 +11,7 @@ interface Opts {
 
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'WS'] as const;
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     `The fault grammar: ${GRAMMAR}. A status fault answers that status (with Retry-After when given) instead ` +
     `of the request; drop cuts a stream after N events (0: the connection at once); slow delays the first ` +

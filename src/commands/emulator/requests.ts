@@ -24,7 +24,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'One row per request the API part of the emulator received (admin calls are not logged): time, method, ' +
     'path, status, latency, body size and request id; a WebSocket session is a row of method WS with status 101 ' +

@@ -53,7 +53,7 @@ const collectionParser = (
   return { ...(previous ?? {}), [name]: [...(previous?.[name] ?? []), path] };
 };
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Prints the base URL on stdout (with --print-env: `export SVC_BASE_URL=…`, SVC_API_KEY and ' +
     'SVC_EMULATOR_PID lines for eval; then it lets go of stdout, so `eval "$(… &)"` returns) and the key to use ' +

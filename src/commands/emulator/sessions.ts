@@ -23,7 +23,7 @@ function ending(r: LoggedRequest): string {
   return `closed ${code ?? '-'}${r.ws?.close_reason ? ` ${r.ws.close_reason}` : ''}`;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'One row per WebSocket session the emulator accepted or refused (realtime, streaming TTS and STT): when it ' +
     'opened, the path, the session id, how it ended (open, closed CODE REASON, refused STATUS, cut), how long it ' +

@@ -41,7 +41,7 @@ function checkTriggerArgs(kind: TriggerKind, id: string | undefined, opts: Opts)
   }
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description: [
     'incoming-call: a simulated caller dials a number (--number, default the newest number with a webhook); ' +
       "the signed realtime.call.incoming webhook goes to the number's webhook URL (or --webhook URL) and the " +

@@ -14,7 +14,7 @@ interface Opts {
   force?: boolean;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Streams the content to a temporary file beside the target and renames it into place once complete: an ' +
     'interrupted or failed download leaves nothing behind. Without -o the file keeps its stored name in the ' +

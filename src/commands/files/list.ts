@@ -16,7 +16,7 @@ interface Opts extends PageOpts {
   filter?: string;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   jsonFields: FILES.fields,
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +

@@ -9,7 +9,7 @@ interface Opts {
   purpose?: string;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     `Each file is streamed from disk as a multipart upload (never read whole into memory), with a progress bar ` +
     `on a terminal. At most ${formatBytes(MAX_FILE_BYTES)} per file. Prints one line per file: id, filename, bytes.`,

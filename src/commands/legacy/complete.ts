@@ -35,7 +35,7 @@ export const COMPLETE_TABLE: RequestTable = {
   inputs: { prompt: 'PROMPT words joined with piped stdin, wrapped as a human turn' },
 };
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'PROMPT (joined with piped stdin) is wrapped as "\\n\\nHuman: PROMPT\\n\\nAssistant:" unless --raw says ' +
     'it is already in that format. Legacy: reasoning models refuse it.',

@@ -61,7 +61,7 @@ export const COMPLETIONS_TABLE: RequestTable = {
   inputs: { prompt: 'PROMPT words joined with piped stdin' },
 };
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Continues PROMPT (joined with piped stdin), or each --prompt of a batch. Legacy: replaced by `svc ' +
     'chat`; reasoning models refuse it. Each choice is printed on its own (separated by a line `--- choice N ' +

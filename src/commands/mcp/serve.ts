@@ -30,7 +30,7 @@ async function specOf(words: string[]): Promise<CommandSpec> {
   return (await node.load()).default;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Each tool runs the svc command of the same action (its checks, its request, its files) under your rules: ' +
     'the profile, the daily budget (budget.daily; a call over it is a tool error and nothing is sent, as with ' +

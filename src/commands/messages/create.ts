@@ -123,7 +123,7 @@ async function templated(ctx: Context, opts: Opts, words: string[]): Promise<str
   }))!;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'The third-party-compatible messages convention. The prompt is the arguments, joined with piped stdin; ' +
     '--input FILE adds earlier turns and -c continues the last conversation (kept locally, like `svc chat`). ' +

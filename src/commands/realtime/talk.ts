@@ -7,7 +7,7 @@ import {
   type VoiceFlags,
 } from '../../realtime/run.js';
 
-export default defineCommand<VoiceFlags>({
+export default defineCommand({
   description:
     'Streams the microphone (or --input) to a realtime voice session and plays the answers (or writes them ' +
     'to --output). ' +

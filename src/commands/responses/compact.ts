@@ -6,7 +6,7 @@ import { readInputFlag } from './input.js';
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-export default defineCommand<{ model: string; input: string }>({
+export default defineCommand({
   description:
     'Reads the conversation from --input (a JSON array of items, JSON lines such as `svc responses items ID ' +
     '--all --json`, or text) and prints the compaction output: a JSON array to pass verbatim as `svc ' +

@@ -282,7 +282,7 @@ export const RESPONSES_TABLE: RequestTable = {
   inputs: { input: 'INPUT words joined with piped stdin', stream: 'streamed unless --no-stream' },
 };
 
-export default defineCommand<ResponsesFlags>({
+export default defineCommand({
   description:
     'INPUT words (joined with piped stdin) become the user turn. Responses are stored by default, so `-c` ' +
     '(the last one of this profile) or `--previous ID` continues the conversation on the server; on a ' +

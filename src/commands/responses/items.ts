@@ -37,7 +37,7 @@ export function itemText(it: InputItem): string {
   return '';
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   jsonFields: INPUT_ITEMS.fields,
   description:
     'The items the model saw for this response, earlier turns of a continued conversation included. One page ' +

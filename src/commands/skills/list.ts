@@ -19,7 +19,7 @@ const columns = (): Column<Skill>[] => [
   { header: 'CREATED', get: (s) => formatUnixTime(s.created_at) },
 ];
 
-export default defineCommand<Opts>({
+export default defineCommand({
   jsonFields: SKILLS.fields,
   description:
     'One page by default; --page-token (or --after, the same: a skill id) continues from a previous page, ' +

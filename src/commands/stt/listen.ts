@@ -50,7 +50,7 @@ interface Opts {
 
 const FRAME_MS = 100;
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Streams audio over the /v1/stt WebSocket in 100 ms frames at real time, after the service says it is ' +
     'ready. On a terminal a live ' +

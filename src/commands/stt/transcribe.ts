@@ -53,7 +53,7 @@ export function checkFormatLanguage(format: boolean | undefined, language: strin
 
 const RAW = STT_RAW_FORMATS as readonly string[];
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Uploads FILE (streamed from disk, at most 500 MB) or stdin (-), or has the service fetch URL. The ' +
     'container is recognised by its first ' +

@@ -29,7 +29,7 @@ function optionValues(opts: Opts): Template['options'] {
   return Object.keys(out).length ? out : undefined;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Saves NAME.yaml in the templates folder of the config folder (svc config path): a file to read and edit. ' +
     'PROMPT may hold {{input}} (the text given with -t: arguments and stdin; appended when absent) and ' +

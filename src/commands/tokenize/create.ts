@@ -17,7 +17,7 @@ export const TOKENIZE_TABLE: RequestTable = {
   inputs: { text: 'TEXT, or all of stdin (without its final newline)' },
 };
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'TEXT, or all of stdin (its final newline dropped). Prints a table of token id, token (quoted, so spaces ' +
     'and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the ' +

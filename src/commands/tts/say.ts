@@ -205,7 +205,7 @@ export function onInterrupt(ctx: Context, fn: () => void): void {
   else ctx.signal.addEventListener('abort', fn, { once: true });
 }
 
-export default defineCommand<TtsOpts & { rest?: boolean }>({
+export default defineCommand({
   description:
     'Streams over the /v1/tts WebSocket by default (audio starts while the rest is synthesized); --rest uses ' +
     'the one-shot POST /v1/tts. ' +

@@ -52,7 +52,7 @@ export class UtteranceSplitter {
   }
 }
 
-export default defineCommand<TtsOpts>({
+export default defineCommand({
   description:
     'Every piece of stdin is sent as text.delta the moment it arrives, and the audio is played or written as ' +
     'it comes back, so ' +

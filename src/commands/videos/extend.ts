@@ -13,7 +13,7 @@ const TABLE = videoTable('extension', [
   },
 ]);
 
-export default defineCommand<VideoOpts>({
+export default defineCommand({
   description:
     'Adds --duration seconds to the --video (a local file or an http(s) URL). Prints the request id, or ' +
     'waits and downloads with --wait / -o.',

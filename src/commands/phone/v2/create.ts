@@ -29,7 +29,7 @@ export function cidr(raw: string, flag: string): string {
 
 const webhookUrl = httpUrl();
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'origin svc_provisioned: the service provides the number. origin byo_trunk: register a number of your own ' +
     'SIP trunk (Direct SIP); --number (E.164) is required then and allowed only then. With --webhook-url, inbound ' +

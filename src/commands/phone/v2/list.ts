@@ -7,7 +7,7 @@ interface Opts extends PageOpts {
   agent?: string;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   jsonFields: PHONE_NUMBERS_V2.fields,
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +
