@@ -46,7 +46,7 @@ interface Opts extends Omit<BodyFlags, 'schema'> {
 }
 
 const B = 'Batch';
-const BATCH_FLAGS: OptionSpec[] = [
+const BATCH_FLAGS = [
   {
     flags: '--template <text|@file>',
     description: 'prompt text with {{column}} placeholders, or a request-body template (a JSON object); @FILE reads it',
@@ -136,7 +136,7 @@ const BATCH_FLAGS: OptionSpec[] = [
       'the answers of the rows in flight instead of paying for them again (slower: each answer is polled for)',
     group: B,
   },
-];
+] as const satisfies readonly OptionSpec[];
 
 const M = FLAG_GROUPS.model;
 const BODY_FLAGS: (OptionSpec & { key: keyof BodyFlags })[] = [

@@ -48,7 +48,7 @@ export interface ChatCreateFlags extends ChatFlags, PromptExtraFlags {
 }
 
 /** POST /v1/chat/completions as `svc chat` sends it: the request rows and this command's own. */
-const CHAT_CREATE_ROWS: RequestRow[] = [
+const CHAT_CREATE_ROWS = [
   ...CHAT_REQUEST_ROWS,
   OUTPUT.noStream,
   {
@@ -96,13 +96,13 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
     parse: integer({ min: 1, max: 100 }),
     group: FLAG_GROUPS.tools,
   },
-];
+] as const satisfies readonly RequestRow[];
 
-export const CHAT_TABLE: RequestTable = {
+export const CHAT_TABLE = {
   operation: 'POST /v1/chat/completions',
   rows: CHAT_CREATE_ROWS,
   inputs: { messages: 'PROMPT words joined with piped stdin', stream: 'streamed unless --no-stream' },
-};
+} as const satisfies RequestTable;
 
 // What only a run needs (the HTTP client, the renderers, stdin) is imported in run(): `svc chat --help` loads the
 // flags and nothing else (docs/performance.md).

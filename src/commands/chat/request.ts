@@ -65,7 +65,7 @@ function jsonObject(raw: string, flag: string): Record<string, unknown> {
 }
 
 /** The rows shared by `svc chat` and its REPL: POST /v1/chat/completions. */
-export const CHAT_REQUEST_ROWS: RequestRow[] = [
+export const CHAT_REQUEST_ROWS = [
   modelFlag(),
   { flags: '-s, --system <text>', description: 'system prompt', reaches: ['messages'] },
   {
@@ -149,7 +149,7 @@ export const CHAT_REQUEST_ROWS: RequestRow[] = [
     parse: jsonObject,
     field: 'web_search_options',
   },
-];
+] as const satisfies readonly RequestRow[];
 
 /** Checks that involve several flags or collected values (run before anything is sent). */
 export function checkChatFlags(f: ChatFlags): ChatTool[] {

@@ -19,7 +19,7 @@ interface Opts {
 /** The spec gives a default (10) but no maximum; 100 is this client's (and the emulator's) bound. */
 export const MAX_LIMIT = 100;
 
-export const SEARCH_TABLE: RequestTable = {
+export const SEARCH_TABLE = {
   operation: 'POST /v1/documents/search',
   rows: [
     {
@@ -45,7 +45,7 @@ export const SEARCH_TABLE: RequestTable = {
     },
   ],
   inputs: { query: 'QUERY' },
-};
+} as const satisfies RequestTable;
 
 export default defineCommand({
   description:

@@ -20,7 +20,7 @@ export const DEFAULT_EMBEDDING_MODEL = 'svc-embed-1';
 /** vector sizes of the embedding models the CLI knows (the catalogue's); other models are checked by the server */
 export const EMBEDDING_SIZES: Record<string, number> = { 'svc-embed-1': 256 };
 
-export const EMBED_TABLE: RequestTable = {
+export const EMBED_TABLE = {
   operation: 'POST /v1/embeddings',
   rows: [
     modelFlag(`embedding model (default ${DEFAULT_EMBEDDING_MODEL})`),
@@ -41,7 +41,7 @@ export const EMBED_TABLE: RequestTable = {
     OUTPUT.usage,
   ],
   inputs: { input: 'TEXT arguments, or one input per stdin line' },
-};
+} as const satisfies RequestTable;
 
 export default defineCommand({
   description:

@@ -26,7 +26,7 @@ export interface ImageOpts {
   force?: boolean;
 }
 
-export const imageOptions: RequestRow[] = [
+export const imageOptions = [
   modelFlag('image model', { default: DEFAULT_IMAGE_MODEL, field: 'model' }),
   {
     flags: '-n, --n <count>',
@@ -53,15 +53,15 @@ export const imageOptions: RequestRow[] = [
     description: 'a directory, or a file name (with -n > 1: name-1.png, name-2.png …); default: image-N.png here',
   },
   ...forceFlags('existing files'),
-];
+] as const satisfies readonly RequestRow[];
 
 const PROMPT_INPUT = { prompt: 'PROMPT words' };
-export const GENERATE_TABLE: RequestTable = {
+export const GENERATE_TABLE = {
   operation: 'POST /v1/images/generations',
   rows: imageOptions,
   inputs: PROMPT_INPUT,
-};
-export const EDIT_TABLE: RequestTable = {
+} as const satisfies RequestTable;
+export const EDIT_TABLE = {
   operation: 'POST /v1/images/edits',
   rows: [
     {
@@ -73,7 +73,7 @@ export const EDIT_TABLE: RequestTable = {
     ...imageOptions,
   ],
   inputs: PROMPT_INPUT,
-};
+} as const satisfies RequestTable;
 
 /** The request of a table's flags and the prompt. */
 export function imageRequest(table: RequestTable, prompt: string, opts: ImageOpts): ImageRequest {

@@ -18,7 +18,7 @@ interface Opts {
 
 export const DEFAULT_MAX_TOKENS_TO_SAMPLE = 256;
 
-export const COMPLETE_TABLE: RequestTable = {
+export const COMPLETE_TABLE = {
   operation: 'POST /v1/complete',
   rows: [
     modelFlag(),
@@ -33,7 +33,7 @@ export const COMPLETE_TABLE: RequestTable = {
     { flags: '--raw', description: 'PROMPT is already "\\n\\nHuman: …\\n\\nAssistant:" text', reaches: ['prompt'] },
   ],
   inputs: { prompt: 'PROMPT words joined with piped stdin, wrapped as a human turn' },
-};
+} as const satisfies RequestTable;
 
 export default defineCommand({
   description:

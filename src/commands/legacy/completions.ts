@@ -24,7 +24,7 @@ interface Opts {
 
 export const MAX_N = 128;
 
-export const COMPLETIONS_TABLE: RequestTable = {
+export const COMPLETIONS_TABLE = {
   operation: 'POST /v1/completions',
   rows: [
     modelFlag(),
@@ -59,7 +59,7 @@ export const COMPLETIONS_TABLE: RequestTable = {
     },
   ],
   inputs: { prompt: 'PROMPT words joined with piped stdin' },
-};
+} as const satisfies RequestTable;
 
 export default defineCommand({
   description:

@@ -49,7 +49,7 @@ type Message = MessagesRequest['messages'][number];
 export const DEFAULT_MAX_TOKENS = 1024;
 const TOOL_CHOICES = ['auto', 'any', 'none'] as const;
 
-export const MESSAGES_TABLE: RequestTable = {
+export const MESSAGES_TABLE = {
   operation: 'POST /v1/messages',
   rows: [
     modelFlag(),
@@ -93,7 +93,7 @@ export const MESSAGES_TABLE: RequestTable = {
     ...ATTACH_FLAGS.filter((f) => !f.flags.includes('--keep')),
   ],
   inputs: { messages: 'PROMPT words joined with piped stdin (a new user turn)' },
-};
+} as const satisfies RequestTable;
 
 /** The answer's tool_use blocks: a line each on a terminal, a JSON line each in a pipe (--json prints the reply). */
 function printToolUses(ctx: Context, content: { type: string }[]): void {

@@ -131,7 +131,7 @@ function jsonArray(raw: string, flag: string): unknown[] {
   return v as unknown[];
 }
 
-export const RESPONSES_TABLE: RequestTable = {
+export const RESPONSES_TABLE = {
   operation: 'POST /v1/responses',
   rows: [
     modelFlag(
@@ -280,7 +280,7 @@ export const RESPONSES_TABLE: RequestTable = {
     { ...OUTPUT.usage, description: 'print token usage and cost on stderr' },
   ],
   inputs: { input: 'INPUT words joined with piped stdin', stream: 'streamed unless --no-stream' },
-};
+} as const satisfies RequestTable;
 
 export default defineCommand({
   description:

@@ -8,14 +8,14 @@ interface Opts {
   count?: boolean;
 }
 
-export const TOKENIZE_TABLE: RequestTable = {
+export const TOKENIZE_TABLE = {
   operation: 'POST /v1/tokenize-text',
   rows: [
     modelFlag(`model whose tokenizer to use (default: the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`),
     { flags: '--count', description: 'print only the number of tokens' },
   ],
   inputs: { text: 'TEXT, or all of stdin (without its final newline)' },
-};
+} as const satisfies RequestTable;
 
 export default defineCommand({
   description:

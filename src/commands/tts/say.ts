@@ -64,7 +64,7 @@ const rateParser =
   };
 
 /** Flags shared by `tts say` and `tts stream`. */
-export const TTS_OPTIONS: OptionSpec[] = [
+export const TTS_OPTIONS = [
   {
     flags: '--voice <id>',
     description: `voice id: built-in (${BUILTIN_VOICES.join(', ')}, default ${DEFAULT_VOICE}) or a custom voice id`,
@@ -119,7 +119,7 @@ export const TTS_OPTIONS: OptionSpec[] = [
   { flags: '--play', description: 'play on the speaker even when stdout is not a terminal' },
   ...forceFlags('an existing -o or --timestamps file'),
   AUDIO.outputDevice,
-];
+] as const satisfies readonly OptionSpec[];
 
 export interface Destination {
   dest: 'speaker' | '-' | string;

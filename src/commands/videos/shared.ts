@@ -34,7 +34,7 @@ export interface VideoOpts {
   pollInterval?: number;
 }
 
-export const waitOptions: OptionSpec[] = [
+export const waitOptions = [
   { flags: '-o, --output <file>', description: 'save the video here (default: <request id>.mp4); implies --wait' },
   ...forceFlags(),
   {
@@ -42,9 +42,9 @@ export const waitOptions: OptionSpec[] = [
     description: 'seconds between status checks (0.1-60, default 2)',
     parse: number({ min: 0.1, max: 60 }),
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const createOptions: RequestRow[] = [
+export const createOptions = [
   modelFlag('video model', { default: DEFAULT_VIDEO_MODEL, field: 'model' }),
   {
     flags: '--aspect-ratio <ratio>',
@@ -71,7 +71,7 @@ export const createOptions: RequestRow[] = [
     description: 'wait for the video (spinner with status, progress and elapsed time), then download it',
   },
   ...waitOptions,
-];
+] as const satisfies readonly RequestRow[];
 
 const VIDEO_MIME: Record<string, string> = {
   mp4: 'video/mp4',
@@ -95,11 +95,11 @@ export async function videoRef(value: string, flag: string): Promise<string> {
 }
 
 /** `--video FILE|URL` of edit and extend (its data URL is made in startVideo: reading a video is async). */
-export const VIDEO_ROW: RequestRow = {
+export const VIDEO_ROW = {
   flags: '--video <path|url>',
   description: 'the video (required)',
   reaches: ['video'],
-};
+} as const satisfies RequestRow;
 const PROMPT_INPUT = { prompt: 'PROMPT words' };
 
 /** The request table of each kind of video job; `first` rows are the command's own (duration, video). */
