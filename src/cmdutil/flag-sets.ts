@@ -3,7 +3,7 @@
 // `--help` can show the sets under their own headings. Commands compose them: `...sampling('temperature', 'topP')`.
 import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
-import type { OptionSpec } from '../core/option-spec.js';
+import type { OptionSpec, OptionValues } from '../core/option-spec.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
 import { DEFAULT_MCP_MAX_RESULT_KIB, mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
@@ -40,16 +40,7 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
 
 // ---- templates (cmdutil/templates.ts)
 /** The values of TEMPLATE_FLAGS, EXTRACT_FLAGS and ATTACH_FLAGS (llm's conventions) on a command's options. */
-export interface PromptExtraFlags {
-  template?: string;
-  var?: Record<string, string>;
-  yes?: boolean;
-  extract?: boolean;
-  extractLast?: boolean;
-  attach?: string[];
-  fragment?: string[];
-  keep?: boolean;
-}
+export type PromptExtraFlags = OptionValues<[...typeof TEMPLATE_FLAGS, ...typeof EXTRACT_FLAGS, ...typeof ATTACH_FLAGS]>;
 
 export const TEMPLATE_FLAGS = [
   {
@@ -292,21 +283,7 @@ export function toolCmdFlag<T>(parse: FlagParser<T>) {
 const Q = FLAG_GROUPS.search;
 export const SEARCH_MODES = ['off', 'on', 'auto'] as const;
 export const SEARCH_SOURCES = ['web', 'x', 'news', 'rss'] as const;
-export interface SearchFlags {
-  search?: string;
-  searchFrom?: string;
-  searchTo?: string;
-  maxSearchResults?: number;
-  citations?: boolean;
-  searchSource?: string[];
-  searchCountry?: string;
-  allowedWebsite?: string[];
-  excludedWebsite?: string[];
-  xHandle?: string[];
-  excludedXHandle?: string[];
-  rss?: string[];
-  safeSearch?: boolean;
-}
+export type SearchFlags = OptionValues<typeof SEARCH_ROWS>;
 const SOURCES = 'search_parameters.sources';
 export const SEARCH_ROWS = [
   {

@@ -60,14 +60,26 @@ type OptionEntry<S> = S extends { flags: infer F extends string }
       }
   : never;
 
+/** The keys of the flags that are not `--no-` ones. */
+type PlainKeys<All> = All extends { negated: false; key: infer K } ? K : never;
+
 /** Whether commander always gives the key a value: a default, or a `--no-x` whose `--x` the command lacks (true). */
 type AlwaysGiven<E, All> = E extends { hasDefault: true }
   ? true
   : E extends { negated: true; key: infer K }
-    ? K extends (All extends { negated: false; key: infer P } ? P : never)
+    ? K extends PlainKeys<All>
       ? false
       : true
     : false;
+
+/** A `--no-x` beside an `--x` gives false (`--save <name>` and `--no-save`: a name, false or nothing). */
+type EntryValue<E, All> = E extends { negated: true; key: infer K; value: infer V }
+  ? K extends PlainKeys<All>
+    ? false
+    : V
+  : E extends { value: infer V }
+    ? V
+    : never;
 
 type Flatten<T> = { [K in keyof T]: T[K] } & {};
 
@@ -79,9 +91,15 @@ type Flatten<T> = { [K in keyof T]: T[K] } & {};
  */
 export type OptionValues<O extends readonly unknown[]> = Flatten<
   {
-    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true ? E['key'] : never]: E['value'];
+    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true ? E['key'] : never]: EntryValue<
+      E,
+      OptionEntry<O[number]>
+    >;
   } & {
-    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true ? never : E['key']]?: E['value'];
+    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true ? never : E['key']]?: EntryValue<
+      E,
+      OptionEntry<O[number]>
+    >;
   }
 >;
 

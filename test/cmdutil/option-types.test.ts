@@ -21,8 +21,8 @@ describe('option types from option specs', () => {
         { flags: '--timestamps [file]', description: 'a file or stdout' },
         { flags: '-y, --yes', description: 'do not ask' },
         { flags: '--no-stream', description: 'wait' },
-        { flags: '--color', description: 'colour' },
-        { flags: '--no-color', description: 'no colour' },
+        { flags: '--save <name>', description: 'save as' },
+        { flags: '--no-save', description: 'keep nothing' },
       ],
       async run(_ctx, _args, opts) {
         expectTypeOf(opts).toEqualTypeOf<{
@@ -35,7 +35,7 @@ describe('option types from option specs', () => {
           timestamps?: string | true;
           yes?: boolean;
           stream: boolean;
-          color?: boolean;
+          save?: string | false;
         }>();
         // @ts-expect-error: a flag the command does not take is no key (breaks if opts widen to any)
         opts.limt;

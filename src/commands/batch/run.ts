@@ -6,7 +6,7 @@ import { UsageError } from '../../core/errors.js';
 import { readInputText } from '../../core/input-file.js';
 import { outputPath } from '../../core/atomic-file.js';
 import { integer, keyValue, number, oneOf, repeatable, require } from '../../core/validate.js';
-import type { OptionSpec } from '../../core/option-spec.js';
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import {
   OPERATIONS,
   OPERATION,
@@ -25,25 +25,7 @@ import {
 } from '../../batch/input.js';
 import type { BatchOptions } from '../../batch/batch.js';
 
-interface Opts extends Omit<BodyFlags, 'schema'> {
-  template?: string;
-  savedTemplate?: string;
-  yes?: boolean;
-  var?: Record<string, string>;
-  output?: string;
-  outputDir?: string;
-  journal?: string;
-  resume?: boolean;
-  order: 'input' | 'done';
-  concurrency: number;
-  maxFailures?: number;
-  budget?: number;
-  dryRun?: boolean;
-  deferred?: boolean;
-  schema?: string;
-  inputFormat?: InputFormat;
-  force?: boolean;
-}
+type Opts = OptionValues<[...typeof BATCH_FLAGS, ...typeof BODY_FLAGS]>;
 
 const B = 'Batch';
 const BATCH_FLAGS = [
@@ -139,7 +121,7 @@ const BATCH_FLAGS = [
 ] as const satisfies readonly OptionSpec[];
 
 const M = FLAG_GROUPS.model;
-const BODY_FLAGS: (OptionSpec & { key: keyof BodyFlags })[] = [
+const BODY_FLAGS = [
   { ...modelFlag("model (default: the profile's model; svc-embed-1 for embed, svc-image-1 for images)"), key: 'model' },
   { flags: '--system <text>', description: 'system prompt (chat, responses, messages)', group: M, key: 'system' },
   { ...SAMPLING.temperature, flags: '--temperature <n>', key: 'temperature' },
@@ -186,7 +168,7 @@ const BODY_FLAGS: (OptionSpec & { key: keyof BodyFlags })[] = [
     key: 'limit',
   },
   { flags: '--aspect-ratio <ratio>', description: 'aspect ratio of images (e.g. 1:1, 16:9)', key: 'aspectRatio' },
-];
+] as const satisfies readonly (OptionSpec & { key: keyof BodyFlags })[];
 
 export default defineCommand({
   description:

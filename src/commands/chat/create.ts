@@ -1,3 +1,4 @@
+import type { OptionValues } from '../../core/option-spec.js';
 import type { Context } from '../../runtime/context.js';
 import type { ChatMessage, ChatTool } from '../../endpoints/chat.js';
 import { defineCommand } from '../../cmdutil/command.js';
@@ -29,23 +30,7 @@ import type { RequestRow, RequestTable } from '../../core/request-table.js';
 import type { McpServers } from '../../mcp/client.js';
 import type { Approver } from '../../cmdutil/approve.js';
 
-export interface ChatCreateFlags extends ChatFlags, PromptExtraFlags {
-  stream: boolean;
-  deferred?: boolean;
-  wait?: boolean;
-  raw?: boolean;
-  usage?: boolean;
-  interactive?: boolean;
-  continue?: boolean;
-  conversation?: string;
-  /** --save NAME (a string), --no-save (false) */
-  save?: string | false;
-  toolCmd?: ToolCommand[];
-  mcp?: string[];
-  mcpMaxResult?: number;
-  approve?: boolean;
-  maxTurns?: number;
-}
+export type ChatCreateFlags = OptionValues<typeof CHAT_CREATE_ROWS> & Pick<ChatFlags, 'schemaValue'>;
 
 /** POST /v1/chat/completions as `svc chat` sends it: the request rows and this command's own. */
 const CHAT_CREATE_ROWS = [

@@ -1,5 +1,6 @@
 // The chat completions request table: every field of the spec's chat request as a flag (its check and its body
 // field), and the request body built from it.
+import type { OptionValues } from '../../core/option-spec.js';
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../endpoints/chat.js';
 import {
   OUTPUT,
@@ -23,36 +24,10 @@ const chatReasoningEfforts = () => apiFacts().SCHEMAS.ChatRequest['$.reasoning_e
 const chatServiceTiers = () => apiFacts().SCHEMAS.ChatRequest['$.service_tier'].enum;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
-export interface ChatFlags extends SearchFlags {
-  model?: string;
-  system?: string;
-  image?: string[];
-  fileId?: string[];
-  tool?: ChatTool[][];
-  toolChoice?: string;
-  parallelToolCalls?: boolean;
-  schema?: string;
-  /** a template's schema (cmdutil/templates.ts), used when --schema gives none */
+export type ChatFlags = OptionValues<typeof CHAT_REQUEST_ROWS> & {
+  /** a template's schema (cmdutil/templates.ts), used when --schema gives none: no flag of its own */
   schemaValue?: unknown;
-  responseFormat?: 'text' | 'json_object';
-  temperature?: number;
-  topP?: number;
-  frequencyPenalty?: number;
-  presencePenalty?: number;
-  maxCompletionTokens?: number;
-  maxTokens?: number;
-  n?: number;
-  seed?: number;
-  stop?: string[];
-  logitBias?: Record<string, number>;
-  logprobs?: boolean;
-  topLogprobs?: number;
-  reasoningEffort?: string;
-  serviceTier?: string;
-  promptCacheKey?: string;
-  user?: string;
-  webSearchOptions?: Record<string, unknown>;
-}
+};
 
 function jsonObject(raw: string, flag: string): Record<string, unknown> {
   try {

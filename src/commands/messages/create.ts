@@ -6,7 +6,6 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
 import { tokenSum } from '../../term/usage.js';
 import {
-  type PromptExtraFlags,
   FLAG_GROUPS,
   TEMPLATE_FLAGS,
   EXTRACT_FLAGS,
@@ -19,30 +18,14 @@ import {
   toolFlag,
 } from '../../cmdutil/flag-sets.js';
 import { parseJsonOrText, readInputText } from '../../cmdutil/json-input.js';
+import type { OptionValues } from '../../core/option-spec.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { joinWithStdin } from '../../cmdutil/text-input.js';
 import { checkTools } from '../../cmdutil/tool-file.js';
 import { fail, integer, require } from '../../core/validate.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
 
-interface Opts extends PromptExtraFlags {
-  model?: string;
-  system?: string;
-  input?: string;
-  continue?: boolean;
-  conversation?: string;
-  save?: boolean;
-  maxTokens: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  stop?: string[];
-  stream?: boolean;
-  tool?: ChatTool[][];
-  toolChoice?: string;
-  usage?: boolean;
-  raw?: boolean;
-}
+type Opts = OptionValues<typeof MESSAGES_TABLE.rows>;
 
 type Message = MessagesRequest['messages'][number];
 

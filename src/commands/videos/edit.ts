@@ -1,5 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { VIDEO_ROW, startVideo, videoTable, type VideoOpts } from './shared.js';
+import { VIDEO_ROW, startVideo, videoTable } from './shared.js';
 
 const TABLE = videoTable('edit', [{ ...VIDEO_ROW, description: 'the video to edit (required)' }]);
 

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { integer } from '../../core/validate.js';
 import { DURATION } from '../../endpoints/videos.js';
-import { startVideo, videoTable, type VideoOpts } from './shared.js';
+import { startVideo, videoTable } from './shared.js';
 
 const TABLE = videoTable('generation', [
   {

@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { checkTarget } from '../../net/download.js';
-import { waitAndSave, waitOptions, type VideoOpts } from './shared.js';
+import { waitAndSave, waitOptions } from './shared.js';
 
 export default defineCommand({
   description:
