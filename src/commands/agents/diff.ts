@@ -6,12 +6,6 @@ import { checkEnv, ENV_OPTION, managedKeys, requireProject, sortFiles } from './
 import { readAgentFile } from './shared.js';
 import { differs, planAll, planJson, planText, projectTargets, type Target } from './sync.js';
 
-interface Opts {
-  file?: string[];
-  env?: string;
-  exitCode?: boolean;
-}
-
 export default defineCommand({
   description:
     'Compares what the files say (each agent file with its overlay for --env, ${env:NAME} references resolved) ' +

@@ -32,12 +32,6 @@ import { applyPlan, differs, planAll, planJson, planText, projectTargets, type F
 
 const READ_ONLY = new Set(['agent_id', 'created_at', 'updated_at']);
 
-interface Opts {
-  file?: string[];
-  env?: string;
-  dryRun?: boolean;
-}
-
 export default defineCommand({
   description:
     'A project (svc agents init): every agent of the folder given (or of the project found from here upward), ' +

@@ -15,12 +15,6 @@ import {
 
 const CLEARABLE = ['instructions', 'tools', 'voice', 'collection_ids'] as const;
 
-interface Opts extends AgentFieldFlags {
-  clear?: (typeof CLEARABLE)[number][];
-  phoneNumber?: string;
-  unassignPhone?: boolean;
-}
-
 export default defineCommand({
   description:
     'Only the fields given are written; the others stay as they are. --tool and --collection replace the whole list. ' +

@@ -12,18 +12,6 @@ const FIELD = '-F/--field';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 
-interface Opts {
-  field?: [string, string][];
-  rawField?: [string, string][];
-  header?: [string, string][];
-  input?: string;
-  paginate?: boolean;
-  slurp?: boolean;
-  include?: boolean;
-  method?: string;
-  auth?: boolean;
-}
-
 /** `key=value`, split once. */
 const pair = repeatable<[string, string]>((raw, flag) => {
   const i = raw.indexOf('=');

@@ -1,11 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import type { AudioDevice, DeviceKind } from '../../audio/backend.js';
 
-interface Opts {
-  input?: boolean;
-  output?: boolean;
-}
-
 export default defineCommand({
   description:
     'The capture (input) and playback (output) devices of this machine, numbered per kind from 0, the one used ' +

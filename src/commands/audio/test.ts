@@ -7,12 +7,6 @@ import type { AudioSink } from '../../audio/sink.js';
 import type { AudioSource } from '../../audio/source.js';
 import type { Level } from '../../audio/level.js';
 
-interface Opts {
-  inputDevice?: string;
-  outputDevice?: string;
-  seconds: number;
-}
-
 const RATE = 24_000;
 const FRAME_MS = 100;
 /** a recording whose peak stays under this is reported as silence */

@@ -9,13 +9,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { integer, oneOf, repeatable, require } from '../../core/validate.js';
 
-interface Opts {
-  collection?: string[];
-  filter?: string;
-  limit?: number;
-  mode?: RetrievalMode;
-}
-
 /** The spec gives a default (10) but no maximum; 100 is this client's (and the emulator's) bound. */
 export const MAX_LIMIT = 100;
 

@@ -8,14 +8,6 @@ import { OPERATIONS } from 'svc-formats/api-facts';
 
 const ENCODING_FORMATS = OPERATIONS.createEmbeddings.fields['body.encoding_format'].enum;
 
-interface Opts {
-  model?: string;
-  dimensions?: number;
-  encodingFormat?: 'float' | 'base64';
-  user?: string;
-  usage?: boolean;
-}
-
 export const DEFAULT_EMBEDDING_MODEL = 'svc-embed-1';
 /** vector sizes of the embedding models the CLI knows (the catalogue's); other models are checked by the server */
 export const EMBEDDING_SIZES: Record<string, number> = { 'svc-embed-1': 256 };

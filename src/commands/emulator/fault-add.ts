@@ -3,12 +3,6 @@ import { fail, integer, oneOf, regex } from '../../core/validate.js';
 import { EmulatorAdmin } from '../../endpoints/emulator.js';
 import { FAULT_GRAMMAR as GRAMMAR, FaultList, type Fault } from 'svc-emulator/faults';
 
-interface Opts {
-  path?: string;
-  method?: string;
-  times?: number;
-}
-
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'WS'] as const;
 
 export default defineCommand({

@@ -2,13 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { integer, pattern, regex } from '../../core/validate.js';
 import { EmulatorAdmin, type LoggedRequest } from '../../endpoints/emulator.js';
 
-interface Opts {
-  follow?: boolean;
-  path?: string;
-  status?: string;
-  interval: number;
-}
-
 /** Wait `ms`, or less when `signal` aborts; the abort listener is removed either way (no listener per poll). */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {

@@ -2,10 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { regex } from '../../core/validate.js';
 import { EmulatorAdmin, type LoggedRequest } from '../../endpoints/emulator.js';
 
-interface Opts {
-  path?: string;
-}
-
 const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 /** `type×n` for each event type, in the order they first went that way */

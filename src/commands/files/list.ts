@@ -10,12 +10,6 @@ const { 'query.order': ORDER, 'query.sort_by': SORT_BY } = OPERATIONS.listFiles.
 const ORDERS = ORDER.enum;
 const SORT_FIELDS = SORT_BY.enum;
 
-interface Opts extends PageOpts {
-  order?: (typeof ORDERS)[number];
-  sortBy?: (typeof SORT_FIELDS)[number];
-  filter?: string;
-}
-
 export default defineCommand({
   jsonFields: FILES.fields,
   description:

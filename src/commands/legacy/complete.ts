@@ -6,16 +6,6 @@ import { readPrompt } from '../../cmdutil/text-input.js';
 import { integer, require } from '../../core/validate.js';
 import { withReasoningHint } from './hint.js';
 
-interface Opts {
-  model?: string;
-  maxTokensToSample: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  stop?: string[];
-  raw?: boolean;
-}
-
 export const DEFAULT_MAX_TOKENS_TO_SAMPLE = 256;
 
 export const COMPLETE_TABLE = {

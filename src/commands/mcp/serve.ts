@@ -3,13 +3,6 @@ import { integer } from '../../core/validate.js';
 import { TOOL_NAMES, type ToolDef } from '../../mcp/tools.js';
 import type { LoadedTool } from '../../mcp/run-tool.js';
 
-interface Opts {
-  http?: number;
-  tools?: string[];
-  readOnly?: boolean;
-  root?: string;
-}
-
 const toolList = (raw: string): string[] =>
   raw
     .split(',')

@@ -7,10 +7,6 @@ import { OPERATIONS } from 'svc-formats/api-facts';
 
 const ORDERS = OPERATIONS.listResponseInputItems.fields['query.order'].enum;
 
-interface Opts extends PageOpts {
-  order?: (typeof ORDERS)[number];
-}
-
 /** The readable text of an input item. */
 export function itemText(it: InputItem): string {
   const content = it.content as unknown;

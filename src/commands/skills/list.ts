@@ -8,10 +8,6 @@ import { OPERATIONS } from 'svc-formats/api-facts';
 
 const ORDERS = OPERATIONS.listSkills.fields['query.order'].enum;
 
-interface Opts extends PageOpts {
-  order?: (typeof ORDERS)[number];
-}
-
 const columns = (): Column<Skill>[] => [
   { header: 'ID', get: (s) => s.id },
   { header: 'NAME', get: (s) => s.name },

@@ -21,19 +21,6 @@ import { cues, formatCue, subtitleHeader, type SubtitleKind } from '../../cmduti
 import { FFMPEG_HINT, ffmpegAvailable } from '../../audio/ffmpeg.js';
 import { SNIFF_BYTES, checkAudioHead, sniffAudio } from '../../audio/sniff.js';
 
-interface Opts {
-  language?: string;
-  format?: boolean;
-  diarize?: boolean;
-  multichannel?: boolean;
-  channels?: number;
-  audioFormat?: string;
-  sampleRate?: number;
-  words?: boolean;
-  srt?: boolean;
-  vtt?: boolean;
-}
-
 export const rateParser = (raw: string, flag: string): number => {
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !(SAMPLE_RATES as readonly number[]).includes(n))

@@ -3,11 +3,6 @@ import { UsageError } from '../../core/errors.js';
 import { DEFAULT_LANGUAGE_MODEL, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
 import type { RequestTable } from '../../core/request-table.js';
 
-interface Opts {
-  model?: string;
-  count?: boolean;
-}
-
 export const TOKENIZE_TABLE = {
   operation: 'POST /v1/tokenize-text',
   rows: [

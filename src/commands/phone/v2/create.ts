@@ -6,17 +6,6 @@ import { fail, httpUrl, maxLength, oneOf, pattern, repeatable, require } from '.
 import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody, type V2Origin } from '../../../endpoints/phone.js';
 import { E164 } from '../shared.js';
 
-interface Opts {
-  origin?: V2Origin;
-  name?: string;
-  number?: string;
-  agent?: string;
-  webhookUrl?: string;
-  webhookName?: string;
-  allowedAddress?: string[];
-  yes?: boolean;
-}
-
 /** `a.b.c.d/n` (n 0-32) or an IPv6 address with /n (n 0-128). */
 export function cidr(raw: string, flag: string): string {
   const m = /^([^/]+)\/(\d{1,3})$/.exec(raw);

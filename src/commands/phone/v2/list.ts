@@ -3,10 +3,6 @@ import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../../cmd
 import type { PhoneNumber } from '../../../endpoints/phone.js';
 import { PHONE_NUMBERS_V2 } from '../../../endpoints/resources.js';
 
-interface Opts extends PageOpts {
-  agent?: string;
-}
-
 export default defineCommand({
   jsonFields: PHONE_NUMBERS_V2.fields,
   description:
