@@ -7,7 +7,17 @@ import type { OptionSpec, OptionValues } from '../core/option-spec.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
 import { DEFAULT_MCP_MAX_RESULT_KIB, mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
-import { type FlagParser, fail, httpUrl, integer, isoDate, keyValue, number, oneOf, repeatable } from '../core/validate.js';
+import {
+  type FlagParser,
+  fail,
+  httpUrl,
+  integer,
+  isoDate,
+  keyValue,
+  number,
+  oneOf,
+  repeatable,
+} from '../core/validate.js';
 
 export const FLAG_GROUPS = {
   model: 'Model',
@@ -25,7 +35,7 @@ export const DEFAULT_LANGUAGE_MODEL = 'svc-latest';
 
 // ---- model
 /** `-m, --model <id>`; `about` says what the model is for and which default applies. */
-export function modelFlag<const Extra extends Partial<RequestRow> = {}>(
+export function modelFlag<const Extra extends Partial<RequestRow> = Record<never, never>>(
   about = `model id or alias (default: the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`,
   extra: Extra = {} as Extra,
 ) {
@@ -40,7 +50,9 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
 
 // ---- templates (cmdutil/templates.ts)
 /** The values of TEMPLATE_FLAGS, EXTRACT_FLAGS and ATTACH_FLAGS (llm's conventions) on a command's options. */
-export type PromptExtraFlags = OptionValues<[...typeof TEMPLATE_FLAGS, ...typeof EXTRACT_FLAGS, ...typeof ATTACH_FLAGS]>;
+export type PromptExtraFlags = OptionValues<
+  [...typeof TEMPLATE_FLAGS, ...typeof EXTRACT_FLAGS, ...typeof ATTACH_FLAGS]
+>;
 
 export const TEMPLATE_FLAGS = [
   {
@@ -238,7 +250,12 @@ export function toolFlag(
   } as const satisfies RequestRow;
 }
 export function toolChoiceFlag(description = 'none, auto, required, or a function name to force') {
-  return { flags: '--tool-choice <choice>', description, group: T, reaches: ['tool_choice'] } as const satisfies RequestRow;
+  return {
+    flags: '--tool-choice <choice>',
+    description,
+    group: T,
+    reaches: ['tool_choice'],
+  } as const satisfies RequestRow;
 }
 export const PARALLEL_TOOL_CALLS = {
   flags: '--no-parallel-tool-calls',

@@ -5,7 +5,6 @@
 // final cursor record {"next_page_token": "…"}.
 import type { Column } from '../term/output.js';
 import type { Context } from '../runtime/context.js';
-import type { OptionSpec } from '../core/option-spec.js';
 import type { Query } from '../net/http.js';
 import type { CursorRule, ListEndpoint, PageSize } from '../net/paging.js';
 import { ProtocolError, UsageError } from '../core/errors.js';

@@ -36,17 +36,19 @@ export interface OptionSpec {
  * else the word (`<value>`), the words (`<values...>`), the word or true (`[value]`) or a boolean (a bare flag). A
  * default commander passes as written, unparsed.
  */
-type OptionValue<S> = (S extends { parse: (...args: any[]) => infer T }
-  ? T
-  : S extends { choices: readonly (infer C)[] }
-    ? C
-    : S extends { flags: `${string}<${string}...>${string}` }
-      ? string[]
-      : S extends { flags: `${string}<${string}` }
-        ? string
-        : S extends { flags: `${string}[${string}` }
-          ? string | true
-          : boolean) | (S extends { default: infer D } ? D : never);
+type OptionValue<S> =
+  | (S extends { parse: (...args: any[]) => infer T }
+      ? T
+      : S extends { choices: readonly (infer C)[] }
+        ? C
+        : S extends { flags: `${string}<${string}...>${string}` }
+          ? string[]
+          : S extends { flags: `${string}<${string}` }
+            ? string
+            : S extends { flags: `${string}[${string}` }
+              ? string | true
+              : boolean)
+  | (S extends { default: infer D } ? D : never);
 
 /** One spec as its key, its value, whether it has a default and whether it is a `--no-` flag; flags only `string`: none. */
 type OptionEntry<S> = S extends { flags: infer F extends string }
@@ -55,7 +57,7 @@ type OptionEntry<S> = S extends { flags: infer F extends string }
     : {
         key: FlagKey<F>;
         value: OptionValue<S>;
-        hasDefault: S extends { default: {} | null } ? true : false;
+        hasDefault: S extends { default: unknown } ? true : false;
         negated: F extends `${string}--no-${string}` ? true : false;
       }
   : never;
@@ -96,10 +98,9 @@ export type OptionValues<O extends readonly unknown[]> = Flatten<
       OptionEntry<O[number]>
     >;
   } & {
-    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true ? never : E['key']]?: EntryValue<
-      E,
-      OptionEntry<O[number]>
-    >;
+    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true
+      ? never
+      : E['key']]?: EntryValue<E, OptionEntry<O[number]>>;
   }
 >;
 

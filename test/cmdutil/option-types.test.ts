@@ -66,6 +66,6 @@ describe('option types from option specs', () => {
   });
 
   it('gives no key for a spec typed only as OptionSpec (no silent any)', () => {
-    expectTypeOf<OptionValues<{ flags: string; description: string }[]>>().toEqualTypeOf<{}>();
+    expectTypeOf<keyof OptionValues<{ flags: string; description: string }[]>>().toEqualTypeOf<never>();
   });
 });

@@ -3,15 +3,7 @@ import { ApiError, UsageError } from '../../core/errors.js';
 import { oneOf, repeatable } from '../../core/validate.js';
 import { getAgent, updateAgent, type AgentField, type AgentInput, type AgentPatch } from '../../endpoints/agents.js';
 import { getNumber } from '../../endpoints/phone.js';
-import {
-  AGENT_FIELD_OPTIONS,
-  checkAgentInput,
-  flagNamer,
-  printAgent,
-  readToolFiles,
-  textOrFile,
-  type AgentFieldFlags,
-} from './shared.js';
+import { AGENT_FIELD_OPTIONS, checkAgentInput, flagNamer, printAgent, readToolFiles, textOrFile } from './shared.js';
 
 const CLEARABLE = ['instructions', 'tools', 'voice', 'collection_ids'] as const;
 

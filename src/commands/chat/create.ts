@@ -6,15 +6,9 @@ import { UsageError } from '../../core/errors.js';
 import { CHAT_REQUEST_ROWS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
 import type { ChatOutcome } from './render.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
-import {
-  DEFAULT_MAX_TURNS,
-  toolCmdParser,
-  defaultToolDefinition,
-  type ToolCommand,
-} from '../../cmdutil/local-tools.js';
+import { DEFAULT_MAX_TURNS, toolCmdParser, defaultToolDefinition } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
 import {
-  type PromptExtraFlags,
   APPROVE_FLAG,
   ATTACH_FLAGS,
   resolveModel,

@@ -11,7 +11,6 @@ import {
   searchParameters,
   toolChoiceFlag,
   toolFlag,
-  type SearchFlags,
 } from '../../cmdutil/flag-sets.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import { apiFacts } from '../../core/lazy-api-facts.js';

@@ -1,5 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import type { CustomVoice } from '../../endpoints/custom-voices.js';
 import { CUSTOM_VOICES } from '../../endpoints/resources.js';
 

@@ -1,10 +1,4 @@
-import {
-  RETRIEVAL_MODES,
-  type RetrievalMode,
-  type SearchMatch,
-  type SearchRequest,
-  searchDocuments,
-} from '../../endpoints/documents.js';
+import { RETRIEVAL_MODES, type SearchMatch, type SearchRequest, searchDocuments } from '../../endpoints/documents.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { integer, oneOf, repeatable, require } from '../../core/validate.js';

@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import type { FileObject } from '../../endpoints/files.js';
 import { FILES } from '../../endpoints/resources.js';
 import { fileColumns } from './shared.js';

@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
-import { EDIT_TABLE, imageRequest, runImages, type ImageOpts } from './shared.js';
+import { EDIT_TABLE, imageRequest, runImages } from './shared.js';
 
 export default defineCommand({
   description:

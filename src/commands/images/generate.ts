@@ -1,5 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { GENERATE_TABLE, imageRequest, runImages, type ImageOpts } from './shared.js';
+import { GENERATE_TABLE, imageRequest, runImages } from './shared.js';
 
 export default defineCommand({
   description:

@@ -7,7 +7,6 @@ import {
   dollarsPerMillionTokens,
   formatDollars,
   getModel,
-  type ModelKind,
 } from '../../endpoints/models.js';
 
 const PRICE_FIELDS = [

@@ -1,11 +1,5 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import {
-  SESSION_OPTIONS,
-  TALK_OPTIONS,
-  checkVoiceFlags,
-  runVoiceSession,
-  type VoiceFlags,
-} from '../../realtime/run.js';
+import { SESSION_OPTIONS, TALK_OPTIONS, checkVoiceFlags, runVoiceSession } from '../../realtime/run.js';
 
 export default defineCommand({
   description:

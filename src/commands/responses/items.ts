@@ -2,7 +2,7 @@ import type { InputItem } from '../../endpoints/responses.js';
 import { INPUT_ITEMS } from '../../endpoints/resources.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import { OPERATIONS } from 'svc-formats/api-facts';
 
 const ORDERS = OPERATIONS.listResponseInputItems.fields['query.order'].enum;

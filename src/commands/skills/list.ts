@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
 import { formatUnixTime, type Column } from '../../term/output.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import { SKILLS } from '../../endpoints/resources.js';
 import type { Skill } from '../../endpoints/skills.js';
 import { OPERATIONS } from 'svc-formats/api-facts';

@@ -4,16 +4,7 @@ import type { Context } from '../../runtime/context.js';
 import { closeNote } from '../../net/ws.js';
 import { TtsSocket } from '../../endpoints/tts.js';
 import type { EncodedOutput } from '../../audio/player.js';
-import {
-  TTS_OPTIONS,
-  Timings,
-  destination,
-  onInterrupt,
-  openOutput,
-  streamQuery,
-  writeAudio,
-  type TtsOpts,
-} from './say.js';
+import { TTS_OPTIONS, Timings, destination, onInterrupt, openOutput, streamQuery, writeAudio } from './say.js';
 
 /**
  * Splits text arriving in pieces into what can be sent now and utterance ends (blank lines). A trailing

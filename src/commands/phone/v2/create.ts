@@ -3,7 +3,7 @@ import { defineCommand } from '../../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
 import { UsageError } from '../../../core/errors.js';
 import { fail, httpUrl, maxLength, oneOf, pattern, repeatable, require } from '../../../core/validate.js';
-import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody, type V2Origin } from '../../../endpoints/phone.js';
+import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody } from '../../../endpoints/phone.js';
 import { E164 } from '../shared.js';
 
 /** `a.b.c.d/n` (n 0-32) or an IPv6 address with /n (n 0-128). */
