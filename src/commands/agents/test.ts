@@ -1,3 +1,4 @@
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import { outputPath } from '../../core/atomic-file.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -22,18 +23,46 @@ import {
 import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
 import { checkAgentInput, fileNamer, readAgentFile } from './shared.js';
 
-interface Opts {
-  agentFile?: string;
-  parallel?: number;
-  format?: ReportFormat;
-  output?: string;
-  force?: boolean;
-  transcripts?: string;
-  toolCmd?: ToolCommand[];
-  toolTimeout?: number;
-}
+type Opts = OptionValues<typeof OPTIONS>;
 
 const DEFAULT_TRANSCRIPTS = 'agent-test-transcripts';
+
+const OPTIONS = [
+  {
+    flags: '--agent-file <path>',
+    description:
+      'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument ' +
+      'is then a test file',
+  },
+  {
+    flags: '-P, --parallel <n>',
+    description: 'cases run at once, each in its own session (1-16, default 1)',
+    parse: integer({ min: 1, max: 16 }),
+  },
+  {
+    flags: '--format <format>',
+    description: 'report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)',
+    parse: oneOf(REPORT_FORMATS),
+    choices: REPORT_FORMATS,
+  },
+  {
+    flags: '-o, --output <file>',
+    description: 'write the report to FILE instead of stdout (written only when complete)',
+    parse: outputPath(),
+  },
+  ...forceFlags('an existing -o file'),
+  {
+    flags: '--transcripts <dir>',
+    description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
+    parse: outputPath({ dir: true }),
+  },
+  toolCmdFlag(toolCmdParser),
+  {
+    flags: '--tool-timeout <seconds>',
+    description: 'time limit of one tool command (1-600, default 60)',
+    parse: number({ min: 1, max: 600 }),
+  },
+] as const satisfies readonly OptionSpec[];
 
 export default defineCommand({
   description:
@@ -48,42 +77,7 @@ export default defineCommand({
     { name: 'agent', description: 'agent id (leave out with --agent-file)' },
     { name: 'files', description: 'test files (YAML or JSON)', variadic: true },
   ],
-  options: [
-    {
-      flags: '--agent-file <path>',
-      description:
-        'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument ' +
-        'is then a test file',
-    },
-    {
-      flags: '-P, --parallel <n>',
-      description: 'cases run at once, each in its own session (1-16, default 1)',
-      parse: integer({ min: 1, max: 16 }),
-    },
-    {
-      flags: '--format <format>',
-      description: 'report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)',
-      parse: oneOf(REPORT_FORMATS),
-      choices: REPORT_FORMATS,
-    },
-    {
-      flags: '-o, --output <file>',
-      description: 'write the report to FILE instead of stdout (written only when complete)',
-      parse: outputPath(),
-    },
-    ...forceFlags('an existing -o file'),
-    {
-      flags: '--transcripts <dir>',
-      description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
-      parse: outputPath({ dir: true }),
-    },
-    toolCmdFlag(toolCmdParser),
-    {
-      flags: '--tool-timeout <seconds>',
-      description: 'time limit of one tool command (1-600, default 60)',
-      parse: number({ min: 1, max: 600 }),
-    },
-  ],
+  options: OPTIONS,
   examples: [
     'svc agents test agent_123 tests/support.yaml',
     'svc agents test --agent-file agent.json tests/*.yaml -P 4 --format junit -o report.xml',

@@ -1,3 +1,4 @@
+import type { OptionValues } from '../../core/option-spec.js';
 import { createTextCompletion, streamTextCompletion, type TextCompletionChunk } from '../../endpoints/legacy.js';
 import type { Context } from '../../runtime/context.js';
 import { defineCommand } from '../../cmdutil/command.js';
@@ -7,20 +8,7 @@ import { readPrompt } from '../../cmdutil/text-input.js';
 import { integer, repeatable, require } from '../../core/validate.js';
 import { withReasoningHint } from './hint.js';
 
-interface Opts {
-  model?: string;
-  prompt?: string[];
-  maxTokens?: number;
-  n?: number;
-  stop?: string[];
-  echo?: boolean;
-  suffix?: string;
-  seed?: number;
-  temperature?: number;
-  topP?: number;
-  usage?: boolean;
-  stream?: boolean;
-}
+type Opts = OptionValues<typeof COMPLETIONS_TABLE.rows>;
 
 export const MAX_N = 128;
 
