@@ -12,7 +12,6 @@ import {
   readAgentFile,
   readToolFiles,
   textOrFile,
-  type AgentFieldFlags,
   type Namer,
 } from './shared.js';
 

@@ -9,7 +9,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { forceFlags, toolCmdFlag } from '../../cmdutil/flag-sets.js';
-import { toolCmdParser, type ToolCommand } from '../../cmdutil/local-tools.js';
+import { toolCmdParser, } from '../../cmdutil/local-tools.js';
 import { integer, number, oneOf } from '../../core/validate.js';
 import { readTestFiles, type TestCase } from '../../agent-tests/test-file.js';
 import {
@@ -18,7 +18,6 @@ import {
   REPORT_FORMATS,
   tapReport,
   transcriptName,
-  type ReportFormat,
 } from '../../agent-tests/report.js';
 import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
 import { checkAgentInput, fileNamer, readAgentFile } from './shared.js';

@@ -1,4 +1,5 @@
 // What generate and edit share: flags, output naming, saving from URLs or base64.
+import type { OptionValues } from '../../core/option-spec.js';
 import { MAGIC, checkedBody, type BinaryKind } from '../../net/binary-reply.js';
 import type { Context } from '../../runtime/context.js';
 import { integer, oneOf } from '../../core/validate.js';
@@ -17,14 +18,7 @@ import {
   type ImageRequest,
 } from '../../endpoints/images.js';
 
-export interface ImageOpts {
-  model: string;
-  n?: number;
-  aspectRatio?: string;
-  responseFormat?: string;
-  output?: string;
-  force?: boolean;
-}
+export type ImageOpts = OptionValues<typeof imageOptions>;
 
 export const imageOptions = [
   modelFlag('image model', { default: DEFAULT_IMAGE_MODEL, field: 'model' }),

@@ -1,7 +1,7 @@
 import { outputPath } from '../../core/atomic-file.js';
 import { textChunks } from '../../core/text-chunks.js';
 import { defineCommand } from '../../cmdutil/command.js';
-import type { OptionSpec } from '../../core/option-spec.js';
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import type { Context } from '../../runtime/context.js';
 import type { EncodedOutput } from '../../audio/player.js';
 import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
@@ -31,21 +31,7 @@ import {
   type TtsStreamQuery,
 } from '../../endpoints/tts.js';
 
-export interface TtsOpts {
-  voice?: string;
-  language: string;
-  codec?: Codec;
-  sampleRate?: number;
-  bitRate?: number;
-  speed?: number;
-  optimizeStreamingLatency?: number;
-  textNormalization?: boolean;
-  timestamps?: string | boolean;
-  output?: string;
-  outputDevice?: string;
-  play?: boolean;
-  force?: boolean;
-}
+export type TtsOpts = OptionValues<typeof TTS_OPTIONS>;
 
 function languageParser(raw: string, flag: string): string {
   if (!BCP47.test(raw))
