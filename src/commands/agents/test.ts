@@ -9,16 +9,10 @@ import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { forceFlags, toolCmdFlag } from '../../cmdutil/flag-sets.js';
-import { toolCmdParser, } from '../../cmdutil/local-tools.js';
+import { toolCmdParser } from '../../cmdutil/local-tools.js';
 import { integer, number, oneOf } from '../../core/validate.js';
 import { readTestFiles, type TestCase } from '../../agent-tests/test-file.js';
-import {
-  caseLine,
-  junitReport,
-  REPORT_FORMATS,
-  tapReport,
-  transcriptName,
-} from '../../agent-tests/report.js';
+import { caseLine, junitReport, REPORT_FORMATS, tapReport, transcriptName } from '../../agent-tests/report.js';
 import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
 import { checkAgentInput, fileNamer, readAgentFile } from './shared.js';
 
