@@ -49,10 +49,6 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
 }
 
 // ---- templates (cmdutil/templates.ts)
-/** The values of TEMPLATE_FLAGS, EXTRACT_FLAGS and ATTACH_FLAGS (llm's conventions) on a command's options. */
-export type PromptExtraFlags = OptionValues<
-  [...typeof TEMPLATE_FLAGS, ...typeof EXTRACT_FLAGS, ...typeof ATTACH_FLAGS]
->;
 
 export const TEMPLATE_FLAGS = [
   {

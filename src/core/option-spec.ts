@@ -50,7 +50,7 @@ type OptionValue<S> =
               : boolean)
   | (S extends { default: infer D } ? D : never);
 
-/** One spec as its key, its value, whether it has a default and whether it is a `--no-` flag; flags only `string`: none. */
+/** A spec as its key, its value, whether it has a default and is a `--no-` flag; flags only `string`: none. */
 type OptionEntry<S> = S extends { flags: infer F extends string }
   ? string extends F
     ? never

@@ -19,7 +19,7 @@ export interface RequestRow extends OptionSpec {
 export interface RequestTable<Rows extends readonly RequestRow[] = readonly RequestRow[]> {
   /** the operation, as `METHOD /path` of the spec */
   operation: string;
-  /** literal (`as const satisfies RequestTable`): a command's opts are typed from them (core/option-spec OptionValues) */
+  /** literal (`as const satisfies RequestTable`): a command's opts are typed from them (OptionValues) */
   rows: Rows;
   /** body fields filled from arguments, input files or the command's own logic → how (for the coverage test) */
   inputs?: Record<string, string>;

@@ -2,7 +2,7 @@
 // voice id normalisation, the human view of an agent, and the difference shown by `push`.
 import { readInputText } from '../../core/input-file.js';
 import { UsageError } from '../../core/errors.js';
-import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
+import type { OptionSpec } from '../../core/option-spec.js';
 import { fail, integer, maxLength, number, repeatable } from '../../core/validate.js';
 import type { Output } from '../../term/output.js';
 import { AGENT_LIMITS, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
@@ -295,7 +295,6 @@ export async function describeChange(
 }
 
 /** The agent's fields as flags (create and update take the same ones, with the same checks). */
-export type AgentFieldFlags = OptionValues<typeof AGENT_FIELD_OPTIONS>;
 
 export const AGENT_FIELD_OPTIONS = [
   { flags: '--name <name>', description: 'agent name (at most 255 characters)', parse: maxLength(AGENT_LIMITS.name) },
