@@ -2,7 +2,6 @@
 import type { CaseResult } from './run-case.js';
 
 export const REPORT_FORMATS = ['text', 'tap', 'junit'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 

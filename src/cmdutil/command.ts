@@ -1,14 +1,14 @@
 // A command is data (flags, arguments, help, examples) plus a runner that returns an exit code.
 import type { Context } from '../runtime/context.js';
 import type { RequestTable } from '../core/request-table.js';
-import type { ArgSpec, OptionSpec } from '../core/option-spec.js';
+import type { ArgSpec, OptionSpec, OptionValues } from '../core/option-spec.js';
 
 /** A command's spec: its one-line summary is its tree node's (CommandNode.summary), said nowhere else. */
-export interface CommandSpec<Opts = any> {
+export interface CommandSpec<Opts = any, Options extends readonly OptionSpec[] = readonly OptionSpec[]> {
   /** the help text after the summary */
   description?: string;
   args?: ArgSpec[];
-  options?: OptionSpec[];
+  options?: Options;
   examples?: string[];
   /** the operations this command sends, as request tables (flag → body field → check); read by the coverage test */
   requests?: RequestTable[];
@@ -45,6 +45,9 @@ export interface RootEntry {
   runs?: string;
 }
 
-export function defineCommand<Opts = any>(spec: CommandSpec<Opts>): CommandSpec<Opts> {
+/** `run`'s `opts` are typed from `options` (core/option-spec OptionValues): no option type is written by hand. */
+export function defineCommand<const Options extends readonly OptionSpec[] = readonly []>(
+  spec: CommandSpec<OptionValues<Options>, Options>,
+): CommandSpec<OptionValues<Options>, Options> {
   return spec;
 }

@@ -9,10 +9,10 @@ import type { OptionSpec } from '../core/option-spec.js';
 import { noInputReason, refusePrompt } from '../runtime/no-input.js';
 
 /** The flag every confirming command takes. */
-export const YES_OPTION: OptionSpec = {
+export const YES_OPTION = {
   flags: '-y, --yes',
   description: 'do not ask for confirmation (required when stdin is not a terminal)',
-};
+} as const satisfies OptionSpec;
 
 export interface ConfirmOptions {
   /** the value of --yes */

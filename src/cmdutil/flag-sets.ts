@@ -3,11 +3,21 @@
 // `--help` can show the sets under their own headings. Commands compose them: `...sampling('temperature', 'topP')`.
 import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
-import type { OptionSpec } from '../core/option-spec.js';
+import type { OptionSpec, OptionValues } from '../core/option-spec.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
 import { DEFAULT_MCP_MAX_RESULT_KIB, mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
-import { fail, httpUrl, integer, isoDate, keyValue, number, oneOf, repeatable } from '../core/validate.js';
+import {
+  type FlagParser,
+  fail,
+  httpUrl,
+  integer,
+  isoDate,
+  keyValue,
+  number,
+  oneOf,
+  repeatable,
+} from '../core/validate.js';
 
 export const FLAG_GROUPS = {
   model: 'Model',
@@ -25,11 +35,12 @@ export const DEFAULT_LANGUAGE_MODEL = 'svc-latest';
 
 // ---- model
 /** `-m, --model <id>`; `about` says what the model is for and which default applies. */
-export function modelFlag(
+export function modelFlag<const Extra extends Partial<RequestRow> = Record<never, never>>(
   about = `model id or alias (default: the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`,
-  extra: Partial<RequestRow> = {},
-): RequestRow {
-  return { flags: '-m, --model <id>', description: about, group: FLAG_GROUPS.model, reaches: ['model'], ...extra };
+  extra: Extra = {} as Extra,
+) {
+  const row = { flags: '-m, --model <id>', description: about, group: FLAG_GROUPS.model, reaches: ['model'] } as const;
+  return { ...row, ...extra } satisfies RequestRow;
 }
 
 /** -m, else the profile's model, else the default language model. */
@@ -38,19 +49,8 @@ export function resolveModel(ctx: Context, flag: string | undefined, fallback?: 
 }
 
 // ---- templates (cmdutil/templates.ts)
-/** The values of TEMPLATE_FLAGS, EXTRACT_FLAGS and ATTACH_FLAGS (llm's conventions) on a command's options. */
-export interface PromptExtraFlags {
-  template?: string;
-  var?: Record<string, string>;
-  yes?: boolean;
-  extract?: boolean;
-  extractLast?: boolean;
-  attach?: string[];
-  fragment?: string[];
-  keep?: boolean;
-}
 
-export const TEMPLATE_FLAGS: RequestRow[] = [
+export const TEMPLATE_FLAGS = [
   {
     flags: '-t, --template <name>',
     description: 'start from a saved template (svc templates list): its system prompt, model, schema, options',
@@ -68,9 +68,9 @@ export const TEMPLATE_FLAGS: RequestRow[] = [
       'with -t: use a template that runs a program or reads a file outside this folder without asking (scripts)',
     group: FLAG_GROUPS.template,
   },
-];
+] as const satisfies readonly RequestRow[];
 /** -y of TEMPLATE_FLAGS, for a command that takes a saved template under a flag of its own (batch -t). */
-export const TEMPLATE_YES: OptionSpec = TEMPLATE_FLAGS.find((f) => f.flags === '-y, --yes')!;
+export const TEMPLATE_YES = TEMPLATE_FLAGS[2];
 
 // ---- sampling
 const S = FLAG_GROUPS.sampling;
@@ -131,20 +131,20 @@ export const SAMPLING = {
     group: S,
     field: 'stop',
   },
-} satisfies Record<string, RequestRow>;
+} as const satisfies Record<string, RequestRow>;
 
 /** The named sampling rows, in the order given; `fields` renames a body field (e.g. stop → stop_sequences). */
-export function sampling(
-  names: (keyof typeof SAMPLING)[],
+export function sampling<const N extends readonly (keyof typeof SAMPLING)[]>(
+  names: N,
   fields: Partial<Record<keyof typeof SAMPLING, string>> = {},
-): RequestRow[] {
-  return names.map((n) => ({ ...SAMPLING[n], field: fields[n] ?? SAMPLING[n].field }));
+): { [I in keyof N]: Omit<(typeof SAMPLING)[N[I]], 'field'> & { field: string } } {
+  return names.map((n) => ({ ...SAMPLING[n], field: fields[n] ?? SAMPLING[n].field })) as never;
 }
 
 // ---- output
 const O = FLAG_GROUPS.output;
 /** -a (cmdutil/attachments.ts) and -f (cmdutil/fragments.ts): what the prompt carries besides its words. */
-export const ATTACH_FLAGS: RequestRow[] = [
+export const ATTACH_FLAGS = [
   {
     flags: '-a, --attach <file|url|->',
     description: 'attach a file: text goes in the prompt, an image as an image, a document uploaded (repeatable)',
@@ -162,10 +162,10 @@ export const ATTACH_FLAGS: RequestRow[] = [
     parse: repeatable(),
     group: FLAG_GROUPS.input,
   },
-];
+] as const satisfies readonly RequestRow[];
 
 /** -x/--extract, --extract-last: only a fenced code block of the answer (cmdutil/answer-writer.ts). */
-export const EXTRACT_FLAGS: RequestRow[] = [
+export const EXTRACT_FLAGS = [
   {
     flags: '-x, --extract',
     description: 'print only the first fenced code block of the answer (once it is complete)',
@@ -176,56 +176,56 @@ export const EXTRACT_FLAGS: RequestRow[] = [
     description: 'print only the last fenced code block of the answer',
     group: FLAG_GROUPS.output,
   },
-];
+] as const satisfies readonly RequestRow[];
 
 /**
  * Every command that writes a file the user named: an existing file is replaced only with --force (`--clobber`, gh's
  * name, is the same flag). The check before sending is the runner's (cmdutil/command-options refuseExistingOutputs,
  * for outputPath flags) or the command's (net/download checkTarget); the writer passes `replace: force`.
  */
-export function forceFlags(what = 'an existing file'): OptionSpec[] {
+export function forceFlags(what = 'an existing file') {
   return [
     { flags: '-f, --force', description: `replace ${what} (never done without it; also --clobber)`, group: O },
     { flags: '--clobber', description: 'the same as --force', hidden: true, implies: { force: true } },
-  ];
+  ] as const satisfies readonly OptionSpec[];
 }
 
 export const OUTPUT = {
-  usage: { flags: '-u, --usage', description: 'print token usage on stderr', group: O } as RequestRow,
+  usage: { flags: '-u, --usage', description: 'print token usage on stderr', group: O },
   /** streamed by default */
   noStream: {
     flags: '--no-stream',
     description: 'wait for the whole answer instead of streaming it',
     group: O,
     reaches: ['stream'],
-  } as RequestRow,
+  },
   /** not streamed by default */
   stream: {
     flags: '--stream',
     description: 'print the answer as it is written',
     group: O,
     field: 'stream',
-  } as RequestRow,
+  },
   logprobs: {
     flags: '--logprobs',
     description: 'return log probabilities of the output tokens',
     group: O,
     field: 'logprobs',
-  } as RequestRow,
+  },
   /** streamed answers rendered as Markdown on a terminal (cmdutil/answer-writer) */
   raw: {
     flags: '--raw',
     description: 'on a terminal, print the answer as the model wrote it (no Markdown rendering)',
     group: O,
-  } as RequestRow,
+  },
   topLogprobs: {
     flags: '--top-logprobs <n>',
     description: 'most likely tokens per position (0-8); needs --logprobs',
     parse: integer({ min: 0, max: 8 }),
     group: O,
     field: 'top_logprobs',
-  } as RequestRow,
-};
+  },
+} as const satisfies Record<string, RequestRow>;
 
 // ---- tools
 const T = FLAG_GROUPS.tools;
@@ -236,78 +236,69 @@ const T = FLAG_GROUPS.tools;
 export function toolFlag(
   description = 'function tool(s) from a JSON file (repeatable; at most 128 tools)',
   parse: ToolParseOptions = {},
-): RequestRow {
+) {
   return {
     flags: '--tool <file>',
     description,
     parse: repeatable((raw, flag) => readToolFile(raw, flag, parse)),
     group: T,
     reaches: ['tools'],
-  };
+  } as const satisfies RequestRow;
 }
-export function toolChoiceFlag(description = 'none, auto, required, or a function name to force'): RequestRow {
-  return { flags: '--tool-choice <choice>', description, group: T, reaches: ['tool_choice'] };
+export function toolChoiceFlag(description = 'none, auto, required, or a function name to force') {
+  return {
+    flags: '--tool-choice <choice>',
+    description,
+    group: T,
+    reaches: ['tool_choice'],
+  } as const satisfies RequestRow;
 }
-export const PARALLEL_TOOL_CALLS: RequestRow = {
+export const PARALLEL_TOOL_CALLS = {
   flags: '--no-parallel-tool-calls',
   description: 'at most one tool call per answer',
   group: T,
   field: 'parallel_tool_calls',
-};
+} as const satisfies RequestRow;
 /** `--mcp 'COMMAND ARGS'` (or NAME of the config key mcp.NAME): an MCP server whose tools the model may call */
-export const MCP_FLAG: RequestRow = {
+export const MCP_FLAG = {
   flags: '--mcp <command>',
   description:
     "start this MCP server ('COMMAND ARGS', or NAME for the config key mcp.NAME) and offer its tools to the " +
     'model (repeatable); its calls run through it',
   parse: mcpParser,
   group: T,
-};
+} as const satisfies RequestRow;
 /** what of one MCP tool result goes to the model (the rest cut, the model and stderr told) */
-export const MCP_MAX_RESULT_FLAG: RequestRow = {
+export const MCP_MAX_RESULT_FLAG = {
   flags: '--mcp-max-result <KiB>',
   description:
     `with --mcp: what of one tool result goes to the model, in KiB (1-65536, default ${DEFAULT_MCP_MAX_RESULT_KIB}); ` +
     'the rest is cut and the model told',
   parse: integer({ min: 1, max: 65536 }),
   group: T,
-};
-export const APPROVE_FLAG: RequestRow = {
+} as const satisfies RequestRow;
+export const APPROVE_FLAG = {
   flags: '--approve',
   description: 'with --tool-cmd or --mcp: ask on the terminal before each tool call (a no is told to the model)',
   group: T,
-};
-export function toolCmdFlag(parse: RequestRow['parse']): RequestRow {
+} as const satisfies RequestRow;
+export function toolCmdFlag<T>(parse: FlagParser<T>) {
   return {
     flags: '--tool-cmd <name=command>',
     description:
       'run COMMAND for each call of tool NAME (repeatable); arguments as JSON on stdin, its stdout is sent back',
     parse,
     group: T,
-  };
+  } as const satisfies RequestRow;
 }
 
 // ---- search (search_parameters: chat completions and responses)
 const Q = FLAG_GROUPS.search;
 export const SEARCH_MODES = ['off', 'on', 'auto'] as const;
 export const SEARCH_SOURCES = ['web', 'x', 'news', 'rss'] as const;
-export interface SearchFlags {
-  search?: string;
-  searchFrom?: string;
-  searchTo?: string;
-  maxSearchResults?: number;
-  citations?: boolean;
-  searchSource?: string[];
-  searchCountry?: string;
-  allowedWebsite?: string[];
-  excludedWebsite?: string[];
-  xHandle?: string[];
-  excludedXHandle?: string[];
-  rss?: string[];
-  safeSearch?: boolean;
-}
+export type SearchFlags = OptionValues<typeof SEARCH_ROWS>;
 const SOURCES = 'search_parameters.sources';
-export const SEARCH_ROWS: RequestRow[] = [
+export const SEARCH_ROWS = [
   {
     flags: '--search <mode>',
     description: 'live search: off, on, auto',
@@ -354,7 +345,7 @@ export const SEARCH_ROWS: RequestRow[] = [
   {
     flags: '--search-country <code>',
     description: 'country for web and news search (ISO 3166-1 alpha-2)',
-    parse: (raw, flag) =>
+    parse: (raw: string, flag: string) =>
       /^[A-Za-z]{2}$/.test(raw) ? raw.toUpperCase() : fail(flag, raw, 'a two-letter country code'),
     group: Q,
     reaches: [SOURCES],
@@ -400,7 +391,7 @@ export const SEARCH_ROWS: RequestRow[] = [
     group: Q,
     reaches: [SOURCES],
   },
-];
+] as const satisfies readonly RequestRow[];
 
 /** The search_parameters object for the search flags, or undefined when none was given. */
 export function searchParameters(f: SearchFlags): Record<string, unknown> | undefined {
@@ -454,10 +445,10 @@ export const AUDIO = {
     flags: '--input-device <name>',
     description: 'microphone: an index or name from `svc audio devices` (default: the system default)',
     group: A,
-  } as RequestRow,
+  },
   outputDevice: {
     flags: '--output-device <name>',
     description: 'speaker: an index or name from `svc audio devices` (default: the system default)',
     group: A,
-  } as RequestRow,
-};
+  },
+} as const satisfies Record<string, RequestRow>;

@@ -5,11 +5,10 @@
 // final cursor record {"next_page_token": "…"}.
 import type { Column } from '../term/output.js';
 import type { Context } from '../runtime/context.js';
-import type { OptionSpec } from '../core/option-spec.js';
 import type { Query } from '../net/http.js';
 import type { CursorRule, ListEndpoint, PageSize } from '../net/paging.js';
 import { ProtocolError, UsageError } from '../core/errors.js';
-import { integer } from '../core/validate.js';
+import { type FlagParser, integer } from '../core/validate.js';
 
 export interface ListSource<_Item> {
   /** fetch one page; the reply as the API sent it (checked by the api layer) */
@@ -132,11 +131,18 @@ export interface PageOpts {
  * The flags of a list: --limit, --all, and --page-token (plus --after where the endpoint takes an item id: `after`
  * is its help, the flag sent as the API's `after` parameter).
  */
-export function pageFlags(list: PagedList, after?: string): OptionSpec[] {
+/** The page flags a list may take (which of them: its cursor rule); each typed for `run`'s opts (OptionValues). */
+type PageFlag =
+  | { flags: '--limit <n>'; description: string; parse: FlagParser<number> }
+  | { flags: '--all'; description: string }
+  | { flags: '--page-token <cursor>'; description: string }
+  | { flags: '--after <id>'; description: string };
+
+export function pageFlags(list: PagedList, after?: string): PageFlag[] {
   const { noun, cursor, pageSize: size } = list;
   const range = size.max ? `${size.min ?? 1}-${size.max}` : `at least ${size.min ?? 1}`;
   const clamped = size.clampedAt ? `; at most ${size.clampedAt} per page` : '';
-  const flags: OptionSpec[] = [
+  const flags: PageFlag[] = [
     {
       flags: '--limit <n>',
       description: `${noun} per page (${range}, default ${size.default})${clamped}`,

@@ -1,4 +1,5 @@
 // A command's flags and positional arguments as data: what help, parsing, completion and the request tables read.
+import type { FlagKey } from './global-flags.js';
 import type { FlagParser } from './validate.js';
 
 /**
@@ -22,13 +23,86 @@ export interface OptionSpec {
    * own output and journal are there) */
   decidesExisting?: true;
   /** other options this one sets when given (an alias: `--clobber` sets force) */
-  implies?: Record<string, unknown>;
+  implies?: Readonly<Record<string, unknown>>;
   /** values shell completion asks `svc __complete` for (default: from the flag's name, e.g. --model → models; false:
    * none, for a flag whose name another command's flag of other values shares) */
   complete?: CompletionKind | false;
   /** help heading of a shared flag set (cmdutil/flag-sets.ts): Model, Sampling, Output, Tools, Search, Audio */
   group?: string;
 }
+
+/**
+ * The type of one flag's value as commander hands it to `run`: what its parser returns, else one of its choices,
+ * else the word (`<value>`), the words (`<values...>`), the word or true (`[value]`) or a boolean (a bare flag). A
+ * default commander passes as written, unparsed.
+ */
+type OptionValue<S> =
+  | (S extends { parse: (...args: any[]) => infer T }
+      ? T
+      : S extends { choices: readonly (infer C)[] }
+        ? C
+        : S extends { flags: `${string}<${string}...>${string}` }
+          ? string[]
+          : S extends { flags: `${string}<${string}` }
+            ? string
+            : S extends { flags: `${string}[${string}` }
+              ? string | true
+              : boolean)
+  | (S extends { default: infer D } ? D : never);
+
+/** A spec as its key, its value, whether it has a default and is a `--no-` flag; flags only `string`: none. */
+type OptionEntry<S> = S extends { flags: infer F extends string }
+  ? string extends F
+    ? never
+    : {
+        key: FlagKey<F>;
+        value: OptionValue<S>;
+        hasDefault: S extends { default: unknown } ? true : false;
+        negated: F extends `${string}--no-${string}` ? true : false;
+      }
+  : never;
+
+/** The keys of the flags that are not `--no-` ones. */
+type PlainKeys<All> = All extends { negated: false; key: infer K } ? K : never;
+
+/** Whether commander always gives the key a value: a default, or a `--no-x` whose `--x` the command lacks (true). */
+type AlwaysGiven<E, All> = E extends { hasDefault: true }
+  ? true
+  : E extends { negated: true; key: infer K }
+    ? K extends PlainKeys<All>
+      ? false
+      : true
+    : false;
+
+/** A `--no-x` beside an `--x` gives false (`--save <name>` and `--no-save`: a name, false or nothing). */
+type EntryValue<E, All> = E extends { negated: true; key: infer K; value: infer V }
+  ? K extends PlainKeys<All>
+    ? false
+    : V
+  : E extends { value: infer V }
+    ? V
+    : never;
+
+type Flatten<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * The `opts` of a command's `run`, inferred from its option specs (cmdutil/command.ts defineCommand): the key as
+ * commander names it (FlagKey: `--max-tokens` → maxTokens, `--no-stream` → stream), optional unless always given.
+ * The specs must keep their literal types (`as const satisfies`, generic helpers): a spec typed only as OptionSpec
+ * gives no key, so a flag read through it fails to compile rather than read as `any`.
+ */
+export type OptionValues<O extends readonly unknown[]> = Flatten<
+  {
+    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true ? E['key'] : never]: EntryValue<
+      E,
+      OptionEntry<O[number]>
+    >;
+  } & {
+    [E in OptionEntry<O[number]> as AlwaysGiven<E, OptionEntry<O[number]>> extends true
+      ? never
+      : E['key']]?: EntryValue<E, OptionEntry<O[number]>>;
+  }
+>;
 
 /**
  * Dynamic values for shell completion (src/commands/completion/dynamic.ts): the profiles of the config file, and the

@@ -2,7 +2,7 @@
 // The command builds its options and its request body from the same rows, and the API-parameter coverage test
 // (test/commands/api-parameters.test.ts) reads the rows to prove every documented field is reachable.
 import type { OptionSpec } from './option-spec.js';
-import { oneOf } from './validate.js';
+import { type FlagParser, oneOf } from './validate.js';
 
 export interface RequestRow extends OptionSpec {
   /** the body field this flag fills (a dotted path for a nested field); none: a local flag */
@@ -13,13 +13,14 @@ export interface RequestRow extends OptionSpec {
    */
   send?: (value: any, opts: any) => unknown;
   /** fields reached through this flag by the command's own code (not filled by fillBody): for the coverage test */
-  reaches?: string[];
+  reaches?: readonly string[];
 }
 
-export interface RequestTable {
+export interface RequestTable<Rows extends readonly RequestRow[] = readonly RequestRow[]> {
   /** the operation, as `METHOD /path` of the spec */
   operation: string;
-  rows: RequestRow[];
+  /** literal (`as const satisfies RequestTable`): a command's opts are typed from them (OptionValues) */
+  rows: Rows;
   /** body fields filled from arguments, input files or the command's own logic → how (for the coverage test) */
   inputs?: Record<string, string>;
 }
@@ -50,18 +51,18 @@ export function tableOptions(rows: readonly RequestRow[]): OptionSpec[] {
  * A row of one of `values`, which are read when first needed (the flag given, help, completion, an MCP tool's
  * schema), not when the row is made: `values` may load api-facts (core/lazy-api-facts.ts).
  */
-export function listedRow<T extends string>(
-  row: Omit<RequestRow, 'description' | 'choices' | 'parse'>,
+export function listedRow<const Row extends Omit<RequestRow, 'description' | 'choices' | 'parse'>, T extends string>(
+  row: Row,
   values: () => readonly T[],
   describe: (values: readonly T[]) => string,
-): RequestRow {
+): Row & { description: string; choices: readonly T[]; parse: FlagParser<T> } {
   return Object.defineProperties(
     { ...row, parse: oneOf(values) },
     {
       description: { get: () => describe(values()), enumerable: true },
       choices: { get: values, enumerable: true },
     },
-  ) as RequestRow;
+  ) as never;
 }
 
 /** Sets a dotted path (`reasoning.effort`) in an object, creating the objects on the way. */

@@ -5,7 +5,6 @@ import { expectArray } from './guard.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
 export const RETRIEVAL_MODES = SCHEMAS.RetrievalMode['$.type'].enum;
-export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
 export type SearchMatch = JsonReply<'searchDocuments'>['matches'][number];
 

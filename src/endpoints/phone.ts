@@ -10,7 +10,6 @@ export type PhoneNumber = Schema<'PhoneNumberV2'> & Partial<Schema<'PhoneNumber'
 
 export const PHONE_LIMITS = { name: 255, description: 1000 } as const;
 export const V2_ORIGINS = ['svc_provisioned', 'byo_trunk'] as const;
-export type V2Origin = (typeof V2_ORIGINS)[number];
 
 function unwrap(raw: unknown, what: string): PhoneNumber {
   const obj = raw as Record<string, unknown> | undefined;

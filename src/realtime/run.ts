@@ -62,7 +62,7 @@ export interface VoiceFlags {
 }
 
 /** Flags of the session itself (every voice command). */
-export const SESSION_OPTIONS: OptionSpec[] = [
+export const SESSION_OPTIONS = [
   {
     flags: '--agent <id>',
     description: 'configure the session from a stored agent (instructions, voice, tools, VAD); flags given too win',
@@ -104,10 +104,10 @@ export const SESSION_OPTIONS: OptionSpec[] = [
   },
   AUDIO.inputDevice,
   AUDIO.outputDevice,
-];
+] as const satisfies readonly OptionSpec[];
 
 /** Echo cancellation on the microphone's path (realtime talk; calls join with --input mic --output speaker). */
-export const AEC_OPTIONS: OptionSpec[] = [
+export const AEC_OPTIONS = [
   {
     flags: '--aec',
     description:
@@ -115,10 +115,10 @@ export const AEC_OPTIONS: OptionSpec[] = [
       'so that open speakers need no headphones',
   },
   { flags: '--no-aec', description: 'no echo cancellation (headphones, or a device that cancels echo itself)' },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** Flags of `svc realtime talk` only. */
-export const TALK_OPTIONS: OptionSpec[] = [
+export const TALK_OPTIONS = [
   modelFlag(`realtime model: ${REALTIME_MODELS.join(', ')} (voice-2.0 is deprecated)`, {
     parse: oneOf(REALTIME_MODELS),
     choices: REALTIME_MODELS,
@@ -160,7 +160,7 @@ export const TALK_OPTIONS: OptionSpec[] = [
     parse: outputPath(),
   },
   ...forceFlags('an existing --output, --record or --latency-log file'),
-];
+] as const satisfies readonly OptionSpec[];
 
 /** Checks that span flags; throws a UsageError (exit 2) before anything is sent. */
 export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {

@@ -1,3 +1,4 @@
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { AGENT_FIELDS, createAgent, type AgentInput } from '../../endpoints/agents.js';
@@ -11,23 +12,22 @@ import {
   readAgentFile,
   readToolFiles,
   textOrFile,
-  type AgentFieldFlags,
   type Namer,
 } from './shared.js';
 
-interface Opts extends AgentFieldFlags {
-  file?: string;
-}
+type Opts = OptionValues<typeof OPTIONS>;
 
-export default defineCommand<Opts>({
+const OPTIONS = [
+  { flags: '-f, --file <path>', description: 'agent JSON (as written by `svc agents pull`; `-` reads stdin)' },
+  ...AGENT_FIELD_OPTIONS,
+] as const satisfies readonly OptionSpec[];
+
+export default defineCommand({
   description:
     'Flags override the fields of -f FILE. Limits (checked before sending): name 255 characters, ' +
     'instructions 256,000, ' +
     '200 tools, 10 collections, VAD threshold 0-1, VAD silence 0-10,000 ms.',
-  options: [
-    { flags: '-f, --file <path>', description: 'agent JSON (as written by `svc agents pull`; `-` reads stdin)' },
-    ...AGENT_FIELD_OPTIONS,
-  ],
+  options: OPTIONS,
   examples: [
     'svc agents create --name support --voice eve --instructions @prompt.md --tool tools.json',
     'svc agents create -f agent.json --name "support (copy)"',

@@ -2,7 +2,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { deleteAgent } from '../../endpoints/agents.js';
 
-export default defineCommand<{ yes?: boolean }>({
+export default defineCommand({
   description: 'Asks for confirmation on a terminal; in a script pass --yes.',
   args: [{ name: 'id', description: 'agent id', required: true }],
   options: [YES_OPTION],

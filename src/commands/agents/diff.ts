@@ -6,13 +6,7 @@ import { checkEnv, ENV_OPTION, managedKeys, requireProject, sortFiles } from './
 import { readAgentFile } from './shared.js';
 import { differs, planAll, planJson, planText, projectTargets, type Target } from './sync.js';
 
-interface Opts {
-  file?: string[];
-  env?: string;
-  exitCode?: boolean;
-}
-
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Compares what the files say (each agent file with its overlay for --env, ${env:NAME} references resolved) ' +
     'with the agents on the server, field by field (server-only fields such as agent_id and updated_at are not ' +

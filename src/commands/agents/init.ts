@@ -5,7 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import { repeatable } from '../../core/validate.js';
 import { AGENTS_DIR, DEFAULT_ENV, ENV_NAME, PROJECT_FILE, saveProject } from './project.js';
 
-export default defineCommand<{ env?: string[] }>({
+export default defineCommand({
   description:
     `Makes DIR (default: the current folder) a project of agents: ${PROJECT_FILE} (the environments, and per ` +
     `agent its file and its agent id in each environment, recorded by push and pull) and ${AGENTS_DIR}/, one ` +

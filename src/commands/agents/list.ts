@@ -1,9 +1,9 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import type { Agent } from '../../endpoints/agents.js';
 import { AGENTS } from '../../endpoints/resources.js';
 
-export default defineCommand<PageOpts>({
+export default defineCommand({
   description:
     'The API has no cursor for agents: one reply of --limit agents (default 100); --all asks for the most ' +
     'one reply holds (1000).',

@@ -361,10 +361,10 @@ export function takenFiles(project: Project): Set<string> {
   return new Set(Object.values(project.agents).map((a) => resolve(project.dir, a.file)));
 }
 
-export const ENV_OPTION: OptionSpec = {
+export const ENV_OPTION = {
   flags: '--env <name>',
   description:
     'environment of the project: each agent file with its NAME.ENV.json overlay, and the agent ids of that ' +
     `environment (default: ${DEFAULT_ENV}; the names are listed in ${PROJECT_FILE})`,
   parse: pattern(ENV_NAME, 'letters, digits, - and _'),
-};
+} as const satisfies OptionSpec;

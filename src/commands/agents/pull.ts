@@ -7,15 +7,7 @@ import { getAgent } from '../../endpoints/agents.js';
 import { ENV_OPTION } from './project.js';
 import { pullAll } from './pull-all.js';
 
-interface Opts {
-  output?: string;
-  all?: boolean;
-  env?: string;
-  project?: string;
-  force?: boolean;
-}
-
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'One agent (ID): the file holds the agent exactly as the API sent it (every field, including agent_id), so ' +
     'that `svc agents push -f FILE` of the unchanged file sends nothing. Edit the fields name, instructions, tools, ' +

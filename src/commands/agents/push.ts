@@ -32,13 +32,7 @@ import { applyPlan, differs, planAll, planJson, planText, projectTargets, type F
 
 const READ_ONLY = new Set(['agent_id', 'created_at', 'updated_at']);
 
-interface Opts {
-  file?: string[];
-  env?: string;
-  dryRun?: boolean;
-}
-
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'A project (svc agents init): every agent of the folder given (or of the project found from here upward), ' +
     'or of the -f files, in the environment of --env (the base file with its overlay, ${env:NAME} references ' +

@@ -295,17 +295,8 @@ export async function describeChange(
 }
 
 /** The agent's fields as flags (create and update take the same ones, with the same checks). */
-export interface AgentFieldFlags {
-  name?: string;
-  instructions?: string;
-  voice?: string;
-  vadThreshold?: number;
-  vadSilenceMs?: number;
-  tool?: string[];
-  collection?: string[];
-}
 
-export const AGENT_FIELD_OPTIONS: OptionSpec[] = [
+export const AGENT_FIELD_OPTIONS = [
   { flags: '--name <name>', description: 'agent name (at most 255 characters)', parse: maxLength(AGENT_LIMITS.name) },
   {
     flags: '--instructions <text>',
@@ -332,4 +323,4 @@ export const AGENT_FIELD_OPTIONS: OptionSpec[] = [
     description: 'knowledge-base collection id for file search (repeatable; at most 10)',
     parse: repeatable(undefined, { max: AGENT_LIMITS.collections }),
   },
-];
+] as const satisfies readonly OptionSpec[];

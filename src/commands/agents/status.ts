@@ -9,7 +9,7 @@ const STATE_TEXT = {
   missing: 'gone from server',
 } as const;
 
-export default defineCommand<{ env?: string }>({
+export default defineCommand({
   description:
     'One row per agent of the project: whether the server matches its files in the environment of --env ' +
     '(in sync; changed, with the fields that differ; not pushed: no agent id for this environment yet; gone ' +

@@ -1,3 +1,4 @@
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import { outputPath } from '../../core/atomic-file.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -8,34 +9,55 @@ import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { forceFlags, toolCmdFlag } from '../../cmdutil/flag-sets.js';
-import { toolCmdParser, type ToolCommand } from '../../cmdutil/local-tools.js';
+import { toolCmdParser } from '../../cmdutil/local-tools.js';
 import { integer, number, oneOf } from '../../core/validate.js';
 import { readTestFiles, type TestCase } from '../../agent-tests/test-file.js';
-import {
-  caseLine,
-  junitReport,
-  REPORT_FORMATS,
-  tapReport,
-  transcriptName,
-  type ReportFormat,
-} from '../../agent-tests/report.js';
+import { caseLine, junitReport, REPORT_FORMATS, tapReport, transcriptName } from '../../agent-tests/report.js';
 import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
 import { checkAgentInput, fileNamer, readAgentFile } from './shared.js';
 
-interface Opts {
-  agentFile?: string;
-  parallel?: number;
-  format?: ReportFormat;
-  output?: string;
-  force?: boolean;
-  transcripts?: string;
-  toolCmd?: ToolCommand[];
-  toolTimeout?: number;
-}
+type Opts = OptionValues<typeof OPTIONS>;
 
 const DEFAULT_TRANSCRIPTS = 'agent-test-transcripts';
 
-export default defineCommand<Opts>({
+const OPTIONS = [
+  {
+    flags: '--agent-file <path>',
+    description:
+      'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument ' +
+      'is then a test file',
+  },
+  {
+    flags: '-P, --parallel <n>',
+    description: 'cases run at once, each in its own session (1-16, default 1)',
+    parse: integer({ min: 1, max: 16 }),
+  },
+  {
+    flags: '--format <format>',
+    description: 'report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)',
+    parse: oneOf(REPORT_FORMATS),
+    choices: REPORT_FORMATS,
+  },
+  {
+    flags: '-o, --output <file>',
+    description: 'write the report to FILE instead of stdout (written only when complete)',
+    parse: outputPath(),
+  },
+  ...forceFlags('an existing -o file'),
+  {
+    flags: '--transcripts <dir>',
+    description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
+    parse: outputPath({ dir: true }),
+  },
+  toolCmdFlag(toolCmdParser),
+  {
+    flags: '--tool-timeout <seconds>',
+    description: 'time limit of one tool command (1-600, default 60)',
+    parse: number({ min: 1, max: 600 }),
+  },
+] as const satisfies readonly OptionSpec[];
+
+export default defineCommand({
   description:
     'Each case of the test files (YAML or JSON, docs/agent-tests.md) runs in its own realtime session configured ' +
     'like the agent (instructions, voice, tools, knowledge base): user turns as text or audio files, and per turn ' +
@@ -48,42 +70,7 @@ export default defineCommand<Opts>({
     { name: 'agent', description: 'agent id (leave out with --agent-file)' },
     { name: 'files', description: 'test files (YAML or JSON)', variadic: true },
   ],
-  options: [
-    {
-      flags: '--agent-file <path>',
-      description:
-        'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument ' +
-        'is then a test file',
-    },
-    {
-      flags: '-P, --parallel <n>',
-      description: 'cases run at once, each in its own session (1-16, default 1)',
-      parse: integer({ min: 1, max: 16 }),
-    },
-    {
-      flags: '--format <format>',
-      description: 'report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)',
-      parse: oneOf(REPORT_FORMATS),
-      choices: REPORT_FORMATS,
-    },
-    {
-      flags: '-o, --output <file>',
-      description: 'write the report to FILE instead of stdout (written only when complete)',
-      parse: outputPath(),
-    },
-    ...forceFlags('an existing -o file'),
-    {
-      flags: '--transcripts <dir>',
-      description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
-      parse: outputPath({ dir: true }),
-    },
-    toolCmdFlag(toolCmdParser),
-    {
-      flags: '--tool-timeout <seconds>',
-      description: 'time limit of one tool command (1-600, default 60)',
-      parse: number({ min: 1, max: 600 }),
-    },
-  ],
+  options: OPTIONS,
   examples: [
     'svc agents test agent_123 tests/support.yaml',
     'svc agents test --agent-file agent.json tests/*.yaml -P 4 --format junit -o report.xml',

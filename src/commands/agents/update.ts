@@ -3,25 +3,11 @@ import { ApiError, UsageError } from '../../core/errors.js';
 import { oneOf, repeatable } from '../../core/validate.js';
 import { getAgent, updateAgent, type AgentField, type AgentInput, type AgentPatch } from '../../endpoints/agents.js';
 import { getNumber } from '../../endpoints/phone.js';
-import {
-  AGENT_FIELD_OPTIONS,
-  checkAgentInput,
-  flagNamer,
-  printAgent,
-  readToolFiles,
-  textOrFile,
-  type AgentFieldFlags,
-} from './shared.js';
+import { AGENT_FIELD_OPTIONS, checkAgentInput, flagNamer, printAgent, readToolFiles, textOrFile } from './shared.js';
 
 const CLEARABLE = ['instructions', 'tools', 'voice', 'collection_ids'] as const;
 
-interface Opts extends AgentFieldFlags {
-  clear?: (typeof CLEARABLE)[number][];
-  phoneNumber?: string;
-  unassignPhone?: boolean;
-}
-
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Only the fields given are written; the others stay as they are. --tool and --collection replace the whole list. ' +
     'A VAD flag alone keeps the current voice (the voice is read first and merged). --clear FIELD empties one field. ' +

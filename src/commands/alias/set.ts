@@ -23,7 +23,7 @@ function checkExpansion(expansion: string): void {
   }
 }
 
-export default defineCommand<{ force?: boolean }>({
+export default defineCommand({
   description:
     'EXPANSION is svc’s words without the leading `svc` (`chat -m svc-4-mini`), where $1, $2 … are the ' +
     'arguments given after the alias (those not used are appended), or, starting with `!`, a line run by `sh -c` ' +

@@ -12,18 +12,6 @@ const FIELD = '-F/--field';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 
-interface Opts {
-  field?: [string, string][];
-  rawField?: [string, string][];
-  header?: [string, string][];
-  input?: string;
-  paginate?: boolean;
-  slurp?: boolean;
-  include?: boolean;
-  method?: string;
-  auth?: boolean;
-}
-
 /** `key=value`, split once. */
 const pair = repeatable<[string, string]>((raw, flag) => {
   const i = raw.indexOf('=');
@@ -89,7 +77,7 @@ export function setPath(target: Record<string, unknown>, key: string, value: unk
   }
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'PATH as in the API reference (below the base URL, e.g. /v1/models), or a full URL: the API key is sent ' +
     "only to the base URL's origin (scheme, host and port), another origin is refused (exit 2) unless --no-auth " +

@@ -1,12 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import type { AudioDevice, DeviceKind } from '../../audio/backend.js';
 
-interface Opts {
-  input?: boolean;
-  output?: boolean;
-}
-
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'The capture (input) and playback (output) devices of this machine, numbered per kind from 0, the one used ' +
     'without --input-device / --output-device marked with *. Give a voice command the index or the name. Linux: ' +

@@ -7,18 +7,12 @@ import type { AudioSink } from '../../audio/sink.js';
 import type { AudioSource } from '../../audio/source.js';
 import type { Level } from '../../audio/level.js';
 
-interface Opts {
-  inputDevice?: string;
-  outputDevice?: string;
-  seconds: number;
-}
-
 const RATE = 24_000;
 const FRAME_MS = 100;
 /** a recording whose peak stays under this is reported as silence */
 const SILENT_DBFS = -60;
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Records from the microphone, then plays the recording back on the speaker, showing the level as it goes: ' +
     'a meter redrawn in place on a terminal; in a pipe one line per 100 ms (phase, seconds, RMS and peak in ' +

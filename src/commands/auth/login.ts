@@ -5,7 +5,7 @@ import { ExitCode, UsageError } from '../../core/errors.js';
 import { noInputReason, refusePrompt } from '../../runtime/no-input.js';
 import { readHidden } from '../../term/prompt.js';
 
-export default defineCommand<{ withKey?: boolean }>({
+export default defineCommand({
   description:
     'The key is never taken as an argument. On a terminal it is asked for without echo; otherwise it is read ' +
     'from stdin (`--with-key` says so explicitly). It is checked with GET /v1/api-key, then saved in the ' +

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 
-export default defineCommand<{ show?: boolean }>({
+export default defineCommand({
   description:
     'The key requests would use, from wherever it comes: SVC_API_KEY, the profile’s api_key_cmd (run now) or the ' +
     'key stored by `svc auth login` (with --emulator: the emulator’s). It is printed only into a pipe or a file ' +

@@ -6,7 +6,7 @@ import { UsageError } from '../../core/errors.js';
 import { readInputText } from '../../core/input-file.js';
 import { outputPath } from '../../core/atomic-file.js';
 import { integer, keyValue, number, oneOf, repeatable, require } from '../../core/validate.js';
-import type { OptionSpec } from '../../core/option-spec.js';
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import {
   OPERATIONS,
   OPERATION,
@@ -25,28 +25,10 @@ import {
 } from '../../batch/input.js';
 import type { BatchOptions } from '../../batch/batch.js';
 
-interface Opts extends Omit<BodyFlags, 'schema'> {
-  template?: string;
-  savedTemplate?: string;
-  yes?: boolean;
-  var?: Record<string, string>;
-  output?: string;
-  outputDir?: string;
-  journal?: string;
-  resume?: boolean;
-  order: 'input' | 'done';
-  concurrency: number;
-  maxFailures?: number;
-  budget?: number;
-  dryRun?: boolean;
-  deferred?: boolean;
-  schema?: string;
-  inputFormat?: InputFormat;
-  force?: boolean;
-}
+type Opts = OptionValues<[...typeof BATCH_FLAGS, ...typeof BODY_FLAGS]>;
 
 const B = 'Batch';
-const BATCH_FLAGS: OptionSpec[] = [
+const BATCH_FLAGS = [
   {
     flags: '--template <text|@file>',
     description: 'prompt text with {{column}} placeholders, or a request-body template (a JSON object); @FILE reads it',
@@ -136,10 +118,10 @@ const BATCH_FLAGS: OptionSpec[] = [
       'the answers of the rows in flight instead of paying for them again (slower: each answer is polled for)',
     group: B,
   },
-];
+] as const satisfies readonly OptionSpec[];
 
 const M = FLAG_GROUPS.model;
-const BODY_FLAGS: (OptionSpec & { key: keyof BodyFlags })[] = [
+const BODY_FLAGS = [
   { ...modelFlag("model (default: the profile's model; svc-embed-1 for embed, svc-image-1 for images)"), key: 'model' },
   { flags: '--system <text>', description: 'system prompt (chat, responses, messages)', group: M, key: 'system' },
   { ...SAMPLING.temperature, flags: '--temperature <n>', key: 'temperature' },
@@ -186,9 +168,9 @@ const BODY_FLAGS: (OptionSpec & { key: keyof BodyFlags })[] = [
     key: 'limit',
   },
   { flags: '--aspect-ratio <ratio>', description: 'aspect ratio of images (e.g. 1:1, 16:9)', key: 'aspectRatio' },
-];
+] as const satisfies readonly (OptionSpec & { key: keyof BodyFlags })[];
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'OPERATION is one of chat, responses, messages, embed, tokenize, images, tts, stt, documents. INPUT is JSON ' +
     'Lines (a request body per line, or the fields --template needs), CSV or TSV (a header row; the columns are ' +

@@ -2,7 +2,7 @@ import { outputPath } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { pattern } from '../../core/validate.js';
-import { AEC_OPTIONS, SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
+import { AEC_OPTIONS, SESSION_OPTIONS, checkVoiceFlags, runVoiceSession } from '../../realtime/run.js';
 
 export const JOIN_AUDIO_OPTIONS = [
   { flags: '--input <mic|file|->', description: 'also send local audio to the call (default: none)' },
@@ -15,7 +15,7 @@ export const JOIN_AUDIO_OPTIONS = [
   ...AEC_OPTIONS,
 ];
 
-export default defineCommand<VoiceFlags>({
+export default defineCommand({
   description:
     'Connects to the call announced by a realtime.call.incoming webhook (/v1/realtime?call_id=…, API key ' +
     'only) and configures the ' +

@@ -1,3 +1,4 @@
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineCommand } from '../../cmdutil/command.js';
@@ -10,21 +11,69 @@ import { INSECURE_HTTP_ENV, plainHttpRefused } from '../../net/origin.js';
 import { allowsInsecureHttp } from '../../runtime/config.js';
 import { noInputReason, refusePrompt } from '../../runtime/no-input.js';
 import { readHidden } from '../../term/prompt.js';
-import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession, type VoiceFlags } from '../../realtime/run.js';
+import { SESSION_OPTIONS, checkVoiceFlags, runVoiceSession } from '../../realtime/run.js';
 import { sipHeader, WebhookServer, type CallEvent } from '../../realtime/webhook-server.js';
 
-interface ListenFlags extends VoiceFlags {
-  port: number;
-  host: string;
-  secretFile?: string;
-  join?: boolean;
-  maxCalls?: number;
-  tolerance: number;
-  forwardTo?: string;
-  forwardSecretFile?: string;
-}
+type ListenFlags = OptionValues<typeof OPTIONS>;
 
-export default defineCommand<ListenFlags>({
+const OPTIONS = [
+  {
+    flags: '--port <port>',
+    description: 'port to listen on (0 picks a free one; default 8080)',
+    parse: integer({ min: 0, max: 65535 }),
+    default: 8080,
+  },
+  {
+    flags: '--host <address>',
+    description: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)',
+    default: '127.0.0.1',
+  },
+  {
+    flags: '--secret-file <file|->',
+    description: 'the webhook signing secret from a file, or - for stdin (default: SVC_WEBHOOK_SECRET); whsec_… or raw',
+  },
+  // refused with the reason: an argument is visible to every user of the machine (ps) and kept in shell history
+  {
+    flags: '--secret <secret>',
+    description: 'refused: use SVC_WEBHOOK_SECRET or --secret-file',
+    parse: refuseSecret('--secret', 'SVC_WEBHOOK_SECRET', '--secret-file'),
+    hidden: true,
+  },
+  {
+    flags: '--tolerance <seconds>',
+    description: 'accepted age of a webhook timestamp, 1-3600 s (default 300)',
+    parse: integer({ min: 1, max: 3600 }),
+    default: 300,
+  },
+  {
+    flags: '--forward-to <url>',
+    description:
+      'relay every verified delivery to this URL (your local server), re-signed, and print its status on stderr',
+    parse: pattern(/^https?:\/\/\S+$/, 'an http(s) URL like http://127.0.0.1:3000/webhooks'),
+  },
+  {
+    flags: '--forward-secret-file <file|->',
+    description:
+      'with --forward-to: sign the relayed deliveries with the secret in this file, or - for stdin (default: ' +
+      'SVC_FORWARD_SECRET, else the signing secret)',
+  },
+  {
+    flags: '--forward-secret <secret>',
+    description: 'refused: use SVC_FORWARD_SECRET or --forward-secret-file',
+    parse: refuseSecret('--forward-secret', 'SVC_FORWARD_SECRET', '--forward-secret-file'),
+    hidden: true,
+  },
+  { flags: '--join', description: 'join each call with a realtime session and print its transcript' },
+  {
+    flags: '--max-calls <n>',
+    description: 'stop after n verified calls (and, with --join, once their sessions ended)',
+    parse: integer({ min: 1, max: 1_000_000 }),
+  },
+  // no --approve: several calls at once would ask on one terminal
+  ...SESSION_OPTIONS.filter((o) => !/--input-device|--output-device|--audio-format|--approve/.test(o.flags)),
+] as const satisfies readonly OptionSpec[];
+
+export default defineCommand({
   description:
     'Runs a local HTTP server for the webhooks of inbound SIP calls. Every delivery is checked with the ' +
     'Standard Webhooks signature ' +
@@ -35,63 +84,7 @@ export default defineCommand<ListenFlags>({
     'tab-separated in a pipe, a sentence on a terminal, the whole event as one JSON line with --json. With ' +
     '--join a realtime session ' +
     'joins each call (configured by --agent and the session flags) and its transcript is printed too. Ctrl-C stops.',
-  options: [
-    {
-      flags: '--port <port>',
-      description: 'port to listen on (0 picks a free one; default 8080)',
-      parse: integer({ min: 0, max: 65535 }),
-      default: 8080,
-    },
-    {
-      flags: '--host <address>',
-      description: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)',
-      default: '127.0.0.1',
-    },
-    {
-      flags: '--secret-file <file|->',
-      description:
-        'the webhook signing secret from a file, or - for stdin (default: SVC_WEBHOOK_SECRET); whsec_… or raw',
-    },
-    // refused with the reason: an argument is visible to every user of the machine (ps) and kept in shell history
-    {
-      flags: '--secret <secret>',
-      description: 'refused: use SVC_WEBHOOK_SECRET or --secret-file',
-      parse: refuseSecret('--secret', 'SVC_WEBHOOK_SECRET', '--secret-file'),
-      hidden: true,
-    },
-    {
-      flags: '--tolerance <seconds>',
-      description: 'accepted age of a webhook timestamp, 1-3600 s (default 300)',
-      parse: integer({ min: 1, max: 3600 }),
-      default: 300,
-    },
-    {
-      flags: '--forward-to <url>',
-      description:
-        'relay every verified delivery to this URL (your local server), re-signed, and print its status on stderr',
-      parse: pattern(/^https?:\/\/\S+$/, 'an http(s) URL like http://127.0.0.1:3000/webhooks'),
-    },
-    {
-      flags: '--forward-secret-file <file|->',
-      description:
-        'with --forward-to: sign the relayed deliveries with the secret in this file, or - for stdin (default: ' +
-        'SVC_FORWARD_SECRET, else the signing secret)',
-    },
-    {
-      flags: '--forward-secret <secret>',
-      description: 'refused: use SVC_FORWARD_SECRET or --forward-secret-file',
-      parse: refuseSecret('--forward-secret', 'SVC_FORWARD_SECRET', '--forward-secret-file'),
-      hidden: true,
-    },
-    { flags: '--join', description: 'join each call with a realtime session and print its transcript' },
-    {
-      flags: '--max-calls <n>',
-      description: 'stop after n verified calls (and, with --join, once their sessions ended)',
-      parse: integer({ min: 1, max: 1_000_000 }),
-    },
-    // no --approve: several calls at once would ask on one terminal
-    ...SESSION_OPTIONS.filter((o) => !/--input-device|--output-device|--audio-format|--approve/.test(o.flags)),
-  ],
+  options: OPTIONS,
   examples: [
     'SVC_WEBHOOK_SECRET=whsec_... svc calls listen --port 8080',
     'svc calls listen --secret-file ~/.config/svc/webhook-secret --join --agent agent_123',

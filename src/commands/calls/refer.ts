@@ -3,7 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import { pattern } from '../../core/validate.js';
 import { TARGET_URI, referCall } from '../../endpoints/calls.js';
 
-export default defineCommand<{ to?: string }>({
+export default defineCommand({
   args: [{ name: 'call-id', description: 'call id (from the realtime.call.incoming webhook)', required: true }],
   options: [
     {

@@ -1,3 +1,4 @@
+import type { OptionValues } from '../../core/option-spec.js';
 import type { Context } from '../../runtime/context.js';
 import type { ChatMessage, ChatTool } from '../../endpoints/chat.js';
 import { defineCommand } from '../../cmdutil/command.js';
@@ -5,15 +6,9 @@ import { UsageError } from '../../core/errors.js';
 import { CHAT_REQUEST_ROWS, buildChatRequest, checkChatFlags, userMessage, type ChatFlags } from './request.js';
 import type { ChatOutcome } from './render.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
-import {
-  DEFAULT_MAX_TURNS,
-  toolCmdParser,
-  defaultToolDefinition,
-  type ToolCommand,
-} from '../../cmdutil/local-tools.js';
+import { DEFAULT_MAX_TURNS, toolCmdParser, defaultToolDefinition } from '../../cmdutil/local-tools.js';
 import { integer, require } from '../../core/validate.js';
 import {
-  type PromptExtraFlags,
   APPROVE_FLAG,
   ATTACH_FLAGS,
   resolveModel,
@@ -29,26 +24,10 @@ import type { RequestRow, RequestTable } from '../../core/request-table.js';
 import type { McpServers } from '../../mcp/client.js';
 import type { Approver } from '../../cmdutil/approve.js';
 
-export interface ChatCreateFlags extends ChatFlags, PromptExtraFlags {
-  stream: boolean;
-  deferred?: boolean;
-  wait?: boolean;
-  raw?: boolean;
-  usage?: boolean;
-  interactive?: boolean;
-  continue?: boolean;
-  conversation?: string;
-  /** --save NAME (a string), --no-save (false) */
-  save?: string | false;
-  toolCmd?: ToolCommand[];
-  mcp?: string[];
-  mcpMaxResult?: number;
-  approve?: boolean;
-  maxTurns?: number;
-}
+export type ChatCreateFlags = OptionValues<typeof CHAT_CREATE_ROWS> & Pick<ChatFlags, 'schemaValue'>;
 
 /** POST /v1/chat/completions as `svc chat` sends it: the request rows and this command's own. */
-const CHAT_CREATE_ROWS: RequestRow[] = [
+const CHAT_CREATE_ROWS = [
   ...CHAT_REQUEST_ROWS,
   OUTPUT.noStream,
   {
@@ -96,17 +75,17 @@ const CHAT_CREATE_ROWS: RequestRow[] = [
     parse: integer({ min: 1, max: 100 }),
     group: FLAG_GROUPS.tools,
   },
-];
+] as const satisfies readonly RequestRow[];
 
-export const CHAT_TABLE: RequestTable = {
+export const CHAT_TABLE = {
   operation: 'POST /v1/chat/completions',
   rows: CHAT_CREATE_ROWS,
   inputs: { messages: 'PROMPT words joined with piped stdin', stream: 'streamed unless --no-stream' },
-};
+} as const satisfies RequestTable;
 
 // What only a run needs (the HTTP client, the renderers, stdin) is imported in run(): `svc chat --help` loads the
 // flags and nothing else (docs/performance.md).
-export default defineCommand<ChatCreateFlags>({
+export default defineCommand({
   description:
     'The answer streams to stdout as it is written; on a terminal with colour it is rendered as Markdown ' +
     'block by block (headings, lists, tables, highlighted code; --raw for the text as written — pipes and ' +

@@ -5,7 +5,7 @@ import { ExitCode } from '../../core/errors.js';
 import { printChatResponse } from './render.js';
 import { waitForDeferred } from './wait.js';
 
-export default defineCommand<{ wait?: boolean; usage?: boolean }>({
+export default defineCommand({
   description:
     'A finished result can be fetched once (within 24 h); after that the API answers 404 (exit 5). While ' +
     'pending, exits 1 with a note, unless --wait.',

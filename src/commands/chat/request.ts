@@ -1,5 +1,6 @@
 // The chat completions request table: every field of the spec's chat request as a flag (its check and its body
 // field), and the request body built from it.
+import type { OptionValues } from '../../core/option-spec.js';
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart } from '../../endpoints/chat.js';
 import {
   OUTPUT,
@@ -10,7 +11,6 @@ import {
   searchParameters,
   toolChoiceFlag,
   toolFlag,
-  type SearchFlags,
 } from '../../cmdutil/flag-sets.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
 import { apiFacts } from '../../core/lazy-api-facts.js';
@@ -23,36 +23,10 @@ const chatReasoningEfforts = () => apiFacts().SCHEMAS.ChatRequest['$.reasoning_e
 const chatServiceTiers = () => apiFacts().SCHEMAS.ChatRequest['$.service_tier'].enum;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
-export interface ChatFlags extends SearchFlags {
-  model?: string;
-  system?: string;
-  image?: string[];
-  fileId?: string[];
-  tool?: ChatTool[][];
-  toolChoice?: string;
-  parallelToolCalls?: boolean;
-  schema?: string;
-  /** a template's schema (cmdutil/templates.ts), used when --schema gives none */
+export type ChatFlags = OptionValues<typeof CHAT_REQUEST_ROWS> & {
+  /** a template's schema (cmdutil/templates.ts), used when --schema gives none: no flag of its own */
   schemaValue?: unknown;
-  responseFormat?: 'text' | 'json_object';
-  temperature?: number;
-  topP?: number;
-  frequencyPenalty?: number;
-  presencePenalty?: number;
-  maxCompletionTokens?: number;
-  maxTokens?: number;
-  n?: number;
-  seed?: number;
-  stop?: string[];
-  logitBias?: Record<string, number>;
-  logprobs?: boolean;
-  topLogprobs?: number;
-  reasoningEffort?: string;
-  serviceTier?: string;
-  promptCacheKey?: string;
-  user?: string;
-  webSearchOptions?: Record<string, unknown>;
-}
+};
 
 function jsonObject(raw: string, flag: string): Record<string, unknown> {
   try {
@@ -65,7 +39,7 @@ function jsonObject(raw: string, flag: string): Record<string, unknown> {
 }
 
 /** The rows shared by `svc chat` and its REPL: POST /v1/chat/completions. */
-export const CHAT_REQUEST_ROWS: RequestRow[] = [
+export const CHAT_REQUEST_ROWS = [
   modelFlag(),
   { flags: '-s, --system <text>', description: 'system prompt', reaches: ['messages'] },
   {
@@ -149,7 +123,7 @@ export const CHAT_REQUEST_ROWS: RequestRow[] = [
     parse: jsonObject,
     field: 'web_search_options',
   },
-];
+] as const satisfies readonly RequestRow[];
 
 /** Checks that involve several flags or collected values (run before anything is sent). */
 export function checkChatFlags(f: ChatFlags): ChatTool[] {

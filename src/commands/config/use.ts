@@ -3,7 +3,7 @@ import { checkProfileName, openConfigStore, readConfigFile } from '../../runtime
 import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 
-export default defineCommand<{ create?: boolean }>({
+export default defineCommand({
   description: 'A profile that does not exist is refused (exit 2), unless --create.',
   args: [{ name: 'profile', description: 'profile name', required: true }],
   options: [{ flags: '--create', description: 'make the profile if it does not exist yet' }],

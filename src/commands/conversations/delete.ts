@@ -3,7 +3,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { ExitCode } from '../../core/errors.js';
 
-export default defineCommand<{ yes?: boolean }>({
+export default defineCommand({
   description:
     'The local history of each conversation is removed for good. Asks once for all on a terminal; off a ' +
     'terminal pass --yes.',

@@ -3,7 +3,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { formatUnixTime } from '../../term/output.js';
 import { integer } from '../../core/validate.js';
 
-export default defineCommand<{ limit?: number; allProfiles?: boolean }>({
+export default defineCommand({
   description:
     'Conversations of `svc chat` and `svc messages` (each continued by its own command with -c or ' +
     '--conversation ID; the COMMAND column says which), newest first, of the current profile unless ' +

@@ -5,7 +5,7 @@ import { CUSTOM_VOICE_LIMITS, createCustomVoice } from '../../endpoints/custom-v
 import { inspectClip } from './clip.js';
 import { printCustomVoice } from './shared.js';
 
-export default defineCommand<{ name?: string }>({
+export default defineCommand({
   description:
     'The clip is checked before it is uploaded: readable audio (WAV, MP3, FLAC, OGG, Opus, M4A, AAC, MKV, MP4) of at ' +
     'most 120 seconds. WAV, MP3 and FLAC are measured from their headers; other containers with ffprobe when it is ' +

@@ -2,7 +2,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { deleteCustomVoice } from '../../endpoints/custom-voices.js';
 
-export default defineCommand<{ yes?: boolean }>({
+export default defineCommand({
   args: [{ name: 'id', description: 'custom voice id', required: true }],
   options: [YES_OPTION],
   examples: ['svc custom-voices delete ab12cd34 --yes'],

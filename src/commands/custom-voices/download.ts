@@ -15,7 +15,7 @@ const EXT: Record<string, string> = {
   'audio/webm': 'webm',
 };
 
-export default defineCommand<{ output?: string; force?: boolean }>({
+export default defineCommand({
   description:
     'Written to a temporary file beside the target, renamed into place when complete. `-o -` (or a pipe ' +
     'without -o) writes to stdout; on a terminal without -o the file is <voice_id>.<ext>.',

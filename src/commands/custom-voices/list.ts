@@ -1,9 +1,9 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import type { CustomVoice } from '../../endpoints/custom-voices.js';
 import { CUSTOM_VOICES } from '../../endpoints/resources.js';
 
-export default defineCommand<PageOpts>({
+export default defineCommand({
   jsonFields: CUSTOM_VOICES.fields,
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +

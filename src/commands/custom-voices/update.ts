@@ -4,7 +4,7 @@ import { maxLength } from '../../core/validate.js';
 import { updateCustomVoice } from '../../endpoints/custom-voices.js';
 import { printCustomVoice } from './shared.js';
 
-export default defineCommand<{ name?: string }>({
+export default defineCommand({
   args: [{ name: 'id', description: 'custom voice id', required: true }],
   options: [{ flags: '--name <name>', description: 'new name', parse: maxLength(255) }],
   examples: ['svc custom-voices update ab12cd34 --name "narrator"'],

@@ -1,25 +1,12 @@
-import {
-  RETRIEVAL_MODES,
-  type RetrievalMode,
-  type SearchMatch,
-  type SearchRequest,
-  searchDocuments,
-} from '../../endpoints/documents.js';
+import { RETRIEVAL_MODES, type SearchMatch, type SearchRequest, searchDocuments } from '../../endpoints/documents.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { integer, oneOf, repeatable, require } from '../../core/validate.js';
 
-interface Opts {
-  collection?: string[];
-  filter?: string;
-  limit?: number;
-  mode?: RetrievalMode;
-}
-
 /** The spec gives a default (10) but no maximum; 100 is this client's (and the emulator's) bound. */
 export const MAX_LIMIT = 100;
 
-export const SEARCH_TABLE: RequestTable = {
+export const SEARCH_TABLE = {
   operation: 'POST /v1/documents/search',
   rows: [
     {
@@ -45,9 +32,9 @@ export const SEARCH_TABLE: RequestTable = {
     },
   ],
   inputs: { query: 'QUERY' },
-};
+} as const satisfies RequestTable;
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     "Ranks the chunks of the collections' documents against QUERY. Prints rank, score, file id, file name " +
     'and a snippet (a table on a terminal, tab-separated in a pipe); --json prints each match as the API ' +

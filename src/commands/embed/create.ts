@@ -8,19 +8,11 @@ import { OPERATIONS } from 'svc-formats/api-facts';
 
 const ENCODING_FORMATS = OPERATIONS.createEmbeddings.fields['body.encoding_format'].enum;
 
-interface Opts {
-  model?: string;
-  dimensions?: number;
-  encodingFormat?: 'float' | 'base64';
-  user?: string;
-  usage?: boolean;
-}
-
 export const DEFAULT_EMBEDDING_MODEL = 'svc-embed-1';
 /** vector sizes of the embedding models the CLI knows (the catalogue's); other models are checked by the server */
 export const EMBEDDING_SIZES: Record<string, number> = { 'svc-embed-1': 256 };
 
-export const EMBED_TABLE: RequestTable = {
+export const EMBED_TABLE = {
   operation: 'POST /v1/embeddings',
   rows: [
     modelFlag(`embedding model (default ${DEFAULT_EMBEDDING_MODEL})`),
@@ -41,9 +33,9 @@ export const EMBED_TABLE: RequestTable = {
     OUTPUT.usage,
   ],
   inputs: { input: 'TEXT arguments, or one input per stdin line' },
-};
+} as const satisfies RequestTable;
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Inputs are the arguments, or else one per line of stdin. Any number of inputs: they are sent in ' +
     'requests of at most 128 and re-joined in input order. Prints one vector per line (a JSON array of ' +

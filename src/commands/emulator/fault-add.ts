@@ -3,15 +3,9 @@ import { fail, integer, oneOf, regex } from '../../core/validate.js';
 import { EmulatorAdmin } from '../../endpoints/emulator.js';
 import { FAULT_GRAMMAR as GRAMMAR, FaultList, type Fault } from 'svc-emulator/faults';
 
-interface Opts {
-  path?: string;
-  method?: string;
-  times?: number;
-}
-
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'WS'] as const;
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     `The fault grammar: ${GRAMMAR}. A status fault answers that status (with Retry-After when given) instead ` +
     `of the request; drop cuts a stream after N events (0: the connection at once); slow delays the first ` +

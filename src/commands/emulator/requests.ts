@@ -2,13 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { integer, pattern, regex } from '../../core/validate.js';
 import { EmulatorAdmin, type LoggedRequest } from '../../endpoints/emulator.js';
 
-interface Opts {
-  follow?: boolean;
-  path?: string;
-  status?: string;
-  interval: number;
-}
-
 /** Wait `ms`, or less when `signal` aborts; the abort listener is removed either way (no listener per poll). */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -24,7 +17,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'One row per request the API part of the emulator received (admin calls are not logged): time, method, ' +
     'path, status, latency, body size and request id; a WebSocket session is a row of method WS with status 101 ' +

@@ -5,24 +5,6 @@ import { FAULT_GRAMMAR, FaultList, type Fault } from 'svc-emulator/faults';
 import { parseRateLimit, type RateLimit } from 'svc-emulator/rate-limit';
 import { fail } from '../../core/validate.js';
 
-interface Opts {
-  port: number;
-  host: string;
-  stateDir?: string;
-  memory?: boolean;
-  latency?: number;
-  tokenDelay?: number;
-  deferredDelay?: number;
-  fault?: Fault[];
-  collection?: Record<string, string[]>;
-  seed?: number;
-  fixtures?: string;
-  printEnv?: boolean;
-  readyFile?: string;
-  rateLimit?: RateLimit;
-  strict?: boolean;
-}
-
 const faultParser = repeatable<Fault>((raw, flag) => {
   try {
     return FaultList.parse(raw);
@@ -53,7 +35,7 @@ const collectionParser = (
   return { ...(previous ?? {}), [name]: [...(previous?.[name] ?? []), path] };
 };
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Prints the base URL on stdout (with --print-env: `export SVC_BASE_URL=…`, SVC_API_KEY and ' +
     'SVC_EMULATOR_PID lines for eval; then it lets go of stdout, so `eval "$(… &)"` returns) and the key to use ' +

@@ -2,10 +2,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { regex } from '../../core/validate.js';
 import { EmulatorAdmin, type LoggedRequest } from '../../endpoints/emulator.js';
 
-interface Opts {
-  path?: string;
-}
-
 const time = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
 /** `type×n` for each event type, in the order they first went that way */
@@ -23,7 +19,7 @@ function ending(r: LoggedRequest): string {
   return `closed ${code ?? '-'}${r.ws?.close_reason ? ` ${r.ws.close_reason}` : ''}`;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'One row per WebSocket session the emulator accepted or refused (realtime, streaming TTS and STT): when it ' +
     'opened, the path, the session id, how it ended (open, closed CODE REASON, refused STATUS, cut), how long it ' +

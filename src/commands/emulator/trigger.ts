@@ -1,14 +1,10 @@
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { fail, httpUrl, pattern, repeatable } from '../../core/validate.js';
 import { EmulatorAdmin, type TriggerKind } from '../../endpoints/emulator.js';
 import { TRIGGERS } from 'svc-emulator/admin';
 
-interface Opts {
-  number?: string;
-  webhook?: string;
-  from?: string;
-  say?: string[];
-}
+type Opts = OptionValues<typeof OPTIONS>;
 
 const KINDS = TRIGGERS;
 
@@ -41,7 +37,26 @@ function checkTriggerArgs(kind: TriggerKind, id: string | undefined, opts: Opts)
   }
 }
 
-export default defineCommand<Opts>({
+const OPTIONS = [
+  { flags: '--number <id|e164>', description: 'incoming-call: the phone number id or E.164 number called' },
+  {
+    flags: '--webhook <url>',
+    description: "incoming-call: deliver the webhook here instead of the number's URL",
+    parse: httpUrl(),
+  },
+  {
+    flags: '--from <e164>',
+    description: "incoming-call: the caller's number (default +14155550123)",
+    parse: pattern(/^\+[1-9]\d{1,14}$/, 'an E.164 number like +14155550123'),
+  },
+  {
+    flags: '--say <text>',
+    description: 'incoming-call: what the caller says, one turn per flag (repeatable); caller-says: the line',
+    parse: repeatable(),
+  },
+] as const satisfies readonly OptionSpec[];
+
+export default defineCommand({
   description: [
     'incoming-call: a simulated caller dials a number (--number, default the newest number with a webhook); ' +
       "the signed realtime.call.incoming webhook goes to the number's webhook URL (or --webhook URL) and the " +
@@ -58,24 +73,7 @@ export default defineCommand<Opts>({
       description: 'the call, request, completion or file id (caller-says, caller-hangup, video-done, …)',
     },
   ],
-  options: [
-    { flags: '--number <id|e164>', description: 'incoming-call: the phone number id or E.164 number called' },
-    {
-      flags: '--webhook <url>',
-      description: "incoming-call: deliver the webhook here instead of the number's URL",
-      parse: httpUrl(),
-    },
-    {
-      flags: '--from <e164>',
-      description: "incoming-call: the caller's number (default +14155550123)",
-      parse: pattern(/^\+[1-9]\d{1,14}$/, 'an E.164 number like +14155550123'),
-    },
-    {
-      flags: '--say <text>',
-      description: 'incoming-call: what the caller says, one turn per flag (repeatable); caller-says: the line',
-      parse: repeatable(),
-    },
-  ],
+  options: OPTIONS,
   examples: [
     'svc emulator trigger incoming-call --number +14155550100',
     'svc emulator trigger incoming-call --webhook http://127.0.0.1:9000/',

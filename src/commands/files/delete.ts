@@ -3,7 +3,7 @@ import { YES_OPTION } from '../../cmdutil/confirm.js';
 import { deleteEach } from '../../cmdutil/delete-each.js';
 import { deleteFile } from '../../endpoints/files.js';
 
-export default defineCommand<{ yes?: boolean }>({
+export default defineCommand({
   description:
     'Deletes every id given; a failure on one does not stop the others (the exit code is that of the first ' +
     'failure). Asks once for all on a terminal; off a terminal pass --yes.',

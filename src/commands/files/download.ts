@@ -8,13 +8,7 @@ import { OPERATIONS } from 'svc-formats/api-facts';
 
 const CONTENT_FORMATS = OPERATIONS.downloadFile.fields['query.format'].enum;
 
-interface Opts {
-  output?: string;
-  format?: (typeof CONTENT_FORMATS)[number];
-  force?: boolean;
-}
-
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Streams the content to a temporary file beside the target and renames it into place once complete: an ' +
     'interrupted or failed download leaves nothing behind. Without -o the file keeps its stored name in the ' +

@@ -1,6 +1,6 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import type { FileObject } from '../../endpoints/files.js';
 import { FILES } from '../../endpoints/resources.js';
 import { fileColumns } from './shared.js';
@@ -10,13 +10,7 @@ const { 'query.order': ORDER, 'query.sort_by': SORT_BY } = OPERATIONS.listFiles.
 const ORDERS = ORDER.enum;
 const SORT_FIELDS = SORT_BY.enum;
 
-interface Opts extends PageOpts {
-  order?: (typeof ORDERS)[number];
-  sortBy?: (typeof SORT_FIELDS)[number];
-  filter?: string;
-}
-
-export default defineCommand<Opts>({
+export default defineCommand({
   jsonFields: FILES.fields,
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +

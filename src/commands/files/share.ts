@@ -6,7 +6,7 @@ import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, createPublicUrl, getFile } fr
 
 export const PUBLIC_URL_QUOTA = 1000;
 
-export default defineCommand<{ expiresAfter?: number }>({
+export default defineCommand({
   description:
     `Anyone with the URL can download the file until it expires or \`svc files unshare\` revokes it. ` +
     `--expires-after is ${EXPIRES_MIN}-${EXPIRES_MAX} seconds and not beyond the file's own remaining ` +

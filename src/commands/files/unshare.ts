@@ -2,7 +2,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { revokePublicUrl } from '../../endpoints/files.js';
 
-export default defineCommand<{ yes?: boolean }>({
+export default defineCommand({
   description:
     'The link stops working at once. A file without an active link is not an error (`revoked: false`). Asks ' +
     'for confirmation on a terminal; off a terminal pass --yes.',

@@ -4,12 +4,7 @@ import { UsageError } from '../../core/errors.js';
 import { formatBytes } from '../../term/output.js';
 import { EXPIRES_MAX, EXPIRES_MIN, MAX_FILE_BYTES, guessContentType, uploadFile } from '../../endpoints/files.js';
 
-interface Opts {
-  expiresAfter?: number;
-  purpose?: string;
-}
-
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     `Each file is streamed from disk as a multipart upload (never read whole into memory), with a progress bar ` +
     `on a terminal. At most ${formatBytes(MAX_FILE_BYTES)} per file. Prints one line per file: id, filename, bytes.`,

@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../../core/atomic-file.js';
 import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { FRAGMENT_NAME, fragmentFile, fragmentNames, fragmentText, fragmentsDir } from '../../cmdutil/fragments.js';
 
-export default defineCommand<{ force?: boolean }>({
+export default defineCommand({
   description:
     'Saves the text of FILE (or stdin: - or no FILE) as NAME.txt in the fragments folder of the config folder; ' +
     '`-f NAME` on chat, responses create and messages then puts it before the prompt.',

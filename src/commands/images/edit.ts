@@ -1,8 +1,8 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
-import { EDIT_TABLE, imageRequest, runImages, type ImageOpts } from './shared.js';
+import { EDIT_TABLE, imageRequest, runImages } from './shared.js';
 
-export default defineCommand<ImageOpts & { image?: string }>({
+export default defineCommand({
   description:
     'The --image is a local file (sent as a data URL) or an http(s) URL. Results are saved and their paths ' +
     'printed, as with `svc images generate`.',

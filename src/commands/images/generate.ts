@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { GENERATE_TABLE, imageRequest, runImages, type ImageOpts } from './shared.js';
+import { GENERATE_TABLE, imageRequest, runImages } from './shared.js';
 
-export default defineCommand<ImageOpts>({
+export default defineCommand({
   description:
     'Saves each image to a file (from its URL or base64) and prints the paths. With --json the raw reply is ' +
     'printed instead, and files are saved only with -o.',

@@ -1,4 +1,5 @@
 // What generate and edit share: flags, output naming, saving from URLs or base64.
+import type { OptionValues } from '../../core/option-spec.js';
 import { MAGIC, checkedBody, type BinaryKind } from '../../net/binary-reply.js';
 import type { Context } from '../../runtime/context.js';
 import { integer, oneOf } from '../../core/validate.js';
@@ -17,16 +18,9 @@ import {
   type ImageRequest,
 } from '../../endpoints/images.js';
 
-export interface ImageOpts {
-  model: string;
-  n?: number;
-  aspectRatio?: string;
-  responseFormat?: string;
-  output?: string;
-  force?: boolean;
-}
+export type ImageOpts = OptionValues<typeof imageOptions>;
 
-export const imageOptions: RequestRow[] = [
+export const imageOptions = [
   modelFlag('image model', { default: DEFAULT_IMAGE_MODEL, field: 'model' }),
   {
     flags: '-n, --n <count>',
@@ -53,15 +47,15 @@ export const imageOptions: RequestRow[] = [
     description: 'a directory, or a file name (with -n > 1: name-1.png, name-2.png …); default: image-N.png here',
   },
   ...forceFlags('existing files'),
-];
+] as const satisfies readonly RequestRow[];
 
 const PROMPT_INPUT = { prompt: 'PROMPT words' };
-export const GENERATE_TABLE: RequestTable = {
+export const GENERATE_TABLE = {
   operation: 'POST /v1/images/generations',
   rows: imageOptions,
   inputs: PROMPT_INPUT,
-};
-export const EDIT_TABLE: RequestTable = {
+} as const satisfies RequestTable;
+export const EDIT_TABLE = {
   operation: 'POST /v1/images/edits',
   rows: [
     {
@@ -73,7 +67,7 @@ export const EDIT_TABLE: RequestTable = {
     ...imageOptions,
   ],
   inputs: PROMPT_INPUT,
-};
+} as const satisfies RequestTable;
 
 /** The request of a table's flags and the prompt. */
 export function imageRequest(table: RequestTable, prompt: string, opts: ImageOpts): ImageRequest {

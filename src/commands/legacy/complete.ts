@@ -6,19 +6,9 @@ import { readPrompt } from '../../cmdutil/text-input.js';
 import { integer, require } from '../../core/validate.js';
 import { withReasoningHint } from './hint.js';
 
-interface Opts {
-  model?: string;
-  maxTokensToSample: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  stop?: string[];
-  raw?: boolean;
-}
-
 export const DEFAULT_MAX_TOKENS_TO_SAMPLE = 256;
 
-export const COMPLETE_TABLE: RequestTable = {
+export const COMPLETE_TABLE = {
   operation: 'POST /v1/complete',
   rows: [
     modelFlag(),
@@ -33,9 +23,9 @@ export const COMPLETE_TABLE: RequestTable = {
     { flags: '--raw', description: 'PROMPT is already "\\n\\nHuman: …\\n\\nAssistant:" text', reaches: ['prompt'] },
   ],
   inputs: { prompt: 'PROMPT words joined with piped stdin, wrapped as a human turn' },
-};
+} as const satisfies RequestTable;
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'PROMPT (joined with piped stdin) is wrapped as "\\n\\nHuman: PROMPT\\n\\nAssistant:" unless --raw says ' +
     'it is already in that format. Legacy: reasoning models refuse it.',

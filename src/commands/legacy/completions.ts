@@ -1,3 +1,4 @@
+import type { OptionValues } from '../../core/option-spec.js';
 import { createTextCompletion, streamTextCompletion, type TextCompletionChunk } from '../../endpoints/legacy.js';
 import type { Context } from '../../runtime/context.js';
 import { defineCommand } from '../../cmdutil/command.js';
@@ -7,24 +8,11 @@ import { readPrompt } from '../../cmdutil/text-input.js';
 import { integer, repeatable, require } from '../../core/validate.js';
 import { withReasoningHint } from './hint.js';
 
-interface Opts {
-  model?: string;
-  prompt?: string[];
-  maxTokens?: number;
-  n?: number;
-  stop?: string[];
-  echo?: boolean;
-  suffix?: string;
-  seed?: number;
-  temperature?: number;
-  topP?: number;
-  usage?: boolean;
-  stream?: boolean;
-}
+type Opts = OptionValues<typeof COMPLETIONS_TABLE.rows>;
 
 export const MAX_N = 128;
 
-export const COMPLETIONS_TABLE: RequestTable = {
+export const COMPLETIONS_TABLE = {
   operation: 'POST /v1/completions',
   rows: [
     modelFlag(),
@@ -59,9 +47,9 @@ export const COMPLETIONS_TABLE: RequestTable = {
     },
   ],
   inputs: { prompt: 'PROMPT words joined with piped stdin' },
-};
+} as const satisfies RequestTable;
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Continues PROMPT (joined with piped stdin), or each --prompt of a batch. Legacy: replaced by `svc ' +
     'chat`; reasoning models refuse it. Each choice is printed on its own (separated by a line `--- choice N ' +

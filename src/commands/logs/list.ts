@@ -5,7 +5,7 @@ import { integer } from '../../core/validate.js';
 
 const oneLine = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
 
-export default defineCommand<{ since?: number; model?: string; command?: string; grep?: string; limit?: number }>({
+export default defineCommand({
   description:
     'Calls logged by every svc run (docs/logs.md), newest first. --grep searches the whole record (prompt, ' +
     'answer, path, error), case-insensitively. In a pipe: TSV rows; --json: each record as stored, one per ' +

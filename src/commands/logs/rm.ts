@@ -4,7 +4,7 @@ import { logDir, removeDays, removeRecords } from '../../apilog/log.js';
 import { duration, require } from '../../core/validate.js';
 import { ExitCode } from '../../core/errors.js';
 
-export default defineCommand<{ yes?: boolean; all?: boolean; olderThan?: number }>({
+export default defineCommand({
   description:
     'Removes records for good. Ids: the line of each record is blanked in place (records other svc runs ' +
     'append meanwhile are kept). --older-than and --all delete whole day files (UTC days). Asks on a ' +

@@ -3,13 +3,6 @@ import { integer } from '../../core/validate.js';
 import { TOOL_NAMES, type ToolDef } from '../../mcp/tools.js';
 import type { LoadedTool } from '../../mcp/run-tool.js';
 
-interface Opts {
-  http?: number;
-  tools?: string[];
-  readOnly?: boolean;
-  root?: string;
-}
-
 const toolList = (raw: string): string[] =>
   raw
     .split(',')
@@ -30,7 +23,7 @@ async function specOf(words: string[]): Promise<CommandSpec> {
   return (await node.load()).default;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Each tool runs the svc command of the same action (its checks, its request, its files) under your rules: ' +
     'the profile, the daily budget (budget.daily; a call over it is a tool error and nothing is sent, as with ' +

@@ -6,7 +6,6 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
 import { tokenSum } from '../../term/usage.js';
 import {
-  type PromptExtraFlags,
   FLAG_GROUPS,
   TEMPLATE_FLAGS,
   EXTRACT_FLAGS,
@@ -19,37 +18,21 @@ import {
   toolFlag,
 } from '../../cmdutil/flag-sets.js';
 import { parseJsonOrText, readInputText } from '../../cmdutil/json-input.js';
+import type { OptionValues } from '../../core/option-spec.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { joinWithStdin } from '../../cmdutil/text-input.js';
 import { checkTools } from '../../cmdutil/tool-file.js';
 import { fail, integer, require } from '../../core/validate.js';
 import type { Conversation, ConversationStore } from '../../store/conversations.js';
 
-interface Opts extends PromptExtraFlags {
-  model?: string;
-  system?: string;
-  input?: string;
-  continue?: boolean;
-  conversation?: string;
-  save?: boolean;
-  maxTokens: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  stop?: string[];
-  stream?: boolean;
-  tool?: ChatTool[][];
-  toolChoice?: string;
-  usage?: boolean;
-  raw?: boolean;
-}
+type Opts = OptionValues<typeof MESSAGES_TABLE.rows>;
 
 type Message = MessagesRequest['messages'][number];
 
 export const DEFAULT_MAX_TOKENS = 1024;
 const TOOL_CHOICES = ['auto', 'any', 'none'] as const;
 
-export const MESSAGES_TABLE: RequestTable = {
+export const MESSAGES_TABLE = {
   operation: 'POST /v1/messages',
   rows: [
     modelFlag(),
@@ -93,7 +76,7 @@ export const MESSAGES_TABLE: RequestTable = {
     ...ATTACH_FLAGS.filter((f) => !f.flags.includes('--keep')),
   ],
   inputs: { messages: 'PROMPT words joined with piped stdin (a new user turn)' },
-};
+} as const satisfies RequestTable;
 
 /** The answer's tool_use blocks: a line each on a terminal, a JSON line each in a pipe (--json prints the reply). */
 function printToolUses(ctx: Context, content: { type: string }[]): void {
@@ -123,7 +106,7 @@ async function templated(ctx: Context, opts: Opts, words: string[]): Promise<str
   }))!;
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'The third-party-compatible messages convention. The prompt is the arguments, joined with piped stdin; ' +
     '--input FILE adds earlier turns and -c continues the last conversation (kept locally, like `svc chat`). ' +

@@ -7,7 +7,6 @@ import {
   dollarsPerMillionTokens,
   formatDollars,
   getModel,
-  type ModelKind,
 } from '../../endpoints/models.js';
 
 const PRICE_FIELDS = [
@@ -21,7 +20,7 @@ const PRICE_FIELDS = [
   'generated_image_token_price',
 ];
 
-export default defineCommand<{ kind?: ModelKind }>({
+export default defineCommand({
   jsonFields: MODEL_FIELDS,
   args: [{ name: 'id', description: 'model id or alias', required: true }],
   options: [

@@ -12,7 +12,7 @@ import {
 import { MODELS, MODELS_OF_KIND } from '../../endpoints/resources.js';
 import type { Column } from '../../term/output.js';
 
-export default defineCommand<{ kind?: ModelKind }>({
+export default defineCommand({
   jsonFields: [...new Set([MODELS, ...Object.values(MODELS_OF_KIND)].flatMap((l) => l.fields))],
   description:
     'Without --kind: every model the key can use. With --kind: the full records of that kind, prices in ' +

@@ -5,7 +5,7 @@ import { maxLength, pattern } from '../../core/validate.js';
 import { PHONE_LIMITS, buyNumber } from '../../endpoints/phone.js';
 import { AREA_CODE, printNumber } from './shared.js';
 
-export default defineCommand<{ areaCode?: string; name?: string; description?: string; yes?: boolean }>({
+export default defineCommand({
   description: 'Buying a number is billed. Asks for confirmation on a terminal; in a script pass --yes.',
   options: [
     {

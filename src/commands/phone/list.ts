@@ -1,9 +1,9 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import type { PhoneNumber } from '../../endpoints/phone.js';
 import { PHONE_NUMBERS } from '../../endpoints/resources.js';
 
-export default defineCommand<PageOpts>({
+export default defineCommand({
   jsonFields: PHONE_NUMBERS.fields,
   description:
     'The v1 list has no cursor: one reply of --limit numbers (default 100); --all asks for the most one ' +

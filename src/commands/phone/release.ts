@@ -2,7 +2,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { releaseNumber } from '../../endpoints/phone.js';
 
-export default defineCommand<{ yes?: boolean }>({
+export default defineCommand({
   description: 'The number is given up for good. Asks for confirmation on a terminal; in a script pass --yes.',
   args: [{ name: 'id', description: 'phone number id', required: true }],
   options: [YES_OPTION],

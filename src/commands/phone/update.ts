@@ -4,7 +4,7 @@ import { maxLength } from '../../core/validate.js';
 import { PHONE_LIMITS, updateNumber } from '../../endpoints/phone.js';
 import { printNumber } from './shared.js';
 
-export default defineCommand<{ name?: string; description?: string; clearDescription?: boolean }>({
+export default defineCommand({
   description: 'Only the fields given are written (the field mask is exactly those fields).',
   args: [{ name: 'id', description: 'phone number id', required: true }],
   options: [

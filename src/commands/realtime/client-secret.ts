@@ -3,7 +3,7 @@ import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { fail, parseDuration } from '../../core/validate.js';
 import { createClientSecret } from '../../endpoints/realtime-secrets.js';
 
-export default defineCommand<{ expiresAfter: number; session?: Record<string, unknown> }>({
+export default defineCommand({
   description:
     'Prints only the secret (for scripts: `SECRET=$(svc realtime client-secret)`); --json prints {value, ' +
     'expires_at}. ' +

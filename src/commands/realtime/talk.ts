@@ -1,13 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import {
-  SESSION_OPTIONS,
-  TALK_OPTIONS,
-  checkVoiceFlags,
-  runVoiceSession,
-  type VoiceFlags,
-} from '../../realtime/run.js';
+import { SESSION_OPTIONS, TALK_OPTIONS, checkVoiceFlags, runVoiceSession } from '../../realtime/run.js';
 
-export default defineCommand<VoiceFlags>({
+export default defineCommand({
   description:
     'Streams the microphone (or --input) to a realtime voice session and plays the answers (or writes them ' +
     'to --output). ' +

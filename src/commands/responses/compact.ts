@@ -1,12 +1,12 @@
 import { compactResponses } from '../../endpoints/responses.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { modelFlag } from '../../cmdutil/flag-sets.js';
-import { require } from '../../core/validate.js';
+import { fail } from '../../core/validate.js';
 import { readInputFlag } from './input.js';
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-export default defineCommand<{ model: string; input: string }>({
+export default defineCommand({
   description:
     'Reads the conversation from --input (a JSON array of items, JSON lines such as `svc responses items ID ' +
     '--all --json`, or text) and prints the compaction output: a JSON array to pass verbatim as `svc ' +
@@ -20,8 +20,8 @@ export default defineCommand<{ model: string; input: string }>({
     'svc responses create --input ctx.json "and now?"',
   ],
   async run(ctx, _args, opts) {
-    require(!!opts.model, '--model', '(missing)', 'a model id (required)');
-    require(!!opts.input, '--input', '(missing)', 'a file or - for stdin (required)');
+    if (!opts.model) fail('--model', '(missing)', 'a model id (required)');
+    if (!opts.input) fail('--input', '(missing)', 'a file or - for stdin (required)');
     const input = await readInputFlag(ctx, '--input', opts.input);
     const r = await compactResponses(await ctx.http(), { model: opts.model, input });
     if (ctx.out.json) ctx.out.printJson(r);

@@ -1,3 +1,4 @@
+import type { OptionValues } from '../../core/option-spec.js';
 import { readInputText } from '../../core/input-file.js';
 import { answerWriter, extractFlags, printAnswer } from '../../cmdutil/answer-writer.js';
 import { tokenSum } from '../../term/usage.js';
@@ -13,7 +14,6 @@ import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../core/errors.js';
 import {
-  type PromptExtraFlags,
   FLAG_GROUPS,
   OUTPUT,
   PARALLEL_TOOL_CALLS,
@@ -31,7 +31,6 @@ import {
   APPROVE_FLAG,
   MCP_FLAG,
   DEFAULT_LANGUAGE_MODEL,
-  type SearchFlags,
 } from '../../cmdutil/flag-sets.js';
 import type { HttpClient } from '../../net/http.js';
 import { imageRef } from '../../cmdutil/image-ref.js';
@@ -49,7 +48,7 @@ import type { Approver } from '../../cmdutil/approve.js';
 import type { McpServers } from '../../mcp/client.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { joinWithStdin } from '../../cmdutil/text-input.js';
-import { checkTools, isFunctionTool, readJsonFile, type ToolEntry } from '../../cmdutil/tool-file.js';
+import { checkTools, isFunctionTool, readJsonFile } from '../../cmdutil/tool-file.js';
 import { fail, integer, keyValue, oneOf, repeatable, require } from '../../core/validate.js';
 import { readInputFlag } from './input.js';
 import { lastResponse, rememberResponse } from './state.js';
@@ -66,48 +65,10 @@ const TRUNCATIONS = SCHEMAS.ResponsesRequest['$.truncation'].enum;
 export const HOSTED_TOOLS = ['web_search', 'web_search_preview'] as const;
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
-export interface ResponsesFlags extends SearchFlags, PromptExtraFlags {
-  model?: string;
-  instructions?: string;
-  previous?: string;
-  continue?: boolean;
-  input?: string;
-  image?: string[];
-  fileId?: string[];
-  store: boolean;
-  stream: boolean;
-  raw?: boolean;
-  background?: boolean;
-  contextManagement?: unknown[];
-  reasoningEffort?: string;
-  reasoningSummary?: string;
-  reasoningGenerateSummary?: string;
-  include?: string[];
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  minP?: number;
-  maxOutputTokens?: number;
-  maxTurns?: number;
-  logprobs?: boolean;
-  topLogprobs?: number;
-  parallelToolCalls?: boolean;
-  tool?: ToolEntry[][];
-  toolCmd?: ToolCommand[];
-  mcp?: string[];
-  approve?: boolean;
-  toolChoice?: string;
-  schema?: string;
-  /** a template's schema (cmdutil/templates.ts), used when --schema gives none */
+export type ResponsesFlags = OptionValues<typeof RESPONSES_TABLE.rows> & {
+  /** a template's schema (cmdutil/templates.ts), used when --schema gives none: no flag of its own */
   schemaValue?: unknown;
-  format?: 'text' | 'json_object';
-  promptCacheKey?: string;
-  serviceTier?: string;
-  truncation?: string;
-  user?: string;
-  metadata?: Record<string, string>;
-  usage?: boolean;
-}
+};
 
 type RequestBase = { model: string; [field: string]: unknown };
 
@@ -131,7 +92,7 @@ function jsonArray(raw: string, flag: string): unknown[] {
   return v as unknown[];
 }
 
-export const RESPONSES_TABLE: RequestTable = {
+export const RESPONSES_TABLE = {
   operation: 'POST /v1/responses',
   rows: [
     modelFlag(
@@ -280,9 +241,9 @@ export const RESPONSES_TABLE: RequestTable = {
     { ...OUTPUT.usage, description: 'print token usage and cost on stderr' },
   ],
   inputs: { input: 'INPUT words joined with piped stdin', stream: 'streamed unless --no-stream' },
-};
+} as const satisfies RequestTable;
 
-export default defineCommand<ResponsesFlags>({
+export default defineCommand({
   description:
     'INPUT words (joined with piped stdin) become the user turn. Responses are stored by default, so `-c` ' +
     '(the last one of this profile) or `--previous ID` continues the conversation on the server; on a ' +

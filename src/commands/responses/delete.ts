@@ -3,7 +3,7 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { forgetResponse } from './state.js';
 
-export default defineCommand<{ yes?: boolean }>({
+export default defineCommand({
   description:
     'After this, getting it answers 404 (exit 5). If it was the one `-c` would continue, that is forgotten ' +
     'too. Asks for confirmation on a terminal; off a terminal pass --yes.',

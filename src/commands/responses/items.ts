@@ -2,14 +2,10 @@ import type { InputItem } from '../../endpoints/responses.js';
 import { INPUT_ITEMS } from '../../endpoints/resources.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import { OPERATIONS } from 'svc-formats/api-facts';
 
 const ORDERS = OPERATIONS.listResponseInputItems.fields['query.order'].enum;
-
-interface Opts extends PageOpts {
-  order?: (typeof ORDERS)[number];
-}
 
 /** The readable text of an input item. */
 export function itemText(it: InputItem): string {
@@ -37,7 +33,7 @@ export function itemText(it: InputItem): string {
   return '';
 }
 
-export default defineCommand<Opts>({
+export default defineCommand({
   jsonFields: INPUT_ITEMS.fields,
   description:
     'The items the model saw for this response, earlier turns of a continued conversation included. One page ' +

@@ -4,7 +4,7 @@ import { headerValue } from '../../net/http.js';
 import { downloadError, planDownload, safeFileName, saveStream, streamToStdout } from '../../net/download.js';
 import { getSkill, skillContent } from '../../endpoints/skills.js';
 
-export default defineCommand<{ output?: string; force?: boolean }>({
+export default defineCommand({
   description:
     'Saved atomically (temp file, then rename). Without -o: <name>.zip in the current directory; `-o -` ' +
     'writes to stdout. Prints the path saved.',

@@ -1,16 +1,12 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { oneOf } from '../../core/validate.js';
 import { formatUnixTime, type Column } from '../../term/output.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../cmdutil/paginate.js';
 import { SKILLS } from '../../endpoints/resources.js';
 import type { Skill } from '../../endpoints/skills.js';
 import { OPERATIONS } from 'svc-formats/api-facts';
 
 const ORDERS = OPERATIONS.listSkills.fields['query.order'].enum;
-
-interface Opts extends PageOpts {
-  order?: (typeof ORDERS)[number];
-}
 
 const columns = (): Column<Skill>[] => [
   { header: 'ID', get: (s) => s.id },
@@ -19,7 +15,7 @@ const columns = (): Column<Skill>[] => [
   { header: 'CREATED', get: (s) => formatUnixTime(s.created_at) },
 ];
 
-export default defineCommand<Opts>({
+export default defineCommand({
   jsonFields: SKILLS.fields,
   description:
     'One page by default; --page-token (or --after, the same: a skill id) continues from a previous page, ' +

@@ -1,3 +1,4 @@
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { IncompleteError, InterruptedError, NetworkError, UsageError } from '../../core/errors.js';
@@ -23,34 +24,81 @@ import { cues, formatCue, subtitleHeader, type SubtitleKind } from '../../cmduti
 
 const O = FLAG_GROUPS.output;
 
-interface Opts {
-  input?: string;
-  inputDevice?: string;
-  encoding: string;
-  model?: string;
-  sampleRate: number;
-  realtime: boolean;
-  interim?: boolean;
-  endpointing?: number;
-  language?: string;
-  format?: boolean;
-  diarize?: boolean;
-  keyterm?: string[];
-  fillerWords?: boolean;
-  smartTurn?: number;
-  smartTurnTimeout?: number;
-  vadThreshold?: number;
-  multichannel?: boolean;
-  channels?: number;
-  srt?: boolean;
-  vtt?: boolean;
-  output?: string;
-  force?: boolean;
-}
+type Opts = OptionValues<typeof OPTIONS>;
 
 const FRAME_MS = 100;
 
-export default defineCommand<Opts>({
+const OPTIONS = [
+  {
+    flags: '--input <mic|file|->',
+    description: 'mic, an audio file, or - for stdin (default: mic on a terminal, else stdin)',
+  },
+  AUDIO.inputDevice,
+  {
+    flags: '--encoding <enc>',
+    description:
+      'audio sent: pcm (s16le), mulaw, alaw, or opus (48 kHz mono packets, encoded with ffmpeg; ' +
+      '--sample-rate does not apply)',
+    default: 'pcm',
+    parse: oneOf(STT_ENCODINGS, { caseInsensitive: true }),
+  },
+  { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')}`, default: 16000, parse: rateParser },
+  {
+    flags: '--model <model>',
+    description: `transcription model: ${STT_MODELS.join(', ')} (the service default)`,
+    parse: oneOf(STT_MODELS),
+    choices: STT_MODELS,
+    group: FLAG_GROUPS.model,
+  },
+  { flags: '--no-realtime', description: 'send a file or stdin as fast as possible instead of at real time' },
+  { flags: '--interim', description: 'interim results (about every 500 ms)' },
+  {
+    flags: '--endpointing <ms>',
+    description: 'silence before an utterance ends, 0 to 5000 ms',
+    parse: integer({ min: 0, max: 5000 }),
+  },
+  { flags: '--language <code>', description: 'language code; biases recognition, selects --format rules' },
+  { flags: '--format', description: 'inverse text normalization (needs --language)' },
+  { flags: '--diarize', description: 'words carry a speaker number' },
+  {
+    flags: '--keyterm <term>',
+    description: `bias term, repeatable (at most ${STT_MAX_KEYTERMS}, each ≤ ${STT_MAX_KEYTERM_CHARS} characters)`,
+    parse: repeatable(maxLength(STT_MAX_KEYTERM_CHARS), { max: STT_MAX_KEYTERMS }),
+  },
+  { flags: '--filler-words', description: 'keep filler words (um, uh)' },
+  {
+    flags: '--smart-turn <p>',
+    description: 'end-of-turn probability threshold 0 to 1',
+    parse: number({ min: 0, max: 1 }),
+  },
+  {
+    flags: '--smart-turn-timeout <ms>',
+    description: 'silence that forces the end of a turn, 1 to 5000 ms (only with --smart-turn)',
+    parse: integer({ min: 1, max: 5000 }),
+  },
+  {
+    flags: '--vad-threshold <p>',
+    description: 'speech-probability gate 0 to 1 (0 disables it)',
+    parse: number({ min: 0, max: 1 }),
+  },
+  { flags: '--multichannel', description: 'transcribe each channel on its own (needs --channels)' },
+  {
+    flags: '--channels <n>',
+    description: 'channels of the audio with --multichannel, 2 to 8',
+    parse: integer({ min: 2, max: 8 }),
+  },
+  { flags: '--srt', description: 'live SubRip subtitles: a cue per final segment as it arrives', group: O },
+  { flags: '--vtt', description: 'live WebVTT subtitles: a cue per final segment as it arrives', group: O },
+  {
+    flags: '-o, --output <file>',
+    description: 'write the --srt/--vtt subtitles to FILE (atomically, at the end); stdout shows the transcript',
+    parse: outputPath(),
+    group: O,
+  },
+  ...forceFlags('an existing -o file'),
+] as const satisfies readonly OptionSpec[];
+
+export default defineCommand({
   description:
     'Streams audio over the /v1/stt WebSocket in 100 ms frames at real time, after the service says it is ' +
     'ready. On a terminal a live ' +
@@ -62,75 +110,7 @@ export default defineCommand<Opts>({
     "write subtitles instead, a cue as each final segment arrives (its words' timings): on stdout, or with " +
     '-o FILE into FILE (put in place when the transcription ends, Ctrl-C included) while stdout shows the ' +
     'transcript.',
-  options: [
-    {
-      flags: '--input <mic|file|->',
-      description: 'mic, an audio file, or - for stdin (default: mic on a terminal, else stdin)',
-    },
-    AUDIO.inputDevice,
-    {
-      flags: '--encoding <enc>',
-      description:
-        'audio sent: pcm (s16le), mulaw, alaw, or opus (48 kHz mono packets, encoded with ffmpeg; ' +
-        '--sample-rate does not apply)',
-      default: 'pcm',
-      parse: oneOf(STT_ENCODINGS, { caseInsensitive: true }),
-    },
-    { flags: '--sample-rate <hz>', description: `${SAMPLE_RATES.join(', ')}`, default: 16000, parse: rateParser },
-    {
-      flags: '--model <model>',
-      description: `transcription model: ${STT_MODELS.join(', ')} (the service default)`,
-      parse: oneOf(STT_MODELS),
-      choices: STT_MODELS,
-      group: FLAG_GROUPS.model,
-    },
-    { flags: '--no-realtime', description: 'send a file or stdin as fast as possible instead of at real time' },
-    { flags: '--interim', description: 'interim results (about every 500 ms)' },
-    {
-      flags: '--endpointing <ms>',
-      description: 'silence before an utterance ends, 0 to 5000 ms',
-      parse: integer({ min: 0, max: 5000 }),
-    },
-    { flags: '--language <code>', description: 'language code; biases recognition, selects --format rules' },
-    { flags: '--format', description: 'inverse text normalization (needs --language)' },
-    { flags: '--diarize', description: 'words carry a speaker number' },
-    {
-      flags: '--keyterm <term>',
-      description: `bias term, repeatable (at most ${STT_MAX_KEYTERMS}, each ≤ ${STT_MAX_KEYTERM_CHARS} characters)`,
-      parse: repeatable(maxLength(STT_MAX_KEYTERM_CHARS), { max: STT_MAX_KEYTERMS }),
-    },
-    { flags: '--filler-words', description: 'keep filler words (um, uh)' },
-    {
-      flags: '--smart-turn <p>',
-      description: 'end-of-turn probability threshold 0 to 1',
-      parse: number({ min: 0, max: 1 }),
-    },
-    {
-      flags: '--smart-turn-timeout <ms>',
-      description: 'silence that forces the end of a turn, 1 to 5000 ms (only with --smart-turn)',
-      parse: integer({ min: 1, max: 5000 }),
-    },
-    {
-      flags: '--vad-threshold <p>',
-      description: 'speech-probability gate 0 to 1 (0 disables it)',
-      parse: number({ min: 0, max: 1 }),
-    },
-    { flags: '--multichannel', description: 'transcribe each channel on its own (needs --channels)' },
-    {
-      flags: '--channels <n>',
-      description: 'channels of the audio with --multichannel, 2 to 8',
-      parse: integer({ min: 2, max: 8 }),
-    },
-    { flags: '--srt', description: 'live SubRip subtitles: a cue per final segment as it arrives', group: O },
-    { flags: '--vtt', description: 'live WebVTT subtitles: a cue per final segment as it arrives', group: O },
-    {
-      flags: '-o, --output <file>',
-      description: 'write the --srt/--vtt subtitles to FILE (atomically, at the end); stdout shows the transcript',
-      parse: outputPath(),
-      group: O,
-    },
-    ...forceFlags('an existing -o file'),
-  ],
+  options: OPTIONS,
   examples: [
     'svc stt listen',
     'svc stt listen --input meeting.wav --interim',

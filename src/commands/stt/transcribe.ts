@@ -21,19 +21,6 @@ import { cues, formatCue, subtitleHeader, type SubtitleKind } from '../../cmduti
 import { FFMPEG_HINT, ffmpegAvailable } from '../../audio/ffmpeg.js';
 import { SNIFF_BYTES, checkAudioHead, sniffAudio } from '../../audio/sniff.js';
 
-interface Opts {
-  language?: string;
-  format?: boolean;
-  diarize?: boolean;
-  multichannel?: boolean;
-  channels?: number;
-  audioFormat?: string;
-  sampleRate?: number;
-  words?: boolean;
-  srt?: boolean;
-  vtt?: boolean;
-}
-
 export const rateParser = (raw: string, flag: string): number => {
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !(SAMPLE_RATES as readonly number[]).includes(n))
@@ -53,7 +40,7 @@ export function checkFormatLanguage(format: boolean | undefined, language: strin
 
 const RAW = STT_RAW_FORMATS as readonly string[];
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'Uploads FILE (streamed from disk, at most 500 MB) or stdin (-), or has the service fetch URL. The ' +
     'container is recognised by its first ' +

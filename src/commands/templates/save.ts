@@ -1,3 +1,4 @@
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { readJsonFile } from '../../cmdutil/tool-file.js';
 import { UsageError } from '../../core/errors.js';
@@ -5,17 +6,7 @@ import { keyValue } from '../../core/validate.js';
 import { forceFlags, modelFlag, sampling } from '../../cmdutil/flag-sets.js';
 import { saveTemplate, type Template } from '../../cmdutil/templates.js';
 
-interface Opts {
-  model?: string;
-  system?: string;
-  schema?: string;
-  temperature?: number;
-  topP?: number;
-  option?: Record<string, string>;
-  var?: Record<string, string>;
-  description?: string;
-  force?: boolean;
-}
+type Opts = OptionValues<typeof OPTIONS>;
 
 /** -o NAME=VALUE: a flag of the command that will use the template, by its long name without dashes. */
 function optionValues(opts: Opts): Template['options'] {
@@ -29,7 +20,18 @@ function optionValues(opts: Opts): Template['options'] {
   return Object.keys(out).length ? out : undefined;
 }
 
-export default defineCommand<Opts>({
+const OPTIONS = [
+  modelFlag('the model'),
+  { flags: '-s, --system <text>', description: 'the system prompt (chat, messages; instructions of responses)' },
+  { flags: '--schema <file>', description: 'a JSON schema the answer must follow (saved in the template)' },
+  ...sampling(['temperature', 'topP']),
+  { flags: '-o, --option <name=value>', description: 'another flag of the command (repeatable)', parse: keyValue() },
+  { flags: '--var <name=value>', description: 'a default value of {{name}} (repeatable)', parse: keyValue() },
+  { flags: '--description <text>', description: 'what the template is for (svc templates list shows it)' },
+  ...forceFlags('a template of that name'),
+] as const satisfies readonly OptionSpec[];
+
+export default defineCommand({
   description:
     'Saves NAME.yaml in the templates folder of the config folder (svc config path): a file to read and edit. ' +
     'PROMPT may hold {{input}} (the text given with -t: arguments and stdin; appended when absent) and ' +
@@ -40,16 +42,7 @@ export default defineCommand<Opts>({
     { name: 'name', description: 'template name (letters, digits, _ . -)', required: true },
     { name: 'prompt', description: 'the prompt, with {{input}} and {{variables}}', variadic: true },
   ],
-  options: [
-    modelFlag('the model'),
-    { flags: '-s, --system <text>', description: 'the system prompt (chat, messages; instructions of responses)' },
-    { flags: '--schema <file>', description: 'a JSON schema the answer must follow (saved in the template)' },
-    ...sampling(['temperature', 'topP']),
-    { flags: '-o, --option <name=value>', description: 'another flag of the command (repeatable)', parse: keyValue() },
-    { flags: '--var <name=value>', description: 'a default value of {{name}} (repeatable)', parse: keyValue() },
-    { flags: '--description <text>', description: 'what the template is for (svc templates list shows it)' },
-    ...forceFlags('a template of that name'),
-  ],
+  options: OPTIONS,
   examples: [
     "svc templates save summarize -s 'You summarize in {{lang}}.' --var lang=English 'Summarize:\\n\\n{{input}}'",
     'svc templates save person --schema person.schema.json -m svc-4-mini -o max-completion-tokens=500',

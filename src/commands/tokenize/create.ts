@@ -3,21 +3,16 @@ import { UsageError } from '../../core/errors.js';
 import { DEFAULT_LANGUAGE_MODEL, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
 import type { RequestTable } from '../../core/request-table.js';
 
-interface Opts {
-  model?: string;
-  count?: boolean;
-}
-
-export const TOKENIZE_TABLE: RequestTable = {
+export const TOKENIZE_TABLE = {
   operation: 'POST /v1/tokenize-text',
   rows: [
     modelFlag(`model whose tokenizer to use (default: the profile's model, else ${DEFAULT_LANGUAGE_MODEL})`),
     { flags: '--count', description: 'print only the number of tokens' },
   ],
   inputs: { text: 'TEXT, or all of stdin (without its final newline)' },
-};
+} as const satisfies RequestTable;
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'TEXT, or all of stdin (its final newline dropped). Prints a table of token id, token (quoted, so spaces ' +
     'and newlines show) and its UTF-8 bytes in hex; --count prints only the number of tokens; --json the ' +

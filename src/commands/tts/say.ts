@@ -1,7 +1,7 @@
 import { outputPath } from '../../core/atomic-file.js';
 import { textChunks } from '../../core/text-chunks.js';
 import { defineCommand } from '../../cmdutil/command.js';
-import type { OptionSpec } from '../../core/option-spec.js';
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import type { Context } from '../../runtime/context.js';
 import type { EncodedOutput } from '../../audio/player.js';
 import { IncompleteError, InterruptedError, UsageError } from '../../core/errors.js';
@@ -33,21 +33,7 @@ import {
   type TtsStreamQuery,
 } from '../../endpoints/tts.js';
 
-export interface TtsOpts {
-  voice?: string;
-  language: string;
-  codec?: Codec;
-  sampleRate?: number;
-  bitRate?: number;
-  speed?: number;
-  optimizeStreamingLatency?: number;
-  textNormalization?: boolean;
-  timestamps?: string | boolean;
-  output?: string;
-  outputDevice?: string;
-  play?: boolean;
-  force?: boolean;
-}
+export type TtsOpts = OptionValues<typeof TTS_OPTIONS>;
 
 function languageParser(raw: string, flag: string): string {
   if (!BCP47.test(raw))
@@ -66,7 +52,7 @@ const rateParser =
   };
 
 /** Flags shared by `tts say` and `tts stream`. */
-export const TTS_OPTIONS: OptionSpec[] = [
+export const TTS_OPTIONS = [
   {
     flags: '--voice <id>',
     description: `voice id: built-in (${BUILTIN_VOICES.join(', ')}, default ${DEFAULT_VOICE}) or a custom voice id`,
@@ -121,7 +107,7 @@ export const TTS_OPTIONS: OptionSpec[] = [
   { flags: '--play', description: 'play on the speaker even when stdout is not a terminal' },
   ...forceFlags('an existing -o or --timestamps file'),
   AUDIO.outputDevice,
-];
+] as const satisfies readonly OptionSpec[];
 
 export interface Destination {
   dest: 'speaker' | '-' | string;
@@ -207,7 +193,7 @@ export function onInterrupt(ctx: Context, fn: () => void): void {
   else ctx.signal.addEventListener('abort', fn, { once: true });
 }
 
-export default defineCommand<TtsOpts & { rest?: boolean }>({
+export default defineCommand({
   description:
     'Streams over the /v1/tts WebSocket by default (audio starts while the rest is synthesized); --rest uses ' +
     'the one-shot POST /v1/tts. ' +

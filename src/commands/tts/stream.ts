@@ -4,16 +4,7 @@ import type { Context } from '../../runtime/context.js';
 import { closeNote } from '../../net/ws.js';
 import { TtsSocket } from '../../endpoints/tts.js';
 import type { EncodedOutput } from '../../audio/player.js';
-import {
-  TTS_OPTIONS,
-  Timings,
-  destination,
-  onInterrupt,
-  openOutput,
-  streamQuery,
-  writeAudio,
-  type TtsOpts,
-} from './say.js';
+import { TTS_OPTIONS, Timings, destination, onInterrupt, openOutput, streamQuery, writeAudio } from './say.js';
 
 /**
  * Splits text arriving in pieces into what can be sent now and utterance ends (blank lines). A trailing
@@ -52,7 +43,7 @@ export class UtteranceSplitter {
   }
 }
 
-export default defineCommand<TtsOpts>({
+export default defineCommand({
   description:
     'Every piece of stdin is sent as text.delta the moment it arrives, and the audio is played or written as ' +
     'it comes back, so ' +

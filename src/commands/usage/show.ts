@@ -52,7 +52,7 @@ function summarize(records: CallRecord[], by: By): UsageRow[] {
   );
 }
 
-export default defineCommand<{ since?: number; by?: By; model?: string; command?: string }>({
+export default defineCommand({
   description:
     "Totals from the call log (docs/logs.md) over a period (default: 30 days). Costs are the API's own " +
     "figures or the catalogue's prices; calls whose cost is unknown are counted apart (NO COST). On a " +

@@ -1,9 +1,9 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { VIDEO_ROW, startVideo, videoTable, type VideoOpts } from './shared.js';
+import { VIDEO_ROW, startVideo, videoTable } from './shared.js';
 
 const TABLE = videoTable('edit', [{ ...VIDEO_ROW, description: 'the video to edit (required)' }]);
 
-export default defineCommand<VideoOpts>({
+export default defineCommand({
   description:
     'The --video is a local file (sent as a data URL) or an http(s) URL. Prints the request id, or waits and ' +
     'downloads with --wait / -o.',

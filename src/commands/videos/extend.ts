@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { integer } from '../../core/validate.js';
 import { EXTENSION } from '../../endpoints/videos.js';
-import { VIDEO_ROW, startVideo, videoTable, type VideoOpts } from './shared.js';
+import { VIDEO_ROW, startVideo, videoTable } from './shared.js';
 
 const TABLE = videoTable('extension', [
   { ...VIDEO_ROW, description: 'the video to extend (required)' },
@@ -13,7 +13,7 @@ const TABLE = videoTable('extension', [
   },
 ]);
 
-export default defineCommand<VideoOpts>({
+export default defineCommand({
   description:
     'Adds --duration seconds to the --video (a local file or an http(s) URL). Prints the request id, or ' +
     'waits and downloads with --wait / -o.',

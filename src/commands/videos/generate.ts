@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { integer } from '../../core/validate.js';
 import { DURATION } from '../../endpoints/videos.js';
-import { startVideo, videoTable, type VideoOpts } from './shared.js';
+import { startVideo, videoTable } from './shared.js';
 
 const TABLE = videoTable('generation', [
   {
@@ -12,7 +12,7 @@ const TABLE = videoTable('generation', [
   },
 ]);
 
-export default defineCommand<VideoOpts>({
+export default defineCommand({
   description:
     'Prints the request id; with --wait (or -o) polls until the video is done, then downloads it and prints ' +
     'its path. A failed job prints its error code and message and exits 1.',

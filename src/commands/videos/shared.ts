@@ -1,7 +1,7 @@
 // What the video commands share: flags, media references, the polling loop with its spinner, the download.
 import { checkedBody, MAGIC, type BinaryKind } from '../../net/binary-reply.js';
 import type { Context } from '../../runtime/context.js';
-import type { OptionSpec } from '../../core/option-spec.js';
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import type { HttpClient } from '../../net/http.js';
 import { sleep } from '../../net/http.js';
 import { number, oneOf } from '../../core/validate.js';
@@ -21,20 +21,7 @@ import { imageRef } from '../../cmdutil/image-ref.js';
 import { forceFlags, modelFlag } from '../../cmdutil/flag-sets.js';
 import { fillBody, type RequestRow, type RequestTable } from '../../core/request-table.js';
 
-export interface VideoOpts {
-  model: string;
-  duration?: number;
-  aspectRatio?: string;
-  resolution?: string;
-  image?: string;
-  video?: string;
-  wait?: boolean;
-  output?: string;
-  force?: boolean;
-  pollInterval?: number;
-}
-
-export const waitOptions: OptionSpec[] = [
+export const waitOptions = [
   { flags: '-o, --output <file>', description: 'save the video here (default: <request id>.mp4); implies --wait' },
   ...forceFlags(),
   {
@@ -42,9 +29,9 @@ export const waitOptions: OptionSpec[] = [
     description: 'seconds between status checks (0.1-60, default 2)',
     parse: number({ min: 0.1, max: 60 }),
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const createOptions: RequestRow[] = [
+export const createOptions = [
   modelFlag('video model', { default: DEFAULT_VIDEO_MODEL, field: 'model' }),
   {
     flags: '--aspect-ratio <ratio>',
@@ -71,7 +58,7 @@ export const createOptions: RequestRow[] = [
     description: 'wait for the video (spinner with status, progress and elapsed time), then download it',
   },
   ...waitOptions,
-];
+] as const satisfies readonly RequestRow[];
 
 const VIDEO_MIME: Record<string, string> = {
   mp4: 'video/mp4',
@@ -95,15 +82,18 @@ export async function videoRef(value: string, flag: string): Promise<string> {
 }
 
 /** `--video FILE|URL` of edit and extend (its data URL is made in startVideo: reading a video is async). */
-export const VIDEO_ROW: RequestRow = {
+export const VIDEO_ROW = {
   flags: '--video <path|url>',
   description: 'the video (required)',
   reaches: ['video'],
-};
+} as const satisfies RequestRow;
 const PROMPT_INPUT = { prompt: 'PROMPT words' };
 
 /** The request table of each kind of video job; `first` rows are the command's own (duration, video). */
-export function videoTable(kind: VideoKind, first: RequestRow[]): RequestTable {
+export function videoTable<const First extends readonly RequestRow[]>(
+  kind: VideoKind,
+  first: First,
+): RequestTable<readonly [...First, ...typeof createOptions]> {
   const operation = {
     generation: 'POST /v1/videos/generations',
     edit: 'POST /v1/videos/edits',
@@ -118,7 +108,8 @@ export async function startVideo(
   table: RequestTable,
   kind: VideoKind,
   prompt: string,
-  opts: VideoOpts,
+  // the flags of every kind, and those only some kinds take (generate and extend --duration; edit and extend --video)
+  opts: OptionValues<typeof createOptions> & { duration?: number; video?: string },
 ): Promise<number> {
   if (prompt.trim() === '') throw new UsageError('PROMPT: an empty prompt is not allowed');
   const req = fillBody(table.rows, opts, { prompt } as VideoRequest);
@@ -189,7 +180,7 @@ export async function waitAndSave(
   ctx: Context,
   http: HttpClient,
   id: string,
-  opts: Pick<VideoOpts, 'output' | 'force' | 'pollInterval'>,
+  opts: OptionValues<typeof waitOptions>,
 ): Promise<number> {
   const { raw, job } = await pollVideo(ctx, http, id, (opts.pollInterval ?? 2) * 1000);
   if (ctx.out.json) ctx.out.printJson(raw);

@@ -1,8 +1,8 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { checkTarget } from '../../net/download.js';
-import { waitAndSave, waitOptions, type VideoOpts } from './shared.js';
+import { waitAndSave, waitOptions } from './shared.js';
 
-export default defineCommand<VideoOpts>({
+export default defineCommand({
   description:
     'Polls with a spinner (status, progress, elapsed time) on a terminal, then saves the video atomically ' +
     'and prints its path. A failed job prints its error code and message and exits 1.',

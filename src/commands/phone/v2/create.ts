@@ -3,19 +3,8 @@ import { defineCommand } from '../../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
 import { UsageError } from '../../../core/errors.js';
 import { fail, httpUrl, maxLength, oneOf, pattern, repeatable, require } from '../../../core/validate.js';
-import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody, type V2Origin } from '../../../endpoints/phone.js';
+import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody } from '../../../endpoints/phone.js';
 import { E164 } from '../shared.js';
-
-interface Opts {
-  origin?: V2Origin;
-  name?: string;
-  number?: string;
-  agent?: string;
-  webhookUrl?: string;
-  webhookName?: string;
-  allowedAddress?: string[];
-  yes?: boolean;
-}
 
 /** `a.b.c.d/n` (n 0-32) or an IPv6 address with /n (n 0-128). */
 export function cidr(raw: string, flag: string): string {
@@ -29,7 +18,7 @@ export function cidr(raw: string, flag: string): string {
 
 const webhookUrl = httpUrl();
 
-export default defineCommand<Opts>({
+export default defineCommand({
   description:
     'origin svc_provisioned: the service provides the number. origin byo_trunk: register a number of your own ' +
     'SIP trunk (Direct SIP); --number (E.164) is required then and allowed only then. With --webhook-url, inbound ' +

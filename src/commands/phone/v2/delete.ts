@@ -2,7 +2,7 @@ import { defineCommand } from '../../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
 import { deleteV2 } from '../../../endpoints/phone.js';
 
-export default defineCommand<{ yes?: boolean }>({
+export default defineCommand({
   args: [{ name: 'id', description: 'phone number id', required: true }],
   options: [YES_OPTION],
   examples: ['svc phone v2 delete pn_123 --yes'],

@@ -1,13 +1,9 @@
 import { defineCommand } from '../../../cmdutil/command.js';
-import { firstPageQuery, listRows, pageFlags, type PageOpts } from '../../../cmdutil/paginate.js';
+import { firstPageQuery, listRows, pageFlags } from '../../../cmdutil/paginate.js';
 import type { PhoneNumber } from '../../../endpoints/phone.js';
 import { PHONE_NUMBERS_V2 } from '../../../endpoints/resources.js';
 
-interface Opts extends PageOpts {
-  agent?: string;
-}
-
-export default defineCommand<Opts>({
+export default defineCommand({
   jsonFields: PHONE_NUMBERS_V2.fields,
   description:
     'One page by default; --page-token continues from the next_page_token of a previous page, --all prints ' +
