@@ -5,6 +5,7 @@ import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
+import { IN_EXECUTABLE } from 'svc-formats/assets';
 import { DEFAULT_MCP_MAX_RESULT_KIB, mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
 import { fail, httpUrl, integer, isoDate, keyValue, number, oneOf, repeatable } from '../core/validate.js';
@@ -457,7 +458,11 @@ export const AUDIO = {
   } as RequestRow,
   outputDevice: {
     flags: '--output-device <name>',
-    description: 'speaker: an index or name from `svc audio devices` (default: the system default)',
+    description:
+      'speaker: an index or name from `svc audio devices` (default: the system default)' +
+      (IN_EXECUTABLE
+        ? "; this single executable plays through the platform's player (aplay; SoX on macOS, Windows)"
+        : ''),
     group: A,
   } as RequestRow,
 };
