@@ -99,7 +99,10 @@ export async function main(argv: string[]): Promise<number> {
     const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
     values = parsed.values;
     if (values.help) return (process.stdout.write(`${USAGE}\n`), 0);
-    if (values.version && argv.length === 1) return (process.stdout.write(`${versionLine()}\n`), 0);
+    if (values.version) {
+      if (argv.length !== 1) throw new FlagError(USAGE);
+      return (process.stdout.write(`${versionLine()}\n`), 0);
+    }
     if (parsed.positionals.length !== 1 || parsed.positionals[0] !== 'serve') throw new FlagError(USAGE);
   } catch (err) {
     say(`svc-emulator: ${(err as Error).message}`);
