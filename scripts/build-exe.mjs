@@ -31,7 +31,9 @@ const { ASSETS } = await import(join(ROOT, 'packages', 'formats', 'dist', 'asset
 const ASSET_FILES = {
   [ASSETS.aec]: join(ROOT, 'assets', 'speexdsp', 'aec.wasm'),
   [ASSETS.jq]: join(dirname(require.resolve('jq-web')), 'jq.wasm'),
+  [ASSETS.openapi]: join(ROOT, 'packages', 'emulator', 'spec', 'openapi.json'),
 };
+const OPENAPI_MODULE = '\0svc-exe:openapi-from-asset';
 
 function fail(message) {
   console.error(`build:exe: ${message}`);
@@ -75,12 +77,19 @@ function pinnedNode() {
  * The executable's bundle differs from dist/bundle (scripts/bundle.mjs) in being one file with every package in it:
  * - `createRequire(import.meta.url)('x')` (lazy CommonJS loads in the ES modules of dist/) becomes `require('x')`,
  *   which the bundler follows;
- * - jq-web reads its jq.wasm beside its script: it is handed the asset's bytes instead;
+ * - jq-web reads its jq.wasm beside its script: it is handed the asset's bytes instead; the API document is an
+ *   asset, not a module of the script;
  * - an `import()` left in the output (Node's modules; the optional native `speaker`, which an executable cannot
  *   load and never asks for: it plays through a program, src/audio/backend.ts) would need a module loader that a
  *   script compiled from the SEA code cache does not have: Node's modules are require()d, speaker refused.
  */
 const exePlugins = [
+  {
+    // the API document is an asset (packages/emulator/src/core/api-document.ts reads it there): not in the script
+    name: 'svc-exe-openapi-asset',
+    resolveId: (source) => (/[\\/]spec[\\/]openapi\.json$/.test(source) ? OPENAPI_MODULE : null),
+    load: (id) => (id === OPENAPI_MODULE ? 'export default null;' : null),
+  },
   {
     name: 'svc-exe-require',
     transform(code) {
@@ -186,7 +195,7 @@ const programs = [
     script: await bundle('svc-emulator', join(ROOT, 'scripts', 'exe', 'svc-emulator.mjs'), {
       __SVC_EMULATOR_VERSION__: JSON.stringify(emulatorPkg.version),
     }),
-    assets: {},
+    assets: { [ASSETS.openapi]: ASSET_FILES[ASSETS.openapi] },
   },
 ];
 for (const p of programs) {

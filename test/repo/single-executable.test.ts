@@ -119,7 +119,7 @@ describe('svc-emulator serve as an executable (no svc beside it)', () => {
     for (const c of children) c.kill('SIGTERM');
   });
 
-  it('answers GET /v1/models with the key its ready file names', async () => {
+  it('answers GET /v1/models with the key its ready file names, serves and checks by its API document', async () => {
     const emulatorOnly = join(work, 'emulator-only');
     mkdirSync(emulatorOnly);
     copyFileSync(join(bin, 'svc-emulator'), join(emulatorOnly, 'svc-emulator'));
@@ -148,6 +148,16 @@ describe('svc-emulator serve as an executable (no svc beside it)', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { data: { id: string }[] };
     expect(body.data.map((m) => m.id)).toContain('svc-4');
+    // the API document, an asset of the executable (no module of its script), served and checked against
+    const doc = (await (await fetch(`${vars.SVC_BASE_URL}/openapi.json`)).json()) as { openapi: string };
+    expect(doc.openapi).toMatch(/^3\.2/);
+    const refused = await fetch(`${vars.SVC_BASE_URL}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${vars.SVC_API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'svc-embed-1' }),
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(await refused.text()).toContain('input');
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(143);

@@ -14,6 +14,8 @@ export const ASSETS = {
   aec: 'speexdsp/aec.wasm',
   /** jq compiled to WebAssembly (jq-web's jq.wasm), for --jq */
   jq: 'jq-web/jq.wasm',
+  /** the API document (svc-emulator's spec/openapi.json), which the emulator serves and checks against */
+  openapi: 'svc-emulator/openapi.json',
 } as const;
 
 /** An asset's bytes: the executable's copy there, else the file `diskPath()` names (a missing one throws ENOENT). */
