@@ -5,7 +5,6 @@ import type { Context } from '../runtime/context.js';
 import type { RequestRow } from '../core/request-table.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
-import { IN_EXECUTABLE } from 'svc-formats/assets';
 import { DEFAULT_MCP_MAX_RESULT_KIB, mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
 import { fail, httpUrl, integer, isoDate, keyValue, number, oneOf, repeatable } from '../core/validate.js';
@@ -450,6 +449,11 @@ export function searchParameters(f: SearchFlags): Record<string, unknown> | unde
 
 // ---- audio (local devices of the voice commands)
 const A = FLAG_GROUPS.audio;
+/**
+ * Defined by scripts/build-exe.mjs in the single executable (as svc-formats/assets' IN_EXECUTABLE reads it; read
+ * here from the define, so that every command of this chunk does not load that module's chunk too).
+ */
+declare const __SVC_EXECUTABLE__: boolean | undefined;
 export const AUDIO = {
   inputDevice: {
     flags: '--input-device <name>',
@@ -460,7 +464,7 @@ export const AUDIO = {
     flags: '--output-device <name>',
     description:
       'speaker: an index or name from `svc audio devices` (default: the system default)' +
-      (IN_EXECUTABLE
+      (typeof __SVC_EXECUTABLE__ !== 'undefined'
         ? "; this single executable plays through the platform's player (aplay; SoX on macOS, Windows)"
         : ''),
     group: A,

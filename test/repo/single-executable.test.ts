@@ -94,7 +94,7 @@ describe('the single executables on a machine without Node', () => {
     expect(r.stdout.split('\n')).toContain('svc-4');
   });
 
-  it('plays through aplay (no speaker module inside), says so in doctor; without aplay a clear error', async () => {
+  it('plays through aplay (no speaker module inside), says so in help and doctor; without aplay a clear error', async () => {
     needTools('aplay');
     const tools = join(work, 'tools');
     mkdirSync(tools, { recursive: true });
@@ -104,6 +104,8 @@ describe('the single executables on a machine without Node', () => {
     const played = await svc(['--emulator', 'tts', 'say', 'hi', '--output', 'speaker'], withAplay);
     expect(played.exitCode, played.stderr).toBe(0);
     expect(played.stderr).toContain('played pcm');
+    const help = await svc(['tts', 'say', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain("this single executable plays through the platform's player");
     const doctor = await svc(['doctor'], withAplay);
     expect(doctor.stdout).toMatch(/ok +playback +this single executable plays through aplay/);
     const refused = await svc(['--emulator', 'tts', 'say', 'hi', '--output', 'speaker']);
