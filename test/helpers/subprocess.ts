@@ -175,3 +175,13 @@ export async function svcExecutable(
   assertNoSecrets(result.stdout + result.stderr, args);
   return result;
 }
+
+/** `npm run build:exe`'s script (scripts/build-exe.mjs) on the built tree: dist/exe/svc and svc-emulator. */
+export async function buildExecutables(): Promise<{ exitCode: number; output: string }> {
+  const r = await execa(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], {
+    cwd: ROOT,
+    reject: false,
+    all: true,
+  });
+  return { exitCode: r.exitCode ?? -1, output: String(r.all ?? '') };
+}

@@ -7,11 +7,10 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { decodeMp3, isWav, parseWavHeader } from 'svc-formats/audio-codecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers/files.js';
-import { svcExecutable } from '../helpers/subprocess.js';
+import { buildExecutables, svcExecutable } from '../helpers/subprocess.js';
 import { needTools } from '../helpers/tools.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -28,12 +27,8 @@ const svc = (args: string[], env: Record<string, string> = bare) =>
   svcExecutable(join(bin, 'svc'), args, env, { cwd: work });
 
 beforeAll(async () => {
-  const built = await execa(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], {
-    cwd: ROOT,
-    reject: false,
-    all: true,
-  });
-  expect(built.exitCode, built.all).toBe(0);
+  const built = await buildExecutables();
+  expect(built.exitCode, built.output).toBe(0);
   mkdirSync(bin);
   mkdirSync(home);
   for (const name of ['svc', 'svc-emulator']) {
@@ -94,7 +89,7 @@ describe('the single executables on a machine without Node', () => {
     expect(r.stdout.split('\n')).toContain('svc-4');
   });
 
-  it('plays through aplay (no speaker module inside), says so in help and doctor; without aplay a clear error', async () => {
+  it('plays through aplay (no speaker module in it), help and doctor say so; without aplay a clear error', async () => {
     needTools('aplay');
     const tools = join(work, 'tools');
     mkdirSync(tools, { recursive: true });
