@@ -67,6 +67,9 @@ const CI_ONLY: Record<string, string> = {
     'CPU: run it, and the two below, after a change to the docs or to a command they show',
   'test/commands/agents/docs-examples.test.ts': "docs/agent-tests.md's and docs/agents-phone.md's examples, ~1.5 s",
   'test/commands/batch/docs-examples.test.ts': "docs/batch.md's examples as written, ~1 s",
+  'test/repo/single-executable.test.ts':
+    'npm run build:exe (svc and svc-emulator as single executables, ~20 s of CPU, ~260 MB in dist/exe/) and each run ' +
+    'on a PATH without node; run it before a change to scripts/build-exe.mjs or to what the code reads by path',
   'test/commands/realtime/talk-echo-long.test.ts':
     'the 20-turn full-duplex conversation through the simulated echo path, ~2 minutes of real time ' +
     '(talk-echo.test.ts has the same check with 3 turns in every run)',

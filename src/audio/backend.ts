@@ -9,6 +9,7 @@
 //           on a named one; devices `system_profiler SPAudioDataType -json`
 //   win32   capture `sox -t waveaudio`; playback `speaker` (WinMM) on the default device, `sox -t waveaudio` on a
 //           named one; devices from PowerShell (`Get-CimInstance Win32_PnPEntity`, the audio endpoints)
+import { IN_EXECUTABLE } from 'svc-formats/assets';
 import { childEnvironment } from '../core/environment.js';
 
 export type AudioPlatform = 'linux' | 'darwin' | 'win32';
@@ -60,6 +61,22 @@ export interface AudioBackend {
   list(kind: DeviceKind, env: NodeJS.ProcessEnv): Promise<DeviceListing>;
   capture(device: AudioDevice | undefined, fmt: PcmSpec): AudioCommand;
   playback(device: AudioDevice | undefined, fmt: PcmSpec): PlaybackRoute;
+  /** the platform's player of raw PCM on its stdin, where `speaker` cannot be loaded (the single executable) */
+  player(device: AudioDevice | undefined, fmt: PcmSpec): AudioCommand;
+}
+
+/**
+ * How to play on a device: the backend's route, except that the single executable (which cannot load the native
+ * `speaker` module) plays through the platform's player: `aplay` on Linux, SoX on macOS and Windows.
+ */
+export function playbackRoute(
+  backend: AudioBackend,
+  device: AudioDevice | undefined,
+  fmt: PcmSpec,
+  speakerLoadable = !IN_EXECUTABLE,
+): PlaybackRoute {
+  const route = backend.playback(device, fmt);
+  return route.via === 'speaker' && !speakerLoadable ? { via: 'command', run: backend.player(device, fmt) } : route;
 }
 
 export function audioPlatform(platform: NodeJS.Platform = process.platform): AudioPlatform {
@@ -170,6 +187,15 @@ const LINUX: AudioBackend = {
     if (device?.backend === 'pulse') return { via: 'speaker', device: 'pulse', env: { PULSE_SINK: device.name } };
     return { via: 'speaker', device: device?.name, env: {} };
   },
+  player(device, fmt): AudioCommand {
+    const pulse = device?.backend === 'pulse';
+    const raw = ['-q', '-t', 'raw', '-f', 'S16_LE', '-r', String(fmt.sampleRate), '-c', String(fmt.channels)];
+    return {
+      command: 'aplay',
+      args: [...raw, '-D', pulse ? 'pulse' : (device?.name ?? 'default')],
+      env: pulse ? { PULSE_SINK: device!.name } : ({} as Record<string, string>),
+    };
+  },
 };
 
 // ---- macOS and Windows: sox captures (and plays on a named device)
@@ -189,7 +215,7 @@ function soxArgs(type: 'coreaudio' | 'waveaudio', device: AudioDevice | undefine
   return c;
 }
 
-function soxPlayback(type: 'coreaudio' | 'waveaudio', device: AudioDevice, fmt: PcmSpec): AudioCommand {
+function soxPlayback(type: 'coreaudio' | 'waveaudio', device: AudioDevice | undefined, fmt: PcmSpec): AudioCommand {
   const raw = ['-t', 'raw', '-r', String(fmt.sampleRate), '-e', 'signed-integer', '-b', '16'];
   return {
     command: 'sox',
@@ -250,6 +276,7 @@ const MACOS: AudioBackend = {
     device && !device.default
       ? { via: 'command', run: soxPlayback('coreaudio', device, fmt) }
       : { via: 'speaker', env: {} },
+  player: (device, fmt) => soxPlayback('coreaudio', device?.default ? undefined : device, fmt),
 };
 
 /** The PowerShell query of the audio endpoints (render and capture), as JSON. */
@@ -295,4 +322,5 @@ const WINDOWS: AudioBackend = {
     device && !device.default
       ? { via: 'command', run: soxPlayback('waveaudio', device, fmt) }
       : { via: 'speaker', env: {} },
+  player: (device, fmt) => soxPlayback('waveaudio', device?.default ? undefined : device, fmt),
 };

@@ -4,10 +4,10 @@
 // given the frame that played at the same time; EchoPath lines the playback up with the capture first: what was
 // written to the speaker is placed on the capture's sample clock, so the reference is what was played, when.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { ASSETS, readAsset } from 'svc-formats/assets';
 import { DelayEstimator } from './delay-estimator.js';
 
 /** speex_echo.h and speex_preprocess.h request numbers */
@@ -49,7 +49,8 @@ let compiled: Promise<WebAssembly.Module> | undefined;
 
 /** One instance per canceller: speexdsp's states live in its memory, freed with it. */
 async function instantiate(): Promise<SpeexExports> {
-  compiled ??= readFile(aecWasmPath()).then((b) => WebAssembly.compile(b));
+  // (the executable's copy in a single executable, where no file is beside it)
+  compiled ??= Promise.resolve().then(() => WebAssembly.compile(readAsset(ASSETS.aec, aecWasmPath)));
   const fail = (what: string) => () => {
     throw new Error(`speexdsp called ${what}`);
   };

@@ -7,7 +7,7 @@
 import { AtomicFile } from '../core/atomic-file.js';
 import { Mp3Encoder, encodeSamples, wavHeader } from 'svc-formats/audio-codecs';
 import { AudioDeviceError, PLAYBACK_HINT, onPath, openSpeaker, type SpeakerCtor, type SpeakerLike } from './devices.js';
-import { audioBackend, type AudioCommand, type AudioDevice } from './backend.js';
+import { audioBackend, playbackRoute, type AudioCommand, type AudioDevice } from './backend.js';
 import { chooseDevice } from './choose.js';
 import { childEnvironment } from '../core/environment.js';
 import { fail } from '../core/validate.js';
@@ -335,7 +335,7 @@ export async function checkPlayback(
   env: NodeJS.ProcessEnv,
   platform?: NodeJS.Platform,
 ): Promise<void> {
-  const route = audioBackend(platform).playback(device, format);
+  const route = playbackRoute(audioBackend(platform), device, format);
   if (route.via === 'command') {
     if (!onPath(route.run.command, env, platform))
       throw new AudioDeviceError(`cannot play audio: \`${route.run.command}\` is not installed; ${PLAYBACK_HINT}`);
@@ -346,7 +346,7 @@ export async function checkPlayback(
 async function openSpeakerSink(opts: SinkOptions): Promise<AudioSink> {
   const env = opts.env ?? process.env;
   const device = opts.chosen ?? (await chooseDevice('output', opts.device, { env, platform: opts.platform }));
-  const route = audioBackend(opts.platform).playback(device, opts.format);
+  const route = playbackRoute(audioBackend(opts.platform), device, opts.format);
   if (route.via === 'command') return CommandSink.open(route.run, opts.format, env, opts.platform);
   const Ctor = await openSpeaker({ ...opts.format, device: route.device }, { ...env, ...route.env });
   return new SpeakerSink(Ctor, opts.format, route.device, route.env);

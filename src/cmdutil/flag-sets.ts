@@ -440,6 +440,11 @@ export function searchParameters(f: SearchFlags): Record<string, unknown> | unde
 
 // ---- audio (local devices of the voice commands)
 const A = FLAG_GROUPS.audio;
+/**
+ * Defined by scripts/build-exe.mjs in the single executable (as svc-formats/assets' IN_EXECUTABLE reads it; read
+ * here from the define, so that every command of this chunk does not load that module's chunk too).
+ */
+declare const __SVC_EXECUTABLE__: boolean | undefined;
 export const AUDIO = {
   inputDevice: {
     flags: '--input-device <name>',
@@ -448,7 +453,11 @@ export const AUDIO = {
   },
   outputDevice: {
     flags: '--output-device <name>',
-    description: 'speaker: an index or name from `svc audio devices` (default: the system default)',
+    description:
+      'speaker: an index or name from `svc audio devices` (default: the system default)' +
+      (typeof __SVC_EXECUTABLE__ !== 'undefined'
+        ? "; this single executable plays through the platform's player (aplay; SoX on macOS, Windows)"
+        : ''),
     group: A,
   },
 } as const satisfies Record<string, RequestRow>;

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeWav } from 'svc-formats/audio-codecs';
-import { audioBackend, parseAlsaList, WINDOWS_LIST_SCRIPT } from '../../src/audio/backend.js';
+import { audioBackend, parseAlsaList, playbackRoute, WINDOWS_LIST_SCRIPT } from '../../src/audio/backend.js';
 import { chooseDevice } from '../../src/audio/choose.js';
 import { openSink } from '../../src/audio/sink.js';
 import { openSource, readAllPcm } from '../../src/audio/source.js';
@@ -267,5 +267,46 @@ describe('Linux: the listing formats', () => {
     const d = await chooseDevice('output', 'plughw:1,0', { env, platform: 'linux' });
     expect(d).toMatchObject({ name: 'plughw:1,0', backend: 'alsa' });
     await expect(chooseDevice('output', 'plughw', { env, platform: 'linux' })).rejects.toThrow(UsageError);
+  });
+});
+
+describe('the single executable: no speaker module, the platform player plays (issue 40)', () => {
+  const fmt = { sampleRate: 24_000, channels: 1 };
+  const named = (name: string, backend: 'alsa' | 'pulse' | 'coreaudio' | 'waveaudio', isDefault = false) =>
+    ({ kind: 'output', index: 1, name, description: '', default: isDefault, backend }) as const;
+  const raw = ['-t', 'raw', '-r', '24000', '-e', 'signed-integer', '-b', '16', '-c', '1', '-L', '-'];
+
+  it('Linux: aplay reads raw PCM on the chosen ALSA device, a PulseAudio sink through ALSA’s pulse device', () => {
+    const b = audioBackend('linux');
+    const aplay = ['-q', '-t', 'raw', '-f', 'S16_LE', '-r', '24000', '-c', '1', '-D'];
+    expect(playbackRoute(b, undefined, fmt, false)).toEqual({
+      via: 'command',
+      run: { command: 'aplay', args: [...aplay, 'default'], env: {} },
+    });
+    expect(playbackRoute(b, named('hw:1,0', 'alsa'), fmt, false)).toMatchObject({
+      run: { args: [...aplay, 'hw:1,0'], env: {} },
+    });
+    expect(playbackRoute(b, named('alsa_output.usb', 'pulse'), fmt, false)).toMatchObject({
+      run: { args: [...aplay, 'pulse'], env: { PULSE_SINK: 'alsa_output.usb' } },
+    });
+    // where speaker loads (npm), the route is as before
+    expect(playbackRoute(b, undefined, fmt, true)).toEqual({ via: 'speaker', device: undefined, env: {} });
+  });
+
+  it('macOS and Windows: SoX plays the default device too (CoreAudio, WinMM); a named one as before', () => {
+    for (const [platform, type] of [
+      ['darwin', 'coreaudio'],
+      ['win32', 'waveaudio'],
+    ] as const) {
+      const b = audioBackend(platform);
+      const route = (d?: ReturnType<typeof named>) => playbackRoute(b, d, fmt, false);
+      const sox = (device: string) => ({
+        via: 'command',
+        run: { command: 'sox', args: ['-q', ...raw, '-t', type, device], env: {} },
+      });
+      expect(route()).toEqual(sox('default'));
+      expect(route(named('Speakers', type, true))).toEqual(sox('default'));
+      expect(route(named('Studio Display', type))).toEqual(sox('Studio Display'));
+    }
   });
 });

@@ -149,3 +149,39 @@ export async function svcPeakRss(args: string[], opts: RunOptions = {}) {
   const result = await run.finally(() => clearInterval(poll));
   return { result, peak };
 }
+
+/**
+ * Run a single executable of `npm run build:exe` (dist/exe/svc, svc-emulator) with nothing but `env`: no variable
+ * of the suite's run is inherited, so a PATH without node and an empty HOME are a machine without Node. Scanned
+ * like svcProcess().
+ */
+export async function svcExecutable(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  opts: { cwd: string; timeout?: number },
+): Promise<RunResult> {
+  const r = await throughHelper(() =>
+    execa(file, args, {
+      env,
+      extendEnv: false,
+      stdin: 'ignore',
+      cwd: opts.cwd,
+      reject: false,
+      timeout: opts.timeout ?? 60_000,
+    }),
+  );
+  const result = { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+  assertNoSecrets(result.stdout + result.stderr, args);
+  return result;
+}
+
+/** `npm run build:exe`'s script (scripts/build-exe.mjs) on the built tree: dist/exe/svc and svc-emulator. */
+export async function buildExecutables(): Promise<{ exitCode: number; output: string }> {
+  const r = await execa(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], {
+    cwd: ROOT,
+    reject: false,
+    all: true,
+  });
+  return { exitCode: r.exitCode ?? -1, output: String(r.all ?? '') };
+}

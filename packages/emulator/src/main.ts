@@ -2,7 +2,7 @@
 // README.md). State is kept in --state-dir when given, else in memory. A bad flag is exit 2 naming the flag, the
 // value and what is allowed; Ctrl-C (exit 0) and SIGTERM (exit 143) stop it after closing every connection.
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FAULT_GRAMMAR, FaultList, type Fault } from './state/faults.js';
 import { parseRateLimit, type RateLimit } from './state/rate-limit.js';
@@ -10,7 +10,8 @@ import { envLines, exportLines, releaseStdout } from './http/start-lines.js';
 import { FixtureError, loadFixtures } from './state/fixtures.js';
 import { isLoopback, startEmulator } from './http/server.js';
 
-const USAGE = `usage: svc-emulator serve [--port N] [--host ADDR] [--state-dir DIR] [--fixtures FILE] [--seed N]
+const USAGE = `usage: svc-emulator --version
+       svc-emulator serve [--port N] [--host ADDR] [--state-dir DIR] [--fixtures FILE] [--seed N]
                           [--print-env] [--ready-file PATH] [--latency MS] [--token-delay MS] [--deferred-delay MS]
                           [--collection NAME=PATH]... [--fault SPEC]... [--rate-limit RPM[,TPM]]
                           [--strict]`;
@@ -33,7 +34,21 @@ const OPTIONS = {
   'rate-limit': { type: 'string' },
   strict: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
 } as const;
+
+/** Written in by scripts/build-exe.mjs (the single executable has no package.json beside it). */
+declare const __SVC_EMULATOR_VERSION__: string | undefined;
+
+/** The package's version and the Node that runs it (inside the single executable: the Node built into it). */
+function versionLine(): string {
+  const own =
+    typeof __SVC_EMULATOR_VERSION__ === 'string'
+      ? __SVC_EMULATOR_VERSION__
+      : (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  const exe = typeof __SVC_EMULATOR_VERSION__ === 'string' ? ', single executable' : '';
+  return `svc-emulator ${own} (Node.js ${process.version}${exe}, ${process.platform}-${process.arch})`;
+}
 
 function integerFlag(flag: string, raw: string | undefined, max: number): number | undefined {
   if (raw === undefined) return undefined;
@@ -84,6 +99,10 @@ export async function main(argv: string[]): Promise<number> {
     const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
     values = parsed.values;
     if (values.help) return (process.stdout.write(`${USAGE}\n`), 0);
+    if (values.version) {
+      if (argv.length !== 1) throw new FlagError(USAGE);
+      return (process.stdout.write(`${versionLine()}\n`), 0);
+    }
     if (parsed.positionals.length !== 1 || parsed.positionals[0] !== 'serve') throw new FlagError(USAGE);
   } catch (err) {
     say(`svc-emulator: ${(err as Error).message}`);

@@ -7,6 +7,8 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
+import { IN_EXECUTABLE } from 'svc-formats/assets';
+import type { AudioBackend } from '../../audio/backend.js';
 import { describeError } from '../../core/errors.js';
 import { redactCredentials, type HttpClient, type NetworkInputs } from '../../net/http.js';
 import type { ResolvedConfig } from '../../runtime/config.js';
@@ -193,8 +195,26 @@ export async function audioChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
         ? check(tool, 'ok', 'found on PATH')
         : check(tool, 'warn', 'not on PATH', `install ffmpeg (${tool} reads and checks media files)`),
     );
-  out.push(speakerCheck(backend));
+  out.push(
+    IN_EXECUTABLE ? playerCheck(backend, onPath(backend.player(undefined, PCM).command, env)) : speakerCheck(backend),
+  );
   return out;
+}
+
+const PCM = { sampleRate: 24000, channels: 1 };
+
+/** The single executable cannot load the native `speaker` module: it plays through the platform's player. */
+function playerCheck(backend: AudioBackend, found: boolean): Check {
+  const player = backend.player(undefined, PCM).command;
+  const about = `this single executable plays through ${player} (the speaker module is for npm installs)`;
+  if (found) return check('playback', 'ok', about);
+  const install = backend.platform === 'linux' ? 'apt-get install alsa-utils' : backend.install;
+  return check(
+    'playback',
+    'warn',
+    `${about}: ${player} is not on PATH`,
+    `${install}; until then play to a file with -o`,
+  );
 }
 
 /** The optional `speaker` module (it plays audio): npm builds it at install, and leaves it out when that fails. */

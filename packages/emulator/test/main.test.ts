@@ -1,0 +1,26 @@
+// `svc-emulator --version` (issue 40): the package's version and the Node that runs it, so that a report from a CI
+// job says which emulator answered and on what (the single executable names the Node built into it).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../bin/svc-emulator.js', import.meta.url));
+const own = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+describe('svc-emulator --version', () => {
+  it('prints the version and the Node inside, exit 0, nothing on stderr', () => {
+    const r = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      `svc-emulator ${own.version} (Node.js ${process.version}, ${process.platform}-${process.arch})\n`,
+    );
+  });
+
+  it('with anything else on the line it is a usage error (exit 2), as any flag outside serve', () => {
+    const r = spawnSync(process.execPath, [BIN, '--version', 'serve'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('usage: svc-emulator --version');
+  });
+});
