@@ -30,8 +30,12 @@ const OUT = join(DIST, 'bundle');
 // cache; highlight.js's languages stay one chunk each, loaded when a code block names one.
 // svc's own packages (the emulator, the formats) are bundled too: `--emulator` loads them as chunks with a code cache.
 // The MCP SDK and zod (svc mcp serve, chat --mcp): as ES modules their import took ~160 ms of the server's start.
-const BUNDLED =
-  /^(commander|undici|chalk|marked|highlight\.js|svc-emulator|svc-formats|@modelcontextprotocol\/sdk|zod)(\/|$)/;
+// Every other package is bundled too (issue 41: the install was 64 MB in 161 packages, most of them the MCP SDK's web
+// server stack): as chunks loaded where they were imported, with a code cache. What stays in node_modules (the
+// package's `dependencies`) is what cannot be bundled: a native module (speaker), a package that loads a
+// WebAssembly file beside itself by path (jq-web), ws's optional native helpers, and undici's whole package (the
+// proxy agent and the fallback for an unknown undici layout, net/http.ts; its rare modules, RARE_UNDICI below).
+const OUTSIDE = /^(speaker|jq-web|bufferutil|utf-8-validate)(\/|$)/;
 /** the dist/ folders of svc's own packages, whose modules' chunks are named after them (emulator/http/server-….cjs) */
 const PACKAGE_DISTS = ['emulator', 'formats'].map((name) => [
   name,
@@ -241,6 +245,22 @@ const lazyApiFactsChunk = {
 };
 
 /**
+ * A package a module loads on first use with `createRequire(import.meta.url)('pkg')` (a synchronous require, so
+ * that it is not loaded with the module): a plain require() here, so that the package is bundled like the others
+ * (left so, it would be looked up in node_modules, where an installed svc no longer has it). Packages that stay
+ * outside (OUTSIDE) keep theirs.
+ */
+const createRequireBundled = {
+  name: 'svc-create-require-bundled',
+  transform(code, id) {
+    if (!code.includes('createRequire(import.meta.url)(')) return null;
+    return code.replace(/createRequire\(import\.meta\.url\)\((['"])([^'"]+)\1\)/g, (call, _, pkg) =>
+      OUTSIDE.test(pkg) || pkg.startsWith('.') ? call : `require(${JSON.stringify(pkg)})`,
+    );
+  },
+};
+
+/**
  * Chunks of modules that load together. A bundle file costs ~0.1 ms to load whatever its size (two files read,
  * a compile from the code cache, a module), and a request command loaded ~30 of them: the modules every
  * command line needs, those of every request and those of text generation are one chunk each (`svc chat
@@ -330,7 +350,7 @@ await build({
   platform: 'node',
   // `import('undici')` in net/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
   // (`#name`: a bundled package's own subpath import, e.g. chalk's #ansi-styles)
-  external: (id) => id.startsWith('node:') || id === 'undici' || (!/^[./\0#]/.test(id) && !BUNDLED.test(id)),
+  external: (id) => id.startsWith('node:') || id === 'undici' || (!/^[./\0#]/.test(id) && OUTSIDE.test(id)),
   plugins: [
     noHttp2,
     lazyAssert,
@@ -340,6 +360,7 @@ await build({
     importViaLauncher,
     lazyChildProcess,
     lazyApiFactsChunk,
+    createRequireBundled,
   ],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   // the entries' exports are never read (bin/svc.cjs calls main() of cli.cjs, help.cjs prints): chunks may add to
