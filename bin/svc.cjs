@@ -250,7 +250,8 @@ function useCodeCache(bundleDir) {
     const next = [...new Set([...flags.split(' '), ...more.split(' ')].filter(Boolean))].sort().join(' ');
     if (next === flags) return;
     const added = next.split(' ').filter((f) => !flags.split(' ').includes(f));
-    if (added.every((f) => FLAGS_SET_BACK[f])) earlier.push({ list: pending, back: added.map((f) => FLAGS_SET_BACK[f]) });
+    if (added.every((f) => FLAGS_SET_BACK[f]))
+      earlier.push({ list: pending, back: added.map((f) => FLAGS_SET_BACK[f]) });
     else save();
     pending = [];
     require('node:v8').setFlagsFromString(more);

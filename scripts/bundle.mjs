@@ -252,13 +252,56 @@ const lazyApiFactsChunk = {
  */
 const createRequireBundled = {
   name: 'svc-create-require-bundled',
-  transform(code, id) {
+  transform(code) {
     if (!code.includes('createRequire(import.meta.url)(')) return null;
     return code.replace(/createRequire\(import\.meta\.url\)\((['"])([^'"]+)\1\)/g, (call, _, pkg) =>
       OUTSIDE.test(pkg) || pkg.startsWith('.') ? call : `require(${JSON.stringify(pkg)})`,
     );
   },
 };
+
+/**
+ * The MCP SDK's server makes an ajv validator (~200 KB of ajv and its formats, compiled when made) in its
+ * constructor, for the answers to elicitation requests, which `svc mcp serve` never sends: in the bundle it is made
+ * on first use, and its module loaded then (`svc mcp serve` ready ~7 ms of CPU sooner). The build fails if the SDK changes.
+ */
+const lazyServerValidator = {
+  name: 'svc-lazy-mcp-server-validator',
+  transform(code, id) {
+    if (!/[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(id)) return null;
+    const eagerImport = "import { AjvJsonSchemaValidator } from '../validation/ajv-provider.js';\n";
+    const eagerMake = 'options?.jsonSchemaValidator ?? new AjvJsonSchemaValidator()';
+    if (!code.includes(eagerImport) || code.split('AjvJsonSchemaValidator').length !== 3)
+      this.error("the MCP SDK's server no longer makes its validator as expected: update scripts/bundle.mjs");
+    return code
+      .replace(eagerImport, '')
+      .replace(
+        eagerMake,
+        'options?.jsonSchemaValidator ?? { getValidator(schema) { return (this.made ??= new (require(' +
+          "'../validation/ajv-provider.js').AjvJsonSchemaValidator)()).getValidator(schema); } }",
+      );
+  },
+  // ajv's chunks, which the chunk of the validator's module requires at its top, are loaded on first use of theirs
+  generateBundle(_, bundle) {
+    const ajvOnly = (chunk) =>
+      chunk.type === 'chunk' &&
+      chunk.moduleIds.some((m) => AJV_PACKAGES.test(m)) &&
+      chunk.moduleIds.every((m) => AJV_PACKAGES.test(m) || m.startsWith('\0'));
+    const holder = Object.values(bundle).find(
+      (c) => c.type === 'chunk' && c.moduleIds.some((m) => m.endsWith('/sdk/dist/esm/validation/ajv-provider.js')),
+    );
+    let made = 0;
+    holder.code = holder.code.replace(/\bconst (require_[\w$]+)=require\("(\.\/[^"]+)"\);/g, (eager, name, path) => {
+      const target = bundle[join(dirname(holder.fileName), path).split('\\').join('/')];
+      if (!target || !ajvOnly(target)) return eager;
+      made++;
+      return `let ${name}_chunk;const ${name}=new Proxy({},{get:(_,key)=>(${name}_chunk??=require("${path}"))[key]});`;
+    });
+    if (made === 0)
+      this.error("ajv's chunk is no longer required by the MCP validator's chunk: update scripts/bundle.mjs");
+  },
+};
+const AJV_PACKAGES = /[\\/]node_modules[\\/](ajv|ajv-formats|fast-deep-equal|json-schema-traverse|fast-uri)[\\/]/;
 
 /**
  * Chunks of modules that load together. A bundle file costs ~0.1 ms to load whatever its size (two files read,
@@ -344,6 +387,14 @@ function warningsFail(level, log, handler) {
   else handler(level, log);
 }
 
+// `svc mcp serve`'s tools/list entries, made from the commands (scripts/mcp-listing.mjs, in a child process as the
+// help pages are) and written over dist/mcp/built-listing.js, which the bundle then holds: the server answers
+// tools/list without loading the commands its tools run
+const toolListing = execFileSync(process.execPath, [join(ROOT, 'scripts', 'mcp-listing.mjs')], {
+  encoding: 'utf8',
+  maxBuffer: 16 << 20,
+});
+writeFileSync(join(DIST, 'mcp', 'built-listing.js'), `export const BUILT_LISTING = ${toolListing};\n`);
 rmSync(OUT, { recursive: true, force: true });
 await build({
   input: { cli: join(DIST, 'cli.js'), help: join(DIST, 'help.js') },
@@ -361,6 +412,7 @@ await build({
     lazyChildProcess,
     lazyApiFactsChunk,
     createRequireBundled,
+    lazyServerValidator,
   ],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   // the entries' exports are never read (bin/svc.cjs calls main() of cli.cjs, help.cjs prints): chunks may add to

@@ -4,7 +4,8 @@
 import type { Context } from '../runtime/context.js';
 import { UsageError } from '../core/errors.js';
 import { terminalSafe } from '../term/terminal-safe.js';
-import { callTool, inputSchema, type LoadedTool, type ToolResult } from './run-tool.js';
+import type { ToolListing } from './listing.js';
+import type { LoadedTool, ToolResult } from './run-tool.js';
 import type { Root } from './root.js';
 import { TOOLS, TOOL_NAMES, type ToolDef } from './tools.js';
 
@@ -33,31 +34,16 @@ export function chooseTools(named: string[] | undefined, readOnly: boolean): Too
   return chosen;
 }
 
-export interface ServeOptions {
-  tools: LoadedTool[];
-  root: Root;
+/** A tool offered: its tools/list entry, and the command it runs, loaded on its first call. */
+export interface OfferedTool {
+  def: ToolDef;
+  listing: ToolListing;
+  load(): Promise<LoadedTool>;
 }
 
-/** The MCP description of a tool: its schema and honest annotations. */
-function describeTool(t: LoadedTool) {
-  return {
-    name: t.def.name,
-    title: t.def.title,
-    description: t.def.description,
-    inputSchema: inputSchema(t),
-    // a list tool answers `{items: [...]}` as structured content too
-    ...(t.def.result === 'list'
-      ? { outputSchema: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] } }
-      : {}),
-    annotations: {
-      title: t.def.title,
-      readOnlyHint: t.def.kind === 'read',
-      destructiveHint: t.def.kind === 'destructive',
-      idempotentHint: !!t.def.idempotent,
-      // every tool reaches the API, an open world
-      openWorldHint: true,
-    },
-  };
+export interface ServeOptions {
+  tools: OfferedTool[];
+  root: Root;
 }
 
 /**
@@ -73,13 +59,14 @@ export async function mcpServer(ctx: Context, o: ServeOptions, transport: string
     { name: 'svc', title: 'svc: the API as tools', version: ctx.version },
     { capabilities: { tools: {} } },
   );
-  const listed = o.tools.map(describeTool);
+  const listed = o.tools.map((t) => t.listing);
   const session = new AbortController();
   const running = new Set<Promise<unknown>>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<ToolResult> => {
-    const tool = o.tools.find((t) => t.def.name === req.params.name);
-    if (!tool) return { content: [{ type: 'text', text: `${req.params.name}: no such tool here` }], isError: true };
+    const offered = o.tools.find((t) => t.def.name === req.params.name);
+    if (!offered) return { content: [{ type: 'text', text: `${req.params.name}: no such tool here` }], isError: true };
+    const [tool, { callTool }] = await Promise.all([offered.load(), import('./run-tool.js')]);
     const client = peerLine(server.getClientVersion()?.name || transport, 100);
     const started = Date.now();
     const call = callTool(ctx, tool, (req.params.arguments ?? {}) as Record<string, unknown>, {

@@ -76,7 +76,8 @@ describe('packages', () => {
       // (a require in a template literal is code ajv generates, not one the bundle makes)
       const code = readFileSync(join(bundle, file), 'utf8');
       // require("x"), and createRequire(…)(`x`) or its .resolve(`x`) (a package found from the installed copy)
-      const byName = /(?<!`)\brequire\("([^".][^"]*)"\)|createRequire\)?\((?:[^()]|\([^()]*\))*\)(?:\.resolve)?\(`([^`]+)`\)/g;
+      const byName =
+        /(?<!`)\brequire\("([^".][^"]*)"\)|createRequire\)?\((?:[^()]|\([^()]*\))*\)(?:\.resolve)?\(`([^`]+)`\)/g;
       for (const m of code.matchAll(byName)) {
         const id = (m[1] ?? m[2])!;
         const name = id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]!;
