@@ -263,7 +263,8 @@ const createRequireBundled = {
 /**
  * The MCP SDK's server makes an ajv validator (~200 KB of ajv and its formats, compiled when made) in its
  * constructor, for the answers to elicitation requests, which `svc mcp serve` never sends: in the bundle it is made
- * on first use, and its module loaded then (`svc mcp serve` ready ~7 ms of CPU sooner). The build fails if the SDK changes.
+ * on first use, and its module loaded then (`svc mcp serve` ready ~7 ms of CPU sooner). The build fails if the SDK
+ * changes.
  */
 const lazyServerValidator = {
   name: 'svc-lazy-mcp-server-validator',
@@ -388,13 +389,18 @@ function warningsFail(level, log, handler) {
 }
 
 // `svc mcp serve`'s tools/list entries, made from the commands (scripts/mcp-listing.mjs, in a child process as the
-// help pages are) and written over dist/mcp/built-listing.js, which the bundle then holds: the server answers
-// tools/list without loading the commands its tools run
+// help pages are), and the SDK's protocol versions, written over dist/mcp/built-listing.js, which the bundle then
+// holds: the server answers initialize and tools/list without loading the commands its tools run or the SDK
 const toolListing = execFileSync(process.execPath, [join(ROOT, 'scripts', 'mcp-listing.mjs')], {
   encoding: 'utf8',
   maxBuffer: 16 << 20,
 });
-writeFileSync(join(DIST, 'mcp', 'built-listing.js'), `export const BUILT_LISTING = ${toolListing};\n`);
+const { listing, protocol } = JSON.parse(toolListing);
+writeFileSync(
+  join(DIST, 'mcp', 'built-listing.js'),
+  `export const BUILT_LISTING = ${JSON.stringify(listing)};\n` +
+    `export const BUILT_PROTOCOL = ${JSON.stringify(protocol)};\n`,
+);
 rmSync(OUT, { recursive: true, force: true });
 await build({
   input: { cli: join(DIST, 'cli.js'), help: join(DIST, 'help.js') },

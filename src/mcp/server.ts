@@ -46,6 +46,10 @@ export interface ServeOptions {
   root: Root;
 }
 
+/** How the server names itself and what it offers (the SDK's server and the stdio front answer with both). */
+const serverInfo = (version: string) => ({ name: 'svc', title: 'svc: the API as tools', version });
+const CAPABILITIES = { tools: {} };
+
 /**
  * An SDK server answering tools/list and tools/call (one per stdio or HTTP session); `end` stops the calls still
  * running and waits for them (their temp files removed) when the session ends before they did.
@@ -55,10 +59,7 @@ export async function mcpServer(ctx: Context, o: ServeOptions, transport: string
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
-  const server = new Server(
-    { name: 'svc', title: 'svc: the API as tools', version: ctx.version },
-    { capabilities: { tools: {} } },
-  );
+  const server = new Server(serverInfo(ctx.version), { capabilities: CAPABILITIES });
   const listed = o.tools.map((t) => t.listing);
   const session = new AbortController();
   const running = new Set<Promise<unknown>>();
@@ -89,12 +90,18 @@ export async function mcpServer(ctx: Context, o: ServeOptions, transport: string
   return { server, end };
 }
 
-/** Serve on stdin/stdout until the client closes stdin or Ctrl-C. */
+/**
+ * Serve on stdin/stdout until the client closes stdin or Ctrl-C: initialize, ping and tools/list answered from the
+ * build's tool table (stdio-front.ts), the SDK's server made for the first other request.
+ */
 export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const { server, end } = await mcpServer(ctx, o, 'stdio');
+  const [{ LineTransport, Front }, { BUILT_PROTOCOL }] = await Promise.all([
+    import('./stdio-front.js'),
+    import('./built-listing.js'),
+  ]);
   const stdin = ctx.streams.stdin as NodeJS.ReadableStream;
-  const transport = new StdioServerTransport(stdin as never, ctx.streams.stdout as never);
+  const transport = new LineTransport(stdin, ctx.streams.stdout as NodeJS.WritableStream);
+  let sdk: Awaited<ReturnType<typeof mcpServer>> | undefined;
   // stdin ending (a host that wrote its requests and closed the pipe) ends the session once every request read has
   // been answered
   let asked = 0;
@@ -110,16 +117,11 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
       drained = resolve;
       if (answered >= asked) resolve();
     };
-    server.onclose = () => resolve();
+    transport.onclose = () => resolve();
     stdin.once('end', ended);
     stdin.once('close', ended);
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  // counted before connecting: the SDK calls this first, then handles the message (a request read at once, in the
-  // first chunk of stdin, is counted too)
-  transport.onmessage = (m) => {
-    if ('id' in m && 'method' in m) asked++;
-  };
   const send = transport.send.bind(transport);
   transport.send = async (m) => {
     try {
@@ -128,12 +130,28 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
       if ('id' in m && !('method' in m) && ++answered >= asked) drained?.();
     }
   };
-  await server.connect(transport);
+  const answers = BUILT_PROTOCOL && {
+    serverInfo: serverInfo(ctx.version),
+    capabilities: CAPABILITIES,
+    tools: o.tools.map((t) => t.listing),
+    protocol: BUILT_PROTOCOL,
+  };
+  const front = new Front(transport, answers, async () => {
+    sdk = await mcpServer(ctx, o, 'stdio');
+    return sdk.server;
+  });
+  // counted as read: a request read at once, in the first chunk of stdin, is counted before it is answered
+  transport.onmessage = (m) => {
+    if ('id' in m && 'method' in m) asked++;
+    front.receive(m);
+  };
+  await transport.start();
   ctx.out.info(`svc MCP server on stdio: ${o.tools.map((t) => t.def.name).join(', ')}; root ${o.root.dir}`);
   // run by hand: say what it waits for (an MCP host starts it and speaks on its stdin)
   if (ctx.streams.stdin.isTTY)
     ctx.out.info('waiting for an MCP client on stdin (MCP hosts start this command: docs/mcp.md); Ctrl-C ends');
   await closed;
-  await end();
-  await server.close();
+  await sdk?.end();
+  await sdk?.server.close();
+  await transport.close();
 }

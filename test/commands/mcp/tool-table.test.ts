@@ -19,4 +19,10 @@ describe('the MCP tool table', () => {
     expect(Object.keys(made)).toEqual(TOOLS.map((t: { name: string }) => t.name));
     expect(BUILT_LISTING).toEqual(made);
   });
+
+  it("the build's protocol versions are the SDK's (the stdio front answers initialize with them)", async () => {
+    const { BUILT_PROTOCOL } = await dist('mcp/built-listing.js');
+    const { SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/sdk/types.js');
+    expect(BUILT_PROTOCOL).toEqual({ supported: SUPPORTED_PROTOCOL_VERSIONS, latest: LATEST_PROTOCOL_VERSION });
+  });
 });
