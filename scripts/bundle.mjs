@@ -253,10 +253,14 @@ const lazyApiFactsChunk = {
 const createRequireBundled = {
   name: 'svc-create-require-bundled',
   transform(code) {
-    if (!code.includes('createRequire(import.meta.url)(')) return null;
-    return code.replace(/createRequire\(import\.meta\.url\)\((['"])([^'"]+)\1\)/g, (call, _, pkg) =>
-      OUTSIDE.test(pkg) || pkg.startsWith('.') ? call : `require(${JSON.stringify(pkg)})`,
-    );
+    if (!code.includes('createRequire(import.meta.url)')) return null;
+    const bundled = (call, pkg) =>
+      OUTSIDE.test(pkg) || pkg.startsWith('.') ? call : `require(${JSON.stringify(pkg)})`;
+    // inline, and through a name bound to it (`const requireCjs = createRequire(import.meta.url)`: alawmulaw)
+    let out = code.replace(/createRequire\(import\.meta\.url\)\((['"])([^'"]+)\1\)/g, (c, _, pkg) => bundled(c, pkg));
+    for (const [, name] of code.matchAll(/\bconst (\w+) = createRequire\(import\.meta\.url\);/g))
+      out = out.replace(new RegExp(`\\b${name}\\((['"])([^'"]+)\\1\\)`, 'g'), (c, _, pkg) => bundled(c, pkg));
+    return out;
   },
 };
 

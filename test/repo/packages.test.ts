@@ -78,8 +78,15 @@ describe('packages', () => {
       // require("x"), and createRequire(…)(`x`) or its .resolve(`x`) (a package found from the installed copy)
       const byName =
         /(?<!`)\brequire\("([^".][^"]*)"\)|createRequire\)?\((?:[^()]|\([^()]*\))*\)(?:\.resolve)?\(`([^`]+)`\)/g;
-      for (const m of code.matchAll(byName)) {
-        const id = (m[1] ?? m[2])!;
+      // and NAME(`x`) where NAME holds a createRequire(…) (const requireCjs = createRequire(import.meta.url))
+      const bound = [...code.matchAll(/\b(?:const|let) ([\w$]+)=\(0,[\w$]+\.createRequire\)\(/g)].map((m) => m[1]!);
+      const ids = [
+        ...[...code.matchAll(byName)].map((m) => (m[1] ?? m[2])!),
+        ...bound.flatMap((name) =>
+          [...code.matchAll(new RegExp(`\\b${name}\\(\`([^\`]+)\`\\)`, 'g'))].map((m) => m[1]!),
+        ),
+      ];
+      for (const id of ids) {
         const name = id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]!;
         if (!isBuiltin(name)) outside.add(name);
       }
