@@ -1,6 +1,6 @@
 // Second build step (after scripts/build.mjs): dist/*.js → dist/bundle/*.cjs, the code bin/svc.cjs runs. One CommonJS
-// file per command (named after its module, e.g. commands/models/list-<hash>.cjs) plus shared chunks; commander and the
-// parts of undici a request needs are bundled in, every other package stays in node_modules (imported on use).
+// file per command (named after its module, e.g. commands/models/list-<hash>.cjs) plus shared chunks; the packages are
+// bundled in (the parts of undici a request needs), but for what must stay in node_modules (OUTSIDE, below).
 // Why: the ES module loader costs ~1 ms per file on this machine and CommonJS chunks can be compiled with
 // V8's code cache on Node 20 (see bin/svc.cjs and docs/performance.md).
 import { createHash } from 'node:crypto';
