@@ -1,6 +1,6 @@
 // Shared helpers for benchmarks: timing of whole processes, percentiles, an emulator in a child process.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -38,15 +38,17 @@ const CPU_PRELOAD = join(ROOT, 'bench', 'cpu-usage.cjs');
  * One run: wall ms, and CPU ms for node processes (cpu-usage.cjs preloaded into both sides alike). `terminal`: stdin
  * and stdout are this process's (a terminal, see compareOnTerminal); stderr is read for the CPU time either way.
  */
-function timeOnce(cmd, args, env, terminal = false) {
+function timeOnce(cmd, args, env, terminal = false, stdinFile = undefined) {
   const isNode = cmd === 'node';
   const argv = isNode ? ['--require', CPU_PRELOAD, ...args] : args;
+  const stdin = stdinFile ? openSync(stdinFile, 'r') : 'ignore';
   const t = process.hrtime.bigint();
   const r = spawnSync(cmd, argv, {
     env,
-    stdio: terminal ? ['inherit', 'inherit', 'pipe'] : ['ignore', 'ignore', 'pipe'],
+    stdio: terminal ? ['inherit', 'inherit', 'pipe'] : [stdin, 'ignore', 'pipe'],
   });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (stdinFile) closeSync(stdin);
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   const cpu = /svc-bench-cpu-us (\d+)/.exec(String(r.stderr));
   return { ms, cpuMs: cpu ? Number(cpu[1]) / 1000 : undefined };
@@ -57,17 +59,22 @@ function timeOnce(cmd, args, env, terminal = false) {
  * load on this shared machine hits both alike; one warm-up run each (it also fills svc's code cache).
  * ratio: median of the per-pair wall-time ratios; spread: half their interquartile range, the run-to-run noise a
  * verdict allows for. cpuRatio: the same for CPU time (node processes only), which a loaded machine disturbs less.
+ * stdinFile: the command's stdin (the baseline's is the null device).
  */
-export function compareCommands(base, cmd, { runs = 15, env = process.env, baseEnv = env, terminal = false } = {}) {
+export function compareCommands(
+  base,
+  cmd,
+  { runs = 15, env = process.env, baseEnv = env, terminal = false, stdinFile = undefined } = {},
+) {
   timeOnce(base[0], base.slice(1), baseEnv, terminal);
-  timeOnce(cmd[0], cmd.slice(1), env, terminal);
+  timeOnce(cmd[0], cmd.slice(1), env, terminal, stdinFile);
   const baseMs = [];
   const cmdMs = [];
   const ratios = [];
   const cpuRatios = [];
   for (let i = 0; i < runs; i++) {
     const b = timeOnce(base[0], base.slice(1), baseEnv, terminal);
-    const c = timeOnce(cmd[0], cmd.slice(1), env, terminal);
+    const c = timeOnce(cmd[0], cmd.slice(1), env, terminal, stdinFile);
     baseMs.push(b.ms);
     cmdMs.push(c.ms);
     ratios.push(c.ms / b.ms);

@@ -153,7 +153,7 @@ export default async function startup() {
         'svc models list (running emulator)',
         'minimal node:http GET',
         compareCommands(['node', scripts.get], svc('models', 'list'), { env: reqEnv, runs: RUNS }),
-        1.3,
+        1.2,
       ),
     );
     rows.push(
@@ -161,7 +161,7 @@ export default async function startup() {
         'svc chat --no-stream hi (running emulator)',
         'minimal node:http POST',
         compareCommands(['node', scripts.post], svc('chat', '--no-stream', 'hi'), { env: reqEnv, runs: RUNS }),
-        1.3,
+        1.2,
       ),
     );
     if (spawnSync('curl', ['--version']).status === 0) {

@@ -213,6 +213,10 @@ function useCodeCache(bundleDir) {
   const prefix = bundleDir + sep;
   let flags = '';
   let pending = [];
+  // what was compiled under earlier flags, its cache made at exit under those flags set back: made when the flags
+  // changed, it lacked every function the run called afterwards (the reply, the output, the call log), which each
+  // later run then compiled again (~80 functions of `svc chat --no-stream hi`, ~6 M instructions)
+  const earlier = [];
   const cacheName = (filename) => {
     const tag = flags ? `.f${djb2(flags).toString(36)}` : '';
     return `${dir}${sep}${filename.slice(prefix.length).split(sep).join('~')}${tag}.bin`;
@@ -245,9 +249,20 @@ function useCodeCache(bundleDir) {
   globalThis[Symbol.for('svc.setV8Flags')] = (more) => {
     const next = [...new Set([...flags.split(' '), ...more.split(' ')].filter(Boolean))].sort().join(' ');
     if (next === flags) return;
-    save();
+    const added = next.split(' ').filter((f) => !flags.split(' ').includes(f));
+    if (added.every((f) => FLAGS_SET_BACK[f]))
+      earlier.push({ list: pending, back: added.map((f) => FLAGS_SET_BACK[f]) });
+    else save();
+    pending = [];
     require('node:v8').setFlagsFromString(more);
     flags = next;
+  };
+  // how to set each flag svc sets back to V8's default, with what it implied (V8 hashes the flags that differ from
+  // their defaults into every code cache); a flag not named here has the caches made before it when it is set
+  const FLAGS_SET_BACK = {
+    '--liftoff-only': '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering',
+    '--no-wasm-lazy-compilation': '--wasm-lazy-compilation',
+    '--expose-gc': '--no-expose-gc',
   };
   const compile = Module.prototype._compile;
   Module.prototype._compile = function compileWithCache(content, filename) {
@@ -268,7 +283,16 @@ function useCodeCache(bundleDir) {
     req.main = require.main;
     return fn.call(this.exports, this.exports, req, this, filename, filename.slice(0, filename.lastIndexOf(sep)));
   };
-  process.once('exit', save);
+  process.once('exit', () => {
+    save();
+    // (the run is over: nothing compiles WebAssembly or collects under those flags any more)
+    if (!earlier.some((step) => step.list.length > 0)) return;
+    for (let step = earlier.pop(); step; step = earlier.pop()) {
+      require('node:v8').setFlagsFromString(step.back.join(' '));
+      pending = step.list;
+      save();
+    }
+  });
 }
 
 /**

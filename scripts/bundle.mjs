@@ -1,6 +1,6 @@
 // Second build step (after scripts/build.mjs): dist/*.js → dist/bundle/*.cjs, the code bin/svc.cjs runs. One CommonJS
-// file per command (named after its module, e.g. commands/models/list-<hash>.cjs) plus shared chunks; commander and the
-// parts of undici a request needs are bundled in, every other package stays in node_modules (imported on use).
+// file per command (named after its module, e.g. commands/models/list-<hash>.cjs) plus shared chunks; the packages are
+// bundled in (the parts of undici a request needs), but for what must stay in node_modules (OUTSIDE, below).
 // Why: the ES module loader costs ~1 ms per file on this machine and CommonJS chunks can be compiled with
 // V8's code cache on Node 20 (see bin/svc.cjs and docs/performance.md).
 import { createHash } from 'node:crypto';
@@ -30,8 +30,12 @@ const OUT = join(DIST, 'bundle');
 // cache; highlight.js's languages stay one chunk each, loaded when a code block names one.
 // svc's own packages (the emulator, the formats) are bundled too: `--emulator` loads them as chunks with a code cache.
 // The MCP SDK and zod (svc mcp serve, chat --mcp): as ES modules their import took ~160 ms of the server's start.
-const BUNDLED =
-  /^(commander|undici|chalk|marked|highlight\.js|svc-emulator|svc-formats|@modelcontextprotocol\/sdk|zod)(\/|$)/;
+// Every other package is bundled too (issue 41: the install was 64 MB in 161 packages, most of them the MCP SDK's web
+// server stack): as chunks loaded where they were imported, with a code cache. What stays in node_modules (the
+// package's `dependencies`) is what cannot be bundled: a native module (speaker), a package that loads a
+// WebAssembly file beside itself by path (jq-web), ws's optional native helpers, and undici's whole package (the
+// proxy agent and the fallback for an unknown undici layout, net/http.ts; its rare modules, RARE_UNDICI below).
+const OUTSIDE = /^(speaker|jq-web|bufferutil|utf-8-validate)(\/|$)/;
 /** the dist/ folders of svc's own packages, whose modules' chunks are named after them (emulator/http/server-….cjs) */
 const PACKAGE_DISTS = ['emulator', 'formats'].map((name) => [
   name,
@@ -241,6 +245,70 @@ const lazyApiFactsChunk = {
 };
 
 /**
+ * A package a module loads on first use with `createRequire(import.meta.url)('pkg')` (a synchronous require, so
+ * that it is not loaded with the module): a plain require() here, so that the package is bundled like the others
+ * (left so, it would be looked up in node_modules, where an installed svc no longer has it). Packages that stay
+ * outside (OUTSIDE) keep theirs.
+ */
+const createRequireBundled = {
+  name: 'svc-create-require-bundled',
+  transform(code) {
+    if (!code.includes('createRequire(import.meta.url)')) return null;
+    const bundled = (call, pkg) =>
+      OUTSIDE.test(pkg) || pkg.startsWith('.') ? call : `require(${JSON.stringify(pkg)})`;
+    // inline, and through a name bound to it (`const requireCjs = createRequire(import.meta.url)`: alawmulaw)
+    let out = code.replace(/createRequire\(import\.meta\.url\)\((['"])([^'"]+)\1\)/g, (c, _, pkg) => bundled(c, pkg));
+    for (const [, name] of code.matchAll(/\bconst (\w+) = createRequire\(import\.meta\.url\);/g))
+      out = out.replace(new RegExp(`\\b${name}\\((['"])([^'"]+)\\1\\)`, 'g'), (c, _, pkg) => bundled(c, pkg));
+    return out;
+  },
+};
+
+/**
+ * The MCP SDK's server makes an ajv validator (~200 KB of ajv and its formats, compiled when made) in its
+ * constructor, for the answers to elicitation requests, which `svc mcp serve` never sends: in the bundle it is made
+ * on first use, and its module loaded then (`svc mcp serve` ready ~7 ms of CPU sooner). The build fails if the SDK
+ * changes.
+ */
+const lazyServerValidator = {
+  name: 'svc-lazy-mcp-server-validator',
+  transform(code, id) {
+    if (!/[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(id)) return null;
+    const eagerImport = "import { AjvJsonSchemaValidator } from '../validation/ajv-provider.js';\n";
+    const eagerMake = 'options?.jsonSchemaValidator ?? new AjvJsonSchemaValidator()';
+    if (!code.includes(eagerImport) || code.split('AjvJsonSchemaValidator').length !== 3)
+      this.error("the MCP SDK's server no longer makes its validator as expected: update scripts/bundle.mjs");
+    return code
+      .replace(eagerImport, '')
+      .replace(
+        eagerMake,
+        'options?.jsonSchemaValidator ?? { getValidator(schema) { return (this.made ??= new (require(' +
+          "'../validation/ajv-provider.js').AjvJsonSchemaValidator)()).getValidator(schema); } }",
+      );
+  },
+  // ajv's chunks, which the chunk of the validator's module requires at its top, are loaded on first use of theirs
+  generateBundle(_, bundle) {
+    const ajvOnly = (chunk) =>
+      chunk.type === 'chunk' &&
+      chunk.moduleIds.some((m) => AJV_PACKAGES.test(m)) &&
+      chunk.moduleIds.every((m) => AJV_PACKAGES.test(m) || m.startsWith('\0'));
+    const holder = Object.values(bundle).find(
+      (c) => c.type === 'chunk' && c.moduleIds.some((m) => m.endsWith('/sdk/dist/esm/validation/ajv-provider.js')),
+    );
+    let made = 0;
+    holder.code = holder.code.replace(/\bconst (require_[\w$]+)=require\("(\.\/[^"]+)"\);/g, (eager, name, path) => {
+      const target = bundle[join(dirname(holder.fileName), path).split('\\').join('/')];
+      if (!target || !ajvOnly(target)) return eager;
+      made++;
+      return `let ${name}_chunk;const ${name}=new Proxy({},{get:(_,key)=>(${name}_chunk??=require("${path}"))[key]});`;
+    });
+    if (made === 0)
+      this.error("ajv's chunk is no longer required by the MCP validator's chunk: update scripts/bundle.mjs");
+  },
+};
+const AJV_PACKAGES = /[\\/]node_modules[\\/](ajv|ajv-formats|fast-deep-equal|json-schema-traverse|fast-uri)[\\/]/;
+
+/**
  * Chunks of modules that load together. A bundle file costs ~0.1 ms to load whatever its size (two files read,
  * a compile from the code cache, a module), and a request command loaded ~30 of them: the modules every
  * command line needs, those of every request and those of text generation are one chunk each (`svc chat
@@ -324,13 +392,26 @@ function warningsFail(level, log, handler) {
   else handler(level, log);
 }
 
+// `svc mcp serve`'s tools/list entries, made from the commands (scripts/mcp-listing.mjs, in a child process as the
+// help pages are), and the SDK's protocol versions, written over dist/mcp/built-listing.js, which the bundle then
+// holds: the server answers initialize and tools/list without loading the commands its tools run or the SDK
+const toolListing = execFileSync(process.execPath, [join(ROOT, 'scripts', 'mcp-listing.mjs')], {
+  encoding: 'utf8',
+  maxBuffer: 16 << 20,
+});
+const { listing, protocol } = JSON.parse(toolListing);
+writeFileSync(
+  join(DIST, 'mcp', 'built-listing.js'),
+  `export const BUILT_LISTING = ${JSON.stringify(listing)};\n` +
+    `export const BUILT_PROTOCOL = ${JSON.stringify(protocol)};\n`,
+);
 rmSync(OUT, { recursive: true, force: true });
 await build({
   input: { cli: join(DIST, 'cli.js'), help: join(DIST, 'help.js') },
   platform: 'node',
   // `import('undici')` in net/http.ts is the fallback for an unknown undici layout: keep it out of the bundle
   // (`#name`: a bundled package's own subpath import, e.g. chalk's #ansi-styles)
-  external: (id) => id.startsWith('node:') || id === 'undici' || (!/^[./\0#]/.test(id) && !BUNDLED.test(id)),
+  external: (id) => id.startsWith('node:') || id === 'undici' || (!/^[./\0#]/.test(id) && OUTSIDE.test(id)),
   plugins: [
     noHttp2,
     lazyAssert,
@@ -340,6 +421,8 @@ await build({
     importViaLauncher,
     lazyChildProcess,
     lazyApiFactsChunk,
+    createRequireBundled,
+    lazyServerValidator,
   ],
   transform: { define: { __SVC_BUNDLE__: 'true', __SVC_VERSION__: JSON.stringify(VERSION) } },
   // the entries' exports are never read (bin/svc.cjs calls main() of cli.cjs, help.cjs prints): chunks may add to

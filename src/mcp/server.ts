@@ -4,7 +4,8 @@
 import type { Context } from '../runtime/context.js';
 import { UsageError } from '../core/errors.js';
 import { terminalSafe } from '../term/terminal-safe.js';
-import { callTool, inputSchema, type LoadedTool, type ToolResult } from './run-tool.js';
+import type { ToolListing } from './listing.js';
+import type { LoadedTool, ToolResult } from './run-tool.js';
 import type { Root } from './root.js';
 import { TOOLS, TOOL_NAMES, type ToolDef } from './tools.js';
 
@@ -33,32 +34,21 @@ export function chooseTools(named: string[] | undefined, readOnly: boolean): Too
   return chosen;
 }
 
+/** A tool offered: its tools/list entry, and the command it runs, loaded on its first call. */
+export interface OfferedTool {
+  def: ToolDef;
+  listing: ToolListing;
+  load(): Promise<LoadedTool>;
+}
+
 export interface ServeOptions {
-  tools: LoadedTool[];
+  tools: OfferedTool[];
   root: Root;
 }
 
-/** The MCP description of a tool: its schema and honest annotations. */
-function describeTool(t: LoadedTool) {
-  return {
-    name: t.def.name,
-    title: t.def.title,
-    description: t.def.description,
-    inputSchema: inputSchema(t),
-    // a list tool answers `{items: [...]}` as structured content too
-    ...(t.def.result === 'list'
-      ? { outputSchema: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] } }
-      : {}),
-    annotations: {
-      title: t.def.title,
-      readOnlyHint: t.def.kind === 'read',
-      destructiveHint: t.def.kind === 'destructive',
-      idempotentHint: !!t.def.idempotent,
-      // every tool reaches the API, an open world
-      openWorldHint: true,
-    },
-  };
-}
+/** How the server names itself and what it offers (the SDK's server and the stdio front answer with both). */
+const serverInfo = (version: string) => ({ name: 'svc', title: 'svc: the API as tools', version });
+const CAPABILITIES = { tools: {} };
 
 /**
  * An SDK server answering tools/list and tools/call (one per stdio or HTTP session); `end` stops the calls still
@@ -69,17 +59,15 @@ export async function mcpServer(ctx: Context, o: ServeOptions, transport: string
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
-  const server = new Server(
-    { name: 'svc', title: 'svc: the API as tools', version: ctx.version },
-    { capabilities: { tools: {} } },
-  );
-  const listed = o.tools.map(describeTool);
+  const server = new Server(serverInfo(ctx.version), { capabilities: CAPABILITIES });
+  const listed = o.tools.map((t) => t.listing);
   const session = new AbortController();
   const running = new Set<Promise<unknown>>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<ToolResult> => {
-    const tool = o.tools.find((t) => t.def.name === req.params.name);
-    if (!tool) return { content: [{ type: 'text', text: `${req.params.name}: no such tool here` }], isError: true };
+    const offered = o.tools.find((t) => t.def.name === req.params.name);
+    if (!offered) return { content: [{ type: 'text', text: `${req.params.name}: no such tool here` }], isError: true };
+    const [tool, { callTool }] = await Promise.all([offered.load(), import('./run-tool.js')]);
     const client = peerLine(server.getClientVersion()?.name || transport, 100);
     const started = Date.now();
     const call = callTool(ctx, tool, (req.params.arguments ?? {}) as Record<string, unknown>, {
@@ -102,12 +90,18 @@ export async function mcpServer(ctx: Context, o: ServeOptions, transport: string
   return { server, end };
 }
 
-/** Serve on stdin/stdout until the client closes stdin or Ctrl-C. */
+/**
+ * Serve on stdin/stdout until the client closes stdin or Ctrl-C: initialize, ping and tools/list answered from the
+ * build's tool table (stdio-front.ts), the SDK's server made for the first other request.
+ */
 export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const { server, end } = await mcpServer(ctx, o, 'stdio');
+  const [{ LineTransport, Front }, { BUILT_PROTOCOL }] = await Promise.all([
+    import('./stdio-front.js'),
+    import('./built-listing.js'),
+  ]);
   const stdin = ctx.streams.stdin as NodeJS.ReadableStream;
-  const transport = new StdioServerTransport(stdin as never, ctx.streams.stdout as never);
+  const transport = new LineTransport(stdin, ctx.streams.stdout as NodeJS.WritableStream);
+  let sdk: Awaited<ReturnType<typeof mcpServer>> | undefined;
   // stdin ending (a host that wrote its requests and closed the pipe) ends the session once every request read has
   // been answered
   let asked = 0;
@@ -123,16 +117,11 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
       drained = resolve;
       if (answered >= asked) resolve();
     };
-    server.onclose = () => resolve();
+    transport.onclose = () => resolve();
     stdin.once('end', ended);
     stdin.once('close', ended);
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  // counted before connecting: the SDK calls this first, then handles the message (a request read at once, in the
-  // first chunk of stdin, is counted too)
-  transport.onmessage = (m) => {
-    if ('id' in m && 'method' in m) asked++;
-  };
   const send = transport.send.bind(transport);
   transport.send = async (m) => {
     try {
@@ -141,12 +130,28 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
       if ('id' in m && !('method' in m) && ++answered >= asked) drained?.();
     }
   };
-  await server.connect(transport);
+  const answers = BUILT_PROTOCOL && {
+    serverInfo: serverInfo(ctx.version),
+    capabilities: CAPABILITIES,
+    tools: o.tools.map((t) => t.listing),
+    protocol: BUILT_PROTOCOL,
+  };
+  const front = new Front(transport, answers, async () => {
+    sdk = await mcpServer(ctx, o, 'stdio');
+    return sdk.server;
+  });
+  // counted as read: a request read at once, in the first chunk of stdin, is counted before it is answered
+  transport.onmessage = (m) => {
+    if ('id' in m && 'method' in m) asked++;
+    front.receive(m);
+  };
+  await transport.start();
   ctx.out.info(`svc MCP server on stdio: ${o.tools.map((t) => t.def.name).join(', ')}; root ${o.root.dir}`);
   // run by hand: say what it waits for (an MCP host starts it and speaks on its stdin)
   if (ctx.streams.stdin.isTTY)
     ctx.out.info('waiting for an MCP client on stdin (MCP hosts start this command: docs/mcp.md); Ctrl-C ends');
   await closed;
-  await end();
-  await server.close();
+  await sdk?.end();
+  await sdk?.server.close();
+  await transport.close();
 }

@@ -93,6 +93,37 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(listing.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
   });
 
+  // issue 41: every package the bundle can hold is in it; the install has only what it cannot hold (64 MB in 161
+  // packages before, ~13 MB in 3 after: bench/install-size.mjs)
+  it('installs only the dependencies the bundle leaves outside, and what an optional one brings', () => {
+    const manifest = (dir: string) =>
+      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+        optionalDependencies?: Record<string, string>;
+      };
+    const pkg = manifest(ROOT);
+    const modules = join(prefix, 'lib', 'node_modules', 'svc-cli', 'node_modules');
+    const installed = readdirSync(modules)
+      .filter((n) => !n.startsWith('.'))
+      .flatMap((n) => (n.startsWith('@') ? readdirSync(join(modules, n)).map((m) => `${n}/${m}`) : [n]));
+    // an optional dependency (speaker, when npm installs it) brings its own
+    const allowed = new Set(Object.keys(pkg.dependencies ?? {}));
+    const brought = (name: string): void => {
+      if (!installed.includes(name)) return;
+      for (const dep of Object.keys(manifest(join(modules, name)).dependencies ?? {}))
+        if (!allowed.has(dep)) {
+          allowed.add(dep);
+          brought(dep);
+        }
+    };
+    for (const optional of Object.keys(pkg.optionalDependencies ?? {})) {
+      allowed.add(optional);
+      brought(optional);
+    }
+    expect(installed.filter((n) => !allowed.has(n))).toEqual([]);
+    expect(installed).toEqual(expect.arrayContaining(Object.keys(pkg.dependencies ?? {})));
+  });
+
   it('svc --version', async () => {
     const r = await svcInstalled(prefix, ['--version']);
     expect(r.exitCode).toBe(0);
@@ -105,7 +136,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(r.stdout).toContain('"hi"');
   });
 
-  // the MCP SDK is bundled, the packages it requires (cross-spawn, ajv, content-type …) come from the install
+  // the MCP SDK is bundled with the packages it requires (ajv, zod …): none of them is in the install
   it('svc --emulator mcp serve answers initialize, tools/list and a tool call', async () => {
     const messages = [
       {

@@ -2,7 +2,9 @@
 // is a Node built-in, a file of the same package, or a package its package.json lists (tests may also use the
 // repository's tools and dependencies). svc-emulator lists svc-formats and no part of the CLI, so the emulator — the
 // suite's oracle — cannot share a constant with the client; svc-formats lists neither.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/files.js';
 import { readSourceGraph } from '../helpers/source-graph.js';
@@ -56,16 +58,42 @@ describe('packages', () => {
     );
   });
 
-  // the bundle holds both packages' code (scripts/bundle.mjs), so the CLI's tarball needs neither installed; the
-  // third-party packages their code imports stay in node_modules, so they are the CLI's dependencies too
-  it('the CLI builds on both packages, and depends on what their bundled code imports', () => {
+  // the bundle holds both packages' code and every package they and the CLI import (scripts/bundle.mjs), so the
+  // CLI's tarball needs none of them installed: they are devDependencies; its dependencies are what the bundle
+  // requires from node_modules (a native module, a package loading a file beside itself, undici's whole package)
+  it('the CLI builds on both packages, and depends on what its bundle leaves outside, nothing else', () => {
     const cli = manifest('') as Manifest & { workspaces?: string[] };
     expect(cli.devDependencies).toMatchObject({ 'svc-emulator': cli.version, 'svc-formats': cli.version });
-    const own = new Set(Object.keys(cli.dependencies ?? {}));
+    const dev = new Set(Object.keys(cli.devDependencies ?? {}));
     const theirs = PACKAGES.flatMap((dir) => Object.keys(manifest(`${dir}/`).dependencies ?? {})).filter(
       (d) => !d.startsWith('svc-'),
     );
-    expect(theirs.filter((d) => !own.has(d))).toEqual([]);
+    expect(theirs.filter((d) => !dev.has(d))).toEqual([]);
+    const outside = new Set<string>();
+    const bundle = join(ROOT, 'dist', 'bundle');
+    for (const file of readdirSync(bundle, { recursive: true }).map(String)) {
+      if (!file.endsWith('.cjs')) continue;
+      // (a require in a template literal is code ajv generates, not one the bundle makes)
+      const code = readFileSync(join(bundle, file), 'utf8');
+      // require("x"), and createRequire(…)(`x`) or its .resolve(`x`) (a package found from the installed copy)
+      const byName =
+        /(?<!`)\brequire\("([^".][^"]*)"\)|createRequire\)?\((?:[^()]|\([^()]*\))*\)(?:\.resolve)?\(`([^`]+)`\)/g;
+      // and NAME(`x`) where NAME holds a createRequire(…) (const requireCjs = createRequire(import.meta.url))
+      const bound = [...code.matchAll(/\b(?:const|let) ([\w$]+)=\(0,[\w$]+\.createRequire\)\(/g)].map((m) => m[1]!);
+      const ids = [
+        ...[...code.matchAll(byName)].map((m) => (m[1] ?? m[2])!),
+        ...bound.flatMap((name) =>
+          [...code.matchAll(new RegExp(`\\b${name}\\(\`([^\`]+)\`\\)`, 'g'))].map((m) => m[1]!),
+        ),
+      ];
+      for (const id of ids) {
+        const name = id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]!;
+        if (!isBuiltin(name)) outside.add(name);
+      }
+    }
+    // ws's optional native helpers, which it requires in a try and does without
+    for (const optional of ['bufferutil', 'utf-8-validate']) outside.delete(optional);
+    expect([...outside].sort()).toEqual(Object.keys({ ...cli.dependencies, ...cli.optionalDependencies }).sort());
     expect(cli.workspaces).toEqual(PACKAGES);
   });
 });

@@ -1,27 +1,12 @@
-import { defineCommand, type CommandNode, type CommandSpec } from '../../cmdutil/command.js';
+import { defineCommand } from '../../cmdutil/command.js';
 import { integer } from '../../core/validate.js';
 import { TOOL_NAMES, type ToolDef } from '../../mcp/tools.js';
-import type { LoadedTool } from '../../mcp/run-tool.js';
 
 const toolList = (raw: string): string[] =>
   raw
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-
-/** The spec of the command a tool runs, found in the command tree as `svc` itself finds it. */
-async function specOf(words: string[]): Promise<CommandSpec> {
-  const { rootCommands } = await import('../index.js');
-  let level: CommandNode[] = rootCommands;
-  let node: CommandNode | undefined;
-  for (const [i, w] of words.entries()) {
-    node = level.find((n) => n.name === w);
-    if (!node) throw new Error(`no command svc ${words.join(' ')}`);
-    if (i < words.length - 1) level = (await node.children?.()) ?? [];
-  }
-  if (!node?.load) throw new Error(`svc ${words.join(' ')} is not a command`);
-  return (await node.load()).default;
-}
 
 export default defineCommand({
   description:
@@ -57,15 +42,14 @@ export default defineCommand({
     'SVC_MCP_TOKEN=… svc mcp serve --http 8765',
   ],
   async run(ctx, _args, opts) {
-    const [{ chooseTools }, { Root, rootFolder }, { loadTool }] = await Promise.all([
+    const [{ chooseTools }, { Root, rootFolder }, { offeredTools }] = await Promise.all([
       import('../../mcp/server.js'),
       import('../../mcp/root.js'),
-      import('../../mcp/run-tool.js'),
+      import('./tool-table.js'),
     ]);
     const chosen: ToolDef[] = chooseTools(opts.tools, !!opts.readOnly);
     const root = new Root(rootFolder(opts.root, process.cwd(), ctx.env), ctx.env);
-    const tools: LoadedTool[] = [];
-    for (const def of chosen) tools.push(loadTool(def, await specOf(def.command)));
+    const tools = await offeredTools(chosen);
     if (opts.http !== undefined) {
       const { serveHttp } = await import('../../mcp/http.js');
       await serveHttp(ctx, { tools, root }, opts.http);

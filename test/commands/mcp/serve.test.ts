@@ -355,6 +355,58 @@ describe('svc mcp serve --http without SVC_MCP_TOKEN', () => {
 });
 
 describe('start-up', () => {
+  // initialize and tools/list are answered from the build's table (mcp/built-listing.ts, mcp/stdio-front.ts); the
+  // SDK's server, a tool's command, the tool runner and ajv (the SDK's validator of elicitation answers, which svc
+  // never asks for) load when first needed
+  it('answers initialize and tools/list without loading the SDK, the commands its tools run or ajv', async () => {
+    const tools = ['generate_text', 'list_models'];
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'trace', version: '1' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    const run = async (more: object[]) => {
+      const trace = join(tempDir(), 'imports.txt');
+      const input = [...messages, ...more].map((m) => `${JSON.stringify(m)}\n`).join('');
+      const r = await svcProcess(['mcp', 'serve', '--tools', tools.join(',')], {
+        emu,
+        input,
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace },
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const replies = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      return { replies, loaded: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
+    };
+    const commandOrRunner =
+      /\/commands\/(models|chat)\/|\/mcp\/run-tool|[\\/]ajv[\\/]|shared\/(run-tool|discriminator)-/;
+    const listed = await run([]);
+    expect(listed.replies[1].result.tools.map((t: { name: string }) => t.name)).toEqual(tools);
+    expect(listed.loaded.some(isLauncher)).toBe(true);
+    expect(listed.loaded.filter((u) => commandOrRunner.test(u))).toEqual([]);
+    // nor the SDK: the session's start is answered by the stdio front, from the build's table and versions
+    expect(listed.loaded.filter((u) => /modelcontextprotocol|zod|shared\/types-/.test(u))).toEqual([]);
+    expect(listed.replies[0].result).toEqual({
+      protocolVersion: '2025-06-18',
+      capabilities: { tools: {} },
+      serverInfo: { name: 'svc', title: 'svc: the API as tools', version: expect.any(String) },
+    });
+    // the first call loads its command (and only its own)
+    const called = await run([{ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_models' } }]);
+    expect(called.replies[2].result.content[0].text).toContain('svc-4');
+    expect(called.loaded.filter((u) => /\/commands\/(models|chat)\//.test(u)).join('\n')).toMatch(/models\/list/);
+    expect(called.loaded.filter((u) => /\/commands\/chat\//.test(u))).toEqual([]);
+    expect(called.loaded.some((u) => /modelcontextprotocol/.test(u))).toBe(true);
+  });
+
   it('svc --help, svc chat --help and svc mcp serve --help load nothing of the MCP SDK or zod', async () => {
     for (const args of [['--help'], ['chat', '--help'], ['mcp', 'serve', '--help']]) {
       const trace = join(tempDir(), 'imports.txt');
