@@ -8,6 +8,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolListing } from './listing.js';
 
+/** The longest JSON-RPC line svc mcp serve reads from its client. */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
 type Message = JSONRPCMessage & { id?: string | number; method?: string; params?: Record<string, unknown> };
 
 /** JSON lines on a pair of streams, read and written as the SDK's StdioServerTransport does. */
@@ -16,7 +19,16 @@ export class LineTransport implements Transport {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   private buffer?: Buffer;
-  private readonly ondata = (chunk: Buffer) => {
+  /** dropping the rest of a line over the cap, up to its newline */
+  private skipping = false;
+  private readonly ondata = (data: Buffer) => {
+    let chunk = data;
+    if (this.skipping) {
+      const end = chunk.indexOf(10);
+      if (end === -1) return;
+      chunk = chunk.subarray(end + 1);
+      this.skipping = false;
+    }
     this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
     for (let end = this.buffer.indexOf(10); end !== -1; end = this.buffer.indexOf(10)) {
       const line = this.buffer.toString('utf8', 0, end).replace(/\r$/, '');
@@ -33,12 +45,20 @@ export class LineTransport implements Transport {
         this.onmessage?.(message as JSONRPCMessage);
       else this.onerror?.(new Error('not a JSON-RPC 2.0 message'));
     }
+    if (this.buffer.length > this.maxLineBytes) {
+      // a client that never ends its line must not grow svc's memory: the line is dropped, the session goes on
+      this.buffer = undefined;
+      this.skipping = true;
+      this.onerror?.(new Error(`a message over ${this.maxLineBytes} bytes: dropped`));
+    }
   };
   private readonly onfailure = (err: Error) => this.onerror?.(err);
 
   constructor(
     private readonly stdin: NodeJS.ReadableStream,
     private readonly stdout: NodeJS.WritableStream,
+    /** the longest message read: tool arguments are small, a file travels by path under --root */
+    private readonly maxLineBytes = MAX_MESSAGE_BYTES,
   ) {}
 
   async start(): Promise<void> {

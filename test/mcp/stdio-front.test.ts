@@ -84,3 +84,22 @@ describe('the stdio front of svc mcp serve', () => {
     expect(r.replies[4].result.tools).toEqual(TOOLS);
   });
 });
+
+describe('the line transport of svc mcp serve', () => {
+  it('drops a message over its cap (a client that never ends a line) and goes on with the next', async () => {
+    const stdin = new PassThrough();
+    const transport = new LineTransport(stdin, new PassThrough(), 1024);
+    const got: unknown[] = [];
+    const errors: string[] = [];
+    transport.onmessage = (m) => got.push(m);
+    transport.onerror = (e) => errors.push(e.message);
+    await transport.start();
+    for (let i = 0; i < 8; i++) stdin.write('x'.repeat(512));
+    stdin.write(`${'x'.repeat(100)}\n${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`);
+    await new Promise((r) => setImmediate(r));
+    expect(errors).toEqual(['a message over 1024 bytes: dropped']);
+    expect(got).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    expect((transport as unknown as { buffer?: Buffer }).buffer?.length ?? 0).toBe(0);
+    await transport.close();
+  });
+});
