@@ -166,3 +166,37 @@ describe('svc emulator record, then svc emulator serve --replay', () => {
     }
   });
 });
+
+describe('svc emulator record and serve --replay: usage (exit 2, nothing sent)', () => {
+  it('refuses plain http:// upstream off loopback, an existing fixture without --force, and replay flags alone', async () => {
+    upstream.clearRequests();
+    const insecure = await svcInProcess(['emulator', 'record', '--upstream', 'http://api.example.com'], {
+      emu: upstream,
+    });
+    expect(insecure.exitCode).toBe(2);
+    expect(insecure.stderr).toMatch(
+      /--upstream: http:\/\/api\.example\.com is not allowed: plain http:\/\/ would send/,
+    );
+    const existing = join(dir, 'existing.json');
+    writeFileSync(existing, '{}');
+    const kept = await svcInProcess(['emulator', 'record', '--upstream', upstream.url, '--out', existing], {
+      emu: upstream,
+    });
+    expect(kept.exitCode).toBe(2);
+    expect(kept.stderr).toMatch(/--out/);
+    expect(readFileSync(existing, 'utf8')).toBe('{}');
+    expect(upstream.requests()).toEqual([]);
+
+    const pace = await svcInProcess(['emulator', 'serve', '--memory', '--replay', existing, '--pace', '101']);
+    expect(pace.exitCode).toBe(2);
+    expect(pace.stderr).toMatch(/--pace.*101/);
+    const alone = await svcInProcess(['emulator', 'serve', '--memory', '--replay-strict']);
+    expect(alone.exitCode).toBe(2);
+    expect(alone.stderr).toMatch(/--replay-strict needs --replay FILE/);
+    const old = await svcInProcess(['emulator', 'serve', '--memory', '--replay', existing]);
+    expect(old.exitCode).toBe(2);
+    expect(old.stderr).toMatch(
+      /--replay .*existing\.json: version undefined is not supported \(this emulator reads version 1\)/,
+    );
+  });
+});
