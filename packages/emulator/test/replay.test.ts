@@ -84,6 +84,19 @@ describe('the recorder', () => {
     expect(upstream.requests().every((q) => q.headers.authorization === '[present]')).toBe(true);
   });
 
+  it('an upstream it cannot reach: 502 to the client, nothing kept, and it still stops', async () => {
+    const gone = await startEmulator({ quietLog: true });
+    const url = gone.url;
+    await gone.close();
+    const out = join(root, 'unreached.json');
+    const rec = await startRecorder({ upstream: url, key: upstream.key, out });
+    const r = await call(rec.url, rec.localKey, '/v1/models');
+    expect(r.status).toBe(502);
+    expect(JSON.parse(r.text).error).toMatch(/^the upstream could not be reached: .*ECONNREFUSED/);
+    await rec.close();
+    expect(JSON.parse(readFileSync(out, 'utf8')).exchanges).toEqual([]);
+  });
+
   it('keeps a stream as timed pieces, one per event line group as it came', () => {
     const doc = ReplayFixture.load(fixture).doc;
     const stream = doc.exchanges.at(-1)!;

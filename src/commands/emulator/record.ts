@@ -79,6 +79,7 @@ export default defineCommand<Opts>({
       out: opts.out,
       port: opts.port,
       save: async (text) => void (await writeFileAtomic(opts.out, text, { replace: true })),
+      onSaveError: (err) => ctx.out.error(`the fixture could not be written: ${err.message}`),
     });
     const { exportLines, releaseStdout } = await import('svc-emulator/start-lines');
     if (opts.printEnv) ctx.out.write(exportLines(rec.url, rec.localKey));

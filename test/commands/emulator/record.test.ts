@@ -137,7 +137,7 @@ describe('svc emulator record, then svc emulator serve --replay', () => {
     expect(readdirSync(audioDir).filter((f) => /-(server|client)\./.test(f)).length).toBeGreaterThanOrEqual(3);
   });
 
-  it('replays them (--replay-strict --pace 0): every output byte-identical; a request not recorded is 404 naming the closest', async () => {
+  it('replays them (--replay-strict --pace 0): every output byte-identical; an unrecorded request is 404', async () => {
     const emu = await untilStopped([
       'emulator',
       'serve',
@@ -168,7 +168,7 @@ describe('svc emulator record, then svc emulator serve --replay', () => {
 });
 
 describe('svc emulator record and serve --replay: usage (exit 2, nothing sent)', () => {
-  it('refuses plain http:// upstream off loopback, an existing fixture without --force, and replay flags alone', async () => {
+  it('refuses http:// upstream off loopback, an existing fixture without --force, replay flags alone', async () => {
     upstream.clearRequests();
     const insecure = await svcInProcess(['emulator', 'record', '--upstream', 'http://api.example.com'], {
       emu: upstream,

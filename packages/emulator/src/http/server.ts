@@ -512,26 +512,14 @@ async function handle(
   }
 
   const { route, params, otherMethods } = router.match(method, path);
-  let source = req;
-  if (replayer && !isAdmin && route?.opts.auth !== false) {
-    const replayed = await replayHttp(replayer, core, req, res, url, route);
-    if (!replayed) return;
-    source = replayed;
-  }
+  // under --replay a recording may answer (undefined: answered), else the request goes on to its route
+  const source =
+    replayer && !isAdmin && route?.opts.auth !== false ? await replayHttp(replayer, core, req, res, url, route) : req;
+  if (!source) return;
   const unknownFields = isAdmin ? undefined : unknownFieldPolicy(core, res, entry);
   const emuReq = makeRequest(source, path, url, requestId, params, entry, (t) => core.redact(t), unknownFields);
   const emuRes = makeResponse(res, fault, core, requestId);
-  if (!route) {
-    req.resume();
-    if (otherMethods.length)
-      return sendError(
-        res,
-        405,
-        `Method ${method} is not allowed on ${path}; allowed: ${[...new Set(otherMethods)].join(', ')}`,
-        { allow: [...new Set(otherMethods)].join(', ') },
-      );
-    return sendError(res, 404, `No such endpoint: ${method} ${path}`);
-  }
+  if (!route) return noRoute(req, res, method, path, otherMethods);
   if (route.opts.auth !== false) {
     const auth = authenticate(
       core,
@@ -569,6 +557,19 @@ async function handle(
     if (err instanceof HttpError) return sendError(res, err.status, err.message, err.headers);
     return sendError(res, 500, `emulator failure: ${(err as Error).message}`);
   }
+}
+
+/** No route: 405 naming the methods the path has, or 404. */
+function noRoute(req: IncomingMessage, res: ServerResponse, method: string, path: string, otherMethods: string[]) {
+  req.resume();
+  if (otherMethods.length)
+    return sendError(
+      res,
+      405,
+      `Method ${method} is not allowed on ${path}; allowed: ${[...new Set(otherMethods)].join(', ')}`,
+      { allow: [...new Set(otherMethods)].join(', ') },
+    );
+  return sendError(res, 404, `No such endpoint: ${method} ${path}`);
 }
 
 /** Largest request body read to be matched against the replay fixture (413 above). */
@@ -738,11 +739,7 @@ async function handleUpgrade(
   // a session is state like a write: not for a Host the emulator does not listen under (DNS rebinding)
   const refusal = webRefusal(req, 'POST', false, core.hostNames);
   if (refusal) return reject(refusal.status, refusal.message);
-  const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const csProto = protocols.find((p) => p.startsWith('svc-client-secret.'));
+  const csProto = clientSecretProtocol(req);
   const emuReq = makeRequest(req, path, url, requestId, params);
   if (route.opts.auth !== false) {
     const auth = authenticate(
@@ -756,10 +753,8 @@ async function handleUpgrade(
     if (!auth.ok) return reject(auth.status, auth.message);
     emuReq.key = auth.key;
   }
-  const found = replayer?.find<WsExchange>({ method: 'WS', path, query: url.searchParams });
-  const recorded = found && 'exchange' in found ? found.exchange : undefined;
-  if (found && 'missing' in found && replayer?.strict) return reject(404, found.missing);
-  if (recorded && recorded.reply.status !== 101) return reject(recorded.reply.status, replayer!.refusalText(recorded));
+  const { recorded, refusal: replayRefusal } = recordedSession(replayer, path, url);
+  if (replayRefusal) return reject(replayRefusal.status, replayRefusal.message);
   wss.handleUpgrade(req, socket, head, (ws) => {
     record.session(ws);
 
@@ -780,6 +775,28 @@ async function handleUpgrade(
       }
     });
   });
+}
+
+/** The client secret a browser-style client offers as a subprotocol (`svc-client-secret.VALUE`). */
+function clientSecretProtocol(req: IncomingMessage): string | undefined {
+  return String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .find((p) => p.startsWith('svc-client-secret.'));
+}
+
+/** `--replay`: the recorded session of this upgrade, or a refusal (a recorded one, or --replay-strict's 404). */
+function recordedSession(
+  replayer: Replayer | undefined,
+  path: string,
+  url: URL,
+): { recorded?: WsExchange; refusal?: { status: number; message: string } } {
+  const found = replayer?.find<WsExchange>({ method: 'WS', path, query: url.searchParams });
+  if (!found) return {};
+  if ('missing' in found) return replayer!.strict ? { refusal: { status: 404, message: found.missing } } : {};
+  const ex = found.exchange;
+  if (ex.reply.status === 101) return { recorded: ex };
+  return { refusal: { status: ex.reply.status, message: replayer!.refusalText(ex) } };
 }
 
 /** The connection is cut (no close frame) in place of the server's event number `n + 1`. */

@@ -36,6 +36,8 @@ export interface RecorderOptions {
   port?: number;
   /** writes the fixture's text (the CLI's atomic writer); default: a temporary file renamed over `out` */
   save?: (text: string) => Promise<void>;
+  /** told when the fixture could not be written (close() then throws that error too) */
+  onSaveError?: (err: Error) => void;
 }
 
 export interface Recorder {
@@ -112,6 +114,10 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   await book.save();
+  if (book.failure) {
+    await new Promise<void>((r) => server.close(() => r()));
+    throw book.failure;
+  }
   return {
     url: `http://${host}:${addr.port}`,
     wsUrl: `ws://${host}:${addr.port}`,
@@ -124,6 +130,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
       await new Promise<void>((r) => server.close(() => r()));
       await book.settled();
       await book.save();
+      if (book.failure) throw book.failure;
     },
   };
 }
@@ -160,31 +167,44 @@ class FixtureBook {
     this.dir = assetDir(opts.out);
   }
 
-  /** Reserves an exchange's place (its id orders the fixture) until `done`. */
-  begin<E extends Exchange>(make: (id: number) => E): { ex: E; done: () => void } {
+  /**
+   * Reserves an exchange's place (its id orders the fixture) until `done` (kept) or `cancel` (the upstream was never
+   * reached: nothing of it is kept).
+   */
+  begin<E extends Exchange>(make: (id: number) => E): { ex: E; done: () => void; cancel: () => void } {
     const ex = make(this.nextId++);
     let finish = () => {};
     const settled = new Promise<void>((r) => (finish = r));
     this.open.add(settled);
-    return {
-      ex,
-      done: () => {
-        this.open.delete(settled);
-        finish();
-        this.doc.exchanges.push(ex);
-        this.doc.exchanges.sort((a, b) => a.id - b.id);
-        void this.save();
-      },
+    let ended = false;
+    const end = (keep: boolean) => {
+      if (ended) return;
+      ended = true;
+      this.open.delete(settled);
+      finish();
+      if (!keep) return;
+      this.doc.exchanges.push(ex);
+      this.doc.exchanges.sort((a, b) => a.id - b.id);
+      void this.save();
     };
+    return { ex, done: () => end(true), cancel: () => end(false) };
   }
 
   async settled(): Promise<void> {
     await Promise.all([...this.open]);
   }
 
+  /** the first failure to write the fixture */
+  failure: Error | undefined;
+
   save(): Promise<void> {
     const text = `${JSON.stringify(this.doc, null, 1)}\n`;
-    this.saving = this.saving.then(() => (this.opts.save ? this.opts.save(text) : saveBeside(this.opts.out, text)));
+    this.saving = this.saving
+      .then(() => (this.opts.save ? this.opts.save(text) : saveBeside(this.opts.out, text)))
+      .catch((err: Error) => {
+        if (!this.failure) this.opts.onSaveError?.(err);
+        this.failure ??= err;
+      });
     return this.saving;
   }
 
@@ -310,7 +330,7 @@ async function forward(
   const method = (req.method ?? 'GET').toUpperCase();
   const body = await readBody(req);
   const target = upstreamUrl(upstream, req.url);
-  const { ex, done } = book.begin(
+  const { ex, done, cancel } = book.begin(
     (id): HttpExchange => ({
       kind: 'http',
       id,
@@ -325,6 +345,9 @@ async function forward(
     up.once('response', resolve);
     up.once('error', reject);
     up.end(body);
+  }).catch((err: Error) => {
+    cancel();
+    throw err;
   });
   const headersAt = performance.now();
   ex.reply.status = reply.statusCode ?? 502;
@@ -415,7 +438,7 @@ function proxySession(
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const { ex, done } = book.begin(
+  const { ex, done, cancel } = book.begin(
     (id): WsExchange => ({
       kind: 'websocket',
       id,
@@ -445,10 +468,13 @@ function proxySession(
     );
   });
   up.on('error', () => {
-    if (!ex.reply.status) {
-      socket.destroy();
-      done();
-    }
+    if (ex.reply.status) return;
+    socket.destroy();
+    cancel();
+  });
+  // a client gone before the upstream answered: the upstream session is not opened for nobody
+  socket.once('close', () => {
+    if (up.readyState === WebSocket.CONNECTING) up.terminate();
   });
   up.on('upgrade', (reply) => {
     ex.reply.status = 101;
