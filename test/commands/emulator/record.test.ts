@@ -42,6 +42,7 @@ let dir: string;
 let upstream: TestEmulator;
 let question: string;
 let uploaded: string;
+let hello: string;
 beforeAll(async () => {
   upstream = await startTestEmulator({ seed: 7 });
   fastEmulator(upstream);
@@ -49,6 +50,9 @@ beforeAll(async () => {
   question = questionClip();
   uploaded = join(dir, 'notes.txt');
   writeFileSync(uploaded, 'lighthouse keepers log\n'.repeat(40));
+  hello = join(dir, 'hello.wav');
+  expect((await svcInProcess(['tts', 'say', 'hello world', '-o', hello], { emu: upstream })).exitCode).toBe(0);
+  upstream.clearRequests();
 });
 afterAll(() => upstream.close());
 
@@ -62,6 +66,7 @@ const SESSIONS: Session[] = [
     input: 'first one\n\nsecond one\n',
     files: ['speech.wav'],
   },
+  { name: 'an STT WebSocket session', args: () => ['stt', 'listen', '--input', hello, '--no-realtime'] },
   {
     name: 'a realtime session',
     args: (d) => ['realtime', 'talk', '--input', question, '--output', join(d, 'answer.wav')],
@@ -103,7 +108,7 @@ describe('svc emulator record, then svc emulator serve --replay', () => {
     recorded = await runAll(rec.env, tempDir('svc-recorded-'));
     const stopped = await rec.stop();
     expect(stopped.exitCode, stopped.stderr).toBe(0);
-    expect(stopped.stderr).toMatch(/recorded 6 exchange\(s\) in /);
+    expect(stopped.stderr).toMatch(/recorded 7 exchange\(s\) in /);
     // every request reached the upstream with the user's key (the recorder's own key stayed local)
     const upstreamCalls = upstream.requests().filter((q) => q.path.startsWith('/v1/'));
     expect(upstreamCalls.map((q) => `${q.method} ${q.path}`)).toEqual([
@@ -111,6 +116,7 @@ describe('svc emulator record, then svc emulator serve --replay', () => {
       'POST /v1/files',
       'GET /v1/files',
       'WS /v1/tts',
+      'WS /v1/stt',
       'WS /v1/realtime',
       `GET /v1/files/${JSON.parse(String(recorded[1]!.stdout)).id}/content`,
     ]);
@@ -123,6 +129,7 @@ describe('svc emulator record, then svc emulator serve --replay', () => {
       'http',
       'websocket',
       'websocket',
+      'websocket',
       'http',
     ]);
     const audioDir = join(dir, 'session.audio');
@@ -133,8 +140,14 @@ describe('svc emulator record, then svc emulator serve --replay', () => {
     for (const secret of [upstream.key, rec.env.SVC_API_KEY!, 'Bearer '])
       expect(everything.includes(secret), `the fixture holds ${secret}`).toBe(false);
     expect(everything).not.toMatch(/authorization/i);
-    // audio is kept as files beside the fixture: the TTS session's and the realtime session's
-    expect(readdirSync(audioDir).filter((f) => /-(server|client)\./.test(f)).length).toBeGreaterThanOrEqual(3);
+    // audio is kept as files beside the fixture: the TTS session's, the STT session's and the realtime session's
+    expect(readdirSync(audioDir).sort()).toEqual([
+      '4-server.audio',
+      '5-client.bin',
+      '6-client.audio',
+      '6-server.audio',
+      '7-reply.bin',
+    ]);
   });
 
   it('replays them (--replay-strict --pace 0): every output byte-identical; an unrecorded request is 404', async () => {
