@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { ERROR_CODES } from '../core/errors.js';
 import { isCredentialHeader, redactRecorded } from '../core/redact.js';
 import {
   FIXTURE_VERSION,
@@ -89,8 +90,9 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   const server = createServer((req, res) => {
     if (!localAuth(req, localKey)) return refuse(res, 401, 'The recorder wants the key it printed at start');
     forward(req, res, upstream, opts.key, book).catch((err: Error) => {
-      if (!res.headersSent) refuse(res, 502, `the upstream could not be reached: ${err.message}`);
-      else res.destroy();
+      if (res.headersSent) return void res.destroy();
+      if (err instanceof BodyTooLarge) return refuse(res, 413, err.message);
+      refuse(res, 502, `the upstream could not be reached: ${err.message}`);
     });
   });
   server.on('connection', (s) => {
@@ -143,8 +145,10 @@ function localAuth(req: IncomingMessage, localKey: string): boolean {
 
 function refuse(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ code: status === 401 ? 'unauthenticated' : 'bad_gateway', error: message }));
+  res.end(JSON.stringify({ code: ERROR_CODES[status] ?? 'bad-gateway', error: message }));
 }
+
+class BodyTooLarge extends Error {}
 
 /** The fixture being written: exchanges in the order they began, files beside it, saved after each exchange. */
 class FixtureBook {
@@ -280,15 +284,22 @@ function forwardedHeaders(req: IncomingMessage, key: string | undefined): Record
   return out;
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > MAX_REQUEST_BODY) throw new Error(`the request body is over ${MAX_REQUEST_BODY} bytes`);
-    chunks.push(c);
-  }
-  return Buffer.concat(chunks);
+/** A body whole; over MAX_REQUEST_BODY refused at once (the rest is read and dropped, so the 413 can be answered). */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_REQUEST_BODY) return void chunks.push(c);
+      req.off('data', onData);
+      req.resume();
+      reject(new BodyTooLarge(`Request body exceeds the limit of ${MAX_REQUEST_BODY} bytes`));
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
 }
 
 function recordedRequest(req: IncomingMessage, method: string, body: Buffer | undefined, book: FixtureBook) {
