@@ -37,6 +37,8 @@ function upload(url: string, key: string, content: string) {
   return fetch(`${url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
 }
 
+const unknownField = JSON.stringify({ ...JSON.parse(chatBody('hello')), output_config: { effort: 'low' } });
+
 /** what the recording saw, in order */
 const seen: Record<string, string> = {};
 
@@ -58,6 +60,8 @@ beforeAll(async () => {
     await call(rec.url, localKey, '/v1/chat/completions', { method: 'POST', body: chatBody('a slow story', true) })
   ).text;
   upstream.core.settings.tokenDelayMs = 0;
+  // a field the API document does not describe, which the upstream ignored
+  seen.unknown = (await call(rec.url, localKey, '/v1/chat/completions', { method: 'POST', body: unknownField })).text;
   await rec.close();
 });
 afterAll(async () => {
@@ -99,7 +103,7 @@ describe('the recorder', () => {
 
   it('keeps a stream as timed pieces, one per event line group as it came', () => {
     const doc = ReplayFixture.load(fixture).doc;
-    const stream = doc.exchanges.at(-1)!;
+    const stream = doc.exchanges[5]!;
     expect(stream.kind).toBe('http');
     if (stream.kind !== 'http') return;
     expect(stream.reply.body.length).toBeGreaterThan(3);
@@ -116,7 +120,11 @@ describe('serve --replay', () => {
   beforeAll(async () => {
     const loaded = ReplayFixture.load(fixture);
     emu = await startEmulator({ quietLog: true, replay: { fixture: loaded, pace: 0 } });
-    strict = await startEmulator({ quietLog: true, replay: { fixture: ReplayFixture.load(fixture), strict: true } });
+    strict = await startEmulator({
+      quietLog: true,
+      strict: true,
+      replay: { fixture: ReplayFixture.load(fixture), strict: true },
+    });
   });
   afterAll(async () => {
     await emu.close();
@@ -153,6 +161,16 @@ describe('serve --replay', () => {
     const models = await call(strict.url, KEY, '/v1/models');
     expect(models.status).toBe(404);
     expect(JSON.parse(models.text).error).toMatch(/the closest is #\d+ GET \/v1\/files, which differs in the path/);
+  });
+
+  it('a replayed request is checked against the API document: an unknown field warned, or 400 (--strict)', async () => {
+    const init = { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } };
+    const warned = await fetch(`${emu.url}/v1/chat/completions`, { ...init, body: unknownField });
+    expect(await warned.text()).toBe(seen.unknown);
+    expect(warned.headers.get('x-emulator-warning')).toBe('unknown field ignored: output_config');
+    const refused = await call(strict.url, KEY, '/v1/chat/completions', { method: 'POST', body: unknownField });
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.text).error).toMatch(/^Unknown field `output_config`/);
   });
 
   it('streams at the recorded pace: the first event comes before the rest of the stream has been written', async () => {

@@ -512,11 +512,11 @@ async function handle(
   }
 
   const { route, params, otherMethods } = router.match(method, path);
-  // under --replay a recording may answer (undefined: answered), else the request goes on to its route
-  const source =
-    replayer && !isAdmin && route?.opts.auth !== false ? await replayHttp(replayer, core, req, res, url, route) : req;
-  if (!source) return;
   const unknownFields = isAdmin ? undefined : unknownFieldPolicy(core, res, entry);
+  // under --replay a recording may answer (undefined: answered), else the request goes on to its route
+  const replaying = replayer && unknownFields && route?.opts.auth !== false;
+  const source = replaying ? await replayHttp(replayer, core, req, res, url, route, unknownFields) : req;
+  if (!source) return;
   const emuReq = makeRequest(source, path, url, requestId, params, entry, (t) => core.redact(t), unknownFields);
   const emuRes = makeResponse(res, fault, core, requestId);
   if (!route) return noRoute(req, res, method, path, otherMethods);
@@ -587,6 +587,7 @@ async function replayHttp(
   res: ServerResponse,
   url: URL,
   route: ReturnType<Router['match']>['route'],
+  unknownFields: UnknownFieldPolicy,
 ): Promise<IncomingMessage | undefined> {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = url.pathname;
@@ -605,7 +606,18 @@ async function replayHttp(
   const body = Buffer.concat(chunks);
   const asked = { method, path, query: url.searchParams, body: bodyShape(req.headers['content-type'], body) };
   const found = replayer.find<HttpExchange>(asked);
-  if ('exchange' in found) return void (await replayer.answerHttp(res, found.exchange));
+  if ('exchange' in found) {
+    // the document's word on unknown fields holds for a replayed request too (recorded where the API ignored one)
+    const checker = await requestChecker();
+    try {
+      handleUnknown(checker.query(method, path, url.searchParams), 'query parameter', unknownFields);
+      if (asked.body?.json) handleUnknown(checker.body(method, path, asked.body.json), 'field', unknownFields);
+    } catch (err) {
+      if (err instanceof HttpError) return void sendError(res, err.status, err.message, err.headers);
+      throw err;
+    }
+    return void (await replayer.answerHttp(res, found.exchange));
+  }
   if (replayer.strict) return void sendError(res, 404, found.missing);
   const again = new PassThrough();
   again.end(body);
