@@ -3,6 +3,7 @@
 // it does with a request it has no recording of (the emulator's own answer, with the body handed on to the route; or
 // under strict a 404 naming the closest), pacing, and the fixture as untrusted input (names, sizes, version).
 import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +87,29 @@ describe('the recorder', () => {
       await rec.close();
     }
     expect(upstream.requests().every((q) => q.headers.authorization === '[present]')).toBe(true);
+  });
+
+  it('sends every request to the upstream origin, whatever URL the request line names', async () => {
+    const decoy = await startTestEmulator();
+    const rec = await startRecorder({ upstream: upstream.url, key: upstream.key, out: join(root, 'origin.json') });
+    try {
+      upstream.clearRequests();
+      for (const target of [`${decoy.url}/v1/models`, `//${new URL(decoy.url).host}/v1/models`]) {
+        const status = await new Promise<number | undefined>((resolve, reject) => {
+          const { hostname, port } = new URL(rec.url);
+          const q = request({ hostname, port, path: target, headers: { authorization: `Bearer ${rec.localKey}` } });
+          q.on('response', (r) => (r.resume(), resolve(r.statusCode)));
+          q.on('error', reject);
+          q.end();
+        });
+        expect(status).toBe(200);
+      }
+      expect(decoy.requests()).toEqual([]);
+      expect(upstream.requests().map((q) => q.path)).toEqual(['/v1/models', '/v1/models']);
+    } finally {
+      await rec.close();
+      await decoy.close();
+    }
   });
 
   it('an upstream it cannot reach: 502 to the client, nothing kept, and it still stops', async () => {
