@@ -49,7 +49,7 @@ export default defineCommand<Opts>({
   ],
   examples: [
     'svc emulator record --upstream https://api.svc.example --out ci/session.json',
-    'eval "$(svc emulator record --print-env --out ci/session.json 2>/dev/null &)"; svc chat hi; kill $SVC_EMULATOR_PID',
+    'eval "$(svc emulator record --print-env --out ci/s.json 2>/dev/null &)"; svc chat hi; kill $SVC_EMULATOR_PID',
   ],
   async run(ctx, _args, opts) {
     const { UsageError } = await import('../../core/errors.js');
