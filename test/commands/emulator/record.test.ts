@@ -2,13 +2,14 @@
 // upstream; svc records a chat stream, a file upload and download, a TTS WebSocket session and a realtime session
 // through the recorder; a second emulator replays the fixture with --replay-strict --pace 0 and the same commands
 // print the same bytes. The fixture and its files hold no key and no Authorization.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EMULATOR_KEY } from 'svc-emulator/auth';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { svcInProcess, type InProcessOptions } from '../../helpers/in-process.js';
-import { tempDir } from '../../helpers/files.js';
+import { ROOT, tempDir } from '../../helpers/files.js';
+import { svcBinDir, svcShell } from '../../helpers/subprocess.js';
 import { fastEmulator, questionClip } from '../realtime/talk-helpers.js';
 
 /** A command that runs until stopped, with everything it printed on stdout at hand. */
@@ -179,6 +180,44 @@ describe('svc emulator record, then svc emulator serve --replay', () => {
     }
   });
 });
+
+describe('the --replay CI recipe of packages/emulator/README.md, run as written', () => {
+  const recipe = (() => {
+    const doc = readFileSync(join(ROOT, 'packages', 'emulator', 'README.md'), 'utf8');
+    return /### A CI recipe with `--replay`[\s\S]*?```bash\n([\s\S]*?)```/.exec(doc)![1]!;
+  })();
+
+  /** The recipe in a project holding the fixture recorded above (ci/session.json and ci/session.audio/). */
+  async function runRecipe(userTests: string) {
+    const work = tempDir();
+    cpSync(join(dir, 'session.json'), join(work, 'ci', 'session.json'));
+    cpSync(join(dir, 'session.audio'), join(work, 'ci', 'session.audio'), { recursive: true });
+    writeFileSync(join(work, 'run-my-tests.sh'), `#!/bin/sh\nset -e\n${userTests}\n`, { mode: 0o755 });
+    return svcShell(`unset -f svc\nexport PATH=${svcBinDir()}:$PATH\n${recipe}`, {
+      cwd: work,
+      env: { RUNNER_TEMP: tempDir(), SVC_BASE_URL: undefined, SVC_API_KEY: undefined },
+      key: null,
+      timeout: 90_000,
+    });
+  }
+
+  it('a recorded request passes; one the recording lacks fails the job with the 404 in the request log', async () => {
+    const passing = await runRecipe(`svc chat 'tell me about lighthouses' | grep -q "${recordedChatWord()}"`);
+    expect(passing.exitCode, passing.stdout + passing.stderr).toBe(0);
+    const failing = await runRecipe(`svc chat 'tell me about ships'`);
+    expect(failing.exitCode).toBe(1);
+    expect(failing.stderr).toMatch(/No recording matches POST \/v1\/chat\/completions; the closest is #1/);
+    expect(failing.stdout).toMatch(/\tPOST\t\/v1\/chat\/completions\t404\t/);
+  });
+});
+
+/** A word of the chat answer recorded (the replay must give that answer, not one of its own). */
+function recordedChatWord(): string {
+  const doc = JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8'));
+  const text = doc.exchanges[0].reply.body.map((p: { data: { text: string } }) => p.data.text).join('');
+  const content = [...text.matchAll(/"content":"([^"]*)"/g)].map((m) => m[1]).join('');
+  return content.split(/\s+/).find((w: string) => /^[a-z]{6,}$/.test(w))!;
+}
 
 describe('svc emulator record and serve --replay: usage (exit 2, nothing sent)', () => {
   it('refuses http:// upstream off loopback, an existing fixture without --force, replay flags alone', async () => {
