@@ -209,7 +209,8 @@ describe('serve --replay', () => {
     for (let c = await reader.read(); !c.done; c = await reader.read()) rest += Buffer.from(c.value).toString();
     expect(first.length).toBeGreaterThan(0);
     expect(first + rest).toBe(seen.stream);
-    expect(rest.length).toBeGreaterThan(0);
+    // the recorded stream took over a second (12 tokens 100 ms apart): its end was not there with its first read
+    expect(first).not.toContain('[DONE]');
   });
 });
 
