@@ -14,7 +14,7 @@ _svc_subs() {
     'conversations') echo 'delete rm list ls show' ;;
     'custom-voices') echo 'create delete rm download get list ls update' ;;
     'documents') echo 'search' ;;
-    'emulator') echo 'fault requests reset serve sessions trigger' ;;
+    'emulator') echo 'fault record requests reset serve sessions trigger' ;;
     'emulator fault') echo 'add clear list' ;;
     'files') echo 'delete rm download get list ls share unshare upload' ;;
     'fragments') echo 'delete rm list ls save show' ;;
@@ -131,9 +131,10 @@ _svc_flags() {
     'emulator fault add') echo '--path --method --times --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'emulator fault clear') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'emulator fault list') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator record') echo '--upstream --out --port --print-env --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'emulator requests') echo '--follow --path --status --interval --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'emulator reset') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
-    'emulator serve') echo '--port --host --state-dir --memory --fixtures --seed --print-env --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --strict --fault --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'emulator serve') echo '--port --host --state-dir --memory --fixtures --seed --print-env --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --strict --replay --replay-strict --pace --fault --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'emulator sessions') echo '--path --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'emulator trigger') echo '--number --webhook --from --say --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'files') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -281,9 +282,10 @@ _svc_valued() {
     'emulator fault add') echo ' --path --method --times --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'emulator fault clear') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'emulator fault list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'emulator record') echo ' --upstream --out --port --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'emulator requests') echo ' --path --status --interval --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'emulator reset') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
-    'emulator serve') echo ' --port --host --state-dir --fixtures --seed --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --fault --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'emulator serve') echo ' --port --host --state-dir --fixtures --seed --ready-file --latency --token-delay --deferred-delay --collection --rate-limit --replay --pace --fault --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'emulator sessions') echo ' --path --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'emulator trigger') echo ' --number --webhook --from --say --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'files') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -502,6 +504,7 @@ _svc_dyn() {
     'emulator fault add|--profile') echo 'profiles' ;;
     'emulator fault clear|--profile') echo 'profiles' ;;
     'emulator fault list|--profile') echo 'profiles' ;;
+    'emulator record|--profile') echo 'profiles' ;;
     'emulator requests|--profile') echo 'profiles' ;;
     'emulator reset|--profile') echo 'profiles' ;;
     'emulator serve|--profile') echo 'profiles' ;;

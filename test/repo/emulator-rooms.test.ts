@@ -9,7 +9,7 @@ import { cyclesOf, readSourceGraph } from '../helpers/source-graph.js';
 const SRC = 'packages/emulator/src/';
 /** the entry points that stay at the top of src/: the bin's main and the test fixture */
 const TOP = ['main.ts', 'testing.ts'];
-const ROOMS = ['core', 'state', 'text', 'voice', 'realtime', 'http', 'routes'];
+const ROOMS = ['core', 'state', 'text', 'voice', 'realtime', 'replay', 'http', 'routes'];
 
 const graph = readSourceGraph(ROOT);
 const files = graph.files.filter((f) => f.startsWith(SRC));

@@ -9,12 +9,14 @@ import { parseRateLimit, type RateLimit } from './state/rate-limit.js';
 import { envLines, exportLines, releaseStdout } from './http/start-lines.js';
 import { FixtureError, loadFixtures } from './state/fixtures.js';
 import { isLoopback, startEmulator } from './http/server.js';
+import { ReplayFixture, ReplayFixtureError } from './replay/fixture.js';
+import type { ReplayOptions } from './replay/replayer.js';
 
 const USAGE = `usage: svc-emulator --version
        svc-emulator serve [--port N] [--host ADDR] [--state-dir DIR] [--fixtures FILE] [--seed N]
                           [--print-env] [--ready-file PATH] [--latency MS] [--token-delay MS] [--deferred-delay MS]
                           [--collection NAME=PATH]... [--fault SPEC]... [--rate-limit RPM[,TPM]]
-                          [--strict]`;
+                          [--strict] [--replay FILE [--replay-strict] [--pace FACTOR]]`;
 
 class FlagError extends Error {}
 
@@ -33,6 +35,9 @@ const OPTIONS = {
   fault: { type: 'string', multiple: true },
   'rate-limit': { type: 'string' },
   strict: { type: 'boolean' },
+  replay: { type: 'string' },
+  'replay-strict': { type: 'boolean' },
+  pace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -91,6 +96,24 @@ function rateLimitFlag(raw: string | undefined): RateLimit | undefined {
   }
 }
 
+/** `--replay FILE [--replay-strict] [--pace FACTOR]`: the fixture loaded and checked before listening. */
+function replayFlags(values: { replay?: string; 'replay-strict'?: boolean; pace?: string }): ReplayOptions | undefined {
+  if (values.replay === undefined) {
+    if (values['replay-strict'] || values.pace !== undefined)
+      throw new FlagError(`--${values.pace === undefined ? 'replay-strict' : 'pace'} needs --replay FILE`);
+    return undefined;
+  }
+  const pace = values.pace === undefined ? 1 : Number(values.pace);
+  if (!/^\d+(\.\d+)?$/.test(values.pace ?? '1') || pace > 100)
+    throw new FlagError(`--pace: ${JSON.stringify(values.pace)} is not allowed (a number from 0 to 100; 0: at once)`);
+  try {
+    return { fixture: ReplayFixture.load(values.replay), strict: values['replay-strict'], pace };
+  } catch (err) {
+    if (err instanceof ReplayFixtureError) throw new FlagError(`--replay ${values.replay}: ${err.message}`);
+    throw err;
+  }
+}
+
 /** Runs the command line; resolves with the exit code once the emulator has stopped. */
 export async function main(argv: string[]): Promise<number> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -124,6 +147,7 @@ export async function main(argv: string[]): Promise<number> {
       faults: faults(values.fault),
       rateLimit: rateLimitFlag(values['rate-limit']),
       strict: values.strict,
+      replay: replayFlags(values),
       fixtures: values.fixtures ? await loadFixtures(values.fixtures) : undefined,
       adminToken,
     });

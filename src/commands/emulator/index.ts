@@ -8,6 +8,11 @@ export const root: RootEntry = {
 export const children: CommandNode[] = [
   { name: 'serve', summary: 'Serve the emulator on a local port until stopped', load: () => import('./serve.js') },
   {
+    name: 'record',
+    summary: 'Record real traffic to a fixture for `serve --replay`: a local proxy to the upstream API',
+    load: () => import('./record.js'),
+  },
+  {
     name: 'reset',
     summary: "Clear a running emulator's state and re-apply its fixtures",
     load: () => import('./reset.js'),

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
-import { integer, repeatable } from '../../core/validate.js';
+import { integer, number, repeatable } from '../../core/validate.js';
 import { FAULT_GRAMMAR, FaultList, type Fault } from 'svc-emulator/faults';
 import { parseRateLimit, type RateLimit } from 'svc-emulator/rate-limit';
 import { fail } from '../../core/validate.js';
@@ -34,6 +34,23 @@ const collectionParser = (
   if (!existsSync(path)) fail(flag, raw, 'an existing file or folder after NAME=');
   return { ...(previous ?? {}), [name]: [...(previous?.[name] ?? []), path] };
 };
+
+/** `--replay FILE`: the fixture loaded and checked before the emulator listens (a bad one is exit 2). */
+async function replayOptions(opts: { replay?: string; replayStrict?: boolean; pace?: number }) {
+  const { UsageError } = await import('../../core/errors.js');
+  if (opts.replay === undefined) {
+    if (opts.replayStrict || opts.pace !== undefined)
+      throw new UsageError(`${opts.replayStrict ? '--replay-strict' : '--pace'} needs --replay FILE`);
+    return undefined;
+  }
+  const { ReplayFixture, ReplayFixtureError } = await import('svc-emulator/replay');
+  try {
+    return { fixture: ReplayFixture.load(opts.replay), strict: opts.replayStrict, pace: opts.pace };
+  } catch (err) {
+    if (err instanceof ReplayFixtureError) throw new UsageError(`--replay ${opts.replay}: ${err.message}`);
+    throw err;
+  }
+}
 
 export default defineCommand({
   description:
@@ -108,6 +125,18 @@ export default defineCommand({
         'reply header and a note in the request log), so CI catches a typo the real API might ignore',
     },
     {
+      flags: '--replay <file>',
+      description:
+        'answer requests that match a recording of `svc emulator record` with the recorded reply (method, path, ' +
+        "query and body fields; see packages/emulator/README.md); others get the emulator's own answer",
+    },
+    { flags: '--replay-strict', description: 'with --replay: 404 naming the closest recording when none matches' },
+    {
+      flags: '--pace <factor>',
+      description: 'with --replay: times the recorded pacing of streams and sessions (0-100; 0: at once)',
+      parse: number({ min: 0, max: 100 }),
+    },
+    {
       flags: '--fault <spec>',
       description: 'inject a fault (repeatable): 429:retry-after=1, 500:path=/v1/chat, drop:after=3, slow:ms=500',
       parse: faultParser,
@@ -119,6 +148,7 @@ export default defineCommand({
     'svc emulator serve --memory --rate-limit 60,100000',
     'svc emulator serve --memory --seed 1 --fixtures ci/fixtures.yaml --ready-file /tmp/svc-ready &',
     'svc emulator serve --fault 429:retry-after=1:times=2',
+    'svc emulator serve --memory --replay ci/session.json --replay-strict --pace 0',
   ],
   async run(ctx, _args, opts) {
     const { startEmulator, isLoopback } = await import('svc-emulator');
@@ -131,6 +161,7 @@ export default defineCommand({
           throw new UsageError(`--fixtures: ${err.message}`);
         })
       : undefined;
+    const replay = await replayOptions(opts);
     // Off loopback the admin API (which adds keys) would be open to the network: it needs a token there.
     const offLoopback = !isLoopback(opts.host);
     const adminToken = ctx.env.SVC_EMULATOR_ADMIN_TOKEN || (offLoopback ? randomBytes(24).toString('hex') : undefined);
@@ -149,6 +180,7 @@ export default defineCommand({
         seed: opts.seed,
         rateLimit: opts.rateLimit,
         strict: opts.strict,
+        replay,
         fixtures,
       });
     } catch (err) {

@@ -42,6 +42,31 @@ const SECRET_SHAPES: [RegExp, string][] = [
 
 export const REDACTED = '[REDACTED]';
 
+/** Whether a header carries a credential (the request log says `[present]`; a replay fixture drops it). */
+export function isCredentialHeader(name: string): boolean {
+  return SECRET_HEADERS.has(name.toLowerCase());
+}
+
+/**
+ * Text kept in a replay fixture: the keys given and every known secret shape replaced, and fields named like
+ * credentials, but not `token` (a reply's log probabilities and tokenizations are made of `token` fields).
+ */
+const RECORDED_SHAPES: [RegExp, string][] = [
+  SECRET_SHAPES[0]!,
+  SECRET_SHAPES[1]!,
+  [
+    new RegExp(`("(?:${CREDENTIAL_FIELDS.replace('|token|', '|')})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gi'),
+    '$1"[REDACTED]"',
+  ],
+];
+
+export function redactRecorded(text: string, keys: Iterable<string>): string {
+  let out = text;
+  for (const k of keys) if (k.length >= 8) out = out.split(k).join(REDACTED);
+  for (const [re, by] of RECORDED_SHAPES) out = out.replace(re, by);
+  return out;
+}
+
 type Values = string | string[];
 const each = (v: Values, f: (s: string) => string): Values => (Array.isArray(v) ? v.map(f) : f(v));
 

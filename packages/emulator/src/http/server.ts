@@ -2,6 +2,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hasAgentAccess, redactedKey, type KeyRecord } from '../state/auth.js';
@@ -22,6 +23,8 @@ import { redactHeaders, redactQuery } from '../core/redact.js';
 import { handleUnknown, requestChecker, requestCheckerNow, type UnknownFieldPolicy } from './request-check.js';
 import { StateStore } from '../state/state.js';
 import { allowedHostNames, webRefusal } from './web-guard.js';
+import { bodyShape, type HttpExchange, type WsExchange } from '../replay/fixture.js';
+import { Replayer, type ReplayOptions } from '../replay/replayer.js';
 
 export interface EmulatorOptions {
   port?: number;
@@ -52,6 +55,8 @@ export interface EmulatorOptions {
   rateLimit?: RateLimit;
   /** `--strict`: a field the API document does not describe is 400 (default: a warning header and a log note) */
   strict?: boolean;
+  /** `--replay FILE`: matching requests get the recorded replies (replay/replayer.ts) */
+  replay?: ReplayOptions;
 }
 
 export interface Emulator {
@@ -72,6 +77,7 @@ const MAX_WS_MESSAGE = 16 * 1024 * 1024;
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   const { store, core } = newBackend(opts);
   const router = new Router();
+  const replayer = opts.replay ? new Replayer(opts.replay) : undefined;
   registerAdminRoutes(router);
   registerAllRoutes(router);
   router.get('/openapi.json', async (_req, res) => res.json(200, await loadApiDocument()), { auth: false });
@@ -85,7 +91,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const server = createServer((req, res) => {
     commitBeforeReplying(core, res);
     if (opts.onReply) recordReply(req, res, opts.onReply);
-    handle(router, core, req, res).catch((err) => {
+    handle(router, core, req, res, replayer).catch((err) => {
       if (!res.headersSent) sendError(res, 500, `emulator failure: ${(err as Error).message}`);
       else res.destroy();
     });
@@ -96,7 +102,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     s.on('error', () => s.destroy());
     s.on('close', () => sockets.delete(s));
   });
-  const wss = acceptUpgrades(server, router, core, opts.onReply);
+  const wss = acceptUpgrades(server, router, core, opts.onReply, replayer);
   // made before the first request (~20 ms), so WebSocket events are checked from the first one
   await requestChecker();
 
@@ -173,6 +179,7 @@ function acceptUpgrades(
   router: Router,
   core: Backend,
   onReply?: (reply: ReplyRecord) => void,
+  replayer?: Replayer,
 ): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_WS_MESSAGE });
   wss.on('error', () => {});
@@ -182,7 +189,7 @@ function acceptUpgrades(
     if (id) headers.push(`x-request-id: ${id}`, 'x-svc-emulator: 1');
   });
   server.on('upgrade', (req, socket, head) => {
-    handleUpgrade(router, core, wss, req, socket as Socket, head, onReply).catch(() => socket.destroy());
+    handleUpgrade(router, core, wss, req, socket as Socket, head, onReply, replayer).catch(() => socket.destroy());
   });
   return wss;
 }
@@ -473,7 +480,13 @@ function adminAllowed(req: IncomingMessage, res: ServerResponse, core: Backend, 
   return false;
 }
 
-async function handle(router: Router, core: Backend, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  router: Router,
+  core: Backend,
+  req: IncomingMessage,
+  res: ServerResponse,
+  replayer?: Replayer,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://emulator');
   const path = url.pathname;
   const method = (req.method ?? 'GET').toUpperCase();
@@ -500,19 +513,13 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
 
   const { route, params, otherMethods } = router.match(method, path);
   const unknownFields = isAdmin ? undefined : unknownFieldPolicy(core, res, entry);
-  const emuReq = makeRequest(req, path, url, requestId, params, entry, (t) => core.redact(t), unknownFields);
+  // under --replay a recording may answer (undefined: answered), else the request goes on to its route
+  const replaying = replayer && unknownFields && route?.opts.auth !== false;
+  const source = replaying ? await replayHttp(replayer, core, req, res, url, route, unknownFields) : req;
+  if (!source) return;
+  const emuReq = makeRequest(source, path, url, requestId, params, entry, (t) => core.redact(t), unknownFields);
   const emuRes = makeResponse(res, fault, core, requestId);
-  if (!route) {
-    req.resume();
-    if (otherMethods.length)
-      return sendError(
-        res,
-        405,
-        `Method ${method} is not allowed on ${path}; allowed: ${[...new Set(otherMethods)].join(', ')}`,
-        { allow: [...new Set(otherMethods)].join(', ') },
-      );
-    return sendError(res, 404, `No such endpoint: ${method} ${path}`);
-  }
+  if (!route) return noRoute(req, res, method, path, otherMethods);
   if (route.opts.auth !== false) {
     const auth = authenticate(
       core,
@@ -550,6 +557,76 @@ async function handle(router: Router, core: Backend, req: IncomingMessage, res: 
     if (err instanceof HttpError) return sendError(res, err.status, err.message, err.headers);
     return sendError(res, 500, `emulator failure: ${(err as Error).message}`);
   }
+}
+
+/** No route: 405 naming the methods the path has, or 404. */
+function noRoute(req: IncomingMessage, res: ServerResponse, method: string, path: string, otherMethods: string[]) {
+  req.resume();
+  if (otherMethods.length)
+    return sendError(
+      res,
+      405,
+      `Method ${method} is not allowed on ${path}; allowed: ${[...new Set(otherMethods)].join(', ')}`,
+      { allow: [...new Set(otherMethods)].join(', ') },
+    );
+  return sendError(res, 404, `No such endpoint: ${method} ${path}`);
+}
+
+/** Largest request body read to be matched against the replay fixture (413 above). */
+const MAX_REPLAYED_BODY = 64 * 1024 * 1024;
+
+/**
+ * `--replay`: the recorded reply of a matching request (after the key is checked), or under --replay-strict a 404
+ * naming the closest recording. undefined once answered; else the request to route, its body (read to be matched)
+ * handed on as a stream of its own.
+ */
+async function replayHttp(
+  replayer: Replayer,
+  core: Backend,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  route: ReturnType<Router['match']>['route'],
+  unknownFields: UnknownFieldPolicy,
+): Promise<IncomingMessage | undefined> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const path = url.pathname;
+  if (!replayer.strict && !replayer.has(method, path)) return req;
+  const endpoint = route?.opts.endpoint ?? endpointName(path);
+  const auth = authenticate(core, req.headers.authorization, path, endpoint, !!route?.opts.agentAccess);
+  if (!auth.ok) return void (req.resume(), sendError(res, auth.status, auth.message));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > MAX_REPLAYED_BODY)
+      return void sendError(res, 413, `Request body exceeds the limit of ${MAX_REPLAYED_BODY} bytes`);
+    chunks.push(c);
+  }
+  const body = Buffer.concat(chunks);
+  const asked = { method, path, query: url.searchParams, body: bodyShape(req.headers['content-type'], body) };
+  const found = replayer.find<HttpExchange>(asked);
+  if ('exchange' in found) {
+    // the document's word on unknown fields holds for a replayed request too (recorded where the API ignored one)
+    const checker = await requestChecker();
+    try {
+      handleUnknown(checker.query(method, path, url.searchParams), 'query parameter', unknownFields);
+      if (asked.body?.json) handleUnknown(checker.body(method, path, asked.body.json), 'field', unknownFields);
+    } catch (err) {
+      if (err instanceof HttpError) return void sendError(res, err.status, err.message, err.headers);
+      throw err;
+    }
+    return void (await replayer.answerHttp(res, found.exchange));
+  }
+  if (replayer.strict) return void sendError(res, 404, found.missing);
+  const again = new PassThrough();
+  again.end(body);
+  return Object.assign(again, {
+    headers: req.headers,
+    method: req.method,
+    url: req.url,
+    socket: req.socket,
+  }) as unknown as IncomingMessage;
 }
 
 /** Unknown fields of this request: a 400 under --strict, else an `x-emulator-warning` header and a log note. */
@@ -640,6 +717,7 @@ async function handleUpgrade(
   socket: Socket,
   head: Buffer,
   onReply?: (reply: ReplyRecord) => void,
+  replayer?: Replayer,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://emulator');
   const path = url.pathname;
@@ -673,11 +751,7 @@ async function handleUpgrade(
   // a session is state like a write: not for a Host the emulator does not listen under (DNS rebinding)
   const refusal = webRefusal(req, 'POST', false, core.hostNames);
   if (refusal) return reject(refusal.status, refusal.message);
-  const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const csProto = protocols.find((p) => p.startsWith('svc-client-secret.'));
+  const csProto = clientSecretProtocol(req);
   const emuReq = makeRequest(req, path, url, requestId, params);
   if (route.opts.auth !== false) {
     const auth = authenticate(
@@ -691,6 +765,8 @@ async function handleUpgrade(
     if (!auth.ok) return reject(auth.status, auth.message);
     emuReq.key = auth.key;
   }
+  const { recorded, refusal: replayRefusal } = recordedSession(replayer, path, url);
+  if (replayRefusal) return reject(replayRefusal.status, replayRefusal.message);
   wss.handleUpgrade(req, socket, head, (ws) => {
     record.session(ws);
 
@@ -701,7 +777,8 @@ async function handleUpgrade(
     guardMessageListeners(ws);
     if (onReply) recordEvents(ws, path, onReply);
     if (fault?.kind === 'drop') cutAfter(ws, socket, fault.afterEvents!);
-    Promise.resolve(route.handler(ws, emuReq, core)).catch((err: Error) => {
+    const session = recorded ? replayer!.replaySession(ws, recorded) : route.handler(ws, emuReq, core);
+    Promise.resolve(session).catch((err: Error) => {
       try {
         ws.send(JSON.stringify({ type: 'error', message: `emulator failure: ${err.message}` }));
         ws.close(1011, 'internal error');
@@ -710,6 +787,28 @@ async function handleUpgrade(
       }
     });
   });
+}
+
+/** The client secret a browser-style client offers as a subprotocol (`svc-client-secret.VALUE`). */
+function clientSecretProtocol(req: IncomingMessage): string | undefined {
+  return String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .find((p) => p.startsWith('svc-client-secret.'));
+}
+
+/** `--replay`: the recorded session of this upgrade, or a refusal (a recorded one, or --replay-strict's 404). */
+function recordedSession(
+  replayer: Replayer | undefined,
+  path: string,
+  url: URL,
+): { recorded?: WsExchange; refusal?: { status: number; message: string } } {
+  const found = replayer?.find<WsExchange>({ method: 'WS', path, query: url.searchParams });
+  if (!found) return {};
+  if ('missing' in found) return replayer!.strict ? { refusal: { status: 404, message: found.missing } } : {};
+  const ex = found.exchange;
+  if (ex.reply.status === 101) return { recorded: ex };
+  return { refusal: { status: ex.reply.status, message: replayer!.refusalText(ex) } };
 }
 
 /** The connection is cut (no close frame) in place of the server's event number `n + 1`. */
