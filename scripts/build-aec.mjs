@@ -1,14 +1,15 @@
 // `npm run build:aec`: builds assets/speexdsp/aec.wasm, the acoustic echo canceller of `realtime talk --aec`, from
 // speexdsp's release tarball as Debian ships it (the pinned URL and sha256 below; the download is refused when the
 // hash differs). It compiles speexdsp's echo canceller (MDF, mdf.c) and preprocessor (residual echo and noise
-// suppression, preprocess.c) with emscripten into one standalone WebAssembly module without JavaScript glue (the
+// suppression, preprocess.c) and resampler (resample.c: the reference stretched by the clock drift between the
+// speaker and the microphone) with emscripten into one standalone WebAssembly module without JavaScript glue (the
 // loader is src/audio/echo-canceller.ts). The built file is committed, so `npm ci` users and CI need no emscripten;
 // test/audio/echo-canceller-build.test.ts checks the committed file against AEC_WASM_SHA256 and, where emcc is
 // installed, that this script rebuilds it byte for byte. Options: --out FILE (default assets/speexdsp/aec.wasm),
 // --tarball FILE (a copy of the tarball already downloaded; its hash is checked the same).
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +23,7 @@ export const TARBALL_SHA256 = '8c777343e4a6399569c72abc38a95b24db56882c83dbdb6c6
 export const EMCC_VERSION = '3.1.6';
 /** where the tarball is kept once downloaded */
 const CACHE = join(ROOT, 'node_modules', '.cache', 'speexdsp');
-const SOURCES = ['mdf.c', 'fftwrap.c', 'kiss_fft.c', 'kiss_fftr.c', 'preprocess.c', 'filterbank.c'];
+const SOURCES = ['mdf.c', 'fftwrap.c', 'kiss_fft.c', 'kiss_fftr.c', 'preprocess.c', 'filterbank.c', 'resample.c'];
 const EXPORTS = [
   'speex_echo_state_init',
   'speex_echo_cancellation',
@@ -33,6 +34,11 @@ const EXPORTS = [
   'speex_preprocess_state_destroy',
   'speex_preprocess_ctl',
   'speex_preprocess_run',
+  'speex_resampler_init_frac',
+  'speex_resampler_set_rate_frac',
+  'speex_resampler_process_int',
+  'speex_resampler_get_input_latency',
+  'speex_resampler_destroy',
   'malloc',
   'free',
 ];
@@ -87,6 +93,7 @@ export async function buildAec({ out = join(ROOT, 'assets', 'speexdsp', 'aec.was
     execFileSync('emcc', args, { cwd: src, stdio: ['ignore', 'inherit', 'inherit'] });
     mkdirSync(dirname(out), { recursive: true });
     copyFileSync(wasm, out);
+    chmodSync(out, 0o644); // emcc's output is executable; the committed file is not
     if (out === join(ROOT, 'assets', 'speexdsp', 'aec.wasm'))
       copyFileSync(join(src, 'COPYING'), join(dirname(out), 'COPYING'));
     return sha256(readFileSync(out));

@@ -28,7 +28,7 @@ const PAUSE_S = 0.5;
 /** a committed delay changes only for an agreed one further away than this */
 const CHANGE_MS = 4;
 /** the running cross-spectrum keeps this much of its past at each new block (~4 blocks, ~1 s of audio, weigh most) */
-const FADE = 0.7;
+export const FADE = 0.7;
 /** PHAT-β: the cross-spectrum divided by its magnitude to this power (1: phase only; less: a little of the level) */
 const BETA = 0.8;
 /** a block counts when the reference played over it: mean square above -50 dBFS */
@@ -380,12 +380,17 @@ export class DelayEstimator {
     return Math.abs(ms - r.delayMs) <= CHANGE_MS;
   }
 
-  /** a confident estimate joins the streak (an unsure one breaks it); STREAK that agree commit a delay */
-  private decide(e: DelayEstimate): boolean {
+  /** does the estimate count: its peak stands out, and not at either end of the lags looked at */
+  confident(e: DelayEstimate): boolean {
     // a peak at either end of the lags looked at may be the flank of one outside them (an echo before its
     // reference, or after 512 ms): not an estimate
     const edge = e.delayMs < EDGE_MS || e.delayMs > (this.lags * 1000) / this.rate - EDGE_MS;
-    const sure = e.confidence >= CONFIDENCE && !edge;
+    return e.confidence >= CONFIDENCE && !edge;
+  }
+
+  /** a confident estimate joins the streak (an unsure one breaks it); STREAK that agree commit a delay */
+  private decide(e: DelayEstimate): boolean {
+    const sure = this.confident(e);
     const current = this.delayMs;
     if (current !== undefined) {
       // a committed delay that the estimates stop confirming while the playback goes on is dropped (back to none)

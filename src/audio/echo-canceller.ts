@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { DelayEstimator } from './delay-estimator.js';
+import { DriftEstimator } from './clock-drift.js';
+import { DelayEstimator, type DelayEstimate, FADE } from './delay-estimator.js';
 
 /** speex_echo.h and speex_preprocess.h request numbers */
 const ECHO_SET_SAMPLING_RATE = 24;
@@ -32,6 +33,11 @@ interface SpeexExports {
   speex_preprocess_state_destroy(st: number): void;
   speex_preprocess_ctl(st: number, req: number, ptr: number): number;
   speex_preprocess_run(st: number, x: number): number;
+  speex_resampler_init_frac(ch: number, num: number, den: number, inRate: number, outRate: number, q: number, err: number): number;
+  speex_resampler_set_rate_frac(st: number, num: number, den: number, inRate: number, outRate: number): number;
+  speex_resampler_process_int(st: number, ch: number, inp: number, inLen: number, out: number, outLen: number): number;
+  speex_resampler_get_input_latency(st: number): number;
+  speex_resampler_destroy(st: number): void;
 }
 
 /** The built module, next to the package root (assets/speexdsp/aec.wasm) wherever this file runs from. */
@@ -177,14 +183,92 @@ export class EchoCanceller {
   }
 }
 
+/** speexdsp's resampler quality (0-10): 5, its "VoIP" default, passes 89 % of the band with ~100 dB of stopband */
+const RESAMPLE_QUALITY = 5;
+/**
+ * the ratio's denominator: the drift is applied in steps of ~1 ppm. A prime, so that speexdsp never reduces a ratio
+ * to another denominator: changing the ratio from one denominator to another left its state with NaN (the output
+ * full-scale noise, then the canceller fed it never returned; bench/echo.mjs's −50 ppm path with 1,000,000)
+ */
+const PPM_DEN = 999_983;
+
+/**
+ * speexdsp's resampler at a ratio of 1 + drift: `ratio` playback samples in per sample out, streaming (its own
+ * instance of the module). Its output lags its input by `latency` input samples (half its filter): skipping them
+ * instead would have it read that far ahead of what was played, where the playback may not have been written yet.
+ */
+export class DriftResampler {
+  private st: number;
+  private readonly bufs: number;
+  private readonly max: number;
+
+  private constructor(
+    private readonly x: SpeexExports,
+    private readonly rate: number,
+    /** the most samples out per call */
+    maxOut: number,
+  ) {
+    this.max = maxOut;
+    // input (up to twice the output), output, then two uint32 lengths and the error code
+    this.bufs = x.malloc(maxOut * 6 + 12);
+    this.st = x.speex_resampler_init_frac(1, PPM_DEN, PPM_DEN, rate, rate, RESAMPLE_QUALITY, this.bufs + maxOut * 6 + 8);
+  }
+
+  /** how far the output lags the input (input samples) */
+  get latency(): number {
+    return this.x.speex_resampler_get_input_latency(this.st);
+  }
+
+  static async create(rate: number, maxOut: number): Promise<DriftResampler> {
+    return new DriftResampler(await instantiate(), rate, maxOut);
+  }
+
+  /** playback samples per output sample (1 + drift), to the nearest ppm */
+  setRatio(ratio: number): void {
+    const num = Math.round(ratio * PPM_DEN);
+    this.x.speex_resampler_set_rate_frac(this.st, num, PPM_DEN, this.rate, this.rate);
+  }
+
+  /** `n` samples out of `input` (at least n·ratio + 64 long); returns them and how many input samples it took */
+  process(input: Int16Array, n: number): { out: Int16Array; used: number } {
+    if (!this.st) throw new Error('the resampler was freed');
+    if (n > this.max) throw new Error(`resampler: ${n} samples asked, at most ${this.max}`);
+    const inLen = Math.min(input.length, this.max * 2);
+    const lens = this.bufs + this.max * 6;
+    new Int16Array(this.x.memory.buffer, this.bufs, inLen).set(input.subarray(0, inLen));
+    const u32 = new Uint32Array(this.x.memory.buffer, lens, 2);
+    u32[0] = inLen;
+    u32[1] = n;
+    const outAt = this.bufs + this.max * 4;
+    this.x.speex_resampler_process_int(this.st, 0, this.bufs, lens, outAt, lens + 4);
+    const done = new Uint32Array(this.x.memory.buffer, lens, 2);
+    const out = new Int16Array(n);
+    out.set(new Int16Array(this.x.memory.buffer, outAt, done[1]!));
+    return { out, used: done[0]! };
+  }
+
+  free(): void {
+    if (!this.st) return;
+    this.x.speex_resampler_destroy(this.st);
+    this.x.free(this.bufs);
+    this.st = 0;
+  }
+}
+
+/** a chunk written this soon after the one before has ended still plays right after it (the device's queue) */
+const CONTIGUOUS_MS = 20;
+
 /**
  * What the speaker played, on the capture's clock. Captured sample c was taken at `anchor + c / rate`, the anchor
  * being the earliest that fits every frame's arrival (a frame cannot arrive before its last sample was taken). A
  * chunk written to the device at time t starts sounding no earlier than t, and right after the chunk before it
- * while the device is still playing that one: so the reference never comes after its echo (the canceller can only
- * cancel what it has been shown), and the filter's length covers the rest (output latency, the room, input
- * latency). The capture's clock and the device's are taken to run at the same rate (one sound card); the
- * anchor is the earliest fit of the last 10 s, so that it follows a capture clock that drifts from this one.
+ * while the device is still playing that one (or stopped less than CONTIGUOUS_MS before): so the reference never
+ * comes after its echo (the canceller can only cancel what it has been shown), and the filter's length covers the
+ * rest (output latency, the room, input latency). The played samples are kept on the playback's own clock, which
+ * may run faster or slower than the capture's (two devices, or one card's two converters): the reference for n
+ * captured samples is n·(1 + drift) played samples, resampled by speexdsp once a drift is set (setDrift). Each run
+ * of chunks played back to back is a segment: the echo's delay changes only by the drift within one. The anchor is
+ * the earliest fit of the last 10 s, so that it follows a capture clock that drifts from the system clock.
  */
 export class ReferenceTimeline {
   private anchor = Number.POSITIVE_INFINITY;
@@ -193,23 +277,58 @@ export class ReferenceTimeline {
   private fitSpan = 0;
   /** captured samples so far (the capture's clock) */
   private captured = 0;
-  /** where the last chunk written ends, on the capture's clock */
+  /** the next played sample the reference reads (the playback's clock) */
+  private readAt = 0;
+  /** the played position of the next captured sample, fractional (readAt less what the resampler holds) */
+  private playedPos = 0;
+  /** where the last chunk written ends, on the playback's clock */
   private writeEnd = 0;
   private readonly ring: Int16Array;
+  /** played samples per captured sample (1 + the drift set), and the resampler once one is set */
+  private ratio = 1;
+  private drifting = false;
+  /** counts the runs of back-to-back playback (a new one after a pause or a barge-in) */
+  segment = 0;
 
   constructor(
     private readonly rate: number,
+    /** speexdsp's resampler, used once a drift is set */
+    private readonly resampler?: DriftResampler,
     seconds = 60,
   ) {
     this.ring = new Int16Array(rate * seconds);
   }
 
+  /** where the played clock is ahead of the captured one, in samples, at the next captured sample */
+  get offset(): number {
+    return this.playedPos - this.captured;
+  }
+
+  /** The playback runs `ppm` parts per million faster than the capture: the reference resampled from now on. */
+  setDrift(ppm: number): void {
+    if (!this.resampler) throw new Error('reference timeline: no resampler to correct a drift with');
+    this.ratio = 1 + Math.round(ppm) / 1e6;
+    this.resampler.setRatio(this.ratio);
+    // from now on the reference lags what is read by the resampler's latency: a step the delay estimator follows
+    if (!this.drifting) this.playedPos = this.readAt - this.resampler.latency;
+    this.drifting = true;
+  }
+
+  /** a capture time (performance.now()) on the playback's clock */
+  private playedClock(atMs: number): number {
+    return this.readAt + (((atMs - this.anchor) * this.rate) / 1000 - this.captured) * this.ratio;
+  }
+
   /** `pcm` was written to the device at `atMs` (performance.now()). */
   played(pcm: Int16Array, atMs = performance.now()): void {
     if (!Number.isFinite(this.anchor)) return; // nothing captured yet: no echo to cancel
-    const at = Math.round(((atMs - this.anchor) * this.rate) / 1000);
-    const start = Math.max(at, this.writeEnd, this.captured);
-    const room = this.captured + this.ring.length - start;
+    const at = Math.max(Math.round(this.playedClock(atMs)), this.readAt);
+    let start = this.writeEnd;
+    if (this.writeEnd < this.readAt || at > this.writeEnd + (this.rate * CONTIGUOUS_MS) / 1000) {
+      start = at;
+      this.segment++;
+    }
+    const room = this.readAt + this.ring.length - start;
     const n = Math.min(pcm.length, room);
     for (let i = 0; i < n; i++) this.ring[(start + i) % this.ring.length] = pcm[i]!;
     this.writeEnd = start + n;
@@ -218,9 +337,10 @@ export class ReferenceTimeline {
   /** Playback stopped at `atMs` (barge-in): what was queued after that is not played. */
   cleared(atMs = performance.now()): void {
     if (!Number.isFinite(this.anchor)) return;
-    const at = Math.max(this.captured, Math.round(((atMs - this.anchor) * this.rate) / 1000));
+    const at = Math.max(this.readAt, Math.round(this.playedClock(atMs)));
     for (let i = at; i < this.writeEnd; i++) this.ring[i % this.ring.length] = 0;
     this.writeEnd = Math.min(this.writeEnd, at);
+    this.segment++;
   }
 
   /** The reference for the next `n` captured samples, which arrived at `atMs`. */
@@ -235,14 +355,30 @@ export class ReferenceTimeline {
       this.fits.shift();
     }
     this.anchor = Math.min(...this.fits);
-    const out = new Int16Array(n);
-    for (let i = 0; i < n; i++) {
-      const k = (this.captured + i) % this.ring.length;
-      out[i] = this.ring[k]!;
-      this.ring[k] = 0;
+    let out: Int16Array;
+    let used = n;
+    if (this.drifting && this.resampler && n <= this.rate) {
+      ({ out, used } = this.resampler.process(this.take(Math.ceil(n * this.ratio) + 128), n));
+      this.playedPos += n * this.ratio;
+    } else {
+      out = this.take(n);
+      this.playedPos = this.readAt + n;
     }
+    for (let i = 0; i < used; i++) this.ring[(this.readAt + i) % this.ring.length] = 0;
+    this.readAt += used;
     this.captured += n;
     return out;
+  }
+
+  /** the played samples from readAt on, not consumed */
+  private take(m: number): Int16Array {
+    const out = new Int16Array(m);
+    for (let i = 0; i < m; i++) out[i] = this.ring[(this.readAt + i) % this.ring.length]!;
+    return out;
+  }
+
+  free(): void {
+    this.resampler?.free();
   }
 }
 
@@ -317,10 +453,14 @@ export interface EchoPathOptions extends EchoCancellerOptions {
   startupSuppressDb?: number;
   /** find the bulk delay and move the reference by it before the canceller (default true) */
   alignDelay?: boolean;
+  /** estimate the clock drift between the speaker and the microphone and resample the reference (default true) */
+  correctDrift?: boolean;
 }
 
 /** the reference is moved this much less than the delay found: the echo's direct path must stay after it */
 export const DELAY_MARGIN_MS = 10;
+/** a drift estimate less sure than this is not applied (ppm; 15 ppm uncorrected is 0.15 ms of shift in 10 s) */
+const MAX_DRIFT_ERROR_PPM = 15;
 /** at a new delay, the canceller learns again from the start of the playback, at most this far back */
 const RELEARN_S = 3;
 /** a playback that starts after this much quiet is a new burst (a new answer, a sentence after a pause) */
@@ -419,14 +559,23 @@ export class EchoPath {
   private shift = 0;
   private readonly rate: number;
 
+  private readonly drift: DriftEstimator | undefined;
+  /** the drift the reference is resampled by (ppm), undefined until one is measured */
+  private driftApplied: number | undefined;
+  private lastEstimate: DelayEstimate | undefined;
+  /** the timeline's offset averaged as the delay estimator averages its blocks (ms) */
+  private offsetMs: number | undefined;
+
   private constructor(
     private canceller: EchoCanceller,
     /** the canceller tried at a new delay (made only where delays are looked for) */
     private spare: EchoCanceller | undefined,
+    resampler: DriftResampler | undefined,
     o: EchoPathOptions,
   ) {
     this.rate = o.sampleRate;
-    this.timeline = new ReferenceTimeline(o.sampleRate);
+    this.timeline = new ReferenceTimeline(o.sampleRate, resampler);
+    if (resampler) this.drift = new DriftEstimator();
     if (o.startupSuppressDb !== 0) {
       const tail = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
       this.guard = new StartupGuard(o.sampleRate, tail, o.startupSuppressDb);
@@ -437,7 +586,10 @@ export class EchoPath {
 
   static async open(o: EchoPathOptions): Promise<EchoPath> {
     const spare = o.alignDelay === false ? undefined : await EchoCanceller.create(o);
-    return new EchoPath(await EchoCanceller.create(o), spare, o);
+    // the drift is read from the delay track: without the estimator there is none
+    const drift = o.alignDelay !== false && o.correctDrift !== false;
+    const resampler = drift ? await DriftResampler.create(o.sampleRate, o.sampleRate) : undefined;
+    return new EchoPath(await EchoCanceller.create(o), spare, resampler, o);
   }
 
   /** Still learning the room (the output held down while the playback's echo may be heard)? */
@@ -453,6 +605,11 @@ export class EchoPath {
   /** the bulk delay found between the playback and its echo (ms), undefined while none is */
   get echoDelayMs(): number | undefined {
     return this.estimator?.delayMs;
+  }
+
+  /** the clock drift measured between the speaker and the microphone (ppm, + the speaker faster), once known */
+  get driftPpm(): number | undefined {
+    return this.driftApplied;
   }
 
   /** PCM s16le written to the speaker now. */
@@ -475,6 +632,7 @@ export class EchoPath {
     const played = this.timeline.next(pcm.length, atMs);
     this.history.push(pcm, played);
     if (this.estimator?.push(played, pcm)) this.realign(this.estimator.delaySamples ?? 0, at);
+    this.trackDrift(at);
     const ref = this.shift ? this.history.playedAt(at, pcm.length, this.shift) : played;
     const all = this.carry.length ? concat(this.carry, pcm) : pcm;
     const whole = all.length - (all.length % this.canceller.frameSamples);
@@ -533,9 +691,34 @@ export class EchoPath {
     this.guard?.restart();
   }
 
+  /**
+   * Each new confident estimate of the delay goes to the drift estimator. A drift is applied to the reference from
+   * the next frame on once it stands out of its error (twice it, and 10 ppm: ~0.1 ms in 10 s needs no correction),
+   * then again whenever the estimate moves by twice its error (1 ppm at least: 2 ppm off costs speexdsp ~8 dB of
+   * ERLE in bench/echo.mjs, 5 ppm ~15 dB).
+   */
+  private trackDrift(at: number): void {
+    const e = this.estimator?.last;
+    if (!this.drift || !e || e === this.lastEstimate) return;
+    this.lastEstimate = e;
+    // the estimate is of the last blocks, older ones fading: so is the offset it is compared with
+    const offsetMs = (this.timeline.offset * 1000) / this.rate;
+    this.offsetMs = this.offsetMs === undefined ? offsetMs : FADE * this.offsetMs + (1 - FADE) * offsetMs;
+    if (!this.estimator!.confident(e)) return;
+    this.drift.add(this.timeline.segment, at / this.rate, e.delayMs, this.offsetMs);
+    const d = this.drift.estimate();
+    if (!d || d.errorPpm > MAX_DRIFT_ERROR_PPM) return;
+    const applied = this.driftApplied;
+    if (applied === undefined && Math.abs(d.ppm) < Math.max(10, 3 * d.errorPpm)) return;
+    if (applied !== undefined && Math.abs(d.ppm - applied) < Math.max(1, 2 * d.errorPpm)) return;
+    this.timeline.setDrift(d.ppm);
+    this.driftApplied = d.ppm;
+  }
+
   free(): void {
     this.canceller.free();
     this.spare?.free();
+    this.timeline.free();
   }
 }
 
