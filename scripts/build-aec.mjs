@@ -1,8 +1,7 @@
 // `npm run build:aec`: builds assets/speexdsp/aec.wasm, the acoustic echo canceller of `realtime talk --aec`, from
 // speexdsp's release tarball as Debian ships it (the pinned URL and sha256 below; the download is refused when the
 // hash differs). It compiles speexdsp's echo canceller (MDF, mdf.c) and preprocessor (residual echo and noise
-// suppression, preprocess.c) and resampler (resample.c: the reference stretched by the clock drift between the
-// speaker and the microphone) with emscripten into one standalone WebAssembly module without JavaScript glue (the
+// suppression, preprocess.c) with emscripten into one standalone WebAssembly module without JavaScript glue (the
 // loader is src/audio/echo-canceller.ts). The built file is committed, so `npm ci` users and CI need no emscripten;
 // test/audio/echo-canceller-build.test.ts checks the committed file against AEC_WASM_SHA256 and, where emcc is
 // installed, that this script rebuilds it byte for byte. Options: --out FILE (default assets/speexdsp/aec.wasm),
@@ -23,7 +22,7 @@ export const TARBALL_SHA256 = '8c777343e4a6399569c72abc38a95b24db56882c83dbdb6c6
 export const EMCC_VERSION = '3.1.6';
 /** where the tarball is kept once downloaded */
 const CACHE = join(ROOT, 'node_modules', '.cache', 'speexdsp');
-const SOURCES = ['mdf.c', 'fftwrap.c', 'kiss_fft.c', 'kiss_fftr.c', 'preprocess.c', 'filterbank.c', 'resample.c'];
+const SOURCES = ['mdf.c', 'fftwrap.c', 'kiss_fft.c', 'kiss_fftr.c', 'preprocess.c', 'filterbank.c'];
 const EXPORTS = [
   'speex_echo_state_init',
   'speex_echo_cancellation',
@@ -34,11 +33,6 @@ const EXPORTS = [
   'speex_preprocess_state_destroy',
   'speex_preprocess_ctl',
   'speex_preprocess_run',
-  'speex_resampler_init_frac',
-  'speex_resampler_set_rate_frac',
-  'speex_resampler_process_int',
-  'speex_resampler_get_input_latency',
-  'speex_resampler_destroy',
   'malloc',
   'free',
 ];

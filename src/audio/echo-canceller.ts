@@ -33,11 +33,6 @@ interface SpeexExports {
   speex_preprocess_state_destroy(st: number): void;
   speex_preprocess_ctl(st: number, req: number, ptr: number): number;
   speex_preprocess_run(st: number, x: number): number;
-  speex_resampler_init_frac(ch: number, num: number, den: number, inRate: number, outRate: number, q: number, err: number): number;
-  speex_resampler_set_rate_frac(st: number, num: number, den: number, inRate: number, outRate: number): number;
-  speex_resampler_process_int(st: number, ch: number, inp: number, inLen: number, out: number, outLen: number): number;
-  speex_resampler_get_input_latency(st: number): number;
-  speex_resampler_destroy(st: number): void;
 }
 
 /** The built module, next to the package root (assets/speexdsp/aec.wasm) wherever this file runs from. */
@@ -183,77 +178,8 @@ export class EchoCanceller {
   }
 }
 
-/** speexdsp's resampler quality (0-10): 5, its "VoIP" default, passes 89 % of the band with ~100 dB of stopband */
-const RESAMPLE_QUALITY = 5;
-/**
- * the ratio's denominator: the drift is applied in steps of ~1 ppm. A prime, so that speexdsp never reduces a ratio
- * to another denominator: changing the ratio from one denominator to another left its state with NaN (the output
- * full-scale noise, then the canceller fed it never returned; bench/echo.mjs's −50 ppm path with 1,000,000)
- */
-const PPM_DEN = 999_983;
-
-/**
- * speexdsp's resampler at a ratio of 1 + drift: `ratio` playback samples in per sample out, streaming (its own
- * instance of the module). Its output lags its input by `latency` input samples (half its filter): skipping them
- * instead would have it read that far ahead of what was played, where the playback may not have been written yet.
- */
-export class DriftResampler {
-  private st: number;
-  private readonly bufs: number;
-  private readonly max: number;
-
-  private constructor(
-    private readonly x: SpeexExports,
-    private readonly rate: number,
-    /** the most samples out per call */
-    maxOut: number,
-  ) {
-    this.max = maxOut;
-    // input (up to twice the output), output, then two uint32 lengths and the error code
-    this.bufs = x.malloc(maxOut * 6 + 12);
-    this.st = x.speex_resampler_init_frac(1, PPM_DEN, PPM_DEN, rate, rate, RESAMPLE_QUALITY, this.bufs + maxOut * 6 + 8);
-  }
-
-  /** how far the output lags the input (input samples) */
-  get latency(): number {
-    return this.x.speex_resampler_get_input_latency(this.st);
-  }
-
-  static async create(rate: number, maxOut: number): Promise<DriftResampler> {
-    return new DriftResampler(await instantiate(), rate, maxOut);
-  }
-
-  /** playback samples per output sample (1 + drift), to the nearest ppm */
-  setRatio(ratio: number): void {
-    const num = Math.round(ratio * PPM_DEN);
-    this.x.speex_resampler_set_rate_frac(this.st, num, PPM_DEN, this.rate, this.rate);
-  }
-
-  /** `n` samples out of `input` (at least n·ratio + 64 long); returns them and how many input samples it took */
-  process(input: Int16Array, n: number): { out: Int16Array; used: number } {
-    if (!this.st) throw new Error('the resampler was freed');
-    if (n > this.max) throw new Error(`resampler: ${n} samples asked, at most ${this.max}`);
-    const inLen = Math.min(input.length, this.max * 2);
-    const lens = this.bufs + this.max * 6;
-    new Int16Array(this.x.memory.buffer, this.bufs, inLen).set(input.subarray(0, inLen));
-    const u32 = new Uint32Array(this.x.memory.buffer, lens, 2);
-    u32[0] = inLen;
-    u32[1] = n;
-    const outAt = this.bufs + this.max * 4;
-    this.x.speex_resampler_process_int(this.st, 0, this.bufs, lens, outAt, lens + 4);
-    const done = new Uint32Array(this.x.memory.buffer, lens, 2);
-    const out = new Int16Array(n);
-    out.set(new Int16Array(this.x.memory.buffer, outAt, done[1]!));
-    return { out, used: done[0]! };
-  }
-
-  free(): void {
-    if (!this.st) return;
-    this.x.speex_resampler_destroy(this.st);
-    this.x.free(this.bufs);
-    this.st = 0;
-  }
-}
+/** the fractional reader's table: windowed-sinc phases between two samples (interpolated linearly between them) */
+const PHASES = 256;
 
 /** a chunk written this soon after the one before has ended still plays right after it (the device's queue) */
 const CONTIGUOUS_MS = 20;
@@ -266,9 +192,9 @@ const CONTIGUOUS_MS = 20;
  * comes after its echo (the canceller can only cancel what it has been shown), and the filter's length covers the
  * rest (output latency, the room, input latency). The played samples are kept on the playback's own clock, which
  * may run faster or slower than the capture's (two devices, or one card's two converters): the reference for n
- * captured samples is n·(1 + drift) played samples, resampled by speexdsp once a drift is set (setDrift). Each run
- * of chunks played back to back is a segment: the echo's delay changes only by the drift within one. The anchor is
- * the earliest fit of the last 10 s, so that it follows a capture clock that drifts from the system clock.
+ * captured samples is n·(1 + drift) played samples, read between samples (FractionalReader) once a drift is set.
+ * Each run of chunks played back to back is a segment: within one, the echo's delay changes only by the drift. The
+ * anchor is the earliest fit of the last 10 s, so that it follows a capture clock that drifts from the system clock.
  */
 export class ReferenceTimeline {
   private anchor = Number.POSITIVE_INFINITY;
@@ -277,23 +203,21 @@ export class ReferenceTimeline {
   private fitSpan = 0;
   /** captured samples so far (the capture's clock) */
   private captured = 0;
-  /** the next played sample the reference reads (the playback's clock) */
+  /** the played position of the next captured sample (fractional once a drift is set) */
   private readAt = 0;
-  /** the played position of the next captured sample, fractional (readAt less what the resampler holds) */
-  private playedPos = 0;
+  /** played samples before this are spent (zeroed for the ring's next turn) */
+  private spent = 0;
   /** where the last chunk written ends, on the playback's clock */
   private writeEnd = 0;
   private readonly ring: Int16Array;
-  /** played samples per captured sample (1 + the drift set), and the resampler once one is set */
+  /** played samples per captured sample (1 + the drift set) */
   private ratio = 1;
-  private drifting = false;
+  private reader: FractionalReader | undefined;
   /** counts the runs of back-to-back playback (a new one after a pause or a barge-in) */
   segment = 0;
 
   constructor(
     private readonly rate: number,
-    /** speexdsp's resampler, used once a drift is set */
-    private readonly resampler?: DriftResampler,
     seconds = 60,
   ) {
     this.ring = new Int16Array(rate * seconds);
@@ -301,17 +225,13 @@ export class ReferenceTimeline {
 
   /** where the played clock is ahead of the captured one, in samples, at the next captured sample */
   get offset(): number {
-    return this.playedPos - this.captured;
+    return this.readAt - this.captured;
   }
 
-  /** The playback runs `ppm` parts per million faster than the capture: the reference resampled from now on. */
+  /** The playback runs `ppm` parts per million faster than the capture: the reference read by it from now on. */
   setDrift(ppm: number): void {
-    if (!this.resampler) throw new Error('reference timeline: no resampler to correct a drift with');
-    this.ratio = 1 + Math.round(ppm) / 1e6;
-    this.resampler.setRatio(this.ratio);
-    // from now on the reference lags what is read by the resampler's latency: a step the delay estimator follows
-    if (!this.drifting) this.playedPos = this.readAt - this.resampler.latency;
-    this.drifting = true;
+    this.ratio = 1 + ppm / 1e6;
+    this.reader ??= new FractionalReader();
   }
 
   /** a capture time (performance.now()) on the playback's clock */
@@ -322,13 +242,14 @@ export class ReferenceTimeline {
   /** `pcm` was written to the device at `atMs` (performance.now()). */
   played(pcm: Int16Array, atMs = performance.now()): void {
     if (!Number.isFinite(this.anchor)) return; // nothing captured yet: no echo to cancel
-    const at = Math.max(Math.round(this.playedClock(atMs)), this.readAt);
+    const now = Math.ceil(this.readAt);
+    const at = Math.max(Math.round(this.playedClock(atMs)), now);
     let start = this.writeEnd;
-    if (this.writeEnd < this.readAt || at > this.writeEnd + (this.rate * CONTIGUOUS_MS) / 1000) {
+    if (this.writeEnd < now || at > this.writeEnd + (this.rate * CONTIGUOUS_MS) / 1000) {
       start = at;
       this.segment++;
     }
-    const room = this.readAt + this.ring.length - start;
+    const room = this.spent + this.ring.length - start;
     const n = Math.min(pcm.length, room);
     for (let i = 0; i < n; i++) this.ring[(start + i) % this.ring.length] = pcm[i]!;
     this.writeEnd = start + n;
@@ -337,7 +258,7 @@ export class ReferenceTimeline {
   /** Playback stopped at `atMs` (barge-in): what was queued after that is not played. */
   cleared(atMs = performance.now()): void {
     if (!Number.isFinite(this.anchor)) return;
-    const at = Math.max(this.readAt, Math.round(this.playedClock(atMs)));
+    const at = Math.max(Math.ceil(this.readAt), Math.round(this.playedClock(atMs)));
     for (let i = at; i < this.writeEnd; i++) this.ring[i % this.ring.length] = 0;
     this.writeEnd = Math.min(this.writeEnd, at);
     this.segment++;
@@ -355,30 +276,72 @@ export class ReferenceTimeline {
       this.fits.shift();
     }
     this.anchor = Math.min(...this.fits);
-    let out: Int16Array;
-    let used = n;
-    if (this.drifting && this.resampler && n <= this.rate) {
-      ({ out, used } = this.resampler.process(this.take(Math.ceil(n * this.ratio) + 128), n));
-      this.playedPos += n * this.ratio;
+    const out = new Int16Array(n);
+    if (this.reader) {
+      this.reader.read(this.ring, this.readAt, this.ratio, out);
+      this.readAt += n * this.ratio;
     } else {
-      out = this.take(n);
-      this.playedPos = this.readAt + n;
+      for (let i = 0; i < n; i++) out[i] = this.ring[(this.readAt + i) % this.ring.length]!;
+      this.readAt += n;
     }
-    for (let i = 0; i < used; i++) this.ring[(this.readAt + i) % this.ring.length] = 0;
-    this.readAt += used;
+    // what the reader may still look back at is kept
+    const done = Math.floor(this.readAt) - FractionalReader.HALF;
+    for (; this.spent < done; this.spent++) this.ring[this.spent % this.ring.length] = 0;
     this.captured += n;
     return out;
   }
+}
 
-  /** the played samples from readAt on, not consumed */
-  private take(m: number): Int16Array {
-    const out = new Int16Array(m);
-    for (let i = 0; i < m; i++) out[i] = this.ring[(this.readAt + i) % this.ring.length]!;
-    return out;
+/**
+ * Samples of a ring read at fractional positions: a windowed sinc (32 taps, Hann) from a table of 256 phases,
+ * interpolated between phases; flat to ~10 kHz at 24 kHz. It looks HALF samples ahead of the position read, which
+ * the playback has been written well before (the device's own buffer is longer).
+ */
+export class FractionalReader {
+  static readonly HALF = 16;
+  private static table: Float32Array | undefined;
+
+  constructor() {
+    FractionalReader.table ??= FractionalReader.build();
   }
 
-  free(): void {
-    this.resampler?.free();
+  /** taps for phases 0..PHASES (the last one repeats the first, shifted: no wrap at interpolation) */
+  private static build(): Float32Array {
+    const { HALF } = FractionalReader;
+    const taps = HALF * 2;
+    const t = new Float32Array((PHASES + 1) * taps);
+    for (let p = 0; p <= PHASES; p++) {
+      for (let k = 0; k < taps; k++) {
+        const x = k - (HALF - 1) - p / PHASES;
+        const sinc = x === 0 ? 1 : Math.sin(Math.PI * x) / (Math.PI * x);
+        t[p * taps + k] = sinc * (0.5 + 0.5 * Math.cos((Math.PI * x) / HALF));
+      }
+    }
+    return t;
+  }
+
+  /** out[i] = the ring at from + i·step */
+  read(ring: Int16Array, from: number, step: number, out: Int16Array): void {
+    const { HALF } = FractionalReader;
+    const table = FractionalReader.table!;
+    const taps = HALF * 2;
+    const len = ring.length;
+    for (let i = 0; i < out.length; i++) {
+      const pos = from + i * step;
+      const base = Math.floor(pos);
+      const ph = (pos - base) * PHASES;
+      const p = Math.floor(ph);
+      const f = ph - p;
+      const a = p * taps;
+      const b = a + taps;
+      let v = 0;
+      for (let k = 0; k < taps; k++) {
+        const idx = base - (HALF - 1) + k;
+        const x = idx < 0 ? 0 : ring[idx % len]!;
+        v += x * (table[a + k]! + f * (table[b + k]! - table[a + k]!));
+      }
+      out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : Math.round(v);
+    }
   }
 }
 
@@ -570,12 +533,12 @@ export class EchoPath {
     private canceller: EchoCanceller,
     /** the canceller tried at a new delay (made only where delays are looked for) */
     private spare: EchoCanceller | undefined,
-    resampler: DriftResampler | undefined,
     o: EchoPathOptions,
   ) {
     this.rate = o.sampleRate;
-    this.timeline = new ReferenceTimeline(o.sampleRate, resampler);
-    if (resampler) this.drift = new DriftEstimator();
+    this.timeline = new ReferenceTimeline(o.sampleRate);
+    // the drift is read from the delay track: without the estimator there is none
+    if (o.alignDelay !== false && o.correctDrift !== false) this.drift = new DriftEstimator();
     if (o.startupSuppressDb !== 0) {
       const tail = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
       this.guard = new StartupGuard(o.sampleRate, tail, o.startupSuppressDb);
@@ -586,10 +549,7 @@ export class EchoPath {
 
   static async open(o: EchoPathOptions): Promise<EchoPath> {
     const spare = o.alignDelay === false ? undefined : await EchoCanceller.create(o);
-    // the drift is read from the delay track: without the estimator there is none
-    const drift = o.alignDelay !== false && o.correctDrift !== false;
-    const resampler = drift ? await DriftResampler.create(o.sampleRate, o.sampleRate) : undefined;
-    return new EchoPath(await EchoCanceller.create(o), spare, resampler, o);
+    return new EchoPath(await EchoCanceller.create(o), spare, o);
   }
 
   /** Still learning the room (the output held down while the playback's echo may be heard)? */
@@ -718,7 +678,6 @@ export class EchoPath {
   free(): void {
     this.canceller.free();
     this.spare?.free();
-    this.timeline.free();
   }
 }
 

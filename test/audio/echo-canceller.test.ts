@@ -20,8 +20,8 @@ import { ROOT, tempDir } from '../helpers/files.js';
 import { FULL_RUN } from '../helpers/full.js';
 import { AGENT_TEXT, USER_TEXT, hear, placed, s16, speech } from './speech-room.js';
 
-/** sha256 of assets/speexdsp/aec.wasm: speexdsp 1.2.1's canceller, preprocessor and resampler by emscripten 3.1.6 */
-const AEC_WASM_SHA256 = 'f2db6aadde65985387e244ed3bf8a96d8c5c8b123c977b7c9ded8ecbf780b009';
+/** the sha256 of assets/speexdsp/aec.wasm: speexdsp 1.2.1 (Debian's tarball) built by emscripten 3.1.6 */
+const AEC_WASM_SHA256 = 'e007d974fbc95ac5928efeea003583257ffba886ba83ea5ae701d6963cfd6bf8';
 const RATE = 24000;
 
 function noise(n: number, amp: number, seed: number): Int16Array {
