@@ -48,23 +48,39 @@ export function aecWasmPath(): string {
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
+/**
+ * WASI's fd_write, writing nothing but saying it wrote it all: libc retries a write that reports fewer bytes than it
+ * was given, so a stub that returned 0 without setting the count spun for ever at speexdsp's first warning (the
+ * capture path hung on a reference of full-scale noise).
+ */
+function swallow(memory: WebAssembly.Memory, iovs: number, count: number, written: number): number {
+  const view = new DataView(memory.buffer);
+  let total = 0;
+  for (let i = 0; i < count; i++) total += view.getUint32(iovs + i * 8 + 4, true);
+  view.setUint32(written, total, true);
+  return 0;
+}
+
 /** One instance per canceller: speexdsp's states live in its memory, freed with it. */
 async function instantiate(): Promise<SpeexExports> {
   compiled ??= readFile(aecWasmPath()).then((b) => WebAssembly.compile(b));
   const fail = (what: string) => () => {
     throw new Error(`speexdsp called ${what}`);
   };
+  let memory: WebAssembly.Memory | undefined;
   const instance = await WebAssembly.instantiate(await compiled, {
-    // a standalone emscripten module names these; speexdsp's echo and preprocess code prints nothing and never exits
+    // a standalone emscripten module names these; speexdsp never exits, and prints only a warning when it resets a
+    // canceller gone wrong (a reference of full-scale noise: its energy over its sanity bound)
     wasi_snapshot_preview1: {
       proc_exit: fail('exit'),
       fd_close: () => 0,
-      fd_write: () => 0,
+      fd_write: (_fd: number, iovs: number, count: number, written: number) => swallow(memory!, iovs, count, written),
       fd_seek: () => 0,
     },
     env: { emscripten_notify_memory_growth: () => undefined },
   });
   const x = instance.exports as unknown as SpeexExports;
+  memory = x.memory;
   x._initialize();
   return x;
 }
