@@ -371,7 +371,7 @@ export class DelayEstimator {
 
   /**
    * The peak at `best` + `offset` (a parabola's guess) moved to where the correlation itself peaks between samples:
-   * c(j) = 2 Σ (X cos θ − Y sin θ), θ = 2πkj/n over the band, maximised by Newton's method. The parabola is biased
+   * c(j) = 2 Σ (X cos θ − Y sin θ), θ = 2πkj/n over the band, maximised by Newton's method. The parabola leans
    * towards whole samples (0.25 ms at ~4 kHz), which made the drift read off the delay track wrong by 10-20 ppm.
    */
   private refine(best: number, offset: number, sign: number): number {

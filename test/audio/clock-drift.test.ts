@@ -109,7 +109,7 @@ describe('EchoPath with the speaker on another clock', () => {
     return { erle: 10 * Math.log10(micE / outE), drift };
   }
 
-  it('+208 ppm: the drift is measured (±10 ppm) and the reference read by it: ≥ 8 dB more ERLE than without', async () => {
+  it('+208 ppm: the drift measured (±10 ppm), the reference read by it: ≥ 8 dB more ERLE than without', async () => {
     const [fixed, plain] = await Promise.all([run(208, true), run(208, false)]);
     expect(fixed.drift).toBeGreaterThan(198);
     expect(fixed.drift).toBeLessThan(218);
