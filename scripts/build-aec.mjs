@@ -8,7 +8,16 @@
 // --tarball FILE (a copy of the tarball already downloaded; its hash is checked the same).
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,6 +96,7 @@ export async function buildAec({ out = join(ROOT, 'assets', 'speexdsp', 'aec.was
     execFileSync('emcc', args, { cwd: src, stdio: ['ignore', 'inherit', 'inherit'] });
     mkdirSync(dirname(out), { recursive: true });
     copyFileSync(wasm, out);
+    chmodSync(out, 0o644); // emcc's output is executable; the committed file is not
     if (out === join(ROOT, 'assets', 'speexdsp', 'aec.wasm'))
       copyFileSync(join(src, 'COPYING'), join(dirname(out), 'COPYING'));
     return sha256(readFileSync(out));

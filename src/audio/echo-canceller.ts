@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ASSETS, readAsset } from 'svc-formats/assets';
-import { DelayEstimator } from './delay-estimator.js';
+import { DriftEstimator } from './clock-drift.js';
+import { DelayEstimator, type DelayEstimate, FADE } from './delay-estimator.js';
 
 /** speex_echo.h and speex_preprocess.h request numbers */
 const ECHO_SET_SAMPLING_RATE = 24;
@@ -47,6 +48,19 @@ export function aecWasmPath(): string {
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
+/**
+ * WASI's fd_write, writing nothing but saying it wrote it all: libc retries a write that reports fewer bytes than it
+ * was given, so a stub that returned 0 without setting the count spun for ever at speexdsp's first warning (the
+ * capture path hung on a reference of full-scale noise).
+ */
+function swallow(memory: WebAssembly.Memory, iovs: number, count: number, written: number): number {
+  const view = new DataView(memory.buffer);
+  let total = 0;
+  for (let i = 0; i < count; i++) total += view.getUint32(iovs + i * 8 + 4, true);
+  view.setUint32(written, total, true);
+  return 0;
+}
+
 /** One instance per canceller: speexdsp's states live in its memory, freed with it. */
 async function instantiate(): Promise<SpeexExports> {
   // (the executable's copy in a single executable, where no file is beside it)
@@ -54,17 +68,20 @@ async function instantiate(): Promise<SpeexExports> {
   const fail = (what: string) => () => {
     throw new Error(`speexdsp called ${what}`);
   };
+  let memory: WebAssembly.Memory | undefined;
   const instance = await WebAssembly.instantiate(await compiled, {
-    // a standalone emscripten module names these; speexdsp's echo and preprocess code prints nothing and never exits
+    // a standalone emscripten module names these; speexdsp never exits, and prints only a warning when it resets a
+    // canceller gone wrong (a reference of full-scale noise: its energy over its sanity bound)
     wasi_snapshot_preview1: {
       proc_exit: fail('exit'),
       fd_close: () => 0,
-      fd_write: () => 0,
+      fd_write: (_fd: number, iovs: number, count: number, written: number) => swallow(memory!, iovs, count, written),
       fd_seek: () => 0,
     },
     env: { emscripten_notify_memory_growth: () => undefined },
   });
   const x = instance.exports as unknown as SpeexExports;
+  memory = x.memory;
   x._initialize();
   return x;
 }
@@ -178,14 +195,23 @@ export class EchoCanceller {
   }
 }
 
+/** the fractional reader's table: windowed-sinc phases between two samples (interpolated linearly between them) */
+const PHASES = 256;
+
+/** a chunk written this soon after the one before has ended still plays right after it (the device's queue) */
+const CONTIGUOUS_MS = 20;
+
 /**
  * What the speaker played, on the capture's clock. Captured sample c was taken at `anchor + c / rate`, the anchor
  * being the earliest that fits every frame's arrival (a frame cannot arrive before its last sample was taken). A
  * chunk written to the device at time t starts sounding no earlier than t, and right after the chunk before it
- * while the device is still playing that one: so the reference never comes after its echo (the canceller can only
- * cancel what it has been shown), and the filter's length covers the rest (output latency, the room, input
- * latency). The capture's clock and the device's are taken to run at the same rate (one sound card); the
- * anchor is the earliest fit of the last 10 s, so that it follows a capture clock that drifts from this one.
+ * while the device is still playing that one (or stopped less than CONTIGUOUS_MS before): so the reference never
+ * comes after its echo (the canceller can only cancel what it has been shown), and the filter's length covers the
+ * rest (output latency, the room, input latency). The played samples are kept on the playback's own clock, which
+ * may run faster or slower than the capture's (two devices, or one card's two converters): the reference for n
+ * captured samples is n·(1 + drift) played samples, read between samples (FractionalReader) once a drift is set.
+ * Each run of chunks played back to back is a segment: within one, the echo's delay changes only by the drift. The
+ * anchor is the earliest fit of the last 10 s, so that it follows a capture clock that drifts from the system clock.
  */
 export class ReferenceTimeline {
   private anchor = Number.POSITIVE_INFINITY;
@@ -194,9 +220,18 @@ export class ReferenceTimeline {
   private fitSpan = 0;
   /** captured samples so far (the capture's clock) */
   private captured = 0;
-  /** where the last chunk written ends, on the capture's clock */
+  /** the played position of the next captured sample (fractional once a drift is set) */
+  private readAt = 0;
+  /** played samples before this are spent (zeroed for the ring's next turn) */
+  private spent = 0;
+  /** where the last chunk written ends, on the playback's clock */
   private writeEnd = 0;
   private readonly ring: Int16Array;
+  /** played samples per captured sample (1 + the drift set) */
+  private ratio = 1;
+  private reader: FractionalReader | undefined;
+  /** counts the runs of back-to-back playback (a new one after a pause or a barge-in) */
+  segment = 0;
 
   constructor(
     private readonly rate: number,
@@ -205,12 +240,33 @@ export class ReferenceTimeline {
     this.ring = new Int16Array(rate * seconds);
   }
 
+  /** where the played clock is ahead of the captured one, in samples, at the next captured sample */
+  get offset(): number {
+    return this.readAt - this.captured;
+  }
+
+  /** The playback runs `ppm` parts per million faster than the capture: the reference read by it from now on. */
+  setDrift(ppm: number): void {
+    this.ratio = 1 + ppm / 1e6;
+    this.reader ??= new FractionalReader();
+  }
+
+  /** a capture time (performance.now()) on the playback's clock */
+  private playedClock(atMs: number): number {
+    return this.readAt + (((atMs - this.anchor) * this.rate) / 1000 - this.captured) * this.ratio;
+  }
+
   /** `pcm` was written to the device at `atMs` (performance.now()). */
   played(pcm: Int16Array, atMs = performance.now()): void {
     if (!Number.isFinite(this.anchor)) return; // nothing captured yet: no echo to cancel
-    const at = Math.round(((atMs - this.anchor) * this.rate) / 1000);
-    const start = Math.max(at, this.writeEnd, this.captured);
-    const room = this.captured + this.ring.length - start;
+    const now = Math.ceil(this.readAt);
+    const at = Math.max(Math.round(this.playedClock(atMs)), now);
+    let start = this.writeEnd;
+    if (this.writeEnd < now || at > this.writeEnd + (this.rate * CONTIGUOUS_MS) / 1000) {
+      start = at;
+      this.segment++;
+    }
+    const room = this.spent + this.ring.length - start;
     const n = Math.min(pcm.length, room);
     for (let i = 0; i < n; i++) this.ring[(start + i) % this.ring.length] = pcm[i]!;
     this.writeEnd = start + n;
@@ -219,9 +275,10 @@ export class ReferenceTimeline {
   /** Playback stopped at `atMs` (barge-in): what was queued after that is not played. */
   cleared(atMs = performance.now()): void {
     if (!Number.isFinite(this.anchor)) return;
-    const at = Math.max(this.captured, Math.round(((atMs - this.anchor) * this.rate) / 1000));
+    const at = Math.max(Math.ceil(this.readAt), Math.round(this.playedClock(atMs)));
     for (let i = at; i < this.writeEnd; i++) this.ring[i % this.ring.length] = 0;
     this.writeEnd = Math.min(this.writeEnd, at);
+    this.segment++;
   }
 
   /** The reference for the next `n` captured samples, which arrived at `atMs`. */
@@ -237,13 +294,71 @@ export class ReferenceTimeline {
     }
     this.anchor = Math.min(...this.fits);
     const out = new Int16Array(n);
-    for (let i = 0; i < n; i++) {
-      const k = (this.captured + i) % this.ring.length;
-      out[i] = this.ring[k]!;
-      this.ring[k] = 0;
+    if (this.reader) {
+      this.reader.read(this.ring, this.readAt, this.ratio, out);
+      this.readAt += n * this.ratio;
+    } else {
+      for (let i = 0; i < n; i++) out[i] = this.ring[(this.readAt + i) % this.ring.length]!;
+      this.readAt += n;
     }
+    // what the reader may still look back at is kept
+    const done = Math.floor(this.readAt) - FractionalReader.HALF;
+    for (; this.spent < done; this.spent++) this.ring[this.spent % this.ring.length] = 0;
     this.captured += n;
     return out;
+  }
+}
+
+/**
+ * Samples of a ring read at fractional positions: a windowed sinc (32 taps, Hann) from a table of 256 phases,
+ * interpolated between phases; flat to ~10 kHz at 24 kHz. It looks HALF samples ahead of the position read, which
+ * the playback has been written well before (the device's own buffer is longer).
+ */
+export class FractionalReader {
+  static readonly HALF = 16;
+  private static table: Float32Array | undefined;
+
+  constructor() {
+    FractionalReader.table ??= FractionalReader.build();
+  }
+
+  /** taps for phases 0..PHASES (the last one repeats the first, shifted: no wrap at interpolation) */
+  private static build(): Float32Array {
+    const { HALF } = FractionalReader;
+    const taps = HALF * 2;
+    const t = new Float32Array((PHASES + 1) * taps);
+    for (let p = 0; p <= PHASES; p++) {
+      for (let k = 0; k < taps; k++) {
+        const x = k - (HALF - 1) - p / PHASES;
+        const sinc = x === 0 ? 1 : Math.sin(Math.PI * x) / (Math.PI * x);
+        t[p * taps + k] = sinc * (0.5 + 0.5 * Math.cos((Math.PI * x) / HALF));
+      }
+    }
+    return t;
+  }
+
+  /** out[i] = the ring at from + i·step */
+  read(ring: Int16Array, from: number, step: number, out: Int16Array): void {
+    const { HALF } = FractionalReader;
+    const table = FractionalReader.table!;
+    const taps = HALF * 2;
+    const len = ring.length;
+    for (let i = 0; i < out.length; i++) {
+      const pos = from + i * step;
+      const base = Math.floor(pos);
+      const ph = (pos - base) * PHASES;
+      const p = Math.floor(ph);
+      const f = ph - p;
+      const a = p * taps;
+      const b = a + taps;
+      let v = 0;
+      for (let k = 0; k < taps; k++) {
+        const idx = base - (HALF - 1) + k;
+        const x = idx < 0 ? 0 : ring[idx % len]!;
+        v += x * (table[a + k]! + f * (table[b + k]! - table[a + k]!));
+      }
+      out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : Math.round(v);
+    }
   }
 }
 
@@ -318,10 +433,14 @@ export interface EchoPathOptions extends EchoCancellerOptions {
   startupSuppressDb?: number;
   /** find the bulk delay and move the reference by it before the canceller (default true) */
   alignDelay?: boolean;
+  /** estimate the clock drift between the speaker and the microphone and resample the reference (default true) */
+  correctDrift?: boolean;
 }
 
 /** the reference is moved this much less than the delay found: the echo's direct path must stay after it */
 export const DELAY_MARGIN_MS = 10;
+/** a drift estimate less sure than this is not applied (ppm; 15 ppm uncorrected is 0.15 ms of shift in 10 s) */
+const MAX_DRIFT_ERROR_PPM = 15;
 /** at a new delay, the canceller learns again from the start of the playback, at most this far back */
 const RELEARN_S = 3;
 /** a playback that starts after this much quiet is a new burst (a new answer, a sentence after a pause) */
@@ -420,6 +539,13 @@ export class EchoPath {
   private shift = 0;
   private readonly rate: number;
 
+  private readonly drift: DriftEstimator | undefined;
+  /** the drift the reference is resampled by (ppm), undefined until one is measured */
+  private driftApplied: number | undefined;
+  private lastEstimate: DelayEstimate | undefined;
+  /** the timeline's offset averaged as the delay estimator averages its blocks (ms) */
+  private offsetMs: number | undefined;
+
   private constructor(
     private canceller: EchoCanceller,
     /** the canceller tried at a new delay (made only where delays are looked for) */
@@ -428,6 +554,8 @@ export class EchoPath {
   ) {
     this.rate = o.sampleRate;
     this.timeline = new ReferenceTimeline(o.sampleRate);
+    // the drift is read from the delay track: without the estimator there is none
+    if (o.alignDelay !== false && o.correctDrift !== false) this.drift = new DriftEstimator();
     if (o.startupSuppressDb !== 0) {
       const tail = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
       this.guard = new StartupGuard(o.sampleRate, tail, o.startupSuppressDb);
@@ -456,6 +584,11 @@ export class EchoPath {
     return this.estimator?.delayMs;
   }
 
+  /** the clock drift measured between the speaker and the microphone (ppm, + the speaker faster), once known */
+  get driftPpm(): number | undefined {
+    return this.driftApplied;
+  }
+
   /** PCM s16le written to the speaker now. */
   played(pcm: Buffer, atMs = performance.now()): void {
     this.timeline.played(samples(pcm), atMs);
@@ -476,6 +609,7 @@ export class EchoPath {
     const played = this.timeline.next(pcm.length, atMs);
     this.history.push(pcm, played);
     if (this.estimator?.push(played, pcm)) this.realign(this.estimator.delaySamples ?? 0, at);
+    this.trackDrift(at);
     const ref = this.shift ? this.history.playedAt(at, pcm.length, this.shift) : played;
     const all = this.carry.length ? concat(this.carry, pcm) : pcm;
     const whole = all.length - (all.length % this.canceller.frameSamples);
@@ -532,6 +666,30 @@ export class EchoPath {
     this.shift = shift;
     this.refCarry = this.history.playedAt(done, this.carry.length, shift);
     this.guard?.restart();
+  }
+
+  /**
+   * Each new confident estimate of the delay goes to the drift estimator. A drift is applied to the reference from
+   * the next frame on once it stands out of its error (twice it, and 10 ppm: ~0.1 ms in 10 s needs no correction),
+   * then again whenever the estimate moves by twice its error (1 ppm at least: 2 ppm off costs speexdsp ~8 dB of
+   * ERLE in bench/echo.mjs, 5 ppm ~15 dB).
+   */
+  private trackDrift(at: number): void {
+    const e = this.estimator?.last;
+    if (!this.drift || !e || e === this.lastEstimate) return;
+    this.lastEstimate = e;
+    // the estimate is of the last blocks, older ones fading: so is the offset it is compared with
+    const offsetMs = (this.timeline.offset * 1000) / this.rate;
+    this.offsetMs = this.offsetMs === undefined ? offsetMs : FADE * this.offsetMs + (1 - FADE) * offsetMs;
+    if (!this.estimator!.confident(e)) return;
+    this.drift.add(this.timeline.segment, at / this.rate, e.delayMs, this.offsetMs);
+    const d = this.drift.estimate();
+    if (!d || d.errorPpm > MAX_DRIFT_ERROR_PPM) return;
+    const applied = this.driftApplied;
+    if (applied === undefined && Math.abs(d.ppm) < Math.max(10, 3 * d.errorPpm)) return;
+    if (applied !== undefined && Math.abs(d.ppm - applied) < Math.max(1, 2 * d.errorPpm)) return;
+    this.timeline.setDrift(d.ppm);
+    this.driftApplied = d.ppm;
   }
 
   free(): void {

@@ -27,6 +27,8 @@ export class SessionInstruments {
   private session: RealtimeSession | undefined;
   /** the view that prints the --json events (set once it exists) */
   view: TranscriptView | undefined;
+  /** the echo canceller's path (--aec): its drift measured is shown */
+  echo: { readonly driftPpm: number | undefined } | undefined;
 
   private constructor(
     private readonly ctx: Context,
@@ -101,6 +103,7 @@ export class SessionInstruments {
       speaker: you ? ('you' as const) : playing ? ('assistant' as const) : ('nobody' as const),
       muted: !!s?.isMuted,
       last: this.meter.last,
+      driftPpm: this.echo?.driftPpm,
     };
   }
 

@@ -32,6 +32,7 @@ import { sessionTools, toolFileParser } from './tools.js';
 import type { VoiceApproval } from './approve.js';
 import type { McpServers } from '../mcp/client.js';
 import { TranscriptView, type TranscriptLabels, type TranscriptOut } from './transcript.js';
+import type { EchoPath } from '../audio/echo-canceller.js';
 import { cancelledSource, echoCancelWanted, openEchoPath, referenceSink } from './echo.js';
 
 export interface VoiceFlags {
@@ -301,10 +302,11 @@ async function voiceSession(
     ctx.out.warn(`${prefix}the model ${f.model} is deprecated; use voice-latest or voice-3.0`);
   const update = withMcpTools(await buildSessionUpdate(ctx, f, mode), mcp);
   const wire = wireFormat(f.audioFormat ?? 'pcm');
-  const { source, playback } = await openLocalAudio(ctx, f, wire);
+  const { source, playback, echo } = await openLocalAudio(ctx, f, wire);
   let inst: SessionInstruments;
   try {
     inst = await SessionInstruments.open(ctx, f, playback, wire.sampleRate);
+    inst.echo = echo;
   } catch (err) {
     await source?.close();
     await playback.abort();
@@ -387,7 +389,7 @@ async function openLocalAudio(
   ctx: Context,
   f: VoiceFlags,
   wire: ReturnType<typeof wireFormat>,
-): Promise<{ source: AudioSource | undefined; playback: Playback }> {
+): Promise<{ source: AudioSource | undefined; playback: Playback; echo?: EchoPath }> {
   let source: AudioSource | undefined;
   let sink: AudioSink | undefined;
   if (f.input) {
@@ -418,19 +420,20 @@ async function openLocalAudio(
     await source?.close();
     throw err;
   }
+  let echo: EchoPath | undefined;
   if (source && sink?.kind === 'speaker' && echoCancelWanted(f)) {
     // the speaker's echo taken out of the microphone before it is sent: the playback is the reference
     try {
-      const path = await openEchoPath(wire.sampleRate);
-      source = cancelledSource(source, path);
-      sink = referenceSink(sink, path);
+      echo = await openEchoPath(wire.sampleRate);
+      source = cancelledSource(source, echo);
+      sink = referenceSink(sink, echo);
     } catch (err) {
       await source.close();
       await sink.abort();
       throw err;
     }
   }
-  return { source, playback: new Playback(sink, wire.encoding, wire.sampleRate) };
+  return { source, playback: new Playback(sink, wire.encoding, wire.sampleRate), echo };
 }
 
 /**

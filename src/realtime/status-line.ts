@@ -15,6 +15,8 @@ export interface StatusState {
   /** the microphone is held back (half-duplex while the assistant speaks) */
   muted: boolean;
   last: TurnLatency | undefined;
+  /** the clock drift the echo canceller measured between the speaker and the microphone (--aec), once it has */
+  driftPpm?: number;
 }
 
 export interface StatusStream {
@@ -38,9 +40,10 @@ export function statusText(s: StatusState, c: Colors, cols: number): string {
       : s.speaker === 'assistant'
         ? c.yellow(`assistant is speaking${s.muted ? ' (mic muted)' : ''}`)
         : 'listening';
+  const drift = s.driftPpm === undefined ? '' : `drift ${s.driftPpm >= 0 ? '+' : ''}${Math.round(s.driftPpm)} ppm`;
   const variants = [
-    [level, who, turnText(s.last, true)],
-    [level, who, turnText(s.last, false)],
+    [level, who, drift, turnText(s.last, true)],
+    [level, who, drift, turnText(s.last, false)],
     [who, turnText(s.last, false)],
     [who],
   ];

@@ -125,6 +125,26 @@ describe('EchoCanceller', () => {
     aec.free();
     aec.free(); // twice is harmless
   });
+
+  it('returns on a reference of full-scale noise (speexdsp resets itself and warns; the warning hung it)', () => {
+    // in a process of its own: a hang would stop this worker, not fail the test
+    const module = pathToFileURL(join(ROOT, 'dist', 'audio', 'echo-canceller.js')).href;
+    const script = `
+      const { EchoCanceller } = await import(${JSON.stringify(module)});
+      const aec = await EchoCanceller.create({ sampleRate: 24000 });
+      let s = 1;
+      const bit = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) < 2 ** 31 ? -32768 : 32767);
+      for (let f = 0; f < 20; f++) {
+        const ref = Int16Array.from({ length: 960 }, bit);
+        const out = aec.process(Int16Array.from(ref, (v) => v >> 2), ref);
+        if (out.length !== 960) throw new Error('short');
+      }
+      process.stdout.write('returned');`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.signal, 'speex_echo_cancellation never returned').toBeNull();
+    expect(r.stdout).toBe('returned');
+    expect(r.stderr).toBe('');
+  });
 });
 
 describe('EchoPath', () => {

@@ -79,3 +79,20 @@ export function placed(x: Float64Array, lead: number, seconds: number): Float64A
   out.set(x.subarray(0, out.length - Math.round(lead * RATE)), Math.round(lead * RATE));
   return out;
 }
+
+/** `x` as played by a device whose clock runs `ppm` fast: sample c is x at c·(1 + ppm/1e6) (a windowed sinc) */
+export function drifted(x: Float64Array, ppm: number): Float64Array {
+  const r = 1 + ppm / 1e6;
+  const half = 16;
+  return Float64Array.from(x, (_, c) => {
+    const p = c * r;
+    const i = Math.floor(p);
+    let v = 0;
+    for (let k = -half + 1; k <= half; k++) {
+      const t = k - (p - i);
+      const w = 0.5 + 0.5 * Math.cos((Math.PI * t) / half);
+      v += (x[i + k] ?? 0) * (t === 0 ? 1 : Math.sin(Math.PI * t) / (Math.PI * t)) * w;
+    }
+    return v;
+  });
+}

@@ -45,6 +45,16 @@ describe('the status line of realtime talk', () => {
     expect(statusText(answer, NO_COLORS, 80)).toBe('mic ########## -3 dB | assistant is speaking (mic muted)');
   });
 
+  it('shows the clock drift the echo canceller measured (--aec), and gives it way with the level', () => {
+    const drifting = { ...state, driftPpm: 208.4 };
+    expect(statusText(drifting, NO_COLORS, 200)).toBe(
+      'mic #####..... -30 dB | you are speaking | drift +208 ppm | turn 2: end of speech -> first audio 812 ms ' +
+        '(vad 540 ms + server 272 ms), -> device 3 ms',
+    );
+    expect(statusText({ ...drifting, driftPpm: -49.6 }, NO_COLORS, 130)).toContain('| drift -50 ppm |');
+    expect(statusText(drifting, NO_COLORS, 80)).not.toContain('drift');
+  });
+
   it('a turn without end of speech (after a tool) shows the time to its first audio', () => {
     const after = { ...turn, speech_end: 'none' as const, speech_end_to_first_audio_ms: null, vad_ms: null };
     expect(statusText({ ...state, last: after }, NO_COLORS, 200)).toMatch(

@@ -4,7 +4,9 @@
 // still plays), sends them through a room response (a direct path `delayMs` later at `gainDb`, early reflections,
 // a decaying tail), adds room noise and the person's questions, and writes the result on stdout as s16le at
 // `rate`, at real time (every 20 ms what the clock says is due). The person asks question i, waits for the
-// answer to be played, and asks the next one once the speaker has been quiet for `pauseMs`.
+// answer to be played, and asks the next one once the speaker has been quiet for `pauseMs`. With `driftPpm` the
+// speaker's clock runs that much faster than the microphone's (two devices): it plays n·(1 + drift) samples while
+// n are recorded, read between samples (cubic interpolation).
 // Usage: arecord (any arguments) with ECHO_ROOM=config.json in its environment.
 import { closeSync, openSync, readFileSync, readSync, writeFileSync, appendFileSync } from 'node:fs';
 
@@ -33,7 +35,9 @@ for (let i = 0; i < 40; i++) {
 }
 const noiseAmp = 10 ** (cfg.noiseDb / 20) * Math.sqrt(3) * 32768;
 
-// the speaker's samples on this clock (a ring of about 21 s; indices are absolute sample numbers)
+// the speaker's clock: played sample p sounds at recorded sample p / r
+const r = 1 + (cfg.driftPpm ?? 0) / 1e6;
+// the speaker's samples on its clock (a ring of about 21 s; indices are absolute sample numbers)
 const RING = 1 << 19;
 const ring = new Float32Array(RING);
 let playEnd = 0;
@@ -75,14 +79,26 @@ const nextAt = Math.round(((cfg.firstMs ?? 800) / 1000) * rate);
 const pause = Math.round((cfg.pauseMs / 1000) * rate);
 const t0 = performance.now();
 
+/** the speaker's output at (fractional) played sample p: Catmull-Rom between its samples */
+const sampleAt = (j) => (j >= 0 && j < playEnd ? ring[j % RING] : 0);
+function playedAt(p) {
+  const i = Math.floor(p);
+  const f = p - i;
+  const a = sampleAt(i - 1);
+  const b = sampleAt(i);
+  const c = sampleAt(i + 1);
+  const d = sampleAt(i + 2);
+  return b + 0.5 * f * (c - a + f * (2 * a - 5 * b + 4 * c - d + f * (3 * (b - c) + d - a)));
+}
+
 function tick() {
   const due = Math.floor(((performance.now() - t0) / 1000) * rate);
-  takePlayed(k);
+  takePlayed(Math.floor(k * r));
   if (due <= k) return;
   const out = new Int16Array(due - k);
   for (let j = 0; j < out.length; j++, k++) {
     if (!speaking && q < questions.length) {
-      const answered = playEnd > askedEnd && k >= playEnd + pause && askedEnd >= 0;
+      const answered = playEnd / r > askedEnd && k >= playEnd / r + pause && askedEnd >= 0;
       const gaveUp = askedEnd >= 0 && k >= askedEnd + Math.round((cfg.answerTimeoutMs / 1000) * rate);
       if ((askedEnd < 0 && k >= nextAt) || answered || gaveUp) {
         speaking = { pcm: questions[q], at: k };
@@ -91,7 +107,8 @@ function tick() {
       }
     }
     let v = (rand() * 2 - 1) * noiseAmp;
-    for (const [t, a] of taps) if (k - t >= 0 && k - t < playEnd) v += a * ring[(k - t) % RING];
+    if (r === 1) for (const [t, a] of taps) v += k - t >= 0 && k - t < playEnd ? a * ring[(k - t) % RING] : 0;
+    else for (const [t, a] of taps) v += k - t >= 0 ? a * playedAt((k - t) * r) : 0;
     if (speaking) {
       v += speaking.pcm[k - speaking.at];
       if (k - speaking.at + 1 >= speaking.pcm.length) {

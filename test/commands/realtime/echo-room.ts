@@ -18,7 +18,7 @@ export const questions = (turns: number) =>
   Array.from({ length: turns }, (_, i) => `${WORDS[i % WORDS.length]}${i >= WORDS.length ? ' again' : ''}`);
 
 /** The room: a fake arecord first on PATH, and ALSA's default device writing the speaker's samples to `played`. */
-function room(turns: number, rate: number) {
+function room(turns: number, rate: number, driftPpm: number) {
   const dir = tempDir('svc-echo-room-');
   const played = join(dir, 'played.raw');
   const files = questions(turns).map((q, i) => {
@@ -33,6 +33,7 @@ function room(turns: number, rate: number) {
       rate,
       played,
       delayMs: 60,
+      driftPpm,
       gainDb: -10,
       noiseDb: -60,
       pauseMs: 700,
@@ -54,11 +55,14 @@ function room(turns: number, rate: number) {
   return { dir, env: { PATH: `${dir}:${process.env.PATH}`, ALSA_CONFIG_PATH: asound, ECHO_ROOM: config } };
 }
 
-/** A conversation of `turns` questions; ends (Ctrl-C) once each was answered, or at the first barge-in. */
-export async function converse(emu: TestEmulator, flags: string[], turns: number) {
+/**
+ * A conversation of `turns` questions; ends (Ctrl-C) once each was answered, or at the first barge-in. `driftPpm`:
+ * the room's speaker runs that much faster than its microphone (two devices on their own clocks).
+ */
+export async function converse(emu: TestEmulator, flags: string[], turns: number, driftPpm = 0) {
   needSpeaker();
   // G.711 sessions (--audio-format pcmu/pcma) capture and play at 8 kHz
-  const r = room(turns, flags.some((f) => f === 'pcmu' || f === 'pcma') ? 8000 : 24000);
+  const r = room(turns, flags.some((f) => f === 'pcmu' || f === 'pcma') ? 8000 : 24000, driftPpm);
   const proc = spawnSvc(['realtime', 'talk', '--duplex', '--vad-silence-ms', '300', ...flags], {
     emu,
     env: r.env,

@@ -26,6 +26,10 @@ describe.concurrent('svc realtime talk --duplex on open speakers (simulated echo
     expectNoFalseBargeIn(r, 2);
   });
 
+  test('the speaker 208 ppm faster than the microphone (two devices): 3 answers, none interrupted', async ({ emu }) => {
+    expectNoFalseBargeIn(await converse(emu, [], 3, 208), 3);
+  });
+
   test('with --no-aec the same room makes the agent interrupt itself (a false barge-in)', async ({ emu }) => {
     const r = await converse(emu, ['--no-aec'], 3);
     expect(r.exitCode).toBe(0);
