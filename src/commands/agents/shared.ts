@@ -333,3 +333,45 @@ export const AGENT_FIELD_OPTIONS: OptionSpec[] = [
     parse: repeatable(undefined, { max: AGENT_LIMITS.collections }),
   },
 ];
+
+/** A local agent definition, checked like `agents push` checks it. */
+export function localAgent(path: string): Agent {
+  const raw = readAgentFile(path, '--agent-file');
+  const checked = checkAgentInput(raw, fileNamer(`--agent-file ${path}`));
+  return { agent_id: typeof raw.agent_id === 'string' ? raw.agent_id : 'local', ...raw, ...checked } as Agent;
+}
+
+/**
+ * The arguments of a command that runs files against an agent (`agents test`, `agents simulate`): the agent id then
+ * the files, or with --agent-file only files. The local agent's problems are returned, not thrown, so that they are
+ * listed with the files' problems, all at once, before any connection.
+ */
+export function agentArguments(
+  first: unknown,
+  rest: unknown,
+  agentFile: string | undefined,
+  say: { noun: string; command: string; example: string },
+): { agentId?: string; files: string[]; local?: Agent; agentProblems: string[] } {
+  const positional = [first as string, ...((rest as string[] | undefined) ?? [])].filter((x) => x !== undefined);
+  const agentId = agentFile ? undefined : positional[0];
+  const files = agentFile ? positional : positional.slice(1);
+  const { noun } = say;
+  if (files.length === 0)
+    throw new UsageError(
+      agentFile
+        ? `no ${noun}: --agent-file ${agentFile} is the agent; give the ${noun}s (YAML or JSON) after ` +
+            `it: ${say.command} --agent-file ${agentFile} ${say.example}`
+        : positional.length
+          ? `no ${noun}: give the agent id ${positional[0]}, then at least one ${noun} (YAML or JSON)`
+          : `no agent and no ${noun}: give the agent id, then ${noun}s (or --agent-file FILE and ${noun}s)`,
+    );
+  const agentProblems: string[] = [];
+  let local: Agent | undefined;
+  try {
+    local = agentFile ? localAgent(agentFile) : undefined;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    agentProblems.push(err.message);
+  }
+  return { agentId, files, local, agentProblems };
+}

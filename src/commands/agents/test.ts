@@ -6,7 +6,7 @@ import { connectRealtime, sessionFromAgent, type SessionUpdate } from '../../end
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
-import { InterruptedError, UsageError } from '../../core/errors.js';
+import { InterruptedError } from '../../core/errors.js';
 import { forceFlags, toolCmdFlag } from '../../cmdutil/flag-sets.js';
 import { toolCmdParser, type ToolCommand } from '../../cmdutil/local-tools.js';
 import { integer, number, oneOf } from '../../core/validate.js';
@@ -20,7 +20,8 @@ import {
   type ReportFormat,
 } from '../../agent-tests/report.js';
 import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
-import { checkAgentInput, fileNamer, readAgentFile } from './shared.js';
+import { agentArguments } from './shared.js';
+import { checkSchema, schemaValidator } from '../../agent-tests/json-schema.js';
 
 interface Opts {
   agentFile?: string;
@@ -90,27 +91,11 @@ export default defineCommand<Opts>({
     'svc --emulator agents test --agent-file agent.json tests/booking.yaml --tool-cmd book_table=./fake-booking.sh',
   ],
   async run(ctx, [first, rest], opts) {
-    const positional = [first as string, ...((rest as string[] | undefined) ?? [])].filter((x) => x !== undefined);
-    const agentId = opts.agentFile ? undefined : positional[0];
-    const files = opts.agentFile ? positional : positional.slice(1);
-    if (files.length === 0)
-      throw new UsageError(
-        opts.agentFile
-          ? `no test file: --agent-file ${opts.agentFile} is the agent; give the test files (YAML or JSON) after ` +
-              `it: svc agents test --agent-file ${opts.agentFile} tests.yaml`
-          : positional.length
-            ? `no test file: give the agent id ${positional[0]}, then at least one test file (YAML or JSON)`
-            : 'no agent and no test file: give the agent id, then test files (or --agent-file FILE and test files)',
-      );
-    // everything local is checked before any connection, and every problem of every file is listed at once
-    let local: Agent | undefined;
-    const agentProblems: string[] = [];
-    try {
-      local = opts.agentFile ? localAgent(opts.agentFile) : undefined;
-    } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      agentProblems.push(err.message);
-    }
+    const { agentId, files, local, agentProblems } = agentArguments(first, rest, opts.agentFile, {
+      noun: 'test file',
+      command: 'svc agents test',
+      example: 'tests.yaml',
+    });
     const cases = await readTestFiles(files, { before: agentProblems, schemaProblem });
     const http = await ctx.http();
     const agent: Agent = local ?? (await getAgent(http, agentId!));
@@ -121,13 +106,6 @@ export default defineCommand<Opts>({
   },
 });
 
-/** A local agent definition, checked like `agents push` checks it. */
-function localAgent(path: string): Agent {
-  const raw = readAgentFile(path, '--agent-file');
-  const checked = checkAgentInput(raw, fileNamer(`--agent-file ${path}`));
-  return { agent_id: typeof raw.agent_id === 'string' ? raw.agent_id : 'local', ...raw, ...checked } as Agent;
-}
-
 /** Why a tool expectation's JSON Schema does not compile (checked with the files, before anything is sent). */
 async function schemaProblem(schema: Record<string, unknown>): Promise<string | undefined> {
   try {
@@ -136,30 +114,6 @@ async function schemaProblem(schema: Record<string, unknown>): Promise<string | 
   } catch (err) {
     return `not a valid JSON Schema: ${(err as Error).message}`;
   }
-}
-
-type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
-const compiled = new Map<string, Validate>();
-
-/** ajv (the reference JSON Schema validator; draft 2020-12), loaded only when a test uses arguments_schema. */
-async function schemaValidator(schema: Record<string, unknown>): Promise<Validate> {
-  const key = JSON.stringify(schema);
-  let v = compiled.get(key);
-  if (!v) {
-    const { Ajv2020 } = await import('ajv/dist/2020.js');
-    v = new Ajv2020({ allErrors: true, strict: false }).compile(schema) as Validate;
-    compiled.set(key, v);
-  }
-  return v;
-}
-
-async function checkSchema(schema: Record<string, unknown>, value: unknown): Promise<string | undefined> {
-  const validate = await schemaValidator(schema);
-  if (validate(value)) return undefined;
-  return (
-    (validate.errors ?? []).map((e) => `arguments${e.instancePath} ${e.message ?? 'is not valid'}`).join(', ') ||
-    'does not match the schema'
-  );
 }
 
 async function readAudio(ctx: Context, file: string): Promise<Buffer> {
