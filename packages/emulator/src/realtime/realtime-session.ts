@@ -695,7 +695,8 @@ export class EmulatedRealtimeSession {
     if (this.turnEndedAt !== undefined) log.turn_ended_at = this.turnEndedAt;
     this.turnEndedAt = undefined;
     this.setup.log.responses.push(log);
-    const delayMs = this.core.settings.realtimeResponseDelayMs ?? 150;
+    // --latency delays every reply, a realtime answer's first event as much as an HTTP status line
+    const delayMs = (this.core.settings.realtimeResponseDelayMs ?? 150) + this.core.settings.latencyMs;
     this.send({
       type: 'response.created',
       response: { id, object: 'realtime.response', status: 'in_progress', output: [] },
