@@ -49,6 +49,8 @@ export interface CallRecord {
   passed: boolean;
   ended_by: EndedBy;
   turns: SimTurn[];
+  /** the caller's last line when it ended the call (goal met or given up), not sent to the agent */
+  caller_goodbye?: string;
   verdicts: Verdict[];
   failures: string[];
   latency: { p50_ms?: number; p95_ms?: number; budget: Scenario['latency'] };
@@ -106,6 +108,7 @@ class Call {
   readonly audio = { caller: [] as Buffer[], agent: [] as Buffer[] };
   cost = 0;
   endedBy: EndedBy = 'turn_limit';
+  goodbye?: string;
   constructor(
     readonly plan: CallPlan,
     readonly o: SimOptions,
@@ -125,6 +128,7 @@ class Call {
     if (typeof line === 'string') throw new IncompleteError(line);
     if (!first && line.status !== 'continue') {
       this.endedBy = line.status;
+      this.goodbye = line.say;
       this.lines.push({ who: 'caller', text: line.say });
       return undefined;
     }
@@ -264,6 +268,7 @@ export async function simulateCall(plan: CallPlan, o: SimOptions): Promise<CallR
     passed: call.failures.length === 0,
     ended_by: call.endedBy,
     turns: call.turns,
+    ...(call.goodbye !== undefined ? { caller_goodbye: call.goodbye } : {}),
     verdicts: judged,
     failures: call.failures,
     latency: { p50_ms: percentile(figures, 50), p95_ms: percentile(figures, 95), budget: s.latency },

@@ -35,6 +35,7 @@ function transcriptLines(r: CallRecord): string[] {
     const latency = t.latency_ms === undefined ? 'no audio' : `${t.latency_ms} ms`;
     out.push(`agent (${latency}${t.interrupted ? ', interrupted' : ''}): ${t.agent}`);
   }
+  if (r.caller_goodbye !== undefined) out.push(`caller (hangs up): ${r.caller_goodbye}`);
   out.push(`ended: ${r.ended_by}`);
   for (const v of r.verdicts) out.push(`${v.verdict}: ${v.criterion}: ${v.reason}`);
   for (const f of r.failures) out.push(`✘ ${f}`);
@@ -57,6 +58,7 @@ export function markdownTranscript(r: CallRecord, audioFiles?: { caller: string;
       .join(', ');
     md.push(`**Agent** (${note}): ${t.agent}`, '');
   }
+  if (r.caller_goodbye !== undefined) md.push(`**Caller** (hangs up): ${r.caller_goodbye}`, '');
   md.push('## Verdicts', '');
   for (const v of r.verdicts) md.push(`- **${v.verdict}** ${v.criterion}: ${v.reason}`);
   if (r.failures.length) md.push('', '## Failures', '', ...r.failures.map((f) => `- ${f}`));

@@ -190,7 +190,7 @@ export default defineCommand<SimulateOpts>({
     });
     const summary = summarize(scenarios, done);
     await report(ctx, done, opts, live);
-    for (const l of summaryLines(summary, opts.runs ?? 1)) (live ? ctx.out.line(l) : ctx.out.info(l));
+    if (done.length) for (const l of summaryLines(summary, opts.runs ?? 1)) (live ? ctx.out.line(l) : ctx.out.info(l));
     if (transcripts && done.length) ctx.out.info(`transcripts: ${transcripts}`);
     if (result.stopped === 'interrupted') throw new InterruptedError();
     if (result.stopped === 'budget') {

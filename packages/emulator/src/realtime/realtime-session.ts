@@ -753,7 +753,8 @@ export class EmulatedRealtimeSession {
       argumentsFromWords(
         tool.parameters ?? {},
         this.lastUserText(),
-        valueForSchema(tool.parameters as never, `${id}:${tool.name}`),
+        // seeded by what was said, not by the response's id: the same words get the same call (a run repeats)
+        valueForSchema(tool.parameters as never, `${this.core.seed ?? ''}|${tool.name}|${this.lastUserText()}`),
       ),
     );
     const item = {

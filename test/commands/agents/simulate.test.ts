@@ -1,0 +1,279 @@
+// svc agents simulate against the emulator, which plays the caller and the judge with seeded, schema-valid answers:
+// per mode 2 scenarios × 3 runs at -P 3 (JUnit with 6 cases, latency per turn, the judge's reasons in the JSON,
+// the same records twice with the same --seed); a latency budget that `svc emulator serve --latency 2000` cannot
+// meet; a judge whose answer is not valid JSON fails its call, not the run; Ctrl-C keeps the finished calls'
+// reports; --budget starts no call that cannot fit; a malformed scenario file is exit 2 before anything is sent.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { svcInProcess, svcUntilStopped } from '../../helpers/in-process.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { tempDir, writeTemp } from '../../helpers/files.js';
+import { BOOK_TABLE } from './booking-agent.js';
+
+let emu: TestEmulator;
+const dir = tempDir();
+
+const agentFile = writeTemp(
+  'sim-agent.json',
+  JSON.stringify({ name: 'booking', instructions: 'You book tables.', voice: { voice_id: 'ara' }, tools: [BOOK_TABLE] }),
+);
+
+const BOOKING = `
+name: books a table
+persona: Dana, a busy parent, polite but brief
+goal: a table for 4 on Friday at 7 pm
+facts: {name: Dana, party_size: 4}
+opening: "Hi, please book_table for party_size 4"
+max_turns: 3
+tools:
+  book_table: {confirmed: true, reference: R-42}
+criteria:
+  - the agent books the table
+  - the agent gives a booking reference
+latency: {p50_ms: 30000, p95_ms: 60000}
+`;
+
+const HOURS = `
+scenarios:
+  - name: asks the opening hours
+    persona: Sam, in a hurry
+    goal: learn when the restaurant opens on Sunday
+    max_turns: 2
+    criteria: [the agent says when it opens on Sunday]
+`;
+
+const scenario = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+interface Turn {
+  caller: string;
+  agent: string;
+  latency_ms?: number;
+  tool_calls: { name: string; arguments: unknown; result: string }[];
+}
+interface Call {
+  scenario: string;
+  run: number;
+  passed: boolean;
+  turns: Turn[];
+  verdicts: { criterion: string; verdict: string; reason: string }[];
+  failures: string[];
+  latency: { p50_ms?: number; p95_ms?: number };
+  duration_ms: number;
+}
+
+const records = (stdout: string): Call[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Call);
+
+/** A record without its clock readings: what must repeat with the same --seed. */
+const untimed = (c: Call) => ({
+  ...c,
+  duration_ms: 0,
+  latency: {},
+  turns: c.turns.map((t) => ({ ...t, latency_ms: typeof t.latency_ms })),
+});
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  Object.assign(emu.core.settings, { realtimePace: 0, realtimeResponseDelayMs: 0, realtimeLegacyEvents: 0 });
+});
+afterAll(() => emu.close());
+
+describe.each(['--text', '--voice'])('svc agents simulate %s', (mode) => {
+  it('2 scenarios × 3 runs at -P 3: JUnit with 6 cases, latency per turn, reasons in the JSON, same again with the seed', async () => {
+    const files = [scenario('booking.yaml', BOOKING), scenario('hours.yaml', HOURS)];
+    const run = async (n: number) => {
+      const junit = join(dir, `sim${mode}-${n}.xml`);
+      const args = ['agents', 'simulate', '--agent-file', agentFile, ...files, mode, '--runs', '3', '-P', '3'];
+      const r = await svcInProcess([...args, '--seed', '42', '--json', '--format', 'junit', '-o', junit], { emu });
+      return { r, xml: readFileSync(junit, 'utf8'), calls: records(r.stdout) };
+    };
+    const first = await run(1);
+    expect([0, 1], first.r.stderr).toContain(first.r.exitCode);
+    expect(first.r.exitCode).toBe(first.calls.every((c) => c.passed) ? 0 : 1);
+    expect(first.calls.map((c) => `${c.scenario} #${c.run}`)).toEqual([
+      'books a table #1',
+      'books a table #2',
+      'books a table #3',
+      'asks the opening hours #1',
+      'asks the opening hours #2',
+      'asks the opening hours #3',
+    ]);
+    expect(first.xml).toMatch(/<testsuites name="svc agents simulate" tests="6" /);
+    expect([...first.xml.matchAll(/<testcase /g)]).toHaveLength(6);
+    for (const c of first.calls) {
+      expect(c.turns.length).toBeGreaterThan(0);
+      for (const t of c.turns) expect(t.latency_ms).toBeGreaterThanOrEqual(0);
+      expect(c.latency.p50_ms).toBeGreaterThanOrEqual(0);
+      expect(c.verdicts.length).toBe(c.scenario === 'books a table' ? 2 : 1);
+      for (const v of c.verdicts) {
+        expect(['pass', 'fail']).toContain(v.verdict);
+        expect(v.reason.length).toBeGreaterThanOrEqual(10);
+      }
+    }
+    // the opening line names the tool: the emulator's agent calls it with the party size said
+    const booking = first.calls[0]!.turns[0]!;
+    expect(booking.caller).toBe('Hi, please book_table for party_size 4');
+    expect(booking.tool_calls).toEqual([
+      {
+        name: 'book_table',
+        arguments: expect.objectContaining({ party_size: 4 }),
+        result: '{"confirmed":true,"reference":"R-42"}',
+      },
+    ]);
+    expect(booking.agent).toContain('R-42');
+    expect(first.r.stderr).toMatch(/books a table: \d\/3 passed \(\d+%\), latency p50 \d+ ms p95 \d+ ms/);
+    const second = await run(2);
+    expect(second.r.exitCode).toBe(first.r.exitCode);
+    expect(second.calls.map(untimed)).toEqual(first.calls.map(untimed));
+  });
+});
+
+describe('svc agents simulate: failures', () => {
+  it('a latency budget the emulator cannot meet (serve --latency 2000) fails with exit 1 and names the budget', async () => {
+    const { firstLine, stop } = await svcUntilStopped(['emulator', 'serve', '--port', '0', '--memory', '--latency', '2000']);
+    try {
+      const settings = await fetch(`${firstLine}/_emulator/settings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ realtimePace: 0, realtimeResponseDelayMs: 0 }),
+      });
+      expect(settings.status).toBe(200);
+      const file = scenario(
+        'slow.yaml',
+        'name: slow\npersona: P\ngoal: G\nopening: Hello\nmax_turns: 1\ncriteria: [c]\nlatency: {p95_ms: 1000}\n',
+      );
+      const r = await svcInProcess(['agents', 'simulate', '--agent-file', agentFile, file, '--text', '--json'], {
+        key: 'svc-emulator-local-key-0000000000000000',
+        env: { SVC_BASE_URL: firstLine },
+      });
+      expect(r.exitCode, r.stderr).toBe(1);
+      const [call] = records(r.stdout);
+      expect(call!.turns[0]!.latency_ms).toBeGreaterThanOrEqual(2000);
+      expect(call!.failures.join('\n')).toMatch(
+        /latency budget p95_ms 1000 ms: the agent's first audio came after \d+ ms \(p95\)/,
+      );
+      expect(r.stderr).toContain('latency budget p95_ms 1000 ms');
+    } finally {
+      await stop();
+    }
+  });
+
+  it("a judge whose answer is not valid JSON fails that call, not the run", async () => {
+    const many = scenario(
+      'many.yaml',
+      `name: six criteria\npersona: P\ngoal: G\nopening: Hello\nmax_turns: 1\ncriteria: [a, b, c, d, e, f]\n`,
+    );
+    const one = scenario('one.yaml', 'name: one criterion\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n');
+    // the emulator cuts its answer at the cap: one verdict fits in 60 tokens, six do not
+    const args = ['agents', 'simulate', '--agent-file', agentFile, many, one, '--text', '--json'];
+    const r = await svcInProcess([...args, '--judge-max-tokens', '60', '--seed', '1'], { emu });
+    expect(r.exitCode, r.stderr).toBe(1);
+    const [six, single] = records(r.stdout);
+    expect(six!.verdicts).toEqual([]);
+    expect(six!.failures).toEqual([
+      expect.stringMatching(/^the judge's answer is not valid JSON \(cut short at its token cap\): /),
+    ]);
+    expect(single!.verdicts).toHaveLength(1);
+    expect(single!.failures.join()).not.toContain('not valid JSON');
+  });
+
+  it("Ctrl-C mid-run keeps the finished calls' reports (JUnit, transcripts, JSON lines): exit 130", async () => {
+    const file = scenario('booking-ctrl-c.yaml', BOOKING);
+    const junit = join(dir, 'ctrl-c.xml');
+    const transcripts = join(dir, 'ctrl-c-transcripts');
+    const abort = new AbortController();
+    const args = ['agents', 'simulate', '--agent-file', agentFile, file, '--text', '--runs', '5', '--json'];
+    const r = await svcInProcess([...args, '--format', 'junit', '-o', junit, '--transcripts', transcripts], {
+      emu,
+      signal: abort.signal,
+      onStdout: () => abort.abort(), // Ctrl-C as soon as the first call's record is out
+    });
+    expect(r.exitCode, r.stderr).toBe(130);
+    const done = records(r.stdout);
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    expect(done.length).toBeLessThan(5);
+    const xml = readFileSync(junit, 'utf8');
+    expect([...xml.matchAll(/<testcase /g)]).toHaveLength(done.length);
+    expect(readdirSync(transcripts).filter((f) => f.endsWith('.md'))).toHaveLength(done.length);
+    expect(readFileSync(join(transcripts, '001-books-a-table-run1.md'), 'utf8')).toContain('**Caller** (turn 1)');
+  });
+
+  it('--budget starts no call that cannot fit: the cheap scenario runs, the costly one is not started (exit 8)', async () => {
+    const cheap = scenario('cheap.yaml', 'name: cheap\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n');
+    const costly = scenario('costly.yaml', 'name: costly\npersona: P\ngoal: G\nmax_turns: 50\ncriteria: [a]\n');
+    const base = ['agents', 'simulate', '--agent-file', agentFile, cheap, costly, '--text'];
+    emu.clearRequests();
+    const dry = await svcInProcess([...base, '--dry-run', '--json'], { emu });
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    const est = JSON.parse(dry.stdout) as { calls: number; scenarios: { scenario: string; cost_usd_at_most: number }[] };
+    expect(est.calls).toBe(2);
+    const [c, k] = est.scenarios.map((s) => s.cost_usd_at_most);
+    expect(k!).toBeGreaterThan(c! * 10);
+    expect(emu.requests().filter((q) => q.path === '/v1/chat/completions')).toEqual([]);
+
+    const budget = (c! * 2).toFixed(8);
+    const r = await svcInProcess([...base, '--budget', budget, '--json'], { emu });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(records(r.stdout).map((x) => x.scenario)).toEqual(['cheap']);
+    expect(r.stderr).toMatch(/stopped at the budget: call 2 of 2 may cost up to \$[\d.]+, and \$[\d.]+ is left of --budget/);
+    expect(r.stderr).toContain('1 call(s) not started');
+  });
+
+  it('--budget below one call: nothing is sent, exit 8', async () => {
+    emu.clearRequests();
+    const file = scenario('cheap2.yaml', 'name: cheap\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n');
+    const r = await svcInProcess(['agents', 'simulate', '--agent-file', agentFile, file, '--budget', '0.0000001'], {
+      emu,
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(r.stdout).toBe('');
+    expect(emu.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+
+  it('a malformed scenario file: every problem at once, exit 2, nothing sent', async () => {
+    emu.clearRequests();
+    const bad = scenario(
+      'bad.yaml',
+      'name: x\npersona: P\nmax_turns: 0\ninterrupt_after: -1\ncriteria: []\nlatency: {p50_ms: 900, p95_ms: 100}\nwho: me\n',
+    );
+    const r = await svcInProcess(['agents', 'simulate', '--agent-file', agentFile, bad], { emu });
+    expect(r.exitCode).toBe(2);
+    for (const want of [
+      'goal: required: non-empty text',
+      'max_turns: must be a whole number from 1 to 50',
+      'interrupt_after: must be seconds, more than 0 and at most 60',
+      'criteria: must be non-empty text or a list of it',
+      'latency.p50_ms: 900 is more than p95_ms 100',
+      'scenario.who: unknown key',
+    ])
+      expect(r.stderr).toContain(want);
+    expect(emu.requests()).toEqual([]);
+  });
+
+  it('flags that do not go together are exit 2 before anything is sent', async () => {
+    emu.clearRequests();
+    const file = scenario('ok.yaml', 'name: ok\npersona: P\ngoal: G\ncriteria: [a]\n');
+    const base = ['agents', 'simulate', '--agent-file', agentFile, file];
+    for (const [extra, want] of [
+      [['--text', '--voice'], '--text'],
+      [['--record'], '--record'],
+      [['--runs', '0'], '--runs'],
+      [['-P', '17'], '--parallel'],
+    ] as const) {
+      const r = await svcInProcess([...base, ...extra], { emu });
+      expect(r.exitCode, extra.join(' ')).toBe(2);
+      expect(r.stderr).toContain(want);
+    }
+    expect(existsSync(join(dir, 'nothing'))).toBe(false);
+    expect(emu.requests()).toEqual([]);
+  });
+});
