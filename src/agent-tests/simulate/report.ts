@@ -45,7 +45,10 @@ function transcriptLines(r: CallRecord): string[] {
 /** The call's Markdown transcript (--transcripts DIR), naming the recordings beside it when there are any. */
 export function markdownTranscript(r: CallRecord, audioFiles?: { caller: string; agent: string }): string {
   const md = [`# ${callName(r)}`, '', `- scenario file: ${r.file}`, `- mode: ${r.mode}`, `- ended: ${r.ended_by}`];
-  md.push(`- result: ${r.passed ? 'passed' : 'failed'}`, `- latency p50/p95: ${ms(r.latency.p50_ms)} / ${ms(r.latency.p95_ms)}`);
+  md.push(
+    `- result: ${r.passed ? 'passed' : 'failed'}`,
+    `- latency p50/p95: ${ms(r.latency.p50_ms)} / ${ms(r.latency.p95_ms)}`,
+  );
   if (audioFiles) md.push(`- recordings: [caller](${audioFiles.caller}), [agent](${audioFiles.agent})`);
   md.push('', '## Transcript', '');
   for (const [i, t] of r.turns.entries()) {
@@ -69,7 +72,10 @@ export function markdownTranscript(r: CallRecord, audioFiles?: { caller: string;
 export function recordings(r: CallRecord): { caller: Buffer; agent: Buffer } | undefined {
   if (!r.audio) return undefined;
   const format = { sampleRate: 24_000, channels: 1 };
-  return { caller: encodeWav(Buffer.concat(r.audio.caller), format), agent: encodeWav(Buffer.concat(r.audio.agent), format) };
+  return {
+    caller: encodeWav(Buffer.concat(r.audio.caller), format),
+    agent: encodeWav(Buffer.concat(r.audio.agent), format),
+  };
 }
 
 /** A file name stem for a call: its index, scenario and run. */

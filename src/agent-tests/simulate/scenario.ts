@@ -115,7 +115,8 @@ const text = (v: unknown, at: string, p: FileProblem, required: boolean): string
 
 function checkScenario(s: unknown, path: string, p: FileProblem): Scenario | undefined {
   const at = (k: string) => (path ? `${path}.${k}` : k);
-  if (!isObject(s)) return (p.add(path || 'file', 'must be an object with name, persona, goal and criteria'), undefined);
+  if (!isObject(s))
+    return (p.add(path || 'file', 'must be an object with name, persona, goal and criteria'), undefined);
   unknownKeys(s, KEYS, path || 'scenario', p);
   const before = p.problems.length;
   const name = text(s.name, at('name'), p, true);
@@ -163,7 +164,8 @@ function textList(v: unknown, at: string, p: FileProblem, max: number): string[]
     return (p.add(at, 'must be non-empty text or a list of it'), []);
   if (list.length > max) p.add(at, `${list.length} entries: at most ${max}`);
   for (const [i, x] of list.entries())
-    if (x.length > SCENARIO_LIMITS.text) p.add(`${at}[${i}]`, `${x.length} characters: at most ${SCENARIO_LIMITS.text}`);
+    if (x.length > SCENARIO_LIMITS.text)
+      p.add(`${at}[${i}]`, `${x.length} characters: at most ${SCENARIO_LIMITS.text}`);
   return list.map((x) => x.trim());
 }
 

@@ -55,7 +55,7 @@ export default defineCommand<SimulateOpts>({
     'Each scenario (YAML or JSON, docs/agent-simulations.md) is called --runs times, each call in its own realtime ' +
     'session configured like the agent: a caller model (--caller-model) improvises toward the goal of the ' +
     "scenario, its lines spoken with TTS (--voice, the default) or sent as text (--text); the agent's answers are " +
-    'read from the session\'s transcript, tool calls answered from the scenario or --tool-cmd. A judge model ' +
+    "read from the session's transcript, tool calls answered from the scenario or --tool-cmd. A judge model " +
     '(--judge-model) gives each criterion a verdict and a reason. The latency of each turn (end of speech to the ' +
     "agent's first audio) is held to the scenario's budget. Exit 1 when a criterion, a latency budget or a call " +
     'fails, 2 on a malformed scenario file (before any connection), 8 when --budget stopped the run, 130 on Ctrl-C ' +
@@ -67,7 +67,8 @@ export default defineCommand<SimulateOpts>({
   options: [
     {
       flags: '--agent-file <path>',
-      description: 'simulate calls to a local agent definition (the JSON of `agents pull`); every argument is then a scenario file',
+      description:
+        'simulate calls to a local agent definition (the JSON of `agents pull`); every argument is then a scenario file',
     },
     { flags: '--voice', description: "the caller's lines spoken with TTS into the session as audio (the default)" },
     { flags: '--text', description: "the caller's lines sent as text (faster; no TTS, no barge-in)" },
@@ -79,7 +80,8 @@ export default defineCommand<SimulateOpts>({
     },
     {
       flags: '--seed <n>',
-      description: "seeds the caller's and the judge's requests, per call: a run repeats on the emulator (0-2147483647)",
+      description:
+        "seeds the caller's and the judge's requests, per call: a run repeats on the emulator (0-2147483647)",
       parse: integer({ min: 0, max: 2_147_483_647 }),
     },
     {
@@ -90,8 +92,8 @@ export default defineCommand<SimulateOpts>({
       parse: number({ min: 0, minExclusive: true }),
     },
     { flags: '--dry-run', description: 'print the calls and the most they may cost; send nothing' },
-    { flags: '--caller-model <model>', description: 'the model that plays the caller (default: the profile\'s model)' },
-    { flags: '--judge-model <model>', description: 'the model that judges each call (default: the profile\'s model)' },
+    { flags: '--caller-model <model>', description: "the model that plays the caller (default: the profile's model)" },
+    { flags: '--judge-model <model>', description: "the model that judges each call (default: the profile's model)" },
     {
       flags: '--judge-max-tokens <n>',
       description: `the judge's cap on output tokens (1-${API_DEFAULT_MAX_OUTPUT_TOKENS}, default ${DEFAULT_JUDGE_MAX_TOKENS})`,
@@ -190,7 +192,7 @@ export default defineCommand<SimulateOpts>({
     });
     const summary = summarize(scenarios, done);
     await report(ctx, done, opts, live);
-    if (done.length) for (const l of summaryLines(summary, opts.runs ?? 1)) (live ? ctx.out.line(l) : ctx.out.info(l));
+    if (done.length) for (const l of summaryLines(summary, opts.runs ?? 1)) live ? ctx.out.line(l) : ctx.out.info(l);
     if (transcripts && done.length) ctx.out.info(`transcripts: ${transcripts}`);
     if (result.stopped === 'interrupted') throw new InterruptedError();
     if (result.stopped === 'budget') {
@@ -210,7 +212,11 @@ function planCalls(scenarios: Scenario[], opts: SimulateOpts): CallPlan[] {
   const plans: CallPlan[] = [];
   for (const scenario of scenarios)
     for (let run = 1; run <= runs; run++)
-      plans.push({ scenario, run, seed: opts.seed === undefined ? undefined : planSeed(opts.seed, scenario.name, run) });
+      plans.push({
+        scenario,
+        run,
+        seed: opts.seed === undefined ? undefined : planSeed(opts.seed, scenario.name, run),
+      });
   if (opts.budget !== undefined && plans.length === 0) throw new UsageError('--budget: no call to run');
   return plans;
 }

@@ -16,7 +16,12 @@ const dir = tempDir();
 
 const agentFile = writeTemp(
   'sim-agent.json',
-  JSON.stringify({ name: 'booking', instructions: 'You book tables.', voice: { voice_id: 'ara' }, tools: [BOOK_TABLE] }),
+  JSON.stringify({
+    name: 'booking',
+    instructions: 'You book tables.',
+    voice: { voice_id: 'ara' },
+    tools: [BOOK_TABLE],
+  }),
 );
 
 const BOOKING = `
@@ -139,7 +144,15 @@ describe.each(['--text', '--voice'])('svc agents simulate %s', (mode) => {
 
 describe('svc agents simulate: failures', () => {
   it('a latency budget the emulator cannot meet (serve --latency 2000) fails with exit 1 and names the budget', async () => {
-    const { firstLine, stop } = await svcUntilStopped(['emulator', 'serve', '--port', '0', '--memory', '--latency', '2000']);
+    const { firstLine, stop } = await svcUntilStopped([
+      'emulator',
+      'serve',
+      '--port',
+      '0',
+      '--memory',
+      '--latency',
+      '2000',
+    ]);
     try {
       const settings = await fetch(`${firstLine}/_emulator/settings`, {
         method: 'POST',
@@ -167,12 +180,15 @@ describe('svc agents simulate: failures', () => {
     }
   });
 
-  it("a judge whose answer is not valid JSON fails that call, not the run", async () => {
+  it('a judge whose answer is not valid JSON fails that call, not the run', async () => {
     const many = scenario(
       'many.yaml',
       `name: six criteria\npersona: P\ngoal: G\nopening: Hello\nmax_turns: 1\ncriteria: [a, b, c, d, e, f]\n`,
     );
-    const one = scenario('one.yaml', 'name: one criterion\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n');
+    const one = scenario(
+      'one.yaml',
+      'name: one criterion\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n',
+    );
     // the emulator cuts its answer at the cap: one verdict fits in 60 tokens, six do not
     const args = ['agents', 'simulate', '--agent-file', agentFile, many, one, '--text', '--json'];
     const r = await svcInProcess([...args, '--judge-max-tokens', '60', '--seed', '1'], { emu });
@@ -208,13 +224,19 @@ describe('svc agents simulate: failures', () => {
   });
 
   it('--budget starts no call that cannot fit: the cheap scenario runs, the costly one is not started (exit 8)', async () => {
-    const cheap = scenario('cheap.yaml', 'name: cheap\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n');
+    const cheap = scenario(
+      'cheap.yaml',
+      'name: cheap\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n',
+    );
     const costly = scenario('costly.yaml', 'name: costly\npersona: P\ngoal: G\nmax_turns: 50\ncriteria: [a]\n');
     const base = ['agents', 'simulate', '--agent-file', agentFile, cheap, costly, '--text'];
     emu.clearRequests();
     const dry = await svcInProcess([...base, '--dry-run', '--json'], { emu });
     expect(dry.exitCode, dry.stderr).toBe(0);
-    const est = JSON.parse(dry.stdout) as { calls: number; scenarios: { scenario: string; cost_usd_at_most: number }[] };
+    const est = JSON.parse(dry.stdout) as {
+      calls: number;
+      scenarios: { scenario: string; cost_usd_at_most: number }[];
+    };
     expect(est.calls).toBe(2);
     const [c, k] = est.scenarios.map((s) => s.cost_usd_at_most);
     expect(k!).toBeGreaterThan(c! * 10);
@@ -224,13 +246,18 @@ describe('svc agents simulate: failures', () => {
     const r = await svcInProcess([...base, '--budget', budget, '--json'], { emu });
     expect(r.exitCode, r.stderr).toBe(8);
     expect(records(r.stdout).map((x) => x.scenario)).toEqual(['cheap']);
-    expect(r.stderr).toMatch(/stopped at the budget: call 2 of 2 may cost up to \$[\d.]+, and \$[\d.]+ is left of --budget/);
+    expect(r.stderr).toMatch(
+      /stopped at the budget: call 2 of 2 may cost up to \$[\d.]+, and \$[\d.]+ is left of --budget/,
+    );
     expect(r.stderr).toContain('1 call(s) not started');
   });
 
   it('--budget below one call: nothing is sent, exit 8', async () => {
     emu.clearRequests();
-    const file = scenario('cheap2.yaml', 'name: cheap\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n');
+    const file = scenario(
+      'cheap2.yaml',
+      'name: cheap\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n',
+    );
     const r = await svcInProcess(['agents', 'simulate', '--agent-file', agentFile, file, '--budget', '0.0000001'], {
       emu,
     });
