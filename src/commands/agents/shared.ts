@@ -3,7 +3,10 @@
 import { readInputText } from '../../core/input-file.js';
 import { UsageError } from '../../core/errors.js';
 import type { OptionSpec } from '../../core/option-spec.js';
-import { fail, integer, maxLength, number, repeatable } from '../../core/validate.js';
+import { fail, integer, maxLength, number, oneOf, repeatable } from '../../core/validate.js';
+import { toolCmdFlag } from '../../cmdutil/flag-sets.js';
+import { toolCmdParser } from '../../cmdutil/local-tools.js';
+import { REPORT_FORMATS } from '../../agent-tests/report.js';
 import type { Output } from '../../term/output.js';
 import { AGENT_LIMITS, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
 import { BUILTIN_VOICES, VOICE_ALLOWED, normalizeVoiceId, voiceIdParser } from '../../endpoints/voices.js';
@@ -374,4 +377,50 @@ export function agentArguments(
     agentProblems.push(err.message);
   }
   return { agentId, files, local, agentProblems };
+}
+
+/** --tool-cmd and --tool-timeout: how the tool calls of an agent under test are answered (`agents test`, `simulate`). */
+export const AGENT_TOOL_OPTIONS: OptionSpec[] = [
+  toolCmdFlag(toolCmdParser),
+  {
+    flags: '--tool-timeout <seconds>',
+    description: 'time limit of one tool command (1-600, default 60)',
+    parse: number({ min: 1, max: 600 }),
+  },
+];
+
+/** --format: the report of a run of agent cases or calls, a line per `unit` or TAP or JUnit XML. */
+export function reportFormatOption(unit: string, extra = ''): OptionSpec {
+  return {
+    flags: '--format <format>',
+    description: `report on stdout: text (a line per ${unit}${extra}), tap (TAP 14) or junit (JUnit XML)`,
+    parse: oneOf(REPORT_FORMATS),
+    choices: REPORT_FORMATS,
+  };
+}
+
+/**
+ * The arguments of a command that runs files against an agent: the agent id, then the files; not required for
+ * commander (with --agent-file every argument is a file), agentArguments() says what is missing.
+ */
+export function agentFileArgs(files: { name: string; noun: string }) {
+  return [
+    { name: 'agent', description: 'agent id (leave out with --agent-file)' },
+    { name: files.name, description: `${files.noun}s (YAML or JSON)`, variadic: true },
+  ];
+}
+
+/** --agent-file and -P: a local agent definition instead of a stored one, and how many sessions at once. */
+export function agentRunOptions(doing: string, noun: string, unit: string): OptionSpec[] {
+  return [
+    {
+      flags: '--agent-file <path>',
+      description: `${doing} a local agent definition (the JSON of \`agents pull\`) instead of a stored agent; every argument is then a ${noun}`,
+    },
+    {
+      flags: '-P, --parallel <n>',
+      description: `${unit}s run at once, each in its own session (1-16, default 1)`,
+      parse: integer({ min: 1, max: 16 }),
+    },
+  ];
 }

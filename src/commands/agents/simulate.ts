@@ -2,15 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { outputPath, writeFileAtomic } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
-import { forceFlags, resolveModel, toolCmdFlag } from '../../cmdutil/flag-sets.js';
-import { toolCmdParser, type ToolCommand } from '../../cmdutil/local-tools.js';
+import { forceFlags, resolveModel } from '../../cmdutil/flag-sets.js';
+import type { ToolCommand } from '../../cmdutil/local-tools.js';
 import { BudgetError, ExitCode, InterruptedError, UsageError } from '../../core/errors.js';
-import { integer, number, oneOf, require } from '../../core/validate.js';
+import { integer, number, require } from '../../core/validate.js';
 import { API_DEFAULT_MAX_OUTPUT_TOKENS } from '../../apilog/budget.js';
 import { getAgent, type Agent } from '../../endpoints/agents.js';
 import { connectRealtime, sessionFromAgent } from '../../endpoints/realtime.js';
 import type { Context } from '../../runtime/context.js';
-import { caseLine, junitReport, REPORT_FORMATS, tapReport, type ReportFormat } from '../../agent-tests/report.js';
+import { caseLine, junitReport, tapReport, type ReportFormat } from '../../agent-tests/report.js';
 import { readScenarioFiles, type Scenario } from '../../agent-tests/simulate/scenario.js';
 import { simulateCall, type CallPlan, type CallRecord, type Mode } from '../../agent-tests/simulate/call.js';
 import { schedule } from '../../agent-tests/simulate/schedule.js';
@@ -23,7 +23,7 @@ import {
   summarize,
   summaryLines,
 } from '../../agent-tests/simulate/report.js';
-import { agentArguments } from './shared.js';
+import { AGENT_TOOL_OPTIONS, agentArguments, agentFileArgs, agentRunOptions, reportFormatOption } from './shared.js';
 import { callCost, callWorstCase, planSeed, speaker } from '../../agent-tests/simulate/money.js';
 import { loadPrices } from '../../batch/money.js';
 
@@ -60,24 +60,12 @@ export default defineCommand<SimulateOpts>({
     "agent's first audio) is held to the scenario's budget. Exit 1 when a criterion, a latency budget or a call " +
     'fails, 2 on a malformed scenario file (before any connection), 8 when --budget stopped the run, 130 on Ctrl-C ' +
     "(the finished calls' reports kept). Against the emulator the run works offline; its verdicts are not meaningful.",
-  args: [
-    { name: 'agent', description: 'agent id (leave out with --agent-file)' },
-    { name: 'scenarios', description: 'scenario files (YAML or JSON)', variadic: true },
-  ],
+  args: agentFileArgs({ name: 'scenarios', noun: 'scenario file' }),
   options: [
-    {
-      flags: '--agent-file <path>',
-      description:
-        'simulate calls to a local agent definition (the JSON of `agents pull`); every argument is then a scenario file',
-    },
+    ...agentRunOptions('simulate calls to', 'scenario file', 'call'),
     { flags: '--voice', description: "the caller's lines spoken with TTS into the session as audio (the default)" },
     { flags: '--text', description: "the caller's lines sent as text (faster; no TTS, no barge-in)" },
     { flags: '--runs <n>', description: 'calls per scenario (1-100, default 1)', parse: integer({ min: 1, max: 100 }) },
-    {
-      flags: '-P, --parallel <n>',
-      description: 'calls at once, each in its own session (1-16, default 1)',
-      parse: integer({ min: 1, max: 16 }),
-    },
     {
       flags: '--seed <n>',
       description:
@@ -99,12 +87,7 @@ export default defineCommand<SimulateOpts>({
       description: `the judge's cap on output tokens (1-${API_DEFAULT_MAX_OUTPUT_TOKENS}, default ${DEFAULT_JUDGE_MAX_TOKENS})`,
       parse: integer({ min: 1, max: API_DEFAULT_MAX_OUTPUT_TOKENS }),
     },
-    {
-      flags: '--format <format>',
-      description: 'report on stdout: text (a line per call and a summary), tap (TAP 14) or junit (JUnit XML)',
-      parse: oneOf(REPORT_FORMATS),
-      choices: REPORT_FORMATS,
-    },
+    reportFormatOption('call', ' and a summary'),
     {
       flags: '-o, --output <file>',
       description: 'write the report to FILE instead of stdout (written at the end, with the calls finished)',
@@ -117,12 +100,7 @@ export default defineCommand<SimulateOpts>({
       parse: outputPath({ dir: true }),
     },
     { flags: '--record', description: "with --transcripts: each call's audio of both sides as WAV files beside it" },
-    toolCmdFlag(toolCmdParser),
-    {
-      flags: '--tool-timeout <seconds>',
-      description: 'time limit of one tool command (1-600, default 60)',
-      parse: number({ min: 1, max: 600 }),
-    },
+    ...AGENT_TOOL_OPTIONS,
   ],
   examples: [
     'svc agents simulate agent_123 scenarios/booking.yaml --runs 5 -P 3',

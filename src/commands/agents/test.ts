@@ -7,20 +7,12 @@ import { writeFileAtomic } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError } from '../../core/errors.js';
-import { forceFlags, toolCmdFlag } from '../../cmdutil/flag-sets.js';
-import { toolCmdParser, type ToolCommand } from '../../cmdutil/local-tools.js';
-import { integer, number, oneOf } from '../../core/validate.js';
+import { forceFlags } from '../../cmdutil/flag-sets.js';
+import type { ToolCommand } from '../../cmdutil/local-tools.js';
 import { readTestFiles, type TestCase } from '../../agent-tests/test-file.js';
-import {
-  caseLine,
-  junitReport,
-  REPORT_FORMATS,
-  tapReport,
-  transcriptName,
-  type ReportFormat,
-} from '../../agent-tests/report.js';
+import { caseLine, junitReport, tapReport, transcriptName, type ReportFormat } from '../../agent-tests/report.js';
 import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
-import { agentArguments } from './shared.js';
+import { AGENT_TOOL_OPTIONS, agentArguments, agentFileArgs, agentRunOptions, reportFormatOption } from './shared.js';
 import { checkSchema, schemaValidator } from '../../agent-tests/json-schema.js';
 
 interface Opts {
@@ -44,29 +36,10 @@ export default defineCommand<Opts>({
     'results or by --tool-cmd commands. A line per case (or TAP / JUnit XML with --format); the transcript of ' +
     'each failed case is written to --transcripts DIR. Exit 1 when a case fails, 2 on a malformed test file ' +
     '(before any connection). Works against the API and the emulator alike.',
-  args: [
-    // not required for commander: with --agent-file every argument is a test file, and run() says what is missing
-    { name: 'agent', description: 'agent id (leave out with --agent-file)' },
-    { name: 'files', description: 'test files (YAML or JSON)', variadic: true },
-  ],
+  args: agentFileArgs({ name: 'files', noun: 'test file' }),
   options: [
-    {
-      flags: '--agent-file <path>',
-      description:
-        'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument ' +
-        'is then a test file',
-    },
-    {
-      flags: '-P, --parallel <n>',
-      description: 'cases run at once, each in its own session (1-16, default 1)',
-      parse: integer({ min: 1, max: 16 }),
-    },
-    {
-      flags: '--format <format>',
-      description: 'report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)',
-      parse: oneOf(REPORT_FORMATS),
-      choices: REPORT_FORMATS,
-    },
+    ...agentRunOptions('test', 'test file', 'case'),
+    reportFormatOption('case'),
     {
       flags: '-o, --output <file>',
       description: 'write the report to FILE instead of stdout (written only when complete)',
@@ -78,12 +51,7 @@ export default defineCommand<Opts>({
       description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
       parse: outputPath({ dir: true }),
     },
-    toolCmdFlag(toolCmdParser),
-    {
-      flags: '--tool-timeout <seconds>',
-      description: 'time limit of one tool command (1-600, default 60)',
-      parse: number({ min: 1, max: 600 }),
-    },
+    ...AGENT_TOOL_OPTIONS,
   ],
   examples: [
     'svc agents test agent_123 tests/support.yaml',
