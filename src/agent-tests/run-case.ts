@@ -175,7 +175,8 @@ async function runTurn(
 
 /** What a reader of the answer's events may add: a look at each event, and an answer cancelled on purpose. */
 export interface ResponseWatch {
-  onEvent?(ev: ServerEvent): void;
+  /** returns true to pass over the event (one the watcher expected, as the error of a cancel that came too late) */
+  onEvent?(ev: ServerEvent): boolean | undefined;
   /** true when the client cancelled the answer (a barge-in): its response.done is then no failure */
   cancelledByUs?(): boolean;
 }
@@ -192,7 +193,7 @@ export async function readResponse(
   const calls: ToolCall[] = [];
   for (;;) {
     const ev = await nextEvent(conn, 'in the middle of a turn');
-    watch.onEvent?.(ev);
+    if (watch.onEvent?.(ev)) continue;
     const t = ev.type;
     if (isTranscriptDelta(t) && typeof ev.delta === 'string') deltas += ev.delta;
     else if (isTranscriptDone(t))

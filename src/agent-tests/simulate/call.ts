@@ -154,7 +154,8 @@ class Call {
     const log: string[] = [];
     for (let round = 0; ; round++) {
       const watch = this.watch(conn, t, spoken);
-      const { text, calls } = await readResponse(conn, heard, log, watch);
+      const { text, calls, cancelled } = await readResponse(conn, heard, log, watch);
+      if (cancelled) t.interrupted = true;
       if (text) t.agent = t.agent ? `${t.agent} ${text}` : text;
       if (calls.length === 0 || t.interrupted) break;
       if (round >= MAX_TOOL_ROUNDS)
@@ -166,25 +167,31 @@ class Call {
     return t;
   }
 
+  /** a barge-in was sent, and its answer may have ended first: the server's "no active response" is expected */
+  cancelSent = false;
+
   /** Each event of an answer: the first audio's time, the agent's audio (--record), a barge-in when due. */
   watch(conn: WsConnection, t: SimTurn, spoken: number) {
     const after = this.o.mode === 'voice' ? this.plan.scenario.interruptAfter : undefined;
     let bytes = 0;
+    let barged = false;
     return {
-      onEvent: (ev: ServerEvent) => {
+      onEvent: (ev: ServerEvent): boolean => {
+        if (ev.type === 'error' && this.cancelSent && ev.error?.code === 'response_cancel_not_active') return true;
         const audio = isAudioDelta(ev.type) && typeof ev.delta === 'string';
         if (t.latency_ms === undefined && (audio || (this.o.mode === 'text' && isTranscriptDelta(ev.type))))
           t.latency_ms = Math.round(performance.now() - spoken);
-        if (!audio) return;
+        if (!audio) return false;
         const pcm = Buffer.from(ev.delta as string, 'base64');
         bytes += pcm.length;
         if (this.o.record) this.audio.agent.push(pcm);
-        if (after !== undefined && !t.interrupted && bytes >= after * PCM_BYTES_PER_SECOND) {
-          t.interrupted = true;
+        if (after !== undefined && !barged && bytes >= after * PCM_BYTES_PER_SECOND) {
+          barged = this.cancelSent = true;
           conn.send({ type: 'response.cancel' });
         }
+        return false;
       },
-      cancelledByUs: () => !!t.interrupted,
+      cancelledByUs: () => barged,
     };
   }
 

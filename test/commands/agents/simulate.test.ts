@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess, svcUntilStopped } from '../../helpers/in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { itWithEmulator, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { tempDir, writeTemp } from '../../helpers/files.js';
 import { BOOK_TABLE } from './booking-agent.js';
 
@@ -140,6 +140,33 @@ describe.each(['--text', '--voice'])('svc agents simulate %s', (mode) => {
     expect(second.r.exitCode).toBe(first.r.exitCode);
     expect(second.calls.map(untimed)).toEqual(first.calls.map(untimed));
   });
+});
+
+describe('svc agents simulate --voice: barge-in', () => {
+  // answers spoken at real time (100 ms chunks): the caller's interrupt_after can cut one short
+  const realTime = itWithEmulator((e) =>
+    Object.assign(e.core.settings, { realtimePace: 1, realtimeChunkMs: 100, realtimeResponseDelayMs: 0 }),
+  );
+  realTime(
+    'interrupt_after: the caller cuts the agent off after that much of its speech, and the call goes on',
+    async ({ emu: own }) => {
+      const file = scenario(
+        'barge-in.yaml',
+        'name: barges in\npersona: P\ngoal: G\nopening: Tell me everything about the menu please\nmax_turns: 2\n' +
+          'interrupt_after: 0.3\ncriteria: [a]\n',
+      );
+      const r = await svcInProcess(['agents', 'simulate', '--agent-file', agentFile, file, '--seed', '3', '--json'], {
+        emu: own,
+      });
+      expect([0, 1], r.stderr).toContain(r.exitCode);
+      const [call] = records(r.stdout);
+      const first = call!.turns[0] as Turn & { interrupted?: boolean };
+      expect(first.interrupted).toBe(true);
+      // cut short: the emulator's full answer repeats the caller's words and adds a closing sentence
+      expect(first.agent.length).toBeLessThan('You said: Tell me everything about the menu please.'.length);
+      expect(call!.failures.join()).not.toContain('the call failed');
+    },
+  );
 });
 
 describe('svc agents simulate: failures', () => {
