@@ -5,10 +5,12 @@
 // reports; --budget starts no call that cannot fit; a malformed scenario file is exit 2 before anything is sent.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { svcInProcess, svcUntilStopped } from '../../helpers/in-process.js';
 import { itWithEmulator, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { tempDir, writeTemp } from '../../helpers/files.js';
+import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
 import { BOOK_TABLE } from './booking-agent.js';
 
 let emu: TestEmulator;
@@ -329,5 +331,38 @@ describe('svc agents simulate: failures', () => {
     }
     expect(existsSync(join(dir, 'nothing'))).toBe(false);
     expect(emu.requests()).toEqual([]);
+  });
+});
+
+describe('docs/agent-simulations.md', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'agent-simulations.md'), 'utf8');
+  const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
+  const schema = JSON.parse(readFileSync(join(ROOT, 'docs', 'agent-simulation.schema.json'), 'utf8'));
+  const validate = new Ajv2020({ strict: false }).compile(schema);
+
+  it("the schema accepts the docs' scenario and this file's, and refuses what the command refuses", () => {
+    for (const text of [example, BOOKING, HOURS])
+      expect(validate(parseYaml(text)), JSON.stringify(validate.errors)).toBe(true);
+    const ok = parseYaml(example) as Record<string, unknown>;
+    for (const bad of [
+      { ...ok, goal: undefined },
+      { ...ok, max_turns: 51 },
+      { ...ok, interrupt_after: 0 },
+      { ...ok, criteria: [] },
+      { ...ok, colour: 'red' },
+      { ...ok, latency: { p99_ms: 3 } },
+    ])
+      expect(validate(JSON.parse(JSON.stringify(bad))), JSON.stringify(bad)).toBe(false);
+  });
+
+  it("the docs' scenario runs as written (--dry-run: it is read and priced, nothing is sent)", async () => {
+    emu.clearRequests();
+    const file = scenario('docs-example.yaml', example);
+    const r = await svcInProcess(['agents', 'simulate', '--agent-file', agentFile, file, '--runs', '3', '--dry-run'], {
+      emu,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^books a table for four: 3 call\(s\), each at most \$[\d.]+ \(4 caller line\(s\)/);
+    expect(emu.requests().filter((q) => q.method !== 'GET')).toEqual([]);
   });
 });
