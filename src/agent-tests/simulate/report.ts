@@ -130,7 +130,8 @@ export function summaryLines(rows: ScenarioSummary[], runs: number): string[] {
   const passed = rows.reduce((t, r) => t + r.passed, 0);
   const cost = rows.reduce((t, r) => t + r.cost_usd, 0);
   out.push(
-    `${rows.length} scenario${rows.length === 1 ? '' : 's'} × ${runs} run${runs === 1 ? '' : 's'}: ${passed}/${calls} ` +
+    `${rows.length} scenario${rows.length === 1 ? '' : 's'} × ${runs} run${runs === 1 ? '' : 's'}: ` +
+      `${passed}/${calls} ` +
       `calls passed, $${cost.toFixed(4)} (the caller and the judge)`,
   );
   return out;

@@ -379,7 +379,7 @@ export function agentArguments(
   return { agentId, files, local, agentProblems };
 }
 
-/** --tool-cmd and --tool-timeout: how the tool calls of an agent under test are answered (`agents test`, `simulate`). */
+/** --tool-cmd and --tool-timeout: how the tool calls of an agent under test are answered (test, simulate). */
 export const AGENT_TOOL_OPTIONS: OptionSpec[] = [
   toolCmdFlag(toolCmdParser),
   {
@@ -415,7 +415,9 @@ export function agentRunOptions(doing: string, noun: string, unit: string): Opti
   return [
     {
       flags: '--agent-file <path>',
-      description: `${doing} a local agent definition (the JSON of \`agents pull\`) instead of a stored agent; every argument is then a ${noun}`,
+      description:
+        `${doing} a local agent definition (the JSON of \`agents pull\`) instead of a stored agent; every ` +
+        `argument is then a ${noun}`,
     },
     {
       flags: '-P, --parallel <n>',

@@ -84,7 +84,9 @@ export default defineCommand<SimulateOpts>({
     { flags: '--judge-model <model>', description: "the model that judges each call (default: the profile's model)" },
     {
       flags: '--judge-max-tokens <n>',
-      description: `the judge's cap on output tokens (1-${API_DEFAULT_MAX_OUTPUT_TOKENS}, default ${DEFAULT_JUDGE_MAX_TOKENS})`,
+      description:
+        `the judge's cap on output tokens (1-${API_DEFAULT_MAX_OUTPUT_TOKENS}, ` +
+        `default ${DEFAULT_JUDGE_MAX_TOKENS})`,
       parse: integer({ min: 1, max: API_DEFAULT_MAX_OUTPUT_TOKENS }),
     },
     reportFormatOption('call', ' and a summary'),
@@ -238,7 +240,9 @@ function dryRun(ctx: Context, plans: CallPlan[], worst: (s: Scenario) => { usd: 
   }
   for (const r of rows)
     ctx.out.line(
-      `${r.scenario}: ${r.calls} call(s), each ${r.cost_usd_at_most === undefined ? 'of unknown cost' : `at most $${r.cost_usd_at_most.toFixed(6)}`} (${r.worst_case})`,
+      `${r.scenario}: ${r.calls} call(s), each ` +
+        `${r.cost_usd_at_most === undefined ? 'of unknown cost' : `at most $${r.cost_usd_at_most.toFixed(6)}`} ` +
+        `(${r.worst_case})`,
     );
   ctx.out.line(
     `${plans.length} call(s)${known ? `, at most $${total.toFixed(6)}` : ''} for the caller and the judge ` +

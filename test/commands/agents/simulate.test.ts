@@ -95,7 +95,7 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 describe.each(['--text', '--voice'])('svc agents simulate %s', (mode) => {
-  it('2 scenarios × 3 runs at -P 3: JUnit with 6 cases, latency per turn, reasons in the JSON, same again with the seed', async () => {
+  it('2 scenarios × 3 runs at -P 3: JUnit of 6 cases, latency per turn, reasons, same with --seed', async () => {
     const files = [scenario('booking.yaml', BOOKING), scenario('hours.yaml', HOURS)];
     const run = async (n: number) => {
       const junit = join(dir, `sim${mode}-${n}.xml`);
@@ -172,7 +172,7 @@ describe('svc agents simulate --voice: barge-in', () => {
 });
 
 describe('svc agents simulate: failures', () => {
-  it('a latency budget the emulator cannot meet (serve --latency 2000) fails with exit 1 and names the budget', async () => {
+  it('a latency budget the emulator cannot meet (serve --latency 2000): exit 1, the budget named', async () => {
     const { firstLine, stop } = await svcUntilStopped([
       'emulator',
       'serve',
@@ -252,7 +252,7 @@ describe('svc agents simulate: failures', () => {
     expect(readFileSync(join(transcripts, '001-books-a-table-run1.md'), 'utf8')).toContain('**Caller** (turn 1)');
   });
 
-  it('--budget starts no call that cannot fit: the cheap scenario runs, the costly one is not started (exit 8)', async () => {
+  it('--budget starts no call that cannot fit: the cheap scenario runs, the costly one never starts', async () => {
     const cheap = scenario(
       'cheap.yaml',
       'name: cheap\npersona: P\ngoal: G\nopening: Hi\nmax_turns: 1\ncriteria: [a]\n',
@@ -299,7 +299,8 @@ describe('svc agents simulate: failures', () => {
     emu.clearRequests();
     const bad = scenario(
       'bad.yaml',
-      'name: x\npersona: P\nmax_turns: 0\ninterrupt_after: -1\ncriteria: []\nlatency: {p50_ms: 900, p95_ms: 100}\nwho: me\n',
+      'name: x\npersona: P\nmax_turns: 0\ninterrupt_after: -1\ncriteria: []\n' +
+        'latency: {p50_ms: 900, p95_ms: 100}\nwho: me\n',
     );
     const r = await svcInProcess(['agents', 'simulate', '--agent-file', agentFile, bad], { emu });
     expect(r.exitCode).toBe(2);
