@@ -30,6 +30,9 @@ export const VERDICTS = ['pass', 'fail'] as const;
 /** Tool calls the judge is shown at most (three a turn): the judge's prompt, and so its cost, stays bounded. */
 export const maxToolsJudged = (s: Scenario): number => 3 * s.maxTurns;
 
+/** A model's text as one line: it is shown in a line per call and a JUnit message. */
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
 const cut = (s: string) => (s.length > LINE_CAP ? `${s.slice(0, LINE_CAP)}…` : s);
 
 const CALLER_SCHEMA = {
@@ -158,7 +161,8 @@ async function structured<T>(
 
 export async function callerLine(res: ChatResponse): Promise<{ say: string; status: CallerStatus } | string> {
   const got = await structured<{ say: string; status: CallerStatus }>(res, CALLER_SCHEMA, 'the caller');
-  return 'problem' in got ? got.problem : { say: got.value.say.trim() || '…', status: got.value.status };
+  if ('problem' in got) return got.problem;
+  return { say: oneLine(got.value.say) || '…', status: got.value.status };
 }
 
 export interface Verdict {
@@ -171,5 +175,8 @@ export async function verdicts(res: ChatResponse, criteria: string[]): Promise<V
   type Answer = Record<string, { verdict: Verdict['verdict']; reason: string }>;
   const got = await structured<Answer>(res, judgeSchema(criteria), 'the judge');
   if ('problem' in got) return got.problem;
-  return criteria.map((criterion, i) => ({ criterion, ...got.value[`criterion_${i + 1}`]! }));
+  return criteria.map((criterion, i) => {
+    const v = got.value[`criterion_${i + 1}`]!;
+    return { criterion, verdict: v.verdict, reason: oneLine(v.reason) };
+  });
 }
