@@ -9,7 +9,7 @@ import { createChat, type ChatRequest, type ChatResponse } from '../../endpoints
 import type { HttpClient } from '../../net/http.js';
 import type { WsConnection } from '../../net/ws.js';
 import { isAudioDelta, isTranscriptDelta } from '../../core/realtime-events.js';
-import { IncompleteError } from '../../core/errors.js';
+import { BudgetError, IncompleteError } from '../../core/errors.js';
 import { answerCall, configure, readResponse, sendAudioTurn, sendTextTurn, type ToolCall } from '../run-case.js';
 import { callerLine, callerRequest, judgeRequest, verdicts, type Line, type ToolUse, type Verdict } from './models.js';
 import type { Scenario } from './scenario.js';
@@ -73,6 +73,8 @@ export interface SimOptions {
   toolTimeoutMs?: number;
   /** the caller's line as speech: 24 kHz mono pcm16, the session's input format */
   speak: (text: string, signal: AbortSignal) => Promise<Buffer>;
+  /** budget.daily: the worst case of a request reserved before it is sent (throws a BudgetError when it cannot be) */
+  reserve: (path: string, body: unknown) => Promise<(<T>(send: () => Promise<T>) => Promise<T>) | undefined>;
   /** a chat call's cost in USD at the catalogue's prices (undefined: not known) */
   cost: (model: string, usage: unknown) => Promise<number | undefined>;
   record: boolean;
@@ -115,7 +117,9 @@ class Call {
   ) {}
 
   async chat(body: ChatRequest): Promise<ChatResponse> {
-    const res = await createChat(this.o.http, body, this.o.signal);
+    const send = () => createChat(this.o.http, body, this.o.signal);
+    const spend = await this.o.reserve('/v1/chat/completions', body);
+    const res = await (spend ? spend(send) : send());
     this.cost += (await this.o.cost(String(body.model), res.usage)) ?? 0;
     return res;
   }
@@ -251,7 +255,7 @@ class Call {
   }
 }
 
-/** Run one call to its end and judge it; throws only when the run was interrupted (Ctrl-C). */
+/** Run one call to its end and judge it; throws only when the run must stop (Ctrl-C, budget.daily refused). */
 export async function simulateCall(plan: CallPlan, o: SimOptions): Promise<CallRecord> {
   const started = performance.now();
   const call = new Call(plan, o);
@@ -261,7 +265,8 @@ export async function simulateCall(plan: CallPlan, o: SimOptions): Promise<CallR
     await call.converse();
     judged = await call.judge();
   } catch (err) {
-    if (o.signal.aborted) throw err;
+    // Ctrl-C, and budget.daily's refusal: the run stops there (a money refusal is no failure of the agent)
+    if (o.signal.aborted || err instanceof BudgetError) throw err;
     call.endedBy = 'failed';
     call.failures.push(`the call failed: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -2,6 +2,7 @@
 // (the budget less what finished calls cost and what the calls in flight may still cost: reserved before a call
 // starts, released when its cost is known). A call that does not fit waits while calls in flight may free room, and
 // stops the run (never started) when none is in flight. Ctrl-C starts nothing more; records come out in plan order.
+// A call that throws stops the run too: nothing more starts, and the error is handed back with the records.
 
 export interface ScheduleHooks<P, R> {
   parallel: number;
@@ -23,6 +24,8 @@ export interface ScheduleResult<R> {
   /** the call the budget stopped at: what it may cost and what was left */
   budgetNote?: string;
   spent: number;
+  /** what stopped the run from a call (budget.daily refused a request): thrown by the caller after its reports */
+  failure?: unknown;
 }
 
 export async function schedule<P, R>(plans: P[], h: ScheduleHooks<P, R>): Promise<ScheduleResult<R>> {
@@ -70,7 +73,7 @@ export async function schedule<P, R>(plans: P[], h: ScheduleHooks<P, R>): Promis
     running.add(task);
   }
   await Promise.all(running);
-  if (failure) throw failure;
-  if (h.signal.aborted) out.stopped = 'interrupted';
+  if (failure) out.failure = failure;
+  else if (h.signal.aborted) out.stopped = 'interrupted';
   return out;
 }

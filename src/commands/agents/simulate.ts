@@ -158,6 +158,7 @@ export default defineCommand<SimulateOpts>({
           commands: new Map((opts.toolCmd ?? []).map((t) => [t.name, t.command])),
           toolTimeoutMs: opts.toolTimeout !== undefined ? opts.toolTimeout * 1000 : undefined,
           speak: speaker(http),
+          reserve: (path, body) => ctx.reserveSpend(path, body),
           cost,
           record: !!opts.record,
           signal: ctx.signal,
@@ -174,6 +175,7 @@ export default defineCommand<SimulateOpts>({
     await report(ctx, done, opts, live);
     if (done.length) for (const l of summaryLines(summary, opts.runs ?? 1)) live ? ctx.out.line(l) : ctx.out.info(l);
     if (transcripts && done.length) ctx.out.info(`transcripts: ${transcripts}`);
+    if (result.failure) throw result.failure;
     if (result.stopped === 'interrupted') throw new InterruptedError();
     if (result.stopped === 'budget') {
       ctx.out.warn(
