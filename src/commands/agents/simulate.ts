@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { outputPath, writeFileAtomic } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
-import { forceFlags, resolveModel } from '../../cmdutil/flag-sets.js';
+import { forceFlags, resolveModel, sampling } from '../../cmdutil/flag-sets.js';
 import type { ToolCommand } from '../../cmdutil/local-tools.js';
 import { BudgetError, ExitCode, InterruptedError, UsageError } from '../../core/errors.js';
 import { integer, number, require } from '../../core/validate.js';
@@ -67,10 +67,9 @@ export default defineCommand<SimulateOpts>({
     { flags: '--text', description: "the caller's lines sent as text (faster; no TTS, no barge-in)" },
     { flags: '--runs <n>', description: 'calls per scenario (1-100, default 1)', parse: integer({ min: 1, max: 100 }) },
     {
-      flags: '--seed <n>',
-      description:
-        "seeds the caller's and the judge's requests, per call: a run repeats on the emulator (0-2147483647)",
-      parse: integer({ min: 0, max: 2_147_483_647 }),
+      // the shared flag (its group and 32-bit range), said for what it seeds here: every request of a call
+      ...sampling(['seed'])[0]!,
+      description: "seeds the caller's and the judge's requests of each call: a run repeats on the emulator (32-bit)",
     },
     {
       flags: '--budget <usd>',
