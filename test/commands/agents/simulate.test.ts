@@ -12,6 +12,8 @@ import { svcInProcess, svcUntilStopped } from '../../helpers/in-process.js';
 import { itWithEmulator, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
 import { BOOK_TABLE } from './booking-agent.js';
+import { parseWavHeader, wavSamplesToPcm } from 'svc-formats/audio-codecs';
+import { tonesToText } from 'svc-emulator/tones';
 
 let emu: TestEmulator;
 const dir = tempDir();
@@ -169,6 +171,55 @@ describe('svc agents simulate --voice: barge-in', () => {
       expect(call!.failures.join()).not.toContain('the call failed');
     },
   );
+});
+
+describe('svc agents simulate: how a call ends, what it records', () => {
+  it('the agent hangs up by calling end_call: the call ends there (ended_by agent)', async () => {
+    const endCall = { type: 'function', function: { name: 'end_call', description: 'hang up', parameters: {} } };
+    const agent = writeTemp(
+      'sim-agent-hangs-up.json',
+      JSON.stringify({ name: 'desk', instructions: 'Answer.', tools: [BOOK_TABLE, endCall] }),
+    );
+    const file = scenario(
+      'hang-up.yaml',
+      'name: hung up on\npersona: P\ngoal: G\nopening: Please end_call now\nmax_turns: 3\n' +
+        'tools: {end_call: {ok: true}}\ncriteria: [a]\n',
+    );
+    const r = await svcInProcess(['agents', 'simulate', '--agent-file', agent, file, '--text', '--json'], { emu });
+    expect([0, 1], r.stderr).toContain(r.exitCode);
+    const [call] = records(r.stdout) as (Call & { ended_by: string })[];
+    expect(call!.ended_by).toBe('agent');
+    expect(call!.turns).toHaveLength(1);
+    expect(call!.turns[0]!.tool_calls.map((t) => t.name)).toEqual(['end_call']);
+  });
+
+  it('--record: each side of a spoken call as WAV beside its Markdown transcript', async () => {
+    const transcripts = join(dir, 'recorded');
+    const file = scenario(
+      'recorded.yaml',
+      'name: recorded\npersona: P\ngoal: G\nopening: Hello there\nmax_turns: 1\ncriteria: [a]\n',
+    );
+    const args = ['agents', 'simulate', '--agent-file', agentFile, file, '--transcripts', transcripts, '--record'];
+    const r = await svcInProcess(args, { emu });
+    expect([0, 1], r.stderr).toContain(r.exitCode);
+    expect(readdirSync(transcripts).sort()).toEqual([
+      '001-recorded-run1.agent.wav',
+      '001-recorded-run1.caller.wav',
+      '001-recorded-run1.md',
+    ]);
+    for (const side of ['caller', 'agent']) {
+      const wav = readFileSync(join(transcripts, `001-recorded-run1.${side}.wav`));
+      const info = parseWavHeader(wav);
+      expect(info?.format).toEqual({ sampleRate: 24_000, channels: 1 });
+      expect(wav.length).toBeGreaterThan(24_000); // half a second of speech at least
+    }
+    // the caller's speech is the emulator's TTS of its line: its own speech-to-text hears the words again
+    const caller = readFileSync(join(transcripts, '001-recorded-run1.caller.wav'));
+    const at = parseWavHeader(caller)!.dataOffset;
+    expect(tonesToText(wavSamplesToPcm(caller.subarray(at), 's16'), 24_000)).toContain('Hello there');
+    const md = readFileSync(join(transcripts, '001-recorded-run1.md'), 'utf8');
+    expect(md).toContain('- recordings: [caller](001-recorded-run1.caller.wav), [agent](001-recorded-run1.agent.wav)');
+  });
 });
 
 describe('svc agents simulate: failures', () => {
