@@ -4,7 +4,7 @@ import { outputPath, writeFileAtomic } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { forceFlags, resolveModel, sampling } from '../../cmdutil/flag-sets.js';
 import type { ToolCommand } from '../../cmdutil/local-tools.js';
-import { BudgetError, ExitCode, InterruptedError, UsageError } from '../../core/errors.js';
+import { BudgetError, ExitCode, InterruptedError } from '../../core/errors.js';
 import { integer, number, require } from '../../core/validate.js';
 import { API_DEFAULT_MAX_OUTPUT_TOKENS } from '../../apilog/budget.js';
 import { getAgent, type Agent } from '../../endpoints/agents.js';
@@ -198,7 +198,6 @@ function planCalls(scenarios: Scenario[], opts: SimulateOpts): CallPlan[] {
         run,
         seed: opts.seed === undefined ? undefined : planSeed(opts.seed, scenario.name, run),
       });
-  if (opts.budget !== undefined && plans.length === 0) throw new UsageError('--budget: no call to run');
   return plans;
 }
 
