@@ -119,6 +119,14 @@ async function sendUserTurn(conn: WsConnection, turn: TestTurn, o: CaseRunOption
   else sendAudioTurn(conn, await o.readAudio(turn.audio!));
 }
 
+/** A tool call's result, sent back into the session (the next answer is asked for once all are sent). */
+export function sendToolResult(conn: WsConnection, call: ToolCall): void {
+  conn.send({
+    type: 'conversation.item.create',
+    item: { type: 'function_call_output', call_id: call.callId, output: call.result },
+  });
+}
+
 /** A user turn said as text, and the answer asked for. */
 export function sendTextTurn(conn: WsConnection, text: string): void {
   conn.send({
@@ -162,10 +170,7 @@ async function runTurn(
       await answerCall(call, c, o);
       record.calls.push(call);
       transcript.push(`tool ${call.name}(${call.raw}) → ${call.result}`);
-      conn.send({
-        type: 'conversation.item.create',
-        item: { type: 'function_call_output', call_id: call.callId, output: call.result },
-      });
+      sendToolResult(conn, call);
     }
     conn.send({ type: 'response.create' });
   }

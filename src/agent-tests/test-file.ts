@@ -93,11 +93,7 @@ export async function readTestFiles(
     }
   }
   if (opts.schemaProblem) report.push(...(await schemaProblems(cases, opts.schemaProblem)));
-  if (report.length)
-    throw new UsageError(
-      `malformed agent test file${report.length > 1 ? 's' : ''}:\n  ` +
-        `${report.slice(0, 20).join('\n  ')}${report.length > 20 ? `\n  … and ${report.length - 20} more` : ''}`,
-    );
+  refuseProblems('agent test file', report);
   if (cases.length === 0) throw new UsageError(`no test cases in ${paths.join(', ')}`);
   return cases;
 }
@@ -116,6 +112,15 @@ async function schemaProblems(
           out.push(`${c.file}: case "${c.name}", turn ${i + 1}: tool_called ${want.name}: arguments_schema is ${why}`);
       }
   return out;
+}
+
+/** Every problem found in the files (the first 20 listed), as one usage error (exit 2) naming what they are. */
+export function refuseProblems(what: string, report: string[]): void {
+  if (report.length)
+    throw new UsageError(
+      `malformed ${what}${report.length > 1 ? 's' : ''}:\n  ` +
+        `${report.slice(0, 20).join('\n  ')}${report.length > 20 ? `\n  … and ${report.length - 20} more` : ''}`,
+    );
 }
 
 export async function parseDocument(path: string, p: FileProblem): Promise<unknown> {

@@ -10,7 +10,15 @@ import type { HttpClient } from '../../net/http.js';
 import type { WsConnection } from '../../net/ws.js';
 import { isAudioDelta, isTranscriptDelta } from '../../core/realtime-events.js';
 import { BudgetError, IncompleteError } from '../../core/errors.js';
-import { answerCall, configure, readResponse, sendAudioTurn, sendTextTurn, type ToolCall } from '../run-case.js';
+import {
+  answerCall,
+  configure,
+  readResponse,
+  sendAudioTurn,
+  sendTextTurn,
+  sendToolResult,
+  type ToolCall,
+} from '../run-case.js';
 import { callerLine, callerRequest, judgeRequest, verdicts, type Line, type ToolUse, type Verdict } from './models.js';
 import type { Scenario } from './scenario.js';
 
@@ -209,10 +217,7 @@ class Call {
         );
       t.tool_calls.push({ name: call.name, arguments: call.arguments, result: call.result });
       if (call.name === END_CALL_TOOL) this.endedBy = 'agent';
-      conn.send({
-        type: 'conversation.item.create',
-        item: { type: 'function_call_output', call_id: call.callId, output: call.result },
-      });
+      sendToolResult(conn, call);
     }
     conn.send({ type: 'response.create' });
   }

@@ -3,7 +3,7 @@
 // call's limits, tool results, the judge's criteria in words and the latency budget. Read and checked whole before
 // any connection: every problem of every file at once, a UsageError (exit 2) naming the file and the path inside it.
 import { UsageError } from '../../core/errors.js';
-import { FileProblem, isObject, parseDocument, strings, unknownKeys } from '../test-file.js';
+import { FileProblem, isObject, parseDocument, refuseProblems, strings, unknownKeys } from '../test-file.js';
 
 export interface LatencyBudget {
   /** the median time from the caller's end of speech to the agent's first audio, at most (ms) */
@@ -77,11 +77,7 @@ export async function readScenarioFiles(paths: string[], before: string[] = []):
     }
     report.push(...p.problems.map((x) => `${path}: ${x}`));
   }
-  if (report.length)
-    throw new UsageError(
-      `malformed scenario file${report.length > 1 ? 's' : ''}:\n  ` +
-        `${report.slice(0, 20).join('\n  ')}${report.length > 20 ? `\n  … and ${report.length - 20} more` : ''}`,
-    );
+  refuseProblems('scenario file', report);
   if (scenarios.length === 0) throw new UsageError(`no scenarios in ${paths.join(', ')}`);
   return scenarios;
 }

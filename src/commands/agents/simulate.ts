@@ -49,6 +49,8 @@ export interface SimulateOpts {
 }
 
 const DEFAULT_JUDGE_MAX_TOKENS = 1000;
+/** how a missing argument is explained */
+const SAY_ARGUMENTS = { noun: 'scenario file', command: 'svc agents simulate', example: 'scenarios.yaml' };
 
 export default defineCommand<SimulateOpts>({
   description:
@@ -109,11 +111,7 @@ export default defineCommand<SimulateOpts>({
     'svc --emulator agents simulate --agent-file agent.json scenarios/booking.yaml --seed 7 --json',
   ],
   async run(ctx, [first, rest], opts) {
-    const { agentId, files, local, agentProblems } = agentArguments(first, rest, opts.agentFile, {
-      noun: 'scenario file',
-      command: 'svc agents simulate',
-      example: 'scenarios.yaml',
-    });
+    const { agentId, files, local, agentProblems } = agentArguments(first, rest, opts.agentFile, SAY_ARGUMENTS);
     require(!(opts.voice && opts.text), '--text', 'with --voice', 'one mode: --voice (the default) or --text');
     require(!opts.record || opts.transcripts !== undefined, '--record', 'without --transcripts', '--transcripts DIR');
     require(!opts.record || !opts.text, '--record', 'with --text', '--voice (the recording is the speech)');

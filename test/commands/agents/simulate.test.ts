@@ -11,22 +11,14 @@ import { parse as parseYaml } from 'yaml';
 import { svcInProcess, svcUntilStopped } from '../../helpers/in-process.js';
 import { itWithEmulator, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { ROOT, tempDir, writeTemp } from '../../helpers/files.js';
-import { BOOK_TABLE } from './booking-agent.js';
+import { BOOK_TABLE, BOOKING_AGENT } from './booking-agent.js';
 import { parseWavHeader, wavSamplesToPcm } from 'svc-formats/audio-codecs';
 import { tonesToText } from 'svc-emulator/tones';
 
 let emu: TestEmulator;
 const dir = tempDir();
 
-const agentFile = writeTemp(
-  'sim-agent.json',
-  JSON.stringify({
-    name: 'booking',
-    instructions: 'You book tables.',
-    voice: { voice_id: 'ara' },
-    tools: [BOOK_TABLE],
-  }),
-);
+const agentFile = writeTemp('sim-agent.json', JSON.stringify(BOOKING_AGENT));
 
 const BOOKING = `
 name: books a table
