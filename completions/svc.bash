@@ -4,7 +4,7 @@
 _svc_subs() {
   case "$1" in
     '') echo 'agents alias api audio auth batch calls chat completion config conversations custom-voices doctor documents embed emulator files fragments help images legacy logs mcp messages models phone realtime responses skills stt templates tokenize tts usage version videos whoami' ;;
-    'agents') echo 'create delete rm diff get init list ls pull push status test update' ;;
+    'agents') echo 'create delete rm diff get init list ls pull push simulate status test update' ;;
     'alias') echo 'delete rm list ls set' ;;
     'audio') echo 'devices test' ;;
     'auth') echo 'login logout status token' ;;
@@ -79,6 +79,7 @@ _svc_flags() {
     'agents list') echo '--limit --all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents pull') echo '--output --force --all --env --project --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents push') echo '--file --env --dry-run --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'agents simulate') echo '--agent-file --parallel --voice --text --runs --seed --budget --dry-run --caller-model --judge-model --judge-max-tokens --format --output --force --transcripts --record --tool-cmd --tool-timeout --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents status') echo '--env --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents test') echo '--agent-file --parallel --format --output --force --transcripts --tool-cmd --tool-timeout --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'agents update') echo '--name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --unassign-phone --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -230,6 +231,7 @@ _svc_valued() {
     'agents list') echo ' --limit --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents pull') echo ' -o --output --env --project --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents push') echo ' -f --file --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'agents simulate') echo ' --agent-file -P --parallel --runs --seed --budget --caller-model --judge-model --judge-max-tokens --format -o --output --transcripts --tool-cmd --tool-timeout --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents status') echo ' --env --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents test') echo ' --agent-file -P --parallel --format -o --output --transcripts --tool-cmd --tool-timeout --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'agents update') echo ' --name --instructions --voice --vad-threshold --vad-silence-ms --tool --collection --clear --phone-number --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -371,6 +373,7 @@ _svc_valued() {
 }
 _svc_choices() {
   case "$1" in
+    'agents simulate|--format') echo 'text tap junit' ;;
     'agents test|--format') echo 'text tap junit' ;;
     'agents update|--clear') echo 'instructions tools voice collection_ids' ;;
     'batch|--input-format') echo 'jsonl csv tsv text' ;;
@@ -432,6 +435,7 @@ _svc_dyn() {
     'agents list|--profile') echo 'profiles' ;;
     'agents pull|--profile') echo 'profiles' ;;
     'agents push|--profile') echo 'profiles' ;;
+    'agents simulate|--profile') echo 'profiles' ;;
     'agents status|--profile') echo 'profiles' ;;
     'agents test|--profile') echo 'profiles' ;;
     'agents update|--voice') echo 'voices' ;;

@@ -75,11 +75,16 @@ export function junitReport(results: CaseResult[], suiteName = 'svc agents test'
 
 /** A file name for a case's transcript: its name, lower-case, safe on every file system. */
 export function transcriptName(r: CaseResult, index: number): string {
-  const slug = r.name
+  return `${fileStem(r.name, index)}.txt`;
+}
+
+/** `NNN-name`: a name made lower-case and safe on every file system, after its 1-based index. */
+export function fileStem(name: string, index: number): string {
+  const slug = name
     .toLowerCase()
     .normalize('NFKD')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 60);
-  return `${String(index + 1).padStart(3, '0')}-${slug || 'case'}.txt`;
+  return `${String(index + 1).padStart(3, '0')}-${slug || 'case'}`;
 }

@@ -100,7 +100,7 @@ async function nextEvent(conn: WsConnection, during: string): Promise<ServerEven
 }
 
 /** session.created → session.update (no server VAD: turns are committed by the test) → session.updated. */
-async function configure(conn: WsConnection, session: SessionUpdate, transcript: string[]): Promise<void> {
+export async function configure(conn: WsConnection, session: SessionUpdate, transcript: string[]): Promise<void> {
   conn.awaiting = () => true;
   const first = await nextEvent(conn, 'before it started');
   if (first.type === 'error') throw errorFromEvent(first);
@@ -115,18 +115,33 @@ async function configure(conn: WsConnection, session: SessionUpdate, transcript:
 }
 
 async function sendUserTurn(conn: WsConnection, turn: TestTurn, o: CaseRunOptions): Promise<void> {
-  if (turn.user !== undefined) {
-    conn.send({
-      type: 'conversation.item.create',
-      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: turn.user }] },
-    });
-  } else {
-    const pcm = await o.readAudio(turn.audio!);
-    for (let at = 0; at < pcm.length; at += APPEND_BYTES) {
-      conn.send({ type: 'input_audio_buffer.append', audio: pcm.subarray(at, at + APPEND_BYTES).toString('base64') });
-    }
-    conn.send({ type: 'input_audio_buffer.commit' });
+  if (turn.user !== undefined) sendTextTurn(conn, turn.user);
+  else sendAudioTurn(conn, await o.readAudio(turn.audio!));
+}
+
+/** A tool call's result, sent back into the session (the next answer is asked for once all are sent). */
+export function sendToolResult(conn: WsConnection, call: ToolCall): void {
+  conn.send({
+    type: 'conversation.item.create',
+    item: { type: 'function_call_output', call_id: call.callId, output: call.result },
+  });
+}
+
+/** A user turn said as text, and the answer asked for. */
+export function sendTextTurn(conn: WsConnection, text: string): void {
+  conn.send({
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+  });
+  conn.send({ type: 'response.create' });
+}
+
+/** A user turn said as audio (the session's input format), committed by hand, and the answer asked for. */
+export function sendAudioTurn(conn: WsConnection, pcm: Buffer): void {
+  for (let at = 0; at < pcm.length; at += APPEND_BYTES) {
+    conn.send({ type: 'input_audio_buffer.append', audio: pcm.subarray(at, at + APPEND_BYTES).toString('base64') });
   }
+  conn.send({ type: 'input_audio_buffer.commit' });
   conn.send({ type: 'response.create' });
 }
 
@@ -155,10 +170,7 @@ async function runTurn(
       await answerCall(call, c, o);
       record.calls.push(call);
       transcript.push(`tool ${call.name}(${call.raw}) → ${call.result}`);
-      conn.send({
-        type: 'conversation.item.create',
-        item: { type: 'function_call_output', call_id: call.callId, output: call.result },
-      });
+      sendToolResult(conn, call);
     }
     conn.send({ type: 'response.create' });
   }
@@ -166,17 +178,27 @@ async function runTurn(
   return record;
 }
 
+/** What a reader of the answer's events may add: a look at each event, and an answer cancelled on purpose. */
+export interface ResponseWatch {
+  /** returns true to pass over the event (one the watcher expected, as the error of a cancel that came too late) */
+  onEvent?(ev: ServerEvent): boolean | undefined;
+  /** true when the client cancelled the answer (a barge-in): its response.done is then no failure */
+  cancelledByUs?(): boolean;
+}
+
 /** Events up to response.done: the answer's text and the tools it calls. */
-async function readResponse(
+export async function readResponse(
   conn: WsConnection,
-  record: TurnRecord,
+  record: Pick<TurnRecord, 'said'>,
   transcript: string[],
-): Promise<{ text: string; calls: ToolCall[] }> {
+  watch: ResponseWatch = {},
+): Promise<{ text: string; calls: ToolCall[]; cancelled?: boolean }> {
   let deltas = '';
   let done: string | undefined;
   const calls: ToolCall[] = [];
   for (;;) {
     const ev = await nextEvent(conn, 'in the middle of a turn');
+    if (watch.onEvent?.(ev)) continue;
     const t = ev.type;
     if (isTranscriptDelta(t) && typeof ev.delta === 'string') deltas += ev.delta;
     else if (isTranscriptDone(t))
@@ -204,14 +226,19 @@ async function readResponse(
         const why = ev.response?.status_details?.error?.message;
         throw new IncompleteError(`the answer failed${why ? `: ${why}` : ''}`);
       }
-      if (status === 'cancelled') throw new IncompleteError('the answer was cancelled by the server');
-      return { text: (done ?? deltas).trim(), calls };
+      const cancelled = status === 'cancelled';
+      if (cancelled && !watch.cancelledByUs?.()) throw new IncompleteError('the answer was cancelled by the server');
+      return { text: (done ?? deltas).trim(), calls, ...(cancelled ? { cancelled } : {}) };
     }
   }
 }
 
 /** The case's scripted result, else the --tool-cmd command's output, else an error result (and a failure). */
-async function answerCall(call: ToolCall, c: TestCase, o: CaseRunOptions): Promise<void> {
+export async function answerCall(
+  call: ToolCall,
+  c: Pick<TestCase, 'tools'>,
+  o: Pick<CaseRunOptions, 'commands' | 'signal' | 'toolTimeoutMs'>,
+): Promise<void> {
   if (Object.hasOwn(c.tools, call.name)) {
     const v = c.tools[call.name];
     call.result = typeof v === 'string' ? v : JSON.stringify(v);

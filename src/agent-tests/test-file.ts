@@ -54,7 +54,7 @@ const EXPECT_KEYS = [
 
 type Json = Record<string, unknown>;
 
-class FileProblem {
+export class FileProblem {
   /** every case name of the file, of cases with other problems too: a duplicate is reported with them */
   readonly caseNames: string[] = [];
   constructor(
@@ -66,7 +66,7 @@ class FileProblem {
   }
 }
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Read every test file; all problems of all files are reported at once (exit 2), after `before` (the agent file's),
@@ -93,11 +93,7 @@ export async function readTestFiles(
     }
   }
   if (opts.schemaProblem) report.push(...(await schemaProblems(cases, opts.schemaProblem)));
-  if (report.length)
-    throw new UsageError(
-      `malformed agent test file${report.length > 1 ? 's' : ''}:\n  ` +
-        `${report.slice(0, 20).join('\n  ')}${report.length > 20 ? `\n  … and ${report.length - 20} more` : ''}`,
-    );
+  refuseProblems('agent test file', report);
   if (cases.length === 0) throw new UsageError(`no test cases in ${paths.join(', ')}`);
   return cases;
 }
@@ -118,7 +114,16 @@ async function schemaProblems(
   return out;
 }
 
-async function parseDocument(path: string, p: FileProblem): Promise<unknown> {
+/** Every problem found in the files (the first 20 listed), as one usage error (exit 2) naming what they are. */
+export function refuseProblems(what: string, report: string[]): void {
+  if (report.length)
+    throw new UsageError(
+      `malformed ${what}${report.length > 1 ? 's' : ''}:\n  ` +
+        `${report.slice(0, 20).join('\n  ')}${report.length > 20 ? `\n  … and ${report.length - 20} more` : ''}`,
+    );
+}
+
+export async function parseDocument(path: string, p: FileProblem): Promise<unknown> {
   let text: string;
   try {
     if (statSync(path).isDirectory())
@@ -157,7 +162,7 @@ function checkSuite(doc: unknown, p: FileProblem): TestCase[] {
   });
 }
 
-function unknownKeys(o: Json, allowed: string[], path: string, p: FileProblem): void {
+export function unknownKeys(o: Json, allowed: string[], path: string, p: FileProblem): void {
   for (const k of Object.keys(o))
     if (!allowed.includes(k)) p.add(`${path}.${k}`, `unknown key (allowed: ${allowed.join(', ')})`);
 }
@@ -208,7 +213,7 @@ function checkTurn(t: unknown, path: string, p: FileProblem, base: string): Test
   return turn;
 }
 
-const strings = (v: unknown): string[] | undefined =>
+export const strings = (v: unknown): string[] | undefined =>
   typeof v === 'string' ? [v] : Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
 
 function checkExpect(e: unknown, path: string, p: FileProblem): TurnExpectation {

@@ -20,7 +20,7 @@ import { rowBody, rowsToSend, type BatchSpec } from './plan.js';
 export const CHARS_PER_TOKEN = 4;
 
 /** The catalogue's prices (every kind that bills: language, embedding, image and video models), cached for a day. */
-async function loadPrices(ctx: Context, http: HttpClient): Promise<Prices | undefined> {
+export async function loadPrices(ctx: Context, http: HttpClient): Promise<Prices | undefined> {
   const cached = ctx.globals.emulator ? undefined : cachedPrices(ctx.env, Date.now());
   if (cached) return cached;
   const models: unknown[] = [];

@@ -26,6 +26,11 @@ export const children: CommandNode[] = [
     load: () => import('./test.js'),
   },
   {
+    name: 'simulate',
+    summary: 'Simulated callers talk to an agent; a judge scores each call and its latency is held to a budget',
+    load: () => import('./simulate.js'),
+  },
+  {
     name: 'push',
     summary: 'Create or update the agents of a project (or -f files) to match their files, showing the difference',
     load: () => import('./push.js'),

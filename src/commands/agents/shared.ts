@@ -3,7 +3,10 @@
 import { readInputText } from '../../core/input-file.js';
 import { UsageError } from '../../core/errors.js';
 import type { OptionSpec } from '../../core/option-spec.js';
-import { fail, integer, maxLength, number, repeatable } from '../../core/validate.js';
+import { fail, integer, maxLength, number, oneOf, repeatable } from '../../core/validate.js';
+import { toolCmdFlag } from '../../cmdutil/flag-sets.js';
+import { toolCmdParser } from '../../cmdutil/local-tools.js';
+import { REPORT_FORMATS } from '../../agent-tests/report.js';
 import type { Output } from '../../term/output.js';
 import { AGENT_LIMITS, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
 import { BUILTIN_VOICES, VOICE_ALLOWED, normalizeVoiceId, voiceIdParser } from '../../endpoints/voices.js';
@@ -295,7 +298,6 @@ export async function describeChange(
 }
 
 /** The agent's fields as flags (create and update take the same ones, with the same checks). */
-
 export const AGENT_FIELD_OPTIONS = [
   { flags: '--name <name>', description: 'agent name (at most 255 characters)', parse: maxLength(AGENT_LIMITS.name) },
   {
@@ -324,3 +326,93 @@ export const AGENT_FIELD_OPTIONS = [
     parse: repeatable(undefined, { max: AGENT_LIMITS.collections }),
   },
 ] as const satisfies readonly OptionSpec[];
+
+/** A local agent definition, checked like `agents push` checks it. */
+export function localAgent(path: string): Agent {
+  const raw = readAgentFile(path, '--agent-file');
+  const checked = checkAgentInput(raw, fileNamer(`--agent-file ${path}`));
+  return { agent_id: typeof raw.agent_id === 'string' ? raw.agent_id : 'local', ...raw, ...checked } as Agent;
+}
+
+/**
+ * The arguments of a command that runs files against an agent (`agents test`, `agents simulate`): the agent id then
+ * the files, or with --agent-file only files. The local agent's problems are returned, not thrown, so that they are
+ * listed with the files' problems, all at once, before any connection.
+ */
+export function agentArguments(
+  first: unknown,
+  rest: unknown,
+  agentFile: string | undefined,
+  say: { noun: string; command: string; example: string },
+): { agentId?: string; files: string[]; local?: Agent; agentProblems: string[] } {
+  const positional = [first as string, ...((rest as string[] | undefined) ?? [])].filter((x) => x !== undefined);
+  const agentId = agentFile ? undefined : positional[0];
+  const files = agentFile ? positional : positional.slice(1);
+  const { noun } = say;
+  if (files.length === 0)
+    throw new UsageError(
+      agentFile
+        ? `no ${noun}: --agent-file ${agentFile} is the agent; give the ${noun}s (YAML or JSON) after ` +
+            `it: ${say.command} --agent-file ${agentFile} ${say.example}`
+        : positional.length
+          ? `no ${noun}: give the agent id ${positional[0]}, then at least one ${noun} (YAML or JSON)`
+          : `no agent and no ${noun}: give the agent id, then ${noun}s (or --agent-file FILE and ${noun}s)`,
+    );
+  const agentProblems: string[] = [];
+  let local: Agent | undefined;
+  try {
+    local = agentFile ? localAgent(agentFile) : undefined;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    agentProblems.push(err.message);
+  }
+  return { agentId, files, local, agentProblems };
+}
+
+/** --tool-cmd and --tool-timeout: how the tool calls of an agent under test are answered (test, simulate). */
+export const AGENT_TOOL_OPTIONS = [
+  toolCmdFlag(toolCmdParser),
+  {
+    flags: '--tool-timeout <seconds>',
+    description: 'time limit of one tool command (1-600, default 60)',
+    parse: number({ min: 1, max: 600 }),
+  },
+] as const satisfies readonly OptionSpec[];
+
+/** --format: the report of a run of agent cases or calls, a line per `unit` or TAP or JUnit XML. */
+export function reportFormatOption(unit: string, extra = '') {
+  return {
+    flags: '--format <format>',
+    description: `report on stdout: text (a line per ${unit}${extra}), tap (TAP 14) or junit (JUnit XML)`,
+    parse: oneOf(REPORT_FORMATS),
+    choices: REPORT_FORMATS,
+  } as const satisfies OptionSpec;
+}
+
+/**
+ * The arguments of a command that runs files against an agent: the agent id, then the files; not required for
+ * commander (with --agent-file every argument is a file), agentArguments() says what is missing.
+ */
+export function agentFileArgs(files: { name: string; noun: string }) {
+  return [
+    { name: 'agent', description: 'agent id (leave out with --agent-file)' },
+    { name: files.name, description: `${files.noun}s (YAML or JSON)`, variadic: true },
+  ];
+}
+
+/** --agent-file and -P: a local agent definition instead of a stored one, and how many sessions at once. */
+export function agentRunOptions(doing: string, noun: string, unit: string) {
+  return [
+    {
+      flags: '--agent-file <path>',
+      description:
+        `${doing} a local agent definition (the JSON of \`agents pull\`) instead of a stored agent; every ` +
+        `argument is then a ${noun}`,
+    },
+    {
+      flags: '-P, --parallel <n>',
+      description: `${unit}s run at once, each in its own session (1-16, default 1)`,
+      parse: integer({ min: 1, max: 16 }),
+    },
+  ] as const satisfies readonly OptionSpec[];
+}

@@ -1,4 +1,3 @@
-import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import { outputPath } from '../../core/atomic-file.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -6,38 +5,21 @@ import { getAgent, type Agent } from '../../endpoints/agents.js';
 import { connectRealtime, sessionFromAgent, type SessionUpdate } from '../../endpoints/realtime.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
+import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import type { Context } from '../../runtime/context.js';
-import { InterruptedError, UsageError } from '../../core/errors.js';
-import { forceFlags, toolCmdFlag } from '../../cmdutil/flag-sets.js';
-import { toolCmdParser } from '../../cmdutil/local-tools.js';
-import { integer, number, oneOf } from '../../core/validate.js';
+import { InterruptedError } from '../../core/errors.js';
+import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { readTestFiles, type TestCase } from '../../agent-tests/test-file.js';
-import { caseLine, junitReport, REPORT_FORMATS, tapReport, transcriptName } from '../../agent-tests/report.js';
+import { caseLine, junitReport, tapReport, transcriptName } from '../../agent-tests/report.js';
 import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
-import { checkAgentInput, fileNamer, readAgentFile } from './shared.js';
-
-type Opts = OptionValues<typeof OPTIONS>;
+import { AGENT_TOOL_OPTIONS, agentArguments, agentFileArgs, agentRunOptions, reportFormatOption } from './shared.js';
+import { checkSchema, schemaValidator } from '../../agent-tests/json-schema.js';
 
 const DEFAULT_TRANSCRIPTS = 'agent-test-transcripts';
 
 const OPTIONS = [
-  {
-    flags: '--agent-file <path>',
-    description:
-      'test a local agent definition (the JSON of `agents pull`) instead of a stored agent; every argument ' +
-      'is then a test file',
-  },
-  {
-    flags: '-P, --parallel <n>',
-    description: 'cases run at once, each in its own session (1-16, default 1)',
-    parse: integer({ min: 1, max: 16 }),
-  },
-  {
-    flags: '--format <format>',
-    description: 'report on stdout: text (a line per case), tap (TAP 14) or junit (JUnit XML)',
-    parse: oneOf(REPORT_FORMATS),
-    choices: REPORT_FORMATS,
-  },
+  ...agentRunOptions('test', 'test file', 'case'),
+  reportFormatOption('case'),
   {
     flags: '-o, --output <file>',
     description: 'write the report to FILE instead of stdout (written only when complete)',
@@ -49,13 +31,9 @@ const OPTIONS = [
     description: `where the transcripts of failed cases go (default ./${DEFAULT_TRANSCRIPTS})`,
     parse: outputPath({ dir: true }),
   },
-  toolCmdFlag(toolCmdParser),
-  {
-    flags: '--tool-timeout <seconds>',
-    description: 'time limit of one tool command (1-600, default 60)',
-    parse: number({ min: 1, max: 600 }),
-  },
+  ...AGENT_TOOL_OPTIONS,
 ] as const satisfies readonly OptionSpec[];
+type Opts = OptionValues<typeof OPTIONS>;
 
 export default defineCommand({
   description:
@@ -65,11 +43,7 @@ export default defineCommand({
     'results or by --tool-cmd commands. A line per case (or TAP / JUnit XML with --format); the transcript of ' +
     'each failed case is written to --transcripts DIR. Exit 1 when a case fails, 2 on a malformed test file ' +
     '(before any connection). Works against the API and the emulator alike.',
-  args: [
-    // not required for commander: with --agent-file every argument is a test file, and run() says what is missing
-    { name: 'agent', description: 'agent id (leave out with --agent-file)' },
-    { name: 'files', description: 'test files (YAML or JSON)', variadic: true },
-  ],
+  args: agentFileArgs({ name: 'files', noun: 'test file' }),
   options: OPTIONS,
   examples: [
     'svc agents test agent_123 tests/support.yaml',
@@ -77,27 +51,11 @@ export default defineCommand({
     'svc --emulator agents test --agent-file agent.json tests/booking.yaml --tool-cmd book_table=./fake-booking.sh',
   ],
   async run(ctx, [first, rest], opts) {
-    const positional = [first as string, ...((rest as string[] | undefined) ?? [])].filter((x) => x !== undefined);
-    const agentId = opts.agentFile ? undefined : positional[0];
-    const files = opts.agentFile ? positional : positional.slice(1);
-    if (files.length === 0)
-      throw new UsageError(
-        opts.agentFile
-          ? `no test file: --agent-file ${opts.agentFile} is the agent; give the test files (YAML or JSON) after ` +
-              `it: svc agents test --agent-file ${opts.agentFile} tests.yaml`
-          : positional.length
-            ? `no test file: give the agent id ${positional[0]}, then at least one test file (YAML or JSON)`
-            : 'no agent and no test file: give the agent id, then test files (or --agent-file FILE and test files)',
-      );
-    // everything local is checked before any connection, and every problem of every file is listed at once
-    let local: Agent | undefined;
-    const agentProblems: string[] = [];
-    try {
-      local = opts.agentFile ? localAgent(opts.agentFile) : undefined;
-    } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      agentProblems.push(err.message);
-    }
+    const { agentId, files, local, agentProblems } = agentArguments(first, rest, opts.agentFile, {
+      noun: 'test file',
+      command: 'svc agents test',
+      example: 'tests.yaml',
+    });
     const cases = await readTestFiles(files, { before: agentProblems, schemaProblem });
     const http = await ctx.http();
     const agent: Agent = local ?? (await getAgent(http, agentId!));
@@ -108,13 +66,6 @@ export default defineCommand({
   },
 });
 
-/** A local agent definition, checked like `agents push` checks it. */
-function localAgent(path: string): Agent {
-  const raw = readAgentFile(path, '--agent-file');
-  const checked = checkAgentInput(raw, fileNamer(`--agent-file ${path}`));
-  return { agent_id: typeof raw.agent_id === 'string' ? raw.agent_id : 'local', ...raw, ...checked } as Agent;
-}
-
 /** Why a tool expectation's JSON Schema does not compile (checked with the files, before anything is sent). */
 async function schemaProblem(schema: Record<string, unknown>): Promise<string | undefined> {
   try {
@@ -123,30 +74,6 @@ async function schemaProblem(schema: Record<string, unknown>): Promise<string | 
   } catch (err) {
     return `not a valid JSON Schema: ${(err as Error).message}`;
   }
-}
-
-type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
-const compiled = new Map<string, Validate>();
-
-/** ajv (the reference JSON Schema validator; draft 2020-12), loaded only when a test uses arguments_schema. */
-async function schemaValidator(schema: Record<string, unknown>): Promise<Validate> {
-  const key = JSON.stringify(schema);
-  let v = compiled.get(key);
-  if (!v) {
-    const { Ajv2020 } = await import('ajv/dist/2020.js');
-    v = new Ajv2020({ allErrors: true, strict: false }).compile(schema) as Validate;
-    compiled.set(key, v);
-  }
-  return v;
-}
-
-async function checkSchema(schema: Record<string, unknown>, value: unknown): Promise<string | undefined> {
-  const validate = await schemaValidator(schema);
-  if (validate(value)) return undefined;
-  return (
-    (validate.errors ?? []).map((e) => `arguments${e.instancePath} ${e.message ?? 'is not valid'}`).join(', ') ||
-    'does not match the schema'
-  );
 }
 
 async function readAudio(ctx: Context, file: string): Promise<Buffer> {

@@ -11,3 +11,11 @@ export const BOOK_TABLE = {
     },
   },
 };
+
+/** The agent that books tables (its definition as `agents pull` writes one, for --agent-file). */
+export const BOOKING_AGENT = {
+  name: 'booking',
+  instructions: 'You book tables.',
+  voice: { voice_id: 'ara' },
+  tools: [BOOK_TABLE],
+};

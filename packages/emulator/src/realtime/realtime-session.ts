@@ -694,7 +694,8 @@ export class EmulatedRealtimeSession {
     if (this.turnEndedAt !== undefined) log.turn_ended_at = this.turnEndedAt;
     this.turnEndedAt = undefined;
     this.setup.log.responses.push(log);
-    const delayMs = this.core.settings.realtimeResponseDelayMs ?? 150;
+    // --latency delays every reply, a realtime answer's first event as much as an HTTP status line
+    const delayMs = (this.core.settings.realtimeResponseDelayMs ?? 150) + this.core.settings.latencyMs;
     this.send({
       type: 'response.created',
       response: { id, object: 'realtime.response', status: 'in_progress', output: [] },
@@ -751,7 +752,8 @@ export class EmulatedRealtimeSession {
       argumentsFromWords(
         tool.parameters ?? {},
         this.lastUserText(),
-        valueForSchema(tool.parameters as never, `${id}:${tool.name}`),
+        // seeded by what was said, not by the response's id: the same words get the same call (a run repeats)
+        valueForSchema(tool.parameters as never, `${this.core.seed ?? ''}|${tool.name}|${this.lastUserText()}`),
       ),
     );
     const item = {
