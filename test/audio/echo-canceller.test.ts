@@ -5,7 +5,7 @@
 // times they were written and captured.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import {
 } from '../../src/audio/echo-canceller.js';
 import { ROOT, tempDir } from '../helpers/files.js';
 import { FULL_RUN } from '../helpers/full.js';
+import { nodeProgram } from '../helpers/subprocess.js';
 import { AGENT_TEXT, USER_TEXT, hear, placed, s16, speech } from './speech-room.js';
 
 /** the sha256 of assets/speexdsp/aec.wasm: speexdsp 1.2.1 (Debian's tarball) built by emscripten 3.1.6 */
@@ -140,7 +141,9 @@ describe('EchoCanceller', () => {
         if (out.length !== 960) throw new Error('short');
       }
       process.stdout.write('returned');`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const file = join(tempDir('svc-aec-hang-'), 'noise.mjs');
+    writeFileSync(file, script);
+    const r = nodeProgram(file, { timeout: 20_000 });
     expect(r.signal, 'speex_echo_cancellation never returned').toBeNull();
     expect(r.stdout).toBe('returned');
     expect(r.stderr).toBe('');
