@@ -14,9 +14,7 @@ const manifest = (folder) => JSON.parse(readFileSync(join(folder, 'package.json'
 const pkg = manifest(dir);
 if (!dir.startsWith(join(ROOT, 'packages'))) throw new Error(`pack-package.mjs runs in a folder of packages/ (${dir})`);
 
-const workspaces = new Map(
-  manifest(ROOT).workspaces.map((w) => [manifest(join(ROOT, w)).name, join(ROOT, w)]),
-);
+const workspaces = new Map(manifest(ROOT).workspaces.map((w) => [manifest(join(ROOT, w)).name, join(ROOT, w)]));
 const staged = (pkg.bundleDependencies ?? []).map((name) => {
   const from = workspaces.get(name);
   if (!from) throw new Error(`${pkg.name} bundles ${name}, which is no workspace package of this repository`);
