@@ -104,7 +104,7 @@ describe('requests checked against the API document', () => {
   it('notes a multipart part the document does not describe; with strict, refuses it naming it', async () => {
     const upload = (on: TestEmulator) => {
       const form = new FormData();
-      form.append('expires_after[anchor]', 'created_at');
+      form.append('chunking_strategy', 'auto');
       form.append('file', new Blob(['hello']), 'a.txt');
       return fetch(`${on.url}/v1/files`, {
         method: 'POST',
@@ -114,10 +114,10 @@ describe('requests checked against the API document', () => {
     };
     const noted = await upload(emu);
     expect(noted.status).toBe(200);
-    expect(noted.headers.get('x-emulator-warning')).toBe('unknown field ignored: expires_after[anchor]');
+    expect(noted.headers.get('x-emulator-warning')).toBe('unknown field ignored: chunking_strategy');
     const refused = await upload(strict);
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: string }).error).toContain('Unknown field `expires_after[anchor]`');
+    expect(((await refused.json()) as { error: string }).error).toContain('Unknown field `chunking_strategy`');
   });
 
   it('with strict, answers 400 naming the unknown field (nested ones by their path)', async () => {

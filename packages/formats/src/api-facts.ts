@@ -180,6 +180,8 @@ export const OPERATIONS = {
       body: { required: ['file'] },
       'body.file': { maxLength: 52428800 },
       'body.expires_after': { minimum: 3600, maximum: 2592000 },
+      'body.expires_after[anchor]': { enum: ['created_at'] },
+      'body.expires_after[seconds]': { minimum: 3600, maximum: 2592000 },
     },
   },
   getFile: { method: 'GET', path: '/v1/files/{file_id}', fields: { 'path.file_id': { required: true } } },

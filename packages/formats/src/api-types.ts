@@ -3405,6 +3405,13 @@ export interface operations {
           file: string;
           /** @description seconds; before the file part */
           expires_after?: number;
+          /**
+           * @description the deep-object form of expires_after (what the OpenAI SDK sends): the time the lifetime counts from; with expires_after[seconds], instead of expires_after, before the file part
+           * @enum {string}
+           */
+          'expires_after[anchor]'?: 'created_at';
+          /** @description the deep-object form of expires_after: seconds after the anchor; with expires_after[anchor] */
+          'expires_after[seconds]'?: number;
           purpose?: string;
         };
       };
