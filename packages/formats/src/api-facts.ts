@@ -928,7 +928,7 @@ export const SCHEMAS = {
     '$.end_of_turn_confidence': { minimum: 0, maximum: 1 },
   },
   RealtimeClientEvent: {
-    $: { required: ['type', 'session', 'audio', 'item'] },
+    $: { required: ['type', 'session', 'audio', 'item', 'item_id', 'content_index', 'audio_end_ms'] },
     '$.type': {
       enum: [
         'session.update',
@@ -936,6 +936,8 @@ export const SCHEMAS = {
         'input_audio_buffer.commit',
         'input_audio_buffer.clear',
         'conversation.item.create',
+        'conversation.item.delete',
+        'conversation.item.truncate',
         'response.create',
         'response.cancel',
       ],
@@ -946,6 +948,8 @@ export const SCHEMAS = {
     '$.session.audio.output.format': { ref: 'RealtimeAudioFormat' },
     '$.item': { required: ['type'] },
     '$.previous_item_id': { nullable: true },
+    '$.content_index': { minimum: 0 },
+    '$.audio_end_ms': { minimum: 0 },
   },
   RealtimeServerEvent: {
     $: {
@@ -954,6 +958,8 @@ export const SCHEMAS = {
         'event_id',
         'session',
         'item_id',
+        'content_index',
+        'audio_end_ms',
         'transcript',
         'delta',
         'call_id',
@@ -974,6 +980,8 @@ export const SCHEMAS = {
         'input_audio_buffer.cleared',
         'conversation.item.added',
         'conversation.item.created',
+        'conversation.item.deleted',
+        'conversation.item.truncated',
         'conversation.item.input_audio_transcription.completed',
         'response.created',
         'response.output_item.added',
@@ -1029,6 +1037,8 @@ export const WEBSOCKET_EVENTS = {
       'input_audio_buffer.commit',
       'input_audio_buffer.clear',
       'conversation.item.create',
+      'conversation.item.delete',
+      'conversation.item.truncate',
       'response.create',
       'response.cancel',
     ],
@@ -1042,6 +1052,8 @@ export const WEBSOCKET_EVENTS = {
       'input_audio_buffer.cleared',
       'conversation.item.added',
       'conversation.item.created',
+      'conversation.item.deleted',
+      'conversation.item.truncated',
       'conversation.item.input_audio_transcription.completed',
       'response.created',
       'response.output_item.added',
