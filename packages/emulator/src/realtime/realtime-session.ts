@@ -652,7 +652,11 @@ export class EmulatedRealtimeSession {
   private itemById(id: unknown): ConversationItem {
     const item = this.items.find((i) => i.id === id);
     if (!item)
-      throw new ClientEventError('invalid_value', `No item with id ${JSON.stringify(id)} in this conversation`, 'item_id');
+      throw new ClientEventError(
+        'invalid_value',
+        `No item with id ${JSON.stringify(id)} in this conversation`,
+        'item_id',
+      );
     return item;
   }
 
@@ -888,6 +892,7 @@ export class EmulatedRealtimeSession {
     const words = text.split(/(?<= )/);
     let sentWords = 0;
     let spoken = '';
+    let sentSamples = 0;
     const started = Date.now();
     for (let i = 0; i < chunks; i++) {
       if (me.cancelled || this.isClosed) throw new Cancelled();
@@ -909,7 +914,8 @@ export class EmulatedRealtimeSession {
         delta: encodeWire(slice, outputFormat).toString('base64'),
       });
       log.audio_end = Date.now();
-      if (!entry.truncated) entry.audioMs = (entry.audioMs ?? 0) + Math.round((slice.length * 1000) / rate);
+      sentSamples += slice.length;
+      if (!entry.truncated) entry.audioMs = Math.round((sentSamples * 1000) / rate);
       if (pace > 0) {
         // pace against the clock so that slow sends do not add up
         const due = started + (i + 1) * chunkMs * pace;
