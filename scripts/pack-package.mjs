@@ -1,8 +1,9 @@
 // npm pack / publish of a workspace package (packages/*), run from its folder as `prepack` and `postpack`.
-// prepack: a build, the repository's LICENSE beside its package.json (npm ships it from there), and each workspace package it
-// names in `bundleDependencies` copied into its node_modules/ as npm would install it (package.json and `files`):
-// npm bundles only a real folder there, never the workspace's symlink at the root. So svc-emulator's tarball holds
-// svc-formats and installs alone. postpack removes both again, so the workspace link is what development resolves.
+// prepack: a build, the repository's LICENSE beside its package.json (npm ships it from there), and each workspace
+// package it names in `bundleDependencies` copied into its node_modules/ as npm would install it (package.json and
+// `files`): npm bundles only a real folder there, never the workspace's symlink at the root. So svc-emulator's tarball
+// holds svc-formats and installs alone. postpack removes both again, so the workspace link is what development
+// resolves.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

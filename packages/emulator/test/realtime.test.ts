@@ -400,7 +400,7 @@ describe('realtime conversation items: delete and truncate', () => {
     return { user, itemId, audioMs: Math.round((bytes / 2 / 24000) * 1000), transcript: done.response.output[0] };
   }
 
-  it('truncate cuts the answer at audio_end_ms (conversation.item.truncated); out of range: invalid_value naming it', async () => {
+  it('truncate cuts the answer at audio_end_ms (conversation.item.truncated); past it: invalid_value', async () => {
     const c = await Client.open();
     c.send({ type: 'session.update', session: { turn_detection: null } });
     await c.waitFor('session.updated');

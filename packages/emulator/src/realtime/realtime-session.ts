@@ -105,6 +105,7 @@ type ConversationItem =
     }
   | { id: string; type: 'function_call'; call_id: string; name: string; arguments: string }
   | { id: string; type: 'function_call_output'; call_id: string; output: string };
+type MessageItem = Extract<ConversationItem, { type: 'message' }>;
 
 export interface SessionSetup {
   model: string;
@@ -845,6 +846,14 @@ export class EmulatedRealtimeSession {
     return { item, tokens: Math.ceil(args.length / 4) };
   }
 
+  /** The answer's item, in the conversation from its start with the audio sent so far: a barge-in can truncate it,
+   *  a cancel keeps what was said. */
+  private addAnswerItem(id: string): MessageItem {
+    const item: MessageItem = { id, type: 'message', role: 'assistant', text: '', audioMs: 0 };
+    this.items.push(item);
+    return item;
+  }
+
   /** The answer is speech: a message item whose audio (tones of the text) and transcript stream in paced chunks. */
   private async speakAnswer(
     id: string,
@@ -872,15 +881,7 @@ export class EmulatedRealtimeSession {
       content: [] as Json[],
     };
     this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item });
-    // in the conversation from now on, with the audio sent so far: a barge-in can truncate it, a cancel keeps it
-    const entry: Extract<ConversationItem, { type: 'message' }> = {
-      id: itemId,
-      type: 'message',
-      role: 'assistant',
-      text: '',
-      audioMs: 0,
-    };
-    this.items.push(entry);
+    const entry = this.addAnswerItem(itemId);
     // part types follow the event names: output_audio with response.output_audio.* (audio with the legacy names)
     const partType = legacy ? 'audio' : 'output_audio';
     this.send({ type: 'response.content_part.added', ...base, part: { type: partType, transcript: '' } });

@@ -23,7 +23,7 @@ async function upload(fields: [string, string][]) {
 }
 
 describe('file upload: expires_after in the deep-object form', () => {
-  it('expires_after[anchor]=created_at with expires_after[seconds] gives the file its expiry (no warning, strict)', async () => {
+  it('expires_after[anchor]=created_at and expires_after[seconds] give the file its expiry (strict)', async () => {
     const r = await upload([
       ['purpose', 'assistants'],
       ['expires_after[anchor]', 'created_at'],
