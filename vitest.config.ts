@@ -58,7 +58,8 @@ const CI_ONLY: Record<string, string> = {
   'test/repo/pack-install.test.ts':
     'npm pack (whose prepack builds a fresh copy of the tree) and npm install -g, ~10 s of CPU; run it before a ' +
     "change to packaging (package.json's files, bin/, scripts/, the bundle)",
-  'packages/emulator/test/pack.test.ts': "the emulator's tarball packed and installed, ~4 s of CPU; as above",
+  'packages/emulator/test/pack.test.ts':
+    "svc-formats' and the emulator's tarballs packed (a build each) and installed alone, ~24 s of CPU; as above",
   'packages/emulator/test/hostile-floods.test.ts':
     'the emulator process flooded: 17 MiB messages on each WebSocket route, 240 MiB sessions, an MP3 REST TTS, ' +
     '~9 s of CPU (hostile.test.ts keeps one 17 MiB message and a long mu-law REST TTS)',

@@ -56,18 +56,21 @@ export class Playback {
     return this.sink?.kind === 'speaker';
   }
 
-  /** Queue wire bytes of the session's output format (received from the socket at `receivedAt`). */
-  write(wire: Buffer, receivedAt = performance.now()): void {
-    if (wire.length === 0) return;
+  /**
+   * Queue wire bytes of the session's output format (received from the socket at `receivedAt`); returns their
+   * length in ms of audio.
+   */
+  write(wire: Buffer, receivedAt = performance.now()): number {
+    if (wire.length === 0) return 0;
     const pcm = decodeSamples(wire, this.encoding);
     const now = performance.now();
     for (const l of this.listeners) l.queued?.(pcm, now);
-    if (!this.sink) return;
+    const ms = (pcm.length / 2 / this.sampleRate) * 1000;
+    if (!this.sink) return ms;
     const handed = () => {
       const at = performance.now();
       for (const l of this.listeners) l.handed?.(receivedAt, at);
     };
-    const ms = (pcm.length / 2 / this.sampleRate) * 1000;
     if (this.realTime) this.playEnd = Math.max(performance.now(), this.playEnd) + ms;
     this.bytes += pcm.length;
     const sink = this.sink;
@@ -78,6 +81,12 @@ export class Playback {
         this.failure ??= err;
       })
       .then(() => this.taken(pcm.length));
+    return ms;
+  }
+
+  /** ms of the audio written that a speaker has not played yet (0 for a file or pipe: written is done) */
+  unplayedMs(): number {
+    return this.realTime && this.playEnd > 0 ? Math.max(0, this.playEnd - performance.now()) : 0;
   }
 
   private get aheadLimit(): number {

@@ -87,6 +87,8 @@ export class RealtimeSession {
   private failure: unknown;
   private unmuteGen = 0;
   private serverSession: Record<string, any> | undefined;
+  /** the answer's item whose audio was played last, and how much of it (ms) was queued for playback */
+  private playedItem: { id: string; responseId?: string; contentIndex: number; ms: number } | undefined;
   private configured = false;
   readonly stats = { appended: 0, dropped: 0, responses: 0, interruptions: 0, toolCalls: 0, eventsAfterReady: 0 };
 
@@ -323,6 +325,22 @@ export class RealtimeSession {
     this.stats.interruptions++;
     if (this.currentResponse) this.ignored.add(this.currentResponse);
     if (cancel && this.responseActive) this.o.conn.send({ type: 'response.cancel' });
+    // the server keeps only what was heard of the answer (its audio cut there, its unheard text dropped), so the
+    // next answer does not build on words the user never heard
+    // (an answer heard to its end keeps its text: nothing to cut)
+    const item = this.playedItem;
+    this.playedItem = undefined;
+    const unplayed = this.o.playback.unplayedMs();
+    const stillComing = this.responseActive && !!item && item.responseId === this.currentResponse;
+    if (item && (unplayed > 0 || stillComing) && this.o.conn.isOpen) {
+      const heard = Math.max(0, Math.floor(item.ms - unplayed));
+      this.o.conn.send({
+        type: 'conversation.item.truncate',
+        item_id: item.id,
+        content_index: item.contentIndex,
+        audio_end_ms: heard,
+      });
+    }
     this.o.playback.clear();
     this.o.view.interrupted();
     this.o.note('(interrupted: playback stopped)');
@@ -336,7 +354,15 @@ export class RealtimeSession {
       if (ev.response_id && this.ignored.has(ev.response_id)) return;
       if (typeof ev.delta !== 'string') return;
       for (const ob of this.observers) ob.audio?.(ev.response_id, receivedAt);
-      this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt);
+      const ms = this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt);
+      if (typeof ev.item_id === 'string') {
+        const item =
+          this.playedItem?.id === ev.item_id
+            ? this.playedItem
+            : { id: ev.item_id, responseId: ev.response_id, contentIndex: Number(ev.content_index) || 0, ms: 0 };
+        item.ms += ms;
+        this.playedItem = item;
+      }
       // a sink that is behind: the next event waits (the socket pauses, the server is held back)
       await this.o.playback.room();
       return;

@@ -205,6 +205,10 @@ const sentBy = (op: string) => REACH[op] ?? byConvention(op);
 
 /** Parameters deliberately reached by no flag, with the reason. */
 const EXCEPTIONS: Record<string, Record<string, string>> = {
+  'POST /v1/files': {
+    'expires_after[anchor]': 'the deep-object spelling of expires_after the OpenAI SDK sends; svc sends expires_after',
+    'expires_after[seconds]': 'the deep-object spelling of expires_after the OpenAI SDK sends; svc sends expires_after',
+  },
   'POST /v1/responses': {
     reasoning_effort:
       'non-standard alternative the server reads only when `reasoning` is unset; --reasoning-effort sends ' +

@@ -2,10 +2,11 @@
 // is a Node built-in, a file of the same package, or a package its package.json lists (tests may also use the
 // repository's tools and dependencies). svc-emulator lists svc-formats and no part of the CLI, so the emulator — the
 // suite's oracle — cannot share a constant with the client; svc-formats lists neither.
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { ROOT } from '../helpers/files.js';
 import { readSourceGraph } from '../helpers/source-graph.js';
 
@@ -15,6 +16,7 @@ interface Manifest {
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
+  engines?: Record<string, string>;
 }
 const manifest = (dir: string): Manifest => JSON.parse(readFileSync(`${ROOT}/${dir}package.json`, 'utf8')) as Manifest;
 const root = manifest('');
@@ -97,3 +99,67 @@ describe('packages', () => {
     expect(cli.workspaces).toEqual(PACKAGES);
   });
 });
+
+// issue 39: every package can be published as it is, and the release workflow publishes each of them
+describe('ready to publish', () => {
+  const all = ['', ...PACKAGES.map((dir) => `${dir}/`)];
+  for (const dir of all) {
+    const pkg = manifest(dir) as Manifest & Record<string, unknown>;
+    it(`${pkg.name}: licence, repository, engines, files and a README`, () => {
+      expect(pkg.license).toBe('MIT');
+      expect(pkg.repository).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\/.+\.git$/) });
+      if (dir) expect((pkg.repository as { directory?: string }).directory).toBe(dir.slice(0, -1));
+      expect(pkg.engines).toMatchObject({ node: root.engines?.node });
+      expect((pkg.files as string[]).some((f) => f === 'dist' || f.startsWith('dist/'))).toBe(true);
+      expect(existsSync(join(ROOT, dir, 'README.md'))).toBe(true);
+      if (dir) expect(pkg.files).toEqual(expect.arrayContaining(['README.md']));
+    });
+  }
+
+  it('the licence is one file, which each package gets at pack time', () => {
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    for (const dir of PACKAGES)
+      expect((manifest(`${dir}/`) as { scripts?: Record<string, string> }).scripts).toMatchObject({
+        prepack: 'node ../../scripts/pack-package.mjs prepack',
+        postpack: 'node ../../scripts/pack-package.mjs postpack',
+      });
+  });
+
+  // the emulator's tarball holds svc-formats (no registry has it), so its third-party packages are the emulator's
+  it("svc-emulator bundles svc-formats and depends on what formats' code imports", () => {
+    const emulator = manifest('packages/emulator/') as Manifest & { bundleDependencies?: string[] };
+    expect(emulator.bundleDependencies).toEqual(['svc-formats']);
+    const own = new Set(Object.keys(emulator.dependencies ?? {}));
+    expect(Object.keys(manifest('packages/formats/').dependencies ?? {}).filter((d) => !own.has(d))).toEqual([]);
+  });
+
+  it('.github/workflows/release.yml publishes every package with provenance on a tag, after the suite', () => {
+    const workflow = parse(readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8')) as {
+      on: { push: { tags: string[]; branches?: unknown } }; // other triggers (a manual run) may join push
+      jobs: Record<string, ReleaseJob>;
+    };
+    expect(workflow.on.push.tags.some((t) => t.startsWith('v'))).toBe(true);
+    expect(workflow.on.push.branches).toBeUndefined();
+    const publishing = Object.entries(workflow.jobs).filter(([, job]) =>
+      job.steps.some((s) => /\bnpm publish\b/.test(s.run ?? '')),
+    );
+    expect(publishing.map(([name]) => name)).toEqual(['publish-npm']);
+    const [, job] = publishing[0]!;
+    expect(job.needs).toBe('publish-suite');
+    expect(job.if).toBe("startsWith(github.ref, 'refs/tags/v')"); // a manual run publishes nothing
+    expect(workflow.jobs['publish-suite']!.steps.map((s) => s.run).filter(Boolean)).toEqual(['.ci/run']);
+    expect(job.permissions).toMatchObject({ 'id-token': 'write' });
+    const publish = job.steps.find((s) => /\bnpm publish\b/.test(s.run ?? ''))!;
+    expect(publish.run).toContain('--provenance');
+    const matrix = job.strategy!.matrix.package.map((p) => [p.name, p.dir]);
+    expect(matrix.sort()).toEqual(all.map((dir) => [manifest(dir).name, dir ? dir.slice(0, -1) : '.']).sort());
+  });
+});
+
+interface ReleaseJob {
+  needs?: string;
+  if?: string;
+  permissions?: Record<string, string>;
+  strategy?: { matrix: { package: { name: string; dir: string }[] } };
+  steps: { run?: string; uses?: string }[];
+}

@@ -381,3 +381,78 @@ describe('realtime WebSocket (emulator)', () => {
     expect(toolSession.responses.map((r) => r.turn_ended_at !== undefined)).toEqual([true, false]);
   });
 });
+
+// issue 39: the protocol's conversation.item.delete and .truncate, as the realtime protocol defines them
+describe('realtime conversation items: delete and truncate', () => {
+  /** a text turn answered with audio: the user's item id, the answer's item id and its audio in ms */
+  async function answered(c: Client, text: string, n = 1) {
+    c.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+    });
+    const user = (await c.waitFor('conversation.item.added', n)).item.id as string;
+    c.send({ type: 'response.create' });
+    const done = await c.waitFor('response.done', n);
+    const itemId = done.response.output[0].id as string;
+    const bytes = c.events
+      .filter((e) => e.type === 'response.output_audio.delta' && e.item_id === itemId)
+      .reduce((sum, e) => sum + Buffer.from(e.delta, 'base64').length, 0);
+    return { user, itemId, audioMs: Math.round((bytes / 2 / 24000) * 1000), transcript: done.response.output[0] };
+  }
+
+  it('truncate cuts the answer at audio_end_ms (conversation.item.truncated); past it: invalid_value', async () => {
+    const c = await Client.open();
+    c.send({ type: 'session.update', session: { turn_detection: null } });
+    await c.waitFor('session.updated');
+    const { user, itemId, audioMs } = await answered(c, 'tell me about the weather');
+    expect(audioMs).toBeGreaterThan(1000);
+    c.send({ type: 'conversation.item.truncate', item_id: itemId, content_index: 0, audio_end_ms: 800 });
+    const truncated = await c.waitFor('conversation.item.truncated');
+    expect(truncated).toMatchObject({ item_id: itemId, content_index: 0, audio_end_ms: 800 });
+    const session = realtimeLogs(emu.core).at(-1)!;
+    expect(session.truncations).toEqual([{ item_id: itemId, audio_end_ms: 800 }]);
+    // what was cut is gone: past 800 ms now, another part, a user's item, an unknown id
+    const refusals: [Record<string, unknown>, string, string][] = [
+      [{ item_id: itemId, content_index: 0, audio_end_ms: 801 }, 'audio_end_ms', `item ${itemId} has 800 ms of audio`],
+      [{ item_id: itemId, content_index: 1, audio_end_ms: 100 }, 'content_index', 'has one content part (0)'],
+      [{ item_id: user, content_index: 0, audio_end_ms: 100 }, 'item_id', 'is not an assistant message with audio'],
+      [{ item_id: 'item_nope', content_index: 0, audio_end_ms: 100 }, 'item_id', 'No item with id "item_nope"'],
+    ];
+    for (const [i, [fields, param, message]] of refusals.entries()) {
+      c.send({ type: 'conversation.item.truncate', ...fields, event_id: `ev_${i}` });
+      const error = (await c.waitFor('error', i + 1)).error;
+      expect(error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_value', param, event_id: `ev_${i}` });
+      expect(error.message).toContain(message);
+    }
+    expect(c.events.filter((e) => e.type === 'conversation.item.truncated')).toHaveLength(1);
+    c.close();
+  });
+
+  it('delete removes an item (conversation.item.deleted): the next answer no longer hears it', async () => {
+    const c = await Client.open();
+    c.send({ type: 'session.update', session: { turn_detection: null } });
+    await c.waitFor('session.updated');
+    const first = await answered(c, 'remember the word pineapple');
+    c.send({ type: 'conversation.item.delete', item_id: first.user });
+    expect(await c.waitFor('conversation.item.deleted')).toMatchObject({ item_id: first.user });
+    c.send({ type: 'conversation.item.delete', item_id: first.itemId });
+    expect(await c.waitFor('conversation.item.deleted', 2)).toMatchObject({ item_id: first.itemId });
+    // nothing of the user's is left: the emulator's answer to an empty conversation
+    c.send({ type: 'response.create' });
+    const done = await c.waitFor('response.done', 2);
+    expect(done.response.output[0].content[0].transcript).toBe('Hello, this is the emulator. How can I help?');
+    c.send({ type: 'conversation.item.delete', item_id: first.user });
+    expect((await c.waitFor('error')).error).toMatchObject({ code: 'invalid_value', param: 'item_id' });
+    c.close();
+  });
+
+  it('a client event the document does not describe (conversation.item.retrieve) is refused naming it', async () => {
+    const c = await Client.open();
+    await c.waitFor('session.created');
+    c.send({ type: 'conversation.item.retrieve', item_id: 'item_1', event_id: 'ev_r' });
+    const error = (await c.waitFor('error')).error;
+    expect(error).toMatchObject({ type: 'invalid_request_error', event_id: 'ev_r' });
+    expect(error.message).toContain('conversation.item.retrieve');
+    c.close();
+  });
+});

@@ -104,7 +104,7 @@ describe('requests checked against the API document', () => {
   it('notes a multipart part the document does not describe; with strict, refuses it naming it', async () => {
     const upload = (on: TestEmulator) => {
       const form = new FormData();
-      form.append('expires_after[anchor]', 'created_at');
+      form.append('chunking_strategy', 'auto');
       form.append('file', new Blob(['hello']), 'a.txt');
       return fetch(`${on.url}/v1/files`, {
         method: 'POST',
@@ -114,10 +114,10 @@ describe('requests checked against the API document', () => {
     };
     const noted = await upload(emu);
     expect(noted.status).toBe(200);
-    expect(noted.headers.get('x-emulator-warning')).toBe('unknown field ignored: expires_after[anchor]');
+    expect(noted.headers.get('x-emulator-warning')).toBe('unknown field ignored: chunking_strategy');
     const refused = await upload(strict);
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: string }).error).toContain('Unknown field `expires_after[anchor]`');
+    expect(((await refused.json()) as { error: string }).error).toContain('Unknown field `chunking_strategy`');
   });
 
   it('with strict, answers 400 naming the unknown field (nested ones by their path)', async () => {
@@ -302,5 +302,42 @@ describe('WebSocket query parameters checked against the API document', () => {
     const r = await sttOpening(strict, 'endpointng=300');
     expect(r.code).toBe(1008);
     expect(r.event.message).toContain('Unknown query parameter `endpointng`');
+  });
+});
+
+// issue 39: what current SDKs send that the API document does not describe is named, never silently ignored
+describe('undocumented shapes current SDKs send', () => {
+  const headers = (on: TestEmulator) => ({ authorization: `Bearer ${on.key}` });
+
+  it('output_config on messages: the warning by default, 400 naming it with strict', async () => {
+    const body = {
+      model: 'svc-4',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'hi' }],
+      output_config: { effort: 'low' },
+    };
+    expect((await post(emu, '/v1/messages', body)).warning).toBe('unknown field ignored: output_config');
+    const refused = await post(strict, '/v1/messages', body);
+    expect([refused.status, errorOf(refused.text)]).toEqual([
+      400,
+      'Unknown field `output_config`: the API document does not describe it (the emulator runs with --strict)',
+    ]);
+  });
+
+  it('multipart images.edit: 415 naming the content type and the JSON body the document describes', async () => {
+    const form = new FormData();
+    form.append('image', new Blob([Buffer.from('not a png')]), 'in.png');
+    form.append('prompt', 'make it red');
+    const r = await fetch(`${emu.url}/v1/images/edits`, { method: 'POST', headers: headers(emu), body: form });
+    expect(r.status).toBe(415);
+    expect(((await r.json()) as { error: string }).error).toBe(
+      'Expected request with `Content-Type: application/json` (got multipart/form-data: the API document describes ' +
+        'a JSON body for POST /v1/images/edits)',
+    );
+  });
+
+  it('POST /v1/realtime/calls/{id}/accept: 404 naming the path', async () => {
+    const r = await post(emu, '/v1/realtime/calls/call_1/accept', {});
+    expect([r.status, errorOf(r.text)]).toEqual([404, 'No such endpoint: POST /v1/realtime/calls/call_1/accept']);
   });
 });

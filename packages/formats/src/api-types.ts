@@ -2054,6 +2054,8 @@ export interface components {
         | 'input_audio_buffer.commit'
         | 'input_audio_buffer.clear'
         | 'conversation.item.create'
+        | 'conversation.item.delete'
+        | 'conversation.item.truncate'
         | 'response.create'
         | 'response.cancel';
       /** @description the client's id of the event; an error event about it names it (error.event_id) */
@@ -2089,6 +2091,9 @@ export interface components {
       };
       /** @description the item the new one follows, as conversation.item.added reports it; absent or null: the last item */
       previous_item_id?: string | null;
+      item_id?: string;
+      content_index?: number;
+      audio_end_ms?: number;
     };
     /** @description Unknown types are skipped by clients. response.audio.*, response.audio_transcript.* and response.text.* are the older names of response.output_audio.*, response.output_audio_transcript.* and response.output_text.* (clients accept both). */
     RealtimeServerEvent: {
@@ -2103,6 +2108,8 @@ export interface components {
         | 'input_audio_buffer.cleared'
         | 'conversation.item.added'
         | 'conversation.item.created'
+        | 'conversation.item.deleted'
+        | 'conversation.item.truncated'
         | 'conversation.item.input_audio_transcription.completed'
         | 'response.created'
         | 'response.output_item.added'
@@ -2129,6 +2136,8 @@ export interface components {
       event_id: string;
       session?: Record<string, unknown>;
       item_id?: string;
+      content_index?: number;
+      audio_end_ms?: number;
       transcript?: string;
       delta?: string;
       call_id?: string;
@@ -3405,6 +3414,13 @@ export interface operations {
           file: string;
           /** @description seconds; before the file part */
           expires_after?: number;
+          /**
+           * @description the deep-object form of expires_after (what the OpenAI SDK sends): the time the lifetime counts from; with expires_after[seconds], instead of expires_after, before the file part
+           * @enum {string}
+           */
+          'expires_after[anchor]'?: 'created_at';
+          /** @description the deep-object form of expires_after: seconds after the anchor; with expires_after[anchor] */
+          'expires_after[seconds]'?: number;
           purpose?: string;
         };
       };

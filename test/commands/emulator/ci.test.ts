@@ -365,6 +365,17 @@ describe('the CI recipe of packages/emulator/README.md', () => {
     expect(existsSync(join(r.runnerTemp, 'svc.env'))).toBe(false);
   });
 
+  it('--strict in the recipe: a field the API document does not describe fails the tests (400 naming it)', async () => {
+    const body = '{"model":"svc-4","messages":[{"role":"user","content":"x"}],"temprature":1}';
+    // without --strict this request is answered 200 (with a warning header) and the tests pass
+    const r = await runRecipe(
+      `curl -sf -o /dev/null -H "authorization: Bearer $SVC_API_KEY" -H 'content-type: application/json' ` +
+        `-d '${body}' "$SVC_BASE_URL/v1/chat/completions"`,
+    );
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/\tPOST\t\/v1\/chat\/completions\t400\t/);
+  });
+
   it('failing tests: the recipe exits 1 and prints the request log', async () => {
     const r = await runRecipe('svc files list >/dev/null\nsvc files get file_missing');
     expect(r.exitCode).toBe(1);

@@ -117,6 +117,7 @@ describe.concurrent('svc realtime talk: tools and turn taking', () => {
     expect(log.responses.map((x) => x.status)).toEqual(['completed']);
     expect(r.stderr).not.toContain('interrupted');
     expect(readFileSync(out).equals(answerPcm(log.responses[0]!.transcript))).toBe(true);
+    expect(log.truncations).toEqual([]); // heard to its end: nothing cut
     const spoken = log.responses[0]!;
     // Frames already on their way when the answer began may still land (in-process, the emulator streams its first
     // audio before it reads them); none is sent once the client knows: nothing arrives in the rest of the answer.
@@ -152,6 +153,13 @@ describe.concurrent('svc realtime talk: tools and turn taking', () => {
     expect(written.length).toBeLessThan(first.length + second.length);
     expect(written.subarray(written.length - second.length).equals(second)).toBe(true);
     expect(written.subarray(0, 4800).equals(first.subarray(0, 4800))).toBe(true);
+    // the server was told where the first answer stopped (issue 39): its item cut at what was written of it (a file
+    // plays all it is given), so the conversation holds what was heard
+    const heardMs = Math.floor(((written.length - second.length) / 2 / 24000) * 1000);
+    expect(log.truncations).toEqual([{ item_id: expect.stringMatching(/^item_/), audio_end_ms: heardMs }]);
+    expect(log.client_events).toContain('conversation.item.truncate');
+    expect(log.warnings ?? []).toEqual([]);
+    expect(r.stderr).not.toContain('reported an error');
     // --record: both questions on the left; on the right what was played of the first answer, cut when "stop now"
     // was heard over it (barge-in), then the second answer after that question
     const [left, right] = stereoChannels((await decodeAudio(readFileSync(rec))).pcm);

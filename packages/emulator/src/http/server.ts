@@ -383,7 +383,13 @@ function makeRequest(
     body,
     async json<T>(opts: { array?: boolean } = {}) {
       const ct = String(req.headers['content-type'] ?? '');
-      if (!ct.includes('json')) throw new HttpError(415, `Expected request with \`Content-Type: application/json\``);
+      // a shape some SDK sends that the document does not (multipart images.edit) is named, never guessed at
+      if (!ct.includes('json'))
+        throw new HttpError(
+          415,
+          `Expected request with \`Content-Type: application/json\`` +
+            (ct ? ` (got ${safeType(ct)}: the API document describes a JSON body for ${req.method} ${path})` : ''),
+        );
       const value = parseJsonBody(await body(MAX_JSON_BODY), opts.array ?? false);
       // the document's rules before the route's own
       if (unknownFields) {
@@ -906,4 +912,13 @@ function recordEvents(ws: WebSocket, path: string, onReply: (reply: ReplyRecord)
     if (typeof data === 'string') onReply({ kind: 'ws-event', path, data });
     return send(data, ...rest);
   }) as WebSocket['send'];
+}
+
+/** a request's content type as a reply may quote it: its media type, printable, short */
+function safeType(contentType: string): string {
+  return contentType
+    .split(';')[0]!
+    .trim()
+    .replace(/[^\x21-\x7e]/g, '?')
+    .slice(0, 100);
 }

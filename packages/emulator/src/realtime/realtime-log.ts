@@ -45,6 +45,8 @@ export interface RealtimeSessionLog {
   responses: RealtimeResponseLog[];
   /** function_call_output items received */
   function_outputs: { call_id: string; output: string }[];
+  /** conversation.item.truncate events applied: the answer's item and where its audio was cut */
+  truncations: { item_id: string; audio_end_ms: number }[];
 }
 
 const logs = new WeakMap<Backend, RealtimeSessionLog[]>();

@@ -93,9 +93,19 @@ export interface SessionConfig {
 }
 
 type ConversationItem =
-  | { id: string; type: 'message'; role: 'user' | 'assistant' | 'system'; text: string }
+  | {
+      id: string;
+      type: 'message';
+      role: 'user' | 'assistant' | 'system';
+      text: string;
+      /** an answer's audio sent so far, in ms (cut by conversation.item.truncate) */
+      audioMs?: number;
+      /** truncated: what was heard is fixed, audio still sent after it is not */
+      truncated?: boolean;
+    }
   | { id: string; type: 'function_call'; call_id: string; name: string; arguments: string }
   | { id: string; type: 'function_call_output'; call_id: string; output: string };
+type MessageItem = Extract<ConversationItem, { type: 'message' }>;
 
 export interface SessionSetup {
   model: string;
@@ -396,6 +406,10 @@ export class EmulatedRealtimeSession {
         return;
       case 'conversation.item.create':
         return this.createItem(ev.item, ev.previous_item_id);
+      case 'conversation.item.delete':
+        return this.deleteItem(ev.item_id);
+      case 'conversation.item.truncate':
+        return this.truncateItem(ev.item_id, ev.content_index, ev.audio_end_ms);
       case 'response.create':
         if (this.active)
           throw new ClientEventError(
@@ -636,6 +650,46 @@ export class EmulatedRealtimeSession {
     );
   }
 
+  private itemById(id: unknown): ConversationItem {
+    const item = this.items.find((i) => i.id === id);
+    if (!item)
+      throw new ClientEventError(
+        'invalid_value',
+        `No item with id ${JSON.stringify(id)} in this conversation`,
+        'item_id',
+      );
+    return item;
+  }
+
+  private deleteItem(id: unknown): void {
+    this.items.splice(this.items.indexOf(this.itemById(id)), 1);
+    this.send({ type: 'conversation.item.deleted', item_id: id });
+  }
+
+  /** What the user heard of an answer: its audio cut at audioEndMs, its transcript dropped (the protocol's rule). */
+  private truncateItem(id: unknown, contentIndex: number, audioEndMs: number): void {
+    const item = this.itemById(id);
+    if (item.type !== 'message' || item.role !== 'assistant' || item.audioMs === undefined)
+      throw new ClientEventError('invalid_value', `Item ${id} is not an assistant message with audio`, 'item_id');
+    if (contentIndex !== 0)
+      throw new ClientEventError(
+        'invalid_value',
+        `Invalid value for \`content_index\`: ${contentIndex}; item ${id} has one content part (0)`,
+        'content_index',
+      );
+    if (audioEndMs > item.audioMs)
+      throw new ClientEventError(
+        'invalid_value',
+        `Invalid value for \`audio_end_ms\`: ${audioEndMs}; item ${id} has ${item.audioMs} ms of audio`,
+        'audio_end_ms',
+      );
+    item.audioMs = audioEndMs;
+    item.text = '';
+    item.truncated = true;
+    this.setup.log.truncations.push({ item_id: item.id, audio_end_ms: audioEndMs });
+    this.send({ type: 'conversation.item.truncated', item_id: item.id, content_index: 0, audio_end_ms: audioEndMs });
+  }
+
   private lastUserText(): string {
     const user = [...this.items].reverse().find((i) => i.type === 'message' && i.role === 'user') as
       | Extract<ConversationItem, { type: 'message' }>
@@ -794,6 +848,14 @@ export class EmulatedRealtimeSession {
     return { item, tokens: Math.ceil(args.length / 4) };
   }
 
+  /** The answer's item, in the conversation from its start with the audio sent so far: a barge-in can truncate it,
+   *  a cancel keeps what was said. */
+  private addAnswerItem(id: string): MessageItem {
+    const item: MessageItem = { id, type: 'message', role: 'assistant', text: '', audioMs: 0 };
+    this.items.push(item);
+    return item;
+  }
+
   /** The answer is speech: a message item whose audio (tones of the text) and transcript stream in paced chunks. */
   private async speakAnswer(
     id: string,
@@ -821,6 +883,7 @@ export class EmulatedRealtimeSession {
       content: [] as Json[],
     };
     this.send({ type: 'response.output_item.added', response_id: id, output_index: 0, item });
+    const entry = this.addAnswerItem(itemId);
     // part types follow the event names: output_audio with response.output_audio.* (audio with the legacy names)
     const partType = legacy ? 'audio' : 'output_audio';
     this.send({ type: 'response.content_part.added', ...base, part: { type: partType, transcript: '' } });
@@ -832,6 +895,7 @@ export class EmulatedRealtimeSession {
     const words = text.split(/(?<= )/);
     let sentWords = 0;
     let spoken = '';
+    let sentSamples = 0;
     const started = Date.now();
     for (let i = 0; i < chunks; i++) {
       if (me.cancelled || this.isClosed) throw new Cancelled();
@@ -843,6 +907,7 @@ export class EmulatedRealtimeSession {
         const delta = words.slice(sentWords, wordsDue).join('');
         sentWords = wordsDue;
         spoken += delta;
+        if (!entry.truncated) entry.text = spoken;
         this.send({ type: 'response.output_audio_transcript.delta', ...base, delta });
       }
       if (log.audio_start === undefined) log.audio_start = Date.now();
@@ -852,6 +917,8 @@ export class EmulatedRealtimeSession {
         delta: encodeWire(slice, outputFormat).toString('base64'),
       });
       log.audio_end = Date.now();
+      sentSamples += slice.length;
+      if (!entry.truncated) entry.audioMs = Math.round((sentSamples * 1000) / rate);
       if (pace > 0) {
         // pace against the clock so that slow sends do not add up
         const due = started + (i + 1) * chunkMs * pace;
@@ -868,8 +935,7 @@ export class EmulatedRealtimeSession {
     this.send({ type: 'response.content_part.done', ...base, part });
     const done = { ...item, status: 'completed', content: [part] };
     this.send({ type: 'response.output_item.done', response_id: id, output_index: 0, item: done });
-    this.items.push({ id: itemId, type: 'message', role: 'assistant', text });
-    void spoken;
+    if (!entry.truncated) entry.text = text;
     return { item: done, tokens: Math.ceil(text.length / 4) + Math.ceil((pcm.length * repeat) / rate / 0.05) };
   }
 

@@ -8,6 +8,7 @@ import { HttpError, invalid, notFound } from '../core/errors.js';
 import { compileFilter, FilterError, type FieldSpec } from '../core/aip160.js';
 import { discard, logged, parseForm } from '../http/formdata.js';
 import { sendBlob } from '../http/send-blob.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
 import {
   blobPath,
   DEFAULT_MAX_FILE_BYTES,
@@ -54,6 +55,27 @@ function parseExpires(raw: string | number | undefined | null, field = 'expires_
   return n;
 }
 
+/** The upload's lifetime: `expires_after` seconds, or its deep-object form (what the OpenAI SDK sends),
+ *  `expires_after[anchor]` (`created_at`: from the upload) with `expires_after[seconds]`. */
+function formExpiry(field: (name: string) => string | undefined): number | undefined {
+  const [anchor, seconds] = [field('expires_after[anchor]'), field('expires_after[seconds]')];
+  if (anchor === undefined && seconds === undefined) return parseExpires(field('expires_after'));
+  if (field('expires_after') !== undefined)
+    invalid(
+      'Give `expires_after` or its deep-object form `expires_after[anchor]` and `expires_after[seconds]`, not both',
+    );
+  if (anchor === undefined || seconds === undefined)
+    invalid(
+      `Missing \`expires_after[${anchor === undefined ? 'anchor' : 'seconds'}]\`: the deep-object form takes both`,
+    );
+  const anchors: readonly string[] = OPERATIONS.uploadFile.fields['body.expires_after[anchor]'].enum;
+  if (!anchors.includes(anchor))
+    invalid(
+      `Invalid value for \`expires_after[anchor]\`: ${JSON.stringify(anchor)}; must be one of ${anchors.join(', ')}`,
+    );
+  return parseExpires(seconds, 'expires_after[seconds]');
+}
+
 async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
   const maxBytes = core.settings.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const dir = core.store.blobDir('files');
@@ -67,8 +89,8 @@ async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise
     }
     const file = parts[fileIdx]!;
     if (file.kind !== 'file') invalid('The `file` part has no filename');
-    const expiresIdx = parts.findIndex((p) => p.name === 'expires_after');
-    if (expiresIdx > fileIdx) invalid('The `expires_after` field must appear before the `file` part');
+    const expiresIdx = parts.findIndex((p) => p.name.startsWith('expires_after'));
+    if (expiresIdx > fileIdx) invalid(`The \`${parts[expiresIdx]!.name}\` field must appear before the \`file\` part`);
     if (fileIdx !== parts.length - 1) invalid('The `file` part must be the last part of the form');
     if (file.filename === undefined || file.filename === '') invalid('The `file` part has no filename');
     if (!validFilename(file.filename)) invalid(`Invalid filename ${JSON.stringify(file.filename)}`);
@@ -77,7 +99,7 @@ async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise
       const p = parts.find((x) => x.name === name);
       return p?.kind === 'field' ? p.value : undefined;
     };
-    const expiresAfter = parseExpires(field('expires_after'));
+    const expiresAfter = formExpiry(field);
     const now = core.nowSec();
     const id = core.id('file');
     const rec: StoredFile = {

@@ -206,6 +206,7 @@ function newSessionLog(core: Backend, callId: string | undefined, model: string,
     transcripts: [],
     responses: [],
     function_outputs: [],
+    truncations: [],
   };
   const logs = realtimeLogs(core);
   logs.push(log);
