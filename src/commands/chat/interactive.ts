@@ -376,7 +376,7 @@ class Repl {
       );
       this.note(`attached ${arg}: it goes with the next message`);
     } catch (err) {
-      this.ctx.out.error(`/attach: ${describeError(err)}`);
+      this.ctx.out.error(`/attach: ${describeError(err).replace(/^-a /, '').replace(/^-a: /, '')}`);
     }
   }
 
