@@ -235,6 +235,8 @@ async function addRootHelp(program: Command, streams: Streams): Promise<void> {
   const { PROGRAM_DESCRIPTION, topLevelHelp } = await import('./help.js');
   program.description(PROGRAM_DESCRIPTION);
   program.helpInformation = () => topLevelHelp(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80);
+  // global options and no command (`svc --quiet`): runCli prints the overview, as for a bare `svc`
+  program.action(() => {});
 }
 
 interface Invocation {
@@ -502,8 +504,9 @@ export async function runCli(
     await program.parseAsync(inv.argv ?? argv, { from: 'user' });
     exitCode = inv.result ?? ExitCode.ok;
     if (inv.result === undefined && depth === 0) {
-      program.outputHelp({ error: true });
-      exitCode = ExitCode.usage;
+      // no command (bare `svc`, or global options alone): the overview, as gh does
+      const { overview } = await import('./help.js');
+      streams.stdout.write(overview(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80));
     }
   } catch (err) {
     failed = { err };
