@@ -5,7 +5,7 @@ import { Command, CommanderError, type Help } from 'commander';
 import type { CommandNode, CommandSpec } from './cmdutil/command.js';
 import type { OptionSpec } from './core/option-spec.js';
 import { commandLineOptions, makeOption, refuseExistingOutputs } from './cmdutil/command-options.js';
-import type { EndpointResolver, GlobalOptions } from './runtime/context.js';
+import type { GlobalOptions } from './runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS, globalValues } from './core/global-options.js';
 import type { Streams } from './term/output.js';
@@ -197,28 +197,6 @@ function handleSignals(): ProcessControl {
   };
 }
 
-/** --emulator: start the emulator in this process (state persisted in the data dir) and send everything to it. */
-function inProcessEmulator(env: NodeJS.ProcessEnv): EndpointResolver {
-  return async (_config, onExit) => {
-    const { startEmulator } = await import('svc-emulator');
-    const { emulatorStateDir } = await import('./core/paths.js');
-    const pace = readEnv(env, 'SVC_EMULATOR_REALTIME_PACE');
-    const realtimePace = pace === undefined || pace === '' ? undefined : Number(pace);
-    if (realtimePace !== undefined && !(realtimePace >= 0 && realtimePace <= 10))
-      throw new UsageError(`SVC_EMULATOR_REALTIME_PACE: ${pace} is not allowed: a number from 0 to 10`);
-    const emu = await startEmulator({
-      port: 0,
-      host: '127.0.0.1',
-      stateDir: emulatorStateDir(env),
-      quietLog: true,
-      tokenDelayMs: Number(readEnv(env, 'SVC_EMULATOR_TOKEN_DELAY_MS') ?? 12),
-      settings: realtimePace === undefined ? undefined : { realtimePace },
-    });
-    onExit(() => emu.close());
-    return { baseUrl: emu.url, apiKey: emu.defaultKey };
-  };
-}
-
 /** The root command: version and help (the global options are added once the command is known). */
 function rootProgram(streams: Streams, ver: string): Command {
   const program = configure(new Command('svc'), streams);
@@ -386,7 +364,9 @@ async function addRunner(
       command: commandName(cmd),
       setInterruptHandler: inv.control.setInterruptHandler,
       exitsAfterRun: inv.control.exitsAfterRun,
-      endpoint: globals.emulator ? inProcessEmulator(inv.env) : undefined,
+      endpoint: globals.emulator
+        ? (await import('./runtime/emulator-endpoint.js')).inProcessEmulator(inv.env)
+        : undefined,
       givenOptions: given,
     });
     inv.cleanup = () => ctx.runExitHooks();
