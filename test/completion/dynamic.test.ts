@@ -56,7 +56,7 @@ describe('svc __complete', () => {
     expect(lines(r.stdout)).toEqual([`${fileId}\treport.txt`]);
   });
 
-  it('--emulator on the line: ids and models of the emulator --emulator starts (its state folder), fresh, no key', async () => {
+  it('--emulator on the line: ids and models of the emulator --emulator starts, no key', async () => {
     const data = tempDir();
     // no emu: `--emulator` starts its own in-process emulator on SVC_DATA_DIR/emulator; no key anywhere
     const env = { SVC_DATA_DIR: data, SVC_CACHE_DIR: tempDir(), SVC_BASE_URL: undefined };

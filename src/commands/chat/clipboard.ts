@@ -36,7 +36,10 @@ export async function copyToClipboard(
   );
 }
 
-/** Run the program with the text on its stdin; its exit code. xclip stays behind to serve the selection: 'exit', not 'close'. */
+/**
+ * Run the program with the text on its stdin; its exit code. xclip stays behind to serve the selection: 'exit', not
+ * 'close'.
+ */
 async function feed(program: string, args: string[], text: string, env: NodeJS.ProcessEnv): Promise<number | string> {
   const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
