@@ -139,7 +139,8 @@ export default defineCommand({
     const store = new ConversationStore(ctx.env);
     const profile = ctx.config().profile;
     const conv = continuedConversation(store, profile, flags);
-    if (flags.interactive && flags.attach) throw new UsageError('-a: not with -i (attach to a one-shot prompt)');
+    if (flags.interactive && flags.attach)
+      throw new UsageError('-a: not with -i (in the REPL, /attach FILE|URL attaches to the next message)');
     const approve = flags.approve ? (await import('../../cmdutil/approve.js')).approver(ctx) : undefined;
     const mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, tools, flags.mcpMaxResult) : undefined;
     const chat: ChatRun = {

@@ -146,7 +146,13 @@ class Repl {
   modelIds(): Promise<string[]> {
     this.catalogue ??= import('../../endpoints/models.js')
       .then(({ listModels }) => listModels(this.http, 'language'))
-      .then(({ models }) => models.flatMap((m) => [m.id, ...(m.aliases ?? [])]).sort());
+      // ids are the server's text: one with a control character is never offered nor printed
+      .then(({ models }) =>
+        models
+          .flatMap((m) => [m.id, ...(m.aliases ?? [])])
+          .filter((id) => typeof id === 'string' && !/[\p{Cc}\p{Cf}]/u.test(id))
+          .sort(),
+      );
     // a failed fetch is asked again next time
     this.catalogue.catch(() => {
       this.catalogue = undefined;
@@ -238,7 +244,7 @@ class Repl {
   async send(text: string): Promise<void> {
     const attached = this.attached;
     this.attached = [];
-    const blocks = [text.trim(), ...attached.flatMap((a) => a.text)].filter(Boolean).join('\n\n');
+    const blocks = [text, ...attached.flatMap((a) => a.text)].filter((b) => b.trim()).join('\n\n');
     try {
       await this.turn(
         userMessage(blocks, {
@@ -331,10 +337,12 @@ class Repl {
           ? `${usageLine(this.usage).replace(/^usage: /, `usage of ${this.answers} answer(s): `)}`
           : 'usage: no answer yet',
       ),
-    mcp: () => {
+    mcp: async () => {
       const tools = this.s.mcp?.tools ?? [];
       if (!tools.length) return this.note("no MCP tools lent to this chat (start it with --mcp 'COMMAND ARGS')");
-      this.note(tools.map((t) => `${t.name}  ${t.description.split('\n')[0]}`).join('\n'));
+      // names and descriptions are the MCP servers' text
+      const { terminalSafe } = await import('../../term/terminal-safe.js');
+      this.note(tools.map((t) => terminalSafe(`${t.name}  ${t.description.split('\n')[0]}`)).join('\n'));
     },
   };
 
@@ -404,7 +412,7 @@ class Repl {
       if (code !== 0) return this.ctx.out.error(`/edit: the editor exited with ${code}; nothing sent`);
       if (!text.trim()) return this.note('/edit: the message is empty; nothing sent');
       this.note(text.trimEnd());
-      await this.send(text);
+      await this.send(text.replace(/\n+$/, ''));
     } catch (err) {
       this.ctx.out.error(`/edit: ${describeError(err)}`);
     } finally {
