@@ -68,6 +68,16 @@ describe.concurrent('svc chat -i: history, /model, and the commands llm and aich
       term.keys('/exit', 'Enter');
       await term.waitFor('EXIT=0');
       expect(readFileSync(file, 'utf8')).toBe(before);
+
+      // another profile keeps a history of its own
+      term.start(['chat', '-i', '--no-save'], { emu, configDir, env: { SVC_PROFILE: 'work' } });
+      await term.waitFor('svc chat ·');
+      term.keys('Up', 'for work', 'Enter');
+      await term.waitFor('answer to "for work"');
+      term.keys('/exit', 'Enter');
+      await term.waitFor('EXIT=0');
+      expect(readFileSync(join(configDir, 'data', 'history', 'work.jsonl'), 'utf8')).toBe('"for work"\n"/exit"\n');
+      expect(readFileSync(file, 'utf8')).toBe(before);
     } finally {
       term.stop();
     }
