@@ -5,8 +5,8 @@ import { Command, CommanderError, type Help } from 'commander';
 import type { CommandNode, CommandSpec } from './cmdutil/command.js';
 import type { OptionSpec } from './core/option-spec.js';
 import { commandLineOptions, makeOption, refuseExistingOutputs } from './cmdutil/command-options.js';
-import type { EndpointResolver, GlobalOptions } from './runtime/context.js';
-import { ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
+import type { GlobalOptions } from './runtime/context.js';
+import { ApiError, ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS, globalValues } from './core/global-options.js';
 import type { Streams } from './term/output.js';
 import { guardStdout, type StdoutGuard } from './term/stdout-guard.js';
@@ -126,6 +126,8 @@ function configure(cmd: Command, streams: Streams): Command {
   cmd.configureOutput({
     writeOut: (s) => streams.stdout.write(s),
     writeErr: (s) => streams.stderr.write(s),
+    // commander's error messages are printed by handleError (coloured as every error is)
+    outputError: () => {},
     // the width of the streams given, as commander's defaults read process.stdout's and process.stderr's (undefined
     // when not a terminal, as theirs; their type says number): an in-process run is given streams of its own
     getOutHelpWidth: () => terminalWidth(streams.stdout),
@@ -133,6 +135,8 @@ function configure(cmd: Command, streams: Streams): Command {
   });
   cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: true, sortOptions: false } as Partial<Help>);
   cmd.showSuggestionAfterError(true);
+  // commander's own hook (not in its types), replaced for a suggestion as unknown commands get
+  (cmd as unknown as { unknownOption(flag: string): never }).unknownOption = (flag) => unknownOption(cmd, flag);
   // the root's words (and the completion scripts'), not commander's "display help for command"
   cmd.helpOption('-h, --help', 'show help');
   return cmd;
@@ -193,28 +197,6 @@ function handleSignals(): ProcessControl {
   };
 }
 
-/** --emulator: start the emulator in this process (state persisted in the data dir) and send everything to it. */
-function inProcessEmulator(env: NodeJS.ProcessEnv): EndpointResolver {
-  return async (_config, onExit) => {
-    const { startEmulator } = await import('svc-emulator');
-    const { emulatorStateDir } = await import('./core/paths.js');
-    const pace = readEnv(env, 'SVC_EMULATOR_REALTIME_PACE');
-    const realtimePace = pace === undefined || pace === '' ? undefined : Number(pace);
-    if (realtimePace !== undefined && !(realtimePace >= 0 && realtimePace <= 10))
-      throw new UsageError(`SVC_EMULATOR_REALTIME_PACE: ${pace} is not allowed: a number from 0 to 10`);
-    const emu = await startEmulator({
-      port: 0,
-      host: '127.0.0.1',
-      stateDir: emulatorStateDir(env),
-      quietLog: true,
-      tokenDelayMs: Number(readEnv(env, 'SVC_EMULATOR_TOKEN_DELAY_MS') ?? 12),
-      settings: realtimePace === undefined ? undefined : { realtimePace },
-    });
-    onExit(() => emu.close());
-    return { baseUrl: emu.url, apiKey: emu.defaultKey };
-  };
-}
-
 /** The root command: version and help (the global options are added once the command is known). */
 function rootProgram(streams: Streams, ver: string): Command {
   const program = configure(new Command('svc'), streams);
@@ -231,6 +213,8 @@ async function addRootHelp(program: Command, streams: Streams): Promise<void> {
   const { PROGRAM_DESCRIPTION, topLevelHelp } = await import('./help.js');
   program.description(PROGRAM_DESCRIPTION);
   program.helpInformation = () => topLevelHelp(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80);
+  // global options and no command (`svc --quiet`): runCli prints the overview, as for a bare `svc`
+  program.action(() => {});
 }
 
 interface Invocation {
@@ -248,6 +232,8 @@ interface Invocation {
   argv?: string[];
   /** `--json FIELD,FIELD` */
   jsonFields?: string[];
+  /** a line after the error: where a refused key came from (authHint) */
+  hint?: string;
 }
 
 /**
@@ -327,6 +313,22 @@ class UnknownCommand extends Error {
   }
 }
 
+/**
+ * An unknown option: "did you mean" among the long flags of the command and its parents (the global options
+ * included), as unknown commands get one; commander's own suggests less ("--al" gets no "--all").
+ */
+function unknownOption(cmd: Command, flag: string): never {
+  const longs: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent)
+    for (const o of c.options) if (o.long && !o.hidden) longs.push(o.long);
+  const name = ['svc', commandName(cmd)].filter(Boolean).join(' ');
+  const hint = flag.startsWith('--') ? didYouMean(flag.split('=')[0]!, ['--help', ...longs]) : '';
+  cmd.error(`error: unknown option '${flag}'${hint}\n(\`${name} --help\` lists its options)`, {
+    exitCode: ExitCode.usage,
+    code: 'commander.unknownOption',
+  });
+}
+
 const pathName = (path: CommandNode[]) => path.map((n) => n.name).join(' ');
 
 /** `models list`: the words of a command below the program. */
@@ -362,13 +364,38 @@ async function addRunner(
       command: commandName(cmd),
       setInterruptHandler: inv.control.setInterruptHandler,
       exitsAfterRun: inv.control.exitsAfterRun,
-      endpoint: globals.emulator ? inProcessEmulator(inv.env) : undefined,
+      endpoint: globals.emulator
+        ? (await import('./runtime/emulator-endpoint.js')).inProcessEmulator(inv.env)
+        : undefined,
       givenOptions: given,
     });
     inv.cleanup = () => ctx.runExitHooks();
     await ctx.out.loadColors();
-    inv.result = await spec.run(ctx, args, opts);
+    try {
+      inv.result = await spec.run(ctx, args, opts);
+    } catch (err) {
+      // the key refused: a 401, or the 400 the API answers for a well-formed key it does not know
+      const refused =
+        err instanceof ApiError && (err.status === 401 || (err.status === 400 && /api[ -]?key/i.test(err.message)));
+      if (refused && !globals.emulator) inv.hint = authHint(ctx.config());
+      throw err;
+    }
   });
+}
+
+/** What to do about a refused key, by where it came from. */
+function authHint(cfg: { apiKeySource?: string; profile: string }): string {
+  const login = '`svc auth login` stores a new one';
+  switch (cfg.apiKeySource) {
+    case 'env':
+      return `hint: the key came from SVC_API_KEY (it wins over the profile's): correct or unset it; ${login}`;
+    case 'command':
+      return `hint: the key came from the api_key_cmd of profile ${cfg.profile}: check what it prints, or ${login}`;
+    case 'profile':
+      return `hint: the key stored for profile ${cfg.profile} was refused: ${login}`;
+    default:
+      return 'hint: run `svc auth login`, or set SVC_API_KEY';
+  }
 }
 
 export async function main(argv: string[]): Promise<never> {
@@ -457,15 +484,16 @@ export async function runCli(
     await program.parseAsync(inv.argv ?? argv, { from: 'user' });
     exitCode = inv.result ?? ExitCode.ok;
     if (inv.result === undefined && depth === 0) {
-      program.outputHelp({ error: true });
-      exitCode = ExitCode.usage;
+      // no command (bare `svc`, or global options alone): the overview, as gh does
+      const { overview } = await import('./help.js');
+      streams.stdout.write(overview(streams.stdout.isTTY ? streams.stdout.columns || 80 : 80));
     }
   } catch (err) {
     failed = { err };
   }
   const stdoutExit = await stdoutFailureExit(stdout, io, argv);
   if (stdoutExit !== undefined) exitCode = stdoutExit;
-  else if (failed) exitCode = await handleError(failed.err, control.signal, argv, streams.stderr, env);
+  else if (failed) exitCode = await handleError(failed.err, control.signal, argv, streams.stderr, env, inv.hint);
   if (control.signalExit !== undefined) exitCode = control.signalExit;
   if (inv.cleanup) await inv.cleanup();
   return exitCode;
@@ -544,16 +572,11 @@ async function handleError(
   argv: string[],
   stderr: Streams['stderr'],
   env: NodeJS.ProcessEnv,
+  hint?: string,
 ): Promise<number> {
-  if (err instanceof UnknownCommand) {
-    stderr.write(`error: ${err.message}\n`);
-    return ExitCode.usage;
-  }
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
     if (err.code === 'commander.help') return ExitCode.usage;
-    // commander has already printed its message
-    return ExitCode.usage;
   }
   if (signal.aborted || err instanceof InterruptedError) {
     return ExitCode.interrupted;
@@ -561,10 +584,17 @@ async function handleError(
   const { colorWanted, loadColors } = await import('./term/color.js');
   const ce = await loadColors(colorWanted(!!stderr.isTTY, env, argv.includes('--no-color') ? false : undefined), env);
   const label = ce.red('error:');
+  if (err instanceof UnknownCommand || err instanceof CommanderError) {
+    // commander's messages start with "error: " and end a suggestion on a line of its own
+    const text = err.message.replace(/^error: /, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
+    stderr.write(`${label} ${text}\n`);
+    return ExitCode.usage;
+  }
   // the message may quote the server: made safe on a terminal
   const { terminalSafe } = await import('./term/terminal-safe.js');
   const message = stderr.isTTY ? terminalSafe(describeError(err)) : describeError(err);
   stderr.write(`${label} ${message}\n`);
+  if (hint) stderr.write(`${hint}\n`);
   if (err instanceof UsageError) {
     // nothing was sent
   } else if (readEnv(env, 'SVC_DEBUG') && err instanceof Error && err.stack) {

@@ -32,17 +32,72 @@ function wrap(text: string, indent: number, width: number): string {
   return lines.join(`\n${' '.repeat(indent)}`);
 }
 
+/**
+ * The groups of the root's commands, in the order help shows them: bare `svc`'s overview and `svc --help` list the
+ * same groups (test/help.test.ts holds every visible root command in exactly one).
+ */
+export const COMMAND_GROUPS: readonly { title: string; commands: readonly string[] }[] = [
+  {
+    title: 'Text',
+    commands: [
+      'chat',
+      'responses',
+      'messages',
+      'legacy',
+      'embed',
+      'tokenize',
+      'documents',
+      'batch',
+      'conversations',
+      'templates',
+      'fragments',
+    ],
+  },
+  { title: 'Media', commands: ['images', 'videos'] },
+  { title: 'Files', commands: ['files', 'skills'] },
+  { title: 'Voice', commands: ['tts', 'stt', 'realtime', 'custom-voices', 'audio'] },
+  { title: 'Agents and phone', commands: ['agents', 'phone', 'calls'] },
+  {
+    title: 'Tools',
+    commands: [
+      'models',
+      'auth',
+      'whoami',
+      'config',
+      'alias',
+      'api',
+      'mcp',
+      'logs',
+      'usage',
+      'emulator',
+      'doctor',
+      'completion',
+      'help',
+      'version',
+    ],
+  },
+];
+
+/** The visible root commands by group, each as [name with its aliases, summary]. */
+function groupedCommands(): { title: string; rows: [string, string][] }[] {
+  const visible = rootCommands.filter((c) => !c.hidden);
+  return COMMAND_GROUPS.map((g) => ({
+    title: g.title,
+    rows: g.commands.flatMap((name): [string, string][] => {
+      const c = visible.find((n) => n.name === name);
+      return c ? [[c.aliases?.length ? `${c.name}|${c.aliases.join('|')}` : c.name, c.summary]] : [];
+    }),
+  }));
+}
+
 export function topLevelHelp(width = 80): string {
   const options: [string, string][] = [
     ['-V, --version', 'print the version'],
     ...GLOBAL_FLAGS.map((o): [string, string] => [o.flags, o.description]),
     ['-h, --help', 'show help'],
   ];
-  const commands: [string, string][] = rootCommands
-    .filter((c) => !c.hidden)
-    .map((c): [string, string] => [c.aliases?.length ? `${c.name}|${c.aliases.join('|')}` : c.name, c.summary])
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)); // not localeCompare: ICU costs ~6 ms to start
-  const pad = Math.max(...[...options, ...commands].map(([term]) => term.length)) + 2;
+  const groups = groupedCommands();
+  const pad = Math.max(...[...options, ...groups.flatMap((g) => g.rows)].map(([term]) => term.length)) + 2;
   const rows = (list: [string, string][]) =>
     list.map(([term, text]) => `  ${term.padEnd(pad)} ${wrap(text, pad + 3, width)}`).join('\n');
   return `Usage: svc [options] [command]
@@ -52,25 +107,54 @@ ${wrap(PROGRAM_DESCRIPTION, 0, width)}
 Options:
 ${rows(options)}
 
-Commands:
-${rows(commands)}
+${groups.map((g) => `${g.title} commands:\n${rows(g.rows)}`).join('\n\n')}
 ${PROGRAM_EPILOGUE}`;
 }
 
+/** Bare `svc`: the commands by group, names only, and where to go next (as gh does), laid out for `width`. */
+export function overview(width = 80): string {
+  const groups = groupedCommands().map((g): [string, string] => [
+    `${g.title}:`,
+    g.rows.map(([name]) => name.split('|')[0]).join(', '),
+  ]);
+  const next: [string, string][] = [
+    ['Try it without a key:', 'svc --emulator chat "hello"'],
+    ['Help on a command:', 'svc <command> --help (or svc help <command>)'],
+    ['Every command and option:', 'svc --help'],
+  ];
+  // a label column where the text keeps 40 columns beside it; else each text under its label
+  const table = (rows: [string, string][], indent: number) => {
+    const pad = Math.max(...rows.map(([label]) => label.length)) + 2;
+    const lead = ' '.repeat(indent);
+    if (width - indent - pad >= 40)
+      return rows.map(([label, text]) => `${lead}${label.padEnd(pad)}${wrap(text, indent + pad, width)}`);
+    return rows.map(([label, text]) => `${lead}${label}\n${lead}    ${wrap(text, indent + 4, width)}`);
+  };
+  return `${wrap(`svc: ${PROGRAM_DESCRIPTION.replace(/^The/, 'the')}`, 0, width)}
+
+${wrap('Usage: svc <command> [subcommand] [flags]', 7, width)}
+
+${table(groups, 2).join('\n')}
+
+${table(next, 0).join('\n')}
+`;
+}
+
 /**
- * `svc --help` (stdout, exit 0) and bare `svc` (stderr, exit 2). Written with writeSync: creating the
- * process.stdout stream costs more than the help itself, and only a terminal's width needs it. A write that fails
- * (a full disk) throws: the launcher then runs the CLI, whose stdout writer reports it; a closed pipe is no error.
+ * `svc --help` (the whole list) and bare `svc` (the overview), both on stdout, exit 0. Written with writeSync:
+ * creating the process.stdout stream costs more than the help itself, and only a terminal's width needs it. A write
+ * that fails (a full disk) throws: the launcher then runs the CLI, whose stdout writer reports it; a closed pipe is
+ * no error.
  */
-export function printTopLevelHelp(toStderr: boolean): number {
-  const fd = toStderr ? 2 : 1;
+export function printTopLevelHelp(bare: boolean): number {
+  const fd = 1;
   // only a character device can be a terminal; cli.ts imports this file and must not load node:tty for it
-  const width = fstatSync(fd).isCharacterDevice() ? (toStderr ? process.stderr : process.stdout).columns || 80 : 80;
-  const text = Buffer.from(topLevelHelp(width));
+  const width = fstatSync(fd).isCharacterDevice() ? process.stdout.columns || 80 : 80;
+  const text = Buffer.from(bare ? overview(width) : topLevelHelp(width));
   try {
     for (let written = 0; written < text.length; ) written += writeSync(fd, text, written);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
   }
-  return toStderr ? 2 : 0;
+  return 0;
 }

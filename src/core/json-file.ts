@@ -7,10 +7,15 @@ import { dirname } from 'node:path';
 import { FileWriteError } from './errors.js';
 
 export function writeJsonFile(path: string, data: unknown, opts: { pretty?: boolean } = {}): void {
+  writeOwnFile(path, opts.pretty ? JSON.stringify(data, null, 2) : JSON.stringify(data));
+}
+
+/** The same for text (the REPL's history): private to the user (0600, its folder 0700). */
+export function writeOwnFile(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, opts.pretty ? JSON.stringify(data, null, 2) : JSON.stringify(data), { mode: 0o600 });
+    writeFileSync(tmp, text, { mode: 0o600 });
     renameSync(tmp, path);
   } catch (err) {
     try {

@@ -56,6 +56,35 @@ describe('svc __complete', () => {
     expect(lines(r.stdout)).toEqual([`${fileId}\treport.txt`]);
   });
 
+  it('--emulator on the line: ids and models of the emulator --emulator starts, no key', async () => {
+    const data = tempDir();
+    // no emu: `--emulator` starts its own in-process emulator on SVC_DATA_DIR/emulator; no key anywhere
+    const env = { SVC_DATA_DIR: data, SVC_CACHE_DIR: tempDir(), SVC_BASE_URL: undefined };
+    const up = await svcProcess(['--emulator', 'files', 'upload', writeTemp('tides.txt', 'x'), '--json'], {
+      key: null,
+      env,
+    });
+    expect(up.exitCode, up.stderr).toBe(0);
+    const id = JSON.parse(up.stdout).id as string;
+    // the launcher's path, within its limit (the default with --emulator)
+    const files = await svcProcess(['__complete', 'files', '--emulator', 'files', 'get'], { key: null, env });
+    expect([files.exitCode, files.stderr]).toEqual([0, '']);
+    expect(lines(files.stdout)).toEqual([`${id}\ttides.txt`]);
+    const models = await svcInProcess(['__complete', 'models:language', '--emulator', 'chat', '-m'], {
+      key: null,
+      env,
+    });
+    expect(lines(models.stdout)).toContain('svc-4-mini\tlanguage');
+    // without --emulator there is no key: nothing
+    const none = await svcInProcess(['__complete', 'files', 'files', 'get'], { key: null, env });
+    expect(none.stdout).toBe('');
+    // not cached: an id made since shows at the next TAB
+    await svcInProcess(['--emulator', 'files', 'upload', writeTemp('moon.txt', 'y')], { key: null, env });
+    const again = await svcInProcess(['__complete', 'files', '--emulator'], { key: null, env });
+    expect(lines(again.stdout)).toHaveLength(2);
+    expect(again.stdout).toContain('moon.txt');
+  });
+
   it('no API key: nothing, no request, no prompt; voices still lists the built-in ones', async () => {
     emu.clearRequests();
     const r = await svcInProcess(['__complete', 'files'], { emu, key: null, env: { SVC_CACHE_DIR: tempDir() } });

@@ -31,7 +31,7 @@ describe('did you mean, at every level, exit 2 and nothing sent', () => {
     [['phone', 'v2', 'lis', '-h'], "unknown command 'lis' for 'svc phone v2' (did you mean list?)"],
     [['files', 'lst'], "unknown command 'lst' for 'svc files' (did you mean list?)"],
     [['phone', 'v2', 'lis'], "unknown command 'lis' for 'svc phone v2' (did you mean list?)"],
-    [['files', 'list', '--limt', '2'], 'Did you mean --limit?'],
+    [['files', 'list', '--limt', '2'], "unknown option '--limt' (did you mean --limit?)"],
     [
       ['files', 'list', '--sort-by', 'sise'],
       '--sort-by: sise is not allowed: one of created_at, filename, size (did you mean size?)',

@@ -80,7 +80,8 @@ const ALLOWED: Record<Layer, Layer[]> = {
   endpoints: ['audio', 'net', 'term', 'core', 'formats', 'emulator'],
   audio: ['net', 'term', 'core', 'formats'],
   cmdutil: below('cmdutil'),
-  runtime: below('runtime'),
+  // runtime/emulator-endpoint.ts: where --emulator sends requests (started lazily), for cli.ts and completion alike
+  runtime: [...below('runtime'), 'emulator'],
   apilog: below('apilog'),
   net: below('net'),
   term: below('term'),

@@ -41,9 +41,11 @@ const CHAT_CREATE_ROWS = [
   {
     flags: '-i, --interactive',
     description:
-      'a REPL: multi-line input, the conversation kept across turns, /system /model /save /clear /exit; ' +
+      'a REPL: multi-line input, the conversation kept across turns, /system /model /attach /edit /retry /copy ' +
+      '/usage /mcp /save /clear /exit; the input history kept per profile (Ctrl-R searches it); ' +
       'Ctrl-C cancels the answer',
   },
+  { flags: '--no-history', description: 'with -i: keep no input history of this session (and read none)' },
   {
     flags: '-c, --continue',
     description: 'continue the last conversation of this profile (kept locally)',
@@ -137,7 +139,8 @@ export default defineCommand({
     const store = new ConversationStore(ctx.env);
     const profile = ctx.config().profile;
     const conv = continuedConversation(store, profile, flags);
-    if (flags.interactive && flags.attach) throw new UsageError('-a: not with -i (attach to a one-shot prompt)');
+    if (flags.interactive && flags.attach)
+      throw new UsageError('-a: not with -i (in the REPL, /attach FILE|URL attaches to the next message)');
     const approve = flags.approve ? (await import('../../cmdutil/approve.js')).approver(ctx) : undefined;
     const mcp = flags.mcp?.length ? await startMcp(ctx, flags.mcp, tools, flags.mcpMaxResult) : undefined;
     const chat: ChatRun = {
@@ -380,6 +383,7 @@ function checkConversationFlags(f: ChatCreateFlags): void {
   const looping = !!(f.toolCmd?.length || f.mcp?.length);
   require(!(looping && f.n !== undefined && f.n > 1), '-n', f.n, 'only 1 together with --tool-cmd or --mcp');
   require(!(f.maxTurns !== undefined && !looping), '--max-turns', f.maxTurns, 'only together with --tool-cmd or --mcp');
+  require(f.history !== false || !!f.interactive, '--no-history', 'set', 'only together with -i');
   require(!(f.approve && !looping), '--approve', 'set', 'only together with --tool-cmd or --mcp');
   require(!(f.mcpMaxResult !== undefined && !f.mcp?.length), '--mcp-max-result', f.mcpMaxResult, 'only with --mcp');
 }

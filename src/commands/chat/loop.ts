@@ -58,7 +58,10 @@ export async function chatTurn(
   return outcome;
 }
 
-function addUsage(a: ChatUsage | null | undefined, b: ChatUsage | null | undefined): ChatUsage | null | undefined {
+export function addUsage(
+  a: ChatUsage | null | undefined,
+  b: ChatUsage | null | undefined,
+): ChatUsage | null | undefined {
   if (!a) return b;
   if (!b) return a;
   return {

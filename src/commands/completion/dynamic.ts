@@ -6,7 +6,8 @@
 // Everything is bounded: the API gets at most ~0.8 s, then whatever the cache holds (even stale) is printed; no key,
 // no network, an error → nothing. Never prompts, never writes to stderr, exits 0. Loaded straight from bin/svc.cjs
 // (no commander, no command tree) because it runs on every TAB.
-// With --emulator on the line, only local values are offered (starting an emulator per TAB would cost too much).
+// With --emulator on the line, the values come from the emulator `--emulator` would start (the same state folder),
+// started in this process for the TAB (0.3-0.8 s) and closed; not cached (an id made a moment ago shows at once).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,8 +26,12 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
 /** how long values fetched from the API are reused */
 const FRESH_MS = 60_000;
-/** The answer is printed at most this long after start (SVC_COMPLETE_TIMEOUT_MS; the API gets a little less). */
-const limitMs = (env: NodeJS.ProcessEnv) => Number(env.SVC_COMPLETE_TIMEOUT_MS) || 1000;
+/**
+ * The answer is printed at most this long after start (SVC_COMPLETE_TIMEOUT_MS; the API gets a little less); with
+ * --emulator 3 s: the emulator is a process of ours, not the network, and loading it takes most of a second.
+ */
+const limitMs = (env: NodeJS.ProcessEnv, words: readonly string[] = []) =>
+  Number(env.SVC_COMPLETE_TIMEOUT_MS) || (words.includes('--emulator') ? 3000 : 1000);
 /** told the cached values, even stale: what is printed if the hard limit strikes first */
 type OnStale = (entries: Entry[]) => void;
 
@@ -104,18 +109,18 @@ async function apiValues(kind: string, words: string[], env: NodeJS.ProcessEnv, 
   const fixed = source.completion.fixed ?? [];
   const g = globalsOf(words);
   const cfg = resolveConfig({ env, flags: { profile: g.profile, baseUrl: g.baseUrl } });
-  // --emulator would start an emulator in this process on every TAB: API values are not offered then
-  if (!cfg.apiKey || g.emulator) return [...fixed];
+  const emulator = g.emulator ? (await import('../../runtime/emulator-endpoint.js')).inProcessEmulator(env) : undefined;
+  if (!cfg.apiKey && !emulator) return [...fixed];
   const identity = createHash('sha256')
     .update(`${cfg.baseUrl}\n${cfg.profile}\n${cfg.apiKey}`)
     .digest('hex')
     .slice(0, 16);
-  const file = join(cacheDir(env), 'completion', `${identity}-${kind.replace(':', '-')}.json`);
-  const cached = readCache(file);
+  const file = emulator ? undefined : join(cacheDir(env), 'completion', `${identity}-${kind.replace(':', '-')}.json`);
+  const cached = file ? readCache(file) : undefined;
   if (cached && Date.now() - cached.at < FRESH_MS) return cached.entries;
   if (cached) onStale(cached.entries);
 
-  const budget = Math.max(100, limitMs(env) - 200);
+  const budget = Math.max(100, limitMs(env, words) - 200);
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), budget);
   const { createContext } = await import('../../runtime/context.js');
@@ -129,6 +134,7 @@ async function apiValues(kind: string, words: string[], env: NodeJS.ProcessEnv, 
     signal: abort.signal,
     version: 'complete',
     setInterruptHandler: () => {},
+    endpoint: emulator,
   });
   try {
     const work = (async () => fromApi(source, await ctx.http()))();
@@ -137,13 +143,15 @@ async function apiValues(kind: string, words: string[], env: NodeJS.ProcessEnv, 
     );
     const entries = await Promise.race([work, late]);
     if (entries) {
-      writeCache(file, entries);
+      if (file) writeCache(file, entries);
       return entries;
     }
   } catch {
     // offline, no access, an old server: fall back to what was cached
   } finally {
     clearTimeout(timer);
+    // the emulator's server, if one was started
+    await ctx.runExitHooks().catch(() => {});
   }
   return cached?.entries ?? [...fixed];
 }
@@ -191,7 +199,7 @@ export async function completionAnswer(argv: string[], env: NodeJS.ProcessEnv): 
   let fallback: Entry[] = [];
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<Entry[]>((resolve) => {
-    timer = setTimeout(() => resolve(fallback), limitMs(env));
+    timer = setTimeout(() => resolve(fallback), limitMs(env, words));
     timer.unref();
   });
   // completion never fails loudly
