@@ -59,7 +59,12 @@ describe('svc __complete', () => {
   it('--emulator on the line: ids and models of the emulator --emulator starts, no key', async () => {
     const data = tempDir();
     // no emu: `--emulator` starts its own in-process emulator on SVC_DATA_DIR/emulator; no key anywhere
-    const env = { SVC_DATA_DIR: data, SVC_CACHE_DIR: tempDir(), SVC_BASE_URL: undefined };
+    const env = {
+      SVC_DATA_DIR: data,
+      SVC_CACHE_DIR: tempDir(),
+      SVC_BASE_URL: undefined,
+      SVC_COMPLETE_TIMEOUT_MS: '20000',
+    };
     const up = await svcProcess(['--emulator', 'files', 'upload', writeTemp('tides.txt', 'x'), '--json'], {
       key: null,
       env,
