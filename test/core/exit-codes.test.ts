@@ -41,7 +41,10 @@ describe('exit codes agree everywhere', () => {
     const topic = await svcInProcess(['help', 'exit-codes']);
     expect([...topic.stdout.matchAll(/^ {2}(\d+) +\S/gm)].map((m) => Number(m[1]))).toEqual(CODES);
     const json = await svcInProcess(['help', 'exit-codes', '--json']);
-    const rows = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { code: number; name: string });
+    const rows = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { code: number; name: string });
     expect(rows.map((r) => r.code)).toEqual(CODES);
     for (const r of rows) expect(ExitCode[r.name as keyof typeof ExitCode]).toBe(r.code);
   });

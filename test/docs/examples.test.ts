@@ -29,7 +29,6 @@ import { fastEmulator } from '../commands/realtime/talk-helpers.js';
 const SKIPS: [RegExp, string][] = [
   [/…|\.\.\.|\[--/, 'a placeholder (…, [--flag]) the reader fills in'],
   [/svc-emulator serve|\bsvc (emulator serve|calls listen)\b.*(&|\|)/, 'a server left running in the background'],
-  [/\bsvc mcp serve/, "an MCP server: test/docs/mcp-doc.test.ts starts the docs' command lines"],
   [
     /\bsvc realtime talk(?!.*--input \S+\.wav)|\bsvc stt listen(?!.*--input \S+\.(wav|ulaw))|\bsvc audio test|--input-device/,
     'the microphone',
@@ -109,6 +108,7 @@ async function makeFixtures(): Promise<void> {
     'session.json': '{"model":"svc-realtime"}',
     'big.bin': 'x'.repeat(4096),
     'docs/a.txt': 'A document.\n',
+    'assets/logo.txt': 'a logo\n',
     'docs/style-guide.md': 'Write short sentences.\n',
     'my-skill/SKILL.md': '---\nname: my-skill\ndescription: a skill\n---\nDo the thing.\n',
     'tests/support.yaml': 'cases:\n  - name: greets\n    turns:\n      - user: "hello"\n',

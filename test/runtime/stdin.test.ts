@@ -63,7 +63,8 @@ describe.concurrent('stdin and the prompt', () => {
     async ({ emu }) => {
       const report = writeTemp('report.txt', 'Sales rose.\nCosts fell.\n');
       const r = await svcShell(
-        `svc templates save summarize -s 'You summarize in {{lang}}.' --var lang=English 'Summarize:\\n\\n{{input}}' && ` +
+        "svc templates save summarize -s 'You summarize in {{lang}}.' --var lang=English " +
+          "'Summarize:\\n\\n{{input}}' && " +
           `svc chat --no-stream --no-save -t summarize --var lang=French < ${report}`,
         { emu },
       );

@@ -1,7 +1,8 @@
 // Issue 26 item 9: the examples of docs/agent-tests.md run as written against the emulator — the test file (its
 // "Please book a table for party_size 4 in city Paris" calls book_table, the audio case is heard), the agent file and
-// the clip as the page shows them (issue 42 item 18), and the command lines of the first block (all but the first, whose agent_123 is an id only the service hands out). The phrasings
-// the emulator understands: packages/emulator/test/tool-names.test.ts.
+// the clip as the page shows them (issue 42 item 18), and the command lines of the first block (all but the first,
+// whose agent_123 is an id only the service hands out). The phrasings the emulator understands:
+// packages/emulator/test/tool-names.test.ts.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
