@@ -86,6 +86,9 @@ const FULL_SIZE: Record<string, string> = {
   'packages/emulator/test/hostile.test.ts':
     'the requests that must not hold the event loop at full size: embeddings of 128 long inputs (32 outside it), a ' +
     '10-minute transcription (3), the first search of 100 documents (30)',
+  'test/docs/examples.test.ts':
+    'every example of the README, the docs and --help: the lines that need a shell (pipes, $(…), xargs, jq) in bash ' +
+    'with svc on the PATH, ~2 s of CPU (outside it they are counted, and the simple commands run in-process)',
   'test/net/proxy-tls.test.ts':
     'the five ways to a server (direct, a proxy, with auth, NO_PROXY, a dead proxy) for all seven kinds of ' +
     'connection (outside it: a REST request, an event stream and a WebSocket)',

@@ -1,6 +1,7 @@
 // The top-level help, printed without loading commander (svc --help is the most common first command).
 import { fstatSync, writeSync } from 'node:fs';
 import { rootCommands } from './commands/index.js';
+import { exitCodes } from './core/exit-codes.js';
 import { GLOBAL_FLAGS } from './core/global-flags.js';
 
 /** `svc help TOPIC` (src/commands/help/topics.ts); any other word after `help` is a command to show help for. */
@@ -14,9 +15,20 @@ Examples:
   $ cat notes.md | svc chat "summarize" > summary.md
   $ svc models list --kind language
 
-Exit codes: 0 ok, 1 error, 2 usage, 3 cancelled, 4 auth, 5 not found, 6 rate limited, 7 server error, 130 interrupted.
+${exitCodesLine(80)}
 More: svc help environment | exit-codes | globals; scripting contract: docs/scripting.md.
 `;
+
+/** `Exit codes: 0 ok, 1 error, …` from the one table, wrapped between codes (never inside `6 rate limited`). */
+function exitCodesLine(width: number): string {
+  const items = exitCodes().map((e, i, all) => `${e.code} ${e.label}${i < all.length - 1 ? ',' : '.'}`);
+  const lines = ['Exit codes:'];
+  for (const item of items) {
+    if (lines.at(-1)!.length + 1 + item.length > width) lines.push(item);
+    else lines[lines.length - 1] += ` ${item}`;
+  }
+  return lines.join('\n');
+}
 
 function wrap(text: string, indent: number, width: number): string {
   const room = Math.max(20, width - indent);

@@ -20,6 +20,8 @@ export async function joinWithStdin(
   readStdin = !ctx.streams.stdin.isTTY,
 ): Promise<string> {
   const fromArgs = words.join(' ').trim();
+  // read already (a template's {{input}}): svc itself moved the file's offset, no loop did
+  if (stdinRead.has(ctx)) readStdin = false;
   if (readStdin && fromArgs && ctx.streams.stdin === process.stdin && !ctx.globals.withStdin) {
     const { stdinBelongsElsewhere } = await import('../runtime/stdin.js');
     const why = stdinBelongsElsewhere();
@@ -28,7 +30,7 @@ export async function joinWithStdin(
       readStdin = false;
     }
   }
-  const fromStdin = readStdin && !stdinRead.has(ctx) ? (await ctx.readStdin()).replace(/\s+$/, '') : '';
+  const fromStdin = readStdin ? (await ctx.readStdin()).replace(/\s+$/, '') : '';
   return fromArgs && fromStdin ? `${fromArgs}\n\n${fromStdin}` : fromArgs || fromStdin;
 }
 

@@ -58,6 +58,22 @@ describe.concurrent('stdin and the prompt', () => {
     expect(prompts(emu)).toEqual(['summarize', 'summarize\n\nnotes']);
   });
 
+  withEmu(
+    'a template reads a file given as stdin into {{input}}: no "stdin left unread" note (issue 42 item 17)',
+    async ({ emu }) => {
+      const report = writeTemp('report.txt', 'Sales rose.\nCosts fell.\n');
+      const r = await svcShell(
+        "svc templates save summarize -s 'You summarize in {{lang}}.' --var lang=English " +
+          "'Summarize:\\n\\n{{input}}' && " +
+          `svc chat --no-stream --no-save -t summarize --var lang=French < ${report}`,
+        { emu },
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('stdin left unread');
+      expect(prompts(emu)).toEqual(['Summarize:\n\nSales rose.\nCosts fell.']);
+    },
+  );
+
   withEmu('--no-stdin does not wait on a pipe left open and idle', async ({ emu }) => {
     const r = await svcShell(
       'exec 3< <(sleep 20); idle=$!; svc chat --no-stdin --no-stream --no-save hi <&3 | cut -c1-9; kill $idle',

@@ -196,7 +196,7 @@ export default defineCommand({
   options: [...BATCH_FLAGS, ...BODY_FLAGS.map(({ key: _k, ...o }) => o)],
   examples: [
     'svc batch chat questions.csv --template "Answer briefly: {{question}}" -o answers.jsonl',
-    "svc batch chat rows.csv --template @prompt.txt --jq -r '[.row, .text] | @csv' > answers.csv",
+    "svc batch chat rows.csv --template @prompt.txt --jq '[.id, .text] | @csv' > answers.csv",
     'svc batch chat tickets.csv -t reply --var shop=Acme -o replies.jsonl',
     'svc batch embed docs/ -o vectors.jsonl',
     'svc batch tts lines.csv --output-dir mp3/ --voice ara',

@@ -10,7 +10,7 @@ export default defineCommand({
   args: [{ name: 'id', description: 'file ids', required: true, variadic: true }],
   examples: [
     'svc files delete file_abc123',
-    'svc files list --filter \'name:"tmp"\' | cut -f1 | xargs svc files rm --yes',
+    'svc files list --filter \'name:"tmp"\' | cut -f1 | xargs -r svc files rm --yes',
   ],
   options: [YES_OPTION],
   run: (ctx, [ids], opts) => deleteEach(ctx, { noun: 'file', yes: opts.yes }, ids as string[], deleteFile),

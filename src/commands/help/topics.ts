@@ -1,27 +1,8 @@
 // The help topics for scripts: environment (from the one list the code reads variables through), exit codes (one
 // line per ExitCode), and the global options (from the one list every command takes).
 import { ENVIRONMENT } from '../../core/environment.js';
-import { ExitCode } from '../../core/errors.js';
+import { exitCodes } from '../../core/exit-codes.js';
 import { GLOBAL_FLAGS } from '../../core/global-flags.js';
-
-export const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
-  ok: 'done',
-  error:
-    'error: a failed request not listed below, a stream cut before its end marker, a --jq runtime error, a ' +
-    'pending deferred result',
-  usage:
-    'usage or validation error, nothing was sent (also: a confirmation needed off a terminal without --yes, ' +
-    'a bad --jq expression)',
-  cancelled: 'cancelled: a confirmation was declined',
-  auth: 'authentication or permission (401, 403, no or unknown API key)',
-  notFound: 'not found (404)',
-  rateLimited: 'rate limited after the retries (429)',
-  server: 'server error after the retries (5xx)',
-  budget: 'the budget: a call refused, nothing sent (budget.daily), or svc batch stopped at it (--resume goes on)',
-  interrupted: 'interrupted (Ctrl-C); what was printed is kept',
-  hangup: 'the terminal went away (SIGHUP)',
-  terminated: 'terminated (SIGTERM)',
-};
 
 export interface Topic {
   name: string;
@@ -49,18 +30,8 @@ export const TOPICS: Topic[] = [
   {
     name: 'exit-codes',
     summary: 'what each exit code means',
-    rows: () =>
-      Object.entries(ExitCode).map(([name, code]) => ({
-        code,
-        name,
-        meaning: EXIT_CODE_MEANINGS[name as keyof typeof ExitCode],
-      })),
-    text: () =>
-      `Exit codes:\n\n${columns(
-        Object.entries(ExitCode)
-          .sort(([, a], [, b]) => a - b)
-          .map(([name, code]) => [String(code), EXIT_CODE_MEANINGS[name as keyof typeof ExitCode]]),
-      )}\n`,
+    rows: () => exitCodes().map(({ code, name, meaning }) => ({ code, name, meaning })),
+    text: () => `Exit codes:\n\n${columns(exitCodes().map(({ code, meaning }) => [String(code), meaning]))}\n`,
   },
   {
     name: 'globals',

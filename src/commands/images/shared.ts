@@ -44,7 +44,9 @@ export const imageOptions = [
   },
   {
     flags: '-o, --output <path>',
-    description: 'a directory, or a file name (with -n > 1: name-1.png, name-2.png …); default: image-N.png here',
+    description:
+      'a directory (DIR/: made if missing), or a file name (with -n > 1: name-1.png, name-2.png …); default: ' +
+      'image-N.png here',
   },
   ...forceFlags('existing files'),
 ] as const satisfies readonly RequestRow[];
@@ -95,8 +97,16 @@ export async function planOutput(output: string | undefined, n: number, force: b
     output !== undefined && (output.endsWith('/') || (existsSync(output) && statSync(output).isDirectory()));
   if (output === undefined || isDir) {
     const dir = output ?? '.';
-    if (!existsSync(dir) || !statSync(dir).isDirectory())
-      throw new UsageError(`--output: the directory ${dir} does not exist`);
+    // `-o icons/` names a folder: made now (with its parents), before anything is sent, as mkdir -p would
+    if (!existsSync(dir)) {
+      const { mkdirSync } = await import('node:fs');
+      try {
+        mkdirSync(dir, { recursive: true });
+      } catch (err) {
+        throw new UsageError(`--output: cannot create the directory ${dir} (${(err as NodeJS.ErrnoException).code})`);
+      }
+    }
+    if (!statSync(dir).isDirectory()) throw new UsageError(`--output: ${dir} is not a directory`);
     let next = 1;
     return {
       // free names only: never overwrites in this mode

@@ -13,7 +13,7 @@ export default defineCommand({
     { flags: '-o, --output <path>', description: 'file or directory to save to, or - for stdout' },
     ...forceFlags(),
   ],
-  examples: ['svc skills download skill_abc123', 'svc skills download skill_abc123 -o - | unzip -l /dev/stdin'],
+  examples: ['svc skills download skill_abc123', 'svc skills download skill_abc123 -o skill.zip && unzip -l skill.zip'],
   async run(ctx, [id], opts) {
     const plan = planDownload(opts.output, { force: opts.force });
     if (plan.toStdout) ctx.out.bytesToStdout();

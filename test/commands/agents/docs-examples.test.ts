@@ -1,7 +1,8 @@
 // Issue 26 item 9: the examples of docs/agent-tests.md run as written against the emulator — the test file (its
-// "Please book a table for party_size 4 in city Paris" calls book_table, the audio case is heard) and the command
-// lines of the first block (all but the first, whose agent_123 is an id only the service hands out). The phrasings
-// the emulator understands: packages/emulator/test/tool-names.test.ts.
+// "Please book a table for party_size 4 in city Paris" calls book_table, the audio case is heard), the agent file and
+// the clip as the page shows them (issue 42 item 18), and the command lines of the first block (all but the first,
+// whose agent_123 is an id only the service hands out). The phrasings the emulator understands:
+// packages/emulator/test/tool-names.test.ts.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,13 +22,10 @@ const commands = /```sh\n([\s\S]*?)```/
   .split('\n')
   .map((l) => l.replace(/\s+#.*$/, ''));
 
-/** the agent the examples test (the doc's agent.json): it books tables */
-const AGENT = {
-  name: 'booking',
-  instructions: 'You book tables.',
-  voice: { voice_id: 'ara' },
-  tools: [BOOK_TABLE],
-};
+/** the agent the examples test, as the doc shows it (agent.json): it books tables */
+const agentJson = /```json\n([\s\S]*?)```/.exec(doc)![1]!;
+/** the block that makes the audio case's clip */
+const clipBlock = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('hello.wav'))!;
 
 let emu: TestEmulator;
 const dir = tempDir();
@@ -35,23 +33,23 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   // answers at once rather than at real time: the command lines run against it are what is checked, not its pace
   fastEmulator(emu);
-  mkdirSync(join(dir, 'tests', 'clips'), { recursive: true });
+  mkdirSync(join(dir, 'tests'));
   writeFileSync(join(dir, 'tests', 'booking.yaml'), example);
-  writeFileSync(join(dir, 'agent.json'), JSON.stringify(AGENT));
-  // the clip as the doc says to make it
-  const say = /`(svc --emulator tts say [^`]+)`/
-    .exec(doc)![1]!
-    .replace(/\s+/g, ' ')
-    .replace('"…"', '"hello"')
-    .replace(' clip.wav', '');
-  const args = say.split(' ').slice(1);
-  const tts = await svcInProcess(
-    [...args.map((a) => a.replace(/^"(.*)"$/, '$1')), join(dir, 'tests', 'clips', 'hello.wav')],
-    { env: { SVC_BASE_URL: undefined } },
-  );
-  expect(tts.exitCode, tts.stderr).toBe(0);
+  writeFileSync(join(dir, 'agent.json'), agentJson);
+  // the clip, made as the doc says (its own --emulator, no key)
+  const clip = await svcShell(clipBlock, { cwd: dir, timeout: 60_000 });
+  expect(clip.exitCode, clip.stderr).toBe(0);
+  expect(existsSync(join(dir, 'tests', 'clips', 'hello.wav'))).toBe(true);
 });
 afterAll(() => emu.close());
+
+describe('docs/agent-tests.md shows what its test file needs (issue 42 item 18)', () => {
+  it('the agent file, with the book_table tool the first case expects, and the clip of the second', () => {
+    expect(JSON.parse(agentJson).tools).toEqual([BOOK_TABLE]);
+    expect(example).toContain('audio: clips/hello.wav');
+    expect(clipBlock).toContain('-o tests/clips/hello.wav');
+  });
+});
 
 // The tests run at once: the first against the emulator --emulator starts in its run, the others against `emu`.
 describe.concurrent('docs/agent-tests.md', () => {

@@ -66,6 +66,14 @@ describe('svc images generate', () => {
     expect(dims(readFileSync(join(d, 'wide.png')))).toEqual({ width: 256, height: 144 });
   });
 
+  it("-o DIR/ makes the folder when it is missing, as the help's example does (issue 42 item 15)", async () => {
+    const cwd = fresh();
+    const r = await svcInProcess(['images', 'generate', 'app icon, flat', '-n', '2', '-o', 'icons/'], { emu, cwd });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('icons/image-1.png\nicons/image-2.png\n');
+    expect(readdirSync(join(cwd, 'icons')).sort()).toEqual(['image-1.png', 'image-2.png']);
+  });
+
   it('-o FILE with -n 3 numbers the files', async () => {
     const d = fresh();
     const r = await svcInProcess(['images', 'generate', 'icons', '-n', '3', '-o', join(d, 'icon.png')], { emu });
@@ -148,7 +156,11 @@ describe('limits checked before sending (exit 2, nothing sent)', () => {
       /not a PNG, JPEG, GIF or WebP image/,
     ],
     ['an empty prompt', () => ['generate', ''], /empty prompt/],
-    ['-o into a missing directory', () => ['generate', 'x', '-o', `${join(base, 'nodir', 'sub')}/`], /does not exist/],
+    [
+      '-o into a folder that cannot be made (under a file)',
+      () => ['generate', 'x', '-o', `${join(txt(), 'sub')}/`],
+      /--output: cannot create the directory .*not-image\.txt\/sub\/ \(ENOTDIR\)/,
+    ],
   ];
   for (const [name, args, msg] of cases) {
     it(name, async () => {
