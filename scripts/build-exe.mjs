@@ -7,7 +7,18 @@
 // Node running this script when it is that version, or the npm registry's node-<os>-<arch> package of that
 // version, installed once into $SVC_NODE_CACHE or ~/.cache/svc-dev/node/<version> (as scripts/test-node.mjs does).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,6 +45,12 @@ const ASSET_FILES = {
   [ASSETS.openapi]: join(ROOT, 'packages', 'emulator', 'spec', 'openapi.json'),
 };
 const OPENAPI_MODULE = '\0svc-exe:openapi-from-asset';
+/** bin/svc.cjs's table of how to set each V8 flag svc sets back (the loader keeps the code caches as it does) */
+const FLAGS_SET_BACK = (() => {
+  const found = /\bconst FLAGS_SET_BACK = (\{[^}]*\});/.exec(readFileSync(join(ROOT, 'bin', 'svc.cjs'), 'utf8'));
+  if (!found) fail('bin/svc.cjs no longer has its FLAGS_SET_BACK table: update scripts/build-exe.mjs');
+  return new Function(`return ${found[1]}`)();
+})();
 
 function fail(message) {
   console.error(`build:exe: ${message}`);
@@ -131,24 +148,57 @@ const exePlugins = [
   },
 ];
 
-/** Bundle one program into dist/exe/<name>.cjs. */
+/**
+ * Bundle one program into chunks (dist/exe/<name>-bundle/: the entry <name>.cjs and a chunk per command and per
+ * shared part, as rolldown splits at each import()), and its main script, scripts/exe/loader.cjs with the entry,
+ * the program's name and the build's id written in. Returns the main script and the chunks as the blob's assets.
+ */
 async function bundle(name, entry, define) {
-  const file = join(OUT, `${name}.cjs`);
+  const dir = join(OUT, `${name}-bundle`);
   await build({
-    input: entry,
+    input: { [name]: entry },
     platform: 'node',
     external: (id) => id.startsWith('node:') || id === 'speaker' || require('node:module').isBuiltin(id),
     plugins: exePlugins,
     transform: { define: { __SVC_EXECUTABLE__: 'true', ...define } },
     logLevel: 'warn',
     // a warning here is a bundle that may fail at run time: the build fails (as scripts/bundle.mjs's)
+    // (but a module imported both ways, which stays in the chunk of its static import: only less split)
     onLog(level, log, handler) {
+      if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
       if (level === 'warn') handler('error', { ...log, message: `${log.code ?? 'warning'}: ${log.message}` });
       else handler(level, log);
     },
-    output: { file, format: 'cjs', codeSplitting: false, comments: false, minify: 'dce-only' },
+    output: {
+      dir,
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      chunkFileNames: '[name]-[hash].cjs',
+      comments: false,
+      minify: 'dce-only',
+    },
   });
-  return file;
+  const chunks = readdirSync(dir, { recursive: true })
+    .map((f) => String(f).split('\\').join('/'))
+    .filter((f) => f.endsWith('.cjs'))
+    .sort();
+  const hash = createHash('sha256');
+  for (const f of chunks)
+    hash
+      .update(`${f}\0`)
+      .update(readFileSync(join(dir, f)))
+      .update('\0');
+  const constants = {
+    EXE_ENTRY: `${name}.cjs`,
+    EXE_NAME: name,
+    EXE_BUILD_ID: hash.digest('hex').slice(0, 16),
+    EXE_FLAGS_SET_BACK: FLAGS_SET_BACK,
+  };
+  let main = readFileSync(join(ROOT, 'scripts', 'exe', 'loader.cjs'), 'utf8');
+  for (const [key, value] of Object.entries(constants)) main = main.replace(key, JSON.stringify(value));
+  const script = join(OUT, `${name}-main.cjs`);
+  writeFileSync(script, main);
+  return { script, chunks: Object.fromEntries(chunks.map((f) => [`bundle/${f}`, join(dir, f)])) };
 }
 
 /** The blob of one program, injected into a copy of the pinned Node. */
@@ -184,22 +234,25 @@ const version = JSON.stringify(pkg.version);
 const programs = [
   {
     name: 'svc',
-    script: await bundle('svc', join(ROOT, 'scripts', 'exe', 'svc.mjs'), {
+    ...(await bundle('svc', join(ROOT, 'scripts', 'exe', 'svc.mjs'), {
       __SVC_BUNDLE__: 'true',
       __SVC_VERSION__: version,
-    }),
+    })),
     assets: ASSET_FILES,
   },
   {
     name: 'svc-emulator',
-    script: await bundle('svc-emulator', join(ROOT, 'scripts', 'exe', 'svc-emulator.mjs'), {
+    ...(await bundle('svc-emulator', join(ROOT, 'scripts', 'exe', 'svc-emulator.mjs'), {
       __SVC_EMULATOR_VERSION__: JSON.stringify(emulatorPkg.version),
-    }),
+    })),
     assets: { [ASSETS.openapi]: ASSET_FILES[ASSETS.openapi] },
   },
 ];
 for (const p of programs) {
-  const target = await executable(node, p.name, p.script, p.assets);
+  const target = await executable(node, p.name, p.script, { ...p.assets, ...p.chunks });
   const mb = (statSync(target).size / 2 ** 20).toFixed(1);
-  console.error(`build:exe: ${target} (${mb} MiB; Node ${NODE_VERSION}, ${process.platform}-${process.arch})`);
+  const chunks = Object.keys(p.chunks).length;
+  console.error(
+    `build:exe: ${target} (${mb} MiB, ${chunks} chunks; Node ${NODE_VERSION}, ${process.platform}-${process.arch})`,
+  );
 }
