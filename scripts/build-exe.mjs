@@ -1,9 +1,10 @@
 // `npm run build:exe`: svc and svc-emulator as single executables (Node's SEA) for the machine it runs on, in
-// dist/exe/. Reads what `npm run build` made (dist/ and the packages' dist/), bundles each program into one
-// CommonJS script with every dependency inside (an executable has no node_modules: require() there loads Node's
-// own modules only), makes the SEA blob with the pinned Node (package.json config.executableNode) and injects it
-// into a copy of that Node with postject. What the code reads by path goes in as the blob's assets
-// (svc-formats/assets: ASSETS). The Node comes from, in order: $SVC_EXE_NODE (a binary of the pinned version), the
+// dist/exe/. Reads what `npm run build` made (dist/ and the packages' dist/), bundles each program into CommonJS
+// chunks with every dependency inside (an executable has no node_modules: require() there loads Node's own modules
+// only), makes the SEA blob with the pinned Node (package.json config.executableNode) and injects it into a copy of
+// that Node with postject. The chunks are the blob's assets, run by its main script, scripts/exe/loader.cjs (each
+// compiled on first use, with a code cache); what the code reads by path is an asset too (svc-formats/assets:
+// ASSETS). The Node comes from, in order: $SVC_EXE_NODE (a binary of the pinned version), the
 // Node running this script when it is that version, or the npm registry's node-<os>-<arch> package of that
 // version, installed once into $SVC_NODE_CACHE or ~/.cache/svc-dev/node/<version> (as scripts/test-node.mjs does).
 import { execFileSync } from 'node:child_process';
@@ -91,14 +92,15 @@ function pinnedNode() {
 }
 
 /**
- * The executable's bundle differs from dist/bundle (scripts/bundle.mjs) in being one file with every package in it:
+ * The executable's bundle differs from dist/bundle (scripts/bundle.mjs) in having every package in it (no
+ * node_modules beside it) and no files beside it:
  * - `createRequire(import.meta.url)('x')` (lazy CommonJS loads in the ES modules of dist/) becomes `require('x')`,
  *   which the bundler follows;
  * - jq-web reads its jq.wasm beside its script: it is handed the asset's bytes instead; the API document is an
- *   asset, not a module of the script;
+ *   asset, not a module of the bundle;
  * - an `import()` left in the output (Node's modules; the optional native `speaker`, which an executable cannot
  *   load and never asks for: it plays through a program, src/audio/backend.ts) would need a module loader that a
- *   script compiled from the SEA code cache does not have: Node's modules are require()d, speaker refused.
+ *   chunk compiled by the loader (vm.Script, with a code cache) does not have: Node's modules are require()d, speaker refused.
  */
 const exePlugins = [
   {

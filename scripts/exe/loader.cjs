@@ -54,7 +54,7 @@ function save(list) {
   if (list.length === 0) return;
   let tmp;
   try {
-    fs.mkdirSync(cache.dir, { recursive: true });
+    makeDir(cache.dir);
     for (const { script, file } of list) {
       tmp = `${file}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, script.createCachedData());
@@ -70,6 +70,22 @@ function save(list) {
     } catch {
       // no folder to have left it in
     }
+  }
+}
+
+/**
+ * mkdir -p. Not fs.mkdirSync's recursive, which loops for ever where mkdir says ENOENT under a folder that exists
+ * (/proc): here a second ENOENT throws.
+ */
+function makeDir(dir) {
+  try {
+    fs.mkdirSync(dir);
+  } catch (err) {
+    if (err.code === 'EEXIST') return;
+    const parent = dir.slice(0, dir.lastIndexOf(sep));
+    if (err.code !== 'ENOENT' || !parent) throw err;
+    makeDir(parent);
+    fs.mkdirSync(dir);
   }
 }
 
