@@ -25,6 +25,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { lazyAssert, lazyChildProcess, noHttp2, undiciWithoutHttp } from './bundle-plugins.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'exe');
@@ -103,6 +104,12 @@ function pinnedNode() {
  *   chunk compiled by the loader (vm.Script, with a code cache) does not have: Node's modules are require()d, speaker refused.
  */
 const exePlugins = [
+  // as dist/bundle's: no node:assert, node:http nor HTTP/2 client (tls, crypto) loaded by undici, no child_process
+  // by commander, which a request would load after svc sets V8 flags (compiled without Node's code cache then)
+  noHttp2,
+  lazyAssert,
+  undiciWithoutHttp,
+  lazyChildProcess,
   {
     // the API document is an asset (packages/emulator/src/core/api-document.ts reads it there): not in the script
     name: 'svc-exe-openapi-asset',
