@@ -1,18 +1,31 @@
 // `npm run build:exe`: svc and svc-emulator as single executables (Node's SEA) for the machine it runs on, in
-// dist/exe/. Reads what `npm run build` made (dist/ and the packages' dist/), bundles each program into one
-// CommonJS script with every dependency inside (an executable has no node_modules: require() there loads Node's
-// own modules only), makes the SEA blob with the pinned Node (package.json config.executableNode) and injects it
-// into a copy of that Node with postject. What the code reads by path goes in as the blob's assets
-// (svc-formats/assets: ASSETS). The Node comes from, in order: $SVC_EXE_NODE (a binary of the pinned version), the
+// dist/exe/. Reads what `npm run build` made (dist/ and the packages' dist/), bundles each program into CommonJS
+// chunks with every dependency inside (an executable has no node_modules: require() there loads Node's own modules
+// only), makes the SEA blob with the pinned Node (package.json config.executableNode) and injects it into a copy of
+// that Node with postject. The chunks are the blob's assets, run by its main script, scripts/exe/loader.cjs (each
+// compiled on first use, with a code cache); what the code reads by path is an asset too (svc-formats/assets:
+// ASSETS). The Node comes from, in order: $SVC_EXE_NODE (a binary of the pinned version), the
 // Node running this script when it is that version, or the npm registry's node-<os>-<arch> package of that
 // version, installed once into $SVC_NODE_CACHE or ~/.cache/svc-dev/node/<version> (as scripts/test-node.mjs does).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { lazyAssert, lazyChildProcess, noHttp2, undiciWithoutHttp } from './bundle-plugins.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'exe');
@@ -34,6 +47,12 @@ const ASSET_FILES = {
   [ASSETS.openapi]: join(ROOT, 'packages', 'emulator', 'spec', 'openapi.json'),
 };
 const OPENAPI_MODULE = '\0svc-exe:openapi-from-asset';
+/** bin/svc.cjs's table of how to set each V8 flag svc sets back (the loader keeps the code caches as it does) */
+const FLAGS_SET_BACK = (() => {
+  const found = /\bconst FLAGS_SET_BACK = (\{[^}]*\});/.exec(readFileSync(join(ROOT, 'bin', 'svc.cjs'), 'utf8'));
+  if (!found) fail('bin/svc.cjs no longer has its FLAGS_SET_BACK table: update scripts/build-exe.mjs');
+  return new Function(`return ${found[1]}`)();
+})();
 
 function fail(message) {
   console.error(`build:exe: ${message}`);
@@ -74,16 +93,23 @@ function pinnedNode() {
 }
 
 /**
- * The executable's bundle differs from dist/bundle (scripts/bundle.mjs) in being one file with every package in it:
+ * The executable's bundle differs from dist/bundle (scripts/bundle.mjs) in having every package in it (no
+ * node_modules beside it) and no files beside it:
  * - `createRequire(import.meta.url)('x')` (lazy CommonJS loads in the ES modules of dist/) becomes `require('x')`,
  *   which the bundler follows;
  * - jq-web reads its jq.wasm beside its script: it is handed the asset's bytes instead; the API document is an
- *   asset, not a module of the script;
+ *   asset, not a module of the bundle;
  * - an `import()` left in the output (Node's modules; the optional native `speaker`, which an executable cannot
  *   load and never asks for: it plays through a program, src/audio/backend.ts) would need a module loader that a
- *   script compiled from the SEA code cache does not have: Node's modules are require()d, speaker refused.
+ *   chunk compiled by the loader (vm.Script, with a code cache) does not have: Node's modules are require()d, speaker refused.
  */
 const exePlugins = [
+  // as dist/bundle's: no node:assert, node:http nor HTTP/2 client (tls, crypto) loaded by undici, no child_process
+  // by commander, which a request would load after svc sets V8 flags (compiled without Node's code cache then)
+  noHttp2,
+  lazyAssert,
+  undiciWithoutHttp,
+  lazyChildProcess,
   {
     // the API document is an asset (packages/emulator/src/core/api-document.ts reads it there): not in the script
     name: 'svc-exe-openapi-asset',
@@ -131,24 +157,57 @@ const exePlugins = [
   },
 ];
 
-/** Bundle one program into dist/exe/<name>.cjs. */
+/**
+ * Bundle one program into chunks (dist/exe/<name>-bundle/: the entry <name>.cjs and a chunk per command and per
+ * shared part, as rolldown splits at each import()), and its main script, scripts/exe/loader.cjs with the entry,
+ * the program's name and the build's id written in. Returns the main script and the chunks as the blob's assets.
+ */
 async function bundle(name, entry, define) {
-  const file = join(OUT, `${name}.cjs`);
+  const dir = join(OUT, `${name}-bundle`);
   await build({
-    input: entry,
+    input: { [name]: entry },
     platform: 'node',
     external: (id) => id.startsWith('node:') || id === 'speaker' || require('node:module').isBuiltin(id),
     plugins: exePlugins,
     transform: { define: { __SVC_EXECUTABLE__: 'true', ...define } },
     logLevel: 'warn',
     // a warning here is a bundle that may fail at run time: the build fails (as scripts/bundle.mjs's)
+    // (but a module imported both ways, which stays in the chunk of its static import: only less split)
     onLog(level, log, handler) {
+      if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
       if (level === 'warn') handler('error', { ...log, message: `${log.code ?? 'warning'}: ${log.message}` });
       else handler(level, log);
     },
-    output: { file, format: 'cjs', codeSplitting: false, comments: false, minify: 'dce-only' },
+    output: {
+      dir,
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      chunkFileNames: '[name]-[hash].cjs',
+      comments: false,
+      minify: 'dce-only',
+    },
   });
-  return file;
+  const chunks = readdirSync(dir, { recursive: true })
+    .map((f) => String(f).split('\\').join('/'))
+    .filter((f) => f.endsWith('.cjs'))
+    .sort();
+  const hash = createHash('sha256');
+  for (const f of chunks)
+    hash
+      .update(`${f}\0`)
+      .update(readFileSync(join(dir, f)))
+      .update('\0');
+  const constants = {
+    EXE_ENTRY: `${name}.cjs`,
+    EXE_NAME: name,
+    EXE_BUILD_ID: hash.digest('hex').slice(0, 16),
+    EXE_FLAGS_SET_BACK: FLAGS_SET_BACK,
+  };
+  let main = readFileSync(join(ROOT, 'scripts', 'exe', 'loader.cjs'), 'utf8');
+  for (const [key, value] of Object.entries(constants)) main = main.replace(key, JSON.stringify(value));
+  const script = join(OUT, `${name}-main.cjs`);
+  writeFileSync(script, main);
+  return { script, chunks: Object.fromEntries(chunks.map((f) => [`bundle/${f}`, join(dir, f)])) };
 }
 
 /** The blob of one program, injected into a copy of the pinned Node. */
@@ -184,22 +243,25 @@ const version = JSON.stringify(pkg.version);
 const programs = [
   {
     name: 'svc',
-    script: await bundle('svc', join(ROOT, 'scripts', 'exe', 'svc.mjs'), {
+    ...(await bundle('svc', join(ROOT, 'scripts', 'exe', 'svc.mjs'), {
       __SVC_BUNDLE__: 'true',
       __SVC_VERSION__: version,
-    }),
+    })),
     assets: ASSET_FILES,
   },
   {
     name: 'svc-emulator',
-    script: await bundle('svc-emulator', join(ROOT, 'scripts', 'exe', 'svc-emulator.mjs'), {
+    ...(await bundle('svc-emulator', join(ROOT, 'scripts', 'exe', 'svc-emulator.mjs'), {
       __SVC_EMULATOR_VERSION__: JSON.stringify(emulatorPkg.version),
-    }),
+    })),
     assets: { [ASSETS.openapi]: ASSET_FILES[ASSETS.openapi] },
   },
 ];
 for (const p of programs) {
-  const target = await executable(node, p.name, p.script, p.assets);
+  const target = await executable(node, p.name, p.script, { ...p.assets, ...p.chunks });
   const mb = (statSync(target).size / 2 ** 20).toFixed(1);
-  console.error(`build:exe: ${target} (${mb} MiB; Node ${NODE_VERSION}, ${process.platform}-${process.arch})`);
+  const chunks = Object.keys(p.chunks).length;
+  console.error(
+    `build:exe: ${target} (${mb} MiB, ${chunks} chunks; Node ${NODE_VERSION}, ${process.platform}-${process.arch})`,
+  );
 }

@@ -1,7 +1,7 @@
-// svc in the single executable (scripts/build-exe.mjs bundles this file and dist/ into one script): the routes of
-// bin/svc.cjs without the files it reads beside itself (help pages rendered at build time, the code-cache folder),
-// which the executable does not have; its code cache is Node's own (the SEA blob's useCodeCache). The CLI is
-// imported, not at the top: the bundler makes its modules lazy, so that --version runs none of them.
+// svc in the single executable (scripts/build-exe.mjs bundles this file and dist/ into chunks, which
+// scripts/exe/loader.cjs runs from the executable's assets): the routes of bin/svc.cjs without the files it reads
+// beside itself (help pages rendered at build time). The CLI is imported, not at the top: it is a chunk of its own
+// (and the chunks it requires), so that --version compiles none of them.
 /** written in by scripts/build-exe.mjs */
 const VERSION = __SVC_VERSION__;
 

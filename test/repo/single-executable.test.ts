@@ -5,7 +5,17 @@
 // executable reads from its own assets (jq's WebAssembly for --jq) and its playback through aplay instead of the
 // native speaker module. The build costs ~20 s of CPU and ~260 MB of disk: CI only (vitest.config.ts).
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { decodeMp3, isWav, parseWavHeader } from 'svc-formats/audio-codecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +91,39 @@ describe('the single executables on a machine without Node', () => {
     expect(parseWavHeader(answer)).toMatchObject({ format: { sampleRate: 24_000, channels: 1 } });
     const heard = await svc(['--emulator', 'stt', 'transcribe', 'a.wav']);
     expect(heard.stdout).toContain('You said: what time is it');
+  });
+
+  it('compiles only the chunks a command needs, each from the code cache its first run kept (issue 40, start-up)', async () => {
+    const cacheDir = join(work, 'code-cache');
+    const env = { ...bare, SVC_CACHE_DIR: cacheDir };
+    const caches = () =>
+      Object.fromEntries(
+        readdirSync(cacheDir, { recursive: true })
+          .map(String)
+          .filter((f) => f.endsWith('.bin'))
+          .map((f) => [f, statSync(join(cacheDir, f)).mtimeMs]),
+      );
+    const first = await svc(['--emulator', 'models', 'list'], env);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const made = caches();
+    const chunks = readdirSync(join(ROOT, 'dist', 'exe', 'svc-bundle'), { recursive: true }).filter((f) =>
+      String(f).endsWith('.cjs'),
+    ).length;
+    // one cache per chunk compiled: a part of the bundle, not one script holding every command
+    expect(Object.keys(made).length).toBeGreaterThan(5);
+    expect(Object.keys(made).length).toBeLessThan(chunks / 3);
+    // those compiled after svc set V8 flags for undici's parser have caches of their own (V8 checks the flags)
+    expect(Object.keys(made).some((f) => /\.f[0-9a-z]+\.bin$/.test(f))).toBe(true);
+    // a second run takes every cache (a rejected one would be written again) and prints the same
+    const second = await svc(['--emulator', 'models', 'list'], env);
+    expect(second).toEqual(first);
+    expect(caches()).toEqual(made);
+    // a cache folder that cannot be made costs only time: under a file, or where mkdir says ENOENT (/proc, where
+    // Node's recursive mkdirSync loops for ever)
+    const file = join(work, 'not-a-folder');
+    writeFileSync(file, '');
+    for (const where of [join(file, 'cache'), '/proc/svc-no-cache'])
+      expect(await svc(['--emulator', 'models', 'list'], { ...bare, SVC_CACHE_DIR: where })).toEqual(first);
   });
 
   it('--jq runs jq from the executable’s own assets (jq-web’s WebAssembly is no file there)', async () => {
