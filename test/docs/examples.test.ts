@@ -52,10 +52,10 @@ const SKIPS: [RegExp, string][] = [
 ];
 
 /** Servers that run until stopped: their flags are checked (known, each value's check by --help), not run. */
-const SERVER = /\bsvc (emulator serve|calls listen)\b/;
+const SERVER = /\bsvc (emulator (serve|record)|calls listen)\b/;
 
 /** Examples heavy in CPU (MP3 coded, an audio session, a job waited on): run in the full run only. */
-const HEAVY = /\.mp3\b|\bbatch tts|\brealtime talk|\bstt listen|--wait\b|\bagents test\b|\bimages edit/;
+const HEAVY = /\.mp3\b|\bbatch tts|\brealtime talk|\bstt listen|--wait\b|\bagents (test|simulate)\b|\bimages edit/;
 
 /** Ids of the examples that only the service hands out: such an example ends in exit 5 (not found). */
 const PLACEHOLDER_ID =
@@ -116,6 +116,10 @@ async function makeFixtures(): Promise<void> {
     'my-skill/SKILL.md': '---\nname: my-skill\ndescription: a skill\n---\nDo the thing.\n',
     'tests/support.yaml': 'cases:\n  - name: greets\n    turns:\n      - user: "hello"\n',
     'tests/booking.yaml': 'cases:\n  - name: says hello\n    turns:\n      - user: "hello"\n',
+    'scenarios/booking.yaml':
+      'name: books a table\npersona: Dana, brief\ngoal: a table for 4 on Friday\nmax_turns: 1\n' +
+      'criteria:\n  - the agent answers\n',
+    'ci/.keep': '', // the folder `emulator record --out ci/session.json` writes into
   };
   for (const [name, content] of Object.entries(text)) {
     mkdirSync(join(fixtures, name, '..'), { recursive: true });
