@@ -2,9 +2,7 @@
 // SGR codes taking none: word wrapping and cutting with a marker, styles kept whole.
 import { displayWidth } from './table.js';
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the SGR codes the palette writes
 const SGR = /\x1b\[[0-9;]*m/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the same, as pieces of a string
 const PIECES = /\x1b\[[0-9;]*m|[^\x1b]/gu;
 
 /** Columns a styled string takes on the screen. */
