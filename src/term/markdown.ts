@@ -186,12 +186,14 @@ export class MarkdownStream {
   /**
    * The line in progress, plain and dim, on one row below what is rendered (never a blank screen while a long block
    * streams): its newest characters, cut to the terminal's width so that it never wraps and one `\r` + erase-line
-   * redraws it (no cursor movement across rows).
+   * redraws it (no cursor movement across rows), whatever way the answer ends.
    */
   private showPreview(): void {
     if (!this.live) return;
     const line = terminalSafe(this.pending.slice(this.pending.lastIndexOf('\n') + 1));
-    const room = Math.max(0, this.live.columns() - 1);
+    // 3 columns short: the terminal echoes a Ctrl-C as `^C` after it, which must not wrap onto a row of its own
+    // (the erase would then leave the preview above the final text)
+    const room = Math.max(0, this.live.columns() - 3);
     let tail = '';
     let width = 0;
     for (const ch of [...line].reverse()) {

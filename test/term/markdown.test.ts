@@ -115,7 +115,7 @@ describe('MarkdownStream with a live preview (issue 25, item 21)', () => {
     expect(term.text()).toBe('Some *em'); // not a blank screen while the block streams
     await md.push('* text that wraps over the width of the terminal');
     // one row, never wrapped: the newest characters of the line in progress
-    expect(term.text()).toBe('Some *em* text that wraps over the width of the terminal'.slice(-19));
+    expect(term.text()).toBe('Some *em* text that wraps over the width of the terminal'.slice(-17));
     await md.push('\n\nNext');
     // the preview was erased and the rendered paragraph printed; the new block's line shows below it
     const rendered = 'Some <i>em</i> text that wraps over the width of the terminal\n';
