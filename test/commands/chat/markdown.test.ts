@@ -125,7 +125,10 @@ describe.concurrent('Ctrl-C while an answer streams (issue 42, item 5)', () => {
         expect(screen).not.toContain('^');
         const lines = screen.split('\n');
         for (const l of lines) expect(l.length, screen).toBeLessThanOrEqual(cols);
-        expect(lines.filter((l) => /^w0 w1 /.test(l)), screen).toHaveLength(1);
+        expect(
+          lines.filter((l) => /^w0 w1 /.test(l)),
+          screen,
+        ).toHaveLength(1);
         expect(screen.match(/\bw20\b/g), screen).toHaveLength(1);
       } finally {
         own.stop();
