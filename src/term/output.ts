@@ -320,10 +320,12 @@ export class Output {
         stop: () => void (ended = true),
       };
     }
-    const { default: ora } = await import('ora');
+    const [{ default: ora }, { cutStyled }] = await Promise.all([import('ora'), import('./wrap.js')]);
+    // one row, never wrapped (a wrapped spinner is redrawn below itself): the frame, a space, the text, the cursor
+    const fit = (t: string) => cutStyled(t, (this.streams.stderr.columns ?? 80) - 3);
     // frames coloured by our decision; ora's own colouring (its chalk) stays off
     const s = ora({
-      text,
+      text: fit(text),
       stream: this.streams.stderr as NodeJS.WritableStream,
       color: false,
       isEnabled: true,
@@ -332,10 +334,10 @@ export class Output {
     s.start();
     return {
       update: (t) => {
-        s.text = t;
+        s.text = fit(t);
       },
-      succeed: (t) => void s.stopAndPersist({ symbol: ce.green('✔'), text: t }),
-      fail: (t) => void s.stopAndPersist({ symbol: ce.red('✖'), text: t }),
+      succeed: (t) => void s.stopAndPersist({ symbol: ce.green('✔'), text: t === undefined ? t : fit(t) }),
+      fail: (t) => void s.stopAndPersist({ symbol: ce.red('✖'), text: t === undefined ? t : fit(t) }),
       stop: () => void s.stop(),
     };
   }
