@@ -204,7 +204,8 @@ export async function waitAndSave(
   });
   const total = Number(res.headers['content-length']) || undefined;
   const { progressBar } = await import('../../term/progress.js');
-  const bar = progressBar(ctx.out, 'downloading the video', total);
+  const { basename } = await import('node:path');
+  const bar = progressBar(ctx.out, basename(target), total);
   try {
     await saveStream(checkedBody(res, VIDEO), target, {
       force: opts.force,
