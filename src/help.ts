@@ -2,6 +2,7 @@
 import { fstatSync, writeSync } from 'node:fs';
 import { rootCommands } from './commands/index.js';
 import { GLOBAL_FLAGS } from './core/global-flags.js';
+import { helpList, wrapHelpText } from './term/wrap.js';
 
 /** `svc help TOPIC` (src/commands/help/topics.ts); any other word after `help` is a command to show help for. */
 export const HELP_TOPICS = ['environment', 'exit-codes', 'globals'];
@@ -18,20 +19,6 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 cancelled, 4 auth, 5 not found, 6 rate lim
 More: svc help environment | exit-codes | globals; scripting contract: docs/scripting.md.
 `;
 
-function wrap(text: string, indent: number, width: number): string {
-  const room = Math.max(20, width - indent);
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && line.length + 1 + word.length > room) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(line);
-  return lines.join(`\n${' '.repeat(indent)}`);
-}
-
 export function topLevelHelp(width = 80): string {
   const options: [string, string][] = [
     ['-V, --version', 'print the version'],
@@ -42,19 +29,22 @@ export function topLevelHelp(width = 80): string {
     .filter((c) => !c.hidden)
     .map((c): [string, string] => [c.aliases?.length ? `${c.name}|${c.aliases.join('|')}` : c.name, c.summary])
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)); // not localeCompare: ICU costs ~6 ms to start
-  const pad = Math.max(...[...options, ...commands].map(([term]) => term.length)) + 2;
-  const rows = (list: [string, string][]) =>
-    list.map(([term, text]) => `  ${term.padEnd(pad)} ${wrap(text, pad + 3, width)}`).join('\n');
-  return `Usage: svc [options] [command]
+  // one alignment for both lists
+  const pad = Math.max(...[...options, ...commands].map(([term]) => term.length)) + 3;
+  const rows = (list: [string, string][]) => helpList(list, width, pad);
+  return wrapHelpText(
+    `Usage: svc [options] [command]
 
-${wrap(PROGRAM_DESCRIPTION, 0, width)}
+${PROGRAM_DESCRIPTION}
 
 Options:
 ${rows(options)}
 
 Commands:
 ${rows(commands)}
-${PROGRAM_EPILOGUE}`;
+${PROGRAM_EPILOGUE}`,
+    width,
+  );
 }
 
 /**

@@ -87,3 +87,51 @@ export function wrapStyled(text: string, width: number): string[] {
   }
   return out;
 }
+
+/** below this many columns for the descriptions, a help list puts each description under its term */
+export const DESCRIPTION_MIN = 20;
+export const STACKED_INDENT = '      ';
+
+/**
+ * Help text for `width` columns: a longer line wrapped at word boundaries, its next lines indented under it (an
+ * example's under its command); as written without a width (a pipe).
+ */
+export function wrapHelpText(text: string, width: number | undefined): string {
+  if (!width) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (visibleWidth(line) <= width) return line;
+      const indent = /^ */.exec(line)![0];
+      // the next lines under it, less indented where a word would not fit whole (a long package name)
+      const longest = Math.max(...line.split(' ').map(visibleWidth));
+      const hang = (line.startsWith(`${indent}$ `) ? 4 : 2) + indent.length;
+      const next = ' '.repeat(Math.max(0, Math.min(hang, width - longest)));
+      return wrapStyled(line.slice(indent.length), Math.max(1, width - next.length))
+        .map((l, i) => (i === 0 ? indent : next) + l)
+        .join('\n');
+    })
+    .join('\n');
+}
+
+/**
+ * A help list (`  term  description`) for `width` columns: the descriptions aligned and wrapped at word boundaries
+ * beside their terms, or each under its term where the terms leave them too little room.
+ */
+export function helpList(
+  rows: [term: string, description: string][],
+  width = 80,
+  pad = Math.max(...rows.map(([term]) => term.length)) + 2,
+): string {
+  const room = width - 2 - pad;
+  return rows
+    .map(([term, text]) => {
+      if (room >= DESCRIPTION_MIN) {
+        const lines = wrapStyled(text, room);
+        return [`  ${term.padEnd(pad)}${lines[0]}`, ...lines.slice(1).map((l) => ' '.repeat(pad + 2) + l)].join('\n');
+      }
+      const lines = wrapStyled(text, width - STACKED_INDENT.length);
+      return [`  ${term}`, ...lines.map((l) => STACKED_INDENT + l)].join('\n');
+    })
+    .join('\n');
+}
