@@ -12,6 +12,7 @@ import type { ToolCommand } from '../../cmdutil/local-tools.js';
 import type { McpServers } from '../../mcp/client.js';
 import { runToolLoop } from './loop.js';
 import { buildChatRequest, type ChatFlags } from './request.js';
+import { helpList, visibleWidth, wrapHelpText } from '../../term/wrap.js';
 
 export interface ReplSetup {
   flags: ChatFlags & { stream: boolean; usage?: boolean; save?: string | false };
@@ -41,9 +42,14 @@ const COMMANDS: { name: string; usage: string; about: string }[] = [
   { name: 'exit', usage: '/exit', about: 'leave (also /quit, Ctrl-D)' },
 ];
 
-const HELP = `commands (Tab completes them):
-${COMMANDS.map((c) => `  ${c.usage.padEnd(16)} ${c.about}`).join('\n')}
-input: a line ending in \\ continues on the next line; """ on its own line opens and closes a block.
+/** The /help text for `width` columns (term/wrap: descriptions wrapped at word boundaries beside the commands). */
+const help = (width: number) => `commands (Tab completes them):
+${helpList(
+  COMMANDS.map((c) => [c.usage, c.about]),
+  width,
+  17,
+)}
+${wrapHelpText('input: a line ending in \\ continues on the next line; """ on its own line opens and closes a block.', width)}
 Ctrl-C cancels the answer in progress.`;
 
 /** readline's completer: `/mo` → `/model `; `/` lists every command. Anything else is left alone. */
@@ -137,6 +143,11 @@ class Repl {
     this.ctx.streams.stderr.write(`${this.ctx.out.ce.dim(msg)}\n`);
   }
 
+  /** the terminal's width (80 off a terminal) */
+  private get columns(): number {
+    return this.ctx.streams.stderr.columns || 80;
+  }
+
   prompt(text?: string): void {
     if (text) this.rl.setPrompt(text);
     if (this.terminal && !this.closed) this.rl.prompt();
@@ -144,10 +155,24 @@ class Repl {
 
   banner(): void {
     const earlier = this.conv.messages.filter((m) => m.role === 'user').length;
-    this.note(
-      `svc chat · ${this.model} · conversation ${this.conv.id}${earlier ? ` (${earlier} earlier turns)` : ''} · ` +
-        `/help, /exit or Ctrl-D to leave`,
-    );
+    const parts = [
+      'svc chat',
+      this.model,
+      `conversation ${this.conv.id}${earlier ? ` (${earlier} earlier turns)` : ''}`,
+      '/help, /exit or Ctrl-D to leave',
+    ];
+    // broken between its parts (then at words) to fit the terminal
+    const lines = [''];
+    for (const part of parts) {
+      const last = lines.length - 1;
+      if (lines[last] === '' || visibleWidth(`${lines[last]} · ${part}`) <= this.columns) {
+        lines[last] = lines[last] === '' ? part : `${lines[last]} · ${part}`;
+      } else {
+        lines[last] += ' ·';
+        lines.push(part);
+      }
+    }
+    this.note(wrapHelpText(lines.join('\n'), this.columns));
   }
 
   /** Ctrl-C: cancel the answer in progress; else clear the line; at an empty prompt, twice to leave. */
@@ -245,7 +270,7 @@ class Repl {
       case 'quit':
         return false;
       case 'help':
-        this.note(HELP);
+        this.note(help(this.columns));
         break;
       case 'system':
         if (!arg) {
