@@ -27,7 +27,7 @@ describe.concurrent('help laid out for the real width', () => {
         const lines = r.screen.split('\r\n');
         for (const l of lines) expect(displayWidth(l), `${l}\n${r.screen}`).toBeLessThanOrEqual(cols);
         expect(words(r.screen)).toEqual(words(piped.stdout));
-        // the launcher's fast page (bin/svc.cjs) and the CLI's commander agree
+        // the launcher's fast page and the CLI's commander agree
         if (args.at(-1) === '--help' && args.length > 1) {
           const rendered = await svcInProcess(args, { tty: true, columns: cols });
           // (script drops the last line end)

@@ -33,7 +33,7 @@ const screenLines = (output: string) =>
     .filter((l) => l.length > 0);
 
 describe('files ls on a real terminal', () => {
-  it('60 columns: one line per row, none wider than the terminal, ids and dates whole, EXPIRES and SIZE left out', async () => {
+  it('60 columns: a line per row within the width, ids and dates whole, EXPIRES and SIZE left out', async () => {
     const cols = 60;
     const r = await svcOnTerminal(['files', 'ls'], { emu, cols });
     expect(r.exitCode, r.screen).toBe(0);

@@ -42,6 +42,9 @@ const COMMANDS: { name: string; usage: string; about: string }[] = [
   { name: 'exit', usage: '/exit', about: 'leave (also /quit, Ctrl-D)' },
 ];
 
+const INPUT_HELP =
+  'input: a line ending in \\ continues on the next line; """ on its own line opens and closes a block.';
+
 /** The /help text for `width` columns (term/wrap: descriptions wrapped at word boundaries beside the commands). */
 const help = (width: number) => `commands (Tab completes them):
 ${helpList(
@@ -49,7 +52,7 @@ ${helpList(
   width,
   17,
 )}
-${wrapHelpText('input: a line ending in \\ continues on the next line; """ on its own line opens and closes a block.', width)}
+${wrapHelpText(INPUT_HELP, width)}
 Ctrl-C cancels the answer in progress.`;
 
 /** readline's completer: `/mo` → `/model `; `/` lists every command. Anything else is left alone. */
