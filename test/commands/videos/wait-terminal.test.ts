@@ -8,7 +8,8 @@ import { tempDir } from '../../helpers/files.js';
 import { TmuxTerminal } from '../../helpers/terminal.js';
 
 const it = itWithEmulator((emu) => {
-  emu.core.settings.videoDelayMs = 4500;
+  // long enough for two polls of progress however slowly the CLI starts on a busy machine
+  emu.core.settings.videoDelayMs = 12_000;
 });
 
 describe.concurrent('videos generate --wait on a terminal', () => {
@@ -17,7 +18,7 @@ describe.concurrent('videos generate --wait on a terminal', () => {
       const out = join(tempDir('svc-video-wait-'), 'boat.mp4');
       const term = new TmuxTerminal();
       try {
-        term.start(['videos', 'generate', 'a paper boat', '--wait', '-o', out, '--poll-interval', '3'], {
+        term.start(['videos', 'generate', 'a paper boat', '--wait', '-o', out, '--poll-interval', '2'], {
           emu,
           cols,
         });
@@ -41,7 +42,7 @@ describe.concurrent('videos generate --wait on a terminal', () => {
         expect(screen).toMatch(/✔ done \(\d+s\)/);
         expect(existsSync(out)).toBe(true);
         expect(percents.size, [...percents].join(' ')).toBeGreaterThan(1);
-        // the time counts between polls (every 3 s) too
+        // the time counts between polls (every 2 s) too
         expect(seconds.size, [...seconds].join(' ')).toBeGreaterThan(3);
       } finally {
         term.stop();
