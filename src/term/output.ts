@@ -322,10 +322,10 @@ export class Output {
     }
     const [{ default: ora }, { cutStyled }] = await Promise.all([import('ora'), import('./wrap.js')]);
     // one row, never wrapped (a wrapped spinner is redrawn below itself): the frame, a space, the text, the cursor
-    const fit = (t: string) => cutStyled(t, (this.streams.stderr.columns ?? 80) - 3);
+    const oneRow = (t: string) => cutStyled(t, (this.streams.stderr.columns ?? 80) - 3);
     // frames coloured by our decision; ora's own colouring (its chalk) stays off
     const s = ora({
-      text: fit(text),
+      text: oneRow(text),
       stream: this.streams.stderr as NodeJS.WritableStream,
       color: false,
       isEnabled: true,
@@ -334,10 +334,10 @@ export class Output {
     s.start();
     return {
       update: (t) => {
-        s.text = fit(t);
+        s.text = oneRow(t);
       },
-      succeed: (t) => void s.stopAndPersist({ symbol: ce.green('✔'), text: t === undefined ? t : fit(t) }),
-      fail: (t) => void s.stopAndPersist({ symbol: ce.red('✖'), text: t === undefined ? t : fit(t) }),
+      succeed: (t) => void s.stopAndPersist({ symbol: ce.green('✔'), text: t === undefined ? t : oneRow(t) }),
+      fail: (t) => void s.stopAndPersist({ symbol: ce.red('✖'), text: t === undefined ? t : oneRow(t) }),
       stop: () => void s.stop(),
     };
   }
