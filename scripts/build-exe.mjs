@@ -101,7 +101,8 @@ function pinnedNode() {
  *   asset, not a module of the bundle;
  * - an `import()` left in the output (Node's modules; the optional native `speaker`, which an executable cannot
  *   load and never asks for: it plays through a program, src/audio/backend.ts) would need a module loader that a
- *   chunk compiled by the loader (vm.Script, with a code cache) does not have: Node's modules are require()d, speaker refused.
+ *   chunk compiled by the loader (vm.Script, with a code cache) does not have: Node's modules are require()d,
+ *   speaker refused.
  */
 const exePlugins = [
   // as dist/bundle's: no node:assert, node:http nor HTTP/2 client (tls, crypto) loaded by undici, no child_process

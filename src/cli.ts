@@ -2,6 +2,8 @@
 // and is the only place that calls process.exit.
 import { fstatSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, type Help } from 'commander';
+import { SvcHelp } from './term/help-layout.js';
+import { wrapHelpText } from './term/wrap.js';
 import type { CommandNode, CommandSpec } from './cmdutil/command.js';
 import type { OptionSpec } from './core/option-spec.js';
 import { commandLineOptions, makeOption, refuseExistingOutputs } from './cmdutil/command-options.js';
@@ -134,6 +136,8 @@ function configure(cmd: Command, streams: Streams): Command {
     getErrHelpWidth: () => terminalWidth(streams.stderr),
   });
   cmd.configureHelp({ showGlobalOptions: false, sortSubcommands: true, sortOptions: false } as Partial<Help>);
+  // laid out for the real width, down to 40 columns (term/help-layout.ts)
+  cmd.createHelp = () => Object.assign(new SvcHelp(), cmd.configureHelp());
   cmd.showSuggestionAfterError(true);
   // commander's own hook (not in its types), replaced for a suggestion as unknown commands get
   (cmd as unknown as { unknownOption(flag: string): never }).unknownOption = (flag) => unknownOption(cmd, flag);
@@ -147,7 +151,12 @@ const terminalWidth = (s: Streams['stdout']) => (s.isTTY ? s.columns : undefined
 /** Examples, then one line pointing to the global options (listed once: svc --help, svc help globals). */
 function addExamples(cmd: Command, examples: string[] | undefined): void {
   const shown = examples?.length ? `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n` : '';
-  cmd.addHelpText('after', `${shown}\nGlobal options (--json, --quiet, --profile, …): svc help globals\n`);
+  const text = `${shown}\nGlobal options (--json, --quiet, --profile, …): svc help globals\n`;
+  // wrapped at the terminal's width (as written in a pipe: the help pages record it so)
+  cmd.addHelpText('after', ({ error }) => {
+    const out = cmd.configureOutput();
+    return wrapHelpText(text, error ? out.getErrHelpWidth?.() : out.getOutHelpWidth?.());
+  });
 }
 
 /** What the process hands a command: Ctrl-C, SIGTERM and SIGHUP abort `signal`; a command may take Ctrl-C over. */

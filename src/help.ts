@@ -3,6 +3,7 @@ import { fstatSync, writeSync } from 'node:fs';
 import { rootCommands } from './commands/index.js';
 import { exitCodes } from './core/exit-codes.js';
 import { GLOBAL_FLAGS } from './core/global-flags.js';
+import { helpList, wrapHelpText } from './term/wrap.js';
 
 /** `svc help TOPIC` (src/commands/help/topics.ts); any other word after `help` is a command to show help for. */
 export const HELP_TOPICS = ['environment', 'exit-codes', 'globals'];
@@ -109,18 +110,21 @@ export function topLevelHelp(width = 80): string {
     ['-h, --help', 'show help'],
   ];
   const groups = groupedCommands();
-  const pad = Math.max(...[...options, ...groups.flatMap((g) => g.rows)].map(([term]) => term.length)) + 2;
-  const rows = (list: [string, string][]) =>
-    list.map(([term, text]) => `  ${term.padEnd(pad)} ${wrap(text, pad + 3, width)}`).join('\n');
-  return `Usage: svc [options] [command]
+  // one alignment for every list
+  const pad = Math.max(...[...options, ...groups.flatMap((g) => g.rows)].map(([term]) => term.length)) + 3;
+  const rows = (list: [string, string][]) => helpList(list, width, pad);
+  return wrapHelpText(
+    `Usage: svc [options] [command]
 
-${wrap(PROGRAM_DESCRIPTION, 0, width)}
+${PROGRAM_DESCRIPTION}
 
 Options:
 ${rows(options)}
 
 ${groups.map((g) => `${g.title} commands:\n${rows(g.rows)}`).join('\n\n')}
-${PROGRAM_EPILOGUE}`;
+${PROGRAM_EPILOGUE}`,
+    width,
+  );
 }
 
 /** Bare `svc`: the commands by group, names only, and where to go next (as gh does), laid out for `width`. */

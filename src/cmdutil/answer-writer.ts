@@ -18,7 +18,7 @@ async function answerRenderer(ctx: Context, raw: boolean | undefined): Promise<M
   const live = redrawable
     ? { write: (t: string) => ctx.out.write(t), control: (s: string) => ctx.out.control(s), columns }
     : undefined;
-  return new MarkdownStream(ctx.out.c, (text) => ctx.out.write(text), live);
+  return new MarkdownStream(ctx.out.c, (text) => ctx.out.write(text), live, columns);
 }
 
 export interface AnswerWriter {

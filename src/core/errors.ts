@@ -1,24 +1,7 @@
 // Error types and the one mapping from errors to exit codes (used only by src/cli.ts).
 
-export const ExitCode = {
-  ok: 0,
-  error: 1,
-  usage: 2,
-  cancelled: 3,
-  auth: 4,
-  notFound: 5,
-  rateLimited: 6,
-  server: 7,
-  /**
-   * a call refused, or a batch stopped sending, at its budget (--budget, budget.daily with --budget-strict, MCP):
-   * nothing more was sent; a batch keeps what was done and --resume goes on
-   */
-  budget: 8,
-  interrupted: 130,
-  /** 128 + the signal's number */
-  hangup: 129,
-  terminated: 143,
-} as const;
+export { ExitCode } from './exit-codes.js';
+import { ExitCode } from './exit-codes.js';
 
 /** Bad input found before anything was sent: exit 2. */
 export class UsageError extends Error {

@@ -1,6 +1,25 @@
 // What each exit code means, once: `svc --help`'s footer (label), `svc help exit-codes` (meaning); the README and
 // docs/scripting.md are checked against it (test/core/exit-codes.test.ts).
-import { ExitCode } from './errors.js';
+/** The exit codes (core/errors.ts maps errors to them); kept here so that help loads no error class. */
+export const ExitCode = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  cancelled: 3,
+  auth: 4,
+  notFound: 5,
+  rateLimited: 6,
+  server: 7,
+  /**
+   * a call refused, or a batch stopped sending, at its budget (--budget, budget.daily with --budget-strict, MCP):
+   * nothing more was sent; a batch keeps what was done and --resume goes on
+   */
+  budget: 8,
+  interrupted: 130,
+  /** 128 + the signal's number */
+  hangup: 129,
+  terminated: 143,
+} as const;
 
 type ExitName = keyof typeof ExitCode;
 

@@ -46,8 +46,8 @@ export class SessionInstruments {
   }
 
   /**
-   * The instruments of a session: the status line only where stderr can be redrawn and the session has a
-   * microphone or a speaker (a session of files and pipes has nobody watching it live).
+   * The instruments of a session: the status line wherever stderr can be redrawn, a session of files included (as
+   * the help says: someone at the terminal watches it run).
    */
   static async open(
     ctx: Context,
@@ -55,7 +55,7 @@ export class SessionInstruments {
     playback: Playback,
     sampleRate: number,
   ): Promise<SessionInstruments> {
-    const live = ctx.out.liveStderr && (f.input === 'mic' || f.output === 'speaker');
+    const live = ctx.out.liveStderr;
     const inst = new SessionInstruments(ctx, playback, sampleRate, live);
     if (f.latencyLog) {
       const { AtomicFile } = await import('../core/atomic-file.js');

@@ -3,6 +3,43 @@
 // computed, its term column width) and checks that this gives commander's bytes at several widths; bin/svc.cjs prints
 // `svc <command…> --help` on a terminal so, loading commander's help.js alone (docs/performance.md).
 import { Help } from 'commander';
+import { DESCRIPTION_MIN, STACKED_INDENT, visibleWidth, wrapHelpText, wrapStyled } from './wrap.js';
+
+const USAGE = 'Usage: ';
+
+/** The usage line at `width`, its next lines under the command (undone first: a recorded line was laid out at 80). */
+function wrapUsage(line: string, width: number): string {
+  const whole = line.replace(new RegExp(`\\n {${USAGE.length}}`, 'g'), ' ');
+  if (visibleWidth(whole) <= width) return whole;
+  return wrapStyled(whole, width - USAGE.length)
+    .map((l, i) => (i === 0 ? l : ' '.repeat(USAGE.length) + l))
+    .join('\n');
+}
+
+/**
+ * commander's Help laid out for the real width, down to 40 columns: descriptions wrapped at word boundaries however
+ * narrow (commander stops wrapping below 40 columns for them, and the terminal then breaks words), and, where the
+ * terms leave too little beside them, each description below its term.
+ */
+export class SvcHelp extends Help {
+  constructor() {
+    super();
+    this.minWidthToWrap = 1;
+  }
+
+  /** the usage after `Usage: `, wrapped as the whole line is */
+  override styleUsage(str: string): string {
+    return wrapUsage(USAGE + super.styleUsage(str), this.helpWidth ?? 80).slice(USAGE.length);
+  }
+
+  override formatItem(term: string, termWidth: number, description: string, helper: Help): string {
+    const width = this.helpWidth ?? 80;
+    if (!description || width - termWidth - 4 >= DESCRIPTION_MIN)
+      return super.formatItem(term, termWidth, description, helper);
+    const wrapped = helper.boxWrap(description, width - STACKED_INDENT.length);
+    return [`  ${term}`, ...wrapped.split('\n').map((l) => STACKED_INDENT + l)].join('\n');
+  }
+}
 
 export interface HelpLayout {
   /** text printed before commander's part (`addHelpText('before')`) */
@@ -20,9 +57,9 @@ export interface HelpLayout {
 
 /** The help at `helpWidth` columns (undefined: not a terminal, 80), as commander's Help.formatHelp lays it out. */
 export function formatHelpLayout(layout: HelpLayout, helpWidth: number | undefined): string {
-  const helper = new Help();
+  const helper = new SvcHelp();
   helper.prepareContext({ helpWidth });
-  const lines = [layout.usage, ''];
+  const lines = [wrapUsage(layout.usage, helper.helpWidth ?? 80), ''];
   if (layout.description.length > 0) lines.push(helper.boxWrap(layout.description, helper.helpWidth ?? 80), '');
   for (const [heading, items] of layout.sections) {
     const formatted = items.map(([term, description]) =>
@@ -30,5 +67,5 @@ export function formatHelpLayout(layout: HelpLayout, helpWidth: number | undefin
     );
     lines.push(...helper.formatItemList(heading, formatted, helper));
   }
-  return layout.before + lines.join('\n') + layout.after;
+  return wrapHelpText(layout.before, helpWidth) + lines.join('\n') + wrapHelpText(layout.after, helpWidth);
 }

@@ -6,8 +6,9 @@
 // the model wrote it (docs/text.md, "Markdown on a terminal").
 import type { Token, Tokens } from 'marked';
 import type { Colors } from './color.js';
-import { displayWidth } from './table.js';
+import { displayWidth, fitWidths } from './table.js';
 import { terminalSafe } from './terminal-safe.js';
+import { cutStyled, visibleWidth, wrapStyled } from './wrap.js';
 
 type Lexer = (src: string) => Token[];
 interface Highlighter {
@@ -116,6 +117,8 @@ export class MarkdownStream {
 
   /** the live preview of the line in progress is on the screen */
   private previewShown = false;
+  /** columns left for the block being laid out (the terminal's, less the markers of the lists and quotes around) */
+  private room = Infinity;
 
   /**
    * Create only when the answer is to be rendered: it starts loading marked. With `live` (a terminal that can be
@@ -125,6 +128,8 @@ export class MarkdownStream {
     private readonly c: Colors,
     private readonly print: (text: string) => void,
     private readonly live?: LivePreview,
+    /** the terminal's width: paragraphs re-flowed to it, code lines and tables fitted (none: as written) */
+    private readonly width?: () => number,
   ) {
     this.lexer = import('marked').then(
       ({ lexer }) =>
@@ -181,12 +186,14 @@ export class MarkdownStream {
   /**
    * The line in progress, plain and dim, on one row below what is rendered (never a blank screen while a long block
    * streams): its newest characters, cut to the terminal's width so that it never wraps and one `\r` + erase-line
-   * redraws it (no cursor movement across rows).
+   * redraws it (no cursor movement across rows), whatever way the answer ends.
    */
   private showPreview(): void {
     if (!this.live) return;
     const line = terminalSafe(this.pending.slice(this.pending.lastIndexOf('\n') + 1));
-    const room = Math.max(0, this.live.columns() - 1);
+    // 3 columns short: the terminal echoes a Ctrl-C as `^C` after it, which must not wrap onto a row of its own
+    // (the erase would then leave the preview above the final text)
+    const room = Math.max(0, this.live.columns() - 3);
     let tail = '';
     let width = 0;
     for (const ch of [...line].reverse()) {
@@ -214,6 +221,7 @@ export class MarkdownStream {
     const tokens = (await this.lexer)(terminalSafe(text));
     for (const t of tokens) if (t.type === 'code') await this.loadLanguage(languageOf(t as Tokens.Code));
     let out = '';
+    this.room = this.width?.() || Infinity;
     for (const token of tokens) {
       const block = this.block(token, '');
       if (block === null) continue;
@@ -246,20 +254,20 @@ export class MarkdownStream {
       case 'heading': {
         const h = t as Tokens.Heading;
         const text = this.inline(h.tokens);
-        return (
-          indent + (h.depth === 1 ? c.bold(c.underline(text)) : h.depth === 2 ? c.bold(c.magenta(text)) : c.bold(text))
-        );
+        const style = (s: string) =>
+          h.depth === 1 ? c.bold(c.underline(s)) : h.depth === 2 ? c.bold(c.magenta(s)) : c.bold(s);
+        return this.flow(text, indent, style);
       }
       case 'paragraph':
-        return prefixLines(this.inline((t as Tokens.Paragraph).tokens), indent);
+        return this.flow(this.inline((t as Tokens.Paragraph).tokens), indent);
       case 'text': {
         const x = t as Tokens.Text;
-        return prefixLines(x.tokens ? this.inline(x.tokens) : x.text, indent);
+        return this.flow(x.tokens ? this.inline(x.tokens) : this.soft(x.text), indent);
       }
       case 'list':
         return this.list(t as Tokens.List, indent);
       case 'blockquote': {
-        const inner = this.blocks((t as Tokens.Blockquote).tokens, '');
+        const inner = this.narrower(visibleWidth(indent) + 2, () => this.blocks((t as Tokens.Blockquote).tokens, ''));
         return prefixLines(inner, indent + c.dim('│ '));
       }
       case 'code':
@@ -267,11 +275,36 @@ export class MarkdownStream {
       case 'table':
         return this.table(t as Tokens.Table, indent);
       case 'hr':
-        return indent + c.dim('─'.repeat(40));
+        return indent + c.dim('─'.repeat(Math.max(1, Math.min(40, this.room - visibleWidth(indent)))));
       case 'html':
         return prefixLines((t as Tokens.HTML).text.replace(/\n+$/, ''), indent);
       default:
         return 'raw' in t && typeof t.raw === 'string' ? prefixLines(t.raw.replace(/\n+$/, ''), indent) : null;
+    }
+  }
+
+  /**
+   * Inline text laid out at the room left after `indent`: wrapped at word boundaries (each line styled alone, so a
+   * style never runs into the next line's prefix), or as written without a width.
+   */
+  private flow(text: string, indent: string, style: (s: string) => string = (s) => s): string {
+    const lines = wrapStyled(text, this.room - visibleWidth(indent));
+    return lines.map((l) => indent + style(l)).join('\n');
+  }
+
+  /** A soft line break is a space once the text is re-flowed to the width. */
+  private soft(text: string): string {
+    return Number.isFinite(this.room) ? text.replace(/\n/g, ' ') : text;
+  }
+
+  /** Lay out what `render` makes `by` columns narrower (inside a list item's marker or a quote's bar). */
+  private narrower<T>(by: number, render: () => T): T {
+    const room = this.room;
+    this.room = Math.max(1, room - by);
+    try {
+      return render();
+    } finally {
+      this.room = room;
     }
   }
 
@@ -290,13 +323,15 @@ export class MarkdownStream {
         const number = `${start + i}.`;
         const marker = l.ordered ? this.c.cyan(number) + ' '.repeat(width - number.length) : `${this.c.cyan('•')} `;
         const box = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
-        const body = this.blocks(
-          item.tokens.filter((t) => t.type !== 'checkbox'),
-          '',
-          l.loose ? '\n\n' : '\n',
+        const body = this.narrower(visibleWidth(indent) + width + (box ? 2 : 0), () =>
+          this.blocks(
+            item.tokens.filter((t) => t.type !== 'checkbox'),
+            '',
+            l.loose ? '\n\n' : '\n',
+          ),
         );
         const [first = '', ...rest] = body.split('\n');
-        const pad = ' '.repeat(width);
+        const pad = ' '.repeat(width + (box ? 2 : 0));
         return [indent + marker + box + first, ...rest.map((r) => (r === '' ? '' : indent + pad + r))].join('\n');
       })
       .join(l.loose ? '\n\n' : '\n');
@@ -308,16 +343,24 @@ export class MarkdownStream {
     let body = t.text;
     if (lang && this.hljs?.getLanguage(lang))
       body = htmlToStyled(this.hljs.highlight(t.text, { language: lang, ignoreIllegals: true }).value, c);
-    const label = lang ? `${indent + c.dim(`┌ ${lang}`)}\n` : '';
-    return label + prefixLines(body, indent + c.dim('│ '));
+    const label = lang ? `${indent + cutStyled(c.dim(`┌ ${lang}`), this.room - visibleWidth(indent))}\n` : '';
+    // a line longer than the room is cut with a marker, never wrapped under the bar
+    const room = this.room - visibleWidth(indent) - 2;
+    const lines = body.split('\n').map((l) => cutStyled(l, room, c.dim('…')));
+    return label + prefixLines(lines.join('\n'), indent + c.dim('│ '));
   }
 
   private table(t: Tokens.Table, indent: string): string {
     const c = this.c;
     const head = t.header.map((cell) => this.inline(cell.tokens));
     const rows = t.rows.map((row) => row.map((cell) => this.inline(cell.tokens)));
-    const widths = head.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
-    const fit = (s: string, i: number) => {
+    const natural = head.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
+    // fitted as `files list` is (free text cut first, numbers kept); the ` │ ` separator is one wider than its gap
+    const room = this.room - visibleWidth(indent) - (natural.length - 1);
+    const columns = t.align.map((a) => ({ header: '', align: a === 'right' ? ('right' as const) : undefined }));
+    const widths = fitWidths(natural, columns, room);
+    const fit = (cell: string, i: number) => {
+      const s = widths[i]! < natural[i]! ? cutStyled(cell, widths[i]!) : cell;
       const gap = ' '.repeat(Math.max(0, widths[i]! - visibleWidth(s)));
       return t.align[i] === 'right'
         ? gap + s
@@ -368,7 +411,7 @@ export class MarkdownStream {
         }
         case 'text': {
           const x = t as Tokens.Text;
-          s += x.tokens ? this.inline(x.tokens) : x.text;
+          s += x.tokens ? this.inline(x.tokens) : this.soft(x.text);
           break;
         }
         default:
@@ -390,15 +433,6 @@ function prefixLines(text: string, prefix: string): string {
         .split('\n')
         .map((l) => prefix + l)
         .join('\n');
-}
-
-/**
- * Columns a styled string takes (SGR codes take none; wide characters are not measured, Markdown tables rarely have
- * them).
- */
-function visibleWidth(s: string): number {
-  // eslint-disable-next-line no-control-regex
-  return [...s.replace(/\x1b\[[0-9;]*m/g, '')].length;
 }
 
 /** highlight.js scope → style of svc's palette */

@@ -33,8 +33,10 @@ export interface Column<Row> {
   header: string;
   get: (row: Row) => unknown;
   align?: 'left' | 'right';
-  /** cut this column only when nothing else can give way (id columns are kept by default) */
+  /** never cut (ids, dates); right-aligned columns (numbers) and columns named like ids are kept too */
   keep?: boolean;
+  /** may be left out on a narrow terminal (a note says so): the lowest number first */
+  optional?: number;
 }
 
 export interface Spinner {
@@ -247,13 +249,18 @@ export class Output {
     }
     const { renderTable } = await import('./table.js');
     const width = this.streams.stdout.columns || Number(readEnv(this.opts.env, 'COLUMNS')) || Infinity;
-    const lines = renderTable(
+    const { lines, dropped } = renderTable(
       columns,
       rows.map((row) => columns.map((col) => cell(col.get(row)))),
       width,
       (h) => this.c.bold(h),
     );
     this.line(lines.join('\n'));
+    if (dropped.length > 0) {
+      const { wrapStyled } = await import('./wrap.js');
+      const note = `not shown at ${width} columns: ${dropped.join(', ')} (a wider terminal or --json shows them)`;
+      this.info(wrapStyled(note, width - 1).join('\n'));
+    }
   }
 
   /** Key/value details of one object (human form). */
@@ -313,10 +320,12 @@ export class Output {
         stop: () => void (ended = true),
       };
     }
-    const { default: ora } = await import('ora');
+    const [{ default: ora }, { cutStyled }] = await Promise.all([import('ora'), import('./wrap.js')]);
+    // one row, never wrapped (a wrapped spinner is redrawn below itself): the frame, a space, the text, the cursor
+    const oneRow = (t: string) => cutStyled(t, (this.streams.stderr.columns ?? 80) - 3);
     // frames coloured by our decision; ora's own colouring (its chalk) stays off
     const s = ora({
-      text,
+      text: oneRow(text),
       stream: this.streams.stderr as NodeJS.WritableStream,
       color: false,
       isEnabled: true,
@@ -325,10 +334,10 @@ export class Output {
     s.start();
     return {
       update: (t) => {
-        s.text = t;
+        s.text = oneRow(t);
       },
-      succeed: (t) => void s.stopAndPersist({ symbol: ce.green('✔'), text: t }),
-      fail: (t) => void s.stopAndPersist({ symbol: ce.red('✖'), text: t }),
+      succeed: (t) => void s.stopAndPersist({ symbol: ce.green('✔'), text: t === undefined ? t : oneRow(t) }),
+      fail: (t) => void s.stopAndPersist({ symbol: ce.red('✖'), text: t === undefined ? t : oneRow(t) }),
       stop: () => void s.stop(),
     };
   }

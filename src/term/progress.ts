@@ -1,7 +1,7 @@
 // A byte progress bar on stderr, drawn only on a terminal that can be redrawn (never in a pipe, never with --quiet,
 // never on a terminal of 0 columns or TERM=dumb). The bar itself takes the output's colour decision.
 import { formatBytes, type Output } from './output.js';
-import { truncate } from './table.js';
+import { displayWidth, truncate } from './table.js';
 
 export interface Progress {
   update(done: number, total?: number): void;
@@ -10,6 +10,60 @@ export interface Progress {
 }
 
 const noop: Progress = { update() {}, done() {} };
+
+/** A time left: 42s, 3m05s, 1h02m. */
+export function formatEta(seconds: number): string {
+  const s = Math.max(0, Math.ceil(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** the name keeps at least this many columns before the figures give way */
+const NAME_MIN = 10;
+const BAR_MIN = 10;
+const BAR_MAX = 30;
+
+/**
+ * The bar's line for `cols` columns: the name (cut with …), the bar, the percentage, the bytes, the rate and the time
+ * left. On a narrow terminal the byte counts give way first, then the bar, then the rate; the percentage and the
+ * time left stay.
+ */
+export function barLine(
+  label: string,
+  done: number,
+  size: number | undefined,
+  secs: number,
+  cols: number,
+  fill: (s: string) => string = (s) => s,
+): string {
+  const perSec = done / Math.max(0.001, secs);
+  const rate = `${formatBytes(Math.round(perSec))}/s`;
+  const nameRoom = Math.min(displayWidth(label), NAME_MIN);
+  if (!size || size <= 0) {
+    const tail = ` ${formatBytes(done)} ${rate}`;
+    return `${truncate(label, cols - 1 - tail.length)}${tail}`;
+  }
+  const frac = Math.min(1, done / size);
+  const pct = `${Math.floor(frac * 100)}%`.padStart(4);
+  const eta = perSec > 0 && done < size ? ` ETA ${formatEta((size - done) / perSec)}` : '';
+  const bytes = ` ${formatBytes(done)}/${formatBytes(size)}`;
+  const variants: [tail: string, bar: boolean][] = [
+    [` ${pct}${bytes} ${rate}${eta}`, true],
+    [` ${pct} ${rate}${eta}`, true],
+    [` ${pct} ${rate}${eta}`, false],
+    [` ${pct}${eta}`, false],
+    [` ${pct}`, false],
+  ];
+  const [tail, bar] =
+    variants.find(([t, b]) => nameRoom + (b ? BAR_MIN + 3 : 0) + t.length <= cols - 1) ?? variants.at(-1)!;
+  if (!bar) return `${truncate(label, cols - 1 - tail.length)}${tail}`;
+  // the name whole before the bar grows past its least
+  const width = Math.max(BAR_MIN, Math.min(BAR_MAX, cols - 1 - displayWidth(label) - 3 - tail.length));
+  const filled = Math.round(frac * width);
+  const name = truncate(label, cols - 1 - tail.length - width - 3);
+  return `${name} [${fill('#'.repeat(filled))}${'-'.repeat(width - filled)}]${tail}`;
+}
 
 export function progressBar(
   out: Output,
@@ -27,28 +81,7 @@ export function progressBar(
   let current = 0;
   let size = total;
   const draw = () => {
-    const cols = stderr.columns || 80;
-    const secs = Math.max(0.001, (now() - started) / 1000);
-    const rate = `${formatBytes(Math.round(current / secs))}/s`;
-    let text: string;
-    if (size && size > 0) {
-      const frac = Math.min(1, current / size);
-      const pct = `${Math.floor(frac * 100)}%`.padStart(4);
-      // on a narrow terminal the rate, then the byte counts, give way before the bar does
-      const tails = [
-        ` ${pct} ${formatBytes(current)}/${formatBytes(size)} ${rate}`,
-        ` ${pct} ${formatBytes(current)}/${formatBytes(size)}`,
-        ` ${pct}`,
-      ];
-      const tail = tails.find((t) => label.length + t.length + 14 <= cols) ?? tails[2]!;
-      const width = Math.max(10, Math.min(30, cols - label.length - tail.length - 4));
-      const filled = Math.round(frac * width);
-      const name = truncate(label, cols - 1 - tail.length - width - 3);
-      text = `${name} [${out.ce.cyan('#'.repeat(filled))}${'-'.repeat(width - filled)}]${tail}`;
-    } else {
-      const tail = ` ${formatBytes(current)} ${rate}`;
-      text = `${truncate(label, cols - 1 - tail.length)}${tail}`;
-    }
+    const text = barLine(label, current, size, (now() - started) / 1000, stderr.columns || 80, out.ce.cyan);
     stderr.write(`\r${text}\u001b[K`);
     drawn = true;
   };

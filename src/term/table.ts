@@ -1,12 +1,15 @@
-// A borderless table that fits the terminal: each row is one line, always. When the natural widths do not fit,
-// the widest shrinkable column gives way first, one character at a time, and cut cells end in `…`. Id columns
-// (and any column marked `keep`) give way only when nothing else can, so ids stay copyable as long as possible.
+// A borderless table that fits the terminal: each row is one line, always. Ids, numbers and dates are never cut
+// (columns named like ids, right-aligned ones and those marked `keep`); the free-text columns give way first, the
+// widest one character at a time, cut cells ending in `…`; when even that does not fit, the columns marked
+// `optional` are left out (the caller says which); only when nothing else is left do the kept columns give way.
 
 export interface TableColumn {
   header: string;
   align?: 'left' | 'right';
-  /** shrink this column only as a last resort (ids) */
+  /** never cut (ids, dates); right-aligned columns (numbers) and columns named like ids are kept too */
   keep?: boolean;
+  /** may be left out when the table cannot fit otherwise: the lowest number first */
+  optional?: number;
 }
 
 const GAP = 2;
@@ -47,6 +50,17 @@ export function truncate(text: string, width: number): string {
   return `${out}…`;
 }
 
+/** Whether a column is cut only when nothing else can give way: ids, numbers, dates. */
+function kept(column: TableColumn): boolean {
+  return column.keep === true || column.align === 'right' || /(^|[\s_])id$/i.test(column.header);
+}
+
+/** The width a table of these columns needs at least (free text at its floor, the kept columns whole). */
+function narrowest(natural: number[], columns: TableColumn[]): number {
+  const sum = natural.reduce((a, n, i) => a + (kept(columns[i]!) ? n : Math.min(n, MIN_WIDTH)), 0);
+  return sum + GAP * (natural.length - 1);
+}
+
 /** Column widths that fit `maxWidth` (Infinity: the natural widths). */
 export function fitWidths(natural: number[], columns: TableColumn[], maxWidth: number): number[] {
   const widths = [...natural];
@@ -57,7 +71,7 @@ export function fitWidths(natural: number[], columns: TableColumn[], maxWidth: n
     while (excess > 0) {
       let pick = -1;
       widths.forEach((w, i) => {
-        if (!lastResort && (columns[i]!.keep || /(^|[\s_])id$/i.test(columns[i]!.header))) return;
+        if (!lastResort && kept(columns[i]!)) return;
         if (w > floor[i]! && (pick < 0 || w > widths[pick]!)) pick = i;
       });
       if (pick < 0) break;
@@ -69,17 +83,38 @@ export function fitWidths(natural: number[], columns: TableColumn[], maxWidth: n
 }
 
 /**
- * The table's lines: a header line (styled by `head`) then one line per row. Cells are single-line text already
- * (the caller flattens newlines and makes server text safe).
+ * The table's lines: a header line (styled by `head`) then one line per row, and the headers of the optional
+ * columns left out to fit. Cells are single-line text already (the caller flattens newlines and makes server text
+ * safe).
  */
 export function renderTable(
-  columns: TableColumn[],
-  rows: string[][],
+  allColumns: TableColumn[],
+  allRows: string[][],
   maxWidth: number,
   head: (s: string) => string = (s) => s,
-): string[] {
-  const natural = columns.map((c, i) => Math.max(displayWidth(c.header), ...rows.map((r) => displayWidth(r[i]!))));
-  const widths = fitWidths(natural, columns, maxWidth > 0 ? maxWidth : Infinity);
+): { lines: string[]; dropped: string[] } {
+  const measure = (cols: number[]) =>
+    cols.map((i) => Math.max(displayWidth(allColumns[i]!.header), ...allRows.map((r) => displayWidth(r[i]!))));
+  let shown = allColumns.map((_, i) => i);
+  const droppable = shown
+    .filter((i) => allColumns[i]!.optional !== undefined)
+    .sort((a, b) => allColumns[a]!.optional! - allColumns[b]!.optional! || b - a);
+  const dropped: string[] = [];
+  while (
+    maxWidth > 0 &&
+    droppable.length > 0 &&
+    narrowest(
+      measure(shown),
+      shown.map((i) => allColumns[i]!),
+    ) > maxWidth
+  ) {
+    const gone = droppable.shift()!;
+    shown = shown.filter((i) => i !== gone);
+    dropped.push(allColumns[gone]!.header);
+  }
+  const columns = shown.map((i) => allColumns[i]!);
+  const rows = allRows.map((r) => shown.map((i) => r[i]!));
+  const widths = fitWidths(measure(shown), columns, maxWidth > 0 ? maxWidth : Infinity);
   const line = (cells: string[], style?: (s: string) => string) =>
     cells
       .map((text, i) => {
@@ -91,11 +126,12 @@ export function renderTable(
       })
       .join(' '.repeat(GAP))
       .trimEnd();
-  return [
+  const lines = [
     line(
       columns.map((c) => c.header),
       head,
     ),
     ...rows.map((r) => line(r)),
   ];
+  return { lines, dropped };
 }

@@ -158,7 +158,7 @@ describe('progressBar', () => {
     const bar = progressBar(out, 'uploading f', 1024 * 1024, { now: () => t, intervalMs: 100 });
     t = 1000;
     bar.update(512 * 1024);
-    expect(text()).toMatch(/\ruploading f \[#+-+\]  50% 512 KiB\/1\.0 MiB 512 KiB\/s/);
+    expect(text()).toMatch(/\ruploading f \[#+-+\]  50% 512 KiB\/1\.0 MiB 512 KiB\/s ETA 1s/);
     bar.update(600 * 1024); // within the interval: not redrawn
     expect(text().match(/\r/g)).toHaveLength(1);
     t = 2000;

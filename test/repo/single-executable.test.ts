@@ -93,7 +93,7 @@ describe('the single executables on a machine without Node', () => {
     expect(heard.stdout).toContain('You said: what time is it');
   });
 
-  it('compiles only the chunks a command needs, each from the code cache its first run kept (issue 40, start-up)', async () => {
+  it('compiles only the chunks a command needs, each from the code cache its first run kept', async () => {
     const cacheDir = join(work, 'code-cache');
     const env = { ...bare, SVC_CACHE_DIR: cacheDir };
     const caches = () =>

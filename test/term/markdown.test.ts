@@ -3,6 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { MarkdownStream } from '../../src/term/markdown.js';
 import { NO_COLORS, type Colors } from '../../src/term/color.js';
+import { displayWidth } from '../../src/term/table.js';
+import { itWithEmulator } from '../helpers/emulator.js';
+import { svcOnTerminal } from '../helpers/terminal.js';
 
 // visible markers instead of colour codes, so that the styles can be asserted as text
 const tag = (name: string) => (s: string) => `<${name}>${s}</${name}>`;
@@ -112,7 +115,7 @@ describe('MarkdownStream with a live preview (issue 25, item 21)', () => {
     expect(term.text()).toBe('Some *em'); // not a blank screen while the block streams
     await md.push('* text that wraps over the width of the terminal');
     // one row, never wrapped: the newest characters of the line in progress
-    expect(term.text()).toBe('Some *em* text that wraps over the width of the terminal'.slice(-19));
+    expect(term.text()).toBe('Some *em* text that wraps over the width of the terminal'.slice(-17));
     await md.push('\n\nNext');
     // the preview was erased and the rendered paragraph printed; the new block's line shows below it
     const rendered = 'Some <i>em</i> text that wraps over the width of the terminal\n';
@@ -129,4 +132,71 @@ describe('MarkdownStream with a live preview (issue 25, item 21)', () => {
     const { afterEach } = await feed(['Some *em', '* text']);
     expect(afterEach).toEqual(['', '']);
   });
+});
+
+describe.concurrent('rendered Markdown at 40, 80 and 200 columns on a real terminal (issue 42, item 1)', () => {
+  const PARAGRAPH =
+    'Tides rise and fall twice a day because the moon pulls the oceans toward itself while the earth turns ' +
+    'beneath them, and the sun adds its smaller pull at new and full moon.';
+  const ITEM = 'a list item long enough to wrap onto a second line at every narrow width, keeping its indent';
+  const CODE = `const line = '${'x'.repeat(230)}'; // ends far beyond the bar`;
+  const ANSWER = [
+    PARAGRAPH,
+    '',
+    `- ${ITEM}`,
+    '- short',
+    '',
+    '```js',
+    CODE,
+    '```',
+    '',
+    '| file | notes about it | size |',
+    '|------|------|-----:|',
+    `| 日本語ファイル | ${'a cell with many words in it '.repeat(3).trim()} | 12345 |`,
+    '| plain.txt | short | 7 |',
+    '',
+  ].join('\n');
+  const itEmu = itWithEmulator((emu) => {
+    emu.core.settings.tokenDelayMs = 0;
+  });
+
+  for (const cols of [40, 80, 200])
+    itEmu(
+      `${cols} columns: every line fits, words whole, list indent kept, code cut, table aligned`,
+      async ({ emu }) => {
+        const r = await svcOnTerminal(['chat', '--no-save', `Repeat this:\n~~~markdown\n${ANSWER}~~~\n`], {
+          emu,
+          cols,
+          env: { NO_COLOR: '' },
+        });
+        expect(r.exitCode, r.screen).toBe(0);
+        // what stays on the screen: the escapes removed, each row as it is after its last carriage return
+        const rows = r.screen
+          .replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')
+          .split('\r\n')
+          .map((l) => l.split('\r').at(-1)!);
+        for (const l of rows) expect(displayWidth(l), `${l}\n${rows.join('\n')}`).toBeLessThanOrEqual(cols);
+        const words = rows.join(' ').split(/\s+/);
+        for (const w of [...PARAGRAPH.split(' '), ...ITEM.split(' ')]) expect(words, w).toContain(w);
+        // the wrapped item's next lines under its text, not under the bullet
+        const item = rows.findIndex((l) => l.startsWith('• a list item'));
+        if (cols < 100) expect(rows[item + 1]).toMatch(/^ {2}\S/);
+        else expect(rows[item]).toBe(`• ${ITEM}`);
+        // the code line cut inside its bar, with a marker, never wrapped under it
+        const code = rows.filter((l) => l.startsWith('│ const line'));
+        expect(code).toHaveLength(1);
+        expect(code[0]).toMatch(/…$/);
+        expect(rows.filter((l) => /^x+'; \/\//.test(l))).toEqual([]);
+        // the table: one line per row, the separators aligned whatever the characters' width (CJK counts 2)
+        const table = rows.filter((l) => / │ /.test(l));
+        expect(table).toHaveLength(3);
+        const bars = (l: string) => {
+          const cells = l.split('│');
+          return cells.slice(0, -1).map((_, i) => displayWidth(cells.slice(0, i + 1).join('│')));
+        };
+        for (const l of table) expect(bars(l)).toEqual(bars(table[0]!));
+        expect(table.some((l) => l.includes('日本語ファイル'))).toBe(true);
+        expect(table.some((l) => l.includes('12345'))).toBe(true);
+      },
+    );
 });

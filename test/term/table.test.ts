@@ -1,22 +1,27 @@
-// Tables fit the terminal: one line per row at any width, the widest flexible column cut first (with …), ids
-// kept whole; checked on real pseudo-terminals of 60 and 120 columns, plus the fitting rules themselves.
+// Tables fit the terminal: one line per row at any width, the free text cut first (with …), ids, numbers and dates
+// never cut, optional columns left out with a note when even that does not fit; checked on real pseudo-terminals of
+// 40, 60, 80, 120 and 200 columns for every list table (issue 42, item 3), plus the fitting rules themselves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth, fitWidths, renderTable, truncate } from '../../src/term/table.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { svcInProcess } from '../helpers/in-process.js';
-import { writeTemp } from '../helpers/files.js';
+import { tempDir, writeTemp } from '../helpers/files.js';
 import { svcOnTerminal } from '../helpers/terminal.js';
 
 let emu: TestEmulator;
+const configDir = tempDir();
 const LONG = 'quarterly-report-for-the-board-with-every-appendix-included-final-v2.pdf';
 const ids: string[] = [];
 
 beforeAll(async () => {
   emu = await startTestEmulator();
   for (const name of [LONG, 'a.txt']) {
-    const r = await svcInProcess(['files', 'upload', writeTemp(name, 'data'), '--json'], { emu });
+    const r = await svcInProcess(['files', 'upload', writeTemp(name, 'data'), '--json'], { emu, configDir });
     ids.push(JSON.parse(r.stdout).id);
   }
+  expect(
+    (await svcInProcess(['chat', 'tell me about the tides of the northern sea'], { emu, configDir })).exitCode,
+  ).toBe(0);
 });
 afterAll(() => emu.close());
 
@@ -28,20 +33,20 @@ const screenLines = (output: string) =>
     .filter((l) => l.length > 0);
 
 describe('files ls on a real terminal', () => {
-  for (const cols of [60, 120]) {
-    it(`${cols} columns: one line per row, none wider than the terminal, ids whole`, async () => {
-      const r = await svcOnTerminal(['files', 'ls'], { emu, cols });
-      expect(r.exitCode, r.screen).toBe(0);
-      const lines = screenLines(r.screen);
-      expect(lines).toHaveLength(3);
-      expect(lines[0]).toMatch(/^ID\s+FILEN\S*\s+SIZE\s+CREAT\S*\s+EXPIRES$/);
-      for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(cols);
-      for (const id of ids) expect(r.screen).toContain(id);
-      expect(r.screen).not.toContain(LONG);
-      expect(r.screen).toContain('quart');
-      expect(r.screen).toContain('…');
-    });
-  }
+  it('60 columns: a line per row within the width, ids and dates whole, EXPIRES and SIZE left out', async () => {
+    const cols = 60;
+    const r = await svcOnTerminal(['files', 'ls'], { emu, cols });
+    expect(r.exitCode, r.screen).toBe(0);
+    const lines = screenLines(r.screen);
+    expect(lines[0]).toMatch(/^ID\s+FILEN\S*\s+CREATED$/);
+    for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(cols);
+    for (const id of ids) expect(r.screen).toContain(id);
+    expect(r.screen).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+    expect(r.screen).not.toContain(LONG);
+    expect(r.screen).toContain('quart');
+    expect(r.screen).toContain('…');
+    expect(r.screen).toContain('not shown at 60 columns: EXPIRES, SIZE');
+  });
 
   it('at 120 columns the long filename gives way first: the dates stay whole', async () => {
     const r = await svcOnTerminal(['files', 'ls'], { emu, cols: 120 });
@@ -84,7 +89,7 @@ describe('fitting rules', () => {
   });
 
   it('rows never wrap: every line fits, right-aligned columns pad on the left', () => {
-    const lines = renderTable(
+    const { lines } = renderTable(
       [{ header: 'NAME' }, { header: 'SIZE', align: 'right' }],
       [
         ['a-very-long-name-indeed', '10 B'],
@@ -94,4 +99,46 @@ describe('fitting rules', () => {
     );
     expect(lines).toEqual(['NAME            SIZE', 'a-very-lon…     10 B', 'b            2.0 KiB']);
   });
+});
+
+/** The ids, numbers and dates a list printed with --json: each must show whole on the terminal. */
+async function wholeValues(args: string[]): Promise<string[]> {
+  const r = await svcInProcess([...args, '--json', '--no-log'], { emu, configDir });
+  expect(r.exitCode, r.stderr).toBe(0);
+  const rows = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return rows.flatMap((row) =>
+    ['id', 'calls', 'total_tokens'].filter((k) => row[k] !== undefined).map((k) => String(row[k])),
+  );
+}
+
+describe.concurrent('list tables at 40, 80 and 200 columns (issue 42, item 3)', () => {
+  const LISTS = [['files', 'list'], ['models', 'list'], ['usage'], ['logs']];
+  for (const args of LISTS)
+    for (const cols of [40, 80, 200])
+      it(`${args.join(' ')} at ${cols}: every line fits, one line per row, ids and numbers whole`, async () => {
+        const whole = await wholeValues(args);
+        expect(whole.length).toBeGreaterThan(0);
+        const r = await svcOnTerminal([...args, '--no-log'], { emu, cols, configDir });
+        expect(r.exitCode, r.screen).toBe(0);
+        const lines = screenLines(r.screen);
+        for (const l of lines) expect(displayWidth(l), `${l}\n${r.screen}`).toBeLessThanOrEqual(cols);
+        for (const v of whole)
+          expect(
+            lines.some((l) => new RegExp(`(^|\\s)${v}(\\s|$)`).test(l)),
+            `${v}\n${r.screen}`,
+          ).toBe(true);
+        // a date shows whole or not at all
+        expect(r.screen).not.toMatch(/\d{4}-\d\d-\d\d(?:T\d\d?)?…/);
+        const note = lines.findIndex((l) => l.startsWith('not shown at'));
+        if (cols === 40 && args[0] !== 'models') {
+          // what was left out is said, and the note is wrapped at word boundaries
+          expect(note, r.screen).toBeGreaterThan(0);
+          const text = lines.slice(note).join(' ');
+          expect(text).toMatch(/^not shown at 40 columns: [A-Z ,$/]+ \(a wider terminal or --json shows them\)$/);
+        }
+        if (cols === 200) expect(note, r.screen).toBe(-1);
+      });
 });

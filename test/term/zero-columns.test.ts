@@ -48,7 +48,7 @@ describe.concurrent('a pseudo-terminal of 0 columns', () => {
   it('on a real pseudo-terminal of 0 columns, the spinner text is shown once, then the outcome', async () => {
     const video = paths.find((p) => p.name.startsWith('videos'))!;
     const r = await svcOnTerminal(video.args(tempDir()), { emu, cols: 0 });
-    expect(r.screen.match(/: pending/g)).toHaveLength(1);
-    expect(r.screen).toMatch(/✔ video \S+: done/);
+    expect(r.screen.match(/pending · video/g)).toHaveLength(1);
+    expect(r.screen).toMatch(/✔ done \(\d+s\) · video \S+/);
   });
 });

@@ -14,6 +14,7 @@ import type { Attached } from '../../cmdutil/attachments.js';
 import { addUsage, runToolLoop } from './loop.js';
 import { buildChatRequest, userMessage, type ChatFlags } from './request.js';
 import { usageLine } from './render.js';
+import { helpList, visibleWidth, wrapHelpText } from '../../term/wrap.js';
 
 export interface ReplSetup {
   flags: ChatFlags & { stream: boolean; usage?: boolean; save?: string | false; history?: boolean };
@@ -49,10 +50,17 @@ const COMMANDS: { name: string; usage: string; about: string }[] = [
   { name: 'exit', usage: '/exit', about: 'leave (also /quit, Ctrl-D)' },
 ];
 
-const HELP = `commands (Tab completes them):
-${COMMANDS.map((c) => `  ${c.usage.padEnd(16)} ${c.about}`).join('\n')}
-input: a line ending in \\ continues on the next line; """ on its own line opens and closes a block.
-Ctrl-R searches the input history; Ctrl-C cancels the answer in progress.`;
+const INPUT_HELP =
+  'input: a line ending in \\ continues on the next line; """ on its own line opens and closes a block.';
+
+/** The /help text for `width` columns (term/wrap: descriptions wrapped at word boundaries beside the commands). */
+const help = (width: number) => `commands (Tab completes them):
+${helpList(
+  COMMANDS.map((c) => [c.usage, c.about]),
+  width,
+  17,
+)}
+${wrapHelpText(`${INPUT_HELP}\nCtrl-R searches the input history; Ctrl-C cancels the answer in progress.`, width)}`;
 
 /**
  * readline's completer: `/mo` → `/model `; `/` lists every command; `/model s` the model ids (of the catalogue,
@@ -176,6 +184,11 @@ class Repl {
     this.ctx.streams.stderr.write(`${this.ctx.out.ce.dim(msg)}\n`);
   }
 
+  /** the terminal's width (80 off a terminal) */
+  private get columns(): number {
+    return this.ctx.streams.stderr.columns || 80;
+  }
+
   prompt(text?: string): void {
     if (text) this.rl.setPrompt(text);
     if (this.terminal && !this.closed) this.rl.prompt();
@@ -183,10 +196,24 @@ class Repl {
 
   banner(): void {
     const earlier = this.conv.messages.filter((m) => m.role === 'user').length;
-    this.note(
-      `svc chat · ${this.model} · conversation ${this.conv.id}${earlier ? ` (${earlier} earlier turns)` : ''} · ` +
-        `/help, /exit or Ctrl-D to leave`,
-    );
+    const parts = [
+      'svc chat',
+      this.model,
+      `conversation ${this.conv.id}${earlier ? ` (${earlier} earlier turns)` : ''}`,
+      '/help, /exit or Ctrl-D to leave',
+    ];
+    // broken between its parts (then at words) to fit the terminal
+    const lines = [''];
+    for (const part of parts) {
+      const last = lines.length - 1;
+      if (lines[last] === '' || visibleWidth(`${lines[last]} · ${part}`) <= this.columns) {
+        lines[last] = lines[last] === '' ? part : `${lines[last]} · ${part}`;
+      } else {
+        lines[last] += ' ·';
+        lines.push(part);
+      }
+    }
+    this.note(wrapHelpText(lines.join('\n'), this.columns));
   }
 
   /** Ctrl-C: cancel the answer in progress; else clear the line; at an empty prompt, twice to leave. */
@@ -309,7 +336,7 @@ class Repl {
   }
 
   private readonly handlers: Record<string, (arg: string) => void | Promise<void>> = {
-    help: () => this.note(HELP),
+    help: () => this.note(help(this.columns)),
     system: (arg) => {
       if (!arg) {
         const first = this.conv.messages[0];

@@ -40,7 +40,9 @@ export default defineCommand({
     const res = await fileContent(http, id, opts.format);
     const total = Number(headerValue(res.headers['content-length'])) || undefined;
     const { progressBar } = await import('../../term/progress.js');
-    const bar = progressBar(ctx.out, `downloading ${id}`, total);
+    // the bar names what is saved: the file's name (the id when it goes to stdout)
+    const { basename } = await import('node:path');
+    const bar = progressBar(ctx.out, target ? basename(target) : id, total);
     let bytes: number;
     try {
       if (toStdout)

@@ -5,9 +5,9 @@ export function fileColumns(tty: boolean): Column<FileObject>[] {
   return [
     { header: 'ID', get: (f) => f.id },
     { header: 'FILENAME', get: (f) => f.filename },
-    { header: 'SIZE', get: (f) => (tty ? formatBytes(f.bytes) : f.bytes), align: 'right' },
-    { header: 'CREATED', get: (f) => formatUnixTime(f.created_at) },
-    { header: 'EXPIRES', get: (f) => formatUnixTime(f.expires_at) },
+    { header: 'SIZE', get: (f) => (tty ? formatBytes(f.bytes) : f.bytes), align: 'right', optional: 2 },
+    { header: 'CREATED', get: (f) => formatUnixTime(f.created_at), keep: true, optional: 3 },
+    { header: 'EXPIRES', get: (f) => formatUnixTime(f.expires_at), keep: true, optional: 1 },
   ];
 }
 

@@ -37,7 +37,9 @@ export default defineCommand({
       if (!st.isFile()) throw new UsageError(`${p}: not a regular file`);
       if (st.size > maxBytes)
         throw new UsageError(
-          `${p}: ${st.size} bytes is over the limit of ${maxBytes} bytes (${formatBytes(maxBytes)}) per file`,
+          `${p}: ${formatBytes(st.size)} is over the upload limit of ${formatBytes(maxBytes)} per file ` +
+            `(${st.size} > ${maxBytes} bytes): split it into parts under the limit (split -b ${splitSize(maxBytes)}) ` +
+            'and upload each, or, for a server that takes more, set SVC_MAX_UPLOAD_BYTES',
         );
       files.push({ path: p, size: st.size, filename: basename(p) });
     }
@@ -46,7 +48,7 @@ export default defineCommand({
     const http = await ctx.http();
     const { progressBar } = await import('../../term/progress.js');
     for (const f of files) {
-      const bar = progressBar(ctx.out, `uploading ${f.filename}`, f.size);
+      const bar = progressBar(ctx.out, f.filename, f.size);
       let file;
       try {
         file = await uploadFile(http, {
@@ -70,3 +72,10 @@ export default defineCommand({
     return 0;
   },
 });
+
+/** The limit as split(1) takes a size: whole MiB (or KiB, or bytes) at most the limit. */
+function splitSize(maxBytes: number): string {
+  if (maxBytes >= 1024 * 1024) return `${Math.floor(maxBytes / (1024 * 1024))}M`;
+  if (maxBytes >= 1024) return `${Math.floor(maxBytes / 1024)}K`;
+  return String(maxBytes);
+}

@@ -33,7 +33,7 @@ export default defineCommand({
         )}`,
       );
     if (ctx.out.json) for (const row of topic.rows()) ctx.out.printJsonLine(row);
-    else ctx.out.write(topic.text());
+    else ctx.out.write(topic.text(ctx.out.stdoutIsTTY ? ctx.streams.stdout.columns || 80 : 80));
     return 0;
   },
 });

@@ -38,14 +38,24 @@ export default defineCommand({
     await ctx.out.table(
       rows,
       [
-        // on a terminal the year goes (the ID carries it) and the time of day is cut only as a last resort
-        { header: 'TIME', get: (r) => r.time.replace('T', ' ').slice(ctx.out.stdoutIsTTY ? 5 : 0, 19), keep: true },
-        { header: 'COMMAND', get: (r) => r.command },
-        { header: 'MODEL', get: (r) => r.model ?? '' },
-        { header: 'STATUS', get: (r) => (r.status === null ? 'error' : r.status), align: 'right' },
-        { header: 'MS', get: (r) => r.duration_ms, align: 'right' },
-        { header: 'TOKENS', get: (r) => r.usage?.total_tokens ?? '', align: 'right' },
-        { header: 'COST', get: (r) => (r.cost_usd === undefined ? '' : `$${r.cost_usd.toFixed(6)}`), align: 'right' },
+        // on a terminal the year goes (the ID carries it); a narrow one leaves out the columns the ID's record has
+        {
+          header: 'TIME',
+          get: (r) => r.time.replace('T', ' ').slice(ctx.out.stdoutIsTTY ? 5 : 0, 19),
+          keep: true,
+          optional: 7,
+        },
+        { header: 'COMMAND', get: (r) => r.command, optional: 5 },
+        { header: 'MODEL', get: (r) => r.model ?? '', optional: 4 },
+        { header: 'STATUS', get: (r) => (r.status === null ? 'error' : r.status), align: 'right', optional: 3 },
+        { header: 'MS', get: (r) => r.duration_ms, align: 'right', optional: 1 },
+        { header: 'TOKENS', get: (r) => r.usage?.total_tokens ?? '', align: 'right', optional: 2 },
+        {
+          header: 'COST',
+          get: (r) => (r.cost_usd === undefined ? '' : `$${r.cost_usd.toFixed(6)}`),
+          align: 'right',
+          optional: 6,
+        },
         // a speech-to-text session has no prompt: its transcript says more than its path
         { header: 'PROMPT', get: (r) => oneLine(r.prompt ?? r.answer ?? `${r.method} ${r.path}`) },
         { header: 'ID', get: (r) => r.id },

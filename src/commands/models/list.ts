@@ -45,8 +45,13 @@ export function columnsFor(kind: ModelKind | undefined): Column<Model>[] {
       return [
         id,
         aliases,
-        { header: 'OWNER', get: (m) => m.owned_by },
-        { header: 'CREATED', get: (m) => new Date(m.created * 1000).toISOString().slice(0, 10) },
+        { header: 'OWNER', get: (m) => m.owned_by, optional: 1 },
+        {
+          header: 'CREATED',
+          get: (m) => new Date(m.created * 1000).toISOString().slice(0, 10),
+          keep: true,
+          optional: 2,
+        },
       ];
     case 'language':
       return [

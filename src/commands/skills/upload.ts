@@ -86,7 +86,7 @@ export default defineCommand({
     }
     const http = await ctx.http();
     const { progressBar } = await import('../../term/progress.js');
-    const bar = progressBar(ctx.out, `uploading ${upload.filename}`, upload.size);
+    const bar = progressBar(ctx.out, upload.filename, upload.size);
     let skill;
     try {
       skill = await uploadSkill(http, upload, (sent, total) => bar.update(sent, total));

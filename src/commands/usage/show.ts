@@ -104,13 +104,13 @@ export default defineCommand({
     await ctx.out.table(
       shown,
       [
-        { header: by.toUpperCase(), get: (r) => r.key },
+        { header: by.toUpperCase(), get: (r) => r.key, keep: true },
         { header: 'CALLS', get: (r) => r.calls, align: 'right' },
-        { header: 'INPUT', get: (r) => r.input_tokens, align: 'right' },
-        { header: 'OUTPUT', get: (r) => r.output_tokens, align: 'right' },
+        { header: 'INPUT', get: (r) => r.input_tokens, align: 'right', optional: 3 },
+        { header: 'OUTPUT', get: (r) => r.output_tokens, align: 'right', optional: 2 },
         { header: 'TOKENS', get: (r) => r.total_tokens, align: 'right' },
         { header: 'COST USD', get: (r) => r.cost_usd.toFixed(6), align: 'right' },
-        { header: 'NO COST', get: (r) => r.calls_without_cost, align: 'right' },
+        { header: 'NO COST', get: (r) => r.calls_without_cost, align: 'right', optional: 1 },
       ],
       { emptyMessage: 'no calls logged in this period' },
     );

@@ -130,28 +130,36 @@ export async function startVideo(
   return waitAndSave(ctx, http, request_id, opts);
 }
 
-/** Poll until the job ends; a spinner shows status, progress and elapsed time on a terminal. */
+/**
+ * Poll until the job ends; a spinner shows status, progress and elapsed time on a terminal: the time counts between
+ * polls, and what changes comes first, so that a narrow terminal cuts the id (printed above) rather than them.
+ */
 export async function pollVideo(
   ctx: Context,
   http: HttpClient,
   id: string,
   intervalMs: number,
 ): Promise<{ raw: unknown; job: VideoStatus }> {
-  const spinner = await ctx.out.spinner(`video ${id}: pending`);
+  const spinner = await ctx.out.spinner(`pending · video ${id}`);
   const started = ctx.now();
+  let state = 'pending';
+  const show = () => spinner.update(`${state} · ${elapsed(ctx.now() - started)} · video ${id}`);
+  const clock = setInterval(show, 1000);
   try {
     for (;;) {
       const { raw, job } = await getVideo(http, id);
       if (job.status !== 'pending') {
-        if (job.status === 'done') spinner.succeed(`video ${id}: done (${elapsed(ctx.now() - started)})`);
-        else spinner.fail(`video ${id}: ${job.status}`);
+        clearInterval(clock);
+        if (job.status === 'done') spinner.succeed(`done (${elapsed(ctx.now() - started)}) · video ${id}`);
+        else spinner.fail(`${job.status} · video ${id}`);
         return { raw, job };
       }
-      const pct = typeof job.progress === 'number' ? ` ${job.progress}%` : '';
-      spinner.update(`video ${id}: ${job.status}${pct} · ${elapsed(ctx.now() - started)}`);
+      state = `${job.status}${typeof job.progress === 'number' ? ` ${job.progress}%` : ''}`;
+      show();
       await sleep(intervalMs, ctx.signal);
     }
   } finally {
+    clearInterval(clock);
     spinner.stop();
   }
 }
@@ -196,7 +204,8 @@ export async function waitAndSave(
   });
   const total = Number(res.headers['content-length']) || undefined;
   const { progressBar } = await import('../../term/progress.js');
-  const bar = progressBar(ctx.out, 'downloading the video', total);
+  const { basename } = await import('node:path');
+  const bar = progressBar(ctx.out, basename(target), total);
   try {
     await saveStream(checkedBody(res, VIDEO), target, {
       force: opts.force,

@@ -103,3 +103,35 @@ describe.concurrent('svc chat renders Markdown on a terminal as it streams', () 
     expect(r.screen).toContain('␛[2J');
   }, 60_000);
 });
+
+describe.concurrent('Ctrl-C while an answer streams (issue 42, item 5)', () => {
+  const WORDS = Array.from({ length: 120 }, (_, i) => `w${i}`).join(' ');
+  for (const cols of [40, 80, 200])
+    it(`${cols} columns: the dim line in progress is erased, the text printed once`, async ({ emu }) => {
+      emu.core.settings.tokenDelayMs = 20;
+      const own = new TmuxTerminal();
+      try {
+        own.start(['chat', '--no-save', `Repeat this:\n~~~markdown\nFirst para.\n\n${WORDS}\n~~~\n`], {
+          emu,
+          env: COLOR,
+          cols,
+        });
+        // the line in progress is wider than the terminal: its preview takes the whole row it may
+        await own.waitFor(/w6\d\b/);
+        own.keys('C-c');
+        const screen = await own.waitFor('EXIT=130');
+        // the terminal's echo of ^C went onto the preview's row, which was then erased: nothing dim is left
+        expect(own.screen({ escapes: true })).not.toContain('\x1b[2m');
+        expect(screen).not.toContain('^');
+        const lines = screen.split('\n');
+        for (const l of lines) expect(l.length, screen).toBeLessThanOrEqual(cols);
+        expect(
+          lines.filter((l) => /^w0 w1 /.test(l)),
+          screen,
+        ).toHaveLength(1);
+        expect(screen.match(/\bw20\b/g), screen).toHaveLength(1);
+      } finally {
+        own.stop();
+      }
+    }, 60_000);
+});

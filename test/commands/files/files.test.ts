@@ -127,7 +127,10 @@ describe('svc files upload', () => {
       truncateSync(big, 50 * 1024 * 1024 + 1); // sparse: no disk used
       const r = await svcInProcess(['files', 'upload', ok, big], { emu });
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toMatch(/big\.bin: 52428801 bytes is over the limit of 52428800 bytes/);
+      // in MiB, with the limit and what to do (issue 42, item 10)
+      expect(r.stderr).toMatch(
+        /big\.bin: 50 MiB is over the upload limit of 50 MiB per file \(52428801 > 52428800 bytes\): split it into parts under the limit \(split -b 50M\) and upload each, or, for a server that takes more, set SVC_MAX_UPLOAD_BYTES/,
+      );
       expect(emu.requests()).toHaveLength(0); // not even the small one went
     });
 

@@ -10,7 +10,7 @@ import { afterAll, describe, expect } from 'vitest';
 import { TmuxTerminal } from '../../helpers/terminal.js';
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { tempDir } from '../../helpers/files.js';
-import { clipPcm, fakeArecord, lastSession, talking as it } from './talk-helpers.js';
+import { clipPcm, fakeArecord, lastSession, talking as it, wavClip } from './talk-helpers.js';
 
 const term = new TmuxTerminal();
 afterAll(() => term.stop());
@@ -121,4 +121,29 @@ describe.concurrent('svc realtime talk: the status line', () => {
     expect(String(r.stderr)).not.toMatch(/mic |turn 1|\u001b/);
     expect(stdout).not.toMatch(/\u001b/);
   });
+});
+
+describe.concurrent('svc realtime talk --input FILE --output FILE on a terminal (issue 42, item 9)', () => {
+  for (const cols of [40, 80, 200])
+    it(`${cols} columns: the status line shows, within the width, and is gone at the end`, async ({ emu }) => {
+      const dir = tempDir('svc-status-files-');
+      const input = wavClip('in.wav', [{ silence: 300 }, { say: 'hello from a file' }, { silence: 1500 }]);
+      const own = new TmuxTerminal();
+      try {
+        own.start(['realtime', 'talk', '--input', input, '--output', join(dir, 'answer.wav')], { emu, cols });
+        const seen = await until('the status line', async () => {
+          const s = (await own.read()).split('\n').map((l) => l.trimEnd());
+          return s.some((l) => /(listening|speaking)/.test(l)) && s;
+        });
+        // the status row within the width (-J would join it with the next row had it wrapped)
+        for (const l of seen.filter((l) => /listening|speaking|^mic /.test(l)))
+          expect(l.length, seen.join('\n')).toBeLessThanOrEqual(cols);
+        if (cols >= 80) expect(seen.join('\n')).toMatch(STATUS);
+        const end = await own.waitFor(/EXIT=\d+/);
+        expect(end).toContain('EXIT=0');
+        expect(end).not.toMatch(/listening|is speaking/);
+      } finally {
+        own.stop();
+      }
+    });
 });
