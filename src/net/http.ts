@@ -38,14 +38,11 @@ export interface RequestOptions {
 }
 
 /** A reply's body: a stream, with undici's text() and dump() (both clients give it). */
-export type ReplyBody = NodeJS.ReadableStream &
-  AsyncIterable<Uint8Array> & {
-    text(): Promise<string>;
-    /** reads and drops the rest (up to a limit, then closes the connection) */
-    dump(): Promise<unknown>;
-    destroy(error?: Error): unknown;
-    once(event: 'error', listener: (err: NodeJS.ErrnoException) => void): unknown;
-  };
+export type ReplyBody = import('node:stream').Readable & {
+  text(): Promise<string>;
+  /** reads and drops the rest (up to a limit, then closes the connection) */
+  dump(): Promise<unknown>;
+};
 
 /** What a dispatcher is asked: undici's request() options as net/http uses them. */
 export interface SendOptions {
