@@ -72,8 +72,28 @@ describe('svc models list', () => {
       expect(loaded.filter((u) => /undici|llhttp|v8-flags|http-parser/.test(u))).toEqual([]);
       expect(loaded.filter((u) => /^node:https$/.test(u))).toEqual([]);
       expect(loaded.some((u) => u.includes('/dist/bundle/'))).toBe(mode === 'bundle');
+      // the --json field table and its projection only with --json
+      expect(loaded.filter((u) => /\/(endpoints|term|shared)\/json-fields[.-]/.test(u))).toEqual([]);
     });
   }
+
+  it('loads the --json field table and its projection for --json FIELD,FIELD, and checks the names', async () => {
+    const trace = join(tempDir(), 'imports.txt');
+    const run = (args: string[]) =>
+      svcProcess(args, {
+        emu,
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace },
+      });
+    const r = await run(['models', 'list', '--json', 'id,owned_by']);
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.split('\n')[0]).toBe('{"id":"svc-4","owned_by":"svc"}');
+    const loaded = readFileSync(trace, 'utf8').split('\n');
+    expect(loaded.filter((u) => /\/(endpoints|term|shared)\/json-fields[.-]/.test(u))).toHaveLength(2);
+    const bad = await run(['models', 'list', '--json=id,nope']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/--json: unknown field "nope" for svc models list; valid: aliases, created, .*owned_by/);
+  });
 
   it('goes through undici when a network setting is there (a proxy that loopback bypasses)', async () => {
     const trace = join(tempDir(), 'imports.txt');
