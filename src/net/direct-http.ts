@@ -56,12 +56,9 @@ class DirectSender implements Sender {
     const secure = target.protocol === 'https:';
     // node:https is loaded by an https origin only (a local emulator is plain http)
     if (secure) this.modules.https ??= await import('node:https');
-    const signal = o.signal;
-    if (signal?.aborted) throw abortError();
-    const module = secure ? this.modules.https! : this.modules.http;
+    if (o.signal?.aborted) throw abortError();
     const headers: Record<string, string> = { ...o.headers };
-    const body = o.body;
-    const fixed = typeof body === 'string' ? Buffer.from(body) : body instanceof Uint8Array ? body : undefined;
+    const fixed = typeof o.body === 'string' ? Buffer.from(o.body) : o.body instanceof Uint8Array ? o.body : undefined;
     if (fixed && !hasHeader(headers, 'content-length')) headers['content-length'] = String(fixed.length);
     const options: RequestOptions = {
       protocol: target.protocol,
@@ -73,103 +70,131 @@ class DirectSender implements Sender {
       agent: this.agentFor(secure),
       maxHeaderSize: this.opts.maxHeaderSize,
     };
-    return new Promise<SenderReply>((resolve, reject) => {
-      let settled = false;
-      let res: IncomingMessage | undefined;
-      // one timer at a time: the connection's, then the headers', then the body's
-      let timer: NodeJS.Timeout | undefined;
-      let timing: 'connect' | 'headers' | 'body' | undefined;
-      const clearTimer = () => {
-        if (timer) clearTimeout(timer);
-        timer = undefined;
-        timing = undefined;
-      };
-      const arm = (phase: typeof timing, ms: number, onTimeout: () => void) => {
-        clearTimer();
-        timing = phase;
-        if (ms > 0) timer = setTimeout(onTimeout, ms);
-      };
-      const fail = (err: Error) => {
-        clearTimer();
-        signal?.removeEventListener('abort', onAbort);
-        if (res) {
-          if (!res.complete) res.destroy(err);
-        } else if (!settled) {
-          settled = true;
-          reject(err);
-        }
-        req.destroy();
-      };
-      const onAbort = () => fail(abortError());
-      let req: ClientRequest;
-      try {
-        req = module.request(options);
-      } catch (err) {
-        // a header Node refuses (a control character in it): nothing was sent
-        reject(err);
-        return;
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (err) => fail(err));
-      req.once('socket', (socket) => {
-        // a new connection (not one from the pool) has connectTimeoutMs to connect, TLS handshake included
-        if (!socket.connecting) return;
-        arm('connect', this.opts.connectTimeoutMs, () =>
-          fail(codedError('Connect Timeout Error', 'UND_ERR_CONNECT_TIMEOUT', 'ConnectTimeoutError')),
-        );
-        socket.once(secure ? 'secureConnect' : 'connect', () => {
-          if (timing === 'connect') clearTimer();
-        });
-      });
-      // the headers' time runs once the request is sent, as undici's headersTimeout
-      req.once('finish', () => {
-        if (res) return;
-        arm('headers', o.headersTimeout, () =>
-          fail(codedError('Headers Timeout Error', 'UND_ERR_HEADERS_TIMEOUT', 'HeadersTimeoutError')),
-        );
-      });
-      req.once('response', (reply: IncomingMessage) => {
-        res = reply;
-        settled = true;
-        // the body's time: no byte for bodyTimeout while the reader waits for one (a reader that is behind, with
-        // bytes buffered, is not a stalled server)
-        const stall = () => {
-          if (reply.readableLength > 0) return arm('body', o.bodyTimeout, stall);
-          fail(codedError('Body Timeout Error', 'UND_ERR_BODY_TIMEOUT', 'BodyTimeoutError'));
-        };
-        arm('body', o.bodyTimeout, stall);
-        // bytes arriving on the socket (a 'data' listener on the reply would start it flowing before its reader)
-        const socket = reply.socket;
-        const arrived = () => timer?.refresh();
-        socket?.on('data', arrived);
-        const done = () => {
-          clearTimer();
-          socket?.off('data', arrived);
-          signal?.removeEventListener('abort', onAbort);
-        };
-        reply.once('end', done);
-        reply.once('close', done);
-        resolve({
-          statusCode: reply.statusCode ?? 0,
-          headers: reply.headers,
-          body: asReplyBody(reply),
-        });
-      });
-      if (fixed) req.end(fixed);
-      else if (body === undefined || body === null) req.end();
-      else {
-        const source = isReadable(body) ? body : Readable.from(body as AsyncIterable<Uint8Array>);
-        // a body that fails (a file that cannot be read) fails the request with its error, as with undici
-        pipeline(source, req, (err) => {
-          if (err && !res) fail(err);
-        });
-      }
-    });
+    const module = secure ? this.modules.https! : this.modules.http;
+    return new Promise<SenderReply>((resolve, reject) =>
+      new Exchange(o, this.opts.connectTimeoutMs, secure, resolve, reject).start(module, options, fixed),
+    );
   }
 
   async close(): Promise<void> {
     for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
+  }
+}
+
+/** One request and its reply: the timers of its phases, the abort, the failure said once. */
+class Exchange {
+  private settled = false;
+  private res?: IncomingMessage;
+  private req?: ClientRequest;
+  // one timer at a time: the connection's, then the headers', then the body's
+  private timer?: NodeJS.Timeout;
+  private timing?: 'connect' | 'headers' | 'body';
+  private readonly onAbort = () => this.fail(abortError());
+
+  constructor(
+    private readonly o: SendOptions,
+    private readonly connectTimeoutMs: number,
+    private readonly secure: boolean,
+    private readonly resolve: (reply: SenderReply) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  start(
+    module: { request(options: RequestOptions): ClientRequest },
+    options: RequestOptions,
+    fixed: Uint8Array | undefined,
+  ): void {
+    let req: ClientRequest;
+    try {
+      req = module.request(options);
+    } catch (err) {
+      // a header Node refuses (a control character in it): nothing was sent
+      return this.reject(err);
+    }
+    this.req = req;
+    this.o.signal?.addEventListener('abort', this.onAbort, { once: true });
+    req.on('error', (err) => this.fail(err));
+    req.once('socket', (socket) => {
+      // a new connection (not one from the pool) has connectTimeoutMs to connect, TLS handshake included
+      if (!socket.connecting) return;
+      this.arm('connect', this.connectTimeoutMs, () =>
+        this.fail(codedError('Connect Timeout Error', 'UND_ERR_CONNECT_TIMEOUT', 'ConnectTimeoutError')),
+      );
+      socket.once(this.secure ? 'secureConnect' : 'connect', () => {
+        if (this.timing === 'connect') this.clearTimer();
+      });
+    });
+    // the headers' time runs once the request is sent, as undici's headersTimeout
+    req.once('finish', () => {
+      if (this.res) return;
+      this.arm('headers', this.o.headersTimeout, () =>
+        this.fail(codedError('Headers Timeout Error', 'UND_ERR_HEADERS_TIMEOUT', 'HeadersTimeoutError')),
+      );
+    });
+    req.once('response', (reply: IncomingMessage) => this.answered(reply));
+    this.send(req, fixed);
+  }
+
+  private send(req: ClientRequest, fixed: Uint8Array | undefined): void {
+    const body = this.o.body;
+    if (fixed) req.end(fixed);
+    else if (body === undefined || body === null) req.end();
+    else {
+      const source = isReadable(body) ? body : Readable.from(body as AsyncIterable<Uint8Array>);
+      // a body that fails (a file that cannot be read) fails the request with its error, as with undici
+      pipeline(source, req, (err) => {
+        if (err && !this.res) this.fail(err);
+      });
+    }
+  }
+
+  private answered(reply: IncomingMessage): void {
+    this.res = reply;
+    this.settled = true;
+    // the body's time: no byte for bodyTimeout while the reader waits for one (a reader that is behind, with bytes
+    // buffered, is not a stalled server)
+    const stall = () => {
+      if (reply.readableLength > 0) return this.arm('body', this.o.bodyTimeout, stall);
+      this.fail(codedError('Body Timeout Error', 'UND_ERR_BODY_TIMEOUT', 'BodyTimeoutError'));
+    };
+    this.arm('body', this.o.bodyTimeout, stall);
+    // bytes arriving on the socket (a 'data' listener on the reply would start it flowing before its reader)
+    const socket = reply.socket;
+    const arrived = () => this.timer?.refresh();
+    socket?.on('data', arrived);
+    const done = () => {
+      this.clearTimer();
+      socket?.off('data', arrived);
+      this.o.signal?.removeEventListener('abort', this.onAbort);
+    };
+    reply.once('end', done);
+    reply.once('close', done);
+    this.resolve({ statusCode: reply.statusCode ?? 0, headers: reply.headers, body: asReplyBody(reply) });
+  }
+
+  private fail(err: Error): void {
+    this.clearTimer();
+    this.o.signal?.removeEventListener('abort', this.onAbort);
+    if (this.res) {
+      if (!this.res.complete) this.res.destroy(err);
+    } else if (!this.settled) {
+      this.settled = true;
+      this.reject(err);
+    }
+    this.req?.destroy();
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timing = undefined;
+  }
+
+  private arm(phase: Exchange['timing'], ms: number, onTimeout: () => void): void {
+    this.clearTimer();
+    this.timing = phase;
+    if (ms > 0) this.timer = setTimeout(onTimeout, ms);
   }
 }
 
