@@ -10,7 +10,7 @@ import { commandLineOptions, makeOption, refuseExistingOutputs } from './cmdutil
 import type { GlobalOptions } from './runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS, globalValues } from './core/global-options.js';
-import type { Streams } from './term/output.js';
+import type { JsonSelection, Streams } from './term/output.js';
 import { guardStdout, type StdoutGuard } from './term/stdout-guard.js';
 import { rootCommands } from './commands/index.js';
 import { didYouMean } from './core/suggest.js';
@@ -49,14 +49,27 @@ function addGlobalOptions(cmd: Command, specs: readonly OptionSpec[] = GLOBAL_OP
 }
 
 /** How `--json WORD` is read (cmdutil/json-fields.ts): here before the command is known. */
-function jsonFieldsRule(pathWords: number, spec?: CommandSpec): JsonFieldsRule {
+function jsonFieldsRule(pathWords: number, spec?: CommandSpec, documented?: readonly string[]): JsonFieldsRule {
   return {
     pathWords,
     globalsWithValue: GLOBAL_WITH_VALUE,
     rootNames: new Set(rootCommands.flatMap((c) => [c.name, ...(c.aliases ?? [])])),
     takesArgs: spec ? !!spec.args?.length : true,
-    documented: spec?.jsonFields && new Set(spec.jsonFields),
+    documented: documented && new Set(documented),
   };
+}
+
+/** A field list's projection: term/json-fields.ts is loaded only for one. */
+async function jsonSelection(names: readonly string[]): Promise<JsonSelection> {
+  const { projectFields } = await import('./term/json-fields.js');
+  return { names, project: (value) => projectFields(value, names) };
+}
+
+/** The command's documented fields, read (a generated table, loaded) only when the command line has --json. */
+async function documentedFields(spec: CommandSpec, argv: readonly string[]): Promise<readonly string[] | undefined> {
+  const fields = spec.jsonFields;
+  if (!fields || !argv.some((a) => a === '--json' || a.startsWith('--json='))) return undefined;
+  return typeof fields === 'function' ? fields() : fields;
 }
 
 /** Positional words of argv that may name commands, global options and their values (and a --json list) skipped. */
@@ -270,8 +283,9 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
         next = sub;
         if (depth === path.length - 1 && node.load) {
           const spec = (await node.load()).default as CommandSpec;
-          const split = splitJsonFields(argv, jsonFieldsRule(path.length, spec));
-          if (split.fields) checkFields(split.fields, jsonFieldsRule(0, spec).documented, pathName(path));
+          const documented = await documentedFields(spec, argv);
+          const split = splitJsonFields(argv, jsonFieldsRule(path.length, spec, documented));
+          if (split.fields) checkFields(split.fields, documented && new Set(documented), pathName(path));
           inv.argv = split.argv;
           inv.jsonFields = split.fields;
           await addRunner(sub, node, spec, inv, split.argv);
@@ -367,7 +381,7 @@ async function addRunner(
     const ctx = createContext({
       streams: stdin ? { ...inv.streams, stdin } : inv.streams,
       env: inv.env,
-      globals: { ...globals, jsonFields: inv.jsonFields },
+      globals: { ...globals, jsonFields: inv.jsonFields && (await jsonSelection(inv.jsonFields)) },
       signal: inv.control.signal,
       version: inv.version,
       command: commandName(cmd),

@@ -66,15 +66,50 @@ describe('svc models list', () => {
       expect(commands.some((u) => /\/commands\/models\/list[.-]/.test(u))).toBe(true);
       expect(commands.filter((u) => !/\/dist\/(bundle\/)?commands\/(index\.js|models\/)/.test(u))).toEqual([]);
       expect(loaded.filter((u) => /http2|client-h2/.test(u) && !u.startsWith('deferred:'))).toEqual([]);
-      // the request went through undici's HTTP/1.1 client, bundled or from node_modules
-      const undici =
-        mode === 'bundle' ? /\/dist\/bundle\/net\/undici-h1/ : /node_modules\/undici\/lib\/dispatcher\/client-h1\.js$/;
-      expect(loaded.some((u) => undici.test(u))).toBe(true);
+      // without a proxy, a CA setting or a client certificate the request goes over node:http (net/direct-http.ts):
+      // nothing of undici is loaded, nor node:https for a plain http:// origin
+      expect(loaded.some((u) => /\/dist\/(bundle\/)?net\/direct-http[.-]/.test(u))).toBe(true);
+      expect(loaded.filter((u) => /undici|llhttp|v8-flags|http-parser/.test(u))).toEqual([]);
+      expect(loaded.filter((u) => /^node:https$/.test(u))).toEqual([]);
       expect(loaded.some((u) => u.includes('/dist/bundle/'))).toBe(mode === 'bundle');
-      // the bundle's undici reads node:http's maxHeaderSize and IncomingMessage only when used (scripts/bundle.mjs)
-      if (mode === 'bundle') expect(loaded.filter((u) => /^node:(_?http)/.test(u))).toEqual([]);
+      // the --json field table and its projection only with --json
+      expect(loaded.filter((u) => /\/(endpoints|term|shared)\/json-fields[.-]/.test(u))).toEqual([]);
     });
   }
+
+  it('loads the --json field table and its projection for --json FIELD,FIELD, and checks the names', async () => {
+    const trace = join(tempDir(), 'imports.txt');
+    const run = (args: string[]) =>
+      svcProcess(args, {
+        emu,
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace },
+      });
+    const r = await run(['models', 'list', '--json', 'id,owned_by']);
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.split('\n')[0]).toBe('{"id":"svc-4","owned_by":"svc"}');
+    const loaded = readFileSync(trace, 'utf8').split('\n');
+    expect(loaded.filter((u) => /\/(endpoints|term|shared)\/json-fields[.-]/.test(u))).toHaveLength(2);
+    const bad = await run(['models', 'list', '--json=id,nope']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/--json: unknown field "nope" for svc models list; valid: aliases, created, .*owned_by/);
+  });
+
+  it('goes through undici when a network setting is there (a proxy that loopback bypasses)', async () => {
+    const trace = join(tempDir(), 'imports.txt');
+    const r = await svcProcess(['models', 'list'], {
+      emu,
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+      env: { SVC_TRACE_IMPORTS: trace, HTTP_PROXY: 'http://127.0.0.1:9' },
+    });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(/^svc-4\t/m);
+    const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    expect(loaded.some((u) => /\/dist\/bundle\/net\/undici-h1/.test(u))).toBe(true);
+    expect(loaded.filter((u) => /direct-http/.test(u))).toEqual([]);
+    // the bundle's undici reads node:http's maxHeaderSize and IncomingMessage only when used (scripts/bundle.mjs)
+    expect(loaded.filter((u) => /^node:(_?http)/.test(u))).toEqual([]);
+  });
 });
 
 describe('stderr', () => {
@@ -98,7 +133,8 @@ describe('stderr', () => {
 
 describe("undici's HTTP parser", () => {
   // compiled ahead on V8's worker threads from the bundle's file (src/net/http-parser.ts), and that module is the one
-  // undici instantiates; without the bundle undici compiles its own on the main thread, as it always does
+  // undici instantiates; without the bundle undici compiles its own on the main thread, as it always does. undici
+  // serves a request when a network setting is there: a proxy of the environment, which a loopback origin bypasses
   for (const mode of ['bundle', 'modules'] as const) {
     const how = mode === 'bundle' ? 'ahead, off the main thread, and used' : 'by undici itself';
     it(`is compiled ${how} (${mode})`, async () => {
@@ -106,7 +142,11 @@ describe("undici's HTTP parser", () => {
       const r = await svcProcess(['models', 'list'], {
         emu,
         nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-wasm.cjs')],
-        env: { SVC_TRACE_WASM: trace, SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined },
+        env: {
+          SVC_TRACE_WASM: trace,
+          SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined,
+          HTTP_PROXY: 'http://127.0.0.1:9',
+        },
       });
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toMatch(/^svc-4\t/m);

@@ -14,9 +14,10 @@ export interface CommandSpec<Opts = any, Options extends readonly OptionSpec[] =
   requests?: RequestTable[];
   /**
    * The documented fields of what it prints with --json (a list: of each row), from endpoints/json-fields.ts:
-   * `--json FIELD,FIELD` picks among them (cmdutil/json-fields.ts); without, a field list is a usage error.
+   * `--json FIELD,FIELD` picks among them (cmdutil/json-fields.ts); without, a field list is a usage error. A
+   * function loads them (the generated table) only when the command line has --json.
    */
-  jsonFields?: readonly string[];
+  jsonFields?: readonly string[] | (() => Promise<readonly string[]>);
   /** positional values in declared order (a variadic one is an array); options by camelCase name */
   run(ctx: Context, args: any[], opts: Opts): Promise<number>;
 }

@@ -14,7 +14,17 @@ import type { Model, ModelKind } from './models.js';
 import type { PhoneNumber } from './phone.js';
 import type { Skill } from './skills.js';
 import { BUILTIN_VOICES, listVoices } from './voices.js';
-import { JSON_FIELDS } from './json-fields.js';
+
+/** The documented fields of a reply or of a list in one, by the generated table's key. */
+type JsonFieldsKey = keyof typeof import('./json-fields.js').JSON_FIELDS;
+/** The fields, the table (endpoints/json-fields.ts) loaded on the first call: only `--json` asks. */
+export type LoadFields = () => Promise<readonly string[]>;
+const documented =
+  (...keys: JsonFieldsKey[]): LoadFields =>
+  async () => {
+    const { JSON_FIELDS } = await import('./json-fields.js');
+    return [...new Set(keys.flatMap((k) => JSON_FIELDS[k]))];
+  };
 
 /** One value shell completion offers, and what describes it. */
 export type Entry = [value: string, description: string];
@@ -43,7 +53,7 @@ interface ApiCompletion<Row> extends Completion {
 interface Resource<Row = never> extends ListEndpoint {
   completion?: ApiCompletion<Row>;
   /** the documented fields of a row (the API document's, json-fields.ts): what `--json FIELD,…` picks from */
-  fields?: readonly string[];
+  fields?: LoadFields;
 }
 
 /** A resource the API does not list: `svc __complete` reads its ids from svc's own files. */
@@ -58,7 +68,7 @@ export const FILES = {
   noun: 'files',
   list: async (http, q) => (await import('./files.js')).listFiles(http, q),
   itemsKey: 'data',
-  fields: JSON_FIELDS['GET /v1/files data[]'],
+  fields: documented('GET /v1/files data[]'),
   // the reply always carries a pagination_token; a page shorter than the limit is the last
   cursor: { kind: 'token', shortPageEnds: { defaultLimit: FILE_PAGE.default } },
   pageSize: FILE_PAGE,
@@ -77,7 +87,7 @@ function oneReply(size: { max: number; default: number }, list: (http: HttpClien
 export const AGENTS = {
   noun: 'agents',
   itemsKey: 'agents',
-  fields: JSON_FIELDS['GET /v1/agents agents[]'],
+  fields: documented('GET /v1/agents agents[]'),
   ...oneReply({ max: 1000, default: 100 }, async (http, limit) =>
     (await import('./agents.js')).listAgents(http, limit),
   ),
@@ -88,7 +98,7 @@ export const AGENTS = {
 export const PHONE_NUMBERS = {
   noun: 'phone numbers',
   itemsKey: 'phone_numbers',
-  fields: JSON_FIELDS['GET /v1/phone-numbers phone_numbers[]'],
+  fields: documented('GET /v1/phone-numbers phone_numbers[]'),
   ...oneReply({ max: 1000, default: 100 }, async (http, limit) =>
     (await import('./phone.js')).listNumbers(http, limit),
   ),
@@ -103,7 +113,7 @@ export const PHONE_NUMBERS_V2 = {
   noun: 'phone numbers',
   list: async (http, q) => (await import('./phone.js')).listV2Page(http, q),
   itemsKey: 'phone_numbers',
-  fields: JSON_FIELDS['GET /v2/phone-numbers phone_numbers[]'],
+  fields: documented('GET /v2/phone-numbers phone_numbers[]'),
   cursor: { kind: 'token' },
   pageSize: { default: 20, clampedAt: 100 },
 } as const satisfies Resource;
@@ -112,7 +122,7 @@ export const CUSTOM_VOICES = {
   noun: 'custom voices',
   list: async (http, q) => (await import('./custom-voices.js')).listCustomVoicesPage(http, q),
   itemsKey: 'voices',
-  fields: JSON_FIELDS['GET /v1/custom-voices voices[]'],
+  fields: documented('GET /v1/custom-voices voices[]'),
   cursor: { kind: 'token' },
   pageSize: { min: 1, max: 1000, default: 100 },
   completion: { kind: 'custom-voices', idsOf: 'custom-voices', entries: (v) => [[v.voice_id, str(v.name)]] },
@@ -123,7 +133,7 @@ export const VOICES = {
   noun: 'voices',
   list: (http) => listVoices(http),
   itemsKey: 'voices',
-  fields: JSON_FIELDS['GET /v1/tts/voices voices[]'],
+  fields: documented('GET /v1/tts/voices voices[]'),
   cursor: { kind: 'whole' },
   completion: {
     kind: 'voices',
@@ -138,7 +148,7 @@ export const SKILLS = {
   noun: 'skills',
   list: async (http, q) => (await import('./skills.js')).listSkills(http, q),
   itemsKey: 'data',
-  fields: JSON_FIELDS['GET /v1/skills data[]'],
+  fields: documented('GET /v1/skills data[]'),
   cursor: { kind: 'after' },
   pageSize: { max: 100, default: 100 },
   completion: { kind: 'skills', idsOf: 'skills', entries: (s) => [[s.id, str(s.name)]] },
@@ -177,7 +187,7 @@ export const INPUT_ITEMS = {
   noun: 'input items',
   list: async (http, q, response) => (await import('./responses.js')).listInputItems(http, response!, q),
   itemsKey: 'data',
-  fields: JSON_FIELDS['GET /v1/responses/{response_id}/input_items data[]'],
+  fields: documented('GET /v1/responses/{response_id}/input_items data[]'),
   cursor: { kind: 'after' },
   pageSize: { max: 100, default: 20 },
 } as const satisfies Resource;
@@ -190,12 +200,10 @@ const MODEL_LIST_PATHS = {
 } as const satisfies Record<ModelKind, string>;
 
 /** The documented fields of a model, whichever list or get printed it (`models get --kind`). */
-export const MODEL_FIELDS = [
-  ...new Set([
-    ...JSON_FIELDS['GET /v1/models/{model_id}'],
-    ...Object.values(MODEL_LIST_PATHS).flatMap((p) => JSON_FIELDS[`GET /v1/${p}/{model_id}`]),
-  ]),
-];
+export const MODEL_FIELDS = documented(
+  'GET /v1/models/{model_id}',
+  ...Object.values(MODEL_LIST_PATHS).map((p) => `GET /v1/${p}/{model_id}` as const),
+);
 
 /** GET /v1/models (every model), or the list of one kind (with prices); each sent whole. */
 function modelList<const K extends ModelKind | undefined>(kind: K) {
@@ -203,7 +211,7 @@ function modelList<const K extends ModelKind | undefined>(kind: K) {
     noun: 'models',
     list: async (http) => (await (await import('./models.js')).listModels(http, kind)).raw as object,
     itemsKey: kind ? 'models' : 'data',
-    fields: JSON_FIELDS[kind ? (`GET /v1/${MODEL_LIST_PATHS[kind]} models[]` as const) : 'GET /v1/models data[]'],
+    fields: documented(kind ? (`GET /v1/${MODEL_LIST_PATHS[kind]} models[]` as const) : 'GET /v1/models data[]'),
     cursor: { kind: 'whole' },
     completion: {
       kind: (kind ? `models:${kind}` : 'models') as K extends ModelKind ? `models:${K}` : 'models',

@@ -1,6 +1,7 @@
 // The one HTTP chokepoint: auth, base URL, user agent, timeouts, retries, request ids, redacted traces.
-// undici is loaded lazily, on the first request, and only its Agent, request API and HTTP/1.1 client (loadAgent).
-import type { Dispatcher } from 'undici';
+// A direct connection with Node's own trust goes over node:http/https (net/direct-http.ts); a proxy, a CA setting or a
+// client certificate over undici, loaded lazily, on the first request, and only its Agent, request API and HTTP/1.1
+// client (loadAgent), or its ProxyAgent.
 import {
   ApiError,
   FileWriteError,
@@ -36,11 +37,42 @@ export interface RequestOptions {
   maxRetries?: number;
 }
 
+/** A reply's body: a stream, with undici's text() and dump() (both clients give it). */
+export type ReplyBody = import('node:stream').Readable & {
+  text(): Promise<string>;
+  /** reads and drops the rest (up to a limit, then closes the connection) */
+  dump(): Promise<unknown>;
+};
+
+/** What a dispatcher is asked: undici's request() options as net/http uses them. */
+export interface SendOptions {
+  origin: string;
+  path: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array | AsyncIterable<Uint8Array> | NodeJS.ReadableStream;
+  signal?: AbortSignal;
+  headersTimeout: number;
+  bodyTimeout: number;
+}
+
+export interface SenderReply {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: ReplyBody;
+}
+
+/** The dispatcher under the client: undici's (request() and close()) or net/direct-http's on node:http. */
+export interface Sender {
+  request(options: SendOptions): Promise<SenderReply>;
+  close(): Promise<void>;
+}
+
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   requestId?: string;
-  body: Dispatcher.ResponseData['body'];
+  body: ReplyBody;
   json<T = unknown>(): Promise<T>;
   text(): Promise<string>;
   /** a streamed reply's event, as read (net/sse): the call log keeps what arrived */
@@ -107,7 +139,7 @@ export function networkConfigured(net: NetworkInputs | undefined): net is Networ
 
 /** How requests to one origin are made: the dispatcher, and the proxy it goes through (for messages). */
 interface Route {
-  dispatcher: Dispatcher;
+  dispatcher: Sender;
   proxy?: string;
 }
 
@@ -168,7 +200,7 @@ const proxyRefusal = (status: number) => new Error(`Proxy response (${status}) t
  * Basic challenge that is not JSON (the API's errors are). Only for plain http:// through an http proxy, where the
  * request went in absolute form and the proxy answers in the server's place.
  */
-function proxyAsksCredentials(res: Dispatcher.ResponseData, url: string, proxy: string): boolean {
+function proxyAsksCredentials(res: SenderReply, url: string, proxy: string): boolean {
   if (!url.startsWith('http:') || !proxy.startsWith('http:')) return false;
   if (res.statusCode === 407) return true;
   const challenge = headerValue(res.headers['proxy-authenticate'] ?? res.headers['www-authenticate']) ?? '';
@@ -259,10 +291,11 @@ function jsonPayload(json: unknown): string | undefined {
 }
 
 export class HttpClient {
-  private dispatcher?: Promise<Dispatcher>;
-  private tlsDispatcher?: Promise<Dispatcher>;
+  private direct?: Promise<Sender>;
+  private dispatcher?: Promise<Sender>;
+  private tlsDispatcher?: Promise<Sender>;
   private routes = new Map<string, Promise<Route>>();
-  private proxyAgents: Dispatcher[] = [];
+  private proxyAgents: Sender[] = [];
   private network?: Promise<typeof import('./network.js')>;
   private tls?: import('./network.js').TlsSettings;
   /** whether a request has gone out: a destination refused after that is exit 1, not "nothing was sent" */
@@ -294,7 +327,7 @@ export class HttpClient {
     return {
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
-      keepAliveTimeout: 4_000,
+      keepAliveTimeout: KEEP_ALIVE_MS,
       // Node's default for a response's headers, set here so that undici does not load node:http to read it
       maxHeaderSize: MAX_HEADER_BYTES,
     };
@@ -304,7 +337,7 @@ export class HttpClient {
    * The direct dispatcher (one per client); with `tls` (the trusted roots and client certificate, for https origins
    * when there are some) a second one.
    */
-  private agent(tls?: import('./network.js').TlsSettings): Promise<Dispatcher> {
+  private agent(tls?: import('./network.js').TlsSettings): Promise<Sender> {
     const make = (extra?: object) =>
       loadAgent(
         { connect: { timeout: this.connectTimeoutMs, ...extra }, ...this.agentOptions() },
@@ -313,6 +346,18 @@ export class HttpClient {
     if (tls && Object.keys(tls).length) return (this.tlsDispatcher ??= make(tls));
     this.dispatcher ??= make();
     return this.dispatcher;
+  }
+
+  /** Without a proxy, a CA setting or a client certificate: node:http/https (net/direct-http.ts), one per client. */
+  private directSender(): Promise<Sender> {
+    this.direct ??= import('./direct-http.js').then(({ createDirectSender }) =>
+      createDirectSender({
+        connectTimeoutMs: this.connectTimeoutMs,
+        keepAliveTimeoutMs: KEEP_ALIVE_MS,
+        maxHeaderSize: MAX_HEADER_BYTES,
+      }),
+    );
+    return this.direct;
   }
 
   /** How requests to `url`'s origin go: decided once per origin (direct, or through the proxy that applies). */
@@ -329,7 +374,7 @@ export class HttpClient {
 
   private async makeRoute(url: URL): Promise<Route> {
     const net = this.opts.network;
-    if (!networkConfigured(net)) return { dispatcher: await this.agent() };
+    if (!networkConfigured(net)) return { dispatcher: await this.directSender() };
     const network = await (this.network ??= import('./network.js'));
     // certificates are read for https origins only (an http:// emulator needs none, and pays nothing for them)
     const tls = url.protocol === 'https:' ? (this.tls ??= network.tlsSettings(net, this.opts.onWarn)) : undefined;
@@ -345,7 +390,13 @@ export class HttpClient {
     const proxyTls = { timeout: this.connectTimeoutMs, ...(proxyCa ? { ca: proxyCa } : {}) };
     // plain http:// goes to an http proxy in absolute form, as curl sends it (no CONNECT: squid's default
     // configuration allows CONNECT to port 443 only); https:// and an https proxy are tunnelled
-    const agent = new ProxyAgent({ uri: proxy, requestTls, proxyTls, proxyTunnel: false, ...this.agentOptions() });
+    const agent = new ProxyAgent({
+      uri: proxy,
+      requestTls,
+      proxyTls,
+      proxyTunnel: false,
+      ...this.agentOptions(),
+    }) as unknown as Sender;
     this.proxyAgents.push(agent);
     return { dispatcher: agent, proxy };
   }
@@ -385,7 +436,7 @@ export class HttpClient {
       const body = out.payload ?? (typeof req.body === 'function' ? req.body() : req.body);
       const started = Date.now();
       this.traceRequest(out, attempt);
-      let res: Dispatcher.ResponseData;
+      let res: SenderReply;
       try {
         res = await this.send(dispatcher, out, body);
       } catch (err) {
@@ -468,14 +519,14 @@ export class HttpClient {
     if (out.payload !== undefined) this.traceLine(`> ${truncate(out.payload, 2000)}`);
   }
 
-  private send(dispatcher: Dispatcher, out: Outgoing, body: unknown): Promise<Dispatcher.ResponseData> {
+  private send(dispatcher: Sender, out: Outgoing, body: SendOptions['body']): Promise<SenderReply> {
     const target = new URL(out.url);
     return dispatcher.request({
       origin: target.origin,
       path: target.pathname + target.search,
-      method: out.method as Dispatcher.HttpMethod,
+      method: out.method,
       headers: out.headers,
-      body: body as Dispatcher.DispatchOptions['body'],
+      body,
       signal: out.signal,
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
@@ -506,7 +557,7 @@ export class HttpClient {
   }
 
   private traceResponse(
-    res: Dispatcher.ResponseData,
+    res: SenderReply,
     { method, url }: Outgoing,
     started: number,
     requestId: string | undefined,
@@ -520,7 +571,7 @@ export class HttpClient {
 
   /** A status that is retried: the wait before the next attempt (the server's Retry-After, else backoff), noted. */
   private statusRetryDelay(
-    res: Dispatcher.ResponseData,
+    res: SenderReply,
     retryAfter: number | undefined,
     { method, url, maxRetries }: Outgoing,
     attempt: number,
@@ -535,12 +586,7 @@ export class HttpClient {
     return delay;
   }
 
-  private wrap(
-    res: Dispatcher.ResponseData,
-    requestId: string | undefined,
-    signal?: AbortSignal,
-    call?: HttpCall,
-  ): HttpResponse {
+  private wrap(res: SenderReply, requestId: string | undefined, signal?: AbortSignal, call?: HttpCall): HttpResponse {
     const onReply = this.opts.onReply;
     const { onStreamEvent, onCallFailed } = this.opts;
     const trace = (t: string) => this.traceLine(`< ${truncate(t, 2000)}`);
@@ -626,7 +672,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    for (const d of [this.dispatcher, this.tlsDispatcher]) {
+    for (const d of [this.direct, this.dispatcher, this.tlsDispatcher]) {
       const agent = await d?.catch(() => undefined);
       await agent?.close().catch(() => {});
     }
@@ -636,14 +682,16 @@ export class HttpClient {
 
 type AgentOptions = ConstructorParameters<typeof import('undici').Agent>[0];
 
-/** the largest response head undici accepts: node:http's default (16 KiB) */
+/** the largest response head accepted: node:http's default (16 KiB) */
 const MAX_HEADER_BYTES = 16 * 1024;
+/** how long an idle connection is kept for the next request */
+const KEEP_ALIVE_MS = 4_000;
 
 /**
  * undici's Agent with its request API and HTTP/1.1 client only (see undici-h1.cts): the whole package costs
  * ~45 ms more of every request command. Should undici's internal layout change, the whole package is loaded.
  */
-async function loadAgent(options: NonNullable<AgentOptions>, secure: boolean): Promise<Dispatcher> {
+async function loadAgent(options: NonNullable<AgentOptions>, secure: boolean): Promise<Sender> {
   // Keep undici's WebAssembly HTTP parser on V8's baseline compiler: the optimising tier compiles it again in the
   // background, which delays the exit of every short command by ~70 ms and lifts the peak RSS by ~35 MB, for no
   // gain on transfers bound by the network and the disk. And compile all of it at once (not each function on its
@@ -660,10 +708,10 @@ async function loadAgent(options: NonNullable<AgentOptions>, secure: boolean): P
     const { createAgent } = await import('./undici-h1.cjs');
     // one turn of the event loop, in which V8 hands the parser's compilation to its worker threads
     if (parserReady) await new Promise((resolve) => setImmediate(resolve));
-    return createAgent(options, parserReady) as Dispatcher;
+    return createAgent(options, parserReady) as unknown as Sender;
   } catch {
     const undici = await import('undici');
-    return new undici.Agent(options);
+    return new undici.Agent(options) as unknown as Sender;
   }
 }
 

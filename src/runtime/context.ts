@@ -5,7 +5,7 @@ import { utf8Text } from '../core/input-file.js';
 import { didYouMean } from '../core/suggest.js';
 import { allowsInsecureHttp, checkBaseUrl, resolveConfig, type ResolvedConfig } from './config.js';
 import { HttpClient } from '../net/http.js';
-import { Output, type Streams } from '../term/output.js';
+import { type JsonSelection, Output, type Streams } from '../term/output.js';
 import type { WsConnection } from '../net/ws.js';
 import type { Query } from '../net/http.js';
 import { BudgetError, MissingKeyError, UsageError, describeError } from '../core/errors.js';
@@ -30,7 +30,7 @@ export interface GlobalOptions extends Omit<ParsedGlobalFlags, 'jq'> {
   /** --jq, compiled (term/jq) before the command runs */
   jq?: JqFilter;
   /** `--json FIELD,FIELD`: the fields printed (cmdutil/json-fields.ts) */
-  jsonFields?: readonly string[];
+  jsonFields?: JsonSelection;
 }
 
 export interface Context {

@@ -7,7 +7,6 @@ import { readEnv } from '../core/environment.js';
 import { StdoutWriteError, UsageError } from '../core/errors.js';
 import { guardStdout, type StdoutGuard } from './stdout-guard.js';
 import { replyOf } from './reply.js';
-import { projectFields } from './json-fields.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -17,12 +16,18 @@ export interface Streams {
   stderrIsTTY?: boolean;
 }
 
+/** `--json FIELD,FIELD`: the names, and the projection (term/json-fields.ts, loaded only for a field list) */
+export interface JsonSelection {
+  names: readonly string[];
+  project(value: unknown): unknown;
+}
+
 export interface OutputOptions {
   json: boolean;
   /** --jq: every JSON value printed goes through it */
   jq?: JqFilter;
   /** `--json FIELD,FIELD`: each JSON value printed keeps these fields only (before --jq) */
-  fields?: readonly string[];
+  fields?: JsonSelection;
   quiet: boolean;
   verbose: boolean;
   color: boolean | undefined;
@@ -223,7 +228,7 @@ export class Output {
 
   /** The value with only the fields of `--json FIELD,FIELD` (all of it without). */
   private selected(value: unknown): unknown {
-    return this.opts.fields ? projectFields(value, this.opts.fields) : value;
+    return this.opts.fields ? this.opts.fields.project(value) : value;
   }
 
   private printJq(value: unknown, pretty: boolean): void {

@@ -13,7 +13,9 @@ import { MODELS, MODELS_OF_KIND } from '../../endpoints/resources.js';
 import type { Column } from '../../term/output.js';
 
 export default defineCommand({
-  jsonFields: [...new Set([MODELS, ...Object.values(MODELS_OF_KIND)].flatMap((l) => l.fields))],
+  jsonFields: async () => [
+    ...new Set((await Promise.all([MODELS, ...Object.values(MODELS_OF_KIND)].map((l) => l.fields()))).flat()),
+  ],
   description:
     'Without --kind: every model the key can use. With --kind: the full records of that kind, prices in ' +
     'dollars per million tokens (per image for image models).',
