@@ -579,6 +579,11 @@ export class EchoPath {
     return this.canceller.latencySamples;
   }
 
+  /** how far the cleaned frame handed out last lags the captured one (ms): speexdsp's block, a part block waiting */
+  get lagMs(): number {
+    return ((this.canceller.latencySamples + this.carry.length + this.pending.length) * 1000) / this.rate;
+  }
+
   /** the bulk delay found between the playback and its echo (ms), undefined while none is */
   get echoDelayMs(): number | undefined {
     return this.estimator?.delayMs;

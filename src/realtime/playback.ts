@@ -23,8 +23,11 @@ const SPEAKER_AHEAD_SECONDS = 600;
 export interface PlaybackListener {
   /** PCM queued for the sink at `at` (performance.now()), whether or not a sink is open */
   queued?(pcm: Buffer, at: number): void;
-  /** the PCM of a write received from the socket at `receivedAt` reached the device / file at `handedAt` */
-  handed?(receivedAt: number, handedAt: number): void;
+  /**
+   * the PCM of a write received from the socket at `receivedAt` reached the device / file at `handedAt`; `steps`:
+   * when the session took it up (`handledAt`) and when it was decoded and queued (`queuedAt`)
+   */
+  handed?(receivedAt: number, handedAt: number, steps: { handledAt: number; queuedAt: number }): void;
   /** playback stopped at `at` (barge-in): what was queued after it is not heard */
   cleared?(at: number): void;
 }
@@ -56,16 +59,20 @@ export class Playback {
     return this.sink?.kind === 'speaker';
   }
 
-  /** Queue wire bytes of the session's output format (received from the socket at `receivedAt`). */
-  write(wire: Buffer, receivedAt = performance.now()): void {
+  /**
+   * Queue wire bytes of the session's output format (received from the socket at `receivedAt`, taken up by the
+   * session at `handledAt`: its base64 decoded from there).
+   */
+  write(wire: Buffer, receivedAt = performance.now(), handledAt = receivedAt): void {
     if (wire.length === 0) return;
     const pcm = decodeSamples(wire, this.encoding);
     const now = performance.now();
     for (const l of this.listeners) l.queued?.(pcm, now);
     if (!this.sink) return;
+    const steps = { handledAt, queuedAt: now };
     const handed = () => {
       const at = performance.now();
-      for (const l of this.listeners) l.handed?.(receivedAt, at);
+      for (const l of this.listeners) l.handed?.(receivedAt, at, steps);
     };
     const ms = (pcm.length / 2 / this.sampleRate) * 1000;
     if (this.realTime) this.playEnd = Math.max(performance.now(), this.playEnd) + ms;

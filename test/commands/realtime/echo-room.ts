@@ -59,7 +59,14 @@ function room(turns: number, rate: number, driftPpm: number) {
  * A conversation of `turns` questions; ends (Ctrl-C) once each was answered, or at the first barge-in. `driftPpm`:
  * the room's speaker runs that much faster than its microphone (two devices on their own clocks).
  */
-export async function converse(emu: TestEmulator, flags: string[], turns: number, driftPpm = 0) {
+export async function converse(
+  emu: TestEmulator,
+  flags: string[],
+  turns: number,
+  driftPpm = 0,
+  /** how many answers stdout holds so far (the transcript's lines; with --json, its own events) */
+  answers = (stdout: string) => stdout.match(/^assistant: .*$/gm)?.length ?? 0,
+) {
   needSpeaker();
   // G.711 sessions (--audio-format pcmu/pcma) capture and play at 8 kHz
   const r = room(turns, flags.some((f) => f === 'pcmu' || f === 'pcma') ? 8000 : 24000, driftPpm);
@@ -72,8 +79,7 @@ export async function converse(emu: TestEmulator, flags: string[], turns: number
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
     const check = () => {
-      const answers = stdout.match(/^assistant: .*$/gm)?.length ?? 0;
-      if (answers >= turns || stderr.includes('(interrupted')) resolve();
+      if (answers(stdout) >= turns || stderr.includes('(interrupted')) resolve();
     };
     proc.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
