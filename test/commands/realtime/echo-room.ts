@@ -17,8 +17,11 @@ const WORDS = ['hi', 'yes', 'why', 'how', 'what', 'when', 'who', 'sure', 'more',
 export const questions = (turns: number) =>
   Array.from({ length: turns }, (_, i) => `${WORDS[i % WORDS.length]}${i >= WORDS.length ? ' again' : ''}`);
 
-/** The room: a fake arecord first on PATH, and ALSA's default device writing the speaker's samples to `played`. */
-function room(turns: number, rate: number, driftPpm: number) {
+/**
+ * The room: a fake arecord first on PATH, and ALSA's default device writing the speaker's samples to `played`.
+ * `gainDb`: the direct path's level (-10 dB; far lower: a speaker the microphone does not hear).
+ */
+export function room(turns: number, rate: number, driftPpm: number, gainDb = -10) {
   const dir = tempDir('svc-echo-room-');
   const played = join(dir, 'played.raw');
   const files = questions(turns).map((q, i) => {
@@ -34,7 +37,7 @@ function room(turns: number, rate: number, driftPpm: number) {
       played,
       delayMs: 60,
       driftPpm,
-      gainDb: -10,
+      gainDb,
       noiseDb: -60,
       pauseMs: 700,
       answerTimeoutMs: 8000,
