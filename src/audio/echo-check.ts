@@ -148,6 +148,8 @@ export async function checkEcho(
     await source.close();
   }
   await playing;
+  if (!micN && !o.signal.aborted)
+    throw new Error('the microphone stopped before the probe was heard: `svc audio test` without --aec checks it');
   const noiseDb = dbfs(noise, noiseN);
   const echoDb = dbfs(mic, micN);
   const delay = path.echoDelayMs;
