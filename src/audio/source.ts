@@ -86,6 +86,8 @@ export interface FrameStamp {
   processMs: number;
   /** how far its audio lags the raw frame's (the canceller's block and what waits for a whole block) */
   lagMs: number;
+  /** how much of it the echo canceller's start-up hold held down */
+  heldMs: number;
 }
 
 /** Open `mic`, `-` (stdin) or a file path. */

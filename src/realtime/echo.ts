@@ -61,8 +61,10 @@ export function cancelledSource(source: AudioSource, path: EchoPath): AudioSourc
         try {
           for await (const frame of frames) {
             const capturedAt = performance.now();
+            const heldBefore = path.heldMs;
             const cleaned = path.captured(frame, capturedAt);
-            stamps.set(cleaned, { capturedAt, processMs: performance.now() - capturedAt, lagMs: path.lagMs });
+            const processMs = performance.now() - capturedAt;
+            stamps.set(cleaned, { capturedAt, processMs, lagMs: path.lagMs, heldMs: path.heldMs - heldBefore });
             yield cleaned;
           }
         } finally {

@@ -283,7 +283,7 @@ export class RealtimeSession {
       // a cleaned frame (--aec) was captured before the canceller, and its audio lags that by the canceller's block
       const stamp = source.stampOf?.(frame);
       const capturedAt = stamp ? stamp.capturedAt - stamp.lagMs : performance.now();
-      for (const ob of this.observers) ob.captured?.(frame, capturedAt);
+      for (const ob of this.observers) ob.captured?.(frame, capturedAt, stamp);
       this.sendFrame(frame, capturedAt, stamp);
     }
     if (this.stopped) return;

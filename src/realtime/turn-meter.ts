@@ -9,6 +9,7 @@
 // - an event received: the socket handed the message over (WsMessage.receivedAt);
 // - first audio to the device: the first audio delta's samples were taken by the device (speaker: its native
 //   write to ALSA returned; a file or stdout: the write completed).
+import type { FrameStamp } from '../audio/source.js';
 import type { ServerEvent } from '../endpoints/realtime.js';
 
 export interface TurnLatency {
@@ -43,6 +44,11 @@ export interface TurnLatency {
     out: { capture_block_ms: number; canceller_ms: number; encode_ms: number; socket_ms: number } | null;
     in: { socket_ms: number; decode_ms: number; playback_queue_ms: number } | null;
   };
+  /**
+   * --aec: how long the echo canceller's start-up hold held the microphone down since the previous turn's record
+   * (the user not heard meanwhile; null without --aec)
+   */
+  aec_hold_ms: number | null;
   /** the server's own figures, as sent (audio clock positions of speech_started / speech_stopped) */
   server: { audio_start_ms?: number; audio_end_ms?: number; silence_duration_ms?: number };
 }
@@ -78,8 +84,8 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
 
 /** What watches a session as it runs (the turn meter, the recording); every moment on performance.now(). */
 export interface SessionObserver {
-  /** a frame of PCM s16le came from the source at `at` */
-  captured?(frame: Buffer, at: number): void;
+  /** a frame of PCM s16le came from the source at `at` (`stamp`: its moments before, with --aec) */
+  captured?(frame: Buffer, at: number, stamp?: FrameStamp): void;
   /** the source has no more frames (a file or stdin at its end) */
   inputEnded?(): void;
   /** the frame captured at `capturedAt` (`pcmBytes` of PCM) was handed to the socket at `at` */
@@ -104,6 +110,8 @@ export class TurnMeter implements SessionObserver {
   private readonly frames: SentFrame[] = [];
   private maxCaptureToSocket: number | undefined;
   private maxStages: Stages['out'] = null;
+  /** the echo canceller's start-up hold since the last turn (undefined without --aec) */
+  private heldMs: number | undefined;
   private open: OpenTurn | undefined;
   private pendingSpeech: TurnLatency['server'] = {};
   private silenceMs = 500;
@@ -120,7 +128,8 @@ export class TurnMeter implements SessionObserver {
   ) {}
 
   /** A frame of PCM s16le came from the source. */
-  captured(frame: Buffer): void {
+  captured(frame: Buffer, _at?: number, stamp?: FrameStamp): void {
+    if (stamp) this.heldMs = (this.heldMs ?? 0) + stamp.heldMs;
     this.levelDb = levelDb(frame);
     this.o.onChange?.();
   }
@@ -249,8 +258,10 @@ export class TurnMeter implements SessionObserver {
       capture_to_socket_ms: round(capture),
       client_added_ms: round(capture !== undefined && toDevice !== undefined ? capture + toDevice : undefined),
       stages: { out: outStages, in: inStages },
+      aec_hold_ms: this.heldMs === undefined ? null : round(this.heldMs)!,
       server: t.server,
     };
+    if (this.heldMs !== undefined) this.heldMs = 0;
     this.last = latency;
     this.o.onTurn(latency);
     this.o.onChange?.();

@@ -2,6 +2,7 @@
 // the simulated room of talk-echo.test.ts (a fake arecord, `speaker` into ALSA's file plugin), against the emulator.
 // Each turn's svc.turn.latency event gives every stage svc adds, and the capture time is taken before the canceller,
 // so capture_to_socket_ms holds the canceller's block (20 ms: its output lags its input by one block) and its work.
+// The start-up hold's time is in each record (aec_hold_ms: since the previous record).
 import { describe, expect } from 'vitest';
 import { itWithEmulator } from '../../helpers/emulator.js';
 import { converse } from './echo-room.js';
@@ -39,6 +40,12 @@ describe('svc realtime talk --aec --json: the latency per stage', () => {
       const backSum = back.socket_ms + back.decode_ms + back.playback_queue_ms;
       expect(Math.abs(backSum - t.first_audio_to_device_ms), said).toBeLessThanOrEqual(0.3);
       expect(t.client_added_ms).toBeCloseTo(t.capture_to_socket_ms + t.first_audio_to_device_ms, 0);
+      expect(t.aec_hold_ms, said).toBeGreaterThanOrEqual(0);
     }
+    // the start-up hold: nothing before the first answer played; while it played (in the second turn's record) the
+    // microphone was held down while the canceller learnt the room, then let go
+    expect(turns[0].aec_hold_ms).toBe(0);
+    expect(turns[1].aec_hold_ms, JSON.stringify(turns[1])).toBeGreaterThan(0);
+    expect(turns[1].aec_hold_ms, JSON.stringify(turns[1])).toBeLessThan(8000);
   });
 });
