@@ -380,7 +380,15 @@ export class StartupGuard {
   private micE = 0;
   private outE = 0;
   private span = 0;
+  private refE = 0;
   private readonly gain: number;
+  /**
+   * the echo's level against the playback's (mean squares), measured over the window that ended the first learning:
+   * once known, a frame louder than any echo could be is the near end talking, and is never held down
+   */
+  private echoGain: number | undefined;
+  /** samples held down so far */
+  heldSamples = 0;
 
   constructor(
     private readonly rate: number,
@@ -395,7 +403,13 @@ export class StartupGuard {
   restart(): void {
     this.learning = true;
     this.learnt = false;
-    this.micE = this.outE = this.span = 0;
+    this.micE = this.outE = this.span = this.refE = 0;
+  }
+
+  /** the microphone louder by 6 dB than the loudest playback over the echo's span could make it: the near end */
+  private nearEnd(mic: Int16Array): boolean {
+    if (this.echoGain === undefined) return false;
+    return meanSquare(mic) > 4 * this.echoGain * Math.max(...this.recent);
   }
 
   /** `out` (the cleaned `mic`, `ref` what played meanwhile) held down while learning and echo may be there */
@@ -406,18 +420,26 @@ export class StartupGuard {
     if (Math.max(...this.recent) < 3400) {
       // the playback and its echo are over: the next burst is checked again
       if (this.learnt) this.learning = true;
-      this.micE = this.outE = this.span = 0;
+      this.micE = this.outE = this.span = this.refE = 0;
       return;
     }
     if (!this.learning) return;
+    // once the room was learnt, the near end talking over a new burst is let through, and left out of the measure
+    // (its voice in the output is no echo left uncancelled)
+    if (this.nearEnd(mic)) return;
     this.micE += meanSquare(mic);
     this.outE += meanSquare(out);
+    this.refE += meanSquare(ref);
     this.span += mic.length;
     if (this.span >= (this.learnt ? this.rate / 10 : this.rate / 2)) {
-      if (this.micE >= this.outE * 10 ** 1.5) this.learning = false;
+      if (this.micE >= this.outE * 10 ** 1.5) {
+        this.learning = false;
+        if (this.refE > 0) this.echoGain = this.micE / this.refE;
+      }
       this.learnt ||= !this.learning;
-      this.micE = this.outE = this.span = 0;
+      this.micE = this.outE = this.span = this.refE = 0;
     }
+    this.heldSamples += out.length;
     for (let i = 0; i < out.length; i++) out[i] = Math.round(out[i]! * this.gain);
   }
 }
@@ -574,9 +596,19 @@ export class EchoPath {
     return this.guard?.learning ?? false;
   }
 
+  /** how long the start-up hold has held the output down so far (ms) */
+  get heldMs(): number {
+    return ((this.guard?.heldSamples ?? 0) * 1000) / this.rate;
+  }
+
   /** how far the cleaned audio lags the captured (samples) */
   get latencySamples(): number {
     return this.canceller.latencySamples;
+  }
+
+  /** how far the cleaned frame handed out last lags the captured one (ms): speexdsp's block, a part block waiting */
+  get lagMs(): number {
+    return ((this.canceller.latencySamples + this.carry.length + this.pending.length) * 1000) / this.rate;
   }
 
   /** the bulk delay found between the playback and its echo (ms), undefined while none is */

@@ -74,6 +74,20 @@ export interface AudioSource {
   readonly container?: string;
   /** stop reading (the microphone is released); a running frames() loop ends */
   close(): Promise<void>;
+  /** when a frame yielded was captured, for a source that processes its frames before yielding them (--aec) */
+  stampOf?(frame: Buffer): FrameStamp | undefined;
+}
+
+/** The moments of a frame before it was yielded (performance.now(), ms). */
+export interface FrameStamp {
+  /** the raw frame came from the device, before any processing */
+  capturedAt: number;
+  /** time spent processing it (the echo canceller) */
+  processMs: number;
+  /** how far its audio lags the raw frame's (the canceller's block and what waits for a whole block) */
+  lagMs: number;
+  /** how much of it the echo canceller's start-up hold held down */
+  heldMs: number;
 }
 
 /** Open `mic`, `-` (stdin) or a file path. */

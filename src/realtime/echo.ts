@@ -2,8 +2,9 @@
 // what it is handed and when (the reference, placed on the capture's clock by EchoPath), and the microphone's
 // frames come out of it cleaned of that echo. Both ends are wrapped, so the session and the playback are unchanged.
 import type { EchoPath } from '../audio/echo-canceller.js';
+import { performance } from 'node:perf_hooks';
 import type { AudioSink } from '../audio/sink.js';
-import type { AudioSource } from '../audio/source.js';
+import type { AudioSource, FrameStamp } from '../audio/source.js';
 
 /** Is the echo canceller wanted: --aec / --no-aec, else on in full duplex with the microphone and the speaker. */
 export function echoCancelWanted(f: { aec?: boolean; duplex?: boolean; input?: string; output?: string }): boolean {
@@ -23,9 +24,10 @@ export function referenceSink(sink: AudioSink, path: EchoPath): AudioSink {
     kind: sink.kind,
     format: sink.format,
     codec: sink.codec,
-    write(pcm) {
+    write(pcm, handed) {
       path.played(pcm);
-      return sink.write(pcm);
+      // handed on: the turn meter's moment of the first audio at the device (dropped here, no turn was ever ended)
+      return sink.write(pcm, handed);
     },
     clear() {
       path.cleared();
@@ -39,6 +41,8 @@ export function referenceSink(sink: AudioSink, path: EchoPath): AudioSink {
 /** The source, its frames cleaned by `path`; the canceller is freed once the frames end (or at close, unread). */
 export function cancelledSource(source: AudioSource, path: EchoPath): AudioSource {
   let read = false;
+  // the capture time is taken before the canceller, so that its block and its work count in the latency readout
+  const stamps = new WeakMap<Buffer, FrameStamp>();
   return {
     kind: source.kind,
     format: source.format,
@@ -55,7 +59,14 @@ export function cancelledSource(source: AudioSource, path: EchoPath): AudioSourc
       const frames = source.frames(frameMs);
       return (async function* () {
         try {
-          for await (const frame of frames) yield path.captured(frame);
+          for await (const frame of frames) {
+            const capturedAt = performance.now();
+            const heldBefore = path.heldMs;
+            const cleaned = path.captured(frame, capturedAt);
+            const processMs = performance.now() - capturedAt;
+            stamps.set(cleaned, { capturedAt, processMs, lagMs: path.lagMs, heldMs: path.heldMs - heldBefore });
+            yield cleaned;
+          }
         } finally {
           path.free();
         }
@@ -65,5 +76,6 @@ export function cancelledSource(source: AudioSource, path: EchoPath): AudioSourc
       await source.close();
       if (!read) path.free();
     },
+    stampOf: (frame) => stamps.get(frame),
   };
 }

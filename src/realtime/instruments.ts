@@ -41,7 +41,7 @@ export class SessionInstruments {
       playsAudio: playback.hasSink,
       onTurn: (t) => this.turn(t),
     });
-    playback.listeners.push({ handed: (r, h) => this.meter.handed(r, h) });
+    playback.listeners.push({ handed: (r, h, steps) => this.meter.handed(r, h, steps) });
     this.status = live ? new StatusLine(ctx.streams.stderr, () => this.statusState(), ctx.out.ce) : undefined;
   }
 

@@ -23,8 +23,11 @@ const SPEAKER_AHEAD_SECONDS = 600;
 export interface PlaybackListener {
   /** PCM queued for the sink at `at` (performance.now()), whether or not a sink is open */
   queued?(pcm: Buffer, at: number): void;
-  /** the PCM of a write received from the socket at `receivedAt` reached the device / file at `handedAt` */
-  handed?(receivedAt: number, handedAt: number): void;
+  /**
+   * the PCM of a write received from the socket at `receivedAt` reached the device / file at `handedAt`; `steps`:
+   * when the session took it up (`handledAt`) and when it was decoded and queued (`queuedAt`)
+   */
+  handed?(receivedAt: number, handedAt: number, steps: { handledAt: number; queuedAt: number }): void;
   /** playback stopped at `at` (barge-in): what was queued after it is not heard */
   cleared?(at: number): void;
 }
@@ -57,19 +60,20 @@ export class Playback {
   }
 
   /**
-   * Queue wire bytes of the session's output format (received from the socket at `receivedAt`); returns their
-   * length in ms of audio.
+   * Queue wire bytes of the session's output format (received from the socket at `receivedAt`, taken up by the
+   * session at `handledAt`: its base64 decoded from there); returns their length in ms of audio.
    */
-  write(wire: Buffer, receivedAt = performance.now()): number {
+  write(wire: Buffer, receivedAt = performance.now(), handledAt = receivedAt): number {
     if (wire.length === 0) return 0;
     const pcm = decodeSamples(wire, this.encoding);
     const now = performance.now();
     for (const l of this.listeners) l.queued?.(pcm, now);
     const ms = (pcm.length / 2 / this.sampleRate) * 1000;
     if (!this.sink) return ms;
+    const steps = { handledAt, queuedAt: now };
     const handed = () => {
       const at = performance.now();
-      for (const l of this.listeners) l.handed?.(receivedAt, at);
+      for (const l of this.listeners) l.handed?.(receivedAt, at, steps);
     };
     if (this.realTime) this.playEnd = Math.max(performance.now(), this.playEnd) + ms;
     this.bytes += pcm.length;

@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { encodeSamples } from 'svc-formats/audio-codecs';
 import { Pacer } from '../audio/pacing.js';
-import type { AudioSource } from '../audio/source.js';
+import type { AudioSource, FrameStamp } from '../audio/source.js';
 import { errorFromEvent, type ServerEvent, type SessionUpdate } from '../endpoints/realtime.js';
 import { isAudioDelta, isTranscriptDelta, isTranscriptDone } from '../core/realtime-events.js';
 import { IncompleteError, NetworkError } from '../core/errors.js';
@@ -18,7 +18,7 @@ import type { McpServers } from '../mcp/client.js';
 import { closeNote, type WsConnection } from '../net/ws.js';
 import type { Playback } from './playback.js';
 import type { TranscriptView } from './transcript.js';
-import type { SessionObserver } from './turn-meter.js';
+import type { OutStages, SessionObserver } from './turn-meter.js';
 
 export type TurnMode = 'half-duplex' | 'duplex' | 'push-to-talk';
 
@@ -253,17 +253,26 @@ export class RealtimeSession {
     return !this.muted;
   }
 
-  private sendFrame(frame: Buffer, capturedAt = performance.now()): void {
+  private sendFrame(frame: Buffer, capturedAt = performance.now(), stamp?: FrameStamp): void {
     if (!this.shouldSend()) {
       this.stats.dropped++;
       return;
     }
     const wire = this.o.inputEncoding === 'pcm' ? frame : encodeSamples(frame, this.o.inputEncoding);
-    this.o.conn.send({ type: 'input_audio_buffer.append', audio: wire.toString('base64') });
+    const event = { type: 'input_audio_buffer.append' as const, audio: wire.toString('base64') };
+    const encoded = performance.now();
+    this.o.conn.send(event);
     this.stats.appended++;
     if (this.observers.length) {
       const at = performance.now();
-      for (const ob of this.observers) ob.sent?.(frame.length, capturedAt, at);
+      const ready = stamp ? stamp.capturedAt + stamp.processMs : capturedAt;
+      const stages: OutStages = {
+        cancellerMs: stamp ? stamp.lagMs + stamp.processMs : 0,
+        // from the frame ready (after the canceller) to the event built: the hand-over to the pump, the coding
+        encodeMs: encoded - ready,
+        socketMs: at - encoded,
+      };
+      for (const ob of this.observers) ob.sent?.(frame.length, capturedAt, at, stages);
     }
   }
 
@@ -273,9 +282,11 @@ export class RealtimeSession {
     const source = this.o.source!;
     for await (const frame of source.frames(frameMs)) {
       if (this.stopped) return;
-      const capturedAt = performance.now();
-      for (const ob of this.observers) ob.captured?.(frame, capturedAt);
-      this.sendFrame(frame, capturedAt);
+      // a cleaned frame (--aec) was captured before the canceller, and its audio lags that by the canceller's block
+      const stamp = source.stampOf?.(frame);
+      const capturedAt = stamp ? stamp.capturedAt - stamp.lagMs : performance.now();
+      for (const ob of this.observers) ob.captured?.(frame, capturedAt, stamp);
+      this.sendFrame(frame, capturedAt, stamp);
     }
     if (this.stopped) return;
     for (const ob of this.observers) ob.inputEnded?.();
@@ -354,7 +365,8 @@ export class RealtimeSession {
       if (ev.response_id && this.ignored.has(ev.response_id)) return;
       if (typeof ev.delta !== 'string') return;
       for (const ob of this.observers) ob.audio?.(ev.response_id, receivedAt);
-      const ms = this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt);
+      const handledAt = performance.now();
+      const ms = this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt, handledAt);
       if (typeof ev.item_id === 'string') {
         const item =
           this.playedItem?.id === ev.item_id

@@ -1,6 +1,7 @@
 // The latencies of each turn of a voice session, and what the status line shows (input level, who speaks).
 // Every moment is taken on the monotonic clock (performance.now()) where it happens in this process:
-// - a frame captured: the source yielded it (the microphone's pipe, or a file paced at real time);
+// - a frame captured: the source yielded it (the microphone's pipe, or a file paced at real time); with --aec the
+//   raw frame before the canceller, less the canceller's lag (its cleaned audio is that much older);
 // - a frame on the socket: input_audio_buffer.append handed to the socket (WsConnection.send returned);
 // - end of speech: with server VAD, the capture time of the audio at `audio_end_ms − silence_duration_ms` of
 //   speech_stopped (the server's audio clock counts the audio sent, and its audio_end_ms includes the silence
@@ -8,6 +9,7 @@
 // - an event received: the socket handed the message over (WsMessage.receivedAt);
 // - first audio to the device: the first audio delta's samples were taken by the device (speaker: its native
 //   write to ALSA returned; a file or stdout: the write completed).
+import type { FrameStamp } from '../audio/source.js';
 import type { ServerEvent } from '../endpoints/realtime.js';
 
 export interface TurnLatency {
@@ -31,8 +33,31 @@ export interface TurnLatency {
   capture_to_socket_ms: number | null;
   /** client-added, both ways: capture_to_socket_ms + first_audio_to_device_ms */
   client_added_ms: number | null;
+  /**
+   * what svc adds, stage by stage. Out (the frame of capture_to_socket_ms): the frame's own length (its first sample
+   * waits for it; not in client_added_ms), the echo canceller (its block and its work; 0 without --aec), the coding
+   * of the event, the socket's send; they add up to capture_to_socket_ms. In (the turn's first audio): from the
+   * socket to the session taking it up, decoding, the playback queue to the device; they add up to
+   * first_audio_to_device_ms.
+   */
+  stages: {
+    out: { capture_block_ms: number; canceller_ms: number; encode_ms: number; socket_ms: number } | null;
+    in: { socket_ms: number; decode_ms: number; playback_queue_ms: number } | null;
+  };
+  /**
+   * --aec: how long the echo canceller's start-up hold held the microphone down since the previous turn's record
+   * (the user not heard meanwhile; null without --aec)
+   */
+  aec_hold_ms: number | null;
   /** the server's own figures, as sent (audio clock positions of speech_started / speech_stopped) */
   server: { audio_start_ms?: number; audio_end_ms?: number; silence_duration_ms?: number };
+}
+
+/** The stages of a frame on its way out (ms): the canceller (its lag and work), the event's coding, the send. */
+export interface OutStages {
+  cancellerMs: number;
+  encodeMs: number;
+  socketMs: number;
 }
 
 interface SentFrame {
@@ -52,17 +77,19 @@ interface OpenTurn {
   server: TurnLatency['server'];
 }
 
+type Stages = TurnLatency['stages'];
+
 const KEEP_FRAMES = 1500;
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 10) / 10);
 
 /** What watches a session as it runs (the turn meter, the recording); every moment on performance.now(). */
 export interface SessionObserver {
-  /** a frame of PCM s16le came from the source at `at` */
-  captured?(frame: Buffer, at: number): void;
+  /** a frame of PCM s16le came from the source at `at` (`stamp`: its moments before, with --aec) */
+  captured?(frame: Buffer, at: number, stamp?: FrameStamp): void;
   /** the source has no more frames (a file or stdin at its end) */
   inputEnded?(): void;
   /** the frame captured at `capturedAt` (`pcmBytes` of PCM) was handed to the socket at `at` */
-  sent?(pcmBytes: number, capturedAt: number, at: number): void;
+  sent?(pcmBytes: number, capturedAt: number, at: number, stages?: OutStages): void;
   configured?(session: Record<string, any> | undefined): void;
   event?(ev: ServerEvent, receivedAt: number): void;
   /** an audio delta that is played (not one of an interrupted answer) */
@@ -82,6 +109,9 @@ export class TurnMeter implements SessionObserver {
   private sentMs = 0;
   private readonly frames: SentFrame[] = [];
   private maxCaptureToSocket: number | undefined;
+  private maxStages: Stages['out'] = null;
+  /** the echo canceller's start-up hold since the last turn (undefined without --aec) */
+  private heldMs: number | undefined;
   private open: OpenTurn | undefined;
   private pendingSpeech: TurnLatency['server'] = {};
   private silenceMs = 500;
@@ -98,18 +128,26 @@ export class TurnMeter implements SessionObserver {
   ) {}
 
   /** A frame of PCM s16le came from the source. */
-  captured(frame: Buffer): void {
+  captured(frame: Buffer, _at?: number, stamp?: FrameStamp): void {
+    if (stamp) this.heldMs = (this.heldMs ?? 0) + stamp.heldMs;
     this.levelDb = levelDb(frame);
     this.o.onChange?.();
   }
 
   /** The frame captured at `capturedAt` was handed to the socket (`pcmBytes` of PCM, before any G.711 coding). */
-  sent(pcmBytes: number, capturedAt: number, at: number): void {
+  sent(pcmBytes: number, capturedAt: number, at: number, stages?: OutStages): void {
     const ms = (pcmBytes / 2 / this.o.sampleRate) * 1000;
     this.frames.push({ startMs: this.sentMs, endMs: this.sentMs + ms, capturedAt });
     this.sentMs += ms;
     if (this.frames.length > KEEP_FRAMES) this.frames.splice(0, this.frames.length - KEEP_FRAMES);
-    this.maxCaptureToSocket = Math.max(this.maxCaptureToSocket ?? 0, at - capturedAt);
+    if (this.maxCaptureToSocket !== undefined && at - capturedAt <= this.maxCaptureToSocket) return;
+    this.maxCaptureToSocket = at - capturedAt;
+    this.maxStages = {
+      capture_block_ms: round(ms)!,
+      canceller_ms: round(stages?.cancellerMs ?? 0)!,
+      encode_ms: round(stages?.encodeMs ?? at - capturedAt)!,
+      socket_ms: round(stages?.socketMs ?? 0)!,
+    };
   }
 
   /** When the audio at `posMs` of the server's audio clock was captured. */
@@ -132,6 +170,7 @@ export class TurnMeter implements SessionObserver {
         this.userSpeaking = true;
         // the frames of this turn's speech are the ones that count for capture_to_socket_ms
         this.maxCaptureToSocket = undefined;
+        this.maxStages = null;
         this.pendingSpeech = typeof ev.audio_start_ms === 'number' ? { audio_start_ms: ev.audio_start_ms } : {};
         this.o.onChange?.();
         return;
@@ -180,10 +219,15 @@ export class TurnMeter implements SessionObserver {
   }
 
   /** Audio received at `receivedAt` reached the device at `handedAt` (Playback's listener). */
-  handed(receivedAt: number, handedAt: number): void {
+  handed(receivedAt: number, handedAt: number, steps?: { handledAt: number; queuedAt: number }): void {
     const t = this.open;
     if (!t || t.firstAudioAt === undefined || receivedAt < t.firstAudioAt) return;
-    this.finish(handedAt);
+    const stages = steps && {
+      socket_ms: round(steps.handledAt - receivedAt)!,
+      decode_ms: round(steps.queuedAt - steps.handledAt)!,
+      playback_queue_ms: round(handedAt - steps.queuedAt)!,
+    };
+    this.finish(handedAt, stages);
   }
 
   setAssistantAudible(on: boolean): void {
@@ -192,14 +236,16 @@ export class TurnMeter implements SessionObserver {
     this.o.onChange?.();
   }
 
-  private finish(handedAt: number | undefined): void {
+  private finish(handedAt: number | undefined, inStages: Stages['in'] = null): void {
     const t = this.open!;
     this.open = undefined;
     const first = t.firstAudioAt!;
     const from = t.requestedAt ?? t.stoppedAt;
     const toDevice = handedAt === undefined ? undefined : handedAt - first;
     const capture = t.speechEnd === 'none' ? undefined : this.maxCaptureToSocket;
+    const outStages = t.speechEnd === 'none' ? null : this.maxStages;
     this.maxCaptureToSocket = undefined;
+    this.maxStages = null;
     const latency: TurnLatency = {
       type: 'svc.turn.latency',
       turn: ++this.count,
@@ -211,8 +257,11 @@ export class TurnMeter implements SessionObserver {
       first_audio_to_device_ms: round(toDevice),
       capture_to_socket_ms: round(capture),
       client_added_ms: round(capture !== undefined && toDevice !== undefined ? capture + toDevice : undefined),
+      stages: { out: outStages, in: inStages },
+      aec_hold_ms: this.heldMs === undefined ? null : round(this.heldMs)!,
       server: t.server,
     };
+    if (this.heldMs !== undefined) this.heldMs = 0;
     this.last = latency;
     this.o.onTurn(latency);
     this.o.onChange?.();

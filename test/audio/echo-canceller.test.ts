@@ -224,6 +224,32 @@ describe('EchoPath', () => {
     expect(guard.learning).toBe(false);
   });
 
+  it('once converged, never holds down the near end talking over a new burst; its echo alone is still held', () => {
+    const guard = new StartupGuard(RATE, 12000);
+    const wave = (amp: number) => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? amp : -amp));
+    // the echo 20 dB under the playback; converged: the output 20 dB under the microphone over 0.5 s
+    for (let i = 0; i < 30; i++) guard.apply(wave(800), wave(8000), wave(80));
+    expect(guard.learning).toBe(false);
+    const heldBefore = guard.heldSamples;
+    // held until the first 0.5 s measured 15 dB (13 frames of 20 ms)
+    expect(heldBefore).toBe(960 * 13);
+    // a pause longer than the echo lasts: the next burst is checked again
+    for (let i = 0; i < 15; i++) guard.apply(wave(0), wave(0), wave(0));
+    expect(guard.learning).toBe(true);
+    // the new burst starts while the near end talks (20 dB over the echo): its voice passes untouched
+    for (let i = 0; i < 10; i++) {
+      const out = wave(8000);
+      guard.apply(wave(8800), wave(8000), out);
+      expect(out[0]).toBe(-8000);
+    }
+    expect(guard.heldSamples).toBe(heldBefore);
+    // the near end stops; the echo leaks (not cancelled after the pause): held down, as before
+    const leak = wave(800);
+    guard.apply(wave(800), wave(8000), leak);
+    expect(Math.abs(leak[0]!)).toBe(25);
+    expect(guard.heldSamples).toBe(heldBefore + 960);
+  });
+
   /** an agent's answer into a 150 ms -20 dB room behind a 30 ms output latency, through EchoPath in 40 ms frames */
   async function answerInRoom(alignDelay: boolean) {
     const played = s16(placed(await speech(AGENT_TEXT), 0.5, 9));

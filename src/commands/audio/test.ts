@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { AUDIO } from '../../cmdutil/flag-sets.js';
 import { InterruptedError } from '../../core/errors.js';
-import { number } from '../../core/validate.js';
+import { number, require } from '../../core/validate.js';
 import type { Context } from '../../runtime/context.js';
 import type { AudioSink } from '../../audio/sink.js';
 import type { AudioSource } from '../../audio/source.js';
@@ -11,6 +11,9 @@ const RATE = 24_000;
 const FRAME_MS = 100;
 /** a recording whose peak stays under this is reported as silence */
 const SILENT_DBFS = -60;
+/** --aec's probe: long enough to find the delay and converge (a drift needs more: --seconds up to 30) */
+const AEC_S = 8;
+const AEC_MIN_S = 4;
 
 export default defineCommand({
   description:
@@ -18,20 +21,31 @@ export default defineCommand({
     'a meter redrawn in place on a terminal; in a pipe one line per 100 ms (phase, seconds, RMS and peak in ' +
     'dBFS, tab-separated); --json one object per 100 ms and a summary. Both devices are chosen and checked ' +
     'before recording starts. A recording that stays under -60 dBFS is reported (a muted or wrong microphone). ' +
-    'Nothing is sent to the API.',
+    'With --aec, the echo path instead: a probe plays on the speaker while the microphone records, through the ' +
+    "echo canceller of `realtime talk --aec`; reported are the echo's delay, the clock drift between the two " +
+    'devices (when the probe was long enough to measure it), the ERLE reached and a verdict (good, fair, poor, ' +
+    'no_echo). Nothing is sent to the API.',
   options: [
     AUDIO.inputDevice,
     AUDIO.outputDevice,
     {
       flags: '--seconds <n>',
-      description: 'how long to record, 0.5 to 30 seconds',
+      description: `how long to record, 0.5 to 30 seconds (with --aec the probe: ${AEC_MIN_S} to 30, default ${AEC_S})`,
       default: 2,
       parse: number({ min: 0.5, max: 30 }),
     },
+    {
+      flags: '--aec',
+      description: 'measure the echo path of these devices for `realtime talk --aec` (delay, drift, ERLE, verdict)',
+    },
   ],
-  examples: ['svc audio test', 'svc audio test --input-device 1 --output-device headset'],
+  examples: ['svc audio test', 'svc audio test --input-device 1 --output-device headset', 'svc audio test --aec'],
   async run(ctx, _args, opts) {
     const fmt = { sampleRate: RATE, channels: 1 };
+    const givenSeconds = ctx.givenOptions.some((g) => g.name === 'seconds');
+    // the canceller needs a second or two of echo to find the delay and converge
+    if (opts.aec && givenSeconds)
+      require(opts.seconds >= AEC_MIN_S, '--seconds', opts.seconds, `${AEC_MIN_S} to 30 with --aec`);
     const { chooseDevice } = await import('../../audio/choose.js');
     const input = await chooseDevice('input', opts.inputDevice, { env: ctx.env });
     const output = await chooseDevice('output', opts.outputDevice, { env: ctx.env });
@@ -40,6 +54,10 @@ export default defineCommand({
     await checkPlayback(fmt, output, ctx.env);
     const { openSource } = await import('../../audio/source.js');
     const source = await openSource('mic', { ...fmt, chosen: input, env: ctx.env, signal: ctx.signal });
+    if (opts.aec) {
+      const sink = await openSink('speaker', { format: fmt, chosen: output, env: ctx.env });
+      return echoTest(ctx, source, sink, givenSeconds ? opts.seconds : AEC_S, [input?.name, output?.name]);
+    }
     const meter = await Meter.create(ctx);
     const recorded = await record(source, opts.seconds, meter);
     if (ctx.signal.aborted) throw new InterruptedError();
@@ -56,6 +74,35 @@ export default defineCommand({
     return 0;
   },
 });
+
+/** --aec: the probe played and recorded through the canceller; the figures on stdout, the verdict's advice on stderr. */
+async function echoTest(
+  ctx: Context,
+  source: AudioSource,
+  sink: AudioSink,
+  seconds: number,
+  [input, output]: (string | undefined)[],
+): Promise<number> {
+  const { EchoPath } = await import('../../audio/echo-canceller.js');
+  const { checkEcho } = await import('../../audio/echo-check.js');
+  // the start-up hold off: the ERLE reported is the canceller's own
+  const path = await EchoPath.open({ sampleRate: RATE, startupSuppressDb: 0 });
+  ctx.out.info(`playing a probe for ${seconds} s on ${output ?? 'default'}, recording on ${input ?? 'default'}`);
+  try {
+    const r = await checkEcho(source, sink, path, { rate: RATE, seconds, signal: ctx.signal });
+    if (ctx.signal.aborted) throw new InterruptedError();
+    const { advice, ...figures } = r;
+    const devices = { input_device: input ?? 'default', output_device: output ?? 'default' };
+    if (ctx.out.json) ctx.out.printJson({ ...figures, advice, ...devices });
+    else {
+      ctx.out.details(Object.entries({ ...figures, ...devices }));
+      ctx.out.info(advice);
+    }
+    return 0;
+  } finally {
+    path.free();
+  }
+}
 
 async function record(source: AudioSource, seconds: number, meter: Meter): Promise<Buffer[]> {
   const frames: Buffer[] = [];

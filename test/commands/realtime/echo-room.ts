@@ -17,8 +17,11 @@ const WORDS = ['hi', 'yes', 'why', 'how', 'what', 'when', 'who', 'sure', 'more',
 export const questions = (turns: number) =>
   Array.from({ length: turns }, (_, i) => `${WORDS[i % WORDS.length]}${i >= WORDS.length ? ' again' : ''}`);
 
-/** The room: a fake arecord first on PATH, and ALSA's default device writing the speaker's samples to `played`. */
-function room(turns: number, rate: number, driftPpm: number) {
+/**
+ * The room: a fake arecord first on PATH, and ALSA's default device writing the speaker's samples to `played`.
+ * `gainDb`: the direct path's level (-10 dB; far lower: a speaker the microphone does not hear).
+ */
+export function room(turns: number, rate: number, driftPpm: number, gainDb = -10) {
   const dir = tempDir('svc-echo-room-');
   const played = join(dir, 'played.raw');
   const files = questions(turns).map((q, i) => {
@@ -34,7 +37,7 @@ function room(turns: number, rate: number, driftPpm: number) {
       played,
       delayMs: 60,
       driftPpm,
-      gainDb: -10,
+      gainDb,
       noiseDb: -60,
       pauseMs: 700,
       answerTimeoutMs: 8000,
@@ -59,7 +62,14 @@ function room(turns: number, rate: number, driftPpm: number) {
  * A conversation of `turns` questions; ends (Ctrl-C) once each was answered, or at the first barge-in. `driftPpm`:
  * the room's speaker runs that much faster than its microphone (two devices on their own clocks).
  */
-export async function converse(emu: TestEmulator, flags: string[], turns: number, driftPpm = 0) {
+export async function converse(
+  emu: TestEmulator,
+  flags: string[],
+  turns: number,
+  driftPpm = 0,
+  /** how many answers stdout holds so far (the transcript's lines; with --json, its own events) */
+  answers = (stdout: string) => stdout.match(/^assistant: .*$/gm)?.length ?? 0,
+) {
   needSpeaker();
   // G.711 sessions (--audio-format pcmu/pcma) capture and play at 8 kHz
   const r = room(turns, flags.some((f) => f === 'pcmu' || f === 'pcma') ? 8000 : 24000, driftPpm);
@@ -72,8 +82,7 @@ export async function converse(emu: TestEmulator, flags: string[], turns: number
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
     const check = () => {
-      const answers = stdout.match(/^assistant: .*$/gm)?.length ?? 0;
-      if (answers >= turns || stderr.includes('(interrupted')) resolve();
+      if (answers(stdout) >= turns || stderr.includes('(interrupted')) resolve();
     };
     proc.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
