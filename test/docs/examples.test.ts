@@ -208,6 +208,7 @@ type How =
   | 'ran'
   | 'not found (a placeholder id)'
   | 'differs (exit 1, as documented)'
+  | 'judged (exit 1: a criterion failed, as documented)'
   | 'parsed: a server that runs until stopped'
   | 'a shell line: bash runs it in the full run'
   | 'heavy in CPU: the full run runs it'
@@ -301,6 +302,9 @@ function judge(example: Example, r: RunResult): Outcome {
   // agents diff: 1 when the server differs from the files, as git diff --exit-code (docs/scripting.md)
   if (/\bagents diff\b/.test(example.text) && r.exitCode === 1 && /differ/.test(r.stdout + r.stderr))
     return { example, how: 'differs (exit 1, as documented)' };
+  // agents simulate: 1 when the judge fails a criterion, which the emulator's seeded judge may
+  if (/\bagents simulate\b/.test(example.text) && r.exitCode === 1 && /calls passed/.test(r.stdout + r.stderr))
+    return { example, how: 'judged (exit 1: a criterion failed, as documented)' };
   const said = (r.stderr.trim() || r.stdout.trim()).split('\n').slice(-2).join(' | ');
   return { example, how: 'FAILED', detail: `exit ${r.exitCode}: ${said}` };
 }

@@ -75,7 +75,7 @@ export default defineCommand({
   },
 });
 
-/** --aec: the probe played and recorded through the canceller; the figures on stdout, the verdict's advice on stderr. */
+/** --aec: the probe played and recorded through the canceller; the figures on stdout, the advice on stderr. */
 async function echoTest(
   ctx: Context,
   source: AudioSource,
