@@ -2,22 +2,13 @@
 // names the body field it fills (a request-table row, core/request-table.ts) and carries its help group, so
 // `--help` can show the sets under their own headings. Commands compose them: `...sampling('temperature', 'topP')`.
 import type { Context } from '../runtime/context.js';
-import type { RequestRow } from '../core/request-table.js';
+import { listedRow, type RequestRow } from '../core/request-table.js';
+import { apiFacts } from '../core/lazy-api-facts.js';
 import type { OptionSpec, OptionValues } from '../core/option-spec.js';
 import { readToolFile, type ToolParseOptions } from './tool-file.js';
 import { DEFAULT_MCP_MAX_RESULT_KIB, mcpParser } from './mcp-command.js';
 import { UsageError } from '../core/errors.js';
-import {
-  type FlagParser,
-  fail,
-  httpUrl,
-  integer,
-  isoDate,
-  keyValue,
-  number,
-  oneOf,
-  repeatable,
-} from '../core/validate.js';
+import { type FlagParser, fail, httpUrl, integer, isoDate, keyValue, number, repeatable } from '../core/validate.js';
 
 export const FLAG_GROUPS = {
   model: 'Model',
@@ -294,19 +285,17 @@ export function toolCmdFlag<T>(parse: FlagParser<T>) {
 
 // ---- search (search_parameters: chat completions and responses)
 const Q = FLAG_GROUPS.search;
-export const SEARCH_MODES = ['off', 'on', 'auto'] as const;
-export const SEARCH_SOURCES = ['web', 'x', 'news', 'rss'] as const;
+/** search_parameters' modes and source types (the document's ChatRequest and SearchSource), read when first needed */
+const searchModes = () => apiFacts().SCHEMAS.ChatRequest['$.search_parameters.mode'].enum;
+const searchSources = () => apiFacts().SCHEMAS.SearchSource['$.type'].enum;
 export type SearchFlags = OptionValues<typeof SEARCH_ROWS>;
 const SOURCES = 'search_parameters.sources';
 export const SEARCH_ROWS = [
-  {
-    flags: '--search <mode>',
-    description: 'live search: off, on, auto',
-    parse: oneOf(SEARCH_MODES),
-    choices: SEARCH_MODES,
-    group: Q,
-    reaches: ['search_parameters.mode'],
-  },
+  listedRow(
+    { flags: '--search <mode>', group: Q, reaches: ['search_parameters.mode'] },
+    searchModes,
+    (modes) => `live search: ${modes.join(', ')}`,
+  ),
   {
     flags: '--search-from <date>',
     description: 'search results from this date (YYYY-MM-DD)',
@@ -334,14 +323,12 @@ export const SEARCH_ROWS = [
     group: Q,
     reaches: ['search_parameters.return_citations'],
   },
-  {
-    flags: '--search-source <type>',
-    description: `search source (repeatable): ${SEARCH_SOURCES.join(', ')}`,
-    parse: repeatable(oneOf(SEARCH_SOURCES)),
-    choices: SEARCH_SOURCES,
-    group: Q,
-    reaches: [SOURCES],
-  },
+  listedRow(
+    { flags: '--search-source <type>', group: Q, reaches: [SOURCES] },
+    searchSources,
+    (types) => `search source (repeatable): ${types.join(', ')}`,
+    (one) => repeatable(one),
+  ),
   {
     flags: '--search-country <code>',
     description: 'country for web and news search (ISO 3166-1 alpha-2)',

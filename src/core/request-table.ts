@@ -51,13 +51,19 @@ export function tableOptions(rows: readonly RequestRow[]): OptionSpec[] {
  * A row of one of `values`, which are read when first needed (the flag given, help, completion, an MCP tool's
  * schema), not when the row is made: `values` may load api-facts (core/lazy-api-facts.ts).
  */
-export function listedRow<const Row extends Omit<RequestRow, 'description' | 'choices' | 'parse'>, T extends string>(
+export function listedRow<
+  const Row extends Omit<RequestRow, 'description' | 'choices' | 'parse'>,
+  T extends string,
+  V = T,
+>(
   row: Row,
   values: () => readonly T[],
   describe: (values: readonly T[]) => string,
-): Row & { description: string; choices: readonly T[]; parse: FlagParser<T> } {
+  /** the parser of one value made into the flag's (repeatable, for a flag given many times) */
+  parseWith: (one: FlagParser<T>) => FlagParser<V> = (one) => one as unknown as FlagParser<V>,
+): Row & { description: string; choices: readonly T[]; parse: FlagParser<V> } {
   return Object.defineProperties(
-    { ...row, parse: oneOf(values) },
+    { ...row, parse: parseWith(oneOf(values)) },
     {
       description: { get: () => describe(values()), enumerable: true },
       choices: { get: values, enumerable: true },

@@ -128,19 +128,21 @@ export function isoDate(): FlagParser<string> {
 
 /** Repeatable flag: collects every occurrence into an array, each checked by `item`. */
 export function repeatable<T = string>(item?: FlagParser<T>, opts: { max?: number } = {}): FlagParser<T[]> {
-  return accepting<T[]>(
-    (raw, flag, previous) => {
-      const list = previous ? [...previous] : [];
-      list.push(item ? item(raw, flag, undefined) : (raw as unknown as T));
-      if (opts.max !== undefined && list.length > opts.max) fail(flag, `${list.length} values`, `at most ${opts.max}`);
-      return list;
-    },
-    {
+  const parser: FlagParser<T[]> = (raw, flag, previous) => {
+    const list = previous ? [...previous] : [];
+    list.push(item ? item(raw, flag, undefined) : (raw as unknown as T));
+    if (opts.max !== undefined && list.length > opts.max) fail(flag, `${list.length} values`, `at most ${opts.max}`);
+    return list;
+  };
+  // read when asked, as the item's may be (a list of api-facts loaded only then)
+  return Object.defineProperty(parser, 'jsonSchema', {
+    get: () => ({
       type: 'array',
       items: item?.jsonSchema ?? { type: 'string' },
       ...(opts.max === undefined ? {} : { maxItems: opts.max }),
-    },
-  );
+    }),
+    enumerable: true,
+  });
 }
 
 /** A duration like 90, 90s, 30m, 1h, 7d → seconds. */
