@@ -43,6 +43,7 @@ function buildPackage(dir) {
   const DIST = join(dir, 'dist');
   /** dist/bundle is the second step's (scripts/bundle.mjs) */
   const NOT_OURS = join(DIST, 'bundle');
+  const BUILT_LISTING = join(DIST, 'mcp', 'built-listing.js');
   const emitted = new Set();
   for (const file of walk(SRC)) {
     if (file.endsWith('.d.ts') || !/\.c?ts$/.test(file)) continue;
@@ -70,6 +71,12 @@ function buildPackage(dir) {
       .replace(/\.cts$/, '.cjs')
       .replace(/\.ts$/, '.js');
     mkdirSync(dirname(out), { recursive: true });
+    // the bundle step writes the MCP tool listing over this stub (scripts/bundle.mjs): a build alone (svc-emulator's
+    // prepack, beside running tests) keeps the listing there
+    if (out === BUILT_LISTING && existsSync(out)) {
+      emitted.add(out);
+      continue;
+    }
     // an unchanged module is not rewritten: a build beside running tests (svc-emulator's prepack) never truncates one
     if (!existsSync(out) || readFileSync(out, 'utf8') !== outputText) writeFileSync(out, outputText);
     emitted.add(out);

@@ -93,7 +93,8 @@ describe('server text on a terminal', () => {
     ],
     [
       'a transcript (realtime talk)',
-      ['realtime', 'talk', '--input', wav, '--output', join(tempDir('svc-tty-'), 'o.wav'), '--force'],
+      // -q: no status line redrawn between the transcript's pieces (svc's own escapes; talk-status.test.ts has it)
+      ['-q', 'realtime', 'talk', '--input', wav, '--output', join(tempDir('svc-tty-'), 'o.wav'), '--force'],
       () => {},
       /assistant: Hi␛]0;pwned/,
     ],

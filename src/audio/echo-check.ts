@@ -97,26 +97,10 @@ export async function checkEcho(
   let captured = 0;
   let playing: Promise<void> | undefined;
   let played = false;
-  const play = async () => {
-    const pacer = new Pacer(WRITE_MS);
-    const n = Math.round((o.rate * WRITE_MS) / 1000);
-    const ahead = Math.round((o.rate * AHEAD_MS) / 1000);
-    try {
-      for (let at = 0; at < probe.length && !o.signal.aborted; at += n) {
-        if (at >= ahead) await pacer.tick(o.signal);
-        const chunk = probe.subarray(at, at + n);
-        const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        path.played(buf, performance.now());
-        await sink.write(buf);
-      }
-      await sink.end();
-    } catch (err) {
-      await sink.abort();
-      throw err;
-    } finally {
+  const play = () =>
+    playProbe(probe, sink, path, o).finally(() => {
       played = true;
-    }
-  };
+    });
   let tailFrom = Number.POSITIVE_INFINITY;
   try {
     for await (const frame of source.frames(40)) {
@@ -150,6 +134,15 @@ export async function checkEcho(
   await playing;
   if (!micN && !o.signal.aborted)
     throw new Error('the microphone stopped before the probe was heard: `svc audio test` without --aec checks it');
+  return verdictOf(path, { noise, noiseN, mic, cleaned, micN });
+}
+
+/** The figures of a check and what they mean: the delay and drift the path found, the levels, the ERLE reached. */
+function verdictOf(
+  path: EchoPath,
+  m: { noise: number; noiseN: number; mic: number; cleaned: number; micN: number },
+): EchoCheck {
+  const { noise, noiseN, mic, cleaned, micN } = m;
   const noiseDb = dbfs(noise, noiseN);
   const echoDb = dbfs(mic, micN);
   const delay = path.echoDelayMs;
@@ -186,4 +179,29 @@ export async function checkEcho(
       'the echo is not cancelled well: use headphones, lower the speaker, or choose a device that cancels echo ' +
       'itself (--input-device)',
   };
+}
+
+/** The probe on the speaker, paced as a real-time source is (the first AHEAD_MS written at once). */
+async function playProbe(
+  probe: Int16Array,
+  sink: AudioSink,
+  path: EchoPath,
+  o: { rate: number; signal: AbortSignal },
+): Promise<void> {
+  const pacer = new Pacer(WRITE_MS);
+  const n = Math.round((o.rate * WRITE_MS) / 1000);
+  const ahead = Math.round((o.rate * AHEAD_MS) / 1000);
+  try {
+    for (let at = 0; at < probe.length && !o.signal.aborted; at += n) {
+      if (at >= ahead) await pacer.tick(o.signal);
+      const chunk = probe.subarray(at, at + n);
+      const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      path.played(buf, performance.now());
+      await sink.write(buf);
+    }
+    await sink.end();
+  } catch (err) {
+    await sink.abort();
+    throw err;
+  }
 }

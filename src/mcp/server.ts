@@ -6,6 +6,8 @@ import { UsageError } from '../core/errors.js';
 import { terminalSafe } from '../term/terminal-safe.js';
 import type { ToolListing } from './listing.js';
 import type { LoadedTool, ToolResult } from './run-tool.js';
+/** a tools/call request as the SDK hands it to the handler */
+type CallRequest = { params: { name: string; arguments?: Record<string, unknown> } };
 import type { Root } from './root.js';
 import { TOOLS, TOOL_NAMES, type ToolDef } from './tools.js';
 
@@ -64,28 +66,34 @@ export async function mcpServer(ctx: Context, o: ServeOptions, transport: string
   const session = new AbortController();
   const running = new Set<Promise<unknown>>();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<ToolResult> => {
+  const call = async (req: CallRequest, extra: { signal: AbortSignal }): Promise<ToolResult> => {
     const offered = o.tools.find((t) => t.def.name === req.params.name);
     if (!offered) return { content: [{ type: 'text', text: `${req.params.name}: no such tool here` }], isError: true };
     const [tool, { callTool }] = await Promise.all([offered.load(), import('./run-tool.js')]);
+    // a session that ended while the tool loaded (stdout failed, stdin closed): nothing is started
+    if (session.signal.aborted) return { content: [{ type: 'text', text: 'the session ended' }], isError: true };
     const client = peerLine(server.getClientVersion()?.name || transport, 100);
     const started = Date.now();
-    const call = callTool(ctx, tool, (req.params.arguments ?? {}) as Record<string, unknown>, {
+    const result = await callTool(ctx, tool, (req.params.arguments ?? {}) as Record<string, unknown>, {
       root: o.root,
       signal: AbortSignal.any([ctx.signal, extra.signal, session.signal]),
       origin: `mcp serve ${tool.def.name} (${client})`,
     });
-    running.add(call);
-    const result = await call.finally(() => running.delete(call));
     const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
     const first = result.content[0];
     const note = result.isError && first?.type === 'text' ? `refused or failed: ${peerLine(first.text)}` : 'done';
     ctx.out.info(`${tool.def.name} (${client}): ${note} (${took})`);
     return result;
+  };
+  // each call counted from its arrival, so that the session's end waits for one still loading its command too
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+    const work = call(req, extra);
+    running.add(work);
+    return work.finally(() => running.delete(work));
   });
   const end = async () => {
     session.abort();
-    await Promise.allSettled(running);
+    while (running.size) await Promise.allSettled([...running]);
   };
   return { server, end };
 }
@@ -136,8 +144,10 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
     tools: o.tools.map((t) => t.listing),
     protocol: BUILT_PROTOCOL,
   };
+  let making: ReturnType<typeof mcpServer> | undefined;
   const front = new Front(transport, answers, async () => {
-    sdk = await mcpServer(ctx, o, 'stdio');
+    making ??= mcpServer(ctx, o, 'stdio');
+    sdk = await making;
     return sdk.server;
   });
   // counted as read: a request read at once, in the first chunk of stdin, is counted before it is answered
@@ -151,6 +161,8 @@ export async function serveStdio(ctx: Context, o: ServeOptions): Promise<void> {
   if (ctx.streams.stdin.isTTY)
     ctx.out.info('waiting for an MCP client on stdin (MCP hosts start this command: docs/mcp.md); Ctrl-C ends');
   await closed;
+  // a server still being made when the session ended (its first tool call just read) is ended too
+  sdk ??= await making?.catch(() => undefined);
   await sdk?.end();
   await sdk?.server.close();
   await transport.close();

@@ -357,6 +357,17 @@ export class RealtimeSession {
     this.o.note('(interrupted: playback stopped)');
   }
 
+  /** The assistant's item whose audio is being played, and how much of it (what a barge-in truncates). */
+  private countPlayed(ev: ServerEvent, ms: number): void {
+    if (typeof ev.item_id !== 'string') return;
+    const item =
+      this.playedItem?.id === ev.item_id
+        ? this.playedItem
+        : { id: ev.item_id, responseId: ev.response_id, contentIndex: Number(ev.content_index) || 0, ms: 0 };
+    item.ms += ms;
+    this.playedItem = item;
+  }
+
   private async handle(ev: ServerEvent, receivedAt: number): Promise<void> {
     const t = ev.type;
     this.o.view.event(ev);
@@ -365,16 +376,8 @@ export class RealtimeSession {
       if (ev.response_id && this.ignored.has(ev.response_id)) return;
       if (typeof ev.delta !== 'string') return;
       for (const ob of this.observers) ob.audio?.(ev.response_id, receivedAt);
-      const handledAt = performance.now();
-      const ms = this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt, handledAt);
-      if (typeof ev.item_id === 'string') {
-        const item =
-          this.playedItem?.id === ev.item_id
-            ? this.playedItem
-            : { id: ev.item_id, responseId: ev.response_id, contentIndex: Number(ev.content_index) || 0, ms: 0 };
-        item.ms += ms;
-        this.playedItem = item;
-      }
+      const ms = this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt, performance.now());
+      this.countPlayed(ev, ms);
       // a sink that is behind: the next event waits (the socket pauses, the server is held back)
       await this.o.playback.room();
       return;
