@@ -126,10 +126,12 @@ describe.concurrent('svc realtime talk: tools and turn taking', () => {
     expect(spoken.done_at! - spoken.audio_start!).toBeGreaterThan(1000);
   });
   // alone, after the other two: its --record places each chunk of the answer by when it came, and with two more
-  // sessions on this event loop a late chunk split a tone in two (seen once under load: "stop no.")
-  it.sequential('--duplex: talking over the answer stops playback (barge-in) and the new question is answered', async ({
-    emu,
-  }) => {
+  // sessions on this event loop a late chunk split a tone in two (seen once under load: "stop no."; in a clean-clone
+  // CI run, "Th emulator"): one retry, assertions unchanged, as talk-record has (the recording's placement by
+  // arrival time is the suspect, left for issue 43's latency work)
+  it.sequential('--duplex: talking over the answer stops playback (barge-in) and the new question is answered', {
+    retry: 1,
+  }, async ({ emu }) => {
     const out = join(tempDir(), 'answer.pcm');
     const rec = join(tempDir(), 'conversation.wav');
     const r = await svcInProcess(
