@@ -41,8 +41,8 @@ function* walk(dir) {
 function buildPackage(dir) {
   const SRC = join(dir, 'src');
   const DIST = join(dir, 'dist');
-  /** dist/bundle is the second step's (scripts/bundle.mjs) */
-  const NOT_OURS = join(DIST, 'bundle');
+  /** dist/bundle is the second step's (scripts/bundle.mjs), dist/exe the executables' (scripts/build-exe.mjs) */
+  const NOT_OURS = [join(DIST, 'bundle'), join(DIST, 'exe')];
   const BUILT_LISTING = join(DIST, 'mcp', 'built-listing.js');
   const emitted = new Set();
   for (const file of walk(SRC)) {
@@ -84,7 +84,7 @@ function buildPackage(dir) {
 
   // what a deleted or renamed source left behind
   for (const file of walk(DIST)) {
-    if (!file.startsWith(`${NOT_OURS}/`) && !emitted.has(file)) rmSync(file);
+    if (!NOT_OURS.some((dir) => file.startsWith(`${dir}/`)) && !emitted.has(file)) rmSync(file);
   }
 }
 // the index files that list a folder (routes/, src/commands/) first: they are sources the compile reads

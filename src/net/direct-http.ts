@@ -22,7 +22,9 @@ const DUMP_LIMIT = 128 * 1024;
 type Modules = { http: typeof import('node:http'); https?: typeof import('node:https') };
 
 export async function createDirectSender(opts: DirectOptions): Promise<Sender> {
-  return new DirectSender(opts, { http: await import('node:http') });
+  // getBuiltinModule, not import(): an ES module namespace of node:http reads every export, and on Node 22 one of
+  // them loads node:http2 (cli.test: models list loads no HTTP/2 code)
+  return new DirectSender(opts, { http: process.getBuiltinModule('node:http') });
 }
 
 /** An error with undici's code for the same failure (net/http.ts classifies by code). */
@@ -55,7 +57,7 @@ class DirectSender implements Sender {
     const target = new URL(o.path, o.origin);
     const secure = target.protocol === 'https:';
     // node:https is loaded by an https origin only (a local emulator is plain http)
-    if (secure) this.modules.https ??= await import('node:https');
+    if (secure) this.modules.https ??= process.getBuiltinModule('node:https');
     if (o.signal?.aborted) throw abortError();
     const headers: Record<string, string> = { ...o.headers };
     const fixed = typeof o.body === 'string' ? Buffer.from(o.body) : o.body instanceof Uint8Array ? o.body : undefined;
