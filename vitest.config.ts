@@ -205,6 +205,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     exclude: ['**/node_modules/**', ...leftOut, ...(portable ? Object.values(LINUX_ONLY).flat() : [])],
+    globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup.ts'],
     reporters: ['default', './test/reporters/summary.ts'],
     testTimeout: 60_000,
