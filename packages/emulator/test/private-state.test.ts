@@ -57,16 +57,19 @@ describe('private state', () => {
     mkdirSync(victim);
     const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
       env: { ...process.env, TMPDIR: tmp },
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stderr = '';
+    proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     // the name an earlier version used, planted as a link to another folder before the first blob
     symlinkSync(victim, join(tmp, `svc-emulator-${proc.pid}`));
-    const url = await new Promise<string>((resolve) => {
+    const url = await new Promise<string>((resolve, reject) => {
       let out = '';
       proc.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
         if (out.includes('\n')) resolve(out.trim());
       });
+      proc.once('exit', (code) => reject(new Error(`the emulator ended (${code}) before listening: ${stderr}`)));
     });
     await uploadFile(url);
     expect(readdirSync(victim)).toEqual([]);
