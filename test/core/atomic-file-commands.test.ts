@@ -232,14 +232,13 @@ describe('a failed request or stream leaves -o FILE untouched', () => {
     const { dir, target } = withTarget('sig.wav');
     const p = spawnSvc(['tts', 'stream', '-o', target, '--force'], { emu, stdin: 'pipe', timeout: 60_000 });
     p.stdin!.write('first utterance\n\n');
-    const tempHasAudio = () =>
-      readdirSync(dir).some((n) => n !== 'sig.wav' && statSync(join(dir, n)).size > 44 + 1000);
+    const tempHasAudio = () => readdirSync(dir).some((n) => n !== 'sig.wav' && statSync(join(dir, n)).size > 44 + 1000);
     for (let i = 0; i < 500 && !tempHasAudio(); i++) await new Promise((res) => setTimeout(res, 20));
     expect(tempHasAudio()).toBe(true);
     p.kill('SIGINT');
     const r = await p;
-    expect(r.exitCode, r.stderr).toBe(130);
-    expect(r.stderr).toContain(`interrupted: kept the audio received so far in ${target}`);
+    expect(r.exitCode, String(r.stderr)).toBe(130);
+    expect(String(r.stderr)).toContain(`interrupted: kept the audio received so far in ${target}`);
     expect(readFileSync(target).subarray(0, 4).toString()).toBe('RIFF');
     expect(readdirSync(dir)).toEqual(['sig.wav']);
   });
