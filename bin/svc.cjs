@@ -221,13 +221,26 @@ function useCodeCache(bundleDir) {
     const tag = flags ? `.f${djb2(flags).toString(36)}` : '';
     return `${dir}${sep}${filename.slice(prefix.length).split(sep).join('~')}${tag}.bin`;
   };
+  // mkdir -p. Not fs.mkdirSync's recursive, which on Node 20 loops for ever, deaf to SIGTERM, where mkdir says ENOENT
+  // under a folder that exists (SVC_CACHE_DIR=/proc/x): here a second ENOENT throws (the cache is then not kept)
+  const makeDir = (d) => {
+    try {
+      fs.mkdirSync(d);
+    } catch (err) {
+      if (err.code === 'EEXIST') return;
+      const parent = d.slice(0, d.lastIndexOf(sep));
+      if (err.code !== 'ENOENT' || !parent) throw err;
+      makeDir(parent);
+      fs.mkdirSync(d);
+    }
+  };
   const save = () => {
     if (pending.length === 0) return;
     const list = pending;
     pending = [];
     let tmp;
     try {
-      fs.mkdirSync(dir, { recursive: true });
+      makeDir(dir);
       for (const { script, cacheFile } of list) {
         tmp = `${cacheFile}.${process.pid}.tmp`;
         fs.writeFileSync(tmp, script.createCachedData());

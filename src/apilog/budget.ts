@@ -4,21 +4,12 @@
 // spend and every reservation still open; it ends when the call's record, with what it really cost, is in the call
 // log (written under the same lock, so that no reader sees the cost in neither place). A process killed before that
 // leaves its reservations open: they count until the day ends, since the API may have billed them.
-import {
-  appendFileSync,
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BudgetError } from '../core/errors.js';
 import { processAlive } from '../core/signals.js';
 import { dayFile, type Prices } from './log.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 /**
  * The API's cap on output tokens when a request names none: the API document's default of max_completion_tokens
@@ -105,7 +96,7 @@ function tryCreate(path: string): boolean {
  * lock, after checking again that it is still stale, so that two processes never both break it and both hold it.
  */
 export function withLedgerLock<T>(dir: string, fn: () => T): T {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir, 0o700);
   const lock = join(dir, 'budget.lock');
   const breaker = `${lock}.break`;
   const deadline = Date.now() + LOCK_WAIT_MS;

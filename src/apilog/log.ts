@@ -2,21 +2,12 @@
 // appended with one write on an O_APPEND descriptor, so that any number of svc processes can log at once without
 // a lock (Linux keeps one write to a local file whole). Prompt and answer are capped so a record stays small.
 // Files older than the retention (default 30 days) and the oldest past 200 MB are deleted when a day file is created.
-import {
-  appendFileSync,
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir } from '../core/paths.js';
 import { writeJsonFile } from '../core/json-file.js';
 import { FileWriteError } from '../core/errors.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 /** Characters of prompt and of answer kept per record (the rest is dropped and `truncated` set). */
 export const TEXT_CAP = 8192;
@@ -150,7 +141,7 @@ const TEXTS_STARTS = [',"prompt":"', ',"answer":"', ',"turns":['];
 /** Append records: one write per record, on a file opened with O_APPEND. */
 export function appendRecords(dir: string, records: CallRecord[], retentionDays = DEFAULT_RETENTION_DAYS): void {
   if (!records.length) return;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir, 0o700);
   for (const rec of records) {
     const file = dayFile(dir, dayOf(rec.time));
     const fresh = !statSync(file, { throwIfNoEntry: false });

@@ -2,7 +2,7 @@
 // runner, the output written in order, failed rows into FAILED.jsonl, a summary, and the exit code that says how
 // it ended (0 all done, 1 some failed, 8 the budget stopped it, 130 Ctrl-C).
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { dataDir } from '../core/paths.js';
 import type { Context } from '../runtime/context.js';
@@ -14,6 +14,7 @@ import { checkInput, rowBody, rowsToSend, type BatchSpec } from './plan.js';
 import { statusLine } from '../term/progress.js';
 import { filesThere, openSink, rowFinisher, writeFailed, type Sink } from './results.js';
 import { dryRun, rowWorstCase, spendable } from './money.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 export interface BatchOptions {
   /** -o FILE; undefined or '-': stdout */
@@ -41,7 +42,7 @@ export function journalPath(ctx: Context, spec: BatchSpec, o: BatchOptions, fing
   if (o.journal) return resolve(o.journal);
   const stateJournal = (name: string) => {
     const dir = join(dataDir(ctx.env), 'batch');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir, 0o700);
     return join(dir, `${name}.journal`);
   };
   if (spec.label === '-') return stateJournal(`stdin-${spec.op.name}-${fingerprint}`);

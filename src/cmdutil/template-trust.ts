@@ -4,7 +4,7 @@
 // without it). A yes is kept as the sha256 of the template's text in the data folder (0600 file, 0700 folder), so an
 // edited template asks again.
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { chmodSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { OptionSpec } from '../core/option-spec.js';
 import { dataDir, expandHome } from '../core/paths.js';
@@ -14,6 +14,7 @@ import { terminalSafe } from '../term/terminal-safe.js';
 import { resolveServers } from './mcp-command.js';
 import { confirm } from './confirm.js';
 import type { Template } from './templates.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 /** Options whose values are command lines svc runs. */
 const PROGRAM_OPTIONS = ['mcp', 'tool-cmd'];
@@ -78,7 +79,7 @@ function trusted(env: NodeJS.ProcessEnv): Record<string, string> {
 function keepTrust(env: NodeJS.ProcessEnv, hash: string, name: string): void {
   const file = trustFile(env);
   const all = { ...trusted(env), [hash]: name };
-  mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+  makeDirs(join(file, '..'), 0o700);
   chmodSync(join(file, '..'), 0o700);
   writeJsonFile(file, { trusted: all }, { pretty: true });
 }

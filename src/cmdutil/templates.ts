@@ -2,7 +2,7 @@
 // `svc templates save NAME` as NAME.yaml in the templates folder of the config folder (people may edit them: `svc
 // templates edit`), applied by `-t NAME` on chat, responses and messages (and batch): what the command line gives
 // wins over the template. Loading and applying live here so that every command that sends a prompt shares them.
-import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../runtime/context.js';
 import type { OptionSpec } from '../core/option-spec.js';
@@ -10,6 +10,7 @@ import { UsageError } from '../core/errors.js';
 import { configDir } from '../core/paths.js';
 import { didYouMean } from '../core/suggest.js';
 import { joinWithStdin, markStdinRead } from './text-input.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 /** A saved template: every key optional; `options` are other flags of the command, by long name. */
 export interface Template {
@@ -111,7 +112,7 @@ export async function saveTemplate(
     throw new UsageError('nothing to save: give a PROMPT, -s, -m, --schema or options');
   }
   const { writeFileAtomic } = await import('../core/atomic-file.js');
-  mkdirSync(templatesDir(ctx.env), { recursive: true, mode: 0o700 });
+  makeDirs(templatesDir(ctx.env), 0o700);
   const file = templateFile(ctx.env, name);
   const text = await templateYaml(template);
   await writeFileAtomic(file, text);

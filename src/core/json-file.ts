@@ -2,9 +2,10 @@
 // temp file beside the target and renamed over it, so a reader never sees half a file. A failed write (disk full,
 // a file where a folder should be) removes the temp file and is an error that names the target. Not
 // core/atomic-file.ts: that one streams into files the user named, and loads node:crypto for its temp names.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FileWriteError } from './errors.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 export function writeJsonFile(path: string, data: unknown, opts: { pretty?: boolean } = {}): void {
   writeOwnFile(path, opts.pretty ? JSON.stringify(data, null, 2) : JSON.stringify(data));
@@ -14,7 +15,7 @@ export function writeJsonFile(path: string, data: unknown, opts: { pretty?: bool
 export function writeOwnFile(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(path), 0o700);
     writeFileSync(tmp, text, { mode: 0o600 });
     renameSync(tmp, path);
   } catch (err) {

@@ -5,9 +5,10 @@
 // the secret), under <data>/webhooks/; one JSON line per delivery ({"id","ts"}), appended with one write each, so
 // that listeners sharing a secret share the memory; lines past the window are dropped when a listener starts.
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileWriteError } from '../core/errors.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 interface Delivery {
   id: string;
@@ -50,7 +51,7 @@ export class DeliveryMemory {
     this.seen.set(id, ts);
     const line = `${JSON.stringify({ id, ts } satisfies Delivery)}\n`;
     try {
-      mkdirSync(join(this.file, '..'), { recursive: true, mode: 0o700 });
+      makeDirs(join(this.file, '..'), 0o700);
       appendFileSync(this.file, line, { mode: 0o600 });
       this.readSize += Buffer.byteLength(line);
     } catch (err) {

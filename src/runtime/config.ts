@@ -1,6 +1,6 @@
 // Configuration and profiles. Reads parse the file directly (fast start-up); writes go through `conf`
 // (atomic write, mode 0600 because the file may hold an API key). Precedence: flag > env > profile > default.
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir, expandHome } from '../core/paths.js';
 import { UsageError } from '../core/errors.js';
@@ -9,6 +9,7 @@ import type { FlagParser } from '../core/validate.js';
 import { readEnv } from '../core/environment.js';
 import type { NetworkInputs } from '../net/http.js';
 import { INSECURE_HTTP_ENV, isLoopbackHost } from '../net/origin.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 export const DEFAULT_BASE_URL = 'https://api.svc.ai';
 export const DEFAULT_PROFILE = 'default';
@@ -190,7 +191,7 @@ export function checkBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv): void {
 /** Open the config for writing through `conf` (loaded lazily: it costs ~70 ms to import). */
 export async function openConfigStore(dir: string) {
   const { default: Conf } = await import('conf');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir, 0o700);
   chmodSync(dir, 0o700); // mkdir's mode applies only when it creates the folder; it holds the key
   const store = new Conf<ConfigFile>({
     cwd: dir,

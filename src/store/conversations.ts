@@ -4,21 +4,12 @@
 // link over it: atomic, with no file to read and write again. Older versions kept them in last.json, which saving
 // read, rewrote and renamed over (~0.5 ms of every `svc chat`); it is still read, when newer than the link (an
 // older svc ran since), and still written where links cannot be made.
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-} from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../endpoints/chat.js';
 import { dataDir } from '../core/paths.js';
 import { writeJsonFile } from '../core/json-file.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 export interface Conversation {
   id: string;
@@ -188,7 +179,7 @@ export class ConversationStore {
     const link = this.link(key);
     const tmp = `${link}.${process.pid}.tmp`;
     try {
-      mkdirSync(join(this.dir, 'last'), { recursive: true, mode: 0o700 });
+      makeDirs(join(this.dir, 'last'), 0o700);
       symlinkSync(id, tmp);
       renameSync(tmp, link);
       return;

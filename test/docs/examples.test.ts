@@ -28,7 +28,10 @@ import { fastEmulator } from '../commands/realtime/talk-helpers.js';
 /** Examples that cannot run here, by a pattern of their text, with the reason. */
 const SKIPS: [RegExp, string][] = [
   [/…|\.\.\.|\[--/, 'a placeholder (…, [--flag]) the reader fills in'],
-  [/svc-emulator serve|\bsvc (emulator serve|calls listen)\b.*(&|\|)/, 'a server left running in the background'],
+  [
+    /svc-emulator serve|\bsvc (emulator (serve|record)|calls listen)\b.*(&|\|)/,
+    'a server left running in the background',
+  ],
   [
     /\bsvc realtime talk(?!.*--input \S+\.wav)|\bsvc stt listen(?!.*--input \S+\.(wav|ulaw))|\bsvc audio test|--input-device/,
     'the microphone',

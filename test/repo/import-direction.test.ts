@@ -75,7 +75,7 @@ const ALLOWED: Record<Layer, Layer[]> = {
   batch: ['endpoints', ...ROOMS, 'formats'],
   completion: ['cmdutil', 'core'],
   // local files of the CLI (conversations, in the API's message shapes): not API
-  store: ['endpoints', 'core'],
+  store: ['endpoints', 'core', 'formats'],
   // the emulator's admin API is the emulator's own contract: its types come from its package
   endpoints: ['audio', 'net', 'term', 'core', 'formats', 'emulator'],
   audio: ['net', 'term', 'core', 'formats'],

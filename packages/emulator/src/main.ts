@@ -134,6 +134,14 @@ export async function main(argv: string[]): Promise<number> {
   let emu: Awaited<ReturnType<typeof startEmulator>>;
   const adminToken =
     process.env.SVC_EMULATOR_ADMIN_TOKEN || (isLoopback(values.host) ? undefined : randomBytes(24).toString('hex'));
+  let fixtures: Awaited<ReturnType<typeof loadFixtures>> | undefined;
+  try {
+    fixtures = values.fixtures ? await loadFixtures(values.fixtures) : undefined;
+  } catch (err) {
+    if (err instanceof FixtureError || (err as NodeJS.ErrnoException).code === 'ENOENT')
+      return (say(`svc-emulator: --fixtures ${values.fixtures}: ${(err as Error).message}`), 2);
+    throw err;
+  }
   try {
     emu = await startEmulator({
       port: integerFlag('port', values.port, 65535) ?? 0,
@@ -148,13 +156,14 @@ export async function main(argv: string[]): Promise<number> {
       rateLimit: rateLimitFlag(values['rate-limit']),
       strict: values.strict,
       replay: replayFlags(values),
-      fixtures: values.fixtures ? await loadFixtures(values.fixtures) : undefined,
+      fixtures,
       adminToken,
     });
   } catch (err) {
     if (err instanceof FlagError) return (say(`svc-emulator: ${err.message}`), 2);
-    if (err instanceof FixtureError || (err as NodeJS.ErrnoException).code === 'ENOENT')
-      return (say(`svc-emulator: --fixtures ${values.fixtures}: ${(err as Error).message}`), 2);
+    // a state folder that cannot be made (a missing drive, /proc) is the flag's
+    if (values['state-dir'] && (err as NodeJS.ErrnoException).code === 'ENOENT')
+      return (say(`svc-emulator: --state-dir ${values['state-dir']}: ${(err as Error).message}`), 2);
     say(`svc-emulator: ${(err as Error).message}`);
     return 1;
   }

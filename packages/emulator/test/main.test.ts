@@ -24,3 +24,24 @@ describe('svc-emulator --version', () => {
     expect(r.stderr).toContain('usage: svc-emulator --version');
   });
 });
+
+describe('svc-emulator serve --state-dir', () => {
+  // under /proc, mkdir says ENOENT below a folder that exists: Node 20's recursive mkdirSync looped there for ever
+  it.runIf(process.platform === 'linux')('a folder that cannot be made: exit 2 naming the flag, at once', () => {
+    const args = [BIN, 'serve', '--port', '0', '--state-dir', '/proc/svc-x/state'];
+    const r = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      "svc-emulator: --state-dir /proc/svc-x/state: ENOENT: cannot make a folder here, mkdir '/proc/svc-x'",
+    );
+  });
+
+  it('a fixtures file that is not there is the --fixtures flag', () => {
+    const r = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--fixtures', '/nonexistent/f.json'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^svc-emulator: --fixtures \/nonexistent\/f\.json: cannot read/);
+  });
+});

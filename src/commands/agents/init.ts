@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { repeatable } from '../../core/validate.js';
 import { AGENTS_DIR, DEFAULT_ENV, ENV_NAME, PROJECT_FILE, saveProject } from './project.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 export default defineCommand({
   description:
@@ -29,7 +30,7 @@ export default defineCommand({
     const root = resolve(process.cwd(), dir ?? '.');
     if (existsSync(join(root, PROJECT_FILE)))
       throw new UsageError(`${join(root, PROJECT_FILE)} already exists: this folder is a project already`);
-    mkdirSync(join(root, AGENTS_DIR), { recursive: true });
+    makeDirs(join(root, AGENTS_DIR));
     const environments = [...new Set([DEFAULT_ENV, ...(opts.env ?? [])])];
     await saveProject({ dir: root, environments, agents: {}, secrets: [] });
     ctx.out.info(

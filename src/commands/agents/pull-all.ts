@@ -1,5 +1,4 @@
 // `svc agents pull --all`: every agent of the team into the files of a project, secrets kept as references.
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { UsageError } from '../../core/errors.js';
@@ -28,6 +27,7 @@ import {
 import { numberRef, teamNumbers } from './phones.js';
 import { projectWriteTarget, readProjectText } from './project-files.js';
 import { canonical } from './shared.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 const LIST_MAX = 1000;
 
@@ -192,7 +192,7 @@ async function writeIfChanged(project: Project, rel: string, content: unknown): 
   const before = readProjectText(project.dir, rel);
   if (before !== undefined && sameJson(before, content)) return 'unchanged';
   const path = projectWriteTarget(project.dir, rel);
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   await writeFileAtomic(path, text);
   return 'written';
 }

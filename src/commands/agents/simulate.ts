@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { outputPath, writeFileAtomic } from '../../core/atomic-file.js';
 import { defineCommand } from '../../cmdutil/command.js';
@@ -26,6 +25,7 @@ import {
 import { AGENT_TOOL_OPTIONS, agentArguments, agentFileArgs, agentRunOptions, reportFormatOption } from './shared.js';
 import { callCost, callWorstCase, planSeed, speaker } from '../../agent-tests/simulate/money.js';
 import { loadPrices } from '../../batch/money.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 const DEFAULT_JUDGE_MAX_TOKENS = 1000;
 /** how a missing argument is explained */
@@ -115,7 +115,7 @@ export default defineCommand({
     const mode: Mode = opts.text ? 'text' : 'voice';
     const cost = callCost(prices);
     const transcripts = opts.transcripts === undefined ? undefined : resolve(opts.transcripts);
-    if (transcripts) mkdirSync(transcripts, { recursive: true });
+    if (transcripts) makeDirs(transcripts);
     const live = (opts.format ?? 'text') === 'text' && !ctx.out.json && opts.output === undefined;
     const done: CallRecord[] = [];
     const result = await schedule<CallPlan, CallRecord>(plans, {

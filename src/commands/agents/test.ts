@@ -1,5 +1,4 @@
 import { outputPath } from '../../core/atomic-file.js';
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { getAgent, type Agent } from '../../endpoints/agents.js';
 import { connectRealtime, sessionFromAgent, type SessionUpdate } from '../../endpoints/realtime.js';
@@ -14,6 +13,7 @@ import { caseLine, junitReport, tapReport, transcriptName } from '../../agent-te
 import { runCase, type CaseResult } from '../../agent-tests/run-case.js';
 import { AGENT_TOOL_OPTIONS, agentArguments, agentFileArgs, agentRunOptions, reportFormatOption } from './shared.js';
 import { checkSchema, schemaValidator } from '../../agent-tests/json-schema.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 const DEFAULT_TRANSCRIPTS = 'agent-test-transcripts';
 
@@ -137,7 +137,7 @@ async function report(ctx: Context, results: CaseResult[], opts: Opts): Promise<
   const failed = results.filter((r) => !r.passed);
   if (failed.length) {
     const dir = resolve(opts.transcripts ?? DEFAULT_TRANSCRIPTS);
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     for (const r of failed) {
       const path = join(dir, transcriptName(r, results.indexOf(r)));
       await writeFileAtomic(path, `# ${r.name} (${r.file})\n${r.transcript.join('\n')}\n`);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { FLAG_GROUPS, SAMPLING, TEMPLATE_YES, forceFlags, modelFlag, resolveModel } from '../../cmdutil/flag-sets.js';
 import { readJsonFile } from '../../cmdutil/tool-file.js';
@@ -24,6 +24,7 @@ import {
   type InputKind,
 } from '../../batch/input.js';
 import type { BatchOptions } from '../../batch/batch.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 type Opts = OptionValues<[...typeof BATCH_FLAGS, ...typeof BODY_FLAGS]>;
 
@@ -309,7 +310,7 @@ async function readTemplate(raw: string) {
 
 function makeFolder(dir: string): void {
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--output-dir: ${dir} is not a folder`);
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
 }
 
 /** -o or --journal naming the input (a link to it included) would replace the rows being read: refused. */

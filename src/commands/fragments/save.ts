@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError, isFileSystemError, fileErrorReason } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { FRAGMENT_NAME, fragmentFile, fragmentNames, fragmentText, fragmentsDir } from '../../cmdutil/fragments.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 export default defineCommand({
   description:
@@ -35,7 +36,7 @@ export default defineCommand({
     }
     const text = fragmentText(data, file ?? 'stdin');
     if (!text.trim()) throw new UsageError('FILE: the text is empty');
-    mkdirSync(fragmentsDir(ctx.env), { recursive: true, mode: 0o700 });
+    makeDirs(fragmentsDir(ctx.env), 0o700);
     await writeFileAtomic(fragmentFile(ctx.env, name), text);
     ctx.out.info(`saved fragment ${name}: ${fragmentFile(ctx.env, name)}`);
     return 0;

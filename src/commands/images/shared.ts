@@ -17,6 +17,7 @@ import {
   type ImageEntry,
   type ImageRequest,
 } from '../../endpoints/images.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 export type ImageOpts = OptionValues<typeof imageOptions>;
 
@@ -101,7 +102,7 @@ export async function planOutput(output: string | undefined, n: number, force: b
     if (!existsSync(dir)) {
       const { mkdirSync } = await import('node:fs');
       try {
-        mkdirSync(dir, { recursive: true });
+        makeDirs(dir);
       } catch (err) {
         throw new UsageError(`--output: cannot create the directory ${dir} (${(err as NodeJS.ErrnoException).code})`);
       }

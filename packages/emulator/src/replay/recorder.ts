@@ -4,7 +4,7 @@
 // kept as files beside it. Local clients authenticate with a key of this recorder's own (printed at start), so the
 // user's key never leaves this process except to the upstream.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -25,6 +25,7 @@ import {
   type WsEvent,
   type WsExchange,
 } from './fixture.js';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 export interface RecorderOptions {
   /** the API's base URL, as the user typed it */
@@ -218,7 +219,7 @@ class FixtureBook {
 
   /** Appends bytes to a file beside the fixture; the range they occupy. */
   keep(file: string, bytes: Buffer, sizes: Map<string, number>): { file: string; offset: number; length: number } {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    makeDirs(this.dir, 0o700);
     const offset = sizes.get(file) ?? 0;
     appendFileSync(`${this.dir}/${file}`, bytes, { mode: 0o600 });
     sizes.set(file, offset + bytes.length);

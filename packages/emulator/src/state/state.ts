@@ -10,7 +10,6 @@
 import {
   appendFileSync,
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
@@ -21,6 +20,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeDirs } from 'svc-formats/make-dirs';
 
 export type Collection<T> = Map<string, T>;
 
@@ -85,7 +85,7 @@ export class StateStore {
   constructor(readonly dir: string | undefined) {
     if (dir) {
       // folders it creates are its owner's alone (0700), and so are its files (0600)
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeDirs(dir, 0o700);
       this.load();
       this.snapshot();
     }
@@ -272,7 +272,7 @@ export class StateStore {
   /** A folder for blobs of one kind (file contents, generated media). */
   blobDir(kind: string): string {
     const d = join(this.dir ?? this.spillDir(), 'blobs', kind);
-    mkdirSync(d, { recursive: true, mode: 0o700 });
+    makeDirs(d, 0o700);
     return d;
   }
 
