@@ -49,6 +49,12 @@ describe('facts stated once in src/', () => {
       expect(where(new RegExp(`'${name.replaceAll('.', '\\.')}'`)), name).toEqual(['src/core/realtime-events.ts']);
   });
 
+  it("the request log's entry (the emulator's control API): one LoggedRequest, the emulator's, the client's a type import", () => {
+    expect(where(/interface LoggedRequest\b|type LoggedRequest\s*=/, [...sources, ...emulatorSources])).toEqual([
+      'packages/emulator/src/state/request-log.ts',
+    ]);
+  });
+
   it("reasoning efforts and realtime models: the document's enums, read from api-facts by client and emulator", () => {
     // chat's reasoning_effort, responses' reasoning.effort and the realtime query's are three different sets
     expect(where(/(EFFORTS|REALTIME_MODELS) = \[/, [...sources, ...emulatorSources])).toEqual([]);
