@@ -2,7 +2,8 @@
 // The figures of issue 38's closing note: how much of the API is still written by hand beside the document.
 // Run by hand, not by the suite: `node scripts/api-facts-report.mjs [--lists] [REV …]`, one column per source tree
 // (`.` the working tree, the default; any other argument a git revision, read through git without a checkout);
-// --lists prints the literal lists found in both the client and the emulator after the table.
+// --lists prints the literal lists found in both the client and the emulator, and those that restate an enum of
+// the document, after the table.
 // Counted from the text, by regular expressions (no TypeScript parse): each row says what it counts.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -91,6 +92,38 @@ function duplicatedLists(client, emulator) {
   return [...keys(emulator).keys()].filter((k) => ours.has(k));
 }
 
+/** the string enums of the revision's API document, each as the sorted set of its values (none before it existed) */
+function documentEnums(rev) {
+  const path = 'packages/emulator/spec/openapi.json';
+  let doc;
+  try {
+    doc = JSON.parse(rev === '.' ? readFileSync(join(ROOT, path), 'utf8') : git(['show', `${rev}:${path}`]));
+  } catch {
+    return new Set();
+  }
+  const out = new Set();
+  const visit = (node) => {
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      const strings = key === 'enum' && Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
+      if (strings.length > 1) out.add([...new Set(strings)].sort().join(' '));
+      visit(value);
+    }
+  };
+  visit(doc);
+  return out;
+}
+
+/** literal lists of `files` whose values (as a set) are an enum of the document: a fact written beside it */
+function restatedEnums(files, enums) {
+  const found = [];
+  for (const [path, text] of files)
+    for (const m of text.matchAll(LIST))
+      if (enums.has([...new Set(elements(m[0]).map((e) => e.slice(1, -1)))].sort().join(' ')))
+        found.push(`${path}: ${m[0]}`);
+  return found;
+}
+
 /**
  * Option types written by hand in src/commands: object types named *Opts, *Options or *Flags (a type derived from
  * the option specs, `OptionValues<typeof ROWS>`, is no object literal and not counted), and an explicit
@@ -136,7 +169,9 @@ function report(rev) {
   const types = endpointTypes(client);
   const readers = (files) => [...files.values()].filter((t) => /svc-formats\/api-(facts|types)/.test(t)).length;
   const duplicated = duplicatedLists(client, emulator);
-  if (showLists) for (const list of duplicated) console.error(`${rev}: ${list}`);
+  const enums = documentEnums(rev);
+  const restated = [...restatedEnums(client, enums), ...restatedEnums(emulator, enums)];
+  if (showLists) for (const list of [...duplicated, ...restated]) console.error(`${rev}: ${list}`);
   return [
     ['emulator: hand-written request checks (calls)', Object.values(checks).reduce((a, b) => a + b, 0)],
     ...Object.entries(checks).map(([name, n]) => [`  ${name}(`, n]),
@@ -146,6 +181,10 @@ function report(rev) {
     ['  with a list from elsewhere (api-facts, computed)', choices.other],
     ['  distinct literal lists used as choices', choices.lists],
     ['literal lists in both src/ and the emulator', duplicated.length],
+    [
+      'literal lists that are an enum of the document (src, emulator)',
+      `${restatedEnums(client, enums).length}, ${restatedEnums(emulator, enums).length}`,
+    ],
     ['command option types (src/commands)', options.types],
     ['  their fields', options.fields],
     ['src/endpoints exported reply types', types.replies],

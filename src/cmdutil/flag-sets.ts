@@ -236,13 +236,16 @@ export function toolFlag(
     reaches: ['tools'],
   } as const satisfies RequestRow;
 }
-export function toolChoiceFlag(description = 'none, auto, required, or a function name to force') {
-  return {
-    flags: '--tool-choice <choice>',
-    description,
-    group: T,
-    reaches: ['tool_choice'],
-  } as const satisfies RequestRow;
+/**
+ * `--tool-choice`: one of the request's tool_choice modes (`modes`, the document's, read when the help is shown: a
+ * getter, as listedRow's) or the name of the tool to force (`forced`, as the request calls one).
+ */
+export function toolChoiceFlag(modes: () => readonly string[], forced = 'a function name') {
+  const row = { flags: '--tool-choice <choice>', group: T, reaches: ['tool_choice'] } as const;
+  return Object.defineProperty(row, 'description', {
+    get: () => `${modes().join(', ')}, or ${forced} to force`,
+    enumerable: true,
+  }) as typeof row & { description: string };
 }
 export const PARALLEL_TOOL_CALLS = {
   flags: '--no-parallel-tool-calls',

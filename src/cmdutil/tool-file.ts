@@ -88,13 +88,14 @@ export function toolName(t: ToolEntry): string {
 }
 
 /**
- * The tools of all --tool files: at most 128, unique names; and a --tool-choice that is one of `keywords` or the
- * name of a given function. `needsTools` is the keyword that requires at least one tool (required / any).
+ * The tools of all --tool files: at most 128, unique names; and a --tool-choice that is one of `keywords` (read only
+ * when a choice is given: they may load api-facts) or the name of a given function. `needsTools` is the keyword that
+ * requires at least one tool (required / any).
  */
 export function checkTools(
   files: ToolEntry[][] | undefined,
   choice: string | undefined,
-  keywords: readonly string[],
+  keywords: () => readonly string[],
   needsTools: string,
 ): ToolEntry[] {
   const tools = (files ?? []).flat();
@@ -106,8 +107,8 @@ export function checkTools(
     names.add(t.function.name);
   }
   if (choice !== undefined) {
-    require(keywords.includes(choice) ||
-      names.has(choice), '--tool-choice', choice, `${keywords.join(', ')}, or the name of a --tool ` +
+    require(keywords().includes(choice) ||
+      names.has(choice), '--tool-choice', choice, `${keywords().join(', ')}, or the name of a --tool ` +
       `function${names.size ? ` (${[...names].join(', ')})` : ''}`);
     require(choice !== needsTools ||
       tools.length > 0, '--tool-choice', choice, `${needsTools} needs at least one --tool`);

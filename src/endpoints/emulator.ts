@@ -1,29 +1,11 @@
 // The admin API of a running emulator (`svc emulator serve`), under /_emulator/ on its base URL. Off loopback it
 // needs the admin token the emulator printed at start ($SVC_EMULATOR_ADMIN_TOKEN).
+import type { LoggedRequest } from 'svc-emulator/request-log';
 import type { HttpClient, Query } from '../net/http.js';
 
-/** the emulator's control API (/__emulator), which is not the API's: no document types it */
-export interface LoggedRequest {
-  seq: number;
-  id: string;
-  time: number;
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  headers: Record<string, unknown>;
-  body?: string;
-  bytes?: number;
-  status?: number;
-  duration_ms?: number;
-  /** a WebSocket session: event types each way with their counts, and how it ended */
-  ws?: {
-    session_id?: string;
-    events_in: Record<string, number>;
-    events_out: Record<string, number>;
-    close_code?: number;
-    close_reason?: string;
-  };
-}
+/** an entry of the request log (GET /_emulator/requests): the control API is the emulator's, not the API's, so the
+ * document does not type it; the emulator's own definition does (a type only: nothing of the emulator is loaded) */
+export type { LoggedRequest };
 
 /** a fault of the emulator's control API (not the API's) */
 export interface FaultSpec {

@@ -5,10 +5,7 @@ import type { HttpClient } from '../net/http.js';
 import { readTypedEventStream } from '../net/sse.js';
 import { expectFields } from './guard.js';
 
-/** tool_choice: the emulator takes and checks it; neither the document nor the spec states it (so it stays here) */
-export type MessagesRequest = Schema<'MessagesRequest'> & {
-  tool_choice?: { type: 'auto' | 'any' | 'tool' | 'none'; name?: string };
-};
+export type MessagesRequest = Schema<'MessagesRequest'>;
 
 export type MessagesResponse = Schema<'MessagesResponse'>;
 

@@ -13,7 +13,7 @@ import type { FileObject } from './files.js';
 import type { Model, ModelKind } from './models.js';
 import type { PhoneNumber } from './phone.js';
 import type { Skill } from './skills.js';
-import { BUILTIN_VOICES, listVoices } from './voices.js';
+import { builtinVoices, listVoices } from './voices.js';
 
 /** The documented fields of a reply or of a list in one, by the generated table's key. */
 type JsonFieldsKey = keyof typeof import('./json-fields.js').JSON_FIELDS;
@@ -138,7 +138,9 @@ export const VOICES = {
   completion: {
     kind: 'voices',
     flag: '--voice',
-    fixed: BUILTIN_VOICES.map((v): Entry => [v, 'built-in voice']),
+    get fixed() {
+      return builtinVoices().map((v): Entry => [v, 'built-in voice']);
+    },
     from: CUSTOM_VOICES,
     entries: (v) => [[v.voice_id, `custom voice${v.name ? `: ${v.name}` : ''}`]],
   },

@@ -17,7 +17,7 @@ import {
   type AudioFormatName,
   type SessionUpdate,
 } from '../endpoints/realtime.js';
-import { BUILTIN_VOICES, voiceIdParser } from '../endpoints/voices.js';
+import { voiceOption } from '../endpoints/voices.js';
 import type { OptionSpec } from '../core/option-spec.js';
 import type { Context } from '../runtime/context.js';
 import { APPROVE_FLAG, AUDIO, MCP_FLAG, forceFlags, modelFlag, toolCmdFlag, toolFlag } from '../cmdutil/flag-sets.js';
@@ -68,11 +68,7 @@ export const SESSION_OPTIONS = [
     flags: '--agent <id>',
     description: 'configure the session from a stored agent (instructions, voice, tools, VAD); flags given too win',
   },
-  {
-    flags: '--voice <voice>',
-    description: `voice: ${BUILTIN_VOICES.join(', ')}, or a custom voice id`,
-    parse: voiceIdParser,
-  },
+  voiceOption('--voice <voice>', (voices) => `voice: ${voices.join(', ')}, or a custom voice id`),
   {
     flags: '--instructions <text>',
     description: 'system instructions of the session (at most 256000 characters)',

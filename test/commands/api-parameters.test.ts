@@ -218,11 +218,6 @@ const EXCEPTIONS: Record<string, Record<string, string>> = {
 
 /** Fields a request table sends that the spec does not list, with the reason (anything else is a typo). */
 const BEYOND_SPEC: Record<string, Record<string, string>> = {
-  'POST /v1/messages': {
-    tool_choice:
-      "the convention's tool_choice ({type: auto|any|none|tool}); the spec lists tools only, the emulator " +
-      'and well-known clients take it',
-  },
   'POST /v1/completions': {
     stream:
       'issue 12 item 11: the emulator streams legacy completions like the compatible convention (the spec ' +

@@ -45,6 +45,38 @@ describe.each(['bundle', 'modules'] as const)('api-facts on use (%s)', (mode) =>
     expect(models.apiFacts).toEqual([]);
   });
 
+  it("--tool-choice reads chat's tool_choice modes when given, and --help names them", async () => {
+    const sent = chatBodies().length;
+    const ok = await traced(['chat', '--no-stream', '--tool-choice', 'none', 'hi'], mode);
+    expect([ok.exitCode, ok.stderr]).toEqual([0, '']);
+    expect(ok.apiFacts.length).toBeGreaterThan(0);
+    expect(chatBodies().slice(sent)).toEqual([expect.objectContaining({ tool_choice: 'none' })]);
+    const bad = await traced(['chat', '--no-stream', '--tool-choice', 'always', 'hi'], mode);
+    expect([bad.exitCode, bad.stdout]).toEqual([2, '']);
+    expect(bad.stderr).toBe(
+      'error: --tool-choice: always is not allowed: none, auto, required, or the name of a --tool function\n',
+    );
+    expect(chatBodies()).toHaveLength(sent + 1);
+    const help = await traced(['chat', '--help'], mode);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('--tool-choice <choice> none, auto, required, or a function');
+  });
+
+  it("--voice's built-in ids and the default voice are read when asked: help, config get voice", async () => {
+    // realtime and agents name --voice, completion lists the voices, config get knows the default: none at load
+    const model = await traced(['config', 'get', 'model', '--json'], mode);
+    expect([model.exitCode, model.stderr]).toEqual([0, '']);
+    expect(model.apiFacts).toEqual([]);
+    const voice = await traced(['config', 'get', 'voice', '--json'], mode);
+    expect([voice.exitCode, voice.stderr]).toEqual([0, '']);
+    expect(JSON.parse(voice.stdout)).toMatchObject({ key: 'voice', value: 'eve', source: 'default', default: 'eve' });
+    expect(voice.apiFacts.length).toBeGreaterThan(0);
+    const help = await traced(['tts', 'say', '--help'], mode);
+    const words = (text: string) => text.replace(/\s+/g, ' ');
+    expect(words(help.stdout)).toContain('--voice <id> voice id: built-in (eve, ara, rex, sal, leo, default eve) or a');
+    const agents = await traced(['agents', 'create', '--help'], mode);
+    expect(words(agents.stdout)).toContain('--voice <id> eve, ara, rex, sal, leo, or a custom voice id');
+  });
+
   it('--reasoning-effort and --service-tier load it and check against its lists', async () => {
     const sent = chatBodies().length;
     const ok = await traced(

@@ -43,12 +43,11 @@ describe('the generated API modules', () => {
 });
 
 /**
- * Runs, in a node process of its own, the client's `--aspect-ratio` check (the built images command's option) and
- * the emulator's (a POST to its /v1/images/generations) with svc-formats/api-facts resolved to `facts` (a module
- * generated from a changed document) and the emulator's own document (its request checker reads it) to `doc`: what
- * each says of `value`.
+ * Runs `script` (an ES module's body) in a node process of its own with svc-formats/api-facts resolved to `facts` (a
+ * module generated from a changed document) and the emulator's own document (its request checker reads it) to `doc`;
+ * `dist(path)` and `emulatorDist(path)` name the built modules, `startTestEmulator` is at hand. Its stdout, parsed.
  */
-function checksWith(facts: string, doc: unknown, value: string): { client: string; emulator: number } {
+function runWith(facts: string, doc: unknown, script: string): any {
   const dir = mkdtempSync(join(temp, 'run-'));
   const url = (p: string) => pathToFileURL(p).href;
   const docFile = join(dir, 'openapi.json');
@@ -63,11 +62,28 @@ function checksWith(facts: string, doc: unknown, value: string): { client: strin
   );
   writeFileSync(
     join(dir, 'run.mjs'),
-    `import { register } from 'node:module';
+    `import Module, { register } from 'node:module';
      register('./hooks.mjs', import.meta.url);
-     const { imageOptions } = await import(${JSON.stringify(url(join(ROOT, 'dist/commands/images/shared.js')))});
-     const emulator = ${JSON.stringify(url(join(ROOT, 'packages/emulator/dist/testing.js')))};
-     const { startTestEmulator } = await import(emulator);
+     // the client's lazy require() of api-facts (core/lazy-api-facts.ts): Node 20's register() hooks see imports only
+     const resolveFilename = Module._resolveFilename;
+     Module._resolveFilename = function (request, ...rest) {
+       return request === 'svc-formats/api-facts' ? ${JSON.stringify(facts)} : resolveFilename.call(this, request, ...rest);
+     };
+     const dist = (p) => import(${JSON.stringify(url(join(ROOT, 'dist')))} + '/' + p);
+     const emulatorDist = (p) => import(${JSON.stringify(url(join(ROOT, 'packages/emulator/dist')))} + '/' + p);
+     const { startTestEmulator } = await emulatorDist('testing.js');
+     ${script}\n`,
+  );
+  return JSON.parse(nodeProgram(join(dir, 'run.mjs'), { cwd: dir }).stdout);
+}
+
+/** The client's `--aspect-ratio` check (the built images command's option) and the emulator's (a POST to its
+ * /v1/images/generations): what each says of `value`. */
+function checksWith(facts: string, doc: unknown, value: string): { client: string; emulator: number } {
+  return runWith(
+    facts,
+    doc,
+    `const { imageOptions } = await dist('commands/images/shared.js');
      const option = imageOptions.find((o) => o.flags.startsWith('--aspect-ratio'));
      let client = 'accepted';
      try { option.parse(${JSON.stringify(value)}, '--aspect-ratio'); } catch (e) { client = e.message; }
@@ -77,9 +93,8 @@ function checksWith(facts: string, doc: unknown, value: string): { client: strin
        body: JSON.stringify({ prompt: 'a fox', aspect_ratio: ${JSON.stringify(value)} }) });
      await res.arrayBuffer();
      await emu.close();
-     console.log(JSON.stringify({ client, emulator: res.status }));\n`,
+     console.log(JSON.stringify({ client, emulator: res.status }));`,
   );
-  return JSON.parse(nodeProgram(join(dir, 'run.mjs'), { cwd: dir }).stdout);
 }
 
 /** svc-formats/api-facts generated from `doc`, compiled to JavaScript, in a folder of its own */
@@ -99,5 +114,45 @@ describe('an enum changed in the document', () => {
     expect(today.client).toMatch(/--aspect-ratio.*5:4/);
     expect(today.emulator).toBe(400);
     expect(changed).toEqual({ client: 'accepted', emulator: 200 });
+  }, 30_000);
+});
+
+describe('the built-in voices and the default voice changed in the document', () => {
+  /** tts say's --voice (its help and its check of `voice`) and the emulator's POST /v1/tts without a voice_id */
+  const voiceChecks = async (doc: unknown, name: string, voice: string) =>
+    runWith(
+      await factsFrom(doc, name),
+      doc,
+      `const { TTS_OPTIONS } = await dist('commands/tts/say.js');
+       const option = TTS_OPTIONS.find((o) => o.flags.startsWith('--voice'));
+       let client = 'accepted';
+       try { client = option.parse(${JSON.stringify(voice)}, '--voice'); } catch (e) { client = e.message; }
+       const emu = await startTestEmulator();
+       const res = await fetch(emu.url + '/v1/tts', { method: 'POST',
+         headers: { authorization: 'Bearer ' + emu.key, 'content-type': 'application/json' },
+         body: JSON.stringify({ text: 'hi', language: 'en' }) });
+       const reply = res.ok ? 'audio' : (await res.json()).error;
+       await emu.close();
+       console.log(JSON.stringify({ help: option.description, client, emulator: [res.status, reply] }));`,
+    );
+
+  it('reach --voice (help and check) and the voice the emulator speaks with, with no other edit', async () => {
+    const doc = readDoc();
+    doc.components.schemas.BuiltinVoiceId.enum.push('zed');
+    // a default no voice has: the emulator refuses the request that names none, so its default is seen
+    doc.paths['/v1/tts'].post.requestBody.content['application/json'].schema.properties.voice_id.default = 'nobody';
+    const today = await voiceChecks(readDoc(), 'voices-today', 'Zed');
+    const changed = await voiceChecks(doc, 'voices-changed', 'Zed');
+    expect(today.help).toBe('voice id: built-in (eve, ara, rex, sal, leo, default eve) or a custom voice id');
+    expect(today.client).toMatch(
+      /^--voice: Zed is not allowed: a built-in voice \(eve, ara, rex, sal, leo, any case\)/,
+    );
+    expect(today.emulator).toEqual([200, 'audio']);
+    expect(changed.help).toBe('voice id: built-in (eve, ara, rex, sal, leo, zed, default nobody) or a custom voice id');
+    expect(changed.client).toBe('zed');
+    expect(changed.emulator).toEqual([
+      400,
+      expect.stringMatching(/voice_id.*"nobody".*\(eve, ara, rex, sal, leo, zed\)/),
+    ]);
   }, 30_000);
 });

@@ -1,9 +1,10 @@
 // Each fact the client repeats is stated in one place (issue 38 item 4): the default-model rule, the local tool
-// loop's turn cap, the profile's keys, the realtime event groups, the reasoning efforts. A second statement of one
-// of them in src/ fails here, naming the files.
+// loop's turn cap, the profile's keys, the realtime event groups, the reasoning efforts; and the API's lists that both
+// packages read from api-facts (the built-in voices, tool_choice's modes). A second statement fails here.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 import { ROOT } from '../helpers/files.js';
 
 const tree = (dir: string) =>
@@ -16,6 +17,19 @@ const emulatorSources = tree('packages/emulator/src');
 /** the files whose text matches, once per match */
 const where = (pattern: RegExp, files = sources) =>
   files.flatMap(({ file, text }) => (text.match(new RegExp(pattern, 'g')) ?? []).map(() => file));
+
+// the report's count (scripts/api-facts-report.mjs): a literal list of strings, as the sorted set of its strings
+const STRING = String.raw`'(?:[^'\\\n]|\\.)*'`;
+const LIST = new RegExp(String.raw`\[\s*(?:${STRING}\s*,\s*)+${STRING}\s*,?\s*\]`, 'g');
+const setOf = (values: readonly unknown[]) => [...new Set(values.map(String))].sort().join(' ');
+const lists = (files: { text: string }[]) =>
+  new Set(
+    files.flatMap(({ text }) =>
+      (text.match(LIST) ?? []).map((list) =>
+        setOf((list.match(new RegExp(STRING, 'g')) ?? []).map((v) => v.slice(1, -1))),
+      ),
+    ),
+  );
 
 describe('facts stated once in src/', () => {
   it('the default-model rule: only resolveModel falls back to DEFAULT_LANGUAGE_MODEL', () => {
@@ -35,6 +49,12 @@ describe('facts stated once in src/', () => {
       expect(where(new RegExp(`'${name.replaceAll('.', '\\.')}'`)), name).toEqual(['src/core/realtime-events.ts']);
   });
 
+  it("the request log's entry (the emulator's control API): one LoggedRequest, the emulator's, the client's a type import", () => {
+    expect(where(/interface LoggedRequest\b|type LoggedRequest\s*=/, [...sources, ...emulatorSources])).toEqual([
+      'packages/emulator/src/state/request-log.ts',
+    ]);
+  });
+
   it("reasoning efforts and realtime models: the document's enums, read from api-facts by client and emulator", () => {
     // chat's reasoning_effort, responses' reasoning.effort and the realtime query's are three different sets
     expect(where(/(EFFORTS|REALTIME_MODELS) = \[/, [...sources, ...emulatorSources])).toEqual([]);
@@ -42,19 +62,25 @@ describe('facts stated once in src/', () => {
 });
 
 describe('lists of values in src/ and the emulator', () => {
-  // the report's count (scripts/api-facts-report.mjs): a list both sides write is an API fact read from api-facts,
-  // or a word of one side only
-  const STRING = String.raw`'(?:[^'\\\n]|\\.)*'`;
-  const LIST = new RegExp(String.raw`\[\s*(?:${STRING}\s*,\s*)+${STRING}\s*,?\s*\]`, 'g');
-  const lists = (files: { text: string }[]) =>
-    new Set(
-      files.flatMap(({ text }) =>
-        (text.match(LIST) ?? []).map((list) => [...new Set(list.match(new RegExp(STRING, 'g')))].sort().join(' ')),
-      ),
-    );
-
+  // a list both sides write is an API fact read from api-facts, or a word of one side only
   it('no literal list of strings is written in both', () => {
     const ours = lists(sources);
     expect([...lists(emulatorSources)].filter((list) => ours.has(list))).toEqual([]);
+  });
+
+  it("the built-in voices and each request's tool_choice modes: read from api-facts, written in neither", () => {
+    const facts = {
+      'built-in voices': SCHEMAS.BuiltinVoiceId.$.enum,
+      "chat's tool_choice": SCHEMAS.ChatRequest['$.tool_choice'].enum,
+      "responses' tool_choice": SCHEMAS.ResponsesRequest['$.tool_choice'].enum,
+      "messages' tool_choice": SCHEMAS.MessagesToolChoiceMode.$.enum,
+      "messages' tool_choice types": [...SCHEMAS.MessagesToolChoiceMode.$.enum, 'tool'],
+    };
+    const written = lists([...sources, ...emulatorSources]);
+    for (const [name, values] of Object.entries(facts)) expect(written.has(setOf(values)), name).toBe(false);
+    // nor in a message or a help text, nor as the default voice
+    const voices = SCHEMAS.BuiltinVoiceId.$.enum;
+    expect(where(new RegExp(voices.slice(0, 2).join(', ')), [...sources, ...emulatorSources])).toEqual([]);
+    expect(where(new RegExp(`'${OPERATIONS.textToSpeech.fields['body.voice_id'].default}'`))).toEqual([]);
   });
 });

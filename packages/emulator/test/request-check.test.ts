@@ -86,6 +86,28 @@ describe('requests checked against the API document', () => {
     expect(logged?.warnings).toEqual(['unknown field ignored: output_config']);
   });
 
+  it("takes messages' tool_choice as the document describes it (MessagesToolChoice), --strict too", async () => {
+    const body = (tool_choice: unknown) => ({
+      model: 'svc-4',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ name: 'lookup', input_schema: { type: 'object' } }],
+      tool_choice,
+    });
+    for (const choice of [{ type: 'any' }, { type: 'none' }, { type: 'tool', name: 'lookup' }]) {
+      const [lenient, strictly] = [
+        await post(emu, '/v1/messages', body(choice)),
+        await post(strict, '/v1/messages', body(choice)),
+      ];
+      expect([lenient.status, lenient.warning, strictly.status], JSON.stringify(choice)).toEqual([200, null, 200]);
+    }
+    const bad = await post(emu, '/v1/messages', body({ type: 'sometimes' }));
+    expect([bad.status, errorOf(bad.text)]).toEqual([
+      400,
+      'Invalid value for `tool_choice.type`: must be one of auto, any, none, tool',
+    ]);
+  });
+
   it('notes an unknown query parameter, and refuses a documented one out of range', async () => {
     const list = (on: TestEmulator, query: string) =>
       fetch(`${on.url}/v1/files?${query}`, { headers: { authorization: `Bearer ${on.key}` } });

@@ -598,7 +598,13 @@ export const SCHEMAS = {
     '$.top_p': { maximum: 1, exclusiveMinimum: 0 },
     '$.top_k': { minimum: 1, maximum: 2147483647 },
     '$.tools[]': { required: ['name', 'input_schema'] },
+    '$.tool_choice': { ref: 'MessagesToolChoice' },
   },
+  MessagesToolChoice: {
+    $: { required: ['type', 'name'] },
+    '$.type': { ref: 'MessagesToolChoiceMode', enum: ['tool'] },
+  },
+  MessagesToolChoiceMode: { $: { enum: ['auto', 'any', 'none'] } },
   MessagesResponse: {
     $: { required: ['id', 'type', 'role', 'content', 'model', 'stop_reason'] },
     '$.type': { enum: ['message'] },

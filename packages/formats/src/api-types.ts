@@ -1431,7 +1431,24 @@ export interface components {
         description?: string;
         input_schema: Record<string, unknown>;
       }[];
+      tool_choice?: components['schemas']['MessagesToolChoice'];
     };
+    /** @description how the model may use the tools: a mode, or type tool with the name of the one it must call */
+    MessagesToolChoice:
+      | {
+          type: components['schemas']['MessagesToolChoiceMode'];
+        }
+      | {
+          /** @constant */
+          type: 'tool';
+          /** @description one of the request's tools */
+          name: string;
+        };
+    /**
+     * @description auto: the model decides; any: it calls one of the tools; none: it calls none
+     * @enum {unknown}
+     */
+    MessagesToolChoiceMode: 'auto' | 'any' | 'none';
     MessagesResponse: {
       id: string;
       /** @constant */

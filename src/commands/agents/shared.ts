@@ -9,7 +9,7 @@ import { toolCmdParser } from '../../cmdutil/local-tools.js';
 import { REPORT_FORMATS } from '../../agent-tests/report.js';
 import type { Output } from '../../term/output.js';
 import { AGENT_LIMITS, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
-import { BUILTIN_VOICES, VOICE_ALLOWED, normalizeVoiceId, voiceIdParser } from '../../endpoints/voices.js';
+import { normalizeVoiceId, voiceAllowed, voiceOption } from '../../endpoints/voices.js';
 import { jsonErrorPlace } from './project-files.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
@@ -175,7 +175,7 @@ function checkedVoice(voiceInput: NonNullable<AgentInput['voice']>, name: Namer)
   const voice: Record<string, unknown> = { ...v };
   if (v.voice_id !== undefined && v.voice_id !== null) {
     const id = typeof v.voice_id === 'string' ? normalizeVoiceId(v.voice_id) : undefined;
-    if (id === undefined) fail(name('voice_id'), v.voice_id, VOICE_ALLOWED);
+    if (id === undefined) fail(name('voice_id'), v.voice_id, voiceAllowed());
     voice.voice_id = id;
   }
   const [tMin, tMax] = AGENT_LIMITS.vadThreshold;
@@ -304,7 +304,7 @@ export const AGENT_FIELD_OPTIONS = [
     flags: '--instructions <text>',
     description: 'system prompt, or @FILE to read it from a file (at most 256,000 characters)',
   },
-  { flags: '--voice <id>', description: `${BUILTIN_VOICES.join(', ')}, or a custom voice id`, parse: voiceIdParser },
+  voiceOption('--voice <id>', (voices) => `${voices.join(', ')}, or a custom voice id`),
   {
     flags: '--vad-threshold <n>',
     description: 'voice activity threshold, 0 to 1 (lower is more sensitive)',

@@ -21,7 +21,8 @@ import { fail, integer, keyValue, number, oneOf, repeatable, require } from '../
 /** chat completions' reasoning_effort (the document's ChatRequest), read when the flag needs it */
 const chatReasoningEfforts = () => apiFacts().SCHEMAS.ChatRequest['$.reasoning_effort'].enum;
 const chatServiceTiers = () => apiFacts().SCHEMAS.ChatRequest['$.service_tier'].enum;
-const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
+/** tool_choice's modes (a string; else a function is forced) */
+const chatToolChoices = () => apiFacts().SCHEMAS.ChatRequest['$.tool_choice'].enum;
 
 export type ChatFlags = OptionValues<typeof CHAT_REQUEST_ROWS> & {
   /** a template's schema (cmdutil/templates.ts), used when --schema gives none: no flag of its own */
@@ -55,7 +56,7 @@ export const CHAT_REQUEST_ROWS = [
     reaches: ['messages'],
   },
   toolFlag(),
-  toolChoiceFlag(),
+  toolChoiceFlag(chatToolChoices),
   PARALLEL_TOOL_CALLS,
   {
     flags: '--schema <file>',
@@ -127,7 +128,7 @@ export const CHAT_REQUEST_ROWS = [
 
 /** Checks that involve several flags or collected values (run before anything is sent). */
 export function checkChatFlags(f: ChatFlags): ChatTool[] {
-  const tools = checkTools(f.tool, f.toolChoice, TOOL_CHOICES, 'required') as ChatTool[];
+  const tools = checkTools(f.tool, f.toolChoice, chatToolChoices, 'required') as ChatTool[];
   require(f.topLogprobs === undefined ||
     !!f.logprobs, '--top-logprobs', f.topLogprobs, 'only together with --logprobs');
   require(!((f.schema || f.schemaValue) && f.responseFormat), '--schema', f.schema ??
@@ -156,9 +157,8 @@ export function buildChatRequest(
   const body: ChatRequest = { model, messages };
   if (tools.length) body.tools = tools;
   if (f.toolChoice !== undefined) {
-    body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice)
-      ? (f.toolChoice as (typeof TOOL_CHOICES)[number])
-      : { type: 'function', function: { name: f.toolChoice } };
+    const mode = chatToolChoices().find((m) => m === f.toolChoice);
+    body.tool_choice = mode ?? { type: 'function', function: { name: f.toolChoice } };
   }
   if (f.schema || f.schemaValue !== undefined) {
     const data = (f.schema ? readJsonFile('--schema', f.schema) : f.schemaValue) as Record<string, unknown>;

@@ -4,7 +4,7 @@ import { ExitCode } from '../../core/errors.js';
 import { DEFAULT_RETENTION_DAYS } from '../../apilog/log.js';
 import { DEFAULT_FETCH_MAX_BYTES } from '../../cmdutil/fetch-url.js';
 import { DEFAULT_LANGUAGE_MODEL } from '../../cmdutil/flag-sets.js';
-import { DEFAULT_VOICE } from '../../endpoints/voices.js';
+import { defaultVoice } from '../../endpoints/voices.js';
 import { DEFAULT_BASE_URL } from '../../runtime/config.js';
 import type { Context } from '../../runtime/context.js';
 import { checkKey, shownValue, type SettableKey } from './keys.js';
@@ -17,8 +17,12 @@ const LAYERS: Partial<
   timeout: { flag: 'timeout', env: 'SVC_TIMEOUT', def: '60' },
   max_retries: { flag: 'maxRetries', env: 'SVC_MAX_RETRIES', def: '2' },
   model: { env: 'SVC_MODEL', def: DEFAULT_LANGUAGE_MODEL },
-  // the API's own default: a request without a voice is spoken with it
-  voice: { def: DEFAULT_VOICE },
+  // the API's own default: a request without a voice is spoken with it (read from api-facts when asked)
+  voice: {
+    get def() {
+      return defaultVoice();
+    },
+  },
   log: { def: 'true' },
   'log.retention_days': { def: String(DEFAULT_RETENTION_DAYS) },
   'fetch.max_bytes': { def: String(DEFAULT_FETCH_MAX_BYTES) },

@@ -19,6 +19,7 @@ import {
 } from '../../cmdutil/flag-sets.js';
 import { parseJsonOrText, readInputText } from '../../cmdutil/json-input.js';
 import type { OptionValues } from '../../core/option-spec.js';
+import { apiFacts } from '../../core/lazy-api-facts.js';
 import { fillBody, type RequestTable } from '../../core/request-table.js';
 import { joinWithStdin } from '../../cmdutil/text-input.js';
 import { checkTools } from '../../cmdutil/tool-file.js';
@@ -30,7 +31,8 @@ type Opts = OptionValues<typeof MESSAGES_TABLE.rows>;
 type Message = MessagesRequest['messages'][number];
 
 export const DEFAULT_MAX_TOKENS = 1024;
-const TOOL_CHOICES = ['auto', 'any', 'none'] as const;
+/** tool_choice's modes (the document's MessagesToolChoiceMode; else a tool is forced), read when needed */
+const messagesToolChoices = () => apiFacts().SCHEMAS.MessagesToolChoiceMode.$.enum;
 
 export const MESSAGES_TABLE = {
   operation: 'POST /v1/messages',
@@ -68,7 +70,7 @@ export const MESSAGES_TABLE = {
     ...sampling(['temperature', 'topP', 'topK', 'stop'], { stop: 'stop_sequences' }),
     OUTPUT.stream,
     toolFlag('tool(s) from a JSON file (repeatable; at most 128); sent as {name, description, input_schema}'),
-    toolChoiceFlag('auto, any, none, or a tool name to force'),
+    toolChoiceFlag(messagesToolChoices, 'a tool name'),
     { ...OUTPUT.usage, group: FLAG_GROUPS.output },
     OUTPUT.raw,
     ...EXTRACT_FLAGS,
@@ -126,7 +128,7 @@ export default defineCommand({
     extractFlags(ctx, opts);
     let words = opts.template ? await templated(ctx, opts, (given as string[] | undefined) ?? []) : given;
     if (opts.attach || opts.fragment) words = await attachText(ctx, opts, (words as string[] | undefined) ?? []);
-    const tools = checkTools(opts.tool, opts.toolChoice, TOOL_CHOICES, 'any') as ChatTool[];
+    const tools = checkTools(opts.tool, opts.toolChoice, messagesToolChoices, 'any') as ChatTool[];
     require(!(
       opts.continue && opts.conversation
     ), '--conversation', opts.conversation, 'not together with -c/--continue');
@@ -173,10 +175,10 @@ export default defineCommand({
         description: t.function.description,
         input_schema: t.function.parameters ?? { type: 'object', properties: {} },
       }));
-    if (opts.toolChoice)
-      body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(opts.toolChoice)
-        ? { type: opts.toolChoice as (typeof TOOL_CHOICES)[number] }
-        : { type: 'tool', name: opts.toolChoice };
+    if (opts.toolChoice) {
+      const mode = messagesToolChoices().find((m) => m === opts.toolChoice);
+      body.tool_choice = mode ? { type: mode } : { type: 'tool', name: opts.toolChoice };
+    }
     const msg = await send(ctx, body, !!opts.stream, opts.raw);
     if (opts.save !== false) {
       const c = conv ?? store.newConversation(profile, msg.model ?? model, undefined, 'messages');

@@ -63,7 +63,8 @@ export const INCLUDES = SCHEMAS.ResponsesRequest['$.include[]'].enum;
 const TRUNCATIONS = SCHEMAS.ResponsesRequest['$.truncation'].enum;
 /** hosted tools a --tool file may hold besides functions (a web_search_preview tool is overridden by --search*) */
 export const HOSTED_TOOLS = ['web_search', 'web_search_preview'] as const;
-const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
+/** tool_choice's modes (a string; else a function is forced) */
+const TOOL_CHOICE_MODES = SCHEMAS.ResponsesRequest['$.tool_choice'].enum;
 
 export type ResponsesFlags = OptionValues<typeof RESPONSES_TABLE.rows> & {
   /** a template's schema (cmdutil/templates.ts), used when --schema gives none: no flag of its own */
@@ -199,7 +200,7 @@ export const RESPONSES_TABLE = {
     toolCmdFlag(toolCmdParser),
     MCP_FLAG,
     APPROVE_FLAG,
-    toolChoiceFlag(),
+    toolChoiceFlag(() => TOOL_CHOICE_MODES),
     ...TEMPLATE_FLAGS,
     ...EXTRACT_FLAGS,
     ...ATTACH_FLAGS,
@@ -398,7 +399,7 @@ function checkFlags(f: ResponsesFlags): Record<string, unknown>[] {
   const all = checkTools(
     [given, bound.map((c): ChatTool => ({ type: 'function', function: defaultToolDefinition(c.name) }))],
     f.toolChoice,
-    TOOL_CHOICES,
+    () => TOOL_CHOICE_MODES,
     'required',
   );
   searchParameters(f);
@@ -443,9 +444,7 @@ function buildBody(f: ResponsesFlags, model: string, tools: Record<string, unkno
   const body: RequestBase = { model };
   if (tools.length) body.tools = tools;
   if (f.toolChoice !== undefined)
-    body.tool_choice = (TOOL_CHOICES as readonly string[]).includes(f.toolChoice)
-      ? f.toolChoice
-      : { type: 'function', name: f.toolChoice };
+    body.tool_choice = TOOL_CHOICE_MODES.find((m) => m === f.toolChoice) ?? { type: 'function', name: f.toolChoice };
   if (f.schema || f.schemaValue !== undefined) {
     const data = (f.schema ? readJsonFile('--schema', f.schema) : f.schemaValue) as Record<string, unknown>;
     const wrapped = data && typeof data.schema === 'object' ? data : { name: 'response', schema: data, strict: true };

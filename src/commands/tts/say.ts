@@ -17,7 +17,7 @@ import {
   unwritableAudioExtension,
   type Codec,
 } from 'svc-formats/audio-format';
-import { BUILTIN_VOICES, DEFAULT_VOICE, voiceIdParser } from '../../endpoints/voices.js';
+import { defaultVoice, voiceOption } from '../../endpoints/voices.js';
 import {
   BCP47,
   TTS_LANGUAGES,
@@ -53,11 +53,10 @@ const rateParser =
 
 /** Flags shared by `tts say` and `tts stream`. */
 export const TTS_OPTIONS = [
-  {
-    flags: '--voice <id>',
-    description: `voice id: built-in (${BUILTIN_VOICES.join(', ')}, default ${DEFAULT_VOICE}) or a custom voice id`,
-    parse: voiceIdParser,
-  },
+  voiceOption(
+    '--voice <id>',
+    (voices) => `voice id: built-in (${voices.join(', ')}, default ${defaultVoice()}) or a custom voice id`,
+  ),
   {
     flags: '--language <code>',
     description:

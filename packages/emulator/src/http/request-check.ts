@@ -92,8 +92,14 @@ export class RequestChecker {
 
   /** Throw the first error the document's rules give (top-level missing fields first, as the service's parser). */
   private refuse(errors: ErrorObject[]): void {
-    // errors inside a branch of a union are the union's to judge, and unions stay with the routes
-    const direct = errors.filter((e) => !/\/(anyOf|oneOf|if|then|else)\//.test(e.schemaPath));
+    // errors inside a branch of a union are the union's to judge, and unions stay with the routes; a branch's $ref
+    // restarts schemaPath at the schema referred to, so a value under a failed union is the union's too
+    const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath);
+    const direct = errors.filter(
+      (e) =>
+        !/\/(anyOf|oneOf|if|then|else)\//.test(e.schemaPath) &&
+        !unions.some((at) => e.instancePath === at || e.instancePath.startsWith(`${at}/`)),
+    );
     const missing = direct.find((e) => e.keyword === 'required' && e.instancePath === '');
     if (missing) {
       const field = (missing.params as { missingProperty: string }).missingProperty;

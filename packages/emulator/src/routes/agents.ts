@@ -69,7 +69,7 @@ function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[n
         if (typeof voice.voice_id !== 'string' || !findVoice(core, voice.voice_id, teamId))
           invalid(
             `Invalid value for \`voice.voice_id\`: ${JSON.stringify(voice.voice_id)} is not a built-in voice ` +
-              `(eve, ara, rex, sal, leo) or a custom voice of the team`,
+              `(${SCHEMAS.BuiltinVoiceId.$.enum.join(', ')}) or a custom voice of the team`,
           );
       }
       const t = voice.vad_threshold;

@@ -7,8 +7,16 @@ import { invalid } from '../core/errors.js';
 import { generateWithToolPlan } from '../text/tool-plan.js';
 import { applyLimits } from '../text/limits.js';
 import { checkAttachedFiles } from '../state/files.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 type Body = Record<string, any>;
+
+/** tool_choice's types: the document's modes and the forcing one (MessagesToolChoice's arms; a union the request
+ * checker leaves to the route) */
+const TOOL_CHOICE_TYPES: readonly string[] = [
+  ...SCHEMAS.MessagesToolChoiceMode.$.enum,
+  ...SCHEMAS.MessagesToolChoice['$.type'].enum,
+];
 
 export function validateMessagesBody(body: Body): void {
   if (!Array.isArray(body.messages) || body.messages.length === 0)
@@ -40,8 +48,8 @@ export function validateMessagesBody(body: Body): void {
   }
   const tc = body.tool_choice;
   if (tc != null) {
-    if (!['auto', 'any', 'tool', 'none'].includes(tc.type))
-      invalid('Invalid value for `tool_choice.type`: must be auto, any, tool or none');
+    if (!TOOL_CHOICE_TYPES.includes(tc.type))
+      invalid(`Invalid value for \`tool_choice.type\`: must be one of ${TOOL_CHOICE_TYPES.join(', ')}`);
     if (tc.type === 'tool' && !body.tools?.some((t: Body) => t.name === tc.name))
       invalid('Invalid value for `tool_choice.name`: the forced tool must be one of `tools`');
   }

@@ -12,14 +12,18 @@ import { HttpError, invalid } from '../core/errors.js';
 import { synthesize, type CharTiming } from '../voice/tones.js';
 import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
 import { findVoice } from '../voice/voices.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
 // The emulator's own reading of voice-api.md (never the client's constants: the emulator is the oracle that
 // catches a wrong client constant). "Rules for TTS REST": text max 60,000 characters; the supported languages
-// (the document's SpeechLanguage, through the generated svc-formats/api-facts).
+// and the default voice (the document's SpeechLanguage and voice defaults, through svc-formats/api-facts).
 const TTS_MAX_TEXT = 60_000;
 const TTS_LANGUAGES: readonly string[] = SCHEMAS.SpeechLanguage.$.enum;
-const DEFAULT_VOICE = 'eve';
+/** the voice of a request that names none: the document's default of POST /v1/tts voice_id, or of the socket's */
+const DEFAULT_VOICE = {
+  voice_id: OPERATIONS.textToSpeech.fields['body.voice_id'].default,
+  voice: OPERATIONS.streamTextToSpeech.fields['query.voice'].default,
+};
 /** loudness of each built-in voice (custom voices: 0.87) */
 export const VOICE_LEVEL: Record<string, number> = { eve: 1, ara: 0.75, rex: 0.56, sal: 0.42, leo: 0.32 };
 const PAUSE_MS: Record<string, number> = { pause: 400, 'long-pause': 1200 };
@@ -97,14 +101,14 @@ function resolveParams(
   core: Backend,
   req: EmuRequest,
   raw: Record<string, unknown>,
-  names: { voice: string },
+  names: { voice: keyof typeof DEFAULT_VOICE },
 ): TtsParams {
-  const voiceId = raw.voice === undefined || raw.voice === null ? DEFAULT_VOICE : String(raw.voice);
+  const voiceId = raw.voice === undefined || raw.voice === null ? DEFAULT_VOICE[names.voice] : String(raw.voice);
   const voice = findVoice(core, voiceId, req.key?.team_id);
   if (!voice)
     invalid(
-      `Invalid value for \`${names.voice}\`: ${JSON.stringify(voiceId)}; not a built-in voice (eve, ara, ` +
-        `rex, sal, leo) or a custom voice of the team`,
+      `Invalid value for \`${names.voice}\`: ${JSON.stringify(voiceId)}; not a built-in voice ` +
+        `(${SCHEMAS.BuiltinVoiceId.$.enum.join(', ')}) or a custom voice of the team`,
     );
   const language = checkLanguage(raw.language, 'language');
   const codec = raw.codec === undefined || raw.codec === null ? 'mp3' : normalizeCodec(String(raw.codec));
