@@ -55,12 +55,14 @@ describe('release-archive.mjs pack', () => {
     const listing = (await execa('tar', ['-tvzf', join(out, `${base}.tar.gz`)], { env: { TZ: 'UTC' } })).stdout.split(
       '\n',
     );
-    expect(listing.find((l) => l.endsWith(`${base}/bin/svc`))).toMatch(/^-rwxr-xr-x 0\/0 .* 2025-12-02 00:00 /);
+    const programs = `${base}/bin/`;
+    expect(listing.find((l) => l.endsWith(`${programs}svc-emulator`))).toMatch(/^-rwxr-xr-x 0\/0 .* 2025-12-02 00:00 /);
     const into = join(work, 'prefix');
     mkdirSync(into);
     await execa('tar', ['-xzf', join(out, `${base}.tar.gz`), '-C', into, '--strip-components=1']);
-    expect(readdirSync(join(into, 'bin')).sort()).toEqual(['svc', 'svc-emulator']);
-    expect(readFileSync(join(into, 'bin', 'svc-emulator'), 'utf8')).toContain('# svc-emulator\n');
+    const bin = join(into, 'bin');
+    expect(readdirSync(bin).sort()).toEqual(['svc', 'svc-emulator']);
+    expect(readFileSync(join(bin, 'svc-emulator'), 'utf8')).toContain('# svc-emulator\n');
     // the pages and scripts the program printed: those npm ships, and man finds the pages under the prefix
     expect(readdirSync(join(into, 'share', 'man', 'man1')).sort()).toEqual(shipped);
     for (const page of shipped)
@@ -85,7 +87,9 @@ describe('release-archive.mjs pack', () => {
     expect(r.stdout.split('\n')).toEqual([`${base}.exe`, `svc-emulator-${version}-win32-x64.exe`, `${base}.zip`]);
     const entries = (await execa('unzip', ['-Z1', join(out, `${base}.zip`)])).stdout.split('\n');
     expect(entries.sort()).toEqual(
-      ['bin/svc.exe', 'bin/svc-emulator.exe', 'LICENSE', ...Object.keys(COMPLETIONS)].map((e) => `${base}/${e}`).sort(),
+      [...['svc.exe', 'svc-emulator.exe'].map((p) => `bin/${p}`), 'LICENSE', ...Object.keys(COMPLETIONS)]
+        .map((e) => `${base}/${e}`)
+        .sort(),
     );
     const ps1 = await execa('unzip', ['-p', join(out, `${base}.zip`), `${base}/share/powershell/svc.ps1`]);
     expect(ps1.stdout).toBe(readFileSync(join(ROOT, 'completions', 'svc.ps1'), 'utf8').trimEnd());
