@@ -22,19 +22,24 @@ import { createHash } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
+  createReadStream,
+  createWriteStream,
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
-import { gzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { createGzip } from 'node:zlib';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** the platforms the workflow builds on (its matrix is checked against these, test/repo/packages.test.ts) */
@@ -50,12 +55,14 @@ const COMPLETIONS = {
 
 class ReleaseError extends Error {}
 
-function sha256(file) {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
+async function sha256(file) {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk);
+  return hash.digest('hex');
 }
 
 /** The files of one platform's release into `out`; returns their names. */
-export function pack({ target, exeDir = join(ROOT, 'dist', 'exe'), out = join(ROOT, 'out'), svc, version }) {
+export async function pack({ target, exeDir = join(ROOT, 'dist', 'exe'), out = join(ROOT, 'out'), svc, version }) {
   if (!TARGETS.includes(target)) throw new ReleaseError(`--target: ${target} is not one of ${TARGETS.join(', ')}`);
   version ??= JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
   const windows = target.startsWith('win32-');
@@ -76,13 +83,16 @@ export function pack({ target, exeDir = join(ROOT, 'dist', 'exe'), out = join(RO
   const archive = `${base}${windows ? '.zip' : '.tar.gz'}`;
   const mtime = Number(process.env.SOURCE_DATE_EPOCH) || Math.floor(Date.now() / 1000);
   const prefixed = entries.map((e) => ({ ...e, path: `${base}/${e.path}` }));
-  writeFileSync(join(out, archive), windows ? zip(prefixed, mtime) : gzipSync(tar(prefixed, mtime), { level: 9 }));
+  if (windows) writeFileSync(join(out, archive), zip(prefixed, mtime));
+  else await pipeline(Readable.from(tar(prefixed, mtime)), createGzip(), createWriteStream(join(out, archive)));
   names.push(archive);
-  writeFileSync(join(out, `SHA256SUMS-${target}`), names.map((n) => `${sha256(join(out, n))}  ${n}\n`).join(''));
+  const lines = [];
+  for (const n of names) lines.push(`${await sha256(join(out, n))}  ${n}\n`);
+  writeFileSync(join(out, `SHA256SUMS-${target}`), lines.join(''));
   return names;
 }
 
-/** What the archive holds, in order: { path, data, mode } */
+/** What the archive holds, in order: { path, mode, data } or, for the executables, { path, mode, file } (streamed) */
 function contents({ exeDir, ext, windows, svc }) {
   const work = join(tmpdir(), `svc-release-${process.pid}`);
   rmSync(work, { recursive: true, force: true });
@@ -98,11 +108,7 @@ function contents({ exeDir, ext, windows, svc }) {
     }
   };
   try {
-    const entries = PROGRAMS.map((p) => ({
-      path: `bin/${p}${ext}`,
-      data: readFileSync(join(exeDir, `${p}${ext}`)),
-      mode: 0o755,
-    }));
+    const entries = PROGRAMS.map((p) => ({ path: `bin/${p}${ext}`, file: join(exeDir, `${p}${ext}`), mode: 0o755 }));
     if (!windows) {
       const man = join(work, 'man1');
       ask(['completion', 'man', '--install', man]);
@@ -120,9 +126,8 @@ function contents({ exeDir, ext, windows, svc }) {
   }
 }
 
-/** A ustar archive of the entries (their folders first, each once). */
-function tar(entries, mtime) {
-  const blocks = [];
+/** A ustar archive of the entries (their folders first, each once), block by block: executables are not held whole. */
+async function* tar(entries, mtime) {
   const seen = new Set();
   const header = (path, size, mode, type) => {
     const h = Buffer.alloc(512);
@@ -143,31 +148,37 @@ function tar(entries, mtime) {
     h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
     return h;
   };
-  for (const { path, data, mode } of entries) {
+  for (const { path, data, file, mode } of entries) {
     const parts = path.split('/');
     for (let i = 1; i < parts.length; i++) {
       const dir = `${parts.slice(0, i).join('/')}/`;
-      if (!seen.has(dir)) blocks.push(header(dir, 0, 0o755, '5'));
+      if (!seen.has(dir)) yield header(dir, 0, 0o755, '5');
       seen.add(dir);
     }
-    blocks.push(header(path, data.length, mode, '0'), data, Buffer.alloc((512 - (data.length % 512)) % 512));
+    const size = file ? statSync(file).size : data.length;
+    yield header(path, size, mode, '0');
+    if (file) yield* createReadStream(file);
+    else yield data;
+    yield Buffer.alloc((512 - (size % 512)) % 512);
   }
-  blocks.push(Buffer.alloc(1024));
-  return Buffer.concat(blocks);
+  yield Buffer.alloc(1024);
 }
 
 /** A zip of the entries, deflated, with their Unix modes (for an unzip that keeps them). */
 function zip(entries, mtime) {
   const files = {};
-  for (const { path, data, mode } of entries)
-    files[path] = [data, { level: 6, mtime: new Date(mtime * 1000), os: 3, attrs: ((0o100000 | mode) << 16) >>> 0 }];
+  for (const { path, data, file, mode } of entries)
+    files[path] = [
+      file ? readFileSync(file) : data,
+      { level: 6, mtime: new Date(mtime * 1000), os: 3, attrs: ((0o100000 | mode) << 16) >>> 0 },
+    ];
   // (loaded here: `sums` runs in a job with no node_modules)
   const { zipSync } = createRequire(import.meta.url)('fflate');
   return Buffer.from(zipSync(files));
 }
 
 /** Every SHA256SUMS-* of `dir` checked and joined into SHA256SUMS. */
-export function sums(dir) {
+export async function sums(dir) {
   const parts = readdirSync(dir).filter((f) => f.startsWith('SHA256SUMS-'));
   if (!parts.length) throw new ReleaseError(`${dir} holds no SHA256SUMS-*`);
   const listed = new Map();
@@ -178,7 +189,8 @@ export function sums(dir) {
       const [, sum, name] = m;
       if (listed.has(name)) throw new ReleaseError(`${name} is listed twice (${part})`);
       if (!existsSync(join(dir, name))) throw new ReleaseError(`${name} (${part}) is missing`);
-      if (sha256(join(dir, name)) !== sum) throw new ReleaseError(`${name}: its sha256 is not the one ${part} says`);
+      if ((await sha256(join(dir, name))) !== sum)
+        throw new ReleaseError(`${name}: its sha256 is not the one ${part} says`);
       listed.set(name, sum);
     }
   const unlisted = readdirSync(dir).filter((f) => !f.startsWith('SHA256SUMS') && !listed.has(f));
@@ -204,7 +216,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const [command, folder] = positionals;
     if (command === 'pack') {
       if (!values.target) throw new ReleaseError(`--target is needed: one of ${TARGETS.join(', ')}`);
-      const names = pack({
+      const names = await pack({
         target: values.target,
         exeDir: values['exe-dir'] && resolve(values['exe-dir']),
         out: values.out && resolve(values.out),
@@ -213,7 +225,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       });
       for (const n of names) console.log(n);
     } else if (command === 'sums' && folder) {
-      for (const n of sums(resolve(folder))) console.log(n);
+      for (const n of await sums(resolve(folder))) console.log(n);
     } else throw new ReleaseError('usage: release-archive.mjs pack --target T [--exe-dir D] [--out D] | sums DIR');
   } catch (err) {
     if (!(err instanceof ReleaseError) && !(err instanceof TypeError)) throw err;
