@@ -38,7 +38,7 @@ const pack = (target: string, out: string) =>
   });
 
 describe('release-archive.mjs pack', () => {
-  it('Linux and macOS: the executables, a .tar.gz laid out as a prefix (bin, man pages, completions), sums', async () => {
+  it('Linux and macOS: the executables, a .tar.gz laid out as a prefix (bin, man pages, completions)', async () => {
     needTools('tar', 'sha256sum', 'man');
     const out = join(work, 'linux');
     const r = await pack('linux-arm64', out);
@@ -95,11 +95,12 @@ describe('release-archive.mjs pack', () => {
     expect(ps1.stdout).toBe(readFileSync(join(ROOT, 'completions', 'svc.ps1'), 'utf8').trimEnd());
   });
 
-  it('refuses a platform the workflow does not build and missing executables (exit 1), an unknown flag (exit 2)', async () => {
+  it('refuses a platform not built and missing executables (exit 1), an unknown flag (exit 2)', async () => {
     const r = await pack('linux-s390x', join(work, 'nothing'));
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toBe(
-      'release-archive: --target: linux-s390x is not one of linux-x64, linux-arm64, darwin-arm64, darwin-x64, win32-x64',
+      'release-archive: --target: linux-s390x is not one of linux-x64, linux-arm64, darwin-arm64, darwin-x64, ' +
+        'win32-x64',
     );
     const none = await releaseArchive(['pack', '--target', 'darwin-x64', '--exe-dir', work, '--out', work]);
     expect(none.exitCode).toBe(1);
@@ -109,7 +110,7 @@ describe('release-archive.mjs pack', () => {
 });
 
 describe('release-archive.mjs sums', () => {
-  it('joins every platform’s sums into one SHA256SUMS that sha256sum checks; a changed or unlisted file fails', async () => {
+  it('joins the sums into one SHA256SUMS that sha256sum checks; a changed or unlisted file fails', async () => {
     needTools('sha256sum');
     const out = join(work, 'release');
     for (const target of ['linux-x64', 'darwin-arm64']) expect((await pack(target, out)).exitCode).toBe(0);

@@ -4,7 +4,8 @@
 // chat, a valid MP3, a realtime conversation from and to files, the emulator answering over HTTP; and what the
 // executable reads from its own assets (jq's WebAssembly for --jq) and its playback through aplay instead of the
 // native speaker module; the man pages and completion scripts it prints, and the release archive
-// scripts/release-archive.mjs makes of it (extracted: an install that runs). The build costs ~20 s of CPU and ~260 MB of disk: CI only (vitest.config.ts).
+// scripts/release-archive.mjs makes of it (extracted: an install that runs). The build costs ~20 s of CPU and
+// ~260 MB of disk: CI only (vitest.config.ts).
 import { spawn } from 'node:child_process';
 import {
   chmodSync,

@@ -8,7 +8,7 @@ import { UsageError } from '../../core/errors.js';
 import { expandHome, pathRules, userManDir } from '../../core/paths.js';
 import { didYouMean } from '../../core/suggest.js';
 import type { Context } from '../../runtime/context.js';
-import { manPagesOf } from './script.js';
+import { commandPathOf, manPagesOf } from './script.js';
 
 export default defineCommand({
   description:
@@ -34,16 +34,14 @@ export default defineCommand({
       return install(ctx, installFolder(opts.install, ctx.env), !!opts.force);
     }
     const pages = await manPagesOf();
-    const name = `${['svc', ...path].join('-')}.1`;
-    const page = pages.get(name);
-    if (page === undefined) {
+    const command = await commandPathOf(path);
+    if (command === undefined) {
       const known = [...pages.keys()].map((p) => p.slice(4, -2).split('-').join(' '));
       throw new UsageError(
-        `COMMAND: svc ${path.join(' ')} is no command (its name, not an alias: e.g. files list)` +
-          didYouMean(path.join(' '), known),
+        `COMMAND: svc ${path.join(' ')} is no command (e.g. files list)${didYouMean(path.join(' '), known)}`,
       );
     }
-    ctx.out.write(page);
+    ctx.out.write(pages.get(`${['svc', ...command].join('-')}.1`)!);
     return 0;
   },
 });

@@ -49,3 +49,14 @@ export async function manPagesOf(): Promise<Map<string, string>> {
   const { manPages } = await import('../../completion/man.js');
   return manPages(await treeOnce());
 }
+
+/** The command path that `words` name (aliases resolved: files ls → files list); undefined when none. */
+export async function commandPathOf(words: string[]): Promise<string[] | undefined> {
+  let node = await treeOnce();
+  for (const word of words) {
+    const next = node.children.find((c) => c.names.includes(word));
+    if (!next) return undefined;
+    node = next;
+  }
+  return node.path;
+}

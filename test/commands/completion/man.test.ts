@@ -14,13 +14,15 @@ const shipped = readdirSync(join(ROOT, 'man')).sort();
 const page = (name: string) => readFileSync(join(ROOT, 'man', name), 'utf8');
 
 describe('svc completion man [command…]', () => {
-  it('prints the page npm ships (man/svc-files-list.1, man/svc.1 with no words) on stdout, nothing on stderr', async () => {
+  it('prints the page npm ships (man/svc-files-list.1; svc.1 with no words) on stdout, nothing on stderr', async () => {
     expect(await svcInProcess(['completion', 'man', 'files', 'list'])).toEqual({
       exitCode: 0,
       stdout: page('svc-files-list.1'),
       stderr: '',
     });
     expect((await svcInProcess(['completion', 'man'])).stdout).toBe(page('svc.1'));
+    // an alias names its command's page
+    expect((await svcInProcess(['completion', 'man', 'files', 'ls'])).stdout).toBe(page('svc-files-list.1'));
     // its own page is among them, and svc(1) lists completion's verbs
     expect((await svcInProcess(['completion', 'man', 'completion', 'man'])).stdout).toBe(page('svc-completion-man.1'));
   });
@@ -66,7 +68,7 @@ describe('svc completion man --install [dir]', () => {
     expect(found.stdout).toBe(join(dir, 'svc-completion-man.1'));
   });
 
-  it('a page there with other content: exit 2 naming it and --force, and nothing written; --force replaces it', async () => {
+  it('a differing page there: exit 2 naming it and --force, nothing written; --force replaces it', async () => {
     const dir = tempDir('svc-man-');
     const theirs = join(dir, 'svc-chat.1');
     writeFileSync(theirs, '.TH SVC-CHAT 1 "" "another svc"\n');
