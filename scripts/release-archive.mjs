@@ -6,7 +6,7 @@
 //     out/svc-V-T.tar.gz (.zip for Windows): one folder svc-V-T/ laid out as a prefix (extracted into ~/.local or
 //     /usr/local, each file is where the tools look): bin/svc, bin/svc-emulator, share/man/man1/*.1 (not for
 //     Windows: man pages do not apply), share/bash-completion/completions/svc, share/zsh/site-functions/_svc,
-//     share/fish/vendor_completions.d/svc.fish, share/powershell/svc.ps1, LICENSE;
+//     share/fish/vendor_completions.d/svc.fish, share/powershell/svc.ps1, share/doc/svc/LICENSE;
 //     out/SHA256SUMS-T: the sums of those three files.
 //     The man pages and completion scripts are the executable's own output (`svc completion man --install DIR`,
 //     `svc completion SHELL`): generated from its command tree, nothing shipped beside it. --svc names another
@@ -119,7 +119,7 @@ function contents({ exeDir, ext, windows, svc }) {
     }
     for (const [shell, path] of Object.entries(COMPLETIONS))
       entries.push({ path, data: Buffer.from(ask(['completion', shell])), mode: 0o644 });
-    entries.push({ path: 'LICENSE', data: readFileSync(join(ROOT, 'LICENSE')), mode: 0o644 });
+    entries.push({ path: 'share/doc/svc/LICENSE', data: readFileSync(join(ROOT, 'LICENSE')), mode: 0o644 });
     return entries;
   } finally {
     rmSync(work, { recursive: true, force: true });

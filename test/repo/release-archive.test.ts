@@ -71,11 +71,17 @@ describe('release-archive.mjs pack', () => {
       );
     for (const [path, file] of Object.entries(COMPLETIONS))
       expect(readFileSync(join(into, path), 'utf8'), path).toBe(readFileSync(join(ROOT, 'completions', file), 'utf8'));
-    expect(readFileSync(join(into, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    expect(readFileSync(join(into, 'share', 'doc', 'svc', 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
     const found = await execa('man', ['-w', 'svc-files-list'], {
       env: { ...process.env, MANPATH: join(into, 'share', 'man') },
     });
     expect(found.stdout).toBe(join(into, 'share', 'man', 'man1', 'svc-files-list.1'));
+    // and fish loads its script from there by itself, for the svc on PATH
+    needTools('fish');
+    const fish = await execa('fish', ['-c', "complete -C 'svc mod'"], {
+      env: { ...process.env, HOME: into, XDG_DATA_HOME: join(into, 'share'), PATH: `${bin}:${process.env.PATH}` },
+    });
+    expect(fish.stdout.split('\t')[0]).toBe('models');
   });
 
   it('Windows: .exe names and a .zip with the completion scripts and no man pages (they do not apply)', async () => {
@@ -87,7 +93,7 @@ describe('release-archive.mjs pack', () => {
     expect(r.stdout.split('\n')).toEqual([`${base}.exe`, `svc-emulator-${version}-win32-x64.exe`, `${base}.zip`]);
     const entries = (await execa('unzip', ['-Z1', join(out, `${base}.zip`)])).stdout.split('\n');
     expect(entries.sort()).toEqual(
-      [...['svc.exe', 'svc-emulator.exe'].map((p) => `bin/${p}`), 'LICENSE', ...Object.keys(COMPLETIONS)]
+      [...['svc.exe', 'svc-emulator.exe'].map((p) => `bin/${p}`), 'share/doc/svc/LICENSE', ...Object.keys(COMPLETIONS)]
         .map((e) => `${base}/${e}`)
         .sort(),
     );
