@@ -8,7 +8,7 @@ import { UsageError } from '../../core/errors.js';
 import { expandHome, pathRules, userManDir } from '../../core/paths.js';
 import { didYouMean } from '../../core/suggest.js';
 import type { Context } from '../../runtime/context.js';
-import { commandPathOf, manPagesOf } from './script.js';
+import { commandNames, commandPathOf, manPagesOf } from './script.js';
 
 export default defineCommand({
   description:
@@ -36,7 +36,7 @@ export default defineCommand({
     const pages = await manPagesOf();
     const command = await commandPathOf(path);
     if (command === undefined) {
-      const known = [...pages.keys()].map((p) => p.slice(4, -2).split('-').join(' '));
+      const known = await commandNames();
       throw new UsageError(
         `COMMAND: svc ${path.join(' ')} is no command (e.g. files list)${didYouMean(path.join(' '), known)}`,
       );

@@ -50,6 +50,12 @@ export async function manPagesOf(): Promise<Map<string, string>> {
   return manPages(await treeOnce());
 }
 
+/** Every command's words ('files list', 'custom-voices get' …), for a suggestion. */
+export async function commandNames(): Promise<string[]> {
+  const { flatten } = await import('../../completion/tree.js');
+  return flatten(await treeOnce()).map((n) => n.path.join(' '));
+}
+
 /** The command path that `words` name (aliases resolved: files ls → files list); undefined when none. */
 export async function commandPathOf(words: string[]): Promise<string[] | undefined> {
   let node = await treeOnce();

@@ -45,6 +45,8 @@ describe('svc completion man [command…]', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('svc fles lst is no command');
     expect(r.stderr).toContain('did you mean files list?');
+    const voices = await svcInProcess(['completion', 'man', 'custom-voices', 'lst']);
+    expect(voices.stderr).toContain('did you mean custom-voices list?');
   });
 });
 
