@@ -70,7 +70,8 @@ const CI_ONLY: Record<string, string> = {
   'test/commands/batch/docs-examples.test.ts': "docs/batch.md's examples as written, ~1 s",
   'test/repo/single-executable.test.ts':
     'npm run build:exe (svc and svc-emulator as single executables, ~20 s of CPU, ~260 MB in dist/exe/) and each run ' +
-    'on a PATH without node; run it before a change to scripts/build-exe.mjs or to what the code reads by path',
+    'on a PATH without node, then their release archive (~9 s of CPU, ~600 MB for a moment); run it before a change ' +
+    'to scripts/build-exe.mjs, scripts/release-archive.mjs or to what the code reads by path',
   'test/commands/realtime/talk-echo-long.test.ts':
     'the 20-turn full-duplex conversation through the simulated echo path, ~2 minutes of real time ' +
     '(talk-echo.test.ts has the same check with 3 turns in every run)',

@@ -10,6 +10,7 @@ _svc_subs() {
     'auth') echo 'login logout status token' ;;
     'calls') echo 'hangup join listen refer' ;;
     'chat') echo 'get' ;;
+    'completion') echo 'man' ;;
     'config') echo 'get list ls path set unset use' ;;
     'conversations') echo 'delete rm list ls show' ;;
     'custom-voices') echo 'create delete rm download get list ls update' ;;
@@ -105,6 +106,7 @@ _svc_flags() {
     'chat') echo '--model --system --image --file-id --tool --tool-choice --no-parallel-tool-calls --schema --response-format --search --search-from --search-to --max-search-results --no-citations --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --no-safe-search --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens --n --seed --stop --logit-bias --logprobs --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --no-stream --deferred --wait --usage --raw --interactive --no-history --continue --conversation --no-save --save --tool-cmd --template --var --yes --extract --extract-last --attach --keep --fragment --mcp --mcp-max-result --approve --max-turns --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'chat get') echo '--wait --usage --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'completion') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
+    'completion man') echo '--install --force --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'config') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'config get') echo '--profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
     'config list') echo '--all --profile --base-url --emulator --json --jq --timeout --proxy --max-retries --quiet --verbose --no-color --no-input --no-log --with-stdin --no-stdin --budget-strict --help' ;;
@@ -257,6 +259,7 @@ _svc_valued() {
     'chat') echo ' -m --model -s --system --image --file-id --tool --tool-choice --schema --response-format --search --search-from --search-to --max-search-results --search-source --search-country --allowed-website --excluded-website --x-handle --excluded-x-handle --rss --temperature --top-p --frequency-penalty --presence-penalty --max-completion-tokens --max-tokens -n --n --seed --stop --logit-bias --top-logprobs --reasoning-effort --service-tier --prompt-cache-key --user --web-search-options --conversation --save --tool-cmd -t --template --var -a --attach -f --fragment --mcp --mcp-max-result --max-turns --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'chat get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'completion') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
+    'completion man') echo ' --install --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'config') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'config get') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
     'config list') echo ' --profile --base-url --jq --timeout --proxy --max-retries ' ;;
@@ -479,6 +482,7 @@ _svc_dyn() {
     'chat|--profile') echo 'profiles' ;;
     'chat get|--profile') echo 'profiles' ;;
     'completion|--profile') echo 'profiles' ;;
+    'completion man|--profile') echo 'profiles' ;;
     'config|--profile') echo 'profiles' ;;
     'config get|--profile') echo 'profiles' ;;
     'config list|--profile') echo 'profiles' ;;

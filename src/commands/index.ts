@@ -77,8 +77,9 @@ export const rootCommands: CommandNode[] = [
   },
   {
     name: 'completion',
-    summary: 'Print a shell completion script (bash, zsh, fish)',
+    summary: 'Print a shell completion script (bash, zsh, fish, powershell), or man pages (completion man)',
     load: () => import('./completion/script.js'),
+    children: childrenOf(() => import('./completion/index.js')),
   },
   {
     name: 'agents',

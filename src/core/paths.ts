@@ -70,6 +70,25 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.P
   return folder(env, platform, ['SVC_DATA_DIR', 'XDG_DATA_HOME'], ['LOCALAPPDATA'], ['.local', 'share']);
 }
 
+/**
+ * Where `svc completion man --install` puts the pages by default: section 1 of the user's own man tree under the XDG
+ * data home (~/.local/share/man/man1), which man-db and macOS's man search when ~/.local/bin is on PATH. None on
+ * Windows: no man there.
+ */
+export function userManDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  if (platform === 'win32') return undefined;
+  const xdg = readEnv(env, 'XDG_DATA_HOME');
+  const path = pathRules(platform);
+  return path.join(
+    xdg ? expandHome(xdg, env, platform) : path.join(homedir(env, platform), '.local', 'share'),
+    'man',
+    'man1',
+  );
+}
+
 /** The cache (shell completion's ids; bin/svc.cjs keeps V8's code cache by the same rule, written out there). */
 export function cacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   return folder(env, platform, ['SVC_CACHE_DIR', 'XDG_CACHE_HOME'], ['LOCALAPPDATA', 'cache'], ['.cache']);

@@ -256,7 +256,12 @@ async function runExample(example: Example, folders: () => { cwd: string; config
   if (plan.kind === 'shell' && !FULL_RUN) return { example, how: 'a shell line: bash runs it in the full run' };
   if (HEAVY.test(example.text) && !FULL_RUN) return { example, how: 'heavy in CPU: the full run runs it' };
   const { cwd, configDir } = folders();
-  const env = { SVC_DATA_DIR: join(configDir, 'data'), ...(plan.kind === 'run' ? plan.env : {}) };
+  // XDG_DATA_HOME: `svc completion man --install` writes its default folder there, not into the real home
+  const env = {
+    SVC_DATA_DIR: join(configDir, 'data'),
+    XDG_DATA_HOME: join(configDir, 'xdg-data'),
+    ...(plan.kind === 'run' ? plan.env : {}),
+  };
   if (plan.kind === 'shell') {
     // svc as installed on the PATH; MY_KEY as the reader of `printenv MY_KEY | svc auth login --with-key` has it
     const path = `${svcBin}:${process.env.PATH}`;

@@ -176,6 +176,25 @@ export async function svcExecutable(
   return result;
 }
 
+/**
+ * scripts/release-archive.mjs (the release workflow's packing and sums, run here as the workflow runs it), with
+ * `env` over this process's: the program it asks for man pages and completions (`--svc`) may be the launcher.
+ */
+export async function releaseArchive(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const r = await throughHelper(() =>
+    execa(process.execPath, [join(ROOT, 'scripts', 'release-archive.mjs'), ...args], {
+      cwd: ROOT,
+      env,
+      reject: false,
+      timeout: 300_000,
+    }),
+  );
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+}
+
 /** `npm run build:exe`'s script (scripts/build-exe.mjs) on the built tree: dist/exe/svc and svc-emulator. */
 export async function buildExecutables(): Promise<{ exitCode: number; output: string }> {
   const r = await execa(process.execPath, [join(ROOT, 'scripts', 'build-exe.mjs')], {

@@ -7,6 +7,8 @@ import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+// @ts-expect-error: a script of ours, plain JavaScript
+import { TARGETS } from '../../scripts/release-archive.mjs';
 import { ROOT } from '../helpers/files.js';
 import { readSourceGraph } from '../helpers/source-graph.js';
 
@@ -156,10 +158,78 @@ describe('ready to publish', () => {
   });
 });
 
+// issue 40: the executables of every platform, built on its own runner, packed by scripts/release-archive.mjs (the
+// part that runs here: test/repo/release-archive.test.ts, and single-executable.test.ts on the real ones)
+describe('the executables in a release', () => {
+  const workflow = parse(readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8')) as {
+    jobs: Record<string, ReleaseJob & { 'runs-on': string; strategy?: { matrix: { include?: ExeTarget[] } } }>;
+  };
+  const build = workflow.jobs['executables-build']!;
+  const steps = build.steps;
+  const at = (test: (s: ReleaseJob['steps'][number]) => boolean, what: string) => {
+    const i = steps.findIndex(test);
+    expect(i, what).toBeGreaterThanOrEqual(0);
+    return i;
+  };
+
+  it('builds each platform of release-archive.mjs on a runner of that platform (no retired image)', () => {
+    const matrix = build.strategy!.matrix.include!;
+    expect(matrix.map((m) => m.target).sort()).toEqual([...(TARGETS as string[])].sort());
+    expect(build['runs-on']).toBe('${{ matrix.os }}');
+    const os = Object.fromEntries(matrix.map((m) => [m.target, m.os]));
+    expect(os['linux-x64']).toMatch(/^ubuntu-\d+\.\d+$/);
+    expect(os['linux-arm64']).toMatch(/^ubuntu-\d+\.\d+-arm$/);
+    expect(os['darwin-arm64']).toMatch(/^macos-(1[4-9]|2\d)$/); // Apple silicon images
+    expect(os['darwin-x64']).toMatch(/^macos-\d+-intel$/); // macos-13, the last plain Intel label, is retired
+    expect(os['win32-x64']).toMatch(/^windows-\d+$/);
+  });
+
+  it('builds, signs where it can, smoke-tests, packs, attests and uploads, in that order', () => {
+    const built = at((s) => s.run === 'npm run build:exe', 'npm run build:exe');
+    const windows = at((s) => /signtool/.test(s.run ?? ''), 'signtool');
+    const mac = at((s) => /notarytool submit/.test(s.run ?? ''), 'notarytool');
+    expect(steps[windows]!.if).toContain("runner.os == 'Windows'");
+    expect(steps[mac]!.if).toContain("runner.os == 'macOS'");
+    const smoke = at((s) => /env -i PATH=/.test(s.run ?? ''), 'the smoke test with no node on PATH');
+    expect(steps[smoke]!.run).toContain('completion man chat');
+    const pack = at(
+      (s) =>
+        /node scripts\/release-archive\.mjs pack --target "\$\{\{ matrix\.target \}\}" --out out/.test(s.run ?? ''),
+      'release-archive.mjs pack',
+    );
+    const attest = at((s) => s.uses?.startsWith('actions/attest-build-provenance@') ?? false, 'attestation');
+    const upload = at((s) => s.uses?.startsWith('actions/upload-artifact@') ?? false, 'upload');
+    expect(steps[upload]!.with).toMatchObject({ path: 'out/*', 'if-no-files-found': 'error' });
+    expect([built, windows, mac, smoke, pack, attest, upload]).toEqual(
+      [built, windows, mac, smoke, pack, attest, upload].sort((a, b) => a - b),
+    );
+    expect(build.permissions).toMatchObject({ 'id-token': 'write', attestations: 'write' });
+  });
+
+  it('attaches them to a tag’s release after the suite, with one SHA256SUMS made by release-archive.mjs sums', () => {
+    const release = workflow.jobs['executables-release']!;
+    expect(release.needs).toEqual(expect.arrayContaining(['executables-build', 'publish-suite']));
+    expect(release.if).toBe("startsWith(github.ref, 'refs/tags/v')");
+    const runs = release.steps.map((s) => s.run ?? s.uses ?? '');
+    const download = runs.findIndex((r) => r.startsWith('actions/download-artifact@'));
+    const sums = runs.indexOf('node scripts/release-archive.mjs sums out');
+    const upload = runs.findIndex((r) => /gh release upload "\$GITHUB_REF_NAME" out\/\*/.test(r));
+    expect(download).toBeGreaterThan(runs.findIndex((r) => r.startsWith('actions/checkout@')));
+    expect([download, sums, upload].every((i) => i >= 0)).toBe(true);
+    expect(download < sums && sums < upload).toBe(true);
+    expect(release.permissions).toMatchObject({ contents: 'write' });
+  });
+});
+
+interface ExeTarget {
+  os: string;
+  target: string;
+}
+
 interface ReleaseJob {
-  needs?: string;
+  needs?: string | string[];
   if?: string;
   permissions?: Record<string, string>;
   strategy?: { matrix: { package: { name: string; dir: string }[] } };
-  steps: { run?: string; uses?: string }[];
+  steps: { run?: string; uses?: string; if?: string; with?: Record<string, unknown> }[];
 }

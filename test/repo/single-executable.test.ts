@@ -3,7 +3,9 @@
 // and an empty HOME. Each of what the issue asks to see is a test: the version naming the Node inside, a streamed
 // chat, a valid MP3, a realtime conversation from and to files, the emulator answering over HTTP; and what the
 // executable reads from its own assets (jq's WebAssembly for --jq) and its playback through aplay instead of the
-// native speaker module. The build costs ~20 s of CPU and ~260 MB of disk: CI only (vitest.config.ts).
+// native speaker module; the man pages and completion scripts it prints, and the release archive
+// scripts/release-archive.mjs makes of it (extracted: an install that runs). The build costs ~20 s of CPU and
+// ~260 MB of disk: CI only (vitest.config.ts).
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -12,15 +14,17 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { decodeMp3, isWav, parseWavHeader } from 'svc-formats/audio-codecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers/files.js';
-import { buildExecutables, svcExecutable } from '../helpers/subprocess.js';
+import { buildExecutables, releaseArchive, svcExecutable } from '../helpers/subprocess.js';
 import { needTools } from '../helpers/tools.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -154,6 +158,61 @@ describe('the single executables on a machine without Node', () => {
     expect(refused.stderr).toContain('cannot play audio: `aplay` is not installed');
     expect(refused.stderr).not.toMatch(/Cannot find module|MODULE_NOT_FOUND|speaker` package/);
   });
+});
+
+describe('man pages and completion from the executable (it ships no files beside it)', () => {
+  it('svc completion man chat: the page npm ships, which man renders; --install writes all of them', async () => {
+    const printed = await svc(['completion', 'man', 'chat']);
+    // (svcExecutable's stdout is without its last newline, as execa gives it)
+    const npmPage = readFileSync(join(ROOT, 'man', 'svc-chat.1'), 'utf8');
+    expect(printed).toEqual({ exitCode: 0, stdout: npmPage.replace(/\n$/, ''), stderr: '' });
+    needTools('man');
+    const rendered = await execa('man', ['--warnings', '-l', '-'], {
+      input: printed.stdout,
+      env: { ...process.env, MANWIDTH: '80', MAN_KEEP_FORMATTING: '' },
+    });
+    expect(rendered.stderr).toBe('');
+    expect(rendered.stdout).toMatch(/^SVC-CHAT\(1\) +svc manual +SVC-CHAT\(1\)$/m);
+    const installed = await svc(['completion', 'man', '--install']);
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    const man1 = join(home, '.local', 'share', 'man', 'man1');
+    expect(readdirSync(man1).sort()).toEqual(readdirSync(join(ROOT, 'man')).sort());
+    expect(readFileSync(join(man1, 'svc-files-list.1'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'man', 'svc-files-list.1'), 'utf8'),
+    );
+    // the executable's own pages: where its help differs from npm's (playback), they say what it does
+    expect(readFileSync(join(man1, 'svc-tts-say.1'), 'utf8')).toContain('this single executable plays through');
+    expect(readFileSync(join(ROOT, 'man', 'svc-tts-say.1'), 'utf8')).not.toContain('this single executable');
+  });
+
+  it('release-archive.mjs packs the real executables: the archive extracted is an install that runs', async () => {
+    needTools('tar', 'sha256sum');
+    const out = join(work, 'release');
+    try {
+      const r = await releaseArchive(['pack', '--target', platform, '--out', out]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const archive = `svc-${pkg.version}-${platform}.tar.gz`;
+      const checked = await execa('sha256sum', ['-c', `SHA256SUMS-${platform}`], { cwd: out });
+      expect(checked.stdout.split('\n')).toHaveLength(3);
+      expect(checked.stdout).not.toContain('FAILED');
+      const prefix = join(out, 'prefix');
+      mkdirSync(prefix);
+      await execa('tar', ['-xzf', join(out, archive), '-C', prefix, '--strip-components=1']);
+      const extracted = join(prefix, 'bin');
+      const v = await svcExecutable(join(extracted, 'svc'), ['--version'], { ...bare, PATH: extracted }, { cwd: work });
+      expect(v.stdout).toContain(`(single executable, Node.js v${pkg.config.executableNode}, ${platform})`);
+      expect(readdirSync(join(prefix, 'share', 'man', 'man1')).sort()).toEqual(readdirSync(join(ROOT, 'man')).sort());
+      // what the executable prints (its own help: playback through the platform's player)
+      const zsh = readFileSync(join(prefix, 'share', 'zsh', 'site-functions', '_svc'), 'utf8');
+      expect(zsh.replace(/\n$/, '')).toBe((await svc(['completion', 'zsh'])).stdout);
+      expect(zsh).toContain('this single executable plays through');
+      const page = readFileSync(join(prefix, 'share', 'man', 'man1', 'svc-chat.1'), 'utf8');
+      expect(page).toBe(readFileSync(join(ROOT, 'man', 'svc-chat.1'), 'utf8'));
+    } finally {
+      // ~600 MB: the executables twice, the archive and what it holds
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
 
 describe('svc-emulator serve as an executable (no svc beside it)', () => {

@@ -49,3 +49,20 @@ export async function manPagesOf(): Promise<Map<string, string>> {
   const { manPages } = await import('../../completion/man.js');
   return manPages(await treeOnce());
 }
+
+/** Every command's words ('files list', 'custom-voices get' …), for a suggestion. */
+export async function commandNames(): Promise<string[]> {
+  const { flatten } = await import('../../completion/tree.js');
+  return flatten(await treeOnce()).map((n) => n.path.join(' '));
+}
+
+/** The command path that `words` name (aliases resolved: files ls → files list); undefined when none. */
+export async function commandPathOf(words: string[]): Promise<string[] | undefined> {
+  let node = await treeOnce();
+  for (const word of words) {
+    const next = node.children.find((c) => c.names.includes(word));
+    if (!next) return undefined;
+    node = next;
+  }
+  return node.path;
+}

@@ -34,7 +34,7 @@ describe('completion scripts', () => {
     expect(await bash('svc models list --kind ')).toEqual(['language', 'embedding', 'image', 'video']);
     expect(await bash('svc --json models list --kind e')).toEqual(['embedding']);
     expect(await bash('svc chat --reasoning-effort ')).toEqual(['none', 'low', 'medium', 'high']);
-    expect(await bash('svc completion ')).toEqual(['bash', 'zsh', 'fish', 'powershell']);
+    expect(await bash('svc completion ')).toEqual(['man', 'bash', 'zsh', 'fish', 'powershell']); // its verb, its shells
   });
 
   it('fish completes with its own completion engine', async () => {
