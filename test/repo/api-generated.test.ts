@@ -67,7 +67,8 @@ function runWith(facts: string, doc: unknown, script: string): any {
      // the client's lazy require() of api-facts (core/lazy-api-facts.ts): Node 20's register() hooks see imports only
      const resolveFilename = Module._resolveFilename;
      Module._resolveFilename = function (request, ...rest) {
-       return request === 'svc-formats/api-facts' ? ${JSON.stringify(facts)} : resolveFilename.call(this, request, ...rest);
+       if (request === 'svc-formats/api-facts') return ${JSON.stringify(facts)};
+       return resolveFilename.call(this, request, ...rest);
      };
      const dist = (p) => import(${JSON.stringify(url(join(ROOT, 'dist')))} + '/' + p);
      const emulatorDist = (p) => import(${JSON.stringify(url(join(ROOT, 'packages/emulator/dist')))} + '/' + p);

@@ -49,7 +49,7 @@ describe('facts stated once in src/', () => {
       expect(where(new RegExp(`'${name.replaceAll('.', '\\.')}'`)), name).toEqual(['src/core/realtime-events.ts']);
   });
 
-  it("the request log's entry (the emulator's control API): one LoggedRequest, the emulator's, the client's a type import", () => {
+  it("the request log's entry (the emulator's control API): one LoggedRequest, the client imports it", () => {
     expect(where(/interface LoggedRequest\b|type LoggedRequest\s*=/, [...sources, ...emulatorSources])).toEqual([
       'packages/emulator/src/state/request-log.ts',
     ]);
