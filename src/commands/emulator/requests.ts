@@ -84,16 +84,16 @@ export default defineCommand({
       const i = rows.findIndex((r) => r.status === undefined);
       return i === -1 ? rows : rows.slice(0, i);
     };
-    let rows = await admin.requests(query);
-    if (opts.follow) rows = finished(rows);
+    // with --follow, what is logged before the first page marks where following starts: a request that arrives
+    // later has a higher seq
+    const logged = opts.follow ? await admin.requests({}) : [];
+    const first = await admin.requests(query);
+    const rows = opts.follow ? finished(first) : first;
     await print(rows, true);
     if (!opts.follow) return 0;
-    let after = rows.length ? rows[rows.length - 1]!.seq : 0;
-    if (!rows.length) {
-      // start after what is logged now (unfinished requests included), so nothing is printed twice
-      const all = await admin.requests({});
-      after = all.filter((r) => r.status !== undefined).reduce((m, r) => Math.max(m, r.seq), 0);
-    }
+    // from the first request still being answered (printed once finished), else after all logged so far
+    const pending = first.find((r) => r.status === undefined);
+    let after = pending ? pending.seq - 1 : Math.max(0, ...rows.map((r) => r.seq), ...logged.map((r) => r.seq));
     for (;;) {
       await pause(opts.interval, ctx.signal);
       if (ctx.signal.aborted) return 130;
