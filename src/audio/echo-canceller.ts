@@ -567,6 +567,13 @@ export class EchoPath {
   private lastEstimate: DelayEstimate | undefined;
   /** the timeline's offset averaged as the delay estimator averages its blocks (ms) */
   private offsetMs: number | undefined;
+  /**
+   * the drift fit's line: a new one (its own intercept) for each segment and at the first correction. The estimator
+   * weighs its blocks by their energy, the offset's average by their count: once corrected the two lag apart by up
+   * to ~0.5 s, a step in the track (0.025 ms at 50 ppm) that one line through both read as 1-3 ppm more drift
+   */
+  private driftLine = 0;
+  private driftLineSegment = 0;
 
   private constructor(
     private canceller: EchoCanceller,
@@ -714,12 +721,18 @@ export class EchoPath {
     const offsetMs = (this.timeline.offset * 1000) / this.rate;
     this.offsetMs = this.offsetMs === undefined ? offsetMs : FADE * this.offsetMs + (1 - FADE) * offsetMs;
     if (!this.estimator!.confident(e)) return;
-    this.drift.add(this.timeline.segment, at / this.rate, e.delayMs, this.offsetMs);
+    if (this.timeline.segment !== this.driftLineSegment) {
+      this.driftLineSegment = this.timeline.segment;
+      this.driftLine++;
+    }
+    this.drift.add(this.driftLine, at / this.rate, e.delayMs, this.offsetMs);
     const d = this.drift.estimate();
     if (!d || d.errorPpm > MAX_DRIFT_ERROR_PPM) return;
     const applied = this.driftApplied;
     if (applied === undefined && Math.abs(d.ppm) < Math.max(10, 3 * d.errorPpm)) return;
     if (applied !== undefined && Math.abs(d.ppm - applied) < Math.max(1, 2 * d.errorPpm)) return;
+    // the first correction changes the offset's rate the most (later ones by a few ppm: a step of ~0.001 ms)
+    if (applied === undefined) this.driftLine++;
     this.timeline.setDrift(d.ppm);
     this.driftApplied = d.ppm;
   }
