@@ -3,8 +3,12 @@
 // the echo's delay after it changes only by the drift between the two clocks (the device plays n·(1 + drift) samples
 // while n are captured). The delay estimator's confident estimates, less the correction already applied (the
 // timeline's offset), are fitted by one line per segment with a common slope (a pooled least-squares fit: each
-// segment keeps its own intercept, as each starts at its own delay); the slope is −drift, given with its standard
-// error once the fit spans enough time (DriftEstimator.estimate()).
+// segment keeps its own intercept, as each starts at its own delay, and so does the track after the delay moved);
+// the slope is −drift, given with its standard error once the fit spans enough time (DriftEstimator.estimate()). The
+// least squares run over the estimates near a first robust fit (Theil-Sen): a few blocks on a reflection's peak
+// no longer pull the slope.
+
+import { FADE } from './delay-estimator.js';
 
 /** estimates this early in a segment may still hold the one before (the delay estimator's running sum) */
 const SKIP_FIRST = 4;
@@ -14,6 +18,23 @@ const JUMP_MS = 2;
 const MIN_SPREAD = 8;
 /** the segments kept (older ones fall out: a drift changes slowly, with the devices' temperature) */
 const SEGMENTS = 16;
+/** the estimates kept per segment (~1 min of playback at one every 0.28 s) */
+const POINTS = 200;
+/**
+ * an estimate further from the first fit than this many robust deviations (and OUTLIER_MS) is left out of the second:
+ * the delay estimator's peak moved to a reflection ~1.2 ms off for a few blocks, under its 2 ms jump rule, which put
+ * the drift 10-30 ppm off for the first ~20 s (bench/echo.mjs, +208 and −208 ppm)
+ */
+const OUTLIER_DEVIATIONS = 4;
+const OUTLIER_MS = 0.1;
+/** the robust first fit takes the slopes between estimates at least this far apart (s) */
+const MIN_PAIR_S = 1;
+/**
+ * the delay estimator's running sum keeps FADE of the one before at each estimate: neighbours share most of their
+ * data, so the residuals' error counts n·(1 − FADE)/(1 + FADE) independent estimates, not n (taken as n, the error
+ * said 4 ppm where the slope was 25 ppm off, and such a drift applied early cost false barge-ins over 20 answers)
+ */
+const SHARED = Math.sqrt((1 + FADE) / (1 - FADE));
 
 interface Segment {
   id: number;
@@ -21,12 +42,20 @@ interface Segment {
   /** the first time, subtracted from the others (s) */
   t0: number;
   last: number;
-  n: number;
-  st: number;
-  sy: number;
-  stt: number;
-  sty: number;
-  syy: number;
+  /** an estimate more than JUMP_MS from the last one, waiting for the next to say whether the delay moved */
+  jumped?: number;
+  /** times (s since t0) and delays less the correction (ms) */
+  t: number[];
+  y: number[];
+}
+
+interface Fit {
+  slope: number;
+  /** each segment's intercept, by index */
+  sxx: number;
+  residual: number;
+  points: number;
+  groups: number;
 }
 
 export class DriftEstimator {
@@ -39,43 +68,111 @@ export class DriftEstimator {
   add(segment: number, timeS: number, delayMs: number, offsetMs: number): void {
     const y = delayMs - offsetMs;
     let s = this.segments.at(-1);
-    if (!s || s.id !== segment) {
-      s = { id: segment, seen: 0, t0: timeS, last: y, n: 0, st: 0, sy: 0, stt: 0, sty: 0, syy: 0 };
-      this.segments.push(s);
-      if (this.segments.length > SEGMENTS) this.segments.shift();
-    }
-    if (++s.seen <= SKIP_FIRST || Math.abs(y - s.last) > JUMP_MS) {
+    if (!s || s.id !== segment) s = this.line(segment, timeS, y);
+    if (++s.seen <= SKIP_FIRST) {
       s.last = y;
       return;
     }
+    if (Math.abs(y - s.last) > JUMP_MS) {
+      // one estimate off is a reflection's peak, left out; two that agree are the delay moved (the device's latency
+      // changed): a line of its own, as a new segment (one line across the step read it as drift)
+      if (s.jumped !== undefined && Math.abs(y - s.jumped) <= JUMP_MS) this.line(segment, timeS, y).seen = 1;
+      else s.jumped = y;
+      return;
+    }
+    s.jumped = undefined;
     s.last = y;
-    const t = timeS - s.t0;
-    s.n++;
-    s.st += t;
-    s.sy += y;
-    s.stt += t * t;
-    s.sty += t * y;
-    s.syy += y * y;
+    s.t.push(timeS - s.t0);
+    s.y.push(y);
+    if (s.t.length > POINTS) {
+      s.t.shift();
+      s.y.shift();
+    }
   }
 
-  /** the playback's clock against the capture's, parts per million (+: the playback is faster), and its error */
-  estimate(): { ppm: number; errorPpm: number } | undefined {
+  /** a new line of the fit, from `timeS` on */
+  private line(segment: number, timeS: number, y: number): Segment {
+    const s: Segment = { id: segment, seen: 0, t0: timeS, last: y, t: [], y: [] };
+    this.segments.push(s);
+    if (this.segments.length > SEGMENTS) this.segments.shift();
+    return s;
+  }
+
+  /** one line per segment with a common slope, over the points `keep` says yes to */
+  private fit(keep: (seg: number, i: number) => boolean): Fit | undefined {
     let sxx = 0;
     let sxy = 0;
     let syy = 0;
     let points = 0;
     let groups = 0;
-    for (const s of this.segments) {
-      if (s.n < 2) continue;
-      sxx += s.stt - (s.st * s.st) / s.n;
-      sxy += s.sty - (s.st * s.sy) / s.n;
-      syy += s.syy - (s.sy * s.sy) / s.n;
-      points += s.n;
+    const means: [number, number][] = [];
+    for (const [k, s] of this.segments.entries()) {
+      let n = 0;
+      let st = 0;
+      let sy = 0;
+      for (let i = 0; i < s.t.length; i++) {
+        if (!keep(k, i)) continue;
+        n++;
+        st += s.t[i]!;
+        sy += s.y[i]!;
+      }
+      means.push(n ? [st / n, sy / n] : [0, 0]);
+      if (n < 2) continue;
+      const [mt, my] = means[k]!;
+      for (let i = 0; i < s.t.length; i++) {
+        if (!keep(k, i)) continue;
+        const dt = s.t[i]! - mt;
+        const dy = s.y[i]! - my;
+        sxx += dt * dt;
+        sxy += dt * dy;
+        syy += dy * dy;
+      }
+      points += n;
       groups++;
     }
-    if (sxx < MIN_SPREAD || points - groups < 3) return undefined;
-    const slope = sxy / sxx; // ms of delay per s: −drift
-    const residual = Math.max(0, syy - slope * sxy) / (points - groups - 1);
-    return { ppm: -slope * 1000, errorPpm: Math.sqrt(residual / sxx) * 1000 };
+    if (sxx <= 0) return undefined;
+    const slope = sxy / sxx;
+    return { slope, sxx, residual: Math.max(0, syy - slope * sxy), points, groups };
   }
+
+  /**
+   * A first fit that a few estimates far off cannot pull: the median of the slopes between the estimates of a
+   * segment at least MIN_PAIR_S apart (Theil-Sen), each segment's intercept the median of its residuals.
+   */
+  private robustFit(): { slope: number; intercepts: number[] } | undefined {
+    const slopes: number[] = [];
+    for (const s of this.segments)
+      for (let i = 0; i < s.t.length; i++)
+        for (let j = i + 1; j < s.t.length; j++)
+          if (s.t[j]! - s.t[i]! >= MIN_PAIR_S) slopes.push((s.y[j]! - s.y[i]!) / (s.t[j]! - s.t[i]!));
+    if (!slopes.length) return undefined;
+    const slope = median(slopes);
+    const intercepts = this.segments.map((s) => (s.t.length ? median(s.y.map((y, i) => y - slope * s.t[i]!)) : 0));
+    return { slope, intercepts };
+  }
+
+  /** the playback's clock against the capture's, parts per million (+: the playback is faster), and its error */
+  estimate(): { ppm: number; errorPpm: number } | undefined {
+    const all = this.fit(() => true);
+    const first = all && all.sxx >= MIN_SPREAD ? this.robustFit() : undefined;
+    if (!first) return undefined;
+    // the estimates far off the robust fit (a reflection's peak for a few blocks) are left out of the least squares
+    const off = (k: number, i: number) => {
+      const s = this.segments[k]!;
+      return Math.abs(s.y[i]! - first.intercepts[k]! - first.slope * s.t[i]!);
+    };
+    const deviations: number[] = [];
+    for (const [k, s] of this.segments.entries()) for (let i = 0; i < s.t.length; i++) deviations.push(off(k, i));
+    const bound = Math.max(OUTLIER_MS, OUTLIER_DEVIATIONS * 1.4826 * median(deviations));
+    const f = this.fit((k, i) => off(k, i) <= bound);
+    if (!f || f.sxx < MIN_SPREAD || f.points - f.groups < 3) return undefined;
+    const residual = f.residual / (f.points - f.groups - 1);
+    return { ppm: -f.slope * 1000, errorPpm: Math.sqrt(residual / f.sxx) * 1000 * SHARED };
+  }
+}
+
+function median(x: number[]): number {
+  const sorted = [...x].sort((a, b) => a - b);
+  const m = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
 }

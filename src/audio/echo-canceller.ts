@@ -399,6 +399,19 @@ export class StartupGuard {
     this.gain = 10 ** (suppressDb / 20);
   }
 
+  /**
+   * A canceller that measured 15 dB over the last second of the playback took over: the room is learnt, the echo's
+   * level against the playback's (`micE` and `refE`, mean squares) known. Held down only until 0.1 s of live echo
+   * measures 15 dB, as at a later burst: its 15 dB were on audio it had learnt from three times (let through at
+   * once, its echo made the agent interrupt itself in 1 of 2 runs of the 3-turn test).
+   */
+  learntFrom(micE: number, refE: number): void {
+    this.learning = true;
+    this.learnt = true;
+    this.micE = this.outE = this.span = this.refE = 0;
+    if (refE > 0) this.echoGain = micE / refE;
+  }
+
   /** The canceller was reset: as at the start, held down until 0.5 s of echo measures 15 dB. */
   restart(): void {
     this.learning = true;
@@ -465,6 +478,8 @@ export const DELAY_MARGIN_MS = 10;
 const MAX_DRIFT_ERROR_PPM = 15;
 /** at a new delay, the canceller learns again from the start of the playback, at most this far back */
 const RELEARN_S = 3;
+/** how many times the spare canceller goes over that audio (speexdsp converges on reused data) */
+const TRAIN_PASSES = 3;
 /** a playback that starts after this much quiet is a new burst (a new answer, a sentence after a pause) */
 const BURST_GAP_S = 0.2;
 /** -55 dBFS (mean square of s16 samples): under it the playback is silence and its echo below any VAD */
@@ -567,6 +582,13 @@ export class EchoPath {
   private lastEstimate: DelayEstimate | undefined;
   /** the timeline's offset averaged as the delay estimator averages its blocks (ms) */
   private offsetMs: number | undefined;
+  /**
+   * the drift fit's line: a new one (its own intercept) for each segment and at the first correction. The estimator
+   * weighs its blocks by their energy, the offset's average by their count: once corrected the two lag apart by up
+   * to ~0.5 s, a step in the track (0.025 ms at 50 ppm) that one line through both read as 1-3 ppm more drift
+   */
+  private driftLine = 0;
+  private driftLineSegment = 0;
 
   private constructor(
     private canceller: EchoCanceller,
@@ -683,7 +705,10 @@ export class EchoPath {
     }
     this.spare.reset();
     const mic = this.history.micAt(start, done - start);
-    const tried = this.spare.process(mic, this.history.playedAt(start, done - start, shift));
+    const ref = this.history.playedAt(start, done - start, shift);
+    // over the same audio again: speexdsp's filter learns on from where it got to (data reuse), ending at `done`
+    let tried = this.spare.process(mic, ref);
+    for (let pass = 1; pass < TRAIN_PASSES; pass++) tried = this.spare.process(mic, ref);
     const before = meanSquare(this.history.cleanedAt(done - span, span));
     const after = meanSquare(tried.subarray(tried.length - span));
     // a delay must do better by 1 dB; so must going back to none (the estimates stopped confirming the delay: the
@@ -697,7 +722,10 @@ export class EchoPath {
     [this.canceller, this.spare] = [this.spare, this.canceller];
     this.shift = shift;
     this.refCarry = this.history.playedAt(done, this.carry.length, shift);
-    this.guard?.restart();
+    // the canceller taken over has learnt the room already when its last second measures 15 dB: a short hold
+    const micE = meanSquare(mic.subarray(mic.length - span));
+    if (micE >= after * 10 ** 1.5) this.guard?.learntFrom(micE, meanSquare(ref.subarray(ref.length - span)));
+    else this.guard?.restart();
   }
 
   /**
@@ -714,12 +742,18 @@ export class EchoPath {
     const offsetMs = (this.timeline.offset * 1000) / this.rate;
     this.offsetMs = this.offsetMs === undefined ? offsetMs : FADE * this.offsetMs + (1 - FADE) * offsetMs;
     if (!this.estimator!.confident(e)) return;
-    this.drift.add(this.timeline.segment, at / this.rate, e.delayMs, this.offsetMs);
+    if (this.timeline.segment !== this.driftLineSegment) {
+      this.driftLineSegment = this.timeline.segment;
+      this.driftLine++;
+    }
+    this.drift.add(this.driftLine, at / this.rate, e.delayMs, this.offsetMs);
     const d = this.drift.estimate();
     if (!d || d.errorPpm > MAX_DRIFT_ERROR_PPM) return;
     const applied = this.driftApplied;
     if (applied === undefined && Math.abs(d.ppm) < Math.max(10, 3 * d.errorPpm)) return;
     if (applied !== undefined && Math.abs(d.ppm - applied) < Math.max(1, 2 * d.errorPpm)) return;
+    // the first correction changes the offset's rate the most (later ones by a few ppm: a step of ~0.001 ms)
+    if (applied === undefined) this.driftLine++;
     this.timeline.setDrift(d.ppm);
     this.driftApplied = d.ppm;
   }

@@ -21,8 +21,11 @@ const SPEAKER_AHEAD_SECONDS = 600;
 
 /** Who watches the audio going out: the turn meter (when it reached the device), the recording (what was played). */
 export interface PlaybackListener {
-  /** PCM queued for the sink at `at` (performance.now()), whether or not a sink is open */
-  queued?(pcm: Buffer, at: number): void;
+  /**
+   * PCM queued for the sink at `at` (performance.now()), whether or not a sink is open; `stream`: the answer's item
+   * it belongs to (its audio is one stream, whenever its chunks come)
+   */
+  queued?(pcm: Buffer, at: number, stream?: string): void;
   /**
    * the PCM of a write received from the socket at `receivedAt` reached the device / file at `handedAt`; `steps`:
    * when the session took it up (`handledAt`) and when it was decoded and queued (`queuedAt`)
@@ -61,13 +64,14 @@ export class Playback {
 
   /**
    * Queue wire bytes of the session's output format (received from the socket at `receivedAt`, taken up by the
-   * session at `handledAt`: its base64 decoded from there); returns their length in ms of audio.
+   * session at `handledAt`: its base64 decoded from there), part of the answer's item `stream`; returns their length
+   * in ms of audio.
    */
-  write(wire: Buffer, receivedAt = performance.now(), handledAt = receivedAt): number {
+  write(wire: Buffer, receivedAt = performance.now(), handledAt = receivedAt, stream?: string): number {
     if (wire.length === 0) return 0;
     const pcm = decodeSamples(wire, this.encoding);
     const now = performance.now();
-    for (const l of this.listeners) l.queued?.(pcm, now);
+    for (const l of this.listeners) l.queued?.(pcm, now, stream);
     const ms = (pcm.length / 2 / this.sampleRate) * 1000;
     if (!this.sink) return ms;
     const steps = { handledAt, queuedAt: now };

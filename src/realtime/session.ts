@@ -376,7 +376,8 @@ export class RealtimeSession {
       if (ev.response_id && this.ignored.has(ev.response_id)) return;
       if (typeof ev.delta !== 'string') return;
       for (const ob of this.observers) ob.audio?.(ev.response_id, receivedAt);
-      const ms = this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt, performance.now());
+      const item = typeof ev.item_id === 'string' ? ev.item_id : undefined;
+      const ms = this.o.playback.write(Buffer.from(ev.delta, 'base64'), receivedAt, performance.now(), item);
       this.countPlayed(ev, ms);
       // a sink that is behind: the next event waits (the socket pauses, the server is held back)
       await this.o.playback.room();

@@ -30,7 +30,8 @@ describe('DriftEstimator', () => {
     const e = d.estimate()!;
     expect(e.ppm).toBeGreaterThan(203);
     expect(e.ppm).toBeLessThan(213);
-    expect(e.errorPpm).toBeLessThan(5);
+    // (the error counts the delay estimator's shared blocks: ~2.4 times the independent points' error)
+    expect(e.errorPpm).toBeLessThan(12);
   });
 
   it('counts the correction already applied: the same drift whether or not the reference is resampled', () => {
@@ -45,6 +46,33 @@ describe('DriftEstimator', () => {
     expect(d.estimate()).toBeUndefined();
     for (let s = 2; s < 10; s += 0.28) d.add(0, s, Math.round(s / 0.28) % 5 === 0 ? 95 : 80, 0);
     expect(Math.abs(d.estimate()!.ppm)).toBeLessThan(1);
+  });
+  it('leaves out a few estimates on a reflection ~1 ms off the track, which put the drift 10-70 ppm off', () => {
+    // as bench/echo.mjs's +208 ppm path: a confident estimate every 0.28 s, 0.03 ms of noise, three of them (around
+    // 3.5 s) on a reflection 1.2 ms early: under the 2 ms jump rule, so not left out as a jump
+    const rand = seeded(9);
+    const d = new DriftEstimator();
+    for (let i = 0; i * 0.28 < 7; i++) {
+      const t = 1 + i * 0.28;
+      const reflection = i >= 9 && i <= 11 ? -1.2 : 0;
+      d.add(0, t, 82 - 208e-3 * t + (rand() - 0.5) * 0.06 + reflection, 0);
+    }
+    const e = d.estimate()!;
+    // (within ~2.2 ppm for 0.017 ms RMS over 6 s, its error counted as the estimator's shared blocks make it; before,
+    // 70 ppm off)
+    expect(Math.abs(e.ppm - 208)).toBeLessThan(6);
+    expect(e.errorPpm).toBeLessThan(10);
+  });
+  it('takes a delay that moved (the device latency 80 -> 200 ms) as a line of its own, not as drift', () => {
+    const rand = seeded(11);
+    const d = new DriftEstimator();
+    for (let i = 0; i * 0.28 < 14; i++) {
+      const t = 1 + i * 0.28;
+      const moved = t >= 7.5 ? 120 : 0;
+      d.add(0, t, 82 + moved - 208e-3 * t + (rand() - 0.5) * 0.06, 0);
+    }
+    // (one line across the step: a slope of thousands of ppm)
+    expect(Math.abs(d.estimate()!.ppm - 208)).toBeLessThan(6);
   });
 });
 

@@ -276,6 +276,26 @@ describe('EchoPath', () => {
     expect(aligned.erle).toBeGreaterThan(unaligned.erle + 3);
   });
 
+  it('holds the first answer down for ≤ 1.2 s of its speech (the canceller trained over it again), later ≤ 0.2 s', async () => {
+    // 0.5 s of silence, then the agent's answer through an 80 ms -12 dB room; the hold on as in a session
+    const voice = placed(await speech(AGENT_TEXT), 0.5, 9);
+    const played = s16(voice);
+    const mic = s16(hear(voice, { delayMs: 80, gainDb: -12 }, 8));
+    const path = await EchoPath.open({ sampleRate: RATE });
+    const held: boolean[] = [];
+    for (let c = 0; c + 960 <= mic.length; c += 960) {
+      path.played(Buffer.from(played.buffer, c * 2, 1920), 1000 + c / 24);
+      path.captured(Buffer.from(mic.buffer, c * 2, 1920), 1000 + (c + 960) / 24 + 3);
+      held.push(path.learning);
+    }
+    path.free();
+    const firstEcho = Math.floor((RATE * 0.5) / 960);
+    const released = held.indexOf(false, firstEcho);
+    // (before: 3.0 s, the canceller started afresh at the delay found and the hold begun again)
+    expect(((released - firstEcho) * 960) / RATE).toBeLessThanOrEqual(1.2);
+    expect(held.slice(released).filter(Boolean).length).toBeLessThanOrEqual(5);
+  });
+
   it('follows the device restarting with less latency: 180 ms, a pause, then 70 ms', async () => {
     const voice = await speech(AGENT_TEXT);
     const first = placed(voice, 0.5, 8);
