@@ -276,7 +276,7 @@ describe('EchoPath', () => {
     expect(aligned.erle).toBeGreaterThan(unaligned.erle + 3);
   });
 
-  it('holds the first answer down for ≤ 1.2 s of its speech (the canceller trained over it again), later ≤ 0.2 s', async () => {
+  it('holds the first answer down for ≤ 1.2 s of its speech (trained over it again), later ≤ 0.2 s', async () => {
     // 0.5 s of silence, then the agent's answer through an 80 ms -12 dB room; the hold on as in a session
     const voice = placed(await speech(AGENT_TEXT), 0.5, 9);
     const played = s16(voice);

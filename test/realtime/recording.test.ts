@@ -76,7 +76,7 @@ describe('ConversationRecording', () => {
     expect(after![0]).toBeGreaterThanOrEqual(0.75 * RATE);
   });
 
-  it('places the input from the earliest fit of its frames: a first frame held up does not put it all late', async () => {
+  it('places the input from the earliest fit of its frames: a first frame held up does not put all late', async () => {
     const path = join(tempDir(), 'rec.wav');
     const rec = await ConversationRecording.create(path, RATE, false);
     rec.configured();
