@@ -43,7 +43,8 @@ export class CallRecorder {
    * budget.daily's reservations (apilog/budget): the one a send runs under (its first call takes it, however the
    * endpoint function shapes the body), then by that call's record
    */
-  private readonly scope = new AsyncLocalStorage<{ id: string; taken: boolean }>();
+  // made by the first spend(): a run without budget.daily never compiles AsyncLocalStorage's code
+  private scope?: AsyncLocalStorage<{ id: string; taken: boolean }>;
   private readonly reservationOf = new Map<CallRecord, string>();
   /** deferred chats taken by the API: their reservations end with the record of the answer fetched, by request id */
   private readonly deferredHeld = new Map<string, string>();
@@ -79,6 +80,7 @@ export class CallRecorder {
     this.release = release;
     const slot = { id, taken: false };
     try {
+      this.scope ??= new AsyncLocalStorage();
       return await this.scope.run(slot, send);
     } finally {
       if (!slot.taken) release(logDir(this.env), [id]);
@@ -122,7 +124,7 @@ export class CallRecorder {
       ...(call.emulated ? { emulated: true } : {}),
     };
     const body = call.json as Record<string, unknown> | undefined;
-    const slot = this.scope.getStore();
+    const slot = this.scope?.getStore();
     if (slot && !slot.taken) {
       slot.taken = true;
       this.reservationOf.set(rec, slot.id);
