@@ -95,7 +95,7 @@ export class CallRecorder {
     const dir = logDir(this.env);
     const ends: string[] = [];
     for (const rec of records) {
-      const fetched = /\/deferred-completion\/([^/]+)$/.exec(rec.path);
+      const fetched = rec.path.includes('/deferred-completion/') && /\/deferred-completion\/([^/]+)$/.exec(rec.path);
       const answered = fetched && rec.status === 200 ? decodeURIComponent(fetched[1]!) : undefined;
       const id = this.reservationOf.get(rec) ?? (answered === undefined ? undefined : this.deferredHeld.get(answered));
       if (id === undefined) continue;
@@ -222,6 +222,8 @@ export class CallRecorder {
    * request's duration or the API's default: 8 s, an extension 6 s; an edit's length once a poll here sees it done).
    */
   private countMedia(rec: CallRecord, sent: Record<string, unknown> | undefined, b: Record<string, any>): void {
+    // (V8 compiles each expression below on its first use: a reply of no image or video needs none of them)
+    if (!rec.path.includes('/images/') && !rec.path.includes('/videos/')) return;
     if (rec.method === 'POST' && /\/images\/(generations|edits)$/.test(rec.path) && Array.isArray(b.data)) {
       rec.images = b.data.length;
       return;
