@@ -209,6 +209,8 @@ const CHUNK_GROUPS = [
     'core/suggest',
     'cmdutil/command-options',
     'cmdutil/command',
+    // (134 bytes, a file of its own otherwise: one file less to read and compile on every command line)
+    'core/option-spec',
   ]),
   // a command's context and its HTTP client, up to undici (its own chunk, loaded on the first request)
   group('request', 2, [
@@ -307,6 +309,7 @@ await build({
     dir: OUT,
     format: 'cjs',
     ...COMPACT,
+    charset: 'ascii',
     entryFileNames: '[name].cjs',
     codeSplitting: { groups: CHUNK_GROUPS },
     chunkFileNames: (chunk) => {

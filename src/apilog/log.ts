@@ -75,7 +75,9 @@ export const dayFile = (dir: string, day: string): string => join(dir, `calls-${
 export function newCallId(now: Date): string {
   const iso = now.toISOString();
   const random = Math.random().toString(36).slice(2, 10).padEnd(8, '0');
-  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}-${random}`;
+  // YYYYMMDD-HHMMSS from the ISO time by position (no expression to compile in every run)
+  const [date, time] = [iso.slice(0, 10).split('-').join(''), iso.slice(11, 19).split(':').join('')];
+  return `${date}-${time}-${random}`;
 }
 
 /** The day (YYYY-MM-DD) an id was logged on. */

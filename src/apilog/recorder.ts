@@ -43,7 +43,8 @@ export class CallRecorder {
    * budget.daily's reservations (apilog/budget): the one a send runs under (its first call takes it, however the
    * endpoint function shapes the body), then by that call's record
    */
-  private readonly scope = new AsyncLocalStorage<{ id: string; taken: boolean }>();
+  // made by the first spend(): a run without budget.daily never compiles AsyncLocalStorage's code
+  private scope?: AsyncLocalStorage<{ id: string; taken: boolean }>;
   private readonly reservationOf = new Map<CallRecord, string>();
   /** deferred chats taken by the API: their reservations end with the record of the answer fetched, by request id */
   private readonly deferredHeld = new Map<string, string>();
@@ -79,6 +80,7 @@ export class CallRecorder {
     this.release = release;
     const slot = { id, taken: false };
     try {
+      this.scope ??= new AsyncLocalStorage();
       return await this.scope.run(slot, send);
     } finally {
       if (!slot.taken) release(logDir(this.env), [id]);
@@ -93,7 +95,7 @@ export class CallRecorder {
     const dir = logDir(this.env);
     const ends: string[] = [];
     for (const rec of records) {
-      const fetched = /\/deferred-completion\/([^/]+)$/.exec(rec.path);
+      const fetched = rec.path.includes('/deferred-completion/') && /\/deferred-completion\/([^/]+)$/.exec(rec.path);
       const answered = fetched && rec.status === 200 ? decodeURIComponent(fetched[1]!) : undefined;
       const id = this.reservationOf.get(rec) ?? (answered === undefined ? undefined : this.deferredHeld.get(answered));
       if (id === undefined) continue;
@@ -122,7 +124,7 @@ export class CallRecorder {
       ...(call.emulated ? { emulated: true } : {}),
     };
     const body = call.json as Record<string, unknown> | undefined;
-    const slot = this.scope.getStore();
+    const slot = this.scope?.getStore();
     if (slot && !slot.taken) {
       slot.taken = true;
       this.reservationOf.set(rec, slot.id);
@@ -220,6 +222,8 @@ export class CallRecorder {
    * request's duration or the API's default: 8 s, an extension 6 s; an edit's length once a poll here sees it done).
    */
   private countMedia(rec: CallRecord, sent: Record<string, unknown> | undefined, b: Record<string, any>): void {
+    // (V8 compiles each expression below on its first use: a reply of no image or video needs none of them)
+    if (!rec.path.includes('/images/') && !rec.path.includes('/videos/')) return;
     if (rec.method === 'POST' && /\/images\/(generations|edits)$/.test(rec.path) && Array.isArray(b.data)) {
       rec.images = b.data.length;
       return;
