@@ -1,6 +1,7 @@
 // Man pages from the command tree, as man/*.1 holds them (`npm run completions`): the single executable ships no
 // files, so it prints a page or writes them all into a folder of the user's man path.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { makeDirs } from 'svc-formats/make-dirs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { forceFlags } from '../../cmdutil/flag-sets.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
@@ -80,7 +81,7 @@ async function install(ctx: Context, dir: string, force: boolean): Promise<numbe
         `(${differing.slice(0, 3).join(', ')}${differing.length > 3 ? ', …' : ''}); --force replaces them`,
     );
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
   } catch (err) {
     throw new UsageError(`--install: cannot make ${dir}: ${(err as Error).message}`);
   }
