@@ -194,7 +194,26 @@ function useCodeCache(bundleDir) {
         : `${home()}${sep}.cache${sep}svc`);
   // one folder per Node version and per installed copy of svc (a hash of its path), in it one per build
   const copyDir = `${root}${sep}v8-${process.version}-${process.arch}${sep}${djb2(bundleDir).toString(36)}`;
+  // mkdir -p. Not fs.mkdirSync's recursive, which on Node 20-24 loops for ever, deaf to SIGTERM, where mkdir says
+  // ENOENT under a folder that exists (SVC_CACHE_DIR=/proc/x), as enableCompileCache's does: here a second ENOENT
+  // throws, and the run goes without its cache
+  const makeDir = (d) => {
+    try {
+      fs.mkdirSync(d);
+    } catch (err) {
+      if (err.code === 'EEXIST') return;
+      const parent = d.slice(0, d.lastIndexOf(sep));
+      if (err.code !== 'ENOENT' || !parent) throw err;
+      makeDir(parent);
+      fs.mkdirSync(d);
+    }
+  };
   if (typeof Module.enableCompileCache === 'function') {
+    try {
+      makeDir(copyDir);
+    } catch {
+      return;
+    }
     Module.enableCompileCache(copyDir);
     return;
   }
@@ -220,19 +239,6 @@ function useCodeCache(bundleDir) {
   const cacheName = (filename) => {
     const tag = flags ? `.f${djb2(flags).toString(36)}` : '';
     return `${dir}${sep}${filename.slice(prefix.length).split(sep).join('~')}${tag}.bin`;
-  };
-  // mkdir -p. Not fs.mkdirSync's recursive, which on Node 20 loops for ever, deaf to SIGTERM, where mkdir says ENOENT
-  // under a folder that exists (SVC_CACHE_DIR=/proc/x): here a second ENOENT throws (the cache is then not kept)
-  const makeDir = (d) => {
-    try {
-      fs.mkdirSync(d);
-    } catch (err) {
-      if (err.code === 'EEXIST') return;
-      const parent = d.slice(0, d.lastIndexOf(sep));
-      if (err.code !== 'ENOENT' || !parent) throw err;
-      makeDir(parent);
-      fs.mkdirSync(d);
-    }
   };
   const save = () => {
     if (pending.length === 0) return;
