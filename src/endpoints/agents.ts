@@ -4,6 +4,7 @@ import { seg, type HttpClient } from '../net/http.js';
 import { ProtocolError } from '../core/errors.js';
 import { expectFields } from './guard.js';
 import { withReply } from '../term/reply.js';
+import { apiFacts } from '../core/lazy-api-facts.js';
 
 export type Agent = Schema<'Agent'>;
 
@@ -12,14 +13,19 @@ export const AGENT_FIELDS = ['name', 'instructions', 'tools', 'voice', 'collecti
 export type AgentField = (typeof AGENT_FIELDS)[number];
 export type AgentInput = Partial<Record<AgentField, unknown>>;
 
-export const AGENT_LIMITS = {
-  name: 255,
-  instructions: 256_000,
-  tools: 200,
-  collections: 10,
-  vadThreshold: [0, 1],
-  vadSilenceMs: [0, 10_000],
-} as const;
+/** An agent's limits, as the document states them (read when an agent is checked, not when this module loads). */
+export function agentLimits() {
+  const fields = apiFacts().SCHEMAS.AgentFields;
+  const range = (f: { minimum: number; maximum: number }) => [f.minimum, f.maximum] as const;
+  return {
+    name: fields['$.name'].maxLength,
+    instructions: fields['$.instructions'].maxLength,
+    tools: fields['$.tools'].maxItems,
+    collections: fields['$.collection_ids'].maxItems,
+    vadThreshold: range(fields['$.voice.vad_threshold']),
+    vadSilenceMs: range(fields['$.voice.vad_silence_duration_ms']),
+  };
+}
 
 /** Get / create / update reply: `{agent}`; a bare agent is accepted too. */
 function unwrap(raw: unknown, what: string): Agent {

@@ -8,7 +8,7 @@ import { toolCmdFlag } from '../../cmdutil/flag-sets.js';
 import { toolCmdParser } from '../../cmdutil/local-tools.js';
 import { REPORT_FORMATS } from '../../agent-tests/report.js';
 import type { Output } from '../../term/output.js';
-import { AGENT_LIMITS, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
+import { agentLimits, type Agent, type AgentField, type AgentInput } from '../../endpoints/agents.js';
 import { normalizeVoiceId, voiceAllowed, voiceOption } from '../../endpoints/voices.js';
 import { jsonErrorPlace } from './project-files.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
@@ -101,21 +101,22 @@ const len = (s: string) => [...s].length;
 
 /** Every documented limit of the agent fields given (absent fields are not checked). Normalises voice ids. */
 export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
+  const limits = agentLimits();
   const out: AgentInput = { ...input };
   if (input.name !== undefined) {
     const v = input.name;
     if (typeof v !== 'string' || v.trim() === '') fail(name('name'), v, 'a non-empty text');
-    if (len(v) > AGENT_LIMITS.name)
-      fail(name('name'), `${v.slice(0, 20)}…`, `at most ${AGENT_LIMITS.name} characters (got ${len(v)})`);
+    if (len(v) > limits.name)
+      fail(name('name'), `${v.slice(0, 20)}…`, `at most ${limits.name} characters (got ${len(v)})`);
   }
   if (input.instructions !== undefined && input.instructions !== null) {
     const v = input.instructions;
     if (typeof v !== 'string') fail(name('instructions'), v, 'a text');
-    if (len(v) > AGENT_LIMITS.instructions)
+    if (len(v) > limits.instructions)
       fail(
         name('instructions'),
         `${v.slice(0, 20)}…`,
-        `at most ${AGENT_LIMITS.instructions.toLocaleString('en-US')} characters (got ` +
+        `at most ${limits.instructions.toLocaleString('en-US')} characters (got ` +
           `${len(v).toLocaleString('en-US')})`,
       );
   }
@@ -124,12 +125,8 @@ export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
     const v = input.collection_ids;
     if (!Array.isArray(v) || v.some((c) => typeof c !== 'string' || c === ''))
       fail(name('collection_ids'), v, 'a list of collection ids');
-    if (v.length > AGENT_LIMITS.collections)
-      fail(
-        name('collection_ids'),
-        `${v.length} collections`,
-        `at most ${AGENT_LIMITS.collections} collections per agent`,
-      );
+    if (v.length > limits.collections)
+      fail(name('collection_ids'), `${v.length} collections`, `at most ${limits.collections} collections per agent`);
   }
   if (input.voice !== undefined && input.voice !== null) out.voice = checkedVoice(input.voice, name);
   return out;
@@ -137,9 +134,9 @@ export function checkAgentInput(input: AgentInput, name: Namer): AgentInput {
 
 /** The agent's tools: at most the limit, each of a known kind; a function tool names its function. */
 function checkAgentTools(v: unknown, name: Namer): void {
+  const limits = agentLimits();
   if (!Array.isArray(v)) fail(name('tools'), v, 'a list of tools');
-  if (v.length > AGENT_LIMITS.tools)
-    fail(name('tools'), `${v.length} tools`, `at most ${AGENT_LIMITS.tools} tools per agent`);
+  if (v.length > limits.tools) fail(name('tools'), `${v.length} tools`, `at most ${limits.tools} tools per agent`);
   v.forEach((t, i) => {
     const tool = t as Record<string, unknown> | null;
     if (!tool || typeof tool !== 'object' || !(TOOL_KINDS as readonly string[]).includes(tool.type as string)) {
@@ -169,6 +166,7 @@ function checkAgentTools(v: unknown, name: Namer): void {
 
 /** The agent's voice settings checked (VAD ranges), its voice id normalised. */
 function checkedVoice(voiceInput: NonNullable<AgentInput['voice']>, name: Namer): Record<string, unknown> {
+  const limits = agentLimits();
   const v = voiceInput as Record<string, unknown>;
   if (typeof v !== 'object' || Array.isArray(v))
     fail(name('voice'), v, 'an object {voice_id, vad_threshold, vad_silence_duration_ms}');
@@ -178,13 +176,13 @@ function checkedVoice(voiceInput: NonNullable<AgentInput['voice']>, name: Namer)
     if (id === undefined) fail(name('voice_id'), v.voice_id, voiceAllowed());
     voice.voice_id = id;
   }
-  const [tMin, tMax] = AGENT_LIMITS.vadThreshold;
+  const [tMin, tMax] = limits.vadThreshold;
   if (v.vad_threshold !== undefined && v.vad_threshold !== null) {
     const t = v.vad_threshold;
     if (typeof t !== 'number' || !Number.isFinite(t) || t < tMin || t > tMax)
       fail(name('vad_threshold'), t, `a number from ${tMin} to ${tMax}`);
   }
-  const [sMin, sMax] = AGENT_LIMITS.vadSilenceMs;
+  const [sMin, sMax] = limits.vadSilenceMs;
   if (v.vad_silence_duration_ms !== undefined && v.vad_silence_duration_ms !== null) {
     const s = v.vad_silence_duration_ms;
     if (typeof s !== 'number' || !Number.isInteger(s) || s < sMin || s > sMax)
@@ -297,33 +295,42 @@ export async function describeChange(
   return lines.join('\n');
 }
 
+/** The document's limits of an agent's fields, for the flags below (an agents command checks them). */
+const fieldLimits = agentLimits();
+
 /** The agent's fields as flags (create and update take the same ones, with the same checks). */
 export const AGENT_FIELD_OPTIONS = [
-  { flags: '--name <name>', description: 'agent name (at most 255 characters)', parse: maxLength(AGENT_LIMITS.name) },
+  {
+    flags: '--name <name>',
+    description: `agent name (at most ${fieldLimits.name} characters)`,
+    parse: maxLength(fieldLimits.name),
+  },
   {
     flags: '--instructions <text>',
-    description: 'system prompt, or @FILE to read it from a file (at most 256,000 characters)',
+    description:
+      'system prompt, or @FILE to read it from a file ' +
+      `(at most ${fieldLimits.instructions.toLocaleString('en-US')} characters)`,
   },
   voiceOption('--voice <id>', (voices) => `${voices.join(', ')}, or a custom voice id`),
   {
     flags: '--vad-threshold <n>',
-    description: 'voice activity threshold, 0 to 1 (lower is more sensitive)',
-    parse: number({ min: 0, max: 1 }),
+    description: `voice activity threshold, ${fieldLimits.vadThreshold.join(' to ')} (lower is more sensitive)`,
+    parse: number({ min: fieldLimits.vadThreshold[0], max: fieldLimits.vadThreshold[1] }),
   },
   {
     flags: '--vad-silence-ms <ms>',
-    description: 'silence before a turn ends, 0 to 10000 ms',
-    parse: integer({ min: 0, max: 10_000 }),
+    description: `silence before a turn ends, ${fieldLimits.vadSilenceMs.join(' to ')} ms`,
+    parse: integer({ min: fieldLimits.vadSilenceMs[0], max: fieldLimits.vadSilenceMs[1] }),
   },
   {
     flags: '--tool <file>',
-    description: 'JSON file with one tool or an array of tools (repeatable; at most 200 tools)',
+    description: `JSON file with one tool or an array of tools (repeatable; at most ${fieldLimits.tools} tools)`,
     parse: repeatable(),
   },
   {
     flags: '--collection <id>',
-    description: 'knowledge-base collection id for file search (repeatable; at most 10)',
-    parse: repeatable(undefined, { max: AGENT_LIMITS.collections }),
+    description: `knowledge-base collection id for file search (repeatable; at most ${fieldLimits.collections})`,
+    parse: repeatable(undefined, { max: fieldLimits.collections }),
   },
 ] as const satisfies readonly OptionSpec[];
 
