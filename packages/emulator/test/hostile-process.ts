@@ -100,7 +100,9 @@ export class EmulatorProcess {
   /**
    * A long REST TTS: health answers while it works, and the memory it leaves is bounded. `keptMiB`: what one reply
    * may leave held (160 MiB; Node 24 keeps 170-195 MiB after an MP3 one, its heap not given back within 12 s) — with
-   * it, the same request runs again and must add at most 48 MiB: a leak would add up, a held heap does not.
+   * it, the same request runs again and must add at most 64 MiB: a leak would add up, a held heap does not. The
+   * second request added 8-20 MiB on a quiet machine on Node 24 (its young generation grows to 128 MiB, glibc keeps
+   * freed buffers) and 48.1 MiB once in a loaded CI run, where 48 was the cap.
    */
   async answersDuringLongTts(codec: string, words: number, keptMiB?: number): Promise<void> {
     // measured from just before the request, as the long sessions are: what it holds after, not what came before
@@ -110,7 +112,7 @@ export class EmulatorProcess {
     if (keptMiB === undefined) return;
     const kept = this.rssBytes();
     await this.longTtsWhileServing(codec, words);
-    await this.upAndBounded(48, kept);
+    await this.upAndBounded(64, kept);
   }
 
   private async longTtsWhileServing(codec: string, words: number): Promise<void> {
