@@ -196,8 +196,9 @@ function group(name, priority, modules) {
   return { name, priority, includeDependenciesRecursively: false, test: (id) => files.has(id) };
 }
 const CHUNK_GROUPS = [
-  // besides commander and cli.ts (cli.cjs): what parsing a command line needs (help.ts and global-flags.ts stay
-  // apart: the launcher loads them alone for `svc --help`)
+  // besides cli.ts (cli.cjs): what parsing a command line needs (help.ts and global-flags.ts stay apart: the
+  // launcher loads them alone for `svc --help`; commander is its own chunk, loaded for the lines cmdutil/simple-line
+  // leaves to it)
   group('cli-core', 3, [
     'core/errors',
     'core/signals',
@@ -209,6 +210,7 @@ const CHUNK_GROUPS = [
     'core/suggest',
     'cmdutil/command-options',
     'cmdutil/command',
+    'cmdutil/simple-line',
     // (134 bytes, a file of its own otherwise: one file less to read and compile on every command line)
     'core/option-spec',
   ]),

@@ -1,13 +1,12 @@
 // Builds the command tree from the specs (loading only the command that runs), maps errors to exit codes,
 // and is the only place that calls process.exit.
 import { fstatSync, readFileSync } from 'node:fs';
-import { Command, CommanderError, type Help } from 'commander';
-import { SvcHelp } from './term/help-layout.js';
+import type { Command, CommanderError, Help } from 'commander';
 import { wrapHelpText } from './term/wrap.js';
 import type { CommandNode, CommandSpec } from './cmdutil/command.js';
 import type { OptionSpec } from './core/option-spec.js';
-import { commandLineOptions, makeOption, refuseExistingOutputs } from './cmdutil/command-options.js';
-import type { GlobalOptions } from './runtime/context.js';
+import { commandLineOptions, refuseExistingOutputs } from './cmdutil/command-options.js';
+import { readSimpleLine } from './cmdutil/simple-line.js';
 import { ApiError, ExitCode, InterruptedError, UsageError, describeError, exitCodeFor } from './core/errors.js';
 import { GLOBAL_OPTIONS, globalValues } from './core/global-options.js';
 import type { JsonSelection, Streams } from './term/output.js';
@@ -21,6 +20,21 @@ import { checkFields, isFieldList, splitJsonFields, type JsonFieldsRule } from '
 const GLOBAL_WITH_VALUE = new Set(
   GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).map((o) => /--[\w-]+/.exec(o.flags)![0]),
 );
+
+/**
+ * Commander and svc's help layout on it, loaded for a command line that readSimpleLine leaves to it (help, errors,
+ * the rarer syntax): a plain command line runs without either.
+ */
+let commander: typeof import('commander');
+let SvcHelp: typeof import('./term/help-layout.js').SvcHelp;
+let makeOption: typeof import('./cmdutil/commander-option.js').makeOption;
+async function loadCommander(): Promise<void> {
+  [commander, { SvcHelp }, { makeOption }] = await Promise.all([
+    import('commander'),
+    import('./term/help-layout.js'),
+    import('./cmdutil/commander-option.js'),
+  ]);
+}
 
 /** Written in by scripts/bundle.mjs. */
 declare const __SVC_VERSION__: string | undefined;
@@ -221,7 +235,7 @@ function handleSignals(): ProcessControl {
 
 /** The root command: version and help (the global options are added once the command is known). */
 function rootProgram(streams: Streams, ver: string): Command {
-  const program = configure(new Command('svc'), streams);
+  const program = configure(new commander.Command('svc'), streams);
   program.version(ver, '-V, --version', 'print the version').addHelpCommand(false);
   return program;
 }
@@ -256,6 +270,20 @@ interface Invocation {
   jsonFields?: string[];
   /** a line after the error: where a refused key came from (authHint) */
   hint?: string;
+  /** the command commander's action found to run */
+  leaf?: Leaf;
+}
+
+/** The command a command line runs, with what commander (or readSimpleLine) read for it. */
+export interface Leaf {
+  spec: CommandSpec;
+  /** `models list` */
+  name: string;
+  args: unknown[];
+  opts: Record<string, unknown>;
+  /** the command's options and the program's over them (commander's optsWithGlobals) */
+  withGlobals: Record<string, unknown>;
+  given: { name: string; raw?: string }[];
 }
 
 /**
@@ -277,18 +305,15 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
     let next: Command | undefined;
     for (const node of levels[depth]!) {
       if (pathOnly && node !== selected) continue;
-      const sub = configure(new Command(node.name), inv.streams).description(node.summary);
+      const sub = configure(new commander.Command(node.name), inv.streams).description(node.summary);
       for (const a of node.aliases ?? []) sub.alias(a);
       if (node === selected) {
         next = sub;
         if (depth === path.length - 1 && node.load) {
-          const spec = (await node.load()).default as CommandSpec;
-          const documented = await documentedFields(spec, argv);
-          const split = splitJsonFields(argv, jsonFieldsRule(path.length, spec, documented));
-          if (split.fields) checkFields(split.fields, documented && new Set(documented), pathName(path));
-          inv.argv = split.argv;
-          inv.jsonFields = split.fields;
-          await addRunner(sub, node, spec, inv, split.argv);
+          const spec = await loadCommand(path, argv, inv);
+          addRunner(sub, node, spec, inv, inv.argv!, (leaf) => {
+            inv.leaf = leaf;
+          });
           const parentNode = path[depth - 1];
           if (parentNode?.load) {
             // `svc chat get me a recipe` ran `chat get`: say how to send such a prompt
@@ -326,6 +351,38 @@ async function addCommandPath(program: Command, argv: string[], inv: Invocation)
   return path.length;
 }
 
+/**
+ * The command at the end of `path`, loaded, and its `--json FIELD,FIELD` taken out of argv (inv.argv, the command
+ * line read after this) and checked.
+ */
+async function loadCommand(path: CommandNode[], argv: string[], inv: Invocation): Promise<CommandSpec> {
+  const spec = (await path[path.length - 1]!.load!()).default as CommandSpec;
+  const documented = await documentedFields(spec, argv);
+  const split = splitJsonFields(argv, jsonFieldsRule(path.length, spec, documented));
+  if (split.fields) checkFields(split.fields, documented && new Set(documented), pathName(path));
+  inv.argv = split.argv;
+  inv.jsonFields = split.fields;
+  return spec;
+}
+
+/**
+ * A command line readSimpleLine can read (cmdutil/simple-line.ts), read without commander: the command to run, or
+ * undefined for commander to read the line.
+ */
+async function simpleLeaf(argv: string[], inv: Invocation): Promise<Leaf | undefined> {
+  const { path, unknown } = await resolvePath(argv);
+  const last = path[path.length - 1];
+  if (unknown !== undefined || !last?.load) return undefined;
+  const spec = await loadCommand(path, argv, inv);
+  const line = readSimpleLine(
+    inv.argv!,
+    path.length,
+    { options: spec.options ?? [], args: spec.args ?? [] },
+    GLOBAL_OPTIONS,
+  );
+  return line && { spec, name: pathName(path), ...line };
+}
+
 /** A word where a command was expected names none: exit 2 with the closest command, before any help is shown. */
 class UnknownCommand extends Error {
   constructor(word: string, path: CommandNode[], siblings: CommandNode[]) {
@@ -361,49 +418,60 @@ function commandName(cmd: Command): string {
   return words.join(' ');
 }
 
-/** The command's summary (its node's), flags, arguments and help (its spec's), and its runner with a fresh context. */
-async function addRunner(
+/** The command's summary (its node's), flags, arguments and help (its spec's); its action hands on what it read. */
+function addRunner(
   cmd: Command,
   node: CommandNode,
   spec: CommandSpec,
   inv: Invocation,
   argv: string[],
-): Promise<void> {
+  found: (leaf: Leaf) => void,
+): void {
   const options = commandLineOptions(spec.options ?? [], GLOBAL_OPTIONS, argv);
   inv.globalOptions = options.globals;
-  buildLeaf(cmd, node.summary, spec, options.own, async (args, opts, globals, given) => {
-    // an output file that exists: exit 2 before anything is sent, unless --force
-    await refuseExistingOutputs(spec.options ?? [], opts);
-    // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
-    const { createContext } = await import('./runtime/context.js');
-    // --no-stdin: stdin is empty, as from /dev/null, for every command (runtime/stdin.ts)
-    const stdin = globals.stdin === false ? (await import('./runtime/stdin.js')).emptyStdin() : undefined;
-    const ctx = createContext({
-      streams: stdin ? { ...inv.streams, stdin } : inv.streams,
-      env: inv.env,
-      globals: { ...globals, jsonFields: inv.jsonFields && (await jsonSelection(inv.jsonFields)) },
-      signal: inv.control.signal,
-      version: inv.version,
-      command: commandName(cmd),
-      setInterruptHandler: inv.control.setInterruptHandler,
-      exitsAfterRun: inv.control.exitsAfterRun,
-      endpoint: globals.emulator
-        ? (await import('./runtime/emulator-endpoint.js')).inProcessEmulator(inv.env)
-        : undefined,
-      givenOptions: given,
-    });
-    inv.cleanup = () => ctx.runExitHooks();
-    await ctx.out.loadColors();
-    try {
-      inv.result = await spec.run(ctx, args, opts);
-    } catch (err) {
-      // the key refused: a 401, or the 400 the API answers for a well-formed key it does not know
-      const refused =
-        err instanceof ApiError && (err.status === 401 || (err.status === 400 && /api[ -]?key/i.test(err.message)));
-      if (refused && !globals.emulator) inv.hint = authHint(ctx.config());
-      throw err;
-    }
+  buildLeaf(cmd, node.summary, spec, options.own, (args, opts, withGlobals, given) =>
+    found({ spec, name: commandName(cmd), args, opts, withGlobals, given }),
+  );
+}
+
+/** Run the command with a fresh context. */
+async function runLeaf(leaf: Leaf, inv: Invocation): Promise<void> {
+  const { spec, args, opts, given } = leaf;
+  const parsed = globalValues(leaf.withGlobals);
+  // --jq loads jq (WebAssembly) only when given; a bad expression stops here, before anything is sent
+  const jq = parsed.jq === undefined ? undefined : await (await import('./term/jq.js')).compileJq(parsed.jq);
+  const globals = { ...parsed, jq };
+  // an output file that exists: exit 2 before anything is sent, unless --force
+  await refuseExistingOutputs(spec.options ?? [], opts);
+  // imported here: help and usage errors need no context (nor the config, HTTP and output modules it loads)
+  const { createContext } = await import('./runtime/context.js');
+  // --no-stdin: stdin is empty, as from /dev/null, for every command (runtime/stdin.ts)
+  const stdin = globals.stdin === false ? (await import('./runtime/stdin.js')).emptyStdin() : undefined;
+  const ctx = createContext({
+    streams: stdin ? { ...inv.streams, stdin } : inv.streams,
+    env: inv.env,
+    globals: { ...globals, jsonFields: inv.jsonFields && (await jsonSelection(inv.jsonFields)) },
+    signal: inv.control.signal,
+    version: inv.version,
+    command: leaf.name,
+    setInterruptHandler: inv.control.setInterruptHandler,
+    exitsAfterRun: inv.control.exitsAfterRun,
+    endpoint: globals.emulator
+      ? (await import('./runtime/emulator-endpoint.js')).inProcessEmulator(inv.env)
+      : undefined,
+    givenOptions: given,
   });
+  inv.cleanup = () => ctx.runExitHooks();
+  await ctx.out.loadColors();
+  try {
+    inv.result = await spec.run(ctx, args, opts);
+  } catch (err) {
+    // the key refused: a 401, or the 400 the API answers for a well-formed key it does not know
+    const refused =
+      err instanceof ApiError && (err.status === 401 || (err.status === 400 && /api[ -]?key/i.test(err.message)));
+    if (refused && !globals.emulator) inv.hint = authHint(ctx.config());
+    throw err;
+  }
 }
 
 /** What to do about a refused key, by where it came from. */
@@ -500,11 +568,9 @@ export async function runCli(
       return await runShellAlias(alias.name, alias.shell, alias.args, { streams, env, signal: control.signal });
     }
     if (alias) argv = alias.argv;
-    const program = rootProgram(streams, inv.version);
-    const depth = await addCommandPath(program, argv, inv);
-    if (depth === 0) await addRootHelp(program, streams);
-    addGlobalOptions(program, inv.globalOptions);
-    await program.parseAsync(inv.argv ?? argv, { from: 'user' });
+    inv.leaf = await simpleLeaf(argv, inv);
+    const depth = inv.leaf ? 1 : await readWithCommander(argv, inv);
+    if (inv.leaf) await runLeaf(inv.leaf, inv);
     exitCode = inv.result ?? ExitCode.ok;
     if (inv.result === undefined && depth === 0) {
       // no command (bare `svc`, or global options alone): the overview, as gh does
@@ -520,6 +586,44 @@ export async function runCli(
   if (control.signalExit !== undefined) exitCode = control.signalExit;
   if (inv.cleanup) await inv.cleanup();
   return exitCode;
+}
+
+/**
+ * Read the command line with commander (its action sets inv.leaf; help, --version and errors are its own), and
+ * return how many of its words named commands.
+ */
+async function readWithCommander(argv: string[], inv: Invocation): Promise<number> {
+  await loadCommander();
+  const program = rootProgram(inv.streams, inv.version);
+  const depth = await addCommandPath(program, argv, inv);
+  if (depth === 0) await addRootHelp(program, inv.streams);
+  addGlobalOptions(program, inv.globalOptions);
+  await program.parseAsync(inv.argv ?? argv, { from: 'user' });
+  return depth;
+}
+
+/**
+ * A command line read both ways, and not run (test/cmdutil/simple-line.test.ts holds the two equal): what
+ * readSimpleLine finds for it (undefined: left to commander), and what commander's action gets, or what it threw
+ * (help shown, a usage error).
+ */
+export async function bothReadings(
+  argv: string[],
+  io: { streams: Streams; env: NodeJS.ProcessEnv },
+): Promise<{ simple?: Leaf; commander?: Leaf; thrown?: unknown }> {
+  const control: ProcessControl = {
+    signal: new AbortController().signal,
+    signalExit: undefined,
+    setInterruptHandler: () => {},
+  };
+  const simple = await simpleLeaf(argv, { ...io, control, version: version() });
+  const viaCommander: Invocation = { ...io, control, version: version() };
+  try {
+    await readWithCommander(argv, viaCommander);
+  } catch (thrown) {
+    return { simple, thrown };
+  }
+  return { simple, commander: viaCommander.leaf };
 }
 
 /**
@@ -556,12 +660,12 @@ function buildLeaf(
   summary: string,
   spec: CommandSpec,
   options: readonly OptionSpec[],
-  run: (
+  found: (
     args: unknown[],
     opts: Record<string, unknown>,
-    globals: GlobalOptions,
+    withGlobals: Record<string, unknown>,
     given: { name: string; raw?: string }[],
-  ) => Promise<void>,
+  ) => void,
 ): void {
   cmd.summary(summary);
   cmd.description(spec.description ? `${summary}\n\n${spec.description}` : summary);
@@ -579,15 +683,15 @@ function buildLeaf(
     cmd.on(`option:${option.name()}`, (raw?: string) => given.push({ name: option.name(), raw }));
   }
   addExamples(cmd, spec.examples);
-  cmd.action(async (...params: unknown[]) => {
+  cmd.action((...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
-    const args = params.slice(0, -2);
-    const globals = globalValues(command.optsWithGlobals());
-    // --jq loads jq (WebAssembly) only when given; a bad expression stops here, before anything is sent
-    const jq = globals.jq === undefined ? undefined : await (await import('./term/jq.js')).compileJq(globals.jq);
-    await run(args, command.opts(), { ...globals, jq }, given);
+    found(params.slice(0, -2), command.opts(), command.optsWithGlobals(), given);
   });
 }
+
+/** Commander's errors (its class is not loaded for a simple command line, whose errors are never commander's). */
+const isCommanderError = (err: unknown): err is CommanderError =>
+  err instanceof Error && 'exitCode' in err && String((err as { code?: unknown }).code).startsWith('commander.');
 
 async function handleError(
   err: unknown,
@@ -597,7 +701,7 @@ async function handleError(
   env: NodeJS.ProcessEnv,
   hint?: string,
 ): Promise<number> {
-  if (err instanceof CommanderError) {
+  if (isCommanderError(err)) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
     if (err.code === 'commander.help') return ExitCode.usage;
   }
@@ -607,7 +711,7 @@ async function handleError(
   const { colorWanted, loadColors } = await import('./term/color.js');
   const ce = await loadColors(colorWanted(!!stderr.isTTY, env, argv.includes('--no-color') ? false : undefined), env);
   const label = ce.red('error:');
-  if (err instanceof UnknownCommand || err instanceof CommanderError) {
+  if (err instanceof UnknownCommand || isCommanderError(err)) {
     // commander's messages start with "error: " and end a suggestion on a line of its own
     const text = err.message.replace(/^error: /, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
     stderr.write(`${label} ${text}\n`);

@@ -145,6 +145,28 @@ describe('svc models list', () => {
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.filter((f) => !readFileSync(f).every((byte) => byte < 0x80))).toEqual([]);
   });
+
+  // a simple command line is read without commander (cmdutil/simple-line.ts); commander, in a chunk of its own,
+  // reads the rest: help, errors, the rarer syntax (test/cmdutil/simple-line.test.ts compares the two readings)
+  it('loads no commander for a simple command line, and commander for one it leaves to it', async () => {
+    const commanderLoaded = async (args: string[]) => {
+      const trace = join(tempDir(), 'imports.txt');
+      const r = await svcProcess(args, {
+        emu,
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace },
+      });
+      expect([r.exitCode, r.stderr]).toEqual([0, '']);
+      const chunks = readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((u) => u.includes('/dist/bundle/'));
+      expect(chunks.some((u) => u.endsWith('/dist/bundle/cli.cjs'))).toBe(true);
+      return chunks.some((u) => /\/dist\/bundle\/shared\/commander-[^/]+\.cjs$/.test(u));
+    };
+    expect(await commanderLoaded(['chat', '--no-stream', 'hi'])).toBe(false);
+    expect(await commanderLoaded(['models', 'list'])).toBe(false);
+    expect(await commanderLoaded(['models', 'list', '--kind=language'])).toBe(true);
+  });
 });
 
 describe('stderr', () => {

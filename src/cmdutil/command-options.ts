@@ -1,29 +1,12 @@
-// A command's flags as commander options: all of them, or only those a command line needs. Commander builds an
-// Option in ~20 µs (its flags split by a regular expression, the name camel-cased…), run cold in every process:
-// chat's 55 options were ~1.2 ms of every `svc chat`.
-import { Option } from 'commander';
+// Which of a command's flags commander is given for a command line: all of them, or only those it needs. Commander
+// builds an Option in ~20 µs (its flags split by a regular expression, the name camel-cased…), run cold in every
+// process: chat's 55 options were ~1.2 ms of every `svc chat` (cmdutil/commander-option.ts makes them).
 import { FILE_TARGET_PARSERS, type OptionSpec } from '../core/option-spec.js';
 
 /** The flag commander derives the value's name from (for messages that name the flag). */
-function longFlag(flags: string): string {
+export function longFlag(flags: string): string {
   const m = /--([a-z0-9-]+)/i.exec(flags);
   return m ? `--${m[1]}` : flags.split(/[ ,]/)[0]!;
-}
-
-export function makeOption(spec: OptionSpec): Option {
-  const opt = new Option(spec.flags, spec.description);
-  if (spec.default !== undefined) opt.default(spec.default);
-  if (spec.choices) {
-    if (spec.parse) opt.argParser((raw: string, prev: unknown) => spec.parse!(raw, longFlag(spec.flags), prev));
-    else opt.choices(spec.choices as string[]);
-  } else if (spec.parse) {
-    opt.argParser((raw: string, prev: unknown) => spec.parse!(raw, longFlag(spec.flags), prev));
-  }
-  if (spec.hidden) opt.hideHelp();
-  if (spec.implies) opt.implies(spec.implies);
-  // long helps list flags under headings (Model, Sampling, Output, Tools, Audio …); ungrouped ones under Options
-  if (spec.group) opt.helpGroup(`${spec.group}:`);
-  return opt;
 }
 
 /** '-m, --model <id>' → ['-m', '--model'] */

@@ -5,7 +5,8 @@ import { Command, type CommanderError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CommandSpec } from '../../src/cmdutil/command.js';
 import type { OptionSpec } from '../../src/core/option-spec.js';
-import { commandLineOptions, makeOption, optionsNeeded } from '../../src/cmdutil/command-options.js';
+import { commandLineOptions, optionsNeeded } from '../../src/cmdutil/command-options.js';
+import { makeOption } from '../../src/cmdutil/commander-option.js';
 import { GLOBAL_OPTIONS } from '../../src/core/global-options.js';
 import { loadCommandSpecs } from '../helpers/command-tree.js';
 
