@@ -9,7 +9,6 @@ import { withReply } from '../term/reply.js';
 export type PhoneNumber = Schema<'PhoneNumberV2'> & Partial<Schema<'PhoneNumber'>>;
 
 export const PHONE_LIMITS = { name: 255, description: 1000 } as const;
-export const V2_ORIGINS = ['svc_provisioned', 'byo_trunk'] as const;
 
 function unwrap(raw: unknown, what: string): PhoneNumber {
   const obj = raw as Record<string, unknown> | undefined;

@@ -157,3 +157,87 @@ describe('the built-in voices and the default voice changed in the document', ()
     ]);
   }, 30_000);
 });
+
+describe('the other repeated facts changed in the document', () => {
+  /** A copy of the document with one more value in each list, a new agent field and another realtime default voice. */
+  const changedDoc = () => {
+    const doc = readDoc();
+    const schemas = doc.components.schemas;
+    schemas.AgentFields.properties.greeting = { type: ['string', 'null'] };
+    const patch = doc.paths['/v1/agents/{agent_id}'].patch.requestBody.content['application/json'].schema;
+    patch.properties.field_mask.properties.paths.items.enum.push('greeting');
+    doc.paths['/v2/phone-numbers'].post.requestBody.content['application/json'].schema.properties.origin.enum.push(
+      'ported',
+    );
+    schemas.Message.properties.role.enum.push('critic');
+    schemas.MessagesRequest.properties.messages.items.properties.role.enum.push('critic');
+    schemas.InputItem.oneOf[0].properties.role.enum.push('critic');
+    const event = (type: string) =>
+      schemas.RealtimeClientEvent.allOf.find((arm: any) => arm.if.properties.type.const === type).then.properties;
+    event('conversation.item.create').item.properties.role.enum.push('critic');
+    event('session.update').session.properties.voice.default = 'ara';
+    return doc;
+  };
+
+  /** the client's agent file keys and --origin of phone v2 create; the emulator's answers to a role, a field mask
+   * path, and its realtime session's voice and answer to an item of a role */
+  const checks = async (doc: unknown, name: string) =>
+    runWith(
+      await factsFrom(doc, name),
+      doc,
+      `const { createRequire } = await import('node:module');
+       const { WebSocket } = createRequire(${JSON.stringify(join(ROOT, 'packages/emulator/package.json'))})('ws');
+       const { managedKeys } = await dist('commands/agents/project.js');
+       const agentKeys = Object.keys(managedKeys({ name: 'a', greeting: 'hi' }, 'a.json', () => {}));
+       const phone = (await dist('commands/phone/v2/create.js')).default;
+       let origin = 'accepted';
+       try { phone.options.find((o) => o.flags.startsWith('--origin')).parse('ported', '--origin'); }
+       catch (e) { origin = e.message; }
+       const emu = await startTestEmulator();
+       const call = async (method, path, body) => {
+         const res = await fetch(emu.url + path, { method, body: JSON.stringify(body),
+           headers: { authorization: 'Bearer ' + emu.key, 'content-type': 'application/json' } });
+         return [res.status, await res.json()];
+       };
+       const text = (t) => [{ type: 'input_text', text: t }];
+       const [, { agent }] = await call('POST', '/v1/agents', { name: 'a' });
+       const status = {
+         chat: (await call('POST', '/v1/chat/completions', { model: 'svc-4',
+           messages: [{ role: 'critic', content: 'be brief' }, { role: 'user', content: 'hi' }] }))[0],
+         messages: (await call('POST', '/v1/messages', { model: 'svc-4', max_tokens: 16,
+           messages: [{ role: 'user', content: 'hi' }, { role: 'critic', content: 'be brief' }] }))[0],
+         responses: (await call('POST', '/v1/responses', { model: 'svc-4',
+           input: [{ type: 'message', role: 'critic', content: text('hi') }] }))[0],
+         agentMask: (await call('PATCH', '/v1/agents/' + agent.agent_id,
+           { agent: { greeting: 'hi' }, field_mask: { paths: ['greeting'] } }))[0],
+       };
+       const ws = new WebSocket(emu.wsUrl + '/v1/realtime', { headers: { authorization: 'Bearer ' + emu.key } });
+       const events = [];
+       const next = () => new Promise((resolve) => ws.once('message', (m) => resolve(JSON.parse(String(m)))));
+       const created = await next();
+       ws.send(JSON.stringify({ type: 'conversation.item.create',
+         item: { type: 'message', role: 'critic', content: text('hi') } }));
+       const answer = await next();
+       ws.close();
+       await emu.close();
+       console.log(JSON.stringify({ agentKeys, origin, status,
+         realtime: { voice: created.session.voice, item: answer.type } }));`,
+    );
+
+  it("reach the client's lists and the emulator's checks and defaults, with no other edit", async () => {
+    const today = await checks(readDoc(), 'others-today');
+    const changed = await checks(changedDoc(), 'others-changed');
+    expect(today).toEqual({
+      agentKeys: ['name'],
+      origin: expect.stringMatching(/^--origin: ported is not allowed/),
+      status: { chat: 400, messages: 400, responses: 400, agentMask: 400 },
+      realtime: { voice: 'eve', item: 'error' },
+    });
+    expect(changed).toEqual({
+      agentKeys: ['name', 'greeting'],
+      origin: 'accepted',
+      status: { chat: 200, messages: 200, responses: 200, agentMask: 200 },
+      realtime: { voice: 'ara', item: 'conversation.item.added' },
+    });
+  }, 30_000);
+});

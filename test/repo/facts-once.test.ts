@@ -68,6 +68,29 @@ describe('lists of values in src/ and the emulator', () => {
     expect([...lists(emulatorSources)].filter((list) => ours.has(list))).toEqual([]);
   });
 
+  it("an agent's fields, a v2 number's origins and each API's message roles: read from api-facts, written in neither", () => {
+    const facts = {
+      "an agent's writable fields": OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum,
+      "a v2 number's origins": OPERATIONS.createPhoneNumberV2.fields['body.origin'].enum,
+      "chat's roles": SCHEMAS.Message['$.role'].enum,
+      "messages' roles": SCHEMAS.MessagesRequest['$.messages[].role'].enum,
+      "responses' roles": SCHEMAS.InputItem['$.role'].enum,
+      "a realtime item's roles": SCHEMAS.RealtimeClientEvent['$.item.role'].enum,
+    };
+    const written = lists([...sources, ...emulatorSources]);
+    for (const [name, values] of Object.entries(facts)) expect(written.has(setOf(values)), name).toBe(false);
+  });
+
+  it("the realtime session's default voice: the document's, not written in the emulator", () => {
+    const voice = SCHEMAS.RealtimeClientEvent['$.session.voice'].default;
+    expect(where(new RegExp(`'${voice}'`), emulatorSources)).toEqual([]);
+  });
+
+  it("the emulator's admin types (faults, triggers): its own, imported as types by src/endpoints, not restated", () => {
+    const endpoints = sources.filter(({ file }) => file.startsWith('src/endpoints/'));
+    expect(where(/interface \w*Fault\w*\b|'(incoming-call|caller-says|file-expired)'/, endpoints)).toEqual([]);
+  });
+
   it("the built-in voices and each request's tool_choice modes: read from api-facts, written in neither", () => {
     const facts = {
       'built-in voices': SCHEMAS.BuiltinVoiceId.$.enum,

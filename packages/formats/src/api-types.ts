@@ -2079,6 +2079,10 @@ export interface components {
       event_id?: string;
       session?: {
         instructions?: string;
+        /**
+         * @description a built-in or custom voice id; a session speaks with the default until an update names one (audio.output.voice is the same field)
+         * @default eve
+         */
         voice?: string;
         turn_detection?: null | {
           /** @enum {unknown} */
@@ -2103,6 +2107,12 @@ export interface components {
       item?: {
         /** @description message, function_call_output, … */
         type: string;
+        /**
+         * @description a message's role
+         * @default user
+         * @enum {unknown}
+         */
+        role?: 'user' | 'assistant' | 'system';
       } & {
         [key: string]: unknown;
       };

@@ -24,6 +24,10 @@ type Json = Record<string, any>;
 const { fields: QUERY } = OPERATIONS.realtimeSession;
 export const REALTIME_MODELS = QUERY['query.model'].enum;
 export const REALTIME_REASONING_EFFORTS = QUERY['query.reasoning.effort'].enum;
+const CLIENT_EVENT = SCHEMAS.RealtimeClientEvent;
+/** a conversation item's role (conversation.item.create's `item.role`) and the one it has when none is given */
+const ITEM_ROLE = CLIENT_EVENT['$.item.role'];
+type ItemRole = (typeof ITEM_ROLE.enum)[number];
 const CLOSINGS = [
   'This is the emulator speaking.',
   'The emulator heard you.',
@@ -96,7 +100,7 @@ type ConversationItem =
   | {
       id: string;
       type: 'message';
-      role: 'user' | 'assistant' | 'system';
+      role: ItemRole;
       text: string;
       /** an answer's audio sent so far, in ms (cut by conversation.item.truncate) */
       audioMs?: number;
@@ -226,11 +230,11 @@ export class EmulatedRealtimeSession {
       object: 'realtime.session',
       model: setup.model,
       instructions: '',
-      voice: 'eve',
+      voice: CLIENT_EVENT['$.session.voice'].default,
       turn_detection: { type: 'server_vad', threshold: 0.5, silence_duration_ms: 500, prefix_padding_ms: 300 },
       audio: {
         input: { format: { type: 'audio/pcm', rate: 24000 } },
-        output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'eve' },
+        output: { format: { type: 'audio/pcm', rate: 24000 }, voice: CLIENT_EVENT['$.session.voice'].default },
       },
       tools: [],
       reasoning: { effort: setup.reasoningEffort },
@@ -622,9 +626,13 @@ export class EmulatedRealtimeSession {
       return;
     }
     if (item.type === 'message' || item.type === undefined) {
-      const role = item.role ?? 'user';
-      if (!['user', 'assistant', 'system'].includes(role))
-        throw new ClientEventError('invalid_value', '`item.role` must be user, assistant or system', 'item.role');
+      const role: ItemRole = item.role ?? ITEM_ROLE.default;
+      if (!(ITEM_ROLE.enum as readonly string[]).includes(role))
+        throw new ClientEventError(
+          'invalid_value',
+          `\`item.role\` must be one of ${ITEM_ROLE.enum.join(', ')}`,
+          'item.role',
+        );
       const content = Array.isArray(item.content) ? item.content : [];
       const text = content
         .map((c: Json) =>

@@ -46,7 +46,7 @@ const INCLUDE_VALUES: readonly string[] = SCHEMAS.ResponsesRequest['$.include[]'
 // reasoning.effort's values (the legacy top-level reasoning_effort takes the same)
 const RESPONSES_REASONING_EFFORTS = SCHEMAS.ResponsesRequest['$.reasoning.effort'].enum;
 const SUMMARIES = SCHEMAS.ResponsesRequest['$.reasoning.summary'].enum;
-const ROLES = ['user', 'assistant', 'system', 'developer'];
+const ROLES: readonly string[] = SCHEMAS.InputItem['$.role'].enum;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function store(core: Backend) {

@@ -3,8 +3,12 @@ import { defineCommand } from '../../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
 import { UsageError } from '../../../core/errors.js';
 import { fail, httpUrl, maxLength, oneOf, pattern, repeatable, require } from '../../../core/validate.js';
-import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody } from '../../../endpoints/phone.js';
+import { PHONE_LIMITS, createV2, type V2CreateBody } from '../../../endpoints/phone.js';
 import { E164 } from '../shared.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
+
+/** a v2 number's origins: the document's (the flag is required, so the command always reads them) */
+const ORIGINS = OPERATIONS.createPhoneNumberV2.fields['body.origin'].enum;
 
 /** `a.b.c.d/n` (n 0-32) or an IPv6 address with /n (n 0-128). */
 export function cidr(raw: string, flag: string): string {
@@ -27,9 +31,9 @@ export default defineCommand({
   options: [
     {
       flags: '--origin <origin>',
-      description: `${V2_ORIGINS.join(' or ')}`,
-      parse: oneOf(V2_ORIGINS),
-      choices: V2_ORIGINS,
+      description: `${ORIGINS.join(' or ')}`,
+      parse: oneOf(ORIGINS),
+      choices: ORIGINS,
     },
     {
       flags: '--name <name>',
@@ -65,7 +69,7 @@ export default defineCommand({
     'svc phone v2 create --origin byo_trunk --name pbx --number +14155550100 --allowed-address 203.0.113.0/24',
   ],
   async run(ctx, _args, opts) {
-    if (opts.origin === undefined) throw new UsageError(`--origin is required: ${V2_ORIGINS.join(' or ')}`);
+    if (opts.origin === undefined) throw new UsageError(`--origin is required: ${ORIGINS.join(' or ')}`);
     if (opts.name === undefined || opts.name.trim() === '')
       throw new UsageError('--name is required: a name for the number (at most 255 characters)');
     if (opts.origin === 'byo_trunk')
