@@ -775,11 +775,12 @@ for (const family of ['agents test', 'agents simulate'] as const) {
   add({ family, fault: '500 (POST not retried)', plan: [{ status: 500 }], exit: 0, stderr: M.server, stdout: failed });
 }
 
-// completion man --install: a page that cannot be written (a full disk) fails the run with the folder as it was
+// completion man --install: a page that cannot be written (a full disk; at 6 KiB svc.1 fits, svc-chat.1 does not) fails
+// the run with the folder as it was
 {
   const family = 'completion man';
   add({ family, fault: 'ok', exit: 0, stderr: M['pages written'], stdout: FAMILIES[family].ok });
-  add({ family, fault: 'write failure (ulimit -f)', ulimit: 4, exit: 1, stderr: M.write, stdout: /^$/ });
+  add({ family, fault: 'write failure mid-way (ulimit -f)', ulimit: 6, exit: 1, stderr: M.write, stdout: /^$/ });
 }
 
 // emulator record: the upstream's faults reach its client (`svc models list` through it), the recorder stays up and
