@@ -159,11 +159,15 @@ describe('the built-in voices and the default voice changed in the document', ()
 });
 
 describe('the other repeated facts changed in the document', () => {
-  /** A copy of the document with one more value in each list, a new agent field and another realtime default voice. */
+  /** A copy of the document with one more value in each list, a new agent field, longer names of an agent and a
+   * number, and another realtime default voice. */
   const changedDoc = () => {
     const doc = readDoc();
     const schemas = doc.components.schemas;
     schemas.AgentFields.properties.greeting = { type: ['string', 'null'] };
+    schemas.AgentFields.properties.name.maxLength = 300;
+    doc.paths['/v1/phone-numbers'].post.requestBody.content['application/json'].schema.properties.name.maxLength = 300;
+    schemas.PhoneNumber.properties.name.maxLength = 300; // the reply (the emulator's replies are checked against it)
     const patch = doc.paths['/v1/agents/{agent_id}'].patch.requestBody.content['application/json'].schema;
     patch.properties.field_mask.properties.paths.items.enum.push('greeting');
     doc.paths['/v2/phone-numbers'].post.requestBody.content['application/json'].schema.properties.origin.enum.push(
@@ -193,6 +197,10 @@ describe('the other repeated facts changed in the document', () => {
        let origin = 'accepted';
        try { phone.options.find((o) => o.flags.startsWith('--origin')).parse('ported', '--origin'); }
        catch (e) { origin = e.message; }
+       const buy = (await dist('commands/phone/buy.js')).default;
+       let phoneName = 'accepted';
+       try { buy.options.find((o) => o.flags.startsWith('--name')).parse('n'.repeat(300), '--name'); }
+       catch (e) { phoneName = e.message; }
        const emu = await startTestEmulator();
        const call = async (method, path, body) => {
          const res = await fetch(emu.url + path, { method, body: JSON.stringify(body),
@@ -210,6 +218,8 @@ describe('the other repeated facts changed in the document', () => {
            input: [{ type: 'message', role: 'critic', content: text('hi') }] }))[0],
          agentMask: (await call('PATCH', '/v1/agents/' + agent.agent_id,
            { agent: { greeting: 'hi' }, field_mask: { paths: ['greeting'] } }))[0],
+         agentName: (await call('POST', '/v1/agents', { name: 'a'.repeat(300) }))[0],
+         phoneName: (await call('POST', '/v1/phone-numbers', { area_code: '415', name: 'n'.repeat(300) }))[0],
        };
        const ws = new WebSocket(emu.wsUrl + '/v1/realtime', { headers: { authorization: 'Bearer ' + emu.key } });
        const events = [];
@@ -220,7 +230,7 @@ describe('the other repeated facts changed in the document', () => {
        const answer = await next();
        ws.close();
        await emu.close();
-       console.log(JSON.stringify({ agentKeys, origin, status,
+       console.log(JSON.stringify({ agentKeys, origin, phoneName, status,
          realtime: { voice: created.session.voice, item: answer.type } }));`,
     );
 
@@ -230,13 +240,15 @@ describe('the other repeated facts changed in the document', () => {
     expect(today).toEqual({
       agentKeys: ['name'],
       origin: expect.stringMatching(/^--origin: ported is not allowed/),
-      status: { chat: 400, messages: 400, responses: 400, agentMask: 400 },
+      phoneName: expect.stringMatching(/^--name: .* at most 255 characters \(got 300\)/),
+      status: { chat: 400, messages: 400, responses: 400, agentMask: 400, agentName: 400, phoneName: 400 },
       realtime: { voice: 'eve', item: 'error' },
     });
     expect(changed).toEqual({
       agentKeys: ['name', 'greeting'],
       origin: 'accepted',
-      status: { chat: 200, messages: 200, responses: 200, agentMask: 200 },
+      phoneName: 'accepted',
+      status: { chat: 200, messages: 200, responses: 200, agentMask: 200, agentName: 200, phoneName: 200 },
       realtime: { voice: 'ara', item: 'conversation.item.added' },
     });
   }, 30_000);

@@ -68,7 +68,7 @@ describe('lists of values in src/ and the emulator', () => {
     expect([...lists(emulatorSources)].filter((list) => ours.has(list))).toEqual([]);
   });
 
-  it("an agent's fields, a v2 number's origins and each API's message roles: read from api-facts, written in neither", () => {
+  it("an agent's fields, a v2 number's origins, each API's message roles: from api-facts, written in neither", () => {
     const facts = {
       "an agent's writable fields": OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum,
       "a v2 number's origins": OPERATIONS.createPhoneNumberV2.fields['body.origin'].enum,

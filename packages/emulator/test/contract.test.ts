@@ -137,7 +137,7 @@ describe('the API document', () => {
     }
   });
 
-  it("names an agent's writable fields once more, as the field mask's paths: the same as AgentFields' properties", () => {
+  it("names an agent's writable fields again, as the field mask's paths: AgentFields' properties", () => {
     // JSON Schema cannot say "one of the properties' names": client and emulator read the mask's enum
     const patch = doc.paths['/v1/agents/{agent_id}'].patch.requestBody.content['application/json'].schema;
     expect(patch.properties.field_mask.properties.paths.items.enum).toEqual(

@@ -222,20 +222,7 @@ export const OPERATIONS = {
     path: '/v1/agents',
     fields: { 'query.limit': { minimum: 1, maximum: 1000, default: 100 } },
   },
-  createAgent: {
-    method: 'POST',
-    path: '/v1/agents',
-    fields: {
-      body: { required: ['name'] },
-      'body.name': { maxLength: 255 },
-      'body.instructions': { maxLength: 256000 },
-      'body.tools': { maxItems: 200 },
-      'body.tools[]': { ref: 'AgentTool' },
-      'body.voice.vad_threshold': { minimum: 0, maximum: 1 },
-      'body.voice.vad_silence_duration_ms': { minimum: 0, maximum: 10000 },
-      'body.collection_ids': { maxItems: 10 },
-    },
-  },
+  createAgent: { method: 'POST', path: '/v1/agents', fields: { body: { required: ['name'], ref: 'AgentFields' } } },
   getAgent: { method: 'GET', path: '/v1/agents/{agent_id}', fields: { 'path.agent_id': { required: true } } },
   deleteAgent: { method: 'DELETE', path: '/v1/agents/{agent_id}', fields: { 'path.agent_id': { required: true } } },
   updateAgent: {
@@ -294,7 +281,11 @@ export const OPERATIONS = {
   createPhoneNumberV2: {
     method: 'POST',
     path: '/v2/phone-numbers',
-    fields: { body: { required: ['origin', 'name'] }, 'body.origin': { enum: ['svc_provisioned', 'byo_trunk'] } },
+    fields: {
+      body: { required: ['origin', 'name'] },
+      'body.origin': { enum: ['svc_provisioned', 'byo_trunk'] },
+      'body.name': { maxLength: 255 },
+    },
   },
   deletePhoneNumberV2: {
     method: 'DELETE',

@@ -3839,17 +3839,7 @@ export interface operations {
       content: {
         'application/json': {
           name: string;
-          instructions?: string;
-          tools?: components['schemas']['AgentTool'][];
-          voice?: {
-            /** @description a built-in voice (eve, ara, rex, sal, leo) or a custom voice */
-            voice_id?: string;
-            /** @description lower is more sensitive */
-            vad_threshold?: number;
-            vad_silence_duration_ms?: number;
-          };
-          collection_ids?: string[];
-        };
+        } & WithRequired<components['schemas']['AgentFields'], 'name'>;
       };
     };
     responses: {
@@ -4826,3 +4816,6 @@ export interface operations {
     };
   };
 }
+type WithRequired<T, K extends keyof T> = T & {
+  [P in K]-?: T[P];
+};

@@ -3,12 +3,13 @@ import { defineCommand } from '../../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
 import { UsageError } from '../../../core/errors.js';
 import { fail, httpUrl, maxLength, oneOf, pattern, repeatable, require } from '../../../core/validate.js';
-import { PHONE_LIMITS, createV2, type V2CreateBody } from '../../../endpoints/phone.js';
+import { createV2, type V2CreateBody } from '../../../endpoints/phone.js';
 import { E164 } from '../shared.js';
 import { OPERATIONS } from 'svc-formats/api-facts';
 
-/** a v2 number's origins: the document's (the flag is required, so the command always reads them) */
+/** a v2 number's origins and name limit: the document's (both flags are required: the command always reads them) */
 const ORIGINS = OPERATIONS.createPhoneNumberV2.fields['body.origin'].enum;
+const NAME_MAX = OPERATIONS.createPhoneNumberV2.fields['body.name'].maxLength;
 
 /** `a.b.c.d/n` (n 0-32) or an IPv6 address with /n (n 0-128). */
 export function cidr(raw: string, flag: string): string {
@@ -37,8 +38,8 @@ export default defineCommand({
     },
     {
       flags: '--name <name>',
-      description: 'name of the number (at most 255 characters)',
-      parse: maxLength(PHONE_LIMITS.name),
+      description: `name of the number (at most ${NAME_MAX} characters)`,
+      parse: maxLength(NAME_MAX),
     },
     {
       flags: '--number <e164>',
@@ -54,7 +55,7 @@ export default defineCommand({
     {
       flags: '--webhook-name <name>',
       description: 'name of the webhook (default: the number name; needs --webhook-url)',
-      parse: maxLength(PHONE_LIMITS.name),
+      parse: maxLength(NAME_MAX),
     },
     {
       flags: '--allowed-address <cidr>',
@@ -71,7 +72,7 @@ export default defineCommand({
   async run(ctx, _args, opts) {
     if (opts.origin === undefined) throw new UsageError(`--origin is required: ${ORIGINS.join(' or ')}`);
     if (opts.name === undefined || opts.name.trim() === '')
-      throw new UsageError('--name is required: a name for the number (at most 255 characters)');
+      throw new UsageError(`--name is required: a name for the number (at most ${NAME_MAX} characters)`);
     if (opts.origin === 'byo_trunk')
       require(opts.number !==
         undefined, '--number', '(missing)', 'required with --origin byo_trunk: the E.164 number of your trunk');
