@@ -71,6 +71,9 @@ describe('lists of values in src/ and the emulator', () => {
   it("an agent's fields, a v2 number's origins, each API's message roles: from api-facts, written in neither", () => {
     const facts = {
       "an agent's writable fields": OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum,
+      "an agent's clearable fields": OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum.filter(
+        (f) => f !== 'name',
+      ),
       "a v2 number's origins": OPERATIONS.createPhoneNumberV2.fields['body.origin'].enum,
       "chat's roles": SCHEMAS.Message['$.role'].enum,
       "messages' roles": SCHEMAS.MessagesRequest['$.messages[].role'].enum,

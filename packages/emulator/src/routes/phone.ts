@@ -116,9 +116,9 @@ const updateV1: Handler = async (req, res, core) => {
   const paths = body.field_mask?.paths;
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
     invalid('Invalid value for `field_mask.paths`: expected an array of strings');
+  const valid: readonly string[] = UPDATE['body.field_mask.paths[]'].enum;
   for (const p of paths as string[])
-    if (p !== 'name' && p !== 'description')
-      invalid(`Invalid field_mask path \`${p}\`; valid paths: name, description`);
+    if (!valid.includes(p)) invalid(`Invalid field_mask path \`${p}\`; valid paths: ${valid.join(', ')}`);
   const next: PhoneV1Record = { ...current, updated_at: new Date().toISOString() };
   if (paths.includes('name')) {
     if (body.name === undefined || body.name === null) invalid('Invalid value for `name`: the name cannot be cleared');
