@@ -160,7 +160,7 @@ describe('the built-in voices and the default voice changed in the document', ()
 
 describe('the other repeated facts changed in the document', () => {
   /** A copy of the document with one more value in each list, a new agent field, longer names of an agent and a
-   * number, and another realtime default voice. */
+   * number, and another realtime default voice, VAD threshold and longest silence. */
   const changedDoc = () => {
     const doc = readDoc();
     const schemas = doc.components.schemas;
@@ -179,7 +179,11 @@ describe('the other repeated facts changed in the document', () => {
     const event = (type: string) =>
       schemas.RealtimeClientEvent.allOf.find((arm: any) => arm.if.properties.type.const === type).then.properties;
     event('conversation.item.create').item.properties.role.enum.push('critic');
-    event('session.update').session.properties.voice.default = 'ara';
+    const session = event('session.update').session.properties;
+    session.voice.default = 'ara';
+    const vad = session.turn_detection.oneOf[1].properties;
+    vad.threshold.default = 0.7;
+    vad.silence_duration_ms.maximum = 20_000;
     return doc;
   };
 
@@ -228,10 +232,13 @@ describe('the other repeated facts changed in the document', () => {
        ws.send(JSON.stringify({ type: 'conversation.item.create',
          item: { type: 'message', role: 'critic', content: text('hi') } }));
        const answer = await next();
+       ws.send(JSON.stringify({ type: 'session.update', session: { turn_detection: { silence_duration_ms: 15000 } } }));
+       const updated = await next();
        ws.close();
        await emu.close();
        console.log(JSON.stringify({ agentKeys, origin, phoneName, status,
-         realtime: { voice: created.session.voice, item: answer.type } }));`,
+         realtime: { voice: created.session.voice, threshold: created.session.turn_detection.threshold,
+           item: answer.type, longSilence: updated.type } }));`,
     );
 
   it("reach the client's lists and the emulator's checks and defaults, with no other edit", async () => {
@@ -242,14 +249,14 @@ describe('the other repeated facts changed in the document', () => {
       origin: expect.stringMatching(/^--origin: ported is not allowed/),
       phoneName: expect.stringMatching(/^--name: .* at most 255 characters \(got 300\)/),
       status: { chat: 400, messages: 400, responses: 400, agentMask: 400, agentName: 400, phoneName: 400 },
-      realtime: { voice: 'eve', item: 'error' },
+      realtime: { voice: 'eve', threshold: 0.5, item: 'error', longSilence: 'error' },
     });
     expect(changed).toEqual({
       agentKeys: ['name', 'greeting'],
       origin: 'accepted',
       phoneName: 'accepted',
       status: { chat: 200, messages: 200, responses: 200, agentMask: 200, agentName: 200, phoneName: 200 },
-      realtime: { voice: 'ara', item: 'conversation.item.added' },
+      realtime: { voice: 'ara', threshold: 0.7, item: 'conversation.item.added', longSilence: 'session.updated' },
     });
   }, 30_000);
 });

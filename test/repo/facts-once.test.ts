@@ -84,9 +84,19 @@ describe('lists of values in src/ and the emulator', () => {
     for (const [name, values] of Object.entries(facts)) expect(written.has(setOf(values)), name).toBe(false);
   });
 
-  it("the realtime session's default voice: the document's, not written in the emulator", () => {
-    const voice = SCHEMAS.RealtimeClientEvent['$.session.voice'].default;
-    expect(where(new RegExp(`'${voice}'`), emulatorSources)).toEqual([]);
+  it("the realtime session's default voice and VAD numbers: the document's, not written in the emulator", () => {
+    const event = SCHEMAS.RealtimeClientEvent;
+    // a number as written in code: 10000 or 10_000
+    const literal = (n: number) =>
+      String(n)
+        .replace('.', '\\.')
+        .replace(/\B(?=(\d{3})+$)/g, '_?');
+    expect(where(new RegExp(`'${event['$.session.voice'].default}'`), emulatorSources)).toEqual([]);
+    for (const field of ['threshold', 'silence_duration_ms', 'prefix_padding_ms'] as const) {
+      const { default: value, maximum } = event[`$.session.turn_detection.${field}`];
+      expect(where(new RegExp(`${field}: ${literal(value)}\\b`), emulatorSources), field).toEqual([]);
+      expect(where(new RegExp(`'${field}', 0, ${literal(maximum)}\\b`), emulatorSources), field).toEqual([]);
+    }
   });
 
   it("the emulator's admin types (faults, triggers): its own, imported as types by src/endpoints, not restated", () => {

@@ -2087,8 +2087,20 @@ export interface components {
         turn_detection?: null | {
           /** @enum {unknown} */
           type?: 'server_vad' | null;
+          /**
+           * @description the voice activity detector's threshold: lower is more sensitive
+           * @default 0.5
+           */
           threshold?: number;
+          /**
+           * @description silence that ends the user's turn
+           * @default 500
+           */
           silence_duration_ms?: number;
+          /**
+           * @description audio kept from before the speech started
+           * @default 300
+           */
           prefix_padding_ms?: number;
         };
         audio?: {

@@ -28,6 +28,18 @@ const CLIENT_EVENT = SCHEMAS.RealtimeClientEvent;
 /** a conversation item's role (conversation.item.create's `item.role`) and the one it has when none is given */
 const ITEM_ROLE = CLIENT_EVENT['$.item.role'];
 type ItemRole = (typeof ITEM_ROLE.enum)[number];
+/** server_vad's numbers: their ranges and the values a session starts with (the document's) */
+const VAD = {
+  threshold: CLIENT_EVENT['$.session.turn_detection.threshold'],
+  silence_duration_ms: CLIENT_EVENT['$.session.turn_detection.silence_duration_ms'],
+  prefix_padding_ms: CLIENT_EVENT['$.session.turn_detection.prefix_padding_ms'],
+};
+const defaultTurnDetection = (): TurnDetection => ({
+  type: 'server_vad',
+  threshold: VAD.threshold.default,
+  silence_duration_ms: VAD.silence_duration_ms.default,
+  prefix_padding_ms: VAD.prefix_padding_ms.default,
+});
 const CLOSINGS = [
   'This is the emulator speaking.',
   'The emulator heard you.',
@@ -143,13 +155,9 @@ class ClientEventError extends Error {
 function updatedTurnDetection(td: Json | null, current: TurnDetection | null): TurnDetection | null {
   if (td === null || td?.type === null) return null;
   if (typeof td === 'object' && (td.type === undefined || td.type === 'server_vad')) {
-    const cur = current ?? {
-      type: 'server_vad',
-      threshold: 0.5,
-      silence_duration_ms: 500,
-      prefix_padding_ms: 300,
-    };
-    const num = (field: string, min: number, max: number, integer: boolean, fallback: number): number => {
+    const cur = current ?? defaultTurnDetection();
+    const num = (field: keyof typeof VAD, integer: boolean, fallback: number): number => {
+      const { minimum: min, maximum: max } = VAD[field];
       const v = td[field];
       if (v === undefined || v === null) return fallback;
       if (typeof v !== 'number' || v < min || v > max || (integer && !Number.isInteger(v))) {
@@ -164,9 +172,9 @@ function updatedTurnDetection(td: Json | null, current: TurnDetection | null): T
     };
     return {
       type: 'server_vad',
-      threshold: num('threshold', 0, 1, false, cur.threshold),
-      silence_duration_ms: num('silence_duration_ms', 0, 10_000, true, cur.silence_duration_ms),
-      prefix_padding_ms: num('prefix_padding_ms', 0, 10_000, true, cur.prefix_padding_ms),
+      threshold: num('threshold', false, cur.threshold),
+      silence_duration_ms: num('silence_duration_ms', true, cur.silence_duration_ms),
+      prefix_padding_ms: num('prefix_padding_ms', true, cur.prefix_padding_ms),
     };
   }
   throw new ClientEventError(
@@ -231,7 +239,7 @@ export class EmulatedRealtimeSession {
       model: setup.model,
       instructions: '',
       voice: CLIENT_EVENT['$.session.voice'].default,
-      turn_detection: { type: 'server_vad', threshold: 0.5, silence_duration_ms: 500, prefix_padding_ms: 300 },
+      turn_detection: defaultTurnDetection(),
       audio: {
         input: { format: { type: 'audio/pcm', rate: 24000 } },
         output: { format: { type: 'audio/pcm', rate: 24000 }, voice: CLIENT_EVENT['$.session.voice'].default },
