@@ -615,7 +615,12 @@ export const SCHEMAS = {
     '$.content[]': { required: ['type'] },
     '$.content[].type': { enum: ['input_text', 'input_image', 'input_file', 'output_text'] },
   },
-  ResponsesTool: { $: { required: ['type'] } },
+  ResponsesTool: {
+    $: { required: ['type'] },
+    '$.type': {
+      enum: ['function', 'web_search', 'web_search_preview', 'x_search', 'file_search', 'code_interpreter', 'mcp'],
+    },
+  },
   ResponsesRequest: {
     $: { required: ['input'] },
     '$.input[]': { ref: 'InputItem' },

@@ -1504,8 +1504,11 @@ export interface components {
           [key: string]: unknown;
         });
     ResponsesTool: {
-      /** @description function (flat: name, description, parameters), web_search, web_search_preview, x_search, file_search, mcp, … */
-      type: string;
+      /**
+       * @description function is flat: name, description, parameters
+       * @enum {unknown}
+       */
+      type: 'function' | 'web_search' | 'web_search_preview' | 'x_search' | 'file_search' | 'code_interpreter' | 'mcp';
     };
     ResponsesRequest: {
       input: string | components['schemas']['InputItem'][];
