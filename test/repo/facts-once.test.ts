@@ -80,6 +80,9 @@ describe('lists of values in src/ and the emulator', () => {
       "responses' roles": SCHEMAS.InputItem['$.role'].enum,
       "a realtime item's roles": SCHEMAS.RealtimeClientEvent['$.item.role'].enum,
       "responses' built-in tool types": SCHEMAS.ResponsesTool['$.type'].enum.filter((t) => t !== 'function'),
+      "an agent's and a realtime session's built-in tool kinds": SCHEMAS.ToolKind.$.enum.filter(
+        (t) => t !== 'function',
+      ),
     };
     const written = lists([...sources, ...emulatorSources]);
     for (const [name, values] of Object.entries(facts)) expect(written.has(setOf(values)), name).toBe(false);

@@ -822,11 +822,8 @@ export const SCHEMAS = {
     '$.default_version': { nullable: true },
     '$.latest_version': { nullable: true },
   },
-  AgentTool: {
-    $: { required: ['type'] },
-    '$.type': { enum: ['function', 'web_search', 'x_search', 'file_search', 'mcp'] },
-    '$.function': { required: ['name'] },
-  },
+  ToolKind: { $: { enum: ['function', 'web_search', 'x_search', 'file_search', 'mcp'] } },
+  AgentTool: { $: { required: ['type'] }, '$.type': { ref: 'ToolKind' }, '$.function': { required: ['name'] } },
   AgentFields: {
     '$.name': { nullable: true, maxLength: 255 },
     '$.instructions': { nullable: true, maxLength: 256000 },
@@ -952,6 +949,7 @@ export const SCHEMAS = {
     '$.session.turn_detection.prefix_padding_ms': { minimum: 0, maximum: 10000, default: 300 },
     '$.session.audio.input.format': { ref: 'RealtimeAudioFormat' },
     '$.session.audio.output.format': { ref: 'RealtimeAudioFormat' },
+    '$.session.tools[].type': { ref: 'ToolKind' },
     '$.item': { required: ['type'] },
     '$.item.role': { enum: ['user', 'assistant', 'system'], default: 'user' },
     '$.previous_item_id': { nullable: true },

@@ -1841,9 +1841,13 @@ export interface components {
       default_version?: string | number | null;
       latest_version?: string | number | null;
     };
+    /**
+     * @description a voice agent's tool: a function, or a built-in kind (an agent's tools and a realtime session's)
+     * @enum {unknown}
+     */
+    ToolKind: 'function' | 'web_search' | 'x_search' | 'file_search' | 'mcp';
     AgentTool: {
-      /** @enum {unknown} */
-      type: 'function' | 'web_search' | 'x_search' | 'file_search' | 'mcp';
+      type: components['schemas']['ToolKind'];
       function?: {
         name: string;
         description?: string;
@@ -2115,7 +2119,11 @@ export interface components {
             voice?: string;
           };
         };
-        tools?: Record<string, unknown>[];
+        tools?: ({
+          type?: components['schemas']['ToolKind'];
+        } & {
+          [key: string]: unknown;
+        })[];
       };
       audio?: string;
       /** @description a conversation item; its fields are its type's (message: role, content; function_call_output: call_id, output) */

@@ -46,7 +46,8 @@ const CLOSINGS = [
   'Noted by the emulator.',
   'Thanks for calling the emulator.',
 ];
-const OTHER_TOOL_KINDS = ['web_search', 'x_search', 'file_search', 'mcp'];
+/** a session's built-in tool kinds: the document's (ToolKind), function aside */
+const OTHER_TOOL_KINDS: readonly string[] = SCHEMAS.ToolKind.$.enum.filter((kind) => kind !== 'function');
 
 /** a word said stands for a word of a tool's name: the same, or an inflection of it (book → books, booking) */
 const sameWord = (said: string, word: string) =>

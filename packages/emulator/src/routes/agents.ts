@@ -14,7 +14,7 @@ type Json = Record<string, any>;
 
 /** an agent's writable fields: the paths a PATCH's field mask may name */
 const AGENT_PATHS = OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum;
-const TOOL_KINDS: readonly string[] = SCHEMAS.AgentTool['$.type'].enum;
+const TOOL_KINDS: readonly string[] = SCHEMAS.ToolKind.$.enum;
 /** an agent's limits: the document's (AgentFields) */
 const FIELDS = SCHEMAS.AgentFields;
 const VAD_THRESHOLD = FIELDS['$.voice.vad_threshold'];
