@@ -47,6 +47,11 @@ const M = {
   'mcp silent': /--mcp .*: the MCP server did not start within \d+ s \(--timeout\)/,
   'mcp exited': /--mcp .*: the MCP server exited before it could (start|answer a call of city_facts)/,
   'mcp oversized': /--mcp .*: the result of city_facts was 17\.0 MiB, more than svc reads of one reply \(16\.0 MiB\)/,
+  'judge not JSON': /the judge's answer is not valid JSON/,
+  'pages written': /^\d+ man pages written into /,
+  'recorded 1': /recorded 1 exchange\(s\) in \S*rec\.json\n$/,
+  'recorded 0': /recorded 0 exchange\(s\) in \S*rec\.json\n$/,
+  'recorder stopped': /recorded \d+ exchange\(s\) in \S*rec\.json\n$/,
   ...Object.fromEntries([...STDOUT_M].map(([k, re]) => [`stdout ${k}`, re])),
 };
 
@@ -70,8 +75,17 @@ interface Family {
   /** a runner of many (agents test, batch): a failure is its line on stdout; stderr's summary says how many failed */
   reportsFailuresOnStdout?: boolean;
   failureSummary?: RegExp;
+  /** the summary is part of the report, on stdout (agents simulate), not on stderr */
+  summaryOnStdout?: boolean;
   /** the command with its data on stdout (for a family that writes a file): the rows of a failing stdout */
   stdoutArgs?(dir: string): string[];
+  /** a server the command runs (emulator record): once it is up, `svc models list` goes through it (what it should
+   * end with is the row's `client`), then the server is stopped with Ctrl-C (SIGINT) */
+  serves?: true;
+  /** a folder the command fills: all of it or, on failure, nothing (no page, no temp file) */
+  folder?: string;
+  /** replies planned on another route in every row (a model whose answer the command needs in a shape of its own) */
+  answers?: { route: string; replies: Fault[] };
 }
 
 const wav = join(tempDir('svc-matrix-in-'), 'in.wav');
@@ -120,6 +134,20 @@ const MCP_CLIENT = [
 ]
   .map((m) => `${JSON.stringify(m)}\n`)
   .join('');
+/** A chat answer whose text is `content` (a structured answer: JSON). */
+const chatAnswer = (content: string) =>
+  JSON.stringify({
+    id: 'chat_planned',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'svc-4',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 },
+  });
+/** The judge of `agents simulate`: a verdict of its one criterion, as its JSON Schema asks. */
+const JUDGE_VERDICT = chatAnswer(
+  JSON.stringify({ criterion_1: { verdict: 'pass', reason: 'The agent answered the caller at once.' } }),
+);
 const FAMILIES: Record<string, Family> = {
   'chat streamed': {
     name: 'chat streamed',
@@ -256,6 +284,49 @@ const FAMILIES: Record<string, Family> = {
     reportsFailuresOnStdout: true,
     failureSummary: /0 passed, 1 failed/,
   },
+  // a scenario's call (issue 38): the opening line spoken (TTS) into the agent's session, its answer read, then the
+  // judge's verdict (a planned JSON answer: the server's usual text is no verdict); one turn, so no caller model
+  'agents simulate': {
+    name: 'agents simulate',
+    route: 'WS /v1/realtime',
+    inputs: {
+      'agent.json': JSON.stringify({ name: 'desk', instructions: 'answer' }),
+      'scenario.json': JSON.stringify({
+        name: 'greets',
+        persona: 'a caller',
+        goal: 'a greeting',
+        opening: 'Hello?',
+        max_turns: 1,
+        criteria: ['the agent answers'],
+      }),
+    },
+    args: (dir) => ['agents', 'simulate', '--agent-file', join(dir, 'agent.json'), join(dir, 'scenario.json')],
+    answers: { route: 'POST /v1/chat/completions', replies: [{ status: 200, body: JUDGE_VERDICT }] },
+    ok: /^ok +greets #1 .*\n[^]*1 scenario × 1 run: 1\/1 calls passed/,
+    reportsFailuresOnStdout: true,
+    failureSummary: /1 scenario × 1 run: 0\/1 calls passed/,
+    summaryOnStdout: true,
+  },
+  // every man page into a folder (no server): all written, or none (a write that fails leaves the folder empty)
+  'completion man': {
+    name: 'completion man --install',
+    route: 'none',
+    args: (dir) => ['completion', 'man', '--install', join(dir, 'man')],
+    stdoutArgs: () => ['completion', 'man', 'chat'],
+    ok: /\/man\/svc-chat\.1\n/,
+    writes: ['man'],
+    folder: 'man',
+  },
+  // a recorder between a client and the API (issue 38): what the API does wrong reaches the client as it was (a 502
+  // when it cannot be reached), the recorder keeps running and stops at Ctrl-C with the fixture written
+  'emulator record': {
+    name: 'emulator record',
+    route: 'GET /v1/models',
+    args: (dir, _o, base) => ['emulator', 'record', '--upstream', base, '--out', join(dir, 'rec.json')],
+    serves: true,
+    ok: /^http:\/\/127\.0\.0\.1:\d+\n$/,
+    writes: ['rec.json', 'rec.audio'],
+  },
   // a file of rows (issue 28): each row's request retried by batch's own scheduler; a row that keeps failing is
   // recorded failed (its line on stdout, the request in rows.csv.failed.jsonl) and the run exits 1
   batch: {
@@ -296,6 +367,10 @@ interface Row {
   /** refused until the command says it retries; then the server comes up on that port */
   refusedThenUp?: boolean;
   signal?: Signal;
+  /** a server family's client (Family.serves): its exit code and what its stderr says */
+  client?: { exit: number; stderr: RegExp };
+  /** the replies on the family's other route (Family.answers) in place of its usual ones */
+  answers?: Fault[];
   /** the process's file size limit, in blocks of 512 bytes (`ulimit -f`) */
   ulimit?: number;
   /** stdout fails this way (test/helpers/stdout-faults.ts) */
@@ -541,10 +616,11 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   if (!family.startsWith('tts')) add({ family, fault: 'binary frame', plan: ['binary'], exit: 1, stderr: M.protocol });
 }
 
-// the test runner: a failing session fails its case (exit 1) with the class of fault in the report, never the run
-{
-  const family = 'agents test';
-  add({ family, fault: 'ok', exit: 0, stderr: /1 passed, 0 failed/, stdout: FAMILIES[family]!.ok });
+// the test runners: a failing session fails its case or call (exit 1) with the class of fault in the report, never
+// the run
+for (const family of ['agents test', 'agents simulate'] as const) {
+  const passed = FAMILIES[family].summaryOnStdout ? /^(?!.*error)/s : /1 passed, 0 failed/;
+  add({ family, fault: 'ok', exit: 0, stderr: passed, stdout: FAMILIES[family]!.ok });
   add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^FAIL greets/ });
   add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^FAIL greets/ });
   add({ family, fault: 'stall mid-session', plan: ['stall'], exit: 1, stderr: M.timeout, stdout: /^FAIL greets/ });
@@ -565,6 +641,39 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
     ['binary frame', 'binary'],
   ] as const)
     add({ family, fault, plan: [plan], exit: 1, stderr: M.protocol, stdout: /^FAIL greets/ });
+}
+
+// agents simulate's judge (the chat answer after the call): what it fails at fails the call, never the run
+{
+  const family = 'agents simulate';
+  const failed = /^FAIL greets/;
+  add({
+    family,
+    fault: 'judge answers text, not a verdict',
+    answers: [],
+    exit: 1,
+    stderr: M['judge not JSON'],
+    stdout: failed,
+  });
+  add({ family, fault: 'judge silent', answers: ['silent'], exit: 1, stderr: M.timeout, stdout: failed });
+  add({ family, fault: 'judge HTML 200', answers: ['html'], exit: 1, stderr: M.protocol, stdout: failed });
+  add({
+    family,
+    fault: 'judge 429 then ok (retried)',
+    answers: [{ status: 429, retryAfter: '0' }, ...FAMILIES[family].answers!.replies],
+    retries: 2,
+    exit: 0,
+    stderr: /^(?!.*error)/s,
+    stdout: FAMILIES[family].ok,
+  });
+  add({
+    family,
+    fault: 'judge 500 (POST not retried)',
+    answers: [{ status: 500 }],
+    exit: 1,
+    stderr: M.server,
+    stdout: failed,
+  });
 }
 
 // svc batch: one row; what fails is the row (recorded failed, its error in its line on stdout, exit 1), the run
@@ -664,6 +773,63 @@ for (const family of ['tts ws', 'tts stream', 'stt ws', 'realtime', 'calls'] as 
   add({ family, fault: 'silent after connect', plan: ['silent'], exit: 0, stderr: M.timeout, stdout: failed });
   add({ family, fault: 'reset mid-body', plan: ['reset'], exit: 0, stderr: M.lost, stdout: failed });
   add({ family, fault: '500 (POST not retried)', plan: [{ status: 500 }], exit: 0, stderr: M.server, stdout: failed });
+}
+
+// completion man --install: a page that cannot be written (a full disk; at 6 KiB svc.1 fits, svc-chat.1 does not) fails
+// the run with the folder as it was
+{
+  const family = 'completion man';
+  add({ family, fault: 'ok', exit: 0, stderr: M['pages written'], stdout: FAMILIES[family].ok });
+  add({ family, fault: 'write failure mid-way (ulimit -f)', ulimit: 6, exit: 1, stderr: M.write, stdout: /^$/ });
+}
+
+// emulator record: the upstream's faults reach its client (`svc models list` through it), the recorder stays up and
+// stops cleanly at Ctrl-C, whatever is still in flight; a fixture that cannot be written fails it at start
+{
+  const family = 'emulator record';
+  const up = FAMILIES[family].ok;
+  const ok = /^(?!.*error)/s;
+  add({ family, fault: 'ok', client: { exit: 0, stderr: ok }, exit: 0, stderr: M['recorded 1'], stdout: up });
+  add({
+    family,
+    fault: 'upstream refused (the client gets a 502)',
+    refused: true,
+    client: { exit: 7, stderr: /the upstream could not be reached.*HTTP 502/ },
+    exit: 0,
+    stderr: M['recorded 0'],
+    stdout: up,
+  });
+  for (const [fault, plan, client] of [
+    ['upstream silent after connect (the client times out; Ctrl-C while it waits)', 'silent', M.timeout],
+    ['upstream stall mid-body (the client times out; Ctrl-C while it waits)', 'stall', M.timeout],
+    ['upstream reset mid-body (the client loses it)', 'reset', M.lost],
+  ] as const)
+    add({
+      family,
+      fault,
+      plan: [plan],
+      client: { exit: 1, stderr: client },
+      exit: 0,
+      stderr: M['recorder stopped'],
+      stdout: up,
+    });
+  add({
+    family,
+    fault: 'upstream 500 (passed on to the client, recorded)',
+    plan: [{ status: 500 }],
+    client: { exit: 7, stderr: M.server },
+    exit: 0,
+    stderr: M['recorded 1'],
+    stdout: up,
+  });
+  add({
+    family,
+    fault: 'fixture not written (ulimit -f 0)',
+    ulimit: 0,
+    exit: 1,
+    stderr: /cannot write .*rec\.json: disk full or file too large \(EFBIG\)/,
+    stdout: /^$/,
+  });
 }
 
 // svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is
@@ -777,6 +943,13 @@ function matrixDoc(): string {
     'Rows with a signal or a file size limit (`ulimit -f`) run the built CLI as a process of its own; the others run ' +
       'it in',
     "the test's process (`svcInProcess`).",
+    '`emulator record` runs as a process with the hostile server as its upstream: `svc models list` goes through ' +
+      "it (the row's fault",
+    "is the upstream's; the client's outcome is asserted too), then Ctrl-C stops it. `agents simulate` gets its " +
+      "judge's verdict",
+    'planned (a JSON answer on the chat route; its judge rows replace it). `completion man --install` needs no ' +
+      'server: its folder',
+    'holds every page after a success and none after a failure.',
     '',
     'Message classes: refused (connection refused), timeout (no byte within --timeout: "did not answer in ' +
       'time", "stalled",',
@@ -790,7 +963,10 @@ function matrixDoc(): string {
       'sent to stdout',
     'for these rows: `-o -`, `--output -`); mcp silent, mcp exited, mcp oversized (a hostile MCP server of ' +
       '`chat --mcp`: it',
-    'never answers `initialize`, it exits, its result is over what svc reads of one reply; the server is named).',
+    'never answers `initialize`, it exits, its result is over what svc reads of one reply; the server is named); ' +
+      "judge not JSON (agents simulate's",
+    "judge answered text); pages written (completion man --install's note); recorded N, recorder stopped (emulator " +
+      "record's last note).",
     '',
     `${rows.length} rows.`,
     '',
@@ -828,6 +1004,7 @@ describe('fault matrix', () => {
       try {
         const base = row.refused || row.refusedThenUp ? await closedPort() : server.url;
         if (row.plan) server.plan(fam.route, ...row.plan);
+        if (fam.answers) server.plan(fam.answers.route, ...(row.answers ?? fam.answers.replies));
         const dir = tempDir('svc-matrix-');
         writeFileSync(join(dir, 'up.txt'), 'hello');
         for (const [name, text] of Object.entries(fam.inputs ?? {})) writeFileSync(join(dir, name), text);
@@ -868,6 +1045,35 @@ describe('fault matrix', () => {
           server = await HostileServer.start(Number(new URL(base).port));
           const c = await child;
           r = { exitCode: c.exitCode ?? -1, stdout: String(c.stdout ?? ''), stderr: String(c.stderr ?? '') };
+        } else if (fam.serves) {
+          const child = spawnSvc(args, opts);
+          let said = '';
+          const exited = child.then(() => undefined);
+          // up: it printed the key for its clients (or it ended)
+          const key = await Promise.race([
+            exited,
+            new Promise<string>((res) =>
+              child.stderr!.on('data', (c: Buffer) => {
+                said += c.toString();
+                const m = /key for clients of the recorder: (\S+)\n[^]*use it with: export SVC_BASE_URL=(\S+)/.exec(
+                  said,
+                );
+                if (m) res(`${m[2]} ${m[1]}`);
+              }),
+            ),
+          ]);
+          if (key && row.client) {
+            const [url, localKey] = key.split(' ');
+            const client = await svcInProcess(['--timeout', timeout, '--max-retries', '0', 'models', 'list'], {
+              env: { SVC_BASE_URL: url!, SVC_API_KEY: localKey!, SVC_DATA_DIR: join(dir, 'client-data') },
+            });
+            const whyClient = `client: exit ${client.exitCode}\nstderr: ${client.stderr}`;
+            expect(client.exitCode, whyClient).toBe(row.client.exit);
+            expect(client.stderr, whyClient).toMatch(row.client.stderr);
+          }
+          child.kill('SIGINT');
+          const c = await child;
+          r = { exitCode: c.exitCode ?? -1, stdout: String(c.stdout ?? ''), stderr: String(c.stderr ?? '') };
         } else if (row.signal) {
           const child = spawnSvc(args, opts);
           await server.whenHeld();
@@ -886,7 +1092,7 @@ describe('fault matrix', () => {
         // a test runner reports the fault in the failing case's line; its stderr has the summary
         const onStdout = fam.reportsFailuresOnStdout && row.exit === 1 && !row.stdoutFault;
         expect(onStdout ? r.stdout : r.stderr, why).toMatch(row.stderr);
-        if (onStdout) expect(r.stderr, why).toMatch(fam.failureSummary!);
+        if (onStdout) expect(fam.summaryOnStdout ? r.stdout : r.stderr, why).toMatch(fam.failureSummary!);
         // a stdout that failed is the one error said: not the network, not twice
         if (row.stdoutFault) expect(r.stderr.match(/error:/g), why).toHaveLength(1);
         if (row.stdout) expect(r.stdout, why).toMatch(row.stdout);
@@ -910,7 +1116,12 @@ describe('fault matrix', () => {
         // no temp file (".name.pid.rand.part" or any other) beside the target
         const left = readdirSync(dir).filter(
           (f) =>
-            f !== 'up.txt' && f !== 'data' && f !== fam.out && !(f in (fam.inputs ?? {})) && !fam.writes?.includes(f),
+            f !== 'up.txt' &&
+            f !== 'data' &&
+            f !== 'client-data' &&
+            f !== fam.out &&
+            !(f in (fam.inputs ?? {})) &&
+            !fam.writes?.includes(f),
         );
         expect(left, why).toEqual([]);
         // nor in svc's own files (conversations, the call log)
@@ -921,6 +1132,16 @@ describe('fault matrix', () => {
           : [];
         expect(ownTemp, why).toEqual([]);
         if (out) expect(existsSync(out)).toBe(true);
+        if (fam.folder) {
+          const filled = existsSync(join(dir, fam.folder)) ? readdirSync(join(dir, fam.folder)) : [];
+          if (row.exit === 0 && !row.stdoutFault) {
+            expect(filled.length, why).toBeGreaterThan(0);
+            expect(
+              filled.filter((f) => f.startsWith('.')),
+              why,
+            ).toEqual([]);
+          } else expect(filled, why).toEqual([]);
+        }
         results.push(true);
       } finally {
         await server.close();

@@ -5,12 +5,16 @@ import { ProtocolError } from '../core/errors.js';
 import { expectFields } from './guard.js';
 import { withReply } from '../term/reply.js';
 import { apiFacts } from '../core/lazy-api-facts.js';
+import type { OPERATIONS } from 'svc-formats/api-facts';
 
 export type Agent = Schema<'Agent'>;
 
-/** The fields a client may write (also the valid field-mask paths). */
-export const AGENT_FIELDS = ['name', 'instructions', 'tools', 'voice', 'collection_ids'] as const;
-export type AgentField = (typeof AGENT_FIELDS)[number];
+type FieldMaskPaths = (typeof OPERATIONS)['updateAgent']['fields']['body.field_mask.paths[]']['enum'];
+export type AgentField = FieldMaskPaths[number];
+/** The fields a client may write: the document's field-mask paths of PATCH /v1/agents/{id} (AgentFields' properties,
+ * packages/emulator/test/contract.test.ts), which the emulator reads too. */
+export const agentFields = (): FieldMaskPaths =>
+  apiFacts().OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum;
 export type AgentInput = Partial<Record<AgentField, unknown>>;
 
 /** An agent's limits, as the document states them (read when an agent is checked, not when this module loads). */

@@ -1,34 +1,16 @@
 // The admin API of a running emulator (`svc emulator serve`), under /_emulator/ on its base URL. Off loopback it
 // needs the admin token the emulator printed at start ($SVC_EMULATOR_ADMIN_TOKEN).
 import type { LoggedRequest } from 'svc-emulator/request-log';
+import type { ArmedFault, Fault } from 'svc-emulator/faults';
+import type { TRIGGERS } from 'svc-emulator/admin';
 import type { HttpClient, Query } from '../net/http.js';
 
-/** an entry of the request log (GET /_emulator/requests): the control API is the emulator's, not the API's, so the
- * document does not type it; the emulator's own definition does (a type only: nothing of the emulator is loaded) */
-export type { LoggedRequest };
-
-/** a fault of the emulator's control API (not the API's) */
-export interface FaultSpec {
-  kind: 'status' | 'drop' | 'slow';
-  path?: string;
-  method?: string;
-  status?: number;
-  /** seconds (a number or its digits) or an HTTP date */
-  retryAfter?: string | number;
-  message?: string;
-  afterEvents?: number;
-  delayMs?: number;
-  times?: number;
-  left?: number;
-}
-
-export type TriggerKind =
-  | 'incoming-call'
-  | 'caller-says'
-  | 'caller-hangup'
-  | 'video-done'
-  | 'deferred-ready'
-  | 'file-expired';
+// The control API is the emulator's, not the API's, so the document does not type it: its entries of the request log
+// (GET /_emulator/requests), its faults and its triggers are the emulator's own definitions, imported as types only
+// (nothing of the emulator is loaded).
+export type { ArmedFault, Fault, LoggedRequest };
+/** POST /_emulator/trigger/{kind}: the emulator's list of triggers */
+export type TriggerKind = (typeof TRIGGERS)[number];
 
 const adminHeaders = (token: string | undefined): Record<string, string> =>
   token ? { 'x-emulator-admin-token': token } : {};
@@ -61,11 +43,11 @@ export class EmulatorAdmin {
   trigger(kind: TriggerKind, body: Record<string, unknown>) {
     return this.call<Record<string, unknown>>('POST', `trigger/${kind}`, { json: body });
   }
-  addFaults(faults: FaultSpec[]) {
-    return this.call<{ faults: FaultSpec[] }>('POST', 'faults', { json: faults });
+  addFaults(faults: Fault[]) {
+    return this.call<{ faults: ArmedFault[] }>('POST', 'faults', { json: faults });
   }
   listFaults() {
-    return this.call<{ faults: FaultSpec[] }>('GET', 'faults');
+    return this.call<{ faults: ArmedFault[] }>('GET', 'faults');
   }
   clearFaults() {
     return this.call<{ ok: boolean }>('DELETE', 'faults');

@@ -8,9 +8,6 @@ import { withReply } from '../term/reply.js';
 /** a number of either generation (v1 and v2 share the commands' rows): its id, the rest as each sends it */
 export type PhoneNumber = Schema<'PhoneNumberV2'> & Partial<Schema<'PhoneNumber'>>;
 
-export const PHONE_LIMITS = { name: 255, description: 1000 } as const;
-export const V2_ORIGINS = ['svc_provisioned', 'byo_trunk'] as const;
-
 function unwrap(raw: unknown, what: string): PhoneNumber {
   const obj = raw as Record<string, unknown> | undefined;
   const pn = obj && typeof obj.phone_number === 'object' && obj.phone_number !== null ? obj.phone_number : obj;

@@ -28,11 +28,14 @@ function resolve(doc: Json, node: Json): Json {
 /**
  * The fields of a body schema: each property, and a property whose schema is written inline with `properties` (a
  * documented nested object: `voice`, `search_parameters`) as its dotted fields instead. A property that refers to a
- * named schema (`agent`, `text`, `response_format`) is one parameter, set as a whole.
+ * named schema (`agent`, `text`, `response_format`) is one parameter, set as a whole. The properties of an `allOf`
+ * arm are the body's own (POST /v1/agents: AgentFields and a required name).
  */
-function fields(schema: Json, prefix = ''): string[] {
-  return Object.entries((schema.properties ?? {}) as Record<string, Json>).flatMap(([name, s]) =>
-    s.properties && !s.$ref ? fields(s, `${prefix}${name}.`) : [`${prefix}${name}`],
+function fields(doc: Json, schema: Json, prefix = ''): string[] {
+  const arms = ((schema.allOf ?? []) as Json[]).map((arm) => resolve(doc, arm).properties ?? {});
+  const properties: Record<string, Json> = Object.assign({}, ...arms, schema.properties ?? {});
+  return Object.entries(properties).flatMap(([name, s]) =>
+    s.properties && !s.$ref ? fields(doc, s, `${prefix}${name}.`) : [`${prefix}${name}`],
   );
 }
 
@@ -53,7 +56,7 @@ export function apiOperations(doc: Json = readApiDocument()): Record<string, { p
         .map((p: Json) => p.name as string);
       const content = (op.requestBody?.content ?? {}) as Record<string, Json>;
       const body = Object.values(content)[0];
-      const parameters = [...query, ...(body ? fields(resolve(doc, body.schema)) : [])];
+      const parameters = [...query, ...(body ? fields(doc, resolve(doc, body.schema)) : [])];
       out[`${op['x-websocket'] ? 'WS' : method.toUpperCase()} ${path}`] = { parameters };
     }
   }

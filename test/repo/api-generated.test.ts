@@ -157,3 +157,106 @@ describe('the built-in voices and the default voice changed in the document', ()
     ]);
   }, 30_000);
 });
+
+describe('the other repeated facts changed in the document', () => {
+  /** A copy of the document with one more value in each list, a new agent field, longer names of an agent and a
+   * number, and another realtime default voice, VAD threshold and longest silence. */
+  const changedDoc = () => {
+    const doc = readDoc();
+    const schemas = doc.components.schemas;
+    schemas.AgentFields.properties.greeting = { type: ['string', 'null'] };
+    schemas.AgentFields.properties.name.maxLength = 300;
+    doc.paths['/v1/phone-numbers'].post.requestBody.content['application/json'].schema.properties.name.maxLength = 300;
+    schemas.PhoneNumber.properties.name.maxLength = 300; // the reply (the emulator's replies are checked against it)
+    const patch = doc.paths['/v1/agents/{agent_id}'].patch.requestBody.content['application/json'].schema;
+    patch.properties.field_mask.properties.paths.items.enum.push('greeting');
+    doc.paths['/v2/phone-numbers'].post.requestBody.content['application/json'].schema.properties.origin.enum.push(
+      'ported',
+    );
+    schemas.Message.properties.role.enum.push('critic');
+    schemas.MessagesRequest.properties.messages.items.properties.role.enum.push('critic');
+    schemas.InputItem.oneOf[0].properties.role.enum.push('critic');
+    const event = (type: string) =>
+      schemas.RealtimeClientEvent.allOf.find((arm: any) => arm.if.properties.type.const === type).then.properties;
+    event('conversation.item.create').item.properties.role.enum.push('critic');
+    const session = event('session.update').session.properties;
+    session.voice.default = 'ara';
+    const vad = session.turn_detection.oneOf[1].properties;
+    vad.threshold.default = 0.7;
+    vad.silence_duration_ms.maximum = 20_000;
+    return doc;
+  };
+
+  /** the client's agent file keys and --origin of phone v2 create; the emulator's answers to a role, a field mask
+   * path, and its realtime session's voice and answer to an item of a role */
+  const checks = async (doc: unknown, name: string) =>
+    runWith(
+      await factsFrom(doc, name),
+      doc,
+      `const { createRequire } = await import('node:module');
+       const { WebSocket } = createRequire(${JSON.stringify(join(ROOT, 'packages/emulator/package.json'))})('ws');
+       const { managedKeys } = await dist('commands/agents/project.js');
+       const agentKeys = Object.keys(managedKeys({ name: 'a', greeting: 'hi' }, 'a.json', () => {}));
+       const phone = (await dist('commands/phone/v2/create.js')).default;
+       let origin = 'accepted';
+       try { phone.options.find((o) => o.flags.startsWith('--origin')).parse('ported', '--origin'); }
+       catch (e) { origin = e.message; }
+       const buy = (await dist('commands/phone/buy.js')).default;
+       let phoneName = 'accepted';
+       try { buy.options.find((o) => o.flags.startsWith('--name')).parse('n'.repeat(300), '--name'); }
+       catch (e) { phoneName = e.message; }
+       const emu = await startTestEmulator();
+       const call = async (method, path, body) => {
+         const res = await fetch(emu.url + path, { method, body: JSON.stringify(body),
+           headers: { authorization: 'Bearer ' + emu.key, 'content-type': 'application/json' } });
+         return [res.status, await res.json()];
+       };
+       const text = (t) => [{ type: 'input_text', text: t }];
+       const [, { agent }] = await call('POST', '/v1/agents', { name: 'a' });
+       const status = {
+         chat: (await call('POST', '/v1/chat/completions', { model: 'svc-4',
+           messages: [{ role: 'critic', content: 'be brief' }, { role: 'user', content: 'hi' }] }))[0],
+         messages: (await call('POST', '/v1/messages', { model: 'svc-4', max_tokens: 16,
+           messages: [{ role: 'user', content: 'hi' }, { role: 'critic', content: 'be brief' }] }))[0],
+         responses: (await call('POST', '/v1/responses', { model: 'svc-4',
+           input: [{ type: 'message', role: 'critic', content: text('hi') }] }))[0],
+         agentMask: (await call('PATCH', '/v1/agents/' + agent.agent_id,
+           { agent: { greeting: 'hi' }, field_mask: { paths: ['greeting'] } }))[0],
+         agentName: (await call('POST', '/v1/agents', { name: 'a'.repeat(300) }))[0],
+         phoneName: (await call('POST', '/v1/phone-numbers', { area_code: '415', name: 'n'.repeat(300) }))[0],
+       };
+       const ws = new WebSocket(emu.wsUrl + '/v1/realtime', { headers: { authorization: 'Bearer ' + emu.key } });
+       const events = [];
+       const next = () => new Promise((resolve) => ws.once('message', (m) => resolve(JSON.parse(String(m)))));
+       const created = await next();
+       ws.send(JSON.stringify({ type: 'conversation.item.create',
+         item: { type: 'message', role: 'critic', content: text('hi') } }));
+       const answer = await next();
+       ws.send(JSON.stringify({ type: 'session.update', session: { turn_detection: { silence_duration_ms: 15000 } } }));
+       const updated = await next();
+       ws.close();
+       await emu.close();
+       console.log(JSON.stringify({ agentKeys, origin, phoneName, status,
+         realtime: { voice: created.session.voice, threshold: created.session.turn_detection.threshold,
+           item: answer.type, longSilence: updated.type } }));`,
+    );
+
+  it("reach the client's lists and the emulator's checks and defaults, with no other edit", async () => {
+    const today = await checks(readDoc(), 'others-today');
+    const changed = await checks(changedDoc(), 'others-changed');
+    expect(today).toEqual({
+      agentKeys: ['name'],
+      origin: expect.stringMatching(/^--origin: ported is not allowed/),
+      phoneName: expect.stringMatching(/^--name: .* at most 255 characters \(got 300\)/),
+      status: { chat: 400, messages: 400, responses: 400, agentMask: 400, agentName: 400, phoneName: 400 },
+      realtime: { voice: 'eve', threshold: 0.5, item: 'error', longSilence: 'error' },
+    });
+    expect(changed).toEqual({
+      agentKeys: ['name', 'greeting'],
+      origin: 'accepted',
+      phoneName: 'accepted',
+      status: { chat: 200, messages: 200, responses: 200, agentMask: 200, agentName: 200, phoneName: 200 },
+      realtime: { voice: 'ara', threshold: 0.7, item: 'conversation.item.added', longSilence: 'session.updated' },
+    });
+  }, 30_000);
+});

@@ -68,6 +68,46 @@ describe('lists of values in src/ and the emulator', () => {
     expect([...lists(emulatorSources)].filter((list) => ours.has(list))).toEqual([]);
   });
 
+  it("an agent's fields, a v2 number's origins, each API's message roles: from api-facts, written in neither", () => {
+    const facts = {
+      "an agent's writable fields": OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum,
+      "an agent's clearable fields": OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum.filter(
+        (f) => f !== 'name',
+      ),
+      "a v2 number's origins": OPERATIONS.createPhoneNumberV2.fields['body.origin'].enum,
+      "chat's roles": SCHEMAS.Message['$.role'].enum,
+      "messages' roles": SCHEMAS.MessagesRequest['$.messages[].role'].enum,
+      "responses' roles": SCHEMAS.InputItem['$.role'].enum,
+      "a realtime item's roles": SCHEMAS.RealtimeClientEvent['$.item.role'].enum,
+      "responses' built-in tool types": SCHEMAS.ResponsesTool['$.type'].enum.filter((t) => t !== 'function'),
+      "an agent's and a realtime session's built-in tool kinds": SCHEMAS.ToolKind.$.enum.filter(
+        (t) => t !== 'function',
+      ),
+    };
+    const written = lists([...sources, ...emulatorSources]);
+    for (const [name, values] of Object.entries(facts)) expect(written.has(setOf(values)), name).toBe(false);
+  });
+
+  it("the realtime session's default voice and VAD numbers: the document's, not written in the emulator", () => {
+    const event = SCHEMAS.RealtimeClientEvent;
+    // a number as written in code: 10000 or 10_000
+    const literal = (n: number) =>
+      String(n)
+        .replace('.', '\\.')
+        .replace(/\B(?=(\d{3})+$)/g, '_?');
+    expect(where(new RegExp(`'${event['$.session.voice'].default}'`), emulatorSources)).toEqual([]);
+    for (const field of ['threshold', 'silence_duration_ms', 'prefix_padding_ms'] as const) {
+      const { default: value, maximum } = event[`$.session.turn_detection.${field}`];
+      expect(where(new RegExp(`${field}: ${literal(value)}\\b`), emulatorSources), field).toEqual([]);
+      expect(where(new RegExp(`'${field}', 0, ${literal(maximum)}\\b`), emulatorSources), field).toEqual([]);
+    }
+  });
+
+  it("the emulator's admin types (faults, triggers): its own, imported as types by src/endpoints, not restated", () => {
+    const endpoints = sources.filter(({ file }) => file.startsWith('src/endpoints/'));
+    expect(where(/interface \w*Fault\w*\b|'(incoming-call|caller-says|file-expired)'/, endpoints)).toEqual([]);
+  });
+
   it("the built-in voices and each request's tool_choice modes: read from api-facts, written in neither", () => {
     const facts = {
       'built-in voices': SCHEMAS.BuiltinVoiceId.$.enum,

@@ -137,6 +137,14 @@ describe('the API document', () => {
     }
   });
 
+  it("names an agent's writable fields again, as the field mask's paths: AgentFields' properties", () => {
+    // JSON Schema cannot say "one of the properties' names": client and emulator read the mask's enum
+    const patch = doc.paths['/v1/agents/{agent_id}'].patch.requestBody.content['application/json'].schema;
+    expect(patch.properties.field_mask.properties.paths.items.enum).toEqual(
+      Object.keys(doc.components.schemas.AgentFields.properties),
+    );
+  });
+
   it('describes exactly the routes of the emulator (its admin API and public links aside)', () => {
     const router = new Router();
     registerAllRoutes(router);

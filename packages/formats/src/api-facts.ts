@@ -222,20 +222,7 @@ export const OPERATIONS = {
     path: '/v1/agents',
     fields: { 'query.limit': { minimum: 1, maximum: 1000, default: 100 } },
   },
-  createAgent: {
-    method: 'POST',
-    path: '/v1/agents',
-    fields: {
-      body: { required: ['name'] },
-      'body.name': { maxLength: 255 },
-      'body.instructions': { maxLength: 256000 },
-      'body.tools': { maxItems: 200 },
-      'body.tools[]': { ref: 'AgentTool' },
-      'body.voice.vad_threshold': { minimum: 0, maximum: 1 },
-      'body.voice.vad_silence_duration_ms': { minimum: 0, maximum: 10000 },
-      'body.collection_ids': { maxItems: 10 },
-    },
-  },
+  createAgent: { method: 'POST', path: '/v1/agents', fields: { body: { required: ['name'], ref: 'AgentFields' } } },
   getAgent: { method: 'GET', path: '/v1/agents/{agent_id}', fields: { 'path.agent_id': { required: true } } },
   deleteAgent: { method: 'DELETE', path: '/v1/agents/{agent_id}', fields: { 'path.agent_id': { required: true } } },
   updateAgent: {
@@ -294,7 +281,11 @@ export const OPERATIONS = {
   createPhoneNumberV2: {
     method: 'POST',
     path: '/v2/phone-numbers',
-    fields: { body: { required: ['origin', 'name'] }, 'body.origin': { enum: ['svc_provisioned', 'byo_trunk'] } },
+    fields: {
+      body: { required: ['origin', 'name'] },
+      'body.origin': { enum: ['svc_provisioned', 'byo_trunk'] },
+      'body.name': { maxLength: 255 },
+    },
   },
   deletePhoneNumberV2: {
     method: 'DELETE',
@@ -624,7 +615,12 @@ export const SCHEMAS = {
     '$.content[]': { required: ['type'] },
     '$.content[].type': { enum: ['input_text', 'input_image', 'input_file', 'output_text'] },
   },
-  ResponsesTool: { $: { required: ['type'] } },
+  ResponsesTool: {
+    $: { required: ['type'] },
+    '$.type': {
+      enum: ['function', 'web_search', 'web_search_preview', 'x_search', 'file_search', 'code_interpreter', 'mcp'],
+    },
+  },
   ResponsesRequest: {
     $: { required: ['input'] },
     '$.input[]': { ref: 'InputItem' },
@@ -826,11 +822,8 @@ export const SCHEMAS = {
     '$.default_version': { nullable: true },
     '$.latest_version': { nullable: true },
   },
-  AgentTool: {
-    $: { required: ['type'] },
-    '$.type': { enum: ['function', 'web_search', 'x_search', 'file_search', 'mcp'] },
-    '$.function': { required: ['name'] },
-  },
+  ToolKind: { $: { enum: ['function', 'web_search', 'x_search', 'file_search', 'mcp'] } },
+  AgentTool: { $: { required: ['type'] }, '$.type': { ref: 'ToolKind' }, '$.function': { required: ['name'] } },
   AgentFields: {
     '$.name': { nullable: true, maxLength: 255 },
     '$.instructions': { nullable: true, maxLength: 256000 },
@@ -948,11 +941,17 @@ export const SCHEMAS = {
         'response.cancel',
       ],
     },
+    '$.session.voice': { default: 'eve' },
     '$.session.turn_detection': { nullable: true },
     '$.session.turn_detection.type': { nullable: true, enum: ['server_vad'] },
+    '$.session.turn_detection.threshold': { minimum: 0, maximum: 1, default: 0.5 },
+    '$.session.turn_detection.silence_duration_ms': { minimum: 0, maximum: 10000, default: 500 },
+    '$.session.turn_detection.prefix_padding_ms': { minimum: 0, maximum: 10000, default: 300 },
     '$.session.audio.input.format': { ref: 'RealtimeAudioFormat' },
     '$.session.audio.output.format': { ref: 'RealtimeAudioFormat' },
+    '$.session.tools[].type': { ref: 'ToolKind' },
     '$.item': { required: ['type'] },
+    '$.item.role': { enum: ['user', 'assistant', 'system'], default: 'user' },
     '$.previous_item_id': { nullable: true },
     '$.content_index': { minimum: 0 },
     '$.audio_end_ms': { minimum: 0 },

@@ -1504,8 +1504,11 @@ export interface components {
           [key: string]: unknown;
         });
     ResponsesTool: {
-      /** @description function (flat: name, description, parameters), web_search, web_search_preview, x_search, file_search, mcp, … */
-      type: string;
+      /**
+       * @description function is flat: name, description, parameters
+       * @enum {unknown}
+       */
+      type: 'function' | 'web_search' | 'web_search_preview' | 'x_search' | 'file_search' | 'code_interpreter' | 'mcp';
     };
     ResponsesRequest: {
       input: string | components['schemas']['InputItem'][];
@@ -1838,9 +1841,13 @@ export interface components {
       default_version?: string | number | null;
       latest_version?: string | number | null;
     };
+    /**
+     * @description a voice agent's tool: a function, or a built-in kind (an agent's tools and a realtime session's)
+     * @enum {unknown}
+     */
+    ToolKind: 'function' | 'web_search' | 'x_search' | 'file_search' | 'mcp';
     AgentTool: {
-      /** @enum {unknown} */
-      type: 'function' | 'web_search' | 'x_search' | 'file_search' | 'mcp';
+      type: components['schemas']['ToolKind'];
       function?: {
         name: string;
         description?: string;
@@ -2079,12 +2086,28 @@ export interface components {
       event_id?: string;
       session?: {
         instructions?: string;
+        /**
+         * @description a built-in or custom voice id; a session speaks with the default until an update names one (audio.output.voice is the same field)
+         * @default eve
+         */
         voice?: string;
         turn_detection?: null | {
           /** @enum {unknown} */
           type?: 'server_vad' | null;
+          /**
+           * @description the voice activity detector's threshold: lower is more sensitive
+           * @default 0.5
+           */
           threshold?: number;
+          /**
+           * @description silence that ends the user's turn
+           * @default 500
+           */
           silence_duration_ms?: number;
+          /**
+           * @description audio kept from before the speech started
+           * @default 300
+           */
           prefix_padding_ms?: number;
         };
         audio?: {
@@ -2096,13 +2119,23 @@ export interface components {
             voice?: string;
           };
         };
-        tools?: Record<string, unknown>[];
+        tools?: ({
+          type?: components['schemas']['ToolKind'];
+        } & {
+          [key: string]: unknown;
+        })[];
       };
       audio?: string;
       /** @description a conversation item; its fields are its type's (message: role, content; function_call_output: call_id, output) */
       item?: {
         /** @description message, function_call_output, … */
         type: string;
+        /**
+         * @description a message's role
+         * @default user
+         * @enum {unknown}
+         */
+        role?: 'user' | 'assistant' | 'system';
       } & {
         [key: string]: unknown;
       };
@@ -3829,17 +3862,7 @@ export interface operations {
       content: {
         'application/json': {
           name: string;
-          instructions?: string;
-          tools?: components['schemas']['AgentTool'][];
-          voice?: {
-            /** @description a built-in voice (eve, ara, rex, sal, leo) or a custom voice */
-            voice_id?: string;
-            /** @description lower is more sensitive */
-            vad_threshold?: number;
-            vad_silence_duration_ms?: number;
-          };
-          collection_ids?: string[];
-        };
+        } & WithRequired<components['schemas']['AgentFields'], 'name'>;
       };
     };
     responses: {
@@ -4816,3 +4839,6 @@ export interface operations {
     };
   };
 }
+type WithRequired<T, K extends keyof T> = T & {
+  [P in K]-?: T[P];
+};

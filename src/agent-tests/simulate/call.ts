@@ -9,7 +9,7 @@ import { createChat, type ChatRequest, type ChatResponse } from '../../endpoints
 import type { HttpClient } from '../../net/http.js';
 import type { WsConnection } from '../../net/ws.js';
 import { isAudioDelta, isTranscriptDelta } from '../../core/realtime-events.js';
-import { BudgetError, IncompleteError } from '../../core/errors.js';
+import { BudgetError, IncompleteError, describeError } from '../../core/errors.js';
 import {
   answerCall,
   configure,
@@ -273,7 +273,8 @@ export async function simulateCall(plan: CallPlan, o: SimOptions): Promise<CallR
     // Ctrl-C, and budget.daily's refusal: the run stops there (a money refusal is no failure of the agent)
     if (o.signal.aborted || err instanceof BudgetError) throw err;
     call.endedBy = 'failed';
-    call.failures.push(`the call failed: ${err instanceof Error ? err.message : String(err)}`);
+    // an API error's status and request id with its message (a judge's HTTP 500 is not the agent's failure)
+    call.failures.push(`the call failed: ${describeError(err)}`);
   }
   const figures = call.turns.flatMap((t) => (t.latency_ms === undefined ? [] : [t.latency_ms]));
   call.failures.push(...latencyFailures(figures, s.latency));

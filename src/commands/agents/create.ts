@@ -1,7 +1,7 @@
 import type { OptionSpec, OptionValues } from '../../core/option-spec.js';
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
-import { AGENT_FIELDS, createAgent, type AgentInput } from '../../endpoints/agents.js';
+import { agentFields, createAgent, type AgentInput } from '../../endpoints/agents.js';
 import {
   AGENT_FIELD_OPTIONS,
   checkAgentInput,
@@ -37,7 +37,7 @@ export default defineCommand({
     let namer: Namer = flagNamer;
     if (opts.file !== undefined) {
       const raw = opts.file === '-' ? parseAgentJson(await ctx.readStdin(), 'stdin') : readAgentFile(opts.file);
-      for (const f of AGENT_FIELDS) if (raw[f] !== undefined) input[f] = raw[f];
+      for (const f of agentFields()) if (raw[f] !== undefined) input[f] = raw[f];
       const fromFile = fileNamer(opts.file === '-' ? 'stdin' : opts.file);
       // fields from the file are named by the file, fields from flags by their flag
       namer = (f) => (fieldFromFlag(f, opts) ? flagNamer(f) : fromFile(f));

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { UsageError } from '../../core/errors.js';
 import { repeatable } from '../../core/validate.js';
-import { AGENT_FIELDS } from '../../endpoints/agents.js';
+import { agentFields } from '../../endpoints/agents.js';
 import { checkEnv, ENV_OPTION, managedKeys, requireProject, sortFiles } from './project.js';
 import { readAgentFile } from './shared.js';
 import { differs, planAll, planJson, planText, projectTargets, type Target } from './sync.js';
@@ -72,6 +72,6 @@ function loneTarget(f: string, warn: (m: string) => void): Target {
   if (typeof id !== 'string' || id === '')
     throw new UsageError(`${f}: agent_id is required to compare a lone agent file with the server`);
   const template = managedKeys(raw, f, warn);
-  for (const k of Object.keys(template)) if (!(AGENT_FIELDS as readonly string[]).includes(k)) delete template[k];
+  for (const k of Object.keys(template)) if (!(agentFields() as readonly string[]).includes(k)) delete template[k];
   return { label: f, files: [f], id, template, literal: true };
 }

@@ -8,7 +8,7 @@ import { UsageError } from '../../core/errors.js';
 import { readInputText } from '../../core/input-file.js';
 import type { OptionSpec } from '../../core/option-spec.js';
 import { pattern } from '../../core/validate.js';
-import { AGENT_FIELDS } from '../../endpoints/agents.js';
+import { agentFields } from '../../endpoints/agents.js';
 import { checkProjectPath, jsonErrorPlace, readProjectText } from './project-files.js';
 
 export const PROJECT_FILE = 'svc-agents.json';
@@ -188,14 +188,15 @@ export function readProjectJson(project: Project, rel: string): Record<string, u
 }
 
 /** The keys an agent file may hold: the writable agent fields and its phone number. */
-export const FILE_KEYS: readonly string[] = [...AGENT_FIELDS, PHONE_KEY];
+const fileKeys = (): readonly string[] => [...agentFields(), PHONE_KEY];
 const SERVER_ONLY = new Set(['agent_id', 'created_at', 'updated_at']);
 
 /** An agent file's managed keys (server-only fields dropped; other keys are reported by `warn`). */
 export function managedKeys(raw: Record<string, unknown>, shown: string, warn: (m: string) => void) {
   const out: Record<string, unknown> = {};
+  const keys = fileKeys();
   for (const [k, v] of Object.entries(raw)) {
-    if (FILE_KEYS.includes(k)) out[k] = v;
+    if (keys.includes(k)) out[k] = v;
     else if (!SERVER_ONLY.has(k)) warn(`${shown}: field "${k}" is not an agent field; ignored`);
   }
   return out;

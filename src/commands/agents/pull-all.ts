@@ -2,7 +2,7 @@
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { UsageError } from '../../core/errors.js';
-import { AGENT_FIELDS, listAgents, type Agent, type AgentField } from '../../endpoints/agents.js';
+import { agentFields, listAgents, type Agent, type AgentField } from '../../endpoints/agents.js';
 import type { PhoneNumber } from '../../endpoints/phone.js';
 import type { Context } from '../../runtime/context.js';
 import {
@@ -99,7 +99,7 @@ export async function pullAll(ctx: Context, dir: string | undefined, envFlag: st
 /** What a file holds of an agent: the writable fields as sent, and its v1 phone number (null: none). */
 function fileForm(agent: Agent, numbers: PhoneNumber[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const f of AGENT_FIELDS) if (f in agent) out[f] = agent[f];
+  for (const f of agentFields()) if (f in agent) out[f] = agent[f];
   const held = numbers.filter((n) => n.agent_id === agent.agent_id);
   out[PHONE_KEY] =
     held.length === 0

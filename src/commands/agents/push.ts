@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
 import { ApiError, UsageError } from '../../core/errors.js';
 import {
-  AGENT_FIELDS,
+  agentFields,
   createAgent,
   getAgent,
   updateAgent,
@@ -147,7 +147,7 @@ async function pushFile(ctx: Ctx, file: string, dryRun: boolean): Promise<number
   const source = file === '-' ? 'stdin' : file;
   const raw = file === '-' ? parseAgentJson(await ctx.readStdin(), 'stdin') : readAgentFile(file);
   for (const k of Object.keys(raw)) {
-    if (!READ_ONLY.has(k) && !(AGENT_FIELDS as readonly string[]).includes(k))
+    if (!READ_ONLY.has(k) && !(agentFields() as readonly string[]).includes(k))
       ctx.out.warn(`${source}: field "${k}" is not an agent field; ignored`);
   }
   const id = raw.agent_id;
@@ -157,7 +157,7 @@ async function pushFile(ctx: Ctx, file: string, dryRun: boolean): Promise<number
         `new agent)`,
     );
   const desired: AgentInput = {};
-  for (const f of AGENT_FIELDS) if (f in raw) desired[f] = raw[f] as unknown;
+  for (const f of agentFields()) if (f in raw) desired[f] = raw[f] as unknown;
   const wanted = checkAgentInput(desired, fileNamer(source));
   const ce = ctx.out.ce;
 
@@ -179,7 +179,7 @@ async function pushFile(ctx: Ctx, file: string, dryRun: boolean): Promise<number
     }
     throw err;
   }
-  const changed = AGENT_FIELDS.filter((f) => f in wanted && !sameValue(f, current[f], wanted[f]));
+  const changed = agentFields().filter((f) => f in wanted && !sameValue(f, current[f], wanted[f]));
   if (changed.length === 0) {
     ctx.out.info(`agent ${id} already matches ${source}: nothing to send`);
     if (dryRun) return dryRunResult(ctx, source, id, []);
@@ -213,7 +213,7 @@ async function createFromFile(ctx: Ctx, source: string, wanted: AgentInput, dryR
   const ce = ctx.out.ce;
   if (wanted.name === undefined || wanted.name === null)
     throw new UsageError(`${source}: name is required to create an agent`);
-  const fields = AGENT_FIELDS.filter((f) => wanted[f] !== undefined && wanted[f] !== null);
+  const fields = agentFields().filter((f) => wanted[f] !== undefined && wanted[f] !== null);
   ctx.out.info(`${ce.bold('+ new agent')} with ${fields.join(', ')}`);
   for (const f of fields) ctx.out.info(await describeChange(f, null, wanted[f], ce));
   if (dryRun)

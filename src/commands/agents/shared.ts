@@ -13,7 +13,7 @@ import { normalizeVoiceId, voiceAllowed, voiceOption } from '../../endpoints/voi
 import { jsonErrorPlace } from './project-files.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
-const TOOL_KINDS = SCHEMAS.AgentTool['$.type'].enum;
+const TOOL_KINDS = SCHEMAS.ToolKind.$.enum;
 
 function readFileFor(flag: string, path: string): string {
   return readInputText(flag, path);

@@ -2,7 +2,7 @@
 // sent), how the server differs (a plan per agent), and the writes that make it match.
 import { ApiError, UsageError } from '../../core/errors.js';
 import {
-  AGENT_FIELDS,
+  agentFields,
   createAgent,
   getAgent,
   updateAgent,
@@ -53,7 +53,7 @@ export function prepare(t: Target, env: NodeJS.ProcessEnv): Prepared {
     ? t.template
     : Object.fromEntries(Object.entries(t.template).map(([k, v]) => [k, resolveReferences(v, env, `${where}: ${k}`)]));
   const input: AgentInput = {};
-  for (const f of AGENT_FIELDS) if (f in resolved) input[f] = resolved[f];
+  for (const f of agentFields()) if (f in resolved) input[f] = resolved[f];
   const wanted = checkAgentInput(input, fileNamer(where));
   if (t.id === undefined && (wanted.name === undefined || wanted.name === null))
     throw new UsageError(`${where}: name is required to create agent ${t.label}`);
@@ -104,7 +104,7 @@ export async function makePlan(http: HttpClient, t: Prepared, numbers: () => Pro
     }
   }
   const shown = (f: AgentField, v: unknown) => hideSecrets(canonical(f, v), t.secrets);
-  const fields = AGENT_FIELDS.filter((f) =>
+  const fields = agentFields().filter((f) =>
     current
       ? f in t.wanted && !sameValue(f, current[f], t.wanted[f])
       : t.wanted[f] !== undefined && t.wanted[f] !== null,

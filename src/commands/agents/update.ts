@@ -4,8 +4,12 @@ import { oneOf, repeatable } from '../../core/validate.js';
 import { getAgent, updateAgent, type AgentField, type AgentInput, type AgentPatch } from '../../endpoints/agents.js';
 import { getNumber } from '../../endpoints/phone.js';
 import { AGENT_FIELD_OPTIONS, checkAgentInput, flagNamer, printAgent, readToolFiles, textOrFile } from './shared.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
 
-const CLEARABLE = ['instructions', 'tools', 'voice', 'collection_ids'] as const;
+/** the writable fields (the document's, as agentFields() reads them) but the name, which cannot be cleared */
+const CLEARABLE = OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum.filter(
+  (f): f is Exclude<AgentField, 'name'> => f !== 'name',
+);
 
 export default defineCommand({
   description:

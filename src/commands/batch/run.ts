@@ -25,6 +25,7 @@ import {
 } from '../../batch/input.js';
 import type { BatchOptions } from '../../batch/batch.js';
 import { makeDirs } from 'svc-formats/make-dirs';
+import { CODECS } from 'svc-formats/audio-format';
 
 type Opts = OptionValues<[...typeof BATCH_FLAGS, ...typeof BODY_FLAGS]>;
 
@@ -151,9 +152,9 @@ const BODY_FLAGS = [
   { flags: '--language <code>', description: 'language (tts: default en; stt)', key: 'language' },
   {
     flags: '--codec <codec>',
-    description: 'audio format of tts: mp3, wav, pcm, mulaw, alaw (default mp3)',
-    parse: oneOf(['mp3', 'wav', 'pcm', 'mulaw', 'alaw'] as const),
-    choices: ['mp3', 'wav', 'pcm', 'mulaw', 'alaw'],
+    description: `audio format of tts: ${CODECS.join(', ')} (default mp3)`,
+    parse: oneOf(CODECS),
+    choices: CODECS,
     key: 'codec',
   },
   {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { makeDirs } from 'svc-formats/make-dirs';
 import { defineCommand } from '../../cmdutil/command.js';
 import { forceFlags } from '../../cmdutil/flag-sets.js';
-import { writeFileAtomic } from '../../core/atomic-file.js';
+import { AtomicFile } from '../../core/atomic-file.js';
 import { UsageError } from '../../core/errors.js';
 import { expandHome, pathRules, userManDir } from '../../core/paths.js';
 import { didYouMean } from '../../core/suggest.js';
@@ -85,12 +85,22 @@ async function install(ctx: Context, dir: string, force: boolean): Promise<numbe
   } catch (err) {
     throw new UsageError(`--install: cannot make ${dir}: ${(err as Error).message}`);
   }
+  // every page written beside its place before any is put there: a write that fails (a full disk) leaves the
+  // folder as it was, as a refusal does
+  const files: AtomicFile[] = [];
   const written: string[] = [];
-  for (const [name, page] of pages) {
-    if (unchanged.has(name)) continue;
-    const file = path.join(dir, name);
-    await writeFileAtomic(file, page, { replace: force });
-    written.push(file);
+  try {
+    for (const [name, page] of pages) {
+      if (unchanged.has(name)) continue;
+      written.push(path.join(dir, name));
+      const file = await AtomicFile.create(written[written.length - 1]!, { replace: force });
+      files.push(file);
+      await file.write(Buffer.from(page));
+    }
+    for (const file of files) await file.commit();
+  } finally {
+    // a no-op for each file put in place
+    for (const file of files) await file.discard();
   }
   if (ctx.out.json) ctx.out.printJson({ dir, written, unchanged: unchanged.size });
   else for (const file of written) ctx.out.line(file);

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../cmdutil/command.js';
-import { EmulatorAdmin, type FaultSpec } from '../../endpoints/emulator.js';
+import { EmulatorAdmin, type ArmedFault } from '../../endpoints/emulator.js';
 
-function describeFault(f: FaultSpec): string {
+function describeFault(f: ArmedFault): string {
   const what =
     f.kind === 'status'
       ? `${f.status}${f.retryAfter !== undefined ? ` retry-after=${f.retryAfter}` : ''}`

@@ -76,6 +76,13 @@ export default defineCommand({
     const { exportLines, releaseStdout } = await import('svc-emulator/start-lines');
     if (opts.printEnv) ctx.out.write(exportLines(rec.url, rec.localKey));
     else ctx.out.line(rec.url);
+    // the URL is what a client needs: a stdout that failed (a full disk) ends the run now, not a recorder none can find
+    const stdout = ctx.out.stdoutGuard;
+    await stdout.settle();
+    if (stdout.failure) {
+      await rec.close();
+      throw stdout.failure;
+    }
     await releaseStdout(ctx.streams.stdout);
     ctx.out.info(`svc emulator record: ${rec.url} forwards to ${new URL(upstream).origin}; Ctrl-C stops it`);
     ctx.out.info(`key for clients of the recorder: ${rec.localKey}`);

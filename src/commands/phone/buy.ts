@@ -2,8 +2,12 @@ import { defineCommand } from '../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../cmdutil/confirm.js';
 import { UsageError } from '../../core/errors.js';
 import { maxLength, pattern } from '../../core/validate.js';
-import { PHONE_LIMITS, buyNumber } from '../../endpoints/phone.js';
+import { buyNumber } from '../../endpoints/phone.js';
 import { AREA_CODE, printNumber } from './shared.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
+
+const NAME_MAX = OPERATIONS.buyPhoneNumber.fields['body.name'].maxLength;
+const DESCRIPTION_MAX = OPERATIONS.buyPhoneNumber.fields['body.description'].maxLength;
 
 export default defineCommand({
   description: 'Buying a number is billed. Asks for confirmation on a terminal; in a script pass --yes.',
@@ -15,13 +19,13 @@ export default defineCommand({
     },
     {
       flags: '--name <name>',
-      description: 'name of the number (at most 255 characters)',
-      parse: maxLength(PHONE_LIMITS.name),
+      description: `name of the number (at most ${NAME_MAX} characters)`,
+      parse: maxLength(NAME_MAX),
     },
     {
       flags: '--description <text>',
-      description: 'description (at most 1000 characters)',
-      parse: maxLength(PHONE_LIMITS.description),
+      description: `description (at most ${DESCRIPTION_MAX} characters)`,
+      parse: maxLength(DESCRIPTION_MAX),
     },
     YES_OPTION,
   ],
@@ -33,7 +37,7 @@ export default defineCommand({
     if (opts.areaCode === undefined)
       throw new UsageError('--area-code is required: a three-digit US area code, e.g. 415');
     if (opts.name === undefined || opts.name.trim() === '')
-      throw new UsageError('--name is required: a name for the number (at most 255 characters)');
+      throw new UsageError(`--name is required: a name for the number (at most ${NAME_MAX} characters)`);
     await confirm(ctx, `Buy a phone number in area code ${opts.areaCode} (billed)?`, { yes: opts.yes });
     const pn = await buyNumber(await ctx.http(), {
       area_code: opts.areaCode,

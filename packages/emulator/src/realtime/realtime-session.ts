@@ -24,13 +24,30 @@ type Json = Record<string, any>;
 const { fields: QUERY } = OPERATIONS.realtimeSession;
 export const REALTIME_MODELS = QUERY['query.model'].enum;
 export const REALTIME_REASONING_EFFORTS = QUERY['query.reasoning.effort'].enum;
+const CLIENT_EVENT = SCHEMAS.RealtimeClientEvent;
+/** a conversation item's role (conversation.item.create's `item.role`) and the one it has when none is given */
+const ITEM_ROLE = CLIENT_EVENT['$.item.role'];
+type ItemRole = (typeof ITEM_ROLE.enum)[number];
+/** server_vad's numbers: their ranges and the values a session starts with (the document's) */
+const VAD = {
+  threshold: CLIENT_EVENT['$.session.turn_detection.threshold'],
+  silence_duration_ms: CLIENT_EVENT['$.session.turn_detection.silence_duration_ms'],
+  prefix_padding_ms: CLIENT_EVENT['$.session.turn_detection.prefix_padding_ms'],
+};
+const defaultTurnDetection = (): TurnDetection => ({
+  type: 'server_vad',
+  threshold: VAD.threshold.default,
+  silence_duration_ms: VAD.silence_duration_ms.default,
+  prefix_padding_ms: VAD.prefix_padding_ms.default,
+});
 const CLOSINGS = [
   'This is the emulator speaking.',
   'The emulator heard you.',
   'Noted by the emulator.',
   'Thanks for calling the emulator.',
 ];
-const OTHER_TOOL_KINDS = ['web_search', 'x_search', 'file_search', 'mcp'];
+/** a session's built-in tool kinds: the document's (ToolKind), function aside */
+const OTHER_TOOL_KINDS: readonly string[] = SCHEMAS.ToolKind.$.enum.filter((kind) => kind !== 'function');
 
 /** a word said stands for a word of a tool's name: the same, or an inflection of it (book → books, booking) */
 const sameWord = (said: string, word: string) =>
@@ -96,7 +113,7 @@ type ConversationItem =
   | {
       id: string;
       type: 'message';
-      role: 'user' | 'assistant' | 'system';
+      role: ItemRole;
       text: string;
       /** an answer's audio sent so far, in ms (cut by conversation.item.truncate) */
       audioMs?: number;
@@ -139,13 +156,9 @@ class ClientEventError extends Error {
 function updatedTurnDetection(td: Json | null, current: TurnDetection | null): TurnDetection | null {
   if (td === null || td?.type === null) return null;
   if (typeof td === 'object' && (td.type === undefined || td.type === 'server_vad')) {
-    const cur = current ?? {
-      type: 'server_vad',
-      threshold: 0.5,
-      silence_duration_ms: 500,
-      prefix_padding_ms: 300,
-    };
-    const num = (field: string, min: number, max: number, integer: boolean, fallback: number): number => {
+    const cur = current ?? defaultTurnDetection();
+    const num = (field: keyof typeof VAD, integer: boolean, fallback: number): number => {
+      const { minimum: min, maximum: max } = VAD[field];
       const v = td[field];
       if (v === undefined || v === null) return fallback;
       if (typeof v !== 'number' || v < min || v > max || (integer && !Number.isInteger(v))) {
@@ -160,9 +173,9 @@ function updatedTurnDetection(td: Json | null, current: TurnDetection | null): T
     };
     return {
       type: 'server_vad',
-      threshold: num('threshold', 0, 1, false, cur.threshold),
-      silence_duration_ms: num('silence_duration_ms', 0, 10_000, true, cur.silence_duration_ms),
-      prefix_padding_ms: num('prefix_padding_ms', 0, 10_000, true, cur.prefix_padding_ms),
+      threshold: num('threshold', false, cur.threshold),
+      silence_duration_ms: num('silence_duration_ms', true, cur.silence_duration_ms),
+      prefix_padding_ms: num('prefix_padding_ms', true, cur.prefix_padding_ms),
     };
   }
   throw new ClientEventError(
@@ -226,11 +239,11 @@ export class EmulatedRealtimeSession {
       object: 'realtime.session',
       model: setup.model,
       instructions: '',
-      voice: 'eve',
-      turn_detection: { type: 'server_vad', threshold: 0.5, silence_duration_ms: 500, prefix_padding_ms: 300 },
+      voice: CLIENT_EVENT['$.session.voice'].default,
+      turn_detection: defaultTurnDetection(),
       audio: {
         input: { format: { type: 'audio/pcm', rate: 24000 } },
-        output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'eve' },
+        output: { format: { type: 'audio/pcm', rate: 24000 }, voice: CLIENT_EVENT['$.session.voice'].default },
       },
       tools: [],
       reasoning: { effort: setup.reasoningEffort },
@@ -622,9 +635,13 @@ export class EmulatedRealtimeSession {
       return;
     }
     if (item.type === 'message' || item.type === undefined) {
-      const role = item.role ?? 'user';
-      if (!['user', 'assistant', 'system'].includes(role))
-        throw new ClientEventError('invalid_value', '`item.role` must be user, assistant or system', 'item.role');
+      const role: ItemRole = item.role ?? ITEM_ROLE.default;
+      if (!(ITEM_ROLE.enum as readonly string[]).includes(role))
+        throw new ClientEventError(
+          'invalid_value',
+          `\`item.role\` must be one of ${ITEM_ROLE.enum.join(', ')}`,
+          'item.role',
+        );
       const content = Array.isArray(item.content) ? item.content : [];
       const text = content
         .map((c: Json) =>

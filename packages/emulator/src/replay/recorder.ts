@@ -91,7 +91,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   const server = createServer((req, res) => {
     if (!localAuth(req, localKey)) return refuse(res, 401, 'The recorder wants the key it printed at start');
     forward(req, res, upstream, opts.key, book).catch((err: Error) => {
-      if (res.headersSent) return void res.destroy();
+      if (res.headersSent || res.destroyed) return void res.destroy();
       if (err instanceof BodyTooLarge) return refuse(res, 413, err.message);
       refuse(res, 502, `the upstream could not be reached: ${err.message}`);
     });
@@ -353,6 +353,11 @@ async function forward(
   const sent = performance.now();
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const up = send(target, { method, headers: { ...forwardedHeaders(req, key), 'content-length': body.length } });
+  // a client gone before its reply ended (it gave up, or the recorder stops and closes it): the upstream request ends
+  // too, so that a silent upstream holds neither a socket nor the recorder's Ctrl-C
+  res.once('close', () => {
+    if (!res.writableFinished) up.destroy();
+  });
   const reply = await new Promise<IncomingMessage>((resolve, reject) => {
     up.once('response', resolve);
     up.once('error', reject);

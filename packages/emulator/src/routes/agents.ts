@@ -14,7 +14,11 @@ type Json = Record<string, any>;
 
 /** an agent's writable fields: the paths a PATCH's field mask may name */
 const AGENT_PATHS = OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum;
-const TOOL_KINDS: readonly string[] = SCHEMAS.AgentTool['$.type'].enum;
+const TOOL_KINDS: readonly string[] = SCHEMAS.ToolKind.$.enum;
+/** an agent's limits: the document's (AgentFields) */
+const FIELDS = SCHEMAS.AgentFields;
+const VAD_THRESHOLD = FIELDS['$.voice.vad_threshold'];
+const VAD_SILENCE = FIELDS['$.voice.vad_silence_duration_ms'];
 
 /** The agent as the API shows it (no team id). */
 export function publicAgent(a: AgentRecord): Json {
@@ -36,18 +40,23 @@ function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[n
   switch (field) {
     case 'name':
       if (typeof v !== 'string' || v.trim() === '') invalid('Invalid value for `name`: a non-empty string is required');
-      if (chars(v) > 255) invalid(`Invalid value for \`name\`: at most 255 characters (got ${chars(v)})`);
+      if (chars(v) > FIELDS['$.name'].maxLength)
+        invalid(`Invalid value for \`name\`: at most ${FIELDS['$.name'].maxLength} characters (got ${chars(v)})`);
       return;
     case 'instructions':
       if (v === null) return;
       if (typeof v !== 'string') invalid('Invalid value for `instructions`: expected a string');
-      if (chars(v) > 256_000)
-        invalid(`Invalid value for \`instructions\`: at most 256000 characters (got ${chars(v)})`);
+      if (chars(v) > FIELDS['$.instructions'].maxLength)
+        invalid(
+          `Invalid value for \`instructions\`: at most ${FIELDS['$.instructions'].maxLength} characters ` +
+            `(got ${chars(v)})`,
+        );
       return;
     case 'tools':
       if (v === null) return;
       if (!Array.isArray(v)) invalid('Invalid value for `tools`: expected an array');
-      if (v.length > 200) invalid(`Invalid value for \`tools\`: at most 200 tools (got ${v.length})`);
+      if (v.length > FIELDS['$.tools'].maxItems)
+        invalid(`Invalid value for \`tools\`: at most ${FIELDS['$.tools'].maxItems} tools (got ${v.length})`);
       v.forEach((t: Json, i) => {
         if (!t || typeof t !== 'object' || !TOOL_KINDS.includes(t.type))
           invalid(`Invalid value for \`tools[${i}].type\`: must be one of ${TOOL_KINDS.join(', ')}`);
@@ -59,7 +68,11 @@ function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[n
       if (v === null) return;
       if (!Array.isArray(v) || v.some((c) => typeof c !== 'string'))
         invalid('Invalid value for `collection_ids`: expected an array of strings');
-      if (v.length > 10) invalid(`Invalid value for \`collection_ids\`: at most 10 collections (got ${v.length})`);
+      if (v.length > FIELDS['$.collection_ids'].maxItems)
+        invalid(
+          `Invalid value for \`collection_ids\`: at most ${FIELDS['$.collection_ids'].maxItems} collections ` +
+            `(got ${v.length})`,
+        );
       return;
     case 'voice': {
       if (v === null) return;
@@ -73,13 +86,18 @@ function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[n
           );
       }
       const t = voice.vad_threshold;
-      if (t !== undefined && t !== null && (typeof t !== 'number' || t < 0 || t > 1))
-        invalid(`Invalid value for \`voice.vad_threshold\`: ${JSON.stringify(t)}; must be from 0.0 to 1.0`);
+      const outside = (n: number, range: { minimum: number; maximum: number }) =>
+        n < range.minimum || n > range.maximum;
+      if (t !== undefined && t !== null && (typeof t !== 'number' || outside(t, VAD_THRESHOLD)))
+        invalid(
+          `Invalid value for \`voice.vad_threshold\`: ${JSON.stringify(t)}; must be from ` +
+            `${VAD_THRESHOLD.minimum.toFixed(1)} to ${VAD_THRESHOLD.maximum.toFixed(1)}`,
+        );
       const s = voice.vad_silence_duration_ms;
-      if (s !== undefined && s !== null && (typeof s !== 'number' || !Number.isInteger(s) || s < 0 || s > 10_000))
+      if (s !== undefined && s !== null && (typeof s !== 'number' || !Number.isInteger(s) || outside(s, VAD_SILENCE)))
         invalid(
           `Invalid value for \`voice.vad_silence_duration_ms\`: ${JSON.stringify(s)}; must be an integer ` +
-            `from 0 to 10000`,
+            `from ${VAD_SILENCE.minimum} to ${VAD_SILENCE.maximum}`,
         );
       return;
     }

@@ -12,6 +12,7 @@ import { MAX_CHOICES, checkRange, type EmuRequest, type Router } from '../http/r
 import { invalid, notFound } from '../core/errors.js';
 import { TOOL_CHOICE_MODES, generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from '../state/files.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 type Body = Record<string, any>;
 
@@ -22,7 +23,7 @@ interface DeferredRecord {
   response: unknown;
 }
 
-const ROLES = ['system', 'user', 'assistant', 'tool', 'developer'];
+const ROLES: readonly string[] = SCHEMAS.Message['$.role'].enum;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Every documented range and rule of the chat request (400 when broken). */

@@ -18,12 +18,14 @@ const TOOL_CHOICE_TYPES: readonly string[] = [
   ...SCHEMAS.MessagesToolChoice['$.type'].enum,
 ];
 
+const ROLES: readonly string[] = SCHEMAS.MessagesRequest['$.messages[].role'].enum;
+
 export function validateMessagesBody(body: Body): void {
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     invalid('Invalid value for `messages`: at least one message is required');
   body.messages.forEach((m: Body, i: number) => {
-    if (!m || !['user', 'assistant'].includes(m.role))
-      invalid(`Invalid value for \`messages[${i}].role\`: must be user or assistant`);
+    if (!m || !ROLES.includes(m.role))
+      invalid(`Invalid value for \`messages[${i}].role\`: must be one of ${ROLES.join(', ')}`);
     if (typeof m.content !== 'string' && !Array.isArray(m.content))
       invalid(`Invalid value for \`messages[${i}].content\`: expected a string or content blocks`);
   });

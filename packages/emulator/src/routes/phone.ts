@@ -7,6 +7,12 @@ import { generateSecret } from 'svc-formats/webhooks';
 import { queryNumber, tokenPage, type EmuRequest, type Handler, type Router } from '../http/router.js';
 import { HttpError, invalid, notFound } from '../core/errors.js';
 import { phoneNumbersV1, phoneNumbersV2, type PhoneV1Record, type PhoneV2Record } from '../voice/phone-numbers.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
+
+/** a number's name and description limits: the document's, per operation */
+const BUY = OPERATIONS.buyPhoneNumber.fields;
+const UPDATE = OPERATIONS.updatePhoneNumber.fields;
+const CREATE_V2 = OPERATIONS.createPhoneNumberV2.fields;
 
 type Json = Record<string, any>;
 
@@ -77,8 +83,8 @@ const createV1: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
   if (typeof body.area_code !== 'string' || !/^[2-9]\d{2}$/.test(body.area_code))
     invalid(`Invalid value for \`area_code\`: ${JSON.stringify(body.area_code)}; must be a 3-digit US area code`);
-  checkText(body, 'name', 255, true);
-  checkText(body, 'description', 1000, false);
+  checkText(body, 'name', BUY['body.name'].maxLength, true);
+  checkText(body, 'description', BUY['body.description'].maxLength, false);
   const now = new Date().toISOString();
   const rec: PhoneV1Record = {
     phone_number_id: core.id('pn'),
@@ -110,17 +116,17 @@ const updateV1: Handler = async (req, res, core) => {
   const paths = body.field_mask?.paths;
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
     invalid('Invalid value for `field_mask.paths`: expected an array of strings');
+  const valid: readonly string[] = UPDATE['body.field_mask.paths[]'].enum;
   for (const p of paths as string[])
-    if (p !== 'name' && p !== 'description')
-      invalid(`Invalid field_mask path \`${p}\`; valid paths: name, description`);
+    if (!valid.includes(p)) invalid(`Invalid field_mask path \`${p}\`; valid paths: ${valid.join(', ')}`);
   const next: PhoneV1Record = { ...current, updated_at: new Date().toISOString() };
   if (paths.includes('name')) {
     if (body.name === undefined || body.name === null) invalid('Invalid value for `name`: the name cannot be cleared');
-    checkText(body, 'name', 255, true);
+    checkText(body, 'name', UPDATE['body.name'].maxLength, true);
     next.name = body.name;
   }
   if (paths.includes('description')) {
-    checkText(body, 'description', 1000, false);
+    checkText(body, 'description', UPDATE['body.description'].maxLength, false);
     next.description = body.description ?? null;
   }
   phoneNumbersV1(core).set(next.phone_number_id, next);
@@ -166,7 +172,7 @@ function sipAuthOf(body: Json): PhoneV2Record['sip_auth'] {
 
 const createV2: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
-  checkText(body, 'name', 255, true);
+  checkText(body, 'name', CREATE_V2['body.name'].maxLength, true);
   const team = req.key!.team_id;
   let e164: string;
   if (body.origin === 'byo_trunk') {

@@ -46,7 +46,8 @@ const INCLUDE_VALUES: readonly string[] = SCHEMAS.ResponsesRequest['$.include[]'
 // reasoning.effort's values (the legacy top-level reasoning_effort takes the same)
 const RESPONSES_REASONING_EFFORTS = SCHEMAS.ResponsesRequest['$.reasoning.effort'].enum;
 const SUMMARIES = SCHEMAS.ResponsesRequest['$.reasoning.summary'].enum;
-const ROLES = ['user', 'assistant', 'system', 'developer'];
+const ROLES: readonly string[] = SCHEMAS.InputItem['$.role'].enum;
+const TOOL_TYPES: readonly string[] = SCHEMAS.ResponsesTool['$.type'].enum;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function store(core: Backend) {
@@ -138,9 +139,7 @@ function validateTools(body: Body): void {
       if (t?.type === 'function') {
         if (typeof t.name !== 'string' || !t.name)
           invalid(`Invalid value for \`tools[${i}]\`: a function tool is flat: {type: "function", name, parameters}`);
-      } else if (
-        !['web_search', 'web_search_preview', 'x_search', 'file_search', 'code_interpreter', 'mcp'].includes(t?.type)
-      ) {
+      } else if (!TOOL_TYPES.includes(t?.type)) {
         invalid(`Invalid value for \`tools[${i}].type\`: ${JSON.stringify(t?.type)} is not a supported tool type`);
       }
     });

@@ -16,6 +16,9 @@ export interface Fault {
   times?: number;
 }
 
+/** A fault as GET /_emulator/faults lists it: `left`, the requests it still applies to. */
+export type ArmedFault = Fault & { left: number };
+
 const MAX_EVENTS = 1_000_000;
 
 function checkNumber(name: string, v: unknown, max: number): void {
@@ -35,7 +38,7 @@ export const FAULT_GRAMMAR =
   'STATUS[:retry-after=S][:message=TEXT][:times=N][:path=RE][:method=M], drop[:after=N], or slow[:ms=N]';
 
 export class FaultList {
-  private faults: (Fault & { left: number })[] = [];
+  private faults: ArmedFault[] = [];
 
   /** Add a fault; throws (naming what is wrong) for one that could never apply or would break every request. */
   add(f: Fault): void {
@@ -71,7 +74,7 @@ export class FaultList {
   }
 
   /** The faults still armed (for GET /_emulator/faults). */
-  list(): (Fault & { left: number })[] {
+  list(): ArmedFault[] {
     return this.faults.map((f) => ({ ...f }));
   }
 

@@ -3,8 +3,13 @@ import { defineCommand } from '../../../cmdutil/command.js';
 import { YES_OPTION, confirm } from '../../../cmdutil/confirm.js';
 import { UsageError } from '../../../core/errors.js';
 import { fail, httpUrl, maxLength, oneOf, pattern, repeatable, require } from '../../../core/validate.js';
-import { PHONE_LIMITS, V2_ORIGINS, createV2, type V2CreateBody } from '../../../endpoints/phone.js';
+import { createV2, type V2CreateBody } from '../../../endpoints/phone.js';
 import { E164 } from '../shared.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
+
+/** a v2 number's origins and name limit: the document's (both flags are required: the command always reads them) */
+const ORIGINS = OPERATIONS.createPhoneNumberV2.fields['body.origin'].enum;
+const NAME_MAX = OPERATIONS.createPhoneNumberV2.fields['body.name'].maxLength;
 
 /** `a.b.c.d/n` (n 0-32) or an IPv6 address with /n (n 0-128). */
 export function cidr(raw: string, flag: string): string {
@@ -27,14 +32,14 @@ export default defineCommand({
   options: [
     {
       flags: '--origin <origin>',
-      description: `${V2_ORIGINS.join(' or ')}`,
-      parse: oneOf(V2_ORIGINS),
-      choices: V2_ORIGINS,
+      description: `${ORIGINS.join(' or ')}`,
+      parse: oneOf(ORIGINS),
+      choices: ORIGINS,
     },
     {
       flags: '--name <name>',
-      description: 'name of the number (at most 255 characters)',
-      parse: maxLength(PHONE_LIMITS.name),
+      description: `name of the number (at most ${NAME_MAX} characters)`,
+      parse: maxLength(NAME_MAX),
     },
     {
       flags: '--number <e164>',
@@ -50,7 +55,7 @@ export default defineCommand({
     {
       flags: '--webhook-name <name>',
       description: 'name of the webhook (default: the number name; needs --webhook-url)',
-      parse: maxLength(PHONE_LIMITS.name),
+      parse: maxLength(NAME_MAX),
     },
     {
       flags: '--allowed-address <cidr>',
@@ -65,9 +70,9 @@ export default defineCommand({
     'svc phone v2 create --origin byo_trunk --name pbx --number +14155550100 --allowed-address 203.0.113.0/24',
   ],
   async run(ctx, _args, opts) {
-    if (opts.origin === undefined) throw new UsageError(`--origin is required: ${V2_ORIGINS.join(' or ')}`);
+    if (opts.origin === undefined) throw new UsageError(`--origin is required: ${ORIGINS.join(' or ')}`);
     if (opts.name === undefined || opts.name.trim() === '')
-      throw new UsageError('--name is required: a name for the number (at most 255 characters)');
+      throw new UsageError(`--name is required: a name for the number (at most ${NAME_MAX} characters)`);
     if (opts.origin === 'byo_trunk')
       require(opts.number !==
         undefined, '--number', '(missing)', 'required with --origin byo_trunk: the E.164 number of your trunk');
