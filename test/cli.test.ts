@@ -131,17 +131,7 @@ describe('svc models list', () => {
   });
 
   it('loads bundle files of ASCII only (V8 keeps them one byte per character, not decoded to UTF-16)', async () => {
-    const trace = join(tempDir(), 'imports.txt');
-    const r = await svcProcess(['chat', '--no-stream', 'hi'], {
-      emu,
-      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
-      env: { SVC_TRACE_IMPORTS: trace },
-    });
-    expect([r.exitCode, r.stderr]).toEqual([0, '']);
-    const chunks = readFileSync(trace, 'utf8')
-      .split('\n')
-      .filter((u) => u.includes('/dist/bundle/'))
-      .map((u) => fileURLToPath(u));
+    const chunks = (await bundleFilesLoaded(['chat', '--no-stream', 'hi'])).map((u) => fileURLToPath(u));
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.filter((f) => !readFileSync(f).every((byte) => byte < 0x80))).toEqual([]);
   });
@@ -150,16 +140,7 @@ describe('svc models list', () => {
   // reads the rest: help, errors, the rarer syntax (test/cmdutil/simple-line.test.ts compares the two readings)
   it('loads no commander for a simple command line, and commander for one it leaves to it', async () => {
     const commanderLoaded = async (args: string[]) => {
-      const trace = join(tempDir(), 'imports.txt');
-      const r = await svcProcess(args, {
-        emu,
-        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
-        env: { SVC_TRACE_IMPORTS: trace },
-      });
-      expect([r.exitCode, r.stderr]).toEqual([0, '']);
-      const chunks = readFileSync(trace, 'utf8')
-        .split('\n')
-        .filter((u) => u.includes('/dist/bundle/'));
+      const chunks = await bundleFilesLoaded(args);
       expect(chunks.some((u) => u.endsWith('/dist/bundle/cli.cjs'))).toBe(true);
       return chunks.some((u) => /\/dist\/bundle\/shared\/commander-[^/]+\.cjs$/.test(u));
     };
@@ -168,6 +149,20 @@ describe('svc models list', () => {
     expect(await commanderLoaded(['models', 'list', '--kind=language'])).toBe(true);
   });
 });
+
+/** The bundle's files (URLs) a successful run of `args` loaded, in order (test/fixtures/trace-imports.cjs). */
+async function bundleFilesLoaded(args: string[]): Promise<string[]> {
+  const trace = join(tempDir(), 'imports.txt');
+  const r = await svcProcess(args, {
+    emu,
+    nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+    env: { SVC_TRACE_IMPORTS: trace },
+  });
+  expect([r.exitCode, r.stderr]).toEqual([0, '']);
+  return readFileSync(trace, 'utf8')
+    .split('\n')
+    .filter((u) => u.includes('/dist/bundle/'));
+}
 
 describe('stderr', () => {
   // making process.stderr costs ~0.7 ms into a pipe (a socket and its handle): main() makes it when it is used
