@@ -98,10 +98,12 @@ async function checksWith(doc: unknown, name: string, aspect: string, voice: str
      let aspectClient = 'accepted';
      try { aspectOption.parse(${JSON.stringify(aspect)}, '--aspect-ratio'); } catch (e) { aspectClient = e.message; }
      let voiceClient;
-     try { voiceClient = voiceOption.parse(${JSON.stringify(voice)}, '--voice'); } catch (e) { voiceClient = e.message; }
+     try { voiceClient = voiceOption.parse(${JSON.stringify(voice)}, '--voice'); }
+     catch (e) { voiceClient = e.message; }
      const emu = await startTestEmulator();
      const post = (path, body) => fetch(emu.url + path, { method: 'POST',
-       headers: { authorization: 'Bearer ' + emu.key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+       headers: { authorization: 'Bearer ' + emu.key, 'content-type': 'application/json' },
+       body: JSON.stringify(body) });
      const image = await post('/v1/images/generations', { prompt: 'a fox', aspect_ratio: ${JSON.stringify(aspect)} });
      await image.arrayBuffer();
      const tts = await post('/v1/tts', { text: 'hi', language: 'en' });
