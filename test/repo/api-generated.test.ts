@@ -18,7 +18,7 @@ const temp = mkdtempSync(join(tmpdir(), 'svc-api-gen-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 /** generate() runs openapi-typescript and biome (~1 s of CPU): today's document is generated once for the file */
 let generatedToday: Promise<Record<string, string>> | undefined;
-const generateToday = () => (generatedToday ??= generate(readDoc()));
+const generateToday = (): Promise<Record<string, string>> => (generatedToday ??= generate(readDoc()));
 
 describe('the generated API modules', () => {
   it('are what scripts/gen-api.mjs makes of the document today (run `npm run gen:api` after changing it)', async () => {
