@@ -99,7 +99,8 @@ const FULL_SIZE: Record<string, string> = {
   'test/audio/codecs.test.ts': 'text through MP3 (lamejs) at each of 6 rates (the lowest and the highest outside it)',
   'test/net/reader-fuzz.test.ts': '100,000 generated inputs per reader (20,000 outside it)',
   'test/commands/realtime/talk-memory.test.ts':
-    'an hour of answer through a 40 MB heap to a file (~190 MB; ~78 MB outside it, more than a held answer fits)',
+    'an hour of answer through a 40 MB heap to a file (~190 MB; ~78 MB outside it, more than a held answer fits), ' +
+    'half an hour recorded (~190 MB; a quarter, ~97 MB, its peak RSS checked against the unrecorded run only)',
   'test/commands/tts/stream-memory.test.ts': '200 lines of speech through a 40 MB heap, ~180 MB of PCM (80, ~72 MB)',
   'test/commands/calls/join-memory.test.ts':
     "600 turns of a call through a 40 MB heap, ~180 MB of the agent's audio (240)",
@@ -229,6 +230,10 @@ export default defineConfig({
     // about a third of the suite's CPU (178 s -> 122 s). Files share no state: each starts its own emulator and
     // temp dirs, and test/setup.ts guards child_process once per worker.
     isolate: false,
+    // The everyday run keeps the transformed modules on disk (node_modules/.experimental-vitest-cache, by content)
+    // for the next run: the main process transformed every file each run (a light third of the files: 22.5 -> 20 s of
+    // CPU warm). The full run starts without it, as a fresh clone does.
+    experimental: { fsModuleCache: !full },
     sequence: { sequencer: LongestFirst },
   },
 });

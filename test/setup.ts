@@ -7,7 +7,8 @@
 //    starting it.
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { scanCapturedOutput } from './helpers/secrets.js';
 import { spawningThroughHelper } from './helpers/run-env.js';
 
@@ -38,3 +39,25 @@ syncBuiltinESMExports();
 afterAll(() => {
   scanCapturedOutput();
 });
+
+// SVC_TEST_CPU=<file>: each test file's CPU appended to <file>, a line `seconds<TAB>worker<TAB>children<TAB>path`:
+// the worker's own (the file's imports included: setup files run again before each file) and its reaped children's
+// (CLI processes, shells), from /proc (docs/DEVELOPING.md, the suite's time). A worker runs one file at a time.
+const cpuLog = process.env.SVC_TEST_CPU;
+if (cpuLog && process.platform === 'linux') {
+  /** utime + stime and cutime + cstime: fields 14-17 of /proc/self/stat, in seconds (100 clock ticks a second) */
+  const cpu = () => {
+    const f = readFileSync('/proc/self/stat', 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ')
+      .slice(11, 15)
+      .map(Number);
+    return [(f[0]! + f[1]!) / 100, (f[2]! + f[3]!) / 100] as const;
+  };
+  const [self, children] = cpu();
+  afterAll(() => {
+    const [selfNow, childrenNow] = cpu();
+    const [w, c] = [selfNow - self, childrenNow - children];
+    appendFileSync(cpuLog, `${(w + c).toFixed(2)}\t${w.toFixed(2)}\t${c.toFixed(2)}\t${expect.getState().testPath}\n`);
+  });
+}

@@ -27,6 +27,10 @@ async function traced(args: string[], mode: 'bundle' | 'modules') {
   return { ...r, loaded, apiFacts: loaded.filter((u) => API_FACTS.test(u)) };
 }
 
+/** A run whose loaded modules are not asserted: untraced (the tracer's loader thread nearly doubles a run's CPU). */
+const run = (args: string[], mode: 'bundle' | 'modules') =>
+  svcProcess(args, { emu, env: { SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined } });
+
 const chatBodies = () =>
   emu
     .requests()
@@ -51,13 +55,13 @@ describe.each(['bundle', 'modules'] as const)('api-facts on use (%s)', (mode) =>
     expect([ok.exitCode, ok.stderr]).toEqual([0, '']);
     expect(ok.apiFacts.length).toBeGreaterThan(0);
     expect(chatBodies().slice(sent)).toEqual([expect.objectContaining({ tool_choice: 'none' })]);
-    const bad = await traced(['chat', '--no-stream', '--tool-choice', 'always', 'hi'], mode);
+    const bad = await run(['chat', '--no-stream', '--tool-choice', 'always', 'hi'], mode);
     expect([bad.exitCode, bad.stdout]).toEqual([2, '']);
     expect(bad.stderr).toBe(
       'error: --tool-choice: always is not allowed: none, auto, required, or the name of a --tool function\n',
     );
     expect(chatBodies()).toHaveLength(sent + 1);
-    const help = await traced(['chat', '--help'], mode);
+    const help = await run(['chat', '--help'], mode);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('--tool-choice <choice> none, auto, required, or a function');
   });
 
@@ -70,10 +74,10 @@ describe.each(['bundle', 'modules'] as const)('api-facts on use (%s)', (mode) =>
     expect([voice.exitCode, voice.stderr]).toEqual([0, '']);
     expect(JSON.parse(voice.stdout)).toMatchObject({ key: 'voice', value: 'eve', source: 'default', default: 'eve' });
     expect(voice.apiFacts.length).toBeGreaterThan(0);
-    const help = await traced(['tts', 'say', '--help'], mode);
+    const help = await run(['tts', 'say', '--help'], mode);
     const words = (text: string) => text.replace(/\s+/g, ' ');
     expect(words(help.stdout)).toContain('--voice <id> voice id: built-in (eve, ara, rex, sal, leo, default eve) or a');
-    const agents = await traced(['agents', 'create', '--help'], mode);
+    const agents = await run(['agents', 'create', '--help'], mode);
     expect(words(agents.stdout)).toContain('--voice <id> eve, ara, rex, sal, leo, or a custom voice id');
   });
 
@@ -89,12 +93,12 @@ describe.each(['bundle', 'modules'] as const)('api-facts on use (%s)', (mode) =>
       expect.objectContaining({ reasoning_effort: 'high', service_tier: 'priority' }),
     ]);
 
-    const bad = await traced(['chat', '--no-stream', '--reasoning-effort', 'hgh', 'hi'], mode);
+    const bad = await run(['chat', '--no-stream', '--reasoning-effort', 'hgh', 'hi'], mode);
     expect([bad.exitCode, bad.stdout]).toEqual([2, '']);
     expect(bad.stderr).toBe(
       'error: --reasoning-effort: hgh is not allowed: one of none, low, medium, high (did you mean high?)\n',
     );
-    const tier = await traced(['chat', '--no-stream', '--service-tier', 'flex', 'hi'], mode);
+    const tier = await run(['chat', '--no-stream', '--service-tier', 'flex', 'hi'], mode);
     expect([tier.exitCode, tier.stderr]).toEqual([
       2,
       'error: --service-tier: flex is not allowed: one of auto, priority\n',

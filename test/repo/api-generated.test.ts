@@ -16,10 +16,13 @@ const DOC = join(ROOT, 'packages/emulator/spec/openapi.json');
 const readDoc = () => JSON.parse(readFileSync(DOC, 'utf8'));
 const temp = mkdtempSync(join(tmpdir(), 'svc-api-gen-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
+/** generate() runs openapi-typescript and biome (~1 s of CPU): today's document is generated once for the file */
+let generatedToday: Promise<Record<string, string>> | undefined;
+const generateToday = (): Promise<Record<string, string>> => (generatedToday ??= generate(readDoc()));
 
 describe('the generated API modules', () => {
   it('are what scripts/gen-api.mjs makes of the document today (run `npm run gen:api` after changing it)', async () => {
-    const fresh: Record<string, string> = await generate(readDoc());
+    const fresh = await generateToday();
     expect(Object.keys(fresh)).toEqual(['api-facts.ts', 'api-types.ts']);
     for (const [name, text] of Object.entries(fresh)) {
       writeFileSync(join(temp, name), text);
@@ -78,72 +81,81 @@ function runWith(facts: string, doc: unknown, script: string): any {
   return JSON.parse(nodeProgram(join(dir, 'run.mjs'), { cwd: dir }).stdout);
 }
 
-/** The client's `--aspect-ratio` check (the built images command's option) and the emulator's (a POST to its
- * /v1/images/generations): what each says of `value`. */
-function checksWith(facts: string, doc: unknown, value: string): { client: string; emulator: number } {
+/**
+ * What the client's checks and the emulator's say with api-facts generated from `doc`, in one process: `--aspect-ratio`
+ * (the built images command's option) and a POST to /v1/images/generations of `aspect`; tts say's `--voice` (its help
+ * and its check of `voice`) and a POST /v1/tts without a voice_id.
+ */
+async function checksWith(doc: unknown, name: string, aspect: string, voice: string) {
+  const facts = await factsFrom(doc, name);
   return runWith(
     facts,
     doc,
     `const { imageOptions } = await dist('commands/images/shared.js');
-     const option = imageOptions.find((o) => o.flags.startsWith('--aspect-ratio'));
-     let client = 'accepted';
-     try { option.parse(${JSON.stringify(value)}, '--aspect-ratio'); } catch (e) { client = e.message; }
+     const { TTS_OPTIONS } = await dist('commands/tts/say.js');
+     const aspectOption = imageOptions.find((o) => o.flags.startsWith('--aspect-ratio'));
+     const voiceOption = TTS_OPTIONS.find((o) => o.flags.startsWith('--voice'));
+     let aspectClient = 'accepted';
+     try { aspectOption.parse(${JSON.stringify(aspect)}, '--aspect-ratio'); } catch (e) { aspectClient = e.message; }
+     let voiceClient;
+     try { voiceClient = voiceOption.parse(${JSON.stringify(voice)}, '--voice'); }
+     catch (e) { voiceClient = e.message; }
      const emu = await startTestEmulator();
-     const res = await fetch(emu.url + '/v1/images/generations', { method: 'POST',
+     const post = (path, body) => fetch(emu.url + path, { method: 'POST',
        headers: { authorization: 'Bearer ' + emu.key, 'content-type': 'application/json' },
-       body: JSON.stringify({ prompt: 'a fox', aspect_ratio: ${JSON.stringify(value)} }) });
-     await res.arrayBuffer();
+       body: JSON.stringify(body) });
+     const image = await post('/v1/images/generations', { prompt: 'a fox', aspect_ratio: ${JSON.stringify(aspect)} });
+     await image.arrayBuffer();
+     const tts = await post('/v1/tts', { text: 'hi', language: 'en' });
+     const reply = tts.ok ? 'audio' : (await tts.json()).error;
      await emu.close();
-     console.log(JSON.stringify({ client, emulator: res.status }));`,
+     console.log(JSON.stringify({
+       aspect: { client: aspectClient, emulator: image.status },
+       voice: { help: voiceOption.description, client: voiceClient, emulator: [tts.status, reply] },
+     }));`,
   );
 }
 
 /** svc-formats/api-facts generated from `doc`, compiled to JavaScript, in a folder of its own */
 async function factsFrom(doc: unknown, name: string): Promise<string> {
-  const source: string = (await generate(doc))['api-facts.ts'];
+  const source = (await (name === 'today' ? generateToday() : generate(doc)))['api-facts.ts']!;
   const file = join(temp, `${name}.mjs`);
   writeFileSync(file, ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext } }).outputText);
   return file;
 }
 
+/**
+ * The document as it is and with the edits the two tests below make (an image aspect ratio; a built-in voice and the
+ * default voice), each seen through a module generated from it: generated and run once each for the file (a
+ * generation and a node process with an emulator cost ~1 s of CPU each), each test reading the part its edit reaches.
+ */
+const ASPECT = '5:4';
+const VOICE = 'Zed';
+function changedDoc() {
+  const doc = readDoc();
+  doc.components.schemas.ImageAspectRatio.enum.push('5:4');
+  doc.components.schemas.BuiltinVoiceId.enum.push('zed');
+  // a default no voice has: the emulator refuses the request that names none, so its default is seen
+  doc.paths['/v1/tts'].post.requestBody.content['application/json'].schema.properties.voice_id.default = 'nobody';
+  return doc;
+}
+let todayRun: ReturnType<typeof checksWith> | undefined;
+let changedRun: ReturnType<typeof checksWith> | undefined;
+const checksToday = () => (todayRun ??= checksWith(readDoc(), 'today', ASPECT, VOICE));
+const checksChanged = () => (changedRun ??= checksWith(changedDoc(), 'changed', ASPECT, VOICE));
+
 describe('an enum changed in the document', () => {
   it("reaches the client's check and the emulator's through the regenerated module, with no other edit", async () => {
-    const doc = readDoc();
-    doc.components.schemas.ImageAspectRatio.enum.push('5:4');
-    const changed = checksWith(await factsFrom(doc, 'changed'), doc, '5:4');
-    const today = checksWith(await factsFrom(readDoc(), 'today'), readDoc(), '5:4');
-    expect(today.client).toMatch(/--aspect-ratio.*5:4/);
-    expect(today.emulator).toBe(400);
-    expect(changed).toEqual({ client: 'accepted', emulator: 200 });
+    const [before, after] = [(await checksToday()).aspect, (await checksChanged()).aspect];
+    expect(before.client).toMatch(/--aspect-ratio.*5:4/);
+    expect(before.emulator).toBe(400);
+    expect(after).toEqual({ client: 'accepted', emulator: 200 });
   }, 30_000);
 });
 
 describe('the built-in voices and the default voice changed in the document', () => {
-  /** tts say's --voice (its help and its check of `voice`) and the emulator's POST /v1/tts without a voice_id */
-  const voiceChecks = async (doc: unknown, name: string, voice: string) =>
-    runWith(
-      await factsFrom(doc, name),
-      doc,
-      `const { TTS_OPTIONS } = await dist('commands/tts/say.js');
-       const option = TTS_OPTIONS.find((o) => o.flags.startsWith('--voice'));
-       let client = 'accepted';
-       try { client = option.parse(${JSON.stringify(voice)}, '--voice'); } catch (e) { client = e.message; }
-       const emu = await startTestEmulator();
-       const res = await fetch(emu.url + '/v1/tts', { method: 'POST',
-         headers: { authorization: 'Bearer ' + emu.key, 'content-type': 'application/json' },
-         body: JSON.stringify({ text: 'hi', language: 'en' }) });
-       const reply = res.ok ? 'audio' : (await res.json()).error;
-       await emu.close();
-       console.log(JSON.stringify({ help: option.description, client, emulator: [res.status, reply] }));`,
-    );
-
   it('reach --voice (help and check) and the voice the emulator speaks with, with no other edit', async () => {
-    const doc = readDoc();
-    doc.components.schemas.BuiltinVoiceId.enum.push('zed');
-    // a default no voice has: the emulator refuses the request that names none, so its default is seen
-    doc.paths['/v1/tts'].post.requestBody.content['application/json'].schema.properties.voice_id.default = 'nobody';
-    const today = await voiceChecks(readDoc(), 'voices-today', 'Zed');
-    const changed = await voiceChecks(doc, 'voices-changed', 'Zed');
+    const [today, changed] = [(await checksToday()).voice, (await checksChanged()).voice];
     expect(today.help).toBe('voice id: built-in (eve, ara, rex, sal, leo, default eve) or a custom voice id');
     expect(today.client).toMatch(
       /^--voice: Zed is not allowed: a built-in voice \(eve, ara, rex, sal, leo, any case\)/,

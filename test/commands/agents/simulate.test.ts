@@ -215,7 +215,8 @@ describe('svc agents simulate: how a call ends, what it records', () => {
 });
 
 describe('svc agents simulate: failures', () => {
-  it('a latency budget the emulator cannot meet (serve --latency 2000): exit 1, the budget named', async () => {
+  // --latency delays each of the run's ~7 requests: 600 ms (2000 took ~15 s), twice the budget
+  it('a latency budget the emulator cannot meet (serve --latency 600): exit 1, the budget named', async () => {
     const { firstLine, stop } = await svcUntilStopped([
       'emulator',
       'serve',
@@ -223,7 +224,7 @@ describe('svc agents simulate: failures', () => {
       '0',
       '--memory',
       '--latency',
-      '2000',
+      '600',
     ]);
     try {
       const settings = await fetch(`${firstLine}/_emulator/settings`, {
@@ -234,7 +235,7 @@ describe('svc agents simulate: failures', () => {
       expect(settings.status).toBe(200);
       const file = scenario(
         'slow.yaml',
-        'name: slow\npersona: P\ngoal: G\nopening: Hello\nmax_turns: 1\ncriteria: [c]\nlatency: {p95_ms: 1000}\n',
+        'name: slow\npersona: P\ngoal: G\nopening: Hello\nmax_turns: 1\ncriteria: [c]\nlatency: {p95_ms: 300}\n',
       );
       const r = await svcInProcess(['agents', 'simulate', '--agent-file', agentFile, file, '--text', '--json'], {
         key: 'svc-emulator-local-key-0000000000000000',
@@ -242,11 +243,11 @@ describe('svc agents simulate: failures', () => {
       });
       expect(r.exitCode, r.stderr).toBe(1);
       const [call] = records(r.stdout);
-      expect(call!.turns[0]!.latency_ms).toBeGreaterThanOrEqual(2000);
+      expect(call!.turns[0]!.latency_ms).toBeGreaterThanOrEqual(600);
       expect(call!.failures.join('\n')).toMatch(
-        /latency budget p95_ms 1000 ms: the agent's first audio came after \d+ ms \(p95\)/,
+        /latency budget p95_ms 300 ms: the agent's first audio came after \d+ ms \(p95\)/,
       );
-      expect(r.stderr).toContain('latency budget p95_ms 1000 ms');
+      expect(r.stderr).toContain('latency budget p95_ms 300 ms');
     } finally {
       await stop();
     }

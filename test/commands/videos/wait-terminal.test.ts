@@ -36,7 +36,8 @@ describe.concurrent('videos generate --wait on a terminal', () => {
             percents.add(m[1]!);
             seconds.add(m[2]!);
           }
-          await new Promise((r) => setTimeout(r, 100));
+          // 4 reads a second see each second counted (each read is a tmux client: 100 ms made ~500 of them)
+          await new Promise((r) => setTimeout(r, 250));
         }
         expect(screen).toContain('EXIT=0');
         expect(screen).toMatch(/✔ done \(\d+s\)/);
