@@ -52,6 +52,7 @@ const M = {
   'recorded 1': /recorded 1 exchange\(s\) in \S*rec\.json\n$/,
   'recorded 0': /recorded 0 exchange\(s\) in \S*rec\.json\n$/,
   'recorder stopped': /recorded \d+ exchange\(s\) in \S*rec\.json\n$/,
+  'emulator stopped': /emulator stopped\n$/,
   ...Object.fromEntries([...STDOUT_M].map(([k, re]) => [`stdout ${k}`, re])),
 };
 
@@ -326,6 +327,15 @@ const FAMILIES: Record<string, Family> = {
     serves: true,
     ok: /^http:\/\/127\.0\.0\.1:\d+\n$/,
     writes: ['rec.json', 'rec.audio'],
+  },
+  // the emulator (no upstream: the hostile server is not asked): a client reaches it with the URL it printed; a
+  // stdout that fails ends it (exit 1, the server closed), as the recorder
+  'emulator serve': {
+    name: 'emulator serve',
+    route: 'none',
+    args: () => ['emulator', 'serve', '--memory'],
+    serves: true,
+    ok: /^http:\/\/127\.0\.0\.1:\d+\n$/,
   },
   // a file of rows (issue 28): each row's request retried by batch's own scheduler; a row that keeps failing is
   // recorded failed (its line on stdout, the request in rows.csv.failed.jsonl) and the run exits 1
@@ -832,6 +842,19 @@ for (const family of ['agents test', 'agents simulate'] as const) {
   });
 }
 
+// emulator serve: svc models list against it, then Ctrl-C (its stdout rows are below, with every family's)
+{
+  const family = 'emulator serve';
+  add({
+    family,
+    fault: 'ok',
+    client: { exit: 0, stderr: /^(?!.*error)/s },
+    exit: 0,
+    stderr: M['emulator stopped'],
+    stdout: FAMILIES[family].ok,
+  });
+}
+
 // svc's own files: the answer is printed before the conversation is kept; a conversation that cannot be written is
 // the run's error (naming the file), a call log that cannot be written only a warning (the run's outcome stands)
 for (const family of ['chat --no-stream', 'chat streamed'] as const) {
@@ -949,7 +972,8 @@ function matrixDoc(): string {
       "judge's verdict",
     'planned (a JSON answer on the chat route; its judge rows replace it). `completion man --install` needs no ' +
       'server: its folder',
-    'holds every page after a success and none after a failure.',
+    'holds every page after a success and none after a failure. `emulator serve` runs as a process the same way, ' +
+      'without an upstream.',
     '',
     'Message classes: refused (connection refused), timeout (no byte within --timeout: "did not answer in ' +
       'time", "stalled",',
@@ -966,7 +990,7 @@ function matrixDoc(): string {
     'never answers `initialize`, it exits, its result is over what svc reads of one reply; the server is named); ' +
       "judge not JSON (agents simulate's",
     "judge answered text); pages written (completion man --install's note); recorded N, recorder stopped (emulator " +
-      "record's last note).",
+      "record's last note); emulator stopped (emulator serve's last note).",
     '',
     `${rows.length} rows.`,
     '',
@@ -1055,10 +1079,8 @@ describe('fault matrix', () => {
             new Promise<string>((res) =>
               child.stderr!.on('data', (c: Buffer) => {
                 said += c.toString();
-                const m = /key for clients of the recorder: (\S+)\n[^]*use it with: export SVC_BASE_URL=(\S+)/.exec(
-                  said,
-                );
-                if (m) res(`${m[2]} ${m[1]}`);
+                const m = /use it with: export SVC_BASE_URL=(\S+) SVC_API_KEY=(\S+)\n/.exec(said);
+                if (m) res(`${m[1]} ${m[2]}`);
               }),
             ),
           ]);

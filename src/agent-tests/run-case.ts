@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { errorFromEvent, type ServerEvent, type SessionUpdate } from '../endpoints/realtime.js';
 import { isTranscriptDelta, isTranscriptDone } from '../core/realtime-events.js';
-import { IncompleteError, NetworkError } from '../core/errors.js';
+import { IncompleteError, NetworkError, describeError } from '../core/errors.js';
 import { runToolCommand } from '../cmdutil/local-tools.js';
 import { closeNote, type WsConnection } from '../net/ws.js';
 import type { TestCase, TestTurn, ToolExpectation } from './test-file.js';
@@ -75,7 +75,8 @@ export async function runCase(c: TestCase, o: CaseRunOptions): Promise<CaseResul
       }
     }
   } catch (err) {
-    const msg = `${err instanceof Error ? err.message : String(err)}`;
+    // an API error's status and request id with its message, as agents simulate says a failed call's
+    const msg = describeError(err);
     failures.push(`the session failed: ${msg}`);
     transcript.push(`✘ the session failed: ${msg}`);
   } finally {

@@ -2,6 +2,7 @@
 // a row's text becomes a request body (with the flags that apply to it), which fields a JSON line's own body must
 // have, how the reply is sent (the endpoint functions of endpoints/) and what of it goes into the output.
 import type { HttpClient } from '../net/http.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 export const OPERATIONS = [
   'chat',
@@ -267,7 +268,8 @@ const tts: Operation = {
   async send(http, body, signal) {
     const { synthesize } = await import('../endpoints/tts.js');
     const res = await synthesize(http, body as never, signal);
-    const codec = res.codec ?? (body.output_format as { codec?: string } | undefined)?.codec ?? 'mp3';
+    // the API's default codec when neither the reply nor the request names one
+    const codec = res.codec ?? (body.output_format as { codec?: string } | undefined)?.codec ?? SCHEMAS.Codec.$.default;
     if (res.kind === 'json') {
       const { audio: _a, ...reply } = res.response;
       return { reply, files: [{ data: res.audio, ext: codec }] };

@@ -6,8 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { seg, type HttpClient, type HttpResponse } from '../net/http.js';
 import { expectArray, expectFields } from './guard.js';
 
-/** name: svc's `--name`, which the emulator keeps; neither the document nor the spec states it (so it stays here) */
-export type CustomVoice = Schema<'CustomVoice'> & { name?: string | null };
+export type CustomVoice = Schema<'CustomVoice'>;
 
 export const CUSTOM_VOICE_LIMITS = { clipSeconds: 120 } as const;
 

@@ -32,7 +32,8 @@ export function scanCapturedOutput(): number {
 
 export function assertNoSecrets(text: string, context: unknown): void {
   // `svc emulator serve` prints the built-in emulator key on purpose (issue 15: CI needs it; it is public)
-  const serve = Array.isArray(context) && context[0] === 'emulator' && context[1] === 'serve';
+  // (after global flags, if any: `--timeout 2 emulator serve`)
+  const serve = Array.isArray(context) && context.some((a, i) => a === 'emulator' && context[i + 1] === 'serve');
   for (const s of SECRETS) {
     if (serve && s === DEFAULT_EMULATOR_KEY) continue;
     if (s && text.includes(s)) throw new Error(`an API key leaked into CLI output (${JSON.stringify(context)})`);

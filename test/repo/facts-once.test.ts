@@ -103,6 +103,18 @@ describe('lists of values in src/ and the emulator', () => {
     }
   });
 
+  it("the TTS codec's default: the document's, in batch's help and its files' extension, not written there", () => {
+    const codec = SCHEMAS.Codec.$.default;
+    const batch = sources.filter(({ file }) => /^src\/(batch|commands\/batch)\//.test(file));
+    expect(where(new RegExp(`default ${codec}\\b|\\?\\? '${codec}'`), batch)).toEqual([]);
+  });
+
+  it("a custom voice's name limit: the document's maxLength, read from api-facts by --name and the emulator", () => {
+    const limit = OPERATIONS.createCustomVoice.fields['body.name'].maxLength;
+    const voices = [...sources, ...emulatorSources].filter(({ file }) => /custom-voices/.test(file));
+    expect(where(new RegExp(`\\b${limit}\\b`), voices)).toEqual([]);
+  });
+
   it("the emulator's admin types (faults, triggers): its own, imported as types by src/endpoints, not restated", () => {
     const endpoints = sources.filter(({ file }) => file.startsWith('src/endpoints/'));
     expect(where(/interface \w*Fault\w*\b|'(incoming-call|caller-says|file-expired)'/, endpoints)).toEqual([]);

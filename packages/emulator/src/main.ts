@@ -173,7 +173,17 @@ export async function main(argv: string[]): Promise<number> {
     writeFileSync(`${readyFile}.tmp`, env);
     renameSync(`${readyFile}.tmp`, readyFile);
   }
-  process.stdout.write(values['print-env'] ? exportLines(emu.url, emu.defaultKey) : `${emu.url}\n`);
+  // the URL is what a client needs: a stdout that failed (a full disk) ends the run, not an emulator none can find
+  const failed = await new Promise<NodeJS.ErrnoException | null | undefined>((resolve) => {
+    process.stdout.once('error', resolve);
+    process.stdout.write(values['print-env'] ? exportLines(emu.url, emu.defaultKey) : `${emu.url}\n`, resolve);
+  });
+  if (failed) {
+    await emu.close();
+    if (readyFile) rmSync(readyFile, { force: true });
+    say(`svc-emulator: could not write to standard output: ${failed.code ?? failed.message}`);
+    return 1;
+  }
   await releaseStdout(process.stdout);
   say(`svc-emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
   say(`key: ${emu.defaultKey}`);

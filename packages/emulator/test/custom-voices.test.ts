@@ -54,3 +54,50 @@ describe('emulator custom voices', () => {
     expect((await fetch(`${emu.url}/v1/custom-voices/${id}/audio`, { headers: h })).status).toBe(404);
   });
 });
+
+// The name's limit is the document's (its maxLength on the form and on PATCH's body), and the document describes the
+// field: an emulator with --strict (a field the document does not describe: 400) takes a name on both.
+describe('emulator custom voices: the name, as the document states it', () => {
+  let strict: TestEmulator;
+  beforeAll(async () => {
+    strict = await startTestEmulator({ strict: true });
+  });
+  afterAll(() => strict.close());
+  const h = () => ({ authorization: `Bearer ${strict.key}` });
+
+  async function create(name: string) {
+    const form = new FormData();
+    form.append('name', name);
+    form.append('file', new Blob([wav(1)], { type: 'audio/wav' }), 'a.wav');
+    const res = await fetch(`${strict.url}/v1/custom-voices`, { method: 'POST', headers: h(), body: form });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+  async function rename(id: string, name: unknown) {
+    const res = await fetch(`${strict.url}/v1/custom-voices/${id}`, {
+      method: 'PATCH',
+      headers: { ...h(), 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+
+  it('255 characters (emoji count as one) are taken on create and rename; 256 are a 400 naming the limit', async () => {
+    const longest = '🎙'.repeat(255);
+    const made = await create(longest);
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(made.body.name).toBe(longest);
+    const over = await create(`${longest}x`);
+    expect(over.status).toBe(400);
+    expect(over.body.error).toBe('Invalid value for `name`: at most 255 characters (got 256)');
+
+    const id = made.body.voice_id as string;
+    const renamed = await rename(id, 'narrator');
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body.name).toBe('narrator');
+    const tooLong = await rename(id, 'n'.repeat(256));
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error).toBe('Invalid value for `name`: at most 255 characters (got 256)');
+    expect((await rename(id, 42)).body.error).toBe('Invalid value for `name`: expected a string');
+    expect((await rename(id, null)).body.name).toBeNull();
+  });
+});

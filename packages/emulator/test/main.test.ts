@@ -1,7 +1,9 @@
 // `svc-emulator --version` (issue 40): the package's version and the Node that runs it, so that a report from a CI
 // job says which emulator answered and on what (the single executable names the Node built into it).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -43,5 +45,28 @@ describe('svc-emulator serve --state-dir', () => {
     });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^svc-emulator: --fixtures \/nonexistent\/f\.json: cannot read/);
+  });
+});
+
+describe('svc-emulator serve: a stdout that fails', () => {
+  // the URL is what a client needs: a full disk ends the run (exit 1, the server closed, no ready file left), one line
+  // on stderr and no stack trace of Node's
+  it.runIf(process.platform === 'linux')('/dev/full: exit 1 at once, the error said, the ready file removed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-emu-stdout-'));
+    const ready = join(dir, 'ready.env');
+    const full = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--ready-file', ready], {
+        encoding: 'utf8',
+        stdio: ['ignore', full, 'pipe'],
+        timeout: 20_000,
+      });
+      expect(r.stderr).toBe('svc-emulator: could not write to standard output: ENOSPC\n');
+      expect(r.status).toBe(1);
+      expect(existsSync(ready)).toBe(false);
+    } finally {
+      closeSync(full);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

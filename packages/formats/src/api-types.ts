@@ -1906,6 +1906,7 @@ export interface components {
     BuiltinVoiceId: 'eve' | 'ara' | 'rex' | 'sal' | 'leo';
     CustomVoice: {
       voice_id: string;
+      name?: string | null;
       /** Format: date-time */
       created_at: string;
     };
@@ -4672,6 +4673,8 @@ export interface operations {
            * @description reference audio, at most 120 seconds
            */
           file: string;
+          /** @description a name for the voice, in characters */
+          name?: string;
         };
       };
     };
@@ -4764,7 +4767,10 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': Record<string, unknown>;
+        'application/json': {
+          /** @description the new name, in characters (null: none) */
+          name?: string | null;
+        };
       };
     };
     responses: {

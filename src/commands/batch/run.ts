@@ -26,6 +26,7 @@ import {
 import type { BatchOptions } from '../../batch/batch.js';
 import { makeDirs } from 'svc-formats/make-dirs';
 import { CODECS } from 'svc-formats/audio-format';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 type Opts = OptionValues<[...typeof BATCH_FLAGS, ...typeof BODY_FLAGS]>;
 
@@ -152,7 +153,7 @@ const BODY_FLAGS = [
   { flags: '--language <code>', description: 'language (tts: default en; stt)', key: 'language' },
   {
     flags: '--codec <codec>',
-    description: `audio format of tts: ${CODECS.join(', ')} (default mp3)`,
+    description: `audio format of tts: ${CODECS.join(', ')} (default ${SCHEMAS.Codec.$.default})`,
     parse: oneOf(CODECS),
     choices: CODECS,
     key: 'codec',

@@ -1,9 +1,12 @@
 import { basename } from 'node:path';
 import { defineCommand } from '../../cmdutil/command.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
 import { maxLength } from '../../core/validate.js';
 import { CUSTOM_VOICE_LIMITS, createCustomVoice } from '../../endpoints/custom-voices.js';
 import { inspectClip } from './clip.js';
 import { printCustomVoice } from './shared.js';
+
+const NAME_MAX = OPERATIONS.createCustomVoice.fields['body.name'].maxLength;
 
 export default defineCommand({
   description:
@@ -11,7 +14,7 @@ export default defineCommand({
     'most 120 seconds. WAV, MP3 and FLAC are measured from their headers; other containers with ffprobe when it is ' +
     'installed. The returned voice_id works as --voice in `svc tts say` and `svc agents create`.',
   args: [{ name: 'clip', description: 'reference audio file', required: true }],
-  options: [{ flags: '--name <name>', description: 'a name for the voice', parse: maxLength(255) }],
+  options: [{ flags: '--name <name>', description: 'a name for the voice', parse: maxLength(NAME_MAX) }],
   examples: ['svc custom-voices create me.wav --name "my voice"', 'svc custom-voices create sample.mp3 --json'],
   async run(ctx, [clip], opts) {
     const info = await inspectClip(clip, CUSTOM_VOICE_LIMITS.clipSeconds, ctx.env);

@@ -196,6 +196,14 @@ export default defineCommand({
     }
     if (opts.printEnv) ctx.out.write(exportLines(emu.url, emu.defaultKey));
     else ctx.out.line(emu.url);
+    // the URL is what a client needs: a stdout that failed (a full disk) ends the run, not an emulator none can find
+    const stdout = ctx.out.stdoutGuard;
+    await stdout.settle();
+    if (stdout.failure) {
+      await emu.close();
+      if (opts.readyFile) (await import('node:fs')).rmSync(opts.readyFile, { force: true });
+      throw stdout.failure;
+    }
     // nothing more goes to stdout: a command substitution or a pipe reading it gets its end now
     await releaseStdout(ctx.streams.stdout);
     ctx.out.info(`svc emulator listening on ${emu.url} (WebSocket ${emu.wsUrl}); Ctrl-C stops it`);
