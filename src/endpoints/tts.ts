@@ -26,6 +26,9 @@ export const BCP47 = new RegExp(
   'i',
 );
 /** The listed spelling of a supported language (case-insensitive), or undefined for another language. */
+/** The codec the API answers in when a request names none (the document's Codec default). */
+export const TTS_DEFAULT_CODEC = SCHEMAS.Codec.$.default;
+
 export function listedLanguage(tag: string): string | undefined {
   return TTS_LANGUAGES.find((l) => l.toLowerCase() === tag.toLowerCase());
 }
@@ -68,7 +71,7 @@ export async function synthesize(http: HttpClient, req: TtsRequest, signal?: Abo
     headers: { accept: 'application/json, audio/*' },
   });
   const ct = String(res.headers['content-type'] ?? '');
-  const format = req.output_format?.codec ?? 'mp3';
+  const format = req.output_format?.codec ?? TTS_DEFAULT_CODEC;
   const asked = format === 'ulaw' ? 'mulaw' : format; // the document's synonym
   if (/json/i.test(ct)) {
     const response = await res.json<TtsResponse>();

@@ -103,10 +103,10 @@ describe('lists of values in src/ and the emulator', () => {
     }
   });
 
-  it("the TTS codec's default: the document's, in batch's help and its files' extension, not written there", () => {
+  it("the TTS codec's default: the document's, in batch's and tts's help, defaults and files, not written there", () => {
     const codec = SCHEMAS.Codec.$.default;
-    const batch = sources.filter(({ file }) => /^src\/(batch|commands\/batch)\//.test(file));
-    expect(where(new RegExp(`default ${codec}\\b|\\?\\? '${codec}'`), batch)).toEqual([]);
+    const tts = sources.filter(({ file }) => /^src\/(batch|commands\/batch|commands\/tts|endpoints\/tts)/.test(file));
+    expect(where(new RegExp(`default ${codec}\\b|\\? '${codec}'`), tts)).toEqual([]);
   });
 
   it("a custom voice's name limit: the document's maxLength, read from api-facts by --name and the emulator", () => {

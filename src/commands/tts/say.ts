@@ -24,6 +24,7 @@ import {
   TTS_MAX_TEXT,
   listedLanguage,
   TTS_SPEED,
+  TTS_DEFAULT_CODEC,
   TtsSocket,
   synthesize,
   type AudioTimestamps,
@@ -127,7 +128,8 @@ export function destination(ctx: Context, opts: TtsOpts): Destination {
       `--codec; ${ext} is ` +
       `not a TTS codec)`);
   }
-  if (!codec) codec = dest === 'speaker' ? 'pcm' : dest === '-' ? 'mp3' : (codecFromPath(dest) ?? 'mp3');
+  if (!codec)
+    codec = dest === 'speaker' ? 'pcm' : dest === '-' ? TTS_DEFAULT_CODEC : (codecFromPath(dest) ?? TTS_DEFAULT_CODEC);
   if (!listedLanguage(opts.language))
     ctx.out.info(
       `note: --language ${opts.language} is not one of the supported languages ` +
