@@ -1510,6 +1510,11 @@ export interface components {
        */
       type: 'function' | 'web_search' | 'web_search_preview' | 'x_search' | 'file_search' | 'code_interpreter' | 'mcp';
     };
+    /**
+     * @description how hard a responses model reasons; per model: a model without support rejects it
+     * @enum {unknown}
+     */
+    ResponsesReasoningEffort: 'none' | 'low' | 'medium' | 'high' | 'xhigh' | null;
     ResponsesRequest: {
       input: string | components['schemas']['InputItem'][];
       /**
@@ -1555,18 +1560,17 @@ export interface components {
       previous_response_id?: string | null;
       prompt_cache_key?: string | null;
       reasoning?: {
+        effort?: components['schemas']['ResponsesReasoningEffort'];
         /**
-         * @description per model; a model without support rejects it
-         * @enum {unknown}
+         * @description compatibility
+         * @enum {string|null}
          */
-        effort?: 'none' | 'low' | 'medium' | 'high' | 'xhigh' | null;
-        /** @description compatibility */
-        generate_summary?: string | null;
+        generate_summary?: 'auto' | 'concise' | 'detailed' | null;
         /** @enum {unknown} */
         summary?: 'auto' | 'concise' | 'detailed' | null;
       } | null;
       /** @description read only when reasoning is unset */
-      reasoning_effort?: string | null;
+      reasoning_effort?: components['schemas']['ResponsesReasoningEffort'];
       /** @description live search; unset, no search data is acquired */
       search_parameters?: {
         /**

@@ -144,12 +144,6 @@ function paramsOf(keys: string[], m: RegExpExecArray): Record<string, string> {
   return params;
 }
 
-/**
- * The emulator's bound on the choices one request generates (`n`, × prompts for legacy completions); the spec gives
- * only a minimum.
- */
-export const MAX_CHOICES = 128;
-
 /** The emulator's bounds on a JSON body (the spec gives none): its size (413 above) and nesting (422 above). */
 export const MAX_JSON_BODY = 32 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 128;

@@ -8,7 +8,7 @@ import {
   type EngineTool,
   type EngineTurn,
 } from '../text/engine.js';
-import { MAX_CHOICES, checkRange, type EmuRequest, type Router } from '../http/router.js';
+import type { EmuRequest, Router } from '../http/router.js';
 import { invalid, notFound } from '../core/errors.js';
 import { TOOL_CHOICE_MODES, generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from '../state/files.js';
@@ -34,10 +34,7 @@ export function validateChatBody(body: Body): void {
     if (!m || typeof m !== 'object' || !ROLES.includes(m.role))
       invalid(`Invalid value for \`messages[${i}].role\`: must be one of ${ROLES.join(', ')}`);
   });
-  checkRange(body, 'n', 1, MAX_CHOICES, { integer: true });
-  checkRange(body, 'max_completion_tokens', 1, 2147483647, { integer: true });
-  checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
-  checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
+  // n, max_completion_tokens, max_tokens and seed: the document's ranges (request-check.ts)
   if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.logprobs !== true)
     invalid('`top_logprobs` requires `logprobs` to be true');
   // stop (an array of at most 4) and tools (an array of at most 128): the document's (request-check.ts)

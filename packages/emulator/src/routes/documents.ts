@@ -1,10 +1,7 @@
 // POST /v1/documents/search: ranks the chunks of the collections' files (see ../search-index.ts).
-import { checkRange, type Router } from '../http/router.js';
+import type { Router } from '../http/router.js';
 import { invalid } from '../core/errors.js';
 import { search, type RetrievalMode } from '../text/search-index.js';
-
-/** The spec gives no upper bound for `limit` (default 10); the emulator (and the CLI) allow 1 to 100. */
-export const MAX_SEARCH_LIMIT = 100;
 
 export function register(router: Router): void {
   router.post('/v1/documents/search', async (req, res, core) => {
@@ -15,7 +12,6 @@ export function register(router: Router): void {
     if (!Array.isArray(ids) || ids.length === 0 || ids.some((x: unknown) => typeof x !== 'string' || x === '')) {
       invalid('Invalid value for `source.collection_ids`: at least one collection id is required');
     }
-    checkRange(body, 'limit', 1, MAX_SEARCH_LIMIT, { integer: true });
     // retrieval_mode.type is one of the document's enum (request-check.ts)
     const mode: RetrievalMode = body.retrieval_mode?.type ?? 'hybrid';
     const matches = await search(core, {

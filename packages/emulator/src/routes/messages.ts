@@ -31,7 +31,6 @@ export function validateMessagesBody(body: Body): void {
   });
   if (body.messages[0].role !== 'user')
     invalid('Invalid value for `messages`: the first message must have the role user');
-  checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
   if (body.system != null && typeof body.system !== 'string' && !Array.isArray(body.system))
     invalid('Invalid value for `system`: expected a string');
   if (body.stop_sequences != null) {
