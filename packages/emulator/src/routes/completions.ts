@@ -2,12 +2,7 @@
 // prompt). Neither is supported by reasoning models (400).
 import type { LanguageModel } from '../text/catalog.js';
 import { costTicks, generateReply, requireLanguageModel } from '../text/engine.js';
-import {
-  type EmuRequest,
-  type EmuResponse,
-  type Handler,
-  type Router,
-} from '../http/router.js';
+import type { EmuRequest, EmuResponse, Handler, Router } from '../http/router.js';
 import { invalid } from '../core/errors.js';
 import type { Backend } from '../state/backend.js';
 import { countTokens } from '../text/tokenizer.js';

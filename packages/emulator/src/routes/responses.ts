@@ -10,13 +10,7 @@ import {
   type EngineTurn,
 } from '../text/engine.js';
 import type { LanguageModel } from '../text/catalog.js';
-import {
-  queryNumber,
-  type EmuRequest,
-  type EmuResponse,
-  type Handler,
-  type Router,
-} from '../http/router.js';
+import { queryNumber, type EmuRequest, type EmuResponse, type Handler, type Router } from '../http/router.js';
 import { invalid, notFound } from '../core/errors.js';
 import { generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from '../state/files.js';
