@@ -96,6 +96,27 @@ describe('requests checked against the API document', () => {
           'message.output_text.logprobs',
       ],
       [
+        '/v1/messages',
+        { model: 'svc-4', max_tokens: 10, messages: [] },
+        'Invalid value for `messages`: at least 1 item (got 0)',
+      ],
+      [
+        '/v1/messages',
+        {
+          model: 'svc-4',
+          max_tokens: 10,
+          messages: [{ role: 'user', content: 'x' }],
+          stop_sequences: 'abcde'.split(''),
+        },
+        'Invalid value for `stop_sequences`: at most 4 items (got 5)',
+      ],
+      ['/v1/chat/completions', { ...chat, messages: [] }, 'Invalid value for `messages`: at least 1 item (got 0)'],
+      [
+        '/v1/completions',
+        { model: 'svc-3', prompt: 'x', stream: 'yes' },
+        'Invalid value for `stream`: expected a boolean',
+      ],
+      [
         '/v1/documents/search',
         { query: 'q', source: { collection_ids: ['c'] }, limit: 101 },
         'Invalid value for `limit`: 101; must be an integer at least 1 and at most 100',

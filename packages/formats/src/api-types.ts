@@ -1386,6 +1386,13 @@ export interface components {
       seed?: number;
       temperature?: number;
       top_p?: number;
+      /**
+       * @description server-sent text_completion chunks
+       * @default false
+       */
+      stream?: boolean | null;
+      /** @description only with stream: true */
+      stream_options?: components['schemas']['StreamOptions'] | null;
     };
     TextCompletionResponse: {
       id: string;

@@ -133,7 +133,7 @@ export class RequestChecker {
       const bound = e.keyword.startsWith('max') ? 'at most' : 'at least';
       throw new HttpError(
         400,
-        `Invalid value for \`${field}\`: ${bound} ${limit} ${text ? 'characters' : 'items'} (got ${got})`,
+        `Invalid value for \`${field}\`: ${bound} ${limit} ${text ? 'character' : 'item'}${limit === 1 ? '' : 's'} (got ${got})`,
       );
     }
   }

@@ -28,8 +28,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Every documented range and rule of the chat request (400 when broken). */
 export function validateChatBody(body: Body): void {
-  if (!Array.isArray(body.messages)) invalid('Invalid value for `messages`: expected an array of messages');
-  if (body.messages.length === 0) invalid('Invalid value for `messages`: at least one message is required');
+  // messages: an array of at least one (the document's); a missing role is a nested required field, checked here
   body.messages.forEach((m: Body, i: number) => {
     if (!m || typeof m !== 'object' || !ROLES.includes(m.role))
       invalid(`Invalid value for \`messages[${i}].role\`: must be one of ${ROLES.join(', ')}`);

@@ -72,8 +72,6 @@ const textCompletion: Handler = async (req, res, core) => {
   const prompts = checkPrompts(body);
   const stop = checkStops(body, 'stop');
   const model = legacyModel(core, req, body.model, 'completions');
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
-    invalid('Invalid value for `stream`: expected a boolean');
   if (body.stream_options != null && (typeof body.stream_options !== 'object' || !body.stream))
     invalid('`stream_options` is only allowed with `stream: true`');
   const { choices, promptTokens, completionTokens } = completionChoices(core, model, prompts, body, stop);
