@@ -117,6 +117,16 @@ describe('requests checked against the API document', () => {
         'Invalid value for `stream`: expected a boolean',
       ],
       [
+        '/v1/agents',
+        { name: 'a', collection_ids: Array.from({ length: 11 }, (_, i) => `c${i}`) },
+        'Invalid value for `collection_ids`: at most 10 items (got 11)',
+      ],
+      [
+        '/v1/agents',
+        { name: 'a', voice: { vad_silence_duration_ms: 10_001 } },
+        'Invalid value for `voice.vad_silence_duration_ms`: 10001; must be an integer at least 0 and at most 10000',
+      ],
+      [
         '/v1/documents/search',
         { query: 'q', source: { collection_ids: ['c'] }, limit: 101 },
         'Invalid value for `limit`: 101; must be an integer at least 1 and at most 100',
