@@ -399,7 +399,11 @@ export const OPERATIONS = {
     path: '/v1/custom-voices',
     fields: { 'query.limit': { minimum: 1, maximum: 1000, default: 100 } },
   },
-  createCustomVoice: { method: 'POST', path: '/v1/custom-voices', fields: { body: { required: ['file'] } } },
+  createCustomVoice: {
+    method: 'POST',
+    path: '/v1/custom-voices',
+    fields: { body: { required: ['file'] }, 'body.name': { maxLength: 255 } },
+  },
   getCustomVoice: {
     method: 'GET',
     path: '/v1/custom-voices/{voice_id}',
@@ -413,7 +417,7 @@ export const OPERATIONS = {
   updateCustomVoice: {
     method: 'PATCH',
     path: '/v1/custom-voices/{voice_id}',
-    fields: { 'path.voice_id': { required: true } },
+    fields: { 'path.voice_id': { required: true }, 'body.name': { nullable: true, maxLength: 255 } },
   },
   downloadCustomVoiceAudio: {
     method: 'GET',

@@ -4683,6 +4683,8 @@ export interface operations {
            * @description reference audio, at most 120 seconds
            */
           file: string;
+          /** @description a name for the voice */
+          name?: string;
         };
       };
     };
@@ -4775,7 +4777,10 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': Record<string, unknown>;
+        'application/json': {
+          /** @description the new name; null clears it */
+          name?: string | null;
+        };
       };
     };
     responses: {

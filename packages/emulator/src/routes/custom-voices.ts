@@ -7,6 +7,7 @@ import { discard, parseForm, type FormFile, type FormPart } from '../http/formda
 import { queryNumber, tokenPage, type EmuRequest, type Handler, type Router } from '../http/router.js';
 import { HttpError, invalid, notFound } from '../core/errors.js';
 import { customVoices, type CustomVoiceRecord } from '../voice/voices.js';
+import { OPERATIONS } from 'svc-formats/api-facts';
 
 const MAX_CLIP_BYTES = 100 * 1024 * 1024;
 const MAX_SECONDS = 120;
@@ -61,7 +62,10 @@ const createVoice: Handler = async (req, res, core) => {
     const file = referenceClip(parts);
     const nameField = parts.find((p) => p.name === 'name' && p.kind === 'field');
     const name = nameField && nameField.kind === 'field' ? nameField.value : null;
-    if (name !== null && [...name].length > 255) invalid('Invalid value for `name`: at most 255 characters');
+    // a form's values are not checked by request-check: the name's limit is the document's, read here
+    const maxName = OPERATIONS.createCustomVoice.fields['body.name'].maxLength;
+    if (name !== null && [...name].length > maxName)
+      invalid(`Invalid value for \`name\`: at most ${maxName} characters (got ${[...name].length})`);
     const voice_id = newId(core);
     const blob = join(dir, voice_id);
     renameSync(file.path, blob);
@@ -113,8 +117,7 @@ const listVoices: Handler = (req, res, core) => {
 const renameVoice: Handler = async (req, res, core) => {
   const v = voiceOf(core, req);
   const body = await req.json<Record<string, unknown>>();
-  if (body.name !== undefined && body.name !== null && (typeof body.name !== 'string' || [...body.name].length > 255))
-    invalid('Invalid value for `name`: a string of at most 255 characters');
+  // name: a string of at most 255 characters, or null (the document's, request-check.ts)
   const next = { ...v, ...(body.name !== undefined ? { name: (body.name as string | null) ?? null } : {}) };
   customVoices(core).set(v.voice_id, next);
   core.store.save();
