@@ -210,7 +210,7 @@ export class RequestChecker {
   }
 }
 
-/** One query parameter's value against its schema (numbers by range, enums by value; other types by the route). */
+/** One query parameter's value against its schema (numbers by range, enums and consts by value; others by the route). */
 function checkQueryValue(name: string, raw: string, schema: Json): void {
   const refuse = (allowed: string) =>
     new HttpError(400, `Invalid value for \`${name}\`: ${JSON.stringify(raw)}; must be ${allowed}`);
@@ -230,8 +230,8 @@ function checkQueryValue(name: string, raw: string, schema: Json): void {
       throw refuse(
         integer && min !== undefined && max !== undefined ? `an integer from ${min} to ${max}` : rangeWords(schema),
       );
-  } else if (Array.isArray(schema.enum)) {
-    const allowed = schema.enum.filter((v) => v !== null);
+  } else if (Array.isArray(schema.enum) || 'const' in schema) {
+    const allowed = ((schema.enum as unknown[] | undefined) ?? [schema.const]).filter((v) => v !== null);
     // a number's enum (sample rates) compares by value: "16000" is 16000
     if (!allowed.some((v) => (typeof v === 'number' ? Number(raw) === v : v === raw)))
       throw refuse(`one of ${allowed.join(', ')}`);

@@ -518,8 +518,6 @@ const compact: Handler = async (req, res, core) => {
   const body = await req.json<Body>();
   const model = requireLanguageModel(body.model);
   core.checkModelAcl(req, model.id);
-  if (typeof body.input !== 'string' && !Array.isArray(body.input))
-    invalid('Invalid value for `input`: expected a string or an array of input items');
   validateResponsesBody({ input: body.input });
   const items = normalizeInput(core, body.input);
   const lines: string[] = [];
