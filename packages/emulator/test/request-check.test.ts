@@ -138,6 +138,27 @@ describe('requests checked against the API document', () => {
     }
   });
 
+  it('answers a missing field below the top level with 400 naming its path', async () => {
+    const cases: [string, unknown, string][] = [
+      [
+        '/v1/chat/completions',
+        { model: 'svc-4', messages: [{ content: 'x' }] },
+        'Invalid value for `messages[0].role`: required',
+      ],
+      ['/v1/documents/search', { query: 'q', source: {} }, 'Invalid value for `source.collection_ids`: required'],
+      ['/v1/agents', { name: 'a', tools: [{}] }, 'Invalid value for `tools[0].type`: required'],
+      [
+        '/v2/phone-numbers',
+        { origin: 'svc_provisioned', name: 'n', sip_auth: {} },
+        'Invalid value for `sip_auth.allowed_addresses`: required',
+      ],
+    ];
+    for (const [path, body, message] of cases) {
+      const r = await post(emu, path, body);
+      expect([path, r.status, errorOf(r.text)]).toEqual([path, 400, message]);
+    }
+  });
+
   it('keeps the 422 text of a missing required field', async () => {
     const r = await post(emu, '/v1/embeddings', { input: 'x' });
     expect(r.status).toBe(422);

@@ -78,6 +78,8 @@ export const OPERATIONS = {
     fields: {
       body: { required: ['query', 'source'] },
       'body.source': { required: ['collection_ids'] },
+      'body.source.collection_ids': { minItems: 1 },
+      'body.source.collection_ids[]': { minLength: 1 },
       'body.limit': { minimum: 1, maximum: 100, default: 10 },
       'body.retrieval_mode': { ref: 'RetrievalMode' },
     },
@@ -285,6 +287,7 @@ export const OPERATIONS = {
       body: { required: ['origin', 'name'] },
       'body.origin': { enum: ['svc_provisioned', 'byo_trunk'] },
       'body.name': { maxLength: 255 },
+      'body.sip_auth': { required: ['allowed_addresses'] },
     },
   },
   deletePhoneNumberV2: {

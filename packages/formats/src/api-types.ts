@@ -4174,7 +4174,7 @@ export interface operations {
             url?: string;
           };
           sip_auth?: {
-            allowed_addresses?: string[];
+            allowed_addresses: string[];
           };
         };
       };

@@ -14,7 +14,6 @@ type Json = Record<string, any>;
 
 /** an agent's writable fields: the paths a PATCH's field mask may name */
 const AGENT_PATHS = OPERATIONS.updateAgent.fields['body.field_mask.paths[]'].enum;
-const TOOL_KINDS: readonly string[] = SCHEMAS.ToolKind.$.enum;
 
 /** The agent as the API shows it (no team id). */
 export function publicAgent(a: AgentRecord): Json {
@@ -31,9 +30,9 @@ export function agentOf(core: Backend, req: EmuRequest, id: string): AgentRecord
 
 /** Check one writable field (400 naming the field and the rule). */
 /**
- * Check one writable field (400 naming the field and the rule). Types, lengths, item counts, tool kinds and the VAD
- * ranges are the document's (request-check.ts); here: a blank name, a function tool's name (a nested required
- * field) and whether a voice exists for the team.
+ * Check one writable field (400 naming the field and the rule). Types, lengths, item counts, tool kinds, a tool's
+ * type and the VAD ranges are the document's (request-check.ts); here: a blank name, a function tool's name (required
+ * of function tools only) and whether a voice exists for the team.
  */
 function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[number], v: unknown): void {
   switch (field) {
@@ -43,8 +42,6 @@ function checkField(core: Backend, teamId: string, field: (typeof AGENT_PATHS)[n
     case 'tools':
       if (!Array.isArray(v)) return;
       v.forEach((t: Json, i) => {
-        if (!t || typeof t !== 'object' || !TOOL_KINDS.includes(t.type))
-          invalid(`Invalid value for \`tools[${i}].type\`: must be one of ${TOOL_KINDS.join(', ')}`);
         if (t.type === 'function' && (typeof t.function?.name !== 'string' || !t.function.name))
           invalid(`Invalid value for \`tools[${i}]\`: a function tool needs \`function.name\``);
       });

@@ -12,7 +12,6 @@ import type { EmuRequest, Router } from '../http/router.js';
 import { invalid, notFound } from '../core/errors.js';
 import { TOOL_CHOICE_MODES, generateWithToolPlan } from '../text/tool-plan.js';
 import { checkAttachedFiles } from '../state/files.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
 
 type Body = Record<string, any>;
 
@@ -23,16 +22,11 @@ interface DeferredRecord {
   response: unknown;
 }
 
-const ROLES: readonly string[] = SCHEMAS.Message['$.role'].enum;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Every documented range and rule of the chat request (400 when broken). */
 export function validateChatBody(body: Body): void {
-  // messages: an array of at least one (the document's); a missing role is a nested required field, checked here
-  body.messages.forEach((m: Body, i: number) => {
-    if (!m || typeof m !== 'object' || !ROLES.includes(m.role))
-      invalid(`Invalid value for \`messages[${i}].role\`: must be one of ${ROLES.join(', ')}`);
-  });
+  // messages: an array of at least one, each with a role of the enum: the document's (request-check.ts)
   // n, max_completion_tokens, max_tokens and seed: the document's ranges (request-check.ts)
   if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.logprobs !== true)
     invalid('`top_logprobs` requires `logprobs` to be true');

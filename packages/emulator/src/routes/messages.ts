@@ -18,14 +18,10 @@ const TOOL_CHOICE_TYPES: readonly string[] = [
   ...SCHEMAS.MessagesToolChoice['$.type'].enum,
 ];
 
-const ROLES: readonly string[] = SCHEMAS.MessagesRequest['$.messages[].role'].enum;
-
 export function validateMessagesBody(body: Body): void {
-  // messages: an array of at least one; stop_sequences at most 4 strings; tools at most 128: the document's
-  // (request-check.ts). A message's role stays here: a missing one is a nested required field, not answered there
+  // messages: an array of at least one, each with a role of the enum; stop_sequences at most 4 strings; tools at
+  // most 128: the document's (request-check.ts). A content's form is a union, worded here
   body.messages.forEach((m: Body, i: number) => {
-    if (!m || !ROLES.includes(m.role))
-      invalid(`Invalid value for \`messages[${i}].role\`: must be one of ${ROLES.join(', ')}`);
     if (typeof m.content !== 'string' && !Array.isArray(m.content))
       invalid(`Invalid value for \`messages[${i}].content\`: expected a string or content blocks`);
   });
