@@ -137,9 +137,10 @@ export class RequestChecker {
       const text = e.keyword.endsWith('Length');
       const got = text ? [...String(e.data)].length : (e.data as unknown[]).length;
       const bound = e.keyword.startsWith('max') ? 'at most' : 'at least';
+      const unit = text ? 'character' : 'item';
       throw new HttpError(
         400,
-        `Invalid value for \`${field}\`: ${bound} ${limit} ${text ? 'character' : 'item'}${limit === 1 ? '' : 's'} (got ${got})`,
+        `Invalid value for \`${field}\`: ${bound} ${limit} ${unit}${limit === 1 ? '' : 's'} (got ${got})`,
       );
     }
   }
@@ -216,7 +217,7 @@ export class RequestChecker {
   }
 }
 
-/** One query parameter's value against its schema (numbers by range, enums and consts by value; others by the route). */
+/** One query parameter's value against its schema (numbers by range, enums and consts by value; others: the route). */
 function checkQueryValue(name: string, raw: string, schema: Json): void {
   const refuse = (allowed: string) =>
     new HttpError(400, `Invalid value for \`${name}\`: ${JSON.stringify(raw)}; must be ${allowed}`);

@@ -25,7 +25,7 @@ import {
   type StoredFile,
 } from '../state/files.js';
 
-/** an upload's lifetime in seconds, its range the document's (a form's values are checked here, not by request-check) */
+/** an upload's lifetime in seconds: the document's range, read here (request-check does not check a form's values) */
 const { minimum: EXPIRES_MIN, maximum: EXPIRES_MAX } = OPERATIONS.uploadFile.fields['body.expires_after'];
 const UNSUPPORTED_PUBLIC_TYPES = [
   'application/x-msdownload',
