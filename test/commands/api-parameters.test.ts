@@ -130,7 +130,7 @@ const REACH: Record<string, { command: string; via?: Record<string, string> }> =
       diarize: '--diarize',
     },
   },
-  'POST /v1/custom-voices': { command: 'custom-voices create', via: { file: 'ARG clip' } },
+  'POST /v1/custom-voices': { command: 'custom-voices create', via: { file: 'ARG clip', name: '--name' } },
   'GET /v1/custom-voices/{voice_id}/audio': { command: 'custom-voices download' },
   'WS /v1/realtime': {
     command: 'realtime talk',

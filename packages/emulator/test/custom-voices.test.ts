@@ -22,7 +22,11 @@ async function upload(file: Buffer<ArrayBuffer>, filename: string, type: string)
     headers: { authorization: `Bearer ${emu.key}` },
     body: form,
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return {
+    status: res.status,
+    warning: res.headers.get('x-emulator-warning'),
+    body: (await res.json()) as Record<string, any>,
+  };
 }
 
 describe('emulator custom voices', () => {
@@ -52,6 +56,21 @@ describe('emulator custom voices', () => {
     const del = await fetch(`${emu.url}/v1/custom-voices/${id}`, { method: 'DELETE', headers: h });
     expect(await del.json()).toEqual({ deleted: true });
     expect((await fetch(`${emu.url}/v1/custom-voices/${id}/audio`, { headers: h })).status).toBe(404);
+  });
+
+  it("takes the name the document describes (the form's and the rename's), its length the document's", async () => {
+    const made = await upload(wav(1), 'a.wav', 'audio/wav');
+    // the form's name part is described: no unknown-field warning
+    expect([made.status, made.warning]).toEqual([200, null]);
+    const rename = (name: unknown) =>
+      fetch(`${emu.url}/v1/custom-voices/${made.body.voice_id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      }).then(async (r) => [r.status, ((await r.json()) as { error?: string; name?: string }).error ?? ''] as const);
+    expect(await rename('x'.repeat(256))).toEqual([400, 'Invalid value for `name`: at most 255 characters (got 256)']);
+    expect(await rename(7)).toEqual([400, 'Invalid value for `name`: expected a string']);
+    expect(await rename('x'.repeat(255))).toEqual([200, '']);
   });
 });
 

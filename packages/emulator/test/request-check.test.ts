@@ -64,6 +64,101 @@ describe('requests checked against the API document', () => {
     }
   });
 
+  it('answers the ranges and enums the routes once checked by hand, naming a nested field by its path', async () => {
+    const chat = { model: 'svc-4', messages: [{ role: 'user', content: 'x' }] };
+    const cases: [string, unknown, string][] = [
+      [
+        '/v1/chat/completions',
+        { ...chat, n: 129 },
+        'Invalid value for `n`: 129; must be an integer at least 1 and at most 128',
+      ],
+      [
+        '/v1/completions',
+        { model: 'svc-3-mini', prompt: 'x', seed: 2 ** 31 },
+        'Invalid value for `seed`: 2147483648; must be an integer at least -2147483648 and at most 2147483647',
+      ],
+      [
+        '/v1/responses',
+        { model: 'svc-4', input: 'hi', reasoning: { effort: 'max' } },
+        'Invalid value for `reasoning.effort`: "max"; must be one of none, low, medium, high, xhigh',
+      ],
+      [
+        '/v1/responses',
+        { model: 'svc-4', input: 'hi', reasoning: { generate_summary: 'long' } },
+        'Invalid value for `reasoning.generate_summary`: "long"; must be one of auto, concise, detailed',
+      ],
+      [
+        '/v1/responses',
+        { model: 'svc-4', input: 'hi', include: ['reasoning.encrypted_content', 'everything'] },
+        'Invalid value for `include[1]`: "everything"; must be one of reasoning.encrypted_content, ' +
+          'web_search_call.action.sources, web_search_call.results, code_interpreter_call.outputs, ' +
+          'file_search_call.results, message.input_image.image_url, computer_call_output.output.image_url, ' +
+          'message.output_text.logprobs',
+      ],
+      [
+        '/v1/messages',
+        { model: 'svc-4', max_tokens: 10, messages: [] },
+        'Invalid value for `messages`: at least 1 item (got 0)',
+      ],
+      [
+        '/v1/messages',
+        {
+          model: 'svc-4',
+          max_tokens: 10,
+          messages: [{ role: 'user', content: 'x' }],
+          stop_sequences: 'abcde'.split(''),
+        },
+        'Invalid value for `stop_sequences`: at most 4 items (got 5)',
+      ],
+      ['/v1/chat/completions', { ...chat, messages: [] }, 'Invalid value for `messages`: at least 1 item (got 0)'],
+      [
+        '/v1/completions',
+        { model: 'svc-3', prompt: 'x', stream: 'yes' },
+        'Invalid value for `stream`: expected a boolean',
+      ],
+      [
+        '/v1/agents',
+        { name: 'a', collection_ids: Array.from({ length: 11 }, (_, i) => `c${i}`) },
+        'Invalid value for `collection_ids`: at most 10 items (got 11)',
+      ],
+      [
+        '/v1/agents',
+        { name: 'a', voice: { vad_silence_duration_ms: 10_001 } },
+        'Invalid value for `voice.vad_silence_duration_ms`: 10001; must be an integer at least 0 and at most 10000',
+      ],
+      [
+        '/v1/documents/search',
+        { query: 'q', source: { collection_ids: ['c'] }, limit: 101 },
+        'Invalid value for `limit`: 101; must be an integer at least 1 and at most 100',
+      ],
+    ];
+    for (const [path, body, message] of cases) {
+      const r = await post(emu, path, body);
+      expect([path, r.status, errorOf(r.text)]).toEqual([path, 400, message]);
+    }
+  });
+
+  it('answers a missing field below the top level with 400 naming its path', async () => {
+    const cases: [string, unknown, string][] = [
+      [
+        '/v1/chat/completions',
+        { model: 'svc-4', messages: [{ content: 'x' }] },
+        'Invalid value for `messages[0].role`: required',
+      ],
+      ['/v1/documents/search', { query: 'q', source: {} }, 'Invalid value for `source.collection_ids`: required'],
+      ['/v1/agents', { name: 'a', tools: [{}] }, 'Invalid value for `tools[0].type`: required'],
+      [
+        '/v2/phone-numbers',
+        { origin: 'svc_provisioned', name: 'n', sip_auth: {} },
+        'Invalid value for `sip_auth.allowed_addresses`: required',
+      ],
+    ];
+    for (const [path, body, message] of cases) {
+      const r = await post(emu, path, body);
+      expect([path, r.status, errorOf(r.text)]).toEqual([path, 400, message]);
+    }
+  });
+
   it('keeps the 422 text of a missing required field', async () => {
     const r = await post(emu, '/v1/embeddings', { input: 'x' });
     expect(r.status).toBe(422);

@@ -1386,6 +1386,13 @@ export interface components {
       seed?: number;
       temperature?: number;
       top_p?: number;
+      /**
+       * @description server-sent text_completion chunks
+       * @default false
+       */
+      stream?: boolean | null;
+      /** @description only with stream: true */
+      stream_options?: components['schemas']['StreamOptions'] | null;
     };
     TextCompletionResponse: {
       id: string;
@@ -1510,6 +1517,11 @@ export interface components {
        */
       type: 'function' | 'web_search' | 'web_search_preview' | 'x_search' | 'file_search' | 'code_interpreter' | 'mcp';
     };
+    /**
+     * @description how hard a responses model reasons; per model: a model without support rejects it
+     * @enum {unknown}
+     */
+    ResponsesReasoningEffort: 'none' | 'low' | 'medium' | 'high' | 'xhigh' | null;
     ResponsesRequest: {
       input: string | components['schemas']['InputItem'][];
       /**
@@ -1555,18 +1567,17 @@ export interface components {
       previous_response_id?: string | null;
       prompt_cache_key?: string | null;
       reasoning?: {
+        effort?: components['schemas']['ResponsesReasoningEffort'];
         /**
-         * @description per model; a model without support rejects it
-         * @enum {unknown}
+         * @description compatibility
+         * @enum {string|null}
          */
-        effort?: 'none' | 'low' | 'medium' | 'high' | 'xhigh' | null;
-        /** @description compatibility */
-        generate_summary?: string | null;
+        generate_summary?: 'auto' | 'concise' | 'detailed' | null;
         /** @enum {unknown} */
         summary?: 'auto' | 'concise' | 'detailed' | null;
       } | null;
       /** @description read only when reasoning is unset */
-      reasoning_effort?: string | null;
+      reasoning_effort?: components['schemas']['ResponsesReasoningEffort'];
       /** @description live search; unset, no search data is acquired */
       search_parameters?: {
         /**
@@ -4164,7 +4175,7 @@ export interface operations {
             url?: string;
           };
           sip_auth?: {
-            allowed_addresses?: string[];
+            allowed_addresses: string[];
           };
         };
       };

@@ -55,7 +55,7 @@ import { lastResponse, rememberResponse } from './state.js';
 import { SCHEMAS } from 'svc-formats/api-facts';
 
 /** the Responses API's reasoning.effort, wider than chat's (xhigh) */
-const RESPONSES_REASONING_EFFORTS = SCHEMAS.ResponsesRequest['$.reasoning.effort'].enum;
+const RESPONSES_REASONING_EFFORTS = SCHEMAS.ResponsesReasoningEffort.$.enum;
 const SUMMARIES = SCHEMAS.ResponsesRequest['$.reasoning.summary'].enum;
 /** the Responses API's tiers (chat's are auto and priority) */
 const SERVICE_TIERS = SCHEMAS.ResponsesRequest['$.service_tier'].enum;

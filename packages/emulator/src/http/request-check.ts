@@ -1,9 +1,10 @@
 // Requests checked against the API document (spec/openapi.json) before a route's own rules: a JSON body against its
 // operation's requestBody schema, query parameters against their parameter schemas, a WebSocket client event
 // against the socket's `x-websocket.client` schema. What the document says is refused here with the status and
-// wording the service uses (a missing top-level field: 422 text; a value out of range or not among the allowed
-// ones: 400 naming the field and what is allowed); what it cannot say (state, cross-field rules, limits per model)
-// stays with the routes. A field the document does not describe is reported (a warning; `--strict`: 400).
+// wording the service uses (a missing top-level field: 422 text; a missing one below it, a value out of range or not
+// among the allowed ones: 400 naming the field and what is allowed); what it cannot say (state, cross-field rules,
+// limits per model) stays with the routes. A field the document does not describe is reported (a warning;
+// `--strict`: 400).
 import type { ErrorObject } from 'ajv';
 import { loadApiDocument } from '../core/api-document.js';
 import { DocumentSchemas, pointer } from '../core/contract.js';
@@ -109,6 +110,11 @@ export class RequestChecker {
       );
     }
     for (const e of direct) {
+      // a missing field below the top level: 400 naming its path, as the routes answered it
+      if (e.keyword === 'required') {
+        const field = fieldName(`${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`);
+        throw new HttpError(400, `Invalid value for \`${field}\`: required`);
+      }
       if (!ANSWERED.has(e.keyword) || e.data === undefined) continue;
       const schema = (e.parentSchema ?? {}) as Json;
       const numeric = typesOf(schema).includes('integer') || typesOf(schema).includes('number');
@@ -131,9 +137,10 @@ export class RequestChecker {
       const text = e.keyword.endsWith('Length');
       const got = text ? [...String(e.data)].length : (e.data as unknown[]).length;
       const bound = e.keyword.startsWith('max') ? 'at most' : 'at least';
+      const unit = text ? 'character' : 'item';
       throw new HttpError(
         400,
-        `Invalid value for \`${field}\`: ${bound} ${limit} ${text ? 'characters' : 'items'} (got ${got})`,
+        `Invalid value for \`${field}\`: ${bound} ${limit} ${unit}${limit === 1 ? '' : 's'} (got ${got})`,
       );
     }
   }
@@ -210,7 +217,7 @@ export class RequestChecker {
   }
 }
 
-/** One query parameter's value against its schema (numbers by range, enums by value; other types by the route). */
+/** One query parameter's value against its schema (numbers by range, enums and consts by value; others: the route). */
 function checkQueryValue(name: string, raw: string, schema: Json): void {
   const refuse = (allowed: string) =>
     new HttpError(400, `Invalid value for \`${name}\`: ${JSON.stringify(raw)}; must be ${allowed}`);
@@ -230,8 +237,8 @@ function checkQueryValue(name: string, raw: string, schema: Json): void {
       throw refuse(
         integer && min !== undefined && max !== undefined ? `an integer from ${min} to ${max}` : rangeWords(schema),
       );
-  } else if (Array.isArray(schema.enum)) {
-    const allowed = schema.enum.filter((v) => v !== null);
+  } else if (Array.isArray(schema.enum) || 'const' in schema) {
+    const allowed = ((schema.enum as unknown[] | undefined) ?? [schema.const]).filter((v) => v !== null);
     // a number's enum (sample rates) compares by value: "16000" is 16000
     if (!allowed.some((v) => (typeof v === 'number' ? Number(raw) === v : v === raw)))
       throw refuse(`one of ${allowed.join(', ')}`);

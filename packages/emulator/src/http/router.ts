@@ -144,12 +144,6 @@ function paramsOf(keys: string[], m: RegExpExecArray): Record<string, string> {
   return params;
 }
 
-/**
- * The emulator's bound on the choices one request generates (`n`, × prompts for legacy completions); the spec gives
- * only a minimum.
- */
-export const MAX_CHOICES = 128;
-
 /** The emulator's bounds on a JSON body (the spec gives none): its size (413 above) and nesting (422 above). */
 export const MAX_JSON_BODY = 32 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 128;
@@ -206,18 +200,7 @@ export function parseJsonBody(buf: Buffer, allowArray: boolean): unknown {
   return value;
 }
 
-/** 422 text for a missing required field, worded as the service words it. */
-export function requireFields(body: Record<string, unknown>, fields: string[]): void {
-  for (const f of fields) {
-    if (body[f] === undefined)
-      throw new DeserializeError(
-        `Failed to deserialize the JSON body into the target type: missing field \`${f}\` at line 1 column ` +
-          `${JSON.stringify(body).length}`,
-      );
-  }
-}
-
-/** Checks used by route modules for documented ranges (400 when violated). */
+/** A range the document cannot state, one that depends on the model (400 when violated). */
 export function checkRange(
   body: Record<string, unknown>,
   field: string,
@@ -240,13 +223,6 @@ export function checkRange(
         `and at most ${max}`,
     );
   }
-}
-
-export function checkEnum(body: Record<string, unknown>, field: string, values: readonly string[]): void {
-  const v = body[field];
-  if (v === undefined || v === null) return;
-  if (typeof v !== 'string' || !values.includes(v))
-    invalid(`Invalid value for \`${field}\`: ${JSON.stringify(v)}; must be one of ${values.join(', ')}`);
 }
 
 /** A number of the query, its range already checked against the API document (request-check.ts); absent: `fallback`. */

@@ -2,18 +2,15 @@
 // prompt). Neither is supported by reasoning models (400).
 import type { LanguageModel } from '../text/catalog.js';
 import { costTicks, generateReply, requireLanguageModel } from '../text/engine.js';
-import {
-  MAX_CHOICES,
-  checkRange,
-  type EmuRequest,
-  type EmuResponse,
-  type Handler,
-  type Router,
-} from '../http/router.js';
+import type { EmuRequest, EmuResponse, Handler, Router } from '../http/router.js';
 import { invalid } from '../core/errors.js';
 import type { Backend } from '../state/backend.js';
 import { countTokens } from '../text/tokenizer.js';
+import { SCHEMAS } from 'svc-formats/api-facts';
 import { applyLimits } from '../text/limits.js';
+
+/** the most choices one request makes: n's bound in the document, also for all the prompts together */
+const MAX_CHOICES = SCHEMAS.TextCompletionRequest['$.n'].maximum;
 
 type Body = Record<string, any>;
 type Choice = Body & { pieces: string[] };
@@ -73,11 +70,8 @@ async function streamCompletion(
 const textCompletion: Handler = async (req, res, core) => {
   const body = await req.json<Body>();
   const prompts = checkPrompts(body);
-  checkRange(body, 'seed', -2147483648, 2147483647, { integer: true });
   const stop = checkStops(body, 'stop');
   const model = legacyModel(core, req, body.model, 'completions');
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
-    invalid('Invalid value for `stream`: expected a boolean');
   if (body.stream_options != null && (typeof body.stream_options !== 'object' || !body.stream))
     invalid('`stream_options` is only allowed with `stream: true`');
   const { choices, promptTokens, completionTokens } = completionChoices(core, model, prompts, body, stop);
@@ -105,8 +99,7 @@ function checkPrompts(body: Body): string[] {
   const prompts: unknown[] = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
   if (!Array.isArray(prompts) || prompts.length === 0 || prompts.some((p) => typeof p !== 'string'))
     invalid('Invalid value for `prompt`: expected a string or an array of strings');
-  checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
-  checkRange(body, 'n', 1, MAX_CHOICES, { integer: true });
+  // seed, max_tokens and n: the document's ranges (request-check.ts); the product of prompts and n is the emulator's
   if (prompts.length * (body.n ?? 1) > MAX_CHOICES)
     invalid(
       `Too many choices: ${prompts.length} prompts × n ${body.n ?? 1}; the emulator generates at most ` +
@@ -174,7 +167,6 @@ const humanAssistantCompletion: Handler = async (req, res, core) => {
   if (!body.prompt.includes('\n\nHuman:') || !/\n\nAssistant:\s*$/.test(body.prompt)) {
     invalid('Invalid value for `prompt`: it must contain "\\n\\nHuman:" turns and end with "\\n\\nAssistant:"');
   }
-  checkRange(body, 'max_tokens_to_sample', 1, 2147483647, { integer: true });
   const stop = checkStops(body, 'stop_sequences');
   const model = legacyModel(core, req, body.model, 'complete');
   // the last human turn is what gets answered

@@ -25,8 +25,8 @@ import {
   type StoredFile,
 } from '../state/files.js';
 
-const EXPIRES_MIN = 3600;
-const EXPIRES_MAX = 2_592_000;
+/** an upload's lifetime in seconds: the document's range, read here (request-check does not check a form's values) */
+const { minimum: EXPIRES_MIN, maximum: EXPIRES_MAX } = OPERATIONS.uploadFile.fields['body.expires_after'];
 const UNSUPPORTED_PUBLIC_TYPES = [
   'application/x-msdownload',
   'application/x-executable',
@@ -217,10 +217,7 @@ function list(req: EmuRequest, res: EmuResponse, core: Backend): void {
 
 async function content(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
   const f = findFile(core, req, req.params.id!);
-  const format = req.query.get('format') ?? 'original';
-  if (format !== 'original' && format !== 'text')
-    invalid(`Invalid value for \`format\`: ${JSON.stringify(format)}; must be one of original, text`);
-  // raw bytes as application/octet-stream whatever the format (the API document's content endpoint)
+  // raw bytes as application/octet-stream whatever the format (its values the document's enum: request-check.ts)
   await sendBlob(core, res, blobPath(core, f), {
     'content-type': 'application/octet-stream',
     'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(f.filename)}`,
@@ -238,14 +235,8 @@ function activeLink(core: Backend, l: PublicLink): boolean {
 async function createLink(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
   const f = findFile(core, req, req.params.id!);
   const body = await req.json<Record<string, unknown>>();
-  if (!body || typeof body !== 'object' || Array.isArray(body)) invalid('The body must be a JSON object');
-  const raw = body.expires_after;
-  if (raw !== undefined && raw !== null && typeof raw !== 'number')
-    invalid(
-      `Invalid value for \`expires_after\`: ${JSON.stringify(raw)}; must be an integer number of seconds ` +
-        `from ${EXPIRES_MIN} to ${EXPIRES_MAX}`,
-    );
-  const expiresAfter = parseExpires(raw as number | undefined);
+  // expires_after: an integer in the document's range (request-check.ts); beyond the file's own life: state, here
+  const expiresAfter = (body.expires_after ?? undefined) as number | undefined;
   const now = core.nowSec();
   if (expiresAfter !== undefined && f.expires_at !== null && expiresAfter > f.expires_at - now) {
     invalid(

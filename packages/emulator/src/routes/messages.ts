@@ -2,7 +2,7 @@
 // system, stop_sequences, sampling fields and tools ({name, description, input_schema} → tool_use blocks).
 import type { Backend } from '../state/backend.js';
 import { contentText, requireLanguageModel, type EngineReply, type EngineTurn } from '../text/engine.js';
-import { checkRange, type EmuRequest, type EmuResponse, type Router } from '../http/router.js';
+import type { EmuRequest, EmuResponse, Router } from '../http/router.js';
 import { invalid } from '../core/errors.js';
 import { generateWithToolPlan } from '../text/tool-plan.js';
 import { applyLimits } from '../text/limits.js';
@@ -18,31 +18,18 @@ const TOOL_CHOICE_TYPES: readonly string[] = [
   ...SCHEMAS.MessagesToolChoice['$.type'].enum,
 ];
 
-const ROLES: readonly string[] = SCHEMAS.MessagesRequest['$.messages[].role'].enum;
-
 export function validateMessagesBody(body: Body): void {
-  if (!Array.isArray(body.messages) || body.messages.length === 0)
-    invalid('Invalid value for `messages`: at least one message is required');
+  // messages: an array of at least one, each with a role of the enum; stop_sequences at most 4 strings; tools at
+  // most 128: the document's (request-check.ts). A content's form is a union, worded here
   body.messages.forEach((m: Body, i: number) => {
-    if (!m || !ROLES.includes(m.role))
-      invalid(`Invalid value for \`messages[${i}].role\`: must be one of ${ROLES.join(', ')}`);
     if (typeof m.content !== 'string' && !Array.isArray(m.content))
       invalid(`Invalid value for \`messages[${i}].content\`: expected a string or content blocks`);
   });
   if (body.messages[0].role !== 'user')
     invalid('Invalid value for `messages`: the first message must have the role user');
-  checkRange(body, 'max_tokens', 1, 2147483647, { integer: true });
   if (body.system != null && typeof body.system !== 'string' && !Array.isArray(body.system))
     invalid('Invalid value for `system`: expected a string');
-  if (body.stop_sequences != null) {
-    if (!Array.isArray(body.stop_sequences) || body.stop_sequences.some((s: unknown) => typeof s !== 'string'))
-      invalid('Invalid value for `stop_sequences`: expected an array of strings');
-    if (body.stop_sequences.length > 4)
-      invalid(`Invalid value for \`stop_sequences\`: at most 4 stop sequences (got ${body.stop_sequences.length})`);
-  }
   if (body.tools != null) {
-    if (!Array.isArray(body.tools)) invalid('Invalid value for `tools`: expected an array');
-    if (body.tools.length > 128) invalid(`Invalid value for \`tools\`: at most 128 tools (got ${body.tools.length})`);
     body.tools.forEach((t: Body, i: number) => {
       if (typeof t?.name !== 'string' || typeof t.input_schema !== 'object')
         invalid(`Invalid value for \`tools[${i}]\`: a tool is {name, description, input_schema}`);

@@ -7,12 +7,6 @@ import { generateSecret } from 'svc-formats/webhooks';
 import { queryNumber, tokenPage, type EmuRequest, type Handler, type Router } from '../http/router.js';
 import { HttpError, invalid, notFound } from '../core/errors.js';
 import { phoneNumbersV1, phoneNumbersV2, type PhoneV1Record, type PhoneV2Record } from '../voice/phone-numbers.js';
-import { OPERATIONS } from 'svc-formats/api-facts';
-
-/** a number's name and description limits: the document's, per operation */
-const BUY = OPERATIONS.buyPhoneNumber.fields;
-const UPDATE = OPERATIONS.updatePhoneNumber.fields;
-const CREATE_V2 = OPERATIONS.createPhoneNumberV2.fields;
 
 type Json = Record<string, any>;
 
@@ -33,7 +27,6 @@ export function publicV2(p: PhoneV2Record): Json {
 }
 
 const E164 = /^\+[1-9]\d{1,14}$/;
-const chars = (s: string) => [...s].length;
 
 function numberInUse(core: Backend, e164: string): boolean {
   for (const p of phoneNumbersV1(core).values()) if (p.phone_number === e164) return true;
@@ -51,15 +44,10 @@ function freshNumber(core: Backend, area: string): string {
   throw new HttpError(409, `No free number left in area code ${area}`);
 }
 
-function checkText(body: Json, field: string, max: number, required: boolean): void {
-  const v = body[field];
-  if (v === undefined || v === null) {
-    if (required) invalid(`Invalid value for \`${field}\`: required`);
-    return;
-  }
-  if (typeof v !== 'string') invalid(`Invalid value for \`${field}\`: expected a string`);
-  if (required && v.trim() === '') invalid(`Invalid value for \`${field}\`: must not be empty`);
-  if (chars(v) > max) invalid(`Invalid value for \`${field}\`: at most ${max} characters (got ${chars(v)})`);
+/** A name not blank: its presence, type and length are the document's (request-check.ts); blank is not. */
+function checkName(body: Json): void {
+  if (typeof body.name !== 'string' || body.name.trim() === '')
+    invalid('Invalid value for `name`: a non-empty string is required');
 }
 
 function v1Of(core: Backend, req: EmuRequest): PhoneV1Record {
@@ -83,8 +71,7 @@ const createV1: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
   if (typeof body.area_code !== 'string' || !/^[2-9]\d{2}$/.test(body.area_code))
     invalid(`Invalid value for \`area_code\`: ${JSON.stringify(body.area_code)}; must be a 3-digit US area code`);
-  checkText(body, 'name', BUY['body.name'].maxLength, true);
-  checkText(body, 'description', BUY['body.description'].maxLength, false);
+  checkName(body);
   const now = new Date().toISOString();
   const rec: PhoneV1Record = {
     phone_number_id: core.id('pn'),
@@ -114,19 +101,14 @@ const updateV1: Handler = async (req, res, core) => {
   const current = v1Of(core, req);
   const body = await req.json<Json>();
   const paths = body.field_mask?.paths;
-  if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
-    invalid('Invalid value for `field_mask.paths`: expected an array of strings');
-  const valid: readonly string[] = UPDATE['body.field_mask.paths[]'].enum;
-  for (const p of paths as string[])
-    if (!valid.includes(p)) invalid(`Invalid field_mask path \`${p}\`; valid paths: ${valid.join(', ')}`);
+  // field_mask.paths: required, each of the document's enum (request-check.ts)
   const next: PhoneV1Record = { ...current, updated_at: new Date().toISOString() };
   if (paths.includes('name')) {
     if (body.name === undefined || body.name === null) invalid('Invalid value for `name`: the name cannot be cleared');
-    checkText(body, 'name', UPDATE['body.name'].maxLength, true);
+    checkName(body);
     next.name = body.name;
   }
   if (paths.includes('description')) {
-    checkText(body, 'description', UPDATE['body.description'].maxLength, false);
     next.description = body.description ?? null;
   }
   phoneNumbersV1(core).set(next.phone_number_id, next);
@@ -162,7 +144,7 @@ function webhookOf(core: Backend, body: Json): PhoneV2Record['webhook'] {
 function sipAuthOf(body: Json): PhoneV2Record['sip_auth'] {
   if (body.sip_auth === undefined || body.sip_auth === null) return null;
   const list = body.sip_auth.allowed_addresses;
-  if (!Array.isArray(list)) invalid('Invalid value for `sip_auth.allowed_addresses`: expected an array of CIDR blocks');
+  // an array, required (the document's); each a CIDR block, a form checked here
   list.forEach((c: unknown, i: number) => {
     if (!validCidr(c))
       invalid(`Invalid value for \`sip_auth.allowed_addresses[${i}]\`: ${JSON.stringify(c)} is not a CIDR block`);
@@ -172,7 +154,7 @@ function sipAuthOf(body: Json): PhoneV2Record['sip_auth'] {
 
 const createV2: Handler = async (req, res, core) => {
   const body = await req.json<Json>();
-  checkText(body, 'name', CREATE_V2['body.name'].maxLength, true);
+  checkName(body);
   const team = req.key!.team_id;
   let e164: string;
   if (body.origin === 'byo_trunk') {
@@ -214,13 +196,8 @@ const createV2: Handler = async (req, res, core) => {
 };
 
 const listV2: Handler = (req, res, core) => {
-  const raw = req.query.get('limit');
-  let limit = 20;
-  if (raw !== null) {
-    if (!/^\d+$/.test(raw) || Number(raw) < 1)
-      invalid(`Invalid value for \`limit\`: ${raw}; must be a positive integer (values above 100 are clamped)`);
-    limit = Math.min(Number(raw), 100);
-  }
+  // an integer of at least 1 (the document's, request-check.ts); above 100 clamped, as the API does
+  const limit = Math.min(queryNumber(req, 'limit', 20), 100);
   const agent = req.query.get('agent_id');
   const team = req.key!.team_id;
   const all = [...phoneNumbersV2(core).values()].filter(
