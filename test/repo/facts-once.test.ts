@@ -103,7 +103,7 @@ describe('lists of values in src/ and the emulator', () => {
     }
   });
 
-  it("the TTS codec's default: the document's, in batch's and tts's help, defaults and files, not written there", () => {
+  it("the TTS codec's default: the document's, in batch's and tts's help, defaults and files, not written", () => {
     const codec = SCHEMAS.Codec.$.default;
     const tts = sources.filter(({ file }) => /^src\/(batch|commands\/batch|commands\/tts|endpoints\/tts)/.test(file));
     expect(where(new RegExp(`default ${codec}\\b|\\? '${codec}'`), tts)).toEqual([]);
