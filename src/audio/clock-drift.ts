@@ -9,7 +9,7 @@
 // least squares run over the estimates near a first robust fit (Theil-Sen): a few blocks on a reflection's peak
 // no longer pull the slope.
 
-import { FADE, Fft } from './delay-estimator.js';
+import { FADE, Fft, crossSpectrum } from './delay-estimator.js';
 
 /** estimates this early in a segment may still hold the one before (the delay estimator's running sum) */
 const SKIP_FIRST = 4;
@@ -248,21 +248,14 @@ export class FineDelay {
     for (let i = 0; i < ref.length; i++) re[i] = ref[i]! / 32768;
     for (let i = 0; i < block; i++) im[i] = mic[i]! / 32768;
     this.fft.transform(re, im);
-    // R = (Z[k] + conj Z[n-k]) / 2, M = (Z[k] − conj Z[n-k]) / 2i: the cross-spectrum R·conj(M), weighted
+    // the cross-spectrum, weighted (PHAT-β), both halves: the correlation comes back real
     const xr = new Float64Array(n);
     const xi = new Float64Array(n);
     const [lo, hi] = this.band;
+    crossSpectrum(re, im, lo, hi, xr, xi);
     for (let k = lo; k <= hi; k++) {
-      const ar = re[k]!;
-      const ai = im[k]!;
-      const br = re[(n - k) & (n - 1)]!;
-      const bi = -im[(n - k) & (n - 1)]!;
-      const rr = (ar + br) / 2;
-      const ri = (ai + bi) / 2;
-      const mr = (ai - bi) / 2;
-      const mi = -(ar - br) / 2;
-      const cr = rr * mr + ri * mi;
-      const ci = ri * mr - rr * mi;
+      const cr = xr[k]!;
+      const ci = xi[k]!;
       const w = 1 / ((cr * cr + ci * ci) ** (FINE_BETA / 2) + 1e-30);
       xr[k] = cr * w;
       xi[k] = ci * w;
