@@ -43,6 +43,8 @@ interface Segment {
   /** the first time, subtracted from the others (s) */
   t0: number;
   last: number;
+  /** when `last` was taken (s) */
+  lastT: number;
   /** an estimate more than JUMP_MS from the last one, waiting for the next to say whether the delay moved */
   jumped?: number;
   /** times (s since t0) and delays less the correction (ms) */
@@ -66,6 +68,12 @@ export interface DriftEstimatorOptions {
   shared?: number;
   /** the fit is given once its times spread this much, s² (default MIN_SPREAD) */
   minSpread?: number;
+  /**
+   * an estimate further than jumpMs + jumpPerS·(seconds since the last one) from the last one is another path or
+   * the delay moved, not drift (default JUMP_MS, 0)
+   */
+  jumpMs?: number;
+  jumpPerS?: number;
 }
 
 export class DriftEstimator {
@@ -73,8 +81,12 @@ export class DriftEstimator {
   private readonly skipFirst: number;
   private readonly shared: number;
   private readonly minSpread: number;
+  private readonly jumpMs: number;
+  private readonly jumpPerS: number;
 
   constructor(o: DriftEstimatorOptions = {}) {
+    this.jumpMs = o.jumpMs ?? JUMP_MS;
+    this.jumpPerS = o.jumpPerS ?? 0;
     this.skipFirst = o.skipFirst ?? SKIP_FIRST;
     this.shared = o.shared ?? SHARED;
     this.minSpread = o.minSpread ?? MIN_SPREAD;
@@ -90,17 +102,21 @@ export class DriftEstimator {
     if (!s || s.id !== segment) s = this.line(segment, timeS, y);
     if (++s.seen <= this.skipFirst) {
       s.last = y;
+      s.lastT = timeS;
       return;
     }
-    if (Math.abs(y - s.last) > JUMP_MS) {
+    // (a drift moves the delay too, by at most jumpPerS ms a second)
+    const jump = this.jumpMs + this.jumpPerS * Math.max(0, timeS - s.lastT);
+    if (Math.abs(y - s.last) > jump) {
       // one estimate off is a reflection's peak, left out; two that agree are the delay moved (the device's latency
       // changed): a line of its own, as a new segment (one line across the step read it as drift)
-      if (s.jumped !== undefined && Math.abs(y - s.jumped) <= JUMP_MS) this.line(segment, timeS, y).seen = 1;
+      if (s.jumped !== undefined && Math.abs(y - s.jumped) <= this.jumpMs) this.line(segment, timeS, y).seen = 1;
       else s.jumped = y;
       return;
     }
     s.jumped = undefined;
     s.last = y;
+    s.lastT = timeS;
     s.t.push(timeS - s.t0);
     s.y.push(y);
     if (s.t.length > POINTS) {
@@ -111,7 +127,7 @@ export class DriftEstimator {
 
   /** a new line of the fit, from `timeS` on */
   private line(segment: number, timeS: number, y: number): Segment {
-    const s: Segment = { id: segment, seen: 0, t0: timeS, last: y, t: [], y: [] };
+    const s: Segment = { id: segment, seen: 0, t0: timeS, last: y, lastT: timeS, t: [], y: [] };
     this.segments.push(s);
     if (this.segments.length > SEGMENTS) this.segments.shift();
     return s;

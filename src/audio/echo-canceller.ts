@@ -200,6 +200,8 @@ const PHASES = 256;
 
 /** a chunk written this soon after the one before has ended still plays right after it (the device's queue) */
 const CONTIGUOUS_MS = 20;
+/** the same once the reader has gone past that end: the write came just after the frame that needed it */
+const OUTRUN_MS = 8;
 
 /**
  * What the speaker played, on the capture's clock. Captured sample c was taken at `anchor + c / rate`, the anchor
@@ -262,13 +264,16 @@ export class ReferenceTimeline {
   played(pcm: Int16Array, atMs = performance.now()): void {
     if (!Number.isFinite(this.anchor)) return; // nothing captured yet: no echo to cancel
     const came = Math.round(this.playedClock(atMs));
+    const now = Math.ceil(this.readAt);
     let start = this.writeEnd;
-    // a write that comes within CONTIGUOUS_MS of where the last one ended plays right after it, even when the
-    // reader has gone past that end (the playback written just in time, its clock slower: the frame read before
-    // the write came had silence for its last samples, once); moved to where the reader is, it would shift the
-    // reference by that much (~5 ms at −208 ppm after 11 s in bench/echo.mjs) and the canceller start again
-    if (came > this.writeEnd + (this.rate * CONTIGUOUS_MS) / 1000) {
-      start = Math.max(came, Math.ceil(this.readAt));
+    // a write that comes within CONTIGUOUS_MS of where the last one ended plays right after it. When the reader has
+    // gone past that end, only within OUTRUN_MS: the playback written just in time, its clock slower (the frame
+    // read before the write came had silence for its last samples, read again below); moved to where the reader
+    // is, it shifted the reference by that much (~5 ms at −208 ppm after 11 s in bench/echo.mjs) and the canceller
+    // started again. Later than that the device ran dry and plays it when it came.
+    const tolerance = this.writeEnd < now ? OUTRUN_MS : CONTIGUOUS_MS;
+    if (came > this.writeEnd + (this.rate * tolerance) / 1000) {
+      start = Math.max(came, now);
       this.segment++;
     }
     const room = this.spent + this.ring.length - start;
@@ -506,6 +511,10 @@ const FINE_WINDOW_MS = 10;
 const FINE_CONFIDENCE = 8;
 /** the drift's fit from fine estimates spread this much (Σ (t − t̄)², s²: ~2 s of them) */
 const FINE_SPREAD = 2;
+/** fine estimates further apart than this (and the largest drift's move) are not one line (ms) */
+const FINE_JUMP_MS = 0.2;
+/** no two devices' clocks are this far apart (48,048 against 48,000 Hz): a larger "drift" is something else */
+const MAX_DRIFT_PPM = 1000;
 /** at a new delay, the canceller learns again from the start of the playback, at most this far back */
 const RELEARN_S = 3;
 /** how many times the spare canceller goes over that audio (speexdsp converges on reused data) */
@@ -647,8 +656,16 @@ export class EchoPath {
     this.timeline = new ReferenceTimeline(o.sampleRate);
     // the drift is read from the delay track: without the estimator there is none
     if (o.alignDelay !== false && o.correctDrift !== false) {
-      // independent estimates: none skipped, no shared blocks; the fit from ~2 s of them
-      this.drift = new DriftEstimator({ skipFirst: 0, shared: 1, minSpread: FINE_SPREAD });
+      // independent estimates: none skipped, no shared blocks; the fit from ~2 s of them. Precise to a few µs, a
+      // step of 0.2 ms (and 1000 ppm of drift) between two is the playback's timing moved (an underrun the timeline
+      // did not see), a line of its own: within one line ~2 s of estimates read such a step as drift
+      this.drift = new DriftEstimator({
+        skipFirst: 0,
+        shared: 1,
+        minSpread: FINE_SPREAD,
+        jumpMs: FINE_JUMP_MS,
+        jumpPerS: MAX_DRIFT_PPM / 1000,
+      });
       this.fine = new FineDelay(
         o.sampleRate,
         Math.round((o.sampleRate * FINE_BLOCK_MS) / 1000),
@@ -863,7 +880,7 @@ export class EchoPath {
     const mid = start + moment / sum;
     drift.add(this.segmentSeen, mid / this.rate, e.delayMs, this.offsetMsAt(mid));
     const d = drift.estimate();
-    if (!d || d.errorPpm > MAX_DRIFT_ERROR_PPM) return;
+    if (!d || d.errorPpm > MAX_DRIFT_ERROR_PPM || Math.abs(d.ppm) > MAX_DRIFT_PPM) return;
     const applied = this.driftApplied;
     if (applied === undefined && Math.abs(d.ppm) < Math.max(10, 3 * d.errorPpm)) return;
     if (applied !== undefined && Math.abs(d.ppm - applied) < Math.max(1, 2 * d.errorPpm)) return;

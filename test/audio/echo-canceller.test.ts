@@ -399,8 +399,8 @@ describe('ReferenceTimeline', () => {
     expect(early.at(-1)).toBe(0);
     expect(t.reread()).toBeUndefined();
     const segment = t.segment;
-    t.played(chunk(1), 1118);
-    // right after chunk 0 (where the reader had gone past), not where the reader is: the reference does not skip
+    t.played(chunk(1), 1105);
+    // right after chunk 0 (where the reader had gone past, by 5 ms), not where the reader is: no skip
     expect(t.segment).toBe(segment);
     const again = t.reread()!;
     expect(again.captured).toBe(2 * frame);
@@ -409,6 +409,11 @@ describe('ReferenceTimeline', () => {
     t.played(chunk(2), 1140);
     const next = t.next(frame, 1160);
     expect(next).toEqual(Int16Array.from([...chunk(1).subarray(480), ...chunk(2).subarray(0, 480)]));
+    // a write more than 8 ms after the end the reader went past: the device ran dry, it plays where it came
+    t.next(frame, 1200);
+    t.next(frame, 1240);
+    t.played(chunk(3), 1260);
+    expect(t.segment).toBe(segment + 1);
   });
 });
 
