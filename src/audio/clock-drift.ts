@@ -3,8 +3,9 @@
 // the echo's delay after it changes only by the drift between the two clocks (the device plays n·(1 + drift) samples
 // while n are captured). The echo's delay measured at the full rate around the bulk delay (FineDelay, one
 // independent estimate per block; EchoPath feeds these since issue 43's fourth round, the bulk estimator's fading
-// ones before), less the correction already applied (the timeline's offset), are fitted by one line per segment with a common slope (a pooled least-squares fit: each
-// segment keeps its own intercept, as each starts at its own delay, and so does the track after the delay moved);
+// ones before), less the correction already applied (the timeline's offset), are fitted by one line per segment with
+// a common slope (a pooled least-squares fit: each segment keeps its own intercept, as each starts at its own delay,
+// and so does the track after the delay moved);
 // the slope is −drift, given with its standard error once the fit spans enough time (DriftEstimator.estimate()). The
 // least squares run over the estimates near a first robust fit (Theil-Sen): a few blocks on a reflection's peak
 // no longer pull the slope.
