@@ -11,6 +11,7 @@ import { spawnSvc } from '../helpers/subprocess.js';
 import { tempDir } from '../helpers/files.js';
 import { loadCommandTree } from '../helpers/command-tree.js';
 import { FILE_TARGET_PARSERS } from '../../src/core/option-spec.js';
+import { talking } from '../commands/realtime/talk-helpers.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -76,29 +77,42 @@ const rows: [string, string, (t: string) => string[], string, string?][] = [
   ['files download -o', 'data.bin', (t) => ['files', 'download', ids.file, '-o', t], '--output'],
 ];
 
+/** the rule for one row: refused (exit 2, nothing sent, the file as it was), then replaced with the flag given */
+async function checkRow(emu: TestEmulator, row: (typeof rows)[number], force: string) {
+  const [, file, args, flag, input] = row;
+  const target = join(dir, file);
+  const first = await svcInProcess(args(target), { emu, input });
+  expect(first.exitCode, first.stderr).toBe(0);
+  const written = readFileSync(target);
+
+  emu.clearRequests();
+  const second = await svcInProcess(args(target), { emu, input });
+  expect(second.exitCode, second.stderr).toBe(2);
+  expect(second.stderr).toContain(`${flag}: ${target} already exists; --force (or --clobber) replaces it`);
+  expect(emu.requests()).toEqual([]);
+  expect(readFileSync(target).equals(written)).toBe(true);
+
+  writeFileSync(target, PRECIOUS);
+  const forced = await svcInProcess([...args(target), force], { emu, input });
+  expect(forced.exitCode, forced.stderr).toBe(0);
+  expect(readFileSync(target, 'utf8')).not.toBe(PRECIOUS);
+}
+// every other row replaces with the alias: each command proves one of the two names (a session costs seconds)
+const forceOf = (i: number) => (i % 2 ? '--clobber' : '--force');
+const title = (name: string, i: number) =>
+  `${name}: exit 2 before anything is sent, the file as it was; ${forceOf(i)} replaces it`;
+const isTalk = (name: string) => name.startsWith('realtime talk');
+
+// The talk rows send their clip at real time (~2.5 s a run, three runs a row): they run at once, each with an
+// emulator of its own (its requests are the row's alone) that answers at once.
+describe.concurrent('a second run with the same output file: realtime talk', () => {
+  for (const [i, row] of rows.entries())
+    if (isTalk(row[0])) talking(title(row[0], i), ({ emu: own }) => checkRow(own, row, forceOf(i)));
+});
+
 describe('a second run with the same output file', () => {
-  for (const [i, [name, file, args, flag, input]] of rows.entries()) {
-    // every other row replaces with the alias: each command proves one of the two names (a session costs seconds)
-    const force = i % 2 ? '--clobber' : '--force';
-    it(`${name}: exit 2 before anything is sent, the file as it was; ${force} replaces it`, async () => {
-      const target = join(dir, file);
-      const first = await svcInProcess(args(target), { emu, input });
-      expect(first.exitCode, first.stderr).toBe(0);
-      const written = readFileSync(target);
-
-      emu.clearRequests();
-      const second = await svcInProcess(args(target), { emu, input });
-      expect(second.exitCode, second.stderr).toBe(2);
-      expect(second.stderr).toContain(`${flag}: ${target} already exists; --force (or --clobber) replaces it`);
-      expect(emu.requests()).toEqual([]);
-      expect(readFileSync(target).equals(written)).toBe(true);
-
-      writeFileSync(target, PRECIOUS);
-      const forced = await svcInProcess([...args(target), force], { emu, input });
-      expect(forced.exitCode, forced.stderr).toBe(0);
-      expect(readFileSync(target, 'utf8')).not.toBe(PRECIOUS);
-    });
-  }
+  for (const [i, row] of rows.entries())
+    if (!isTalk(row[0])) it(title(row[0], i), () => checkRow(emu, row, forceOf(i)));
 
   it('calls join --output: an existing file is refused before connecting', async () => {
     const target = join(dir, 'call.wav');
