@@ -5,53 +5,21 @@
 // loaded machine or a CI runner has. Counted: answers interrupted while the person was silent (svc heard its own
 // voice), per 20 turns; the test holds the goal of none on a machine as it comes, this row reports it under load.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeRoom } from '../test/commands/realtime/echo-room-setup.mjs';
 import { BIN, ROOT, cleanEnv } from './lib.mjs';
 
 const TURNS = 20;
 const RATE = 24000;
-const WORDS = ['hi', 'yes', 'why', 'how', 'what', 'when', 'who', 'sure', 'more', 'less'];
 const dist = (path) => import(pathToFileURL(join(ROOT, path)).href);
 
-/** The room of test/commands/realtime/echo-room.ts: a fake arecord first on PATH, ALSA's default device a file. */
-async function room() {
-  const { encodeTones } = await dist('packages/emulator/dist/voice/tones.js');
+/** The room of test/commands/realtime/echo-room.ts (its set-up shared: echo-room-setup.mjs). */
+function room() {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-barge-'));
-  const played = join(dir, 'played.raw');
-  const questions = Array.from({ length: TURNS }, (_, i) => {
-    const file = join(dir, `q${i}.raw`);
-    writeFileSync(file, encodeTones(`${WORDS[i % WORDS.length]}${i >= WORDS.length ? ' again' : ''}`, RATE));
-    return file;
-  });
-  const config = join(dir, 'room.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      rate: RATE,
-      played,
-      delayMs: 60,
-      gainDb: -10,
-      noiseDb: -60,
-      pauseMs: 700,
-      answerTimeoutMs: 8000,
-      questions,
-      log: join(dir, 'room.log'),
-      args: join(dir, 'args'),
-    }),
-  );
-  const fake = join(ROOT, 'test', 'commands', 'realtime', 'echo-room.mjs');
-  writeFileSync(join(dir, 'arecord'), `#!/bin/sh\nexec node "${fake}" "$@"\n`);
-  chmodSync(join(dir, 'arecord'), 0o755);
-  const asound = join(dir, 'asound.conf');
-  writeFileSync(
-    asound,
-    `pcm.nul { type null }\npcm.!default {\n  type file\n  slave.pcm "nul"\n  file "|cat >> ${played}"\n  ` +
-      `format "raw"\n}\n`,
-  );
-  return { dir, env: { PATH: `${dir}:${process.env.PATH}`, ALSA_CONFIG_PATH: asound, ECHO_ROOM: config } };
+  return { dir, env: writeRoom(dir, { turns: TURNS, rate: RATE }) };
 }
 
 export default async function bargeIn() {
@@ -59,9 +27,10 @@ export default async function bargeIn() {
   const emu = await startTestEmulator();
   // answers paced at real time, as the service does (talk-helpers.ts realTimeEmulator)
   Object.assign(emu.core.settings, { realtimePace: 1, realtimeResponseDelayMs: 150, realtimeLegacyEvents: 0 });
+  let r;
   const busy = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
   try {
-    const r = await room();
+    r = room();
     const env = cleanEnv({ SVC_BASE_URL: emu.url, SVC_API_KEY: emu.key, ...r.env });
     const svc = spawn('node', [BIN, 'realtime', 'talk', '--duplex', '--vad-silence-ms', '300', '--aec'], {
       env,
@@ -101,5 +70,6 @@ export default async function bargeIn() {
   } finally {
     for (const b of busy) b.kill();
     await emu.close();
+    if (r) rmSync(r.dir, { recursive: true, force: true });
   }
 }

@@ -3,19 +3,14 @@
 // through a room response (60 ms later at -10 dB, reflections, a tail), adds noise and the person's questions, and
 // records in real time.
 import { expect } from 'vitest';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeTones } from 'svc-emulator/tones';
 import type { TestEmulator } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/files.js';
 import { needSpeaker } from '../../helpers/tools.js';
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { lastSession } from './talk-helpers.js';
-
-const WORDS = ['hi', 'yes', 'why', 'how', 'what', 'when', 'who', 'sure', 'more', 'less'];
-/** what the person asks, turn by turn: short words the emulator hears (tones) */
-export const questions = (turns: number) =>
-  Array.from({ length: turns }, (_, i) => `${WORDS[i % WORDS.length]}${i >= WORDS.length ? ' again' : ''}`);
+import { questions, writeRoom } from './echo-room-setup.mjs';
 
 /**
  * The room: a fake arecord first on PATH, and ALSA's default device writing the speaker's samples to `played`.
@@ -23,39 +18,7 @@ export const questions = (turns: number) =>
  */
 export function room(turns: number, rate: number, driftPpm: number, gainDb = -10) {
   const dir = tempDir('svc-echo-room-');
-  const played = join(dir, 'played.raw');
-  const files = questions(turns).map((q, i) => {
-    const f = join(dir, `q${i}.raw`);
-    writeFileSync(f, encodeTones(q, rate));
-    return f;
-  });
-  const config = join(dir, 'room.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      rate,
-      played,
-      delayMs: 60,
-      driftPpm,
-      gainDb,
-      noiseDb: -60,
-      pauseMs: 700,
-      answerTimeoutMs: 8000,
-      questions: files,
-      log: join(dir, 'room.log'),
-      args: join(dir, 'args'),
-    }),
-  );
-  const bin = join(dir, 'arecord');
-  writeFileSync(bin, `#!/bin/sh\nexec node "${join(import.meta.dirname, 'echo-room.mjs')}" "$@"\n`);
-  chmodSync(bin, 0o755);
-  const asound = join(dir, 'asound.conf');
-  writeFileSync(
-    asound,
-    `pcm.nul { type null }\npcm.!default {\n  type file\n  slave.pcm "nul"\n  file "|cat >> ${played}"\n  ` +
-      `format "raw"\n}\n`,
-  );
-  return { dir, env: { PATH: `${dir}:${process.env.PATH}`, ALSA_CONFIG_PATH: asound, ECHO_ROOM: config } };
+  return { dir, env: writeRoom(dir, { turns, rate, driftPpm, gainDb }) };
 }
 
 /**
