@@ -327,12 +327,19 @@ function erle(r, a, b, noiseE, skip = () => false) {
   return micE ? db(micE / outE) : Number.NaN;
 }
 
-/** from the first echo until the ERLE over 500 ms (of echo 30 dB over the noise) first reaches 20 dB */
+/**
+ * from the first echo until the ERLE over 500 ms first reaches 20 dB, over the window's blocks where the echo is
+ * 10 dB over the noise (as the ERLE's), in windows where most blocks are such. (Before: windows whose echo was 30 dB
+ * over the noise: under fan noise, with the echo 24 dB over it on average, the mark came after the single talk and
+ * the ERLE read NaN.)
+ */
 function convergence(r, firstEcho, noiseE) {
   const win = RATE / 2;
   for (let a = firstEcho; a + win <= r.nearAt; a += BLOCK) {
-    if (energy(r.echo, a, a + win) / win < noiseE * 1000) continue;
-    if (db(energy(r.mic, a, a + win) / energy(r.out, a, a + win)) >= 20) return a + win;
+    let loud = 0;
+    for (let x = a; x + BLOCK <= a + win; x += BLOCK) if (energy(r.echo, x, x + BLOCK) / BLOCK > noiseE * 10) loud++;
+    if (loud * BLOCK * 2 < win) continue;
+    if (erle(r, a, a + win, noiseE) >= 20) return a + win;
   }
   return r.nearAt;
 }
