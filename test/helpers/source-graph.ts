@@ -2,7 +2,7 @@
 // module imports which, with the names it takes, and what each module of src/ exports. Used by the
 // import-direction test and the unused-export check (test/repo/).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { typescript, type TS } from './typescript.js';
@@ -293,7 +293,8 @@ function parseFile(file: string, text: string): FileFacts {
  * Every file's facts, from the cache of an earlier run where the file's text and this reader are unchanged: parsing
  * every file costs ~1 s of CPU, and three test files read the graph. The cache (node_modules/.cache/svc-source-graph/,
  * never committed) holds the facts of the last run's files by a hash of each one's text; it is rewritten whole
- * (written aside, then renamed into place) when a file had to be parsed.
+ * (written aside, then renamed into place) when a file had to be parsed. The readers of a run start at once: the
+ * one that parses holds a lock, and the others wait for it and take its facts (cold, three parsed all: ~7 s of CPU).
  */
 function readFacts(root: string, files: string[]): FileFacts[] {
   const version = createHash('sha1')
@@ -301,31 +302,64 @@ function readFacts(root: string, files: string[]): FileFacts[] {
     .update(readFileSync(join(root, 'node_modules', 'typescript', 'package.json')))
     .digest('hex');
   const cacheFile = join(root, 'node_modules', '.cache', 'svc-source-graph', 'facts.json');
-  let cached: Record<string, FileFacts> = {};
-  try {
-    const c = JSON.parse(readFileSync(cacheFile, 'utf8')) as { version: string; facts: Record<string, FileFacts> };
-    if (c.version === version) cached = c.facts;
-  } catch {
-    // no cache yet, or an unreadable one: every file is parsed
-  }
-  const kept: Record<string, FileFacts> = {};
-  let parsed = 0;
-  const facts = files.map((file) => {
+  const texts = files.map((file) => {
     const text = readFileSync(join(root, file), 'utf8');
     const key = createHash('sha1')
       .update(`${file.endsWith('.ts') ? 'ts' : 'js'}\0${text}`)
       .digest('hex');
-    if (!cached[key]) parsed++;
-    kept[key] = cached[key] ?? parseFile(file, text);
-    return kept[key];
+    return { file, text, key };
   });
-  if (parsed) {
-    mkdirSync(dirname(cacheFile), { recursive: true });
-    const temp = `${cacheFile}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify({ version, facts: kept }));
-    renameSync(temp, cacheFile);
+  let cached = readCache(cacheFile, version);
+  if (texts.every(({ key }) => cached[key])) return texts.map(({ key }) => cached[key]!);
+  const unlock = lockCache(`${cacheFile}.lock`);
+  try {
+    cached = readCache(cacheFile, version);
+    const kept: Record<string, FileFacts> = {};
+    let parsed = 0;
+    const facts = texts.map(({ file, text, key }) => {
+      if (!cached[key]) parsed++;
+      kept[key] = cached[key] ?? parseFile(file, text);
+      return kept[key];
+    });
+    if (parsed) {
+      const temp = `${cacheFile}.${process.pid}.tmp`;
+      writeFileSync(temp, JSON.stringify({ version, facts: kept }));
+      renameSync(temp, cacheFile);
+    }
+    return facts;
+  } finally {
+    unlock();
   }
-  return facts;
+}
+
+function readCache(cacheFile: string, version: string): Record<string, FileFacts> {
+  try {
+    const c = JSON.parse(readFileSync(cacheFile, 'utf8')) as { version: string; facts: Record<string, FileFacts> };
+    return c.version === version ? c.facts : {};
+  } catch {
+    return {}; // no cache yet, or an unreadable one: every file is parsed
+  }
+}
+
+/**
+ * Waits (synchronously: the graph is read as a test file is imported) until no other reader holds the lock, then
+ * holds it; returns its release. A lock older than 30 s is a run's that was killed mid-parse: taken over.
+ */
+function lockCache(lock: string): () => void {
+  mkdirSync(dirname(lock), { recursive: true });
+  const sleep = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return () => rmSync(lock, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return () => {};
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 30_000) rmSync(lock, { force: true });
+      } catch {} // released meanwhile
+      Atomics.wait(sleep, 0, 0, 50);
+    }
+  }
 }
 
 export function readSourceGraph(root: string): SourceGraph {
