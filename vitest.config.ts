@@ -80,7 +80,8 @@ const CI_ONLY: Record<string, string> = {
 const FULL_SIZE: Record<string, string> = {
   'test/fault-matrix.test.ts':
     'every fault for every command family (~290 rows); outside it every family meets ok, refused, silent and one ' +
-    'way of failing stdout (of 4: a bash and a CLI process each), and every other fault is met by one family (~120)',
+    'way of failing stdout (of 4: a bash and a CLI process in the first family of each way, in-process in the ' +
+    'others), and every other fault is met by one family (~120)',
   'test/commands/emulator/storage-media.test.ts':
     'the default quota of 1000 public links filled (2,001 requests, each journaled; the setting at 25 outside it)',
   'test/commands/emulator/durability.test.ts': '500 acknowledged uploads before kill -9, then each read back (150)',
