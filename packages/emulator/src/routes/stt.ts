@@ -13,7 +13,7 @@ import type { Backend } from '../state/backend.js';
 import type { EmuRequest, Router } from '../http/router.js';
 import { HttpError, invalid } from '../core/errors.js';
 import { parseForm, type FormFile } from '../http/formdata.js';
-import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
+import { eventRefusal, handleUnknown, requestCheckerNow } from '../http/request-check.js';
 import { toFloat, transcribeTones } from '../voice/tones.js';
 import { Endpointer, frameLevels, voicedSegments } from '../voice/vad.js';
 import { yieldToLoop } from '../core/yield-loop.js';
@@ -513,6 +513,8 @@ class SttStream {
       this.send({ type: 'error', message: 'message is not JSON' });
       return;
     }
+    const refused = eventRefusal('/v1/stt', msg, this.core.strict);
+    if (refused) return this.send({ type: 'error', message: refused });
     if (msg.type === 'audio.done') this.finish();
     else if (msg.type === 'finalize') {
       for (const c of this.chans) {
