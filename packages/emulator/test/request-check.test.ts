@@ -465,6 +465,39 @@ describe("WebSocket client events: the conditions on an event's type (if/then) a
   });
 });
 
+describe("multipart forms' values checked against the operation's form schema", () => {
+  /** POST a multipart form of text fields (and a file part, when given) with `on`'s key. */
+  async function postForm(path: string, fields: [string, string][], file?: [string, Blob, string]) {
+    const fd = new FormData();
+    for (const [name, value] of fields) fd.append(name, value);
+    if (file) fd.append(...file);
+    const res = await fetch(`${emu.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.key}` },
+      body: fd,
+    });
+    return [res.status, errorOf(await res.text())];
+  }
+  const wav = new Blob([new Uint8Array(64)], { type: 'audio/wav' });
+
+  it('refuses an enum value, a number out of range or not a number, and a missing part, naming the field', async () => {
+    expect(await postForm('/v1/stt', [['audio_format', 'WAV']], ['file', wav, 'a.wav'])).toEqual([
+      400,
+      'Invalid value for `audio_format`: "WAV"; must be one of pcm, mulaw, alaw, wav, mp3, ogg, opus, flac, aac, ' +
+        'mp4, m4a, mkv',
+    ]);
+    expect(await postForm('/v1/stt', [['diarize', '1']], ['file', wav, 'a.wav'])).toEqual([
+      400,
+      'Invalid value for `diarize`: "1"; must be one of true, false',
+    ]);
+    expect(await postForm('/v1/files', [['expires_after', 'a day']], ['file', wav, 'a.txt'])).toEqual([
+      400,
+      'Invalid value for `expires_after`: "a day"; must be an integer at least 3600 and at most 2592000',
+    ]);
+    expect(await postForm('/v1/skills', [['name', 'x']])).toEqual([400, 'Missing the `files` part']);
+  });
+});
+
 describe('WebSocket query parameters checked against the API document', () => {
   /** The first event of a streaming STT opening and its close code. */
   async function sttOpening(on: TestEmulator, query: string): Promise<{ event: Record<string, any>; code: number }> {

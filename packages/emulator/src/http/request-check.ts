@@ -8,6 +8,7 @@
 import type { ErrorObject } from 'ajv';
 import { loadApiDocument } from '../core/api-document.js';
 import { DocumentSchemas, pointer } from '../core/contract.js';
+import type { FormEntry } from './router.js';
 import { DeserializeError, HttpError, InvalidFieldError } from '../core/errors.js';
 
 type Json = Record<string, unknown>;
@@ -189,7 +190,7 @@ export class RequestChecker {
 
   private check(ptr: string, value: unknown, event = false): string[] {
     const v = this.schemas.validator(ptr);
-    if (!v(value)) this.refuse(v.errors ?? [], event);
+    if (!v(value)) this.refuse(v.errors ?? [], event ? 'event' : 'body');
     const unknown: string[] = [];
     this.walk(value, [this.schemas.at(ptr)], '', unknown);
     return unknown;
@@ -197,13 +198,17 @@ export class RequestChecker {
 
   /**
    * Throw the first error the document's rules give (top-level missing fields first, as the service's parser; in a
-   * WebSocket event, `event`, a missing field is an error naming it, as below the top level).
+   * WebSocket event a missing field is an error naming it, as below the top level; in a form, the part).
    */
-  private refuse(errors: ErrorObject[], event = false): void {
+  private refuse(errors: ErrorObject[], what: 'body' | 'event' | 'form' = 'body'): void {
+    const event = what !== 'body';
     const direct = answerable(errors);
     const missing = direct.find((e) => e.keyword === 'required' && e.instancePath === '');
+    const missingField = (missing?.params as { missingProperty: string } | undefined)?.missingProperty;
+    if (missingField !== undefined && what === 'form')
+      throw new InvalidFieldError(`Missing the \`${missingField}\` part`, missingField);
     if (missing && !event) {
-      const field = (missing.params as { missingProperty: string }).missingProperty;
+      const field = missingField;
       throw new DeserializeError(
         `Failed to deserialize the JSON body into the target type: missing field \`${field}\` at line 1 column ` +
           `${JSON.stringify(missing.data).length}`,
@@ -256,17 +261,34 @@ export class RequestChecker {
     }
   }
 
-  /** The names of a multipart form's parts the document's form schema of `method path` does not describe. */
-  form(method: string, path: string, names: string[]): string[] {
+  /**
+   * Check a multipart form of `method path` against its operation's `multipart/form-data` schema: its values (a
+   * number's field read as one; a file part stands for a present value) by the schema's enums, ranges, lengths and
+   * required parts, refused as a JSON body's are (a missing part: 400 naming it); returns the names of the parts the
+   * schema does not describe.
+   */
+  form(method: string, path: string, parts: readonly FormEntry[]): string[] {
     const found = this.operation(method, path);
     const content = (found && this.schemas.resolve((found.op.requestBody as Json) ?? {}).content) as
       | Record<string, Json>
       | undefined;
     const schema = content?.['multipart/form-data']?.schema as Json | undefined;
-    if (!schema) return [];
+    if (!found || !schema) return [];
     const described = this.flatten([schema]);
     if (!described.some((s) => s.properties)) return [];
-    return [...new Set(names)].filter((n) => !described.some((s) => Object.hasOwn((s.properties as Json) ?? {}, n)));
+    const propertyOf = (name: string) =>
+      described.map((s) => (s.properties as Record<string, Json> | undefined)?.[name]).find((p) => p !== undefined);
+    const values: Json = {};
+    for (const part of parts) {
+      if (Object.hasOwn(values, part.name)) continue; // the first of a repeated name, as the routes read it
+      const property = propertyOf(part.name);
+      values[part.name] = part.kind === 'file' ? '' : formValue(part.value, property && this.schemas.resolve(property));
+    }
+    const operation = pointer(found.template, method.toLowerCase());
+    const ptr = `/paths/${operation}/requestBody/content/multipart~1form-data/schema`;
+    const v = this.schemas.validator(ptr);
+    if (!v(values)) this.refuse(v.errors ?? [], 'form');
+    return Object.keys(values).filter((n) => !propertyOf(n));
   }
 
   /**
@@ -290,6 +312,13 @@ export class RequestChecker {
     }
     return unknown;
   }
+}
+
+/** A form field's text as its schema reads it: a number's field as a number when it is one (else to be refused). */
+function formValue(text: string, schema: Json | undefined): unknown {
+  const types = schema ? typesOf(schema) : [];
+  if (!types.includes('integer') && !types.includes('number')) return text;
+  return /^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text;
 }
 
 /** One query parameter's value against its schema (numbers by range, enums and consts by value; others: the route). */

@@ -6,6 +6,9 @@ import type { KeyRecord } from '../state/auth.js';
 import type { Backend } from '../state/backend.js';
 import { DeserializeError, invalid } from '../core/errors.js';
 
+/** A multipart form's part as the request check reads it (formdata.ts's FormPart fits it; a file's bytes unread). */
+export type FormEntry = { kind: 'field'; name: string; value: string } | { kind: 'file'; name: string };
+
 export interface EmuRequest {
   method: string;
   path: string;
@@ -24,10 +27,10 @@ export interface EmuRequest {
    */
   json<T = Record<string, unknown>>(opts?: { array?: boolean }): Promise<T>;
   /**
-   * the names of a multipart form's parts, checked against the document's form schema: one it does not describe is
-   * a warning (400 under --strict)
+   * a multipart form's parts checked against the document's form schema: a value it refuses is a 400 naming the
+   * field; a part it does not describe is a warning (400 under --strict)
    */
-  checkFormNames(names: string[]): void;
+  checkForm(parts: readonly FormEntry[]): void;
 }
 
 export interface EmuResponse {

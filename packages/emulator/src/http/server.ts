@@ -398,10 +398,10 @@ function makeRequest(
       }
       return value as T;
     },
-    checkFormNames(names) {
+    checkForm(parts) {
       const checker = requestCheckerNow();
       if (unknownFields && checker)
-        handleUnknown(checker.form(req.method ?? 'POST', path, names), 'field', unknownFields);
+        handleUnknown(checker.form(req.method ?? 'POST', path, parts), 'field', unknownFields);
     },
   };
 }

@@ -2,7 +2,6 @@
 // 120 s are refused), GET list (limit 1-1000, pagination_token), GET/PATCH/DELETE one, GET {id}/audio.
 import { createReadStream, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { OPERATIONS } from 'svc-formats/api-facts';
 import type { Backend } from '../state/backend.js';
 import { discard, parseForm, type FormFile, type FormPart } from '../http/formdata.js';
 import { queryNumber, tokenPage, type EmuRequest, type Handler, type Router } from '../http/router.js';
@@ -11,7 +10,6 @@ import { customVoices, type CustomVoiceRecord } from '../voice/voices.js';
 
 const MAX_CLIP_BYTES = 100 * 1024 * 1024;
 const MAX_SECONDS = 120;
-const NAME_MAX = OPERATIONS.createCustomVoice.fields['body.name'].maxLength;
 const AUDIO_EXT = /\.(wav|wave|mp3|flac|ogg|oga|opus|m4a|aac|mkv|mka|mp4|webm)$/i;
 
 function publicVoice(v: CustomVoiceRecord): Record<string, unknown> {
@@ -59,13 +57,10 @@ const createVoice: Handler = async (req, res, core) => {
   const dir = core.store.blobDir('custom-voices');
   const parts = await parseForm(req.raw, req.headers['content-type'], { dir, maxFileBytes: MAX_CLIP_BYTES });
   try {
-    req.checkFormNames(parts.map((p) => p.name));
+    req.checkForm(parts);
     const file = referenceClip(parts);
     const nameField = parts.find((p) => p.name === 'name' && p.kind === 'field');
     const name = nameField && nameField.kind === 'field' ? nameField.value : null;
-    // a form's values are no JSON body the request check reads: the document's limit is applied here
-    if (name !== null && [...name].length > NAME_MAX)
-      invalid(`Invalid value for \`name\`: at most ${NAME_MAX} characters (got ${[...name].length})`);
     const voice_id = newId(core);
     const blob = join(dir, voice_id);
     renameSync(file.path, blob);
