@@ -405,7 +405,11 @@ export const OPERATIONS = {
   createCustomVoice: {
     method: 'POST',
     path: '/v1/custom-voices',
-    fields: { body: { required: ['file'] }, 'body.name': { maxLength: 255 } },
+    fields: {
+      body: { required: ['file'] },
+      'body.file': { 'x-max-duration-seconds': 120 },
+      'body.name': { maxLength: 255 },
+    },
   },
   getCustomVoice: {
     method: 'GET',

@@ -4681,7 +4681,7 @@ export interface operations {
         'multipart/form-data': {
           /**
            * Format: binary
-           * @description reference audio, at most 120 seconds
+           * @description reference audio; its length at most x-max-duration-seconds (the server measures it)
            */
           file: string;
           /** @description a name for the voice, in characters */

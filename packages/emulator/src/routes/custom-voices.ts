@@ -1,7 +1,9 @@
 // Custom voices: POST /v1/custom-voices (multipart, field `file`, optional `name`; WAV clips longer than
-// 120 s are refused), GET list (limit 1-1000, pagination_token), GET/PATCH/DELETE one, GET {id}/audio.
+// the document's x-max-duration-seconds are refused), GET list (limit 1-1000, pagination_token), GET/PATCH/DELETE
+// one, GET {id}/audio.
 import { createReadStream, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { OPERATIONS } from 'svc-formats/api-facts';
 import type { Backend } from '../state/backend.js';
 import { discard, parseForm, type FormFile, type FormPart } from '../http/formdata.js';
 import { queryNumber, tokenPage, type EmuRequest, type Handler, type Router } from '../http/router.js';
@@ -9,7 +11,7 @@ import { HttpError, invalid, notFound } from '../core/errors.js';
 import { customVoices, type CustomVoiceRecord } from '../voice/voices.js';
 
 const MAX_CLIP_BYTES = 100 * 1024 * 1024;
-const MAX_SECONDS = 120;
+const MAX_SECONDS = OPERATIONS.createCustomVoice.fields['body.file']['x-max-duration-seconds'];
 const AUDIO_EXT = /\.(wav|wave|mp3|flac|ogg|oga|opus|m4a|aac|mkv|mka|mp4|webm)$/i;
 
 function publicVoice(v: CustomVoiceRecord): Record<string, unknown> {
