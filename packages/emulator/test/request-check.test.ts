@@ -433,6 +433,18 @@ describe("WebSocket client events: the conditions on an event's type (if/then) a
       'Invalid value for `session.tools`: at most 200 items (got 201)',
     ],
     [
+      'a function call output without its call_id (an if/then inside the item)',
+      { type: 'conversation.item.create', item: { type: 'function_call_output', output: '{}' } },
+      'item.call_id',
+      'Invalid value for `item.call_id`: required',
+    ],
+    [
+      'an item of a kind a client does not add',
+      { type: 'conversation.item.create', item: { type: 'function_call', name: 'f', arguments: '{}' } },
+      'item.type',
+      'Invalid value for `item.type`: "function_call"; must be one of message, function_call_output',
+    ],
+    [
       'a turn detection that is neither an object nor null',
       { type: 'session.update', session: { turn_detection: 'server_vad' } },
       'session.turn_detection',

@@ -2140,14 +2140,19 @@ export interface components {
       audio?: string;
       /** @description a conversation item; its fields are its type's (message: role, content; function_call_output: call_id, output) */
       item?: {
-        /** @description message, function_call_output, … */
-        type: string;
+        /**
+         * @description the kinds of item a client adds
+         * @enum {unknown}
+         */
+        type: 'message' | 'function_call_output';
         /**
          * @description a message's role
          * @default user
          * @enum {unknown}
          */
         role?: 'user' | 'assistant' | 'system';
+        /** @description the function call this output answers */
+        call_id?: string;
       } & {
         [key: string]: unknown;
       };

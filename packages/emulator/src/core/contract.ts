@@ -62,10 +62,13 @@ export class DocumentSchemas {
   ) {
     this.ajv = new Ajv2020({
       // an unknown keyword in a schema is an error (a typo, or a keyword of ours not registered below); the
-      // document's unions of types and its overlapping patternProperties are intended
-      strict: true,
+      // document's other liberties are intended: keywords of a type without the type, union types, tuples,
+      // required fields an allOf arm names, overlapping patternProperties
+      strictSchema: true,
+      strictNumbers: true,
+      strictTypes: false,
+      strictTuples: false,
       strictRequired: false,
-      allowUnionTypes: true,
       allowMatchingProperties: true,
       validateFormats: false,
       validateSchema: validateDocument,

@@ -577,13 +577,8 @@ export class EmulatedRealtimeSession {
   private createItem(item: Json, previousItemId?: string): void {
     const previous = previousItemId ?? this.items.at(-1)?.id ?? null;
     const id = typeof item.id === 'string' ? item.id : this.core.id('item');
+    // the item's type, and a function call output's call_id, are the document's (checked before)
     if (item.type === 'function_call_output') {
-      if (typeof item.call_id !== 'string')
-        throw new ClientEventError(
-          'invalid_value',
-          '`item.call_id` is required for function_call_output',
-          'item.call_id',
-        );
       if (!this.items.some((i) => i.type === 'function_call' && i.call_id === item.call_id)) {
         throw new ClientEventError(
           'invalid_value',
@@ -601,31 +596,19 @@ export class EmulatedRealtimeSession {
       });
       return;
     }
-    if (item.type === 'message' || item.type === undefined) {
-      const role: ItemRole = item.role ?? ITEM_ROLE.default;
-      const content = Array.isArray(item.content) ? item.content : [];
-      const text = content
-        .map((c: Json) =>
-          typeof c?.text === 'string' ? c.text : typeof c?.transcript === 'string' ? c.transcript : '',
-        )
-        .join(' ')
-        .trim();
-      if (role === 'user') this.addUserText(id, text, previous, false);
-      else {
-        this.items.push({ id, type: 'message', role, text });
-        this.send({
-          type: 'conversation.item.added',
-          previous_item_id: previous,
-          item: { id, object: 'realtime.item', type: 'message', status: 'completed', role, content },
-        });
-      }
-      return;
-    }
-    throw new ClientEventError(
-      'invalid_value',
-      `Invalid value for \`item.type\`: ${JSON.stringify(item.type)}; must be message or function_call_output`,
-      'item.type',
-    );
+    const role: ItemRole = item.role ?? ITEM_ROLE.default;
+    const content = Array.isArray(item.content) ? item.content : [];
+    const text = content
+      .map((c: Json) => (typeof c?.text === 'string' ? c.text : typeof c?.transcript === 'string' ? c.transcript : ''))
+      .join(' ')
+      .trim();
+    if (role === 'user') return this.addUserText(id, text, previous, false);
+    this.items.push({ id, type: 'message', role, text });
+    this.send({
+      type: 'conversation.item.added',
+      previous_item_id: previous,
+      item: { id, object: 'realtime.item', type: 'message', status: 'completed', role, content },
+    });
   }
 
   private itemById(id: unknown): ConversationItem {
