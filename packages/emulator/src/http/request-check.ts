@@ -47,17 +47,17 @@ function rangeWords(schema: Json): string {
 const printable = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
 
 /**
- * The allowed values of an enum or const; null is named in an event, where it is a value of its own (a request
- * body's null is "absent").
+ * The allowed values of an enum or const; null named when `nullNamed` (in an event, where it is a value of its own;
+ * a request body's null is "absent").
  */
-function allowedWords(schema: Json, event: boolean): string {
+function allowedWords(schema: Json, nullNamed: boolean): string {
   const values = (schema.enum as unknown[] | undefined) ?? [schema.const];
   const words = values.filter((v) => v !== null).join(', ');
-  return event && values.includes(null) ? `${words} or null` : words;
+  return nullNamed && values.includes(null) ? `${words} or null` : words;
 }
 
 /** The words of one error the service answers (undefined: the keyword, or a null number, is the route's). */
-function refusal(e: ErrorObject, field: string, event: boolean): string | undefined {
+function refusal(e: ErrorObject, field: string, nullNamed: boolean): string | undefined {
   // a missing field below the top level (or in an event): 400 naming its path, as the routes answered it
   if (e.keyword === 'required') return `Invalid value for \`${field}\`: required`;
   if (!ANSWERED.has(e.keyword) || e.data === undefined) return undefined;
@@ -74,7 +74,7 @@ function refusal(e: ErrorObject, field: string, event: boolean): string | undefi
     return `Invalid value for \`${field}\`: expected ${words}`;
   }
   if (e.keyword === 'enum' || e.keyword === 'const')
-    return `Invalid value for \`${field}\`: ${shown}; must be one of ${allowedWords(schema, event)}`;
+    return `Invalid value for \`${field}\`: ${shown}; must be one of ${allowedWords(schema, nullNamed)}`;
   const limit = (e.params as { limit: number }).limit;
   const text = e.keyword.endsWith('Length');
   const got = text ? [...String(e.data)].length : (e.data as unknown[]).length;
@@ -201,27 +201,23 @@ export class RequestChecker {
    * WebSocket event a missing field is an error naming it, as below the top level; in a form, the part).
    */
   private refuse(errors: ErrorObject[], what: 'body' | 'event' | 'form' = 'body'): void {
-    const event = what !== 'body';
     const direct = answerable(errors);
     const missing = direct.find((e) => e.keyword === 'required' && e.instancePath === '');
-    const missingField = (missing?.params as { missingProperty: string } | undefined)?.missingProperty;
-    if (missingField !== undefined && what === 'form')
-      throw new InvalidFieldError(`Missing the \`${missingField}\` part`, missingField);
-    if (missing && !event) {
-      const field = missingField;
+    const field = (missing?.params as { missingProperty: string } | undefined)?.missingProperty;
+    if (missing && what === 'form') throw new InvalidFieldError(`Missing the \`${field}\` part`, field!);
+    if (missing && what === 'body')
       throw new DeserializeError(
         `Failed to deserialize the JSON body into the target type: missing field \`${field}\` at line 1 column ` +
           `${JSON.stringify(missing.data).length}`,
       );
-    }
     for (const e of direct) {
-      const field = fieldName(
+      const named = fieldName(
         e.keyword === 'required'
           ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
           : e.instancePath,
       );
-      const message = refusal(e, field, event);
-      if (message) throw new InvalidFieldError(message, field);
+      const message = refusal(e, named, what === 'event');
+      if (message) throw new InvalidFieldError(message, named);
     }
   }
 
