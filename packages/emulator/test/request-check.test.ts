@@ -394,18 +394,18 @@ describe('WebSocket client events checked against the API document', () => {
   });
 });
 
-/** A socket of its own (TTS, STT): send one client event once the socket is open, return the first error event. */
-async function streamError(on: TestEmulator, path: string, event: Record<string, unknown>) {
+/** A socket of its own (TTS, STT): send one client event once the socket is open, return the first event of `type`. */
+async function streamReply(on: TestEmulator, path: string, event: Record<string, unknown>, type = 'error') {
   const ws = new WebSocket(`${on.wsUrl}${path}`, { headers: { authorization: `Bearer ${on.key}` } });
   try {
     return await new Promise<Record<string, any>>((resolve, reject) => {
       ws.once('open', () => ws.send(JSON.stringify(event)));
       ws.on('message', (d, binary) => {
         const ev = binary ? {} : JSON.parse(d.toString());
-        if (ev.type === 'error') resolve(ev);
+        if (ev.type === type) resolve(ev);
       });
       ws.once('error', reject);
-      ws.once('close', () => reject(new Error('closed before an error event')));
+      ws.once('close', () => reject(new Error(`closed before a ${type} event`)));
     });
   } finally {
     ws.terminate();
@@ -465,15 +465,22 @@ describe("WebSocket client events: the conditions on an event's type (if/then) a
 
   it("TTS and STT streams: a field's type refused, and with strict a field the document doesn't describe", async () => {
     const tts = '/v1/tts?language=en&codec=pcm&sample_rate=8000';
-    expect(await streamError(emu, tts, { type: 'text.delta', delta: 5 })).toEqual({
+    expect(await streamReply(emu, tts, { type: 'text.delta', delta: 5 })).toEqual({
       type: 'error',
       message: 'Invalid value for `delta`: expected a string',
     });
-    expect((await streamError(strict, tts, { type: 'text.done', flush: true })).message).toMatch(
+    expect((await streamReply(strict, tts, { type: 'text.done', flush: true })).message).toMatch(
       /^Unknown field `flush`: the API document does not describe it/,
     );
     const stt = '/v1/stt?sample_rate=16000&encoding=pcm';
-    expect((await streamError(strict, stt, { type: 'finalize', now: true })).message).toMatch(/^Unknown field `now`/);
+    expect((await streamReply(strict, stt, { type: 'finalize', now: true })).message).toMatch(/^Unknown field `now`/);
+    // without strict: applied, and noted in the request log's entry of the socket
+    expect(await streamReply(emu, tts, { type: 'text.clear', flush: true }, 'audio.clear')).toBeDefined();
+    const entry = emu
+      .requests()
+      .filter((q) => q.method === 'WS' && q.path === '/v1/tts')
+      .at(-1);
+    expect(entry?.warnings).toEqual(['unknown field ignored: flush']);
   });
 });
 

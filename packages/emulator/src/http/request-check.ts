@@ -371,21 +371,6 @@ export interface UnknownFieldPolicy {
   warn(text: string): void;
 }
 
-/**
- * A client event of the WebSocket at `path` checked against the document, for a route that reads its socket itself
- * (STT, TTS): the message of the error event that answers it (a value the document refuses, or under `strict` a
- * field it does not describe), or undefined when it may go on.
- */
-export function eventRefusal(path: string, event: unknown, strict: boolean): string | undefined {
-  const checker = requestCheckerNow();
-  try {
-    if (checker) handleUnknown(checker.wsEvent(path, event), 'field', { strict, warn: () => {} });
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
 /** Report or refuse the unknown fields one check found (`what`: "field", "query parameter", …). */
 export function handleUnknown(unknown: string[], what: string, policy: UnknownFieldPolicy): void {
   if (!unknown.length) return;

@@ -31,6 +31,12 @@ export interface EmuRequest {
    * field; a part it does not describe is a warning (400 under --strict)
    */
   checkForm(parts: readonly FormEntry[]): void;
+  /**
+   * a client event of this WebSocket (one whose route reads its socket itself: STT, TTS) checked against the
+   * document: the message of the error event that refuses it, or undefined; a field the document does not describe
+   * is a warning in the request log (refused under --strict)
+   */
+  checkEvent(event: unknown): string | undefined;
 }
 
 export interface EmuResponse {

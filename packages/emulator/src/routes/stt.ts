@@ -13,7 +13,7 @@ import type { Backend } from '../state/backend.js';
 import type { EmuRequest, Router } from '../http/router.js';
 import { HttpError, invalid } from '../core/errors.js';
 import { parseForm, type FormFile } from '../http/formdata.js';
-import { eventRefusal, handleUnknown, requestCheckerNow } from '../http/request-check.js';
+import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
 import { toFloat, transcribeTones } from '../voice/tones.js';
 import { Endpointer, frameLevels, voicedSegments } from '../voice/vad.js';
 import { yieldToLoop } from '../core/yield-loop.js';
@@ -435,7 +435,7 @@ async function streamStt(ws: WebSocket, req: EmuRequest, core: Backend): Promise
     ws.close(1008, 'invalid request');
     return;
   }
-  const stream = new SttStream(ws, p, core);
+  const stream = new SttStream(ws, p, core, (event) => req.checkEvent(event));
   ws.on('message', (data, isBinary) => {
     if (isBinary) stream.audio(data as Buffer);
     else stream.message(data.toString());
@@ -459,6 +459,8 @@ class SttStream {
     private readonly ws: WebSocket,
     private readonly p: StreamParams,
     private readonly core: Backend,
+    /** the document's check of a client event (EmuRequest.checkEvent): the error event's message when refused */
+    private readonly checkEvent: (event: unknown) => string | undefined,
   ) {
     this.chans = Array.from({ length: p.channels }, (_, i) => new ChannelState(i));
     this.frameBytes = (p.encoding === 'pcm' ? 2 : 1) * p.channels;
@@ -502,7 +504,7 @@ class SttStream {
       this.send({ type: 'error', message: 'message is not JSON' });
       return;
     }
-    const refused = eventRefusal('/v1/stt', msg, this.core.strict);
+    const refused = this.checkEvent(msg);
     if (refused) return this.send({ type: 'error', message: refused });
     if (msg.type === 'audio.done') this.finish();
     else if (msg.type === 'finalize') {

@@ -10,7 +10,7 @@ import type { Backend } from '../state/backend.js';
 import type { EmuRequest, Router } from '../http/router.js';
 import { HttpError, invalid } from '../core/errors.js';
 import { synthesize, type CharTiming } from '../voice/tones.js';
-import { eventRefusal, handleUnknown, requestCheckerNow } from '../http/request-check.js';
+import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
 import { findVoice } from '../voice/voices.js';
 import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
@@ -392,7 +392,7 @@ async function streamTts(ws: WebSocket, req: EmuRequest, core: Backend): Promise
   ws.on('message', (data, isBinary) => {
     const msg = clientMessage(ws, data, isBinary);
     if (!msg) return;
-    const refused = eventRefusal('/v1/tts', msg, core.strict);
+    const refused = req.checkEvent(msg);
     // handled in order, one at a time (a refusal too)
     queue = queue
       .then(() => (refused ? send(ws, { type: 'error', message: refused }) : speech.handle(msg)))
