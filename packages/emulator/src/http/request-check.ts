@@ -179,13 +179,25 @@ export class RequestChecker {
     const ws = found?.op['x-websocket'] as Json | undefined;
     if (!found || !ws?.client) return [];
     const ptr = `/paths/${pointer(found.template)}/get/x-websocket/client`;
-    // the event types the schema (or its union's branches) names
-    const types = this.flatten([this.schemas.at(ptr)]).flatMap((s) => {
-      const type = (s.properties as Record<string, Json> | undefined)?.type;
-      return (type?.enum as unknown[] | undefined) ?? (type && 'const' in type ? [type.const] : []);
-    });
-    if (types.length && !types.includes((value as Json)?.type)) return [];
+    const types = this.eventTypes(ptr);
+    if (types.size && !types.has((value as Json)?.type)) return [];
     return this.check(ptr, value, true);
+  }
+
+  /** the event types a client event schema (or its union's branches) names, read once per schema */
+  private readonly typesAt = new Map<string, Set<unknown>>();
+  private eventTypes(ptr: string): Set<unknown> {
+    let types = this.typesAt.get(ptr);
+    if (!types) {
+      types = new Set(
+        this.flatten([this.schemas.at(ptr)]).flatMap((s) => {
+          const type = (s.properties as Record<string, Json> | undefined)?.type;
+          return (type?.enum as unknown[] | undefined) ?? (type && 'const' in type ? [type.const] : []);
+        }),
+      );
+      this.typesAt.set(ptr, types);
+    }
+    return types;
   }
 
   private check(ptr: string, value: unknown, event = false): string[] {
