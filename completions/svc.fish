@@ -88,7 +88,7 @@ function __svc_subdesc
         case 'conversations'
             printf '%s\n' 'delete	Delete conversations' 'rm	Delete conversations (alias of delete)' 'list	List the chat and messages conversations kept locally' 'ls	List the chat and messages conversations kept locally (alias of list)' 'show	Print a conversation (default: the last one of this profile, of chat or messages)'
         case 'custom-voices'
-            printf '%s\n' 'create	Create a custom voice from a reference clip (at most 120 s)' 'delete	Delete a custom voice (asks to confirm)' 'rm	Delete a custom voice (asks to confirm) (alias of delete)' 'download	Download the reference clip of a custom voice' 'get	Show one custom voice' 'list	List the custom voices of the team' 'ls	List the custom voices of the team (alias of list)' 'update	Rename a custom voice'
+            printf '%s\n' 'create	Create a custom voice from a short reference clip' 'delete	Delete a custom voice (asks to confirm)' 'rm	Delete a custom voice (asks to confirm) (alias of delete)' 'download	Download the reference clip of a custom voice' 'get	Show one custom voice' 'list	List the custom voices of the team' 'ls	List the custom voices of the team (alias of list)' 'update	Rename a custom voice'
         case 'documents'
             printf '%s\n' 'search	Search the documents of one or more collections'
         case 'emulator'

@@ -58,6 +58,10 @@ function emulatorChecks(files) {
   return counts;
 }
 
+/** the error events a realtime session answers a client event with by hand (state and rules besides the document's) */
+const eventRefusals = (files) =>
+  [...files.values()].reduce((n, t) => n + t.split('new ClientEventError(').length - 1, 0);
+
 /** `oneOf(` and `choices:` sites of src/: an inline literal list, a const literal list of src/, or anything else */
 function clientChoices(files) {
   const named = new Map();
@@ -175,6 +179,7 @@ function report(rev) {
   return [
     ['emulator: hand-written request checks (calls)', Object.values(checks).reduce((a, b) => a + b, 0)],
     ...Object.entries(checks).map(([name, n]) => [`  ${name}(`, n]),
+    ["emulator: realtime session's refusals (new ClientEventError()", eventRefusals(emulator)],
     ['client: oneOf( / choices: sites', choices.literal + choices.namedLiteral + choices.other],
     ['  with a literal list inline', choices.literal],
     ['  with a const literal list of src/', choices.namedLiteral],

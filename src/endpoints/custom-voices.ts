@@ -8,8 +8,6 @@ import { expectArray, expectFields } from './guard.js';
 
 export type CustomVoice = Schema<'CustomVoice'>;
 
-export const CUSTOM_VOICE_LIMITS = { clipSeconds: 120 } as const;
-
 function quote(s: string): string {
   return s.replace(/["\\\r\n]/g, (c) => (c === '"' ? '%22' : c === '\\' ? '\\\\' : ' '));
 }

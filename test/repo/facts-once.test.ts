@@ -115,6 +115,16 @@ describe('lists of values in src/ and the emulator', () => {
     expect(where(new RegExp(`\\b${limit}\\b`), voices)).toEqual([]);
   });
 
+  it("a custom voice's clip length: the document's x-max-duration-seconds, read by the client and the emulator", () => {
+    const seconds = OPERATIONS.createCustomVoice.fields['body.file']['x-max-duration-seconds'];
+    const voices = [...sources, ...emulatorSources].filter(({ file }) => /custom-voices/.test(file));
+    expect(where(new RegExp(`\\b${seconds}\\b`), voices)).toEqual([]);
+    expect(where(/\['x-max-duration-seconds'\]/, voices)).toEqual([
+      'src/commands/custom-voices/create.ts',
+      'packages/emulator/src/routes/custom-voices.ts',
+    ]);
+  });
+
   it("the emulator's admin types (faults, triggers): its own, imported as types by src/endpoints, not restated", () => {
     const endpoints = sources.filter(({ file }) => file.startsWith('src/endpoints/'));
     expect(where(/interface \w*Fault\w*\b|'(incoming-call|caller-says|file-expired)'/, endpoints)).toEqual([]);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContractChecker } from '../src/core/contract.js';
+import { ContractChecker, DocumentSchemas } from '../src/core/contract.js';
 import { Router } from '../src/http/router.js';
 import { registerAllRoutes } from '../src/routes/index.js';
 import { startTestEmulator, type TestEmulator } from 'svc-emulator/testing';
@@ -93,6 +93,16 @@ describe('the API document', () => {
     ).not.toThrow();
     expect(refs).toBeGreaterThan(500);
     expect(schemas.length).toBeGreaterThan(150);
+  });
+
+  it("compiles under the checker's strict ajv: its own keywords registered, an unknown one refused", () => {
+    const form = '/paths/~1v1~1custom-voices/post/requestBody/content/multipart~1form-data/schema';
+    expect(() => new DocumentSchemas(doc, false).validator(form)).not.toThrow();
+    const typo = structuredClone(doc);
+    typo.paths['/v1/custom-voices'].post.requestBody.content['multipart/form-data'].schema.properties.file[
+      'x-max-duration-secs'
+    ] = 120;
+    expect(() => new DocumentSchemas(typo, false).validator(form)).toThrow(/unknown keyword: "x-max-duration-secs"/);
   });
 
   it('is complete: a summary on every operation, items on every array, required names among the properties', () => {

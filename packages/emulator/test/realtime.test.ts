@@ -116,7 +116,7 @@ describe('realtime WebSocket (emulator)', () => {
     c.send({ type: 'session.update', session: { turn_detection: { type: 'server_vad', threshold: 2 } } });
     const err = await c.waitFor('error');
     expect(err.error).toMatchObject({ type: 'invalid_request_error', param: 'session.turn_detection.threshold' });
-    expect(err.error.message).toContain('from 0 to 1');
+    expect(err.error.message).toContain('at least 0 and at most 1');
     c.send({ type: 'no.such.event' });
     expect((await c.waitFor('error', 2)).error.code).toBe('invalid_event_type');
     c.close();

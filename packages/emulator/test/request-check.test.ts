@@ -367,7 +367,8 @@ describe('WebSocket client events checked against the API document', () => {
     const none = await realtimeReply(emu, { type: 'session.update', session: { turn_detection: { type: 'none' } } });
     expect(none.error).toMatchObject({
       code: 'invalid_value',
-      message: 'Invalid value for `session.turn_detection.type`: "none"; must be server_vad or null',
+      param: 'session.turn_detection.type',
+      message: 'Invalid value for `session.turn_detection.type`: "none"; must be one of server_vad or null',
     });
   });
 
@@ -390,6 +391,129 @@ describe('WebSocket client events checked against the API document', () => {
       code: 'invalid_event_type',
       message: 'Unknown client event type: session.upgrade',
     });
+  });
+});
+
+/** A socket of its own (TTS, STT): send one client event once the socket is open, return the first event of `type`. */
+async function streamReply(on: TestEmulator, path: string, event: Record<string, unknown>, type = 'error') {
+  const ws = new WebSocket(`${on.wsUrl}${path}`, { headers: { authorization: `Bearer ${on.key}` } });
+  try {
+    return await new Promise<Record<string, any>>((resolve, reject) => {
+      ws.once('open', () => ws.send(JSON.stringify(event)));
+      ws.on('message', (d, binary) => {
+        const ev = binary ? {} : JSON.parse(d.toString());
+        if (ev.type === type) resolve(ev);
+      });
+      ws.once('error', reject);
+      ws.once('close', () => reject(new Error(`closed before a ${type} event`)));
+    });
+  } finally {
+    ws.terminate();
+  }
+}
+
+describe("WebSocket client events: the conditions on an event's type (if/then) answered from the document", () => {
+  const cases: [string, Record<string, unknown>, string, string][] = [
+    [
+      'session.update without its session',
+      { type: 'session.update' },
+      'session',
+      'Invalid value for `session`: required',
+    ],
+    [
+      'a truncate before the start of the audio',
+      { type: 'conversation.item.truncate', item_id: 'item_1', content_index: -1, audio_end_ms: 0 },
+      'content_index',
+      'Invalid value for `content_index`: -1; must be an integer at least 0',
+    ],
+    [
+      'more tools than a session takes',
+      { type: 'session.update', session: { tools: Array.from({ length: 201 }, () => ({ type: 'web_search' })) } },
+      'session.tools',
+      'Invalid value for `session.tools`: at most 200 items (got 201)',
+    ],
+    [
+      'a function call output without its call_id (an if/then inside the item)',
+      { type: 'conversation.item.create', item: { type: 'function_call_output', output: '{}' } },
+      'item.call_id',
+      'Invalid value for `item.call_id`: required',
+    ],
+    [
+      'an item of a kind a client does not add',
+      { type: 'conversation.item.create', item: { type: 'function_call', name: 'f', arguments: '{}' } },
+      'item.type',
+      'Invalid value for `item.type`: "function_call"; must be one of message, function_call_output',
+    ],
+    [
+      'a turn detection that is neither an object nor null',
+      { type: 'session.update', session: { turn_detection: 'server_vad' } },
+      'session.turn_detection',
+      'Invalid value for `session.turn_detection`: expected an object',
+    ],
+  ];
+  for (const [name, event, param, message] of cases)
+    it(`realtime: ${name} is an invalid_value error naming ${param}`, async () => {
+      const reply = await realtimeReply(emu, { ...event, event_id: 'ev_9' });
+      expect(reply.error).toEqual({
+        type: 'invalid_request_error',
+        code: 'invalid_value',
+        param,
+        message,
+        event_id: 'ev_9',
+      });
+    });
+
+  it("TTS and STT streams: a field's type refused, and with strict a field the document doesn't describe", async () => {
+    const tts = '/v1/tts?language=en&codec=pcm&sample_rate=8000';
+    expect(await streamReply(emu, tts, { type: 'text.delta', delta: 5 })).toEqual({
+      type: 'error',
+      message: 'Invalid value for `delta`: expected a string',
+    });
+    expect((await streamReply(strict, tts, { type: 'text.done', flush: true })).message).toMatch(
+      /^Unknown field `flush`: the API document does not describe it/,
+    );
+    const stt = '/v1/stt?sample_rate=16000&encoding=pcm';
+    expect((await streamReply(strict, stt, { type: 'finalize', now: true })).message).toMatch(/^Unknown field `now`/);
+    // without strict: applied, and noted in the request log's entry of the socket
+    expect(await streamReply(emu, tts, { type: 'text.clear', flush: true }, 'audio.clear')).toBeDefined();
+    const entry = emu
+      .requests()
+      .filter((q) => q.method === 'WS' && q.path === '/v1/tts')
+      .at(-1);
+    expect(entry?.warnings).toEqual(['unknown field ignored: flush']);
+  });
+});
+
+describe("multipart forms' values checked against the operation's form schema", () => {
+  /** POST a multipart form of text fields (and a file part, when given) with `on`'s key. */
+  async function postForm(path: string, fields: [string, string][], file?: [string, Blob, string]) {
+    const fd = new FormData();
+    for (const [name, value] of fields) fd.append(name, value);
+    if (file) fd.append(...file);
+    const res = await fetch(`${emu.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.key}` },
+      body: fd,
+    });
+    return [res.status, errorOf(await res.text())];
+  }
+  const wav = new Blob([new Uint8Array(64)], { type: 'audio/wav' });
+
+  it('refuses an enum value, a number out of range or not a number, and a missing part, naming the field', async () => {
+    expect(await postForm('/v1/stt', [['audio_format', 'WAV']], ['file', wav, 'a.wav'])).toEqual([
+      400,
+      'Invalid value for `audio_format`: "WAV"; must be one of pcm, mulaw, alaw, wav, mp3, ogg, opus, flac, aac, ' +
+        'mp4, m4a, mkv',
+    ]);
+    expect(await postForm('/v1/stt', [['diarize', '1']], ['file', wav, 'a.wav'])).toEqual([
+      400,
+      'Invalid value for `diarize`: "1"; must be one of true, false',
+    ]);
+    expect(await postForm('/v1/files', [['expires_after', 'a day']], ['file', wav, 'a.txt'])).toEqual([
+      400,
+      'Invalid value for `expires_after`: "a day"; must be an integer at least 3600 and at most 2592000',
+    ]);
+    expect(await postForm('/v1/skills', [['name', 'x']])).toEqual([400, 'Missing the `files` part']);
   });
 });
 

@@ -191,7 +191,12 @@ describe('emulator /v1/stt', () => {
       [{}, undefined, false, /Either `file` or `url` is required/],
       [{ format: 'true' }, wav, false, /`format=true` requires `language`/],
       [{ audio_format: 'pcm' }, wav, false, /`sample_rate` is required for raw audio/],
-      [{ channels: '9', multichannel: 'true' }, wav, false, /`channels`: "9"; must be an integer from 2 to 8/],
+      [
+        { channels: '9', multichannel: 'true' },
+        wav,
+        false,
+        /`channels`: 9; must be an integer at least 2 and at most 8/,
+      ],
       [{ audio_format: 'ogg' }, Buffer.from('OggS-not-really'), false, /ogg is not supported here/],
     ];
     for (const [fields, file, first, msg] of rules) {

@@ -405,7 +405,11 @@ export const OPERATIONS = {
   createCustomVoice: {
     method: 'POST',
     path: '/v1/custom-voices',
-    fields: { body: { required: ['file'] }, 'body.name': { maxLength: 255 } },
+    fields: {
+      body: { required: ['file'] },
+      'body.file': { 'x-max-duration-seconds': 120 },
+      'body.name': { maxLength: 255 },
+    },
   },
   getCustomVoice: {
     method: 'GET',
@@ -960,6 +964,7 @@ export const SCHEMAS = {
         'response.cancel',
       ],
     },
+    '$.session.instructions': { maxLength: 256000 },
     '$.session.voice': { default: 'eve' },
     '$.session.turn_detection': { nullable: true },
     '$.session.turn_detection.type': { nullable: true, enum: ['server_vad'] },
@@ -968,8 +973,10 @@ export const SCHEMAS = {
     '$.session.turn_detection.prefix_padding_ms': { minimum: 0, maximum: 10000, default: 300 },
     '$.session.audio.input.format': { ref: 'RealtimeAudioFormat' },
     '$.session.audio.output.format': { ref: 'RealtimeAudioFormat' },
+    '$.session.tools': { maxItems: 200 },
     '$.session.tools[].type': { ref: 'ToolKind' },
-    '$.item': { required: ['type'] },
+    '$.item': { required: ['type', 'call_id'] },
+    '$.item.type': { enum: ['message', 'function_call_output'] },
     '$.item.role': { enum: ['user', 'assistant', 'system'], default: 'user' },
     '$.previous_item_id': { nullable: true },
     '$.content_index': { minimum: 0 },

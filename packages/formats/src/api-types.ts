@@ -2140,14 +2140,19 @@ export interface components {
       audio?: string;
       /** @description a conversation item; its fields are its type's (message: role, content; function_call_output: call_id, output) */
       item?: {
-        /** @description message, function_call_output, … */
-        type: string;
+        /**
+         * @description the kinds of item a client adds
+         * @enum {unknown}
+         */
+        type: 'message' | 'function_call_output';
         /**
          * @description a message's role
          * @default user
          * @enum {unknown}
          */
         role?: 'user' | 'assistant' | 'system';
+        /** @description the function call this output answers */
+        call_id?: string;
       } & {
         [key: string]: unknown;
       };
@@ -4681,7 +4686,7 @@ export interface operations {
         'multipart/form-data': {
           /**
            * Format: binary
-           * @description reference audio, at most 120 seconds
+           * @description reference audio; its length at most x-max-duration-seconds (the server measures it)
            */
           file: string;
           /** @description a name for the voice, in characters */

@@ -220,24 +220,33 @@ export default defineCommand({
     const templated = opts.template !== undefined || opts.savedTemplate !== undefined;
     const varNames = Object.keys(opts.var ?? {}).join(', ');
     require(opts.var === undefined || templated, '--var', varNames, 'only with -t NAME or --template');
-    const { path, kind, label, toldFromContent } = await inputOf(ctx, String(input), opts.inputFormat);
-    if (label !== '-') {
-      refuseInputAsOutput('-o', opts.output, path);
-      refuseInputAsOutput('--journal', opts.journal, path);
+    const read = await inputOf(ctx, String(input), opts.inputFormat);
+    try {
+      return await runOn(ctx, name, read, opts);
+    } finally {
+      read.remove?.();
     }
-    const rows = await rowTemplate(ctx, op, kind, opts);
-    const ownBodies = kind === 'jsonl' && rows.template === undefined;
-    require(name !== 'documents' ||
-      !!opts.collection ||
-      ownBodies, '--collection', 'missing', 'a collection to search');
-    const flags: BodyFlags = { ...opts, schema: rows.schema ?? schemaOf(opts.schema) } as BodyFlags;
-    const model = opts.model ?? op.defaultModel ?? (usesLanguageModel(op) ? resolveModel(ctx, undefined) : '');
-    if (opts.outputDir && !opts.dryRun) makeFolder(opts.outputDir);
-    const { runBatch } = await import('../../batch/batch.js');
-    const o: BatchOptions = { ...opts, force: !!opts.force };
-    return runBatch(ctx, { op, label, path, kind, toldFromContent, flags, model, ...rows }, o);
   },
 });
+
+/** The run on its input, once the flags are checked and the input is read (stdin's copy removed after it). */
+async function runOn(ctx: Ctx, name: OperationName, read: Awaited<ReturnType<typeof inputOf>>, opts: Opts) {
+  const op = OPERATION[name];
+  const { path, kind, label, toldFromContent } = read;
+  if (label !== '-') {
+    refuseInputAsOutput('-o', opts.output, path);
+    refuseInputAsOutput('--journal', opts.journal, path);
+  }
+  const rows = await rowTemplate(ctx, op, kind, opts);
+  const ownBodies = kind === 'jsonl' && rows.template === undefined;
+  require(name !== 'documents' || !!opts.collection || ownBodies, '--collection', 'missing', 'a collection to search');
+  const flags: BodyFlags = { ...opts, schema: rows.schema ?? schemaOf(opts.schema) } as BodyFlags;
+  const model = opts.model ?? op.defaultModel ?? (usesLanguageModel(op) ? resolveModel(ctx, undefined) : '');
+  if (opts.outputDir && !opts.dryRun) makeFolder(opts.outputDir);
+  const { runBatch } = await import('../../batch/batch.js');
+  const o: BatchOptions = { ...opts, force: !!opts.force };
+  return runBatch(ctx, { op, label, path, kind, toldFromContent, flags, model, ...rows }, o);
+}
 
 const operationsTaking = (key: keyof BodyFlags) =>
   OPERATIONS.filter((o) => OPERATION[o].flags.includes(key)).join(', ');
@@ -331,17 +340,24 @@ async function inputOf(ctx: Ctx, input: string, format: InputFormat | undefined)
   const said = format === undefined ? undefined : kindOfFormat(format);
   let path = input;
   let named: InputKind | undefined;
+  let remove: (() => void) | undefined;
   if (input === '-') {
     if (ctx.streams.stdin.isTTY) throw new UsageError('INPUT -: stdin is a terminal; pipe the rows in');
     const { spoolStdin } = await import('../../batch/stdin.js');
-    path = await spoolStdin(ctx);
+    ({ path, remove } = await spoolStdin(ctx));
   } else {
     if (!existsSync(input)) throw new UsageError(`INPUT: ${input}: no such file or folder`);
     named = namedKind(input, statSync(input));
     if (said && named === 'folder')
       throw new UsageError(`--input-format: ${input} is a folder (a row per file; no format to say)`);
   }
-  const kind = said ?? named ?? contentKind(path);
+  let kind: InputKind;
+  try {
+    kind = said ?? named ?? contentKind(path);
+  } catch (err) {
+    remove?.();
+    throw err;
+  }
   // told from the content: a message about its columns says how it was read
-  return { path, kind, label: input, toldFromContent: !said && !named };
+  return { path, kind, label: input, toldFromContent: !said && !named, remove };
 }

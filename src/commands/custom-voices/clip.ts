@@ -1,5 +1,5 @@
-// Checks a reference clip before it is uploaded: readable audio of at most 120 s. WAV is read from its header,
-// MP3 from its frame headers, FLAC from STREAMINFO; other containers go to `ffprobe` when it is installed,
+// Checks a reference clip before it is uploaded: readable audio of at most the given seconds. WAV is read from its
+// header, MP3 from its frame headers, FLAC from STREAMINFO; other containers go to `ffprobe` when it is installed,
 // and are otherwise trusted by their extension (the server checks again).
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, extname } from 'node:path';

@@ -8,7 +8,7 @@ export const root: RootEntry = {
 export const children: CommandNode[] = [
   {
     name: 'create',
-    summary: 'Create a custom voice from a reference clip (at most 120 s)',
+    summary: 'Create a custom voice from a short reference clip',
     load: () => import('./create.js'),
   },
   { name: 'list', summary: 'List the custom voices of the team', aliases: ['ls'], load: () => import('./list.js') },

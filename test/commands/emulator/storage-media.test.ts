@@ -93,7 +93,7 @@ describe('POST /v1/files form rules', () => {
         { name: 'expires_after', value: '3599' },
         { name: 'file', filename: 'a.txt', value: 'x' },
       ],
-      /3600 to 2592000/,
+      /at least 3600 and at most 2592000/,
     ],
     [
       'expires_after above 2592000',
@@ -101,7 +101,7 @@ describe('POST /v1/files form rules', () => {
         { name: 'expires_after', value: '2592001' },
         { name: 'file', filename: 'a.txt', value: 'x' },
       ],
-      /3600 to 2592000/,
+      /at least 3600 and at most 2592000/,
     ],
     [
       'expires_after not a number',
@@ -109,7 +109,7 @@ describe('POST /v1/files form rules', () => {
         { name: 'expires_after', value: '1h' },
         { name: 'file', filename: 'a.txt', value: 'x' },
       ],
-      /3600 to 2592000/,
+      /at least 3600 and at most 2592000/,
     ],
   ];
   for (const [name, parts, msg] of bad) {

@@ -2,7 +2,7 @@
 // each SSE frame; each WebSocket server event; each webhook it sends) is checked against it with ajv. The test
 // fixture (testing.ts) checks every reply of every test this way, so a reply the document does not allow fails the
 // test that provoked it. Paths outside the API (the admin API, public file links, /openapi.json) are not checked.
-import type { ValidateFunction } from 'ajv';
+import type { KeywordDefinition, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadApiDocument } from './api-document.js';
 
@@ -39,6 +39,12 @@ export interface PathEntry {
 }
 
 /** The document's operations and schemas, compiled with ajv on first use of each (start-up stays cheap). */
+/**
+ * Schema keywords of the document's own (annotations ajv does not check): an audio part's longest length in seconds,
+ * which the emulator and the client read from svc-formats/api-facts and measure themselves.
+ */
+const DOCUMENT_KEYWORDS: KeywordDefinition[] = [{ keyword: 'x-max-duration-seconds', schemaType: 'number' }];
+
 export class DocumentSchemas {
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
@@ -55,7 +61,15 @@ export class DocumentSchemas {
     allErrors = false,
   ) {
     this.ajv = new Ajv2020({
-      strict: false,
+      // an unknown keyword in a schema is an error (a typo, or a keyword of ours not registered below); the
+      // document's other liberties are intended: keywords of a type without the type, union types, tuples,
+      // required fields an allOf arm names, overlapping patternProperties
+      strictSchema: true,
+      strictNumbers: true,
+      strictTypes: false,
+      strictTuples: false,
+      strictRequired: false,
+      allowMatchingProperties: true,
       validateFormats: false,
       validateSchema: validateDocument,
       logger: false,
@@ -64,6 +78,9 @@ export class DocumentSchemas {
       // a component is compiled once, not again inside every schema that refers to it
       inlineRefs: false,
     });
+    // the document's top level (OpenAPI's, not a schema's) and the document's own schema keywords
+    this.ajv.addVocabulary(Object.keys(doc));
+    for (const keyword of DOCUMENT_KEYWORDS) this.ajv.addKeyword(keyword);
     this.ajv.addSchema(doc, 'svc-api');
     const paths = doc.paths as Record<string, Json>;
     this.paths = Object.entries(paths)

@@ -33,6 +33,16 @@ export class DeserializeError extends HttpError {
   }
 }
 
+/** A 400 about one field the document describes: a WebSocket error event names it (`param`). */
+export class InvalidFieldError extends HttpError {
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(400, message);
+  }
+}
+
 /** 400 with a message naming the field and its allowed values. */
 export function invalid(message: string): never {
   throw new HttpError(400, message);

@@ -8,7 +8,8 @@
 import type { ErrorObject } from 'ajv';
 import { loadApiDocument } from '../core/api-document.js';
 import { DocumentSchemas, pointer } from '../core/contract.js';
-import { DeserializeError, HttpError } from '../core/errors.js';
+import type { FormEntry } from './router.js';
+import { DeserializeError, HttpError, InvalidFieldError } from '../core/errors.js';
 
 type Json = Record<string, unknown>;
 
@@ -45,6 +46,105 @@ function rangeWords(schema: Json): string {
 /** Text from a client made safe for a header and a log line: printable ASCII, bounded. */
 const printable = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
 
+/**
+ * The allowed values of an enum or const; null named when `nullNamed` (in an event, where it is a value of its own;
+ * a request body's null is "absent").
+ */
+function allowedWords(schema: Json, nullNamed: boolean): string {
+  const values = (schema.enum as unknown[] | undefined) ?? [schema.const];
+  const words = values.filter((v) => v !== null).join(', ');
+  return nullNamed && values.includes(null) ? `${words} or null` : words;
+}
+
+/** The words of one error the service answers (undefined: the keyword, or a null number, is the route's). */
+function refusal(e: ErrorObject, field: string, nullNamed: boolean): string | undefined {
+  // a missing field below the top level (or in an event): 400 naming its path, as the routes answered it
+  if (e.keyword === 'required') return `Invalid value for \`${field}\`: required`;
+  if (!ANSWERED.has(e.keyword) || e.data === undefined) return undefined;
+  const schema = (e.parentSchema ?? {}) as Json;
+  const numeric = typesOf(schema).includes('integer') || typesOf(schema).includes('number');
+  // null where a number is allowed was "absent" to the routes' range checks, and stays so
+  if (e.data === null && (numeric || RANGE.has(e.keyword))) return undefined;
+  const shown = JSON.stringify(e.data);
+  if (RANGE.has(e.keyword) || (e.keyword === 'type' && numeric))
+    return `Invalid value for \`${field}\`: ${shown}; must be ${rangeWords(schema)}`;
+  if (e.keyword === 'type') {
+    const wanted = typesOf(schema).filter((t) => t !== 'null') as string[];
+    const words = wanted.map((t) => `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`).join(' or ');
+    return `Invalid value for \`${field}\`: expected ${words}`;
+  }
+  if (e.keyword === 'enum' || e.keyword === 'const')
+    return `Invalid value for \`${field}\`: ${shown}; must be one of ${allowedWords(schema, nullNamed)}`;
+  const limit = (e.params as { limit: number }).limit;
+  const text = e.keyword.endsWith('Length');
+  const got = text ? [...String(e.data)].length : (e.data as unknown[]).length;
+  const bound = e.keyword.startsWith('max') ? 'at most' : 'at least';
+  const unit = text ? 'character' : 'item';
+  return `Invalid value for \`${field}\`: ${bound} ${limit} ${unit}${limit === 1 ? '' : 's'} (got ${got})`;
+}
+
+const within = (e: ErrorObject, at: string) => e.instancePath === at || e.instancePath.startsWith(`${at}/`);
+
+/**
+ * The branch of a union (an anyOf/oneOf error) the value picks, as the prefix of its errors' schemaPath: the one
+ * branch whose `type` fits the value, else the one whose discriminator (a `const`/`enum` of a field) does;
+ * undefined when none or several do, or when a branch is a $ref (its errors' schemaPath restarts there).
+ */
+function pickedBranch(union: ErrorObject, errors: ErrorObject[]): string | undefined {
+  const branches = (union.parentSchema as Json | undefined)?.[union.keyword];
+  if (!Array.isArray(branches) || branches.some((b: Json) => typeof b?.$ref === 'string')) return undefined;
+  const prefixes = branches.map((_, n) => `${union.schemaPath}/${n}/`);
+  const failsOn = (prefix: string, test: (e: ErrorObject) => boolean) =>
+    errors.some((e) => e.schemaPath.startsWith(prefix) && test(e));
+  const byType = prefixes.filter(
+    (at) =>
+      !failsOn(
+        at,
+        (e) => e.keyword === 'type' && e.schemaPath === `${at}type` && e.instancePath === union.instancePath,
+      ),
+  );
+  if (byType.length <= 1) return byType[0];
+  const discriminated = byType.filter(
+    (at) =>
+      !failsOn(
+        at,
+        (e) =>
+          (e.keyword === 'const' || e.keyword === 'enum') &&
+          /^[^/]+$/.test(e.instancePath.slice(union.instancePath.length + 1)) &&
+          e.schemaPath === `${at}properties/${e.instancePath.split('/').at(-1)}/${e.keyword}`,
+      ),
+  );
+  return discriminated.length === 1 ? discriminated[0] : undefined;
+}
+
+/**
+ * The errors the checker answers: none from an `if` (a condition not met is no fault), and under a union only
+ * those of the branch the value picks (pickedBranch; with none, the union is the route's to judge).
+ */
+function answerable(errors: ErrorObject[]): ErrorObject[] {
+  const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const picked = new Map(unions.map((u) => [u, pickedBranch(u, errors)]));
+  return [
+    ...errors.filter(
+      (e) =>
+        !/\/if\//.test(e.schemaPath) &&
+        unions.every((u) => !within(e, u.instancePath) || e.schemaPath.startsWith(picked.get(u) ?? '\0')),
+    ),
+    ...unions.flatMap((u) => unfitting(u, errors) ?? []),
+  ];
+}
+
+/** A union no branch of which takes the value's type (each has a `type`, each fails it): a type error of its own. */
+function unfitting(union: ErrorObject, errors: ErrorObject[]): ErrorObject | undefined {
+  const branches = (union.parentSchema as Json | undefined)?.[union.keyword];
+  if (!Array.isArray(branches) || !branches.every((b: Json) => b?.type !== undefined)) return undefined;
+  const failed = branches.every((_, n) =>
+    errors.some((e) => e.keyword === 'type' && e.schemaPath === `${union.schemaPath}/${n}/type`),
+  );
+  const type = branches.flatMap((b: Json) => typesOf(b));
+  return failed ? { ...union, keyword: 'type', parentSchema: { type } } : undefined;
+}
+
 export class RequestChecker {
   constructor(private readonly schemas: DocumentSchemas) {}
 
@@ -69,79 +169,67 @@ export class RequestChecker {
   }
 
   /**
-   * Check a client event of the WebSocket at `path`: throws an HttpError (its message the error event's) when the
-   * document refuses it; returns the fields it does not describe. An event type the document does not list is left
-   * to the route, which answers it with the API's own error naming the type.
+   * Check a client event of the WebSocket at `path`: throws an InvalidFieldError (its message and field the error
+   * event's) when the document refuses it, the conditions (`if`/`then`) on the event's type included; returns the
+   * fields it does not describe. An event type the document does not list is left to the route, which answers it
+   * with the API's own error naming the type.
    */
   wsEvent(path: string, value: unknown): string[] {
     const found = this.operation('get', path);
     const ws = found?.op['x-websocket'] as Json | undefined;
     if (!found || !ws?.client) return [];
     const ptr = `/paths/${pointer(found.template)}/get/x-websocket/client`;
-    const types = (this.schemas.resolve(this.schemas.at(ptr)).properties as Json | undefined)?.type as Json | undefined;
-    if (Array.isArray(types?.enum) && !types.enum.includes((value as Json)?.type)) return [];
-    return this.check(ptr, value);
+    const types = this.eventTypes(ptr);
+    if (types.size && !types.has((value as Json)?.type)) return [];
+    return this.check(ptr, value, true);
   }
 
-  private check(ptr: string, value: unknown): string[] {
+  /** the event types a client event schema (or its union's branches) names, read once per schema */
+  private readonly typesAt = new Map<string, Set<unknown>>();
+  private eventTypes(ptr: string): Set<unknown> {
+    let types = this.typesAt.get(ptr);
+    if (!types) {
+      types = new Set(
+        this.flatten([this.schemas.at(ptr)]).flatMap((s) => {
+          const type = (s.properties as Record<string, Json> | undefined)?.type;
+          return (type?.enum as unknown[] | undefined) ?? (type && 'const' in type ? [type.const] : []);
+        }),
+      );
+      this.typesAt.set(ptr, types);
+    }
+    return types;
+  }
+
+  private check(ptr: string, value: unknown, event = false): string[] {
     const v = this.schemas.validator(ptr);
-    if (!v(value)) this.refuse(v.errors ?? []);
+    if (!v(value)) this.refuse(v.errors ?? [], event ? 'event' : 'body');
     const unknown: string[] = [];
     this.walk(value, [this.schemas.at(ptr)], '', unknown);
     return unknown;
   }
 
-  /** Throw the first error the document's rules give (top-level missing fields first, as the service's parser). */
-  private refuse(errors: ErrorObject[]): void {
-    // errors inside a branch of a union are the union's to judge, and unions stay with the routes; a branch's $ref
-    // restarts schemaPath at the schema referred to, so a value under a failed union is the union's too
-    const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath);
-    const direct = errors.filter(
-      (e) =>
-        !/\/(anyOf|oneOf|if|then|else)\//.test(e.schemaPath) &&
-        !unions.some((at) => e.instancePath === at || e.instancePath.startsWith(`${at}/`)),
-    );
+  /**
+   * Throw the first error the document's rules give (top-level missing fields first, as the service's parser; in a
+   * WebSocket event a missing field is an error naming it, as below the top level; in a form, the part).
+   */
+  private refuse(errors: ErrorObject[], what: 'body' | 'event' | 'form' = 'body'): void {
+    const direct = answerable(errors);
     const missing = direct.find((e) => e.keyword === 'required' && e.instancePath === '');
-    if (missing) {
-      const field = (missing.params as { missingProperty: string }).missingProperty;
+    const field = (missing?.params as { missingProperty: string } | undefined)?.missingProperty;
+    if (missing && what === 'form') throw new InvalidFieldError(`Missing the \`${field}\` part`, field!);
+    if (missing && what === 'body')
       throw new DeserializeError(
         `Failed to deserialize the JSON body into the target type: missing field \`${field}\` at line 1 column ` +
           `${JSON.stringify(missing.data).length}`,
       );
-    }
     for (const e of direct) {
-      // a missing field below the top level: 400 naming its path, as the routes answered it
-      if (e.keyword === 'required') {
-        const field = fieldName(`${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`);
-        throw new HttpError(400, `Invalid value for \`${field}\`: required`);
-      }
-      if (!ANSWERED.has(e.keyword) || e.data === undefined) continue;
-      const schema = (e.parentSchema ?? {}) as Json;
-      const numeric = typesOf(schema).includes('integer') || typesOf(schema).includes('number');
-      // null where a number is allowed was "absent" to the routes' range checks, and stays so
-      if (e.data === null && (numeric || RANGE.has(e.keyword))) continue;
-      const field = fieldName(e.instancePath);
-      const shown = JSON.stringify(e.data);
-      if (RANGE.has(e.keyword) || (e.keyword === 'type' && numeric))
-        throw new HttpError(400, `Invalid value for \`${field}\`: ${shown}; must be ${rangeWords(schema)}`);
-      if (e.keyword === 'type') {
-        const wanted = typesOf(schema).filter((t) => t !== 'null') as string[];
-        const words = wanted.map((t) => `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`).join(' or ');
-        throw new HttpError(400, `Invalid value for \`${field}\`: expected ${words}`);
-      }
-      if (e.keyword === 'enum' || e.keyword === 'const') {
-        const allowed = ((schema.enum as unknown[] | undefined) ?? [schema.const]).filter((v) => v !== null);
-        throw new HttpError(400, `Invalid value for \`${field}\`: ${shown}; must be one of ${allowed.join(', ')}`);
-      }
-      const limit = (e.params as { limit: number }).limit;
-      const text = e.keyword.endsWith('Length');
-      const got = text ? [...String(e.data)].length : (e.data as unknown[]).length;
-      const bound = e.keyword.startsWith('max') ? 'at most' : 'at least';
-      const unit = text ? 'character' : 'item';
-      throw new HttpError(
-        400,
-        `Invalid value for \`${field}\`: ${bound} ${limit} ${unit}${limit === 1 ? '' : 's'} (got ${got})`,
+      const named = fieldName(
+        e.keyword === 'required'
+          ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
+          : e.instancePath,
       );
+      const message = refusal(e, named, what === 'event');
+      if (message) throw new InvalidFieldError(message, named);
     }
   }
 
@@ -181,17 +269,34 @@ export class RequestChecker {
     }
   }
 
-  /** The names of a multipart form's parts the document's form schema of `method path` does not describe. */
-  form(method: string, path: string, names: string[]): string[] {
+  /**
+   * Check a multipart form of `method path` against its operation's `multipart/form-data` schema: its values (a
+   * number's field read as one; a file part stands for a present value) by the schema's enums, ranges, lengths and
+   * required parts, refused as a JSON body's are (a missing part: 400 naming it); returns the names of the parts the
+   * schema does not describe.
+   */
+  form(method: string, path: string, parts: readonly FormEntry[]): string[] {
     const found = this.operation(method, path);
     const content = (found && this.schemas.resolve((found.op.requestBody as Json) ?? {}).content) as
       | Record<string, Json>
       | undefined;
     const schema = content?.['multipart/form-data']?.schema as Json | undefined;
-    if (!schema) return [];
+    if (!found || !schema) return [];
     const described = this.flatten([schema]);
     if (!described.some((s) => s.properties)) return [];
-    return [...new Set(names)].filter((n) => !described.some((s) => Object.hasOwn((s.properties as Json) ?? {}, n)));
+    const propertyOf = (name: string) =>
+      described.map((s) => (s.properties as Record<string, Json> | undefined)?.[name]).find((p) => p !== undefined);
+    const values: Json = {};
+    for (const part of parts) {
+      if (Object.hasOwn(values, part.name)) continue; // the first of a repeated name, as the routes read it
+      const property = propertyOf(part.name);
+      values[part.name] = part.kind === 'file' ? '' : formValue(part.value, property && this.schemas.resolve(property));
+    }
+    const operation = pointer(found.template, method.toLowerCase());
+    const ptr = `/paths/${operation}/requestBody/content/multipart~1form-data/schema`;
+    const v = this.schemas.validator(ptr);
+    if (!v(values)) this.refuse(v.errors ?? [], 'form');
+    return Object.keys(values).filter((n) => !propertyOf(n));
   }
 
   /**
@@ -215,6 +320,13 @@ export class RequestChecker {
     }
     return unknown;
   }
+}
+
+/** A form field's text as its schema reads it: a number's field as a number when it is one (else to be refused). */
+function formValue(text: string, schema: Json | undefined): unknown {
+  const types = schema ? typesOf(schema) : [];
+  if (!types.includes('integer') && !types.includes('number')) return text;
+  return /^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text;
 }
 
 /** One query parameter's value against its schema (numbers by range, enums and consts by value; others: the route). */

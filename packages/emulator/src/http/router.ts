@@ -6,6 +6,9 @@ import type { KeyRecord } from '../state/auth.js';
 import type { Backend } from '../state/backend.js';
 import { DeserializeError, invalid } from '../core/errors.js';
 
+/** A multipart form's part as the request check reads it (formdata.ts's FormPart fits it; a file's bytes unread). */
+export type FormEntry = { kind: 'field'; name: string; value: string } | { kind: 'file'; name: string };
+
 export interface EmuRequest {
   method: string;
   path: string;
@@ -24,10 +27,16 @@ export interface EmuRequest {
    */
   json<T = Record<string, unknown>>(opts?: { array?: boolean }): Promise<T>;
   /**
-   * the names of a multipart form's parts, checked against the document's form schema: one it does not describe is
-   * a warning (400 under --strict)
+   * a multipart form's parts checked against the document's form schema: a value it refuses is a 400 naming the
+   * field; a part it does not describe is a warning (400 under --strict)
    */
-  checkFormNames(names: string[]): void;
+  checkForm(parts: readonly FormEntry[]): void;
+  /**
+   * a client event of this WebSocket (one whose route reads its socket itself: STT, TTS) checked against the
+   * document: the message of the error event that refuses it, or undefined; a field the document does not describe
+   * is a warning in the request log (refused under --strict)
+   */
+  checkEvent(event: unknown): string | undefined;
 }
 
 export interface EmuResponse {

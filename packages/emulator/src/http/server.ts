@@ -398,10 +398,19 @@ function makeRequest(
       }
       return value as T;
     },
-    checkFormNames(names) {
+    checkForm(parts) {
       const checker = requestCheckerNow();
       if (unknownFields && checker)
-        handleUnknown(checker.form(req.method ?? 'POST', path, names), 'field', unknownFields);
+        handleUnknown(checker.form(req.method ?? 'POST', path, parts), 'field', unknownFields);
+    },
+    checkEvent(event) {
+      const checker = requestCheckerNow();
+      try {
+        if (unknownFields && checker) handleUnknown(checker.wsEvent(path, event), 'field', unknownFields);
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
     },
   };
 }
@@ -635,6 +644,16 @@ async function replayHttp(
   }) as unknown as IncomingMessage;
 }
 
+/** Unknown fields of a WebSocket's client events: a 400 under --strict, else a note in its log entry, once per text. */
+function eventFieldPolicy(core: Backend, entry: LoggedRequest): UnknownFieldPolicy {
+  return {
+    strict: core.strict,
+    warn(text) {
+      if (!entry.warnings?.includes(text)) (entry.warnings ??= []).push(text);
+    },
+  };
+}
+
 /** Unknown fields of this request: a 400 under --strict, else an `x-emulator-warning` header and a log note. */
 function unknownFieldPolicy(core: Backend, res: ServerResponse, entry?: LoggedRequest): UnknownFieldPolicy {
   return {
@@ -730,7 +749,8 @@ async function handleUpgrade(
   const requestId = core.uuid('request');
   upgradeIds.set(req, requestId);
   let faulted = false;
-  const record = new UpgradeRecord(core.logRequest(logRecord(core, req, url, requestId, 'WS')), socket);
+  const entry = core.logRequest(logRecord(core, req, url, requestId, 'WS'));
+  const record = new UpgradeRecord(entry, socket);
   const reject = (status: number, message: string, extra = '') => {
     onReply?.({ kind: 'ws-open', path, status, faulted });
     record.end(status);
@@ -758,7 +778,7 @@ async function handleUpgrade(
   const refusal = webRefusal(req, 'POST', false, core.hostNames);
   if (refusal) return reject(refusal.status, refusal.message);
   const csProto = clientSecretProtocol(req);
-  const emuReq = makeRequest(req, path, url, requestId, params);
+  const emuReq = makeRequest(req, path, url, requestId, params, undefined, undefined, eventFieldPolicy(core, entry));
   if (route.opts.auth !== false) {
     const auth = authenticate(
       core,

@@ -1,5 +1,6 @@
 // Custom voices: POST /v1/custom-voices (multipart, field `file`, optional `name`; WAV clips longer than
-// 120 s are refused), GET list (limit 1-1000, pagination_token), GET/PATCH/DELETE one, GET {id}/audio.
+// the document's x-max-duration-seconds are refused), GET list (limit 1-1000, pagination_token), GET/PATCH/DELETE
+// one, GET {id}/audio.
 import { createReadStream, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPERATIONS } from 'svc-formats/api-facts';
@@ -10,8 +11,7 @@ import { HttpError, invalid, notFound } from '../core/errors.js';
 import { customVoices, type CustomVoiceRecord } from '../voice/voices.js';
 
 const MAX_CLIP_BYTES = 100 * 1024 * 1024;
-const MAX_SECONDS = 120;
-const NAME_MAX = OPERATIONS.createCustomVoice.fields['body.name'].maxLength;
+const MAX_SECONDS = OPERATIONS.createCustomVoice.fields['body.file']['x-max-duration-seconds'];
 const AUDIO_EXT = /\.(wav|wave|mp3|flac|ogg|oga|opus|m4a|aac|mkv|mka|mp4|webm)$/i;
 
 function publicVoice(v: CustomVoiceRecord): Record<string, unknown> {
@@ -59,13 +59,10 @@ const createVoice: Handler = async (req, res, core) => {
   const dir = core.store.blobDir('custom-voices');
   const parts = await parseForm(req.raw, req.headers['content-type'], { dir, maxFileBytes: MAX_CLIP_BYTES });
   try {
-    req.checkFormNames(parts.map((p) => p.name));
+    req.checkForm(parts);
     const file = referenceClip(parts);
     const nameField = parts.find((p) => p.name === 'name' && p.kind === 'field');
     const name = nameField && nameField.kind === 'field' ? nameField.value : null;
-    // a form's values are no JSON body the request check reads: the document's limit is applied here
-    if (name !== null && [...name].length > NAME_MAX)
-      invalid(`Invalid value for \`name\`: at most ${NAME_MAX} characters (got ${[...name].length})`);
     const voice_id = newId(core);
     const blob = join(dir, voice_id);
     renameSync(file.path, blob);

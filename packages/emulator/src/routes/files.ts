@@ -8,7 +8,6 @@ import { HttpError, invalid, notFound } from '../core/errors.js';
 import { compileFilter, FilterError, type FieldSpec } from '../core/aip160.js';
 import { discard, logged, parseForm } from '../http/formdata.js';
 import { sendBlob } from '../http/send-blob.js';
-import { OPERATIONS } from 'svc-formats/api-facts';
 import {
   blobPath,
   DEFAULT_MAX_FILE_BYTES,
@@ -26,7 +25,6 @@ import {
 } from '../state/files.js';
 
 /** an upload's lifetime in seconds: the document's range, read here (request-check does not check a form's values) */
-const { minimum: EXPIRES_MIN, maximum: EXPIRES_MAX } = OPERATIONS.uploadFile.fields['body.expires_after'];
 const UNSUPPORTED_PUBLIC_TYPES = [
   'application/x-msdownload',
   'application/x-executable',
@@ -44,23 +42,16 @@ function validFilename(name: string): boolean {
   );
 }
 
-function parseExpires(raw: string | number | undefined | null, field = 'expires_after'): number | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  const n = typeof raw === 'number' ? raw : /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(n) || n < EXPIRES_MIN || n > EXPIRES_MAX)
-    invalid(
-      `Invalid value for \`${field}\`: ${JSON.stringify(raw)}; must be an integer number of seconds from ` +
-        `${EXPIRES_MIN} to ${EXPIRES_MAX}`,
-    );
-  return n;
-}
-
-/** The upload's lifetime: `expires_after` seconds, or its deep-object form (what the OpenAI SDK sends),
- *  `expires_after[anchor]` (`created_at`: from the upload) with `expires_after[seconds]`. */
+/**
+ * The upload's lifetime: `expires_after` seconds, or its deep-object form (what the OpenAI SDK sends),
+ * `expires_after[anchor]` (`created_at`: from the upload) with `expires_after[seconds]`; their values (ranges, the
+ * anchor's enum) were checked against the form's schema (request-check.ts), how they go together is checked here.
+ */
 function formExpiry(field: (name: string) => string | undefined): number | undefined {
   const [anchor, seconds] = [field('expires_after[anchor]'), field('expires_after[seconds]')];
-  if (anchor === undefined && seconds === undefined) return parseExpires(field('expires_after'));
-  if (field('expires_after') !== undefined)
+  const plain = field('expires_after');
+  if (anchor === undefined && seconds === undefined) return plain === undefined ? undefined : Number(plain);
+  if (plain !== undefined)
     invalid(
       'Give `expires_after` or its deep-object form `expires_after[anchor]` and `expires_after[seconds]`, not both',
     );
@@ -68,12 +59,7 @@ function formExpiry(field: (name: string) => string | undefined): number | undef
     invalid(
       `Missing \`expires_after[${anchor === undefined ? 'anchor' : 'seconds'}]\`: the deep-object form takes both`,
     );
-  const anchors: readonly string[] = OPERATIONS.uploadFile.fields['body.expires_after[anchor]'].enum;
-  if (!anchors.includes(anchor))
-    invalid(
-      `Invalid value for \`expires_after[anchor]\`: ${JSON.stringify(anchor)}; must be one of ${anchors.join(', ')}`,
-    );
-  return parseExpires(seconds, 'expires_after[seconds]');
+  return Number(seconds);
 }
 
 async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise<void> {
@@ -81,12 +67,10 @@ async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise
   const dir = core.store.blobDir('files');
   const parts = await parseForm(logged(req, core), req.headers['content-type'], { dir, maxFileBytes: maxBytes });
   try {
-    req.checkFormNames(parts.map((p) => p.name));
+    req.checkForm(parts);
     const fileIdx = parts.findIndex((p) => p.kind === 'file' && p.name === 'file');
-    if (fileIdx === -1) {
-      if (parts.some((p) => p.name === 'file')) invalid('The `file` part has no filename');
-      invalid('Missing the `file` part');
-    }
+    // a `file` part there is (the form's schema requires it): one without a filename is a field
+    if (fileIdx === -1) invalid('The `file` part has no filename');
     const file = parts[fileIdx]!;
     if (file.kind !== 'file') invalid('The `file` part has no filename');
     const expiresIdx = parts.findIndex((p) => p.name.startsWith('expires_after'));

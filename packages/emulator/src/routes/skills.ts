@@ -62,7 +62,7 @@ async function upload(req: EmuRequest, res: EmuResponse, core: Backend): Promise
   const dir = core.store.blobDir('skills');
   const parts = await parseForm(logged(req, core), req.headers['content-type'], { dir, maxFileBytes: maxBytes });
   try {
-    req.checkFormNames(parts.map((p) => p.name));
+    req.checkForm(parts);
     const files = parts.filter((p) => p.kind === 'file' && p.name === 'files');
     if (files.length === 0) invalid('Missing the `files` part (one zip archive)');
     if (files.length > 1) invalid('Upload exactly one zip archive in the `files` part');

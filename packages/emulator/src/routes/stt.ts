@@ -17,13 +17,12 @@ import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
 import { toFloat, transcribeTones } from '../voice/tones.js';
 import { Endpointer, frameLevels, voicedSegments } from '../voice/vad.js';
 import { yieldToLoop } from '../core/yield-loop.js';
-import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
+import { SCHEMAS } from 'svc-formats/api-facts';
 
 const MAX_FILE = 500 * 1024 * 1024;
 /** the most audio a streaming session holds for one utterance, in seconds */
 const MAX_UTTERANCE_SECONDS = 60;
 const RAW: readonly string[] = SCHEMAS.SttRawFormat.$.enum;
-const AUDIO_FORMATS: readonly string[] = OPERATIONS.speechToText.fields['body.audio_format'].enum;
 const FORMAT_LANGS: readonly string[] = SCHEMAS.SttFormatLanguage.$.enum;
 const FILLERS = /^(u+m+|u+h+|e+r+m*|a+h+|h+m+|m+h*m+|uh-huh)[,.!?]*$/i;
 /** the emulator's VAD needs this much silence to call a boundary (tone symbols are 20 ms apart) */
@@ -196,7 +195,7 @@ export function register(router: Router): void {
         dir,
         maxFileBytes: MAX_FILE,
       });
-      req.checkFormNames(parts.map((p) => p.name));
+      req.checkForm(parts);
       const fields: Record<string, string> = {};
       let file: FormFile | undefined;
       for (const [i, p] of parts.entries()) {
@@ -222,13 +221,8 @@ async function transcribeForm(
   fields: Record<string, string>,
   file: FormFile | undefined,
 ): Promise<Record<string, unknown>> {
-  const audioFormat = fields.audio_format?.toLowerCase();
-  if (audioFormat !== undefined && !AUDIO_FORMATS.includes(audioFormat)) {
-    invalid(
-      `Invalid value for \`audio_format\`: ${JSON.stringify(fields.audio_format)}; must be one of ` +
-        `${AUDIO_FORMATS.join(', ')}`,
-    );
-  }
+  // the form's values were checked against the document (request-check.ts): its enums and ranges hold here
+  const audioFormat = fields.audio_format;
   const sampleRate = rateField(
     fields.sample_rate ?? fields.sample_rate_hertz,
     fields.sample_rate !== undefined ? 'sample_rate' : 'sample_rate_hertz',
@@ -238,12 +232,7 @@ async function transcribeForm(
   checkFormatLanguage(format, language);
   const multichannel = boolField(fields.multichannel, 'multichannel');
   const diarize = boolField(fields.diarize, 'diarize');
-  let channels: number | undefined;
-  if (fields.channels !== undefined && fields.channels !== '') {
-    channels = Number(fields.channels);
-    if (!Number.isInteger(channels) || channels < 2 || channels > 8)
-      invalid(`Invalid value for \`channels\`: ${JSON.stringify(fields.channels)}; must be an integer from 2 to 8`);
-  }
+  const channels = fields.channels === undefined ? undefined : Number(fields.channels);
   let bytes: Buffer;
   if (file) bytes = readFileSync(file.path);
   else if (fields.url) bytes = await download(fields.url);
@@ -446,7 +435,7 @@ async function streamStt(ws: WebSocket, req: EmuRequest, core: Backend): Promise
     ws.close(1008, 'invalid request');
     return;
   }
-  const stream = new SttStream(ws, p, core);
+  const stream = new SttStream(ws, p, core, (event) => req.checkEvent(event));
   ws.on('message', (data, isBinary) => {
     if (isBinary) stream.audio(data as Buffer);
     else stream.message(data.toString());
@@ -470,6 +459,8 @@ class SttStream {
     private readonly ws: WebSocket,
     private readonly p: StreamParams,
     private readonly core: Backend,
+    /** the document's check of a client event (EmuRequest.checkEvent): the error event's message when refused */
+    private readonly checkEvent: (event: unknown) => string | undefined,
   ) {
     this.chans = Array.from({ length: p.channels }, (_, i) => new ChannelState(i));
     this.frameBytes = (p.encoding === 'pcm' ? 2 : 1) * p.channels;
@@ -513,6 +504,8 @@ class SttStream {
       this.send({ type: 'error', message: 'message is not JSON' });
       return;
     }
+    const refused = this.checkEvent(msg);
+    if (refused) return this.send({ type: 'error', message: refused });
     if (msg.type === 'audio.done') this.finish();
     else if (msg.type === 'finalize') {
       for (const c of this.chans) {

@@ -392,9 +392,10 @@ async function streamTts(ws: WebSocket, req: EmuRequest, core: Backend): Promise
   ws.on('message', (data, isBinary) => {
     const msg = clientMessage(ws, data, isBinary);
     if (!msg) return;
-    // handled in order, one at a time
+    const refused = req.checkEvent(msg);
+    // handled in order, one at a time (a refusal too)
     queue = queue
-      .then(() => speech.handle(msg))
+      .then(() => (refused ? send(ws, { type: 'error', message: refused }) : speech.handle(msg)))
       .catch((err: Error) => send(ws, { type: 'error', message: `emulator failure: ${err.message}` }));
   });
   await new Promise<void>((resolve) => ws.once('close', () => resolve()));
@@ -450,9 +451,8 @@ class StreamedSpeech {
   async handle(msg: Record<string, unknown>): Promise<void> {
     switch (msg.type) {
       case 'text.delta':
-        if (typeof msg.delta !== 'string')
-          return send(this.ws, { type: 'error', message: 'text.delta needs a string `delta`' });
-        return this.delta(msg.delta);
+        // a string: the document's check passed
+        return this.delta(msg.delta as string);
       case 'text.done':
         return this.done();
       case 'text.clear':

@@ -59,7 +59,7 @@ describe('file upload: expires_after in the deep-object form', () => {
           ['expires_after[anchor]', 'created_at'],
           ['expires_after[seconds]', '60'],
         ],
-        'Invalid value for `expires_after[seconds]`: "60"; must be an integer number of seconds from 3600 to 2592000',
+        'Invalid value for `expires_after[seconds]`: 60; must be an integer at least 3600 and at most 2592000',
       ],
       [
         [
