@@ -11,6 +11,14 @@ export const REALTIME_MODELS = OPERATIONS.realtimeSession.fields['query.model'].
 export const DEPRECATED_MODELS: readonly string[] = ['voice-2.0'];
 /** a realtime session's reasoning.effort (a query parameter of the connection) */
 export const REALTIME_REASONING_EFFORTS = OPERATIONS.realtimeSession.fields['query.reasoning.effort'].enum;
+const CLIENT_EVENT = SCHEMAS.RealtimeClientEvent;
+/** A session's limits as the document states them (session.update's fields). */
+export const SESSION_LIMITS = {
+  instructions: CLIENT_EVENT['$.session.instructions'].maxLength,
+  tools: CLIENT_EVENT['$.session.tools'].maxItems,
+  vadThreshold: CLIENT_EVENT['$.session.turn_detection.threshold'],
+  vadSilenceMs: CLIENT_EVENT['$.session.turn_detection.silence_duration_ms'],
+};
 type WireType = (typeof SCHEMAS.RealtimeAudioFormat)['$.type']['enum'][number];
 /** `--audio-format`'s names: the document's wire types (RealtimeAudioFormat) without `audio/` */
 export type AudioFormatName = WireType extends `audio/${infer Name}` ? Name : never;

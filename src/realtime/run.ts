@@ -11,6 +11,7 @@ import {
   DEPRECATED_MODELS,
   REALTIME_MODELS,
   REALTIME_REASONING_EFFORTS,
+  SESSION_LIMITS,
   connectRealtime,
   sessionFromAgent,
   wireFormat,
@@ -62,6 +63,8 @@ export interface VoiceFlags {
   force?: boolean;
 }
 
+const { vadThreshold, vadSilenceMs } = SESSION_LIMITS;
+
 /** Flags of the session itself (every voice command). */
 export const SESSION_OPTIONS = [
   {
@@ -71,8 +74,8 @@ export const SESSION_OPTIONS = [
   voiceOption('--voice <voice>', (voices) => `voice: ${voices.join(', ')}, or a custom voice id`),
   {
     flags: '--instructions <text>',
-    description: 'system instructions of the session (at most 256000 characters)',
-    parse: maxLength(256_000),
+    description: `system instructions of the session (at most ${SESSION_LIMITS.instructions} characters)`,
+    parse: maxLength(SESSION_LIMITS.instructions),
   },
   { ...toolFlag('function tool(s) from a JSON file (repeatable); flat or nested form'), parse: toolFileParser },
   toolCmdFlag(toolCmdParser),
@@ -85,13 +88,15 @@ export const SESSION_OPTIONS = [
   },
   {
     flags: '--vad-threshold <n>',
-    description: 'server VAD threshold, 0.0 to 1.0 (lower is more sensitive)',
-    parse: number({ min: 0, max: 1 }),
+    description:
+      `server VAD threshold, ${vadThreshold.minimum.toFixed(1)} to ${vadThreshold.maximum.toFixed(1)} ` +
+      '(lower is more sensitive)',
+    parse: number({ min: vadThreshold.minimum, max: vadThreshold.maximum }),
   },
   {
     flags: '--vad-silence-ms <ms>',
-    description: 'silence that ends a turn, 0 to 10000 ms',
-    parse: integer({ min: 0, max: 10_000 }),
+    description: `silence that ends a turn, ${vadSilenceMs.minimum} to ${vadSilenceMs.maximum} ms`,
+    parse: integer({ min: vadSilenceMs.minimum, max: vadSilenceMs.maximum }),
   },
   {
     flags: '--audio-format <format>',
@@ -201,7 +206,8 @@ export function checkVoiceFlags(ctx: Context, f: VoiceFlags): void {
     require(!names.has(t.name), '--tool', t.name, 'tool names that are unique');
     names.add(t.name);
   }
-  require((f.tool?.length ?? 0) <= 200, '--tool', `${f.tool?.length} tools`, 'at most 200 tools');
+  const maxTools = SESSION_LIMITS.tools;
+  require((f.tool?.length ?? 0) <= maxTools, '--tool', `${f.tool?.length} tools`, `at most ${maxTools} tools`);
 }
 
 /**

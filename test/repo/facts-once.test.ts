@@ -103,6 +103,20 @@ describe('lists of values in src/ and the emulator', () => {
     }
   });
 
+  it("the realtime session's limits in the client's voice flags: the document's, not written in their flags", () => {
+    const event = SCHEMAS.RealtimeClientEvent;
+    const realtime = sources.filter(({ file }) => file === 'src/realtime/run.ts'); // the voice commands' flags
+    const numbers = [
+      event['$.session.instructions'].maxLength,
+      event['$.session.tools'].maxItems,
+      event['$.session.turn_detection.silence_duration_ms'].maximum,
+    ];
+    for (const n of numbers) {
+      const literal = String(n).replace(/\B(?=(\d{3})+$)/g, '_?');
+      expect(where(new RegExp(`\\b${literal}\\b`), realtime), String(n)).toEqual([]);
+    }
+  });
+
   it("the TTS codec's default: the document's, in batch's and tts's help, defaults and files, not written", () => {
     const codec = SCHEMAS.Codec.$.default;
     const tts = sources.filter(({ file }) => /^src\/(batch|commands\/batch|commands\/tts|endpoints\/tts)/.test(file));
