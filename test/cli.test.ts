@@ -33,20 +33,26 @@ describe('svc --version', () => {
     expect(loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
   });
 
-  it('svc --help loads no command module', async () => {
-    const trace = join(tempDir(), 'imports.txt');
-    const r = await svcProcess(['--help'], {
-      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
-      env: { SVC_TRACE_IMPORTS: trace },
-    });
-    expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/Usage: svc \[options\] \[command\]/);
-    const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-    // group indexes are fine; verb modules (dist/commands/<group>/<verb>.js, or its chunk in dist/bundle) are not
-    expect(loaded.some((u) => u.includes('/dist/'))).toBe(true);
-    const verbs = loaded.filter((u) => /\/dist\/(bundle\/)?commands\/[^/]+\/(?!index[.-])[^/]+\.c?js$/.test(u));
-    expect(verbs).toEqual([]);
-    expect(loaded.filter((u) => /node_modules\/(undici|conf|ora|ws|execa)\//.test(u))).toEqual([]);
+  // into a pipe the page the build rendered (dist/bundle/help/_options.txt, _overview.txt), as the CLI prints it there
+  it('svc --help and bare svc print, into a pipe, the same as the CLI with nothing of it loaded', async () => {
+    for (const [args, cli] of [
+      [['--help'], ['help']],
+      [['-h'], ['help']],
+      [[], ['--quiet']],
+    ]) {
+      const trace = join(tempDir(), 'imports.txt');
+      const r = await svcProcess(args, {
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace },
+      });
+      const rendered = await svcInProcess(cli);
+      expect([r.exitCode, r.stderr]).toEqual([0, '']);
+      expect([rendered.exitCode, rendered.stderr]).toEqual([0, '']);
+      expect(r.stdout).toBe(rendered.stdout);
+      expect(r.stdout).toMatch(args.length ? /^Usage: svc \[options\] \[command\]/ : /^svc: the command line/);
+      const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      expect(loaded.filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
+    }
   });
 });
 
