@@ -337,7 +337,7 @@ if (!undiciChunk || dirname(undiciChunk) !== dirname(LLHTTP_FILE))
 // help pages: `svc <command…> --help` into a pipe or a file, rendered once here (scripts/help-pages.mjs renders
 // them in a child process whose stdout is a pipe, as commander sees it then); bin/svc.cjs prints them without loading
 // the CLI, the text (.txt) into anything else, on a terminal the layout (.json) laid out at its width with
-// help-layout.cjs
+// help-layout.cjs (the top-level help and overview have no layout: help.cjs prints them on a terminal)
 const pages = JSON.parse(
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'help-pages.mjs')], { encoding: 'utf8', maxBuffer: 64 << 20 }),
 );
@@ -345,7 +345,7 @@ for (const [words, { text, layout }] of Object.entries(pages)) {
   const file = join(OUT, 'help', words.split(' ').join('/'));
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(`${file}.txt`, text);
-  writeFileSync(`${file}.json`, JSON.stringify(layout));
+  if (layout) writeFileSync(`${file}.json`, JSON.stringify(layout));
 }
 // term/help-layout.ts with commander's help.js alone (its Help class; not the whole package, which the CLI's chunks
 // hold)

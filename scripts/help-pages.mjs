@@ -7,7 +7,7 @@
 import { Help } from 'commander';
 import { rootCommands } from '../dist/commands/index.js';
 import { runCli } from '../dist/cli.js';
-import { HELP_TOPICS } from '../dist/help.js';
+import { HELP_TOPICS, overview, topLevelHelp } from '../dist/help.js';
 import { formatHelpLayout } from '../dist/term/help-layout.js';
 
 /** widths the layout is checked at: narrow terminals, the usual ones, a wide one, a terminal reporting no size */
@@ -91,4 +91,8 @@ for (const topic of HELP_TOPICS)
     throw new Error(
       `svc ${topic}: a command named as a help topic; bin/svc.cjs would print its page for \`svc help ${topic}\``,
     );
+// `svc --help` and bare `svc` into a pipe or a file (80 columns, as src/help.ts prints them there), text only: on a
+// terminal dist/bundle/help.cjs lays them out at its width. Named apart from the commands' (no word starts with _)
+pages._options = { text: topLevelHelp(80) };
+pages._overview = { text: overview(80) };
 process.stdout.write(JSON.stringify(pages));

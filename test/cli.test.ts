@@ -9,7 +9,7 @@ import { ROOT, tempDir } from './helpers/files.js';
 import { isLauncher } from './helpers/run-env.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
 import { svcInProcess } from './helpers/in-process.js';
-import { svcProcess, svcShell } from './helpers/subprocess.js';
+import { nodeProgramAsync, svcProcess, svcShell } from './helpers/subprocess.js';
 import { svcOnTerminal } from './helpers/terminal.js';
 
 let emu: TestEmulator;
@@ -33,20 +33,26 @@ describe('svc --version', () => {
     expect(loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
   });
 
-  it('svc --help loads no command module', async () => {
-    const trace = join(tempDir(), 'imports.txt');
-    const r = await svcProcess(['--help'], {
-      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
-      env: { SVC_TRACE_IMPORTS: trace },
-    });
-    expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/Usage: svc \[options\] \[command\]/);
-    const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-    // group indexes are fine; verb modules (dist/commands/<group>/<verb>.js, or its chunk in dist/bundle) are not
-    expect(loaded.some((u) => u.includes('/dist/'))).toBe(true);
-    const verbs = loaded.filter((u) => /\/dist\/(bundle\/)?commands\/[^/]+\/(?!index[.-])[^/]+\.c?js$/.test(u));
-    expect(verbs).toEqual([]);
-    expect(loaded.filter((u) => /node_modules\/(undici|conf|ora|ws|execa)\//.test(u))).toEqual([]);
+  // into a pipe the page the build rendered (dist/bundle/help/_options.txt, _overview.txt), as the CLI prints it there
+  it('svc --help and bare svc print, into a pipe, the same as the CLI with nothing of it loaded', async () => {
+    for (const [args, cli] of [
+      [['--help'], ['help']],
+      [['-h'], ['help']],
+      [[], ['--quiet']],
+    ]) {
+      const trace = join(tempDir(), 'imports.txt');
+      const r = await svcProcess(args, {
+        nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+        env: { SVC_TRACE_IMPORTS: trace },
+      });
+      const rendered = await svcInProcess(cli);
+      expect([r.exitCode, r.stderr]).toEqual([0, '']);
+      expect([rendered.exitCode, rendered.stderr]).toEqual([0, '']);
+      expect(r.stdout).toBe(rendered.stdout);
+      expect(r.stdout).toMatch(args.length ? /^Usage: svc \[options\] \[command\]/ : /^svc: the command line/);
+      const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      expect(loaded.filter((u) => u.includes('/dist/') || u.includes('/node_modules/'))).toEqual([]);
+    }
   });
 });
 
@@ -135,6 +141,42 @@ describe('svc models list', () => {
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.filter((f) => !readFileSync(f).every((byte) => byte < 0x80))).toEqual([]);
   });
+
+  // each Node module a run loads beyond what a node:http script making a request loads costs its load in every
+  // process (docs/performance.md, issue 41, sixth round): node:module and its source maps were one (a bundled
+  // import); the launcher's code cache is the one allowed: node:vm on Node 20, node:module (and its source maps) on
+  // Node 22 and later
+  it.each(['models list', 'chat --no-stream hi'])(
+    'svc %s loads no Node module that a node:http script does not',
+    async (line) => {
+      const dir = tempDir();
+      const trace = (file: string) => readFileSync(join(dir, file), 'utf8').split('\n').filter(Boolean);
+      const nodeArgs = ['--require', join(ROOT, 'test/fixtures/trace-builtins.cjs')];
+      writeFileSync(
+        join(dir, 'get.mjs'),
+        `import http from 'node:http';
+http.get(process.env.URL + '/v1/models', { headers: { authorization: 'Bearer ' + process.env.KEY } }, (res) => {
+  let body = '';
+  res.setEncoding('utf8');
+  res.on('data', (c) => (body += c));
+  res.on('end', () => process.stdout.write(JSON.parse(body).data[0].id + '\\n'));
+});`,
+      );
+      const script = await nodeProgramAsync(join(dir, 'get.mjs'), {
+        nodeArgs,
+        env: { PATH: process.env.PATH, URL: emu.url, KEY: emu.key, SVC_TRACE_BUILTINS: join(dir, 'script.txt') },
+      });
+      expect([script.exitCode, script.stdout, script.stderr]).toEqual([0, 'svc-4\n', '']);
+      const r = await svcProcess(line.split(' '), { emu, nodeArgs, env: { SVC_TRACE_BUILTINS: join(dir, 'svc.txt') } });
+      expect([r.exitCode, r.stderr]).toEqual([0, '']);
+      const codeCache =
+        Number(process.versions.node.split('.')[0]) >= 22
+          ? ['node:module', 'node:internal/source_map/source_map']
+          : ['node:vm'];
+      const allowed = new Set([...trace('script.txt'), ...codeCache]);
+      expect(trace('svc.txt').filter((m) => !allowed.has(m))).toEqual([]);
+    },
+  );
 
   // a simple command line is read without commander (cmdutil/simple-line.ts); commander, in a chunk of its own,
   // reads the rest: help, errors, the rarer syntax (test/cmdutil/simple-line.test.ts compares the two readings)

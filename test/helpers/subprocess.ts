@@ -134,6 +134,20 @@ export function nodeProgram(
   return spawnSync(process.execPath, [file], { ...opts, encoding: 'utf8' });
 }
 
+/** nodeProgram() without blocking this process (for a program that talks to the emulator of the test), with flags. */
+export async function nodeProgramAsync(
+  file: string,
+  opts: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {},
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const r = await execa(process.execPath, [...(opts.nodeArgs ?? []), file], {
+    env: opts.env,
+    extendEnv: false,
+    reject: false,
+    stripFinalNewline: false,
+  });
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
 /** `spawnSvc` to its end, with the process's peak RSS (VmHWM, read from /proc every 20 ms: Linux only). */
 export async function svcPeakRss(args: string[], opts: RunOptions = {}) {
   const run = spawnSvc(args, opts);
