@@ -118,6 +118,26 @@ describe('EchoCanceller', () => {
     expect(() => aec.reset()).toThrow(/freed/);
   });
 
+  it('is never louder than the microphone: the echo gone while the reference plays on leaves the room quiet', async () => {
+    // 8 kHz (a G.711 session): 2 s of echo learnt, then 1 s where the device played none of what it was given
+    // (it held its last periods): speexdsp alone put out its echo estimate, far over the room's noise
+    const rate = 8000;
+    const aec = await EchoCanceller.create({ sampleRate: rate });
+    const ref = noise(rate * 3, 8000, 5);
+    const room = noise(rate * 3, 60, 6);
+    const echo = echoOf(ref, 480, 0.3);
+    const mic = Int16Array.from(room, (v, i) => v + (i < rate * 2 ? echo[i]! : 0));
+    const out = aec.process(mic, ref);
+    const block = aec.frameSamples;
+    for (let at = rate * 2 + 2 * block; at < rate * 3; at += block) {
+      const said = `the block at ${(at / rate).toFixed(2)} s`;
+      // (an output block is made of its captured block and the one before: the preprocessor's overlap)
+      const micE = Math.max(power(mic, at - block, at), power(mic, at, at + block));
+      expect(power(out, at, at + block), said).toBeLessThanOrEqual(micE * 1.01);
+    }
+    aec.free();
+  });
+
   it('takes whole frames only, the two sides alike', async () => {
     const aec = await EchoCanceller.create({ sampleRate: RATE, frameMs: 10 });
     expect(aec.frameSamples).toBe(240);
