@@ -1,14 +1,16 @@
 // The clock drift between the speaker and the microphone, read from the echo's own delay track: within a run of
 // playback written back to back (a segment of ReferenceTimeline), the reference follows the playback's samples, so
 // the echo's delay after it changes only by the drift between the two clocks (the device plays n·(1 + drift) samples
-// while n are captured). The delay estimator's confident estimates, less the correction already applied (the
-// timeline's offset), are fitted by one line per segment with a common slope (a pooled least-squares fit: each
-// segment keeps its own intercept, as each starts at its own delay, and so does the track after the delay moved);
+// while n are captured). The echo's delay measured at the full rate around the bulk delay (FineDelay, one
+// independent estimate per block; EchoPath feeds these since issue 43's fourth round, the bulk estimator's fading
+// ones before), less the correction already applied (the timeline's offset), are fitted by one line per segment with
+// a common slope (a pooled least-squares fit: each segment keeps its own intercept, as each starts at its own delay,
+// and so does the track after the delay moved);
 // the slope is −drift, given with its standard error once the fit spans enough time (DriftEstimator.estimate()). The
 // least squares run over the estimates near a first robust fit (Theil-Sen): a few blocks on a reflection's peak
 // no longer pull the slope.
 
-import { FADE } from './delay-estimator.js';
+import { FADE, Fft, crossSpectrum } from './delay-estimator.js';
 
 /** estimates this early in a segment may still hold the one before (the delay estimator's running sum) */
 const SKIP_FIRST = 4;
@@ -42,6 +44,8 @@ interface Segment {
   /** the first time, subtracted from the others (s) */
   t0: number;
   last: number;
+  /** when `last` was taken (s) */
+  lastT: number;
   /** an estimate more than JUMP_MS from the last one, waiting for the next to say whether the delay moved */
   jumped?: number;
   /** times (s since t0) and delays less the correction (ms) */
@@ -58,8 +62,36 @@ interface Fit {
   groups: number;
 }
 
+export interface DriftEstimatorOptions {
+  /** estimates left out at the start of each segment (default SKIP_FIRST: a running sum's first ones) */
+  skipFirst?: number;
+  /** the error's factor for estimates that share data (default SHARED; 1: independent estimates) */
+  shared?: number;
+  /** the fit is given once its times spread this much, s² (default MIN_SPREAD) */
+  minSpread?: number;
+  /**
+   * an estimate further than jumpMs + jumpPerS·(seconds since the last one) from the last one is another path or
+   * the delay moved, not drift (default JUMP_MS, 0)
+   */
+  jumpMs?: number;
+  jumpPerS?: number;
+}
+
 export class DriftEstimator {
   private readonly segments: Segment[] = [];
+  private readonly skipFirst: number;
+  private readonly shared: number;
+  private readonly minSpread: number;
+  private readonly jumpMs: number;
+  private readonly jumpPerS: number;
+
+  constructor(o: DriftEstimatorOptions = {}) {
+    this.jumpMs = o.jumpMs ?? JUMP_MS;
+    this.jumpPerS = o.jumpPerS ?? 0;
+    this.skipFirst = o.skipFirst ?? SKIP_FIRST;
+    this.shared = o.shared ?? SHARED;
+    this.minSpread = o.minSpread ?? MIN_SPREAD;
+  }
 
   /**
    * One confident delay estimate: `delayMs` after the reference, taken at `timeS` (capture clock) within
@@ -69,19 +101,23 @@ export class DriftEstimator {
     const y = delayMs - offsetMs;
     let s = this.segments.at(-1);
     if (!s || s.id !== segment) s = this.line(segment, timeS, y);
-    if (++s.seen <= SKIP_FIRST) {
+    if (++s.seen <= this.skipFirst) {
       s.last = y;
+      s.lastT = timeS;
       return;
     }
-    if (Math.abs(y - s.last) > JUMP_MS) {
+    // (a drift moves the delay too, by at most jumpPerS ms a second)
+    const jump = this.jumpMs + this.jumpPerS * Math.max(0, timeS - s.lastT);
+    if (Math.abs(y - s.last) > jump) {
       // one estimate off is a reflection's peak, left out; two that agree are the delay moved (the device's latency
       // changed): a line of its own, as a new segment (one line across the step read it as drift)
-      if (s.jumped !== undefined && Math.abs(y - s.jumped) <= JUMP_MS) this.line(segment, timeS, y).seen = 1;
+      if (s.jumped !== undefined && Math.abs(y - s.jumped) <= this.jumpMs) this.line(segment, timeS, y).seen = 1;
       else s.jumped = y;
       return;
     }
     s.jumped = undefined;
     s.last = y;
+    s.lastT = timeS;
     s.t.push(timeS - s.t0);
     s.y.push(y);
     if (s.t.length > POINTS) {
@@ -92,7 +128,7 @@ export class DriftEstimator {
 
   /** a new line of the fit, from `timeS` on */
   private line(segment: number, timeS: number, y: number): Segment {
-    const s: Segment = { id: segment, seen: 0, t0: timeS, last: y, t: [], y: [] };
+    const s: Segment = { id: segment, seen: 0, t0: timeS, last: y, lastT: timeS, t: [], y: [] };
     this.segments.push(s);
     if (this.segments.length > SEGMENTS) this.segments.shift();
     return s;
@@ -154,7 +190,7 @@ export class DriftEstimator {
   /** the playback's clock against the capture's, parts per million (+: the playback is faster), and its error */
   estimate(): { ppm: number; errorPpm: number } | undefined {
     const all = this.fit(() => true);
-    const first = all && all.sxx >= MIN_SPREAD ? this.robustFit() : undefined;
+    const first = all && all.sxx >= this.minSpread ? this.robustFit() : undefined;
     if (!first) return undefined;
     // the estimates far off the robust fit (a reflection's peak for a few blocks) are left out of the least squares
     const off = (k: number, i: number) => {
@@ -165,9 +201,9 @@ export class DriftEstimator {
     for (const [k, s] of this.segments.entries()) for (let i = 0; i < s.t.length; i++) deviations.push(off(k, i));
     const bound = Math.max(OUTLIER_MS, OUTLIER_DEVIATIONS * 1.4826 * median(deviations));
     const f = this.fit((k, i) => off(k, i) <= bound);
-    if (!f || f.sxx < MIN_SPREAD || f.points - f.groups < 3) return undefined;
+    if (!f || f.sxx < this.minSpread || f.points - f.groups < 3) return undefined;
     const residual = f.residual / (f.points - f.groups - 1);
-    return { ppm: -f.slope * 1000, errorPpm: Math.sqrt(residual / f.sxx) * 1000 * SHARED };
+    return { ppm: -f.slope * 1000, errorPpm: Math.sqrt(residual / f.sxx) * 1000 * this.shared };
   }
 }
 
@@ -175,4 +211,96 @@ function median(x: number[]): number {
   const sorted = [...x].sort((a, b) => a - b);
   const m = sorted.length >> 1;
   return sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
+}
+
+/** PHAT-β of the fine correlation (as the delay estimator's) */
+const FINE_BETA = 0.8;
+
+/** One block's delay at the full rate: where the echo's direct path (the correlation's peak) is, and how sure. */
+export interface FineDelayEstimate {
+  delayMs: number;
+  /** the peak over the RMS of the correlation at the other lags */
+  confidence: number;
+}
+
+/**
+ * The echo's delay measured at the full sample rate around a bulk delay already known, block by block with no
+ * running sum: independent estimates a few microseconds apart, whose track gives the drift in 2-3 s of playback
+ * (the bulk estimator's, at ~4 kHz through a fading sum, had to be fitted over 5-9 s: the sum's start bends its
+ * slope, and its peak hops between a reflection and the direct path). The microphone's block against the reference
+ * `window` samples either side of the bulk delay: GCC-PHAT-β over 150 Hz-5 kHz by one complex FFT, the peak refined
+ * by a parabola (at 24 kHz, under 0.005 ms off).
+ */
+export class FineDelay {
+  private readonly fft: Fft;
+  private readonly re: Float64Array;
+  private readonly im: Float64Array;
+  private readonly band: [number, number];
+
+  constructor(
+    private readonly rate: number,
+    /** the microphone's block, samples */
+    readonly block: number,
+    /** lags looked at either side of the bulk delay, samples */
+    readonly window: number,
+  ) {
+    let size = 2;
+    while (size < block + 2 * window) size <<= 1;
+    this.fft = new Fft(size);
+    this.re = new Float64Array(size);
+    this.im = new Float64Array(size);
+    const bin = rate / size;
+    this.band = [Math.ceil(150 / bin), Math.min(size / 2 - 1, Math.floor(5000 / bin))];
+  }
+
+  /**
+   * `mic` (block samples) against `ref` (block + 2·window samples: the reference from `bulk + window` samples
+   * before the microphone's first to `bulk − window` before its last), the delay after the reference.
+   */
+  measure(mic: Int16Array, ref: Int16Array, bulk: number): FineDelayEstimate {
+    const { re, im, block, window } = this;
+    const n = re.length;
+    re.fill(0);
+    im.fill(0);
+    for (let i = 0; i < ref.length; i++) re[i] = ref[i]! / 32768;
+    for (let i = 0; i < block; i++) im[i] = mic[i]! / 32768;
+    this.fft.transform(re, im);
+    // the cross-spectrum, weighted (PHAT-β), both halves: the correlation comes back real
+    const xr = new Float64Array(n);
+    const xi = new Float64Array(n);
+    const [lo, hi] = this.band;
+    crossSpectrum(re, im, lo, hi, xr, xi);
+    for (let k = lo; k <= hi; k++) {
+      const cr = xr[k]!;
+      const ci = xi[k]!;
+      const w = 1 / ((cr * cr + ci * ci) ** (FINE_BETA / 2) + 1e-30);
+      xr[k] = cr * w;
+      xi[k] = ci * w;
+      xr[n - k] = cr * w;
+      xi[n - k] = -ci * w;
+    }
+    this.fft.transform(xr, xi, true);
+    // c[j] = Σ ref[m + j]·mic[m]: the echo `bulk + window − j` samples after the reference
+    let best = 0;
+    for (let j = 1; j <= 2 * window; j++) if (Math.abs(xr[j]!) > Math.abs(xr[best]!)) best = j;
+    const at = xr[best]!;
+    let s = 0;
+    let count = 0;
+    for (let j = 0; j <= 2 * window; j++) {
+      if (Math.abs(j - best) <= 2) continue;
+      s += xr[j]! ** 2;
+      count++;
+    }
+    let offset = 0;
+    if (best > 0 && best < 2 * window) {
+      const a = xr[best - 1]!;
+      const b = xr[best + 1]!;
+      const curve = a - 2 * at + b;
+      if (curve !== 0) offset = Math.max(-0.5, Math.min(0.5, (a - b) / (2 * curve)));
+    }
+    return {
+      delayMs: ((bulk + window - best - offset) * 1000) / this.rate,
+      confidence: Math.abs(at) / Math.sqrt(s / Math.max(1, count)),
+    };
+  }
 }

@@ -148,6 +148,33 @@ export class Fft {
   }
 }
 
+/**
+ * Two real signals transformed as one complex FFT Z (the reference + i·the microphone): their cross-spectrum
+ * R·conj(M) for bins from..to into outRe/outIm, where R = (Z[k] + conj Z[n−k]) / 2 and M = (Z[k] − conj Z[n−k]) / 2i.
+ */
+export function crossSpectrum(
+  re: Float64Array,
+  im: Float64Array,
+  from: number,
+  to: number,
+  outRe: Float64Array,
+  outIm: Float64Array,
+): void {
+  const n = re.length;
+  for (let k = from; k <= to; k++) {
+    const ar = re[k]!;
+    const ai = im[k]!;
+    const br = re[(n - k) & (n - 1)]!;
+    const bi = -im[(n - k) & (n - 1)]!;
+    const rr = (ar + br) / 2;
+    const ri = (ai + bi) / 2;
+    const mr = (ai - bi) / 2;
+    const mi = -(ar - br) / 2;
+    outRe[k] = rr * mr + ri * mi;
+    outIm[k] = ri * mr - rr * mi;
+  }
+}
+
 /** One block's look at the correlation: the lag of its peak and how far it stands out. */
 export interface DelayEstimate {
   /** the echo's delay after the reference, ms */
@@ -184,6 +211,9 @@ export class DelayEstimator {
   private readonly im: Float64Array;
   private readonly sumRe: Float64Array;
   private readonly sumIm: Float64Array;
+  /** the last block's cross-spectrum */
+  private readonly blockRe: Float64Array;
+  private readonly blockIm: Float64Array;
   private readonly band: [number, number];
   /** the weighted cross-spectrum of the last correlation (its band), for the peak's refinement between samples */
   private readonly wRe: Float64Array;
@@ -212,6 +242,8 @@ export class DelayEstimator {
     this.im = new Float64Array(lags * 2);
     this.sumRe = new Float64Array(lags + 1);
     this.sumIm = new Float64Array(lags + 1);
+    this.blockRe = new Float64Array(lags + 1);
+    this.blockIm = new Float64Array(lags + 1);
     this.wRe = new Float64Array(lags + 1);
     this.wIm = new Float64Array(lags + 1);
     // 100 Hz to 0.4 of the decimated rate (under the low-pass's cutoff): where speech and the echo are
@@ -287,18 +319,11 @@ export class DelayEstimator {
       im[i] = i < lags ? this.micRing[(from + lags + i) & mask]! : 0;
     }
     this.fft.transform(re, im);
-    // R = (Z[k] + conj Z[n-k]) / 2, M = (Z[k] − conj Z[n-k]) / 2i; the sum fades and takes R·conj(M)
+    // the sum fades and takes this block's cross-spectrum
+    crossSpectrum(re, im, 0, lags, this.blockRe, this.blockIm);
     for (let k = 0; k <= lags; k++) {
-      const ar = re[k]!;
-      const ai = im[k]!;
-      const br = re[(n - k) & (n - 1)]!;
-      const bi = -im[(n - k) & (n - 1)]!;
-      const rr = (ar + br) / 2;
-      const ri = (ai + bi) / 2;
-      const mr = (ai - bi) / 2;
-      const mi = -(ar - br) / 2;
-      this.sumRe[k] = FADE * this.sumRe[k]! + rr * mr + ri * mi;
-      this.sumIm[k] = FADE * this.sumIm[k]! + ri * mr - rr * mi;
+      this.sumRe[k] = FADE * this.sumRe[k]! + this.blockRe[k]!;
+      this.sumIm[k] = FADE * this.sumIm[k]! + this.blockIm[k]!;
     }
     return this.peak(this.correlation());
   }

@@ -8,8 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ASSETS, readAsset } from 'svc-formats/assets';
-import { DriftEstimator } from './clock-drift.js';
-import { DelayEstimator, type DelayEstimate, FADE } from './delay-estimator.js';
+import { DriftEstimator, FineDelay } from './clock-drift.js';
+import { DelayEstimator } from './delay-estimator.js';
 
 /** speex_echo.h and speex_preprocess.h request numbers */
 const ECHO_SET_SAMPLING_RATE = 24;
@@ -110,6 +110,8 @@ export class EchoCanceller {
   }
   private echo = 0;
   private pre = 0;
+  /** the last captured block's mean square */
+  private lastMicE = 0;
   private readonly bufs: number;
   /** where the ctl argument (one int) lives, after the three frames of samples */
   private readonly intAt: number;
@@ -154,6 +156,7 @@ export class EchoCanceller {
     if (!this.echo) throw new Error('the echo canceller was freed');
     this.x.speex_preprocess_state_destroy(this.pre);
     this.x.speex_echo_state_destroy(this.echo);
+    this.lastMicE = 0;
     this.init();
   }
 
@@ -181,6 +184,10 @@ export class EchoCanceller {
       this.x.speex_echo_cancellation(this.echo, rec, rec + n * 2, cleaned);
       this.x.speex_preprocess_run(this.pre, cleaned);
       out.set(new Int16Array(this.x.memory.buffer, cleaned, n), off);
+      // (the output block is made of this captured block and the one before: the preprocessor's overlap)
+      const micE = meanSquare(capture.subarray(off, off + n));
+      neverLouder(Math.max(micE, this.lastMicE), out.subarray(off, off + n));
+      this.lastMicE = micE;
     }
     return out;
   }
@@ -195,11 +202,27 @@ export class EchoCanceller {
   }
 }
 
+/**
+ * A block the canceller made louder than the microphone (`micE`: the mean square of the captured samples it was
+ * made from) is scaled down to it, as WebRTC AEC3 keeps the quieter of its filter's output and the microphone: the
+ * filter subtracted an echo that was not there, the playback told of having sounded later or not at all (the
+ * device held its last periods, or ran dry). Alone, speexdsp put its estimate out whole: talk-echo's 8 kHz case
+ * under load had -26 dBFS in the output over a room at -57, over the server VAD's threshold.
+ */
+function neverLouder(micE: number, out: Int16Array): void {
+  const outE = meanSquare(out);
+  if (outE <= micE) return;
+  const gain = Math.sqrt(micE / outE);
+  for (let i = 0; i < out.length; i++) out[i] = Math.round(out[i]! * gain);
+}
+
 /** the fractional reader's table: windowed-sinc phases between two samples (interpolated linearly between them) */
 const PHASES = 256;
 
 /** a chunk written this soon after the one before has ended still plays right after it (the device's queue) */
 const CONTIGUOUS_MS = 20;
+/** the same once the reader has gone past that end: the write came just after the frame that needed it */
+const OUTRUN_MS = 8;
 
 /**
  * What the speaker played, on the capture's clock. Captured sample c was taken at `anchor + c / rate`, the anchor
@@ -230,6 +253,8 @@ export class ReferenceTimeline {
   /** played samples per captured sample (1 + the drift set) */
   private ratio = 1;
   private reader: FractionalReader | undefined;
+  /** the last frame's read (where, by what step, how many, from which captured sample); stale: written over since */
+  private lastRead: { from: number; step: number; n: number; captured: number; stale: boolean } | undefined;
   /** counts the runs of back-to-back playback (a new one after a pause or a barge-in) */
   segment = 0;
 
@@ -259,16 +284,25 @@ export class ReferenceTimeline {
   /** `pcm` was written to the device at `atMs` (performance.now()). */
   played(pcm: Int16Array, atMs = performance.now()): void {
     if (!Number.isFinite(this.anchor)) return; // nothing captured yet: no echo to cancel
+    const came = Math.round(this.playedClock(atMs));
     const now = Math.ceil(this.readAt);
-    const at = Math.max(Math.round(this.playedClock(atMs)), now);
     let start = this.writeEnd;
-    if (this.writeEnd < now || at > this.writeEnd + (this.rate * CONTIGUOUS_MS) / 1000) {
-      start = at;
+    // a write that comes within CONTIGUOUS_MS of where the last one ended plays right after it. When the reader has
+    // gone past that end, only within OUTRUN_MS: the playback written just in time, its clock slower (the frame
+    // read before the write came had silence for its last samples, read again below); moved to where the reader
+    // is, it shifted the reference by that much (~5 ms at −208 ppm after 11 s in bench/echo.mjs) and the canceller
+    // started again. Later than that the device ran dry and plays it when it came.
+    const tolerance = this.writeEnd < now ? OUTRUN_MS : CONTIGUOUS_MS;
+    if (came > this.writeEnd + (this.rate * tolerance) / 1000) {
+      start = Math.max(came, now);
       this.segment++;
     }
     const room = this.spent + this.ring.length - start;
     const n = Math.min(pcm.length, room);
-    for (let i = 0; i < n; i++) this.ring[(start + i) % this.ring.length] = pcm[i]!;
+    // (what lies before the spent mark was read already: not written, so the ring stays zero ahead of the reader)
+    for (let i = Math.max(0, this.spent - start); i < n; i++) this.ring[(start + i) % this.ring.length] = pcm[i]!;
+    const r = this.lastRead;
+    if (r && start < r.from + r.n * r.step + FractionalReader.HALF && start + n > r.from) r.stale = true;
     this.writeEnd = start + n;
   }
 
@@ -293,19 +327,33 @@ export class ReferenceTimeline {
       this.fits.shift();
     }
     this.anchor = Math.min(...this.fits);
-    const out = new Int16Array(n);
-    if (this.reader) {
-      this.reader.read(this.ring, this.readAt, this.ratio, out);
-      this.readAt += n * this.ratio;
-    } else {
-      for (let i = 0; i < n; i++) out[i] = this.ring[(this.readAt + i) % this.ring.length]!;
-      this.readAt += n;
-    }
-    // what the reader may still look back at is kept
-    const done = Math.floor(this.readAt) - FractionalReader.HALF;
+    const out = this.read(this.readAt, this.ratio, n);
+    this.lastRead = { from: this.readAt, step: this.ratio, n, captured: this.captured, stale: false };
+    this.readAt += n * this.ratio;
+    // what the reader may still look back at is kept, and the last frame's span (read again if a write lands on it)
+    const done = Math.floor(this.lastRead.from) - FractionalReader.HALF;
     for (; this.spent < done; this.spent++) this.ring[this.spent % this.ring.length] = 0;
     this.captured += n;
     return out;
+  }
+
+  private read(from: number, step: number, n: number): Int16Array {
+    const out = new Int16Array(n);
+    if (this.reader) this.reader.read(this.ring, from, step, out);
+    else for (let i = 0; i < n; i++) out[i] = this.ring[(from + i) % this.ring.length]!;
+    return out;
+  }
+
+  /**
+   * The last frame's reference read again, when a write came after it and landed on what it read (the playback
+   * written just in time: that frame had silence where this write's first samples play): the captured sample it
+   * starts at and the samples. Once per such write; undefined otherwise.
+   */
+  reread(): { captured: number; samples: Int16Array } | undefined {
+    const r = this.lastRead;
+    if (!r?.stale) return undefined;
+    r.stale = false;
+    return { captured: r.captured, samples: this.read(r.from, r.step, r.n) };
   }
 }
 
@@ -476,6 +524,18 @@ export interface EchoPathOptions extends EchoCancellerOptions {
 export const DELAY_MARGIN_MS = 10;
 /** a drift estimate less sure than this is not applied (ppm; 15 ppm uncorrected is 0.15 ms of shift in 10 s) */
 const MAX_DRIFT_ERROR_PPM = 15;
+/** the fine delay's block, taken every FINE_HOP_MS, FINE_WINDOW_MS either side of the bulk delay */
+const FINE_BLOCK_MS = 340;
+const FINE_HOP_MS = 250;
+const FINE_WINDOW_MS = 10;
+/** a fine estimate counts when its peak is this many times the RMS of the correlation at the other lags */
+const FINE_CONFIDENCE = 8;
+/** the drift's fit from fine estimates spread this much (Σ (t − t̄)², s²: ~2 s of them) */
+const FINE_SPREAD = 2;
+/** fine estimates further apart than this (and the largest drift's move) are not one line (ms) */
+const FINE_JUMP_MS = 0.2;
+/** no two devices' clocks are this far apart (48,048 against 48,000 Hz): a larger "drift" is something else */
+const MAX_DRIFT_PPM = 1000;
 /** at a new delay, the canceller learns again from the start of the playback, at most this far back */
 const RELEARN_S = 3;
 /** how many times the spare canceller goes over that audio (speexdsp converges on reused data) */
@@ -528,6 +588,22 @@ export class EchoHistory {
     this.total += mic.length;
   }
 
+  /**
+   * The playback `delay` samples before [from, from + n) as it would have been read by `step` played samples per
+   * captured one (a drift found since), ending where the read at one per one ends: between samples.
+   */
+  playedStretched(from: number, n: number, delay: number, step: number): Int16Array {
+    const out = new Int16Array(n);
+    new FractionalReader().read(this.played, from + n - delay - n * step, step, out);
+    return out;
+  }
+
+  /** the playback's samples from `from` on (those already captured) read again */
+  mendPlayed(from: number, played: Int16Array): void {
+    for (let i = Math.max(0, this.oldest - from); i < played.length; i++)
+      this.played[(from + i) % this.played.length] = played[i]!;
+  }
+
   /** the canceller's output for the microphone's samples from `from` on (those already captured) */
   setCleaned(from: number, out: Int16Array): void {
     for (let i = 0; i < out.length; i++) this.cleaned[(from + i) % this.cleaned.length] = out[i]!;
@@ -577,18 +653,19 @@ export class EchoPath {
   private readonly rate: number;
 
   private readonly drift: DriftEstimator | undefined;
+  /** the echo's delay at the full rate, block by block: the drift's track */
+  private readonly fine: FineDelay | undefined;
+  /** the microphone's sample count at which the next fine block ends */
+  private fineNext = 0;
+  /** the timeline's offset (ms) at each frame's first sample and after its last, by the frame's first sample */
+  private readonly offsets: [number, number, number][] = [];
+  /** where the timeline's segment last changed (microphone samples), and the segment then */
+  private segmentAt = 0;
+  private segmentSeen = 0;
   /** the drift the reference is resampled by (ppm), undefined until one is measured */
   private driftApplied: number | undefined;
-  private lastEstimate: DelayEstimate | undefined;
-  /** the timeline's offset averaged as the delay estimator averages its blocks (ms) */
-  private offsetMs: number | undefined;
-  /**
-   * the drift fit's line: a new one (its own intercept) for each segment and at the first correction. The estimator
-   * weighs its blocks by their energy, the offset's average by their count: once corrected the two lag apart by up
-   * to ~0.5 s, a step in the track (0.025 ms at 50 ppm) that one line through both read as 1-3 ppm more drift
-   */
-  private driftLine = 0;
-  private driftLineSegment = 0;
+  /** a canceller was trained again over the past at the drift applied */
+  private retrained = false;
 
   private constructor(
     private canceller: EchoCanceller,
@@ -599,7 +676,23 @@ export class EchoPath {
     this.rate = o.sampleRate;
     this.timeline = new ReferenceTimeline(o.sampleRate);
     // the drift is read from the delay track: without the estimator there is none
-    if (o.alignDelay !== false && o.correctDrift !== false) this.drift = new DriftEstimator();
+    if (o.alignDelay !== false && o.correctDrift !== false) {
+      // independent estimates: none skipped, no shared blocks; the fit from ~2 s of them. Precise to a few µs, a
+      // step of 0.2 ms (and 1000 ppm of drift) between two is the playback's timing moved (an underrun the timeline
+      // did not see), a line of its own: within one line ~2 s of estimates read such a step as drift
+      this.drift = new DriftEstimator({
+        skipFirst: 0,
+        shared: 1,
+        minSpread: FINE_SPREAD,
+        jumpMs: FINE_JUMP_MS,
+        jumpPerS: MAX_DRIFT_PPM / 1000,
+      });
+      this.fine = new FineDelay(
+        o.sampleRate,
+        Math.round((o.sampleRate * FINE_BLOCK_MS) / 1000),
+        Math.round((o.sampleRate * FINE_WINDOW_MS) / 1000),
+      );
+    }
     if (o.startupSuppressDb !== 0) {
       const tail = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
       this.guard = new StartupGuard(o.sampleRate, tail, o.startupSuppressDb);
@@ -646,6 +739,10 @@ export class EchoPath {
   /** PCM s16le written to the speaker now. */
   played(pcm: Buffer, atMs = performance.now()): void {
     this.timeline.played(samples(pcm), atMs);
+    // the last frame read silence where this write plays: its reference mended before the canceller reads it
+    // (at the bulk delay, a frame or more later)
+    const again = this.timeline.reread();
+    if (again) this.history.mendPlayed(again.captured, again.samples);
   }
 
   /** The speaker was stopped (barge-in). */
@@ -660,8 +757,10 @@ export class EchoPath {
   captured(frame: Buffer, atMs = performance.now()): Buffer {
     const pcm = samples(frame);
     const at = this.history.total;
+    const offsetBefore = this.timeline.offset;
     const played = this.timeline.next(pcm.length, atMs);
     this.history.push(pcm, played);
+    if (this.drift) this.noteOffset(at, offsetBefore, pcm.length);
     if (this.estimator?.push(played, pcm)) this.realign(this.estimator.delaySamples ?? 0, at);
     this.trackDrift(at);
     const ref = this.shift ? this.history.playedAt(at, pcm.length, this.shift) : played;
@@ -689,23 +788,37 @@ export class EchoPath {
    * delay less the margin; it takes over only if, over the last second of that, it left less echo than the
    * canceller in use did (by 1 dB): a delay found on a device that was still starting, or on a periodic sound,
    * is tried and refused rather than trusted. Speexdsp's filter started anew in the middle of speech converged to
-   * 8 dB less in bench/echo.mjs than one run from the start of the playback, hence the run over the past.
+   * 8 dB less in bench/echo.mjs than one run from the start of the playback, hence the run over the past. With
+   * `stretch` (the first drift applied: played samples per captured one), the delay stays and the past reference is
+   * read again by that step, back over the segment: the canceller in use had chased an echo moving by the drift,
+   * and kept ~10 dB less ERLE for seconds after it was corrected (bench/echo.mjs, ±208 ppm). Returns whether a
+   * canceller was tried.
    */
-  private realign(delaySamples: number, at: number): void {
+  private realign(delaySamples: number, at: number, stretch?: number): boolean {
     const margin = Math.round((this.rate * DELAY_MARGIN_MS) / 1000);
-    const shift = Math.max(0, delaySamples - margin);
+    const shift = stretch === undefined ? Math.max(0, delaySamples - margin) : this.shift;
     const n = this.canceller.frameSamples;
     const done = at - this.carry.length;
-    const from = Math.max(this.history.burstStart, this.history.oldest + shift, done - this.rate * RELEARN_S);
+    // (a stretched read looks up to FractionalReader.HALF samples, and the stretch itself, further back)
+    const oldest = this.history.oldest + shift + (stretch === undefined ? 0 : 2 * FractionalReader.HALF);
+    // (a drift's retraining goes back over the segment: its playback was continuous, the device as it is)
+    const begin = stretch === undefined ? this.history.burstStart : this.segmentAt + shift;
+    const from = Math.max(begin, oldest, done - this.rate * RELEARN_S);
     const start = done - Math.floor(Math.max(0, done - from) / n) * n;
     const span = Math.min(done - start, this.rate);
+    const refuse = () => {
+      if (stretch === undefined) this.estimator?.reject();
+    };
     if (!this.spare || span < this.rate / 2) {
-      this.estimator?.reject();
-      return;
+      refuse();
+      return false;
     }
     this.spare.reset();
     const mic = this.history.micAt(start, done - start);
-    const ref = this.history.playedAt(start, done - start, shift);
+    const ref =
+      stretch === undefined
+        ? this.history.playedAt(start, done - start, shift)
+        : this.history.playedStretched(start, done - start, shift, stretch);
     // over the same audio again: speexdsp's filter learns on from where it got to (data reuse), ending at `done`
     let tried = this.spare.process(mic, ref);
     for (let pass = 1; pass < TRAIN_PASSES; pass++) tried = this.spare.process(mic, ref);
@@ -714,10 +827,10 @@ export class EchoPath {
     // a delay must do better by 1 dB; so must going back to none (the estimates stopped confirming the delay: the
     // near end may be talking over it), unless the hold is on (the canceller in use has not reached 15 dB since the
     // playback began: a delay gone stale after a restart); then not being 1 dB worse is enough
-    const stale = shift === 0 && this.learning;
+    const stale = stretch === undefined && shift === 0 && this.learning;
     if (stale ? after > before * 10 ** 0.1 : after * 10 ** 0.1 > before) {
-      this.estimator?.reject();
-      return;
+      refuse();
+      return true;
     }
     [this.canceller, this.spare] = [this.spare, this.canceller];
     this.shift = shift;
@@ -726,36 +839,77 @@ export class EchoPath {
     const micE = meanSquare(mic.subarray(mic.length - span));
     if (micE >= after * 10 ** 1.5) this.guard?.learntFrom(micE, meanSquare(ref.subarray(ref.length - span)));
     else this.guard?.restart();
+    return true;
+  }
+
+  /** the timeline's offset over the frame captured from `at` (for the fine blocks), and where its segment changed */
+  private noteOffset(at: number, before: number, n: number): void {
+    this.offsets.push([at, before, this.timeline.offset]);
+    while (this.offsets.length > 1 && this.offsets[0]![0] < this.history.oldest) this.offsets.shift();
+    if (this.timeline.segment !== this.segmentSeen) {
+      this.segmentSeen = this.timeline.segment;
+      this.segmentAt = at + n;
+    }
+  }
+
+  /** the timeline's offset (ms) at microphone sample `p`, between its frame's ends */
+  private offsetMsAt(p: number): number {
+    let [at, before, after] = this.offsets[0]!;
+    for (const o of this.offsets) if (o[0] <= p) [at, before, after] = o;
+    const next = this.offsets.find((o) => o[0] > at)?.[0] ?? this.history.total;
+    return ((before + ((after - before) * (p - at)) / Math.max(1, next - at)) * 1000) / this.rate;
   }
 
   /**
-   * Each new confident estimate of the delay goes to the drift estimator. A drift is applied to the reference from
-   * the next frame on once it stands out of its error (twice it, and 10 ppm: ~0.1 ms in 10 s needs no correction),
-   * then again whenever the estimate moves by twice its error (1 ppm at least: 2 ppm off costs speexdsp ~8 dB of
-   * ERLE in bench/echo.mjs, 5 ppm ~15 dB).
+   * Every FINE_HOP of playback with a bulk delay known, the echo's delay at the full rate over the last FINE_BLOCK
+   * (FineDelay), less the correction applied so far (the timeline's offset), goes to the drift estimator: one line
+   * per segment. A drift is applied to the reference from the next frame on once it stands out of its error (three
+   * times it, and 10 ppm: ~0.1 ms in 10 s needs no correction), then again whenever the estimate moves by twice its
+   * error (1 ppm at least: 2 ppm off costs speexdsp ~8 dB of ERLE in bench/echo.mjs, 5 ppm ~15 dB).
    */
   private trackDrift(at: number): void {
-    const e = this.estimator?.last;
-    if (!this.drift || !e || e === this.lastEstimate) return;
-    this.lastEstimate = e;
-    // the estimate is of the last blocks, older ones fading: so is the offset it is compared with
-    const offsetMs = (this.timeline.offset * 1000) / this.rate;
-    this.offsetMs = this.offsetMs === undefined ? offsetMs : FADE * this.offsetMs + (1 - FADE) * offsetMs;
-    if (!this.estimator!.confident(e)) return;
-    if (this.timeline.segment !== this.driftLineSegment) {
-      this.driftLineSegment = this.timeline.segment;
-      this.driftLine++;
+    const { fine, drift, history } = this;
+    // the committed delay, or before one is the last confident estimate (the track starts ~0.5 s sooner)
+    const e0 = this.estimator?.last;
+    const bulk =
+      this.estimator?.delaySamples ??
+      (e0 && this.estimator!.confident(e0) ? Math.round((e0.delayMs * this.rate) / 1000) : undefined);
+    if (!fine || !drift || bulk === undefined || history.total < this.fineNext) return;
+    this.fineNext = history.total + Math.round((this.rate * FINE_HOP_MS) / 1000);
+    const end = history.total;
+    const start = end - fine.block;
+    const from = start - fine.window;
+    // the whole block within one segment (its reference placed back to back) and held
+    if (from - bulk < Math.max(history.oldest, this.segmentAt)) return;
+    const ref = history.playedAt(from, fine.block + 2 * fine.window, bulk);
+    // the reference after the newest captured sample is not there yet
+    ref.fill(0, Math.max(0, end - (from - bulk)));
+    // the time the estimate stands for: the block's centre of the playback's energy (the delay moves within the
+    // block while the drift is not corrected, and the correlation weighs the loud parts)
+    let sum = 0;
+    let moment = 0;
+    for (let i = 0; i < fine.block; i++) {
+      const v = ref[fine.window + i]! ** 2;
+      sum += v;
+      moment += i * v;
     }
-    this.drift.add(this.driftLine, at / this.rate, e.delayMs, this.offsetMs);
-    const d = this.drift.estimate();
-    if (!d || d.errorPpm > MAX_DRIFT_ERROR_PPM) return;
+    if (sum / fine.block < QUIET) return;
+    const e = fine.measure(history.micAt(start, fine.block), ref, bulk);
+    // a peak at either end of the lags looked at may be the flank of one outside them
+    const edge = Math.abs(e.delayMs - (bulk * 1000) / this.rate) > FINE_WINDOW_MS - 1;
+    if (e.confidence < FINE_CONFIDENCE || edge) return;
+    const mid = start + moment / sum;
+    drift.add(this.segmentSeen, mid / this.rate, e.delayMs, this.offsetMsAt(mid));
+    const d = drift.estimate();
+    if (!d || d.errorPpm > MAX_DRIFT_ERROR_PPM || Math.abs(d.ppm) > MAX_DRIFT_PPM) return;
     const applied = this.driftApplied;
     if (applied === undefined && Math.abs(d.ppm) < Math.max(10, 3 * d.errorPpm)) return;
     if (applied !== undefined && Math.abs(d.ppm - applied) < Math.max(1, 2 * d.errorPpm)) return;
-    // the first correction changes the offset's rate the most (later ones by a few ppm: a step of ~0.001 ms)
-    if (applied === undefined) this.driftLine++;
     this.timeline.setDrift(d.ppm);
     this.driftApplied = d.ppm;
+    // the canceller adapted meanwhile to an echo moving by the drift: one trained again over the past seconds with
+    // the reference read as it is from now on takes over if it does better
+    if (!this.retrained) this.retrained = this.realign(0, at, 1 + d.ppm / 1e6);
   }
 
   free(): void {

@@ -118,6 +118,26 @@ describe('EchoCanceller', () => {
     expect(() => aec.reset()).toThrow(/freed/);
   });
 
+  it('is never louder than the microphone: the echo gone while the reference plays on leaves the room quiet', async () => {
+    // 8 kHz (a G.711 session): 2 s of echo learnt, then 1 s where the device played none of what it was given
+    // (it held its last periods): speexdsp alone put out its echo estimate, far over the room's noise
+    const rate = 8000;
+    const aec = await EchoCanceller.create({ sampleRate: rate });
+    const ref = noise(rate * 3, 8000, 5);
+    const room = noise(rate * 3, 60, 6);
+    const echo = echoOf(ref, 480, 0.3);
+    const mic = Int16Array.from(room, (v, i) => v + (i < rate * 2 ? echo[i]! : 0));
+    const out = aec.process(mic, ref);
+    const block = aec.frameSamples;
+    for (let at = rate * 2 + 2 * block; at < rate * 3; at += block) {
+      const said = `the block at ${(at / rate).toFixed(2)} s`;
+      // (an output block is made of its captured block and the one before: the preprocessor's overlap)
+      const micE = Math.max(power(mic, at - block, at), power(mic, at, at + block));
+      expect(power(out, at, at + block), said).toBeLessThanOrEqual(micE * 1.01);
+    }
+    aec.free();
+  });
+
   it('takes whole frames only, the two sides alike', async () => {
     const aec = await EchoCanceller.create({ sampleRate: RATE, frameMs: 10 });
     expect(aec.frameSamples).toBe(240);
@@ -382,6 +402,38 @@ describe('ReferenceTimeline', () => {
     // (10 s of 0.2% drift), and not far before it (the filter's 500 ms absorb a reference early)
     expect(ms).toBeLessThan(25);
     expect(ms).toBeGreaterThan(-30);
+  });
+
+  it('a write the reader outran by a few ms plays right after the one before: no skip, the frame read again', () => {
+    // the playback written just in time (each chunk as its frame arrives), the speaker's clock slower: a chunk is
+    // handed over just before a frame arrives that needed its first samples, and told after it
+    const t = new ReferenceTimeline(RATE);
+    const frame = 960;
+    const chunk = (k: number) => Int16Array.from({ length: frame }, (_, i) => 1 + ((k * frame + i) % 1000));
+    t.next(frame, 1040); // sample 0 taken at 1000 ms
+    t.played(chunk(0), 1060); // from sample 1440 on
+    t.next(frame, 1080);
+    const early = t.next(frame, 1122);
+    // the frame [1920, 2880) had chunk 0's end, then silence where chunk 1 was to play
+    expect(early[0]).not.toBe(0);
+    expect(early.at(-1)).toBe(0);
+    expect(t.reread()).toBeUndefined();
+    const segment = t.segment;
+    t.played(chunk(1), 1105);
+    // right after chunk 0 (where the reader had gone past, by 5 ms), not where the reader is: no skip
+    expect(t.segment).toBe(segment);
+    const again = t.reread()!;
+    expect(again.captured).toBe(2 * frame);
+    expect(again.samples.subarray(480)).toEqual(chunk(1).subarray(0, 480));
+    expect(t.reread()).toBeUndefined();
+    t.played(chunk(2), 1140);
+    const next = t.next(frame, 1160);
+    expect(next).toEqual(Int16Array.from([...chunk(1).subarray(480), ...chunk(2).subarray(0, 480)]));
+    // a write more than 8 ms after the end the reader went past: the device ran dry, it plays where it came
+    t.next(frame, 1200);
+    t.next(frame, 1240);
+    t.played(chunk(3), 1260);
+    expect(t.segment).toBe(segment + 1);
   });
 });
 

@@ -93,7 +93,9 @@ function playedAt(p) {
 
 function tick() {
   const due = Math.floor(((performance.now() - t0) / 1000) * rate);
-  takePlayed(Math.floor(k * r));
+  // a chunk read now starts no earlier than now: from the last sample put out, after a stall of this process (load),
+  // its echo came before svc had written it (~80 ms in a loaded run), which no device does
+  takePlayed(Math.floor(Math.max(k, due) * r));
   if (due <= k) return;
   const out = new Int16Array(due - k);
   for (let j = 0; j < out.length; j++, k++) {

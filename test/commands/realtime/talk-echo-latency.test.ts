@@ -42,9 +42,14 @@ describe('svc realtime talk --aec --json: the latency per stage', () => {
       expect(t.client_added_ms).toBeCloseTo(t.capture_to_socket_ms + t.first_audio_to_device_ms, 0);
       expect(t.aec_hold_ms, said).toBeGreaterThanOrEqual(0);
     }
-    // the start-up hold: nothing before the first answer played; while it played (in the second turn's record) the
-    // microphone was held down while the canceller learnt the room, then let go
-    expect(turns[0].aec_hold_ms).toBe(0);
+    // the start-up hold: nothing before the first answer was handed to the speaker. The first turn's record ends
+    // when the speaker's write returned (first_audio_to_device_ms after the first delta): the canceller's reference
+    // is placed when svc writes, so a frame captured after that and before the return (the device's opening) may be
+    // held, and the frame across the write too (a loaded run held 80 ms there). While the answer played (in the
+    // second turn's record) the microphone was held down while the canceller learnt the room, then let go
+    expect(turns[0].aec_hold_ms, JSON.stringify(turns[0])).toBeLessThanOrEqual(
+      turns[0].first_audio_to_device_ms + turns[0].stages.out.capture_block_ms,
+    );
     expect(turns[1].aec_hold_ms, JSON.stringify(turns[1])).toBeGreaterThan(0);
     expect(turns[1].aec_hold_ms, JSON.stringify(turns[1])).toBeLessThan(8000);
   });
