@@ -5,7 +5,7 @@
 // short flags, --flag=value, `--`, an unknown or abbreviated flag, an optional or repeatable value, a value that
 // starts with a dash, a bad value, a wrong number of arguments) is left to commander, which reads it or says what is
 // wrong with it: the result here is what commander hands the command's action, or undefined.
-import type { ArgSpec, OptionSpec } from '../core/option-spec.js';
+import { type ArgSpec, type OptionSpec, attributeName, flagName, flagValue } from '../core/option-spec.js';
 
 /** What commander hands a command's action, and the flags as typed. */
 export interface SimpleLine {
@@ -36,16 +36,8 @@ function flagsOf(specs: readonly OptionSpec[]): Flag[] {
   let flags = flagCache.get(specs);
   if (flags) return flags;
   flags = specs.map((spec) => {
-    const words = spec.flags.split(/[ ,|]+/);
-    const long = words.find((w) => w.startsWith('--'));
-    const name = long ? long.slice(2) : (words[0] ?? '').replace(/^-/, '');
-    const negate = name.startsWith('no-');
-    const key = (negate ? name.slice(3) : name)
-      .split('-')
-      .reduce((s, word) => s + word[0]!.toUpperCase() + word.slice(1));
-    const value = words.find((w) => w.startsWith('<') || w.startsWith('['));
-    const takes = value === undefined ? '' : value.startsWith('<') && !value.includes('...') ? '<' : undefined;
-    return { spec, name, key, negate, takes };
+    const name = flagName(spec.flags);
+    return { spec, name, key: attributeName(name), negate: name.startsWith('no-'), takes: flagValue(spec.flags) };
   });
   flagCache.set(specs, flags);
   return flags;

@@ -122,3 +122,49 @@ export interface ArgSpec {
   /** values shell completion asks `svc __complete` for (default: ids of the command's resource) */
   complete?: CompletionKind;
 }
+
+/** The characters commander splits a spec's flags at (`-a, --attach <file|url|->`). */
+const FLAG_SEPARATORS = ' ,|';
+
+function wordEnd(flags: string, from: number): number {
+  let end = from;
+  while (end < flags.length && !FLAG_SEPARATORS.includes(flags[end]!)) end++;
+  return end;
+}
+
+/**
+ * Commander's Option.name(): `model` for '-m, --model <id>', `no-stream` for '--no-stream' (the long flag, else the
+ * short one without its dash). Read by scanning: it runs for every flag of a command on each command line, where
+ * commander's regular expressions and split arrays cost ~60 KB of young heap for `svc chat` (a second scavenge).
+ */
+export function flagName(flags: string): string {
+  let at = flags.indexOf('--');
+  while (at > 0 && !FLAG_SEPARATORS.includes(flags[at - 1]!)) at = flags.indexOf('--', at + 1);
+  if (at === -1) return flags.slice(flags.startsWith('-') ? 1 : 0, wordEnd(flags, 0));
+  return flags.slice(at + 2, wordEnd(flags, at));
+}
+
+/** Commander's attributeName(): `maxTokens` for `max-tokens`, `stream` for `no-stream`. */
+export function attributeName(name: string): string {
+  const bare = name.startsWith('no-') ? name.slice(3) : name;
+  let dash = bare.indexOf('-');
+  if (dash === -1) return bare;
+  let key = bare.slice(0, dash);
+  while (dash !== -1) {
+    const next = bare.indexOf('-', dash + 1);
+    const word = next === -1 ? bare.slice(dash + 1) : bare.slice(dash + 1, next);
+    key += word[0]!.toUpperCase() + word.slice(1);
+    dash = next;
+  }
+  return key;
+}
+
+/** What a spec's flag takes: '<' a value, '' none; undefined an optional ('[value]') or repeatable ('<values...>'). */
+export function flagValue(flags: string): '<' | '' | undefined {
+  const angle = flags.indexOf('<');
+  const bracket = flags.indexOf('[');
+  if (angle === -1 && bracket === -1) return '';
+  if (angle === -1 || (bracket !== -1 && bracket < angle)) return undefined;
+  const dots = flags.indexOf('...', angle);
+  return dots !== -1 && dots < wordEnd(flags, angle) ? undefined : '<';
+}

@@ -1,7 +1,7 @@
 // A request table: one row per flag of an operation — the flag, the body field it fills and the check of its value.
 // The command builds its options and its request body from the same rows, and the API-parameter coverage test
 // (test/commands/api-parameters.test.ts) reads the rows to prove every documented field is reachable.
-import type { OptionSpec } from './option-spec.js';
+import { type OptionSpec, attributeName, flagName } from './option-spec.js';
 import { type FlagParser, oneOf } from './validate.js';
 
 export interface RequestRow extends OptionSpec {
@@ -27,8 +27,7 @@ export interface RequestTable<Rows extends readonly RequestRow[] = readonly Requ
 
 /** `-m, --model <id>` → `model`, `--no-store` → `store` (commander's camelCase option key). */
 export function optionKey(flags: string): string {
-  const long = /--(?:no-)?([a-z0-9-]+)/i.exec(flags)?.[1] ?? flags;
-  return long.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  return attributeName(flagName(flags));
 }
 
 function negated(flags: string): boolean {
