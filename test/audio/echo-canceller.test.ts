@@ -247,16 +247,18 @@ describe('EchoPath', () => {
 
   it('after a trained canceller took over, ends the hold on the live echo measured over the span it is given', () => {
     const wave = (amp: number) => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? amp : -amp));
-    const held = (confirmMs: number) => {
-      const guard = new StartupGuard(RATE, 12000);
-      guard.apply(wave(800), wave(8000), wave(800));
+    const held = (guard: StartupGuard, confirmMs: number) => {
       guard.learntFrom(800 ** 2, 8000 ** 2, confirmMs);
-      // live echo 20 dB under the microphone: one 40 ms frame is enough when 40 ms were asked, not for 0.1 s
+      // live echo 20 dB under the microphone: one 40 ms frame is enough when 40 ms were asked (EchoPath asks two
+      // blocks at the start-up), not for 0.1 s
       guard.apply(wave(800), wave(8000), wave(80));
       return guard.learning;
     };
-    expect(held(40)).toBe(false);
-    expect(held(100)).toBe(true);
+    const guard = new StartupGuard(RATE, 12000);
+    expect(held(guard, 40)).toBe(false);
+    // a later trial (a new delay) is confirmed over 0.1 s, whatever is asked
+    expect(held(guard, 40)).toBe(true);
+    expect(held(new StartupGuard(RATE, 12000), 100)).toBe(true);
   });
 
   it('once converged, never holds down the near end talking over a new burst; its echo alone is still held', () => {
@@ -317,7 +319,7 @@ describe('EchoPath', () => {
     expect(erle).toBeGreaterThanOrEqual(25);
   });
 
-  it('holds the first answer down for ≤ 1.1 s of its speech (trained over it again), later ≤ 0.2 s', async () => {
+  it('holds the first answer down for ≤ 1.2 s of its speech (trained over it again), later ≤ 0.2 s', async () => {
     // 0.5 s of silence, then the agent's answer through an 80 ms -12 dB room; the hold on as in a session
     const voice = placed(await speech(AGENT_TEXT), 0.5, 9);
     const played = s16(voice);
@@ -332,9 +334,8 @@ describe('EchoPath', () => {
     path.free();
     const firstEcho = Math.floor((RATE * 0.5) / 960);
     const released = held.indexOf(false, firstEcho);
-    // (from the playback's start; before: 3.0 s, the canceller started afresh at the delay found and the hold begun
-    // again; then 1.16 s, the canceller taken over confirmed on 0.1 s of live echo, now on one 40 ms frame: 1.08)
-    expect(((released - firstEcho) * 960) / RATE).toBeLessThanOrEqual(1.1);
+    // (before: 3.0 s, the canceller started afresh at the delay found and the hold begun again)
+    expect(((released - firstEcho) * 960) / RATE).toBeLessThanOrEqual(1.2);
     expect(held.slice(released).filter(Boolean).length).toBeLessThanOrEqual(5);
   });
 
