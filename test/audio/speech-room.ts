@@ -73,7 +73,7 @@ export function hear(played: Float64Array, room: Room, seed = 1): Float64Array {
   return out;
 }
 
-/** `played` through a diffuse tail starting `from` samples later (-15 dB of the direct sound, -60 dB over rt60), added */
+/** `played` through a diffuse tail from `from` samples on (-15 dB of the direct sound, -60 dB over rt60), added */
 function addTail(out: Float64Array, played: Float64Array, from: number, g: number, rt60: number, rand: () => number) {
   const taps = Math.round(rt60 * RATE);
   let size = 1;
