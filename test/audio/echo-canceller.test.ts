@@ -119,7 +119,7 @@ describe('EchoCanceller', () => {
     expect(() => aec.reset()).toThrow(/freed/);
   });
 
-  it('is never louder than the microphone: the echo gone while the reference plays on leaves the room quiet', async () => {
+  it('is never louder than the microphone: echo gone, reference playing on: the room stays quiet', async () => {
     // 8 kHz (a G.711 session): 2 s of echo learnt, then 1 s where the device played none of what it was given
     // (it held its last periods): speexdsp alone put out its echo estimate, far over the room's noise
     const rate = 8000;
