@@ -88,7 +88,10 @@ async function instantiate(): Promise<SpeexExports> {
 
 export interface EchoCancellerOptions {
   sampleRate: number;
-  /** the block the canceller works on (default 20 ms: better ERLE and less CPU than 10 ms in bench/echo.mjs) */
+  /**
+   * the block the canceller works on (default 40 ms, the session's frame: in bench/echo.mjs speexdsp's filter
+   * converges faster on a long reverberant tail than at 20 ms, RT60 600 ms 22.9 → 25.4 dB, for 20 ms more lag)
+   */
   frameMs?: number;
   /** the echo tail the adaptive filter models: device latencies + the room's delay and reverberation (default 500) */
   filterMs?: number;
@@ -120,7 +123,7 @@ export class EchoCanceller {
     private readonly x: SpeexExports,
     private readonly o: EchoCancellerOptions,
   ) {
-    this.frameSamples = Math.round((o.sampleRate * (o.frameMs ?? 20)) / 1000);
+    this.frameSamples = Math.round((o.sampleRate * (o.frameMs ?? 40)) / 1000);
     // three frames of samples (captured, played, cleaned), then one int (4-byte aligned) for the ctl arguments
     this.intAt = Math.ceil((this.frameSamples * 6) / 4) * 4;
     this.bufs = x.malloc(this.intAt + 4);
@@ -437,6 +440,10 @@ export class StartupGuard {
   private echoGain: number | undefined;
   /** samples held down so far */
   heldSamples = 0;
+  /** once learnt, how much live echo must measure 15 dB to end a hold (a burst after a pause: 0.1 s) */
+  private confirmSamples: number;
+  /** a trained canceller took over before (a restart does not make the next one the first) */
+  private tookOver = false;
 
   constructor(
     private readonly rate: number,
@@ -445,15 +452,23 @@ export class StartupGuard {
     suppressDb = -30,
   ) {
     this.gain = 10 ** (suppressDb / 20);
+    this.confirmSamples = rate / 10;
   }
 
   /**
    * A canceller that measured 15 dB over the last second of the playback took over: the room is learnt, the echo's
-   * level against the playback's (`micE` and `refE`, mean squares) known. Held down only until 0.1 s of live echo
-   * measures 15 dB, as at a later burst: its 15 dB were on audio it had learnt from three times (let through at
-   * once, its echo made the agent interrupt itself in 1 of 2 runs of the 3-turn test).
+   * level against the playback's (`micE` and `refE`, mean squares) known. Held down only until live echo measures
+   * 15 dB: its 15 dB were on audio it had learnt from three times (let through at once, its echo made the agent
+   * interrupt itself in 1 of 2 runs of the 3-turn test). The first time (the start-up), over `firstConfirmMs`:
+   * EchoPath gives two 40 ms blocks. In bench/echo.mjs over 0.1 s (three blocks) the holds ended 1.0-1.08 s after
+   * the first echo, 2.1 s at ±208 ppm (the drift not yet corrected, three blocks in a row fell short); over two
+   * 1.0-1.04 s (±208 ppm 1.01), the same ERLE, no false barge-in; over one 0.94-1.0 s, but the guard's state then
+   * changed a later delay's trial (EchoPath.realign's `stale`) and the echo after the 250 -> 40 ms jump leaked (its
+   * 2 s with the hold on 30.0 -> 10.7 dB). Later trials (a new delay) and bursts after a pause: 0.1 s.
    */
-  learntFrom(micE: number, refE: number): void {
+  learntFrom(micE: number, refE: number, firstConfirmMs = 100): void {
+    this.confirmSamples = (this.rate * (this.tookOver ? 100 : firstConfirmMs)) / 1000;
+    this.tookOver = true;
     this.learning = true;
     this.learnt = true;
     this.micE = this.outE = this.span = this.refE = 0;
@@ -479,8 +494,9 @@ export class StartupGuard {
     while (this.recent.length * mic.length > this.tailSamples + mic.length) this.recent.shift();
     // -55 dBFS: under it the playback is silence and its echo below any VAD
     if (Math.max(...this.recent) < 3400) {
-      // the playback and its echo are over: the next burst is checked again
+      // the playback and its echo are over: the next burst is checked again, over 0.1 s
       if (this.learnt) this.learning = true;
+      this.confirmSamples = this.rate / 10;
       this.micE = this.outE = this.span = this.refE = 0;
       return;
     }
@@ -492,7 +508,7 @@ export class StartupGuard {
     this.outE += meanSquare(out);
     this.refE += meanSquare(ref);
     this.span += mic.length;
-    if (this.span >= (this.learnt ? this.rate / 10 : this.rate / 2)) {
+    if (this.span >= (this.learnt ? this.confirmSamples : this.rate / 2)) {
       if (this.micE >= this.outE * 10 ** 1.5) {
         this.learning = false;
         if (this.refE > 0) this.echoGain = this.micE / this.refE;
@@ -837,7 +853,8 @@ export class EchoPath {
     this.refCarry = this.history.playedAt(done, this.carry.length, shift);
     // the canceller taken over has learnt the room already when its last second measures 15 dB: a short hold
     const micE = meanSquare(mic.subarray(mic.length - span));
-    if (micE >= after * 10 ** 1.5) this.guard?.learntFrom(micE, meanSquare(ref.subarray(ref.length - span)));
+    const refE = meanSquare(ref.subarray(ref.length - span));
+    if (micE >= after * 10 ** 1.5) this.guard?.learntFrom(micE, refE, (2 * n * 1000) / this.rate);
     else this.guard?.restart();
     return true;
   }

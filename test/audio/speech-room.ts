@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PcmConverter, decodeAudio } from 'svc-formats/audio-codecs';
+import { Fft } from '../../src/audio/delay-estimator.js';
 import { tempDir } from '../helpers/files.js';
 
 export const RATE = 24000;
@@ -47,6 +48,8 @@ export interface Room {
   gainDb: number;
   /** white noise, dBFS (default -65) */
   noiseDb?: number;
+  /** a dense diffuse tail instead of the 40 reflections: from 25 ms after the direct sound, -60 dB over this (s) */
+  rt60?: number;
 }
 
 /**
@@ -59,14 +62,41 @@ export function hear(played: Float64Array, room: Room, seed = 1): Float64Array {
   const d = Math.round((room.delayMs * RATE) / 1000);
   const taps: [number, number][] = [[d, g]];
   for (let i = 0; i < 6; i++) taps.push([d + Math.round((0.002 + rand() * 0.028) * RATE), g * (rand() - 0.5) * 0.6]);
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < (room.rt60 ? 0 : 40); i++) {
     const t = 0.03 + rand() * 0.2;
     taps.push([d + Math.round(t * RATE), g * 0.15 * (rand() * 2 - 1) * 10 ** (-3 * (t / 0.3))]);
   }
   const noise = 10 ** ((room.noiseDb ?? -65) / 20) * Math.sqrt(3);
   const out = Float64Array.from(played, () => (rand() * 2 - 1) * noise);
   for (const [at, gain] of taps) for (let i = at; i < out.length; i++) out[i]! += played[i - at]! * gain;
+  if (room.rt60) addTail(out, played, d + Math.round(0.025 * RATE), g, room.rt60, rand);
   return out;
+}
+
+/** `played` through a diffuse tail from `from` samples on (-15 dB of the direct sound, -60 dB over rt60), added */
+function addTail(out: Float64Array, played: Float64Array, from: number, g: number, rt60: number, rand: () => number) {
+  const taps = Math.round(rt60 * RATE);
+  let size = 1;
+  while (size < played.length + from + taps) size <<= 1;
+  const [xRe, xIm, hRe, hIm] = [
+    new Float64Array(size),
+    new Float64Array(size),
+    new Float64Array(size),
+    new Float64Array(size),
+  ];
+  xRe.set(played);
+  for (let i = 0; i < taps; i++) hRe[from + i] = g * 0.18 * (rand() * 2 - 1) * 10 ** ((-3 * i) / taps);
+  // the convolution as a product of spectra (a 0.6 s tail, sample by sample, is ~3·10⁹ multiplications)
+  const fft = new Fft(size);
+  fft.transform(xRe, xIm);
+  fft.transform(hRe, hIm);
+  for (let i = 0; i < size; i++) {
+    const re = xRe[i]! * hRe[i]! - xIm[i]! * hIm[i]!;
+    xIm[i] = xRe[i]! * hIm[i]! + xIm[i]! * hRe[i]!;
+    xRe[i] = re;
+  }
+  fft.transform(xRe, xIm, true);
+  for (let i = 0; i < out.length; i++) out[i]! += xRe[i]! / size;
 }
 
 export function s16(x: Float64Array): Int16Array {
