@@ -2,7 +2,7 @@
 // is sent — never the native abort (134) of libasound inside `speaker`. The ALSA configuration names a card that
 // does not exist (test/fixtures/asound-nocard.conf); the real `arecord` is on PATH.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeWav } from 'svc-formats/audio-codecs';
 import { ROOT, tempDir } from '../helpers/files.js';
@@ -90,13 +90,26 @@ describe('no sound card: files and pipes keep working', () => {
   it('Ctrl-C while waiting for a silent microphone ends with 130, not a hang', async () => {
     emu.clearRequests();
     const bin = tempDir('svc-arecord-');
-    writeFileSync(join(bin, 'arecord'), `#!/bin/sh\ntouch ${bin}/started\nexec sleep 60\n`, { mode: 0o755 });
+    const arecord = `#!/bin/sh\necho $$ > ${bin}/pid.tmp\nmv ${bin}/pid.tmp ${bin}/pid\nexec sleep 60\n`;
+    writeFileSync(join(bin, 'arecord'), arecord, { mode: 0o755 });
     const p = spawnSvc(['stt', 'listen', '--input', 'mic'], { emu, env: { PATH: `${bin}:${process.env.PATH}` } });
     // the microphone was started (and gives nothing yet): then Ctrl-C
-    while (!existsSync(join(bin, 'started'))) await new Promise((res) => setTimeout(res, 20));
+    while (!existsSync(join(bin, 'pid'))) await new Promise((res) => setTimeout(res, 20));
     p.kill('SIGINT');
     const r = await p;
     expect(r.exitCode).toBe(130);
     expect(emu.requests()).toEqual([]);
+    // svc stopped its capture program: none is left recording (it ends once its SIGTERM is handled)
+    const pid = Number(readFileSync(join(bin, 'pid'), 'utf8'));
+    // running, not a zombie its new parent has yet to reap (/proc/PID/stat's state, after the name in parentheses)
+    const alive = () => {
+      try {
+        return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && alive(); i++) await new Promise((res) => setTimeout(res, 20));
+    expect(alive(), `the capture program (pid ${pid}) still runs after svc exited`).toBe(false);
   });
 });

@@ -146,6 +146,8 @@ export default defineCommand({
       device: opts.inputDevice,
       stdin: ctx.streams.stdin,
       env: ctx.env,
+      // Ctrl-C (or SIGTERM) while the microphone opens stops its capture program too: svc's exit would orphan it
+      signal: ctx.signal,
     });
     let sock: SttSocket;
     let view: View | undefined;
