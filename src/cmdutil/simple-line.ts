@@ -19,15 +19,11 @@ export interface SimpleLine {
   given: { name: string; raw?: string }[];
 }
 
+/** A flag of the line's specs: its key and what it takes are read only for a flag given (~70 flags of chat's). */
 interface Flag {
   spec: OptionSpec;
   /** `model` for '-m, --model <id>', `no-stream` for '--no-stream' (commander's Option.name()) */
   name: string;
-  /** `model`, `stream` (commander's attributeName()) */
-  key: string;
-  negate: boolean;
-  /** '<' a value, '' none; undefined: a value this reader leaves to commander ('[value]', '<values...>') */
-  takes: '<' | '' | undefined;
 }
 
 const flagCache = new WeakMap<readonly OptionSpec[], Flag[]>();
@@ -35,27 +31,35 @@ const flagCache = new WeakMap<readonly OptionSpec[], Flag[]>();
 function flagsOf(specs: readonly OptionSpec[]): Flag[] {
   let flags = flagCache.get(specs);
   if (flags) return flags;
-  flags = specs.map((spec) => {
-    const name = flagName(spec.flags);
-    return { spec, name, key: attributeName(name), negate: name.startsWith('no-'), takes: flagValue(spec.flags) };
-  });
+  flags = specs.map((spec) => ({ spec, name: flagName(spec.flags) }));
   flagCache.set(specs, flags);
   return flags;
 }
 
+const negates = (f: Flag) => f.name.startsWith('no-');
+
 /** Commander's values before any flag is read: the defaults, and true for a `--no-x` with no `--x` before it. */
 function defaults(flags: Flag[]): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  const positive = new Set<string>();
-  for (const f of flags) {
-    if (f.negate) {
-      if (!positive.has(f.key)) values[f.key] = f.spec.default === undefined ? true : f.spec.default;
-    } else {
-      positive.add(f.key);
-      if (f.spec.default !== undefined) values[f.key] = f.spec.default;
+  for (let i = 0; i < flags.length; i++) {
+    const f = flags[i]!;
+    if (!negates(f)) {
+      if (f.spec.default !== undefined) values[attributeName(f.name)] = f.spec.default;
+      continue;
     }
+    const key = attributeName(f.name);
+    if (!hasPositive(flags, i, key)) values[key] = f.spec.default === undefined ? true : f.spec.default;
   }
   return values;
+}
+
+/** Whether a flag before flags[end] is the positive one of `key` (its name starts as the key does). */
+function hasPositive(flags: Flag[], end: number, key: string): boolean {
+  for (let j = 0; j < end; j++) {
+    const g = flags[j]!;
+    if (g.name.charCodeAt(0) === key.charCodeAt(0) && !negates(g) && attributeName(g.name) === key) return true;
+  }
+  return false;
 }
 
 /**
@@ -91,15 +95,17 @@ export function readSimpleLine(
     if (mine ? global || pathLeft > 0 : !global) return undefined;
     const flag = (mine ?? global)!;
     const values = mine ? opts : globalOpts;
-    if (flag.takes === undefined || flag.spec.implies) return undefined;
+    const takes = flagValue(flag.spec.flags);
+    if (takes === undefined || flag.spec.implies) return undefined;
+    const key = attributeName(flag.name);
     let raw: string | undefined;
     let value: unknown;
-    if (flag.takes === '<') {
+    if (takes === '<') {
       raw = argv[++i];
       if (raw === undefined || (raw.length > 1 && raw.startsWith('-'))) return undefined;
       if (flag.spec.parse) {
         try {
-          value = flag.spec.parse(raw, `--${flag.name}`, values[flag.key]);
+          value = flag.spec.parse(raw, `--${flag.name}`, values[key]);
         } catch {
           return undefined;
         }
@@ -111,9 +117,9 @@ export function readSimpleLine(
     } else {
       // commander calls a bare flag's parser with no word: not such a simple line
       if (flag.spec.parse) return undefined;
-      value = !flag.negate;
+      value = !negates(flag);
     }
-    values[flag.key] = value;
+    values[key] = value;
     if (mine) given.push({ name: flag.name, raw });
   }
   if (pathLeft > 0) return undefined;

@@ -86,6 +86,8 @@ export function fillBody<B extends object>(rows: readonly RequestRow[], opts: ob
   for (const row of rows) {
     if (!row.field) continue;
     const value = (opts as Record<string, unknown>)[optionKey(row.flags)];
+    // a flag not given sends nothing (a `--no-x` not given is true): no test of its name
+    if (value === undefined && !row.send) continue;
     let sent: unknown;
     if (row.send) sent = row.send(value, opts);
     else if (negated(row.flags)) sent = value === false ? false : undefined;
