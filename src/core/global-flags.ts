@@ -61,14 +61,11 @@ type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
   ? `${Head}${Capitalize<CamelCase<Tail>>}`
   : S;
 
-/** The key of a flag's value, as commander names it: '--max-retries <n>' → maxRetries, '--no-color' → color. */
+/**
+ * The key of a flag's value, as commander names it: '--max-retries <n>' → maxRetries, '--no-color' → color (at run
+ * time option-spec's attributeName(flagName(flags)), the one reading of every flag's key).
+ */
 export type FlagKey<F extends string> = CamelCase<LongName<F> extends `no-${infer Name}` ? Name : LongName<F>>;
-
-/** The same key at run time. */
-export function flagKey<F extends string>(flags: F): FlagKey<F> {
-  const long = /--([\w-]+)/.exec(flags)?.[1] ?? flags;
-  return long.replace(/^no-/, '').replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as FlagKey<F>;
-}
 
 /**
  * The global options' values by key: `Parsed` gives the type a flag's parser returns (core/global-options.ts);

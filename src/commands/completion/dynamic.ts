@@ -11,8 +11,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CompletionKind } from '../../core/option-spec.js';
-import { GLOBAL_FLAGS, flagKey, type GlobalFlagValues } from '../../core/global-flags.js';
+import { type CompletionKind, attributeName, flagName } from '../../core/option-spec.js';
+import { GLOBAL_FLAGS, type GlobalFlagValues } from '../../core/global-flags.js';
 import type { ApiCompletionKind, Entry, apiCompletion } from '../../endpoints/resources.js';
 import { readConfigFile, resolveConfig } from '../../runtime/config.js';
 import { readAliases } from '../../runtime/aliases.js';
@@ -41,7 +41,10 @@ export function globalsOf(words: string[]): GlobalFlagValues {
   for (let i = 0; i < words.length; i++) {
     const [word, inline] = words[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const flag = GLOBAL_FLAGS.find((f) => f.flags.split(/[ ,]+/).includes(word) && word.startsWith('-'));
-    if (flag) g[flagKey(flag.flags)] = flag.flags.includes('<') ? (inline ?? words[++i]) : !word.startsWith('--no-');
+    if (flag)
+      g[attributeName(flagName(flag.flags))] = flag.flags.includes('<')
+        ? (inline ?? words[++i])
+        : !word.startsWith('--no-');
   }
   return g;
 }
