@@ -7,8 +7,10 @@ import { ApiError, ProtocolError } from '../core/errors.js';
 import { buildMultipart, type MultipartPart } from '../net/multipart.js';
 import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
-export const STT_MAX_FILE = 500 * 1024 * 1024;
 const { speechToText: FILE, streamSpeechToText: STREAM } = OPERATIONS;
+/** the largest file a transcription takes (the document's maxLength of its `file` part), and as it is said */
+export const STT_MAX_FILE: number = FILE.fields['body.file'].maxLength;
+export const STT_MAX_FILE_SAID = `${STT_MAX_FILE / 2 ** 20} MB (${STT_MAX_FILE} bytes)`;
 export const STT_AUDIO_FORMATS = FILE.fields['body.audio_format'].enum;
 export const STT_RAW_FORMATS = SCHEMAS.SttRawFormat.$.enum;
 /** Streaming STT models */

@@ -117,6 +117,14 @@ describe('lists of values in src/ and the emulator', () => {
     }
   });
 
+  it("a transcription's file limit: its file part's maxLength, read by the client and the emulator", () => {
+    const bytes = OPERATIONS.speechToText.fields['body.file'].maxLength;
+    const stt = [...sources, ...emulatorSources].filter(({ file }) => /\bstt\b|\/stt\//.test(file));
+    expect(
+      where(new RegExp(`\\b${bytes}\\b|\\b${bytes / 2 ** 20} \\* 1024 \\* 1024|\\b${bytes / 2 ** 20} MB`), stt),
+    ).toEqual([]);
+  });
+
   it("the TTS codec's default: the document's, in batch's and tts's help, defaults and files, not written", () => {
     const codec = SCHEMAS.Codec.$.default;
     const tts = sources.filter(({ file }) => /^src\/(batch|commands\/batch|commands\/tts|endpoints\/tts)/.test(file));

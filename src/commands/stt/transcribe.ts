@@ -9,6 +9,7 @@ import {
   STT_AUDIO_FORMATS,
   STT_FORMAT_LANGUAGES,
   STT_MAX_FILE,
+  STT_MAX_FILE_SAID,
   STT_RAW_FORMATS,
   transcribe,
   type SttForm,
@@ -42,8 +43,8 @@ const RAW = STT_RAW_FORMATS as readonly string[];
 
 export default defineCommand({
   description:
-    'Uploads FILE (streamed from disk, at most 500 MB) or stdin (-), or has the service fetch URL. The ' +
-    'container is recognised by its first ' +
+    `Uploads FILE (streamed from disk, at most ${STT_MAX_FILE / 2 ** 20} MB) or stdin (-), or has the service fetch ` +
+    'URL. The container is recognised by its first ' +
     'bytes: WAV, MP3, OGG, Opus, FLAC, AAC, MP4, M4A and MKV go up as they are; other formats (AIFF, CAF, ' +
     'AMR, WMA) are converted to WAV ' +
     'with ffmpeg when it is installed; text is refused. Raw pcm, mulaw and alaw need --audio-format and ' +
@@ -154,7 +155,7 @@ async function localInput(
         '-: stdin is a terminal; pipe audio in (svc tts say hi | svc stt transcribe -) or give FILE',
       );
     const data = await readAllLimited(ctx.streams.stdin, STT_MAX_FILE);
-    require(data !== undefined, 'FILE', 'stdin', 'at most 500 MB (524288000 bytes)');
+    require(data !== undefined, 'FILE', 'stdin', `at most ${STT_MAX_FILE_SAID}`);
     require(data!.length > 0, 'FILE', 'stdin', 'audio on stdin (it was empty)');
     head = data!.subarray(0, SNIFF_BYTES);
     input = { data: data!, filename: 'stdin' };
@@ -167,7 +168,7 @@ async function localInput(
       throw new UsageError(
         `${source} is not a regular file (give an audio file, or pipe it: svc stt transcribe - < ${source})`,
       );
-    require(st.size <= STT_MAX_FILE, 'FILE', `${source} (${st.size} bytes)`, 'at most 500 MB (524288000 bytes)');
+    require(st.size <= STT_MAX_FILE, 'FILE', `${source} (${st.size} bytes)`, `at most ${STT_MAX_FILE_SAID}`);
     require(st.size > 0, 'FILE', source, 'a file with audio in it (this one is empty)');
     head = await readHead(source, SNIFF_BYTES);
     input = { path: source, size: st.size };

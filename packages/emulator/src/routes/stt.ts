@@ -17,9 +17,11 @@ import { handleUnknown, requestCheckerNow } from '../http/request-check.js';
 import { toFloat, transcribeTones } from '../voice/tones.js';
 import { Endpointer, frameLevels, voicedSegments } from '../voice/vad.js';
 import { yieldToLoop } from '../core/yield-loop.js';
-import { SCHEMAS } from 'svc-formats/api-facts';
+import { OPERATIONS, SCHEMAS } from 'svc-formats/api-facts';
 
-const MAX_FILE = 500 * 1024 * 1024;
+/** the document's limit of a transcription's file (its `file` part's maxLength), in bytes, and as it is said */
+const MAX_FILE: number = OPERATIONS.speechToText.fields['body.file'].maxLength;
+const MAX_FILE_SAID = `${MAX_FILE / 2 ** 20} MB`;
 /** the most audio a streaming session holds for one utterance, in seconds */
 const MAX_UTTERANCE_SECONDS = 60;
 const RAW: readonly string[] = SCHEMAS.SttRawFormat.$.enum;
@@ -205,7 +207,7 @@ export function register(router: Router): void {
           file = p;
         } else fields[p.name] = p.value;
       }
-      if (file?.tooLarge) throw new HttpError(413, `The file is larger than the limit of 500 MB`);
+      if (file?.tooLarge) throw new HttpError(413, `The file is larger than the limit of ${MAX_FILE_SAID}`);
       const result = await transcribeForm(core, fields, file);
       res.json(200, result);
     } finally {
@@ -342,7 +344,8 @@ async function download(url: string): Promise<Buffer> {
   }
   if (!res!.ok) invalid(`Cannot download ${url}: HTTP ${res!.status}`);
   const buf = Buffer.from(await res!.arrayBuffer());
-  if (buf.length > MAX_FILE) throw new HttpError(413, 'The file at the URL is larger than the limit of 500 MB');
+  if (buf.length > MAX_FILE)
+    throw new HttpError(413, `The file at the URL is larger than the limit of ${MAX_FILE_SAID}`);
   return buf;
 }
 
