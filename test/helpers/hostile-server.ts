@@ -3,6 +3,7 @@
 // request. Faults are chosen per request (`plan('POST /v1/chat/completions', 'stall')`), consumed in order; a
 // route without a planned fault answers normally. It imports nothing from src/ (it is an independent oracle).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
@@ -501,11 +502,33 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** A loopback port where nothing listens (a refused connection). */
+/**
+ * A loopback port where nothing listens (a refused connection), and where nothing will: below the kernel's range for
+ * ports picked by `listen(0)`. A port taken from that range and closed could be handed at once to another worker's
+ * emulator, whose 401 then reached a test that expected a refusal (fault-matrix's recorder row, once in a run).
+ */
 export async function closedPort(): Promise<string> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return `http://127.0.0.1:${port}`;
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (ephemeralLow() - 10_000));
+    const s = createServer();
+    const free = await new Promise<boolean>((r) => {
+      s.once('error', () => r(false));
+      s.listen(port, '127.0.0.1', () => r(true));
+    });
+    if (free) {
+      await new Promise<void>((r) => s.close(() => r()));
+      return `http://127.0.0.1:${port}`;
+    }
+  }
+}
+
+/** The lowest port `listen(0)` may pick: Linux's setting, else 32768 (macOS and Windows start at 49152). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (low > 11_000) return low;
+  } catch {
+    // not Linux
+  }
+  return 32_768;
 }
