@@ -6,6 +6,8 @@
 // fresh bundle (after a bare `tsc`) or with SVC_NO_BUNDLE=1 it is the ES modules in dist/.
 const argv = process.argv.slice(2);
 const only = argv.length === 1 ? argv[0] : undefined;
+/** Node 20's compile of a chunk of the bundle with its code cache, from its file (set by useCodeCache) */
+let compileChunk;
 if (only === '--version' || only === '-V') {
   // a write that fails (a full disk, /dev/full) is reported by the CLI, whose one stdout writer says why (exit 1)
   if (!writeStdout(Buffer.from(require('../package.json').version + '\n'))) runCli();
@@ -51,7 +53,7 @@ function writeStdout(bytes) {
 }
 
 /**
- * `svc <command…> --help` without loading the CLI (~10 ms less for a command with many flags), from what the build
+ * `svc <command...> --help` without loading the CLI (~10 ms less for a command with many flags), from what the build
  * rendered (scripts/help-pages.mjs): into a pipe, a file or /dev/null the page, the same bytes commander prints
  * there; on a terminal the page's layout, laid out at the terminal's width by commander's own Help class alone
  * (dist/bundle/help-layout.cjs), as commander would. With options before --help, an alias, or no page of this
@@ -176,7 +178,7 @@ function load(name) {
 
 /**
  * Compile the files of the bundle with V8's code cache: the first run of a file stores what V8 compiled (after the
- * command ran, so the functions it used are included) and later runs skip parsing and compiling. Node ≥ 22.1 does
+ * command ran, so the functions it used are included) and later runs skip parsing and compiling. Node >= 22.1 does
  * this itself (module.enableCompileCache); on Node 20 it is vm.Script's cachedData. One cache file per bundle file,
  * in a folder per build (dist/bundle/build-id, a hash of the bundle written by scripts/bundle.mjs: no stat of each
  * file); V8 also checks its own version, its flags and the source length, and rejects a mismatch, in which case the
@@ -186,7 +188,7 @@ function load(name) {
  */
 function useCodeCache(bundleDir) {
   // the CommonJS loader's Module class; node:module (the same class, with the loader's public API added, and the
-  // modules that API needs: ~0.2 ms) only on Node ≥ 22.1, for enableCompileCache
+  // modules that API needs: ~0.2 ms) only on Node >= 22.1, for enableCompileCache
   const Module = Number(process.versions.node.split('.')[0]) >= 22 ? require('node:module') : module.constructor;
   const fs = require('node:fs');
   const sep = require('node:path').sep;
@@ -294,9 +296,11 @@ function useCodeCache(bundleDir) {
     '--no-wasm-lazy-compilation': '--wasm-lazy-compilation',
     '--expose-gc': '--no-expose-gc',
   };
-  const compile = Module.prototype._compile;
-  Module.prototype._compile = function compileWithCache(content, filename) {
-    if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
+  // Each Script keeps its source alive. Used as a property key, a string is internalized: V8 copies it into the old
+  // generation (a long string's hash is its length: no scan), so the sources do not fill the young one, whose
+  // survivors of `svc chat`'s first scavenge they were (~150 KB: a second scavenge ran while the reply was awaited)
+  const oldGeneration = Object.create(null);
+  const run = (mod, source, filename) => {
     const cacheFile = cacheName(filename);
     let cachedData;
     try {
@@ -304,15 +308,24 @@ function useCodeCache(bundleDir) {
     } catch {
       // not cached yet
     }
-    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    void (source in oldGeneration);
+    const script = new vm.Script(source, { filename, cachedData });
     if (!cachedData || script.cachedDataRejected) pending.push({ script, cacheFile });
     const fn = script.runInThisContext({ displayErrors: true });
-    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? requireChunk(this, id, sep) : this.require(id));
-    req.resolve = (request, options) => Module._resolveFilename(request, this, false, options);
+    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? requireChunk(mod, id, sep) : mod.require(id));
+    req.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
     req.cache = Module._cache;
     req.main = require.main;
-    return fn.call(this.exports, this.exports, req, this, filename, filename.slice(0, filename.lastIndexOf(sep)));
+    return fn.call(mod.exports, mod.exports, req, mod, filename, filename.slice(0, filename.lastIndexOf(sep)));
   };
+  const compile = Module.prototype._compile;
+  Module.prototype._compile = function compileWithCache(content, filename) {
+    if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
+    return run(this, Module.wrap(content), filename);
+  };
+  // a chunk's bytes decoded inside the wrapper: one young string, where V8 copies Module.wrap's joined one flat
+  const [head, tail] = Module.wrapper.map((part) => Buffer.from(part));
+  compileChunk = (mod, file) => run(mod, Buffer.concat([head, fs.readFileSync(file), tail]).toString(), file);
   process.once('exit', () => {
     save();
     // (the run is over: nothing compiles WebAssembly or collects under those flags any more)
@@ -346,14 +359,15 @@ function requireChunk(parent, id, sep) {
   let loaded = false;
   const exports = child.exports;
   try {
-    child._compile(require('node:fs').readFileSync(file, 'utf8'), file);
+    if (compileChunk) compileChunk(child, file);
+    else child._compile(require('node:fs').readFileSync(file, 'utf8'), file);
     child.loaded = loaded = true;
   } finally {
     if (!loaded) delete Module._cache[file];
   }
-  // A chunk required while it loads (cli-core requires cli.cjs back) gets, from Node's loader (≥ 22: chunks then
+  // A chunk required while it loads (cli-core requires cli.cjs back) gets, from Node's loader (>= 22: chunks then
   // require each other through it), exports whose prototype warns on any missing property, which Node's own load
-  // takes off when it ends: this is that load, so take it off here ("Accessing non-existent property 'then' …")
+  // takes off when it ends: this is that load, so take it off here ("Accessing non-existent property 'then' ...")
   if (child.exports === exports && Object.getPrototypeOf(exports) !== Object.prototype)
     Object.setPrototypeOf(exports, Object.prototype);
   return child.exports;
