@@ -14,7 +14,7 @@ import { guardStdout, type StdoutGuard } from './term/stdout-guard.js';
 import { rootCommands } from './commands/index.js';
 import { didYouMean } from './core/suggest.js';
 import { readEnv } from './core/environment.js';
-import { stopSignals } from './core/signals.js';
+import { processStop, stopSignals } from './core/signals.js';
 import { checkFields, isFieldList, splitJsonFields, type JsonFieldsRule } from './cmdutil/json-fields.js';
 
 const GLOBAL_WITH_VALUE = new Set(
@@ -204,14 +204,14 @@ function handleSignals(): ProcessControl {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
   });
-  const abort = new AbortController();
+  const stop = processStop();
   let interruptHandler: (() => void) | undefined;
   let interrupts = 0;
   process.on('SIGINT', () => {
     if (interruptHandler) return interruptHandler();
     interrupts++;
     if (interrupts > 1) process.exit(ExitCode.interrupted);
-    abort.abort();
+    stop.abort();
     // Give the runner a moment to flush and clean up, then stop regardless.
     setTimeout(() => process.exit(ExitCode.interrupted), 2000).unref();
   });
@@ -220,12 +220,12 @@ function handleSignals(): ProcessControl {
   let signalExit: number | undefined;
   const terminate = (code: number) => () => {
     signalExit ??= code;
-    abort.abort();
+    stop.abort();
     setTimeout(() => process.exit(code), 2000).unref();
   };
   for (const { signal, exit } of stopSignals()) process.on(signal, terminate(exit));
   return {
-    signal: abort.signal,
+    signal: stop.signal,
     get signalExit() {
       return signalExit;
     },

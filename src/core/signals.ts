@@ -76,3 +76,37 @@ export function processAlive(pid: number): boolean {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+// where processStop keeps the callbacks onAbort put on its signal (a registered symbol: one key in every chunk)
+const STOP_CALLBACKS = Symbol.for('svc.stopCallbacks');
+
+/**
+ * The process's stop (cli.ts: Ctrl-C, SIGTERM, SIGHUP): `signal` is a real AbortSignal for Node's APIs and every
+ * listener; `abort()` aborts it, then runs the callbacks onAbort put on it, which skip EventTarget's listeners (their
+ * first use costs a request command ~0.4 ms of CPU, more than the rest of its stop: docs/performance.md, issue 41).
+ */
+export function processStop(): { signal: AbortSignal; abort(): void } {
+  const controller = new AbortController();
+  const callbacks = new Set<() => void>();
+  Object.defineProperty(controller.signal, STOP_CALLBACKS, { value: callbacks });
+  return {
+    signal: controller.signal,
+    abort() {
+      controller.abort();
+      const now = [...callbacks];
+      callbacks.clear();
+      for (const fn of now) fn();
+    },
+  };
+}
+
+/** Calls `fn` once when `signal` aborts (an 'abort' listener, unless processStop made the signal); returns the undo. */
+export function onAbort(signal: AbortSignal, fn: () => void): () => void {
+  const callbacks = (signal as AbortSignal & { [STOP_CALLBACKS]?: Set<() => void> })[STOP_CALLBACKS];
+  if (callbacks) {
+    callbacks.add(fn);
+    return () => callbacks.delete(fn);
+  }
+  signal.addEventListener('abort', fn, { once: true });
+  return () => signal.removeEventListener('abort', fn);
+}

@@ -8,6 +8,7 @@
 // request or errors the body; idle connections are kept 4 s and never hold the process open.
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { Readable, pipeline } from 'node:stream';
+import { onAbort } from '../core/signals.js';
 import type { ReplyBody, SendOptions, Sender, SenderReply } from './http.js';
 
 export interface DirectOptions {
@@ -92,7 +93,8 @@ class Exchange {
   // one timer at a time: the connection's, then the headers', then the body's
   private timer?: NodeJS.Timeout;
   private timing?: 'connect' | 'headers' | 'body';
-  private readonly onAbort = () => this.fail(abortError());
+  // stops listening for the abort (onAbort: the process's stop without EventTarget's listeners)
+  private unlisten = () => {};
 
   constructor(
     private readonly o: SendOptions,
@@ -115,7 +117,7 @@ class Exchange {
       return this.reject(err);
     }
     this.req = req;
-    this.o.signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (this.o.signal) this.unlisten = onAbort(this.o.signal, () => this.fail(abortError()));
     req.on('error', (err) => this.fail(err));
     req.once('socket', (socket) => {
       // a new connection (not one from the pool) has connectTimeoutMs to connect, TLS handshake included
@@ -168,7 +170,7 @@ class Exchange {
     const done = () => {
       this.clearTimer();
       socket?.off('data', arrived);
-      this.o.signal?.removeEventListener('abort', this.onAbort);
+      this.unlisten();
     };
     reply.once('end', done);
     reply.once('close', done);
@@ -177,7 +179,7 @@ class Exchange {
 
   private fail(err: Error): void {
     this.clearTimer();
-    this.o.signal?.removeEventListener('abort', this.onAbort);
+    this.unlisten();
     if (this.res) {
       if (!this.res.complete) this.res.destroy(err);
     } else if (!this.settled) {

@@ -2,9 +2,11 @@
 // contract, against real loopback servers: timeouts classified as undici's were, an abort, a cut, streamed request
 // bodies, a reader that is late or slow, keep-alive.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { getEventListeners } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InterruptedError, NetworkError } from '../../src/core/errors.js';
+import { processStop } from '../../src/core/signals.js';
 import { HttpClient } from '../../src/net/http.js';
 
 let servers: Server[] = [];
@@ -98,24 +100,34 @@ describe('the direct client (node:http)', () => {
     expect(chunks.join('')).toBe('first 1 2 3 4 5 last');
   });
 
-  it('Ctrl-C (the signal) interrupts a request waiting for its answer and one whose body is being read', async () => {
-    const srv = await serve((req, res) => {
-      if (req.url === '/wait') return;
-      res.writeHead(200);
-      res.write('part');
-    });
-    const c = client(srv.url);
-    const waiting = new AbortController();
-    const pending = failure(c.request({ method: 'GET', path: '/wait', signal: waiting.signal }));
-    setTimeout(() => waiting.abort(), 50);
-    expect(await pending).toBeInstanceOf(InterruptedError);
-    const reading = new AbortController();
-    const res = await c.request({ method: 'GET', path: '/body', signal: reading.signal });
-    const text = failure(res.text());
-    setTimeout(() => reading.abort(), 50);
-    expect(await text).toBeInstanceOf(Error);
-    expect(res.body.destroyed).toBe(true);
-  });
+  it.each([
+    ['an AbortController', () => new AbortController(), 1],
+    ["the process's stop, no 'abort' listener", processStop, 0],
+  ])(
+    'Ctrl-C (%s) interrupts a request waiting for its answer and one whose body is being read',
+    async (_, stop, listeners) => {
+      let arrived = () => {};
+      const waited = new Promise<void>((r) => (arrived = r));
+      const srv = await serve((req, res) => {
+        if (req.url === '/wait') return arrived();
+        res.writeHead(200);
+        res.write('part');
+      });
+      const c = client(srv.url);
+      const waiting = stop();
+      const pending = failure(c.request({ method: 'GET', path: '/wait', signal: waiting.signal }));
+      await waited;
+      expect(getEventListeners(waiting.signal, 'abort')).toHaveLength(listeners);
+      setTimeout(() => waiting.abort(), 50);
+      expect(await pending).toBeInstanceOf(InterruptedError);
+      const reading = stop();
+      const res = await c.request({ method: 'GET', path: '/body', signal: reading.signal });
+      const text = failure(res.text());
+      setTimeout(() => reading.abort(), 50);
+      expect(await text).toBeInstanceOf(Error);
+      expect(res.body.destroyed).toBe(true);
+    },
+  );
 
   it('sends a streamed body (a factory, sent again on a retry) chunked, and bytes with their length', async () => {
     const got: { body: string; te?: string; length?: string }[] = [];
