@@ -10,6 +10,7 @@ import { BudgetError } from '../core/errors.js';
 import { processAlive } from '../core/signals.js';
 import { dayFile, type Prices } from './log.js';
 import { makeDirs } from 'svc-formats/make-dirs';
+import { isoTime } from '../core/iso-time.js';
 
 /**
  * The API's cap on output tokens when a request names none: the API document's default of max_completion_tokens
@@ -21,7 +22,7 @@ const LOCK_STALE_MS = 30_000;
 /** How long a reservation waits for the lock before it gives up (loud: the call is not sent). */
 const LOCK_WAIT_MS = 20_000;
 
-const dayOf = (now: Date) => now.toISOString().slice(0, 10);
+const dayOf = (now: Date) => isoTime(now.getTime()).slice(0, 10);
 const ledgerFile = (dir: string, day: string) => join(dir, `budget-${day}.jsonl`);
 
 /** A call's worst case: dollars, and what they are for the refusal's message. */

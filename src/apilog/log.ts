@@ -8,6 +8,7 @@ import { dataDir } from '../core/paths.js';
 import { writeJsonFile } from '../core/json-file.js';
 import { FileWriteError } from '../core/errors.js';
 import { makeDirs } from 'svc-formats/make-dirs';
+import { isoTime } from '../core/iso-time.js';
 
 /** Characters of prompt and of answer kept per record (the rest is dropped and `truncated` set). */
 export const TEXT_CAP = 8192;
@@ -73,7 +74,7 @@ export const dayFile = (dir: string, day: string): string => join(dir, `calls-${
 
 /** `20261122-213614-k3x9q`: time first (sorts, names its day file), then random. */
 export function newCallId(now: Date): string {
-  const iso = now.toISOString();
+  const iso = isoTime(now.getTime());
   const random = Math.random().toString(36).slice(2, 10).padEnd(8, '0');
   // YYYYMMDD-HHMMSS from the ISO time by position (no expression to compile in every run)
   const [date, time] = [iso.slice(0, 10).split('-').join(''), iso.slice(11, 19).split(':').join('')];
@@ -173,7 +174,7 @@ export function dayFiles(dir: string): { day: string; file: string }[] {
 
 /** Delete day files older than the retention, then the oldest while the log is over SIZE_CAP_BYTES. */
 export function prune(dir: string, retentionDays: number, now: Date): void {
-  const oldest = new Date(now.getTime() - retentionDays * 86400_000).toISOString().slice(0, 10);
+  const oldest = isoTime(now.getTime() - retentionDays * 86400_000).slice(0, 10);
   const files = dayFiles(dir);
   const kept: { file: string; size: number }[] = [];
   for (const f of files) {
@@ -389,7 +390,7 @@ export function priceCost(
 
 /** Dollars spent today (UTC) according to the log; emulated calls cost nothing. */
 export function spentToday(dir: string, now: Date): number {
-  const day = now.toISOString().slice(0, 10);
+  const day = isoTime(now.getTime()).slice(0, 10);
   return readRecords(dir, { since: Date.parse(`${day}T00:00:00Z`), texts: false }).reduce(
     (s, r) => s + (r.emulated ? 0 : (r.cost_usd ?? 0)),
     0,

@@ -21,6 +21,7 @@ import type { WsHandshake, WsWatcher } from '../net/ws.js';
 import type { WsSessionLog } from './ws-session.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { release as releaseReservations } from './budget.js';
+import { isoTime } from '../core/iso-time.js';
 
 /** a batch's records are written once this many have their replies */
 const SETTLED_GROUP = 200;
@@ -113,7 +114,7 @@ export class CallRecorder {
     const started = new Date(Date.now() - call.durationMs);
     const rec: CallRecord = {
       id: newCallId(started),
-      time: started.toISOString(),
+      time: isoTime(started.getTime()),
       command: this.command,
       method: call.method,
       path: call.path,
@@ -151,7 +152,7 @@ export class CallRecorder {
     const started = new Date(h.startedAt);
     const rec: CallRecord = {
       id: newCallId(started),
-      time: started.toISOString(),
+      time: isoTime(started.getTime()),
       command: this.command,
       method: 'WS',
       path: h.path,

@@ -7,6 +7,7 @@ import { readEnv } from '../core/environment.js';
 import { StdoutWriteError, UsageError } from '../core/errors.js';
 import { guardStdout, type StdoutGuard } from './stdout-guard.js';
 import { replyOf } from './reply.js';
+import { isoTime } from '../core/iso-time.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -363,5 +364,5 @@ export function formatBytes(n: number): string {
 
 export function formatUnixTime(sec: number | null | undefined): string {
   if (sec === null || sec === undefined) return '-';
-  return new Date(sec * 1000).toISOString().replace('.000Z', 'Z');
+  return isoTime(sec * 1000).replace('.000Z', 'Z');
 }

@@ -8,6 +8,7 @@ import {
   formatDollars,
   getModel,
 } from '../../endpoints/models.js';
+import { isoTime } from '../../core/iso-time.js';
 
 const PRICE_FIELDS = [
   'prompt_text_token_price',
@@ -44,7 +45,7 @@ export default defineCommand({
       else if (k === 'image_price') pairs.push(['image_price ($/image)', formatDollars(dollarsPerImage(v))]);
       else if (k === 'search_price')
         pairs.push(['search_price ($/1M searches)', formatDollars(dollarsPerMillionTokens(v))]);
-      else if (k === 'created') pairs.push([k, new Date((v as number) * 1000).toISOString()]);
+      else if (k === 'created') pairs.push([k, isoTime((v as number) * 1000)]);
       else pairs.push([k, Array.isArray(v) ? v.join(', ') : v]);
     }
     ctx.out.details(pairs);

@@ -11,6 +11,7 @@ import {
 } from '../../endpoints/models.js';
 import { MODELS, MODELS_OF_KIND } from '../../endpoints/resources.js';
 import type { Column } from '../../term/output.js';
+import { isoTime } from '../../core/iso-time.js';
 
 export default defineCommand({
   jsonFields: async () => [
@@ -50,7 +51,7 @@ export function columnsFor(kind: ModelKind | undefined): Column<Model>[] {
         { header: 'OWNER', get: (m) => m.owned_by, optional: 1 },
         {
           header: 'CREATED',
-          get: (m) => new Date(m.created * 1000).toISOString().slice(0, 10),
+          get: (m) => isoTime(m.created * 1000).slice(0, 10),
           keep: true,
           optional: 2,
         },
