@@ -158,20 +158,24 @@ function load(name) {
   const { join } = require('node:path');
   const dist = join(__dirname, '..', 'dist');
   const bundled = join(dist, 'bundle', `${name}.cjs`);
-  if (!process.env.SVC_NO_BUNDLE) {
-    try {
-      if (bundleIsFresh(require('node:fs'), bundled, join(dist, `${name}.js`))) {
-        // the bundle's import() of packages (scripts/bundle.mjs): resolved from here, the same package root
-        globalThis[Symbol.for('svc.import')] = (specifier) => import(specifier);
-        // undici's parser, compiled ahead of the first connection (src/net/http-parser.ts)
-        globalThis[Symbol.for('svc.llhttpFile')] = join(dist, 'bundle', 'net', 'llhttp_simd.wasm');
-        if (!process.env.SVC_NO_COMPILE_CACHE) useCodeCache(join(dist, 'bundle'));
-        // its path is known: no search (stat calls, realpath, the package scope) as for any chunk
-        return Promise.resolve(requireChunk(module, `../dist/bundle/${name}.cjs`, require('node:path').sep));
-      }
-    } catch {
-      // no bundle: the ES modules below
-    }
+  let fresh = false;
+  try {
+    fresh = !process.env.SVC_NO_BUNDLE && bundleIsFresh(require('node:fs'), bundled, join(dist, `${name}.js`));
+  } catch {
+    // no bundle: the ES modules below
+  }
+  if (fresh) {
+    // the bundle's import() of packages (scripts/bundle.mjs): resolved from here, the same package root
+    globalThis[Symbol.for('svc.import')] = (specifier) => import(specifier);
+    // undici's parser, compiled ahead of the first connection (src/net/http-parser.ts)
+    globalThis[Symbol.for('svc.llhttpFile')] = join(dist, 'bundle', 'net', 'llhttp_simd.wasm');
+    if (!process.env.SVC_NO_COMPILE_CACHE) useCodeCache(join(dist, 'bundle'));
+    // its path is known: no search (stat calls, realpath, the package scope) as for any chunk. A bundle that throws
+    // as it loads is a broken build: said (Node prints the error, exit 1), not hidden by the slower ES modules in
+    // dist/, which an installed package does not even hold
+    return new Promise((resolve) =>
+      resolve(requireChunk(module, `../dist/bundle/${name}.cjs`, require('node:path').sep)),
+    );
   }
   return import(`../dist/${name}.js`);
 }

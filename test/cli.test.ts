@@ -1,7 +1,8 @@
 // The launcher and the command tree: --version, help, usage errors, pipes, NO_COLOR.
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandNode } from '../src/cmdutil/command.js';
 import { rootCommands } from '../src/commands/index.js';
@@ -341,6 +342,29 @@ describe("the launcher's code cache", () => {
     const r = await svcProcess(['models', 'list'], { emu, env: { SVC_CACHE_DIR: file } });
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toMatch(/^svc-4\t/m);
+  });
+});
+
+describe('a broken bundle', () => {
+  it('is said (its error, exit 1), not hidden by a silent fall-back to the ES modules in dist/', async () => {
+    const copy = tempDir();
+    mkdirSync(join(copy, 'bin'));
+    mkdirSync(join(copy, 'dist/bundle'), { recursive: true });
+    // (another name: no key is in its environment for the runner helpers to scan its output for)
+    const launcher = join(copy, 'bin/launcher-copy.cjs');
+    writeFileSync(launcher, readFileSync(join(ROOT, 'bin/svc.cjs')));
+    // the ES modules, older than the bundle (so the bundle is fresh), and a bundle that throws as it loads
+    writeFileSync(join(copy, 'dist/cli.js'), "console.log('the ES modules ran');\n");
+    utimesSync(join(copy, 'dist/cli.js'), new Date(2020, 0, 1), new Date(2020, 0, 1));
+    writeFileSync(join(copy, 'dist/bundle/cli.cjs'), "throw new Error('this build is broken');\n");
+    const r = await execa(process.execPath, [launcher, 'models', 'list'], {
+      env: { PATH: process.env.PATH, SVC_CACHE_DIR: join(copy, 'cache') },
+      extendEnv: false,
+      reject: false,
+    });
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr).toContain('this build is broken');
+    expect(r.stdout).toBe('');
   });
 });
 
