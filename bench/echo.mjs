@@ -47,12 +47,20 @@ const PATHS = [
   { name: '150 ms -20 dB room', room: { delayMs: 150, gainDb: -20, rt60: 0.3 } },
   { name: 'RT60 300 ms, tanh speaker', room: { ...ROOM, rt60: 0.3 }, tanh: true },
   { name: 'RT60 600 ms, tanh speaker', room: { ...ROOM, rt60: 0.6 }, tanh: true },
-  { name: 'delay jump 80 -> 200 ms mid-speech', room: { ...ROOM, delayMs: 20 }, latencyMs: 60, jump: { toMs: 180 } },
+  // (the near end comes after the 2 s that follow the jump's first echo: that window is single talk)
+  {
+    name: 'delay jump 80 -> 200 ms mid-speech',
+    room: { ...ROOM, delayMs: 20 },
+    latencyMs: 60,
+    jump: { toMs: 180 },
+    singleTalkS: 11,
+  },
   {
     name: 'delay jump 250 -> 40 ms in a pause',
     room: { ...ROOM, delayMs: 20 },
     latencyMs: 230,
     jump: { toMs: 20, pause: true },
+    singleTalkS: 11,
   },
   { name: 'drift -208 ppm', driftPpm: -208, singleTalkS: 24 },
   { name: 'drift -50 ppm', driftPpm: -50, singleTalkS: 24 },
