@@ -42,8 +42,6 @@ export class PathChangeWatch {
   private span = 0;
   private since = 0;
   private readonly gain: number;
-  /** blocks held down so far (tests and the bench read it) */
-  heldBlocks = 0;
 
   constructor(
     private readonly rate: number,
@@ -143,7 +141,6 @@ export class PathChangeWatch {
     let e = 0;
     for (let i = 0; i < mic.length; i++) e += mic[i]! * mic[i]!;
     if (e / (mic.length || 1) > 4 * this.echoGain! * Math.max(...this.raw)) return;
-    this.heldBlocks++;
     for (let i = 0; i < out.length; i++) out[i] = Math.round(out[i]! * this.gain);
   }
 }
