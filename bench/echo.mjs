@@ -15,7 +15,8 @@
 //   start-up hold off (goal ≥ 25 dB) and on; within 2 s of a delay jump (goal ≥ 15 dB);
 // - convergence: from the first echo until the ERLE over 0.5 s first reaches 20 dB;
 // - the hold: how long it lasted at the start, and the share of the far end's time after its first second during
-//   which it held the output down (goal ≤ 10 %);
+//   which it held the output down (goal ≤ 10 %); the same share for the path-change suppressor (EchoPath's: an echo
+//   path that changed under the converged canceller, held down until the new delay is used), with the hold off;
 // - false barge-ins: turns the emulator's server VAD (its EnergyVad, threshold 0.5) starts on the output (hold on)
 //   while only the agent speaks (goal 0); and over 20 turns of answers and pauses with ±208 ppm of drift;
 // - near-end kept in double talk: the correlation of the output with the clean near-end speech (as captured, with
@@ -47,12 +48,20 @@ const PATHS = [
   { name: '150 ms -20 dB room', room: { delayMs: 150, gainDb: -20, rt60: 0.3 } },
   { name: 'RT60 300 ms, tanh speaker', room: { ...ROOM, rt60: 0.3 }, tanh: true },
   { name: 'RT60 600 ms, tanh speaker', room: { ...ROOM, rt60: 0.6 }, tanh: true },
-  { name: 'delay jump 80 -> 200 ms mid-speech', room: { ...ROOM, delayMs: 20 }, latencyMs: 60, jump: { toMs: 180 } },
+  // (the near end comes after the 2 s that follow the jump's first echo: that window is single talk)
+  {
+    name: 'delay jump 80 -> 200 ms mid-speech',
+    room: { ...ROOM, delayMs: 20 },
+    latencyMs: 60,
+    jump: { toMs: 180 },
+    singleTalkS: 11,
+  },
   {
     name: 'delay jump 250 -> 40 ms in a pause',
     room: { ...ROOM, delayMs: 20 },
     latencyMs: 230,
     jump: { toMs: 20, pause: true },
+    singleTalkS: 11,
   },
   { name: 'drift -208 ppm', driftPpm: -208, singleTalkS: 24 },
   { name: 'drift -50 ppm', driftPpm: -50, singleTalkS: 24 },
@@ -278,6 +287,7 @@ async function runPath(sig, seed, startupSuppressDb, correctDrift = true) {
   const path = await EchoPath.open({ sampleRate: RATE, startupSuppressDb, correctDrift });
   const out = new Float64Array(len);
   const held = new Uint8Array(len / CHUNK);
+  const changing = new Uint8Array(len / CHUNK);
   const micS16 = toS16(sig.mic);
   const playedS16 = toS16(sig.played);
   const t0 = 1000; // ms on the simulated clock
@@ -296,6 +306,7 @@ async function runPath(sig, seed, startupSuppressDb, correctDrift = true) {
     const s = new Int16Array(cleaned.buffer, cleaned.byteOffset, CHUNK);
     for (let i = 0; i < CHUNK; i++) out[c + i] = s[i] / 32768;
     held[c / CHUNK] = path.learning ? 1 : 0;
+    changing[c / CHUNK] = path.changing ? 1 : 0;
   }
   const used = process.cpuUsage(cpu);
   const { echoDelayMs: delayMs, driftPpm } = path;
@@ -303,7 +314,7 @@ async function runPath(sig, seed, startupSuppressDb, correctDrift = true) {
   const lag = path.latencySamples;
   path.free();
   out.copyWithin(0, lag).fill(0, len - lag);
-  return { ...sig, out, held, cpuMs: (used.user + used.system) / 1000, delayMs, driftPpm };
+  return { ...sig, out, held, changing, cpuMs: (used.user + used.system) / 1000, delayMs, driftPpm };
 }
 
 /** the turns the emulator's server VAD (threshold 0.5, as a session's default) starts on `out` over [from, to) */
@@ -402,6 +413,7 @@ function figures(r, held) {
     convergenceS: (converged - firstEcho) / RATE,
     holdS: held.held.indexOf(0, Math.floor(firstEcho / CHUNK)) * CHUNK - firstEcho,
     holdShare: holdShare(held, firstEcho, noiseE),
+    changeShare: holdShare({ ...r, held: r.changing }, firstEcho, noiseE),
     ...doubleTalk(r, noiseE),
   };
 }
@@ -427,6 +439,7 @@ async function pathRows(path, f, r, held) {
     { name: `${name} convergence (to 20 dB ERLE over 0.5 s)`, value: f.convergenceS, unit: 's' },
     { name: `${name} start-up hold lasted`, value: f.holdS / RATE, unit: 's', goal: 1 },
     { name: `${name} hold on, share of far end after 1 s`, value: f.holdShare * 100, unit: '%', goal: 10 },
+    { name: `${name} path-change hold, share of far end after 1 s`, value: f.changeShare * 100, unit: '%' },
     {
       name: `${name} false barge-ins (server VAD on the output)`,
       value: await vadStarts(held.out, 0, held.nearAt),

@@ -258,6 +258,14 @@ export class FineDelay {
    * before the microphone's first to `bulk − window` before its last), the delay after the reference.
    */
   measure(mic: Int16Array, ref: Int16Array, bulk: number): FineDelayEstimate {
+    return this.peaks(mic, ref, bulk, 1)[0]!;
+  }
+
+  /**
+   * The `count` strongest peaks of the correlation (`measure`'s, then the next ones at least 1 ms from those
+   * before them), strongest first, each with its confidence against the RMS at the lags away from the strongest.
+   */
+  peaks(mic: Int16Array, ref: Int16Array, bulk: number, count: number): FineDelayEstimate[] {
     const { re, im, block, window } = this;
     const n = re.length;
     re.fill(0);
@@ -283,24 +291,36 @@ export class FineDelay {
     // c[j] = Σ ref[m + j]·mic[m]: the echo `bulk + window − j` samples after the reference
     let best = 0;
     for (let j = 1; j <= 2 * window; j++) if (Math.abs(xr[j]!) > Math.abs(xr[best]!)) best = j;
-    const at = xr[best]!;
     let s = 0;
-    let count = 0;
+    let others = 0;
     for (let j = 0; j <= 2 * window; j++) {
       if (Math.abs(j - best) <= 2) continue;
       s += xr[j]! ** 2;
-      count++;
+      others++;
     }
-    let offset = 0;
-    if (best > 0 && best < 2 * window) {
-      const a = xr[best - 1]!;
-      const b = xr[best + 1]!;
-      const curve = a - 2 * at + b;
-      if (curve !== 0) offset = Math.max(-0.5, Math.min(0.5, (a - b) / (2 * curve)));
+    const rms = Math.sqrt(s / Math.max(1, others));
+    const found = [best];
+    const apart = this.rate / 1000;
+    while (found.length < count) {
+      let next = -1;
+      for (let j = 1; j < 2 * window; j++) {
+        const v = Math.abs(xr[j]!);
+        if (v < Math.abs(xr[j - 1]!) || v < Math.abs(xr[j + 1]!) || found.some((f) => Math.abs(f - j) < apart))
+          continue;
+        if (next < 0 || v > Math.abs(xr[next]!)) next = j;
+      }
+      if (next < 0) break;
+      found.push(next);
     }
-    return {
-      delayMs: ((bulk + window - best - offset) * 1000) / this.rate,
-      confidence: Math.abs(at) / Math.sqrt(s / Math.max(1, count)),
-    };
+    return found.map((j) => {
+      let offset = 0;
+      if (j > 0 && j < 2 * window) {
+        const a = xr[j - 1]!;
+        const b = xr[j + 1]!;
+        const curve = a - 2 * xr[j]! + b;
+        if (curve !== 0) offset = Math.max(-0.5, Math.min(0.5, (a - b) / (2 * curve)));
+      }
+      return { delayMs: ((bulk + window - j - offset) * 1000) / this.rate, confidence: Math.abs(xr[j]!) / rms };
+    });
   }
 }

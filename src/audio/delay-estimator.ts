@@ -431,6 +431,19 @@ export class DelayEstimator {
     this.unconfirmed = 0;
   }
 
+  /**
+   * The echo moved to `delaySamples` and the reference with it (EchoPath found the change itself): committed, and
+   * the sum of the blocks before, at the old delay, forgotten, so that estimates of the new one confirm it.
+   */
+  moved(delaySamples: number): void {
+    this.delaySamples = this.previous = delaySamples;
+    this.sumRe.fill(0);
+    this.sumIm.fill(0);
+    this.streak.length = 0;
+    this.unconfirmed = 0;
+    this.refusal = undefined;
+  }
+
   /** is a change to `ms` (undefined: to none) one refused lately? */
   private refused(ms: number | undefined): boolean {
     const r = this.refusal;

@@ -8,8 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ASSETS, readAsset } from 'svc-formats/assets';
-import { DriftEstimator, FineDelay } from './clock-drift.js';
+import { DriftEstimator, FineDelay, type FineDelayEstimate } from './clock-drift.js';
 import { DelayEstimator } from './delay-estimator.js';
+import { type BlockLevels, PathChangeWatch } from './path-change.js';
 
 /** speex_echo.h and speex_preprocess.h request numbers */
 const ECHO_SET_SAMPLING_RATE = 24;
@@ -115,6 +116,10 @@ export class EchoCanceller {
   private pre = 0;
   /** the last captured block's mean square */
   private lastMicE = 0;
+  /** each block of the last `process` call: the microphone, speexdsp's linear output and their product (sums) */
+  readonly blocks: BlockLevels[] = [];
+  /** where speexdsp's states live in the module's memory (from its first allocation to its last) */
+  private heapEnd = 0;
   private readonly bufs: number;
   /** where the ctl argument (one int) lives, after the three frames of samples */
   private readonly intAt: number;
@@ -128,6 +133,19 @@ export class EchoCanceller {
     this.intAt = Math.ceil((this.frameSamples * 6) / 4) * 4;
     this.bufs = x.malloc(this.intAt + 4);
     this.init();
+  }
+
+  /** speexdsp's two states as they are (the filter learnt, the suppressor's estimates), to go back to */
+  save(into?: Uint8Array): Uint8Array {
+    const heap = new Uint8Array(this.x.memory.buffer, this.bufs, this.heapEnd - this.bufs);
+    const out = into?.length === heap.length ? into : new Uint8Array(heap.length);
+    out.set(heap);
+    return out;
+  }
+
+  /** back to a state saved by `save` (since the last reset: nothing was allocated or freed in between) */
+  restore(saved: Uint8Array): void {
+    new Uint8Array(this.x.memory.buffer, this.bufs, saved.length).set(saved);
   }
 
   /** speexdsp's two states, made and set up from the options */
@@ -148,6 +166,10 @@ export class EchoCanceller {
     int(PP_SET_NOISE_SUPPRESS, o.noiseSuppressDb ?? -6, 'pre');
     int(PP_SET_ECHO_SUPPRESS, o.echoSuppressDb ?? -40, 'pre');
     int(PP_SET_ECHO_SUPPRESS_ACTIVE, o.echoSuppressActiveDb ?? -15, 'pre');
+    // (the allocator hands out upwards: a block taken and given back marks the end of what the states hold)
+    const top = x.malloc(16);
+    x.free(top);
+    this.heapEnd = Math.max(this.heapEnd, top + 16);
   }
 
   /**
@@ -177,6 +199,7 @@ export class EchoCanceller {
     if (capture.length !== reference.length || capture.length % n !== 0)
       throw new Error(`echo canceller: ${capture.length} and ${reference.length} samples, not frames of ${n}`);
     const out = new Int16Array(capture.length);
+    this.blocks.length = 0;
     for (let off = 0; off < capture.length; off += n) {
       // the memory may have grown: views made afresh
       const mem = new Int16Array(this.x.memory.buffer, this.bufs, n * 3);
@@ -185,10 +208,11 @@ export class EchoCanceller {
       const rec = this.bufs;
       const cleaned = this.bufs + n * 4;
       this.x.speex_echo_cancellation(this.echo, rec, rec + n * 2, cleaned);
+      this.blocks.push(levels(capture.subarray(off, off + n), new Int16Array(this.x.memory.buffer, cleaned, n)));
       this.x.speex_preprocess_run(this.pre, cleaned);
       out.set(new Int16Array(this.x.memory.buffer, cleaned, n), off);
       // (the output block is made of this captured block and the one before: the preprocessor's overlap)
-      const micE = meanSquare(capture.subarray(off, off + n));
+      const micE = this.blocks.at(-1)!.micE;
       neverLouder(Math.max(micE, this.lastMicE), out.subarray(off, off + n));
       this.lastMicE = micE;
     }
@@ -203,6 +227,19 @@ export class EchoCanceller {
     this.echo = 0;
     this.pre = 0;
   }
+}
+
+function levels(mic: Int16Array, linear: Int16Array): BlockLevels {
+  let m = 0;
+  let l = 0;
+  let c = 0;
+  for (let i = 0; i < mic.length; i++) {
+    m += mic[i]! * mic[i]!;
+    l += linear[i]! * linear[i]!;
+    c += mic[i]! * linear[i]!;
+  }
+  const n = mic.length || 1;
+  return { micE: m / n, linearE: l / n, crossE: c / n };
 }
 
 /**
@@ -534,6 +571,8 @@ export interface EchoPathOptions extends EchoCancellerOptions {
   alignDelay?: boolean;
   /** estimate the clock drift between the speaker and the microphone and resample the reference (default true) */
   correctDrift?: boolean;
+  /** the output held down by this much while an echo path changed under the converged canceller (default -30 dB) */
+  pathChangeSuppressDb?: number;
 }
 
 /** the reference is moved this much less than the delay found: the echo's direct path must stay after it */
@@ -552,6 +591,24 @@ const FINE_SPREAD = 2;
 const FINE_JUMP_MS = 0.2;
 /** no two devices' clocks are this far apart (48,048 against 48,000 Hz): a larger "drift" is something else */
 const MAX_DRIFT_PPM = 1000;
+/** the whole range of delays (twice the window) over up to a block of microphone, at the full rate */
+const WIDE_BLOCK_MS = 340;
+const WIDE_WINDOW_MS = 260;
+const WIDE_CONFIDENCE = 8;
+/** after a change, the strongest peaks tried (each on the audio since, TRIAL_BLOCKS at most), down to this one */
+const CANDIDATES = 3;
+const CANDIDATE_CONFIDENCE = 5;
+/**
+ * the echo's delay measured this often while the canceller is settled (what a change is measured from), where the
+ * drift's track does not measure it (4 ms of CPU each)
+ */
+const ANCHOR_HOP_S = 1;
+/** after a change, the new delay looked for once this much was captured since */
+const SEARCH_AFTER_S = 0.16;
+/** a new delay is tried over at most this many blocks since the change */
+const TRIAL_BLOCKS = 6;
+/** the canceller's states kept, one per block: the oldest is from before a change seen a block late */
+const SAVED = 3;
 /** at a new delay, the canceller learns again from the start of the playback, at most this far back */
 const RELEARN_S = 3;
 /** how many times the spare canceller goes over that audio (speexdsp converges on reused data) */
@@ -682,6 +739,17 @@ export class EchoPath {
   private driftApplied: number | undefined;
   /** a canceller was trained again over the past at the drift applied */
   private retrained = false;
+  /** watches the linear filter, once converged, for an echo path that moved under it */
+  private readonly watch: PathChangeWatch | undefined;
+  /** every delay looked for at the full rate: the echo's before a change and after it */
+  private readonly wide: FineDelay | undefined;
+  /** the canceller's states saved block by block while it is settled; the oldest is restored at a change */
+  private readonly saved: Uint8Array[] = [];
+  /** the echo's delay (ms) as `wide` last measured it while the canceller was settled, and when to again */
+  private anchorMs: number | undefined;
+  private anchorNext = 0;
+  /** where an unresolved change was first seen (microphone samples) */
+  private changeAt: number | undefined;
 
   private constructor(
     private canceller: EchoCanceller,
@@ -713,7 +781,13 @@ export class EchoPath {
       const tail = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
       this.guard = new StartupGuard(o.sampleRate, tail, o.startupSuppressDb);
     }
-    if (o.alignDelay !== false) this.estimator = new DelayEstimator({ sampleRate: o.sampleRate });
+    if (o.alignDelay !== false) {
+      this.estimator = new DelayEstimator({ sampleRate: o.sampleRate });
+      const tail = Math.round((o.sampleRate * (o.filterMs ?? 500)) / 1000);
+      this.watch = new PathChangeWatch(o.sampleRate, tail, o.pathChangeSuppressDb);
+      const ms = (v: number) => Math.round((o.sampleRate * v) / 1000);
+      this.wide = new FineDelay(o.sampleRate, ms(WIDE_BLOCK_MS), ms(WIDE_WINDOW_MS));
+    }
     this.history = new EchoHistory(o.sampleRate, RELEARN_S + 1);
   }
 
@@ -725,6 +799,11 @@ export class EchoPath {
   /** Still learning the room (the output held down while the playback's echo may be heard)? */
   get learning(): boolean {
     return this.guard?.learning ?? false;
+  }
+
+  /** an echo path changed under the converged canceller and is not resolved yet (the output held down) */
+  get changing(): boolean {
+    return this.watch?.suppressing ?? false;
   }
 
   /** how long the start-up hold has held the output down so far (ms) */
@@ -785,8 +864,10 @@ export class EchoPath {
     const refAll = this.refCarry.length ? concat(this.refCarry, ref) : ref;
     const cleaned = this.canceller.process(all.subarray(0, whole), refAll.subarray(0, whole));
     this.history.setCleaned(at - this.carry.length, cleaned);
+    this.watchPath(at - this.carry.length, refAll.subarray(0, whole));
     this.carry = all.slice(whole);
     this.refCarry = refAll.slice(whole);
+    this.followChange();
     let out = concat(this.pending, cleaned);
     // a frame that is not whole blocks: the output falls behind by the shortfall once (silence), then keeps pace
     if (out.length < pcm.length) out = concat(new Int16Array(pcm.length - out.length), out);
@@ -795,7 +876,122 @@ export class EchoPath {
     // the hold watches the playback itself over the filter's length, as without a delay: an echo come sooner than
     // the delay found (the device restarted with less latency) is held down too, and the hold ends no later
     this.guard?.apply(pcm, played, head);
+    this.watch?.apply(pcm, head);
     return Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  }
+
+  /**
+   * Each block the canceller just cleaned (from microphone sample `from`, `ref` the reference it was given) goes to
+   * the watch; while it is settled the canceller's states are saved (the last SAVED blocks), and the echo's delay is
+   * measured every ANCHOR_HOP_S over the whole range (or taken from the drift's track): what a change is measured
+   * from.
+   */
+  private watchPath(from: number, ref: Int16Array): void {
+    const { watch, history } = this;
+    if (!watch) return;
+    const n = this.canceller.frameSamples;
+    this.canceller.blocks.forEach((l, k) => {
+      const raw = meanSquare(history.playedAt(from + k * n, n, 0));
+      const event = watch.block(l, raw, meanSquare(ref.subarray(k * n, (k + 1) * n)), n);
+      if (event === 'alarm') this.changeAt = from + k * n;
+      else if (event) this.changeAt = undefined;
+      if (event === 'given up') this.anchorMs = undefined;
+    });
+    if (!watch.settled || watch.suppressing) {
+      if (!watch.settled) this.saved.length = 0;
+      return;
+    }
+    if (this.canceller.blocks.length) {
+      const into = this.saved.length >= SAVED ? this.saved.shift() : undefined;
+      this.saved.push(this.canceller.save(into));
+    }
+    // (with the drift's track, its fine estimates are the anchor: no measure of its own)
+    if (this.fine || history.total < this.anchorNext) return;
+    this.anchorNext = history.total + this.rate * ANCHOR_HOP_S;
+    const [e] = this.wideDelays(history.total - this.wide!.block, 1, WIDE_CONFIDENCE);
+    if (e) this.anchorMs = e.delayMs;
+  }
+
+  /**
+   * The echo's delay over the microphone from `from` (at most WIDE_BLOCK_MS of it, to the newest sample) against
+   * every lag of the playback up to 2·WIDE_WINDOW_MS, at the full rate: the `count` strongest peaks that stand out
+   * by `confidence` (not at either end of the lags: the flank of a peak outside), strongest first.
+   */
+  private wideDelays(from: number, count: number, confidence: number): FineDelayEstimate[] {
+    const { wide, history } = this;
+    const m = Math.min(history.total - from, wide!.block);
+    const start = history.total - m;
+    const span = 2 * wide!.window;
+    if (meanSquare(history.playedAt(start, m, 0)) < QUIET) return [];
+    const mic = new Int16Array(wide!.block);
+    mic.set(history.micAt(start, m));
+    const ref = history.playedAt(start, wide!.block + span, span);
+    ref.fill(0, span + m);
+    const edge = (ms: number) => ms < 2 || ms > (span * 1000) / this.rate - 2;
+    const found = wide!.peaks(mic, ref, wide!.window, count);
+    return found.filter((e) => e.confidence >= confidence && !edge(e.delayMs));
+  }
+
+  /**
+   * The canceller as it was before the change, run again over what was captured since (the last TRIAL_BLOCKS at
+   * most) with the reference moved to `shift`: kept, having learnt on from there, if its linear filter took 10 dB
+   * off that echo; else the canceller as it was (a peak of the search that was not the echo: a voice's pitch).
+   */
+  private tryShift(shift: number, changeAt: number): boolean {
+    if (!this.saved.length) return false;
+    const n = this.canceller.frameSamples;
+    const done = this.history.total - this.carry.length;
+    const blocks = Math.min(TRIAL_BLOCKS, Math.floor((done - changeAt) / n));
+    if (blocks < 1) return false;
+    const from = done - blocks * n;
+    const now = this.canceller.save();
+    this.canceller.restore(this.saved[0]!);
+    this.canceller.process(this.history.micAt(from, blocks * n), this.history.playedAt(from, blocks * n, shift));
+    let micE = 0;
+    let linearE = 0;
+    // (measured over the newer half: the first blocks after a change may hold the device's silence while its queue
+    // grew, where the moved reference predicts an echo not yet there)
+    for (const l of this.canceller.blocks.slice(blocks >> 1)) {
+      micE += l.micE;
+      linearE += l.linearE;
+    }
+    if (micE >= 10 * linearE) return true;
+    this.canceller.restore(now);
+    return false;
+  }
+
+  /**
+   * While a change is unresolved, the echo's delay is looked for over what was captured since (from
+   * SEARCH_AFTER_S of it on); found, the reference moves by its difference from the delay before, and the
+   * canceller's states go back to before the change: the room did not change, only the device's latency, so the
+   * filter learnt still fits once the reference is moved (a canceller trained anew needed seconds).
+   */
+  private followChange(): void {
+    const { history } = this;
+    const at = this.changeAt;
+    if (at === undefined || this.anchorMs === undefined) return;
+    if (history.total - at < this.rate * SEARCH_AFTER_S) return;
+    const found = this.wideDelays(at, CANDIDATES, CANDIDATE_CONFIDENCE);
+    const anchor = this.anchorMs;
+    // the same delay: not a change (speexdsp's filter went astray for a block); the output let through
+    if (found[0] && found[0].confidence >= WIDE_CONFIDENCE && Math.abs(found[0].delayMs - anchor) < 1) {
+      this.changeAt = undefined;
+      this.watch?.lift();
+      return;
+    }
+    const e = found.find((c) => {
+      const shift = this.shift + Math.round(((c.delayMs - anchor) * this.rate) / 1000);
+      return Math.abs(c.delayMs - anchor) >= 1 && shift >= 0 && this.tryShift(shift, at);
+    });
+    if (!e) return;
+    const move = Math.round(((e.delayMs - anchor) * this.rate) / 1000);
+    this.changeAt = undefined;
+    this.saved.length = 0;
+    this.shift += move;
+    this.refCarry = history.playedAt(history.total - this.carry.length, this.carry.length, this.shift);
+    this.anchorMs = e.delayMs;
+    const d = this.estimator?.delaySamples;
+    if (d !== undefined) this.estimator!.moved(Math.max(0, d + move));
   }
 
   /**
@@ -850,6 +1046,9 @@ export class EchoPath {
     }
     [this.canceller, this.spare] = [this.spare, this.canceller];
     this.shift = shift;
+    this.watch?.forget();
+    this.saved.length = 0;
+    this.changeAt = undefined;
     this.refCarry = this.history.playedAt(done, this.carry.length, shift);
     // the canceller taken over has learnt the room already when its last second measures 15 dB: a short hold
     const micE = meanSquare(mic.subarray(mic.length - span));
@@ -915,6 +1114,8 @@ export class EchoPath {
     // a peak at either end of the lags looked at may be the flank of one outside them
     const edge = Math.abs(e.delayMs - (bulk * 1000) / this.rate) > FINE_WINDOW_MS - 1;
     if (e.confidence < FINE_CONFIDENCE || edge) return;
+    // (the delay a change is measured from, as the canceller settled on it)
+    if (this.watch?.settled && !this.watch.suppressing) this.anchorMs = e.delayMs;
     const mid = start + moment / sum;
     drift.add(this.segmentSeen, mid / this.rate, e.delayMs, this.offsetMsAt(mid));
     const d = drift.estimate();

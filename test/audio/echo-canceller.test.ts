@@ -287,17 +287,23 @@ describe('EchoPath', () => {
     expect(guard.heldSamples).toBe(heldBefore + 960);
   });
 
-  /** an agent's answer into a 150 ms -20 dB room behind a 30 ms output latency, through EchoPath in 40 ms frames */
-  async function answerInRoom(alignDelay: boolean, room: Room = { delayMs: 180, gainDb: -20 }) {
-    const played = s16(placed(await speech(AGENT_TEXT), 0.5, 9));
-    const mic = s16(hear(placed(await speech(AGENT_TEXT), 0.5, 9), room, 5));
-    const path = await EchoPath.open({ sampleRate: RATE, alignDelay, startupSuppressDb: 0 });
+  /** `mic` through `path` in 40 ms frames captured at real time, each frame's `played` written as it starts */
+  function through(path: EchoPath, played: Int16Array, mic: Int16Array): Int16Array {
     const out = new Int16Array(mic.length);
     for (let c = 0; c + 960 <= mic.length; c += 960) {
       path.played(Buffer.from(played.buffer, c * 2, 1920), 1000 + c / 24);
       const cleaned = path.captured(Buffer.from(mic.buffer, c * 2, 1920), 1000 + (c + 960) / 24 + 3);
       out.set(new Int16Array(cleaned.buffer, cleaned.byteOffset, 960), c);
     }
+    return out;
+  }
+
+  /** an agent's answer into a 150 ms -20 dB room behind a 30 ms output latency, through EchoPath in 40 ms frames */
+  async function answerInRoom(alignDelay: boolean, room: Room = { delayMs: 180, gainDb: -20 }) {
+    const played = s16(placed(await speech(AGENT_TEXT), 0.5, 9));
+    const mic = s16(hear(placed(await speech(AGENT_TEXT), 0.5, 9), room, 5));
+    const path = await EchoPath.open({ sampleRate: RATE, alignDelay, startupSuppressDb: 0 });
+    const out = through(path, played, mic);
     const lag = path.latencySamples;
     path.free();
     // the last 4 s of the answer, once the canceller has learnt the room
@@ -364,6 +370,37 @@ describe('EchoPath', () => {
     const end = mic.length - RATE;
     const erle = 10 * Math.log10(power(mic, end - RATE * 3, end) / power(out, end - RATE * 3 + lag, end + lag));
     expect(erle).toBeGreaterThan(25);
+  });
+
+  it('follows a delay jump 80 -> 200 ms mid-speech, the filter kept, its first blocks held (≥ 15 dB)', async () => {
+    const voice = await speech(AGENT_TEXT);
+    const played = placed(voice, 0.5, 9);
+    // one room, the device's latency grown by 120 ms at 5 s (the same seed: the same reflections and noise)
+    const before = hear(played, { delayMs: 80, gainDb: -10 }, 6);
+    const after = hear(played, { delayMs: 200, gainDb: -10 }, 6);
+    const jump = RATE * 5;
+    const mic = s16(Float64Array.from(before, (v, i) => (i < jump ? v : after[i]!)));
+    const ref = s16(played);
+    /** ERLE over the 2 s after the jump, and over its last 1.5 s; the start-up hold off (the canceller's own) */
+    async function afterJump(pathChangeSuppressDb?: number): Promise<[number, number]> {
+      const path = await EchoPath.open({ sampleRate: RATE, startupSuppressDb: 0, pathChangeSuppressDb });
+      const out = through(path, ref, mic);
+      const lag = path.latencySamples;
+      // the delay moved with the echo
+      expect(Math.abs(path.echoDelayMs! - 200)).toBeLessThanOrEqual(1);
+      path.free();
+      const erle = (a: number, b: number) => 10 * Math.log10(power(mic, a, b) / power(out, a + lag, b + lag));
+      expect(erle(jump - RATE * 2, jump)).toBeGreaterThan(25);
+      return [erle(jump, jump + RATE * 2), erle(jump + RATE / 2, jump + RATE * 2)];
+    }
+    const [held, heldLater] = await afterJump();
+    // the path-change suppressor off: its echo in the first blocks passes, the reference is moved all the same
+    const [open, openLater] = await afterJump(0);
+    expect(held).toBeGreaterThan(15);
+    // from 0.5 s after the jump on, cancelled as before it: the new delay used, with the filter learnt before
+    expect(heldLater).toBeGreaterThan(25);
+    expect(openLater).toBeGreaterThan(25);
+    expect(held).toBeGreaterThan(open + 10);
   });
 
   it('keeps the delay through a long double talk (the near end ~24 dB over the echo for 6 s)', async () => {
