@@ -117,7 +117,8 @@ export function apiFacts(doc) {
   return { operations, schemas, streamEvents, websocketEvents, webhooks: Object.keys(doc.webhooks ?? {}) };
 }
 
-function factsModule(doc) {
+/** api-facts.ts as generated, before biome formats it (a test that only runs the module needs no formatting). */
+export function factsModule(doc) {
   const facts = apiFacts(doc);
   const constant = (name, about, value) =>
     `/** ${about} */\nexport const ${name} = ${JSON.stringify(value)} as const;\n`;

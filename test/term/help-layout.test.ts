@@ -1,6 +1,7 @@
 // Help at the terminal's real width (issue 42, item 2): on real pseudo-terminals of 40, 80 and 200 columns every
 // line fits and no word is broken (the words are those of the page in a pipe, only the line breaks differ); the
-// launcher's page and commander's rendering in the CLI agree at each width.
+// launcher's page and commander's rendering in the CLI agree at each width. A help topic (`svc help globals`) is the
+// CLI's own, not a page of the launcher: it is laid out in-process on a terminal stream of each width.
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/term/table.js';
 import { svcInProcess } from '../helpers/in-process.js';
@@ -22,9 +23,15 @@ describe.concurrent('help laid out for the real width', () => {
       it(`svc ${args.join(' ')} at ${cols} columns: every line fits, every word whole`, async () => {
         const piped = await svcInProcess(args);
         expect(piped.exitCode, piped.stderr).toBe(0);
-        const r = await svcOnTerminal(args, { cols });
+        const topic = args[0] === 'help';
+        const r = topic
+          ? await svcInProcess(args, { tty: true, columns: cols }).then((t) => ({
+              exitCode: t.exitCode,
+              screen: t.stdout,
+            }))
+          : await svcOnTerminal(args, { cols });
         expect(r.exitCode, r.screen).toBe(0);
-        const lines = r.screen.split('\r\n');
+        const lines = r.screen.split(/\r?\n/);
         for (const l of lines) expect(displayWidth(l), `${l}\n${r.screen}`).toBeLessThanOrEqual(cols);
         expect(words(r.screen)).toEqual(words(piped.stdout));
         // the launcher's fast page and the CLI's commander agree
