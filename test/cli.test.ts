@@ -2,15 +2,14 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandNode } from '../src/cmdutil/command.js';
 import { rootCommands } from '../src/commands/index.js';
 import { ROOT, tempDir } from './helpers/files.js';
-import { isLauncher } from './helpers/run-env.js';
+import { isLauncher, launcherSource } from './helpers/run-env.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
 import { svcInProcess } from './helpers/in-process.js';
-import { nodeProgramAsync, svcProcess, svcShell } from './helpers/subprocess.js';
+import { nodeProgramAsync, svcInstalled, svcProcess, svcShell } from './helpers/subprocess.js';
 import { svcOnTerminal } from './helpers/terminal.js';
 
 let emu: TestEmulator;
@@ -347,21 +346,18 @@ describe("the launcher's code cache", () => {
 
 describe('a broken bundle', () => {
   it('is said (its error, exit 1), not hidden by a silent fall-back to the ES modules in dist/', async () => {
+    // a copy of the package, run as an installed one: the launcher, the ES modules, a bundle that throws as it loads
     const copy = tempDir();
-    mkdirSync(join(copy, 'bin'));
-    mkdirSync(join(copy, 'dist/bundle'), { recursive: true });
-    // (another name: no key is in its environment for the runner helpers to scan its output for)
-    const launcher = join(copy, 'bin/launcher-copy.cjs');
-    writeFileSync(launcher, readFileSync(join(ROOT, 'bin/svc.cjs')));
-    // the ES modules, older than the bundle (so the bundle is fresh), and a bundle that throws as it loads
-    writeFileSync(join(copy, 'dist/cli.js'), "console.log('the ES modules ran');\n");
-    utimesSync(join(copy, 'dist/cli.js'), new Date(2020, 0, 1), new Date(2020, 0, 1));
-    writeFileSync(join(copy, 'dist/bundle/cli.cjs'), "throw new Error('this build is broken');\n");
-    const r = await execa(process.execPath, [launcher, 'models', 'list'], {
-      env: { PATH: process.env.PATH, SVC_CACHE_DIR: join(copy, 'cache') },
-      extendEnv: false,
-      reject: false,
-    });
+    const bin = join(copy, 'bin');
+    const dist = join(copy, 'dist');
+    mkdirSync(bin);
+    mkdirSync(join(dist, 'bundle'), { recursive: true });
+    writeFileSync(join(bin, 'svc'), launcherSource(), { mode: 0o755 });
+    // the ES modules older than the bundle, so that the bundle is fresh
+    writeFileSync(join(dist, 'cli.js'), "console.log('the ES modules ran');\n");
+    utimesSync(join(dist, 'cli.js'), new Date(2020, 0, 1), new Date(2020, 0, 1));
+    writeFileSync(join(dist, 'bundle', 'cli.cjs'), "throw new Error('this build is broken');\n");
+    const r = await svcInstalled(copy, ['models', 'list'], { emu, env: { SVC_CACHE_DIR: join(copy, 'cache') } });
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stderr).toContain('this build is broken');
     expect(r.stdout).toBe('');
