@@ -327,9 +327,8 @@ function useCodeCache(bundleDir) {
     if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
     return run(this, Module.wrap(content), filename);
   };
-  // a chunk's bytes decoded inside the wrapper: one young string, where V8 copies Module.wrap's joined one flat
-  const [head, tail] = Module.wrapper.map((part) => Buffer.from(part));
-  compileChunk = (mod, file) => run(mod, Buffer.concat([head, fs.readFileSync(file), tail]).toString(), file);
+  // a chunk's file is written inside its wrapper (scripts/bundle.mjs): read as one flat string, no copy by V8
+  compileChunk = (mod, file) => run(mod, fs.readFileSync(file, 'utf8'), file);
   process.once('exit', () => {
     save();
     // (the run is over: nothing compiles WebAssembly or collects under those flags any more)

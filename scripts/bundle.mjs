@@ -360,6 +360,17 @@ await build({
   onLog: warningsFail,
   output: { dir: OUT, format: 'cjs', ...COMPACT, entryFileNames: '[name].cjs' },
 });
+// Each chunk written inside a CommonJS wrapper of its own: on Node 20, bin/svc.cjs compiles a chunk's file as it is
+// (read as one flat string), where Module.wrap's joined string would be copied flat again by V8 (docs/performance.md,
+// issue 41, tenth round). Run by Node's own loader (Node >= 22, a worker), which wraps it once more, the arrow passes
+// that wrapper's arguments and `this` on; compiled as a script, it is the wrapper function itself.
+const CHUNK_HEAD =
+  '(f=>typeof arguments==="object"?f.apply(this,arguments):f)(function(exports,require,module,__filename,__dirname){';
+for (const file of readdirSync(OUT, { recursive: true }).map(String)) {
+  const path = join(OUT, file);
+  if (file.endsWith('.cjs'))
+    writeFileSync(path, Buffer.concat([Buffer.from(CHUNK_HEAD), readFileSync(path), Buffer.from('\n})')]));
+}
 // the id of this build: bin/svc.cjs keeps V8's code cache in a folder of that name (no stat of each file per run)
 const hash = createHash('sha256');
 for (const file of readdirSync(OUT, { recursive: true })

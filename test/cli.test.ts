@@ -1,7 +1,9 @@
 // The launcher and the command tree: --version, help, usage errors, pipes, NO_COLOR.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runInThisContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandNode } from '../src/cmdutil/command.js';
 import { rootCommands } from '../src/commands/index.js';
@@ -140,6 +142,23 @@ describe('svc models list', () => {
     const chunks = (await bundleFilesLoaded(['chat', '--no-stream', 'hi'])).map((u) => fileURLToPath(u));
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.filter((f) => !readFileSync(f).every((byte) => byte < 0x80))).toEqual([]);
+  });
+
+  // each chunk is written inside its wrapper (scripts/bundle.mjs): Node 20's launcher compiles the file as it is,
+  // Node's own loader (Node >= 22, SVC_NO_COMPILE_CACHE, a worker) wraps it once more
+  it('runs a chunk alike when Node wraps it again and when it is compiled as the wrapper it is', async () => {
+    const shared = join(ROOT, 'dist/bundle/shared');
+    const file = join(shared, readdirSync(shared).find((f) => f.startsWith('iso-time-')) ?? 'iso-time-');
+    const byLoader = createRequire(import.meta.url)(file);
+    const mod = { exports: {} as Record<string, (ms: number) => string> };
+    const wrapper = runInThisContext(readFileSync(file, 'utf8'), { filename: file });
+    wrapper.call(mod.exports, mod.exports, createRequire(file), mod, file, shared);
+    expect(Object.keys(mod.exports)).toEqual(Object.keys(byLoader));
+    expect(Object.values(mod.exports).map((isoTime) => isoTime(0))).toEqual(['1970-01-01T00:00:00.000Z']);
+    const plain = await svcProcess(['chat', '--no-stream', 'hi'], { emu, env: { SVC_NO_COMPILE_CACHE: '1' } });
+    const cached = await svcProcess(['chat', '--no-stream', 'hi'], { emu });
+    expect([plain.exitCode, plain.stderr, plain.stdout]).toEqual([0, '', cached.stdout]);
+    expect(cached.stdout).not.toBe('');
   });
 
   // each Node module a run loads beyond what a node:http script making a request loads costs its load in every
