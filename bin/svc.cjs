@@ -249,6 +249,11 @@ function useCodeCache(bundleDir) {
   const prefix = bundleDir + sep;
   let flags = '';
   let pending = [];
+  // A chunk's cache holds what the run that made it compiled: made by `models list`, cli-core's and request's lacked
+  // what chat calls there, which every chat then compiled (~0.7-1.3 ms of CPU). So a run that misses a cache (a
+  // command's first run) saves every chunk it loaded: each cache grows to what the commands run so far use
+  let loaded = [];
+  let missed = false;
   // what was compiled under earlier flags, its cache made at exit under those flags set back: made when the flags
   // changed, it lacked every function the run called afterwards (the reply, the output, the call log), which each
   // later run then compiled again (~80 functions of `svc chat --no-stream hi`, ~6 M instructions)
@@ -290,6 +295,8 @@ function useCodeCache(bundleDir) {
       earlier.push({ list: pending, back: added.map((f) => FLAGS_SET_BACK[f]) });
     else save();
     pending = [];
+    loaded = [];
+    missed = false;
     require('node:v8').setFlagsFromString(more);
     flags = next;
   };
@@ -314,7 +321,11 @@ function useCodeCache(bundleDir) {
     }
     void (source in oldGeneration);
     const script = new vm.Script(source, { filename, cachedData });
-    if (!cachedData || script.cachedDataRejected) pending.push({ script, cacheFile });
+    if (!cachedData || script.cachedDataRejected) {
+      if (!missed) pending.push(...loaded);
+      missed = true;
+      pending.push({ script, cacheFile });
+    } else (missed ? pending : loaded).push({ script, cacheFile });
     const fn = script.runInThisContext({ displayErrors: true });
     const req = (id) => (id.startsWith('./') || id.startsWith('../') ? requireChunk(mod, id, sep) : mod.require(id));
     req.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);

@@ -354,6 +354,27 @@ describe("the launcher's code cache", () => {
     if (!nodeOwnCache) expect(await compiles()).toBe(false);
   });
 
+  it('grows a cache another command made by what a command run first after it compiled there', async () => {
+    const cache = tempDir();
+    const requestCache = () =>
+      readdirSync(cache, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && /^shared~request-.*\.bin$/.test(e.name))
+        .map((e) => readFileSync(join(e.parentPath, e.name)).length);
+    const run = async (args: string[]) => {
+      const r = await svcProcess(args, { emu, env: { SVC_CACHE_DIR: cache } });
+      expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    };
+    await run(['models', 'list']);
+    const byModelsList = requestCache();
+    await run(['chat', '--no-stream', 'hi']);
+    const withChat = requestCache();
+    await run(['models', 'list']);
+    // (Node >= 22 keeps its own cache, module.enableCompileCache, with no such file)
+    expect(byModelsList.length).toBe(nodeOwnCache ? 0 : 1);
+    if (!nodeOwnCache) expect(withChat[0]).toBeGreaterThan(byModelsList[0] ?? 0);
+    expect(requestCache()).toEqual(withChat);
+  });
+
   it('a cache folder that cannot be written is no error', async () => {
     const file = join(tempDir(), 'not-a-dir');
     writeFileSync(file, '');
