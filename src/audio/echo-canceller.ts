@@ -502,11 +502,12 @@ export class StartupGuard {
    * 1.0-1.04 s (±208 ppm 1.01), the same ERLE, no false barge-in; over one 0.94-1.0 s, but the guard's state then
    * changed a later delay's trial (EchoPath.realign's `stale`) and the echo after the 250 -> 40 ms jump leaked (its
    * 2 s with the hold on 30.0 -> 10.7 dB). Later trials (a new delay) and bursts after a pause: 0.1 s. "The first
-   * time" is until the hold first ended (several trials may take over before). An infinite `firstConfirmMs`: held
-   * until EchoPath confirms (`release`) or gives up (`restart`).
+   * time" is until the hold first ended (several trials may take over before), or as `first` says (the commit of
+   * the delay an early trial took). An infinite `firstConfirmMs`: held until EchoPath confirms (`release`) or gives
+   * up (`restart`).
    */
-  learntFrom(micE: number, refE: number, firstConfirmMs = 100): void {
-    this.confirmSamples = (this.rate * (this.heardOnce ? 100 : firstConfirmMs)) / 1000;
+  learntFrom(micE: number, refE: number, firstConfirmMs = 100, first = !this.heardOnce): void {
+    this.confirmSamples = (this.rate * (first ? firstConfirmMs : 100)) / 1000;
     this.learning = true;
     this.learnt = true;
     this.micE = this.outE = this.span = this.refE = 0;
@@ -1075,6 +1076,8 @@ export class EchoPath {
       refuse();
       return true;
     }
+    // (the commit of the delay a confirmed early trial took, within 1 ms, is the first delay's trial of before)
+    const commitOfEarly = stretch === undefined && !this.early && Math.abs(shift - this.shift) <= this.rate / 1000;
     [this.canceller, this.spare] = [this.spare, this.canceller];
     this.shift = shift;
     this.watch?.forget();
@@ -1086,7 +1089,9 @@ export class EchoPath {
     // while early, one that learnt the room is held until `confirmEarly` measured the live audio that follows
     const confirming = this.early && learnt;
     if (confirming) this.confirmFrom = done;
-    if (learnt) this.guard?.learntFrom(micE, refE, confirming ? Number.POSITIVE_INFINITY : (2 * n * 1000) / this.rate);
+    // that one's hold, as then, is confirmed on two blocks (over 0.1 s it held ~1.2 s at ±208 ppm: not corrected yet)
+    const confirmMs = confirming ? Number.POSITIVE_INFINITY : (CONFIRM_BLOCKS * n * 1000) / this.rate;
+    if (learnt) this.guard?.learntFrom(micE, refE, confirmMs, commitOfEarly || undefined);
     else this.guard?.restart();
     return true;
   }
