@@ -767,7 +767,7 @@ export class EchoPath {
   private anchorNext = 0;
   /** where an unresolved change was first seen (microphone samples) */
   private changeAt: number | undefined;
-  /** no trained canceller has measured 15 dB yet: each confident estimate is tried at once (`tryEarly`) */
+  /** no trained canceller has been confirmed on live echo yet: each confident estimate is tried at once (`tryEarly`) */
   private early = true;
   /** where the live audio after a take-over that learnt the room starts (microphone samples), until confirmed */
   private confirmFrom: number | undefined;
