@@ -479,8 +479,8 @@ export class StartupGuard {
   heldSamples = 0;
   /** once learnt, how much live echo must measure 15 dB to end a hold (a burst after a pause: 0.1 s) */
   private confirmSamples: number;
-  /** a trained canceller took over before (a restart does not make the next one the first) */
-  private tookOver = false;
+  /** the hold ended once (a restart does not make the next take-over the first) */
+  private heardOnce = false;
 
   constructor(
     private readonly rate: number,
@@ -501,15 +501,25 @@ export class StartupGuard {
    * the first echo, 2.1 s at ±208 ppm (the drift not yet corrected, three blocks in a row fell short); over two
    * 1.0-1.04 s (±208 ppm 1.01), the same ERLE, no false barge-in; over one 0.94-1.0 s, but the guard's state then
    * changed a later delay's trial (EchoPath.realign's `stale`) and the echo after the 250 -> 40 ms jump leaked (its
-   * 2 s with the hold on 30.0 -> 10.7 dB). Later trials (a new delay) and bursts after a pause: 0.1 s.
+   * 2 s with the hold on 30.0 -> 10.7 dB). Later trials (a new delay) and bursts after a pause: 0.1 s. "The first
+   * time" is until the hold first ended (several trials may take over before), or as `first` says (the commit of
+   * the delay an early trial took). An infinite `firstConfirmMs`: held until EchoPath confirms (`release`) or gives
+   * up (`restart`).
    */
-  learntFrom(micE: number, refE: number, firstConfirmMs = 100): void {
-    this.confirmSamples = (this.rate * (this.tookOver ? 100 : firstConfirmMs)) / 1000;
-    this.tookOver = true;
+  learntFrom(micE: number, refE: number, firstConfirmMs = 100, first = !this.heardOnce): void {
+    this.confirmSamples = (this.rate * (first ? firstConfirmMs : 100)) / 1000;
     this.learning = true;
     this.learnt = true;
     this.micE = this.outE = this.span = this.refE = 0;
     if (refE > 0) this.echoGain = micE / refE;
+  }
+
+  /** Live echo measured 15 dB through a canceller just taken over (EchoPath's early trials): the hold ends now. */
+  release(): void {
+    this.learning = false;
+    this.learnt = true;
+    this.heardOnce = true;
+    this.micE = this.outE = this.span = this.refE = 0;
   }
 
   /** The canceller was reset: as at the start, held down until 0.5 s of echo measures 15 dB. */
@@ -548,6 +558,7 @@ export class StartupGuard {
     if (this.span >= (this.learnt ? this.confirmSamples : this.rate / 2)) {
       if (this.micE >= this.outE * 10 ** 1.5) {
         this.learning = false;
+        this.heardOnce = true;
         if (this.refE > 0) this.echoGain = this.micE / this.refE;
       }
       this.learnt ||= !this.learning;
@@ -613,6 +624,12 @@ const SAVED = 3;
 const RELEARN_S = 3;
 /** how many times the spare canceller goes over that audio (speexdsp converges on reused data) */
 const TRAIN_PASSES = 3;
+/** the passes of a trial while none has been confirmed: the first trials' audio is short (~0.5-1 s) */
+const EARLY_PASSES = 6;
+/** early trials at most (each ≤ 1.5 s of audio × EARLY_PASSES of speexdsp's work: ~0.1 s of CPU) */
+const EARLY_TRIALS = 4;
+/** the live blocks that confirm an early take-over (as the start-up hold's first confirmation) */
+const CONFIRM_BLOCKS = 2;
 /** a playback that starts after this much quiet is a new burst (a new answer, a sentence after a pause) */
 const BURST_GAP_S = 0.2;
 /** -55 dBFS (mean square of s16 samples): under it the playback is silence and its echo below any VAD */
@@ -750,6 +767,11 @@ export class EchoPath {
   private anchorNext = 0;
   /** where an unresolved change was first seen (microphone samples) */
   private changeAt: number | undefined;
+  /** no trained canceller has been confirmed on live echo yet: each confident estimate is tried at once (`tryEarly`) */
+  private early = true;
+  /** where the live audio after a take-over that learnt the room starts (microphone samples), until confirmed */
+  private confirmFrom: number | undefined;
+  private earlyTrials = 0;
 
   private constructor(
     private canceller: EchoCanceller,
@@ -856,7 +878,9 @@ export class EchoPath {
     const played = this.timeline.next(pcm.length, atMs);
     this.history.push(pcm, played);
     if (this.drift) this.noteOffset(at, offsetBefore, pcm.length);
+    const last = this.estimator?.last;
     if (this.estimator?.push(played, pcm)) this.realign(this.estimator.delaySamples ?? 0, at);
+    else if (this.estimator?.last !== last) this.tryEarly(at);
     this.trackDrift(at);
     const ref = this.shift ? this.history.playedAt(at, pcm.length, this.shift) : played;
     const all = this.carry.length ? concat(this.carry, pcm) : pcm;
@@ -875,6 +899,7 @@ export class EchoPath {
     const head = out.subarray(0, pcm.length);
     // the hold watches the playback itself over the filter's length, as without a delay: an echo come sooner than
     // the delay found (the device restarted with less latency) is held down too, and the hold ends no later
+    this.confirmEarly();
     this.guard?.apply(pcm, played, head);
     this.watch?.apply(pcm, head);
     return Buffer.from(head.buffer, head.byteOffset, head.byteLength);
@@ -1006,7 +1031,7 @@ export class EchoPath {
    * and kept ~10 dB less ERLE for seconds after it was corrected (bench/echo.mjs, ±208 ppm). Returns whether a
    * canceller was tried.
    */
-  private realign(delaySamples: number, at: number, stretch?: number): boolean {
+  private realign(delaySamples: number, at: number, stretch?: number, early = false): boolean {
     const margin = Math.round((this.rate * DELAY_MARGIN_MS) / 1000);
     const shift = stretch === undefined ? Math.max(0, delaySamples - margin) : this.shift;
     const n = this.canceller.frameSamples;
@@ -1019,7 +1044,7 @@ export class EchoPath {
     const start = done - Math.floor(Math.max(0, done - from) / n) * n;
     const span = Math.min(done - start, this.rate);
     const refuse = () => {
-      if (stretch === undefined) this.estimator?.reject();
+      if (stretch === undefined && !early) this.estimator?.reject();
     };
     if (!this.spare || span < this.rate / 2) {
       refuse();
@@ -1031,19 +1056,28 @@ export class EchoPath {
       stretch === undefined
         ? this.history.playedAt(start, done - start, shift)
         : this.history.playedStretched(start, done - start, shift, stretch);
-    // over the same audio again: speexdsp's filter learns on from where it got to (data reuse), ending at `done`
+    // over the same audio again: speexdsp's filter learns on from where it got to (data reuse), ending at `done`;
+    // more often while no trained canceller has been confirmed: the first second's audio is short
+    const passes = this.early ? EARLY_PASSES : TRAIN_PASSES;
     let tried = this.spare.process(mic, ref);
-    for (let pass = 1; pass < TRAIN_PASSES; pass++) tried = this.spare.process(mic, ref);
+    for (let pass = 1; pass < passes; pass++) tried = this.spare.process(mic, ref);
     const before = meanSquare(this.history.cleanedAt(done - span, span));
     const after = meanSquare(tried.subarray(tried.length - span));
     // a delay must do better by 1 dB; so must going back to none (the estimates stopped confirming the delay: the
     // near end may be talking over it), unless the hold is on (the canceller in use has not reached 15 dB since the
     // playback began: a delay gone stale after a restart); then not being 1 dB worse is enough
     const stale = stretch === undefined && shift === 0 && this.learning;
+    // the last second of what it was trained on, to know whether it learnt the room (15 dB)
+    const micE = meanSquare(mic.subarray(mic.length - span));
+    const learnt = micE >= after * 10 ** 1.5;
+    // an early trial is taken only once it learnt the room
+    if (early && !learnt) return true;
     if (stale ? after > before * 10 ** 0.1 : after * 10 ** 0.1 > before) {
       refuse();
       return true;
     }
+    // (the commit of the delay a confirmed early trial took, within 1 ms, is the first delay's trial of before)
+    const commitOfEarly = stretch === undefined && !this.early && Math.abs(shift - this.shift) <= this.rate / 1000;
     [this.canceller, this.spare] = [this.spare, this.canceller];
     this.shift = shift;
     this.watch?.forget();
@@ -1051,11 +1085,56 @@ export class EchoPath {
     this.changeAt = undefined;
     this.refCarry = this.history.playedAt(done, this.carry.length, shift);
     // the canceller taken over has learnt the room already when its last second measures 15 dB: a short hold
-    const micE = meanSquare(mic.subarray(mic.length - span));
     const refE = meanSquare(ref.subarray(ref.length - span));
-    if (micE >= after * 10 ** 1.5) this.guard?.learntFrom(micE, refE, (2 * n * 1000) / this.rate);
+    // while early, one that learnt the room is held until `confirmEarly` measured the live audio that follows
+    const confirming = this.early && learnt;
+    if (confirming) this.confirmFrom = done;
+    // that one's hold, as then, is confirmed on two blocks (over 0.1 s it held ~1.2 s at ±208 ppm: not corrected yet)
+    const confirmMs = confirming ? Number.POSITIVE_INFINITY : (CONFIRM_BLOCKS * n * 1000) / this.rate;
+    if (learnt) this.guard?.learntFrom(micE, refE, confirmMs, commitOfEarly || undefined);
     else this.guard?.restart();
     return true;
+  }
+
+  /**
+   * Until a trained canceller has measured 15 dB, each new confident estimate of the delay (one, not the three in a
+   * row a commit needs; the committed delay once there is one) is tried at once over the audio so far, as it grows:
+   * taken only if its last second measures 15 dB, else nothing changes and the next estimate tries again on more
+   * audio. The first delay was tried only once three estimates agreed, ~1 s after the first echo, and a trial that
+   * fell short (all at once: RT60 600 ms, tanh, +208 ppm) left the hold on until the drift was corrected.
+   */
+  private tryEarly(at: number): void {
+    const e = this.estimator!.last!;
+    if (!this.early || this.earlyTrials >= EARLY_TRIALS || !this.estimator!.confident(e)) return;
+    const committed = this.estimator!.delaySamples;
+    const found = Math.round((e.delayMs * this.rate) / 1000);
+    // a committed delay is tried again only as the estimates confirm it
+    if (committed !== undefined && Math.abs(found - committed) > this.rate / 1000) return;
+    this.earlyTrials++;
+    this.realign(committed ?? found, at, undefined, true);
+  }
+
+  /**
+   * After an early take-over that learnt the room: the first CONFIRM_BLOCKS of live audio (the output lined up with
+   * its input, one block later) must measure 15 dB; then the hold ends and early trials stop, else the hold goes
+   * back to its first learning and the next estimate tries again. (The hold's own measure, the output a block behind
+   * its input, read 15 dB on two blocks where the echo was growing, and 7-11 dB followed: a false barge-in.)
+   */
+  private confirmEarly(): void {
+    const from = this.confirmFrom;
+    const frame = this.canceller.frameSamples;
+    const n = CONFIRM_BLOCKS * frame;
+    const done = this.history.total - this.carry.length;
+    if (from === undefined || done < from + frame + n) return;
+    this.confirmFrom = undefined;
+    const mic = meanSquare(this.history.micAt(from, n));
+    const out = meanSquare(this.history.cleanedAt(from + frame, n));
+    if (mic < out * 10 ** 1.5) {
+      this.guard?.restart();
+      return;
+    }
+    this.early = false;
+    this.guard?.release();
   }
 
   /** the timeline's offset over the frame captured from `at` (for the fine blocks), and where its segment changed */

@@ -325,7 +325,7 @@ describe('EchoPath', () => {
     expect(erle).toBeGreaterThanOrEqual(25);
   });
 
-  it('holds the first answer down for ≤ 1.2 s of its speech (trained over it again), later ≤ 0.2 s', async () => {
+  it('holds the first answer down for ≤ 1 s of its speech (trained over it again), later ≤ 0.2 s', async () => {
     // 0.5 s of silence, then the agent's answer through an 80 ms -12 dB room; the hold on as in a session
     const voice = placed(await speech(AGENT_TEXT), 0.5, 9);
     const played = s16(voice);
@@ -340,8 +340,9 @@ describe('EchoPath', () => {
     path.free();
     const firstEcho = Math.floor((RATE * 0.5) / 960);
     const released = held.indexOf(false, firstEcho);
-    // (before: 3.0 s, the canceller started afresh at the delay found and the hold begun again)
-    expect(((released - firstEcho) * 960) / RATE).toBeLessThanOrEqual(1.2);
+    // (before: 3.0 s, the canceller started afresh at the delay found and the hold begun again; 1.16 s while the
+    // first trial waited for three estimates to agree; 0.88 s with the early trials)
+    expect(((released - firstEcho) * 960) / RATE).toBeLessThanOrEqual(1);
     expect(held.slice(released).filter(Boolean).length).toBeLessThanOrEqual(5);
   });
 
