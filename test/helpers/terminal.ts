@@ -188,10 +188,6 @@ class ControlClient {
 
   constructor(socket: string) {
     this.proc = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', 'svc']);
-    // a client left running (a test that never stopped its terminal) must not hold the worker at its exit; a read
-    // that waits keeps the worker alive by its timer
-    this.proc.unref();
-    for (const pipe of [this.proc.stdin, this.proc.stdout, this.proc.stderr]) (pipe as { unref?(): void }).unref?.();
     this.proc.stdout.setEncoding('utf8');
     this.proc.stdout.on('data', (chunk: string) => this.take(chunk));
     let stderr = '';
