@@ -1,6 +1,6 @@
 // The CLI on a real terminal: a pseudo-terminal of util-linux `script`, or a tmux server of its own (screens read,
 // keys typed). Every screen read is scanned for keys.
-import { type ChildProcessWithoutNullStreams, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +43,8 @@ export class TmuxTerminal {
   private socket = TmuxTerminal.socketName();
   /** the control-mode client that reads the screen, started at the first read of each server */
   private control: ControlClient | undefined;
+  /** a send-keys that failed (the server gone): thrown by the next read */
+  private failed: Error | undefined;
 
   /**
    * Each start gets a server of its own: a new session on the socket of a server just killed can meet that server
@@ -96,11 +98,19 @@ export class TmuxTerminal {
   }
 
   /**
-   * tmux send-keys: text, or key names such as 'Enter', 'Space', 'C-c'. A process each, not the control client: a
-   * send-keys is not repeated where its reply is lost (below)
+   * tmux send-keys: text, or key names such as 'Enter', 'Space', 'C-c'; through the control client, in order with the
+   * reads after it (a failure is thrown by the next read)
    */
   keys(...keys: string[]): void {
-    this.tmux('send-keys', '-t', 'svc', ...keys);
+    const control = this.controlClient();
+    control.command(['send-keys', '-t', 'svc', ...keys]).catch((err: Error) => {
+      if (this.control === control) this.failed ??= err;
+    });
+  }
+
+  private controlClient(): ControlClient {
+    needTools('tmux');
+    return (this.control ??= new ControlClient(this.socket));
   }
 
   private static captureArgs(opts: { escapes?: boolean }): string[] {
@@ -118,31 +128,14 @@ export class TmuxTerminal {
    * The screen read without blocking this process: what a test polls with. A read with execFileSync holds the
    * worker's event loop for the tmux client's life (tens of ms on a busy machine), and with it an emulator serving
    * the CLI from this process (real-time audio stalls) and the file's other tests. The reads go through one
-   * control-mode client (`tmux -C`) per server, not a tmux process each: a run's ~1,000 polls were as many processes
-   * started from a large worker (~4 ms of CPU each). Now and then (~1 client in 200 with 30 at once) tmux 3.3's
-   * control client reads none of its commands: a read it has not answered in 3 s is made by a process of its own,
-   * and the next read starts another client.
+   * control-mode client (`tmux -C`) per server, as keys() does, not a tmux process each: a run's ~1,000 polls and
+   * ~250 keys were as many processes started from a large worker (~4 ms of CPU each).
    */
   async read(opts: { escapes?: boolean } = {}): Promise<string> {
-    needTools('tmux');
-    const control = (this.control ??= new ControlClient(this.socket));
-    let s: string;
-    try {
-      s = await control.command(TmuxTerminal.captureArgs(opts), 3000);
-    } catch {
-      if (this.control === control) this.control = undefined;
-      control.close();
-      s = await this.readByProcess(opts);
-    }
+    if (this.failed) throw this.failed;
+    const s = await this.controlClient().command(TmuxTerminal.captureArgs(opts));
     assertNoSecrets(s, 'tmux screen');
     return s;
-  }
-
-  private readByProcess(opts: { escapes?: boolean }): Promise<string> {
-    const args = ['-L', this.socket, ...TmuxTerminal.captureArgs(opts)];
-    return new Promise((resolve, reject) => {
-      throughHelper(() => execFile('tmux', args, { encoding: 'utf8' }, (err, s) => (err ? reject(err) : resolve(s))));
-    });
   }
 
   /**
@@ -161,6 +154,7 @@ export class TmuxTerminal {
   stop(): void {
     this.control?.close();
     this.control = undefined;
+    this.failed = undefined;
     try {
       execFileSync('tmux', ['-L', this.socket, 'kill-server'], { stdio: 'ignore' });
     } catch {
@@ -182,9 +176,6 @@ class ControlClient {
   /** the block being read: its %begin's fields, whether this client sent it, its lines so far */
   private block: { fields: string; ours: boolean; lines: string[] } | undefined;
   private ended: Error | undefined;
-  /** Commands wait for the attach (%session-changed): written before it, they ran before it, without a client */
-  private attached = false;
-  private unsent: string[] = [];
 
   constructor(socket: string) {
     this.proc = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', 'svc']);
@@ -198,23 +189,15 @@ class ControlClient {
       for (const p of this.pending.splice(0)) p.reject(this.ended);
     });
     // no %output notifications: the pane's output would be copied to this client too (the server's CPU)
-    this.command(['refresh-client', '-f', 'no-output'], 3000).catch(() => {});
+    this.command(['refresh-client', '-f', 'no-output']).catch(() => {});
   }
 
-  /** The command's output; it fails on %error, when the client ends, or with no reply within `timeoutMs`. */
-  command(args: string[], timeoutMs: number): Promise<string> {
+  command(args: string[]): Promise<string> {
     if (this.ended) return Promise.reject(this.ended);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`tmux control client: no reply in ${timeoutMs} ms`)), timeoutMs);
-      const settled = () => clearTimeout(timer);
-      this.pending.push({
-        resolve: (text) => (settled(), resolve(text)),
-        reject: (err) => (settled(), reject(err)),
-      });
+      this.pending.push({ resolve, reject });
       // arguments as tmux's command parser reads them: each in single quotes
-      const line = `${args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}\n`;
-      if (this.attached) this.proc.stdin.write(line);
-      else this.unsent.push(line);
+      this.proc.stdin.write(`${args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}\n`);
     });
   }
 
@@ -237,15 +220,10 @@ class ControlClient {
       }
       const begin = /^%begin (\S+ \S+ (\S+))$/.exec(line);
       if (begin) this.block = { fields: begin[1]!, ours: (Number(begin[2]) & 1) === 1, lines: [] };
-      else if (!this.attached && line.startsWith('%session-changed ')) {
-        this.attached = true;
-        for (const unsent of this.unsent.splice(0)) this.proc.stdin.write(unsent);
-      }
     }
   }
 
   close(): void {
     this.proc.stdin.end();
-    if (this.proc.exitCode === null) this.proc.kill();
   }
 }
