@@ -43,8 +43,6 @@ export class TmuxTerminal {
   private socket = TmuxTerminal.socketName();
   /** the control-mode client that reads the screen, started at the first read of each server */
   private control: ControlClient | undefined;
-  /** a send-keys that failed (the server gone): thrown by the next read */
-  private failed: Error | undefined;
 
   /**
    * Each start gets a server of its own: a new session on the socket of a server just killed can meet that server
@@ -97,20 +95,9 @@ export class TmuxTerminal {
     );
   }
 
-  /**
-   * tmux send-keys: text, or key names such as 'Enter', 'Space', 'C-c'; through the control client, in order with the
-   * reads after it (a failure is thrown by the next read)
-   */
+  /** tmux send-keys: text, or key names such as 'Enter', 'Space', 'C-c' */
   keys(...keys: string[]): void {
-    const control = this.controlClient();
-    control.command(['send-keys', '-t', 'svc', ...keys]).catch((err: Error) => {
-      if (this.control === control) this.failed ??= err;
-    });
-  }
-
-  private controlClient(): ControlClient {
-    needTools('tmux');
-    return (this.control ??= new ControlClient(this.socket));
+    this.tmux('send-keys', '-t', 'svc', ...keys);
   }
 
   private static captureArgs(opts: { escapes?: boolean }): string[] {
@@ -128,12 +115,12 @@ export class TmuxTerminal {
    * The screen read without blocking this process: what a test polls with. A read with execFileSync holds the
    * worker's event loop for the tmux client's life (tens of ms on a busy machine), and with it an emulator serving
    * the CLI from this process (real-time audio stalls) and the file's other tests. The reads go through one
-   * control-mode client (`tmux -C`) per server, as keys() does, not a tmux process each: a run's ~1,000 polls and
-   * ~250 keys were as many processes started from a large worker (~4 ms of CPU each).
+   * control-mode client (`tmux -C`) per server, not a tmux process each: a run's ~1,000 polls were ~1,000 processes
+   * started from a large worker (~4 ms of CPU each).
    */
   async read(opts: { escapes?: boolean } = {}): Promise<string> {
-    if (this.failed) throw this.failed;
-    const s = await this.controlClient().command(TmuxTerminal.captureArgs(opts));
+    needTools('tmux');
+    const s = await (this.control ??= new ControlClient(this.socket)).command(TmuxTerminal.captureArgs(opts));
     assertNoSecrets(s, 'tmux screen');
     return s;
   }
@@ -154,7 +141,6 @@ export class TmuxTerminal {
   stop(): void {
     this.control?.close();
     this.control = undefined;
-    this.failed = undefined;
     try {
       execFileSync('tmux', ['-L', this.socket, 'kill-server'], { stdio: 'ignore' });
     } catch {
