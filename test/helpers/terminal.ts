@@ -1,6 +1,6 @@
 // The CLI on a real terminal: a pseudo-terminal of util-linux `script`, or a tmux server of its own (screens read,
 // keys typed). Every screen read is scanned for keys.
-import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,8 +41,6 @@ export async function svcOnTerminal(
  */
 export class TmuxTerminal {
   private socket = TmuxTerminal.socketName();
-  /** the control-mode client that reads the screen, started at the first read of each server */
-  private control: ControlClient | undefined;
 
   /**
    * Each start gets a server of its own: a new session on the socket of a server just killed can meet that server
@@ -114,15 +112,20 @@ export class TmuxTerminal {
   /**
    * The screen read without blocking this process: what a test polls with. A read with execFileSync holds the
    * worker's event loop for the tmux client's life (tens of ms on a busy machine), and with it an emulator serving
-   * the CLI from this process (real-time audio stalls) and the file's other tests. The reads go through one
-   * control-mode client (`tmux -C`) per server, not a tmux process each: a run's ~1,000 polls were ~1,000 processes
-   * started from a large worker (~4 ms of CPU each).
+   * the CLI from this process (real-time audio stalls) and the file's other tests.
    */
-  async read(opts: { escapes?: boolean } = {}): Promise<string> {
+  read(opts: { escapes?: boolean } = {}): Promise<string> {
     needTools('tmux');
-    const s = await (this.control ??= new ControlClient(this.socket)).command(TmuxTerminal.captureArgs(opts));
-    assertNoSecrets(s, 'tmux screen');
-    return s;
+    const args = ['-L', this.socket, ...TmuxTerminal.captureArgs(opts)];
+    return new Promise((resolve, reject) => {
+      throughHelper(() =>
+        execFile('tmux', args, { encoding: 'utf8' }, (err, s) => {
+          if (err) return reject(err);
+          assertNoSecrets(s, 'tmux screen');
+          resolve(s);
+        }),
+      );
+    });
   }
 
   /**
@@ -139,77 +142,10 @@ export class TmuxTerminal {
   }
 
   stop(): void {
-    this.control?.close();
-    this.control = undefined;
     try {
       execFileSync('tmux', ['-L', this.socket, 'kill-server'], { stdio: 'ignore' });
     } catch {
       // not running
     }
-  }
-}
-
-/**
- * A tmux client in control mode (`tmux -C attach`): commands written to its stdin, each answered in a block
- * `%begin <time> <number> <flags>` … `%end` (or `%error`) with the same three fields, in order; blocks of commands
- * it did not send (flags without 1) and notifications are passed over. It has no size of its own, so the window keeps
- * the size the session was made with.
- */
-class ControlClient {
-  private readonly proc: ChildProcessWithoutNullStreams;
-  private readonly pending: { resolve: (text: string) => void; reject: (err: Error) => void }[] = [];
-  private partial = '';
-  /** the block being read: its %begin's fields, whether this client sent it, its lines so far */
-  private block: { fields: string; ours: boolean; lines: string[] } | undefined;
-  private ended: Error | undefined;
-
-  constructor(socket: string) {
-    this.proc = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', 'svc']);
-    this.proc.stdout.setEncoding('utf8');
-    this.proc.stdout.on('data', (chunk: string) => this.take(chunk));
-    let stderr = '';
-    this.proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    this.proc.stdin.on('error', () => {}); // the server is gone: the close below rejects what waits
-    this.proc.on('close', (code) => {
-      this.ended = new Error(`tmux control client ended (exit ${code}) ${stderr.trim()}`);
-      for (const p of this.pending.splice(0)) p.reject(this.ended);
-    });
-    // no %output notifications: the pane's output would be copied to this client too (the server's CPU)
-    this.command(['refresh-client', '-f', 'no-output']).catch(() => {});
-  }
-
-  command(args: string[]): Promise<string> {
-    if (this.ended) return Promise.reject(this.ended);
-    return new Promise((resolve, reject) => {
-      this.pending.push({ resolve, reject });
-      // arguments as tmux's command parser reads them: each in single quotes
-      this.proc.stdin.write(`${args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}\n`);
-    });
-  }
-
-  private take(chunk: string): void {
-    const lines = (this.partial + chunk).split('\n');
-    this.partial = lines.pop()!;
-    for (const line of lines) {
-      if (this.block) {
-        const end = /^%(end|error) (.*)$/.exec(line);
-        if (end && end[2] === this.block.fields) {
-          const { ours, lines: out } = this.block;
-          this.block = undefined;
-          if (!ours) continue;
-          const text = out.map((l) => `${l}\n`).join('');
-          const p = this.pending.shift();
-          if (end[1] === 'end') p?.resolve(text);
-          else p?.reject(new Error(`tmux: ${text.trim()}`));
-        } else this.block.lines.push(line);
-        continue;
-      }
-      const begin = /^%begin (\S+ \S+ (\S+))$/.exec(line);
-      if (begin) this.block = { fields: begin[1]!, ours: (Number(begin[2]) & 1) === 1, lines: [] };
-    }
-  }
-
-  close(): void {
-    this.proc.stdin.end();
   }
 }
