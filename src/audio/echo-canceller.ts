@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { ASSETS, readAsset } from 'svc-formats/assets';
 import { DriftEstimator, FineDelay, type FineDelayEstimate } from './clock-drift.js';
 import { DelayEstimator } from './delay-estimator.js';
-import { type BlockLevels, PathChangeWatch } from './path-change.js';
+import { type BlockLevels, PathChangeWatch, QUIET } from './path-change.js';
 
 /** speex_echo.h and speex_preprocess.h request numbers */
 const ECHO_SET_SAMPLING_RATE = 24;
@@ -539,8 +539,8 @@ export class StartupGuard {
   apply(mic: Int16Array, ref: Int16Array, out: Int16Array): void {
     this.recent.push(meanSquare(ref));
     while (this.recent.length * mic.length > this.tailSamples + mic.length) this.recent.shift();
-    // -55 dBFS: under it the playback is silence and its echo below any VAD
-    if (Math.max(...this.recent) < 3400) {
+    // the playback is silence and its echo below any VAD
+    if (Math.max(...this.recent) < QUIET) {
       // the playback and its echo are over: the next burst is checked again, over 0.1 s
       if (this.learnt) this.learning = true;
       this.confirmSamples = this.rate / 10;
@@ -632,8 +632,6 @@ const EARLY_TRIALS = 4;
 const CONFIRM_BLOCKS = 2;
 /** a playback that starts after this much quiet is a new burst (a new answer, a sentence after a pause) */
 const BURST_GAP_S = 0.2;
-/** -55 dBFS (mean square of s16 samples): under it the playback is silence and its echo below any VAD */
-const QUIET = 3400;
 
 /**
  * The last seconds of the microphone and of the playback (on the capture's clock), by absolute sample number: the

@@ -12,7 +12,7 @@ export interface BlockLevels {
 }
 
 /** -55 dBFS (mean square of s16 samples): under it the playback is silence and its echo below any VAD */
-const QUIET = 3400;
+export const QUIET = 3400;
 /** an echo estimate under -60 dBFS says too little to judge the filter by */
 const MIN_ESTIMATE = 1074;
 /** settled: the linear filter took 15 dB off the echo over 0.25 s of it */
