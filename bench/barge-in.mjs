@@ -1,15 +1,16 @@
 // False barge-ins of `svc realtime talk --duplex --aec` on open speakers under CPU load (issue 41): the 20-turn
 // conversation of test/commands/realtime/talk-echo-long.test.ts (the same simulated room: the fake arecord
 // echo-room.mjs hears what svc plays through ALSA's file plugin, sends it back through a room response 60 ms later at
-// -10 dB with noise, and asks the next question once the speaker is quiet), with two busy processes beside it, as a
-// loaded machine or a CI runner has. Counted: answers interrupted while the person was silent (svc heard its own
-// voice), per 20 turns; the test holds the goal of none on a machine as it comes, this row reports it under load.
+// -10 dB with noise, and asks the next question once the speaker is quiet and svc has shown the answer), with two
+// busy processes beside it, as a loaded machine or a CI runner has. Counted: answers interrupted while the person was
+// silent (svc heard its own voice), per 20 turns; the test holds the goal of none on a machine as it comes, this row
+// reports it under load.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { writeRoom } from '../test/commands/realtime/echo-room-setup.mjs';
+import { answersShown, writeRoom } from '../test/commands/realtime/echo-room-setup.mjs';
 import { BIN, ROOT, cleanEnv } from './lib.mjs';
 
 const TURNS = 20;
@@ -48,6 +49,7 @@ export default async function bargeIn() {
       };
       svc.stdout.on('data', (d) => {
         stdout += d;
+        answersShown(r.dir, turns());
         check();
       });
       svc.stderr.on('data', (d) => {

@@ -11,6 +11,11 @@ const WORDS = ['hi', 'yes', 'why', 'how', 'what', 'when', 'who', 'sure', 'more',
 export const questions = (turns) =>
   Array.from({ length: turns }, (_, i) => `${WORDS[i % WORDS.length]}${i >= WORDS.length ? ' again' : ''}`);
 
+/** svc has printed `count` answers (its transcript's lines): the room's person may ask the next question */
+export function answersShown(dir, count) {
+  writeFileSync(join(dir, 'answered'), String(count));
+}
+
 /** The room's files in `dir`; returns the environment that puts them in place of the sound devices. */
 export function writeRoom(dir, { turns, rate, driftPpm = 0, gainDb = -10 }) {
   const played = join(dir, 'played.raw');
@@ -33,6 +38,7 @@ export function writeRoom(dir, { turns, rate, driftPpm = 0, gainDb = -10 }) {
       answerTimeoutMs: 8000,
       questions: files,
       log: join(dir, 'room.log'),
+      answered: join(dir, 'answered'),
       args: join(dir, 'args'),
     }),
   );

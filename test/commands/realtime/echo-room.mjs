@@ -1,12 +1,18 @@
 // A fake `arecord` for the full-duplex echo tests: a room with a loudspeaker and a person. It hears what svc
 // plays: the speaker's samples reach ALSA's file plugin, which appends them to `played`; this program plays them
-// on its own clock as a sound card would (a chunk starts when it arrives, or right after the one before while that
-// still plays), sends them through a room response (a direct path `delayMs` later at `gainDb`, early reflections,
-// a decaying tail), adds room noise and the person's questions, and writes the result on stdout as s16le at
-// `rate`, at real time (every 20 ms what the clock says is due). The person asks question i, waits for the
-// answer to be played, and asks the next one once the speaker has been quiet for `pauseMs`. With `driftPpm` the
-// speaker's clock runs that much faster than the microphone's (two devices): it plays n·(1 + drift) samples while
-// n are recorded, read between samples (cubic interpolation).
+// on its own clock as a sound card would (a chunk follows the one before while that still plays; given to a device
+// that ran dry, it starts once the device's buffer has filled), sends them through a room response (a direct path
+// `delayMs` later at `gainDb`, early reflections, a decaying tail), adds room noise and the person's questions, and
+// writes the result on stdout as s16le at `rate`, at real time (every 20 ms what the clock says is due). The person
+// asks question i, waits for the answer to be played, and asks the next one once the speaker has been quiet for
+// `pauseMs` and svc has shown the answer whole (the test writes the count it printed to `answered`; a loaded run's
+// answer can fall quiet for longer, and a question then is a true barge-in). With `driftPpm` the speaker's clock runs
+// that much faster than the microphone's (two devices): it plays n·(1 + drift) samples while n are recorded, read
+// between samples (cubic interpolation).
+// ALSA's file plugin writes a sample out only once the application has written its whole buffer past it (the speaker
+// package asks for 0.5 s): the room hears the playback ~0.5 s late, and an answer's last 0.5 s when the next one
+// starts. That echo path (~0.6 s) is longer than the canceller's filter and its delay search: these tests show the
+// start-up hold keeping the agent from hearing itself; bench/echo.mjs measures the canceller.
 // Usage: arecord (any arguments) with ECHO_ROOM=config.json in its environment.
 import { closeSync, openSync, readFileSync, readSync, writeFileSync, appendFileSync } from 'node:fs';
 
@@ -44,6 +50,8 @@ let playEnd = 0;
 let readOffset = 0;
 let fd;
 let carry = Buffer.alloc(0);
+// the device's buffer (played samples): a chunk given to a device that ran dry sounds this much later
+const buffer = Math.round(((cfg.bufferMs ?? 40) / 1000) * rate);
 
 /** what svc's speaker wrote since the last look, scheduled from `now` */
 function takePlayed(now) {
@@ -63,7 +71,8 @@ function takePlayed(now) {
     const whole = all.length - (all.length % 2);
     carry = Buffer.from(all.subarray(whole));
     const s = new Int16Array(all.buffer.slice(all.byteOffset, all.byteOffset + whole));
-    const start = Math.max(playEnd, now);
+    // still playing: this chunk follows it (the device's queue); run dry: it sounds once the device's buffer filled
+    const start = playEnd >= now ? playEnd : now + buffer;
     for (let i = playEnd; i < start; i++) ring[i % RING] = 0;
     for (let i = 0; i < s.length; i++) ring[(start + i) % RING] = s[i];
     if (start > playEnd) log({ ev: 'play', from: +(start / rate).toFixed(3) });
@@ -91,7 +100,18 @@ function playedAt(p) {
   return b + 0.5 * f * (c - a + f * (2 * a - 5 * b + 4 * c - d + f * (3 * (b - c) + d - a)));
 }
 
+/** answers svc printed so far (no `answered` file in the config: the quiet alone ends an answer) */
+function answeredSoFar() {
+  if (!cfg.answered) return Number.POSITIVE_INFINITY;
+  try {
+    return Number(readFileSync(cfg.answered, 'utf8')) || 0;
+  } catch {
+    return 0;
+  }
+}
+
 function tick() {
+  const shown = answeredSoFar();
   const due = Math.floor(((performance.now() - t0) / 1000) * rate);
   // a chunk read now starts no earlier than now: from the last sample put out, after a stall of this process (load),
   // its echo came before svc had written it (~80 ms in a loaded run), which no device does
@@ -100,7 +120,7 @@ function tick() {
   const out = new Int16Array(due - k);
   for (let j = 0; j < out.length; j++, k++) {
     if (!speaking && q < questions.length) {
-      const answered = playEnd / r > askedEnd && k >= playEnd / r + pause && askedEnd >= 0;
+      const answered = playEnd / r > askedEnd && k >= playEnd / r + pause && askedEnd >= 0 && shown >= q;
       const gaveUp = askedEnd >= 0 && k >= askedEnd + Math.round((cfg.answerTimeoutMs / 1000) * rate);
       if ((askedEnd < 0 && k >= nextAt) || answered || gaveUp) {
         speaking = { pcm: questions[q], at: k };

@@ -10,7 +10,7 @@ import { tempDir } from '../../helpers/files.js';
 import { needSpeaker } from '../../helpers/tools.js';
 import { spawnSvc } from '../../helpers/subprocess.js';
 import { lastSession } from './talk-helpers.js';
-import { questions, writeRoom } from './echo-room-setup.mjs';
+import { answersShown, questions, writeRoom } from './echo-room-setup.mjs';
 
 /**
  * The room: a fake arecord first on PATH, and ALSA's default device writing the speaker's samples to `played`.
@@ -49,6 +49,7 @@ export async function converse(
     };
     proc.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
+      answersShown(r.dir, answers(stdout));
       check();
     });
     proc.stderr!.on('data', (d: Buffer) => {
@@ -69,16 +70,17 @@ export async function converse(
 /** The conversation went as with no echo at all: every question answered to its end, no barge-in. */
 export function expectNoFalseBargeIn(r: Awaited<ReturnType<typeof converse>>, turns: number): void {
   expect(r.exitCode).toBe(0);
-  // the agent never heard itself: no speech started while it spoke, so no barge-in and no answer cancelled
-  expect(r.stderr).not.toContain('(interrupted');
+  // the agent never heard itself: no speech started while it spoke, so no barge-in and no answer cancelled (on a
+  // failure, the room's last events say when the person asked and the speaker played, on the room's clock)
+  const roomLog = readFileSync(join(r.dir, 'room.log'), 'utf8');
+  const lastEvents = roomLog.trim().split('\n').slice(-8).join('\n');
+  expect(r.stderr, `the room's last events:\n${lastEvents}`).not.toContain('(interrupted');
   expect(r.log.transcripts).toEqual(questions(turns));
   expect(r.log.responses.map((x) => x.status)).toEqual(Array(turns).fill('completed'));
   const answers = r.stdout.match(/^assistant: .*$/gm) ?? [];
   expect(answers).toHaveLength(turns);
   expect(answers.every((a) => !a.includes('[interrupted]'))).toBe(true);
   // the echo was really there: the room played every answer into the microphone
-  const plays = readFileSync(join(r.dir, 'room.log'), 'utf8')
-    .split('\n')
-    .filter((l) => l.includes('"play"'));
+  const plays = roomLog.split('\n').filter((l) => l.includes('"play"'));
   expect(plays.length).toBeGreaterThanOrEqual(turns);
 }
