@@ -261,6 +261,33 @@ describe('EchoPath', () => {
     expect(held(new StartupGuard(RATE, 12000), 100)).toBe(true);
   });
 
+  it("keeps an unconfirmed take-over's hold over a pause, and measures no block of the room's noise", () => {
+    const wave = (amp: number) => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? amp : -amp));
+    const pause = (guard: StartupGuard) => {
+      for (let i = 0; i < 15; i++) guard.apply(wave(10), wave(0), wave(10));
+    };
+    // an early trial took over: held until EchoPath confirms it; a pause does not give it a later burst's 0.1 s
+    const early = new StartupGuard(RATE, 12000);
+    early.learntFrom(800 ** 2, 8000 ** 2, Number.POSITIVE_INFINITY);
+    pause(early);
+    for (let i = 0; i < 10; i++) early.apply(wave(800), wave(8000), wave(80));
+    expect(early.learning).toBe(true);
+    // a confirmed canceller, a pause, and a burst whose echo comes late (a long output latency): two blocks of the
+    // room's noise (-70 dBFS), one of echo cancelled 20 dB, two at 4 dB: no 0.1 s of echo measured 15 dB, held
+    const guard = new StartupGuard(RATE, 12000);
+    for (let i = 0; i < 30; i++) guard.apply(wave(800), wave(8000), wave(80));
+    expect(guard.learning).toBe(false);
+    pause(guard);
+    for (let i = 0; i < 2; i++) guard.apply(wave(10), wave(8000), wave(10));
+    guard.apply(wave(800), wave(8000), wave(80));
+    expect(guard.learning).toBe(true);
+    for (let i = 0; i < 2; i++) guard.apply(wave(800), wave(8000), wave(500));
+    expect(guard.learning).toBe(true);
+    // 0.1 s of echo at 20 dB: the hold ends
+    for (let i = 0; i < 3; i++) guard.apply(wave(800), wave(8000), wave(80));
+    expect(guard.learning).toBe(false);
+  });
+
   it('once converged, never holds down the near end talking over a new burst; its echo alone is still held', () => {
     const guard = new StartupGuard(RATE, 12000);
     const wave = (amp: number) => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? amp : -amp));
