@@ -74,6 +74,8 @@ export function expectNoFalseBargeIn(r: Awaited<ReturnType<typeof converse>>, tu
   // failure, the room's last events say when the person asked and the speaker played, on the room's clock)
   const roomLog = readFileSync(join(r.dir, 'room.log'), 'utf8');
   const lastEvents = roomLog.trim().split('\n').slice(-8).join('\n');
+  // (also on the test's stderr: a failure that its retry passes leaves no message of its own in the run's output)
+  if (r.stderr.includes('(interrupted')) console.warn(`a barge-in; the room's last events:\n${lastEvents}`);
   expect(r.stderr, `the room's last events:\n${lastEvents}`).not.toContain('(interrupted');
   expect(r.log.transcripts).toEqual(questions(turns));
   expect(r.log.responses.map((x) => x.status)).toEqual(Array(turns).fill('completed'));
