@@ -10,6 +10,7 @@ import { rootCommands } from '../src/commands/index.js';
 import { ROOT, tempDir } from './helpers/files.js';
 import { isLauncher, launcherSource } from './helpers/run-env.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { makePrivateCa, startTlsFront, type TlsFront } from './helpers/private-ca.js';
 import { svcInProcess } from './helpers/in-process.js';
 import { nodeProgramAsync, svcInstalled, svcProcess, svcShell } from './helpers/subprocess.js';
 import { svcOnTerminal } from './helpers/terminal.js';
@@ -19,6 +20,19 @@ beforeAll(async () => {
   emu = await startTestEmulator();
 });
 afterAll(() => emu.close());
+
+let tls: Promise<{ SVC_BASE_URL: string; SVC_CA_CERT: string }> | undefined;
+let front: TlsFront | undefined;
+/** The emulator behind a TLS front whose private CA is trusted through SVC_CA_CERT (made once, on first use). */
+function privateTls(): Promise<{ SVC_BASE_URL: string; SVC_CA_CERT: string }> {
+  tls ??= (async () => {
+    const ca = makePrivateCa();
+    front = await startTlsFront(ca, new URL(emu.url).host);
+    return { SVC_BASE_URL: front.url, SVC_CA_CERT: ca.caFile };
+  })();
+  return tls;
+}
+afterAll(() => front?.close());
 
 describe('svc --version', () => {
   it('prints the package version and imports no command module (nor the CLI itself)', async () => {
@@ -104,12 +118,12 @@ describe('svc models list', () => {
     expect(bad.stderr).toMatch(/--json: unknown field "nope" for svc models list; valid: aliases, created, .*owned_by/);
   });
 
-  it('goes through undici when a network setting is there (a proxy that loopback bypasses)', async () => {
+  it('goes through undici for an https origin with a CA of its own (SVC_CA_CERT)', async () => {
     const trace = join(tempDir(), 'imports.txt');
     const r = await svcProcess(['models', 'list'], {
       emu,
       nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
-      env: { SVC_TRACE_IMPORTS: trace, HTTP_PROXY: 'http://127.0.0.1:9' },
+      env: { SVC_TRACE_IMPORTS: trace, ...(await privateTls()) },
     });
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toMatch(/^svc-4\t/m);
@@ -118,6 +132,25 @@ describe('svc models list', () => {
     expect(loaded.filter((u) => /direct-http/.test(u))).toEqual([]);
     // the bundle's undici reads node:http's maxHeaderSize and IncomingMessage only when used (scripts/bundle.mjs)
     expect(loaded.filter((u) => /^node:(_?http)/.test(u))).toEqual([]);
+  });
+
+  it('goes over node:http to a loopback origin that network settings leave alone (a proxy, CA files)', async () => {
+    // the environment's proxy never carries loopback; SSL_CERT_FILE is for https origins: undici (~4 ms) has no use
+    const trace = join(tempDir(), 'imports.txt');
+    const r = await svcProcess(['models', 'list'], {
+      emu,
+      nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-imports.cjs')],
+      env: {
+        SVC_TRACE_IMPORTS: trace,
+        HTTP_PROXY: 'http://127.0.0.1:9',
+        SSL_CERT_FILE: (await privateTls()).SVC_CA_CERT,
+      },
+    });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(/^svc-4\t/m);
+    const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    expect(loaded.some((u) => /direct-http/.test(u))).toBe(true);
+    expect(loaded.filter((u) => /undici/.test(u))).toEqual([]);
   });
 
   // Node compiles the functions of its own modules anew in every process (its code cache holds only their tops):
@@ -247,7 +280,7 @@ describe('stderr', () => {
 describe("undici's HTTP parser", () => {
   // compiled ahead on V8's worker threads from the bundle's file (src/net/http-parser.ts), and that module is the one
   // undici instantiates; without the bundle undici compiles its own on the main thread, as it always does. undici
-  // serves a request when a network setting is there: a proxy of the environment, which a loopback origin bypasses
+  // serves a request to an https origin with a CA of its own (the emulator behind a TLS front, privateTls())
   for (const mode of ['bundle', 'modules'] as const) {
     const how = mode === 'bundle' ? 'ahead, off the main thread, and used' : 'by undici itself';
     it(`is compiled ${how} (${mode})`, async () => {
@@ -255,11 +288,7 @@ describe("undici's HTTP parser", () => {
       const r = await svcProcess(['models', 'list'], {
         emu,
         nodeArgs: ['--require', join(ROOT, 'test/fixtures/trace-wasm.cjs')],
-        env: {
-          SVC_TRACE_WASM: trace,
-          SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined,
-          HTTP_PROXY: 'http://127.0.0.1:9',
-        },
+        env: { SVC_TRACE_WASM: trace, SVC_NO_BUNDLE: mode === 'modules' ? '1' : undefined, ...(await privateTls()) },
       });
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toMatch(/^svc-4\t/m);

@@ -1,7 +1,7 @@
 // The one HTTP chokepoint: auth, base URL, user agent, timeouts, retries, request ids, redacted traces.
-// A direct connection with Node's own trust goes over node:http/https (net/direct-http.ts); a proxy, a CA setting or a
-// client certificate over undici, loaded lazily, on the first request, and only its Agent, request API and HTTP/1.1
-// client (loadAgent), or its ProxyAgent.
+// A direct connection with Node's own trust goes over node:http/https (net/direct-http.ts); a proxy, or an https origin
+// with a CA setting or a client certificate, over undici, loaded lazily, on the first request, and only its Agent,
+// request API and HTTP/1.1 client (loadAgent), or its ProxyAgent.
 import {
   ApiError,
   FileWriteError,
@@ -292,7 +292,6 @@ function jsonPayload(json: unknown): string | undefined {
 
 export class HttpClient {
   private direct?: Promise<Sender>;
-  private dispatcher?: Promise<Sender>;
   private tlsDispatcher?: Promise<Sender>;
   private routes = new Map<string, Promise<Route>>();
   private proxyAgents: Sender[] = [];
@@ -333,22 +332,16 @@ export class HttpClient {
     };
   }
 
-  /**
-   * The direct dispatcher (one per client); with `tls` (the trusted roots and client certificate, for https origins
-   * when there are some) a second one.
-   */
-  private agent(tls?: import('./network.js').TlsSettings): Promise<Sender> {
-    const make = (extra?: object) =>
-      loadAgent(
-        { connect: { timeout: this.connectTimeoutMs, ...extra }, ...this.agentOptions() },
-        this.opts.baseUrl.startsWith('https:'),
-      );
-    if (tls && Object.keys(tls).length) return (this.tlsDispatcher ??= make(tls));
-    this.dispatcher ??= make();
-    return this.dispatcher;
+  /** undici's dispatcher for an origin with certificates of its own (`tls`: trusted roots, a client certificate) */
+  private agent(tls: import('./network.js').TlsSettings): Promise<Sender> {
+    this.tlsDispatcher ??= loadAgent(
+      { connect: { timeout: this.connectTimeoutMs, ...tls }, ...this.agentOptions() },
+      this.opts.baseUrl.startsWith('https:'),
+    );
+    return this.tlsDispatcher;
   }
 
-  /** Without a proxy, a CA setting or a client certificate: node:http/https (net/direct-http.ts), one per client. */
+  /** Without a proxy, a CA setting or a client certificate for the origin: node:http/https (net/direct-http.ts). */
   private directSender(): Promise<Sender> {
     this.direct ??= import('./direct-http.js').then(({ createDirectSender }) =>
       createDirectSender({
@@ -379,7 +372,9 @@ export class HttpClient {
     // certificates are read for https origins only (an http:// emulator needs none, and pays nothing for them)
     const tls = url.protocol === 'https:' ? (this.tls ??= network.tlsSettings(net, this.opts.onWarn)) : undefined;
     const proxy = network.proxyFor(url, net);
-    if (!proxy) return { dispatcher: await this.agent(tls) };
+    // no proxy for this origin and no certificates of its own (http://, as a local emulator behind NO_PROXY or with
+    // SSL_CERT_FILE set): node:http/https as without settings; undici would add ~4 ms to the command (its parser)
+    if (!proxy) return { dispatcher: tls?.ca || tls?.cert ? await this.agent(tls) : await this.directSender() };
     this.traceLine(`* ${url.origin} through the proxy ${network.proxyName(proxy)}`);
     const { ProxyAgent } = await import('undici');
     const requestTls = { timeout: this.connectTimeoutMs, ...tls };
@@ -672,7 +667,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    for (const d of [this.direct, this.dispatcher, this.tlsDispatcher]) {
+    for (const d of [this.direct, this.tlsDispatcher]) {
       const agent = await d?.catch(() => undefined);
       await agent?.close().catch(() => {});
     }
