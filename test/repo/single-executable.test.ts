@@ -23,7 +23,9 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { decodeMp3, isWav, parseWavHeader } from 'svc-formats/audio-codecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEmulator } from '../helpers/emulator.js';
 import { ROOT, tempDir } from '../helpers/files.js';
+import { makePrivateCa, startTlsFront } from '../helpers/private-ca.js';
 import { buildExecutables, releaseArchive, svcExecutable } from '../helpers/subprocess.js';
 import { needTools } from '../helpers/tools.js';
 
@@ -120,10 +122,20 @@ describe('the single executables on a machine without Node', () => {
     const second = await svc(['--emulator', 'models', 'list'], env);
     expect(second).toEqual(first);
     expect(caches()).toEqual(made);
-    // a request through undici (a network setting: here a proxy that loopback bypasses) sets V8 flags for its
-    // parser, and the chunks compiled after that have caches of their own (V8 checks the flags)
-    const proxied = { ...env, HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1,localhost' };
-    expect((await svc(['--emulator', 'models', 'list'], proxied)).stdout).toBe(first.stdout);
+    // a request through undici (an https origin with a CA of its own: an emulator behind a TLS front) sets V8 flags
+    // for its parser, and the chunks compiled after that have caches of their own (V8 checks the flags)
+    const emu = await startTestEmulator();
+    const ca = makePrivateCa();
+    const front = await startTlsFront(ca, new URL(emu.url).host);
+    try {
+      const trusted = { ...env, SVC_BASE_URL: front.url, SVC_API_KEY: emu.key, SVC_CA_CERT: ca.caFile };
+      const viaUndici = await svc(['models', 'list'], trusted);
+      expect(viaUndici.exitCode, viaUndici.stderr).toBe(0);
+      expect(viaUndici.stdout).toMatch(/^svc-4\t/m);
+    } finally {
+      await front.close();
+      await emu.close();
+    }
     expect(Object.keys(caches()).some((f) => /\.f[0-9a-z]+\.bin$/.test(f))).toBe(true);
     // a cache folder that cannot be made costs only time: under a file, or where mkdir says ENOENT (/proc, where
     // Node's recursive mkdirSync loops for ever)
