@@ -334,10 +334,7 @@ export class HttpClient {
 
   /** undici's dispatcher for an origin with certificates of its own (`tls`: trusted roots, a client certificate) */
   private agent(tls: import('./network.js').TlsSettings): Promise<Sender> {
-    this.tlsDispatcher ??= loadAgent(
-      { connect: { timeout: this.connectTimeoutMs, ...tls }, ...this.agentOptions() },
-      this.opts.baseUrl.startsWith('https:'),
-    );
+    this.tlsDispatcher ??= loadAgent({ connect: { timeout: this.connectTimeoutMs, ...tls }, ...this.agentOptions() });
     return this.tlsDispatcher;
   }
 
@@ -686,15 +683,16 @@ const KEEP_ALIVE_MS = 4_000;
  * undici's Agent with its request API and HTTP/1.1 client only (see undici-h1.cts): the whole package costs
  * ~45 ms more of every request command. Should undici's internal layout change, the whole package is loaded.
  */
-async function loadAgent(options: NonNullable<AgentOptions>, secure: boolean): Promise<Sender> {
+async function loadAgent(options: NonNullable<AgentOptions>): Promise<Sender> {
   // Keep undici's WebAssembly HTTP parser on V8's baseline compiler: the optimising tier compiles it again in the
   // background, which delays the exit of every short command by ~70 ms and lifts the peak RSS by ~35 MB, for no
   // gain on transfers bound by the network and the disk. And compile all of it at once (not each function on its
   // first call), on V8's worker threads while undici loads (http-parser.ts). Must run before undici compiles it.
   // Node's own modules loaded after a change of V8's flags are compiled without their built-in code cache: those
-  // undici loads (node:net and the modules it loads, node:tls for https) are loaded first (~3 ms of every request).
+  // undici loads (node:net and the modules it loads, node:tls: this agent serves https origins only) are loaded first
+  // (~3 ms of every request).
   await import('node:net');
-  if (secure) await import('node:tls');
+  await import('node:tls');
   const { setV8Flags } = await import('./v8-flags.js');
   await setV8Flags('--liftoff-only --no-wasm-lazy-compilation');
   const { compileParserInBackground } = await import('./http-parser.js');
