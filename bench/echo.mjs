@@ -14,11 +14,14 @@
 //   the 2 s after a delay jump), in 20 ms blocks where the agent's echo is at least 10 dB above the noise, with the
 //   start-up hold off (goal ≥ 25 dB) and on; within 2 s of a delay jump (goal ≥ 15 dB);
 // - convergence: from the first echo until the ERLE over 0.5 s first reaches 20 dB;
-// - the hold: how long it lasted at the start, and the share of the far end's time after its first second during
-//   which it held the output down (goal ≤ 10 %); the same share for the path-change suppressor (EchoPath's: an echo
-//   path that changed under the converged canceller, held down until the new delay is used), with the hold off;
+// - the hold: how long it held the output down over the first 3 s of echo (goal ≤ 1 s), how long the start-up
+//   suppressor then worked instead (StartupSuppressor), and the share of the far end's time after its first second
+//   during which the output was held down (goal ≤ 10 %); the same share for the path-change suppressor (EchoPath's:
+//   an echo path that changed under the converged canceller, held down until the new delay is used), hold off;
 // - false barge-ins: turns the emulator's server VAD (its EnergyVad, threshold 0.5) starts on the output (hold on)
 //   while only the agent speaks (goal 0); and over 20 turns of answers and pauses with ±208 ppm of drift;
+// - on three paths, the near end talking over the agent's first seconds: kept by the suppressor, and by the hold
+//   alone (as before it);
 // - near-end kept in double talk: the correlation of the output with the clean near-end speech (as captured, with
 //   the room noise) over the blocks where the near end talks (goal ≥ 0.9), and its level in the output (goal
 //   within 3 dB);
@@ -44,7 +47,7 @@ const NEAR_GAIN = 10 ** (-10 / 20);
 const ROOM = { delayMs: 50, gainDb: -10, rt60: 0.3 };
 const PATHS = [
   { name: '20 ms -6 dB room', room: { delayMs: 20, gainDb: -6, rt60: 0.3 } },
-  { name: '80 ms -12 dB room', room: { delayMs: 80, gainDb: -12, rt60: 0.3 } },
+  { name: '80 ms -12 dB room', room: { delayMs: 80, gainDb: -12, rt60: 0.3 }, startTalk: true },
   { name: '150 ms -20 dB room', room: { delayMs: 150, gainDb: -20, rt60: 0.3 } },
   { name: 'RT60 300 ms, tanh speaker', room: { ...ROOM, rt60: 0.3 }, tanh: true },
   { name: 'RT60 600 ms, tanh speaker', room: { ...ROOM, rt60: 0.6 }, tanh: true },
@@ -66,7 +69,7 @@ const PATHS = [
   { name: 'drift -208 ppm', driftPpm: -208, singleTalkS: 24 },
   { name: 'drift -50 ppm', driftPpm: -50, singleTalkS: 24 },
   { name: 'drift +50 ppm', driftPpm: 50, singleTalkS: 24 },
-  { name: 'drift +208 ppm', driftPpm: 208, singleTalkS: 24 },
+  { name: 'drift +208 ppm', driftPpm: 208, singleTalkS: 24, startTalk: true },
   { name: 'fan noise, double talk', fan: true },
   {
     name: 'all at once',
@@ -77,6 +80,7 @@ const PATHS = [
     jump: { toMs: 180 },
     fan: true,
     singleTalkS: 24,
+    startTalk: true,
   },
 ];
 const OUTPUT_LATENCY_MS = 30;
@@ -281,13 +285,14 @@ function buildPath(path, far, near, seed) {
 const ROOMS_DEFAULT = ROOM;
 
 /** The signals through EchoPath at simulated times; the playback written when its device (its clock) asks. */
-async function runPath(sig, seed, startupSuppressDb, correctDrift = true) {
+async function runPath(sig, seed, startupSuppressDb, correctDrift = true, startupSuppressor = true) {
   const { EchoPath } = await import('../dist/audio/echo-canceller.js');
   const { len } = sig;
-  const path = await EchoPath.open({ sampleRate: RATE, startupSuppressDb, correctDrift });
+  const path = await EchoPath.open({ sampleRate: RATE, startupSuppressDb, correctDrift, startupSuppressor });
   const out = new Float64Array(len);
   const held = new Uint8Array(len / CHUNK);
   const changing = new Uint8Array(len / CHUNK);
+  const suppressing = new Uint8Array(len / CHUNK);
   const micS16 = toS16(sig.mic);
   const playedS16 = toS16(sig.played);
   const t0 = 1000; // ms on the simulated clock
@@ -305,7 +310,8 @@ async function runPath(sig, seed, startupSuppressDb, correctDrift = true) {
     const cleaned = path.captured(frame, arrival);
     const s = new Int16Array(cleaned.buffer, cleaned.byteOffset, CHUNK);
     for (let i = 0; i < CHUNK; i++) out[c + i] = s[i] / 32768;
-    held[c / CHUNK] = path.learning ? 1 : 0;
+    held[c / CHUNK] = path.holding ? 1 : 0;
+    suppressing[c / CHUNK] = path.suppressing ? 1 : 0;
     changing[c / CHUNK] = path.changing ? 1 : 0;
   }
   const used = process.cpuUsage(cpu);
@@ -314,7 +320,7 @@ async function runPath(sig, seed, startupSuppressDb, correctDrift = true) {
   const lag = path.latencySamples;
   path.free();
   out.copyWithin(0, lag).fill(0, len - lag);
-  return { ...sig, out, held, changing, cpuMs: (used.user + used.system) / 1000, delayMs, driftPpm };
+  return { ...sig, out, held, changing, suppressing, cpuMs: (used.user + used.system) / 1000, delayMs, driftPpm };
 }
 
 /** the turns the emulator's server VAD (threshold 0.5, as a session's default) starts on `out` over [from, to) */
@@ -379,6 +385,14 @@ function doubleTalk(r, noiseE) {
   };
 }
 
+/** the time the output was held down over `span` samples from the first echo (samples) */
+function heldFor(r, firstEcho, span) {
+  let held = 0;
+  for (let c = Math.floor(firstEcho / CHUNK); c * CHUNK < firstEcho + span && c < r.held.length; c++)
+    held += r.held[c] * (Math.min((c + 1) * CHUNK, firstEcho + span) - Math.max(c * CHUNK, firstEcho));
+  return held;
+}
+
 /** the share of the far end's time after its first second during which the hold was on */
 function holdShare(r, firstEcho, noiseE) {
   let on = 0;
@@ -411,7 +425,9 @@ function figures(r, held) {
     jumpErleHeld: w && erle(held, w[0], w[1], noiseE),
     echoOverNoise: db(energy(r.echo, firstEcho, r.nearAt) / (r.nearAt - firstEcho) / noiseE),
     convergenceS: (converged - firstEcho) / RATE,
-    holdS: held.held.indexOf(0, Math.floor(firstEcho / CHUNK)) * CHUNK - firstEcho,
+    // (the time held over the first 3 s of echo: a hold that ends and comes back counts each time)
+    holdS: heldFor(held, firstEcho, 3 * RATE),
+    suppressS: (held.suppressing.reduce((a, b) => a + b, 0) * CHUNK) / RATE,
     holdShare: holdShare(held, firstEcho, noiseE),
     changeShare: holdShare({ ...r, held: r.changing }, firstEcho, noiseE),
     ...doubleTalk(r, noiseE),
@@ -438,6 +454,7 @@ async function pathRows(path, f, r, held) {
   rows.push(
     { name: `${name} convergence (to 20 dB ERLE over 0.5 s)`, value: f.convergenceS, unit: 's' },
     { name: `${name} start-up hold lasted`, value: f.holdS / RATE, unit: 's', goal: 1 },
+    { name: `${name} start-up suppressor worked (after the hold)`, value: f.suppressS, unit: 's' },
     { name: `${name} hold on, share of far end after 1 s`, value: f.holdShare * 100, unit: '%', goal: 10 },
     { name: `${name} path-change hold, share of far end after 1 s`, value: f.changeShare * 100, unit: '%' },
     {
@@ -467,6 +484,34 @@ async function pathRows(path, f, r, held) {
     goal: 0.05,
   });
   return rows;
+}
+
+/**
+ * The near end talking over the agent's first seconds (from 1 s after the first echo, for 2 s): kept by the start-up
+ * suppressor, against the hold alone (as before it), over the blocks where it is 20 dB over the noise while the echo
+ * is there; and the false barge-ins before it talks.
+ */
+async function startTalkRows(path, sig, near, seed) {
+  const firstEcho = sig.echo.findIndex((v) => Math.abs(v) > 1e-4);
+  const at = Math.ceil((firstEcho + RATE) / CHUNK) * CHUNK;
+  const nearClean = new Float64Array(sig.len);
+  nearClean.set(
+    near.subarray(0, Math.min(near.length, sig.len - at)).map((v) => v * NEAR_GAIN),
+    at,
+  );
+  const mic = sig.echo.map((v, j) => v + sig.noise[j] + nearClean[j]);
+  const talk = { ...sig, nearClean, mic, nearAt: at };
+  const noiseE = energy(sig.noise, 0, sig.noise.length) / sig.noise.length;
+  const window = (r) => doubleTalk({ ...r, len: at + 2 * RATE }, noiseE);
+  const suppressed = window(await runPath(talk, seed, undefined));
+  const held = window(await runPath(talk, seed, undefined, true, false));
+  const name = `${path.name}: near end at the start`;
+  return [
+    { name: `${name}, corr. (mic ${suppressed.micCorrelation.toFixed(2)}): suppressor`, value: suppressed.correlation },
+    { name: `${name}, corr.: the hold alone (before)`, value: held.correlation },
+    { name: `${name}, level change: suppressor`, value: suppressed.nearLevelDb, unit: 'dB' },
+    { name: `${name}, level change: the hold alone (before)`, value: held.nearLevelDb, unit: 'dB' },
+  ];
 }
 
 /** 20 answers of ~4 s, 1.5 s apart (the user's turn), with the speaker's clock `ppm` off: false barge-ins */
@@ -504,6 +549,7 @@ export default async function main() {
       const r = await runPath(sig, 7 + i, 0);
       const held = await runPath(sig, 7 + i, undefined);
       rows.push(...(await pathRows(path, figures(r, held), r, held)));
+      if (path.startTalk) rows.push(...(await startTalkRows(path, sig, near, 7 + i)));
       if (path.driftPpm) {
         const before = await runPath(sig, 7 + i, 0, false);
         const f = figures(before, held);

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { ASSETS, readAsset } from 'svc-formats/assets';
 import { DriftEstimator, FineDelay, type FineDelayEstimate } from './clock-drift.js';
 import { DelayEstimator } from './delay-estimator.js';
+import { SUPPRESSOR_DELAY, StartupSuppressor } from './echo-suppressor.js';
 import { type BlockLevels, PathChangeWatch, QUIET } from './path-change.js';
 
 /** speex_echo.h and speex_preprocess.h request numbers */
@@ -557,8 +558,16 @@ export class StartupGuard {
     return meanSquare(mic) > 4 * this.echoGain * Math.max(...this.recent);
   }
 
-  /** `out` (the cleaned `mic`, `ref` what played meanwhile) held down while learning and echo may be there */
-  apply(mic: Int16Array, ref: Int16Array, out: Int16Array): void {
+  /** the hold has ended once (the start-up is over) */
+  get heard(): boolean {
+    return this.heardOnce;
+  }
+
+  /**
+   * `out` (the cleaned `mic`, `ref` what played meanwhile) held down while learning and echo may be there; with
+   * `hold` false (the start-up suppressor at work) only measured
+   */
+  apply(mic: Int16Array, ref: Int16Array, out: Int16Array, hold = true): void {
     this.recent.push(meanSquare(ref));
     while (this.recent.length * mic.length > this.tailSamples + mic.length) this.recent.shift();
     // the playback is silence and its echo below any VAD
@@ -580,6 +589,7 @@ export class StartupGuard {
     // the room's noise, and a 0.1 s of them measured the one block of echo it held (15 dB; 4 dB on the next blocks:
     // the agent heard itself in talk-echo-long.test.ts, whose room's echo comes ~0.6 s after the playback)
     if (micE >= QUIET) this.measure(micE, meanSquare(out), meanSquare(ref), mic.length);
+    if (!hold) return;
     this.heldSamples += out.length;
     for (let i = 0; i < out.length; i++) out[i] = Math.round(out[i]! * this.gain);
   }
@@ -594,6 +604,11 @@ function meanSquare(x: Int16Array): number {
 export interface EchoPathOptions extends EchoCancellerOptions {
   /** the output held down by this much until the canceller has converged (default -30 dB); 0: not at all */
   startupSuppressDb?: number;
+  /**
+   * at the start, once a trained canceller learnt the room, the echo predicted from the reference is suppressed
+   * instead of the output held down (StartupSuppressor; default true; false: the hold alone, as before it)
+   */
+  startupSuppressor?: boolean;
   /** find the bulk delay and move the reference by it before the canceller (default true) */
   alignDelay?: boolean;
   /** estimate the clock drift between the speaker and the microphone and resample the reference (default true) */
@@ -646,6 +661,8 @@ const EARLY_PASSES = 6;
 const EARLY_TRIALS = 4;
 /** the live blocks of echo that confirm a take-over at 15 dB (an early one's: EchoPath; else the hold's measure) */
 const CONFIRM_BLOCKS = 2;
+/** the start-up suppressor works this long at most (s) */
+const SUPPRESS_MAX_S = 2;
 /** a playback that starts after this much quiet is a new burst (a new answer, a sentence after a pause) */
 const BURST_GAP_S = 0.2;
 
@@ -750,6 +767,17 @@ export class EchoPath {
   /** cleaned samples ahead of what was handed out */
   private pending = new Int16Array(0);
   private readonly guard: StartupGuard | undefined;
+  /** what holds the echo down at the start once the room was learnt, instead of the guard (which still measures) */
+  private readonly suppressor: StartupSuppressor | undefined;
+  private suppressingNow = false;
+  /**
+   * the reference's shift at which a trained canceller measured 15 dB on what it learnt from (the echo's delay, less
+   * the margin): what the suppressor lines the reference up by; undefined until then, or after a take-over that did
+   * not learn the room
+   */
+  private learntShift: number | undefined;
+  /** where the first burst of playback began: the suppressor works in that one only (the start-up) */
+  private firstBurst: number | undefined;
   private readonly estimator: DelayEstimator | undefined;
   private readonly history: EchoHistory;
   /** the reference is the playback this many samples earlier */
@@ -825,6 +853,8 @@ export class EchoPath {
       this.watch = new PathChangeWatch(o.sampleRate, tail, o.pathChangeSuppressDb);
       const ms = (v: number) => Math.round((o.sampleRate * v) / 1000);
       this.wide = new FineDelay(o.sampleRate, ms(WIDE_BLOCK_MS), ms(WIDE_WINDOW_MS));
+      if (this.guard && o.startupSuppressor !== false)
+        this.suppressor = new StartupSuppressor(o.sampleRate, canceller.frameSamples);
     }
     this.history = new EchoHistory(o.sampleRate, RELEARN_S + 1);
   }
@@ -834,9 +864,24 @@ export class EchoPath {
     return new EchoPath(await EchoCanceller.create(o), spare, o);
   }
 
-  /** Still learning the room (the output held down while the playback's echo may be heard)? */
+  /** Still learning the room (the output held down, or suppressed, while the playback's echo may be heard)? */
   get learning(): boolean {
     return this.guard?.learning ?? false;
+  }
+
+  /** the output held down (the start-up hold before the room is learnt, a burst after a pause, a restart) */
+  get holding(): boolean {
+    return this.learning && !this.suppressingNow;
+  }
+
+  /** the start-up suppressor at work on the output (StartupSuppressor) */
+  get suppressing(): boolean {
+    return this.suppressingNow;
+  }
+
+  /** how long the start-up suppressor has worked so far (ms) */
+  get suppressedMs(): number {
+    return ((this.suppressor?.suppressedSamples ?? 0) * 1000) / this.rate;
   }
 
   /** an echo path changed under the converged canceller and is not resolved yet (the output held down) */
@@ -851,12 +896,12 @@ export class EchoPath {
 
   /** how far the cleaned audio lags the captured (samples) */
   get latencySamples(): number {
-    return this.canceller.latencySamples;
+    return this.canceller.latencySamples + (this.suppressor ? SUPPRESSOR_DELAY : 0);
   }
 
   /** how far the cleaned frame handed out last lags the captured one (ms): speexdsp's block, a part block waiting */
   get lagMs(): number {
-    return ((this.canceller.latencySamples + this.carry.length + this.pending.length) * 1000) / this.rate;
+    return ((this.latencySamples + this.carry.length + this.pending.length) * 1000) / this.rate;
   }
 
   /** the bulk delay found between the playback and its echo (ms), undefined while none is */
@@ -893,6 +938,7 @@ export class EchoPath {
     const offsetBefore = this.timeline.offset;
     const played = this.timeline.next(pcm.length, atMs);
     this.history.push(pcm, played);
+    if (this.firstBurst === undefined && meanSquare(played) >= QUIET) this.firstBurst = this.history.burstStart;
     if (this.drift) this.noteOffset(at, offsetBefore, pcm.length);
     const last = this.estimator?.last;
     if (this.estimator?.push(played, pcm)) this.realign(this.estimator.delaySamples ?? 0, at);
@@ -916,7 +962,19 @@ export class EchoPath {
     // the hold watches the playback itself over the filter's length, as without a delay: an echo come sooner than
     // the delay found (the device restarted with less latency) is held down too, and the hold ends no later
     this.confirmEarly();
-    this.guard?.apply(pcm, played, head);
+    // the start-up, once a trained canceller learnt the room: the suppressor instead of the hold (the guard still
+    // measures, on the output before it)
+    const on = this.suppressorOn();
+    this.suppressingNow = on;
+    this.guard?.apply(pcm, played, head, !on);
+    if (this.suppressor) {
+      // the input `head` was made from: it lags by the canceller's block and what waits (less the filter's delay)
+      const from =
+        this.history.total - head.length - this.canceller.latencySamples - this.carry.length - this.pending.length;
+      const mic = this.history.micAt(from, head.length);
+      const ref = this.history.playedAt(from, head.length, this.shift);
+      this.suppressor.apply(head, mic, ref, on);
+    }
     this.watch?.apply(pcm, head);
     return Buffer.from(head.buffer, head.byteOffset, head.byteLength);
   }
@@ -1112,6 +1170,7 @@ export class EchoPath {
     const confirmMs = confirming ? Number.POSITIVE_INFINITY : (CONFIRM_BLOCKS * n * 1000) / this.rate;
     if (learnt) this.guard?.learntFrom(micE, refE, confirmMs, commitOfEarly || undefined);
     else this.guard?.restart();
+    this.learntShift = learnt ? shift : undefined;
     return true;
   }
 
@@ -1160,6 +1219,20 @@ export class EchoPath {
       this.early = false;
       this.guard?.release();
     }
+  }
+
+  /**
+   * The suppressor works while the start-up hold would (no hold has ended yet), once a trained canceller measured
+   * 15 dB on what it learnt from (the reference lined up by a delay that was shown to be the echo's: a confident
+   * estimate alone, taken at once, was a wrong one under a loaded scheduler and the echo leaked), in the first burst
+   * of playback only and for SUPPRESS_MAX_S at most; else the hold, as before it (in bench/echo.mjs it worked 0.9 s at
+   * most).
+   */
+  private suppressorOn(): boolean {
+    const { suppressor, guard, history } = this;
+    if (!suppressor || !guard?.learning || guard.heard || this.learntShift !== this.shift) return false;
+    if (suppressor.suppressedSamples >= this.rate * SUPPRESS_MAX_S) return false;
+    return this.firstBurst === history.burstStart;
   }
 
   /** the timeline's offset over the frame captured from `at` (for the fine blocks), and where its segment changed */
