@@ -88,6 +88,8 @@ export interface FrameStamp {
   lagMs: number;
   /** how much of it the echo canceller's start-up hold held down */
   heldMs: number;
+  /** how much of it the echo canceller's start-up suppressor worked on (the hold's place once the room is learnt) */
+  suppressedMs: number;
 }
 
 /** Open `mic`, `-` (stdin) or a file path. */

@@ -61,10 +61,12 @@ export function cancelledSource(source: AudioSource, path: EchoPath): AudioSourc
         try {
           for await (const frame of frames) {
             const capturedAt = performance.now();
-            const heldBefore = path.heldMs;
+            const [heldBefore, suppressedBefore] = [path.heldMs, path.suppressedMs];
             const cleaned = path.captured(frame, capturedAt);
             const processMs = performance.now() - capturedAt;
-            stamps.set(cleaned, { capturedAt, processMs, lagMs: path.lagMs, heldMs: path.heldMs - heldBefore });
+            const heldMs = path.heldMs - heldBefore;
+            const suppressedMs = path.suppressedMs - suppressedBefore;
+            stamps.set(cleaned, { capturedAt, processMs, lagMs: path.lagMs, heldMs, suppressedMs });
             yield cleaned;
           }
         } finally {

@@ -49,6 +49,11 @@ export interface TurnLatency {
    * (the user not heard meanwhile; null without --aec)
    */
   aec_hold_ms: number | null;
+  /**
+   * --aec: how long the start-up suppressor worked on the microphone since the previous turn's record (the echo
+   * predicted from the playback held down, the user heard where louder; null without --aec)
+   */
+  aec_suppress_ms: number | null;
   /** the server's own figures, as sent (audio clock positions of speech_started / speech_stopped) */
   server: { audio_start_ms?: number; audio_end_ms?: number; silence_duration_ms?: number };
 }
@@ -110,8 +115,9 @@ export class TurnMeter implements SessionObserver {
   private readonly frames: SentFrame[] = [];
   private maxCaptureToSocket: number | undefined;
   private maxStages: Stages['out'] = null;
-  /** the echo canceller's start-up hold since the last turn (undefined without --aec) */
+  /** the echo canceller's start-up hold and suppressor since the last turn (undefined without --aec) */
   private heldMs: number | undefined;
+  private suppressedMs: number | undefined;
   private open: OpenTurn | undefined;
   private pendingSpeech: TurnLatency['server'] = {};
   private silenceMs = 500;
@@ -129,7 +135,10 @@ export class TurnMeter implements SessionObserver {
 
   /** A frame of PCM s16le came from the source. */
   captured(frame: Buffer, _at?: number, stamp?: FrameStamp): void {
-    if (stamp) this.heldMs = (this.heldMs ?? 0) + stamp.heldMs;
+    if (stamp) {
+      this.heldMs = (this.heldMs ?? 0) + stamp.heldMs;
+      this.suppressedMs = (this.suppressedMs ?? 0) + stamp.suppressedMs;
+    }
     this.levelDb = levelDb(frame);
     this.o.onChange?.();
   }
@@ -259,9 +268,11 @@ export class TurnMeter implements SessionObserver {
       client_added_ms: round(capture !== undefined && toDevice !== undefined ? capture + toDevice : undefined),
       stages: { out: outStages, in: inStages },
       aec_hold_ms: this.heldMs === undefined ? null : round(this.heldMs)!,
+      aec_suppress_ms: this.suppressedMs === undefined ? null : round(this.suppressedMs)!,
       server: t.server,
     };
     if (this.heldMs !== undefined) this.heldMs = 0;
+    if (this.suppressedMs !== undefined) this.suppressedMs = 0;
     this.last = latency;
     this.o.onTurn(latency);
     this.o.onChange?.();

@@ -18,6 +18,7 @@ const turn: TurnLatency = {
   client_added_ms: 3.5,
   stages: { out: null, in: null },
   aec_hold_ms: null,
+  aec_suppress_ms: null,
   server: { audio_start_ms: 100, audio_end_ms: 1500, silence_duration_ms: 500 },
 };
 const state: StatusState = { levelDb: -30.4, speaker: 'you', muted: false, last: turn };

@@ -2,7 +2,8 @@
 // the simulated room of talk-echo.test.ts (a fake arecord, `speaker` into ALSA's file plugin), against the emulator.
 // Each turn's svc.turn.latency event gives every stage svc adds, and the capture time is taken before the canceller,
 // so capture_to_socket_ms holds the canceller's block (20 ms: its output lags its input by one block) and its work.
-// The start-up hold's time is in each record (aec_hold_ms: since the previous record).
+// The start-up hold's time is in each record (aec_hold_ms: since the previous record), and the start-up suppressor's
+// (aec_suppress_ms).
 import { describe, expect } from 'vitest';
 import { itWithEmulator } from '../../helpers/emulator.js';
 import { converse } from './echo-room.js';
@@ -41,6 +42,7 @@ describe('svc realtime talk --aec --json: the latency per stage', () => {
       expect(Math.abs(backSum - t.first_audio_to_device_ms), said).toBeLessThanOrEqual(0.3);
       expect(t.client_added_ms).toBeCloseTo(t.capture_to_socket_ms + t.first_audio_to_device_ms, 0);
       expect(t.aec_hold_ms, said).toBeGreaterThanOrEqual(0);
+      expect(t.aec_suppress_ms, said).toBeGreaterThanOrEqual(0);
     }
     // the start-up hold: nothing before the first answer was handed to the speaker. The first turn's record ends
     // when the speaker's write returned (first_audio_to_device_ms after the first delta): the canceller's reference
