@@ -971,9 +971,10 @@ export class EchoPath {
       // the input `head` was made from: it lags by the canceller's block and what waits (less the filter's delay)
       const from =
         this.history.total - head.length - this.canceller.latencySamples - this.carry.length - this.pending.length;
-      const mic = this.history.micAt(from, head.length);
-      const ref = this.history.playedAt(from, head.length, this.shift);
-      this.suppressor.apply(head, mic, ref, on);
+      const input = on
+        ? { mic: this.history.micAt(from, head.length), ref: this.history.playedAt(from, head.length, this.shift) }
+        : undefined;
+      this.suppressor.apply(head, input);
     }
     this.watch?.apply(pcm, head);
     return Buffer.from(head.buffer, head.byteOffset, head.byteLength);

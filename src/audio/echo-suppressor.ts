@@ -26,27 +26,22 @@ const TAIL_RT60_S = 0.6;
 /** the linear stage's share is never taken as less than this (-13 dB): its ERLE on new sounds is not known */
 const MIN_LEAK = 0.05;
 
-/** The spectra of a block, power per bin (Hann window, zero-padded to a power of two). */
-class Spectra {
-  private readonly ffts = new Map<number, Fft>();
-  power(x: Int16Array | Float64Array, size: number): Float64Array {
-    let fft = this.ffts.get(size);
-    if (!fft) this.ffts.set(size, (fft = new Fft(size)));
-    const re = new Float64Array(size);
-    const im = new Float64Array(size);
-    const n = Math.min(x.length, size);
-    for (let i = 0; i < n; i++) re[i] = x[x.length - n + i]! * (0.5 - 0.5 * Math.cos((2 * Math.PI * (i + 0.5)) / n));
-    fft.transform(re, im);
-    const p = new Float64Array(size / 2 + 1);
-    for (let k = 0; k < p.length; k++) p[k] = re[k]! * re[k]! + im[k]! * im[k]!;
-    return p;
-  }
+/** A block's power per bin (Hann window, zero-padded to the FFT's size). */
+function power(fft: Fft, x: Int16Array): Float64Array {
+  const { size } = fft;
+  const re = new Float64Array(size);
+  const im = new Float64Array(size);
+  const n = Math.min(x.length, size);
+  for (let i = 0; i < n; i++) re[i] = x[x.length - n + i]! * (0.5 - 0.5 * Math.cos((2 * Math.PI * (i + 0.5)) / n));
+  fft.transform(re, im);
+  const p = new Float64Array(size / 2 + 1);
+  for (let k = 0; k < p.length; k++) p[k] = re[k]! * re[k]! + im[k]! * im[k]!;
+  return p;
 }
 
 export class StartupSuppressor {
-  private readonly spectra = new Spectra();
+  private readonly fft: Fft;
   private readonly firFft = new Fft(TAPS);
-  private readonly size: number;
   /** the reference's power, held over the tail (per bin) */
   private tail: Float64Array;
   /** the coupling from the reference's power to the microphone's (per bin; 0: not learnt) */
@@ -54,8 +49,8 @@ export class StartupSuppressor {
   private learnt = 0;
   private outSum = 0;
   private micSum = 0;
-  /** the filter of the last block, and the input's last TAPS - 1 samples */
-  private fir: Float64Array;
+  /** the filter of the last block (IDENTITY while off), and the input's last TAPS - 1 samples */
+  private fir: Float64Array = IDENTITY;
   private readonly past = new Float64Array(TAPS - 1);
   /** samples suppressed so far */
   suppressedSamples = 0;
@@ -67,40 +62,42 @@ export class StartupSuppressor {
   ) {
     let size = 2;
     while (size < block) size <<= 1;
-    this.size = size;
+    this.fft = new Fft(size);
     this.tail = new Float64Array(size / 2 + 1);
     this.coupling = new Float64Array(size / 2 + 1);
-    this.fir = identity();
   }
 
   /**
-   * `out` (the canceller's output, changed in place) delayed by SUPPRESSOR_DELAY; while `on`, suppressed by what the
-   * echo of `ref` (the playback lined up with `mic`, at the bulk delay) is predicted to leave in it. `mic` and `ref`
-   * are the input `out` was made from.
+   * `out` (the canceller's output, changed in place) delayed by SUPPRESSOR_DELAY; with `input` (the microphone `out`
+   * was made from, and the playback lined up with it at the echo's delay), suppressed by what the echo of that
+   * playback is predicted to leave in it. Without, a delay and nothing else (most of a session: no filter is run).
    */
-  apply(out: Int16Array, mic: Int16Array, ref: Int16Array, on: boolean): void {
-    const next = on ? this.filterFor(out, mic, ref) : identity();
-    if (on) this.suppressedSamples += out.length;
+  apply(out: Int16Array, input?: { mic: Int16Array; ref: Int16Array }): void {
+    const next = input ? this.filterFor(out, input.mic, input.ref) : IDENTITY;
+    if (input) this.suppressedSamples += out.length;
     const n = out.length;
     const x = new Float64Array(TAPS - 1 + n);
     x.set(this.past);
     for (let i = 0; i < n; i++) x[TAPS - 1 + i] = out[i]!;
-    const same = next === this.fir || (isIdentity(next) && isIdentity(this.fir));
+    this.past.set(x.subarray(x.length - (TAPS - 1)));
+    const fir = this.fir;
+    this.fir = next;
+    if (next === IDENTITY && fir === IDENTITY) {
+      for (let i = 0; i < n; i++) out[i] = x[TAPS - 1 - SUPPRESSOR_DELAY + i]!;
+      return;
+    }
     for (let i = 0; i < n; i++) {
-      const a = convolveAt(x, i, next);
-      const v = same ? a : a * ((i + 1) / n) + convolveAt(x, i, this.fir) * (1 - (i + 1) / n);
+      // (crossfaded from the last block's filter: no block edge clicks)
+      const v = convolveAt(x, i, next) * ((i + 1) / n) + convolveAt(x, i, fir) * (1 - (i + 1) / n);
       out[i] = Math.max(-32768, Math.min(32767, Math.round(v)));
     }
-    this.past.set(x.subarray(x.length - (TAPS - 1)));
-    this.fir = next;
   }
 
   /** the gains for this block, as a linear-phase filter */
   private filterFor(out: Int16Array, mic: Int16Array, ref: Int16Array): Float64Array {
-    const { size } = this;
-    const o = this.spectra.power(out, size);
-    const m = this.spectra.power(mic, size);
-    const r = this.spectra.power(ref, size);
+    const o = power(this.fft, out);
+    const m = power(this.fft, mic);
+    const r = power(this.fft, ref);
     const decay = 10 ** (-(60 * out.length) / (this.rate * TAIL_RT60_S) / 10);
     let refSum = 0;
     for (let k = 0; k < r.length; k++) {
@@ -161,16 +158,12 @@ export class StartupSuppressor {
   }
 }
 
-function identity(): Float64Array {
+/** the filter while off: the delay alone (never changed) */
+const IDENTITY = (() => {
   const h = new Float64Array(TAPS);
   h[SUPPRESSOR_DELAY] = 1;
   return h;
-}
-
-function isIdentity(h: Float64Array): boolean {
-  for (let i = 0; i < TAPS; i++) if (h[i] !== (i === SUPPRESSOR_DELAY ? 1 : 0)) return false;
-  return true;
-}
+})();
 
 /** (x * h) at output i: x holds TAPS - 1 samples of the past before the block */
 function convolveAt(x: Float64Array, i: number, h: Float64Array): number {

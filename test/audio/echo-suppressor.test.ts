@@ -39,7 +39,7 @@ function run(mic: Int16Array, ref: Int16Array, on: boolean): Int16Array {
   const out = new Int16Array(mic.length);
   for (let c = 0; c + BLOCK <= mic.length; c += BLOCK) {
     const block = mic.slice(c, c + BLOCK);
-    s.apply(block, mic.subarray(c, c + BLOCK), ref.subarray(c, c + BLOCK), on);
+    s.apply(block, on ? { mic: mic.subarray(c, c + BLOCK), ref: ref.subarray(c, c + BLOCK) } : undefined);
     out.set(block, c);
   }
   return out;
