@@ -724,9 +724,12 @@ for (const family of ['agents test', 'agents simulate'] as const) {
 {
   const family = 'chat --mcp';
   const tool = { status: 200, body: CALLS_TOOL };
-  add({ family, fault: 'ok', exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
-  add({ family, fault: 'refused', refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
-  add({ family, fault: 'silent after connect', plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
+  // the MCP server, a node process, must start within --timeout before the API is asked: on a machine the suite
+  // keeps busy that took over 1 s (a clean-clone CI run of 3e38ea6)
+  const timeout = 4;
+  add({ family, fault: 'ok', timeout, exit: 0, stderr: /^(?!.*error)/s, stdout: FAMILIES[family].ok });
+  add({ family, fault: 'refused', timeout, refused: true, exit: 1, stderr: M.refused, stdout: /^$/ });
+  add({ family, fault: 'silent after connect', timeout, plan: ['silent'], exit: 1, stderr: M.timeout, stdout: /^$/ });
   add({
     family,
     fault: 'MCP server never answers initialize',
@@ -740,6 +743,7 @@ for (const family of ['agents test', 'agents simulate'] as const) {
     family,
     fault: 'MCP server crashes during a call',
     mcp: 'crash-on-call',
+    timeout,
     plan: [tool],
     exit: 1,
     stderr: M['mcp exited'],
