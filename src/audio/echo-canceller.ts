@@ -558,6 +558,28 @@ export class StartupGuard {
     return meanSquare(mic) > 4 * this.echoGain * Math.max(...this.recent);
   }
 
+  /**
+   * No delay committed yet (EchoPath sets it each frame): a hold that ended comes back on a block of echo left within
+   * 10 dB. Such a canceller can pass its 0.1 s and then leak: in talk-echo-long.test.ts's room (the echo ~0.6 s late,
+   * its delay moving with each write) it measured 23-30 dB over a block or two, was let through, and the next block
+   * came out at -31 dBFS, 9 dB under the microphone, loud enough for the server's VAD: the agent heard itself.
+   */
+  probation = false;
+
+  /** on probation, a block of echo-level sound (not the near end) came out within 10 dB of it: held from this one */
+  private leaked(mic: Int16Array, out: Int16Array): boolean {
+    if (!this.probation) return false;
+    const micE = meanSquare(mic);
+    // its louder half: the server's VAD looks at 20 ms
+    const half = out.length >> 1;
+    const loudest = Math.max(meanSquare(out.subarray(0, half)), meanSquare(out.subarray(half)));
+    if (micE < QUIET || loudest * 10 < micE || this.nearEnd(mic)) return false;
+    this.learning = true;
+    this.confirmSamples = this.rate / 10;
+    this.micE = this.outE = this.span = this.refE = 0;
+    return true;
+  }
+
   /** the hold has ended once (the start-up is over) */
   get heard(): boolean {
     return this.heardOnce;
@@ -580,7 +602,7 @@ export class StartupGuard {
       this.micE = this.outE = this.span = this.refE = 0;
       return;
     }
-    if (!this.learning) return;
+    if (!this.learning && !this.leaked(mic, out)) return;
     // once the room was learnt, the near end talking over a new burst is let through, and left out of the measure
     // (its voice in the output is no echo left uncancelled)
     if (this.nearEnd(mic)) return;
@@ -966,6 +988,7 @@ export class EchoPath {
     // measures, on the output before it)
     const on = this.suppressorOn();
     this.suppressingNow = on;
+    if (this.guard) this.guard.probation = this.estimator !== undefined && this.estimator.delaySamples === undefined;
     this.guard?.apply(pcm, played, head, !on);
     if (this.suppressor) {
       // the input `head` was made from: it lags by the canceller's block and what waits (less the filter's delay)

@@ -288,6 +288,36 @@ describe('EchoPath', () => {
     expect(guard.learning).toBe(false);
   });
 
+  it('on probation (no delay committed), echo left within 10 dB brings the hold back; the near end does not', () => {
+    const wave = (amp: number) => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? amp : -amp));
+    const guard = new StartupGuard(RATE, 12000);
+    guard.probation = true;
+    for (let i = 0; i < 30; i++) guard.apply(wave(800), wave(8000), wave(80));
+    expect(guard.learning).toBe(false);
+    // 12 dB left: let through
+    const kept = wave(200);
+    guard.apply(wave(800), wave(8000), kept);
+    expect([guard.learning, kept[0]]).toEqual([false, -200]);
+    // the near end, 20 dB over any echo: let through, though the canceller leaves it whole
+    const near = wave(8000);
+    guard.apply(wave(8000), wave(8000), near);
+    expect([guard.learning, near[0]]).toEqual([false, -8000]);
+    // 8 dB left in the block's second half (the first is clean): held down from this block on, by 30 dB
+    const leak = Int16Array.from({ length: 960 }, (_, i) => (i < 480 ? 0 : i % 2 ? 320 : -320));
+    guard.apply(wave(800), wave(8000), leak);
+    expect([guard.learning, leak[959]]).toEqual([true, 10]);
+    // 0.1 s of echo at 20 dB ends it again (the leaking block counted in the first 0.1 s, 14.8 dB: five blocks)
+    for (let i = 0; i < 4; i++) guard.apply(wave(800), wave(8000), wave(80));
+    expect(guard.learning).toBe(true);
+    guard.apply(wave(800), wave(8000), wave(80));
+    expect(guard.learning).toBe(false);
+    // a delay committed (off probation): the same leak is let through
+    guard.probation = false;
+    const through = wave(320);
+    guard.apply(wave(800), wave(8000), through);
+    expect([guard.learning, through[0]]).toEqual([false, -320]);
+  });
+
   it('once converged, never holds down the near end talking over a new burst; its echo alone is still held', () => {
     const guard = new StartupGuard(RATE, 12000);
     const wave = (amp: number) => Int16Array.from({ length: 960 }, (_, i) => (i % 2 ? amp : -amp));
