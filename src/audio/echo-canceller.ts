@@ -566,18 +566,15 @@ export class StartupGuard {
    */
   probation = false;
 
-  /** on probation, a block of echo-level sound (not the near end) came out within 10 dB of it: held from this one */
-  private leaked(mic: Int16Array, out: Int16Array): boolean {
-    if (!this.probation) return false;
-    const micE = meanSquare(mic);
+  /**
+   * on probation, a block of echo-level sound came out within 10 dB of it (`micE`, the microphone's mean square):
+   * held from this one, unless it is the near end
+   */
+  private leaked(micE: number, out: Int16Array): boolean {
+    if (!this.probation || micE < QUIET) return false;
     // its louder half: the server's VAD looks at 20 ms
     const half = out.length >> 1;
-    const loudest = Math.max(meanSquare(out.subarray(0, half)), meanSquare(out.subarray(half)));
-    if (micE < QUIET || loudest * 10 < micE || this.nearEnd(mic)) return false;
-    this.learning = true;
-    this.confirmSamples = this.rate / 10;
-    this.micE = this.outE = this.span = this.refE = 0;
-    return true;
+    return Math.max(meanSquare(out.subarray(0, half)), meanSquare(out.subarray(half))) * 10 >= micE;
   }
 
   /** the hold has ended once (the start-up is over) */
@@ -602,11 +599,17 @@ export class StartupGuard {
       this.micE = this.outE = this.span = this.refE = 0;
       return;
     }
-    if (!this.learning && !this.leaked(mic, out)) return;
+    const micE = meanSquare(mic);
+    const leak = !this.learning && this.leaked(micE, out);
+    if (!this.learning && !leak) return;
     // once the room was learnt, the near end talking over a new burst is let through, and left out of the measure
     // (its voice in the output is no echo left uncancelled)
     if (this.nearEnd(mic)) return;
-    const micE = meanSquare(mic);
+    if (leak) {
+      this.learning = true;
+      this.confirmSamples = this.rate / 10;
+      this.micE = this.outE = this.span = this.refE = 0;
+    }
     // only blocks that hear an echo-level sound are measured: with a long output latency a burst's first blocks are
     // the room's noise, and a 0.1 s of them measured the one block of echo it held (15 dB; 4 dB on the next blocks:
     // the agent heard itself in talk-echo-long.test.ts, whose room's echo comes ~0.6 s after the playback)
